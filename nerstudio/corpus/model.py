@@ -1,0 +1,172 @@
+"""The corpus data model: Span, Token, Sentence, Document, Corpus.
+
+Storage is column-major and compact (a sentence holds a tuple of words and one tuple per extra
+column), so that a corpus of millions of tokens fits comfortably in memory; :class:`Token` objects
+are light views made on demand.
+
+Everything needed to write a file back byte for byte is kept: the raw tags as read, the raw
+``-DOCSTART-`` and separator lines (``Corpus.layout``), the column separator, line endings, the
+byte-order mark and whether the file ended with a newline. A sentence whose spans were not edited
+is written with its original tags, even where those tags were irregular.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, NamedTuple, Sequence
+
+
+class Span(NamedTuple):
+    """An entity over token indices ``start`` (inclusive) to ``end`` (exclusive)."""
+
+    start: int
+    end: int
+    label: str
+
+    def __len__(self) -> int:  # number of tokens, not number of fields
+        return self.end - self.start
+
+    def text(self, words: Sequence[str]) -> str:
+        return " ".join(words[self.start:self.end])
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token: its text, its extra columns (POS, chunk, ...) and its index in the sentence."""
+
+    text: str
+    extra: tuple[str, ...] = ()
+    index: int = 0
+
+
+class Sentence:
+    """A sentence: words, extra columns, gold spans, and what is needed to write it back.
+
+    * ``words``: tuple of token strings (may contain empty strings, as in BTC);
+    * ``extra``: tuple of columns, each a tuple with one string per token (POS, chunk, ...);
+    * ``spans``: list of gold :class:`Span` (editable);
+    * ``tags``: the tag strings as read (``None`` for sentences built in code);
+    * ``line``: 1-based line of the first token in the source file (0 if none);
+    * ``raw``: the source record for formats that keep one per sentence (JSONL).
+    """
+
+    __slots__ = ("words", "extra", "spans", "tags", "line", "raw", "meta")
+
+    def __init__(self, words: Sequence[str], spans: Sequence[Span] = (), extra: Sequence[Sequence[str]] = (),
+                 tags: Sequence[str] | None = None, line: int = 0, raw: str | None = None,
+                 meta: dict | None = None):
+        self.words = tuple(words)
+        n = len(self.words)
+        self.extra = tuple(tuple(col) for col in extra)
+        for col in self.extra:
+            if len(col) != n:
+                raise ValueError("extra column length differs from the number of words")
+        self.spans = sorted(Span(*s) for s in spans)
+        self.tags = None if tags is None else tuple(tags)
+        self.line = line
+        self.raw = raw
+        self.meta = meta
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __repr__(self) -> str:
+        return f"Sentence({' '.join(self.words)[:60]!r}, spans={self.spans})"
+
+    @property
+    def tokens(self) -> list[Token]:
+        cols = self.extra
+        return [Token(w, tuple(c[i] for c in cols), i) for i, w in enumerate(self.words)]
+
+    def text(self) -> str:
+        return " ".join(self.words)
+
+    def entity_texts(self) -> list[tuple[str, str]]:
+        return [(sp.label, sp.text(self.words)) for sp in self.spans]
+
+    def copy(self, spans: Sequence[Span] | None = None) -> "Sentence":
+        """A copy sharing the (immutable) words and columns; ``spans`` replaces the gold spans."""
+        s = Sentence.__new__(Sentence)
+        s.words, s.extra, s.tags, s.line, s.raw = self.words, self.extra, self.tags, self.line, self.raw
+        s.meta = None if self.meta is None else dict(self.meta)
+        s.spans = sorted(Span(*x) for x in (self.spans if spans is None else spans))
+        return s
+
+
+@dataclass(slots=True)
+class Document:
+    """A run of sentences; ``docstart`` is the raw ``-DOCSTART-`` line that opened it, if any."""
+
+    sentences: list[Sentence] = field(default_factory=list)
+    docstart: str | None = None
+    id: str = ""
+
+
+@dataclass
+class Corpus:
+    """Documents of sentences plus the source file's layout and conventions.
+
+    ``layout`` lists the file's lines in order for lossless writing: a ``str`` is a raw line that
+    holds no token (blank or whitespace-only separator, ``-DOCSTART-``), an ``int`` is the index
+    of a sentence in :attr:`sentences`. It is ``None`` for corpora built in code, which are
+    written in the canonical layout of the target format.
+    """
+
+    documents: list[Document] = field(default_factory=list)
+    path: str | None = None
+    format: str = "conll2003"
+    scheme: str = "iob2"
+    encoding: str = "utf-8"
+    newline: str = "\n"
+    bom: bool = False
+    final_newline: bool = True
+    sep: str = " "
+    ncols: int | None = None  # columns per token line, tag included (column formats)
+    layout: list | None = None
+    repairs: int = 0  # invalid transitions repaired while decoding the tags
+    _sentences: list[Sentence] | None = field(default=None, repr=False)
+
+    @property
+    def sentences(self) -> list[Sentence]:
+        """All sentences in file order (cached; call :meth:`invalidate` after changing documents)."""
+        if self._sentences is None:
+            self._sentences = [s for d in self.documents for s in d.sentences]
+        return self._sentences
+
+    def invalidate(self) -> None:
+        self._sentences = None
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def __iter__(self) -> Iterator[Sentence]:
+        return iter(self.sentences)
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(s) for s in self.sentences)
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted({sp.label for s in self.sentences for sp in s.spans})
+
+    def sentence_document(self) -> list[int]:
+        """Index of the document of every sentence."""
+        out: list[int] = []
+        for k, d in enumerate(self.documents):
+            out.extend([k] * len(d.sentences))
+        return out
+
+    def with_spans(self, spans_per_sentence: Sequence[Sequence[Span]]) -> "Corpus":
+        """A copy of this corpus (same layout and conventions) with other spans, e.g. a prediction."""
+        if len(spans_per_sentence) != len(self.sentences):
+            raise ValueError("one list of spans per sentence is required")
+        it = iter(spans_per_sentence)
+        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id) for d in self.documents]
+        return Corpus(docs, self.path, self.format, self.scheme, self.encoding, self.newline, self.bom,
+                      self.final_newline, self.sep, self.ncols,
+                      None if self.layout is None else list(self.layout), 0)
+
+    @classmethod
+    def from_sentences(cls, sentences: Sequence[Sentence], **kw) -> "Corpus":
+        return cls([Document(list(sentences))], **kw)
