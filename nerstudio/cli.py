@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", parents=[common], help="score a prediction against gold (conlleval spans)",
                        description="Exact-span precision, recall and F1, overall and per type.")
     p.add_argument("gold", metavar="GOLD")
-    p.add_argument("pred", metavar="PRED")
+    p.add_argument("pred", metavar="PRED", help="a corpus file, or an N-best file (.npz): then its 1-best "
+                                               "and oracle F at N = 1, 5, 10, 20 are reported")
     p.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
     p.add_argument("--mode", choices=("conlleval", "strict"), default="conlleval",
                    help="conlleval: invalid transitions are repaired (= seqeval default); strict: they form "
@@ -66,6 +67,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     _add_read_options(p)
     p.add_argument("--json", action="store_true", help="print a JSON object")
+
+    tagger = argparse.ArgumentParser(add_help=False)
+    tagger.add_argument("--task", choices=("typed", "scn"), default="typed",
+                        help="typed entities (CoNLL types) or the paper's boundary-only SCN task")
+    tagger.add_argument("--features", choices=("paper", "conll"), default="paper",
+                        help="paper: Collins 2002's templates; conll: plus POS/chunk, affixes, wider window")
+    tagger.add_argument("--cutoff", type=int, default=5, help="keep (predicate, tag) pairs seen this often")
+    tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
+    tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
+    tagger.add_argument("--max-iter", type=int, default=150, help="optimiser iterations")
+
+    p = sub.add_parser("train-tagger", parents=[common, tagger], help="train the maximum-entropy tagger")
+    p.add_argument("train", metavar="TRAIN")
+    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
+    p.add_argument("--dev", metavar="DEV", help="development corpus: F reported during and after training")
+    p.add_argument("--dev-every", type=int, default=25, help="evaluate on DEV every K iterations (0: only at the end)")
+
+    p = sub.add_parser("nbest", parents=[common], help="decode a corpus into N-best lists (beam search)")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="INPUT")
+    p.add_argument("--out", required=True, metavar="NBEST", help="N-best file to write (.npz)")
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--beam", type=int, default=None, help="beam width (default: N)")
+
+    p = sub.add_parser("tag", parents=[common], help="tag a corpus with its 1-best analysis, in the input's format")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="INPUT")
+    p.add_argument("--out", required=True, metavar="PRED")
+    p.add_argument("--beam", type=int, default=20, help="beam width")
+
+    p = sub.add_parser("jackknife", parents=[common, tagger], help="K-fold N-best lists for a training corpus")
+    p.add_argument("train", metavar="TRAIN")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--out", required=True, metavar="NBEST", help="jackknifed N-best file for TRAIN (.npz)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    p.add_argument("--model-out", metavar="MODEL", help="also train on all of TRAIN and save that model")
+    p.add_argument("--decode", nargs=2, action="append", metavar=("CORPUS", "NBEST"), default=[],
+                   help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)")
 
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
@@ -100,6 +140,8 @@ def cmd_evaluate(args) -> int:
     from .corpus.formats import Reader
     from .evaluation import evaluate_sentences
     inv = "drop" if args.mode == "strict" else "repair"
+    if args.pred.endswith(".npz"):
+        return _evaluate_nbest(args, inv)
     gold = Reader(args.gold, args.gold_format, args.gold_scheme, args.encoding, args.strict, inv)
     pred = Reader(args.pred, args.pred_format, args.pred_scheme, args.encoding, args.strict, inv)
     ev = evaluate_sentences(gold.sentences(), pred.sentences(), gold.path, pred.path)
@@ -109,6 +151,183 @@ def cmd_evaluate(args) -> int:
         print(json.dumps(out, indent=2))
     else:
         print(ev.table())
+    return 0
+
+
+def _evaluate_nbest(args, inv: str) -> int:
+    from .corpus.formats import Reader
+    from .corpus.model import Span
+    from .evaluation import evaluate_spans, oracle
+    from .nbest import NBestList
+    nb = NBestList.load(args.pred)
+    gold_sents = list(Reader(args.gold, args.gold_format, args.gold_scheme, args.encoding, args.strict,
+                             inv).sentences())
+    if len(gold_sents) != len(nb):
+        raise NerstudioError(f"{args.pred}: {len(nb)} sentences but {args.gold} has {len(gold_sents)}")
+    for k, (g, w) in enumerate(zip(gold_sents, nb.words)):
+        if len(g.words) != len(w):
+            raise NerstudioError(f"{args.gold}:{g.line}: sentence {k + 1} has {len(g.words)} tokens but "
+                                 f"{len(w)} in {args.pred}")
+    gold = [g.spans if nb.typed else [Span(a, b, "") for a, b, _ in g.spans] for g in gold_sents]
+    ev = evaluate_spans(gold, nb.top(), [len(w) for w in nb.words])
+    cands = [nb.candidate_spans(i) for i in range(len(nb))]
+    ns = sorted({1, 5, 10, 20, max((nb.n_candidates(i) for i in range(len(nb))), default=1)})
+    orc = {str(n): oracle(gold, cands, n) for n in ns}
+    if args.json:
+        out = ev.as_dict()
+        out.update({"gold_file": args.gold, "pred_file": args.pred, "mode": args.mode,
+                    "oracle": {n: {"precision": o.precision, "recall": o.recall, "f1": o.f1,
+                                   "gold_in_list": o.gold_in_list} for n, o in orc.items()}})
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"N-best file {args.pred}: {len(nb)} sentences, task {'typed' if nb.typed else 'SCN'}")
+        print("1-best:")
+        print(ev.table())
+        print("oracle F (best candidate per sentence among the first N):")
+        for n, o in orc.items():
+            print(f"  N={n:>3}: F {o.f1:6.2f}  P {o.precision:6.2f}  R {o.recall:6.2f}  "
+                  f"gold among candidates in {o.gold_in_list}/{len(nb)} sentences")
+    return 0
+
+
+class Progress:
+    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, label: str, total: int | None = None):
+        self.label, self.total = label, total
+        self.tty = sys.stderr.isatty()
+        self._last = -1.0
+
+    def update(self, done: int, total: int | None = None, note: str = "") -> None:
+        import time as _t
+        total = total or self.total
+        now = _t.monotonic()
+        final = total is not None and done >= total
+        if not final and now - self._last < (0.1 if self.tty else 5.0):
+            return
+        self._last = now
+        if total:
+            frac = done / total
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            text = f"{self.label} [{bar}] {done}/{total} {note}"
+        else:
+            text = f"{self.label} {done} {note}"
+        if self.tty:
+            sys.stderr.write("\r" + text[:160].ljust(80))
+            if final:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    def message(self, text: str) -> None:
+        if self.tty:
+            sys.stderr.write("\r" + " " * 80 + "\r")
+        sys.stderr.write(f"{self.label}: {text}\n")
+        sys.stderr.flush()
+
+
+def _read(path, args):
+    from .corpus.formats import read_corpus
+    return read_corpus(path, getattr(args, "format", None), getattr(args, "in_scheme", None), args.encoding,
+                       args.strict)
+
+
+def _tagger_params(args) -> dict:
+    return {"task": args.task, "features": args.features, "cutoff": args.cutoff, "l2": args.l2,
+            "optimizer": args.optimizer, "max_iter": args.max_iter}
+
+
+def _summary(gold_sents, nb, label: str) -> str:
+    from .corpus.model import Span
+    from .evaluation import evaluate_spans, oracle
+    if not any(s.spans for s in gold_sents):
+        return f"{label}: {len(nb)} sentences (no gold entities: F not computed)"
+    gold = [s.spans if nb.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in gold_sents]
+    f1 = evaluate_spans(gold, nb.top()).f1
+    cands = [nb.candidate_spans(i) for i in range(len(nb))]
+    n = max((nb.n_candidates(i) for i in range(len(nb))), default=1)
+    return f"{label}: 1-best F {f1:.2f}, oracle F at N={n} {oracle(gold, cands).f1:.2f} ({len(nb)} sentences)"
+
+
+def cmd_train_tagger(args) -> int:
+    import time as _t
+    from .tagging.maxent import MaxEntTagger
+    t0 = _t.perf_counter()
+    train = _read(args.train, args)
+    dev = _read(args.dev, args) if args.dev else None
+    bar = Progress("train-tagger", args.max_iter)
+
+    def cb(st):
+        if st.message:
+            bar.message(st.message)
+        else:
+            note = f"objective {st.objective:.1f}" + (f", dev F {st.dev_f1:.2f}" if st.dev_f1 is not None else "")
+            bar.update(st.iteration, note=note)
+    tagger = MaxEntTagger(dev_every=args.dev_every if dev else 0, **_tagger_params(args))
+    tagger.fit(train.sentences, dev=dev.sentences if dev else None, callback=cb)
+    bar.update(args.max_iter, note="done")
+    tagger.save(args.out)
+    line = f"wrote {args.out}: {tagger.n_static_} predicates, {int(tagger.mask_.sum())} parameters, "            f"{tagger.n_iter_} iterations, {_t.perf_counter() - t0:.1f}s"
+    print(line, file=sys.stderr)
+    if dev:
+        nb = tagger.nbest(dev.sentences, n=20)
+        print(_summary(dev.sentences, nb, f"dev {args.dev}"))
+    return 0
+
+
+def cmd_nbest(args) -> int:
+    from .pipeline import sentence_ids
+    from .tagging.maxent import MaxEntTagger
+    tagger = MaxEntTagger.load(args.model)
+    corpus = _read(args.input, args)
+    bar = Progress("nbest", len(corpus))
+    nb = tagger.nbest(corpus.sentences, n=args.n, beam=args.beam, ids=sentence_ids(corpus),
+                      progress=lambda d, t: bar.update(d, t))
+    nb.meta["source"] = os.path.abspath(args.input)
+    nb.save(args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+    print(_summary(corpus.sentences, nb, args.input))
+    return 0
+
+
+def cmd_tag(args) -> int:
+    from .corpus.formats import write_corpus
+    from .tagging.maxent import MaxEntTagger
+    tagger = MaxEntTagger.load(args.model)
+    corpus = _read(args.input, args)
+    bar = Progress("tag", len(corpus))
+    nb = tagger.nbest(corpus.sentences, n=1, beam=args.beam, progress=lambda d, t: bar.update(d, t))
+    pred = corpus.with_spans(nb.top())
+    write_corpus(pred, args.out)
+    print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
+    print(_summary(corpus.sentences, nb, args.input))
+    return 0
+
+
+def cmd_jackknife(args) -> int:
+    from .pipeline import jackknife, sentence_ids
+    from .tagging.maxent import MaxEntTagger
+    train = _read(args.train, args)
+    bar = Progress("jackknife")
+    res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
+                    progress=bar.message)
+    res.nbest.meta["source"] = os.path.abspath(args.train)
+    res.nbest.save(args.out)
+    print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
+    print(_summary(train.sentences, res.nbest, f"{args.train} (jackknifed)"))
+    if args.model_out or args.decode:
+        tagger = MaxEntTagger(labels=train.labels, **_tagger_params(args)).fit(train.sentences)
+        if args.model_out:
+            tagger.save(args.model_out)
+            print(f"wrote {args.model_out}", file=sys.stderr)
+        for src, dst in args.decode:
+            corpus = _read(src, args)
+            nb = tagger.nbest(corpus.sentences, n=args.n, ids=sentence_ids(corpus))
+            nb.meta["source"] = os.path.abspath(src)
+            nb.save(dst)
+            print(f"wrote {dst}", file=sys.stderr)
+            print(_summary(corpus.sentences, nb, src))
     return 0
 
 
@@ -157,7 +376,8 @@ def cmd_gui(args) -> int:
     return run(args.path, screenshot=args.screenshot)
 
 
-COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui}
+COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
+            "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife}
 
 
 def main(argv: list[str] | None = None) -> int:

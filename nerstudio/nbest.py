@@ -1,0 +1,185 @@
+"""N-best lists: the candidate segmentations of every sentence, with their log-probabilities.
+
+An :class:`NBestList` holds, per sentence: an id, the tokens, the gold spans when known, and
+its candidates (tag-id sequences over the list's ``tagset``, best first) with L(x), the
+tagger's log-probability. It is saved as ``.npz`` (arrays only, no pickle) with a JSON header
+carrying a format version; loading validates shapes and never executes code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .corpus.formats import atomic_open
+from .corpus.model import Span
+from .corpus.schemes import decode, encode
+from .errors import FormatError
+
+NBEST_FORMAT = "nerstudio-nbest"
+NBEST_VERSION = 1
+
+
+def tags_to_spans(tag_ids: Sequence[int], tagset: Sequence[str]) -> list[Span]:
+    return decode([tagset[t] for t in tag_ids], "scn")[0]
+
+
+def spans_to_tag_ids(spans: Sequence[Span], n: int, tag_index: dict[str, int], typed: bool) -> np.ndarray:
+    if not typed:
+        spans = [Span(s.start, s.end, "") for s in spans]
+    tags = encode(spans, n, "scn")
+    try:
+        return np.array([tag_index[t] for t in tags], dtype=np.int16)
+    except KeyError as exc:
+        raise ValueError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
+
+
+@dataclass
+class NBestList:
+    """Candidates for a list of sentences (see module docstring)."""
+
+    tagset: list[str]
+    words: list[tuple[str, ...]]
+    candidates: list[np.ndarray]  # per sentence: (n_i, len_i) int16 tag ids, best first
+    logprobs: list[np.ndarray]  # per sentence: (n_i,) float64
+    gold: list[list[Span]] | None = None
+    ids: list[str] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+    _span_cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if not self.ids:
+            self.ids = [str(i + 1) for i in range(len(self.words))]
+        if not (len(self.words) == len(self.candidates) == len(self.logprobs) == len(self.ids)):
+            raise ValueError("words, candidates, logprobs and ids must have one entry per sentence")
+        if self.gold is not None and len(self.gold) != len(self.words):
+            raise ValueError("gold must have one entry per sentence")
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def typed(self) -> bool:
+        return any("-" in t for t in self.tagset)
+
+    def n_candidates(self, i: int) -> int:
+        return int(self.candidates[i].shape[0])
+
+    def spans(self, i: int, j: int) -> list[Span]:
+        """Entities of candidate j of sentence i (cached)."""
+        key = (i, j)
+        hit = self._span_cache.get(key)
+        if hit is None:
+            hit = self._span_cache[key] = tags_to_spans(self.candidates[i][j], self.tagset)
+        return hit
+
+    def candidate_spans(self, i: int, n: int | None = None) -> list[list[Span]]:
+        k = self.n_candidates(i) if n is None else min(n, self.n_candidates(i))
+        return [self.spans(i, j) for j in range(k)]
+
+    def top(self, choice: Sequence[int] | None = None) -> list[list[Span]]:
+        """Spans of the chosen candidate per sentence (the first by default)."""
+        if choice is None:
+            return [self.spans(i, 0) if self.n_candidates(i) else [] for i in range(len(self))]
+        return [self.spans(i, int(j)) for i, j in enumerate(choice)]
+
+    def gold_tag_ids(self, i: int) -> np.ndarray:
+        index = {t: k for k, t in enumerate(self.tagset)}
+        return spans_to_tag_ids(self.gold[i], len(self.words[i]), index, self.typed)
+
+    def oracle_indices(self, criterion: str = "tags") -> np.ndarray:
+        """Per sentence, the candidate closest to gold: most correct tags (or best span F),
+        ties broken by the higher L(x), i.e. the earlier candidate."""
+        if self.gold is None:
+            raise ValueError("the N-best list has no gold spans")
+        out = np.zeros(len(self), dtype=np.int64)
+        for i in range(len(self)):
+            c = self.candidates[i]
+            if c.shape[0] == 0:
+                continue
+            if criterion == "tags":
+                g = self.gold_tag_ids(i)
+                score = (c == g[None, :]).sum(axis=1).astype(float)
+            else:
+                gs = set(self.gold[i])
+                score = np.array([_f(gs, set(self.spans(i, j))) for j in range(c.shape[0])])
+            out[i] = int(np.argmax(score))  # argmax takes the first maximum: the best-ranked
+        return out
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        path = os.fspath(path)
+        lens = np.array([len(w) for w in self.words], dtype=np.int64)
+        ncand = np.array([c.shape[0] for c in self.candidates], dtype=np.int64)
+        flat = np.concatenate([c.reshape(-1) for c in self.candidates]) if len(self) else np.zeros(0, np.int16)
+        header = {"format": NBEST_FORMAT, "version": NBEST_VERSION, "tagset": list(self.tagset),
+                  "ids": list(self.ids), "meta": self.meta, "has_gold": self.gold is not None}
+        payload = {
+            "header": _json_bytes(header),
+            "words": _json_bytes([list(w) for w in self.words]),
+            "lengths": lens,
+            "n_candidates": ncand,
+            "tags": flat.astype(np.int16),
+            "logprobs": np.concatenate(self.logprobs).astype(np.float64) if len(self) else np.zeros(0),
+        }
+        if self.gold is not None:
+            payload["gold"] = _json_bytes([[list(s) for s in g] for g in self.gold])
+        with atomic_open(path, mode="wb") as f:
+            np.savez_compressed(f, **payload)
+
+    @classmethod
+    def load(cls, path) -> "NBestList":
+        path = os.fspath(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except FileNotFoundError:
+            raise FormatError(path, None, "no such file") from None
+        except Exception as exc:  # noqa: BLE001 - zip/npz errors of all kinds
+            raise FormatError(path, None, f"not an N-best file (.npz): {exc}") from None
+        try:
+            header = _json_load(arrays["header"])
+            if header.get("format") != NBEST_FORMAT:
+                raise ValueError(f"format is {header.get('format')!r}, expected {NBEST_FORMAT!r}")
+            if header.get("version") != NBEST_VERSION:
+                raise ValueError(f"format version {header.get('version')} is not supported (expected {NBEST_VERSION})")
+            words = [tuple(w) for w in _json_load(arrays["words"])]
+            lens, ncand = arrays["lengths"], arrays["n_candidates"]
+            tags, lp = arrays["tags"], arrays["logprobs"]
+            if len(lens) != len(words) or len(ncand) != len(words):
+                raise ValueError("sentence counts disagree")
+            if int((lens * ncand).sum()) != len(tags) or int(ncand.sum()) != len(lp):
+                raise ValueError("candidate arrays do not match their lengths")
+            tagset = list(header["tagset"])
+            if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
+                raise ValueError("tag ids out of range")
+            cands, lps = [], []
+            p = q = 0
+            for n, m in zip(lens.tolist(), ncand.tolist()):
+                cands.append(tags[p:p + n * m].reshape(m, n))
+                lps.append(lp[q:q + m])
+                p += n * m
+                q += m
+            gold = None
+            if header.get("has_gold"):
+                gold = [[Span(int(a), int(b), str(c)) for a, b, c in g] for g in _json_load(arrays["gold"])]
+            return cls(tagset, words, cands, lps, gold, list(header["ids"]), dict(header.get("meta", {})))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise FormatError(path, None, f"corrupt N-best file: {exc}") from None
+
+
+def _f(g: set, p: set) -> float:
+    c = len(g & p)
+    return 2.0 * c / (len(g) + len(p)) if (g or p) else 1.0
+
+
+def _json_bytes(obj) -> np.ndarray:
+    return np.frombuffer(json.dumps(obj, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _json_load(arr: np.ndarray):
+    return json.loads(arr.tobytes().decode("utf-8"))

@@ -1,0 +1,1 @@
+"""Taggers that propose candidate segmentations (no Qt)."""

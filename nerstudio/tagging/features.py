@@ -1,0 +1,291 @@
+"""Local feature templates of the maximum-entropy tagger (Collins 2002 §2.2; SPEC §2).
+
+A template maps a token in context to a *predicate* string such as ``w-1=Mr.``; the model
+conjoins every predicate with every tag (the weight matrix has one row per predicate and one
+column per tag), and the trainer keeps only the (predicate, tag) pairs seen at least ``cutoff``
+times.
+
+Two named feature sets:
+
+``paper``
+    exactly Collins' templates: the current, previous and next word; the previous tag and the
+    previous two tags (dynamic, see :mod:`nerstudio.tagging.maxent`); the compound
+    ``first-word / in-lowercase-lexicon / first-character-type`` feature; the full and the
+    collapsed character-type mappings of the word.
+``conll``
+    the paper's set plus what CoNLL-2003 offers: lower-cased words and collapsed shapes in a ±2
+    window, prefixes and suffixes of 1–4 characters, word bigrams, and the POS and chunk columns
+    (±1 window, POS bigrams) when the corpus has them.
+
+Extraction is vectorised per template: each template yields one integer code per token, the
+distinct codes are turned into strings once, and strings map to predicate ids through the
+vocabulary. Words are handled per *type*, so a corpus of 200k tokens costs a few hundred
+thousand dictionary look-ups, not millions.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..corpus.model import Sentence
+
+NULL = "NULL"
+FEATURE_SETS = ("paper", "conll")
+
+
+def char_type(c: str) -> str:
+    if c.isupper():
+        return "A"
+    if c.islower():
+        return "a"
+    if c.isdigit():
+        return "0"
+    return c
+
+
+def shape(word: str) -> str:
+    """Full character-type mapping: ``G.M.`` → ``A.A.``, ``Animal`` → ``Aaaaaa``."""
+    return "".join(char_type(c) for c in word)
+
+
+def collapsed_shape(word: str) -> str:
+    """Character types with runs collapsed: ``Animal`` → ``Aa``, ``1996-08-30`` → ``0-0-0``."""
+    out: list[str] = []
+    for c in word:
+        t = char_type(c)
+        if not out or out[-1] != t:
+            out.append(t)
+    return "".join(out)
+
+
+def first_char_type(word: str) -> str:
+    return char_type(word[0]) if word else "_"
+
+
+def build_lexicon(sentences: Sequence[Sentence] | Sequence[Sequence[str]]) -> set[str]:
+    """The lowercase lexicon: words seen more often lower-cased than capitalised.
+
+    Sentence-initial occurrences are not counted (their capital says nothing). Keys are
+    lower-cased words.
+    """
+    lower: Counter = Counter()
+    upper: Counter = Counter()
+    for s in sentences:
+        words = s.words if isinstance(s, Sentence) else s
+        for w in words[1:]:
+            if not w or not w[0].isalpha():
+                continue
+            if w[0].islower():
+                lower[w.lower()] += 1
+            else:
+                upper[w.lower()] += 1
+    return {w for w, n in lower.items() if n > upper.get(w, 0)}
+
+
+class _Template:
+    """One template: ``codes(ctx)`` gives an int code per token; ``value(code)`` its string."""
+
+    def __init__(self, name: str, codes: Callable, value: Callable):
+        self.name = name
+        self.codes = codes
+        self.value = value
+
+
+class FeatureExtractor:
+    """Maps sentences to a sparse binary matrix of predicates (one row per token)."""
+
+    def __init__(self, feature_set: str = "paper", lexicon: set[str] | None = None):
+        if feature_set not in FEATURE_SETS:
+            raise ValueError(f"unknown feature set {feature_set!r} (choose from {', '.join(FEATURE_SETS)})")
+        self.feature_set = feature_set
+        self.lexicon: set[str] = set(lexicon or ())
+        self.vocab: dict[str, int] = {}
+        self.frozen = False
+
+    # -- context arrays --------------------------------------------------------------------
+    def _context(self, sentences: Sequence[Sentence]) -> dict:
+        """Per-token integer arrays shared by the templates (types of words and columns)."""
+        types: dict[str, int] = {NULL: 0}
+        lens = np.fromiter((len(s.words) for s in sentences), dtype=np.int64, count=len(sentences))
+        n = int(lens.sum())
+        word_ids = np.empty(n, dtype=np.int64)
+        k = 0
+        setdefault = types.setdefault
+        for s in sentences:
+            for w in s.words:
+                word_ids[k] = setdefault(w, len(types))
+                k += 1
+        starts = np.zeros(len(sentences) + 1, dtype=np.int64)
+        np.cumsum(lens, out=starts[1:])
+        pos_in_sent = np.arange(n, dtype=np.int64) - np.repeat(starts[:-1], lens)
+        len_of_tok = np.repeat(lens, lens)
+        ctx = {"types": list(types), "word_ids": word_ids, "pos": pos_in_sent, "len": len_of_tok, "n": n,
+               "starts": starts, "cols": []}
+        ncols = min((len(s.extra) for s in sentences), default=0)
+        for j in range(ncols):
+            vals: dict[str, int] = {NULL: 0}
+            arr = np.empty(n, dtype=np.int64)
+            k = 0
+            for s in sentences:
+                for v in s.extra[j]:
+                    arr[k] = vals.setdefault(v, len(vals))
+                    k += 1
+            ctx["cols"].append((list(vals), arr))
+        return ctx
+
+    @staticmethod
+    def _shift(arr: np.ndarray, ctx: dict, k: int) -> np.ndarray:
+        """Values at offset k inside the sentence, 0 (NULL) outside it."""
+        if k == 0:
+            return arr
+        n = ctx["n"]
+        idx = np.arange(n) + k
+        ok = (ctx["pos"] + k >= 0) & (ctx["pos"] + k < ctx["len"])
+        out = np.zeros(n, dtype=arr.dtype)
+        out[ok] = arr[idx[ok]]
+        return out
+
+    def _templates(self, ctx: dict) -> list[_Template]:
+        types = ctx["types"]
+        lex = self.lexicon
+        T: list[_Template] = []
+
+        def word_t(name: str, k: int, f: Callable[[str], str]):
+            T.append(_Template(name, lambda c, k=k: self._shift(c["word_ids"], c, k),
+                               lambda code, f=f: NULL if code == 0 else f(types[code])))
+
+        def ident(w: str) -> str:
+            return w
+
+        # the paper's templates
+        word_t("w", 0, ident)
+        word_t("w-1", -1, ident)
+        word_t("w+1", 1, ident)
+        word_t("shape", 0, shape)
+        word_t("cshape", 0, collapsed_shape)
+        # compound: first word of sentence / in lowercase lexicon / type of first character
+        first_type = {"A": 1, "a": 2, "0": 3}
+
+        def compound_codes(c):
+            wid = c["word_ids"]
+            uniq = np.unique(wid)
+            inlex = np.zeros(len(types), dtype=np.int64)
+            fct = np.zeros(len(types), dtype=np.int64)
+            extra_chars: dict[str, int] = {}
+            for u in uniq:
+                w = types[u]
+                inlex[u] = 1 if w.lower() in lex else 0
+                ft = first_char_type(w)
+                fct[u] = first_type.get(ft) or (10 + extra_chars.setdefault(ft, len(extra_chars)))
+            self._compound_chars = {v + 10: k for k, v in extra_chars.items()}
+            first = (c["pos"] == 0).astype(np.int64)
+            return first * 2 + inlex[wid] + 4 * fct[wid]
+
+        def compound_value(code: int) -> str:
+            first, inlex, fct = (code % 4) // 2, code % 2, code // 4
+            ch = {1: "A", 2: "a", 3: "0"}.get(fct) or self._compound_chars.get(fct, "_")
+            return f"{first}-{inlex}-{ch}"
+
+        T.append(_Template("cmp", compound_codes, compound_value))
+        if self.feature_set == "paper":
+            return T
+
+        # the CoNLL set
+        low = str.lower
+        for k in (-2, 2):
+            word_t(f"w{k:+d}", k, ident)
+        for k in (-2, -1, 0, 1, 2):
+            word_t(f"lw{k:+d}", k, low)
+        for k in (-1, 1):
+            word_t(f"cshape{k:+d}", k, collapsed_shape)
+        for m in (1, 2, 3, 4):
+            word_t(f"p{m}", 0, lambda w, m=m: w[:m] if len(w) >= m else NULL)
+            word_t(f"s{m}", 0, lambda w, m=m: w[-m:] if len(w) >= m else NULL)
+        word_t("lex", 0, lambda w: "1" if w.lower() in lex else "0")
+        word_t("hyph", 0, lambda w: "1" if "-" in w[1:] else "0")
+
+        def pair_t(name: str, a: Callable, b: Callable, va: Callable, vb: Callable):
+            def codes(c):
+                x, y = a(c), b(c)
+                m = int(max(x.max(initial=0), y.max(initial=0))) + 1
+                self._pair_m[name] = m
+                return x * m + y
+
+            def value(code: int) -> str:
+                m = self._pair_m[name]
+                return va(code // m) + "|" + vb(code % m)
+
+            T.append(_Template(name, codes, value))
+
+        self._pair_m: dict[str, int] = {}
+        wv = lambda code: NULL if code == 0 else types[code]  # noqa: E731
+        pair_t("w-1|w", lambda c: self._shift(c["word_ids"], c, -1), lambda c: c["word_ids"], wv, wv)
+        pair_t("w|w+1", lambda c: c["word_ids"], lambda c: self._shift(c["word_ids"], c, 1), wv, wv)
+        for j, (names, arr) in enumerate(ctx["cols"][:2]):
+            tag = "pos" if j == 0 else "chk"
+            cv = lambda code, names=names: names[code]  # noqa: E731
+            for k in (-1, 0, 1):
+                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k), cv))
+            if j == 0:
+                pair_t("pos-1|pos", lambda c: self._shift(c["cols"][0][1], c, -1), lambda c: c["cols"][0][1], cv, cv)
+                pair_t("pos|pos+1", lambda c: c["cols"][0][1], lambda c: self._shift(c["cols"][0][1], c, 1), cv, cv)
+        return T
+
+    # -- matrix ---------------------------------------------------------------------------
+    def transform(self, sentences: Sequence[Sentence], grow: bool = False) -> sp.csr_matrix:
+        """Binary predicate matrix, one row per token in sentence order.
+
+        With ``grow=True`` (training) unseen predicates are added to the vocabulary; otherwise
+        they are ignored.
+        """
+        ctx = self._context(sentences)
+        n = ctx["n"]
+        cols = []
+        for t in self._templates(ctx):
+            codes = t.codes(ctx)
+            uniq, inv = np.unique(codes, return_inverse=True)
+            ids = np.empty(len(uniq), dtype=np.int64)
+            vocab = self.vocab
+            for i, code in enumerate(uniq.tolist()):
+                key = t.name + "=" + t.value(code)
+                fid = vocab.get(key)
+                if fid is None:
+                    if grow:
+                        fid = vocab[key] = len(vocab)
+                    else:
+                        fid = -1
+                ids[i] = fid
+            cols.append(ids[inv.reshape(-1)])
+        if not cols:
+            return sp.csr_matrix((n, len(self.vocab)))
+        mat = np.stack(cols, axis=1)  # (n, n_templates)
+        ok = mat >= 0
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(ok.sum(axis=1), out=indptr[1:])
+        indices = mat[ok].astype(np.int32)
+        data = np.ones(len(indices), dtype=np.float32)
+        return sp.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
+
+    def fit_transform(self, sentences: Sequence[Sentence]) -> sp.csr_matrix:
+        if not self.lexicon:
+            self.lexicon = build_lexicon(sentences)
+        self.vocab = {}
+        X = self.transform(sentences, grow=True)
+        return X
+
+    def names(self) -> list[str]:
+        out = [""] * len(self.vocab)
+        for k, v in self.vocab.items():
+            out[v] = k
+        return out
+
+    def restrict(self, keep: np.ndarray) -> np.ndarray:
+        """Keep only predicates whose id is in ``keep`` (sorted); returns the old→new id map."""
+        remap = np.full(len(self.vocab), -1, dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        self.vocab = {k: int(remap[v]) for k, v in self.vocab.items() if remap[v] >= 0}
+        return remap

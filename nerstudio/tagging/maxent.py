@@ -1,0 +1,447 @@
+"""The baseline maximum-entropy tagger of Collins 2002 (§2.2) with beam-search N-best.
+
+p(t | h) = exp(Σ_k λ_k f_k(h, t)) / Σ_t' exp(Σ_k λ_k f_k(h, t')), the history h holding the
+sentence, the position and the two previous tags. Predicates come from
+:mod:`nerstudio.tagging.features`; the previous tag ``t-1`` and the previous two tags
+``t-2,t-1`` are *dynamic* predicates whose weights are looked up during decoding. Every
+predicate is conjoined with every tag, and only the (predicate, tag) pairs seen at least
+``cutoff`` times in training are parameters.
+
+Tags are the SCN encoding of the task: ``N``, ``S``, ``C`` for the boundary-only task (the
+paper's), ``N``, ``S-X``, ``C-X`` for the typed task; ``C`` may only follow ``S`` or ``C``
+of the same type, which the beam enforces.
+
+Training maximises the L2-regularised conditional log-likelihood with L-BFGS (scipy), or with
+Generalized Iterative Scaling, the paper's own choice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+
+from ..corpus.formats import atomic_open
+from ..corpus.model import Sentence, Span
+from ..errors import Cancelled, FormatError
+from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
+from .features import FEATURE_SETS, FeatureExtractor
+
+MODEL_FORMAT = "nerstudio-maxent"
+MODEL_VERSION = 1
+TASKS = ("typed", "scn")
+
+
+@dataclass
+class TrainStats:
+    """Progress report of one optimiser iteration."""
+
+    iteration: int
+    objective: float
+    seconds: float
+    dev_f1: float | None = None
+    message: str = ""
+
+
+def make_tagset(labels: Sequence[str], task: str) -> list[str]:
+    if task == "scn":
+        return ["N", "S", "C"]
+    return ["N"] + [f"{p}-{lab}" for lab in sorted(labels) for p in ("S", "C")]
+
+
+class MaxEntTagger:
+    """Maximum-entropy tagger. ``fit`` returns self; learned state ends in ``_``."""
+
+    def __init__(self, task: str = "typed", features: str = "paper", cutoff: int = 5, l2: float = 1.0,
+                 optimizer: str = "lbfgs", max_iter: int = 150, tol: float = 1e-5, dev_every: int = 0,
+                 labels: Sequence[str] | None = None, dtype=np.float64):
+        if task not in TASKS:
+            raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
+        if features not in FEATURE_SETS:
+            raise ValueError(f"unknown feature set {features!r} (choose from {', '.join(FEATURE_SETS)})")
+        if optimizer not in ("lbfgs", "gis"):
+            raise ValueError("optimizer must be 'lbfgs' or 'gis'")
+        self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
+        self.optimizer, self.max_iter, self.tol, self.dev_every = optimizer, max_iter, tol, dev_every
+        self.labels = None if labels is None else list(labels)
+        self.dtype = dtype
+
+    # -- helpers --------------------------------------------------------------------------
+    @property
+    def typed(self) -> bool:
+        return self.task == "typed"
+
+    def _gold_ids(self, sentences: Sequence[Sentence]) -> np.ndarray:
+        idx = {t: k for k, t in enumerate(self.tagset_)}
+        parts = [spans_to_tag_ids(s.spans, len(s.words), idx, self.typed) for s in sentences]
+        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+    def _dynamic_ids(self, y: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gold history: t-1 (T = start) and the (t-2, t-1) pair index, per token."""
+        T = len(self.tagset_)
+        starts = np.zeros(len(lens) + 1, dtype=np.int64)
+        np.cumsum(lens, out=starts[1:])
+        pos = np.arange(len(y)) - np.repeat(starts[:-1], lens)
+        p1 = np.full(len(y), T, dtype=np.int64)
+        p2 = np.full(len(y), T, dtype=np.int64)
+        p1[pos >= 1] = y[np.nonzero(pos >= 1)[0] - 1]
+        p2[pos >= 2] = y[np.nonzero(pos >= 2)[0] - 2]
+        return p1, p2 * (T + 1) + p1
+
+    def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
+        """Static predicates followed by the dynamic ones (t-1, then t-2 t-1)."""
+        T = len(self.tagset_)
+        n, Fs = Xs.shape
+        nd = (T + 1) + (T + 1) ** 2
+        dyn = sp.csr_matrix((np.ones(2 * n, dtype=np.float32),
+                             np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
+                             np.arange(0, 2 * n + 1, 2)), shape=(n, nd))
+        return sp.hstack([Xs, dyn], format="csr", dtype=np.float32)
+
+    # -- training -------------------------------------------------------------------------
+    def fit(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
+            callback: Callable[[TrainStats], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None) -> "MaxEntTagger":
+        t0 = time.perf_counter()
+        sentences = [s for s in sentences if len(s.words)]
+        if not sentences:
+            raise ValueError("no training sentences")
+        labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
+        labels = labels if self.typed else []
+        self.tagset_ = make_tagset(labels, self.task)
+        T = len(self.tagset_)
+        self.extractor_ = FeatureExtractor(self.features)
+        Xs = self.extractor_.fit_transform(sentences)
+        y = self._gold_ids(sentences)
+        lens = np.array([len(s.words) for s in sentences], dtype=np.int64)
+        p1, pair = self._dynamic_ids(y, lens)
+        X = self._design(Xs, p1, pair)
+        # count cut-off on (predicate, tag) pairs
+        Y = sp.csr_matrix((np.ones(len(y), dtype=np.float32), y, np.arange(len(y) + 1)), shape=(len(y), T))
+        counts = (X.T @ Y).toarray()
+        mask = counts >= self.cutoff
+        Fs = Xs.shape[1]
+        keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
+        self.extractor_.restrict(keep_static)
+        rows = np.concatenate([keep_static, np.arange(Fs, X.shape[1])])
+        X = X[:, rows].tocsr()
+        mask = mask[rows]
+        self.n_static_ = len(keep_static)
+        self.mask_ = mask
+        if callback:
+            callback(TrainStats(0, float("nan"), time.perf_counter() - t0,
+                                message=f"{X.shape[0]} tokens, {len(keep_static)} predicates, "
+                                        f"{int(mask.sum())} parameters"))
+        if self.optimizer == "lbfgs":
+            W = self._fit_lbfgs(X, y, mask, dev, callback, should_cancel, t0)
+        else:
+            W = self._fit_gis(X, y, mask, dev, callback, should_cancel, t0)
+        self._set_weights(W)
+        self.train_seconds_ = time.perf_counter() - t0
+        return self
+
+    def _set_weights(self, W: np.ndarray) -> None:
+        T = len(self.tagset_)
+        self.W_ = np.ascontiguousarray(W, dtype=np.float64)
+        Fs = self.n_static_
+        self.Wp1_ = self.W_[Fs:Fs + T + 1]
+        self.Wp2_ = self.W_[Fs + T + 1:]
+        # allowed transitions in SCN: C-X only after S-X or C-X
+        allowed = np.ones((T + 1, T), dtype=bool)
+        for j, t in enumerate(self.tagset_):
+            if t.startswith("C"):
+                lab = t[2:]
+                for i, prev in enumerate(self.tagset_ + ["<s>"]):
+                    allowed[i, j] = prev in (f"S-{lab}" if lab else "S", t)
+        self.allowed_ = allowed
+        self.trans_pen_ = np.where(allowed, 0.0, -np.inf)
+
+    def _loss_grad(self, X, XT, y, mask, theta):
+        W = np.zeros(mask.shape, dtype=self.dtype)
+        W[mask] = theta
+        S = X @ W
+        S -= S.max(axis=1, keepdims=True)
+        np.exp(S, out=S)
+        Z = S.sum(axis=1, keepdims=True)
+        S /= Z
+        n = len(y)
+        ll = np.log(S[np.arange(n), y]).sum()
+        S[np.arange(n), y] -= 1.0
+        G = XT @ S
+        loss = -ll + 0.5 * self.l2 * float(theta @ theta)
+        grad = G[mask] + self.l2 * theta
+        return float(loss), grad.astype(np.float64)
+
+    def _fit_lbfgs(self, X, y, mask, dev, callback, should_cancel, t0):
+        XT = X.T.tocsr()
+        X = X.astype(self.dtype)
+        XT = XT.astype(self.dtype)
+        theta0 = np.zeros(int(mask.sum()), dtype=np.float64)
+        it = [0]
+        last = [0.0]
+
+        def fun(theta):
+            if should_cancel and should_cancel():
+                raise Cancelled("tagger training cancelled")
+            loss, grad = self._loss_grad(X, XT, y, mask, theta)
+            last[0] = loss
+            return loss, grad
+
+        def cb(theta):
+            it[0] += 1
+            dev_f = None
+            if dev is not None and self.dev_every and it[0] % self.dev_every == 0:
+                W = np.zeros(mask.shape)
+                W[mask] = theta
+                self._set_weights(W)
+                dev_f = self.evaluate(dev, beam=3)
+            if callback:
+                callback(TrainStats(it[0], last[0], time.perf_counter() - t0, dev_f))
+            if should_cancel and should_cancel():
+                raise Cancelled("tagger training cancelled")
+
+        res = scipy.optimize.minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=cb,
+                                      options={"maxiter": self.max_iter, "ftol": self.tol * 1e-3,
+                                               "gtol": self.tol, "maxcor": 10})
+        self.n_iter_ = int(res.nit)
+        W = np.zeros(mask.shape)
+        W[mask] = res.x
+        return W
+
+    def _fit_gis(self, X, y, mask, dev, callback, should_cancel, t0):
+        """Generalized Iterative Scaling with a slack predicate making every row sum to C.
+
+        Regularisation is not applied (plain GIS, as in the paper); ``max_iter`` bounds it.
+        """
+        n = X.shape[0]
+        row_counts = np.asarray(X.sum(axis=1)).ravel()
+        C = float(row_counts.max())
+        slack = C - row_counts
+        Xa = sp.hstack([X, sp.csr_matrix(slack.reshape(-1, 1))], format="csr").astype(np.float64)
+        mask_a = np.vstack([mask, np.ones((1, mask.shape[1]), dtype=bool)])
+        Y = sp.csr_matrix((np.ones(n), y, np.arange(n + 1)), shape=(n, mask.shape[1]))
+        emp = (Xa.T @ Y).toarray()
+        W = np.zeros(mask_a.shape)
+        XaT = Xa.T.tocsr()
+        # the slack predicate (value C − number of active predicates) is part of the model
+        self.gis_C_ = C
+        self.gis_slack_ = W[-1]  # a view: follows the updates
+        for it in range(1, self.max_iter + 1):
+            if should_cancel and should_cancel():
+                raise Cancelled("tagger training cancelled")
+            S = Xa @ W
+            S -= S.max(axis=1, keepdims=True)
+            P = np.exp(S)
+            P /= P.sum(axis=1, keepdims=True)
+            ll = float(np.log(P[np.arange(n), y]).sum())
+            model = XaT @ P
+            with np.errstate(divide="ignore", invalid="ignore"):
+                upd = np.where(mask_a & (emp > 0) & (model > 0), np.log(emp / model) / C, 0.0)
+            W += upd
+            dev_f = None
+            if dev is not None and self.dev_every and it % self.dev_every == 0:
+                self._set_weights(W[:-1] * mask)
+                dev_f = self.evaluate(dev, beam=3)
+            if callback:
+                callback(TrainStats(it, -ll, time.perf_counter() - t0, dev_f))
+        self.n_iter_ = self.max_iter
+        return W[:-1] * mask
+
+    # -- decoding -------------------------------------------------------------------------
+    def static_scores(self, sentences: Sequence[Sentence]) -> np.ndarray:
+        """Score of every (token, tag) from the static predicates: (n_tokens, T)."""
+        Xs = self.extractor_.transform(sentences)
+        S = np.asarray(Xs @ self.W_[: self.n_static_])
+        if getattr(self, "gis_slack_", None) is not None:
+            slack = self.gis_C_ - np.asarray(Xs.sum(axis=1)).ravel() - 2.0
+            S = S + slack[:, None] * self.gis_slack_[None, :]
+        return S
+
+    def nbest(self, sentences: Sequence[Sentence], n: int = 20, beam: int | None = None,
+              batch_tokens: int = 20000, ids: Sequence[str] | None = None, with_gold: bool = True,
+              progress: Callable[[int, int], None] | None = None,
+              should_cancel: Callable[[], bool] | None = None) -> NBestList:
+        """Beam search: the N most probable distinct valid tag sequences per sentence.
+
+        The beam keeps ``beam`` (default ``n``) hypotheses per position. Sentences are decoded in
+        batches of similar length, all sentences of a batch advancing together.
+        """
+        beam = max(beam or n, n)
+        sentences = list(sentences)
+        N = len(sentences)
+        lens = np.array([len(s.words) for s in sentences], dtype=np.int64)
+        cands: list = [None] * N
+        logps: list = [None] * N
+        order = np.argsort(-lens, kind="stable")
+        done = 0
+        k = 0
+        while k < N:
+            if should_cancel and should_cancel():
+                raise Cancelled("decoding cancelled")
+            tok = 0
+            j = k
+            while j < N and (tok == 0 or tok + lens[order[j]] <= batch_tokens):
+                tok += lens[order[j]]
+                j += 1
+            idx = order[k:j]
+            batch = [sentences[i] for i in idx]
+            out = self._beam_batch(batch, lens[idx], n, beam)
+            for i, (c, lp) in zip(idx, out):
+                cands[i], logps[i] = c, lp
+            done += len(idx)
+            if progress:
+                progress(done, N)
+            k = j
+        gold = [list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in sentences] \
+            if with_gold else None
+        return NBestList(list(self.tagset_), [s.words for s in sentences], cands, logps, gold,
+                         list(ids) if ids else [], {"task": self.task, "features": self.features, "n": n})
+
+    def _beam_batch(self, batch, lens, n, beam):
+        T = len(self.tagset_)
+        B = len(batch)
+        nonempty = [s for s in batch if len(s.words)]
+        static = self.static_scores(nonempty) if nonempty else np.zeros((0, T))
+        starts = np.zeros(B + 1, dtype=np.int64)
+        np.cumsum(lens, out=starts[1:])
+        L = int(lens.max()) if B else 0
+        K = beam
+        score = np.full((B, K), -np.inf)
+        score[:, 0] = 0.0
+        t1 = np.full((B, K), T, dtype=np.int64)  # previous tag (T = start)
+        t2 = np.full((B, K), T, dtype=np.int64)
+        back_parent = np.zeros((L, B, K), dtype=np.int32)
+        back_tag = np.zeros((L, B, K), dtype=np.int16)
+        Wp1, Wp2, pen = self.Wp1_, self.Wp2_, self.trans_pen_
+        for i in range(L):
+            act = int((lens > i).sum())  # lens are sorted descending: active rows are a prefix
+            if act == 0:
+                break
+            st = static[starts[:act] + i]  # (act, T)
+            a1, a2 = t1[:act], t2[:act]
+            local = st[:, None, :] + Wp1[a1] + Wp2[a2 * (T + 1) + a1]  # (act, K, T)
+            local -= local.max(axis=2, keepdims=True)
+            local -= np.log(np.exp(local).sum(axis=2, keepdims=True))
+            cand = score[:act, :, None] + local + pen[a1]
+            flat = cand.reshape(act, K * T)
+            if K * T > K:
+                part = np.argpartition(-flat, K - 1, axis=1)[:, :K]
+            else:
+                part = np.broadcast_to(np.arange(K * T), (act, K * T))
+            vals = np.take_along_axis(flat, part, axis=1)
+            o = np.argsort(-vals, axis=1, kind="stable")
+            sel = np.take_along_axis(part, o, axis=1)
+            newscore = np.take_along_axis(vals, o, axis=1)
+            parent = sel // T
+            tag = sel % T
+            back_parent[i, :act] = parent
+            back_tag[i, :act] = tag
+            score[:act] = newscore
+            t2[:act] = np.take_along_axis(a1, parent, axis=1)
+            t1[:act] = tag
+        out = []
+        for b in range(B):
+            m = int(lens[b])
+            valid = np.isfinite(score[b])
+            kk = min(n, int(valid.sum())) if m else 1
+            seqs = np.zeros((kk, m), dtype=np.int16)
+            if m:
+                ptr = np.arange(kk)
+                for i in range(m - 1, -1, -1):
+                    seqs[:, i] = back_tag[i, b, ptr]
+                    ptr = back_parent[i, b, ptr]
+                out.append((seqs, score[b, :kk].copy()))
+            else:
+                out.append((seqs, np.zeros(1)))
+        return out
+
+    def predict_spans(self, sentences: Sequence[Sentence], beam: int = 20) -> list[list[Span]]:
+        nb = self.nbest(sentences, n=1, beam=beam, with_gold=False)
+        return nb.top()
+
+    def evaluate(self, sentences: Sequence[Sentence], beam: int = 20) -> float:
+        from ..evaluation import evaluate_spans
+        pred = self.predict_spans(sentences, beam=beam)
+        gold = [list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in sentences]
+        return evaluate_spans(gold, pred).f1
+
+    def log_prob(self, sentence: Sentence, tag_ids: Sequence[int]) -> float:
+        """log p(tags | words) under the model (used by tests against the beam)."""
+        T = len(self.tagset_)
+        st = self.static_scores([sentence])
+        lp = 0.0
+        a2 = a1 = T
+        for i, t in enumerate(tag_ids):
+            loc = st[i] + self.Wp1_[a1] + self.Wp2_[a2 * (T + 1) + a1]
+            m = loc.max()
+            lp += loc[t] - (m + math.log(np.exp(loc - m).sum()))
+            a2, a1 = a1, t
+        return lp
+
+    # -- persistence ----------------------------------------------------------------------
+    def save(self, path) -> None:
+        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "task": self.task, "features": self.features,
+                  "cutoff": self.cutoff, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
+                  "tagset": self.tagset_, "n_static": self.n_static_,
+                  "train_seconds": getattr(self, "train_seconds_", None)}
+        names = self.extractor_.names()
+        payload = {"header": _jb(header), "predicates": _jb(names), "lexicon": _jb(sorted(self.extractor_.lexicon)),
+                   "W": self.W_.astype(np.float32)}
+        if getattr(self, "gis_slack_", None) is not None:
+            payload["gis_slack"] = self.gis_slack_
+            payload["gis_C"] = np.array([self.gis_C_])
+        with atomic_open(path, mode="wb") as f:
+            np.savez_compressed(f, **payload)
+
+    @classmethod
+    def load(cls, path) -> "MaxEntTagger":
+        path = os.fspath(path)
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except FileNotFoundError:
+            raise FormatError(path, None, "no such file") from None
+        except Exception as exc:  # noqa: BLE001
+            raise FormatError(path, None, f"not a tagger model (.npz): {exc}") from None
+        try:
+            h = _jl(arrays["header"])
+            if h.get("format") != MODEL_FORMAT:
+                raise ValueError(f"format is {h.get('format')!r}, expected {MODEL_FORMAT!r}")
+            if h.get("version") != MODEL_VERSION:
+                raise ValueError(f"model version {h.get('version')} is not supported")
+            m = cls(task=h["task"], features=h["features"], cutoff=h["cutoff"], l2=h["l2"],
+                    optimizer=h["optimizer"], max_iter=h["max_iter"])
+            m.tagset_ = list(h["tagset"])
+            m.n_static_ = int(h["n_static"])
+            names = _jl(arrays["predicates"])
+            if len(names) != m.n_static_:
+                raise ValueError("predicate count does not match the weights")
+            m.extractor_ = FeatureExtractor(h["features"], set(_jl(arrays["lexicon"])))
+            m.extractor_.vocab = {k: i for i, k in enumerate(names)}
+            W = arrays["W"].astype(np.float64)
+            T = len(m.tagset_)
+            if W.shape != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):
+                raise ValueError(f"weight matrix has shape {W.shape}")
+            if "gis_slack" in arrays:
+                m.gis_slack_ = arrays["gis_slack"]
+                m.gis_C_ = float(arrays["gis_C"][0])
+            m._set_weights(W)
+            m.train_seconds_ = h.get("train_seconds")
+            return m
+        except (KeyError, ValueError, TypeError) as exc:
+            raise FormatError(path, None, f"corrupt tagger model: {exc}") from None
+
+
+def _jb(obj) -> np.ndarray:
+    return np.frombuffer(json.dumps(obj, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _jl(arr: np.ndarray):
+    return json.loads(arr.tobytes().decode("utf-8"))
