@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--features", choices=("paper", "conll"), default="paper",
                         help="paper: Collins 2002's templates; conll: plus POS/chunk, affixes, wider window")
     tagger.add_argument("--cutoff", type=int, default=5, help="keep (predicate, tag) pairs seen this often")
+    tagger.add_argument("--cutoff-on", choices=("pair", "predicate"), default=None,
+                        help="count (predicate, tag) pairs (the paper; default for --features paper) or "
+                             "predicates (default for --features conll)")
     tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
     tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
     tagger.add_argument("--max-iter", type=int, default=150, help="optimiser iterations")
@@ -234,7 +237,8 @@ def _read(path, args):
 
 
 def _tagger_params(args) -> dict:
-    return {"task": args.task, "features": args.features, "cutoff": args.cutoff, "l2": args.l2,
+    return {"task": args.task, "features": args.features, "cutoff": args.cutoff, "cutoff_on": args.cutoff_on,
+            "l2": args.l2,
             "optimizer": args.optimizer, "max_iter": args.max_iter}
 
 

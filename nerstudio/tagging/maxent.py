@@ -61,7 +61,7 @@ class MaxEntTagger:
 
     def __init__(self, task: str = "typed", features: str = "paper", cutoff: int = 5, l2: float = 1.0,
                  optimizer: str = "lbfgs", max_iter: int = 150, tol: float = 1e-5, dev_every: int = 0,
-                 labels: Sequence[str] | None = None, dtype=np.float64):
+                 labels: Sequence[str] | None = None, cutoff_on: str | None = None, dtype=np.float64):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
         if features not in FEATURE_SETS:
@@ -71,6 +71,11 @@ class MaxEntTagger:
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
         self.optimizer, self.max_iter, self.tol, self.dev_every = optimizer, max_iter, tol, dev_every
         self.labels = None if labels is None else list(labels)
+        # the paper counts (predicate, tag) pairs; the richer CoNLL set does better counting predicates
+        cutoff_on = cutoff_on or ("pair" if features == "paper" else "predicate")
+        if cutoff_on not in ("pair", "predicate"):
+            raise ValueError("cutoff_on must be 'pair' or 'predicate'")
+        self.cutoff_on = cutoff_on
         self.dtype = dtype
 
     # -- helpers --------------------------------------------------------------------------
@@ -126,7 +131,10 @@ class MaxEntTagger:
         # count cut-off on (predicate, tag) pairs
         Y = sp.csr_matrix((np.ones(len(y), dtype=np.float32), y, np.arange(len(y) + 1)), shape=(len(y), T))
         counts = (X.T @ Y).toarray()
-        mask = counts >= self.cutoff
+        if self.cutoff_on == "pair":  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
+            mask = counts >= self.cutoff
+        else:  # a frequent predicate gets a weight for every tag (negative evidence too)
+            mask = np.repeat(counts.sum(axis=1, keepdims=True) >= self.cutoff, counts.shape[1], axis=1)
         Fs = Xs.shape[1]
         keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
         self.extractor_.restrict(keep_static)
@@ -388,7 +396,7 @@ class MaxEntTagger:
     # -- persistence ----------------------------------------------------------------------
     def save(self, path) -> None:
         header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "task": self.task, "features": self.features,
-                  "cutoff": self.cutoff, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
+                  "cutoff": self.cutoff, "cutoff_on": self.cutoff_on, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
                   "tagset": self.tagset_, "n_static": self.n_static_,
                   "train_seconds": getattr(self, "train_seconds_", None)}
         names = self.extractor_.names()
@@ -417,7 +425,7 @@ class MaxEntTagger:
             if h.get("version") != MODEL_VERSION:
                 raise ValueError(f"model version {h.get('version')} is not supported")
             m = cls(task=h["task"], features=h["features"], cutoff=h["cutoff"], l2=h["l2"],
-                    optimizer=h["optimizer"], max_iter=h["max_iter"])
+                    optimizer=h["optimizer"], max_iter=h["max_iter"], cutoff_on=h.get("cutoff_on"))
             m.tagset_ = list(h["tagset"])
             m.n_static_ = int(h["n_static"])
             names = _jl(arrays["predicates"])

@@ -1,0 +1,243 @@
+"""The maximum-entropy tagger: gradient, beam search against brute force, persistence, jackknife."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from nerstudio.corpus.model import Corpus, Document, Sentence, Span
+from nerstudio.errors import Cancelled, FormatError
+from nerstudio.nbest import NBestList
+from nerstudio.pipeline import document_folds, jackknife
+from nerstudio.tagging.features import build_lexicon, collapsed_shape, shape
+from nerstudio.tagging.maxent import MaxEntTagger
+
+TEXT = [
+    ("Mr. John Smith visited Paris on Monday .", [(1, 3, "PER"), (4, 5, "LOC")]),
+    ("The Acme Corp. said shares rose in London .", [(1, 3, "ORG"), (7, 8, "LOC")]),
+    ("Yesterday Paris beat Lyon 2 1 .", [(1, 2, "ORG"), (3, 4, "ORG")]),
+    ("John Smith works for Acme Corp. in Paris .", [(0, 2, "PER"), (4, 6, "ORG"), (7, 8, "LOC")]),
+    ("Several analysts in London expect a rise .", [(3, 4, "LOC")]),
+    ("Anna Berg of Acme Corp. flew to Lyon .", [(0, 2, "PER"), (3, 5, "ORG"), (7, 8, "LOC")]),
+    ("He said the German economy grew .", [(3, 4, "MISC")]),
+    ("Paris and London are big cities .", [(0, 1, "LOC"), (2, 3, "LOC")]),
+]
+
+
+def tiny_sentences(repeat: int = 3) -> list[Sentence]:
+    out = []
+    for _ in range(repeat):
+        for text, spans in TEXT:
+            out.append(Sentence(text.split(), [Span(*s) for s in spans]))
+    return out
+
+
+def tiny_corpus(docs: int = 6) -> Corpus:
+    sents = tiny_sentences(docs)
+    per = len(sents) // docs
+    return Corpus([Document(sents[k * per:(k + 1) * per], id=str(k + 1)) for k in range(docs)])
+
+
+@pytest.fixture(scope="module")
+def tagger():
+    return MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.5, max_iter=60).fit(tiny_sentences())
+
+
+def test_shapes_and_lexicon():
+    assert shape("G.M.") == "A.A." and shape("Animal") == "Aaaaaa"
+    assert collapsed_shape("Animal") == "Aa" and collapsed_shape("G.M.") == "A.A."
+    assert collapsed_shape("1996-08-30") == "0-0-0"
+    lex = build_lexicon([["The", "animal", "ran"], ["An", "animal", "Animal", "animal"], ["x", "Paris", "Paris"]])
+    assert "animal" in lex and "paris" not in lex
+
+
+def test_gradient_matches_finite_differences():
+    m = MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.7, max_iter=1)
+    sents = tiny_sentences(1)
+    m.fit(sents)  # builds features and mask
+    # rebuild the training design exactly as fit does
+    Xs = m.extractor_.transform(sents)
+    y = m._gold_ids(sents)
+    lens = np.array([len(s.words) for s in sents])
+    p1, pair = m._dynamic_ids(y, lens)
+    X = m._design(Xs, p1, pair).astype(np.float64)
+    XT = X.T.tocsr()
+    rng = np.random.default_rng(0)
+    theta = rng.normal(scale=0.3, size=int(m.mask_.sum()))
+    _, grad = m._loss_grad(X, XT, y, m.mask_, theta)
+    eps = 1e-6
+    for k in rng.choice(len(theta), size=25, replace=False):
+        e = np.zeros_like(theta)
+        e[k] = eps
+        fp, _ = m._loss_grad(X, XT, y, m.mask_, theta + e)
+        fm, _ = m._loss_grad(X, XT, y, m.mask_, theta - e)
+        assert grad[k] == pytest.approx((fp - fm) / (2 * eps), rel=1e-4, abs=1e-6)
+
+
+def _valid(tagset, seq):
+    prev = None
+    for t in seq:
+        tag = tagset[t]
+        if tag.startswith("C"):
+            lab = tag[2:]
+            if prev is None or tagset[prev] not in (f"S-{lab}" if lab else "S", tag):
+                return False
+        prev = t
+    return True
+
+
+@pytest.mark.parametrize("task", ["typed", "scn"])
+def test_wide_beam_equals_brute_force_ranking(task):
+    sents = tiny_sentences()
+    m = MaxEntTagger(task=task, features="paper", cutoff=1, max_iter=40).fit(sents)
+    s = Sentence("John visited Paris".split())
+    T = len(m.tagset_)
+    allseq = [seq for seq in itertools.product(range(T), repeat=len(s)) if _valid(m.tagset_, seq)]
+    brute = sorted(((m.log_prob(s, seq), seq) for seq in allseq), key=lambda x: -x[0])
+    nb = m.nbest([s], n=len(allseq) + 10, beam=len(allseq) + 10, with_gold=False)
+    got = [(lp, tuple(int(t) for t in c)) for lp, c in zip(nb.logprobs[0], nb.candidates[0])]
+    assert len(got) == len(allseq)
+    assert len({c for _, c in got}) == len(got)  # distinct
+    for (lp_b, seq_b), (lp_g, seq_g) in zip(brute, got):
+        assert lp_g == pytest.approx(lp_b, abs=1e-9)
+    # identical sequences wherever the log-probabilities are not tied
+    assert [c for _, c in got][:5] == [c for _, c in brute][:5]
+    # probabilities of all valid sequences sum to at most 1 (invalid ones take the rest)
+    assert math.fsum(math.exp(lp) for lp, _ in brute) <= 1 + 1e-9
+
+
+def test_wide_beam_one_best_equals_viterbi_for_first_order_model(tagger):
+    m = tagger
+    T = len(m.tagset_)
+    saved = m.Wp2_.copy()
+    try:
+        m.Wp2_[:] = 0.0  # drop the t-2 t-1 predicates: a first-order model
+        for s in tiny_sentences(1):
+            st = m.static_scores([s])
+            n = len(s)
+            # local log-probabilities given the previous tag (T = start)
+            def local(i, prev):
+                loc = st[i] + m.Wp1_[prev]
+                loc = loc - (loc.max() + np.log(np.exp(loc - loc.max()).sum()))
+                return loc + m.trans_pen_[prev]
+            delta = local(0, T)
+            back = []
+            for i in range(1, n):
+                cand = np.stack([delta[p] + local(i, p) for p in range(T)])  # (prev, cur)
+                back.append(cand.argmax(axis=0))
+                delta = cand.max(axis=0)
+            best = [int(delta.argmax())]
+            for bp in reversed(back):
+                best.append(int(bp[best[-1]]))
+            best.reverse()
+            nb = m.nbest([s], n=1, beam=200, with_gold=False)
+            assert list(nb.candidates[0][0]) == best
+            assert nb.logprobs[0][0] == pytest.approx(float(delta.max()), abs=1e-9)
+    finally:
+        m.Wp2_[:] = saved
+
+
+def test_learns_training_data(tagger):
+    sents = tiny_sentences(1)
+    assert tagger.evaluate(sents) > 90.0
+
+
+def test_gis_optimizer_learns():
+    sents = tiny_sentences()
+    m = MaxEntTagger(task="typed", features="paper", cutoff=1, optimizer="gis", max_iter=150).fit(sents)
+    assert m.evaluate(sents) > 70.0
+
+
+def test_conll_feature_set_uses_columns():
+    sents = [Sentence(s.words, s.spans, extra=[["NNP"] * len(s), ["I-NP"] * len(s)]) for s in tiny_sentences()]
+    m = MaxEntTagger(features="conll", cutoff=1, max_iter=30).fit(sents)
+    names = set(m.extractor_.vocab)
+    assert any(n.startswith("pos+0=") for n in names) and any(n.startswith("s3=") for n in names)
+    assert m.evaluate(sents) > 80.0
+
+
+def test_model_save_load_roundtrip(tagger, tmp_path):
+    path = tmp_path / "m.npz"
+    tagger.save(path)
+    m2 = MaxEntTagger.load(path)
+    sents = tiny_sentences(1)
+    a, b = tagger.nbest(sents, n=5), m2.nbest(sents, n=5)
+    for x, y in zip(a.candidates, b.candidates):
+        assert np.array_equal(x, y)
+    for x, y in zip(a.logprobs, b.logprobs):
+        np.testing.assert_allclose(x, y, atol=1e-4)  # weights are stored as float32
+
+
+def test_corrupt_model_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"this is not a zip file")
+    with pytest.raises(FormatError, match="bad.npz"):
+        MaxEntTagger.load(bad)
+    with pytest.raises(FormatError, match="no such file"):
+        MaxEntTagger.load(tmp_path / "missing.npz")
+
+
+def test_nbest_save_load_bit_identical(tagger, tmp_path):
+    nb = tagger.nbest(tiny_sentences(1), n=7)
+    p = tmp_path / "l.npz"
+    nb.save(p)
+    nb2 = NBestList.load(p)
+    assert nb2.tagset == nb.tagset and nb2.words == nb.words and nb2.gold == nb.gold and nb2.ids == nb.ids
+    for x, y in zip(nb.candidates, nb2.candidates):
+        assert x.dtype == y.dtype and np.array_equal(x, y)
+    for x, y in zip(nb.logprobs, nb2.logprobs):
+        assert x.tobytes() == y.tobytes()
+    np.testing.assert_array_equal(nb.oracle_indices(), nb2.oracle_indices())
+
+
+def test_oracle_index_prefers_most_correct_tags(tagger):
+    nb = tagger.nbest(tiny_sentences(1), n=10)
+    idx = nb.oracle_indices()
+    for i, j in enumerate(idx):
+        g = nb.gold_tag_ids(i)
+        correct = (nb.candidates[i] == g).sum(axis=1)
+        assert correct[j] == correct.max() and j == int(np.argmax(correct))
+
+
+def test_cancel_stops_training():
+    with pytest.raises(Cancelled):
+        MaxEntTagger(cutoff=1, max_iter=50).fit(tiny_sentences(), should_cancel=lambda: True)
+
+
+def test_document_folds_partition_by_document():
+    c = tiny_corpus(6)
+    folds = document_folds(c, 3)
+    assert len(folds) == len(c)
+    doc_of = c.sentence_document()
+    for d in set(doc_of):
+        assert len({folds[i] for i, dd in enumerate(doc_of) if dd == d}) == 1  # a document stays whole
+    assert set(folds) == {0, 1, 2}
+
+
+def test_jackknife_never_decodes_a_seen_sentence(monkeypatch):
+    c = tiny_corpus(6)
+    seen_by_fit: list[set] = []
+    decoded: list[set] = []
+    orig_fit, orig_nbest = MaxEntTagger.fit, MaxEntTagger.nbest
+
+    def fit(self, sentences, *a, **k):
+        seen_by_fit.append({id(s) for s in sentences})
+        self._seen = seen_by_fit[-1]
+        return orig_fit(self, sentences, *a, **k)
+
+    def nbest(self, sentences, *a, **k):
+        sentences = list(sentences)
+        decoded.append({id(s) for s in sentences})
+        assert not (self._seen & decoded[-1]), "a fold decoded a sentence its model was trained on"
+        return orig_nbest(self, sentences, *a, **k)
+
+    monkeypatch.setattr(MaxEntTagger, "fit", fit)
+    monkeypatch.setattr(MaxEntTagger, "nbest", nbest)
+    res = jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 20}, workers=1)
+    assert len(decoded) == 3 and set().union(*decoded) == {id(s) for s in c.sentences}
+    assert len(res.nbest) == len(c)
+    assert [list(g) for g in res.nbest.gold] == [s.spans for s in c.sentences]
+    assert res.nbest.meta["fold"] == res.folds.tolist()
