@@ -134,7 +134,7 @@ def crfsuite(data: Path, max_iter: int) -> dict | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "conll2003")
-    ap.add_argument("--max-iter", type=int, default=150, help="our L-BFGS iterations")
+    ap.add_argument("--max-iter", type=int, default=100, help="our L-BFGS iterations")
     ap.add_argument("--skip-crfsuite", action="store_true")
     ap.add_argument("--skip-jackknife", action="store_true")
     ap.add_argument("--skip-scn", action="store_true")

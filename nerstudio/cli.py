@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "predicates (default for --features conll)")
     tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
     tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
-    tagger.add_argument("--max-iter", type=int, default=150, help="optimiser iterations")
+    tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
 
     p = sub.add_parser("train-tagger", parents=[common, tagger], help="train the maximum-entropy tagger")
     p.add_argument("train", metavar="TRAIN")

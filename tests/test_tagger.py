@@ -55,7 +55,7 @@ def test_shapes_and_lexicon():
 
 
 def test_gradient_matches_finite_differences():
-    m = MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.7, max_iter=1)
+    m = MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.7, max_iter=1, dtype=np.float64)
     sents = tiny_sentences(1)
     m.fit(sents)  # builds features and mask
     # rebuild the training design exactly as fit does

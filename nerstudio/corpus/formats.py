@@ -46,6 +46,7 @@ FORMAT_ALIASES = {"conll": "conll2003", "conll03": "conll2003", "conll02": "conl
 DOCSTART = "-DOCSTART-"
 _SNIFF_BYTES = 1 << 16
 _DETECT_SENTENCES = 5000  # sentences buffered to detect the scheme while streaming
+_INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 
 
 def normalize_format(name: str) -> str:
@@ -226,7 +227,10 @@ class Reader:
                                   f"ragged columns: expected {ncols} columns as on earlier lines, found {n}")
             if not words:
                 start = lineno
-            words.append(tuple(intern.setdefault(x, x) for x in fields))
+            if len(intern) < _INTERN_MAX:
+                words.append(tuple(intern.setdefault(x, x) for x in fields))
+            else:
+                words.append(tuple(intern.get(x, x) for x in fields))
         if words:
             yield "sentence", self._make_raw(words, cols, start)
 
@@ -253,7 +257,7 @@ class Reader:
                 yield "docstart", str(doc)
                 last_doc = doc
             words, _offsets, spans, _key = _jsonl_parse(obj, self.path, lineno)
-            words = [intern.setdefault(w, w) for w in words]
+            words = [intern.setdefault(w, w) if len(intern) < _INTERN_MAX else intern.get(w, w) for w in words]
             yield "sentence", _Raw(words, [], [], lineno, raw=text, meta={"spans": spans})
 
     # -- decoding ------------------------------------------------------------------------
@@ -369,17 +373,21 @@ def _jsonl_parse(obj: dict, path: str, lineno: int):
                 offsets.append((a, c))
                 a = c
         words = [text[a:b] for a, b in offsets]
-    starts = {a: i for i, (a, b) in enumerate(offsets)}
-    ends = {b: i for i, (a, b) in enumerate(offsets)}
+    # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
+    order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
+    starts = {offsets[i][0]: i for i in order}
+    ends = {offsets[i][1]: i for i in order}
     spans = []
     for s, e, lab in char_spans:
         if not (0 <= s < e <= len(text)):
             raise FormatError(path, lineno, f"span [{s}, {e}) is outside the text of {len(text)} characters")
-        # tolerate spans that include surrounding whitespace
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
+        # tolerate spans that include surrounding whitespace (unless it is part of a token)
+        if s not in starts:
+            while s < e and text[s].isspace():
+                s += 1
+        if e not in ends:
+            while e > s and text[e - 1].isspace():
+                e -= 1
         if s not in starts or e not in ends:
             raise FormatError(path, lineno, f"span [{s}, {e}) {text[s:e]!r} does not fall on token boundaries")
         spans.append(Span(starts[s], ends[e] + 1, lab))
@@ -582,19 +590,22 @@ def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: st
                 final_newline=True) -> None:
     """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
     with atomic_open(path, encoding=encoding) as f:
-        if bom:
-            f.write("\ufeff")
         prev = None
+        n = 0  # number of the line held in prev
         try:
+            if bom:
+                f.write("\ufeff")
             for line in lines:
                 if prev is not None:
                     f.write(prev + newline)
                 prev = line
+                n += 1
+            if prev is not None:
+                last = final_newline() if callable(final_newline) else final_newline
+                f.write(prev + (newline if last else ""))
         except UnicodeEncodeError as exc:
-            raise FormatError(path, None, f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}") from None
-        if prev is not None:
-            last = final_newline() if callable(final_newline) else final_newline
-            f.write(prev + (newline if last else ""))
+            raise FormatError(path, n or None,
+                              f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}") from None
 
 
 def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | None = None,

@@ -16,15 +16,27 @@ from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Sequence
 
 
-class Span(NamedTuple):
-    """An entity over token indices ``start`` (inclusive) to ``end`` (exclusive)."""
-
+class _SpanFields(NamedTuple):
     start: int
     end: int
     label: str
 
+
+class Span(_SpanFields):
+    """An entity over token indices ``start`` (inclusive) to ``end`` (exclusive)."""
+
+    __slots__ = ()
+
     def __len__(self) -> int:  # number of tokens, not number of fields
         return self.end - self.start
+
+    @classmethod
+    def _make(cls, iterable) -> "Span":
+        # namedtuple's _make (used by _replace) checks len(), which counts tokens here
+        fields = tuple(iterable)
+        if len(fields) != 3:
+            raise TypeError(f"Expected 3 arguments, got {len(fields)}")
+        return tuple.__new__(cls, fields)
 
     def text(self, words: Sequence[str]) -> str:
         return " ".join(words[self.start:self.end])
