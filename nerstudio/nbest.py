@@ -128,6 +128,7 @@ class NBestList:
         }
         if self.gold is not None:
             payload["gold"] = _json_bytes([[list(s) for s in g] for g in self.gold])
+            payload["oracle"] = self.oracle_indices()  # for readers of the file; recomputed on load
         with atomic_open(path, mode="wb") as f:
             np.savez_compressed(f, **payload)
 
@@ -164,6 +165,8 @@ class NBestList:
                 lps.append(lp[q:q + m])
                 p += n * m
                 q += m
+            if "oracle" in arrays and len(arrays["oracle"]) != len(words):
+                raise ValueError("oracle indices do not match the sentences")
             gold = None
             if header.get("has_gold"):
                 gold = [[Span(int(a), int(b), str(c)) for a, b, c in g] for g in _json_load(arrays["gold"])]
