@@ -28,6 +28,7 @@ back in its own format and scheme is byte-identical to the file it was read from
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
@@ -166,7 +167,7 @@ class Reader:
             for lineno, b in enumerate(f, 1):
                 if first:
                     first = False
-                    if b.startswith(b"\xef\xbb\xbf") and enc.replace("-", "").lower() in ("utf8", "utf8sig"):
+                    if b.startswith(b"\xef\xbb\xbf") and codecs.lookup(enc).name in ("utf-8", "utf-8-sig"):
                         self.bom = True
                         b = b[3:]
                     self.newline = "\r\n" if b.endswith(b"\r\n") else "\n"
@@ -209,6 +210,9 @@ class Reader:
                 yield "line", text
                 continue
             fields = text.split(sep)
+            if fields[-1] == "" and len(fields) > 1:
+                raise FormatError(self.path, lineno, "the line ends with a column separator "
+                                                     "(a trailing space or tab?): the tag column is empty")
             if fields[0] == DOCSTART:
                 if words:
                     yield "sentence", self._make_raw(words, cols, start)
@@ -489,6 +493,15 @@ def _target_ncols(fmt: str, src_ncols: int | None, n_extra: int) -> int:
     return src_ncols if src_ncols else n_extra + 2
 
 
+def _check_writable(s: Sentence, sep: str, fmt: str, src_path) -> None:
+    """A token holding the column separator (or empty, in a space-separated file) cannot be written."""
+    for i, w in enumerate(s.words):
+        if sep in w or "\n" in w or (sep == " " and not w):
+            what = "is empty" if not w else f"{w!r} contains {'a space' if sep == ' ' else 'a tab or newline'}"
+            raise FormatError(src_path, (s.line + i) if s.line else None,
+                              f"token {i + 1} {what}: it cannot be written as {fmt}; use --to tsv or --to jsonl")
+
+
 def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
     want = ncols - 2
     extra = s.extra
@@ -514,6 +527,8 @@ def _jsonl_record(s: Sentence, doc_id: str | None) -> str:
                 return s.raw
             obj[key or "spans"] = [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1],
                                     "label": sp.label} for sp in s.spans]
+            if "tokens" not in obj and _jsonl_parse(obj, "", 0)[0] != list(s.words):
+                obj["tokens"] = list(s.words)  # old span boundaries split words: keep the tokens as they were
             return json.dumps(obj, ensure_ascii=False)
     offsets, pos = [], 0
     for w in s.words:
@@ -554,6 +569,8 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
             s: Sentence = obj  # type: ignore[assignment]
             if ncols is None:
                 ncols = corpus_like.ncols if lossless else _target_ncols(fmt, corpus_like.ncols if corpus_like.format == fmt else None, len(s.extra))
+            if not lossless:
+                _check_writable(s, sep, fmt, corpus_like.path)
             yield from _token_lines(s, _sentence_tags(s, scheme, src_scheme), sep, ncols)
             if not lossless:
                 yield ""
@@ -589,6 +606,8 @@ def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]
 def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: str = "\n", bom: bool = False,
                 final_newline=True) -> None:
     """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
+    if codecs.lookup(encoding).name == "utf-8-sig":
+        encoding = "utf-8"  # ``bom`` alone decides whether the file starts with one
     with atomic_open(path, encoding=encoding) as f:
         prev = None
         n = 0  # number of the line held in prev
@@ -608,6 +627,11 @@ def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: st
                               f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}") from None
 
 
+def _sig(encoding: str) -> bool:
+    """Whether a file newly written in ``encoding`` starts with a BOM (only for utf-8-sig)."""
+    return codecs.lookup(encoding).name == "utf-8-sig"
+
+
 def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | None = None,
                  encoding: str | None = None) -> None:
     """Write ``corpus`` atomically. Same format and scheme as read gives back the original bytes.
@@ -622,7 +646,7 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
     lossless = fmt == corpus.format and corpus.layout is not None
     lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless)
     same_bytes = lossless and enc == corpus.encoding
-    write_lines(path, lines, enc, corpus.newline if lossless else "\n", corpus.bom and same_bytes,
+    write_lines(path, lines, enc, corpus.newline if lossless else "\n", corpus.bom if same_bytes else _sig(enc),
                 corpus.final_newline if lossless else True)
 
 
@@ -644,6 +668,7 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
         yield from events
 
     lines = render_lines(reader, fmt, sch, all_events(), lossless)
-    write_lines(dst, lines, reader.encoding, reader.newline if lossless else "\n", reader.bom and lossless,
+    write_lines(dst, lines, reader.encoding, reader.newline if lossless else "\n",
+                reader.bom if lossless else _sig(reader.encoding),
                 (lambda: reader.final_newline) if lossless else True)
     return reader
