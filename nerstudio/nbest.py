@@ -8,17 +8,16 @@ carrying a format version; loading validates shapes and never executes code.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
-from .corpus.formats import atomic_open
 from .corpus.model import Span
 from .corpus.schemes import decode, encode
 from .errors import FormatError
+from .persist import json_array, json_value, load_npz, save_npz
 
 NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
@@ -119,36 +118,23 @@ class NBestList:
         header = {"format": NBEST_FORMAT, "version": NBEST_VERSION, "tagset": list(self.tagset),
                   "ids": list(self.ids), "meta": self.meta, "has_gold": self.gold is not None}
         payload = {
-            "header": _json_bytes(header),
-            "words": _json_bytes([list(w) for w in self.words]),
+            "words": json_array([list(w) for w in self.words]),
             "lengths": lens,
             "n_candidates": ncand,
             "tags": flat.astype(np.int16),
             "logprobs": np.concatenate(self.logprobs).astype(np.float64) if len(self) else np.zeros(0),
         }
         if self.gold is not None:
-            payload["gold"] = _json_bytes([[list(s) for s in g] for g in self.gold])
+            payload["gold"] = json_array([[list(s) for s in g] for g in self.gold])
             payload["oracle"] = self.oracle_indices()  # for readers of the file; recomputed on load
-        with atomic_open(path, mode="wb") as f:
-            np.savez_compressed(f, **payload)
+        save_npz(path, header, payload)
 
     @classmethod
     def load(cls, path) -> "NBestList":
         path = os.fspath(path)
+        header, arrays = load_npz(path, NBEST_FORMAT, NBEST_VERSION, "an N-best file")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-        except FileNotFoundError:
-            raise FormatError(path, None, "no such file") from None
-        except Exception as exc:  # noqa: BLE001 - zip/npz errors of all kinds
-            raise FormatError(path, None, f"not an N-best file (.npz): {exc}") from None
-        try:
-            header = _json_load(arrays["header"])
-            if header.get("format") != NBEST_FORMAT:
-                raise ValueError(f"format is {header.get('format')!r}, expected {NBEST_FORMAT!r}")
-            if header.get("version") != NBEST_VERSION:
-                raise ValueError(f"format version {header.get('version')} is not supported (expected {NBEST_VERSION})")
-            words = [tuple(w) for w in _json_load(arrays["words"])]
+            words = [tuple(w) for w in json_value(arrays["words"])]
             lens, ncand = arrays["lengths"], arrays["n_candidates"]
             tags, lp = arrays["tags"], arrays["logprobs"]
             if len(lens) != len(words) or len(ncand) != len(words):
@@ -169,7 +155,7 @@ class NBestList:
                 raise ValueError("oracle indices do not match the sentences")
             gold = None
             if header.get("has_gold"):
-                gold = [[Span(int(a), int(b), str(c)) for a, b, c in g] for g in _json_load(arrays["gold"])]
+                gold = [[Span(int(a), int(b), str(c)) for a, b, c in g] for g in json_value(arrays["gold"])]
             return cls(tagset, words, cands, lps, gold, list(header["ids"]), dict(header.get("meta", {})))
         except (KeyError, ValueError, TypeError) as exc:
             raise FormatError(path, None, f"corrupt N-best file: {exc}") from None
@@ -178,11 +164,3 @@ class NBestList:
 def _f(g: set, p: set) -> float:
     c = len(g & p)
     return 2.0 * c / (len(g) + len(p)) if (g or p) else 1.0
-
-
-def _json_bytes(obj) -> np.ndarray:
-    return np.frombuffer(json.dumps(obj, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-
-
-def _json_load(arr: np.ndarray):
-    return json.loads(arr.tobytes().decode("utf-8"))

@@ -241,3 +241,24 @@ def test_jackknife_never_decodes_a_seen_sentence(monkeypatch):
     assert len(res.nbest) == len(c)
     assert [list(g) for g in res.nbest.gold] == [s.spans for s in c.sentences]
     assert res.nbest.meta["fold"] == res.folds.tolist()
+
+
+def test_foreign_and_future_files_are_refused(tagger, tmp_path):
+    from nerstudio.persist import save_npz
+    p = tmp_path / "other.npz"
+    save_npz(p, {"format": "something-else", "version": 1}, {"x": np.zeros(3)})
+    with pytest.raises(FormatError, match="not a tagger model: format is 'something-else'"):
+        MaxEntTagger.load(p)
+    with pytest.raises(FormatError, match="not an N-best file: format is"):
+        NBestList.load(p)
+    nb = tagger.nbest(tiny_sentences(1), n=2)
+    q = tmp_path / "future.npz"
+    nb.save(q)
+    with np.load(q) as z:
+        arrays = {k: z[k] for k in z.files if k != "header"}
+    save_npz(q, {"format": "nerstudio-nbest", "version": 99}, arrays)
+    with pytest.raises(FormatError, match="version 99 is not supported"):
+        NBestList.load(q)
+    np.savez(tmp_path / "noheader.npz", x=np.zeros(2))
+    with pytest.raises(FormatError, match="no readable header"):
+        NBestList.load(tmp_path / "noheader.npz")

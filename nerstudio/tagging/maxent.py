@@ -17,7 +17,6 @@ Generalized Iterative Scaling, the paper's own choice.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
@@ -28,10 +27,10 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse as sp
 
-from ..corpus.formats import atomic_open
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
-from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
+from ..nbest import NBestList, spans_to_tag_ids
+from ..persist import json_array, json_value, load_npz, save_npz
 from .features import FEATURE_SETS, FeatureExtractor
 
 MODEL_FORMAT = "nerstudio-maxent"
@@ -404,38 +403,26 @@ class MaxEntTagger:
                   "tagset": self.tagset_, "n_static": self.n_static_,
                   "train_seconds": getattr(self, "train_seconds_", None)}
         names = self.extractor_.names()
-        payload = {"header": _jb(header), "predicates": _jb(names), "lexicon": _jb(sorted(self.extractor_.lexicon)),
+        payload = {"predicates": json_array(names), "lexicon": json_array(sorted(self.extractor_.lexicon)),
                    "W": self.W_.astype(np.float32)}
         if getattr(self, "gis_slack_", None) is not None:
             payload["gis_slack"] = self.gis_slack_
             payload["gis_C"] = np.array([self.gis_C_])
-        with atomic_open(path, mode="wb") as f:
-            np.savez_compressed(f, **payload)
+        save_npz(path, header, payload)
 
     @classmethod
     def load(cls, path) -> "MaxEntTagger":
         path = os.fspath(path)
+        h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a tagger model")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
-        except FileNotFoundError:
-            raise FormatError(path, None, "no such file") from None
-        except Exception as exc:  # noqa: BLE001
-            raise FormatError(path, None, f"not a tagger model (.npz): {exc}") from None
-        try:
-            h = _jl(arrays["header"])
-            if h.get("format") != MODEL_FORMAT:
-                raise ValueError(f"format is {h.get('format')!r}, expected {MODEL_FORMAT!r}")
-            if h.get("version") != MODEL_VERSION:
-                raise ValueError(f"model version {h.get('version')} is not supported")
             m = cls(task=h["task"], features=h["features"], cutoff=h["cutoff"], l2=h["l2"],
                     optimizer=h["optimizer"], max_iter=h["max_iter"], cutoff_on=h.get("cutoff_on"))
             m.tagset_ = list(h["tagset"])
             m.n_static_ = int(h["n_static"])
-            names = _jl(arrays["predicates"])
+            names = json_value(arrays["predicates"])
             if len(names) != m.n_static_:
                 raise ValueError("predicate count does not match the weights")
-            m.extractor_ = FeatureExtractor(h["features"], set(_jl(arrays["lexicon"])))
+            m.extractor_ = FeatureExtractor(h["features"], set(json_value(arrays["lexicon"])))
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             W = arrays["W"].astype(np.float64)
             T = len(m.tagset_)
@@ -450,10 +437,3 @@ class MaxEntTagger:
         except (KeyError, ValueError, TypeError) as exc:
             raise FormatError(path, None, f"corrupt tagger model: {exc}") from None
 
-
-def _jb(obj) -> np.ndarray:
-    return np.frombuffer(json.dumps(obj, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
-
-
-def _jl(arr: np.ndarray):
-    return json.loads(arr.tobytes().decode("utf-8"))

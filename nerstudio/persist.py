@@ -1,0 +1,58 @@
+"""Model and N-best files: ``.npz`` archives of plain arrays plus JSON, with a format version.
+
+Loading uses ``allow_pickle=False`` and JSON only, so opening a file never runs code. Writing is
+atomic. Every error says which file is wrong and why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from .corpus.formats import atomic_open
+from .errors import FormatError
+
+
+def json_array(obj) -> np.ndarray:
+    """A JSON document stored as a uint8 array inside an ``.npz``."""
+    return np.frombuffer(json.dumps(obj, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def json_value(arr: np.ndarray):
+    return json.loads(arr.tobytes().decode("utf-8"))
+
+
+def save_npz(path, header: dict, arrays: dict) -> None:
+    """Write ``header`` (JSON, must hold ``format`` and ``version``) and ``arrays`` atomically."""
+    with atomic_open(os.fspath(path), mode="wb") as f:
+        np.savez_compressed(f, header=json_array(header), **arrays)
+
+
+def load_npz(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
+    """Read an archive written by :func:`save_npz`; check its format name and version.
+
+    ``what`` names the kind of file with its article ("a tagger model"). Returns
+    ``(header, arrays)``. Raises :class:`FormatError` naming ``path`` for a missing,
+    unreadable, foreign or newer file.
+    """
+    path = os.fspath(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except FileNotFoundError:
+        raise FormatError(path, None, "no such file") from None
+    except Exception as exc:  # noqa: BLE001 - zip and npz errors of all kinds
+        raise FormatError(path, None, f"not {what} (.npz): {exc}") from None
+    try:
+        header = json_value(arrays.pop("header"))
+    except (KeyError, ValueError, UnicodeDecodeError) as exc:
+        raise FormatError(path, None, f"not {what}: no readable header ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != fmt:
+        got = header.get("format") if isinstance(header, dict) else None
+        raise FormatError(path, None, f"not {what}: format is {got!r}, expected {fmt!r}")
+    if header.get("version") != version:
+        raise FormatError(path, None, f"format version {header.get('version')} is not supported "
+                                      f"(this nerstudio reads version {version})")
+    return header, arrays
