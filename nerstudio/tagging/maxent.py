@@ -116,6 +116,7 @@ class MaxEntTagger:
             callback: Callable[[TrainStats], None] | None = None,
             should_cancel: Callable[[], bool] | None = None) -> "MaxEntTagger":
         t0 = time.perf_counter()
+        self.gis_slack_ = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
         if not sentences:
             raise ValueError("no training sentences")
