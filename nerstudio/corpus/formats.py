@@ -200,13 +200,12 @@ class Reader:
         sep, intern = self.sep, self._intern
         ncols = self.ncols
         words: list = []
-        cols: list = []
         start = 0
         for lineno, text in self._lines():
             if not text.strip():
                 if words:
-                    yield "sentence", self._make_raw(words, cols, start)
-                    words, cols = [], []
+                    yield "sentence", self._make_raw(words, start)
+                    words = []
                 yield "line", text
                 continue
             fields = text.split(sep)
@@ -215,8 +214,8 @@ class Reader:
                                                      "(a trailing space or tab?): the tag column is empty")
             if fields[0] == DOCSTART:
                 if words:
-                    yield "sentence", self._make_raw(words, cols, start)
-                    words, cols = [], []
+                    yield "sentence", self._make_raw(words, start)
+                    words = []
                 yield "docstart", text
                 continue
             n = len(fields)
@@ -236,9 +235,9 @@ class Reader:
             else:
                 words.append(tuple(intern.get(x, x) for x in fields))
         if words:
-            yield "sentence", self._make_raw(words, cols, start)
+            yield "sentence", self._make_raw(words, start)
 
-    def _make_raw(self, rows: list, _cols: list, start: int) -> _Raw:
+    def _make_raw(self, rows: list, start: int) -> _Raw:
         # rows are tuples of fields; split them column-major
         columns = list(zip(*rows))
         return _Raw(list(columns[0]), [tuple(c) for c in columns[1:-1]], list(columns[-1]), start)
@@ -563,12 +562,13 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 yield obj  # type: ignore[misc]
         return
     sep = format_sep(fmt)
+    src_ncols = corpus_like.ncols if corpus_like.format == fmt else None  # column count to keep, if any
     ncols = None
     for kind, obj in events:
         if kind == "sentence":
             s: Sentence = obj  # type: ignore[assignment]
             if ncols is None:
-                ncols = corpus_like.ncols if lossless else _target_ncols(fmt, corpus_like.ncols if corpus_like.format == fmt else None, len(s.extra))
+                ncols = corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
             if not lossless:
                 _check_writable(s, sep, fmt, corpus_like.path)
             yield from _token_lines(s, _sentence_tags(s, scheme, src_scheme), sep, ncols)
@@ -577,8 +577,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
         elif lossless:
             yield obj  # type: ignore[misc]
         elif kind == "docstart":
-            n = ncols or _target_ncols(fmt, corpus_like.ncols if corpus_like.format == fmt else None,
-                                       max(0, (corpus_like.ncols or 2) - 2))
+            n = ncols or _target_ncols(fmt, src_ncols, max(0, (corpus_like.ncols or 2) - 2))
             yield _docstart_line(fmt, n)
             if fmt != "conll2002":
                 yield ""

@@ -19,7 +19,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     """Open the main window on ``path`` (the bundled demo corpus by default)."""
     if screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+    from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
     from .main_window import MainWindow
@@ -56,7 +56,6 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
             pass
         return 0
     win.show()
-    QTimer.singleShot(0, lambda: None)
     return app.exec()
 
 

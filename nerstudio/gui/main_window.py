@@ -150,7 +150,8 @@ class MainWindow(QMainWindow):
     def set_corpus(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.tree_model.set_corpus(corpus)
-        self.corpus_view.expandToDepth(0) if len(corpus.documents) <= 50 else None
+        if len(corpus.documents) <= 50:
+            self.corpus_view.expandToDepth(0)
         self._update_summary()
         self._update_title()
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
