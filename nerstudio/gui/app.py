@@ -15,7 +15,8 @@ def default_corpus() -> str | None:
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
 
 
-def run(path: str | None = None, screenshot: str | None = None, argv: list[str] | None = None) -> int:
+def run(path: str | None = None, screenshot: str | None = None, argv: list[str] | None = None,
+        view: str = "main") -> int:
     """Open the main window on ``path`` (the bundled demo corpus by default)."""
     if screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -33,15 +34,25 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
                              QSettings.IniFormat)
         settings.clear()
     win = MainWindow(settings)
-    target = path or default_corpus()
     ok = True
-    if target:
-        ok = win.load_corpus(target) if not screenshot else _load_or_fail(win, target)
+    if path:
+        ok = win.load_corpus(path) if not screenshot else _load_or_fail(win, path)
+    elif default_corpus():
+        ok = win.load_demo()
     if screenshot:
         if not ok:
             return 1
         win.resize(1280, 800)
         win.show()
+        win.runner.wait(60000)
+        if view == "training":
+            _stage_training(win)
+        else:
+            _stage_main(win)
+        for _ in range(5):
+            app.processEvents()
+        win.curve_plot.redraw()
+        win.curve_plot.canvas.draw()
         for _ in range(5):
             app.processEvents()
         pix = win.grab()
@@ -59,6 +70,46 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     return app.exec()
 
 
+def _interesting_sentence(win) -> int:
+    """A sentence where the reranker fixes the tagger (else one it changes, else one with errors)."""
+    flags = win.flags()
+    import numpy as np
+    for mask in (flags["changed"] & flags["error"] & ~flags.get("rerank_error", flags["error"]),
+                 flags["changed"], flags["error"]):
+        hits = np.flatnonzero(mask)
+        if len(hits):
+            # prefer a mid-length sentence so the picture stays readable
+            lens = np.array([len(win.corpus.sentences[k]) for k in hits])
+            good = hits[(lens >= 8) & (lens <= 22)]
+            return int((good if len(good) else hits)[0])
+    return 0
+
+
+def _stage_main(win) -> None:
+    """Main view: a sentence the reranker changes, its pick compared with the top candidate."""
+    win.training_dock.hide()
+    win.select_sentence(_interesting_sentence(win))
+    chosen = win.nbest_panel.model.chosen()
+    if chosen:
+        win.nbest_panel.select(chosen, 0)
+
+
+def _stage_training(win) -> None:
+    """Training view: the panel open, two short runs overlaid on the curve."""
+    win.training_dock.show()
+    win.select_sentence(_interesting_sentence(win))
+    panel = win.training_panel
+    for algo, params in (("perceptron", {"epochs": 10}), ("boost", {"rounds": 300})):
+        panel.set_algorithm(algo)
+        for k, v in params.items():
+            try:
+                panel.set_param(k, v)
+            except KeyError:
+                pass
+        win.start_training(panel.snapshot())
+        win.runner.wait(120000)
+
+
 def _load_or_fail(win, path: str) -> bool:
     from ..corpus.formats import read_corpus
     from ..errors import NerstudioError
@@ -74,5 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="main.py", description="nerstudio desktop application")
     parser.add_argument("path", nargs="?", help="corpus to open (default: the bundled demo corpus)")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
+    parser.add_argument("--view", choices=("main", "training"), default="main",
+                        help="what --screenshot shows: the inspector (default) or a training run")
     args = parser.parse_args(argv)
-    return run(args.path, args.screenshot)
+    return run(args.path, args.screenshot, view=args.view)

@@ -1,26 +1,84 @@
-"""The main window: corpus browser, sentence view, entity table and corpus summary."""
+"""The main window: corpus browser, sentence view, N-best and feature panels, training, curves.
+
+Everything shown comes from the :class:`~nerstudio.gui.session.Session` (core objects); long
+steps (lining up and scoring N-best lists, training) run as jobs on the :class:`TaskRunner`'s
+worker thread, one at a time.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from collections import Counter
+from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, Slot
+import numpy as np
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QMainWindow, QMessageBox, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
-                               QTreeView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMainWindow, QMessageBox, QSplitter, QTableWidget, QTableWidgetItem,
+                               QTabWidget, QTreeView, QVBoxLayout, QWidget)
 
-from .. import __version__
+from .. import RESOURCES, __version__
 from ..corpus.formats import read_corpus
-from ..corpus.model import Corpus
+from ..corpus.model import Corpus, Span
 from ..errors import NerstudioError
+from ..nbest import NBestList
+from .jobs import dev_baseline, make_prepare_job, make_training_job
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+from .models.feature_model import rows_from_terms
+from .session import Session
+from .views.curve_plot import CurvePlot
+from .views.feature_view import FeaturePanel
+from .views.nbest_view import NBestPanel
 from .views.palette import type_color
 from .views.sentence_view import SentenceView
+from .views.training_panel import TrainingPanel
+from .workers import TaskRunner
 
 MAX_RECENT = 8
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
+NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
+MODEL_FILTER = "Models (*.npz);;All files (*)"
+DEMO_DIR = RESOURCES / "demo"
+DEMO_MODEL_DIR = DEMO_DIR / "model"
+SESSION_FILE = "session.json"
+
+STATUS_FILTERS = (
+    ("All sentences", None, "Show every sentence"),
+    ("Baseline wrong (top ≠ gold)", "error", "Sentences whose top tagger candidate is not exactly the gold"),
+    ("Reranker changed the baseline", "changed", "Sentences where the reranker picks another candidate than the "
+                                                 "tagger's top one"),
+    ("Reranker wrong", "rerank_error", "Sentences where the reranker's pick is not exactly the gold"),
+    ("Gold not in N-best", "missing", "Sentences whose gold analysis is not among the candidates"),
+    ("Has an N-best list", "has_nbest", "Sentences with candidates"),
+)
+
+
+def sibling_dev(path: str | None) -> str:
+    """A development file next to a training file (dev.conll, eng.testa, …), or ''."""
+    if not path:
+        return ""
+    p = Path(path)
+    names = ["dev" + p.suffix, "dev.conll", p.stem.replace("train", "dev") + p.suffix, "eng.testa", "testa",
+             p.stem + ".testa", p.stem + ".dev"]
+    for n in names:
+        q = p.with_name(n)
+        if q != p and q.is_file():
+            return str(q)
+    return ""
+
+
+def companion_nbest(path: str | None) -> str | None:
+    """An N-best list saved for this corpus: ``<stem>.nbest.npz`` beside it or in ``model/``."""
+    if not path:
+        return None
+    p = Path(path)
+    for q in (p.with_name(p.stem + ".nbest.npz"), p.parent / "model" / (p.stem + ".nbest.npz")):
+        if q.is_file():
+            return str(q)
+    return None
 
 
 class MainWindow(QMainWindow):
@@ -28,19 +86,37 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings or QSettings()
-        self.corpus: Corpus | None = None
+        self.session = Session()
+        self.runner = TaskRunner(self)
+        self._job_done: dict[str, object] = {}
+        self._run_curve: int | None = None
+        self._run_settings = None
+        self._current_k = -1
+        self._flags: dict[str, np.ndarray] | None = None
+        self._exact_cache = None
+        self.last_switch_ms = 0.0
         self.setAcceptDrops(True)
         self._build_ui()
         self._build_actions()
+        self._connect_runner()
         self._update_title()
+        self._update_state()
         geo = self.settings.value("window/geometry")
         if geo is not None:
             self.restoreGeometry(geo)
         else:
             self.resize(1280, 800)
+        state = self.settings.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+
+    @property
+    def corpus(self) -> Corpus | None:
+        return self.session.corpus
 
     # -- construction ---------------------------------------------------------------------
     def _build_ui(self) -> None:
+        # corpus browser
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(4, 4, 4, 4)
@@ -48,8 +124,26 @@ class MainWindow(QMainWindow):
         self.search.setObjectName("corpusSearch")
         self.search.setPlaceholderText("Search sentences…  (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
-        self.search.textChanged.connect(self._on_search)
+        self.search.setToolTip("Show only sentences containing this text (case-insensitive)")
+        self.search.textChanged.connect(self._apply_filter)
         lv.addWidget(self.search)
+        frow = QHBoxLayout()
+        frow.setContentsMargins(0, 0, 0, 0)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("statusFilter")
+        for k, (label, key, tip) in enumerate(STATUS_FILTERS):
+            self.status_filter.addItem(label, key)
+            self.status_filter.setItemData(k, tip, Qt.ToolTipRole)
+        self.status_filter.setToolTip("Filter sentences by how the tagger and the reranker do on them")
+        self.status_filter.currentIndexChanged.connect(self._apply_filter)
+        self.type_filter = QComboBox()
+        self.type_filter.setObjectName("typeFilter")
+        self.type_filter.addItem("Any type", None)
+        self.type_filter.setToolTip("Show only sentences with a gold entity of this type")
+        self.type_filter.currentIndexChanged.connect(self._apply_filter)
+        frow.addWidget(self.status_filter, 3)
+        frow.addWidget(self.type_filter, 2)
+        lv.addLayout(frow)
         self.tree_model = CorpusTreeModel()
         self.proxy = SentenceFilterProxy(self)
         self.proxy.setSourceModel(self.tree_model)
@@ -61,83 +155,216 @@ class MainWindow(QMainWindow):
         self.corpus_view.setSelectionMode(QAbstractItemView.SingleSelection)
         hdr = self.corpus_view.header()
         hdr.setSectionResizeMode(0, QHeaderView.Stretch)
-        hdr.setSectionResizeMode(1, QHeaderView.ResizeToContents)
-        hdr.setSectionResizeMode(2, QHeaderView.ResizeToContents)
+        for c in (1, 2, 3):
+            hdr.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         hdr.setStretchLastSection(False)
         self.corpus_view.selectionModel().currentChanged.connect(self._on_current_changed)
         lv.addWidget(self.corpus_view)
+        self.filter_count = QLabel()
+        self.filter_count.setObjectName("filterCount")
+        lv.addWidget(self.filter_count)
 
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(4, 4, 4, 4)
+        # sentence
+        top = QWidget()
+        tv = QVBoxLayout(top)
+        tv.setContentsMargins(4, 4, 4, 0)
         self.sentence_header = QLabel("No corpus loaded")
         self.sentence_header.setObjectName("sentenceHeader")
         self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        rv.addWidget(self.sentence_header)
+        tv.addWidget(self.sentence_header)
         self.sentence_view = SentenceView()
-        rv.addWidget(self.sentence_view)
+        self.sentence_view.setToolTip("Boxes: gold entities · bars: the selected candidate · red: they differ")
+        tv.addWidget(self.sentence_view, 1)
         self.legend = QLabel()
         self.legend.setObjectName("typeLegend")
-        rv.addWidget(self.legend)
+        tv.addWidget(self.legend)
 
+        # candidates and features
+        self.nbest_panel = NBestPanel()
+        self.nbest_view = self.nbest_panel.view
+        self.nbest_panel.candidateSelected.connect(self._on_candidate)
+        self.nbest_panel.pairSelected.connect(self._on_pair)
+        self.feature_panel = FeaturePanel()
+        self.feature_view = self.feature_panel.view
+        self.feature_panel.group.setChecked(self.settings.value("features/grouped", "true") in ("true", True))
+        mid = QSplitter(Qt.Horizontal)
+        mid.setObjectName("candidateSplitter")
+        mid.addWidget(self.nbest_panel)
+        mid.addWidget(self.feature_panel)
+        mid.setStretchFactor(0, 5)
+        mid.setStretchFactor(1, 4)
+
+        # bottom tabs: curves, entities, corpus
         self.tabs = QTabWidget()
-        self.entity_table = QTableWidget(0, 4)
+        self.tabs.setObjectName("bottomTabs")
+        self.curve_plot = CurvePlot()
+        self.tabs.addTab(self.curve_plot, "Training curves")
+        self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
         self.entity_table.setObjectName("entityTable")
         self.entity_table.setHorizontalHeaderLabels(["Type", "Entity", "Tokens", "Length"])
         self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
         self.entity_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.entity_table.verticalHeader().setVisible(False)
-        self.tabs.addTab(self.entity_table, "Entities")
+        self.tabs.addTab(self.entity_table, "Gold entities")
         self.summary = QLabel()
         self.summary.setObjectName("corpusSummary")
         self.summary.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.tabs.addTab(self.summary, "Corpus")
-        rv.addWidget(self.tabs, 1)
+
+        right = QSplitter(Qt.Vertical)
+        right.setObjectName("rightSplitter")
+        right.addWidget(top)
+        right.addWidget(mid)
+        right.addWidget(self.tabs)
+        right.setStretchFactor(0, 0)
+        right.setStretchFactor(1, 3)
+        right.setStretchFactor(2, 2)
+        right.setSizes([150, 330, 270])
 
         split = QSplitter(Qt.Horizontal)
+        split.setObjectName("mainSplitter")
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([480, 800])
+        split.setStretchFactor(1, 5)
+        split.setSizes([360, 920])
         self.setCentralWidget(split)
+        self._splitters = (split, right, mid)
+        for sp in self._splitters:
+            st = self.settings.value(f"window/{sp.objectName()}")
+            if st is not None:
+                sp.restoreState(st)
+
+        # training dock
+        self.training_panel = TrainingPanel(self.settings)
+        self.training_panel.trainRequested.connect(self.start_training)
+        self.training_panel.cancelRequested.connect(self.cancel_job)
+        self.training_dock = QDockWidget("Training", self)
+        self.training_dock.setObjectName("trainingDock")
+        self.training_dock.setWidget(self.training_panel)
+        self.training_dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea)
+        self.addDockWidget(Qt.RightDockWidgetArea, self.training_dock)
+        self.training_dock.hide()
+        self.train_button = self.training_panel.train_button
+        self.cancel_button = self.training_panel.cancel_button
+
         self.status = self.statusBar()
+        self.state_label = QLabel()
+        self.state_label.setObjectName("stateLabel")
+        self.status.addPermanentWidget(self.state_label)
+
+    def _act(self, text, slot, shortcut=None, tip="", menu=None, checkable=False) -> QAction:
+        a = QAction(text, self)
+        if shortcut is not None:
+            a.setShortcut(QKeySequence(shortcut))
+        if tip:
+            a.setStatusTip(tip)
+            a.setToolTip(f"{tip} ({a.shortcut().toString()})" if shortcut is not None else tip)
+        a.setCheckable(checkable)
+        a.triggered.connect(slot)
+        if menu is not None:
+            menu.addAction(a)
+        return a
 
     def _build_actions(self) -> None:
         menu = self.menuBar()
         filem = menu.addMenu("&File")
-        self.act_open = QAction("&Open corpus…", self, shortcut=QKeySequence.Open,
-                                statusTip="Open a corpus file (CoNLL, TSV, JSONL)", triggered=self.open_dialog)
-        filem.addAction(self.act_open)
+        self.act_open = self._act("&Open corpus…", self.open_dialog, QKeySequence.Open,
+                                  "Open a corpus file (CoNLL, TSV, JSONL)", filem)
         self.recent_menu = filem.addMenu("Open &recent")
         self._refresh_recent()
         filem.addSeparator()
-        filem.addAction(QAction("&Quit", self, shortcut=QKeySequence.Quit, triggered=self.close))
+        self.act_open_nbest = self._act("Open &N-best list…", self.open_nbest_dialog, "Ctrl+Shift+O",
+                                        "Open the N-best list of the open corpus", filem)
+        self.act_open_dev = self._act("Open &dev N-best list…", self.open_dev_nbest_dialog, None,
+                                      "Open the N-best list of the development set (for the training curve)", filem)
+        self.act_open_model = self._act("Open reranker &model…", self.open_model_dialog, "Ctrl+M",
+                                        "Open a trained reranker and score the candidates", filem)
+        self.act_open_tagger = self._act("Open &tagger model…", self.open_tagger_dialog, None,
+                                         "Open a trained tagger (decodes dev corpora)", filem)
+        self.act_open_results = self._act("Open results &folder…", self.open_results_dialog, "Ctrl+Shift+L",
+                                          "Resume a saved session: N-best lists and models from a folder", filem)
+        filem.addSeparator()
+        self.act_save = self._act("&Save results to folder…", self.save_results_dialog, QKeySequence.Save,
+                                  "Save the N-best lists, tagger and reranker of this session", filem)
+        self.act_save_nbest = self._act("Save N-best list…", self.save_nbest_dialog, None,
+                                        "Save the N-best list of the open corpus", filem)
+        self.act_save_model = self._act("Save reranker model…", self.save_model_dialog, None,
+                                        "Save the trained reranker", filem)
+        filem.addSeparator()
+        self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 
         navm = menu.addMenu("&Navigate")
-        self.act_next = QAction("&Next sentence", self, shortcut=QKeySequence("Ctrl+Down"),
-                                triggered=lambda: self.step_sentence(1))
-        self.act_prev = QAction("&Previous sentence", self, shortcut=QKeySequence("Ctrl+Up"),
-                                triggered=lambda: self.step_sentence(-1))
-        self.act_find = QAction("&Find…", self, shortcut=QKeySequence.Find,
-                                triggered=lambda: (self.search.setFocus(), self.search.selectAll()))
-        for a in (self.act_next, self.act_prev, self.act_find):
-            navm.addAction(a)
+        self.act_next = self._act("&Next sentence", lambda: self.step_sentence(1), "Ctrl+Down",
+                                  "Next sentence (among those the filters show)", navm)
+        self.act_prev = self._act("&Previous sentence", lambda: self.step_sentence(-1), "Ctrl+Up",
+                                  "Previous sentence (among those the filters show)", navm)
+        self.act_next_err = self._act("Next &error", lambda: self.step_matching("error", 1), "F8",
+                                      "Next sentence whose top candidate is wrong", navm)
+        self.act_next_changed = self._act("Next &change by the reranker", lambda: self.step_matching("changed", 1),
+                                          "Shift+F8", "Next sentence where the reranker picks another candidate",
+                                          navm)
+        navm.addSeparator()
+        self.act_find = self._act("&Find…", lambda: (self.search.setFocus(), self.search.selectAll()),
+                                  QKeySequence.Find, "Search the sentences", navm)
+        self._act("Focus &corpus", lambda: self.corpus_view.setFocus(), "Ctrl+1", "Focus the corpus browser", navm)
+        self._act("Focus N-&best", lambda: self.nbest_view.setFocus(), "Ctrl+2", "Focus the candidate table", navm)
+        self._act("Focus f&eatures", lambda: (self.feature_panel.search.setFocus(),
+                                              self.feature_panel.search.selectAll()),
+                  "Ctrl+3", "Filter the features", navm)
+        self._act("Compare with &top candidate", self.compare_with_top, "Ctrl+D",
+                  "Compare the selected candidate with the tagger's top candidate", navm)
+
+        trainm = menu.addMenu("&Train")
+        self.act_train = self._act("&Train", self.train_from_menu, "F5",
+                                   "Start training with the settings of the training panel", trainm)
+        self.act_cancel = self._act("&Cancel", self.cancel_job, "Shift+F5", "Stop the running job", trainm)
+        self.act_cancel.setEnabled(False)
+        trainm.addSeparator()
+        self.act_show_training = self.training_dock.toggleViewAction()
+        self.act_show_training.setText("Show training &panel")
+        self.act_show_training.setShortcut(QKeySequence("Ctrl+T"))
+        trainm.addAction(self.act_show_training)
+        self._act("Export curve &image…", self.curve_plot.export_image_dialog, None,
+                  "Save the training curves as PNG or SVG", trainm)
+        self._act("Export curve &data…", self.curve_plot.export_csv_dialog, None,
+                  "Save the training curves as CSV", trainm)
 
         helpm = menu.addMenu("&Help")
-        helpm.addAction(QAction("&About nerstudio", self, triggered=self.about))
+        self._act("&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents,
+                  "List the keyboard shortcuts", helpm)
+        self._act("&About nerstudio", self.about, None, "About nerstudio and the papers it implements", helpm)
 
         tb = self.addToolBar("Main")
         tb.setObjectName("mainToolbar")
-        tb.addAction(self.act_open)
+        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_save):
+            tb.addAction(a)
         tb.addSeparator()
-        tb.addAction(self.act_prev)
-        tb.addAction(self.act_next)
+        for a in (self.act_prev, self.act_next, self.act_next_err):
+            tb.addAction(a)
+        tb.addSeparator()
+        tb.addAction(self.act_show_training)
+        tb.addAction(self.act_train)
+        tb.addAction(self.act_cancel)
+
+    def _connect_runner(self) -> None:
+        r = self.runner
+        r.started.connect(self._on_job_started)
+        r.progress.connect(self._on_job_progress)
+        r.stats.connect(self._on_job_stats)
+        r.partial.connect(self._on_job_partial)
+        r.finished.connect(self._on_job_finished)
+        r.failed.connect(self._on_job_failed)
+        r.cancelled.connect(self._on_job_cancelled)
+        r.idle.connect(self._on_job_idle)
 
     # -- corpus ---------------------------------------------------------------------------
-    def load_corpus(self, path: str) -> bool:
+    def load_corpus(self, path: str, attach: bool = True) -> bool:
+        if self.runner.busy:
+            self.status.showMessage("A job is running: cancel it before opening another corpus", 5000)
+            return False
         try:
             corpus = read_corpus(path)
         except (NerstudioError, OSError) as exc:
@@ -145,21 +372,40 @@ class MainWindow(QMainWindow):
             return False
         self.set_corpus(corpus)
         self._add_recent(corpus.path or path)
+        if attach:
+            comp = companion_nbest(corpus.path or path)
+            if comp:
+                self.load_nbest(comp)
         return True
 
     def set_corpus(self, corpus: Corpus) -> None:
-        self.corpus = corpus
+        self.session.set_corpus(corpus)
+        self._flags = None
+        self._exact_cache = None
         self.tree_model.set_corpus(corpus)
+        self.type_filter.blockSignals(True)
+        self.type_filter.clear()
+        self.type_filter.addItem("Any type", None)
+        for lab in self.session.type_masks:
+            self.type_filter.addItem(lab or "(untyped)", lab)
+        self.type_filter.blockSignals(False)
+        self.status_filter.blockSignals(True)
+        self.status_filter.setCurrentIndex(0)
+        self.status_filter.blockSignals(False)
+        self._apply_filter()
         if len(corpus.documents) <= 50:
             self.corpus_view.expandToDepth(0)
         self._update_summary()
         self._update_title()
+        if not self.training_panel.dev_path.text():
+            self.training_panel.dev_path.setText(sibling_dev(corpus.path))
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
         self.status.showMessage(f"Loaded {corpus.path}: {len(corpus.documents)} documents, "
                                 f"{len(corpus)} sentences, {corpus.n_tokens} tokens{note}", 10000)
         self.legend.setText("  ".join(
             f'<span style="background:{type_color(lab).name()};color:white;padding:2px">&nbsp;{lab or "entity"}&nbsp;</span>'
             for lab in corpus.labels) + "   <i>boxes: gold · bars: candidate · red: differs</i>")
+        self._update_state()
         if len(corpus):
             self.select_sentence(0)
 
@@ -169,18 +415,53 @@ class MainWindow(QMainWindow):
         if idx.isValid():
             self.corpus_view.scrollTo(idx)
             self.corpus_view.setCurrentIndex(idx)
+            if self._current_k != k:
+                self.show_sentence(k)
         else:
             self.show_sentence(k)
 
     def current_sentence_index(self) -> int:
-        return self.tree_model.sentence_index(self.proxy.mapToSource(self.corpus_view.currentIndex()))
+        idx = self.corpus_view.currentIndex()
+        k = self.tree_model.sentence_index(self.proxy.mapToSource(idx)) if idx.isValid() else -1
+        return k if k >= 0 else self._current_k
 
     def step_sentence(self, delta: int) -> None:
         if not self.corpus or not len(self.corpus):
             return
         k = self.current_sentence_index()
-        k = 0 if k < 0 else min(max(k + delta, 0), len(self.corpus) - 1)
-        self.select_sentence(k)
+        n = len(self.corpus)
+        if not self.proxy.active:
+            k = 0 if k < 0 else min(max(k + delta, 0), n - 1)
+            self.select_sentence(k)
+            return
+        j = k + delta
+        while 0 <= j < n:
+            if self.proxy.accepts(j):
+                self.select_sentence(j)
+                return
+            j += delta
+        self.status.showMessage("No more sentences match the filters", 3000)
+
+    def step_matching(self, flag: str, delta: int) -> None:
+        if not self.corpus or not len(self.corpus):
+            return
+        mask = self.flags().get(flag)
+        if mask is None or not mask.any():
+            self.status.showMessage("No such sentence (is an N-best list / reranker loaded?)", 4000)
+            return
+        k = self.current_sentence_index()
+        hits = np.flatnonzero(mask & self._visible_mask())
+        nxt = hits[hits > k] if delta > 0 else hits[hits < k][::-1]
+        if len(nxt):
+            self.select_sentence(int(nxt[0]))
+        else:
+            self.status.showMessage("No more such sentences", 3000)
+
+    def _visible_mask(self) -> np.ndarray:
+        n = len(self.corpus)
+        if not self.proxy.active:
+            return np.ones(n, dtype=bool)
+        return np.fromiter((self.proxy.accepts(k) for k in range(n)), dtype=bool, count=n)
 
     @Slot(object, object)
     def _on_current_changed(self, current, _previous) -> None:
@@ -189,12 +470,14 @@ class MainWindow(QMainWindow):
             self.show_sentence(k)
 
     def show_sentence(self, k: int) -> None:
-        s = self.corpus.sentences[k]
+        t0 = time.perf_counter()
+        c = self.corpus
+        s = c.sentences[k]
+        self._current_k = k
         doc = self.tree_model.document_of(k)
-        where = f"{os.path.basename(self.corpus.path or '')}:{s.line}" if s.line else ""
-        self.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(self.corpus)} · document "
-                                     f"{self.corpus.documents[doc].id} · {len(s)} tokens · {where}")
-        self.sentence_view.set_sentence(s.words, s.spans)
+        where = f"{os.path.basename(c.path or '')}:{s.line}" if s.line else ""
+        self.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
+                                     f"{c.documents[doc].id} · {len(s)} tokens · {where}")
         self.entity_table.setRowCount(len(s.spans))
         for r, sp in enumerate(s.spans):
             item = QTableWidgetItem(sp.label or "entity")
@@ -203,6 +486,602 @@ class MainWindow(QMainWindow):
             self.entity_table.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
             self.entity_table.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))
             self.entity_table.setItem(r, 3, QTableWidgetItem(str(len(sp))))
+        i = self.session.nbest_row(k)
+        if i < 0:
+            self.sentence_view.set_sentence(s.words, s.spans)
+            if self.session.nbest is None:
+                self.nbest_panel.clear("No N-best list loaded — File ▸ Open N-best list…, or train in the "
+                                       "training panel (Ctrl+T)")
+            else:
+                self.nbest_panel.clear("This sentence has no candidates in the N-best list")
+            self.feature_panel.show_message("No candidates for this sentence")
+        else:
+            self._show_candidates(k, i)
+        self.last_switch_ms = (time.perf_counter() - t0) * 1000
+
+    def _gold_for(self, i: int, k: int) -> list[Span]:
+        nb = self.session.nbest
+        if nb is not None and nb.gold is not None:
+            return list(nb.gold[i])
+        return list(self.corpus.sentences[k].spans)
+
+    def _show_candidates(self, k: int, i: int) -> None:
+        ses = self.session
+        nb = ses.nbest
+        ix = ses.nbest_index
+        spans = nb.candidate_spans(i)
+        scores = ses.scores_of(i)
+        f = ix.span_f(i)
+        exact = self._exact()
+        ex = None if exact is None else exact[ses.candidate_rows(i)]
+        chosen = ses.reranked_choice(i)
+        parts = [f"<b>{len(spans)} candidates</b>"]
+        if ex is not None:
+            gold_at = np.flatnonzero(ex)
+            parts.append(f"gold is candidate {gold_at[0] + 1}" if len(gold_at) else
+                         "<span style='color:#c62828'>gold not among them</span>")
+        if chosen is not None:
+            parts.append("reranker keeps the top candidate" if chosen == 0 else
+                         f"<b>reranker picks candidate {chosen + 1}</b>")
+        self.nbest_panel.set_candidates(nb.words[i], spans, nb.logprobs[i], scores, f, chosen, ex,
+                                        header=" · ".join(parts))
+        if spans:
+            self.nbest_panel.select(chosen if chosen is not None and chosen >= 0 else 0)
+        else:
+            self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, k), [])
+
+    def _exact(self):
+        if self._exact_cache is None and self.session.nbest_index is not None:
+            self._exact_cache = self.session.nbest_index.exact()
+        return self._exact_cache
+
+    # -- candidates and features ----------------------------------------------------------
+    def _cur_nbest_row(self) -> int:
+        return self.session.nbest_row(self._current_k)
+
+    @Slot(int)
+    def _on_candidate(self, j: int) -> None:
+        i = self._cur_nbest_row()
+        if i < 0:
+            return
+        nb = self.session.nbest
+        chosen = self.session.reranked_choice(i)
+        name = f"candidate {j + 1}" + (" (reranker's pick)" if chosen == j else "")
+        self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, self._current_k), nb.spans(i, j), name)
+        sc = self.session.scored
+        if sc is None:
+            self.feature_panel.show_message("<i>No reranker loaded: open one (Ctrl+M) or train one (F5) to see "
+                                            "each candidate's global features and weights.</i>")
+            return
+        row = self.session.data_row(i, j)
+        try:
+            expl = sc.model.explain(sc.data, row)
+        except (NotImplementedError, ValueError, TypeError, AttributeError) as exc:
+            self.feature_panel.show_message(f"<i>This reranker cannot list per-feature contributions: {exc}</i>")
+            return
+        rows = rows_from_terms(expl.terms)
+        score = float(getattr(expl, "score", sc.scores[row]))
+        lx = next((r for r in rows if r.name == "L(x)"), None)
+        n_feat = sum(1 for r in rows if r.name != "L(x)")
+        head = (f"<b>Candidate {j + 1}</b> · score F(x) = {score:.3f}"
+                + (f" = L(x) term {lx.contribution:+.3f}" if lx else "")
+                + f" + {n_feat} global features {score - (lx.contribution if lx else 0):+.3f}")
+        self.feature_panel.show_terms(rows, head)
+
+    @Slot(int, int)
+    def _on_pair(self, a: int, b: int) -> None:
+        i = self._cur_nbest_row()
+        if i < 0:
+            return
+        nb = self.session.nbest
+        self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, self._current_k), nb.spans(i, a),
+                                        f"candidate {a + 1}")
+        sc = self.session.scored
+        if sc is None:
+            self.feature_panel.show_message("<i>No reranker loaded: nothing separates the candidates yet.</i>")
+            return
+        ra, rb = self.session.data_row(i, a), self.session.data_row(i, b)
+        try:
+            cmp_ = sc.model.compare(sc.data, ra, rb)
+        except (NotImplementedError, ValueError, TypeError, AttributeError) as exc:
+            self.feature_panel.show_message(f"<i>This reranker cannot compare feature by feature: {exc}</i>")
+            return
+        rows = rows_from_terms(cmp_.terms, compare=True)
+        delta = float(getattr(cmp_, "delta", sc.scores[ra] - sc.scores[rb]))
+        winner, loser = (a, b) if delta >= 0 else (b, a)
+        top = sorted(rows, key=lambda r: -r.contribution if delta >= 0 else r.contribution)[:2]
+        why = ", ".join(f"{r.name} ({r.contribution:+.2f})" for r in top)
+        head = (f"<b>A = candidate {a + 1}</b> ({sc.scores[ra]:.3f}) vs <b>B = candidate {b + 1}</b> "
+                f"({sc.scores[rb]:.3f}): F(A) − F(B) = <b>{delta:+.3f}</b>. The reranker prefers candidate "
+                f"{winner + 1} over {loser + 1}" + (f", mostly because of {why}" if why else "") + ".")
+        self.feature_panel.show_terms(rows, head, compare=True)
+
+    def compare_with_top(self) -> None:
+        sel = self.nbest_panel.selected()
+        j = sel[0] if sel else self.nbest_panel.model.chosen()
+        if j is None or j <= 0 or self.nbest_panel.model.rowCount() < 2:
+            j = 1 if self.nbest_panel.model.rowCount() > 1 else None
+        if j is not None:
+            self.nbest_panel.select(j, 0)
+
+    # -- filters --------------------------------------------------------------------------
+    def flags(self) -> dict[str, np.ndarray]:
+        if self._flags is None:
+            self._flags = self.session.flags()
+        return self._flags
+
+    @Slot()
+    def _apply_filter(self, *_args) -> None:
+        if self.corpus is None:
+            return
+        mask = None
+        key = self.status_filter.currentData()
+        if key:
+            m = self.flags().get(key)
+            mask = m if m is not None else np.zeros(len(self.corpus), dtype=bool)
+        lab = self.type_filter.currentData()
+        if lab is not None and lab in self.session.type_masks:
+            tm = self.session.type_masks[lab]
+            mask = tm if mask is None else (mask & tm)
+        self.proxy.set_filter(self.search.text(), mask)
+        if self.proxy.active:
+            n = int(self._visible_mask().sum())
+            self.filter_count.setText(f"{n:,} of {len(self.corpus):,} sentences shown")
+            if n <= 2000:
+                self.corpus_view.expandAll()
+        else:
+            self.filter_count.setText(f"{len(self.corpus):,} sentences in {len(self.corpus.documents):,} documents")
+
+    def _refresh_flags(self) -> None:
+        self._flags = None
+        self._exact_cache = None
+        if self.corpus is None:
+            return
+        flags = self.flags()
+        self.tree_model.set_status(flags if self.session.nbest is not None else None)
+        if self.status_filter.currentData():
+            self._apply_filter()
+
+    # -- N-best lists and models ----------------------------------------------------------
+    def _busy_refusal(self) -> bool:
+        if self.runner.busy:
+            QMessageBox.information(self, "Busy", f"A job is running ({self.runner.name}). Wait for it or cancel it "
+                                                  "(Shift+F5) first.")
+            return True
+        return False
+
+    def load_nbest(self, path: str) -> bool:
+        if self.corpus is None:
+            QMessageBox.information(self, "No corpus", "Open the corpus the N-best list belongs to first.")
+            return False
+        if self._busy_refusal():
+            return False
+        try:
+            nb = NBestList.load(path)
+        except (NerstudioError, OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot open N-best list", str(exc))
+            return False
+        return self.attach_nbest(nb, path)
+
+    def attach_nbest(self, nb: NBestList, path: str | None = None) -> bool:
+        job = make_prepare_job(self.corpus, nb, self.session.model)
+        self._job_done["prepare"] = lambda res: self._install_prepared(res, path)
+        return self.runner.start("prepare", job)
+
+    def _install_prepared(self, res, path) -> None:
+        ix, scored = res
+        if ix is not None:
+            self.session.install(index=ix, path=path)
+            missing = len(ix.row_of) - ix.matched
+            msg = f"N-best list {os.path.basename(path or 'new')}: {ix.matched:,} of {len(ix.row_of):,} sentences"
+            if missing:
+                msg += f" ({missing:,} without candidates)"
+            self.status.showMessage(msg, 8000)
+        if scored is not None:
+            self.session.install(scored=scored)
+        self._refresh_flags()
+        self._update_state()
+        if self._current_k >= 0:
+            self.show_sentence(self._current_k)
+
+    def load_model(self, path: str) -> bool:
+        if self._busy_refusal():
+            return False
+        try:
+            from ..rerank.model import RerankerModel
+            model = RerankerModel.load(path)
+        except ImportError:
+            QMessageBox.critical(self, "Cannot open reranker", "This version of nerstudio has no reranker core.")
+            return False
+        except (NerstudioError, OSError, ValueError, KeyError) as exc:
+            QMessageBox.critical(self, "Cannot open reranker", str(exc))
+            return False
+        self.session.model, self.session.model_path = model, path
+        self._load_history(model, path)
+        return self.rescore()
+
+    def rescore(self) -> bool:
+        """Score the displayed N-best list with the session's reranker (in the worker)."""
+        ses = self.session
+        if ses.model is None or ses.nbest is None:
+            self._update_state()
+            return True
+        job = make_prepare_job(self.corpus, None, ses.model, ses.nbest)
+        self._job_done["prepare"] = lambda res: self._install_prepared(res, ses.nbest_path)
+        return self.runner.start("prepare", job)
+
+    def _load_history(self, model, path: str) -> None:
+        """Show a loaded model's training curve: from the model, or a ``.history.json`` beside it."""
+        hist = None
+        for holder in (model, getattr(model, "learner", None)):
+            h = getattr(holder, "history_", None) or getattr(holder, "history", None)
+            if h:
+                hist = h
+                break
+        side = Path(path).with_suffix(".history.json")
+        label = getattr(model, "label", None) or getattr(model, "describe", lambda: None)()
+        if hist is None and side.is_file():
+            try:
+                data = json.loads(side.read_text(encoding="utf-8"))
+                hist = data.get("history")
+                label = data.get("label", label)
+                base = data.get("baseline")
+            except (OSError, ValueError, AttributeError):
+                hist = None
+        else:
+            base = None
+        if hist:
+            unit = hist[0].get("unit", "epoch") if isinstance(hist[0], dict) else getattr(hist[0], "unit", "epoch")
+            if base is None and self.session.dev_nbest is not None:
+                base = dev_baseline(self.session.dev_nbest)
+            run = self.curve_plot.start_run(f"{label or os.path.basename(path)} [loaded]", unit, base)
+            self.curve_plot.add_points(run, hist)
+            self.curve_plot.finish_run(run)
+
+    def load_tagger(self, path: str) -> bool:
+        from ..tagging.maxent import MaxEntTagger
+        try:
+            self.session.tagger = MaxEntTagger.load(path)
+        except (NerstudioError, OSError, ValueError, KeyError) as exc:
+            QMessageBox.critical(self, "Cannot open tagger", str(exc))
+            return False
+        self.session.tagger_path = path
+        self._update_state()
+        return True
+
+    def load_dev_nbest(self, path: str) -> bool:
+        try:
+            self.session.dev_nbest = NBestList.load(path)
+        except (NerstudioError, OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot open N-best list", str(exc))
+            return False
+        self.session.dev_nbest_path = path
+        if self.training_panel.dev_path.text() == "" or not self.training_panel.running:
+            self.training_panel.dev_path.setText(path)
+        self._update_state()
+        return True
+
+    def load_results(self, folder: str) -> bool:
+        """Resume a session saved with :meth:`save_results` (plain files listed in session.json)."""
+        f = Path(folder)
+        try:
+            info = json.loads((f / SESSION_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot open results", f"{f / SESSION_FILE}: {exc}")
+            return False
+        if self._busy_refusal():
+            return False
+        corpus = info.get("corpus")
+        if corpus and (self.corpus is None or os.path.abspath(self.corpus.path or "") != os.path.abspath(corpus)):
+            if not os.path.isfile(corpus) or not self.load_corpus(corpus, attach=False):
+                return False
+        if info.get("tagger"):
+            self.load_tagger(str(f / info["tagger"]))
+        if info.get("dev_nbest"):
+            self.load_dev_nbest(str(f / info["dev_nbest"]))
+        if info.get("model"):
+            try:
+                from ..rerank.model import RerankerModel
+                self.session.model = RerankerModel.load(str(f / info["model"]))
+                self.session.model_path = str(f / info["model"])
+                self._load_history(self.session.model, str(f / info["model"]))
+            except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
+                QMessageBox.warning(self, "Cannot open reranker", str(exc))
+        if info.get("nbest"):
+            return self.load_nbest(str(f / info["nbest"]))
+        return self.rescore()
+
+    def save_results(self, folder: str) -> list[str]:
+        ses = self.session
+        f = Path(folder)
+        f.mkdir(parents=True, exist_ok=True)
+        info: dict = {"format": "nerstudio-session", "version": 1,
+                      "corpus": os.path.abspath(self.corpus.path) if self.corpus and self.corpus.path else None}
+        written = []
+        stem = Path(self.corpus.path).stem if self.corpus and self.corpus.path else "corpus"
+        if ses.nbest is not None:
+            ses.nbest.save(str(f / f"{stem}.nbest.npz"))
+            info["nbest"] = f"{stem}.nbest.npz"
+        if ses.dev_nbest is not None:
+            ses.dev_nbest.save(str(f / "dev.nbest.npz"))
+            info["dev_nbest"] = "dev.nbest.npz"
+        if ses.tagger is not None:
+            ses.tagger.save(str(f / "tagger.npz"))
+            info["tagger"] = "tagger.npz"
+        if ses.model is not None:
+            ses.model.save(str(f / "reranker.npz"))
+            info["model"] = "reranker.npz"
+            self._save_history(str(f / "reranker.npz"))
+        (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
+        written = [k for k in ("nbest", "dev_nbest", "tagger", "model") if k in info]
+        return written
+
+    def _save_history(self, model_path: str) -> None:
+        """The curve of the run that produced the model, beside it (plain JSON)."""
+        runs = [r for r in self.curve_plot.runs if r.state == "done"]
+        if not runs:
+            return
+        r = runs[-1]
+        hist = [{"step": s, "unit": r.unit, "dev_precision": p, "dev_recall": rc, "dev_f1": fv}
+                for s, p, rc, fv in zip(r.steps, r.p, r.r, r.f)]
+        Path(model_path).with_suffix(".history.json").write_text(
+            json.dumps({"label": r.label.replace(" [loaded]", ""), "baseline": r.baseline, "history": hist}),
+            encoding="utf-8")
+
+    # dialogs
+    def _ask_open(self, title: str, filt: str, key: str) -> str | None:
+        start = self.settings.value(f"files/{key}Dir", self.settings.value("files/lastDir", ""))
+        path, _ = QFileDialog.getOpenFileName(self, title, start, filt)
+        if path:
+            self.settings.setValue(f"files/{key}Dir", os.path.dirname(path))
+        return path or None
+
+    def open_dialog(self) -> None:
+        path = self._ask_open("Open corpus", CORPUS_FILTER, "last")
+        if path:
+            self.load_corpus(path)
+
+    def open_nbest_dialog(self) -> None:
+        path = self._ask_open("Open N-best list", NBEST_FILTER, "nbest")
+        if path:
+            self.load_nbest(path)
+
+    def open_dev_nbest_dialog(self) -> None:
+        path = self._ask_open("Open dev N-best list", NBEST_FILTER, "nbest")
+        if path:
+            self.load_dev_nbest(path)
+
+    def open_model_dialog(self) -> None:
+        path = self._ask_open("Open reranker model", MODEL_FILTER, "model")
+        if path:
+            self.load_model(path)
+
+    def open_tagger_dialog(self) -> None:
+        path = self._ask_open("Open tagger model", MODEL_FILTER, "model")
+        if path:
+            self.load_tagger(path)
+
+    def open_results_dialog(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Open results folder", self.settings.value("files/resultsDir", ""))
+        if d:
+            self.settings.setValue("files/resultsDir", d)
+            self.load_results(d)
+
+    def save_results_dialog(self) -> None:
+        d = QFileDialog.getExistingDirectory(self, "Save results to folder", self.settings.value("files/resultsDir", ""))
+        if d:
+            self.settings.setValue("files/resultsDir", d)
+            try:
+                written = self.save_results(d)
+            except (OSError, NerstudioError, ValueError) as exc:
+                QMessageBox.critical(self, "Cannot save", str(exc))
+                return
+            self.status.showMessage(f"Saved {', '.join(written) or 'nothing'} to {d}", 8000)
+
+    def save_nbest_dialog(self) -> None:
+        if self.session.nbest is None:
+            self.status.showMessage("No N-best list to save", 4000)
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save N-best list", "", NBEST_FILTER)
+        if path:
+            try:
+                self.session.nbest.save(path)
+            except (OSError, ValueError) as exc:
+                QMessageBox.critical(self, "Cannot save", str(exc))
+                return
+            self.status.showMessage(f"Saved {path}", 5000)
+
+    def save_model_dialog(self) -> None:
+        if self.session.model is None:
+            self.status.showMessage("No reranker to save", 4000)
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save reranker model", "reranker.npz", MODEL_FILTER)
+        if path:
+            try:
+                self.session.model.save(path)
+                self._save_history(path)
+            except (OSError, ValueError) as exc:
+                QMessageBox.critical(self, "Cannot save", str(exc))
+                return
+            self.status.showMessage(f"Saved {path}", 5000)
+
+    # -- training -------------------------------------------------------------------------
+    def train_from_menu(self) -> None:
+        self.training_dock.show()
+        self.training_dock.raise_()
+        self.training_panel._on_train()
+
+    @Slot(object)
+    def start_training(self, settings) -> bool:
+        if self.runner.busy:
+            self.status.showMessage(f"Busy ({self.runner.name}): one run at a time", 4000)
+            return False
+        ses = self.session
+        if settings.start == "reranker" and ses.nbest is None:
+            QMessageBox.information(self, "No N-best list", "Open the N-best list of the training corpus "
+                                    "(File ▸ Open N-best list…) or choose the full pipeline.")
+            return False
+        unit = "round" if settings.algo.startswith("boost") else "epoch"
+        base = dev_baseline(ses.dev_nbest) if (settings.start == "reranker" and not settings.dev_path
+                                               and ses.dev_nbest is not None) else None
+        self._run_curve = self.curve_plot.start_run(settings.label(), unit, base)
+        self._run_settings = settings
+        dev_nb = ses.dev_nbest if settings.start == "reranker" else None
+        if settings.dev_path and ses.dev_nbest_path and os.path.abspath(settings.dev_path) == \
+                os.path.abspath(ses.dev_nbest_path) and settings.start == "reranker":
+            settings = type(settings)(**{**settings.__dict__, "dev_path": ""})  # already loaded
+        job = make_training_job(settings, self._run_curve, self.corpus,
+                                ses.nbest if settings.start == "reranker" else None, dev_nb, ses.tagger)
+        self._job_done["train"] = self._install_training
+        self.tabs.setCurrentWidget(self.curve_plot)
+        return self.runner.start("train", job)
+
+    @Slot()
+    def cancel_job(self) -> None:
+        if self.runner.busy:
+            self.runner.cancel()
+            self.training_panel.set_message("Cancelling…")
+            self.status.showMessage("Cancelling…", 3000)
+
+    def _install_training(self, res) -> None:
+        ses = self.session
+        if res.model is not None:
+            ses.model, ses.model_path = res.model, None
+        if res.scored is not None:
+            ses.install(scored=res.scored)
+        if res.dev_nbest is not None:
+            ses.dev_nbest, ses.dev_nbest_path = res.dev_nbest, None
+        run = self.curve_plot.runs[res.run_id] if res.run_id < len(self.curve_plot.runs) else None
+        best = run.best() if run else None
+        msg = f"Done in {res.seconds:.1f}s"
+        if run is not None and best is not None:
+            msg += f": best dev F {run.f[best]:.2f} at {run.unit} {int(run.steps[best])}"
+            if res.baseline is not None or run.baseline is not None:
+                b = res.baseline if res.baseline is not None else run.baseline
+                msg += f" (tagger baseline {b:.2f})"
+        self.training_panel.set_message(msg)
+        self.status.showMessage(msg, 10000)
+        self._refresh_flags()
+        self._update_state()
+        if self._current_k >= 0:
+            self.show_sentence(self._current_k)
+
+    # -- runner signals -------------------------------------------------------------------
+    @Slot(str)
+    def _on_job_started(self, name: str) -> None:
+        self.act_cancel.setEnabled(True)
+        self.act_train.setEnabled(False)
+        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):
+            a.setEnabled(False)
+        self.training_panel.set_running(True)
+        self.training_panel.set_message("Training…" if name == "train" else "Preparing the N-best list…")
+
+    @Slot(str, int, int)
+    def _on_job_progress(self, message: str, done: int, total: int) -> None:
+        self.training_panel.show_progress(message, done, total)
+        if message:
+            self.status.showMessage(message, 2000)
+
+    @Slot(list)
+    def _on_job_stats(self, batch: list) -> None:
+        if self._run_curve is not None and self.runner.name == "train":
+            self.curve_plot.add_points(self._run_curve, batch)
+
+    @Slot(str, object)
+    def _on_job_partial(self, key: str, value) -> None:
+        ses = self.session
+        if key == "tagger":
+            ses.tagger, ses.tagger_path = value, None
+        elif key == "nbest":
+            ses.install(index=value, path=None)
+            self._refresh_flags()
+            if self._current_k >= 0:
+                self.show_sentence(self._current_k)
+        elif key == "dev_nbest":
+            ses.dev_nbest, ses.dev_nbest_path = value, None
+        elif key == "baseline" and self._run_curve is not None:
+            self.curve_plot.runs[self._run_curve].baseline = value
+            self.curve_plot.schedule()
+        self._update_state()
+
+    @Slot(str, object)
+    def _on_job_finished(self, name: str, result) -> None:
+        handler = self._job_done.pop(name, None)
+        if name == "train" and self._run_curve is not None:
+            self.curve_plot.finish_run(self._run_curve, "done")
+        if handler is not None:
+            handler(result)
+
+    @Slot(str, str, str)
+    def _on_job_failed(self, name: str, message: str, tb: str) -> None:
+        self._job_done.pop(name, None)
+        if name == "train" and self._run_curve is not None:
+            self.curve_plot.finish_run(self._run_curve, "failed")
+        self.training_panel.set_message(f"Failed: {message}")
+        self.status.showMessage(f"{name} failed: {message}", 10000)
+        if os.environ.get("NERSTUDIO_DEBUG"):
+            print(tb)
+        box = QMessageBox(QMessageBox.Critical, "Job failed", f"{name}: {message}", QMessageBox.Ok, self)
+        box.setDetailedText(tb)
+        box.setModal(False)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.show()
+        self.last_error = message
+
+    @Slot(str, str)
+    def _on_job_cancelled(self, name: str, message: str) -> None:
+        self._job_done.pop(name, None)
+        if name == "train" and self._run_curve is not None:
+            self.curve_plot.finish_run(self._run_curve, "cancelled")
+        self.training_panel.set_message("Cancelled")
+        self.status.showMessage(f"{name} cancelled", 5000)
+
+    @Slot()
+    def _on_job_idle(self) -> None:
+        self.training_panel.set_running(False)
+        self.act_cancel.setEnabled(False)
+        self.act_train.setEnabled(True)
+        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):
+            a.setEnabled(True)
+        self._update_state()
+
+    # -- state display --------------------------------------------------------------------
+    def _update_state(self) -> None:
+        ses = self.session
+        parts = []
+        html = []
+        if ses.nbest_index is not None:
+            ix = ses.nbest_index
+            name = os.path.basename(ses.nbest_path) if ses.nbest_path else "from this session"
+            parts.append(f"N-best: {name} ({ix.matched:,}/{len(ix.row_of):,})")
+            html.append(f"<b>N-best</b>: {name}, {len(ix.nbest):,} sentences, {ix.matched:,} matched")
+        else:
+            html.append("<b>N-best</b>: none")
+        if ses.dev_nbest is not None:
+            name = os.path.basename(ses.dev_nbest_path) if ses.dev_nbest_path else "from this session"
+            html.append(f"<b>Dev N-best</b>: {name}, {len(ses.dev_nbest):,} sentences")
+        if ses.tagger is not None:
+            html.append(f"<b>Tagger</b>: {os.path.basename(ses.tagger_path) if ses.tagger_path else 'trained now'} "
+                        f"({getattr(ses.tagger, 'task', '?')}/{getattr(ses.tagger, 'features', '?')})")
+        if ses.model is not None:
+            desc = _describe_model(ses.model)
+            parts.append(f"reranker: {desc}")
+            html.append(f"<b>Reranker</b>: {desc}")
+        else:
+            html.append("<b>Reranker</b>: none")
+        if ses.scored is not None and ses.nbest is not None and ses.nbest.gold is not None:
+            try:
+                d = ses.scored.data
+                _, _, fb = d.prf(np.zeros(len(d), dtype=np.int64))
+                _, _, fr = d.prf(ses.scored.choice)
+                html.append(f"On this list: top candidate F {fb:.2f} → reranked F {fr:.2f}")
+                parts.append(f"F {fb:.2f} → {fr:.2f}")
+            except (ValueError, AttributeError):
+                pass
+        if self.runner.busy:
+            parts.append(f"running: {self.runner.name}")
+        self.state_label.setText(" · ".join(parts))
+        self.training_panel.set_state_text("<br>".join(html))
 
     def _update_summary(self) -> None:
         c = self.corpus
@@ -219,20 +1098,7 @@ class MainWindow(QMainWindow):
             f"<tr><td>tokens</td><td align=right>{c.n_tokens:,}</td></tr>"
             f"<tr><td>entities</td><td align=right>{sum(ents.values()):,}</td></tr>{rows}</table>")
 
-    @Slot(str)
-    def _on_search(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text)
-        if text:
-            self.corpus_view.expandAll()
-
-    # -- files ----------------------------------------------------------------------------
-    def open_dialog(self) -> None:
-        start = self.settings.value("files/lastDir", "")
-        path, _ = QFileDialog.getOpenFileName(self, "Open corpus", start, CORPUS_FILTER)
-        if path:
-            self.settings.setValue("files/lastDir", os.path.dirname(path))
-            self.load_corpus(path)
-
+    # -- recent files, drag and drop ------------------------------------------------------
     def _recent(self) -> list[str]:
         val = self.settings.value("files/recent", [])
         if isinstance(val, str):
@@ -259,8 +1125,36 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.load_corpus(url.toLocalFile())
+                p = url.toLocalFile()
+                if p.endswith(".npz") and self.corpus is not None:
+                    self.load_nbest(p)
+                elif os.path.isdir(p) and os.path.isfile(os.path.join(p, SESSION_FILE)):
+                    self.load_results(p)
+                else:
+                    self.load_corpus(p)
                 break
+
+    # -- demo -----------------------------------------------------------------------------
+    def load_demo(self) -> bool:
+        """The bundled demo: corpus, tagger, jackknifed N-best, dev N-best and reranker."""
+        if not self.load_corpus(str(DEMO_DIR / "train.conll"), attach=False):
+            return False
+        md = DEMO_MODEL_DIR
+        if (md / "tagger.npz").is_file():
+            self.load_tagger(str(md / "tagger.npz"))
+        if (md / "dev.nbest.npz").is_file():
+            self.load_dev_nbest(str(md / "dev.nbest.npz"))
+        if (md / "reranker.npz").is_file():
+            try:
+                from ..rerank.model import RerankerModel
+                self.session.model = RerankerModel.load(str(md / "reranker.npz"))
+                self.session.model_path = str(md / "reranker.npz")
+                self._load_history(self.session.model, str(md / "reranker.npz"))
+            except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
+                self.status.showMessage(f"demo reranker not loaded: {exc}", 8000)
+        if (md / "train.nbest.npz").is_file():
+            return self.load_nbest(str(md / "train.nbest.npz"))
+        return True
 
     # -- misc -----------------------------------------------------------------------------
     def _update_title(self) -> None:
@@ -270,9 +1164,45 @@ class MainWindow(QMainWindow):
     def about(self) -> None:
         QMessageBox.about(self, "About nerstudio", ABOUT_HTML.format(version=__version__))
 
+    def shortcuts(self) -> list[tuple[str, str]]:
+        out = []
+        for a in self.findChildren(QAction):
+            if not a.shortcut().isEmpty() and a.text():
+                out.append((a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", "")))
+        return sorted(set(out), key=lambda x: x[1])
+
+    def show_shortcuts(self) -> None:
+        rows = "".join(f"<tr><td><b>{k}</b></td><td>{t}</td></tr>" for k, t in self.shortcuts())
+        QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>"
+                                "<p>In the candidate table: arrows move, Ctrl+click selects a second candidate "
+                                "to compare.</p>")
+
     def closeEvent(self, event) -> None:
+        if self.runner.busy:
+            self.runner.cancel()
+        self.runner.shutdown()
         self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        for sp in self._splitters:
+            self.settings.setValue(f"window/{sp.objectName()}", sp.saveState())
+        self.settings.setValue("features/grouped", self.feature_panel.group.isChecked())
         super().closeEvent(event)
+
+
+def _describe_model(model) -> str:
+    for attr in ("describe", "label"):
+        v = getattr(model, attr, None)
+        if callable(v):
+            try:
+                return str(v())
+            except Exception:  # noqa: BLE001 - a description is optional
+                pass
+        elif isinstance(v, str):
+            return v
+    learner = getattr(model, "learner", None)
+    if learner is not None and hasattr(learner, "describe"):
+        return learner.describe()
+    return type(model).__name__
 
 
 ABOUT_HTML = """<h3>nerstudio {version}</h3>
@@ -287,4 +1217,5 @@ Experiments with Perceptron Algorithms.</i> EMNLP 2002.</li>
 Discrete Structures, and the Voted Perceptron.</i> ACL 2002.</li>
 <li>J. Kazama and K. Torisawa (2007). <i>A New Perceptron Algorithm for Sequence Labeling with
 Non-local Features.</i> EMNLP-CoNLL 2007.</li>
-</ul>"""
+</ul>
+<p>Keyboard shortcuts: Help ▸ Keyboard shortcuts (F1).</p>"""

@@ -1,14 +1,18 @@
 """A tree model over a Corpus: documents at the top level, their sentences below.
 
 Rows are computed from the corpus on demand (no item per cell), so eng.train-sized corpora
-(15k sentences) stay fast. A filter proxy searches sentence text.
+(15k sentences) stay fast. A status column summarises the N-best list (baseline right/wrong,
+reranker right/wrong, gold missing) when one is attached. The filter proxy combines a text
+search with a boolean mask over sentences (has errors, reranker changed, entity type, ...).
 """
 
 from __future__ import annotations
 
 import bisect
 
+import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
 
@@ -16,25 +20,72 @@ _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their docu
 
 
 class CorpusTreeModel(QAbstractItemModel):
-    COLUMNS = ("Sentence", "Tokens", "Entities")
+    COLUMNS = ("Sentence", "Tokens", "Entities", "N-best")
+    STATUS_TIPS = {
+        "✓": "the tagger's top candidate is exactly right",
+        "✗": "the tagger's top candidate is wrong",
+        "✗→✓": "the top candidate is wrong; the reranker picks a right one",
+        "✓→✗": "the top candidate is right; the reranker picks a wrong one",
+        "✗→✗": "the top candidate is wrong; the reranker picks another wrong one",
+        "✓→✓": "the reranker picks another candidate with the same (right) entities",
+    }
     SentenceRole = Qt.UserRole + 1  # global sentence index (or -1 for documents)
 
     def __init__(self, corpus: Corpus | None = None, parent=None):
         super().__init__(parent)
         self._corpus: Corpus | None = None
         self._offsets: list[int] = []
+        self._status: list[str] | None = None
         self.set_corpus(corpus)
 
     def set_corpus(self, corpus: Corpus | None) -> None:
         self.beginResetModel()
         self._corpus = corpus
         self._offsets = []
+        self._status = None
         if corpus is not None:
             k = 0
             for d in corpus.documents:
                 self._offsets.append(k)
                 k += len(d.sentences)
         self.endResetModel()
+
+    def set_status(self, flags: dict[str, np.ndarray] | None) -> None:
+        """Per-sentence N-best status from :meth:`Session.flags` (None: no N-best list)."""
+        if self._corpus is None:
+            return
+        if not flags or not flags["has_nbest"].any():
+            self._status = None
+        else:
+            has, err, miss = flags["has_nbest"], flags["error"], flags["missing"]
+            rer = flags.get("rerank_error")
+            out = []
+            for k in range(len(has)):
+                if not has[k]:
+                    out.append("")
+                    continue
+                base = "✗" if err[k] else "✓"
+                if rer is not None and flags["changed"][k]:  # the reranker picked another candidate
+                    base += "→" + ("✗" if rer[k] else "✓")
+                if miss[k]:
+                    base += " ∉"
+                out.append(base)
+            self._status = out
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, 3), self.index(n - 1, 3))
+            for d in range(n):
+                m = len(self._corpus.documents[d].sentences)
+                if m:
+                    parent = self.index(d, 0)
+                    self.dataChanged.emit(self.index(0, 3, parent), self.index(m - 1, 3, parent))
+
+    def status(self, k: int) -> str:
+        return self._status[k] if self._status is not None else ""
+
+    @property
+    def offsets(self) -> list[int]:
+        return self._offsets
 
     @property
     def corpus(self) -> Corpus | None:
@@ -99,6 +150,11 @@ class CorpusTreeModel(QAbstractItemModel):
                     return sum(len(s) for s in doc.sentences)
                 if col == 2:
                     return sum(len(s.spans) for s in doc.sentences)
+                if col == 3 and self._status is not None:
+                    o = self._offsets[index.row()]
+                    st = self._status[o:o + len(doc.sentences)]
+                    bad = sum(1 for x in st if x.startswith("✗"))
+                    return f"{bad} ✗" if bad else "✓"
             if role == self.SentenceRole:
                 return -1
             return None
@@ -111,6 +167,20 @@ class CorpusTreeModel(QAbstractItemModel):
                 return len(s)
             if col == 2:
                 return len(s.spans)
+            if col == 3:
+                return self.status(k)
+        elif role == Qt.ToolTipRole and col == 3:
+            st = self.status(k)
+            if not st:
+                return "no N-best list for this sentence"
+            tip = self.STATUS_TIPS.get(st.replace(" ∉", ""), st)
+            return tip + ("\n∉: the gold entities are not among the candidates" if "∉" in st else "")
+        elif role == Qt.ForegroundRole and col == 3:
+            st = self.status(k)
+            if st.endswith("✓"):
+                return QBrush(QColor("#2e7d32"))
+            if "✗" in st:
+                return QBrush(QColor("#c62828"))
         elif role == Qt.ToolTipRole and col == 0:
             ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
             where = f"{self._corpus.path}:{s.line}" if s.line else ""
@@ -121,10 +191,72 @@ class CorpusTreeModel(QAbstractItemModel):
 
 
 class SentenceFilterProxy(QSortFilterProxyModel):
-    """Keeps documents that contain a matching sentence, and matching sentences."""
+    """Keeps sentences that contain the search text and pass the mask, and their documents.
+
+    The search is a case-insensitive substring test on the sentence text (precomputed once per
+    corpus); the mask is a boolean array over global sentence indices (None: all pass).
+    """
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setRecursiveFilteringEnabled(True)
         self.setFilterCaseSensitivity(Qt.CaseInsensitive)
         self.setFilterKeyColumn(0)
+        self._needle = ""
+        self._mask: np.ndarray | None = None
+        self._texts: list[str] | None = None
+        self._offsets: list[int] = []
+
+    def setSourceModel(self, model) -> None:
+        super().setSourceModel(model)
+        model.modelReset.connect(self._reset_cache)
+        self._reset_cache()
+
+    def _reset_cache(self) -> None:
+        self._texts = None
+        src = self.sourceModel()
+        self._offsets = list(src.offsets) if src is not None else []
+
+    @property
+    def active(self) -> bool:
+        return bool(self._needle) or self._mask is not None
+
+    def set_filter(self, needle: str = "", mask: np.ndarray | None = None) -> None:
+        needle = needle.lower()
+        if needle and self._texts is None:
+            corpus = self.sourceModel().corpus
+            self._texts = [s.text().lower() for s in corpus.sentences] if corpus is not None else []
+        mask = None if mask is None else np.asarray(mask, dtype=bool)
+
+        def change():
+            self._needle = needle
+            self._mask = mask
+        _refilter(self, change)
+
+    def setFilterFixedString(self, text: str) -> None:  # keep the Qt spelling working
+        self.set_filter(text, self._mask)
+
+    def accepts(self, k: int) -> bool:
+        if self._mask is not None and (k >= len(self._mask) or not self._mask[k]):
+            return False
+        if self._needle and (self._texts is None or self._needle not in self._texts[k]):
+            return False
+        return True
+
+    def filterAcceptsRow(self, row, parent):
+        if not self.active:
+            return True
+        if not parent.isValid():
+            return False  # a document stays when one of its sentences does
+        return self.accepts(self._offsets[parent.row()] + row)
+
+
+def _refilter(proxy: QSortFilterProxyModel, change) -> None:
+    """Re-run the filter (Qt ≥ 6.10 wants begin/endFilterChange around the change itself)."""
+    if hasattr(proxy, "beginFilterChange"):
+        proxy.beginFilterChange()
+        change()
+        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    else:
+        change()
+        proxy.invalidateFilter()

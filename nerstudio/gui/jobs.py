@@ -1,0 +1,167 @@
+"""The jobs the window runs in its worker thread: each a closure over a snapshot of its inputs.
+
+Every job only calls the core — the tagger (``MaxEntTagger.fit`` / ``.nbest``), the jackknife
+building blocks of :mod:`nerstudio.pipeline`, the global features and rerankers
+(``train_reranker``), the session's :func:`~nerstudio.gui.session.index_nbest` and
+:func:`~nerstudio.gui.session.score_nbest` — passing the worker's ``should_cancel`` to each, and
+reports progress through the :class:`~nerstudio.gui.workers.JobContext`. No Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..corpus.model import Corpus
+from ..nbest import NBestList
+from .session import NBestIndex, Scored, index_nbest, score_nbest
+
+
+@dataclass
+class RunResult:
+    settings: Any  # RunSettings
+    run_id: int
+    tagger: Any = None
+    nbest_index: NBestIndex | None = None  # new training-corpus N-best (full pipeline)
+    dev_nbest: NBestList | None = None
+    model: Any = None
+    scored: Scored | None = None  # the model applied to the displayed N-best list
+    baseline: float | None = None
+    seconds: float = 0.0
+    log: list = field(default_factory=list)
+
+
+def dev_baseline(dev: NBestList | None) -> float | None:
+    """Dev F of the tagger's top candidates (what reranking starts from)."""
+    if dev is None or dev.gold is None:
+        return None
+    from ..evaluation import evaluate_spans
+    return evaluate_spans(dev.gold, dev.top()).overall.f1
+
+
+def _progress_adapter(ctx, what: str):
+    """The core reports progress as (done, total), a message, or stats objects."""
+    def prog(*args):
+        if len(args) == 2 and all(isinstance(a, (int, np.integer)) for a in args):
+            ctx.progress(f"{what}: {args[0]:,}/{args[1]:,}", int(args[0]), int(args[1]))
+        elif len(args) == 1 and isinstance(args[0], str):
+            ctx.progress(args[0], 0, 0)
+        else:
+            ctx.progress(f"{what}: " + " ".join(str(a) for a in args), 0, 0)
+    return prog
+
+
+def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict) -> NBestList:
+    """Jackknifed N-best lists of ``corpus`` (pipeline.jackknife's recipe, one fold after the
+    other so that cancellation reaches the tagger's optimiser within an iteration)."""
+    from ..pipeline import document_folds, merge_nbest, sentence_ids
+    from ..tagging.maxent import MaxEntTagger
+    params = dict(tagger_params)
+    params.setdefault("labels", corpus.labels)
+    sentences = corpus.sentences
+    fold_of = document_folds(corpus, folds)
+    parts = []
+    for f in range(folds):
+        ctx.check()
+        test_idx = np.nonzero(fold_of == f)[0]
+        train_idx = np.nonzero(fold_of != f)[0]
+
+        def cb(st, f=f):
+            ctx.progress(f"jackknife fold {f + 1}/{folds}: tagger iteration {st.iteration}", f, folds)
+        tagger = MaxEntTagger(**params).fit([sentences[i] for i in train_idx], callback=cb,
+                                            should_cancel=ctx.should_cancel)
+        nb = tagger.nbest([sentences[i] for i in test_idx], n=n, should_cancel=ctx.should_cancel)
+        parts.append((test_idx, nb))
+        ctx.progress(f"jackknife fold {f + 1}/{folds} decoded", f + 1, folds)
+    merged = merge_nbest(parts, len(sentences), ids=sentence_ids(corpus))
+    merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
+    return merged
+
+
+def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
+                      dev_nbest: NBestList | None, tagger):
+    """A job running ``settings`` (a RunSettings snapshot) on the given inputs."""
+
+    def job(ctx) -> RunResult:
+        t0 = time.perf_counter()
+        res = RunResult(settings, run_id)
+        train_nb, dev_nb, tg = nbest, dev_nbest, tagger
+        from ..tagging.maxent import MaxEntTagger
+        if settings.start == "tagger":
+            if corpus is None or not len(corpus):
+                raise ValueError("open a training corpus first")
+            tparams = {"task": settings.task, "features": settings.tagger_features,
+                       "max_iter": settings.tagger_iter, "labels": corpus.labels}
+
+            def cb(st):
+                ctx.progress(f"tagger iteration {st.iteration}/{settings.tagger_iter}"
+                             + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
+                             st.iteration, settings.tagger_iter)
+            ctx.progress("training the tagger on the whole corpus…", 0, settings.tagger_iter)
+            tg = MaxEntTagger(**tparams).fit(corpus.sentences, callback=cb, should_cancel=ctx.should_cancel)
+            res.tagger = tg
+            ctx.result("tagger", tg)
+            ctx.progress(f"jackknifing {settings.folds} folds…", 0, settings.folds)
+            train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams)
+            ctx.check()
+            res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel)
+            ctx.result("nbest", res.nbest_index)
+            dev_nb = None  # a new tagger: the old dev list no longer matches
+        # the development set
+        dev_path = settings.dev_path
+        if dev_path:
+            if dev_path.lower().endswith(".npz"):
+                ctx.progress(f"reading dev N-best {os.path.basename(dev_path)}…")
+                dev_nb = NBestList.load(dev_path)
+            else:
+                from ..corpus.formats import read_corpus
+                ctx.progress(f"reading dev corpus {os.path.basename(dev_path)}…")
+                dev_corpus = read_corpus(dev_path)
+                if tg is None:
+                    raise ValueError("a dev corpus must be decoded by a tagger: load or train one, or give a "
+                                     "dev N-best file")
+                dev_nb = tg.nbest(dev_corpus.sentences, n=settings.n, progress=_progress_adapter(ctx, "decoding dev"),
+                                  should_cancel=ctx.should_cancel)
+        if dev_nb is not None:
+            res.dev_nbest = dev_nb
+            ctx.result("dev_nbest", dev_nb)
+            res.baseline = dev_baseline(dev_nb)
+            ctx.result("baseline", res.baseline)
+        if train_nb is None:
+            raise ValueError("no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline")
+        ctx.check()
+        from ..rerank.model import train_reranker
+        ctx.progress(f"training {settings.algo} reranker…", 0, 0)
+        res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
+                                   dict(settings.feature_params), callback=ctx.stats,
+                                   should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "features"))
+        ctx.check()
+        ctx.progress("scoring the candidates with the new model…", 0, 0)
+        res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    return job
+
+
+def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None):
+    """Line up a new N-best list with the corpus (if ``nbest``) and score the list on display
+    (``nbest`` or else ``score_target``) with the reranker (if ``model``).
+    Returns ``(NBestIndex or None, Scored or None)``."""
+
+    def job(ctx):
+        ix = scored = None
+        if nbest is not None:
+            ctx.progress("lining up the N-best list with the corpus…")
+            ix = index_nbest(corpus, nbest, ctx.should_cancel)
+        target = nbest if nbest is not None else score_target
+        if model is not None and target is not None:
+            ctx.progress("computing global features and reranker scores…")
+            scored = score_nbest(model, target, ctx.should_cancel)
+        return ix, scored
+
+    return job

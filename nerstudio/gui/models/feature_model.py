@@ -1,0 +1,261 @@
+"""Tree model over the terms of a reranker score: template groups at the top, features below.
+
+Two modes share the model:
+
+* **explain** — the global features of one candidate with their value, weight and contribution
+  to its score (``RerankerModel.explain``); columns Feature, Value, Weight, Contribution;
+* **compare** — the features that separate two candidates A and B, with each one's value in A
+  and in B and how much it moves F(A) − F(B) (``RerankerModel.compare``).
+
+Rows come pre-sorted by |contribution| (groups by the |sum| of theirs); clicking a header sorts
+through a proxy. Grouping by template can be switched off (a flat list).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+_TOP = 0xFFFFFFFF
+
+
+@dataclass
+class TermRow:
+    name: str
+    template: str
+    a: float  # value in the candidate (in A when comparing)
+    b: float | None  # value in B when comparing
+    weight: float
+    contribution: float
+
+
+def _get(obj, *names, default=None):
+    for n in names:
+        if isinstance(obj, dict) and n in obj:
+            return obj[n]
+        if hasattr(obj, n):
+            return getattr(obj, n)
+    return default
+
+
+def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
+    """Adapt the core's Term objects (namedtuple, dataclass or dict) to rows."""
+    out = []
+    for t in terms:
+        name = str(_get(t, "name", default="?"))
+        template = str(_get(t, "template", default="") or ("L(x)" if name == "L(x)" else name.split("=", 1)[0]))
+        w = float(_get(t, "weight", default=0.0) or 0.0)
+        c = float(_get(t, "contribution", "delta", default=0.0) or 0.0)
+        if compare:
+            a = _get(t, "value_a", "a", default=None)
+            b = _get(t, "value_b", "b", default=None)
+            if a is None or b is None:
+                v = float(_get(t, "value", default=0.0) or 0.0)  # a − b
+                a, b = (v, 0.0) if v >= 0 else (0.0, -v)
+            out.append(TermRow(name, template, float(a), float(b), w, c))
+        else:
+            out.append(TermRow(name, template, float(_get(t, "value", default=1.0) or 0.0), None, w, c))
+    return out
+
+
+class FeatureTreeModel(QAbstractItemModel):
+    SortRole = Qt.UserRole + 1
+    EXPLAIN_COLUMNS = ("Feature", "Value", "Weight", "Contribution")
+    COMPARE_COLUMNS = ("Feature", "In A", "In B", "Weight", "Moves A−B by")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._compare = False
+        self._grouped = True
+        self._rows: list[TermRow] = []
+        self._groups: list[tuple[str, list[TermRow], float]] = []  # template, rows, sum
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- content --------------------------------------------------------------------------
+    def set_terms(self, rows: list[TermRow], compare: bool = False) -> None:
+        self.beginResetModel()
+        self._compare = compare
+        self._rows = sorted(rows, key=lambda r: (-abs(r.contribution), r.name))
+        self._regroup()
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_terms([], self._compare)
+
+    def set_grouped(self, grouped: bool) -> None:
+        if grouped != self._grouped:
+            self.beginResetModel()
+            self._grouped = grouped
+            self._regroup()
+            self.endResetModel()
+
+    def _regroup(self) -> None:
+        by: dict[str, list[TermRow]] = {}
+        for r in self._rows:
+            by.setdefault(r.template, []).append(r)
+        groups = [(t, rs, sum(r.contribution for r in rs)) for t, rs in by.items()]
+        groups.sort(key=lambda g: (-abs(g[2]), g[0]))
+        self._groups = groups
+
+    @property
+    def compare_mode(self) -> bool:
+        return self._compare
+
+    @property
+    def grouped(self) -> bool:
+        return self._grouped
+
+    def terms(self) -> list[TermRow]:
+        return list(self._rows)
+
+    def _columns(self):
+        return self.COMPARE_COLUMNS if self._compare else self.EXPLAIN_COLUMNS
+
+    # -- structure ------------------------------------------------------------------------
+    def index(self, row, column, parent=QModelIndex()):
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, _TOP)
+        return self.createIndex(row, column, parent.row())
+
+    def parent(self, index):
+        if not index.isValid() or index.internalId() == _TOP:
+            return QModelIndex()
+        return self.createIndex(index.internalId(), 0, _TOP)
+
+    def rowCount(self, parent=QModelIndex()):
+        if not parent.isValid():
+            return len(self._groups) if self._grouped else len(self._rows)
+        if self._grouped and parent.internalId() == _TOP and parent.column() == 0:
+            return len(self._groups[parent.row()][1])
+        return 0
+
+    def columnCount(self, parent=QModelIndex()):
+        return len(self._columns())
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal:
+            return None
+        if role == Qt.DisplayRole:
+            return self._columns()[section]
+        if role == Qt.ToolTipRole:
+            cols = self._columns()
+            tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term",
+                    "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
+                    "Weight": "Weight the reranker learned for the feature",
+                    "Contribution": "Value × weight: what the feature adds to the candidate's score",
+                    "In A": "Value of the feature for candidate A", "In B": "Value for candidate B",
+                    "Moves A−B by": "(value in A − value in B) × weight: positive favours A"}
+            return tips.get(cols[section])
+        return None
+
+    def _row_of(self, index) -> TermRow | None:
+        if self._grouped:
+            if index.internalId() == _TOP:
+                return None
+            return self._groups[index.internalId()][1][index.row()]
+        return self._rows[index.row()]
+
+    def term_at(self, index) -> TermRow | None:
+        return self._row_of(index) if index.isValid() else None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        c = index.column()
+        ncol = len(self._columns())
+        r = self._row_of(index)
+        if r is None:  # a template group
+            t, rs, total = self._groups[index.row()]
+            if role == Qt.DisplayRole:
+                if c == 0:
+                    return f"{t}  ({len(rs)})"
+                if c == ncol - 1:
+                    return f"{total:+.3f}"
+                return None
+            if role == self.SortRole:
+                return t if c == 0 else (total if c == ncol - 1 else 0.0)
+            if role == Qt.FontRole:
+                return self._bold
+            if role == Qt.ForegroundRole and c == ncol - 1:
+                return _sign_brush(total)
+            if role == Qt.TextAlignmentRole and c > 0:
+                return int(Qt.AlignRight | Qt.AlignVCenter)
+            if role == Qt.ToolTipRole:
+                return f"Template {t}: {len(rs)} feature(s), total {total:+.4f}"
+            return None
+        if self._compare:
+            vals = (r.name, r.a, r.b, r.weight, r.contribution)
+        else:
+            vals = (r.name, r.a, r.weight, r.contribution)
+        if role == Qt.DisplayRole:
+            v = vals[c]
+            if c == 0:
+                return v
+            if (self._compare and c in (1, 2)) or (not self._compare and c == 1):
+                return f"{v:g}" if r.name != "L(x)" else f"{v:.3f}"
+            return f"{v:+.3f}" if c == ncol - 1 else f"{v:.3f}"
+        if role == self.SortRole:
+            return vals[c]
+        if role == Qt.ForegroundRole and c == ncol - 1:
+            return _sign_brush(r.contribution)
+        if role == Qt.TextAlignmentRole and c > 0:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole:
+            return (f"{r.name}\ntemplate {r.template} · weight {r.weight:.4f} · "
+                    f"contribution {r.contribution:+.4f}")
+        if role == Qt.FontRole and r.name == "L(x)":
+            f = QFont()
+            f.setItalic(True)
+            return f
+        return None
+
+
+def _sign_brush(v: float):
+    if v > 0:
+        return QBrush(QColor("#2e7d32"))
+    if v < 0:
+        return QBrush(QColor("#c62828"))
+    return None
+
+
+class FeatureFilterProxy(QSortFilterProxyModel):
+    """Case-insensitive search in feature names; a group stays when one of its features matches."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setRecursiveFilteringEnabled(True)
+        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterKeyColumn(0)
+        self.setSortRole(FeatureTreeModel.SortRole)
+        self._needle = ""
+
+    def set_needle(self, text: str) -> None:
+        def change():
+            self._needle = text.lower()
+        _refilter(self, change)
+
+    def filterAcceptsRow(self, row, parent):
+        if not self._needle:
+            return True
+        src = self.sourceModel()
+        idx = src.index(row, 0, parent)
+        term = src.term_at(idx)
+        if term is None:  # group: accepted through its children, or by its template name
+            return self._needle == src._groups[row][0].lower() if src.grouped else False
+        return self._needle in term.name.lower() or self._needle == term.template.lower()
+
+
+def _refilter(proxy: QSortFilterProxyModel, change) -> None:
+    """Re-run the filter (Qt ≥ 6.10 wants begin/endFilterChange around the change itself)."""
+    if hasattr(proxy, "beginFilterChange"):
+        proxy.beginFilterChange()
+        change()
+        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    else:
+        change()
+        proxy.invalidateFilter()

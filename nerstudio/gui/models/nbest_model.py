@@ -1,0 +1,147 @@
+"""Table model over the candidates of one sentence (rows are computed on demand).
+
+Columns: rank by the tagger, L(x), reranker score, rank after reranking, span F against gold,
+and the entities that differ from the top candidate. Score columns hold ``None`` when no
+reranker is loaded (the view hides them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from ..session import span_diff
+
+
+class NBestTableModel(QAbstractTableModel):
+    RANK, LOGP, SCORE, RERANK, F, DIFF = range(6)
+    COLUMNS = ("Rank", "L(x)", "Score", "Rerank", "F", "Differs from top candidate")
+    TIPS = ("Rank of the candidate by the tagger (1 = its best guess)",
+            "L(x): the tagger's log-probability of the candidate",
+            "F(x): the reranker's score (higher is better)",
+            "Rank of the candidate after reranking",
+            "Span F-measure of the candidate against the gold entities",
+            "Entities this candidate adds (+) or drops (−) compared with the tagger's top candidate")
+    SortRole = Qt.UserRole + 1
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._words: tuple = ()
+        self._spans: list = []
+        self._logp = np.zeros(0)
+        self._scores: np.ndarray | None = None
+        self._rerank: np.ndarray | None = None
+        self._f: np.ndarray | None = None
+        self._diff: list[str] = []
+        self._exact: np.ndarray | None = None
+        self._chosen: int | None = None
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- content --------------------------------------------------------------------------
+    def set_candidates(self, words, spans: list[list], logprobs, scores=None, f=None, chosen: int | None = None,
+                       exact=None) -> None:
+        """``spans[j]``: entities of candidate j (best first); ``scores``: reranker scores or None."""
+        self.beginResetModel()
+        self._words = tuple(words)
+        self._spans = list(spans)
+        self._logp = np.asarray(logprobs, dtype=np.float64)
+        self._scores = None if scores is None else np.asarray(scores, dtype=np.float64)
+        if self._scores is not None and len(self._scores):
+            order = np.argsort(-self._scores, kind="stable")
+            rr = np.empty(len(order), dtype=np.int64)
+            rr[order] = np.arange(1, len(order) + 1)
+            self._rerank = rr
+        else:
+            self._rerank = None
+        self._f = None if f is None else np.asarray(f, dtype=np.float64)
+        self._exact = None if exact is None else np.asarray(exact, dtype=bool)
+        self._chosen = chosen
+        top = self._spans[0] if self._spans else []
+        self._diff = [span_diff(s, top, self._words) if j else "" for j, s in enumerate(self._spans)]
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.set_candidates((), [], [])
+
+    @property
+    def has_scores(self) -> bool:
+        return self._scores is not None
+
+    @property
+    def has_gold(self) -> bool:
+        return self._f is not None
+
+    def spans(self, j: int) -> list:
+        return self._spans[j]
+
+    def chosen(self) -> int | None:
+        return self._chosen
+
+    # -- Qt API ---------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._spans)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal:
+            if role == Qt.DisplayRole:
+                return self.COLUMNS[section]
+            if role == Qt.ToolTipRole:
+                return self.TIPS[section]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        j, c = index.row(), index.column()
+        if role == Qt.DisplayRole:
+            if c == self.RANK:
+                return str(j + 1)
+            if c == self.LOGP:
+                return f"{self._logp[j]:.3f}"
+            if c == self.SCORE:
+                return None if self._scores is None else f"{self._scores[j]:.3f}"
+            if c == self.RERANK:
+                return None if self._rerank is None else str(int(self._rerank[j]))
+            if c == self.F:
+                return None if self._f is None else f"{self._f[j]:.1f}"
+            if c == self.DIFF:
+                if j == 0:
+                    return "(top candidate)" if self._spans[0] else "(top candidate: no entities)"
+                return self._diff[j] or "(same entities, other tags)"
+        elif role == self.SortRole:
+            if c == self.RANK:
+                return j
+            if c == self.LOGP:
+                return float(self._logp[j])
+            if c == self.SCORE:
+                return None if self._scores is None else float(self._scores[j])
+            if c == self.RERANK:
+                return None if self._rerank is None else int(self._rerank[j])
+            if c == self.F:
+                return None if self._f is None else float(self._f[j])
+            return self._diff[j]
+        elif role == Qt.TextAlignmentRole:
+            if c != self.DIFF:
+                return int(Qt.AlignRight | Qt.AlignVCenter)
+        elif role == Qt.FontRole:
+            if self._chosen is not None and j == self._chosen:
+                return self._bold
+        elif role == Qt.ForegroundRole:
+            if c == self.F and self._exact is not None and self._exact[j]:
+                return QBrush(QColor("#2e7d32"))
+            if c == self.DIFF and j > 0:
+                return QBrush(QColor("#555555"))
+        elif role == Qt.ToolTipRole:
+            ents = "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j]) or "no entities"
+            tip = f"Candidate {j + 1}: {ents}"
+            if self._exact is not None and self._exact[j]:
+                tip += "\n(exactly the gold entities)"
+            if self._chosen is not None and j == self._chosen:
+                tip += "\n(the reranker's choice)"
+            return tip
+        return None

@@ -1,0 +1,240 @@
+"""Training curves: dev F (and optionally P, R) against boosting rounds or perceptron epochs.
+
+matplotlib through a :class:`~matplotlib.figure.Figure` and ``FigureCanvasQTAgg`` (never pyplot).
+Points arrive in batches from the worker's signals; redraws happen in a main-thread slot and are
+coalesced (at most one every 50 ms). Several runs are overlaid, each labelled with its settings;
+each run's best point is marked. Export as PNG/SVG (the figure) or CSV (the numbers).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy,
+                               QVBoxLayout, QWidget)
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
+
+
+@dataclass
+class Run:
+    label: str
+    unit: str = "epoch"
+    baseline: float | None = None  # dev F of the tagger's top candidates
+    steps: list = field(default_factory=list)
+    p: list = field(default_factory=list)
+    r: list = field(default_factory=list)
+    f: list = field(default_factory=list)
+    extra: list = field(default_factory=list)  # (seconds, loss, mistakes)
+    state: str = "running"  # running, done, cancelled, failed
+
+    def best(self) -> int | None:
+        vals = [(v, -i) for i, v in enumerate(self.f) if v is not None and not math.isnan(v)]
+        return -max(vals)[1] if vals else None
+
+
+def _val(obj, name):
+    v = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return None if v is None else float(v)
+
+
+class CurvePlot(QWidget):
+    pointsChanged = Signal(int)  # total number of points
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("curvePlot")
+        self.runs: list[Run] = []
+        self.figure = Figure(figsize=(6, 3), dpi=100, layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.setObjectName("curveCanvas")
+        self.canvas.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.canvas.setMinimumHeight(140)
+        self.ax = self.figure.add_subplot(111)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(50)
+        self._timer.timeout.connect(self.redraw)
+        self.draws = 0  # how many times the figure was redrawn (tests, throttling checks)
+
+        self.show_p = QCheckBox("Precision")
+        self.show_p.setToolTip("Also draw dev precision (dashed)")
+        self.show_r = QCheckBox("Recall")
+        self.show_r.setToolTip("Also draw dev recall (dotted)")
+        self.show_base = QCheckBox("Baseline")
+        self.show_base.setChecked(True)
+        self.show_base.setToolTip("Dev F of the tagger's top candidates (no reranking)")
+        for cb in (self.show_p, self.show_r, self.show_base):
+            cb.toggled.connect(self.schedule)
+        self.info = QLabel("No training run yet")
+        self.info.setObjectName("curveInfo")
+        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        b_png = QPushButton("Export image…")
+        b_png.setToolTip("Save the figure as PNG or SVG")
+        b_png.clicked.connect(self.export_image_dialog)
+        b_csv = QPushButton("Export CSV…")
+        b_csv.setToolTip("Save every point of every run as CSV")
+        b_csv.clicked.connect(self.export_csv_dialog)
+        b_clear = QPushButton("Clear")
+        b_clear.setToolTip("Forget the finished runs")
+        b_clear.clicked.connect(self.clear_finished)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.info, 1)
+        for w in (self.show_p, self.show_r, self.show_base, b_png, b_csv, b_clear):
+            top.addWidget(w)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addLayout(top)
+        lay.addWidget(self.canvas, 1)
+        self.redraw()
+
+    # -- data -----------------------------------------------------------------------------
+    def start_run(self, label: str, unit: str = "epoch", baseline: float | None = None) -> int:
+        self.runs.append(Run(label, unit, baseline))
+        self.schedule()
+        return len(self.runs) - 1
+
+    def add_points(self, run: int, points) -> None:
+        """Append RerankStats-like points (objects or dicts with step, dev_precision, ...)."""
+        r = self.runs[run]
+        for st in points:
+            step = _val(st, "step")
+            if step is None:
+                continue
+            unit = st.get("unit") if isinstance(st, dict) else getattr(st, "unit", None)
+            if unit:
+                r.unit = unit
+            r.steps.append(step)
+            r.p.append(_val(st, "dev_precision"))
+            r.r.append(_val(st, "dev_recall"))
+            r.f.append(_val(st, "dev_f1"))
+            r.extra.append((_val(st, "seconds"), _val(st, "loss"), _val(st, "mistakes")))
+        self.schedule()
+        self.pointsChanged.emit(self.n_points())
+
+    def finish_run(self, run: int, state: str = "done") -> None:
+        if 0 <= run < len(self.runs):
+            self.runs[run].state = state
+            self.schedule()
+
+    def n_points(self, run: int | None = None) -> int:
+        if run is not None:
+            return len(self.runs[run].steps)
+        return sum(len(r.steps) for r in self.runs)
+
+    def clear(self) -> None:
+        self.runs = []
+        self.redraw()
+
+    @Slot()
+    def clear_finished(self) -> None:
+        self.runs = [r for r in self.runs if r.state == "running"]
+        self.redraw()
+
+    # -- drawing --------------------------------------------------------------------------
+    @Slot()
+    def schedule(self) -> None:
+        """Redraw soon (coalesces bursts of points into one redraw per 50 ms)."""
+        if not self._timer.isActive():
+            self._timer.start()
+
+    @Slot()
+    def redraw(self) -> None:
+        self.draws += 1
+        ax = self.ax
+        ax.clear()
+        units = {r.unit for r in self.runs if r.steps}
+        ax.set_xlabel({"round": "boosting round", "epoch": "epoch"}.get(units.pop(), "step")
+                      if len(units) == 1 else "round / epoch")
+        ax.set_ylabel("dev F / P / R (%)" if (self.show_p.isChecked() or self.show_r.isChecked()) else "dev F (%)")
+        ax.grid(True, alpha=0.3)
+        lines = 0
+        best_txt = []
+        bases = set()
+        for k, r in enumerate(self.runs):
+            color = COLORS[k % len(COLORS)]
+            xs = [s for s, f in zip(r.steps, r.f) if f is not None]
+            fs = [f for f in r.f if f is not None]
+            state = "" if r.state == "done" else f" [{r.state}]"
+            if xs:
+                ax.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
+                        label=f"{r.label}{state}")
+                lines += 1
+                b = r.best()
+                if b is not None:
+                    ax.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
+                            linestyle="none")
+                    ax.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
+                                xytext=(4, 6), fontsize=8, color=color)
+                    best_txt.append(f"run {k + 1}: best F {r.f[b]:.2f} at {r.unit} {int(r.steps[b])}")
+            elif r.state == "running":
+                ax.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
+                lines += 1
+            if self.show_p.isChecked():
+                pts = [(s, v) for s, v in zip(r.steps, r.p) if v is not None]
+                if pts:
+                    ax.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
+            if self.show_r.isChecked():
+                pts = [(s, v) for s, v in zip(r.steps, r.r) if v is not None]
+                if pts:
+                    ax.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
+            if self.show_base.isChecked() and r.baseline is not None and round(r.baseline, 6) not in bases:
+                bases.add(round(r.baseline, 6))
+                ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
+                ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
+                            xytext=(4, -11), textcoords="offset points", fontsize=8, color="#555555")
+        if lines:
+            ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
+        else:
+            ax.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
+                    transform=ax.transAxes, color="#777777")
+        if best_txt:
+            self.info.setText(" · ".join(best_txt[-3:]))
+        elif not self.runs:
+            self.info.setText("No training run yet")
+        self.canvas.draw_idle()
+
+    # -- export ---------------------------------------------------------------------------
+    def export_image(self, path: str) -> None:
+        self.redraw()
+        self.figure.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
+
+    def export_csv(self, path: str) -> None:
+        with open(path, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["run", "settings", "unit", "step", "dev_precision", "dev_recall", "dev_f1", "best",
+                        "seconds", "loss", "mistakes"])
+            for k, r in enumerate(self.runs):
+                b = r.best()
+                for i, s in enumerate(r.steps):
+                    sec, loss, mis = r.extra[i]
+                    w.writerow([k + 1, r.label, r.unit, int(s), _fmt(r.p[i]), _fmt(r.r[i]), _fmt(r.f[i]),
+                                int(i == b), _fmt(sec), _fmt(loss), "" if mis is None else int(mis)])
+
+    @Slot()
+    def export_image_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export curve", "curve.png", "PNG image (*.png);;SVG image (*.svg)")
+        if path:
+            try:
+                self.export_image(path)
+            except (OSError, ValueError) as exc:
+                QMessageBox.critical(self, "Cannot export", str(exc))
+
+    @Slot()
+    def export_csv_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export curve data", "curve.csv", "CSV (*.csv)")
+        if path:
+            try:
+                self.export_csv(path)
+            except OSError as exc:
+                QMessageBox.critical(self, "Cannot export", str(exc))
+
+
+def _fmt(v):
+    return "" if v is None else f"{v:.6g}"

@@ -1,0 +1,108 @@
+"""The N-best panel: a header line and a table of the current sentence's candidates.
+
+Selecting one candidate emits ``candidateSelected(j)``; selecting two emits
+``pairSelected(a, b)`` (a = the first one clicked). Columns that need gold or a reranker are
+hidden when those are missing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, Signal, Slot
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from ..models.nbest_model import NBestTableModel
+
+
+class NBestPanel(QWidget):
+    candidateSelected = Signal(int)
+    pairSelected = Signal(int, int)
+    selectionCleared = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("nbestPanel")
+        self.model = NBestTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(NBestTableModel.SortRole)
+        self.header = QLabel("N-best candidates")
+        self.header.setObjectName("nbestHeader")
+        self.header.setTextFormat(Qt.RichText)
+        self.header.setWordWrap(True)
+        self.view = QTableView()
+        self.view.setObjectName("nbestView")
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.AscendingOrder)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        self.view.verticalHeader().setVisible(False)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setToolTip("Candidates of the sentence. Click one to draw it; Ctrl+click a second one to see "
+                             "why the reranker prefers one over the other.")
+        h = self.view.horizontalHeader()
+        for c in range(NBestTableModel.DIFF):
+            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.Stretch)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection)
+        self._order: list[int] = []  # selected source rows, in the order they were selected
+        self._quiet = False
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.header)
+        lay.addWidget(self.view, 1)
+
+    # -- content --------------------------------------------------------------------------
+    def set_candidates(self, words, spans, logprobs, scores=None, f=None, chosen=None, exact=None,
+                       header: str = "") -> None:
+        self._quiet = True
+        try:
+            self.view.selectionModel().clearSelection()
+            self._order = []
+            self.model.set_candidates(words, spans, logprobs, scores, f, chosen, exact)
+            self.view.setColumnHidden(NBestTableModel.SCORE, scores is None)
+            self.view.setColumnHidden(NBestTableModel.RERANK, scores is None)
+            self.view.setColumnHidden(NBestTableModel.F, f is None)
+        finally:
+            self._quiet = False
+        self.header.setText(header or "N-best candidates")
+
+    def clear(self, header: str = "No N-best list for this sentence") -> None:
+        self.set_candidates((), [], [], header=header)
+
+    def select(self, *rows: int) -> None:
+        """Select candidates by their tagger rank index (0-based); the first becomes 'A'."""
+        sm = self.view.selectionModel()
+        self._quiet = True
+        try:
+            sm.clearSelection()
+            self._order = []
+        finally:
+            self._quiet = False
+        for k, j in enumerate(rows):
+            idx = self.proxy.mapFromSource(self.model.index(j, 0))
+            flag = QItemSelectionModel.Select | QItemSelectionModel.Rows
+            if k == 0:
+                self.view.setCurrentIndex(idx)
+                sm.select(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+            else:
+                sm.select(idx, flag)
+
+    def selected(self) -> list[int]:
+        return list(self._order)
+
+    @Slot(object, object)
+    def _on_selection(self, _sel, _desel) -> None:
+        rows = {self.proxy.mapToSource(i).row() for i in self.view.selectionModel().selectedRows()}
+        self._order = [r for r in self._order if r in rows] + sorted(r for r in rows if r not in self._order)
+        if self._quiet:
+            return
+        if len(self._order) == 1:
+            self.candidateSelected.emit(self._order[0])
+        elif len(self._order) >= 2:
+            self.pairSelected.emit(self._order[0], self._order[1])
+        else:
+            self.selectionCleared.emit()

@@ -1,0 +1,421 @@
+"""The training panel: settings of a run, start / cancel, progress.
+
+A run goes through the core's stages — tagger training, jackknifed N-best lists of the training
+corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
+lists and trains only the reranker. The reranker's settings are read from the core's learner
+(``make_learner(algo).get_params()``), so new hyper-parameters show up without GUI changes.
+While a run is in flight every setting is frozen; the run works on a snapshot
+(:class:`RunSettings`), so what it produces always matches its label.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSizePolicy, QSpinBox,
+                               QToolButton, QVBoxLayout, QWidget)
+
+FALLBACK_ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
+ALGO_TIPS = {
+    "boost": "Boosting on the ranking ExpLoss (Collins 2002, §4.1): one feature weight updated per round",
+    "perceptron": "Perceptron ranking: add the oracle's features, subtract the mistaken pick's",
+    "voted": "Voted perceptron (Freund & Schapire): every intermediate weight vector votes",
+    "averaged": "Averaged perceptron: the average of all intermediate weight vectors",
+    "margin": "Perceptron with a margin requirement",
+    "kernel": "Kernel (dual) perceptron over candidate structures (Collins & Duffy 2002)",
+}
+
+
+def algorithms() -> tuple[str, ...]:
+    try:
+        from ...rerank.model import ALGORITHMS
+        return tuple(ALGORITHMS)
+    except Exception:  # the reranker core may be absent in an older checkout
+        return FALLBACK_ALGORITHMS
+
+
+def learner_defaults(algo: str) -> dict:
+    """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
+    try:
+        from ...rerank.model import make_learner
+        return dict(make_learner(algo).get_params())
+    except Exception:
+        return {}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A snapshot of the panel: what one run does."""
+
+    start: str = "reranker"  # "tagger": tagger + jackknife + reranker; "reranker": reranker only
+    task: str = "typed"
+    tagger_features: str = "paper"
+    tagger_iter: int = 100
+    folds: int = 5
+    n: int = 20
+    algo: str = "perceptron"
+    params: dict = field(default_factory=dict)
+    feature_params: dict = field(default_factory=dict)
+    dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
+
+    def label(self) -> str:
+        ps = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in self.params.items() if v is not None)
+        fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items())
+        base = f"{self.algo}({ps})"
+        if fs:
+            base += f" feats({fs})"
+        if self.start == "tagger":
+            base += f" · tagger {self.task}/{self.tagger_features}, {self.folds} folds"
+        return base
+
+
+class TrainingPanel(QWidget):
+    trainRequested = Signal(object)  # RunSettings
+    cancelRequested = Signal()
+
+    def __init__(self, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("trainingPanel")
+        self.qsettings = settings
+        self._param_widgets: dict[str, QWidget] = {}
+        self._running = False
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 6)
+
+        # what to run
+        self.start_combo = QComboBox()
+        self.start_combo.setObjectName("startCombo")
+        self.start_combo.addItem("Reranker only (loaded N-best lists)", "reranker")
+        self.start_combo.addItem("Full pipeline (tagger, jackknife, reranker)", "tagger")
+        self.start_combo.setToolTip("Train only the reranker on the N-best lists already loaded, or first train the "
+                                    "tagger and produce jackknifed N-best lists of the open corpus")
+        self.start_combo.currentIndexChanged.connect(self._sync_enabled)
+        lay.addWidget(self.start_combo)
+
+        # tagger
+        self.tagger_box = QGroupBox("Tagger and N-best")
+        tf = QFormLayout(self.tagger_box)
+        self.task = QComboBox()
+        self.task.addItems(["typed", "scn"])
+        self.task.setToolTip("typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation")
+        self.tagger_feats = QComboBox()
+        self.tagger_feats.addItems(["paper", "conll"])
+        self.tagger_feats.setToolTip("paper: the features of Collins 2002; conll: a richer CoNLL feature set")
+        self.tagger_iter = QSpinBox()
+        self.tagger_iter.setRange(1, 1000)
+        self.tagger_iter.setValue(100)
+        self.tagger_iter.setToolTip("Maximum number of L-BFGS iterations of the tagger")
+        self.folds = QSpinBox()
+        self.folds.setRange(2, 20)
+        self.folds.setValue(5)
+        self.folds.setToolTip("Jackknife folds: each fold of the training corpus is decoded by a tagger trained "
+                              "on the others, so training candidates look like test candidates")
+        self.nbest_n = QSpinBox()
+        self.nbest_n.setRange(1, 100)
+        self.nbest_n.setValue(20)
+        self.nbest_n.setToolTip("Number of candidates per sentence")
+        tf.addRow("Task", self.task)
+        tf.addRow("Features", self.tagger_feats)
+        tf.addRow("Iterations", self.tagger_iter)
+        tf.addRow("Folds", self.folds)
+        tf.addRow("N-best", self.nbest_n)
+        lay.addWidget(self.tagger_box)
+
+        # reranker
+        self.rerank_box = QGroupBox("Reranker")
+        self.rerank_form = QFormLayout(self.rerank_box)
+        self.algo = QComboBox()
+        self.algo.setObjectName("algoCombo")
+        for k, a in enumerate(algorithms()):
+            self.algo.addItem(a)
+            self.algo.setItemData(k, ALGO_TIPS.get(a, a), Qt.ToolTipRole)
+        self.algo.setToolTip("Reranking algorithm")
+        self.algo.currentTextChanged.connect(self._rebuild_params)
+        self.rerank_form.addRow("Algorithm", self.algo)
+        self.min_sent = QSpinBox()
+        self.min_sent.setRange(1, 1000)
+        self.min_sent.setValue(5)
+        self.min_sent.setToolTip("Keep a global feature only if it occurs on at least this many training sentences")
+        self.rerank_form.addRow("Feature cut-off", self.min_sent)
+        self._fixed_rows = self.rerank_form.rowCount()
+        lay.addWidget(self.rerank_box)
+
+        # dev set
+        self.dev_box = QGroupBox("Development set")
+        dl = QHBoxLayout(self.dev_box)
+        self.dev_path = QLineEdit()
+        self.dev_path.setObjectName("devPath")
+        self.dev_path.setPlaceholderText("dev corpus or dev N-best (.npz)")
+        self.dev_path.setToolTip("The dev-set curve and the choice of the best round/epoch use this set. A corpus is "
+                                 "decoded by the tagger; an N-best file is used as is. Empty: the loaded dev N-best.")
+        browse = QToolButton()
+        browse.setText("…")
+        browse.setToolTip("Choose a dev corpus or dev N-best file")
+        browse.clicked.connect(self._browse_dev)
+        dl.addWidget(self.dev_path, 1)
+        dl.addWidget(browse)
+        lay.addWidget(self.dev_box)
+
+        # run
+        row = QHBoxLayout()
+        self.train_button = QPushButton("Train")
+        self.train_button.setObjectName("trainButton")
+        self.train_button.setToolTip("Start the run with these settings (F5)")
+        self.train_button.clicked.connect(self._on_train)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setObjectName("cancelButton")
+        self.cancel_button.setToolTip("Stop the running job (Esc in this panel); it stops within a second")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancelRequested)
+        row.addWidget(self.train_button)
+        row.addWidget(self.cancel_button)
+        lay.addLayout(row)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("trainingProgress")
+        self.progress.setTextVisible(True)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        lay.addWidget(self.progress)
+        self.message = QLabel("Idle")
+        self.message.setObjectName("trainingMessage")
+        self.message.setWordWrap(True)
+        self.message.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        lay.addWidget(self.message)
+        self.state = QLabel()
+        self.state.setObjectName("sessionState")
+        self.state.setWordWrap(True)
+        self.state.setTextFormat(Qt.RichText)
+        lay.addWidget(self.state)
+        lay.addStretch(1)
+
+        self._rebuild_params(self.algo.currentText())
+        self._restore()
+        self._sync_enabled()
+
+    # -- reranker parameters --------------------------------------------------------------
+    @Slot(str)
+    def _rebuild_params(self, algo: str) -> None:
+        while self.rerank_form.rowCount() > self._fixed_rows:
+            self.rerank_form.removeRow(self.rerank_form.rowCount() - 1)
+        self._param_widgets = {}
+        defaults = learner_defaults(algo)
+        for name, val in defaults.items():
+            w = _param_widget(name, val)
+            if w is None:
+                continue
+            self._param_widgets[name] = w
+            self.rerank_form.addRow(name.replace("_", " ").capitalize(), w)
+        if not defaults:
+            note = QLabel("<i>reranker core not available</i>")
+            self.rerank_form.addRow("", note)
+        self._restore_params(algo)
+
+    def params(self) -> dict:
+        out = {}
+        for name, w in self._param_widgets.items():
+            if isinstance(w, QCheckBox):
+                out[name] = w.isChecked()
+            elif isinstance(w, QSpinBox):
+                out[name] = int(w.value())
+            elif isinstance(w, QDoubleSpinBox):
+                out[name] = float(w.value())
+            elif isinstance(w, QLineEdit):
+                t = w.text().strip()
+                if t:
+                    out[name] = _parse(t)
+        return out
+
+    def set_param(self, name: str, value) -> None:
+        w = self._param_widgets.get(name)
+        if isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
+            w.setValue(value)
+        elif isinstance(w, QLineEdit):
+            w.setText(str(value))
+        else:
+            raise KeyError(name)
+
+    # -- snapshot -------------------------------------------------------------------------
+    def snapshot(self) -> RunSettings:
+        return RunSettings(start=self.start_combo.currentData(), task=self.task.currentText(),
+                           tagger_features=self.tagger_feats.currentText(), tagger_iter=self.tagger_iter.value(),
+                           folds=self.folds.value(), n=self.nbest_n.value(), algo=self.algo.currentText(),
+                           params=self.params(), feature_params={"min_sentences": self.min_sent.value()},
+                           dev_path=self.dev_path.text().strip())
+
+    def set_start(self, start: str) -> None:
+        k = self.start_combo.findData(start)
+        if k >= 0:
+            self.start_combo.setCurrentIndex(k)
+
+    def set_algorithm(self, algo: str) -> None:
+        k = self.algo.findText(algo)
+        if k >= 0:
+            self.algo.setCurrentIndex(k)
+
+    @Slot()
+    def _on_train(self) -> None:
+        if not self._running:
+            s = self.snapshot()
+            self._save(s)
+            self.trainRequested.emit(s)
+
+    # -- run state ------------------------------------------------------------------------
+    def set_running(self, running: bool) -> None:
+        """Freeze the settings while a run is in flight."""
+        self._running = running
+        for w in (self.start_combo, self.tagger_box, self.rerank_box, self.dev_box):
+            w.setEnabled(not running)
+        self.train_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        if running:
+            self.progress.setRange(0, 0)  # busy until the first progress report
+        else:
+            self.progress.setRange(0, 1)
+            self.progress.setValue(1)
+        if not running:
+            self._sync_enabled()
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    @Slot(str, int, int)
+    def show_progress(self, message: str, done: int, total: int) -> None:
+        if total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+        else:
+            self.progress.setRange(0, 0)
+        if message:
+            self.message.setText(message)
+
+    def set_message(self, text: str) -> None:
+        self.message.setText(text)
+
+    def set_state_text(self, html: str) -> None:
+        self.state.setText(html)
+
+    @Slot()
+    def _sync_enabled(self) -> None:
+        if not self._running:
+            self.tagger_box.setEnabled(self.start_combo.currentData() == "tagger")
+
+    @Slot()
+    def _browse_dev(self) -> None:
+        start = os.path.dirname(self.dev_path.text()) if self.dev_path.text() else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Development set", start,
+                                              "Corpora and N-best lists (*.conll *.txt *.tsv *.jsonl *.npz *.testa "
+                                              "*.dev);;All files (*)")
+        if path:
+            self.dev_path.setText(path)
+
+    # -- preferences ----------------------------------------------------------------------
+    def _save(self, s: RunSettings) -> None:
+        q = self.qsettings
+        if q is None:
+            return
+        q.setValue("training/start", s.start)
+        q.setValue("training/task", s.task)
+        q.setValue("training/taggerFeatures", s.tagger_features)
+        q.setValue("training/taggerIter", s.tagger_iter)
+        q.setValue("training/folds", s.folds)
+        q.setValue("training/n", s.n)
+        q.setValue("training/algo", s.algo)
+        q.setValue("training/minSentences", self.min_sent.value())
+        for k, v in s.params.items():
+            q.setValue(f"training/params/{s.algo}/{k}", v)
+
+    def _restore(self) -> None:
+        q = self.qsettings
+        if q is None:
+            return
+        self.set_start(str(q.value("training/start", "reranker")))
+        for combo, key in ((self.task, "task"), (self.tagger_feats, "taggerFeatures")):
+            v = q.value(f"training/{key}")
+            if v is not None and combo.findText(str(v)) >= 0:
+                combo.setCurrentText(str(v))
+        for spin, key in ((self.tagger_iter, "taggerIter"), (self.folds, "folds"), (self.nbest_n, "n"),
+                          (self.min_sent, "minSentences")):
+            v = q.value(f"training/{key}")
+            if v is not None:
+                try:
+                    spin.setValue(int(v))
+                except (TypeError, ValueError):
+                    pass
+        algo = q.value("training/algo")
+        if algo is not None:
+            self.set_algorithm(str(algo))
+
+    def _restore_params(self, algo: str) -> None:
+        q = self.qsettings
+        if q is None:
+            return
+        for name, w in self._param_widgets.items():
+            v = q.value(f"training/params/{algo}/{name}")
+            if v is None:
+                continue
+            try:
+                if isinstance(w, QCheckBox):
+                    w.setChecked(str(v).lower() in ("true", "1"))
+                elif isinstance(w, QSpinBox):
+                    w.setValue(int(v))
+                elif isinstance(w, QDoubleSpinBox):
+                    w.setValue(float(v))
+                elif isinstance(w, QLineEdit):
+                    w.setText(str(v))
+            except (TypeError, ValueError):
+                pass
+
+
+PARAM_TIPS = {
+    "rounds": "Number of boosting rounds",
+    "epochs": "Passes over the training sentences",
+    "eval_every": "Evaluate on the dev set every this many rounds",
+    "beta": "Weight of L(x) (the tagger's log-probability) relative to the global features",
+    "C": "Margin / regularisation constant",
+    "lam": "Kernel decay λ", "lambda_": "Kernel decay λ", "lmbda": "Kernel decay λ",
+    "epsilon": "Smoothing constant of the boosting update",
+    "eta": "Learning rate",
+    "seed": "Random seed for the sentence order",
+    "shuffle": "Visit training sentences in a random order each epoch",
+}
+
+
+def _parse(text: str):
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(text.lower(), text)
+
+
+def _param_widget(name: str, val) -> QWidget | None:
+    if isinstance(val, bool):
+        w = QCheckBox()
+        w.setChecked(val)
+    elif isinstance(val, int):
+        w = QSpinBox()
+        w.setRange(-1 if val < 0 else 0, 10_000_000)
+        w.setValue(val)
+        w.setAccelerated(True)
+    elif isinstance(val, float):
+        w = QDoubleSpinBox()
+        w.setDecimals(6 if abs(val) < 0.01 and val != 0 else 4)
+        w.setRange(-1e9, 1e9)
+        w.setSingleStep(max(abs(val) / 10, 1e-4) if val else 0.1)
+        w.setValue(val)
+    elif val is None or isinstance(val, str):
+        w = QLineEdit("" if val is None else val)
+        w.setPlaceholderText("default")
+    else:
+        return None
+    w.setObjectName(f"param_{name}")
+    w.setToolTip(PARAM_TIPS.get(name, name))
+    return w

@@ -1,0 +1,284 @@
+"""Long work off the main thread: a :class:`Worker` QObject moved to a QThread per run.
+
+A *job* is a plain Python callable ``job(ctx) -> result`` that calls the core (tagger training,
+jackknife N-best, global features, reranker training). ``ctx`` (a :class:`JobContext`) gives it
+``should_cancel()`` for the core's cancellation checks, ``progress(message, done, total)`` and
+``stats(obj)`` for curve points. The worker turns those into Qt signals, throttled so the GUI
+sees at most ~20 updates per second: progress keeps only the latest message, curve points are
+batched (none is dropped). :class:`TaskRunner` (main thread) runs one job at a time, keeps the
+references Qt needs, cancels through a flag the core polls, and ``shutdown()`` cancels, quits
+and waits for the thread on close.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from ..errors import Cancelled
+
+MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
+
+
+class JobContext:
+    """What a job sees of its worker: cancellation flag and throttled reporting."""
+
+    def __init__(self, worker: "Worker"):
+        self._worker = worker
+        self.cancel_event = worker.cancel_event
+
+    def should_cancel(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def check(self) -> None:
+        if self.cancel_event.is_set():
+            raise Cancelled("cancelled")
+
+    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
+        self._worker.push_progress(message, done, total)
+
+    def stats(self, obj: Any) -> None:
+        self._worker.push_stats(obj)
+
+    def result(self, key: str, value: Any) -> None:
+        """Hand an intermediate result (e.g. a trained tagger) to the GUI right away."""
+        self._worker.partial.emit(key, value)
+
+
+class Worker(QObject):
+    """Runs one job in its thread. Signals carry plain Python objects."""
+
+    progress = Signal(str, int, int)  # message, done, total (latest only, throttled)
+    stats = Signal(list)  # a batch of curve points (RerankStats / TrainStats), throttled
+    partial = Signal(str, object)  # intermediate result, e.g. ("tagger", MaxEntTagger)
+    finished = Signal(object)  # the job's return value
+    error = Signal(str, str)  # message, traceback
+    cancelled = Signal(str)
+    done = Signal()  # after finished / error / cancelled: the thread may quit
+
+    def __init__(self, job: Callable[[JobContext], Any], name: str = "job"):
+        super().__init__()
+        self.job = job
+        self.name = name
+        self.cancel_event = threading.Event()
+        self._lock = threading.Lock()
+        self._stats: list = []
+        self._progress: tuple[str, int, int] | None = None
+        self._last = 0.0
+        self.started_at = 0.0
+
+    # called from the worker thread (and flush() also from the main thread's timer)
+    def push_progress(self, message: str, done: int, total: int) -> None:
+        with self._lock:
+            self._progress = (message, int(done), int(total))
+        self.flush()
+
+    def push_stats(self, obj: Any) -> None:
+        with self._lock:
+            self._stats.append(obj)
+        self.flush()
+
+    def flush(self, force: bool = False) -> None:
+        """Emit what is pending unless the previous update is less than MIN_INTERVAL old."""
+        now = time.monotonic()
+        with self._lock:
+            if not force and now - self._last < MIN_INTERVAL:
+                return
+            if not self._stats and self._progress is None:
+                return
+            stats, self._stats = self._stats, []
+            prog, self._progress = self._progress, None
+            self._last = now
+        if stats:
+            self.stats.emit(stats)
+        if prog is not None:
+            self.progress.emit(*prog)
+
+    @Slot()
+    def run(self) -> None:
+        self.started_at = time.monotonic()
+        ctx = JobContext(self)
+        try:
+            result = self.job(ctx)
+        except Cancelled as exc:
+            self.flush(force=True)
+            self.cancelled.emit(str(exc) or "cancelled")
+        except Exception as exc:  # reported to the GUI, never raised into Qt
+            self.flush(force=True)
+            self.error.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        else:
+            self.flush(force=True)
+            if self.cancel_event.is_set():
+                self.cancelled.emit("cancelled")
+            else:
+                self.finished.emit(result)
+        self.done.emit()
+
+
+class TaskRunner(QObject):
+    """One job at a time on its own QThread; re-emits the worker's signals in the main thread.
+
+    ``started(name)``, ``progress(message, done, total)``, ``stats(list)``, ``partial(key, value)``,
+    ``finished(name, result)``, ``failed(name, message, traceback)``, ``cancelled(name, message)``
+    and finally ``idle()``.
+    """
+
+    started = Signal(str)
+    progress = Signal(str, int, int)
+    stats = Signal(list)
+    partial = Signal(str, object)
+    finished = Signal(str, object)
+    failed = Signal(str, str, str)
+    cancelled = Signal(str, str)
+    idle = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._thread: QThread | None = None
+        self._worker: Worker | None = None
+        self._name = ""
+        self._old: list[tuple[QThread, Worker]] = []  # threads that are winding down
+        self._timer = QTimer(self)  # trailing flush: a point that came just after an update
+        self._timer.setInterval(int(MIN_INTERVAL * 2000))
+        self._timer.timeout.connect(self._flush)
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self._worker is not None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def cancel_requested(self) -> bool:
+        return self._worker is not None and self._worker.cancel_event.is_set()
+
+    # -- control ----------------------------------------------------------------------------
+    def start(self, name: str, job: Callable[[JobContext], Any]) -> bool:
+        """Run ``job`` in a new thread; refuses (returns False) while another job runs."""
+        if self.busy:
+            return False
+        self._reap()
+        thread = QThread()
+        thread.setObjectName(f"nerstudio-{name}")
+        worker = Worker(job, name)
+        worker.moveToThread(thread)
+        worker.progress.connect(self._on_progress)
+        worker.stats.connect(self._on_stats)
+        worker.partial.connect(self._on_partial)
+        worker.finished.connect(self._on_finished)
+        worker.error.connect(self._on_error)
+        worker.cancelled.connect(self._on_cancelled)
+        worker.done.connect(thread.quit)
+        thread.started.connect(worker.run)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._worker, self._name = thread, worker, name
+        self._timer.start()
+        thread.start()
+        self.started.emit(name)
+        return True
+
+    def cancel(self) -> None:
+        """Ask the running job to stop; the core notices at its next check (≤ 1 s)."""
+        if self._worker is not None:
+            self._worker.cancel_event.set()
+
+    def wait(self, timeout_ms: int = 30000) -> bool:
+        """Block until the current job's thread ends (tests, shutdown). Delivers its signals."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+        deadline = QDeadlineTimer(timeout_ms)
+        while self.busy or any(t.isRunning() for t, _ in self._old):
+            if deadline.hasExpired():
+                return False
+            QCoreApplication.processEvents()
+            if self._thread is not None:
+                self._thread.wait(20)
+            else:
+                QThread.msleep(5)
+        QCoreApplication.processEvents()
+        return True
+
+    def shutdown(self, timeout_ms: int = 10000) -> bool:
+        """Cancel, quit and wait: no thread outlives the window."""
+        self.cancel()
+        ok = True
+        threads = [t for t, _ in self._old]
+        if self._thread is not None:
+            threads.append(self._thread)
+        for t in threads:
+            t.quit()
+            ok = t.wait(timeout_ms) and ok
+        self._timer.stop()
+        return ok
+
+    # -- main-thread relays -----------------------------------------------------------------
+    @Slot()
+    def _flush(self) -> None:
+        if self._worker is not None:
+            self._worker.flush()
+
+    @Slot(str, int, int)
+    def _on_progress(self, message: str, done: int, total: int) -> None:
+        if self.sender() is self._worker:
+            self.progress.emit(message, done, total)
+
+    @Slot(list)
+    def _on_stats(self, batch: list) -> None:
+        if self.sender() is self._worker:
+            self.stats.emit(batch)
+
+    @Slot(str, object)
+    def _on_partial(self, key: str, value: object) -> None:
+        if self.sender() is self._worker:
+            self.partial.emit(key, value)
+
+    @Slot(object)
+    def _on_finished(self, result: object) -> None:
+        if self.sender() is self._worker:
+            name = self._retire()
+            self.finished.emit(name, result)
+            self.idle.emit()
+
+    @Slot(str, str)
+    def _on_error(self, message: str, tb: str) -> None:
+        if self.sender() is self._worker:
+            name = self._retire()
+            self.failed.emit(name, message, tb)
+            self.idle.emit()
+
+    @Slot(str)
+    def _on_cancelled(self, message: str) -> None:
+        if self.sender() is self._worker:
+            name = self._retire()
+            self.cancelled.emit(name, message)
+            self.idle.emit()
+
+    def _retire(self) -> str:
+        """The job has ended (its thread is about to quit): accept a new job from now on."""
+        self._old.append((self._thread, self._worker))
+        self._thread = self._worker = None
+        self._timer.stop()
+        name, self._name = self._name, ""
+        return name
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        thread = self.sender()
+        if isinstance(thread, QThread) and thread is not self._thread:
+            thread.wait(1000)  # finished() is emitted just before run() returns
+        self._reap()
+
+    def _reap(self) -> None:
+        keep = []
+        for t, w in self._old:
+            if t.isRunning():
+                keep.append((t, w))
+            else:
+                w.deleteLater()
+                t.deleteLater()
+        self._old = keep

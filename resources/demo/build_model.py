@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Build the demo models that ``python main.py`` opens, from the demo corpus alone.
+
+    python resources/demo/build_model.py            # writes resources/demo/model/
+
+Outputs (deterministic: same corpus and code, same files):
+
+* ``model/tagger.npz`` — max-ent tagger (typed task, paper features) trained on train.conll;
+* ``model/train.nbest.npz`` — jackknifed 20-best lists of train.conll (5 folds by document),
+  what the reranker learns from;
+* ``model/dev.nbest.npz`` — 20-best lists of dev.conll from the tagger above;
+* ``model/reranker.npz`` — a reranker trained on train.nbest with dev.nbest choosing the best
+  epoch, and ``model/reranker.history.json`` its dev-set curve (step, P, R, F per epoch).
+
+Everything is computed by nerstudio itself (no external data or models).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # run from a checkout without installing
+
+from nerstudio.corpus.formats import read_corpus  # noqa: E402
+from nerstudio.evaluation import evaluate_spans  # noqa: E402
+from nerstudio.pipeline import jackknife  # noqa: E402
+from nerstudio.tagging.maxent import MaxEntTagger  # noqa: E402
+
+OUT = HERE / "model"
+TAGGER = {"task": "typed", "features": "paper", "max_iter": 100}
+FOLDS, N = 5, 20
+RERANKER = ("averaged", {"epochs": 12})
+FEATURES = {"min_sentences": 2}
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    t0 = time.perf_counter()
+    train = read_corpus(HERE / "train.conll")
+    dev = read_corpus(HERE / "dev.conll")
+    params = dict(TAGGER, labels=train.labels)
+    tagger = MaxEntTagger(**params).fit(train.sentences)
+    tagger.save(OUT / "tagger.npz")
+    jk = jackknife(train, folds=FOLDS, n=N, tagger_params=params, workers=1)
+    jk.nbest.meta.pop("fold", None)  # per-sentence fold ids: not needed by the demo
+    jk.nbest.save(OUT / "train.nbest.npz")
+    dev_nb = tagger.nbest(dev.sentences, n=N, ids=[f"dev.conll:{s.line}" for s in dev.sentences])
+    dev_nb.save(OUT / "dev.nbest.npz")
+    base = evaluate_spans(dev_nb.gold, dev_nb.top()).overall.f1
+    print(f"tagger + N-best lists in {time.perf_counter() - t0:.1f}s; dev F of the top candidates {base:.2f}")
+    try:
+        from nerstudio.rerank.model import train_reranker
+    except ImportError:
+        print("nerstudio.rerank.model is missing: no demo reranker written", file=sys.stderr)
+        return 0
+    algo, rparams = RERANKER
+    history = []
+    model = train_reranker(jk.nbest, dev_nb, algo, dict(rparams), dict(FEATURES), callback=history.append)
+    model.save(OUT / "reranker.npz")
+    label = f"{algo}(" + ", ".join(f"{k}={v}" for k, v in rparams.items()) + ")" + \
+        "".join(f" feats({k}={v})" for k, v in FEATURES.items()) + " [demo]"
+    (OUT / "reranker.history.json").write_text(json.dumps({
+        "label": label, "baseline": round(base, 4),
+        "history": [{"step": h.step, "unit": h.unit, "dev_precision": h.dev_precision, "dev_recall": h.dev_recall,
+                     "dev_f1": h.dev_f1} for h in history]}, indent=0) + "\n", encoding="utf-8")
+    best = max((h for h in history if h.dev_f1 is not None), key=lambda h: h.dev_f1, default=None)
+    if best is not None:
+        print(f"reranker {label}: best dev F {best.dev_f1:.2f} at {best.unit} {best.step} (baseline {base:.2f})")
+    for p in sorted(OUT.iterdir()):
+        print(f"  {p.relative_to(HERE)}  {p.stat().st_size / 1024:.0f} KiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
