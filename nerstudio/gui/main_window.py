@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QMainWindow, QMessageBox, QSplitter, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QTreeView, QVBoxLayout, QWidget)
 
 from .. import RESOURCES, __version__
@@ -155,8 +155,11 @@ class MainWindow(QMainWindow):
         self.corpus_view.setSelectionMode(QAbstractItemView.SingleSelection)
         hdr = self.corpus_view.header()
         hdr.setSectionResizeMode(0, QHeaderView.Stretch)
-        for c in (1, 2, 3):
-            hdr.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        fm = self.corpus_view.fontMetrics()
+        for c, sample in ((1, "Tokens"), (2, "Entities"), (3, "✗→✓ ∉")):
+            # fixed widths: ResizeToContents would ask every row for its data on each change
+            hdr.setSectionResizeMode(c, QHeaderView.Interactive)
+            hdr.resizeSection(c, fm.horizontalAdvance(sample) + 18)
         hdr.setStretchLastSection(False)
         self.corpus_view.selectionModel().currentChanged.connect(self._on_current_changed)
         lv.addWidget(self.corpus_view)
@@ -174,7 +177,15 @@ class MainWindow(QMainWindow):
         tv.addWidget(self.sentence_header)
         self.sentence_view = SentenceView()
         self.sentence_view.setToolTip("Boxes: gold entities · bars: the selected candidate · red: they differ")
-        tv.addWidget(self.sentence_view, 1)
+        # a scroll area keeps a long sentence from resizing the panels below (and the figure)
+        self.sentence_scroll = QScrollArea()
+        self.sentence_scroll.setObjectName("sentenceScroll")
+        self.sentence_scroll.setWidget(self.sentence_view)
+        self.sentence_scroll.setWidgetResizable(True)
+        self.sentence_scroll.setFrameShape(QFrame.NoFrame)
+        self.sentence_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.sentence_scroll.setMinimumHeight(100)
+        tv.addWidget(self.sentence_scroll, 1)
         self.legend = QLabel()
         self.legend.setObjectName("typeLegend")
         tv.addWidget(self.legend)
@@ -221,7 +232,7 @@ class MainWindow(QMainWindow):
         right.setStretchFactor(0, 0)
         right.setStretchFactor(1, 3)
         right.setStretchFactor(2, 2)
-        right.setSizes([150, 330, 270])
+        right.setSizes([175, 320, 255])
 
         split = QSplitter(Qt.Horizontal)
         split.setObjectName("mainSplitter")

@@ -12,9 +12,11 @@ and waits for the thread on close.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import traceback
+import weakref
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
@@ -22,6 +24,25 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from ..errors import Cancelled
 
 MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
+
+_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()  # every thread a TaskRunner started
+
+
+def running_threads(scan: bool = True) -> list[QThread]:
+    """QThreads (ours, and with ``scan`` any Python-owned one) that are still running."""
+    found = {id(t): t for t in list(_THREADS)}
+    if scan:
+        for o in gc.get_objects():
+            if isinstance(o, QThread):
+                found.setdefault(id(o), o)
+    out = []
+    for t in found.values():
+        try:
+            if t.isRunning():
+                out.append(t)
+        except RuntimeError:  # the C++ object is gone
+            pass
+    return out
 
 
 class JobContext:
@@ -166,6 +187,7 @@ class TaskRunner(QObject):
         self._reap()
         thread = QThread()
         thread.setObjectName(f"nerstudio-{name}")
+        _THREADS.add(thread)
         worker = Worker(job, name)
         worker.moveToThread(thread)
         worker.progress.connect(self._on_progress)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
+from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
 
@@ -29,7 +30,7 @@ class CorpusTreeModel(QAbstractItemModel):
         "✗→✗": "the top candidate is wrong; the reranker picks another wrong one",
         "✓→✓": "the reranker picks another candidate with the same (right) entities",
     }
-    SentenceRole = Qt.UserRole + 1  # global sentence index (or -1 for documents)
+    SentenceRole = USER + 1  # global sentence index (or -1 for documents)
 
     def __init__(self, corpus: Corpus | None = None, parent=None):
         super().__init__(parent)
@@ -93,11 +94,18 @@ class CorpusTreeModel(QAbstractItemModel):
 
     # -- structure ------------------------------------------------------------------------
     def index(self, row, column, parent=QModelIndex()):
-        if self._corpus is None or not self.hasIndex(row, column, parent):
+        # bounds checked here rather than with hasIndex(): this runs thousands of times a repaint
+        c = self._corpus
+        if c is None or row < 0 or not 0 <= column < 4:
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, _DOC)
-        return self.createIndex(row, column, parent.row())
+            return self.createIndex(row, column, _DOC) if row < len(c.documents) else QModelIndex()
+        if parent.internalId() != _DOC or parent.column() != 0:
+            return QModelIndex()
+        d = parent.row()
+        if row >= len(c.documents[d].sentences):
+            return QModelIndex()
+        return self.createIndex(row, column, d)
 
     def parent(self, index):
         if not index.isValid() or index.internalId() == _DOC:
@@ -116,8 +124,8 @@ class CorpusTreeModel(QAbstractItemModel):
     def columnCount(self, parent=QModelIndex()):
         return len(self.COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+    def headerData(self, section, orientation, role=DISPLAY):
+        if orientation == Qt.Horizontal and role == DISPLAY:
             return self.COLUMNS[section]
         return None
 
@@ -136,13 +144,13 @@ class CorpusTreeModel(QAbstractItemModel):
         d = self.document_of(k)
         return self.index(k - self._offsets[d], 0, self.index(d, 0))
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid() or self._corpus is None:
             return None
         col = index.column()
         if index.internalId() == _DOC:
             doc = self._corpus.documents[index.row()]
-            if role == Qt.DisplayRole:
+            if role == DISPLAY:
                 if col == 0:
                     first = doc.sentences[0].text() if doc.sentences else ""
                     return f"Document {doc.id} — {first[:60]}"
@@ -160,7 +168,7 @@ class CorpusTreeModel(QAbstractItemModel):
             return None
         k = self._offsets[index.internalId()] + index.row()
         s = self._corpus.sentences[k]
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             if col == 0:
                 return s.text()
             if col == 1:
@@ -169,19 +177,19 @@ class CorpusTreeModel(QAbstractItemModel):
                 return len(s.spans)
             if col == 3:
                 return self.status(k)
-        elif role == Qt.ToolTipRole and col == 3:
+        elif role == TOOLTIP and col == 3:
             st = self.status(k)
             if not st:
                 return "no N-best list for this sentence"
             tip = self.STATUS_TIPS.get(st.replace(" ∉", ""), st)
             return tip + ("\n∉: the gold entities are not among the candidates" if "∉" in st else "")
-        elif role == Qt.ForegroundRole and col == 3:
+        elif role == FOREGROUND and col == 3:
             st = self.status(k)
             if st.endswith("✓"):
                 return QBrush(QColor("#2e7d32"))
             if "✗" in st:
                 return QBrush(QColor("#c62828"))
-        elif role == Qt.ToolTipRole and col == 0:
+        elif role == TOOLTIP and col == 0:
             ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
             where = f"{self._corpus.path}:{s.line}" if s.line else ""
             return f"{where}\n{ents}".strip()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
+from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 _TOP = 0xFFFFFFFF
 
@@ -61,7 +62,7 @@ def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
 
 
 class FeatureTreeModel(QAbstractItemModel):
-    SortRole = Qt.UserRole + 1
+    SortRole = USER + 1
     EXPLAIN_COLUMNS = ("Feature", "Value", "Weight", "Contribution")
     COMPARE_COLUMNS = ("Feature", "In A", "In B", "Weight", "Moves A−B by")
 
@@ -137,12 +138,12 @@ class FeatureTreeModel(QAbstractItemModel):
     def columnCount(self, parent=QModelIndex()):
         return len(self._columns())
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
+    def headerData(self, section, orientation, role=DISPLAY):
         if orientation != Qt.Horizontal:
             return None
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             return self._columns()[section]
-        if role == Qt.ToolTipRole:
+        if role == TOOLTIP:
             cols = self._columns()
             tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term",
                     "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
@@ -163,7 +164,7 @@ class FeatureTreeModel(QAbstractItemModel):
     def term_at(self, index) -> TermRow | None:
         return self._row_of(index) if index.isValid() else None
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid():
             return None
         c = index.column()
@@ -171,7 +172,7 @@ class FeatureTreeModel(QAbstractItemModel):
         r = self._row_of(index)
         if r is None:  # a template group
             t, rs, total = self._groups[index.row()]
-            if role == Qt.DisplayRole:
+            if role == DISPLAY:
                 if c == 0:
                     return f"{t}  ({len(rs)})"
                 if c == ncol - 1:
@@ -179,20 +180,20 @@ class FeatureTreeModel(QAbstractItemModel):
                 return None
             if role == self.SortRole:
                 return t if c == 0 else (total if c == ncol - 1 else 0.0)
-            if role == Qt.FontRole:
+            if role == FONT:
                 return self._bold
-            if role == Qt.ForegroundRole and c == ncol - 1:
+            if role == FOREGROUND and c == ncol - 1:
                 return _sign_brush(total)
-            if role == Qt.TextAlignmentRole and c > 0:
-                return int(Qt.AlignRight | Qt.AlignVCenter)
-            if role == Qt.ToolTipRole:
+            if role == ALIGNMENT and c > 0:
+                return ALIGN_RIGHT
+            if role == TOOLTIP:
                 return f"Template {t}: {len(rs)} feature(s), total {total:+.4f}"
             return None
         if self._compare:
             vals = (r.name, r.a, r.b, r.weight, r.contribution)
         else:
             vals = (r.name, r.a, r.weight, r.contribution)
-        if role == Qt.DisplayRole:
+        if role == DISPLAY:
             v = vals[c]
             if c == 0:
                 return v
@@ -201,14 +202,14 @@ class FeatureTreeModel(QAbstractItemModel):
             return f"{v:+.3f}" if c == ncol - 1 else f"{v:.3f}"
         if role == self.SortRole:
             return vals[c]
-        if role == Qt.ForegroundRole and c == ncol - 1:
+        if role == FOREGROUND and c == ncol - 1:
             return _sign_brush(r.contribution)
-        if role == Qt.TextAlignmentRole and c > 0:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole:
+        if role == ALIGNMENT and c > 0:
+            return ALIGN_RIGHT
+        if role == TOOLTIP:
             return (f"{r.name}\ntemplate {r.template} · weight {r.weight:.4f} · "
                     f"contribution {r.contribution:+.4f}")
-        if role == Qt.FontRole and r.name == "L(x)":
+        if role == FONT and r.name == "L(x)":
             f = QFont()
             f.setItalic(True)
             return f

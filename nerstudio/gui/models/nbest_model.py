@@ -12,6 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ..session import span_diff
+from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 
 class NBestTableModel(QAbstractTableModel):
@@ -23,7 +24,7 @@ class NBestTableModel(QAbstractTableModel):
             "Rank of the candidate after reranking",
             "Span F-measure of the candidate against the gold entities",
             "Entities this candidate adds (+) or drops (−) compared with the tagger's top candidate")
-    SortRole = Qt.UserRole + 1
+    SortRole = USER + 1
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -34,6 +35,7 @@ class NBestTableModel(QAbstractTableModel):
         self._rerank: np.ndarray | None = None
         self._f: np.ndarray | None = None
         self._diff: list[str] = []
+        self._text: list[tuple] = []
         self._exact: np.ndarray | None = None
         self._chosen: int | None = None
         self._bold = QFont()
@@ -60,7 +62,18 @@ class NBestTableModel(QAbstractTableModel):
         self._chosen = chosen
         top = self._spans[0] if self._spans else []
         self._diff = [span_diff(s, top, self._words) if j else "" for j, s in enumerate(self._spans)]
+        self._text = [self._row_text(j) for j in range(len(self._spans))]  # display strings, once
         self.endResetModel()
+
+    def _row_text(self, j: int) -> tuple:
+        if j == 0:
+            diff = "(top candidate)" if self._spans[0] else "(top candidate: no entities)"
+        else:
+            diff = self._diff[j] or "(same entities, other tags)"
+        return (str(j + 1), f"{self._logp[j]:.3f}",
+                None if self._scores is None else f"{self._scores[j]:.3f}",
+                None if self._rerank is None else str(int(self._rerank[j])),
+                None if self._f is None else f"{self._f[j]:.1f}", diff)
 
     def clear(self) -> None:
         self.set_candidates((), [], [])
@@ -86,33 +99,20 @@ class NBestTableModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
+    def headerData(self, section, orientation, role=DISPLAY):
         if orientation == Qt.Horizontal:
-            if role == Qt.DisplayRole:
+            if role == DISPLAY:
                 return self.COLUMNS[section]
-            if role == Qt.ToolTipRole:
+            if role == TOOLTIP:
                 return self.TIPS[section]
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=DISPLAY):
         if not index.isValid():
             return None
         j, c = index.row(), index.column()
-        if role == Qt.DisplayRole:
-            if c == self.RANK:
-                return str(j + 1)
-            if c == self.LOGP:
-                return f"{self._logp[j]:.3f}"
-            if c == self.SCORE:
-                return None if self._scores is None else f"{self._scores[j]:.3f}"
-            if c == self.RERANK:
-                return None if self._rerank is None else str(int(self._rerank[j]))
-            if c == self.F:
-                return None if self._f is None else f"{self._f[j]:.1f}"
-            if c == self.DIFF:
-                if j == 0:
-                    return "(top candidate)" if self._spans[0] else "(top candidate: no entities)"
-                return self._diff[j] or "(same entities, other tags)"
+        if role == DISPLAY:
+            return self._text[j][c]
         elif role == self.SortRole:
             if c == self.RANK:
                 return j
@@ -125,18 +125,18 @@ class NBestTableModel(QAbstractTableModel):
             if c == self.F:
                 return None if self._f is None else float(self._f[j])
             return self._diff[j]
-        elif role == Qt.TextAlignmentRole:
+        elif role == ALIGNMENT:
             if c != self.DIFF:
-                return int(Qt.AlignRight | Qt.AlignVCenter)
-        elif role == Qt.FontRole:
+                return ALIGN_RIGHT
+        elif role == FONT:
             if self._chosen is not None and j == self._chosen:
                 return self._bold
-        elif role == Qt.ForegroundRole:
+        elif role == FOREGROUND:
             if c == self.F and self._exact is not None and self._exact[j]:
                 return QBrush(QColor("#2e7d32"))
             if c == self.DIFF and j > 0:
                 return QBrush(QColor("#555555"))
-        elif role == Qt.ToolTipRole:
+        elif role == TOOLTIP:
             ents = "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j]) or "no entities"
             tip = f"Candidate {j + 1}: {ents}"
             if self._exact is not None and self._exact[j]:

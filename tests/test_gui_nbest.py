@@ -1,0 +1,131 @@
+"""The N-best inspector on the bundled demo: candidates, sentence view, filters, session files."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
+from nerstudio.gui.workers import running_threads  # noqa: E402
+from nerstudio.nbest import NBestList  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qapp):
+    """Fail the test if any QThread still runs when it ends."""
+    yield
+    left = running_threads()
+    for t in left:
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    assert w.load_demo()
+    assert w.runner.wait(30000)
+    return w
+
+
+def test_candidates_of_the_current_sentence_are_listed(window):
+    ses = window.session
+    nb = ses.nbest
+    assert nb is not None and ses.nbest_index.matched == len(window.corpus)
+    assert window.findChild(object, "nbestView") is window.nbest_view
+    k = 3
+    window.select_sentence(k)
+    i = ses.nbest_row(k)
+    model = window.nbest_panel.model
+    assert model.rowCount() == nb.n_candidates(i) == 20
+    # L(x) column shows the log-probabilities, best first
+    shown = [float(model.index(j, NBestTableModel.LOGP).data()) for j in range(model.rowCount())]
+    assert shown == sorted(shown, reverse=True)
+    assert np.allclose(shown, nb.logprobs[i], atol=1e-3)
+    # span F against gold is shown; a 100 means exactly the gold entities
+    fcol = [float(model.index(j, NBestTableModel.F).data()) for j in range(model.rowCount())]
+    gold = set(nb.gold[i])
+    for j, f in enumerate(fcol):
+        assert (f == 100.0) == (set(nb.spans(i, j)) == gold)
+    assert not window.nbest_view.isColumnHidden(NBestTableModel.F)
+
+
+def test_selecting_a_candidate_draws_it_in_the_sentence_view(window):
+    ses = window.session
+    k = 3
+    window.select_sentence(k)
+    i = ses.nbest_row(k)
+    window.nbest_panel.select(4)
+    assert window.sentence_view._cand == ses.nbest.spans(i, 4)
+    assert window.sentence_view.words() == window.corpus.sentences[k].words
+    # the difference column names what candidate 5 adds and drops relative to the top one
+    diff = window.nbest_panel.model.index(4, NBestTableModel.DIFF).data()
+    extra = set(ses.nbest.spans(i, 4)) - set(ses.nbest.spans(i, 0))
+    for sp in extra:
+        assert f"+{sp.label} {sp.text(ses.nbest.words[i])}" in diff
+
+
+def test_filters_use_the_nbest_status(window, qtbot):
+    nb = window.session.nbest
+    flags = window.flags()
+    expected_err = [i for i in range(len(nb)) if set(nb.spans(i, 0)) != set(nb.gold[i])]
+    assert list(np.flatnonzero(flags["error"])) == expected_err
+    missing = [i for i in range(len(nb))
+               if all(set(nb.spans(i, j)) != set(nb.gold[i]) for j in range(nb.n_candidates(i)))]
+    assert list(np.flatnonzero(flags["missing"])) == missing
+    combo = window.status_filter
+    combo.setCurrentIndex(combo.findData("error"))
+    proxy = window.proxy
+    shown = sum(proxy.rowCount(proxy.index(d, 0)) for d in range(proxy.rowCount()))
+    assert shown == len(expected_err) > 0
+    # with a type filter on top: sentences with an error AND a gold ORG entity
+    window.type_filter.setCurrentIndex(window.type_filter.findData("ORG"))
+    org = {k for k, s in enumerate(window.corpus.sentences) if any(sp.label == "ORG" for sp in s.spans)}
+    shown = sum(proxy.rowCount(proxy.index(d, 0)) for d in range(proxy.rowCount()))
+    assert shown == len(org & set(expected_err))
+    # navigation stays inside the filter
+    window.select_sentence(min(org & set(expected_err)))
+    window.step_sentence(1)
+    assert window.current_sentence_index() in org & set(expected_err)
+    # the status column explains each sentence
+    assert window.tree_model.status(expected_err[0]).startswith("✗")
+
+
+def test_sentence_switch_is_fast(window):
+    times = []
+    for k in range(0, 60):
+        t0 = time.perf_counter()
+        window.select_sentence(k)
+        times.append(time.perf_counter() - t0)
+    assert window.current_sentence_index() == 59
+    assert np.median(times) < 0.05, f"median switch {np.median(times) * 1000:.1f} ms"
+
+
+def test_results_folder_round_trip(window, tmp_path, qtbot):
+    out = tmp_path / "results"
+    written = window.save_results(str(out))
+    assert "nbest" in written and "tagger" in written and "dev_nbest" in written
+    nb = NBestList.load(out / "train.nbest.npz")
+    assert len(nb) == len(window.session.nbest)
+    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w2)
+    assert w2.load_results(str(out))
+    assert w2.runner.wait(30000)
+    assert w2.session.nbest is not None and w2.session.tagger is not None
+    assert len(w2.corpus) == len(window.corpus)
+    w2.select_sentence(2)
+    assert w2.nbest_panel.model.rowCount() == 20

@@ -1,0 +1,124 @@
+"""The worker thread machinery: signals, throttling, cancellation, errors, one run at a time."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from nerstudio.errors import Cancelled  # noqa: E402
+from nerstudio.gui.workers import MIN_INTERVAL, TaskRunner, running_threads  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qapp):
+    """Fail the test if any QThread still runs when it ends."""
+    yield
+    left = running_threads()
+    for t in left:  # do not let one leak break the next tests
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def runner(qtbot):
+    r = TaskRunner()
+    yield r
+    r.shutdown()
+
+
+def test_results_progress_and_stats_arrive_in_the_main_thread(runner, qtbot):
+    got = {"stats": [], "progress": [], "done": None, "partial": []}
+    runner.stats.connect(lambda b: got["stats"].extend(b))
+    runner.progress.connect(lambda m, d, t: got["progress"].append((m, d, t)))
+    runner.partial.connect(lambda k, v: got["partial"].append((k, v)))
+    runner.finished.connect(lambda name, res: got.__setitem__("done", (name, res)))
+
+    def job(ctx):
+        for k in range(5):
+            ctx.stats({"step": k + 1, "dev_f1": 50.0 + k})
+            ctx.progress(f"step {k + 1}", k + 1, 5)
+            time.sleep(MIN_INTERVAL * 1.2)
+        ctx.result("half", 21)
+        return 42
+
+    with qtbot.waitSignal(runner.idle, timeout=10000):
+        assert runner.start("demo", job)
+        assert runner.busy
+    assert got["done"] == ("demo", 42)
+    assert [s["step"] for s in got["stats"]] == [1, 2, 3, 4, 5]
+    assert got["progress"][-1] == ("step 5", 5, 5)
+    assert got["partial"] == [("half", 21)]
+    assert not runner.busy
+    assert runner.wait(5000)
+
+
+def test_updates_are_throttled_but_no_point_is_lost(runner, qtbot):
+    batches = []
+    runner.stats.connect(lambda b: batches.append(len(b)))
+
+    def job(ctx):
+        t0 = time.monotonic()
+        for k in range(3000):
+            ctx.stats({"step": k + 1})
+            ctx.progress("working", k, 3000)
+        return time.monotonic() - t0
+
+    res = {}
+    runner.finished.connect(lambda n, r: res.setdefault("secs", r))
+    with qtbot.waitSignal(runner.idle, timeout=20000):
+        runner.start("burst", job)
+    assert sum(batches) == 3000
+    # at most one update per MIN_INTERVAL (plus the final flush and the main thread's trailing flush)
+    assert len(batches) <= res["secs"] / MIN_INTERVAL + 3
+
+
+def test_cancel_takes_effect_within_a_second(runner, qtbot):
+    def job(ctx):
+        while True:
+            if ctx.should_cancel():
+                raise Cancelled("stopped")
+            time.sleep(0.01)
+
+    runner.start("endless", job)
+    qtbot.wait(100)
+    t0 = time.monotonic()
+    with qtbot.waitSignal(runner.cancelled, timeout=2000) as blocker:
+        runner.cancel()
+    assert time.monotonic() - t0 < 1.0
+    assert blocker.args[0] == "endless"
+    assert runner.wait(5000)
+    assert not running_threads()
+
+
+def test_errors_become_a_signal_not_a_crash(runner, qtbot):
+    def job(ctx):
+        raise ValueError("bad settings")
+
+    with qtbot.waitSignal(runner.failed, timeout=5000) as blocker:
+        runner.start("broken", job)
+    name, message, tb = blocker.args
+    assert name == "broken" and "bad settings" in message and "ValueError" in tb
+    assert runner.wait(5000)
+
+
+def test_one_run_at_a_time_and_shutdown_stops_the_thread(runner, qtbot):
+    def job(ctx):
+        while not ctx.should_cancel():
+            time.sleep(0.01)
+        raise Cancelled()
+
+    assert runner.start("first", job)
+    assert not runner.start("second", job)  # refused while the first runs
+    assert runner.shutdown(5000)
+    assert not running_threads()
+    # the runner accepts a new job once the old one has been reported
+    runner.wait(5000)
+    assert not runner.busy
+    assert runner.start("third", lambda ctx: 3)
+    assert runner.wait(5000)
