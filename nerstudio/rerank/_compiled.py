@@ -1,0 +1,249 @@
+"""Compiled inner loops of the rerankers (numba).
+
+Why compiled code: a boosting round touches the few hundred pairs of one feature and, through
+them, tens of thousands of scattered (feature, weight) updates; a perceptron epoch visits every
+sentence once. Written with numpy, each of these costs a dozen array calls of a few microseconds
+each, which is the whole time budget (300,000 rounds in a minute, an epoch in a second). The
+loops here are the literal algorithms, kept short; the Python modules hold the reference
+(one-step) versions that tests compare them with.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+BLOCK = 256  # block size of the two-level argmax over BestLoss
+
+
+@njit(cache=True)
+def block_max(BL, bmax, block):
+    nb = bmax.shape[0]
+    m = BL.shape[0]
+    for b in range(nb):
+        lo = b * block
+        hi = min(lo + block, m)
+        best = -1.0
+        for f in range(lo, hi):
+            if BL[f] > best:
+                best = BL[f]
+        bmax[b] = best
+
+
+@njit(cache=True)
+def _argmax_blocks(BL, bmax, block):
+    bb = 0
+    best = bmax[0]
+    for b in range(1, bmax.shape[0]):
+        if bmax[b] > best:
+            best = bmax[b]
+            bb = b
+    lo = bb * block
+    hi = min(lo + block, BL.shape[0])
+    k = lo
+    for f in range(lo, hi):
+        if BL[f] == best:
+            k = f
+            break
+    return k, best
+
+
+@njit(cache=True)
+def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, Wm, BL, bmax, block,
+                 state, eps, alpha, chosen, deltas, offset, dev_ptr, dev_idx, dev_scores, dirty, dirty_list,
+                 touched, touched_mark):
+    """Run up to ``n_rounds`` rounds of Figure 2; returns how many ran.
+
+    ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
+    ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on the dev
+    rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in CSC).
+    """
+    Z = state[0]
+    done = 0
+    have_dev = dev_ptr.shape[0] > 0
+    for r in range(n_rounds):
+        k, bl = _argmax_blocks(BL, bmax, block)
+        if not bl > 0.0:
+            break
+        wp = Wp[k]
+        wm = Wm[k]
+        ez = eps * Z
+        if wp + ez <= 0.0 or wm + ez <= 0.0:
+            ez = 1e-6 * Z
+        delta = 0.5 * math.log((wp + ez) / (wm + ez))
+        up = math.exp(-delta)
+        down = math.exp(delta)
+        nd = 0
+        nt = 0
+        for t in range(A_ptr[k], A_ptr[k + 1]):
+            p = A_idx[t]
+            s = A_sgn[t]
+            M[p] += s * delta
+            old = e[p]
+            new = old * (up if s > 0 else down)
+            e[p] = new
+            d = new - old
+            Z += d
+            for u in range(B_ptr[p], B_ptr[p + 1]):
+                f = B_idx[u]
+                if B_pos[u]:
+                    Wp[f] += d
+                else:
+                    Wm[f] += d
+                if not touched_mark[f]:
+                    touched_mark[f] = True
+                    touched[nt] = f
+                    nt += 1
+        for q in range(nt):
+            f = touched[q]
+            touched_mark[f] = False
+            a = Wp[f]
+            if a < 0.0:
+                a = 0.0
+                Wp[f] = 0.0
+            b = Wm[f]
+            if b < 0.0:
+                b = 0.0
+                Wm[f] = 0.0
+            BL[f] = abs(math.sqrt(a) - math.sqrt(b))
+            blk = f // block
+            if not dirty[blk]:
+                dirty[blk] = True
+                dirty_list[nd] = blk
+                nd += 1
+        m = BL.shape[0]
+        for q in range(nd):
+            blk = dirty_list[q]
+            dirty[blk] = False
+            lo = blk * block
+            hi = min(lo + block, m)
+            best = -1.0
+            for f in range(lo, hi):
+                if BL[f] > best:
+                    best = BL[f]
+            bmax[blk] = best
+        alpha[k] += delta
+        chosen[offset + r] = k
+        deltas[offset + r] = delta
+        if have_dev:
+            for t in range(dev_ptr[k], dev_ptr[k + 1]):
+                dev_scores[dev_idx[t]] += delta
+        done += 1
+    state[0] = Z
+    return done
+
+
+@njit(cache=True)
+def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, wL, mode, C,
+                     t0, acc, accL, last, lastL, log_sent, log_wrong, log_count, n_log):
+    """One pass of the ranking perceptron over the sentences in ``order``.
+
+    ``mode``: 0 plain update on the top-scoring wrong candidate; 1 margin perceptron (also update
+    with the best wrong candidate when the oracle wins by at most ``C``).
+    Weights: ``w`` on the features, ``wL`` (array of one) on β·L(x). Lazy averaging:
+    ``acc``/``accL`` accumulate weight × time, ``last``/``lastL`` the time of each weight's last
+    change; ``t0`` is the number of examples seen before this epoch. Every update is logged as
+    (sentence, wrong row) with the number of examples its predecessor survived, for voting.
+    Returns (mistakes, updates, n_log, t) where t is the example counter after the epoch.
+    """
+    t = t0
+    mistakes = 0
+    updates = 0
+    for ii in range(order.shape[0]):
+        i = order[ii]
+        a = offsets[i]
+        b = offsets[i + 1]
+        o = a + oracle[i]
+        qo = quality[o]
+        best = -1
+        best_s = -1e300
+        wrong = -1
+        wrong_s = -1e300
+        so = 0.0
+        for r in range(a, b):
+            s = beta * wL[0] * L[r]
+            for u in range(X_ptr[r], X_ptr[r + 1]):
+                s += w[X_idx[u]]
+            if s > best_s:
+                best_s = s
+                best = r
+            if quality[r] < qo and s > wrong_s:
+                wrong_s = s
+                wrong = r
+            if r == o:
+                so = s
+        target = -1
+        if quality[best] < qo:
+            target = best
+            mistakes += 1
+        elif mode == 1 and wrong >= 0 and so - wrong_s <= C:
+            target = wrong
+        t += 1
+        if target >= 0:
+            updates += 1
+            # lazy averaging: bring the touched weights' accumulators up to time t - 1
+            for u in range(X_ptr[o], X_ptr[o + 1]):
+                f = X_idx[u]
+                acc[f] += (t - 1 - last[f]) * w[f]
+                last[f] = t - 1
+            for u in range(X_ptr[target], X_ptr[target + 1]):
+                f = X_idx[u]
+                acc[f] += (t - 1 - last[f]) * w[f]
+                last[f] = t - 1
+            accL[0] += (t - 1 - lastL[0]) * wL[0]
+            lastL[0] = t - 1
+            for u in range(X_ptr[o], X_ptr[o + 1]):
+                w[X_idx[u]] += 1.0
+            for u in range(X_ptr[target], X_ptr[target + 1]):
+                w[X_idx[u]] -= 1.0
+            wL[0] += beta * (L[o] - L[target])
+            log_sent[n_log] = i
+            log_wrong[n_log] = target
+            log_count[n_log] = t - 1  # time of the update; counts are derived from the times
+            n_log += 1
+    return mistakes, updates, n_log, t
+
+
+@njit(cache=True)
+def voted_scores(S, L, offsets, col_ptr, col_idx, upd_plus_ptr, upd_plus, upd_minus_ptr, upd_minus,
+                 upd_dL, counts, beta, votes):
+    """Figure 4 voting with incremental scores.
+
+    ``S`` starts as the feature part of the scores under the first vector (zeros); update k adds
+    column f of the data (``col_ptr``/``col_idx``, CSC) for f in ``upd_plus[k]`` and subtracts
+    it for f in ``upd_minus[k]``, and changes the L weight by ``upd_dL[k]``. Vector k (k = 0 is
+    the zero vector before any update) votes ``counts[k]`` times for each sentence's top
+    candidate; votes are added to ``votes`` (one per candidate).
+    """
+    n_s = offsets.shape[0] - 1
+    K = counts.shape[0]
+    wl = 0.0
+    for k in range(K):
+        if k > 0:
+            for q in range(upd_plus_ptr[k - 1], upd_plus_ptr[k]):
+                f = upd_plus[q]
+                for t in range(col_ptr[f], col_ptr[f + 1]):
+                    S[col_idx[t]] += 1.0
+            for q in range(upd_minus_ptr[k - 1], upd_minus_ptr[k]):
+                f = upd_minus[q]
+                for t in range(col_ptr[f], col_ptr[f + 1]):
+                    S[col_idx[t]] -= 1.0
+            wl += upd_dL[k - 1]
+        c = counts[k]
+        if c <= 0:
+            continue
+        for i in range(n_s):
+            a = offsets[i]
+            b = offsets[i + 1]
+            if b <= a:
+                continue
+            best = a
+            bs = S[a] + beta * wl * L[a]
+            for r in range(a + 1, b):
+                s = S[r] + beta * wl * L[r]
+                if s > bs:
+                    bs = s
+                    best = r
+            votes[best] += c

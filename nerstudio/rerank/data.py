@@ -1,0 +1,250 @@
+"""Ranking data: every candidate of every sentence as a sparse feature row, grouped by sentence.
+
+:class:`RankingData` is what the rerankers learn from and score. For ``n`` candidates in all and
+``m`` selected global features it holds
+
+``X``
+    ``(n, m)`` CSR matrix of the binary global features h_k(x) (data are all 1, int8);
+``L``
+    ``(n,)`` L(x), the tagger's log-probability of each candidate;
+``offsets``
+    ``(S + 1,)``: the candidates of sentence ``i`` are rows ``offsets[i]:offsets[i+1]``;
+``oracle``
+    per sentence, the index *within its group* of x_i1, the candidate closest to gold (SPEC §3),
+    or ``None`` when there is no gold;
+``correct`` / ``proposed`` / ``n_gold``
+    per candidate, its entities that are correct and all its entities; per sentence, the gold
+    entities. Corpus precision, recall and F of *any* choice of one candidate per sentence
+    follow from sums of these, so dev-set curves cost a few vector operations per point;
+``quality``
+    per candidate, the oracle criterion (correct tags, or span F): a sentence whose candidates
+    are all equally good carries no ranking information (:meth:`informative`).
+
+The N-best list it was built from is kept in ``nbest`` (words and tags, for display, for the
+kernel perceptron and for writing predictions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..nbest import NBestList
+
+
+def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
+    """Entities of every candidate of one sentence, vectorised.
+
+    ``cands`` is an ``(n_c, len)`` array of SCN tag ids. Returns arrays ``(cand, start, end,
+    label)`` with ``end`` exclusive and ``label`` an index into the sorted entity types ('' for
+    the untyped task), ordered by candidate then start. Tags are those of a valid SCN sequence
+    (a beam never proposes C after N); a stray C starts an entity, as conlleval would.
+    """
+    kinds, labels = _tag_kinds(tuple(tagset))
+    k = kinds[cands]  # 0 = N, 1 = S, 2 = C
+    lab = labels[cands]
+    n_c, n = cands.shape
+    if n == 0 or n_c == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, z
+    inside = k > 0
+    prev_inside = np.zeros_like(inside)
+    prev_inside[:, 1:] = inside[:, :-1]
+    prev_lab = np.full_like(lab, -1)
+    prev_lab[:, 1:] = lab[:, :-1]
+    start = (k == 1) | ((k == 2) & (~prev_inside | (prev_lab != lab)))
+    nxt_cont = np.zeros_like(inside)
+    nxt_cont[:, :-1] = (k[:, 1:] == 2) & (lab[:, 1:] == lab[:, :-1])
+    end = inside & ~nxt_cont
+    sc, ss = np.nonzero(start)
+    _, ee = np.nonzero(end)
+    return sc.astype(np.int64), ss.astype(np.int64), ee.astype(np.int64) + 1, lab[sc, ss].astype(np.int64)
+
+
+_KIND_CACHE: dict = {}
+
+
+def _tag_kinds(tagset: tuple[str, ...]):
+    hit = _KIND_CACHE.get(tagset)
+    if hit is None:
+        types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
+        tindex = {t: i for i, t in enumerate(types)}
+        kinds = np.array([0 if t == "N" else (1 if t.startswith("S") else 2) for t in tagset], dtype=np.int8)
+        labels = np.array([tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64)
+        hit = _KIND_CACHE[tagset] = (kinds, labels, types)
+    return hit[0], hit[1]
+
+
+def entity_types(tagset: Sequence[str]) -> list[str]:
+    """The entity types of an SCN tag set, sorted ('' alone for the untyped task)."""
+    types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
+    return types or [""]
+
+
+def span_counts(nb: NBestList):
+    """Per candidate ``(correct, proposed)`` entity counts and per sentence gold counts."""
+    S = len(nb)
+    sizes = np.array([nb.n_candidates(i) for i in range(S)], dtype=np.int64)
+    correct = np.zeros(int(sizes.sum()), dtype=np.int32)
+    proposed = np.zeros(int(sizes.sum()), dtype=np.int32)
+    n_gold = np.zeros(S, dtype=np.int32)
+    types = entity_types(nb.tagset)
+    tindex = {t: i for i, t in enumerate(types)}
+    typed = nb.typed
+    pos = 0
+    for i in range(S):
+        c = nb.candidates[i]
+        m = c.shape[0]
+        if m:
+            cc, ss, ee, ll = scn_spans(c, nb.tagset)
+            proposed[pos:pos + m] = np.bincount(cc, minlength=m)
+            if nb.gold is not None:
+                gold = {(s.start, s.end, tindex.get(s.label, -1) if typed else 0) for s in nb.gold[i]}
+                if gold:
+                    hit = np.fromiter(((a, b, l) in gold for a, b, l in zip(ss.tolist(), ee.tolist(), ll.tolist())),
+                                      dtype=bool, count=len(ss))
+                    correct[pos:pos + m] = np.bincount(cc[hit], minlength=m)
+        if nb.gold is not None:
+            n_gold[i] = len(nb.gold[i])
+        pos += m
+    return correct, proposed, n_gold
+
+
+@dataclass
+class RankingData:
+    """Candidates as sparse rows grouped by sentence (see the module docstring)."""
+
+    X: sp.csr_matrix
+    L: np.ndarray
+    offsets: np.ndarray
+    oracle: np.ndarray | None = None
+    correct: np.ndarray | None = None
+    proposed: np.ndarray | None = None
+    n_gold: np.ndarray | None = None
+    quality: np.ndarray | None = None
+    nbest: NBestList | None = None
+    feature_names: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.offsets = np.asarray(self.offsets, dtype=np.int64)
+        self.L = np.asarray(self.L, dtype=np.float64)
+        if self.X.shape[0] != len(self.L) or self.offsets[-1] != len(self.L):
+            raise ValueError("X, L and offsets disagree on the number of candidates")
+
+    # -- shape ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def n_candidates(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @property
+    def group(self) -> np.ndarray:
+        """Sentence index of every candidate."""
+        return np.repeat(np.arange(len(self), dtype=np.int64), self.sizes)
+
+    @property
+    def has_gold(self) -> bool:
+        return self.correct is not None and self.n_gold is not None
+
+    def rows(self, i: int) -> slice:
+        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+
+    def features_of(self, row: int) -> np.ndarray:
+        """Active feature ids of candidate ``row`` (a global row number)."""
+        return self.X.indices[self.X.indptr[row]:self.X.indptr[row + 1]]
+
+    # -- choices and scores -----------------------------------------------------------------
+    def argmax(self, scores: np.ndarray) -> np.ndarray:
+        """Per sentence, the index within its group of the highest score (first on ties);
+        ``-1`` for a sentence without candidates."""
+        return group_argmax(scores, self.offsets)
+
+    def informative(self) -> np.ndarray:
+        """Sentences whose candidates are not all equally good (they carry ranking information)."""
+        if self.quality is None:
+            raise ValueError("no gold: ranking information is unknown")
+        q = self.quality
+        sizes = self.sizes
+        ok = sizes > 1
+        out = np.zeros(len(self), dtype=bool)
+        if ok.any():
+            starts = self.offsets[:-1][ok]
+            mx = np.maximum.reduceat(q, starts)
+            mn = np.minimum.reduceat(q, starts)
+            out[ok] = mx > mn
+        return out
+
+    def prf(self, choice: np.ndarray) -> tuple[float, float, float]:
+        """Corpus precision, recall and F (percent) of one candidate per sentence."""
+        if not self.has_gold:
+            raise ValueError("no gold: cannot score")
+        choice = np.asarray(choice)
+        valid = choice >= 0
+        rows = self.offsets[:-1][valid] + choice[valid]
+        C = int(self.correct[rows].sum())
+        P = int(self.proposed[rows].sum())
+        G = int(self.n_gold.sum())
+        p = 100.0 * C / P if P else 0.0
+        r = 100.0 * C / G if G else 0.0
+        f = 200.0 * C / (G + P) if G + P else 0.0
+        return p, r, f
+
+    def subset(self, sentences: np.ndarray) -> "RankingData":
+        """The same data restricted to some sentences (in the given order)."""
+        sentences = np.asarray(sentences, dtype=np.int64)
+        sizes = self.sizes[sentences]
+        offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        rows = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in sentences]) \
+            if len(sentences) else np.zeros(0, dtype=np.int64)
+
+        def pick(a, by):
+            return None if a is None else a[by]
+        nb = None
+        if self.nbest is not None:
+            src = self.nbest
+            idx = sentences.tolist()
+            nb = NBestList(src.tagset, [src.words[i] for i in idx], [src.candidates[i] for i in idx],
+                           [src.logprobs[i] for i in idx],
+                           None if src.gold is None else [src.gold[i] for i in idx],
+                           [src.ids[i] for i in idx], dict(src.meta))
+        return RankingData(self.X[rows], self.L[rows], offsets, pick(self.oracle, sentences),
+                           pick(self.correct, rows), pick(self.proposed, rows), pick(self.n_gold, sentences),
+                           pick(self.quality, rows), nb, self.feature_names)
+
+
+def group_argmax(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Index within each group of its maximum (the first one on ties), -1 for empty groups."""
+    scores = np.asarray(scores, dtype=np.float64)
+    S = len(offsets) - 1
+    out = np.full(S, -1, dtype=np.int64)
+    sizes = np.diff(offsets)
+    ok = sizes > 0
+    if not ok.any():
+        return out
+    starts = offsets[:-1][ok]
+    mx = np.maximum.reduceat(scores, starts)
+    g = np.repeat(np.arange(int(ok.sum())), sizes[ok])
+    hit = scores >= mx[g]
+    # first hit per group
+    pos = np.flatnonzero(hit)
+    first = np.full(int(ok.sum()), -1, dtype=np.int64)
+    gh = g[pos]
+    # positions are increasing, so the first occurrence of each group id is its first hit
+    uniq, idx = np.unique(gh, return_index=True)
+    first[uniq] = pos[idx]
+    out[ok] = first - starts
+    return out

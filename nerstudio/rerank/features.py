@@ -1,0 +1,455 @@
+"""Global features of a candidate segmentation (Collins 2002 §3, Figure 1; SPEC §3).
+
+The generator describes a whole tagged sentence with readable feature strings
+``TYPE=v1 v2 …``: the entity-anchored templates of Figure 1 (WE, FF, GF, LW, LWLC, BO00–BO11,
+BE00–BE11, TO000–TO111, TO2000–TO2111, TE000–TE111, TE2000–TE2111, PF/PF2, SF/SF2) for every
+entity of the candidate, and the quote-anchored templates (Q, Q2, QF, QF2). For the typed task
+every entity-anchored feature also appears with the entity's type (``WE:ORG=…``) besides its
+untyped form. Values are joined by single spaces.
+
+Primitives of word i: ``w`` the word; ``l`` 1 if it begins with a lower-case letter; ``f`` its
+collapsed character-type shape (``Animal`` → ``Aa``); ``g`` = ``f`` followed by 1 or 0, whether
+the word is in the lowercase lexicon; outside the sentence all are ``NULL``.
+
+Quote pairs: quote tokens (``"``, ``“``, ``”``, ````` `` `````, ``''``) are paired in order, the
+first with the second, the third with the fourth, and so on; s and e are the indices of the two
+quotes of a pair, and e' the last word between them that begins with a letter or a digit.
+Q and Q2 are generated only when ``e − s ≤ quote_max``; QF and QF2 only when e' exists.
+
+Sharing work: a feature depends on the words and on one entity (its start, its end, its type),
+or on a quote pair and the tags inside it. Start-side templates (BO, TO, TO2) are built once per
+start position of a sentence, end-side ones (LW, LWLC, BE, TE, TE2) once per end position, the
+prefix and suffix features once per (boundary, k), and each distinct entity once, whichever
+candidates contain it. Strings become integer *keys*: ``base_id · (T + 1) + c`` where base_id
+numbers the untyped string and c is 0 for the untyped feature or 1 + the index of the entity
+type. :meth:`GlobalFeatures.fit` keeps the keys seen on at least ``min_sentences`` distinct
+training sentences and numbers them; :meth:`GlobalFeatures.transform` turns any N-best list into
+:class:`~nerstudio.rerank.data.RankingData`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import Cancelled
+from ..nbest import NBestList
+from ..tagging.features import build_lexicon, collapsed_shape
+from .data import RankingData, entity_types, scn_spans, span_counts
+
+NULL = "NULL"
+QUOTES = frozenset({'"', "“", "”", "``", "''", "„"})
+_BITS2 = list(itertools.product((0, 1), repeat=2))
+_BITS3 = list(itertools.product((0, 1), repeat=3))
+
+START_TEMPLATES = tuple([f"BO{a}{b}" for a, b in _BITS2] + [f"TO{a}{b}{c}" for a, b, c in _BITS3]
+                        + [f"TO2{a}{b}{c}" for a, b, c in _BITS3])
+END_TEMPLATES = tuple(["LW", "LWLC"] + [f"BE{a}{b}" for a, b in _BITS2] + [f"TE{a}{b}{c}" for a, b, c in _BITS3]
+                      + [f"TE2{a}{b}{c}" for a, b, c in _BITS3])
+SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
+QUOTE_TEMPLATES = ("Q", "Q2", "QF", "QF2")
+TEMPLATES = START_TEMPLATES + END_TEMPLATES + SPAN_TEMPLATES + QUOTE_TEMPLATES
+
+
+def template_of(name: str) -> str:
+    """``'WE:ORG=Dougherty Arts Center'`` → ``'WE'``."""
+    head = name.split("=", 1)[0]
+    return head.split(":", 1)[0]
+
+
+def type_of(name: str) -> str:
+    """The entity type of a typed feature (``''`` for untyped ones)."""
+    head = name.split("=", 1)[0]
+    return head.split(":", 1)[1] if ":" in head else ""
+
+
+def is_quote(word: str) -> bool:
+    return word in QUOTES
+
+
+class _Prims:
+    """Per-word primitives (w, g, f, l) with NULL padding; word types are cached across sentences."""
+
+    def __init__(self, lexicon: set[str]):
+        self.lexicon = lexicon
+        self.cache: dict[str, tuple[str, str, str]] = {}
+
+    def of(self, word: str) -> tuple[str, str, str]:
+        hit = self.cache.get(word)
+        if hit is None:
+            f = collapsed_shape(word)
+            g = f + ("1" if word.lower() in self.lexicon else "0")
+            lc = "1" if word[:1].islower() else "0"
+            hit = self.cache[word] = (f, g, lc)
+        return hit
+
+
+class GlobalFeatures:
+    """Global feature generator and feature index (see the module docstring).
+
+    Parameters: ``min_sentences`` — keep a feature seen on at least this many distinct training
+    sentences; ``typed`` — add typed copies of entity-anchored features (``None``: when the
+    tag set is typed); ``quote_max`` — longest quoted stretch (e − s) given Q/Q2 features;
+    ``quotes`` — generate the quote templates at all.
+    """
+
+    def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True):
+        self.min_sentences = min_sentences
+        self.typed = typed
+        self.quote_max = quote_max
+        self.quotes = quotes
+
+    def get_params(self) -> dict:
+        return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
+                "quotes": self.quotes}
+
+    # -- readable strings (one candidate) ----------------------------------------------------
+    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
+        """All feature strings of one candidate tagging (SCN tags), before selection, sorted.
+
+        This is the readable, unoptimised path: it builds every string directly from the
+        templates. The integer path used for training must agree with it (a test checks).
+        """
+        lex = lexicon if lexicon is not None else getattr(self, "lexicon_", set())
+        pr = _Prims(lex)
+        n = len(words)
+        P = [pr.of(w) for w in words]
+
+        def w(i):
+            return words[i] if 0 <= i < n else NULL
+
+        def g(i):
+            return P[i][1] if 0 <= i < n else NULL
+
+        def f(i):
+            return P[i][0] if 0 <= i < n else NULL
+
+        def wg(i, bit):
+            return g(i) if bit else w(i)
+
+        tagset = sorted(set(tags) | {"N"})
+        tag_ids = np.array([[tagset.index(t) for t in tags]], dtype=np.int64)
+        _, ss, ee, ll = scn_spans(tag_ids, tagset)
+        types = entity_types(tagset)
+        typed = self._typed_for(tagset)
+        out: list[str] = []
+        for s, e1, lab in zip(ss.tolist(), ee.tolist(), ll.tolist()):
+            e = e1 - 1
+            feats = [f"WE={' '.join(w(i) for i in range(s, e + 1))}",
+                     f"FF={' '.join(f(i) for i in range(s, e + 1))}",
+                     f"GF={' '.join(g(i) for i in range(s, e + 1))}",
+                     f"LW={w(e)}", f"LWLC={P[e][2]}"]
+            feats += [f"BO{a}{b}={wg(s - 1, a)} {wg(s, b)}" for a, b in _BITS2]
+            feats += [f"BE{a}{b}={wg(e, a)} {wg(e + 1, b)}" for a, b in _BITS2]
+            feats += [f"TO{a}{b}{c}={wg(s - 2, a)} {wg(s - 1, b)} {wg(s, c)}" for a, b, c in _BITS3]
+            feats += [f"TO2{a}{b}{c}={wg(s - 1, a)} {wg(s, b)} {wg(s + 1, c)}" for a, b, c in _BITS3]
+            feats += [f"TE{a}{b}{c}={wg(e - 1, a)} {wg(e, b)} {wg(e + 1, c)}" for a, b, c in _BITS3]
+            feats += [f"TE2{a}{b}{c}={wg(e - 2, a)} {wg(e - 1, b)} {wg(e, c)}" for a, b, c in _BITS3]
+            for k in range(s, e + 1):
+                feats.append(f"PF={' '.join(f(i) for i in range(s, k + 1))}")
+                feats.append(f"PF2={' '.join(g(i) for i in range(s, k + 1))}")
+            for k in range(e, s - 1, -1):
+                feats.append(f"SF={' '.join(f(i) for i in range(e, k - 1, -1))}")
+                feats.append(f"SF2={' '.join(g(i) for i in range(e, k - 1, -1))}")
+            out += feats
+            if typed:
+                t = types[lab]
+                out += [_with_type(x, t) for x in feats]
+        if self.quotes:
+            out += _quote_strings(list(words), list(tags), [p[1] for p in P], self.quote_max)
+        return sorted(set(out))
+
+    def _typed_for(self, tagset: Sequence[str]) -> bool:
+        if self.typed is None:
+            return any("-" in t for t in tagset)
+        return bool(self.typed) and any("-" in t for t in tagset)
+
+    # -- fitting and transforming -------------------------------------------------------------
+    def fit(self, nbest: NBestList, progress: Callable[[int, int], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None, lexicon: set[str] | None = None) -> "GlobalFeatures":
+        """Build the lexicon and the feature index from a (jackknifed) training N-best list."""
+        self.fit_transform(nbest, progress, should_cancel, lexicon)
+        return self
+
+    def fit_transform(self, nbest: NBestList, progress=None, should_cancel=None,
+                      lexicon: set[str] | None = None) -> RankingData:
+        t0 = time.perf_counter()
+        self.lexicon_ = set(lexicon) if lexicon is not None else build_lexicon(nbest.words)
+        self.types_ = entity_types(nbest.tagset)
+        self.typed_ = self._typed_for(nbest.tagset)
+        self._base: dict[str, int] = {}
+        self._base_names: list[str] = []
+        rows, keys, sent_keys = self._all_keys(nbest, grow=True, progress=progress, should_cancel=should_cancel)
+        # selection: distinct training sentences per key
+        uniq, counts = np.unique(np.concatenate(sent_keys) if sent_keys else np.zeros(0, np.int64), return_counts=True)
+        kept = uniq[counts >= self.min_sentences]
+        order = self._finish_index(kept)
+        # the training keys use the base numbering before pruning: map them through `kept`
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        cols = _lookup(kept, keys)
+        ok = cols >= 0
+        data = self._to_data(nbest, rows[ok], rank[cols[ok]])
+        self.fit_seconds_ = time.perf_counter() - t0
+        return data
+
+    def _finish_index(self, kept: np.ndarray) -> np.ndarray:
+        T1 = len(self.types_) + 1
+        base_ids = kept // T1
+        codes = kept % T1
+        names = []
+        for b, c in zip(base_ids.tolist(), codes.tolist()):
+            s = self._base_names[b]
+            names.append(s if c == 0 else _with_type(s, self.types_[c - 1]))
+        # renumber the base vocabulary to the bases still in use; keys change accordingly
+        used = np.unique(base_ids)
+        remap = {int(old): new for new, old in enumerate(used.tolist())}
+        self._base = {self._base_names[old]: new for old, new in remap.items()}
+        self._base_names = [self._base_names[old] for old in used.tolist()]
+        new_keys = np.array([remap[int(b)] for b in base_ids.tolist()], dtype=np.int64) * T1 + codes
+        order = np.argsort(new_keys, kind="stable")
+        self.keys_ = new_keys[order]
+        self.names_ = [names[i] for i in order.tolist()]
+        self.templates_ = [template_of(x) for x in self.names_]
+        return order
+
+    def transform(self, nbest: NBestList, progress=None, should_cancel=None) -> RankingData:
+        """Ranking data of an N-best list with the fitted feature index (unknown features dropped)."""
+        self._check_fitted()
+        if entity_types(nbest.tagset) != self.types_:
+            raise ValueError(f"the N-best list's entity types {entity_types(nbest.tagset)} differ from the "
+                             f"features' {self.types_}")
+        rows, keys, _ = self._all_keys(nbest, grow=False, progress=progress, should_cancel=should_cancel)
+        cols = _lookup(self.keys_, keys)
+        ok = cols >= 0
+        return self._to_data(nbest, rows[ok], cols[ok])
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "keys_"):
+            raise ValueError("the global features are not fitted")
+
+    @property
+    def n_features(self) -> int:
+        return len(self.keys_)
+
+    def _to_data(self, nbest: NBestList, rows: np.ndarray, cols: np.ndarray) -> RankingData:
+        n = sum(nbest.n_candidates(i) for i in range(len(nbest)))
+        X = sp.csr_matrix((np.ones(len(cols), dtype=np.int8), (rows, cols)), shape=(n, len(self.keys_)))
+        X.sum_duplicates()
+        X.data[:] = 1
+        offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
+        np.cumsum([nbest.n_candidates(i) for i in range(len(nbest))], out=offsets[1:])
+        L = np.concatenate(nbest.logprobs) if len(nbest) else np.zeros(0)
+        data = RankingData(X, L, offsets, nbest=nbest, feature_names=self.names_)
+        if nbest.gold is not None:
+            data.correct, data.proposed, data.n_gold = span_counts(nbest)
+            data.oracle = nbest.oracle_indices()
+            data.quality = _tag_quality(nbest)
+        return data
+
+    # -- the integer path --------------------------------------------------------------------
+    def _all_keys(self, nbest: NBestList, grow: bool, progress=None, should_cancel=None):
+        prims = _Prims(self.lexicon_)
+        T1 = len(self.types_) + 1
+        typed = self.typed_
+        rows_l, keys_l, sent_keys = [], [], []
+        base = 0
+        S = len(nbest)
+        last = time.perf_counter()
+        for i in range(S):
+            cands = nbest.candidates[i]
+            m = cands.shape[0]
+            if m:
+                r, k = self._sentence_keys(nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow)
+                rows_l.append(r + base)
+                keys_l.append(k)
+                if grow:
+                    sent_keys.append(np.unique(k))
+            base += m
+            if (i & 127) == 127:
+                if should_cancel is not None and should_cancel():
+                    raise Cancelled("feature extraction cancelled")
+                now = time.perf_counter()
+                if progress is not None and now - last > 0.1:
+                    progress(i + 1, S)
+                    last = now
+        if progress is not None:
+            progress(S, S)
+        rows = np.concatenate(rows_l) if rows_l else np.zeros(0, np.int64)
+        keys = np.concatenate(keys_l) if keys_l else np.zeros(0, np.int64)
+        return rows, keys, sent_keys
+
+    def _id(self, s: str, grow: bool) -> int:
+        b = self._base.get(s)
+        if b is None:
+            if not grow:
+                return -1
+            b = self._base[s] = len(self._base_names)
+            self._base_names.append(s)
+        return b
+
+    def _sentence_keys(self, words, cands: np.ndarray, tagset, prims: _Prims, T1: int, typed: bool, grow: bool):
+        n = len(words)
+        P = [prims.of(x) for x in words]
+        W = list(words) + [NULL, NULL]  # index -1 and -2 wrap to NULL
+        G = [p[1] for p in P] + [NULL, NULL]
+        Fs = [p[0] for p in P] + [NULL, NULL]
+        WG = (W, G)
+
+        def at(i):  # map out-of-range to the NULL slots
+            return i if 0 <= i < n else n
+
+        cc, ss, ee, ll = scn_spans(cands, tagset)
+        idf = self._id
+        start_cache: dict[int, list[int]] = {}
+        end_cache: dict[int, list[int]] = {}
+        pre_cache: dict[tuple[int, int], list[int]] = {}
+        suf_cache: dict[tuple[int, int], list[int]] = {}
+        span_cache: dict[tuple[int, int, int], np.ndarray] = {}
+        cand_rows: list[np.ndarray] = []
+        cand_keys: list[np.ndarray] = []
+        for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
+            key = (s, e1, lab)
+            arr = span_cache.get(key)
+            if arr is None:
+                e = e1 - 1
+                st = start_cache.get(s)
+                if st is None:
+                    p2, p1, p0, q1 = at(s - 2), at(s - 1), s, at(s + 1)
+                    names = [f"BO{a}{b}={WG[a][p1]} {WG[b][p0]}" for a, b in _BITS2]
+                    names += [f"TO{a}{b}{c_}={WG[a][p2]} {WG[b][p1]} {WG[c_][p0]}" for a, b, c_ in _BITS3]
+                    names += [f"TO2{a}{b}{c_}={WG[a][p1]} {WG[b][p0]} {WG[c_][q1]}" for a, b, c_ in _BITS3]
+                    st = start_cache[s] = [idf(x, grow) for x in names]
+                en = end_cache.get(e)
+                if en is None:
+                    m2, m1, m0, n1 = at(e - 2), at(e - 1), e, at(e + 1)
+                    names = [f"LW={W[m0]}", f"LWLC={P[e][2]}"]
+                    names += [f"BE{a}{b}={WG[a][m0]} {WG[b][n1]}" for a, b in _BITS2]
+                    names += [f"TE{a}{b}{c_}={WG[a][m1]} {WG[b][m0]} {WG[c_][n1]}" for a, b, c_ in _BITS3]
+                    names += [f"TE2{a}{b}{c_}={WG[a][m2]} {WG[b][m1]} {WG[c_][m0]}" for a, b, c_ in _BITS3]
+                    en = end_cache[e] = [idf(x, grow) for x in names]
+                ids = st + en
+                ids.append(idf("WE=" + " ".join(W[s:e1]), grow))
+                ids.append(idf("FF=" + " ".join(Fs[s:e1]), grow))
+                ids.append(idf("GF=" + " ".join(G[s:e1]), grow))
+                for k in range(s, e1):
+                    pk = pre_cache.get((s, k))
+                    if pk is None:
+                        pk = pre_cache[(s, k)] = [idf("PF=" + " ".join(Fs[s:k + 1]), grow),
+                                                  idf("PF2=" + " ".join(G[s:k + 1]), grow)]
+                    ids += pk
+                    sk = suf_cache.get((e, k))
+                    if sk is None:
+                        sk = suf_cache[(e, k)] = [idf("SF=" + " ".join(reversed(Fs[k:e1])), grow),
+                                                  idf("SF2=" + " ".join(reversed(G[k:e1])), grow)]
+                    ids += sk
+                b = np.array(ids, dtype=np.int64)
+                b = b[b >= 0] * T1
+                arr = np.concatenate([b, b + (lab + 1)]) if typed else b
+                span_cache[key] = arr
+            cand_keys.append(arr)
+            cand_rows.append(np.full(len(arr), c, dtype=np.int64))
+        if self.quotes:
+            qpos = [i for i, x in enumerate(words) if x in QUOTES]
+            if len(qpos) >= 2:
+                for c in range(cands.shape[0]):
+                    tags = [tagset[t] for t in cands[c]]
+                    ids = [idf(x, grow) for x in _quote_strings(list(words), tags, G[:n], self.quote_max, qpos)]
+                    b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
+                    cand_keys.append(b)
+                    cand_rows.append(np.full(len(b), c, dtype=np.int64))
+        if not cand_keys:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z
+        return np.concatenate(cand_rows), np.concatenate(cand_keys)
+
+    # -- persistence -------------------------------------------------------------------------
+    def state(self) -> tuple[dict, dict]:
+        """JSON-able settings and arrays for a model file."""
+        self._check_fitted()
+        head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_}
+        from ..persist import json_array
+        arrays = {"gf_keys": self.keys_, "gf_base": json_array(self._base_names),
+                  "gf_lexicon": json_array(sorted(self.lexicon_))}
+        return head, arrays
+
+    @classmethod
+    def from_state(cls, head: dict, arrays: dict) -> "GlobalFeatures":
+        from ..persist import json_value
+        self = cls(**head["params"])
+        self.types_ = list(head["types"])
+        self.typed_ = bool(head["typed"])
+        self.lexicon_ = set(json_value(arrays["gf_lexicon"]))
+        self._base_names = list(json_value(arrays["gf_base"]))
+        self._base = {s: i for i, s in enumerate(self._base_names)}
+        keys = np.asarray(arrays["gf_keys"], dtype=np.int64)
+        T1 = len(self.types_) + 1
+        if len(keys) and (keys.min() < 0 or keys.max() // T1 >= len(self._base_names) or np.any(np.diff(keys) <= 0)):
+            raise ValueError("feature keys out of range or unsorted")
+        self.keys_ = keys
+        self.names_ = [self._base_names[k // T1] if k % T1 == 0 else _with_type(self._base_names[k // T1], self.types_[k % T1 - 1])
+                       for k in keys.tolist()]
+        self.templates_ = [template_of(x) for x in self.names_]
+        return self
+
+
+def _lookup(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Position of each key in the sorted ``table``, or -1 when absent."""
+    if len(table) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
+    return np.where(table[pos] == keys, pos, -1).astype(np.int64)
+
+
+def _with_type(name: str, t: str) -> str:
+    head, _, val = name.partition("=")
+    return f"{head}:{t}={val}"
+
+
+def _quote_strings(words: list[str], tags: list[str], g: list[str], quote_max: int,
+                   qpos: list[int] | None = None) -> list[str]:
+    """Q, Q2, QF, QF2 for every quote pair of one candidate (see the module docstring)."""
+    n = len(words)
+    if qpos is None:
+        qpos = [i for i, x in enumerate(words) if x in QUOTES]
+
+    def gg(i):
+        return g[i] if 0 <= i < n else NULL
+
+    def tt(i):
+        return tags[i] if 0 <= i < n else NULL
+
+    out = []
+    for a in range(0, len(qpos) - 1, 2):
+        s, e = qpos[a], qpos[a + 1]
+        if e - s <= quote_max:
+            out.append("Q=" + " ".join(f"{gg(i)} {tt(i)}" for i in range(s, e + 1)))
+            out.append("Q2=" + " ".join(f"{gg(i)} {tt(i)}" for i in range(s - 1, e + 2)))
+        inner = [i for i in range(s + 1, e) if words[i][:1].isalnum()]
+        if not inner:
+            continue
+        ep = inner[-1]
+        first = tags[s + 1]
+        bprime = int(first.startswith("S") and all(tags[i].startswith("C") for i in range(s + 2, ep + 1)))
+        u = sum(1 for i in range(s + 1, e) if words[i][:1].isupper())
+        lo = sum(1 for i in range(s + 1, e) if words[i][:1].islower())
+        b = int(u > lo)
+        out.append(f"QF={bprime} {u} {lo} {gg(s + 1)} {gg(ep)}")
+        out.append(f"QF2={bprime} {b} {gg(s + 1)} {gg(ep)}")
+    return out
+
+
+def _tag_quality(nb: NBestList) -> np.ndarray:
+    """Per candidate, the number of correct tags (the paper's oracle criterion)."""
+    out = []
+    for i in range(len(nb)):
+        c = nb.candidates[i]
+        if c.shape[0] == 0:
+            continue
+        g = nb.gold_tag_ids(i)
+        out.append((c == g[None, :]).sum(axis=1))
+    return np.concatenate(out).astype(np.float64) if out else np.zeros(0)
