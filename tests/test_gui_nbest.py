@@ -129,3 +129,17 @@ def test_results_folder_round_trip(window, tmp_path, qtbot):
     assert len(w2.corpus) == len(window.corpus)
     w2.select_sentence(2)
     assert w2.nbest_panel.model.rowCount() == 20
+
+
+def test_closing_the_window_stops_a_running_job(window, qtbot):
+    from nerstudio.errors import Cancelled
+
+    def job(ctx):
+        while not ctx.should_cancel():
+            time.sleep(0.01)
+        raise Cancelled()
+
+    assert window.runner.start("endless", job)
+    assert window.runner.busy and running_threads()
+    window.close()
+    assert not running_threads()

@@ -60,7 +60,7 @@ def sibling_dev(path: str | None) -> str:
     """A development file next to a training file (dev.conll, eng.testa, …), or ''."""
     if not path:
         return ""
-    p = Path(path)
+    p = Path(path).resolve()
     names = ["dev" + p.suffix, "dev.conll", p.stem.replace("train", "dev") + p.suffix, "eng.testa", "testa",
              p.stem + ".testa", p.stem + ".dev"]
     for n in names:
@@ -209,6 +209,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("bottomTabs")
         self.curve_plot = CurvePlot()
+        self.curve_plot.show_p.setChecked(self.settings.value("curves/precision", "false") in ("true", True))
+        self.curve_plot.show_r.setChecked(self.settings.value("curves/recall", "false") in ("true", True))
         self.tabs.addTab(self.curve_plot, "Training curves")
         self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
         self.entity_table.setObjectName("entityTable")
@@ -1197,6 +1199,8 @@ class MainWindow(QMainWindow):
         for sp in self._splitters:
             self.settings.setValue(f"window/{sp.objectName()}", sp.saveState())
         self.settings.setValue("features/grouped", self.feature_panel.group.isChecked())
+        self.settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
+        self.settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
         super().closeEvent(event)
 
 

@@ -1,0 +1,156 @@
+"""Reranker in the window: explanations, comparisons, live training curves, cancellation."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+pytest.importorskip("nerstudio.rerank.model", reason="reranker core not available")
+
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+
+from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
+from nerstudio.gui.workers import running_threads  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qapp):
+    """Fail the test if any QThread still runs when it ends."""
+    yield
+    left = running_threads()
+    for t in left:
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w)
+    assert w.load_demo()
+    assert w.runner.wait(60000)
+    return w
+
+
+def _set_first(panel, names, value):
+    for n in names:
+        if n in panel._param_widgets:
+            panel.set_param(n, value)
+            return n
+    pytest.skip(f"the learner has none of the parameters {names}: {list(panel._param_widgets)}")
+
+
+def _model(window, qtbot):
+    """The demo reranker, or (when it is not built) a short perceptron trained here."""
+    if window.session.scored is None:
+        panel = window.training_panel
+        panel.set_start("reranker")
+        panel.set_algorithm("perceptron")
+        _set_first(panel, ("epochs", "n_epochs", "iterations"), 3)
+        assert window.start_training(panel.snapshot())
+        qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
+    assert window.session.scored is not None
+    return window.session.scored
+
+
+def test_one_candidate_lists_its_features_and_their_contributions(window, qtbot):
+    sc = _model(window, qtbot)
+    k = int(np.flatnonzero(window.flags()["has_nbest"])[5])
+    window.select_sentence(k)
+    i = window.session.nbest_row(k)
+    chosen = window.nbest_panel.model.chosen()
+    assert window.nbest_panel.selected() == [chosen]
+    fm = window.feature_panel.model
+    assert not fm.compare_mode
+    rows = fm.terms()
+    assert any(r.name == "L(x)" for r in rows)
+    row = window.session.data_row(i, chosen)
+    assert sum(r.contribution for r in rows) == pytest.approx(sc.scores[row], abs=1e-6)
+    assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
+    # search keeps only matching features
+    name = next(r.name for r in rows if r.name != "L(x)")
+    window.feature_panel.search.setText(name)
+    assert name in window.feature_panel.visible_feature_names()
+    assert all(name.lower() in n.lower() for n in window.feature_panel.visible_feature_names())
+
+
+def test_two_candidates_show_the_features_that_separate_them(window, qtbot):
+    sc = _model(window, qtbot)
+    changed = np.flatnonzero(window.flags()["changed"])
+    if not len(changed):
+        pytest.skip("the demo reranker never changes the top candidate")
+    k = int(changed[0])
+    window.select_sentence(k)
+    i = window.session.nbest_row(k)
+    chosen = window.nbest_panel.model.chosen()
+    assert chosen > 0
+    window.nbest_panel.select(chosen, 0)  # A = the reranker's pick, B = the tagger's top candidate
+    fm = window.feature_panel.model
+    assert fm.compare_mode
+    rows = fm.terms()
+    assert rows
+    ra, rb = window.session.data_row(i, chosen), window.session.data_row(i, 0)
+    delta = sc.scores[ra] - sc.scores[rb]
+    assert delta > 0
+    assert sum(r.contribution for r in rows) == pytest.approx(delta, abs=1e-6)
+    assert f"prefers candidate {chosen + 1}" in window.feature_panel.header.text()
+    # only features whose value differs between A and B are listed
+    assert all(r.a != r.b for r in rows)
+    # and the sentence view shows candidate A
+    assert window.sentence_view._cand == window.session.nbest.spans(i, chosen)
+
+
+def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
+    panel = window.training_panel
+    window.training_dock.show()
+    panel.set_start("reranker")
+    panel.set_algorithm("perceptron")
+    _set_first(panel, ("epochs", "n_epochs", "iterations"), 4)
+    updates = []
+    window.curve_plot.pointsChanged.connect(updates.append)
+    n_runs = len(window.curve_plot.runs)
+    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    assert window.runner.busy
+    # settings are frozen while the run is in flight
+    assert not panel.rerank_box.isEnabled() and not window.train_button.isEnabled()
+    assert window.cancel_button.isEnabled()
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
+    run = window.curve_plot.runs[n_runs]
+    assert run.state == "done", window.training_panel.message.text()
+    assert len(run.steps) == 4 and all(f is not None for f in run.f)
+    assert run.unit == "epoch" and "perceptron" in run.label
+    assert updates and updates[-1] == window.curve_plot.n_points()
+    assert window.curve_plot.draws >= 1
+    assert window.session.model is not None and window.session.scored is not None
+    assert panel.rerank_box.isEnabled() and window.train_button.isEnabled()
+    window.select_sentence(3)
+    assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
+
+
+def test_cancel_a_boosting_run(window, qtbot):
+    panel = window.training_panel
+    panel.set_start("reranker")
+    panel.set_algorithm("boost")
+    _set_first(panel, ("rounds", "n_rounds", "iterations"), 1_000_000)
+    n_runs = len(window.curve_plot.runs)
+    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    assert window.runner.busy
+    # let it get into the boosting rounds
+    qtbot.waitUntil(lambda: window.curve_plot.n_points(n_runs) >= 2, timeout=60000)
+    t0 = time.monotonic()
+    qtbot.mouseClick(window.cancel_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
+    assert time.monotonic() - t0 < 1.0
+    assert window.curve_plot.runs[n_runs].state == "cancelled"
+    assert window.train_button.isEnabled() and panel.rerank_box.isEnabled()
+    assert "Cancelled" in panel.message.text()
