@@ -207,42 +207,44 @@ def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, 
 
 
 @njit(cache=True)
-def voted_scores(S, L, offsets, col_ptr, col_idx, upd_plus_ptr, upd_plus, upd_minus_ptr, upd_minus,
-                 upd_dL, counts, beta, votes):
-    """Figure 4 voting with incremental scores.
+def vote_range(k_from, k_to, state, S, L, offsets, col_ptr, col_idx, upd_plus_ptr, upd_plus, upd_minus_ptr,
+               upd_minus, upd_dL, counts, beta, votes):
+    """Figure 4 voting with incremental scores, for vectors ``k_from`` ≤ k < ``k_to``.
 
-    ``S`` starts as the feature part of the scores under the first vector (zeros); update k adds
-    column f of the data (``col_ptr``/``col_idx``, CSC) for f in ``upd_plus[k]`` and subtracts
-    it for f in ``upd_minus[k]``, and changes the L weight by ``upd_dL[k]``. Vector k (k = 0 is
-    the zero vector before any update) votes ``counts[k]`` times for each sentence's top
-    candidate; votes are added to ``votes`` (one per candidate).
+    Vector 0 is the starting vector, vector k the one after k updates. ``S`` holds the feature
+    part of every candidate's score under vector ``state[0]`` and ``state[1]`` its L weight;
+    moving to the next vector applies one update: column f of the data (``col_ptr``/``col_idx``,
+    CSC) is added for f in ``upd_plus[k]`` and subtracted for f in ``upd_minus[k]``, and the L
+    weight changes by ``upd_dL[k]``. Vector k adds ``counts[k]`` votes to each sentence's top
+    candidate (first on ties) in ``votes``. The state can be resumed by a later call.
     """
     n_s = offsets.shape[0] - 1
-    K = counts.shape[0]
-    wl = 0.0
-    for k in range(K):
-        if k > 0:
-            for q in range(upd_plus_ptr[k - 1], upd_plus_ptr[k]):
+    for k in range(k_from, k_to):
+        while state[0] < k:
+            u = int(state[0])
+            for q in range(upd_plus_ptr[u], upd_plus_ptr[u + 1]):
                 f = upd_plus[q]
                 for t in range(col_ptr[f], col_ptr[f + 1]):
                     S[col_idx[t]] += 1.0
-            for q in range(upd_minus_ptr[k - 1], upd_minus_ptr[k]):
+            for q in range(upd_minus_ptr[u], upd_minus_ptr[u + 1]):
                 f = upd_minus[q]
                 for t in range(col_ptr[f], col_ptr[f + 1]):
                     S[col_idx[t]] -= 1.0
-            wl += upd_dL[k - 1]
+            state[1] += upd_dL[u]
+            state[0] += 1
         c = counts[k]
         if c <= 0:
             continue
+        wl = beta * state[1]
         for i in range(n_s):
             a = offsets[i]
             b = offsets[i + 1]
             if b <= a:
                 continue
             best = a
-            bs = S[a] + beta * wl * L[a]
+            bs = S[a] + wl * L[a]
             for r in range(a + 1, b):
-                s = S[r] + beta * wl * L[r]
+                s = S[r] + wl * L[r]
                 if s > bs:
                     bs = s
                     best = r

@@ -1,0 +1,219 @@
+"""A trained reranker as one object and one file: the global-feature index plus a learner.
+
+:class:`RerankerModel` turns any N-best list into ranking data with its own feature index,
+scores and picks candidates, and explains a score as a sum of named terms (:meth:`explain`) or
+the difference between two candidates (:meth:`compare`) — what the GUI's feature panel shows.
+Files are ``.npz`` + JSON (:mod:`nerstudio.persist`); loading never runs code.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import FormatError
+from ..nbest import NBestList
+from ..persist import load_npz, save_npz
+from .base import Callback, CancelCheck, Reranker
+from .boosting import Boosting
+from .data import RankingData
+from .features import GlobalFeatures, template_of
+from .perceptron import AveragedPerceptron, MarginPerceptron, Perceptron, VotedPerceptron
+
+MODEL_FORMAT = "nerstudio-reranker"
+MODEL_VERSION = 1
+
+ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
+ALGORITHM_NAMES = {"boost": "boosting", "perceptron": "perceptron", "voted": "voted perceptron",
+                   "averaged": "averaged perceptron", "margin": "margin perceptron",
+                   "kernel": "kernel voted perceptron"}
+
+
+def learner_class(algo: str) -> type[Reranker]:
+    if algo == "kernel":
+        from .kernel import KernelPerceptron
+        return KernelPerceptron
+    classes = {"boost": Boosting, "perceptron": Perceptron, "voted": VotedPerceptron,
+               "averaged": AveragedPerceptron, "margin": MarginPerceptron}
+    try:
+        return classes[algo]
+    except KeyError:
+        raise ValueError(f"unknown reranking algorithm {algo!r} (choose from {', '.join(ALGORITHMS)})") from None
+
+
+def make_learner(algo: str, **params) -> Reranker:
+    """A learner by algorithm name; unknown parameters raise a clear ValueError."""
+    cls = learner_class(algo)
+    import inspect
+    allowed = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    bad = sorted(set(params) - allowed)
+    if bad:
+        raise ValueError(f"{algo} has no parameter {', '.join(bad)} (it takes {', '.join(sorted(allowed))})")
+    return cls(**params)
+
+
+@dataclass
+class Term:
+    """One named contribution to a candidate's score (or to a difference of scores)."""
+
+    name: str  # feature string, or 'L(x)'
+    template: str  # WE, BO01, …, or 'L' for the log-probability term
+    value: float  # h_k(x) (0/1), L(x), or a difference of them
+    weight: float  # α_k (α_0 for L)
+    contribution: float  # value · weight
+
+
+@dataclass
+class Explanation:
+    score: float
+    terms: list[Term]  # sorted by |contribution|, L(x) included
+
+
+@dataclass
+class Comparison:
+    delta: float  # score(a) − score(b)
+    terms: list[Term]  # what separates a from b: value = h(a) − h(b)
+
+
+class RerankerModel:
+    """Global features + a trained learner (see the module docstring)."""
+
+    def __init__(self, features: GlobalFeatures, learner: Reranker, meta: dict | None = None):
+        self.features = features
+        self.learner = learner
+        self.meta = dict(meta or {})
+
+    @property
+    def algo(self) -> str:
+        return self.learner.algo
+
+    def data(self, nbest: NBestList, progress=None, should_cancel=None) -> RankingData:
+        return self.features.transform(nbest, progress=progress, should_cancel=should_cancel)
+
+    def scores(self, data: RankingData) -> np.ndarray:
+        """The score the model ranks by, per candidate (votes for the voted perceptrons)."""
+        return self.learner.decision_function(data)
+
+    def predict(self, data: RankingData) -> np.ndarray:
+        return self.learner.predict(data)
+
+    def rerank(self, nbest: NBestList) -> tuple[RankingData, np.ndarray]:
+        d = self.data(nbest)
+        return d, self.predict(d)
+
+    # -- explanations ----------------------------------------------------------------------------
+    def _linear(self) -> tuple[float, np.ndarray] | None:
+        try:
+            return self.learner.linear_weights()
+        except NotImplementedError:
+            return None
+
+    def explain(self, data: RankingData, row: int) -> Explanation:
+        """Score of candidate ``row`` (a global row) as α0·L(x) plus every active feature's weight.
+
+        For linear models the terms add up to the score exactly. The voted perceptron ranks by
+        votes; its explanation shows the linear score of its final vector. The kernel perceptron
+        explains with its largest stored-mistake contributions.
+        """
+        lin = self._linear()
+        if lin is None:
+            if hasattr(self.learner, "explain_row"):
+                pairs = self.learner.explain_row(data, row)
+                terms = [Term(str(d), "K" if not str(d).startswith("β") else "L", 0.0, 0.0, float(c)) for d, c in pairs]
+                total = float(self.learner.decision_function(data)[row]) if data.n_candidates else 0.0
+                return Explanation(total, terms)
+            raise ValueError(f"{self.algo} cannot explain its scores")
+        a0, w = lin
+        feats = data.features_of(row)
+        terms = [Term("L(x)", "L", float(data.L[row]), float(a0), float(a0 * data.L[row]))]
+        names = self.features.names_
+        for f in feats.tolist():
+            terms.append(Term(names[f], template_of(names[f]), 1.0, float(w[f]), float(w[f])))
+        terms.sort(key=lambda t: -abs(t.contribution))
+        return Explanation(float(sum(t.contribution for t in terms)), terms)
+
+    def compare(self, data: RankingData, row_a: int, row_b: int) -> Comparison:
+        """The features on which two candidates differ and how much each moves score(a) − score(b)."""
+        lin = self._linear()
+        if lin is None:
+            ea, eb = self.explain(data, row_a), self.explain(data, row_b)
+            return Comparison(ea.score - eb.score, [Term("score", "K", 0.0, 0.0, ea.score - eb.score)])
+        a0, w = lin
+        fa = set(data.features_of(row_a).tolist())
+        fb = set(data.features_of(row_b).tolist())
+        names = self.features.names_
+        dL = float(data.L[row_a] - data.L[row_b])
+        terms = [Term("L(x)", "L", dL, float(a0), float(a0 * dL))]
+        for f in sorted(fa ^ fb):
+            v = 1.0 if f in fa else -1.0
+            terms.append(Term(names[f], template_of(names[f]), v, float(w[f]), float(v * w[f])))
+        terms.sort(key=lambda t: -abs(t.contribution))
+        return Comparison(float(sum(t.contribution for t in terms)), terms)
+
+    # -- persistence -------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        fhead, farrays = self.features.state()
+        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "algo": self.algo,
+                  "params": _jsonable(self.learner.get_params()), "features": fhead, "meta": _jsonable(self.meta),
+                  "history": self.learner.history_dicts(), "best_step": getattr(self.learner, "best_step_", None)}
+        arrays = dict(farrays)
+        for k, v in self.learner.state().items():
+            arrays["learner_" + k] = np.asarray(v)
+        save_npz(path, header, arrays)
+
+    @classmethod
+    def load(cls, path) -> "RerankerModel":
+        path = os.fspath(path)
+        header, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a reranker model")
+        try:
+            features = GlobalFeatures.from_state(header["features"], arrays)
+            params = dict(header.get("params", {}))
+            if "beta_grid" in params and params["beta_grid"] is not None:
+                params["beta_grid"] = tuple(params["beta_grid"])
+            learner = make_learner(header["algo"], **params)
+            learner.set_state({k[len("learner_"):]: v for k, v in arrays.items() if k.startswith("learner_")},
+                              features.n_features)
+            from .base import RerankStats
+            learner.history_ = [RerankStats(**h) for h in header.get("history", [])]
+            learner.best_step_ = header.get("best_step")
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
+        return cls(features, learner, header.get("meta", {}))
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    return obj
+
+
+def train_reranker(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
+                   feature_params: dict | None = None, callback: Callback = None, should_cancel: CancelCheck = None,
+                   progress: Callable[[str, int, int], None] | None = None) -> RerankerModel:
+    """Features from the training list, then the learner; ``progress(stage, done, total)``."""
+    t0 = time.perf_counter()
+    gf = GlobalFeatures(**(feature_params or {}))
+
+    def prog(stage):
+        return (lambda d, n: progress(stage, d, n)) if progress is not None else None
+
+    train_data = gf.fit_transform(train, progress=prog("features (train)"), should_cancel=should_cancel)
+    dev_data = gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel) if dev is not None else None
+    t1 = time.perf_counter()
+    learner = make_learner(algo, **(params or {}))
+    if progress is not None:
+        progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
+    learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
+    meta = {"features_seconds": t1 - t0, "train_seconds": time.perf_counter() - t1,
+            "n_features": gf.n_features, "train_sentences": len(train), "dev_sentences": len(dev) if dev else 0}
+    return RerankerModel(gf, learner, meta)
