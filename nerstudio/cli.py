@@ -13,8 +13,11 @@ import sys
 import traceback
 from collections import Counter
 
+import numpy as np
+
 from . import __version__
 from .errors import NerstudioError
+from .evaluation import relative_error_reduction
 
 
 def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = "input") -> None:
@@ -109,6 +112,64 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model-out", metavar="MODEL", help="also train on all of TRAIN and save that model")
     p.add_argument("--decode", nargs=2, action="append", metavar=("CORPUS", "NBEST"), default=[],
                    help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)")
+
+    learn = argparse.ArgumentParser(add_help=False)
+    g = learn.add_argument_group("reranker settings")
+    g.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 10000; experiment 100000)")
+    g.add_argument("--epsilon", type=float, default=None, help="boosting smoothing epsilon (default 0.0025)")
+    g.add_argument("--eval-every", type=int, default=None, help="boosting: dev F every K rounds")
+    g.add_argument("--epochs", type=int, default=None, help="perceptron epochs (default 10)")
+    g.add_argument("--beta", type=float, default=None,
+                   help="perceptron weight scale of L(x) (default: searched on the dev set)")
+    g.add_argument("--C", dest="C", type=float, default=None, help="margin perceptron margin")
+    g.add_argument("--bpm", type=int, default=None, help="BPM initialisation: number of shuffled passes")
+    g.add_argument("--average", action="store_true", default=None, help="margin perceptron: average weights")
+    g.add_argument("--seed", type=int, default=None, help="shuffling seed")
+    g.add_argument("--no-shuffle", dest="shuffle", action="store_false", default=None,
+                   help="perceptrons: visit sentences in file order")
+    g.add_argument("--lam", type=float, default=None, help="kernel perceptron: fragment-length decay (0 < lam <= 1)")
+    g.add_argument("--word-features", action="store_true", default=None,
+                   help="kernel perceptron: count shared word features, not just equal words")
+    g.add_argument("--max-sentences", type=int, default=None, help="kernel perceptron: training sentences used")
+    g.add_argument("--min-sentences", type=int, default=5,
+                   help="keep global features seen on at least this many training sentences")
+
+    p = sub.add_parser("train-reranker", parents=[learn], help="train a reranker on N-best lists",
+                       description="Global features from TRAIN's candidates, then boosting or a perceptron; "
+                                   "the dev list picks the best round/epoch and (perceptrons) beta.")
+    p.add_argument("--train", required=True, metavar="NBEST", help="(jackknifed) training N-best file")
+    p.add_argument("--dev", metavar="NBEST", help="development N-best file")
+    p.add_argument("--algo", required=True, choices=("boost", "perceptron", "voted", "averaged", "margin", "kernel"))
+    p.add_argument("--out", required=True, metavar="MODEL", help="reranker model to write (.npz)")
+
+    p = sub.add_parser("rerank", help="pick a candidate per sentence with a reranker model",
+                       description="Rerank NBEST with MODEL and write the chosen entities as a corpus: in the "
+                                   "original corpus's format when it is known (--corpus, or the file the "
+                                   "N-best list was decoded from), else two columns (word, IOB2 tag).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--out", required=True, metavar="PRED")
+    p.add_argument("--corpus", metavar="CORPUS", help="the corpus NBEST was decoded from")
+    p.add_argument("--encoding", default=None, help="text encoding of CORPUS")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+
+    p = sub.add_parser("experiment", parents=[learn], help="the whole Collins 2002 pipeline with a report",
+                       description="Jackknifed N-best lists, a tagger for dev/test, global features, boosting "
+                                   "and perceptrons; writes report.md, report.json, pred-<system>-test.conll, "
+                                   "curves.png and every intermediate model and list to DIR.")
+    p.add_argument("--train", required=True, metavar="T")
+    p.add_argument("--dev", required=True, metavar="D")
+    p.add_argument("--test", required=True, metavar="E")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--task", choices=("typed", "scn"), default="typed")
+    p.add_argument("--features", choices=("paper", "conll"), default="conll", help="tagger feature set")
+    p.add_argument("--systems", default="boost,voted,averaged",
+                   help="comma-separated rerankers: boost, voted, averaged, perceptron, margin, kernel")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
+    p.add_argument("--encoding", default=None, help="text encoding of the corpora")
+    p.add_argument("--json", action="store_true", help="print report.json to stdout")
 
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
@@ -375,13 +436,158 @@ def cmd_stats(args) -> int:
     return 0
 
 
+_LEARN_KEYS = {"boost": ("rounds", "epsilon", "eval_every"),
+               "perceptron": ("epochs", "beta", "shuffle", "seed", "bpm"),
+               "averaged": ("epochs", "beta", "shuffle", "seed", "bpm"),
+               "voted": ("epochs", "beta", "shuffle", "seed", "bpm"),
+               "margin": ("epochs", "beta", "shuffle", "seed", "bpm", "C", "average"),
+               "kernel": ("epochs", "beta", "shuffle", "seed", "lam", "word_features", "max_sentences")}
+
+
+def _learner_params(args, algo: str) -> dict:
+    """Reranker settings given on the command line that apply to ``algo``; others are refused."""
+    given = {k: getattr(args, k) for k in ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm",
+                                           "average", "seed", "shuffle", "lam", "word_features", "max_sentences")
+             if getattr(args, k, None) is not None}
+    return {k: v for k, v in given.items() if k in _LEARN_KEYS[algo]}
+
+
+def _check_learner_options(args, algos) -> None:
+    given = {k for k in ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm", "average", "seed",
+                         "shuffle", "lam", "word_features", "max_sentences") if getattr(args, k, None) is not None}
+    used = set().union(*(_LEARN_KEYS[a] for a in algos)) if algos else set()
+    unused = sorted(given - used)
+    if unused:
+        opts = ", ".join("--" + ("no-shuffle" if k == "shuffle" else k.replace("_", "-")) for k in unused)
+        raise ValueError(f"{opts} {'does' if len(unused) == 1 else 'do'} not apply to {', '.join(algos)}")
+
+
+def _stats_printer(label: str):
+    bar = Progress(label)
+
+    def cb(st):
+        parts = [f"{st.unit} {st.step}"]
+        if st.loss is not None:
+            parts.append(f"loss {st.loss:.1f}")
+        if st.mistakes is not None:
+            parts.append(f"{st.mistakes} mistakes")
+        if st.dev_f1 is not None:
+            parts.append(f"dev P/R/F {st.dev_precision:.2f}/{st.dev_recall:.2f}/{st.dev_f1:.2f}" + (" *" if st.best else ""))
+        parts.append(f"{st.seconds:.1f}s")
+        bar.message(", ".join(parts))
+    return cb
+
+
+def cmd_train_reranker(args) -> int:
+    import time as _t
+    from .nbest import NBestList
+    from .rerank.model import train_reranker
+    _check_learner_options(args, [args.algo])
+    t0 = _t.perf_counter()
+    train = NBestList.load(args.train)
+    dev = NBestList.load(args.dev) if args.dev else None
+    if train.gold is None:
+        raise ValueError(f"{args.train}: the training N-best list has no gold entities")
+    if dev is not None and dev.gold is None:
+        raise ValueError(f"{args.dev}: the development N-best list has no gold entities")
+    bar = Progress("features")
+    model = train_reranker(train, dev, args.algo, _learner_params(args, args.algo),
+                           {"min_sentences": args.min_sentences}, callback=_stats_printer(args.algo),
+                           progress=lambda stage, d, n: bar.update(d, n, stage))
+    model.save(args.out)
+    lr = model.learner
+    best = f", best {lr.unit} {lr.best_step_}" if getattr(lr, "best_step_", None) is not None else ""
+    print(f"wrote {args.out}: {args.algo}, {model.features.n_features} features{best}, "
+          f"{_t.perf_counter() - t0:.1f}s", file=sys.stderr)
+    if dev is not None:
+        d = model.data(dev)
+        base = d.prf(np.zeros(len(d), dtype=np.int64))
+        new = d.prf(model.predict(d))
+        print(f"dev {args.dev}: baseline F {base[2]:.2f}, reranked F {new[2]:.2f} "
+              f"(P {new[0]:.2f}, R {new[1]:.2f}; relative error reduction "
+              f"{relative_error_reduction(base[2], new[2]):.1f}%)")
+    return 0
+
+
+def cmd_rerank(args) -> int:
+    from .corpus.formats import read_corpus, write_corpus
+    from .corpus.model import Corpus, Document, Sentence
+    from .nbest import NBestList
+    from .rerank.model import RerankerModel
+    model = RerankerModel.load(args.model)
+    nb = NBestList.load(args.nbest)
+    d, choice = model.rerank(nb)
+    spans = nb.top(choice)
+    if not nb.typed:
+        from .corpus.model import Span
+        spans = [[Span(s.start, s.end, "ENT") for s in ss] for ss in spans]
+    src = args.corpus or nb.meta.get("source")
+    corpus = None
+    if src and os.path.exists(src):
+        corpus = read_corpus(src, encoding=args.encoding)
+        if [tuple(s.words) for s in corpus.sentences] != [tuple(w) for w in nb.words]:
+            if args.corpus:
+                raise ValueError(f"{args.corpus}: its sentences are not those of {args.nbest}")
+            corpus = None
+    if corpus is None:
+        sents = [Sentence(words=tuple(w), spans=list(sp)) for w, sp in zip(nb.words, spans)]
+        corpus = Corpus([Document(sents)], format="columns", scheme="iob2")
+        write_corpus(corpus, args.out)
+    else:
+        write_corpus(corpus.with_spans(spans), args.out)
+    print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
+    if d.has_gold:
+        base = d.prf(np.zeros(len(d), dtype=np.int64))
+        new = d.prf(choice)
+        changed = int((choice != 0).sum())
+        out = {"baseline": dict(zip(("precision", "recall", "f1"), base)),
+               "reranked": dict(zip(("precision", "recall", "f1"), new)),
+               "rel_error_reduction": relative_error_reduction(base[2], new[2]), "changed_sentences": changed}
+        if args.json:
+            print(json.dumps(out, indent=2))
+        else:
+            print(f"baseline F {base[2]:.2f}, reranked F {new[2]:.2f} (P {new[0]:.2f}, R {new[1]:.2f}); "
+                  f"{changed} of {len(d)} sentences changed; relative error reduction "
+                  f"{out['rel_error_reduction']:.1f}%")
+    return 0
+
+
+def cmd_experiment(args) -> int:
+    from .experiment import ExperimentConfig, run_experiment
+    algos = tuple(a.strip() for a in args.systems.split(",") if a.strip())
+    for a in algos:
+        if a not in _LEARN_KEYS:
+            raise ValueError(f"unknown system {a!r} (choose from {', '.join(_LEARN_KEYS)})")
+    _check_learner_options(args, list(algos))
+    cfg = ExperimentConfig(task=args.task, tagger_features=args.features, folds=args.folds, n=args.n,
+                           workers=args.workers, min_sentences=args.min_sentences, systems=algos,
+                           encoding=args.encoding)
+    for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
+                    ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),
+                    ("max_sentences", "kernel_sentences")):
+        if getattr(args, k, None) is not None:
+            setattr(cfg, attr, getattr(args, k))
+    bar = Progress("experiment")
+    report = run_experiment(args.train, args.dev, args.test, args.out, cfg,
+                            progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        from .experiment import report_markdown
+        print(report_markdown(report))
+    print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
+          f"({report['seconds_total']:.0f}s)", file=sys.stderr)
+    return 0
+
+
 def cmd_gui(args) -> int:
     from .gui.app import run
     return run(args.path, screenshot=args.screenshot)
 
 
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
-            "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife}
+            "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
+            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,6 +42,8 @@ class JackknifeResult:
     nbest: NBestList
     folds: np.ndarray  # fold id of every training sentence
     seconds: float
+    model: MaxEntTagger | None = None  # trained on the whole corpus (with ``full=True``)
+    decoded: dict | None = None  # name -> NBestList decoded by ``model``
 
 
 def _fold_job(args):
@@ -52,10 +54,24 @@ def _fold_job(args):
     return fold, test_idx, nb, time.perf_counter() - t0
 
 
+def _full_job(args):
+    sentences, params, n, decode = args
+    t0 = time.perf_counter()
+    tagger = MaxEntTagger(**params).fit(sentences)
+    out = {name: tagger.nbest(sents, n=n, ids=ids) for name, (sents, ids) in decode.items()}
+    return "full", tagger, out, time.perf_counter() - t0
+
+
 def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict | None = None,
               workers: int | None = None, progress: Callable[[str], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None) -> JackknifeResult:
-    """N-best lists for every training sentence, each decoded by a model that never saw it."""
+              should_cancel: Callable[[], bool] | None = None, full: bool = False,
+              decode: dict | None = None) -> JackknifeResult:
+    """N-best lists for every training sentence, each decoded by a model that never saw it.
+
+    With ``full=True`` a model trained on the whole corpus is trained alongside the folds (in
+    the same worker pool) and decodes ``decode`` (name -> (sentences, ids)); it is returned in
+    ``model`` and the lists in ``decoded``.
+    """
     t0 = time.perf_counter()
     params = dict(tagger_params or {})
     params.setdefault("labels", corpus.labels)  # every fold gets the same tag set
@@ -66,20 +82,31 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
         test_idx = np.nonzero(fold_of == f)[0]
         train_idx = np.nonzero(fold_of != f)[0]
         jobs.append((sentences, train_idx, test_idx, params, n, f))
-    workers = workers or min(folds, os.cpu_count() or 1)
+    workers = workers or min(folds + int(full), os.cpu_count() or 1)
     results = {}
+    full_out: list = []
+    full_job = (sentences, params, n, dict(decode or {})) if full else None
+
+    def take(res):
+        if res[0] == "full":
+            full_out.extend(res[1:3])
+            if progress:
+                progress(f"model on all {len(sentences)} sentences trained and decoded in {res[3]:.1f}s")
+            return
+        f, idx, nb, secs = res
+        results[f] = (idx, nb)
+        if progress:
+            progress(f"fold {f + 1}/{folds} decoded in {secs:.1f}s ({len(results)}/{folds} done)")
+
     if workers <= 1:
-        for job in jobs:
+        for job in ([full_job] if full else []) + jobs:
             if should_cancel and should_cancel():
                 raise Cancelled("jackknife cancelled")
-            f, idx, nb, secs = _fold_job(job)
-            results[f] = (idx, nb)
-            if progress:
-                progress(f"fold {f + 1}/{folds} decoded in {secs:.1f}s")
+            take(_full_job(job) if job is full_job else _fold_job(job))
     else:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            pending = {ex.submit(_fold_job, job) for job in jobs}
+            pending = ({ex.submit(_full_job, full_job)} if full else set()) | {ex.submit(_fold_job, job) for job in jobs}
             while pending:
                 done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
                 if should_cancel and should_cancel():
@@ -88,13 +115,11 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
                     ex.shutdown(wait=False, cancel_futures=True)
                     raise Cancelled("jackknife cancelled")
                 for fut in done:
-                    f, idx, nb, secs = fut.result()
-                    results[f] = (idx, nb)
-                    if progress:
-                        progress(f"fold {f + 1}/{folds} decoded in {secs:.1f}s ({len(results)}/{folds} done)")
+                    take(fut.result())
     merged = merge_nbest([results[f] for f in range(folds)], len(sentences), ids=sentence_ids(corpus))
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
-    return JackknifeResult(merged, fold_of, time.perf_counter() - t0)
+    return JackknifeResult(merged, fold_of, time.perf_counter() - t0,
+                           full_out[0] if full_out else None, full_out[1] if full_out else None)
 
 
 def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None) -> NBestList:

@@ -1,0 +1,274 @@
+"""The whole Collins 2002 pipeline as one reproducible run, with a report.
+
+Stages: read the corpora; jackknife the training corpus into N-best lists while a tagger trained
+on all of it decodes the development and test corpora (one worker pool); global features; each
+reranker trained on the training lists with the development set choosing its round or epoch;
+every system evaluated on dev and test. The output directory receives
+
+``report.json``
+    ``systems``: one object per system (``baseline``, ``boosting``, ``voted``, …) with ``name``,
+    ``dev`` and ``test`` (``precision``, ``recall``, ``f1`` in percent and
+    ``rel_error_reduction`` of F against the baseline, in percent), ``settings`` and
+    ``seconds``; ``seconds_total`` and ``stages`` (seconds per stage); the data sizes;
+``report.md``
+    the same as tables;
+``pred-<system>-test.conll``
+    the test corpus with each system's entities, in the test file's own format (for the
+    boundary-only task the entities carry the placeholder type ``ENT`` and
+    ``gold-test-untyped.conll`` holds the gold boundaries the same way);
+``curves.png``
+    development F against boosting rounds and against perceptron epochs;
+``tagger.npz``, ``{train,dev,test}-nbest.npz``, ``reranker-<system>.npz``
+    every intermediate result, so the GUI or the CLI can resume from any of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+import numpy as np
+
+from .corpus.formats import atomic_open, read_corpus, write_corpus
+from .corpus.model import Span
+from .errors import Cancelled
+from .evaluation import relative_error_reduction
+from .pipeline import jackknife, sentence_ids
+from .rerank.features import GlobalFeatures
+from .rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+
+SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
+                "margin": "margin", "kernel": "kernel"}
+
+
+@dataclass
+class ExperimentConfig:
+    task: str = "typed"  # typed | scn
+    tagger_features: str = "conll"  # paper | conll
+    folds: int = 5
+    n: int = 20
+    workers: int | None = None
+    min_sentences: int = 5
+    systems: tuple = ("boost", "voted", "averaged")
+    boost_rounds: int = 100000
+    boost_epsilon: float = 0.0025
+    boost_eval_every: int = 1000
+    epochs: int = 10
+    beta: float | None = None
+    margin_C: float = 10.0
+    kernel_sentences: int = 3000
+    seed: int = 0
+    encoding: str | None = None
+
+    def learner_params(self, algo: str) -> dict:
+        if algo == "boost":
+            return {"rounds": self.boost_rounds, "epsilon": self.boost_epsilon, "eval_every": self.boost_eval_every}
+        if algo == "kernel":
+            return {"epochs": 1, "max_sentences": self.kernel_sentences, "seed": self.seed}
+        p = {"epochs": self.epochs, "beta": self.beta, "seed": self.seed}
+        if algo == "margin":
+            p["C"] = self.margin_C
+        return p
+
+
+Progress = Callable[[str, str], None] | None  # (stage, message)
+
+
+def _untyped(spans):
+    return [Span(s.start, s.end, "ENT") for s in spans]
+
+
+def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentConfig | None = None,
+                   progress: Progress = None, should_cancel: Callable[[], bool] | None = None,
+                   on_stats: Callable | None = None) -> dict:
+    """Run every stage and write the report (see the module docstring); returns report.json's dict."""
+    cfg = config or ExperimentConfig()
+    out_dir = os.fspath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    t_all = time.perf_counter()
+    stages: dict[str, float] = {}
+
+    def say(stage, msg):
+        if progress is not None:
+            progress(stage, msg)
+
+    def check():
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("experiment cancelled")
+
+    # -- corpora ---------------------------------------------------------------------------------
+    t = time.perf_counter()
+    train = read_corpus(train_path, encoding=cfg.encoding)
+    dev = read_corpus(dev_path, encoding=cfg.encoding)
+    test = read_corpus(test_path, encoding=cfg.encoding)
+    stages["read"] = time.perf_counter() - t
+    say("read", f"{len(train.sentences)} / {len(dev.sentences)} / {len(test.sentences)} sentences")
+    check()
+
+    # -- tagger, jackknife, N-best -----------------------------------------------------------------
+    t = time.perf_counter()
+    params = {"task": cfg.task, "features": cfg.tagger_features}
+    decode = {"dev": (dev.sentences, sentence_ids(dev)), "test": (test.sentences, sentence_ids(test))}
+    jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
+                   progress=lambda m: say("tagger", m), should_cancel=should_cancel, full=True, decode=decode)
+    nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
+    for nb, path in ((nb_train, train_path), (nb_dev, dev_path), (nb_test, test_path)):
+        nb.meta["source"] = os.path.abspath(path)
+    stages["tagger_and_nbest"] = time.perf_counter() - t
+    jk.model.save(os.path.join(out_dir, "tagger.npz"))
+    for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
+        nb.save(os.path.join(out_dir, f"{name}-nbest.npz"))
+    say("tagger", f"N-best lists ready in {stages['tagger_and_nbest']:.0f}s")
+    check()
+
+    # -- features ----------------------------------------------------------------------------------
+    t = time.perf_counter()
+    gf = GlobalFeatures(min_sentences=cfg.min_sentences)
+    d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
+    d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
+    d_test = gf.transform(nb_test, should_cancel=should_cancel)
+    stages["features"] = time.perf_counter() - t
+    say("features", f"{gf.n_features} global features, {d_train.X.nnz} active in training, "
+                    f"{stages['features']:.1f}s")
+
+    # -- systems -------------------------------------------------------------------------------------
+    def scores_of(choice_dev, choice_test):
+        return d_dev.prf(choice_dev), d_test.prf(choice_test)
+
+    base_dev, base_test = scores_of(np.zeros(len(d_dev), int), np.zeros(len(d_test), int))
+    systems = [_system("baseline", base_dev, base_test, base_dev, base_test,
+                       {"tagger": params, "n": cfg.n, "folds": cfg.folds}, stages["tagger_and_nbest"])]
+    choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
+    curves = {}
+    for algo in cfg.systems:
+        check()
+        name = SYSTEM_NAMES.get(algo, algo)
+        t = time.perf_counter()
+        learner = make_learner(algo, **cfg.learner_params(algo))
+        say(name, f"training {ALGORITHM_NAMES.get(algo, algo)}")
+
+        def cb(st, name=name):
+            if on_stats is not None:
+                on_stats(name, st)
+            if st.dev_f1 is not None:
+                say(name, f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
+        learner.fit(d_train, d_dev, callback=cb, should_cancel=should_cancel)
+        secs = time.perf_counter() - t
+        stages[name] = secs
+        c_dev, c_test = learner.predict(d_dev), learner.predict(d_test)
+        sd, st_ = scores_of(c_dev, c_test)
+        settings = dict(learner.get_params())
+        for extra in ("beta_", "kept_rounds_", "best_step_", "alpha0_"):
+            if hasattr(learner, extra) and getattr(learner, extra) is not None:
+                settings[extra.rstrip("_")] = getattr(learner, extra)
+        systems.append(_system(name, sd, st_, base_dev, base_test, settings, secs))
+        choices[name] = c_test
+        curves[name] = learner.history_
+        RerankerModel(gf, learner, {"system": name}).save(os.path.join(out_dir, f"reranker-{name}.npz"))
+        say(name, f"dev F {sd[2]:.2f}, test F {st_[2]:.2f} ({secs:.1f}s)")
+
+    # -- outputs -------------------------------------------------------------------------------------
+    t = time.perf_counter()
+    for name, choice in choices.items():
+        spans = nb_test.top(choice)
+        if cfg.task == "scn":
+            spans = [_untyped(s) for s in spans]
+        write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
+    if cfg.task == "scn":
+        write_corpus(test.with_spans([_untyped(s.spans) for s in test.sentences]),
+                     os.path.join(out_dir, "gold-test-untyped.conll"))
+    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base_dev[2])
+    stages["outputs"] = time.perf_counter() - t
+    report = {
+        "task": cfg.task,
+        "config": _jsonable(asdict(cfg)),
+        "data": {"train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
+                 "test": os.path.abspath(test_path), "train_sentences": len(train.sentences),
+                 "dev_sentences": len(dev.sentences), "test_sentences": len(test.sentences),
+                 "candidates_train": int(d_train.n_candidates), "features": gf.n_features,
+                 "oracle_f1": {"dev": d_dev.prf(d_dev.oracle)[2], "test": d_test.prf(d_test.oracle)[2]}},
+        "systems": systems,
+        "stages": stages,
+        "seconds_total": time.perf_counter() - t_all,
+    }
+    with atomic_open(os.path.join(out_dir, "report.json"), mode="w", encoding="utf-8") as f:
+        json.dump(_jsonable(report), f, indent=2)
+        f.write("\n")
+    with atomic_open(os.path.join(out_dir, "report.md"), mode="w", encoding="utf-8") as f:
+        f.write(report_markdown(report))
+    return report
+
+
+def _system(name, dev, test, base_dev, base_test, settings, seconds) -> dict:
+    def block(prf, base):
+        p, r, f = prf
+        return {"precision": p, "recall": r, "f1": f, "rel_error_reduction": relative_error_reduction(base[2], f)}
+    return {"name": name, "dev": block(dev, base_dev), "test": block(test, base_test),
+            "settings": _jsonable(settings), "seconds": seconds}
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    return obj
+
+
+def report_markdown(report: dict) -> str:
+    d = report["data"]
+    lines = [f"# nerstudio experiment ({report['task']} task)", "",
+             f"Train {d['train']} ({d['train_sentences']} sentences, {d['candidates_train']} candidates), "
+             f"dev {d['dev']} ({d['dev_sentences']}), test {d['test']} ({d['test_sentences']}). "
+             f"{d['features']} global features. Oracle F: dev {d['oracle_f1']['dev']:.2f}, "
+             f"test {d['oracle_f1']['test']:.2f}.", "",
+             "| system | dev P | dev R | dev F | test P | test R | test F | test rel. error reduction | seconds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for s in report["systems"]:
+        dv, ts = s["dev"], s["test"]
+        lines.append(f"| {s['name']} | {dv['precision']:.2f} | {dv['recall']:.2f} | {dv['f1']:.2f} | "
+                     f"{ts['precision']:.2f} | {ts['recall']:.2f} | {ts['f1']:.2f} | "
+                     f"{ts['rel_error_reduction']:.1f}% | {s['seconds']:.1f} |")
+    lines += ["", "Settings (the development set chose each reranker's round or epoch, so dev figures are "
+                  "optimistic; test figures are not):", ""]
+    for s in report["systems"]:
+        lines.append(f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items()))
+    lines += ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
+              + f"; total {report['seconds_total']:.1f}.", ""]
+    return "\n".join(lines)
+
+
+def _plot_curves(curves: dict, path: str, base_f: float) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+    rounds = {k: v for k, v in curves.items() if v and v[0].unit == "round"}
+    epochs = {k: v for k, v in curves.items() if v and v[0].unit != "round"}
+    panels = [(t, c) for t, c in (("boosting rounds", rounds), ("perceptron epochs", epochs)) if c]
+    fig = Figure(figsize=(5.2 * max(len(panels), 1), 3.8), dpi=110)
+    FigureCanvasAgg(fig)
+    for k, (xlabel, group) in enumerate(panels or [("", {})]):
+        ax = fig.add_subplot(1, max(len(panels), 1), k + 1)
+        for name, hist in group.items():
+            xs = [h.step for h in hist if h.dev_f1 is not None]
+            ys = [h.dev_f1 for h in hist if h.dev_f1 is not None]
+            line, = ax.plot(xs, ys, marker="o" if len(xs) < 40 else None, ms=3, label=name)
+            if ys:
+                b = int(np.argmax(ys))
+                ax.plot([xs[b]], [ys[b]], "*", ms=12, color=line.get_color())
+        ax.axhline(base_f, color="grey", ls="--", lw=1, label=f"baseline {base_f:.2f}")
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("dev F (%)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    with atomic_open(path, mode="wb") as f:
+        fig.savefig(f, format="png")

@@ -1,0 +1,88 @@
+"""The reranking commands end to end on the bundled demo corpus: experiment, train-reranker, rerank."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from nerstudio import RESOURCES
+from nerstudio.cli import main
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.evaluation import evaluate_sentences
+from nerstudio.rerank.model import RerankerModel
+
+DEMO = os.path.join(RESOURCES, "demo")
+
+
+@pytest.fixture(scope="module")
+def experiment_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("exp")
+    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
+               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
+               "--systems", "boost,voted,averaged,margin", "--rounds", "600", "--eval-every", "50", "--epochs", "3",
+               "--beta", "0.3", "--min-sentences", "2", "--folds", "3", "--workers", "1", "--json"])
+    assert rc == 0
+    return out
+
+
+def test_experiment_writes_the_report_and_scorable_predictions(experiment_dir):
+    rep = json.loads((experiment_dir / "report.json").read_text())
+    names = [s["name"] for s in rep["systems"]]
+    assert names == ["baseline", "boosting", "voted", "averaged", "margin"]
+    for s in rep["systems"]:
+        for part in ("dev", "test"):
+            assert set(s[part]) == {"precision", "recall", "f1", "rel_error_reduction"}
+        assert s["seconds"] >= 0 and isinstance(s["settings"], dict)
+        # the prediction file scores exactly what the report says
+        pred = read_corpus(experiment_dir / f"pred-{s['name']}-test.conll")
+        gold = read_corpus(os.path.join(DEMO, "test.conll"))
+        assert evaluate_sentences(gold.sentences, pred.sentences).f1 == pytest.approx(s["test"]["f1"])
+    assert rep["systems"][0]["test"]["rel_error_reduction"] == 0.0
+    assert rep["seconds_total"] > 0 and "features" in rep["stages"]
+    md = (experiment_dir / "report.md").read_text()
+    assert "| boosting |" in md and "rel. error reduction" in md
+    assert (experiment_dir / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    # every system improves the weak demo baseline on dev (the dev set picked their round/epoch)
+    base = rep["systems"][0]["dev"]["f1"]
+    assert all(s["dev"]["f1"] > base for s in rep["systems"][1:])
+
+
+def test_rerank_writes_the_same_prediction_as_the_experiment(experiment_dir, tmp_path, capsys):
+    out = tmp_path / "pred.conll"
+    rc = main(["rerank", str(experiment_dir / "reranker-boosting.npz"), str(experiment_dir / "test-nbest.npz"),
+               "--out", str(out), "--json"])
+    assert rc == 0
+    assert out.read_bytes() == (experiment_dir / "pred-boosting-test.conll").read_bytes()
+    scores = json.loads(capsys.readouterr().out)
+    rep = json.loads((experiment_dir / "report.json").read_text())
+    assert scores["reranked"]["f1"] == pytest.approx(rep["systems"][1]["test"]["f1"])
+
+
+def test_train_reranker_command(experiment_dir, tmp_path, capsys):
+    model = tmp_path / "m.npz"
+    rc = main(["train-reranker", "--train", str(experiment_dir / "train-nbest.npz"), "--dev",
+               str(experiment_dir / "dev-nbest.npz"), "--algo", "margin", "--C", "3", "--epochs", "2", "--beta", "0.3",
+               "--min-sentences", "2", "--out", str(model)])
+    assert rc == 0
+    assert "reranked F" in capsys.readouterr().out
+    m = RerankerModel.load(model)
+    assert m.algo == "margin" and m.learner.C == 3.0 and len(m.learner.history_) == 2
+
+
+def test_reranker_options_that_do_not_apply_are_refused(experiment_dir, tmp_path, capsys):
+    rc = main(["train-reranker", "--train", str(experiment_dir / "train-nbest.npz"), "--algo", "boost",
+               "--epochs", "3", "--out", str(tmp_path / "m.npz")])
+    assert rc == 2
+    assert "--epochs does not apply to boost" in capsys.readouterr().err
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_rerank_with_a_broken_model_is_one_clear_line(tmp_path, capsys, experiment_dir):
+    bad = tmp_path / "model.npz"
+    bad.write_bytes(b"PK\x03\x04garbage")
+    rc = main(["rerank", str(bad), str(experiment_dir / "test-nbest.npz"), "--out", str(tmp_path / "p.conll")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "model.npz" in err and "Traceback" not in err
+    assert not (tmp_path / "p.conll").exists()
