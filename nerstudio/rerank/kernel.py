@@ -1,0 +1,703 @@
+"""Kernel (dual-form) voted perceptron with the Collins & Duffy (2002) tagging kernel.
+
+The tagging kernel
+------------------
+A tagged sentence is a sequence of states, each a (tag, word) pair. A *fragment* is a
+contiguous run of states in which every state keeps its tag and either drops its word or keeps
+one of the word's features. The kernel ``K(x, y)`` is the inner product of the two fragment-count
+vectors, with a fragment of ``n`` states weighted by ``λ^(n-1)``. It is computed by a dynamic
+program: with ``C(a, b)`` the weighted count of common fragments that start at state ``a`` of
+``x`` and state ``b`` of ``y``,
+
+    C(a, b) = 0                                 if the tags at a and b differ,
+    C(a, b) = c(a, b) · (1 + λ · C(a+1, b+1))   otherwise (C past either end is 0),
+
+and ``K(x, y) = Σ_{a,b} C(a, b)``. ``c(a, b) = 1 + |F(word_a) ∩ F(word_b)|`` counts the ways one
+state can be written on both sides: without its word, or with a feature both words have.
+
+Word features ``F(w)`` (each a tagged string, so features of different kinds never meet):
+
+* plain kernel (``word_features=False``): the word itself only, so ``c = 2`` for equal words
+  and ``1`` otherwise, as in the paper;
+* ``word_features=True``: the word itself; its lowercase form; its collapsed shape (upper-case
+  letters → ``X``, lower-case → ``x``, digits → ``d``, other characters kept, runs of one
+  symbol collapsed: ``McDonald`` → ``XxXx``, ``1996`` → ``d``, ``U.S.`` → ``X.X.``); "starts with
+  a capital letter" (only for words that do); "contains a digit" (only for words that do).
+  Two equal words share all of their features.
+
+:func:`tagging_kernel` is the plain reference implementation. :class:`SequenceStore` keeps many
+sequences end to end (a separator that matches nothing after each) and evaluates the kernel of
+all candidates of one sentence against a whole range of stored sequences at once with numpy:
+the DP runs over the positions of the short sentence, each step being a vector operation along
+the long stored axis, and candidates that share a suffix share that part of the work.
+
+The reranker
+------------
+:class:`KernelPerceptron` is the dual form of the ranking perceptron (Collins & Duffy 2002,
+Figure 1(b), with the voting of Figure 4). Instead of a weight vector it keeps the list of its
+mistakes: on a training sentence whose top-scoring candidate ``x_ij`` is not ``x_i1`` (the
+oracle) it stores the pair ``(x_i1, x_ij)``. With ``β`` the weight on the tagger's
+log-probability ``L(x)``, the t-th intermediate model scores
+
+    F_t(x) = β · L(x) + Σ_{m < t} [K(gold_m, x) − K(pred_m, x)].
+
+``c_t`` counts the training sentences processed while ``F_t`` was the current model (its
+survival; the sentence on which a model is created counts for the new model, as in Freund &
+Schapire's voted perceptron), so Σ c_t is the number of training sentences visited. The voted
+prediction lets every ``F_t`` vote, with weight ``c_t``, for its own top candidate; the
+averaged prediction ranks by ``Σ_t c_t F_t(x) / Σ_t c_t``. Both come from one pass over the
+mistakes per test sentence: successive models differ by one mistake, so a running score per
+candidate is updated by that mistake's kernel difference.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..persist import json_array, json_value
+from .base import Callback, CancelCheck, Reranker
+from .data import RankingData
+
+# -- word features -------------------------------------------------------------------------------
+
+#: Names of the word-feature slots, in order, for ``word_features=True``.
+WORD_FEATURE_SLOTS = ("word", "lower", "shape", "initial-capital", "has-digit")
+
+
+def word_shape(word: str) -> str:
+    """Collapsed shape: ``X`` for upper-case letters, ``x`` lower-case, ``d`` digits, other
+    characters as they are; runs of one symbol become one."""
+    out: list[str] = []
+    for ch in word:
+        s = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != s:
+            out.append(s)
+    return "".join(out)
+
+
+def word_feature_values(word: str, word_features: bool = False) -> tuple[str | None, ...]:
+    """The word's feature value in each slot (``None`` = the word lacks that feature).
+
+    With ``word_features=False`` there is one slot, the word itself. Two words share the feature
+    of a slot when both values are equal and not ``None``.
+    """
+    if not word_features:
+        return (word,)
+    return (word, word.lower(), word_shape(word),
+            "cap" if word[:1].isupper() else None,
+            "digit" if any(ch.isdigit() for ch in word) else None)
+
+
+def shared_features(word_a: str, word_b: str, word_features: bool = False) -> int:
+    """Number of word features the two words have in common."""
+    fa = word_feature_values(word_a, word_features)
+    fb = word_feature_values(word_b, word_features)
+    return sum(1 for u, v in zip(fa, fb) if u is not None and u == v)
+
+
+def tagging_kernel(tags_x: Sequence, words_x: Sequence[str], tags_y: Sequence, words_y: Sequence[str],
+                   lam: float = 0.5, word_features: bool = False) -> float:
+    """K(x, y) of two tagged sequences by the plain O(|x|·|y|) dynamic program.
+
+    Tags may be any comparable values (tag ids or strings); ``words_*`` are strings of the same
+    lengths as the tags. This is the reference the fast :class:`SequenceStore` is tested against.
+    """
+    n, m = len(tags_x), len(tags_y)
+    if len(words_x) != n or len(words_y) != m:
+        raise ValueError("tags and words must have the same length")
+    fx = [word_feature_values(w, word_features) for w in words_x]
+    fy = [word_feature_values(w, word_features) for w in words_y]
+    nxt = [0.0] * (m + 1)  # C(a+1, ·), with C(·, m) = 0
+    total = 0.0
+    for a in range(n - 1, -1, -1):
+        cur = [0.0] * (m + 1)
+        for b in range(m - 1, -1, -1):
+            if tags_x[a] != tags_y[b]:
+                continue
+            c = 1 + sum(1 for u, v in zip(fx[a], fy[b]) if u is not None and u == v)
+            cur[b] = c * (1.0 + lam * nxt[b + 1])
+            total += cur[b]
+        nxt = cur
+    return total
+
+
+# -- batched kernel evaluation -------------------------------------------------------------------
+
+_UNKNOWN = -1  # a query word (feature) the store has never seen, or a feature the word lacks
+_NEVER = -2  # separators and features a stored word lacks: equal to nothing
+
+
+class SequenceStore:
+    """Tagged sequences laid end to end, for evaluating K(candidate, stored) in batches.
+
+    Words are mapped to integer ids once per feature slot (one slot for the plain kernel, five
+    with word features). Each stored sequence is followed by a separator position whose tag
+    and features match nothing, so a fragment can never run from one sequence into the next and
+    a slice of the store that ends at a separator is self-contained.
+    """
+
+    def __init__(self, word_features: bool = False, chunk: int = 8192):
+        self.word_features = bool(word_features)
+        self.n_slots = len(word_feature_values("", self.word_features))
+        self.chunk = int(chunk)
+        self._vocab: list[dict[str, int]] = [{} for _ in range(self.n_slots)]
+        self._size = 0
+        self._tags = np.empty(0, dtype=np.int16)
+        self._ids = np.empty((self.n_slots, 0), dtype=np.int32)
+        self._starts: list[int] = []
+        self._lengths: list[int] = []
+        self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @property
+    def n_positions(self) -> int:
+        """Stored positions, separators included."""
+        return self._size
+
+    def tags_of(self, k: int) -> np.ndarray:
+        s = self._starts[k]
+        return self._tags[s:s + self._lengths[k]].copy()
+
+    def _grow(self, need: int) -> None:
+        cap = len(self._tags)
+        if need <= cap:
+            return
+        cap = max(need, 2 * cap, 1024)
+        tags = np.full(cap, -1, dtype=np.int16)
+        tags[:self._size] = self._tags[:self._size]
+        ids = np.full((self.n_slots, cap), _NEVER, dtype=np.int32)
+        ids[:, :self._size] = self._ids[:, :self._size]
+        self._tags, self._ids = tags, ids
+
+    def add(self, words: Sequence[str], tags: Sequence[int]) -> int:
+        """Append one tagged sequence; returns its index."""
+        tags = np.asarray(tags, dtype=np.int16)
+        n = len(words)
+        if tags.shape != (n,):
+            raise ValueError("tags and words must have the same length")
+        if n and tags.min() < 0:
+            raise ValueError("tag ids must be non-negative")
+        s = self._size
+        self._grow(s + n + 1)
+        self._tags[s:s + n] = tags
+        self._tags[s + n] = -1
+        for a, w in enumerate(words):
+            for k, v in enumerate(word_feature_values(w, self.word_features)):
+                if v is not None:
+                    self._ids[k, s + a] = self._vocab[k].setdefault(v, len(self._vocab[k]))
+        self._ids[:, s + n] = _NEVER
+        self._starts.append(s)
+        self._lengths.append(n)
+        self.words.append(tuple(words))
+        self._size = s + n + 1
+        return len(self._starts) - 1
+
+    def truncate(self, n_sequences: int) -> None:
+        """Forget every sequence from index ``n_sequences`` on (vocabulary ids are kept)."""
+        if n_sequences >= len(self):
+            return
+        self._size = self._starts[n_sequences]
+        self._tags[self._size:] = -1
+        self._ids[:, self._size:] = _NEVER
+        del self._starts[n_sequences:], self._lengths[n_sequences:], self.words[n_sequences:]
+
+    def encode(self, words: Sequence[str]) -> np.ndarray:
+        """``(n_slots, len)`` feature ids of a query sentence (unknown or absent: -1)."""
+        out = np.full((self.n_slots, len(words)), _UNKNOWN, dtype=np.int32)
+        for a, w in enumerate(words):
+            for k, v in enumerate(word_feature_values(w, self.word_features)):
+                if v is not None:
+                    out[k, a] = self._vocab[k].get(v, _UNKNOWN)
+        return out
+
+    def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
+               tick: Callable[[], None] | None = None) -> np.ndarray:
+        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``.
+
+        ``cands`` is an ``(n, len)`` array of tag ids of candidates that all share ``words``.
+        ``tick`` (if given) is called between blocks of work, e.g. to honour a cancel request.
+        """
+        stop = len(self) if stop is None else min(stop, len(self))
+        cands = np.asarray(cands)
+        n, ell = cands.shape
+        width = max(stop - first, 0)
+        out = np.zeros((n, width), dtype=np.float64)
+        if n == 0 or ell == 0 or width == 0:
+            return out
+        if len(words) != ell:
+            raise ValueError("candidates and words must have the same length")
+        q = self.encode(words)
+        layers, roots = _suffix_layers(cands)
+        starts = np.asarray(self._starts[first:stop], dtype=np.int64)
+        ends = np.append(starts[1:], self._starts[stop] if stop < len(self) else self._size)
+        k0 = 0
+        while k0 < width:
+            # a block of whole sequences of about `chunk` positions (at least one sequence)
+            k1 = int(np.searchsorted(ends, starts[k0] + self.chunk, side="right"))
+            k1 = min(max(k1, k0 + 1), width)
+            b0, b1 = int(starts[k0]), int(ends[k1 - 1])
+            seg = _block_kernel(self._tags[b0:b1], self._ids[:, b0:b1], q, layers, roots, lam, starts[k0:k1] - b0)
+            out[:, k0:k1] = seg
+            k0 = k1
+            if tick is not None:
+                tick()
+        return out
+
+
+def _suffix_layers(cands: np.ndarray):
+    """Share work between candidates with equal suffixes.
+
+    Returns ``layers`` (for positions ``len-1`` down to ``0``: per distinct suffix starting
+    there, its tag and the index of its tail among the distinct suffixes one position later)
+    and ``roots`` (per candidate, its whole-sequence suffix index at position 0).
+    """
+    n, ell = cands.shape
+    tail = np.zeros(n, dtype=np.int64)
+    layers = []
+    for a in range(ell - 1, -1, -1):
+        key = cands[:, a].astype(np.int64) * (n + 1) + tail
+        uniq, inv = np.unique(key, return_inverse=True)
+        layers.append((uniq // (n + 1), uniq % (n + 1)))
+        tail = inv.reshape(-1)
+    return layers, tail
+
+
+def _block_kernel(tags: np.ndarray, ids: np.ndarray, q: np.ndarray, layers, roots: np.ndarray, lam: float,
+                  seq_starts: np.ndarray) -> np.ndarray:
+    """Kernel of every candidate against every sequence of one self-contained block.
+
+    The rows of C are kept in diagonal coordinates: column ``j`` of the row for query position
+    ``a`` holds C(a, b) with ``b = j + a - len + 1``, so C(a+1, b+1) sits in the same column of
+    the next row and the recursion needs no shifting. The block is padded with ``len``
+    never-matching positions on both sides so every row is a plain slice of the same arrays.
+    """
+    width = len(tags)
+    ell = q.shape[1]
+    cols = width + ell
+    n_tags = int(max(tags.max(initial=0), max(int(t.max()) for t, _ in layers))) + 1
+    onehot = np.zeros((n_tags, width + 2 * ell), dtype=np.float64)  # padded index = b + ell
+    valid = np.flatnonzero(tags >= 0)
+    onehot[tags[valid].astype(np.int64), valid + ell] = 1.0
+    pids = np.full((ids.shape[0], width + 2 * ell), _NEVER, dtype=ids.dtype)
+    pids[:, ell:ell + width] = ids
+    prev_c = None  # C rows of the distinct suffixes one position later
+    prev_k = None  # their kernel per sequence, summed over the later start positions
+    wc = np.empty(cols, dtype=np.float64)
+    for step, (node_tags, tail) in enumerate(layers):
+        a = ell - 1 - step
+        lo = a + 1  # padded index of column 0
+        wc.fill(1.0)  # c(a, b) = 1 + shared word features
+        for k in range(q.shape[0]):
+            wc += pids[k, lo:lo + cols] == q[k, a]
+        cur = onehot[node_tags, lo:lo + cols]  # a fresh (nodes, cols) array: tags equal or not
+        cur *= wc
+        if prev_c is not None:
+            ext = prev_c[tail]
+            ext *= lam
+            ext += 1.0
+            cur *= ext
+        per_seq = np.add.reduceat(cur, seq_starts + (ell - 1 - a), axis=1)
+        if prev_k is not None:
+            per_seq += prev_k[tail]
+        prev_c, prev_k = cur, per_seq
+    return prev_k[roots]
+
+
+# -- the reranker --------------------------------------------------------------------------------
+
+#: β values tried on dev, in units of :func:`beta_scale` (larger = closer to the tagger's ranking).
+BETA_GRID = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+#: β in units of :func:`beta_scale` when it is neither given nor tunable on a development set.
+DEFAULT_BETA = 16.0
+MODES = ("vote", "average", "last")
+PILOT_SENTENCES = 500  # training sentences per pilot run when β is tuned
+PILOT_DEV_SENTENCES = 1000  # development sentences that judge the pilot runs
+
+CANCEL_EVERY = 0.1  # seconds between two looks at the cancel flag
+
+
+class _Ticker:
+    """Calls the cancel check at most every :data:`CANCEL_EVERY` seconds (the first time at once)."""
+
+    def __init__(self, should_cancel: CancelCheck):
+        self.should_cancel = should_cancel
+        self.every = CANCEL_EVERY
+        self._last = -float("inf")  # the first call always checks
+
+    def __call__(self) -> None:
+        if self.should_cancel is None:
+            return
+        now = time.perf_counter()
+        if now - self._last >= self.every:
+            self._last = now
+            Reranker._check_cancel(self.should_cancel)
+
+
+class _Tracker:
+    """Voted and averaged scores of a sequence of dual models on one data set, incrementally.
+
+    Model ``t`` holds the first ``t`` mistakes. :meth:`advance` folds in the mistakes stored
+    since the last call; the survival counts of models that have since been replaced are final
+    by then, and the current (last) model's count is only read when scores are asked for.
+    """
+
+    def __init__(self, data: RankingData, beta: float):
+        _require_nbest(data)
+        self.data = data
+        self.sent = np.flatnonzero(data.sizes > 1)  # one-candidate sentences need no scoring
+        self.cur = {int(s): beta * data.L[data.rows(int(s))] for s in self.sent}  # model t's scores
+        self.votes = {int(s): np.zeros(data.sizes[int(s)]) for s in self.sent}  # closed models
+        self.wsum = {int(s): np.zeros(data.sizes[int(s)]) for s in self.sent}  # Σ c_t F_t, closed
+        self.done = 0  # mistakes folded in = index of the current model
+        self.closed_total = 0.0  # Σ c_t over the replaced models
+        self.beta = beta
+
+    def advance(self, store: SequenceStore, n_mistakes: int, counts: np.ndarray, lam: float, tick) -> None:
+        t0, t1 = self.done, n_mistakes
+        if t1 <= t0:
+            return
+        nb = self.data.nbest
+        c = np.asarray(counts[t0:t1], dtype=np.float64)  # counts of models t0 .. t1-1 (all final)
+        for s in self.cur:
+            K = store.kernel(nb.words[s], nb.candidates[s], lam, 2 * t0, 2 * t1, tick)
+            D = K[:, 0::2] - K[:, 1::2]
+            F = np.empty((D.shape[0], t1 - t0 + 1))
+            F[:, 0] = self.cur[s]
+            np.cumsum(D, axis=1, out=F[:, 1:])
+            F[:, 1:] += self.cur[s][:, None]
+            top = np.argmax(F[:, :-1], axis=0)
+            self.votes[s] += np.bincount(top, weights=c, minlength=F.shape[0])
+            self.wsum[s] += F[:, :-1] @ c
+            self.cur[s] = F[:, -1]
+            tick()
+        self.closed_total += float(c.sum())
+        self.done = t1
+
+    def scores(self, mode: str, last_count: float) -> np.ndarray:
+        """Per candidate: votes (``vote``), survival-weighted average score (``average``) or the
+        current model's score (``last``); the current model counts ``last_count`` times."""
+        data = self.data
+        out = np.zeros(data.n_candidates) if mode == "vote" else self.beta * data.L.copy()
+        norm = self.closed_total + last_count
+        for s, f in self.cur.items():
+            rows = data.rows(s)
+            if mode == "last":
+                out[rows] = f
+            elif mode == "vote":
+                v = self.votes[s].copy()
+                v[int(np.argmax(f))] += last_count
+                out[rows] = v
+            elif norm > 0:
+                out[rows] = (self.wsum[s] + last_count * f) / norm
+        return out
+
+
+def _require_nbest(data: RankingData) -> None:
+    if data.nbest is None:
+        raise ValueError("the kernel perceptron needs the N-best list (words and tags) of the data")
+
+
+class KernelPerceptron(Reranker):
+    """Dual-form (kernel) voted perceptron with the tagging kernel (see the module docstring).
+
+    Parameters
+    ----------
+    lam:
+        λ in (0, 1]: a common fragment of ``n`` states counts ``λ^(n-1)``.
+    word_features:
+        ``False``: states match on the word itself only; ``True``: also on lowercase form, shape,
+        initial capital and digits (:data:`WORD_FEATURE_SLOTS`).
+    epochs:
+        Passes over the training sentences.
+    beta:
+        Weight on L(x). ``None``: chosen from :data:`BETA_GRID` by the development F of short
+        pilot runs (one epoch on :data:`PILOT_SENTENCES` training sentences each), or
+        :data:`DEFAULT_BETA` without a development set. Grid and default are in units of
+        :func:`beta_scale`, measured on the training data, so they follow the size of the
+        kernel (which grows quickly with λ and with word features). A number given here is used
+        as it is. The β used ends up in ``beta_`` (and the pilot results in ``beta_grid_``).
+    seed, shuffle:
+        Order of the training sentences in each epoch (a fresh permutation per epoch).
+    max_sentences:
+        Train on at most this many informative sentences (a random subset chosen with ``seed``).
+    mode:
+        Prediction: ``"vote"`` (Figure 4 voting), ``"average"`` (survival-weighted average of
+        the intermediate models' scores) or ``"last"`` (the final model).
+    """
+
+    algo = "kernel"
+    unit = "epoch"
+
+    def __init__(self, lam: float = 0.5, word_features: bool = False, epochs: int = 1, beta: float | None = None,
+                 seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote"):
+        self.lam = lam
+        self.word_features = word_features
+        self.epochs = epochs
+        self.beta = beta
+        self.seed = seed
+        self.shuffle = shuffle
+        self.max_sentences = max_sentences
+        self.mode = mode
+
+    # -- training ------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        if not 0.0 < float(self.lam) <= 1.0:
+            raise ValueError(f"lam must be in (0, 1], got {self.lam}")
+        if int(self.epochs) < 1:
+            raise ValueError(f"epochs must be at least 1, got {self.epochs}")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.max_sentences is not None and int(self.max_sentences) < 1:
+            raise ValueError(f"max_sentences must be at least 1, got {self.max_sentences}")
+
+    def _training_sentences(self, train: RankingData) -> np.ndarray:
+        if train.oracle is None or train.quality is None:
+            raise ValueError("training data needs gold (oracle candidates)")
+        idx = np.flatnonzero(train.informative())
+        if self.max_sentences is not None and len(idx) > int(self.max_sentences):
+            rng = np.random.default_rng(self.seed)
+            idx = np.sort(rng.choice(idx, size=int(self.max_sentences), replace=False))
+        return idx
+
+    def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
+            should_cancel: CancelCheck = None) -> "KernelPerceptron":
+        self._validate()
+        _require_nbest(train)
+        if dev is not None:
+            _require_nbest(dev)
+        tick = _Ticker(should_cancel)
+        self._start()
+        idx = self._training_sentences(train)
+        use_dev = dev is not None and dev.has_gold
+        self.beta_scale_ = None
+        if self.beta is not None:
+            beta = float(self.beta)
+        else:
+            self.beta_scale_ = scale = beta_scale(train, idx, float(self.lam), bool(self.word_features), tick)
+            if use_dev and len(idx):
+                beta = self._tune_beta(train, idx, dev, scale, tick)
+            else:
+                beta = DEFAULT_BETA * scale
+        self.history_, self.best_step_ = [], None  # the curve shows the real run only
+        self._train(train, idx, dev if use_dev else None, beta, int(self.epochs), callback, tick)
+        return self
+
+    def _tune_beta(self, train, idx, dev, scale, tick) -> float:
+        """Pick β from the grid by dev F of one short pilot epoch per value."""
+        rng = np.random.default_rng(self.seed + 1)
+        pilot = np.sort(rng.choice(idx, size=min(len(idx), PILOT_SENTENCES), replace=False))
+        dsent = np.flatnonzero(dev.informative()) if dev.quality is not None else np.arange(len(dev))
+        if len(dsent) > PILOT_DEV_SENTENCES:
+            dsent = np.sort(rng.choice(dsent, size=PILOT_DEV_SENTENCES, replace=False))
+        dsub = dev.subset(dsent)
+        best, best_f = None, -1.0
+        self.beta_grid_ = []
+        for g in BETA_GRID:
+            beta = g * scale
+            self._train(train, pilot, None, beta, 1, None, tick)
+            f = dsub.prf(dsub.argmax(self.decision_function(dsub, tick=tick)))[2]
+            self.beta_grid_.append((beta, f))
+            if f > best_f:
+                best, best_f = beta, f
+        return float(best)
+
+    def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
+        lam = float(self.lam)
+        nb = train.nbest
+        store = SequenceStore(bool(self.word_features))
+        mistake_sent: list[int] = []
+        counts = [0]
+        seen = {int(i): 0 for i in idx}  # mistakes already folded into part[i]
+        part = {int(i): np.zeros(train.sizes[int(i)]) for i in idx}
+        tracker = _Tracker(dev, beta) if dev is not None else None
+        rng = np.random.default_rng(self.seed)
+        snapshots = {}
+        for epoch in range(1, epochs + 1):
+            order = rng.permutation(idx) if self.shuffle else idx
+            made = 0
+            for i in order.tolist():
+                tick()
+                M = len(mistake_sent)
+                if seen[i] < M:
+                    K = store.kernel(nb.words[i], nb.candidates[i], lam, 2 * seen[i], 2 * M, tick)
+                    part[i] += K[:, 0::2].sum(axis=1) - K[:, 1::2].sum(axis=1)
+                    seen[i] = M
+                rows = train.rows(i)
+                top = int(np.argmax(beta * train.L[rows] + part[i]))
+                gold = int(train.oracle[i])
+                if top != gold:
+                    store.add(nb.words[i], nb.candidates[i][gold])
+                    store.add(nb.words[i], nb.candidates[i][top])
+                    mistake_sent.append(i)
+                    counts.append(0)
+                    made += 1
+                counts[-1] += 1
+            snapshots[epoch] = (len(mistake_sent), counts[-1])
+            self._set_learned(store, mistake_sent, counts, beta, nb.ids)
+            score_fn = None
+            if tracker is not None:
+                tracker.advance(store, len(mistake_sent), np.asarray(counts), lam, tick)
+                score_fn = (lambda _d, tr=tracker, c=counts[-1]: tr.scores(self.mode, c))
+            self._record(epoch, dev, callback, score_fn=score_fn, mistakes=made)
+        if dev is not None and self.best_step_ is not None and self.best_step_ != epochs:
+            M, last = snapshots[self.best_step_]
+            store.truncate(2 * M)
+            del mistake_sent[M:]
+            counts = counts[:M + 1]
+            counts[-1] = last
+        self._set_learned(store, mistake_sent, counts, beta, nb.ids)
+
+    def _set_learned(self, store, mistake_sent, counts, beta, ids) -> None:
+        self.store_ = store
+        self.mistake_ids_ = [str(ids[i]) for i in mistake_sent]
+        self.counts_ = np.asarray(counts, dtype=np.int64).copy()
+        self.beta_ = float(beta)
+
+    @property
+    def n_mistakes_(self) -> int:
+        return len(self.counts_) - 1
+
+    # -- scoring -------------------------------------------------------------------------------
+    def mistake_weights(self) -> np.ndarray:
+        """Weight of each stored mistake in the ``average`` (Σ_{t>m} c_t / Σ_t c_t) or ``last``
+        (all 1) model. Voting has no single weight vector."""
+        c = self.counts_.astype(np.float64)
+        if self.mode == "last":
+            return np.ones(len(c) - 1)
+        total = c.sum()
+        if total <= 0:
+            return np.zeros(len(c) - 1)
+        after = np.cumsum(c[::-1])[::-1]  # Σ_{t >= i} c_t
+        return after[1:] / total
+
+    def decision_function(self, data: RankingData, tick=None) -> np.ndarray:
+        """Per candidate: votes (``mode="vote"``), or the averaged / last model's score; the
+        highest value in each sentence is the model's choice (``data.argmax``)."""
+        _require_nbest(data)
+        tick = tick if tick is not None else (lambda: None)
+        M = self.n_mistakes_
+        if self.mode == "vote":
+            tr = _Tracker(data, self.beta_)
+            tr.advance(self.store_, M, self.counts_, float(self.lam), tick)
+            return tr.scores("vote", float(self.counts_[-1]))
+        w = self.mistake_weights()
+        out = self.beta_ * data.L.copy()
+        if M == 0:
+            return out
+        nb = data.nbest
+        for s in np.flatnonzero(data.sizes > 1).tolist():
+            K = self.store_.kernel(nb.words[s], nb.candidates[s], float(self.lam), 0, 2 * M, tick)
+            rows = data.rows(s)
+            out[rows] += (K[:, 0::2] - K[:, 1::2]) @ w
+        return out
+
+    def explain_row(self, data: RankingData, row: int, top: int = 20) -> list[tuple[str, float]]:
+        """Terms of candidate ``row``'s score: β·L(x) and the largest mistake contributions.
+
+        Voting has no single score, so with ``mode="vote"`` (and ``"last"``) the terms are those
+        of the final model; with ``"average"`` each mistake's term carries its average weight.
+        The remaining mistakes are summed in one last term, so the terms add up to the score.
+        """
+        _require_nbest(data)
+        row = int(row)
+        s = int(np.searchsorted(data.offsets, row, side="right") - 1)
+        j = row - int(data.offsets[s])
+        nb = data.nbest
+        out = [(f"β·L(x) = {self.beta_:.4g} × {data.L[row]:.4g}", float(self.beta_ * data.L[row]))]
+        M = self.n_mistakes_
+        if M == 0:
+            return out
+        K = self.store_.kernel(nb.words[s], nb.candidates[s][j:j + 1], float(self.lam), 0, 2 * M)[0]
+        kg, kp = K[0::2], K[1::2]
+        w = np.ones(M) if self.mode != "average" else self.mistake_weights()
+        contrib = w * (kg - kp)
+        order = np.argsort(-np.abs(contrib), kind="stable")
+        shown = [m for m in order[:max(int(top), 0)].tolist() if contrib[m] != 0]
+        for m in shown:
+            desc = f"mistake on sentence {self.mistake_ids_[m]}: +K(gold) − K(pred) = {kg[m]:.4g} − {kp[m]:.4g}"
+            if self.mode == "average":
+                desc += f" (weight {w[m]:.3g})"
+            out.append((desc, float(contrib[m])))
+        rest = np.delete(contrib, shown)
+        if len(rest) and np.any(rest != 0):
+            out.append((f"other {len(rest)} mistakes", float(rest.sum())))
+        return out
+
+    # -- persistence ---------------------------------------------------------------------------
+    def state(self) -> dict[str, np.ndarray]:
+        st = self.store_
+        vocab: dict[str, int] = {}
+        seq_words = [vocab.setdefault(w, len(vocab)) for ws in st.words for w in ws]
+        return {
+            "beta": np.array([self.beta_], dtype=np.float64),
+            "lam": np.array([float(self.lam)], dtype=np.float64),
+            "word_features": np.array([1 if self.word_features else 0], dtype=np.int8),
+            "counts": self.counts_.astype(np.int64),
+            "seq_lengths": np.array([len(ws) for ws in st.words], dtype=np.int64),
+            "seq_tags": (np.concatenate([st.tags_of(k) for k in range(len(st))]) if len(st)
+                         else np.zeros(0, dtype=np.int16)).astype(np.int16),
+            "seq_words": np.array(seq_words, dtype=np.int32),
+            "vocab": json_array(list(vocab)),
+            "mistake_ids": json_array(list(self.mistake_ids_)),
+        }
+
+    def set_state(self, arrays: dict[str, np.ndarray], n_features: int) -> None:
+        """Restore from :meth:`state` arrays (``n_features`` is unused: the kernel model has no
+        global-feature weights)."""
+        try:
+            counts = np.asarray(arrays["counts"], dtype=np.int64)
+            lengths = np.asarray(arrays["seq_lengths"], dtype=np.int64)
+            tags = np.asarray(arrays["seq_tags"])
+            words = np.asarray(arrays["seq_words"])
+            vocab = json_value(arrays["vocab"])
+            ids = [str(x) for x in json_value(arrays["mistake_ids"])]
+            beta = float(np.asarray(arrays["beta"]).reshape(-1)[0])
+            lam = float(np.asarray(arrays["lam"]).reshape(-1)[0])
+            wf = bool(int(np.asarray(arrays["word_features"]).reshape(-1)[0]))
+        except (KeyError, IndexError, ValueError, TypeError) as exc:
+            raise ValueError(f"incomplete kernel perceptron state: {exc}") from None
+        M = len(counts) - 1
+        if M < 0 or len(lengths) != 2 * M or len(ids) != M or int(lengths.sum()) != len(tags) \
+                or len(words) != len(tags) or (len(words) and (words.min() < 0 or words.max() >= len(vocab))) \
+                or (len(tags) and tags.min() < 0) or (len(lengths) and lengths.min() < 0):
+            raise ValueError("inconsistent kernel perceptron state")
+        self.lam, self.word_features = lam, wf
+        store = SequenceStore(wf)
+        p = 0
+        for n in lengths.tolist():
+            store.add([vocab[k] for k in words[p:p + n].tolist()], tags[p:p + n])
+            p += n
+        self.store_ = store
+        self.counts_ = counts
+        self.mistake_ids_ = ids
+        self.beta_ = beta
+
+
+def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: bool = False,
+               tick: Callable[[], None] | None = None, sample: int = 200) -> float:
+    """Units for β: the median |K(o, o) − K(o, x_1)| over a sample of informative training
+    sentences whose oracle ``o`` is not their first candidate ``x_1``, divided by the median
+    |L(o) − L(x_1)|. A mistake on such a sentence moves its own scores by about the first
+    amount, so β·(difference in L) then has the same size as one update."""
+    nb = train.nbest
+    sel = [int(i) for i in idx if int(train.oracle[int(i)]) != 0][:sample]
+    if not sel:
+        return 1.0
+    store = SequenceStore(word_features)
+    kd, ld = [], []
+    for i in sel:
+        o = int(train.oracle[i])
+        store.add(nb.words[i], nb.candidates[i][o])
+        K = store.kernel(nb.words[i], nb.candidates[i][[o, 0]], lam, len(store) - 1, len(store))
+        kd.append(abs(K[0, 0] - K[1, 0]))
+        r = train.rows(i)
+        ld.append(abs(train.L[r][o] - train.L[r][0]))
+        if tick is not None:
+            tick()
+    k, l_ = float(np.median(kd)), float(np.median(ld))
+    return k / l_ if k > 0 and l_ > 0 else 1.0
