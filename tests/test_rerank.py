@@ -428,3 +428,22 @@ def test_unknown_algorithm_and_parameter():
         make_learner("svm")
     with pytest.raises(ValueError, match="has no parameter"):
         make_learner("boost", epochs=3)
+
+
+def test_oracle_by_span_f_prefers_the_best_sentence_f():
+    from nerstudio.rerank.features import set_oracle
+    rng = np.random.default_rng(23)
+    nb = _random_nbest(rng, n_sent=40)
+    d = GlobalFeatures(min_sentences=1).fit_transform(nb)
+    tags_oracle = d.oracle.copy()
+    set_oracle(d, "f")
+    for i in range(len(nb)):
+        gold = set(nb.gold[i])
+        fs = []
+        for j in range(nb.n_candidates(i)):
+            p = set(nb.spans(i, j))
+            fs.append(2 * len(gold & p) / (len(gold) + len(p)) if gold or p else 1.0)
+        assert fs[d.oracle[i]] == pytest.approx(max(fs))
+    assert not np.array_equal(tags_oracle, d.oracle)  # the criteria do differ on this data
+    with pytest.raises(ValueError, match="unknown oracle criterion"):
+        set_oracle(d, "bleu")

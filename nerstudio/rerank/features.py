@@ -94,18 +94,21 @@ class GlobalFeatures:
     Parameters: ``min_sentences`` — keep a feature seen on at least this many distinct training
     sentences; ``typed`` — add typed copies of entity-anchored features (``None``: when the
     tag set is typed); ``quote_max`` — longest quoted stretch (e − s) given Q/Q2 features;
-    ``quotes`` — generate the quote templates at all.
+    ``quotes`` — generate the quote templates at all; ``oracle`` — how x_i1 is chosen in data
+    with gold (:func:`set_oracle`).
     """
 
-    def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True):
+    def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
+                 oracle: str = "tags"):
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
         self.quotes = quotes
+        self.oracle = oracle
 
     def get_params(self) -> dict:
         return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
-                "quotes": self.quotes}
+                "quotes": self.quotes, "oracle": self.oracle}
 
     # -- readable strings (one candidate) ----------------------------------------------------
     def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
@@ -247,8 +250,7 @@ class GlobalFeatures:
         data = RankingData(X, L, offsets, nbest=nbest, feature_names=self.names_)
         if nbest.gold is not None:
             data.correct, data.proposed, data.n_gold = span_counts(nbest)
-            data.oracle = nbest.oracle_indices()
-            data.quality = _tag_quality(nbest)
+            set_oracle(data, self.oracle)
         return data
 
     # -- the integer path --------------------------------------------------------------------
@@ -441,6 +443,27 @@ def _quote_strings(words: list[str], tags: list[str], g: list[str], quote_max: i
         out.append(f"QF={bprime} {u} {lo} {gg(s + 1)} {gg(ep)}")
         out.append(f"QF2={bprime} {b} {gg(s + 1)} {gg(ep)}")
     return out
+
+
+def set_oracle(data: RankingData, criterion: str = "tags") -> RankingData:
+    """Choose x_i1 and the candidate quality by ``criterion``: ``tags`` (most correct tags, the
+    paper's choice) or ``f`` (best sentence-level span F; ties by correct tags). Ties left go to the
+    higher L(x), i.e. the earlier candidate."""
+    nb = data.nbest
+    tags = _tag_quality(nb)
+    if criterion == "tags":
+        q = tags
+    elif criterion == "f":
+        g = data.n_gold[data.group].astype(np.float64)
+        denom = g + data.proposed
+        f = np.where(denom > 0, 2.0 * data.correct / np.maximum(denom, 1), 1.0)
+        # F first; among equal F, more correct tags (tags ≤ sentence length < 10^4)
+        q = np.round(f, 9) * 1e4 + tags
+    else:
+        raise ValueError(f"unknown oracle criterion {criterion!r} (tags or f)")
+    data.quality = q
+    data.oracle = data.argmax(q)
+    return data
 
 
 def _tag_quality(nb: NBestList) -> np.ndarray:
