@@ -77,7 +77,14 @@ def test_one_candidate_lists_its_features_and_their_contributions(window, qtbot)
     row = window.session.data_row(i, chosen)
     assert sum(r.contribution for r in rows) == pytest.approx(sc.scores[row], abs=1e-6)
     assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
-    # search keeps only matching features
+    # zero-weight features can be hidden (the default) ...
+    fp = window.feature_panel
+    zero = sum(1 for r in rows if r.weight == 0 and r.contribution == 0)
+    assert fp.hidden_count() == zero
+    assert len(fp.visible_feature_names()) == len(rows) - zero
+    fp.hide_zero.setChecked(False)
+    assert len(fp.visible_feature_names()) == len(rows)
+    # ... and a search keeps only matching features
     name = next(r.name for r in rows if r.name != "L(x)")
     window.feature_panel.search.setText(name)
     assert name in window.feature_panel.visible_feature_names()

@@ -46,7 +46,10 @@ def dev_baseline(dev: NBestList | None) -> float | None:
 def _progress_adapter(ctx, what: str):
     """The core reports progress as (done, total), a message, or stats objects."""
     def prog(*args):
-        if len(args) == 2 and all(isinstance(a, (int, np.integer)) for a in args):
+        if len(args) == 3 and isinstance(args[0], str):  # (stage, done, total)
+            stage, d, n = args
+            ctx.progress(f"{stage}: {int(d):,}/{int(n):,}" if n and n > 1 else stage, int(d), int(n))
+        elif len(args) == 2 and all(isinstance(a, (int, np.integer)) for a in args):
             ctx.progress(f"{what}: {args[0]:,}/{args[1]:,}", int(args[0]), int(args[1]))
         elif len(args) == 1 and isinstance(args[0], str):
             ctx.progress(args[0], 0, 0)
@@ -138,7 +141,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         ctx.progress(f"training {settings.algo} reranker…", 0, 0)
         res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
                                    dict(settings.feature_params), callback=ctx.stats,
-                                   should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "features"))
+                                   should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "reranker"))
         ctx.check()
         ctx.progress("scoring the candidates with the new model…", 0, 0)
         res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)

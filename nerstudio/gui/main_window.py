@@ -202,8 +202,9 @@ class MainWindow(QMainWindow):
         mid.setObjectName("candidateSplitter")
         mid.addWidget(self.nbest_panel)
         mid.addWidget(self.feature_panel)
-        mid.setStretchFactor(0, 5)
-        mid.setStretchFactor(1, 4)
+        mid.setStretchFactor(0, 1)
+        mid.setStretchFactor(1, 1)
+        mid.setSizes([490, 460])
 
         # bottom tabs: curves, entities, corpus
         self.tabs = QTabWidget()
@@ -242,7 +243,7 @@ class MainWindow(QMainWindow):
         split.addWidget(right)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 5)
-        split.setSizes([360, 920])
+        split.setSizes([330, 950])
         self.setCentralWidget(split)
         self._splitters = (split, right, mid)
         for sp in self._splitters:
@@ -569,7 +570,7 @@ class MainWindow(QMainWindow):
         row = self.session.data_row(i, j)
         try:
             expl = sc.model.explain(sc.data, row)
-        except (NotImplementedError, ValueError, TypeError, AttributeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - a model that cannot explain must not break the panel
             self.feature_panel.show_message(f"<i>This reranker cannot list per-feature contributions: {exc}</i>")
             return
         rows = rows_from_terms(expl.terms)
@@ -596,10 +597,13 @@ class MainWindow(QMainWindow):
         ra, rb = self.session.data_row(i, a), self.session.data_row(i, b)
         try:
             cmp_ = sc.model.compare(sc.data, ra, rb)
-        except (NotImplementedError, ValueError, TypeError, AttributeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - a model that cannot explain must not break the panel
             self.feature_panel.show_message(f"<i>This reranker cannot compare feature by feature: {exc}</i>")
             return
         rows = rows_from_terms(cmp_.terms, compare=True)
+        for r in rows:
+            if r.name == "L(x)":  # show both log-probabilities rather than their difference
+                r.a, r.b = float(sc.data.L[ra]), float(sc.data.L[rb])
         delta = float(getattr(cmp_, "delta", sc.scores[ra] - sc.scores[rb]))
         winner, loser = (a, b) if delta >= 0 else (b, a)
         top = sorted(rows, key=lambda r: -r.contribution if delta >= 0 else r.contribution)[:2]
@@ -724,32 +728,16 @@ class MainWindow(QMainWindow):
         return self.runner.start("prepare", job)
 
     def _load_history(self, model, path: str) -> None:
-        """Show a loaded model's training curve: from the model, or a ``.history.json`` beside it."""
-        hist = None
-        for holder in (model, getattr(model, "learner", None)):
-            h = getattr(holder, "history_", None) or getattr(holder, "history", None)
-            if h:
-                hist = h
-                break
-        side = Path(path).with_suffix(".history.json")
-        label = getattr(model, "label", None) or getattr(model, "describe", lambda: None)()
-        if hist is None and side.is_file():
-            try:
-                data = json.loads(side.read_text(encoding="utf-8"))
-                hist = data.get("history")
-                label = data.get("label", label)
-                base = data.get("baseline")
-            except (OSError, ValueError, AttributeError):
-                hist = None
-        else:
-            base = None
-        if hist:
-            unit = hist[0].get("unit", "epoch") if isinstance(hist[0], dict) else getattr(hist[0], "unit", "epoch")
-            if base is None and self.session.dev_nbest is not None:
-                base = dev_baseline(self.session.dev_nbest)
-            run = self.curve_plot.start_run(f"{label or os.path.basename(path)} [loaded]", unit, base)
-            self.curve_plot.add_points(run, hist)
-            self.curve_plot.finish_run(run)
+        """Show a loaded model's training curve (the model file keeps its history)."""
+        learner = getattr(model, "learner", None)
+        hist = getattr(learner, "history_", None) or getattr(model, "history_", None)
+        if not hist:
+            return
+        unit = getattr(hist[0], "unit", None) or (hist[0].get("unit") if isinstance(hist[0], dict) else None) or "epoch"
+        base = dev_baseline(self.session.dev_nbest) if self.session.dev_nbest is not None else None
+        run = self.curve_plot.start_run(f"{_describe_model(model)} [{os.path.basename(path)}]", unit, base)
+        self.curve_plot.add_points(run, hist)
+        self.curve_plot.finish_run(run)
 
     def load_tagger(self, path: str) -> bool:
         from ..tagging.maxent import MaxEntTagger
@@ -824,22 +812,9 @@ class MainWindow(QMainWindow):
         if ses.model is not None:
             ses.model.save(str(f / "reranker.npz"))
             info["model"] = "reranker.npz"
-            self._save_history(str(f / "reranker.npz"))
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
         written = [k for k in ("nbest", "dev_nbest", "tagger", "model") if k in info]
         return written
-
-    def _save_history(self, model_path: str) -> None:
-        """The curve of the run that produced the model, beside it (plain JSON)."""
-        runs = [r for r in self.curve_plot.runs if r.state == "done"]
-        if not runs:
-            return
-        r = runs[-1]
-        hist = [{"step": s, "unit": r.unit, "dev_precision": p, "dev_recall": rc, "dev_f1": fv}
-                for s, p, rc, fv in zip(r.steps, r.p, r.r, r.f)]
-        Path(model_path).with_suffix(".history.json").write_text(
-            json.dumps({"label": r.label.replace(" [loaded]", ""), "baseline": r.baseline, "history": hist}),
-            encoding="utf-8")
 
     # dialogs
     def _ask_open(self, title: str, filt: str, key: str) -> str | None:
@@ -912,7 +887,6 @@ class MainWindow(QMainWindow):
         if path:
             try:
                 self.session.model.save(path)
-                self._save_history(path)
             except (OSError, ValueError) as exc:
                 QMessageBox.critical(self, "Cannot save", str(exc))
                 return

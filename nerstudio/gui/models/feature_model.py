@@ -63,13 +63,15 @@ def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
 
 class FeatureTreeModel(QAbstractItemModel):
     SortRole = USER + 1
-    EXPLAIN_COLUMNS = ("Feature", "Value", "Weight", "Contribution")
-    COMPARE_COLUMNS = ("Feature", "In A", "In B", "Weight", "Moves A−B by")
+    EXPLAIN_COLUMNS = ("Feature", "Value", "Weight", "Contrib.")
+    COMPARE_COLUMNS = ("Feature", "A", "B", "Weight", "Δ(A−B)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._compare = False
         self._grouped = True
+        self._hide_zero = False
+        self._shown: list[TermRow] = []  # rows after the zero-weight filter
         self._rows: list[TermRow] = []
         self._groups: list[tuple[str, list[TermRow], float]] = []  # template, rows, sum
         self._bold = QFont()
@@ -93,9 +95,21 @@ class FeatureTreeModel(QAbstractItemModel):
             self._regroup()
             self.endResetModel()
 
+    def set_hide_zero(self, on: bool) -> None:
+        """Leave out features with zero weight (boosting leaves most of them at zero)."""
+        if on != self._hide_zero:
+            self.beginResetModel()
+            self._hide_zero = on
+            self._regroup()
+            self.endResetModel()
+
+    def hidden_count(self) -> int:
+        return len(self._rows) - len(self._shown)
+
     def _regroup(self) -> None:
+        self._shown = [r for r in self._rows if not (self._hide_zero and r.weight == 0.0 and r.contribution == 0.0)]
         by: dict[str, list[TermRow]] = {}
-        for r in self._rows:
+        for r in self._shown:
             by.setdefault(r.template, []).append(r)
         groups = [(t, rs, sum(r.contribution for r in rs)) for t, rs in by.items()]
         groups.sort(key=lambda g: (-abs(g[2]), g[0]))
@@ -130,7 +144,7 @@ class FeatureTreeModel(QAbstractItemModel):
 
     def rowCount(self, parent=QModelIndex()):
         if not parent.isValid():
-            return len(self._groups) if self._grouped else len(self._rows)
+            return len(self._groups) if self._grouped else len(self._shown)
         if self._grouped and parent.internalId() == _TOP and parent.column() == 0:
             return len(self._groups[parent.row()][1])
         return 0
@@ -148,9 +162,10 @@ class FeatureTreeModel(QAbstractItemModel):
             tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term",
                     "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
                     "Weight": "Weight the reranker learned for the feature",
-                    "Contribution": "Value × weight: what the feature adds to the candidate's score",
-                    "In A": "Value of the feature for candidate A", "In B": "Value for candidate B",
-                    "Moves A−B by": "(value in A − value in B) × weight: positive favours A"}
+                    "Contrib.": "Value × weight: what the feature adds to the candidate's score",
+                    "A": "Value of the feature for candidate A", "B": "Value of the feature for candidate B",
+                    "Δ(A−B)": "(value in A − value in B) × weight: how much the feature moves F(A) − F(B); "
+                              "positive favours A"}
             return tips.get(cols[section])
         return None
 
@@ -159,7 +174,7 @@ class FeatureTreeModel(QAbstractItemModel):
             if index.internalId() == _TOP:
                 return None
             return self._groups[index.internalId()][1][index.row()]
-        return self._rows[index.row()]
+        return self._shown[index.row()]
 
     def term_at(self, index) -> TermRow | None:
         return self._row_of(index) if index.isValid() else None

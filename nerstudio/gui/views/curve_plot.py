@@ -191,7 +191,14 @@ class CurvePlot(QWidget):
                 bases.add(round(r.baseline, 6))
                 ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
                 ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
-                            xytext=(4, -11), textcoords="offset points", fontsize=8, color="#555555")
+                            xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
+        ys = [v for r in self.runs for v in r.f if v is not None]
+        if self.show_base.isChecked():
+            ys += [r.baseline for r in self.runs if r.baseline is not None]
+        if ys:
+            lo, hi = min(ys), max(ys)
+            pad = max(1.0, 0.08 * (hi - lo))
+            ax.set_ylim(lo - pad, hi + pad)
         if lines:
             ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
         else:

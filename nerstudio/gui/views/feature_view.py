@@ -31,11 +31,17 @@ class FeaturePanel(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip("Show only features whose name contains this text (or a template name, e.g. WE)")
         self.search.textChanged.connect(self._on_search)
-        self.group = QCheckBox("Group by template")
+        self.group = QCheckBox("Group")
         self.group.setObjectName("featureGroup")
         self.group.setChecked(True)
         self.group.setToolTip("Group features under their template (WE, BO01, Q, …) with the group's total")
         self.group.toggled.connect(self._on_group)
+        self.hide_zero = QCheckBox("Hide zero weights")
+        self.hide_zero.setObjectName("featureHideZero")
+        self.hide_zero.setChecked(True)
+        self.hide_zero.setToolTip("Hide features the reranker gave no weight (boosting leaves most at zero)")
+        self.hide_zero.toggled.connect(self._on_hide_zero)
+        self.model.set_hide_zero(True)
         self.view = QTreeView()
         self.view.setObjectName("featureView")
         self.view.setModel(self.proxy)
@@ -49,6 +55,7 @@ class FeaturePanel(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.search, 1)
+        row.addWidget(self.hide_zero)
         row.addWidget(self.group)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -57,9 +64,16 @@ class FeaturePanel(QWidget):
         lay.addWidget(self.view, 1)
         self.show_message("Select a candidate to see its global features")
 
+    def hidden_count(self) -> int:
+        """Terms the zero-weight filter hides."""
+        return self.model.hidden_count()
+
     # -- content --------------------------------------------------------------------------
     def show_terms(self, rows: list[TermRow], header: str, compare: bool = False) -> None:
         self.model.set_terms(rows, compare)
+        hidden = self.hidden_count()
+        if hidden:
+            header += f" <span style='color:#777'>({hidden} zero-weight feature{'s' if hidden > 1 else ''} hidden)</span>"
         self.header.setText(header)
         self._layout_columns()
         if self.model.grouped:
@@ -100,6 +114,11 @@ class FeaturePanel(QWidget):
         self.proxy.set_needle(text)
         if text:
             self.view.expandAll()
+
+    @Slot(bool)
+    def _on_hide_zero(self, on: bool) -> None:
+        self.model.set_hide_zero(on)
+        self._layout_columns()
 
     @Slot(bool)
     def _on_group(self, on: bool) -> None:
