@@ -29,7 +29,8 @@ Variants (``algo``):
 shuffled examples, from zero, are averaged and training starts from that average.
 
 ``beta=None`` searches β on the development set over ``beta_grid`` (a full run per value; the
-model keeps the best). Each epoch records dev P/R/F; with ``keep_best`` the model keeps the
+model keeps the best; the voted perceptron searches with averaged scoring, which its votes
+approximate, because voting is the slow part). Each epoch records dev P/R/F; with ``keep_best`` the model keeps the
 state of the best epoch.
 """
 
@@ -107,8 +108,14 @@ class PerceptronRanker(Reranker):
         if self.beta is None and dev is not None and dev.has_gold and len(self.beta_grid) > 1:
             results = []
             for b in self.beta_grid:
-                self._fit_one(train, dev, float(b), None, should_cancel)
-                best = max((h.dev_f1 for h in self.history_ if h.dev_f1 is not None), default=-1.0)
+                # the voted perceptron searches β with averaged scoring: voting is the slow part
+                # and the average of the vectors is what the votes approximate
+                probe = self
+                if self._voted:
+                    probe = AveragedPerceptron(epochs=self.epochs, beta=float(b), shuffle=self.shuffle,
+                                               seed=self.seed, bpm=self.bpm, keep_best=self.keep_best)
+                probe._fit_one(train, dev, float(b), None, should_cancel)
+                best = max((h.dev_f1 for h in probe.history_ if h.dev_f1 is not None), default=-1.0)
                 results.append((best, -abs(np.log(b)), b))
             self.beta_search_ = [(b, f) for f, _, b in results]
             beta = max(results)[2]
