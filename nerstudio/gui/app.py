@@ -30,7 +30,9 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     settings = QSettings()
     if screenshot:  # reproducible pictures: do not read or write the user's settings
-        settings = QSettings(os.path.join(os.path.dirname(os.path.abspath(screenshot)), ".nerstudio-shot.ini"),
+        import tempfile
+        shot_dir = tempfile.mkdtemp(prefix="nerstudio-shot-")
+        settings = QSettings(os.path.join(shot_dir, "settings.ini"),
                              QSettings.IniFormat)
         settings.clear()
     win = MainWindow(settings)
@@ -61,10 +63,9 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
             return 1
         print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
         win.close()
-        try:
-            os.unlink(settings.fileName())
-        except OSError:
-            pass
+        settings.sync()
+        import shutil
+        shutil.rmtree(shot_dir, ignore_errors=True)
         return 0
     win.show()
     return app.exec()
@@ -95,11 +96,13 @@ def _stage_main(win) -> None:
 
 
 def _stage_training(win) -> None:
-    """Training view: the panel open, two short runs overlaid on the curve."""
+    """Training view: the panel open, three perceptron variants overlaid on the curve."""
     win.training_dock.show()
+    win.curve_plot.clear()
     win.select_sentence(_interesting_sentence(win))
     panel = win.training_panel
-    for algo, params in (("perceptron", {"epochs": 10}), ("boost", {"rounds": 300})):
+    panel.min_sent.setValue(2)
+    for algo, params in (("perceptron", {"epochs": 12}), ("averaged", {"epochs": 12}), ("margin", {"epochs": 12})):
         panel.set_algorithm(algo)
         for k, v in params.items():
             try:

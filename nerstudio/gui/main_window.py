@@ -257,7 +257,14 @@ class MainWindow(QMainWindow):
         self.training_panel.cancelRequested.connect(self.cancel_job)
         self.training_dock = QDockWidget("Training", self)
         self.training_dock.setObjectName("trainingDock")
-        self.training_dock.setWidget(self.training_panel)
+        scroll = QScrollArea()  # a long list of settings must not force the window's height
+        scroll.setObjectName("trainingScroll")
+        scroll.setWidget(self.training_panel)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+        self.training_dock.setWidget(scroll)
         self.training_dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea)
         self.addDockWidget(Qt.RightDockWidgetArea, self.training_dock)
         self.training_dock.hide()
@@ -1179,6 +1186,16 @@ class MainWindow(QMainWindow):
 
 
 def _describe_model(model) -> str:
+    learner = getattr(model, "learner", None)
+    if learner is not None and hasattr(learner, "get_params"):
+        from .views.training_panel import short_label
+        try:
+            label = short_label(getattr(model, "algo", learner.algo), learner.get_params())
+        except Exception:  # noqa: BLE001 - a description is optional
+            label = None
+        if label:
+            nf = getattr(getattr(model, "features", None), "min_sentences", None)
+            return label + (f" feats(min_sentences={nf})" if nf not in (None, 5) else "")
     for attr in ("describe", "label"):
         v = getattr(model, attr, None)
         if callable(v):

@@ -149,58 +149,75 @@ class CurvePlot(QWidget):
 
     @Slot()
     def redraw(self) -> None:
+        """Draw every run. Boosting rounds and perceptron epochs are different scales: when both
+        are present, epoch runs use a second x axis along the top."""
         self.draws += 1
-        ax = self.ax
-        ax.clear()
-        units = {r.unit for r in self.runs if r.steps}
-        ax.set_xlabel({"round": "boosting round", "epoch": "epoch"}.get(units.pop(), "step")
-                      if len(units) == 1 else "round / epoch")
+        fig = self.figure
+        fig.clear()
+        ax = self.ax = fig.add_subplot(111)
+        units = {r.unit for r in self.runs if r.steps or r.state == "running"}
+        mixed = len(units) > 1
+        top = ax.twiny() if mixed else None
+        names = {"round": "boosting round", "epoch": "epoch"}
+        if mixed:
+            ax.set_xlabel("boosting round")
+            top.set_xlabel("epoch", fontsize=9)
+        else:
+            ax.set_xlabel(names.get(next(iter(units)), "step") if units else "round / epoch")
         ax.set_ylabel("dev F / P / R (%)" if (self.show_p.isChecked() or self.show_r.isChecked()) else "dev F (%)")
         ax.grid(True, alpha=0.3)
-        lines = 0
+        handles = []
         best_txt = []
         bases = set()
         for k, r in enumerate(self.runs):
             color = COLORS[k % len(COLORS)]
+            a = top if (mixed and r.unit == "epoch") else ax
             xs = [s for s, f in zip(r.steps, r.f) if f is not None]
             fs = [f for f in r.f if f is not None]
             state = "" if r.state == "done" else f" [{r.state}]"
+            axis_note = " (top axis)" if a is top and top is not None else ""
             if xs:
-                ax.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
-                        label=f"{r.label}{state}")
-                lines += 1
+                (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
+                              label=f"{r.label}{state}{axis_note}")
+                handles.append(h)
                 b = r.best()
                 if b is not None:
-                    ax.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
-                            linestyle="none")
-                    ax.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
-                                xytext=(4, 6), fontsize=8, color=color)
+                    a.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
+                           linestyle="none")
+                    a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
+                               xytext=(4, 6), fontsize=8, color=color)
                     best_txt.append(f"run {k + 1}: best F {r.f[b]:.2f} at {r.unit} {int(r.steps[b])}")
             elif r.state == "running":
-                ax.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
-                lines += 1
+                (h,) = a.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
+                handles.append(h)
             if self.show_p.isChecked():
-                pts = [(s, v) for s, v in zip(r.steps, r.p) if v is not None]
+                pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
                 if pts:
-                    ax.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
+                    a.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
             if self.show_r.isChecked():
-                pts = [(s, v) for s, v in zip(r.steps, r.r) if v is not None]
+                pts = [(st, v) for st, v in zip(r.steps, r.r) if v is not None]
                 if pts:
-                    ax.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
+                    a.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
             if self.show_base.isChecked() and r.baseline is not None and round(r.baseline, 6) not in bases:
                 bases.add(round(r.baseline, 6))
                 ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
                 ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
                             xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
         ys = [v for r in self.runs for v in r.f if v is not None]
+        if self.show_p.isChecked():
+            ys += [v for r in self.runs for v in r.p if v is not None]
+        if self.show_r.isChecked():
+            ys += [v for r in self.runs for v in r.r if v is not None]
         if self.show_base.isChecked():
             ys += [r.baseline for r in self.runs if r.baseline is not None]
         if ys:
             lo, hi = min(ys), max(ys)
             pad = max(1.0, 0.08 * (hi - lo))
             ax.set_ylim(lo - pad, hi + pad)
-        if lines:
-            ax.legend(loc="lower right", fontsize=8, framealpha=0.85)
+            if top is not None:
+                top.set_ylim(lo - pad, hi + pad)
+        if handles:
+            (top or ax).legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.85)
         else:
             ax.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
                     transform=ax.transAxes, color="#777777")

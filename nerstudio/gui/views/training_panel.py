@@ -46,6 +46,20 @@ def learner_defaults(algo: str) -> dict:
         return {}
 
 
+def short_label(algo: str, params: dict) -> str:
+    """``algo(k=v, …)`` naming only the settings that differ from the learner's defaults
+    (the number of rounds / epochs always)."""
+    defaults = learner_defaults(algo)
+    keep = {"rounds", "epochs"}
+    parts = []
+    for k, v in params.items():
+        if k in keep or k not in defaults or defaults[k] != v:
+            if isinstance(v, (list, tuple)):
+                continue
+            parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
+    return f"{algo}(" + ", ".join(parts) + ")"
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """A snapshot of the panel: what one run does."""
@@ -62,10 +76,8 @@ class RunSettings:
     dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
 
     def label(self) -> str:
-        ps = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                       for k, v in self.params.items() if v is not None)
-        fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items())
-        base = f"{self.algo}({ps})"
+        base = short_label(self.algo, self.params)
+        fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5))
         if fs:
             base += f" feats({fs})"
         if self.start == "tagger":
