@@ -105,13 +105,14 @@ class BoostingSession:
         D = (X[orow].astype(np.int8) - X[other].astype(np.int8)).tocsr()
         D.eliminate_zeros()
         D.sort_indices()
+        del X
         self.B_ptr = D.indptr.astype(np.int64)
-        self.B_idx = D.indices.astype(np.int64)
+        self.B_idx = D.indices.astype(np.int32)
         self.B_pos = D.data > 0
         Dc = D.tocsc()
         Dc.sort_indices()
         self.A_ptr = Dc.indptr.astype(np.int64)
-        self.A_idx = Dc.indices.astype(np.int64)
+        self.A_idx = Dc.indices.astype(np.int32)
         self.A_sgn = Dc.data.astype(np.float64)
         self.dL = data.L[orow] - data.L[other]
         self.alpha0 = line_search_alpha0(self.dL) if alpha0 is None else float(alpha0)
@@ -234,11 +235,11 @@ class BoostingSession:
         touched = np.zeros(m, dtype=np.int64)
         touched_mark = np.zeros(m, dtype=np.bool_)
         if dev_cols is None:
-            dptr = np.zeros(0, dtype=np.int64)
-            didx = np.zeros(0, dtype=np.int64)
+            dptr = np.zeros(0, dtype=np.int32)
+            didx = np.zeros(0, dtype=np.int32)
             dsc = np.zeros(0, dtype=np.float64)
         else:
-            dptr, didx, dsc = dev_cols.indptr.astype(np.int64), dev_cols.indices.astype(np.int64), dev_scores
+            dptr, didx, dsc = dev_cols.indptr.astype(np.int32, copy=False), dev_cols.indices.astype(np.int32, copy=False), dev_scores
         total = 0
         while total < n:
             chunk = n - total

@@ -42,6 +42,8 @@ from ..tagging.features import build_lexicon, collapsed_shape
 from .data import RankingData, entity_types, scn_spans, span_counts
 
 NULL = "NULL"
+_ROW_SHIFT = 40  # a sentence's (candidate, key) pairs are coded as candidate << 40 | key
+_KEY_MASK = (1 << _ROW_SHIFT) - 1
 QUOTES = frozenset({'"', "“", "”", "``", "''", "„"})
 _BITS2 = list(itertools.product((0, 1), repeat=2))
 _BITS3 = list(itertools.product((0, 1), repeat=3))
@@ -186,21 +188,22 @@ class GlobalFeatures:
         self.typed_ = self._typed_for(nbest.tagset)
         self._base: dict[str, int] = {}
         self._base_names: list[str] = []
-        rows, keys, sent_keys = self._all_keys(nbest, grow=True, progress=progress, should_cancel=should_cancel)
+        per_sentence, sent_keys = self._all_keys(nbest, grow=True, progress=progress, should_cancel=should_cancel)
         # selection: distinct training sentences per key
-        uniq, counts = np.unique(np.concatenate(sent_keys) if sent_keys else np.zeros(0, np.int64), return_counts=True)
+        allk = np.concatenate(sent_keys) if sent_keys else np.zeros(0, np.int64)
+        del sent_keys
+        uniq, counts = np.unique(allk, return_counts=True)
+        del allk
         kept = uniq[counts >= self.min_sentences]
-        order = self._finish_index(kept)
-        # the training keys use the base numbering before pruning: map them through `kept`
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        cols = _lookup(kept, keys)
-        ok = cols >= 0
-        data = self._to_data(nbest, rows[ok], rank[cols[ok]])
+        del uniq, counts
+        self._finish_index(kept)
+        # the training keys use the base numbering before pruning; renumbering keeps their order,
+        # so the position of a key in `kept` is its column
+        data = self._to_data(nbest, per_sentence, kept)
         self.fit_seconds_ = time.perf_counter() - t0
         return data
 
-    def _finish_index(self, kept: np.ndarray) -> np.ndarray:
+    def _finish_index(self, kept: np.ndarray) -> None:
         T1 = len(self.types_) + 1
         base_ids = kept // T1
         codes = kept % T1
@@ -214,11 +217,10 @@ class GlobalFeatures:
         self._base = {self._base_names[old]: new for old, new in remap.items()}
         self._base_names = [self._base_names[old] for old in used.tolist()]
         new_keys = np.array([remap[int(b)] for b in base_ids.tolist()], dtype=np.int64) * T1 + codes
-        order = np.argsort(new_keys, kind="stable")
-        self.keys_ = new_keys[order]
-        self.names_ = [names[i] for i in order.tolist()]
+        assert np.all(np.diff(new_keys) > 0), "renumbering must keep the key order"
+        self.keys_ = new_keys
+        self.names_ = names
         self.templates_ = [template_of(x) for x in self.names_]
-        return order
 
     def transform(self, nbest: NBestList, progress=None, should_cancel=None) -> RankingData:
         """Ranking data of an N-best list with the fitted feature index (unknown features dropped)."""
@@ -226,10 +228,8 @@ class GlobalFeatures:
         if entity_types(nbest.tagset) != self.types_:
             raise ValueError(f"the N-best list's entity types {entity_types(nbest.tagset)} differ from the "
                              f"features' {self.types_}")
-        rows, keys, _ = self._all_keys(nbest, grow=False, progress=progress, should_cancel=should_cancel)
-        cols = _lookup(self.keys_, keys)
-        ok = cols >= 0
-        return self._to_data(nbest, rows[ok], cols[ok])
+        per_sentence, _ = self._all_keys(nbest, grow=False, progress=progress, should_cancel=should_cancel)
+        return self._to_data(nbest, per_sentence, self.keys_)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "keys_"):
@@ -239,11 +239,27 @@ class GlobalFeatures:
     def n_features(self) -> int:
         return len(self.keys_)
 
-    def _to_data(self, nbest: NBestList, rows: np.ndarray, cols: np.ndarray) -> RankingData:
+    def _to_data(self, nbest: NBestList, per_sentence: list, table: np.ndarray) -> RankingData:
+        """CSR rows from each sentence's sorted (candidate, key) codes; a key's column is its
+        position in the sorted ``table`` (keys not in it are dropped)."""
         n = sum(nbest.n_candidates(i) for i in range(len(nbest)))
-        X = sp.csr_matrix((np.ones(len(cols), dtype=np.int8), (rows, cols)), shape=(n, len(self.keys_)))
-        X.sum_duplicates()
-        X.data[:] = 1
+        counts = np.zeros(n, dtype=np.int64)
+        parts = []
+        base = 0
+        for i, comb in enumerate(per_sentence):
+            m = nbest.n_candidates(i)
+            if comb is not None and len(comb):
+                cols = _lookup(table, comb & _KEY_MASK)
+                ok = cols >= 0
+                parts.append(cols[ok].astype(np.int32))
+                counts[base:base + m] = np.bincount((comb[ok] >> _ROW_SHIFT).astype(np.int64), minlength=m)
+            base += m
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        indices = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+        if indptr[-1] < 2 ** 31 - 1:
+            indptr = indptr.astype(np.int32)
+        X = sp.csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, len(table)))
         offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
         np.cumsum([nbest.n_candidates(i) for i in range(len(nbest))], out=offsets[1:])
         L = np.concatenate(nbest.logprobs) if len(nbest) else np.zeros(0)
@@ -255,23 +271,24 @@ class GlobalFeatures:
 
     # -- the integer path --------------------------------------------------------------------
     def _all_keys(self, nbest: NBestList, grow: bool, progress=None, should_cancel=None):
+        """Per sentence, the sorted unique codes ``candidate << 40 | key`` of all its candidates'
+        features (``None`` for a sentence without candidates); with ``grow``, also each
+        sentence's distinct keys (for the selection count)."""
         prims = _Prims(self.lexicon_)
         T1 = len(self.types_) + 1
         typed = self.typed_
-        rows_l, keys_l, sent_keys = [], [], []
-        base = 0
+        per_sentence, sent_keys = [], []
         S = len(nbest)
         last = time.perf_counter()
         for i in range(S):
             cands = nbest.candidates[i]
-            m = cands.shape[0]
-            if m:
+            comb = None
+            if cands.shape[0]:
                 r, k = self._sentence_keys(nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow)
-                rows_l.append(r + base)
-                keys_l.append(k)
+                comb = np.unique((r << _ROW_SHIFT) | k)
                 if grow:
-                    sent_keys.append(np.unique(k))
-            base += m
+                    sent_keys.append(np.unique(comb & _KEY_MASK))
+            per_sentence.append(comb)
             if (i & 127) == 127:
                 if should_cancel is not None and should_cancel():
                     raise Cancelled("feature extraction cancelled")
@@ -281,9 +298,7 @@ class GlobalFeatures:
                     last = now
         if progress is not None:
             progress(S, S)
-        rows = np.concatenate(rows_l) if rows_l else np.zeros(0, np.int64)
-        keys = np.concatenate(keys_l) if keys_l else np.zeros(0, np.int64)
-        return rows, keys, sent_keys
+        return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
         b = self._base.get(s)

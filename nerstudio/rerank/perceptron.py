@@ -133,7 +133,7 @@ class PerceptronRanker(Reranker):
         run.reserve(len(order))
         X = train.X
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
-            order, train.offsets, X.indptr.astype(np.int64), X.indices.astype(np.int64), train.L,
+            order, train.offsets, X.indptr, X.indices, train.L,
             train.quality, train.oracle.astype(np.int64), beta, run.w, run.wL, self._mode, C,
             run.t, run.acc, run.accL, run.last, run.lastL, run.log_sent, run.log_wrong, run.log_time, run.n_log)
         run.n_log = n_log
@@ -301,8 +301,8 @@ class _VoteTally:
     def __init__(self, data: RankingData, S0: np.ndarray, wL0: float):
         self.data = data
         X = data.X.tocsc()
-        self.col_ptr = X.indptr.astype(np.int64)
-        self.col_idx = X.indices.astype(np.int64)
+        self.col_ptr = X.indptr
+        self.col_idx = X.indices
         self.S = S0.astype(np.float64).copy()
         self.state = np.array([0.0, wL0])
         self.final = np.zeros(data.n_candidates)
