@@ -145,9 +145,12 @@ def main() -> int:
     clock.start()
     last = [clock.nsecsElapsed()]
 
+    where: list[str] = []
+
     def tick():
         now = clock.nsecsElapsed()
         gaps.append((now - last[0]) / 1e9)
+        where.append(("busy: " + win.training_panel.message.text()) if win.runner.busy else "idle")
         last[0] = now
     timer = QTimer()
     timer.setInterval(10)
@@ -174,6 +177,8 @@ def main() -> int:
           f"{win.curve_plot.draws} redraws")
     print(f"main-thread stall while training: max {max(0.0, g.max() - 0.010) * 1000:.0f} ms, "
           f"p99 gap {np.percentile(g, 99) * 1000:.0f} ms over {len(g):,} ticks of 10 ms  (target ≤ 100 ms)")
+    for j in np.argsort(-g)[:3]:
+        print(f"   gap {g[j] * 1000:5.0f} ms  ({where[j + 1]})")
     if during:
         print(f"switch sentence during training:   {stats_ms(during)}")
     switches("with N-best and reranker:")

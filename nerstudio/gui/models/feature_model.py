@@ -131,11 +131,18 @@ class FeatureTreeModel(QAbstractItemModel):
 
     # -- structure ------------------------------------------------------------------------
     def index(self, row, column, parent=QModelIndex()):
-        if not self.hasIndex(row, column, parent):
+        # bounds checked here rather than with hasIndex(): this runs thousands of times a repaint
+        if row < 0 or not 0 <= column < len(self._columns()):
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, _TOP)
-        return self.createIndex(row, column, parent.row())
+            n = len(self._groups) if self._grouped else len(self._shown)
+            return self.createIndex(row, column, _TOP) if row < n else QModelIndex()
+        if not self._grouped or parent.internalId() != _TOP or parent.column() != 0:
+            return QModelIndex()
+        g = parent.row()
+        if g >= len(self._groups) or row >= len(self._groups[g][1]):
+            return QModelIndex()
+        return self.createIndex(row, column, g)
 
     def parent(self, index):
         if not index.isValid() or index.internalId() == _TOP:

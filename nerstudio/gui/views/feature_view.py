@@ -87,10 +87,16 @@ class FeaturePanel(QWidget):
         self.header.setText(html)
 
     def _layout_columns(self) -> None:
+        # fixed widths for the numbers: ResizeToContents would read every row on each change
         h = self.view.header()
         h.setSectionResizeMode(0, QHeaderView.Stretch)
+        fm = self.view.fontMetrics()
+        wide = fm.horizontalAdvance("+00.000") + 14
+        narrow = fm.horizontalAdvance("-0.000") + 12
         for c in range(1, self.model.columnCount()):
-            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            short = self.model.compare_mode and c in (1, 2) or (not self.model.compare_mode and c == 1)
+            h.resizeSection(c, narrow if short else wide)
 
     def visible_feature_names(self) -> list[str]:
         """Names of the features currently shown (after filtering), in display order."""

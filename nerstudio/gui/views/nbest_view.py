@@ -44,8 +44,11 @@ class NBestPanel(QWidget):
         self.view.setToolTip("Candidates of the sentence. Click one to draw it; Ctrl+click a second one to see "
                              "why the reranker prefers one over the other.")
         h = self.view.horizontalHeader()
-        for c in range(NBestTableModel.DIFF):
-            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        fm = self.view.fontMetrics()
+        for c, sample in enumerate(("Rank", "-000.000", "-000.000", "Rerank", "100.0")):
+            # fixed widths: ResizeToContents would read every row on each sentence switch
+            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
         h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.Stretch)
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         self._order: list[int] = []  # selected source rows, in the order they were selected
