@@ -46,19 +46,19 @@ class JackknifeResult:
     decoded: dict | None = None  # name -> NBestList decoded by ``model``
 
 
-def _fold_job(args):
+def _fold_job(args, should_cancel=None):
     sentences, train_idx, test_idx, params, n, fold = args
     t0 = time.perf_counter()
-    tagger = MaxEntTagger(**params).fit([sentences[i] for i in train_idx])
-    nb = tagger.nbest([sentences[i] for i in test_idx], n=n)
+    tagger = MaxEntTagger(**params).fit([sentences[i] for i in train_idx], should_cancel=should_cancel)
+    nb = tagger.nbest([sentences[i] for i in test_idx], n=n, should_cancel=should_cancel)
     return fold, test_idx, nb, time.perf_counter() - t0
 
 
-def _full_job(args):
+def _full_job(args, should_cancel=None):
     sentences, params, n, decode = args
     t0 = time.perf_counter()
-    tagger = MaxEntTagger(**params).fit(sentences)
-    out = {name: tagger.nbest(sents, n=n, ids=ids) for name, (sents, ids) in decode.items()}
+    tagger = MaxEntTagger(**params).fit(sentences, should_cancel=should_cancel)
+    out = {name: tagger.nbest(sents, n=n, ids=ids, should_cancel=should_cancel) for name, (sents, ids) in decode.items()}
     return "full", tagger, out, time.perf_counter() - t0
 
 
@@ -102,7 +102,7 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
         for job in ([full_job] if full else []) + jobs:
             if should_cancel and should_cancel():
                 raise Cancelled("jackknife cancelled")
-            take(_full_job(job) if job is full_job else _fold_job(job))
+            take(_full_job(job, should_cancel) if job is full_job else _fold_job(job, should_cancel))
     else:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:

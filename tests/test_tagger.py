@@ -262,3 +262,18 @@ def test_foreign_and_future_files_are_refused(tagger, tmp_path):
     np.savez(tmp_path / "noheader.npz", x=np.zeros(2))
     with pytest.raises(FormatError, match="no readable header"):
         NBestList.load(tmp_path / "noheader.npz")
+
+
+def test_jackknife_in_process_cancels_inside_training_and_returns_the_full_model():
+    c = tiny_corpus(6)
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 3  # true only once a fold's training has begun
+    with pytest.raises(Cancelled):
+        jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 50}, workers=1, should_cancel=cancel)
+    assert len(calls) > 3
+    res = jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 20}, workers=1, full=True,
+                    decode={"again": (c.sentences, None)})
+    assert isinstance(res.model, MaxEntTagger) and len(res.decoded["again"]) == len(c)

@@ -18,7 +18,7 @@ from numba import njit
 BLOCK = 256  # block size of the two-level argmax over BestLoss
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def block_max(BL, bmax, block):
     nb = bmax.shape[0]
     m = BL.shape[0]
@@ -32,7 +32,7 @@ def block_max(BL, bmax, block):
         bmax[b] = best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _argmax_blocks(BL, bmax, block):
     bb = 0
     best = bmax[0]
@@ -50,10 +50,10 @@ def _argmax_blocks(BL, bmax, block):
     return k, best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, Wm, BL, bmax, block,
                  state, eps, alpha, chosen, deltas, offset, dev_ptr, dev_idx, dev_scores, dirty, dirty_list,
-                 touched, touched_mark):
+                 touched, touched_mark, max_work):
     """Run up to ``n_rounds`` rounds of Figure 2; returns how many ran.
 
     ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
@@ -62,6 +62,7 @@ def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, W
     """
     Z = state[0]
     done = 0
+    work = 0
     have_dev = dev_ptr.shape[0] > 0
     for r in range(n_rounds):
         k, bl = _argmax_blocks(BL, bmax, block)
@@ -86,6 +87,7 @@ def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, W
             e[p] = new
             d = new - old
             Z += d
+            work += B_ptr[p + 1] - B_ptr[p]
             for u in range(B_ptr[p], B_ptr[p + 1]):
                 f = B_idx[u]
                 if B_pos[u]:
@@ -131,11 +133,13 @@ def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, W
             for t in range(dev_ptr[k], dev_ptr[k + 1]):
                 dev_scores[dev_idx[t]] += delta
         done += 1
+        if work >= max_work:
+            break
     state[0] = Z
     return done
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, wL, mode, C,
                      t0, acc, accL, last, lastL, log_sent, log_wrong, log_count, n_log):
     """One pass of the ranking perceptron over the sentences in ``order``.
@@ -206,7 +210,7 @@ def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, 
     return mistakes, updates, n_log, t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def vote_range(k_from, k_to, state, S, L, offsets, col_ptr, col_idx, upd_plus_ptr, upd_plus, upd_minus_ptr,
                upd_minus, upd_dL, counts, beta, votes):
     """Figure 4 voting with incremental scores, for vectors ``k_from`` ≤ k < ``k_to``.
@@ -249,3 +253,93 @@ def vote_range(k_from, k_to, state, S, L, offsets, col_ptr, col_idx, upd_plus_pt
                     bs = s
                     best = r
             votes[best] += c
+
+
+@njit(cache=True, nogil=True)
+def pair_differences(indptr, indices, orow, other):
+    """Rows of D = h(x_i1) − h(x_ij) for every pair: the features in one row and not the other.
+
+    ``indptr``/``indices`` is a CSR matrix with sorted indices. Returns ``(ptr, idx, pos)``: the
+    CSR structure of D with ``pos`` true for +1 (feature only in the oracle) and false for −1.
+    """
+    n = orow.shape[0]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for p in range(n):
+        a, a_end = indptr[orow[p]], indptr[orow[p] + 1]
+        b, b_end = indptr[other[p]], indptr[other[p] + 1]
+        c = 0
+        while a < a_end and b < b_end:
+            if indices[a] == indices[b]:
+                a += 1
+                b += 1
+            elif indices[a] < indices[b]:
+                a += 1
+                c += 1
+            else:
+                b += 1
+                c += 1
+        c += (a_end - a) + (b_end - b)
+        ptr[p + 1] = ptr[p] + c
+    idx = np.empty(ptr[n], dtype=np.int32)
+    pos = np.empty(ptr[n], dtype=np.bool_)
+    for p in range(n):
+        a, a_end = indptr[orow[p]], indptr[orow[p] + 1]
+        b, b_end = indptr[other[p]], indptr[other[p] + 1]
+        q = ptr[p]
+        while a < a_end or b < b_end:
+            if b >= b_end or (a < a_end and indices[a] < indices[b]):
+                idx[q] = indices[a]
+                pos[q] = True
+                a += 1
+                q += 1
+            elif a >= a_end or indices[b] < indices[a]:
+                idx[q] = indices[b]
+                pos[q] = False
+                b += 1
+                q += 1
+            else:
+                a += 1
+                b += 1
+    return ptr, idx, pos
+
+
+@njit(cache=True, nogil=True)
+def transpose_signed(ptr, idx, pos, m):
+    """Column-wise copy of D (the A± indices): pairs per feature, with the sign of the entry."""
+    n = ptr.shape[0] - 1
+    cptr = np.zeros(m + 1, dtype=np.int64)
+    for q in range(ptr[n]):
+        cptr[idx[q] + 1] += 1
+    for f in range(m):
+        cptr[f + 1] += cptr[f]
+    fill = cptr[:-1].copy()
+    cidx = np.empty(ptr[n], dtype=np.int32)
+    csgn = np.empty(ptr[n], dtype=np.float64)
+    for p in range(n):
+        for q in range(ptr[p], ptr[p + 1]):
+            f = idx[q]
+            cidx[fill[f]] = p
+            csgn[fill[f]] = 1.0 if pos[q] else -1.0
+            fill[f] += 1
+    return cptr, cidx, csgn
+
+
+@njit(cache=True, nogil=True)
+def pair_weights(M, c, ptr, idx, pos, m, e, Wp, Wm, BL):
+    """e = exp(−(M − c)), W± and BestLoss from scratch; returns Z."""
+    for f in range(m):
+        Wp[f] = 0.0
+        Wm[f] = 0.0
+    Z = 0.0
+    for p in range(M.shape[0]):
+        v = math.exp(-(M[p] - c))
+        e[p] = v
+        Z += v
+        for q in range(ptr[p], ptr[p + 1]):
+            if pos[q]:
+                Wp[idx[q]] += v
+            else:
+                Wm[idx[q]] += v
+    for f in range(m):
+        BL[f] = abs(math.sqrt(Wp[f]) - math.sqrt(Wm[f]))
+    return Z

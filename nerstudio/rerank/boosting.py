@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import scipy.optimize
@@ -94,32 +95,29 @@ class RoundInfo:
 class BoostingSession:
     """The efficient algorithm of Figure 2, one round at a time."""
 
-    def __init__(self, data: RankingData, epsilon: float = 0.0, alpha0: float | None = None, refresh: int = 20000):
+    def __init__(self, data: RankingData, epsilon: float = 0.0, alpha0: float | None = None, refresh: int = 20000,
+                 max_work: int = 4_000_000):
         self.data = data
+        self.max_work = int(max_work)  # weight updates per compiled call (~10-30 ms of work)
         self.epsilon = float(epsilon)
         self.refresh = int(refresh)
         sent, orow, other = ranking_pairs(data)
         self.pair_sentence, self.pair_oracle, self.pair_other = sent, orow, other
         X = data.X.tocsr()
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
         m = data.n_features
-        D = (X[orow].astype(np.int8) - X[other].astype(np.int8)).tocsr()
-        D.eliminate_zeros()
-        D.sort_indices()
-        del X
-        self.B_ptr = D.indptr.astype(np.int64)
-        self.B_idx = D.indices.astype(np.int32)
-        self.B_pos = D.data > 0
-        Dc = D.tocsc()
-        Dc.sort_indices()
-        self.A_ptr = Dc.indptr.astype(np.int64)
-        self.A_idx = Dc.indices.astype(np.int32)
-        self.A_sgn = Dc.data.astype(np.float64)
+        # D's rows (B± indices) and columns (A± indices), built in compiled code that releases
+        # the GIL, so a GUI thread stays responsive while a large session is set up
+        self.B_ptr, self.B_idx, self.B_pos = _compiled.pair_differences(X.indptr, X.indices, orow, other)
+        self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(self.B_ptr, self.B_idx, self.B_pos, m)
         self.dL = data.L[orow] - data.L[other]
         self.alpha0 = line_search_alpha0(self.dL) if alpha0 is None else float(alpha0)
         self.alpha = np.zeros(m, dtype=np.float64)
         self.M = self.alpha0 * self.dL
         self.n_pairs = len(self.dL)
         self.rounds = 0
+        self.exhausted = False
         self._chosen = np.zeros(1024, dtype=np.int64)
         self._deltas = np.zeros(1024, dtype=np.float64)
         self._recompute()
@@ -144,14 +142,13 @@ class BoostingSession:
     def _recompute(self) -> None:
         """e, Z, W± and BestLoss from the margins, exactly."""
         self.c = float(self.M.min()) if self.n_pairs else 0.0  # e = exp(−(M − c)) ≤ 1
-        self.e = np.exp(-(self.M - self.c))
-        self.Z = float(self.e.sum())
         m = len(self.alpha)
-        self.Wp = np.bincount(self.B_idx[self.B_pos], weights=np.repeat(self.e, np.diff(self.B_ptr))[self.B_pos],
-                              minlength=m)
-        self.Wm = np.bincount(self.B_idx[~self.B_pos], weights=np.repeat(self.e, np.diff(self.B_ptr))[~self.B_pos],
-                              minlength=m)
-        self.BL = np.abs(np.sqrt(self.Wp) - np.sqrt(self.Wm))
+        if not hasattr(self, "e"):
+            self.e = np.empty(self.n_pairs)
+            self.Wp, self.Wm, self.BL = np.empty(m), np.empty(m), np.empty(m)
+        self.Z = float(_compiled.pair_weights(self.M, self.c, self.B_ptr, self.B_idx, self.B_pos, m,
+                                              self.e, self.Wp, self.Wm, self.BL))
+        self._bmax_valid = False
 
     def loss(self) -> float:
         """ExpLoss in true units, from the bookkeeping."""
@@ -170,6 +167,7 @@ class BoostingSession:
         k = int(np.argmax(self.BL))
         bl = float(self.BL[k])
         if not bl > 0.0:
+            self.exhausted = True
             return None
         wp, wm, Z = float(self.Wp[k]), float(self.Wm[k]), self.Z
         ez = self.epsilon * Z
@@ -206,6 +204,7 @@ class BoostingSession:
             self.Wp[feats] = wpf
             self.Wm[feats] = wmf
             self.BL[feats] = np.abs(np.sqrt(wpf) - np.sqrt(wmf))
+        self._bmax_valid = False
         self.alpha[k] += delta
         self._reserve(1)
         self._chosen[self.rounds] = k
@@ -219,21 +218,26 @@ class BoostingSession:
         return RoundInfo(self.rounds, k, delta, wp * scale, wm * scale, bl * math.sqrt(scale), loss_before,
                          self.loss(), pairs.copy(), m_before, self.M[pairs].copy())
 
-    def run(self, n: int, dev_cols: sp.csc_matrix | None = None, dev_scores: np.ndarray | None = None) -> int:
+    def run(self, n: int, dev_cols: sp.csc_matrix | None = None, dev_scores: np.ndarray | None = None,
+            between: Callable[[], None] | None = None) -> int:
         """Up to ``n`` rounds in compiled code (same algorithm as :meth:`step`); returns how many
-        ran (fewer when no feature can reduce the loss). ``dev_scores`` get δ on the dev rows
-        having the chosen feature (``dev_cols`` is the dev matrix in CSC)."""
+        ran (fewer only when no feature can reduce the loss: then ``exhausted`` is set).
+        ``dev_scores`` get δ on the dev rows having the chosen feature (``dev_cols`` is the dev
+        matrix in CSC). ``between()`` is called every ``max_work`` weight updates (tens of
+        milliseconds), e.g. to raise :class:`~nerstudio.errors.Cancelled`."""
         m = len(self.alpha)
         if m == 0 or n <= 0:
             return 0
         block = _compiled.BLOCK
-        nb = (m + block - 1) // block
-        bmax = np.empty(nb, dtype=np.float64)
-        _compiled.block_max(self.BL, bmax, block)
-        dirty = np.zeros(nb, dtype=np.bool_)
-        dirty_list = np.zeros(nb, dtype=np.int64)
-        touched = np.zeros(m, dtype=np.int64)
-        touched_mark = np.zeros(m, dtype=np.bool_)
+        if getattr(self, "_scratch", None) is None:
+            nb = (m + block - 1) // block
+            self._scratch = (np.empty(nb, dtype=np.float64), np.zeros(nb, dtype=np.bool_), np.zeros(nb, dtype=np.int64),
+                             np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.bool_))
+            self._bmax_valid = False
+        bmax, dirty, dirty_list, touched, touched_mark = self._scratch
+        if not self._bmax_valid:
+            _compiled.block_max(self.BL, bmax, block)
+            self._bmax_valid = True
         if dev_cols is None:
             dptr = np.zeros(0, dtype=np.int32)
             didx = np.zeros(0, dtype=np.int32)
@@ -250,15 +254,21 @@ class BoostingSession:
             done = _compiled.boost_rounds(chunk, self.A_ptr, self.A_idx, self.A_sgn, self.B_ptr, self.B_idx,
                                           self.B_pos, self.M, self.e, self.Wp, self.Wm, self.BL, bmax, block,
                                           st, self.epsilon, self.alpha, self._chosen, self._deltas, self.rounds,
-                                          dptr, didx, dsc, dirty, dirty_list, touched, touched_mark)
+                                          dptr, didx, dsc, dirty, dirty_list, touched, touched_mark,
+                                          self.max_work)
             self.Z = float(st[0])
             self.rounds += done
             total += done
             if self.refresh and self.rounds % self.refresh == 0 and done:
                 self._recompute()
                 _compiled.block_max(self.BL, bmax, block)
+                self._bmax_valid = True
             if done < chunk:
-                break
+                if self.BL.size == 0 or not float(bmax.max()) > 0.0:
+                    self.exhausted = True  # no feature can reduce the loss
+                    break
+            if between is not None:
+                between()
         return total
 
     def alpha_at(self, rounds: int) -> np.ndarray:
@@ -298,19 +308,19 @@ class Boosting(Reranker):
         self._record(0, dev, callback, score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
                      loss=sess.loss())
         eval_every = max(1, int(self.eval_every))
-        # compiled rounds in chunks: evaluate on dev every `eval_every` rounds and check for
-        # cancellation at least every ~0.1 s
-        chunk = min(eval_every, 2000)
+        # compiled rounds up to each evaluation point; cancellation is checked every few
+        # tens of milliseconds of work inside run()
         total = int(self.rounds)
-        while sess.rounds < total:
-            n = min(chunk, total - sess.rounds, eval_every - sess.rounds % eval_every)
-            done = sess.run(n, dev_cols, dev_scores)
+
+        def between():
+            self._check_cancel(should_cancel)
+        while sess.rounds < total and not sess.exhausted:
+            n = min(total - sess.rounds, eval_every - sess.rounds % eval_every)
+            done = sess.run(n, dev_cols, dev_scores, between)
             if sess.rounds % eval_every == 0 and done:
                 self._record(sess.rounds, dev, callback,
                              score_fn=(lambda d: dev_scores) if dev_cols is not None else None, loss=sess.loss())
             self._check_cancel(should_cancel)
-            if done < n:
-                break
         done = sess.rounds
         if not self.history_ or self.history_[-1].step != done:
             self._record(done, dev, callback, score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
