@@ -132,6 +132,23 @@ def test_batched_kernel_equals_reference(wf, chunk):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+def test_batched_kernel_long_query_and_growth():
+    # a query longer than the store's initial margin, stores that grow while being queried
+    rng = np.random.default_rng(11)
+    store = SequenceStore(chunk=8)
+    stored = []
+    words = [WORDS[i] for i in rng.integers(0, len(WORDS), 90)]
+    cands = rng.integers(0, 2, (3, 90))
+    for _ in range(6):
+        n = int(rng.integers(1, 40))
+        t, w = rng.integers(0, 2, n), [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        store.add(w, t)
+        stored.append((t.tolist(), w))
+        got = store.kernel(words, cands, 0.5)
+        want = [[tagging_kernel(c.tolist(), words, tt, ww, 0.5) for tt, ww in stored] for c in cands]
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_store_truncate_and_validation():
     store = SequenceStore()
     store.add(["a", "b"], [0, 1])

@@ -47,7 +47,13 @@ Schapire's voted perceptron), so Σ c_t is the number of training sentences visi
 prediction lets every ``F_t`` vote, with weight ``c_t``, for its own top candidate; the
 averaged prediction ranks by ``Σ_t c_t F_t(x) / Σ_t c_t``. Both come from one pass over the
 mistakes per test sentence: successive models differ by one mistake, so a running score per
-candidate is updated by that mistake's kernel difference.
+candidate is updated by that mistake's kernel difference. Ties (in scores or in votes) go to
+the earlier candidate, the one the tagger ranked higher.
+
+Training keeps, per training sentence, the kernel part of its candidates' scores and the number
+of mistakes it covers; when the sentence comes round again only the mistakes stored since are
+evaluated, so every (training sentence, mistake) pair is computed once however many epochs
+run. The development curve is built the same way, one epoch's new mistakes at a time.
 """
 
 from __future__ import annotations
@@ -136,20 +142,26 @@ class SequenceStore:
     Words are mapped to integer ids once per feature slot (one slot for the plain kernel, five
     with word features). Each stored sequence is followed by a separator position whose tag
     and features match nothing, so a fragment can never run from one sequence into the next and
-    a slice of the store that ends at a separator is self-contained.
+    a slice of the store that ends at a separator is self-contained. The arrays keep a margin
+    of never-matching positions before the first sequence and after the last one, at least as
+    wide as the longest query, so every row of the dynamic program is a plain slice of them.
+
+    :meth:`kernel` reuses work buffers kept on the store: one store serves one thread at a time.
     """
 
-    def __init__(self, word_features: bool = False, chunk: int = 8192):
+    def __init__(self, word_features: bool = False, chunk: int = 16384):
         self.word_features = bool(word_features)
         self.n_slots = len(word_feature_values("", self.word_features))
         self.chunk = int(chunk)
         self._vocab: list[dict[str, int]] = [{} for _ in range(self.n_slots)]
-        self._size = 0
-        self._tags = np.empty(0, dtype=np.int16)
-        self._ids = np.empty((self.n_slots, 0), dtype=np.int32)
-        self._starts: list[int] = []
+        self._margin = 64  # never-matching positions before the first sequence
+        self._size = 0  # stored positions, separators included
+        self._tags = np.full(self._margin, -1, dtype=np.int16)
+        self._ids = np.full((self.n_slots, self._margin), _NEVER, dtype=np.int32)
+        self._starts: list[int] = []  # without the margin
         self._lengths: list[int] = []
         self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
+        self._work: dict[str, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -160,19 +172,23 @@ class SequenceStore:
         return self._size
 
     def tags_of(self, k: int) -> np.ndarray:
-        s = self._starts[k]
+        s = self._margin + self._starts[k]
         return self._tags[s:s + self._lengths[k]].copy()
 
-    def _grow(self, need: int) -> None:
-        cap = len(self._tags)
-        if need <= cap:
+    def _layout(self, margin: int, need: int) -> None:
+        """Make the left margin at least ``margin`` and the arrays at least ``need`` positions
+        long past it (new positions never match)."""
+        margin = max(margin, self._margin)
+        cap = len(self._tags) - self._margin
+        if margin == self._margin and need <= cap:
             return
-        cap = max(need, 2 * cap, 1024)
-        tags = np.full(cap, -1, dtype=np.int16)
-        tags[:self._size] = self._tags[:self._size]
-        ids = np.full((self.n_slots, cap), _NEVER, dtype=np.int32)
-        ids[:, :self._size] = self._ids[:, :self._size]
-        self._tags, self._ids = tags, ids
+        cap = max(need, 2 * cap, 1024) if need > cap else cap
+        tags = np.full(margin + cap, -1, dtype=np.int16)
+        ids = np.full((self.n_slots, margin + cap), _NEVER, dtype=np.int32)
+        n = self._size
+        tags[margin:margin + n] = self._tags[self._margin:self._margin + n]
+        ids[:, margin:margin + n] = self._ids[:, self._margin:self._margin + n]
+        self._tags, self._ids, self._margin = tags, ids, margin
 
     def add(self, words: Sequence[str], tags: Sequence[int]) -> int:
         """Append one tagged sequence; returns its index."""
@@ -183,18 +199,17 @@ class SequenceStore:
         if n and tags.min() < 0:
             raise ValueError("tag ids must be non-negative")
         s = self._size
-        self._grow(s + n + 1)
-        self._tags[s:s + n] = tags
-        self._tags[s + n] = -1
+        self._layout(self._margin, s + n + 1 + self._margin)
+        g = self._margin + s
+        self._tags[g:g + n] = tags
         for a, w in enumerate(words):
             for k, v in enumerate(word_feature_values(w, self.word_features)):
                 if v is not None:
-                    self._ids[k, s + a] = self._vocab[k].setdefault(v, len(self._vocab[k]))
-        self._ids[:, s + n] = _NEVER
+                    self._ids[k, g + a] = self._vocab[k].setdefault(v, len(self._vocab[k]))
         self._starts.append(s)
         self._lengths.append(n)
         self.words.append(tuple(words))
-        self._size = s + n + 1
+        self._size = s + n + 1  # the separator at g + n is already never-matching
         return len(self._starts) - 1
 
     def truncate(self, n_sequences: int) -> None:
@@ -202,8 +217,9 @@ class SequenceStore:
         if n_sequences >= len(self):
             return
         self._size = self._starts[n_sequences]
-        self._tags[self._size:] = -1
-        self._ids[:, self._size:] = _NEVER
+        g = self._margin + self._size
+        self._tags[g:] = -1
+        self._ids[:, g:] = _NEVER
         del self._starts[n_sequences:], self._lengths[n_sequences:], self.words[n_sequences:]
 
     def encode(self, words: Sequence[str]) -> np.ndarray:
@@ -214,6 +230,14 @@ class SequenceStore:
                 if v is not None:
                     out[k, a] = self._vocab[k].get(v, _UNKNOWN)
         return out
+
+    def _buffer(self, name: str, size: int, dtype) -> np.ndarray:
+        """A reusable flat work array of at least ``size`` elements (reallocating large arrays
+        for every step of the DP costs more in page faults than the arithmetic)."""
+        buf = self._work.get(name)
+        if buf is None or buf.size < size:
+            buf = self._work[name] = np.empty(max(size, 1 if buf is None else 2 * buf.size), dtype=dtype)
+        return buf
 
     def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
                tick: Callable[[], None] | None = None) -> np.ndarray:
@@ -231,19 +255,27 @@ class SequenceStore:
             return out
         if len(words) != ell:
             raise ValueError("candidates and words must have the same length")
+        self._layout(ell, self._size + ell)
         q = self.encode(words)
         layers, roots = _suffix_layers(cands)
         starts = np.asarray(self._starts[first:stop], dtype=np.int64)
         ends = np.append(starts[1:], self._starts[stop] if stop < len(self) else self._size)
+        blocks = []
         k0 = 0
-        while k0 < width:
-            # a block of whole sequences of about `chunk` positions (at least one sequence)
+        while k0 < width:  # blocks of whole sequences of about `chunk` positions (at least one)
             k1 = int(np.searchsorted(ends, starts[k0] + self.chunk, side="right"))
             k1 = min(max(k1, k0 + 1), width)
-            b0, b1 = int(starts[k0]), int(ends[k1 - 1])
-            seg = _block_kernel(self._tags[b0:b1], self._ids[:, b0:b1], q, layers, roots, lam, starts[k0:k1] - b0)
-            out[:, k0:k1] = seg
+            blocks.append((k0, k1))
             k0 = k1
+        cols = max(int(ends[k1 - 1] - starts[k0]) for k0, k1 in blocks) + ell
+        nodes = max(len(t) for t, _ in layers)
+        work = [self._buffer(name, nodes * cols, dt) for name, dt in
+                (("c0", np.float64), ("c1", np.float64), ("ext", np.float64), ("mask", bool))]
+        work += [self._buffer("wc", cols, np.float64), self._buffer("eq", cols, bool)]
+        for k0, k1 in blocks:
+            b0 = self._margin + int(starts[k0])
+            out[:, k0:k1] = _block_kernel(self._tags, self._ids, b0, int(ends[k1 - 1] - starts[k0]), q, layers,
+                                          roots, lam, starts[k0:k1] - starts[k0], work)
             if tick is not None:
                 tick()
         return out
@@ -267,41 +299,43 @@ def _suffix_layers(cands: np.ndarray):
     return layers, tail
 
 
-def _block_kernel(tags: np.ndarray, ids: np.ndarray, q: np.ndarray, layers, roots: np.ndarray, lam: float,
-                  seq_starts: np.ndarray) -> np.ndarray:
+def _block_kernel(tags: np.ndarray, ids: np.ndarray, b0: int, width: int, q: np.ndarray, layers, roots: np.ndarray,
+                  lam: float, seq_starts: np.ndarray, work) -> np.ndarray:
     """Kernel of every candidate against every sequence of one self-contained block.
 
-    The rows of C are kept in diagonal coordinates: column ``j`` of the row for query position
-    ``a`` holds C(a, b) with ``b = j + a - len + 1``, so C(a+1, b+1) sits in the same column of
-    the next row and the recursion needs no shifting. The block is padded with ``len``
-    never-matching positions on both sides so every row is a plain slice of the same arrays.
+    The block is ``tags[b0:b0 + width]`` (whole sequences with their separators) of the store's
+    arrays; ``seq_starts`` are the sequence starts relative to ``b0``. The rows of C are kept in
+    diagonal coordinates: column ``j`` of the row for query position ``a`` holds C(a, b) for
+    the stored position ``b = b0 + a - len + 1 + j``, so C(a+1, b+1) sits in the same column of
+    the row before and the recursion needs no shifting. Columns outside the block hold values
+    of neighbouring sequences (or of the never-matching margins); separators keep them from
+    reaching the block, and they are left out of the sums.
     """
-    width = len(tags)
     ell = q.shape[1]
     cols = width + ell
-    n_tags = int(max(tags.max(initial=0), max(int(t.max()) for t, _ in layers))) + 1
-    onehot = np.zeros((n_tags, width + 2 * ell), dtype=np.float64)  # padded index = b + ell
-    valid = np.flatnonzero(tags >= 0)
-    onehot[tags[valid].astype(np.int64), valid + ell] = 1.0
-    pids = np.full((ids.shape[0], width + 2 * ell), _NEVER, dtype=ids.dtype)
-    pids[:, ell:ell + width] = ids
+    buf_c, buf_ext, buf_mask, wc, eq = work[0:2], work[2], work[3], work[4][:cols], work[5][:cols]
     prev_c = None  # C rows of the distinct suffixes one position later
     prev_k = None  # their kernel per sequence, summed over the later start positions
-    wc = np.empty(cols, dtype=np.float64)
     for step, (node_tags, tail) in enumerate(layers):
         a = ell - 1 - step
-        lo = a + 1  # padded index of column 0
+        g0 = b0 + a - ell + 1  # stored position of column 0
+        nodes = len(node_tags)
         wc.fill(1.0)  # c(a, b) = 1 + shared word features
         for k in range(q.shape[0]):
-            wc += pids[k, lo:lo + cols] == q[k, a]
-        cur = onehot[node_tags, lo:lo + cols]  # a fresh (nodes, cols) array: tags equal or not
-        cur *= wc
+            np.equal(ids[k, g0:g0 + cols], q[k, a], out=eq)
+            wc += eq
+        mask = buf_mask[:nodes * cols].reshape(nodes, cols)
+        np.equal(tags[g0:g0 + cols][None, :], node_tags[:, None], out=mask)
+        cur = buf_c[step % 2][:nodes * cols].reshape(nodes, cols)
+        np.multiply(mask, wc, out=cur)
         if prev_c is not None:
-            ext = prev_c[tail]
+            ext = buf_ext[:nodes * cols].reshape(nodes, cols)
+            np.take(prev_c, tail, axis=0, out=ext)
             ext *= lam
             ext += 1.0
             cur *= ext
-        per_seq = np.add.reduceat(cur, seq_starts + (ell - 1 - a), axis=1)
+        bounds = np.append(seq_starts, width) + (ell - 1 - a)
+        per_seq = np.add.reduceat(cur, bounds, axis=1)[:, :-1]
         if prev_k is not None:
             per_seq += prev_k[tail]
         prev_c, prev_k = cur, per_seq
