@@ -122,10 +122,11 @@ class RerankerModel:
         lin = self._linear()
         if lin is None:
             if hasattr(self.learner, "explain_row"):
+                # the kernel perceptron: β·L(x) and the largest stored-mistake contributions of
+                # its final (or averaged) model; they add up to that model's score, not to votes
                 pairs = self.learner.explain_row(data, row)
                 terms = [Term(str(d), "K" if not str(d).startswith("β") else "L", 0.0, 0.0, float(c)) for d, c in pairs]
-                total = float(self.learner.decision_function(data)[row]) if data.n_candidates else 0.0
-                return Explanation(total, terms)
+                return Explanation(float(sum(t.contribution for t in terms)), terms)
             raise ValueError(f"{self.algo} cannot explain its scores")
         a0, w = lin
         feats = data.features_of(row)
