@@ -25,6 +25,7 @@ from ..corpus.formats import read_corpus
 from ..corpus.model import Corpus, Span
 from ..errors import NerstudioError
 from ..nbest import NBestList
+from .annotator import Annotator
 from .jobs import dev_baseline, make_prepare_job, make_training_job
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
 from .models.feature_model import rows_from_terms
@@ -33,7 +34,7 @@ from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.nbest_view import NBestPanel
 from .views.palette import type_color
-from .views.sentence_view import SentenceView
+from .views.annotation_view import AnnotationView
 from .views.training_panel import TrainingPanel
 from .workers import TaskRunner
 
@@ -97,6 +98,10 @@ class MainWindow(QMainWindow):
         self.last_switch_ms = 0.0
         self.setAcceptDrops(True)
         self._build_ui()
+        self.annotator = Annotator(self, self.settings)
+        self.annotator.changed.connect(self._on_gold_changed)
+        self.annotator.dirtyChanged.connect(lambda _d: self._update_title())
+        self.sentence_view.editRequested.connect(self._on_edit_requested)
         self._build_actions()
         self._connect_runner()
         self._update_title()
@@ -175,8 +180,10 @@ class MainWindow(QMainWindow):
         self.sentence_header.setObjectName("sentenceHeader")
         self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
         tv.addWidget(self.sentence_header)
-        self.sentence_view = SentenceView()
-        self.sentence_view.setToolTip("Boxes: gold entities · bars: the selected candidate · red: they differ")
+        self.sentence_view = AnnotationView()
+        self.sentence_view.setToolTip("Boxes: gold entities · bars: the selected candidate · red: they differ.\n"
+                                      "Click or drag over tokens (Shift+arrows) to select; P/O/L/M (or 1–9) set the "
+                                      "type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges")
         # a scroll area keeps a long sentence from resizing the panels below (and the figure)
         self.sentence_scroll = QScrollArea()
         self.sentence_scroll.setObjectName("sentenceScroll")
@@ -308,7 +315,11 @@ class MainWindow(QMainWindow):
         self.act_open_results = self._act("Open results &folder…", self.open_results_dialog, "Ctrl+Shift+L",
                                           "Resume a saved session: N-best lists and models from a folder", filem)
         filem.addSeparator()
-        self.act_save = self._act("&Save results to folder…", self.save_results_dialog, QKeySequence.Save,
+        self.act_save_corpus = self._act("&Save corpus", lambda: self.save_corpus(), QKeySequence.Save,
+                                         "Save the gold annotations to the corpus file (its own format)", filem)
+        self.act_save_corpus_as = self._act("Save corpus &as…", self.save_corpus_as_dialog, None,
+                                            "Save the gold annotations to another file", filem)
+        self.act_save = self._act("Save &results to folder…", self.save_results_dialog, "Ctrl+Shift+S",
                                   "Save the N-best lists, tagger and reranker of this session", filem)
         self.act_save_nbest = self._act("Save N-best list…", self.save_nbest_dialog, None,
                                         "Save the N-best list of the open corpus", filem)
@@ -316,6 +327,8 @@ class MainWindow(QMainWindow):
                                         "Save the trained reranker", filem)
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
+
+        self._build_edit_menu(menu)
 
         navm = menu.addMenu("&Navigate")
         self.act_next = self._act("&Next sentence", lambda: self.step_sentence(1), "Ctrl+Down",
@@ -383,6 +396,8 @@ class MainWindow(QMainWindow):
 
     # -- corpus ---------------------------------------------------------------------------
     def load_corpus(self, path: str, attach: bool = True) -> bool:
+        if not self.confirm_unsaved():
+            return False
         if self.runner.busy:
             self.status.showMessage("A job is running: cancel it before opening another corpus", 5000)
             return False
@@ -427,8 +442,11 @@ class MainWindow(QMainWindow):
             f'<span style="background:{type_color(lab).name()};color:white;padding:2px">&nbsp;{lab or "entity"}&nbsp;</span>'
             for lab in corpus.labels) + "   <i>boxes: gold · bars: candidate · red: differs</i>")
         self._update_state()
+        self.annotator.reset()
+        self.sentence_view.set_types(corpus.labels)
         if len(corpus):
             self.select_sentence(0)
+        self._offer_recovery()
 
     def select_sentence(self, k: int) -> None:
         src = self.tree_model.index_of_sentence(k)
@@ -499,14 +517,7 @@ class MainWindow(QMainWindow):
         where = f"{os.path.basename(c.path or '')}:{s.line}" if s.line else ""
         self.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
                                      f"{c.documents[doc].id} · {len(s)} tokens · {where}")
-        self.entity_table.setRowCount(len(s.spans))
-        for r, sp in enumerate(s.spans):
-            item = QTableWidgetItem(sp.label or "entity")
-            item.setForeground(type_color(sp.label))
-            self.entity_table.setItem(r, 0, item)
-            self.entity_table.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
-            self.entity_table.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))
-            self.entity_table.setItem(r, 3, QTableWidgetItem(str(len(sp))))
+        self._fill_entity_table(s)
         i = self.session.nbest_row(k)
         if i < 0:
             self.sentence_view.set_sentence(s.words, s.spans)
@@ -519,6 +530,16 @@ class MainWindow(QMainWindow):
         else:
             self._show_candidates(k, i)
         self.last_switch_ms = (time.perf_counter() - t0) * 1000
+
+    def _fill_entity_table(self, s) -> None:
+        self.entity_table.setRowCount(len(s.spans))
+        for r, sp in enumerate(s.spans):
+            item = QTableWidgetItem(sp.label or "entity")
+            item.setForeground(type_color(sp.label))
+            self.entity_table.setItem(r, 0, item)
+            self.entity_table.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
+            self.entity_table.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))
+            self.entity_table.setItem(r, 3, QTableWidgetItem(str(len(sp))))
 
     def _gold_for(self, i: int, k: int) -> list[Span]:
         nb = self.session.nbest
@@ -1150,10 +1171,139 @@ class MainWindow(QMainWindow):
             return self.load_nbest(str(md / "train.nbest.npz"))
         return True
 
+    # -- annotation -----------------------------------------------------------------------
+    def _build_edit_menu(self, menu) -> None:
+        editm = menu.addMenu("&Edit")
+        stack = self.annotator.stack
+        self.act_undo = stack.createUndoAction(self, "&Undo")
+        self.act_undo.setShortcut(QKeySequence.Undo)
+        self.act_redo = stack.createRedoAction(self, "&Redo")
+        self.act_redo.setShortcut(QKeySequence.Redo)
+        editm.addAction(self.act_undo)
+        editm.addAction(self.act_redo)
+        editm.addSeparator()
+        self.act_accept = self._act("&Accept candidate as gold", lambda: self.accept_candidate(), "Ctrl+Return",
+                                    "Make the selected candidate's entities the gold of this sentence", editm)
+        tb = self.addToolBar("Annotation")
+        tb.setObjectName("annotationToolbar")
+        for a, name in ((self.act_undo, "undoButton"), (self.act_redo, "redoButton"),
+                        (self.act_accept, "acceptButton"), (self.act_save_corpus, "saveCorpusButton")):
+            tb.addAction(a)
+            tb.widgetForAction(a).setObjectName(name)
+
+    @Slot(list, str)
+    def _on_edit_requested(self, spans: list, text: str) -> None:
+        if self._current_k >= 0:
+            self.annotator.edit(self._current_k, spans, text)
+
+    @Slot(int)
+    def _on_gold_changed(self, k: int) -> None:
+        self._flags = None
+        idx = self.tree_model.index_of_sentence(k)
+        self.tree_model.dataChanged.emit(idx.siblingAtColumn(2), idx.siblingAtColumn(2))
+        if k != self._current_k:
+            self.select_sentence(k)
+            return
+        s = self.corpus.sentences[k]
+        self._fill_entity_table(s)
+        v = self.sentence_view
+        v.set_sentence(s.words, s.spans, v._cand, v._cand_name)
+        self._update_title()
+
+    def accept_candidate(self, j: int | None = None) -> bool:
+        """Make candidate ``j`` (default: the selected one) the gold of the current sentence."""
+        k = self._current_k
+        i = self._cur_nbest_row()
+        if k < 0 or i < 0:
+            self.status.showMessage("No candidates for this sentence", 4000)
+            return False
+        if j is None:
+            sel = self.nbest_panel.selected()
+            j = sel[0] if sel else None
+        if j is None:
+            self.status.showMessage("Select a candidate in the N-best table first", 4000)
+            return False
+        spans = list(self.session.nbest.spans(i, j))
+        done = self.annotator.edit(k, spans, f"accept candidate {j + 1} as gold")
+        if not done:
+            self.status.showMessage(f"Candidate {j + 1} already equals the gold", 4000)
+        return done
+
+    def save_corpus(self, path: str | None = None) -> bool:
+        if self.corpus is None:
+            return False
+        if not path and not self.corpus.path:
+            return self.save_corpus_as_dialog()
+        try:
+            target = self.annotator.save(path)
+        except (NerstudioError, OSError, ValueError) as exc:
+            QMessageBox.critical(self, "Cannot save corpus", str(exc))
+            return False
+        self._update_title()
+        self.status.showMessage(f"Saved {target}", 5000)
+        return True
+
+    def save_corpus_as_dialog(self) -> bool:
+        if self.corpus is None:
+            return False
+        path, _ = QFileDialog.getSaveFileName(self, "Save corpus as", self.corpus.path or "", CORPUS_FILTER)
+        return bool(path) and self.save_corpus(path)
+
+    def ask_unsaved(self) -> str:
+        """Ask what to do with unsaved edits: 'save', 'discard' or 'cancel' (tests replace this)."""
+        box = QMessageBox(QMessageBox.Warning, "Unsaved annotations",
+                          "The corpus has edits that are not saved.", parent=self)
+        box.setInformativeText("Save them before closing?")
+        box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
+        box.setDefaultButton(QMessageBox.Save)
+        r = box.exec()
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+
+    def confirm_unsaved(self) -> bool:
+        """True when the corpus may be closed (nothing unsaved, saved, or edits discarded)."""
+        ann = getattr(self, "annotator", None)
+        if ann is None or self.corpus is None or not ann.is_dirty():
+            return True
+        choice = self.ask_unsaved()
+        if choice == "save":
+            return self.save_corpus()
+        if choice == "discard":
+            ann.discard_recovery()
+            ann.reset()
+            return True
+        return False
+
+    def ask_recover(self, path: str) -> bool:
+        """Offer to bring back edits from a recovery file (tests replace this)."""
+        r = QMessageBox.question(self, "Recover unsaved annotations",
+                                 f"Unsaved edits of {os.path.basename(self.corpus.path)} were kept in "
+                                 f"{path} (the application did not close normally). Recover them?",
+                                 QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        return r == QMessageBox.Yes
+
+    def _offer_recovery(self) -> list[int]:
+        path = self.annotator.pending_recovery()
+        if path is None:
+            return []
+        if not self.ask_recover(path):
+            self.annotator.discard_recovery()
+            return []
+        try:
+            done = self.annotator.recover(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            QMessageBox.warning(self, "Cannot recover", f"{path}: {exc}")
+            return []
+        self._update_title()
+        self.status.showMessage(f"Recovered edits of {len(done)} sentence(s); save to keep them", 10000)
+        return done
+
     # -- misc -----------------------------------------------------------------------------
     def _update_title(self) -> None:
         name = os.path.basename(self.corpus.path) if self.corpus and self.corpus.path else "no corpus"
-        self.setWindowTitle(f"nerstudio — {name}")
+        ann = getattr(self, "annotator", None)
+        dirty = bool(ann is not None and ann.is_dirty())
+        self.setWindowTitle(f"nerstudio — {name}[*]")  # Qt shows the '*' while modified
+        self.setWindowModified(dirty)
 
     def about(self) -> None:
         QMessageBox.about(self, "About nerstudio", ABOUT_HTML.format(version=__version__))
@@ -1172,6 +1322,9 @@ class MainWindow(QMainWindow):
                                 "to compare.</p>")
 
     def closeEvent(self, event) -> None:
+        if not self.confirm_unsaved():
+            event.ignore()
+            return
         if self.runner.busy:
             self.runner.cancel()
         self.runner.shutdown()

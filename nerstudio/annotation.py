@@ -1,0 +1,160 @@
+"""Span edits for annotation and a recovery journal, as plain functions (no Qt).
+
+Every edit takes the gold spans of one sentence and returns a new sorted list; nothing is changed
+in place, so an undo command only has to keep the lists before and after. Spans never overlap:
+an edit that lays a span over others replaces them.
+
+The recovery journal is a JSON file holding, for every sentence edited since the last save, its
+spans now (plus its words, to check it still belongs to the corpus it is applied to). It is
+written atomically; after a crash, :func:`read_recovery` and :func:`apply_recovery` bring the
+edits back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from .corpus.formats import atomic_open
+from .corpus.model import Corpus, Span
+
+RECOVERY_FORMAT = "nerstudio-recovery"
+RECOVERY_VERSION = 1
+
+
+# --------------------------------------------------------------------------------------------
+# span edits
+
+
+def _sorted(spans) -> list[Span]:
+    return sorted(Span(*s) for s in spans)
+
+
+def span_at(spans: Sequence[Span], token: int) -> Span | None:
+    """The span covering ``token``, if any."""
+    for s in spans:
+        if s.start <= token < s.end:
+            return s
+    return None
+
+
+def overlapping(spans: Sequence[Span], start: int, end: int) -> list[Span]:
+    return [s for s in spans if s.start < end and start < s.end]
+
+
+def set_label(spans: Sequence[Span], start: int, end: int, label: str) -> list[Span]:
+    """A span ``[start, end)`` with ``label``; spans overlapping it are removed."""
+    if not 0 <= start < end:
+        raise ValueError(f"empty or negative span [{start}, {end})")
+    keep = [s for s in spans if not (s.start < end and start < s.end)]
+    return _sorted(keep + [Span(start, end, label)])
+
+
+def clear(spans: Sequence[Span], start: int, end: int) -> list[Span]:
+    """Remove every span overlapping ``[start, end)``."""
+    return _sorted(s for s in spans if not (s.start < end and start < s.end))
+
+
+def resize(spans: Sequence[Span], span: Span, start: int, end: int, n_tokens: int) -> list[Span]:
+    """Move the boundaries of ``span`` to ``[start, end)`` (clipped to the sentence); spans it
+    now overlaps are removed. A span shrunk to nothing disappears."""
+    start, end = max(0, start), min(n_tokens, end)
+    rest = [s for s in spans if s != span]
+    if end <= start:
+        return _sorted(rest)
+    return set_label(rest, start, end, span.label)
+
+
+def split(spans: Sequence[Span], span: Span, at: int) -> list[Span]:
+    """Cut ``span`` before token ``at`` into two spans of the same type."""
+    if not span.start < at < span.end:
+        raise ValueError(f"cannot split {tuple(span)} before token {at}")
+    rest = [s for s in spans if s != span]
+    return _sorted(rest + [Span(span.start, at, span.label), Span(at, span.end, span.label)])
+
+
+def merge(spans: Sequence[Span], a: Span, b: Span) -> list[Span]:
+    """One span from the first start to the last end of ``a`` and ``b``, typed like the first;
+    anything in between is absorbed."""
+    first, last = (a, b) if a.start <= b.start else (b, a)
+    return set_label([s for s in spans if s not in (a, b)], first.start, max(a.end, b.end), first.label)
+
+
+def neighbours(spans: Sequence[Span], span: Span) -> tuple[Span | None, Span | None]:
+    """The spans just before and just after ``span``."""
+    srt = _sorted(spans)
+    i = srt.index(span)
+    return (srt[i - 1] if i > 0 else None), (srt[i + 1] if i + 1 < len(srt) else None)
+
+
+# --------------------------------------------------------------------------------------------
+# recovery journal
+
+
+def recovery_path(corpus_path: str, folder: str) -> str:
+    """Where the recovery file of ``corpus_path`` lives in ``folder`` (one per corpus)."""
+    ap = os.path.abspath(corpus_path)
+    digest = hashlib.sha1(ap.encode("utf-8")).hexdigest()[:12]
+    return os.path.join(folder, f"{os.path.basename(ap)}.{digest}.recovery.json")
+
+
+@dataclass
+class Recovery:
+    corpus_path: str
+    edits: dict[int, list[Span]]  # sentence index -> its spans
+    words: dict[int, tuple[str, ...]]
+    written: float  # time.time() when written
+
+
+def write_recovery(path: str, corpus: Corpus, sentences: Sequence[int]) -> None:
+    """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically)."""
+    sents = corpus.sentences
+    obj = {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION,
+           "corpus": os.path.abspath(corpus.path) if corpus.path else None, "written": time.time(),
+           "sentences": [{"index": int(k), "words": list(sents[k].words),
+                          "spans": [[s.start, s.end, s.label] for s in sents[k].spans]}
+                         for k in sorted(set(sentences))]}
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_open(path, encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False)
+
+
+def read_recovery(path: str) -> Recovery:
+    """Read a recovery file; raises ValueError when it is not one."""
+    with open(path, encoding="utf-8") as f:
+        obj = json.load(f)
+    if not isinstance(obj, dict) or obj.get("format") != RECOVERY_FORMAT:
+        raise ValueError(f"{path}: not a nerstudio recovery file")
+    if int(obj.get("version", 0)) > RECOVERY_VERSION:
+        raise ValueError(f"{path}: recovery file version {obj.get('version')} is newer than this nerstudio")
+    edits, words = {}, {}
+    for rec in obj.get("sentences", []):
+        k = int(rec["index"])
+        edits[k] = _sorted(Span(int(a), int(b), str(c)) for a, b, c in rec["spans"])
+        words[k] = tuple(rec["words"])
+    return Recovery(obj.get("corpus") or "", edits, words, float(obj.get("written", 0.0)))
+
+
+def recovery_is_newer(path: str, corpus_path: str) -> bool:
+    """A recovery file exists and was written after the corpus file was last saved."""
+    try:
+        return os.path.getmtime(path) > os.path.getmtime(corpus_path)
+    except OSError:
+        return False
+
+
+def apply_recovery(corpus: Corpus, rec: Recovery) -> list[int]:
+    """Put the recovered spans into ``corpus``; returns the sentences changed. Sentences whose
+    words no longer match are skipped."""
+    sents = corpus.sentences
+    done = []
+    for k, spans in sorted(rec.edits.items()):
+        if 0 <= k < len(sents) and sents[k].words == rec.words.get(k) and \
+                all(0 <= s.start < s.end <= len(sents[k]) for s in spans):
+            sents[k].spans = list(spans)
+            done.append(k)
+    return done
