@@ -35,6 +35,7 @@ from .views.feature_view import FeaturePanel
 from .views.nbest_view import NBestPanel
 from .views.palette import type_color
 from .views.annotation_view import AnnotationView
+from .views.comparison import ComparisonView
 from .views.training_panel import TrainingPanel
 from .workers import TaskRunner
 
@@ -233,6 +234,12 @@ class MainWindow(QMainWindow):
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.tabs.addTab(self.summary, "Corpus")
+        self.comparison_view = ComparisonView()
+        self.comparison_view.sentenceActivated.connect(self._on_comparison_sentence)
+        self.comparison_view.refreshRequested.connect(lambda: self.refresh_comparison(force=True))
+        self.tabs.addTab(self.comparison_view, "Comparison")
+        self._comparison_stale = True
+        self.tabs.currentChanged.connect(lambda _i: self.refresh_comparison())
 
         right = QSplitter(Qt.Vertical)
         right.setObjectName("rightSplitter")
@@ -416,6 +423,8 @@ class MainWindow(QMainWindow):
 
     def set_corpus(self, corpus: Corpus) -> None:
         self.session.set_corpus(corpus)
+        self._comparison_stale = True
+        self.comparison_view.show_message("Load an N-best list with gold (and a reranker) to compare.")
         self._flags = None
         self._exact_cache = None
         self.tree_model.set_corpus(corpus)
@@ -678,6 +687,9 @@ class MainWindow(QMainWindow):
             self.filter_count.setText(f"{len(self.corpus):,} sentences in {len(self.corpus.documents):,} documents")
 
     def _refresh_flags(self) -> None:
+        self._comparison_stale = True
+        if self.tabs.currentWidget() is self.comparison_view:
+            self.refresh_comparison()
         self._flags = None
         self._exact_cache = None
         if self.corpus is None:
@@ -1171,6 +1183,37 @@ class MainWindow(QMainWindow):
             return self.load_nbest(str(md / "train.nbest.npz"))
         return True
 
+    # -- comparison -----------------------------------------------------------------------
+    def refresh_comparison(self, force: bool = False) -> bool:
+        """Compare the tagger's top candidates with the reranker's picks over the open N-best
+        list (computed when the tab is shown and something changed, or on request)."""
+        if not force and (not self._comparison_stale or self.tabs.currentWidget() is not self.comparison_view):
+            return False
+        ses = self.session
+        nb = ses.nbest
+        if nb is None or nb.gold is None:
+            self.comparison_view.show_message("No N-best list with gold entities: open one (Ctrl+Shift+O), or "
+                                              "open dev.conll to compare on the development set.")
+            self._comparison_stale = False
+            return False
+        from ..compare import compare_outputs
+        has = ses.scored is not None
+        choice = ses.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
+        res = compare_outputs(nb, choice)
+        name = os.path.basename(ses.nbest_path) if ses.nbest_path else "N-best list of this session"
+        self.comparison_view.set_result(res, nb.words, has, name)
+        self._comparison_stale = False
+        return True
+
+    @Slot(int)
+    def _on_comparison_sentence(self, i: int) -> None:
+        ix = self.session.nbest_index
+        if ix is None:
+            return
+        hits = np.flatnonzero(ix.row_of == i)
+        if len(hits):
+            self.select_sentence(int(hits[0]))
+
     # -- annotation -----------------------------------------------------------------------
     def _build_edit_menu(self, menu) -> None:
         editm = menu.addMenu("&Edit")
@@ -1199,6 +1242,10 @@ class MainWindow(QMainWindow):
     @Slot(int)
     def _on_gold_changed(self, k: int) -> None:
         self._flags = None
+        if not self._comparison_stale and self.comparison_view.result is not None:
+            self.comparison_view.header.setText(self.comparison_view.header.text() +
+                                                " · <i>gold edited since: Recompute</i>")
+        self._comparison_stale = True
         idx = self.tree_model.index_of_sentence(k)
         self.tree_model.dataChanged.emit(idx.siblingAtColumn(2), idx.siblingAtColumn(2))
         if k != self._current_k:

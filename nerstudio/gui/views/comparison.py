@@ -1,0 +1,208 @@
+"""The comparison tab: the tagger's top candidate against the reranked output, with the oracle.
+
+The numbers come from :func:`nerstudio.compare.compare_outputs`. The summary table shows overall
+and per-type P/R/F of the baseline and the reranked output next to the corpus oracle F; the
+sentence table lists the sentences of one kind (fixed, broken, better, worse, changed, gold not
+among the candidates, all) with the rank of the gold analysis among the candidates. Clicking a
+sentence emits ``sentenceActivated(nbest_row)``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...compare import OutputComparison
+
+KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
+         ("Better (still wrong)", "better"), ("Worse (still wrong)", "worse"),
+         ("Changed by the reranker", "changed"), ("Gold not among the candidates", "missing"),
+         ("All sentences", "all"))
+_COLOURS = {"fixed": "#2e7d32", "broken": "#c62828", "better": "#558b2f", "worse": "#d84315"}
+
+
+class SentenceListModel(QAbstractTableModel):
+    HEAD = ("#", "Verdict", "Gold rank", "Pick", "Baseline F", "Reranked F", "Sentence")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows = []
+        self.words = []
+
+    def set_rows(self, rows, words) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.words = words
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()):
+        return len(self.HEAD)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+            return self.HEAD[section]
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        s = self.rows[index.row()]
+        col = index.column()
+        if role == Qt.DisplayRole:
+            if col == 0:
+                return str(s.index + 1)
+            if col == 1:
+                return s.verdict
+            if col == 2:
+                return str(s.gold_rank) if s.gold_rank else "∉"
+            if col == 3:
+                return str(s.choice + 1)
+            if col == 4:
+                return f"{s.baseline_f:.1f}"
+            if col == 5:
+                return f"{s.reranked_f:.1f}"
+            if col == 6:
+                return " ".join(self.words[s.index])
+        elif role == Qt.ForegroundRole and col == 1 and s.verdict in _COLOURS:
+            return QBrush(QColor(_COLOURS[s.verdict]))
+        elif role == Qt.ToolTipRole and col == 2:
+            return ("gold is not among the candidates" if not s.gold_rank
+                    else f"the gold analysis is candidate {s.gold_rank}")
+        return None
+
+
+class ComparisonView(QWidget):
+    sentenceActivated = Signal(int)  # N-best sentence
+    refreshRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("comparisonView")
+        self.result: OutputComparison | None = None
+        self.header = QLabel("Load an N-best list with gold (and a reranker) to compare.")
+        self.header.setObjectName("comparisonHeader")
+        self.header.setWordWrap(True)
+        self.refresh_button = QPushButton("Recompute")
+        self.refresh_button.setObjectName("comparisonRefresh")
+        self.refresh_button.setToolTip("Compare again (after training, rescoring or editing the gold)")
+        self.refresh_button.clicked.connect(self.refreshRequested)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.refresh_button)
+        self.table = QTableWidget(0, 8)  # one row per entity type: a handful
+        self.table.setObjectName("comparisonTable")
+        self.table.setHorizontalHeaderLabels(["Type", "Base P", "Base R", "Base F", "Rerank P", "Rerank R",
+                                              "Rerank F", "Oracle F"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.kind = QComboBox()
+        self.kind.setObjectName("comparisonKind")
+        for label, key in KINDS:
+            self.kind.addItem(label, key)
+        self.kind.currentIndexChanged.connect(self._fill_list)
+        self.model = SentenceListModel(self)
+        self.list = QTableView()
+        self.list.setObjectName("comparisonList")
+        self.list.setModel(self.model)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.list.verticalHeader().setVisible(False)
+        self.list.verticalHeader().setDefaultSectionSize(20)
+        self.list.setWordWrap(False)
+        h = self.list.horizontalHeader()
+        fm = self.list.fontMetrics()
+        for c, sample in enumerate(("00000", "broken", "Gold rank", "Pick", "Baseline F", "Reranked F")):
+            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
+        h.setSectionResizeMode(6, QHeaderView.Stretch)
+        self.list.selectionModel().currentRowChanged.connect(self._on_row)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.table)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.kind)
+        rv.addWidget(self.list, 1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setSizes([380, 520])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(top)
+        lay.addWidget(split, 1)
+
+    # -- content --------------------------------------------------------------------------
+    def show_message(self, text: str) -> None:
+        self.result = None
+        self.header.setText(text)
+        self.table.setRowCount(0)
+        self.model.set_rows([], [])
+
+    def set_result(self, result: OutputComparison, words, has_reranker: bool = True, name: str = "") -> None:
+        self.result = result
+        self.words = words
+        b, r, o = result.baseline, result.reranked, result.oracle
+        n = len(result.sentences)
+        self.header.setText(
+            f"<b>{name or 'N-best list'}</b>: {n:,} sentences · baseline F <b>{b.f1:.2f}</b> → reranked F "
+            f"<b>{r.f1:.2f}</b> · oracle F <b>{o.f1:.2f}</b> · the reranker changed {result.changed:,}, "
+            f"fixed <span style='color:#2e7d32'>{len(result.fixed):,}</span>, broke "
+            f"<span style='color:#c62828'>{len(result.broken):,}</span> · gold among the candidates in "
+            f"{result.gold_in_list:,} of {n:,}" + ("" if has_reranker else " · <i>no reranker: baseline only</i>"))
+        types = result.types()
+        rows = [(t or "(untyped)", b.per_type.get(t), r.per_type.get(t), o.per_type.get(t)) for t in types]
+        rows.append(("overall", b.overall, r.overall, o.overall))
+        self.table.setRowCount(len(rows))
+        for i, (name_, pb, pr, po) in enumerate(rows):
+            vals = [name_]
+            for m in (pb, pr):
+                vals += [f"{m.precision:.2f}", f"{m.recall:.2f}", f"{m.f1:.2f}"] if m else ["–"] * 3
+            vals.append(f"{po.f1:.2f}" if po else "–")
+            for j, v in enumerate(vals):
+                it = QTableWidgetItem(v)
+                if j:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(i, j, it)
+        self._fill_list()
+
+    def set_kind(self, key: str) -> None:
+        self.kind.setCurrentIndex(next(i for i, (_l, k) in enumerate(KINDS) if k == key))
+
+    def shown(self) -> list[int]:
+        """N-best sentences listed now."""
+        return [s.index for s in self.model.rows]
+
+    @Slot()
+    def _fill_list(self, *_a) -> None:
+        if self.result is None:
+            self.model.set_rows([], [])
+            return
+        key = self.kind.currentData()
+        ss = self.result.sentences
+        if key == "all":
+            rows = ss
+        elif key == "changed":
+            rows = [s for s in ss if s.choice > 0]
+        elif key == "missing":
+            rows = [s for s in ss if not s.gold_rank]
+        else:
+            rows = [s for s in ss if s.verdict == key]
+        self.model.set_rows(rows, self.words)
+
+    def activate(self, row: int) -> None:
+        """Select row ``row`` of the sentence list (as a click does)."""
+        self.list.setCurrentIndex(self.model.index(row, 0))
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_row(self, current, _previous) -> None:
+        if current.isValid():
+            self.sentenceActivated.emit(self.model.rows[current.row()].index)

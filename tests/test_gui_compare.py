@@ -1,0 +1,105 @@
+"""The comparison tab on the bundled demo: baseline vs reranked, fixed/broken lists, oracle."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from nerstudio.compare import compare_outputs  # noqa: E402
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.workers import running_threads  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
+                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qapp):
+    yield
+    left = running_threads()
+    for t in left:
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"  # never block on a dialog in tests
+    assert w.load_demo()
+    assert w.runner.wait(30000)
+    return w
+
+
+def test_comparison_tab_on_the_dev_list(window, qtbot):
+    # opening dev.conll attaches model/dev.nbest.npz and scores it with the demo reranker
+    assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
+    assert window.runner.wait(30000)
+    ses = window.session
+    assert ses.scored is not None and ses.nbest_index.matched == len(window.corpus)
+    view = window.findChild(object, "comparisonView")
+    assert view is window.comparison_view and view.result is None
+    window.tabs.setCurrentWidget(view)  # computed when shown
+    res = view.result
+    assert res is not None
+    expect = compare_outputs(ses.nbest, ses.scored.choice)
+    assert res.baseline.f1 == pytest.approx(expect.baseline.f1)
+    # the same numbers as the reranker core's own P/R/F
+    d = ses.scored.data
+    assert res.baseline.f1 == pytest.approx(d.prf(np.zeros(len(d), dtype=np.int64))[2])
+    assert res.reranked.f1 == pytest.approx(d.prf(ses.scored.choice)[2])
+    assert res.oracle.f1 >= max(res.baseline.f1, res.reranked.f1)
+    assert res.reranked.f1 > res.baseline.f1  # the demo reranker helps on dev
+    assert f"{res.oracle.f1:.2f}" in view.header.text()
+    # per type rows + overall
+    assert view.table.rowCount() == len(res.types()) + 1
+    assert view.table.item(view.table.rowCount() - 1, 0).text() == "overall"
+    # fixed list, one click away from the browser
+    view.set_kind("fixed")
+    assert view.shown() == res.fixed and res.fixed
+    view.activate(0)
+    i = res.fixed[0]
+    k = window.current_sentence_index()
+    assert ses.nbest_row(k) == i
+    assert window.sentence_view.words() == ses.nbest.words[i]
+    view.set_kind("broken")
+    assert view.shown() == res.broken
+    # oracle view: gold rank per sentence
+    view.set_kind("missing")
+    assert all(not s.gold_rank for s in view.model.rows)
+    assert len(view.shown()) == len(res.sentences) - res.gold_in_list
+    view.set_kind("all")
+    model = view.model
+    for r in range(min(20, model.rowCount())):
+        s = model.rows[r]
+        txt = model.index(r, 2).data()
+        assert txt == (str(s.gold_rank) if s.gold_rank else "∉")
+        if s.gold_rank:
+            assert set(ses.nbest.spans(s.index, s.gold_rank - 1)) == set(ses.nbest.gold[s.index])
+
+
+def test_comparison_follows_gold_edits(window):
+    window.tabs.setCurrentWidget(window.comparison_view)
+    res = window.comparison_view.result
+    assert res is not None
+    ses = window.session
+    k = next(k for k in range(len(window.corpus)) if ses.nbest_row(k) >= 0 and
+             res.sentences[ses.nbest_row(k)].verdict != "fixed" and res.sentences[ses.nbest_row(k)].choice > 0)
+    i = ses.nbest_row(k)
+    window.select_sentence(k)
+    # accepting the reranker's pick as gold makes this sentence 'fixed'
+    assert window.accept_candidate(res.sentences[i].choice)
+    assert "Recompute" in window.comparison_view.header.text()
+    window.findChild(object, "comparisonRefresh").click()
+    assert window.comparison_view.result.sentences[i].verdict in ("fixed", "same")
+    assert window.comparison_view.result.sentences[i].reranked_exact
