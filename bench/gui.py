@@ -150,7 +150,7 @@ def main() -> int:
     def tick():
         now = clock.nsecsElapsed()
         gaps.append((now - last[0]) / 1e9)
-        where.append(("busy: " + win.training_panel.message.text()) if win.runner.busy else "idle")
+        where.append((f"at {now / 1e9:.1f} s, busy: " + win.training_panel.message.text()) if win.runner.busy else "idle")
         last[0] = now
     timer = QTimer()
     timer.setInterval(10)
