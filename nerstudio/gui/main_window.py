@@ -36,6 +36,7 @@ from .views.nbest_view import NBestPanel
 from .views.palette import type_color
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
+from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
 from .workers import TaskRunner
 
@@ -283,6 +284,16 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.RightDockWidgetArea, self.training_dock)
         self.training_dock.hide()
         self.train_button = self.training_panel.train_button
+
+        # step-through dock (prepared when first shown)
+        self.stepper_panel = StepperPanel()
+        self.stepper_dock = QDockWidget("Step-through", self)
+        self.stepper_dock.setObjectName("stepperDock")
+        self.stepper_dock.setWidget(self.stepper_panel)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.stepper_dock)
+        self.stepper_dock.hide()
+        self.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare_stepper())
+        self._stepper_source = None
         self.cancel_button = self.training_panel.cancel_button
 
         self.status = self.statusBar()
@@ -368,6 +379,11 @@ class MainWindow(QMainWindow):
         self.act_show_training.setText("Show training &panel")
         self.act_show_training.setShortcut(QKeySequence("Ctrl+T"))
         trainm.addAction(self.act_show_training)
+        self.act_show_stepper = self.stepper_dock.toggleViewAction()
+        self.act_show_stepper.setText("&Step through training")
+        self.act_show_stepper.setShortcut(QKeySequence("Ctrl+Shift+T"))
+        trainm.addAction(self.act_show_stepper)
+        self.act_show_stepper.triggered.connect(lambda on: on and self.prepare_stepper())
         self._act("Export curve &image…", self.curve_plot.export_image_dialog, None,
                   "Save the training curves as PNG or SVG", trainm)
         self._act("Export curve &data…", self.curve_plot.export_csv_dialog, None,
@@ -1214,6 +1230,37 @@ class MainWindow(QMainWindow):
         if len(hits):
             self.select_sentence(int(hits[0]))
 
+    # -- step-through ---------------------------------------------------------------------
+    def prepare_stepper(self, force: bool = False) -> bool:
+        """Give the step-through panel the open N-best list (and the dev list) as ranking data,
+        with the loaded reranker's features (or features fitted on the list)."""
+        ses = self.session
+        nb = ses.nbest
+        if nb is None or nb.gold is None:
+            self.stepper_panel.info.setText("Open an N-best list with gold (the demo has one) to step through "
+                                            "training.")
+            return False
+        key = (id(nb), id(ses.dev_nbest), id(ses.model))
+        if key == self._stepper_source and not force:
+            return True
+        try:
+            if ses.model is not None and getattr(ses.model, "features", None) is not None:
+                feats = ses.model.features
+                train = ses.model.data(nb)
+            else:
+                from ..rerank.features import GlobalFeatures
+                feats = GlobalFeatures()
+                train = feats.fit_transform(nb)
+            dev = feats.transform(ses.dev_nbest) if ses.dev_nbest is not None and ses.dev_nbest.gold is not None \
+                else None
+        except (ValueError, KeyError) as exc:
+            self.stepper_panel.info.setText(f"Cannot prepare the step-through: {exc}")
+            return False
+        eps = getattr(getattr(ses.model, "learner", None), "epsilon", None)
+        self.stepper_panel.set_data(train, dev, list(feats.names_), eps)
+        self._stepper_source = key
+        return True
+
     # -- annotation -----------------------------------------------------------------------
     def _build_edit_menu(self, menu) -> None:
         editm = menu.addMenu("&Edit")
@@ -1372,6 +1419,7 @@ class MainWindow(QMainWindow):
         if not self.confirm_unsaved():
             event.ignore()
             return
+        self.stepper_panel.pause()
         if self.runner.busy:
             self.runner.cancel()
         self.runner.shutdown()

@@ -1,0 +1,255 @@
+"""Step-through panel: boosting one round, or the perceptron one update, at a time.
+
+The panel drives a Qt-free stepper (:mod:`nerstudio.stepthrough`) from the main thread: Step
+does one round / update, Run plays continuously at the speed of the slider (a QTimer; each tick
+is one step, a few milliseconds on the demo corpus), Pause stops, Reset starts over. It shows
+what the step did — the feature chosen with its δ, W+ and W− and the loss before and after, or
+the sentence whose top candidate was wrong, which features moved and the mistake count — the
+margins or scores of the affected candidates before and after, and the dev F curve growing one
+point per step.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ...stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
+
+MAX_ROWS = 40  # affected pairs / candidates listed per step
+
+
+class StepperPanel(QWidget):
+    stepped = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("stepperPanel")
+        self.train = self.dev = None
+        self.names: list[str] = []
+        self.stepper = None
+        self.last = None
+        self.algo = QComboBox()
+        self.algo.setObjectName("stepperAlgorithm")
+        self.algo.addItem("Boosting (one round per step)", "boost")
+        self.algo.addItem("Perceptron (one update per step)", "perceptron")
+        self.algo.currentIndexChanged.connect(lambda _i: self.reset())
+        self.param = QDoubleSpinBox()
+        self.param.setObjectName("stepperParam")
+        self.param.setDecimals(4)
+        self.param.setRange(0.0, 10.0)
+        self.param.setSingleStep(0.0025)
+        self.param.setValue(0.0025)
+        self.param.setToolTip("Boosting: smoothing ε · Perceptron: β, the weight of L(x)")
+        self.param.valueChanged.connect(lambda _v: self.reset())
+        self.step_button = QPushButton("Step")
+        self.step_button.setObjectName("stepButton")
+        self.step_button.setToolTip("One boosting round / one perceptron update")
+        self.step_button.clicked.connect(self.step)
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("runButton")
+        self.run_button.setCheckable(True)
+        self.run_button.toggled.connect(self._on_run)
+        self.reset_button = QPushButton("Reset")
+        self.reset_button.setObjectName("resetButton")
+        self.reset_button.clicked.connect(self.reset)
+        self.speed = QSlider(Qt.Horizontal)
+        self.speed.setObjectName("speedSlider")
+        self.speed.setRange(1, 50)
+        self.speed.setValue(5)
+        self.speed.setToolTip("Steps per second while running")
+        self.speed.valueChanged.connect(self._on_speed)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.step)
+        self._on_speed(self.speed.value())
+        row = QHBoxLayout()
+        for w in (self.algo, self.param, self.step_button, self.run_button, self.reset_button, QLabel("Speed"),
+                  self.speed):
+            row.addWidget(w)
+        self.info = QLabel("Open an N-best list with gold to step through training.")
+        self.info.setObjectName("stepperInfo")
+        self.info.setWordWrap(True)
+        self.info.setTextFormat(Qt.RichText)
+        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.table = QTableWidget(0, 4)  # at most MAX_ROWS rows
+        self.table.setObjectName("stepperTable")
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.figure = Figure(figsize=(4, 2.2), dpi=100, layout="constrained")
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.setObjectName("stepperCurve")
+        self.ax = self.figure.add_subplot(111)
+        self._line = None
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.canvas)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(row)
+        lay.addWidget(self.info)
+        lay.addWidget(split, 1)
+        self._set_enabled(False)
+
+    # -- data -----------------------------------------------------------------------------
+    def set_data(self, train, dev=None, names=None, epsilon: float | None = None) -> None:
+        """Training (and dev) RankingData to step through; ``names`` of the features."""
+        self.train, self.dev = train, dev
+        self.names = list(names if names is not None else getattr(train, "feature_names", []))
+        if epsilon is not None and self.algo.currentData() == "boost":
+            self.param.blockSignals(True)
+            self.param.setValue(float(epsilon))
+            self.param.blockSignals(False)
+        self.reset()
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.step_button, self.run_button, self.reset_button):
+            w.setEnabled(on)
+
+    @Slot()
+    def reset(self) -> None:
+        self.pause()
+        self.last = None
+        self.table.setRowCount(0)
+        if self.train is None:
+            self.stepper = None
+            self._set_enabled(False)
+            return
+        if self.algo.currentData() == "boost":
+            self.param.setToolTip("Smoothing ε of boosting")
+            self.stepper = BoostingStepper(self.train, self.dev, epsilon=self.param.value(), names=self.names)
+            self.info.setText(f"Boosting ready: {self.stepper.session.n_pairs:,} pairs, ExpLoss "
+                              f"{self.stepper.loss():.2f}, α0 = {self.stepper.session.alpha0:.3f}. Press Step.")
+        else:
+            self.param.setToolTip("β, the weight of L(x) in the perceptron's representation")
+            beta = self.param.value() or 1.0
+            self.stepper = PerceptronStepper(self.train, self.dev, beta=beta, names=self.names)
+            self.info.setText(f"Perceptron ready: {len(self.stepper.sentences):,} informative sentences, β = "
+                              f"{beta:g}. Press Step.")
+        self._set_enabled(True)
+        self._draw_curve()
+
+    # -- running --------------------------------------------------------------------------
+    @Slot(int)
+    def _on_speed(self, v: int) -> None:
+        self.timer.setInterval(max(1, int(1000 / max(1, v))))
+
+    @Slot(bool)
+    def _on_run(self, on: bool) -> None:
+        if on and self.stepper is not None:
+            self.run_button.setText("Pause")
+            self.timer.start()
+        else:
+            self.timer.stop()
+            self.run_button.setText("Run")
+            if self.run_button.isChecked():
+                self.run_button.setChecked(False)
+
+    def pause(self) -> None:
+        self.run_button.setChecked(False)
+        self.timer.stop()
+
+    @property
+    def running(self) -> bool:
+        return self.timer.isActive()
+
+    @Slot()
+    def step(self):
+        st = self.stepper
+        if st is None:
+            return None
+        r = st.step()
+        if r is None:
+            self.pause()
+            self.info.setText(f"No feature can reduce the loss any more after {st.rounds} rounds.")
+            return None
+        self.last = r
+        if isinstance(st, BoostingStepper):
+            self._show_round(r)
+        elif isinstance(r, EpochEnd):
+            self._show_epoch(r)
+        else:
+            self._show_update(r)
+        self._draw_curve()
+        self.stepped.emit(r)
+        return r
+
+    # -- display --------------------------------------------------------------------------
+    def _words(self, i: int) -> str:
+        nb = getattr(self.train, "nbest", None)
+        return " ".join(nb.words[i]) if nb is not None else f"sentence {i + 1}"
+
+    def _spans(self, row: int, i: int) -> str:
+        nb = getattr(self.train, "nbest", None)
+        if nb is None:
+            return ""
+        j = row - int(self.train.offsets[i])
+        return ", ".join(f"{s.label} {s.text(nb.words[i])}" for s in nb.spans(i, j)) or "(no entities)"
+
+    def _show_round(self, r) -> None:
+        inf = r.info
+        dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
+        self.info.setText(
+            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {inf.delta:+.4f} "
+            f"(W+ {inf.w_plus:.3f}, W− {inf.w_minus:.3f}, BestLoss {inf.best_loss:.3f}) · ExpLoss "
+            f"{inf.loss_before:.3f} → <b>{inf.loss_after:.3f}</b> · {len(inf.pairs):,} pairs affected{dev}")
+        self.table.setColumnCount(4)
+        self.table.setHorizontalHeaderLabels(["Sentence", "Worse candidate", "Margin before", "Margin after"])
+        n = min(MAX_ROWS, len(inf.pairs))
+        order = np.argsort(-np.abs(inf.margins_after - inf.margins_before), kind="stable")[:n]
+        self.table.setRowCount(n)
+        for row, p in enumerate(order.tolist()):
+            i = int(r.sentences[p])
+            j = int(r.other_rows[p] - self.train.offsets[i])
+            vals = [self._words(i)[:80], f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
+                    f"{inf.margins_before[p]:.3f}", f"{inf.margins_after[p]:.3f}"]
+            for c, v in enumerate(vals):
+                self.table.setItem(row, c, QTableWidgetItem(v))
+
+    def _show_update(self, u) -> None:
+        d = self.train
+        i = u.sentence
+        jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
+        moved = [f"+{html.escape(self.names[f])}" for f in u.plus[:6].tolist()] + \
+                [f"−{html.escape(self.names[f])}" for f in u.minus[:6].tolist()]
+        more = len(u.plus) + len(u.minus) - len(moved)
+        dev = f" · dev F {u.dev_f1:.2f}" if u.dev_f1 is not None else ""
+        self.info.setText(
+            f"<b>Epoch {u.epoch}, update {u.updates}</b> (example {u.example + 1}, mistakes this epoch "
+            f"<b>{u.mistakes}</b>): on “{html.escape(self._words(i)[:90])}” candidate <b>{jt + 1}</b> was on top "
+            f"but candidate <b>{jo + 1}</b> (the oracle) has more correct tags ({d.quality[u.oracle_row]:g} vs "
+            f"{d.quality[u.top_row]:g}). Features moved: {', '.join(moved) or 'none'}"
+            + (f" and {more} more" if more > 0 else "") + f"; wL {u.dwL:+.3f}{dev}")
+        self.table.setColumnCount(4)
+        self.table.setHorizontalHeaderLabels(["Candidate", "Entities", "Score before", "Score after"])
+        n = min(MAX_ROWS, len(u.scores_before))
+        self.table.setRowCount(n)
+        for j in range(n):
+            tag = " (oracle)" if j == jo else (" (wrong top)" if j == jt else "")
+            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), f"{u.scores_before[j]:.3f}",
+                    f"{u.scores_after[j]:.3f}"]
+            for c, v in enumerate(vals):
+                self.table.setItem(j, c, QTableWidgetItem(v))
+
+    def _show_epoch(self, e) -> None:
+        dev = f" · dev F {e.dev_f1:.2f}" if e.dev_f1 is not None else ""
+        self.info.setText(f"<b>End of epoch {e.epoch}</b>: {e.mistakes} mistakes, {e.updates} updates in all{dev}. "
+                          "Step again to start the next epoch.")
+
+    def _draw_curve(self) -> None:
+        ax = self.ax
+        ax.clear()
+        hist = self.stepper.history if self.stepper is not None else []
+        if hist:
+            x, y = zip(*hist)
+            ax.plot(x, y, marker=".", color="#4e79a7")
+        unit = "round" if isinstance(self.stepper, BoostingStepper) else "update"
+        ax.set_xlabel(unit)
+        ax.set_ylabel("dev F")
+        self.canvas.draw_idle()

@@ -1,0 +1,89 @@
+"""The step-through panel on the demo corpus: boosting rounds and perceptron updates."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.workers import running_threads  # noqa: E402
+from nerstudio.rerank.boosting import Boosting  # noqa: E402
+from nerstudio.stepthrough import EpochEnd, PerceptronUpdate  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(),
+                                reason="demo model not built (resources/demo/build_model.py)")
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running(qapp):
+    yield
+    left = running_threads()
+    for t in left:
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    assert w.load_demo()
+    assert w.runner.wait(30000)
+    return w
+
+
+def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
+    window.act_show_stepper.trigger()
+    panel = window.findChild(object, "stepperPanel")
+    assert panel is window.stepper_panel and panel.stepper is not None
+    eps = panel.param.value()
+    assert eps == pytest.approx(window.session.model.learner.epsilon)
+    step = window.findChild(object, "stepButton")
+    for _ in range(3):
+        step.click()
+    chosen = list(panel.stepper.chosen)
+    batch = Boosting(rounds=3, epsilon=eps, eval_every=1, keep_best=False).fit(panel.train)
+    assert chosen == list(batch.chosen_[:3])
+    assert "Round 3" in panel.info.text() and panel.names[chosen[2]].split("=")[0][:3] in panel.info.text()
+    assert panel.table.rowCount() > 0
+    assert len(panel.stepper.history) == 4  # dev F at round 0 and after each round
+    # loss falls round by round
+    assert panel.last.info.loss_after < panel.last.info.loss_before
+    # reset starts over
+    window.findChild(object, "resetButton").click()
+    assert panel.stepper.rounds == 0 and len(panel.stepper.history) == 1
+
+
+def test_perceptron_steps_and_continuous_play(window, qtbot):
+    window.act_show_stepper.trigger()
+    panel = window.stepper_panel
+    panel.algo.setCurrentIndex(1)
+    panel.param.setValue(0.3)
+    r = panel.step()
+    assert isinstance(r, PerceptronUpdate)
+    assert "oracle" in panel.info.text() and "mistakes this epoch" in panel.info.text()
+    assert panel.table.rowCount() == min(40, r.rows.stop - r.rows.start)
+    # run at full speed until a few more updates happened, then pause
+    panel.speed.setValue(50)
+    window.findChild(object, "runButton").click()
+    assert panel.running
+    qtbot.waitUntil(lambda: panel.stepper.updates >= 5, timeout=10000)
+    window.findChild(object, "runButton").click()
+    assert not panel.running
+    n = panel.stepper.updates
+    qtbot.wait(100)
+    assert panel.stepper.updates == n
+    # finish the epoch step by step
+    while not isinstance(panel.step(), EpochEnd):
+        pass
+    assert "End of epoch 1" in panel.info.text()
+    assert len(panel.stepper.history) == panel.stepper.updates + 1
