@@ -35,6 +35,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
         settings = QSettings(os.path.join(shot_dir, "settings.ini"),
                              QSettings.IniFormat)
         settings.clear()
+        settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))  # never offer a recovery
     win = MainWindow(settings)
     ok = True
     if path:
