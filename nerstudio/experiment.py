@@ -36,6 +36,7 @@ from .corpus.formats import atomic_open, read_corpus, write_corpus
 from .corpus.model import Span
 from .errors import Cancelled
 from .evaluation import relative_error_reduction
+from .persist import jsonable
 from .pipeline import jackknife, sentence_ids
 from .rerank.features import GlobalFeatures
 from .rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
@@ -184,7 +185,7 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     stages["outputs"] = time.perf_counter() - t
     report = {
         "task": cfg.task,
-        "config": _jsonable(asdict(cfg)),
+        "config": jsonable(asdict(cfg)),
         "data": {"train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
                  "test": os.path.abspath(test_path), "train_sentences": len(train.sentences),
                  "dev_sentences": len(dev.sentences), "test_sentences": len(test.sentences),
@@ -195,7 +196,7 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
         "seconds_total": time.perf_counter() - t_all,
     }
     with atomic_open(os.path.join(out_dir, "report.json"), mode="w", encoding="utf-8") as f:
-        json.dump(_jsonable(report), f, indent=2)
+        json.dump(jsonable(report), f, indent=2)
         f.write("\n")
     with atomic_open(os.path.join(out_dir, "report.md"), mode="w", encoding="utf-8") as f:
         f.write(report_markdown(report))
@@ -207,19 +208,8 @@ def _system(name, dev, test, base_dev, base_test, settings, seconds) -> dict:
         p, r, f = prf
         return {"precision": p, "recall": r, "f1": f, "rel_error_reduction": relative_error_reduction(base[2], f)}
     return {"name": name, "dev": block(dev, base_dev), "test": block(test, base_test),
-            "settings": _jsonable(settings), "seconds": seconds}
+            "settings": jsonable(settings), "seconds": seconds}
 
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    return obj
 
 
 def report_markdown(report: dict) -> str:

@@ -24,6 +24,19 @@ def json_value(arr: np.ndarray):
     return json.loads(arr.tobytes().decode("utf-8"))
 
 
+def jsonable(obj):
+    """``obj`` with numpy scalars turned into Python numbers and tuples into lists (for JSON)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    return obj
+
+
 def save_npz(path, header: dict, arrays: dict) -> None:
     """Write ``header`` (JSON, must hold ``format`` and ``version``) and ``arrays`` atomically."""
     with atomic_open(os.fspath(path), mode="wb") as f:

@@ -7,6 +7,7 @@ Real corpora live next to the repository, in ``../shared/data`` (never committed
 from __future__ import annotations
 
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything can import Qt
 
@@ -31,3 +32,35 @@ def shared_data() -> Path:
     if path is None:
         pytest.skip(SKIP_REASON)
     return path
+
+
+@pytest.fixture(autouse=True)
+def no_qthread_left_running():
+    """Fail a test that leaves a QThread running (checked once the GUI's workers are loaded)."""
+    yield
+    workers = sys.modules.get("nerstudio.gui.workers")
+    if workers is None:
+        return
+    left = workers.running_threads()
+    for t in left:
+        t.quit()
+        t.wait(5000)
+    if left:
+        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The main window on the bundled demo (corpus, N-best lists, reranker); dialogs never block
+    and crash-recovery files go to a temporary folder. Modules may override it."""
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui.main_window import MainWindow
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    assert w.load_demo()
+    assert w.runner.wait(60000)
+    return w

@@ -20,18 +20,6 @@ from nerstudio import annotation as ann  # noqa: E402
 from nerstudio.corpus.formats import read_corpus, write_corpus  # noqa: E402
 from nerstudio.corpus.model import Span  # noqa: E402
 from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
-from nerstudio.gui.workers import running_threads  # noqa: E402
-
-
-@pytest.fixture(autouse=True)
-def no_qthread_left_running(qapp):
-    yield
-    left = running_threads()
-    for t in left:
-        t.quit()
-        t.wait(5000)
-    if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
 
 
 def _settings(tmp_path) -> QSettings:

@@ -21,27 +21,6 @@ pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(
                                 reason="demo N-best lists not built (resources/demo/build_model.py)")
 
 
-@pytest.fixture(autouse=True)
-def no_qthread_left_running(qapp):
-    """Fail the test if any QThread still runs when it ends."""
-    yield
-    left = running_threads()
-    for t in left:
-        t.quit()
-        t.wait(5000)
-    if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    assert w.load_demo()
-    assert w.runner.wait(30000)
-    return w
-
-
 def test_candidates_of_the_current_sentence_are_listed(window):
     ses = window.session
     nb = ses.nbest

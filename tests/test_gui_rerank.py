@@ -11,35 +11,13 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 pytest.importorskip("nerstudio.rerank.model", reason="reranker core not available")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
-from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
 from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
-from nerstudio.gui.workers import running_threads  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                 reason="demo N-best lists not built (resources/demo/build_model.py)")
-
-
-@pytest.fixture(autouse=True)
-def no_qthread_left_running(qapp):
-    """Fail the test if any QThread still runs when it ends."""
-    yield
-    left = running_threads()
-    for t in left:
-        t.quit()
-        t.wait(5000)
-    if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = MainWindow(QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat))
-    qtbot.addWidget(w)
-    assert w.load_demo()
-    assert w.runner.wait(60000)
-    return w
 
 
 def _set_first(panel, names, value):

@@ -7,38 +7,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
-
-from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
-from nerstudio.gui.workers import running_threads  # noqa: E402
+from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
 from nerstudio.rerank.boosting import Boosting  # noqa: E402
 from nerstudio.stepthrough import EpochEnd, PerceptronUpdate  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(),
                                 reason="demo model not built (resources/demo/build_model.py)")
-
-
-@pytest.fixture(autouse=True)
-def no_qthread_left_running(qapp):
-    yield
-    left = running_threads()
-    for t in left:
-        t.quit()
-        t.wait(5000)
-    if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"
-    assert w.load_demo()
-    assert w.runner.wait(30000)
-    return w
 
 
 def test_three_boosting_steps_choose_the_batch_features(window, qtbot):

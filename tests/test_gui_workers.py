@@ -13,18 +13,6 @@ from nerstudio.errors import Cancelled  # noqa: E402
 from nerstudio.gui.workers import MIN_INTERVAL, TaskRunner, running_threads  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def no_qthread_left_running(qapp):
-    """Fail the test if any QThread still runs when it ends."""
-    yield
-    left = running_threads()
-    for t in left:  # do not let one leak break the next tests
-        t.quit()
-        t.wait(5000)
-    if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
-
-
 @pytest.fixture
 def runner(qtbot):
     r = TaskRunner()

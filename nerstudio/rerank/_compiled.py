@@ -19,17 +19,20 @@ BLOCK = 256  # block size of the two-level argmax over BestLoss
 
 
 @njit(cache=True, nogil=True)
+def _one_block_max(BL, bmax, b, block):
+    lo = b * block
+    hi = min(lo + block, BL.shape[0])
+    best = -1.0
+    for f in range(lo, hi):
+        if BL[f] > best:
+            best = BL[f]
+    bmax[b] = best
+
+
+@njit(cache=True, nogil=True)
 def block_max(BL, bmax, block):
-    nb = bmax.shape[0]
-    m = BL.shape[0]
-    for b in range(nb):
-        lo = b * block
-        hi = min(lo + block, m)
-        best = -1.0
-        for f in range(lo, hi):
-            if BL[f] > best:
-                best = BL[f]
-        bmax[b] = best
+    for b in range(bmax.shape[0]):
+        _one_block_max(BL, bmax, b, block)
 
 
 @njit(cache=True, nogil=True)
@@ -115,17 +118,10 @@ def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, W
                 dirty[blk] = True
                 dirty_list[nd] = blk
                 nd += 1
-        m = BL.shape[0]
         for q in range(nd):
             blk = dirty_list[q]
             dirty[blk] = False
-            lo = blk * block
-            hi = min(lo + block, m)
-            best = -1.0
-            for f in range(lo, hi):
-                if BL[f] > best:
-                    best = BL[f]
-            bmax[blk] = best
+            _one_block_max(BL, bmax, blk, block)
         alpha[k] += delta
         chosen[offset + r] = k
         deltas[offset + r] = delta

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..nbest import NBestList
-from ..persist import load_npz, save_npz
+from ..persist import jsonable, load_npz, save_npz
 from .base import Callback, CancelCheck, Reranker
 from .boosting import Boosting
 from .data import RankingData
@@ -159,7 +159,7 @@ class RerankerModel:
     def save(self, path) -> None:
         fhead, farrays = self.features.state()
         header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "algo": self.algo,
-                  "params": _jsonable(self.learner.get_params()), "features": fhead, "meta": _jsonable(self.meta),
+                  "params": jsonable(self.learner.get_params()), "features": fhead, "meta": jsonable(self.meta),
                   "history": self.learner.history_dicts(), "best_step": getattr(self.learner, "best_step_", None)}
         arrays = dict(farrays)
         for k, v in self.learner.state().items():
@@ -185,17 +185,6 @@ class RerankerModel:
             raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
         return cls(features, learner, header.get("meta", {}))
 
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    return obj
 
 
 def train_reranker(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
