@@ -7,6 +7,7 @@ worker thread, one at a time.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -430,6 +431,7 @@ class MainWindow(QMainWindow):
             QMessageBox.critical(self, "Cannot open corpus", str(exc))
             return False
         self.set_corpus(corpus)
+        gc.freeze()  # long-lived: keep full collections short (see _on_job_started)
         self._add_recent(corpus.path or path)
         if attach:
             comp = companion_nbest(corpus.path or path)
@@ -1012,6 +1014,10 @@ class MainWindow(QMainWindow):
     # -- runner signals -------------------------------------------------------------------
     @Slot(str)
     def _on_job_started(self, name: str) -> None:
+        # Everything the window holds now (corpus, lists, models, Qt wrappers) lives for long:
+        # move it out of the garbage collector's sight, so a full collection triggered by the
+        # worker's allocations does not hold the interpreter lock for 100+ ms while it scans them
+        gc.freeze()
         self.act_cancel.setEnabled(True)
         self.act_train.setEnabled(False)
         for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):

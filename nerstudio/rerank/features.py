@@ -29,6 +29,7 @@ training sentences and numbers them; :meth:`GlobalFeatures.transform` turns any 
 
 from __future__ import annotations
 
+import gc
 import itertools
 import time
 from typing import Callable, Sequence
@@ -186,7 +187,7 @@ class GlobalFeatures:
         self.lexicon_ = set(lexicon) if lexicon is not None else build_lexicon(nbest.words)
         self.types_ = entity_types(nbest.tagset)
         self.typed_ = self._typed_for(nbest.tagset)
-        self._base: dict[str, int] = {}
+        self._base = _ShardedIndex()
         self._base_names: list[str] = []
         per_sentence, sent_keys = self._all_keys(nbest, grow=True, progress=progress, should_cancel=should_cancel)
         # selection: distinct training sentences per key
@@ -214,8 +215,12 @@ class GlobalFeatures:
         # renumber the base vocabulary to the bases still in use; keys change accordingly
         used = np.unique(base_ids)
         remap = {int(old): new for new, old in enumerate(used.tolist())}
-        self._base = {self._base_names[old]: new for old, new in remap.items()}
-        self._base_names = [self._base_names[old] for old in used.tolist()]
+        old_index, old_names = self._base, self._base_names
+        self._base = _ShardedIndex((old_names[old], new) for old, new in remap.items())
+        self._base_names = [old_names[old] for old in used.tolist()]
+        old_index.release()
+        _release_list(old_names)
+        del old_index, old_names
         new_keys = np.array([remap[int(b)] for b in base_ids.tolist()], dtype=np.int64) * T1 + codes
         assert np.all(np.diff(new_keys) > 0), "renumbering must keep the key order"
         self.keys_ = new_keys
@@ -273,7 +278,20 @@ class GlobalFeatures:
     def _all_keys(self, nbest: NBestList, grow: bool, progress=None, should_cancel=None):
         """Per sentence, the sorted unique codes ``candidate << 40 | key`` of all its candidates'
         features (``None`` for a sentence without candidates); with ``grow``, also each
-        sentence's distinct keys (for the selection count)."""
+        sentence's distinct keys (for the selection count).
+
+        The cyclic garbage collector is paused meanwhile: this loop makes millions of small
+        objects and no reference cycles, and a full collection in the middle of it would hold
+        the interpreter lock for a long time (a GUI thread would freeze)."""
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._all_keys_loop(nbest, grow, progress, should_cancel)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _all_keys_loop(self, nbest: NBestList, grow: bool, progress, should_cancel):
         prims = _Prims(self.lexicon_)
         T1 = len(self.types_) + 1
         typed = self.typed_
@@ -301,11 +319,12 @@ class GlobalFeatures:
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
-        b = self._base.get(s)
+        shard = self._base.shard(s)
+        b = shard.get(s)
         if b is None:
             if not grow:
                 return -1
-            b = self._base[s] = len(self._base_names)
+            b = shard[s] = len(self._base_names)
             self._base_names.append(s)
         return b
 
@@ -402,7 +421,7 @@ class GlobalFeatures:
         self.typed_ = bool(head["typed"])
         self.lexicon_ = set(json_value(arrays["gf_lexicon"]))
         self._base_names = list(json_value(arrays["gf_base"]))
-        self._base = {s: i for i, s in enumerate(self._base_names)}
+        self._base = _ShardedIndex((s, i) for i, s in enumerate(self._base_names))
         keys = np.asarray(arrays["gf_keys"], dtype=np.int64)
         T1 = len(self.types_) + 1
         if len(keys) and (keys.min() < 0 or keys.max() // T1 >= len(self._base_names) or np.any(np.diff(keys) <= 0)):
@@ -412,6 +431,37 @@ class GlobalFeatures:
                        for k in keys.tolist()]
         self.templates_ = [template_of(x) for x in self.names_]
         return self
+
+
+class _ShardedIndex:
+    """A str → int mapping split over 64 dicts by hash. Training grows it to millions of
+    strings; one dict that size would, on each doubling, rehash everything in a single C call
+    that holds the interpreter lock for tens of milliseconds (a GUI thread would stutter)."""
+
+    N = 64
+
+    def __init__(self, items=()):
+        self.shards: list[dict[str, int]] = [{} for _ in range(self.N)]
+        for k, v in items:
+            self.shards[hash(k) & (self.N - 1)][k] = v
+
+    def shard(self, key: str) -> dict[str, int]:
+        return self.shards[hash(key) & (self.N - 1)]
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self.shards)
+
+    def release(self) -> None:
+        """Empty the shards one by one (each a short C call, not one long one)."""
+        for d in self.shards:
+            d.clear()
+
+
+def _release_list(items: list, chunk: int = 65536) -> None:
+    """Empty a long list a slice at a time, so freeing its items never holds the interpreter
+    lock for long (freeing a million strings in one call takes ~100 ms)."""
+    while items:
+        del items[-chunk:]
 
 
 def _lookup(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
