@@ -58,7 +58,6 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.gui.main_window import MainWindow
-    from nerstudio.nbest import NBestList
 
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.gettempdir()) / "nerstudio-bench-gui"
@@ -125,12 +124,6 @@ def main() -> int:
     settle()
 
     # -- training: main-thread stall -----------------------------------------------------------
-    try:
-        import nerstudio.rerank.model  # noqa: F401
-    except ImportError:
-        print("no nerstudio.rerank.model: reranker measurements skipped")
-        win.close()
-        return 0
     panel = win.training_panel
     panel.set_start("reranker")
     panel.set_algorithm(args.algo)

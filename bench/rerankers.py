@@ -213,7 +213,7 @@ def main() -> int:
     bo = out["boosting"]
     print(f"\nCoNLL-2003 {out['task']} reranking, {out['machine_cores']} cores; baseline dev/test F "
           f"{base_dev:.2f} / {base_test:.2f}")
-    print(f"| measure | nerstudio | peer / target |\n|---|---|---|")
+    print("| measure | nerstudio | peer / target |\n|---|---|---|")
     print(f"| global features, training lists ({f['candidates']} candidates, {f['features']} features) "
           f"| {f['train_s']:.1f} s | ≤ 30 s |")
     print(f"| boosting, {bo['rounds']} rounds | {bo['seconds']:.1f} s ({bo['us_per_round']:.0f} µs/round) | "

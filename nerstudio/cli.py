@@ -436,26 +436,32 @@ def cmd_stats(args) -> int:
     return 0
 
 
-_LEARN_KEYS = {"boost": ("rounds", "epsilon", "eval_every"),
-               "perceptron": ("epochs", "beta", "shuffle", "seed", "bpm"),
-               "averaged": ("epochs", "beta", "shuffle", "seed", "bpm"),
-               "voted": ("epochs", "beta", "shuffle", "seed", "bpm"),
-               "margin": ("epochs", "beta", "shuffle", "seed", "bpm", "C", "average"),
-               "kernel": ("epochs", "beta", "shuffle", "seed", "lam", "word_features", "max_sentences")}
+# reranker settings the command line offers (argparse destinations)
+_LEARN_OPTIONS = ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm", "average", "seed", "shuffle",
+                  "lam", "word_features", "max_sentences")
+
+
+def _learner_keys(algo: str) -> set[str]:
+    """The command-line settings ``algo`` takes: those its learner's constructor accepts."""
+    import inspect
+    from .rerank.model import learner_class
+    return set(inspect.signature(learner_class(algo).__init__).parameters) & set(_LEARN_OPTIONS)
+
+
+def _given_options(args) -> dict:
+    return {k: getattr(args, k) for k in _LEARN_OPTIONS if getattr(args, k, None) is not None}
 
 
 def _learner_params(args, algo: str) -> dict:
-    """Reranker settings given on the command line that apply to ``algo``; others are refused."""
-    given = {k: getattr(args, k) for k in ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm",
-                                           "average", "seed", "shuffle", "lam", "word_features", "max_sentences")
-             if getattr(args, k, None) is not None}
-    return {k: v for k, v in given.items() if k in _LEARN_KEYS[algo]}
+    """Reranker settings given on the command line that apply to ``algo``."""
+    keys = _learner_keys(algo)
+    return {k: v for k, v in _given_options(args).items() if k in keys}
 
 
 def _check_learner_options(args, algos) -> None:
-    given = {k for k in ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm", "average", "seed",
-                         "shuffle", "lam", "word_features", "max_sentences") if getattr(args, k, None) is not None}
-    used = set().union(*(_LEARN_KEYS[a] for a in algos)) if algos else set()
+    """Refuse a setting that none of ``algos`` takes."""
+    given = set(_given_options(args))
+    used = set().union(*(_learner_keys(a) for a in algos)) if algos else set()
     unused = sorted(given - used)
     if unused:
         opts = ", ".join("--" + ("no-shuffle" if k == "shuffle" else k.replace("_", "-")) for k in unused)
@@ -554,10 +560,11 @@ def cmd_rerank(args) -> int:
 
 def cmd_experiment(args) -> int:
     from .experiment import ExperimentConfig, run_experiment
+    from .rerank.model import ALGORITHMS
     algos = tuple(a.strip() for a in args.systems.split(",") if a.strip())
     for a in algos:
-        if a not in _LEARN_KEYS:
-            raise ValueError(f"unknown system {a!r} (choose from {', '.join(_LEARN_KEYS)})")
+        if a not in ALGORITHMS:
+            raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
     _check_learner_options(args, list(algos))
     cfg = ExperimentConfig(task=args.task, tagger_features=args.features, folds=args.folds, n=args.n,
                            workers=args.workers, min_sentences=args.min_sentences, systems=algos,

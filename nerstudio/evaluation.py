@@ -196,7 +196,6 @@ def oracle(gold: Sequence[Sequence[Span]], candidates: Sequence[Sequence[Sequenc
             gold_in += 1
     choice = [0] * len(stats)
     lam = -1.0
-    f = 0.0
     for _ in range(100):
         C = P = 0
         for i, row in enumerate(stats):
@@ -211,7 +210,7 @@ def oracle(gold: Sequence[Sequence[Span]], candidates: Sequence[Sequence[Sequenc
         f_new = 2 * C / (G + P) if G + P else 0.0
         if f_new <= lam + 1e-15:
             break
-        lam, f = f_new, f_new
+        lam = f_new
     C = sum(stats[i][j][0] for i, j in enumerate(choice))
     P = sum(stats[i][j][1] for i, j in enumerate(choice))
     prec = 100.0 * C / P if P else 0.0

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nerstudio.cli import main
-from nerstudio.corpus import Reader, convert_file, iter_sentences, read_corpus, write_corpus
+from nerstudio.corpus import Reader, iter_sentences, read_corpus, write_corpus
 from nerstudio.errors import FormatError
 
 # name: (file bytes, extra reader options, expected line (None: none), message fragment)

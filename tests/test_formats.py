@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nerstudio.corpus import (SCHEMES, Corpus, Document, Sentence, Span, Token, convert_file, decode, encode,
+from nerstudio.corpus import (SCHEMES, Corpus, Document, Sentence, Span, Token, convert_file, encode,
                               iter_sentences, normalize_format, read_corpus, sniff_format, write_corpus)
 from nerstudio.corpus import formats
 from nerstudio.errors import FormatError

@@ -105,14 +105,6 @@ class Reranker:
         """``(a0, w)`` of ``F(x) = a0·L(x) + w·h(x)``; models that are not linear raise."""
         raise NotImplementedError(f"{self.algo} is not a linear model")
 
-    @property
-    def is_linear(self) -> bool:
-        try:
-            self.linear_weights()
-        except (NotImplementedError, AttributeError):
-            return False
-        return True
-
     # -- persistence (the model file is written by nerstudio.rerank.model) ----------------------
     def state(self) -> dict[str, np.ndarray]:
         """Learned arrays to store in a model file."""

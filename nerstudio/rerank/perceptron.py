@@ -40,9 +40,8 @@ import time
 
 import numpy as np
 
-from ..errors import Cancelled
 from . import _compiled
-from .base import Callback, CancelCheck, Reranker, linear_scores
+from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
 
 BETA_GRID = (0.01, 0.03, 0.1, 0.3, 1.0)
@@ -356,6 +355,3 @@ class MarginPerceptron(PerceptronRanker):
     def _average(self) -> bool:  # type: ignore[override]
         return bool(self.average)
 
-
-__all__ = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "MarginPerceptron", "PerceptronRanker",
-           "Cancelled", "linear_scores"]

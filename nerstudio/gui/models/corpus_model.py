@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
-from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
+from .roles import DISPLAY, FOREGROUND, TOOLTIP, USER
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
 
