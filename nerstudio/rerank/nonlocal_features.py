@@ -1,0 +1,240 @@
+"""Non-local (document-level) features of a candidate labelling (Kazama & Torisawa 2007 §5; SPEC §7).
+
+A candidate labelling of a whole document is seen through its entities: (start, end, label)
+over the document's concatenated tokens, with the entity's *string* being its word tuple
+(case-sensitive, exactly as written). Four families, after Finkel et al. (2005), Krishnan &
+Manning (2006) and K&T's own conjunction feature; each feature is a string, its value a count.
+Labels of a pair are written in sorted order, so a pair feature does not depend on which entity
+comes first, and each pair family also fires a label-free ``=same`` / ``=diff`` summary.
+
+``PC`` — phrase consistency
+    For every unordered pair of entities with the same string: ``PC:a~b`` (and ``PC=same`` or
+    ``PC=diff``). For every entity and every other occurrence of its string in the document that
+    lies wholly outside all entities of the candidate: ``PC:a~O`` (the same phrase left
+    unlabelled elsewhere).
+``SP`` — sub-phrase consistency
+    For every ordered pair (e, f) of entities where e's string is a proper contiguous
+    sub-sequence of f's string (``Clinton`` in ``Bill Clinton``) and e is not inside f:
+    ``SP:a<b`` with a the label of e and b the label of f (and ``SP=same``/``SP=diff``).
+``MJ`` — majority versions
+    For every entity e: ``MJ:a~m`` with m the majority label of the *other* entities with e's
+    string (if any); ``MJS:a~m`` with m the majority label of the entities whose string contains
+    e's string as a proper sub-sequence (if any); and for every token of e, ``MJT:a~m`` with m
+    the majority label of the other entity tokens with the same word elsewhere in the document
+    (tokens of e itself excluded). Ties go to the alphabetically first label.
+``CJ`` — conjunction consistency
+    For every two consecutive entities whose gap is exactly one of ``,`` / ``and`` / ``or`` /
+    ``, and`` / ``, or`` (lower-cased), as in "U.S., EU, and Japan": ``CJ:a~b``
+    (and ``CJ=same``/``CJ=diff``).
+
+For the boundary-only task every label is the empty string, so the label pairs collapse to one
+feature per family (plus the ``~O`` one), which still tells a consistent segmentation from an
+inconsistent one.
+
+:class:`NonLocalFeatures` maps the strings to integer ids (a vocabulary grown while training,
+fixed afterwards) and gives each candidate a sparse count vector. Documents are indexed once
+(:class:`DocumentIndex`) and reused for all candidates of the document.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..corpus.model import Span
+
+TEMPLATES = ("phrase", "subphrase", "majority", "conjunction")
+COORDINATIONS = frozenset({(",",), ("and",), ("or",), (",", "and"), (",", "or")})
+MAX_SUBPHRASE = 12  # entities longer than this are not searched for sub-phrases
+
+
+def _pair(a: str, b: str) -> str:
+    return f"{a}~{b}" if a <= b else f"{b}~{a}"
+
+
+def _majority(counts: Counter) -> str | None:
+    if not counts:
+        return None
+    best = max(counts.values())
+    return min(k for k, v in counts.items() if v == best)
+
+
+class DocumentIndex:
+    """Where each word (and each multi-word string, looked up lazily) occurs in one document."""
+
+    __slots__ = ("words", "lower", "_first", "_found")
+
+    def __init__(self, words: Sequence[str]):
+        self.words = tuple(words)
+        self.lower = tuple(w.lower() for w in self.words)
+        first: dict[str, list[int]] = defaultdict(list)
+        for i, w in enumerate(self.words):
+            first[w].append(i)
+        self._first = first
+        self._found: dict[tuple, list[int]] = {}
+
+    def occurrences(self, key: tuple) -> list[int]:
+        """Start positions of every occurrence of the word tuple ``key``."""
+        hit = self._found.get(key)
+        if hit is None:
+            n = len(key)
+            w = self.words
+            hit = [i for i in self._first.get(key[0], ()) if w[i:i + n] == key]
+            self._found[key] = hit
+        return hit
+
+
+class NonLocalFeatures:
+    """The feature map Φ^g over a candidate's entities (see the module docstring)."""
+
+    def __init__(self, templates: Sequence[str] = TEMPLATES):
+        bad = sorted(set(templates) - set(TEMPLATES))
+        if bad:
+            raise ValueError(f"unknown non-local template {', '.join(bad)} (choose from {', '.join(TEMPLATES)})")
+        self.templates = tuple(t for t in TEMPLATES if t in templates)
+        self.vocabulary: dict[str, int] = {}
+        self.frozen = False
+
+    # -- readable features ----------------------------------------------------------------
+    def strings(self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span]) -> Counter:
+        """The features of one candidate labelling of a document, as ``{string: count}``."""
+        if not isinstance(doc, DocumentIndex):
+            doc = DocumentIndex(doc)
+        words = doc.words
+        ents = sorted((int(s[0]), int(s[1]), str(s[2])) for s in spans)
+        out: Counter = Counter()
+        if not ents:
+            return out
+        keys = [words[a:b] for a, b, _ in ents]
+        by_key: dict[tuple, list[int]] = defaultdict(list)
+        for k, key in enumerate(keys):
+            by_key[key].append(k)
+        want = self.templates
+
+        if "phrase" in want:
+            covered = np.zeros(len(words) + 1, dtype=np.int32)  # prefix count of entity tokens
+            inside = np.zeros(len(words), dtype=np.int8)
+            for a, b, _ in ents:
+                inside[a:b] = 1
+            np.cumsum(inside, out=covered[1:])
+            for key, members in by_key.items():
+                labels = [ents[k][2] for k in members]
+                for x in range(len(members)):
+                    for y in range(x + 1, len(members)):
+                        out["PC:" + _pair(labels[x], labels[y])] += 1
+                        out["PC=same" if labels[x] == labels[y] else "PC=diff"] += 1
+                n = len(key)
+                free = sum(1 for i in doc.occurrences(key) if covered[i + n] == covered[i])
+                if free:
+                    for lab in labels:
+                        out[f"PC:{lab}~O"] += free
+
+        contains: dict[int, list[int]] = defaultdict(list)  # entity -> entities whose string contains it
+        if "subphrase" in want or "majority" in want:
+            for f, key in enumerate(keys):
+                n = len(key)
+                if n < 2 or n > MAX_SUBPHRASE:
+                    continue
+                seen = set()
+                for m in range(1, n):
+                    for i in range(n - m + 1):
+                        sub = key[i:i + m]
+                        if sub in seen or sub not in by_key:
+                            continue
+                        seen.add(sub)
+                        fa, fb, _ = ents[f]
+                        for e in by_key[sub]:
+                            ea, eb, _ = ents[e]
+                            if fa <= ea and eb <= fb:
+                                continue  # e lies inside f: the same mention, not another one
+                            contains[e].append(f)
+        if "subphrase" in want:
+            for e, fs in contains.items():
+                a = ents[e][2]
+                for f in fs:
+                    b = ents[f][2]
+                    out[f"SP:{a}<{b}"] += 1
+                    out["SP=same" if a == b else "SP=diff"] += 1
+
+        if "majority" in want:
+            token_labels: dict[str, Counter] = defaultdict(Counter)
+            for a, b, lab in ents:
+                for i in range(a, b):
+                    token_labels[words[i]][lab] += 1
+            for k, (a, b, lab) in enumerate(ents):
+                others = Counter(ents[j][2] for j in by_key[keys[k]] if j != k)
+                m = _majority(others)
+                if m is not None:
+                    out[f"MJ:{lab}~{m}"] += 1
+                m = _majority(Counter(ents[f][2] for f in contains.get(k, ())))
+                if m is not None:
+                    out[f"MJS:{lab}~{m}"] += 1
+                own = Counter(words[a:b])
+                for w in own:
+                    c = token_labels[w].copy()
+                    c[lab] -= own[w]
+                    c = +c  # drop zero counts
+                    m = _majority(c)
+                    if m is not None:
+                        out[f"MJT:{lab}~{m}"] += own[w]
+
+        if "conjunction" in want:
+            lower = doc.lower
+            for k in range(len(ents) - 1):
+                a0, a1, la = ents[k]
+                b0, b1, lb = ents[k + 1]
+                gap = b0 - a1
+                if 1 <= gap <= 2 and lower[a1:b0] in COORDINATIONS:
+                    out["CJ:" + _pair(la, lb)] += 1
+                    out["CJ=same" if la == lb else "CJ=diff"] += 1
+        return out
+
+    # -- integer vectors ------------------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return len(self.vocabulary)
+
+    def vector(self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span],
+               grow: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted feature ids and their counts. New strings get ids while ``grow`` (default: not
+        frozen); otherwise unknown strings are dropped."""
+        grow = (not self.frozen) if grow is None else grow
+        voc = self.vocabulary
+        ids, vals = [], []
+        for s, c in self.strings(doc, spans).items():
+            j = voc.get(s)
+            if j is None:
+                if not grow:
+                    continue
+                j = voc[s] = len(voc)
+            ids.append(j)
+            vals.append(c)
+        idx = np.array(ids, dtype=np.int64)
+        order = np.argsort(idx, kind="stable")
+        return idx[order], np.array(vals, dtype=np.float64)[order]
+
+    def names(self) -> list[str]:
+        out = [""] * len(self.vocabulary)
+        for s, j in self.vocabulary.items():
+            out[j] = s
+        return out
+
+    def state(self) -> dict:
+        return {"templates": list(self.templates), "names": self.names()}
+
+    @classmethod
+    def from_state(cls, d: dict) -> "NonLocalFeatures":
+        nl = cls(d["templates"])
+        nl.vocabulary = {s: j for j, s in enumerate(d["names"])}
+        nl.frozen = True
+        return nl
+
+
+def template_of(name: str) -> str:
+    """The family of a feature string (``PC``, ``SP``, ``MJ``, ``MJS``, ``MJT`` or ``CJ``)."""
+    for sep in (":", "="):
+        if sep in name:
+            return name.split(sep, 1)[0]
+    return name
