@@ -1,0 +1,499 @@
+"""Local features of the structured perceptron tagger: Kazama & Torisawa 2007, Table 1 (``"kt"``).
+
+A *surface predicate* is a template applied to a token in its sequence, e.g. ``wl@-1=paris``
+(the lower-cased previous word is "paris"). The tagger conjoins each predicate with the current
+tag y0 (a *node* feature) and, for the templates selected by ``edge_templates``, with the tag
+pair (y-1, y0) (an *edge* feature). The bias template ``bias`` fires on every token; its node
+features are per-tag biases and its edge features are the transition weights.
+
+Surface types x (one value per token; "absent" means no predicate fires):
+
+``w``, ``wl``
+    the word and the lower-cased word;
+``pos``, ``chk``
+    the first and second extra columns (POS and chunk tags in CoNLL-2003), when every training
+    sentence has them;
+``p1``–``p4``, ``s1``–``s4``
+    the first / last n characters; absent when the word is shorter than n;
+word-form flags after Bikel et al. (1999); each is a binary predicate that fires (value ``1``)
+only when true, and the flags are independent (several may fire on one token). "digit" means an
+ASCII digit 0–9, "letter" ``str.isalpha``:
+
+    ``2d``   exactly two characters, both digits ("96");
+    ``4d``   exactly four characters, all digits ("1996");
+    ``d&a``  contains a digit and a letter ("A8956");
+    ``d&-``  contains a digit and ``-`` ("09-96");
+    ``d&/``  contains a digit and ``/`` ("11/9");
+    ``d&,``  contains a digit and ``,`` ("23,000");
+    ``d&.``  contains a digit and ``.`` ("1.00");
+    ``n``    non-empty and every character a digit (any length: "7", "1996");
+    ``ic``   first character an upper-case letter ("Paris", "EU");
+    ``ac``   non-empty, every character an upper-case letter ("EU"; not "U.S.");
+    ``l``    non-empty, every character a lower-case letter ("can");
+    ``cp``   an upper-case letter followed by a period, nothing else ("M.");
+
+gazetteer features ``go``, ``gp``, ``gm`` (entries of type ORG, PER, MISC; other types of a
+user gazetteer get ``g:<TYPE>``)
+    the IOB2 tag (``B``, ``I``, ``O``) of the token in the longest-match segmentation of its
+    sentence against the entries of that type: scanning left to right, at each position the
+    longest entry (a word sequence, matched case-sensitively) starting there is taken, else ``O``.
+
+Templates, per surface type x and window offset k:
+
+* unigram ``x@k`` for k in −2..+2: the value of x at position i+k;
+* bigram ``x@k,k+1`` for k in −2, −1, 0 (x−2x−1, x−1x0, x0x+1) for x in wl, pos, chk and the
+  gazetteer types;
+* ``bias``.
+
+Out-of-sequence positions have the value ``NULL`` (a real value: "w@-1=NULL" says "first token
+of the sequence"), except for the word-form flags, which are simply absent there. Sequences are
+documents or sentences (see :mod:`nerstudio.tagging.perceptron`); windows and bigrams run across
+sentence boundaries inside a document, as in K&T's plain concatenation.
+
+Cut-off: a predicate (template and value) seen fewer than ``cutoff`` times in the training
+tokens is dropped (K&T omit surface parts occurring fewer than two times).
+
+Gazetteer from the training data (``gazetteer="train"``): the entries are the gold entity
+strings of type ORG, PER and MISC of the *training* corpus, so no development or test label
+is ever looked at; the gazetteer is stored with the model and applied unchanged to new text.
+On the training corpus itself every gold entity matches, so these features are more reliable
+there than on new text; that is a training/test mismatch, not a leak.
+
+Representation: per token, the ids of its active predicates, sorted ascending, in a CSR array
+(``indptr`` int64 with one row per token, ``ids`` int32); computed once per corpus.
+
+The vocabulary is stored per surface type as the list of its values (value 0 is ``NULL``), and
+per template as the sorted ids of the values (unigrams) or value pairs (bigrams, code
+``a * V_x + b``) that it kept; predicate ids run template after template, in that order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..corpus.model import Sentence
+
+NULL = "NULL"
+OFFSETS = (-2, -1, 0, 1, 2)
+BIGRAM_OFFSETS = (-2, -1, 0)
+WORD_TYPES = ("w", "wl", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4")
+FLAG_TYPES = ("2d", "4d", "d&a", "d&-", "d&/", "d&,", "d&.", "n", "ic", "ac", "l", "cp")
+COLUMN_TYPES = ("pos", "chk")
+BIGRAM_BASE = ("wl", "pos", "chk")
+GAZ_NAMES = {"ORG": "go", "PER": "gp", "MISC": "gm"}
+GAZ_TRAIN_TYPES = ("ORG", "PER", "MISC")
+EDGE_PRESETS = {
+    "all": ("*",),
+    "none": ("bias",),
+    "bias": ("bias",),
+    # the edge features of K&T Table 1 restricted to the current token and its neighbours
+    "window1": ("bias", "*@-1", "*@0", "*@1", "*@-1,0", "*@0,1"),
+    "current": ("bias", "*@0"),
+}
+_DIGITS = frozenset("0123456789")
+
+
+def _has_digit(w: str) -> bool:
+    return any(c in _DIGITS for c in w)
+
+
+def word_form(w: str) -> dict[str, bool]:
+    """The Bikel-style flags of a word (see the module docstring for their definitions)."""
+    digit = _has_digit(w)
+    alld = bool(w) and all(c in _DIGITS for c in w)
+    return {
+        "2d": len(w) == 2 and alld,
+        "4d": len(w) == 4 and alld,
+        "d&a": digit and any(c.isalpha() for c in w),
+        "d&-": digit and "-" in w,
+        "d&/": digit and "/" in w,
+        "d&,": digit and "," in w,
+        "d&.": digit and "." in w,
+        "n": alld,
+        "ic": bool(w) and w[0].isalpha() and w[0].isupper(),
+        "ac": bool(w) and w.isalpha() and w.isupper(),
+        "l": bool(w) and w.isalpha() and w.islower(),
+        "cp": len(w) == 2 and w[0].isalpha() and w[0].isupper() and w[1] == ".",
+    }
+
+
+def _word_value(x: str, w: str) -> str | None:
+    if x == "w":
+        return w
+    if x == "wl":
+        return w.lower()
+    n = int(x[1])
+    if len(w) < n:
+        return None
+    return w[:n] if x[0] == "p" else w[-n:]
+
+
+class Gazetteer:
+    """Entity strings per type, matched by longest match (IOB2), see the module docstring."""
+
+    def __init__(self, entries: Mapping[str, Iterable[str | Sequence[str]]]):
+        self.entries: dict[str, set[tuple[str, ...]]] = {}
+        for typ, items in entries.items():
+            s = set()
+            for e in items:
+                t = tuple(e.split()) if isinstance(e, str) else tuple(e)
+                if t:
+                    s.add(t)
+            self.entries[str(typ)] = s
+        self._index: dict[str, dict[str, list[int]]] = {}
+        for typ, s in self.entries.items():
+            idx: dict[str, set[int]] = defaultdict(set)
+            for t in s:
+                idx[t[0]].add(len(t))
+            self._index[typ] = {k: sorted(v, reverse=True) for k, v in idx.items()}
+
+    @classmethod
+    def from_sentences(cls, sentences: Iterable[Sentence], types: Sequence[str] = GAZ_TRAIN_TYPES) -> "Gazetteer":
+        entries: dict[str, set[tuple[str, ...]]] = {t: set() for t in types}
+        for s in sentences:
+            for sp in s.spans:
+                if sp.label in entries:
+                    entries[sp.label].add(tuple(s.words[sp.start:sp.end]))
+        return cls(entries)
+
+    @property
+    def types(self) -> list[str]:
+        return sorted(self.entries)
+
+    def feature_name(self, typ: str) -> str:
+        return GAZ_NAMES.get(typ, f"g:{typ}")
+
+    def match(self, words: Sequence[str], typ: str) -> list[str]:
+        """IOB2 tags of the longest-match segmentation of ``words`` against entries of ``typ``."""
+        entries, index = self.entries[typ], self._index[typ]
+        out = ["O"] * len(words)
+        i, n = 0, len(words)
+        while i < n:
+            for m in index.get(words[i], ()):
+                if i + m <= n and tuple(words[i:i + m]) in entries:
+                    out[i] = "B"
+                    for j in range(i + 1, i + m):
+                        out[j] = "I"
+                    i += m
+                    break
+            else:
+                i += 1
+        return out
+
+    def to_json(self) -> dict:
+        return {t: sorted(list(e) for e in s) for t, s in self.entries.items()}
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self.entries.values())
+
+
+class FeatureRows:
+    """Predicate ids per token of a list of sequences (CSR), with sequence and sentence starts."""
+
+    __slots__ = ("indptr", "ids", "seq_ptr", "starts")
+
+    def __init__(self, indptr: np.ndarray, ids: np.ndarray, seq_ptr: np.ndarray, starts: np.ndarray):
+        self.indptr, self.ids, self.seq_ptr, self.starts = indptr, ids, seq_ptr, starts
+
+
+class KTFeatures:
+    """The ``"kt"`` feature set: vocabulary fitted on training sequences, then applied to any.
+
+    ``edge_templates``: ``"all"`` (K&T: every template also makes edge features), a preset name
+    (``"window1"``, ``"current"``, ``"bias"``/``"none"``, see :data:`EDGE_PRESETS`) or a sequence of
+    ``fnmatch`` patterns over template names (``"w@0"``, ``"wl@-1,0"``, ``"pos@*"``). The bias
+    template always has edge features (they are the transition weights).
+    """
+
+    name = "kt"
+
+    def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all"):
+        self.cutoff = int(cutoff)
+        self.gazetteer = gazetteer
+        self.edge_templates = edge_templates
+        self.patterns = self._patterns(edge_templates)
+
+    @staticmethod
+    def _patterns(spec) -> tuple[str, ...]:
+        if isinstance(spec, str):
+            if spec not in EDGE_PRESETS:
+                raise ValueError(f"unknown edge_templates preset {spec!r} (choose from {', '.join(EDGE_PRESETS)} "
+                                 "or give a list of template patterns)")
+            return EDGE_PRESETS[spec]
+        pats = tuple(str(p) for p in spec)
+        return pats if "bias" in pats else ("bias",) + pats
+
+    # -- surface types and templates -------------------------------------------------------
+    def _types(self, n_columns: int) -> list[str]:
+        types = list(WORD_TYPES) + list(COLUMN_TYPES[:n_columns]) + list(FLAG_TYPES)
+        if self.gazetteer is not None:
+            types += [self.gazetteer.feature_name(t) for t in self.gazetteer.types]
+        return types
+
+    def _templates(self, types: list[str]) -> list[tuple[str, str, int, bool]]:
+        """(name, surface type, offset, is_bigram) in predicate-id order; ``bias`` first."""
+        out = [("bias", "bias", 0, False)]
+        for x in types:
+            for k in OFFSETS:
+                out.append((f"{x}@{k}", x, k, False))
+        bigram_types = [x for x in types if x in BIGRAM_BASE or x.startswith("g")]
+        for x in bigram_types:
+            for k in BIGRAM_OFFSETS:
+                out.append((f"{x}@{k},{k + 1}", x, k, True))
+        return out
+
+    def template_names(self) -> list[str]:
+        return [t[0] for t in self.templates_]
+
+    # -- per-token values ------------------------------------------------------------------
+    def _values(self, sequences: Sequence[Sequence[Sentence]], n_columns: int):
+        """Per surface type: local value strings (index 0 = NULL) and a value id per token (−1 absent)."""
+        wdict: dict[str, int] = {}
+        setdefault = wdict.setdefault
+        wid: list[int] = []
+        seq_lens, starts = [], []
+        cols: list[list[int]] = [[] for _ in range(n_columns)]
+        cdicts: list[dict[str, int]] = [{} for _ in range(n_columns)]
+        gaz_types = self.gazetteer.types if self.gazetteer is not None else []
+        gaz_codes: list[list[int]] = [[] for _ in gaz_types]
+        bio = {"B": 1, "I": 2, "O": 3}
+        for seq in sequences:
+            n = 0
+            for s in seq:
+                m = len(s.words)
+                if m == 0:
+                    continue
+                wid.extend(setdefault(w, len(wdict)) for w in s.words)
+                starts.append(1)
+                starts.extend([0] * (m - 1))
+                for j in range(n_columns):
+                    d = cdicts[j]
+                    cols[j].extend(d.setdefault(v, len(d) + 1) for v in s.extra[j])
+                for j, typ in enumerate(gaz_types):
+                    gaz_codes[j].extend(bio[t] for t in self.gazetteer.match(s.words, typ))
+                n += m
+            seq_lens.append(n)
+        words = list(wdict)
+        word_ids = np.array(wid, dtype=np.int64)
+        values: dict[str, tuple[list[str], np.ndarray]] = {}
+        for x in WORD_TYPES:
+            d: dict[str, int] = {}
+            arr = np.empty(len(words), dtype=np.int64)
+            for i, w in enumerate(words):
+                v = _word_value(x, w)
+                arr[i] = -1 if v is None else d.setdefault(v, len(d) + 1)
+            values[x] = ([NULL] + list(d), arr[word_ids] if len(word_ids) else word_ids)
+        forms = [word_form(w) for w in words]
+        for x in FLAG_TYPES:
+            arr = np.array([1 if f[x] else -1 for f in forms], dtype=np.int64)
+            values[x] = ([NULL, "1"], arr[word_ids] if len(word_ids) else word_ids)
+        for j in range(n_columns):
+            values[COLUMN_TYPES[j]] = ([NULL] + list(cdicts[j]), np.array(cols[j], dtype=np.int64))
+        for j, typ in enumerate(gaz_types):
+            values[self.gazetteer.feature_name(typ)] = ([NULL, "B", "I", "O"], np.array(gaz_codes[j], dtype=np.int64))
+        seq_ptr = np.zeros(len(seq_lens) + 1, dtype=np.int64)
+        np.cumsum(seq_lens, out=seq_ptr[1:])
+        return values, seq_ptr, np.array(starts, dtype=np.uint8)
+
+    @staticmethod
+    def _shift_index(seq_ptr: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Index of token i+k and whether it lies in the same sequence."""
+        n = int(seq_ptr[-1])
+        lens = np.diff(seq_ptr)
+        pos = np.arange(n, dtype=np.int64) - np.repeat(seq_ptr[:-1], lens)
+        ln = np.repeat(lens, lens)
+        ok = (pos + k >= 0) & (pos + k < ln)
+        return np.arange(n, dtype=np.int64) + k, ok
+
+    def _codes(self, tmpl, vals: np.ndarray, shifts: dict, V: int) -> np.ndarray:
+        """Per token: the value (or value-pair code) of a template, −1 when absent."""
+        _, x, k, bigram = tmpl
+        null = -1 if x in FLAG_TYPES else 0
+
+        def at(j):
+            if j == 0:
+                return vals
+            idx, ok = shifts[j]
+            out = np.full(len(vals), null, dtype=np.int64)
+            out[ok] = vals[idx[ok]]
+            return out
+
+        if not bigram:
+            return at(k)
+        a, b = at(k), at(k + 1)
+        return np.where((a >= 0) & (b >= 0), a * V + b, -1)
+
+    # -- fitting and transforming ----------------------------------------------------------
+    def fit(self, sequences: Sequence[Sequence[Sentence]]) -> "KTFeatures":
+        sents = [s for seq in sequences for s in seq if len(s.words)]
+        self.n_columns_ = min(min((len(s.extra) for s in sents), default=0), 2)
+        self.types_ = self._types(self.n_columns_)
+        self.templates_ = self._templates(self.types_)
+        values, seq_ptr, _ = self._values(sequences, self.n_columns_)
+        n = int(seq_ptr[-1])
+        shifts = {k: self._shift_index(seq_ptr, k) for k in (-2, -1, 1, 2)}
+        kept: list[np.ndarray] = []
+        used: dict[str, list[np.ndarray]] = defaultdict(list)
+        for t in self.templates_:
+            if t[0] == "bias":
+                kept.append(np.zeros(1, dtype=np.int64))
+                continue
+            strings, vals = values[t[1]]
+            V = len(strings)
+            codes = self._codes(t, vals, shifts, V)
+            codes = codes[codes >= 0]
+            u, c = np.unique(codes, return_counts=True)
+            u = u[c >= self.cutoff]
+            kept.append(u)
+            used[t[1]].append(u // V if t[3] else u)
+            if t[3]:
+                used[t[1]].append(u % V)
+        # keep only the values some predicate uses; renumber them (NULL stays 0)
+        self.values_: dict[str, list[str]] = {}
+        remap: dict[str, np.ndarray] = {}
+        for x in self.types_:
+            strings, _ = values[x]
+            u = np.unique(np.concatenate(used[x] + [np.zeros(1, dtype=np.int64)]))
+            r = np.full(len(strings), -1, dtype=np.int64)
+            r[u] = np.arange(len(u))
+            remap[x] = r
+            self.values_[x] = [strings[i] for i in u.tolist()]
+        self.kept_: list[np.ndarray] = []
+        for t, u in zip(self.templates_, kept):
+            if t[0] == "bias":
+                self.kept_.append(u)
+                continue
+            x = t[1]
+            Vold = len(values[x][0])
+            r = remap[x]
+            if t[3]:
+                new = r[u // Vold] * len(self.values_[x]) + r[u % Vold]
+            else:
+                new = r[u]
+            self.kept_.append(np.sort(new))
+        self._build_tables()
+        self.n_tokens_fit_ = n
+        return self
+
+    def _build_tables(self) -> None:
+        self.value_index_ = {x: {v: i for i, v in enumerate(vals) if i > 0} for x, vals in self.values_.items()}
+        self.offsets_ = np.zeros(len(self.templates_) + 1, dtype=np.int64)
+        np.cumsum([len(k) for k in self.kept_], out=self.offsets_[1:])
+        self.tables_: list[np.ndarray | None] = []
+        for t, u, off in zip(self.templates_, self.kept_, self.offsets_[:-1]):
+            if t[0] == "bias" or t[3]:
+                self.tables_.append(None)
+                continue
+            tab = np.full(len(self.values_[t[1]]), -1, dtype=np.int64)
+            tab[u] = off + np.arange(len(u))
+            self.tables_.append(tab)
+        self.n_predicates_ = int(self.offsets_[-1])
+        edge = np.zeros(self.n_predicates_, dtype=bool)
+        self.edge_template_mask_ = np.zeros(len(self.templates_), dtype=bool)
+        for j, t in enumerate(self.templates_):
+            if any(fnmatch.fnmatchcase(t[0], p) for p in self.patterns):
+                self.edge_template_mask_[j] = True
+                edge[self.offsets_[j]:self.offsets_[j + 1]] = True
+        self.edge_of_ = np.where(edge, np.cumsum(edge) - 1, -1).astype(np.int64)
+        self.n_edge_predicates_ = int(edge.sum())
+
+    def transform(self, sequences: Sequence[Sequence[Sentence]]) -> FeatureRows:
+        """Predicate ids per token (sequences of sentences; empty sentences hold no token)."""
+        sents = [s for seq in sequences for s in seq if len(s.words)]
+        have = min((len(s.extra) for s in sents), default=self.n_columns_)
+        if have < self.n_columns_:
+            raise ValueError(f"the model uses {self.n_columns_} extra column(s) (POS/chunk) but the text has "
+                             f"{have}: read a file with the same columns as the training data")
+        values, seq_ptr, starts = self._values(sequences, self.n_columns_)
+        n = int(seq_ptr[-1])
+        shifts = {k: self._shift_index(seq_ptr, k) for k in (-2, -1, 1, 2)}
+        gvals: dict[str, np.ndarray] = {}
+        for x in self.types_:
+            strings, vals = values[x]
+            index = self.value_index_[x]
+            g = np.array([0] + [index.get(s, -1) for s in strings[1:]], dtype=np.int64)
+            gvals[x] = np.where(vals >= 0, g[np.maximum(vals, 0)], -1) if n else vals
+        cols = np.full((n, len(self.templates_)), -1, dtype=np.int32)
+        for j, t in enumerate(self.templates_):
+            if t[0] == "bias":
+                cols[:, j] = 0
+                continue
+            V = len(self.values_[t[1]])
+            codes = self._codes(t, gvals[t[1]], shifts, V)
+            ok = codes >= 0
+            if t[3]:
+                keys = self.kept_[j]
+                pos = np.searchsorted(keys, codes[ok])
+                pos = np.minimum(pos, max(len(keys) - 1, 0))
+                hit = keys[pos] == codes[ok] if len(keys) else np.zeros(len(pos), dtype=bool)
+                col = np.full(n, -1, dtype=np.int64)
+                col[np.nonzero(ok)[0][hit]] = self.offsets_[j] + pos[hit]
+                cols[:, j] = col
+            else:
+                col = np.full(n, -1, dtype=np.int64)
+                col[ok] = self.tables_[j][codes[ok]]
+                cols[:, j] = col
+        mask = cols >= 0
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(mask.sum(axis=1), out=indptr[1:])
+        ids = cols[mask].astype(np.int32)
+        return FeatureRows(indptr, ids, seq_ptr, starts)
+
+    def predicate_names(self, ids: Iterable[int]) -> list[str]:
+        """Readable names (``template=value``) of predicate ids."""
+        out = []
+        for p in ids:
+            j = int(np.searchsorted(self.offsets_, p, side="right") - 1)
+            name, x, _, bigram = self.templates_[j]
+            code = int(self.kept_[j][p - self.offsets_[j]])
+            if name == "bias":
+                out.append("bias")
+            elif bigram:
+                V = len(self.values_[x])
+                out.append(f"{name}={self.values_[x][code // V]}|{self.values_[x][code % V]}")
+            else:
+                out.append(f"{name}={self.values_[x][code]}")
+        return out
+
+    # -- persistence ------------------------------------------------------------------------
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """JSON header part and arrays (see :meth:`from_state`)."""
+        header = {"name": self.name, "cutoff": self.cutoff, "n_columns": self.n_columns_,
+                  "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
+                  else list(self.edge_templates),
+                  "types": self.types_, "templates": [list(t) for t in self.templates_],
+                  "n_predicates": self.n_predicates_}
+        kept_ptr = np.zeros(len(self.kept_) + 1, dtype=np.int64)
+        np.cumsum([len(k) for k in self.kept_], out=kept_ptr[1:])
+        arrays = {"kept": np.concatenate(self.kept_).astype(np.int64), "kept_ptr": kept_ptr}
+        values = {x: v[1:] for x, v in self.values_.items()}
+        gaz = self.gazetteer.to_json() if self.gazetteer is not None else None
+        return header, arrays, values, gaz
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict, values: dict, gaz) -> "KTFeatures":
+        gazetteer = Gazetteer(gaz) if gaz is not None else None
+        f = cls(header["cutoff"], gazetteer, header["edge_templates"])
+        f.n_columns_ = int(header["n_columns"])
+        f.types_ = list(header["types"])
+        f.templates_ = [(str(a), str(b), int(c), bool(d)) for a, b, c, d in header["templates"]]
+        if f.types_ != f._types(f.n_columns_) or f.templates_ != f._templates(f.types_):
+            raise ValueError("feature templates do not match this version of the kt feature set")
+        f.values_ = {x: [NULL] + list(values[x]) for x in f.types_}
+        kept, ptr = arrays["kept"], arrays["kept_ptr"]
+        if len(ptr) != len(f.templates_) + 1 or ptr[-1] != len(kept) or np.any(np.diff(ptr) < 0):
+            raise ValueError("kept-value table does not match the templates")
+        f.kept_ = [kept[ptr[j]:ptr[j + 1]] for j in range(len(f.templates_))]
+        for t, u in zip(f.templates_, f.kept_):
+            V = len(f.values_[t[1]]) if t[0] != "bias" else 1
+            lim = V * V if t[3] else V
+            if len(u) and (u.min() < 0 or u.max() >= lim or np.any(np.diff(u) <= 0)):
+                raise ValueError(f"template {t[0]} has out-of-range or unsorted values")
+        f._build_tables()
+        if f.n_predicates_ != int(header["n_predicates"]):
+            raise ValueError("predicate count does not match")
+        return f

@@ -1,0 +1,700 @@
+"""Structured perceptron tagger (Collins 2002a; Kazama & Torisawa 2007 §2–3, §4.3; SPEC §6).
+
+Score(x, y) = Φ(x, y)·w with the local features of :mod:`nerstudio.tagging.local_features`
+(K&T Table 1): node features (predicate × y0) and edge features (predicate × y−1 × y0).
+Decoding is a first-order Viterbi; the k best taggings come from an exact list-Viterbi search
+(:mod:`nerstudio.tagging._viterbi`). Tags are the SCN encoding of
+:func:`nerstudio.tagging.maxent.make_tagset` (``N``, ``S-X``, ``C-X``); a ``C-X`` tag may follow
+only ``S-X`` or ``C-X`` and never opens a sequence or a sentence (hard constraints, so every
+output is a valid tagging of every sentence).
+
+Sequences (``documents=True``, K&T §6.1): the sentences of a document are concatenated into one
+sequence, plainly, as K&T do: feature windows, bigrams and tag transitions run across sentence
+boundaries inside a document (only the "no C-X at a sentence start" constraint knows where
+sentences begin). :class:`Sequences` keeps the sentence offsets, so predictions come back per
+sentence. ``documents=False`` makes every sentence its own sequence.
+
+Training variants (``variant``):
+
+``perceptron``
+    Collins' perceptron: decode each training sequence; if the best tagging y' is wrong,
+    w += Φ(x, y*) − Φ(x, y'). The last weights are the model (``average=False``).
+``averaged``
+    the same updates; the model is the average of the weight vectors after every example of
+    every epoch (Collins 2002a), see :class:`AveragedWeights` (``average=True``).
+``margin``
+    K&T Algorithm 3.1 with parameter ``C``: with y' the best and y'' the second best tagging
+    (exact 2-best search), update with y' when y' ≠ y*; otherwise, when
+    Φ(x, y*)·w − Φ(x, y'')·w ≤ C, update with y''. K&T's margin perceptron outputs the last
+    weights, not an average, and so does ``average=None`` (the default) here; ``average=True``
+    averages it like the averaged perceptron.
+
+``bpm`` = K > 0 (K&T §4.3, BPM initialisation): K single passes over differently shuffled
+training sequences, each from zero with the variant's own update rule; the mean of their output
+vectors (averaged outputs when ``average``) is the starting point of training.
+
+Epochs: at most ``epochs`` passes, over the sequences shuffled anew each epoch (seeded by
+``seed``; ``shuffle=False`` keeps file order). Training stops early as in K&T §6.1 when the
+relative change of the per-word training error (tokens whose best tag was wrong during the
+pass, over all tokens) stays below ``tol`` (1e-4) for ``patience`` (3) epochs in a row, or when an
+epoch makes no update. With a development set each epoch is scored on it (P/R/F) and with
+``keep_best`` the model keeps the weights of the best dev epoch.
+
+Cancellation: ``should_cancel()`` is polled between chunks of sequences sized to take about
+0.1 s; when it turns true, training stops and the model keeps the best weights seen so far (the
+best dev epoch, else the current weights, averaged if averaging): ``cancelled_`` is then true.
+
+Weights: one flat float64 vector, layout in :mod:`nerstudio.tagging._viterbi` (node block
+predicate × T, edge block edge-predicate × T × T; the bias predicate's edge block is the
+transition matrix).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..corpus.model import Corpus, Document, Sentence, Span
+from ..errors import Cancelled, FormatError
+from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
+from ..persist import json_array, json_value, jsonable, load_npz, save_npz
+from . import _viterbi as K
+from .local_features import Gazetteer, KTFeatures
+from .maxent import TASKS, make_tagset
+
+MODEL_FORMAT = "nerstudio-perceptron-tagger"
+MODEL_VERSION = 1
+VARIANTS = ("perceptron", "averaged", "margin")
+FEATURE_SETS = ("kt",)
+CHUNK_SECONDS = 0.1  # target work between two looks at the cancel flag
+
+
+# ------------------------------------------------------------------------------------------
+# data
+
+
+@dataclass
+class Sequences:
+    """A corpus prepared for the tagger: predicate ids per token and the way back to sentences.
+
+    ``indptr``/``ids``: CSR rows of predicate ids, one row per token of all sequences in order;
+    ``seq_ptr``: token offset of every sequence (len = n_sequences + 1); ``starts``: 1 on the first
+    token of every sentence; ``gold``: per sequence, its gold tag ids (int16) or ``None``;
+    ``words``: per sequence, the concatenated words; ``sentence_offsets``: per sequence, the token
+    offsets of its sentences inside it (len = its sentences + 1); ``sentence_index``: per sequence,
+    the indices of its sentences in the corpus' sentence order; ``gold_spans``: gold spans per
+    corpus sentence (untyped for the SCN task); ``names``: document ids (or sentence numbers).
+    """
+
+    indptr: np.ndarray
+    ids: np.ndarray
+    seq_ptr: np.ndarray
+    starts: np.ndarray
+    gold: list[np.ndarray] | None
+    words: list[tuple[str, ...]]
+    sentence_offsets: list[np.ndarray]
+    sentence_index: list[np.ndarray]
+    gold_spans: list[list[Span]] | None
+    names: list[str]
+    documents: bool = True
+    gold_flat: np.ndarray | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.seq_ptr) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.seq_ptr[-1])
+
+    @property
+    def n_sentences(self) -> int:
+        return sum(len(o) - 1 for o in self.sentence_offsets)
+
+    def bounds(self, i: int) -> tuple[int, int]:
+        """(first token, length) of sequence i."""
+        a = int(self.seq_ptr[i])
+        return a, int(self.seq_ptr[i + 1]) - a
+
+    def split(self, i: int, tags: np.ndarray) -> list[np.ndarray]:
+        """A tagging of sequence i cut into its sentences."""
+        off = self.sentence_offsets[i]
+        return [tags[off[j]:off[j + 1]] for j in range(len(off) - 1)]
+
+
+@dataclass
+class EpochStats:
+    """One training pass (a BPM pass has ``phase="bpm"``)."""
+
+    epoch: int
+    phase: str
+    seconds: float  # of this pass
+    elapsed: float  # since fit started
+    sequences: int
+    tokens: int
+    mistakes: int  # sequences whose best tagging was wrong
+    updates: int
+    margin_updates: int  # updates with the second best (margin variant)
+    word_error: float  # fraction of tokens whose best tag was wrong during the pass
+    dev_precision: float | None = None
+    dev_recall: float | None = None
+    dev_f1: float | None = None
+    best: bool = False
+    cancelled: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class AveragedWeights:
+    """Current weights ``w`` and what is needed for their running average, updated sparsely.
+
+    The average is over the vectors after every example: with c examples seen (:meth:`tick`
+    after each) and w_t the vector after example t, mean = (1/c) Σ_{t=1..c} w_t. Lazy form: an
+    update Δ made while seeing example t (before its tick) is also added, times t, to ``u``; then
+    Σ_t w_t = (c+1)·w − u, so the mean is ((c+1)·w − u) / c and no dense work is ever done per
+    example. Initial weights are an update at time 1 (``add`` before the first tick), which gives
+    the right mean when training starts from a BPM vector. ``track=False`` keeps ``w`` only.
+    """
+
+    def __init__(self, n: int, track: bool = True):
+        self.w = np.zeros(int(n), dtype=np.float64)
+        self.track = bool(track)
+        self.u = np.zeros(int(n) if track else 0, dtype=np.float64)
+        self.counter = np.zeros(1, dtype=np.int64)
+
+    @property
+    def c(self) -> int:
+        """Examples seen so far."""
+        return int(self.counter[0])
+
+    def __len__(self) -> int:
+        return len(self.w)
+
+    def add(self, idx, vals, scale: float = 1.0) -> None:
+        """w[idx] += scale·vals (repeated indices add up), time-stamped with the current example."""
+        idx = np.asarray(idx, dtype=np.int64)
+        v = np.broadcast_to(np.asarray(vals, dtype=np.float64) * scale, idx.shape)
+        np.add.at(self.w, idx, v)
+        if self.track:
+            np.add.at(self.u, idx, (self.c + 1.0) * v)
+
+    def tick(self, n: int = 1) -> None:
+        """An example (or n) has been seen."""
+        self.counter[0] += n
+
+    def averaged(self) -> np.ndarray:
+        """The mean of the vectors after each example (``w`` itself before any example)."""
+        if not self.track or self.c == 0:
+            return self.w.copy()
+        c = float(self.c)
+        return ((c + 1.0) * self.w - self.u) / c
+
+    def grow(self, n: int) -> None:
+        """Extend to n weights (new ones are zero and were zero at every past example)."""
+        extra = int(n) - len(self.w)
+        if extra < 0:
+            raise ValueError("cannot shrink the weight vector")
+        if extra:
+            self.w = np.concatenate([self.w, np.zeros(extra)])
+            if self.track:
+                self.u = np.concatenate([self.u, np.zeros(extra)])
+
+
+def _as_units(data) -> list[tuple[str, list[Sentence]]]:
+    """(id, sentences) per document of a Corpus, a list of Documents or a list of Sentences
+    (each sentence then being a document of its own)."""
+    if isinstance(data, Corpus):
+        return [(d.id or str(k + 1), list(d.sentences)) for k, d in enumerate(data.documents)]
+    items = list(data)
+    if all(isinstance(d, Document) for d in items):
+        return [(d.id or str(k + 1), list(d.sentences)) for k, d in enumerate(items)]
+    if all(isinstance(s, Sentence) for s in items):
+        return [(str(k + 1), [s]) for k, s in enumerate(items)]
+    raise TypeError("expected a Corpus, a list of Documents or a list of Sentences")
+
+
+class _Buffers:
+    """Work arrays of the compiled search for sequences up to ``L`` tokens and ``k`` best."""
+
+    def __init__(self, L: int, T: int, k: int):
+        L = max(int(L), 1)
+        self.L, self.k = L, k
+        self.node = np.zeros((L, T))
+        self.edge = np.zeros((L, T * T))
+        self.sc = np.zeros((2, T, k))
+        self.cnt = np.zeros((2, T), dtype=np.int64)
+        self.bp_tag = np.zeros((L, T, k), dtype=np.int8 if T < 128 else np.int16)
+        self.bp_rank = np.zeros((L, T, k), dtype=np.int16 if k < 32767 else np.int32)
+        self.heads = np.zeros(T, dtype=np.int64)
+        self.kt = np.zeros((k, L), dtype=np.int16)
+        self.ks = np.zeros(k)
+        self.delta = np.zeros((L, T))
+        self.back = np.zeros((L, T), dtype=np.int16)
+
+
+# ------------------------------------------------------------------------------------------
+# the tagger
+
+
+class PerceptronTagger:
+    """Structured perceptron tagger; ``fit`` returns self, learned state ends in ``_``.
+
+    See the module docstring for the variants, ``bpm``, stopping and cancellation. ``C`` is the
+    margin of the ``margin`` variant; ``average=None`` means the variant's own choice (averaged
+    only for ``averaged``). ``gazetteer``: ``None`` (no gazetteer features), ``"train"`` (ORG,
+    PER and MISC entity strings of the training data) or a mapping type → entity strings.
+    ``edge_templates``: which templates get edge features (``"all"`` as in K&T; see
+    :class:`~nerstudio.tagging.local_features.KTFeatures`).
+    """
+
+    def __init__(self, task: str = "typed", features: str = "kt", cutoff: int = 2, variant: str = "margin",
+                 C: float = 8000.0, average: bool | None = None, bpm: int = 0, epochs: int = 30,
+                 documents: bool = True, gazetteer=None, seed: int = 0, keep_best: bool = True,
+                 labels: Sequence[str] | None = None, shuffle: bool = True, tol: float = 1e-4, patience: int = 3,
+                 edge_templates="all"):
+        if task not in TASKS:
+            raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
+        if features not in FEATURE_SETS:
+            raise ValueError(f"unknown feature set {features!r} (choose from {', '.join(FEATURE_SETS)})")
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
+        if gazetteer is not None and not (gazetteer == "train" or isinstance(gazetteer, (Mapping, Gazetteer))):
+            raise ValueError("gazetteer must be None, 'train' or a mapping type → entity strings")
+        if epochs < 0 or bpm < 0 or cutoff < 1:
+            raise ValueError("epochs and bpm must be ≥ 0 and cutoff ≥ 1")
+        KTFeatures._patterns(edge_templates)  # validates
+        self.task, self.features, self.cutoff, self.variant = task, features, int(cutoff), variant
+        self.C, self.average, self.bpm, self.epochs = float(C), average, int(bpm), int(epochs)
+        self.documents, self.gazetteer, self.seed, self.keep_best = bool(documents), gazetteer, int(seed), keep_best
+        self.labels = None if labels is None else list(labels)
+        self.shuffle, self.tol, self.patience = bool(shuffle), float(tol), int(patience)
+        self.edge_templates = edge_templates
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def typed(self) -> bool:
+        return self.task == "typed"
+
+    @property
+    def averaging(self) -> bool:
+        return self.variant == "averaged" if self.average is None else bool(self.average)
+
+    @property
+    def n_tags(self) -> int:
+        return len(self.tagset_)
+
+    @property
+    def vocabulary(self) -> KTFeatures:
+        """The fitted feature vocabulary (stored with the model)."""
+        return self.features_
+
+    def _layout(self) -> None:
+        T = len(self.tagset_)
+        f = self.features_
+        self.E0_ = f.n_predicates_ * T
+        self.n_weights_ = self.E0_ + f.n_edge_predicates_ * T * T
+        self.edge_of_ = f.edge_of_
+        is_c = np.array([t.startswith("C") for t in self.tagset_], dtype=np.bool_)
+        allowed = np.ones((T, T), dtype=np.bool_)
+        for j, t in enumerate(self.tagset_):
+            if is_c[j]:
+                lab = t[2:]
+                for i, prev in enumerate(self.tagset_):
+                    allowed[i, j] = prev in ((f"S-{lab}" if lab else "S"), t)
+        self.is_c_, self.allowed_ = is_c, allowed
+
+    def _weights(self, weights) -> np.ndarray:
+        w = self.weights_ if weights is None else weights
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        if w.shape != (self.n_weights_,):
+            raise ValueError(f"weight vector has shape {w.shape}, expected ({self.n_weights_},)")
+        return w
+
+    # -- preparing text --------------------------------------------------------------------
+    def _units(self, data, documents: bool) -> tuple[list[tuple[str, list[Sentence]]], int]:
+        units = _as_units(data)
+        n_sent = sum(len(s) for _, s in units)
+        if documents:
+            return units, n_sent
+        out = []
+        k = 0
+        for _, sents in units:
+            for s in sents:
+                k += 1
+                out.append((str(k), [s]))
+        return out, n_sent
+
+    def _gold_spans(self, s: Sentence) -> list[Span]:
+        return list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans]
+
+    def prepare(self, corpus, documents: bool | None = None, strict_gold: bool = False) -> Sequences:
+        """Features of a corpus under the fitted vocabulary (computed once, reused every epoch).
+
+        ``documents`` overrides the tagger's sequence unit. Gold tags are computed from the spans;
+        entities of a type the tagger does not know are left out of the gold tags (an error with
+        ``strict_gold``, which training uses).
+        """
+        documents = self.documents if documents is None else bool(documents)
+        units, _ = self._units(corpus, documents)
+        rows = self.features_.transform([u for _, u in units])
+        index = {t: k for k, t in enumerate(self.tagset_)}
+        words, offsets, sidx, gold_spans, gold_parts = [], [], [], [], []
+        k = 0
+        for _, sents in units:
+            lens = [len(s.words) for s in sents]
+            off = np.zeros(len(sents) + 1, dtype=np.int64)
+            np.cumsum(lens, out=off[1:])
+            offsets.append(off)
+            sidx.append(np.arange(k, k + len(sents), dtype=np.int64))
+            k += len(sents)
+            words.append(tuple(w for s in sents for w in s.words))
+            for s in sents:
+                spans = self._gold_spans(s)
+                gold_spans.append(spans)
+                try:
+                    gold_parts.append(spans_to_tag_ids(spans, len(s.words), index, self.typed))
+                except ValueError as exc:
+                    if strict_gold:
+                        raise ValueError(f"training sentence {s.text()[:60]!r}: {exc}") from None
+                    known = [sp for sp in spans if (f"S-{sp.label}" if self.typed else "S") in index]
+                    gold_parts.append(spans_to_tag_ids(known, len(s.words), index, self.typed))
+        gold_flat = np.concatenate(gold_parts).astype(np.int16) if gold_parts else np.zeros(0, np.int16)
+        seq_ptr = rows.seq_ptr
+        gold = [gold_flat[seq_ptr[i]:seq_ptr[i + 1]] for i in range(len(seq_ptr) - 1)]
+        return Sequences(rows.indptr, rows.ids, seq_ptr, rows.starts, gold, words, offsets, sidx, gold_spans,
+                         [u[0] for u in units], documents, gold_flat)
+
+    # -- decoding --------------------------------------------------------------------------
+    def decode(self, seqs: Sequences, weights=None) -> list[np.ndarray]:
+        """Viterbi: the best valid tagging of every sequence (int16 tag ids)."""
+        w = self._weights(weights)
+        out, _ = self._viterbi(seqs, w)
+        return [out[seqs.seq_ptr[i]:seqs.seq_ptr[i + 1]] for i in range(len(seqs))]
+
+    def _viterbi(self, seqs: Sequences, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        T = len(self.tagset_)
+        L = int(np.diff(seqs.seq_ptr).max(initial=1))
+        b = _Buffers(L, T, 1)
+        out = np.zeros(seqs.n_tokens, dtype=np.int16)
+        scores = np.zeros(len(seqs))
+        K.viterbi_all(seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
+                      seqs.starts, out, scores, b.node, b.edge, b.delta, b.back)
+        return out, scores
+
+    def kbest(self, seqs: Sequences, i: int, k: int, weights=None) -> tuple[np.ndarray, np.ndarray]:
+        """The k best valid taggings of sequence i, best first, distinct: ((k', L) int16 tags,
+        (k',) float64 scores) with k' = min(k, number of valid taggings)."""
+        w = self._weights(weights)
+        a, L = seqs.bounds(i)
+        b = _Buffers(L, len(self.tagset_), max(int(k), 1))
+        return self._kbest_with(seqs, i, b, w)
+
+    def _kbest_with(self, seqs: Sequences, i: int, b: _Buffers, w: np.ndarray):
+        a, L = seqs.bounds(i)
+        T = len(self.tagset_)
+        n = K.kbest_one(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
+                        seqs.starts, b.k, b.node, b.edge, b.sc, b.cnt, b.bp_tag, b.bp_rank, b.heads, b.kt, b.ks)
+        return b.kt[:n, :L].copy(), b.ks[:n].copy()
+
+    def score(self, seqs: Sequences, i: int, tags, weights=None) -> float:
+        """The local score Φ^l(x, y)·w of a tagging of sequence i (constraints not checked)."""
+        w = self._weights(weights)
+        a, L = seqs.bounds(i)
+        tags = np.ascontiguousarray(tags, dtype=np.int16)
+        if tags.shape != (L,):
+            raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
+        return float(K.score_seq(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, w, len(self.tagset_), self.E0_))
+
+    def phi(self, seqs: Sequences, i: int, tags) -> tuple[np.ndarray, np.ndarray]:
+        """Sparse Φ^l(x, y): (sorted unique int64 indices into the flat weights, float64 counts)."""
+        a, L = seqs.bounds(i)
+        tags = np.ascontiguousarray(tags, dtype=np.int16)
+        if tags.shape != (L,):
+            raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
+        nnz = int(seqs.indptr[a + L] - seqs.indptr[a])
+        buf = np.zeros(2 * nnz, dtype=np.int64)
+        n = K.phi_indices(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, len(self.tagset_), self.E0_, buf)
+        idx, counts = np.unique(buf[:n], return_counts=True)
+        return idx, counts.astype(np.float64)
+
+    def _sentence_spans(self, seqs: Sequences, tags_per_seq: Sequence[np.ndarray]) -> list[list[Span]]:
+        out: list[list[Span]] = [[] for _ in range(seqs.n_sentences)]
+        for i, tags in enumerate(tags_per_seq):
+            for j, part in zip(seqs.sentence_index[i], seqs.split(i, tags)):
+                out[j] = tags_to_spans(part, self.tagset_) if len(part) else []
+        return out
+
+    def predict_spans(self, corpus, weights=None) -> list[list[Span]]:
+        """Predicted spans per sentence (corpus sentence order)."""
+        seqs = self.prepare(corpus)
+        return self._sentence_spans(seqs, self.decode(seqs, weights))
+
+    def _evaluate_seqs(self, seqs: Sequences, w: np.ndarray):
+        from ..evaluation import evaluate_spans
+        pred = self._sentence_spans(seqs, self.decode(seqs, w))
+        return evaluate_spans(seqs.gold_spans, pred).overall
+
+    def evaluate(self, corpus, weights=None) -> dict:
+        """Exact-span precision, recall and F (percent) against the corpus' gold spans."""
+        seqs = self.prepare(corpus)
+        prf = self._evaluate_seqs(seqs, self._weights(weights))
+        return {"precision": prf.precision, "recall": prf.recall, "f1": prf.f1}
+
+    def nbest(self, corpus, n: int = 20, documents: bool | None = None, weights=None) -> NBestList:
+        """k-best lists with the local scores Φ·w in place of log-probabilities.
+
+        ``documents=False``: one entry per sentence, each sentence decoded as its own sequence
+        (the features then see no neighbouring sentence, even for a model trained on documents).
+        ``documents=True`` (default for a document model): one entry per *document*; its words
+        are the concatenated words, its gold the concatenated spans shifted by the sentence
+        offsets, which ``meta["sentence_offsets"]`` lists per document (ids are document ids).
+        """
+        documents = self.documents if documents is None else bool(documents)
+        w = self._weights(weights)
+        seqs = self.prepare(corpus, documents=documents)
+        L = int(np.diff(seqs.seq_ptr).max(initial=1))
+        b = _Buffers(L, len(self.tagset_), max(int(n), 1))
+        cands, scores = [], []
+        for i in range(len(seqs)):
+            t, s = self._kbest_with(seqs, i, b, w)
+            cands.append(t)
+            scores.append(s)
+        meta = {"source": "perceptron-tagger", "variant": self.variant, "n": int(n),
+                "scores": "local score (features · weights), not a log-probability",
+                "unit": "document" if documents else "sentence", "task": self.task}
+        if documents:
+            gold = []
+            for i in range(len(seqs)):
+                off = seqs.sentence_offsets[i]
+                g = []
+                for j, sj in enumerate(seqs.sentence_index[i]):
+                    g.extend(Span(sp.start + int(off[j]), sp.end + int(off[j]), sp.label) for sp in seqs.gold_spans[sj])
+                gold.append(g)
+            meta["sentence_offsets"] = [o.tolist() for o in seqs.sentence_offsets]
+            ids = list(seqs.names)
+        else:
+            gold = list(seqs.gold_spans)
+            ids = list(seqs.names)
+        return NBestList(list(self.tagset_), list(seqs.words), cands, scores, gold, ids, meta)
+
+    # -- training --------------------------------------------------------------------------
+    def _order(self, n: int, tag: int) -> np.ndarray:
+        if not self.shuffle:
+            return np.arange(n, dtype=np.int64)
+        return shuffled_order(n, self.seed, tag)
+
+    def _run_pass(self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: _Buffers,
+                  should_cancel) -> tuple[np.ndarray, bool]:
+        """One pass over ``order``; returns (stats, cancelled)."""
+        T = len(self.tagset_)
+        stats = np.zeros(5, dtype=np.int64)
+        margin = self.variant == "margin"
+        chunk = 1
+        lo = 0
+        n = len(order)
+        while lo < n:
+            if should_cancel is not None and should_cancel():
+                return stats, True
+            hi = min(n, lo + chunk)
+            t0 = time.perf_counter()
+            K.train_chunk(order, lo, hi, seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, seqs.gold_flat, aw.w,
+                          aw.u, aw.track, aw.counter, T, self.E0_, self.allowed_, self.is_c_, seqs.starts, margin,
+                          self.C, buf.node, buf.edge, buf.sc, buf.cnt, buf.bp_tag, buf.bp_rank, buf.heads, buf.kt,
+                          buf.ks, stats)
+            dt = time.perf_counter() - t0
+            lo = hi
+            chunk = int(max(1, min(chunk * 4, chunk * CHUNK_SECONDS / max(dt, 1e-6))))
+        return stats, False
+
+    def _stats(self, epoch, phase, t_pass, t_fit, stats, cancelled) -> EpochStats:
+        tokens = int(stats[4])
+        return EpochStats(epoch=epoch, phase=phase, seconds=time.perf_counter() - t_pass,
+                          elapsed=time.perf_counter() - t_fit, sequences=0, tokens=tokens,
+                          mistakes=int(stats[1]), updates=int(stats[2]), margin_updates=int(stats[3]),
+                          word_error=float(stats[0]) / tokens if tokens else 0.0, cancelled=cancelled)
+
+    def one_pass(self, seqs: Sequences, order: np.ndarray, buf: _Buffers | None = None,
+                 should_cancel=None) -> tuple[np.ndarray, np.ndarray, bool]:
+        """A single pass from zero over ``order`` with this tagger's update rule (a BPM run).
+
+        Returns (its output weights — averaged when averaging —, pass statistics, cancelled).
+        """
+        buf = buf or _Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
+        aw = AveragedWeights(self.n_weights_, track=self.averaging)
+        stats, cancelled = self._run_pass(seqs, aw, np.asarray(order, dtype=np.int64), buf, should_cancel)
+        return aw.averaged() if self.averaging else aw.w, stats, cancelled
+
+    def fit(self, corpus_or_documents, dev=None, callback: Callable[[EpochStats], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None) -> "PerceptronTagger":
+        """Train on a Corpus (its documents), a list of Documents or a list of Sentences.
+
+        ``dev`` (same kinds) is scored after every epoch. Returns self.
+        """
+        t_fit = time.perf_counter()
+        self.cancelled_ = False
+        units = _as_units(corpus_or_documents)
+        sentences = [s for _, ss in units for s in ss]
+        if not any(len(s.words) for s in sentences):
+            raise ValueError("no training tokens")
+        labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
+        self.tagset_ = make_tagset(labels if self.typed else [], self.task)
+        gaz = self.gazetteer
+        if gaz == "train":
+            gaz = Gazetteer.from_sentences(sentences)
+        elif isinstance(gaz, Mapping):
+            gaz = Gazetteer(gaz)
+        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates)
+        seq_units, _ = self._units(corpus_or_documents, self.documents)
+        self.features_.fit([u for _, u in seq_units])
+        self._layout()
+        train = self.prepare(corpus_or_documents, strict_gold=True)
+        dev_seqs = self.prepare(dev) if dev is not None else None
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("tagger training cancelled")
+        self.feature_seconds_ = time.perf_counter() - t_fit
+        T = len(self.tagset_)
+        buf = _Buffers(int(np.diff(train.seq_ptr).max(initial=1)), T, 2)
+        n = len(train)
+        self.history_: list[EpochStats] = []
+        avg = self.averaging
+        self.bpm_init_ = None
+        aw = AveragedWeights(self.n_weights_, track=avg)
+        cancelled = False
+        if self.bpm:
+            acc = np.zeros(self.n_weights_)
+            done = 0
+            for r in range(self.bpm):
+                t_pass = time.perf_counter()
+                out, stats, cancelled = self.one_pass(train, shuffled_order(n, self.seed, 1000 + r), buf,
+                                                      should_cancel)
+                acc += out
+                done += 1
+                st = self._stats(r + 1, "bpm", t_pass, t_fit, stats, cancelled)
+                st.sequences = n
+                self.history_.append(st)
+                if callback:
+                    callback(st)
+                if cancelled:
+                    break
+            w0 = acc / done
+            self.bpm_init_ = w0
+            aw.w[:] = w0
+            if avg:
+                aw.u[:] = w0  # the starting vector counts as an update at time 1
+        best_f, best_w, best_epoch = None, None, None
+        errors: list[float] = []
+        quiet = 0
+        epoch = 0
+        for epoch in range(1, self.epochs + 1):
+            if cancelled:
+                break
+            t_pass = time.perf_counter()
+            order = self._order(n, epoch)
+            stats, cancelled = self._run_pass(train, aw, order, buf, should_cancel)
+            st = self._stats(epoch, "train", t_pass, t_fit, stats, cancelled)
+            st.sequences = int(n if not cancelled else 0)
+            cur = None
+            if not cancelled and dev_seqs is not None:
+                cur = aw.averaged() if avg else aw.w
+                prf = self._evaluate_seqs(dev_seqs, cur)
+                st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
+                if best_f is None or prf.f1 > best_f:
+                    st.best = True
+                    best_f, best_epoch = prf.f1, epoch
+                    if self.keep_best:
+                        best_w = cur.copy() if cur is aw.w else cur
+            st.seconds = time.perf_counter() - t_pass
+            self.history_.append(st)
+            if callback:
+                callback(st)
+            if cancelled:
+                break
+            # K&T's stopping rule on the per-word training error, or no update at all
+            e = st.word_error
+            if errors:
+                prev = errors[-1]
+                change = abs(e - prev) / prev if prev > 0 else (0.0 if e == 0 else np.inf)
+                quiet = quiet + 1 if change < self.tol else 0
+            errors.append(e)
+            if st.updates == 0 or quiet >= self.patience:
+                break
+        self.cancelled_ = cancelled
+        self.epochs_run_ = sum(1 for h in self.history_ if h.phase == "train" and not h.cancelled)
+        self.best_epoch_ = best_epoch
+        self.best_dev_f1_ = best_f
+        if best_w is not None:
+            self.weights_ = best_w
+        else:
+            self.weights_ = aw.averaged() if avg else aw.w.copy()
+        self.train_seconds_ = time.perf_counter() - t_fit
+        return self
+
+    # -- persistence -----------------------------------------------------------------------
+    def get_params(self) -> dict:
+        gaz = self.gazetteer
+        return {"task": self.task, "features": self.features, "cutoff": self.cutoff, "variant": self.variant,
+                "C": self.C, "average": self.average, "bpm": self.bpm, "epochs": self.epochs,
+                "documents": self.documents, "gazetteer": gaz if gaz is None or isinstance(gaz, str) else "custom",
+                "seed": self.seed, "keep_best": self.keep_best, "labels": self.labels, "shuffle": self.shuffle,
+                "tol": self.tol, "patience": self.patience,
+                "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
+                else list(self.edge_templates)}
+
+    def save(self, path) -> None:
+        fh, farrays, values, gaz = self.features_.state()
+        w = self.weights_
+        nz = np.flatnonzero(w)
+        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "params": self.get_params(),
+                  "tagset": list(self.tagset_), "feature_set": fh, "n_weights": int(self.n_weights_),
+                  "epochs_run": getattr(self, "epochs_run_", None), "best_epoch": getattr(self, "best_epoch_", None),
+                  "train_seconds": getattr(self, "train_seconds_", None),
+                  "history": [h.as_dict() for h in getattr(self, "history_", [])]}
+        arrays = {"kept": farrays["kept"], "kept_ptr": farrays["kept_ptr"], "values": json_array(values),
+                  "w_index": nz.astype(np.int64), "w_value": w[nz].astype(np.float64)}
+        if gaz is not None:
+            arrays["gazetteer"] = json_array(gaz)
+        save_npz(path, jsonable(header), arrays)
+
+    @classmethod
+    def load(cls, path) -> "PerceptronTagger":
+        path = os.fspath(path)
+        h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a perceptron tagger model")
+        try:
+            p = dict(h["params"])
+            gaz_spec = p.pop("gazetteer")
+            m = cls(**p)
+            gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
+            m.gazetteer = gaz_spec if gaz_spec in (None, "train") else gaz
+            m.tagset_ = [str(t) for t in h["tagset"]]
+            if not m.tagset_ or m.tagset_[0] != "N":
+                raise ValueError("bad tag set")
+            m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
+            m._layout()
+            if m.n_weights_ != int(h["n_weights"]):
+                raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
+            idx, val = arrays["w_index"], arrays["w_value"]
+            if idx.ndim != 1 or idx.shape != val.shape or val.dtype != np.float64:
+                raise ValueError("weight arrays have the wrong shape or type")
+            if len(idx) and (idx.min() < 0 or idx.max() >= m.n_weights_ or np.any(np.diff(idx) <= 0)):
+                raise ValueError("weight indices out of range or unsorted")
+            if not np.all(np.isfinite(val)):
+                raise ValueError("weights are not finite")
+            w = np.zeros(m.n_weights_)
+            w[idx] = val
+            m.weights_ = w
+            m.epochs_run_, m.best_epoch_ = h.get("epochs_run"), h.get("best_epoch")
+            m.train_seconds_ = h.get("train_seconds")
+            m.history_ = [EpochStats(**d) for d in h.get("history", [])]
+            m.cancelled_ = False
+            return m
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise FormatError(path, None, f"corrupt perceptron tagger model: {exc}") from None
+
+
+def shuffled_order(n: int, seed: int, tag: int) -> np.ndarray:
+    """The permutation of n sequences used for epoch ``tag`` (BPM pass r uses tag 1000 + r)."""
+    return np.random.default_rng([int(seed), int(tag)]).permutation(n).astype(np.int64)
