@@ -74,9 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = argparse.ArgumentParser(add_help=False)
     tagger.add_argument("--task", choices=("typed", "scn"), default="typed",
                         help="typed entities (CoNLL types) or the paper's boundary-only SCN task")
-    tagger.add_argument("--features", choices=("paper", "conll"), default="paper",
-                        help="paper: Collins 2002's templates; conll: plus POS/chunk, affixes, wider window")
-    tagger.add_argument("--cutoff", type=int, default=5, help="keep (predicate, tag) pairs seen this often")
+    tagger.add_argument("--features", choices=("paper", "conll", "kt"), default=None,
+                        help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
+                             "wider window; kt: Kazama & Torisawa's Table 1 (the perceptron tagger's set)")
+    tagger.add_argument("--cutoff", type=int, default=None,
+                        help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
+                             "surface predicates seen this often (default 2)")
     tagger.add_argument("--cutoff-on", choices=("pair", "predicate"), default=None,
                         help="count (predicate, tag) pairs (the paper; default for --features paper) or "
                              "predicates (default for --features conll)")
@@ -84,8 +87,20 @@ def build_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
     tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
 
-    p = sub.add_parser("train-tagger", parents=[common, tagger], help="train the maximum-entropy tagger")
+    p = sub.add_parser("train-tagger", parents=[common, tagger],
+                       help="train the maximum-entropy tagger or the structured perceptron tagger")
     p.add_argument("train", metavar="TRAIN")
+    p.add_argument("--model", choices=("maxent", "perceptron"), default="maxent",
+                   help="maxent: Collins 2002's tagger (L-BFGS or GIS); perceptron: Collins 2002a / Kazama & "
+                        "Torisawa's structured perceptron on document sequences")
+    g = p.add_argument_group("perceptron tagger")
+    g.add_argument("--variant", choices=("perceptron", "averaged", "margin"), default="margin")
+    g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
+    g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
+    g.add_argument("--bpm", type=int, default=0, help="BPM initialisation: number of shuffled single passes")
+    g.add_argument("--gazetteer", choices=("none", "train"), default="none",
+                   help="gazetteer features from the training data's entities")
+    g.add_argument("--sentences", action="store_true", help="sentences, not documents, as sequences")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
     p.add_argument("--dev", metavar="DEV", help="development corpus: F reported during and after training")
     p.add_argument("--dev-every", type=int, default=25, help="evaluate on DEV every K iterations (0: only at the end)")
@@ -96,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="NBEST", help="N-best file to write (.npz)")
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--beam", type=int, default=None, help="beam width (default: N)")
+    p.add_argument("--documents", action="store_true",
+                   help="perceptron tagger: one list per document (whole-document candidates)")
 
     p = sub.add_parser("tag", parents=[common], help="tag a corpus with its 1-best analysis, in the input's format")
     p.add_argument("model", metavar="MODEL")
@@ -153,18 +170,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", default=None, help="text encoding of CORPUS")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
 
-    p = sub.add_parser("experiment", parents=[learn], help="the whole Collins 2002 pipeline with a report",
-                       description="Jackknifed N-best lists, a tagger for dev/test, global features, boosting "
-                                   "and perceptrons; writes report.md, report.json, pred-<system>-test.conll, "
-                                   "curves.png and every intermediate model and list to DIR.")
+    p = sub.add_parser("experiment", parents=[learn], help="a whole paper's pipeline with a report",
+                       description="--suite collins (default): jackknifed N-best lists, a tagger for dev/test, "
+                                   "global features, boosting and perceptrons. --suite kazama: structured "
+                                   "perceptron taggers (plain, averaged, margin), joint local/non-local training "
+                                   "(candidate, proposed) and the re-ranking baselines, on document sequences. "
+                                   "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
+                                   "their models to DIR.")
+    p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
     p.add_argument("--train", required=True, metavar="T")
     p.add_argument("--dev", required=True, metavar="D")
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default="typed")
     p.add_argument("--features", choices=("paper", "conll"), default="conll", help="tagger feature set")
-    p.add_argument("--systems", default="boost,voted,averaged",
-                   help="comma-separated rerankers: boost, voted, averaged, perceptron, margin, kernel")
+    p.add_argument("--systems", default=None,
+                   help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
+                        "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
+                        "proposed, reranking1, reranking2 (default all)")
+    k = p.add_argument_group("kazama suite")
+    k.add_argument("--C-joint", type=float, default=None, help="margin C of the candidate/proposed algorithms")
+    k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
+                   help="margin C of re-ranking 1 and 2")
+    k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")
+    k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
+    k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
+    k.add_argument("--gazetteer", choices=("none", "train"), default="none",
+                   help="gazetteer features from the training data's entities")
+    k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
@@ -298,9 +331,60 @@ def _read(path, args):
 
 
 def _tagger_params(args) -> dict:
-    return {"task": args.task, "features": args.features, "cutoff": args.cutoff, "cutoff_on": args.cutoff_on,
-            "l2": args.l2,
-            "optimizer": args.optimizer, "max_iter": args.max_iter}
+    features = args.features or "paper"
+    if features == "kt":
+        raise ValueError("--features kt belongs to the perceptron tagger (--model perceptron)")
+    return {"task": args.task, "features": features, "cutoff": 5 if args.cutoff is None else args.cutoff,
+            "cutoff_on": args.cutoff_on, "l2": args.l2, "optimizer": args.optimizer, "max_iter": args.max_iter}
+
+
+def _load_tagger(path):
+    """A max-ent or perceptron tagger model, told apart by the format named in its header."""
+    from .errors import FormatError
+    from .tagging.maxent import MaxEntTagger
+    from .tagging.perceptron import MODEL_FORMAT, PerceptronTagger
+    try:
+        return MaxEntTagger.load(path)
+    except FormatError as exc:
+        if repr(MODEL_FORMAT) in str(exc):
+            return PerceptronTagger.load(path)
+        raise
+
+
+def _train_perceptron_tagger(args) -> int:
+    import time as _t
+    from .tagging.perceptron import PerceptronTagger
+    if args.features not in (None, "kt"):
+        raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1)")
+    t0 = _t.perf_counter()
+    train = _read(args.train, args)
+    dev = _read(args.dev, args) if args.dev else None
+    params = {"task": args.task, "variant": args.variant, "bpm": args.bpm, "documents": not args.sentences,
+              "gazetteer": None if args.gazetteer == "none" else args.gazetteer}
+    for k in ("C", "epochs", "cutoff"):
+        if getattr(args, k) is not None:
+            params[k] = getattr(args, k)
+    tagger = PerceptronTagger(**params)
+    bar = Progress("train-tagger", tagger.epochs)
+
+    def cb(st):
+        note = f"{st.phase} pass {st.epoch}: word error {100 * st.word_error:.2f}%"
+        if st.dev_f1 is not None:
+            note += f", dev F {st.dev_f1:.2f}"
+        if st.phase == "bpm":
+            bar.message(note)
+        else:
+            bar.update(st.epoch, note=note)
+    tagger.fit(train, dev, callback=cb)
+    tagger.save(args.out)
+    line = (f"wrote {args.out}: {tagger.n_weights_} weights, {tagger.epochs_run_} epochs"
+            + (f" (best dev epoch {tagger.best_epoch_})" if tagger.best_epoch_ else "")
+            + f", {_t.perf_counter() - t0:.1f}s")
+    print(line, file=sys.stderr)
+    if dev:
+        ev = tagger.evaluate(dev)
+        print(f"dev {args.dev}: F {ev['f1']:.2f} (P {ev['precision']:.2f}, R {ev['recall']:.2f})")
+    return 0
 
 
 def _summary(gold_sents, nb, label: str) -> str:
@@ -316,8 +400,13 @@ def _summary(gold_sents, nb, label: str) -> str:
 
 
 def cmd_train_tagger(args) -> int:
+    if args.model == "perceptron":
+        return _train_perceptron_tagger(args)
     import time as _t
     from .tagging.maxent import MaxEntTagger
+    for opt in ("C", "epochs"):
+        if getattr(args, opt) is not None:
+            raise ValueError(f"--{opt} belongs to the perceptron tagger (--model perceptron)")
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None
@@ -343,9 +432,18 @@ def cmd_train_tagger(args) -> int:
 
 def cmd_nbest(args) -> int:
     from .pipeline import sentence_ids
-    from .tagging.maxent import MaxEntTagger
-    tagger = MaxEntTagger.load(args.model)
+    tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
+    if not hasattr(tagger, "static_scores"):  # the perceptron tagger: exact k-best per sentence
+        nb = tagger.nbest(corpus, n=args.n, documents=args.documents)
+        nb.meta["source"] = os.path.abspath(args.input)
+        nb.save(args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+        if not args.documents:
+            print(_summary(corpus.sentences, nb, args.input))
+        return 0
+    if args.documents:
+        raise ValueError("--documents needs a perceptron tagger model")
     bar = Progress("nbest", len(corpus))
     nb = tagger.nbest(corpus.sentences, n=args.n, beam=args.beam, ids=sentence_ids(corpus),
                       progress=lambda d, t: bar.update(d, t))
@@ -358,16 +456,32 @@ def cmd_nbest(args) -> int:
 
 def cmd_tag(args) -> int:
     from .corpus.formats import write_corpus
-    from .tagging.maxent import MaxEntTagger
-    tagger = MaxEntTagger.load(args.model)
+    tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
     bar = Progress("tag", len(corpus))
+    if not hasattr(tagger, "static_scores"):  # the perceptron tagger decodes its own sequences
+        pred = corpus.with_spans(_typed_for(corpus, tagger.predict_spans(corpus)))
+        write_corpus(pred, args.out)
+        print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
+        if any(s.spans for s in corpus.sentences):
+            ev = tagger.evaluate(corpus)
+            print(f"{args.input}: {len(corpus)} sentences, F {ev['f1']:.2f} (P {ev['precision']:.2f}, "
+                  f"R {ev['recall']:.2f})")
+        return 0
     nb = tagger.nbest(corpus.sentences, n=1, beam=args.beam, progress=lambda d, t: bar.update(d, t))
     pred = corpus.with_spans(nb.top())
     write_corpus(pred, args.out)
     print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
     print(_summary(corpus.sentences, nb, args.input))
     return 0
+
+
+def _typed_for(corpus, spans):
+    """Untyped (boundary-only) predictions get the placeholder type ENT so the file stays valid."""
+    from .corpus.model import Span
+    if any(sp.label for ss in spans for sp in ss):
+        return spans
+    return [[Span(a, b, "ENT") for a, b, _ in ss] for ss in spans]
 
 
 def cmd_jackknife(args) -> int:
@@ -559,9 +673,11 @@ def cmd_rerank(args) -> int:
 
 
 def cmd_experiment(args) -> int:
+    if args.suite == "kazama":
+        return _kazama_experiment(args)
     from .experiment import ExperimentConfig, run_experiment
     from .rerank.model import ALGORITHMS
-    algos = tuple(a.strip() for a in args.systems.split(",") if a.strip())
+    algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
     for a in algos:
         if a not in ALGORITHMS:
             raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
@@ -582,6 +698,36 @@ def cmd_experiment(args) -> int:
     else:
         from .experiment import report_markdown
         print(report_markdown(report))
+    print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
+          f"({report['seconds_total']:.0f}s)", file=sys.stderr)
+    return 0
+
+
+def _kazama_experiment(args) -> int:
+    from .kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
+    systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
+    bad = [a for a in systems if a not in SYSTEMS]
+    if bad:
+        raise ValueError(f"unknown system {bad[0]!r} (choose from {', '.join(SYSTEMS)})")
+    if args.task != "typed" and args.task != "scn":
+        raise ValueError("--task must be typed or scn")
+    cfg = KazamaConfig(task=args.task, folds=args.folds, n=args.n, workers=args.workers, systems=systems,
+                       encoding=args.encoding, gazetteer=None if args.gazetteer == "none" else args.gazetteer)
+    for k, attr in (("epochs", "epochs"), ("C", "C_margin"), ("C_joint", "C_joint"), ("bpm", "bpm"),
+                    ("seed", "seed"), ("joint_epochs", "joint_epochs"), ("n_test", "n_test"),
+                    ("edge_templates", "edge_templates")):
+        if getattr(args, k, None) is not None:
+            setattr(cfg, attr, getattr(args, k))
+    if args.C_rerank is not None:
+        cfg.C_rerank1, cfg.C_rerank2 = args.C_rerank
+    if args.n_primes:
+        cfg.n_primes = tuple(int(x) for x in args.n_primes.split(",") if x.strip())
+    if args.average:
+        cfg.average_joint = True
+    bar = Progress("experiment")
+    report = run_kazama(args.train, args.dev, args.test, args.out, cfg,
+                        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+    print(json.dumps(report, indent=2) if args.json else report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
     return 0

@@ -1,0 +1,381 @@
+"""Kazama & Torisawa (2007) on a corpus: local perceptrons, joint training, re-ranking, one report.
+
+Systems (names as in ``report.json``):
+
+``perceptron`` / ``averaged`` / ``margin``
+    the structured perceptron tagger with local features only (K&T Table 2, upper half);
+``candidate`` / ``proposed``
+    Algorithms 4.1 and 4.2 with local and non-local features (Table 2, lower half), evaluated
+    with n' = ``n_test`` candidates; ``proposed`` is also evaluated at every n' of ``n_primes``
+    (Table 3);
+``reranking1`` / ``reranking2``
+    the re-ranking baselines (Table 6): a first model (the margin perceptron) makes candidate
+    lists, cross-validated over ``folds`` document folds for the training set; the second model
+    is trained on them with the first model's score (1) or the full local feature set (2) next to
+    the non-local features.
+
+Every system's development F chooses its epoch; test figures are not used for any choice. The
+output directory receives ``report.json`` (the layout of :mod:`nerstudio.experiment`: per system
+``name``, ``dev``, ``test`` with ``precision``/``recall``/``f1`` and ``rel_error_reduction`` against
+the ``margin`` perceptron, ``settings``, ``seconds``; plus ``n_prime`` and the paper's figures),
+``report.md`` (tables shaped like the paper's Tables 2, 3, 6 and 7, our figures next to theirs),
+``pred-<system>-test.conll``, ``curves.png`` (dev F against epochs) and the trained local
+taggers ``tagger-<system>.npz``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+import multiprocessing as mp
+import numpy as np
+
+from .corpus.formats import atomic_open, read_corpus, write_corpus
+from .corpus.model import Corpus, Span
+from .errors import Cancelled
+from .evaluation import evaluate_spans
+from .experiment import _plot_curves, _system
+from .persist import jsonable
+from .pipeline import document_folds
+from .tagging.joint import JointTagger, first_model_lists
+from .tagging.perceptron import PerceptronTagger
+
+SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
+
+# K&T 2007 on CoNLL-2003 English (dev F, test F, C); Tables 2 and 3 use the CoNLL POS/chunk
+# columns, Tables 6 and 7 TagChunk's (a setting we cannot reproduce: see the report).
+PAPER = {
+    "table2": {"perceptron": (89.01, 84.03, None), "averaged": (89.32, 84.08, None),
+               "margin": (90.98, 85.64, 11313), "candidate": (90.71, 84.90, 4000),
+               "proposed": (91.95, 86.30, 5657)},
+    "table3": {20: (91.76, 86.19), 100: (91.95, 86.30), 400: (92.13, 86.39), 800: (92.09, 86.39),
+               1600: (92.13, 86.46), 6400: (92.19, 86.38)},
+    "table6": {"margin": (91.06, 86.24, 32000), "reranking1": (91.62, 86.57, 4000),
+               "reranking2": (92.08, 86.86, 16000), "proposed": (92.23, 87.04, 5657)},
+    "table7_seconds": {"margin": 15977, "reranking1": 86742, "reranking2": 112138, "proposed": 28880},
+}
+
+
+@dataclass
+class KazamaConfig:
+    task: str = "typed"
+    gazetteer: str | None = None  # None or "train"
+    cutoff: int = 2
+    edge_templates: str = "all"
+    epochs: int = 20  # at most, local taggers
+    joint_epochs: int = 12  # at most, joint training and re-ranking
+    C_margin: float = 8000.0
+    C_joint: float = 8000.0
+    C_rerank1: float = 100.0
+    C_rerank2: float = 8000.0
+    n: int = 20
+    n_test: int = 100
+    n_primes: tuple = (20, 100, 400)
+    folds: int = 5
+    bpm: int = 0
+    average_joint: bool = False
+    systems: tuple = SYSTEMS
+    workers: int | None = None
+    seed: int = 0
+    encoding: str | None = None
+
+    def local(self, **kw) -> dict:
+        p = {"task": self.task, "gazetteer": self.gazetteer, "cutoff": self.cutoff,
+             "edge_templates": self.edge_templates, "seed": self.seed}
+        p.update(kw)
+        return p
+
+
+def _prf(gold: Corpus, spans) -> tuple[float, float, float]:
+    typed = True
+    g = [s.spans for s in gold.sentences]
+    if spans and not any(sp.label for ss in spans for sp in ss):
+        typed = False
+    if not typed:
+        g = [[Span(a, b, "") for a, b, _ in ss] for ss in g]
+    ev = evaluate_spans(g, spans)
+    return ev.overall.precision, ev.overall.recall, ev.overall.f1
+
+
+def _fold_job(args, should_cancel=None):
+    """Train the first model on the other folds and list the held-out documents' candidates."""
+    docs, train_idx, test_idx, params, n, fold = args
+    t0 = time.perf_counter()
+    first = PerceptronTagger(**params).fit(Corpus([docs[i] for i in train_idx]), should_cancel=should_cancel)
+    held = Corpus([docs[i] for i in test_idx])
+    lists = first_model_lists(first, first.prepare(held), n)
+    return fold, test_idx, lists, time.perf_counter() - t0
+
+
+def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, workers: int | None = None,
+                          should_cancel=None, progress=None):
+    """Per training document (corpus order): candidates, their scores and the gold score from a
+    first model trained on the other folds (folds by document)."""
+    docs = corpus.documents
+    fold_of_sent = document_folds(corpus, folds)
+    first_sent = np.cumsum([0] + [len(d.sentences) for d in docs])[:-1]
+    fold_of = fold_of_sent[first_sent] if len(docs) else np.zeros(0, int)
+    params = dict(params)
+    params.setdefault("labels", corpus.labels)
+    jobs = [(docs, np.nonzero(fold_of != f)[0], np.nonzero(fold_of == f)[0], params, n, f) for f in range(folds)]
+    out: list = [None] * len(docs)
+
+    def take(res):
+        f, idx, (lists, scores, gold), secs = res
+        for k, i in enumerate(idx):
+            out[int(i)] = (lists[k], scores[k], gold[k])
+        if progress:
+            progress(f"fold {f + 1}/{folds} listed in {secs:.0f}s")
+
+    workers = workers or min(folds, os.cpu_count() or 1)
+    if workers <= 1:
+        for job in jobs:
+            if should_cancel and should_cancel():
+                raise Cancelled("cross-validation cancelled")
+            take(_fold_job(job, should_cancel))
+    else:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+            pending = {ex.submit(_fold_job, job) for job in jobs}
+            while pending:
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                if should_cancel and should_cancel():
+                    ex.shutdown(wait=False, cancel_futures=True)
+                    raise Cancelled("cross-validation cancelled")
+                for fut in done:
+                    take(fut.result())
+    return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
+
+
+def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | None = None,
+               progress: Callable[[str, str], None] | None = None,
+               should_cancel: Callable[[], bool] | None = None, on_stats: Callable | None = None) -> dict:
+    """Run the suite (see the module docstring); returns report.json's dict."""
+    cfg = config or KazamaConfig()
+    bad = sorted(set(cfg.systems) - set(SYSTEMS))
+    if bad:
+        raise ValueError(f"unknown system {', '.join(bad)} (choose from {', '.join(SYSTEMS)})")
+    out_dir = os.fspath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    t_all = time.perf_counter()
+    stages: dict[str, float] = {}
+
+    def say(stage, msg):
+        if progress is not None:
+            progress(stage, msg)
+
+    def check():
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("experiment cancelled")
+
+    def stats_cb(name):
+        def cb(st):
+            if on_stats is not None:
+                on_stats(name, st)
+            if getattr(st, "dev_f1", None) is not None:
+                say(name, f"epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}: dev F {st.dev_f1:.2f}")
+        return cb
+
+    t = time.perf_counter()
+    train = read_corpus(train_path, encoding=cfg.encoding)
+    dev = read_corpus(dev_path, encoding=cfg.encoding)
+    test = read_corpus(test_path, encoding=cfg.encoding)
+    stages["read"] = time.perf_counter() - t
+    say("read", f"{len(train.documents)} / {len(dev.documents)} / {len(test.documents)} documents")
+    labels = train.labels
+
+    results: dict[str, dict] = {}
+    curves: dict[str, list] = {}
+    preds: dict[str, list] = {}
+    n_prime: list[dict] = []
+    margin_model = None
+
+    def record(name, dev_spans, test_spans, settings, seconds, history):
+        results[name] = {"dev": _prf(dev, dev_spans), "test": _prf(test, test_spans),
+                         "settings": settings, "seconds": seconds}
+        preds[name] = test_spans
+        curves[name] = [_Point(h) for h in history if _train_phase(h)]
+        say(name, f"dev F {results[name]['dev'][2]:.2f}, test F {results[name]['test'][2]:.2f} ({seconds:.0f}s)")
+
+    wanted = set(cfg.systems)
+    if wanted & {"reranking1", "reranking2"}:
+        wanted.add("margin")  # the first model
+    for variant in ("perceptron", "averaged", "margin"):
+        if variant not in wanted:
+            continue
+        check()
+        t = time.perf_counter()
+        say(variant, "training")
+        params = cfg.local(variant=variant, C=cfg.C_margin, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels)
+        tagger = PerceptronTagger(**params).fit(train, dev, callback=stats_cb(variant), should_cancel=should_cancel)
+        secs = time.perf_counter() - t
+        check()
+        tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
+        settings = {k: params[k] for k in ("variant", "C", "bpm", "gazetteer", "cutoff", "edge_templates")}
+        settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
+        if variant != "margin":
+            settings.pop("C")
+        record(variant, tagger.predict_spans(dev), tagger.predict_spans(test), settings, secs, tagger.history_)
+        stages[variant] = secs
+        if variant == "margin":
+            margin_model = tagger
+
+    for algo in ("candidate", "proposed"):
+        if algo not in wanted:
+            continue
+        check()
+        t = time.perf_counter()
+        say(algo, "training")
+        jt = JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=cfg.C_joint, epochs=cfg.joint_epochs,
+                         average=cfg.average_joint, bpm=cfg.bpm, seed=cfg.seed,
+                         local=cfg.local(labels=labels))
+        jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel)
+        secs = time.perf_counter() - t
+        check()
+        settings = {"C": cfg.C_joint, "n": cfg.n, "n_test": cfg.n_test, "best_epoch": jt.best_epoch_,
+                    "average": cfg.average_joint, "bpm": cfg.bpm}
+        record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings, secs, jt.history_)
+        stages[algo] = secs
+        if algo == "proposed":
+            for k in cfg.n_primes:
+                check()
+                d = _prf(dev, jt.predict_spans(dev, n_test=k))
+                te = _prf(test, jt.predict_spans(test, n_test=k))
+                n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
+                say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
+
+    rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
+    if rerank:
+        check()
+        t = time.perf_counter()
+        say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
+        fold_params = cfg.local(variant="margin", C=cfg.C_margin, bpm=cfg.bpm,
+                                epochs=margin_model.best_epoch_ or cfg.epochs, keep_best=False)
+        lists = cross_validated_lists(train, fold_params, cfg.n, cfg.folds, cfg.workers, should_cancel,
+                                      lambda m: say("reranking", m))
+        stages["cross_validation"] = cv = time.perf_counter() - t
+        for algo in rerank:
+            check()
+            t = time.perf_counter()
+            C = cfg.C_rerank1 if algo == "reranking1" else cfg.C_rerank2
+            jt = JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
+                             average=cfg.average_joint, seed=cfg.seed)
+            jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel, first=margin_model,
+                   train_lists=lists)
+            secs = time.perf_counter() - t
+            settings = {"C": C, "n": cfg.n, "n_test": cfg.n_test, "folds": cfg.folds,
+                        "best_epoch": jt.best_epoch_, "first_model": "margin"}
+            # the paper's training time of a re-ranker includes making the first models
+            record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings,
+                   secs + cv + stages["margin"], jt.history_)
+            stages[algo] = secs
+
+    t = time.perf_counter()
+    base = results.get("margin")
+    systems = []
+    for name in SYSTEMS:
+        if name not in results:
+            continue
+        r = results[name]
+        b = base or r
+        systems.append(_system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]))
+        spans = preds[name]
+        if cfg.task == "scn":
+            spans = [[Span(a, b_, "ENT") for a, b_, _ in ss] for ss in spans]
+        write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
+    if cfg.task == "scn":
+        write_corpus(test.with_spans([[Span(a, b_, "ENT") for a, b_, _ in s.spans] for s in test.sentences]),
+                     os.path.join(out_dir, "gold-test-untyped.conll"))
+    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base["dev"][2] if base else 0.0)
+    stages["outputs"] = time.perf_counter() - t
+    report = {
+        "suite": "kazama",
+        "task": cfg.task,
+        "config": jsonable(asdict(cfg)),
+        "data": {"train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
+                 "test": os.path.abspath(test_path), "train_documents": len(train.documents),
+                 "dev_documents": len(dev.documents), "test_documents": len(test.documents),
+                 "train_sentences": len(train.sentences), "dev_sentences": len(dev.sentences),
+                 "test_sentences": len(test.sentences)},
+        "baseline": "margin" if base else None,
+        "systems": systems,
+        "n_prime": n_prime,
+        "paper": jsonable(PAPER),
+        "stages": stages,
+        "seconds_total": time.perf_counter() - t_all,
+    }
+    with atomic_open(os.path.join(out_dir, "report.json"), mode="w", encoding="utf-8") as f:
+        json.dump(jsonable(report), f, indent=2)
+        f.write("\n")
+    with atomic_open(os.path.join(out_dir, "report.md"), mode="w", encoding="utf-8") as f:
+        f.write(report_markdown(report))
+    return report
+
+
+def _train_phase(h) -> bool:
+    return getattr(h, "phase", "train") == "train" and getattr(h, "dev_f1", None) is not None
+
+
+class _Point:
+    """A curve point in the shape :func:`nerstudio.experiment._plot_curves` draws."""
+
+    unit = "epoch"
+
+    def __init__(self, h):
+        self.step = getattr(h, "epoch", getattr(h, "step", 0))
+        self.dev_f1 = h.dev_f1
+
+
+def _fmt(x, nd=2):
+    return "–" if x is None else (f"{x:.{nd}f}" if isinstance(x, float) else str(x))
+
+
+def report_markdown(report: dict) -> str:
+    by = {s["name"]: s for s in report["systems"]}
+    paper = report["paper"]
+    d = report["data"]
+    lines = [f"# Kazama & Torisawa (2007) suite ({report['task']} task)", "",
+             f"Train {d['train']} ({d['train_documents']} documents), dev {d['dev']} ({d['dev_documents']}), "
+             f"test {d['test']} ({d['test_documents']}). Sequences are documents. Paper figures are K&T's "
+             "(CoNLL POS/chunk columns for Tables 2–3; TagChunk's tags for Tables 6–7).", "",
+             "## Table 2: local features, then non-local features", "",
+             "| system | dev F | test F | C | paper dev | paper test | paper C | seconds |", "|---|---|---|---|---|---|---|---|"]
+    for name in ("perceptron", "averaged", "margin", "candidate", "proposed"):
+        if name in by:
+            s = by[name]
+            p = paper["table2"].get(name, [None, None, None])
+            lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} | "
+                         f"{_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} | {s['seconds']:.1f} |")
+    if report["n_prime"]:
+        lines += ["", "## Table 3: effect of n' (proposed)", "",
+                  "| n' | dev F | test F | paper dev | paper test |", "|---|---|---|---|---|"]
+        for r in report["n_prime"]:
+            p = paper["table3"].get(str(r["n_test"]), [None, None])
+            lines.append(f"| {r['n_test']} | {r['dev_f1']:.2f} | {r['test_f1']:.2f} | {_fmt(p[0])} | {_fmt(p[1])} |")
+    if "reranking1" in by or "reranking2" in by:
+        lines += ["", "## Table 6: re-ranking", "",
+                  "| system | dev F | test F | C | paper dev | paper test | paper C |", "|---|---|---|---|---|---|---|"]
+        for name in ("margin", "reranking1", "reranking2", "proposed"):
+            if name in by:
+                s = by[name]
+                p = paper["table6"].get(name, [None, None, None])
+                lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} "
+                             f"| {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} |")
+    lines += ["", "## Table 7: training time", "",
+              "| system | seconds here | paper seconds |", "|---|---|---|"]
+    for name in ("margin", "reranking1", "reranking2", "proposed"):
+        if name in by:
+            lines.append(f"| {name} | {by[name]['seconds']:.1f} | {paper['table7_seconds'].get(name, '–'):,} |")
+    lines += ["", "Re-ranking times include the margin perceptron and the cross-validated first models, as in "
+                  "the paper. Every system's epoch was chosen on dev.", "",
+              "Settings:", ""]
+    for s in report["systems"]:
+        lines.append(f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items()))
+    lines += ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
+              + f"; total {report['seconds_total']:.1f}.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,472 @@
+"""Perceptron training with local and non-local features (Kazama & Torisawa 2007 §4; SPEC §7).
+
+A document's candidates come from the *local* model Φ^l·α (exact k-best of the structured
+perceptron tagger, :mod:`nerstudio.tagging.perceptron`); the *total* model Φ^a·α = Φ^l·α + Φ^g·α
+adds the non-local features of :mod:`nerstudio.rerank.nonlocal_features` and re-scores them.
+
+``proposed`` — Algorithm 4.2
+    for each document: take the n-best under the local model and re-score them with the total
+    model; (A) if the total best y' is wrong and within margin C of gold, update all features
+    with it, else if the total second best y'' is within C, update with it; otherwise (B) if the
+    local best y¹ is wrong, update the local features with it, or with the local second best y²
+    when gold leads it locally by at most C_l.
+``candidate`` — Algorithm 4.1
+    the same without (B).
+``reranking1`` / ``reranking2`` — the paper's re-ranking baselines (§6.4)
+    Algorithm 4.1 over *fixed* candidate lists made by a first (local, margin) model with
+    cross-validation on the training data: ``reranking1`` has one local feature, the first
+    model's score; ``reranking2`` re-trains the full local feature set from zero alongside
+    the non-local features.
+
+Updates always move towards the true labelling y*, which need not be among the candidates.
+Weights are averaged over every document of every epoch when ``average`` is set (lazy
+accumulators); ``bpm`` > 0 starts from the mean of that many single shuffled passes (K&T §4.3).
+At test time the n' best (``n_test``) local candidates are re-scored; the paper found a larger n'
+than in training helps (its Table 3).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..corpus.model import Span
+from ..evaluation import evaluate_spans
+from ..nbest import NBestList, tags_to_spans
+from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
+from .perceptron import AveragedWeights, PerceptronTagger, Sequences
+
+ALGORITHMS = ("candidate", "proposed", "reranking1", "reranking2")
+
+
+@dataclass
+class JointStats:
+    """One epoch of joint training."""
+
+    step: int
+    seconds: float
+    updates_total: int  # updates of type (A)
+    updates_local: int  # updates of type (B)
+    gold_in_nbest: float  # share of training documents whose gold labelling was a candidate
+    dev_precision: float | None = None
+    dev_recall: float | None = None
+    dev_f1: float | None = None
+    best: bool = False
+    unit: str = "epoch"
+
+    @property
+    def mistakes(self) -> int:
+        return self.updates_total + self.updates_local
+
+
+def _sparse_diff(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]):
+    """a − b for sparse vectors given as (sorted ids, values); zeros dropped."""
+    idx = np.concatenate([a[0], b[0]])
+    val = np.concatenate([a[1], -b[1]])
+    if not len(idx):
+        return idx, val
+    u, inv = np.unique(idx, return_inverse=True)
+    s = np.zeros(len(u))
+    np.add.at(s, inv, val)
+    keep = s != 0
+    return u[keep], s[keep]
+
+
+def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
+    return float(w[v[0]] @ v[1]) if len(v[0]) else 0.0
+
+
+def sentence_spans(tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[str]) -> list[list[Span]]:
+    """Split a document labelling into per-sentence spans (``offsets``: sentence starts + end).
+    An entity running over a sentence boundary is cut there, as scoring per sentence does."""
+    return [tags_to_spans(tags[a:b], tagset) for a, b in zip(offsets[:-1], offsets[1:])]
+
+
+class _Local:
+    """The local part of the total model for one set of documents: candidates and Φ^l."""
+
+    n: int = 0
+
+    def candidates(self, i: int, k: int, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def phi(self, i: int, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def score(self, i: int, tags: np.ndarray, w: np.ndarray) -> float:
+        return _dot(w, self.phi(i, tags))
+
+
+class _KBestLocal(_Local):
+    """Candidates from the k-best of the current local weights (Algorithms 4.1 and 4.2)."""
+
+    def __init__(self, tagger: PerceptronTagger, seqs: Sequences):
+        self.tagger, self.seqs, self.n = tagger, seqs, tagger.n_weights_
+
+    def candidates(self, i, k, w):
+        return self.tagger.kbest(self.seqs, i, k, weights=w)
+
+    def phi(self, i, tags):
+        return self.tagger.phi(self.seqs, i, tags)
+
+    def score(self, i, tags, w):
+        return self.tagger.score(self.seqs, i, tags, weights=w)
+
+
+class _FixedLocal(_KBestLocal):
+    """Fixed candidate lists, the full local feature set re-trained (``reranking2``)."""
+
+    def __init__(self, tagger, seqs, lists: Sequence[np.ndarray]):
+        super().__init__(tagger, seqs)
+        self.lists = lists
+
+    def candidates(self, i, k, w):
+        Y = self.lists[i][:k]
+        return Y, np.array([self.score(i, y, w) for y in Y])
+
+
+class _FirstScoreLocal(_Local):
+    """Fixed candidate lists, one local feature: the first model's score (``reranking1``).
+
+    ``scores[i]`` holds the scores of document i's candidates and ``gold_scores[i]`` that of its
+    gold labelling, both under the first model that produced the list (a cross-validation model
+    for training documents)."""
+
+    n = 1
+
+    def __init__(self, lists: Sequence[np.ndarray], scores: Sequence[np.ndarray], gold_scores: Sequence[float],
+                 gold: Sequence[np.ndarray] | None):
+        self.lists = lists
+        self._scores = [np.asarray(s, dtype=np.float64) for s in scores]
+        self._lookup = []
+        for i, Y in enumerate(lists):
+            d = {y.tobytes(): float(s) for y, s in zip(np.asarray(Y, dtype=np.int16), self._scores[i])}
+            if gold is not None:
+                d[np.asarray(gold[i], dtype=np.int16).tobytes()] = float(gold_scores[i])
+            self._lookup.append(d)
+
+    def candidates(self, i, k, w):
+        Y = self.lists[i][:k]
+        return Y, w[0] * self._scores[i][:len(Y)]
+
+    def phi(self, i, tags):
+        return np.zeros(1, np.int64), np.array([self._lookup[i][np.asarray(tags, dtype=np.int16).tobytes()]])
+
+
+def first_model_lists(first: PerceptronTagger, seqs: Sequences, n: int):
+    """Candidates of every sequence under ``first`` with their scores, and the gold scores."""
+    lists, scores, gold_scores = [], [], []
+    for i in range(len(seqs)):
+        Y, s = first.kbest(seqs, i, n)
+        lists.append(np.asarray(Y, dtype=np.int16))
+        scores.append(s)
+        gold_scores.append(first.score(seqs, i, seqs.gold[i]) if seqs.gold is not None else 0.0)
+    return lists, scores, gold_scores
+
+
+class _Documents:
+    """One set of documents: sequences, their local part, and non-local vectors (cached)."""
+
+    def __init__(self, seqs: Sequences, local: _Local, nl: NonLocalFeatures, tagset, grow: bool):
+        self.seqs, self.local, self.nl, self.tagset, self.grow = seqs, local, nl, tagset, grow
+        self.index = [DocumentIndex(w) for w in seqs.words]
+        self._cache: list[dict] = [{} for _ in seqs.words]
+        self._gold: dict[int, tuple] = {}
+
+    def __len__(self) -> int:
+        return len(self.seqs.words)
+
+    def spans(self, tags: np.ndarray) -> list[Span]:
+        return tags_to_spans(tags, self.tagset)
+
+    def nonlocal_vector(self, i: int, tags: np.ndarray):
+        """Φ^g of a candidate. Training documents grow the vocabulary, so their vectors are
+        complete and cached as ids; other documents cache feature strings and map them anew."""
+        cache = self._cache[i]
+        key = tags.tobytes()
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) > 5000:
+                cache.clear()
+            if self.grow:
+                hit = self.nl.vector(self.index[i], self.spans(tags), grow=True)
+            else:
+                hit = self.nl.strings(self.index[i], self.spans(tags))
+            cache[key] = hit
+        if self.grow:
+            return hit
+        voc = self.nl.vocabulary
+        pairs = [(voc[s], c) for s, c in hit.items() if s in voc]
+        pairs.sort()
+        return (np.array([p[0] for p in pairs], dtype=np.int64),
+                np.array([p[1] for p in pairs], dtype=np.float64))
+
+    def gold(self, i: int):
+        """(gold tags, Φ^l(gold), Φ^g(gold))."""
+        hit = self._gold.get(i)
+        if hit is None:
+            g = np.asarray(self.seqs.gold[i])
+            hit = self._gold[i] = (g, self.local.phi(i, g), self.nonlocal_vector(i, g))
+        return hit
+
+
+class JointTagger:
+    """Algorithms 4.1/4.2 and the re-ranking baselines (see the module docstring).
+
+    ``fit`` returns self; learned state ends in ``_``. ``C`` is K&T's margin (C = C^a = C^l
+    unless ``C_local`` is given); ``n`` the size of the training n-best, ``n_test`` the n' used to
+    evaluate on dev and at test time.
+    """
+
+    def __init__(self, algorithm: str = "proposed", n: int = 20, n_test: int = 100, C: float = 100.0,
+                 C_local: float | None = None, epochs: int = 10, average: bool = True, bpm: int = 0,
+                 shuffle: bool = True, seed: int = 0, keep_best: bool = True,
+                 templates: Sequence[str] = TEMPLATES, local: dict | None = None):
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+        if n < 2 or n_test < 1:
+            raise ValueError("n must be at least 2 and n_test at least 1")
+        self.algorithm, self.n, self.n_test, self.C, self.C_local = algorithm, n, n_test, C, C_local
+        self.epochs, self.average, self.bpm, self.shuffle, self.seed = epochs, average, bpm, shuffle, seed
+        self.keep_best, self.templates = keep_best, tuple(templates)
+        self.local = dict(local or {})
+
+    def get_params(self) -> dict:
+        return {k: getattr(self, k) for k in ("algorithm", "n", "n_test", "C", "C_local", "epochs", "average",
+                                              "bpm", "shuffle", "seed", "keep_best", "templates", "local")}
+
+    @property
+    def reranking(self) -> bool:
+        return self.algorithm.startswith("reranking")
+
+    # -- training ---------------------------------------------------------------------------------
+    def fit(self, corpus, dev=None, callback: Callable[[JointStats], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None, first: PerceptronTagger | None = None,
+            train_lists: tuple | None = None) -> "JointTagger":
+        """Train on ``corpus`` (documents are the sequences). The re-ranking baselines also need
+        the ``first`` model (trained on all of ``corpus``; it makes the dev and test lists) and
+        ``train_lists`` = (candidates, scores, gold scores), per training document, from a first
+        model that did not see it (cross-validation; see :func:`first_model_lists`)."""
+        t0 = time.perf_counter()
+        self.nl_ = NonLocalFeatures(self.templates)
+        self.tagger_ = self._vocabulary_model(corpus, first)
+        self.tagset_ = list(self.tagger_.tagset_)
+        seqs = self.tagger_.prepare(corpus)
+        if seqs.gold is None:
+            raise ValueError("the training corpus has no gold labels")
+        if self.reranking:
+            if first is None or train_lists is None or len(train_lists[0]) != len(seqs.words):
+                raise ValueError(f"{self.algorithm} needs the first model and one candidate list per training document")
+            self.first_ = first
+        train = _Documents(seqs, self._local_part(seqs, train_lists), self.nl_, self.tagset_, grow=True)
+        dev_docs = None
+        if dev is not None:
+            dseqs = self.tagger_.prepare(dev)
+            dev_docs = _Documents(dseqs, self._local_part(dseqs, self._test_lists(dseqs)), self.nl_,
+                                  self.tagset_, grow=False)
+        rng = np.random.default_rng(self.seed)
+        wl, wg = self._initial_weights(train, rng, should_cancel)
+        self.history_: list[JointStats] = []
+        best_f, best = -1.0, None
+        stale = 0
+        prev_err = None
+        for epoch in range(1, self.epochs + 1):
+            t = time.perf_counter()
+            order = rng.permutation(len(train)) if self.shuffle else np.arange(len(train))
+            a, b, hits, cancelled = self._epoch(train, order, wl, wg, should_cancel)
+            if cancelled:
+                break
+            self._set_weights(wl, wg)
+            st = JointStats(epoch, time.perf_counter() - t, a, b, hits / max(len(train), 1))
+            if dev_docs is not None:
+                p, r, f = self._evaluate(dev_docs)
+                st.dev_precision, st.dev_recall, st.dev_f1 = p, r, f
+                if f > best_f:
+                    best_f, st.best = f, True
+                    best = (self.wl_.copy(), self.wg_.copy(), epoch)
+            self.history_.append(st)
+            if callback is not None:
+                callback(st)
+            err = a + b
+            if err == 0:
+                break
+            # K&T stop when the number of updates stops changing (relative change < 1e-4, 3 times)
+            if prev_err is not None and abs(err - prev_err) / max(prev_err, 1) < 1e-4:
+                stale += 1
+                if stale >= 3:
+                    break
+            else:
+                stale = 0
+            prev_err = err
+        if not hasattr(self, "wl_"):
+            self._set_weights(wl, wg)
+        self.best_epoch_ = len(self.history_)
+        if self.keep_best and best is not None:
+            self.wl_, self.wg_, self.best_epoch_ = best
+        self.nl_.frozen = True
+        self.seconds_ = time.perf_counter() - t0
+        return self
+
+    def _vocabulary_model(self, corpus, first):
+        """The local feature map: the first model's for the re-ranking baselines, else a
+        tagger whose vocabulary is built from ``corpus`` (its weights are not used)."""
+        if first is not None and self.reranking:
+            return first
+        params = dict(self.local)
+        params["epochs"] = 0  # the feature map only
+        return PerceptronTagger(**params).fit(corpus)
+
+    def _local_part(self, seqs, lists):
+        if self.algorithm == "reranking1":
+            return _FirstScoreLocal(lists[0], lists[1], lists[2], seqs.gold)
+        if self.algorithm == "reranking2":
+            return _FixedLocal(self.tagger_, seqs, lists[0])
+        return _KBestLocal(self.tagger_, seqs)
+
+    def _test_lists(self, seqs, n=None):
+        if not self.reranking:
+            return None
+        return first_model_lists(self.first_, seqs, n or self.n_test)
+
+    def _initial_weights(self, train: _Documents, rng, should_cancel):
+        n_local = train.local.n
+        wl, wg = AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
+        if self.bpm > 0:
+            sl, sg = np.zeros(n_local), np.zeros(0)
+            for _ in range(self.bpm):
+                pl, pg = AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
+                self._epoch(train, rng.permutation(len(train)), pl, pg, should_cancel)
+                sl += pl.w[:n_local]
+                g = pg.w[:self.nl_.n_features]
+                if len(g) > len(sg):
+                    sg = np.concatenate([sg, np.zeros(len(g) - len(sg))])
+                sg[:len(g)] += g
+            init_l, init_g = sl / self.bpm, sg / self.bpm
+            wl.add(np.nonzero(init_l)[0], init_l[init_l != 0])
+            self._ensure(wg, len(init_g))
+            wg.add(np.nonzero(init_g)[0], init_g[init_g != 0])
+        return wl, wg
+
+    def _ensure(self, wg: AveragedWeights, n: int) -> None:
+        if n > len(wg.w):
+            wg.grow(max(n, 2 * len(wg.w)))
+
+    def _epoch(self, docs: _Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel):
+        """One pass of Algorithm 4.1/4.2 over ``docs`` in ``order``; returns the counts of (A)
+        and (B) updates, of documents with gold among the candidates, and whether cancelled."""
+        C = self.C
+        C_local = self.C if self.C_local is None else self.C_local
+        proposed = self.algorithm == "proposed"
+        n_a = n_b = hits = 0
+        last_check = -np.inf
+        for i in order:
+            i = int(i)
+            if should_cancel is not None and time.perf_counter() - last_check > 0.2:
+                last_check = time.perf_counter()
+                if should_cancel():
+                    return n_a, n_b, hits, True
+            gold, phi_l_gold, phi_g_gold = docs.gold(i)
+            self._ensure(wg, self.nl_.n_features)
+            Y, ls = docs.local.candidates(i, self.n, wl.w)
+            G = [docs.nonlocal_vector(i, y) for y in Y]
+            self._ensure(wg, self.nl_.n_features)
+            total = ls + np.array([_dot(wg.w, g) for g in G])
+            s_gold = docs.local.score(i, gold, wl.w) + _dot(wg.w, phi_g_gold)
+            is_gold = np.all(Y == gold[None, :], axis=1) if len(Y) else np.zeros(0, bool)
+            hits += bool(is_gold.any())
+            rank = np.argsort(-total, kind="stable")
+            target = None
+            if len(rank) and not is_gold[rank[0]] and s_gold - total[rank[0]] <= C:
+                target = rank[0]
+            elif len(rank) > 1 and not is_gold[rank[1]] and s_gold - total[rank[1]] <= C:
+                target = rank[1]
+            if target is not None:  # (A): the total model
+                y = Y[target]
+                dl = _sparse_diff(phi_l_gold, docs.local.phi(i, y))
+                dg = _sparse_diff(phi_g_gold, G[target])
+                wl.add(*dl)
+                wg.add(*dg)
+                n_a += 1
+            elif proposed and len(Y):  # (B): the local model
+                y = None
+                if not is_gold[0]:
+                    y = Y[0]
+                elif len(Y) > 1 and docs.local.score(i, gold, wl.w) - ls[1] <= C_local:
+                    y = Y[1]
+                if y is not None:
+                    wl.add(*_sparse_diff(phi_l_gold, docs.local.phi(i, y)))
+                    n_b += 1
+            wl.tick()
+            wg.tick()
+        return n_a, n_b, hits, False
+
+    def _set_weights(self, wl: AveragedWeights, wg: AveragedWeights) -> None:
+        k = self.nl_.n_features
+        if self.average:
+            self.wl_, self.wg_ = wl.averaged().copy(), wg.averaged()[:k].copy()
+        else:
+            self.wl_, self.wg_ = wl.w.copy(), wg.w[:k].copy()
+
+    # -- prediction -------------------------------------------------------------------------------
+    def _choose(self, docs: _Documents, i: int, n: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+        """Candidates of document i, their total scores, and the index of the best."""
+        wg = self.wg_
+        Y, ls = docs.local.candidates(i, n or self.n_test, self.wl_)
+        total = ls + np.array([_dot(wg, g) for g in (docs.nonlocal_vector(i, y) for y in Y)])
+        return Y, total, int(np.argmax(total)) if len(total) else -1
+
+    def _evaluate(self, docs: _Documents) -> tuple[float, float, float]:
+        gold, pred = [], []
+        for i in range(len(docs)):
+            Y, _, j = self._choose(docs, i)
+            offs = docs.seqs.sentence_offsets[i]
+            pred.extend(sentence_spans(Y[j], offs, self.tagset_))
+            gold.extend(sentence_spans(np.asarray(docs.seqs.gold[i]), offs, self.tagset_))
+        ev = evaluate_spans(gold, pred)
+        return ev.overall.precision, ev.overall.recall, ev.overall.f1
+
+    def documents(self, corpus, n: int | None = None) -> _Documents:
+        """The documents of a corpus under this model (candidates from its local part)."""
+        seqs = self.tagger_.prepare(corpus)
+        return _Documents(seqs, self._local_part(seqs, self._test_lists(seqs, n)), self.nl_, self.tagset_, grow=False)
+
+    def predict_spans(self, corpus, n_test: int | None = None) -> list[list[Span]]:
+        """Per sentence of ``corpus``, the spans of the best re-scored candidate."""
+        docs = self.documents(corpus, n_test)
+        out: list[list[Span]] = []
+        for i in range(len(docs)):
+            Y, _, j = self._choose(docs, i, n_test)
+            out.extend(sentence_spans(Y[j], docs.seqs.sentence_offsets[i], self.tagset_))
+        return out
+
+    def nbest(self, corpus, n: int | None = None) -> NBestList:
+        """Document-level candidates ordered by the total score (the score stands in for L(x))."""
+        docs = self.documents(corpus, n)
+        cands, scores, words, gold = [], [], [], []
+        for i in range(len(docs)):
+            Y, total, _ = self._choose(docs, i, n)
+            order = np.argsort(-total, kind="stable")
+            cands.append(np.asarray(Y[order], dtype=np.int16))
+            scores.append(total[order].astype(np.float64))
+            words.append(tuple(docs.seqs.words[i]))
+            if docs.seqs.gold is not None:
+                gold.append(self.spans_of(docs.seqs.gold[i]))
+        return NBestList(list(self.tagset_), words, cands, scores, gold if docs.seqs.gold is not None else None,
+                         meta={"model": f"joint-{self.algorithm}", "unit": "document"})
+
+    def spans_of(self, tags) -> list[Span]:
+        return tags_to_spans(np.asarray(tags), self.tagset_)
+
+    def nonlocal_terms(self, words: Sequence[str], spans: Sequence[Span]) -> list[tuple[str, float, float]]:
+        """The non-local features of one document labelling: (name, count, weight), largest
+        contribution first — what the feature panel shows."""
+        out = []
+        for s, c in self.nl_.strings(words, spans).items():
+            j = self.nl_.vocabulary.get(s)
+            w = float(self.wg_[j]) if j is not None else 0.0
+            out.append((s, float(c), w))
+        out.sort(key=lambda t: -abs(t[1] * t[2]))
+        return out

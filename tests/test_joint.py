@@ -1,0 +1,160 @@
+"""Kazama & Torisawa's joint local/non-local training against a literal re-implementation."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Corpus, Document, Sentence, Span
+from nerstudio.nbest import tags_to_spans
+from nerstudio.rerank.nonlocal_features import NonLocalFeatures
+from nerstudio.tagging.joint import JointTagger, first_model_lists, sentence_spans
+from nerstudio.tagging.perceptron import PerceptronTagger
+
+DEMO = "resources/demo"
+
+
+def toy_corpus(seed=0, docs=6):
+    """Short documents that repeat names, so the non-local features have something to say."""
+    rng = np.random.default_rng(seed)
+    names = [("Smith", "PER"), ("Paris", "LOC"), ("Acme", "ORG"), ("Jones", "PER")]
+    fill = ["said", "in", "the", ",", "and", "met"]
+    out = []
+    for d in range(docs):
+        sents = []
+        for _ in range(3):
+            words, spans = [], []
+            for _ in range(int(rng.integers(2, 5))):
+                if rng.random() < 0.45:
+                    w, lab = names[int(rng.integers(len(names)))]
+                    spans.append(Span(len(words), len(words) + 1, lab))
+                    words.append(w)
+                else:
+                    words.append(fill[int(rng.integers(len(fill)))])
+            sents.append(Sentence(words, spans))
+        out.append(Document(sents, id=f"d{d}"))
+    return Corpus(out)
+
+
+def literal_train(algorithm, corpus, n, C, epochs):
+    """Algorithm 4.1 / 4.2 spelt out with dense vectors and dict-based non-local features, in
+    file order, without averaging; candidates come from the tagger's exact k-best (tested
+    against brute force in test_perceptron_tagger)."""
+    vocab = PerceptronTagger(epochs=0).fit(corpus)
+    seqs = vocab.prepare(corpus)
+    nl = NonLocalFeatures()
+    wl = np.zeros(vocab.n_weights_)
+    wg: dict[str, float] = {}
+
+    def phi_l(i, y):
+        v = np.zeros(vocab.n_weights_)
+        idx, val = vocab.phi(seqs, i, y)
+        v[idx] = val
+        return v
+
+    def phi_g(i, y):
+        return nl.strings(seqs.words[i], tags_to_spans(y, vocab.tagset_))
+
+    def total(i, y):
+        return float(phi_l(i, y) @ wl) + sum(c * wg.get(s, 0.0) for s, c in phi_g(i, y).items())
+
+    def update(i, gold, y, local_only=False):
+        nonlocal wl
+        wl = wl + phi_l(i, gold) - phi_l(i, y)
+        if not local_only:
+            for s, c in (Counter(phi_g(i, gold)) - Counter()).items():
+                wg[s] = wg.get(s, 0.0) + c
+            for s, c in phi_g(i, y).items():
+                wg[s] = wg.get(s, 0.0) - c
+
+    for _ in range(epochs):
+        for i in range(len(seqs)):
+            gold = seqs.gold[i]
+            Y, ls = vocab.kbest(seqs, i, n, weights=wl)
+            tot = [total(i, y) for y in Y]
+            order = sorted(range(len(Y)), key=lambda j: -tot[j])
+            sg = total(i, gold)
+            same = [bool(np.array_equal(y, gold)) for y in Y]
+            if not same[order[0]] and sg - tot[order[0]] <= C:
+                update(i, gold, Y[order[0]])
+            elif len(Y) > 1 and not same[order[1]] and sg - tot[order[1]] <= C:
+                update(i, gold, Y[order[1]])
+            elif algorithm == "proposed":
+                if not same[0]:
+                    update(i, gold, Y[0], local_only=True)
+                elif len(Y) > 1 and float(phi_l(i, gold) @ wl) - ls[1] <= C:
+                    update(i, gold, Y[1], local_only=True)
+    return wl, wg
+
+
+@pytest.mark.parametrize("algorithm", ["candidate", "proposed"])
+def test_updates_equal_literal_algorithm(algorithm):
+    corpus = toy_corpus()
+    jt = JointTagger(algorithm, n=4, n_test=4, C=3.0, epochs=3, average=False, shuffle=False,
+                     keep_best=False).fit(corpus)
+    wl, wg = literal_train(algorithm, corpus, n=4, C=3.0, epochs=3)
+    np.testing.assert_allclose(jt.wl_, wl)
+    got = {s: float(jt.wg_[j]) for s, j in jt.nl_.vocabulary.items() if jt.wg_[j] != 0}
+    assert got == pytest.approx({s: v for s, v in wg.items() if v != 0})
+    assert any(h.updates_total for h in jt.history_)
+    if algorithm == "candidate":
+        assert all(h.updates_local == 0 for h in jt.history_)
+
+
+def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
+    """The lazy average equals the plain mean of the weight vectors after every document."""
+    from nerstudio.tagging import perceptron
+    snaps = {}
+    real_tick = perceptron.AveragedWeights.tick
+
+    def tick(self, n=1):
+        real_tick(self, n)
+        snaps.setdefault(id(self), []).append(self.w.copy())
+    monkeypatch.setattr(perceptron.AveragedWeights, "tick", tick)
+    jt = JointTagger("proposed", n=3, C=2.0, epochs=2, average=True, shuffle=True, keep_best=False)
+    jt.fit(toy_corpus(1, docs=5))
+    local, nonlocal_ = [v for v in snaps.values()]
+    assert len(local) == 10
+    np.testing.assert_allclose(jt.wl_, np.mean(local, axis=0), atol=1e-12)
+    k = jt.nl_.n_features
+    np.testing.assert_allclose(jt.wg_, np.mean([w[:k] if len(w) >= k else np.pad(w, (0, k - len(w)))
+                                                for w in nonlocal_], axis=0), atol=1e-12)
+
+
+def test_demo_corpus_all_algorithms(tmp_path):
+    train = read_corpus(f"{DEMO}/train.conll")
+    dev = read_corpus(f"{DEMO}/dev.conll")
+    first = PerceptronTagger(variant="margin", C=50, epochs=3).fit(train)
+    seqs = first.prepare(train)
+    lists = first_model_lists(first, seqs, 5)  # not cross-validated: enough to exercise the code
+    stats = []
+    for algo in ("candidate", "proposed", "reranking1", "reranking2"):
+        jt = JointTagger(algo, n=5, n_test=8, C=5.0, epochs=2)
+        jt.fit(train, dev, callback=stats.append, first=first, train_lists=lists)
+        spans = jt.predict_spans(dev)
+        assert len(spans) == len(dev.sentences)
+        assert jt.history_ and jt.history_[-1].dev_f1 is not None
+        nb = jt.nbest(dev, n=4)
+        assert len(nb) == len(dev.documents) and nb.n_candidates(0) <= 4
+        terms = jt.nonlocal_terms(nb.words[0], nb.spans(0, 0))
+        assert all(isinstance(t[0], str) for t in terms)
+    with pytest.raises(ValueError, match="needs the first model"):
+        JointTagger("reranking1").fit(train)
+
+
+def test_sentence_spans_cut_at_boundaries():
+    tagset = ["N", "S-PER", "C-PER"]
+    tags = np.array([1, 2, 2, 0])  # an entity over the boundary after token 1
+    assert sentence_spans(tags, [0, 2, 4], tagset) == [[Span(0, 2, "PER")], [Span(0, 1, "PER")]]
+
+
+def test_cancel_stops_early():
+    corpus = toy_corpus(2, docs=8)
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return True
+    jt = JointTagger("proposed", n=3, epochs=5).fit(corpus, should_cancel=cancel)
+    assert len(jt.history_) == 0 and hasattr(jt, "wl_")

@@ -1,0 +1,56 @@
+"""The Kazama & Torisawa suite end to end on the bundled demo corpus."""
+
+import json
+import os
+
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.evaluation import evaluate_sentences
+from nerstudio.kazama import SYSTEMS, KazamaConfig, run_kazama
+
+DEMO = "resources/demo"
+
+
+def test_suite_on_demo(tmp_path):
+    cfg = KazamaConfig(epochs=3, joint_epochs=2, C_margin=50, C_joint=5, C_rerank1=1, C_rerank2=5, n=5, n_test=8,
+                       n_primes=(5, 8), folds=2, workers=1)
+    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    names = [s["name"] for s in report["systems"]]
+    assert names == list(SYSTEMS)
+    on_disk = json.loads((tmp_path / "report.json").read_text())
+    assert on_disk["systems"][0]["dev"].keys() >= {"precision", "recall", "f1", "rel_error_reduction"}
+    assert [r["n_test"] for r in on_disk["n_prime"]] == [5, 8]
+    md = (tmp_path / "report.md").read_text()
+    for table in ("Table 2", "Table 3", "Table 6", "Table 7"):
+        assert table in md
+    gold = read_corpus(f"{DEMO}/test.conll")
+    for s in report["systems"]:
+        pred = read_corpus(tmp_path / f"pred-{s['name']}-test.conll")
+        ev = evaluate_sentences(gold.sentences, pred.sentences)
+        assert abs(ev.overall.f1 - s["test"]["f1"]) < 1e-9  # the file scores what the report says
+    assert os.path.getsize(tmp_path / "curves.png") > 0
+
+
+def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
+    from nerstudio.cli import main
+    from nerstudio.nbest import NBestList
+    model, pred = tmp_path / "pt.npz", tmp_path / "pred.conll"
+    assert main(["train-tagger", f"{DEMO}/train.conll", "--model", "perceptron", "--out", str(model),
+                 "--dev", f"{DEMO}/dev.conll", "--epochs", "2", "--C", "50"]) == 0
+    assert "dev " in capsys.readouterr().out
+    assert main(["tag", str(model), f"{DEMO}/test.conll", "--out", str(pred)]) == 0
+    said = capsys.readouterr().out
+    gold = read_corpus(f"{DEMO}/test.conll")
+    ev = evaluate_sentences(gold.sentences, read_corpus(pred).sentences)
+    assert f"F {ev.overall.f1:.2f}" in said  # the summary scores the file it wrote
+    assert main(["nbest", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "d.npz"), "--documents",
+                 "--n", "5"]) == 0
+    nb = NBestList.load(tmp_path / "d.npz")
+    assert len(nb) == len(gold.documents) and nb.meta["unit"] == "document"
+    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 2  # usage error: maxent has no epochs
+    out = tmp_path / "kz"
+    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
+                 "--test", f"{DEMO}/test.conll", "--out", str(out), "--systems", "margin,proposed",
+                 "--epochs", "2", "--joint-epochs", "2", "--C", "50", "--C-joint", "5", "--n", "4",
+                 "--n-test", "6", "--n-primes", "4,6"]) == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert [s["name"] for s in rep["systems"]] == ["margin", "proposed"] and rep["suite"] == "kazama"
