@@ -158,3 +158,15 @@ def test_cancel_stops_early():
         return True
     jt = JointTagger("proposed", n=3, epochs=5).fit(corpus, should_cancel=cancel)
     assert len(jt.history_) == 0 and hasattr(jt, "wl_")
+
+
+def test_sentence_spans_equal_per_sentence_decoding():
+    rng = np.random.default_rng(3)
+    tagset = ["N", "S-LOC", "C-LOC", "S-PER", "C-PER"]
+    for _ in range(200):
+        L = int(rng.integers(1, 12))
+        tags = rng.integers(0, len(tagset), L)
+        cuts = sorted(set(rng.integers(1, L, int(rng.integers(0, 3))).tolist())) if L > 1 else []
+        offs = [0] + cuts + [L]
+        want = [tags_to_spans(tags[a:b], tagset) for a, b in zip(offs[:-1], offs[1:])]
+        assert sentence_spans(tags, offs, tagset) == want

@@ -54,9 +54,11 @@ def _pair(a: str, b: str) -> str:
     return f"{a}~{b}" if a <= b else f"{b}~{a}"
 
 
-def _majority(counts: Counter) -> str | None:
-    if not counts:
-        return None
+def _majority_of(labels: Iterable[str]) -> str:
+    """The most frequent of a non-empty run of labels (ties: the alphabetically first)."""
+    counts: dict[str, int] = {}
+    for lab in labels:
+        counts[lab] = counts.get(lab, 0) + 1
     best = max(counts.values())
     return min(k for k, v in counts.items() if v == best)
 
@@ -159,26 +161,31 @@ class NonLocalFeatures:
                     out["SP=same" if a == b else "SP=diff"] += 1
 
         if "majority" in want:
-            token_labels: dict[str, Counter] = defaultdict(Counter)
+            token_labels: dict[str, dict[str, int]] = {}
             for a, b, lab in ents:
                 for i in range(a, b):
-                    token_labels[words[i]][lab] += 1
+                    d = token_labels.setdefault(words[i], {})
+                    d[lab] = d.get(lab, 0) + 1
             for k, (a, b, lab) in enumerate(ents):
-                others = Counter(ents[j][2] for j in by_key[keys[k]] if j != k)
-                m = _majority(others)
-                if m is not None:
+                members = by_key[keys[k]]
+                if len(members) > 1:
+                    m = _majority_of(ents[j][2] for j in members if j != k)
                     out[f"MJ:{lab}~{m}"] += 1
-                m = _majority(Counter(ents[f][2] for f in contains.get(k, ())))
-                if m is not None:
-                    out[f"MJS:{lab}~{m}"] += 1
-                own = Counter(words[a:b])
-                for w in own:
-                    c = token_labels[w].copy()
-                    c[lab] -= own[w]
-                    c = +c  # drop zero counts
-                    m = _majority(c)
-                    if m is not None:
-                        out[f"MJT:{lab}~{m}"] += own[w]
+                sup = contains.get(k)
+                if sup:
+                    out[f"MJS:{lab}~{_majority_of(ents[f][2] for f in sup)}"] += 1
+                own: dict[str, int] = {}
+                for i in range(a, b):
+                    own[words[i]] = own.get(words[i], 0) + 1
+                for w, n_own in own.items():
+                    best_n, best = 0, None
+                    for l2, c in token_labels[w].items():
+                        if l2 == lab:
+                            c -= n_own
+                        if c > best_n or (c == best_n and c > 0 and l2 < best):
+                            best_n, best = c, l2
+                    if best is not None:
+                        out[f"MJT:{lab}~{best}"] += n_own
 
         if "conjunction" in want:
             lower = doc.lower

@@ -36,6 +36,7 @@ import numpy as np
 from ..corpus.model import Span
 from ..evaluation import evaluate_spans
 from ..nbest import NBestList, tags_to_spans
+from ..rerank.data import entity_types, scn_spans
 from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 from .perceptron import AveragedWeights, PerceptronTagger, Sequences
 
@@ -82,7 +83,17 @@ def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
 def sentence_spans(tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[str]) -> list[list[Span]]:
     """Split a document labelling into per-sentence spans (``offsets``: sentence starts + end).
     An entity running over a sentence boundary is cut there, as scoring per sentence does."""
-    return [tags_to_spans(tags[a:b], tagset) for a, b in zip(offsets[:-1], offsets[1:])]
+    offsets = np.asarray(offsets, dtype=np.int64)
+    _, a, b, lab = scn_spans(np.asarray(tags)[None, :], tagset)
+    types = entity_types(tagset)
+    out: list[list[Span]] = [[] for _ in range(len(offsets) - 1)]
+    for s, e, li in zip(a.tolist(), b.tolist(), lab.tolist()):
+        k = int(np.searchsorted(offsets, s, side="right")) - 1
+        while s < e:  # cut at every sentence end the entity runs over
+            end = min(e, int(offsets[k + 1]))
+            out[k].append(Span(s - int(offsets[k]), end - int(offsets[k]), types[li]))
+            s, k = end, k + 1
+    return out
 
 
 class _Local:
@@ -175,27 +186,41 @@ class _Documents:
         self.index = [DocumentIndex(w) for w in seqs.words]
         self._cache: list[dict] = [{} for _ in seqs.words]
         self._gold: dict[int, tuple] = {}
+        self._types = entity_types(tagset) or [""]
 
     def __len__(self) -> int:
         return len(self.seqs.words)
 
-    def spans(self, tags: np.ndarray) -> list[Span]:
-        return tags_to_spans(tags, self.tagset)
+    def spans(self, Y: np.ndarray) -> list[list[Span]]:
+        """Entities of every candidate (rows of Y), vectorised."""
+        c, a, b, lab = scn_spans(np.asarray(Y), self.tagset)
+        types = self._types
+        out: list[list[Span]] = [[] for _ in range(len(Y))]
+        for ci, ai, bi, li in zip(c.tolist(), a.tolist(), b.tolist(), lab.tolist()):
+            out[ci].append(Span(ai, bi, types[li]))
+        return out
+
+    def nonlocal_vectors(self, i: int, Y: np.ndarray) -> list:
+        """Φ^g of every candidate of document i (see :meth:`nonlocal_vector`)."""
+        cache = self._cache[i]
+        if len(cache) > 5000:
+            cache.clear()
+        keys = [y.tobytes() for y in Y]
+        todo = [k for k, key in enumerate(keys) if key not in cache]
+        if todo:
+            for k, sp in zip(todo, self.spans(Y[todo])):
+                if self.grow:
+                    cache[keys[k]] = self.nl.vector(self.index[i], sp, grow=True)
+                else:
+                    cache[keys[k]] = self.nl.strings(self.index[i], sp)
+        return [self._ids(cache[key]) for key in keys]
 
     def nonlocal_vector(self, i: int, tags: np.ndarray):
         """Φ^g of a candidate. Training documents grow the vocabulary, so their vectors are
         complete and cached as ids; other documents cache feature strings and map them anew."""
-        cache = self._cache[i]
-        key = tags.tobytes()
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) > 5000:
-                cache.clear()
-            if self.grow:
-                hit = self.nl.vector(self.index[i], self.spans(tags), grow=True)
-            else:
-                hit = self.nl.strings(self.index[i], self.spans(tags))
-            cache[key] = hit
+        return self.nonlocal_vectors(i, np.asarray(tags)[None, :])[0]
+
+    def _ids(self, hit):
         if self.grow:
             return hit
         voc = self.nl.vocabulary
@@ -371,7 +396,7 @@ class JointTagger:
             gold, phi_l_gold, phi_g_gold = docs.gold(i)
             self._ensure(wg, self.nl_.n_features)
             Y, ls = docs.local.candidates(i, self.n, wl.w)
-            G = [docs.nonlocal_vector(i, y) for y in Y]
+            G = docs.nonlocal_vectors(i, Y)
             self._ensure(wg, self.nl_.n_features)
             total = ls + np.array([_dot(wg.w, g) for g in G])
             s_gold = docs.local.score(i, gold, wl.w) + _dot(wg.w, phi_g_gold)
@@ -415,7 +440,7 @@ class JointTagger:
         """Candidates of document i, their total scores, and the index of the best."""
         wg = self.wg_
         Y, ls = docs.local.candidates(i, n or self.n_test, self.wl_)
-        total = ls + np.array([_dot(wg, g) for g in (docs.nonlocal_vector(i, y) for y in Y)])
+        total = ls + np.array([_dot(wg, g) for g in docs.nonlocal_vectors(i, Y)])
         return Y, total, int(np.argmax(total)) if len(total) else -1
 
     def _evaluate(self, docs: _Documents) -> tuple[float, float, float]:
