@@ -77,6 +77,148 @@ def test_gradient_matches_finite_differences():
         assert grad[k] == pytest.approx((fp - fm) / (2 * eps), rel=1e-4, abs=1e-6)
 
 
+def conll_like(repeat: int = 3) -> list[Sentence]:
+    """Tiny sentences with POS and chunk columns (the CoNLL set's groups by column)."""
+    out = []
+    for s in tiny_sentences(repeat):
+        pos = ["NNP" if w[:1].isupper() else "CD" if w.isdigit() else "." if w == "." else "VBD" for w in s.words]
+        chk = ["I-NP" if p in ("NNP", "CD") else "O" for p in pos]
+        out.append(Sentence(s.words, s.spans, extra=[pos, chk]))
+    return out
+
+
+def _training_parts(m: MaxEntTagger, sents):
+    """The factored design as ``fit`` builds it, and the plain (scipy) design it must equal."""
+    from nerstudio.tagging.maxent import make_tagset
+    labels = sorted({sp.label for s in sents for sp in s.spans})
+    m.tagset_ = make_tagset(labels if m.typed else [], m.task)
+    design, y, mask = m._training_design(sents)
+    lens = np.array([len(s.words) for s in sents])
+    p1, pair = m._dynamic_ids(y, lens)
+    X = m._design(m.extractor_.transform(sents), p1, pair).astype(np.float64)
+    return design, y, mask, X
+
+
+@pytest.mark.parametrize("features,cutoff", [("paper", 1), ("paper", 2), ("conll", 1), ("conll", 3)])
+def test_factored_design_equals_plain_design(features, cutoff):
+    m = MaxEntTagger(task="typed", features=features, cutoff=cutoff)
+    design, y, mask, X = _training_parts(m, conll_like())
+    assert design.n_keys > 0 and design.n_params == mask.shape[0] == X.shape[1]
+    Xf = design.to_csr()
+    X.sort_indices()
+    assert (Xf != X).nnz == 0
+    assert len(design.indices) + len(design.bind) < X.nnz  # the point of factoring
+
+
+@pytest.mark.parametrize("features", ["paper", "conll"])
+def test_compiled_objective_matches_reference(features):
+    """The kernels' loss, gradient, g·d and max |g| equal the numpy/scipy formulation (which the
+    finite-difference test checks), whatever the number of threads."""
+    from nerstudio.tagging.maxent import _Objective
+    m = MaxEntTagger(task="typed", features=features, cutoff=2, l2=0.7, dtype=np.float64)
+    design, y, mask, X = _training_parts(m, conll_like())
+    if features == "paper":
+        assert not mask.all()  # pair cut-off: some rows only partly free
+    rng = np.random.default_rng(1)
+    x = np.where(mask.ravel(), rng.normal(scale=0.3, size=mask.size), 0.0)
+    d = np.where(mask.ravel(), rng.normal(scale=0.3, size=mask.size), 0.0)
+    step = 0.37
+    f_ref, g_ref = m._loss_grad(X, X.T.tocsr(), y, mask, (x + step * d)[mask.ravel()])
+    results = []
+    for threads in (1, 3):
+        obj = _Objective(design, y, mask, m.l2, np.float64, threads=threads)
+        try:
+            g = np.empty(mask.size)
+            f, gd, gmax = obj(x, d, step, g)
+        finally:
+            obj.close()
+        assert f == pytest.approx(f_ref, rel=1e-12)
+        np.testing.assert_allclose(g[mask.ravel()], g_ref, rtol=1e-10, atol=1e-10)
+        assert np.all(g[~mask.ravel()] == 0)
+        assert gd == pytest.approx(float(g @ d), rel=1e-10)
+        assert gmax == pytest.approx(float(np.abs(g).max()), rel=1e-12)
+        results.append((f, g))
+    assert results[0][0] == results[1][0] and np.array_equal(results[0][1], results[1][1])
+
+
+def test_transpose_kernel_matches_scipy():
+    import scipy.sparse as sparse
+    from nerstudio.tagging import _maxent_compiled as mc
+    A = sparse.random(40, 23, density=0.2, format="csr", random_state=3)
+    A.sort_indices()
+    tptr, tind = mc.transpose(A.indptr.astype(np.int64), A.indices.astype(np.int32), 23)
+    AT = A.T.tocsr()
+    AT.sort_indices()
+    assert np.array_equal(tptr, AT.indptr) and np.array_equal(tind, AT.indices)
+
+
+def _np_fun(f_and_g):
+    """Adapt f(x) -> (value, gradient) to the ``lbfgs`` interface."""
+    def fun(x, d, step, g):
+        f, grad = f_and_g(x + step * d)
+        g[:] = grad
+        return f, float(grad @ d), float(np.abs(grad).max())
+    return fun
+
+
+def test_lbfgs_reaches_scipys_optimum():
+    """Our L-BFGS against scipy's L-BFGS-B on an L2-penalised logistic regression and on the
+    tagger's own objective: same minimum, same minimiser."""
+    import scipy.optimize
+    from nerstudio.tagging.maxent import _Objective, lbfgs
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(80, 15))
+    b = (rng.random(80) < 0.5).astype(float)
+
+    def logreg(w):
+        z = A @ w
+        p = 1 / (1 + np.exp(-z))
+        return float(np.logaddexp(0, z).sum() - b @ z + 0.05 * w @ w), A.T @ (p - b) + 0.1 * w
+
+    ref = scipy.optimize.minimize(logreg, np.zeros(15), jac=True, method="L-BFGS-B",
+                                  options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10})
+    ours = lbfgs(_np_fun(logreg), 15, max_iter=1000, ftol=0.0, gtol=1e-8)
+    assert ours.reason == "gtol"
+    assert ours.f == pytest.approx(ref.fun, rel=1e-12)
+    np.testing.assert_allclose(ours.x, ref.x, atol=1e-7)
+
+    m = MaxEntTagger(task="typed", features="conll", cutoff=2, l2=0.5, dtype=np.float64)
+    design, y, mask, X = _training_parts(m, conll_like(2))
+    XT = X.T.tocsr()
+    ref = scipy.optimize.minimize(lambda th: m._loss_grad(X, XT, y, mask, th), np.zeros(int(mask.sum())), jac=True,
+                                  method="L-BFGS-B", options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-8})
+    obj = _Objective(design, y, mask, m.l2, np.float64, threads=2)
+    try:
+        ours = lbfgs(obj, mask.size, max_iter=2000, ftol=1e-15, gtol=1e-8)
+    finally:
+        obj.close()
+    assert ours.f == pytest.approx(ref.fun, rel=1e-10)
+    np.testing.assert_allclose(ours.x[mask.ravel()], ref.x, atol=1e-5)
+
+
+def test_lbfgs_on_a_nonconvex_function():
+    """Rosenbrock: curvature pairs may be skipped, the line search backtracks; still converges."""
+    from nerstudio.tagging.maxent import lbfgs
+
+    def rosen(v):
+        x, yv = v[:-1], v[1:]
+        f = float((100 * (yv - x * x) ** 2 + (1 - x) ** 2).sum())
+        g = np.zeros_like(v)
+        g[:-1] = -400 * x * (yv - x * x) - 2 * (1 - x)
+        g[1:] += 200 * (yv - x * x)
+        return f, g
+    res = lbfgs(_np_fun(rosen), 6, max_iter=2000, ftol=0, gtol=1e-8, x0=np.full(6, -1.2))
+    assert res.reason == "gtol"
+    np.testing.assert_allclose(res.x, np.ones(6), atol=1e-6)
+
+
+def test_training_does_not_depend_on_the_number_of_threads():
+    sents = conll_like()
+    a = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=1).fit(sents)
+    b = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=2).fit(sents)
+    assert a.n_iter_ == b.n_iter_ and np.array_equal(a.W_, b.W_)
+
+
 def _valid(tagset, seq):
     prev = None
     for t in seq:
@@ -203,8 +345,15 @@ def test_oracle_index_prefers_most_correct_tags(tagger):
 
 
 def test_cancel_stops_training():
+    import threading
     with pytest.raises(Cancelled):
         MaxEntTagger(cutoff=1, max_iter=50).fit(tiny_sentences(), should_cancel=lambda: True)
+    calls = []
+    with pytest.raises(Cancelled):  # cancelled in the middle of the optimisation
+        MaxEntTagger(cutoff=1, max_iter=50, threads=2).fit(tiny_sentences(),
+                                                           should_cancel=lambda: calls.append(1) or len(calls) > 5)
+    assert len(calls) > 5
+    assert not [t for t in threading.enumerate() if t.name.startswith("maxent")]  # worker threads ended
 
 
 def test_document_folds_partition_by_document():

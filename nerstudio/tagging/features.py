@@ -87,12 +87,19 @@ def build_lexicon(sentences: Sequence[Sentence] | Sequence[Sequence[str]]) -> se
 
 
 class _Template:
-    """One template: ``codes(ctx)`` gives an int code per token; ``value(code)`` its string."""
+    """One template: ``codes(ctx)`` gives an int code per token; ``value(code)`` its string.
 
-    def __init__(self, name: str, codes: Callable, value: Callable):
+    ``source`` names the context variable the template is a function of (``("w", k)``: the word
+    at offset k, at offset 0 together with the first-in-sentence flag; ``("col", j)``: the
+    column-j values at offsets −1, 0, +1), or is None. Templates sharing a source take the same
+    predicates on every token with the same source value, which the trainer exploits.
+    """
+
+    def __init__(self, name: str, codes: Callable, value: Callable, source: tuple | None = None):
         self.name = name
         self.codes = codes
         self.value = value
+        self.source = source
 
 
 class FeatureExtractor:
@@ -156,7 +163,7 @@ class FeatureExtractor:
 
         def word_t(name: str, k: int, f: Callable[[str], str]):
             T.append(_Template(name, lambda c, k=k: self._shift(c["word_ids"], c, k),
-                               lambda code, f=f: NULL if code == 0 else f(types[code])))
+                               lambda code, f=f: NULL if code == 0 else f(types[code]), ("w", k)))
 
         def ident(w: str) -> str:
             return w
@@ -190,7 +197,7 @@ class FeatureExtractor:
             ch = {1: "A", 2: "a", 3: "0"}.get(fct) or self._compound_chars.get(fct, "_")
             return f"{first}-{inlex}-{ch}"
 
-        T.append(_Template("cmp", compound_codes, compound_value))
+        T.append(_Template("cmp", compound_codes, compound_value, ("w", 0)))
         if self.feature_set == "paper":
             return T
 
@@ -208,7 +215,7 @@ class FeatureExtractor:
         word_t("lex", 0, lambda w: "1" if w.lower() in lex else "0")
         word_t("hyph", 0, lambda w: "1" if "-" in w[1:] else "0")
 
-        def pair_t(name: str, a: Callable, b: Callable, va: Callable, vb: Callable):
+        def pair_t(name: str, a: Callable, b: Callable, va: Callable, vb: Callable, source=None):
             def codes(c):
                 x, y = a(c), b(c)
                 m = int(max(x.max(initial=0), y.max(initial=0))) + 1
@@ -219,7 +226,7 @@ class FeatureExtractor:
                 m = self._pair_m[name]
                 return va(code // m) + "|" + vb(code % m)
 
-            T.append(_Template(name, codes, value))
+            T.append(_Template(name, codes, value, source))
 
         self._pair_m: dict[str, int] = {}
         wv = lambda code: NULL if code == 0 else types[code]  # noqa: E731
@@ -229,27 +236,37 @@ class FeatureExtractor:
             tag = "pos" if j == 0 else "chk"
             cv = lambda code, names=names: names[code]  # noqa: E731
             for k in (-1, 0, 1):
-                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k), cv))
+                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k), cv,
+                                   ("col", j)))
             if j == 0:
-                pair_t("pos-1|pos", lambda c: self._shift(c["cols"][0][1], c, -1), lambda c: c["cols"][0][1], cv, cv)
-                pair_t("pos|pos+1", lambda c: c["cols"][0][1], lambda c: self._shift(c["cols"][0][1], c, 1), cv, cv)
+                pair_t("pos-1|pos", lambda c: self._shift(c["cols"][0][1], c, -1), lambda c: c["cols"][0][1], cv, cv,
+                       ("col", 0))
+                pair_t("pos|pos+1", lambda c: c["cols"][0][1], lambda c: self._shift(c["cols"][0][1], c, 1), cv, cv,
+                       ("col", 0))
         return T
 
     # -- matrix ---------------------------------------------------------------------------
-    def transform(self, sentences: Sequence[Sentence], grow: bool = False) -> sp.csr_matrix:
-        """Binary predicate matrix, one row per token in sentence order.
+    def _source_codes(self, ctx: dict, source: tuple) -> np.ndarray:
+        kind, k = source
+        if kind == "w":
+            if k == 0:
+                return ctx["word_ids"] * 2 + (ctx["pos"] == 0)
+            return self._shift(ctx["word_ids"], ctx, k)
+        arr = ctx["cols"][k][1]
+        m = len(ctx["cols"][k][0])
+        return (self._shift(arr, ctx, -1) * m + arr) * m + self._shift(arr, ctx, 1)
 
-        With ``grow=True`` (training) unseen predicates are added to the vocabulary; otherwise
-        they are ignored.
-        """
+    def _id_matrix(self, sentences: Sequence[Sentence], grow: bool) -> tuple[np.ndarray, list, dict]:
+        """Predicate id of every (token, template), −1 where unknown: (n_tokens, n_templates)."""
         ctx = self._context(sentences)
         n = ctx["n"]
-        cols = []
-        for t in self._templates(ctx):
+        templates = self._templates(ctx)
+        mat = np.empty((n, len(templates)), dtype=np.int64)
+        vocab = self.vocab
+        for j, t in enumerate(templates):
             codes = t.codes(ctx)
             uniq, inv = np.unique(codes, return_inverse=True)
             ids = np.empty(len(uniq), dtype=np.int64)
-            vocab = self.vocab
             for i, code in enumerate(uniq.tolist()):
                 key = t.name + "=" + t.value(code)
                 fid = vocab.get(key)
@@ -259,16 +276,42 @@ class FeatureExtractor:
                     else:
                         fid = -1
                 ids[i] = fid
-            cols.append(ids[inv.reshape(-1)])
-        if not cols:
+            mat[:, j] = ids[inv.reshape(-1)]
+        return mat, templates, ctx
+
+    def transform(self, sentences: Sequence[Sentence], grow: bool = False) -> sp.csr_matrix:
+        """Binary predicate matrix, one row per token in sentence order.
+
+        With ``grow=True`` (training) unseen predicates are added to the vocabulary; otherwise
+        they are ignored.
+        """
+        mat, templates, ctx = self._id_matrix(sentences, grow)
+        n = ctx["n"]
+        if not templates:
             return sp.csr_matrix((n, len(self.vocab)))
-        mat = np.stack(cols, axis=1)  # (n, n_templates)
         ok = mat >= 0
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ok.sum(axis=1), out=indptr[1:])
         indices = mat[ok].astype(np.int32)
         data = np.ones(len(indices), dtype=np.float32)
         return sp.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
+
+    def fit_ids(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, list[tuple[list[int], np.ndarray]]]:
+        """Training: build the lexicon (unless given) and the vocabulary; return the id matrix
+        (n_tokens, n_templates) and the groups of templates sharing a source, each as (template
+        columns, source code per token): on two tokens with the same code, the group's
+        templates give the same predicates.
+        """
+        if not self.lexicon:
+            self.lexicon = build_lexicon(sentences)
+        self.vocab = {}
+        mat, templates, ctx = self._id_matrix(sentences, grow=True)
+        by_source: dict = {}
+        for j, t in enumerate(templates):
+            if t.source is not None:
+                by_source.setdefault(t.source, []).append(j)
+        groups = [(cols, self._source_codes(ctx, src)) for src, cols in by_source.items() if len(cols) > 1]
+        return mat, groups
 
     def fit_transform(self, sentences: Sequence[Sentence]) -> sp.csr_matrix:
         if not self.lexicon:

@@ -17,20 +17,22 @@ Generalized Iterative Scaling, the paper's own choice.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import json_array, json_value, load_npz, save_npz
+from . import _maxent_compiled as _mc
 from .features import FEATURE_SETS, FeatureExtractor
 
 MODEL_FORMAT = "nerstudio-maxent"
@@ -49,6 +51,225 @@ class TrainStats:
     message: str = ""
 
 
+
+@dataclass
+class LBFGSResult:
+    x: np.ndarray
+    f: float
+    n_iter: int
+    n_evals: int
+    reason: str  # "max_iter", "ftol", "gtol" or "line search failed"
+
+
+def lbfgs(fun, n: int, max_iter: int = 100, m: int = 10, ftol: float = 1e-8, gtol: float = 1e-5,
+          callback: Callable | None = None, x0: np.ndarray | None = None, c1: float = 1e-4,
+          max_ls: int = 30) -> LBFGSResult:
+    """Minimise a smooth function with limited-memory BFGS (Nocedal & Wright, Algorithms 7.4–7.5).
+
+    ``fun(x, d, step, g)`` evaluates the function at ``x + step·d``, writes its gradient there
+    into ``g`` and returns ``(f, g·d, max |g|)`` (the trainer fuses the trial point into the
+    objective's passes). The search direction comes from the two-loop recursion over the last
+    ``m`` pairs (s, y), scaled by γ = sᵀy / yᵀy; the step from a backtracking line search with
+    the Armijo condition (step 1 first, 1/‖g‖ on the first iteration; quadratic interpolation
+    kept within [0.1, 0.5] of the previous trial). A pair with sᵀy ≤ 0 is not stored (cannot
+    happen on a strictly convex objective such as the L2-penalised log-likelihood). Stops after
+    ``max_iter`` iterations, or when the relative decrease of f is ≤ ``ftol`` or max |g| ≤
+    ``gtol`` (scipy's L-BFGS-B tests). ``callback(iteration, x, f)`` after each iteration.
+    """
+    x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64)
+    d = np.zeros(n)
+    g = np.empty(n)
+    g_new = np.empty(n)
+    S = np.empty((m, n))
+    Y = np.empty((m, n))
+    rho = np.zeros(m)
+    head = count = 0
+    gamma = 1.0
+    f, _, gmax = fun(x, d, 0.0, g)
+    n_evals = 1
+    reason = "max_iter"
+    it = 0
+    if gmax <= gtol:
+        return LBFGSResult(x, float(f), 0, n_evals, "gtol")
+    while it < max_iter:
+        if count == 0:
+            gd0 = _mc.neg_copy_dot(d, g, g)
+            step = 1.0 / math.sqrt(-gd0)
+        else:
+            order = (head - count + np.arange(count)) % m  # oldest -> newest
+            gd0 = _mc.two_loop(g, S, Y, rho, order, gamma, d)
+            step = 1.0
+            if not gd0 < 0:  # not a descent direction (numerical trouble): restart from -g
+                count = 0
+                gd0 = _mc.neg_copy_dot(d, g, g)
+                step = 1.0 / math.sqrt(-gd0)
+        for _ in range(max_ls):
+            f_new, _, gmax_new = fun(x, d, step, g_new)
+            n_evals += 1
+            if f_new <= f + c1 * step * gd0:
+                break
+            denom = 2.0 * (f_new - f - gd0 * step)
+            t = -gd0 * step * step / denom if denom > 0 else 0.5 * step
+            step = min(max(t, 0.1 * step), 0.5 * step)
+        else:
+            reason = "line search failed"
+            break
+        sy, yy = _mc.accept_step(x, d, step, g_new, g, S[head], Y[head])
+        if sy > 1e-12 * yy and yy > 0:
+            rho[head] = 1.0 / sy
+            gamma = sy / yy
+            head = (head + 1) % m
+            count = min(count + 1, m)
+        elif count == m:  # the rejected pair overwrote the oldest one
+            count -= 1
+        f_old, f, gmax = f, f_new, gmax_new
+        it += 1
+        if callback:
+            callback(it, x, f)
+        if gmax <= gtol:
+            reason = "gtol"
+            break
+        if (f_old - f) / max(abs(f_old), abs(f), 1.0) <= ftol:
+            reason = "ftol"
+            break
+    return LBFGSResult(x, float(f), it, n_evals, reason)
+
+
+class _Blocks:
+    """Runs ``fn(block)`` for blocks 0..n-1 on ``threads`` threads (the caller's included), each
+    thread taking the next block when it comes free. ``fn`` must release the GIL to gain."""
+
+    def __init__(self, threads: int):
+        self.threads = max(1, int(threads))
+        self.pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="maxent") if self.threads > 1 else None
+
+    def run(self, fn, n_blocks: int) -> None:
+        nxt = itertools.count().__next__  # atomic under the GIL
+
+        def work():
+            while True:
+                b = nxt()
+                if b >= n_blocks:
+                    return
+                fn(b)
+        futures = [self.pool.submit(work) for _ in range(self.threads - 1)] if self.pool else []
+        try:
+            work()
+        finally:
+            for f in futures:
+                f.result()
+
+    def close(self) -> None:
+        if self.pool:
+            self.pool.shutdown()
+
+
+def _even_blocks(cum: np.ndarray, per_block: int = 100_000, max_blocks: int = 64) -> np.ndarray:
+    """Boundaries cutting rows into blocks of about equal work, ``cum`` the cumulative work per
+    row (a CSR indptr). The cut does not depend on the number of threads, so neither do results."""
+    n = len(cum) - 1
+    total = int(cum[-1] - cum[0])
+    nb = int(np.clip(total // per_block, 1, max_blocks))
+    b = np.searchsorted(cum, cum[0] + np.linspace(0, total, nb + 1)).astype(np.int64)
+    b[0], b[-1] = 0, n
+    return np.unique(np.clip(b, 0, n))
+
+
+@dataclass
+class _Design:
+    """The training design matrix X (tokens × parameter rows), binary, in factored form.
+
+    Parameter rows are the kept static predicates, then the ``t-1`` and ``t-2,t-1`` dynamic
+    predicates (``n_params`` in all). Token i's row (``indptr``/``indices``, CSR) lists columns
+    below ``n_params`` (its own predicates) and columns ``n_params + r`` for keys r; key r stands
+    for the predicates of B's row r (``bptr``/``bind``, CSR). So X = M[:, :P] + M[:, P:]·B.
+    """
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    bptr: np.ndarray
+    bind: np.ndarray
+    n_params: int
+    n_keys: int
+
+    def to_csr(self, dtype=np.float64) -> sp.csr_matrix:
+        n, P = len(self.indptr) - 1, self.n_params
+        M = sp.csr_matrix((np.ones(len(self.indices), dtype=dtype), self.indices, self.indptr),
+                          shape=(n, P + self.n_keys))
+        B = sp.csr_matrix((np.ones(len(self.bind), dtype=dtype), self.bind, self.bptr), shape=(self.n_keys, P))
+        X = (M[:, :P] + M[:, P:] @ B).tocsr()
+        X.sort_indices()
+        return X
+
+
+class _Objective:
+    """The penalised negative log-likelihood for :func:`lbfgs`, evaluated by compiled kernels.
+
+    Parameters are the whole (parameter row × tag) weight matrix, flattened row-major; entries
+    outside ``mask`` get a zero gradient, so starting from zero they stay zero. An evaluation is
+    four passes over blocks (see :mod:`._maxent_compiled`), each spread over ``threads``.
+    """
+
+    def __init__(self, design: _Design, y, mask, l2, dtype, should_cancel=None, threads: int = 1):
+        D = design
+        P, K = D.n_params, D.n_keys
+        T = mask.shape[1]
+        self.D, self.P = D, P
+        self.mtptr, self.mtind = _mc.transpose(D.indptr, D.indices, P + K)
+        self.btptr, self.btind = _mc.transpose(D.bptr, D.bind, P)
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.Z = np.zeros((P + K, T), dtype=dtype)  # weights, then summed weights per key
+        self.Wflat = self.Z[:P].reshape(-1)
+        self.R = np.zeros((len(y), T), dtype=dtype)  # residuals P − Y
+        self.U = np.zeros((K, T))  # residuals summed per key
+        self.mask = np.ascontiguousarray(mask.reshape(-1))
+        self.use_mask = not bool(self.mask.all())
+        self.l2 = float(l2)
+        self.should_cancel = should_cancel
+        self.blocks = _Blocks(threads)
+        self.kb = _even_blocks(D.bptr)  # keys, by predicates summed
+        self.rb = _even_blocks(D.indptr)  # tokens, by entries
+        self.ub = _even_blocks(self.mtptr[P:])  # keys, by tokens
+        self.pb = _even_blocks(self.mtptr[:P + 1] + self.btptr)  # predicates, by tokens and keys
+        self.loss_b = np.zeros(len(self.rb) - 1)
+        self.stats_b = np.zeros((len(self.pb) - 1, 3))
+
+    def __call__(self, x, d, step, g):
+        if self.should_cancel and self.should_cancel():
+            raise Cancelled("tagger training cancelled")
+        _mc.trial_point(x, d, step, self.Wflat)
+        D, P, Z, R, U, y = self.D, self.P, self.Z, self.R, self.U, self.y
+        mtptr, mtind, btptr, btind = self.mtptr, self.mtind, self.btptr, self.btind
+        kb, rb, ub, pb, loss_b, stats_b = self.kb, self.rb, self.ub, self.pb, self.loss_b, self.stats_b
+        l2, mask, use_mask = self.l2, self.mask, self.use_mask
+
+        def keys(b):
+            _mc.group_sums(D.bptr, D.bind, Z, P, kb[b], kb[b + 1])
+
+        def tokens(b):
+            loss_b[b] = _mc.forward_block(D.indptr, D.indices, y, Z, rb[b], rb[b + 1], R)
+
+        def key_res(b):
+            _mc.key_residuals(mtptr, mtind, R, P, ub[b], ub[b + 1], U)
+
+        def preds(b):
+            stats_b[b] = _mc.backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_mask,
+                                            pb[b], pb[b + 1], g)
+
+        run = self.blocks.run
+        if D.n_keys:
+            run(keys, len(kb) - 1)
+        run(tokens, len(rb) - 1)
+        if D.n_keys:
+            run(key_res, len(ub) - 1)
+        run(preds, len(pb) - 1)
+        reg, gd = stats_b[:, 0].sum(), stats_b[:, 1].sum()
+        return float(loss_b.sum()) + 0.5 * self.l2 * float(reg), float(gd), float(stats_b[:, 2].max())
+
+    def close(self) -> None:
+        self.blocks.close()
+
+
 def make_tagset(labels: Sequence[str], task: str) -> list[str]:
     if task == "scn":
         return ["N", "S", "C"]
@@ -61,7 +282,7 @@ class MaxEntTagger:
     def __init__(self, task: str = "typed", features: str = "paper", cutoff: int = 5, l2: float = 1.0,
                  optimizer: str = "lbfgs", max_iter: int = 100, tol: float = 1e-5, dev_every: int = 0,
                  labels: Sequence[str] | None = None, cutoff_on: str | None = None, maxcor: int = 10,
-                 dtype=np.float32):
+                 dtype=np.float32, threads: int | None = None):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
         if features not in FEATURE_SETS:
@@ -77,9 +298,16 @@ class MaxEntTagger:
             raise ValueError("cutoff_on must be 'pair' or 'predicate'")
         self.cutoff_on = cutoff_on
         self.maxcor = maxcor
-        self.dtype = dtype  # of the training arithmetic; float32 halves the cost of the products
+        self.dtype = dtype  # of the weights and residuals in training; float32 halves their memory traffic
+        self.threads = threads  # of the L-BFGS objective; None: one per available core (at most 8)
 
     # -- helpers --------------------------------------------------------------------------
+    def _threads(self) -> int:
+        if self.threads:
+            return int(self.threads)
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return max(1, min(cores, 8))
+
     @property
     def typed(self) -> bool:
         return self.task == "typed"
@@ -101,17 +329,66 @@ class MaxEntTagger:
         p2[pos >= 2] = y[np.nonzero(pos >= 2)[0] - 2]
         return p1, p2 * (T + 1) + p1
 
-    def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
-        """Static predicates followed by the dynamic ones (t-1, then t-2 t-1)."""
-        T = len(self.tagset_)
-        n, Fs = Xs.shape
-        nd = (T + 1) + (T + 1) ** 2
-        dyn = sp.csr_matrix((np.ones(2 * n, dtype=np.float32),
-                             np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
-                             np.arange(0, 2 * n + 1, 2)), shape=(n, nd))
-        return sp.hstack([Xs, dyn], format="csr", dtype=np.float32)
-
     # -- training -------------------------------------------------------------------------
+    def _training_design(self, sentences: Sequence[Sentence]) -> tuple[_Design, np.ndarray, np.ndarray]:
+        """Features, gold tags, count cut-off and the factored training design.
+
+        Returns (design, y, mask); ``mask[f, t]`` says whether (parameter row f, tag t) is a
+        parameter. Templates sharing a source (:meth:`FeatureExtractor.fit_ids`) become keys.
+        """
+        T = len(self.tagset_)
+        self.extractor_ = FeatureExtractor(self.features)
+        mat, groups = self.extractor_.fit_ids(sentences)
+        n, K = mat.shape
+        Fs = len(self.extractor_.vocab)
+        y = self._gold_ids(sentences)
+        lens = np.array([len(s.words) for s in sentences], dtype=np.int64)
+        p1, pair = self._dynamic_ids(y, lens)
+        nd = (T + 1) + (T + 1) ** 2
+        dyn = np.stack([p1, (T + 1) + pair], axis=1)  # dynamic rows, counted from the static ones
+        if self.cutoff_on == "pair":  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
+            c_static = np.bincount((mat * T + y[:, None]).ravel(), minlength=Fs * T).reshape(Fs, T)
+            c_dyn = np.bincount((dyn * T + y[:, None]).ravel(), minlength=nd * T).reshape(nd, T)
+            mask = np.concatenate([c_static, c_dyn]) >= self.cutoff
+        else:  # a frequent predicate gets a weight for every tag (negative evidence too)
+            counts = np.concatenate([np.bincount(mat.ravel(), minlength=Fs), np.bincount(dyn.ravel(), minlength=nd)])
+            mask = np.repeat((counts >= self.cutoff)[:, None], T, axis=1)
+        keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
+        self.extractor_.restrict(keep_static)
+        self.n_static_ = Fs_kept = len(keep_static)
+        mask = np.concatenate([mask[keep_static], mask[Fs:]])
+        P = Fs_kept + nd
+        remap = np.full(Fs, -1, dtype=np.int64)
+        remap[keep_static] = np.arange(Fs_kept)
+        mat = remap[mat]  # −1: cut off
+        grouped = np.zeros(K, dtype=bool)
+        token_cols = []
+        b_counts, b_ids = [], []
+        n_keys = 0
+        for cols, codes in groups:
+            _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
+            rows = mat[first][:, cols]  # the group's predicates for each source value
+            ok = rows >= 0
+            cnt = ok.sum(axis=1)
+            used = cnt > 0
+            key = np.cumsum(used) - 1
+            key_of_tok = key[inv.reshape(-1)]
+            token_cols.append(np.where(used[inv.reshape(-1)], P + n_keys + key_of_tok, -1))
+            b_counts.append(cnt[used])
+            b_ids.append(rows[used][ok[used]])
+            n_keys += int(used.sum())
+            grouped[cols] = True
+        tok = np.concatenate([mat[:, ~grouped]] + [c[:, None] for c in token_cols] + [dyn + Fs_kept], axis=1)
+        ok = tok >= 0
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(ok.sum(axis=1), out=indptr[1:])
+        indices = tok[ok].astype(np.int32)
+        bptr = np.zeros(n_keys + 1, dtype=np.int64)
+        if b_counts:
+            np.cumsum(np.concatenate(b_counts), out=bptr[1:])
+        bind = np.concatenate(b_ids).astype(np.int32) if b_ids else np.zeros(0, dtype=np.int32)
+        return _Design(indptr, indices, bptr, bind, P, n_keys), y, mask
+
     def fit(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
             callback: Callable[[TrainStats], None] | None = None,
             should_cancel: Callable[[], bool] | None = None) -> "MaxEntTagger":
@@ -123,39 +400,29 @@ class MaxEntTagger:
         labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
         labels = labels if self.typed else []
         self.tagset_ = make_tagset(labels, self.task)
-        T = len(self.tagset_)
-        self.extractor_ = FeatureExtractor(self.features)
-        Xs = self.extractor_.fit_transform(sentences)
-        y = self._gold_ids(sentences)
-        lens = np.array([len(s.words) for s in sentences], dtype=np.int64)
-        p1, pair = self._dynamic_ids(y, lens)
-        X = self._design(Xs, p1, pair)
-        # count cut-off on (predicate, tag) pairs
-        Y = sp.csr_matrix((np.ones(len(y), dtype=np.float32), y, np.arange(len(y) + 1)), shape=(len(y), T))
-        counts = (X.T @ Y).toarray()
-        if self.cutoff_on == "pair":  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
-            mask = counts >= self.cutoff
-        else:  # a frequent predicate gets a weight for every tag (negative evidence too)
-            mask = np.repeat(counts.sum(axis=1, keepdims=True) >= self.cutoff, counts.shape[1], axis=1)
-        Fs = Xs.shape[1]
-        keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
-        self.extractor_.restrict(keep_static)
-        rows = np.concatenate([keep_static, np.arange(Fs, X.shape[1])])
-        X = X[:, rows].tocsr()
-        mask = mask[rows]
-        self.n_static_ = len(keep_static)
+        design, y, mask = self._training_design(sentences)
         self.mask_ = mask
         if callback:
             callback(TrainStats(0, float("nan"), time.perf_counter() - t0,
-                                message=f"{X.shape[0]} tokens, {len(keep_static)} predicates, "
+                                message=f"{len(y)} tokens, {self.n_static_} predicates, "
                                         f"{int(mask.sum())} parameters"))
         if self.optimizer == "lbfgs":
-            W = self._fit_lbfgs(X, y, mask, dev, callback, should_cancel, t0)
+            W = self._fit_lbfgs(design, y, mask, dev, callback, should_cancel, t0)
         else:
-            W = self._fit_gis(X, y, mask, dev, callback, should_cancel, t0)
+            W = self._fit_gis(design.to_csr(), y, mask, dev, callback, should_cancel, t0)
         self._set_weights(W)
         self.train_seconds_ = time.perf_counter() - t0
         return self
+
+    def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
+        """Reference (scipy) form of the design: static predicates, then t-1, then t-2 t-1."""
+        T = len(self.tagset_)
+        n, Fs = Xs.shape
+        nd = (T + 1) + (T + 1) ** 2
+        dyn = sp.csr_matrix((np.ones(2 * n, dtype=np.float32),
+                             np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
+                             np.arange(0, 2 * n + 1, 2)), shape=(n, nd))
+        return sp.hstack([Xs, dyn], format="csr", dtype=np.float32)
 
     def _set_weights(self, W: np.ndarray) -> None:
         T = len(self.tagset_)
@@ -174,7 +441,8 @@ class MaxEntTagger:
         self.trans_pen_ = np.where(allowed, 0.0, -np.inf)
 
     def _loss_grad(self, X, XT, y, mask, theta):
-        """Negative penalised log-likelihood and its gradient w.r.t. the free weights ``theta``."""
+        """Reference (numpy/scipy) objective: negative penalised log-likelihood and its gradient
+        w.r.t. the free weights ``theta``. Training uses :class:`_Objective`; tests compare."""
         if mask.all():
             W = theta.reshape(mask.shape).astype(self.dtype, copy=False)
         else:
@@ -192,40 +460,27 @@ class MaxEntTagger:
         grad = (G.reshape(-1) if mask.all() else G[mask]).astype(np.float64) + self.l2 * theta
         return float(loss), grad
 
-    def _fit_lbfgs(self, X, y, mask, dev, callback, should_cancel, t0):
-        X = X.astype(self.dtype, copy=False)
-        XT = X.T.tocsr()
-        theta0 = np.zeros(int(mask.sum()), dtype=np.float64)
-        it = [0]
-        last = [0.0]
+    def _fit_lbfgs(self, design, y, mask, dev, callback, should_cancel, t0):
+        obj = _Objective(design, y, mask, self.l2, self.dtype, should_cancel, self._threads())
 
-        def fun(theta):
-            if should_cancel and should_cancel():
-                raise Cancelled("tagger training cancelled")
-            loss, grad = self._loss_grad(X, XT, y, mask, theta)
-            last[0] = loss
-            return loss, grad
-
-        def cb(theta):
-            it[0] += 1
+        def cb(it, x, f):
             dev_f = None
-            if dev is not None and self.dev_every and it[0] % self.dev_every == 0:
-                W = np.zeros(mask.shape)
-                W[mask] = theta
-                self._set_weights(W)
+            if dev is not None and self.dev_every and it % self.dev_every == 0:
+                self._set_weights(x.reshape(mask.shape))
                 dev_f = self.evaluate(dev, beam=3)
             if callback:
-                callback(TrainStats(it[0], last[0], time.perf_counter() - t0, dev_f))
+                callback(TrainStats(it, f, time.perf_counter() - t0, dev_f))
             if should_cancel and should_cancel():
                 raise Cancelled("tagger training cancelled")
 
-        res = scipy.optimize.minimize(fun, theta0, jac=True, method="L-BFGS-B", callback=cb,
-                                      options={"maxiter": self.max_iter, "ftol": self.tol * 1e-3,
-                                               "gtol": self.tol, "maxcor": self.maxcor})
-        self.n_iter_ = int(res.nit)
-        W = np.zeros(mask.shape)
-        W[mask] = res.x
-        return W
+        try:
+            res = lbfgs(obj, mask.size, max_iter=self.max_iter, m=self.maxcor, ftol=self.tol * 1e-3,
+                        gtol=self.tol, callback=cb)
+        finally:
+            obj.close()
+        self.n_iter_ = res.n_iter
+        self.stop_reason_ = res.reason
+        return res.x.reshape(mask.shape)
 
     def _fit_gis(self, X, y, mask, dev, callback, should_cancel, t0):
         """Generalized Iterative Scaling with a slack predicate making every row sum to C.

@@ -1,0 +1,240 @@
+"""Compiled kernels of the maximum-entropy tagger's trainer (numba).
+
+Why compiled code: one evaluation of the objective touches every (token, predicate) entry of
+the design matrix twice (scores X·W, then the gradient Xᵀ·(P − Y)); with scipy's sparse
+products and numpy's row-wise softmax that is five full passes and a few temporaries of the
+size of the data, on one core. The trainer factors the design (see ``maxent._Design``): a
+token's row lists its own predicates and a few *keys*, a key standing for the predicates of a
+group of templates that share a source (all the templates of the current word, say); keys are
+far fewer than tokens. An evaluation is then four passes: summed weights per key; per token
+the scores, softmax, log-loss and residual P − Y; residuals summed per key; per predicate the
+residuals of its tokens and keys plus the penalty term (through transposed copies built once). Every entry is computed by exactly one block in a fixed order, so
+the result does not depend on how blocks are shared out: the trainer hands blocks to two
+threads (every kernel releases the GIL) as they come free, which keeps both busy when other
+programs take turns on the cores. The L-BFGS vector work (two-loop recursion, trial point, step
+acceptance) is one compiled call each, serial: it is memory-bound, and a second thread would
+only add synchronisation that costs dearly when other programs share the cores.
+
+``tests/test_tagger.py`` checks the kernels against the numpy/scipy formulation, the gradient
+against finite differences, and the optimiser against scipy's L-BFGS-B.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+
+@njit(nogil=True, cache=True)
+def forward_block(indptr, indices, y, W, lo, hi, R):
+    """Rows ``lo:hi``: residuals R[i] = p(· | row i) − onehot(y[i]); returns their log-loss.
+
+    Binary design: a row's score for tag t is the sum of ``W[f, t]`` over its predicates f.
+    Scores and the softmax are computed in float64 whatever the dtype of ``W`` and ``R``.
+    """
+    T = W.shape[1]
+    s = np.empty(T, np.float64)
+    loss = 0.0
+    for i in range(lo, hi):
+        for t in range(T):
+            s[t] = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            f = indices[k]
+            for t in range(T):
+                s[t] += W[f, t]
+        m = s[0]
+        for t in range(1, T):
+            if s[t] > m:
+                m = s[t]
+        yi = y[i]
+        gold = s[yi] - m
+        z = 0.0
+        for t in range(T):
+            e = math.exp(s[t] - m)
+            s[t] = e
+            z += e
+        loss += math.log(z) - gold
+        inv = 1.0 / z
+        for t in range(T):
+            R[i, t] = s[t] * inv
+        R[i, yi] -= 1.0
+    return loss
+
+
+@njit(nogil=True, cache=True)
+def group_sums(bptr, bind, Z, P, lo, hi):
+    """Key rows ``lo:hi``: Z[P + r] = Σ_{f ∈ B row r} Z[f] (a key's summed predicate weights)."""
+    T = Z.shape[1]
+    acc = np.empty(T, np.float64)
+    for r in range(lo, hi):
+        for t in range(T):
+            acc[t] = 0.0
+        for k in range(bptr[r], bptr[r + 1]):
+            f = bind[k]
+            for t in range(T):
+                acc[t] += Z[f, t]
+        for t in range(T):
+            Z[P + r, t] = acc[t]
+
+
+@njit(nogil=True, cache=True)
+def key_residuals(mtptr, mtind, R, P, lo, hi, U):
+    """Key rows ``lo:hi``: U[r] = Σ_{i ∋ key r} R[i] (``mtptr``/``mtind``: the token matrix
+    transposed, key r being its row P + r)."""
+    T = R.shape[1]
+    acc = np.empty(T, np.float64)
+    for r in range(lo, hi):
+        for t in range(T):
+            acc[t] = 0.0
+        for k in range(mtptr[P + r], mtptr[P + r + 1]):
+            i = mtind[k]
+            for t in range(T):
+                acc[t] += R[i, t]
+        for t in range(T):
+            U[r, t] = acc[t]
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_mask, lo, hi, g):
+    """Gradient rows ``lo:hi`` (predicates f):
+
+    g[f, t] = Σ_{tokens i with f} R[i, t] + Σ_{keys r containing f} U[r, t] + l2·(x + step·d)[f, t],
+
+    zero where ``mask`` is false (when ``use_mask``). ``mtptr``/``mtind``: the token matrix
+    transposed; ``btptr``/``btind``: the key matrix transposed; ``x``, ``d``, ``g`` flat
+    (predicate-major). Returns (Σ (x + step·d)², Σ g·d, max |g|) over the block.
+    """
+    T = R.shape[1]
+    acc = np.empty(T, np.float64)
+    reg = 0.0
+    gd = 0.0
+    gmax = 0.0
+    for f in range(lo, hi):
+        for t in range(T):
+            acc[t] = 0.0
+        for k in range(mtptr[f], mtptr[f + 1]):
+            i = mtind[k]
+            for t in range(T):
+                acc[t] += R[i, t]
+        for k in range(btptr[f], btptr[f + 1]):
+            r = btind[k]
+            for t in range(T):
+                acc[t] += U[r, t]
+        for t in range(T):
+            j = f * T + t
+            xt = x[j] + step * d[j]
+            v = acc[t] + l2 * xt
+            if use_mask and not mask[j]:
+                v = 0.0
+            g[j] = v
+            reg += xt * xt
+            gd += v * d[j]
+            a = abs(v)
+            if a > gmax:
+                gmax = a
+    return reg, gd, gmax
+
+
+@njit(nogil=True, cache=True)
+def transpose(indptr, indices, n_cols):
+    """CSR of the transpose of a binary CSR matrix (column entries in increasing row order)."""
+    n = indptr.shape[0] - 1
+    tptr = np.zeros(n_cols + 1, np.int64)
+    for k in range(indptr[n]):
+        tptr[indices[k] + 1] += 1
+    for c in range(n_cols):
+        tptr[c + 1] += tptr[c]
+    fill = tptr[:-1].copy()
+    tind = np.empty(indptr[n], np.int32)
+    for i in range(n):
+        for k in range(indptr[i], indptr[i + 1]):
+            c = indices[k]
+            tind[fill[c]] = i
+            fill[c] += 1
+    return tptr, tind
+
+
+@njit(nogil=True, cache=True)
+def trial_point(x, d, step, out):
+    """out = x + step·d (cast to out's dtype: the weights the objective is evaluated at)."""
+    for j in range(x.shape[0]):
+        out[j] = x[j] + step * d[j]
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def dot(a, b):
+    acc = 0.0
+    for j in range(a.shape[0]):
+        acc += a[j] * b[j]
+    return acc
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def neg_copy_dot(q, g, w):
+    """q = −g, then return w·q (one pass)."""
+    acc = 0.0
+    for j in range(q.shape[0]):
+        val = -g[j]
+        q[j] = val
+        acc += w[j] * val
+    return acc
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def _axpy_dot(q, a, v, w):
+    """q += a·v, then return w·q (one pass)."""
+    acc = 0.0
+    for j in range(q.shape[0]):
+        val = q[j] + a * v[j]
+        q[j] = val
+        acc += w[j] * val
+    return acc
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def _axpy_scale_dot(q, a, v, gamma, w):
+    """q = gamma·(q + a·v), then return w·q (one pass)."""
+    acc = 0.0
+    for j in range(q.shape[0]):
+        val = gamma * (q[j] + a * v[j])
+        q[j] = val
+        acc += w[j] * val
+    return acc
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def two_loop(g, S, Y, rho, order, gamma, q):
+    """q = −H·g, H the L-BFGS inverse-Hessian approximation (Nocedal & Wright, Alg. 7.4) of the
+    pairs ``S[order[j]], Y[order[j]]`` (oldest first), initial matrix gamma·I.
+
+    Starting from −g the recursion is linear, so it yields the direction itself; each update
+    shares its pass with the next dot product. Returns g·q.
+    """
+    k = order.shape[0]
+    alpha = np.empty(k)
+    alpha[k - 1] = rho[order[k - 1]] * neg_copy_dot(q, g, S[order[k - 1]])
+    for j in range(k - 2, -1, -1):
+        alpha[j] = rho[order[j]] * _axpy_dot(q, -alpha[j + 1], Y[order[j + 1]], S[order[j]])
+    beta = rho[order[0]] * _axpy_scale_dot(q, -alpha[0], Y[order[0]], gamma, Y[order[0]])
+    for j in range(k - 1):
+        beta = rho[order[j + 1]] * _axpy_dot(q, alpha[j] - beta, S[order[j]], Y[order[j + 1]])
+    return _axpy_dot(q, alpha[k - 1] - beta, S[order[k - 1]], g)
+
+
+@njit(nogil=True, cache=True, fastmath=True)
+def accept_step(x, d, step, g_new, g, s_out, y_out):
+    """Take the step: s = step·d, x += s, y = g_new − g, g = g_new. Returns (s·y, y·y)."""
+    sy = 0.0
+    yy = 0.0
+    for j in range(x.shape[0]):
+        s = step * d[j]
+        x[j] += s
+        yv = g_new[j] - g[j]
+        g[j] = g_new[j]
+        s_out[j] = s
+        y_out[j] = yv
+        sy += s * yv
+        yy += yv * yv
+    return sy, yy
