@@ -149,6 +149,23 @@ def test_kbest_on_long_document_is_consistent():
     assert np.array_equal(tags[0], m.decode(seqs, w)[0]) or sc[0] == sc[1]
 
 
+@pytest.mark.parametrize("kind", ["float", "int"])
+def test_lazy_kbest_equals_list_viterbi(kind):
+    """The lazy k-best returns exactly the list Viterbi's taggings and scores, ties included."""
+    m, _ = fitted(("LOC", "ORG", "PER", "MISC"))
+    corpus = Corpus([Document([sent(t, s) for t, s in TEXT] * 3, id="long"), Document([sent("Paris", [])], id="one"),
+                     Document([sent("in Paris", []), sent("Acme", [])], id="two")])
+    seqs = m.prepare(corpus)
+    rng = np.random.default_rng(11)
+    for trial in range(3):
+        w = random_weights(m, rng, kind)
+        for i in range(len(seqs)):
+            for k in (1, 2, 5, 40, 300):
+                lazy = m.kbest(seqs, i, k, w)
+                ref = m._kbest_reference(seqs, i, k, w)
+                assert np.array_equal(lazy[0], ref[0]) and np.array_equal(lazy[1], ref[1])
+
+
 def test_score_equals_phi_dot_w():
     m, corpus = fitted(("LOC", "PER"))
     seqs = m.prepare(tiny_corpus())
@@ -364,6 +381,24 @@ def test_nbest_per_document_round_trips(tmp_path):
 # persistence, errors, cancellation
 
 
+def test_training_gazetteer_is_leave_one_document_out():
+    corpus = tiny_corpus(repeat=1, per_doc=1)  # "Acme Corp." in several documents, "German" in one
+    m = PerceptronTagger(cutoff=1, epochs=1, gazetteer="train").fit(corpus)
+    train = m.prepare(corpus, _training=True)
+    new = m.prepare(corpus)
+
+    def names(seqs, doc, tok):
+        a = seqs.seq_ptr[doc] + tok
+        return m.features_.predicate_names(seqs.ids[seqs.indptr[a]:seqs.indptr[a + 1]])
+
+    german = (6, 3)  # document 7, token "German" (MISC, only there)
+    # in training it is not matched (so gm=B is never seen and not in the vocabulary); new text matches it
+    assert "gm@0=O" in names(train, *german) and "gm@0=O" not in names(new, *german)
+    assert m.features_.gazetteer.match(["German"], "MISC") == ["B"]
+    acme = (1, 1)  # "Acme" of "The Acme Corp." (ORG, also in documents 4 and 6)
+    assert "go@0=B" in names(new, *acme) and "go@0=B" in names(train, *acme)
+
+
 def test_save_load_round_trip(tmp_path):
     corpus = tiny_corpus()
     m = PerceptronTagger(cutoff=1, epochs=3, C=10.0, gazetteer="train").fit(corpus, tiny_corpus(1))
@@ -474,6 +509,14 @@ def test_gazetteer_longest_match():
     assert ("Acme", "Corp.") in tr.entries["ORG"] and ("Paris",) not in tr.entries["ORG"] or True
     assert set(tr.entries) == {"ORG", "PER", "MISC"}
     assert ("German",) in tr.entries["MISC"] and ("John", "Smith") in tr.entries["PER"]
+    # leave-one-document-out on the training documents
+    docs = [[sent("Acme Corp. rose", [(0, 2, "ORG")])], [sent("Acme Corp. fell", [(0, 2, "ORG")]),
+                                                         sent("Zeta Inc. rose", [(0, 2, "ORG")])]]
+    g = Gazetteer.from_documents(docs)
+    assert g.match(["Zeta", "Inc."], "ORG") == ["B", "I"]  # new text: every entry
+    assert g.match(["Zeta", "Inc."], "ORG", document=1) == ["O", "O"]  # only in document 1
+    assert g.match(["Zeta", "Inc."], "ORG", document=0) == ["B", "I"]
+    assert g.match(["Acme", "Corp."], "ORG", document=1) == ["B", "I"]  # also in document 0
 
 
 def test_kt_features_templates_cutoff_and_unseen_words():

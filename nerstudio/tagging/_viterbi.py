@@ -55,32 +55,7 @@ def _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, out):
     """Best valid tagging into out[0:L]; returns its score. Ties go to the smaller tag id."""
     if L == 0:
         return 0.0
-    for y in range(T):
-        delta[0, y] = NEG if is_c[y] else node[0, y]
-    for i in range(1, L):
-        st = starts[a + i]
-        for y in range(T):
-            back[i, y] = 0
-            if st and is_c[y]:
-                delta[i, y] = NEG
-                continue
-            best = NEG
-            arg = -1
-            for yp in range(T):
-                if not allowed[yp, y]:
-                    continue
-                v = delta[i - 1, yp]
-                if v == NEG:
-                    continue
-                s = v + edge[i, yp * T + y]
-                if arg < 0 or s > best:
-                    best = s
-                    arg = yp
-            if arg < 0:
-                delta[i, y] = NEG
-            else:
-                delta[i, y] = best + node[i, y]
-                back[i, y] = arg
+    _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back)
     best = NEG
     arg = -1
     for y in range(T):
@@ -96,14 +71,16 @@ def _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, out):
 
 
 @njit(cache=True, nogil=True)
-def _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads,
+def _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads, hv,
                 out_tags, out_scores):
     """List Viterbi: the K best distinct valid taggings (best first). Returns how many exist (≤ K).
 
     For every position i and tag y the K best partial paths ending there are kept, sorted; they
     are the K largest of the T sorted lists coming from the previous position (plus the edge
-    score), merged head by head. Each kept entry is a distinct (previous tag, previous rank) pair,
-    so the paths are distinct. Ties: the smaller previous tag, then the better previous rank.
+    score), merged head by head (``hv[y']`` is the value at the head of list y', −inf once it is
+    used up or the transition is not allowed). Each kept entry is a distinct (previous tag,
+    previous rank) pair, so the paths are distinct. Ties: the smaller previous tag, then the
+    better previous rank.
     """
     if L == 0:
         out_scores[0] = 0.0
@@ -125,44 +102,49 @@ def _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, 
                 continue
             for yp in range(T):
                 heads[yp] = 0
+                if allowed[yp, y] and cnt[prv, yp] > 0:
+                    hv[yp] = sc[prv, yp, 0] + edge[i, yp * T + y]
+                else:
+                    hv[yp] = NEG
             ny = node[i, y]
             for r in range(K):
                 best = NEG
                 arg = -1
                 for yp in range(T):
-                    h = heads[yp]
-                    if h >= cnt[prv, yp] or not allowed[yp, y]:
-                        continue
-                    s = sc[prv, yp, h] + edge[i, yp * T + y]
-                    if arg < 0 or s > best:
-                        best = s
+                    if hv[yp] > best:
+                        best = hv[yp]
                         arg = yp
                 if arg < 0:
                     break
                 sc[cur, y, r] = best + ny
+                h = heads[arg]
                 bp_tag[i, y, r] = arg
-                bp_rank[i, y, r] = heads[arg]
-                heads[arg] += 1
+                bp_rank[i, y, r] = h
+                h += 1
+                heads[arg] = h
+                if h < cnt[prv, arg]:
+                    hv[arg] = sc[prv, arg, h] + edge[i, arg * T + y]
+                else:
+                    hv[arg] = NEG
                 cnt[cur, y] = r + 1
     for y in range(T):
         heads[y] = 0
+        hv[y] = sc[cur, y, 0] if cnt[cur, y] > 0 else NEG
     n_out = 0
     for r in range(K):
         best = NEG
         arg = -1
         for y in range(T):
-            h = heads[y]
-            if h < cnt[cur, y]:
-                s = sc[cur, y, h]
-                if arg < 0 or s > best:
-                    best = s
-                    arg = y
+            if hv[y] > best:
+                best = hv[y]
+                arg = y
         if arg < 0:
             break
         out_scores[r] = best
         yy = arg
         rr = heads[arg]
-        heads[arg] += 1
+        heads[arg] = rr + 1
+        hv[arg] = sc[cur, arg, rr + 1] if rr + 1 < cnt[cur, arg] else NEG
         for i in range(L - 1, -1, -1):
             out_tags[r, i] = yy
             if i > 0:
@@ -171,6 +153,176 @@ def _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, 
                 yy = nyy
         n_out += 1
     return n_out
+
+
+@njit(cache=True, nogil=True)
+def _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back):
+    """Viterbi forward pass: delta[i, y] best score of a valid prefix ending in y, back[i, y] its
+    previous tag (ties: the smaller tag)."""
+    for y in range(T):
+        delta[0, y] = NEG if is_c[y] else node[0, y]
+        back[0, y] = -1
+    for i in range(1, L):
+        st = starts[a + i]
+        for y in range(T):
+            back[i, y] = -1
+            if st and is_c[y]:
+                delta[i, y] = NEG
+                continue
+            best = NEG
+            arg = -1
+            for yp in range(T):
+                if not allowed[yp, y]:
+                    continue
+                v = delta[i - 1, yp]
+                if v == NEG:
+                    continue
+                s = v + edge[i, yp * T + y]
+                if arg < 0 or s > best:
+                    best = s
+                    arg = yp
+            if arg < 0:
+                delta[i, y] = NEG
+            else:
+                delta[i, y] = best + node[i, y]
+                back[i, y] = arg
+
+
+@njit(cache=True, nogil=True)
+def _next_derivation(L, ni, ny, edge, node, T, allowed, delta, back, rec_score, rec_y, rec_pred, rec_next,
+                     n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y):
+    """One more derivation (the next best path) of trellis node (ni, ny); its record id, or −1.
+
+    Node (L, 0) is the sink, reached from every (L−1, y) with score 0. A node keeps, per previous
+    tag y', the record of (i−1, y') at the head of its candidate list (``cand_rec``) and its value
+    (``candval``: that record's score plus the edge score); the tag of the derivation popped last
+    is ``pending``: its list advances (lazily) at the next request, which may need the next
+    derivation of (i−1, y') first. That recursion is run with an explicit stack.
+    ``state``: 0 untouched, 1 active, 2 exhausted.
+    """
+    top = 0
+    stack_i[0] = ni
+    stack_y[0] = ny
+    result = -1
+    while top >= 0:
+        ci = stack_i[top]
+        cy = stack_y[top]
+        st = state[ci, cy]
+        if st == 0:
+            if ci == 0:
+                st = 2
+            else:
+                for yp in range(T):
+                    ok = ci == L or allowed[yp, cy]
+                    if ok and delta[ci - 1, yp] != NEG:
+                        cand_rec[ci, cy, yp] = (ci - 1) * T + yp
+                        e = 0.0 if ci == L else edge[ci, yp * T + cy]
+                        candval[ci, cy, yp] = delta[ci - 1, yp] + e
+                    else:
+                        cand_rec[ci, cy, yp] = -1
+                        candval[ci, cy, yp] = NEG
+                pending[ci, cy] = -1 if ci == L else back[ci, cy]
+                st = 1
+            state[ci, cy] = st
+        if st == 2:
+            top -= 1
+            result = -1
+            continue
+        yp = pending[ci, cy]
+        if yp >= 0:
+            h = cand_rec[ci, cy, yp]
+            nx = rec_next[h]
+            if nx < 0 and state[ci - 1, yp] != 2:
+                top += 1
+                stack_i[top] = ci - 1
+                stack_y[top] = yp
+                continue
+            if nx >= 0:
+                cand_rec[ci, cy, yp] = nx
+                e = 0.0 if ci == L else edge[ci, yp * T + cy]
+                candval[ci, cy, yp] = rec_score[nx] + e
+            else:
+                cand_rec[ci, cy, yp] = -1
+                candval[ci, cy, yp] = NEG
+            pending[ci, cy] = -1
+        best = NEG
+        arg = -1
+        for yq in range(T):
+            if candval[ci, cy, yq] > best:
+                best = candval[ci, cy, yq]
+                arg = yq
+        if arg < 0:
+            state[ci, cy] = 2
+            top -= 1
+            result = -1
+            continue
+        rid = n_rec[0]
+        n_rec[0] = rid + 1
+        rec_score[rid] = best + (0.0 if ci == L else node[ci, cy])
+        rec_y[rid] = cy
+        rec_pred[rid] = cand_rec[ci, cy, arg]
+        rec_next[rid] = -1
+        lr = last_rec[ci, cy]
+        if lr >= 0:
+            rec_next[lr] = rid
+        last_rec[ci, cy] = rid
+        pending[ci, cy] = arg
+        top -= 1
+        result = rid
+    return result
+
+
+@njit(cache=True, nogil=True)
+def _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_score, rec_y, rec_pred, rec_next,
+                n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, out_tags, out_scores):
+    """The K best distinct valid taggings, best first; returns how many exist (≤ K).
+
+    Lazy k-best on the Viterbi trellis (after Huang & Chiang 2005, Algorithm 3): the forward pass
+    gives every node's best derivation (record i·T + y); further derivations of a node are made
+    only when a later node asks for them. Every node's derivations come out in the order of the
+    list Viterbi (:func:`_kbest_core`): the T sorted lists from the previous position merged head by
+    head, ties to the smaller previous tag, so both return the same taggings with the same
+    scores, computed with the same additions. Work: the forward pass plus at most L + 1 node
+    steps per extra tagging. Record arrays need L·T + K·(L + 1) entries.
+    """
+    if L == 0:
+        out_scores[0] = 0.0
+        return 1
+    _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back)
+    for i in range(L):
+        for y in range(T):
+            rid = i * T + y
+            rec_score[rid] = delta[i, y]
+            rec_y[rid] = y
+            rec_pred[rid] = (i - 1) * T + back[i, y] if i > 0 else -1
+            rec_next[rid] = -1
+            last_rec[i, y] = rid
+            state[i, y] = 0 if delta[i, y] != NEG else 2
+    state[L, 0] = 0
+    last_rec[L, 0] = -1
+    n_rec[0] = L * T
+    n_out = 0
+    for r in range(K):
+        rid = _next_derivation(L, L, 0, edge, node, T, allowed, delta, back, rec_score, rec_y, rec_pred, rec_next,
+                               n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y)
+        if rid < 0:
+            break
+        out_scores[r] = rec_score[rid]
+        p = rec_pred[rid]
+        for i in range(L - 1, -1, -1):
+            out_tags[r, i] = rec_y[p]
+            p = rec_pred[p]
+        n_out += 1
+    return n_out
+
+
+@njit(cache=True, nogil=True)
+def kbest_list(a, L, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, K, node, edge, sc, cnt,
+               bp_tag, bp_rank, heads, hv, out_tags, out_scores):
+    """The list-Viterbi k-best (reference implementation for the tests)."""
+    fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
+    return _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads, hv,
+                       out_tags, out_scores)
 
 
 @njit(cache=True, nogil=True)
@@ -185,11 +337,13 @@ def viterbi_all(seq_ptr, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, 
 
 
 @njit(cache=True, nogil=True)
-def kbest_one(a, L, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, K, node, edge, sc, cnt,
-              bp_tag, bp_rank, heads, out_tags, out_scores):
+def kbest_one(a, L, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, K, node, edge, delta, back, rec_score,
+              rec_y, rec_pred, rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y,
+              out_tags, out_scores):
     fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
-    return _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads,
-                       out_tags, out_scores)
+    return _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_score, rec_y, rec_pred,
+                       rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, out_tags,
+                       out_scores)
 
 
 @njit(cache=True, nogil=True)
@@ -283,7 +437,8 @@ def add_update(a, L, gold, pred, indptr, ids, edge_of, w, u, track, stamp, scale
 
 @njit(cache=True, nogil=True)
 def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track, counter, T, E0, allowed,
-                is_c, starts, margin, C, node, edge, sc, cnt, bp_tag, bp_rank, heads, kt, ks, stats):
+                is_c, starts, margin, C, node, edge, delta, back, rec_score, rec_y, rec_pred, rec_next, n_rec,
+                cand_rec, candval, pending, last_rec, state, stack_i, stack_y, kt, ks, stats):
     """Process sequences order[lo:hi] with the perceptron (margin=False) or Algorithm 3.1 (True).
 
     ``counter[0]`` counts the examples seen; the update made while seeing example c+1 is
@@ -291,13 +446,17 @@ def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track,
     ``stats`` accumulates: [0] tokens whose best tag is wrong, [1] sequences whose best tagging is
     wrong, [2] updates, [3] margin updates (gold best but second within C), [4] tokens.
     """
-    K = 2 if margin else 1
     for oi in range(lo, hi):
         s = order[oi]
         a = seq_ptr[s]
         L = seq_ptr[s + 1] - a
         fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
-        n = _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads, kt, ks)
+        if margin:
+            n = _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, 2, delta, back, rec_score, rec_y, rec_pred,
+                            rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, kt, ks)
+        else:
+            ks[0] = _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, kt[0])
+            n = 1
         g = gold[a:a + L]
         wrong = 0
         for i in range(L):

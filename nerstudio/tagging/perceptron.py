@@ -222,18 +222,31 @@ class _Buffers:
 
     def __init__(self, L: int, T: int, k: int):
         L = max(int(L), 1)
+        k = max(int(k), 1)
         self.L, self.k = L, k
         self.node = np.zeros((L, T))
         self.edge = np.zeros((L, T * T))
-        self.sc = np.zeros((2, T, k))
-        self.cnt = np.zeros((2, T), dtype=np.int64)
-        self.bp_tag = np.zeros((L, T, k), dtype=np.int8 if T < 128 else np.int16)
-        self.bp_rank = np.zeros((L, T, k), dtype=np.int16 if k < 32767 else np.int32)
-        self.heads = np.zeros(T, dtype=np.int64)
-        self.kt = np.zeros((k, L), dtype=np.int16)
-        self.ks = np.zeros(k)
         self.delta = np.zeros((L, T))
         self.back = np.zeros((L, T), dtype=np.int16)
+        n_rec = L * T + (k if k > 1 else 1) * (L + 1) + 1
+        self.rec_score = np.zeros(n_rec)
+        self.rec_y = np.zeros(n_rec, dtype=np.int16)
+        self.rec_pred = np.zeros(n_rec, dtype=np.int32)
+        self.rec_next = np.zeros(n_rec, dtype=np.int32)
+        self.n_rec = np.zeros(1, dtype=np.int64)
+        self.cand_rec = np.zeros((L + 1, T, T), dtype=np.int32)
+        self.candval = np.zeros((L + 1, T, T))
+        self.pending = np.zeros((L + 1, T), dtype=np.int16)
+        self.last_rec = np.zeros((L + 1, T), dtype=np.int32)
+        self.state = np.zeros((L + 1, T), dtype=np.int8)
+        self.stack_i = np.zeros(L + 2, dtype=np.int64)
+        self.stack_y = np.zeros(L + 2, dtype=np.int64)
+        self.kt = np.zeros((k, L), dtype=np.int16)
+        self.ks = np.zeros(k)
+
+    def lazy(self) -> tuple:
+        return (self.delta, self.back, self.rec_score, self.rec_y, self.rec_pred, self.rec_next, self.n_rec,
+                self.cand_rec, self.candval, self.pending, self.last_rec, self.state, self.stack_i, self.stack_y)
 
 
 # ------------------------------------------------------------------------------------------
@@ -315,23 +328,25 @@ class PerceptronTagger:
         return w
 
     # -- preparing text --------------------------------------------------------------------
-    def _units(self, data, documents: bool) -> tuple[list[tuple[str, list[Sentence]]], int]:
+    def _units(self, data, documents: bool) -> tuple[list[tuple[str, list[Sentence]]], list[int]]:
+        """Sequences as (name, sentences), and the position of the document each comes from."""
         units = _as_units(data)
-        n_sent = sum(len(s) for _, s in units)
         if documents:
-            return units, n_sent
-        out = []
+            return units, list(range(len(units)))
+        out, doc = [], []
         k = 0
-        for _, sents in units:
+        for d, (_, sents) in enumerate(units):
             for s in sents:
                 k += 1
                 out.append((str(k), [s]))
-        return out, n_sent
+                doc.append(d)
+        return out, doc
 
     def _gold_spans(self, s: Sentence) -> list[Span]:
         return list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans]
 
-    def prepare(self, corpus, documents: bool | None = None, strict_gold: bool = False) -> Sequences:
+    def prepare(self, corpus, documents: bool | None = None, strict_gold: bool = False,
+                _training: bool = False) -> Sequences:
         """Features of a corpus under the fitted vocabulary (computed once, reused every epoch).
 
         ``documents`` overrides the tagger's sequence unit. Gold tags are computed from the spans;
@@ -339,8 +354,8 @@ class PerceptronTagger:
         ``strict_gold``, which training uses).
         """
         documents = self.documents if documents is None else bool(documents)
-        units, _ = self._units(corpus, documents)
-        rows = self.features_.transform([u for _, u in units])
+        units, doc_of = self._units(corpus, documents)
+        rows = self.features_.transform([u for _, u in units], doc_of if _training else None)
         index = {t: k for k, t in enumerate(self.tagset_)}
         words, offsets, sidx, gold_spans, gold_parts = [], [], [], [], []
         k = 0
@@ -397,8 +412,21 @@ class PerceptronTagger:
         a, L = seqs.bounds(i)
         T = len(self.tagset_)
         n = K.kbest_one(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
-                        seqs.starts, b.k, b.node, b.edge, b.sc, b.cnt, b.bp_tag, b.bp_rank, b.heads, b.kt, b.ks)
+                        seqs.starts, b.k, b.node, b.edge, *b.lazy(), b.kt, b.ks)
         return b.kt[:n, :L].copy(), b.ks[:n].copy()
+
+    def _kbest_reference(self, seqs: Sequences, i: int, k: int, weights=None):
+        """k-best by the list Viterbi (every position keeps its k best): the tests' reference."""
+        w = self._weights(weights)
+        a, L = seqs.bounds(i)
+        T = len(self.tagset_)
+        Lb, k = max(L, 1), max(int(k), 1)
+        out_t, out_s = np.zeros((k, Lb), dtype=np.int16), np.zeros(k)
+        n = K.kbest_list(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
+                         seqs.starts, k, np.zeros((Lb, T)), np.zeros((Lb, T * T)), np.zeros((2, T, k)),
+                         np.zeros((2, T), dtype=np.int64), np.zeros((Lb, T, k), dtype=np.int16),
+                         np.zeros((Lb, T, k), dtype=np.int32), np.zeros(T, dtype=np.int64), np.zeros(T), out_t, out_s)
+        return out_t[:n, :L].copy(), out_s[:n].copy()
 
     def score(self, seqs: Sequences, i: int, tags, weights=None) -> float:
         """The local score Φ^l(x, y)·w of a tagging of sequence i (constraints not checked)."""
@@ -503,8 +531,7 @@ class PerceptronTagger:
             t0 = time.perf_counter()
             K.train_chunk(order, lo, hi, seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, seqs.gold_flat, aw.w,
                           aw.u, aw.track, aw.counter, T, self.E0_, self.allowed_, self.is_c_, seqs.starts, margin,
-                          self.C, buf.node, buf.edge, buf.sc, buf.cnt, buf.bp_tag, buf.bp_rank, buf.heads, buf.kt,
-                          buf.ks, stats)
+                          self.C, buf.node, buf.edge, *buf.lazy(), buf.kt, buf.ks, stats)
             dt = time.perf_counter() - t0
             lo = hi
             chunk = int(max(1, min(chunk * 4, chunk * CHUNK_SECONDS / max(dt, 1e-6))))
@@ -543,15 +570,15 @@ class PerceptronTagger:
         labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
         self.tagset_ = make_tagset(labels if self.typed else [], self.task)
         gaz = self.gazetteer
-        if gaz == "train":
-            gaz = Gazetteer.from_sentences(sentences)
+        if gaz == "train":  # leave-one-document-out on the training text, see local_features
+            gaz = Gazetteer.from_documents([ss for _, ss in units])
         elif isinstance(gaz, Mapping):
             gaz = Gazetteer(gaz)
         self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates)
-        seq_units, _ = self._units(corpus_or_documents, self.documents)
-        self.features_.fit([u for _, u in seq_units])
+        seq_units, doc_of = self._units(corpus_or_documents, self.documents)
+        self.features_.fit([u for _, u in seq_units], doc_of)
         self._layout()
-        train = self.prepare(corpus_or_documents, strict_gold=True)
+        train = self.prepare(corpus_or_documents, strict_gold=True, _training=True)
         dev_seqs = self.prepare(dev) if dev is not None else None
         if should_cancel is not None and should_cancel():
             raise Cancelled("tagger training cancelled")
