@@ -141,6 +141,28 @@ def test_compiled_objective_matches_reference(features):
     assert results[0][0] == results[1][0] and np.array_equal(results[0][1], results[1][1])
 
 
+def test_rare_predicates_are_never_built():
+    """``fit_ids(min_count=c)`` keeps exactly the predicates seen at least c times, in the same
+    order, also when several words give one string (``lw``) or a word contains the separator."""
+    from collections import Counter
+    from nerstudio.tagging.features import FeatureExtractor
+    sents = conll_like(2) + [Sentence("The the THE a|b c a b|c".split(), []), Sentence("a|b c a b|c".split(), []),
+                             Sentence("the a|b c a".split(), [])]
+    full = FeatureExtractor("conll")
+    m1, g1 = full.fit_ids(sents)
+    names1 = np.array(full.names(), dtype=object)
+    counts = Counter(names1[m1].ravel().tolist())
+    for c in (2, 3):
+        fe = FeatureExtractor("conll")
+        m2, g2 = fe.fit_ids(sents, min_count=c)
+        names2 = np.array(fe.names(), dtype=object)
+        frequent = np.vectorize(lambda x: counts[x] >= c)(names1[m1])
+        assert np.array_equal(m2 >= 0, frequent)
+        assert np.array_equal(names2[m2[frequent]], names1[m1[frequent]])
+        assert fe.names() == [x for x in full.names() if counts[x] >= c]  # same relative order
+        assert [cols for cols, _ in g2] == [cols for cols, _ in g1]
+
+
 def test_transpose_kernel_matches_scipy():
     import scipy.sparse as sparse
     from nerstudio.tagging import _maxent_compiled as mc

@@ -95,11 +95,38 @@ class _Template:
     predicates on every token with the same source value, which the trainer exploits.
     """
 
-    def __init__(self, name: str, codes: Callable, value: Callable, source: tuple | None = None):
+    def __init__(self, name: str, codes: Callable, value: Callable, source: tuple | None = None,
+                 values: Callable | None = None, injective: bool = False):
         self.name = name
         self.codes = codes
         self.value = value
         self.source = source
+        self.values = values or (lambda codes: [value(c) for c in codes.tolist()])  # many codes at once
+        self.injective = injective  # distinct codes have distinct values
+
+
+def _intern(values: list, first: str | None = NULL) -> tuple[list, np.ndarray]:
+    """Distinct values in order of first occurrence (``first``, unless None, gets id 0) and the id
+    of each value."""
+    index = dict.fromkeys([first] if first is not None else [])
+    index.update(dict.fromkeys(values))
+    for i, v in enumerate(index):
+        index[v] = i
+    ids = np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+    return list(index), ids
+
+
+def _unique_inverse(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` for non-negative codes, by counting when they are
+    small (word and column ids) instead of sorting."""
+    n = len(codes)
+    if n and codes.min() >= 0 and codes.max() < 4 * n + 1024:
+        present = np.zeros(int(codes.max()) + 1, dtype=bool)
+        present[codes] = True
+        uniq = np.flatnonzero(present)
+        return uniq, (np.cumsum(present) - 1)[codes]
+    uniq, inv = np.unique(codes, return_inverse=True)
+    return uniq, inv.reshape(-1)
 
 
 class FeatureExtractor:
@@ -116,32 +143,18 @@ class FeatureExtractor:
     # -- context arrays --------------------------------------------------------------------
     def _context(self, sentences: Sequence[Sentence]) -> dict:
         """Per-token integer arrays shared by the templates (types of words and columns)."""
-        types: dict[str, int] = {NULL: 0}
         lens = np.fromiter((len(s.words) for s in sentences), dtype=np.int64, count=len(sentences))
         n = int(lens.sum())
-        word_ids = np.empty(n, dtype=np.int64)
-        k = 0
-        setdefault = types.setdefault
-        for s in sentences:
-            for w in s.words:
-                word_ids[k] = setdefault(w, len(types))
-                k += 1
+        types, word_ids = _intern([w for s in sentences for w in s.words])
         starts = np.zeros(len(sentences) + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         pos_in_sent = np.arange(n, dtype=np.int64) - np.repeat(starts[:-1], lens)
         len_of_tok = np.repeat(lens, lens)
-        ctx = {"types": list(types), "word_ids": word_ids, "pos": pos_in_sent, "len": len_of_tok, "n": n,
+        ctx = {"types": types, "word_ids": word_ids, "pos": pos_in_sent, "len": len_of_tok, "n": n,
                "starts": starts, "cols": []}
         ncols = min((len(s.extra) for s in sentences), default=0)
         for j in range(ncols):
-            vals: dict[str, int] = {NULL: 0}
-            arr = np.empty(n, dtype=np.int64)
-            k = 0
-            for s in sentences:
-                for v in s.extra[j]:
-                    arr[k] = vals.setdefault(v, len(vals))
-                    k += 1
-            ctx["cols"].append((list(vals), arr))
+            ctx["cols"].append(_intern([v for s in sentences for v in s.extra[j]]))
         return ctx
 
     @staticmethod
@@ -160,13 +173,24 @@ class FeatureExtractor:
         types = ctx["types"]
         lex = self.lexicon
         T: list[_Template] = []
-
-        def word_t(name: str, k: int, f: Callable[[str], str]):
-            T.append(_Template(name, lambda c, k=k: self._shift(c["word_ids"], c, k),
-                               lambda code, f=f: NULL if code == 0 else f(types[code]), ("w", k)))
+        tables: dict = {}
 
         def ident(w: str) -> str:
             return w
+
+        def table(f: Callable[[str], str]) -> list[str]:
+            """f of every word type (NULL for the NULL code), computed once per function."""
+            if f not in tables:
+                tables[f] = [NULL] + [f(w) for w in types[1:]]
+            return tables[f]
+
+        def lookup(tab: list) -> Callable:
+            return lambda codes: [tab[c] for c in codes.tolist()]
+
+        def word_t(name: str, k: int, f: Callable[[str], str]):
+            tab = table(f)
+            T.append(_Template(name, lambda c, k=k: self._shift(c["word_ids"], c, k), tab.__getitem__, ("w", k),
+                               lookup(tab), injective=f is ident))
 
         # the paper's templates
         word_t("w", 0, ident)
@@ -179,15 +203,10 @@ class FeatureExtractor:
 
         def compound_codes(c):
             wid = c["word_ids"]
-            uniq = np.unique(wid)
-            inlex = np.zeros(len(types), dtype=np.int64)
-            fct = np.zeros(len(types), dtype=np.int64)
+            inlex = np.fromiter((1 if w.lower() in lex else 0 for w in types), dtype=np.int64, count=len(types))
             extra_chars: dict[str, int] = {}
-            for u in uniq:
-                w = types[u]
-                inlex[u] = 1 if w.lower() in lex else 0
-                ft = first_char_type(w)
-                fct[u] = first_type.get(ft) or (10 + extra_chars.setdefault(ft, len(extra_chars)))
+            fct = np.fromiter((first_type.get(ft) or (10 + extra_chars.setdefault(ft, len(extra_chars)))
+                               for ft in map(first_char_type, types)), dtype=np.int64, count=len(types))
             self._compound_chars = {v + 10: k for k, v in extra_chars.items()}
             first = (c["pos"] == 0).astype(np.int64)
             return first * 2 + inlex[wid] + 4 * fct[wid]
@@ -215,7 +234,8 @@ class FeatureExtractor:
         word_t("lex", 0, lambda w: "1" if w.lower() in lex else "0")
         word_t("hyph", 0, lambda w: "1" if "-" in w[1:] else "0")
 
-        def pair_t(name: str, a: Callable, b: Callable, va: Callable, vb: Callable, source=None):
+        def pair_t(name: str, a: Callable, b: Callable, va: list, vb: list, source=None):
+            """Template on a pair of codes; ``va``/``vb`` the distinct strings of each side by code."""
             def codes(c):
                 x, y = a(c), b(c)
                 m = int(max(x.max(initial=0), y.max(initial=0))) + 1
@@ -224,20 +244,25 @@ class FeatureExtractor:
 
             def value(code: int) -> str:
                 m = self._pair_m[name]
-                return va(code // m) + "|" + vb(code % m)
+                return va[code // m] + "|" + vb[code % m]
 
-            T.append(_Template(name, codes, value, source))
+            def values(codes: np.ndarray) -> list[str]:
+                m = self._pair_m[name]
+                return [va[x] + "|" + vb[y] for x, y in zip((codes // m).tolist(), (codes % m).tolist())]
+
+            T.append(_Template(name, codes, value, source, values,
+                               injective=not any("|" in v for v in va) and not any("|" in v for v in vb)))
 
         self._pair_m: dict[str, int] = {}
-        wv = lambda code: NULL if code == 0 else types[code]  # noqa: E731
+        wv = types  # types[0] is NULL
         pair_t("w-1|w", lambda c: self._shift(c["word_ids"], c, -1), lambda c: c["word_ids"], wv, wv)
         pair_t("w|w+1", lambda c: c["word_ids"], lambda c: self._shift(c["word_ids"], c, 1), wv, wv)
         for j, (names, arr) in enumerate(ctx["cols"][:2]):
             tag = "pos" if j == 0 else "chk"
-            cv = lambda code, names=names: names[code]  # noqa: E731
+            cv = names  # names[0] is NULL
             for k in (-1, 0, 1):
-                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k), cv,
-                                   ("col", j)))
+                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k),
+                                   cv.__getitem__, ("col", j), lookup(cv), injective=True))
             if j == 0:
                 pair_t("pos-1|pos", lambda c: self._shift(c["cols"][0][1], c, -1), lambda c: c["cols"][0][1], cv, cv,
                        ("col", 0))
@@ -256,27 +281,46 @@ class FeatureExtractor:
         m = len(ctx["cols"][k][0])
         return (self._shift(arr, ctx, -1) * m + arr) * m + self._shift(arr, ctx, 1)
 
-    def _id_matrix(self, sentences: Sequence[Sentence], grow: bool) -> tuple[np.ndarray, list, dict]:
-        """Predicate id of every (token, template), −1 where unknown: (n_tokens, n_templates)."""
+    def _id_matrix(self, sentences: Sequence[Sentence], grow: bool,
+                   min_count: int = 1) -> tuple[np.ndarray, list, dict]:
+        """Predicate id of every (token, template), −1 where unknown: (n_tokens, n_templates).
+
+        Growing with ``min_count`` > 1, predicates seen fewer times are neither added nor given
+        an id (their strings are not even built when the template is injective); the others get
+        ids in the same relative order as without the threshold.
+        """
         ctx = self._context(sentences)
         n = ctx["n"]
         templates = self._templates(ctx)
         mat = np.empty((n, len(templates)), dtype=np.int64)
         vocab = self.vocab
+        setdefault, get = vocab.setdefault, vocab.get
         for j, t in enumerate(templates):
-            codes = t.codes(ctx)
-            uniq, inv = np.unique(codes, return_inverse=True)
-            ids = np.empty(len(uniq), dtype=np.int64)
-            for i, code in enumerate(uniq.tolist()):
-                key = t.name + "=" + t.value(code)
-                fid = vocab.get(key)
-                if fid is None:
-                    if grow:
-                        fid = vocab[key] = len(vocab)
-                    else:
-                        fid = -1
-                ids[i] = fid
-            mat[:, j] = ids[inv.reshape(-1)]
+            uniq, inv = _unique_inverse(t.codes(ctx))
+            prefix = t.name + "="
+            if grow and min_count > 1:
+                cnt = np.bincount(inv, minlength=len(uniq))
+                if t.injective:
+                    kept = np.flatnonzero(cnt >= min_count)
+                    values = t.values(uniq[kept])
+                    value_of = np.full(len(uniq), -1, dtype=np.int64)
+                    value_of[kept] = np.arange(len(kept))
+                else:  # several codes may share a string: count strings
+                    distinct, vid = _intern(t.values(uniq), first=None)
+                    kept = np.flatnonzero(np.bincount(vid, weights=cnt, minlength=len(distinct)) >= min_count)
+                    values = [distinct[i] for i in kept.tolist()]
+                    renum = np.full(len(distinct), -1, dtype=np.int64)
+                    renum[kept] = np.arange(len(kept))
+                    value_of = renum[vid]
+                ids = np.fromiter((setdefault(prefix + v, len(vocab)) for v in values), dtype=np.int64,
+                                  count=len(values))
+                ids = np.where(value_of >= 0, ids[np.maximum(value_of, 0)] if len(ids) else -1, -1)
+            elif grow:
+                ids = np.fromiter((setdefault(prefix + v, len(vocab)) for v in t.values(uniq)), dtype=np.int64,
+                                  count=len(uniq))
+            else:
+                ids = np.fromiter((get(prefix + v, -1) for v in t.values(uniq)), dtype=np.int64, count=len(uniq))
+            mat[:, j] = ids[inv]
         return mat, templates, ctx
 
     def transform(self, sentences: Sequence[Sentence], grow: bool = False) -> sp.csr_matrix:
@@ -296,16 +340,18 @@ class FeatureExtractor:
         data = np.ones(len(indices), dtype=np.float32)
         return sp.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
 
-    def fit_ids(self, sentences: Sequence[Sentence]) -> tuple[np.ndarray, list[tuple[list[int], np.ndarray]]]:
-        """Training: build the lexicon (unless given) and the vocabulary; return the id matrix
-        (n_tokens, n_templates) and the groups of templates sharing a source, each as (template
-        columns, source code per token): on two tokens with the same code, the group's
-        templates give the same predicates.
+    def fit_ids(self, sentences: Sequence[Sentence],
+                min_count: int = 1) -> tuple[np.ndarray, list[tuple[list[int], np.ndarray]]]:
+        """Training: build the lexicon (unless given) and the vocabulary of the predicates seen at
+        least ``min_count`` times; return the id matrix (n_tokens, n_templates; −1 for rarer
+        predicates) and the groups of templates sharing a source, each as (template columns,
+        source code per token): on two tokens with the same code, the group's templates give
+        the same predicates.
         """
         if not self.lexicon:
             self.lexicon = build_lexicon(sentences)
         self.vocab = {}
-        mat, templates, ctx = self._id_matrix(sentences, grow=True)
+        mat, templates, ctx = self._id_matrix(sentences, grow=True, min_count=min_count)
         by_source: dict = {}
         for j, t in enumerate(templates):
             if t.source is not None:
@@ -330,5 +376,6 @@ class FeatureExtractor:
         """Keep only predicates whose id is in ``keep`` (sorted); returns the old→new id map."""
         remap = np.full(len(self.vocab), -1, dtype=np.int64)
         remap[keep] = np.arange(len(keep))
-        self.vocab = {k: int(remap[v]) for k, v in self.vocab.items() if remap[v] >= 0}
+        new = remap.tolist()
+        self.vocab = {k: r for k, v in self.vocab.items() if (r := new[v]) >= 0}
         return remap

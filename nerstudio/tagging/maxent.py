@@ -33,7 +33,7 @@ from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import json_array, json_value, load_npz, save_npz
 from . import _maxent_compiled as _mc
-from .features import FEATURE_SETS, FeatureExtractor
+from .features import FEATURE_SETS, FeatureExtractor, _unique_inverse
 
 MODEL_FORMAT = "nerstudio-maxent"
 MODEL_VERSION = 1
@@ -338,7 +338,8 @@ class MaxEntTagger:
         """
         T = len(self.tagset_)
         self.extractor_ = FeatureExtractor(self.features)
-        mat, groups = self.extractor_.fit_ids(sentences)
+        # a predicate seen fewer than ``cutoff`` times cannot pass either cut-off: never built
+        mat, groups = self.extractor_.fit_ids(sentences, min_count=self.cutoff)
         n, K = mat.shape
         Fs = len(self.extractor_.vocab)
         y = self._gold_ids(sentences)
@@ -346,19 +347,20 @@ class MaxEntTagger:
         p1, pair = self._dynamic_ids(y, lens)
         nd = (T + 1) + (T + 1) ** 2
         dyn = np.stack([p1, (T + 1) + pair], axis=1)  # dynamic rows, counted from the static ones
+        seen = mat >= 0
         if self.cutoff_on == "pair":  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
-            c_static = np.bincount((mat * T + y[:, None]).ravel(), minlength=Fs * T).reshape(Fs, T)
+            c_static = np.bincount((mat * T + y[:, None])[seen], minlength=Fs * T).reshape(Fs, T)
             c_dyn = np.bincount((dyn * T + y[:, None]).ravel(), minlength=nd * T).reshape(nd, T)
             mask = np.concatenate([c_static, c_dyn]) >= self.cutoff
         else:  # a frequent predicate gets a weight for every tag (negative evidence too)
-            counts = np.concatenate([np.bincount(mat.ravel(), minlength=Fs), np.bincount(dyn.ravel(), minlength=nd)])
+            counts = np.concatenate([np.bincount(mat[seen], minlength=Fs), np.bincount(dyn.ravel(), minlength=nd)])
             mask = np.repeat((counts >= self.cutoff)[:, None], T, axis=1)
         keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
         self.extractor_.restrict(keep_static)
         self.n_static_ = Fs_kept = len(keep_static)
         mask = np.concatenate([mask[keep_static], mask[Fs:]])
         P = Fs_kept + nd
-        remap = np.full(Fs, -1, dtype=np.int64)
+        remap = np.full(Fs + 1, -1, dtype=np.int64)  # the last entry maps −1 (not built) to −1
         remap[keep_static] = np.arange(Fs_kept)
         mat = remap[mat]  # −1: cut off
         grouped = np.zeros(K, dtype=bool)
@@ -366,14 +368,15 @@ class MaxEntTagger:
         b_counts, b_ids = [], []
         n_keys = 0
         for cols, codes in groups:
-            _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
+            uniq, inv = _unique_inverse(codes)
+            first = np.empty(len(uniq), dtype=np.int64)
+            first[inv] = np.arange(n)  # a token of each source value (any will do)
             rows = mat[first][:, cols]  # the group's predicates for each source value
             ok = rows >= 0
             cnt = ok.sum(axis=1)
             used = cnt > 0
             key = np.cumsum(used) - 1
-            key_of_tok = key[inv.reshape(-1)]
-            token_cols.append(np.where(used[inv.reshape(-1)], P + n_keys + key_of_tok, -1))
+            token_cols.append(np.where(used[inv], P + n_keys + key[inv], -1))
             b_counts.append(cnt[used])
             b_ids.append(rows[used][ok[used]])
             n_keys += int(used.sum())
