@@ -8,7 +8,9 @@
 
 import sys
 
-from nerstudio.gui.app import main
-
 if __name__ == "__main__":
+    # imported here, not above: training runs in child processes started with "spawn", which
+    # import this file again as a module — they must not load the GUI (or Qt) for nothing
+    from nerstudio.gui.app import main
+
     sys.exit(main())

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import Cancelled
 from .evaluation import Evaluation, evaluate_spans, oracle
 from .nbest import NBestList
 
@@ -73,22 +74,40 @@ def _f(gold: set, pred: set) -> float:
     return 200.0 * len(gold & pred) / (len(gold) + len(pred))
 
 
-def compare_outputs(nbest: NBestList, choice) -> OutputComparison:
-    """Compare the top candidate with ``choice`` (one candidate index per sentence)."""
+def compare_outputs(nbest: NBestList, choice, should_cancel=None, progress=None) -> OutputComparison:
+    """Compare the top candidate with ``choice`` (one candidate index per sentence).
+
+    ``should_cancel()`` is checked every 512 sentences (raises
+    :class:`~nerstudio.errors.Cancelled`); ``progress(done, total)`` reports the sentences done."""
     if nbest.gold is None:
         raise ValueError("the N-best list has no gold entities: nothing to compare against")
     choice = np.asarray(choice, dtype=np.int64)
     if len(choice) != len(nbest):
         raise ValueError(f"{len(choice)} choices for {len(nbest)} sentences")
+    S = len(nbest)
+
+    def check(i: int) -> None:
+        if (i & 511) == 511:
+            if should_cancel is not None and should_cancel():
+                raise Cancelled("comparison cancelled")
+            if progress is not None:
+                progress(i + 1, 2 * S)
+
     gold = [list(g) for g in nbest.gold]
-    n_c = [nbest.n_candidates(i) for i in range(len(nbest))]
-    base = [nbest.spans(i, 0) if n_c[i] else [] for i in range(len(nbest))]
+    n_c = [nbest.n_candidates(i) for i in range(S)]
+    base = [nbest.spans(i, 0) if n_c[i] else [] for i in range(S)]
     rer = [nbest.spans(i, int(c)) if n_c[i] and c >= 0 else [] for i, c in enumerate(choice)]
-    cands = [nbest.candidate_spans(i) for i in range(len(nbest))]
+    cands = []
+    for i in range(S):
+        check(i)
+        cands.append(nbest.candidate_spans(i))
+    if should_cancel is not None and should_cancel():
+        raise Cancelled("comparison cancelled")
     orc = oracle(gold, cands)
     orc_spans = [cands[i][j] if cands[i] else [] for i, j in enumerate(orc.choice)]
     out = OutputComparison(evaluate_spans(gold, base), evaluate_spans(gold, rer), evaluate_spans(gold, orc_spans))
-    for i in range(len(nbest)):
+    for i in range(S):
+        check(S + i)
         g = set(gold[i])
         b, r = set(base[i]), set(rer[i])
         rank = next((j + 1 for j, c in enumerate(cands[i]) if set(c) == g), 0)

@@ -49,6 +49,19 @@ def no_qthread_left_running():
         pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
 
 
+@pytest.fixture(autouse=True)
+def no_child_process_left_running():
+    """Fail a test that leaves a child process (a reranker training process) running."""
+    yield
+    import multiprocessing
+    left = [p for p in multiprocessing.active_children() if p.is_alive()]
+    for p in left:
+        p.kill()
+        p.join(5)
+    if left:
+        pytest.fail(f"child process(es) still running at the end of the test: {[p.name for p in left]}")
+
+
 @pytest.fixture
 def window(qtbot, tmp_path):
     """The main window on the bundled demo (corpus, N-best lists, reranker); dialogs never block

@@ -275,3 +275,98 @@ def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
     assert w.save_corpus()
     assert read_corpus(str(corpus_file)).sentences[k].spans == [Span(0, 2, "ORG")]
     assert not os.path.exists(saved)
+
+
+# --------------------------------------------------------------------------------------------
+# what depends on the gold follows an edit
+
+
+def _sentence_with_other_candidate(window):
+    """A sentence with candidates, one of which (j > 0) differs from the gold: (k, i, j)."""
+    ses, c = window.session, window.corpus
+    for k in range(len(c)):
+        i = ses.nbest_row(k)
+        if i < 0 or not c.sentences[k].spans:
+            continue
+        for j in range(1, ses.nbest.n_candidates(i)):
+            if ses.nbest.spans(i, j) != c.sentences[k].spans and ses.nbest.spans(i, j):
+                return k, i, j
+    pytest.skip("no sentence with a differing candidate")
+
+
+def test_a_gold_edit_refreshes_f_marks_and_counts(window, qtbot):
+    from nerstudio.gui.models.nbest_model import NBestTableModel
+    if window.session.nbest is None:
+        pytest.skip("demo N-best list not built")
+    k, i, j = _sentence_with_other_candidate(window)
+    c, tm, ses = window.corpus, window.tree_model, window.session
+    window.select_sentence(k)
+    window.nbest_panel.select(j)
+    model = window.nbest_panel.model
+    f_col = lambda r: model.index(r, NBestTableModel.F).data()  # noqa: E731
+    assert f_col(j) != "100.0"
+    doc = tm.index(tm.document_of(k), 0)
+    doc_count = lambda: doc.siblingAtColumn(2).data()  # noqa: E731
+    sent = tm.index_of_sentence(k)
+    before_doc = doc_count()
+    new = ses.nbest.spans(i, j)
+    assert window.accept_candidate(j)
+    # the N-best table: F and the exact-match mark of every candidate, the selection stays
+    assert f_col(j) == "100.0" and model._exact[j]
+    exact_now = [ses.nbest.spans(i, x) == new for x in range(ses.nbest.n_candidates(i))]
+    assert list(model._exact) == exact_now
+    assert window.nbest_panel.selected() == [j] and window.sentence_view._cand == new
+    assert f"gold is candidate {exact_now.index(True) + 1}" in window.nbest_panel.header.text()
+    # the browser: the sentence's ✓/✗ mark and entity count, and its document's count
+    assert tm.status(k).startswith("✓" if exact_now[0] else "✗")
+    assert sent.siblingAtColumn(2).data() == len(new)
+    assert doc_count() == sum(len(s.spans) for s in c.documents[tm.document_of(k)].sentences)
+    # the index behind the flags counts the new gold
+    assert window.flags()["error"][k] == (not exact_now[0])
+    # the corpus tab counts again when shown
+    window.tabs.setCurrentWidget(window.summary)
+    total = sum(len(s.spans) for s in c.sentences)
+    assert f"<td>entities</td><td align=right>{total:,}</td>" in window.summary.text()
+    # undo puts everything back
+    window.act_undo.trigger()
+    assert f_col(j) != "100.0" and doc_count() == before_doc
+
+
+def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_path, corpus_file):
+    """Recovery happens when the corpus opens; its N-best list is attached afterwards (in the
+    worker). The recovered gold must still be in that list: in its quality columns and in what
+    the next training run learns from."""
+    src = DEMO_MODEL_DIR / "train.nbest.npz"
+    if not src.exists():
+        pytest.skip("demo N-best list not built")
+    shutil.copyfile(src, corpus_file.with_name("train.nbest.npz"))  # found as the corpus's companion
+    st = _settings(tmp_path)
+    probe = MainWindow(st)
+    qtbot.addWidget(probe)
+    probe.ask_unsaved = lambda: "discard"
+    assert probe.load_corpus(str(corpus_file))
+    assert probe.runner.wait(30000)
+    k, i, j = _sentence_with_other_candidate(probe)
+    new = probe.session.nbest.spans(i, j)
+    probe.close()
+    # a recovery file with that edit, newer than the corpus
+    c = read_corpus(str(corpus_file))
+    c.sentences[k].spans = list(new)
+    rec = ann.recovery_path(str(corpus_file), str(tmp_path / "recovery"))
+    ann.write_recovery(rec, c, [k])
+    t = os.path.getmtime(corpus_file) + 10
+    os.utime(rec, (t, t))
+
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.ask_unsaved = lambda: "discard"
+    w.ask_recover = lambda path: True
+    assert w.load_corpus(str(corpus_file))  # recovery now, N-best list in the worker
+    assert w.corpus.sentences[k].spans == new
+    assert w.runner.wait(30000)
+    ses = w.session
+    assert ses.nbest_row(k) == i and ses.nbest.gold[i] == new  # what the next training run reads
+    assert ses.nbest_index.exact()[ses.candidate_rows(i)][j]
+    w.select_sentence(k)
+    assert w.nbest_panel.model._exact[j] and w.tree_model.status(k).startswith("✓" if j == 0 else "✗")
+    assert w.isWindowModified()

@@ -23,9 +23,12 @@ def test_comparison_tab_on_the_dev_list(window, qtbot):
     assert ses.scored is not None and ses.nbest_index.matched == len(window.corpus)
     view = window.findChild(object, "comparisonView")
     assert view is window.comparison_view and view.result is None
-    window.tabs.setCurrentWidget(view)  # computed when shown
+    window.tabs.setCurrentWidget(view)  # computed when shown, in a worker thread
+    assert view.busy and not view.refresh_button.isEnabled()
+    assert not view.findChild(object, "comparisonProgress").isHidden()
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    assert not view.busy and view.refresh_button.isEnabled()
     res = view.result
-    assert res is not None
     expect = compare_outputs(ses.nbest, ses.scored.choice)
     assert res.baseline.f1 == pytest.approx(expect.baseline.f1)
     # the same numbers as the reranker core's own P/R/F
@@ -62,8 +65,9 @@ def test_comparison_tab_on_the_dev_list(window, qtbot):
             assert set(ses.nbest.spans(s.index, s.gold_rank - 1)) == set(ses.nbest.gold[s.index])
 
 
-def test_comparison_follows_gold_edits(window):
+def test_comparison_follows_gold_edits(window, qtbot):
     window.tabs.setCurrentWidget(window.comparison_view)
+    qtbot.waitUntil(lambda: window.comparison_view.result is not None, timeout=30000)
     res = window.comparison_view.result
     assert res is not None
     ses = window.session
@@ -75,5 +79,20 @@ def test_comparison_follows_gold_edits(window):
     assert window.accept_candidate(res.sentences[i].choice)
     assert "Recompute" in window.comparison_view.header.text()
     window.findChild(object, "comparisonRefresh").click()
+    assert window.comparison_view.busy
+    qtbot.waitUntil(lambda: not window.comparison_view.busy, timeout=30000)
     assert window.comparison_view.result.sentences[i].verdict in ("fixed", "same")
     assert window.comparison_view.result.sentences[i].reranked_exact
+
+
+def test_a_newer_request_replaces_a_running_comparison(window, qtbot):
+    """Recompute while a comparison runs: the old one is cancelled, only the new one is shown."""
+    view = window.comparison_view
+    window.tabs.setCurrentWidget(view)
+    shown = []
+    orig = view.set_result
+    view.set_result = lambda *a, **k: (shown.append(a[0]), orig(*a, **k))
+    window.refresh_comparison(force=True)
+    window.refresh_comparison(force=True)
+    assert window.view_jobs.wait(30000)
+    assert len(shown) == 1 and view.result is shown[0] and not view.busy

@@ -61,3 +61,28 @@ def test_perceptron_steps_and_continuous_play(window, qtbot):
         pass
     assert "End of epoch 1" in panel.info.text()
     assert len(panel.stepper.history) == panel.stepper.updates + 1
+
+
+def test_large_data_prepares_and_steps_in_the_background(window, qtbot, monkeypatch):
+    """Above the size limit (eng.train), the features, the stepper and every step are computed in
+    the window's background worker; the panel shows it is busy and the results are the same."""
+    from nerstudio.gui import main_window as mw
+    from nerstudio.gui.views import stepper as sv
+    monkeypatch.setattr(mw, "STEPPER_LARGE", 0)
+    monkeypatch.setattr(sv, "LARGE", 0)
+    panel = window.stepper_panel
+    window.act_show_stepper.trigger()
+    assert panel.busy and panel.stepper is None and not panel.step_button.isEnabled()
+    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=30000)
+    assert panel.step_button.isEnabled() and "Boosting ready" in panel.info.text()
+    for _ in range(3):
+        assert panel.step() is None  # computed in the background, shown when it arrives
+        assert panel.busy and not panel.step_button.isEnabled()
+        qtbot.waitUntil(lambda: not panel.busy, timeout=30000)
+    batch = Boosting(rounds=3, epsilon=panel.param.value(), eval_every=1, keep_best=False).fit(panel.train)
+    assert list(panel.stepper.chosen) == list(batch.chosen_[:3])
+    assert "Round 3" in panel.info.text() and len(panel.stepper.history) == 4
+    # a reset while nothing runs builds a new stepper in the background too
+    panel.reset_button.click()
+    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=30000)
+    assert panel.stepper.rounds == 0

@@ -39,6 +39,7 @@ class Annotator(QObject):
     """Undo stack, dirty state, save and autosave for the window's corpus."""
 
     changed = Signal(int)  # sentence whose gold spans changed
+    recovered = Signal(list)  # sentences whose gold spans came back from a recovery file
     dirtyChanged = Signal(bool)
     autosaved = Signal(str)
 
@@ -103,14 +104,14 @@ class Annotator(QObject):
         """Called by the commands: put ``spans`` into sentence ``k`` and refresh."""
         c = self.corpus
         c.sentences[k].spans = list(spans)
-        ses = self.window.session
-        i = ses.nbest_row(k)
-        nb = ses.nbest
-        if i >= 0 and nb is not None and nb.gold is not None:
-            nb.gold[i] = list(spans)
+        self.window.session.set_gold(k, spans)
         self._touched.add(k)
         self.timer.start()
         self.changed.emit(k)
+
+    def unsaved(self) -> list[int]:
+        """Sentences edited (or recovered) since the corpus was last saved."""
+        return sorted(self._touched)
 
     # -- saving ---------------------------------------------------------------------------
     def save(self, path: str | None = None) -> str:
@@ -165,14 +166,11 @@ class Annotator(QObject):
         rec = read_recovery(path)
         done = apply_recovery(self.corpus, rec)
         ses = self.window.session
-        nb = ses.nbest
         for k in done:
-            i = ses.nbest_row(k)
-            if i >= 0 and nb is not None and nb.gold is not None:
-                nb.gold[i] = list(self.corpus.sentences[k].spans)
+            ses.set_gold(k, self.corpus.sentences[k].spans)
             self._touched.add(k)
-            self.changed.emit(k)
         if done:
+            self.recovered.emit(list(done))
             self._recovered = True
             self.dirtyChanged.emit(True)
         return done

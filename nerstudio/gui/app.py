@@ -50,12 +50,15 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
         win.runner.wait(60000)
         if view == "training":
             _stage_training(win)
+        elif view == "comparison":
+            _stage_comparison(win)
+        elif view == "stepper":
+            _stage_stepper(win)
         else:
             _stage_main(win)
         for _ in range(5):
             app.processEvents()
-        win.curve_plot.redraw()
-        win.curve_plot.canvas.draw()
+        win.curve_plot.render_now()
         for _ in range(5):
             app.processEvents()
         pix = win.grab()
@@ -114,6 +117,30 @@ def _stage_training(win) -> None:
         win.runner.wait(120000)
 
 
+def _stage_comparison(win) -> None:
+    """Comparison tab: the demo's dev list, baseline against the reranked output, fixed sentences."""
+    win.training_dock.hide()
+    dev = DEMO_CORPUS.with_name("dev.conll")
+    if win.corpus is not None and win.corpus.path != str(dev) and dev.exists() and win.load_corpus(str(dev)):
+        win.runner.wait(60000)
+    win.tabs.setCurrentWidget(win.comparison_view)
+    win.view_jobs.wait(60000)
+    win.comparison_view.set_kind("fixed")
+    if win.comparison_view.model.rowCount():
+        win.comparison_view.activate(0)
+
+
+def _stage_stepper(win) -> None:
+    """Step-through dock: a few boosting rounds on the demo list."""
+    win.training_dock.hide()
+    win.stepper_dock.show()
+    win.view_jobs.wait(60000)
+    for _ in range(6):
+        win.stepper_panel.step()
+    win.view_jobs.wait(60000)
+    win.stepper_panel.canvas.render_now()
+
+
 def _load_or_fail(win, path: str) -> bool:
     from ..corpus.formats import read_corpus
     from ..errors import NerstudioError
@@ -129,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="main.py", description="nerstudio desktop application")
     parser.add_argument("path", nargs="?", help="corpus to open (default: the bundled demo corpus)")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
-    parser.add_argument("--view", choices=("main", "training"), default="main",
-                        help="what --screenshot shows: the inspector (default) or a training run")
+    parser.add_argument("--view", choices=("main", "training", "comparison", "stepper"), default="main",
+                        help="what --screenshot shows: the inspector (default), a training run, the comparison "
+                             "tab or the step-through dock")
     args = parser.parse_args(argv)
     return run(args.path, args.screenshot, view=args.view)

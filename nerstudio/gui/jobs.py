@@ -33,6 +33,7 @@ class RunResult:
     baseline: float | None = None
     seconds: float = 0.0
     log: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)  # the child process's stages (seconds)
 
 
 def dev_baseline(dev: NBestList | None) -> float | None:
@@ -86,15 +87,21 @@ def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict
 
 
 def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
-                      dev_nbest: NBestList | None, tagger):
-    """A job running ``settings`` (a RunSettings snapshot) on the given inputs."""
+                      dev_nbest: NBestList | None, tagger, in_child: bool = True,
+                      files: tuple[str | None, str | None] = (None, None)):
+    """A job running ``settings`` (a RunSettings snapshot) on the given inputs. With
+    ``in_child`` the reranker stage (global features, training, scoring the training list) runs
+    in a child process (:mod:`nerstudio.rerank_process`); the tagger stages stay in the thread.
+    ``files``: N-best files holding exactly ``nbest`` / ``dev_nbest``, which the child may read
+    instead of being handed copies."""
 
     def job(ctx) -> RunResult:
         t0 = time.perf_counter()
         res = RunResult(settings, run_id)
         train_nb, dev_nb, tg = nbest, dev_nbest, tagger
-        from ..tagging.maxent import MaxEntTagger
+        train_file, dev_file = files
         if settings.start == "tagger":
+            from ..tagging.maxent import MaxEntTagger
             if corpus is None or not len(corpus):
                 raise ValueError("open a training corpus first")
             tparams = {"task": settings.task, "features": settings.tagger_features,
@@ -113,13 +120,14 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             ctx.check()
             res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel)
             ctx.result("nbest", res.nbest_index)
-            dev_nb = None  # a new tagger: the old dev list no longer matches
+            dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
         # the development set
         dev_path = settings.dev_path
         if dev_path:
             if dev_path.lower().endswith(".npz"):
                 ctx.progress(f"reading dev N-best {os.path.basename(dev_path)}…")
                 dev_nb = NBestList.load(dev_path)
+                dev_file = dev_path
             else:
                 from ..corpus.formats import read_corpus
                 ctx.progress(f"reading dev corpus {os.path.basename(dev_path)}…")
@@ -129,6 +137,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
                                      "dev N-best file")
                 dev_nb = tg.nbest(dev_corpus.sentences, n=settings.n, progress=_progress_adapter(ctx, "decoding dev"),
                                   should_cancel=ctx.should_cancel)
+                dev_file = None
         if dev_nb is not None:
             res.dev_nbest = dev_nb
             ctx.result("dev_nbest", dev_nb)
@@ -137,14 +146,26 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         if train_nb is None:
             raise ValueError("no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline")
         ctx.check()
-        from ..rerank.model import train_reranker
         ctx.progress(f"training {settings.algo} reranker…", 0, 0)
-        res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
-                                   dict(settings.feature_params), callback=ctx.stats,
-                                   should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "reranker"))
+        if in_child:
+            # features and training in a child process: its interpreter lock is not the window's
+            from ..rerank_process import train_in_child
+            out = train_in_child(train_nb, dev_nb, settings.algo, dict(settings.params), dict(settings.feature_params),
+                                 callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress,
+                                 on_start=lambda pid: ctx.result("child", pid), train_file=train_file,
+                                 dev_file=dev_file)
+            res.model = out.model
+            res.scored = Scored(out.model, out.data, out.scores, out.choice)
+            res.timings = out.timings
+        else:
+            from ..rerank.model import train_reranker
+            res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
+                                       dict(settings.feature_params), callback=ctx.stats,
+                                       should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "reranker"))
+            ctx.check()
+            ctx.progress("scoring the candidates with the new model…", 0, 0)
+            res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
         ctx.check()
-        ctx.progress("scoring the candidates with the new model…", 0, 0)
-        res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
         res.seconds = time.perf_counter() - t0
         return res
 

@@ -28,18 +28,19 @@ from ..errors import NerstudioError
 from ..nbest import NBestList
 from .annotator import Annotator
 from .jobs import dev_baseline, make_prepare_job, make_training_job
-from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy, status_text
 from .models.feature_model import rows_from_terms
-from .session import Session
+from .session import FileStamp, Session
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.nbest_view import NBestPanel
 from .views.palette import type_color
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
+from .views.stepper import LARGE as STEPPER_LARGE
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
-from .workers import TaskRunner
+from .workers import JobQueue, TaskRunner
 
 MAX_RECENT = 8
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
@@ -99,10 +100,15 @@ class MainWindow(QMainWindow):
         self._flags: dict[str, np.ndarray] | None = None
         self._exact_cache = None
         self.last_switch_ms = 0.0
+        self.last_error = ""
+        # the reranker stage of a training run goes to a child process (its own interpreter lock)
+        self.train_in_child = os.environ.get("NERSTUDIO_TRAIN_IN_PROCESS", "") in ("", "0")
+        self.child_pid: int | None = None
         self.setAcceptDrops(True)
         self._build_ui()
         self.annotator = Annotator(self, self.settings)
         self.annotator.changed.connect(self._on_gold_changed)
+        self.annotator.recovered.connect(self._on_gold_recovered)
         self.annotator.dirtyChanged.connect(lambda _d: self._update_title())
         self.sentence_view.editRequested.connect(self._on_edit_requested)
         self._build_actions()
@@ -153,6 +159,7 @@ class MainWindow(QMainWindow):
         frow.addWidget(self.type_filter, 2)
         lv.addLayout(frow)
         self.tree_model = CorpusTreeModel()
+        self._summary_stale = False
         self.proxy = SentenceFilterProxy(self)
         self.proxy.setSourceModel(self.tree_model)
         self.corpus_view = QTreeView()
@@ -170,6 +177,7 @@ class MainWindow(QMainWindow):
             hdr.resizeSection(c, fm.horizontalAdvance(sample) + 18)
         hdr.setStretchLastSection(False)
         self.corpus_view.selectionModel().currentChanged.connect(self._on_current_changed)
+        self.tree_model.statusChanged.connect(self.corpus_view.viewport().update)
         lv.addWidget(self.corpus_view)
         self.filter_count = QLabel()
         self.filter_count.setObjectName("filterCount")
@@ -241,7 +249,11 @@ class MainWindow(QMainWindow):
         self.comparison_view.refreshRequested.connect(lambda: self.refresh_comparison(force=True))
         self.tabs.addTab(self.comparison_view, "Comparison")
         self._comparison_stale = True
-        self.tabs.currentChanged.connect(lambda _i: self.refresh_comparison())
+        self._comparison_gen = 0
+        self._gold_edits = 0  # edits so far (a computation started before one is stale)
+        self.view_jobs = JobQueue(self)  # the comparison and the step-through setup, beside training
+        self.view_jobs.runner.progress.connect(self._on_view_progress)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
 
         right = QSplitter(Qt.Vertical)
         right.setObjectName("rightSplitter")
@@ -288,6 +300,7 @@ class MainWindow(QMainWindow):
 
         # step-through dock (prepared when first shown)
         self.stepper_panel = StepperPanel()
+        self.stepper_panel.set_executor(self._run_stepper_work)
         self.stepper_dock = QDockWidget("Step-through", self)
         self.stepper_dock.setObjectName("stepperDock")
         self.stepper_dock.setWidget(self.stepper_panel)
@@ -295,6 +308,7 @@ class MainWindow(QMainWindow):
         self.stepper_dock.hide()
         self.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare_stepper())
         self._stepper_source = None
+        self._scored_edits = 0  # the gold edit count when the displayed scores were computed
         self.cancel_button = self.training_panel.cancel_button
 
         self.status = self.statusBar()
@@ -442,6 +456,8 @@ class MainWindow(QMainWindow):
     def set_corpus(self, corpus: Corpus) -> None:
         self.session.set_corpus(corpus)
         self._comparison_stale = True
+        self._comparison_gen += 1  # a comparison of the previous corpus is of no use
+        self.view_jobs.cancel()
         self.comparison_view.show_message("Load an N-best list with gold (and a reranker) to compare.")
         self._flags = None
         self._exact_cache = None
@@ -584,20 +600,24 @@ class MainWindow(QMainWindow):
         exact = self._exact()
         ex = None if exact is None else exact[ses.candidate_rows(i)]
         chosen = ses.reranked_choice(i)
-        parts = [f"<b>{len(spans)} candidates</b>"]
-        if ex is not None:
-            gold_at = np.flatnonzero(ex)
-            parts.append(f"gold is candidate {gold_at[0] + 1}" if len(gold_at) else
-                         "<span style='color:#c62828'>gold not among them</span>")
-        if chosen is not None:
-            parts.append("reranker keeps the top candidate" if chosen == 0 else
-                         f"<b>reranker picks candidate {chosen + 1}</b>")
         self.nbest_panel.set_candidates(nb.words[i], spans, nb.logprobs[i], scores, f, chosen, ex,
-                                        header=" · ".join(parts))
+                                        header=self._candidates_header(i, ex))
         if spans:
             self.nbest_panel.select(chosen if chosen is not None and chosen >= 0 else 0)
         else:
             self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, k), [])
+
+    def _candidates_header(self, i: int, ex) -> str:
+        parts = [f"<b>{self.session.nbest.n_candidates(i)} candidates</b>"]
+        if ex is not None:
+            gold_at = np.flatnonzero(ex)
+            parts.append(f"gold is candidate {gold_at[0] + 1}" if len(gold_at) else
+                         "<span style='color:#c62828'>gold not among them</span>")
+        chosen = self.session.reranked_choice(i)
+        if chosen is not None:
+            parts.append("reranker keeps the top candidate" if chosen == 0 else
+                         f"<b>reranker picks candidate {chosen + 1}</b>")
+        return " · ".join(parts)
 
     def _exact(self):
         if self._exact_cache is None and self.session.nbest_index is not None:
@@ -731,22 +751,23 @@ class MainWindow(QMainWindow):
             return False
         if self._busy_refusal():
             return False
+        stamp = FileStamp.of(path)
         try:
             nb = NBestList.load(path)
         except (NerstudioError, OSError, ValueError) as exc:
             QMessageBox.critical(self, "Cannot open N-best list", str(exc))
             return False
-        return self.attach_nbest(nb, path)
+        return self.attach_nbest(nb, path, stamp)
 
-    def attach_nbest(self, nb: NBestList, path: str | None = None) -> bool:
+    def attach_nbest(self, nb: NBestList, path: str | None = None, stamp: FileStamp | None = None) -> bool:
         job = make_prepare_job(self.corpus, nb, self.session.model)
-        self._job_done["prepare"] = lambda res: self._install_prepared(res, path)
+        self._job_done["prepare"] = lambda res: self._install_prepared(res, path, stamp)
         return self.runner.start("prepare", job)
 
-    def _install_prepared(self, res, path) -> None:
+    def _install_prepared(self, res, path, stamp: FileStamp | None = None) -> None:
         ix, scored = res
         if ix is not None:
-            self.session.install(index=ix, path=path)
+            self.session.install(index=ix, path=path, stamp=stamp)
             missing = len(ix.row_of) - ix.matched
             msg = f"N-best list {os.path.basename(path or 'new')}: {ix.matched:,} of {len(ix.row_of):,} sentences"
             if missing:
@@ -754,10 +775,23 @@ class MainWindow(QMainWindow):
             self.status.showMessage(msg, 8000)
         if scored is not None:
             self.session.install(scored=scored)
+            self._scored_edits = self._gold_edits
+        if ix is not None:
+            self._sync_unsaved_gold()
         self._refresh_flags()
         self._update_state()
         if self._current_k >= 0:
             self.show_sentence(self._current_k)
+
+    def _sync_unsaved_gold(self) -> None:
+        """A newly attached N-best list carries the gold of its file: give it the corpus's
+        unsaved edits (made before it was attached, or recovered after a crash), so its quality
+        columns and the next training run see what the sentence view shows."""
+        ann = getattr(self, "annotator", None)
+        if ann is None or self.corpus is None:
+            return
+        for k in ann.unsaved():
+            self.session.set_gold(k, self.corpus.sentences[k].spans)
 
     def load_model(self, path: str) -> bool:
         if self._busy_refusal():
@@ -809,12 +843,14 @@ class MainWindow(QMainWindow):
         return True
 
     def load_dev_nbest(self, path: str) -> bool:
+        stamp = FileStamp.of(path)
         try:
             self.session.dev_nbest = NBestList.load(path)
         except (NerstudioError, OSError, ValueError) as exc:
             QMessageBox.critical(self, "Cannot open N-best list", str(exc))
             return False
         self.session.dev_nbest_path = path
+        self.session.dev_nbest_file = stamp
         if self.training_panel.dev_path.text() == "" or not self.training_panel.running:
             self.training_panel.dev_path.setText(path)
         self._update_state()
@@ -975,8 +1011,12 @@ class MainWindow(QMainWindow):
         if settings.dev_path and ses.dev_nbest_path and os.path.abspath(settings.dev_path) == \
                 os.path.abspath(ses.dev_nbest_path) and settings.start == "reranker":
             settings = type(settings)(**{**settings.__dict__, "dev_path": ""})  # already loaded
+        # lists read from files and unchanged since: the training process reads those files
+        files = (ses.nbest_source() if settings.start == "reranker" else None,
+                 ses.dev_nbest_source() if dev_nb is not None else None)
         job = make_training_job(settings, self._run_curve, self.corpus,
-                                ses.nbest if settings.start == "reranker" else None, dev_nb, ses.tagger)
+                                ses.nbest if settings.start == "reranker" else None, dev_nb, ses.tagger,
+                                in_child=self.train_in_child, files=files)
         self._job_done["train"] = self._install_training
         self.tabs.setCurrentWidget(self.curve_plot)
         return self.runner.start("train", job)
@@ -989,13 +1029,17 @@ class MainWindow(QMainWindow):
             self.status.showMessage("Cancelling…", 3000)
 
     def _install_training(self, res) -> None:
+        t0 = time.perf_counter()
+        self.last_run_timings = dict(res.timings)
         ses = self.session
         if res.model is not None:
             ses.model, ses.model_path = res.model, None
         if res.scored is not None:
             ses.install(scored=res.scored)
-        if res.dev_nbest is not None:
-            ses.dev_nbest, ses.dev_nbest_path = res.dev_nbest, None
+            self._scored_edits = self._gold_edits
+            self._sync_unsaved_gold()  # edits made while it trained
+        if res.dev_nbest is not None and res.dev_nbest is not ses.dev_nbest:  # a dev list new in this run
+            ses.dev_nbest, ses.dev_nbest_path, ses.dev_nbest_file = res.dev_nbest, None, None
         run = self.curve_plot.runs[res.run_id] if res.run_id < len(self.curve_plot.runs) else None
         best = run.best() if run else None
         msg = f"Done in {res.seconds:.1f}s"
@@ -1010,6 +1054,7 @@ class MainWindow(QMainWindow):
         self._update_state()
         if self._current_k >= 0:
             self.show_sentence(self._current_k)
+        self.last_install_ms = (time.perf_counter() - t0) * 1000
 
     # -- runner signals -------------------------------------------------------------------
     @Slot(str)
@@ -1043,11 +1088,16 @@ class MainWindow(QMainWindow):
             ses.tagger, ses.tagger_path = value, None
         elif key == "nbest":
             ses.install(index=value, path=None)
+            self._sync_unsaved_gold()  # edits made while the tagger and the jackknife ran
             self._refresh_flags()
             if self._current_k >= 0:
                 self.show_sentence(self._current_k)
         elif key == "dev_nbest":
-            ses.dev_nbest, ses.dev_nbest_path = value, None
+            if value is not ses.dev_nbest:  # a dev list new in this run
+                ses.dev_nbest, ses.dev_nbest_path, ses.dev_nbest_file = value, None, None
+        elif key == "child":  # the reranker trains in this process
+            self.child_pid = value
+            return
         elif key == "baseline" and self._run_curve is not None:
             self.curve_plot.runs[self._run_curve].baseline = value
             self.curve_plot.schedule()
@@ -1066,8 +1116,12 @@ class MainWindow(QMainWindow):
         self._job_done.pop(name, None)
         if name == "train" and self._run_curve is not None:
             self.curve_plot.finish_run(self._run_curve, "failed")
+        what = "Training" if name == "train" else name.capitalize()
         self.training_panel.set_message(f"Failed: {message}")
-        self.status.showMessage(f"{name} failed: {message}", 10000)
+        self.status.showMessage(f"{what} failed: {message}", 30000)
+        self.last_error = message
+        if not tb:  # a clear message (bad input, a failed or killed child process): no dialog
+            return
         if os.environ.get("NERSTUDIO_DEBUG"):
             print(tb)
         box = QMessageBox(QMessageBox.Critical, "Job failed", f"{name}: {message}", QMessageBox.Ok, self)
@@ -1075,7 +1129,6 @@ class MainWindow(QMainWindow):
         box.setModal(False)
         box.setAttribute(Qt.WA_DeleteOnClose)
         box.show()
-        self.last_error = message
 
     @Slot(str, str)
     def _on_job_cancelled(self, name: str, message: str) -> None:
@@ -1133,6 +1186,7 @@ class MainWindow(QMainWindow):
         self.training_panel.set_state_text("<br>".join(html))
 
     def _update_summary(self) -> None:
+        self._summary_stale = False
         c = self.corpus
         if c is None:
             self.summary.setText("")
@@ -1205,6 +1259,19 @@ class MainWindow(QMainWindow):
             return self.load_nbest(str(md / "train.nbest.npz"))
         return True
 
+    @Slot(str, int, int)
+    def _on_view_progress(self, message: str, done: int, total: int) -> None:
+        if self.view_jobs.running() == "comparison":
+            self.comparison_view.show_progress(done, total)
+        elif self.view_jobs.running() == "stepper":
+            self.stepper_panel.show_progress(message, done, total)
+
+    @Slot(int)
+    def _on_tab_changed(self, _i: int) -> None:
+        if self.tabs.currentWidget() is self.summary and self._summary_stale:
+            self._update_summary()
+        self.refresh_comparison()
+
     # -- comparison -----------------------------------------------------------------------
     def refresh_comparison(self, force: bool = False) -> bool:
         """Compare the tagger's top candidates with the reranker's picks over the open N-best
@@ -1214,6 +1281,8 @@ class MainWindow(QMainWindow):
         ses = self.session
         nb = ses.nbest
         if nb is None or nb.gold is None:
+            self._comparison_gen += 1
+            self.view_jobs.cancel("comparison")
             self.comparison_view.show_message("No N-best list with gold entities: open one (Ctrl+Shift+O), or "
                                               "open dev.conll to compare on the development set.")
             self._comparison_stale = False
@@ -1221,10 +1290,32 @@ class MainWindow(QMainWindow):
         from ..compare import compare_outputs
         has = ses.scored is not None
         choice = ses.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
-        res = compare_outputs(nb, choice)
+        snap = _nbest_snapshot(nb)  # the gold as it is now, while the worker compares
         name = os.path.basename(ses.nbest_path) if ses.nbest_path else "N-best list of this session"
-        self.comparison_view.set_result(res, nb.words, has, name)
         self._comparison_stale = False
+        self._comparison_gen += 1
+        gen = self._comparison_gen
+
+        def job(ctx):
+            def prog(d, n):
+                ctx.progress("comparing", d, n)
+            return compare_outputs(snap, choice, should_cancel=ctx.should_cancel, progress=prog)
+
+        edits = self._gold_edits
+
+        def done(res):
+            if gen == self._comparison_gen:
+                self.comparison_view.set_result(res, snap.words, has, name)
+                if edits != self._gold_edits:  # the gold changed while it was computed
+                    self._comparison_stale = True
+                    self.comparison_view.mark_stale("gold edited since: Recompute")
+
+        def failed(message):
+            if gen == self._comparison_gen:
+                self.comparison_view.show_message(f"The comparison failed: {message}")
+        self.comparison_view.set_busy(f"Comparing the tagger's top candidates with the reranked output over "
+                                      f"{len(nb):,} sentences…")
+        self.view_jobs.submit("comparison", job, done, failed)
         return True
 
     @Slot(int)
@@ -1239,33 +1330,66 @@ class MainWindow(QMainWindow):
     # -- step-through ---------------------------------------------------------------------
     def prepare_stepper(self, force: bool = False) -> bool:
         """Give the step-through panel the open N-best list (and the dev list) as ranking data,
-        with the loaded reranker's features (or features fitted on the list)."""
+        with the loaded reranker's features (or features fitted on the list). Computed in the
+        background worker for large lists (eng.train: seconds of feature extraction)."""
         ses = self.session
         nb = ses.nbest
         if nb is None or nb.gold is None:
             self.stepper_panel.info.setText("Open an N-best list with gold (the demo has one) to step through "
                                             "training.")
             return False
-        key = (id(nb), id(ses.dev_nbest), id(ses.model))
+        key = (id(nb), id(ses.dev_nbest), id(ses.model), self._gold_edits)
         if key == self._stepper_source and not force:
             return True
-        try:
-            if ses.model is not None and getattr(ses.model, "features", None) is not None:
-                feats = ses.model.features
-                train = ses.model.data(nb)
+        self._stepper_source = key
+        model, dev_nb = ses.model, ses.dev_nbest
+        # the scored list's ranking data is the same thing, unless the gold was edited since
+        sc = ses.scored
+        reuse = sc.data if (sc is not None and model is not None and sc.model is model
+                            and self._scored_edits == self._gold_edits and sc.data.nbest is nb) else None
+        snap = _nbest_snapshot(nb)
+        eps = getattr(getattr(model, "learner", None), "epsilon", None)
+
+        def compute(should_cancel=None, progress=None):
+            def prog(stage):
+                return None if progress is None else (lambda d, n: progress(stage, d, n))
+            if model is not None and getattr(model, "features", None) is not None:
+                feats = model.features
+                train = reuse if reuse is not None else \
+                    model.data(snap, progress=prog("global features of the N-best list"), should_cancel=should_cancel)
             else:
                 from ..rerank.features import GlobalFeatures
                 feats = GlobalFeatures()
-                train = feats.fit_transform(nb)
-            dev = feats.transform(ses.dev_nbest) if ses.dev_nbest is not None and ses.dev_nbest.gold is not None \
-                else None
-        except (ValueError, KeyError) as exc:
-            self.stepper_panel.info.setText(f"Cannot prepare the step-through: {exc}")
-            return False
-        eps = getattr(getattr(ses.model, "learner", None), "epsilon", None)
-        self.stepper_panel.set_data(train, dev, list(feats.names_), eps)
-        self._stepper_source = key
+                train = feats.fit_transform(snap, progress=prog("global features of the N-best list"),
+                                            should_cancel=should_cancel)
+            dev = feats.transform(dev_nb, progress=prog("global features of the dev list"),
+                                  should_cancel=should_cancel) \
+                if dev_nb is not None and dev_nb.gold is not None else None
+            return train, dev, list(feats.names_)
+
+        def done(res):
+            if key == self._stepper_source:
+                self.stepper_panel.set_data(*res, eps)
+
+        def failed(message):
+            if key == self._stepper_source:
+                self._stepper_source = None
+                self.stepper_panel.set_failed(f"Cannot prepare the step-through: {message}")
+        if int(self.session.nbest_index.offsets[-1]) <= STEPPER_LARGE:
+            try:
+                done(compute())
+            except (ValueError, KeyError) as exc:
+                failed(str(exc))
+                return False
+            return True
+        self.stepper_panel.set_preparing(f"Computing the global features of {len(nb):,} sentences for the "
+                                         "step-through…")
+        self.view_jobs.submit("stepper", lambda ctx: compute(ctx.should_cancel, ctx.progress), done, failed)
         return True
+
+    def _run_stepper_work(self, fn, on_done, on_fail) -> None:
+        """The step-through panel's executor: its setup and steps on large data."""
+        self.view_jobs.submit("stepper", lambda ctx: fn(), on_done, on_fail)
 
     # -- annotation -----------------------------------------------------------------------
     def _build_edit_menu(self, menu) -> None:
@@ -1294,21 +1418,61 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _on_gold_changed(self, k: int) -> None:
-        self._flags = None
-        if not self._comparison_stale and self.comparison_view.result is not None:
-            self.comparison_view.header.setText(self.comparison_view.header.text() +
-                                                " · <i>gold edited since: Recompute</i>")
-        self._comparison_stale = True
-        idx = self.tree_model.index_of_sentence(k)
-        self.tree_model.dataChanged.emit(idx.siblingAtColumn(2), idx.siblingAtColumn(2))
+        """One edit (or its undo): refresh what depends on sentence ``k``'s gold."""
+        self._gold_edited([k])
         if k != self._current_k:
-            self.select_sentence(k)
+            self.select_sentence(k)  # undo / redo of an edit elsewhere goes back there
             return
         s = self.corpus.sentences[k]
         self._fill_entity_table(s)
         v = self.sentence_view
-        v.set_sentence(s.words, s.spans, v._cand, v._cand_name)
+        i = self.session.nbest_row(k)
+        v.set_sentence(s.words, self._gold_for(i, k) if i >= 0 else s.spans, v._cand, v._cand_name)
+        if i >= 0:
+            self._refresh_candidate_quality(k, i)
         self._update_title()
+
+    @Slot(list)
+    def _on_gold_recovered(self, ks: list) -> None:
+        self._gold_edited(ks)
+        if self._current_k >= 0:
+            self.show_sentence(self._current_k)
+        self._update_title()
+
+    def _gold_edited(self, ks: list[int]) -> None:
+        """The gold of sentences ``ks`` changed (already in the corpus and, through
+        :meth:`Session.set_gold`, in the N-best list and its counts): update the browser's entity
+        counts and ✓/✗ marks, the type filter, and mark the corpus summary, the comparison and
+        the step-through data stale."""
+        ses = self.session
+        self._flags = None
+        self._exact_cache = None
+        self._gold_edits += 1
+        if not self._comparison_stale and self.comparison_view.result is not None:
+            self.comparison_view.mark_stale("gold edited since: Recompute")
+        self._comparison_stale = True
+        self._stepper_source = None
+        for k in ks:
+            for lab in ses.update_type_masks(k):
+                self.type_filter.addItem(lab or "(untyped)", lab)
+        if ses.nbest is not None and self.tree_model.has_status():
+            flags = self.flags()
+            for k in ks:
+                self.tree_model.set_sentence_status(k, status_text(flags, k))
+        for k in ks:
+            self.tree_model.sentence_changed(k)
+        self._summary_stale = True
+        if self.tabs.currentWidget() is self.summary:
+            self._update_summary()
+
+    def _refresh_candidate_quality(self, k: int, i: int) -> None:
+        """Span F and exact-match marks of the shown candidates after a gold edit (the
+        selection, and so the candidate drawn in the sentence view, stays)."""
+        ix = self.session.nbest_index
+        exact = self._exact()
+        ex = None if exact is None else exact[self.session.candidate_rows(i)]
+        self.nbest_panel.model.set_quality(ix.span_f(i), ex)
+        self.nbest_panel.header.setText(self._candidates_header(i, ex))
 
     def accept_candidate(self, j: int | None = None) -> bool:
         """Make candidate ``j`` (default: the selected one) the gold of the current sentence."""
@@ -1428,6 +1592,7 @@ class MainWindow(QMainWindow):
         self.stepper_panel.pause()
         if self.runner.busy:
             self.runner.cancel()
+        self.view_jobs.shutdown()
         self.runner.shutdown()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
@@ -1437,6 +1602,13 @@ class MainWindow(QMainWindow):
         self.settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
         self.settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
         super().closeEvent(event)
+
+
+def _nbest_snapshot(nb: NBestList) -> NBestList:
+    """The same N-best list with its own list of gold lists: a gold edit replaces ``gold[i]`` of
+    the window's list, so a worker reading the snapshot sees the gold of the moment it began."""
+    return NBestList(nb.tagset, nb.words, nb.candidates, nb.logprobs, None if nb.gold is None else list(nb.gold),
+                     nb.ids, nb.meta, _span_cache=nb._span_cache)
 
 
 def _describe_model(model) -> str:

@@ -10,6 +10,7 @@ worker and install the result with :meth:`Session.install`.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -57,6 +58,31 @@ class NBestIndex:
             return None
         g = np.repeat(self.n_gold, np.diff(self.offsets))
         return (self.correct == self.proposed) & (self.correct == g)
+
+    def recount(self, i: int) -> None:
+        """Count sentence ``i``'s correct entities again (its gold changed)."""
+        if self.correct is None:
+            return
+        correct, _proposed, n_gold = sentence_counts(self.nbest, i)
+        self.correct[int(self.offsets[i]):int(self.offsets[i + 1])] = correct
+        self.n_gold[i] = n_gold
+
+
+def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`nerstudio.rerank.data.span_counts` of one sentence of ``nb``: per candidate its
+    correct and proposed entities, and the sentence's gold count."""
+    from ..rerank.data import span_counts
+    one = NBestList(nb.tagset, [nb.words[i]], [nb.candidates[i]], [nb.logprobs[i]],
+                    None if nb.gold is None else [nb.gold[i]], [nb.ids[i]])
+    correct, proposed, n_gold = span_counts(one)
+    return correct, proposed, int(n_gold[0])
+
+
+def list_gold(nb: NBestList, spans) -> list[Span]:
+    """Gold spans as the N-best list holds them (untyped for an untyped list)."""
+    if nb.typed:
+        return [Span(*sp) for sp in spans]
+    return [Span(sp[0], sp[1], "") for sp in spans]
 
 
 def align(corpus: Corpus, nbest: NBestList) -> np.ndarray:
@@ -107,6 +133,27 @@ def score_nbest(model, nbest: NBestList, should_cancel=None) -> Scored:
     return Scored(model, data, scores, choice)
 
 
+@dataclass(frozen=True)
+class FileStamp:
+    """A file as it was when read: a process that needs the same content may read the file
+    again instead of being handed a copy, as long as the file is unchanged."""
+
+    path: str
+    mtime_ns: int
+    size: int
+
+    @classmethod
+    def of(cls, path) -> "FileStamp | None":
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return cls(os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+    def unchanged(self) -> bool:
+        return FileStamp.of(self.path) == self
+
+
 @dataclass
 class Session:
     corpus: Corpus | None = None
@@ -120,12 +167,16 @@ class Session:
     dev_nbest: NBestList | None = None
     dev_nbest_path: str | None = None
     type_masks: dict[str, np.ndarray] = field(default_factory=dict)
+    nbest_file: FileStamp | None = None  # the file the N-best list was read from
+    dev_nbest_file: FileStamp | None = None
+    nbest_gold_edits: int = 0  # gold changes of the N-best list since it was installed
 
     # -- corpus ---------------------------------------------------------------------------
     def set_corpus(self, corpus: Corpus) -> None:
         self.corpus = corpus
         self.nbest_index = None
         self.nbest_path = None
+        self.nbest_file = None
         self.scored = None
         labels: dict[str, list[int]] = {}
         for k, s in enumerate(corpus.sentences):
@@ -145,10 +196,13 @@ class Session:
     def nbest(self) -> NBestList | None:
         return self.nbest_index.nbest if self.nbest_index is not None else None
 
-    def install(self, index: NBestIndex | None = None, scored: Scored | None = None, path: str | None = None) -> None:
+    def install(self, index: NBestIndex | None = None, scored: Scored | None = None, path: str | None = None,
+                stamp: FileStamp | None = None) -> None:
         if index is not None:
             self.nbest_index = index
             self.nbest_path = path
+            self.nbest_file = stamp
+            self.nbest_gold_edits = 0
             if scored is None:
                 self.scored = None
         if scored is not None:
@@ -170,6 +224,47 @@ class Session:
             return None
         d = self.scored.data
         return self.scored.scores[d.rows(i)]
+
+    def set_gold(self, k: int, spans) -> int:
+        """Make ``spans`` the gold of corpus sentence ``k`` in the N-best list too (so the next
+        training run and the quality columns use it) and count its candidates again. Returns
+        the N-best sentence, or -1 when ``k`` has none."""
+        i = self.nbest_row(k)
+        nb = self.nbest
+        if i < 0 or nb is None or nb.gold is None:
+            return -1
+        nb.gold[i] = list_gold(nb, spans)
+        self.nbest_gold_edits += 1
+        self.nbest_index.recount(i)
+        sc = self.scored
+        d = sc.data if sc is not None else None
+        if d is not None and d.correct is not None and d.n_gold is not None and len(d) == len(nb):
+            rows = d.rows(i)
+            d.correct[rows] = self.nbest_index.correct[self.candidate_rows(i)]
+            d.n_gold[i] = self.nbest_index.n_gold[i]
+        return i
+
+    def nbest_source(self) -> str | None:
+        """The file holding exactly the N-best list (read from it, gold not edited since, file
+        unchanged), or None."""
+        st = self.nbest_file
+        return st.path if st is not None and not self.nbest_gold_edits and st.unchanged() else None
+
+    def dev_nbest_source(self) -> str | None:
+        st = self.dev_nbest_file
+        return st.path if st is not None and st.unchanged() else None
+
+    def update_type_masks(self, k: int) -> list[str]:
+        """Refresh the per-type sentence masks for sentence ``k``; returns types seen for the
+        first time."""
+        labels = {sp.label for sp in self.corpus.sentences[k].spans}
+        new = []
+        for lab in labels - set(self.type_masks):
+            self.type_masks[lab] = np.zeros(len(self.corpus), dtype=bool)
+            new.append(lab)
+        for lab, m in self.type_masks.items():
+            m[k] = lab in labels
+        return new
 
     def reranked_choice(self, i: int) -> int | None:
         if self.scored is None:

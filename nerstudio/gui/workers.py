@@ -13,6 +13,8 @@ and waits for the thread on close.
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import threading
 import time
 import traceback
@@ -21,7 +23,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..errors import Cancelled
+from ..errors import Cancelled, NerstudioError
 
 MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
 
@@ -77,7 +79,7 @@ class Worker(QObject):
     stats = Signal(list)  # a batch of curve points (RerankStats / TrainStats), throttled
     partial = Signal(str, object)  # intermediate result, e.g. ("tagger", MaxEntTagger)
     finished = Signal(object)  # the job's return value
-    error = Signal(str, str)  # message, traceback
+    error = Signal(str, str)  # message, traceback ('' for a NerstudioError: the message says it all)
     cancelled = Signal(str)
     done = Signal()  # after finished / error / cancelled: the thread may quit
 
@@ -143,7 +145,13 @@ class Worker(QObject):
         except Cancelled as exc:
             self.flush(force=True)
             self.cancelled.emit(str(exc) or "cancelled")
-        except Exception as exc:  # reported to the GUI, never raised into Qt
+        except NerstudioError as exc:  # the user's input or a failed child process: one clear line
+            self.flush(force=True)
+            details = getattr(exc, "details", "")
+            if details and os.environ.get("NERSTUDIO_DEBUG"):
+                print(details, file=sys.stderr)
+            self.error.emit(str(exc), "")
+        except Exception as exc:  # a bug: reported to the GUI with its traceback, never raised into Qt
             self.flush(force=True)
             self.error.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
         else:
@@ -318,3 +326,90 @@ class TaskRunner(QObject):
                 w.deleteLater()
                 t.deleteLater()
         self._old = keep
+
+
+class JobQueue(QObject):
+    """Computations behind a view (the comparison, the step-through setup) on a worker thread of
+    their own, so they run while a training job occupies the window's :class:`TaskRunner`.
+
+    ``submit(name, job, on_done, on_fail)`` runs ``job`` now or after the running one. A new
+    request with the name of the running job cancels it (its result would be stale anyway); one
+    with the name of a waiting job replaces it. ``on_done(result)`` / ``on_fail(message)`` are
+    called in the main thread; a cancelled job calls neither.
+    """
+
+    started = Signal(str)
+    idle = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runner = TaskRunner(self)
+        self._waiting: dict[str, tuple] = {}
+        self._current: tuple | None = None
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.idle.connect(self._next)
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy or bool(self._waiting)
+
+    def running(self) -> str:
+        return self.runner.name
+
+    def submit(self, name: str, job: Callable[[JobContext], Any], on_done: Callable[[Any], None],
+               on_fail: Callable[[str], None] | None = None) -> None:
+        self._waiting.pop(name, None)
+        self._waiting[name] = (name, job, on_done, on_fail)
+        if self.runner.busy:
+            if self.runner.name == name:
+                self.runner.cancel()
+            return
+        self._next()
+
+    def cancel(self, name: str | None = None) -> None:
+        """Forget waiting jobs (of ``name``, or all) and cancel the running one if it matches."""
+        for k in [k for k in self._waiting if name is None or k == name]:
+            del self._waiting[k]
+        if self.runner.busy and (name is None or self.runner.name == name):
+            self.runner.cancel()
+
+    def wait(self, timeout_ms: int = 30000) -> bool:
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+        deadline = QDeadlineTimer(timeout_ms)
+        while self.busy:
+            if deadline.hasExpired():
+                return False
+            if not self.runner.wait(max(1, int(deadline.remainingTime()))):
+                return False
+            QCoreApplication.processEvents()
+        return True
+
+    def shutdown(self, timeout_ms: int = 10000) -> bool:
+        self._waiting.clear()
+        return self.runner.shutdown(timeout_ms)
+
+    @Slot()
+    def _next(self) -> None:
+        if self.runner.busy or not self._waiting:
+            if not self.runner.busy and not self._waiting:
+                self.idle.emit()
+            return
+        name = next(iter(self._waiting))
+        self._current = self._waiting.pop(name)
+        self.runner.start(name, self._current[1])
+        self.started.emit(name)
+
+    @Slot(str, object)
+    def _on_finished(self, name: str, result: object) -> None:
+        cur, self._current = self._current, None
+        if cur is not None and cur[0] == name and name not in self._waiting:
+            cur[2](result)
+
+    @Slot(str, str, str)
+    def _on_failed(self, name: str, message: str, tb: str) -> None:
+        cur, self._current = self._current, None
+        if os.environ.get("NERSTUDIO_DEBUG") and tb:
+            print(tb, file=sys.stderr)
+        if cur is not None and cur[3] is not None and name not in self._waiting:
+            cur[3](message)

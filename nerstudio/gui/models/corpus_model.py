@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 
 import numpy as np
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
@@ -31,6 +31,7 @@ class CorpusTreeModel(QAbstractItemModel):
         "✓→✓": "the reranker picks another candidate with the same (right) entities",
     }
     SentenceRole = USER + 1  # global sentence index (or -1 for documents)
+    statusChanged = Signal()  # the N-best column changed for many sentences: repaint
 
     def __init__(self, corpus: Corpus | None = None, parent=None):
         super().__init__(parent)
@@ -58,28 +59,34 @@ class CorpusTreeModel(QAbstractItemModel):
         if not flags or not flags["has_nbest"].any():
             self._status = None
         else:
-            has, err, miss = flags["has_nbest"], flags["error"], flags["missing"]
-            rer = flags.get("rerank_error")
-            out = []
-            for k in range(len(has)):
-                if not has[k]:
-                    out.append("")
-                    continue
-                base = "✗" if err[k] else "✓"
-                if rer is not None and flags["changed"][k]:  # the reranker picked another candidate
-                    base += "→" + ("✗" if rer[k] else "✓")
-                if miss[k]:
-                    base += " ∉"
-                out.append(base)
-            self._status = out
+            self._status = [status_text(flags, k) for k in range(len(flags["has_nbest"]))]
         n = self.rowCount()
         if n:
+            # One signal for the document rows. The sentence rows get no per-document signal: 946
+            # of them on eng.train made the filter proxy map every document (100+ ms in the main
+            # thread); nothing caches this column and the proxy's filters do not read it, so a
+            # repaint of the views (statusChanged) is all they need.
             self.dataChanged.emit(self.index(0, 3), self.index(n - 1, 3))
-            for d in range(n):
-                m = len(self._corpus.documents[d].sentences)
-                if m:
-                    parent = self.index(d, 0)
-                    self.dataChanged.emit(self.index(0, 3, parent), self.index(m - 1, 3, parent))
+        self.statusChanged.emit()
+
+    def sentence_changed(self, k: int, columns: tuple[int, ...] = (1, 2, 3)) -> None:
+        """Sentence ``k`` changed (its gold, hence its entity count and N-best status): signal its
+        row and its document's row (whose counts add up its sentences)."""
+        if self._corpus is None:
+            return
+        idx = self.index_of_sentence(k)
+        lo, hi = min(columns), max(columns)
+        self.dataChanged.emit(idx.siblingAtColumn(lo), idx.siblingAtColumn(hi))
+        doc = self.index(self.document_of(k), 0)
+        self.dataChanged.emit(doc.siblingAtColumn(lo), doc.siblingAtColumn(hi))
+
+    def set_sentence_status(self, k: int, text: str) -> None:
+        """The N-best status of one sentence (after its gold was edited)."""
+        if self._status is not None and 0 <= k < len(self._status):
+            self._status[k] = text
+
+    def has_status(self) -> bool:
+        return self._status is not None
 
     def status(self, k: int) -> str:
         return self._status[k] if self._status is not None else ""
@@ -196,6 +203,20 @@ class CorpusTreeModel(QAbstractItemModel):
         elif role == self.SentenceRole:
             return k
         return None
+
+
+def status_text(flags: dict[str, np.ndarray], k: int) -> str:
+    """The N-best column of sentence ``k``: ✓/✗ for the tagger's top candidate, →✓/→✗ for the
+    reranker's pick when it differs, ∉ when the gold is not among the candidates."""
+    if not flags["has_nbest"][k]:
+        return ""
+    base = "✗" if flags["error"][k] else "✓"
+    rer = flags.get("rerank_error")
+    if rer is not None and flags["changed"][k]:  # the reranker picked another candidate
+        base += "→" + ("✗" if rer[k] else "✓")
+    if flags["missing"][k]:
+        base += " ∉"
+    return base
 
 
 class SentenceFilterProxy(QSortFilterProxyModel):

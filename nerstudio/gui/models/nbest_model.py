@@ -65,6 +65,14 @@ class NBestTableModel(QAbstractTableModel):
         self._text = [self._row_text(j) for j in range(len(self._spans))]  # display strings, once
         self.endResetModel()
 
+    def set_quality(self, f=None, exact=None) -> None:
+        """New span F and exact-match marks (the gold changed); rows and selection stay."""
+        self._f = None if f is None else np.asarray(f, dtype=np.float64)
+        self._exact = None if exact is None else np.asarray(exact, dtype=bool)
+        self._text = [self._row_text(j) for j in range(len(self._spans))]
+        if self._spans:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._spans) - 1, len(self.COLUMNS) - 1))
+
     def _row_text(self, j: int) -> tuple:
         if j == 0:
             diff = "(top candidate)" if self._spans[0] else "(top candidate: no entities)"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...compare import OutputComparison
 
@@ -91,8 +91,15 @@ class ComparisonView(QWidget):
         self.refresh_button.setObjectName("comparisonRefresh")
         self.refresh_button.setToolTip("Compare again (after training, rescoring or editing the gold)")
         self.refresh_button.clicked.connect(self.refreshRequested)
+        self.busy = False
+        self.progress = QProgressBar()
+        self.progress.setObjectName("comparisonProgress")
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
+        top.addWidget(self.progress)
         top.addWidget(self.refresh_button)
         self.table = QTableWidget(0, 8)  # one row per entity type: a handful
         self.table.setObjectName("comparisonTable")
@@ -142,12 +149,35 @@ class ComparisonView(QWidget):
 
     # -- content --------------------------------------------------------------------------
     def show_message(self, text: str) -> None:
+        self.set_busy(None)
         self.result = None
         self.header.setText(text)
         self.table.setRowCount(0)
         self.model.set_rows([], [])
 
+    def set_busy(self, text: str | None) -> None:
+        """Show that a comparison is being computed (``text``), or that it is over (None). The
+        previous result stays visible, greyed, meanwhile."""
+        busy = text is not None
+        self.busy = busy
+        self.progress.setVisible(busy)
+        self.progress.setRange(0, 0)
+        self.refresh_button.setEnabled(not busy)
+        for w in (self.table, self.list, self.kind):
+            w.setEnabled(not busy)
+        if busy:
+            self.header.setText(f"<i>{text}</i>")
+
+    def show_progress(self, done: int, total: int) -> None:
+        if self.busy and total > 0:
+            self.progress.setRange(0, total)
+            self.progress.setValue(min(done, total))
+
+    def mark_stale(self, note: str) -> None:
+        self.header.setText(self.header.text() + f" · <i>{note}</i>")
+
     def set_result(self, result: OutputComparison, words, has_reranker: bool = True, name: str = "") -> None:
+        self.set_busy(None)
         self.result = result
         self.words = words
         b, r, o = result.baseline, result.reranked, result.oracle

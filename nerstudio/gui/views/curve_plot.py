@@ -1,8 +1,9 @@
 """Training curves: dev F (and optionally P, R) against boosting rounds or perceptron epochs.
 
-matplotlib through a :class:`~matplotlib.figure.Figure` and ``FigureCanvasQTAgg`` (never pyplot).
-Points arrive in batches from the worker's signals; redraws happen in a main-thread slot and are
-coalesced (at most one every 50 ms). Several runs are overlaid, each labelled with its settings;
+matplotlib through a :class:`~matplotlib.figure.Figure` (never pyplot), drawn by the render thread
+of :mod:`.figure_image` from a snapshot of the runs, so a redraw never holds up the window.
+Points arrive in batches from the worker's signals; redraw requests are coalesced (at most one
+every 50 ms). Several runs are overlaid, each labelled with its settings;
 each run's best point is marked. Export as PNG/SVG (the figure) or CSV (the numbers).
 """
 
@@ -12,11 +13,12 @@ import csv
 import math
 from dataclasses import dataclass, field
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy,
                                QVBoxLayout, QWidget)
+
+from .figure_image import FigureImage
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 
@@ -50,12 +52,9 @@ class CurvePlot(QWidget):
         super().__init__(parent)
         self.setObjectName("curvePlot")
         self.runs: list[Run] = []
-        self.figure = Figure(figsize=(6, 3), dpi=100, layout="constrained")
-        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas = FigureImage()  # drawn by the render thread: no matplotlib in the main thread
         self.canvas.setObjectName("curveCanvas")
-        self.canvas.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
         self.canvas.setMinimumHeight(140)
-        self.ax = self.figure.add_subplot(111)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(50)
@@ -147,90 +146,41 @@ class CurvePlot(QWidget):
         if not self._timer.isActive():
             self._timer.start()
 
+    def _snapshot(self):
+        """The runs and options as they are now: the render thread draws from this copy."""
+        runs = [Run(r.label, r.unit, r.baseline, list(r.steps), list(r.p), list(r.r), list(r.f), [], r.state)
+                for r in self.runs]
+        opts = (self.show_p.isChecked(), self.show_r.isChecked(), self.show_base.isChecked())
+        return lambda fig: draw_runs(fig, runs, *opts)
+
     @Slot()
     def redraw(self) -> None:
-        """Draw every run. Boosting rounds and perceptron epochs are different scales: when both
-        are present, epoch runs use a second x axis along the top."""
+        """Update the summary line and ask the render thread for a new image of every run."""
         self.draws += 1
-        fig = self.figure
-        fig.clear()
-        ax = self.ax = fig.add_subplot(111)
-        units = {r.unit for r in self.runs if r.steps or r.state == "running"}
-        mixed = len(units) > 1
-        top = ax.twiny() if mixed else None
-        names = {"round": "boosting round", "epoch": "epoch"}
-        if mixed:
-            ax.set_xlabel("boosting round")
-            top.set_xlabel("epoch", fontsize=9)
-        else:
-            ax.set_xlabel(names.get(next(iter(units)), "step") if units else "round / epoch")
-        ax.set_ylabel("dev F / P / R (%)" if (self.show_p.isChecked() or self.show_r.isChecked()) else "dev F (%)")
-        ax.grid(True, alpha=0.3)
-        handles = []
         best_txt = []
-        bases = set()
         for k, r in enumerate(self.runs):
-            color = COLORS[k % len(COLORS)]
-            a = top if (mixed and r.unit == "epoch") else ax
-            xs = [s for s, f in zip(r.steps, r.f) if f is not None]
-            fs = [f for f in r.f if f is not None]
-            state = "" if r.state == "done" else f" [{r.state}]"
-            axis_note = " (top axis)" if a is top and top is not None else ""
-            if xs:
-                (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
-                              label=f"{r.label}{state}{axis_note}")
-                handles.append(h)
-                b = r.best()
-                if b is not None:
-                    a.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
-                           linestyle="none")
-                    a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
-                               xytext=(4, 6), fontsize=8, color=color)
-                    best_txt.append(f"run {k + 1}: best F {r.f[b]:.2f} at {r.unit} {int(r.steps[b])}")
-            elif r.state == "running":
-                (h,) = a.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
-                handles.append(h)
-            if self.show_p.isChecked():
-                pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
-                if pts:
-                    a.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
-            if self.show_r.isChecked():
-                pts = [(st, v) for st, v in zip(r.steps, r.r) if v is not None]
-                if pts:
-                    a.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
-            if self.show_base.isChecked() and r.baseline is not None and round(r.baseline, 6) not in bases:
-                bases.add(round(r.baseline, 6))
-                ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
-                ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
-                            xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
-        ys = [v for r in self.runs for v in r.f if v is not None]
-        if self.show_p.isChecked():
-            ys += [v for r in self.runs for v in r.p if v is not None]
-        if self.show_r.isChecked():
-            ys += [v for r in self.runs for v in r.r if v is not None]
-        if self.show_base.isChecked():
-            ys += [r.baseline for r in self.runs if r.baseline is not None]
-        if ys:
-            lo, hi = min(ys), max(ys)
-            pad = max(1.0, 0.08 * (hi - lo))
-            ax.set_ylim(lo - pad, hi + pad)
-            if top is not None:
-                top.set_ylim(lo - pad, hi + pad)
-        if handles:
-            (top or ax).legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.85)
-        else:
-            ax.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
-                    transform=ax.transAxes, color="#777777")
+            b = r.best()
+            if b is not None:
+                best_txt.append(f"run {k + 1}: best F {r.f[b]:.2f} at {r.unit} {int(r.steps[b])}")
         if best_txt:
             self.info.setText(" · ".join(best_txt[-3:]))
         elif not self.runs:
             self.info.setText("No training run yet")
-        self.canvas.draw_idle()
+        self.canvas.request(self._snapshot())
+
+    def render_now(self) -> None:
+        """Draw the current runs in this thread and show them at once (screenshots, tests)."""
+        self._timer.stop()
+        self.redraw()
+        self.canvas.render_now()
 
     # -- export ---------------------------------------------------------------------------
     def export_image(self, path: str) -> None:
-        self.redraw()
-        self.figure.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
+        """Save the figure (PNG or SVG) at the size it has on screen."""
+        w, h = max(self.canvas.width(), 320), max(self.canvas.height(), 200)
+        fig = Figure(figsize=(w / 100, h / 100), dpi=100, layout="constrained")
+        self._snapshot()(fig)
+        fig.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
 
     def export_csv(self, path: str) -> None:
         with open(path, "w", newline="", encoding="utf-8") as fh:
@@ -265,3 +215,73 @@ class CurvePlot(QWidget):
 
 def _fmt(v):
     return "" if v is None else f"{v:.6g}"
+
+
+def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> None:
+    """Draw every run on ``fig``. Boosting rounds and perceptron epochs are different scales:
+    when both are present, epoch runs use a second x axis along the top."""
+    ax = fig.add_subplot(111)
+    units = {r.unit for r in runs if r.steps or r.state == "running"}
+    mixed = len(units) > 1
+    top = ax.twiny() if mixed else None
+    names = {"round": "boosting round", "epoch": "epoch"}
+    if mixed:
+        ax.set_xlabel("boosting round")
+        top.set_xlabel("epoch", fontsize=9)
+    else:
+        ax.set_xlabel(names.get(next(iter(units)), "step") if units else "round / epoch")
+    ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
+    ax.grid(True, alpha=0.3)
+    handles = []
+    bases = set()
+    for k, r in enumerate(runs):
+        color = COLORS[k % len(COLORS)]
+        a = top if (mixed and r.unit == "epoch") else ax
+        xs = [s for s, f in zip(r.steps, r.f) if f is not None]
+        fs = [f for f in r.f if f is not None]
+        state = "" if r.state == "done" else f" [{r.state}]"
+        axis_note = " (top axis)" if a is top and top is not None else ""
+        if xs:
+            (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
+                          label=f"{r.label}{state}{axis_note}")
+            handles.append(h)
+            b = r.best()
+            if b is not None:
+                a.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
+                       linestyle="none")
+                a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
+                           xytext=(4, 6), fontsize=8, color=color)
+        elif r.state == "running":
+            (h,) = a.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
+            handles.append(h)
+        if show_p:
+            pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
+            if pts:
+                a.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
+        if show_r:
+            pts = [(st, v) for st, v in zip(r.steps, r.r) if v is not None]
+            if pts:
+                a.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
+        if show_base and r.baseline is not None and round(r.baseline, 6) not in bases:
+            bases.add(round(r.baseline, 6))
+            ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
+            ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
+                        xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
+    ys = [v for r in runs for v in r.f if v is not None]
+    if show_p:
+        ys += [v for r in runs for v in r.p if v is not None]
+    if show_r:
+        ys += [v for r in runs for v in r.r if v is not None]
+    if show_base:
+        ys += [r.baseline for r in runs if r.baseline is not None]
+    if ys:
+        lo, hi = min(ys), max(ys)
+        pad = max(1.0, 0.08 * (hi - lo))
+        ax.set_ylim(lo - pad, hi + pad)
+        if top is not None:
+            top.set_ylim(lo - pad, hi + pad)
+    if handles:
+        (top or ax).legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.85)
+    else:
+        ax.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
+                transform=ax.transAxes, color="#777777")

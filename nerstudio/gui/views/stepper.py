@@ -1,8 +1,11 @@
 """Step-through panel: boosting one round, or the perceptron one update, at a time.
 
-The panel drives a Qt-free stepper (:mod:`nerstudio.stepthrough`) from the main thread: Step
-does one round / update, Run plays continuously at the speed of the slider (a QTimer; each tick
-is one step, a few milliseconds on the demo corpus), Pause stops, Reset starts over. It shows
+The panel drives a Qt-free stepper (:mod:`nerstudio.stepthrough`): Step does one round / update,
+Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
+milliseconds on the demo corpus), Pause stops, Reset starts over. On large data (eng.train:
+seconds to set boosting up, up to a second a round) building the stepper and each step run in
+the window's background worker (:meth:`StepperPanel.set_executor`); on small data they run at once.
+The dev curve is drawn by the render thread of :mod:`.figure_image`. It shows
 what the step did — the feature chosen with its δ, W+ and W− and the loss before and after, or
 the sentence whose top candidate was wrong, which features moved and the mistake count — the
 margins or scores of the affected candidates before and after, and the dev F curve growing one
@@ -14,15 +17,16 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
+from .figure_image import FigureImage
 
 MAX_ROWS = 40  # affected pairs / candidates listed per step
+LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
 
 
 class StepperPanel(QWidget):
@@ -35,6 +39,9 @@ class StepperPanel(QWidget):
         self.names: list[str] = []
         self.stepper = None
         self.last = None
+        self._submit = None  # run(fn, on_done, on_fail) in the background (see set_executor)
+        self._busy = False
+        self._generation = 0  # bumped by every reset: a build that finishes late is dropped
         self.algo = QComboBox()
         self.algo.setObjectName("stepperAlgorithm")
         self.algo.addItem("Boosting (one round per step)", "boost")
@@ -82,11 +89,9 @@ class StepperPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.figure = Figure(figsize=(4, 2.2), dpi=100, layout="constrained")
-        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
         self.canvas.setObjectName("stepperCurve")
-        self.ax = self.figure.add_subplot(111)
-        self._line = None
+        self.canvas.setMinimumHeight(120)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.canvas)
@@ -96,6 +101,64 @@ class StepperPanel(QWidget):
         lay.addWidget(self.info)
         lay.addWidget(split, 1)
         self._set_enabled(False)
+
+    # -- background work ------------------------------------------------------------------
+    def set_executor(self, submit) -> None:
+        """``submit(fn, on_done, on_fail)`` runs ``fn()`` off the main thread and calls back in it.
+        On large data (more than LARGE candidates) building a stepper and each step go there."""
+        self._submit = submit
+
+    def large(self) -> bool:
+        return self.train is not None and self.train.n_candidates > LARGE
+
+    @property
+    def busy(self) -> bool:
+        """A stepper is being built or a step computed in the background."""
+        return self._busy
+
+    def _run(self, fn, done) -> None:
+        if self._submit is None or not self.large():
+            done(fn())
+            return
+        self._busy = True
+        self._set_enabled(False)
+        gen = self._generation
+
+        def ok(result):
+            if gen != self._generation:
+                return  # reset meanwhile
+            self._busy = False
+            self._set_enabled(True)
+            done(result)
+
+        def failed(message):
+            if gen != self._generation:
+                return
+            self._busy = False
+            self.pause()
+            self.info.setText(f"Step-through failed: {message}")
+            self._set_enabled(self.stepper is not None)
+        self._submit(fn, ok, failed)
+
+    def set_preparing(self, text: str) -> None:
+        """The data is being computed elsewhere (the window's worker)."""
+        self._generation += 1
+        self.pause()
+        self.train = self.dev = self.stepper = self.last = None
+        self._busy = True
+        self._set_enabled(False)
+        self.table.setRowCount(0)
+        self.info.setText(f"<i>{text}</i>")
+
+    def set_failed(self, text: str) -> None:
+        self._busy = False
+        self.stepper = None
+        self._set_enabled(False)
+        self.info.setText(text)
+
+    def show_progress(self, message: str, done: int, total: int) -> None:
+        if self._busy and message:
+            self.info.setText(f"<i>{message}" + (f" ({done:,}/{total:,})" if total > 1 else "") + "</i>")
 
     # -- data -----------------------------------------------------------------------------
     def set_data(self, train, dev=None, names=None, epsilon: float | None = None) -> None:
@@ -114,24 +177,41 @@ class StepperPanel(QWidget):
 
     @Slot()
     def reset(self) -> None:
+        self._generation += 1
+        self._busy = False
         self.pause()
         self.last = None
+        self.stepper = None
         self.table.setRowCount(0)
         if self.train is None:
-            self.stepper = None
             self._set_enabled(False)
             return
+        train, dev, names = self.train, self.dev, self.names
         if self.algo.currentData() == "boost":
             self.param.setToolTip("Smoothing ε of boosting")
-            self.stepper = BoostingStepper(self.train, self.dev, epsilon=self.param.value(), names=self.names)
-            self.info.setText(f"Boosting ready: {self.stepper.session.n_pairs:,} pairs, ExpLoss "
-                              f"{self.stepper.loss():.2f}, α0 = {self.stepper.session.alpha0:.3f}. Press Step.")
+            eps = self.param.value()
+
+            def build():
+                return BoostingStepper(train, dev, epsilon=eps, names=names)
         else:
             self.param.setToolTip("β, the weight of L(x) in the perceptron's representation")
             beta = self.param.value() or 1.0
-            self.stepper = PerceptronStepper(self.train, self.dev, beta=beta, names=self.names)
-            self.info.setText(f"Perceptron ready: {len(self.stepper.sentences):,} informative sentences, β = "
-                              f"{beta:g}. Press Step.")
+
+            def build():
+                return PerceptronStepper(train, dev, beta=beta, names=names)
+        if self.large():
+            self.info.setText(f"<i>Preparing the {self.algo.currentText().split(' (')[0].lower()} on "
+                              f"{train.n_candidates:,} candidates…</i>")
+        self._run(build, self._built)
+
+    def _built(self, stepper) -> None:
+        self.stepper = stepper
+        if isinstance(stepper, BoostingStepper):
+            self.info.setText(f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
+                              f"{stepper.loss():.2f}, α0 = {stepper.session.alpha0:.3f}. Press Step.")
+        else:
+            self.info.setText(f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
+                              f"{stepper.beta:g}. Press Step.")
         self._set_enabled(True)
         self._draw_curve()
 
@@ -161,10 +241,16 @@ class StepperPanel(QWidget):
 
     @Slot()
     def step(self):
+        """One round / update. On large data it is computed in the background and shown when it
+        arrives (returns None then); on small data it is done and shown now (and returned)."""
         st = self.stepper
-        if st is None:
+        if st is None or self._busy:
             return None
-        r = st.step()
+        out = []
+        self._run(st.step, lambda r: out.append(self._show_step(st, r)))
+        return out[0] if out else None
+
+    def _show_step(self, st, r):
         if r is None:
             self.pause()
             self.info.setText(f"No feature can reduce the loss any more after {st.rounds} rounds.")
@@ -243,13 +329,15 @@ class StepperPanel(QWidget):
                           "Step again to start the next epoch.")
 
     def _draw_curve(self) -> None:
-        ax = self.ax
-        ax.clear()
-        hist = self.stepper.history if self.stepper is not None else []
-        if hist:
-            x, y = zip(*hist)
-            ax.plot(x, y, marker=".", color="#4e79a7")
+        hist = list(self.stepper.history) if self.stepper is not None else []
         unit = "round" if isinstance(self.stepper, BoostingStepper) else "update"
-        ax.set_xlabel(unit)
-        ax.set_ylabel("dev F")
-        self.canvas.draw_idle()
+        self.canvas.request(lambda fig: _draw_history(fig, hist, unit))
+
+
+def _draw_history(fig: Figure, hist: list, unit: str) -> None:
+    ax = fig.add_subplot(111)
+    if hist:
+        x, y = zip(*hist)
+        ax.plot(x, y, marker="." if len(hist) < 200 else None, color="#4e79a7")
+    ax.set_xlabel(unit)
+    ax.set_ylabel("dev F")
