@@ -163,6 +163,16 @@ def test_rare_predicates_are_never_built():
         assert [cols for cols, _ in g2] == [cols for cols, _ in g1]
 
 
+def test_vectorised_exponential():
+    from nerstudio.tagging import _maxent_compiled as mc
+    v = np.concatenate([-np.linspace(0, 40, 4001), -np.random.default_rng(0).exponential(5, 1000), [-41.0, -1e6]])
+    out = np.empty_like(v)
+    mc._exp_nonpositive(v, out, len(v))
+    ref = np.exp(np.maximum(v, -40.0))
+    assert np.max(np.abs(out - ref) / ref) < 1e-13
+    assert out[0] == 1.0
+
+
 def test_transpose_kernel_matches_scipy():
     import scipy.sparse as sparse
     from nerstudio.tagging import _maxent_compiled as mc

@@ -27,39 +27,73 @@ import numpy as np
 from numba import njit
 
 
+@njit(nogil=True, cache=True, fastmath=True)
+def _exp_nonpositive(v, out, n):
+    """out[:n] = exp(v[:n]) for v ≤ 0, arguments below −40 taken as −40 (exp(−40) ≈ 4e−18).
+
+    (Taylor polynomial of degree 14 at v/64)⁶⁴: relative error below 1e−13, and, unlike calls
+    to the C library's exp, a loop the compiler vectorises (the softmax's exponentials were
+    half of the scoring pass).
+    """
+    for j in range(n):
+        x = v[j]
+        if x < -40.0:
+            x = -40.0
+        u = x * 0.015625
+        p = 1.0 + u * (1.0 + u * (1.0 / 2 + u * (1.0 / 6 + u * (1.0 / 24 + u * (1.0 / 120 + u * (
+            1.0 / 720 + u * (1.0 / 5040 + u * (1.0 / 40320 + u * (1.0 / 362880 + u * (1.0 / 3628800 + u * (
+                1.0 / 39916800 + u * (1.0 / 479001600 + u * (1.0 / 6227020800 + u * (1.0 / 87178291200))))))))))))))
+        p = p * p
+        p = p * p
+        p = p * p
+        p = p * p
+        p = p * p
+        out[j] = p * p
+
+
 @njit(nogil=True, cache=True)
 def forward_block(indptr, indices, y, W, lo, hi, R):
     """Rows ``lo:hi``: residuals R[i] = p(· | row i) − onehot(y[i]); returns their log-loss.
 
     Binary design: a row's score for tag t is the sum of ``W[f, t]`` over its predicates f.
-    Scores and the softmax are computed in float64 whatever the dtype of ``W`` and ``R``.
+    Scores and the softmax are computed in float64 whatever the dtype of ``W`` and ``R``, 64
+    rows at a time (scores, then all their exponentials in one loop, then the residuals).
     """
     T = W.shape[1]
-    s = np.empty(T, np.float64)
+    C = 64
+    sc = np.empty(C * T, np.float64)
+    ex = np.empty(C * T, np.float64)
     loss = 0.0
-    for i in range(lo, hi):
-        for t in range(T):
-            s[t] = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            f = indices[k]
+    for c0 in range(lo, hi, C):
+        nr = min(hi, c0 + C) - c0
+        for r in range(nr):
+            i = c0 + r
+            base = r * T
             for t in range(T):
-                s[t] += W[f, t]
-        m = s[0]
-        for t in range(1, T):
-            if s[t] > m:
-                m = s[t]
-        yi = y[i]
-        gold = s[yi] - m
-        z = 0.0
-        for t in range(T):
-            e = math.exp(s[t] - m)
-            s[t] = e
-            z += e
-        loss += math.log(z) - gold
-        inv = 1.0 / z
-        for t in range(T):
-            R[i, t] = s[t] * inv
-        R[i, yi] -= 1.0
+                sc[base + t] = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                f = indices[k]
+                for t in range(T):
+                    sc[base + t] += W[f, t]
+            m = sc[base]
+            for t in range(1, T):
+                if sc[base + t] > m:
+                    m = sc[base + t]
+            loss -= sc[base + y[i]] - m
+            for t in range(T):
+                sc[base + t] -= m
+        _exp_nonpositive(sc, ex, nr * T)
+        for r in range(nr):
+            i = c0 + r
+            base = r * T
+            z = 0.0
+            for t in range(T):
+                z += ex[base + t]
+            loss += math.log(z)
+            inv = 1.0 / z
+            yi = y[i]
+            for t in range(T):
+                R[i, t] = ex[base + t] * inv - (1.0 if t == yi else 0.0)
     return loss
 
 

@@ -11,8 +11,13 @@ Tags are the SCN encoding of the task: ``N``, ``S``, ``C`` for the boundary-only
 paper's), ``N``, ``S-X``, ``C-X`` for the typed task; ``C`` may only follow ``S`` or ``C``
 of the same type, which the beam enforces.
 
-Training maximises the L2-regularised conditional log-likelihood with L-BFGS (scipy), or with
-Generalized Iterative Scaling, the paper's own choice.
+Training maximises the L2-regularised conditional log-likelihood with L-BFGS, or with
+Generalized Iterative Scaling, the paper's own choice. The L-BFGS here (:func:`lbfgs`) is our
+own: scipy's L-BFGS-B spent 40–50 ms per iteration on its bookkeeping at 600k parameters, more
+than an evaluation of the objective; ours is the plain two-loop recursion with a backtracking
+line search, its vector work in compiled loops, and the tests hold it to scipy's optimum. The
+objective is evaluated on a factored design matrix (:class:`_Design`) by the kernels of
+:mod:`nerstudio.tagging._maxent_compiled`.
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ class LBFGSResult:
 
 def lbfgs(fun, n: int, max_iter: int = 100, m: int = 10, ftol: float = 1e-8, gtol: float = 1e-5,
           callback: Callable | None = None, x0: np.ndarray | None = None, c1: float = 1e-4,
-          max_ls: int = 30) -> LBFGSResult:
+          max_ls: int = 30, history_dtype=np.float64) -> LBFGSResult:
     """Minimise a smooth function with limited-memory BFGS (Nocedal & Wright, Algorithms 7.4–7.5).
 
     ``fun(x, d, step, g)`` evaluates the function at ``x + step·d``, writes its gradient there
@@ -75,13 +80,14 @@ def lbfgs(fun, n: int, max_iter: int = 100, m: int = 10, ftol: float = 1e-8, gto
     happen on a strictly convex objective such as the L2-penalised log-likelihood). Stops after
     ``max_iter`` iterations, or when the relative decrease of f is ≤ ``ftol`` or max |g| ≤
     ``gtol`` (scipy's L-BFGS-B tests). ``callback(iteration, x, f)`` after each iteration.
+    The pairs are stored in ``history_dtype`` (x, g and the direction stay float64).
     """
     x = np.zeros(n) if x0 is None else np.array(x0, dtype=np.float64)
     d = np.zeros(n)
     g = np.empty(n)
     g_new = np.empty(n)
-    S = np.empty((m, n))
-    Y = np.empty((m, n))
+    S = np.empty((m, n), dtype=history_dtype)
+    Y = np.empty((m, n), dtype=history_dtype)
     rho = np.zeros(m)
     head = count = 0
     gamma = 1.0
@@ -136,14 +142,19 @@ def lbfgs(fun, n: int, max_iter: int = 100, m: int = 10, ftol: float = 1e-8, gto
 
 
 class _Blocks:
-    """Runs ``fn(block)`` for blocks 0..n-1 on ``threads`` threads (the caller's included), each
-    thread taking the next block when it comes free. ``fn`` must release the GIL to gain."""
+    """Runs ``fn(block)`` for blocks 0..n-1 on up to ``threads`` threads (the caller's included),
+    each thread taking the next block when it comes free. ``fn`` must release the GIL to gain.
+
+    Which count pays depends on what else runs: on a busy machine a second thread mostly waits
+    for its partner at the end of each pass (a preempted thread holds up the pass), so the
+    caller measures both (:meth:`_Objective.__call__`) and passes ``threads`` to :meth:`run`.
+    """
 
     def __init__(self, threads: int):
         self.threads = max(1, int(threads))
         self.pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="maxent") if self.threads > 1 else None
 
-    def run(self, fn, n_blocks: int) -> None:
+    def run(self, fn, n_blocks: int, threads: int | None = None) -> None:
         nxt = itertools.count().__next__  # atomic under the GIL
 
         def work():
@@ -152,7 +163,8 @@ class _Blocks:
                 if b >= n_blocks:
                     return
                 fn(b)
-        futures = [self.pool.submit(work) for _ in range(self.threads - 1)] if self.pool else []
+        helpers = min(self.threads if threads is None else threads, self.threads, n_blocks) - 1
+        futures = [self.pool.submit(work) for _ in range(helpers)] if self.pool else []
         try:
             work()
         finally:
@@ -233,10 +245,40 @@ class _Objective:
         self.pb = _even_blocks(self.mtptr[:P + 1] + self.btptr)  # predicates, by tokens and keys
         self.loss_b = np.zeros(len(self.rb) - 1)
         self.stats_b = np.zeros((len(self.pb) - 1, 3))
+        self.n_evals = 0
+        self.seconds: dict[int, float] = {}  # thread count -> smoothed wall seconds per evaluation
+        self.thread_counts: list[int] = []
+
+    def _threads(self) -> int:
+        """All threads or one for this evaluation: each is tried, then the faster one is used,
+        trying the other again every 10th evaluation (what else runs may have changed)."""
+        full = self.blocks.threads
+        k = self.n_evals
+        if full == 1 or k == 0:
+            return full
+        options = (full, 1)
+        for c in options:
+            if c not in self.seconds:
+                return c
+        best = min(options, key=self.seconds.__getitem__)
+        return best if k % 10 else (1 if best == full else full)
 
     def __call__(self, x, d, step, g):
         if self.should_cancel and self.should_cancel():
             raise Cancelled("tagger training cancelled")
+        threads = self._threads()
+        t0 = time.perf_counter()
+        self._evaluate(x, d, step, g, threads)
+        secs = time.perf_counter() - t0
+        if self.n_evals:  # the first one also loads the kernels
+            old = self.seconds.get(threads)
+            self.seconds[threads] = secs if old is None else 0.7 * old + 0.3 * secs
+        self.n_evals += 1
+        self.thread_counts.append(threads)
+        reg, gd = self.stats_b[:, 0].sum(), self.stats_b[:, 1].sum()
+        return float(self.loss_b.sum()) + 0.5 * self.l2 * float(reg), float(gd), float(self.stats_b[:, 2].max())
+
+    def _evaluate(self, x, d, step, g, threads):
         _mc.trial_point(x, d, step, self.Wflat)
         D, P, Z, R, U, y = self.D, self.P, self.Z, self.R, self.U, self.y
         mtptr, mtind, btptr, btind = self.mtptr, self.mtind, self.btptr, self.btind
@@ -258,13 +300,11 @@ class _Objective:
 
         run = self.blocks.run
         if D.n_keys:
-            run(keys, len(kb) - 1)
-        run(tokens, len(rb) - 1)
+            run(keys, len(kb) - 1, threads)
+        run(tokens, len(rb) - 1, threads)
         if D.n_keys:
-            run(key_res, len(ub) - 1)
-        run(preds, len(pb) - 1)
-        reg, gd = stats_b[:, 0].sum(), stats_b[:, 1].sum()
-        return float(loss_b.sum()) + 0.5 * self.l2 * float(reg), float(gd), float(stats_b[:, 2].max())
+            run(key_res, len(ub) - 1, threads)
+        run(preds, len(pb) - 1, threads)
 
     def close(self) -> None:
         self.blocks.close()
@@ -298,7 +338,7 @@ class MaxEntTagger:
             raise ValueError("cutoff_on must be 'pair' or 'predicate'")
         self.cutoff_on = cutoff_on
         self.maxcor = maxcor
-        self.dtype = dtype  # of the weights and residuals in training; float32 halves their memory traffic
+        self.dtype = dtype  # of weights, residuals and L-BFGS history in training; float32 halves memory traffic
         self.threads = threads  # of the L-BFGS objective; None: one per available core (at most 8)
 
     # -- helpers --------------------------------------------------------------------------
@@ -477,11 +517,13 @@ class MaxEntTagger:
                 raise Cancelled("tagger training cancelled")
 
         try:
+            # the (s, y) history in the training dtype: float32 halves the two-loop's memory traffic
             res = lbfgs(obj, mask.size, max_iter=self.max_iter, m=self.maxcor, ftol=self.tol * 1e-3,
-                        gtol=self.tol, callback=cb)
+                        gtol=self.tol, callback=cb, history_dtype=self.dtype)
         finally:
             obj.close()
         self.n_iter_ = res.n_iter
+        self.n_evals_ = res.n_evals
         self.stop_reason_ = res.reason
         return res.x.reshape(mask.shape)
 
@@ -521,7 +563,8 @@ class MaxEntTagger:
                 dev_f = self.evaluate(dev, beam=3)
             if callback:
                 callback(TrainStats(it, -ll, time.perf_counter() - t0, dev_f))
-        self.n_iter_ = self.max_iter
+        self.n_iter_ = self.n_evals_ = self.max_iter
+        self.stop_reason_ = "max_iter"
         return W[:-1] * mask
 
     # -- decoding -------------------------------------------------------------------------
@@ -660,7 +703,8 @@ class MaxEntTagger:
         header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "task": self.task, "features": self.features,
                   "cutoff": self.cutoff, "cutoff_on": self.cutoff_on, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
                   "tagset": self.tagset_, "n_static": self.n_static_,
-                  "train_seconds": getattr(self, "train_seconds_", None)}
+                  "train_seconds": getattr(self, "train_seconds_", None), "n_iter": getattr(self, "n_iter_", None),
+                  "n_evals": getattr(self, "n_evals_", None), "stop_reason": getattr(self, "stop_reason_", None)}
         names = self.extractor_.names()
         payload = {"predicates": json_array(names), "lexicon": json_array(sorted(self.extractor_.lexicon)),
                    "W": self.W_.astype(np.float32)}
@@ -692,6 +736,7 @@ class MaxEntTagger:
                 m.gis_C_ = float(arrays["gis_C"][0])
             m._set_weights(W)
             m.train_seconds_ = h.get("train_seconds")
+            m.n_iter_, m.n_evals_, m.stop_reason_ = h.get("n_iter"), h.get("n_evals"), h.get("stop_reason")
             return m
         except (KeyError, ValueError, TypeError) as exc:
             raise FormatError(path, None, f"corrupt tagger model: {exc}") from None
