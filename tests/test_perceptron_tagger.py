@@ -102,9 +102,9 @@ def random_weights(m, rng, kind):
 
 
 @pytest.mark.parametrize("labels,task", [(("PER",), "typed"), (("LOC", "PER"), "typed"), ((), "scn")])
-@pytest.mark.parametrize("documents", [True, False])
-def test_viterbi_and_kbest_equal_brute_force(labels, task, documents):
-    m, corpus = fitted(labels or ("LOC",), task, documents)
+@pytest.mark.parametrize("documents,edges", [(True, "current"), (False, "current"), (True, "all")])
+def test_viterbi_and_kbest_equal_brute_force(labels, task, documents, edges):
+    m, corpus = fitted(labels or ("LOC",), task, documents, edge_templates=edges)
     assert m.n_tags == (3 if task == "scn" or len(labels) == 1 else 5)
     seqs = m.prepare(corpus)
     rng = np.random.default_rng(len(labels) * 10 + documents)
@@ -152,7 +152,7 @@ def test_kbest_on_long_document_is_consistent():
 @pytest.mark.parametrize("kind", ["float", "int"])
 def test_lazy_kbest_equals_list_viterbi(kind):
     """The lazy k-best returns exactly the list Viterbi's taggings and scores, ties included."""
-    m, _ = fitted(("LOC", "ORG", "PER", "MISC"))
+    m, _ = fitted(("LOC", "ORG", "PER", "MISC"), edge_templates="all")
     corpus = Corpus([Document([sent(t, s) for t, s in TEXT] * 3, id="long"), Document([sent("Paris", [])], id="one"),
                      Document([sent("in Paris", []), sent("Acme", [])], id="two")])
     seqs = m.prepare(corpus)
@@ -166,8 +166,9 @@ def test_lazy_kbest_equals_list_viterbi(kind):
                 assert np.array_equal(lazy[0], ref[0]) and np.array_equal(lazy[1], ref[1])
 
 
-def test_score_equals_phi_dot_w():
-    m, corpus = fitted(("LOC", "PER"))
+@pytest.mark.parametrize("edges", ["current", "all", "window1"])
+def test_score_equals_phi_dot_w(edges):
+    m, corpus = fitted(("LOC", "PER"), edge_templates=edges)
     seqs = m.prepare(tiny_corpus())
     rng = np.random.default_rng(1)
     w = rng.normal(size=m.n_weights_)
@@ -454,8 +455,11 @@ def test_cancellation_stops_within_a_few_documents():
 
     def cancel():
         calls.append(1)
-        return len(calls) > 3  # let the feature step and two chunks pass
+        return len(calls) > n_free  # let the feature extraction and two chunks pass
 
+    probe = []
+    PerceptronTagger(cutoff=1, epochs=0).fit(corpus, should_cancel=lambda: probe.append(1) or False)
+    n_free = len(probe) + 2  # polls during feature extraction, then two chunks of training
     seen = []
     m = PerceptronTagger(cutoff=1, epochs=5, C=10.0).fit(corpus, callback=seen.append, should_cancel=cancel)
     assert m.cancelled_
@@ -464,6 +468,12 @@ def test_cancellation_stops_within_a_few_documents():
     assert docs_done <= 6
     assert m.weights_.shape == (m.n_weights_,)
     assert len(m.predict_spans(corpus)) == len(corpus.sentences)
+
+
+def test_cancellation_during_feature_extraction():
+    from nerstudio.errors import Cancelled
+    with pytest.raises(Cancelled):
+        PerceptronTagger(cutoff=1, epochs=5).fit(tiny_corpus(), should_cancel=lambda: True)
 
 
 def test_bad_arguments():
@@ -552,7 +562,7 @@ def test_kt_features_templates_cutoff_and_unseen_words():
 def test_reduced_edge_templates_train_and_score():
     corpus = tiny_corpus()
     m = PerceptronTagger(cutoff=1, epochs=3, C=10.0, edge_templates="current").fit(corpus)
-    full = PerceptronTagger(cutoff=1, epochs=1).fit(corpus)
+    full = PerceptronTagger(cutoff=1, epochs=1, edge_templates="all").fit(corpus)
     assert m.n_weights_ < full.n_weights_
     seqs = m.prepare(corpus)
     rng = np.random.default_rng(0)

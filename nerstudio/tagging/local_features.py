@@ -79,6 +79,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..corpus.model import Sentence
+from ..errors import Cancelled
 
 NULL = "NULL"
 OFFSETS = (-2, -1, 0, 1, 2)
@@ -215,6 +216,16 @@ class Gazetteer:
         return sum(len(s) for s in self.entries.values())
 
 
+def _checker(should_cancel):
+    if should_cancel is None:
+        return None
+
+    def check():
+        if should_cancel():
+            raise Cancelled("feature extraction cancelled")
+    return check
+
+
 class FeatureRows:
     """Predicate ids per token of a list of sequences (CSR), with sequence and sentence starts."""
 
@@ -230,7 +241,8 @@ class KTFeatures:
     ``edge_templates``: ``"all"`` (K&T: every template also makes edge features), a preset name
     (``"window1"``, ``"current"``, ``"bias"``/``"none"``, see :data:`EDGE_PRESETS`) or a sequence of
     ``fnmatch`` patterns over template names (``"w@0"``, ``"wl@-1,0"``, ``"pos@*"``). The bias
-    template always has edge features (they are the transition weights).
+    template always has edge features (they are the transition weights). The tagger's default is
+    ``"current"`` (see :class:`~nerstudio.tagging.perceptron.PerceptronTagger` for why).
     """
 
     name = "kt"
@@ -274,7 +286,7 @@ class KTFeatures:
         return [t[0] for t in self.templates_]
 
     # -- per-token values ------------------------------------------------------------------
-    def _values(self, sequences: Sequence[Sequence[Sentence]], n_columns: int, documents=None):
+    def _values(self, sequences: Sequence[Sequence[Sentence]], n_columns: int, documents=None, check=None):
         """Per surface type: local value strings (index 0 = NULL) and a value id per token (−1 absent)."""
         wdict: dict[str, int] = {}
         setdefault = wdict.setdefault
@@ -286,6 +298,8 @@ class KTFeatures:
         gaz_codes: list[list[int]] = [[] for _ in gaz_types]
         bio = {"B": 1, "I": 2, "O": 3}
         for si, seq in enumerate(sequences):
+            if check is not None and si % 64 == 0:
+                check()
             doc = None if documents is None else documents[si]
             n = 0
             for s in seq:
@@ -306,13 +320,19 @@ class KTFeatures:
         word_ids = np.array(wid, dtype=np.int64)
         values: dict[str, tuple[list[str], np.ndarray]] = {}
         for x in WORD_TYPES:
+            if check is not None:
+                check()
             d: dict[str, int] = {}
             arr = np.empty(len(words), dtype=np.int64)
             for i, w in enumerate(words):
                 v = _word_value(x, w)
                 arr[i] = -1 if v is None else d.setdefault(v, len(d) + 1)
             values[x] = ([NULL] + list(d), arr[word_ids] if len(word_ids) else word_ids)
-        forms = [word_form(w) for w in words]
+        forms = []
+        for i in range(0, len(words), 8192):
+            if check is not None:
+                check()
+            forms.extend(word_form(w) for w in words[i:i + 8192])
         for x in FLAG_TYPES:
             arr = np.array([1 if f[x] else -1 for f in forms], dtype=np.int64)
             values[x] = ([NULL, "1"], arr[word_ids] if len(word_ids) else word_ids)
@@ -353,19 +373,24 @@ class KTFeatures:
         return np.where((a >= 0) & (b >= 0), a * V + b, -1)
 
     # -- fitting and transforming ----------------------------------------------------------
-    def fit(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None) -> "KTFeatures":
+    def fit(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None,
+            should_cancel=None) -> "KTFeatures":
         """Fit the vocabulary on training sequences; ``documents`` gives each sequence's training
-        document (for the leave-one-document-out gazetteer match)."""
+        document (for the leave-one-document-out gazetteer match). ``should_cancel()`` is polled
+        often; when true, :class:`~nerstudio.errors.Cancelled` is raised."""
+        check = _checker(should_cancel)
         sents = [s for seq in sequences for s in seq if len(s.words)]
         self.n_columns_ = min(min((len(s.extra) for s in sents), default=0), 2)
         self.types_ = self._types(self.n_columns_)
         self.templates_ = self._templates(self.types_)
-        values, seq_ptr, _ = self._values(sequences, self.n_columns_, documents)
+        values, seq_ptr, _ = self._values(sequences, self.n_columns_, documents, check)
         n = int(seq_ptr[-1])
         shifts = {k: self._shift_index(seq_ptr, k) for k in (-2, -1, 1, 2)}
         kept: list[np.ndarray] = []
         used: dict[str, list[np.ndarray]] = defaultdict(list)
         for t in self.templates_:
+            if check is not None:
+                check()
             if t[0] == "bias":
                 kept.append(np.zeros(1, dtype=np.int64))
                 continue
@@ -428,29 +453,34 @@ class KTFeatures:
         self.edge_of_ = np.where(edge, np.cumsum(edge) - 1, -1).astype(np.int64)
         self.n_edge_predicates_ = int(edge.sum())
 
-    def transform(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None
-                  ) -> FeatureRows:
+    def transform(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None,
+                  should_cancel=None) -> FeatureRows:
         """Predicate ids per token (sequences of sentences; empty sentences hold no token).
 
         ``documents``: for the training text only, each sequence's training document (see
-        :meth:`fit`); new text leaves it ``None``.
+        :meth:`fit`); new text leaves it ``None``. ``should_cancel`` as in :meth:`fit`.
         """
+        check = _checker(should_cancel)
         sents = [s for seq in sequences for s in seq if len(s.words)]
         have = min((len(s.extra) for s in sents), default=self.n_columns_)
         if have < self.n_columns_:
             raise ValueError(f"the model uses {self.n_columns_} extra column(s) (POS/chunk) but the text has "
                              f"{have}: read a file with the same columns as the training data")
-        values, seq_ptr, starts = self._values(sequences, self.n_columns_, documents)
+        values, seq_ptr, starts = self._values(sequences, self.n_columns_, documents, check)
         n = int(seq_ptr[-1])
         shifts = {k: self._shift_index(seq_ptr, k) for k in (-2, -1, 1, 2)}
         gvals: dict[str, np.ndarray] = {}
         for x in self.types_:
+            if check is not None:
+                check()
             strings, vals = values[x]
             index = self.value_index_[x]
             g = np.array([0] + [index.get(s, -1) for s in strings[1:]], dtype=np.int64)
             gvals[x] = np.where(vals >= 0, g[np.maximum(vals, 0)], -1) if n else vals
         cols = np.full((n, len(self.templates_)), -1, dtype=np.int32)
         for j, t in enumerate(self.templates_):
+            if check is not None:
+                check()
             if t[0] == "bias":
                 cols[:, j] = 0
                 continue
