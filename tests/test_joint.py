@@ -139,6 +139,9 @@ def test_demo_corpus_all_algorithms(tmp_path):
         assert len(nb) == len(dev.documents) and nb.n_candidates(0) <= 4
         terms = jt.nonlocal_terms(nb.words[0], nb.spans(0, 0))
         assert all(isinstance(t[0], str) for t in terms)
+        doc, sent, origin = jt.sentence_nbest(dev, n=4)
+        assert len(sent) == len(dev.sentences) and [len(o) for o in origin] == [sent.n_candidates(k) for k in range(len(sent))]
+        assert sent.words == [tuple(s.words) for s in dev.sentences]
     with pytest.raises(ValueError, match="needs the first model"):
         JointTagger("reranking1").fit(train)
 
@@ -170,3 +173,19 @@ def test_sentence_spans_equal_per_sentence_decoding():
         offs = [0] + cuts + [L]
         want = [tags_to_spans(tags[a:b], tagset) for a, b in zip(offs[:-1], offs[1:])]
         assert sentence_spans(tags, offs, tagset) == want
+
+
+def test_split_document_lists_keeps_best_distinct_slices():
+    from nerstudio.nbest import NBestList
+    from nerstudio.tagging.joint import split_document_lists
+    tagset = ["N", "S-PER", "C-PER"]
+    Y = np.array([[1, 0, 0, 1], [1, 0, 1, 2], [0, 0, 0, 1]], dtype=np.int16)  # sentences [0,2) and [2,4)
+    doc = NBestList(tagset, [("a", "b", "c", "d")], [Y], [np.array([3.0, 2.0, 1.0])],
+                    [[Span(0, 1, "PER"), Span(2, 4, "PER")]])
+    nb, origin = split_document_lists(doc, [[0, 2, 4]])
+    assert len(nb) == 2 and origin == [[0, 2], [0, 1]]
+    np.testing.assert_array_equal(nb.candidates[0], [[1, 0], [0, 0]])
+    np.testing.assert_array_equal(nb.candidates[1], [[0, 1], [1, 2]])
+    assert nb.logprobs[1].tolist() == [3.0, 2.0]
+    assert nb.gold == [[Span(0, 1, "PER")], [Span(0, 2, "PER")]]
+    assert nb.words == [("a", "b"), ("c", "d")]

@@ -479,11 +479,22 @@ class JointTagger:
             words.append(tuple(docs.seqs.words[i]))
             if docs.seqs.gold is not None:
                 gold.append(self.spans_of(docs.seqs.gold[i]))
+        meta = {"model": f"joint-{self.algorithm}", "unit": "document",
+                "scores": "total score (local + non-local features · weights)",
+                "sentence_offsets": [np.asarray(o).tolist() for o in docs.seqs.sentence_offsets]}
         return NBestList(list(self.tagset_), words, cands, scores, gold if docs.seqs.gold is not None else None,
-                         meta={"model": f"joint-{self.algorithm}", "unit": "document"})
+                         list(docs.seqs.names), meta)
 
     def spans_of(self, tags) -> list[Span]:
         return tags_to_spans(np.asarray(tags), self.tagset_)
+
+    def sentence_nbest(self, corpus, n: int | None = None) -> tuple[NBestList, NBestList, list[list[int]]]:
+        """The document lists of :meth:`nbest`, their per-sentence split (in the corpus'
+        sentence order) and, per sentence candidate, its document candidate (see
+        :func:`split_document_lists`) — what the application shows and explains."""
+        doc = self.nbest(corpus, n)
+        sent, origin = split_document_lists(doc, doc.meta["sentence_offsets"])
+        return doc, sent, origin
 
     def nonlocal_terms(self, words: Sequence[str], spans: Sequence[Span]) -> list[tuple[str, float, float]]:
         """The non-local features of one document labelling: (name, count, weight), largest
@@ -495,3 +506,36 @@ class JointTagger:
             out.append((s, float(c), w))
         out.sort(key=lambda t: -abs(t[1] * t[2]))
         return out
+
+
+def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
+                         ids: Sequence[str] | None = None) -> tuple[NBestList, list[list[int]]]:
+    """Per-sentence candidate lists from document-level ones (best first in each document).
+
+    A sentence's candidates are the distinct restrictions of its document's candidates to the
+    sentence, in the order of the best document candidate showing each; its score is that
+    document candidate's. ``offsets[i]`` are document i's sentence offsets (starts + end).
+    Returns the list and, per sentence, the index of the document candidate behind each of its
+    candidates (what the non-local features of a sentence candidate are computed on).
+    """
+    words, cands, scores, gold, origin = [], [], [], [], []
+    for i in range(len(doc_nb)):
+        Y = np.asarray(doc_nb.candidates[i])
+        lp = np.asarray(doc_nb.logprobs[i], dtype=np.float64)
+        doc_gold = doc_nb.gold[i] if doc_nb.gold is not None else None
+        off = [int(x) for x in offsets[i]]
+        for a, b in zip(off[:-1], off[1:]):
+            seen: dict[bytes, int] = {}
+            for j in range(Y.shape[0]):
+                seen.setdefault(Y[j, a:b].tobytes(), j)
+            keep = sorted(seen.values())
+            cands.append(Y[keep, a:b].astype(np.int16).reshape(len(keep), b - a))
+            scores.append(lp[keep])
+            origin.append(keep)
+            words.append(tuple(doc_nb.words[i][a:b]))
+            if doc_gold is not None:
+                gold.append([Span(s.start - a, s.end - a, s.label) for s in doc_gold if a <= s.start and s.end <= b])
+    nb = NBestList(list(doc_nb.tagset), words, cands, scores, gold if doc_nb.gold is not None else None,
+                   list(ids) if ids is not None else [],
+                   dict(doc_nb.meta, unit="sentence", split_from="document"))
+    return nb, origin
