@@ -266,6 +266,32 @@ def test_bpm_initialisation_is_the_mean_of_single_passes():
     assert np.allclose(m.weights_, np.mean(hist, axis=0), atol=1e-9)
 
 
+def test_update_equals_phi_difference_and_accepts_longer_vectors():
+    m, corpus = fitted(("LOC", "PER"))
+    seqs = m.prepare(corpus)
+    rng = np.random.default_rng(4)
+    n = m.n_weights_
+    aw = AveragedWeights(n + 7)  # local weights first, then (say) non-local ones
+    ref = AveragedWeights(n + 7)
+    for step in range(6):
+        i = step % len(seqs)
+        a, L = seqs.bounds(i)
+        good, bad = rng.integers(0, m.n_tags, size=L), rng.integers(0, m.n_tags, size=L)
+        m.update(aw, seqs, i, good, bad, scale=0.5)
+        gi, gc = m.phi(seqs, i, good)
+        bi, bc = m.phi(seqs, i, bad)
+        ref.add(np.concatenate([gi, bi]), np.concatenate([gc, -bc]), scale=0.5)
+        aw.tick()
+        ref.tick()
+    assert np.allclose(aw.w, ref.w) and np.allclose(aw.averaged(), ref.averaged())
+    # scoring with the longer vector uses its local part
+    tags, sc = m.kbest(seqs, 0, 3, aw.w)
+    assert np.array_equal(sc, m.kbest(seqs, 0, 3, aw.w[:n])[1])
+    assert m.score(seqs, 0, tags[0], aw.w) == sc[0]
+    import copy
+    assert np.array_equal(copy.deepcopy(m).kbest(seqs, 0, 3, aw.w)[1], sc)
+
+
 def test_averaged_weights_class():
     rng = np.random.default_rng(0)
     aw = AveragedWeights(6)

@@ -54,6 +54,7 @@ transition matrix).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Mapping, Sequence
@@ -225,7 +226,7 @@ class _Buffers:
     def __init__(self, L: int, T: int, k: int):
         L = max(int(L), 1)
         k = max(int(k), 1)
-        self.L, self.k = L, k
+        self.L, self.k, self.T = L, k, T
         self.node = np.zeros((L, T))
         self.edge = np.zeros((L, T * T))
         self.delta = np.zeros((L, T))
@@ -304,6 +305,9 @@ class PerceptronTagger:
         self.shuffle, self.tol, self.patience = bool(shuffle), float(tol), int(patience)
         self.edge_templates = edge_templates
 
+    def __getstate__(self):  # copy.deepcopy: the per-thread search buffers are not copied
+        return {k: v for k, v in self.__dict__.items() if k != "_tls"}
+
     # -- properties ------------------------------------------------------------------------
     @property
     def typed(self) -> bool:
@@ -338,11 +342,23 @@ class PerceptronTagger:
         self.is_c_, self.allowed_ = is_c, allowed
 
     def _weights(self, weights) -> np.ndarray:
+        """The local weights: ``weights_``, or the first ``n_weights_`` entries of ``weights``
+        (a longer vector, e.g. local then non-local weights, is accepted; the rest is ignored)."""
         w = self.weights_ if weights is None else weights
-        w = np.ascontiguousarray(w, dtype=np.float64)
-        if w.shape != (self.n_weights_,):
-            raise ValueError(f"weight vector has shape {w.shape}, expected ({self.n_weights_},)")
-        return w
+        w = np.asarray(w)
+        if w.ndim != 1 or w.shape[0] < self.n_weights_:
+            raise ValueError(f"weight vector has shape {w.shape}, expected at least ({self.n_weights_},)")
+        return np.ascontiguousarray(w[:self.n_weights_], dtype=np.float64)
+
+    def _buffers(self, L: int, k: int) -> _Buffers:
+        """Search buffers for sequences up to L tokens, reused per thread (``kbest`` is called once
+        per document and epoch by joint training)."""
+        local = self.__dict__.setdefault("_tls", threading.local())
+        T = len(self.tagset_)
+        b = getattr(local, "buf", None)
+        if b is None or b.L < L or b.k != k or b.T != T:
+            b = local.buf = _Buffers(L, T, k)
+        return b
 
     # -- preparing text --------------------------------------------------------------------
     def _units(self, data, documents: bool) -> tuple[list[tuple[str, list[Sentence]]], list[int]]:
@@ -425,8 +441,7 @@ class PerceptronTagger:
         (k',) float64 scores) with k' = min(k, number of valid taggings)."""
         w = self._weights(weights)
         a, L = seqs.bounds(i)
-        b = _Buffers(L, len(self.tagset_), max(int(k), 1))
-        return self._kbest_with(seqs, i, b, w)
+        return self._kbest_with(seqs, i, self._buffers(L, max(int(k), 1)), w)
 
     def _kbest_with(self, seqs: Sequences, i: int, b: _Buffers, w: np.ndarray):
         a, L = seqs.bounds(i)
@@ -456,6 +471,20 @@ class PerceptronTagger:
         if tags.shape != (L,):
             raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
         return float(K.score_seq(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, w, len(self.tagset_), self.E0_))
+
+    def update(self, aw: AveragedWeights, seqs: Sequences, i: int, good, bad, scale: float = 1.0) -> None:
+        """aw += scale · (Φ^l(x_i, good) − Φ^l(x_i, bad)), compiled and sparse, time-stamped with
+        the example being seen (``aw.c + 1``); the local weights are the first ``n_weights_``
+        entries of ``aw`` (which may be longer). Positions where both taggings agree cost nothing."""
+        a, L = seqs.bounds(i)
+        good = np.ascontiguousarray(good, dtype=np.int16)
+        bad = np.ascontiguousarray(bad, dtype=np.int16)
+        if good.shape != (L,) or bad.shape != (L,):
+            raise ValueError(f"taggings must have the {L} tokens of sequence {i}")
+        if len(aw) < self.n_weights_:
+            raise ValueError(f"weight vector has {len(aw)} entries, fewer than the {self.n_weights_} local ones")
+        K.add_update(a, L, good, bad, seqs.indptr, seqs.ids, self.edge_of_, aw.w, aw.u, aw.track, aw.c + 1.0,
+                     float(scale), len(self.tagset_), self.E0_)
 
     def phi(self, seqs: Sequences, i: int, tags) -> tuple[np.ndarray, np.ndarray]:
         """Sparse Φ^l(x, y): (sorted unique int64 indices into the flat weights, float64 counts)."""
@@ -510,8 +539,7 @@ class PerceptronTagger:
         documents = self.documents if documents is None else bool(documents)
         w = self._weights(weights)
         seqs = self.prepare(corpus, documents=documents)
-        L = int(np.diff(seqs.seq_ptr).max(initial=1))
-        b = _Buffers(L, len(self.tagset_), max(int(n), 1))
+        b = self._buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), max(int(n), 1))
         cands, scores = [], []
         for i in range(len(seqs)):
             t, s = self._kbest_with(seqs, i, b, w)
