@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark: is the desktop application responsive on CoNLL-2003?
 
-    python bench/gui.py [--data ../shared/data/conll2003] [--algo perceptron] [--epochs 3]
+    python bench/gui.py [--data ../shared/data/conll2003] [--algo perceptron] [--epochs 3] [--runs 3]
+    python bench/gui.py --demo      # what training in a child process costs on the demo corpus
 
 Runs the real main window offscreen and prints:
 
@@ -17,6 +18,9 @@ Runs the real main window offscreen and prints:
   gap between two ticks, minus 10 ms, is the longest main-thread stall (target ≤ 100 ms).
   Sentence switches are also timed during training; ``--trace-stalls MS`` prints the Python stacks
   of all threads whenever the main thread is late by MS;
+* **background views**: the comparison tab and the step-through setup (and three boosting rounds)
+  on eng.train, computed in the window's second worker: seconds, and the longest main-thread stall
+  meanwhile;
 * **editing**: an annotation edit (and its undo) until every view is refreshed, median / p95 / max
   over 60 sentences (target ≤ 50 ms), and the atomic save of the whole of eng.train after an edit
   (target ≤ 2 s; written to a temporary file).
@@ -66,11 +70,19 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
     last = [clock.nsecsElapsed()]
     where: list[str] = []
 
+    cpu_last = [time.thread_time(), time.process_time()]
+
     def tick():
         now = clock.nsecsElapsed()
         gaps.append((now - last[0]) / 1e9)
+        # CPU time of the main thread and of this whole process during the gap: a gap much longer
+        # than both was spent waiting for a core (other processes), not for the interpreter lock
+        th, pr = time.thread_time(), time.process_time()
+        cpu = f"main thread ran {(th - cpu_last[0]) * 1000:.0f} ms, the process {(pr - cpu_last[1]) * 1000:.0f} ms"
+        cpu_last[:] = [th, pr]
         where.append(f"at {now / 1e9:.1f} s, " + (("busy: " + win.training_panel.message.text()) if win.runner.busy
-                                                   else "after the job: " + win.training_panel.message.text()[:60]))
+                                                   else "after the job: " + win.training_panel.message.text()[:60])
+                     + f"; {cpu}")
         last[0] = now
     timer = QTimer()
     timer.setInterval(10)
@@ -122,6 +134,100 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
     if during:
         print(f"switch sentence during training:   {stats_ms(during)}")
     return longest
+
+
+def demo_spawn_cost(runs: int) -> int:
+    """Train the demo's reranker (perceptron, 4 epochs) from the window, alternately in a child
+    process and in the window's own process; print wall times and the child's start-up."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from nerstudio.gui.main_window import MainWindow
+    app = QApplication.instance() or QApplication([])
+    tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-demo-"))
+    settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
+    settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
+    win = MainWindow(settings)
+    win.load_demo()
+    win.runner.wait(60000)
+    panel = win.training_panel
+    panel.set_start("reranker")
+    panel.set_algorithm("perceptron")
+    panel.set_param("epochs", 4)
+    times: dict[bool, list[float]] = {True: [], False: []}
+    starts = []
+    for r in range(2 * runs):
+        child = r % 2 == 0
+        win.train_in_child = child
+        t = time.perf_counter()
+        win.start_training(panel.snapshot())
+        win.runner.wait(120000)
+        times[child].append(time.perf_counter() - t)
+        if child:
+            starts.append(win.last_run_timings.get("start_up", float("nan")))
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    print(f"demo training (perceptron, 4 epochs, {runs} runs each): in a child process median {med[True]:.2f} s "
+          f"({', '.join(f'{x:.2f}' for x in times[True])}), in the window's process median {med[False]:.2f} s "
+          f"({', '.join(f'{x:.2f}' for x in times[False])}); the child costs {med[True] - med[False]:+.2f} s, "
+          f"of which start-up (spawn to first message) median {float(np.median(starts)):.2f} s")
+    win.close()
+    return 0
+
+
+class Ticker:
+    """A 10 ms main-thread timer recording the gaps between its ticks."""
+
+    def __init__(self):
+        from PySide6.QtCore import QTimer
+        self.gaps: list[float] = []
+        self.last = time.perf_counter()
+        self.timer = QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+
+    def _tick(self):
+        now = time.perf_counter()
+        self.gaps.append(now - self.last)
+        self.last = now
+
+    def start(self):
+        self.last = time.perf_counter()
+        self.timer.start()
+
+    def stop(self) -> float:
+        """Stops; returns the longest stall (ms)."""
+        self.timer.stop()
+        return max(0.0, max(self.gaps[1:], default=0.01) - 0.010) * 1000
+
+
+def background_views(win, app) -> None:
+    """The comparison over eng.train and the step-through setup on it, both computed in the
+    window's second worker: how long they take and the longest main-thread stall meanwhile."""
+    def run(label, start, done):
+        tick = Ticker()
+        tick.start()
+        t = time.perf_counter()
+        start()
+        while not done():
+            app.processEvents()
+            time.sleep(0.001)
+        secs = time.perf_counter() - t
+        for _ in range(20):  # the handlers that show the result
+            app.processEvents()
+            time.sleep(0.002)
+        print(f"{label:<34} {secs:6.2f} s in the worker, longest main-thread stall {tick.stop():.0f} ms "
+              f"(target ≤ 100 ms)")
+
+    view = win.comparison_view
+    run("comparison tab on eng.train:", lambda: win.tabs.setCurrentWidget(view),
+        lambda: view.result is not None and not view.busy)
+    panel = win.stepper_panel
+    run("step-through setup on eng.train:", lambda: win.stepper_dock.show(),
+        lambda: panel.stepper is not None and not panel.busy)
+    for _ in range(3):
+        run("  one boosting round:", panel.step, lambda: not panel.busy)
+    win.stepper_dock.hide()
+    win.tabs.setCurrentWidget(win.curve_plot)
 
 
 def edits(win, picks, settle, tmp: Path) -> None:
@@ -217,7 +323,12 @@ def main() -> int:
     ap.add_argument("--no-train", action="store_true", help="skip the training (stall) part")
     ap.add_argument("--trace-stalls", type=float, default=0, metavar="MS",
                     help="print the Python stacks of every thread when the main thread misses its tick by MS")
+    ap.add_argument("--demo", action="store_true",
+                    help="only measure what the child process costs on the bundled demo (spawn start-up, "
+                         "training in a child against training in the window's process)")
     args = ap.parse_args()
+    if args.demo:
+        return demo_spawn_cost(args.runs if args.runs > 1 else 3)
     data = Path(args.data)
     if not (data / "eng.train").is_file():
         print(f"no {data / 'eng.train'}: nothing to measure", file=sys.stderr)
@@ -303,6 +414,8 @@ def main() -> int:
             print(f"longest main-thread stall over {args.runs} runs: max {max(maxima):.0f} ms, median "
                   f"{float(np.median(maxima)):.0f} ms  (per run: {', '.join(f'{m:.0f}' for m in maxima)} ms)")
     switches("with N-best and reranker:")
+    if not args.no_train:
+        background_views(win, app)
     edits(win, picks, settle, tmp)
     win.close()
     return 0

@@ -28,10 +28,10 @@ def lists():
 # the Qt-free core
 
 
-@pytest.mark.parametrize("algo,params", [("perceptron", {"epochs": 3}), ("boost", {"rounds": 40, "eval_every": 10})])
+@pytest.mark.parametrize("algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})])
 def test_child_training_equals_training_in_this_process(lists, algo, params):
     from nerstudio.rerank.model import train_reranker
-    from nerstudio.rerank_process import fit_with_data, live_children, train_in_child
+    from nerstudio.rerank_process import live_children, train_in_child
     train, dev = lists
     points, messages = [], []
     out = train_in_child(train, dev, algo, params, {"min_sentences": 2}, callback=points.append,
@@ -55,9 +55,6 @@ def test_child_training_equals_training_in_this_process(lists, algo, params):
     assert [p.dev_f1 for p in points] == [h.dev_f1 for h in ref.learner.history_]
     assert messages and sorted(out.model.meta) == sorted(ref.meta)
     assert not live_children()
-    # the helper the child uses is train_reranker step for step
-    model, data = fit_with_data(train, dev, algo, params, {"min_sentences": 2})
-    assert np.array_equal(model.scores(data), ref_scores)
 
 
 def test_cancelling_stops_the_child_within_a_second(lists):
@@ -194,12 +191,12 @@ def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(wi
     orig = rp.train_in_child
 
     def spy(*a, **k):
-        seen.append((k.get("train_file"), k.get("dev_file")))
+        seen.append((k.get("train_file"), k.get("dev_file"), a[0]))
         return orig(*a, **k)
     monkeypatch.setattr(rp, "train_in_child", spy)
     _train(window, qtbot, "perceptron", epochs=2)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    assert seen[-1] == (ses.nbest_source(), ses.dev_nbest_source())
+    assert seen[-1][:2] == (ses.nbest_source(), ses.dev_nbest_source())
     # a gold edit: the file no longer holds the list, the child gets the edited copy
     k = next(k for k in range(len(window.corpus)) if ses.nbest_row(k) >= 0
              and ses.nbest.n_candidates(ses.nbest_row(k)) > 1
@@ -209,9 +206,10 @@ def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(wi
     assert ses.nbest_source() is None and ses.dev_nbest_source() is not None
     _train(window, qtbot, "perceptron", epochs=2)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    assert seen[-1] == (None, ses.dev_nbest_source())
-    child = window.session.scored
-    window.train_in_child = False
-    _train(window, qtbot, "perceptron", epochs=2)
-    qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    assert np.array_equal(child.scores, window.session.scored.scores)
+    assert seen[-1][:2] == (None, ses.dev_nbest_source())
+    i = ses.nbest_row(k)
+    assert seen[-1][2].gold[i] == window.corpus.sentences[k].spans
+    # the child counted with the new gold: candidate 2 is now exactly right
+    d = window.session.scored.data
+    row = int(d.offsets[i]) + 1
+    assert d.correct[row] == d.proposed[row] == d.n_gold[i]

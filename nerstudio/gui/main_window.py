@@ -40,7 +40,7 @@ from .views.comparison import ComparisonView
 from .views.stepper import LARGE as STEPPER_LARGE
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
-from .workers import JobQueue, TaskRunner
+from .workers import JobQueue, TaskRunner, release_in_background
 
 MAX_RECENT = 8
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
@@ -766,6 +766,8 @@ class MainWindow(QMainWindow):
 
     def _install_prepared(self, res, path, stamp: FileStamp | None = None) -> None:
         ix, scored = res
+        res = None
+        old = [self.session.scored, self.session.nbest_index]  # freed in another thread
         if ix is not None:
             self.session.install(index=ix, path=path, stamp=stamp)
             missing = len(ix.row_of) - ix.matched
@@ -778,10 +780,12 @@ class MainWindow(QMainWindow):
             self._scored_edits = self._gold_edits
         if ix is not None:
             self._sync_unsaved_gold()
+        ix = scored = None
         self._refresh_flags()
         self._update_state()
         if self._current_k >= 0:
             self.show_sentence(self._current_k)
+        release_in_background(old)
 
     def _sync_unsaved_gold(self) -> None:
         """A newly attached N-best list carries the gold of its file: give it the corpus's
@@ -805,7 +809,9 @@ class MainWindow(QMainWindow):
         except (NerstudioError, OSError, ValueError, KeyError) as exc:
             QMessageBox.critical(self, "Cannot open reranker", str(exc))
             return False
+        old = [self.session.model]
         self.session.model, self.session.model_path = model, path
+        release_in_background(old)
         self._load_history(model, path)
         return self.rescore()
 
@@ -1032,6 +1038,7 @@ class MainWindow(QMainWindow):
         t0 = time.perf_counter()
         self.last_run_timings = dict(res.timings)
         ses = self.session
+        old = [ses.model, ses.scored]  # freed in another thread, see release_in_background
         if res.model is not None:
             ses.model, ses.model_path = res.model, None
         if res.scored is not None:
@@ -1054,6 +1061,8 @@ class MainWindow(QMainWindow):
         self._update_state()
         if self._current_k >= 0:
             self.show_sentence(self._current_k)
+        res.model = res.scored = None
+        release_in_background(old)
         self.last_install_ms = (time.perf_counter() - t0) * 1000
 
     # -- runner signals -------------------------------------------------------------------

@@ -413,3 +413,19 @@ class JobQueue(QObject):
             print(tb, file=sys.stderr)
         if cur is not None and cur[3] is not None and name not in self._waiting:
             cur[3](message)
+
+
+def release_in_background(objs: list) -> threading.Thread:
+    """Drop the references in ``objs`` (a replaced model and its scores) in a short-lived thread.
+
+    Freeing a model's feature index (hundreds of thousands of strings) takes 20+ ms; done in the
+    main thread it is a stall of its own. The caller must hold no other reference (pass a list
+    and keep none of its items in variables): the last reference then goes in that thread.
+    """
+    def drop():
+        while objs:
+            objs.pop()
+
+    t = threading.Thread(target=drop, name="nerstudio-release", daemon=True)
+    t.start()
+    return t

@@ -113,6 +113,9 @@ class NBestTableModel(QAbstractTableModel):
                 return self.COLUMNS[section]
             if role == TOOLTIP:
                 return self.TIPS[section]
+            if role == ALIGNMENT and section == self.DIFF:
+                # left: centred, a title wider than its column would lose both ends
+                return int(Qt.AlignLeft | Qt.AlignVCenter)
         return None
 
     def data(self, index, role=DISPLAY):

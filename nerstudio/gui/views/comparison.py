@@ -103,11 +103,14 @@ class ComparisonView(QWidget):
         top.addWidget(self.refresh_button)
         self.table = QTableWidget(0, 8)  # one row per entity type: a handful
         self.table.setObjectName("comparisonTable")
-        self.table.setHorizontalHeaderLabels(["Type", "Base P", "Base R", "Base F", "Rerank P", "Rerank R",
-                                              "Rerank F", "Oracle F"])
+        # two-line titles: "Rerank P" and the like do not fit eight columns side by side
+        self.table.setHorizontalHeaderLabels(["Type", "Base\nP", "Base\nR", "Base\nF", "Rerank\nP", "Rerank\nR",
+                                              "Rerank\nF", "Oracle\nF"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.horizontalHeader().setMinimumSectionSize(30)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.kind = QComboBox()
         self.kind.setObjectName("comparisonKind")
         for label, key in KINDS:

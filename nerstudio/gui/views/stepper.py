@@ -89,6 +89,8 @@ class StepperPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.setWordWrap(False)  # one line per pair / candidate; the full text is in the tooltip
+        self.table.setTextElideMode(Qt.ElideRight)
         self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
         self.canvas.setObjectName("stepperCurve")
         self.canvas.setMinimumHeight(120)
@@ -296,7 +298,7 @@ class StepperPanel(QWidget):
             vals = [self._words(i)[:80], f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
                     f"{inf.margins_before[p]:.3f}", f"{inf.margins_after[p]:.3f}"]
             for c, v in enumerate(vals):
-                self.table.setItem(row, c, QTableWidgetItem(v))
+                self.table.setItem(row, c, _item(v))
 
     def _show_update(self, u) -> None:
         d = self.train
@@ -321,7 +323,7 @@ class StepperPanel(QWidget):
             vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), f"{u.scores_before[j]:.3f}",
                     f"{u.scores_after[j]:.3f}"]
             for c, v in enumerate(vals):
-                self.table.setItem(j, c, QTableWidgetItem(v))
+                self.table.setItem(j, c, _item(v))
 
     def _show_epoch(self, e) -> None:
         dev = f" · dev F {e.dev_f1:.2f}" if e.dev_f1 is not None else ""
@@ -332,6 +334,12 @@ class StepperPanel(QWidget):
         hist = list(self.stepper.history) if self.stepper is not None else []
         unit = "round" if isinstance(self.stepper, BoostingStepper) else "update"
         self.canvas.request(lambda fig: _draw_history(fig, hist, unit))
+
+
+def _item(text: str) -> QTableWidgetItem:
+    it = QTableWidgetItem(text)
+    it.setToolTip(text)
+    return it
 
 
 def _draw_history(fig: Figure, hist: list, unit: str) -> None:
