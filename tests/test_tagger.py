@@ -54,6 +54,14 @@ def test_shapes_and_lexicon():
     assert "animal" in lex and "paris" not in lex
 
 
+def test_fast_shapes_equal_the_helpers():
+    from nerstudio.tagging.features import _fast_collapsed_shape, _fast_shape
+    words = ["G.M.", "Animal", "1996-08-30", "", "ÄÖü", "ǅungla", "١٢٣", "Ⅻ", "ß", "İstanbul", "...", "A.B.",
+             "a1b2", "aaa", "\u00a0\u00a0", "ｶﾀｶﾅ", "²³", "x\ny", "AAbb--..", "O'Neill", "e-mail", "$%^&"]
+    for w in words:
+        assert _fast_shape(w) == shape(w) and _fast_collapsed_shape(w) == collapsed_shape(w), w
+
+
 def test_gradient_matches_finite_differences():
     m = MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.7, max_iter=1, dtype=np.float64)
     sents = tiny_sentences(1)

@@ -25,6 +25,7 @@ thousand dictionary look-ups, not millions.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Callable, Sequence
 
@@ -60,6 +61,21 @@ def collapsed_shape(word: str) -> str:
         if not out or out[-1] != t:
             out.append(t)
     return "".join(out)
+
+
+_ASCII_TYPES = str.maketrans({c: char_type(c) for c in map(chr, range(128)) if char_type(c) != c})
+_RUNS = re.compile(r"(.)\1+", re.DOTALL)
+
+
+def _fast_shape(word: str) -> str:
+    """:func:`shape`, by a translation table for ASCII words."""
+    return word.translate(_ASCII_TYPES) if word.isascii() else shape(word)
+
+
+def _fast_collapsed_shape(word: str) -> str:
+    """:func:`collapsed_shape`: runs of one type are runs of one character in the shape (a
+    character that is its own type is neither a letter nor a digit)."""
+    return _RUNS.sub(r"\1", _fast_shape(word))
 
 
 def first_char_type(word: str) -> str:
@@ -159,15 +175,19 @@ class FeatureExtractor:
 
     @staticmethod
     def _shift(arr: np.ndarray, ctx: dict, k: int) -> np.ndarray:
-        """Values at offset k inside the sentence, 0 (NULL) outside it."""
+        """Values at offset k inside the sentence, 0 (NULL) outside it (kept for reuse in ctx:
+        several templates look at the same array at the same offset)."""
         if k == 0:
             return arr
-        n = ctx["n"]
-        idx = np.arange(n) + k
-        ok = (ctx["pos"] + k >= 0) & (ctx["pos"] + k < ctx["len"])
-        out = np.zeros(n, dtype=arr.dtype)
-        out[ok] = arr[idx[ok]]
-        return out
+        cache = ctx.setdefault("shifted", {})
+        key = (id(arr), k)
+        if key not in cache:
+            n = ctx["n"]
+            ok = (ctx["pos"] + k >= 0) & (ctx["pos"] + k < ctx["len"])
+            out = np.zeros(n, dtype=arr.dtype)
+            out[ok] = arr[np.flatnonzero(ok) + k]
+            cache[key] = (arr, out)  # holding arr keeps its id unique
+        return cache[key][1]
 
     def _templates(self, ctx: dict) -> list[_Template]:
         types = ctx["types"]
@@ -196,8 +216,8 @@ class FeatureExtractor:
         word_t("w", 0, ident)
         word_t("w-1", -1, ident)
         word_t("w+1", 1, ident)
-        word_t("shape", 0, shape)
-        word_t("cshape", 0, collapsed_shape)
+        word_t("shape", 0, _fast_shape)
+        word_t("cshape", 0, _fast_collapsed_shape)
         # compound: first word of sentence / in lowercase lexicon / type of first character
         first_type = {"A": 1, "a": 2, "0": 3}
 
@@ -227,7 +247,7 @@ class FeatureExtractor:
         for k in (-2, -1, 0, 1, 2):
             word_t(f"lw{k:+d}", k, low)
         for k in (-1, 1):
-            word_t(f"cshape{k:+d}", k, collapsed_shape)
+            word_t(f"cshape{k:+d}", k, _fast_collapsed_shape)
         for m in (1, 2, 3, 4):
             word_t(f"p{m}", 0, lambda w, m=m: w[:m] if len(w) >= m else NULL)
             word_t(f"s{m}", 0, lambda w, m=m: w[-m:] if len(w) >= m else NULL)
