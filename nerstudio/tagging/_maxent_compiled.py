@@ -8,12 +8,12 @@ token's row lists its own predicates and a few *keys*, a key standing for the pr
 group of templates that share a source (all the templates of the current word, say); keys are
 far fewer than tokens. An evaluation is then four passes: summed weights per key; per token
 the scores, softmax, log-loss and residual P − Y; residuals summed per key; per predicate the
-residuals of its tokens and keys plus the penalty term (through transposed copies built once). Every entry is computed by exactly one block in a fixed order, so
-the result does not depend on how blocks are shared out: the trainer hands blocks to two
-threads (every kernel releases the GIL) as they come free, which keeps both busy when other
-programs take turns on the cores. The L-BFGS vector work (two-loop recursion, trial point, step
-acceptance) is one compiled call each, serial: it is memory-bound, and a second thread would
-only add synchronisation that costs dearly when other programs share the cores.
+residuals of its tokens and keys plus the penalty term (through transposed copies built
+once). Every entry is computed by exactly one block in a fixed order, so the result does not
+depend on how blocks are shared out: the trainer hands blocks to one or two threads (every
+kernel releases the GIL) as they come free. The L-BFGS vector work (two-loop recursion, trial
+point, step acceptance) is one compiled call each, serial: it is memory-bound, and a second
+thread would only add synchronisation, which costs dearly when other programs share the cores.
 
 ``tests/test_tagger.py`` checks the kernels against the numpy/scipy formulation, the gradient
 against finite differences, and the optimiser against scipy's L-BFGS-B.
@@ -195,14 +195,6 @@ def trial_point(x, d, step, out):
     """out = x + step·d (cast to out's dtype: the weights the objective is evaluated at)."""
     for j in range(x.shape[0]):
         out[j] = x[j] + step * d[j]
-
-
-@njit(nogil=True, cache=True, fastmath=True)
-def dot(a, b):
-    acc = 0.0
-    for j in range(a.shape[0]):
-        acc += a[j] * b[j]
-    return acc
 
 
 @njit(nogil=True, cache=True, fastmath=True)
