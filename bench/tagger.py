@@ -235,7 +235,7 @@ def main() -> None:
         print(f"pair {k}: train-tagger {p['ours_s']:.1f}s ({p['ours_cpu_s']:.1f}s CPU), crfsuite {p['crfsuite_s']:.1f}s "
               f"({p['crfsuite_cpu_s']:.1f}s CPU): {p['ours_s'] / p['crfsuite_s']:.2f}x wall, "
               f"{p['ours_cpu_s'] / p['crfsuite_cpu_s']:.2f}x CPU")
-    if extra:
+    if "jackknife_s" in extra:
         print(f"5-fold jackknife of eng.train (conll features): {extra['jackknife_s']:.1f}s, "
               f"peak {extra['jackknife_peak_mb']:,.0f} MB per process")
     if args.json:
