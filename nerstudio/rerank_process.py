@@ -1,4 +1,4 @@
-"""Reranker training and scoring in a child process (no Qt; used by the desktop application).
+"""Reranker training in a child process (no Qt; used by the desktop application).
 
 Feature extraction and training are long stretches of Python and compiled code. Run in a thread
 of the GUI process they share its interpreter lock, and every long hold of that lock freezes the
@@ -12,7 +12,7 @@ model's scores (:func:`save_ranking` / :func:`load_ranking`: ``.npz`` of plain a
 header, read with ``allow_pickle=False``). Control messages — progress, training-curve points,
 the outcome — are small JSON documents on a pipe; cancellation is one message the other way.
 
-:func:`train_in_child` (and :func:`score_in_child`) run one job and take the usual
+:func:`train_in_child` runs one training and takes the usual
 ``callback`` (one :class:`~nerstudio.rerank.base.RerankStats` per curve point), ``progress``
 (``(message, done, total)``) and ``should_cancel`` arguments. After ``should_cancel()`` turns true
 the child is told to stop; it stops at the core's next check (milliseconds), and is terminated,
@@ -273,7 +273,6 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> dict:
-    from .rerank.model import RerankerModel
     times: dict[str, float] = {}
     t = time.perf_counter()
     out.progress("reading the N-best lists…")
@@ -285,21 +284,14 @@ def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> 
         out.progress(f"{stage}: {int(d):,}/{int(n):,}" if n and n > 1 else str(stage), d, n)
 
     t = time.perf_counter()
-    if spec["task"] == "train":
-        model, data = fit_with_data(train, dev, spec["algo"], spec.get("params") or {},
-                                    spec.get("feature_params") or {}, callback=out.curve,
-                                    should_cancel=should_cancel, progress=progress)
-        times["train"] = time.perf_counter() - t
-        t = time.perf_counter()
-        model.save(spec["model_out"])
-    elif spec["task"] == "score":
-        model = RerankerModel.load(spec["model"])
-        progress("computing global features…")
-        data = model.data(train, progress=lambda d, n: progress("features", d, n), should_cancel=should_cancel)
-        times["features"] = time.perf_counter() - t
-        t = time.perf_counter()
-    else:
+    if spec["task"] != "train":
         raise ValueError(f"unknown task {spec['task']!r}")
+    model, data = fit_with_data(train, dev, spec["algo"], spec.get("params") or {},
+                                spec.get("feature_params") or {}, callback=out.curve,
+                                should_cancel=should_cancel, progress=progress)
+    times["train"] = time.perf_counter() - t
+    t = time.perf_counter()
+    model.save(spec["model_out"])
     if should_cancel():
         raise Cancelled("cancelled")
     progress("scoring the candidates…")
@@ -348,7 +340,12 @@ def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: fl
     ctl_r, ctl_w = mp.Pipe(duplex=False)
     proc = mp.Process(target=_child_main, args=(spec, msg_w, ctl_r), name="nerstudio-rerank", daemon=True)
     t0 = time.perf_counter()
-    proc.start()
+    try:
+        proc.start()
+    except OSError as exc:
+        for c in (msg_r, msg_w, ctl_r, ctl_w):
+            c.close()
+        raise ChildProcessFailed(f"cannot start the training process: {exc}") from None
     with _LIVE_LOCK:
         _LIVE.add(proc)
     msg_w.close()  # the child holds the only writer now: its death is an end of file here
@@ -446,37 +443,22 @@ def train_in_child(train: NBestList, dev: NBestList | None, algo: str, params: d
         if dev is not None and not dev_file:
             dev.save(spec["dev"])
         write_s = time.perf_counter() - t
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("cancelled")
         timings = _run(spec, callback, should_cancel, progress, grace, on_start)
         timings["write_inputs"] = write_s
-        return _read_back(spec, train, None, timings, progress)
+        return _read_back(spec, train, timings, progress)
     finally:
         if own:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def score_in_child(model, nbest: NBestList, *, should_cancel=None, progress=None, grace: float = 0.5,
-                   workdir=None, on_start=None) -> ChildResult:
-    """``model``'s ranking data and scores of ``nbest``, computed in a child process."""
-    folder, own = _workdir(workdir)
-    try:
-        spec = {"task": "score", "train": os.path.join(folder, "list.nbest.npz"), "dev": None,
-                "model": os.path.join(folder, "model.npz"), "ranking_out": os.path.join(folder, "ranking.npz")}
-        nbest.save(spec["train"])
-        model.save(spec["model"])
-        timings = _run(spec, None, should_cancel, progress, grace, on_start)
-        return _read_back(spec, nbest, model, timings, progress)
-    finally:
-        if own:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _read_back(spec: dict, nbest: NBestList, model, timings: dict, progress) -> ChildResult:
+def _read_back(spec: dict, nbest: NBestList, timings: dict, progress) -> ChildResult:
     t = time.perf_counter()
     if progress is not None:
         progress("reading the model and its scores…", 0, 0)
-    if model is None:
-        from .rerank.model import RerankerModel
-        model = RerankerModel.load(spec["model_out"])
+    from .rerank.model import RerankerModel
+    model = RerankerModel.load(spec["model_out"])
     data, scores, choice = load_ranking(spec["ranking_out"], nbest, model.features.names_)
     timings["read_back"] = time.perf_counter() - t
     return ChildResult(model, data, scores, choice, timings)

@@ -79,10 +79,14 @@ def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(list
     from nerstudio import rerank_process as rp
     train, dev = lists
     t = {}
+
+    def freeze(pid):
+        os.kill(pid, signal.SIGSTOP)  # frozen: it cannot answer
+        t["at"] = time.monotonic()  # and the user cancels
+
     with pytest.raises(Cancelled, match="stopped"):
         rp.train_in_child(train, dev, "perceptron", {"epochs": 2}, {"min_sentences": 2}, grace=0.3,
-                          should_cancel=lambda: t.setdefault("at", time.monotonic()) > 0,
-                          on_start=lambda pid: os.kill(pid, signal.SIGSTOP))  # frozen: cannot answer
+                          should_cancel=lambda: "at" in t, on_start=freeze)
     assert time.monotonic() - t["at"] < 2.0
     assert not rp.live_children()
 

@@ -136,6 +136,26 @@ def test_cancel_a_boosting_run(window, qtbot):
     qtbot.mouseClick(window.cancel_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
     assert time.monotonic() - t0 < 1.0
+    from nerstudio.rerank_process import live_children
+    assert not live_children()  # the training process is gone too
     assert window.curve_plot.runs[n_runs].state == "cancelled"
     assert window.train_button.isEnabled() and panel.rerank_box.isEnabled()
     assert "Cancelled" in panel.message.text()
+
+
+def test_opening_a_reranker_reads_and_scores_it_in_the_worker(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    before = window.session.scored
+    assert window.load_model(str(DEMO_MODEL_DIR / "reranker.npz"))
+    assert window.runner.busy and window.runner.name == "model"  # nothing read in the main thread
+    qtbot.waitUntil(lambda: not window.runner.busy and window.session.scored is not before, timeout=30000)
+    assert np.array_equal(window.session.scored.scores, before.scores)
+    assert window.train_button.isEnabled() and window.act_train.isEnabled()
+    # a file that is not a model: one clear message, the loaded model stays
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
+    model = window.session.model
+    assert window.load_model(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+    qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
+    assert shown and shown[0][0] == "Cannot open reranker" and "train.nbest.npz" in shown[0][1]
+    assert window.session.model is model

@@ -1,10 +1,13 @@
 """The jobs the window runs in its worker thread: each a closure over a snapshot of its inputs.
 
 Every job only calls the core — the tagger (``MaxEntTagger.fit`` / ``.nbest``), the jackknife
-building blocks of :mod:`nerstudio.pipeline`, the global features and rerankers
-(``train_reranker``), the session's :func:`~nerstudio.gui.session.index_nbest` and
-:func:`~nerstudio.gui.session.score_nbest` — passing the worker's ``should_cancel`` to each, and
-reports progress through the :class:`~nerstudio.gui.workers.JobContext`. No Qt here.
+building blocks of :mod:`nerstudio.pipeline`, the global features and rerankers, the session's
+:func:`~nerstudio.gui.session.index_nbest` and :func:`~nerstudio.gui.session.score_nbest` —
+passing the worker's ``should_cancel`` to each, and reports progress through the
+:class:`~nerstudio.gui.workers.JobContext`. The reranker stage of a training run (global
+features, training, scoring the training list) goes to a child process
+(:func:`nerstudio.rerank_process.train_in_child`): the thread then only relays its messages, so
+the window keeps its interpreter lock. No Qt here.
 """
 
 from __future__ import annotations

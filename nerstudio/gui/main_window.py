@@ -1,8 +1,11 @@
 """The main window: corpus browser, sentence view, N-best and feature panels, training, curves.
 
 Everything shown comes from the :class:`~nerstudio.gui.session.Session` (core objects); long
-steps (lining up and scoring N-best lists, training) run as jobs on the :class:`TaskRunner`'s
-worker thread, one at a time.
+steps (lining up and scoring N-best lists, opening a reranker, training) run as jobs on the
+:class:`TaskRunner`'s worker thread, one at a time, the reranker stage of training in a child
+process; the comparison and the step-through setup run on a second worker (:class:`JobQueue`);
+figures are drawn by a render thread. A gold edit updates, for its sentence only, the N-best
+list's gold and counts, the candidate table, the browser's marks and counts and the type masks.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileD
 from .. import RESOURCES, __version__
 from ..corpus.formats import read_corpus
 from ..corpus.model import Corpus, Span
-from ..errors import NerstudioError
+from ..errors import FormatError, NerstudioError
 from ..nbest import NBestList
 from .annotator import Annotator
 from .jobs import dev_baseline, make_prepare_job, make_training_job
@@ -798,22 +801,28 @@ class MainWindow(QMainWindow):
             self.session.set_gold(k, self.corpus.sentences[k].spans)
 
     def load_model(self, path: str) -> bool:
+        """Open a reranker (read in the worker: a large feature index takes a while) and score
+        the displayed N-best list with it."""
         if self._busy_refusal():
             return False
-        try:
+
+        def job(ctx):
             from ..rerank.model import RerankerModel
-            model = RerankerModel.load(path)
-        except ImportError:
-            QMessageBox.critical(self, "Cannot open reranker", "This version of nerstudio has no reranker core.")
-            return False
-        except (NerstudioError, OSError, ValueError, KeyError) as exc:
-            QMessageBox.critical(self, "Cannot open reranker", str(exc))
-            return False
+            ctx.progress(f"reading the reranker {os.path.basename(path)}…")
+            try:
+                return RerankerModel.load(path)
+            except (OSError, ValueError, KeyError) as exc:
+                raise FormatError(path, None, str(exc)) from None
+        self._job_done["model"] = lambda model: self._install_model(model, path)
+        return self.runner.start("model", job)
+
+    def _install_model(self, model, path: str) -> None:
         old = [self.session.model]
         self.session.model, self.session.model_path = model, path
+        model = None
         release_in_background(old)
-        self._load_history(model, path)
-        return self.rescore()
+        self._load_history(self.session.model, path)
+        self.rescore()
 
     def rescore(self) -> bool:
         """Score the displayed N-best list with the session's reranker (in the worker)."""
@@ -1077,7 +1086,8 @@ class MainWindow(QMainWindow):
         for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):
             a.setEnabled(False)
         self.training_panel.set_running(True)
-        self.training_panel.set_message("Training…" if name == "train" else "Preparing the N-best list…")
+        self.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…"}.get(
+            name, "Preparing the N-best list…"))
 
     @Slot(str, int, int)
     def _on_job_progress(self, message: str, done: int, total: int) -> None:
@@ -1125,10 +1135,13 @@ class MainWindow(QMainWindow):
         self._job_done.pop(name, None)
         if name == "train" and self._run_curve is not None:
             self.curve_plot.finish_run(self._run_curve, "failed")
-        what = "Training" if name == "train" else name.capitalize()
+        what = {"train": "Training", "model": "Opening the reranker"}.get(name, name.capitalize())
         self.training_panel.set_message(f"Failed: {message}")
         self.status.showMessage(f"{what} failed: {message}", 30000)
         self.last_error = message
+        if name == "model" and not tb:  # the user just chose this file: say why it cannot be used
+            QMessageBox.critical(self, "Cannot open reranker", message)
+            return
         if not tb:  # a clear message (bad input, a failed or killed child process): no dialog
             return
         if os.environ.get("NERSTUDIO_DEBUG"):

@@ -7,7 +7,9 @@ jackknife N-best, global features, reranker training). ``ctx`` (a :class:`JobCon
 sees at most ~20 updates per second: progress keeps only the latest message, curve points are
 batched (none is dropped). :class:`TaskRunner` (main thread) runs one job at a time, keeps the
 references Qt needs, cancels through a flag the core polls, and ``shutdown()`` cancels, quits
-and waits for the thread on close.
+and waits for the thread on close. :class:`JobQueue` runs the computations behind views (the
+comparison, the step-through) on a runner of its own, beside a training run, a newer request
+replacing an older one. :func:`release_in_background` frees replaced models off the main thread.
 """
 
 from __future__ import annotations
@@ -286,21 +288,24 @@ class TaskRunner(QObject):
         if self.sender() is self._worker:
             name = self._retire()
             self.finished.emit(name, result)
-            self.idle.emit()
+            if not self.busy:  # a handler may have started the next job already
+                self.idle.emit()
 
     @Slot(str, str)
     def _on_error(self, message: str, tb: str) -> None:
         if self.sender() is self._worker:
             name = self._retire()
             self.failed.emit(name, message, tb)
-            self.idle.emit()
+            if not self.busy:  # a handler may have started the next job already
+                self.idle.emit()
 
     @Slot(str)
     def _on_cancelled(self, message: str) -> None:
         if self.sender() is self._worker:
             name = self._retire()
             self.cancelled.emit(name, message)
-            self.idle.emit()
+            if not self.busy:  # a handler may have started the next job already
+                self.idle.emit()
 
     def _retire(self) -> str:
         """The job has ended (its thread is about to quit): accept a new job from now on."""
