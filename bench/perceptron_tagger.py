@@ -153,8 +153,8 @@ def main() -> None:
         print("\nmargin C on dev: " + ", ".join(f"C={r['params']['C']:g}: {r['dev_f']:.2f} (test {r['test_f']:.2f}, "
                                                 f"{r['epochs']} ep)" for r in grid))
     by = {r["params"]["variant"]: r for r in rows}
-    if "margin" in by:
-        others = [v for v in ("perceptron", "averaged") if v in by]
+    others = [v for v in ("perceptron", "averaged") if v in by]
+    if "margin" in by and others:
         verdict = all(by["margin"]["dev_f"] > by[v]["dev_f"] for v in others)
         print(f"margin beats {', '.join(others) or 'nothing'} on dev: {'yes' if verdict else 'NO'}")
     if args.json:
