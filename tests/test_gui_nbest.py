@@ -122,3 +122,19 @@ def test_closing_the_window_stops_a_running_job(window, qtbot):
     assert window.runner.busy and running_threads()
     window.close()
     assert not running_threads()
+
+
+def test_the_browser_status_texts_equal_the_one_sentence_rule():
+    """The table-driven texts of the whole corpus agree with status_text sentence by sentence,
+    for every combination of flags, with and without a reranker."""
+    import itertools
+
+    from nerstudio.gui.models.corpus_model import status_text, status_texts
+    combos = list(itertools.product((False, True), repeat=5))
+    cols = list(zip(*combos))
+    for with_reranker in (True, False):
+        flags = {name: np.array(col) for name, col in zip(("has_nbest", "error", "changed", "missing",
+                                                            "rerank_error"), cols)}
+        if not with_reranker:
+            del flags["rerank_error"]
+        assert status_texts(flags) == [status_text(flags, k) for k in range(len(combos))]

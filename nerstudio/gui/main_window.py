@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, Slot
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileDialog, QFrame, QHBoxLayout, QHeaderView,
                                QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
@@ -1069,7 +1069,10 @@ class MainWindow(QMainWindow):
         self._refresh_flags()
         self._update_state()
         if self._current_k >= 0:
-            self.show_sentence(self._current_k)
+            # the sentence's panels in the next turn of the event loop: the browser repaints
+            # first, and no single turn does all the refreshing
+            k = self._current_k
+            QTimer.singleShot(0, self, lambda: self._current_k == k and self.show_sentence(k))
         res.model = res.scored = None
         release_in_background(old)
         self.last_install_ms = (time.perf_counter() - t0) * 1000

@@ -59,7 +59,7 @@ class CorpusTreeModel(QAbstractItemModel):
         if not flags or not flags["has_nbest"].any():
             self._status = None
         else:
-            self._status = [status_text(flags, k) for k in range(len(flags["has_nbest"]))]
+            self._status = status_texts(flags)
         n = self.rowCount()
         if n:
             # One signal for the document rows. The sentence rows get no per-document signal: 946
@@ -217,6 +217,23 @@ def status_text(flags: dict[str, np.ndarray], k: int) -> str:
     if flags["missing"][k]:
         base += " ∉"
     return base
+
+
+def status_texts(flags: dict[str, np.ndarray]) -> list[str]:
+    """:func:`status_text` of every sentence, through a table of the 13 possible texts."""
+    has = flags["has_nbest"]
+    n = len(has)
+    rer = flags.get("rerank_error")
+    changed = flags["changed"] if rer is not None else np.zeros(n, dtype=bool)
+    rer = rer if rer is not None else np.zeros(n, dtype=bool)
+    code = (flags["error"].astype(np.int64) + 2 * changed + 4 * (changed & rer) + 8 * flags["missing"])
+    code = np.where(has, code, 16)
+    table = []
+    for c in range(17):
+        fl = {"has_nbest": [c < 16], "error": [bool(c & 1)], "changed": [bool(c & 2)],
+              "rerank_error": [bool(c & 4)], "missing": [bool(c & 8)]}
+        table.append(status_text(fl, 0))
+    return np.array(table, dtype=object)[code].tolist()
 
 
 class SentenceFilterProxy(QSortFilterProxyModel):
