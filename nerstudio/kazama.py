@@ -19,8 +19,9 @@ output directory receives ``report.json`` (the layout of :mod:`nerstudio.experim
 ``name``, ``dev``, ``test`` with ``precision``/``recall``/``f1`` and ``rel_error_reduction`` against
 the ``margin`` perceptron, ``settings``, ``seconds``; plus ``n_prime`` and the paper's figures),
 ``report.md`` (tables shaped like the paper's Tables 2, 3, 6 and 7, our figures next to theirs),
-``pred-<system>-test.conll``, ``curves.png`` (dev F against epochs) and the trained local
-taggers ``tagger-<system>.npz``.
+``pred-<system>-test.conll``, ``curves.png`` (dev F against epochs), the trained local
+taggers ``tagger-<system>.npz`` and the joint models ``joint-<system>.npz`` (the application and
+:meth:`nerstudio.tagging.joint.JointTagger.load` open both).
 """
 
 from __future__ import annotations
@@ -237,6 +238,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel)
         secs = time.perf_counter() - t
         check()
+        jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
         settings = {"C": cfg.C_joint, "n": cfg.n, "n_test": cfg.n_test, "best_epoch": jt.best_epoch_,
                     "average": cfg.average_joint, "bpm": cfg.bpm}
         record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings, secs, jt.history_)
@@ -268,6 +270,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
             jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel, first=margin_model,
                    train_lists=lists)
             secs = time.perf_counter() - t
+            jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
             settings = {"C": C, "n": cfg.n, "n_test": cfg.n_test, "folds": cfg.folds,
                         "best_epoch": jt.best_epoch_, "first_model": "margin"}
             # the paper's training time of a re-ranker includes making the first models

@@ -189,3 +189,24 @@ def test_split_document_lists_keeps_best_distinct_slices():
     assert nb.logprobs[1].tolist() == [3.0, 2.0]
     assert nb.gold == [[Span(0, 1, "PER")], [Span(0, 2, "PER")]]
     assert nb.words == [("a", "b"), ("c", "d")]
+
+
+@pytest.mark.parametrize("algorithm", ["proposed", "reranking1", "reranking2"])
+def test_save_load_predicts_the_same(tmp_path, algorithm):
+    from nerstudio.errors import FormatError
+    train = read_corpus(f"{DEMO}/train.conll")
+    dev = read_corpus(f"{DEMO}/dev.conll")
+    first = lists = None
+    if algorithm.startswith("reranking"):
+        first = PerceptronTagger(variant="margin", C=50, epochs=2).fit(train)
+        lists = first_model_lists(first, first.prepare(train), 4)
+    jt = JointTagger(algorithm, n=4, n_test=6, C=5.0, epochs=2).fit(train, first=first, train_lists=lists)
+    path = tmp_path / "joint.npz"
+    jt.save(path)
+    back = JointTagger.load(path)
+    assert back.predict_spans(dev) == jt.predict_spans(dev)
+    np.testing.assert_array_equal(back.wg_, jt.wg_)
+    assert back.nl_.vocabulary == jt.nl_.vocabulary and back.history_ == jt.history_
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(FormatError, match="joint.npz"):
+        JointTagger.load(path)

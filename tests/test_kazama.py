@@ -28,6 +28,7 @@ def test_suite_on_demo(tmp_path):
         ev = evaluate_sentences(gold.sentences, pred.sentences)
         assert abs(ev.overall.f1 - s["test"]["f1"]) < 1e-9  # the file scores what the report says
     assert os.path.getsize(tmp_path / "curves.png") > 0
+    assert (tmp_path / "joint-proposed.npz").exists() and (tmp_path / "tagger-margin.npz").exists()
 
 
 def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):

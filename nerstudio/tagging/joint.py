@@ -27,18 +27,24 @@ than in training helps (its Table 3).
 
 from __future__ import annotations
 
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
 from ..corpus.model import Span
+from ..errors import FormatError
 from ..evaluation import evaluate_spans
+from ..persist import jsonable, load_npz, save_npz
 from ..nbest import NBestList, tags_to_spans
 from ..rerank.data import entity_types, scn_spans
 from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
-from .perceptron import AveragedWeights, PerceptronTagger, Sequences
+from .perceptron import AveragedWeights, PerceptronTagger, Sequences, sparse_weights
+
+MODEL_FORMAT = "nerstudio-joint-tagger"
+MODEL_VERSION = 1
 
 ALGORITHMS = ("candidate", "proposed", "reranking1", "reranking2")
 
@@ -508,6 +514,50 @@ class JointTagger:
         return out
 
 
+
+    def save(self, path) -> None:
+        """``.npz`` + JSON: the local feature map (and the first model's weights for the
+        re-ranking baselines), the local and non-local weights, the non-local vocabulary."""
+        th, ta = self.tagger_.state()
+        nl_ids = np.flatnonzero(self.wl_)
+        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "params": self.get_params(),
+                  "local_model": th, "nonlocal": self.nl_.state(), "best_epoch": self.best_epoch_,
+                  "seconds": getattr(self, "seconds_", None), "history": [asdict(h) for h in self.history_]}
+        arrays = {f"local.{k}": v for k, v in ta.items()}
+        arrays.update({"wl_index": nl_ids.astype(np.int64), "wl_value": self.wl_[nl_ids].astype(np.float64),
+                       "n_local": np.array([len(self.wl_)], dtype=np.int64), "wg": self.wg_.astype(np.float64)})
+        save_npz(path, jsonable(header), arrays)
+
+    @classmethod
+    def load(cls, path) -> "JointTagger":
+        path = os.fspath(path)
+        h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a joint (K&T) tagger model")
+        try:
+            p = dict(h["params"])
+            p["templates"] = tuple(p["templates"])
+            m = cls(**p)
+            local = {k[len("local."):]: v for k, v in arrays.items() if k.startswith("local.")}
+            m.tagger_ = PerceptronTagger.from_state(h["local_model"], local)
+            m.tagset_ = list(m.tagger_.tagset_)
+            if m.reranking:
+                m.first_ = m.tagger_
+            n_local = int(arrays["n_local"][0])
+            if n_local != (1 if m.algorithm == "reranking1" else m.tagger_.n_weights_):
+                raise ValueError(f"{n_local} local weights do not fit the {m.algorithm} model")
+            m.wl_ = sparse_weights(arrays["wl_index"], arrays["wl_value"], n_local)
+            m.nl_ = NonLocalFeatures.from_state(h["nonlocal"])
+            wg = arrays["wg"]
+            if wg.ndim != 1 or wg.dtype != np.float64 or len(wg) != m.nl_.n_features or not np.all(np.isfinite(wg)):
+                raise ValueError("non-local weights do not match the non-local features")
+            m.wg_ = wg
+            m.best_epoch_ = h.get("best_epoch")
+            m.seconds_ = h.get("seconds")
+            m.history_ = [JointStats(**d) for d in h.get("history", [])]
+            return m
+        except (KeyError, ValueError, TypeError, IndexError) as exc:
+            raise FormatError(path, None, f"corrupt joint tagger model: {exc}") from None
+
+
 def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
                          ids: Sequence[str] | None = None) -> tuple[NBestList, list[list[int]]]:
     """Per-sentence candidate lists from document-level ones (best first in each document).
@@ -539,3 +589,4 @@ def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
                    list(ids) if ids is not None else [],
                    dict(doc_nb.meta, unit="sentence", split_from="document"))
     return nb, origin
+

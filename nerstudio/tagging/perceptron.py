@@ -728,11 +728,13 @@ class PerceptronTagger:
                 "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
                 else list(self.edge_templates)}
 
-    def save(self, path) -> None:
+    def state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        """The model as a JSON-able header and plain arrays (what :meth:`save` writes; the
+        joint tagger embeds it in its own file)."""
         fh, farrays, values, gaz = self.features_.state()
         w = self.weights_
         nz = np.flatnonzero(w)
-        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "params": self.get_params(),
+        header = {"params": self.get_params(),
                   "tagset": list(self.tagset_), "feature_set": fh, "n_weights": int(self.n_weights_),
                   "epochs_run": getattr(self, "epochs_run_", None), "best_epoch": getattr(self, "best_epoch_", None),
                   "train_seconds": getattr(self, "train_seconds_", None),
@@ -741,42 +743,55 @@ class PerceptronTagger:
                   "w_index": nz.astype(np.int64), "w_value": w[nz].astype(np.float64)}
         if gaz is not None:
             arrays["gazetteer"] = json_array(gaz)
-        save_npz(path, jsonable(header), arrays)
+        return jsonable(header), arrays
+
+    def save(self, path) -> None:
+        header, arrays = self.state()
+        save_npz(path, {"format": MODEL_FORMAT, "version": MODEL_VERSION, **header}, arrays)
 
     @classmethod
     def load(cls, path) -> "PerceptronTagger":
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a perceptron tagger model")
         try:
-            p = dict(h["params"])
-            gaz_spec = p.pop("gazetteer")
-            m = cls(**p)
-            gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
-            m.gazetteer = gaz_spec if gaz_spec in (None, "train") else gaz
-            m.tagset_ = [str(t) for t in h["tagset"]]
-            if not m.tagset_ or m.tagset_[0] != "N":
-                raise ValueError("bad tag set")
-            m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
-            m._layout()
-            if m.n_weights_ != int(h["n_weights"]):
-                raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
-            idx, val = arrays["w_index"], arrays["w_value"]
-            if idx.ndim != 1 or idx.shape != val.shape or val.dtype != np.float64:
-                raise ValueError("weight arrays have the wrong shape or type")
-            if len(idx) and (idx.min() < 0 or idx.max() >= m.n_weights_ or np.any(np.diff(idx) <= 0)):
-                raise ValueError("weight indices out of range or unsorted")
-            if not np.all(np.isfinite(val)):
-                raise ValueError("weights are not finite")
-            w = np.zeros(m.n_weights_)
-            w[idx] = val
-            m.weights_ = w
-            m.epochs_run_, m.best_epoch_ = h.get("epochs_run"), h.get("best_epoch")
-            m.train_seconds_ = h.get("train_seconds")
-            m.history_ = [EpochStats(**d) for d in h.get("history", [])]
-            m.cancelled_ = False
-            return m
+            return cls.from_state(h, arrays)
         except (KeyError, ValueError, TypeError, IndexError) as exc:
             raise FormatError(path, None, f"corrupt perceptron tagger model: {exc}") from None
+
+    @classmethod
+    def from_state(cls, h: dict, arrays: dict) -> "PerceptronTagger":
+        """The inverse of :meth:`state`; raises KeyError/ValueError/TypeError on bad input."""
+        p = dict(h["params"])
+        gaz_spec = p.pop("gazetteer")
+        m = cls(**p)
+        gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
+        m.gazetteer = gaz_spec if gaz_spec in (None, "train") else gaz
+        m.tagset_ = [str(t) for t in h["tagset"]]
+        if not m.tagset_ or m.tagset_[0] != "N":
+            raise ValueError("bad tag set")
+        m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
+        m._layout()
+        if m.n_weights_ != int(h["n_weights"]):
+            raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
+        m.weights_ = sparse_weights(arrays["w_index"], arrays["w_value"], m.n_weights_)
+        m.epochs_run_, m.best_epoch_ = h.get("epochs_run"), h.get("best_epoch")
+        m.train_seconds_ = h.get("train_seconds")
+        m.history_ = [EpochStats(**d) for d in h.get("history", [])]
+        m.cancelled_ = False
+        return m
+
+
+def sparse_weights(idx: np.ndarray, val: np.ndarray, n: int) -> np.ndarray:
+    """A dense vector of n weights from stored (sorted indices, values), validated."""
+    if idx.ndim != 1 or idx.shape != val.shape or val.dtype != np.float64:
+        raise ValueError("weight arrays have the wrong shape or type")
+    if len(idx) and (idx.min() < 0 or idx.max() >= n or np.any(np.diff(idx) <= 0)):
+        raise ValueError("weight indices out of range or unsorted")
+    if not np.all(np.isfinite(val)):
+        raise ValueError("weights are not finite")
+    w = np.zeros(n)
+    w[idx] = val
+    return w
 
 
 def shuffled_order(n: int, seed: int, tag: int) -> np.ndarray:
