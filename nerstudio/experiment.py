@@ -92,19 +92,11 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     t_all = time.perf_counter()
     stages: dict[str, float] = {}
 
-    def say(stage, msg):
-        if progress is not None:
-            progress(stage, msg)
-
-    def check():
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("experiment cancelled")
+    say, check = stage_helpers(progress, should_cancel)
 
     # -- corpora ---------------------------------------------------------------------------------
     t = time.perf_counter()
-    train = read_corpus(train_path, encoding=cfg.encoding)
-    dev = read_corpus(dev_path, encoding=cfg.encoding)
-    test = read_corpus(test_path, encoding=cfg.encoding)
+    train, dev, test = (read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path))
     stages["read"] = time.perf_counter() - t
     say("read", f"{len(train.sentences)} / {len(dev.sentences)} / {len(test.sentences)} sentences")
     check()
@@ -195,12 +187,30 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
         "stages": stages,
         "seconds_total": time.perf_counter() - t_all,
     }
+    write_report(out_dir, report, report_markdown(report))
+    return report
+
+
+def stage_helpers(progress, should_cancel):
+    """``say(stage, message)`` to the progress callback and ``check()`` that raises
+    :class:`Cancelled` once ``should_cancel()`` turns true."""
+    def say(stage, msg):
+        if progress is not None:
+            progress(stage, msg)
+
+    def check():
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("experiment cancelled")
+    return say, check
+
+
+def write_report(out_dir: str, report: dict, markdown: str) -> None:
+    """report.json and report.md, each written atomically."""
     with atomic_open(os.path.join(out_dir, "report.json"), mode="w", encoding="utf-8") as f:
         json.dump(jsonable(report), f, indent=2)
         f.write("\n")
     with atomic_open(os.path.join(out_dir, "report.md"), mode="w", encoding="utf-8") as f:
-        f.write(report_markdown(report))
-    return report
+        f.write(markdown)
 
 
 def _system(name, dev, test, base_dev, base_test, settings, seconds) -> dict:

@@ -26,7 +26,6 @@ taggers ``tagger-<system>.npz`` and the joint models ``joint-<system>.npz`` (the
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -36,11 +35,11 @@ from typing import Callable
 import multiprocessing as mp
 import numpy as np
 
-from .corpus.formats import atomic_open, read_corpus, write_corpus
+from .corpus.formats import read_corpus, write_corpus
 from .corpus.model import Corpus, Span
 from .errors import Cancelled
 from .evaluation import evaluate_spans
-from .experiment import _plot_curves, _system
+from .experiment import _plot_curves, _system, stage_helpers, write_report
 from .persist import jsonable
 from .pipeline import document_folds
 from .tagging.joint import JointTagger, first_model_lists
@@ -166,13 +165,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     t_all = time.perf_counter()
     stages: dict[str, float] = {}
 
-    def say(stage, msg):
-        if progress is not None:
-            progress(stage, msg)
-
-    def check():
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("experiment cancelled")
+    say, check = stage_helpers(progress, should_cancel)
 
     def stats_cb(name):
         def cb(st):
@@ -183,9 +176,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         return cb
 
     t = time.perf_counter()
-    train = read_corpus(train_path, encoding=cfg.encoding)
-    dev = read_corpus(dev_path, encoding=cfg.encoding)
-    test = read_corpus(test_path, encoding=cfg.encoding)
+    train, dev, test = (read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path))
     stages["read"] = time.perf_counter() - t
     say("read", f"{len(train.documents)} / {len(dev.documents)} / {len(test.documents)} documents")
     labels = train.labels
@@ -312,11 +303,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         "stages": stages,
         "seconds_total": time.perf_counter() - t_all,
     }
-    with atomic_open(os.path.join(out_dir, "report.json"), mode="w", encoding="utf-8") as f:
-        json.dump(jsonable(report), f, indent=2)
-        f.write("\n")
-    with atomic_open(os.path.join(out_dir, "report.md"), mode="w", encoding="utf-8") as f:
-        f.write(report_markdown(report))
+    write_report(out_dir, report, report_markdown(report))
     return report
 
 
