@@ -143,7 +143,7 @@ def demo_spawn_cost(runs: int) -> int:
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.gui.main_window import MainWindow
-    app = QApplication.instance() or QApplication([])
+    _app = QApplication.instance() or QApplication([])  # noqa: F841 - needed before any widget
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-demo-"))
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
@@ -168,9 +168,12 @@ def demo_spawn_cost(runs: int) -> int:
     med = {k: float(np.median(v)) for k, v in times.items()}
     print(f"demo training (perceptron, 4 epochs, {runs} runs each): in a child process median {med[True]:.2f} s "
           f"({', '.join(f'{x:.2f}' for x in times[True])}), in the window's process median {med[False]:.2f} s "
-          f"({', '.join(f'{x:.2f}' for x in times[False])}); the child costs {med[True] - med[False]:+.2f} s, "
-          f"of which start-up (spawn to first message) median {float(np.median(starts)):.2f} s")
+          f"({', '.join(f'{x:.2f}' for x in times[False])}); difference {med[True] - med[False]:+.2f} s; the "
+          f"child's start-up (spawn to its first message) median {float(np.median(starts)):.2f} s (the child then "
+          f"saves the second feature pass over the training list that scoring it in this process makes)")
     win.close()
+    import shutil
+    shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
