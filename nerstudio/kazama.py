@@ -68,7 +68,7 @@ class KazamaConfig:
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
-    joint_epochs: int = 40  # at most, joint training and re-ranking
+    joint_epochs: int = 80  # at most, joint training and re-ranking
     C_margin: float = 300.0  # tuned on CoNLL-2003 dev (bench/perceptron_tagger.py --grid)
     C_joint: float = 200.0
     C_rerank1: float = 100.0
