@@ -192,3 +192,104 @@ def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_targe
         return ix, scored
 
     return job
+
+
+@dataclass
+class KTRunResult:
+    settings: Any  # RunSettings with start == "kt"
+    run_id: int
+    model: Any = None  # PerceptronTagger or JointTagger
+    nbest_index: NBestIndex | None = None  # the corpus's candidates under the new model
+    kt: Any = None  # session.KTCandidates
+    seconds: float = 0.0
+    timings: dict = field(default_factory=dict)
+    path: str | None = None  # the model file, when opened rather than trained
+
+
+def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> str:
+    """A file holding ``corpus`` as the window has it: its own file when unchanged, else a copy."""
+    if corpus_file:
+        return corpus_file
+    from ..corpus.formats import write_corpus
+    ctx.progress("handing the corpus to the training process…")
+    path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
+    write_corpus(corpus, path)
+    return path
+
+
+def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult) -> KTRunResult:
+    from .session import KTCandidates
+    ctx.check()
+    ctx.progress("lining up the candidates with the corpus…")
+    res.model = out.model
+    res.kt = KTCandidates.build(out.model, out.doc_nbest, out.origin)
+    res.nbest_index = index_nbest(corpus, out.nbest, ctx.should_cancel)
+    res.timings = out.timings
+    return res
+
+
+def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_file: str | None = None,
+                         in_child: bool = True):
+    """Train a K&T sequence tagger (``settings.kt_algo`` with ``settings.kt_params``) on the open
+    corpus, dev F per epoch on the dev corpus ``settings.dev_path``, and compute the corpus's
+    candidates under it (:mod:`nerstudio.tagger_process`; in a child process unless
+    ``in_child`` is false). ``corpus_file``: a file holding exactly ``corpus`` (else a copy is
+    written for the child)."""
+
+    def job(ctx) -> KTRunResult:
+        import shutil
+        import tempfile
+        from .. import tagger_process as tp
+        t0 = time.perf_counter()
+        if corpus is None or not len(corpus):
+            raise ValueError("open a training corpus first")
+        dev_path = settings.dev_path if settings.dev_path and not settings.dev_path.lower().endswith(".npz") else None
+        res = KTRunResult(settings, run_id)
+        if in_child:
+            folder = tempfile.mkdtemp(prefix="nerstudio-kt-")
+            try:
+                cf = _corpus_file(ctx, corpus, corpus_file, folder)
+                out = tp.train_tagger_in_child(settings.kt_algo, dict(settings.kt_params), cf, dev_path, settings.task,
+                                               callback=ctx.stats, should_cancel=ctx.should_cancel,
+                                               progress=ctx.progress, on_start=lambda pid: ctx.result("child", pid),
+                                               workdir=os.path.join(folder, "work"))
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+        else:
+            from ..corpus.formats import read_corpus
+            dev = read_corpus(dev_path) if dev_path else None
+            model = tp.train_tagger(settings.kt_algo, dict(settings.kt_params), corpus, dev, settings.task,
+                                    callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress)
+            ctx.progress("candidates of the corpus…")
+            doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"))
+            out = tp.TaggerResult(model, doc, sent, origin)
+        _kt_install(ctx, corpus, out, res)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    return job
+
+
+def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None):
+    """Open a saved sequence tagger and compute the open corpus's candidates under it (child)."""
+
+    def job(ctx) -> KTRunResult:
+        import shutil
+        import tempfile
+        from .. import tagger_process as tp
+        t0 = time.perf_counter()
+        ctx.progress(f"reading {os.path.basename(path)} and decoding the corpus…")
+        folder = tempfile.mkdtemp(prefix="nerstudio-kt-")
+        try:
+            cf = _corpus_file(ctx, corpus, corpus_file, folder)
+            out = tp.candidates_in_child(path, cf, should_cancel=ctx.should_cancel, progress=ctx.progress,
+                                         on_start=lambda pid: ctx.result("child", pid),
+                                         workdir=os.path.join(folder, "work"))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        res = KTRunResult(None, -1, path=path)
+        _kt_install(ctx, corpus, out, res)
+        res.seconds = time.perf_counter() - t0
+        return res
+
+    return job

@@ -30,9 +30,9 @@ from ..corpus.model import Corpus, Span
 from ..errors import FormatError, NerstudioError
 from ..nbest import NBestList
 from .annotator import Annotator
-from .jobs import dev_baseline, make_prepare_job, make_training_job
+from .jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_prepare_job, make_training_job
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy, status_text
-from .models.feature_model import rows_from_terms
+from .models.feature_model import TermRow, rows_from_terms
 from .session import FileStamp, Session
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
@@ -348,6 +348,9 @@ class MainWindow(QMainWindow):
                                         "Open a trained reranker and score the candidates", filem)
         self.act_open_tagger = self._act("Open &tagger model…", self.open_tagger_dialog, None,
                                          "Open a trained tagger (decodes dev corpora)", filem)
+        self.act_open_kt = self._act("Open se&quence tagger (K&&T)…", self.open_kt_dialog, None,
+                                     "Open a perceptron or joint (Kazama & Torisawa) tagger and show its candidates "
+                                     "for the open corpus", filem)
         self.act_open_results = self._act("Open results &folder…", self.open_results_dialog, "Ctrl+Shift+L",
                                           "Resume a saved session: N-best lists and models from a folder", filem)
         filem.addSeparator()
@@ -361,6 +364,8 @@ class MainWindow(QMainWindow):
                                         "Save the N-best list of the open corpus", filem)
         self.act_save_model = self._act("Save reranker model…", self.save_model_dialog, None,
                                         "Save the trained reranker", filem)
+        self.act_save_kt = self._act("Save sequence tagger (K&&T)…", self.save_kt_dialog, None,
+                                     "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 
@@ -603,6 +608,7 @@ class MainWindow(QMainWindow):
         exact = self._exact()
         ex = None if exact is None else exact[ses.candidate_rows(i)]
         chosen = ses.reranked_choice(i)
+        self.nbest_panel.set_score_label("score" if ses.kt is not None else "L(x)")
         self.nbest_panel.set_candidates(nb.words[i], spans, nb.logprobs[i], scores, f, chosen, ex,
                                         header=self._candidates_header(i, ex))
         if spans:
@@ -640,6 +646,9 @@ class MainWindow(QMainWindow):
         chosen = self.session.reranked_choice(i)
         name = f"candidate {j + 1}" + (" (reranker's pick)" if chosen == j else "")
         self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, self._current_k), nb.spans(i, j), name)
+        if self.session.kt is not None:
+            self._explain_kt(i, j)
+            return
         sc = self.session.scored
         if sc is None:
             self.feature_panel.show_message("<i>No reranker loaded: open one (Ctrl+M) or train one (F5) to see "
@@ -668,6 +677,9 @@ class MainWindow(QMainWindow):
         nb = self.session.nbest
         self.sentence_view.set_sentence(nb.words[i], self._gold_for(i, self._current_k), nb.spans(i, a),
                                         f"candidate {a + 1}")
+        if self.session.kt is not None:
+            self._compare_kt(i, a, b)
+            return
         sc = self.session.scored
         if sc is None:
             self.feature_panel.show_message("<i>No reranker loaded: nothing separates the candidates yet.</i>")
@@ -689,6 +701,43 @@ class MainWindow(QMainWindow):
         head = (f"<b>A = candidate {a + 1}</b> ({sc.scores[ra]:.3f}) vs <b>B = candidate {b + 1}</b> "
                 f"({sc.scores[rb]:.3f}): F(A) − F(B) = <b>{delta:+.3f}</b>. The reranker prefers candidate "
                 f"{winner + 1} over {loser + 1}" + (f", mostly because of {why}" if why else "") + ".")
+        self.feature_panel.show_terms(rows, head, compare=True)
+
+    def _explain_kt(self, i: int, j: int) -> None:
+        """Candidate j of a K&T tagger: the non-local features of its document candidate."""
+        kt = self.session.kt
+        terms, total, nl, d, jj = kt.explain(i, j)
+        kind = _kt_kind(kt.model)
+        doc_name = kt.doc_nbest.ids[d] if d < len(kt.doc_nbest.ids) else str(d + 1)
+        if not kt.joint:
+            self.feature_panel.show_message(
+                f"<b>Candidate {j + 1}</b> · local score Φ·w = {total:.3f} (document candidate {jj + 1} of "
+                f"{doc_name}). <i>The {kind} tagger has local features only: no non-local features to show. "
+                "Train the candidate or proposed algorithm for those.</i>")
+            return
+        rows = [TermRow(name, fam, c, None, w, cw) for name, fam, c, w, cw in terms]
+        head = (f"<b>Candidate {j + 1}</b> · {kind}: total score {total:.3f} = local {total - nl:+.3f} + "
+                f"non-local {nl:+.3f} ({len(terms)} non-local features of document candidate {jj + 1} "
+                f"of {doc_name})")
+        self.feature_panel.show_terms(rows, head)
+
+    def _compare_kt(self, i: int, a: int, b: int) -> None:
+        kt = self.session.kt
+        if not kt.joint:
+            ea, eb = kt.explain(i, a), kt.explain(i, b)
+            self.feature_panel.show_message(
+                f"<b>A = candidate {a + 1}</b> ({ea[1]:.3f}) vs <b>B = candidate {b + 1}</b> ({eb[1]:.3f}): "
+                f"local score difference {ea[1] - eb[1]:+.3f}. <i>Local features only: no non-local features.</i>")
+            return
+        terms, ea, eb = kt.compare(i, a, b)
+        rows = [TermRow(name, fam, x, y, w, c) for name, fam, x, y, w, c in terms]
+        delta, dnl = ea[1] - eb[1], ea[2] - eb[2]
+        top = sorted(rows, key=lambda r: -r.contribution if delta >= 0 else r.contribution)[:2]
+        why = ", ".join(f"{r.name} ({r.contribution:+.2f})" for r in top)
+        same = " (the same document candidate)" if ea[4] == eb[4] else ""
+        head = (f"<b>A = candidate {a + 1}</b> ({ea[1]:.3f}) vs <b>B = candidate {b + 1}</b> ({eb[1]:.3f}){same}: "
+                f"total A − B = <b>{delta:+.3f}</b> = local {delta - dnl:+.3f} + non-local {dnl:+.3f}"
+                + (f"; non-local features moving it most: {why}" if why else "") + ".")
         self.feature_panel.show_terms(rows, head, compare=True)
 
     def compare_with_top(self) -> None:
@@ -897,6 +946,9 @@ class MainWindow(QMainWindow):
                 self._load_history(self.session.model, str(f / info["model"]))
             except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
                 QMessageBox.warning(self, "Cannot open reranker", str(exc))
+        if info.get("kt_model") and (info.get("nbest_from_kt") or not info.get("nbest")):
+            # the shown candidates were the tagger's: decode again (their non-local features need it)
+            return self.load_kt_model(str(f / info["kt_model"]))
         if info.get("nbest"):
             return self.load_nbest(str(f / info["nbest"]))
         return self.rescore()
@@ -921,8 +973,12 @@ class MainWindow(QMainWindow):
         if ses.model is not None:
             ses.model.save(str(f / "reranker.npz"))
             info["model"] = "reranker.npz"
+        if ses.kt_model is not None:
+            ses.kt_model.save(str(f / "sequence-tagger.npz"))
+            info["kt_model"] = "sequence-tagger.npz"
+            info["nbest_from_kt"] = ses.kt is not None
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
-        written = [k for k in ("nbest", "dev_nbest", "tagger", "model") if k in info]
+        written = [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
         return written
 
     # dialogs
@@ -1013,6 +1069,8 @@ class MainWindow(QMainWindow):
             self.status.showMessage(f"Busy ({self.runner.name}): one run at a time", 4000)
             return False
         ses = self.session
+        if settings.start == "kt":
+            return self._start_kt(settings)
         if settings.start == "reranker" and ses.nbest is None:
             QMessageBox.information(self, "No N-best list", "Open the N-best list of the training corpus "
                                     "(File ▸ Open N-best list…) or choose the full pipeline.")
@@ -1035,6 +1093,97 @@ class MainWindow(QMainWindow):
         self._job_done["train"] = self._install_training
         self.tabs.setCurrentWidget(self.curve_plot)
         return self.runner.start("train", job)
+
+    def _corpus_source(self) -> str | None:
+        """The corpus file, if it holds exactly what the window shows (no unsaved edits)."""
+        c = self.corpus
+        if c is None or not c.path or not os.path.isfile(c.path) or self.annotator.unsaved():
+            return None
+        return c.path
+
+    def _start_kt(self, settings) -> bool:
+        if self.corpus is None or not len(self.corpus):
+            QMessageBox.information(self, "No corpus", "Open the training corpus first.")
+            return False
+        note = ""
+        if not settings.dev_path or settings.dev_path.lower().endswith(".npz"):
+            note = " (no dev corpus: no curve; give one in the training panel)"
+        self._run_curve = self.curve_plot.start_run(settings.label(), "epoch", None)
+        self._run_settings = settings
+        job = make_kt_training_job(settings, self._run_curve, self.corpus, self._corpus_source(),
+                                   in_child=self.train_in_child)
+        self._job_done["train"] = self._install_kt
+        self.tabs.setCurrentWidget(self.curve_plot)
+        ok = self.runner.start("train", job)
+        if ok and note:
+            self.status.showMessage("Training a sequence tagger" + note, 8000)
+        return ok
+
+    def _install_kt(self, res) -> None:
+        """A K&T tagger (trained or opened) and the open corpus's candidates under it."""
+        ses = self.session
+        old = [ses.scored, ses.nbest_index, ses.kt, ses.kt_model]
+        ses.kt_model, ses.kt_model_path = res.model, res.path
+        ses.install(index=res.nbest_index, path=None, kt=res.kt)
+        self._sync_unsaved_gold()
+        name = f"{_kt_kind(res.model)} tagger"
+        if res.run_id >= 0 and res.run_id < len(self.curve_plot.runs):
+            run = self.curve_plot.runs[res.run_id]
+            best = run.best()
+            msg = f"{name} trained in {res.seconds:.1f}s"
+            if best is not None:
+                msg += f": best dev F {run.f[best]:.2f} at epoch {int(run.steps[best])}"
+        else:
+            msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
+            hist = getattr(res.model, "history_", None)
+            if hist:
+                from ..tagger_process import epoch_point
+                pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
+                if pts:
+                    run = self.curve_plot.start_run(f"{_kt_kind(res.model)} [{os.path.basename(res.path or '')}]")
+                    self.curve_plot.add_points(run, pts)
+                    self.curve_plot.finish_run(run)
+        msg += " — its candidates are in the N-best panel"
+        self.training_panel.set_message(msg)
+        self.status.showMessage(msg, 10000)
+        self._refresh_flags()
+        self._update_state()
+        if self._current_k >= 0:
+            k = self._current_k
+            QTimer.singleShot(0, self, lambda: self._current_k == k and self.show_sentence(k))
+        res.model = res.nbest_index = res.kt = None
+        release_in_background(old)
+
+    def load_kt_model(self, path: str) -> bool:
+        """Open a perceptron / joint tagger and show the open corpus's candidates under it."""
+        if self.corpus is None:
+            QMessageBox.information(self, "No corpus", "Open a corpus first: the tagger's candidates are shown for it.")
+            return False
+        if self._busy_refusal():
+            return False
+        job = make_kt_open_job(path, self.corpus, self._corpus_source())
+        self._job_done["kt"] = self._install_kt
+        return self.runner.start("kt", job)
+
+    def open_kt_dialog(self) -> None:
+        path = self._ask_open("Open sequence tagger", MODEL_FILTER, "model")
+        if path:
+            self.load_kt_model(path)
+
+    def save_kt_dialog(self) -> None:
+        if self.session.kt_model is None:
+            self.status.showMessage("No sequence tagger to save", 4000)
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Save sequence tagger",
+                                              f"{_kt_kind(self.session.kt_model)}-tagger.npz", MODEL_FILTER)
+        if path:
+            try:
+                self.session.kt_model.save(path)
+            except (OSError, ValueError) as exc:
+                QMessageBox.critical(self, "Cannot save", str(exc))
+                return
+            self.session.kt_model_path = path
+            self.status.showMessage(f"Saved {path}", 5000)
 
     @Slot()
     def cancel_job(self) -> None:
@@ -1086,10 +1235,11 @@ class MainWindow(QMainWindow):
         gc.freeze()
         self.act_cancel.setEnabled(True)
         self.act_train.setEnabled(False)
-        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):
+        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results, self.act_open_kt):
             a.setEnabled(False)
         self.training_panel.set_running(True)
-        self.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…"}.get(
+        self.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…",
+                                         "kt": "Opening the sequence tagger…"}.get(
             name, "Preparing the N-best list…"))
 
     @Slot(str, int, int)
@@ -1138,7 +1288,8 @@ class MainWindow(QMainWindow):
         self._job_done.pop(name, None)
         if name == "train" and self._run_curve is not None:
             self.curve_plot.finish_run(self._run_curve, "failed")
-        what = {"train": "Training", "model": "Opening the reranker"}.get(name, name.capitalize())
+        what = {"train": "Training", "model": "Opening the reranker", "kt": "Opening the sequence tagger"}.get(
+            name, name.capitalize())
         self.training_panel.set_message(f"Failed: {message}")
         self.status.showMessage(f"{what} failed: {message}", 30000)
         self.last_error = message
@@ -1168,7 +1319,7 @@ class MainWindow(QMainWindow):
         self.training_panel.set_running(False)
         self.act_cancel.setEnabled(False)
         self.act_train.setEnabled(True)
-        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results):
+        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results, self.act_open_kt):
             a.setEnabled(True)
         self._update_state()
 
@@ -1190,6 +1341,12 @@ class MainWindow(QMainWindow):
         if ses.tagger is not None:
             html.append(f"<b>Tagger</b>: {os.path.basename(ses.tagger_path) if ses.tagger_path else 'trained now'} "
                         f"({getattr(ses.tagger, 'task', '?')}/{getattr(ses.tagger, 'features', '?')})")
+        if ses.kt_model is not None:
+            where = os.path.basename(ses.kt_model_path) if ses.kt_model_path else "trained now"
+            html.append(f"<b>Sequence tagger</b>: {_kt_kind(ses.kt_model)} ({where})"
+                        + (" — its candidates are shown" if ses.kt is not None else ""))
+            if ses.kt is not None:
+                parts.append(f"candidates: {_kt_kind(ses.kt_model)} tagger")
         if ses.model is not None:
             desc = _describe_model(ses.model)
             parts.append(f"reranker: {desc}")
@@ -1634,6 +1791,11 @@ def _nbest_snapshot(nb: NBestList) -> NBestList:
     the window's list, so a worker reading the snapshot sees the gold of the moment it began."""
     return NBestList(nb.tagset, nb.words, nb.candidates, nb.logprobs, None if nb.gold is None else list(nb.gold),
                      nb.ids, nb.meta, _span_cache=nb._span_cache)
+
+
+def _kt_kind(model) -> str:
+    from ..tagger_process import is_joint, model_kind
+    return ("joint " if is_joint(model) else "") + model_kind(model)
 
 
 def _describe_model(model) -> str:

@@ -133,6 +133,72 @@ def score_nbest(model, nbest: NBestList, should_cancel=None) -> Scored:
     return Scored(model, data, scores, choice)
 
 
+@dataclass
+class KTCandidates:
+    """The displayed N-best list came from a K&T sequence tagger (perceptron or joint): its
+    per-sentence candidates were split from document candidates (``doc_nbest``); ``origin[i][j]``
+    is the document candidate behind candidate j of sentence i, ``doc_of[i]`` its document and
+    ``start_of[i]`` the sentence's first token in the document."""
+
+    model: Any  # PerceptronTagger or JointTagger
+    doc_nbest: NBestList
+    origin: list
+    doc_of: np.ndarray
+    start_of: np.ndarray
+
+    @classmethod
+    def build(cls, model, doc_nbest: NBestList, origin: list) -> "KTCandidates":
+        doc_of, start_of = [], []
+        for d, off in enumerate(doc_nbest.meta["sentence_offsets"]):
+            for a in off[:-1]:
+                doc_of.append(d)
+                start_of.append(int(a))
+        if len(doc_of) != len(origin):
+            raise ValueError(f"{len(origin)} sentence lists, but the documents hold {len(doc_of)} sentences")
+        return cls(model, doc_nbest, origin, np.asarray(doc_of, dtype=np.int64), np.asarray(start_of, dtype=np.int64))
+
+    @property
+    def joint(self) -> bool:
+        return hasattr(self.model, "nonlocal_terms")
+
+    def document_candidate(self, i: int, j: int) -> tuple[int, int]:
+        return int(self.doc_of[i]), int(self.origin[i][j])
+
+    def explain(self, i: int, j: int):
+        """Non-local features of the document candidate behind candidate j of sentence i:
+        ``(terms [(name, family, count, weight, count·weight)], total score, Σ count·weight,
+        document, document candidate)``; terms sorted by |contribution|."""
+        from ..rerank.nonlocal_features import template_of
+        d, jj = self.document_candidate(i, j)
+        nb = self.doc_nbest
+        total = float(nb.logprobs[d][jj])
+        terms = []
+        if self.joint:
+            for name, c, w in self.model.nonlocal_terms(nb.words[d], nb.spans(d, jj)):
+                terms.append((name, template_of(name), c, w, c * w))
+        terms.sort(key=lambda t: (-abs(t[4]), t[0]))
+        return terms, total, sum(t[4] for t in terms), d, jj
+
+    def compare(self, i: int, a: int, b: int):
+        """Non-local features whose counts differ between the document candidates behind
+        candidates a and b: ``(terms [(name, family, count A, count B, weight, (A−B)·weight)],
+        explain(a), explain(b))``."""
+        ea, eb = self.explain(i, a), self.explain(i, b)
+        ca = {t[0]: t for t in ea[0]}
+        cb = {t[0]: t for t in eb[0]}
+        terms = []
+        for name in set(ca) | set(cb):
+            x = ca[name][2] if name in ca else 0.0
+            y = cb[name][2] if name in cb else 0.0
+            if x == y:
+                continue
+            w = (ca.get(name) or cb.get(name))[3]
+            fam = (ca.get(name) or cb.get(name))[1]
+            terms.append((name, fam, x, y, w, (x - y) * w))
+        terms.sort(key=lambda t: (-abs(t[5]), t[0]))
+        return terms, ea, eb
+
+
 @dataclass(frozen=True)
 class FileStamp:
     """A file as it was when read: a process that needs the same content may read the file
@@ -170,6 +236,9 @@ class Session:
     nbest_file: FileStamp | None = None  # the file the N-best list was read from
     dev_nbest_file: FileStamp | None = None
     nbest_gold_edits: int = 0  # gold changes of the N-best list since it was installed
+    kt_model: Any = None  # the K&T sequence tagger of this session (PerceptronTagger or JointTagger)
+    kt_model_path: str | None = None
+    kt: KTCandidates | None = None  # set when the displayed N-best list came from a K&T tagger
 
     # -- corpus ---------------------------------------------------------------------------
     def set_corpus(self, corpus: Corpus) -> None:
@@ -178,6 +247,7 @@ class Session:
         self.nbest_path = None
         self.nbest_file = None
         self.scored = None
+        self.kt = None
         labels: dict[str, list[int]] = {}
         for k, s in enumerate(corpus.sentences):
             for sp in s.spans:
@@ -197,8 +267,9 @@ class Session:
         return self.nbest_index.nbest if self.nbest_index is not None else None
 
     def install(self, index: NBestIndex | None = None, scored: Scored | None = None, path: str | None = None,
-                stamp: FileStamp | None = None) -> None:
+                stamp: FileStamp | None = None, kt: KTCandidates | None = None) -> None:
         if index is not None:
+            self.kt = kt
             self.nbest_index = index
             self.nbest_path = path
             self.nbest_file = stamp

@@ -38,6 +38,7 @@ class NBestTableModel(QAbstractTableModel):
         self._text: list[tuple] = []
         self._exact: np.ndarray | None = None
         self._chosen: int | None = None
+        self.score_label = "L(x)"
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -64,6 +65,23 @@ class NBestTableModel(QAbstractTableModel):
         self._diff = [span_diff(s, top, self._words) if j else "" for j, s in enumerate(self._spans)]
         self._text = [self._row_text(j) for j in range(len(self._spans))]  # display strings, once
         self.endResetModel()
+
+    def set_score_label(self, label: str) -> None:
+        """The second column's title: "L(x)" for a probabilistic tagger, "score" for a
+        perceptron / joint tagger whose candidates carry Φ·w (the total score of the best
+        document candidate showing the sentence candidate)."""
+        if label == self.score_label:
+            return
+        self.score_label = label
+        cols = list(self.COLUMNS)
+        cols[self.LOGP] = label
+        self.COLUMNS = tuple(cols)
+        tips = list(self.TIPS)
+        tips[self.LOGP] = (NBestTableModel.TIPS[self.LOGP] if label == "L(x)" else
+                           "score: the sequence tagger's total score Φ·w (local + non-local features) of the best "
+                           "document candidate showing this sentence candidate")
+        self.TIPS = tuple(tips)
+        self.headerDataChanged.emit(Qt.Horizontal, self.LOGP, self.LOGP)
 
     def set_quality(self, f=None, exact=None) -> None:
         """New span F and exact-match marks (the gold changed); rows and selection stay."""

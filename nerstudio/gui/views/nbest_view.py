@@ -73,6 +73,11 @@ class NBestPanel(QWidget):
             self._quiet = False
         self.header.setText(header or "N-best candidates")
 
+    def set_score_label(self, label: str) -> None:
+        """Title of the tagger-score column: "L(x)" (log-probability) or "score" (a perceptron or
+        joint tagger's total score Φ·w)."""
+        self.model.set_score_label(label)
+
     def clear(self, header: str = "No N-best list for this sentence") -> None:
         self.set_candidates((), [], [], header=header)
 

@@ -1,6 +1,11 @@
 """The training panel: settings of a run, start / cancel, progress.
 
-A run goes through the core's stages — tagger training, jackknifed N-best lists of the training
+A second family trains sequence taggers after Kazama & Torisawa 2007 (``start="kt"``): the
+structured perceptron (perceptron, averaged, margin; local features) and the joint trainers
+(candidate = Alg. 4.1, proposed = Alg. 4.2; local + non-local features), with C, epochs, BPM
+passes, n and n' (defaults from the constructors, :func:`nerstudio.tagger_process.default_params`).
+
+A reranker run goes through the core's stages — tagger training, jackknifed N-best lists of the training
 corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
 lists and trains only the reranker. The reranker's settings are read from the core's learner
 (``make_learner(algo).get_params()``), so new hyper-parameters show up without GUI changes.
@@ -60,6 +65,31 @@ def short_label(algo: str, params: dict) -> str:
     return f"{algo}(" + ", ".join(parts) + ")"
 
 
+KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'"}
+
+
+def kt_defaults(kind: str) -> dict:
+    try:
+        from ...tagger_process import default_params
+        return default_params(kind)
+    except (ImportError, ValueError):
+        return {}
+
+
+def kt_label(kind: str, params: dict, task: str = "typed") -> str:
+    """``proposed(C=100, epochs=2, n=3, n'=5)``: a K&T run's settings (BPM only when used;
+    n' only for the joint trainers, where it is a model setting)."""
+    parts = []
+    for k in ("C", "epochs", "bpm", "n", "n_test"):
+        if k not in params or (k == "bpm" and not params[k]):
+            continue
+        if k == "n_test" and kind not in ("candidate", "proposed"):
+            continue
+        v = params[k]
+        parts.append(f"{KT_NAMES[k]}={v:g}" if isinstance(v, float) else f"{KT_NAMES[k]}={v}")
+    return f"{kind}(" + ", ".join(parts) + ")" + ("" if task == "typed" else f" · {task}")
+
+
 @dataclass(frozen=True)
 class RunSettings:
     """A snapshot of the panel: what one run does."""
@@ -74,8 +104,12 @@ class RunSettings:
     params: dict = field(default_factory=dict)
     feature_params: dict = field(default_factory=dict)
     dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
+    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.tagger_process.KINDS
+    kt_params: dict = field(default_factory=dict)  # C, epochs, bpm, n, n_test
 
     def label(self) -> str:
+        if self.start == "kt":
+            return kt_label(self.kt_algo, self.kt_params, self.task)
         base = short_label(self.algo, self.params)
         fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5))
         if fs:
@@ -103,8 +137,10 @@ class TrainingPanel(QWidget):
         self.start_combo.setObjectName("startCombo")
         self.start_combo.addItem("Reranker only (loaded N-best lists)", "reranker")
         self.start_combo.addItem("Full pipeline (tagger, jackknife, reranker)", "tagger")
-        self.start_combo.setToolTip("Train only the reranker on the N-best lists already loaded, or first train the "
-                                    "tagger and produce jackknifed N-best lists of the open corpus")
+        self.start_combo.addItem("Sequence tagger (Kazama & Torisawa 2007)", "kt")
+        self.start_combo.setToolTip("Train only the reranker on the N-best lists already loaded, first train the "
+                                    "tagger and produce jackknifed N-best lists of the open corpus, or train a "
+                                    "perceptron sequence tagger (local, or local + non-local features)")
         self.start_combo.currentIndexChanged.connect(self._sync_enabled)
         lay.addWidget(self.start_combo)
 
@@ -156,6 +192,50 @@ class TrainingPanel(QWidget):
         self._fixed_rows = self.rerank_form.rowCount()
         lay.addWidget(self.rerank_box)
 
+        # sequence taggers (K&T 2007)
+        self.kt_box = QGroupBox("Sequence tagger (Kazama && Torisawa 2007)")
+        self.kt_box.setObjectName("ktBox")
+        kf = QFormLayout(self.kt_box)
+        self.kt_algo = QComboBox()
+        self.kt_algo.setObjectName("ktAlgoCombo")
+        from ...tagger_process import KIND_TIPS, KINDS
+        for k, a in enumerate(KINDS):
+            self.kt_algo.addItem(a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a)
+            self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ToolTipRole)
+        self.kt_algo.setCurrentIndex(len(KINDS) - 1)
+        self.kt_algo.setToolTip("perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
+                                "proposed (Alg. 4.2): local and non-local (document) features learned together")
+        self.kt_algo.currentIndexChanged.connect(self._kt_defaults)
+        kf.addRow("Algorithm", self.kt_algo)
+        self.kt_C = QDoubleSpinBox()
+        self.kt_C.setObjectName("kt_C")
+        self.kt_C.setRange(0.0, 1e9)
+        self.kt_C.setDecimals(1)
+        self.kt_C.setToolTip("Margin C (margin perceptron; C = Cᵃ = Cˡ of Algorithms 4.1/4.2)")
+        self.kt_epochs = QSpinBox()
+        self.kt_epochs.setObjectName("kt_epochs")
+        self.kt_epochs.setRange(1, 100000)
+        self.kt_epochs.setToolTip("Maximum number of passes over the training documents (the best dev epoch is kept)")
+        self.kt_bpm = QSpinBox()
+        self.kt_bpm.setObjectName("kt_bpm")
+        self.kt_bpm.setRange(0, 1000)
+        self.kt_bpm.setToolTip("BPM initialisation: start from the mean of this many single shuffled passes (0: off)")
+        self.kt_n = QSpinBox()
+        self.kt_n.setObjectName("kt_n")
+        self.kt_n.setRange(2, 10000)
+        self.kt_n.setToolTip("n: size of the local n-best re-scored by the total model in training")
+        self.kt_ntest = QSpinBox()
+        self.kt_ntest.setObjectName("kt_ntest")
+        self.kt_ntest.setRange(1, 10000)
+        self.kt_ntest.setToolTip("n': candidates re-scored at test time (joint trainers) and shown in the N-best panel")
+        kf.addRow("C", self.kt_C)
+        kf.addRow("Epochs", self.kt_epochs)
+        kf.addRow("BPM passes", self.kt_bpm)
+        kf.addRow("n (training)", self.kt_n)
+        kf.addRow("n' (test, shown)", self.kt_ntest)
+        lay.addWidget(self.kt_box)
+        self._kt_defaults()
+
         # dev set
         self.dev_box = QGroupBox("Development set")
         dl = QHBoxLayout(self.dev_box)
@@ -163,7 +243,8 @@ class TrainingPanel(QWidget):
         self.dev_path.setObjectName("devPath")
         self.dev_path.setPlaceholderText("dev corpus or dev N-best (.npz)")
         self.dev_path.setToolTip("The dev-set curve and the choice of the best round/epoch use this set. A corpus is "
-                                 "decoded by the tagger; an N-best file is used as is. Empty: the loaded dev N-best.")
+                                 "decoded by the tagger; an N-best file is used as is. Empty: the loaded dev N-best. "
+                                 "Sequence taggers need a dev corpus.")
         browse = QToolButton()
         browse.setText("…")
         browse.setToolTip("Choose a dev corpus or dev N-best file")
@@ -258,7 +339,48 @@ class TrainingPanel(QWidget):
                            tagger_features=self.tagger_feats.currentText(), tagger_iter=self.tagger_iter.value(),
                            folds=self.folds.value(), n=self.nbest_n.value(), algo=self.algo.currentText(),
                            params=self.params(), feature_params={"min_sentences": self.min_sent.value()},
-                           dev_path=self.dev_path.text().strip())
+                           dev_path=self.dev_path.text().strip(), kt_algo=self.kt_algo.currentData(),
+                           kt_params=self.kt_params())
+
+    # -- sequence taggers -----------------------------------------------------------------
+    def kt_params(self) -> dict:
+        """The K&T settings that apply to the chosen algorithm."""
+        kind = self.kt_algo.currentData()
+        out = {"C": float(self.kt_C.value()), "epochs": int(self.kt_epochs.value()), "bpm": int(self.kt_bpm.value()),
+               "n_test": int(self.kt_ntest.value())}
+        if kind in ("candidate", "proposed"):
+            out["n"] = int(self.kt_n.value())
+        return out
+
+    def set_kt_algorithm(self, kind: str) -> None:
+        k = self.kt_algo.findData(kind)
+        if k >= 0:
+            self.kt_algo.setCurrentIndex(k)
+
+    def set_kt_param(self, name: str, value) -> None:
+        {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
+         "n_test": self.kt_ntest}[name].setValue(value)
+
+    @Slot()
+    def _kt_defaults(self, *_args) -> None:
+        """The chosen algorithm's defaults (the constructor's), then the values last used with it."""
+        kind = self.kt_algo.currentData()
+        d = kt_defaults(kind)
+        widgets = {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
+                   "n_test": self.kt_ntest}
+        q = self.qsettings
+        for name, w in widgets.items():
+            v = d.get(name)
+            if q is not None and q.value(f"training/kt/{kind}/{name}") is not None:
+                try:
+                    v = float(q.value(f"training/kt/{kind}/{name}"))
+                except (TypeError, ValueError):
+                    pass
+            if v is not None:
+                w.setValue(v if isinstance(w, QDoubleSpinBox) else int(v))
+        joint = kind in ("candidate", "proposed")
+        self.kt_n.setEnabled(joint)
+        self.kt_C.setEnabled(kind != "perceptron" and kind != "averaged")
 
     def set_start(self, start: str) -> None:
         k = self.start_combo.findData(start)
@@ -281,7 +403,7 @@ class TrainingPanel(QWidget):
     def set_running(self, running: bool) -> None:
         """Freeze the settings while a run is in flight."""
         self._running = running
-        for w in (self.start_combo, self.tagger_box, self.rerank_box, self.dev_box):
+        for w in (self.start_combo, self.tagger_box, self.rerank_box, self.kt_box, self.dev_box):
             w.setEnabled(not running)
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
@@ -316,7 +438,12 @@ class TrainingPanel(QWidget):
     @Slot()
     def _sync_enabled(self) -> None:
         if not self._running:
-            self.tagger_box.setEnabled(self.start_combo.currentData() == "tagger")
+            start = self.start_combo.currentData()
+            self.tagger_box.setEnabled(start == "tagger")
+            self.rerank_box.setVisible(start != "kt")
+            self.rerank_box.setEnabled(start != "kt")
+            self.kt_box.setVisible(start == "kt")
+            self.kt_box.setEnabled(start == "kt")
 
     @Slot()
     def _browse_dev(self) -> None:
@@ -342,6 +469,9 @@ class TrainingPanel(QWidget):
         q.setValue("training/minSentences", self.min_sent.value())
         for k, v in s.params.items():
             q.setValue(f"training/params/{s.algo}/{k}", v)
+        q.setValue("training/ktAlgo", s.kt_algo)
+        for k, v in s.kt_params.items():
+            q.setValue(f"training/kt/{s.kt_algo}/{k}", v)
 
     def _restore(self) -> None:
         q = self.qsettings
@@ -363,6 +493,10 @@ class TrainingPanel(QWidget):
         algo = q.value("training/algo")
         if algo is not None:
             self.set_algorithm(str(algo))
+        kt = q.value("training/ktAlgo")
+        if kt is not None:
+            self.set_kt_algorithm(str(kt))
+        self._kt_defaults()
 
     def _restore_params(self, algo: str) -> None:
         q = self.qsettings

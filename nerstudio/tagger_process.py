@@ -1,0 +1,397 @@
+"""Kazama & Torisawa sequence taggers trained in a child process (no Qt; used by the application).
+
+The structured perceptron (:class:`~nerstudio.tagging.perceptron.PerceptronTagger`: ``perceptron``,
+``averaged``, ``margin``) and the joint trainers (:class:`~nerstudio.tagging.joint.JointTagger`:
+``candidate`` = Alg. 4.1, ``proposed`` = Alg. 4.2) run long Python loops that hold the
+interpreter lock; like the reranker stage (:mod:`nerstudio.rerank_process`, whose pipe protocol,
+outbox and stop/kill helpers this module shares) they run in a spawned child process.
+
+The child reads the corpora from files, trains, saves the model (``.npz`` + JSON) and the lists
+the window shows — per-sentence candidates of the training corpus, split from document lists
+(:meth:`JointTagger.sentence_nbest`, or :meth:`PerceptronTagger.nbest` with ``documents=True`` +
+:func:`~nerstudio.tagging.joint.split_document_lists`), and the origin of every sentence candidate
+(an ``.npz`` of plain arrays). Curve points come back as dicts with ``step`` = epoch (BPM passes
+are reported as progress only). The same work runs in this process with :func:`train_tagger` /
+:func:`display_lists` (tests compare both).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import shutil
+import threading
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import Cancelled, FormatError
+from .nbest import NBestList
+from .persist import jsonable
+from .rerank_process import (_LIVE, _LIVE_LOCK, START_METHOD, ChildProcessFailed, _death, _listen, _one_line,
+                             _Outbox, _stop, _workdir, POLL_INTERVAL)
+
+LOCAL_KINDS = ("perceptron", "averaged", "margin")
+JOINT_KINDS = ("candidate", "proposed")
+KINDS = LOCAL_KINDS + JOINT_KINDS
+KIND_TIPS = {
+    "perceptron": "Structured perceptron (Collins 2002), local features only",
+    "averaged": "Averaged structured perceptron, local features only",
+    "margin": "Margin perceptron (K&T Alg. 3.1, margin C), local features only",
+    "candidate": "K&T Alg. 4.1: local n-best re-scored with local + non-local features, total-model updates",
+    "proposed": "K&T Alg. 4.2: as 4.1, plus local updates when the total model has nothing to fix",
+}
+ORIGIN_FORMAT = "nerstudio-candidate-origin"
+
+
+def default_params(kind: str) -> dict:
+    """The settings the training panel offers for ``kind``, with the constructors' defaults:
+    C, epochs, bpm for every kind; n (training n-best) and n_test (n', also the size of the
+    shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones."""
+    if kind in JOINT_KINDS:
+        from .tagging.joint import JointTagger
+        p = JointTagger(kind).get_params()
+        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n": int(p["n"]),
+                "n_test": int(p["n_test"])}
+    if kind in LOCAL_KINDS:
+        from .tagging.perceptron import PerceptronTagger
+        p = PerceptronTagger(variant=kind).get_params()
+        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n_test": 20}
+    raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
+
+
+def make_model(kind: str, params: dict, task: str = "typed"):
+    """An untrained model of ``kind`` with the panel's ``params`` (see :func:`default_params`)."""
+    p = dict(params)
+    shown = int(p.pop("n_test", 20))
+    if kind in JOINT_KINDS:
+        from .tagging.joint import JointTagger
+        local = dict(p.pop("local", {}) or {})
+        local.setdefault("task", task)
+        return JointTagger(kind, n_test=shown, local=local, **p)
+    if kind in LOCAL_KINDS:
+        from .tagging.perceptron import PerceptronTagger
+        p.pop("n", None)
+        return PerceptronTagger(task=task, variant=kind, documents=True, **p)
+    raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
+
+
+def shown_n(model) -> int:
+    return int(getattr(model, "n_test", 0) or 20)
+
+
+def load_model(path):
+    """A saved perceptron or joint tagger (whichever ``path`` holds)."""
+    from .tagging.joint import JointTagger
+    from .tagging.perceptron import PerceptronTagger
+    try:
+        return JointTagger.load(path)
+    except FormatError as exc:
+        if "joint" in str(exc) and "corrupt" in str(exc):
+            raise
+    return PerceptronTagger.load(path)
+
+
+def is_joint(model) -> bool:
+    return hasattr(model, "nonlocal_terms")
+
+
+def model_kind(model) -> str:
+    return getattr(model, "algorithm", None) or getattr(model, "variant", "?")
+
+
+def display_lists(model, corpus, n: int | None = None) -> tuple[NBestList, NBestList, list[list[int]]]:
+    """``(document lists, per-sentence lists, origin)`` of ``corpus`` under ``model``: what the
+    N-best and feature panels show. Sentence ids are :func:`nerstudio.pipeline.sentence_ids`."""
+    from .pipeline import sentence_ids
+    from .tagging.joint import split_document_lists
+    n = shown_n(model) if n is None else int(n)
+    if is_joint(model):
+        doc = model.nbest(corpus, n)
+    else:
+        doc = model.nbest(corpus, n, documents=True)
+    ids = sentence_ids(corpus)
+    sent, origin = split_document_lists(doc, doc.meta["sentence_offsets"])
+    if len(ids) == len(sent):
+        sent.ids = ids
+    sent.meta["model"] = f"{'joint' if is_joint(model) else 'perceptron'}-{model_kind(model)}"
+    return doc, sent, origin
+
+
+def epoch_point(st) -> dict | None:
+    """A curve point (``step`` = epoch) from EpochStats / JointStats; None for a BPM pass."""
+    d = asdict(st) if not isinstance(st, dict) else dict(st)
+    if d.get("phase") == "bpm" or d.get("cancelled"):
+        return None
+    step = d.get("step", d.get("epoch"))
+    mistakes = d.get("mistakes")
+    if mistakes is None and "updates_total" in d:
+        mistakes = d["updates_total"] + d["updates_local"]
+    return jsonable({"step": step, "unit": "epoch", "dev_precision": d.get("dev_precision"),
+                     "dev_recall": d.get("dev_recall"), "dev_f1": d.get("dev_f1"), "best": d.get("best", False),
+                     "seconds": d.get("seconds"), "mistakes": mistakes})
+
+
+def train_tagger(kind: str, params: dict, corpus, dev=None, task: str = "typed", callback=None,
+                 should_cancel=None, progress=None):
+    """Train ``kind`` on ``corpus`` (dev F per epoch on ``dev``) in this process. ``callback``
+    gets :func:`epoch_point` dicts. Returns the model; raises Cancelled when cancelled."""
+    model = make_model(kind, params, task)
+    epochs = int(params.get("epochs", 0) or 0)
+
+    def cb(st):
+        if getattr(st, "phase", "") == "bpm":
+            if progress is not None:
+                progress(f"BPM pass {st.epoch}/{params.get('bpm', 0)}", 0, 0)
+            return
+        pt = epoch_point(st)
+        if progress is not None:
+            f = f", dev F {pt['dev_f1']:.2f}" if pt and pt.get("dev_f1") is not None else ""
+            progress(f"{kind}: epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}/{epochs}{f}",
+                     int(getattr(st, "epoch", getattr(st, "step", 0))), epochs)
+        if pt is not None and callback is not None:
+            callback(pt)
+
+    if progress is not None:
+        progress(f"{kind}: features and first epoch…", 0, epochs)
+    model.fit(corpus, dev, callback=cb, should_cancel=should_cancel)
+    if should_cancel is not None and should_cancel():
+        raise Cancelled("cancelled")
+    return model
+
+
+# ------------------------------------------------------------------------------------------------
+# origin of the sentence candidates as a file
+
+def save_origin(path, origin: list[list[int]]) -> None:
+    sizes = np.array([len(o) for o in origin], dtype=np.int64)
+    flat = np.array([j for o in origin for j in o], dtype=np.int64)
+    with open(os.fspath(path), "wb") as f:
+        np.savez(f, format=np.array(ORIGIN_FORMAT), sizes=sizes, flat=flat)
+
+
+def load_origin(path) -> list[list[int]]:
+    try:
+        with np.load(os.fspath(path), allow_pickle=False) as z:
+            if str(z["format"]) != ORIGIN_FORMAT:
+                raise ValueError("not a candidate-origin file")
+            sizes, flat = z["sizes"], z["flat"]
+    except (OSError, KeyError, ValueError) as exc:
+        raise FormatError(os.fspath(path), None, f"cannot read candidate origins: {exc}") from None
+    if sizes.sum() != len(flat):
+        raise FormatError(os.fspath(path), None, "candidate origins: sizes do not add up")
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    return [flat[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+# ------------------------------------------------------------------------------------------------
+# the child
+
+def _child_main(spec: dict, conn, ctl) -> None:
+    t_start = time.perf_counter()
+    try:
+        os.nice(5)
+    except (OSError, AttributeError):
+        pass
+    cancel = threading.Event()
+    threading.Thread(target=_listen, args=(ctl, cancel), name="cancel-listener", daemon=True).start()
+    out = _Outbox(conn)
+    out.send({"kind": "started", "pid": os.getpid(), "import_seconds": time.perf_counter() - t_start})
+    code = 0
+    try:
+        timings = _child_work(spec, out, cancel.is_set)
+        out.close()
+        out.send({"kind": "done", "timings": timings})
+    except Cancelled as exc:
+        out.close()
+        out.send({"kind": "cancelled", "message": str(exc) or "cancelled"})
+    except MemoryError:
+        out.close()
+        out.send({"kind": "error", "message": "out of memory in the training process", "traceback": ""})
+        code = 1
+    except Exception as exc:  # noqa: BLE001 - every error goes back to the parent as a message
+        out.close()
+        out.send({"kind": "error", "message": _one_line(exc), "traceback": traceback.format_exc()})
+        code = 1
+    try:
+        conn.close()
+    except OSError:
+        pass
+    os._exit(code)
+
+
+class _Point:
+    """A curve point dict dressed for ``_Outbox.curve`` (which calls ``as_dict``)."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def as_dict(self):
+        return self.d
+
+
+def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> dict:
+    from .corpus.formats import read_corpus
+    times: dict[str, float] = {}
+    t = time.perf_counter()
+    out.progress("reading the corpus…")
+    corpus = read_corpus(spec["corpus"])
+    dev = read_corpus(spec["dev"]) if spec.get("dev") else None
+    times["read"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if spec["task"] == "train":
+        model = train_tagger(spec["kind"], spec["params"], corpus, dev, spec.get("tagger_task", "typed"),
+                             callback=lambda pt: out.curve(_Point(pt)), should_cancel=should_cancel,
+                             progress=out.progress)
+        times["train"] = time.perf_counter() - t
+        model.save(spec["model_out"])
+    elif spec["task"] == "show":
+        model = load_model(spec["model_in"])
+    else:
+        raise ValueError(f"unknown task {spec['task']!r}")
+    if should_cancel():
+        raise Cancelled("cancelled")
+    t = time.perf_counter()
+    out.progress(f"candidates of the corpus (n = {spec.get('n_show') or shown_n(model)})…")
+    doc, sent, origin = display_lists(model, corpus, spec.get("n_show"))
+    doc.save(spec["doc_out"])
+    sent.save(spec["sent_out"])
+    save_origin(spec["origin_out"], origin)
+    times["candidates"] = time.perf_counter() - t
+    return times
+
+
+# ------------------------------------------------------------------------------------------------
+# the parent
+
+@dataclass
+class TaggerResult:
+    model: Any  # PerceptronTagger or JointTagger
+    doc_nbest: NBestList  # document-level candidates of the corpus
+    nbest: NBestList  # per-sentence candidates (corpus order)
+    origin: list  # per sentence candidate: its document candidate
+    timings: dict = field(default_factory=dict)
+
+
+def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: float = 0.5,
+         on_start: Callable[[int], None] | None = None) -> dict:
+    mp = multiprocessing.get_context(START_METHOD)
+    msg_r, msg_w = mp.Pipe(duplex=False)
+    ctl_r, ctl_w = mp.Pipe(duplex=False)
+    proc = mp.Process(target=_child_main, args=(spec, msg_w, ctl_r), name="nerstudio-tagger", daemon=True)
+    t0 = time.perf_counter()
+    try:
+        proc.start()
+    except OSError as exc:
+        for c in (msg_r, msg_w, ctl_r, ctl_w):
+            c.close()
+        raise ChildProcessFailed(f"cannot start the training process: {exc}") from None
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
+    msg_w.close()
+    ctl_r.close()
+    timings: dict = {"spawn": time.perf_counter() - t0}
+    cancel_at = None
+    try:
+        if on_start is not None:
+            on_start(proc.pid)
+        while True:
+            if cancel_at is None and should_cancel is not None and should_cancel():
+                cancel_at = time.monotonic()
+                try:
+                    ctl_w.send_bytes(b"cancel")
+                except OSError:
+                    pass
+            if cancel_at is not None and time.monotonic() - cancel_at > grace:
+                _stop(proc)
+                raise Cancelled("cancelled (the training process was stopped)")
+            if not msg_r.poll(POLL_INTERVAL):
+                if not proc.is_alive() and not msg_r.poll(0):
+                    proc.join(1.0)
+                    raise ChildProcessFailed(_death(proc))
+                continue
+            try:
+                msg = json.loads(msg_r.recv_bytes().decode("utf-8"))
+            except (EOFError, OSError):
+                proc.join(2.0)
+                raise ChildProcessFailed(_death(proc)) from None
+            kind = msg.get("kind")
+            if kind == "started":
+                timings["start_up"] = time.perf_counter() - t0
+            elif kind == "progress":
+                if progress is not None:
+                    progress(msg["message"], msg["done"], msg["total"])
+            elif kind == "stats":
+                if callback is not None:
+                    for d in msg["items"]:
+                        callback(d)
+            elif kind == "done":
+                timings.update(msg.get("timings", {}))
+                timings["child_total"] = time.perf_counter() - t0
+                proc.join(5.0)
+                return timings
+            elif kind == "cancelled":
+                proc.join(2.0)
+                raise Cancelled(msg.get("message") or "cancelled")
+            elif kind == "error":
+                proc.join(2.0)
+                raise ChildProcessFailed(msg.get("message") or "the training process failed",
+                                         msg.get("traceback", ""))
+    finally:
+        if proc.is_alive():
+            _stop(proc, 0.5 if cancel_at is None else 0.1)
+        proc.join(1.0)
+        for c in (msg_r, ctl_w):
+            c.close()
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
+        if not proc.is_alive():
+            proc.close()
+
+
+def _go(spec: dict, folder: str, own: bool, callback, should_cancel, progress, grace, on_start) -> TaggerResult:
+    try:
+        spec.update({"model_out": os.path.join(folder, "tagger.npz"), "doc_out": os.path.join(folder, "doc.nbest.npz"),
+                     "sent_out": os.path.join(folder, "sent.nbest.npz"),
+                     "origin_out": os.path.join(folder, "origin.npz")})
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("cancelled")
+        timings = _run(spec, callback, should_cancel, progress, grace, on_start)
+        t = time.perf_counter()
+        if progress is not None:
+            progress("reading the model and its candidates…", 0, 0)
+        model = load_model(spec.get("model_in") or spec["model_out"])
+        res = TaggerResult(model, NBestList.load(spec["doc_out"]), NBestList.load(spec["sent_out"]),
+                           load_origin(spec["origin_out"]), timings)
+        timings["read_back"] = time.perf_counter() - t
+        return res
+    finally:
+        if own:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def train_tagger_in_child(kind: str, params: dict, corpus_file, dev_file=None, task: str = "typed", *,
+                          callback=None, should_cancel=None, progress=None, grace: float = 0.5, workdir=None,
+                          on_start=None) -> TaggerResult:
+    """Train ``kind`` (see :data:`KINDS`) on the corpus in ``corpus_file`` in a child process
+    (dev F per epoch on ``dev_file``), and compute the candidates of that corpus under the new
+    model. ``callback`` gets :func:`epoch_point` dicts, ``progress`` ``(message, done, total)``;
+    after ``should_cancel()`` turns true the child stops within ``grace`` seconds (else killed)."""
+    make_model(kind, params, task)  # bad settings fail here, before a process starts
+    folder, own = _workdir(workdir)
+    spec = {"task": "train", "kind": kind, "params": jsonable(dict(params)), "tagger_task": task,
+            "corpus": os.fspath(corpus_file), "dev": os.fspath(dev_file) if dev_file else None,
+            "n_show": int(params.get("n_test") or 20)}
+    return _go(spec, folder, own, callback, should_cancel, progress, grace, on_start)
+
+
+def candidates_in_child(model_file, corpus_file, n: int | None = None, *, should_cancel=None, progress=None, grace: float = 0.5,
+                        workdir=None, on_start=None) -> TaggerResult:
+    """Open a saved tagger and compute the candidates of ``corpus_file`` under it, in a child."""
+    folder, own = _workdir(workdir)
+    spec = {"task": "show", "model_in": os.fspath(model_file), "corpus": os.fspath(corpus_file), "n_show": n}
+    return _go(spec, folder, own, None, should_cancel, progress, grace, on_start)

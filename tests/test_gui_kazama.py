@@ -1,0 +1,136 @@
+"""K&T sequence taggers in the application (issue 7, item 5): the training panel's second family,
+training in a child process with a per-epoch curve, the N-best panel filled with the new model's
+candidates and the feature panel showing the non-local features of their document candidates."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from nerstudio.gui.app import RESOURCES
+
+DEMO = RESOURCES / "demo"
+pytestmark = pytest.mark.skipif(not (DEMO / "dev.conll").exists(), reason="demo corpus missing")
+
+
+def _choose(w, kind, **params):
+    p = w.training_panel
+    p.set_start("kt")
+    p.set_kt_algorithm(kind)
+    for k, v in params.items():
+        p.set_kt_param(k, v)
+    p.dev_path.setText(str(DEMO / "dev.conll"))
+
+
+def _first_sentence_with_choices(w):
+    ses = w.session
+    for k in range(len(w.corpus)):
+        i = ses.nbest_row(k)
+        if i >= 0 and ses.nbest.n_candidates(i) >= 2 and len(set(ses.kt.origin[i])) >= 2:
+            return k
+    return None
+
+
+def test_core_lists_and_origin_agree_with_the_model():
+    """In this process (no Qt): the shown candidates are the joint model's, their origin points to
+    document candidates whose restriction they are, and the explanation adds up."""
+    from nerstudio.corpus.formats import read_corpus
+    from nerstudio.gui.session import KTCandidates
+    from nerstudio.tagger_process import display_lists, load_origin, save_origin, train_tagger
+    tr, dv = read_corpus(DEMO / "train.conll"), read_corpus(DEMO / "dev.conll")
+    pts = []
+    m = train_tagger("proposed", {"C": 100.0, "epochs": 2, "bpm": 0, "n": 3, "n_test": 4}, tr, dv, callback=pts.append)
+    assert [p["step"] for p in pts] == [1, 2] and all(p["dev_f1"] is not None for p in pts)
+    doc, sent, origin = display_lists(m, tr)
+    assert len(sent) == len(tr) and sent.words[0] == tr.sentences[0].words
+    kt = KTCandidates.build(m, doc, origin)
+    for i in range(0, len(sent), 37):
+        for j in range(sent.n_candidates(i)):
+            d, jj = kt.document_candidate(i, j)
+            a = int(kt.start_of[i])
+            assert np.array_equal(doc.candidates[d][jj, a:a + len(sent.words[i])], sent.candidates[i][j])
+            terms, total, nl, _, _ = kt.explain(i, j)
+            assert total == pytest.approx(float(sent.logprobs[i][j]))
+            # brute force: Σ count·weight over the model's own term list
+            ref = sum(c * w for _, c, w in m.nonlocal_terms(doc.words[d], doc.spans(d, jj)))
+            assert nl == pytest.approx(ref)
+    path = "/tmp/ktt/origin.npz"
+    save_origin(path, origin)
+    assert load_origin(path) == origin
+
+
+def test_proposed_trained_through_the_gui(window, qtbot):
+    w = window
+    _choose(w, "proposed", C=100.0, epochs=2, n=3, n_test=4, bpm=0)
+    s = w.training_panel.snapshot()
+    assert s.start == "kt" and s.kt_algo == "proposed" and s.kt_params["n"] == 3
+    assert "proposed(" in s.label() and "n'=4" in s.label()
+    points = []
+    w.curve_plot.pointsChanged.connect(points.append)
+    assert w.start_training(s)
+    assert not w.training_panel.kt_box.isEnabled()  # frozen during the run
+    assert w.runner.wait(60000), "training did not finish"
+    assert not w.last_error, w.last_error
+    run = w.curve_plot.runs[-1]
+    assert run.steps == [1.0, 2.0] and run.unit == "epoch" and all(f is not None for f in run.f)
+    assert run.state == "done" and points
+    ses = w.session
+    assert ses.kt is not None and ses.kt.joint and ses.kt_model is not None
+    assert ses.nbest is not None and len(ses.nbest) == len(w.corpus)
+    assert w.training_panel.kt_box.isEnabled()
+    k = _first_sentence_with_choices(w)
+    assert k is not None
+    w.select_sentence(k)
+    qtbot.wait(10)
+    w.show_sentence(k)
+    m = w.nbest_panel.model
+    from PySide6.QtCore import Qt
+    assert m.headerData(m.LOGP, Qt.Horizontal) == "score"
+    assert m.rowCount() == ses.nbest.n_candidates(ses.nbest_row(k))
+    w.nbest_panel.select(0)
+    fm = w.feature_panel.model
+    terms = fm.terms()
+    assert terms and {t.template for t in terms} <= {"PC", "SP", "MJ", "MJS", "MJT", "CJ"}
+    assert any(t.weight != 0 for t in terms)
+    assert all(t.contribution == pytest.approx(t.a * t.weight) for t in terms)
+    head = w.feature_panel.header.text()
+    assert "local" in head and "non-local" in head
+    # two candidates from different document candidates: the separating non-local features
+    i = ses.nbest_row(k)
+    a, b = 0, next(j for j in range(1, ses.nbest.n_candidates(i)) if ses.kt.origin[i][j] != ses.kt.origin[i][0])
+    w.nbest_panel.select(a, b)
+    assert fm.compare_mode
+    rows = fm.terms()
+    assert all(r.a != r.b for r in rows)
+    ta = {t[0]: t[2] for t in ses.kt.explain(i, a)[0]}
+    tb = {t[0]: t[2] for t in ses.kt.explain(i, b)[0]}
+    assert {r.name for r in rows} == {n for n in set(ta) | set(tb) if ta.get(n, 0) != tb.get(n, 0)}
+    assert "A − B" in w.feature_panel.header.text()
+    # a search narrows the list to one family
+    fam = rows[0].template if rows else terms[0].template
+    w.nbest_panel.select(0)
+    w.feature_panel.search.setText(fam)
+    assert w.feature_panel.visible_feature_names()
+    w.feature_panel.search.setText("")
+
+
+def test_margin_run_cancelled(window):
+    w = window
+    _choose(w, "margin", C=300.0, epochs=100000, bpm=0, n_test=3)
+    before = w.session.nbest
+    assert w.start_training(w.training_panel.snapshot())
+    t_end = time.monotonic() + 60
+    from PySide6.QtCore import QCoreApplication
+    while w.curve_plot.n_points(w._run_curve) < 2 and time.monotonic() < t_end and w.runner.busy:
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
+    assert w.curve_plot.n_points(w._run_curve) >= 2
+    t0 = time.monotonic()
+    w.cancel_job()
+    assert w.runner.wait(10000)
+    assert time.monotonic() - t0 < 1.5
+    assert w.curve_plot.runs[-1].state == "cancelled"
+    assert w.session.nbest is before and w.session.kt is None  # nothing installed
+    assert w.training_panel.kt_box.isEnabled()
