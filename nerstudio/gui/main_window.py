@@ -1107,7 +1107,12 @@ class MainWindow(QMainWindow):
             return False
         note = ""
         if not settings.dev_path or settings.dev_path.lower().endswith(".npz"):
-            note = " (no dev corpus: no curve; give one in the training panel)"
+            # a dev N-best list cannot score a tagger: the corpus's sibling dev corpus, if any
+            dev = sibling_dev(self.corpus.path)
+            if dev and os.path.isfile(dev) and not dev.lower().endswith(".npz"):
+                settings = type(settings)(**{**settings.__dict__, "dev_path": dev})
+            else:
+                note = " (no dev corpus: no curve; give one in the training panel)"
         self._run_curve = self.curve_plot.start_run(settings.label(), "epoch", None)
         self._run_settings = settings
         job = make_kt_training_job(settings, self._run_curve, self.corpus, self._corpus_source(),
