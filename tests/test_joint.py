@@ -160,7 +160,7 @@ def test_cancel_stops_early():
         calls.append(1)
         return True
     jt = JointTagger("proposed", n=3, epochs=5).fit(corpus, should_cancel=cancel)
-    assert len(jt.history_) == 0 and hasattr(jt, "wl_")
+    assert len(jt.history_) == 0 and jt.cancelled_ and jt.wl_ is not None
 
 
 def test_sentence_spans_equal_per_sentence_decoding():
@@ -210,3 +210,22 @@ def test_save_load_predicts_the_same(tmp_path, algorithm):
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(FormatError, match="joint.npz"):
         JointTagger.load(path)
+
+
+def test_bpm_starts_from_the_mean_of_single_passes(monkeypatch):
+    """epochs=0 leaves the BPM starting point: the mean of three single shuffled passes, each
+    from zero (every pass is an ordinary epoch, checked against the literal algorithm above)."""
+    outputs, starts = [], []
+    real = JointTagger._epoch
+
+    def spy(self, docs, order, wl, wg, should_cancel):
+        starts.append(not wl.w.any())
+        out = real(self, docs, order, wl, wg, should_cancel)
+        outputs.append(wl.w.copy())
+        return out
+    monkeypatch.setattr(JointTagger, "_epoch", spy)
+    jt = JointTagger("proposed", n=3, C=2.0, epochs=0, bpm=3, average=False, keep_best=False)
+    jt.fit(toy_corpus(4, docs=5))
+    assert starts == [True, True, True] and len(outputs) == 3
+    assert not np.allclose(outputs[0], outputs[1])  # the passes saw different orders
+    np.testing.assert_allclose(jt.wl_, np.mean(outputs, axis=0), atol=1e-12)

@@ -247,7 +247,9 @@ class _Documents:
 class JointTagger:
     """Algorithms 4.1/4.2 and the re-ranking baselines (see the module docstring).
 
-    ``fit`` returns self; learned state ends in ``_``. ``C`` is K&T's margin (C = C^a = C^l
+    ``fit`` returns self; learned state ends in ``_``. When ``should_cancel()`` turns true, training
+    stops within a document and keeps the best (or last completed) epoch's weights, with
+    ``cancelled_`` set. ``C`` is K&T's margin (C = C^a = C^l
     unless ``C_local`` is given); ``n`` the size of the training n-best, ``n_test`` the n' used to
     evaluate on dev and at test time.
     """
@@ -282,6 +284,8 @@ class JointTagger:
         ``train_lists`` = (candidates, scores, gold scores), per training document, from a first
         model that did not see it (cross-validation; see :func:`first_model_lists`)."""
         t0 = time.perf_counter()
+        self.wl_ = self.wg_ = None
+        self.cancelled_ = False
         self.nl_ = NonLocalFeatures(self.templates)
         self.tagger_ = self._vocabulary_model(corpus, first)
         self.tagset_ = list(self.tagger_.tagset_)
@@ -299,16 +303,17 @@ class JointTagger:
             dev_docs = _Documents(dseqs, self._local_part(dseqs, self._test_lists(dseqs)), self.nl_,
                                   self.tagset_, grow=False)
         rng = np.random.default_rng(self.seed)
-        wl, wg = self._initial_weights(train, rng, should_cancel)
         self.history_: list[JointStats] = []
+        wl, wg = self._initial_weights(train, rng, should_cancel)
         best_f, best = -1.0, None
         stale = 0
         prev_err = None
-        for epoch in range(1, self.epochs + 1):
+        for epoch in range(1, self.epochs + 1 if not self.cancelled_ else 1):
             t = time.perf_counter()
             order = rng.permutation(len(train)) if self.shuffle else np.arange(len(train))
             a, b, hits, cancelled = self._epoch(train, order, wl, wg, should_cancel)
             if cancelled:
+                self.cancelled_ = True
                 break
             self._set_weights(wl, wg)
             st = JointStats(epoch, time.perf_counter() - t, a, b, hits / max(len(train), 1))
@@ -332,7 +337,7 @@ class JointTagger:
             else:
                 stale = 0
             prev_err = err
-        if not hasattr(self, "wl_"):
+        if self.wl_ is None:
             self._set_weights(wl, wg)
         self.best_epoch_ = len(self.history_)
         if self.keep_best and best is not None:
@@ -367,11 +372,13 @@ class JointTagger:
         wl, wg = AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
         if self.bpm > 0:
             sl, sg = np.zeros(n_local), np.zeros(0)
-            for _ in range(self.bpm):
+            for _ in range(self.bpm):  # K&T §4.3: the mean of the outputs of single shuffled passes
                 pl, pg = AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
-                self._epoch(train, rng.permutation(len(train)), pl, pg, should_cancel)
-                sl += pl.w[:n_local]
-                g = pg.w[:self.nl_.n_features]
+                if self._epoch(train, rng.permutation(len(train)), pl, pg, should_cancel)[3]:
+                    self.cancelled_ = True
+                    return AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
+                sl += (pl.averaged() if self.average else pl.w)[:n_local]
+                g = (pg.averaged() if self.average else pg.w)[:self.nl_.n_features]
                 if len(g) > len(sg):
                     sg = np.concatenate([sg, np.zeros(len(g) - len(sg))])
                 sg[:len(g)] += g
