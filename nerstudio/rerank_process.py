@@ -19,46 +19,28 @@ the child is told to stop; it stops at the core's next check (milliseconds), and
 then killed, if it has not ended ``grace`` seconds later. An error in the child comes back as a
 :class:`ChildProcessFailed` carrying its one-line message (and the child's traceback for logs);
 a child that dies (killed, out of memory) is reported the same way, never waited for forever.
+The process machinery (spawn, pipes, cancel/terminate/kill, death detection, the registry of
+live children) is :mod:`nerstudio.child_process`, shared with :mod:`nerstudio.tagger_process`;
+``ChildProcessFailed`` and ``live_children`` are re-exported here.
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing
 import os
 import shutil
-import signal
-import tempfile
-import threading
 import time
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
-from .errors import Cancelled, NerstudioError
+from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
+from .errors import Cancelled
 from .nbest import NBestList
 from .persist import json_array, jsonable, load_npz
 
-START_METHOD = "spawn"
 RANKING_FORMAT = "nerstudio-ranking"
 RANKING_VERSION = 1
-SEND_INTERVAL = 0.05  # seconds between two progress / curve messages from the child (≤ 20 per second)
-POLL_INTERVAL = 0.05  # how often the caller's thread looks at the pipe and at should_cancel
-CHILD_NICE = 5  # the child's scheduling priority below the caller's (only matters when cores are busy)
-
-_LIVE: "set[multiprocessing.process.BaseProcess]" = set()  # children started here and not yet reaped
-_LIVE_LOCK = threading.Lock()
-
-
-class ChildProcessFailed(NerstudioError):
-    """The child process reported an error or ended without a result. ``str()`` is one line
-    for the user; ``details`` holds the child's traceback (for logs), if there is one."""
-
-    def __init__(self, message: str, details: str = ""):
-        super().__init__(message)
-        self.details = details
 
 
 @dataclass
@@ -68,12 +50,6 @@ class ChildResult:
     scores: np.ndarray  # the model's score of every candidate of ``data``
     choice: np.ndarray  # the model's pick per sentence
     timings: dict = field(default_factory=dict)  # seconds: start-up, work in the child, reading back
-
-
-def live_children() -> list:
-    """Child processes started by this module that are still running."""
-    with _LIVE_LOCK:
-        return [p for p in _LIVE if p.is_alive()]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -164,115 +140,7 @@ def load_ranking(path, nbest: NBestList | None = None, feature_names: list | Non
 # the child
 
 
-class _Outbox:
-    """The child's side of the message pipe: progress keeps only the latest message, curve points
-    are batched (none dropped); a thread sends what is pending every SEND_INTERVAL."""
-
-    def __init__(self, conn):
-        self.conn = conn
-        self.lock = threading.Lock()
-        self.stats: list[dict] = []
-        self.prog: tuple | None = None
-        self.stop = threading.Event()
-        self.broken = False
-        self.thread = threading.Thread(target=self._loop, name="outbox", daemon=True)
-        self.thread.start()
-
-    def progress(self, message: str, done: int = 0, total: int = 0) -> None:
-        with self.lock:
-            self.prog = (str(message), int(done), int(total))
-
-    def curve(self, st) -> None:
-        with self.lock:
-            self.stats.append(jsonable(st.as_dict()))
-
-    def send(self, msg: dict) -> None:
-        with self.lock:
-            self._send(msg)
-
-    def _send(self, msg: dict) -> None:
-        if self.broken:
-            return
-        try:
-            self.conn.send_bytes(json.dumps(msg).encode("utf-8"))
-        except (OSError, ValueError):
-            self.broken = True  # the parent is gone: nobody to tell
-
-    def flush(self) -> None:
-        with self.lock:
-            if self.stats:
-                self._send({"kind": "stats", "items": self.stats})
-                self.stats = []
-            if self.prog is not None:
-                m, d, t = self.prog
-                self._send({"kind": "progress", "message": m, "done": d, "total": t})
-                self.prog = None
-
-    def _loop(self) -> None:
-        while not self.stop.wait(SEND_INTERVAL):
-            self.flush()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join()
-        self.flush()
-
-
-def _listen(ctl, cancel: threading.Event) -> None:
-    """Wait for 'cancel' from the parent; a closed pipe (the parent died) cancels too."""
-    try:
-        while True:
-            if ctl.recv_bytes() == b"cancel":
-                break
-    except (EOFError, OSError):
-        pass
-    cancel.set()
-
-
-def _child_main(spec: dict, conn, ctl) -> None:
-    """Entry point of the child process (see :func:`_run`)."""
-    t_start = time.perf_counter()
-    if CHILD_NICE and hasattr(os, "nice"):
-        try:
-            os.nice(CHILD_NICE)  # when the cores are short, the window goes first
-        except OSError:
-            pass
-    cancel = threading.Event()
-    threading.Thread(target=_listen, args=(ctl, cancel), name="cancel-listener", daemon=True).start()
-    out = _Outbox(conn)
-    out.send({"kind": "started", "pid": os.getpid(), "import_seconds": time.perf_counter() - t_start})
-    code = 0
-    try:
-        timings = _child_work(spec, out, cancel.is_set)
-        out.close()
-        out.send({"kind": "done", "timings": timings})
-    except Cancelled as exc:
-        out.close()
-        out.send({"kind": "cancelled", "message": str(exc) or "cancelled"})
-    except MemoryError:
-        out.close()
-        out.send({"kind": "error", "message": "out of memory in the training process", "traceback": ""})
-        code = 1
-    except Exception as exc:  # noqa: BLE001 - every error goes back to the parent as a message
-        out.close()
-        out.send({"kind": "error", "message": _one_line(exc), "traceback": traceback.format_exc()})
-        code = 1
-    try:
-        conn.close()
-    except OSError:
-        pass
-    # skip the interpreter's teardown: freeing a heap of millions of objects takes seconds, and
-    # the parent waits for this process to end
-    os._exit(code)
-
-
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, NerstudioError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> dict:
+def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> dict:
     times: dict[str, float] = {}
     t = time.perf_counter()
     out.progress("reading the N-best lists…")
@@ -307,113 +175,13 @@ def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> 
 # the parent
 
 
-def _death(proc) -> str:
-    code = proc.exitcode
-    if code is None:
-        return "the training process stopped answering"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        hint = " (out of memory, or stopped from outside)" if -code == signal.SIGKILL else ""
-        return f"the training process was killed by {name}{hint} before it finished"
-    return f"the training process ended (exit status {code}) without a result"
-
-
-def _stop(proc, grace: float = 0.3) -> None:
-    """Terminate, then kill, a child that did not stop by itself."""
-    if proc.is_alive():
-        proc.terminate()
-        proc.join(grace)
-    if proc.is_alive():
-        proc.kill()
-        proc.join(5.0)
-
-
 def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: float = 0.5,
          on_start: Callable[[int], None] | None = None) -> dict:
     """Start the child on ``spec``, relay its messages until it ends; returns its timings."""
     from .rerank.base import RerankStats
-    mp = multiprocessing.get_context(START_METHOD)
-    msg_r, msg_w = mp.Pipe(duplex=False)
-    ctl_r, ctl_w = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_child_main, args=(spec, msg_w, ctl_r), name="nerstudio-rerank", daemon=True)
-    t0 = time.perf_counter()
-    try:
-        proc.start()
-    except OSError as exc:
-        for c in (msg_r, msg_w, ctl_r, ctl_w):
-            c.close()
-        raise ChildProcessFailed(f"cannot start the training process: {exc}") from None
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    msg_w.close()  # the child holds the only writer now: its death is an end of file here
-    ctl_r.close()
-    timings: dict = {"spawn": time.perf_counter() - t0}
-    cancel_at = None
-    try:
-        if on_start is not None:
-            on_start(proc.pid)
-        while True:
-            if cancel_at is None and should_cancel is not None and should_cancel():
-                cancel_at = time.monotonic()
-                try:
-                    ctl_w.send_bytes(b"cancel")
-                except OSError:
-                    pass
-            if cancel_at is not None and time.monotonic() - cancel_at > grace:
-                _stop(proc)
-                raise Cancelled("cancelled (the training process was stopped)")
-            if not msg_r.poll(POLL_INTERVAL):
-                if not proc.is_alive() and not msg_r.poll(0):
-                    proc.join(1.0)
-                    raise ChildProcessFailed(_death(proc))
-                continue
-            try:
-                msg = json.loads(msg_r.recv_bytes().decode("utf-8"))
-            except (EOFError, OSError):
-                proc.join(2.0)
-                raise ChildProcessFailed(_death(proc)) from None
-            kind = msg.get("kind")
-            if kind == "started":
-                timings["start_up"] = time.perf_counter() - t0
-            elif kind == "progress":
-                if progress is not None:
-                    progress(msg["message"], msg["done"], msg["total"])
-            elif kind == "stats":
-                if callback is not None:
-                    for d in msg["items"]:
-                        callback(RerankStats(**d))
-            elif kind == "done":
-                timings.update(msg.get("timings", {}))
-                timings["child_total"] = time.perf_counter() - t0
-                proc.join(5.0)
-                return timings
-            elif kind == "cancelled":
-                proc.join(2.0)
-                raise Cancelled(msg.get("message") or "cancelled")
-            elif kind == "error":
-                proc.join(2.0)
-                raise ChildProcessFailed(msg.get("message") or "the training process failed",
-                                         msg.get("traceback", ""))
-    finally:
-        if proc.is_alive():
-            _stop(proc, 0.5 if cancel_at is None else 0.1)
-        proc.join(1.0)
-        for c in (msg_r, ctl_w):
-            c.close()
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-        if not proc.is_alive():
-            proc.close()
-
-
-def _workdir(workdir):
-    if workdir is not None:
-        os.makedirs(workdir, exist_ok=True)
-        return os.fspath(workdir), False
-    return tempfile.mkdtemp(prefix="nerstudio-job-"), True
+    on_stats = (lambda d: callback(RerankStats(**d))) if callback is not None else None
+    return run_in_child(_child_work, spec, name="nerstudio-rerank", on_stats=on_stats,
+                        should_cancel=should_cancel, progress=progress, grace=grace, on_start=on_start)
 
 
 def train_in_child(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
@@ -426,7 +194,7 @@ def train_in_child(train: NBestList, dev: NBestList | None, algo: str, params: d
     once the child runs (callers use it to show or watch the process). ``train_file`` /
     ``dev_file``: N-best files whose content *is* ``train`` / ``dev`` (the caller read them and
     changed nothing); the child reads them instead of copies written here."""
-    folder, own = _workdir(workdir)
+    folder, own = work_folder(workdir)
     try:
         t = time.perf_counter()
         spec = {"task": "train", "algo": algo, "params": jsonable(dict(params or {})),

@@ -3,8 +3,8 @@
 The structured perceptron (:class:`~nerstudio.tagging.perceptron.PerceptronTagger`: ``perceptron``,
 ``averaged``, ``margin``) and the joint trainers (:class:`~nerstudio.tagging.joint.JointTagger`:
 ``candidate`` = Alg. 4.1, ``proposed`` = Alg. 4.2) run long Python loops that hold the
-interpreter lock; like the reranker stage (:mod:`nerstudio.rerank_process`, whose pipe protocol,
-outbox and stop/kill helpers this module shares) they run in a spawned child process.
+interpreter lock; like the reranker stage (:mod:`nerstudio.rerank_process`) they run in a spawned child process
+(:mod:`nerstudio.child_process`: pipe protocol, cancel → grace → terminate/kill, death detection).
 
 The child reads the corpora from files, trains, saves the model (``.npz`` + JSON) and the lists
 the window shows — per-sentence candidates of the training corpus, split from document lists
@@ -17,13 +17,9 @@ are reported as progress only). The same work runs in this process with :func:`t
 
 from __future__ import annotations
 
-import json
-import multiprocessing
 import os
 import shutil
-import threading
 import time
-import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -32,8 +28,7 @@ import numpy as np
 from .errors import Cancelled, FormatError
 from .nbest import NBestList
 from .persist import jsonable
-from .rerank_process import (_LIVE, _LIVE_LOCK, START_METHOD, ChildProcessFailed, _death, _listen, _one_line,
-                             _Outbox, _stop, _workdir, POLL_INTERVAL)
+from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
 
 LOCAL_KINDS = ("perceptron", "averaged", "margin")
 JOINT_KINDS = ("candidate", "proposed")
@@ -104,16 +99,62 @@ def model_kind(model) -> str:
     return getattr(model, "algorithm", None) or getattr(model, "variant", "?")
 
 
-def display_lists(model, corpus, n: int | None = None) -> tuple[NBestList, NBestList, list[list[int]]]:
+CHUNK_TOKENS = 20_000  # tokens per batch of documents decoded between two progress reports
+
+
+def document_chunks(corpus, tokens: int = CHUNK_TOKENS) -> list:
+    """``corpus`` as consecutive sub-corpora of whole documents of about ``tokens`` tokens each
+    (a document is never split; ids are kept: an unnamed document gets the name it has in the
+    whole corpus)."""
+    from .corpus.model import Corpus, Document
+    chunks, cur, size = [], [], 0
+    for k, d in enumerate(corpus.documents):
+        cur.append(Document(list(d.sentences), d.docstart, d.id or str(k + 1)))
+        size += sum(len(s.words) for s in d.sentences)
+        if size >= tokens:
+            chunks.append(cur)
+            cur, size = [], 0
+    if cur or not chunks:
+        chunks.append(cur)
+    return [Corpus(c, path=corpus.path, format=corpus.format, scheme=corpus.scheme) for c in chunks]
+
+
+def _concat(lists: list[NBestList]) -> NBestList:
+    """Document lists of consecutive chunks as one list (meta of the first, offsets joined)."""
+    if len(lists) == 1:
+        return lists[0]
+    first = lists[0]
+    meta = dict(first.meta)
+    meta["sentence_offsets"] = [o for nb in lists for o in nb.meta["sentence_offsets"]]
+    gold = None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
+    return NBestList(list(first.tagset), [w for nb in lists for w in nb.words],
+                     [c for nb in lists for c in nb.candidates], [lp for nb in lists for lp in nb.logprobs], gold,
+                     [i for nb in lists for i in nb.ids], meta)
+
+
+def display_lists(model, corpus, n: int | None = None, progress=None, should_cancel=None,
+                  chunk_tokens: int = CHUNK_TOKENS) -> tuple[NBestList, NBestList, list[list[int]]]:
     """``(document lists, per-sentence lists, origin)`` of ``corpus`` under ``model``: what the
-    N-best and feature panels show. Sentence ids are :func:`nerstudio.pipeline.sentence_ids`."""
+    N-best and feature panels show. Sentence ids are :func:`nerstudio.pipeline.sentence_ids`.
+
+    Documents are decoded independently, so the corpus is decoded in batches of whole documents
+    (:func:`document_chunks`; the same lists as one call, tested): ``progress(message, tokens
+    done, tokens)`` after each batch, and ``should_cancel()`` is polled between batches
+    (:class:`Cancelled`)."""
     from .pipeline import sentence_ids
     from .tagging.joint import split_document_lists
     n = shown_n(model) if n is None else int(n)
-    if is_joint(model):
-        doc = model.nbest(corpus, n)
-    else:
-        doc = model.nbest(corpus, n, documents=True)
+    chunks = document_chunks(corpus, chunk_tokens)
+    total = sum(c.n_tokens for c in chunks)
+    parts, done = [], 0
+    for c in chunks:
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("cancelled")
+        parts.append(model.nbest(c, n) if is_joint(model) else model.nbest(c, n, documents=True))
+        done += c.n_tokens
+        if progress is not None:
+            progress(f"candidates of the corpus (n = {n}): {done:,}/{total:,} tokens", done, total)
+    doc = _concat(parts)
     ids = sentence_ids(corpus)
     sent, origin = split_document_lists(doc, doc.meta["sentence_offsets"])
     if len(ids) == len(sent):
@@ -191,50 +232,7 @@ def load_origin(path) -> list[list[int]]:
 # ------------------------------------------------------------------------------------------------
 # the child
 
-def _child_main(spec: dict, conn, ctl) -> None:
-    t_start = time.perf_counter()
-    try:
-        os.nice(5)
-    except (OSError, AttributeError):
-        pass
-    cancel = threading.Event()
-    threading.Thread(target=_listen, args=(ctl, cancel), name="cancel-listener", daemon=True).start()
-    out = _Outbox(conn)
-    out.send({"kind": "started", "pid": os.getpid(), "import_seconds": time.perf_counter() - t_start})
-    code = 0
-    try:
-        timings = _child_work(spec, out, cancel.is_set)
-        out.close()
-        out.send({"kind": "done", "timings": timings})
-    except Cancelled as exc:
-        out.close()
-        out.send({"kind": "cancelled", "message": str(exc) or "cancelled"})
-    except MemoryError:
-        out.close()
-        out.send({"kind": "error", "message": "out of memory in the training process", "traceback": ""})
-        code = 1
-    except Exception as exc:  # noqa: BLE001 - every error goes back to the parent as a message
-        out.close()
-        out.send({"kind": "error", "message": _one_line(exc), "traceback": traceback.format_exc()})
-        code = 1
-    try:
-        conn.close()
-    except OSError:
-        pass
-    os._exit(code)
-
-
-class _Point:
-    """A curve point dict dressed for ``_Outbox.curve`` (which calls ``as_dict``)."""
-
-    def __init__(self, d):
-        self.d = d
-
-    def as_dict(self):
-        return self.d
-
-
-def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> dict:
+def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> dict:
     from .corpus.formats import read_corpus
     times: dict[str, float] = {}
     t = time.perf_counter()
@@ -245,7 +243,7 @@ def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> 
     t = time.perf_counter()
     if spec["task"] == "train":
         model = train_tagger(spec["kind"], spec["params"], corpus, dev, spec.get("tagger_task", "typed"),
-                             callback=lambda pt: out.curve(_Point(pt)), should_cancel=should_cancel,
+                             callback=out.curve, should_cancel=should_cancel,
                              progress=out.progress)
         times["train"] = time.perf_counter() - t
         model.save(spec["model_out"])
@@ -257,7 +255,7 @@ def _child_work(spec: dict, out: _Outbox, should_cancel: Callable[[], bool]) -> 
         raise Cancelled("cancelled")
     t = time.perf_counter()
     out.progress(f"candidates of the corpus (n = {spec.get('n_show') or shown_n(model)})…")
-    doc, sent, origin = display_lists(model, corpus, spec.get("n_show"))
+    doc, sent, origin = display_lists(model, corpus, spec.get("n_show"), out.progress, should_cancel)
     doc.save(spec["doc_out"])
     sent.save(spec["sent_out"])
     save_origin(spec["origin_out"], origin)
@@ -277,82 +275,6 @@ class TaggerResult:
     timings: dict = field(default_factory=dict)
 
 
-def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: float = 0.5,
-         on_start: Callable[[int], None] | None = None) -> dict:
-    mp = multiprocessing.get_context(START_METHOD)
-    msg_r, msg_w = mp.Pipe(duplex=False)
-    ctl_r, ctl_w = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_child_main, args=(spec, msg_w, ctl_r), name="nerstudio-tagger", daemon=True)
-    t0 = time.perf_counter()
-    try:
-        proc.start()
-    except OSError as exc:
-        for c in (msg_r, msg_w, ctl_r, ctl_w):
-            c.close()
-        raise ChildProcessFailed(f"cannot start the training process: {exc}") from None
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    msg_w.close()
-    ctl_r.close()
-    timings: dict = {"spawn": time.perf_counter() - t0}
-    cancel_at = None
-    try:
-        if on_start is not None:
-            on_start(proc.pid)
-        while True:
-            if cancel_at is None and should_cancel is not None and should_cancel():
-                cancel_at = time.monotonic()
-                try:
-                    ctl_w.send_bytes(b"cancel")
-                except OSError:
-                    pass
-            if cancel_at is not None and time.monotonic() - cancel_at > grace:
-                _stop(proc)
-                raise Cancelled("cancelled (the training process was stopped)")
-            if not msg_r.poll(POLL_INTERVAL):
-                if not proc.is_alive() and not msg_r.poll(0):
-                    proc.join(1.0)
-                    raise ChildProcessFailed(_death(proc))
-                continue
-            try:
-                msg = json.loads(msg_r.recv_bytes().decode("utf-8"))
-            except (EOFError, OSError):
-                proc.join(2.0)
-                raise ChildProcessFailed(_death(proc)) from None
-            kind = msg.get("kind")
-            if kind == "started":
-                timings["start_up"] = time.perf_counter() - t0
-            elif kind == "progress":
-                if progress is not None:
-                    progress(msg["message"], msg["done"], msg["total"])
-            elif kind == "stats":
-                if callback is not None:
-                    for d in msg["items"]:
-                        callback(d)
-            elif kind == "done":
-                timings.update(msg.get("timings", {}))
-                timings["child_total"] = time.perf_counter() - t0
-                proc.join(5.0)
-                return timings
-            elif kind == "cancelled":
-                proc.join(2.0)
-                raise Cancelled(msg.get("message") or "cancelled")
-            elif kind == "error":
-                proc.join(2.0)
-                raise ChildProcessFailed(msg.get("message") or "the training process failed",
-                                         msg.get("traceback", ""))
-    finally:
-        if proc.is_alive():
-            _stop(proc, 0.5 if cancel_at is None else 0.1)
-        proc.join(1.0)
-        for c in (msg_r, ctl_w):
-            c.close()
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
-        if not proc.is_alive():
-            proc.close()
-
-
 def _go(spec: dict, folder: str, own: bool, callback, should_cancel, progress, grace, on_start) -> TaggerResult:
     try:
         spec.update({"model_out": os.path.join(folder, "tagger.npz"), "doc_out": os.path.join(folder, "doc.nbest.npz"),
@@ -360,7 +282,8 @@ def _go(spec: dict, folder: str, own: bool, callback, should_cancel, progress, g
                      "origin_out": os.path.join(folder, "origin.npz")})
         if should_cancel is not None and should_cancel():
             raise Cancelled("cancelled")
-        timings = _run(spec, callback, should_cancel, progress, grace, on_start)
+        timings = run_in_child(_child_work, spec, name="nerstudio-tagger", on_stats=callback,
+                               should_cancel=should_cancel, progress=progress, grace=grace, on_start=on_start)
         t = time.perf_counter()
         if progress is not None:
             progress("reading the model and its candidates…", 0, 0)
@@ -382,7 +305,7 @@ def train_tagger_in_child(kind: str, params: dict, corpus_file, dev_file=None, t
     model. ``callback`` gets :func:`epoch_point` dicts, ``progress`` ``(message, done, total)``;
     after ``should_cancel()`` turns true the child stops within ``grace`` seconds (else killed)."""
     make_model(kind, params, task)  # bad settings fail here, before a process starts
-    folder, own = _workdir(workdir)
+    folder, own = work_folder(workdir)
     spec = {"task": "train", "kind": kind, "params": jsonable(dict(params)), "tagger_task": task,
             "corpus": os.fspath(corpus_file), "dev": os.fspath(dev_file) if dev_file else None,
             "n_show": int(params.get("n_test") or 20)}
@@ -392,6 +315,6 @@ def train_tagger_in_child(kind: str, params: dict, corpus_file, dev_file=None, t
 def candidates_in_child(model_file, corpus_file, n: int | None = None, *, should_cancel=None, progress=None, grace: float = 0.5,
                         workdir=None, on_start=None) -> TaggerResult:
     """Open a saved tagger and compute the candidates of ``corpus_file`` under it, in a child."""
-    folder, own = _workdir(workdir)
+    folder, own = work_folder(workdir)
     spec = {"task": "show", "model_in": os.fspath(model_file), "corpus": os.fspath(corpus_file), "n_show": n}
     return _go(spec, folder, own, None, should_cancel, progress, grace, on_start)

@@ -33,7 +33,7 @@ def _first_sentence_with_choices(w):
     return None
 
 
-def test_core_lists_and_origin_agree_with_the_model():
+def test_core_lists_and_origin_agree_with_the_model(tmp_path):
     """In this process (no Qt): the shown candidates are the joint model's, their origin points to
     document candidates whose restriction they are, and the explanation adds up."""
     from nerstudio.corpus.formats import read_corpus
@@ -56,7 +56,7 @@ def test_core_lists_and_origin_agree_with_the_model():
             # brute force: Σ count·weight over the model's own term list
             ref = sum(c * w for _, c, w in m.nonlocal_terms(doc.words[d], doc.spans(d, jj)))
             assert nl == pytest.approx(ref)
-    path = "/tmp/ktt/origin.npz"
+    path = tmp_path / "origin.npz"
     save_origin(path, origin)
     assert load_origin(path) == origin
 
@@ -134,3 +134,128 @@ def test_margin_run_cancelled(window):
     assert w.curve_plot.runs[-1].state == "cancelled"
     assert w.session.nbest is before and w.session.kt is None  # nothing installed
     assert w.training_panel.kt_box.isEnabled()
+
+
+# ------------------------------------------------------------------------------------------------
+# saved models: File > Open sequence tagger, the session folder, a corrupt file
+
+
+@pytest.fixture(scope="module")
+def saved_models(tmp_path_factory):
+    """A tiny joint (proposed) and a tiny averaged perceptron tagger trained on the demo, saved."""
+    from nerstudio.corpus.formats import read_corpus
+    from nerstudio.tagger_process import train_tagger
+    folder = tmp_path_factory.mktemp("kt-models")
+    tr = read_corpus(DEMO / "train.conll")
+    joint = train_tagger("proposed", {"C": 100.0, "epochs": 1, "bpm": 0, "n": 3, "n_test": 4}, tr)
+    joint.save(folder / "joint.npz")
+    perc = train_tagger("averaged", {"C": 0.0, "epochs": 1, "bpm": 0, "n_test": 3}, tr)
+    perc.save(folder / "perceptron.npz")
+    return {"joint": (folder / "joint.npz", joint), "perceptron": (folder / "perceptron.npz", perc), "corpus": tr}
+
+
+def test_decoding_in_batches_of_documents_gives_the_same_lists(saved_models):
+    from nerstudio.tagger_process import display_lists, document_chunks
+    tr = saved_models["corpus"]
+    chunks = document_chunks(tr, 500)
+    assert len(chunks) > 2 and sum(len(c.documents) for c in chunks) == len(tr.documents)
+    for key in ("joint", "perceptron"):
+        m = saved_models[key][1]
+        seen = []
+        one = display_lists(m, tr, 4, chunk_tokens=10 ** 9)
+        many = display_lists(m, tr, 4, progress=lambda msg, d, n: seen.append((d, n)), chunk_tokens=500)
+        assert seen[-1] == (tr.n_tokens, tr.n_tokens) and len(seen) == len(chunks)
+        assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+        for a, b in zip(one[:2], many[:2]):
+            assert a.ids == b.ids and a.words == b.words and a.gold == b.gold
+            assert a.meta == b.meta
+            assert all(np.array_equal(x, y) for x, y in zip(a.candidates, b.candidates))
+            assert all(np.array_equal(x, y) for x, y in zip(a.logprobs, b.logprobs))
+        assert one[2] == many[2]
+    from nerstudio.errors import Cancelled
+    with pytest.raises(Cancelled):
+        display_lists(saved_models["joint"][1], tr, 4, should_cancel=lambda: True)
+
+
+def _open_kt(w, path, n=None):
+    assert w.load_kt_model(str(path), n)
+    assert w.runner.wait(60000), "opening did not finish"
+    assert not w.last_error, w.last_error
+
+
+@pytest.mark.parametrize("key", ["joint", "perceptron"])
+def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
+    """File > Open sequence tagger: the model is read and the corpus decoded in a child process;
+    the N-best panel shows the model's own candidates (as decoded in this process)."""
+    from nerstudio.tagger_process import display_lists
+    w = window
+    path, model = saved_models[key]
+    _open_kt(w, path)
+    ses = w.session
+    assert ses.kt is not None and ses.kt.joint == (key == "joint") and ses.kt_model_path == str(path)
+    assert type(ses.kt_model) is type(model)
+    doc, sent, origin = display_lists(model, w.corpus)
+    assert len(ses.nbest) == len(w.corpus) == len(sent)
+    assert ses.nbest.ids == sent.ids and ses.kt.origin == origin
+    for i in range(0, len(sent), 17):
+        assert np.array_equal(ses.nbest.candidates[i], sent.candidates[i])
+        assert np.allclose(ses.nbest.logprobs[i], sent.logprobs[i])
+    kd = ses.kt.doc_nbest
+    assert max(kd.n_candidates(d) for d in range(len(kd))) == (4 if key == "joint" else 20)  # the model's n'
+    assert max(doc.n_candidates(d) for d in range(len(doc))) == (4 if key == "joint" else 20)
+    assert "opened" in w.status.currentMessage()
+    w.select_sentence(1)
+    w.show_sentence(1)
+    w.nbest_panel.select(0)
+    if key == "joint":
+        assert "non-local" in w.feature_panel.header.text()
+
+
+def test_session_folder_restores_the_sequence_tagger_and_its_candidates(window, qtbot, tmp_path, saved_models):
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui.main_window import MainWindow
+    w = window
+    path, model = saved_models["joint"]
+    _open_kt(w, path, 3)  # not the model's n' = 4: the folder keeps the size of the shown lists
+    shown = w.session.nbest
+    out = tmp_path / "results"
+    written = w.save_results(str(out))
+    assert "kt_model" in written and (out / "sequence-tagger.npz").is_file()
+    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.IniFormat))
+    qtbot.addWidget(w2)
+    w2.ask_unsaved = lambda: "discard"
+    assert w2.load_results(str(out))
+    assert w2.runner.wait(60000)
+    assert not w2.last_error, w2.last_error
+    ses = w2.session
+    assert ses.kt is not None and ses.kt.joint and ses.kt_model is not None
+    assert ses.kt_model_path == str(out / "sequence-tagger.npz")
+    assert len(ses.nbest) == len(shown) and ses.nbest.ids == shown.ids
+    assert all(np.array_equal(a, b) for a, b in zip(ses.nbest.candidates, shown.candidates))
+    assert ses.kt.origin == w.session.kt.origin
+    assert np.array_equal(ses.kt_model.wg_, model.wg_)
+    assert ses.tagger is not None and ses.model is not None  # the rest of the session too
+
+
+def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_path, saved_models):
+    from PySide6.QtWidgets import QApplication, QMessageBox
+    w = window
+    path, _ = saved_models["joint"]
+    _open_kt(w, path)
+    before_nbest, before_kt, before_model = w.session.nbest, w.session.kt, w.session.kt_model
+    bad = tmp_path / "broken.npz"
+    bad.write_bytes(path.read_bytes()[:5000])  # a truncated copy
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a model at all\n" * 10)
+    for f in (bad, junk):
+        assert w.load_kt_model(str(f))
+        assert w.runner.wait(60000)
+        msg = w.status.currentMessage()
+        assert msg.startswith("Opening the sequence tagger failed:") and "\n" not in msg
+        assert "Traceback" not in msg and f.name in msg, msg
+        assert w.last_error and "\n" not in w.last_error
+        assert not [b for b in QApplication.topLevelWidgets() if isinstance(b, QMessageBox) and b.isVisible()]
+        # nothing lost
+        assert w.session.nbest is before_nbest and w.session.kt is before_kt and w.session.kt_model is before_model
+    assert w.act_open_kt.isEnabled() and not w.runner.busy

@@ -261,7 +261,8 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
             model = tp.train_tagger(settings.kt_algo, dict(settings.kt_params), corpus, dev, settings.task,
                                     callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress)
             ctx.progress("candidates of the corpus…")
-            doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"))
+            doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"), ctx.progress,
+                                                 ctx.should_cancel)
             out = tp.TaggerResult(model, doc, sent, origin)
         _kt_install(ctx, corpus, out, res)
         res.seconds = time.perf_counter() - t0
@@ -270,8 +271,9 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
     return job
 
 
-def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None):
-    """Open a saved sequence tagger and compute the open corpus's candidates under it (child)."""
+def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None):
+    """Open a saved sequence tagger and compute the open corpus's candidates under it (child);
+    ``n``: candidates per document (default: the model's n', 20 for a perceptron tagger)."""
 
     def job(ctx) -> KTRunResult:
         import shutil
@@ -282,7 +284,7 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None):
         folder = tempfile.mkdtemp(prefix="nerstudio-kt-")
         try:
             cf = _corpus_file(ctx, corpus, corpus_file, folder)
-            out = tp.candidates_in_child(path, cf, should_cancel=ctx.should_cancel, progress=ctx.progress,
+            out = tp.candidates_in_child(path, cf, n, should_cancel=ctx.should_cancel, progress=ctx.progress,
                                          on_start=lambda pid: ctx.result("child", pid),
                                          workdir=os.path.join(folder, "work"))
         finally:

@@ -948,7 +948,7 @@ class MainWindow(QMainWindow):
                 QMessageBox.warning(self, "Cannot open reranker", str(exc))
         if info.get("kt_model") and (info.get("nbest_from_kt") or not info.get("nbest")):
             # the shown candidates were the tagger's: decode again (their non-local features need it)
-            return self.load_kt_model(str(f / info["kt_model"]))
+            return self.load_kt_model(str(f / info["kt_model"]), info.get("kt_n"))
         if info.get("nbest"):
             return self.load_nbest(str(f / info["nbest"]))
         return self.rescore()
@@ -977,6 +977,8 @@ class MainWindow(QMainWindow):
             ses.kt_model.save(str(f / "sequence-tagger.npz"))
             info["kt_model"] = "sequence-tagger.npz"
             info["nbest_from_kt"] = ses.kt is not None
+            if ses.kt is not None:  # the size of the shown lists, to decode the same ones again
+                info["kt_n"] = max((ses.kt.doc_nbest.n_candidates(d) for d in range(len(ses.kt.doc_nbest))), default=0)
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
         written = [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
         return written
@@ -1149,24 +1151,18 @@ class MainWindow(QMainWindow):
                     self.curve_plot.add_points(run, pts)
                     self.curve_plot.finish_run(run)
         msg += " — its candidates are in the N-best panel"
-        self.training_panel.set_message(msg)
-        self.status.showMessage(msg, 10000)
-        self._refresh_flags()
-        self._update_state()
-        if self._current_k >= 0:
-            k = self._current_k
-            QTimer.singleShot(0, self, lambda: self._current_k == k and self.show_sentence(k))
         res.model = res.nbest_index = res.kt = None
-        release_in_background(old)
+        self._installed(msg, old)
 
-    def load_kt_model(self, path: str) -> bool:
-        """Open a perceptron / joint tagger and show the open corpus's candidates under it."""
+    def load_kt_model(self, path: str, n: int | None = None) -> bool:
+        """Open a perceptron / joint tagger and show the open corpus's candidates under it
+        (``n`` per document; default: the model's n', 20 for a perceptron tagger)."""
         if self.corpus is None:
             QMessageBox.information(self, "No corpus", "Open a corpus first: the tagger's candidates are shown for it.")
             return False
         if self._busy_refusal():
             return False
-        job = make_kt_open_job(path, self.corpus, self._corpus_source())
+        job = make_kt_open_job(path, self.corpus, self._corpus_source(), int(n) if n else None)
         self._job_done["kt"] = self._install_kt
         return self.runner.start("kt", job)
 
@@ -1218,6 +1214,13 @@ class MainWindow(QMainWindow):
             if res.baseline is not None or run.baseline is not None:
                 b = res.baseline if res.baseline is not None else run.baseline
                 msg += f" (tagger baseline {b:.2f})"
+        res.model = res.scored = None
+        self._installed(msg, old)
+        self.last_install_ms = (time.perf_counter() - t0) * 1000
+
+    def _installed(self, msg: str, old: list) -> None:
+        """The common end of installing a run's result: the message, the window's state, the
+        current sentence's panels, and the replaced objects freed in another thread."""
         self.training_panel.set_message(msg)
         self.status.showMessage(msg, 10000)
         self._refresh_flags()
@@ -1227,9 +1230,7 @@ class MainWindow(QMainWindow):
             # first, and no single turn does all the refreshing
             k = self._current_k
             QTimer.singleShot(0, self, lambda: self._current_k == k and self.show_sentence(k))
-        res.model = res.scored = None
         release_in_background(old)
-        self.last_install_ms = (time.perf_counter() - t0) * 1000
 
     # -- runner signals -------------------------------------------------------------------
     @Slot(str)
