@@ -43,19 +43,26 @@ KIND_TIPS = {
 ORIGIN_FORMAT = "nerstudio-candidate-origin"
 
 
+LOCAL_SETTINGS = ("cutoff", "edge_templates")  # the local model's feature settings the panel offers
+
+
 def default_params(kind: str) -> dict:
     """The settings the training panel offers for ``kind``, with the constructors' defaults:
     C, epochs, bpm for every kind; n (training n-best) and n_test (n', also the size of the
-    shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones."""
+    shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones;
+    the local model's ``cutoff`` and ``edge_templates`` for all (for a joint tagger they go to
+    its ``local`` settings)."""
+    from .tagging.perceptron import PerceptronTagger
+    local = PerceptronTagger().get_params()
+    feats = {"cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
     if kind in JOINT_KINDS:
         from .tagging.joint import JointTagger
         p = JointTagger(kind).get_params()
         return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n": int(p["n"]),
-                "n_test": int(p["n_test"])}
+                "n_test": int(p["n_test"]), **feats}
     if kind in LOCAL_KINDS:
-        from .tagging.perceptron import PerceptronTagger
         p = PerceptronTagger(variant=kind).get_params()
-        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n_test": 20}
+        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n_test": 20, **feats}
     raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
 
 
@@ -66,6 +73,9 @@ def make_model(kind: str, params: dict, task: str = "typed"):
     if kind in JOINT_KINDS:
         from .tagging.joint import JointTagger
         local = dict(p.pop("local", {}) or {})
+        for k in LOCAL_SETTINGS:
+            if k in p:
+                local[k] = p.pop(k)
         local.setdefault("task", task)
         return JointTagger(kind, n_test=shown, local=local, **p)
     if kind in LOCAL_KINDS:

@@ -259,3 +259,65 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
         # nothing lost
         assert w.session.nbest is before_nbest and w.session.kt is before_kt and w.session.kt_model is before_model
     assert w.act_open_kt.isEnabled() and not w.runner.busy
+
+
+# ------------------------------------------------------------------------------------------------
+# the panel in K&T mode, the status bar
+
+
+def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
+    from nerstudio.tagger_process import make_model
+    p = window.training_panel
+    window.training_dock.show()
+    p.set_start("tagger")
+    assert p.tagger_box.isVisibleTo(p) and p.task.isEnabled()
+    p.set_start("reranker")
+    assert not p.task.isEnabled()  # a reranker-only run follows its N-best lists
+    p.set_start("kt")
+    assert not p.tagger_box.isVisibleTo(p) and not p.rerank_box.isVisibleTo(p) and p.kt_box.isVisibleTo(p)
+    assert p.task.isVisibleTo(p) and p.task.isEnabled()
+    p.task.setCurrentText("scn")
+    # advanced: hidden until asked for, the constructors' defaults
+    assert not p.kt_cutoff.isVisibleTo(p)
+    p.kt_advanced.setChecked(True)
+    assert p.kt_cutoff.isVisibleTo(p) and p.kt_edges.isVisibleTo(p)
+    p.set_kt_algorithm("proposed")
+    s = p.snapshot()
+    assert s.kt_params["cutoff"] == 2 and s.kt_params["edge_templates"] == "current"
+    assert "cut-off" not in s.label() and "edges" not in s.label() and s.label().endswith("· scn")
+    p.set_kt_param("cutoff", 3)
+    p.set_kt_param("edge_templates", "all")
+    s = p.snapshot()
+    assert "cut-off=3" in s.label() and "edges=all" in s.label()
+    m = make_model(s.kt_algo, s.kt_params, s.task)
+    assert m.local == {"cutoff": 3, "edge_templates": "all", "task": "scn"}
+    p.set_kt_algorithm("margin")
+    p.set_kt_param("cutoff", 4)
+    s = p.snapshot()
+    m = make_model(s.kt_algo, s.kt_params, s.task)
+    assert (m.cutoff, m.task) == (4, "scn")
+    p.set_running(True)
+    assert not p.task.isEnabled() and not p.kt_box.isEnabled()
+    p.set_running(False)
+    assert p.task.isEnabled()
+
+
+def test_status_bar_message_and_permanent_text_do_not_overlap(window, qtbot):
+    w = window
+    w.resize(1000, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    long_state = "N-best: from this session (337/337) · " + "reranker: boost(rounds=3000) " * 8
+    w.state_label.setText(long_state)
+    msg = "a very long message about the tagger " * 10 + "END"
+    w.status.showMessage(msg, 10000)
+    qtbot.wait(20)
+    bar, lab = w.status, w.state_label
+    assert bar.currentMessage() == msg  # the whole message for code and tests
+    assert lab.width() <= bar.width() * 0.5 + 1 and lab.toolTip() == long_state
+    assert lab.elided_text().endswith("…") and len(lab.elided_text()) < len(long_state)
+    r = bar.message_rect()
+    assert r.right() < lab.x()
+    shown = bar.elided_message()
+    assert shown.endswith("…") and bar.fontMetrics().horizontalAdvance(shown) <= r.width()
+    bar.grab()  # paints without error

@@ -314,8 +314,10 @@ class MainWindow(QMainWindow):
         self._scored_edits = 0  # the gold edit count when the displayed scores were computed
         self.cancel_button = self.training_panel.cancel_button
 
+        from .views.status_bar import ElidedLabel, ElidingStatusBar
+        self.setStatusBar(ElidingStatusBar(self))
         self.status = self.statusBar()
-        self.state_label = QLabel()
+        self.state_label = ElidedLabel()
         self.state_label.setObjectName("stateLabel")
         self.status.addPermanentWidget(self.state_label)
 
@@ -1128,6 +1130,8 @@ class MainWindow(QMainWindow):
 
     def _install_kt(self, res) -> None:
         """A K&T tagger (trained or opened) and the open corpus's candidates under it."""
+        t0 = time.perf_counter()
+        self.last_run_timings = dict(res.timings)
         ses = self.session
         old = [ses.scored, ses.nbest_index, ses.kt, ses.kt_model]
         ses.kt_model, ses.kt_model_path = res.model, res.path
@@ -1153,6 +1157,7 @@ class MainWindow(QMainWindow):
         msg += " — its candidates are in the N-best panel"
         res.model = res.nbest_index = res.kt = None
         self._installed(msg, old)
+        self.last_install_ms = (time.perf_counter() - t0) * 1000
 
     def load_kt_model(self, path: str, n: int | None = None) -> bool:
         """Open a perceptron / joint tagger and show the open corpus's candidates under it

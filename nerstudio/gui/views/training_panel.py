@@ -3,7 +3,10 @@
 A second family trains sequence taggers after Kazama & Torisawa 2007 (``start="kt"``): the
 structured perceptron (perceptron, averaged, margin; local features) and the joint trainers
 (candidate = Alg. 4.1, proposed = Alg. 4.2; local + non-local features), with C, epochs, BPM
-passes, n and n' (defaults from the constructors, :func:`nerstudio.tagger_process.default_params`).
+passes, n and n' (defaults from the constructors, :func:`nerstudio.tagger_process.default_params`),
+and, under "Advanced", the local model's feature cut-off and edge templates. The task (typed /
+SCN) sits above the family boxes: it applies to the full pipeline's tagger and to sequence
+taggers; a sequence-tagger run hides the max-ent "Tagger and N-best" box.
 
 A reranker run goes through the core's stages — tagger training, jackknifed N-best lists of the training
 corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
@@ -65,7 +68,9 @@ def short_label(algo: str, params: dict) -> str:
     return f"{algo}(" + ", ".join(parts) + ")"
 
 
-KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'"}
+KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'", "cutoff": "cut-off",
+            "edge_templates": "edges"}
+KT_LOCAL_DEFAULTS = {"cutoff": 2, "edge_templates": "current"}  # shown in a run's label only when changed
 
 
 def kt_defaults(kind: str) -> dict:
@@ -80,8 +85,8 @@ def kt_label(kind: str, params: dict, task: str = "typed") -> str:
     """``proposed(C=100, epochs=2, n=3, n'=5)``: a K&T run's settings (BPM only when used;
     n' only for the joint trainers, where it is a model setting)."""
     parts = []
-    for k in ("C", "epochs", "bpm", "n", "n_test"):
-        if k not in params or (k == "bpm" and not params[k]):
+    for k in ("C", "epochs", "bpm", "n", "n_test", "cutoff", "edge_templates"):
+        if k not in params or (k == "bpm" and not params[k]) or params[k] == KT_LOCAL_DEFAULTS.get(k, object()):
             continue
         if k == "n_test" and kind not in ("candidate", "proposed"):
             continue
@@ -144,12 +149,23 @@ class TrainingPanel(QWidget):
         self.start_combo.currentIndexChanged.connect(self._sync_enabled)
         lay.addWidget(self.start_combo)
 
+        # task: the tagger's (full pipeline) or the sequence tagger's (K&T), one choice for both
+        task_row = QHBoxLayout()
+        self.task_label = QLabel("Task")
+        self.task = QComboBox()
+        self.task.setObjectName("taskCombo")
+        self.task.addItems(["typed", "scn"])
+        self.task.setToolTip("typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation. "
+                             "For the full pipeline's tagger and for sequence taggers; a reranker-only run "
+                             "follows its N-best lists")
+        self.task_label.setBuddy(self.task)
+        task_row.addWidget(self.task_label)
+        task_row.addWidget(self.task, 1)
+        lay.addLayout(task_row)
+
         # tagger
         self.tagger_box = QGroupBox("Tagger and N-best")
         tf = QFormLayout(self.tagger_box)
-        self.task = QComboBox()
-        self.task.addItems(["typed", "scn"])
-        self.task.setToolTip("typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation")
         self.tagger_feats = QComboBox()
         self.tagger_feats.addItems(["paper", "conll"])
         self.tagger_feats.setToolTip("paper: the features of Collins 2002; conll: a richer CoNLL feature set")
@@ -166,7 +182,6 @@ class TrainingPanel(QWidget):
         self.nbest_n.setRange(1, 100)
         self.nbest_n.setValue(20)
         self.nbest_n.setToolTip("Number of candidates per sentence")
-        tf.addRow("Task", self.task)
         tf.addRow("Features", self.tagger_feats)
         tf.addRow("Iterations", self.tagger_iter)
         tf.addRow("Folds", self.folds)
@@ -233,7 +248,33 @@ class TrainingPanel(QWidget):
         kf.addRow("BPM passes", self.kt_bpm)
         kf.addRow("n (training)", self.kt_n)
         kf.addRow("n' (test, shown)", self.kt_ntest)
+        self.kt_advanced = QToolButton()
+        self.kt_advanced.setObjectName("ktAdvanced")
+        self.kt_advanced.setText("Advanced: local features")
+        self.kt_advanced.setCheckable(True)
+        self.kt_advanced.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+        self.kt_advanced.setArrowType(Qt.RightArrow)
+        self.kt_advanced.setAutoRaise(True)
+        self.kt_advanced.toggled.connect(self._show_advanced)
+        kf.addRow(self.kt_advanced)
+        self.kt_cutoff = QSpinBox()
+        self.kt_cutoff.setObjectName("kt_cutoff")
+        self.kt_cutoff.setRange(1, 1000)
+        self.kt_cutoff.setToolTip("Feature cut-off of the local model: keep a feature seen at least this many times "
+                                  "in the training corpus")
+        self.kt_edges = QComboBox()
+        self.kt_edges.setObjectName("kt_edges")
+        self.kt_edges.addItem("current token", "current")
+        self.kt_edges.addItem("all templates (K&T)", "all")
+        self.kt_edges.setToolTip("Which local templates also get edge (previous tag × tag) features: the bias and "
+                                 "the current-token templates (default), or every template as in K&T 2007 "
+                                 "(about 4x the weights)")
+        self._kt_adv_rows = [("Feature cut-off", self.kt_cutoff), ("Edge features", self.kt_edges)]
+        self._kt_form = kf
+        for label, w in self._kt_adv_rows:
+            kf.addRow(label, w)
         lay.addWidget(self.kt_box)
+        self._show_advanced(False)
         self._kt_defaults()
 
         # dev set
@@ -350,7 +391,15 @@ class TrainingPanel(QWidget):
                "n_test": int(self.kt_ntest.value())}
         if kind in ("candidate", "proposed"):
             out["n"] = int(self.kt_n.value())
+        out["cutoff"] = int(self.kt_cutoff.value())
+        out["edge_templates"] = str(self.kt_edges.currentData())
         return out
+
+    @Slot(bool)
+    def _show_advanced(self, on: bool) -> None:
+        self.kt_advanced.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        for _, w in self._kt_adv_rows:
+            self._kt_form.setRowVisible(w, on)
 
     def set_kt_algorithm(self, kind: str) -> None:
         k = self.kt_algo.findData(kind)
@@ -358,8 +407,14 @@ class TrainingPanel(QWidget):
             self.kt_algo.setCurrentIndex(k)
 
     def set_kt_param(self, name: str, value) -> None:
+        if name == "edge_templates":
+            k = self.kt_edges.findData(value)
+            if k < 0:
+                raise ValueError(f"edge templates {value!r}: 'current' or 'all'")
+            self.kt_edges.setCurrentIndex(k)
+            return
         {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
-         "n_test": self.kt_ntest}[name].setValue(value)
+         "n_test": self.kt_ntest, "cutoff": self.kt_cutoff}[name].setValue(value)
 
     @Slot()
     def _kt_defaults(self, *_args) -> None:
@@ -367,8 +422,13 @@ class TrainingPanel(QWidget):
         kind = self.kt_algo.currentData()
         d = kt_defaults(kind)
         widgets = {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
-                   "n_test": self.kt_ntest}
+                   "n_test": self.kt_ntest, "cutoff": self.kt_cutoff}
         q = self.qsettings
+        edges = d.get("edge_templates", "current")
+        if q is not None and q.value(f"training/kt/{kind}/edge_templates") is not None:
+            edges = str(q.value(f"training/kt/{kind}/edge_templates"))
+        if self.kt_edges.findData(edges) >= 0:
+            self.kt_edges.setCurrentIndex(self.kt_edges.findData(edges))
         for name, w in widgets.items():
             v = d.get(name)
             if q is not None and q.value(f"training/kt/{kind}/{name}") is not None:
@@ -403,7 +463,7 @@ class TrainingPanel(QWidget):
     def set_running(self, running: bool) -> None:
         """Freeze the settings while a run is in flight."""
         self._running = running
-        for w in (self.start_combo, self.tagger_box, self.rerank_box, self.kt_box, self.dev_box):
+        for w in (self.start_combo, self.task, self.tagger_box, self.rerank_box, self.kt_box, self.dev_box):
             w.setEnabled(not running)
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
@@ -440,6 +500,9 @@ class TrainingPanel(QWidget):
         if not self._running:
             start = self.start_combo.currentData()
             self.tagger_box.setEnabled(start == "tagger")
+            self.tagger_box.setVisible(start != "kt")  # its task choice is above, shared with K&T
+            self.task.setEnabled(start != "reranker")
+            self.task_label.setEnabled(start != "reranker")
             self.rerank_box.setVisible(start != "kt")
             self.rerank_box.setEnabled(start != "kt")
             self.kt_box.setVisible(start == "kt")
