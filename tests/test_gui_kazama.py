@@ -248,11 +248,13 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
     bad.write_bytes(path.read_bytes()[:5000])  # a truncated copy
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a model at all\n" * 10)
-    for f in (bad, junk):
+    from nerstudio.gui.app import RESOURCES as RES
+    for f in (bad, junk, RES / "demo" / "model" / "reranker.npz"):
         assert w.load_kt_model(str(f))
         assert w.runner.wait(60000)
         msg = w.status.currentMessage()
         assert msg.startswith("Opening the sequence tagger failed:") and "\n" not in msg
+        assert "not a sequence tagger model" in msg, msg
         assert "Traceback" not in msg and f.name in msg, msg
         assert w.last_error and "\n" not in w.last_error
         assert not [b for b in QApplication.topLevelWidgets() if isinstance(b, QMessageBox) and b.isVisible()]
