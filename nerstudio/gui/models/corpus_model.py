@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
+from .proxy import refilter
 from .roles import DISPLAY, FOREGROUND, TOOLTIP, USER
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
@@ -277,7 +278,7 @@ class SentenceFilterProxy(QSortFilterProxyModel):
         def change():
             self._needle = needle
             self._mask = mask
-        _refilter(self, change)
+        refilter(self, change)
 
     def setFilterFixedString(self, text: str) -> None:  # keep the Qt spelling working
         self.set_filter(text, self._mask)
@@ -295,14 +296,3 @@ class SentenceFilterProxy(QSortFilterProxyModel):
         if not parent.isValid():
             return False  # a document stays when one of its sentences does
         return self.accepts(self._offsets[parent.row()] + row)
-
-
-def _refilter(proxy: QSortFilterProxyModel, change) -> None:
-    """Re-run the filter (Qt ≥ 6.10 wants begin/endFilterChange around the change itself)."""
-    if hasattr(proxy, "beginFilterChange"):
-        proxy.beginFilterChange()
-        change()
-        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-    else:
-        change()
-        proxy.invalidateFilter()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
+from .proxy import refilter
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 _TOP = 0xFFFFFFFF
@@ -260,7 +261,7 @@ class FeatureFilterProxy(QSortFilterProxyModel):
     def set_needle(self, text: str) -> None:
         def change():
             self._needle = text.lower()
-        _refilter(self, change)
+        refilter(self, change)
 
     def filterAcceptsRow(self, row, parent):
         if not self._needle:
@@ -271,14 +272,3 @@ class FeatureFilterProxy(QSortFilterProxyModel):
         if term is None:  # group: accepted through its children, or by its template name
             return self._needle == src._groups[row][0].lower() if src.grouped else False
         return self._needle in term.name.lower() or self._needle == term.template.lower()
-
-
-def _refilter(proxy: QSortFilterProxyModel, change) -> None:
-    """Re-run the filter (Qt ≥ 6.10 wants begin/endFilterChange around the change itself)."""
-    if hasattr(proxy, "beginFilterChange"):
-        proxy.beginFilterChange()
-        change()
-        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-    else:
-        change()
-        proxy.invalidateFilter()
