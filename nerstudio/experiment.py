@@ -245,7 +245,7 @@ def report_markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
-def _plot_curves(curves: dict, path: str, base_f: float) -> None:
+def _plot_curves(curves: dict, path: str, base_f: float | None, base_name: str = "baseline") -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
@@ -263,7 +263,8 @@ def _plot_curves(curves: dict, path: str, base_f: float) -> None:
             if ys:
                 b = int(np.argmax(ys))
                 ax.plot([xs[b]], [ys[b]], "*", ms=12, color=line.get_color())
-        ax.axhline(base_f, color="grey", ls="--", lw=1, label=f"baseline {base_f:.2f}")
+        if base_f is not None:
+            ax.axhline(base_f, color="grey", ls="--", lw=1, label=f"{base_name} {base_f:.2f}")
         ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("dev F (%)")

@@ -285,7 +285,8 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     if cfg.task == "scn":
         write_corpus(test.with_spans([[Span(a, b_, "ENT") for a, b_, _ in s.spans] for s in test.sentences]),
                      os.path.join(out_dir, "gold-test-untyped.conll"))
-    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base["dev"][2] if base else 0.0)
+    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base["dev"][2] if base else None,
+                 "margin perceptron")
     stages["outputs"] = time.perf_counter() - t
     report = {
         "suite": "kazama",
