@@ -116,6 +116,10 @@ class _Local:
     def score(self, i: int, tags: np.ndarray, w: np.ndarray) -> float:
         return _dot(w, self.phi(i, tags))
 
+    def update(self, aw: AveragedWeights, i: int, good: np.ndarray, bad: np.ndarray) -> None:
+        """aw += Φ^l(good) − Φ^l(bad)."""
+        aw.add(*_sparse_diff(self.phi(i, good), self.phi(i, bad)))
+
 
 class _KBestLocal(_Local):
     """Candidates from the k-best of the current local weights (Algorithms 4.1 and 4.2)."""
@@ -131,6 +135,9 @@ class _KBestLocal(_Local):
 
     def score(self, i, tags, w):
         return self.tagger.score(self.seqs, i, tags, weights=w)
+
+    def update(self, aw, i, good, bad):
+        self.tagger.update(aw, self.seqs, i, good, bad)  # compiled; agreeing positions cost nothing
 
 
 class _FixedLocal(_KBestLocal):
@@ -236,11 +243,11 @@ class _Documents:
                 np.array([p[1] for p in pairs], dtype=np.float64))
 
     def gold(self, i: int):
-        """(gold tags, Φ^l(gold), Φ^g(gold))."""
+        """(gold tags, Φ^g(gold))."""
         hit = self._gold.get(i)
         if hit is None:
             g = np.asarray(self.seqs.gold[i])
-            hit = self._gold[i] = (g, self.local.phi(i, g), self.nonlocal_vector(i, g))
+            hit = self._gold[i] = (g, self.nonlocal_vector(i, g))
         return hit
 
 
@@ -406,7 +413,7 @@ class JointTagger:
                 last_check = time.perf_counter()
                 if should_cancel():
                     return n_a, n_b, hits, True
-            gold, phi_l_gold, phi_g_gold = docs.gold(i)
+            gold, phi_g_gold = docs.gold(i)
             self._ensure(wg, self.nl_.n_features)
             Y, ls = docs.local.candidates(i, self.n, wl.w)
             G = docs.nonlocal_vectors(i, Y)
@@ -422,11 +429,8 @@ class JointTagger:
             elif len(rank) > 1 and not is_gold[rank[1]] and s_gold - total[rank[1]] <= C:
                 target = rank[1]
             if target is not None:  # (A): the total model
-                y = Y[target]
-                dl = _sparse_diff(phi_l_gold, docs.local.phi(i, y))
-                dg = _sparse_diff(phi_g_gold, G[target])
-                wl.add(*dl)
-                wg.add(*dg)
+                docs.local.update(wl, i, gold, Y[target])
+                wg.add(*_sparse_diff(phi_g_gold, G[target]))
                 n_a += 1
             elif proposed and len(Y):  # (B): the local model
                 y = None
@@ -435,7 +439,7 @@ class JointTagger:
                 elif len(Y) > 1 and docs.local.score(i, gold, wl.w) - ls[1] <= C_local:
                     y = Y[1]
                 if y is not None:
-                    wl.add(*_sparse_diff(phi_l_gold, docs.local.phi(i, y)))
+                    docs.local.update(wl, i, gold, y)
                     n_b += 1
             wl.tick()
             wg.tick()
