@@ -339,16 +339,8 @@ def _tagger_params(args) -> dict:
 
 
 def _load_tagger(path):
-    """A max-ent or perceptron tagger model, told apart by the format named in its header."""
-    from .errors import FormatError
-    from .tagging.maxent import MaxEntTagger
-    from .tagging.perceptron import MODEL_FORMAT, PerceptronTagger
-    try:
-        return MaxEntTagger.load(path)
-    except FormatError as exc:
-        if repr(MODEL_FORMAT) in str(exc):
-            return PerceptronTagger.load(path)
-        raise
+    from .tagging import load_tagger
+    return load_tagger(path)
 
 
 def _train_perceptron_tagger(args) -> int:
@@ -434,8 +426,14 @@ def cmd_nbest(args) -> int:
     from .pipeline import sentence_ids
     tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
-    if not hasattr(tagger, "static_scores"):  # the perceptron tagger: exact k-best per sentence
+    if hasattr(tagger, "sentence_nbest"):  # a joint (K&T) tagger: re-scored document candidates
+        doc, sent, _ = tagger.sentence_nbest(corpus, n=args.n)
+        nb = doc if args.documents else sent
+        if not args.documents:
+            nb.ids = sentence_ids(corpus)
+    elif not hasattr(tagger, "static_scores"):  # the perceptron tagger: exact k-best
         nb = tagger.nbest(corpus, n=args.n, documents=args.documents)
+    if not hasattr(tagger, "static_scores"):
         nb.meta["source"] = os.path.abspath(args.input)
         nb.save(args.out)
         print(f"wrote {args.out}", file=sys.stderr)
@@ -443,7 +441,7 @@ def cmd_nbest(args) -> int:
             print(_summary(corpus.sentences, nb, args.input))
         return 0
     if args.documents:
-        raise ValueError("--documents needs a perceptron tagger model")
+        raise ValueError("--documents needs a perceptron or joint tagger model")
     bar = Progress("nbest", len(corpus))
     nb = tagger.nbest(corpus.sentences, n=args.n, beam=args.beam, ids=sentence_ids(corpus),
                       progress=lambda d, t: bar.update(d, t))
@@ -464,9 +462,10 @@ def cmd_tag(args) -> int:
         write_corpus(pred, args.out)
         print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
         if any(s.spans for s in corpus.sentences):
-            ev = tagger.evaluate(corpus)
-            print(f"{args.input}: {len(corpus)} sentences, F {ev['f1']:.2f} (P {ev['precision']:.2f}, "
-                  f"R {ev['recall']:.2f})")
+            from .evaluation import evaluate_sentences
+            ev = evaluate_sentences(corpus.sentences, pred.sentences).overall
+            print(f"{args.input}: {len(corpus)} sentences, F {ev.f1:.2f} (P {ev.precision:.2f}, "
+                  f"R {ev.recall:.2f})")
         return 0
     nb = tagger.nbest(corpus.sentences, n=1, beam=args.beam, progress=lambda d, t: bar.update(d, t))
     pred = corpus.with_spans(nb.top())

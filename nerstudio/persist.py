@@ -43,6 +43,20 @@ def save_npz(path, header: dict, arrays: dict) -> None:
         np.savez_compressed(f, header=json_array(header), **arrays)
 
 
+def peek_format(path) -> str | None:
+    """The format name in the header of a file written by :func:`save_npz`, or ``None`` when
+    the file is missing, unreadable or has no such header (only the header is read)."""
+    try:
+        with np.load(os.fspath(path), allow_pickle=False) as z:
+            if "header" not in z.files:
+                return None
+            header = json_value(z["header"])
+    except Exception:  # noqa: BLE001 - any unreadable file is simply "not ours"
+        return None
+    fmt = header.get("format") if isinstance(header, dict) else None
+    return fmt if isinstance(fmt, str) else None
+
+
 def load_npz(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
     """Read an archive written by :func:`save_npz`; check its format name and version.
 

@@ -92,26 +92,8 @@ def shown_n(model) -> int:
 def load_model(path):
     """A saved perceptron or joint tagger (whichever ``path`` holds); a file that is neither
     raises one :class:`FormatError` line naming the file."""
-    from .tagging.joint import JointTagger
-    from .tagging.perceptron import PerceptronTagger
-    try:
-        return JointTagger.load(path)
-    except FormatError as exc:
-        if "corrupt" in exc.message:  # a joint model file, damaged inside (the path may say anything)
-            raise
-    try:
-        return PerceptronTagger.load(path)
-    except FormatError as exc:
-        reason = exc.message
-        if "corrupt" in reason:
-            raise
-        if "pickled" in reason:
-            reason = "not a model file written by nerstudio"
-        elif "zip" in reason:
-            reason = "not a readable .npz archive (truncated, or another kind of file)"
-        elif "format is" in reason:
-            reason = reason[reason.index("format is"):]
-        raise FormatError(path, None, f"not a sequence tagger model (K&T joint or perceptron .npz): {reason}") from None
+    from .tagging import load_tagger
+    return load_tagger(path, ("joint", "perceptron"), what="a sequence tagger model (K&T joint or perceptron .npz)")
 
 
 def is_joint(model) -> bool:

@@ -55,3 +55,38 @@ def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
                  "--n-test", "6", "--n-primes", "4,6"]) == 0
     rep = json.loads((out / "report.json").read_text())
     assert [s["name"] for s in rep["systems"]] == ["margin", "proposed"] and rep["suite"] == "kazama"
+
+
+def test_cli_tag_and_nbest_with_a_joint_model(tmp_path, capsys):
+    from nerstudio.cli import main
+    from nerstudio.nbest import NBestList
+    from nerstudio.tagging.joint import JointTagger
+    train, test = read_corpus(f"{DEMO}/train.conll"), read_corpus(f"{DEMO}/test.conll")
+    jt = JointTagger("proposed", n=4, n_test=6, C=5.0, epochs=2).fit(train)
+    model = tmp_path / "joint.npz"
+    jt.save(model)
+    assert main(["tag", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "p.conll")]) == 0
+    assert read_corpus(tmp_path / "p.conll").sentences[0].spans == jt.predict_spans(test)[0]
+    assert main(["nbest", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "s.npz"), "--n", "5"]) == 0
+    nb = NBestList.load(tmp_path / "s.npz")
+    assert len(nb) == len(test.sentences) and max(nb.n_candidates(i) for i in range(len(nb))) <= 5
+    capsys.readouterr()
+
+
+def test_load_tagger_tells_models_apart(tmp_path):
+    import pytest
+    from nerstudio.errors import FormatError
+    from nerstudio.tagging import load_tagger
+    from nerstudio.tagging.maxent import MaxEntTagger
+    from nerstudio.tagging.perceptron import PerceptronTagger
+    train = read_corpus(f"{DEMO}/train.conll")
+    PerceptronTagger(epochs=1).fit(train).save(tmp_path / "p.npz")
+    assert isinstance(load_tagger(tmp_path / "p.npz"), PerceptronTagger)
+    assert isinstance(load_tagger(f"{DEMO}/model/tagger.npz"), MaxEntTagger)
+    with pytest.raises(FormatError, match="it is a max-ent tagger"):
+        load_tagger(f"{DEMO}/model/tagger.npz", ("joint", "perceptron"))
+    with pytest.raises(FormatError, match="reranker"):
+        load_tagger(f"{DEMO}/model/reranker.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(FormatError, match="junk.npz.*not a readable nerstudio .npz file"):
+        load_tagger(tmp_path / "junk.npz")

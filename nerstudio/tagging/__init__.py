@@ -1,1 +1,31 @@
 """Taggers that propose candidate segmentations (no Qt)."""
+
+from __future__ import annotations
+
+from ..errors import FormatError
+from ..persist import peek_format
+
+KINDS = {"maxent": "a max-ent tagger", "perceptron": "a perceptron tagger", "joint": "a joint (K&T) tagger"}
+
+
+def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
+    """Load whichever tagger model ``path`` holds, told apart by the format in its header.
+
+    ``kinds`` limits what is accepted; anything else raises one :class:`FormatError` line
+    naming the file and what it is instead (``what`` names the accepted kinds in that message).
+    """
+    from .joint import MODEL_FORMAT as JOINT, JointTagger
+    from .maxent import MODEL_FORMAT as MAXENT, MaxEntTagger
+    from .perceptron import MODEL_FORMAT as PERCEPTRON, PerceptronTagger
+    by_format = {MAXENT: ("maxent", MaxEntTagger), PERCEPTRON: ("perceptron", PerceptronTagger),
+                 JOINT: ("joint", JointTagger)}
+    fmt = peek_format(path)
+    kind, cls = by_format.get(fmt, (None, None))
+    if kind is not None and kind in kinds:
+        return cls.load(path)
+    wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"
+    if fmt is None:
+        raise FormatError(str(path), None, f"not {wanted}: not a readable nerstudio .npz file "
+                                           "(truncated, or another kind of file)")
+    found = KINDS[kind] + " model" if kind else f"a {fmt!r} file"
+    raise FormatError(str(path), None, f"not {wanted}: it is {found}")
