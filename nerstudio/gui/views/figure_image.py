@@ -102,7 +102,10 @@ class _RenderThread:
             if widget is not None:
                 try:
                     widget._rendered.emit(token, out, err)
-                except RuntimeError:  # the widget's C++ side is gone
+                except (RuntimeError, TypeError):
+                    # the widget is being destroyed on the main thread: its C++ side is gone
+                    # (RuntimeError) or half gone, when PySide6 no longer resolves the signal's
+                    # signature (TypeError "only accepts 0 argument(s)"); nobody wants the image
                     pass
             del widget, draw
 
