@@ -458,7 +458,7 @@ def cmd_tag(args) -> int:
     corpus = _read(args.input, args)
     bar = Progress("tag", len(corpus))
     if not hasattr(tagger, "static_scores"):  # the perceptron tagger decodes its own sequences
-        pred = corpus.with_spans(_typed_for(corpus, tagger.predict_spans(corpus)))
+        pred = corpus.with_spans(_typed_for(tagger.predict_spans(corpus)))
         write_corpus(pred, args.out)
         print(f"wrote {args.out} ({corpus.format}, {corpus.scheme})", file=sys.stderr)
         if any(s.spans for s in corpus.sentences):
@@ -475,12 +475,12 @@ def cmd_tag(args) -> int:
     return 0
 
 
-def _typed_for(corpus, spans):
+def _typed_for(spans):
     """Untyped (boundary-only) predictions get the placeholder type ENT so the file stays valid."""
-    from .corpus.model import Span
+    from .experiment import with_placeholder_type
     if any(sp.label for ss in spans for sp in ss):
         return spans
-    return [[Span(a, b, "ENT") for a, b, _ in ss] for ss in spans]
+    return [with_placeholder_type(ss) for ss in spans]
 
 
 def cmd_jackknife(args) -> int:
@@ -638,8 +638,8 @@ def cmd_rerank(args) -> int:
     d, choice = model.rerank(nb)
     spans = nb.top(choice)
     if not nb.typed:
-        from .corpus.model import Span
-        spans = [[Span(s.start, s.end, "ENT") for s in ss] for ss in spans]
+        from .experiment import with_placeholder_type
+        spans = [with_placeholder_type(ss) for ss in spans]
     src = args.corpus or nb.meta.get("source")
     corpus = None
     if src and os.path.exists(src):

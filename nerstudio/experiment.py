@@ -78,8 +78,9 @@ class ExperimentConfig:
 Progress = Callable[[str, str], None] | None  # (stage, message)
 
 
-def _untyped(spans):
-    return [Span(s.start, s.end, "ENT") for s in spans]
+def with_placeholder_type(spans):
+    """Boundary-only spans with the placeholder type ``ENT``, so column files stay valid."""
+    return [Span(s[0], s[1], "ENT") for s in spans]
 
 
 def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentConfig | None = None,
@@ -168,10 +169,10 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     for name, choice in choices.items():
         spans = nb_test.top(choice)
         if cfg.task == "scn":
-            spans = [_untyped(s) for s in spans]
+            spans = [with_placeholder_type(s) for s in spans]
         write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
     if cfg.task == "scn":
-        write_corpus(test.with_spans([_untyped(s.spans) for s in test.sentences]),
+        write_corpus(test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
                      os.path.join(out_dir, "gold-test-untyped.conll"))
     _plot_curves(curves, os.path.join(out_dir, "curves.png"), base_dev[2])
     stages["outputs"] = time.perf_counter() - t
@@ -238,11 +239,15 @@ def report_markdown(report: dict) -> str:
                      f"{ts['rel_error_reduction']:.1f}% | {s['seconds']:.1f} |")
     lines += ["", "Settings (the development set chose each reranker's round or epoch, so dev figures are "
                   "optimistic; test figures are not):", ""]
-    for s in report["systems"]:
-        lines.append(f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items()))
-    lines += ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
-              + f"; total {report['seconds_total']:.1f}.", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + settings_and_stages(report))
+
+
+def settings_and_stages(report: dict) -> list[str]:
+    """The end of a report in markdown: each system's settings, then the seconds per stage."""
+    lines = [f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items())
+             for s in report["systems"]]
+    return lines + ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
+                    + f"; total {report['seconds_total']:.1f}.", ""]
 
 
 def _plot_curves(curves: dict, path: str, base_f: float | None, base_name: str = "baseline") -> None:

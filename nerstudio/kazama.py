@@ -39,7 +39,8 @@ from .corpus.formats import read_corpus, write_corpus
 from .corpus.model import Corpus, Span
 from .errors import Cancelled
 from .evaluation import evaluate_spans
-from .experiment import _plot_curves, _system, stage_helpers, write_report
+from .experiment import (_plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type,
+                         write_report)
 from .persist import jsonable
 from .pipeline import document_folds
 from .tagging.joint import JointTagger, first_model_lists
@@ -91,13 +92,9 @@ class KazamaConfig:
         return p
 
 
-def _prf(gold: Corpus, spans) -> tuple[float, float, float]:
-    typed = True
-    g = [s.spans for s in gold.sentences]
-    if spans and not any(sp.label for ss in spans for sp in ss):
-        typed = False
-    if not typed:
-        g = [[Span(a, b, "") for a, b, _ in ss] for ss in g]
+def _prf(gold: Corpus, spans, typed: bool) -> tuple[float, float, float]:
+    """P/R/F of per-sentence spans against the corpus' gold (its boundaries only when untyped)."""
+    g = [s.spans if typed else [Span(a, b, "") for a, b, _ in s.spans] for s in gold.sentences]
     ev = evaluate_spans(g, spans)
     return ev.overall.precision, ev.overall.recall, ev.overall.f1
 
@@ -166,6 +163,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     stages: dict[str, float] = {}
 
     say, check = stage_helpers(progress, should_cancel)
+    typed = cfg.task == "typed"
 
     def stats_cb(name):
         def cb(st):
@@ -188,7 +186,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     margin_model = None
 
     def record(name, dev_spans, test_spans, settings, seconds, history):
-        results[name] = {"dev": _prf(dev, dev_spans), "test": _prf(test, test_spans),
+        results[name] = {"dev": _prf(dev, dev_spans, typed), "test": _prf(test, test_spans, typed),
                          "settings": settings, "seconds": seconds}
         preds[name] = test_spans
         curves[name] = [_Point(h) for h in history if _train_phase(h)]
@@ -237,8 +235,8 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         if algo == "proposed":
             for k in cfg.n_primes:
                 check()
-                d = _prf(dev, jt.predict_spans(dev, n_test=k))
-                te = _prf(test, jt.predict_spans(test, n_test=k))
+                d = _prf(dev, jt.predict_spans(dev, n_test=k), typed)
+                te = _prf(test, jt.predict_spans(test, n_test=k), typed)
                 n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
                 say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
 
@@ -280,10 +278,10 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         systems.append(_system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]))
         spans = preds[name]
         if cfg.task == "scn":
-            spans = [[Span(a, b_, "ENT") for a, b_, _ in ss] for ss in spans]
+            spans = [with_placeholder_type(ss) for ss in spans]
         write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
     if cfg.task == "scn":
-        write_corpus(test.with_spans([[Span(a, b_, "ENT") for a, b_, _ in s.spans] for s in test.sentences]),
+        write_corpus(test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
                      os.path.join(out_dir, "gold-test-untyped.conll"))
     _plot_curves(curves, os.path.join(out_dir, "curves.png"), base["dev"][2] if base else None,
                  "margin perceptron")
@@ -365,8 +363,4 @@ def report_markdown(report: dict) -> str:
     lines += ["", "Re-ranking times include the margin perceptron and the cross-validated first models, as in "
                   "the paper. Every system's epoch was chosen on dev.", "",
               "Settings:", ""]
-    for s in report["systems"]:
-        lines.append(f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items()))
-    lines += ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
-              + f"; total {report['seconds_total']:.1f}.", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + settings_and_stages(report))

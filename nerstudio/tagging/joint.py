@@ -108,17 +108,16 @@ class _Local:
     n: int = 0
 
     def candidates(self, i: int, k: int, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        raise NotImplementedError
-
-    def phi(self, i: int, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Up to k candidates of document i and their local scores Φ^l·w."""
         raise NotImplementedError
 
     def score(self, i: int, tags: np.ndarray, w: np.ndarray) -> float:
-        return _dot(w, self.phi(i, tags))
+        """Φ^l(x_i, tags)·w."""
+        raise NotImplementedError
 
     def update(self, aw: AveragedWeights, i: int, good: np.ndarray, bad: np.ndarray) -> None:
         """aw += Φ^l(good) − Φ^l(bad)."""
-        aw.add(*_sparse_diff(self.phi(i, good), self.phi(i, bad)))
+        raise NotImplementedError
 
 
 class _KBestLocal(_Local):
@@ -129,9 +128,6 @@ class _KBestLocal(_Local):
 
     def candidates(self, i, k, w):
         return self.tagger.kbest(self.seqs, i, k, weights=w)
-
-    def phi(self, i, tags):
-        return self.tagger.phi(self.seqs, i, tags)
 
     def score(self, i, tags, w):
         return self.tagger.score(self.seqs, i, tags, weights=w)
@@ -176,8 +172,14 @@ class _FirstScoreLocal(_Local):
         Y = self.lists[i][:k]
         return Y, w[0] * self._scores[i][:len(Y)]
 
-    def phi(self, i, tags):
-        return np.zeros(1, np.int64), np.array([self._lookup[i][np.asarray(tags, dtype=np.int16).tobytes()]])
+    def _first_score(self, i, tags) -> float:
+        return self._lookup[i][np.asarray(tags, dtype=np.int16).tobytes()]
+
+    def score(self, i, tags, w):
+        return float(w[0]) * self._first_score(i, tags)
+
+    def update(self, aw, i, good, bad):
+        aw.add(np.zeros(1, np.int64), np.array([self._first_score(i, good) - self._first_score(i, bad)]))
 
 
 def first_model_lists(first: PerceptronTagger, seqs: Sequences, n: int):
