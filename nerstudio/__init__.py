@@ -4,9 +4,10 @@ The core (everything outside :mod:`nerstudio.gui`) is free of Qt so that it can 
 the command line, from tests and from notebooks.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError as _NotFound
+from importlib.metadata import version as _version
 
-from pathlib import Path as _Path
-
-#: Folder holding the bundled demo corpus and demo models (a checkout's ``resources/``).
-RESOURCES = _Path(__file__).resolve().parent.parent / "resources"
+try:  # one source for the version: pyproject.toml, through the installed metadata
+    __version__ = _version("nerstudio")
+except _NotFound:  # running from a checkout that was never installed
+    __version__ = "0+unknown"

@@ -29,7 +29,7 @@ def window(qtbot, tmp_path):
 
 
 def test_demo_corpus_is_bundled():
-    assert DEMO_CORPUS.exists(), "resources/demo/train.conll is missing"
+    assert DEMO_CORPUS.exists(), "nerstudio/demo/train.conll is missing"
 
 
 def test_open_corpus_and_select_sentences(window, qtbot):

@@ -12,7 +12,7 @@ from nerstudio.compare import compare_outputs  # noqa: E402
 from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
-                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+                                reason="demo N-best lists not built (tools/demo/build_model.py)")
 
 
 def test_comparison_tab_on_the_dev_list(window, qtbot):

@@ -9,9 +9,9 @@ import time
 import numpy as np
 import pytest
 
-from nerstudio.gui.app import RESOURCES
+from nerstudio.demo import DEMO_DIR
 
-DEMO = RESOURCES / "demo"
+DEMO = DEMO_DIR
 pytestmark = pytest.mark.skipif(not (DEMO / "dev.conll").exists(), reason="demo corpus missing")
 
 
@@ -248,8 +248,8 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
     bad.write_bytes(path.read_bytes()[:5000])  # a truncated copy
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a model at all\n" * 10)
-    from nerstudio.gui.app import RESOURCES as RES
-    for f in (bad, junk, RES / "demo" / "model" / "reranker.npz"):
+    from nerstudio.demo import DEMO_DIR
+    for f in (bad, junk, DEMO_DIR / "model" / "reranker.npz"):
         assert w.load_kt_model(str(f))
         assert w.runner.wait(60000)
         msg = w.status.currentMessage()

@@ -18,7 +18,7 @@ from nerstudio.gui.workers import running_threads  # noqa: E402
 from nerstudio.nbest import NBestList  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+                                reason="demo N-best lists not built (tools/demo/build_model.py)")
 
 
 def test_candidates_of_the_current_sentence_are_listed(window):

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from nerstudio.errors import Cancelled
-from nerstudio.gui.app import RESOURCES
+from nerstudio.demo import DEMO_DIR
 
-DEMO_MODEL_DIR = RESOURCES / "demo" / "model"
+DEMO_MODEL_DIR = DEMO_DIR / "model"
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
-                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+                                reason="demo N-best lists not built (tools/demo/build_model.py)")
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
 from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo N-best lists not built (resources/demo/build_model.py)")
+                                reason="demo N-best lists not built (tools/demo/build_model.py)")
 
 
 def _set_first(panel, names, value):

@@ -12,7 +12,7 @@ from nerstudio.rerank.boosting import Boosting  # noqa: E402
 from nerstudio.stepthrough import EpochEnd, PerceptronUpdate  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(),
-                                reason="demo model not built (resources/demo/build_model.py)")
+                                reason="demo model not built (tools/demo/build_model.py)")
 
 
 def test_three_boosting_steps_choose_the_batch_features(window, qtbot):

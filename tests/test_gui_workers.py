@@ -112,20 +112,37 @@ def test_one_run_at_a_time_and_shutdown_stops_the_thread(runner, qtbot):
     assert runner.wait(5000)
 
 
-def test_the_bindings_refcount_leak_cannot_free_none_or_true():
-    """PySide6 6.12 leaks a reference to None per void call and to True per emit (see
-    nerstudio.gui.qtcompat); with the guard, a long session cannot bring them to zero."""
+def test_the_installed_qt_binding_keeps_none_and_true_alive():
+    """PySide6 6.12.0 leaked a reference to None per void call and to True per emit on
+    Python < 3.12, and CPython aborted in long sessions. pyproject.toml excludes that release;
+    this test catches any release that does it again (run against the newest releases too)."""
     import sys
 
-    from PySide6.QtCore import QObject
+    from PySide6.QtCore import QObject, Signal
 
-    from nerstudio.gui import qtcompat
-    o = QObject()
-    before = sys.getrefcount(None)
-    for _ in range(1000):
+    if sys.version_info >= (3, 12):
+        pytest.skip("None and True are immortal on Python 3.12+: a leak cannot free them")
+
+    class Probe(QObject):
+        ping = Signal()
+
+    o = Probe()
+    before_none, before_true = sys.getrefcount(None), sys.getrefcount(True)
+    for _ in range(200):  # few enough that even a leaking binding cannot bring them to zero here
         o.setObjectName("x")
-    leaked = before - sys.getrefcount(None)
-    if leaked <= 0 or sys.version_info >= (3, 12):
-        pytest.skip("this binding / interpreter does not need the guard")
-    assert qtcompat.APPLIED
-    assert sys.getrefcount(None) > 1 << 39 and sys.getrefcount(True) > 1 << 39
+        o.ping.emit()
+    assert before_none - sys.getrefcount(None) < 100, "the Qt binding leaks references to None"
+    assert before_true - sys.getrefcount(True) < 100, "the Qt binding leaks references to True"
+
+
+def test_a_known_broken_binding_is_named_with_its_fix(monkeypatch):
+    import importlib.metadata
+    import sys
+
+    import nerstudio.gui as gui
+    monkeypatch.setattr(importlib.metadata, "version", lambda _name: "6.12.0")
+    msg = gui.binding_problem()
+    if sys.version_info >= (3, 12):
+        assert msg is None
+    else:
+        assert "6.12.0" in msg and "PySide6-Essentials!=6.12.0" in msg

@@ -4,10 +4,11 @@ import json
 import os
 
 from nerstudio.corpus.formats import read_corpus
+from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_sentences
 from nerstudio.kazama import SYSTEMS, KazamaConfig, run_kazama
 
-DEMO = "resources/demo"
+DEMO = str(DEMO_DIR)
 
 
 def test_suite_on_demo(tmp_path):
@@ -75,6 +76,7 @@ def test_cli_tag_and_nbest_with_a_joint_model(tmp_path, capsys):
 
 def test_load_tagger_tells_models_apart(tmp_path):
     import pytest
+
     from nerstudio.errors import FormatError
     from nerstudio.tagging import load_tagger
     from nerstudio.tagging.maxent import MaxEntTagger

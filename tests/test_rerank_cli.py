@@ -7,13 +7,13 @@ import os
 
 import pytest
 
-from nerstudio import RESOURCES
+from nerstudio.demo import DEMO_DIR
 from nerstudio.cli import main
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.evaluation import evaluate_sentences
 from nerstudio.rerank.model import RerankerModel
 
-DEMO = os.path.join(RESOURCES, "demo")
+DEMO = str(DEMO_DIR)
 
 
 @pytest.fixture(scope="module")

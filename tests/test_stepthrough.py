@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nerstudio import RESOURCES
+from nerstudio.demo import DEMO_DIR
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.boosting import Boosting
 from nerstudio.rerank.model import RerankerModel
 from nerstudio.rerank.perceptron import Perceptron
 from nerstudio.stepthrough import BoostingStepper, EpochEnd, PerceptronStepper, PerceptronUpdate
 
-MODEL = RESOURCES / "demo" / "model"
+MODEL = DEMO_DIR / "model"
 pytestmark = pytest.mark.skipif(not (MODEL / "reranker.npz").exists(), reason="demo model not built")
 
 

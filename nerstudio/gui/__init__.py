@@ -4,4 +4,23 @@ It adapts core objects for display (item models over the corpus) and runs long w
 workers on QThreads; it computes nothing the core cannot.
 """
 
-from . import qtcompat as _qtcompat  # noqa: E402,F401 - protects None/True/False from the binding's refcount leak
+import sys as _sys
+
+#: Releases of the Qt binding that must not run here: PySide6 6.12.0 leaks references to None
+#: and True on Python < 3.12, and CPython aborts in a long session ("none_dealloc").
+#: ``pyproject.toml`` excludes it; this catches an environment that installed it anyway.
+BROKEN_BINDINGS = {"6.12.0": (3, 12)}  # version -> first Python on which it is harmless
+
+
+def binding_problem() -> str | None:
+    """One line saying why the installed PySide6 cannot be used, or ``None``."""
+    try:
+        from importlib.metadata import version
+        have = version("PySide6-Essentials")
+    except Exception:  # noqa: BLE001 - PySide6 (the full one) or a build without metadata
+        return None
+    fixed_on = BROKEN_BINDINGS.get(have)
+    if fixed_on is not None and _sys.version_info < fixed_on:
+        return (f"PySide6 {have} is known to crash on Python {_sys.version_info[0]}.{_sys.version_info[1]} "
+                f"(reference-count bug); install another release: pip install 'PySide6-Essentials!={have}'")
+    return None

@@ -6,9 +6,7 @@ import argparse
 import os
 import sys
 
-from .. import RESOURCES
-
-DEMO_CORPUS = RESOURCES / "demo" / "train.conll"
+from ..demo import DEMO_CORPUS, DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 (re-exported for tests)
 
 
 def default_corpus() -> str | None:
@@ -160,4 +158,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="what --screenshot shows: the inspector (default), a training run, the comparison "
                              "tab or the step-through dock")
     args = parser.parse_args(argv)
+    from . import binding_problem
+    problem = binding_problem()
+    if problem:
+        print(f"nerstudio: error: {problem}", file=sys.stderr)
+        return 1
     return run(args.path, args.screenshot, view=args.view)

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFileD
                                QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTableWidget, QTableWidgetItem,
                                QTabWidget, QTreeView, QVBoxLayout, QWidget)
 
-from .. import RESOURCES, __version__
+from .. import __version__
+from ..demo import DEMO_DIR, DEMO_MODEL_DIR
 from ..corpus.formats import read_corpus
 from ..corpus.model import Corpus, Span
 from ..errors import FormatError, NerstudioError
@@ -49,8 +50,6 @@ MAX_RECENT = 8
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
-DEMO_DIR = RESOURCES / "demo"
-DEMO_MODEL_DIR = DEMO_DIR / "model"
 SESSION_FILE = "session.json"
 
 STATUS_FILTERS = (

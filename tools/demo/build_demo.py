@@ -14,8 +14,8 @@ part-of-speech tags by a small heuristic (see :func:`chunk_tags`).
 
 Usage (standard library only)::
 
-    python resources/demo/build_demo.py           # rewrite train/dev/test.conll
-    python resources/demo/build_demo.py --check   # verify the .conll files, print counts
+    python tools/demo/build_demo.py           # rewrite train/dev/test.conll
+    python tools/demo/build_demo.py --check   # verify the .conll files, print counts
 
 The build is deterministic: running it twice gives byte-identical files.
 """
@@ -30,6 +30,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "source"
+# the generated corpus lives inside the package, so that an installed nerstudio carries it
+DEMO = HERE.parents[1] / "nerstudio" / "demo"
 LEXICON = SOURCE / "lexicon.txt"
 SPLITS = ("train", "dev", "test")
 TYPES = ("PER", "ORG", "LOC", "MISC")
@@ -459,7 +461,7 @@ def check() -> int:
     problems: list[str] = []
     built = build_all()
     for split in SPLITS:
-        path = HERE / f"{split}.conll"
+        path = DEMO / f"{split}.conll"
         raw = path.read_bytes()
         try:
             text = raw.decode("utf-8")
@@ -513,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.check:
             return check()
         for split, text in build_all().items():
-            (HERE / f"{split}.conll").write_bytes(text.encode("utf-8"))
+            (DEMO / f"{split}.conll").write_bytes(text.encode("utf-8"))
             print(f"wrote {split}.conll")
     except MarkupError as exc:
         print(exc, file=sys.stderr)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the demo models that ``python main.py`` opens, from the demo corpus alone.
 
-    python resources/demo/build_model.py            # writes resources/demo/model/
+    python tools/demo/build_model.py            # writes nerstudio/demo/model/
 
 Outputs (deterministic: same corpus and code, same files):
 
@@ -29,7 +29,8 @@ from nerstudio.evaluation import evaluate_spans  # noqa: E402
 from nerstudio.pipeline import jackknife  # noqa: E402
 from nerstudio.tagging.maxent import MaxEntTagger  # noqa: E402
 
-OUT = HERE / "model"
+DEMO = HERE.parents[1] / "nerstudio" / "demo"  # the package carries corpus and models
+OUT = DEMO / "model"
 TAGGER = {"task": "typed", "features": "paper", "max_iter": 100}
 FOLDS, N = 5, 20
 RERANKER = ("boost", {"rounds": 3000, "eval_every": 100})
@@ -39,8 +40,8 @@ FEATURES = {"min_sentences": 2}
 def main() -> int:
     OUT.mkdir(exist_ok=True)
     t0 = time.perf_counter()
-    train = read_corpus(HERE / "train.conll")
-    dev = read_corpus(HERE / "dev.conll")
+    train = read_corpus(DEMO / "train.conll")
+    dev = read_corpus(DEMO / "dev.conll")
     params = dict(TAGGER, labels=train.labels)
     tagger = MaxEntTagger(**params).fit(train.sentences)
     tagger.train_seconds_ = None  # timings would make the files differ from run to run
@@ -69,7 +70,7 @@ def main() -> int:
     if best is not None:
         print(f"reranker {model.learner.describe()}: best dev F {best.dev_f1:.2f} at {best.unit} {best.step} (baseline {base:.2f})")
     for p in sorted(OUT.iterdir()):
-        print(f"  {p.relative_to(HERE)}  {p.stat().st_size / 1024:.0f} KiB")
+        print(f"  {p.relative_to(DEMO)}  {p.stat().st_size / 1024:.0f} KiB")
     return 0
 
 
