@@ -29,15 +29,14 @@ back in its own format and scheme is byte-identical to the file it was read from
 from __future__ import annotations
 
 import codecs
-import contextlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from typing import IO, Iterable, Iterator
 
 from ..errors import FormatError
+from .atomic import atomic_open
 from .model import Corpus, Document, Sentence, Span
 from .schemes import SchemeError, decode, detect_scheme, encode, normalize_scheme
 
@@ -436,34 +435,6 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
 
 # --------------------------------------------------------------------------------------------
 # Writing
-
-
-@contextlib.contextmanager
-def atomic_open(path, encoding: str = "utf-8", newline: str = "\n", mode: str = "w") -> Iterator[IO]:
-    """Open a temporary file next to ``path``; it replaces ``path`` only if the block succeeds."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FormatError(path, None, f"cannot write: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        if "b" in mode:
-            f = os.fdopen(fd, mode)
-        else:
-            f = os.fdopen(fd, mode, encoding=encoding, newline="")
-        with f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        with contextlib.suppress(OSError):
-            mask = os.umask(0)
-            os.umask(mask)
-            os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _sentence_tags(s: Sentence, scheme: str, src_scheme: str | None) -> list[str] | tuple[str, ...]:
