@@ -9,7 +9,8 @@ waits on a pipe.
 Protocol: the child sends small JSON documents on a message pipe — ``started``, ``progress``
 (only the latest one is kept between two sends), ``stats`` (batched curve points, none dropped),
 then exactly one of ``done`` (with its timings), ``cancelled`` or ``error`` (a one-line message
-and the traceback for logs). The parent sends one ``cancel`` message the other way; a closed
+and the traceback). The parent records a child's error, with the traceback it sent, in the log
+file (:mod:`nerstudio.logs`), and a child that died without a word with how it ended. The parent sends one ``cancel`` message the other way; a closed
 control pipe (the parent died) cancels too. After ``should_cancel()`` turns true the child is
 told to stop; if it has not ended ``grace`` seconds later it is terminated, then killed. A child
 that dies without a result (killed, out of memory) is reported as :class:`ChildProcessFailed`
@@ -37,6 +38,7 @@ import time
 import traceback
 from typing import Callable
 
+from . import logs
 from .errors import Cancelled, NerstudioError
 from .persist import jsonable
 
@@ -53,11 +55,18 @@ Work = Callable[[dict, "Outbox", Callable[[], bool]], dict]
 
 class ChildProcessFailed(NerstudioError):
     """The child process reported an error or ended without a result. ``str()`` is one line
-    for the user; ``details`` holds the child's traceback (for logs), if there is one."""
+    for the user; ``details`` holds the child's traceback, if there is one. Both are recorded
+    in the log file when the error is raised by :func:`run_in_child`."""
 
     def __init__(self, message: str, details: str = ""):
         super().__init__(message)
         self.details = details
+
+
+def _failed(name: str, pid, message: str, details: str = "") -> ChildProcessFailed:
+    """A :class:`ChildProcessFailed`, recorded in the log with the child's traceback."""
+    logs.log_error(f"child process {name} (pid {pid}) failed: {message}", details, name="child")
+    return ChildProcessFailed(message, details)
 
 
 def live_children() -> list:
@@ -236,7 +245,7 @@ def run_in_child(work: Work, spec: dict, *, name: str = "nerstudio-child",
     except OSError as exc:
         for c in (msg_r, msg_w, ctl_r, ctl_w):
             c.close()
-        raise ChildProcessFailed(f"cannot start the training process: {exc}") from None
+        raise _failed(name, None, f"cannot start the training process: {exc}") from None
     with _LIVE_LOCK:
         _LIVE.add(proc)
     msg_w.close()  # the child holds the only writer now: its death is an end of file here
@@ -259,13 +268,13 @@ def run_in_child(work: Work, spec: dict, *, name: str = "nerstudio-child",
             if not msg_r.poll(POLL_INTERVAL):
                 if not proc.is_alive() and not msg_r.poll(0):
                     proc.join(1.0)
-                    raise ChildProcessFailed(death_message(proc))
+                    raise _failed(name, proc.pid, death_message(proc))
                 continue
             try:
                 msg = json.loads(msg_r.recv_bytes().decode("utf-8"))
             except (EOFError, OSError):
                 proc.join(2.0)
-                raise ChildProcessFailed(death_message(proc)) from None
+                raise _failed(name, proc.pid, death_message(proc)) from None
             kind = msg.get("kind")
             if kind == "started":
                 timings["start_up"] = time.perf_counter() - t0
@@ -286,8 +295,8 @@ def run_in_child(work: Work, spec: dict, *, name: str = "nerstudio-child",
                 raise Cancelled(msg.get("message") or "cancelled")
             elif kind == "error":
                 proc.join(2.0)
-                raise ChildProcessFailed(msg.get("message") or "the training process failed",
-                                         msg.get("traceback", ""))
+                raise _failed(name, proc.pid, msg.get("message") or "the training process failed",
+                              msg.get("traceback", ""))
     finally:
         if proc.is_alive():
             stop_process(proc, 0.5 if cancel_at is None else 0.1)

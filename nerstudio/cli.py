@@ -1,7 +1,11 @@
 """The ``nerstudio`` command line.
 
-Every command reports a user error as one line, ``nerstudio: error: FILE:LINE: message``, and
-exits with status 1 (2 for bad usage); ``--debug`` shows the traceback instead.
+Exit status: 0 on success; 1 for every error the user can fix — a bad input file (reported as
+one line, ``nerstudio: error: FILE:LINE: message``), an output that cannot be written, a bad
+option value, and a command line argparse cannot parse (its usage line comes first); 3 for an
+internal error (a bug: one line saying so); 130 when interrupted. Every error is also recorded,
+with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
+``NERSTUDIO_DEBUG=1``) shows the same on stderr.
 """
 
 from __future__ import annotations
@@ -15,9 +19,20 @@ from collections import Counter
 
 import numpy as np
 
-from . import __version__
-from .errors import NerstudioError
+from . import __version__, logs
+from .errors import FormatError, NerstudioError
 from .evaluation import relative_error_reduction
+
+USER_ERROR = 1  # every error the user can fix, usage errors included
+INTERNAL_ERROR = 3
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with our exit status for usage errors (1, like every other user error)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(USER_ERROR, f"{self.prog}: error: {message}\n")
 
 
 def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = "input") -> None:
@@ -29,7 +44,7 @@ def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="nerstudio",
         description="Named-entity annotation and N-best reranking workbench (Collins 2002).")
     parser.add_argument("--version", action="version", version=f"nerstudio {__version__}")
@@ -236,8 +251,9 @@ def _report_repairs(reader) -> None:
 def cmd_evaluate(args) -> int:
     from .corpus.formats import Reader
     from .evaluation import evaluate_sentences
+    from .corpus.detect import is_npz
     inv = "drop" if args.mode == "strict" else "repair"
-    if args.pred.endswith(".npz"):
+    if is_npz(args.pred):  # by content: an N-best file need not be called .npz
         return _evaluate_nbest(args, inv)
     gold = Reader(args.gold, args.gold_format, args.gold_scheme, args.encoding, args.strict, inv)
     pred = Reader(args.pred, args.pred_format, args.pred_scheme, args.encoding, args.strict, inv)
@@ -260,11 +276,16 @@ def _evaluate_nbest(args, inv: str) -> int:
     gold_sents = list(Reader(args.gold, args.gold_format, args.gold_scheme, args.encoding, args.strict,
                              inv).sentences())
     if len(gold_sents) != len(nb):
-        raise NerstudioError(f"{args.pred}: {len(nb)} sentences but {args.gold} has {len(gold_sents)}")
+        raise FormatError(args.pred, None, f"{len(nb)} sentences but {args.gold} has {len(gold_sents)}")
     for k, (g, w) in enumerate(zip(gold_sents, nb.words)):
-        if len(g.words) != len(w):
-            raise NerstudioError(f"{args.gold}:{g.line}: sentence {k + 1} has {len(g.words)} tokens but "
-                                 f"{len(w)} in {args.pred}")
+        if tuple(g.words) != tuple(w):
+            i = next((i for i, (a, b) in enumerate(zip(g.words, w)) if a != b), None)
+            if i is None:
+                raise FormatError(args.gold, g.line or None, f"sentence {k + 1} has {len(g.words)} tokens but "
+                                                             f"{len(w)} in {args.pred}")
+            line = (g.line if g.raw is not None else g.line + i) if g.line else None
+            raise FormatError(args.gold, line, f"token {g.words[i]!r} differs from {w[i]!r} in sentence {k + 1} "
+                                               f"of {args.pred} (token {i + 1}): the files are not aligned")
     gold = [g.spans if nb.typed else [Span(a, b, "") for a, b, _ in g.spans] for g in gold_sents]
     ev = evaluate_spans(gold, nb.top(), [len(w) for w in nb.words])
     cands = [nb.candidate_spans(i) for i in range(len(nb))]
@@ -606,9 +627,9 @@ def cmd_train_reranker(args) -> int:
     train = NBestList.load(args.train)
     dev = NBestList.load(args.dev) if args.dev else None
     if train.gold is None:
-        raise ValueError(f"{args.train}: the training N-best list has no gold entities")
+        raise FormatError(args.train, None, "the training N-best list has no gold entities")
     if dev is not None and dev.gold is None:
-        raise ValueError(f"{args.dev}: the development N-best list has no gold entities")
+        raise FormatError(args.dev, None, "the development N-best list has no gold entities")
     bar = Progress("features")
     model = train_reranker(train, dev, args.algo, _learner_params(args, args.algo),
                            {"min_sentences": args.min_sentences}, callback=_stats_printer(args.algo),
@@ -646,7 +667,7 @@ def cmd_rerank(args) -> int:
         corpus = read_corpus(src, encoding=args.encoding)
         if [tuple(s.words) for s in corpus.sentences] != [tuple(w) for w in nb.words]:
             if args.corpus:
-                raise ValueError(f"{args.corpus}: its sentences are not those of {args.nbest}")
+                raise FormatError(args.corpus, None, f"its sentences are not those of {args.nbest}")
             corpus = None
     if corpus is None:
         sents = [Sentence(words=tuple(w), spans=list(sp)) for w, sp in zip(nb.words, spans)]
@@ -745,37 +766,40 @@ COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = logs.is_debug(getattr(args, "debug", False))
+    logs.setup(debug=debug)
     if not args.command:
         parser.print_help()
-        return 2
-    debug = bool(getattr(args, "debug", False)) or os.environ.get("NERSTUDIO_DEBUG") == "1"
+        return USER_ERROR
+    log = logs.logger("cli")
+    command = " ".join(["nerstudio", *(argv if argv is not None else sys.argv[1:])])
     try:
         return COMMANDS[args.command](args) or 0
-    except NerstudioError as exc:
-        if debug:
-            traceback.print_exc()
-        print(f"nerstudio: error: {exc}", file=sys.stderr)
-        return 1
-    except ValueError as exc:  # bad option values (unknown scheme or format names, ...)
-        if debug:
-            traceback.print_exc()
-        print(f"nerstudio: error: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("nerstudio: interrupted", file=sys.stderr)
         return 130
-    except OSError as exc:
-        if debug:
-            traceback.print_exc()
-        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
-        print(f"nerstudio: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line unless --debug
-        if debug:
-            raise
-        print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+    except MemoryError:
+        log.error("out of memory (%s)", command, exc_info=True)
+        print("nerstudio: error: out of memory", file=sys.stderr)
+        return USER_ERROR
+    except (NerstudioError, ValueError, OSError) as exc:  # the user's input, options or files
+        message = _user_message(exc)
+        log.error("%s (%s)", message, command, exc_info=True)
+        print(f"nerstudio: error: {message}", file=sys.stderr)
+        return USER_ERROR
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, the traceback goes to the log
+        log.error("internal error: %s: %s (%s)", type(exc).__name__, exc, command, exc_info=True)
+        where = "above" if debug else f"in {logs.log_path()}"
+        print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",
               file=sys.stderr)
-        return 3
+        return INTERNAL_ERROR
+
+
+def _user_message(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and not isinstance(exc, NerstudioError):
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return f"{where}{exc.strerror or exc}"
+    return str(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -129,7 +129,12 @@ def evaluate_spans(gold: Iterable[Sequence[Span]], pred: Iterable[Sequence[Span]
 
 def evaluate_sentences(gold: Iterable[Sentence], pred: Iterable[Sentence], gold_path: str | None = None,
                        pred_path: str | None = None) -> Evaluation:
-    """Evaluate two aligned streams of sentences; their tokens must match one to one."""
+    """Evaluate two aligned streams of sentences; their tokens must match one to one.
+
+    A prediction whose tokens differ from the gold ones (other sentences, shuffled or shifted
+    ones) raises :class:`FormatError` at the first differing line of the prediction file, naming
+    the gold line too: scoring misaligned files would give a wrong F without a word.
+    """
     ev = Evaluation()
     gi, pi = iter(gold), iter(pred)
     k = 0
@@ -144,12 +149,33 @@ def evaluate_sentences(gold: Iterable[Sentence], pred: Iterable[Sentence], gold_
             other = gold_path if g is None else pred_path
             raise FormatError(path, longer.line or None,
                               f"has more sentences than {other or 'the other file'} (which ends after {k - 1})")
-        if len(g.words) != len(p.words):
-            raise FormatError(pred_path, p.line or None,
-                              f"sentence {k} has {len(p.words)} tokens but the gold sentence"
-                              f"{f' at {gold_path}:{g.line}' if gold_path else ''} has {len(g.words)}")
+        check_aligned(g, p, k, gold_path, pred_path)
         ev.add_sentence(g.spans, p.spans, len(g.words))
     return ev
+
+
+def _token_line(s, i: int) -> int | None:
+    """The line of token ``i`` of ``s``: its own line in a column file, the record's in JSONL."""
+    if not getattr(s, "line", 0):
+        return None
+    return s.line if getattr(s, "raw", None) is not None else s.line + i
+
+
+def check_aligned(g, p, k: int, gold_path, pred_path) -> None:
+    """Raise :class:`FormatError` unless sentence ``k`` has the same tokens in the gold sentence
+    ``g`` and the predicted one ``p`` (naming the first differing line of both files)."""
+    if tuple(g.words) == tuple(p.words):
+        return
+    for i, (a, b) in enumerate(zip(g.words, p.words)):
+        if a != b:
+            gl = _token_line(g, i)
+            where = f"{gold_path or 'the gold file'}" + (f":{gl}" if gl else "")
+            raise FormatError(pred_path, _token_line(p, i),
+                              f"token {b!r} differs from the gold token {a!r} at {where} (sentence {k}, token "
+                              f"{i + 1}): the files are not aligned")
+    where = f" at {gold_path}:{g.line}" if gold_path and g.line else ""
+    raise FormatError(pred_path, p.line or None,
+                      f"sentence {k} has {len(p.words)} tokens but the gold sentence{where} has {len(g.words)}")
 
 
 def relative_error_reduction(base: float, new: float) -> float:

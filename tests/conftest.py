@@ -10,6 +10,9 @@ import os
 import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything can import Qt
+if not os.environ.get("NERSTUDIO_LOG_DIR"):  # the log file: never the user's real folder
+    import tempfile
+    os.environ["NERSTUDIO_LOG_DIR"] = tempfile.mkdtemp(prefix="nerstudio-test-logs-")
 
 from pathlib import Path  # noqa: E402
 

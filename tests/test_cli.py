@@ -232,11 +232,11 @@ def test_convert_mixed_newlines_note(tmp_path, capsys):
     (["stats", "{gold}", "--from-scheme", "nope"], "unknown tag scheme 'nope'"),
     (["evaluate", "{gold}", "{gold}", "--gold-format", "xml"], "unknown format 'xml'"),
 ])
-def test_bad_option_values_exit_2(files, tmp_path, capsys, argv, fragment):
+def test_bad_option_values_exit_1(files, tmp_path, capsys, argv, fragment):
     gold, _ = files
     out = tmp_path / "out"
     code, _, err = run(capsys, *[a.format(gold=gold, out=out) for a in argv])
-    assert code == 2
+    assert code == 1
     assert err.count("\n") == 1 and err.startswith("nerstudio: error: ") and fragment in err
     assert not out.exists()
 
@@ -250,13 +250,19 @@ def test_user_errors_exit_1_single_line(tmp_path, capsys):
 
 
 def test_usage_errors(capsys):
+    """A command line argparse cannot parse is a user error too: status 1 (not argparse's 2)."""
     with pytest.raises(SystemExit) as info:
         main(["evaluate", "only-one-file"])
-    assert info.value.code == 2
+    assert info.value.code == 1
     with pytest.raises(SystemExit) as info:
         main(["frobnicate"])
-    assert info.value.code == 2
-    assert main([]) == 2  # no command: help
+    assert info.value.code == 1
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "a", "b", "--mode", "lenient"])
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("nerstudio evaluate: error: argument --mode: invalid choice")
+    assert main([]) == 1  # no command: help
     assert "convert" in capsys.readouterr().out
 
 
@@ -299,9 +305,12 @@ def test_internal_error(files, capsys, monkeypatch):
     monkeypatch.delenv("NERSTUDIO_DEBUG", raising=False)
     code, _, err = run(capsys, "stats", gold)
     assert code == 3
-    assert err == "nerstudio: internal error: RuntimeError: bug here (run with --debug for details)\n"
-    with pytest.raises(RuntimeError, match="bug here"):
-        main(["--debug", "stats", str(gold)])
+    assert err == (f"nerstudio: internal error: RuntimeError: bug here (a bug; the details are in "
+                   f"{cli.logs.log_path()})\n")
+    code, _, err = run(capsys, "--debug", "stats", gold)
+    assert code == 3
+    assert "Traceback (most recent call last)" in err and "RuntimeError: bug here" in err
+    assert err.splitlines()[-1] == "nerstudio: internal error: RuntimeError: bug here (a bug; the details are above)"
 
 
 def test_os_error_exit_1(files, tmp_path, capsys):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nerstudio.corpus import (SCHEMES, Corpus, Document, Sentence, Span, Token, convert_file, encode,
                               iter_sentences, normalize_format, read_corpus, sniff_format, write_corpus)
-from nerstudio.corpus import formats
+from nerstudio.corpus import formats, writing  # noqa: F401
 from nerstudio.errors import FormatError
 
 # --------------------------------------------------------------------------------------------
@@ -567,7 +567,7 @@ def test_failing_writer_leaves_target_unchanged(tmp_path, monkeypatch):
         yield "second line"
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(formats, "render_lines", broken)
+    monkeypatch.setattr(writing, "render_lines", broken)
     with pytest.raises(RuntimeError, match="disk on fire"):
         write_corpus(c, target)
     assert target.read_text() == "old contents\n"

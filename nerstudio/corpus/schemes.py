@@ -229,6 +229,47 @@ def encode(spans: Iterable[Span], n: int, scheme: str) -> list[str]:
     return out
 
 
+class SchemeDetector:
+    """Evidence for :func:`detect_scheme`, gathered one tag sequence at a time (so that a
+    streamed file and the same file read whole are judged on the same evidence)."""
+
+    def __init__(self):
+        self.prefixes: set[str] = set()
+        self.has_o = self.has_n = False
+        self.b_starts = self.i_starts = 0
+
+    def add(self, tags: Sequence[str]) -> None:
+        prefixes = self.prefixes
+        prev_p, prev_l = "O", ""
+        for tag in tags:
+            if tag == "O":
+                self.has_o = True
+                prev_p, prev_l = "O", ""
+                continue
+            if tag == "N":
+                self.has_n = True
+                prev_p, prev_l = "O", ""
+                continue
+            p, _, lab = tag.partition("-")
+            prefixes.add(p)
+            if p == "B" and not (prev_p in ("B", "I") and prev_l == lab):
+                self.b_starts += 1
+            elif p == "I" and not (prev_p in ("B", "I") and prev_l == lab):
+                self.i_starts += 1
+            prev_p, prev_l = p, lab
+
+    def result(self) -> str:
+        if "C" in self.prefixes or (self.has_n and not self.has_o):
+            return "scn"
+        if self.prefixes & {"L", "U"}:
+            return "bilou"
+        if self.prefixes & {"E", "S"}:
+            return "bioes"
+        if self.i_starts > self.b_starts:
+            return "iob1"
+        return "iob2"
+
+
 def detect_scheme(tag_sequences: Iterable[Sequence[str]]) -> str:
     """Guess the scheme of a corpus from its tag sequences.
 
@@ -236,36 +277,10 @@ def detect_scheme(tag_sequences: Iterable[Sequence[str]]) -> str:
     otherwise IOB1 when more entities start with ``I-`` than with a ``B-`` that a strict IOB1
     reading would not need, else IOB2.
     """
-    prefixes: set[str] = set()
-    has_o = has_n = False
-    b_starts = i_starts = 0
+    det = SchemeDetector()
     for tags in tag_sequences:
-        prev_p, prev_l = "O", ""
-        for tag in tags:
-            if tag == "O":
-                has_o = True
-                prev_p, prev_l = "O", ""
-                continue
-            if tag == "N":
-                has_n = True
-                prev_p, prev_l = "O", ""
-                continue
-            p, _, lab = tag.partition("-")
-            prefixes.add(p)
-            if p == "B" and not (prev_p in ("B", "I") and prev_l == lab):
-                b_starts += 1
-            elif p == "I" and not (prev_p in ("B", "I") and prev_l == lab):
-                i_starts += 1
-            prev_p, prev_l = p, lab
-    if "C" in prefixes or (has_n and not has_o):
-        return "scn"
-    if prefixes & {"L", "U"}:
-        return "bilou"
-    if prefixes & {"E", "S"}:
-        return "bioes"
-    if i_starts > b_starts:
-        return "iob1"
-    return "iob2"
+        det.add(tags)
+    return det.result()
 
 
 def convert_tags(tags: Sequence[str], src: str, dst: str) -> list[str]:

@@ -1,0 +1,161 @@
+"""Which format a file is in, told from its content (and, for outputs, from its name).
+
+Reading a corpus starts here: :func:`sniff_format` looks at the first lines of a file and names
+its corpus format, or refuses it in one line (``unrecognised format``, with the supported ones)
+when it is no corpus at all: a nerstudio ``.npz`` file (an N-best list or a model), another
+archive or binary file, a JSON array instead of JSON Lines. :func:`is_npz` recognises archives
+by their content, whatever their name. :func:`format_for_output` infers the format of a file to
+be written from its extension (``convert IN OUT.jsonl``). Kept apart from the readers so that the
+rules of detection are in one place.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+from ..errors import FormatError
+
+FORMATS = ("conll2003", "conll2002", "columns", "tsv", "jsonl")
+FORMAT_ALIASES = {"conll": "conll2003", "conll03": "conll2003", "conll02": "conll2002",
+                  "tab": "tsv", "wnut": "tsv", "json": "jsonl", "2col": "columns", "plain": "columns"}
+SUPPORTED = ("supported corpus formats: conll2003, conll2002, columns (space-separated, tag last), "
+             "tsv, jsonl; N-best lists and models are nerstudio .npz files")
+DOCSTART = "-DOCSTART-"
+SNIFF_BYTES = 1 << 16  # at most this much of a line is looked at
+_SNIFF_LINES = 10_000  # blank and -DOCSTART- lines skipped before giving up
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_BINARY_MAGIC = {b"\x1f\x8b": "a gzip-compressed file (decompress it first)",
+                 b"BZh": "a bzip2-compressed file (decompress it first)",
+                 b"\xfd7zXZ": "an xz-compressed file (decompress it first)",
+                 b"%PDF": "a PDF document", b"\x7fELF": "a program"}
+
+# output extensions that name a format; "conll" keeps a CoNLL-style input's own variant
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".tsv": "tsv",
+               ".conll": "conll", ".conll03": "conll2003", ".conll2003": "conll2003",
+               ".conll02": "conll2002", ".conll2002": "conll2002"}
+
+
+def normalize_format(name: str) -> str:
+    key = name.strip().lower()
+    key = FORMAT_ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ValueError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})")
+    return key
+
+
+def format_sep(fmt: str) -> str:
+    return "\t" if fmt == "tsv" else " "
+
+
+def check_file(path: str) -> None:
+    if not os.path.exists(path):
+        raise FormatError(path, None, "no such file")
+    if os.path.isdir(path):
+        raise FormatError(path, None, "is a folder, not a corpus file")
+
+
+def is_npz(path) -> bool:
+    """Whether ``path`` is a zip archive (what numpy's ``.npz`` files are), whatever its name."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) in _ZIP_MAGIC
+    except OSError:
+        return False
+
+
+def npz_format(path) -> str | None:
+    """The ``format`` named in a nerstudio ``.npz`` file's JSON header, read without numpy and
+    without trusting the file (``None`` when it has no readable header)."""
+    import json
+    try:
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("header.npy")
+            if info.file_size > SNIFF_BYTES * 16:
+                return None
+            raw = z.read(info)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError,
+            NotImplementedError):
+        return None
+    start = raw.find(b"\n", 10)  # the .npy preamble ends with a newline; the JSON bytes follow
+    try:
+        header = json.loads(raw[start + 1:].decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    fmt = header.get("format") if isinstance(header, dict) else None
+    return fmt if isinstance(fmt, str) else None
+
+
+def refuse_non_text(path: str, head: bytes) -> None:
+    """Raise ``unrecognised format`` for archives and binary files (whatever the reader)."""
+    if head[:4] in _ZIP_MAGIC:
+        fmt = npz_format(path)
+        what = (f"a nerstudio .npz file ({fmt}), not a corpus" if fmt
+                else "a zip archive (or .npz file), not a corpus")
+        raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
+    for magic, what in _BINARY_MAGIC.items():
+        if head.startswith(magic):
+            raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
+
+
+def _looks_binary(text: str) -> bool:
+    return "\x00" in text
+
+
+def sniff_format(path, encoding: str = "utf-8") -> str:
+    """The corpus format of ``path`` from its first token line (see the module docstring).
+
+    JSONL when that line is a JSON object; TSV when it holds a tab; else by its number of
+    space-separated fields: 4 is conll2003, 3 conll2002, anything else columns. A file of only
+    blank and ``-DOCSTART-`` lines is conll2003 (unless they hold a tab). Raises
+    :class:`FormatError` (``unrecognised format``) for files that are no corpus.
+    """
+    path = os.fspath(path)
+    check_file(path)
+    seen_tab = False
+    with open(path, "rb") as f:
+        head = f.read(SNIFF_BYTES)
+        refuse_non_text(path, head)
+        f.seek(0)
+        first = True
+        for _ in range(_SNIFF_LINES):
+            chunk = f.readline(SNIFF_BYTES)  # a line, or its first 64 KiB
+            if not chunk:
+                break
+            if first:
+                first = False
+                if chunk.startswith(b"\xef\xbb\xbf"):
+                    chunk = chunk[3:]
+            text = chunk.decode(encoding, errors="replace")
+            if _looks_binary(text):
+                raise FormatError(path, None, f"unrecognised format: binary data; {SUPPORTED}")
+            text = text.rstrip("\r\n").lstrip("\ufeff")
+            if not text.strip():
+                continue
+            stripped = text.lstrip()
+            if stripped.startswith("{"):
+                return "jsonl"
+            if stripped == "[" or stripped.startswith(("[{", "[[")):
+                raise FormatError(path, None, "unrecognised format: a JSON array; nerstudio reads JSON Lines "
+                                              f"(one JSON object per line); {SUPPORTED}")
+            if text.startswith(DOCSTART):
+                seen_tab = seen_tab or "\t" in text
+                if len(chunk) == SNIFF_BYTES:
+                    break
+                continue
+            if "\t" in text:
+                return "tsv"
+            n = len(text.split(" "))
+            return {4: "conll2003", 3: "conll2002"}.get(n, "columns")
+    return "tsv" if seen_tab else "conll2003"
+
+
+def format_for_output(path, input_format: str | None = None) -> str | None:
+    """The format an output file's extension names (``.jsonl``, ``.tsv``, ``.conll``, ...), or
+    ``None`` when it names none. ``.conll`` keeps a CoNLL-style input's own variant (conll2003,
+    conll2002 or columns) and means conll2003 otherwise."""
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    fmt = _EXTENSIONS.get(ext)
+    if fmt == "conll":
+        return input_format if input_format in ("conll2003", "conll2002", "columns") else "conll2003"
+    return fmt

@@ -1,0 +1,251 @@
+"""JSON Lines records: one record read into tokens and spans (validated), one written back.
+
+A record is ``{"text": ..., "spans": [{"start", "end", "label"}, ...]}`` with character offsets
+(``[start, end, label]`` triples, and the keys ``entities`` or ``label``, are accepted too);
+optional ``tokens`` (a list of strings) fixes the tokenisation, optional ``columns`` (lists of
+strings, one per token: POS, chunk, ...) carries the extra columns of CoNLL files, optional
+``doc_id`` (a string or an integer) groups records into documents. Other fields are kept when
+the record is written back.
+
+Everything a record holds is checked, so that a bad record is one ``file:line`` error and never
+an exception of another kind, nor a silently altered reading:
+
+* offsets are whole numbers (``3`` or ``3.0``); fractions, ``NaN``, infinities, booleans and
+  strings are refused; a span must be non-empty and inside the text;
+* labels are strings (``null`` is refused, not read as ``"None"``);
+* without ``tokens`` the text is split into words and punctuation, and a span boundary that falls
+  inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
+  ``Obama`` and ``'s``); with ``tokens``, spans must fall on token boundaries; whitespace at the
+  edges of a span is ignored;
+* a record with no tokens (empty or blank text) holds no sentence: it is kept as it is when the
+  file is written back as JSONL, and reported when a conversion drops it;
+* nesting too deep for the JSON parser, numbers too long to convert and unpaired surrogates
+  (``"\\ud800"``) are refused with the line they are on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from ..errors import FormatError
+from .model import Sentence, Span
+
+TOKEN_RE = re.compile(r"\w+(?:[-'’.]\w+)*\.?|[^\w\s]", re.UNICODE)
+SPAN_KEYS = ("spans", "entities", "label")
+
+
+@dataclass
+class Record:
+    """What one JSONL line holds, checked."""
+
+    words: list[str]
+    offsets: list[tuple[int, int]]
+    spans: list[Span]
+    span_key: str | None
+    columns: tuple[tuple[str, ...], ...]
+    doc_id: str | None
+    text: str
+
+
+def loads(text: str, path, lineno: int):
+    """``json.loads`` whose every failure is a :class:`FormatError` at ``path:lineno``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise FormatError(path, lineno, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise FormatError(path, lineno, f"invalid JSON: {exc}") from None
+
+
+def _offset(value, what: str, sp, path, lineno: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError(path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != int(value):
+            raise FormatError(path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}")
+        value = int(value)
+    return value
+
+
+def _show(value, limit: int = 60) -> str:
+    try:
+        s = json.dumps(value, ensure_ascii=False, allow_nan=True)
+    except (TypeError, ValueError, RecursionError):
+        s = repr(value)
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def _char_spans(raw, key: str, path, lineno: int) -> list[tuple[int, int, str]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise FormatError(path, lineno, f'"{key}" must be a list of spans '
+                                        '({"start", "end", "label"} objects or [start, end, label] lists), '
+                                        f"not {_show(raw)}")
+    out = []
+    for sp in raw:
+        if isinstance(sp, dict) and all(k in sp for k in ("start", "end", "label")):
+            s, e, lab = sp["start"], sp["end"], sp["label"]
+        elif isinstance(sp, list) and len(sp) == 3:
+            s, e, lab = sp
+        else:
+            raise FormatError(path, lineno, f"cannot read span {_show(sp)}: use {{\"start\", \"end\", \"label\"}} "
+                                            "or [start, end, label]")
+        s = _offset(s, "start", sp, path, lineno)
+        e = _offset(e, "end", sp, path, lineno)
+        if not isinstance(lab, str):
+            raise FormatError(path, lineno, f"span {_show(sp)}: the label must be a string, not {_show(lab)}")
+        out.append((s, e, lab))
+    return out
+
+
+def _check_unicode(strings, path, lineno: int) -> None:
+    for s in strings:
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise FormatError(path, lineno, f"{_show(s)} holds an unpaired surrogate "
+                                            f"{s[exc.start]!r}: not valid Unicode") from None
+
+
+def parse_record(line: str, path, lineno: int) -> Record:
+    """Read one JSONL line (see the module docstring); raises :class:`FormatError`."""
+    obj = loads(line, path, lineno)
+    if not isinstance(obj, dict):
+        raise FormatError(path, lineno, "each line must be a JSON object with a \"text\" field")
+    return parse_object(obj, path, lineno, check_unicode="\\u" in line or "\\U" in line)
+
+
+def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> Record:
+    text, tokens = obj.get("text"), obj.get("tokens")
+    if text is None and tokens is None:
+        raise FormatError(path, lineno, 'a JSONL record needs a "text" field (or "tokens")')
+    if text is not None and not isinstance(text, str):
+        raise FormatError(path, lineno, f'"text" must be a string, not {_show(text)}')
+    if tokens is not None and (not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens)):
+        raise FormatError(path, lineno, '"tokens" must be a list of strings')
+    doc = obj.get("doc_id")
+    if doc is not None and (isinstance(doc, bool) or not isinstance(doc, (str, int))):
+        raise FormatError(path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}')
+    key = next((k for k in SPAN_KEYS if k in obj), None)
+    char_spans = _char_spans(obj[key], key, path, lineno) if key else []
+    if check_unicode:
+        _check_unicode([text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno)
+    if tokens is not None:
+        if text is None:
+            text = " ".join(tokens)
+        offsets = []
+        pos = 0
+        for t in tokens:
+            k = text.find(t, pos)
+            if k < 0:
+                raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
+            offsets.append((k, k + len(t)))
+            pos = k + len(t)
+        words = list(tokens)
+    else:
+        cuts = {c for s, e, _ in char_spans for c in (s, e)}
+        offsets = []
+        for m in TOKEN_RE.finditer(text):
+            a, b = m.span()
+            for c in sorted(c for c in cuts if a < c < b) + [b]:
+                offsets.append((a, c))
+                a = c
+        words = [text[a:b] for a, b in offsets]
+    columns = _columns(obj.get("columns"), len(words), path, lineno)
+    spans = _token_spans(char_spans, text, offsets, path, lineno)
+    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text)
+
+
+def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(c, list) and len(c) == n and all(isinstance(v, str) for v in c)
+                                            for c in raw):
+        raise FormatError(path, lineno, f'"columns" must be a list of columns, each a list of {n} strings '
+                                        "(one per token)")
+    return tuple(tuple(c) for c in raw)
+
+
+def _token_spans(char_spans, text: str, offsets, path, lineno: int) -> list[Span]:
+    # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
+    order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
+    starts = {offsets[i][0]: i for i in order}
+    ends = {offsets[i][1]: i for i in order}
+    spans = []
+    for s0, e0, lab in char_spans:
+        if s0 >= e0:
+            raise FormatError(path, lineno, f"span [{s0}, {e0}) is empty (its end must come after its start)")
+        if not (0 <= s0 and e0 <= len(text)):
+            raise FormatError(path, lineno, f"span [{s0}, {e0}) is outside the text of {len(text)} characters")
+        s, e = s0, e0
+        # tolerate spans that include surrounding whitespace (unless it is part of a token)
+        if s not in starts:
+            while s < e and text[s].isspace():
+                s += 1
+        if e not in ends:
+            while e > s and text[e - 1].isspace():
+                e -= 1
+        if s == e:
+            raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} covers only whitespace")
+        if s not in starts or e not in ends:
+            raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} does not fall on token boundaries")
+        spans.append(Span(starts[s], ends[e] + 1, lab))
+    spans.sort()
+    for a, b in zip(spans, spans[1:]):
+        if b.start < a.end:
+            raise FormatError(path, lineno, f"overlapping spans {a} and {b} (nested entities are not supported)")
+    return spans
+
+
+def _span_objects(s: Sentence, offsets) -> list[dict]:
+    return [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label} for sp in s.spans]
+
+
+def render_record(s: Sentence, doc_id: str | None) -> str:
+    """The JSONL line for ``s``: its source record (updated if its spans were edited), or a new
+    record with ``text``, ``tokens``, ``spans`` and, when the sentence has extra columns,
+    ``columns``."""
+    if s.raw is not None:
+        try:
+            obj = loads(s.raw, None, 0)
+            rec = parse_object(obj, None, 0) if isinstance(obj, dict) else None
+        except FormatError:
+            rec = None  # not a record we can update: write a fresh one
+        if rec is not None and rec.words == list(s.words):
+            if rec.spans == s.spans:
+                return s.raw
+            obj[rec.span_key or "spans"] = _span_objects(s, rec.offsets)
+            if "tokens" not in obj and parse_object(obj, None, 0).words != list(s.words):
+                obj["tokens"] = list(s.words)  # old span boundaries split words: keep the tokens as they were
+            return json.dumps(obj, ensure_ascii=False)
+    offsets, pos = [], 0
+    for w in s.words:
+        offsets.append((pos, pos + len(w)))
+        pos += len(w) + 1
+    obj = {}
+    if doc_id is not None:
+        obj["doc_id"] = doc_id
+    obj["text"] = " ".join(s.words)
+    obj["tokens"] = list(s.words)
+    obj["spans"] = _span_objects(s, offsets)
+    if s.extra:
+        obj["columns"] = [list(c) for c in s.extra]
+    return json.dumps(obj, ensure_ascii=False)
+
+
+def record_losses(raw: str) -> tuple[bool, list[str]]:
+    """For a source record converted to a column format: whether its text had spacing that
+    tokens joined by spaces do not reproduce, and the names of its other fields (lost)."""
+    try:
+        obj = json.loads(raw)
+        rec = parse_object(obj, None, 0)
+    except (ValueError, RecursionError, FormatError):
+        return False, []
+    known = {"text", "tokens", "columns", "doc_id", *SPAN_KEYS}
+    return rec.text != " ".join(rec.words), sorted(k for k in obj if k not in known)

@@ -1,0 +1,282 @@
+"""Writing corpora: the lines of a file in any format and scheme, written atomically, with a
+report of what the target format cannot keep.
+
+A corpus written in its own format and scheme gives back the bytes it was read from (its layout
+of ``-DOCSTART-`` and separator lines, line endings, byte-order mark and final newline, and the
+original tags of sentences whose entities did not change). In another format the canonical
+layout of that format is written, and nothing is written that nerstudio could not read back:
+
+* **refused** (a :class:`~nerstudio.errors.FormatError` naming the source line, before the
+  target is touched): in a column format, a token, column value or label holding whitespace
+  where it would split the line into columns, an empty token (space-separated formats), and a
+  ``-DOCSTART-`` token, which would read back as a document boundary;
+* **reported** (:class:`Losses`, printed by ``nerstudio convert``): what the target cannot hold
+  and is dropped: empty JSONL records, JSONL document ids (column formats mark where a document
+  starts, not its name), the spacing of JSONL text and its other fields, extra columns beyond the
+  target's (CoNLL-2003's chunk column in CoNLL-2002).
+
+Kept apart from the readers (:mod:`nerstudio.corpus.formats`) so that each side stays short.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from ..errors import FormatError
+from .atomic import atomic_open
+from .detect import DOCSTART, format_sep, normalize_format
+from .jsonl import record_losses, render_record
+from .model import Corpus, Sentence
+from .schemes import SchemeError, decode, encode, normalize_scheme
+
+
+@dataclass
+class Losses:
+    """What a conversion could not keep: per kind, how often and the first source line."""
+
+    target: str = ""
+    counts: dict = field(default_factory=dict)
+    first_line: dict = field(default_factory=dict)
+    fields: set = field(default_factory=set)
+
+    def add(self, kind: str, line: int | None = None, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+        if line and kind not in self.first_line:
+            self.first_line[kind] = line
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+    def messages(self) -> list[str]:
+        """One line per kind of loss, for the user."""
+        out = []
+        fmt = self.target
+        for kind, n in self.counts.items():
+            at = f", first at line {self.first_line[kind]}" if kind in self.first_line else ""
+            if kind == "empty":
+                out.append(f"{n} empty record(s) not written: {fmt} cannot hold a sentence without tokens")
+            elif kind == "doc_id":
+                out.append(f"the ids of {n} document(s) not kept: {fmt} marks where documents start, not their names")
+            elif kind == "columns":
+                out.append(f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}")
+            elif kind == "spacing":
+                out.append(f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}")
+            elif kind == "fields":
+                names = ", ".join(sorted(self.fields))
+                out.append(f"other fields ({names}) of {n} record(s) not kept in {fmt}{at}")
+        return out
+
+
+def _sentence_tags(s: Sentence, scheme: str, src_scheme: str | None) -> list[str] | tuple[str, ...]:
+    """The tags to write: the original ones when the spans they encode are unchanged."""
+    if s.tags is not None and scheme == src_scheme and len(s.tags) == len(s.words):
+        try:
+            if decode(s.tags, scheme)[0] == s.spans:
+                return s.tags
+        except SchemeError:
+            pass
+    return encode(s.spans, len(s.words), scheme)
+
+
+def _docstart_line(fmt: str, ncols: int) -> str:
+    if fmt == "conll2002":
+        return "-DOCSTART- -DOCSTART- O"
+    sep = format_sep(fmt)
+    return sep.join([DOCSTART] + ["-X-"] * max(0, ncols - 2) + ["O"])
+
+
+def _target_ncols(fmt: str, src_ncols: int | None, n_extra: int) -> int:
+    if fmt == "conll2003":
+        return 4
+    if fmt == "conll2002":
+        return 3
+    return src_ncols if src_ncols else n_extra + 2
+
+
+def _bad_field(value: str, sep: str) -> str | None:
+    """Why ``value`` cannot be a field of a column file (``None`` if it can)."""
+    if "\n" in value or "\r" in value:
+        return "contains a line break"
+    if sep == " ":
+        if not value:
+            return "is empty"
+        if " " in value:
+            return "contains a space"
+        odd = next((c for c in value if c.isspace()), None)
+        if odd is not None:
+            return f"contains whitespace ({odd!r})"
+    elif "\t" in value:
+        return "contains a tab"
+    return None
+
+
+def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -> None:
+    """Raise :class:`FormatError` for what a column format cannot hold (see the module docstring)."""
+    sep = format_sep(fmt)
+    where = (lambda i: (s.line + i) if s.line else None)
+    hint = "use --to jsonl" if sep == "\t" else "use --to tsv or --to jsonl"
+    for sp in s.spans:
+        if any(c.isspace() for c in sp.label):
+            raise FormatError(src_path, where(sp.start),
+                              f"label {sp.label!r} contains whitespace: it cannot be written as {fmt}; use --to jsonl")
+    if labels_only:
+        return
+    for i, w in enumerate(s.words):
+        why = _bad_field(w, sep)
+        if why:
+            raise FormatError(src_path, where(i), f"token {i + 1} {w!r} {why}: it cannot be written as {fmt}; {hint}")
+        if w == DOCSTART:
+            raise FormatError(src_path, where(i), f"token {i + 1} is {DOCSTART}, which {fmt} reads as a document "
+                                                  "boundary; use --to jsonl")
+    for k, col in enumerate(s.extra):
+        for i, v in enumerate(col):
+            why = _bad_field(v, sep)
+            if why:
+                raise FormatError(src_path, where(i), f"column {k + 2} of token {i + 1} ({v!r}) {why}: it cannot "
+                                                      f"be written as {fmt}; {hint}")
+
+
+def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
+    want = ncols - 2
+    extra = s.extra
+    if len(extra) != want:
+        extra = (tuple(extra) + tuple(("-X-",) * len(s) for _ in range(want - len(extra))))[:want]
+    if extra:
+        for row in zip(s.words, *extra, tags):
+            yield sep.join(row)
+    else:
+        for w, t in zip(s.words, tags):
+            yield w + sep + t
+
+
+def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str, object]],
+                 lossless: bool, losses: Losses | None = None) -> Iterator[str]:
+    """Lines (without endings) of the output file for a stream of reader-style events; what
+    the target cannot keep is counted in ``losses``."""
+    losses = Losses(fmt) if losses is None else losses
+    losses.target = fmt
+    src_fmt = corpus_like.format
+    src_scheme = corpus_like.scheme
+    if fmt == "jsonl":
+        doc_id = None
+        n_doc = 0
+        for kind, obj in events:
+            if kind == "docstart":
+                n_doc += 1
+                doc_id = str(obj) if src_fmt == "jsonl" else str(n_doc)
+            elif kind == "sentence":
+                yield render_record(obj, doc_id)  # type: ignore[arg-type]
+            elif lossless:
+                yield obj  # type: ignore[misc]
+            elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
+                losses.add("empty")
+        return
+    sep = format_sep(fmt)
+    src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
+    ncols = None
+    for kind, obj in events:
+        if kind == "sentence":
+            s: Sentence = obj  # type: ignore[assignment]
+            if ncols is None:
+                ncols = corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
+            check_writable(s, fmt, corpus_like.path, labels_only=lossless)
+            if not s.words:
+                losses.add("empty", s.line)
+                continue
+            if len(s.extra) > ncols - 2:
+                losses.add("columns", s.line)
+            if src_fmt == "jsonl" and s.raw is not None:
+                spacing, other = record_losses(s.raw)
+                if spacing:
+                    losses.add("spacing", s.line)
+                if other:
+                    losses.add("fields", s.line)
+                    losses.fields.update(other)
+            yield from _token_lines(s, _sentence_tags(s, scheme, src_scheme), sep, ncols)
+            if not lossless:
+                yield ""
+        elif lossless:
+            yield obj  # type: ignore[misc]
+        elif kind == "docstart":
+            if src_fmt == "jsonl":
+                losses.add("doc_id")
+            n = ncols or _target_ncols(fmt, src_ncols, max(0, (corpus_like.ncols or 2) - 2))
+            yield _docstart_line(fmt, n)
+            if fmt != "conll2002":
+                yield ""
+        elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
+            losses.add("empty")
+
+
+def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]]:
+    """The reader-style events of a corpus in memory (its own layout when ``lossless``)."""
+    if lossless and corpus.layout is not None:
+        sents = corpus.sentences
+        for item in corpus.layout:
+            if isinstance(item, int):
+                yield "sentence", sents[item]
+            elif corpus.format != "jsonl" and item.split(corpus.sep, 1)[0] == DOCSTART:
+                yield "docstart", item
+            else:
+                yield "line", item
+        return
+    multi = len(corpus.documents) > 1
+    for d in corpus.documents:
+        if d.docstart is not None or multi:
+            yield "docstart", (d.docstart if corpus.format == "jsonl" and d.docstart else d.id)
+        for s in d.sentences:
+            yield "sentence", s
+    if corpus.format == "jsonl" and corpus.layout is not None:  # empty records, for the report
+        for item in corpus.layout:
+            if isinstance(item, str) and item.strip():
+                yield "line", item
+
+
+def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: str = "\n", bom: bool = False,
+                final_newline=True) -> None:
+    """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
+    if codecs.lookup(encoding).name == "utf-8-sig":
+        encoding = "utf-8"  # ``bom`` alone decides whether the file starts with one
+    with atomic_open(path, encoding=encoding) as f:
+        prev = None
+        n = 0  # number of the line held in prev
+        try:
+            if bom:
+                f.write("\ufeff")
+            for line in lines:
+                if prev is not None:
+                    f.write(prev + newline)
+                prev = line
+                n += 1
+            if prev is not None:
+                last = final_newline() if callable(final_newline) else final_newline
+                f.write(prev + (newline if last else ""))
+        except UnicodeEncodeError as exc:
+            raise FormatError(path, n or None,
+                              f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}") from None
+
+
+def new_file_bom(encoding: str) -> bool:
+    """Whether a file newly written in ``encoding`` starts with a BOM (only for utf-8-sig)."""
+    return codecs.lookup(encoding).name == "utf-8-sig"
+
+
+def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | None = None,
+                 encoding: str | None = None, losses: Losses | None = None) -> None:
+    """Write ``corpus`` atomically. Same format and scheme as read gives back the original bytes.
+
+    In its own format the file's layout (``-DOCSTART-`` and separator lines, line endings, BOM,
+    final newline) is kept, and sentences whose spans did not change keep their original tags.
+    In another format the canonical layout of that format is written; what it cannot keep is
+    counted in ``losses`` (see the module docstring).
+    """
+    fmt = normalize_format(format) if format else corpus.format
+    sch = normalize_scheme(scheme) if scheme else corpus.scheme
+    enc = encoding or corpus.encoding
+    lossless = fmt == corpus.format and corpus.layout is not None
+    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses)
+    same_bytes = lossless and enc == corpus.encoding
+    write_lines(path, lines, enc, corpus.newline if lossless else "\n",
+                corpus.bom if same_bytes else new_file_bom(enc), corpus.final_newline if lossless else True)
