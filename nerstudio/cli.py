@@ -229,14 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_convert(args) -> int:
-    from .corpus.formats import convert_file
+    from .corpus.formats import Losses, convert_file
+    losses = Losses()
     reader = convert_file(args.input, args.output, from_format=args.format, to_format=args.to_format,
                           scheme=args.scheme, from_scheme=args.in_scheme, encoding=args.encoding,
-                          strict=args.strict)
-    to = args.to_format or reader.format
+                          strict=args.strict, losses=losses)
+    to = losses.target or reader.format
     msg = f"wrote {args.output} ({to}, {args.scheme or reader.scheme}) from {args.input} ({reader.format}, {reader.scheme})"
     print(msg, file=sys.stderr)
     _report_repairs(reader)
+    for line in losses.messages():
+        print(f"note: {args.output}: {line}", file=sys.stderr)
     return 0
 
 

@@ -3,7 +3,8 @@
 An :class:`NBestList` holds, per sentence: an id, the tokens, the gold spans when known, and
 its candidates (tag-id sequences over the list's ``tagset``, best first) with L(x), the
 tagger's log-probability. It is saved as ``.npz`` (arrays only, no pickle) with a JSON header
-carrying a format version; loading validates shapes and never executes code.
+carrying a format version; loading checks every declared size before reading an array (see
+:mod:`nerstudio.persist`), validates tokens, tag ids and gold spans, and never executes code.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Sequence
 import numpy as np
 
 from .corpus.model import Span
-from .corpus.schemes import decode, encode
+from .corpus.schemes import check_spans, decode, encode
 from .errors import FormatError
-from .persist import json_array, json_value, load_npz, save_npz
+from .persist import CORRUPT, json_array, json_value, load_npz, save_npz
 
 NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
@@ -131,34 +132,79 @@ class NBestList:
 
     @classmethod
     def load(cls, path) -> "NBestList":
+        """Read a file written by :meth:`save`. Everything is checked before use: the arrays'
+        declared sizes against the header before they are read, tag ids, gold spans and tokens
+        against each other; a bad file is one :class:`FormatError` naming it."""
         path = os.fspath(path)
         header, arrays = load_npz(path, NBEST_FORMAT, NBEST_VERSION, "an N-best file")
         try:
-            words = [tuple(w) for w in json_value(arrays["words"])]
-            lens, ncand = arrays["lengths"], arrays["n_candidates"]
-            tags, lp = arrays["tags"], arrays["logprobs"]
-            if len(lens) != len(words) or len(ncand) != len(words):
-                raise ValueError("sentence counts disagree")
-            if int((lens * ncand).sum()) != len(tags) or int(ncand.sum()) != len(lp):
-                raise ValueError("candidate arrays do not match their lengths")
-            tagset = list(header["tagset"])
-            if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
-                raise ValueError("tag ids out of range")
-            cands, lps = [], []
-            p = q = 0
-            for n, m in zip(lens.tolist(), ncand.tolist()):
-                cands.append(tags[p:p + n * m].reshape(m, n))
-                lps.append(lp[q:q + m])
-                p += n * m
-                q += m
-            if "oracle" in arrays and len(arrays["oracle"]) != len(words):
-                raise ValueError("oracle indices do not match the sentences")
-            gold = None
-            if header.get("has_gold"):
-                gold = [[Span(int(a), int(b), str(c)) for a, b, c in g] for g in json_value(arrays["gold"])]
-            return cls(tagset, words, cands, lps, gold, list(header["ids"]), dict(header.get("meta", {})))
-        except (KeyError, ValueError, TypeError) as exc:
+            return cls._from_arrays(header, arrays)
+        except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt N-best file: {exc}") from None
+
+    @classmethod
+    def _from_arrays(cls, header: dict, arrays) -> "NBestList":
+        ids = header["ids"]
+        tagset = header["tagset"]
+        if not isinstance(ids, list) or not isinstance(tagset, list) or not all(isinstance(t, str) for t in tagset):
+            raise ValueError("the header's ids and tag set must be lists")
+        meta = header.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ValueError("the header's meta must be an object")
+        n = len(ids)
+        for name in ("lengths", "n_candidates"):
+            if arrays.shape(name) != (n,) or arrays.dtype(name).kind not in "iu":
+                raise ValueError(f"{name} must hold one integer per sentence ({n})")
+        lens, ncand = arrays["lengths"].astype(np.int64), arrays["n_candidates"].astype(np.int64)
+        if n and (lens.min() < 0 or ncand.min() < 0):
+            raise ValueError("negative lengths or candidate counts")
+        n_tags, n_cand = int((lens * ncand).sum()), int(ncand.sum())
+        if arrays.shape("tags") != (n_tags,) or arrays.dtype("tags").kind not in "iu":
+            raise ValueError(f"tags must hold {n_tags} integers (sentence lengths × candidates)")
+        if arrays.shape("logprobs") != (n_cand,) or arrays.dtype("logprobs").kind != "f":
+            raise ValueError(f"logprobs must hold {n_cand} numbers (one per candidate)")
+        words = json_value(arrays["words"])
+        if not isinstance(words, list) or len(words) != n:
+            raise ValueError("words must hold one list of tokens per sentence")
+        words = [tuple(w) for w in words]
+        if any(len(w) != k or not all(isinstance(t, str) for t in w) for w, k in zip(words, lens.tolist())):
+            raise ValueError("the tokens do not match the sentence lengths")
+        tags, lp = arrays["tags"], arrays["logprobs"].astype(np.float64, copy=False)
+        if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
+            raise ValueError("tag ids out of range")
+        tags = tags.astype(np.int16, copy=False)
+        cands, lps = [], []
+        p = q = 0
+        for k, m in zip(lens.tolist(), ncand.tolist()):
+            cands.append(tags[p:p + k * m].reshape(m, k))
+            lps.append(lp[q:q + m])
+            p += k * m
+            q += m
+        if "oracle" in arrays and arrays.shape("oracle") != (n,):
+            raise ValueError("oracle indices do not match the sentences")
+        gold = None
+        if header.get("has_gold"):
+            gold = [_gold_spans(g, k) for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())]
+        return cls(list(tagset), words, cands, lps, gold, [str(i) for i in ids], dict(meta))
+
+
+def _list(obj, n: int, what: str) -> list:
+    if not isinstance(obj, list) or len(obj) != n:
+        raise ValueError(f"{what} must hold one entry per sentence")
+    return obj
+
+
+def _gold_spans(g, n: int) -> list[Span]:
+    """Gold spans of a sentence of ``n`` tokens: whole-number bounds, sorted, inside, disjoint."""
+    spans = []
+    for a, b, c in g:
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, int) or not isinstance(b, int) \
+                or not isinstance(c, str):
+            raise ValueError(f"gold span {[a, b, c]!r} is not [start, end, label]")
+        spans.append(Span(a, b, c))
+    spans.sort()
+    check_spans(spans, n)
+    return spans
 
 
 def _f(g: set, p: set) -> float:

@@ -1,18 +1,43 @@
 """Model and N-best files: ``.npz`` archives of plain arrays plus JSON, with a format version.
 
-Loading uses ``allow_pickle=False`` and JSON only, so opening a file never runs code. Writing is
-atomic. Every error says which file is wrong and why.
+Writing is atomic (:func:`~nerstudio.corpus.atomic.atomic_open`). Reading trusts nothing in the
+file: every problem is a :class:`~nerstudio.errors.FormatError` naming the file, and nothing is
+allocated before it is known to be sound:
+
+* arrays are plain numbers (no pickles, no Python objects); loading never runs code;
+* before any array is read, the size each one declares (its ``.npy`` header) is checked against
+  the size the zip directory records for it, against what decompressing it may plausibly give
+  (a member declaring more than :data:`LARGE_MEMBER` bytes must not inflate more than
+  :data:`MAX_INFLATION` times: a 1 MB file declaring 1 GiB of zeros is refused, not read), and
+  against the memory available; loaders can check declared shapes against the JSON header
+  (:meth:`NpzArrays.shape`) before reading an array;
+* arrays are read one at a time, when a loader asks for them; floating-point arrays must be
+  finite (a NaN or infinite weight would silently wreck every score);
+* JSON (the header, and JSON stored in arrays) must decode, and must not be nested deeper than
+  the parser allows.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import zipfile
+import zlib
+from collections.abc import Mapping
 
 import numpy as np
+import numpy.lib.format as npformat
 
-from .corpus.formats import atomic_open
+from .corpus.atomic import atomic_open
 from .errors import FormatError
+
+MAX_INFLATION = 100  # declared bytes per stored byte above which a large member is refused
+LARGE_MEMBER = 64 << 20  # members declaring less than this are never refused for inflating
+MAX_HEADER = 64 << 20  # the JSON header's declared size
+MAX_NPY_HEADER = 100_000  # bytes of a member's .npy header (numpy's own default is 10,000)
+
+#: the exceptions a loader turns into "corrupt file" errors (bad JSON shapes and values)
+CORRUPT = (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError, RecursionError)
 
 
 def json_array(obj) -> np.ndarray:
@@ -21,7 +46,13 @@ def json_array(obj) -> np.ndarray:
 
 
 def json_value(arr: np.ndarray):
-    return json.loads(arr.tobytes().decode("utf-8"))
+    """The JSON document held by a uint8 array; ``ValueError`` for anything else (too deep too)."""
+    if not isinstance(arr, np.ndarray) or arr.dtype != np.uint8 or arr.ndim != 1:
+        raise ValueError("a JSON field is not stored as bytes")
+    try:
+        return json.loads(arr.tobytes().decode("utf-8"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def jsonable(obj):
@@ -43,43 +74,210 @@ def save_npz(path, header: dict, arrays: dict) -> None:
         np.savez_compressed(f, header=json_array(header), **arrays)
 
 
+def read_header(path, what: str = "a nerstudio file") -> dict:
+    """The JSON header of a file written by :func:`save_npz` (only the header is read); a
+    :class:`FormatError` says precisely why there is none (``what`` names the expected kind)."""
+    path = os.fspath(path)
+    header = _read_header(path, _scan(path, what))
+    if not isinstance(header, dict):
+        raise FormatError(path, None, f"not {what}: its header is not a JSON object")
+    return header
+
+
 def peek_format(path) -> str | None:
     """The format name in the header of a file written by :func:`save_npz`, or ``None`` when
     the file is missing, unreadable or has no such header (only the header is read)."""
     try:
-        with np.load(os.fspath(path), allow_pickle=False) as z:
-            if "header" not in z.files:
-                return None
-            header = json_value(z["header"])
-    except Exception:  # noqa: BLE001 - any unreadable file is simply "not ours"
+        fmt = read_header(path).get("format")
+    except FormatError:
         return None
-    fmt = header.get("format") if isinstance(header, dict) else None
     return fmt if isinstance(fmt, str) else None
 
 
-def load_npz(path, fmt: str, version: int, what: str) -> tuple[dict, dict]:
+# -- reading ------------------------------------------------------------------------------------
+
+
+class _Member:
+    __slots__ = ("info", "shape", "dtype", "fortran")
+
+    def __init__(self, info, shape, dtype, fortran):
+        self.info, self.shape, self.dtype, self.fortran = info, shape, dtype, fortran
+
+    @property
+    def nbytes(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n * self.dtype.itemsize
+
+
+def _zip_errors():
+    return (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError,
+            ValueError, KeyError)
+
+
+def _npy_header(fp) -> tuple[tuple, np.dtype, bool, int]:
+    """Shape, dtype, Fortran order and header length of a ``.npy`` stream (nothing else read)."""
+    major, _minor = npformat.read_magic(fp)
+    if major == 1:
+        shape, fortran, dtype = npformat.read_array_header_1_0(fp, max_header_size=MAX_NPY_HEADER)
+    elif major == 2:
+        shape, fortran, dtype = npformat.read_array_header_2_0(fp, max_header_size=MAX_NPY_HEADER)
+    else:
+        raise ValueError(f".npy format version {major} is not supported")
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biufc":
+        raise ValueError(f"arrays of {dtype} are not plain numbers")
+    if not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise ValueError(f"bad shape {shape}")
+    return tuple(shape), dtype, bool(fortran), fp.tell()
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to this process (Linux), ``None`` when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:,.1f} MB" if n < 2**30 else f"{n / 2**30:,.1f} GB"
+
+
+def _scan(path: str, what: str) -> dict[str, _Member]:
+    """Every member's declared shape and type, checked (see the module docstring); no data read."""
+    if not os.path.exists(path):
+        raise FormatError(path, None, "no such file")
+    if os.path.isdir(path):
+        raise FormatError(path, None, f"is a folder, not {what}")
+    members: dict[str, _Member] = {}
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                name = info.filename
+                if not name.endswith(".npy") or name[:-4] in members:
+                    raise ValueError(f"unexpected member {name!r}")
+                with z.open(info) as fp:
+                    shape, dtype, fortran, head = _npy_header(fp)
+                m = _Member(info, shape, dtype, fortran)
+                if m.nbytes + head != info.file_size:
+                    raise ValueError(f"array {name[:-4]!r} declares {m.nbytes + head:,} bytes but the archive "
+                                     f"holds {info.file_size:,}")
+                members[name[:-4]] = m
+    except FormatError:
+        raise
+    except (zipfile.BadZipFile, EOFError):
+        raise FormatError(path, None, f"not {what}: not a readable nerstudio .npz file (truncated, or another "
+                                      "kind of file)") from None
+    except OSError as exc:
+        if isinstance(exc, PermissionError):
+            raise FormatError(path, None, f"cannot read: {exc.strerror}") from None
+        raise FormatError(path, None, f"not {what} (.npz): {exc}") from None
+    except _zip_errors() as exc:
+        raise FormatError(path, None, f"not {what} (.npz): {exc}") from None
+    total = 0
+    for name, m in members.items():
+        stored = max(m.info.compress_size, 1)
+        if m.info.file_size > LARGE_MEMBER and m.info.file_size > MAX_INFLATION * stored:
+            raise FormatError(path, None, f"corrupt {_kind(what)}: array {name!r} declares "
+                                          f"{_mb(m.info.file_size)} from {_mb(stored)} stored (more than "
+                                          f"{MAX_INFLATION}x): refused")
+        total += m.nbytes
+    if "header" in members and members["header"].nbytes > MAX_HEADER:
+        raise FormatError(path, None, f"not {what}: its header declares {_mb(members['header'].nbytes)}")
+    avail = _available_memory()
+    if avail is not None and total > avail:
+        raise FormatError(path, None, f"its arrays need {_mb(total)}, more than the {_mb(avail)} of memory available")
+    return members
+
+
+def _read_member(path: str, m: _Member, what: str) -> np.ndarray:
+    try:
+        with zipfile.ZipFile(path) as z, z.open(m.info) as fp:
+            arr = npformat.read_array(fp, allow_pickle=False, max_header_size=MAX_NPY_HEADER)
+    except _zip_errors() as exc:
+        raise FormatError(path, None, f"corrupt {what}: {exc}") from None
+    if arr.shape != m.shape or arr.dtype != m.dtype:
+        raise FormatError(path, None, f"corrupt {what}: the archive changed while it was read")
+    return arr
+
+
+def _read_header(path: str, members: dict[str, _Member]):
+    if "header" not in members:
+        raise FormatError(path, None, "no header")
+    arr = _read_member(path, members["header"], "file")
+    try:
+        return json_value(arr)
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise FormatError(path, None, f"no readable header ({exc})") from None
+
+
+class NpzArrays(Mapping):
+    """The arrays of a checked archive (the header excluded), each read when first asked for.
+
+    ``shape(name)`` and ``dtype(name)`` give what an array declares without reading it.
+    Reading refuses non-finite floating-point values (:class:`FormatError` naming the file).
+    """
+
+    def __init__(self, path: str, members: dict[str, _Member], what: str, nonfinite_ok=()):
+        self.path, self._members, self._what = path, members, what
+        self._nonfinite_ok = set(nonfinite_ok)
+        self._cache: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        hit = self._cache.get(name)
+        if hit is not None:
+            return hit
+        m = self._members[name]  # KeyError for a missing array, as for a dict
+        arr = _read_member(self.path, m, self._what)
+        if arr.dtype.kind in "fc" and name not in self._nonfinite_ok and not np.isfinite(arr).all():
+            raise FormatError(self.path, None, f"corrupt {self._what}: array {name!r} holds NaN or infinite values")
+        self._cache[name] = arr
+        return arr
+
+    def __iter__(self):
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+    def shape(self, name: str) -> tuple:
+        return self._members[name].shape
+
+    def dtype(self, name: str) -> np.dtype:
+        return self._members[name].dtype
+
+
+def load_npz(path, fmt: str, version: int, what: str, nonfinite_ok=()) -> tuple[dict, NpzArrays]:
     """Read an archive written by :func:`save_npz`; check its format name and version.
 
     ``what`` names the kind of file with its article ("a tagger model"). Returns
-    ``(header, arrays)``. Raises :class:`FormatError` naming ``path`` for a missing,
-    unreadable, foreign or newer file.
+    ``(header, arrays)``, the arrays read lazily (see :class:`NpzArrays`); ``nonfinite_ok``
+    names arrays allowed to hold NaN or infinities. Raises :class:`FormatError` naming
+    ``path`` for a missing, unreadable, foreign, newer or unsound file.
     """
     path = os.fspath(path)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except FileNotFoundError:
-        raise FormatError(path, None, "no such file") from None
-    except Exception as exc:  # noqa: BLE001 - zip and npz errors of all kinds
-        raise FormatError(path, None, f"not {what} (.npz): {exc}") from None
-    try:
-        header = json_value(arrays.pop("header"))
-    except (KeyError, ValueError, UnicodeDecodeError) as exc:
-        raise FormatError(path, None, f"not {what}: no readable header ({exc})") from None
+    members = _scan(path, what)
+    if "header" not in members:
+        raise FormatError(path, None, f"not {what}: no readable header")
+    header = _read_header(path, members)
     if not isinstance(header, dict) or header.get("format") != fmt:
         got = header.get("format") if isinstance(header, dict) else None
         raise FormatError(path, None, f"not {what}: format is {got!r}, expected {fmt!r}")
     if header.get("version") != version:
         raise FormatError(path, None, f"format version {header.get('version')} is not supported "
                                       f"(this nerstudio reads version {version})")
-    return header, arrays
+    rest = {k: v for k, v in members.items() if k != "header"}
+    return header, NpzArrays(path, rest, _kind(what), nonfinite_ok)
+
+
+def _kind(what: str) -> str:
+    """``what`` without its article: "an N-best file" -> "N-best file"."""
+    for article in ("a ", "an "):
+        if what.startswith(article):
+            return what[len(article):]
+    return what

@@ -48,7 +48,7 @@ def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
                  "--n", "5"]) == 0
     nb = NBestList.load(tmp_path / "d.npz")
     assert len(nb) == len(gold.documents) and nb.meta["unit"] == "document"
-    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 2  # usage error: maxent has no epochs
+    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 1  # usage error (exit 1): maxent has no epochs
     out = tmp_path / "kz"
     assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
                  "--test", f"{DEMO}/test.conll", "--out", str(out), "--systems", "margin,proposed",

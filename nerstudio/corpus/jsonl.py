@@ -77,6 +77,7 @@ def _show(value, limit: int = 60) -> str:
         s = json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
         s = repr(value)
+    s = s.encode("utf-8", "backslashreplace").decode("utf-8")  # an unpaired surrogate, escaped
     return s if len(s) <= limit else s[:limit - 3] + "..."
 
 

@@ -115,12 +115,13 @@ def _bad_field(value: str, sep: str) -> str | None:
 def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -> None:
     """Raise :class:`FormatError` for what a column format cannot hold (see the module docstring)."""
     sep = format_sep(fmt)
-    where = (lambda i: (s.line + i) if s.line else None)
+    where = (lambda i: None if not s.line else s.line if s.raw is not None else s.line + i)  # JSONL: the record
     hint = "use --to jsonl" if sep == "\t" else "use --to tsv or --to jsonl"
     for sp in s.spans:
-        if any(c.isspace() for c in sp.label):
-            raise FormatError(src_path, where(sp.start),
-                              f"label {sp.label!r} contains whitespace: it cannot be written as {fmt}; use --to jsonl")
+        why = _bad_field(sp.label, sep) if sp.label else None
+        if why:
+            raise FormatError(src_path, where(sp.start), f"label {sp.label!r} {why}: it cannot be written as {fmt}; "
+                                                         "use --to jsonl")
     if labels_only:
         return
     for i, w in enumerate(s.words):

@@ -1,10 +1,17 @@
-"""Application entry point: ``python main.py [CORPUS] [--screenshot PNG]`` or ``nerstudio gui``."""
+"""Application entry point: ``python main.py [CORPUS] [--screenshot PNG]`` or ``nerstudio gui``.
+
+A corpus named on the command line opens exactly as through File ▸ Open: a file that cannot be
+read is one clear message (a dialog, and the same line on stderr), never a traceback. Errors are
+recorded in the log file (:mod:`nerstudio.logs`), and an exception that escapes everything (a
+bug) is logged with its traceback and reported as one line instead of ending the application.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import threading
 
 from ..demo import DEMO_CORPUS, DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 (re-exported for tests)
 
@@ -16,6 +23,9 @@ def default_corpus() -> str | None:
 def run(path: str | None = None, screenshot: str | None = None, argv: list[str] | None = None,
         view: str = "main") -> int:
     """Open the main window on ``path`` (the bundled demo corpus by default)."""
+    from .. import logs
+    logs.setup(debug=logs.is_debug())
+    install_excepthooks()
     if screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtCore import QCoreApplication, QSettings
@@ -37,7 +47,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     win = MainWindow(settings)
     ok = True
     if path:
-        ok = win.load_corpus(path) if not screenshot else _load_or_fail(win, path)
+        ok = _open_from_command_line(win, path) if not screenshot else _load_or_fail(win, path)
     elif default_corpus():
         ok = win.load_demo()
     if screenshot:
@@ -140,14 +150,64 @@ def _stage_stepper(win) -> None:
 
 
 def _load_or_fail(win, path: str) -> bool:
+    from .. import logs
     from ..corpus.formats import read_corpus
     from ..errors import NerstudioError
     try:
         win.set_corpus(read_corpus(path))
     except NerstudioError as exc:
+        logs.log_error(f"cannot open {path}: {exc}", name="app")
         print(f"nerstudio: error: {exc}", file=sys.stderr)
         return False
     return True
+
+
+def _open_from_command_line(win, path: str) -> bool:
+    """Open ``path`` the way File ▸ Open does (a dialog says why it cannot be read); the reason
+    also goes to stderr and the log."""
+    from .. import logs
+    win.last_error = ""
+    ok = win.load_corpus(path)
+    if not ok:
+        why = getattr(win, "last_error", "")
+        message = f"cannot open {path}" + (f": {why}" if why else "")
+        logs.log_error(message, name="app")
+        print(f"nerstudio: error: {message}", file=sys.stderr)
+    return ok
+
+
+def report_unhandled(exc_type, exc, tb, where: str = "") -> None:
+    """Log an exception nothing caught (a bug) with its traceback; one line on stderr."""
+    import traceback
+
+    from .. import logs
+    details = "".join(traceback.format_exception(exc_type, exc, tb))
+    logs.log_error(f"unhandled {exc_type.__name__}{where}: {exc}", details, name="app")
+    print(f"nerstudio: internal error: {exc_type.__name__}: {exc} (a bug; the details are in "
+          f"{logs.log_path()})", file=sys.stderr)
+
+
+def install_excepthooks() -> None:
+    """Route exceptions that escape a Qt slot or a thread to :func:`report_unhandled` (PySide6
+    would print them and carry on; a plain thread would die with a traceback on stderr)."""
+    if getattr(sys.excepthook, "_nerstudio", False):
+        return
+
+    def hook(exc_type, exc, tb):
+        if issubclass(exc_type, KeyboardInterrupt):
+            sys.__excepthook__(exc_type, exc, tb)
+            return
+        report_unhandled(exc_type, exc, tb)
+
+    def thread_hook(args):
+        if args.exc_type is SystemExit:
+            return
+        report_unhandled(args.exc_type, args.exc_value, args.exc_traceback,
+                         f" in thread {args.thread.name if args.thread else '?'}")
+
+    hook._nerstudio = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..nbest import NBestList
-from ..persist import jsonable, load_npz, save_npz
+from ..persist import CORRUPT, jsonable, load_npz, save_npz
 from .base import Callback, CancelCheck, Reranker
 from .boosting import Boosting
 from .data import RankingData
@@ -181,7 +181,7 @@ class RerankerModel:
             from .base import RerankStats
             learner.history_ = [RerankStats(**h) for h in header.get("history", [])]
             learner.best_step_ = header.get("best_step")
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
+        except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
         return cls(features, learner, header.get("meta", {}))
 

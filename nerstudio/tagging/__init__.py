@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import FormatError
-from ..persist import peek_format
+from ..persist import read_header
 
 KINDS = {"maxent": "a max-ent tagger", "perceptron": "a perceptron tagger", "joint": "a joint (K&T) tagger"}
 
@@ -19,13 +19,10 @@ def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
     from .perceptron import MODEL_FORMAT as PERCEPTRON, PerceptronTagger
     by_format = {MAXENT: ("maxent", MaxEntTagger), PERCEPTRON: ("perceptron", PerceptronTagger),
                  JOINT: ("joint", JointTagger)}
-    fmt = peek_format(path)
+    wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"
+    fmt = read_header(path, wanted).get("format")  # a missing or unreadable file: its own error
     kind, cls = by_format.get(fmt, (None, None))
     if kind is not None and kind in kinds:
         return cls.load(path)
-    wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"
-    if fmt is None:
-        raise FormatError(str(path), None, f"not {wanted}: not a readable nerstudio .npz file "
-                                           "(truncated, or another kind of file)")
     found = KINDS[kind] + " model" if kind else f"a {fmt!r} file"
     raise FormatError(str(path), None, f"not {wanted}: it is {found}")

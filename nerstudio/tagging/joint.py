@@ -37,7 +37,7 @@ import numpy as np
 from ..corpus.model import Span
 from ..errors import FormatError
 from ..evaluation import evaluate_spans
-from ..persist import jsonable, load_npz, save_npz
+from ..persist import CORRUPT, jsonable, load_npz, save_npz
 from ..nbest import NBestList, tags_to_spans
 from ..rerank.data import entity_types, scn_spans
 from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
@@ -567,7 +567,7 @@ class JointTagger:
             m.seconds_ = h.get("seconds")
             m.history_ = [JointStats(**d) for d in h.get("history", [])]
             return m
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
+        except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt joint tagger model: {exc}") from None
 
 

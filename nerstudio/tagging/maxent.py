@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
-from ..persist import json_array, json_value, load_npz, save_npz
+from ..persist import CORRUPT, json_array, json_value, load_npz, save_npz
 from . import _maxent_compiled as _mc
 from .features import FEATURE_SETS, FeatureExtractor, _unique_inverse
 
@@ -727,10 +727,10 @@ class MaxEntTagger:
                 raise ValueError("predicate count does not match the weights")
             m.extractor_ = FeatureExtractor(h["features"], set(json_value(arrays["lexicon"])))
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
-            W = arrays["W"].astype(np.float64)
             T = len(m.tagset_)
-            if W.shape != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):
-                raise ValueError(f"weight matrix has shape {W.shape}")
+            if arrays.shape("W") != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):  # checked before it is read
+                raise ValueError(f"weight matrix has shape {arrays.shape('W')}")
+            W = arrays["W"].astype(np.float64)
             if "gis_slack" in arrays:
                 m.gis_slack_ = arrays["gis_slack"]
                 m.gis_C_ = float(arrays["gis_C"][0])
@@ -738,6 +738,6 @@ class MaxEntTagger:
             m.train_seconds_ = h.get("train_seconds")
             m.n_iter_, m.n_evals_, m.stop_reason_ = h.get("n_iter"), h.get("n_evals"), h.get("stop_reason")
             return m
-        except (KeyError, ValueError, TypeError) as exc:
+        except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt tagger model: {exc}") from None
 

@@ -64,7 +64,7 @@ import numpy as np
 from ..corpus.model import Corpus, Document, Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
-from ..persist import json_array, json_value, jsonable, load_npz, save_npz
+from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
 from . import _viterbi as K
 from .local_features import Gazetteer, KTFeatures
 from .maxent import TASKS, make_tagset
@@ -755,7 +755,7 @@ class PerceptronTagger:
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a perceptron tagger model")
         try:
             return cls.from_state(h, arrays)
-        except (KeyError, ValueError, TypeError, IndexError) as exc:
+        except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt perceptron tagger model: {exc}") from None
 
     @classmethod
