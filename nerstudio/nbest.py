@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from .corpus.model import Span
-from .corpus.schemes import check_spans, decode, encode
+from .corpus.schemes import check_spans, decode, encode, parse_tag
 from .errors import FormatError
 from .persist import CORRUPT, json_array, json_value, load_npz, save_npz
 
@@ -148,6 +148,10 @@ class NBestList:
         tagset = header["tagset"]
         if not isinstance(ids, list) or not isinstance(tagset, list) or not all(isinstance(t, str) for t in tagset):
             raise ValueError("the header's ids and tag set must be lists")
+        if not tagset or len(set(tagset)) != len(tagset):
+            raise ValueError("the tag set is empty or repeats a tag")
+        for t in tagset:
+            parse_tag(t, "scn")  # ValueError: not an SCN tag
         meta = header.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("the header's meta must be an object")
@@ -185,6 +189,11 @@ class NBestList:
         gold = None
         if header.get("has_gold"):
             gold = [_gold_spans(g, k) for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())]
+            typed = any("-" in t for t in tagset)
+            labels = {t.partition("-")[2] for t in tagset if "-" in t}
+            odd = sorted({sp.label for g in gold for sp in g if typed and sp.label not in labels})
+            if odd:
+                raise ValueError(f"gold entity type {odd[0]!r} is not in the tag set")
         return cls(list(tagset), words, cands, lps, gold, [str(i) for i in ids], dict(meta))
 
 

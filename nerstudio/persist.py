@@ -119,12 +119,14 @@ def _zip_errors():
 def _npy_header(fp) -> tuple[tuple, np.dtype, bool, int]:
     """Shape, dtype, Fortran order and header length of a ``.npy`` stream (nothing else read)."""
     major, _minor = npformat.read_magic(fp)
-    if major == 1:
-        shape, fortran, dtype = npformat.read_array_header_1_0(fp, max_header_size=MAX_NPY_HEADER)
-    elif major == 2:
-        shape, fortran, dtype = npformat.read_array_header_2_0(fp, max_header_size=MAX_NPY_HEADER)
-    else:
+    if major not in (1, 2):
         raise ValueError(f".npy format version {major} is not supported")
+    read = npformat.read_array_header_1_0 if major == 1 else npformat.read_array_header_2_0
+    try:
+        shape, fortran, dtype = read(fp, max_header_size=MAX_NPY_HEADER)
+    except Exception as exc:  # noqa: BLE001 - numpy parses the header text with Python's tokenizer and
+        # literal_eval, whose errors (SyntaxError, TokenError, ...) are not ValueErrors
+        raise ValueError(f"an unreadable array header ({type(exc).__name__})") from None
     if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biufc":
         raise ValueError(f"arrays of {dtype} are not plain numbers")
     if not all(isinstance(d, int) and d >= 0 for d in shape):

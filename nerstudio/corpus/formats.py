@@ -175,6 +175,9 @@ class Reader:
             if fields[-1] == "" and len(fields) > 1:
                 raise FormatError(self.path, lineno, "the line ends with a column separator "
                                                      "(a trailing space or tab?): the tag column is empty")
+            if sep == " " and "" in fields:  # only TSV may have empty tokens
+                raise FormatError(self.path, lineno, "an empty column (a leading space, or two spaces in a row); "
+                                                     "if the file is tab-separated, try --from tsv")
             if fields[0] == DOCSTART:
                 if words:
                     yield "sentence", self._make_raw(words, start)

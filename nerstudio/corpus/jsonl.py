@@ -142,12 +142,13 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
             text = " ".join(tokens)
         offsets = []
         pos = 0
+        exact = text == " ".join(tokens)  # what nerstudio writes: tokens joined by single spaces
         for t in tokens:
-            k = text.find(t, pos)
+            k = pos if exact else text.find(t, pos)
             if k < 0:
                 raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
             offsets.append((k, k + len(t)))
-            pos = k + len(t)
+            pos = k + len(t) + exact
         words = list(tokens)
     else:
         cuts = {c for s, e, _ in char_spans for c in (s, e)}

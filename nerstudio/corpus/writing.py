@@ -139,6 +139,15 @@ def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -
                                                       f"be written as {fmt}; {hint}")
 
 
+def _check_jsonl_writable(s: Sentence, src_path) -> None:
+    """JSONL spans are character ranges: an entity made only of empty tokens has none."""
+    for sp in s.spans:
+        if not any(s.words[sp.start:sp.end]):
+            raise FormatError(src_path, (s.line + sp.start) if s.line and s.raw is None else (s.line or None),
+                              f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} covers only empty "
+                              "tokens: it cannot be written as jsonl (its character range would be empty)")
+
+
 def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
     want = ncols - 2
     extra = s.extra
@@ -168,6 +177,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 n_doc += 1
                 doc_id = str(obj) if src_fmt == "jsonl" else str(n_doc)
             elif kind == "sentence":
+                _check_jsonl_writable(obj, corpus_like.path)  # type: ignore[arg-type]
                 yield render_record(obj, doc_id)  # type: ignore[arg-type]
             elif lossless:
                 yield obj  # type: ignore[misc]
@@ -240,6 +250,7 @@ def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: st
     """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
     if codecs.lookup(encoding).name == "utf-8-sig":
         encoding = "utf-8"  # ``bom`` alone decides whether the file starts with one
+    utf8 = codecs.lookup(encoding).name == "utf-8"
     with atomic_open(path, encoding=encoding) as f:
         prev = None
         n = 0  # number of the line held in prev
@@ -249,6 +260,8 @@ def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: st
             for line in lines:
                 if prev is not None:
                     f.write(prev + newline)
+                elif not bom and utf8 and line.startswith("\ufeff"):
+                    f.write("\ufeff")  # else a reader takes the first token's U+FEFF for a byte-order mark
                 prev = line
                 n += 1
             if prev is not None:

@@ -181,9 +181,9 @@ class RerankerModel:
             from .base import RerankStats
             learner.history_ = [RerankStats(**h) for h in header.get("history", [])]
             learner.best_step_ = header.get("best_step")
+            return cls(features, learner, header.get("meta", {}))
         except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
-        return cls(features, learner, header.get("meta", {}))
 
 
 

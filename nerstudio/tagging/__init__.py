@@ -21,6 +21,8 @@ def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
                  JOINT: ("joint", JointTagger)}
     wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"
     fmt = read_header(path, wanted).get("format")  # a missing or unreadable file: its own error
+    if not isinstance(fmt, str):
+        raise FormatError(str(path), None, f"not {wanted}: its header names no format")
     kind, cls = by_format.get(fmt, (None, None))
     if kind is not None and kind in kinds:
         return cls.load(path)
