@@ -26,10 +26,12 @@ perceptron) have no per-feature weights and are refused with a clear error.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import Cancelled
 from .data import RankingData, group_argmax
 from .glossary import describe, describe_template
 
@@ -106,9 +108,15 @@ def decisions(scores: np.ndarray, offsets: np.ndarray, pick: np.ndarray, against
     return np.where(ok, second, -1).astype(np.int64)
 
 
-def model_importance(model, data: RankingData, against: str = "baseline", sort: str = "count") -> ModelImportance:
+def model_importance(model, data: RankingData, against: str = "baseline", sort: str = "count",
+                     should_cancel: Callable[[], bool] | None = None) -> ModelImportance:
     """Rank ``model``'s features and templates by the decisions they move on ``data`` (the
-    ranking data of an N-best list made with ``model.data``); see the module docstring."""
+    ranking data of an N-best list made with ``model.data``); see the module docstring.
+    ``should_cancel`` is polled between the stages (it raises :class:`Cancelled`)."""
+    def check():
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("feature ranking cancelled")
+
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})")
     try:
@@ -117,7 +125,8 @@ def model_importance(model, data: RankingData, against: str = "baseline", sort: 
         raise ValueError(f"the {model.algo} reranker has no per-feature weights to rank") from None
     w = np.asarray(w, dtype=np.float64)
     scores = model.scores(data)
-    pick = model.predict(data)
+    pick = data.argmax(scores)  # what model.predict does, without scoring twice
+    check()
     other = decisions(scores, data.offsets, pick, against)
     sent = np.flatnonzero(other >= 0)
     rows_p = data.offsets[sent] + pick[sent]
@@ -129,7 +138,9 @@ def model_importance(model, data: RankingData, against: str = "baseline", sort: 
     D = (data.X[rows_p].astype(np.float64) - data.X[rows_o].astype(np.float64)).tocsr()
     C = (D @ sp.diags(w)).tocsr()
     C.eliminate_zeros()
+    check()
     feats = _aggregate(C, sent, [(n, t) for n, t in zip(names, templates)])
+    check()
 
     codes = sorted(set(templates))
     code_of = {c: k for k, c in enumerate(codes)}
