@@ -56,7 +56,8 @@ def _what(template: str) -> str:
 
 
 def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = True, top: int = 2,
-                 rich: bool = True, unlisted: tuple[str, float] | None = None, who: str = "the reranker") -> str:
+                 rich: bool = True, breakdown: Sequence[tuple[str, float]] | None = None,
+                 who: str = "the reranker") -> str:
     """The answer to "why does the reranker prefer one of A and B?".
 
     ``terms`` are the terms of F(A) − F(B) (contribution > 0 favours A), ``delta`` that
@@ -64,8 +65,9 @@ def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = 
     ``top`` first rows of the table's own order — template groups when ``grouped``, features
     otherwise — in words, each with its share of the difference and the candidate it favours.
     ``rich`` adds HTML emphasis (the feature panel's header); otherwise plain text.
-    ``unlisted`` is a part of the difference that has no rows, as ``(what, amount)`` (a joint
-    tagger's local score): the sentence states it next to the difference. ``who`` is the model.
+    ``breakdown`` splits the difference into named parts, ``[(what, amount), …]`` (a joint
+    tagger's local and non-local scores, only the latter listed): the sentence states them next
+    to it. ``who`` is the model.
     """
     def em(s):
         return f"<b>{s}</b>" if rich else s
@@ -73,15 +75,15 @@ def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = 
     def esc(s):
         return html.escape(s) if rich else s
 
-    if delta > 0 or (delta == 0 and not terms):
-        winner, loser = a, b
-    else:
-        winner, loser = b, a
+    a, b = esc(a), esc(b)
+    winner, loser = (a, b) if delta >= 0 else (b, a)
     if delta == 0:
-        head = f"{who[:1].upper()}{who[1:]} scores {a} and {b} the same (F(A) − F(B) = {num(0.0)})"
+        head = f"{who[:1].upper()}{who[1:]} scores {a} and {b} the same (score A − B = {num(0.0)}"
     else:
-        head = (f"{who[:1].upper()}{who[1:]} prefers {em(winner)} to {loser} (F(A) − F(B) = {em(num(delta, sign=True))}"
-                + (f", of which {unlisted[0]} {num(unlisted[1], sign=True)}" if unlisted else "") + ")")
+        head = f"{who[:1].upper()}{who[1:]} prefers {winner} to {loser} (score A − B = {em(num(delta, sign=True))}"
+    if breakdown:
+        head += " = " + " + ".join(f"{esc(k)} {num(v, sign=True)}" for k, v in breakdown)
+    head += ")"
     parts = []
     if grouped:
         for g in group_terms(terms)[:top]:

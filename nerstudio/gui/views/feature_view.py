@@ -48,7 +48,7 @@ class FeaturePanel(QWidget):
         self.hide_zero.setToolTip("Hide features the reranker gave no weight (boosting leaves most at zero)")
         self.hide_zero.toggled.connect(self._on_hide_zero)
         self.model.set_hide_zero(True)
-        self._why = None  # (lead, A, B, delta, unlisted, who) of the comparison shown, to rebuild its sentence
+        self._why = None  # (lead, A, B, delta, breakdown, who) of the comparison shown, to rebuild its sentence
         self._base_header = ""
         self.view = QTreeView()
         self.view.setObjectName("featureView")
@@ -97,31 +97,31 @@ class FeaturePanel(QWidget):
         self.show_terms(rows, head + note)
 
     def show_comparison(self, rows: list[TermRow], a: str, b: str, delta: float,
-                        scores: tuple[float, float] | None = None, unlisted: tuple[str, float] | None = None,
+                        scores: tuple[float, float] | None = None, breakdown: list[tuple[str, float]] | None = None,
                         note: str = "", who: str = "the reranker") -> None:
         """Two candidates: the terms of F(A) − F(B) (``delta``; contribution > 0 favours A) under
         "A = a (score) vs B = b (score)" and the sentence saying why ``who`` prefers one, which
         names the table's top rows in words. ``a``/``b`` name the candidates ("candidate 3");
-        ``unlisted`` is a part of ``delta`` without rows (a joint tagger's local score);
+        ``breakdown`` names parts of ``delta`` (a joint tagger's local and non-local scores);
         ``note`` (HTML) follows the scores."""
         sa, sb = ("", "") if scores is None else (f" ({num(scores[0])})", f" ({num(scores[1])})")
         lead = f"<b>A = {html.escape(a)}</b>{sa} vs <b>B = {html.escape(b)}</b>{sb}{note}:"
-        self._why = (lead, a, b, float(delta), unlisted, who)
+        self._why = (lead, a, b, float(delta), breakdown, who)
         self._show(rows, "", True)
 
     def why_text(self) -> str:
         """The current "why" sentence (plain text; empty unless two candidates are compared)."""
         if self._why is None:
             return ""
-        _, a, b, delta, unlisted, who = self._why
+        _, a, b, delta, breakdown, who = self._why
         return why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped, rich=False,
-                            unlisted=unlisted, who=who)
+                            breakdown=breakdown, who=who)
 
     def _header_text(self, header: str) -> str:
         if self._why is not None:
-            lead, a, b, delta, unlisted, who = self._why
+            lead, a, b, delta, breakdown, who = self._why
             sentence = why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped,
-                                    unlisted=unlisted, who=who)
+                                    breakdown=breakdown, who=who)
             header = f"{lead} {sentence}"
         hidden = self.hidden_count()
         if hidden:
