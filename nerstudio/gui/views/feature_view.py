@@ -125,7 +125,8 @@ class FeaturePanel(QWidget):
             header = f"{lead} {sentence}"
         hidden = self.hidden_count()
         if hidden:
-            header += f" <span style='color:#777'>({hidden} zero-weight feature{'s' if hidden > 1 else ''} hidden)</span>"
+            plural = "s" if hidden > 1 else ""
+            header += f" <span style='color:#777'>({hidden} zero-weight feature{plural} hidden)</span>"
         return header
 
     def _show(self, rows: list[TermRow], header: str, compare: bool) -> None:
