@@ -188,6 +188,13 @@ def test_boosting_rounds_and_perceptron_epochs_never_share_an_axes():
     labels = {ax: [t.get_text() for t in ax.get_legend().get_texts()] for ax in (ra, ea)}
     assert labels[ra] == ["boosting · on eng.train"]
     assert labels[ea] == ["averaged perceptron · on demo train.conll", "voted perceptron · on demo train.conll"]
+    # a tall area stacks the two plots; they still have their own x axes
+    tall = Figure(figsize=(3, 4))
+    FigureCanvasAgg(tall)
+    stacked = draw_runs(tall, runs, False, False, False)
+    assert [ax.get_subplotspec().get_geometry()[:2] for ax in stacked.values()] == [(2, 1), (2, 1)]
+    assert all(ax.get_shared_x_axes().get_siblings(ax) == [ax] for ax in stacked.values())
+    assert [ax.get_xlabel() for ax in stacked.values()] == ["boosting round", "epoch"]
     # one unit alone: one plot
     fig2 = Figure()
     FigureCanvasAgg(fig2)

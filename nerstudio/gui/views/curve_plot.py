@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
@@ -241,18 +242,28 @@ def units_of(runs: list[Run]) -> list[str]:
 
 def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> dict:
     """Draw every run on ``fig``: one plot per unit (boosting rounds, perceptron epochs), side by
-    side, each with its own x axis labelled with its unit. Returns ``{unit: axes}``."""
+    side (stacked when the figure is taller than wide), each with its own x axis labelled with
+    its unit. Returns ``{unit: axes}``."""
     units = units_of(runs)
+    n = max(len(units), 1)
+    w, h = fig.get_size_inches()
+    rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
+    # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
+    # the constrained layout no room for the plot itself)
+    chars = max(16, int((w * fig.dpi / cols - 130) / 6))  # about 6 px a character at size 8
+
+    def label(text: str) -> str:
+        return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
     axes: dict[str, object] = {}
     first = None
     for k, unit in enumerate(units or [""]):
-        ax = fig.add_subplot(1, max(len(units), 1), k + 1, sharey=first)
+        ax = fig.add_subplot(rows, cols, k + 1, sharey=first)
         first = first or ax
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds and epochs are counts
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))  # rounds and epochs are counts
         ax.grid(True, alpha=0.3)
-        if k == 0:
+        if k == 0 or rows > 1:
             ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
     handles: dict[str, list] = {u: [] for u in axes}
     bases: dict[str, set] = {u: set() for u in axes}
@@ -266,7 +277,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         state = "" if r.state == "done" else f" [{r.state}]"
         if xs:
             (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
-                          label=f"{r.legend()}{state}")
+                          label=label(f"{r.legend()}{state}"))
             handles[r.unit].append(h)
             b = r.best()
             if b is not None:
@@ -275,8 +286,10 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
                 a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
                            xytext=(4, 6), fontsize=8, color=color)
         elif r.state == "running":
-            (h,) = a.plot([], [], "-", color=color, label=f"{r.legend()} [waiting]")
+            (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]"))
             handles[r.unit].append(h)
+            if not any(x.steps for x in runs if x.unit == r.unit):
+                a.set_xlim(0, 1)  # no point yet: a plain axis rather than matplotlib's ±0.05
         if show_p:
             pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
             if pts:
@@ -304,7 +317,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         first.set_ylim(lo - pad, hi + pad)  # shared by every plot
     for unit, ax in axes.items():
         if handles[unit]:
-            ax.legend(handles=handles[unit], loc="lower right", fontsize=8, framealpha=0.85)
+            ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
     if not any(handles.values()):
         first.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
                    transform=first.transAxes, color="#777777")
