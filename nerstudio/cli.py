@@ -423,7 +423,7 @@ def cmd_train_tagger(args) -> int:
 
 
 def cmd_nbest(args) -> int:
-    from .pipeline import sentence_ids
+    from .experiments.pipeline import sentence_ids
     tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
     if hasattr(tagger, "sentence_nbest"):  # a joint (K&T) tagger: re-scored document candidates
@@ -477,14 +477,14 @@ def cmd_tag(args) -> int:
 
 def _typed_for(spans):
     """Untyped (boundary-only) predictions get the placeholder type ENT so the file stays valid."""
-    from .experiment import with_placeholder_type
+    from .experiments.collins import with_placeholder_type
     if any(sp.label for ss in spans for sp in ss):
         return spans
     return [with_placeholder_type(ss) for ss in spans]
 
 
 def cmd_jackknife(args) -> int:
-    from .pipeline import jackknife, sentence_ids
+    from .experiments.pipeline import jackknife, sentence_ids
     from .tagging.maxent import MaxEntTagger
     train = _read(args.train, args)
     bar = Progress("jackknife")
@@ -638,7 +638,7 @@ def cmd_rerank(args) -> int:
     d, choice = model.rerank(nb)
     spans = nb.top(choice)
     if not nb.typed:
-        from .experiment import with_placeholder_type
+        from .experiments.collins import with_placeholder_type
         spans = [with_placeholder_type(ss) for ss in spans]
     src = args.corpus or nb.meta.get("source")
     corpus = None
@@ -674,7 +674,7 @@ def cmd_rerank(args) -> int:
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
         return _kazama_experiment(args)
-    from .experiment import ExperimentConfig, run_experiment
+    from .experiments.collins import ExperimentConfig, run_experiment
     from .rerank.model import ALGORITHMS
     algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
     for a in algos:
@@ -695,7 +695,7 @@ def cmd_experiment(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        from .experiment import report_markdown
+        from .experiments.collins import report_markdown
         print(report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
@@ -703,7 +703,7 @@ def cmd_experiment(args) -> int:
 
 
 def _kazama_experiment(args) -> int:
-    from .kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
+    from .experiments.kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
     systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
     bad = [a for a in systems if a not in SYSTEMS]
     if bad:

@@ -10,7 +10,7 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.nbest import tags_to_spans
-from nerstudio.rerank.nonlocal_features import NonLocalFeatures
+from nerstudio.text.nonlocal_features import NonLocalFeatures
 from nerstudio.tagging.joint import JointTagger, first_model_lists, sentence_spans
 from nerstudio.tagging.perceptron import PerceptronTagger
 

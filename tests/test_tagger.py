@@ -11,8 +11,8 @@ import pytest
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import Cancelled, FormatError
 from nerstudio.nbest import NBestList
-from nerstudio.pipeline import document_folds, jackknife
-from nerstudio.tagging.features import build_lexicon, collapsed_shape, shape
+from nerstudio.experiments.pipeline import document_folds, jackknife
+from nerstudio.text.shapes import build_lexicon, collapsed_shape, shape
 from nerstudio.tagging.maxent import MaxEntTagger
 
 TEXT = [
@@ -55,11 +55,11 @@ def test_shapes_and_lexicon():
 
 
 def test_fast_shapes_equal_the_helpers():
-    from nerstudio.tagging.features import _fast_collapsed_shape, _fast_shape
+    from nerstudio.text.shapes import fast_collapsed_shape, fast_shape
     words = ["G.M.", "Animal", "1996-08-30", "", "ÄÖü", "ǅungla", "١٢٣", "Ⅻ", "ß", "İstanbul", "...", "A.B.",
              "a1b2", "aaa", "\u00a0\u00a0", "ｶﾀｶﾅ", "²³", "x\ny", "AAbb--..", "O'Neill", "e-mail", "$%^&"]
     for w in words:
-        assert _fast_shape(w) == shape(w) and _fast_collapsed_shape(w) == collapsed_shape(w), w
+        assert fast_shape(w) == shape(w) and fast_collapsed_shape(w) == collapsed_shape(w), w
 
 
 def test_gradient_matches_finite_differences():

@@ -2,7 +2,7 @@
 
 A document's candidates come from the *local* model Φ^l·α (exact k-best of the structured
 perceptron tagger, :mod:`nerstudio.tagging.perceptron`); the *total* model Φ^a·α = Φ^l·α + Φ^g·α
-adds the non-local features of :mod:`nerstudio.rerank.nonlocal_features` and re-scores them.
+adds the non-local features of :mod:`nerstudio.text.nonlocal_features` and re-scores them.
 
 ``proposed`` — Algorithm 4.2
     for each document: take the n-best under the local model and re-score them with the total
@@ -38,9 +38,8 @@ from ..corpus.model import Span
 from ..errors import FormatError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable, load_npz, save_npz
-from ..nbest import NBestList, tags_to_spans
-from ..rerank.data import entity_types, scn_spans
-from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
+from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
+from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 from .perceptron import AveragedWeights, PerceptronTagger, Sequences, sparse_weights
 
 MODEL_FORMAT = "nerstudio-joint-tagger"

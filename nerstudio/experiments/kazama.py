@@ -15,7 +15,7 @@ Systems (names as in ``report.json``):
     the non-local features.
 
 Every system's development F chooses its epoch; test figures are not used for any choice. The
-output directory receives ``report.json`` (the layout of :mod:`nerstudio.experiment`: per system
+output directory receives ``report.json`` (the layout of :mod:`nerstudio.experiments.collins`: per system
 ``name``, ``dev``, ``test`` with ``precision``/``recall``/``f1`` and ``rel_error_reduction`` against
 the ``margin`` perceptron, ``settings``, ``seconds``; plus ``n_prime`` and the paper's figures),
 ``report.md`` (tables shaped like the paper's Tables 2, 3, 6 and 7, our figures next to theirs),
@@ -35,16 +35,16 @@ from typing import Callable
 import multiprocessing as mp
 import numpy as np
 
-from .corpus.formats import read_corpus, write_corpus
-from .corpus.model import Corpus, Span
-from .errors import Cancelled
-from .evaluation import evaluate_spans
-from .experiment import (_plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type,
+from ..corpus.formats import read_corpus, write_corpus
+from ..corpus.model import Corpus, Span
+from ..errors import Cancelled
+from ..evaluation import evaluate_spans
+from .collins import (_plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type,
                          write_report)
-from .persist import jsonable
+from ..persist import jsonable
 from .pipeline import document_folds
-from .tagging.joint import JointTagger, first_model_lists
-from .tagging.perceptron import PerceptronTagger
+from ..tagging.joint import JointTagger, first_model_lists
+from ..tagging.perceptron import PerceptronTagger
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
 
@@ -311,7 +311,7 @@ def _train_phase(h) -> bool:
 
 
 class _Point:
-    """A curve point in the shape :func:`nerstudio.experiment._plot_curves` draws."""
+    """A curve point in the shape :func:`nerstudio.experiments.collins._plot_curves` draws."""
 
     unit = "epoch"
 

@@ -32,14 +32,14 @@ from typing import Callable
 
 import numpy as np
 
-from .corpus.formats import atomic_open, read_corpus, write_corpus
-from .corpus.model import Span
-from .errors import Cancelled
-from .evaluation import relative_error_reduction
-from .persist import jsonable
+from ..corpus.formats import atomic_open, read_corpus, write_corpus
+from ..corpus.model import Span
+from ..errors import Cancelled
+from ..evaluation import relative_error_reduction
+from ..persist import jsonable
 from .pipeline import jackknife, sentence_ids
-from .rerank.features import GlobalFeatures
-from .rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+from ..rerank.features import GlobalFeatures
+from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
                 "margin": "margin", "kernel": "kernel"}

@@ -16,10 +16,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .corpus.model import Corpus
-from .errors import Cancelled
-from .nbest import NBestList
-from .tagging.maxent import MaxEntTagger
+from ..corpus.model import Corpus
+from ..errors import Cancelled
+from ..nbest import NBestList
+from ..tagging.maxent import MaxEntTagger
 
 
 def document_folds(corpus_or_docs, k: int) -> np.ndarray:
