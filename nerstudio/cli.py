@@ -485,27 +485,26 @@ def _typed_for(spans):
 
 def cmd_jackknife(args) -> int:
     from .experiments.pipeline import jackknife, sentence_ids
-    from .tagging.maxent import MaxEntTagger
     train = _read(args.train, args)
+    decode = [(src, dst, _read(src, args)) for src, dst in args.decode]  # bad input fails before the work
     bar = Progress("jackknife")
+    full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
-                    progress=bar.message)
+                    progress=lambda p: bar.message(p.message) if p.final else None, full=full,
+                    decode={str(k): (c.sentences, sentence_ids(c)) for k, (_, _, c) in enumerate(decode)})
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
     print(_summary(train.sentences, res.nbest, f"{args.train} (jackknifed)"))
-    if args.model_out or args.decode:
-        tagger = MaxEntTagger(labels=train.labels, **_tagger_params(args)).fit(train.sentences)
-        if args.model_out:
-            tagger.save(args.model_out)
-            print(f"wrote {args.model_out}", file=sys.stderr)
-        for src, dst in args.decode:
-            corpus = _read(src, args)
-            nb = tagger.nbest(corpus.sentences, n=args.n, ids=sentence_ids(corpus))
-            nb.meta["source"] = os.path.abspath(src)
-            nb.save(dst)
-            print(f"wrote {dst}", file=sys.stderr)
-            print(_summary(corpus.sentences, nb, src))
+    if args.model_out:
+        res.model.save(args.model_out)
+        print(f"wrote {args.model_out}", file=sys.stderr)
+    for k, (src, dst, corpus) in enumerate(decode):
+        nb = res.decoded[str(k)]
+        nb.meta["source"] = os.path.abspath(src)
+        nb.save(dst)
+        print(f"wrote {dst}", file=sys.stderr)
+        print(_summary(corpus.sentences, nb, src))
     return 0
 
 

@@ -20,7 +20,7 @@ then killed, if it has not ended ``grace`` seconds later. An error in the child 
 :class:`ChildProcessFailed` carrying its one-line message (and the child's traceback for logs);
 a child that dies (killed, out of memory) is reported the same way, never waited for forever.
 The process machinery (spawn, pipes, cancel/terminate/kill, death detection, the registry of
-live children) is :mod:`nerstudio.experiments.child_process`, shared with :mod:`nerstudio.experiments.tagger_process`;
+live children) is :mod:`.child_process`, shared with :mod:`.tagger_process`;
 ``ChildProcessFailed`` and ``live_children`` are re-exported here.
 """
 

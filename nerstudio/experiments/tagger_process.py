@@ -3,8 +3,8 @@
 The structured perceptron (:class:`~nerstudio.tagging.perceptron.PerceptronTagger`: ``perceptron``,
 ``averaged``, ``margin``) and the joint trainers (:class:`~nerstudio.tagging.joint.JointTagger`:
 ``candidate`` = Alg. 4.1, ``proposed`` = Alg. 4.2) run long Python loops that hold the
-interpreter lock; like the reranker stage (:mod:`nerstudio.experiments.rerank_process`) they run in a spawned child process
-(:mod:`nerstudio.experiments.child_process`: pipe protocol, cancel → grace → terminate/kill, death detection).
+interpreter lock; like the reranker stage (:mod:`.rerank_process`) they run in a spawned child
+process (:mod:`.child_process`: pipe protocol, cancel → grace → terminate/kill, death detection).
 
 The child reads the corpora from files, trains, saves the model (``.npz`` + JSON) and the lists
 the window shows — per-sentence candidates of the training corpus, split from document lists
@@ -140,7 +140,7 @@ def _concat(lists: list[NBestList]) -> NBestList:
 def display_lists(model, corpus, n: int | None = None, progress=None, should_cancel=None,
                   chunk_tokens: int = CHUNK_TOKENS) -> tuple[NBestList, NBestList, list[list[int]]]:
     """``(document lists, per-sentence lists, origin)`` of ``corpus`` under ``model``: what the
-    N-best and feature panels show. Sentence ids are :func:`nerstudio.experiments.pipeline.sentence_ids`.
+    N-best and feature panels show. Sentence ids are :func:`.pipeline.sentence_ids`.
 
     Documents are decoded independently, so the corpus is decoded in batches of whole documents
     (:func:`document_chunks`; the same lists as one call, tested): ``progress(message, tokens
