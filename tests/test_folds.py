@@ -22,7 +22,7 @@ from nerstudio.experiments.folds import (Fold, InlineExecutor, Job, ProcessExecu
                                          split)
 from nerstudio.experiments.kazama import cross_validated_lists
 from nerstudio.experiments.pipeline import jackknife, merge_nbest, sentence_ids
-from nerstudio.tagging.joint import first_model_lists
+from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.tagging.perceptron import PerceptronTagger
 

@@ -35,7 +35,8 @@ from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
 from ..evaluation import evaluate_spans
 from ..persist import jsonable
-from ..tagging.joint import JointTagger, first_model_lists
+from ..tagging.joint import JointTagger
+from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
 from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
 from .folds import Job, TaskContext, run_folds, split
