@@ -16,12 +16,12 @@ from nerstudio.demo import DEMO_MODEL_DIR
 from nerstudio.nbest import NBestList
 from nerstudio.numfmt import num
 from nerstudio.rerank import features as gfeat
-from nerstudio.rerank import nonlocal_features as nlf
+from nerstudio.text import nonlocal_features as nlf
 from nerstudio.rerank.explanation import group_terms, rank_terms, why_sentence
 from nerstudio.rerank.glossary import FALLBACK, GLOSSARY, describe, describe_template, template_code
 from nerstudio.rerank.importance import decisions, model_importance
 from nerstudio.rerank.model import RerankerModel, Term
-from nerstudio.tagging.features import build_lexicon
+from nerstudio.text.shapes import build_lexicon
 
 DEMO = DEMO_MODEL_DIR
 pytestmark = pytest.mark.skipif(not (DEMO / "reranker.npz").exists(), reason="demo model not built")

@@ -65,7 +65,7 @@ def _progress_adapter(ctx, what: str):
 def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict) -> NBestList:
     """Jackknifed N-best lists of ``corpus`` (pipeline.jackknife's recipe, one fold after the
     other so that cancellation reaches the tagger's optimiser within an iteration)."""
-    from ..pipeline import document_folds, merge_nbest, sentence_ids
+    from ..experiments.pipeline import document_folds, merge_nbest, sentence_ids
     from ..tagging.maxent import MaxEntTagger
     params = dict(tagger_params)
     params.setdefault("labels", corpus.labels)
@@ -152,7 +152,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         ctx.progress(f"training {settings.algo} reranker…", 0, 0)
         if in_child:
             # features and training in a child process: its interpreter lock is not the window's
-            from ..rerank_process import train_in_child
+            from ..experiments.rerank_process import train_in_child
             out = train_in_child(train_nb, dev_nb, settings.algo, dict(settings.params), dict(settings.feature_params),
                                  callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress,
                                  on_start=lambda pid: ctx.result("child", pid), train_file=train_file,
@@ -239,7 +239,7 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
     def job(ctx) -> KTRunResult:
         import shutil
         import tempfile
-        from .. import tagger_process as tp
+        from ..experiments import tagger_process as tp
         t0 = time.perf_counter()
         if corpus is None or not len(corpus):
             raise ValueError("open a training corpus first")
@@ -278,7 +278,7 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
     def job(ctx) -> KTRunResult:
         import shutil
         import tempfile
-        from .. import tagger_process as tp
+        from ..experiments import tagger_process as tp
         t0 = time.perf_counter()
         ctx.progress(f"reading {os.path.basename(path)} and decoding the corpus…")
         folder = tempfile.mkdtemp(prefix="nerstudio-kt-")

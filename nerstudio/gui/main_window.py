@@ -1147,7 +1147,7 @@ class MainWindow(QMainWindow):
             msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
             hist = getattr(res.model, "history_", None)
             if hist:
-                from ..tagger_process import epoch_point
+                from ..experiments.tagger_process import epoch_point
                 pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
                 if pts:
                     run = self.curve_plot.start_run(f"{_kt_kind(res.model)} [{os.path.basename(res.path or '')}]")
@@ -1479,7 +1479,7 @@ class MainWindow(QMainWindow):
                                               "open dev.conll to compare on the development set.")
             self._comparison_stale = False
             return False
-        from ..compare import compare_outputs
+        from ..experiments.compare import compare_outputs
         has = ses.scored is not None
         choice = ses.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
         snap = _nbest_snapshot(nb)  # the gold as it is now, while the worker compares
@@ -1804,7 +1804,7 @@ def _nbest_snapshot(nb: NBestList) -> NBestList:
 
 
 def _kt_kind(model) -> str:
-    from ..tagger_process import is_joint, model_kind
+    from ..experiments.tagger_process import is_joint, model_kind
     return ("joint " if is_joint(model) else "") + model_kind(model)
 
 

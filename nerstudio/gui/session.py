@@ -71,7 +71,7 @@ class NBestIndex:
 def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`nerstudio.rerank.data.span_counts` of one sentence of ``nb``: per candidate its
     correct and proposed entities, and the sentence's gold count."""
-    from ..rerank.data import span_counts
+    from ..nbest import span_counts
     one = NBestList(nb.tagset, [nb.words[i]], [nb.candidates[i]], [nb.logprobs[i]],
                     None if nb.gold is None else [nb.gold[i]], [nb.ids[i]])
     correct, proposed, n_gold = span_counts(one)
@@ -108,7 +108,7 @@ def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None) -> NBestIn
     sizes = np.array([nbest.n_candidates(i) for i in range(len(nbest))], dtype=np.int64)
     offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    from ..rerank.data import span_counts
+    from ..nbest import span_counts
     correct, proposed, n_gold = span_counts(nbest)
     if nbest.gold is None:
         correct = n_gold = None
@@ -168,7 +168,7 @@ class KTCandidates:
         """Non-local features of the document candidate behind candidate j of sentence i:
         ``(terms [(name, family, count, weight, count·weight)], total score, Σ count·weight,
         document, document candidate)``; terms sorted by |contribution|."""
-        from ..rerank.nonlocal_features import template_of
+        from ..text.nonlocal_features import template_of
         d, jj = self.document_candidate(i, j)
         nb = self.doc_nbest
         total = float(nb.logprobs[d][jj])

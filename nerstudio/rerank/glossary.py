@@ -4,7 +4,7 @@ Reranker features have terse names (``BO01=said Aa1``, ``TO2110:ORG=…``, ``MJT
 linguist should not have to decode. :data:`GLOSSARY` maps every template code the feature
 extractors can emit — the global features of :mod:`nerstudio.rerank.features` (Collins 2002,
 Figure 1), the L(x) term, the kernel perceptron's terms and the non-local families of
-:mod:`nerstudio.rerank.nonlocal_features` (Kazama & Torisawa 2007) — to one line;
+:mod:`nerstudio.text.nonlocal_features` (Kazama & Torisawa 2007) — to one line;
 :func:`describe` turns any full feature string into ``"CODE: description"`` (with the entity type
 of a typed feature and the labels of a non-local one). The feature panel's tooltips and group
 headers, the "why" sentence and ``nerstudio explain-model`` all read this one table.

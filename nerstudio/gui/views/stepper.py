@@ -22,8 +22,8 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
+from ...experiments.stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
 from ...numfmt import num
-from ...stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
 from .figure_image import FigureImage
 
 MAX_ROWS = 40  # affected pairs / candidates listed per step

@@ -75,7 +75,7 @@ KT_LOCAL_DEFAULTS = {"cutoff": 2, "edge_templates": "current"}  # shown in a run
 
 def kt_defaults(kind: str) -> dict:
     try:
-        from ...tagger_process import default_params
+        from ...experiments.tagger_process import default_params
         return default_params(kind)
     except (ImportError, ValueError):
         return {}
@@ -213,7 +213,7 @@ class TrainingPanel(QWidget):
         kf = QFormLayout(self.kt_box)
         self.kt_algo = QComboBox()
         self.kt_algo.setObjectName("ktAlgoCombo")
-        from ...tagger_process import KIND_TIPS, KINDS
+        from ...experiments.tagger_process import KIND_TIPS, KINDS
         for k, a in enumerate(KINDS):
             self.kt_algo.addItem(a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a)
             self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ToolTipRole)
