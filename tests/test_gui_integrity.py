@@ -29,8 +29,7 @@ from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.corpus.model import Span  # noqa: E402
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
 
-pytestmark = [pytest.mark.data_integrity,
-              pytest.mark.xfail(strict=True, reason="issue 13: reproduced on today's window, fixed next")]
+pytestmark = pytest.mark.data_integrity
 
 NBEST = DEMO_MODEL_DIR / "train.nbest.npz"
 # sentence 2 of the demo: "Meridia 's Prime Minister Maria Del Toro Hastings on Tuesday called ..."
@@ -63,8 +62,8 @@ def _open(qtbot, st, path):
     from nerstudio.gui.main_window import MainWindow
     w = MainWindow(st)
     qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"
-    w.ask_recover = lambda path: pytest.fail(f"unexpected recovery offer: {path}")
+    w.dialogs.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_recover = lambda path: pytest.fail(f"unexpected recovery offer: {path}")
     assert w.load_corpus(str(path))
     assert w.jobs.wait(60000)
     w.show()
@@ -182,9 +181,9 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
     from nerstudio.gui.main_window import MainWindow
     w = MainWindow(st)
     qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_unsaved = lambda: "discard"
     offered = []
-    w.ask_recover = lambda path: offered.append(path) or True
+    w.dialogs.ask_recover = lambda path: offered.append(path) or True
     assert w.load_corpus(str(corpus_file), attach=False)
     assert offered, "no recovery file after a crash"
     recovered = [k for k in done if w.corpus.sentences[k].spans == [Span(0, 1, "ORG")]]

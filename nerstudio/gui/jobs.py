@@ -2,7 +2,7 @@
 
 Every job only calls the core — the tagger (``MaxEntTagger.fit`` / ``.nbest``), the jackknife
 building blocks of :mod:`nerstudio.pipeline`, the global features and rerankers, the session's
-:func:`~nerstudio.gui.session.index_nbest` and :func:`~nerstudio.gui.session.score_nbest` —
+:func:`~nerstudio.app.attachments.index_nbest` and :func:`~nerstudio.app.attachments.score_nbest` —
 passing the worker's ``should_cancel`` to each, and reports progress through the
 :class:`~nerstudio.gui.workers.JobContext`. The reranker stage of a training run (global
 features, training, scoring the training list) goes to a child process
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..corpus.model import Corpus
 from ..nbest import NBestList
-from .session import NBestIndex, Scored, index_nbest, score_nbest
+from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
 
 
 @dataclass
@@ -91,7 +91,7 @@ def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict
 
 def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
                       dev_nbest: NBestList | None, tagger, in_child: bool = True,
-                      files: tuple[str | None, str | None] = (None, None)):
+                      files: tuple[str | None, str | None] = (None, None), revision: int = 0):
     """A job running ``settings`` (a RunSettings snapshot) on the given inputs. With
     ``in_child`` the reranker stage (global features, training, scoring the training list) runs
     in a child process (:mod:`nerstudio.rerank_process`); the tagger stages stay in the thread.
@@ -121,7 +121,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             ctx.progress(f"jackknifing {settings.folds} folds…", 0, settings.folds)
             train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams)
             ctx.check()
-            res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel)
+            res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
             ctx.result("nbest", res.nbest_index)
             dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
         # the development set
@@ -175,16 +175,18 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
     return job
 
 
-def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None):
-    """Line up a new N-best list with the corpus (if ``nbest``) and score the list on display
-    (``nbest`` or else ``score_target``) with the reranker (if ``model``).
+def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None,
+                     revision: int = 0):
+    """Line up a new N-best list with the corpus (if ``nbest``; its gold becomes the corpus's,
+    counted at document ``revision``) and score the list on display (``nbest`` or else
+    ``score_target``) with the reranker (if ``model``).
     Returns ``(NBestIndex or None, Scored or None)``."""
 
     def job(ctx):
         ix = scored = None
         if nbest is not None:
             ctx.progress("lining up the N-best list with the corpus…")
-            ix = index_nbest(corpus, nbest, ctx.should_cancel)
+            ix = index_nbest(corpus, nbest, ctx.should_cancel, revision)
         target = nbest if nbest is not None else score_target
         if model is not None and target is not None:
             ctx.progress("computing global features and reranker scores…")
@@ -200,7 +202,7 @@ class KTRunResult:
     run_id: int
     model: Any = None  # PerceptronTagger or JointTagger
     nbest_index: NBestIndex | None = None  # the corpus's candidates under the new model
-    kt: Any = None  # session.KTCandidates
+    kt: Any = None  # app.attachments.KTCandidates
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
     path: str | None = None  # the model file, when opened rather than trained
@@ -217,19 +219,19 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
     return path
 
 
-def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult) -> KTRunResult:
-    from .session import KTCandidates
+def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult, revision: int = 0) -> KTRunResult:
+    from ..app.attachments import KTCandidates
     ctx.check()
     ctx.progress("lining up the candidates with the corpus…")
     res.model = out.model
     res.kt = KTCandidates.build(out.model, out.doc_nbest, out.origin)
-    res.nbest_index = index_nbest(corpus, out.nbest, ctx.should_cancel)
+    res.nbest_index = index_nbest(corpus, out.nbest, ctx.should_cancel, revision)
     res.timings = out.timings
     return res
 
 
 def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_file: str | None = None,
-                         in_child: bool = True):
+                         in_child: bool = True, revision: int = 0):
     """Train a K&T sequence tagger (``settings.kt_algo`` with ``settings.kt_params``) on the open
     corpus, dev F per epoch on the dev corpus ``settings.dev_path``, and compute the corpus's
     candidates under it (:mod:`nerstudio.tagger_process`; in a child process unless
@@ -264,14 +266,15 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
             doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"), ctx.progress,
                                                  ctx.should_cancel)
             out = tp.TaggerResult(model, doc, sent, origin)
-        _kt_install(ctx, corpus, out, res)
+        _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
         return res
 
     return job
 
 
-def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None):
+def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None,
+                     revision: int = 0):
     """Open a saved sequence tagger and compute the open corpus's candidates under it (child);
     ``n``: candidates per document (default: the model's n', 20 for a perceptron tagger)."""
 
@@ -290,7 +293,7 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         res = KTRunResult(None, -1, path=path)
-        _kt_install(ctx, corpus, out, res)
+        _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
         return res
 

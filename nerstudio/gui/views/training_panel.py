@@ -453,6 +453,10 @@ class TrainingPanel(QWidget):
             self.algo.setCurrentIndex(k)
 
     @Slot()
+    def request_training(self) -> None:
+        """What the Train button does: emit ``trainRequested`` with the current settings."""
+        self._on_train()
+
     def _on_train(self) -> None:
         if not self._running:
             s = self.snapshot()
