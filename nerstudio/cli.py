@@ -423,7 +423,7 @@ def cmd_train_tagger(args) -> int:
 
 
 def cmd_nbest(args) -> int:
-    from .pipeline import sentence_ids
+    from .experiments.pipeline import sentence_ids
     tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
     if hasattr(tagger, "sentence_nbest"):  # a joint (K&T) tagger: re-scored document candidates
@@ -477,35 +477,34 @@ def cmd_tag(args) -> int:
 
 def _typed_for(spans):
     """Untyped (boundary-only) predictions get the placeholder type ENT so the file stays valid."""
-    from .experiment import with_placeholder_type
+    from .experiments.collins import with_placeholder_type
     if any(sp.label for ss in spans for sp in ss):
         return spans
     return [with_placeholder_type(ss) for ss in spans]
 
 
 def cmd_jackknife(args) -> int:
-    from .pipeline import jackknife, sentence_ids
-    from .tagging.maxent import MaxEntTagger
+    from .experiments.pipeline import jackknife, sentence_ids
     train = _read(args.train, args)
+    decode = [(src, dst, _read(src, args)) for src, dst in args.decode]  # bad input fails before the work
     bar = Progress("jackknife")
+    full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
-                    progress=bar.message)
+                    progress=lambda p: bar.message(p.message) if p.final else None, full=full,
+                    decode={str(k): (c.sentences, sentence_ids(c)) for k, (_, _, c) in enumerate(decode)})
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
     print(_summary(train.sentences, res.nbest, f"{args.train} (jackknifed)"))
-    if args.model_out or args.decode:
-        tagger = MaxEntTagger(labels=train.labels, **_tagger_params(args)).fit(train.sentences)
-        if args.model_out:
-            tagger.save(args.model_out)
-            print(f"wrote {args.model_out}", file=sys.stderr)
-        for src, dst in args.decode:
-            corpus = _read(src, args)
-            nb = tagger.nbest(corpus.sentences, n=args.n, ids=sentence_ids(corpus))
-            nb.meta["source"] = os.path.abspath(src)
-            nb.save(dst)
-            print(f"wrote {dst}", file=sys.stderr)
-            print(_summary(corpus.sentences, nb, src))
+    if args.model_out:
+        res.model.save(args.model_out)
+        print(f"wrote {args.model_out}", file=sys.stderr)
+    for k, (src, dst, corpus) in enumerate(decode):
+        nb = res.decoded[str(k)]
+        nb.meta["source"] = os.path.abspath(src)
+        nb.save(dst)
+        print(f"wrote {dst}", file=sys.stderr)
+        print(_summary(corpus.sentences, nb, src))
     return 0
 
 
@@ -638,7 +637,7 @@ def cmd_rerank(args) -> int:
     d, choice = model.rerank(nb)
     spans = nb.top(choice)
     if not nb.typed:
-        from .experiment import with_placeholder_type
+        from .experiments.collins import with_placeholder_type
         spans = [with_placeholder_type(ss) for ss in spans]
     src = args.corpus or nb.meta.get("source")
     corpus = None
@@ -674,7 +673,7 @@ def cmd_rerank(args) -> int:
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
         return _kazama_experiment(args)
-    from .experiment import ExperimentConfig, run_experiment
+    from .experiments.collins import ExperimentConfig, run_experiment
     from .rerank.model import ALGORITHMS
     algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
     for a in algos:
@@ -695,7 +694,7 @@ def cmd_experiment(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        from .experiment import report_markdown
+        from .experiments.collins import report_markdown
         print(report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
@@ -703,7 +702,7 @@ def cmd_experiment(args) -> int:
 
 
 def _kazama_experiment(args) -> int:
-    from .kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
+    from .experiments.kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
     systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
     bad = [a for a in systems if a not in SYSTEMS]
     if bad:

@@ -6,7 +6,7 @@ An attached N-best list keeps no gold of its own: :func:`index_nbest` replaces i
 quality counts, the comparison and the next training run all see the corpus's gold, and a list
 whose stored gold differs from the corpus is re-scored against it (:attr:`NBestIndex.differ`
 says how many sentences differed). The per-candidate numbers the panels display are computed by
-the core (span counts from :func:`nerstudio.rerank.data.span_counts`, feature rows from
+the core (span counts from :func:`nerstudio.nbest.span_counts`, feature rows from
 ``RerankerModel.data``, scores from ``RerankerModel.scores``). Heavy steps (:func:`index_nbest`,
 :func:`score_nbest`) are plain functions run in a worker; the
 :class:`~nerstudio.app.document.Document` installs their results. No Qt here.
@@ -76,9 +76,9 @@ class NBestIndex:
 
 
 def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """:func:`nerstudio.rerank.data.span_counts` of one sentence of ``nb``: per candidate its
+    """:func:`nerstudio.nbest.span_counts` of one sentence of ``nb``: per candidate its
     correct and proposed entities, and the sentence's gold count."""
-    from ..rerank.data import span_counts
+    from ..nbest import span_counts
     one = NBestList(nb.tagset, [nb.words[i]], [nb.candidates[i]], [nb.logprobs[i]],
                     None if nb.gold is None else [nb.gold[i]], [nb.ids[i]])
     correct, proposed, n_gold = span_counts(one)
@@ -156,7 +156,7 @@ def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None, revision: 
     sizes = np.array([nbest.n_candidates(i) for i in range(len(nbest))], dtype=np.int64)
     offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    from ..rerank.data import span_counts
+    from ..nbest import span_counts
     correct, proposed, n_gold = span_counts(nbest)
     if nbest.gold is None:
         correct = n_gold = None
@@ -216,7 +216,7 @@ class KTCandidates:
         """Non-local features of the document candidate behind candidate j of sentence i:
         ``(terms [(name, family, count, weight, count·weight)], total score, Σ count·weight,
         document, document candidate)``; terms sorted by |contribution|."""
-        from ..rerank.nonlocal_features import template_of
+        from ..text.nonlocal_features import template_of
         d, jj = self.document_candidate(i, j)
         nb = self.doc_nbest
         total = float(nb.logprobs[d][jj])

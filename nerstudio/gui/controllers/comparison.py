@@ -61,7 +61,7 @@ class ComparisonController(QObject):
             self.view.show_message("No N-best list with gold entities: open one (Ctrl+Shift+O), or open dev.conll "
                                    "to compare on the development set.")
             return False
-        from ...compare import compare_outputs
+        from ...experiments.compare import compare_outputs
         has = doc.scored is not None
         choice = doc.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
         snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares

@@ -232,7 +232,7 @@ class TrainingController(QObject):
             msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
             hist = getattr(res.model, "history_", None)
             if hist:
-                from ...tagger_process import epoch_point
+                from ...experiments.tagger_process import epoch_point
                 pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
                 if pts:
                     run = plot.start_run(f"{kt_kind(res.model)} [{os.path.basename(res.path or '')}]")

@@ -3,7 +3,7 @@
 A second family trains sequence taggers after Kazama & Torisawa 2007 (``start="kt"``): the
 structured perceptron (perceptron, averaged, margin; local features) and the joint trainers
 (candidate = Alg. 4.1, proposed = Alg. 4.2; local + non-local features), with C, epochs, BPM
-passes, n and n' (defaults from the constructors, :func:`nerstudio.tagger_process.default_params`),
+passes, n and n' (defaults from the constructors, :func:`nerstudio.experiments.tagger_process.default_params`),
 and, under "Advanced", the local model's feature cut-off and edge templates. The task (typed /
 SCN) sits above the family boxes: it applies to the full pipeline's tagger and to sequence
 taggers; a sequence-tagger run hides the max-ent "Tagger and N-best" box.
@@ -75,7 +75,7 @@ KT_LOCAL_DEFAULTS = {"cutoff": 2, "edge_templates": "current"}  # shown in a run
 
 def kt_defaults(kind: str) -> dict:
     try:
-        from ...tagger_process import default_params
+        from ...experiments.tagger_process import default_params
         return default_params(kind)
     except (ImportError, ValueError):
         return {}
@@ -109,7 +109,7 @@ class RunSettings:
     params: dict = field(default_factory=dict)
     feature_params: dict = field(default_factory=dict)
     dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
-    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.tagger_process.KINDS
+    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.experiments.tagger_process.KINDS
     kt_params: dict = field(default_factory=dict)  # C, epochs, bpm, n, n_test
 
     def label(self) -> str:
@@ -213,7 +213,7 @@ class TrainingPanel(QWidget):
         kf = QFormLayout(self.kt_box)
         self.kt_algo = QComboBox()
         self.kt_algo.setObjectName("ktAlgoCombo")
-        from ...tagger_process import KIND_TIPS, KINDS
+        from ...experiments.tagger_process import KIND_TIPS, KINDS
         for k, a in enumerate(KINDS):
             self.kt_algo.addItem(a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a)
             self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ToolTipRole)
