@@ -13,7 +13,7 @@ def describe_model(model) -> str:
     """A reranker as its learner and settings, e.g. "boost rounds=300"."""
     learner = getattr(model, "learner", None)
     if learner is not None and hasattr(learner, "get_params"):
-        from .views.training_panel import short_label
+        from .run_settings import short_label
         try:
             label = short_label(getattr(model, "algo", learner.algo), learner.get_params())
         except Exception:  # noqa: BLE001 - a description is optional
