@@ -236,7 +236,12 @@ class ProcessExecutor:
                     recv, send = self.context.Pipe(duplex=False)
                     proc = self.context.Process(target=_child, args=(jobs[i], data, send), daemon=True,
                                                 name=f"nerstudio-{jobs[i].name.replace(' ', '-')}")
-                    proc.start()
+                    try:
+                        proc.start()
+                    except OSError as exc:
+                        recv.close()
+                        send.close()
+                        raise ChildProcessFailed(f"cannot start a process for {jobs[i].name}: {exc}") from None
                     send.close()  # the child holds the only writer: its death is an end of file here
                     running[recv] = (i, proc, time.perf_counter())
                 for recv in multiprocessing.connection.wait(list(running), timeout=POLL_INTERVAL):
