@@ -216,3 +216,28 @@ def test_curve_widget_keeps_its_old_calls_and_names_the_corpus(qtbot, tmp_path):
     assert (tmp_path / "c.png").stat().st_size > 0
     lines = (tmp_path / "c.csv").read_text().splitlines()
     assert lines[0].endswith(",corpus") and lines[-1].endswith(",train.conll")
+
+
+@pytest.mark.ux
+def test_model_features_tab_ranks_the_demo_reranker_and_filters_the_browser(window, qtbot):
+    """The Model features tab computes the corpus-wide ranking when shown; a click on a row shows
+    in the browser only the sentences where that template moves the decision, and 'show all'
+    brings the rest back."""
+    w = window
+    view = w.model_features_view
+    w.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.result is not None, timeout=60000)
+    res = view.result
+    assert res.decisions and res.templates
+    top = view.proxy.index(0, 0)
+    wanted = view.sentences_at(top)
+    assert wanted, "the top template moves at least one decision"
+    with qtbot.waitSignal(view.sentencesRequested):
+        view.tree.clicked.emit(top)
+    n = len(w.corpus)
+    rows_shown = {int(w.document.nbest_index.row_of[k]) for k in range(n) if w.views.proxy.accepts(k)}
+    assert rows_shown == set(wanted)
+    assert "show all" in w.filter_count.text()
+    assert w.document.nbest_row(w.cursor.k) in set(wanted)
+    w.filter_count.linkActivated.emit("all")
+    assert all(w.views.proxy.accepts(k) for k in range(n))

@@ -11,8 +11,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from ...app.attachments import span_diff
 from ...numfmt import num
-from ..session import span_diff
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 
@@ -112,6 +112,10 @@ class NBestTableModel(QAbstractTableModel):
     @property
     def has_gold(self) -> bool:
         return self._f is not None
+
+    def exact_marks(self) -> list[bool] | None:
+        """Per candidate: its entities are exactly the gold (None: no gold)."""
+        return None if self._exact is None else [bool(x) for x in self._exact]
 
     def spans(self, j: int) -> list:
         return self._spans[j]

@@ -1,6 +1,6 @@
 """Step-through panel: boosting one round, or the perceptron one update, at a time.
 
-The panel drives a Qt-free stepper (:mod:`nerstudio.stepthrough`): Step does one round / update,
+The panel drives a Qt-free stepper (:mod:`nerstudio.experiments.stepthrough`): Step does one round / update,
 Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
 milliseconds on the demo corpus), Pause stops, Reset starts over. On large data (eng.train:
 seconds to set boosting up, up to a second a round) building the stepper and each step run in
