@@ -23,7 +23,7 @@ Runs the real main window offscreen and prints:
   on eng.train, computed in the window's second worker: seconds, and the longest main-thread stall
   meanwhile;
 * **K&T model** (``--kt-model PATH``, only this): File ▸ Open sequence tagger (K&T) on eng.train
-  with the model's default n' — the path of ``nerstudio.tagger_process.candidates_in_child``: wall
+  with the model's default n' — the path of ``nerstudio.experiments.tagger_process.candidates_in_child``: wall
   time until the candidates are installed, the child's stages, the main-thread handler, the
   longest main-thread stall meanwhile (10 ms ticks, as above) and how many determinate progress
   updates the window got;
@@ -333,8 +333,8 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
     win = MainWindow(settings)
-    win.ask_unsaved = lambda: "discard"
-    win.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved = lambda: "discard"
+    win.dialogs.ask_recover = lambda path: False
     win.resize(1280, 800)
     win.show()
     win.load_corpus(str(data / "eng.train"), attach=False)
@@ -370,7 +370,7 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
             return 1
         tm = win.last_run_timings
         det = sum(1 for d, n in updates if n > 0)
-        nd = win.session.kt.doc_nbest
+        nd = win.document.kt.doc_nbest
         print(f"  run {r + 1}: {wall:.1f} s until installed (child: start-up {tm.get('start_up', 0):.2f} s, read "
               f"corpus {tm.get('read', 0):.1f} s, candidates {tm.get('candidates', 0):.1f} s, read back "
               f"{tm.get('read_back', 0):.1f} s; main-thread handler {getattr(win, 'last_install_ms', 0):.0f} ms); "
@@ -424,8 +424,8 @@ def main() -> int:
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))  # never the user's recovery files
     win = MainWindow(settings)
-    win.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
-    win.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
+    win.dialogs.ask_recover = lambda path: False
     win.resize(1280, 800)
     win.show()
     app.processEvents()

@@ -36,7 +36,8 @@ def one(data: Path, params: dict) -> dict:
     import numpy as np
 
     from nerstudio.corpus import read_corpus
-    from nerstudio.tagging.perceptron import PerceptronTagger, _Buffers
+    from nerstudio.tagging._viterbi import Buffers
+    from nerstudio.tagging.perceptron import PerceptronTagger
 
     train, dev, test = (read_corpus(data / n) for n in ("eng.train", "eng.testa", "eng.testb"))
     curve = []
@@ -56,7 +57,7 @@ def one(data: Path, params: dict) -> dict:
     lens = np.diff(seqs.seq_ptr)
     long_docs = [i for i in range(len(seqs)) if lens[i] >= 500]
     for k in (20, 100):
-        b = _Buffers(int(lens.max()), m.n_tags, k)
+        b = Buffers(int(lens.max()), m.n_tags, k)
         m._kbest_with(seqs, 0, b, m.weights_)
         t = time.perf_counter()
         for i in range(len(seqs)):

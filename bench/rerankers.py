@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.evaluation import relative_error_reduction  # noqa: E402
 from nerstudio.nbest import NBestList  # noqa: E402
-from nerstudio.pipeline import jackknife, sentence_ids  # noqa: E402
+from nerstudio.experiments.pipeline import jackknife, sentence_ids  # noqa: E402
 from nerstudio.rerank.boosting import Boosting  # noqa: E402
 from nerstudio.rerank.features import GlobalFeatures  # noqa: E402
 from nerstudio.rerank.perceptron import AveragedPerceptron, VotedPerceptron  # noqa: E402
@@ -58,7 +58,7 @@ def make_nbest(data: Path, task: str, out: Path) -> None:
     t0 = time.perf_counter()
     jk = jackknife(train, 5, 20, {"task": task, "features": "conll"}, full=True,
                    decode={"dev": (dev.sentences, sentence_ids(dev)), "test": (test.sentences, sentence_ids(test))},
-                   progress=lambda m: print("  jackknife:", m, file=sys.stderr))
+                   progress=lambda p: print("  jackknife:", p.message, file=sys.stderr) if p.final else None)
     jk.nbest.save(out / "train-nbest.npz")
     jk.decoded["dev"].save(out / "dev-nbest.npz")
     jk.decoded["test"].save(out / "test-nbest.npz")

@@ -185,6 +185,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", default=None, help="text encoding of CORPUS")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
 
+    p = sub.add_parser("explain-model", help="rank a reranker's features by the decisions they move on an N-best list",
+                       description="Which templates and features move the reranker's decisions on NBEST: in every "
+                                   "sentence where its pick differs from the tagger's top candidate (or, with "
+                                   "--against runner-up, from its own second choice), the features that separate "
+                                   "the two, counted and summed by their contribution to the score difference.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
+    p.add_argument("--against", choices=("baseline", "runner-up"), default="baseline")
+    p.add_argument("--sort", choices=("count", "contribution"), default="count",
+                   help="rank by decisions moved (default) or by the contribution toward them")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON (every sentence index, 0-based)")
+
     p = sub.add_parser("experiment", parents=[learn], help="a whole paper's pipeline with a report",
                        description="--suite collins (default): jackknifed N-best lists, a tagger for dev/test, "
                                    "global features, boosting and perceptrons. --suite kazama: structured "
@@ -447,7 +460,7 @@ def cmd_train_tagger(args) -> int:
 
 
 def cmd_nbest(args) -> int:
-    from .pipeline import sentence_ids
+    from .experiments.pipeline import sentence_ids
     tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
     if hasattr(tagger, "sentence_nbest"):  # a joint (K&T) tagger: re-scored document candidates
@@ -501,35 +514,34 @@ def cmd_tag(args) -> int:
 
 def _typed_for(spans):
     """Untyped (boundary-only) predictions get the placeholder type ENT so the file stays valid."""
-    from .experiment import with_placeholder_type
+    from .experiments.collins import with_placeholder_type
     if any(sp.label for ss in spans for sp in ss):
         return spans
     return [with_placeholder_type(ss) for ss in spans]
 
 
 def cmd_jackknife(args) -> int:
-    from .pipeline import jackknife, sentence_ids
-    from .tagging.maxent import MaxEntTagger
+    from .experiments.pipeline import jackknife, sentence_ids
     train = _read(args.train, args)
+    decode = [(src, dst, _read(src, args)) for src, dst in args.decode]  # bad input fails before the work
     bar = Progress("jackknife")
+    full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
-                    progress=bar.message)
+                    progress=lambda p: bar.message(p.message) if p.final else None, full=full,
+                    decode={str(k): (c.sentences, sentence_ids(c)) for k, (_, _, c) in enumerate(decode)})
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
     print(_summary(train.sentences, res.nbest, f"{args.train} (jackknifed)"))
-    if args.model_out or args.decode:
-        tagger = MaxEntTagger(labels=train.labels, **_tagger_params(args)).fit(train.sentences)
-        if args.model_out:
-            tagger.save(args.model_out)
-            print(f"wrote {args.model_out}", file=sys.stderr)
-        for src, dst in args.decode:
-            corpus = _read(src, args)
-            nb = tagger.nbest(corpus.sentences, n=args.n, ids=sentence_ids(corpus))
-            nb.meta["source"] = os.path.abspath(src)
-            nb.save(dst)
-            print(f"wrote {dst}", file=sys.stderr)
-            print(_summary(corpus.sentences, nb, src))
+    if args.model_out:
+        res.model.save(args.model_out)
+        print(f"wrote {args.model_out}", file=sys.stderr)
+    for k, (src, dst, corpus) in enumerate(decode):
+        nb = res.decoded[str(k)]
+        nb.meta["source"] = os.path.abspath(src)
+        nb.save(dst)
+        print(f"wrote {dst}", file=sys.stderr)
+        print(_summary(corpus.sentences, nb, src))
     return 0
 
 
@@ -662,7 +674,7 @@ def cmd_rerank(args) -> int:
     d, choice = model.rerank(nb)
     spans = nb.top(choice)
     if not nb.typed:
-        from .experiment import with_placeholder_type
+        from .experiments.collins import with_placeholder_type
         spans = [with_placeholder_type(ss) for ss in spans]
     src = args.corpus or nb.meta.get("source")
     corpus = None
@@ -695,10 +707,26 @@ def cmd_rerank(args) -> int:
     return 0
 
 
+def cmd_explain_model(args) -> int:
+    from .nbest import NBestList
+    from .rerank.importance import format_table, model_importance
+    from .rerank.model import RerankerModel
+    if args.top < 1:
+        raise ValueError("--top must be at least 1")
+    model = RerankerModel.load(args.model)
+    nb = NBestList.load(args.nbest)
+    result = model_importance(model, model.data(nb), against=args.against, sort=args.sort)
+    if args.json:
+        print(json.dumps(result.to_dict(args.top), indent=2))
+    else:
+        print(format_table(result, args.top, nb.ids))
+    return 0
+
+
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
         return _kazama_experiment(args)
-    from .experiment import ExperimentConfig, run_experiment
+    from .experiments.collins import ExperimentConfig, run_experiment
     from .rerank.model import ALGORITHMS
     algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
     for a in algos:
@@ -719,7 +747,7 @@ def cmd_experiment(args) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        from .experiment import report_markdown
+        from .experiments.collins import report_markdown
         print(report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
@@ -727,7 +755,7 @@ def cmd_experiment(args) -> int:
 
 
 def _kazama_experiment(args) -> int:
-    from .kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
+    from .experiments.kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
     systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
     bad = [a for a in systems if a not in SYSTEMS]
     if bad:
@@ -763,7 +791,8 @@ def cmd_gui(args) -> int:
 
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
             "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
-            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment}
+            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
+            "explain-model": cmd_explain_model}
 
 
 def main(argv: list[str] | None = None) -> int:

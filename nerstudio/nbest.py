@@ -2,9 +2,12 @@
 
 An :class:`NBestList` holds, per sentence: an id, the tokens, the gold spans when known, and
 its candidates (tag-id sequences over the list's ``tagset``, best first) with L(x), the
-tagger's log-probability. It is saved as ``.npz`` (arrays only, no pickle) with a JSON header
-carrying a format version; loading checks every declared size before reading an array (see
+tagger's log-probability. A list is saved as ``.npz`` (arrays only, no pickle) with a JSON
+header carrying a format version; loading checks every declared size before reading an array (see
 :mod:`nerstudio.persist`), validates tokens, tag ids and gold spans, and never executes code.
+
+The entities of the candidates (:func:`scn_spans`, :func:`entity_types`, :func:`span_counts`) are
+read here, below the taggers and the rerankers that both need them.
 """
 
 from __future__ import annotations
@@ -36,6 +39,55 @@ def spans_to_tag_ids(spans: Sequence[Span], n: int, tag_index: dict[str, int], t
         return np.array([tag_index[t] for t in tags], dtype=np.int16)
     except KeyError as exc:
         raise ValueError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
+
+
+def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
+    """Entities of every candidate of one sentence, vectorised.
+
+    ``cands`` is an ``(n_c, len)`` array of SCN tag ids. Returns arrays ``(cand, start, end,
+    label)`` with ``end`` exclusive and ``label`` an index into the sorted entity types ('' for
+    the untyped task), ordered by candidate then start. Tags are those of a valid SCN sequence
+    (a beam never proposes C after N); a stray C starts an entity, as conlleval would.
+    """
+    kinds, labels = _tag_kinds(tuple(tagset))
+    k = kinds[cands]  # 0 = N, 1 = S, 2 = C
+    lab = labels[cands]
+    n_c, n = cands.shape
+    if n == 0 or n_c == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z, z, z
+    inside = k > 0
+    prev_inside = np.zeros_like(inside)
+    prev_inside[:, 1:] = inside[:, :-1]
+    prev_lab = np.full_like(lab, -1)
+    prev_lab[:, 1:] = lab[:, :-1]
+    start = (k == 1) | ((k == 2) & (~prev_inside | (prev_lab != lab)))
+    nxt_cont = np.zeros_like(inside)
+    nxt_cont[:, :-1] = (k[:, 1:] == 2) & (lab[:, 1:] == lab[:, :-1])
+    end = inside & ~nxt_cont
+    sc, ss = np.nonzero(start)
+    _, ee = np.nonzero(end)
+    return sc.astype(np.int64), ss.astype(np.int64), ee.astype(np.int64) + 1, lab[sc, ss].astype(np.int64)
+
+
+_KIND_CACHE: dict = {}
+
+
+def _tag_kinds(tagset: tuple[str, ...]):
+    hit = _KIND_CACHE.get(tagset)
+    if hit is None:
+        types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
+        tindex = {t: i for i, t in enumerate(types)}
+        kinds = np.array([0 if t == "N" else (1 if t.startswith("S") else 2) for t in tagset], dtype=np.int8)
+        labels = np.array([tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64)
+        hit = _KIND_CACHE[tagset] = (kinds, labels, types)
+    return hit[0], hit[1]
+
+
+def entity_types(tagset: Sequence[str]) -> list[str]:
+    """The entity types of an SCN tag set, sorted ('' alone for the untyped task)."""
+    types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
+    return types or [""]
 
 
 @dataclass
@@ -219,3 +271,32 @@ def _gold_spans(g, n: int) -> list[Span]:
 def _f(g: set, p: set) -> float:
     c = len(g & p)
     return 2.0 * c / (len(g) + len(p)) if (g or p) else 1.0
+
+
+def span_counts(nb: NBestList):
+    """Per candidate ``(correct, proposed)`` entity counts and per sentence gold counts."""
+    S = len(nb)
+    sizes = np.array([nb.n_candidates(i) for i in range(S)], dtype=np.int64)
+    correct = np.zeros(int(sizes.sum()), dtype=np.int32)
+    proposed = np.zeros(int(sizes.sum()), dtype=np.int32)
+    n_gold = np.zeros(S, dtype=np.int32)
+    types = entity_types(nb.tagset)
+    tindex = {t: i for i, t in enumerate(types)}
+    typed = nb.typed
+    pos = 0
+    for i in range(S):
+        c = nb.candidates[i]
+        m = c.shape[0]
+        if m:
+            cc, ss, ee, ll = scn_spans(c, nb.tagset)
+            proposed[pos:pos + m] = np.bincount(cc, minlength=m)
+            if nb.gold is not None:
+                gold = {(s.start, s.end, tindex.get(s.label, -1) if typed else 0) for s in nb.gold[i]}
+                if gold:
+                    hit = np.fromiter(((a, b, l) in gold for a, b, l in zip(ss.tolist(), ee.tolist(), ll.tolist())),
+                                      dtype=bool, count=len(ss))
+                    correct[pos:pos + m] = np.bincount(cc[hit], minlength=m)
+        if nb.gold is not None:
+            n_gold[i] = len(nb.gold[i])
+        pos += m
+    return correct, proposed, n_gold

@@ -1,11 +1,11 @@
-"""The Qt-free comparison of baseline and reranked output (nerstudio.compare)."""
+"""The Qt-free comparison of baseline and reranked output (nerstudio.experiments.compare)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nerstudio.compare import compare_outputs
+from nerstudio.experiments.compare import compare_outputs
 from nerstudio.corpus.model import Span
 from nerstudio.nbest import NBestList
 

@@ -1,5 +1,5 @@
 """Reranker training in a child process: same results as in the GUI process, cancellation,
-errors and crashes of the child (nerstudio.rerank_process and the window's training job)."""
+errors and crashes of the child (nerstudio.experiments.rerank_process and the window's training job)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def lists():
 @pytest.mark.parametrize("algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})])
 def test_child_training_equals_training_in_this_process(lists, algo, params):
     from nerstudio.rerank.model import train_reranker
-    from nerstudio.rerank_process import live_children, train_in_child
+    from nerstudio.experiments.rerank_process import live_children, train_in_child
     train, dev = lists
     points, messages = [], []
     out = train_in_child(train, dev, algo, params, {"min_sentences": 2}, callback=points.append,
@@ -58,7 +58,7 @@ def test_child_training_equals_training_in_this_process(lists, algo, params):
 
 
 def test_cancelling_stops_the_child_within_a_second(lists):
-    from nerstudio.rerank_process import live_children, train_in_child
+    from nerstudio.experiments.rerank_process import live_children, train_in_child
     train, dev = lists
     state = {"cancel_at": None}
 
@@ -76,7 +76,7 @@ def test_cancelling_stops_the_child_within_a_second(lists):
 
 def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(lists, monkeypatch):
     """The last resort: a child stuck where the core does not look at the cancel flag."""
-    from nerstudio import rerank_process as rp
+    from nerstudio.experiments import rerank_process as rp
     train, dev = lists
     t = {}
 
@@ -92,7 +92,7 @@ def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(list
 
 
 def test_a_killed_child_is_reported_not_waited_for(lists):
-    from nerstudio.rerank_process import ChildProcessFailed, live_children, train_in_child
+    from nerstudio.experiments.rerank_process import ChildProcessFailed, live_children, train_in_child
     train, dev = lists
     pid = {}
 
@@ -110,7 +110,7 @@ def test_a_killed_child_is_reported_not_waited_for(lists):
 
 
 def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
-    from nerstudio.rerank_process import ChildProcessFailed, train_in_child
+    from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child
     train, dev = lists
     with pytest.raises(ChildProcessFailed) as info:
         train_in_child(train, dev, "perceptron", {"no_such_setting": 3}, {"min_sentences": 2})
@@ -121,7 +121,7 @@ def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
 
 def test_ranking_files_refuse_other_files(tmp_path, lists):
     from nerstudio.errors import FormatError
-    from nerstudio.rerank_process import load_ranking
+    from nerstudio.experiments.rerank_process import load_ranking
     train, _dev = lists
     train.save(tmp_path / "list.npz")
     with pytest.raises(FormatError, match="list.npz.*not a ranking-data file"):
@@ -150,14 +150,14 @@ def test_the_window_trains_in_a_child_and_gets_the_same_scores(window, qtbot):
     _train(window, qtbot, "averaged", epochs=3)
     qtbot.waitUntil(lambda: window.child_pid is not None, timeout=30000)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    child = window.session.scored
+    child = window.document.scored
     assert window.curve_plot.runs[-1].state == "done" and len(window.curve_plot.runs[-1].steps) == 3
     assert window.last_run_timings["start_up"] > 0
     window.train_in_child = False
     window.child_pid = None
     _train(window, qtbot, "averaged", epochs=3)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    here = window.session.scored
+    here = window.document.scored
     assert window.child_pid is None and here is not child
     assert np.array_equal(child.scores, here.scores) and np.array_equal(child.choice, here.choice)
     assert child.model.features.names_ == here.model.features.names_
@@ -187,8 +187,8 @@ def test_a_killed_child_shows_an_error_and_enables_training_again(window, qtbot)
 
 
 def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(window, qtbot, monkeypatch):
-    from nerstudio import rerank_process as rp
-    ses = window.session
+    from nerstudio.experiments import rerank_process as rp
+    ses = window.document
     assert ses.nbest_source() == str((DEMO_MODEL_DIR / "train.nbest.npz").resolve())
     assert ses.dev_nbest_source() == str((DEMO_MODEL_DIR / "dev.nbest.npz").resolve())
     seen = []
@@ -214,6 +214,6 @@ def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(wi
     i = ses.nbest_row(k)
     assert seen[-1][2].gold[i] == window.corpus.sentences[k].spans
     # the child counted with the new gold: candidate 2 is now exactly right
-    d = window.session.scored.data
+    d = window.document.scored.data
     row = int(d.offsets[i]) + 1
     assert d.correct[row] == d.proposed[row] == d.n_gold[i]

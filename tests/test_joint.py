@@ -10,9 +10,10 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.nbest import tags_to_spans
-from nerstudio.rerank.nonlocal_features import NonLocalFeatures
-from nerstudio.tagging.joint import JointTagger, first_model_lists, sentence_spans
+from nerstudio.tagging.joint import JointTagger, sentence_spans
+from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.perceptron import PerceptronTagger
+from nerstudio.text.nonlocal_features import NonLocalFeatures
 
 DEMO = str(DEMO_DIR)
 
@@ -106,14 +107,14 @@ def test_updates_equal_literal_algorithm(algorithm):
 
 def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
     """The lazy average equals the plain mean of the weight vectors after every document."""
-    from nerstudio.tagging import perceptron
+    from nerstudio.tagging import weights
     snaps = {}
-    real_tick = perceptron.AveragedWeights.tick
+    real_tick = weights.AveragedWeights.tick
 
     def tick(self, n=1):
         real_tick(self, n)
         snaps.setdefault(id(self), []).append(self.w.copy())
-    monkeypatch.setattr(perceptron.AveragedWeights, "tick", tick)
+    monkeypatch.setattr(weights.AveragedWeights, "tick", tick)
     jt = JointTagger("proposed", n=3, C=2.0, epochs=2, average=True, shuffle=True, keep_best=False)
     jt.fit(toy_corpus(1, docs=5))
     local, nonlocal_ = [v for v in snaps.values()]

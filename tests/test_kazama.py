@@ -6,7 +6,7 @@ import os
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_sentences
-from nerstudio.kazama import SYSTEMS, KazamaConfig, run_kazama
+from nerstudio.experiments.kazama import SYSTEMS, KazamaConfig, run_kazama
 
 DEMO = str(DEMO_DIR)
 

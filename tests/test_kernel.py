@@ -1,4 +1,4 @@
-"""Kernel (dual-form) voted perceptron and the tagging kernel (nerstudio.rerank.kernel).
+"""Kernel (dual-form) voted perceptron and the tagging kernel (nerstudio.rerank.kernel, .tagging_kernel).
 
 The dynamic program is checked against a direct enumeration of fragments, the batched numpy
 kernel against the dynamic program, and the voted / averaged predictions against a literal
@@ -20,8 +20,9 @@ import nerstudio.rerank.kernel as kmod
 from nerstudio.errors import Cancelled
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.data import RankingData
-from nerstudio.rerank.kernel import (KernelPerceptron, SequenceStore, shared_features, tagging_kernel,
-                                     word_feature_values, word_shape)
+from nerstudio.rerank.kernel import KernelPerceptron
+from nerstudio.rerank.tagging_kernel import (SequenceStore, shared_features, tagging_kernel, word_feature_values,
+                                             word_shape)
 
 WORDS = ["the", "The", "UN", "U.S.", "1996", "a1", "Smith", "smith", "-", "McDonald"]
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from nerstudio.corpus.model import Span
-from nerstudio.rerank.nonlocal_features import NonLocalFeatures, template_of
+from nerstudio.text.nonlocal_features import NonLocalFeatures, template_of
 
 
 def literal(words, spans):

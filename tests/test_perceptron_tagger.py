@@ -14,7 +14,9 @@ from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import FormatError
 from nerstudio.nbest import NBestList, spans_to_tag_ids
 from nerstudio.tagging.local_features import Gazetteer, KTFeatures, word_form
-from nerstudio.tagging.perceptron import AveragedWeights, PerceptronTagger, Sequences, shuffled_order
+from nerstudio.tagging.perceptron import PerceptronTagger
+from nerstudio.tagging.sequences import Sequences
+from nerstudio.tagging.weights import AveragedWeights, shuffled_order
 
 TEXT = [
     ("Mr. John Smith visited Paris on Monday .", [(1, 3, "PER"), (4, 5, "LOC")]),

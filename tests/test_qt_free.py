@@ -1,4 +1,10 @@
-"""Everything outside nerstudio/gui works without Qt (statically and at import time)."""
+"""Everything outside nerstudio/gui works without Qt (statically and at import time).
+
+The import graph itself is checked by import-linter (``tests/test_layers.py``, contract
+``qt-only-in-gui``); these tests add what it cannot see: matplotlib's Qt backends (submodules of
+an external package), other Qt bindings, imports by name (``importlib.import_module``,
+``matplotlib.use("QtAgg")``) and the modules actually loaded when the core is imported and run.
+"""
 
 from __future__ import annotations
 

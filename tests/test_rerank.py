@@ -12,7 +12,8 @@ from nerstudio.errors import Cancelled, FormatError
 from nerstudio.evaluation import evaluate_spans
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.boosting import Boosting, BoostingSession, line_search_alpha0, ranking_pairs
-from nerstudio.rerank.data import RankingData, group_argmax, scn_spans
+from nerstudio.nbest import scn_spans
+from nerstudio.rerank.data import RankingData, group_argmax
 from nerstudio.rerank.features import TEMPLATES, GlobalFeatures, template_of
 from nerstudio.rerank.model import ALGORITHMS, RerankerModel, make_learner, train_reranker
 from nerstudio.rerank.perceptron import AveragedPerceptron, MarginPerceptron, Perceptron, VotedPerceptron

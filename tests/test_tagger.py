@@ -11,8 +11,8 @@ import pytest
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import Cancelled, FormatError
 from nerstudio.nbest import NBestList
-from nerstudio.pipeline import document_folds, jackknife
-from nerstudio.tagging.features import build_lexicon, collapsed_shape, shape
+from nerstudio.experiments.pipeline import document_folds, jackknife
+from nerstudio.text.shapes import build_lexicon, collapsed_shape, shape
 from nerstudio.tagging.maxent import MaxEntTagger
 
 TEXT = [
@@ -55,11 +55,11 @@ def test_shapes_and_lexicon():
 
 
 def test_fast_shapes_equal_the_helpers():
-    from nerstudio.tagging.features import _fast_collapsed_shape, _fast_shape
+    from nerstudio.text.shapes import fast_collapsed_shape, fast_shape
     words = ["G.M.", "Animal", "1996-08-30", "", "ÄÖü", "ǅungla", "١٢٣", "Ⅻ", "ß", "İstanbul", "...", "A.B.",
              "a1b2", "aaa", "\u00a0\u00a0", "ｶﾀｶﾅ", "²³", "x\ny", "AAbb--..", "O'Neill", "e-mail", "$%^&"]
     for w in words:
-        assert _fast_shape(w) == shape(w) and _fast_collapsed_shape(w) == collapsed_shape(w), w
+        assert fast_shape(w) == shape(w) and fast_collapsed_shape(w) == collapsed_shape(w), w
 
 
 def test_gradient_matches_finite_differences():
@@ -122,7 +122,7 @@ def test_factored_design_equals_plain_design(features, cutoff):
 def test_compiled_objective_matches_reference(features):
     """The kernels' loss, gradient, g·d and max |g| equal the numpy/scipy formulation (which the
     finite-difference test checks), whatever the number of threads."""
-    from nerstudio.tagging.maxent import _Objective
+    from nerstudio.tagging.maxent_training import Objective
     m = MaxEntTagger(task="typed", features=features, cutoff=2, l2=0.7, dtype=np.float64)
     design, y, mask, X = _training_parts(m, conll_like())
     if features == "paper":
@@ -134,7 +134,7 @@ def test_compiled_objective_matches_reference(features):
     f_ref, g_ref = m._loss_grad(X, X.T.tocsr(), y, mask, (x + step * d)[mask.ravel()])
     results = []
     for threads in (1, 3):
-        obj = _Objective(design, y, mask, m.l2, np.float64, threads=threads)
+        obj = Objective(design, y, mask, m.l2, np.float64, threads=threads)
         try:
             g = np.empty(mask.size)
             f, gd, gmax = obj(x, d, step, g)
@@ -205,7 +205,7 @@ def test_lbfgs_reaches_scipys_optimum():
     """Our L-BFGS against scipy's L-BFGS-B on an L2-penalised logistic regression and on the
     tagger's own objective: same minimum, same minimiser."""
     import scipy.optimize
-    from nerstudio.tagging.maxent import _Objective, lbfgs
+    from nerstudio.tagging.maxent_training import Objective, lbfgs
     rng = np.random.default_rng(0)
     A = rng.normal(size=(80, 15))
     b = (rng.random(80) < 0.5).astype(float)
@@ -230,7 +230,7 @@ def test_lbfgs_reaches_scipys_optimum():
     XT = X.T.tocsr()
     ref = scipy.optimize.minimize(lambda th: m._loss_grad(X, XT, y, mask, th), np.zeros(int(mask.sum())), jac=True,
                                   method="L-BFGS-B", options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-8})
-    obj = _Objective(design, y, mask, m.l2, np.float64, threads=2)
+    obj = Objective(design, y, mask, m.l2, np.float64, threads=2)
     try:
         ours = lbfgs(obj, mask.size, max_iter=2000, ftol=1e-15, gtol=1e-8)
     finally:
@@ -241,7 +241,7 @@ def test_lbfgs_reaches_scipys_optimum():
 
 def test_lbfgs_on_a_nonconvex_function():
     """Rosenbrock: curvature pairs may be skipped, the line search backtracks; still converges."""
-    from nerstudio.tagging.maxent import lbfgs
+    from nerstudio.tagging.maxent_training import lbfgs
 
     def rosen(v):
         x, yv = v[:-1], v[1:]

@@ -38,9 +38,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import Cancelled
-from ..nbest import NBestList
-from ..tagging.features import build_lexicon, collapsed_shape
-from .data import RankingData, entity_types, scn_spans, span_counts
+from ..nbest import NBestList, entity_types, scn_spans, span_counts
+from ..text.shapes import build_lexicon, collapsed_shape
+from .data import RankingData
 
 NULL = "NULL"
 _ROW_SHIFT = 40  # a sentence's (candidate, key) pairs are coded as candidate << 40 | key

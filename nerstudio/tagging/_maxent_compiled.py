@@ -3,7 +3,7 @@
 Why compiled code: one evaluation of the objective touches every (token, predicate) entry of
 the design matrix twice (scores X·W, then the gradient Xᵀ·(P − Y)); with scipy's sparse
 products and numpy's row-wise softmax that is five full passes and a few temporaries of the
-size of the data, on one core. The trainer factors the design (see ``maxent._Design``): a
+size of the data, on one core. The trainer factors the design (see ``maxent_training.Design``): a
 token's row lists its own predicates and a few *keys*, a key standing for the predicates of a
 group of templates that share a source (all the templates of the current word, say); keys are
 far fewer than tokens. An evaluation is then four passes: summed weights per key; per token

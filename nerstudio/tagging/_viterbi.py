@@ -442,7 +442,7 @@ def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track,
     """Process sequences order[lo:hi] with the perceptron (margin=False) or Algorithm 3.1 (True).
 
     ``counter[0]`` counts the examples seen; the update made while seeing example c+1 is
-    time-stamped c+1 in ``u`` (see :class:`~nerstudio.tagging.perceptron.AveragedWeights`).
+    time-stamped c+1 in ``u`` (see :class:`~nerstudio.tagging.weights.AveragedWeights`).
     ``stats`` accumulates: [0] tokens whose best tag is wrong, [1] sequences whose best tagging is
     wrong, [2] updates, [3] margin updates (gold best but second within C), [4] tokens.
     """
@@ -474,3 +474,35 @@ def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track,
             stats[3] += 1
             add_update(a, L, g, kt[1], indptr, ids, edge_of, w, u, track, stamp, 1.0, T, E0)
         counter[0] += 1
+
+
+class Buffers:
+    """Work arrays of the compiled search for sequences up to ``L`` tokens and ``k`` best."""
+
+    def __init__(self, L: int, T: int, k: int):
+        L = max(int(L), 1)
+        k = max(int(k), 1)
+        self.L, self.k, self.T = L, k, T
+        self.node = np.zeros((L, T))
+        self.edge = np.zeros((L, T * T))
+        self.delta = np.zeros((L, T))
+        self.back = np.zeros((L, T), dtype=np.int16)
+        n_rec = L * T + (k if k > 1 else 1) * (L + 1) + 1
+        self.rec_score = np.zeros(n_rec)
+        self.rec_y = np.zeros(n_rec, dtype=np.int16)
+        self.rec_pred = np.zeros(n_rec, dtype=np.int32)
+        self.rec_next = np.zeros(n_rec, dtype=np.int32)
+        self.n_rec = np.zeros(1, dtype=np.int64)
+        self.cand_rec = np.zeros((L + 1, T, T), dtype=np.int32)
+        self.candval = np.zeros((L + 1, T, T))
+        self.pending = np.zeros((L + 1, T), dtype=np.int16)
+        self.last_rec = np.zeros((L + 1, T), dtype=np.int32)
+        self.state = np.zeros((L + 1, T), dtype=np.int8)
+        self.stack_i = np.zeros(L + 2, dtype=np.int64)
+        self.stack_y = np.zeros(L + 2, dtype=np.int64)
+        self.kt = np.zeros((k, L), dtype=np.int16)
+        self.ks = np.zeros(k)
+
+    def lazy(self) -> tuple:
+        return (self.delta, self.back, self.rec_score, self.rec_y, self.rec_pred, self.rec_next, self.n_rec,
+                self.cand_rec, self.candval, self.pending, self.last_rec, self.state, self.stack_i, self.stack_y)

@@ -25,81 +25,16 @@ thousand dictionary look-ups, not millions.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from typing import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.model import Sentence
+from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
 NULL = "NULL"
 FEATURE_SETS = ("paper", "conll")
-
-
-def char_type(c: str) -> str:
-    if c.isupper():
-        return "A"
-    if c.islower():
-        return "a"
-    if c.isdigit():
-        return "0"
-    return c
-
-
-def shape(word: str) -> str:
-    """Full character-type mapping: ``G.M.`` → ``A.A.``, ``Animal`` → ``Aaaaaa``."""
-    return "".join(char_type(c) for c in word)
-
-
-def collapsed_shape(word: str) -> str:
-    """Character types with runs collapsed: ``Animal`` → ``Aa``, ``1996-08-30`` → ``0-0-0``."""
-    out: list[str] = []
-    for c in word:
-        t = char_type(c)
-        if not out or out[-1] != t:
-            out.append(t)
-    return "".join(out)
-
-
-_ASCII_TYPES = str.maketrans({c: char_type(c) for c in map(chr, range(128)) if char_type(c) != c})
-_RUNS = re.compile(r"(.)\1+", re.DOTALL)
-
-
-def _fast_shape(word: str) -> str:
-    """:func:`shape`, by a translation table for ASCII words."""
-    return word.translate(_ASCII_TYPES) if word.isascii() else shape(word)
-
-
-def _fast_collapsed_shape(word: str) -> str:
-    """:func:`collapsed_shape`: runs of one type are runs of one character in the shape (a
-    character that is its own type is neither a letter nor a digit)."""
-    return _RUNS.sub(r"\1", _fast_shape(word))
-
-
-def first_char_type(word: str) -> str:
-    return char_type(word[0]) if word else "_"
-
-
-def build_lexicon(sentences: Sequence[Sentence] | Sequence[Sequence[str]]) -> set[str]:
-    """The lowercase lexicon: words seen more often lower-cased than capitalised.
-
-    Sentence-initial occurrences are not counted (their capital says nothing). Keys are
-    lower-cased words.
-    """
-    lower: Counter = Counter()
-    upper: Counter = Counter()
-    for s in sentences:
-        words = s.words if isinstance(s, Sentence) else s
-        for w in words[1:]:
-            if not w or not w[0].isalpha():
-                continue
-            if w[0].islower():
-                lower[w.lower()] += 1
-            else:
-                upper[w.lower()] += 1
-    return {w for w, n in lower.items() if n > upper.get(w, 0)}
 
 
 class _Template:
@@ -216,8 +151,8 @@ class FeatureExtractor:
         word_t("w", 0, ident)
         word_t("w-1", -1, ident)
         word_t("w+1", 1, ident)
-        word_t("shape", 0, _fast_shape)
-        word_t("cshape", 0, _fast_collapsed_shape)
+        word_t("shape", 0, fast_shape)
+        word_t("cshape", 0, fast_collapsed_shape)
         # compound: first word of sentence / in lowercase lexicon / type of first character
         first_type = {"A": 1, "a": 2, "0": 3}
 
@@ -247,7 +182,7 @@ class FeatureExtractor:
         for k in (-2, -1, 0, 1, 2):
             word_t(f"lw{k:+d}", k, low)
         for k in (-1, 1):
-            word_t(f"cshape{k:+d}", k, _fast_collapsed_shape)
+            word_t(f"cshape{k:+d}", k, fast_collapsed_shape)
         for m in (1, 2, 3, 4):
             word_t(f"p{m}", 0, lambda w, m=m: w[:m] if len(w) >= m else NULL)
             word_t(f"s{m}", 0, lambda w, m=m: w[-m:] if len(w) >= m else NULL)

@@ -2,7 +2,7 @@
 
 A document's candidates come from the *local* model Φ^l·α (exact k-best of the structured
 perceptron tagger, :mod:`nerstudio.tagging.perceptron`); the *total* model Φ^a·α = Φ^l·α + Φ^g·α
-adds the non-local features of :mod:`nerstudio.rerank.nonlocal_features` and re-scores them.
+adds the non-local features of :mod:`nerstudio.text.nonlocal_features` and re-scores them.
 
 ``proposed`` — Algorithm 4.2
     for each document: take the n-best under the local model and re-score them with the total
@@ -38,10 +38,12 @@ from ..corpus.model import Span
 from ..errors import FormatError
 from ..evaluation import evaluate_spans
 from ..persist import CORRUPT, jsonable, load_npz, save_npz
-from ..nbest import NBestList, tags_to_spans
-from ..rerank.data import entity_types, scn_spans
-from ..rerank.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
-from .perceptron import AveragedWeights, PerceptronTagger, Sequences, sparse_weights
+from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
+from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
+from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, Local, first_model_lists
+from .perceptron import PerceptronTagger
+from .sequences import Sequences
+from .weights import AveragedWeights, sparse_weights
 
 MODEL_FORMAT = "nerstudio-joint-tagger"
 MODEL_VERSION = 1
@@ -102,101 +104,10 @@ def sentence_spans(tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[st
     return out
 
 
-class _Local:
-    """The local part of the total model for one set of documents: candidates and Φ^l."""
-
-    n: int = 0
-
-    def candidates(self, i: int, k: int, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Up to k candidates of document i and their local scores Φ^l·w."""
-        raise NotImplementedError
-
-    def score(self, i: int, tags: np.ndarray, w: np.ndarray) -> float:
-        """Φ^l(x_i, tags)·w."""
-        raise NotImplementedError
-
-    def update(self, aw: AveragedWeights, i: int, good: np.ndarray, bad: np.ndarray) -> None:
-        """aw += Φ^l(good) − Φ^l(bad)."""
-        raise NotImplementedError
-
-
-class _KBestLocal(_Local):
-    """Candidates from the k-best of the current local weights (Algorithms 4.1 and 4.2)."""
-
-    def __init__(self, tagger: PerceptronTagger, seqs: Sequences):
-        self.tagger, self.seqs, self.n = tagger, seqs, tagger.n_weights_
-
-    def candidates(self, i, k, w):
-        return self.tagger.kbest(self.seqs, i, k, weights=w)
-
-    def score(self, i, tags, w):
-        return self.tagger.score(self.seqs, i, tags, weights=w)
-
-    def update(self, aw, i, good, bad):
-        self.tagger.update(aw, self.seqs, i, good, bad)  # compiled; agreeing positions cost nothing
-
-
-class _FixedLocal(_KBestLocal):
-    """Fixed candidate lists, the full local feature set re-trained (``reranking2``)."""
-
-    def __init__(self, tagger, seqs, lists: Sequence[np.ndarray]):
-        super().__init__(tagger, seqs)
-        self.lists = lists
-
-    def candidates(self, i, k, w):
-        Y = self.lists[i][:k]
-        return Y, np.array([self.score(i, y, w) for y in Y])
-
-
-class _FirstScoreLocal(_Local):
-    """Fixed candidate lists, one local feature: the first model's score (``reranking1``).
-
-    ``scores[i]`` holds the scores of document i's candidates and ``gold_scores[i]`` that of its
-    gold labelling, both under the first model that produced the list (a cross-validation model
-    for training documents)."""
-
-    n = 1
-
-    def __init__(self, lists: Sequence[np.ndarray], scores: Sequence[np.ndarray], gold_scores: Sequence[float],
-                 gold: Sequence[np.ndarray] | None):
-        self.lists = lists
-        self._scores = [np.asarray(s, dtype=np.float64) for s in scores]
-        self._lookup = []
-        for i, Y in enumerate(lists):
-            d = {y.tobytes(): float(s) for y, s in zip(np.asarray(Y, dtype=np.int16), self._scores[i])}
-            if gold is not None:
-                d[np.asarray(gold[i], dtype=np.int16).tobytes()] = float(gold_scores[i])
-            self._lookup.append(d)
-
-    def candidates(self, i, k, w):
-        Y = self.lists[i][:k]
-        return Y, w[0] * self._scores[i][:len(Y)]
-
-    def _first_score(self, i, tags) -> float:
-        return self._lookup[i][np.asarray(tags, dtype=np.int16).tobytes()]
-
-    def score(self, i, tags, w):
-        return float(w[0]) * self._first_score(i, tags)
-
-    def update(self, aw, i, good, bad):
-        aw.add(np.zeros(1, np.int64), np.array([self._first_score(i, good) - self._first_score(i, bad)]))
-
-
-def first_model_lists(first: PerceptronTagger, seqs: Sequences, n: int):
-    """Candidates of every sequence under ``first`` with their scores, and the gold scores."""
-    lists, scores, gold_scores = [], [], []
-    for i in range(len(seqs)):
-        Y, s = first.kbest(seqs, i, n)
-        lists.append(np.asarray(Y, dtype=np.int16))
-        scores.append(s)
-        gold_scores.append(first.score(seqs, i, seqs.gold[i]) if seqs.gold is not None else 0.0)
-    return lists, scores, gold_scores
-
-
 class _Documents:
     """One set of documents: sequences, their local part, and non-local vectors (cached)."""
 
-    def __init__(self, seqs: Sequences, local: _Local, nl: NonLocalFeatures, tagset, grow: bool):
+    def __init__(self, seqs: Sequences, local: Local, nl: NonLocalFeatures, tagset, grow: bool):
         self.seqs, self.local, self.nl, self.tagset, self.grow = seqs, local, nl, tagset, grow
         self.index = [DocumentIndex(w) for w in seqs.words]
         self._cache: list[dict] = [{} for _ in seqs.words]
@@ -366,10 +277,10 @@ class JointTagger:
 
     def _local_part(self, seqs, lists):
         if self.algorithm == "reranking1":
-            return _FirstScoreLocal(lists[0], lists[1], lists[2], seqs.gold)
+            return FirstScoreLocal(lists[0], lists[1], lists[2], seqs.gold)
         if self.algorithm == "reranking2":
-            return _FixedLocal(self.tagger_, seqs, lists[0])
-        return _KBestLocal(self.tagger_, seqs)
+            return FixedLocal(self.tagger_, seqs, lists[0])
+        return KBestLocal(self.tagger_, seqs)
 
     def _test_lists(self, seqs, n=None):
         if not self.reranking:

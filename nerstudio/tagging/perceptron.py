@@ -49,6 +49,10 @@ per template, and :class:`~nerstudio.errors.Cancelled` is raised.
 Weights: one flat float64 vector, layout in :mod:`nerstudio.tagging._viterbi` (node block
 predicate × T, edge block edge-predicate × T × T; the bias predicate's edge block is the
 transition matrix).
+
+The module is long because it is one class: preparing a corpus, decoding, the training variants
+and the model file share one weight layout and one set of search buffers. What the joint trainer
+shares with it lives apart (:mod:`.sequences`, :mod:`.weights`, the search in :mod:`._viterbi`).
 """
 
 from __future__ import annotations
@@ -56,18 +60,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..corpus.model import Corpus, Document, Sentence, Span
+from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
 from . import _viterbi as K
 from .local_features import Gazetteer, KTFeatures
 from .maxent import TASKS, make_tagset
+from .sequences import Sequences, as_units
+from .weights import AveragedWeights, shuffled_order, sparse_weights
 
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1
@@ -78,54 +84,6 @@ CHUNK_SECONDS = 0.1  # target work between two looks at the cancel flag
 
 # ------------------------------------------------------------------------------------------
 # data
-
-
-@dataclass
-class Sequences:
-    """A corpus prepared for the tagger: predicate ids per token and the way back to sentences.
-
-    ``indptr``/``ids``: CSR rows of predicate ids, one row per token of all sequences in order;
-    ``seq_ptr``: token offset of every sequence (len = n_sequences + 1); ``starts``: 1 on the first
-    token of every sentence; ``gold``: per sequence, its gold tag ids (int16) or ``None``;
-    ``words``: per sequence, the concatenated words; ``sentence_offsets``: per sequence, the token
-    offsets of its sentences inside it (len = its sentences + 1); ``sentence_index``: per sequence,
-    the indices of its sentences in the corpus' sentence order; ``gold_spans``: gold spans per
-    corpus sentence (untyped for the SCN task); ``names``: document ids (or sentence numbers).
-    """
-
-    indptr: np.ndarray
-    ids: np.ndarray
-    seq_ptr: np.ndarray
-    starts: np.ndarray
-    gold: list[np.ndarray] | None
-    words: list[tuple[str, ...]]
-    sentence_offsets: list[np.ndarray]
-    sentence_index: list[np.ndarray]
-    gold_spans: list[list[Span]] | None
-    names: list[str]
-    documents: bool = True
-    gold_flat: np.ndarray | None = field(default=None, repr=False)
-
-    def __len__(self) -> int:
-        return len(self.seq_ptr) - 1
-
-    @property
-    def n_tokens(self) -> int:
-        return int(self.seq_ptr[-1])
-
-    @property
-    def n_sentences(self) -> int:
-        return sum(len(o) - 1 for o in self.sentence_offsets)
-
-    def bounds(self, i: int) -> tuple[int, int]:
-        """(first token, length) of sequence i."""
-        a = int(self.seq_ptr[i])
-        return a, int(self.seq_ptr[i + 1]) - a
-
-    def split(self, i: int, tags: np.ndarray) -> list[np.ndarray]:
-        """A tagging of sequence i cut into its sentences."""
-        off = self.sentence_offsets[i]
-        return [tags[off[j]:off[j + 1]] for j in range(len(off) - 1)]
 
 
 @dataclass
@@ -150,106 +108,6 @@ class EpochStats:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-class AveragedWeights:
-    """Current weights ``w`` and what is needed for their running average, updated sparsely.
-
-    The average is over the vectors after every example: with c examples seen (:meth:`tick`
-    after each) and w_t the vector after example t, mean = (1/c) Σ_{t=1..c} w_t. Lazy form: an
-    update Δ made while seeing example t (before its tick) is also added, times t, to ``u``; then
-    Σ_t w_t = (c+1)·w − u, so the mean is ((c+1)·w − u) / c and no dense work is ever done per
-    example. Initial weights are an update at time 1 (``add`` before the first tick), which gives
-    the right mean when training starts from a BPM vector. ``track=False`` keeps ``w`` only.
-    """
-
-    def __init__(self, n: int, track: bool = True):
-        self.w = np.zeros(int(n), dtype=np.float64)
-        self.track = bool(track)
-        self.u = np.zeros(int(n) if track else 0, dtype=np.float64)
-        self.counter = np.zeros(1, dtype=np.int64)
-
-    @property
-    def c(self) -> int:
-        """Examples seen so far."""
-        return int(self.counter[0])
-
-    def __len__(self) -> int:
-        return len(self.w)
-
-    def add(self, idx, vals, scale: float = 1.0) -> None:
-        """w[idx] += scale·vals (repeated indices add up), time-stamped with the current example."""
-        idx = np.asarray(idx, dtype=np.int64)
-        v = np.broadcast_to(np.asarray(vals, dtype=np.float64) * scale, idx.shape)
-        np.add.at(self.w, idx, v)
-        if self.track:
-            np.add.at(self.u, idx, (self.c + 1.0) * v)
-
-    def tick(self, n: int = 1) -> None:
-        """An example (or n) has been seen."""
-        self.counter[0] += n
-
-    def averaged(self) -> np.ndarray:
-        """The mean of the vectors after each example (``w`` itself before any example)."""
-        if not self.track or self.c == 0:
-            return self.w.copy()
-        c = float(self.c)
-        return ((c + 1.0) * self.w - self.u) / c
-
-    def grow(self, n: int) -> None:
-        """Extend to n weights (new ones are zero and were zero at every past example)."""
-        extra = int(n) - len(self.w)
-        if extra < 0:
-            raise ValueError("cannot shrink the weight vector")
-        if extra:
-            self.w = np.concatenate([self.w, np.zeros(extra)])
-            if self.track:
-                self.u = np.concatenate([self.u, np.zeros(extra)])
-
-
-def _as_units(data) -> list[tuple[str, list[Sentence]]]:
-    """(id, sentences) per document of a Corpus, a list of Documents or a list of Sentences
-    (each sentence then being a document of its own)."""
-    if isinstance(data, Corpus):
-        return [(d.id or str(k + 1), list(d.sentences)) for k, d in enumerate(data.documents)]
-    items = list(data)
-    if all(isinstance(d, Document) for d in items):
-        return [(d.id or str(k + 1), list(d.sentences)) for k, d in enumerate(items)]
-    if all(isinstance(s, Sentence) for s in items):
-        return [(str(k + 1), [s]) for k, s in enumerate(items)]
-    raise TypeError("expected a Corpus, a list of Documents or a list of Sentences")
-
-
-class _Buffers:
-    """Work arrays of the compiled search for sequences up to ``L`` tokens and ``k`` best."""
-
-    def __init__(self, L: int, T: int, k: int):
-        L = max(int(L), 1)
-        k = max(int(k), 1)
-        self.L, self.k, self.T = L, k, T
-        self.node = np.zeros((L, T))
-        self.edge = np.zeros((L, T * T))
-        self.delta = np.zeros((L, T))
-        self.back = np.zeros((L, T), dtype=np.int16)
-        n_rec = L * T + (k if k > 1 else 1) * (L + 1) + 1
-        self.rec_score = np.zeros(n_rec)
-        self.rec_y = np.zeros(n_rec, dtype=np.int16)
-        self.rec_pred = np.zeros(n_rec, dtype=np.int32)
-        self.rec_next = np.zeros(n_rec, dtype=np.int32)
-        self.n_rec = np.zeros(1, dtype=np.int64)
-        self.cand_rec = np.zeros((L + 1, T, T), dtype=np.int32)
-        self.candval = np.zeros((L + 1, T, T))
-        self.pending = np.zeros((L + 1, T), dtype=np.int16)
-        self.last_rec = np.zeros((L + 1, T), dtype=np.int32)
-        self.state = np.zeros((L + 1, T), dtype=np.int8)
-        self.stack_i = np.zeros(L + 2, dtype=np.int64)
-        self.stack_y = np.zeros(L + 2, dtype=np.int64)
-        self.kt = np.zeros((k, L), dtype=np.int16)
-        self.ks = np.zeros(k)
-
-    def lazy(self) -> tuple:
-        return (self.delta, self.back, self.rec_score, self.rec_y, self.rec_pred, self.rec_next, self.n_rec,
-                self.cand_rec, self.candval, self.pending, self.last_rec, self.state, self.stack_i, self.stack_y)
 
 
 # ------------------------------------------------------------------------------------------
@@ -352,20 +210,20 @@ class PerceptronTagger:
             raise ValueError(f"weight vector has shape {w.shape}, expected at least ({self.n_weights_},)")
         return np.ascontiguousarray(w[:self.n_weights_], dtype=np.float64)
 
-    def _buffers(self, L: int, k: int) -> _Buffers:
+    def _buffers(self, L: int, k: int) -> K.Buffers:
         """Search buffers for sequences up to L tokens, reused per thread (``kbest`` is called once
         per document and epoch by joint training)."""
         local = self.__dict__.setdefault("_tls", threading.local())
         T = len(self.tagset_)
         b = getattr(local, "buf", None)
         if b is None or b.L < L or b.k != k or b.T != T:
-            b = local.buf = _Buffers(L, T, k)
+            b = local.buf = K.Buffers(L, T, k)
         return b
 
     # -- preparing text --------------------------------------------------------------------
     def _units(self, data, documents: bool) -> tuple[list[tuple[str, list[Sentence]]], list[int]]:
         """Sequences as (name, sentences), and the position of the document each comes from."""
-        units = _as_units(data)
+        units = as_units(data)
         if documents:
             return units, list(range(len(units)))
         out, doc = [], []
@@ -431,7 +289,7 @@ class PerceptronTagger:
     def _viterbi(self, seqs: Sequences, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         T = len(self.tagset_)
         L = int(np.diff(seqs.seq_ptr).max(initial=1))
-        b = _Buffers(L, T, 1)
+        b = K.Buffers(L, T, 1)
         out = np.zeros(seqs.n_tokens, dtype=np.int16)
         scores = np.zeros(len(seqs))
         K.viterbi_all(seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
@@ -445,7 +303,7 @@ class PerceptronTagger:
         a, L = seqs.bounds(i)
         return self._kbest_with(seqs, i, self._buffers(L, max(int(k), 1)), w)
 
-    def _kbest_with(self, seqs: Sequences, i: int, b: _Buffers, w: np.ndarray):
+    def _kbest_with(self, seqs: Sequences, i: int, b: K.Buffers, w: np.ndarray):
         a, L = seqs.bounds(i)
         T = len(self.tagset_)
         n = K.kbest_one(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
@@ -571,7 +429,7 @@ class PerceptronTagger:
             return np.arange(n, dtype=np.int64)
         return shuffled_order(n, self.seed, tag)
 
-    def _run_pass(self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: _Buffers,
+    def _run_pass(self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: K.Buffers,
                   should_cancel) -> tuple[np.ndarray, bool]:
         """One pass over ``order``; returns (stats, cancelled)."""
         T = len(self.tagset_)
@@ -600,13 +458,13 @@ class PerceptronTagger:
                           mistakes=int(stats[1]), updates=int(stats[2]), margin_updates=int(stats[3]),
                           word_error=float(stats[0]) / tokens if tokens else 0.0, cancelled=cancelled)
 
-    def one_pass(self, seqs: Sequences, order: np.ndarray, buf: _Buffers | None = None,
+    def one_pass(self, seqs: Sequences, order: np.ndarray, buf: K.Buffers | None = None,
                  should_cancel=None) -> tuple[np.ndarray, np.ndarray, bool]:
         """A single pass from zero over ``order`` with this tagger's update rule (a BPM run).
 
         Returns (its output weights — averaged when averaging —, pass statistics, cancelled).
         """
-        buf = buf or _Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
+        buf = buf or K.Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
         aw = AveragedWeights(self.n_weights_, track=self.averaging)
         stats, cancelled = self._run_pass(seqs, aw, np.asarray(order, dtype=np.int64), buf, should_cancel)
         return aw.averaged() if self.averaging else aw.w, stats, cancelled
@@ -619,7 +477,7 @@ class PerceptronTagger:
         """
         t_fit = time.perf_counter()
         self.cancelled_ = False
-        units = _as_units(corpus_or_documents)
+        units = as_units(corpus_or_documents)
         sentences = [s for _, ss in units for s in ss]
         if not any(len(s.words) for s in sentences):
             raise ValueError("no training tokens")
@@ -638,7 +496,7 @@ class PerceptronTagger:
         dev_seqs = self.prepare(dev, should_cancel=should_cancel) if dev is not None else None
         self.feature_seconds_ = time.perf_counter() - t_fit
         T = len(self.tagset_)
-        buf = _Buffers(int(np.diff(train.seq_ptr).max(initial=1)), T, 2)
+        buf = K.Buffers(int(np.diff(train.seq_ptr).max(initial=1)), T, 2)
         n = len(train)
         self.history_: list[EpochStats] = []
         avg = self.averaging
@@ -779,21 +637,3 @@ class PerceptronTagger:
         m.history_ = [EpochStats(**d) for d in h.get("history", [])]
         m.cancelled_ = False
         return m
-
-
-def sparse_weights(idx: np.ndarray, val: np.ndarray, n: int) -> np.ndarray:
-    """A dense vector of n weights from stored (sorted indices, values), validated."""
-    if idx.ndim != 1 or idx.shape != val.shape or val.dtype != np.float64:
-        raise ValueError("weight arrays have the wrong shape or type")
-    if len(idx) and (idx.min() < 0 or idx.max() >= n or np.any(np.diff(idx) <= 0)):
-        raise ValueError("weight indices out of range or unsorted")
-    if not np.all(np.isfinite(val)):
-        raise ValueError("weights are not finite")
-    w = np.zeros(n)
-    w[idx] = val
-    return w
-
-
-def shuffled_order(n: int, seed: int, tag: int) -> np.ndarray:
-    """The permutation of n sequences used for epoch ``tag`` (BPM pass r uses tag 1000 + r)."""
-    return np.random.default_rng([int(seed), int(tag)]).permutation(n).astype(np.int64)

@@ -14,7 +14,11 @@ Edits (each is one undoable step, emitted as ``editRequested(new_spans, descript
   Ctrl+Shift+Left / Ctrl+Shift+Right shrink it from the other side (its end or start moves in
   the direction of the arrow);
 * ``/`` splits the entity under the caret before the caret token; ``+`` (or ``=``) merges it
-  with the next entity.
+  with the entity ending right before it when the caret is on its first token (so ``/`` then
+  ``+`` gives the entity back), else with the next entity.
+
+An edit that cannot be made (extending into a one-token neighbour, merging with nothing) changes
+nothing and says why with ``editRefused(message)``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ def type_keys(labels) -> dict[str, str]:
 
 class AnnotationView(SentenceView):
     editRequested = Signal(list, str)
+    editRefused = Signal(str)
     selectionChanged = Signal(int, int)
 
     def __init__(self, parent=None):
@@ -211,7 +216,11 @@ class AnnotationView(SentenceView):
             what = "shrink"
         if start < 0 or end > n or (start, end) == (sp.start, sp.end):
             return
-        new = ann.resize(self._gold, sp, start, end, n)
+        try:
+            new = ann.resize(self._gold, sp, start, end, n)
+        except ann.EditRefused as exc:
+            self.editRefused.emit(f"Cannot {what} the {sp.label or 'entity'}: {exc} (use + to merge)")
+            return
         if end > start:
             self.caret = max(start, min(self.caret, end - 1))
             self.anchor = self.caret
@@ -223,12 +232,12 @@ class AnnotationView(SentenceView):
             self._request(ann.split(self._gold, sp, self.caret), f"split {sp.label} entity")
 
     def merge_with_next(self) -> None:
-        sp = ann.span_at(self._gold, self.caret)
-        if sp is None:
+        pair = ann.merge_pair(self._gold, self.caret)
+        if pair is None:
+            self.editRefused.emit("Nothing to merge: put the caret on an entity that has a next entity, "
+                                  "or on the first token of one that follows another")
             return
-        _, nxt = ann.neighbours(self._gold, sp)
-        if nxt is not None:
-            self._request(ann.merge(self._gold, sp, nxt), f"merge {sp.label} entities")
+        self._request(ann.merge(self._gold, *pair), f"merge {pair[0].label} entities")
 
     # -- painting -------------------------------------------------------------------------
     def paintEvent(self, event) -> None:

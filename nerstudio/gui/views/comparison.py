@@ -14,7 +14,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
                                QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ...compare import OutputComparison
+from ...experiments.compare import OutputComparison
 
 KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
          ("Better (still wrong)", "better"), ("Worse (still wrong)", "worse"),

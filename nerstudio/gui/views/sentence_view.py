@@ -53,6 +53,10 @@ class SentenceView(QWidget):
     def words(self):
         return self._words
 
+    def candidate(self) -> tuple[list | None, str]:
+        """The candidate drawn under the gold (None: none) and its name."""
+        return (None if self._cand is None else list(self._cand)), self._cand_name
+
     # -- layout ---------------------------------------------------------------------------
     def _row_height(self) -> int:
         fm, sm = QFontMetrics(self._font), QFontMetrics(self._small)

@@ -3,8 +3,8 @@
 The structured perceptron (:class:`~nerstudio.tagging.perceptron.PerceptronTagger`: ``perceptron``,
 ``averaged``, ``margin``) and the joint trainers (:class:`~nerstudio.tagging.joint.JointTagger`:
 ``candidate`` = Alg. 4.1, ``proposed`` = Alg. 4.2) run long Python loops that hold the
-interpreter lock; like the reranker stage (:mod:`nerstudio.rerank_process`) they run in a spawned child process
-(:mod:`nerstudio.child_process`: pipe protocol, cancel → grace → terminate/kill, death detection).
+interpreter lock; like the reranker stage (:mod:`.rerank_process`) they run in a spawned child
+process (:mod:`.child_process`: pipe protocol, cancel → grace → terminate/kill, death detection).
 
 The child reads the corpora from files, trains, saves the model (``.npz`` + JSON) and the lists
 the window shows — per-sentence candidates of the training corpus, split from document lists
@@ -25,9 +25,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import Cancelled, FormatError
-from .nbest import NBestList
-from .persist import jsonable
+from ..errors import Cancelled, FormatError
+from ..nbest import NBestList
+from ..persist import jsonable
 from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
 
 LOCAL_KINDS = ("perceptron", "averaged", "margin")
@@ -52,11 +52,11 @@ def default_params(kind: str) -> dict:
     shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones;
     the local model's ``cutoff`` and ``edge_templates`` for all (for a joint tagger they go to
     its ``local`` settings)."""
-    from .tagging.perceptron import PerceptronTagger
+    from ..tagging.perceptron import PerceptronTagger
     local = PerceptronTagger().get_params()
     feats = {"cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
     if kind in JOINT_KINDS:
-        from .tagging.joint import JointTagger
+        from ..tagging.joint import JointTagger
         p = JointTagger(kind).get_params()
         return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n": int(p["n"]),
                 "n_test": int(p["n_test"]), **feats}
@@ -71,7 +71,7 @@ def make_model(kind: str, params: dict, task: str = "typed"):
     p = dict(params)
     shown = int(p.pop("n_test", 20))
     if kind in JOINT_KINDS:
-        from .tagging.joint import JointTagger
+        from ..tagging.joint import JointTagger
         local = dict(p.pop("local", {}) or {})
         for k in LOCAL_SETTINGS:
             if k in p:
@@ -79,7 +79,7 @@ def make_model(kind: str, params: dict, task: str = "typed"):
         local.setdefault("task", task)
         return JointTagger(kind, n_test=shown, local=local, **p)
     if kind in LOCAL_KINDS:
-        from .tagging.perceptron import PerceptronTagger
+        from ..tagging.perceptron import PerceptronTagger
         p.pop("n", None)
         return PerceptronTagger(task=task, variant=kind, documents=True, **p)
     raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
@@ -92,7 +92,7 @@ def shown_n(model) -> int:
 def load_model(path):
     """A saved perceptron or joint tagger (whichever ``path`` holds); a file that is neither
     raises one :class:`FormatError` line naming the file."""
-    from .tagging import load_tagger
+    from ..tagging import load_tagger
     return load_tagger(path, ("joint", "perceptron"), what="a sequence tagger model (K&T joint or perceptron .npz)")
 
 
@@ -111,7 +111,7 @@ def document_chunks(corpus, tokens: int = CHUNK_TOKENS) -> list:
     """``corpus`` as consecutive sub-corpora of whole documents of about ``tokens`` tokens each
     (a document is never split; ids are kept: an unnamed document gets the name it has in the
     whole corpus)."""
-    from .corpus.model import Corpus, Document
+    from ..corpus.model import Corpus, Document
     chunks, cur, size = [], [], 0
     for k, d in enumerate(corpus.documents):
         cur.append(Document(list(d.sentences), d.docstart, d.id or str(k + 1)))
@@ -140,14 +140,14 @@ def _concat(lists: list[NBestList]) -> NBestList:
 def display_lists(model, corpus, n: int | None = None, progress=None, should_cancel=None,
                   chunk_tokens: int = CHUNK_TOKENS) -> tuple[NBestList, NBestList, list[list[int]]]:
     """``(document lists, per-sentence lists, origin)`` of ``corpus`` under ``model``: what the
-    N-best and feature panels show. Sentence ids are :func:`nerstudio.pipeline.sentence_ids`.
+    N-best and feature panels show. Sentence ids are :func:`.pipeline.sentence_ids`.
 
     Documents are decoded independently, so the corpus is decoded in batches of whole documents
     (:func:`document_chunks`; the same lists as one call, tested): ``progress(message, tokens
     done, tokens)`` after each batch, and ``should_cancel()`` is polled between batches
     (:class:`Cancelled`)."""
     from .pipeline import sentence_ids
-    from .tagging.joint import split_document_lists
+    from ..tagging.joint import split_document_lists
     n = shown_n(model) if n is None else int(n)
     chunks = document_chunks(corpus, chunk_tokens)
     total = sum(c.n_tokens for c in chunks)
@@ -238,7 +238,7 @@ def load_origin(path) -> list[list[int]]:
 # the child
 
 def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> dict:
-    from .corpus.formats import read_corpus
+    from ..corpus.formats import read_corpus
     times: dict[str, float] = {}
     t = time.perf_counter()
     out.progress("reading the corpus…")

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rerank.boosting import BoostingSession, RoundInfo
-from .rerank.data import RankingData
+from ..rerank.boosting import BoostingSession, RoundInfo
+from ..rerank.data import RankingData
 
 
 def _dev_f(dev: RankingData | None, scores) -> float | None:

@@ -1,7 +1,7 @@
 """Long work in a spawned child process, watched from a thread of the caller (no Qt).
 
-Shared by :mod:`nerstudio.rerank_process` (reranker training) and :mod:`nerstudio.tagger_process`
-(K&T sequence taggers). Work that holds the interpreter lock for long stretches freezes a window
+Shared by :mod:`.rerank_process` (reranker training) and :mod:`.tagger_process` (K&T sequence
+taggers). Work that holds the interpreter lock for long stretches freezes a window
 whose event loop shares that lock; here it runs in a fresh interpreter started with the
 ``spawn`` method (never ``fork`` from a process that runs Qt), and the caller's thread only
 waits on a pipe.
@@ -38,9 +38,9 @@ import time
 import traceback
 from typing import Callable
 
-from . import logs
-from .errors import Cancelled, NerstudioError
-from .persist import jsonable
+from .. import logs
+from ..errors import Cancelled, NerstudioError
+from ..persist import jsonable
 
 START_METHOD = "spawn"
 SEND_INTERVAL = 0.05  # seconds between two progress / curve messages from the child (≤ 20 per second)

@@ -32,14 +32,14 @@ from typing import Callable
 
 import numpy as np
 
-from .corpus.formats import atomic_open, read_corpus, write_corpus
-from .corpus.model import Span
-from .errors import Cancelled
-from .evaluation import relative_error_reduction
-from .persist import jsonable
+from ..corpus.formats import atomic_open, read_corpus, write_corpus
+from ..corpus.model import Span
+from ..errors import Cancelled
+from ..evaluation import relative_error_reduction
+from ..persist import jsonable
+from ..rerank.features import GlobalFeatures
+from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
 from .pipeline import jackknife, sentence_ids
-from .rerank.features import GlobalFeatures
-from .rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
                 "margin": "margin", "kernel": "kernel"}
@@ -107,7 +107,8 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     params = {"task": cfg.task, "features": cfg.tagger_features}
     decode = {"dev": (dev.sentences, sentence_ids(dev)), "test": (test.sentences, sentence_ids(test))}
     jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
-                   progress=lambda m: say("tagger", m), should_cancel=should_cancel, full=True, decode=decode)
+                   progress=lambda p: say("tagger", p.message) if p.final else None, should_cancel=should_cancel,
+                   full=True, decode=decode)
     nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
     for nb, path in ((nb_train, train_path), (nb_dev, dev_path), (nb_test, test_path)):
         nb.meta["source"] = os.path.abspath(path)

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import Cancelled
-from .evaluation import Evaluation, evaluate_spans, oracle
-from .nbest import NBestList
+from ..errors import Cancelled
+from ..evaluation import Evaluation, evaluate_spans, oracle
+from ..nbest import NBestList
 
 VERDICTS = ("fixed", "broken", "better", "worse", "same")
 

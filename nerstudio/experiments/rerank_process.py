@@ -20,7 +20,7 @@ then killed, if it has not ended ``grace`` seconds later. An error in the child 
 :class:`ChildProcessFailed` carrying its one-line message (and the child's traceback for logs);
 a child that dies (killed, out of memory) is reported the same way, never waited for forever.
 The process machinery (spawn, pipes, cancel/terminate/kill, death detection, the registry of
-live children) is :mod:`nerstudio.child_process`, shared with :mod:`nerstudio.tagger_process`;
+live children) is :mod:`.child_process`, shared with :mod:`.tagger_process`;
 ``ChildProcessFailed`` and ``live_children`` are re-exported here.
 """
 
@@ -35,9 +35,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
-from .errors import Cancelled
-from .nbest import NBestList
-from .persist import json_array, jsonable, load_npz
+from ..errors import Cancelled
+from ..nbest import NBestList
+from ..persist import json_array, jsonable, load_npz
 
 RANKING_FORMAT = "nerstudio-ranking"
 RANKING_VERSION = 1
@@ -60,8 +60,8 @@ def fit_with_data(train: NBestList, dev: NBestList | None, algo: str, params: di
                   feature_params: dict | None = None, callback=None, should_cancel=None, progress=None):
     """:func:`nerstudio.rerank.model.train_reranker`, step for step, returning ``(model, data)``
     with the training list's ranking data, so scoring that list needs no second feature pass."""
-    from .rerank.features import GlobalFeatures
-    from .rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+    from ..rerank.features import GlobalFeatures
+    from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
     learner = make_learner(algo, **(params or {}))  # bad settings fail now, not after the features
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
@@ -116,8 +116,8 @@ def load_ranking(path, nbest: NBestList | None = None, feature_names: list | Non
     ``feature_names`` are attached to the data as they were in the writer's process."""
     import scipy.sparse as sp
 
-    from .errors import FormatError
-    from .rerank.data import RankingData
+    from ..errors import FormatError
+    from ..rerank.data import RankingData
     header, a = load_npz(path, RANKING_FORMAT, RANKING_VERSION, "a ranking-data file")
     try:
         n, m = (int(x) for x in header["shape"])
@@ -178,7 +178,7 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
 def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: float = 0.5,
          on_start: Callable[[int], None] | None = None) -> dict:
     """Start the child on ``spec``, relay its messages until it ends; returns its timings."""
-    from .rerank.base import RerankStats
+    from ..rerank.base import RerankStats
     on_stats = (lambda d: callback(RerankStats(**d))) if callback is not None else None
     return run_in_child(_child_work, spec, name="nerstudio-rerank", on_stats=on_stats,
                         should_cancel=should_cancel, progress=progress, grace=grace, on_start=on_start)
@@ -225,7 +225,7 @@ def _read_back(spec: dict, nbest: NBestList, timings: dict, progress) -> ChildRe
     t = time.perf_counter()
     if progress is not None:
         progress("reading the model and its scores…", 0, 0)
-    from .rerank.model import RerankerModel
+    from ..rerank.model import RerankerModel
     model = RerankerModel.load(spec["model_out"])
     data, scores, choice = load_ranking(spec["ranking_out"], nbest, model.features.names_)
     timings["read_back"] = time.perf_counter() - t

@@ -15,7 +15,7 @@ Systems (names as in ``report.json``):
     the non-local features.
 
 Every system's development F chooses its epoch; test figures are not used for any choice. The
-output directory receives ``report.json`` (the layout of :mod:`nerstudio.experiment`: per system
+output directory receives ``report.json`` (the layout of :mod:`.collins`: per system
 ``name``, ``dev``, ``test`` with ``precision``/``recall``/``f1`` and ``rel_error_reduction`` against
 the ``margin`` perceptron, ``settings``, ``seconds``; plus ``n_prime`` and the paper's figures),
 ``report.md`` (tables shaped like the paper's Tables 2, 3, 6 and 7, our figures next to theirs),
@@ -28,23 +28,18 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from typing import Callable
 
-import multiprocessing as mp
-import numpy as np
-
-from .corpus.formats import read_corpus, write_corpus
-from .corpus.model import Corpus, Span
-from .errors import Cancelled
-from .evaluation import evaluate_spans
-from .experiment import (_plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type,
-                         write_report)
-from .persist import jsonable
-from .pipeline import document_folds
-from .tagging.joint import JointTagger, first_model_lists
-from .tagging.perceptron import PerceptronTagger
+from ..corpus.formats import read_corpus, write_corpus
+from ..corpus.model import Corpus, Span
+from ..evaluation import evaluate_spans
+from ..persist import jsonable
+from ..tagging.joint import JointTagger
+from ..tagging.joint_local import first_model_lists
+from ..tagging.perceptron import PerceptronTagger
+from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
+from .folds import Job, TaskContext, run_folds, split
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
 
@@ -99,53 +94,39 @@ def _prf(gold: Corpus, spans, typed: bool) -> tuple[float, float, float]:
     return ev.overall.precision, ev.overall.recall, ev.overall.f1
 
 
-def _fold_job(args, should_cancel=None):
-    """Train the first model on the other folds and list the held-out documents' candidates."""
-    docs, train_idx, test_idx, params, n, fold = args
-    t0 = time.perf_counter()
-    first = PerceptronTagger(**params).fit(Corpus([docs[i] for i in train_idx]), should_cancel=should_cancel)
-    held = Corpus([docs[i] for i in test_idx])
-    lists = first_model_lists(first, first.prepare(held), n)
-    return fold, test_idx, lists, time.perf_counter() - t0
+def first_model_fold(docs, job: Job, ctx: TaskContext):
+    """A fold's task: train the first model on the other folds' documents and list the held-out
+    documents' candidates."""
+    s = job.settings
+
+    def epoch(st):
+        ctx.progress(f"first model epoch {st.epoch}")
+    first = PerceptronTagger(**s["params"]).fit(Corpus([docs[i] for i in job.fold.train]), callback=epoch,
+                                                  should_cancel=ctx.should_cancel)
+    ctx.check()
+    held = Corpus([docs[i] for i in job.fold.test])
+    return first_model_lists(first, first.prepare(held), s["n"])
 
 
 def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, workers: int | None = None,
-                          should_cancel=None, progress=None):
+                          should_cancel=None, progress=None, executor=None):
     """Per training document (corpus order): candidates, their scores and the gold score from a
-    first model trained on the other folds (folds by document)."""
+    first model trained on the other folds (folds by document, :func:`run_folds`; ``progress``
+    gets the message of every fold that finishes)."""
     docs = corpus.documents
-    fold_of_sent = document_folds(corpus, folds)
-    first_sent = np.cumsum([0] + [len(d.sentences) for d in docs])[:-1]
-    fold_of = fold_of_sent[first_sent] if len(docs) else np.zeros(0, int)
     params = dict(params)
     params.setdefault("labels", corpus.labels)
-    jobs = [(docs, np.nonzero(fold_of != f)[0], np.nonzero(fold_of == f)[0], params, n, f) for f in range(folds)]
+    _, parts = split(corpus, folds, unit="document")
+
+    def said(p):
+        if p.final and progress is not None:
+            progress(p.message)
+    run = run_folds(first_model_fold, docs, parts, {"params": params, "n": n}, done="listed", executor=executor,
+                    workers=workers, progress=said, should_cancel=should_cancel)
     out: list = [None] * len(docs)
-
-    def take(res):
-        f, idx, (lists, scores, gold), secs = res
-        for k, i in enumerate(idx):
+    for fold, (lists, scores, gold) in zip(parts, run.results):
+        for k, i in enumerate(fold.test):
             out[int(i)] = (lists[k], scores[k], gold[k])
-        if progress:
-            progress(f"fold {f + 1}/{folds} listed in {secs:.0f}s")
-
-    workers = workers or min(folds, os.cpu_count() or 1)
-    if workers <= 1:
-        for job in jobs:
-            if should_cancel and should_cancel():
-                raise Cancelled("cross-validation cancelled")
-            take(_fold_job(job, should_cancel))
-    else:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-            pending = {ex.submit(_fold_job, job) for job in jobs}
-            while pending:
-                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                if should_cancel and should_cancel():
-                    ex.shutdown(wait=False, cancel_futures=True)
-                    raise Cancelled("cross-validation cancelled")
-                for fut in done:
-                    take(fut.result())
     return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
 
 
@@ -311,7 +292,7 @@ def _train_phase(h) -> bool:
 
 
 class _Point:
-    """A curve point in the shape :func:`nerstudio.experiment._plot_curves` draws."""
+    """A curve point in the shape :func:`nerstudio.experiments.collins._plot_curves` draws."""
 
     unit = "epoch"
 

@@ -1,0 +1,318 @@
+"""One driver for K-fold work split by document: the jackknife and the K&T cross-validated lists.
+
+A training corpus is cut into K folds by document (:func:`document_folds`, :func:`split`); one
+*task* runs per fold — train on the other K − 1 folds, produce something for the held-out one —
+and :func:`run_folds` hands the results back in fold order, whatever order the folds finished
+in, for the caller to merge (N-best lists back into corpus order,
+:func:`.pipeline.merge_nbest`). Extra jobs (the jackknife's model on the whole corpus) can run
+alongside the folds, in the same workers.
+
+Where the tasks run is an executor's business:
+
+:class:`InlineExecutor`
+    one after the other in the caller's thread. A task's own progress (the tagger's iterations)
+    reaches the caller, and so does cancellation inside a task: the application's jobs run
+    here, on their worker thread.
+:class:`ProcessExecutor`
+    local child processes, at most ``workers`` at a time (forked where the system can, so the
+    corpus is shared, not copied). A task's progress comes back over a pipe; on cancellation the
+    running folds are killed and the driver returns at once instead of waiting for them; a
+    child that dies is reported with its signal.
+
+The seam for executors elsewhere (a later issue: Dask): a job is a module-level function
+``task(data, job, ctx)`` named by its module, a :class:`Fold` (index arrays) and a small dict of
+settings; ``data`` is the shared input (the corpus' sentences or documents), which a remote
+executor would load from the corpus file's path once per worker, and results would come back as
+the project's ``.npz`` + JSON files. Nothing in a task may depend on running in the caller's
+process; the local executors pass Python objects.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from ..corpus.model import Corpus
+from ..errors import Cancelled
+from .child_process import ChildProcessFailed, death_message, one_line, stop_process
+
+POLL_INTERVAL = 0.05  # seconds between two looks at should_cancel while folds run
+PROGRESS_INTERVAL = 0.1  # a child sends at most this often (the latest message wins)
+
+
+# ------------------------------------------------------------------------------------------------
+# folds
+
+
+def document_folds(corpus_or_docs, k: int) -> np.ndarray:
+    """Fold id per sentence: documents in file order cut into k runs of about equal size."""
+    docs = corpus_or_docs.documents if isinstance(corpus_or_docs, Corpus) else corpus_or_docs
+    sizes = np.array([len(d.sentences) for d in docs], dtype=np.int64)
+    total = int(sizes.sum())
+    if k < 2:
+        raise ValueError("jackknifing needs at least 2 folds")
+    if len(docs) < k:
+        # too few documents: fall back to contiguous runs of sentences
+        return (np.arange(total) * k // max(total, 1)).astype(np.int64)
+    cum = np.cumsum(sizes) - sizes / 2.0  # document midpoints
+    doc_fold = np.minimum((cum * k / total).astype(np.int64), k - 1)
+    return np.repeat(doc_fold, sizes)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Fold ``index`` of ``count``: indices (into the sentences or the documents) to train on and
+    to hold out, each in corpus order."""
+
+    index: int
+    count: int
+    train: np.ndarray
+    test: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return f"fold {self.index + 1}/{self.count}"
+
+
+def split(corpus: Corpus, k: int, unit: str = "sentence") -> tuple[np.ndarray, list[Fold]]:
+    """``(fold_of, folds)``: the fold of every sentence (:func:`document_folds`) and the K folds
+    over sentences (``unit="sentence"``) or documents (``"document"``: a document's fold is that
+    of its first sentence; documents are never cut)."""
+    fold_of = document_folds(corpus, k)
+    if unit == "sentence":
+        per_unit = fold_of
+    elif unit == "document":
+        first = np.cumsum([0] + [len(d.sentences) for d in corpus.documents])[:-1]
+        per_unit = fold_of[first] if len(corpus.documents) else np.zeros(0, np.int64)
+    else:
+        raise ValueError(f"folds over 'sentence' or 'document', not {unit!r}")
+    return fold_of, [Fold(f, k, np.nonzero(per_unit != f)[0], np.nonzero(per_unit == f)[0]) for f in range(k)]
+
+
+# ------------------------------------------------------------------------------------------------
+# jobs and their context
+
+
+Task = Callable[[Any, "Job", "TaskContext"], Any]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit of work: ``task(data, job, ctx)``. ``task`` must be a module-level function (a
+    child process imports it by name); ``settings`` holds what the task needs besides the shared
+    data. ``done`` is the verb of the message said when it finishes ("decoded", "listed")."""
+
+    name: str
+    task: Task
+    fold: Fold | None = None
+    settings: dict = field(default_factory=dict)
+    done: str = "done"
+
+
+class TaskContext:
+    """What a running task sees: ``should_cancel()`` / ``check()`` and ``progress(message)``."""
+
+    def __init__(self, should_cancel: Callable[[], bool] | None = None,
+                 report: Callable[[str], None] | None = None):
+        self._should_cancel = should_cancel
+        self._report = report
+
+    def should_cancel(self) -> bool:
+        return bool(self._should_cancel is not None and self._should_cancel())
+
+    def check(self) -> None:
+        if self.should_cancel():
+            raise Cancelled("cancelled")
+
+    def progress(self, message: str) -> None:
+        if self._report is not None:
+            self._report(message)
+
+
+@dataclass(frozen=True)
+class FoldProgress:
+    """A progress event of :func:`run_folds`: ``final`` when job ``job`` has just finished (then
+    ``done`` counts it), else a message from inside the running job."""
+
+    message: str
+    done: int
+    total: int
+    job: str
+    final: bool
+
+
+@dataclass
+class FoldResults:
+    """``results[f]``: fold f's result; ``extra[name]``: each extra job's; ``seconds[name]``: each
+    job's wall time; ``total_seconds``: the whole run's."""
+
+    results: list
+    extra: dict
+    seconds: dict
+    total_seconds: float
+
+
+# ------------------------------------------------------------------------------------------------
+# executors
+
+
+class Executor(Protocol):
+    def run(self, jobs: Sequence[Job], data: Any, *, on_result: Callable[[int, Any, float], None],
+            on_progress: Callable[[int, str], None], should_cancel: Callable[[], bool] | None) -> None:
+        """Run every job; ``on_result(i, result, seconds)`` as each finishes, ``on_progress(i,
+        message)`` from inside job i. Raises :class:`Cancelled` promptly once ``should_cancel()``
+        turns true, or the first job's error."""
+
+
+class InlineExecutor:
+    """The jobs one after the other in the caller's thread (see the module docstring)."""
+
+    def run(self, jobs, data, *, on_result, on_progress, should_cancel) -> None:
+        for i, job in enumerate(jobs):
+            ctx = TaskContext(should_cancel, lambda m, i=i: on_progress(i, m))
+            ctx.check()
+            t0 = time.perf_counter()
+            result = job.task(data, job, ctx)
+            ctx.check()  # a task that stopped early on cancellation returns a partial result
+            on_result(i, result, time.perf_counter() - t0)
+
+
+def _child(job: Job, data, conn) -> None:
+    """A worker process: run one job, send ``("progress", message)`` messages, then exactly one
+    ``("done", result)`` or ``("error", exception, traceback)``."""
+    last = [0.0]
+
+    def report(message: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_INTERVAL:
+            last[0] = now
+            conn.send(("progress", message))
+
+    code = 0
+    try:
+        result = job.task(data, job, TaskContext(None, report))
+        conn.send(("done", result))
+    except BaseException as exc:  # noqa: BLE001 - every error goes back to the parent
+        code = 1
+        tb = traceback.format_exc()
+        try:
+            conn.send(("error", exc, tb))
+        except Exception:  # noqa: BLE001 - an exception that does not pickle: its message
+            conn.send(("error", ChildProcessFailed(f"{job.name}: {one_line(exc)}", tb), tb))
+    finally:
+        conn.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # skip the interpreter's teardown of a large heap
+
+
+class ProcessExecutor:
+    """The jobs in local child processes, at most ``workers`` at a time (see the module
+    docstring). ``start_method``: ``"fork"`` where available (the default), else ``"spawn"``."""
+
+    def __init__(self, workers: int, start_method: str | None = None):
+        self.workers = max(1, int(workers))
+        if start_method is None:
+            start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self.context = multiprocessing.get_context(start_method)
+
+    def run(self, jobs, data, *, on_result, on_progress, should_cancel) -> None:
+        waiting = list(range(len(jobs)))
+        running: dict = {}  # receiving end -> (job index, process, start time)
+        try:
+            while waiting or running:
+                if should_cancel is not None and should_cancel():
+                    raise Cancelled("cancelled")
+                while waiting and len(running) < self.workers:
+                    i = waiting.pop(0)
+                    recv, send = self.context.Pipe(duplex=False)
+                    proc = self.context.Process(target=_child, args=(jobs[i], data, send), daemon=True,
+                                                name=f"nerstudio-{jobs[i].name.replace(' ', '-')}")
+                    try:
+                        proc.start()
+                    except OSError as exc:
+                        recv.close()
+                        send.close()
+                        raise ChildProcessFailed(f"cannot start a process for {jobs[i].name}: {exc}") from None
+                    send.close()  # the child holds the only writer: its death is an end of file here
+                    running[recv] = (i, proc, time.perf_counter())
+                for recv in multiprocessing.connection.wait(list(running), timeout=POLL_INTERVAL):
+                    i, proc, t0 = running[recv]
+                    try:
+                        msg = recv.recv()
+                    except (EOFError, OSError):
+                        proc.join(1.0)
+                        raise ChildProcessFailed(f"{jobs[i].name}: {death_message(proc)}") from None
+                    if msg[0] == "progress":
+                        on_progress(i, msg[1])
+                        continue
+                    del running[recv]
+                    recv.close()
+                    proc.join()
+                    if msg[0] == "error":
+                        exc = msg[1]
+                        exc.add_note(f"in the process of {jobs[i].name}:\n{msg[2]}")
+                        raise exc
+                    on_result(i, msg[1], time.perf_counter() - t0)
+        finally:
+            for recv, (_, proc, _) in running.items():  # cancelled or failed: abandon the rest
+                stop_process(proc, 0.1)
+                recv.close()
+
+
+def local_executor(workers: int | None, n_jobs: int) -> Executor:
+    """In-process for one worker, else a process per job up to ``workers`` (default: the cores)."""
+    workers = workers or min(n_jobs, os.cpu_count() or 1)
+    return InlineExecutor() if workers <= 1 else ProcessExecutor(workers)
+
+
+# ------------------------------------------------------------------------------------------------
+# the driver
+
+
+def run_folds(task: Task, data, folds: Sequence[Fold], settings: dict | None = None, *,
+              extra: Sequence[Job] = (), done: str = "done", executor: Executor | None = None,
+              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
+              should_cancel: Callable[[], bool] | None = None) -> FoldResults:
+    """Run ``task(data, job, ctx)`` once per fold (``job.fold``, ``job.settings = settings``) and
+    the ``extra`` jobs (first: they are usually the longest), on ``executor`` (default:
+    :func:`local_executor` for ``workers``). ``progress`` gets a :class:`FoldProgress` for every
+    message from inside a job and for every job that finishes. Raises :class:`Cancelled` once
+    ``should_cancel()`` turns true (without waiting for running folds in child processes)."""
+    t_start = time.perf_counter()
+    fold_jobs = [Job(f.name, task, f, dict(settings or {}), done) for f in folds]
+    jobs = list(extra) + fold_jobs
+    names = [j.name for j in jobs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"job names must differ: {names}")
+    executor = executor if executor is not None else local_executor(workers, len(jobs))
+    outcome: dict[int, Any] = {}
+    seconds: dict[str, float] = {}
+
+    def on_result(i: int, result, secs: float) -> None:
+        outcome[i] = result
+        seconds[jobs[i].name] = secs
+        if progress is not None:
+            progress(FoldProgress(f"{jobs[i].name} {jobs[i].done} in {secs:.1f}s ({len(outcome)}/{len(jobs)} done)",
+                                  len(outcome), len(jobs), jobs[i].name, True))
+
+    def on_progress(i: int, message: str) -> None:
+        if progress is not None:
+            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False))
+
+    executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel)
+    missing = [jobs[i].name for i in range(len(jobs)) if i not in outcome]
+    if missing:
+        raise RuntimeError(f"the executor returned without results for {', '.join(missing)}")
+    n_extra = len(extra)
+    return FoldResults([outcome[n_extra + f] for f in range(len(folds))],
+                       {jobs[i].name: outcome[i] for i in range(n_extra)}, seconds,
+                       time.perf_counter() - t_start)

@@ -1,0 +1,107 @@
+"""Jackknifed N-best lists (Collins 2002 §2.3) and the helpers that put lists back together.
+
+The reranker must learn from candidates that look like test-time candidates, so the training
+portion is split by document into K folds; each fold is decoded by a tagger trained on the
+other K − 1 (the folds run on :func:`.folds.run_folds`). Development and
+test lists come from a tagger trained on the whole portion.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..corpus.model import Corpus
+from ..nbest import NBestList
+from ..tagging.maxent import MaxEntTagger
+from .folds import Executor, FoldProgress, Job, TaskContext, document_folds, run_folds, split
+
+__all__ = ["JackknifeResult", "jackknife", "merge_nbest", "sentence_ids", "document_folds"]
+
+
+@dataclass
+class JackknifeResult:
+    nbest: NBestList
+    folds: np.ndarray  # fold id of every training sentence
+    seconds: float
+    model: MaxEntTagger | None = None  # trained on the whole corpus (with ``full=True``)
+    decoded: dict | None = None  # name -> NBestList decoded by ``model``
+
+
+def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
+    def iteration(st):
+        ctx.progress(f"tagger iteration {st.iteration}")
+    return MaxEntTagger(**params).fit(sentences, callback=iteration, should_cancel=ctx.should_cancel)
+
+
+def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
+    """A fold's task: train on ``job.fold.train``, list the N best of ``job.fold.test``."""
+    s = job.settings
+    tagger = _train([sentences[i] for i in job.fold.train], s["params"], ctx)
+    ctx.check()
+    return tagger.nbest([sentences[i] for i in job.fold.test], n=s["n"], should_cancel=ctx.should_cancel)
+
+
+def full_model(sentences, job: Job, ctx: TaskContext) -> tuple[MaxEntTagger, dict]:
+    """The extra job: train on every sentence, decode ``settings["decode"]`` (name ->
+    (sentences, ids))."""
+    s = job.settings
+    tagger = _train(sentences, s["params"], ctx)
+    out = {}
+    for name, (sents, ids) in s["decode"].items():
+        ctx.check()
+        out[name] = tagger.nbest(sents, n=s["n"], ids=ids, should_cancel=ctx.should_cancel)
+    return tagger, out
+
+
+def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict | None = None,
+              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
+              should_cancel: Callable[[], bool] | None = None, full: bool = False,
+              decode: dict | None = None, executor: Executor | None = None) -> JackknifeResult:
+    """N-best lists for every training sentence, each decoded by a model that never saw it.
+
+    With ``full=True`` a model trained on the whole corpus is trained alongside the folds (by
+    the same workers) and decodes ``decode`` (name -> (sentences, ids)); it is returned in
+    ``model`` and the lists in ``decoded``. ``workers``/``executor``, ``progress`` and
+    ``should_cancel`` go to :func:`~nerstudio.experiments.folds.run_folds`.
+    """
+    params = dict(tagger_params or {})
+    params.setdefault("labels", corpus.labels)  # every fold gets the same tag set
+    sentences = corpus.sentences
+    fold_of, parts = split(corpus, folds)
+    extra = [Job(f"model on all {len(sentences)} sentences", full_model, None,
+                 {"params": params, "n": n, "decode": dict(decode or {})}, "trained and decoded")] if full else []
+    run = run_folds(fold_nbest, sentences, parts, {"params": params, "n": n}, extra=extra, done="decoded",
+                    executor=executor, workers=workers, progress=progress, should_cancel=should_cancel)
+    merged = merge_nbest([(f.test, nb) for f, nb in zip(parts, run.results)], len(sentences),
+                         ids=sentence_ids(corpus))
+    merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
+    model, decoded = run.extra[extra[0].name] if full else (None, None)
+    return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded)
+
+
+def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None) -> NBestList:
+    """Put per-fold N-best lists back in corpus order."""
+    words: list = [None] * total
+    cands: list = [None] * total
+    lps: list = [None] * total
+    gold: list = [None] * total
+    tagset = parts[0][1].tagset
+    for idx, nb in parts:
+        if nb.tagset != tagset:
+            raise ValueError("folds produced different tag sets (an entity type missing from a fold?)")
+        for k, i in enumerate(idx):
+            words[i], cands[i], lps[i] = nb.words[k], nb.candidates[k], nb.logprobs[k]
+            gold[i] = nb.gold[k] if nb.gold is not None else []
+    meta = dict(parts[0][1].meta)
+    return NBestList(list(tagset), words, cands, lps, gold, list(ids) if ids else [], meta)
+
+
+def sentence_ids(corpus: Corpus) -> list[str]:
+    """Stable ids: ``file:line`` of each sentence's first token (or its index)."""
+    name = os.path.basename(corpus.path) if corpus.path else "corpus"
+    return [f"{name}:{s.line}" if s.line else f"{name}#{k + 1}" for k, s in enumerate(corpus.sentences)]
+

@@ -1,0 +1,314 @@
+"""The Collins & Duffy (2002) tagging kernel between tagged sentences, plain and batched.
+
+A tagged sentence is a sequence of states, each a (tag, word) pair. A *fragment* is a
+contiguous run of states in which every state keeps its tag and either drops its word or keeps
+one of the word's features. The kernel ``K(x, y)`` is the inner product of the two fragment-count
+vectors, with a fragment of ``n`` states weighted by ``λ^(n-1)``. It is computed by a dynamic
+program: with ``C(a, b)`` the weighted count of common fragments that start at state ``a`` of
+``x`` and state ``b`` of ``y``,
+
+    C(a, b) = 0                                 if the tags at a and b differ,
+    C(a, b) = c(a, b) · (1 + λ · C(a+1, b+1))   otherwise (C past either end is 0),
+
+and ``K(x, y) = Σ_{a,b} C(a, b)``. ``c(a, b) = 1 + |F(word_a) ∩ F(word_b)|`` counts the ways one
+state can be written on both sides: without its word, or with a feature both words have.
+
+Word features ``F(w)`` (each a tagged string, so features of different kinds never meet):
+
+* plain kernel (``word_features=False``): the word itself only, so ``c = 2`` for equal words
+  and ``1`` otherwise, as in the paper;
+* ``word_features=True``: the word itself; its lowercase form; its collapsed shape (upper-case
+  letters → ``X``, lower-case → ``x``, digits → ``d``, other characters kept, runs of one
+  symbol collapsed: ``McDonald`` → ``XxXx``, ``1996`` → ``d``, ``U.S.`` → ``X.X.``); "starts with
+  a capital letter" (only for words that do); "contains a digit" (only for words that do).
+  Two equal words share all of their features.
+
+:func:`tagging_kernel` is the plain reference implementation. :class:`SequenceStore` keeps many
+sequences end to end (a separator that matches nothing after each) and evaluates the kernel of
+all candidates of one sentence against a whole range of stored sequences at once with numpy:
+the DP runs over the positions of the short sentence, each step being a vector operation along
+the long stored axis, and candidates that share a suffix share that part of the work.
+
+The kernel perceptron that uses it is :mod:`nerstudio.rerank.kernel`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+# -- word features -------------------------------------------------------------------------------
+
+#: Names of the word-feature slots, in order, for ``word_features=True``.
+WORD_FEATURE_SLOTS = ("word", "lower", "shape", "initial-capital", "has-digit")
+
+
+def word_shape(word: str) -> str:
+    """Collapsed shape: ``X`` for upper-case letters, ``x`` lower-case, ``d`` digits, other
+    characters as they are; runs of one symbol become one."""
+    out: list[str] = []
+    for ch in word:
+        s = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != s:
+            out.append(s)
+    return "".join(out)
+
+
+def word_feature_values(word: str, word_features: bool = False) -> tuple[str | None, ...]:
+    """The word's feature value in each slot (``None`` = the word lacks that feature).
+
+    With ``word_features=False`` there is one slot, the word itself. Two words share the feature
+    of a slot when both values are equal and not ``None``.
+    """
+    if not word_features:
+        return (word,)
+    return (word, word.lower(), word_shape(word),
+            "cap" if word[:1].isupper() else None,
+            "digit" if any(ch.isdigit() for ch in word) else None)
+
+
+def shared_features(word_a: str, word_b: str, word_features: bool = False) -> int:
+    """Number of word features the two words have in common."""
+    fa = word_feature_values(word_a, word_features)
+    fb = word_feature_values(word_b, word_features)
+    return sum(1 for u, v in zip(fa, fb) if u is not None and u == v)
+
+
+def tagging_kernel(tags_x: Sequence, words_x: Sequence[str], tags_y: Sequence, words_y: Sequence[str],
+                   lam: float = 0.5, word_features: bool = False) -> float:
+    """K(x, y) of two tagged sequences by the plain O(|x|·|y|) dynamic program.
+
+    Tags may be any comparable values (tag ids or strings); ``words_*`` are strings of the same
+    lengths as the tags. This is the reference the fast :class:`SequenceStore` is tested against.
+    """
+    n, m = len(tags_x), len(tags_y)
+    if len(words_x) != n or len(words_y) != m:
+        raise ValueError("tags and words must have the same length")
+    fx = [word_feature_values(w, word_features) for w in words_x]
+    fy = [word_feature_values(w, word_features) for w in words_y]
+    nxt = [0.0] * (m + 1)  # C(a+1, ·), with C(·, m) = 0
+    total = 0.0
+    for a in range(n - 1, -1, -1):
+        cur = [0.0] * (m + 1)
+        for b in range(m - 1, -1, -1):
+            if tags_x[a] != tags_y[b]:
+                continue
+            c = 1 + sum(1 for u, v in zip(fx[a], fy[b]) if u is not None and u == v)
+            cur[b] = c * (1.0 + lam * nxt[b + 1])
+            total += cur[b]
+        nxt = cur
+    return total
+
+
+# -- batched kernel evaluation -------------------------------------------------------------------
+
+_UNKNOWN = -1  # a query word (feature) the store has never seen, or a feature the word lacks
+_NEVER = -2  # separators and features a stored word lacks: equal to nothing
+
+
+class SequenceStore:
+    """Tagged sequences laid end to end, for evaluating K(candidate, stored) in batches.
+
+    Words are mapped to integer ids once per feature slot (one slot for the plain kernel, five
+    with word features). Each stored sequence is followed by a separator position whose tag
+    and features match nothing, so a fragment can never run from one sequence into the next and
+    a slice of the store that ends at a separator is self-contained. The arrays keep a margin
+    of never-matching positions before the first sequence and after the last one, at least as
+    wide as the longest query, so every row of the dynamic program is a plain slice of them.
+
+    :meth:`kernel` reuses work buffers kept on the store: one store serves one thread at a time.
+    """
+
+    def __init__(self, word_features: bool = False, chunk: int = 16384):
+        self.word_features = bool(word_features)
+        self.n_slots = len(word_feature_values("", self.word_features))
+        self.chunk = int(chunk)
+        self._vocab: list[dict[str, int]] = [{} for _ in range(self.n_slots)]
+        self._margin = 64  # never-matching positions before the first sequence
+        self._size = 0  # stored positions, separators included
+        self._tags = np.full(self._margin, -1, dtype=np.int16)
+        self._ids = np.full((self.n_slots, self._margin), _NEVER, dtype=np.int32)
+        self._starts: list[int] = []  # without the margin
+        self._lengths: list[int] = []
+        self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
+        self._work: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @property
+    def n_positions(self) -> int:
+        """Stored positions, separators included."""
+        return self._size
+
+    def tags_of(self, k: int) -> np.ndarray:
+        s = self._margin + self._starts[k]
+        return self._tags[s:s + self._lengths[k]].copy()
+
+    def _layout(self, margin: int, need: int) -> None:
+        """Make the left margin at least ``margin`` and the arrays at least ``need`` positions
+        long past it (new positions never match)."""
+        margin = max(margin, self._margin)
+        cap = len(self._tags) - self._margin
+        if margin == self._margin and need <= cap:
+            return
+        cap = max(need, 2 * cap, 1024) if need > cap else cap
+        tags = np.full(margin + cap, -1, dtype=np.int16)
+        ids = np.full((self.n_slots, margin + cap), _NEVER, dtype=np.int32)
+        n = self._size
+        tags[margin:margin + n] = self._tags[self._margin:self._margin + n]
+        ids[:, margin:margin + n] = self._ids[:, self._margin:self._margin + n]
+        self._tags, self._ids, self._margin = tags, ids, margin
+
+    def add(self, words: Sequence[str], tags: Sequence[int]) -> int:
+        """Append one tagged sequence; returns its index."""
+        tags = np.asarray(tags, dtype=np.int16)
+        n = len(words)
+        if tags.shape != (n,):
+            raise ValueError("tags and words must have the same length")
+        if n and tags.min() < 0:
+            raise ValueError("tag ids must be non-negative")
+        s = self._size
+        self._layout(self._margin, s + n + 1 + self._margin)
+        g = self._margin + s
+        self._tags[g:g + n] = tags
+        for a, w in enumerate(words):
+            for k, v in enumerate(word_feature_values(w, self.word_features)):
+                if v is not None:
+                    self._ids[k, g + a] = self._vocab[k].setdefault(v, len(self._vocab[k]))
+        self._starts.append(s)
+        self._lengths.append(n)
+        self.words.append(tuple(words))
+        self._size = s + n + 1  # the separator at g + n is already never-matching
+        return len(self._starts) - 1
+
+    def truncate(self, n_sequences: int) -> None:
+        """Forget every sequence from index ``n_sequences`` on (vocabulary ids are kept)."""
+        if n_sequences >= len(self):
+            return
+        self._size = self._starts[n_sequences]
+        g = self._margin + self._size
+        self._tags[g:] = -1
+        self._ids[:, g:] = _NEVER
+        del self._starts[n_sequences:], self._lengths[n_sequences:], self.words[n_sequences:]
+
+    def encode(self, words: Sequence[str]) -> np.ndarray:
+        """``(n_slots, len)`` feature ids of a query sentence (unknown or absent: -1)."""
+        out = np.full((self.n_slots, len(words)), _UNKNOWN, dtype=np.int32)
+        for a, w in enumerate(words):
+            for k, v in enumerate(word_feature_values(w, self.word_features)):
+                if v is not None:
+                    out[k, a] = self._vocab[k].get(v, _UNKNOWN)
+        return out
+
+    def _buffer(self, name: str, size: int, dtype) -> np.ndarray:
+        """A reusable flat work array of at least ``size`` elements (reallocating large arrays
+        for every step of the DP costs more in page faults than the arithmetic)."""
+        buf = self._work.get(name)
+        if buf is None or buf.size < size:
+            buf = self._work[name] = np.empty(max(size, 1 if buf is None else 2 * buf.size), dtype=dtype)
+        return buf
+
+    def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
+               tick: Callable[[], None] | None = None) -> np.ndarray:
+        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``.
+
+        ``cands`` is an ``(n, len)`` array of tag ids of candidates that all share ``words``.
+        ``tick`` (if given) is called between blocks of work, e.g. to honour a cancel request.
+        """
+        stop = len(self) if stop is None else min(stop, len(self))
+        cands = np.asarray(cands)
+        n, ell = cands.shape
+        width = max(stop - first, 0)
+        out = np.zeros((n, width), dtype=np.float64)
+        if n == 0 or ell == 0 or width == 0:
+            return out
+        if len(words) != ell:
+            raise ValueError("candidates and words must have the same length")
+        self._layout(ell, self._size + ell)
+        q = self.encode(words)
+        layers, roots = _suffix_layers(cands)
+        starts = np.asarray(self._starts[first:stop], dtype=np.int64)
+        ends = np.append(starts[1:], self._starts[stop] if stop < len(self) else self._size)
+        blocks = []
+        k0 = 0
+        while k0 < width:  # blocks of whole sequences of about `chunk` positions (at least one)
+            k1 = int(np.searchsorted(ends, starts[k0] + self.chunk, side="right"))
+            k1 = min(max(k1, k0 + 1), width)
+            blocks.append((k0, k1))
+            k0 = k1
+        cols = max(int(ends[k1 - 1] - starts[k0]) for k0, k1 in blocks) + ell
+        nodes = max(len(t) for t, _ in layers)
+        work = [self._buffer(name, nodes * cols, dt) for name, dt in
+                (("c0", np.float64), ("c1", np.float64), ("ext", np.float64), ("mask", bool))]
+        work += [self._buffer("wc", cols, np.float64), self._buffer("eq", cols, bool)]
+        for k0, k1 in blocks:
+            b0 = self._margin + int(starts[k0])
+            out[:, k0:k1] = _block_kernel(self._tags, self._ids, b0, int(ends[k1 - 1] - starts[k0]), q, layers,
+                                          roots, lam, starts[k0:k1] - starts[k0], work)
+            if tick is not None:
+                tick()
+        return out
+
+
+def _suffix_layers(cands: np.ndarray):
+    """Share work between candidates with equal suffixes.
+
+    Returns ``layers`` (for positions ``len-1`` down to ``0``: per distinct suffix starting
+    there, its tag and the index of its tail among the distinct suffixes one position later)
+    and ``roots`` (per candidate, its whole-sequence suffix index at position 0).
+    """
+    n, ell = cands.shape
+    tail = np.zeros(n, dtype=np.int64)
+    layers = []
+    for a in range(ell - 1, -1, -1):
+        key = cands[:, a].astype(np.int64) * (n + 1) + tail
+        uniq, inv = np.unique(key, return_inverse=True)
+        layers.append((uniq // (n + 1), uniq % (n + 1)))
+        tail = inv.reshape(-1)
+    return layers, tail
+
+
+def _block_kernel(tags: np.ndarray, ids: np.ndarray, b0: int, width: int, q: np.ndarray, layers, roots: np.ndarray,
+                  lam: float, seq_starts: np.ndarray, work) -> np.ndarray:
+    """Kernel of every candidate against every sequence of one self-contained block.
+
+    The block is ``tags[b0:b0 + width]`` (whole sequences with their separators) of the store's
+    arrays; ``seq_starts`` are the sequence starts relative to ``b0``. The rows of C are kept in
+    diagonal coordinates: column ``j`` of the row for query position ``a`` holds C(a, b) for
+    the stored position ``b = b0 + a - len + 1 + j``, so C(a+1, b+1) sits in the same column of
+    the row before and the recursion needs no shifting. Columns outside the block hold values
+    of neighbouring sequences (or of the never-matching margins); separators keep them from
+    reaching the block, and they are left out of the sums.
+    """
+    ell = q.shape[1]
+    cols = width + ell
+    buf_c, buf_ext, buf_mask, wc, eq = work[0:2], work[2], work[3], work[4][:cols], work[5][:cols]
+    prev_c = None  # C rows of the distinct suffixes one position later
+    prev_k = None  # their kernel per sequence, summed over the later start positions
+    for step, (node_tags, tail) in enumerate(layers):
+        a = ell - 1 - step
+        g0 = b0 + a - ell + 1  # stored position of column 0
+        nodes = len(node_tags)
+        wc.fill(1.0)  # c(a, b) = 1 + shared word features
+        for k in range(q.shape[0]):
+            np.equal(ids[k, g0:g0 + cols], q[k, a], out=eq)
+            wc += eq
+        mask = buf_mask[:nodes * cols].reshape(nodes, cols)
+        np.equal(tags[g0:g0 + cols][None, :], node_tags[:, None], out=mask)
+        cur = buf_c[step % 2][:nodes * cols].reshape(nodes, cols)
+        np.multiply(mask, wc, out=cur)
+        if prev_c is not None:
+            ext = buf_ext[:nodes * cols].reshape(nodes, cols)
+            np.take(prev_c, tail, axis=0, out=ext)
+            ext *= lam
+            ext += 1.0
+            cur *= ext
+        bounds = np.append(seq_starts, width) + (ell - 1 - a)
+        per_seq = np.add.reduceat(cur, bounds, axis=1)[:, :-1]
+        if prev_k is not None:
+            per_seq += prev_k[tail]
+        prev_c, prev_k = cur, per_seq
+    return prev_k[roots]
