@@ -31,7 +31,7 @@ def _core_files() -> list[Path]:
 
 def test_core_files_found():
     names = {p.relative_to(PACKAGE).as_posix() for p in _core_files()}
-    assert {"cli.py", "errors.py", "evaluation.py", "corpus/formats.py"} <= names
+    assert {"cli/__init__.py", "cli/parser.py", "errors.py", "evaluation.py", "corpus/formats.py"} <= names
     assert not any(n.startswith("gui/") for n in names)
 
 

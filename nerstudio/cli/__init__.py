@@ -1,0 +1,70 @@
+"""The ``nerstudio`` command line.
+
+Exit status: 0 on success; 1 for every error the user can fix — a bad input file (reported as
+one line, ``nerstudio: error: FILE:LINE: message``), an output that cannot be written, a bad
+option value, and a command line argparse cannot parse (its usage line comes first); 3 for an
+internal error (a bug: one line saying so); 130 when interrupted. Every error is also recorded,
+with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
+``NERSTUDIO_DEBUG=1``) shows the same on stderr.
+
+The package: :mod:`.parser` (the options), :mod:`.corpus_commands`, :mod:`.model_commands`,
+:mod:`.reranker_commands` (what the commands do) and :mod:`.common`; here, the dispatch with
+its exit statuses and logging.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
+from ..errors import NerstudioError
+from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
+from .model_commands import cmd_jackknife, cmd_nbest, cmd_tag, cmd_train_tagger
+from .parser import INTERNAL_ERROR, USER_ERROR, ArgumentParser, build_parser  # noqa: F401
+from .reranker_commands import cmd_experiment, cmd_explain_model, cmd_rerank, cmd_train_reranker
+
+def cmd_gui(args) -> int:
+    from ..gui.app import run
+    return run(args.path, screenshot=args.screenshot)
+
+COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
+            "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
+            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
+            "explain-model": cmd_explain_model}
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = logs.is_debug(getattr(args, "debug", False))
+    logs.setup(debug=debug)
+    if not args.command:
+        parser.print_help()
+        return USER_ERROR
+    log = logs.logger("cli")
+    command = " ".join(["nerstudio", *(argv if argv is not None else sys.argv[1:])])
+    try:
+        return COMMANDS[args.command](args) or 0
+    except KeyboardInterrupt:
+        print("nerstudio: interrupted", file=sys.stderr)
+        return 130
+    except MemoryError:
+        log.error("out of memory (%s)", command, exc_info=True)
+        print("nerstudio: error: out of memory", file=sys.stderr)
+        return USER_ERROR
+    except (NerstudioError, ValueError, OSError) as exc:  # the user's input, options or files
+        message = _user_message(exc)
+        log.error("%s (%s)", message, command, exc_info=True)
+        print(f"nerstudio: error: {message}", file=sys.stderr)
+        return USER_ERROR
+    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, the traceback goes to the log
+        log.error("internal error: %s: %s (%s)", type(exc).__name__, exc, command, exc_info=True)
+        where = "above" if debug else f"in {logs.log_path()}"
+        print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",
+              file=sys.stderr)
+        return INTERNAL_ERROR
+
+def _user_message(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and not isinstance(exc, NerstudioError):
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return f"{where}{exc.strerror or exc}"
+    return str(exc)

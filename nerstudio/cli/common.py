@@ -1,0 +1,58 @@
+"""What the commands share: the progress line on stderr, reading a corpus with the reading
+options, and the one-line summary of an N-best list."""
+
+from __future__ import annotations
+
+import sys
+
+class Progress:
+    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, label: str, total: int | None = None):
+        self.label, self.total = label, total
+        self.tty = sys.stderr.isatty()
+        self._last = -1.0
+
+    def update(self, done: int, total: int | None = None, note: str = "") -> None:
+        import time as _t
+        total = total or self.total
+        now = _t.monotonic()
+        final = total is not None and done >= total
+        if not final and now - self._last < (0.1 if self.tty else 5.0):
+            return
+        self._last = now
+        if total:
+            frac = done / total
+            bar = "#" * int(30 * frac) + "-" * (30 - int(30 * frac))
+            text = f"{self.label} [{bar}] {done}/{total} {note}"
+        else:
+            text = f"{self.label} {done} {note}"
+        if self.tty:
+            sys.stderr.write("\r" + text[:160].ljust(80))
+            if final:
+                sys.stderr.write("\n")
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    def message(self, text: str) -> None:
+        if self.tty:
+            sys.stderr.write("\r" + " " * 80 + "\r")
+        sys.stderr.write(f"{self.label}: {text}\n")
+        sys.stderr.flush()
+
+def _read(path, args):
+    from ..corpus.formats import read_corpus
+    return read_corpus(path, getattr(args, "format", None), getattr(args, "in_scheme", None), args.encoding,
+                       args.strict)
+
+def _summary(gold_sents, nb, label: str) -> str:
+    from ..corpus.model import Span
+    from ..evaluation import evaluate_spans, oracle
+    if not any(s.spans for s in gold_sents):
+        return f"{label}: {len(nb)} sentences (no gold entities: F not computed)"
+    gold = [s.spans if nb.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in gold_sents]
+    f1 = evaluate_spans(gold, nb.top()).f1
+    cands = [nb.candidate_spans(i) for i in range(len(nb))]
+    n = max((nb.n_candidates(i) for i in range(len(nb))), default=1)
+    return f"{label}: 1-best F {f1:.2f}, oracle F at N={n} {oracle(gold, cands).f1:.2f} ({len(nb)} sentences)"

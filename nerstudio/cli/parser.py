@@ -1,0 +1,225 @@
+"""The command line's grammar: every command, its arguments and options (argparse).
+
+Kept apart from what the commands do (:mod:`.corpus_commands`, :mod:`.model_commands`,
+:mod:`.reranker_commands`) because it is long and read on its own: it is the reference of the
+options. Usage errors exit with status 1 like every other user error (:class:`ArgumentParser`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+
+USER_ERROR = 1  # every error the user can fix, usage errors included
+
+INTERNAL_ERROR = 3
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with our exit status for usage errors (1, like every other user error)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(USER_ERROR, f"{self.prog}: error: {message}\n")
+
+def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = "input") -> None:
+    dest = prefix.replace("-", "_")
+    p.add_argument(f"--{prefix}format" if prefix else "--from", dest=f"{dest}format", metavar="FORMAT",
+                   help=f"format of the {what} (conll2003, conll2002, columns, tsv, jsonl); detected if omitted")
+    p.add_argument(f"--{prefix}scheme" if prefix else "--from-scheme", dest=f"{dest}in_scheme", metavar="SCHEME",
+                   help=f"tag scheme of the {what} (iob1, iob2, bioes, bilou, scn); detected if omitted")
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="nerstudio",
+        description="Named-entity annotation and N-best reranking workbench (Collins 2002).")
+    parser.add_argument("--version", action="version", version=f"nerstudio {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--encoding", default=None,
+                        help="text encoding of input files (default: UTF-8; e.g. latin-1)")
+    common.add_argument("--strict", action="store_true",
+                        help="reject invalid tag transitions instead of repairing them the conlleval way")
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+    p = sub.add_parser("convert", parents=[common], help="convert a corpus between formats and tag schemes",
+                       description="Convert IN to OUT. Written atomically; with the same format and scheme the "
+                                   "output is byte-identical to the input.")
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    _add_read_options(p)
+    p.add_argument("--to", dest="to_format", metavar="FORMAT", help="output format (default: the input's)")
+    p.add_argument("--scheme", metavar="SCHEME", help="output tag scheme (default: the input's)")
+
+    p = sub.add_parser("evaluate", parents=[common], help="score a prediction against gold (conlleval spans)",
+                       description="Exact-span precision, recall and F1, overall and per type.")
+    p.add_argument("gold", metavar="GOLD")
+    p.add_argument("pred", metavar="PRED", help="a corpus file, or an N-best file (.npz): then its 1-best "
+                                               "and oracle F at N = 1, 5, 10, 20 are reported")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of a table")
+    p.add_argument("--mode", choices=("conlleval", "strict"), default="conlleval",
+                   help="conlleval: invalid transitions are repaired (= seqeval default); strict: they form "
+                        "no entity (= seqeval strict mode for IOB2/BIOES)")
+    p.add_argument("--gold-format", metavar="FORMAT")
+    p.add_argument("--pred-format", metavar="FORMAT")
+    p.add_argument("--gold-scheme", metavar="SCHEME")
+    p.add_argument("--pred-scheme", metavar="SCHEME")
+
+    p = sub.add_parser("stats", parents=[common], help="documents, sentences, tokens and entities of a corpus")
+    p.add_argument("file", metavar="FILE")
+    _add_read_options(p)
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+
+    tagger = argparse.ArgumentParser(add_help=False)
+    tagger.add_argument("--task", choices=("typed", "scn"), default="typed",
+                        help="typed entities (CoNLL types) or the paper's boundary-only SCN task")
+    tagger.add_argument("--features", choices=("paper", "conll", "kt"), default=None,
+                        help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
+                             "wider window; kt: Kazama & Torisawa's Table 1 (the perceptron tagger's set)")
+    tagger.add_argument("--cutoff", type=int, default=None,
+                        help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
+                             "surface predicates seen this often (default 2)")
+    tagger.add_argument("--cutoff-on", choices=("pair", "predicate"), default=None,
+                        help="count (predicate, tag) pairs (the paper; default for --features paper) or "
+                             "predicates (default for --features conll)")
+    tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
+    tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
+    tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
+
+    p = sub.add_parser("train-tagger", parents=[common, tagger],
+                       help="train the maximum-entropy tagger or the structured perceptron tagger")
+    p.add_argument("train", metavar="TRAIN")
+    p.add_argument("--model", choices=("maxent", "perceptron"), default="maxent",
+                   help="maxent: Collins 2002's tagger (L-BFGS or GIS); perceptron: Collins 2002a / Kazama & "
+                        "Torisawa's structured perceptron on document sequences")
+    g = p.add_argument_group("perceptron tagger")
+    g.add_argument("--variant", choices=("perceptron", "averaged", "margin"), default="margin")
+    g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
+    g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
+    g.add_argument("--bpm", type=int, default=0, help="BPM initialisation: number of shuffled single passes")
+    g.add_argument("--gazetteer", choices=("none", "train"), default="none",
+                   help="gazetteer features from the training data's entities")
+    g.add_argument("--sentences", action="store_true", help="sentences, not documents, as sequences")
+    p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
+    p.add_argument("--dev", metavar="DEV", help="development corpus: F reported during and after training")
+    p.add_argument("--dev-every", type=int, default=25, help="evaluate on DEV every K iterations (0: only at the end)")
+
+    p = sub.add_parser("nbest", parents=[common], help="decode a corpus into N-best lists (beam search)")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="INPUT")
+    p.add_argument("--out", required=True, metavar="NBEST", help="N-best file to write (.npz)")
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--beam", type=int, default=None, help="beam width (default: N)")
+    p.add_argument("--documents", action="store_true",
+                   help="perceptron tagger: one list per document (whole-document candidates)")
+
+    p = sub.add_parser("tag", parents=[common], help="tag a corpus with its 1-best analysis, in the input's format")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("input", metavar="INPUT")
+    p.add_argument("--out", required=True, metavar="PRED")
+    p.add_argument("--beam", type=int, default=20, help="beam width")
+
+    p = sub.add_parser("jackknife", parents=[common, tagger], help="K-fold N-best lists for a training corpus")
+    p.add_argument("train", metavar="TRAIN")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--out", required=True, metavar="NBEST", help="jackknifed N-best file for TRAIN (.npz)")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    p.add_argument("--model-out", metavar="MODEL", help="also train on all of TRAIN and save that model")
+    p.add_argument("--decode", nargs=2, action="append", metavar=("CORPUS", "NBEST"), default=[],
+                   help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)")
+
+    learn = argparse.ArgumentParser(add_help=False)
+    g = learn.add_argument_group("reranker settings")
+    g.add_argument("--rounds", type=int, default=None, help="boosting rounds (default 10000; experiment 100000)")
+    g.add_argument("--epsilon", type=float, default=None, help="boosting smoothing epsilon (default 0.0025)")
+    g.add_argument("--eval-every", type=int, default=None, help="boosting: dev F every K rounds")
+    g.add_argument("--epochs", type=int, default=None, help="perceptron epochs (default 10)")
+    g.add_argument("--beta", type=float, default=None,
+                   help="perceptron weight scale of L(x) (default: searched on the dev set)")
+    g.add_argument("--C", dest="C", type=float, default=None, help="margin perceptron margin")
+    g.add_argument("--bpm", type=int, default=None, help="BPM initialisation: number of shuffled passes")
+    g.add_argument("--average", action="store_true", default=None, help="margin perceptron: average weights")
+    g.add_argument("--seed", type=int, default=None, help="shuffling seed")
+    g.add_argument("--no-shuffle", dest="shuffle", action="store_false", default=None,
+                   help="perceptrons: visit sentences in file order")
+    g.add_argument("--lam", type=float, default=None, help="kernel perceptron: fragment-length decay (0 < lam <= 1)")
+    g.add_argument("--word-features", action="store_true", default=None,
+                   help="kernel perceptron: count shared word features, not just equal words")
+    g.add_argument("--max-sentences", type=int, default=None, help="kernel perceptron: training sentences used")
+    g.add_argument("--min-sentences", type=int, default=5,
+                   help="keep global features seen on at least this many training sentences")
+
+    p = sub.add_parser("train-reranker", parents=[learn], help="train a reranker on N-best lists",
+                       description="Global features from TRAIN's candidates, then boosting or a perceptron; "
+                                   "the dev list picks the best round/epoch and (perceptrons) beta.")
+    p.add_argument("--train", required=True, metavar="NBEST", help="(jackknifed) training N-best file")
+    p.add_argument("--dev", metavar="NBEST", help="development N-best file")
+    p.add_argument("--algo", required=True, choices=("boost", "perceptron", "voted", "averaged", "margin", "kernel"))
+    p.add_argument("--out", required=True, metavar="MODEL", help="reranker model to write (.npz)")
+
+    p = sub.add_parser("rerank", help="pick a candidate per sentence with a reranker model",
+                       description="Rerank NBEST with MODEL and write the chosen entities as a corpus: in the "
+                                   "original corpus's format when it is known (--corpus, or the file the "
+                                   "N-best list was decoded from), else two columns (word, IOB2 tag).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--out", required=True, metavar="PRED")
+    p.add_argument("--corpus", metavar="CORPUS", help="the corpus NBEST was decoded from")
+    p.add_argument("--encoding", default=None, help="text encoding of CORPUS")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+
+    p = sub.add_parser("explain-model", help="rank a reranker's features by the decisions they move on an N-best list",
+                       description="Which templates and features move the reranker's decisions on NBEST: in every "
+                                   "sentence where its pick differs from the tagger's top candidate (or, with "
+                                   "--against runner-up, from its own second choice), the features that separate "
+                                   "the two, counted and summed by their contribution to the score difference.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
+    p.add_argument("--against", choices=("baseline", "runner-up"), default="baseline")
+    p.add_argument("--sort", choices=("count", "contribution"), default="count",
+                   help="rank by decisions moved (default) or by the contribution toward them")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON (every sentence index, 0-based)")
+
+    p = sub.add_parser("experiment", parents=[learn], help="a whole paper's pipeline with a report",
+                       description="--suite collins (default): jackknifed N-best lists, a tagger for dev/test, "
+                                   "global features, boosting and perceptrons. --suite kazama: structured "
+                                   "perceptron taggers (plain, averaged, margin), joint local/non-local training "
+                                   "(candidate, proposed) and the re-ranking baselines, on document sequences. "
+                                   "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
+                                   "their models to DIR.")
+    p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
+    p.add_argument("--train", required=True, metavar="T")
+    p.add_argument("--dev", required=True, metavar="D")
+    p.add_argument("--test", required=True, metavar="E")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--task", choices=("typed", "scn"), default="typed")
+    p.add_argument("--features", choices=("paper", "conll"), default="conll", help="tagger feature set")
+    p.add_argument("--systems", default=None,
+                   help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
+                        "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
+                        "proposed, reranking1, reranking2 (default all)")
+    k = p.add_argument_group("kazama suite")
+    k.add_argument("--C-joint", type=float, default=None, help="margin C of the candidate/proposed algorithms")
+    k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
+                   help="margin C of re-ranking 1 and 2")
+    k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")
+    k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
+    k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
+    k.add_argument("--gazetteer", choices=("none", "train"), default="none",
+                   help="gazetteer features from the training data's entities")
+    k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
+    p.add_argument("--encoding", default=None, help="text encoding of the corpora")
+    p.add_argument("--json", action="store_true", help="print report.json to stdout")
+
+    p = sub.add_parser("gui", help="open the desktop application")
+    p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
+    p.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
+    return parser
