@@ -52,6 +52,13 @@ def log_dir() -> Path:
     return base / "nerstudio" / "logs"
 
 
+def ensure_log_dir() -> Path:
+    """:func:`log_dir`, created if needed (what Help ▸ Open log folder opens)."""
+    path = log_dir()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def log_path() -> Path:
     """The current log file."""
     return log_dir() / LOG_NAME
@@ -78,9 +85,7 @@ def setup(debug: bool = False, stream=None) -> Path | None:
     log = logger()
     log.setLevel(logging.DEBUG)
     log.propagate = False
-    for h in [h for h in log.handlers if isinstance(h, (_FileHandler, _DebugHandler))]:
-        log.removeHandler(h)
-        h.close()
+    reset()
     path: Path | None = log_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,6 +102,14 @@ def setup(debug: bool = False, stream=None) -> Path | None:
         sh.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
         log.addHandler(sh)
     return path
+
+
+def reset() -> None:
+    """Remove the handlers :func:`setup` installed (records go nowhere again)."""
+    log = logger()
+    for h in [h for h in log.handlers if isinstance(h, (_FileHandler, _DebugHandler))]:
+        log.removeHandler(h)
+        h.close()
 
 
 def is_debug(flag: bool = False) -> bool:

@@ -590,8 +590,9 @@ def test_main_py_with_a_bad_corpus_shows_one_message_not_a_traceback(tmp_path):
     assert proc.returncode == 0
     message = f'{bad}:1: "spans" must be a list of spans'
     assert message in proc.stdout and "Cannot open corpus" in proc.stdout
-    assert f"nerstudio: error: cannot open {bad}" in proc.stderr
-    assert f"cannot open {bad}" in (tmp_path / "logs" / "nerstudio.log").read_text()
+    errors = [x for x in proc.stderr.splitlines() if x.startswith("nerstudio: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"nerstudio: error: {message}")
+    assert f"cannot open {bad}: {message}" in (tmp_path / "logs" / "nerstudio.log").read_text()
 
 
 def test_readers_raise_only_project_errors_for_files_they_cannot_open(tmp_path):

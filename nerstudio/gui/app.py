@@ -55,7 +55,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
             return 1
         win.resize(1280, 800)
         win.show()
-        win.runner.wait(60000)
+        win.jobs.wait(60000)
         if view == "training":
             _stage_training(win)
         elif view == "comparison":
@@ -122,7 +122,7 @@ def _stage_training(win) -> None:
             except KeyError:
                 pass
         win.start_training(panel.snapshot())
-        win.runner.wait(120000)
+        win.jobs.wait(120000)
 
 
 def _stage_comparison(win) -> None:
@@ -130,9 +130,9 @@ def _stage_comparison(win) -> None:
     win.training_dock.hide()
     dev = DEMO_CORPUS.with_name("dev.conll")
     if win.corpus is not None and win.corpus.path != str(dev) and dev.exists() and win.load_corpus(str(dev)):
-        win.runner.wait(60000)
+        win.jobs.wait(60000)
     win.tabs.setCurrentWidget(win.comparison_view)
-    win.view_jobs.wait(60000)
+    win.jobs.views.wait(60000)
     win.comparison_view.set_kind("fixed")
     if win.comparison_view.model.rowCount():
         win.comparison_view.activate(0)
@@ -142,10 +142,10 @@ def _stage_stepper(win) -> None:
     """Step-through dock: a few boosting rounds on the demo list."""
     win.training_dock.hide()
     win.stepper_dock.show()
-    win.view_jobs.wait(60000)
+    win.jobs.views.wait(60000)
     for _ in range(6):
         win.stepper_panel.step()
-    win.view_jobs.wait(60000)
+    win.jobs.views.wait(60000)
     win.stepper_panel.canvas.render_now()
 
 
@@ -166,12 +166,21 @@ def _open_from_command_line(win, path: str) -> bool:
     """Open ``path`` the way File ▸ Open does (a dialog says why it cannot be read); the reason
     also goes to stderr and the log."""
     from .. import logs
-    win.last_error = ""
-    ok = win.load_corpus(path)
+    shown: list[str] = []
+    show = win.dialogs.critical
+
+    def critical(title: str, text: str) -> None:
+        shown.append(text)
+        show(title, text)
+
+    win.dialogs.critical = critical  # the same dialog, its text kept for stderr and the log
+    try:
+        ok = win.load_corpus(path)
+    finally:
+        del win.dialogs.critical
     if not ok:
-        why = getattr(win, "last_error", "")
-        message = f"cannot open {path}" + (f": {why}" if why else "")
-        logs.log_error(message, name="app")
+        message = shown[-1] if shown else f"cannot open {path}"
+        logs.log_error(f"cannot open {path}: {message}", name="app")
         print(f"nerstudio: error: {message}", file=sys.stderr)
     return ok
 

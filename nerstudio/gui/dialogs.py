@@ -12,6 +12,8 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from .. import logs
+
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
@@ -70,7 +72,8 @@ class Dialogs:
         QMessageBox.information(self.parent, title, text)
 
     def failure(self, title: str, text: str, details: str) -> None:
-        """A bug's report: non-modal, with the traceback under "Show details"."""
+        """A bug's report: non-modal, with the traceback under "Show details" (and in the log)."""
+        logs.log_error(f"{title}: {text}", details, name="gui")
         box = QMessageBox(QMessageBox.Critical, title, text, QMessageBox.Ok, self.parent)
         box.setDetailedText(details)
         box.setModal(False)
