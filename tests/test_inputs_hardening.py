@@ -175,11 +175,14 @@ def test_a_tab_label_cannot_go_to_tsv_but_a_space_label_can(tmp_path):
 def test_pos_and_chunk_columns_survive_jsonl(tmp_path):
     src = tmp_path / "eng.conll"
     src.write_text("-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\nPeter NNP I-NP I-PER\n\n")
-    convert_file(src, tmp_path / "c.jsonl")
+    convert_file(src, tmp_path / "c.jsonl", to_format="jsonl")
+    assert json.loads((tmp_path / "c.jsonl").read_text().splitlines()[0])["columns"] == [["NNP", "VBZ"],
+                                                                                          ["I-NP", "I-VP"]]
+    c = read_corpus(tmp_path / "c.jsonl", format="jsonl")
+    assert c.sentences[0].extra == (("NNP", "VBZ"), ("I-NP", "I-VP"))  # read back, not only written
     back = tmp_path / "back.conll"
-    convert_file(tmp_path / "c.jsonl", back, scheme="iob1")
+    convert_file(tmp_path / "c.jsonl", back, from_format="jsonl", to_format="conll2003", scheme="iob1")
     assert back.read_text() == src.read_text()
-    assert read_corpus(tmp_path / "c.jsonl").sentences[0].extra == (("NNP", "VBZ"), ("I-NP", "I-VP"))
 
 
 def test_conversion_reports_document_ids_spacing_fields_and_columns(tmp_path, capsys):
