@@ -107,7 +107,7 @@ def cmd_rerank(args) -> int:
             corpus = None
     if corpus is None:
         sents = [Sentence(words=tuple(w), spans=list(sp)) for w, sp in zip(nb.words, spans)]
-        corpus = Corpus([Document(sents)], format="columns", scheme="iob2")
+        corpus = Corpus([Document(sents)], path=args.nbest, format="columns", scheme="iob2")
         write_corpus(corpus, args.out)
     else:
         write_corpus(corpus.with_spans(spans), args.out)
