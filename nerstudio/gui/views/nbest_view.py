@@ -45,7 +45,7 @@ class NBestPanel(QWidget):
                              "why the reranker prefers one over the other.")
         h = self.view.horizontalHeader()
         fm = self.view.fontMetrics()
-        for c, sample in enumerate(("Rank", "-00000.000", "-000.000", "Rerank", "100.0")):
+        for c, sample in enumerate(("Rank", "-000.000", "-000.000", "Rerank", "100.0")):
             # fixed widths: ResizeToContents would read every row on each sentence switch
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
