@@ -204,12 +204,12 @@ class Views:
         hdr.setMinimumSectionSize(24)
         hdr.setSectionResizeMode(0, QHeaderView.Stretch)
         fm = view.fontMetrics()
-        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✓ ∉")):
+        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉")):
             # fixed, narrow widths (ResizeToContents would ask every row for its data on each
             # change): the sentence column gets the rest; the titles are short, with tooltips
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
             hdr.resizeSection(c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(
-                CorpusTreeModel.SHORT[c])) + 14)
+                CorpusTreeModel.SHORT[c])) + 10)
         lv.addWidget(view)
         self.filter_count = QLabel()
         self.filter_count.setObjectName("filterCount")
@@ -267,7 +267,7 @@ class Views:
     # -- the pages ------------------------------------------------------------------------
     def _with_browser(self, name: str, right: QWidget) -> tuple[QSplitter, Slot]:
         slot = Slot("browser")
-        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[340, 862], stretch=(0, 1))
+        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[360, 842], stretch=(0, 1))
         self.splitters.append(sp)
         return sp, slot
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import (QButtonGroup, QFrame, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
+from PySide6.QtWidgets import (QFrame, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
                                QVBoxLayout, QHBoxLayout, QWidget)
 
 
@@ -63,8 +63,8 @@ class ModeBar(QFrame):
         pal = self.palette()
         pal.setColor(self.backgroundRole(), pal.color(pal.ColorRole.Mid).darker(160))
         self.setPalette(pal)
-        self.group = QButtonGroup(self)
-        self.group.setExclusive(True)
+        # no QButtonGroup: the actions' QActionGroup keeps one checked (a button group would
+        # trigger the action of the button it unchecks)
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(2, 6, 2, 6)
         self._lay.setSpacing(4)
@@ -84,7 +84,6 @@ class ModeBar(QFrame):
         for role in (pal.ColorRole.ButtonText, pal.ColorRole.WindowText):
             pal.setColor(role, Qt.white)
         b.setPalette(pal)
-        self.group.addButton(b)
         self._lay.insertWidget(self._lay.count() - 1, b)
         return b
 
@@ -182,14 +181,12 @@ class WorkspaceHost(QWidget):
     def holds(self, widget: QWidget) -> bool:
         """``widget`` is on the active workspace's page and on the current tab of every tab
         widget above it (whether or not the window is shown)."""
-        if self.workspace_of(widget) != self._current or widget.isHidden():
+        if self.workspace_of(widget) != self._current:
             return False
         w = widget
-        while w is not None and w is not self:
+        while w is not None and w is not self.stack:
             parent = w.parentWidget()
-            if isinstance(parent, QStackedWidget) and parent is not self.stack and parent.currentWidget() is not w:
-                return False
-            if w.isHidden():
+            if isinstance(parent, QStackedWidget) and parent.currentWidget() is not w:
                 return False
             w = parent
         return True

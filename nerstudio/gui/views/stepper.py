@@ -88,6 +88,8 @@ class StepperPanel(QWidget):
         for w in (self.algo, self.param_label, self.param, self.step_button, self.run_button, self.reset_button,
                   QLabel("Speed"), self.speed):
             row.addWidget(w)
+        self.speed.setMaximumWidth(220)
+        row.addStretch(1)
         self.info = QLabel(NO_DATA)
         self.info.setObjectName("stepperInfo")
         self.info.setWordWrap(True)
