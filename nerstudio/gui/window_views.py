@@ -6,8 +6,9 @@ per job —
 
 * **Annotate**: the corpus browser, the current sentence (large), the gold entities and the
   corpus summary;
-* **Inspect**: the browser, the sentence, the N-best table and, beside it, the feature panel
-  and the comparison (and any view added with :meth:`Views.add_inspect_tab`);
+* **Inspect**: the browser, the sentence, the N-best table and, beside it, the feature panel,
+  the comparison and the model's feature ranking (and any view added with
+  :meth:`Views.add_inspect_tab`);
 * **Train**: the training settings, the curves and a small N-best table;
 * **Teach**: the step-through panel, full size.
 
@@ -27,6 +28,7 @@ from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
+from .views.model_features import ModelFeaturesView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.nbest_view import NBestPanel
@@ -259,6 +261,8 @@ class Views:
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.comparison_view = ComparisonView()
+        self.model_features_view = ModelFeaturesView()
+        self.model_features_view.setObjectName("modelFeaturesView")
         self.training_panel = TrainingPanel(settings)
         self.train_button = self.training_panel.train_button
         self.cancel_button = self.training_panel.cancel_button
@@ -290,7 +294,8 @@ class Views:
         sentence, nbest = Slot("sentence"), Slot("nbest")
         rv.addWidget(sentence)
         self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
-                                                (self.comparison_view, "Comparison")))
+                                                (self.comparison_view, "Comparison"),
+                                                (self.model_features_view, "Model features")))
         mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[480, 382],
                         stretch=(1, 1))
         self.splitters.append(mid)
