@@ -73,6 +73,7 @@ class FitScroll(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.NoFocus)  # Tab goes to the sentence view itself
         widget.installEventFilter(self)
         self.viewport().installEventFilter(self)
 
@@ -269,9 +270,9 @@ class Views:
         self.stepper_panel = StepperPanel()
 
     # -- the pages ------------------------------------------------------------------------
-    def _with_browser(self, name: str, right: QWidget) -> tuple[QSplitter, Slot]:
+    def _with_browser(self, name: str, right: QWidget, width: int = 360) -> tuple[QSplitter, Slot]:
         slot = Slot("browser")
-        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[360, 842], stretch=(0, 1))
+        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(0, 1))
         self.splitters.append(sp)
         return sp, slot
 
@@ -296,11 +297,12 @@ class Views:
         self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
                                                 (self.comparison_view, "Comparison"),
                                                 (self.model_features_view, "Model features")))
-        mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[480, 382],
-                        stretch=(1, 1))
+        # the candidates' "differs" column needs the width more than the feature names do
+        mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[530, 372],
+                        stretch=(3, 2))
         self.splitters.append(mid)
         rv.addWidget(mid, 1)
-        page, browser = self._with_browser("inspectSplitter", right)
+        page, browser = self._with_browser("inspectSplitter", right, 300)
         return page, [browser, sentence, nbest]
 
     def _train_page(self):

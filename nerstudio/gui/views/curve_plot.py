@@ -85,6 +85,7 @@ class CurvePlot(QWidget):
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens the window
+        self.info.setWordWrap(True)  # several runs' summaries wrap instead of being cut at the buttons
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")

@@ -100,7 +100,12 @@ class StepperPanel(QWidget):
         self.table.setObjectName("stepperTable")
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.Stretch)  # sentence and candidate share the width …
+        for c in (2, 3):  # … the two numbers get what they need
+            hdr.setSectionResizeMode(c, QHeaderView.Fixed)
+            hdr.resizeSection(c, self.table.fontMetrics().horizontalAdvance("Margin before") + 24)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setWordWrap(False)  # one line per pair / candidate; the full text is in the tooltip
         self.table.setTextElideMode(Qt.ElideRight)
         self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
