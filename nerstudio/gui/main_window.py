@@ -1,5 +1,9 @@
 """The main window: it builds the views, the document, the job service and the controllers,
-wires them together, and holds the menus.
+wires them together, and holds the menus and the toolbar.
+
+The views are laid out in four workspaces (:mod:`.workspaces`, built in :mod:`.window_views`):
+Annotate, Inspect, Train and Teach, chosen with the mode bar, the View menu or Ctrl+1…4; the
+window restores the last one once the controllers exist (entering Teach prepares the stepper).
 
 What the window shows comes from one :class:`~nerstudio.app.document.Document` (the open corpus,
 the only copy of its gold, and what is attached to it). The behaviour lives in the controllers of

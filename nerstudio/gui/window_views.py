@@ -301,9 +301,18 @@ class Views:
         mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[530, 372],
                         stretch=(3, 2))
         self.splitters.append(mid)
+        # the comparison and the model's feature ranking are corpus-wide tables: while one of them
+        # is shown it gets most of the width, the candidates what is left
+        self.inspect_tabs.currentChanged.connect(lambda _i: self._balance_inspect(mid))
         rv.addWidget(mid, 1)
         page, browser = self._with_browser("inspectSplitter", right, 300)
         return page, [browser, sentence, nbest]
+
+    def _balance_inspect(self, mid: QSplitter) -> None:
+        total = sum(mid.sizes()) or 902
+        wide = self.inspect_tabs.currentWidget() is not self.feature_panel
+        left = int(total * (0.35 if wide else 0.58))
+        mid.setSizes([left, total - left])
 
     def _train_page(self):
         scroll = QScrollArea()  # a long list of settings must not force the window's height
