@@ -188,13 +188,16 @@ def test_adjacent_entities_of_one_type_look_separate(qtbot):
     a, b = Span(0, 1, "PER"), Span(1, 2, "PER")
     v.set_sentence(["Hillary", "Clinton", "spoke"], [a, b])
     ra, rb = v.gold_rects(a)[0], v.gold_rects(b)[0]
-    assert ra.right() < rb.left()  # a gap between the two boxes
+    assert ra.right() + 3 <= rb.left()  # a gap of a few pixels between the two boxes
     bg = v.palette().color(v.backgroundRole())
     y = ra.center().y()
     gap = _image_colour(v, (ra.right() + rb.left()) / 2, y)
     inside = _image_colour(v, ra.left() + 2.5, ra.bottom() - 3)
     assert _close(gap, bg, 8), gap.name()
     assert not _close(inside, bg, 8)
+    # each box has its own border, darker than its fill
+    edge = _image_colour(v, rb.left() + 0.5, y)
+    assert sum(edge.getRgb()[:3]) < sum(inside.getRgb()[:3]) - 30, (edge.name(), inside.name())
 
 
 # --------------------------------------------------------------------------------------------
