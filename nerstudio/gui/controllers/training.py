@@ -95,7 +95,9 @@ class TrainingController(QObject):
             return False
         unit = "round" if settings.algo.startswith("boost") else "epoch"
         base = dev_baseline(doc.dev_nbest) if (rerank and not settings.dev_path and doc.dev_nbest is not None) else None
-        self.run_curve = plot.start_run(settings.label(), unit, base)
+        trained_on = os.path.basename(doc.nbest_path) if (rerank and doc.nbest_path) else \
+            os.path.basename(doc.corpus.path or "") if doc.corpus is not None else None
+        self.run_curve = plot.start_run(settings.label(), unit, base, corpus=trained_on or None)
         dev_nb = doc.dev_nbest if rerank else None
         if settings.dev_path and doc.dev_nbest_path and rerank and \
                 os.path.abspath(settings.dev_path) == os.path.abspath(doc.dev_nbest_path):
@@ -182,7 +184,8 @@ class TrainingController(QObject):
                 settings = type(settings)(**{**settings.__dict__, "dev_path": dev})
             else:
                 note = " (no dev corpus: no curve; give one in the training panel)"
-        self.run_curve = self.v.curve_plot.start_run(settings.label(), "epoch", None)
+        self.run_curve = self.v.curve_plot.start_run(settings.label(), "epoch", None,
+                                                     corpus=os.path.basename(c.path or "") or None)
         self._rev = self.doc.revision
         job = make_kt_training_job(settings, self.run_curve, c, self._corpus_source(), in_child=self.train_in_child,
                                    revision=self._rev)
