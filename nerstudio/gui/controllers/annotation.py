@@ -393,9 +393,10 @@ class _KeyRouter(QObject):
         act = self.c.key_table().get(self.combination(ev))
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
-            if t == QEvent.KeyPress and obj.property("annotationKeys") and plain and ev.text().isprintable() \
-                    and ev.text().strip():
-                self.c.ctx.status(f"“{ev.text()}” is not an annotation key (Help ▸ Keyboard shortcuts lists them; "
+            typed = ev.text()
+            if t == QEvent.KeyPress and obj.property("annotationKeys") and plain and typed.strip() \
+                    and typed.isprintable():
+                self.c.ctx.status(f"“{typed}” is not an annotation key (Help ▸ Keyboard shortcuts lists them; "
                                   "Ctrl+F searches the sentences)", 5000)
                 return True
             return False
