@@ -38,6 +38,7 @@ class TypeLegend(QWidget):
         self._scheme = scheme
         for b in self.chips.values():
             self._row.removeWidget(b)
+            b.hide()  # gone now, not when the event loop next deletes it
             b.deleteLater()
         self.chips = {}
         for i, lab in enumerate(scheme.labels):
