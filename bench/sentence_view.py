@@ -15,6 +15,13 @@ until the window has processed its events (the repaint included):
 
 Prints median / p95 / max per kind (target: well under 50 ms). The corpus is written to a
 temporary folder and removed.
+
+On this machine (2 shared cores, offscreen), before issue 14's changes: caret 9.1 ms, Shift+Right
+9.4 ms, label 23 ms, clear 22.5 ms (median), and a key pressed in the browser edited nothing
+(0 of 30). After: caret 0.6 ms, Shift+Right 0.7 ms (only the rows shown are painted, only the
+selection's tokens repainted), label 22 ms, clear 21 ms, label from the browser 17 ms (30 of 30);
+most of what is left of an edit is the gold-entity table being refilled (about 12 ms for this
+sentence's 200 entities), not the sentence view.
 """
 
 from __future__ import annotations

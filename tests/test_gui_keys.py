@@ -326,3 +326,7 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
     assert Span(999, 1000, "PER") in w.corpus.sentences[0].spans
     qtbot.keyClick(view, Qt.Key_Home)
     qtbot.waitUntil(lambda: visible(0))
+    # the mouse finds tokens on any row
+    for i in (0, 517, 998):
+        qtbot.mouseClick(view, Qt.LeftButton, pos=view.token_rect(i).center().toPoint())
+        assert view.selection() == (i, i + 1)

@@ -106,8 +106,10 @@ class AnnotationView(SentenceView):
         self._select(max(0, min(start, n - 1)), max(0, min(end - 1, n - 1)), scroll=True)
 
     def token_at(self, pos) -> int:
-        for i, r in enumerate(self._boxes):
-            if r.adjusted(-_HALF_GAP, -8, _HALF_GAP, 8).contains(pos):
+        """The token under ``pos`` (a little slack around it), or -1; looks in that row only."""
+        lo, hi = self._visible_tokens(QRectF(pos.x(), pos.y(), 1, 1))
+        for i in range(lo, hi):
+            if self._boxes[i].adjusted(-_HALF_GAP, -8, _HALF_GAP, 8).contains(pos):
                 return i
         return -1
 
