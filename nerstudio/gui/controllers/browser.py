@@ -197,9 +197,10 @@ class BrowserController(QObject):
     def _fill_entity_table(self, s) -> None:
         t = self.v.entity_table
         t.setRowCount(len(s.spans))
+        types = document_types(self.doc)
         for r, sp in enumerate(s.spans):
             item = QTableWidgetItem(sp.label or "entity")
-            item.setForeground(type_color(sp.label, document_types(self.doc)))
+            item.setForeground(type_color(sp.label, types))
             t.setItem(r, 0, item)
             t.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
             t.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))
