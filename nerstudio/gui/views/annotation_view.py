@@ -31,11 +31,8 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea
 
 from ... import annotation as ann
-from ...app.types import CONLL_TYPES, type_keys  # noqa: F401 - type_keys re-exported
 from ...corpus.model import Span
 from .sentence_view import SentenceView
-
-DEFAULT_TYPES = CONLL_TYPES
 
 # keys the view handles itself (the edit keys are the annotation actions' shortcuts)
 CARET_KEYS = (

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 from ...app.types import TypeScheme
 from .palette import text_color_on, type_color
 
-NOTE = "boxes: gold · bars: candidate · red: differs"
+NOTE = "boxes: gold · bars: candidate (A and B when comparing two) · red: differs"
 
 
 class TypeLegend(QWidget):
