@@ -35,6 +35,7 @@ from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
+from .views.type_legend import TypeLegend
 from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
@@ -229,16 +230,12 @@ class Views:
         self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
         tv.addWidget(self.sentence_header)
         self.sentence_view = AnnotationView()
-        self.sentence_view.setToolTip("Boxes: gold entities · bars: the selected candidate · red: they differ.\n"
-                                      "Click or drag over tokens (Shift+arrows) to select; P/O/L/M (or 1–9) set the "
-                                      "type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges")
         # as tall as the sentence, within limits; a long sentence scrolls and never resizes the
         # panels below
         self.sentence_scroll = FitScroll(self.sentence_view)
         self.sentence_scroll.setObjectName("sentenceScroll")
         tv.addWidget(self.sentence_scroll)
-        self.legend = QLabel()
-        self.legend.setObjectName("typeLegend")
+        self.legend = TypeLegend()
         tv.addWidget(self.legend)
 
     def _build_panels(self, settings) -> None:
