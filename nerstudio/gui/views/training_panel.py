@@ -216,6 +216,7 @@ class TrainingPanel(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setFormat("idle")
         lay.addWidget(self.progress)
         self.message = QLabel("Idle")
         self.message.setObjectName("trainingMessage")
@@ -375,12 +376,10 @@ class TrainingPanel(QWidget):
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
+            self.progress.setFormat("%p%")
             self.progress.setRange(0, 0)  # busy until the first progress report
         else:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-        if not running:
-            self._sync_enabled()
+            self._sync_enabled()  # the bar keeps what finish() said: never a stale 100%
 
     @property
     def running(self) -> bool:
@@ -395,6 +394,13 @@ class TrainingPanel(QWidget):
             self.progress.setRange(0, 0)
         if message:
             self.message.setText(message)
+
+    def finish(self, how: str) -> None:
+        """The job is over: ``done`` (a full bar), ``cancelled`` or ``failed`` (an empty bar
+        saying so)."""
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if how == "done" else 0)
+        self.progress.setFormat(how)
 
     def set_message(self, text: str) -> None:
         self.message.setText(text)
