@@ -41,18 +41,13 @@ def _train_perceptron(window, qtbot, epochs=2):
     return window.curve_plot.runs[n]
 
 
-def _legend(curve) -> str:
-    return f"{curve.label} {getattr(curve, 'corpus', '')}"
-
-
 # -- runs belong to a corpus ----------------------------------------------------------------
 @pytest.mark.parametrize("keep", [True, False])
 def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, keep):
     curve = _train_perceptron(window, qtbot)
     run = window.document.runs[-1]
     assert run.corpus_name == "train.conll" and run.corpus_path == os.path.abspath(DEMO_DIR / "train.conll")
-    if hasattr(curve, "corpus"):  # a plot whose legend names the corpus
-        assert "train.conll" in _legend(curve)
+    assert "train.conll" in curve.legend()
     asked = []
     window.dialogs.ask_keep_runs = lambda n, corpora, new: asked.append((n, corpora, new)) or keep
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
@@ -60,7 +55,7 @@ def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, kee
     if keep:
         assert window.document.runs == [run] and run.other_corpus
         assert any(c is curve for c in window.curve_plot.runs)
-        assert "train.conll (another corpus)" in _legend(curve)
+        assert "train.conll (another corpus)" in curve.legend()
     else:
         assert window.document.runs == []
         assert all(c is not curve for c in window.curve_plot.runs)

@@ -25,6 +25,7 @@ from .controllers.annotation import AnnotationController
 from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
 from .controllers.comparison import ComparisonController
+from .controllers.model_features import ModelFeaturesController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -45,7 +46,7 @@ _DELEGATED = {
     "stepper": ("prepare_stepper:prepare",),
     "views": ("search", "status_filter", "type_filter", "tree_model", "proxy", "corpus_view", "filter_count",
               "sentence_header", "sentence_view", "legend", "nbest_panel", "nbest_view", "feature_panel",
-              "feature_view", "tabs", "curve_plot", "entity_table", "summary", "comparison_view", "training_panel",
+              "feature_view", "tabs", "curve_plot", "entity_table", "summary", "comparison_view", "model_features_view", "training_panel",
               "training_dock", "train_button", "cancel_button", "stepper_panel", "stepper_dock", "status",
               "state_label"),
     "document": ("corpus", "flags"),
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         self.files = FilesController(ctx, v, self.annotation.confirm_unsaved, self)
         self.training = TrainingController(ctx, v, self)
         self.comparison = ComparisonController(ctx, v, self)
+        self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDockWidget, QFrame
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
+from .views.model_features import ModelFeaturesView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.nbest_view import NBestPanel
@@ -148,6 +149,9 @@ class Views:
         self.tabs.addTab(self.summary, "Corpus")
         self.comparison_view = ComparisonView()
         self.tabs.addTab(self.comparison_view, "Comparison")
+        self.model_features_view = ModelFeaturesView()
+        self.model_features_view.setObjectName("modelFeaturesView")
+        self.tabs.addTab(self.model_features_view, "Model features")
 
         right = QSplitter(Qt.Vertical)
         right.setObjectName("rightSplitter")

@@ -10,7 +10,8 @@ document, move the cursor, or answer the views' signals, and react to the docume
 ``browser`` (corpus tree, filters, navigation, summary) · ``files`` (opening and saving corpora,
 lists, models, results; recent files) · ``candidates`` (sentence view, N-best and feature panels,
 explanations) · ``annotation`` (edits, undo, save, autosave, recovery) · ``training`` (runs,
-sequence taggers, installing results, state display) · ``comparison`` · ``stepper``.
+sequence taggers, installing results, state display) · ``comparison`` · ``stepper`` ·
+``model_features`` (what a reranker has learned, over the whole list).
 An import-linter contract keeps these modules independent of one another.
 """
 
@@ -46,6 +47,9 @@ class SentenceCursor(QObject):
 
     requested = Signal(int)
     moved = Signal(int)
+    #: show only these corpus sentences in the browser (a list, or None for all), with a label
+    #: saying why ("sentences where BO01 moves the decision")
+    showOnly = Signal(object, str)
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -9,6 +9,8 @@ filter and the summary, a new N-best list or new scores refresh every mark.
 
 from __future__ import annotations
 
+import html
+
 import os
 from collections import Counter
 
@@ -29,6 +31,7 @@ class BrowserController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._summary_stale = False
+        self._only: tuple | None = None  # (mask, why): a set of sentences asked for by another feature
         v = views
         v.search.textChanged.connect(self.apply_filter)
         v.status_filter.currentIndexChanged.connect(self.apply_filter)
@@ -38,6 +41,8 @@ class BrowserController(QObject):
         v.tabs.currentChanged.connect(self._on_tab_changed)
         ctx.cursor.requested.connect(self.select_sentence)
         ctx.cursor.moved.connect(self._show_header)
+        ctx.cursor.showOnly.connect(self.show_only)
+        v.filter_count.linkActivated.connect(lambda _link: self.show_only(None))
         ctx.events.changed.connect(self._on_change)
 
     @property
@@ -54,7 +59,24 @@ class BrowserController(QObject):
         elif ch.kind in ("nbest", "scores"):
             self._refresh_marks()
 
+    @Slot(object, str)
+    def show_only(self, sentences, why: str = "") -> None:
+        """Show only ``sentences`` (corpus indices; None: all again), saying ``why``; the first
+        becomes current."""
+        c = self.corpus
+        if c is None or sentences is None:
+            self._only = None
+        else:
+            mask = np.zeros(len(c), dtype=bool)
+            ks = [k for k in sentences if 0 <= k < len(c)]
+            mask[ks] = True
+            self._only = (mask, why)
+        self.apply_filter()
+        if self._only is not None and ks:
+            self.select_sentence(ks[0])
+
     def _set_corpus(self) -> None:
+        self._only = None
         c, v = self.corpus, self.v
         v.tree_model.set_corpus(c)
         v.type_filter.blockSignals(True)
@@ -212,10 +234,14 @@ class BrowserController(QObject):
         masks = self.doc.type_masks
         if lab is not None and lab in masks:
             mask = masks[lab] if mask is None else (mask & masks[lab])
+        only = self._only
+        if only is not None and len(only[0]) == len(c):
+            mask = only[0] if mask is None else (mask & only[0])
         v.proxy.set_filter(v.search.text(), mask)
         if v.proxy.active:
             n = int(self._visible_mask().sum())
-            v.filter_count.setText(f"{n:,} of {len(c):,} sentences shown")
+            why = f" ({html.escape(only[1])}) · <a href='all'>show all</a>" if only is not None else ""
+            v.filter_count.setText(f"{n:,} of {len(c):,} sentences shown{why}")
             if n <= 2000:
                 v.corpus_view.expandAll()
         else:

@@ -9,10 +9,13 @@ sentence recomputes its F column and marks from the document; the selection stay
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Slot
 
 from ...app.document import Change
+from ...numfmt import num
 from ..describe import kt_kind
 from ..models.feature_model import TermRow, rows_from_terms
 from . import Context
@@ -127,12 +130,7 @@ class CandidatesController(QObject):
             return
         rows = rows_from_terms(expl.terms)
         score = float(getattr(expl, "score", sc.scores[row]))
-        lx = next((r for r in rows if r.name == "L(x)"), None)
-        n_feat = sum(1 for r in rows if r.name != "L(x)")
-        head = (f"<b>Candidate {j + 1}</b> · score F(x) = {score:.3f}"
-                + (f" = L(x) term {lx.contribution:+.3f}" if lx else "")
-                + f" + {n_feat} global features {score - (lx.contribution if lx else 0):+.3f}")
-        fp.show_terms(rows, head)
+        fp.show_explanation(rows, f"Candidate {j + 1}", score)
 
     @Slot(int, int)
     def _on_pair(self, a: int, b: int) -> None:
@@ -159,13 +157,8 @@ class CandidatesController(QObject):
             if r.name == "L(x)":  # show both log-probabilities rather than their difference
                 r.a, r.b = float(sc.data.L[ra]), float(sc.data.L[rb])
         delta = float(getattr(cmp_, "delta", sc.scores[ra] - sc.scores[rb]))
-        winner, loser = (a, b) if delta >= 0 else (b, a)
-        top = sorted(rows, key=lambda r: -r.contribution if delta >= 0 else r.contribution)[:2]
-        why = ", ".join(f"{r.name} ({r.contribution:+.2f})" for r in top)
-        head = (f"<b>A = candidate {a + 1}</b> ({sc.scores[ra]:.3f}) vs <b>B = candidate {b + 1}</b> "
-                f"({sc.scores[rb]:.3f}): F(A) − F(B) = <b>{delta:+.3f}</b>. The reranker prefers candidate "
-                f"{winner + 1} over {loser + 1}" + (f", mostly because of {why}" if why else "") + ".")
-        fp.show_terms(rows, head, compare=True)
+        fp.show_comparison(rows, f"candidate {a + 1}", f"candidate {b + 1}", delta,
+                           scores=(float(sc.scores[ra]), float(sc.scores[rb])))
 
     def _explain_kt(self, i: int, j: int) -> None:
         """Candidate j of a K&T tagger: the non-local features of its document candidate."""
@@ -175,34 +168,32 @@ class CandidatesController(QObject):
         doc_name = kt.doc_nbest.ids[d] if d < len(kt.doc_nbest.ids) else str(d + 1)
         if not kt.joint:
             self.v.feature_panel.show_message(
-                f"<b>Candidate {j + 1}</b> · local score Φ·w = {total:.3f} (document candidate {jj + 1} of "
+                f"<b>Candidate {j + 1}</b> · local score Φ·w = {num(total)} (document candidate {jj + 1} of "
                 f"{doc_name}). <i>The {kind} tagger has local features only: no non-local features to show. "
                 "Train the candidate or proposed algorithm for those.</i>")
             return
         rows = [TermRow(name, fam, c, None, w, cw) for name, fam, c, w, cw in terms]
-        head = (f"<b>Candidate {j + 1}</b> · {kind}: total score {total:.3f} = local {total - nl:+.3f} + "
-                f"non-local {nl:+.3f} ({len(terms)} non-local features of document candidate {jj + 1} "
-                f"of {doc_name})")
-        self.v.feature_panel.show_terms(rows, head)
+        self.v.feature_panel.show_explanation(
+            rows, f"Candidate {j + 1}", total, [("local", total - nl), ("non-local", nl)],
+            f" ({len(terms)} non-local features of document candidate {jj + 1} of {html.escape(str(doc_name))}, "
+            f"{kind})")
 
     def _compare_kt(self, i: int, a: int, b: int) -> None:
         kt = self.doc.kt
         if not kt.joint:
             ea, eb = kt.explain(i, a), kt.explain(i, b)
             self.v.feature_panel.show_message(
-                f"<b>A = candidate {a + 1}</b> ({ea[1]:.3f}) vs <b>B = candidate {b + 1}</b> ({eb[1]:.3f}): "
-                f"local score difference {ea[1] - eb[1]:+.3f}. <i>Local features only: no non-local features.</i>")
+                f"<b>A = candidate {a + 1}</b> ({num(ea[1])}) vs <b>B = candidate {b + 1}</b> ({num(eb[1])}): "
+                f"local score difference {num(ea[1] - eb[1], sign=True)}. "
+                "<i>Local features only: no non-local features.</i>")
             return
         terms, ea, eb = kt.compare(i, a, b)
         rows = [TermRow(name, fam, x, y, w, c) for name, fam, x, y, w, c in terms]
         delta, dnl = ea[1] - eb[1], ea[2] - eb[2]
-        top = sorted(rows, key=lambda r: -r.contribution if delta >= 0 else r.contribution)[:2]
-        why = ", ".join(f"{r.name} ({r.contribution:+.2f})" for r in top)
         same = " (the same document candidate)" if ea[4] == eb[4] else ""
-        head = (f"<b>A = candidate {a + 1}</b> ({ea[1]:.3f}) vs <b>B = candidate {b + 1}</b> ({eb[1]:.3f}){same}: "
-                f"total A − B = <b>{delta:+.3f}</b> = local {delta - dnl:+.3f} + non-local {dnl:+.3f}"
-                + (f"; non-local features moving it most: {why}" if why else "") + ".")
-        self.v.feature_panel.show_terms(rows, head, compare=True)
+        self.v.feature_panel.show_comparison(
+            rows, f"candidate {a + 1}", f"candidate {b + 1}", delta, scores=(ea[1], eb[1]),
+            breakdown=[("local", delta - dnl), ("non-local", dnl)], note=same, who=f"the {kt_kind(kt.model)} tagger")
 
     def compare_with_top(self) -> None:
         p = self.v.nbest_panel

@@ -10,7 +10,6 @@ results go into the document (``install_model``, ``install_scores``, ``attach_nb
 
 from __future__ import annotations
 
-import inspect
 import os
 import time
 from pathlib import Path
@@ -121,14 +120,10 @@ class TrainingController(QObject):
         return path, os.path.basename(path) if path else "unsaved corpus"
 
     def _start_curve(self, label: str, unit: str, base) -> int:
-        """A new curve in the plot, named with the corpus it trains on (the plot's legend shows
-        it where the plot takes a ``corpus``; the run's record keeps it in any case)."""
+        """A new curve in the plot, named in the legend with the corpus it trains on."""
         plot = self.v.curve_plot
         path, name = self._corpus_name()
-        if "corpus" in inspect.signature(plot.start_run).parameters:
-            run = plot.start_run(label, unit, base, corpus=name)
-        else:
-            run = plot.start_run(label, unit, base)
+        run = plot.start_run(label, unit, base, corpus=name)
         self._curve_corpus[id(plot.runs[run])] = (plot.runs[run], path)
         return run
 
@@ -421,11 +416,5 @@ _JOB_NAMES = {"train": "Training", "open": "Opening the corpus", "model": "Openi
 
 
 def _mark_curve(curve, name: str, other: bool) -> None:
-    """Name a curve's corpus, marked when it is not the open one (in the plot's ``corpus``
-    field where it has one, else in its label)."""
-    text = name + (OTHER_CORPUS if other else "")
-    if hasattr(curve, "corpus"):
-        curve.corpus = text
-        return
-    base = curve.label.split(" · on ")[0]
-    curve.label = f"{base} · on {text}" if other else base
+    """Name a curve's corpus in the legend, marked when it is not the open one."""
+    curve.corpus = name + (OTHER_CORPUS if other else "")

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHB
                                QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...experiments.stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
+from ...numfmt import num
 from .figure_image import FigureImage
 
 MAX_ROWS = 40  # affected pairs / candidates listed per step
@@ -210,7 +211,7 @@ class StepperPanel(QWidget):
         self.stepper = stepper
         if isinstance(stepper, BoostingStepper):
             self.info.setText(f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
-                              f"{stepper.loss():.2f}, α0 = {stepper.session.alpha0:.3f}. Press Step.")
+                              f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step.")
         else:
             self.info.setText(f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
                               f"{stepper.beta:g}. Press Step.")
@@ -284,9 +285,9 @@ class StepperPanel(QWidget):
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
         self.info.setText(
-            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {inf.delta:+.4f} "
-            f"(W+ {inf.w_plus:.3f}, W− {inf.w_minus:.3f}, BestLoss {inf.best_loss:.3f}) · ExpLoss "
-            f"{inf.loss_before:.3f} → <b>{inf.loss_after:.3f}</b> · {len(inf.pairs):,} pairs affected{dev}")
+            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {num(inf.delta, 4, sign=True)} "
+            f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
+            f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
         self.table.setColumnCount(4)
         self.table.setHorizontalHeaderLabels(["Sentence", "Worse candidate", "Margin before", "Margin after"])
         n = min(MAX_ROWS, len(inf.pairs))
@@ -296,7 +297,7 @@ class StepperPanel(QWidget):
             i = int(r.sentences[p])
             j = int(r.other_rows[p] - self.train.offsets[i])
             vals = [self._words(i)[:80], f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
-                    f"{inf.margins_before[p]:.3f}", f"{inf.margins_after[p]:.3f}"]
+                    num(inf.margins_before[p]), num(inf.margins_after[p])]
             for c, v in enumerate(vals):
                 self.table.setItem(row, c, _item(v))
 
@@ -313,15 +314,15 @@ class StepperPanel(QWidget):
             f"<b>{u.mistakes}</b>): on “{html.escape(self._words(i)[:90])}” candidate <b>{jt + 1}</b> was on top "
             f"but candidate <b>{jo + 1}</b> (the oracle) has more correct tags ({d.quality[u.oracle_row]:g} vs "
             f"{d.quality[u.top_row]:g}). Features moved: {', '.join(moved) or 'none'}"
-            + (f" and {more} more" if more > 0 else "") + f"; wL {u.dwL:+.3f}{dev}")
+            + (f" and {more} more" if more > 0 else "") + f"; wL {num(u.dwL, sign=True)}{dev}")
         self.table.setColumnCount(4)
         self.table.setHorizontalHeaderLabels(["Candidate", "Entities", "Score before", "Score after"])
         n = min(MAX_ROWS, len(u.scores_before))
         self.table.setRowCount(n)
         for j in range(n):
             tag = " (oracle)" if j == jo else (" (wrong top)" if j == jt else "")
-            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), f"{u.scores_before[j]:.3f}",
-                    f"{u.scores_after[j]:.3f}"]
+            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), num(u.scores_before[j]),
+                    num(u.scores_after[j])]
             for c, v in enumerate(vals):
                 self.table.setItem(j, c, _item(v))
 
