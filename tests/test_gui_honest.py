@@ -211,3 +211,61 @@ def test_a_finished_run_shows_a_full_bar_and_the_next_start_is_not_stale(window,
     panel.set_running(True)
     assert panel.progress.maximum() == 0  # busy, not the last run's 100 %
     panel.set_running(False)
+
+
+# -- the comparison says when it is optimistic ------------------------------------------------
+def _compare(window, qtbot):
+    view = window.comparison_view
+    window.tabs.setCurrentWidget(view)
+    window.comparison.refresh(force=True)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
+    return view
+
+
+def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(window, qtbot):
+    # the demo: train.conll with its jackknifed list, the reranker trained on those 337 sentences
+    view = _compare(window, qtbot)
+    assert view.banner.isVisibleTo(view) and "optimistic" in view.banner.text().lower()
+    train_f = view.result.reranked.f1
+    assert view.dev_button.isEnabled() and window.document.dev_nbest is not None
+    qtbot.mouseClick(view.dev_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
+    assert not view.banner.isVisibleTo(view)
+    assert len(view.result.sentences) == len(window.document.dev_nbest)  # the dev list, scored by the reranker
+    from nerstudio.app.attachments import score_nbest
+    from nerstudio.experiments.compare import compare_outputs
+    dev = window.document.dev_nbest
+    expect = compare_outputs(dev, score_nbest(window.document.model, dev).choice)
+    assert view.result.reranked.f1 == pytest.approx(expect.reranked.f1) and view.result.reranked.f1 < train_f
+    assert "dev.nbest.npz" in view.header.text()
+    qtbot.mouseClick(view.dev_button, Qt.LeftButton)  # back to the corpus's list: warned again
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
+    assert view.banner.isVisibleTo(view) and len(view.result.sentences) == len(window.document.nbest)
+
+
+def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
+    _train_perceptron(window, qtbot, epochs=1)
+    from nerstudio.gui.jobs import trained_on_list
+    doc = window.document
+    assert trained_on_list(doc.model, doc.nbest) == "same"
+    assert trained_on_list(doc.model, doc.dev_nbest) is None
+    view = _compare(window, qtbot)
+    assert view.banner.isVisibleTo(view) and view.banner.text().startswith("Optimistic: these are the sentences")
+
+
+def test_no_warning_on_a_list_the_reranker_did_not_learn_from(window, qtbot):
+    assert window.load_corpus(str(DEMO_DIR / "dev.conll"))  # attaches model/dev.nbest.npz, scored
+    assert window.runner.wait(30000)
+    view = _compare(window, qtbot)
+    assert not view.banner.isVisibleTo(view)
+
+
+def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
+    from nerstudio.gui.main_window import DEMO_MODEL_DIR
+    window.document.set_dev_nbest(None)
+    view = _compare(window, qtbot)
+    assert view.dev_button.text() == "Open the dev list…"
+    window.dialogs.ask_open = lambda *a: str(DEMO_MODEL_DIR / "dev.nbest.npz")
+    qtbot.mouseClick(view.dev_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy and window.comparison.on_dev, timeout=60000)
+    assert not view.banner.isVisibleTo(view) and len(view.result.sentences) == len(window.document.dev_nbest)

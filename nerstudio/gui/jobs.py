@@ -12,6 +12,7 @@ the window keeps its interpreter lock. No Qt here.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -200,10 +201,32 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             ctx.stage(STAGE_SCORE, "with the new model…")
             res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
         ctx.check()
+        if res.model is not None and hasattr(res.model, "meta"):  # saved with the model: see trained_on_list
+            res.model.meta["train_words"] = words_fingerprint(train_nb)
         res.seconds = time.perf_counter() - t0
         return res
 
     return job
+
+
+def words_fingerprint(nb: NBestList) -> str:
+    """A digest of the sentences (their words, in order) of an N-best list."""
+    h = hashlib.blake2b(digest_size=16)
+    for ws in nb.words:
+        h.update("\x1f".join(ws).encode("utf-8", "surrogatepass"))
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def trained_on_list(model, nb: NBestList) -> str | None:
+    """Whether ``model`` was trained on the sentences of ``nb``: "same" (its record of its
+    training list's words matches), "count" (it records only how many sentences it learnt
+    from, as many as ``nb`` has: most likely the same), or None."""
+    meta = getattr(model, "meta", None) or {}
+    if meta.get("train_words"):
+        return "same" if meta["train_words"] == words_fingerprint(nb) else None
+    n = meta.get("train_sentences")
+    return "count" if n and int(n) == len(nb) else None
 
 
 def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None,
