@@ -269,3 +269,32 @@ def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
     qtbot.mouseClick(view.dev_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy and window.comparison.on_dev, timeout=60000)
     assert not view.banner.isVisibleTo(view) and len(view.result.sentences) == len(window.document.dev_nbest)
+
+
+# -- quitting with a model never saved --------------------------------------------------------
+def test_quitting_with_a_trained_model_never_saved_asks_first(window, qtbot, tmp_path):
+    window.show()
+    window.dialogs.ask_unsaved_models = lambda what: pytest.fail("the demo's models are files: nothing to ask")
+    assert window.files.unsaved_models() == []
+    _train_perceptron(window, qtbot, epochs=1)
+    asked = []
+    window.dialogs.ask_unsaved_models = lambda what: asked.append(what) or "cancel"
+    assert not window.close()  # cancelled: the window stays
+    assert asked == ["reranker"] and window.isVisible()
+    # saving it (here through the menu's Save reranker) ends the question
+    target = tmp_path / "mine.npz"
+    window.dialogs.ask_save = lambda *a: str(target)
+    window.files.save_model_dialog()
+    assert target.is_file() and window.files.unsaved_models() == []
+    window.dialogs.ask_unsaved_models = lambda what: pytest.fail("asked about a saved model")
+    assert window.close()
+
+
+def test_quitting_can_save_the_session_first(window, qtbot, tmp_path):
+    window.show()
+    _train_perceptron(window, qtbot, epochs=1)
+    window.dialogs.ask_unsaved_models = lambda what: "save"
+    window.dialogs.ask_folder = lambda *a: str(tmp_path / "results")
+    assert window.close()
+    assert (tmp_path / "results" / "reranker.npz").is_file()
+    assert window.document.model_path == str(tmp_path / "results" / "reranker.npz")

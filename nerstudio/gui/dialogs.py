@@ -72,8 +72,9 @@ class Dialogs:
     def ask_unsaved_models(self, what: str) -> str:
         """What to do with trained models never saved (``what`` names them): 'save' (to a
         results folder), 'discard' or 'cancel'."""
-        box = QMessageBox(QMessageBox.Warning, "Unsaved models", f"The {what} trained in this session "
-                          "has not been saved.", parent=self.parent)
+        verb = "were" if " and " in what else "was"
+        box = QMessageBox(QMessageBox.Warning, "Unsaved models", f"The {what} trained in this session {verb} "
+                          "never saved.", parent=self.parent)
         box.setInformativeText("Save the session's results to a folder before quitting?")
         box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
         box.setDefaultButton(QMessageBox.Save)

@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
                 break
 
     def closeEvent(self, event) -> None:
-        if not self.annotation.confirm_unsaved():
+        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models():
             event.ignore()
             return
         self.views.stepper_panel.pause()

@@ -309,6 +309,9 @@ class FilesController(QObject):
                 nd = doc.kt.doc_nbest
                 info["kt_n"] = max((nd.n_candidates(d) for d in range(len(nd))), default=0)
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
+        for key, attr in (("tagger", "tagger_path"), ("model", "model_path"), ("kt_model", "kt_model_path")):
+            if key in info:  # saved now: quitting need not ask about it
+                setattr(doc, attr, str(f / info[key]))
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
     def load_demo(self) -> bool:
@@ -385,7 +388,36 @@ class FilesController(QObject):
         self._save_object(self.doc.nbest_snapshot(), "N-best list", "Save N-best list", "", NBEST_FILTER)
 
     def save_model_dialog(self) -> None:
-        self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+        path = self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+        if path and self.doc.model is not None:
+            self.doc.model_path = path
+
+    # -- models never saved ---------------------------------------------------------------
+    def unsaved_models(self) -> list[str]:
+        """The models trained in this session and saved nowhere."""
+        d = self.doc
+        return [name for name, model, path in (("reranker", d.model, d.model_path),
+                                               ("sequence tagger", d.kt_model, d.kt_model_path),
+                                               ("tagger", d.tagger, d.tagger_path)) if model is not None and not path]
+
+    def confirm_unsaved_models(self) -> bool:
+        """Before quitting: a trained model never saved is saved (to a results folder),
+        discarded or the quit is cancelled, as the user says. True: go ahead."""
+        what = self.unsaved_models()
+        if not what:
+            return True
+        answer = self.ctx.dialogs.ask_unsaved_models(" and ".join(what))
+        if answer != "save":
+            return answer == "discard"
+        folder = self.ctx.dialogs.ask_folder("Save results to folder")
+        if not folder:
+            return False
+        try:
+            self.save_results(folder)
+        except (OSError, NerstudioError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot save", str(exc))
+            return False
+        return True
 
     # -- recent files, drag and drop ------------------------------------------------------
     def recent(self) -> list[str]:
