@@ -298,3 +298,53 @@ def test_quitting_can_save_the_session_first(window, qtbot, tmp_path):
     assert window.close()
     assert (tmp_path / "results" / "reranker.npz").is_file()
     assert window.document.model_path == str(tmp_path / "results" / "reranker.npz")
+
+
+# -- defaults ---------------------------------------------------------------------------------
+def test_training_defaults_are_the_demo_models_settings(qtbot):
+    import numpy as np
+
+    from nerstudio.gui.main_window import DEMO_MODEL_DIR
+    from nerstudio.gui.views.training_panel import TrainingPanel
+    from nerstudio.persist import json_value
+    with np.load(DEMO_MODEL_DIR / "reranker.npz", allow_pickle=False) as z:
+        rh = json_value(z["header"])
+    with np.load(DEMO_MODEL_DIR / "tagger.npz", allow_pickle=False) as z:
+        th = json_value(z["header"])
+    panel = TrainingPanel(None)  # no saved preferences
+    qtbot.addWidget(panel)
+    s = panel.snapshot()
+    assert (s.task, s.tagger_features, s.tagger_iter) == (th["task"], th["features"], th["max_iter"])
+    assert (s.folds, s.n) == (5, 20)  # tools/demo/build_model.py: FOLDS, N
+    assert s.algo == rh["algo"] == "boost"
+    assert {k: s.params[k] for k in rh["params"]} == rh["params"]
+    assert s.params["rounds"] == 3000 and s.params["eval_every"] == 100
+    assert s.feature_params["min_sentences"] == rh["features"]["params"]["min_sentences"] == 2
+    # where they differ from the learner's own defaults, the panel says why
+    assert "demo model" in panel._param_widgets["rounds"].toolTip()
+    assert "demo model" in panel.defaults_note.text()
+
+
+# -- the recovery folder ----------------------------------------------------------------------
+def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(qapp, monkeypatch, tmp_path):
+    from PySide6.QtCore import QCoreApplication
+
+    from nerstudio.gui.controllers.annotation import default_recovery_dir
+    from nerstudio.gui.paths import recovery_dir
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.delenv("NERSTUDIO_RECOVERY_DIR", raising=False)
+    names = QCoreApplication.organizationName(), QCoreApplication.applicationName()
+    QCoreApplication.setOrganizationName("nerstudio")  # as the application sets them
+    QCoreApplication.setApplicationName("nerstudio")
+    try:
+        old = tmp_path / "data" / "nerstudio" / "nerstudio" / "recovery"
+        old.mkdir(parents=True)
+        (old / "train.conll.recovery.json").write_text("{}", encoding="utf-8")
+        path = recovery_dir()
+        assert path == str(tmp_path / "data" / "nerstudio" / "recovery")
+        assert default_recovery_dir() == path
+        assert (tmp_path / "data" / "nerstudio" / "recovery" / "train.conll.recovery.json").is_file()
+        assert not (tmp_path / "data" / "nerstudio" / "nerstudio").exists()
+    finally:
+        QCoreApplication.setOrganizationName(names[0])
+        QCoreApplication.setApplicationName(names[1])

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QObject, QStandardPaths, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
@@ -33,8 +33,8 @@ def default_recovery_dir(settings=None) -> str:
     env = os.environ.get("NERSTUDIO_RECOVERY_DIR")
     if env:
         return env
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or os.path.expanduser("~/.nerstudio")
-    return os.path.join(base, "recovery")
+    from ..paths import recovery_dir
+    return recovery_dir()
 
 
 def _seconds(settings, key: str, default: float) -> float:
