@@ -11,6 +11,7 @@ the training controller opens it) and keeps the public names tests, benchmarks a
 
 from __future__ import annotations
 
+import html
 import os
 
 from PySide6.QtCore import QSettings
@@ -163,8 +164,7 @@ class MainWindow(QMainWindow):
 
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
-        for a in (an.act_undo, an.act_redo, None, an.act_accept):
-            editm.addAction(a) if a is not None else editm.addSeparator()
+        an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
         tb = self.addToolBar("Annotation")
         tb.setObjectName("annotationToolbar")
         for a, name in ((an.act_undo, "undoButton"), (an.act_redo, "redoButton"), (an.act_accept, "acceptButton"),
@@ -238,17 +238,24 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, "About nerstudio", ABOUT_HTML.format(version=__version__))
 
     def shortcuts(self) -> list[tuple[str, str]]:
+        """The window's shortcuts (the annotation keys are in :meth:`shortcuts_html`'s own table)."""
         out = []
+        mine = set(self.annotation.annotation_actions())
         for a in self.findChildren(QAction):
-            if not a.shortcut().isEmpty() and a.text():
+            if not a.shortcut().isEmpty() and a.text() and a not in mine:
                 out.append((a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", "")))
         return sorted(set(out), key=lambda x: x[1])
 
+    def shortcuts_html(self) -> str:
+        def table(rows):
+            return "<table cellspacing=4>" + "".join(
+                f"<tr><td><b>{html.escape(k)}</b></td><td>{html.escape(t)}</td></tr>" for k, t in rows) + "</table>"
+        return ("<h4>Annotation (sentence view or corpus browser focused)</h4>"
+                + table(self.annotation.shortcut_rows()) + "<h4>Window</h4>" + table(self.shortcuts())
+                + "<p>In the candidate table: arrows move, Ctrl+click selects a second candidate to compare.</p>")
+
     def show_shortcuts(self) -> None:
-        rows = "".join(f"<tr><td><b>{k}</b></td><td>{t}</td></tr>" for k, t in self.shortcuts())
-        QMessageBox.information(self, "Keyboard shortcuts", f"<table cellspacing=6>{rows}</table>"
-                                "<p>In the candidate table: arrows move, Ctrl+click selects a second candidate "
-                                "to compare.</p>")
+        QMessageBox.information(self, "Keyboard shortcuts", self.shortcuts_html())
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():

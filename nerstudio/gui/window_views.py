@@ -24,6 +24,7 @@ from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
+from .views.type_legend import TypeLegend
 
 STATUS_FILTERS = (
     ("All sentences", None, "Show every sentence"),
@@ -109,8 +110,7 @@ class Views:
         self.sentence_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.sentence_scroll.setMinimumHeight(100)
         tv.addWidget(self.sentence_scroll, 1)
-        self.legend = QLabel()
-        self.legend.setObjectName("typeLegend")
+        self.legend = TypeLegend()
         tv.addWidget(self.legend)
 
         # candidates and features

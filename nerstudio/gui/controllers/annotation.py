@@ -1,5 +1,14 @@
 """Annotation: gold edits, undo and redo, accepting a candidate, saving, autosave and recovery.
 
+Every annotation command is one QAction here (label as each of the corpus's types, clear,
+extend / shrink, split, merge, accept, undo / redo), shared by the Edit menu, the sentence view's
+right-click menu, the legend chips and the keys; each is enabled from what the sentence view's
+selection allows. The edit keys work with the focus in the sentence view *or* in the corpus
+browser (an event filter on both routes a key to its action; the browser's type-ahead search is
+switched off so a letter never jumps the list), and nowhere else: typing in the search box or any
+text field types text. The type keys and colours come from the corpus's own types
+(:func:`nerstudio.app.types.document_types`).
+
 Edits from the sentence view (keys and mouse) and "accept candidate as gold" become
 :meth:`Document.set_spans <nerstudio.app.document.Document.set_spans>` calls — one undoable step
 each, in the document's own history, which the Undo / Redo actions drive. An
@@ -15,15 +24,39 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
+from ...app.types import TypeScheme, document_types
 from ...corpus.formats import write_corpus
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
+from ..views.annotation_view import CARET_KEYS
+from ..views.palette import type_icon
 from . import Context
+
+# the edit commands other than "label as <type>": name, menu text, keys, the view's method, and
+# what to say when the key is pressed while the command cannot apply
+EDIT_COMMANDS = (
+    ("clear", "&Clear entities in the selection", ("Delete", "Backspace"), lambda v: v.clear_selection_spans(),
+     "No entity under the selection"),
+    ("extend_left", "Extend entity to the &left", ("Ctrl+Left",), lambda v: v.extend(-1),
+     "Put the caret on an entity that does not start the sentence"),
+    ("extend_right", "Extend entity to the &right", ("Ctrl+Right",), lambda v: v.extend(1),
+     "Put the caret on an entity that does not end the sentence"),
+    ("shrink_left", "Shrink entity (end moves left)", ("Ctrl+Shift+Left",), lambda v: v.shrink(-1),
+     "Put the caret on an entity first"),
+    ("shrink_right", "Shrink entity (start moves right)", ("Ctrl+Shift+Right",), lambda v: v.shrink(1),
+     "Put the caret on an entity first"),
+    ("split", "S&plit entity before the caret", ("/",), lambda v: v.split_at_caret(),
+     "Put the caret inside an entity, after its first token"),
+    ("merge", "&Merge with the adjacent entity", ("+", "="), lambda v: v.merge_with_next(),
+     "Nothing to merge: put the caret on an entity that has a next entity, or on the first token of one "
+     "that follows another"),
+)
 
 
 def default_recovery_dir(settings=None) -> str:
@@ -59,7 +92,7 @@ class AnnotationController(QObject):
         views.sentence_view.editRequested.connect(self._on_edit_requested)
         views.sentence_view.editRefused.connect(lambda msg: ctx.status(msg, 6000))
         ctx.events.changed.connect(self._on_change)
-        w = parent_widget
+        w = self._window = parent_widget
         self.act_undo = _action(w, "&Undo", self.undo, QKeySequence.Undo)
         self.act_redo = _action(w, "&Redo", self.redo, QKeySequence.Redo)
         self.act_accept = _action(w, "&Accept candidate as gold", lambda: self.accept_candidate(), "Ctrl+Return",
@@ -68,13 +101,137 @@ class AnnotationController(QObject):
                                 "Save the gold annotations to the corpus file (its own format)")
         self.act_save_as = _action(w, "Save corpus &as…", self.save_corpus_as_dialog, None,
                                    "Save the gold annotations to another file")
+        self._build_edit_actions()
+        views.sentence_view.selectionChanged.connect(lambda *_: self._update_enabled())
+        views.sentence_view.contextMenuWanted.connect(lambda pos: self.context_menu().exec(pos))
+        views.legend.typeClicked.connect(self.label_selection)
+        self._keys = _KeyRouter(self)
+        for widget in (views.sentence_view, views.corpus_view):
+            widget.installEventFilter(self._keys)
+        views.corpus_view.setProperty("annotationKeys", True)
         self._update_actions()
+        self._set_scheme(document_types(self.doc))
+
+    # -- the annotation actions -----------------------------------------------------------
+    def _build_edit_actions(self) -> None:
+        self.type_actions: dict[str, QAction] = {}
+        self.edit_actions: dict[str, QAction] = {}
+        self._menus: list[QMenu] = []
+        self.scheme: TypeScheme | None = None
+        view = self.v.sentence_view
+        for name, text, keys, call, _why in EDIT_COMMANDS:
+            a = QAction(text, self._window)
+            a.setShortcuts([QKeySequence(k) for k in keys])
+            a.setShortcutContext(Qt.WidgetShortcut)  # keys reach it through _KeyRouter only
+            a.setStatusTip(text.replace("&", ""))
+            a.triggered.connect(lambda _=False, call=call: call(view))
+            self.edit_actions[name] = a
+
+    def _set_scheme(self, scheme: TypeScheme) -> None:
+        """The corpus's types changed (a corpus opened, a new type appeared): new type actions."""
+        if scheme == self.scheme:
+            return
+        self.scheme = scheme
+        for a in self.type_actions.values():
+            a.deleteLater()
+        self.type_actions = {}
+        for lab in scheme.labels:
+            name = lab or "entity"
+            a = QAction(f"Label as {name.replace('&', '&&')}", self._window)
+            a.setShortcuts([QKeySequence(k) for k in (scheme.letter(lab), scheme.digit(lab)) if k])
+            a.setShortcutContext(Qt.WidgetShortcut)
+            a.setIcon(type_icon(lab, scheme))
+            a.setStatusTip(f"Set the type of the selected tokens (or of the entity under the caret) to {name}")
+            a.triggered.connect(lambda _=False, lab=lab: self.v.sentence_view.set_type(lab))
+            self.type_actions[lab] = a
+        self.v.sentence_view.set_scheme(scheme)
+        self.v.legend.set_scheme(scheme)
+        self.v.sentence_view.setToolTip(
+            "Boxes: gold entities · bars: the selected candidate(s) · red: they differ.\n"
+            "Click or drag over tokens (Shift+arrows) to select; "
+            + ", ".join(f"{scheme.letter(lab)} {lab or 'entity'}" for lab in scheme.labels if scheme.letter(lab))
+            + " (or 1–9) set the type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges; "
+            "right-click for the menu. The keys also work from the corpus browser.")
+        self._keys_table = None
+        for m in self._menus:
+            self.fill_menu(m)
+        self._update_enabled()
+
+    def annotation_actions(self) -> list[QAction | None]:
+        """Every annotation command in menu order (None: a separator)."""
+        e = self.edit_actions
+        return [self.act_undo, self.act_redo, None, *self.type_actions.values(), None, e["clear"], None,
+                e["extend_left"], e["extend_right"], e["shrink_left"], e["shrink_right"], e["split"], e["merge"],
+                None, self.act_accept]
+
+    def fill_menu(self, menu: QMenu) -> QMenu:
+        menu.clear()
+        for a in self.annotation_actions():
+            menu.addAction(a) if a is not None else menu.addSeparator()
+        return menu
+
+    def fill_edit_menu(self, menu: QMenu) -> None:
+        """Fill the window's Edit menu (and refill it when the corpus's types change)."""
+        self._menus.append(menu)
+        self.fill_menu(menu)
+
+    def context_menu(self) -> QMenu:
+        """The sentence view's right-click menu: the Edit menu's actions."""
+        menu = QMenu(self.v.sentence_view)
+        menu.setObjectName("annotationContextMenu")
+        menu.setAttribute(Qt.WA_DeleteOnClose)
+        return self.fill_menu(menu)
+
+    def key_table(self) -> dict[int, QAction]:
+        """Key combination (as an int) → the action it triggers in the sentence view / browser."""
+        if self._keys_table is None:
+            table = {}
+            for a in [*self.type_actions.values(), *self.edit_actions.values()]:
+                for seq in a.shortcuts():
+                    table[seq[0].toCombined()] = a
+            self._keys_table = table
+        return self._keys_table
+
+    def shortcut_rows(self) -> list[tuple[str, str]]:
+        """(keys, what they do) for the help: the annotation actions, then the caret keys."""
+        rows = []
+        for a in self.annotation_actions():
+            if a is not None and a.shortcuts():
+                keys = ", ".join(s.toString(QKeySequence.NativeText) for s in a.shortcuts())
+                rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
+        return rows + list(CARET_KEYS)
+
+    def label_selection(self, label: str) -> None:
+        """Set ``label`` on the sentence view's selection (a legend chip)."""
+        a = self.type_actions.get(label)
+        if a is not None and a.isEnabled():
+            a.trigger()
+        elif a is not None:
+            self.ctx.status("Select tokens in the sentence view first", 4000)
+
+    def why_disabled(self, action: QAction) -> str:
+        if self.ctx.cursor.k < 0 or not self.v.sentence_view.words():
+            return "No sentence shown: open a corpus and pick a sentence"
+        for name, _text, _keys, _call, why in EDIT_COMMANDS:
+            if self.edit_actions[name] is action:
+                return why
+        return "Select tokens in the sentence view first"
+
+    def _update_enabled(self) -> None:
+        can = self.v.sentence_view.available()
+        for a in self.type_actions.values():
+            a.setEnabled(can["type"])
+        for name, a in self.edit_actions.items():
+            a.setEnabled(can[name])
 
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind not in ("gold", "saved", "corpus"):
             return
+        if ch.kind in ("gold", "corpus"):
+            self._set_scheme(document_types(self.doc))
+            self._update_enabled()
         if ch.kind == "gold" and self.ctx.cursor.k not in ch.sentences and ch.sentences:
             self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
         self._update_actions()
@@ -211,3 +368,43 @@ def _action(parent, text, slot, shortcut=None, tip="") -> QAction:
         a.setToolTip(f"{tip} ({a.shortcut().toString()})" if shortcut is not None else tip)
     a.triggered.connect(slot)
     return a
+
+
+class _KeyRouter(QObject):
+    """Routes the edit keys pressed in the sentence view or the corpus browser to their actions,
+    and keeps plain typing in the browser from jumping the list (QTreeView's type-ahead)."""
+
+    def __init__(self, controller: AnnotationController):
+        super().__init__(controller)
+        self.c = controller
+
+    @staticmethod
+    def combination(ev) -> int:
+        mods = ev.modifiers() & ~Qt.KeypadModifier
+        key = ev.key()
+        if key < 0x01000000 and not (Qt.Key_A <= key <= Qt.Key_Z):
+            mods &= ~Qt.ShiftModifier  # "+", "/" … need Shift on many layouts
+        return QKeyCombination(mods, Qt.Key(key)).toCombined()
+
+    def eventFilter(self, obj, ev) -> bool:
+        t = ev.type()
+        if t not in (QEvent.KeyPress, QEvent.ShortcutOverride):
+            return False
+        act = self.c.key_table().get(self.combination(ev))
+        if act is None:
+            plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
+            typed = ev.text()
+            if t == QEvent.KeyPress and obj.property("annotationKeys") and plain and typed.strip() \
+                    and typed.isprintable():
+                self.c.ctx.status(f"“{typed}” is not an annotation key (Help ▸ Keyboard shortcuts lists them; "
+                                  "Ctrl+F searches the sentences)", 5000)
+                return True
+            return False
+        if t == QEvent.ShortcutOverride:
+            ev.accept()  # ours, even if a window shortcut has the same key
+            return True
+        if act.isEnabled():
+            act.trigger()
+        else:
+            self.c.ctx.status(self.c.why_disabled(act), 5000)
+        return True

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change
+from ...app.types import document_types
 from ..models.corpus_model import status_text
 from ..views.palette import type_color
 from . import Context
@@ -94,9 +95,6 @@ class BrowserController(QObject):
         if len(c.documents) <= 50:
             v.corpus_view.expandToDepth(0)
         self._update_summary()
-        v.legend.setText("  ".join(
-            f'<span style="background:{type_color(lab).name()};color:white;padding:2px">&nbsp;{lab or "entity"}'
-            '&nbsp;</span>' for lab in c.labels) + "   <i>boxes: gold · bars: candidate · red: differs</i>")
         self.ctx.cursor.k = -1
         if len(c):
             self.select_sentence(0)
@@ -211,9 +209,10 @@ class BrowserController(QObject):
                                                       "are listed)"))
         else:
             t.clearSpans()
+        types = document_types(self.doc)
         for r, sp in enumerate(spans):
             item = QTableWidgetItem(sp.label or "entity")
-            item.setForeground(type_color(sp.label))
+            item.setForeground(type_color(sp.label, types))
             t.setItem(r, 0, item)
             t.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
             t.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))

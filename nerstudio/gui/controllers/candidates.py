@@ -35,8 +35,6 @@ class CandidatesController(QObject):
         k = self.ctx.cursor.k
         if ch.kind == "gold" and k in ch.sentences:
             self._gold_changed(k)
-        elif ch.kind == "corpus":
-            self.v.sentence_view.set_types(self.doc.corpus.labels)
         elif ch.kind == "nbest" and k >= 0:
             self.show_sentence(k)
         elif ch.kind in ("scores", "model") and k >= 0:
@@ -90,8 +88,7 @@ class CandidatesController(QObject):
         """The shown sentence's gold changed: redraw it with the same candidate, and the
         candidates' F and exact-match marks (the selection stays)."""
         s = self.doc.corpus.sentences[k]
-        view = self.v.sentence_view
-        view.set_sentence(s.words, s.spans, *view.candidate())
+        self.v.sentence_view.set_gold(s.spans)
         i = self.doc.nbest_row(k)
         if i >= 0:
             ex = self._exact(i)
@@ -102,9 +99,12 @@ class CandidatesController(QObject):
     def _row(self) -> int:
         return self.doc.nbest_row(self.ctx.cursor.k)
 
-    def _draw(self, i: int, j: int, name: str) -> None:
+    def _draw(self, i: int, j: int, name: str, b: int | None = None) -> None:
+        """Candidate j under the gold; with b, candidates j (A) and b (B) both (compare mode)."""
         k = self.ctx.cursor.k
-        self.v.sentence_view.set_sentence(self.doc.nbest.words[i], self.doc.spans(k), self.doc.nbest.spans(i, j), name)
+        nb = self.doc.nbest
+        self.v.sentence_view.set_sentence(nb.words[i], self.doc.spans(k), nb.spans(i, j), name,
+                                          None if b is None else nb.spans(i, b), f"candidate {(b or 0) + 1}")
 
     @Slot(int)
     def _on_candidate(self, j: int) -> None:
@@ -138,7 +138,7 @@ class CandidatesController(QObject):
         if i < 0:
             return
         doc, fp = self.doc, self.v.feature_panel
-        self._draw(i, a, f"candidate {a + 1}")
+        self._draw(i, a, f"candidate {a + 1}", b)
         if doc.kt is not None:
             self._compare_kt(i, a, b)
             return
