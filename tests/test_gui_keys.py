@@ -252,6 +252,7 @@ def test_legend_chip_click_labels_the_selection(window, qtbot):
     w.sentence_view.select_tokens(0, 2)
     chip = w.legend.chips["LOC"]
     assert chip.isVisible()
+    qtbot.waitUntil(lambda: chip.height() > 0)  # laid out (the workspace was just shown)
     qtbot.mouseClick(chip, Qt.LeftButton)
     assert w.corpus.sentences[k].spans == [Span(0, 2, "LOC")]
 

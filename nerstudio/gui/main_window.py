@@ -1,5 +1,9 @@
 """The main window: it builds the views, the document, the job service and the controllers,
-wires them together, and holds the menus.
+wires them together, and holds the menus and the toolbar.
+
+The views are laid out in four workspaces (:mod:`.workspaces`, built in :mod:`.window_views`):
+Annotate, Inspect, Train and Teach, chosen with the mode bar, the View menu or Ctrl+1…4; the
+window restores the last one once the controllers exist (entering Teach prepares the stepper).
 
 What the window shows comes from one :class:`~nerstudio.app.document.Document` (the open corpus,
 the only copy of its gold, and what is attached to it). The behaviour lives in the controllers of
@@ -14,7 +18,7 @@ from __future__ import annotations
 import html
 import os
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
@@ -30,6 +34,7 @@ from .controllers.model_features import ModelFeaturesController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
+from . import icons
 from .dialogs import Dialogs
 from .job_service import JobService
 from .window_views import Views
@@ -47,9 +52,9 @@ _DELEGATED = {
     "stepper": ("prepare_stepper:prepare",),
     "views": ("search", "status_filter", "type_filter", "tree_model", "proxy", "corpus_view", "filter_count",
               "sentence_header", "sentence_view", "legend", "nbest_panel", "nbest_view", "feature_panel",
-              "feature_view", "tabs", "curve_plot", "entity_table", "summary", "comparison_view", "model_features_view", "training_panel",
-              "training_dock", "train_button", "cancel_button", "stepper_panel", "stepper_dock", "status",
-              "state_label"),
+              "feature_view", "tabs", "curve_plot", "entity_table", "summary", "comparison_view",
+              "model_features_view", "training_panel", "training_dock", "train_button", "cancel_button",
+              "stepper_panel", "stepper_dock", "status", "state_label", "workspaces"),
     "document": ("corpus", "flags"),
 }
 
@@ -87,6 +92,7 @@ class MainWindow(QMainWindow):
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
         self._build_menus()
+        v.workspaces.restore("inspect")  # after the controllers: entering a workspace may prepare it
         self._update_title()
         self.training.update_state()
         geo, state = self.settings.value("window/geometry"), self.settings.value("window/state")
@@ -165,13 +171,10 @@ class MainWindow(QMainWindow):
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
         an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
-        tb = self.addToolBar("Annotation")
-        tb.setObjectName("annotationToolbar")
-        for a, name in ((an.act_undo, "undoButton"), (an.act_redo, "redoButton"), (an.act_accept, "acceptButton"),
-                        (an.act_save, "saveCorpusButton")):
-            tb.addAction(a)
-            tb.widgetForAction(a).setObjectName(name)
 
+        viewm = self.view_menu = menu.addMenu("&View")
+        for a in v.workspaces.actions():
+            viewm.addAction(a)
         navm = menu.addMenu("&Navigate")
         self.act_next = self._act("&Next sentence", lambda: b.step_sentence(1), "Ctrl+Down",
                                   "Next sentence (among those the filters show)", navm)
@@ -182,12 +185,12 @@ class MainWindow(QMainWindow):
         self._act("Next &change by the reranker", lambda: b.step_matching("changed", 1), "Shift+F8",
                   "Next sentence where the reranker picks another candidate", navm)
         navm.addSeparator()
-        self._act("&Find…", lambda: (v.search.setFocus(), v.search.selectAll()), QKeySequence.Find,
+        self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
                   "Search the sentences", navm)
-        self._act("Focus &corpus", lambda: v.corpus_view.setFocus(), "Ctrl+1", "Focus the corpus browser", navm)
-        self._act("Focus N-&best", lambda: v.nbest_view.setFocus(), "Ctrl+2", "Focus the candidate table", navm)
-        self._act("Focus f&eatures", lambda: (v.feature_panel.search.setFocus(), v.feature_panel.search.selectAll()),
-                  "Ctrl+3", "Filter the features", navm)
+        self._act("Focus &corpus", lambda: self._focus(v.corpus_view), "Alt+1", "Focus the corpus browser", navm)
+        self._act("Focus N-&best", lambda: self._focus(v.nbest_view), "Alt+2", "Focus the candidate table", navm)
+        self._act("Focus f&eatures", lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
+                  "Alt+3", "Filter the features", navm)
         self._act("Compare with &top candidate", self.candidates.compare_with_top, "Ctrl+D",
                   "Compare the selected candidate with the tagger's top candidate", navm)
 
@@ -197,15 +200,10 @@ class MainWindow(QMainWindow):
         self.act_cancel = self._act("&Cancel", t.cancel_job, "Shift+F5", "Stop the running job", trainm)
         self.act_cancel.setEnabled(False)
         trainm.addSeparator()
-        self.act_show_training = v.training_dock.toggleViewAction()
-        self.act_show_training.setText("Show training &panel")
-        self.act_show_training.setShortcut(QKeySequence("Ctrl+T"))
-        trainm.addAction(self.act_show_training)
-        self.act_show_stepper = v.stepper_dock.toggleViewAction()
-        self.act_show_stepper.setText("&Step through training")
-        self.act_show_stepper.setShortcut(QKeySequence("Ctrl+Shift+T"))
-        trainm.addAction(self.act_show_stepper)
-        self.act_show_stepper.triggered.connect(lambda on: on and self.stepper.prepare())
+        self.act_show_training = v.workspaces.spaces["train"].action
+        self.act_show_stepper = v.workspaces.spaces["teach"].action
+        self.act_step = self._act("&Step through training", self._step, "F10",
+                                  "One boosting round or perceptron update in the Teach workspace", trainm)
         self._act("Export curve &image…", v.curve_plot.export_image_dialog, None,
                   "Save the training curves as PNG or SVG", trainm)
         self._act("Export curve &data…", v.curve_plot.export_csv_dialog, None, "Save the training curves as CSV", trainm)
@@ -215,11 +213,44 @@ class MainWindow(QMainWindow):
                   "List the keyboard shortcuts", helpm)
         self._act("&About nerstudio", self.about, None, "About nerstudio and the papers it implements", helpm)
 
+        self._build_toolbar()
+
+    def _build_toolbar(self) -> None:
+        """One row of icons (the names are in the tooltips and the menus): it fits at 1280 px
+        whatever the actions are called."""
         tb = self.addToolBar("Main")
         tb.setObjectName("mainToolbar")
-        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_save, None, self.act_prev,
-                  self.act_next, self.act_next_err, None, self.act_show_training, self.act_train, self.act_cancel):
-            tb.addAction(a) if a is not None else tb.addSeparator()
+        tb.setMovable(False)
+        tb.setToolButtonStyle(Qt.ToolButtonIconOnly)
+        tb.setIconSize(QSize(22, 22))
+        entries = ((self.act_open, "open", "openButton"), (self.act_save_corpus, "save", "saveCorpusButton"), None,
+                   (self.act_undo, "undo", "undoButton"), (self.act_redo, "redo", "redoButton"),
+                   (self.act_accept, "accept", "acceptButton"), None,
+                   (self.act_prev, "previous", "previousButton"), (self.act_next, "next", "nextButton"),
+                   (self.act_next_err, "next_error", "nextErrorButton"), None,
+                   (self.act_train, "train", "trainToolButton"), (self.act_cancel, "cancel", "cancelToolButton"))
+        for e in entries:
+            if e is None:
+                tb.addSeparator()
+                continue
+            a, name, obj = e
+            a.setIcon(icons.icon(name))
+            if not a.toolTip() or a.toolTip() == a.text().replace("&", ""):
+                key = a.shortcut().toString(QKeySequence.NativeText)
+                a.setToolTip(a.text().replace("&", "") + (f" ({key})" if key else ""))
+            tb.addAction(a)
+            tb.widgetForAction(a).setObjectName(obj)
+        self.toolbar = tb
+
+    def _focus(self, widget) -> None:
+        """Bring ``widget``'s workspace forward (if it is not showing it) and focus it."""
+        if not self.views.workspaces.holds(widget):
+            self.views.workspaces.reveal(widget)
+        widget.setFocus()
+
+    def _step(self) -> None:
+        self.views.stepper_dock.show()
+        self.views.stepper_panel.step()
 
     def _on_busy(self, busy: bool) -> None:
         self.act_cancel.setEnabled(busy)

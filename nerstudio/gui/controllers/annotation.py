@@ -241,8 +241,12 @@ class AnnotationController(QObject):
         h = self.doc.history
         self.act_undo.setEnabled(h.can_undo())
         self.act_redo.setEnabled(h.can_redo())
-        self.act_undo.setText(f"&Undo {h.undo_text()}".strip())
-        self.act_redo.setText(f"&Redo {h.redo_text()}".strip())
+        # fixed texts (a toolbar button must not grow with the edit's name); what is undone
+        # goes to the tooltip and the status tip
+        for a, verb, what in ((self.act_undo, "Undo", h.undo_text()), (self.act_redo, "Redo", h.redo_text())):
+            tip = f"{verb} {what}".strip()
+            a.setToolTip(f"{tip} ({a.shortcut().toString()})")
+            a.setStatusTip(tip)
 
     # -- edits ----------------------------------------------------------------------------
     @Slot(list, str)

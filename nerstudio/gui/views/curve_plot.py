@@ -16,14 +16,17 @@ import csv
 import math
 import textwrap
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy,
                                QVBoxLayout, QWidget)
 
+
 from .figure_image import FigureImage
+
+if TYPE_CHECKING:  # matplotlib itself is imported where figures are made, not at start-up
+    from matplotlib.figure import Figure
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 
@@ -82,6 +85,7 @@ class CurvePlot(QWidget):
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens the window
+        self.info.setWordWrap(True)  # several runs' summaries wrap instead of being cut at the buttons
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")
@@ -189,6 +193,7 @@ class CurvePlot(QWidget):
     def export_image(self, path: str) -> None:
         """Save the figure (PNG or SVG) at the size it has on screen."""
         w, h = max(self.canvas.width(), 320), max(self.canvas.height(), 200)
+        from matplotlib.figure import Figure  # imported when needed: the window starts faster
         fig = Figure(figsize=(w / 100, h / 100), dpi=100, layout="constrained")
         self._snapshot()(fig)
         fig.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
@@ -261,6 +266,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         first = first or ax
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
+        from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
         ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))  # rounds and epochs are counts
         ax.grid(True, alpha=0.3)
         if k == 0 or rows > 1:
