@@ -28,6 +28,13 @@ def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = 
                    help=f"tag scheme of the {what} (iob1, iob2, bioes, bilou, scn); detected if omitted")
 
 
+def _add_executor_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", default="local", metavar="WHERE",
+                   help="where independent work (folds, grid points) runs: local (processes here, the default), "
+                        "local:N, dask-local[:N] (a Dask LocalCluster of N workers) or dask://HOST:PORT (a running "
+                        "Dask scheduler); Dask needs pip install 'nerstudio[dask]'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nerstudio",
@@ -126,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--out", required=True, metavar="NBEST", help="jackknifed N-best file for TRAIN (.npz)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    _add_executor_option(p)
     p.add_argument("--model-out", metavar="MODEL", help="also train on all of TRAIN and save that model")
     p.add_argument("--decode", nargs=2, action="append", metavar=("CORPUS", "NBEST"), default=[],
                    help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)")
@@ -201,8 +209,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
+    _add_executor_option(p)
     p.add_argument("--encoding", default=None, help="text encoding of the corpora")
     p.add_argument("--json", action="store_true", help="print report.json to stdout")
+
+    p = sub.add_parser("sweep", help="train a learner at every point of a grid of settings: dev F table and plot",
+                       description="Train ALGO once per point of GRID (every combination of the values) and "
+                                   "score it on DEV; write DIR/sweep.md (the table), sweep.json and sweep.png "
+                                   "(dev F against each setting). A reranker sweeps N-best files (.npz), a tagger "
+                                   "(maxent, perceptron-tagger) corpora.")
+    p.add_argument("--algo", required=True, metavar="ALGO",
+                   help="boost, perceptron, voted, averaged, margin, kernel, maxent or perceptron-tagger")
+    p.add_argument("--train", required=True, metavar="TRAIN", help="training N-best file (rerankers) or corpus (taggers)")
+    p.add_argument("--dev", required=True, metavar="DEV", help="development N-best file or corpus")
+    p.add_argument("--grid", required=True, metavar="GRID",
+                   help="settings and their values, e.g. 'rounds=1e4,1e5 epsilon=0.001,0.0025' (the learner's "
+                        "own setting names; rerankers also min_sentences)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting kept fixed at every point (repeatable)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    _add_executor_option(p)
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: one per core)")
+    p.add_argument("--encoding", default=None, help="text encoding of the corpora")
+    p.add_argument("--json", action="store_true", help="print sweep.json to stdout")
 
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
@@ -484,14 +513,14 @@ def _typed_for(spans):
 
 
 def cmd_jackknife(args) -> int:
-    from .experiments.pipeline import jackknife, sentence_ids
+    from .experiments.pipeline import jackknife
     train = _read(args.train, args)
     decode = [(src, dst, _read(src, args)) for src, dst in args.decode]  # bad input fails before the work
     bar = Progress("jackknife")
     full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
                     progress=lambda p: bar.message(p.message) if p.final else None, full=full,
-                    decode={str(k): (c.sentences, sentence_ids(c)) for k, (_, _, c) in enumerate(decode)})
+                    decode={str(k): c for k, (_, _, c) in enumerate(decode)}, executor=_executor(args))
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
@@ -690,7 +719,7 @@ def cmd_experiment(args) -> int:
             setattr(cfg, attr, getattr(args, k))
     bar = Progress("experiment")
     report = run_experiment(args.train, args.dev, args.test, args.out, cfg,
-                            progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+                            progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"), executor=_executor(args))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -724,10 +753,33 @@ def _kazama_experiment(args) -> int:
         cfg.average_joint = True
     bar = Progress("experiment")
     report = run_kazama(args.train, args.dev, args.test, args.out, cfg,
-                        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+                        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"), executor=_executor(args))
     print(json.dumps(report, indent=2) if args.json else report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
+    return 0
+
+
+def _executor(args):
+    """The executor ``--executor`` names (None: the local default), closed when the command exits."""
+    import atexit
+    from .experiments.dask_executor import executor_from_setting
+    executor = executor_from_setting(args.executor)
+    if hasattr(executor, "close"):
+        atexit.register(executor.close)
+    return executor
+
+
+def cmd_sweep(args) -> int:
+    from .experiments.sweep import parse_settings, run_sweep, sweep_markdown
+    grid = parse_settings(args.algo, args.grid)
+    fixed = {k: v[0] for k, v in parse_settings(args.algo, " ".join(args.set), single=True).items()}
+    bar = Progress("sweep")
+    report = run_sweep(args.algo, args.train, args.dev, grid, args.out, fixed, executor=_executor(args),
+                       workers=args.workers, encoding=args.encoding,
+                       progress=lambda p: bar.message(p.message) if p.final else None)
+    print(json.dumps(report, indent=2) if args.json else sweep_markdown(report))
+    print(f"wrote {args.out}/sweep.md, sweep.json, sweep.png ({report['seconds_total']:.0f}s)", file=sys.stderr)
     return 0
 
 
@@ -738,7 +790,8 @@ def cmd_gui(args) -> int:
 
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
             "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
-            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment}
+            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
+            "sweep": cmd_sweep}
 
 
 def main(argv: list[str] | None = None) -> int:
