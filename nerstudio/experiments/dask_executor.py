@@ -226,8 +226,8 @@ class DaskExecutor:
         if len(starts[i]) == 2:
             on_progress(i, f"its worker {starts[i][0]} died: retrying on {starts[i][1]}")
         elif len(starts[i]) > 2:  # a scheduler that allows more than one retry
-            raise ChildProcessFailed(f"{jobs[i].name}: its worker died twice ({starts[i][0]}, {starts[i][1]}); "
-                                     "not retried again")
+            raise ChildProcessFailed(f"{jobs[i].name}: its Dask worker died twice ({starts[i][0]}, {starts[i][1]}); "
+                                     "given up")
 
     def _ship(self, client, digests: dict[str, str]) -> dict:
         """``{path: (sha256, future of its bytes)}`` for the files some worker does not see."""
@@ -268,7 +268,7 @@ def _failure(job, fut) -> BaseException:
         n = exc.allowed_failures + 1
         times = "twice" if n == 2 else ("once" if n == 1 else f"{n} times")
         last = getattr(exc.last_worker, "address", exc.last_worker)
-        return ChildProcessFailed(f"{job.name}: its Dask worker died {times} (last {last}); given up")
+        return ChildProcessFailed(f"{job.name}: its Dask worker died {times} (the last {last}); given up")
     if isinstance(exc, BaseException):
         tb = fut.traceback()
         if tb is not None:

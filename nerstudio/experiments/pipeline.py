@@ -31,6 +31,7 @@ class JackknifeResult:
     seconds: float
     model: MaxEntTagger | None = None  # trained on the whole corpus (with ``full=True``)
     decoded: dict | None = None  # name -> NBestList decoded by ``model``
+    job_seconds: dict | None = None  # wall seconds of each fold ("fold 1/5") and of the whole-corpus model
 
 
 def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
@@ -123,7 +124,7 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
                          ids=sentence_ids(corpus))
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
     model, decoded = run.extra[extra[0].name] if full else (None, None)
-    return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded)
+    return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded, run.seconds)
 
 
 def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None) -> NBestList:

@@ -371,9 +371,10 @@ def plot_sweep(report: dict, path: str) -> None:
             label = key[0] if key == ("best of the others",) else \
                 (", ".join(f"{n}={v}" for n, v in zip(others, key)) or name)
             ax.plot(xs, ys, marker="o", ms=4, label=label)
-        if numeric and all(v > 0 for v in values) and max(values) / min(values) >= 20:
+        if numeric and all(v > 0 for v in values) and max(values) / min(values) >= 10:
             ax.set_xscale("log")
-        if not numeric:
+            ax.minorticks_off()
+        if not numeric or len(values) <= MAX_LINES:  # the grid's own values as ticks
             ax.set_xticks(xs, [str(values[j]) for j in order])
         ax.axhline(best_f, color="grey", ls=":", lw=1)
         ax.set_xlabel(name)
