@@ -519,7 +519,7 @@ def cmd_jackknife(args) -> int:
     bar = Progress("jackknife")
     full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
-                    progress=lambda p: bar.message(p.message) if p.final else None, full=full,
+                    progress=lambda p: bar.message(p.message) if p.final or p.notice else None, full=full,
                     decode={str(k): c for k, (_, _, c) in enumerate(decode)}, executor=_executor(args))
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
@@ -777,7 +777,7 @@ def cmd_sweep(args) -> int:
     bar = Progress("sweep")
     report = run_sweep(args.algo, args.train, args.dev, grid, args.out, fixed, executor=_executor(args),
                        workers=args.workers, encoding=args.encoding,
-                       progress=lambda p: bar.message(p.message) if p.final else None)
+                       progress=lambda p: bar.message(p.message) if p.final or p.notice else None)
     print(json.dumps(report, indent=2) if args.json else sweep_markdown(report))
     print(f"wrote {args.out}/sweep.md, sweep.json, sweep.png ({report['seconds_total']:.0f}s)", file=sys.stderr)
     return 0

@@ -107,7 +107,7 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     t = time.perf_counter()
     params = {"task": cfg.task, "features": cfg.tagger_features}
     jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
-                   progress=lambda p: say("tagger", p.message) if p.final else None, should_cancel=should_cancel,
+                   progress=lambda p: say("tagger", p.message) if p.final or p.notice else None, should_cancel=should_cancel,
                    full=True, decode={"dev": dev, "test": test}, executor=executor)
     nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
     for nb, path in ((nb_train, train_path), (nb_dev, dev_path), (nb_test, test_path)):

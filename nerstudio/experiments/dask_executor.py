@@ -178,13 +178,13 @@ class DaskExecutor:
         events: queue.Queue = queue.Queue()
         client.subscribe_topic(topic, events.put)
         cancel = d.Event(f"nerstudio-cancel-{run_id}", client=client)
-        futures = {}
-        for i, job in enumerate(jobs):
-            key = f"nerstudio-{re.sub(r'[^A-Za-z0-9=.,]+', '_', job.name)}-{run_id}"
-            futures[client.submit(_remote_job, job, i, source, shipped, run_id, key=key, pure=False, retries=0)] = i
-        pending = dict(futures)
-        starts: dict[int, list[str]] = {i: [] for i in range(len(jobs))}
+        pending: dict = {}  # future -> job index
+        starts: dict[int, list[str]] = {i: [] for i in range(len(jobs))}  # workers each job started on
         try:
+            for i, job in enumerate(jobs):
+                key = f"nerstudio-{re.sub(r'[^A-Za-z0-9=.,]+', '_', job.name)}-{run_id}"
+                pending[client.submit(_remote_job, job, i, source, shipped, run_id, key=key, pure=False,
+                                      retries=0)] = i
             while pending:
                 if should_cancel is not None and should_cancel():
                     raise Cancelled("cancelled")
@@ -224,7 +224,7 @@ class DaskExecutor:
             return
         starts[i].append(msg["worker"])
         if len(starts[i]) == 2:
-            on_progress(i, f"its worker {starts[i][0]} died: retrying on {starts[i][1]}")
+            on_progress(i, f"its worker {starts[i][0]} died: retrying on {starts[i][1]}", True)
         elif len(starts[i]) > 2:  # a scheduler that allows more than one retry
             raise ChildProcessFailed(f"{jobs[i].name}: its Dask worker died twice ({starts[i][0]}, {starts[i][1]}); "
                                      "given up")

@@ -146,13 +146,15 @@ class TaskContext:
 @dataclass(frozen=True)
 class FoldProgress:
     """A progress event of :func:`run_folds`: ``final`` when job ``job`` has just finished (then
-    ``done`` counts it), else a message from inside the running job."""
+    ``done`` counts it), else a message from inside the running job; ``notice`` marks one the user
+    should see even where only finished jobs are shown (a job restarted after its worker died)."""
 
     message: str
     done: int
     total: int
     job: str
     final: bool
+    notice: bool = False
 
 
 @dataclass
@@ -184,10 +186,11 @@ class Executor(Protocol):
     remote: bool  # the jobs get their data from ``source`` and send their results as files
 
     def run(self, jobs: Sequence[Job], data: Any, *, on_result: Callable[[int, Any, float], None],
-            on_progress: Callable[[int, str], None], should_cancel: Callable[[], bool] | None,
+            on_progress: Callable[..., None], should_cancel: Callable[[], bool] | None,
             source: SharedInput | None = None) -> None:
         """Run every job; ``on_result(i, result, seconds)`` as each finishes, ``on_progress(i,
-        message)`` from inside job i. Raises :class:`Cancelled` promptly once ``should_cancel()``
+        message)`` from inside job i (``on_progress(i, message, True)``: a notice, see
+        :class:`FoldProgress`). Raises :class:`Cancelled` promptly once ``should_cancel()``
         turns true, or the first job's error. A local executor passes ``data`` and ignores
         ``source``; a remote one loads ``source`` on its workers instead."""
 
@@ -331,9 +334,10 @@ def run_jobs(jobs: Sequence[Job], data, *, executor: Executor | None = None, wor
             progress(FoldProgress(f"{jobs[i].name} {jobs[i].done} in {secs:.1f}s ({len(outcome)}/{len(jobs)} done)",
                                   len(outcome), len(jobs), jobs[i].name, True))
 
-    def on_progress(i: int, message: str) -> None:
+    def on_progress(i: int, message: str, notice: bool = False) -> None:
         if progress is not None:
-            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False))
+            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False,
+                                  notice))
 
     if is_remote(executor):
         executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel,

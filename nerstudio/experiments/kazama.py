@@ -149,7 +149,7 @@ def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, work
     _, parts = split(corpus, folds, unit="document")
 
     def said(p):
-        if p.final and progress is not None:
+        if (p.final or p.notice) and progress is not None:
             progress(p.message)
     source = CorpusFile.of(corpus, "documents") if is_remote(executor) else None
     run = run_folds(first_model_fold, docs, parts, {"params": params, "n": n}, done="listed", executor=executor,
