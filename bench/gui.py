@@ -4,8 +4,21 @@
     python bench/gui.py [--data ../shared/data/conll2003] [--algo perceptron] [--epochs 3] [--runs 3]
     python bench/gui.py --demo      # what training in a child process costs on the demo corpus
     python bench/gui.py --kt-model runs/joint-proposed.npz [--runs 2]   # File > Open sequence tagger
+    python bench/gui.py --startup [--runs 5]   # only the time to the first window
 
-Runs the real main window offscreen and prints:
+First, **start-up**: seconds from starting ``python main.py`` (the bundled demo) until its window
+is on screen (the window system says it is exposed), next to a bare PySide6 ``QMainWindow``
+measured the same way in the same run (target ≤ 2 s). Each is a fresh process started by this
+one; the clock runs from just before the process is spawned. *Cold* is the first process with
+an empty bytecode cache (``PYTHONPYCACHEPREFIX`` and ``NUMBA_CACHE_DIR`` point to new empty
+folders, so every Python module is compiled from source and numba's cached machine code is not
+there) — dropping the operating system's file cache is not possible here, so files may still be
+in memory; *warm* is the median of the runs after it, which reuse that cache. Qt's settings
+(``XDG_CONFIG_HOME``) and data folders are fresh temporary ones, so no saved geometry, workspace
+or recovery file changes what is measured. The display is ``$DISPLAY`` if set (a real X server
+with a window manager), else Qt's offscreen platform.
+
+Then it runs the real main window offscreen and prints:
 
 * **open**: seconds to open eng.train (14k sentences) until the window has processed its events
   (target ≤ 2 s);
@@ -50,6 +63,93 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
+
+
+STARTUP_CHILD = r"""
+import json, os, sys, time
+t0 = float(os.environ["NERSTUDIO_BENCH_T0"])
+kind = sys.argv[1]
+from PySide6.QtCore import QEventLoop
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+def first_window(app, win):
+    while win.windowHandle() is None or not win.windowHandle().isExposed():
+        app.processEvents(QEventLoop.AllEvents, 5)
+        if time.time() - t0 > 60:
+            break
+    app.processEvents()  # its first paint
+    t = time.time() - t0
+    heavy = sorted(m for m in ("matplotlib", "scipy.optimize", "numba", "nerstudio.rerank._compiled",
+                               "nerstudio.tagging._viterbi") if m in sys.modules)
+    print(json.dumps({"seconds": t, "heavy": heavy}), flush=True)
+    return 0
+
+if kind == "bare":
+    app = QApplication(sys.argv[:1])
+    win = QMainWindow()
+    win.resize(1280, 800)
+    win.show()
+    sys.exit(first_window(app, win))
+
+# the application: main.py's own path, with QApplication.exec replaced by "wait for the window"
+def exec_(self=None):
+    app = QApplication.instance()
+    win = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
+    code = first_window(app, win)
+    win.runner.wait(60000)  # what the demo started in the background, then a normal close
+    win.close()
+    return code
+
+QApplication.exec = exec_
+sys.path.insert(0, os.environ["NERSTUDIO_BENCH_ROOT"])
+from nerstudio.gui.app import main
+sys.exit(main([]))
+"""
+
+
+def startup(runs: int) -> None:
+    """Time to the first window of ``python main.py`` (the demo) and of a bare PySide6 window,
+    cold then warm (see the module docstring for the definitions)."""
+    import json
+    import shutil
+    import statistics
+    import subprocess
+    tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-start-"))
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(tmp / "pycache"), NUMBA_CACHE_DIR=str(tmp / "numba"),
+               XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
+               XDG_CACHE_HOME=str(tmp / "cache"), NERSTUDIO_BENCH_ROOT=str(ROOT))
+    if not os.environ.get("DISPLAY"):
+        env["QT_QPA_PLATFORM"] = "offscreen"
+    else:
+        env.pop("QT_QPA_PLATFORM", None)
+    where = f"display {env['DISPLAY']}" if "QT_QPA_PLATFORM" not in env else "offscreen"
+
+    def once(kind: str) -> dict:
+        env["NERSTUDIO_BENCH_T0"] = repr(time.time())
+        out = subprocess.run([sys.executable, "-c", STARTUP_CHILD, kind], env=env, capture_output=True, text=True,
+                             timeout=120, cwd=str(ROOT))
+        lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+        if out.returncode != 0 or not lines:
+            raise RuntimeError(f"start-up child ({kind}) failed: {out.stderr.strip()[-500:]}")
+        return json.loads(lines[-1])
+
+    try:
+        res: dict[str, list[dict]] = {"app": [], "bare": []}
+        for r in range(runs + 1):  # run 0 is cold for both (each has its own modules to compile)
+            for kind in ("bare", "app"):
+                res[kind].append(once(kind))
+        print(f"time to first window ({where}; cold = first process with empty bytecode and numba caches, warm = "
+              f"median of the {runs} runs after it):")
+        for kind, label in (("app", "nerstudio (main.py, the demo)"), ("bare", "bare PySide6 QMainWindow")):
+            cold = res[kind][0]["seconds"]
+            warm = [x["seconds"] for x in res[kind][1:]]
+            print(f"  {label:<31} cold {cold:5.2f} s · warm {statistics.median(warm):5.2f} s "
+                  f"(runs {', '.join(f'{x:.2f}' for x in warm)})" + ("  (target ≤ 2 s)" if kind == "app" else ""))
+        heavy = res["app"][-1]["heavy"]
+        print("  heavy modules loaded when the window appeared: " + (", ".join(heavy) if heavy else "none") +
+              " (matplotlib, scipy.optimize and numba load on first use)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def stats_ms(xs) -> str:
@@ -333,8 +433,8 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
     win = MainWindow(settings)
-    win.ask_unsaved = lambda: "discard"
-    win.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved = lambda: "discard"
+    win.dialogs.ask_recover = lambda path: False
     win.resize(1280, 800)
     win.show()
     win.load_corpus(str(data / "eng.train"), attach=False)
@@ -370,7 +470,7 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
             return 1
         tm = win.last_run_timings
         det = sum(1 for d, n in updates if n > 0)
-        nd = win.session.kt.doc_nbest
+        nd = win.document.kt.doc_nbest
         print(f"  run {r + 1}: {wall:.1f} s until installed (child: start-up {tm.get('start_up', 0):.2f} s, read "
               f"corpus {tm.get('read', 0):.1f} s, candidates {tm.get('candidates', 0):.1f} s, read back "
               f"{tm.get('read_back', 0):.1f} s; main-thread handler {getattr(win, 'last_install_ms', 0):.0f} ms); "
@@ -397,10 +497,14 @@ def main() -> int:
     ap.add_argument("--demo", action="store_true",
                     help="only measure what the child process costs on the bundled demo (spawn start-up, "
                          "training in a child against training in the window's process)")
+    ap.add_argument("--startup", action="store_true", help="only measure the time to the first window")
     ap.add_argument("--kt-model", type=Path, metavar="PATH",
                     help="only measure File > Open sequence tagger (K&T) of this saved perceptron / joint "
                          "model on eng.train (wall time, the child's stages, main-thread stall)")
     args = ap.parse_args()
+    if args.startup:
+        startup(max(args.runs, 3))
+        return 0
     if args.kt_model is not None:
         if not (Path(args.data) / "eng.train").is_file():
             print(f"no {Path(args.data) / 'eng.train'}: nothing to measure", file=sys.stderr)
@@ -412,6 +516,7 @@ def main() -> int:
     if not (data / "eng.train").is_file():
         print(f"no {data / 'eng.train'}: nothing to measure", file=sys.stderr)
         return 1
+    startup(max(args.runs, 3))
 
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
@@ -424,8 +529,8 @@ def main() -> int:
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))  # never the user's recovery files
     win = MainWindow(settings)
-    win.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
-    win.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
+    win.dialogs.ask_recover = lambda path: False
     win.resize(1280, 800)
     win.show()
     app.processEvents()

@@ -2,12 +2,13 @@
 
 Every edit takes the gold spans of one sentence and returns a new sorted list; nothing is changed
 in place, so an undo command only has to keep the lists before and after. Spans never overlap:
-an edit that lays a span over others replaces them.
+typing a selection replaces the spans under it, but moving a boundary (:func:`resize`) only
+takes tokens from a neighbour and refuses to swallow one whole (:class:`EditRefused`).
 
 The recovery journal is a JSON file holding, for every sentence edited since the last save, its
 spans now (plus its words, to check it still belongs to the corpus it is applied to). It is
-written atomically; after a crash, :func:`read_recovery` and :func:`apply_recovery` bring the
-edits back.
+written atomically; after a crash, :func:`read_recovery` reads the edits back and the document
+re-applies them as one undoable step (:class:`nerstudio.app.autosave.Autosaver`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ RECOVERY_VERSION = 1
 
 # --------------------------------------------------------------------------------------------
 # span edits
+
+
+class EditRefused(ValueError):
+    """An edit that would lose an entity the user did not point at (say why, change nothing)."""
 
 
 def _sorted(spans) -> list[Span]:
@@ -60,13 +65,25 @@ def clear(spans: Sequence[Span], start: int, end: int) -> list[Span]:
 
 
 def resize(spans: Sequence[Span], span: Span, start: int, end: int, n_tokens: int) -> list[Span]:
-    """Move the boundaries of ``span`` to ``[start, end)`` (clipped to the sentence); spans it
-    now overlaps are removed. A span shrunk to nothing disappears."""
+    """Move the boundaries of ``span`` to ``[start, end)`` (clipped to the sentence). A
+    neighbour it grows into gives up the tokens it now covers; a neighbour that would lose all
+    its tokens is not removed: :class:`EditRefused` is raised instead. A span shrunk to nothing
+    disappears."""
     start, end = max(0, start), min(n_tokens, end)
     rest = [s for s in spans if s != span]
     if end <= start:
         return _sorted(rest)
-    return set_label(rest, start, end, span.label)
+    out = []
+    for s in rest:
+        if not (s.start < end and start < s.end):
+            out.append(s)
+            continue
+        left, right = Span(s.start, start, s.label), Span(end, s.end, s.label)
+        kept = [p for p in (left, right) if p.start < p.end]
+        if not kept:
+            raise EditRefused(f"the {s.label or 'entity'} next to it has no token left to give")
+        out.extend(kept)
+    return _sorted(out + [Span(start, end, span.label)])
 
 
 def split(spans: Sequence[Span], span: Span, at: int) -> list[Span]:
@@ -89,6 +106,21 @@ def neighbours(spans: Sequence[Span], span: Span) -> tuple[Span | None, Span | N
     srt = _sorted(spans)
     i = srt.index(span)
     return (srt[i - 1] if i > 0 else None), (srt[i + 1] if i + 1 < len(srt) else None)
+
+
+def merge_pair(spans: Sequence[Span], caret: int) -> tuple[Span, Span] | None:
+    """What ``+`` merges for a caret on ``caret``: the entity there with the one ending right
+    before it when the caret is on its first token (so a split is undone by ``+`` where it was
+    made), else with the next entity; None when there is nothing to merge."""
+    sp = span_at(spans, caret)
+    if sp is None:
+        return None
+    prev, nxt = neighbours(spans, sp)
+    if caret == sp.start and prev is not None and prev.end == sp.start:
+        return prev, sp
+    if nxt is not None:
+        return sp, nxt
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,16 +177,3 @@ def recovery_is_newer(path: str, corpus_path: str) -> bool:
         return os.path.getmtime(path) > os.path.getmtime(corpus_path)
     except OSError:
         return False
-
-
-def apply_recovery(corpus: Corpus, rec: Recovery) -> list[int]:
-    """Put the recovered spans into ``corpus``; returns the sentences changed. Sentences whose
-    words no longer match are skipped."""
-    sents = corpus.sentences
-    done = []
-    for k, spans in sorted(rec.edits.items()):
-        if 0 <= k < len(sents) and sents[k].words == rec.words.get(k) and \
-                all(0 <= s.start < s.end <= len(sents[k]) for s in spans):
-            sents[k].spans = list(spans)
-            done.append(k)
-    return done

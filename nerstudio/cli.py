@@ -178,6 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", default=None, help="text encoding of CORPUS")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
 
+    p = sub.add_parser("explain-model", help="rank a reranker's features by the decisions they move on an N-best list",
+                       description="Which templates and features move the reranker's decisions on NBEST: in every "
+                                   "sentence where its pick differs from the tagger's top candidate (or, with "
+                                   "--against runner-up, from its own second choice), the features that separate "
+                                   "the two, counted and summed by their contribution to the score difference.")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
+    p.add_argument("--against", choices=("baseline", "runner-up"), default="baseline")
+    p.add_argument("--sort", choices=("count", "contribution"), default="count",
+                   help="rank by decisions moved (default) or by the contribution toward them")
+    p.add_argument("--json", action="store_true", help="print the rankings as JSON (every sentence index, 0-based)")
+
     p = sub.add_parser("experiment", parents=[learn], help="a whole paper's pipeline with a report",
                        description="--suite collins (default): jackknifed N-best lists, a tagger for dev/test, "
                                    "global features, boosting and perceptrons. --suite kazama: structured "
@@ -699,6 +712,22 @@ def cmd_rerank(args) -> int:
     return 0
 
 
+def cmd_explain_model(args) -> int:
+    from .nbest import NBestList
+    from .rerank.importance import format_table, model_importance
+    from .rerank.model import RerankerModel
+    if args.top < 1:
+        raise ValueError("--top must be at least 1")
+    model = RerankerModel.load(args.model)
+    nb = NBestList.load(args.nbest)
+    result = model_importance(model, model.data(nb), against=args.against, sort=args.sort)
+    if args.json:
+        print(json.dumps(result.to_dict(args.top), indent=2))
+    else:
+        print(format_table(result, args.top, nb.ids))
+    return 0
+
+
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
         return _kazama_experiment(args)
@@ -791,7 +820,7 @@ def cmd_gui(args) -> int:
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
             "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
             "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
-            "sweep": cmd_sweep}
+            "explain-model": cmd_explain_model, "sweep": cmd_sweep}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,7 +73,7 @@ def window(qtbot, tmp_path):
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     w = MainWindow(st)
     qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_unsaved = lambda: "discard"
     assert w.load_demo()
     assert w.runner.wait(60000)
     return w

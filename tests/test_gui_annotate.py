@@ -41,7 +41,7 @@ def corpus_file(tmp_path):
 def window(qtbot, tmp_path, corpus_file):
     w = MainWindow(_settings(tmp_path))
     qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"  # never block on a dialog in tests
+    w.dialogs.ask_unsaved = lambda: "discard"  # never block on a dialog in tests
     assert w.load_corpus(str(corpus_file), attach=False)
     nb = DEMO_MODEL_DIR / "train.nbest.npz"
     if nb.exists():
@@ -69,7 +69,15 @@ def test_span_edit_functions():
     spans = [Span(0, 2, "PER"), Span(3, 4, "LOC"), Span(5, 7, "ORG")]
     assert ann.set_label(spans, 1, 4, "MISC") == [Span(1, 4, "MISC"), Span(5, 7, "ORG")]
     assert ann.clear(spans, 3, 6) == [Span(0, 2, "PER")]
-    assert ann.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [Span(0, 2, "PER"), Span(2, 6, "LOC")]
+    # growing into a neighbour takes its tokens; a neighbour left with none is refused, not deleted
+    assert ann.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [Span(0, 2, "PER"), Span(2, 6, "LOC"), Span(6, 7, "ORG")]
+    with pytest.raises(ann.EditRefused):
+        ann.resize([Span(0, 1, "ORG"), Span(1, 2, "LOC")], Span(0, 1, "ORG"), 0, 2, 3)
+    # '+' on the first token of an entity right after another merges the two (undoes '/')
+    halves = [Span(0, 2, "PER"), Span(2, 4, "PER"), Span(6, 7, "LOC")]
+    assert ann.merge_pair(halves, 2) == (Span(0, 2, "PER"), Span(2, 4, "PER"))
+    assert ann.merge_pair(halves, 3) == (Span(2, 4, "PER"), Span(6, 7, "LOC"))
+    assert ann.merge_pair(halves, 6) is None and ann.merge_pair(halves, 5) is None
     assert ann.resize(spans, Span(3, 4, "LOC"), 4, 4, 8) == [Span(0, 2, "PER"), Span(5, 7, "ORG")]
     assert ann.split(spans, Span(5, 7, "ORG"), 6) == [Span(0, 2, "PER"), Span(3, 4, "LOC"), Span(5, 6, "ORG"),
                                                       Span(6, 7, "ORG")]
@@ -119,7 +127,7 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     # Delete clears
     qtbot.keyClick(view, Qt.Key_Delete)
     assert c.sentences[k].spans == []
-    stack = window.annotator.stack
+    stack = window.document.history
     assert stack.count() == 7  # one command per edit
     # undo everything, redo everything
     undo_button = window.findChild(object, "undoButton")
@@ -134,7 +142,7 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     edited = {k: [Span(0, 2, "PER")]}
 
     # accept a candidate as gold on another sentence (undo jumps back to it)
-    ses = window.session
+    ses = window.document
     if ses.nbest is not None:
         k2 = next(j for j in range(len(c)) if j != k and ses.nbest_row(j) >= 0 and any(
             ses.nbest.spans(ses.nbest_row(j), x) != c.sentences[j].spans
@@ -155,7 +163,7 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     # save (Ctrl+S action), then reload
     window.act_save_corpus.trigger()
     assert not window.isWindowModified()
-    assert not os.path.exists(window.annotator.recovery_file())
+    assert not os.path.exists(window.annotation.recovery_file())
     again = read_corpus(str(corpus_file))
     for kk, s in enumerate(again.sentences):
         assert s.spans == edited.get(kk, read_spans(original, corpus_file.parent, kk)), kk
@@ -191,15 +199,15 @@ def test_close_asks_before_losing_edits(window, qtbot):
     window.select_sentence(k)
     window.sentence_view.select_tokens(0, 1)
     window.sentence_view.set_type("LOC")
-    assert window.annotator.is_dirty()
+    assert window.document.is_dirty()
     asked = []
-    window.ask_unsaved = lambda: asked.append(1) or "cancel"
+    window.dialogs.ask_unsaved = lambda: asked.append(1) or "cancel"
     assert not window.close()  # cancelled: the window stays, the edit too
     assert asked and window.corpus is c and c.sentences[k].spans == [Span(0, 1, "LOC")]
     # opening another corpus asks too
     assert not window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.corpus is c
-    window.ask_unsaved = lambda: "discard"
+    window.dialogs.ask_unsaved = lambda: "discard"
     assert window.close()
 
 
@@ -208,7 +216,7 @@ def test_autosave_writes_a_recovery_file(window, qtbot):
     k = _sentence_without_entities(c)
     window.select_sentence(k)
     window.sentence_view.select_tokens(1, 3)
-    with qtbot.waitSignal(window.annotator.autosaved, timeout=5000) as blocker:
+    with qtbot.waitSignal(window.annotation.autosaved, timeout=5000) as blocker:
         window.sentence_view.set_type("MISC")
     rec = ann.read_recovery(blocker.args[0])
     assert rec.edits == {k: [Span(1, 3, "MISC")]}
@@ -226,7 +234,7 @@ w = MainWindow(QSettings(sys.argv[1], QSettings.IniFormat))
 assert w.load_corpus(sys.argv[2], attach=False)
 k = int(sys.argv[3])
 w.select_sentence(k)
-w.annotator.autosaved.connect(lambda p: print("AUTOSAVED", p, flush=True))
+w.annotation.autosaved.connect(lambda p: print("AUTOSAVED", p, flush=True))
 w.sentence_view.select_tokens(0, 2)
 w.sentence_view.set_type("ORG")
 print("EDITED", flush=True)
@@ -265,8 +273,8 @@ def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
     w = MainWindow(st)
     qtbot.addWidget(w)
     offered = []
-    w.ask_recover = lambda path: offered.append(path) or True
-    w.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_recover = lambda path: offered.append(path) or True
+    w.dialogs.ask_unsaved = lambda: "discard"
     assert w.load_corpus(str(corpus_file), attach=False)
     assert offered == [saved]
     assert w.corpus.sentences[k].spans == [Span(0, 2, "ORG")]
@@ -283,7 +291,7 @@ def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
 
 def _sentence_with_other_candidate(window):
     """A sentence with candidates, one of which (j > 0) differs from the gold: (k, i, j)."""
-    ses, c = window.session, window.corpus
+    ses, c = window.document, window.corpus
     for k in range(len(c)):
         i = ses.nbest_row(k)
         if i < 0 or not c.sentences[k].spans:
@@ -296,10 +304,10 @@ def _sentence_with_other_candidate(window):
 
 def test_a_gold_edit_refreshes_f_marks_and_counts(window, qtbot):
     from nerstudio.gui.models.nbest_model import NBestTableModel
-    if window.session.nbest is None:
+    if window.document.nbest is None:
         pytest.skip("demo N-best list not built")
     k, i, j = _sentence_with_other_candidate(window)
-    c, tm, ses = window.corpus, window.tree_model, window.session
+    c, tm, ses = window.corpus, window.tree_model, window.document
     window.select_sentence(k)
     window.nbest_panel.select(j)
     model = window.nbest_panel.model
@@ -312,10 +320,10 @@ def test_a_gold_edit_refreshes_f_marks_and_counts(window, qtbot):
     new = ses.nbest.spans(i, j)
     assert window.accept_candidate(j)
     # the N-best table: F and the exact-match mark of every candidate, the selection stays
-    assert f_col(j) == "100.0" and model._exact[j]
+    assert f_col(j) == "100.0" and model.exact_marks()[j]
     exact_now = [ses.nbest.spans(i, x) == new for x in range(ses.nbest.n_candidates(i))]
-    assert list(model._exact) == exact_now
-    assert window.nbest_panel.selected() == [j] and window.sentence_view._cand == new
+    assert list(model.exact_marks()) == exact_now
+    assert window.nbest_panel.selected() == [j] and window.sentence_view.candidate()[0] == new
     assert f"gold is candidate {exact_now.index(True) + 1}" in window.nbest_panel.header.text()
     # the browser: the sentence's ✓/✗ mark and entity count, and its document's count
     assert tm.status(k).startswith("✓" if exact_now[0] else "✗")
@@ -343,11 +351,11 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     st = _settings(tmp_path)
     probe = MainWindow(st)
     qtbot.addWidget(probe)
-    probe.ask_unsaved = lambda: "discard"
+    probe.dialogs.ask_unsaved = lambda: "discard"
     assert probe.load_corpus(str(corpus_file))
     assert probe.runner.wait(30000)
     k, i, j = _sentence_with_other_candidate(probe)
-    new = probe.session.nbest.spans(i, j)
+    new = probe.document.nbest.spans(i, j)
     probe.close()
     # a recovery file with that edit, newer than the corpus
     c = read_corpus(str(corpus_file))
@@ -359,14 +367,14 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
 
     w = MainWindow(st)
     qtbot.addWidget(w)
-    w.ask_unsaved = lambda: "discard"
-    w.ask_recover = lambda path: True
+    w.dialogs.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_recover = lambda path: True
     assert w.load_corpus(str(corpus_file))  # recovery now, N-best list in the worker
     assert w.corpus.sentences[k].spans == new
     assert w.runner.wait(30000)
-    ses = w.session
+    ses = w.document
     assert ses.nbest_row(k) == i and ses.nbest.gold[i] == new  # what the next training run reads
     assert ses.nbest_index.exact()[ses.candidate_rows(i)][j]
     w.select_sentence(k)
-    assert w.nbest_panel.model._exact[j] and w.tree_model.status(k).startswith("✓" if j == 0 else "✗")
+    assert w.nbest_panel.model.exact_marks()[j] and w.tree_model.status(k).startswith("✓" if j == 0 else "✗")
     assert w.isWindowModified()

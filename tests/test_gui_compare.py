@@ -19,7 +19,7 @@ def test_comparison_tab_on_the_dev_list(window, qtbot):
     # opening dev.conll attaches model/dev.nbest.npz and scores it with the demo reranker
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.runner.wait(30000)
-    ses = window.session
+    ses = window.document
     assert ses.scored is not None and ses.nbest_index.matched == len(window.corpus)
     view = window.findChild(object, "comparisonView")
     assert view is window.comparison_view and view.result is None
@@ -70,7 +70,7 @@ def test_comparison_follows_gold_edits(window, qtbot):
     qtbot.waitUntil(lambda: window.comparison_view.result is not None, timeout=30000)
     res = window.comparison_view.result
     assert res is not None
-    ses = window.session
+    ses = window.document
     k = next(k for k in range(len(window.corpus)) if ses.nbest_row(k) >= 0 and
              res.sentences[ses.nbest_row(k)].verdict != "fixed" and res.sentences[ses.nbest_row(k)].choice > 0)
     i = ses.nbest_row(k)

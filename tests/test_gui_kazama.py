@@ -25,7 +25,7 @@ def _choose(w, kind, **params):
 
 
 def _first_sentence_with_choices(w):
-    ses = w.session
+    ses = w.document
     for k in range(len(w.corpus)):
         i = ses.nbest_row(k)
         if i >= 0 and ses.nbest.n_candidates(i) >= 2 and len(set(ses.kt.origin[i])) >= 2:
@@ -37,7 +37,7 @@ def test_core_lists_and_origin_agree_with_the_model(tmp_path):
     """In this process (no Qt): the shown candidates are the joint model's, their origin points to
     document candidates whose restriction they are, and the explanation adds up."""
     from nerstudio.corpus.formats import read_corpus
-    from nerstudio.gui.session import KTCandidates
+    from nerstudio.app.attachments import KTCandidates
     from nerstudio.experiments.tagger_process import display_lists, load_origin, save_origin, train_tagger
     tr, dv = read_corpus(DEMO / "train.conll"), read_corpus(DEMO / "dev.conll")
     pts = []
@@ -76,7 +76,7 @@ def test_proposed_trained_through_the_gui(window, qtbot):
     run = w.curve_plot.runs[-1]
     assert run.steps == [1.0, 2.0] and run.unit == "epoch" and all(f is not None for f in run.f)
     assert run.state == "done" and points
-    ses = w.session
+    ses = w.document
     assert ses.kt is not None and ses.kt.joint and ses.kt_model is not None
     assert ses.nbest is not None and len(ses.nbest) == len(w.corpus)
     assert w.training_panel.kt_box.isEnabled()
@@ -119,20 +119,20 @@ def test_proposed_trained_through_the_gui(window, qtbot):
 def test_margin_run_cancelled(window):
     w = window
     _choose(w, "margin", C=300.0, epochs=100000, bpm=0, n_test=3)
-    before = w.session.nbest
+    before = w.document.nbest
     assert w.start_training(w.training_panel.snapshot())
     t_end = time.monotonic() + 60
     from PySide6.QtCore import QCoreApplication
-    while w.curve_plot.n_points(w._run_curve) < 2 and time.monotonic() < t_end and w.runner.busy:
+    while w.curve_plot.n_points(w.training.run_curve) < 2 and time.monotonic() < t_end and w.runner.busy:
         QCoreApplication.processEvents()
         time.sleep(0.01)
-    assert w.curve_plot.n_points(w._run_curve) >= 2
+    assert w.curve_plot.n_points(w.training.run_curve) >= 2
     t0 = time.monotonic()
     w.cancel_job()
     assert w.runner.wait(10000)
     assert time.monotonic() - t0 < 1.5
     assert w.curve_plot.runs[-1].state == "cancelled"
-    assert w.session.nbest is before and w.session.kt is None  # nothing installed
+    assert w.document.nbest is before and w.document.kt is None  # nothing installed
     assert w.training_panel.kt_box.isEnabled()
 
 
@@ -191,7 +191,7 @@ def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
     w = window
     path, model = saved_models[key]
     _open_kt(w, path)
-    ses = w.session
+    ses = w.document
     assert ses.kt is not None and ses.kt.joint == (key == "joint") and ses.kt_model_path == str(path)
     assert type(ses.kt_model) is type(model)
     doc, sent, origin = display_lists(model, w.corpus)
@@ -218,7 +218,7 @@ def test_session_folder_restores_the_sequence_tagger_and_its_candidates(window, 
     w = window
     path, model = saved_models["joint"]
     _open_kt(w, path, 3)  # not the model's n' = 4: the folder keeps the size of the shown lists
-    shown = w.session.nbest
+    shown = w.document.nbest
     out = tmp_path / "results"
     written = w.save_results(str(out))
     assert "kt_model" in written and (out / "sequence-tagger.npz").is_file()
@@ -233,7 +233,7 @@ def test_session_folder_restores_the_sequence_tagger_and_its_candidates(window, 
     assert ses.kt_model_path == str(out / "sequence-tagger.npz")
     assert len(ses.nbest) == len(shown) and ses.nbest.ids == shown.ids
     assert all(np.array_equal(a, b) for a, b in zip(ses.nbest.candidates, shown.candidates))
-    assert ses.kt.origin == w.session.kt.origin
+    assert ses.kt.origin == w.document.kt.origin
     assert np.array_equal(ses.kt_model.wg_, model.wg_)
     assert ses.tagger is not None and ses.model is not None  # the rest of the session too
 
@@ -243,7 +243,7 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
     w = window
     path, _ = saved_models["joint"]
     _open_kt(w, path)
-    before_nbest, before_kt, before_model = w.session.nbest, w.session.kt, w.session.kt_model
+    before_nbest, before_kt, before_model = w.document.nbest, w.document.kt, w.document.kt_model
     bad = tmp_path / "broken.npz"
     bad.write_bytes(path.read_bytes()[:5000])  # a truncated copy
     junk = tmp_path / "junk.npz"
@@ -259,7 +259,7 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
         assert w.last_error and "\n" not in w.last_error
         assert not [b for b in QApplication.topLevelWidgets() if isinstance(b, QMessageBox) and b.isVisible()]
         # nothing lost
-        assert w.session.nbest is before_nbest and w.session.kt is before_kt and w.session.kt_model is before_model
+        assert w.document.nbest is before_nbest and w.document.kt is before_kt and w.document.kt_model is before_model
     assert w.act_open_kt.isEnabled() and not w.runner.busy
 
 

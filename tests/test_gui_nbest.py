@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(
 
 
 def test_candidates_of_the_current_sentence_are_listed(window):
-    ses = window.session
+    ses = window.document
     nb = ses.nbest
     assert nb is not None and ses.nbest_index.matched == len(window.corpus)
     assert window.findChild(object, "nbestView") is window.nbest_view
@@ -44,12 +44,12 @@ def test_candidates_of_the_current_sentence_are_listed(window):
 
 
 def test_selecting_a_candidate_draws_it_in_the_sentence_view(window):
-    ses = window.session
+    ses = window.document
     k = 3
     window.select_sentence(k)
     i = ses.nbest_row(k)
     window.nbest_panel.select(4)
-    assert window.sentence_view._cand == ses.nbest.spans(i, 4)
+    assert window.sentence_view.candidate()[0] == ses.nbest.spans(i, 4)
     assert window.sentence_view.words() == window.corpus.sentences[k].words
     # the difference column names what candidate 5 adds and drops relative to the top one
     diff = window.nbest_panel.model.index(4, NBestTableModel.DIFF).data()
@@ -59,7 +59,7 @@ def test_selecting_a_candidate_draws_it_in_the_sentence_view(window):
 
 
 def test_filters_use_the_nbest_status(window, qtbot):
-    nb = window.session.nbest
+    nb = window.document.nbest
     flags = window.flags()
     expected_err = [i for i in range(len(nb)) if set(nb.spans(i, 0)) != set(nb.gold[i])]
     assert list(np.flatnonzero(flags["error"])) == expected_err
@@ -99,7 +99,7 @@ def test_results_folder_round_trip(window, tmp_path, qtbot):
     written = window.save_results(str(out))
     assert "nbest" in written and "tagger" in written and "dev_nbest" in written
     nb = NBestList.load(out / "train.nbest.npz")
-    assert len(nb) == len(window.session.nbest)
+    assert len(nb) == len(window.document.nbest)
     w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.IniFormat))
     qtbot.addWidget(w2)
     assert w2.load_results(str(out))

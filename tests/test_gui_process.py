@@ -150,14 +150,14 @@ def test_the_window_trains_in_a_child_and_gets_the_same_scores(window, qtbot):
     _train(window, qtbot, "averaged", epochs=3)
     qtbot.waitUntil(lambda: window.child_pid is not None, timeout=30000)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    child = window.session.scored
+    child = window.document.scored
     assert window.curve_plot.runs[-1].state == "done" and len(window.curve_plot.runs[-1].steps) == 3
     assert window.last_run_timings["start_up"] > 0
     window.train_in_child = False
     window.child_pid = None
     _train(window, qtbot, "averaged", epochs=3)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    here = window.session.scored
+    here = window.document.scored
     assert window.child_pid is None and here is not child
     assert np.array_equal(child.scores, here.scores) and np.array_equal(child.choice, here.choice)
     assert child.model.features.names_ == here.model.features.names_
@@ -188,7 +188,7 @@ def test_a_killed_child_shows_an_error_and_enables_training_again(window, qtbot)
 
 def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(window, qtbot, monkeypatch):
     from nerstudio.experiments import rerank_process as rp
-    ses = window.session
+    ses = window.document
     assert ses.nbest_source() == str((DEMO_MODEL_DIR / "train.nbest.npz").resolve())
     assert ses.dev_nbest_source() == str((DEMO_MODEL_DIR / "dev.nbest.npz").resolve())
     seen = []
@@ -214,6 +214,6 @@ def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(wi
     i = ses.nbest_row(k)
     assert seen[-1][2].gold[i] == window.corpus.sentences[k].spans
     # the child counted with the new gold: candidate 2 is now exactly right
-    d = window.session.scored.data
+    d = window.document.scored.data
     row = int(d.offsets[i]) + 1
     assert d.correct[row] == d.proposed[row] == d.n_gold[i]

@@ -30,29 +30,29 @@ def _set_first(panel, names, value):
 
 def _model(window, qtbot):
     """The demo reranker, or (when it is not built) a short perceptron trained here."""
-    if window.session.scored is None:
+    if window.document.scored is None:
         panel = window.training_panel
         panel.set_start("reranker")
         panel.set_algorithm("perceptron")
         _set_first(panel, ("epochs", "n_epochs", "iterations"), 3)
         assert window.start_training(panel.snapshot())
         qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
-    assert window.session.scored is not None
-    return window.session.scored
+    assert window.document.scored is not None
+    return window.document.scored
 
 
 def test_one_candidate_lists_its_features_and_their_contributions(window, qtbot):
     sc = _model(window, qtbot)
     k = int(np.flatnonzero(window.flags()["has_nbest"])[5])
     window.select_sentence(k)
-    i = window.session.nbest_row(k)
+    i = window.document.nbest_row(k)
     chosen = window.nbest_panel.model.chosen()
     assert window.nbest_panel.selected() == [chosen]
     fm = window.feature_panel.model
     assert not fm.compare_mode
     rows = fm.terms()
     assert any(r.name == "L(x)" for r in rows)
-    row = window.session.data_row(i, chosen)
+    row = window.document.data_row(i, chosen)
     assert sum(r.contribution for r in rows) == pytest.approx(sc.scores[row], abs=1e-6)
     assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
     # zero-weight features can be hidden (the default) ...
@@ -76,7 +76,7 @@ def test_two_candidates_show_the_features_that_separate_them(window, qtbot):
         pytest.skip("the demo reranker never changes the top candidate")
     k = int(changed[0])
     window.select_sentence(k)
-    i = window.session.nbest_row(k)
+    i = window.document.nbest_row(k)
     chosen = window.nbest_panel.model.chosen()
     assert chosen > 0
     window.nbest_panel.select(chosen, 0)  # A = the reranker's pick, B = the tagger's top candidate
@@ -84,7 +84,7 @@ def test_two_candidates_show_the_features_that_separate_them(window, qtbot):
     assert fm.compare_mode
     rows = fm.terms()
     assert rows
-    ra, rb = window.session.data_row(i, chosen), window.session.data_row(i, 0)
+    ra, rb = window.document.data_row(i, chosen), window.document.data_row(i, 0)
     delta = sc.scores[ra] - sc.scores[rb]
     assert delta > 0
     assert sum(r.contribution for r in rows) == pytest.approx(delta, abs=1e-6)
@@ -92,7 +92,7 @@ def test_two_candidates_show_the_features_that_separate_them(window, qtbot):
     # only features whose value differs between A and B are listed
     assert all(r.a != r.b for r in rows)
     # and the sentence view shows candidate A
-    assert window.sentence_view._cand == window.session.nbest.spans(i, chosen)
+    assert window.sentence_view.candidate()[0] == window.document.nbest.spans(i, chosen)
 
 
 def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
@@ -116,7 +116,7 @@ def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
     assert run.unit == "epoch" and "perceptron" in run.label
     assert updates and updates[-1] == window.curve_plot.n_points()
     assert window.curve_plot.draws >= 1
-    assert window.session.model is not None and window.session.scored is not None
+    assert window.document.model is not None and window.document.scored is not None
     assert panel.rerank_box.isEnabled() and window.train_button.isEnabled()
     window.select_sentence(3)
     assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
@@ -145,17 +145,17 @@ def test_cancel_a_boosting_run(window, qtbot):
 
 def test_opening_a_reranker_reads_and_scores_it_in_the_worker(window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
-    before = window.session.scored
+    before = window.document.scored
     assert window.load_model(str(DEMO_MODEL_DIR / "reranker.npz"))
     assert window.runner.busy and window.runner.name == "model"  # nothing read in the main thread
-    qtbot.waitUntil(lambda: not window.runner.busy and window.session.scored is not before, timeout=30000)
-    assert np.array_equal(window.session.scored.scores, before.scores)
+    qtbot.waitUntil(lambda: not window.runner.busy and window.document.scored is not before, timeout=30000)
+    assert np.array_equal(window.document.scored.scores, before.scores)
     assert window.train_button.isEnabled() and window.act_train.isEnabled()
     # a file that is not a model: one clear message, the loaded model stays
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
-    model = window.session.model
+    model = window.document.model
     assert window.load_model(str(DEMO_MODEL_DIR / "train.nbest.npz"))
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)
     assert shown and shown[0][0] == "Cannot open reranker" and "train.nbest.npz" in shown[0][1]
-    assert window.session.model is model
+    assert window.document.model is model

@@ -20,7 +20,7 @@ def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
     panel = window.findChild(object, "stepperPanel")
     assert panel is window.stepper_panel and panel.stepper is not None
     eps = panel.param.value()
-    assert eps == pytest.approx(window.session.model.learner.epsilon)
+    assert eps == pytest.approx(window.document.model.learner.epsilon)
     step = window.findChild(object, "stepButton")
     for _ in range(3):
         step.click()
@@ -66,7 +66,7 @@ def test_perceptron_steps_and_continuous_play(window, qtbot):
 def test_large_data_prepares_and_steps_in_the_background(window, qtbot, monkeypatch):
     """Above the size limit (eng.train), the features, the stepper and every step are computed in
     the window's background worker; the panel shows it is busy and the results are the same."""
-    from nerstudio.gui import main_window as mw
+    from nerstudio.gui.controllers import stepper as mw
     from nerstudio.gui.views import stepper as sv
     monkeypatch.setattr(mw, "STEPPER_LARGE", 0)
     monkeypatch.setattr(sv, "LARGE", 0)

@@ -67,10 +67,13 @@ def test_contracts_catch_violations(tmp_path):
         f.write("\nfrom ..rerank.data import RankingData  # planted\n")
     with open(copy / "evaluation.py", "a", encoding="utf-8") as f:
         f.write("\nfrom .gui import workers  # planted\n")
+    with open(copy / "gui" / "controllers" / "browser.py", "a", encoding="utf-8") as f:
+        f.write("\nfrom . import files  # planted\n")
     proc = _lint_imports(tmp_path, pythonpath=tmp_path)
     out = proc.stdout
     assert proc.returncode != 0, out
-    assert "Contracts: 0 kept, 3 broken" in out, out
+    assert "Contracts: 0 kept, 5 broken" in out, out  # the document model reaches nbest's Qt too
+    assert "nerstudio.gui.controllers.browser -> nerstudio.gui.controllers.files" in out
     assert "nerstudio.nbest -> PySide6" in out
     assert "nerstudio.tagging.joint -> nerstudio.rerank.data" in out
     assert "nerstudio.evaluation -> nerstudio.gui" in out
@@ -82,8 +85,6 @@ MAX_LINES = 600
 # Over the limit and owned by another part of issue 13 (remove each entry when its owner is done;
 # the test fails when an entry is no longer needed)
 PENDING = {
-    "gui/main_window.py": "rewritten around the document model",
-    "gui/views/training_panel.py": "the application's part",
     "corpus/formats.py": "the input formats' part",
     "cli.py": "the command line's part",
 }

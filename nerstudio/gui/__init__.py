@@ -1,7 +1,9 @@
 """The Qt desktop application: the only package of nerstudio that imports Qt.
 
-It adapts core objects for display (item models over the corpus) and runs long work in
-workers on QThreads; it computes nothing the core cannot.
+It displays the Qt-free document model (:mod:`nerstudio.app`) and sends it the user's edits:
+the main window builds the views and one controller per feature (:mod:`.controllers`), item
+models adapt core objects for display, and long work runs in workers on QThreads through one
+job service. It computes nothing the core cannot; docs/architecture.md draws the whole.
 """
 
 import sys as _sys

@@ -1,12 +1,12 @@
 """The jobs the window runs in its worker thread: each a closure over a snapshot of its inputs.
 
 Every job only calls the core — the tagger (``MaxEntTagger.fit`` / ``.nbest``), the jackknife
-building blocks of :mod:`nerstudio.pipeline`, the global features and rerankers, the session's
-:func:`~nerstudio.gui.session.index_nbest` and :func:`~nerstudio.gui.session.score_nbest` —
+fold driver of :mod:`nerstudio.experiments.pipeline`, the global features and rerankers, the document's
+:func:`~nerstudio.app.attachments.index_nbest` and :func:`~nerstudio.app.attachments.score_nbest` —
 passing the worker's ``should_cancel`` to each, and reports progress through the
 :class:`~nerstudio.gui.workers.JobContext`. The reranker stage of a training run (global
 features, training, scoring the training list) goes to a child process
-(:func:`nerstudio.rerank_process.train_in_child`): the thread then only relays its messages, so
+(:func:`nerstudio.experiments.rerank_process.train_in_child`): the thread then only relays its messages, so
 the window keeps its interpreter lock. No Qt here.
 """
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..corpus.model import Corpus
 from ..nbest import NBestList
-from .session import NBestIndex, Scored, index_nbest, score_nbest
+from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
 
 
 @dataclass
@@ -63,38 +63,23 @@ def _progress_adapter(ctx, what: str):
 
 
 def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict) -> NBestList:
-    """Jackknifed N-best lists of ``corpus`` (pipeline.jackknife's recipe, one fold after the
-    other so that cancellation reaches the tagger's optimiser within an iteration)."""
-    from ..experiments.pipeline import document_folds, merge_nbest, sentence_ids
-    from ..tagging.maxent import MaxEntTagger
-    params = dict(tagger_params)
-    params.setdefault("labels", corpus.labels)
-    sentences = corpus.sentences
-    fold_of = document_folds(corpus, folds)
-    parts = []
-    for f in range(folds):
-        ctx.check()
-        test_idx = np.nonzero(fold_of == f)[0]
-        train_idx = np.nonzero(fold_of != f)[0]
+    """Jackknifed N-best lists of ``corpus``: the core's fold driver
+    (:func:`nerstudio.experiments.pipeline.jackknife`), in this worker thread one fold after the
+    other (the window keeps the second core), with its progress and cancellation."""
+    from ..experiments.pipeline import jackknife
 
-        def cb(st, f=f):
-            ctx.progress(f"jackknife fold {f + 1}/{folds}: tagger iteration {st.iteration}", f, folds)
-        tagger = MaxEntTagger(**params).fit([sentences[i] for i in train_idx], callback=cb,
-                                            should_cancel=ctx.should_cancel)
-        nb = tagger.nbest([sentences[i] for i in test_idx], n=n, should_cancel=ctx.should_cancel)
-        parts.append((test_idx, nb))
-        ctx.progress(f"jackknife fold {f + 1}/{folds} decoded", f + 1, folds)
-    merged = merge_nbest(parts, len(sentences), ids=sentence_ids(corpus))
-    merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
-    return merged
+    def progress(ev):
+        ctx.progress(f"jackknife: {ev.message}", ev.done, ev.total)
+    return jackknife(corpus, folds, n, tagger_params, workers=1, progress=progress,
+                     should_cancel=ctx.should_cancel).nbest
 
 
 def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
                       dev_nbest: NBestList | None, tagger, in_child: bool = True,
-                      files: tuple[str | None, str | None] = (None, None)):
+                      files: tuple[str | None, str | None] = (None, None), revision: int = 0):
     """A job running ``settings`` (a RunSettings snapshot) on the given inputs. With
     ``in_child`` the reranker stage (global features, training, scoring the training list) runs
-    in a child process (:mod:`nerstudio.rerank_process`); the tagger stages stay in the thread.
+    in a child process (:mod:`nerstudio.experiments.rerank_process`); the tagger stages stay in the thread.
     ``files``: N-best files holding exactly ``nbest`` / ``dev_nbest``, which the child may read
     instead of being handed copies."""
 
@@ -121,7 +106,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             ctx.progress(f"jackknifing {settings.folds} folds…", 0, settings.folds)
             train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams)
             ctx.check()
-            res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel)
+            res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
             ctx.result("nbest", res.nbest_index)
             dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
         # the development set
@@ -175,16 +160,18 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
     return job
 
 
-def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None):
-    """Line up a new N-best list with the corpus (if ``nbest``) and score the list on display
-    (``nbest`` or else ``score_target``) with the reranker (if ``model``).
+def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None,
+                     revision: int = 0):
+    """Line up a new N-best list with the corpus (if ``nbest``; its gold becomes the corpus's,
+    counted at document ``revision``) and score the list on display (``nbest`` or else
+    ``score_target``) with the reranker (if ``model``).
     Returns ``(NBestIndex or None, Scored or None)``."""
 
     def job(ctx):
         ix = scored = None
         if nbest is not None:
             ctx.progress("lining up the N-best list with the corpus…")
-            ix = index_nbest(corpus, nbest, ctx.should_cancel)
+            ix = index_nbest(corpus, nbest, ctx.should_cancel, revision)
         target = nbest if nbest is not None else score_target
         if model is not None and target is not None:
             ctx.progress("computing global features and reranker scores…")
@@ -200,7 +187,7 @@ class KTRunResult:
     run_id: int
     model: Any = None  # PerceptronTagger or JointTagger
     nbest_index: NBestIndex | None = None  # the corpus's candidates under the new model
-    kt: Any = None  # session.KTCandidates
+    kt: Any = None  # app.attachments.KTCandidates
     seconds: float = 0.0
     timings: dict = field(default_factory=dict)
     path: str | None = None  # the model file, when opened rather than trained
@@ -217,22 +204,22 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
     return path
 
 
-def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult) -> KTRunResult:
-    from .session import KTCandidates
+def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult, revision: int = 0) -> KTRunResult:
+    from ..app.attachments import KTCandidates
     ctx.check()
     ctx.progress("lining up the candidates with the corpus…")
     res.model = out.model
     res.kt = KTCandidates.build(out.model, out.doc_nbest, out.origin)
-    res.nbest_index = index_nbest(corpus, out.nbest, ctx.should_cancel)
+    res.nbest_index = index_nbest(corpus, out.nbest, ctx.should_cancel, revision)
     res.timings = out.timings
     return res
 
 
 def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_file: str | None = None,
-                         in_child: bool = True):
+                         in_child: bool = True, revision: int = 0):
     """Train a K&T sequence tagger (``settings.kt_algo`` with ``settings.kt_params``) on the open
     corpus, dev F per epoch on the dev corpus ``settings.dev_path``, and compute the corpus's
-    candidates under it (:mod:`nerstudio.tagger_process`; in a child process unless
+    candidates under it (:mod:`nerstudio.experiments.tagger_process`; in a child process unless
     ``in_child`` is false). ``corpus_file``: a file holding exactly ``corpus`` (else a copy is
     written for the child)."""
 
@@ -264,14 +251,15 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
             doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"), ctx.progress,
                                                  ctx.should_cancel)
             out = tp.TaggerResult(model, doc, sent, origin)
-        _kt_install(ctx, corpus, out, res)
+        _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
         return res
 
     return job
 
 
-def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None):
+def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None,
+                     revision: int = 0):
     """Open a saved sequence tagger and compute the open corpus's candidates under it (child);
     ``n``: candidates per document (default: the model's n', 20 for a perceptron tagger)."""
 
@@ -290,7 +278,7 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         res = KTRunResult(None, -1, path=path)
-        _kt_install(ctx, corpus, out, res)
+        _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
         return res
 

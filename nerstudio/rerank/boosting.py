@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
-from . import _compiled
+# scipy.optimize and the numba-compiled kernels (_compiled) are imported where they are used:
+# importing this module (to list the learners, to read a model file) stays cheap
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
 
@@ -71,6 +71,7 @@ def line_search_alpha0(dL: np.ndarray) -> float:
         mx = z.max()
         return mx + math.log(np.exp(z - mx).sum())
 
+    import scipy.optimize
     res = scipy.optimize.minimize_scalar(f, bounds=(0.0, 100.0), method="bounded", options={"xatol": 1e-6})
     return float(res.x)
 
@@ -97,6 +98,7 @@ class BoostingSession:
 
     def __init__(self, data: RankingData, epsilon: float = 0.0, alpha0: float | None = None, refresh: int = 20000,
                  max_work: int = 4_000_000):
+        from . import _compiled
         self.data = data
         self.max_work = int(max_work)  # weight updates per compiled call (~10-30 ms of work)
         self.epsilon = float(epsilon)
@@ -141,6 +143,7 @@ class BoostingSession:
     # -- state -----------------------------------------------------------------------------
     def _recompute(self) -> None:
         """e, Z, W± and BestLoss from the margins, exactly."""
+        from . import _compiled
         self.c = float(self.M.min()) if self.n_pairs else 0.0  # e = exp(−(M − c)) ≤ 1
         m = len(self.alpha)
         if not hasattr(self, "e"):
@@ -225,6 +228,7 @@ class BoostingSession:
         ``dev_scores`` get δ on the dev rows having the chosen feature (``dev_cols`` is the dev
         matrix in CSC). ``between()`` is called every ``max_work`` weight updates (tens of
         milliseconds), e.g. to raise :class:`~nerstudio.errors.Cancelled`."""
+        from . import _compiled
         m = len(self.alpha)
         if m == 0 or n <= 0:
             return 0

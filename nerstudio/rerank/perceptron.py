@@ -40,7 +40,8 @@ import time
 
 import numpy as np
 
-from . import _compiled
+# the numba-compiled kernels (_compiled) are imported where they are used: importing this
+# module (to list the learners, to read a model file) stays cheap
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
 
@@ -129,6 +130,7 @@ class PerceptronRanker(Reranker):
         return rng.permutation(sentences) if self.shuffle else sentences
 
     def _epoch(self, run: _Run, train: RankingData, order: np.ndarray, beta: float, C: float) -> int:
+        from . import _compiled
         run.reserve(len(order))
         X = train.X
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
@@ -308,6 +310,7 @@ class _VoteTally:
         self.n_final = 0
 
     def _run(self, model, k_from, k_to, votes):
+        from . import _compiled
         d = self.data
         _compiled.vote_range(k_from, k_to, self.state, self.S, d.L, d.offsets, self.col_ptr, self.col_idx,
                              model.upd_plus_ptr_, model.upd_plus_, model.upd_minus_ptr_, model.upd_minus_,

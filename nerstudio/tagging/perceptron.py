@@ -69,11 +69,23 @@ from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import json_array, json_value, jsonable, load_npz, save_npz
-from . import _viterbi as K
 from .local_features import Gazetteer, KTFeatures
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
+
+
+class _Kernels:
+    """The numba-compiled module ``_viterbi``, imported on first use: importing numba takes
+    about a second, and reading settings or a model file (the application's start) needs none."""
+
+    def __getattr__(self, name):
+        from . import _viterbi as kernels
+        self.__dict__.update(vars(kernels))  # later lookups are plain attribute reads
+        return getattr(kernels, name)
+
+
+K = _Kernels()
 
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1

@@ -9,6 +9,7 @@ search with a boolean mask over sentences (has errors, reranker changed, entity 
 from __future__ import annotations
 
 import bisect
+import html
 
 import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
@@ -23,6 +24,11 @@ _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their docu
 
 class CorpusTreeModel(QAbstractItemModel):
     COLUMNS = ("Sentence", "Tokens", "Entities", "N-best")
+    # the counts get narrow columns (short titles, the full name in the tooltip) so that the
+    # sentence column keeps most of the browser's width
+    SHORT = ("Sentence", "Tok", "Ent", "N-best")
+    HEADER_TIPS = ("The sentence (hover a row for all of it)", "Tokens in the sentence", "Gold entities",
+                   "The N-best list on this sentence (hover for what the marks mean)")
     STATUS_TIPS = {
         "✓": "the tagger's top candidate is exactly right",
         "✗": "the tagger's top candidate is wrong",
@@ -134,7 +140,9 @@ class CorpusTreeModel(QAbstractItemModel):
 
     def headerData(self, section, orientation, role=DISPLAY):
         if orientation == Qt.Horizontal and role == DISPLAY:
-            return self.COLUMNS[section]
+            return self.SHORT[section]
+        if orientation == Qt.Horizontal and role == TOOLTIP:
+            return self.HEADER_TIPS[section]
         return None
 
     # -- data -----------------------------------------------------------------------------
@@ -171,6 +179,8 @@ class CorpusTreeModel(QAbstractItemModel):
                     st = self._status[o:o + len(doc.sentences)]
                     bad = sum(1 for x in st if x.startswith("✗"))
                     return f"{bad} ✗" if bad else "✓"
+            if role == TOOLTIP and col == 0:
+                return f"Document {doc.id}: {len(doc.sentences):,} sentences"
             if role == self.SentenceRole:
                 return -1
             return None
@@ -200,7 +210,12 @@ class CorpusTreeModel(QAbstractItemModel):
         elif role == TOOLTIP and col == 0:
             ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
             where = f"{self._corpus.path}:{s.line}" if s.line else ""
-            return f"{where}\n{ents}".strip()
+            text = s.text()
+            if len(text) > 600:  # a tooltip, not a reader: the sentence view shows all of it
+                text = text[:600] + " …"
+            # rich text, so that Qt wraps a long sentence instead of making one screen-wide line
+            return (f"<p style='white-space:normal'>{html.escape(text)}</p>"
+                    f"<p><i>{html.escape(ents)}</i><br>{html.escape(where)}</p>")
         elif role == self.SentenceRole:
             return k
         return None

@@ -7,8 +7,11 @@ Two modes share the model:
 * **compare** — the features that separate two candidates A and B, with each one's value in A
   and in B and how much it moves F(A) − F(B) (``RerankerModel.compare``).
 
-Rows come pre-sorted by |contribution| (groups by the |sum| of theirs); clicking a header sorts
-through a proxy. Grouping by template can be switched off (a flat list).
+Rows come in the order of :mod:`nerstudio.rerank.explanation` (features by |contribution|,
+groups by the |sum| of theirs), the order the "why" sentence reads out; clicking a header sorts
+through a proxy. Grouping by template can be switched off (a flat list). Group headers and
+tooltips say what each template means, from the one glossary (:mod:`nerstudio.rerank.glossary`);
+numbers go through :func:`nerstudio.numfmt.num` (never ``-0.000``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
+
+from ...numfmt import num
+from ...rerank.explanation import group_terms, rank_terms
+from ...rerank.glossary import LEGEND, describe, describe_template
 from .proxy import refilter
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
@@ -82,7 +89,7 @@ class FeatureTreeModel(QAbstractItemModel):
     def set_terms(self, rows: list[TermRow], compare: bool = False) -> None:
         self.beginResetModel()
         self._compare = compare
-        self._rows = sorted(rows, key=lambda r: (-abs(r.contribution), r.name))
+        self._rows = rank_terms(rows)
         self._regroup()
         self.endResetModel()
 
@@ -109,12 +116,7 @@ class FeatureTreeModel(QAbstractItemModel):
 
     def _regroup(self) -> None:
         self._shown = [r for r in self._rows if not (self._hide_zero and r.weight == 0.0 and r.contribution == 0.0)]
-        by: dict[str, list[TermRow]] = {}
-        for r in self._shown:
-            by.setdefault(r.template, []).append(r)
-        groups = [(t, rs, sum(r.contribution for r in rs)) for t, rs in by.items()]
-        groups.sort(key=lambda g: (-abs(g[2]), g[0]))
-        self._groups = groups
+        self._groups = [(g.template, g.terms, g.total) for g in group_terms(self._shown)]
 
     @property
     def compare_mode(self) -> bool:
@@ -126,6 +128,10 @@ class FeatureTreeModel(QAbstractItemModel):
 
     def terms(self) -> list[TermRow]:
         return list(self._rows)
+
+    def shown_terms(self) -> list[TermRow]:
+        """The terms the table lists (after the zero-weight filter), in its order."""
+        return list(self._shown)
 
     def _columns(self):
         return self.COMPARE_COLUMNS if self._compare else self.EXPLAIN_COLUMNS
@@ -167,7 +173,8 @@ class FeatureTreeModel(QAbstractItemModel):
             return self._columns()[section]
         if role == TOOLTIP:
             cols = self._columns()
-            tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term",
+            tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term. "
+                               "Words used in the template descriptions: " + LEGEND,
                     "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
                     "Weight": "Weight the reranker learned for the feature",
                     "Contrib.": "Value × weight: what the feature adds to the candidate's score",
@@ -197,9 +204,9 @@ class FeatureTreeModel(QAbstractItemModel):
             t, rs, total = self._groups[index.row()]
             if role == DISPLAY:
                 if c == 0:
-                    return f"{t}  ({len(rs)})"
+                    return f"{_code_label(t)} · {describe_template(t)}  ({len(rs)})"
                 if c == ncol - 1:
-                    return f"{total:+.3f}"
+                    return num(total, sign=True)
                 return None
             if role == self.SortRole:
                 return t if c == 0 else (total if c == ncol - 1 else 0.0)
@@ -210,7 +217,8 @@ class FeatureTreeModel(QAbstractItemModel):
             if role == ALIGNMENT and c > 0:
                 return ALIGN_RIGHT
             if role == TOOLTIP:
-                return f"Template {t}: {len(rs)} feature(s), total {total:+.4f}"
+                return (f"{_code_label(t)}: {describe_template(t)}\n{len(rs)} feature(s), total "
+                        f"{num(total, 4, sign=True)}")
             return None
         if self._compare:
             vals = (r.name, r.a, r.b, r.weight, r.contribution)
@@ -221,8 +229,8 @@ class FeatureTreeModel(QAbstractItemModel):
             if c == 0:
                 return v
             if (self._compare and c in (1, 2)) or (not self._compare and c == 1):
-                return f"{v:g}" if r.name != "L(x)" else f"{v:.3f}"
-            return f"{v:+.3f}" if c == ncol - 1 else f"{v:.3f}"
+                return num(v, None, spec="g") if r.name != "L(x)" else num(v)
+            return num(v, sign=True) if c == ncol - 1 else num(v)
         if role == self.SortRole:
             return vals[c]
         if role == FOREGROUND and c == ncol - 1:
@@ -230,13 +238,17 @@ class FeatureTreeModel(QAbstractItemModel):
         if role == ALIGNMENT and c > 0:
             return ALIGN_RIGHT
         if role == TOOLTIP:
-            return (f"{r.name}\ntemplate {r.template} · weight {r.weight:.4f} · "
-                    f"contribution {r.contribution:+.4f}")
+            return (f"{describe(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
+                    f"contribution {num(r.contribution, 4, sign=True)}")
         if role == FONT and r.name == "L(x)":
             f = QFont()
             f.setItalic(True)
             return f
         return None
+
+
+def _code_label(template: str) -> str:
+    return "L(x)" if template in ("L", "L(x)") else template
 
 
 def _sign_brush(v: float):

@@ -11,7 +11,8 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ..session import span_diff
+from ...app.attachments import span_diff
+from ...numfmt import num
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 
@@ -96,8 +97,8 @@ class NBestTableModel(QAbstractTableModel):
             diff = "(top candidate)" if self._spans[0] else "(top candidate: no entities)"
         else:
             diff = self._diff[j] or "(same entities, other tags)"
-        return (str(j + 1), f"{self._logp[j]:.3f}",
-                None if self._scores is None else f"{self._scores[j]:.3f}",
+        return (str(j + 1), num(self._logp[j]),
+                None if self._scores is None else num(self._scores[j]),
                 None if self._rerank is None else str(int(self._rerank[j])),
                 None if self._f is None else f"{self._f[j]:.1f}", diff)
 
@@ -111,6 +112,10 @@ class NBestTableModel(QAbstractTableModel):
     @property
     def has_gold(self) -> bool:
         return self._f is not None
+
+    def exact_marks(self) -> list[bool] | None:
+        """Per candidate: its entities are exactly the gold (None: no gold)."""
+        return None if self._exact is None else [bool(x) for x in self._exact]
 
     def spans(self, j: int) -> list:
         return self._spans[j]

@@ -1,48 +1,54 @@
-"""The sentence view with annotation: token-snapped selection and single-key span edits.
+"""The sentence view with annotation: token-snapped selection and the span edits it offers.
 
 Mouse: click a token to put the caret on it, drag (or Shift+click) to select a run of tokens,
-double-click to select the whole entity under the pointer. Keyboard: Left/Right move the caret,
-Shift+Left/Right extend the selection, Home/End jump, Esc collapses the selection.
+double-click to select the whole entity under the pointer, right-click for the annotation menu
+(``contextMenuWanted``). Keyboard (handled here): Left/Right move the caret, Shift+Left/Right
+extend the selection, Home/End jump, Esc collapses the selection; the caret is kept in view.
 
-Edits (each is one undoable step, emitted as ``editRequested(new_spans, description)``):
+The edits are methods; the annotation controller's actions call them (one QAction per command,
+shared by the Edit menu, the context menu, the legend chips and the keys, which work with the
+focus here or in the corpus browser). Each edit is one undoable step, emitted as
+``editRequested(new_spans, description)``:
 
-* a type key (P/O/L/M for PER/ORG/LOC/MISC, or the first free letter of the corpus's own types;
-  1–9 by position) types the selection; with only the caret inside an entity, it retypes that
+* :meth:`set_type` types the selection; with only the caret inside an entity, it retypes that
   entity;
-* Delete / Backspace clears the entities under the selection;
-* Ctrl+Left / Ctrl+Right extend the entity under the caret by one token on that side,
-  Ctrl+Shift+Left / Ctrl+Shift+Right shrink it from the other side (its end or start moves in
-  the direction of the arrow);
-* ``/`` splits the entity under the caret before the caret token; ``+`` (or ``=``) merges it
-  with the next entity.
+* :meth:`clear_selection_spans` clears the entities under the selection;
+* :meth:`extend` grows the entity under the caret by one token on that side, :meth:`shrink`
+  moves its end (direction -1) or its start (direction +1) in the direction of the arrow;
+* :meth:`split_at_caret` splits the entity under the caret before the caret token;
+  :meth:`merge_with_next` merges it with the entity ending right before it when the caret is on
+  its first token (so split then merge gives the entity back), else with the next entity.
+
+:meth:`available` says which of them can apply now (the actions are enabled from it). An edit
+that cannot be made (extending into a one-token neighbour, merging with nothing) changes nothing
+and says why with ``editRefused(message)``.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea
 
 from ... import annotation as ann
 from ...corpus.model import Span
 from .sentence_view import SentenceView
 
-DEFAULT_TYPES = ("PER", "ORG", "LOC", "MISC")
-
-
-def type_keys(labels) -> dict[str, str]:
-    """Single-letter keys for entity types: the first letter not already taken."""
-    keys: dict[str, str] = {}
-    for lab in labels:
-        for ch in (lab or "E").upper():
-            if ch.isalpha() and ch not in keys:
-                keys[ch] = lab
-                break
-    return keys
+# keys the view handles itself (the edit keys are the annotation actions' shortcuts)
+CARET_KEYS = (
+    ("Left / Right", "Move the caret in the sentence view"),
+    ("Shift+Left / Shift+Right", "Extend the token selection"),
+    ("Home / End", "Caret to the first / last token"),
+    ("Esc", "Collapse the selection to the caret"),
+    ("Double-click", "Select the whole entity"),
+)
 
 
 class AnnotationView(SentenceView):
     editRequested = Signal(list, str)
+    editRefused = Signal(str)
     selectionChanged = Signal(int, int)
+    contextMenuWanted = Signal(QPoint)  # global position
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -51,23 +57,24 @@ class AnnotationView(SentenceView):
         self.anchor = -1
         self.caret = -1
         self._dragging = False
-        self.set_types(DEFAULT_TYPES)
 
-    def set_types(self, labels) -> None:
-        labels = [lab for lab in labels]
-        for lab in DEFAULT_TYPES:  # the usual four stay available
-            if lab not in labels and all(lab2 != "" for lab2 in labels):
-                labels.append(lab)
-        self.types = list(dict.fromkeys(labels))
-        self.keys = type_keys(self.types)
+    @property
+    def types(self) -> list[str]:
+        return list(self.scheme.labels)
+
+    @property
+    def keys(self) -> dict[str, str]:
+        return dict(self.scheme.keys)
 
     # -- content --------------------------------------------------------------------------
-    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate") -> None:
+    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate",
+                     second=None, second_name: str = "B") -> None:
         same = tuple(words) == self._words
-        super().set_sentence(words, gold, candidate, candidate_name)
+        super().set_sentence(words, gold, candidate, candidate_name, second, second_name)
         if not same:
             self.anchor = self.caret = (0 if self._words else -1)
             self.selectionChanged.emit(*self.selection())
+            self._scroll_to(0)
 
     def gold(self) -> list[Span]:
         return list(self._gold)
@@ -78,20 +85,41 @@ class AnnotationView(SentenceView):
             return -1, -1
         return min(self.anchor, self.caret), max(self.anchor, self.caret) + 1
 
+    def _select(self, anchor: int, caret: int, scroll: bool = False) -> None:
+        old = self.selection()
+        self.anchor, self.caret = anchor, caret
+        new = self.selection()
+        if new != old:
+            self.update_tokens(*old)
+        self.update_tokens(*new)
+        if scroll:
+            self._scroll_to(caret)
+        self.selectionChanged.emit(*new)
+
     def select_tokens(self, start: int, end: int) -> None:
         n = len(self._words)
         if not n:
             return
-        self.anchor = max(0, min(start, n - 1))
-        self.caret = max(0, min(end - 1, n - 1))
-        self.update()
-        self.selectionChanged.emit(*self.selection())
+        self._select(max(0, min(start, n - 1)), max(0, min(end - 1, n - 1)), scroll=True)
 
     def token_at(self, pos) -> int:
-        for i, r in enumerate(self._boxes):
-            if r.adjusted(-_HALF_GAP, -8, _HALF_GAP, 8).contains(pos):
+        """The token under ``pos`` (a little slack around it), or -1; looks in that row only."""
+        lo, hi = self._visible_tokens(QRectF(pos.x(), pos.y(), 1, 1))
+        for i in range(lo, hi):
+            if self._boxes[i].adjusted(-_HALF_GAP, -8, _HALF_GAP, 8).contains(pos):
                 return i
         return -1
+
+    def _scroll_to(self, i: int) -> None:
+        """Keep token ``i`` visible when the view sits in a scroll area."""
+        if not 0 <= i < len(self._boxes):
+            return
+        w = self.parentWidget()
+        while w is not None and not isinstance(w, QAbstractScrollArea):
+            w = w.parentWidget()
+        if isinstance(w, QScrollArea):
+            c = self._boxes[i].center()
+            w.ensureVisible(int(c.x()), int(c.y()), 20, int(self._row_height()))
 
     # -- mouse ----------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
@@ -99,21 +127,17 @@ class AnnotationView(SentenceView):
         if i >= 0 and event.button() == Qt.LeftButton:
             self.setFocus(Qt.MouseFocusReason)
             if event.modifiers() & Qt.ShiftModifier and self.caret >= 0:
-                self.caret = i
+                self._select(self.anchor, i)
             else:
-                self.anchor = self.caret = i
+                self._select(i, i)
             self._dragging = True
-            self.update()
-            self.selectionChanged.emit(*self.selection())
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:
         if self._dragging:
             i = self.token_at(event.position())
             if i >= 0 and i != self.caret:
-                self.caret = i
-                self.update()
-                self.selectionChanged.emit(*self.selection())
+                self._select(self.anchor, i)
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:
@@ -127,54 +151,53 @@ class AnnotationView(SentenceView):
             self.select_tokens(sp.start, sp.end)
         super().mouseDoubleClickEvent(event)
 
+    def contextMenuEvent(self, event) -> None:
+        """Right-click: a token outside the selection becomes the caret, then the menu opens."""
+        i = self.token_at(QPointF(event.pos()))
+        a, b = self.selection()
+        if i >= 0 and not a <= i < b:
+            self._select(i, i)
+        self.setFocus(Qt.MouseFocusReason)
+        self.contextMenuWanted.emit(event.globalPos())
+        event.accept()
+
     # -- keys -----------------------------------------------------------------------------
     def keyPressEvent(self, event) -> None:
         if not self._words:
             return super().keyPressEvent(event)
-        key, mods, text = event.key(), event.modifiers(), event.text()
+        key, mods = event.key(), event.modifiers()
         n = len(self._words)
-        ctrl = bool(mods & Qt.ControlModifier)
         shift = bool(mods & Qt.ShiftModifier)
-        if key in (Qt.Key_Left, Qt.Key_Right) and ctrl:
-            self._resize(-1 if key == Qt.Key_Left else 1, shrink=shift)
-            return
-        if key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End) and not (mods & Qt.AltModifier):
+        plain = not (mods & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
+        if key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End) and plain:
             step = {Qt.Key_Left: -1, Qt.Key_Right: 1}.get(key)
             c = max(self.caret, 0)
             c = (c + step) if step is not None else (0 if key == Qt.Key_Home else n - 1)
             c = max(0, min(n - 1, c))
-            if shift:
-                self.caret = c
-            else:
-                self.anchor = self.caret = c
-            self.update()
-            self.selectionChanged.emit(*self.selection())
+            self._select(self.anchor if shift else c, c, scroll=True)
             return
-        if key == Qt.Key_Escape:
-            self.anchor = self.caret
-            self.update()
-            self.selectionChanged.emit(*self.selection())
-            return
-        if not self.editable or ctrl or (mods & Qt.AltModifier):
-            return super().keyPressEvent(event)
-        if key in (Qt.Key_Delete, Qt.Key_Backspace):
-            self.clear_selection_spans()
-            return
-        if text == "/":
-            self.split_at_caret()
-            return
-        if text in ("+", "="):
-            self.merge_with_next()
-            return
-        label = None
-        if text and text.upper() in self.keys:
-            label = self.keys[text.upper()]
-        elif text and text.isdigit() and 1 <= int(text) <= len(self.types):
-            label = self.types[int(text) - 1]
-        if label is not None:
-            self.set_type(label)
+        if key == Qt.Key_Escape and plain:
+            self._select(self.caret, self.caret)
             return
         super().keyPressEvent(event)
+
+    # -- what can be done now -------------------------------------------------------------
+    def available(self) -> dict[str, bool]:
+        """Which edits apply to the current selection (the actions' enabled state)."""
+        a, b = self.selection()
+        ok = self.editable and bool(self._words) and a >= 0
+        sp = ann.span_at(self._gold, self.caret) if ok else None
+        n = len(self._words)
+        return {
+            "type": ok,
+            "clear": ok and any(s.start < b and a < s.end for s in self._gold),
+            "extend_left": sp is not None and sp.start > 0,
+            "extend_right": sp is not None and sp.end < n,
+            "shrink_left": sp is not None,
+            "shrink_right": sp is not None,
+            "split": sp is not None and sp.start < self.caret < sp.end,
+            "merge": ok and ann.merge_pair(self._gold, self.caret) is not None,
+        }
 
     # -- edits (also callable directly) ---------------------------------------------------
     def _request(self, new: list[Span], text: str) -> None:
@@ -198,6 +221,14 @@ class AnnotationView(SentenceView):
         if a >= 0:
             self._request(ann.clear(self._gold, a, b), "clear entity")
 
+    def extend(self, direction: int) -> None:
+        """Grow the entity under the caret by one token to the left (-1) or right (+1)."""
+        self._resize(direction, shrink=False)
+
+    def shrink(self, direction: int) -> None:
+        """Shrink the entity under the caret: its end moves left (-1) or its start right (+1)."""
+        self._resize(direction, shrink=True)
+
     def _resize(self, direction: int, shrink: bool) -> None:
         sp = ann.span_at(self._gold, self.caret)
         if sp is None:
@@ -211,10 +242,14 @@ class AnnotationView(SentenceView):
             what = "shrink"
         if start < 0 or end > n or (start, end) == (sp.start, sp.end):
             return
-        new = ann.resize(self._gold, sp, start, end, n)
+        try:
+            new = ann.resize(self._gold, sp, start, end, n)
+        except ann.EditRefused as exc:
+            self.editRefused.emit(f"Cannot {what} the {sp.label or 'entity'}: {exc} (merge them instead)")
+            return
         if end > start:
-            self.caret = max(start, min(self.caret, end - 1))
-            self.anchor = self.caret
+            c = max(start, min(self.caret, end - 1))
+            self._select(c, c)
         self._request(new, f"{what} {sp.label} entity")
 
     def split_at_caret(self) -> None:
@@ -223,14 +258,22 @@ class AnnotationView(SentenceView):
             self._request(ann.split(self._gold, sp, self.caret), f"split {sp.label} entity")
 
     def merge_with_next(self) -> None:
-        sp = ann.span_at(self._gold, self.caret)
-        if sp is None:
+        pair = ann.merge_pair(self._gold, self.caret)
+        if pair is None:
+            self.editRefused.emit("Nothing to merge: put the caret on an entity that has a next entity, "
+                                  "or on the first token of one that follows another")
             return
-        _, nxt = ann.neighbours(self._gold, sp)
-        if nxt is not None:
-            self._request(ann.merge(self._gold, sp, nxt), f"merge {sp.label} entities")
+        self._request(ann.merge(self._gold, *pair), f"merge {pair[0].label} entities")
 
     # -- painting -------------------------------------------------------------------------
+    def focusInEvent(self, event) -> None:
+        self.update_tokens(*self.selection())  # the selection's outline shows the focus
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event) -> None:
+        self.update_tokens(*self.selection())
+        super().focusOutEvent(event)
+
     def paintEvent(self, event) -> None:
         super().paintEvent(event)
         a, b = self.selection()
@@ -241,18 +284,14 @@ class AnnotationView(SentenceView):
         fill = QColor(sel)
         fill.setAlpha(45)
         p.setBrush(fill)
-        p.setPen(QPen(sel, 1.5 if self.hasFocus() else 1.0, Qt.SolidLine if self.hasFocus() else Qt.DotLine))
+        focus = self.hasFocus()
+        p.setPen(QPen(sel, 1.5 if focus else 1.0, Qt.SolidLine if focus else Qt.DotLine))
         for r in self._span_rects(Span(a, b, "")):
             p.drawRect(r.adjusted(-3, -3, 3, 3))
-        c = self._boxes[self.caret]
+        c = QRectF(self._boxes[self.caret])
         p.setPen(QPen(sel, 2))
-        p.drawLine(QRectF(c).bottomLeft() + _pt(2, 2), QRectF(c).bottomRight() + _pt(-2, 2))
+        p.drawLine(c.bottomLeft() + QPointF(2, 2), c.bottomRight() + QPointF(-2, 2))
         p.end()
 
 
 _HALF_GAP = 3
-
-
-def _pt(x, y):
-    from PySide6.QtCore import QPointF
-    return QPointF(x, y)

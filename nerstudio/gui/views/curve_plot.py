@@ -3,22 +3,30 @@
 matplotlib through a :class:`~matplotlib.figure.Figure` (never pyplot), drawn by the render thread
 of :mod:`.figure_image` from a snapshot of the runs, so a redraw never holds up the window.
 Points arrive in batches from the worker's signals; redraw requests are coalesced (at most one
-every 50 ms). Several runs are overlaid, each labelled with its settings;
-each run's best point is marked. Export as PNG/SVG (the figure) or CSV (the numbers).
+every 50 ms). Runs with the same unit are overlaid, each labelled with its settings and the
+corpus it was trained on; each run's best point is marked. Boosting rounds and perceptron epochs
+are different units, so they never share an x axis: each unit gets its own plot, side by side,
+labelled with its unit (the dev-F axes are shared, so heights compare). Export as PNG/SVG (the
+figure) or CSV (the numbers).
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import textwrap
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSizePolicy,
                                QVBoxLayout, QWidget)
 
+
 from .figure_image import FigureImage
+
+if TYPE_CHECKING:  # matplotlib itself is imported where figures are made, not at start-up
+    from matplotlib.figure import Figure
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
 
@@ -34,6 +42,10 @@ class Run:
     f: list = field(default_factory=list)
     extra: list = field(default_factory=list)  # (seconds, loss, mistakes)
     state: str = "running"  # running, done, cancelled, failed
+    corpus: str = ""  # what it was trained on (shown in the legend)
+
+    def legend(self) -> str:
+        return f"{self.label} · on {self.corpus}" if self.corpus else self.label
 
     def best(self) -> int | None:
         vals = [(v, -i) for i, v in enumerate(self.f) if v is not None and not math.isnan(v)]
@@ -73,6 +85,7 @@ class CurvePlot(QWidget):
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens the window
+        self.info.setWordWrap(True)  # several runs' summaries wrap instead of being cut at the buttons
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")
@@ -97,8 +110,10 @@ class CurvePlot(QWidget):
         self.redraw()
 
     # -- data -----------------------------------------------------------------------------
-    def start_run(self, label: str, unit: str = "epoch", baseline: float | None = None) -> int:
-        self.runs.append(Run(label, unit, baseline))
+    def start_run(self, label: str, unit: str = "epoch", baseline: float | None = None,
+                  corpus: str | None = None) -> int:
+        """A new run; ``corpus`` names what it is trained on (the legend says it)."""
+        self.runs.append(Run(label, unit, baseline, corpus=corpus or ""))
         self.schedule()
         return len(self.runs) - 1
 
@@ -148,8 +163,8 @@ class CurvePlot(QWidget):
 
     def _snapshot(self):
         """The runs and options as they are now: the render thread draws from this copy."""
-        runs = [Run(r.label, r.unit, r.baseline, list(r.steps), list(r.p), list(r.r), list(r.f), [], r.state)
-                for r in self.runs]
+        runs = [Run(r.label, r.unit, r.baseline, list(r.steps), list(r.p), list(r.r), list(r.f), [], r.state,
+                    r.corpus) for r in self.runs]
         opts = (self.show_p.isChecked(), self.show_r.isChecked(), self.show_base.isChecked())
         return lambda fig: draw_runs(fig, runs, *opts)
 
@@ -178,6 +193,7 @@ class CurvePlot(QWidget):
     def export_image(self, path: str) -> None:
         """Save the figure (PNG or SVG) at the size it has on screen."""
         w, h = max(self.canvas.width(), 320), max(self.canvas.height(), 200)
+        from matplotlib.figure import Figure  # imported when needed: the window starts faster
         fig = Figure(figsize=(w / 100, h / 100), dpi=100, layout="constrained")
         self._snapshot()(fig)
         fig.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
@@ -186,13 +202,13 @@ class CurvePlot(QWidget):
         with open(path, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
             w.writerow(["run", "settings", "unit", "step", "dev_precision", "dev_recall", "dev_f1", "best",
-                        "seconds", "loss", "mistakes"])
+                        "seconds", "loss", "mistakes", "corpus"])
             for k, r in enumerate(self.runs):
                 b = r.best()
                 for i, s in enumerate(r.steps):
                     sec, loss, mis = r.extra[i]
                     w.writerow([k + 1, r.label, r.unit, int(s), _fmt(r.p[i]), _fmt(r.r[i]), _fmt(r.f[i]),
-                                int(i == b), _fmt(sec), _fmt(loss), "" if mis is None else int(mis)])
+                                int(i == b), _fmt(sec), _fmt(loss), "" if mis is None else int(mis), r.corpus])
 
     @Slot()
     def export_image_dialog(self) -> None:
@@ -217,34 +233,58 @@ def _fmt(v):
     return "" if v is None else f"{v:.6g}"
 
 
-def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> None:
-    """Draw every run on ``fig``. Boosting rounds and perceptron epochs are different scales:
-    when both are present, epoch runs use a second x axis along the top."""
-    ax = fig.add_subplot(111)
-    units = {r.unit for r in runs if r.steps or r.state == "running"}
-    mixed = len(units) > 1
-    top = ax.twiny() if mixed else None
-    names = {"round": "boosting round", "epoch": "epoch"}
-    if mixed:
-        ax.set_xlabel("boosting round")
-        top.set_xlabel("epoch", fontsize=9)
-    else:
-        ax.set_xlabel(names.get(next(iter(units)), "step") if units else "round / epoch")
-    ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
-    ax.grid(True, alpha=0.3)
-    handles = []
-    bases = set()
+UNIT_NAMES = {"round": "boosting round", "epoch": "epoch", "update": "perceptron update"}
+
+
+def units_of(runs: list[Run]) -> list[str]:
+    """The units of the runs that have (or will have) points, in order of first appearance."""
+    out: list[str] = []
+    for r in runs:
+        if (r.steps or r.state == "running") and r.unit not in out:
+            out.append(r.unit)
+    return out
+
+
+def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> dict:
+    """Draw every run on ``fig``: one plot per unit (boosting rounds, perceptron epochs), side by
+    side (stacked when the figure is taller than wide), each with its own x axis labelled with
+    its unit. Returns ``{unit: axes}``."""
+    units = units_of(runs)
+    n = max(len(units), 1)
+    w, h = fig.get_size_inches()
+    rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
+    # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
+    # the constrained layout no room for the plot itself)
+    chars = max(16, int((w * fig.dpi / cols - 130) / 6))  # about 6 px a character at size 8
+
+    def label(text: str) -> str:
+        return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
+    axes: dict[str, object] = {}
+    first = None
+    for k, unit in enumerate(units or [""]):
+        ax = fig.add_subplot(rows, cols, k + 1, sharey=first)
+        first = first or ax
+        axes[unit] = ax
+        ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
+        from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))  # rounds and epochs are counts
+        ax.grid(True, alpha=0.3)
+        if k == 0 or rows > 1:
+            ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
+    handles: dict[str, list] = {u: [] for u in axes}
+    bases: dict[str, set] = {u: set() for u in axes}
     for k, r in enumerate(runs):
+        a = axes.get(r.unit)
+        if a is None:  # a finished run without points: nothing to draw
+            continue
         color = COLORS[k % len(COLORS)]
-        a = top if (mixed and r.unit == "epoch") else ax
         xs = [s for s, f in zip(r.steps, r.f) if f is not None]
         fs = [f for f in r.f if f is not None]
         state = "" if r.state == "done" else f" [{r.state}]"
-        axis_note = " (top axis)" if a is top and top is not None else ""
         if xs:
             (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
-                          label=f"{r.label}{state}{axis_note}")
-            handles.append(h)
+                          label=label(f"{r.legend()}{state}"))
+            handles[r.unit].append(h)
             b = r.best()
             if b is not None:
                 a.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
@@ -252,8 +292,10 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
                 a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
                            xytext=(4, 6), fontsize=8, color=color)
         elif r.state == "running":
-            (h,) = a.plot([], [], "-", color=color, label=f"{r.label} [waiting]")
-            handles.append(h)
+            (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]"))
+            handles[r.unit].append(h)
+            if not any(x.steps for x in runs if x.unit == r.unit):
+                a.set_xlim(0, 1)  # no point yet: a plain axis rather than matplotlib's ±0.05
         if show_p:
             pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
             if pts:
@@ -262,26 +304,27 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
             pts = [(st, v) for st, v in zip(r.steps, r.r) if v is not None]
             if pts:
                 a.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
-        if show_base and r.baseline is not None and round(r.baseline, 6) not in bases:
-            bases.add(round(r.baseline, 6))
-            ax.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
-            ax.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
-                        xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
-    ys = [v for r in runs for v in r.f if v is not None]
+        if show_base and r.baseline is not None and round(r.baseline, 6) not in bases[r.unit]:
+            bases[r.unit].add(round(r.baseline, 6))
+            a.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
+            a.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
+                       xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
+    drawn = [r for r in runs if r.unit in axes]
+    ys = [v for r in drawn for v in r.f if v is not None]
     if show_p:
-        ys += [v for r in runs for v in r.p if v is not None]
+        ys += [v for r in drawn for v in r.p if v is not None]
     if show_r:
-        ys += [v for r in runs for v in r.r if v is not None]
+        ys += [v for r in drawn for v in r.r if v is not None]
     if show_base:
-        ys += [r.baseline for r in runs if r.baseline is not None]
+        ys += [r.baseline for r in drawn if r.baseline is not None]
     if ys:
         lo, hi = min(ys), max(ys)
         pad = max(1.0, 0.08 * (hi - lo))
-        ax.set_ylim(lo - pad, hi + pad)
-        if top is not None:
-            top.set_ylim(lo - pad, hi + pad)
-    if handles:
-        (top or ax).legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.85)
-    else:
-        ax.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
-                transform=ax.transAxes, color="#777777")
+        first.set_ylim(lo - pad, hi + pad)  # shared by every plot
+    for unit, ax in axes.items():
+        if handles[unit]:
+            ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
+    if not any(handles.values()):
+        first.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
+                   transform=first.transAxes, color="#777777")
+    return axes

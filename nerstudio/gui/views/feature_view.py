@@ -2,15 +2,21 @@
 
 One candidate selected: its global features with value, weight and contribution (plus the L(x)
 term), grouped by template, sorted by |contribution|, searchable. Two selected: only the
-features that differ between them and how much each moves F(A) − F(B).
+features that differ between them and how much each moves F(A) − F(B), under a sentence that
+says in words why the reranker prefers one (:func:`~nerstudio.rerank.explanation.why_sentence`,
+which reads the table's own order and is rebuilt when grouping or the zero-weight filter change).
 """
 
 from __future__ import annotations
+
+import html
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeView,
                                QVBoxLayout, QWidget)
 
+from ...numfmt import num
+from ...rerank.explanation import why_sentence
 from ..models.feature_model import FeatureFilterProxy, FeatureTreeModel, TermRow
 
 
@@ -42,6 +48,8 @@ class FeaturePanel(QWidget):
         self.hide_zero.setToolTip("Hide features the reranker gave no weight (boosting leaves most at zero)")
         self.hide_zero.toggled.connect(self._on_hide_zero)
         self.model.set_hide_zero(True)
+        self._why = None  # (lead, A, B, delta, breakdown, who) of the comparison shown, to rebuild its sentence
+        self._base_header = ""
         self.view = QTreeView()
         self.view.setObjectName("featureView")
         self.view.setModel(self.proxy)
@@ -70,11 +78,61 @@ class FeaturePanel(QWidget):
 
     # -- content --------------------------------------------------------------------------
     def show_terms(self, rows: list[TermRow], header: str, compare: bool = False) -> None:
-        self.model.set_terms(rows, compare)
+        """Any terms under a ready-made header (HTML)."""
+        self._why = None
+        self._show(rows, header, compare)
+
+    def show_explanation(self, rows: list[TermRow], title: str, score: float,
+                         parts: list[tuple[str, float]] | None = None, note: str = "") -> None:
+        """One candidate: its terms under "title · score S = part + part…". ``parts`` default to
+        the L(x) term and the sum of the global features (a reranker's score); ``note`` (HTML)
+        follows."""
+        if parts is None:
+            lx = sum(r.contribution for r in rows if r.template in ("L", "L(x)"))
+            n = sum(1 for r in rows if r.template not in ("L", "L(x)"))
+            parts = [("L(x) term", lx), (f"{n} global feature{'s' if n != 1 else ''}", float(score) - lx)]
+        head = f"<b>{html.escape(title)}</b> · score {num(score)}"
+        if parts:
+            head += " = " + " + ".join(f"{html.escape(k)} {num(v, sign=True)}" for k, v in parts)
+        self.show_terms(rows, head + note)
+
+    def show_comparison(self, rows: list[TermRow], a: str, b: str, delta: float,
+                        scores: tuple[float, float] | None = None, breakdown: list[tuple[str, float]] | None = None,
+                        note: str = "", who: str = "the reranker") -> None:
+        """Two candidates: the terms of F(A) − F(B) (``delta``; contribution > 0 favours A) under
+        "A = a (score) vs B = b (score)" and the sentence saying why ``who`` prefers one, which
+        names the table's top rows in words. ``a``/``b`` name the candidates ("candidate 3");
+        ``breakdown`` names parts of ``delta`` (a joint tagger's local and non-local scores);
+        ``note`` (HTML) follows the scores."""
+        sa, sb = ("", "") if scores is None else (f" ({num(scores[0])})", f" ({num(scores[1])})")
+        lead = f"<b>A = {html.escape(a)}</b>{sa} vs <b>B = {html.escape(b)}</b>{sb}{note}:"
+        self._why = (lead, a, b, float(delta), breakdown, who)
+        self._show(rows, "", True)
+
+    def why_text(self) -> str:
+        """The current "why" sentence (plain text; empty unless two candidates are compared)."""
+        if self._why is None:
+            return ""
+        _, a, b, delta, breakdown, who = self._why
+        return why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped, rich=False,
+                            breakdown=breakdown, who=who)
+
+    def _header_text(self, header: str) -> str:
+        if self._why is not None:
+            lead, a, b, delta, breakdown, who = self._why
+            sentence = why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped,
+                                    breakdown=breakdown, who=who)
+            header = f"{lead} {sentence}"
         hidden = self.hidden_count()
         if hidden:
-            header += f" <span style='color:#777'>({hidden} zero-weight feature{'s' if hidden > 1 else ''} hidden)</span>"
-        self.header.setText(header)
+            plural = "s" if hidden > 1 else ""
+            header += f" <span style='color:#777'>({hidden} zero-weight feature{plural} hidden)</span>"
+        return header
+
+    def _show(self, rows: list[TermRow], header: str, compare: bool) -> None:
+        self.model.set_terms(rows, compare)
+        self._base_header = header
+        self.header.setText(self._header_text(header))
         self._layout_columns()
         if self.model.grouped:
             n = self.proxy.rowCount()
@@ -83,6 +141,7 @@ class FeaturePanel(QWidget):
                 self.view.setExpanded(self.proxy.index(r, 0), r < 4 or n <= 8)
 
     def show_message(self, html: str) -> None:
+        self._why = None
         self.model.clear()
         self.header.setText(html)
 
@@ -125,11 +184,18 @@ class FeaturePanel(QWidget):
     def _on_hide_zero(self, on: bool) -> None:
         self.model.set_hide_zero(on)
         self._layout_columns()
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        """The why sentence and the hidden count follow the table (grouping, zero-weight filter)."""
+        if self.model.rowCount() or self._why is not None:
+            self.header.setText(self._header_text(self._base_header))
 
     @Slot(bool)
     def _on_group(self, on: bool) -> None:
         self.model.set_grouped(on)
         self._layout_columns()
+        self._refresh_header()
         if on:
             for r in range(min(4, self.proxy.rowCount())):
                 self.view.setExpanded(self.proxy.index(r, 0), True)

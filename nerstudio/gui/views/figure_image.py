@@ -19,21 +19,26 @@ import atexit
 import itertools
 import threading
 import weakref
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-DrawFn = Callable[[Figure], None]
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+DrawFn = Callable[["Figure"], None]
 DPI = 100
 
 
 def render_rgba(draw: DrawFn, width: int, height: int, dpi: float = DPI, layout: str | None = "constrained"):
     """Draw ``draw`` on a new ``width × height`` pixel figure: ``(rgba bytes, width, height)``."""
     width, height = max(1, int(width)), max(1, int(height))
+    # imported here, in the thread that draws, not when the window starts (half a second)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout=layout)
     canvas = FigureCanvasAgg(fig)
     draw(fig)

@@ -45,10 +45,11 @@ class NBestPanel(QWidget):
                              "why the reranker prefers one over the other.")
         h = self.view.horizontalHeader()
         fm = self.view.fontMetrics()
-        for c, sample in enumerate(("Rank", "-00000.000", "-000.000", "Rerank", "100.0")):
-            # fixed widths: ResizeToContents would read every row on each sentence switch
+        for c, sample in enumerate(("Rank", "-00.000", "-00.000", "Rerank", "100.0")):
+            # fixed, tight widths (ResizeToContents would read every row on each sentence switch):
+            # the "differs from top" column, the one to read, gets the rest
             h.setSectionResizeMode(c, QHeaderView.Interactive)
-            h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
+            h.resizeSection(c, fm.horizontalAdvance(sample) + 12)
         h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.Stretch)
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         self._order: list[int] = []  # selected source rows, in the order they were selected

@@ -1,20 +1,32 @@
-"""Draws one sentence with its gold entities and (optionally) a candidate's entities.
+"""Draws one sentence with its gold entities and one candidate's entities, or two to compare.
 
 Tokens flow left to right and wrap. Gold entities are filled boxes behind the tokens with the
-type above; the selected candidate's entities are bars below the tokens. An entity present in
-only one of the two is outlined in red, so differences stand out.
+type above; each drawn candidate's entities are bars below the tokens (a second candidate, in
+compare mode, gets a second row of bars; the rows are labelled A and B). With one candidate, an
+entity present in only one of gold and candidate is outlined in red; in compare mode, an entity
+present in only one of A and B is. Two adjacent entities of one type keep a visible gap and their
+own borders, so they never read as one.
+
+Long sentences (1,000 tokens) stay cheap: token widths are measured once per sentence, a gold
+edit does not lay the tokens out again, painting skips what is outside the exposed area, and a
+change of selection repaints only the tokens involved (see :mod:`.annotation_view`).
 """
 
 from __future__ import annotations
+
+import bisect
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from ...app.types import CONLL_TYPES, TypeScheme
 from ...corpus.model import Span
 from .palette import type_color
 
 _PAD_X, _GAP, _LINE_GAP, _MARGIN = 4, 6, 14, 10
+_BAR_H, _BAR_GAP = 5, 3
+_DIFF = QColor("#d62728")
 
 
 class SentenceView(QWidget):
@@ -28,23 +40,48 @@ class SentenceView(QWidget):
         self.setAutoFillBackground(True)
         self._words: tuple[str, ...] = ()
         self._gold: list[Span] = []
-        self._cand: list[Span] | None = None
-        self._cand_name = "candidate"
+        self._cands: list[tuple[list[Span], str]] = []  # (spans, name): none, one, or two (compare)
         self._boxes: list[QRectF] = []
+        self._row_start: list[int] = [0]  # first token of each visual row
+        self._row_top: list[float] = [0.0]  # and its top
+        self._widths: list[int] = []
+        self._laid_out = (0, 0)  # (width, number of candidate rows) of the current layout
+        self.scheme = TypeScheme.of(CONLL_TYPES)
         f = QFont(self.font())
         f.setPointSizeF(f.pointSizeF() * 1.25)
         self._font = f
         self._small = QFont(self.font())
         self._small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.8))
+        self._fm, self._sm = QFontMetrics(self._font), QFontMetrics(self._small)
         self._height = 90
 
     # -- content --------------------------------------------------------------------------
-    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate") -> None:
-        self._words = tuple(words)
+    def set_scheme(self, scheme: TypeScheme) -> None:
+        """The corpus's types (colours; the annotation view's keys)."""
+        if scheme != self.scheme:
+            self.scheme = scheme
+            self.update()
+
+    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate",
+                     second=None, second_name: str = "B") -> None:
+        """Show ``words`` with ``gold`` and, optionally, a candidate (and a second one to compare)."""
+        words = tuple(words)
+        if words != self._words:
+            self._words = words
+            self._widths = [self._fm.horizontalAdvance(w if w else "␣") + 2 * _PAD_X for w in words]
+            self._laid_out = (0, 0)
         self._gold = list(gold)
-        self._cand = None if candidate is None else list(candidate)
-        self._cand_name = candidate_name
-        self._layout()
+        self._cands = []
+        if candidate is not None:
+            self._cands.append((list(candidate), candidate_name))
+            if second is not None:
+                self._cands.append((list(second), second_name))
+        self._relayout_if_needed()
+        self.update()
+
+    def set_gold(self, gold) -> None:
+        """Only the gold changed (an edit): redraw, keep the layout and the candidates."""
+        self._gold = list(gold)
         self.update()
 
     def clear(self) -> None:
@@ -53,35 +90,63 @@ class SentenceView(QWidget):
     def words(self):
         return self._words
 
+    def candidate(self) -> tuple[list | None, str]:
+        """The (first) candidate drawn under the gold (None: none) and its name."""
+        if not self._cands:
+            return None, "candidate"
+        return list(self._cands[0][0]), self._cands[0][1]
+
+    def candidates(self) -> list[tuple[list[Span], str]]:
+        """Every candidate drawn: none, one, or two (compare mode: A then B)."""
+        return [(list(s), n) for s, n in self._cands]
+
+    def compare_mode(self) -> bool:
+        return len(self._cands) == 2
+
     # -- layout ---------------------------------------------------------------------------
     def _row_height(self) -> int:
-        fm, sm = QFontMetrics(self._font), QFontMetrics(self._small)
-        return sm.height() + fm.height() + 2 * _PAD_X + (sm.height() + 6 if self._cand is not None else 4)
+        fm, sm = self._fm, self._sm
+        bars = len(self._cands) * (_BAR_GAP + _BAR_H + sm.height()) + 4
+        return sm.height() + fm.height() + 2 * _PAD_X + bars
+
+    def _relayout_if_needed(self) -> None:
+        if self._laid_out != (self.width(), len(self._cands)):
+            self._layout()
 
     def _layout(self) -> None:
-        fm = QFontMetrics(self._font)
-        sm = QFontMetrics(self._small)
         width = max(200, self.width() - 2 * _MARGIN)
-        x, y = _MARGIN, _MARGIN + sm.height()
+        x, y = _MARGIN, _MARGIN + self._sm.height()
         rowh = self._row_height()
-        self._boxes = []
-        for w in self._words:
-            tw = fm.horizontalAdvance(w if w else "␣") + 2 * _PAD_X
+        th = self._fm.height() + 2 * _PAD_X
+        boxes, row_start, row_top = [], [0], [y]
+        for i, tw in enumerate(self._widths):
             if x + tw > _MARGIN + width and x > _MARGIN:
                 x = _MARGIN
                 y += rowh + _LINE_GAP
-            self._boxes.append(QRectF(x, y, tw, fm.height() + 2 * _PAD_X))
+                row_start.append(i)
+                row_top.append(y)
+            boxes.append(QRectF(x, y, tw, th))
             x += tw + _GAP
-        self._height = int(y + rowh + _MARGIN)
-        self.setMinimumHeight(max(90, self._height))
-        self.updateGeometry()
+        self._boxes = boxes
+        self._row_start, self._row_top = row_start, row_top
+        self._laid_out = (self.width(), len(self._cands))
+        height = int(y + rowh + _MARGIN)
+        if height != self._height:
+            self._height = height
+            self.setMinimumHeight(max(90, height))
+            self.updateGeometry()
 
     def sizeHint(self) -> QSize:
         return QSize(600, max(90, self._height))
 
     def resizeEvent(self, event) -> None:
-        self._layout()
+        if event.size().width() != event.oldSize().width():
+            self._layout()
         super().resizeEvent(event)
+
+    def token_rect(self, i: int) -> QRectF:
+        """Where token ``i`` is drawn (widget coordinates)."""
+        return QRectF(self._boxes[i])
 
     def mousePressEvent(self, event) -> None:
         pos = event.position()
@@ -91,7 +156,7 @@ class SentenceView(QWidget):
                 break
         super().mousePressEvent(event)
 
-    # -- painting -------------------------------------------------------------------------
+    # -- geometry of what is drawn --------------------------------------------------------
     def _span_rects(self, sp: Span) -> list[QRectF]:
         """One rectangle per visual row covered by the span."""
         rects: list[QRectF] = []
@@ -103,56 +168,104 @@ class SentenceView(QWidget):
                 rects.append(QRectF(b))
         return rects
 
+    def bar_rects(self, row: int, sp: Span) -> list[QRectF]:
+        """The bars of span ``sp`` in candidate row ``row`` (0: the candidate or A, 1: B)."""
+        off = 4 + row * (_BAR_H + _BAR_GAP + self._sm.height())
+        return [QRectF(r.left(), r.bottom() + off, r.width(), _BAR_H) for r in self._span_rects(sp)]
+
+    def gold_rects(self, sp: Span) -> list[QRectF]:
+        """The boxes of gold span ``sp`` (within the token gap, so neighbours stay apart)."""
+        return [r.adjusted(-1, -2, 1, 2) for r in self._span_rects(sp)]
+
+    def _visible_tokens(self, clip: QRectF) -> tuple[int, int]:
+        """The tokens ``[lo, hi)`` of the visual rows (labels above, bars below) that meet ``clip``."""
+        above, rowh = self._sm.height() + 4, self._row_height() + 4
+        first = max(0, bisect.bisect_right(self._row_top, clip.top() - rowh + above) - 1)
+        last = bisect.bisect_right(self._row_top, clip.bottom() + above)
+        lo = self._row_start[first] if first < len(self._row_start) else len(self._boxes)
+        hi = self._row_start[last] if last < len(self._row_start) else len(self._boxes)
+        return lo, hi
+
+    # -- painting -------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
         pal = self.palette()
-        text_color = pal.color(self.foregroundRole())
         if not self._words:
             p.setPen(pal.color(pal.ColorGroup.Disabled, pal.ColorRole.WindowText))
             p.drawText(self.rect(), Qt.AlignCenter, "Select a sentence in the corpus browser")
             return
-        gold = set(self._gold)
-        cand = set(self._cand) if self._cand is not None else None
-        sm = QFontMetrics(self._small)
-        # gold entities: filled boxes, type above
+        lo, hi = self._visible_tokens(QRectF(event.rect()))
+        if hi <= lo:
+            return
+        self._paint_gold(p, lo, hi)
+        for row in range(len(self._cands)):
+            self._paint_candidate(p, row, lo, hi)
+        text_color = pal.color(self.foregroundRole())
+        dim = pal.color(pal.ColorGroup.Disabled, pal.ColorRole.WindowText)
+        p.setFont(self._font)
+        for i in range(lo, hi):
+            w, r = self._words[i], self._boxes[i]
+            p.setPen(text_color if w else dim)
+            p.drawText(r, Qt.AlignCenter, w or "␣")
+        p.end()
+
+    def _paint_gold(self, p: QPainter, lo: int, hi: int) -> None:
+        single = self._cands[0][0] if len(self._cands) == 1 else None
+        in_cand = set(single) if single is not None else None
+        sm = self._sm
+        p.setFont(self._small)
         for sp in self._gold:
-            c = type_color(sp.label)
+            if sp.end <= lo or sp.start >= hi:
+                continue
+            c = type_color(sp.label, self.scheme)
             fill = QColor(c)
             fill.setAlpha(70)
-            missing = cand is not None and sp not in cand
-            for r in self._span_rects(sp):
-                rr = r.adjusted(-2, -2, 2, 2)
-                p.setBrush(fill)
-                p.setPen(QPen(QColor("#d62728"), 2, Qt.DashLine) if missing else QPen(c, 1.2))
-                p.drawRoundedRect(rr, 5, 5)
-            first = self._span_rects(sp)[0]
-            p.setFont(self._small)
+            missing = in_cand is not None and sp not in in_cand
+            rects = self.gold_rects(sp)
+            p.setBrush(fill)
+            p.setPen(QPen(_DIFF, 2, Qt.DashLine) if missing else QPen(c.darker(120), 1.5))
+            for rr in rects:
+                p.drawRoundedRect(rr, 4, 4)
+            first = rects[0]
             p.setPen(c.darker(130))
-            p.drawText(QRectF(first.left(), first.top() - sm.height() - 2, max(first.width(), 60), sm.height()),
+            p.drawText(QRectF(first.left() + 1, first.top() - sm.height() - 1, max(first.width(), 60), sm.height()),
                        Qt.AlignLeft | Qt.AlignVCenter, sp.label or "entity")
-        # candidate entities: bars below the tokens
-        if cand is not None:
-            for sp in self._cand:
-                c = type_color(sp.label)
-                wrong = sp not in gold
-                for r in self._span_rects(sp):
-                    bar = QRectF(r.left(), r.bottom() + 4, r.width(), 5)
-                    p.setPen(QPen(QColor("#d62728"), 1.5) if wrong else Qt.NoPen)
-                    p.setBrush(c)
-                    p.drawRoundedRect(bar, 2, 2)
-                    lbl = QRectF(r.left(), bar.bottom() + 1, max(r.width(), 60), sm.height())
-                p.setFont(self._small)
-                p.setPen(QColor("#d62728") if wrong else c.darker(130))
-                p.drawText(lbl, Qt.AlignLeft | Qt.AlignTop, (sp.label or "entity") + (" ✗" if wrong else ""))
-        # tokens
-        p.setFont(self._font)
-        p.setPen(text_color)
-        for w, r in zip(self._words, self._boxes):
-            if w:
-                p.drawText(r, Qt.AlignCenter, w)
-            else:
-                p.setPen(pal.color(pal.ColorGroup.Disabled, pal.ColorRole.WindowText))
-                p.drawText(r, Qt.AlignCenter, "␣")
-                p.setPen(text_color)
-        p.end()
+
+    def _paint_candidate(self, p: QPainter, row: int, lo: int, hi: int) -> None:
+        spans, _name = self._cands[row]
+        compare = len(self._cands) == 2
+        gold = set(self._gold)
+        other = set(self._cands[1 - row][0]) if compare else gold
+        tag = ("A", "B")[row] + " " if compare else ""
+        sm = self._sm
+        p.setFont(self._small)
+        for sp in spans:
+            if sp.end <= lo or sp.start >= hi:
+                continue
+            c = type_color(sp.label, self.scheme)
+            differs = sp not in other
+            bars = self.bar_rects(row, sp)
+            for bar in bars:
+                p.setPen(QPen(_DIFF, 1.5) if differs else QPen(c.darker(140), 1))
+                p.setBrush(c)
+                p.drawRoundedRect(bar, 2, 2)
+            last = bars[-1]
+            lbl = QRectF(last.left(), last.bottom() + 1, max(last.width(), 80), sm.height())
+            wrong = sp not in gold
+            p.setPen(_DIFF if differs else c.darker(130))
+            p.drawText(lbl, Qt.AlignLeft | Qt.AlignTop, tag + (sp.label or "entity") + (" ✗" if wrong else ""))
+
+    def update_tokens(self, start: int, end: int) -> None:
+        """Repaint only the area of tokens ``[start, end)`` (a selection change)."""
+        if not self._boxes or start < 0:
+            return
+        start, end = max(0, start), min(len(self._boxes), end)
+        if end <= start:
+            return
+        r = QRectF(self._boxes[start])
+        for i in range(start + 1, end):
+            r = r.united(self._boxes[i])
+        if r.top() != self._boxes[start].top():  # several rows: their full width
+            r = QRectF(0, r.top(), self.width(), r.height())
+        self.update(r.adjusted(-6, -6, 6, 6).toAlignedRect())

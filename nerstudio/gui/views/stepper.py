@@ -1,6 +1,6 @@
 """Step-through panel: boosting one round, or the perceptron one update, at a time.
 
-The panel drives a Qt-free stepper (:mod:`nerstudio.stepthrough`): Step does one round / update,
+The panel drives a Qt-free stepper (:mod:`nerstudio.experiments.stepthrough`): Step does one round / update,
 Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
 milliseconds on the demo corpus), Pause stops, Reset starts over. On large data (eng.train:
 seconds to set boosting up, up to a second a round) building the stepper and each step run in
@@ -17,13 +17,16 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSlider, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QSlider, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
-from ...experiments.stepthrough import BoostingStepper, EpochEnd, PerceptronStepper
+from ...numfmt import num
 from .figure_image import FigureImage
+
+# the steppers (boosting, scipy, numba-compiled code) are imported when first needed, not when
+# the window starts: see the start-up figures in bench/gui.py
 
 MAX_ROWS = 40  # affected pairs / candidates listed per step
 LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
@@ -47,17 +50,24 @@ class StepperPanel(QWidget):
         self.algo.addItem("Boosting (one round per step)", "boost")
         self.algo.addItem("Perceptron (one update per step)", "perceptron")
         self.algo.currentIndexChanged.connect(lambda _i: self.reset())
+        # one spin box, two meanings: boosting's smoothing ε or the perceptron's β; each mode keeps
+        # its own value and its own label, so the perceptron never shows (or uses) boosting's ε
+        self._values = {"boost": 0.0025, "perceptron": 1.0}
+        self.param_label = QLabel("ε")
+        self.param_label.setObjectName("stepperParamLabel")
         self.param = QDoubleSpinBox()
         self.param.setObjectName("stepperParam")
         self.param.setDecimals(4)
         self.param.setRange(0.0, 10.0)
         self.param.setSingleStep(0.0025)
         self.param.setValue(0.0025)
-        self.param.setToolTip("Boosting: smoothing ε · Perceptron: β, the weight of L(x)")
-        self.param.valueChanged.connect(lambda _v: self.reset())
+        self.param_label.setBuddy(self.param)
+        self.param.valueChanged.connect(self._on_param)
+        self.algo.currentIndexChanged.disconnect()
+        self.algo.currentIndexChanged.connect(self._on_algo)
         self.step_button = QPushButton("Step")
         self.step_button.setObjectName("stepButton")
-        self.step_button.setToolTip("One boosting round / one perceptron update")
+        self.step_button.setToolTip("One boosting round / one perceptron update (F10)")
         self.step_button.clicked.connect(self.step)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
@@ -76,10 +86,12 @@ class StepperPanel(QWidget):
         self.timer.timeout.connect(self.step)
         self._on_speed(self.speed.value())
         row = QHBoxLayout()
-        for w in (self.algo, self.param, self.step_button, self.run_button, self.reset_button, QLabel("Speed"),
-                  self.speed):
+        for w in (self.algo, self.param_label, self.param, self.step_button, self.run_button, self.reset_button,
+                  QLabel("Speed"), self.speed):
             row.addWidget(w)
-        self.info = QLabel("Open an N-best list with gold to step through training.")
+        self.speed.setMaximumWidth(220)
+        row.addStretch(1)
+        self.info = QLabel(NO_DATA)
         self.info.setObjectName("stepperInfo")
         self.info.setWordWrap(True)
         self.info.setTextFormat(Qt.RichText)
@@ -88,21 +100,61 @@ class StepperPanel(QWidget):
         self.table.setObjectName("stepperTable")
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        hdr = self.table.horizontalHeader()
+        hdr.setSectionResizeMode(QHeaderView.Stretch)  # sentence and candidate share the width …
+        for c in (2, 3):  # … the two numbers get what they need
+            hdr.setSectionResizeMode(c, QHeaderView.Fixed)
+            hdr.resizeSection(c, self.table.fontMetrics().horizontalAdvance("Margin before") + 24)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setWordWrap(False)  # one line per pair / candidate; the full text is in the tooltip
         self.table.setTextElideMode(Qt.ElideRight)
         self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
         self.canvas.setObjectName("stepperCurve")
         self.canvas.setMinimumHeight(120)
+        # before the first step the table's place explains what stepping shows
+        self.intro = QLabel()
+        self.intro.setObjectName("stepperIntro")
+        self.intro.setWordWrap(True)
+        self.intro.setTextFormat(Qt.RichText)
+        self.intro.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.intro.setMargin(12)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.intro)
+        self.pages.addWidget(self.table)
         split = QSplitter(Qt.Vertical)
-        split.addWidget(self.table)
+        split.addWidget(self.pages)
         split.addWidget(self.canvas)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(row)
         lay.addWidget(self.info)
         lay.addWidget(split, 1)
         self._set_enabled(False)
+        self._on_algo(0)
+
+    # -- the parameter and the empty state ------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return self.algo.currentData()
+
+    @Slot(int)
+    def _on_algo(self, _i: int) -> None:
+        boost = self.mode == "boost"
+        self.param.blockSignals(True)
+        self.param.setValue(self._values[self.mode])
+        self.param.blockSignals(False)
+        self.param_label.setText("ε" if boost else "β")
+        self.param.setToolTip("Smoothing ε of boosting (Collins 2002, section 3.3)" if boost else
+                              "β, the weight of the tagger's score L(x) in the perceptron's representation")
+        self.intro.setText(INTRO[self.mode])
+        self.reset()
+
+    @Slot(float)
+    def _on_param(self, v: float) -> None:
+        self._values[self.mode] = float(v)
+        self.reset()
 
     # -- background work ------------------------------------------------------------------
     def set_executor(self, submit) -> None:
@@ -167,10 +219,12 @@ class StepperPanel(QWidget):
         """Training (and dev) RankingData to step through; ``names`` of the features."""
         self.train, self.dev = train, dev
         self.names = list(names if names is not None else getattr(train, "feature_names", []))
-        if epsilon is not None and self.algo.currentData() == "boost":
-            self.param.blockSignals(True)
-            self.param.setValue(float(epsilon))
-            self.param.blockSignals(False)
+        if epsilon is not None:
+            self._values["boost"] = float(epsilon)
+            if self.mode == "boost":
+                self.param.blockSignals(True)
+                self.param.setValue(float(epsilon))
+                self.param.blockSignals(False)
         self.reset()
 
     def _set_enabled(self, on: bool) -> None:
@@ -185,19 +239,19 @@ class StepperPanel(QWidget):
         self.last = None
         self.stepper = None
         self.table.setRowCount(0)
+        self.pages.setCurrentWidget(self.intro)
         if self.train is None:
             self._set_enabled(False)
             return
         train, dev, names = self.train, self.dev, self.names
-        if self.algo.currentData() == "boost":
-            self.param.setToolTip("Smoothing ε of boosting")
-            eps = self.param.value()
+        from ...experiments.stepthrough import BoostingStepper, PerceptronStepper
+        if self.mode == "boost":
+            eps = self._values["boost"]
 
             def build():
                 return BoostingStepper(train, dev, epsilon=eps, names=names)
         else:
-            self.param.setToolTip("β, the weight of L(x) in the perceptron's representation")
-            beta = self.param.value() or 1.0
+            beta = self._values["perceptron"] or 1.0
 
             def build():
                 return PerceptronStepper(train, dev, beta=beta, names=names)
@@ -208,12 +262,12 @@ class StepperPanel(QWidget):
 
     def _built(self, stepper) -> None:
         self.stepper = stepper
-        if isinstance(stepper, BoostingStepper):
+        if _boosting(stepper):
             self.info.setText(f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
-                              f"{stepper.loss():.2f}, α0 = {stepper.session.alpha0:.3f}. Press Step.")
+                              f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step (F10).")
         else:
             self.info.setText(f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
-                              f"{stepper.beta:g}. Press Step.")
+                              f"{stepper.beta:g}. Press Step (F10).")
         self._set_enabled(True)
         self._draw_curve()
 
@@ -258,7 +312,9 @@ class StepperPanel(QWidget):
             self.info.setText(f"No feature can reduce the loss any more after {st.rounds} rounds.")
             return None
         self.last = r
-        if isinstance(st, BoostingStepper):
+        self.pages.setCurrentWidget(self.table)
+        from ...experiments.stepthrough import EpochEnd
+        if _boosting(st):
             self._show_round(r)
         elif isinstance(r, EpochEnd):
             self._show_epoch(r)
@@ -284,9 +340,9 @@ class StepperPanel(QWidget):
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
         self.info.setText(
-            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {inf.delta:+.4f} "
-            f"(W+ {inf.w_plus:.3f}, W− {inf.w_minus:.3f}, BestLoss {inf.best_loss:.3f}) · ExpLoss "
-            f"{inf.loss_before:.3f} → <b>{inf.loss_after:.3f}</b> · {len(inf.pairs):,} pairs affected{dev}")
+            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {num(inf.delta, 4, sign=True)} "
+            f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
+            f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
         self.table.setColumnCount(4)
         self.table.setHorizontalHeaderLabels(["Sentence", "Worse candidate", "Margin before", "Margin after"])
         n = min(MAX_ROWS, len(inf.pairs))
@@ -296,7 +352,7 @@ class StepperPanel(QWidget):
             i = int(r.sentences[p])
             j = int(r.other_rows[p] - self.train.offsets[i])
             vals = [self._words(i)[:80], f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
-                    f"{inf.margins_before[p]:.3f}", f"{inf.margins_after[p]:.3f}"]
+                    num(inf.margins_before[p]), num(inf.margins_after[p])]
             for c, v in enumerate(vals):
                 self.table.setItem(row, c, _item(v))
 
@@ -313,15 +369,15 @@ class StepperPanel(QWidget):
             f"<b>{u.mistakes}</b>): on “{html.escape(self._words(i)[:90])}” candidate <b>{jt + 1}</b> was on top "
             f"but candidate <b>{jo + 1}</b> (the oracle) has more correct tags ({d.quality[u.oracle_row]:g} vs "
             f"{d.quality[u.top_row]:g}). Features moved: {', '.join(moved) or 'none'}"
-            + (f" and {more} more" if more > 0 else "") + f"; wL {u.dwL:+.3f}{dev}")
+            + (f" and {more} more" if more > 0 else "") + f"; wL {num(u.dwL, sign=True)}{dev}")
         self.table.setColumnCount(4)
         self.table.setHorizontalHeaderLabels(["Candidate", "Entities", "Score before", "Score after"])
         n = min(MAX_ROWS, len(u.scores_before))
         self.table.setRowCount(n)
         for j in range(n):
             tag = " (oracle)" if j == jo else (" (wrong top)" if j == jt else "")
-            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), f"{u.scores_before[j]:.3f}",
-                    f"{u.scores_after[j]:.3f}"]
+            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), num(u.scores_before[j]),
+                    num(u.scores_after[j])]
             for c, v in enumerate(vals):
                 self.table.setItem(j, c, _item(v))
 
@@ -332,8 +388,39 @@ class StepperPanel(QWidget):
 
     def _draw_curve(self) -> None:
         hist = list(self.stepper.history) if self.stepper is not None else []
-        unit = "round" if isinstance(self.stepper, BoostingStepper) else "update"
+        unit = "round" if _boosting(self.stepper) else "update"
         self.canvas.request(lambda fig: _draw_history(fig, hist, unit))
+
+
+NO_DATA = ("Open an N-best list with gold (the demo has one) to step through training: File ▸ Open N-best "
+           "list…")
+
+INTRO = {
+    "boost": (
+        "<h3>Boosting, one round at a time</h3>"
+        "<p>Each press of <b>Step</b> (<b>F10</b>) does one round of the boosting reranker (Collins 2002): it picks "
+        "the one feature whose weight change lowers the exponential loss most, and changes that weight by δ.</p>"
+        "<p>After the step this space lists the pairs of candidates the round affected — a sentence's best "
+        "candidate against a worse one — with their margins before and after (a margin above 0 means the "
+        "reranker ranks the better candidate first). The line above names the feature, δ, W+ and W− and the "
+        "loss before and after; the curve below grows one dev-F point per round.</p>"
+        "<p><b>Run</b> plays rounds continuously at the speed of the slider; <b>Reset</b> starts over. "
+        "ε smooths δ when a feature is seen on one side only.</p>"),
+    "perceptron": (
+        "<h3>The perceptron, one update at a time</h3>"
+        "<p>Each press of <b>Step</b> (<b>F10</b>) goes through training sentences until the reranker's top "
+        "candidate is not the oracle (the candidate with the most correct tags), then updates the weights: the "
+        "oracle's features go up, the wrong top candidate's go down.</p>"
+        "<p>After the step this space lists that sentence's candidates with their scores before and after the "
+        "update; the line above says which features moved and how many mistakes this epoch has had. The curve "
+        "below grows one dev-F point per update. β weighs the tagger's own score L(x).</p>"
+        "<p><b>Run</b> plays updates continuously; <b>Reset</b> starts over.</p>"),
+}
+
+
+def _boosting(stepper) -> bool:
+    from ...experiments.stepthrough import BoostingStepper
+    return isinstance(stepper, BoostingStepper)
 
 
 def _item(text: str) -> QTableWidgetItem:
@@ -342,7 +429,7 @@ def _item(text: str) -> QTableWidgetItem:
     return it
 
 
-def _draw_history(fig: Figure, hist: list, unit: str) -> None:
+def _draw_history(fig, hist: list, unit: str) -> None:
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)

@@ -1,17 +1,22 @@
-"""What the window shows, as plain Python: the corpus, its N-best list, the models, their scores.
+"""What attaches to the open corpus: an N-best list lined up with it, a reranker's scores, a
+K&T tagger's candidates, the files they came from.
 
-The :class:`Session` imports no Qt. It lines up an N-best list with the open corpus, keeps the
-tagger and reranker models, and holds the per-candidate numbers the panels display — every one
-of them computed by the core (span counts from :func:`nerstudio.rerank.data.span_counts`, feature
-rows from ``RerankerModel.data``, scores from ``RerankerModel.scores``). Heavy steps
-(:func:`index_nbest`, :func:`score_nbest`) are plain functions so the window can run them in a
-worker and install the result with :meth:`Session.install`.
+An attached N-best list keeps no gold of its own: :func:`index_nbest` replaces its ``gold`` by a
+:class:`CorpusGold` view that reads every matched sentence's gold from the corpus, so the
+quality counts, the comparison and the next training run all see the corpus's gold, and a list
+whose stored gold differs from the corpus is re-scored against it (:attr:`NBestIndex.differ`
+says how many sentences differed). The per-candidate numbers the panels display are computed by
+the core (span counts from :func:`nerstudio.nbest.span_counts`, feature rows from
+``RerankerModel.data``, scores from ``RerankerModel.scores``). Heavy steps (:func:`index_nbest`,
+:func:`score_nbest`) are plain functions run in a worker; the
+:class:`~nerstudio.app.document.Document` installs their results. No Qt here.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -36,6 +41,8 @@ class NBestIndex:
     correct: np.ndarray | None  # per candidate: correct entities
     proposed: np.ndarray  # per candidate: proposed entities
     n_gold: np.ndarray | None  # per N-best sentence
+    differ: int = 0  # matched sentences whose gold in the list's file differed from the corpus
+    revision: int = 0  # the document revision the counts are up to date with
 
     @property
     def matched(self) -> int:
@@ -69,7 +76,7 @@ class NBestIndex:
 
 
 def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """:func:`nerstudio.rerank.data.span_counts` of one sentence of ``nb``: per candidate its
+    """:func:`nerstudio.nbest.span_counts` of one sentence of ``nb``: per candidate its
     correct and proposed entities, and the sentence's gold count."""
     from ..nbest import span_counts
     one = NBestList(nb.tagset, [nb.words[i]], [nb.candidates[i]], [nb.logprobs[i]],
@@ -81,8 +88,38 @@ def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]
 def list_gold(nb: NBestList, spans) -> list[Span]:
     """Gold spans as the N-best list holds them (untyped for an untyped list)."""
     if nb.typed:
-        return [Span(*sp) for sp in spans]
+        return list(spans)
     return [Span(sp[0], sp[1], "") for sp in spans]
+
+
+class CorpusGold(Sequence):
+    """The gold of an attached N-best list, read from the corpus: ``gold[i]`` is the current
+    gold of the corpus sentence matched with list sentence ``i`` (as the list holds spans), or
+    the list's own gold for a sentence the corpus does not have. Read-only: gold is edited in
+    the corpus, through the document."""
+
+    def __init__(self, corpus: Corpus, nbest: NBestList, row_of: np.ndarray, own):
+        self.corpus = corpus
+        self.nbest = nbest
+        self.sentence_of = np.full(len(nbest), -1, dtype=np.int64)
+        hit = np.flatnonzero(row_of >= 0)
+        self.sentence_of[row_of[hit]] = hit
+        self.own = own  # the list's stored gold (None: it had none)
+
+    def __len__(self) -> int:
+        return len(self.sentence_of)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        k = int(self.sentence_of[i])
+        if k >= 0:
+            return list_gold(self.nbest, self.corpus.sentences[k].spans)
+        return list(self.own[i]) if self.own is not None else []
+
+    def snapshot(self) -> list[list[Span]]:
+        """The gold as it is now, as a plain list (for a worker or a training run)."""
+        return [self[i] for i in range(len(self))]
 
 
 def align(corpus: Corpus, nbest: NBestList) -> np.ndarray:
@@ -101,10 +138,21 @@ def align(corpus: Corpus, nbest: NBestList) -> np.ndarray:
     return out
 
 
-def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None) -> NBestIndex:
-    """Line up ``nbest`` with ``corpus`` and count every candidate's correct entities."""
+def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None, revision: int = 0) -> NBestIndex:
+    """Line up ``nbest`` with ``corpus``, give it the corpus's gold (a :class:`CorpusGold`
+    view; the list's own gold is only kept for sentences the corpus lacks) and count every
+    candidate's correct entities against it. ``revision``: the document revision ``corpus`` is
+    at (edits after it are counted again when the index is installed)."""
     row_of = align(corpus, nbest)
     _check(should_cancel)
+    own = nbest.gold.own if isinstance(nbest.gold, CorpusGold) else nbest.gold
+    differ = 0
+    if own is not None:
+        for k in np.flatnonzero(row_of >= 0):
+            if sorted(own[row_of[k]]) != sorted(list_gold(nbest, corpus.sentences[k].spans)):
+                differ += 1
+    if own is not None or (row_of >= 0).any():
+        nbest.gold = CorpusGold(corpus, nbest, row_of, own)
     sizes = np.array([nbest.n_candidates(i) for i in range(len(nbest))], dtype=np.int64)
     offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -112,7 +160,7 @@ def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None) -> NBestIn
     correct, proposed, n_gold = span_counts(nbest)
     if nbest.gold is None:
         correct = n_gold = None
-    return NBestIndex(nbest, row_of, offsets, correct, proposed, n_gold)
+    return NBestIndex(nbest, row_of, offsets, correct, proposed, n_gold, differ, revision)
 
 
 @dataclass
@@ -218,170 +266,6 @@ class FileStamp:
 
     def unchanged(self) -> bool:
         return FileStamp.of(self.path) == self
-
-
-@dataclass
-class Session:
-    corpus: Corpus | None = None
-    nbest_index: NBestIndex | None = None
-    nbest_path: str | None = None
-    scored: Scored | None = None
-    model: Any = None  # RerankerModel
-    model_path: str | None = None
-    tagger: Any = None  # MaxEntTagger
-    tagger_path: str | None = None
-    dev_nbest: NBestList | None = None
-    dev_nbest_path: str | None = None
-    type_masks: dict[str, np.ndarray] = field(default_factory=dict)
-    nbest_file: FileStamp | None = None  # the file the N-best list was read from
-    dev_nbest_file: FileStamp | None = None
-    nbest_gold_edits: int = 0  # gold changes of the N-best list since it was installed
-    kt_model: Any = None  # the K&T sequence tagger of this session (PerceptronTagger or JointTagger)
-    kt_model_path: str | None = None
-    kt: KTCandidates | None = None  # set when the displayed N-best list came from a K&T tagger
-
-    # -- corpus ---------------------------------------------------------------------------
-    def set_corpus(self, corpus: Corpus) -> None:
-        self.corpus = corpus
-        self.nbest_index = None
-        self.nbest_path = None
-        self.nbest_file = None
-        self.scored = None
-        self.kt = None
-        labels: dict[str, list[int]] = {}
-        for k, s in enumerate(corpus.sentences):
-            for sp in s.spans:
-                lst = labels.setdefault(sp.label, [])
-                if not lst or lst[-1] != k:
-                    lst.append(k)
-        n = len(corpus)
-        self.type_masks = {}
-        for lab, ks in sorted(labels.items()):
-            m = np.zeros(n, dtype=bool)
-            m[ks] = True
-            self.type_masks[lab] = m
-
-    # -- N-best ---------------------------------------------------------------------------
-    @property
-    def nbest(self) -> NBestList | None:
-        return self.nbest_index.nbest if self.nbest_index is not None else None
-
-    def install(self, index: NBestIndex | None = None, scored: Scored | None = None, path: str | None = None,
-                stamp: FileStamp | None = None, kt: KTCandidates | None = None) -> None:
-        if index is not None:
-            self.kt = kt
-            self.nbest_index = index
-            self.nbest_path = path
-            self.nbest_file = stamp
-            self.nbest_gold_edits = 0
-            if scored is None:
-                self.scored = None
-        if scored is not None:
-            self.scored = scored
-
-    def nbest_row(self, k: int) -> int:
-        """N-best sentence of corpus sentence ``k`` (-1 when it has no candidates)."""
-        ix = self.nbest_index
-        if ix is None or k < 0 or k >= len(ix.row_of):
-            return -1
-        return int(ix.row_of[k])
-
-    def candidate_rows(self, i: int) -> slice:
-        ix = self.nbest_index
-        return slice(int(ix.offsets[i]), int(ix.offsets[i + 1]))
-
-    def scores_of(self, i: int) -> np.ndarray | None:
-        if self.scored is None:
-            return None
-        d = self.scored.data
-        return self.scored.scores[d.rows(i)]
-
-    def set_gold(self, k: int, spans) -> int:
-        """Make ``spans`` the gold of corpus sentence ``k`` in the N-best list too (so the next
-        training run and the quality columns use it) and count its candidates again. Returns
-        the N-best sentence, or -1 when ``k`` has none."""
-        i = self.nbest_row(k)
-        nb = self.nbest
-        if i < 0 or nb is None or nb.gold is None:
-            return -1
-        nb.gold[i] = list_gold(nb, spans)
-        self.nbest_gold_edits += 1
-        self.nbest_index.recount(i)
-        sc = self.scored
-        d = sc.data if sc is not None else None
-        if d is not None and d.correct is not None and d.n_gold is not None and len(d) == len(nb):
-            rows = d.rows(i)
-            d.correct[rows] = self.nbest_index.correct[self.candidate_rows(i)]
-            d.n_gold[i] = self.nbest_index.n_gold[i]
-        return i
-
-    def nbest_source(self) -> str | None:
-        """The file holding exactly the N-best list (read from it, gold not edited since, file
-        unchanged), or None."""
-        st = self.nbest_file
-        return st.path if st is not None and not self.nbest_gold_edits and st.unchanged() else None
-
-    def dev_nbest_source(self) -> str | None:
-        st = self.dev_nbest_file
-        return st.path if st is not None and st.unchanged() else None
-
-    def update_type_masks(self, k: int) -> list[str]:
-        """Refresh the per-type sentence masks for sentence ``k``; returns types seen for the
-        first time."""
-        labels = {sp.label for sp in self.corpus.sentences[k].spans}
-        new = []
-        for lab in labels - set(self.type_masks):
-            self.type_masks[lab] = np.zeros(len(self.corpus), dtype=bool)
-            new.append(lab)
-        for lab, m in self.type_masks.items():
-            m[k] = lab in labels
-        return new
-
-    def reranked_choice(self, i: int) -> int | None:
-        if self.scored is None:
-            return None
-        return int(self.scored.choice[i])
-
-    def data_row(self, i: int, j: int) -> int | None:
-        """Row of candidate ``j`` of N-best sentence ``i`` in the reranker's RankingData."""
-        if self.scored is None:
-            return None
-        return int(self.scored.data.offsets[i]) + j
-
-    # -- filters --------------------------------------------------------------------------
-    def flags(self) -> dict[str, np.ndarray]:
-        """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
-        picked another candidate), missing (gold not among the candidates)."""
-        n = len(self.corpus) if self.corpus else 0
-        out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
-               "missing": np.zeros(n, bool)}
-        ix = self.nbest_index
-        if ix is None or n == 0:
-            return out
-        has = ix.row_of >= 0
-        out["has_nbest"] = has
-        rows = np.where(has, ix.row_of, 0)
-        exact = ix.exact()
-        sizes = np.diff(ix.offsets)
-        if exact is not None:
-            first_ok = np.zeros(len(ix.nbest), dtype=bool)
-            nz = sizes > 0
-            first_ok[nz] = exact[ix.offsets[:-1][nz]]
-            any_ok = np.zeros(len(ix.nbest), dtype=bool)
-            if len(exact):
-                any_ok[nz] = np.logical_or.reduceat(exact, ix.offsets[:-1][nz])
-            out["error"] = has & ~first_ok[rows]
-            out["missing"] = has & ~any_ok[rows]
-        if self.scored is not None:
-            choice = self.scored.choice
-            out["changed"] = has & (choice[rows] > 0)
-            if exact is not None:
-                pick = ix.offsets[:-1] + np.maximum(choice, 0)
-                ok = np.zeros(len(ix.nbest), dtype=bool)
-                valid = (choice >= 0) & (sizes > 0)
-                ok[valid] = exact[pick[valid]]
-                out["rerank_error"] = has & ~ok[rows]
-        return out
 
 
 def span_diff(spans: list[Span], reference: list[Span], words) -> str:

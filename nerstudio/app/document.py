@@ -1,0 +1,375 @@
+"""The open project: one owner for the corpus, its gold and everything attached to it.
+
+:class:`Document` holds the open corpus (the only copy of the gold spans), the attached N-best
+list (whose gold is a view of the corpus, see :mod:`~nerstudio.app.attachments`), the
+reranker's scores, the models and the training runs. Every change goes through a method here
+(:meth:`~Document.set_spans`, :meth:`~Document.attach_nbest`, :meth:`~Document.install_model`,
+:meth:`~Document.record_run`, …): it bumps :attr:`~Document.revision` and tells the listeners
+with a :class:`Change` saying what changed. Gold edits go through the undo
+:class:`~nerstudio.app.history.History`, and the document records per sentence the revision of
+its last gold change, so every derived number (candidate quality counts, flags, type masks) is
+brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..corpus.model import Corpus, Span
+from ..nbest import NBestList
+from .attachments import FileStamp, KTCandidates, NBestIndex, Scored
+from .history import History, SetSpans
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed: ``kind`` is one of ``corpus`` (a new corpus), ``gold`` (spans of
+    ``sentences``), ``nbest`` (a list attached), ``scores`` (a reranker's scores installed),
+    ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``."""
+
+    kind: str
+    revision: int
+    sentences: tuple[int, ...] = ()
+    text: str = ""
+
+
+@dataclass
+class Run:
+    """A finished training run: its settings, curve id and the child process's stage timings."""
+
+    settings: Any
+    run_id: int
+    seconds: float
+    timings: dict
+
+
+class Document:
+    """See the module docstring."""
+
+    def __init__(self):
+        self.corpus: Corpus | None = None
+        self.revision = 0
+        self.history = History(self._apply)
+        self._listeners: list[Callable[[Change], None]] = []
+        self._sentence_rev = np.zeros(0, dtype=np.int64)
+        self.gold_revision = 0
+        self._saved_rev = 0
+        self._cache: dict[str, tuple[int, Any]] = {}
+        self._type_masks: dict[str, np.ndarray] = {}
+        self._types_rev = 0
+        self._clear_attachments()
+        self.tagger = self.tagger_path = None
+        self.model = self.model_path = None  # RerankerModel
+        self.dev_nbest: NBestList | None = None
+        self.dev_nbest_path: str | None = None
+        self.dev_nbest_file: FileStamp | None = None
+        self.kt_model = self.kt_model_path = None  # PerceptronTagger or JointTagger
+        self.runs: list[Run] = []
+
+    def _clear_attachments(self) -> None:
+        self.nbest_index: NBestIndex | None = None
+        self.nbest_path: str | None = None
+        self.nbest_file: FileStamp | None = None
+        self._attached_rev = 0
+        self.scored: Scored | None = None
+        self._scored_rev = self._data_rev = 0  # gold revision the scores were computed at / counted to
+        self.kt: KTCandidates | None = None
+
+    # -- listeners ------------------------------------------------------------------------
+    def subscribe(self, fn: Callable[[Change], None]) -> Callable[[], None]:
+        """Call ``fn(change)`` after every change; returns a function that unsubscribes."""
+        self._listeners.append(fn)
+        return lambda: fn in self._listeners and self._listeners.remove(fn)
+
+    def _emit(self, kind: str, sentences=(), text: str = "") -> Change:
+        self.revision += 1
+        ch = Change(kind, self.revision, tuple(sentences), text)
+        for fn in list(self._listeners):
+            fn(ch)
+        return ch
+
+    # -- corpus and gold ------------------------------------------------------------------
+    def open(self, corpus: Corpus) -> None:
+        """A new corpus: attachments and undo history are dropped."""
+        self.corpus = corpus
+        self._clear_attachments()
+        self.history.clear()
+        self._sentence_rev = np.zeros(len(corpus), dtype=np.int64)
+        self.gold_revision = self.revision + 1  # the revision of the last gold change
+        self._cache.clear()
+        self._type_masks = _type_masks(corpus)
+        self._types_rev = self.revision + 1
+        self._saved_rev = self.revision + 1
+        self._emit("corpus")
+
+    def spans(self, k: int) -> list[Span]:
+        return list(self.corpus.sentences[k].spans)
+
+    def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
+        """Make ``spans`` the gold of sentence ``k`` as one undoable step; returns the spans it
+        had, or None when nothing changes."""
+        c = self.corpus
+        if c is None or not 0 <= k < len(c):
+            raise IndexError(f"no sentence {k}")
+        old = list(c.sentences[k].spans)
+        new = sorted(Span(*s) for s in spans)
+        if new == old:
+            return None
+        for s in new:
+            if not 0 <= s.start < s.end <= len(c.sentences[k]):
+                raise ValueError(f"span {tuple(s)} outside sentence {k}")
+        self.history.push(SetSpans.one(k, old, new, text))
+        return old
+
+    def set_many(self, edits: dict[int, list[Span]], text: str) -> list[int]:
+        """Several sentences' gold as one undoable step (a recovery); returns those changed."""
+        c = self.corpus
+        todo = tuple((k, tuple(c.sentences[k].spans), tuple(sorted(v))) for k, v in sorted(edits.items())
+                     if sorted(v) != list(c.sentences[k].spans))
+        if todo:
+            self.history.push(SetSpans(todo, text))
+        return [k for k, _, _ in todo]
+
+    def undo(self) -> SetSpans | None:
+        return self.history.undo()
+
+    def redo(self) -> SetSpans | None:
+        return self.history.redo()
+
+    def _apply(self, spans: dict[int, list[Span]], text: str) -> None:
+        for k, sp in spans.items():
+            self.corpus.sentences[k].spans = list(sp)
+            self._sentence_rev[k] = self.revision + 1
+        self.gold_revision = self.revision + 1
+        self._emit("gold", sorted(spans), text)
+
+    def changed_since(self, revision: int) -> np.ndarray:
+        """Sentences whose gold changed after ``revision``."""
+        return np.flatnonzero(self._sentence_rev > revision)
+
+    # -- saved state ----------------------------------------------------------------------
+    def is_dirty(self) -> bool:
+        return self.corpus is not None and not self.history.is_clean()
+
+    def unsaved(self) -> list[int]:
+        """Sentences edited since the corpus was last saved (none when it is clean)."""
+        if not self.is_dirty():
+            return []
+        return [int(k) for k in self.changed_since(self._saved_rev)]
+
+    def mark_saved(self, path: str | None = None) -> None:
+        """The corpus was written (to ``path``, now its file)."""
+        if path:
+            self.corpus.path = path
+        self.history.set_clean()
+        self._saved_rev = self.revision
+        self._emit("saved")
+
+    # -- attachments ----------------------------------------------------------------------
+    def attach_nbest(self, index: NBestIndex, path: str | None = None, stamp: FileStamp | None = None,
+                     kt: KTCandidates | None = None, scored: Scored | None = None) -> None:
+        """Attach an N-best list (indexed by :func:`~nerstudio.app.attachments.index_nbest` at
+        revision ``index.revision``); a previous list, its scores and candidates go."""
+        self.nbest_index, self.nbest_path, self.nbest_file, self.kt = index, path, stamp, kt
+        self._attached_rev = index.revision
+        self.scored, self._scored_rev = scored, index.revision
+        self._data_rev = index.revision
+        self._emit("nbest")
+
+    def install_scores(self, scored: Scored, revision: int | None = None) -> None:
+        """A reranker's scores of the attached list, computed at ``revision``."""
+        self.scored = scored
+        self._scored_rev = self._data_rev = self.revision if revision is None else revision
+        self._emit("scores")
+
+    def install_model(self, model, path: str | None = None) -> None:
+        self.model, self.model_path = model, path
+        self._emit("model")
+
+    def install_tagger(self, tagger, path: str | None = None) -> None:
+        self.tagger, self.tagger_path = tagger, path
+        self._emit("tagger")
+
+    def set_dev_nbest(self, nbest: NBestList | None, path: str | None = None, stamp: FileStamp | None = None) -> None:
+        self.dev_nbest, self.dev_nbest_path, self.dev_nbest_file = nbest, path, stamp
+        self._emit("dev")
+
+    def install_kt_model(self, model, path: str | None = None) -> None:
+        self.kt_model, self.kt_model_path = model, path
+        self._emit("kt_model")
+
+    def record_run(self, run: Run) -> None:
+        self.runs.append(run)
+        self._emit("run")
+
+    # -- the attached list, kept in step with the gold ------------------------------------
+    @property
+    def nbest(self) -> NBestList | None:
+        return self.nbest_index.nbest if self.nbest_index is not None else None
+
+    def _sync(self) -> None:
+        """Count again the candidates of sentences whose gold changed since the counts were made
+        (in the index, then in the scored ranking data's correct / gold counts)."""
+        ix = self.nbest_index
+        if ix is None:
+            return
+        if ix.revision != self.revision:
+            for k in self.changed_since(ix.revision):
+                if ix.row_of[k] >= 0:
+                    ix.recount(int(ix.row_of[k]))
+            ix.revision = self.revision
+        d = self.scored.data if self.scored is not None else None
+        if d is None or self._data_rev == self.revision:
+            return
+        if d.correct is not None and d.n_gold is not None and ix.correct is not None and len(d) == len(ix.nbest):
+            for k in self.changed_since(self._data_rev):
+                i = int(ix.row_of[k])
+                if i >= 0:
+                    d.correct[d.rows(i)] = ix.correct[self.candidate_rows(i)]
+                    d.n_gold[i] = ix.n_gold[i]
+        self._data_rev = self.revision
+
+    def _cached(self, key: str, make: Callable[[], Any]) -> Any:
+        hit = self._cache.get(key)
+        if hit is None or hit[0] != self.revision:
+            hit = self._cache[key] = (self.revision, make())
+        return hit[1]
+
+    def nbest_row(self, k: int) -> int:
+        """N-best sentence of corpus sentence ``k`` (-1 when it has no candidates)."""
+        ix = self.nbest_index
+        if ix is None or k < 0 or k >= len(ix.row_of):
+            return -1
+        return int(ix.row_of[k])
+
+    def candidate_rows(self, i: int) -> slice:
+        ix = self.nbest_index
+        return slice(int(ix.offsets[i]), int(ix.offsets[i + 1]))
+
+    def span_f(self, i: int) -> np.ndarray | None:
+        self._sync()
+        return self.nbest_index.span_f(i)
+
+    def exact(self) -> np.ndarray | None:
+        """Per candidate of the attached list: its entities are exactly the gold."""
+        if self.nbest_index is None:
+            return None
+        self._sync()
+        return self._cached("exact", self.nbest_index.exact)
+
+    def scores_of(self, i: int) -> np.ndarray | None:
+        if self.scored is None:
+            return None
+        return self.scored.scores[self.scored.data.rows(i)]
+
+    def reranked_choice(self, i: int) -> int | None:
+        return None if self.scored is None else int(self.scored.choice[i])
+
+    def data_row(self, i: int, j: int) -> int | None:
+        """Row of candidate ``j`` of N-best sentence ``i`` in the reranker's ranking data."""
+        return None if self.scored is None else int(self.scored.data.offsets[i]) + j
+
+    def scored_data(self):
+        """The scored ranking data, counted against the current gold."""
+        self._sync()
+        return None if self.scored is None else self.scored.data
+
+    def scores_current(self) -> bool:
+        """The scores' ranking data was built at the current gold (none changed since)."""
+        return self.scored is not None and not len(self.changed_since(self._scored_rev))
+
+    def nbest_snapshot(self) -> NBestList | None:
+        """The attached list with the gold of this moment as a plain list (for a worker or a
+        training run: later edits do not reach it)."""
+        nb = self.nbest
+        if nb is None:
+            return None
+        gold = nb.gold.snapshot() if hasattr(nb.gold, "snapshot") else (None if nb.gold is None else list(nb.gold))
+        return NBestList(nb.tagset, nb.words, nb.candidates, nb.logprobs, gold, nb.ids, nb.meta,
+                         _span_cache=nb._span_cache)
+
+    def nbest_source(self) -> str | None:
+        """The file holding exactly the attached list with the current gold (read from it, its
+        gold equal to the corpus's then and not edited since, file unchanged), or None."""
+        st, ix = self.nbest_file, self.nbest_index
+        if st is None or ix is None or ix.differ:
+            return None
+        edited = self.changed_since(self._attached_rev)
+        if len(edited) and (ix.row_of[edited] >= 0).any():
+            return None
+        return st.path if st.unchanged() else None
+
+    def dev_nbest_source(self) -> str | None:
+        st = self.dev_nbest_file
+        return st.path if st is not None and st.unchanged() else None
+
+    # -- derived per-sentence views -------------------------------------------------------
+    @property
+    def type_masks(self) -> dict[str, np.ndarray]:
+        """Per entity type, the sentences whose gold has one."""
+        ks = self.changed_since(self._types_rev)
+        if len(ks):
+            for k in ks:
+                labels = {sp.label for sp in self.corpus.sentences[k].spans}
+                for lab in labels - set(self._type_masks):
+                    self._type_masks[lab] = np.zeros(len(self.corpus), dtype=bool)
+                for lab, m in self._type_masks.items():
+                    m[k] = lab in labels
+        self._types_rev = self.revision
+        return self._type_masks
+
+    def flags(self) -> dict[str, np.ndarray]:
+        """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
+        picked another candidate), missing (gold not among the candidates), rerank_error."""
+        return self._cached("flags", self._flags)
+
+    def _flags(self) -> dict[str, np.ndarray]:
+        n = len(self.corpus) if self.corpus else 0
+        out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
+               "missing": np.zeros(n, bool)}
+        ix = self.nbest_index
+        if ix is None or n == 0:
+            return out
+        has = ix.row_of >= 0
+        out["has_nbest"] = has
+        rows = np.where(has, ix.row_of, 0)
+        exact = self.exact()
+        sizes = np.diff(ix.offsets)
+        if exact is not None:
+            first_ok = np.zeros(len(ix.nbest), dtype=bool)
+            nz = sizes > 0
+            first_ok[nz] = exact[ix.offsets[:-1][nz]]
+            any_ok = np.zeros(len(ix.nbest), dtype=bool)
+            if len(exact):
+                any_ok[nz] = np.logical_or.reduceat(exact, ix.offsets[:-1][nz])
+            out["error"] = has & ~first_ok[rows]
+            out["missing"] = has & ~any_ok[rows]
+        if self.scored is not None:
+            choice = self.scored.choice
+            out["changed"] = has & (choice[rows] > 0)
+            if exact is not None:
+                pick = ix.offsets[:-1] + np.maximum(choice, 0)
+                ok = np.zeros(len(ix.nbest), dtype=bool)
+                valid = (choice >= 0) & (sizes > 0)
+                ok[valid] = exact[pick[valid]]
+                out["rerank_error"] = has & ~ok[rows]
+        return out
+
+
+def _type_masks(corpus: Corpus) -> dict[str, np.ndarray]:
+    labels: dict[str, list[int]] = {}
+    for k, s in enumerate(corpus.sentences):
+        for sp in s.spans:
+            lst = labels.setdefault(sp.label, [])
+            if not lst or lst[-1] != k:
+                lst.append(k)
+    out = {}
+    for lab, ks in sorted(labels.items()):
+        m = np.zeros(len(corpus), dtype=bool)
+        m[ks] = True
+        out[lab] = m
+    return out

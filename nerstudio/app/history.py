@@ -1,0 +1,93 @@
+"""The undo history of the document: plain commands, no Qt.
+
+Every gold edit (label, clear, resize, split, merge, accept a candidate, a recovery) replaces the
+spans of one or more sentences, so one command class keeps the spans before and after. The
+history applies commands to the :class:`~nerstudio.app.document.Document` (never to a window),
+remembers which position is the saved state ("clean"), and forgets the redo branch when a new
+edit is made after an undo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..corpus.model import Span
+
+
+@dataclass(frozen=True)
+class SetSpans:
+    """Replace the gold spans of sentences: ``edits`` is ``((k, old, new), ...)``."""
+
+    edits: tuple[tuple[int, tuple[Span, ...], tuple[Span, ...]], ...]
+    text: str
+
+    @classmethod
+    def one(cls, k: int, old, new, text: str) -> "SetSpans":
+        return cls(((k, tuple(old), tuple(new)),), text)
+
+    @property
+    def sentences(self) -> tuple[int, ...]:
+        return tuple(k for k, _, _ in self.edits)
+
+
+class History:
+    """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text)`` puts spans in
+    place (the document's own method)."""
+
+    def __init__(self, apply: Callable[[dict[int, list[Span]], str], None]):
+        self._apply = apply
+        self.commands: list[SetSpans] = []
+        self.index = 0  # commands[:index] are done
+        self.clean_index: int | None = 0  # None: the saved state is no longer reachable
+
+    def count(self) -> int:
+        return len(self.commands)
+
+    def is_clean(self) -> bool:
+        return self.clean_index == self.index
+
+    def set_clean(self) -> None:
+        self.clean_index = self.index
+
+    def clear(self) -> None:
+        self.commands.clear()
+        self.index = 0
+        self.clean_index = 0
+
+    def can_undo(self) -> bool:
+        return self.index > 0
+
+    def can_redo(self) -> bool:
+        return self.index < len(self.commands)
+
+    def undo_text(self) -> str:
+        return self.commands[self.index - 1].text if self.can_undo() else ""
+
+    def redo_text(self) -> str:
+        return self.commands[self.index].text if self.can_redo() else ""
+
+    def push(self, cmd: SetSpans) -> None:
+        """Do ``cmd`` and make it the last step (the redo branch is dropped)."""
+        if self.clean_index is not None and self.clean_index > self.index:
+            self.clean_index = None
+        del self.commands[self.index:]
+        self.commands.append(cmd)
+        self.index += 1
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text)
+
+    def undo(self) -> SetSpans | None:
+        if not self.can_undo():
+            return None
+        self.index -= 1
+        cmd = self.commands[self.index]
+        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text)
+        return cmd
+
+    def redo(self) -> SetSpans | None:
+        if not self.can_redo():
+            return None
+        cmd = self.commands[self.index]
+        self.index += 1
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text)
+        return cmd

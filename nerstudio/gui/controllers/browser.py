@@ -1,0 +1,257 @@
+"""The corpus browser: the document tree with its marks and counts, filters, navigation, the
+sentence header, the gold-entity table and the corpus summary.
+
+It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
+(and selects the sentence someone asked the cursor for), and follows the document: a new
+corpus fills the tree, a gold edit updates that sentence's counts and ✓/✗ mark, the type
+filter and the summary, a new N-best list or new scores refresh every mark.
+"""
+
+from __future__ import annotations
+
+import html
+
+import os
+from collections import Counter
+
+import numpy as np
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QTableWidgetItem
+
+from ...app.document import Change
+from ...app.types import document_types
+from ..models.corpus_model import status_text
+from ..views.palette import type_color
+from . import Context
+
+
+class BrowserController(QObject):
+    def __init__(self, ctx: Context, views, parent=None):
+        super().__init__(parent)
+        self.ctx, self.doc, self.v = ctx, ctx.document, views
+        self._summary_stale = False
+        self._only: tuple | None = None  # (mask, why): a set of sentences asked for by another feature
+        v = views
+        v.search.textChanged.connect(self.apply_filter)
+        v.status_filter.currentIndexChanged.connect(self.apply_filter)
+        v.type_filter.currentIndexChanged.connect(self.apply_filter)
+        v.corpus_view.selectionModel().currentChanged.connect(self._on_current_changed)
+        v.tree_model.statusChanged.connect(v.corpus_view.viewport().update)
+        v.tabs.currentChanged.connect(self._on_tab_changed)
+        ctx.cursor.requested.connect(self.select_sentence)
+        ctx.cursor.moved.connect(self._show_header)
+        ctx.cursor.showOnly.connect(self.show_only)
+        v.filter_count.linkActivated.connect(lambda _link: self.show_only(None))
+        ctx.events.changed.connect(self._on_change)
+
+    @property
+    def corpus(self):
+        return self.doc.corpus
+
+    # -- the document ---------------------------------------------------------------------
+    @Slot(object)
+    def _on_change(self, ch: Change) -> None:
+        if ch.kind == "corpus":
+            self._set_corpus()
+        elif ch.kind == "gold":
+            self._gold_edited(ch.sentences)
+        elif ch.kind in ("nbest", "scores"):
+            self._refresh_marks()
+
+    @Slot(object, str)
+    def show_only(self, sentences, why: str = "") -> None:
+        """Show only ``sentences`` (corpus indices; None: all again), saying ``why``; the first
+        becomes current."""
+        c = self.corpus
+        if c is None or sentences is None:
+            self._only = None
+        else:
+            mask = np.zeros(len(c), dtype=bool)
+            ks = [k for k in sentences if 0 <= k < len(c)]
+            mask[ks] = True
+            self._only = (mask, why)
+        self.apply_filter()
+        if self._only is not None and ks:
+            self.select_sentence(ks[0])
+
+    def _set_corpus(self) -> None:
+        self._only = None
+        c, v = self.corpus, self.v
+        v.tree_model.set_corpus(c)
+        v.type_filter.blockSignals(True)
+        v.type_filter.clear()
+        v.type_filter.addItem("Any type", None)
+        for lab in self.doc.type_masks:
+            v.type_filter.addItem(lab or "(untyped)", lab)
+        v.type_filter.blockSignals(False)
+        v.status_filter.blockSignals(True)
+        v.status_filter.setCurrentIndex(0)
+        v.status_filter.blockSignals(False)
+        self.apply_filter()
+        if len(c.documents) <= 50:
+            v.corpus_view.expandToDepth(0)
+        self._update_summary()
+        self.ctx.cursor.k = -1
+        if len(c):
+            self.select_sentence(0)
+
+    def _gold_edited(self, ks) -> None:
+        v = self.v
+        have = {v.type_filter.itemData(i) for i in range(v.type_filter.count())}
+        for lab in self.doc.type_masks:
+            if lab not in have:
+                v.type_filter.addItem(lab or "(untyped)", lab)
+        if self.doc.nbest is not None and v.tree_model.has_status():
+            flags = self.doc.flags()
+            for k in ks:
+                v.tree_model.set_sentence_status(k, status_text(flags, k))
+        for k in ks:
+            v.tree_model.sentence_changed(k)
+        if self.ctx.cursor.k in ks:
+            self._fill_entity_table(self.corpus.sentences[self.ctx.cursor.k])
+        self._summary_stale = True
+        if v.tabs.currentWidget() is v.summary:
+            self._update_summary()
+
+    def _refresh_marks(self) -> None:
+        if self.corpus is None:
+            return
+        self.v.tree_model.set_status(self.doc.flags() if self.doc.nbest is not None else None)
+        if self.v.status_filter.currentData():
+            self.apply_filter()
+
+    # -- navigation -----------------------------------------------------------------------
+    @Slot(int)
+    def select_sentence(self, k: int) -> None:
+        v = self.v
+        idx = v.proxy.mapFromSource(v.tree_model.index_of_sentence(k))
+        if idx.isValid():
+            v.corpus_view.scrollTo(idx)
+            v.corpus_view.setCurrentIndex(idx)
+            if self.ctx.cursor.k != k:
+                self.ctx.cursor.set(k)
+        else:
+            self.ctx.cursor.set(k)
+
+    def current_sentence_index(self) -> int:
+        v = self.v
+        idx = v.corpus_view.currentIndex()
+        k = v.tree_model.sentence_index(v.proxy.mapToSource(idx)) if idx.isValid() else -1
+        return k if k >= 0 else self.ctx.cursor.k
+
+    def step_sentence(self, delta: int) -> None:
+        if not self.corpus or not len(self.corpus):
+            return
+        k = self.current_sentence_index()
+        n = len(self.corpus)
+        if not self.v.proxy.active:
+            self.select_sentence(0 if k < 0 else min(max(k + delta, 0), n - 1))
+            return
+        j = k + delta
+        while 0 <= j < n:
+            if self.v.proxy.accepts(j):
+                self.select_sentence(j)
+                return
+            j += delta
+        self.ctx.status("No more sentences match the filters", 3000)
+
+    def step_matching(self, flag: str, delta: int) -> None:
+        if not self.corpus or not len(self.corpus):
+            return
+        mask = self.doc.flags().get(flag)
+        if mask is None or not mask.any():
+            self.ctx.status("No such sentence (is an N-best list / reranker loaded?)", 4000)
+            return
+        k = self.current_sentence_index()
+        hits = np.flatnonzero(mask & self._visible_mask())
+        nxt = hits[hits > k] if delta > 0 else hits[hits < k][::-1]
+        if len(nxt):
+            self.select_sentence(int(nxt[0]))
+        else:
+            self.ctx.status("No more such sentences", 3000)
+
+    def _visible_mask(self) -> np.ndarray:
+        n = len(self.corpus)
+        if not self.v.proxy.active:
+            return np.ones(n, dtype=bool)
+        return np.fromiter((self.v.proxy.accepts(k) for k in range(n)), dtype=bool, count=n)
+
+    @Slot(object, object)
+    def _on_current_changed(self, current, _previous) -> None:
+        k = self.v.tree_model.sentence_index(self.v.proxy.mapToSource(current))
+        if k >= 0:
+            self.ctx.cursor.set(k)
+
+    @Slot(int)
+    def _show_header(self, k: int) -> None:
+        c = self.corpus
+        if c is None or not 0 <= k < len(c):
+            return
+        s = c.sentences[k]
+        doc = self.v.tree_model.document_of(k)
+        where = f"{os.path.basename(c.path or '')}:{s.line}" if s.line else ""
+        self.v.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
+                                       f"{c.documents[doc].id} · {len(s)} tokens · {where}")
+        self._fill_entity_table(s)
+
+    def _fill_entity_table(self, s) -> None:
+        t = self.v.entity_table
+        t.setRowCount(len(s.spans))
+        types = document_types(self.doc)
+        for r, sp in enumerate(s.spans):
+            item = QTableWidgetItem(sp.label or "entity")
+            item.setForeground(type_color(sp.label, types))
+            t.setItem(r, 0, item)
+            t.setItem(r, 1, QTableWidgetItem(sp.text(s.words)))
+            t.setItem(r, 2, QTableWidgetItem(f"{sp.start}–{sp.end - 1}"))
+            t.setItem(r, 3, QTableWidgetItem(str(len(sp))))
+
+    # -- filters --------------------------------------------------------------------------
+    @Slot()
+    def apply_filter(self, *_args) -> None:
+        c, v = self.corpus, self.v
+        if c is None:
+            return
+        mask = None
+        key = v.status_filter.currentData()
+        if key:
+            m = self.doc.flags().get(key)
+            mask = m if m is not None else np.zeros(len(c), dtype=bool)
+        lab = v.type_filter.currentData()
+        masks = self.doc.type_masks
+        if lab is not None and lab in masks:
+            mask = masks[lab] if mask is None else (mask & masks[lab])
+        only = self._only
+        if only is not None and len(only[0]) == len(c):
+            mask = only[0] if mask is None else (mask & only[0])
+        v.proxy.set_filter(v.search.text(), mask)
+        if v.proxy.active:
+            n = int(self._visible_mask().sum())
+            why = f" ({html.escape(only[1])}) · <a href='all'>show all</a>" if only is not None else ""
+            v.filter_count.setText(f"{n:,} of {len(c):,} sentences shown{why}")
+            if n <= 2000:
+                v.corpus_view.expandAll()
+        else:
+            v.filter_count.setText(f"{len(c):,} sentences in {len(c.documents):,} documents")
+
+    # -- summary --------------------------------------------------------------------------
+    @Slot(int)
+    def _on_tab_changed(self, _i: int) -> None:
+        if self.v.tabs.currentWidget() is self.v.summary and self._summary_stale:
+            self._update_summary()
+
+    def _update_summary(self) -> None:
+        self._summary_stale = False
+        c = self.corpus
+        if c is None:
+            self.v.summary.setText("")
+            return
+        ents = Counter(sp.label for s in c.sentences for sp in s.spans)
+        rows = "".join(f"<tr><td>{lab or '(untyped)'}</td><td align=right>{n:,}</td></tr>"
+                       for lab, n in sorted(ents.items()))
+        self.v.summary.setText(
+            f"<b>{c.path}</b><br>format {c.format}, scheme {c.scheme.upper()}, {c.encoding}<br><br>"
+            f"<table cellspacing=4><tr><td>documents</td><td align=right>{len(c.documents):,}</td></tr>"
+            f"<tr><td>sentences</td><td align=right>{len(c):,}</td></tr>"
+            f"<tr><td>tokens</td><td align=right>{c.n_tokens:,}</td></tr>"
+            f"<tr><td>entities</td><td align=right>{sum(ents.values()):,}</td></tr>{rows}</table>")

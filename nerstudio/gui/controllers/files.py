@@ -1,0 +1,377 @@
+"""Files: opening corpora, N-best lists, rerankers, taggers and saved results; saving them; the
+recent-files menu; the bundled demo.
+
+Whatever is read goes into the document (:meth:`~nerstudio.app.document.Document.open`,
+:meth:`~nerstudio.app.document.Document.attach_nbest`, ``install_model`` …). Lining an N-best list
+up with the corpus and scoring it run as work jobs: the list is counted against the corpus's
+gold at the revision the job started from, and the document counts the edits made meanwhile.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from ...app.attachments import FileStamp
+from ...corpus.formats import read_corpus
+from ...demo import DEMO_DIR, DEMO_MODEL_DIR
+from ...errors import FormatError, NerstudioError
+from ...nbest import NBestList
+from ..describe import describe_model
+from ..dialogs import CORPUS_FILTER, MODEL_FILTER, NBEST_FILTER
+from ..jobs import dev_baseline, make_prepare_job
+from ..workers import release_in_background
+from . import Context
+
+MAX_RECENT = 8
+SESSION_FILE = "session.json"
+
+
+def companion_nbest(path: str | None) -> str | None:
+    """An N-best list saved for this corpus: ``<stem>.nbest.npz`` beside it or in ``model/``."""
+    if not path:
+        return None
+    p = Path(path)
+    for q in (p.with_name(p.stem + ".nbest.npz"), p.parent / "model" / (p.stem + ".nbest.npz")):
+        if q.is_file():
+            return str(q)
+    return None
+
+
+class FilesController(QObject):
+    corpusOpened = Signal()
+    ktModelRequested = Signal(str, int)  # a results folder names a sequence tagger (path, n or 0)
+
+    def __init__(self, ctx: Context, views, confirm_close, parent=None):
+        super().__init__(parent)
+        self.ctx, self.doc, self.v = ctx, ctx.document, views
+        self.confirm_close = confirm_close  # () -> bool: may the open corpus be closed?
+        self.recent_menu = None
+        self._rescore_rev = 0
+
+    def _busy(self) -> bool:
+        if self.ctx.jobs.busy:
+            self.ctx.dialogs.info("Busy", f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
+                                          "(Shift+F5) first.")
+            return True
+        return False
+
+    # -- corpus ---------------------------------------------------------------------------
+    def load_corpus(self, path: str, attach: bool = True) -> bool:
+        if not self.confirm_close():
+            return False
+        if self.ctx.jobs.busy:
+            self.ctx.status("A job is running: cancel it before opening another corpus", 5000)
+            return False
+        try:
+            corpus = read_corpus(path)
+        except (NerstudioError, OSError) as exc:
+            self.ctx.dialogs.critical("Cannot open corpus", str(exc))
+            return False
+        self.set_corpus(corpus)
+        gc.freeze()  # long-lived: keep full collections short
+        self.add_recent(corpus.path or path)
+        if attach:
+            comp = companion_nbest(corpus.path or path)
+            if comp:
+                self.load_nbest(comp)
+        return True
+
+    def set_corpus(self, corpus) -> None:
+        self.ctx.jobs.cancel_view()
+        self.doc.open(corpus)
+        note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
+        self.ctx.status(f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
+                        f"{corpus.n_tokens} tokens{note}", 10000)
+        self.corpusOpened.emit()
+
+    # -- N-best lists and models ----------------------------------------------------------
+    def load_nbest(self, path: str) -> bool:
+        if self.doc.corpus is None:
+            self.ctx.dialogs.info("No corpus", "Open the corpus the N-best list belongs to first.")
+            return False
+        if self._busy():
+            return False
+        stamp = FileStamp.of(path)
+        try:
+            nb = NBestList.load(path)
+        except (NerstudioError, OSError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
+            return False
+        return self.attach_nbest(nb, path, stamp)
+
+    def attach_nbest(self, nb: NBestList, path: str | None = None, stamp: FileStamp | None = None) -> bool:
+        job = make_prepare_job(self.doc.corpus, nb, self.doc.model, revision=self.doc.revision)
+        return self.ctx.jobs.run("prepare", job, lambda res: self._install_prepared(res, path, stamp))
+
+    def _install_prepared(self, res, path, stamp: FileStamp | None = None) -> None:
+        ix, scored = res
+        res = None
+        old = [self.doc.scored, self.doc.nbest_index]  # freed in another thread
+        if ix is not None:
+            self.doc.attach_nbest(ix, path, stamp, scored=scored)
+            missing = len(ix.row_of) - ix.matched
+            msg = f"N-best list {os.path.basename(path or 'new')}: {ix.matched:,} of {len(ix.row_of):,} sentences"
+            if missing:
+                msg += f" ({missing:,} without candidates)"
+            if ix.differ:
+                msg += (f"; the gold of {ix.differ:,} sentence(s) in the list differed from the corpus: its "
+                        "candidates are scored against the corpus")
+            self.ctx.status(msg, 15000)
+        elif scored is not None:
+            self.doc.install_scores(scored, self._rescore_rev)
+        ix = scored = None
+        release_in_background(old)
+
+    def load_model(self, path: str) -> bool:
+        """Open a reranker (read in the worker: a large feature index takes a while) and score
+        the attached N-best list with it."""
+        if self._busy():
+            return False
+
+        def job(ctx):
+            from ...rerank.model import RerankerModel
+            ctx.progress(f"reading the reranker {os.path.basename(path)}…")
+            try:
+                return RerankerModel.load(path)
+            except (OSError, ValueError, KeyError) as exc:
+                raise FormatError(path, None, str(exc)) from None
+
+        def failed(message, tb):
+            if not tb:  # the user just chose this file: say why it cannot be used
+                self.ctx.dialogs.critical("Cannot open reranker", message)
+        return self.ctx.jobs.run("model", job, lambda model: self._install_model(model, path), on_failed=failed)
+
+    def _install_model(self, model, path: str | None) -> None:
+        old = [self.doc.model]
+        self.doc.install_model(model, path)
+        model = None
+        release_in_background(old)
+        model = self.doc.model
+        self.show_history(model, path)
+        self.rescore()
+
+    def rescore(self) -> bool:
+        """Score the attached N-best list with the document's reranker (in the worker)."""
+        doc = self.doc
+        if doc.model is None or doc.nbest is None:
+            return True
+        self._rescore_rev = doc.revision
+        job = make_prepare_job(doc.corpus, None, doc.model, doc.nbest)
+        return self.ctx.jobs.run("prepare", job, lambda res: self._install_prepared(res, doc.nbest_path))
+
+    def show_history(self, model, path: str | None) -> None:
+        """Show a loaded model's training curve (the model file keeps its history)."""
+        learner = getattr(model, "learner", None)
+        hist = getattr(learner, "history_", None) or getattr(model, "history_", None)
+        if not hist:
+            return
+        unit = getattr(hist[0], "unit", None) or (hist[0].get("unit") if isinstance(hist[0], dict) else None) or "epoch"
+        base = dev_baseline(self.doc.dev_nbest) if self.doc.dev_nbest is not None else None
+        plot = self.v.curve_plot
+        run = plot.start_run(f"{describe_model(model)} [{os.path.basename(path or '')}]", unit, base)
+        plot.add_points(run, hist)
+        plot.finish_run(run)
+
+    def _read_model(self, path: str, quiet: bool = False) -> None:
+        try:
+            from ...rerank.model import RerankerModel
+            model = RerankerModel.load(path)
+        except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
+            if quiet:
+                self.ctx.status(f"reranker not loaded: {exc}", 8000)
+            else:
+                self.ctx.dialogs.warning("Cannot open reranker", str(exc))
+            return
+        self.doc.install_model(model, path)
+        self.show_history(model, path)
+
+    def load_tagger(self, path: str) -> bool:
+        from ...tagging.maxent import MaxEntTagger
+        try:
+            tagger = MaxEntTagger.load(path)
+        except (NerstudioError, OSError, ValueError, KeyError) as exc:
+            self.ctx.dialogs.critical("Cannot open tagger", str(exc))
+            return False
+        self.doc.install_tagger(tagger, path)
+        return True
+
+    def load_dev_nbest(self, path: str) -> bool:
+        stamp = FileStamp.of(path)
+        try:
+            nb = NBestList.load(path)
+        except (NerstudioError, OSError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
+            return False
+        self.doc.set_dev_nbest(nb, path, stamp)
+        return True
+
+    # -- results folders ------------------------------------------------------------------
+    def load_results(self, folder: str) -> bool:
+        """Resume a session saved with :meth:`save_results` (plain files listed in session.json)."""
+        f = Path(folder)
+        try:
+            info = json.loads((f / SESSION_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot open results", f"{f / SESSION_FILE}: {exc}")
+            return False
+        if self._busy():
+            return False
+        corpus = info.get("corpus")
+        c = self.doc.corpus
+        if corpus and (c is None or os.path.abspath(c.path or "") != os.path.abspath(corpus)):
+            if not os.path.isfile(corpus) or not self.load_corpus(corpus, attach=False):
+                return False
+        if info.get("tagger"):
+            self.load_tagger(str(f / info["tagger"]))
+        if info.get("dev_nbest"):
+            self.load_dev_nbest(str(f / info["dev_nbest"]))
+        if info.get("model"):
+            self._read_model(str(f / info["model"]))
+        if info.get("kt_model") and (info.get("nbest_from_kt") or not info.get("nbest")):
+            # the shown candidates were the tagger's: decode again (their non-local features need it)
+            self.ktModelRequested.emit(str(f / info["kt_model"]), int(info.get("kt_n") or 0))
+            return True
+        if info.get("nbest"):
+            return self.load_nbest(str(f / info["nbest"]))
+        return self.rescore()
+
+    def save_results(self, folder: str) -> list[str]:
+        doc = self.doc
+        f = Path(folder)
+        f.mkdir(parents=True, exist_ok=True)
+        c = doc.corpus
+        info: dict = {"format": "nerstudio-session", "version": 1,
+                      "corpus": os.path.abspath(c.path) if c and c.path else None}
+        stem = Path(c.path).stem if c and c.path else "corpus"
+        if doc.nbest is not None:
+            doc.nbest_snapshot().save(str(f / f"{stem}.nbest.npz"))
+            info["nbest"] = f"{stem}.nbest.npz"
+        if doc.dev_nbest is not None:
+            doc.dev_nbest.save(str(f / "dev.nbest.npz"))
+            info["dev_nbest"] = "dev.nbest.npz"
+        if doc.tagger is not None:
+            doc.tagger.save(str(f / "tagger.npz"))
+            info["tagger"] = "tagger.npz"
+        if doc.model is not None:
+            doc.model.save(str(f / "reranker.npz"))
+            info["model"] = "reranker.npz"
+        if doc.kt_model is not None:
+            doc.kt_model.save(str(f / "sequence-tagger.npz"))
+            info["kt_model"] = "sequence-tagger.npz"
+            info["nbest_from_kt"] = doc.kt is not None
+            if doc.kt is not None:  # the size of the shown lists, to decode the same ones again
+                nd = doc.kt.doc_nbest
+                info["kt_n"] = max((nd.n_candidates(d) for d in range(len(nd))), default=0)
+        (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
+        return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
+
+    def load_demo(self) -> bool:
+        """The bundled demo: corpus, tagger, jackknifed N-best, dev N-best and reranker."""
+        if not self.load_corpus(str(DEMO_DIR / "train.conll"), attach=False):
+            return False
+        md = DEMO_MODEL_DIR
+        if (md / "tagger.npz").is_file():
+            self.load_tagger(str(md / "tagger.npz"))
+        if (md / "dev.nbest.npz").is_file():
+            self.load_dev_nbest(str(md / "dev.nbest.npz"))
+        if (md / "reranker.npz").is_file():
+            self._read_model(str(md / "reranker.npz"), quiet=True)
+        if (md / "train.nbest.npz").is_file():
+            return self.load_nbest(str(md / "train.nbest.npz"))
+        return True
+
+    # -- dialogs --------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open corpus", CORPUS_FILTER, "last")
+        if path:
+            self.load_corpus(path)
+
+    def open_nbest_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open N-best list", NBEST_FILTER, "nbest")
+        if path:
+            self.load_nbest(path)
+
+    def open_dev_nbest_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open dev N-best list", NBEST_FILTER, "nbest")
+        if path:
+            self.load_dev_nbest(path)
+
+    def open_model_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open reranker model", MODEL_FILTER, "model")
+        if path:
+            self.load_model(path)
+
+    def open_tagger_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open tagger model", MODEL_FILTER, "model")
+        if path:
+            self.load_tagger(path)
+
+    def open_results_dialog(self) -> None:
+        d = self.ctx.dialogs.ask_folder("Open results folder")
+        if d:
+            self.load_results(d)
+
+    def save_results_dialog(self) -> None:
+        d = self.ctx.dialogs.ask_folder("Save results to folder")
+        if d:
+            try:
+                written = self.save_results(d)
+            except (OSError, NerstudioError, ValueError) as exc:
+                self.ctx.dialogs.critical("Cannot save", str(exc))
+                return
+            self.ctx.status(f"Saved {', '.join(written) or 'nothing'} to {d}", 8000)
+
+    def _save_object(self, obj, what: str, title: str, default: str, filt: str) -> str | None:
+        if obj is None:
+            self.ctx.status(f"No {what} to save", 4000)
+            return None
+        path = self.ctx.dialogs.ask_save(title, default, filt)
+        if path:
+            try:
+                obj.save(path)
+            except (OSError, ValueError) as exc:
+                self.ctx.dialogs.critical("Cannot save", str(exc))
+                return None
+            self.ctx.status(f"Saved {path}", 5000)
+        return path
+
+    def save_nbest_dialog(self) -> None:
+        self._save_object(self.doc.nbest_snapshot(), "N-best list", "Save N-best list", "", NBEST_FILTER)
+
+    def save_model_dialog(self) -> None:
+        self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+
+    # -- recent files, drag and drop ------------------------------------------------------
+    def recent(self) -> list[str]:
+        val = self.ctx.settings.value("files/recent", [])
+        if isinstance(val, str):
+            val = [val]
+        return [v for v in (val or []) if isinstance(v, str)]
+
+    def add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        rec = [p for p in self.recent() if p != path]
+        self.ctx.settings.setValue("files/recent", [path] + rec[: MAX_RECENT - 1])
+        self.refresh_recent()
+
+    def refresh_recent(self) -> None:
+        if self.recent_menu is None:
+            return
+        self.recent_menu.clear()
+        rec = self.recent()
+        for p in rec:
+            self.recent_menu.addAction(os.path.basename(p), lambda p=p: self.load_corpus(p)).setToolTip(p)
+        self.recent_menu.setEnabled(bool(rec))
+
+    def open_dropped(self, p: str) -> None:
+        if p.endswith(".npz") and self.doc.corpus is not None:
+            self.load_nbest(p)
+        elif os.path.isdir(p) and os.path.isfile(os.path.join(p, SESSION_FILE)):
+            self.load_results(p)
+        else:
+            self.load_corpus(p)

@@ -1,0 +1,365 @@
+"""Training: reranker runs and K&T sequence-tagger runs, their curves, installing their results,
+opening and saving sequence taggers, cancelling, and the state line of the window.
+
+A run takes a snapshot of what it learns from — the attached N-best list with the corpus's gold
+of that moment (:meth:`~nerstudio.app.document.Document.nbest_snapshot`), or the corpus file
+when nothing is unsaved — and runs as a work job (its reranker stage in a child process). Its
+results go into the document (``install_model``, ``install_scores``, ``attach_nbest``,
+``record_run``); candidates computed during the run are counted again for edits made meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal, Slot
+
+from ...app.document import Change, Run
+from ..describe import describe_model, kt_kind
+from ..dialogs import MODEL_FILTER
+from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
+from ..workers import release_in_background
+from . import Context
+
+
+def sibling_dev(path: str | None) -> str:
+    """A development file next to a training file (dev.conll, eng.testa, …), or ''."""
+    if not path:
+        return ""
+    p = Path(path).resolve()
+    names = ["dev" + p.suffix, "dev.conll", p.stem.replace("train", "dev") + p.suffix, "eng.testa", "testa",
+             p.stem + ".testa", p.stem + ".dev"]
+    for n in names:
+        q = p.with_name(n)
+        if q != p and q.is_file():
+            return str(q)
+    return ""
+
+
+class TrainingController(QObject):
+    busyChanged = Signal(bool)
+
+    def __init__(self, ctx: Context, views, parent=None):
+        super().__init__(parent)
+        self.ctx, self.doc, self.v = ctx, ctx.document, views
+        # the reranker stage of a training run goes to a child process (its own interpreter lock)
+        self.train_in_child = os.environ.get("NERSTUDIO_TRAIN_IN_PROCESS", "") in ("", "0")
+        self.child_pid: int | None = None
+        self.run_curve: int | None = None
+        self.last_error = ""
+        self.last_run_timings: dict = {}
+        self.last_install_ms = 0.0
+        self._rev = 0
+        views.training_panel.trainRequested.connect(self.start_training)
+        views.training_panel.cancelRequested.connect(self.cancel_job)
+        j = ctx.jobs
+        j.started.connect(self._on_started)
+        j.progress.connect(self._on_progress)
+        j.stats.connect(self._on_stats)
+        j.failed.connect(self._on_failed)
+        j.cancelled.connect(self._on_cancelled)
+        j.idle.connect(self._on_idle)
+        ctx.events.changed.connect(self._on_change)
+
+    @Slot(object)
+    def _on_change(self, ch: Change) -> None:
+        if ch.kind == "corpus" and not self.v.training_panel.dev_path.text():
+            self.v.training_panel.dev_path.setText(sibling_dev(self.doc.corpus.path))
+        elif ch.kind == "dev" and self.doc.dev_nbest_path and (
+                self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running):
+            self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
+        if ch.kind != "gold":
+            self.update_state()
+
+    # -- reranker runs --------------------------------------------------------------------
+    def train_from_menu(self) -> None:
+        self.v.training_dock.show()
+        self.v.training_dock.raise_()
+        self.v.training_panel.request_training()
+
+    @Slot(object)
+    def start_training(self, settings) -> bool:
+        jobs, doc, plot = self.ctx.jobs, self.doc, self.v.curve_plot
+        if jobs.busy:
+            self.ctx.status(f"Busy ({jobs.name}): one run at a time", 4000)
+            return False
+        if settings.start == "kt":
+            return self._start_kt(settings)
+        rerank = settings.start == "reranker"
+        if rerank and doc.nbest is None:
+            self.ctx.dialogs.info("No N-best list", "Open the N-best list of the training corpus (File ▸ Open N-best "
+                                                    "list…) or choose the full pipeline.")
+            return False
+        unit = "round" if settings.algo.startswith("boost") else "epoch"
+        base = dev_baseline(doc.dev_nbest) if (rerank and not settings.dev_path and doc.dev_nbest is not None) else None
+        trained_on = os.path.basename(doc.nbest_path) if (rerank and doc.nbest_path) else \
+            os.path.basename(doc.corpus.path or "") if doc.corpus is not None else None
+        self.run_curve = plot.start_run(settings.label(), unit, base, corpus=trained_on or None)
+        dev_nb = doc.dev_nbest if rerank else None
+        if settings.dev_path and doc.dev_nbest_path and rerank and \
+                os.path.abspath(settings.dev_path) == os.path.abspath(doc.dev_nbest_path):
+            settings = type(settings)(**{**settings.__dict__, "dev_path": ""})  # already loaded
+        # lists read from files and unchanged since: the training process reads those files
+        files = (doc.nbest_source() if rerank else None, doc.dev_nbest_source() if dev_nb is not None else None)
+        self._rev = doc.revision
+        job = make_training_job(settings, self.run_curve, doc.corpus, doc.nbest_snapshot() if rerank else None,
+                                dev_nb, doc.tagger, in_child=self.train_in_child, files=files, revision=self._rev)
+        self.v.tabs.setCurrentWidget(plot)
+        return jobs.run("train", job, self._install_training, self._on_partial, self._finish_curve("failed"),
+                        self._finish_curve("cancelled"))
+
+    def _finish_curve(self, how: str):
+        def finish(*_args):
+            if self.run_curve is not None:
+                self.v.curve_plot.finish_run(self.run_curve, how)
+        return finish
+
+    def _on_partial(self, key: str, value) -> None:
+        doc = self.doc
+        if key == "tagger":
+            doc.install_tagger(value, None)
+        elif key == "nbest":
+            old = [doc.scored, doc.nbest_index]
+            doc.attach_nbest(value)
+            release_in_background(old)
+        elif key == "dev_nbest" and value is not doc.dev_nbest:  # a dev list new in this run
+            doc.set_dev_nbest(value)
+        elif key == "child":  # the reranker trains in this process
+            self.child_pid = value
+        elif key == "baseline" and self.run_curve is not None:
+            self.v.curve_plot.runs[self.run_curve].baseline = value
+            self.v.curve_plot.schedule()
+
+    def _install_training(self, res) -> None:
+        t0 = time.perf_counter()
+        self._finish_curve("done")()
+        self.last_run_timings = dict(res.timings)
+        doc, plot = self.doc, self.v.curve_plot
+        old = [doc.model, doc.scored]  # freed in another thread, see release_in_background
+        if res.model is not None:
+            doc.install_model(res.model, None)
+        if res.scored is not None:
+            doc.install_scores(res.scored, self._rev)
+        if res.dev_nbest is not None and res.dev_nbest is not doc.dev_nbest:  # a dev list new in this run
+            doc.set_dev_nbest(res.dev_nbest)
+        run = plot.runs[res.run_id] if res.run_id < len(plot.runs) else None
+        best = run.best() if run else None
+        msg = f"Done in {res.seconds:.1f}s"
+        if run is not None and best is not None:
+            msg += f": best dev F {run.f[best]:.2f} at {run.unit} {int(run.steps[best])}"
+            b = res.baseline if res.baseline is not None else run.baseline
+            if b is not None:
+                msg += f" (tagger baseline {b:.2f})"
+        doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings)))
+        res.model = res.scored = None
+        self._installed(msg, old)
+        self.last_install_ms = (time.perf_counter() - t0) * 1000
+
+    def _installed(self, msg: str, old: list) -> None:
+        self.v.training_panel.set_message(msg)
+        self.ctx.status(msg, 10000)
+        release_in_background(old)
+
+    # -- K&T sequence taggers -------------------------------------------------------------
+    def _corpus_source(self) -> str | None:
+        """The corpus file, if it holds exactly what the window shows (no unsaved edits)."""
+        c = self.doc.corpus
+        if c is None or not c.path or not os.path.isfile(c.path) or self.doc.is_dirty():
+            return None
+        return c.path
+
+    def _start_kt(self, settings) -> bool:
+        c = self.doc.corpus
+        if c is None or not len(c):
+            self.ctx.dialogs.info("No corpus", "Open the training corpus first.")
+            return False
+        note = ""
+        if not settings.dev_path or settings.dev_path.lower().endswith(".npz"):
+            # a dev N-best list cannot score a tagger: the corpus's sibling dev corpus, if any
+            dev = sibling_dev(c.path)
+            if dev and os.path.isfile(dev) and not dev.lower().endswith(".npz"):
+                settings = type(settings)(**{**settings.__dict__, "dev_path": dev})
+            else:
+                note = " (no dev corpus: no curve; give one in the training panel)"
+        self.run_curve = self.v.curve_plot.start_run(settings.label(), "epoch", None,
+                                                     corpus=os.path.basename(c.path or "") or None)
+        self._rev = self.doc.revision
+        job = make_kt_training_job(settings, self.run_curve, c, self._corpus_source(), in_child=self.train_in_child,
+                                   revision=self._rev)
+        self.v.tabs.setCurrentWidget(self.v.curve_plot)
+
+        def done(res):
+            self._finish_curve("done")()
+            self._install_kt(res)
+        ok = self.ctx.jobs.run("train", job, done, self._on_partial, self._finish_curve("failed"),
+                               self._finish_curve("cancelled"))
+        if ok and note:
+            self.ctx.status("Training a sequence tagger" + note, 8000)
+        return ok
+
+    def load_kt_model(self, path: str, n: int | None = None) -> bool:
+        """Open a perceptron / joint tagger and show the open corpus's candidates under it
+        (``n`` per document; default: the model's n', 20 for a perceptron tagger)."""
+        if self.doc.corpus is None:
+            self.ctx.dialogs.info("No corpus", "Open a corpus first: the tagger's candidates are shown for it.")
+            return False
+        if self.ctx.jobs.busy:
+            self.ctx.dialogs.info("Busy", f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
+                                          "(Shift+F5) first.")
+            return False
+        self.run_curve = None
+        job = make_kt_open_job(path, self.doc.corpus, self._corpus_source(), int(n) if n else None,
+                               revision=self.doc.revision)
+        return self.ctx.jobs.run("kt", job, self._install_kt, self._on_partial)
+
+    def _install_kt(self, res) -> None:
+        """A K&T tagger (trained or opened) and the open corpus's candidates under it."""
+        t0 = time.perf_counter()
+        self.last_run_timings = dict(res.timings)
+        doc, plot = self.doc, self.v.curve_plot
+        old = [doc.scored, doc.nbest_index, doc.kt, doc.kt_model]
+        doc.install_kt_model(res.model, res.path)
+        doc.attach_nbest(res.nbest_index, kt=res.kt)
+        name = f"{kt_kind(res.model)} tagger"
+        if 0 <= res.run_id < len(plot.runs):
+            run = plot.runs[res.run_id]
+            best = run.best()
+            msg = f"{name} trained in {res.seconds:.1f}s"
+            if best is not None:
+                msg += f": best dev F {run.f[best]:.2f} at epoch {int(run.steps[best])}"
+            doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings)))
+        else:
+            msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
+            hist = getattr(res.model, "history_", None)
+            if hist:
+                from ...experiments.tagger_process import epoch_point
+                pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
+                if pts:
+                    run = plot.start_run(f"{kt_kind(res.model)} [{os.path.basename(res.path or '')}]")
+                    plot.add_points(run, pts)
+                    plot.finish_run(run)
+        msg += " — its candidates are in the N-best panel"
+        res.model = res.nbest_index = res.kt = None
+        self._installed(msg, old)
+        self.last_install_ms = (time.perf_counter() - t0) * 1000
+
+    def open_kt_dialog(self) -> None:
+        path = self.ctx.dialogs.ask_open("Open sequence tagger", MODEL_FILTER, "model")
+        if path:
+            self.load_kt_model(path)
+
+    def save_kt_dialog(self) -> None:
+        m = self.doc.kt_model
+        if m is None:
+            self.ctx.status("No sequence tagger to save", 4000)
+            return
+        path = self.ctx.dialogs.ask_save("Save sequence tagger", f"{kt_kind(m)}-tagger.npz", MODEL_FILTER)
+        if path:
+            try:
+                m.save(path)
+            except (OSError, ValueError) as exc:
+                self.ctx.dialogs.critical("Cannot save", str(exc))
+                return
+            self.doc.kt_model_path = path
+            self.ctx.status(f"Saved {path}", 5000)
+
+    # -- the job service's reports --------------------------------------------------------
+    @Slot()
+    def cancel_job(self) -> None:
+        if self.ctx.jobs.busy:
+            self.ctx.jobs.cancel()
+            self.v.training_panel.set_message("Cancelling…")
+            self.ctx.status("Cancelling…", 3000)
+
+    @Slot(str)
+    def _on_started(self, name: str) -> None:
+        import gc
+        # Everything the window holds now lives for long: out of the collector's sight, so a
+        # full collection triggered by the worker does not hold the interpreter lock for 100+ ms
+        gc.freeze()
+        self.v.training_panel.set_running(True)
+        self.v.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…",
+                                           "kt": "Opening the sequence tagger…"}.get(name, "Preparing the N-best list…"))
+        self.busyChanged.emit(True)
+        self.update_state()
+
+    @Slot(str, int, int)
+    def _on_progress(self, message: str, done: int, total: int) -> None:
+        self.v.training_panel.show_progress(message, done, total)
+        if message:
+            self.ctx.status(message, 2000)
+
+    @Slot(list)
+    def _on_stats(self, batch: list) -> None:
+        if self.run_curve is not None and self.ctx.jobs.name == "train":
+            self.v.curve_plot.add_points(self.run_curve, batch)
+
+    @Slot(str, str, str)
+    def _on_failed(self, name: str, message: str, tb: str) -> None:
+        what = {"train": "Training", "model": "Opening the reranker", "kt": "Opening the sequence tagger"}.get(
+            name, name.capitalize())
+        self.v.training_panel.set_message(f"Failed: {message}")
+        self.ctx.status(f"{what} failed: {message}", 30000)
+        self.last_error = message
+        if not tb:  # a clear message (bad input, a failed or killed child process): no dialog
+            return
+        if os.environ.get("NERSTUDIO_DEBUG"):
+            print(tb)
+        self.ctx.dialogs.failure("Job failed", f"{name}: {message}", tb)
+
+    @Slot(str, str)
+    def _on_cancelled(self, name: str, _message: str) -> None:
+        self.v.training_panel.set_message("Cancelled")
+        self.ctx.status(f"{name} cancelled", 5000)
+
+    @Slot()
+    def _on_idle(self) -> None:
+        self.v.training_panel.set_running(False)
+        self.busyChanged.emit(False)
+        self.update_state()
+
+    # -- state display --------------------------------------------------------------------
+    def update_state(self) -> None:
+        doc = self.doc
+        parts, html = [], []
+        ix = doc.nbest_index
+        if ix is not None:
+            name = os.path.basename(doc.nbest_path) if doc.nbest_path else "from this session"
+            parts.append(f"N-best: {name} ({ix.matched:,}/{len(ix.row_of):,})")
+            html.append(f"<b>N-best</b>: {name}, {len(ix.nbest):,} sentences, {ix.matched:,} matched")
+        else:
+            html.append("<b>N-best</b>: none")
+        if doc.dev_nbest is not None:
+            name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "from this session"
+            html.append(f"<b>Dev N-best</b>: {name}, {len(doc.dev_nbest):,} sentences")
+        if doc.tagger is not None:
+            html.append(f"<b>Tagger</b>: {os.path.basename(doc.tagger_path) if doc.tagger_path else 'trained now'} "
+                        f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')})")
+        if doc.kt_model is not None:
+            where = os.path.basename(doc.kt_model_path) if doc.kt_model_path else "trained now"
+            html.append(f"<b>Sequence tagger</b>: {kt_kind(doc.kt_model)} ({where})"
+                        + (" — its candidates are shown" if doc.kt is not None else ""))
+            if doc.kt is not None:
+                parts.append(f"candidates: {kt_kind(doc.kt_model)} tagger")
+        if doc.model is not None:
+            desc = describe_model(doc.model)
+            parts.append(f"reranker: {desc}")
+            html.append(f"<b>Reranker</b>: {desc}")
+        else:
+            html.append("<b>Reranker</b>: none")
+        if doc.scored is not None and doc.nbest is not None and doc.nbest.gold is not None:
+            try:
+                d = doc.scored_data()
+                _, _, fb = d.prf(np.zeros(len(d), dtype=np.int64))
+                _, _, fr = d.prf(doc.scored.choice)
+                html.append(f"On this list: top candidate F {fb:.2f} → reranked F {fr:.2f}")
+                parts.append(f"F {fb:.2f} → {fr:.2f}")
+            except (ValueError, AttributeError):
+                pass
+        if self.ctx.jobs.busy:
+            parts.append(f"running: {self.ctx.jobs.name}")
+        self.v.state_label.setText(" · ".join(parts))
+        self.v.training_panel.set_state_text("<br>".join(html))

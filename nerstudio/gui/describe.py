@@ -1,0 +1,35 @@
+"""One-line descriptions of models for the status line and the curve legend (no behaviour)."""
+
+from __future__ import annotations
+
+
+def kt_kind(model) -> str:
+    """"joint proposed", "margin", … for a K&T sequence tagger."""
+    from ..experiments.tagger_process import is_joint, model_kind
+    return ("joint " if is_joint(model) else "") + model_kind(model)
+
+
+def describe_model(model) -> str:
+    """A reranker as its learner and settings, e.g. "boost rounds=300"."""
+    learner = getattr(model, "learner", None)
+    if learner is not None and hasattr(learner, "get_params"):
+        from .run_settings import short_label
+        try:
+            label = short_label(getattr(model, "algo", learner.algo), learner.get_params())
+        except Exception:  # noqa: BLE001 - a description is optional
+            label = None
+        if label:
+            nf = getattr(getattr(model, "features", None), "min_sentences", None)
+            return label + (f" feats(min_sentences={nf})" if nf not in (None, 5) else "")
+    for attr in ("describe", "label"):
+        v = getattr(model, attr, None)
+        if callable(v):
+            try:
+                return str(v())
+            except Exception:  # noqa: BLE001 - a description is optional
+                pass
+        elif isinstance(v, str):
+            return v
+    if learner is not None and hasattr(learner, "describe"):
+        return learner.describe()
+    return type(model).__name__

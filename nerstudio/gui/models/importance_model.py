@@ -1,0 +1,149 @@
+"""Tree model over a corpus-wide feature ranking (:class:`nerstudio.rerank.importance.ModelImportance`).
+
+Templates at the top, ranked as the core ranks them (decisions moved, then contribution); under
+each template its features, in the same order. Columns: the template or feature, what it means
+(from the glossary), the decisions it moves and resists, and the contributions summed over them.
+Sorting by any column goes through a proxy (:class:`ImportanceFilterProxy`), which also filters
+by text in the name or the meaning.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFont
+
+from ...numfmt import num
+from ...rerank.importance import L_TEMPLATE, Impact, ModelImportance
+from ...rerank.glossary import describe, describe_template
+from .proxy import refilter
+from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, TOOLTIP, USER
+
+_TOP = 0xFFFFFFFF
+
+
+class ImportanceTreeModel(QAbstractItemModel):
+    SortRole = USER + 1
+    COLUMNS = ("Template / feature", "Meaning", "Moves", "Resists", "For", "Against")
+    NAME, MEANING, MOVES, RESISTS, FOR, AGAINST = range(6)
+    TIPS = ("Template code (top level) or feature string (below it)",
+            "What the template means, in words",
+            "Decisions (sentences) where it pushes the reranker toward its pick. Click: list those sentences",
+            "Decisions where it pushes against the pick. Click: list those sentences",
+            "Its contributions toward the pick, summed over the decisions it moves",
+            "Its contributions against the pick, summed over the decisions it resists")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._templates: list[Impact] = []
+        self._children: list[list[Impact]] = []
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def set_result(self, result: ModelImportance | None) -> None:
+        self.beginResetModel()
+        if result is None:
+            self._templates, self._children = [], []
+        else:
+            by: dict[str, list[Impact]] = {}
+            for f in result.features:  # already ranked: children keep that order
+                by.setdefault(f.template, []).append(f)
+            self._templates = list(result.templates)
+            self._children = [by.get(t.key, []) for t in self._templates]
+        self.endResetModel()
+
+    def impact_at(self, index) -> Impact | None:
+        if not index.isValid():
+            return None
+        if index.internalId() == _TOP:
+            return self._templates[index.row()]
+        return self._children[index.internalId()][index.row()]
+
+    def is_template(self, index) -> bool:
+        return index.isValid() and index.internalId() == _TOP
+
+    # -- structure ------------------------------------------------------------------------
+    def index(self, row, column, parent=QModelIndex()):
+        if row < 0 or not 0 <= column < len(self.COLUMNS):
+            return QModelIndex()
+        if not parent.isValid():
+            return self.createIndex(row, column, _TOP) if row < len(self._templates) else QModelIndex()
+        if parent.internalId() != _TOP or parent.column() != 0:
+            return QModelIndex()
+        g = parent.row()
+        if g >= len(self._children) or row >= len(self._children[g]):
+            return QModelIndex()
+        return self.createIndex(row, column, g)
+
+    def parent(self, index):
+        if not index.isValid() or index.internalId() == _TOP:
+            return QModelIndex()
+        return self.createIndex(index.internalId(), 0, _TOP)
+
+    def rowCount(self, parent=QModelIndex()):
+        if not parent.isValid():
+            return len(self._templates)
+        if parent.internalId() == _TOP and parent.column() == 0:
+            return len(self._children[parent.row()])
+        return 0
+
+    def columnCount(self, parent=QModelIndex()):
+        return len(self.COLUMNS)
+
+    def headerData(self, section, orientation, role=DISPLAY):
+        if orientation != Qt.Horizontal:
+            return None
+        if role == DISPLAY:
+            return self.COLUMNS[section]
+        if role == TOOLTIP:
+            return self.TIPS[section]
+        return None
+
+    def data(self, index, role=DISPLAY):
+        x = self.impact_at(index)
+        if x is None:
+            return None
+        c = index.column()
+        top = index.internalId() == _TOP
+        if role == DISPLAY:
+            if c == self.NAME:
+                return ("L(x)" if x.key == L_TEMPLATE else x.key) if top else x.key
+            if c == self.MEANING:
+                return describe_template(x.template) if top else describe(x.key, x.template)
+            return (None, None, str(x.n_for), str(x.n_against), num(x.total_for, sign=True),
+                    num(x.total_against, sign=True))[c]
+        if role == self.SortRole:
+            return (x.key, describe_template(x.template), x.n_for, x.n_against, x.total_for, x.total_against)[c]
+        if role == TOOLTIP:
+            what = describe(x.key, x.template) if not top else \
+                f"{'L(x)' if x.key == L_TEMPLATE else x.key}: {describe_template(x.template)}"
+            return (f"{what}\nmoves {x.n_for} decision(s) ({num(x.total_for, sign=True)}), resists "
+                    f"{x.n_against} ({num(x.total_against, sign=True)}); click to list the sentences")
+        if role == ALIGNMENT and c >= self.MOVES:
+            return ALIGN_RIGHT
+        if role == FONT and top:
+            return self._bold
+        return None
+
+
+class ImportanceFilterProxy(QSortFilterProxyModel):
+    """Case-insensitive search in names and meanings; a template stays when a feature matches."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setRecursiveFilteringEnabled(True)
+        self.setSortRole(ImportanceTreeModel.SortRole)
+        self._needle = ""
+
+    def set_needle(self, text: str) -> None:
+        def change():
+            self._needle = text.lower()
+        refilter(self, change)
+
+    def filterAcceptsRow(self, row, parent):
+        if not self._needle:
+            return True
+        src = self.sourceModel()
+        x = src.impact_at(src.index(row, 0, parent))
+        if x is None:
+            return False
+        return self._needle in x.key.lower() or self._needle in describe_template(x.template).lower()

@@ -1,0 +1,106 @@
+"""What a training run does, as plain data: the learners on offer with their defaults and tips,
+the settings of one run (:class:`RunSettings`, the training panel's frozen snapshot) and the
+short labels that name a run in the curve legend. No widgets here (the panel is
+:mod:`nerstudio.gui.views.training_panel`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FALLBACK_ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
+ALGO_TIPS = {
+    "boost": "Boosting on the ranking ExpLoss (Collins 2002, §4.1): one feature weight updated per round",
+    "perceptron": "Perceptron ranking: add the oracle's features, subtract the mistaken pick's",
+    "voted": "Voted perceptron (Freund & Schapire): every intermediate weight vector votes",
+    "averaged": "Averaged perceptron: the average of all intermediate weight vectors",
+    "margin": "Perceptron with a margin requirement",
+    "kernel": "Kernel (dual) perceptron over candidate structures (Collins & Duffy 2002)",
+}
+
+
+def algorithms() -> tuple[str, ...]:
+    try:
+        from ..rerank.model import ALGORITHMS
+        return tuple(ALGORITHMS)
+    except Exception:  # the reranker core may be absent in an older checkout
+        return FALLBACK_ALGORITHMS
+
+
+def learner_defaults(algo: str) -> dict:
+    """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
+    try:
+        from ..rerank.model import make_learner
+        return dict(make_learner(algo).get_params())
+    except Exception:
+        return {}
+
+
+def short_label(algo: str, params: dict) -> str:
+    """``algo(k=v, …)`` naming only the settings that differ from the learner's defaults
+    (the number of rounds / epochs always)."""
+    defaults = learner_defaults(algo)
+    keep = {"rounds", "epochs"}
+    parts = []
+    for k, v in params.items():
+        if k in keep or k not in defaults or defaults[k] != v:
+            if isinstance(v, (list, tuple)):
+                continue
+            parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
+    return f"{algo}(" + ", ".join(parts) + ")"
+
+
+KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'", "cutoff": "cut-off",
+            "edge_templates": "edges"}
+KT_LOCAL_DEFAULTS = {"cutoff": 2, "edge_templates": "current"}  # shown in a run's label only when changed
+
+
+def kt_defaults(kind: str) -> dict:
+    try:
+        from ..experiments.tagger_process import default_params
+        return default_params(kind)
+    except (ImportError, ValueError):
+        return {}
+
+
+def kt_label(kind: str, params: dict, task: str = "typed") -> str:
+    """``proposed(C=100, epochs=2, n=3, n'=5)``: a K&T run's settings (BPM only when used;
+    n' only for the joint trainers, where it is a model setting)."""
+    parts = []
+    for k in ("C", "epochs", "bpm", "n", "n_test", "cutoff", "edge_templates"):
+        if k not in params or (k == "bpm" and not params[k]) or params[k] == KT_LOCAL_DEFAULTS.get(k, object()):
+            continue
+        if k == "n_test" and kind not in ("candidate", "proposed"):
+            continue
+        v = params[k]
+        parts.append(f"{KT_NAMES[k]}={v:g}" if isinstance(v, float) else f"{KT_NAMES[k]}={v}")
+    return f"{kind}(" + ", ".join(parts) + ")" + ("" if task == "typed" else f" · {task}")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A snapshot of the panel: what one run does."""
+
+    start: str = "reranker"  # "tagger": tagger + jackknife + reranker; "reranker": reranker only
+    task: str = "typed"
+    tagger_features: str = "paper"
+    tagger_iter: int = 100
+    folds: int = 5
+    n: int = 20
+    algo: str = "perceptron"
+    params: dict = field(default_factory=dict)
+    feature_params: dict = field(default_factory=dict)
+    dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
+    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.experiments.tagger_process.KINDS
+    kt_params: dict = field(default_factory=dict)  # C, epochs, bpm, n, n_test
+
+    def label(self) -> str:
+        if self.start == "kt":
+            return kt_label(self.kt_algo, self.kt_params, self.task)
+        base = short_label(self.algo, self.params)
+        fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5))
+        if fs:
+            base += f" feats({fs})"
+        if self.start == "tagger":
+            base += f" · tagger {self.task}/{self.tagger_features}, {self.folds} folds"
+        return base

@@ -1,0 +1,62 @@
+"""The legend under the sentence view: one clickable chip per entity type of the corpus.
+
+Each chip shows the type in its colour with its key; clicking it asks for that type to be set
+on the sentence view's selection (``typeClicked(label)``), exactly as the key or the Edit menu
+does. The chips come from the corpus's :class:`~nerstudio.app.types.TypeScheme`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+from ...app.types import TypeScheme
+from .palette import text_color_on, type_color
+
+NOTE = "boxes: gold · bars: candidate (A and B when comparing two) · red: differs"
+
+
+class TypeLegend(QWidget):
+    typeClicked = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("typeLegend")
+        self._row = QHBoxLayout(self)
+        self._row.setContentsMargins(0, 0, 0, 0)
+        self._row.setSpacing(4)
+        self._note = QLabel(f"<i>{NOTE}</i>")
+        self._note.setObjectName("legendNote")
+        self._row.addStretch(1)
+        self._row.addWidget(self._note)
+        self.chips: dict[str, QToolButton] = {}
+        self._scheme: TypeScheme | None = None
+
+    def set_scheme(self, scheme: TypeScheme) -> None:
+        if scheme == self._scheme:
+            return
+        self._scheme = scheme
+        for b in self.chips.values():
+            self._row.removeWidget(b)
+            b.hide()  # gone now, not when the event loop next deletes it
+            b.deleteLater()
+        self.chips = {}
+        for i, lab in enumerate(scheme.labels):
+            keys = " / ".join(k for k in (scheme.letter(lab), scheme.digit(lab)) if k)
+            b = QToolButton()
+            b.setObjectName(f"legendChip_{lab or 'entity'}")
+            b.setText(f"{lab or 'entity'}" + (f"  {scheme.letter(lab)}" if scheme.letter(lab) else ""))
+            b.setToolTip(f"Set the selected tokens' type to {lab or 'entity'}" + (f" (key {keys})" if keys else ""))
+            b.setCursor(Qt.PointingHandCursor)
+            b.setFocusPolicy(Qt.NoFocus)  # a click keeps the focus (and the selection) where it is
+            bg = type_color(lab, scheme)
+            b.setStyleSheet(f"QToolButton {{ background: {bg.name()}; color: {text_color_on(bg).name()}; "
+                            "border: none; border-radius: 3px; padding: 1px 6px; }"
+                            f"QToolButton:hover {{ background: {bg.darker(115).name()}; }}")
+            b.clicked.connect(lambda _=False, lab=lab: self.typeClicked.emit(lab))
+            self._row.insertWidget(i, b)
+            self.chips[lab] = b
+
+    def text(self) -> str:
+        """The legend as plain text (types in order, then the note)."""
+        return "  ".join(b.text() for b in self.chips.values()) + "   " + NOTE

@@ -1,0 +1,346 @@
+"""The window's widgets, built and laid out in one place (no behaviour: the controllers in
+:mod:`nerstudio.gui.controllers` connect to them).
+
+The central widget is a :class:`~nerstudio.gui.workspaces.WorkspaceHost`: a mode bar and one page
+per job —
+
+* **Annotate**: the corpus browser, the current sentence (large), the gold entities and the
+  corpus summary;
+* **Inspect**: the browser, the sentence, the N-best table and, beside it, the feature panel,
+  the comparison and the model's feature ranking (and any view added with
+  :meth:`Views.add_inspect_tab`);
+* **Train**: the training settings, the curves and a small N-best table;
+* **Teach**: the step-through panel, full size.
+
+The browser, the sentence and the N-best table are one widget each, shared: they move into the
+active page. The sentence area is as tall as the sentence needs (within a share of the window's
+height, then it scrolls). Splitter positions, the workspace and panel options are restored from
+the settings here and saved by :meth:`Views.save`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QScrollArea, QSplitter, QTableWidget, QTabWidget, QTreeView, QVBoxLayout, QWidget)
+
+from . import icons
+from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+from .views.annotation_view import AnnotationView
+from .views.comparison import ComparisonView
+from .views.model_features import ModelFeaturesView
+from .views.curve_plot import CurvePlot
+from .views.feature_view import FeaturePanel
+from .views.nbest_view import NBestPanel
+from .views.status_bar import ElidedLabel, ElidingStatusBar
+from .views.stepper import StepperPanel
+from .views.training_panel import TrainingPanel
+from .views.type_legend import TypeLegend
+from .workspaces import PanelTabs, Slot, WorkspaceHost
+
+STATUS_FILTERS = (
+    ("All sentences", None, "Show every sentence"),
+    ("Baseline wrong (top ≠ gold)", "error", "Sentences whose top tagger candidate is not exactly the gold"),
+    ("Reranker changed the baseline", "changed", "Sentences where the reranker picks another candidate than the "
+                                                 "tagger's top one"),
+    ("Reranker wrong", "rerank_error", "Sentences where the reranker's pick is not exactly the gold"),
+    ("Gold not in N-best", "missing", "Sentences whose gold analysis is not among the candidates"),
+    ("Has an N-best list", "has_nbest", "Sentences with candidates"),
+)
+
+# the share of the window's height the sentence may take before it scrolls, per workspace
+SENTENCE_SHARE = {"annotate": 0.55, "inspect": 0.3, "train": 0.3}
+
+# (name, title, icon, description, shortcut)
+WORKSPACES = (
+    ("annotate", "Annotate", "annotate", "Annotate: the corpus, the sentence and its gold entities", "Ctrl+1"),
+    ("inspect", "Inspect", "inspect", "Inspect: the N-best candidates, the reranker's features and the comparison",
+     "Ctrl+2"),
+    ("train", "Train", "curve", "Train: the training settings and the learning curves", "Ctrl+3"),
+    ("teach", "Teach", "step", "Teach: step through boosting or the perceptron, one round or update at a time",
+     "Ctrl+4"),
+)
+
+
+class FitScroll(QScrollArea):
+    """A scroll area exactly as tall as its widget wants, up to ``share`` of the window's height:
+    a short sentence leaves no empty band, a long one scrolls instead of pushing the panels out."""
+
+    def __init__(self, widget: QWidget, share: float = 0.3):
+        super().__init__()
+        self.share = share
+        self._fitting = False
+        self.setWidget(widget)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.NoFocus)  # Tab goes to the sentence view itself
+        widget.installEventFilter(self)
+        self.viewport().installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if event.type() in (QEvent.LayoutRequest, QEvent.Resize):
+            self.fit()
+        return super().eventFilter(obj, event)
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        self.fit()
+        super().showEvent(event)
+
+    def set_share(self, share: float) -> None:
+        self.share = share
+        self.fit()
+
+    def fit(self) -> None:
+        if self._fitting:
+            return
+        self._fitting = True
+        try:
+            want = max(self.widget().minimumHeight(), self.widget().sizeHint().height())
+            top = self.window()
+            limit = max(90, int(self.share * (top.height() if top is not None and top is not self else 800)))
+            h = min(want, limit)
+            if h != self.height() or self.maximumHeight() != h:
+                self.setFixedHeight(h)
+        finally:
+            self._fitting = False
+
+
+def _splitter(orientation, name: str, *widgets, sizes=None, stretch=None) -> QSplitter:
+    sp = QSplitter(orientation)
+    sp.setObjectName(name)
+    sp.setChildrenCollapsible(False)
+    for w in widgets:
+        sp.addWidget(w)
+    for k, f in enumerate(stretch or ()):
+        sp.setStretchFactor(k, f)
+    if sizes:
+        sp.setSizes(sizes)
+    return sp
+
+
+def _tabs(name: str, *pages) -> QTabWidget:
+    t = QTabWidget()
+    t.setObjectName(name)
+    t.setDocumentMode(True)
+    for w, title in pages:
+        t.addTab(w, title)
+    return t
+
+
+class Views:
+    """Every widget of the main window, as attributes (see the module docstring)."""
+
+    def __init__(self, window, settings):
+        self._build_browser(window)
+        self._build_sentence()
+        self._build_panels(settings)
+
+        host = self.workspaces = WorkspaceHost(window, settings)
+        host.share("browser", self.browser_panel)
+        host.share("sentence", self.sentence_panel)
+        host.share("nbest", self.nbest_panel)
+        self.tabs = PanelTabs(host)
+        self.splitters: list[QSplitter] = []
+        pages = {"annotate": self._annotate_page(), "inspect": self._inspect_page(), "train": self._train_page(),
+                 "teach": self._teach_page()}
+        for name, title, icon, tip, key in WORKSPACES:
+            page, slots = pages[name]
+            ws = host.add(name, title, icons.icon(icon, Qt.white), tip, page, slots, key)
+            if name in SENTENCE_SHARE:
+                ws.on_enter.append(lambda f=SENTENCE_SHARE[name]: self.sentence_scroll.set_share(f))
+        window.setCentralWidget(host)
+        for sp in self.splitters:
+            st = settings.value(f"window/{sp.objectName()}")
+            if st is not None:
+                sp.restoreState(st)
+        # what earlier versions showed as docks: the training and step-through workspaces
+        self.training_dock = host.handle("train")
+        self.stepper_dock = host.handle("teach")
+        host.restore("inspect")
+
+        window.setStatusBar(ElidingStatusBar(window))
+        self.status = window.statusBar()
+        self.state_label = ElidedLabel()
+        self.state_label.setObjectName("stateLabel")
+        self.status.addPermanentWidget(self.state_label)
+
+    # -- the shared parts -----------------------------------------------------------------
+    def _build_browser(self, window) -> None:
+        left = self.browser_panel = QWidget()
+        left.setObjectName("browserPanel")
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(4, 4, 4, 4)
+        self.search = QLineEdit()
+        self.search.setObjectName("corpusSearch")
+        self.search.setPlaceholderText("Search sentences…  (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Show only sentences containing this text (case-insensitive)")
+        lv.addWidget(self.search)
+        frow = QHBoxLayout()
+        frow.setContentsMargins(0, 0, 0, 0)
+        self.status_filter = QComboBox()
+        self.status_filter.setObjectName("statusFilter")
+        for k, (label, key, tip) in enumerate(STATUS_FILTERS):
+            self.status_filter.addItem(label, key)
+            self.status_filter.setItemData(k, tip, Qt.ToolTipRole)
+        self.status_filter.setToolTip("Filter sentences by how the tagger and the reranker do on them")
+        self.type_filter = QComboBox()
+        self.type_filter.setObjectName("typeFilter")
+        self.type_filter.addItem("Any type", None)
+        self.type_filter.setToolTip("Show only sentences with a gold entity of this type")
+        frow.addWidget(self.status_filter, 3)
+        frow.addWidget(self.type_filter, 2)
+        lv.addLayout(frow)
+        self.tree_model = CorpusTreeModel()
+        self.proxy = SentenceFilterProxy(window)
+        self.proxy.setSourceModel(self.tree_model)
+        view = self.corpus_view = QTreeView()
+        view.setObjectName("corpusView")
+        view.setModel(self.proxy)
+        view.setUniformRowHeights(True)
+        view.setAlternatingRowColors(True)
+        view.setSelectionMode(QAbstractItemView.SingleSelection)
+        view.setIndentation(12)
+        view.setTextElideMode(Qt.ElideRight)
+        hdr = view.header()
+        hdr.setStretchLastSection(False)
+        hdr.setMinimumSectionSize(24)
+        hdr.setSectionResizeMode(0, QHeaderView.Stretch)
+        fm = view.fontMetrics()
+        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉")):
+            # fixed, narrow widths (ResizeToContents would ask every row for its data on each
+            # change): the sentence column gets the rest; the titles are short, with tooltips
+            hdr.setSectionResizeMode(c, QHeaderView.Fixed)
+            hdr.resizeSection(c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(
+                CorpusTreeModel.SHORT[c])) + 10)
+        lv.addWidget(view)
+        self.filter_count = QLabel()
+        self.filter_count.setObjectName("filterCount")
+        lv.addWidget(self.filter_count)
+
+    def _build_sentence(self) -> None:
+        top = self.sentence_panel = QWidget()
+        top.setObjectName("sentencePanel")
+        tv = QVBoxLayout(top)
+        tv.setContentsMargins(4, 4, 4, 2)
+        tv.setSpacing(2)
+        self.sentence_header = QLabel("No corpus loaded")
+        self.sentence_header.setObjectName("sentenceHeader")
+        self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        tv.addWidget(self.sentence_header)
+        self.sentence_view = AnnotationView()
+        # as tall as the sentence, within limits; a long sentence scrolls and never resizes the
+        # panels below
+        self.sentence_scroll = FitScroll(self.sentence_view)
+        self.sentence_scroll.setObjectName("sentenceScroll")
+        tv.addWidget(self.sentence_scroll)
+        self.legend = TypeLegend()
+        tv.addWidget(self.legend)
+
+    def _build_panels(self, settings) -> None:
+        self.nbest_panel = NBestPanel()
+        self.nbest_view = self.nbest_panel.view
+        self.feature_panel = FeaturePanel()
+        self.feature_view = self.feature_panel.view
+        self.feature_panel.group.setChecked(settings.value("features/grouped", "true") in ("true", True))
+        self.curve_plot = CurvePlot()
+        self.curve_plot.show_p.setChecked(settings.value("curves/precision", "false") in ("true", True))
+        self.curve_plot.show_r.setChecked(settings.value("curves/recall", "false") in ("true", True))
+        self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
+        self.entity_table.setObjectName("entityTable")
+        self.entity_table.setHorizontalHeaderLabels(["Type", "Entity", "Tokens", "Length"])
+        self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.entity_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.entity_table.verticalHeader().setVisible(False)
+        self.summary = QLabel()
+        self.summary.setObjectName("corpusSummary")
+        self.summary.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setMargin(8)
+        self.comparison_view = ComparisonView()
+        self.model_features_view = ModelFeaturesView()
+        self.model_features_view.setObjectName("modelFeaturesView")
+        self.training_panel = TrainingPanel(settings)
+        self.train_button = self.training_panel.train_button
+        self.cancel_button = self.training_panel.cancel_button
+        self.stepper_panel = StepperPanel()
+
+    # -- the pages ------------------------------------------------------------------------
+    def _with_browser(self, name: str, right: QWidget, width: int = 360) -> tuple[QSplitter, Slot]:
+        slot = Slot("browser")
+        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(0, 1))
+        self.splitters.append(sp)
+        return sp, slot
+
+    def _annotate_page(self):
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        sentence = Slot("sentence")
+        rv.addWidget(sentence)
+        self.annotate_tabs = self.tabs.add(_tabs("annotateTabs", (self.entity_table, "Gold entities"),
+                                                 (self.summary, "Corpus")))
+        rv.addWidget(self.annotate_tabs, 1)
+        page, browser = self._with_browser("annotateSplitter", right)
+        return page, [browser, sentence]
+
+    def _inspect_page(self):
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        sentence, nbest = Slot("sentence"), Slot("nbest")
+        rv.addWidget(sentence)
+        self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
+                                                (self.comparison_view, "Comparison"),
+                                                (self.model_features_view, "Model features")))
+        # the candidates' "differs" column needs the width more than the feature names do
+        mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[530, 372],
+                        stretch=(3, 2))
+        self.splitters.append(mid)
+        # the comparison and the model's feature ranking are corpus-wide tables: while one of them
+        # is shown it gets most of the width, the candidates what is left
+        self.inspect_tabs.currentChanged.connect(lambda _i: self._balance_inspect(mid))
+        rv.addWidget(mid, 1)
+        page, browser = self._with_browser("inspectSplitter", right, 300)
+        return page, [browser, sentence, nbest]
+
+    def _balance_inspect(self, mid: QSplitter) -> None:
+        total = sum(mid.sizes()) or 902
+        wide = self.inspect_tabs.currentWidget() is not self.feature_panel
+        left = int(total * (0.35 if wide else 0.58))
+        mid.setSizes([left, total - left])
+
+    def _train_page(self):
+        scroll = QScrollArea()  # a long list of settings must not force the window's height
+        scroll.setObjectName("trainingScroll")
+        scroll.setWidget(self.training_panel)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+        nbest = Slot("nbest")
+        right = _splitter(Qt.Vertical, "trainRightSplitter", self.curve_plot, nbest, sizes=[520, 180],
+                          stretch=(3, 1))
+        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(0, 1))
+        self.splitters += [right, page]
+        return page, [nbest]
+
+    def _teach_page(self):
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.stepper_panel)
+        return page, []
+
+    def add_inspect_tab(self, widget: QWidget, title: str) -> None:
+        """Another view beside the feature panel and the comparison in the Inspect workspace."""
+        self.inspect_tabs.addTab(widget, title)
+
+    def save(self, settings) -> None:
+        """Splitter positions and panel options, for the next session."""
+        for sp in self.splitters:
+            settings.setValue(f"window/{sp.objectName()}", sp.saveState())
+        settings.setValue("features/grouped", self.feature_panel.group.isChecked())
+        settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
+        settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())

@@ -1,0 +1,279 @@
+"""Workspaces: one page per job (Annotate, Inspect, Train, Teach) behind a mode bar.
+
+Each user of the application does one job at a time, and each job needs a few panels, not all of
+them. The window's central widget is a :class:`WorkspaceHost`: a vertical mode bar on the left (as
+Qt Creator has) and a stack of pages, one per workspace. Parts that several workspaces show — the
+corpus browser, the current sentence, the N-best table — are *shared*: there is one widget of
+each, and it moves into the active page's :class:`Slot` when the workspace changes (so the
+selection, the scroll position and the current sentence are the same everywhere).
+
+The host knows, without asking Qt whether anything is on screen (tests run without showing the
+window), which widgets the active workspace holds (:meth:`WorkspaceHost.holds`), and it can bring
+any widget forward (:meth:`WorkspaceHost.reveal`: the workspace that holds it, then every tab on
+the way down). :class:`PanelTabs` and :class:`WorkspaceHandle` give the controllers the small
+tab-widget and dock-widget vocabulary they use (``tabs.setCurrentWidget``,
+``training_dock.show()``) on top of that. No behaviour of the application lives here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
+from PySide6.QtWidgets import (QFrame, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
+                               QVBoxLayout, QHBoxLayout, QWidget)
+
+
+class Slot(QWidget):
+    """Where a shared part sits in one workspace's page (empty while another page holds it)."""
+
+    def __init__(self, part: str, parent=None):
+        super().__init__(parent)
+        self.part = part
+        self.setObjectName(f"slot_{part}")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+
+    def take(self, widget: QWidget) -> None:
+        if widget.parentWidget() is not self:
+            self.layout().addWidget(widget)
+        widget.show()
+
+
+@dataclass
+class Workspace:
+    name: str
+    title: str
+    page: QWidget
+    slots: dict[str, Slot] = field(default_factory=dict)
+    action: QAction | None = None
+    button: QToolButton | None = None
+    on_enter: list = field(default_factory=list)  # callables run each time the workspace becomes active
+
+
+class ModeBar(QFrame):
+    """The vertical bar of workspace buttons: icon above label, one checked."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("modeBar")
+        self.setFrameShape(QFrame.NoFrame)
+        self.setAutoFillBackground(True)
+        pal = self.palette()
+        pal.setColor(self.backgroundRole(), pal.color(pal.ColorRole.Mid).darker(160))
+        self.setPalette(pal)
+        # no QButtonGroup: the actions' QActionGroup keeps one checked (a button group would
+        # trigger the action of the button it unchecks)
+        self._lay = QVBoxLayout(self)
+        self._lay.setContentsMargins(2, 6, 2, 6)
+        self._lay.setSpacing(4)
+        self._lay.addStretch(1)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+
+    def add(self, action: QAction) -> QToolButton:
+        b = QToolButton(self)
+        b.setDefaultAction(action)
+        b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
+        b.setIconSize(QSize(28, 28))
+        b.setAutoRaise(True)
+        b.setFixedWidth(74)
+        b.setFocusPolicy(Qt.NoFocus)  # the mode bar never takes the keys meant for the panels
+        b.setObjectName(f"mode_{action.objectName()}")
+        pal = b.palette()
+        for role in (pal.ColorRole.ButtonText, pal.ColorRole.WindowText):
+            pal.setColor(role, Qt.white)
+        b.setPalette(pal)
+        self._lay.insertWidget(self._lay.count() - 1, b)
+        return b
+
+
+class WorkspaceHost(QWidget):
+    """The mode bar and the pages; moves the shared parts into the active page."""
+
+    changed = Signal(str)  # the name of the workspace that became active
+
+    def __init__(self, window, settings, parent=None):
+        super().__init__(parent)
+        self.setObjectName("workspaces")
+        self.window_ = window
+        self.settings = settings
+        self.bar = ModeBar(self)
+        self.stack = QStackedWidget(self)
+        self.stack.setObjectName("workspaceStack")
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.stack, 1)
+        self.spaces: dict[str, Workspace] = {}
+        self.shared: dict[str, QWidget] = {}
+        self.group = QActionGroup(self)
+        self.group.setExclusive(True)
+        self._current = ""
+
+    # -- building -------------------------------------------------------------------------
+    def share(self, part: str, widget: QWidget) -> QWidget:
+        """Register a part that moves between the pages' slots of the same name."""
+        self.shared[part] = widget
+        return widget
+
+    def add(self, name: str, title: str, icon: QIcon, tip: str, page: QWidget, slots: list[Slot],
+            shortcut: str | None = None) -> Workspace:
+        a = QAction(icon, title, self.window_)
+        a.setObjectName(name)
+        a.setCheckable(True)
+        if shortcut:
+            a.setShortcut(QKeySequence(shortcut))
+        a.setStatusTip(tip)
+        a.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
+        a.triggered.connect(lambda _on=False, n=name: self.activate(n))
+        self.group.addAction(a)
+        ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
+        ws.button = self.bar.add(a)
+        page.setObjectName(f"{name}Workspace")
+        self.stack.addWidget(page)
+        self.spaces[name] = ws
+        return ws
+
+    def actions(self) -> list[QAction]:
+        return [ws.action for ws in self.spaces.values()]
+
+    # -- switching ------------------------------------------------------------------------
+    @property
+    def current(self) -> str:
+        return self._current
+
+    def activate(self, name: str) -> None:
+        ws = self.spaces[name]
+        for part, slot in ws.slots.items():
+            slot.take(self.shared[part])
+        self.stack.setCurrentWidget(ws.page)
+        ws.action.setChecked(True)
+        if name == self._current:
+            return
+        self._current = name
+        self.settings.setValue("window/workspace", name)
+        for fn in ws.on_enter:
+            fn()
+        self.changed.emit(name)
+
+    def restore(self, default: str) -> None:
+        name = self.settings.value("window/workspace", default)
+        self.activate(name if name in self.spaces else default)
+
+    def workspace_of(self, widget: QWidget) -> str | None:
+        """The workspace whose page holds ``widget`` now (shared parts: the active one, if it has
+        a slot for them), else the first one with a slot for its shared part."""
+        w = widget
+        while w is not None:
+            for ws in self.spaces.values():
+                if w is ws.page:
+                    return ws.name
+            for part, shared in self.shared.items():
+                if w is shared:
+                    if part in self.spaces.get(self._current, Workspace("", "", self)).slots:
+                        return self._current
+                    return next((ws.name for ws in self.spaces.values() if part in ws.slots), None)
+            w = w.parentWidget()
+        return None
+
+    def holds(self, widget: QWidget) -> bool:
+        """``widget`` is on the active workspace's page and on the current tab of every tab
+        widget above it (whether or not the window is shown)."""
+        if self.workspace_of(widget) != self._current:
+            return False
+        w = widget
+        while w is not None and w is not self.stack:
+            parent = w.parentWidget()
+            if isinstance(parent, QStackedWidget) and parent.currentWidget() is not w:
+                return False
+            w = parent
+        return True
+
+    def reveal(self, widget: QWidget) -> None:
+        """Bring ``widget`` forward: its workspace, then each tab on the way down to it."""
+        name = self.workspace_of(widget)
+        if name is None:
+            return
+        self.activate(name)
+        w = widget
+        while w is not None and w is not self.stack:
+            parent = w.parentWidget()
+            if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
+                parent.parentWidget().setCurrentWidget(w)
+            w = parent
+
+    def handle(self, name: str) -> "WorkspaceHandle":
+        return WorkspaceHandle(self, name)
+
+
+class WorkspaceHandle(QObject):
+    """A workspace seen as a dock widget: ``show`` / ``raise_`` make it active, ``hide`` goes back
+    to the workspace before it, ``visibilityChanged`` tells when it becomes (in)active. Earlier
+    versions had docks for training and step-through; their users keep working."""
+
+    visibilityChanged = Signal(bool)
+
+    def __init__(self, host: WorkspaceHost, name: str):
+        super().__init__(host)
+        self.host, self.name = host, name
+        self._previous = None
+        self._was = False
+        host.changed.connect(self._on_changed)
+
+    def _on_changed(self, name: str) -> None:
+        now = name == self.name
+        if not now:
+            self._previous = name
+        if now != self._was:
+            self._was = now
+            self.visibilityChanged.emit(now)
+
+    def show(self) -> None:
+        self.host.activate(self.name)
+
+    raise_ = show
+
+    def hide(self) -> None:
+        if self.host.current == self.name:
+            back = self._previous if self._previous in self.host.spaces and self._previous != self.name else \
+                next(n for n in self.host.spaces if n != self.name)
+            self.host.activate(back)
+
+    def isVisible(self) -> bool:  # noqa: N802 - the QWidget name its callers use
+        return self.host.current == self.name
+
+    def setVisible(self, on: bool) -> None:  # noqa: N802
+        self.show() if on else self.hide()
+
+    def toggleViewAction(self) -> QAction:  # noqa: N802
+        return self.host.spaces[self.name].action
+
+
+class PanelTabs(QObject):
+    """The tab widgets of all workspaces seen as one: ``currentWidget()`` is the panel on the
+    current tab of the active workspace's tab widget (None if it has none), ``setCurrentWidget(w)``
+    reveals ``w`` wherever it lives, ``currentChanged`` fires when either changes."""
+
+    currentChanged = Signal(int)
+
+    def __init__(self, host: WorkspaceHost):
+        super().__init__(host)
+        self.host = host
+        self._tabs: list[QTabWidget] = []
+        host.changed.connect(lambda _n: self.currentChanged.emit(-1))
+
+    def add(self, tabs: QTabWidget) -> QTabWidget:
+        self._tabs.append(tabs)
+        tabs.currentChanged.connect(self.currentChanged.emit)
+        return tabs
+
+    def currentWidget(self) -> QWidget | None:  # noqa: N802
+        for t in self._tabs:
+            if self.host.holds(t):
+                return t.currentWidget()
+        return None
+
+    def setCurrentWidget(self, widget: QWidget) -> None:  # noqa: N802
+        self.host.reveal(widget)

@@ -1,0 +1,34 @@
+"""The full pipeline from the training panel: tagger, jackknife (the core's fold driver), reranker —
+and the gold it learns from is the corpus's, edits made while it runs included."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from nerstudio.app.attachments import CorpusGold  # noqa: E402
+from nerstudio.corpus.model import Span  # noqa: E402
+from nerstudio.gui.run_settings import RunSettings  # noqa: E402
+
+
+def test_full_pipeline_jackknifes_with_the_fold_driver(window, qtbot):
+    window.train_in_child = False  # the reranker stage in this process: quicker to start
+    doc = window.document
+    settings = RunSettings(start="tagger", tagger_iter=5, folds=2, n=5, algo="averaged", params={"epochs": 1},
+                           feature_params={"min_sentences": 2})
+    k = next(k for k, s in enumerate(doc.corpus.sentences) if not s.spans and len(s) >= 2)
+    assert window.start_training(settings)
+    doc.set_spans(k, [Span(0, 1, "ORG")], "an edit while the run starts")
+    assert window.jobs.wait(180000)
+    assert window.last_error == ""
+    nb = doc.nbest
+    assert nb.meta["jackknife_folds"] == 2 and sorted(set(nb.meta["fold"])) == [0, 1]
+    assert all(nb.n_candidates(i) <= 5 for i in range(len(nb)))
+    assert isinstance(nb.gold, CorpusGold) and nb.gold[doc.nbest_row(k)] == [Span(0, 1, "ORG")]
+    assert doc.model is not None and doc.scored is not None and len(doc.runs) == 1
+    # the candidates are counted against the edited gold: exact only if they propose that ORG
+    i = doc.nbest_row(k)
+    exact = doc.exact()[doc.candidate_rows(i)]
+    assert list(exact) == [nb.spans(i, j) == [Span(0, 1, "ORG")] for j in range(nb.n_candidates(i))]

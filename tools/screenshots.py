@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Screenshots of the four workspaces, taken from the real application under X.
+
+    DISPLAY=:99 python tools/screenshots.py [--out docs] [--python PYTHON]
+
+Starts ``python main.py`` (the bundled demo) on the X display in ``$DISPLAY`` — an Xvfb screen of
+1280×800 with a window manager (openbox), as the README's pictures need — maximises the window by
+double-clicking its title bar, then does each user's task with real key presses and clicks sent
+by ``xdotool``, and saves the whole screen with ImageMagick's ``import`` after each:
+
+* **Annotate**: a sentence picked in the browser with the arrow keys; in the sentence view an
+  entity is selected with Shift+Right, cleared with Delete and typed again with its type key;
+* **Inspect**: Next change by the reranker (Shift+F8), then the reranker's pick compared with the
+  tagger's top candidate (Ctrl+D);
+* **Train**: the perceptron chosen in the training panel, 8 epochs, F5, and the curve waited for;
+* **Teach**: five boosting rounds stepped with F10.
+
+The application's settings and data folders are fresh temporary ones (no saved layout, no
+recovery file), so the pictures do not depend on who runs it. Needs xdotool and ImageMagick;
+Xvfb and openbox can be started with ``Xvfb :99 -screen 0 1280x800x24 &`` and
+``DISPLAY=:99 openbox &``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TRAIN_WAIT = 25.0  # seconds
+
+
+def xdo(*args: str) -> str:
+    return subprocess.run(["xdotool", *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def key(*keys: str, pause: float = 0.15) -> None:
+    for k in keys:
+        xdo("key", "--clearmodifiers", k)
+        time.sleep(pause)
+
+
+def click(wid: str, x: int, y: int, pause: float = 0.4) -> None:
+    """A left click at (x, y) of the window's client area."""
+    xdo("mousemove", "--window", wid, str(x), str(y))
+    time.sleep(0.1)
+    xdo("click", "1")
+    time.sleep(pause)
+
+
+def shot(path: Path) -> None:
+    time.sleep(1.0)  # the last repaint, and the curves' render thread
+    subprocess.run(["import", "-window", "root", str(path)], check=True)
+    print(f"wrote {path}")
+
+
+def find_window(proc: subprocess.Popen, timeout: float = 60) -> str:
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"the application exited with status {proc.returncode}")
+        out = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^nerstudio"], capture_output=True,
+                             text=True).stdout.split()
+        if out:
+            return out[-1]
+        time.sleep(0.2)
+    raise SystemExit("no nerstudio window appeared")
+
+
+def maximise(wid: str) -> None:
+    """Double-click the title bar (openbox maximises), unless the window already fills the screen."""
+    xdo("windowactivate", "--sync", wid)
+    xdo("windowmove", "--sync", wid, "0", "0")
+    time.sleep(0.3)
+    xdo("mousemove", "400", "6")
+    xdo("click", "--repeat", "2", "--delay", "80", "1")
+    time.sleep(1.0)
+    xdo("windowactivate", "--sync", wid)
+
+
+def annotate(wid: str, out: Path) -> None:
+    key("ctrl+1", "alt+1")  # the Annotate workspace, focus in the browser on sentence 1
+    # sentence 17 ("Passenger numbers rose … between Kessel and Port Albury"): 16 sentences and one
+    # document row further down
+    key(*["Down"] * 17, pause=0.05)
+    key("Tab")  # to the sentence view
+    key("End", "Left", "Left", "shift+Right")  # "Port Albury" (the two tokens before the final ".")
+    key("Delete")
+    key("Left", "shift+Right")  # select it again with Shift+Right …
+    key("l")  # … and type it: LOC
+    shot(out / "screenshot-annotate.png")
+
+
+def inspect(wid: str, out: Path) -> None:
+    key("ctrl+2", "alt+1")
+    key("Home", "Down", pause=0.3)  # sentence 1, then the second sentence after it the reranker changed
+    key("shift+F8", "shift+F8", pause=0.6)
+    key("alt+2", "ctrl+d", pause=0.6)  # its pick against the tagger's top candidate
+    shot(out / "screenshot-inspect.png")
+
+
+def train(wid: str, out: Path, pos: dict) -> None:
+    key("ctrl+3", pause=0.6)
+    click(wid, *pos["algorithm"])  # the Algorithm list …
+    key("p", "Return")  # … perceptron
+    click(wid, *pos["epochs"])
+    key("ctrl+a")
+    xdo("type", "8")
+    key("Tab", "F5")
+    time.sleep(TRAIN_WAIT)  # the run (a few seconds on the demo), installing the model, the curve
+    shot(out / "screenshot-train.png")
+
+
+def teach(wid: str, out: Path) -> None:
+    key("ctrl+4", pause=1.0)
+    for _ in range(5):
+        key("F10", pause=0.5)
+    time.sleep(1.5)
+    shot(out / "screenshot-teach.png")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=ROOT / "docs")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--only", choices=("annotate", "inspect", "train", "teach"), action="append")
+    args = ap.parse_args()
+    if not os.environ.get("DISPLAY"):
+        print("screenshots.py: no DISPLAY (start Xvfb :99 and openbox, then DISPLAY=:99)", file=sys.stderr)
+        return 1
+    for tool in ("xdotool", "import"):
+        if shutil.which(tool) is None:
+            print(f"screenshots.py: {tool} is not installed", file=sys.stderr)
+            return 1
+    tmp = Path(tempfile.mkdtemp(prefix="nerstudio-shots-"))
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
+               XDG_CACHE_HOME=str(tmp / "cache"))
+    env.pop("QT_QPA_PLATFORM", None)
+    proc = subprocess.Popen([args.python, str(ROOT / "main.py")], cwd=str(ROOT), env=env)
+    try:
+        wid = find_window(proc)
+        time.sleep(2.0)  # the demo's scores, computed in the background
+        maximise(wid)
+        # training panel widgets, in the window's client coordinates at 1280×800 maximised
+        pos = {"algorithm": (325, 313), "epochs": (320, 371)}
+        todo = args.only or ["annotate", "inspect", "train", "teach"]
+        args.out.mkdir(parents=True, exist_ok=True)
+        for name in todo:
+            xdo("windowactivate", "--sync", wid)
+            if name == "train":
+                train(wid, args.out, pos)
+            else:
+                globals()[name](wid, args.out)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
