@@ -435,6 +435,7 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"
     win.dialogs.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved_models = lambda what: "discard"  # trained here to be measured, not kept
     win.resize(1280, 800)
     win.show()
     win.load_corpus(str(data / "eng.train"), attach=False)
@@ -531,6 +532,7 @@ def main() -> int:
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
     win.dialogs.ask_recover = lambda path: False
+    win.dialogs.ask_unsaved_models = lambda what: "discard"  # trained here to be measured, not kept
     win.resize(1280, 800)
     win.show()
     app.processEvents()

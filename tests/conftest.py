@@ -74,6 +74,7 @@ def window(qtbot, tmp_path):
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
+    w.dialogs.ask_unsaved_models = lambda what: "discard"
     assert w.load_demo()
     assert w.runner.wait(60000)
     return w

@@ -14,6 +14,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -39,12 +40,17 @@ class Change:
 
 @dataclass
 class Run:
-    """A finished training run: its settings, curve id and the child process's stage timings."""
+    """A finished training run: its settings, curve id, the child process's stage timings and
+    the corpus it was trained on (``corpus_path``, shown as ``corpus_name``). ``other_corpus``:
+    kept, at the user's request, after another corpus was opened."""
 
     settings: Any
     run_id: int
     seconds: float
     timings: dict
+    corpus_path: str = ""
+    corpus_name: str = ""
+    other_corpus: bool = False
 
 
 class Document:
@@ -93,15 +99,22 @@ class Document:
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
-    def open(self, corpus: Corpus) -> None:
-        """A new corpus: attachments and undo history are dropped."""
+    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None) -> None:
+        """A new corpus: attachments and undo history are dropped. Runs trained on another
+        corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
+        ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already."""
         self.corpus = corpus
+        here = _same_file(corpus.path)
+        for r in self.runs:
+            r.other_corpus = _same_file(r.corpus_path) != here
+        if not keep_runs:
+            self.runs = [r for r in self.runs if not r.other_corpus]
         self._clear_attachments()
         self.history.clear()
         self._sentence_rev = np.zeros(len(corpus), dtype=np.int64)
         self.gold_revision = self.revision + 1  # the revision of the last gold change
         self._cache.clear()
-        self._type_masks = _type_masks(corpus)
+        self._type_masks = type_masks if type_masks is not None else type_masks_of(corpus)
         self._types_rev = self.revision + 1
         self._saved_rev = self.revision + 1
         self._emit("corpus")
@@ -205,6 +218,11 @@ class Document:
     def record_run(self, run: Run) -> None:
         self.runs.append(run)
         self._emit("run")
+
+    def runs_from_other_corpora(self, path: str | None) -> list[Run]:
+        """The recorded runs not trained on the corpus file ``path``."""
+        here = _same_file(path)
+        return [r for r in self.runs if _same_file(r.corpus_path) != here]
 
     # -- the attached list, kept in step with the gold ------------------------------------
     @property
@@ -360,7 +378,12 @@ class Document:
         return out
 
 
-def _type_masks(corpus: Corpus) -> dict[str, np.ndarray]:
+def _same_file(path: str | None) -> str:
+    return os.path.realpath(path) if path else ""
+
+
+def type_masks_of(corpus: Corpus) -> dict[str, np.ndarray]:
+    """Per entity type, the sentences of ``corpus`` whose gold has one."""
     labels: dict[str, list[int]] = {}
     for k, s in enumerate(corpus.sentences):
         for sp in s.spans:

@@ -35,7 +35,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass, field
-from typing import IO, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
 from ..errors import FormatError
 from .model import Corpus, Document, Sentence, Span
@@ -140,6 +140,7 @@ class Reader:
     repairs: int = 0
     mixed_newlines: bool = False
     n_lines: int = 0
+    watch: Callable[[int], None] | None = None  # called with the bytes read so far (progress; may raise Cancelled)
     _intern: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -186,6 +187,8 @@ class Reader:
                         f"not valid {enc} (byte 0x{b[exc.start]:02x} at column {exc.start + 1}); "
                         f"pass --encoding with the file's encoding (e.g. --encoding latin-1)") from None
                 self.n_lines = lineno
+                if self.watch is not None and not lineno & 0xFFF:
+                    self.watch(f.tell())
                 yield lineno, text
 
     # -- raw records ---------------------------------------------------------------------
@@ -408,9 +411,10 @@ def iter_sentences(path, format: str | None = None, scheme: str | None = None, e
 
 
 def read_corpus(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None,
-                strict: bool = False) -> Corpus:
-    """Read a corpus file. Raises :class:`~nerstudio.errors.FormatError` naming file and line."""
-    reader = Reader(path, format, scheme, encoding, strict)
+                strict: bool = False, watch: Callable[[int], None] | None = None) -> Corpus:
+    """Read a corpus file. Raises :class:`~nerstudio.errors.FormatError` naming file and line.
+    ``watch(bytes_read)`` is called every few thousand lines (progress; it may raise to stop)."""
+    reader = Reader(path, format, scheme, encoding, strict, watch=watch)
     docs: list[Document] = [Document()]
     layout: list = []
     n = 0

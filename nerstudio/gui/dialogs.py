@@ -10,11 +10,13 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
+ENCODINGS = (("Latin-1", "latin-1"), ("Windows-1252", "cp1252"), ("UTF-16", "utf-16"), ("ISO-8859-15", "iso-8859-15"),
+             ("Windows-1250", "cp1250"), ("GB18030", "gb18030"), ("Shift JIS", "shift_jis"), ("UTF-8", "utf-8"))
 
 
 class Dialogs:
@@ -58,6 +60,49 @@ class Dialogs:
                                  "(the application did not close normally). Recover them?",
                                  QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
         return r == QMessageBox.Yes
+
+    def ask_keep_runs(self, n: int, corpora: str, new: str) -> bool:
+        """Keep the curves of ``n`` runs trained on ``corpora`` now that ``new`` opens?"""
+        r = QMessageBox.question(
+            self.parent, "Keep earlier training runs?",
+            f"{n} training run(s) were trained on {corpora}, not on {new}. Keep their curves (marked as from "
+            "another corpus)? If not, they are removed.", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+        return r == QMessageBox.Yes
+
+    def ask_unsaved_models(self, what: str) -> str:
+        """What to do with trained models never saved (``what`` names them): 'save' (to a
+        results folder), 'discard' or 'cancel'."""
+        verb = "were" if " and " in what else "was"
+        box = QMessageBox(QMessageBox.Warning, "Unsaved models", f"The {what} trained in this session {verb} "
+                          "never saved.", parent=self.parent)
+        box.setInformativeText("Save the session's results to a folder before quitting?")
+        box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
+        box.setDefaultButton(QMessageBox.Save)
+        r = box.exec()
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+
+    def ask_reopen_encoding(self, path: str, message: str) -> str | None:
+        """The file is not in the encoding it was read with: show why, offer to read it again in
+        another encoding; returns the encoding chosen, or None."""
+        box = QMessageBox(QMessageBox.Critical, "Cannot open corpus", message, parent=self.parent)
+        box.setInformativeText("Reopen it with another encoding?")
+        choices = {box.addButton(f"Reopen as {label}", QMessageBox.AcceptRole): enc for label, enc in ENCODINGS[:2]}
+        other = box.addButton("Other encoding…", QMessageBox.ActionRole)
+        box.addButton(QMessageBox.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked in choices:
+            return choices[clicked]
+        if clicked is other:
+            labels = [f"{label} ({enc})" for label, enc in ENCODINGS]
+            item, ok = QInputDialog.getItem(self.parent, "Reopen with encoding", f"Encoding of {path}:", labels, 0,
+                                            True)
+            if ok and item:
+                for (label, enc), text in zip(ENCODINGS, labels):
+                    if item == text:
+                        return enc
+                return item.strip() or None
+        return None
 
     # -- messages -------------------------------------------------------------------------
     def critical(self, title: str, text: str) -> None:

@@ -24,6 +24,7 @@ class JobService(QObject):
     started = Signal(str)
     progress = Signal(str, int, int)
     stats = Signal(list)
+    finished = Signal(str)  # name (after the job's own on_done)
     failed = Signal(str, str, str)  # name, message, traceback ('' for a clear one-line error)
     cancelled = Signal(str, str)
     idle = Signal()
@@ -87,10 +88,11 @@ class JobService(QObject):
             cb(key, value)
 
     @Slot(str, object)
-    def _on_finished(self, _name: str, result) -> None:
+    def _on_finished(self, name: str, result) -> None:
         cb = self._take("done")
         if cb is not None:
             cb(result)
+        self.finished.emit(name)
 
     @Slot(str, str, str)
     def _on_failed(self, name: str, message: str, tb: str) -> None:

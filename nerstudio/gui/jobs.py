@@ -12,6 +12,7 @@ the window keeps its interpreter lock. No Qt here.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -47,19 +48,50 @@ def dev_baseline(dev: NBestList | None) -> float | None:
     return evaluate_spans(dev.gold, dev.top()).overall.f1
 
 
-def _progress_adapter(ctx, what: str):
-    """The core reports progress as (done, total), a message, or stats objects."""
+def _progress_adapter(report, what: str = ""):
+    """The core reports progress as (done, total), a message, or stats objects; ``report`` is
+    ``ctx.progress`` or alike."""
     def prog(*args):
         if len(args) == 3 and isinstance(args[0], str):  # (stage, done, total)
             stage, d, n = args
-            ctx.progress(f"{stage}: {int(d):,}/{int(n):,}" if n and n > 1 else stage, int(d), int(n))
+            report(f"{stage}: {int(d):,}/{int(n):,}" if n and n > 1 else stage, int(d), int(n))
         elif len(args) == 2 and all(isinstance(a, (int, np.integer)) for a in args):
-            ctx.progress(f"{what}: {args[0]:,}/{args[1]:,}", int(args[0]), int(args[1]))
+            report(f"{what}: {args[0]:,}/{args[1]:,}", int(args[0]), int(args[1]))
         elif len(args) == 1 and isinstance(args[0], str):
-            ctx.progress(args[0], 0, 0)
+            report(args[0], 0, 0)
         else:
-            ctx.progress(f"{what}: " + " ".join(str(a) for a in args), 0, 0)
+            report(f"{what}: " + " ".join(str(a) for a in args), 0, 0)
     return prog
+
+
+STAGE_TAGGER = "training the tagger"
+STAGE_JACKKNIFE = "jackknifing N-best lists"
+STAGE_INDEX = "lining up the N-best list"
+STAGE_DEV = "the development set"
+STAGE_FEATURES = "global features"
+STAGE_RERANKER = "training the reranker"
+STAGE_SCORE = "scoring the candidates"
+
+
+def training_stages(settings) -> list[str]:
+    """The stages a reranker run goes through with ``settings``."""
+    out = [STAGE_TAGGER, STAGE_JACKKNIFE, STAGE_INDEX] if settings.start == "tagger" else []
+    if settings.dev_path:
+        out.append(STAGE_DEV)
+    return out + [STAGE_FEATURES, STAGE_RERANKER, STAGE_SCORE]
+
+
+def _reranker_stage(message: str, pipeline) -> str:
+    """The stage a message of the reranker's process belongs to (its features, training and
+    scoring steps; anything else continues the current stage)."""
+    m = message.lower()
+    if m.startswith("features"):
+        return STAGE_FEATURES
+    if m.startswith("training"):
+        return STAGE_RERANKER
+    if m.startswith(("scoring", "handing the scores", "reading the model")):
+        return STAGE_SCORE
+    return pipeline.stages[pipeline.k] if pipeline.k >= 0 else STAGE_FEATURES
 
 
 def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict) -> NBestList:
@@ -88,6 +120,19 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         res = RunResult(settings, run_id)
         train_nb, dev_nb, tg = nbest, dev_nbest, tagger
         train_file, dev_file = files
+        ctx.plan(training_stages(settings))
+        limit = settings.params.get("rounds") or settings.params.get("epochs") or 0
+
+        def child_progress(message: str, done: int = 0, total: int = 0) -> None:
+            ctx.stage(_reranker_stage(message, ctx.pipeline), message, done, total)
+
+        def stats(st) -> None:
+            ctx.stats(st)
+            step = getattr(st, "step", None)
+            if limit and step is not None and ctx.pipeline.k >= 0 and \
+                    ctx.pipeline.stages[ctx.pipeline.k] == STAGE_RERANKER:
+                ctx.progress(f"{getattr(st, 'unit', None) or 'step'} {int(step):,} of {int(limit):,}",
+                             int(step), int(limit))
         if settings.start == "tagger":
             from ..tagging.maxent import MaxEntTagger
             if corpus is None or not len(corpus):
@@ -99,13 +144,14 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
                 ctx.progress(f"tagger iteration {st.iteration}/{settings.tagger_iter}"
                              + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
                              st.iteration, settings.tagger_iter)
-            ctx.progress("training the tagger on the whole corpus…", 0, settings.tagger_iter)
+            ctx.stage(STAGE_TAGGER, "on the whole corpus…", 0, settings.tagger_iter)
             tg = MaxEntTagger(**tparams).fit(corpus.sentences, callback=cb, should_cancel=ctx.should_cancel)
             res.tagger = tg
             ctx.result("tagger", tg)
-            ctx.progress(f"jackknifing {settings.folds} folds…", 0, settings.folds)
+            ctx.stage(STAGE_JACKKNIFE, f"{settings.folds} folds…", 0, settings.folds)
             train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams)
             ctx.check()
+            ctx.stage(STAGE_INDEX)
             res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
             ctx.result("nbest", res.nbest_index)
             dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
@@ -113,17 +159,18 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         dev_path = settings.dev_path
         if dev_path:
             if dev_path.lower().endswith(".npz"):
-                ctx.progress(f"reading dev N-best {os.path.basename(dev_path)}…")
+                ctx.stage(STAGE_DEV, f"reading dev N-best {os.path.basename(dev_path)}…")
                 dev_nb = NBestList.load(dev_path)
                 dev_file = dev_path
             else:
                 from ..corpus.formats import read_corpus
-                ctx.progress(f"reading dev corpus {os.path.basename(dev_path)}…")
+                ctx.stage(STAGE_DEV, f"reading dev corpus {os.path.basename(dev_path)}…")
                 dev_corpus = read_corpus(dev_path)
                 if tg is None:
                     raise ValueError("a dev corpus must be decoded by a tagger: load or train one, or give a "
                                      "dev N-best file")
-                dev_nb = tg.nbest(dev_corpus.sentences, n=settings.n, progress=_progress_adapter(ctx, "decoding dev"),
+                dev_nb = tg.nbest(dev_corpus.sentences, n=settings.n,
+                                  progress=_progress_adapter(ctx.progress, "decoding dev"),
                                   should_cancel=ctx.should_cancel)
                 dev_file = None
         if dev_nb is not None:
@@ -134,12 +181,12 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         if train_nb is None:
             raise ValueError("no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline")
         ctx.check()
-        ctx.progress(f"training {settings.algo} reranker…", 0, 0)
+        ctx.stage(STAGE_FEATURES)
         if in_child:
             # features and training in a child process: its interpreter lock is not the window's
             from ..experiments.rerank_process import train_in_child
             out = train_in_child(train_nb, dev_nb, settings.algo, dict(settings.params), dict(settings.feature_params),
-                                 callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress,
+                                 callback=stats, should_cancel=ctx.should_cancel, progress=child_progress,
                                  on_start=lambda pid: ctx.result("child", pid), train_file=train_file,
                                  dev_file=dev_file)
             res.model = out.model
@@ -148,16 +195,38 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         else:
             from ..rerank.model import train_reranker
             res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
-                                       dict(settings.feature_params), callback=ctx.stats,
-                                       should_cancel=ctx.should_cancel, progress=_progress_adapter(ctx, "reranker"))
+                                       dict(settings.feature_params), callback=stats,
+                                       should_cancel=ctx.should_cancel, progress=_progress_adapter(child_progress))
             ctx.check()
-            ctx.progress("scoring the candidates with the new model…", 0, 0)
+            ctx.stage(STAGE_SCORE, "with the new model…")
             res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
         ctx.check()
+        if res.model is not None and hasattr(res.model, "meta"):  # saved with the model: see trained_on_list
+            res.model.meta["train_words"] = words_fingerprint(train_nb)
         res.seconds = time.perf_counter() - t0
         return res
 
     return job
+
+
+def words_fingerprint(nb: NBestList) -> str:
+    """A digest of the sentences (their words, in order) of an N-best list."""
+    h = hashlib.blake2b(digest_size=16)
+    for ws in nb.words:
+        h.update("\x1f".join(ws).encode("utf-8", "surrogatepass"))
+        h.update(b"\x1e")
+    return h.hexdigest()
+
+
+def trained_on_list(model, nb: NBestList) -> str | None:
+    """Whether ``model`` was trained on the sentences of ``nb``: "same" (its record of its
+    training list's words matches), "count" (it records only how many sentences it learnt
+    from, as many as ``nb`` has: most likely the same), or None."""
+    meta = getattr(model, "meta", None) or {}
+    if meta.get("train_words"):
+        return "same" if meta["train_words"] == words_fingerprint(nb) else None
+    n = meta.get("train_sentences")
+    return "count" if n and int(n) == len(nb) else None
 
 
 def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None,
@@ -281,5 +350,66 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
         _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
         return res
+
+    return job
+
+
+@dataclass
+class CorpusRead:
+    """What reading a corpus file gave: the corpus and its per-type sentence masks, or the
+    error (``decoding``: the bytes are not in the encoding it was read with — it may be read
+    again in another one)."""
+
+    path: str
+    encoding: str | None = None
+    corpus: Corpus | None = None
+    type_masks: dict | None = None
+    error: str = ""
+    decoding: bool = False
+
+
+def _decoding_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` (a reader's FormatError) was caused by bytes the encoding cannot decode."""
+    seen = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        if isinstance(e, UnicodeDecodeError):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def make_read_corpus_job(path: str, encoding: str | None = None):
+    """Read a corpus file and index it by entity type (the document's type masks), reporting
+    the bytes read and honouring cancellation. A file that cannot be read is a result too
+    (:class:`CorpusRead` with ``error``), so the window can offer another encoding."""
+
+    def job(ctx) -> CorpusRead:
+        from ..app.document import type_masks_of
+        from ..corpus.formats import read_corpus
+        from ..errors import Cancelled, NerstudioError
+        name = os.path.basename(path)
+        try:
+            size = max(os.path.getsize(path), 1)
+        except OSError:
+            size = 1
+        ctx.plan([f"reading {name}", "indexing"])
+        ctx.stage(f"reading {name}", "", 0, 1000)
+
+        def watch(pos: int) -> None:
+            ctx.check()
+            ctx.progress(f"{pos / 1e6:,.1f} of {size / 1e6:,.1f} MB", int(pos * 1000 / size), 1000)
+        try:
+            corpus = read_corpus(path, encoding=encoding, watch=watch)
+        except Cancelled:
+            raise
+        except (NerstudioError, OSError) as exc:
+            return CorpusRead(path, encoding, error=str(exc), decoding=_decoding_failure(exc))
+        ctx.check()
+        ctx.stage("indexing", f"{len(corpus):,} sentences…")
+        masks = type_masks_of(corpus)
+        ctx.check()
+        return CorpusRead(path, encoding, corpus, masks)
 
     return job

@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
+        self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
@@ -298,7 +299,7 @@ class MainWindow(QMainWindow):
                 break
 
     def closeEvent(self, event) -> None:
-        if not self.annotation.confirm_unsaved():
+        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models():
             event.ignore()
             return
         self.views.stepper_panel.pause()

@@ -6,6 +6,7 @@ short labels that name a run in the curve legend. No widgets here (the panel is
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 FALLBACK_ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
@@ -48,6 +49,42 @@ def short_label(algo: str, params: dict) -> str:
                 continue
             parts.append(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}")
     return f"{algo}(" + ", ".join(parts) + ")"
+
+
+# what tools/demo/build_model.py used; folds and N are not recorded in the model files
+DEMO_FALLBACK = {"task": "typed", "tagger_features": "paper", "tagger_iter": 100, "folds": 5, "n": 20,
+                 "algo": "boost", "params": {"rounds": 3000, "eval_every": 100}, "min_sentences": 2}
+
+
+@functools.lru_cache(maxsize=1)
+def demo_settings() -> dict:
+    """The settings the bundled demo model was built with — the training panel's defaults —
+    read from the headers of its tagger and reranker files (the build script's values where a
+    file is missing or says nothing)."""
+    import numpy as np
+
+    from ..demo import DEMO_MODEL_DIR
+    from ..persist import json_value
+    out = {**DEMO_FALLBACK, "params": dict(DEMO_FALLBACK["params"])}
+
+    def header(name: str) -> dict:
+        try:
+            with np.load(DEMO_MODEL_DIR / name, allow_pickle=False) as z:
+                h = json_value(z["header"])
+            return h if isinstance(h, dict) else {}
+        except Exception:  # noqa: BLE001 - a missing or unreadable demo: the build script's values
+            return {}
+    t = header("tagger.npz")
+    for key, hk in (("task", "task"), ("tagger_features", "features"), ("tagger_iter", "max_iter")):
+        if t.get(hk) is not None:
+            out[key] = t[hk]
+    r = header("reranker.npz")
+    if isinstance(r.get("algo"), str) and isinstance(r.get("params"), dict):
+        out["algo"], out["params"] = r["algo"], dict(r["params"])
+    fp = (r.get("features") or {}).get("params") or {}
+    if fp.get("min_sentences") is not None:
+        out["min_sentences"] = int(fp["min_sentences"])
+    return out
 
 
 KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'", "cutoff": "cut-off",

@@ -26,6 +26,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..errors import Cancelled, NerstudioError
+from .progress import SCALE, Pipeline
 
 MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
 
@@ -55,6 +56,7 @@ class JobContext:
     def __init__(self, worker: "Worker"):
         self._worker = worker
         self.cancel_event = worker.cancel_event
+        self.pipeline = Pipeline()
 
     def should_cancel(self) -> bool:
         return self.cancel_event.is_set()
@@ -64,7 +66,23 @@ class JobContext:
             raise Cancelled("cancelled")
 
     def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
+        """Report progress; in a planned pipeline the line names the stage among the others
+        with the time left, and ``done`` / ``total`` count the whole pipeline."""
+        p = self.pipeline
+        if p.planned and p.k >= 0:
+            frac = p.fraction(done, total)
+            message = p.describe(message, done, total)
+            done, total = int(frac * SCALE), SCALE
         self._worker.push_progress(message, done, total)
+
+    def plan(self, stages: list[str]) -> None:
+        """The stages this job will go through (see :class:`~nerstudio.gui.progress.Pipeline`)."""
+        self.pipeline.plan(stages)
+
+    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None:
+        """Enter stage ``name`` and report it."""
+        self.pipeline.stage(name)
+        self.progress(message, done, total)
 
     def stats(self, obj: Any) -> None:
         self._worker.push_stats(obj)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QEvent, QKeyCombination, QObject, QStandardPaths, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -66,8 +66,8 @@ def default_recovery_dir(settings=None) -> str:
     env = os.environ.get("NERSTUDIO_RECOVERY_DIR")
     if env:
         return env
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or os.path.expanduser("~/.nerstudio")
-    return os.path.join(base, "recovery")
+    from ..paths import recovery_dir
+    return recovery_dir()
 
 
 def _seconds(settings, key: str, default: float) -> float:

@@ -24,6 +24,8 @@ from ..models.corpus_model import status_text
 from ..views.palette import type_color
 from . import Context
 
+MAX_ENTITY_ROWS = 2000  # rows of the gold-entity table (one item each per column)
+
 
 class BrowserController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
@@ -84,9 +86,11 @@ class BrowserController(QObject):
         for lab in self.doc.type_masks:
             v.type_filter.addItem(lab or "(untyped)", lab)
         v.type_filter.blockSignals(False)
-        v.status_filter.blockSignals(True)
-        v.status_filter.setCurrentIndex(0)
-        v.status_filter.blockSignals(False)
+        # the filters and the search of the previous corpus would hide this one's sentences
+        for w, reset in ((v.status_filter, lambda: v.status_filter.setCurrentIndex(0)), (v.search, v.search.clear)):
+            w.blockSignals(True)
+            reset()
+            w.blockSignals(False)
         self.apply_filter()
         if len(c.documents) <= 50:
             v.corpus_view.expandToDepth(0)
@@ -196,9 +200,17 @@ class BrowserController(QObject):
 
     def _fill_entity_table(self, s) -> None:
         t = self.v.entity_table
-        t.setRowCount(len(s.spans))
+        spans = s.spans[:MAX_ENTITY_ROWS]
+        more = len(s.spans) - len(spans)
+        t.setRowCount(len(spans) + (1 if more else 0))
+        if more:  # a sentence of a file without blank lines can hold every entity of the corpus
+            t.setSpan(len(spans), 0, 1, t.columnCount())
+            t.setItem(len(spans), 0, QTableWidgetItem(f"… and {more:,} more entities (the first {len(spans):,} "
+                                                      "are listed)"))
+        else:
+            t.clearSpans()
         types = document_types(self.doc)
-        for r, sp in enumerate(s.spans):
+        for r, sp in enumerate(spans):
             item = QTableWidgetItem(sp.label or "entity")
             item.setForeground(type_color(sp.label, types))
             t.setItem(r, 0, item)

@@ -4,7 +4,9 @@ worsened.
 
 Computed as a view job from a snapshot of the attached list (the gold of that moment) when the
 tab is shown and the document changed since the shown result; a gold edit marks a shown result
-as out of date ("Recompute"). Clicking a sentence moves the cursor there.
+as out of date ("Recompute"). Clicking a sentence moves the cursor there. When the list is the
+one the reranker was trained on, a banner says the figures are optimistic and the dev list
+(scored with the reranker in the job) can be compared instead.
 """
 
 from __future__ import annotations
@@ -12,20 +14,34 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
+from ...app.attachments import score_nbest
 from ...app.document import Change
+from ..jobs import trained_on_list
 from . import Context
+
+_OPTIMISTIC = {
+    "same": "Optimistic: these are the sentences the reranker was trained on, so its score here flatters it. "
+            "Compare on the dev list for an honest figure.",
+    "count": "Probably optimistic: the reranker was trained on as many sentences as this list has — most "
+             "likely these ones. Compare on the dev list for an honest figure.",
+}
 
 
 class ComparisonController(QObject):
+    devListWanted = Signal()  # the user asked for the dev list and none is loaded: open one
+
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self.view = views.comparison_view
         self._revision = -1  # the document revision of the result shown (or being computed)
+        self.on_dev = False  # comparing on the dev list instead of the attached one
+        self._want_dev = False  # waiting for a dev list the user is opening
         self.view.sentenceActivated.connect(self._on_sentence)
         self.view.refreshRequested.connect(lambda: self.refresh(force=True))
+        self.view.devRequested.connect(self.use_dev)
         views.tabs.currentChanged.connect(lambda _i: self.refresh())
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -38,59 +54,96 @@ class ComparisonController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind == "gold":
-            if self.view.result is not None and self._revision >= 0:
+            if self.view.result is not None and self._revision >= 0 and not self.on_dev:
                 self.view.mark_stale("gold edited since: Recompute")
             return
         if ch.kind == "corpus":
             self._revision = -1
+            self.on_dev = self._want_dev = False
             self.ctx.jobs.cancel_view("comparison")
             self.view.show_message("Load an N-best list with gold (and a reranker) to compare.")
-        if ch.kind in ("nbest", "scores"):
+        if ch.kind == "dev" and self._want_dev and self.doc.dev_nbest is not None:
+            self._want_dev = False
+            self.on_dev = True
+            self.refresh(force=True)
+        elif ch.kind in ("nbest", "scores") or (ch.kind in ("dev", "model") and self.on_dev):
             self.refresh()
+
+    @Slot(bool)
+    def use_dev(self, on: bool) -> None:
+        """Compare on the dev list (opening one first when none is loaded), or back on the
+        attached list."""
+        if on and self.doc.dev_nbest is None:
+            self._want_dev = True
+            self.view.set_source(False, False)  # checked once a dev list is there
+            self.devListWanted.emit()
+            return
+        self.on_dev = on
+        self.refresh(force=True)
 
     def refresh(self, force: bool = False) -> bool:
         """Compare the tagger's top candidates with the reranker's picks over the attached
-        N-best list (when the tab is shown and the document changed, or on request)."""
+        N-best list, or the dev list (when the tab is shown and the document changed, or on
+        request). Scoring the list the reranker was trained on is flagged as optimistic."""
         doc = self.doc
         if not force and (self._revision == doc.revision or self.v.tabs.currentWidget() is not self.view):
             return False
-        nb = doc.nbest
         self._revision = doc.revision
+        if self.on_dev and doc.dev_nbest is None:
+            self.on_dev = False
+        self.view.set_source(self.on_dev, doc.dev_nbest is not None)
+        nb = doc.dev_nbest if self.on_dev else doc.nbest
         if nb is None or nb.gold is None:
             self.ctx.jobs.cancel_view("comparison")
             self.view.show_message("No N-best list with gold entities: open one (Ctrl+Shift+O), or open dev.conll "
                                    "to compare on the development set.")
             return False
         from ...experiments.compare import compare_outputs
-        has = doc.scored is not None
-        choice = doc.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
-        snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares
-        name = os.path.basename(doc.nbest_path) if doc.nbest_path else "N-best list of this session"
-        rev, gold_rev = doc.revision, doc.gold_revision
+        model = doc.model
+        if self.on_dev:
+            snap, scored_choice = nb, None  # scored in the job below
+            name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "dev list of this session"
+            has = model is not None
+        else:
+            has = doc.scored is not None
+            scored_choice = doc.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
+            snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares
+            name = os.path.basename(doc.nbest_path) if doc.nbest_path else "N-best list of this session"
+        rev, gold_rev, on_dev = doc.revision, doc.gold_revision, self.on_dev
 
         def job(ctx):
             def prog(d, n):
                 ctx.progress("comparing", d, n)
-            return compare_outputs(snap, choice, should_cancel=ctx.should_cancel, progress=prog)
+            choice = scored_choice
+            if choice is None:
+                if model is None:
+                    choice = np.zeros(len(snap), dtype=np.int64)
+                else:
+                    ctx.progress("scoring the dev list with the reranker…")
+                    choice = score_nbest(model, snap, ctx.should_cancel).choice
+            trained = None if on_dev or not has else trained_on_list(model, snap)
+            return compare_outputs(snap, choice, should_cancel=ctx.should_cancel, progress=prog), trained
 
-        def done(res):
+        def done(out):
+            res, trained = out
             if rev == self._revision:
                 self.view.set_result(res, snap.words, has, name)
-                if gold_rev != doc.gold_revision:  # the gold changed while it was computed
+                self.view.set_optimistic(_OPTIMISTIC.get(trained, ""))
+                if gold_rev != doc.gold_revision and not on_dev:  # the gold changed while it was computed
                     self.view.mark_stale("gold edited since: Recompute")
 
         def failed(message):
             if rev == self._revision:
                 self.view.show_message(f"The comparison failed: {message}")
-        self.view.set_busy(f"Comparing the tagger's top candidates with the reranked output over {len(nb):,} "
-                           "sentences…")
+        what = "the dev list" if on_dev else f"{len(nb):,} sentences"
+        self.view.set_busy(f"Comparing the tagger's top candidates with the reranked output over {what}…")
         self.ctx.jobs.view("comparison", job, done, failed)
         return True
 
     @Slot(int)
     def _on_sentence(self, i: int) -> None:
         ix = self.doc.nbest_index
-        if ix is None:
+        if ix is None or self.on_dev:  # dev sentences are not in the open corpus
             return
         hits = np.flatnonzero(ix.row_of == i)
         if len(hits):

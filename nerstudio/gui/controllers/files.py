@@ -14,20 +14,22 @@ import json
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from typing import Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ...app.attachments import FileStamp
-from ...corpus.formats import read_corpus
 from ...demo import DEMO_DIR, DEMO_MODEL_DIR
 from ...errors import FormatError, NerstudioError
 from ...nbest import NBestList
 from ..describe import describe_model
 from ..dialogs import CORPUS_FILTER, MODEL_FILTER, NBEST_FILTER
-from ..jobs import dev_baseline, make_prepare_job
+from ..jobs import CorpusRead, dev_baseline, make_prepare_job, make_read_corpus_job
 from ..workers import release_in_background
 from . import Context
 
 MAX_RECENT = 8
+RECENT_WIDTH_PX = 520  # a longer path is elided in the middle (its file name stays visible)
 SESSION_FILE = "session.json"
 
 
@@ -61,29 +63,68 @@ class FilesController(QObject):
         return False
 
     # -- corpus ---------------------------------------------------------------------------
-    def load_corpus(self, path: str, attach: bool = True) -> bool:
+    def open_corpus(self, path: str, attach: bool = True, encoding: str | None = None,
+                    then: Callable[[bool], None] | None = None) -> bool:
+        """Read ``path`` in the worker (progress in the status bar and the training panel,
+        cancellable with Shift+F5) and open it in the document: the window keeps responding.
+        ``then(ok)`` is called once it is open (or could not be). False: nothing started."""
         if not self.confirm_close():
             return False
         if self.ctx.jobs.busy:
             self.ctx.status("A job is running: cancel it before opening another corpus", 5000)
             return False
-        try:
-            corpus = read_corpus(path)
-        except (NerstudioError, OSError) as exc:
-            self.ctx.dialogs.critical("Cannot open corpus", str(exc))
+
+        def done(res: CorpusRead) -> None:
+            ok = self._opened(res, attach)
+            if then is not None:
+                then(ok)
+
+        def over(*_args) -> None:  # failed (a bug: the job service reports it) or cancelled
+            if then is not None:
+                then(False)
+        return self.ctx.jobs.run("open", make_read_corpus_job(path, encoding), done, on_failed=over,
+                                 on_cancelled=over)
+
+    def load_corpus(self, path: str, attach: bool = True, encoding: str | None = None) -> bool:
+        """Open ``path`` and wait until it is open (scripts, tests, the demo); the window keeps
+        processing events meanwhile. True when the corpus is open."""
+        result: list[bool] = []
+        if not self.open_corpus(path, attach, encoding, then=result.append):
             return False
-        self.set_corpus(corpus)
+        while not result and self.ctx.jobs.busy:
+            self.ctx.jobs.wait(1000)
+        return bool(result and result[0])
+
+    def _opened(self, res: CorpusRead, attach: bool) -> bool:
+        if res.corpus is None:
+            if res.decoding:
+                enc = self.ctx.dialogs.ask_reopen_encoding(res.path, res.error)
+                if enc:  # read again, after this job's callbacks are over
+                    QTimer.singleShot(0, lambda: self.open_corpus(res.path, attach, enc))
+            else:
+                self.ctx.dialogs.critical("Cannot open corpus", res.error)
+            return False
+        corpus = res.corpus
+        self.set_corpus(corpus, res.type_masks)
+        res.corpus = res.type_masks = None
         gc.freeze()  # long-lived: keep full collections short
-        self.add_recent(corpus.path or path)
+        self.add_recent(corpus.path or res.path)
         if attach:
-            comp = companion_nbest(corpus.path or path)
+            comp = companion_nbest(corpus.path or res.path)
             if comp:
                 self.load_nbest(comp)
         return True
 
-    def set_corpus(self, corpus) -> None:
+    def set_corpus(self, corpus, type_masks: dict | None = None) -> None:
         self.ctx.jobs.cancel_view()
-        self.doc.open(corpus)
+        doc = self.doc
+        other = doc.runs_from_other_corpora(corpus.path)
+        keep = True
+        if other:
+            names = sorted({r.corpus_name or "an unnamed corpus" for r in other})
+            keep = self.ctx.dialogs.ask_keep_runs(len(other), ", ".join(names),
+                                                  os.path.basename(corpus.path or "") or "this corpus")
+        doc.open(corpus, keep_runs=keep, type_masks=type_masks)
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
         self.ctx.status(f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
                         f"{corpus.n_tokens} tokens{note}", 10000)
@@ -268,6 +309,9 @@ class FilesController(QObject):
                 nd = doc.kt.doc_nbest
                 info["kt_n"] = max((nd.n_candidates(d) for d in range(len(nd))), default=0)
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
+        for key, attr in (("tagger", "tagger_path"), ("model", "model_path"), ("kt_model", "kt_model_path")):
+            if key in info:  # saved now: quitting need not ask about it
+                setattr(doc, attr, str(f / info[key]))
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
     def load_demo(self) -> bool:
@@ -289,7 +333,7 @@ class FilesController(QObject):
     def open_dialog(self) -> None:
         path = self.ctx.dialogs.ask_open("Open corpus", CORPUS_FILTER, "last")
         if path:
-            self.load_corpus(path)
+            self.open_corpus(path)
 
     def open_nbest_dialog(self) -> None:
         path = self.ctx.dialogs.ask_open("Open N-best list", NBEST_FILTER, "nbest")
@@ -344,7 +388,36 @@ class FilesController(QObject):
         self._save_object(self.doc.nbest_snapshot(), "N-best list", "Save N-best list", "", NBEST_FILTER)
 
     def save_model_dialog(self) -> None:
-        self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+        path = self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+        if path and self.doc.model is not None:
+            self.doc.model_path = path
+
+    # -- models never saved ---------------------------------------------------------------
+    def unsaved_models(self) -> list[str]:
+        """The models trained in this session and saved nowhere."""
+        d = self.doc
+        return [name for name, model, path in (("reranker", d.model, d.model_path),
+                                               ("sequence tagger", d.kt_model, d.kt_model_path),
+                                               ("tagger", d.tagger, d.tagger_path)) if model is not None and not path]
+
+    def confirm_unsaved_models(self) -> bool:
+        """Before quitting: a trained model never saved is saved (to a results folder),
+        discarded or the quit is cancelled, as the user says. True: go ahead."""
+        what = self.unsaved_models()
+        if not what:
+            return True
+        answer = self.ctx.dialogs.ask_unsaved_models(" and ".join(what))
+        if answer != "save":
+            return answer == "discard"
+        folder = self.ctx.dialogs.ask_folder("Save results to folder")
+        if not folder:
+            return False
+        try:
+            self.save_results(folder)
+        except (OSError, NerstudioError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot save", str(exc))
+            return False
+        return True
 
     # -- recent files, drag and drop ------------------------------------------------------
     def recent(self) -> list[str]:
@@ -364,8 +437,14 @@ class FilesController(QObject):
             return
         self.recent_menu.clear()
         rec = self.recent()
-        for p in rec:
-            self.recent_menu.addAction(os.path.basename(p), lambda p=p: self.load_corpus(p)).setToolTip(p)
+        fm = self.recent_menu.fontMetrics()
+        for k, p in enumerate(rec, 1):
+            text = fm.elidedText(p, Qt.ElideMiddle, RECENT_WIDTH_PX).replace("&", "&&")
+            a = self.recent_menu.addAction(f"&{k}  {text}" if k < 10 else text, lambda p=p: self.open_corpus(p))
+            a.setToolTip(p)
+            a.setStatusTip(p)
+            a.setData(p)
+        self.recent_menu.setToolTipsVisible(True)
         self.recent_menu.setEnabled(bool(rec))
 
     def open_dropped(self, p: str) -> None:
@@ -374,4 +453,4 @@ class FilesController(QObject):
         elif os.path.isdir(p) and os.path.isfile(os.path.join(p, SESSION_FILE)):
             self.load_results(p)
         else:
-            self.load_corpus(p)
+            self.open_corpus(p)

@@ -53,12 +53,14 @@ class TrainingController(QObject):
         self.last_run_timings: dict = {}
         self.last_install_ms = 0.0
         self._rev = 0
+        self._curve_corpus: dict[int, tuple] = {}  # id(curve) -> (curve, corpus path it was trained on)
         views.training_panel.trainRequested.connect(self.start_training)
         views.training_panel.cancelRequested.connect(self.cancel_job)
         j = ctx.jobs
         j.started.connect(self._on_started)
         j.progress.connect(self._on_progress)
         j.stats.connect(self._on_stats)
+        j.finished.connect(lambda _name: self.v.training_panel.finish("done"))
         j.failed.connect(self._on_failed)
         j.cancelled.connect(self._on_cancelled)
         j.idle.connect(self._on_idle)
@@ -71,6 +73,8 @@ class TrainingController(QObject):
         elif ch.kind == "dev" and self.doc.dev_nbest_path and (
                 self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running):
             self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
+        if ch.kind == "corpus":
+            self._follow_runs()
         if ch.kind != "gold":
             self.update_state()
 
@@ -95,9 +99,7 @@ class TrainingController(QObject):
             return False
         unit = "round" if settings.algo.startswith("boost") else "epoch"
         base = dev_baseline(doc.dev_nbest) if (rerank and not settings.dev_path and doc.dev_nbest is not None) else None
-        trained_on = os.path.basename(doc.nbest_path) if (rerank and doc.nbest_path) else \
-            os.path.basename(doc.corpus.path or "") if doc.corpus is not None else None
-        self.run_curve = plot.start_run(settings.label(), unit, base, corpus=trained_on or None)
+        self.run_curve = self._start_curve(settings.label(), unit, base)
         dev_nb = doc.dev_nbest if rerank else None
         if settings.dev_path and doc.dev_nbest_path and rerank and \
                 os.path.abspath(settings.dev_path) == os.path.abspath(doc.dev_nbest_path):
@@ -110,6 +112,47 @@ class TrainingController(QObject):
         self.v.tabs.setCurrentWidget(plot)
         return jobs.run("train", job, self._install_training, self._on_partial, self._finish_curve("failed"),
                         self._finish_curve("cancelled"))
+
+    # -- runs and the corpus they were trained on ----------------------------------------
+    def _corpus_name(self) -> tuple[str, str]:
+        c = self.doc.corpus
+        path = os.path.abspath(c.path) if c is not None and c.path else ""
+        return path, os.path.basename(path) if path else "unsaved corpus"
+
+    def _start_curve(self, label: str, unit: str, base) -> int:
+        """A new curve in the plot, named in the legend with the corpus it trains on."""
+        plot = self.v.curve_plot
+        path, name = self._corpus_name()
+        run = plot.start_run(label, unit, base, corpus=name)
+        self._curve_corpus[id(plot.runs[run])] = (plot.runs[run], path)
+        return run
+
+    def _record(self, res) -> None:
+        path, name = self._corpus_name()
+        self.doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings), path, name))
+
+    def _follow_runs(self) -> None:
+        """Another corpus is open: the curves of runs the document kept are marked as from
+        another corpus, those it dropped (the user chose not to keep them) leave the plot."""
+        plot = self.v.curve_plot
+        kept = {r.corpus_path: r for r in self.doc.runs}
+        here, _ = self._corpus_name()
+        drop = []
+        for key, (curve, path) in list(self._curve_corpus.items()):
+            if all(r is not curve for r in plot.runs):
+                del self._curve_corpus[key]
+            elif path == here:
+                _mark_curve(curve, os.path.basename(path), False)
+            elif path in kept and kept[path].other_corpus:
+                _mark_curve(curve, kept[path].corpus_name, True)
+            elif curve.state != "running":
+                drop.append(curve)
+                del self._curve_corpus[key]
+        if drop:
+            plot.runs = [r for r in plot.runs if all(r is not d for d in drop)]
+            plot.redraw()
+        else:
+            plot.schedule()
 
     def _finish_curve(self, how: str):
         def finish(*_args):
@@ -153,7 +196,7 @@ class TrainingController(QObject):
             b = res.baseline if res.baseline is not None else run.baseline
             if b is not None:
                 msg += f" (tagger baseline {b:.2f})"
-        doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings)))
+        self._record(res)
         res.model = res.scored = None
         self._installed(msg, old)
         self.last_install_ms = (time.perf_counter() - t0) * 1000
@@ -184,8 +227,7 @@ class TrainingController(QObject):
                 settings = type(settings)(**{**settings.__dict__, "dev_path": dev})
             else:
                 note = " (no dev corpus: no curve; give one in the training panel)"
-        self.run_curve = self.v.curve_plot.start_run(settings.label(), "epoch", None,
-                                                     corpus=os.path.basename(c.path or "") or None)
+        self.run_curve = self._start_curve(settings.label(), "epoch", None)
         self._rev = self.doc.revision
         job = make_kt_training_job(settings, self.run_curve, c, self._corpus_source(), in_child=self.train_in_child,
                                    revision=self._rev)
@@ -230,7 +272,7 @@ class TrainingController(QObject):
             msg = f"{name} trained in {res.seconds:.1f}s"
             if best is not None:
                 msg += f": best dev F {run.f[best]:.2f} at epoch {int(run.steps[best])}"
-            doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings)))
+            self._record(res)
         else:
             msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
             hist = getattr(res.model, "history_", None)
@@ -282,7 +324,8 @@ class TrainingController(QObject):
         gc.freeze()
         self.v.training_panel.set_running(True)
         self.v.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…",
-                                           "kt": "Opening the sequence tagger…"}.get(name, "Preparing the N-best list…"))
+                                           "kt": "Opening the sequence tagger…", "open": "Opening the corpus…"}.get(
+                                               name, "Preparing the N-best list…"))
         self.busyChanged.emit(True)
         self.update_state()
 
@@ -301,6 +344,7 @@ class TrainingController(QObject):
     def _on_failed(self, name: str, message: str, tb: str) -> None:
         what = {"train": "Training", "model": "Opening the reranker", "kt": "Opening the sequence tagger"}.get(
             name, name.capitalize())
+        self.v.training_panel.finish("failed")
         self.v.training_panel.set_message(f"Failed: {message}")
         self.ctx.status(f"{what} failed: {message}", 30000)
         self.last_error = message
@@ -312,8 +356,9 @@ class TrainingController(QObject):
 
     @Slot(str, str)
     def _on_cancelled(self, name: str, _message: str) -> None:
+        self.v.training_panel.finish("cancelled")
         self.v.training_panel.set_message("Cancelled")
-        self.ctx.status(f"{name} cancelled", 5000)
+        self.ctx.status(f"{_JOB_NAMES.get(name, name)} cancelled", 5000)
 
     @Slot()
     def _on_idle(self) -> None:
@@ -363,3 +408,13 @@ class TrainingController(QObject):
             parts.append(f"running: {self.ctx.jobs.name}")
         self.v.state_label.setText(" · ".join(parts))
         self.v.training_panel.set_state_text("<br>".join(html))
+
+
+OTHER_CORPUS = " (another corpus)"
+_JOB_NAMES = {"train": "Training", "open": "Opening the corpus", "model": "Opening the reranker",
+              "kt": "Opening the sequence tagger", "prepare": "Preparing the N-best list"}
+
+
+def _mark_curve(curve, name: str, other: bool) -> None:
+    """Name a curve's corpus in the legend, marked when it is not the open one."""
+    curve.corpus = name + (OTHER_CORPUS if other else "")

@@ -79,6 +79,7 @@ class SentenceListModel(QAbstractTableModel):
 class ComparisonView(QWidget):
     sentenceActivated = Signal(int)  # N-best sentence
     refreshRequested = Signal()
+    devRequested = Signal(bool)  # compare on the dev list (True) or on the attached list (False)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -97,9 +98,22 @@ class ComparisonView(QWidget):
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)
         self.progress.hide()
+        self.dev_button = QPushButton("Compare on the dev list")
+        self.dev_button.setObjectName("comparisonDevButton")
+        self.dev_button.setCheckable(True)
+        self.dev_button.setToolTip("Score the development N-best list with the reranker and compare on it (it is "
+                                   "opened first if none is loaded): sentences the reranker never saw")
+        self.dev_button.clicked.connect(self.devRequested)
+        self.banner = QLabel()
+        self.banner.setObjectName("comparisonBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c36a; "
+                                  "padding: 4px; }")
+        self.banner.hide()
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
         top.addWidget(self.progress)
+        top.addWidget(self.dev_button)
         top.addWidget(self.refresh_button)
         self.table = QTableWidget(0, 8)  # one row per entity type: a handful
         self.table.setObjectName("comparisonTable")
@@ -148,11 +162,13 @@ class ComparisonView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
+        lay.addWidget(self.banner)
         lay.addWidget(split, 1)
 
     # -- content --------------------------------------------------------------------------
     def show_message(self, text: str) -> None:
         self.set_busy(None)
+        self.set_optimistic("")
         self.result = None
         self.header.setText(text)
         self.table.setRowCount(0)
@@ -175,6 +191,17 @@ class ComparisonView(QWidget):
         if self.busy and total > 0:
             self.progress.setRange(0, total)
             self.progress.setValue(min(done, total))
+
+    def set_optimistic(self, warning: str) -> None:
+        """A visible warning that the figures flatter the reranker ('' hides it)."""
+        self.banner.setText(warning)
+        self.banner.setVisible(bool(warning))
+
+    def set_source(self, on_dev: bool, dev_loaded: bool) -> None:
+        """Which list is compared: the button offers the other one."""
+        self.dev_button.setChecked(on_dev)
+        self.dev_button.setText("Back to the corpus's list" if on_dev else
+                                "Compare on the dev list" if dev_loaded else "Open the dev list…")
 
     def mark_stale(self, note: str) -> None:
         self.header.setText(self.header.text() + f" · <i>{note}</i>")

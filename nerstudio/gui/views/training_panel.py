@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog
                                QToolButton, QVBoxLayout, QWidget)
 
 from ..run_settings import (ALGO_TIPS, KT_LOCAL_DEFAULTS, KT_NAMES, RunSettings, algorithms,  # noqa: F401 - re-exported
-                            kt_defaults, kt_label, learner_defaults, short_label)
+                            demo_settings, kt_defaults, kt_label, learner_defaults, short_label)
 
 class TrainingPanel(QWidget):
     trainRequested = Signal(object)  # RunSettings
@@ -39,6 +39,7 @@ class TrainingPanel(QWidget):
         self._running = False
         lay = QVBoxLayout(self)
         lay.setContentsMargins(6, 6, 6, 6)
+        self.demo = demo = demo_settings()
 
         # what to run
         self.start_combo = QComboBox()
@@ -58,6 +59,7 @@ class TrainingPanel(QWidget):
         self.task = QComboBox()
         self.task.setObjectName("taskCombo")
         self.task.addItems(["typed", "scn"])
+        self.task.setCurrentText(demo["task"])
         self.task.setToolTip("typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation. "
                              "For the full pipeline's tagger and for sequence taggers; a reranker-only run "
                              "follows its N-best lists")
@@ -71,19 +73,20 @@ class TrainingPanel(QWidget):
         tf = QFormLayout(self.tagger_box)
         self.tagger_feats = QComboBox()
         self.tagger_feats.addItems(["paper", "conll"])
+        self.tagger_feats.setCurrentText(demo["tagger_features"])
         self.tagger_feats.setToolTip("paper: the features of Collins 2002; conll: a richer CoNLL feature set")
         self.tagger_iter = QSpinBox()
         self.tagger_iter.setRange(1, 1000)
-        self.tagger_iter.setValue(100)
+        self.tagger_iter.setValue(int(demo["tagger_iter"]))
         self.tagger_iter.setToolTip("Maximum number of L-BFGS iterations of the tagger")
         self.folds = QSpinBox()
         self.folds.setRange(2, 20)
-        self.folds.setValue(5)
+        self.folds.setValue(int(demo["folds"]))
         self.folds.setToolTip("Jackknife folds: each fold of the training corpus is decoded by a tagger trained "
                               "on the others, so training candidates look like test candidates")
         self.nbest_n = QSpinBox()
         self.nbest_n.setRange(1, 100)
-        self.nbest_n.setValue(20)
+        self.nbest_n.setValue(int(demo["n"]))
         self.nbest_n.setToolTip("Number of candidates per sentence")
         tf.addRow("Features", self.tagger_feats)
         tf.addRow("Iterations", self.tagger_iter)
@@ -100,15 +103,27 @@ class TrainingPanel(QWidget):
             self.algo.addItem(a)
             self.algo.setItemData(k, ALGO_TIPS.get(a, a), Qt.ToolTipRole)
         self.algo.setToolTip("Reranking algorithm")
+        if self.algo.findText(demo["algo"]) >= 0:
+            self.algo.setCurrentText(demo["algo"])
         self.algo.currentTextChanged.connect(self._rebuild_params)
         self.rerank_form.addRow("Algorithm", self.algo)
         self.min_sent = QSpinBox()
         self.min_sent.setRange(1, 1000)
-        self.min_sent.setValue(5)
-        self.min_sent.setToolTip("Keep a global feature only if it occurs on at least this many training sentences")
+        self.min_sent.setValue(int(demo["min_sentences"]))
+        self.min_sent.setToolTip("Keep a global feature only if it occurs on at least this many training sentences "
+                                 f"(default {demo['min_sentences']}: the bundled demo model's setting)")
         self.rerank_form.addRow("Feature cut-off", self.min_sent)
         self._fixed_rows = self.rerank_form.rowCount()
         lay.addWidget(self.rerank_box)
+        p = demo["params"]
+        self.defaults_note = QLabel("<i>Defaults: the bundled demo model's settings</i>")
+        self.defaults_note.setObjectName("defaultsNote")
+        self.defaults_note.setToolTip(
+            f"The demo model (File ▸ Open demo) was built with: {demo['task']} task, {demo['tagger_features']} "
+            f"features, {demo['folds']} folds, {demo['n']}-best, {demo['algo']} "
+            + ", ".join(f"{k} {v}" for k, v in p.items()) + f", feature cut-off {demo['min_sentences']}. "
+            "Settings you change are remembered; these are the starting values.")
+        lay.addWidget(self.defaults_note)
 
         # sequence taggers (K&T 2007)
         self.kt_box = QGroupBox("Sequence tagger (Kazama && Torisawa 2007)")
@@ -216,6 +231,7 @@ class TrainingPanel(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setFormat("idle")
         lay.addWidget(self.progress)
         self.message = QLabel("Idle")
         self.message.setObjectName("trainingMessage")
@@ -240,10 +256,14 @@ class TrainingPanel(QWidget):
             self.rerank_form.removeRow(self.rerank_form.rowCount() - 1)
         self._param_widgets = {}
         defaults = learner_defaults(algo)
+        demo = self.demo["params"] if algo == self.demo["algo"] else {}
         for name, val in defaults.items():
-            w = _param_widget(name, val)
+            w = _param_widget(name, demo.get(name, val))
             if w is None:
                 continue
+            if name in demo and demo[name] != val:
+                w.setToolTip(f"{w.toolTip()}. Default {demo[name]}: the bundled demo model's setting (the "
+                             f"learner's own default is {val})")
             self._param_widgets[name] = w
             self.rerank_form.addRow(name.replace("_", " ").capitalize(), w)
         if not defaults:
@@ -375,12 +395,10 @@ class TrainingPanel(QWidget):
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         if running:
+            self.progress.setFormat("%p%")
             self.progress.setRange(0, 0)  # busy until the first progress report
         else:
-            self.progress.setRange(0, 1)
-            self.progress.setValue(1)
-        if not running:
-            self._sync_enabled()
+            self._sync_enabled()  # the bar keeps what finish() said: never a stale 100%
 
     @property
     def running(self) -> bool:
@@ -395,6 +413,13 @@ class TrainingPanel(QWidget):
             self.progress.setRange(0, 0)
         if message:
             self.message.setText(message)
+
+    def finish(self, how: str) -> None:
+        """The job is over: ``done`` (a full bar), ``cancelled`` or ``failed`` (an empty bar
+        saying so)."""
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if how == "done" else 0)
+        self.progress.setFormat(how)
 
     def set_message(self, text: str) -> None:
         self.message.setText(text)
