@@ -21,7 +21,7 @@ from ..errors import NerstudioError
 from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
 from .model_commands import cmd_jackknife, cmd_nbest, cmd_tag, cmd_train_tagger
 from .parser import INTERNAL_ERROR, USER_ERROR, ArgumentParser, build_parser  # noqa: F401
-from .reranker_commands import cmd_experiment, cmd_explain_model, cmd_rerank, cmd_train_reranker
+from .reranker_commands import cmd_experiment, cmd_explain_model, cmd_rerank, cmd_sweep, cmd_train_reranker
 
 def cmd_gui(args) -> int:
     from ..gui.app import run
@@ -30,7 +30,7 @@ def cmd_gui(args) -> int:
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
             "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
             "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
-            "explain-model": cmd_explain_model}
+            "explain-model": cmd_explain_model, "sweep": cmd_sweep}
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()

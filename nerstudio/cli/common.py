@@ -56,3 +56,14 @@ def _summary(gold_sents, nb, label: str) -> str:
     cands = [nb.candidate_spans(i) for i in range(len(nb))]
     n = max((nb.n_candidates(i) for i in range(len(nb))), default=1)
     return f"{label}: 1-best F {f1:.2f}, oracle F at N={n} {oracle(gold, cands).f1:.2f} ({len(nb)} sentences)"
+
+
+def _executor(args):
+    """The executor ``--executor`` names (None: the local default), closed when the command exits."""
+    import atexit
+
+    from ..experiments.dask_executor import executor_from_setting
+    executor = executor_from_setting(args.executor)
+    if hasattr(executor, "close"):
+        atexit.register(executor.close)
+    return executor

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .common import Progress, _read, _summary
+from .common import Progress, _executor, _read, _summary
 
 def _tagger_params(args) -> dict:
     features = args.features or "paper"
@@ -142,14 +142,14 @@ def _typed_for(spans):
     return [with_placeholder_type(ss) for ss in spans]
 
 def cmd_jackknife(args) -> int:
-    from ..experiments.pipeline import jackknife, sentence_ids
+    from ..experiments.pipeline import jackknife
     train = _read(args.train, args)
     decode = [(src, dst, _read(src, args)) for src, dst in args.decode]  # bad input fails before the work
     bar = Progress("jackknife")
     full = bool(args.model_out or decode)  # the model on all of TRAIN trains alongside the folds
     res = jackknife(train, folds=args.folds, n=args.n, tagger_params=_tagger_params(args), workers=args.workers,
-                    progress=lambda p: bar.message(p.message) if p.final else None, full=full,
-                    decode={str(k): (c.sentences, sentence_ids(c)) for k, (_, _, c) in enumerate(decode)})
+                    progress=lambda p: bar.message(p.message) if p.final or p.notice else None, full=full,
+                    decode={str(k): c for k, (_, _, c) in enumerate(decode)}, executor=_executor(args))
     res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)

@@ -30,6 +30,13 @@ def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = 
     p.add_argument(f"--{prefix}scheme" if prefix else "--from-scheme", dest=f"{dest}in_scheme", metavar="SCHEME",
                    help=f"tag scheme of the {what} (iob1, iob2, bioes, bilou, scn); detected if omitted")
 
+def _add_executor_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--executor", default="local", metavar="WHERE",
+                   help="where independent work (folds, grid points) runs: local (processes here, the default), "
+                        "local:N, dask-local[:N] (a Dask LocalCluster of N workers) or dask://HOST:PORT (a running "
+                        "Dask scheduler); Dask needs pip install 'nerstudio[dask]'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="nerstudio",
@@ -128,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--out", required=True, metavar="NBEST", help="jackknifed N-best file for TRAIN (.npz)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: one per core)")
+    _add_executor_option(p)
     p.add_argument("--model-out", metavar="MODEL", help="also train on all of TRAIN and save that model")
     p.add_argument("--decode", nargs=2, action="append", metavar=("CORPUS", "NBEST"), default=[],
                    help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)")
@@ -216,8 +224,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--n", type=int, default=20, help="candidates per sentence")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
+    _add_executor_option(p)
     p.add_argument("--encoding", default=None, help="text encoding of the corpora")
     p.add_argument("--json", action="store_true", help="print report.json to stdout")
+
+    p = sub.add_parser("sweep", help="train a learner at every point of a grid of settings: dev F table and plot",
+                       description="Train ALGO once per point of GRID (every combination of the values) and "
+                                   "score it on DEV; write DIR/sweep.md (the table), sweep.json and sweep.png "
+                                   "(dev F against each setting). A reranker sweeps N-best files (.npz), a tagger "
+                                   "(maxent, perceptron-tagger) corpora.")
+    p.add_argument("--algo", required=True, metavar="ALGO",
+                   help="boost, perceptron, voted, averaged, margin, kernel, maxent or perceptron-tagger")
+    p.add_argument("--train", required=True, metavar="TRAIN", help="training N-best file (rerankers) or corpus (taggers)")
+    p.add_argument("--dev", required=True, metavar="DEV", help="development N-best file or corpus")
+    p.add_argument("--grid", required=True, metavar="GRID",
+                   help="settings and their values, e.g. 'rounds=1e4,1e5 epsilon=0.001,0.0025' (the learner's "
+                        "own setting names; rerankers also min_sentences)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting kept fixed at every point (repeatable)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    _add_executor_option(p)
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: one per core)")
+    p.add_argument("--encoding", default=None, help="text encoding of the corpora")
+    p.add_argument("--json", action="store_true", help="print sweep.json to stdout")
 
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")

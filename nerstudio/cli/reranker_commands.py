@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..evaluation import relative_error_reduction
-from .common import Progress
+from .common import Progress, _executor
 
 # reranker settings the command line offers (argparse destinations)
 _LEARN_OPTIONS = ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm", "average", "seed", "shuffle",
@@ -162,7 +162,7 @@ def cmd_experiment(args) -> int:
             setattr(cfg, attr, getattr(args, k))
     bar = Progress("experiment")
     report = run_experiment(args.train, args.dev, args.test, args.out, cfg,
-                            progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+                            progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"), executor=_executor(args))
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -195,8 +195,21 @@ def _kazama_experiment(args) -> int:
         cfg.average_joint = True
     bar = Progress("experiment")
     report = run_kazama(args.train, args.dev, args.test, args.out, cfg,
-                        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"))
+                        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"), executor=_executor(args))
     print(json.dumps(report, indent=2) if args.json else report_markdown(report))
     print(f"wrote {args.out}/report.md, report.json, pred-*-test.conll, curves.png "
           f"({report['seconds_total']:.0f}s)", file=sys.stderr)
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from ..experiments.sweep import parse_settings, run_sweep, sweep_markdown
+    grid = parse_settings(args.algo, args.grid)
+    fixed = {k: v[0] for k, v in parse_settings(args.algo, " ".join(args.set), single=True).items()}
+    bar = Progress("sweep")
+    report = run_sweep(args.algo, args.train, args.dev, grid, args.out, fixed, executor=_executor(args),
+                       workers=args.workers, encoding=args.encoding,
+                       progress=lambda p: bar.message(p.message) if p.final or p.notice else None)
+    print(json.dumps(report, indent=2) if args.json else sweep_markdown(report))
+    print(f"wrote {args.out}/sweep.md, sweep.json, sweep.png ({report['seconds_total']:.0f}s)", file=sys.stderr)
     return 0

@@ -39,7 +39,7 @@ from ..evaluation import relative_error_reduction
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
-from .pipeline import jackknife, sentence_ids
+from .pipeline import jackknife
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
                 "margin": "margin", "kernel": "kernel"}
@@ -85,8 +85,9 @@ def with_placeholder_type(spans):
 
 def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentConfig | None = None,
                    progress: Progress = None, should_cancel: Callable[[], bool] | None = None,
-                   on_stats: Callable | None = None) -> dict:
-    """Run every stage and write the report (see the module docstring); returns report.json's dict."""
+                   on_stats: Callable | None = None, executor=None) -> dict:
+    """Run every stage and write the report (see the module docstring); returns report.json's dict.
+    ``executor`` runs the jackknife (default: local processes, ``config.workers``)."""
     cfg = config or ExperimentConfig()
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
@@ -105,10 +106,9 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     # -- tagger, jackknife, N-best -----------------------------------------------------------------
     t = time.perf_counter()
     params = {"task": cfg.task, "features": cfg.tagger_features}
-    decode = {"dev": (dev.sentences, sentence_ids(dev)), "test": (test.sentences, sentence_ids(test))}
     jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
-                   progress=lambda p: say("tagger", p.message) if p.final else None, should_cancel=should_cancel,
-                   full=True, decode=decode)
+                   progress=lambda p: say("tagger", p.message) if p.final or p.notice else None, should_cancel=should_cancel,
+                   full=True, decode={"dev": dev, "test": test}, executor=executor)
     nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
     for nb, path in ((nb_train, train_path), (nb_dev, dev_path), (nb_test, test_path)):
         nb.meta["source"] = os.path.abspath(path)

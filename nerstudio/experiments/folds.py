@@ -19,12 +19,15 @@ Where the tasks run is an executor's business:
     running folds are killed and the driver returns at once instead of waiting for them; a
     child that dies is reported with its signal.
 
-The seam for executors elsewhere (a later issue: Dask): a job is a module-level function
+The seam for executors elsewhere (:class:`~.dask_executor.DaskExecutor`, chosen with
+:func:`~.dask_executor.executor_from_setting`): a job is a module-level function
 ``task(data, job, ctx)`` named by its module, a :class:`Fold` (index arrays) and a small dict of
-settings; ``data`` is the shared input (the corpus' sentences or documents), which a remote
-executor would load from the corpus file's path once per worker, and results would come back as
-the project's ``.npz`` + JSON files. Nothing in a task may depend on running in the caller's
-process; the local executors pass Python objects.
+settings. A *remote* executor (``executor.remote`` true) does not send ``data``: the caller
+passes ``source``, a :class:`~.work_files.SharedInput` naming the files the data comes from,
+which each worker loads once, and puts inputs into the settings as ``SharedInput`` too (they
+reach the task loaded); every job then has ``files``, how its result comes back as the
+project's ``.npz`` + JSON files. Nothing in a task may depend on running in the caller's
+process. :func:`run_jobs` runs any list of jobs this way (the sweep's grid points).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import numpy as np
 from ..corpus.model import Corpus
 from ..errors import Cancelled
 from .child_process import ChildProcessFailed, death_message, one_line, stop_process
+from .work_files import ResultFiles, SharedInput
 
 POLL_INTERVAL = 0.05  # seconds between two looks at should_cancel while folds run
 PROGRESS_INTERVAL = 0.1  # a child sends at most this often (the latest message wins)
@@ -108,13 +112,15 @@ Task = Callable[[Any, "Job", "TaskContext"], Any]
 class Job:
     """One unit of work: ``task(data, job, ctx)``. ``task`` must be a module-level function (a
     child process imports it by name); ``settings`` holds what the task needs besides the shared
-    data. ``done`` is the verb of the message said when it finishes ("decoded", "listed")."""
+    data. ``done`` is the verb of the message said when it finishes ("decoded", "listed");
+    ``files``: how the result travels as files (needed by remote executors)."""
 
     name: str
     task: Task
     fold: Fold | None = None
     settings: dict = field(default_factory=dict)
     done: str = "done"
+    files: ResultFiles | None = None
 
 
 class TaskContext:
@@ -140,13 +146,25 @@ class TaskContext:
 @dataclass(frozen=True)
 class FoldProgress:
     """A progress event of :func:`run_folds`: ``final`` when job ``job`` has just finished (then
-    ``done`` counts it), else a message from inside the running job."""
+    ``done`` counts it), else a message from inside the running job; ``notice`` marks one the user
+    should see even where only finished jobs are shown (a job restarted after its worker died)."""
 
     message: str
     done: int
     total: int
     job: str
     final: bool
+    notice: bool = False
+
+
+@dataclass
+class JobResults:
+    """``results[i]``: job i's result; ``seconds[name]``: each job's wall time; ``total_seconds``:
+    the whole run's."""
+
+    results: list
+    seconds: dict
+    total_seconds: float
 
 
 @dataclass
@@ -165,17 +183,29 @@ class FoldResults:
 
 
 class Executor(Protocol):
+    remote: bool  # the jobs get their data from ``source`` and send their results as files
+
     def run(self, jobs: Sequence[Job], data: Any, *, on_result: Callable[[int, Any, float], None],
-            on_progress: Callable[[int, str], None], should_cancel: Callable[[], bool] | None) -> None:
+            on_progress: Callable[..., None], should_cancel: Callable[[], bool] | None,
+            source: SharedInput | None = None) -> None:
         """Run every job; ``on_result(i, result, seconds)`` as each finishes, ``on_progress(i,
-        message)`` from inside job i. Raises :class:`Cancelled` promptly once ``should_cancel()``
-        turns true, or the first job's error."""
+        message)`` from inside job i (``on_progress(i, message, True)``: a notice, see
+        :class:`FoldProgress`). Raises :class:`Cancelled` promptly once ``should_cancel()``
+        turns true, or the first job's error. A local executor passes ``data`` and ignores
+        ``source``; a remote one loads ``source`` on its workers instead."""
+
+
+def is_remote(executor) -> bool:
+    """Whether ``executor`` needs ``source`` and :class:`~.work_files.SharedInput` settings."""
+    return bool(getattr(executor, "remote", False))
 
 
 class InlineExecutor:
     """The jobs one after the other in the caller's thread (see the module docstring)."""
 
-    def run(self, jobs, data, *, on_result, on_progress, should_cancel) -> None:
+    remote = False
+
+    def run(self, jobs, data, *, on_result, on_progress, should_cancel, source=None) -> None:
         for i, job in enumerate(jobs):
             ctx = TaskContext(should_cancel, lambda m, i=i: on_progress(i, m))
             ctx.check()
@@ -218,13 +248,15 @@ class ProcessExecutor:
     """The jobs in local child processes, at most ``workers`` at a time (see the module
     docstring). ``start_method``: ``"fork"`` where available (the default), else ``"spawn"``."""
 
+    remote = False
+
     def __init__(self, workers: int, start_method: str | None = None):
         self.workers = max(1, int(workers))
         if start_method is None:
             start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self.context = multiprocessing.get_context(start_method)
 
-    def run(self, jobs, data, *, on_result, on_progress, should_cancel) -> None:
+    def run(self, jobs, data, *, on_result, on_progress, should_cancel, source=None) -> None:
         waiting = list(range(len(jobs)))
         running: dict = {}  # receiving end -> (job index, process, start time)
         try:
@@ -278,18 +310,16 @@ def local_executor(workers: int | None, n_jobs: int) -> Executor:
 # the driver
 
 
-def run_folds(task: Task, data, folds: Sequence[Fold], settings: dict | None = None, *,
-              extra: Sequence[Job] = (), done: str = "done", executor: Executor | None = None,
-              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None) -> FoldResults:
-    """Run ``task(data, job, ctx)`` once per fold (``job.fold``, ``job.settings = settings``) and
-    the ``extra`` jobs (first: they are usually the longest), on ``executor`` (default:
-    :func:`local_executor` for ``workers``). ``progress`` gets a :class:`FoldProgress` for every
-    message from inside a job and for every job that finishes. Raises :class:`Cancelled` once
-    ``should_cancel()`` turns true (without waiting for running folds in child processes)."""
+def run_jobs(jobs: Sequence[Job], data, *, executor: Executor | None = None, workers: int | None = None,
+             progress: Callable[[FoldProgress], None] | None = None,
+             should_cancel: Callable[[], bool] | None = None, source: SharedInput | None = None) -> JobResults:
+    """Run ``job.task(data, job, ctx)`` for every job on ``executor`` (default:
+    :func:`local_executor` for ``workers``); results in job order. ``progress`` gets a
+    :class:`FoldProgress` for every message from inside a job and for every job that finishes.
+    Raises :class:`Cancelled` once ``should_cancel()`` turns true (without waiting for running
+    jobs in child processes or on other machines). A remote executor needs ``source``."""
     t_start = time.perf_counter()
-    fold_jobs = [Job(f.name, task, f, dict(settings or {}), done) for f in folds]
-    jobs = list(extra) + fold_jobs
+    jobs = list(jobs)
     names = [j.name for j in jobs]
     if len(set(names)) != len(names):
         raise ValueError(f"job names must differ: {names}")
@@ -304,15 +334,33 @@ def run_folds(task: Task, data, folds: Sequence[Fold], settings: dict | None = N
             progress(FoldProgress(f"{jobs[i].name} {jobs[i].done} in {secs:.1f}s ({len(outcome)}/{len(jobs)} done)",
                                   len(outcome), len(jobs), jobs[i].name, True))
 
-    def on_progress(i: int, message: str) -> None:
+    def on_progress(i: int, message: str, notice: bool = False) -> None:
         if progress is not None:
-            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False))
+            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False,
+                                  notice))
 
-    executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel)
+    if is_remote(executor):
+        executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel,
+                     source=source)
+    else:
+        executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel)
     missing = [jobs[i].name for i in range(len(jobs)) if i not in outcome]
     if missing:
         raise RuntimeError(f"the executor returned without results for {', '.join(missing)}")
+    return JobResults([outcome[i] for i in range(len(jobs))], seconds, time.perf_counter() - t_start)
+
+
+def run_folds(task: Task, data, folds: Sequence[Fold], settings: dict | None = None, *,
+              extra: Sequence[Job] = (), done: str = "done", executor: Executor | None = None,
+              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
+              should_cancel: Callable[[], bool] | None = None, source: SharedInput | None = None,
+              files: ResultFiles | None = None) -> FoldResults:
+    """Run ``task(data, job, ctx)`` once per fold (``job.fold``, ``job.settings = settings``,
+    ``job.files = files``) and the ``extra`` jobs (first: they are usually the longest), with
+    :func:`run_jobs`."""
+    fold_jobs = [Job(f.name, task, f, dict(settings or {}), done, files) for f in folds]
+    run = run_jobs(list(extra) + fold_jobs, data, executor=executor, workers=workers, progress=progress,
+                   should_cancel=should_cancel, source=source)
     n_extra = len(extra)
-    return FoldResults([outcome[n_extra + f] for f in range(len(folds))],
-                       {jobs[i].name: outcome[i] for i in range(n_extra)}, seconds,
-                       time.perf_counter() - t_start)
+    return FoldResults(run.results[n_extra:], {j.name: r for j, r in zip(extra, run.results)}, run.seconds,
+                       run.total_seconds)

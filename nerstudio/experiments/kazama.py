@@ -31,15 +31,18 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
+import numpy as np
+
 from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
 from ..evaluation import evaluate_spans
-from ..persist import jsonable
+from ..persist import jsonable, load_npz, save_npz
 from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
 from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
-from .folds import Job, TaskContext, run_folds, split
+from .folds import Job, TaskContext, is_remote, run_folds, split
+from .work_files import CorpusFile, ResultFiles
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
 
@@ -108,21 +111,49 @@ def first_model_fold(docs, job: Job, ctx: TaskContext):
     return first_model_lists(first, first.prepare(held), s["n"])
 
 
+LISTS_FORMAT, LISTS_VERSION = "nerstudio-candidate-lists", 1
+
+
+def _save_lists(result, folder: str) -> None:
+    """A fold's candidate lists as one ``.npz``: the tags of every list flattened, with shapes."""
+    lists, scores, gold = result
+    shapes = np.array([x.shape for x in lists], dtype=np.int64).reshape(-1, 2)
+    save_npz(os.path.join(folder, "lists.npz"), {"format": LISTS_FORMAT, "version": LISTS_VERSION},
+             {"shapes": shapes, "tags": np.concatenate([x.reshape(-1) for x in lists] or [np.zeros(0, np.int16)]),
+              "scores": np.concatenate([np.asarray(x, np.float64) for x in scores] or [np.zeros(0)]),
+              "gold": np.asarray(gold, dtype=np.float64)})
+
+
+def _load_lists(folder: str):
+    _, a = load_npz(os.path.join(folder, "lists.npz"), LISTS_FORMAT, LISTS_VERSION, "candidate lists")
+    lists, scores, p, q = [], [], 0, 0
+    for k, L in a["shapes"]:
+        lists.append(a["tags"][p:p + k * L].reshape(k, L).astype(np.int16))
+        scores.append(a["scores"][q:q + k])
+        p, q = p + k * L, q + k
+    return lists, scores, a["gold"].tolist()
+
+
+LIST_FILES = ResultFiles(_save_lists, _load_lists)
+
+
 def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, workers: int | None = None,
                           should_cancel=None, progress=None, executor=None):
     """Per training document (corpus order): candidates, their scores and the gold score from a
     first model trained on the other folds (folds by document, :func:`run_folds`; ``progress``
-    gets the message of every fold that finishes)."""
+    gets the message of every fold that finishes; a remote ``executor`` reads the corpus from
+    its file)."""
     docs = corpus.documents
     params = dict(params)
     params.setdefault("labels", corpus.labels)
     _, parts = split(corpus, folds, unit="document")
 
     def said(p):
-        if p.final and progress is not None:
+        if (p.final or p.notice) and progress is not None:
             progress(p.message)
+    source = CorpusFile.of(corpus, "documents") if is_remote(executor) else None
     run = run_folds(first_model_fold, docs, parts, {"params": params, "n": n}, done="listed", executor=executor,
-                    workers=workers, progress=said, should_cancel=should_cancel)
+                    workers=workers, progress=said, should_cancel=should_cancel, source=source, files=LIST_FILES)
     out: list = [None] * len(docs)
     for fold, (lists, scores, gold) in zip(parts, run.results):
         for k, i in enumerate(fold.test):
@@ -132,8 +163,10 @@ def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, work
 
 def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | None = None,
                progress: Callable[[str, str], None] | None = None,
-               should_cancel: Callable[[], bool] | None = None, on_stats: Callable | None = None) -> dict:
-    """Run the suite (see the module docstring); returns report.json's dict."""
+               should_cancel: Callable[[], bool] | None = None, on_stats: Callable | None = None,
+               executor=None) -> dict:
+    """Run the suite (see the module docstring); returns report.json's dict. ``executor`` runs the
+    cross-validated folds (default: local processes, ``config.workers``)."""
     cfg = config or KazamaConfig()
     bad = sorted(set(cfg.systems) - set(SYSTEMS))
     if bad:
@@ -229,7 +262,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         fold_params = cfg.local(variant="margin", C=cfg.C_margin, bpm=cfg.bpm,
                                 epochs=margin_model.best_epoch_ or cfg.epochs, keep_best=False)
         lists = cross_validated_lists(train, fold_params, cfg.n, cfg.folds, cfg.workers, should_cancel,
-                                      lambda m: say("reranking", m))
+                                      lambda m: say("reranking", m), executor=executor)
         stages["cross_validation"] = cv = time.perf_counter() - t
         for algo in rerank:
             check()

@@ -2,12 +2,13 @@
 
 The reranker must learn from candidates that look like test-time candidates, so the training
 portion is split by document into K folds; each fold is decoded by a tagger trained on the
-other K − 1 (the folds run on :func:`.folds.run_folds`). Development and
-test lists come from a tagger trained on the whole portion.
+other K − 1 (the folds run on :func:`.folds.run_folds`, locally or on a remote executor, see
+:mod:`.dask_executor`). Development and test lists come from a tagger trained on the whole portion.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -17,7 +18,8 @@ import numpy as np
 from ..corpus.model import Corpus
 from ..nbest import NBestList
 from ..tagging.maxent import MaxEntTagger
-from .folds import Executor, FoldProgress, Job, TaskContext, document_folds, run_folds, split
+from .folds import Executor, FoldProgress, Job, TaskContext, document_folds, is_remote, run_folds, split
+from .work_files import CorpusFile, ResultFiles
 
 __all__ = ["JackknifeResult", "jackknife", "merge_nbest", "sentence_ids", "document_folds"]
 
@@ -29,6 +31,7 @@ class JackknifeResult:
     seconds: float
     model: MaxEntTagger | None = None  # trained on the whole corpus (with ``full=True``)
     decoded: dict | None = None  # name -> NBestList decoded by ``model``
+    job_seconds: dict | None = None  # wall seconds of each fold ("fold 1/5") and of the whole-corpus model
 
 
 def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
@@ -45,16 +48,46 @@ def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
     return tagger.nbest([sentences[i] for i in job.fold.test], n=s["n"], should_cancel=ctx.should_cancel)
 
 
+def _save_nbest(nb: NBestList, folder: str) -> None:
+    nb.save(os.path.join(folder, "nbest.npz"))
+
+
+def _load_nbest(folder: str) -> NBestList:
+    return NBestList.load(os.path.join(folder, "nbest.npz"))
+
+
 def full_model(sentences, job: Job, ctx: TaskContext) -> tuple[MaxEntTagger, dict]:
     """The extra job: train on every sentence, decode ``settings["decode"]`` (name ->
-    (sentences, ids))."""
+    (sentences, ids) or a :class:`Corpus`)."""
     s = job.settings
     tagger = _train(sentences, s["params"], ctx)
     out = {}
-    for name, (sents, ids) in s["decode"].items():
+    for name, what in s["decode"].items():
         ctx.check()
+        sents, ids = (what.sentences, sentence_ids(what)) if isinstance(what, Corpus) else what
         out[name] = tagger.nbest(sents, n=s["n"], ids=ids, should_cancel=ctx.should_cancel)
     return tagger, out
+
+
+def _save_full(result, folder: str) -> None:
+    tagger, decoded = result
+    tagger.save(os.path.join(folder, "tagger.npz"))
+    names = list(decoded)
+    for k, name in enumerate(names):
+        decoded[name].save(os.path.join(folder, f"decoded-{k}.npz"))
+    with open(os.path.join(folder, "decoded.json"), "w", encoding="utf-8") as f:
+        json.dump(names, f)
+
+
+def _load_full(folder: str):
+    with open(os.path.join(folder, "decoded.json"), encoding="utf-8") as f:
+        names = json.load(f)
+    return (MaxEntTagger.load(os.path.join(folder, "tagger.npz")),
+            {name: NBestList.load(os.path.join(folder, f"decoded-{k}.npz")) for k, name in enumerate(names)})
+
+
+NBEST_FILES = ResultFiles(_save_nbest, _load_nbest)
+FULL_MODEL_FILES = ResultFiles(_save_full, _load_full)
 
 
 def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict | None = None,
@@ -64,23 +97,34 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
     """N-best lists for every training sentence, each decoded by a model that never saw it.
 
     With ``full=True`` a model trained on the whole corpus is trained alongside the folds (by
-    the same workers) and decodes ``decode`` (name -> (sentences, ids)); it is returned in
-    ``model`` and the lists in ``decoded``. ``workers``/``executor``, ``progress`` and
-    ``should_cancel`` go to :func:`~nerstudio.experiments.folds.run_folds`.
+    the same workers) and decodes ``decode`` (name -> a :class:`Corpus`, or (sentences, ids));
+    it is returned in ``model`` and the lists in ``decoded``. ``workers``/``executor``,
+    ``progress`` and ``should_cancel`` go to :func:`~nerstudio.experiments.folds.run_folds`. A
+    remote executor reads ``corpus`` and the ``decode`` corpora from their files (which must hold
+    what the caller holds: an error says so otherwise).
     """
     params = dict(tagger_params or {})
     params.setdefault("labels", corpus.labels)  # every fold gets the same tag set
     sentences = corpus.sentences
     fold_of, parts = split(corpus, folds)
+    decode = dict(decode or {})
+    source = None
+    if is_remote(executor):
+        source = CorpusFile.of(corpus, "sentences")
+        for name, what in decode.items():
+            if not isinstance(what, Corpus):
+                raise ValueError(f"decode[{name!r}]: a remote executor reads corpora from their files; pass the Corpus")
+            decode[name] = CorpusFile.of(what, "corpus")
     extra = [Job(f"model on all {len(sentences)} sentences", full_model, None,
-                 {"params": params, "n": n, "decode": dict(decode or {})}, "trained and decoded")] if full else []
+                 {"params": params, "n": n, "decode": decode}, "trained and decoded", FULL_MODEL_FILES)] if full else []
     run = run_folds(fold_nbest, sentences, parts, {"params": params, "n": n}, extra=extra, done="decoded",
-                    executor=executor, workers=workers, progress=progress, should_cancel=should_cancel)
+                    executor=executor, workers=workers, progress=progress, should_cancel=should_cancel,
+                    source=source, files=NBEST_FILES)
     merged = merge_nbest([(f.test, nb) for f, nb in zip(parts, run.results)], len(sentences),
                          ids=sentence_ids(corpus))
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
     model, decoded = run.extra[extra[0].name] if full else (None, None)
-    return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded)
+    return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded, run.seconds)
 
 
 def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None) -> NBestList:

@@ -106,6 +106,11 @@ class Dialogs:
                 return item.strip() or None
         return None
 
+    def ask_text(self, title: str, label: str, text: str) -> str | None:
+        """One line of text (None when cancelled)."""
+        value, ok = QInputDialog.getText(self.parent, title, label, text=text)
+        return value if ok else None
+
     # -- messages -------------------------------------------------------------------------
     def critical(self, title: str, text: str) -> None:
         QMessageBox.critical(self.parent, title, text)

@@ -94,26 +94,31 @@ def _reranker_stage(message: str, pipeline) -> str:
     return pipeline.stages[pipeline.k] if pipeline.k >= 0 else STAGE_FEATURES
 
 
-def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict) -> NBestList:
+def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict, executor=None) -> NBestList:
     """Jackknifed N-best lists of ``corpus``: the core's fold driver
-    (:func:`nerstudio.experiments.pipeline.jackknife`), in this worker thread one fold after the
-    other (the window keeps the second core), with its progress and cancellation."""
+    (:func:`nerstudio.experiments.pipeline.jackknife`), by default in this worker thread one fold
+    after the other (the window keeps the second core), with its progress and cancellation; with
+    ``executor`` (the "Folds run on" setting, e.g. a Dask cluster) the folds go there and read the
+    corpus from its file."""
     from ..experiments.pipeline import jackknife
 
     def progress(ev):
         ctx.progress(f"jackknife: {ev.message}", ev.done, ev.total)
-    return jackknife(corpus, folds, n, tagger_params, workers=1, progress=progress,
-                     should_cancel=ctx.should_cancel).nbest
+    if executor is None:
+        return jackknife(corpus, folds, n, tagger_params, workers=1, progress=progress,
+                         should_cancel=ctx.should_cancel).nbest
+    return jackknife(corpus, folds, n, tagger_params, progress=progress, should_cancel=ctx.should_cancel,
+                     executor=executor).nbest
 
 
 def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
                       dev_nbest: NBestList | None, tagger, in_child: bool = True,
-                      files: tuple[str | None, str | None] = (None, None), revision: int = 0):
+                      files: tuple[str | None, str | None] = (None, None), revision: int = 0, executor=None):
     """A job running ``settings`` (a RunSettings snapshot) on the given inputs. With
     ``in_child`` the reranker stage (global features, training, scoring the training list) runs
     in a child process (:mod:`nerstudio.experiments.rerank_process`); the tagger stages stay in the thread.
     ``files``: N-best files holding exactly ``nbest`` / ``dev_nbest``, which the child may read
-    instead of being handed copies."""
+    instead of being handed copies. ``executor``: where the jackknife's folds run (None: here)."""
 
     def job(ctx) -> RunResult:
         t0 = time.perf_counter()
@@ -149,7 +154,7 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             res.tagger = tg
             ctx.result("tagger", tg)
             ctx.stage(STAGE_JACKKNIFE, f"{settings.folds} folds…", 0, settings.folds)
-            train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams)
+            train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams, executor)
             ctx.check()
             ctx.stage(STAGE_INDEX)
             res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)

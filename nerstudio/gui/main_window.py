@@ -198,6 +198,8 @@ class MainWindow(QMainWindow):
         self.act_train = self._act("&Train", t.train_from_menu, "F5",
                                    "Start training with the settings of the training panel", trainm)
         self.act_cancel = self._act("&Cancel", t.cancel_job, "Shift+F5", "Stop the running job", trainm)
+        self._act("Folds run &on…", t.choose_executor, None,
+                  "Where the full pipeline's jackknife folds run: here, local processes or a Dask cluster", trainm)
         self.act_cancel.setEnabled(False)
         trainm.addSeparator()
         self.act_show_training = v.workspaces.spaces["train"].action
@@ -304,6 +306,7 @@ class MainWindow(QMainWindow):
             return
         self.views.stepper_panel.pause()
         self.jobs.shutdown()
+        self.training.close_executor()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.views.save(self.settings)

@@ -45,6 +45,7 @@ class TrainingController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
+        self._executor: tuple[str, object] | None = None  # (setting, executor) of the jackknife's folds
         # the reranker stage of a training run goes to a child process (its own interpreter lock)
         self.train_in_child = os.environ.get("NERSTUDIO_TRAIN_IN_PROCESS", "") in ("", "0")
         self.child_pid: int | None = None
@@ -107,8 +108,10 @@ class TrainingController(QObject):
         # lists read from files and unchanged since: the training process reads those files
         files = (doc.nbest_source() if rerank else None, doc.dev_nbest_source() if dev_nb is not None else None)
         self._rev = doc.revision
+        executor = None if rerank else self.fold_executor()
         job = make_training_job(settings, self.run_curve, doc.corpus, doc.nbest_snapshot() if rerank else None,
-                                dev_nb, doc.tagger, in_child=self.train_in_child, files=files, revision=self._rev)
+                                dev_nb, doc.tagger, in_child=self.train_in_child, files=files, revision=self._rev,
+                                executor=executor)
         self.v.tabs.setCurrentWidget(plot)
         return jobs.run("train", job, self._install_training, self._on_partial, self._finish_curve("failed"),
                         self._finish_curve("cancelled"))
@@ -307,6 +310,60 @@ class TrainingController(QObject):
                 return
             self.doc.kt_model_path = path
             self.ctx.status(f"Saved {path}", 5000)
+
+    # -- where the folds run ----------------------------------------------------------------
+    EXECUTOR_KEY = "experiments/executor"
+
+    def executor_setting(self) -> str:
+        return str(self.ctx.settings.value(self.EXECUTOR_KEY, "local") or "local")
+
+    def fold_executor(self):
+        """The executor the "Folds run on" setting names (None: this worker thread). One object per
+        setting value, reused across runs (a Dask cluster connects on its first run)."""
+        text = self.executor_setting()
+        if self._executor is not None and self._executor[0] == text:
+            return self._executor[1]
+        self.close_executor()
+        from ...experiments.dask_executor import executor_from_setting
+        try:
+            ex = executor_from_setting(text)
+        except Exception as exc:  # noqa: BLE001 - a bad stored setting: say so, run here
+            self.ctx.status(f"Folds run here: the setting {text!r} cannot be used ({exc})", 8000)
+            return None
+        from ...experiments.folds import ProcessExecutor
+        if isinstance(ex, ProcessExecutor):  # never fork a process that runs Qt threads
+            ex = ProcessExecutor(ex.workers, start_method="spawn")
+        self._executor = (text, ex)
+        return ex
+
+    def close_executor(self) -> None:
+        if self._executor is not None and hasattr(self._executor[1], "close"):
+            self._executor[1].close()
+        self._executor = None
+
+    def choose_executor(self) -> bool:
+        """Train ▸ Folds run on…: where the full pipeline's jackknife folds run."""
+        from ...errors import NerstudioError
+        from ...experiments.dask_executor import SETTINGS_HELP, executor_from_setting
+        text = self.ctx.dialogs.ask_text(
+            "Folds run on", f"Where the jackknife's folds run ({SETTINGS_HELP}).\n"
+            "local: in the window's worker, one fold after the other; dask-local:N: N worker processes of a "
+            "local Dask cluster; dask://HOST:PORT: a running Dask scheduler (the corpus must be saved, and "
+            "its file visible to the workers or sent to them).", self.executor_setting())
+        if text is None:
+            return False
+        text = text.strip() or "local"
+        try:
+            ex = executor_from_setting(text)  # checks the text; connects nothing
+        except (ValueError, NerstudioError) as exc:
+            self.ctx.dialogs.warning("Folds run on", str(exc))
+            return False
+        if hasattr(ex, "close"):
+            ex.close()
+        self.ctx.settings.setValue(self.EXECUTOR_KEY, text)
+        self.close_executor()
+        self.ctx.status(f"The jackknife's folds now run on: {text}", 6000)
+        return True
 
     # -- the job service's reports --------------------------------------------------------
     @Slot()
