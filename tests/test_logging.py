@@ -173,3 +173,15 @@ def test_the_applications_bug_reports_are_logged(log_file, qtbot):
     _flush()
     text = log_file.read_text()
     assert "Job failed: train: ValueError: x" in text and "in fit" in text
+
+
+def test_help_opens_the_log_folder(window, monkeypatch):
+    """Help ▸ Open log folder shows the folder the log file is written to."""
+    from PySide6.QtGui import QDesktopServices
+
+    from nerstudio import logs
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    action = next(a for a in window.findChildren(type(window.act_undo)) if a.text() == "Open &log folder")
+    action.trigger()
+    assert opened == [str(logs.ensure_log_dir())]

@@ -46,6 +46,10 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
         settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))  # never offer a recovery
     win = MainWindow(settings)
     ok = True
+    if not screenshot:
+        # the window first, then the corpus: the user sees the application at once
+        win.show()
+        app.processEvents()
     if path:
         ok = _open_from_command_line(win, path) if not screenshot else _load_or_fail(win, path)
     elif default_corpus():
@@ -228,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                              "tab or the step-through dock")
     args = parser.parse_args(argv)
     from . import binding_problem
-    problem = binding_problem()
+    from .platform_check import xcb_problem
+    offscreen_shot = args.screenshot and not os.environ.get("DISPLAY")  # run() picks the offscreen platform
+    problem = binding_problem() or (None if offscreen_shot else xcb_problem())
     if problem:
         print(f"nerstudio: error: {problem}", file=sys.stderr)
         return 1

@@ -213,6 +213,8 @@ class MainWindow(QMainWindow):
         helpm = menu.addMenu("&Help")
         self._act("&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents,
                   "List the keyboard shortcuts", helpm)
+        self._act("Open &log folder", self.open_log_folder, None,
+                  "Open the folder of nerstudio's log file (errors with their tracebacks, a child process's too)", helpm)
         self._act("&About nerstudio", self.about, None, "About nerstudio and the papers it implements", helpm)
 
         self._build_toolbar()
@@ -299,6 +301,17 @@ class MainWindow(QMainWindow):
             if url.isLocalFile():
                 self.files.open_dropped(url.toLocalFile())
                 break
+
+    def open_log_folder(self) -> str:
+        """Help ▸ Open log folder: the folder of the rotating log file, in the file manager."""
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        from .. import logs
+        folder = str(logs.ensure_log_dir())
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(folder)):
+            self.statusBar().showMessage(f"The log folder is {folder}", 10000)
+        return folder
 
     def closeEvent(self, event) -> None:
         if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models():
