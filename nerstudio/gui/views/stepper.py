@@ -339,8 +339,10 @@ class StepperPanel(QWidget):
     def _show_round(self, r) -> None:
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
+        from ...rerank.glossary import describe
         self.info.setText(
-            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b>, δ = {num(inf.delta, 4, sign=True)} "
+            f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b> "
+            f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])})</i>, δ = {num(inf.delta, 4, sign=True)} "
             f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
             f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
         self.table.setColumnCount(4)
