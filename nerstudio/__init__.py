@@ -11,3 +11,23 @@ try:  # one source for the version: pyproject.toml, through the installed metada
     __version__ = _version("nerstudio")
 except _NotFound:  # running from a checkout that was never installed
     __version__ = "0+unknown"
+
+
+# The Python API (nerstudio.api), imported on first use so that `import nerstudio` stays cheap
+# (the application's start-up imports this package).
+def load(folder, system: str | None = None, n: int = 20):
+    """A tagger and its reranker from a folder, as a pipeline: see :func:`nerstudio.api.load`."""
+    from .api import load as _load
+    return _load(folder, system=system, n=n)
+
+
+def read(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None):
+    """A corpus file as a Corpus: see :func:`nerstudio.api.read`."""
+    from .api import read as _read
+    return _read(path, format, scheme, encoding)
+
+
+def write(corpus, path, format: str | None = None, scheme: str | None = None) -> None:
+    """Write a corpus atomically: see :func:`nerstudio.api.write`."""
+    from .api import write as _write
+    _write(corpus, path, format, scheme)
