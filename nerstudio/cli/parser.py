@@ -248,6 +248,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", default=None, help="text encoding of the corpora")
     p.add_argument("--json", action="store_true", help="print sweep.json to stdout")
 
+    p = sub.add_parser("rank-uncertain", help="the sentences of an N-best list, most uncertain first",
+                       description="Annotation order by uncertainty. Per sentence: mass, the probability of the "
+                                   "tagger's top candidate (softmax of L(x) over the list); margin, the top "
+                                   "candidate's probability minus the second's; with --model, disagreement: whether "
+                                   "the reranker picks another candidate than the tagger's top.")
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument("--model", metavar="RERANKER", help="a reranker model: adds the disagreement column")
+    p.add_argument("--by", choices=("mass", "margin", "disagreement"), default="mass",
+                   help="order by (default mass; disagreement needs --model: disagreeing sentences first, "
+                        "then by mass)")
+    p.add_argument("--top", type=int, default=20, metavar="K", help="sentences listed (default 20; 0: all)")
+    p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+
+    p = sub.add_parser("agreement", parents=[common], help="agreement between two annotations of the same text",
+                       description="Span precision, recall and F1 of B against A (exact match), Cohen's kappa on "
+                                   "the tokens' IOB2 tags, both per type, and the sentences that differ. The files "
+                                   "must hold the same tokens: the first that differs is an error naming both lines.")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
+    p.add_argument("--list", type=int, default=20, metavar="K",
+                   help="differing sentences listed (default 20; 0: all)")
+
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
     p.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
