@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 
+import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -41,10 +42,10 @@ class SentenceView(QWidget):
         self._words: tuple[str, ...] = ()
         self._gold: list[Span] = []
         self._cands: list[tuple[list[Span], str]] = []  # (spans, name): none, one, or two (compare)
-        self._boxes: list[QRectF] = []
+        self._boxes = _Boxes(np.zeros(0), np.zeros(0), np.zeros(0), 0)
         self._row_start: list[int] = [0]  # first token of each visual row
         self._row_top: list[float] = [0.0]  # and its top
-        self._widths: list[int] = []
+        self._widths = np.zeros(0, dtype=np.float64)
         self._laid_out = (0, 0)  # (width, number of candidate rows) of the current layout
         self.scheme = TypeScheme.of(CONLL_TYPES)
         f = QFont(self.font())
@@ -68,7 +69,7 @@ class SentenceView(QWidget):
         words = tuple(words)
         if words != self._words:
             self._words = words
-            self._widths = [self._fm.horizontalAdvance(w if w else "␣") + 2 * _PAD_X for w in words]
+            self._widths = _token_widths(self._fm, words)
             self._laid_out = (0, 0)
         self._gold = list(gold)
         self._cands = []
@@ -115,21 +116,28 @@ class SentenceView(QWidget):
 
     def _layout(self) -> None:
         width = max(200, self.width() - 2 * _MARGIN)
-        x, y = _MARGIN, _MARGIN + self._sm.height()
+        top = _MARGIN + self._sm.height()
         rowh = self._row_height()
         th = self._fm.height() + 2 * _PAD_X
-        boxes, row_start, row_top = [], [0], [y]
-        for i, tw in enumerate(self._widths):
-            if x + tw > _MARGIN + width and x > _MARGIN:
-                x = _MARGIN
-                y += rowh + _LINE_GAP
-                row_start.append(i)
-                row_top.append(y)
-            boxes.append(QRectF(x, y, tw, th))
-            x += tw + _GAP
-        self._boxes = boxes
-        self._row_start, self._row_top = row_start, row_top
+        w = np.asarray(self._widths, dtype=np.float64)
+        # a row ends where the next token would cross the right margin (a token wider than the
+        # row still gets a row of its own): one search per row, not one step per token
+        ends = np.cumsum(w + _GAP)  # right edge (+ gap) of token i when its row starts at token 0
+        starts, i, n = [], 0, len(w)
+        while i < n:
+            starts.append(i)
+            base = ends[i - 1] if i else 0.0
+            j = int(np.searchsorted(ends, base + width + _GAP, side="right"))
+            i = max(j, i + 1)
+        row_start = np.asarray(starts or [0], dtype=np.int64)
+        row_top = top + np.arange(len(row_start)) * (rowh + _LINE_GAP)
+        row_of = np.repeat(np.arange(len(row_start)), np.diff(np.append(row_start, n))) if n else np.zeros(0, int)
+        left = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
+        xs = _MARGIN + left - (np.concatenate([[0.0], ends])[row_start][row_of] if n else 0.0)
+        self._boxes = _Boxes(xs, row_top[row_of] if n else np.zeros(0), w, th)
+        self._row_start, self._row_top = row_start.tolist(), row_top.tolist()
         self._laid_out = (self.width(), len(self._cands))
+        y = float(row_top[-1]) if len(row_top) else float(top)
         height = int(y + rowh + _MARGIN)
         if height != self._height:
             self._height = height
@@ -150,10 +158,9 @@ class SentenceView(QWidget):
 
     def mousePressEvent(self, event) -> None:
         pos = event.position()
-        for i, r in enumerate(self._boxes):
-            if r.contains(pos):
-                self.tokenClicked.emit(i)
-                break
+        i = self._boxes.index_at(pos.x(), pos.y())
+        if i >= 0:
+            self.tokenClicked.emit(i)
         super().mousePressEvent(event)
 
     # -- geometry of what is drawn --------------------------------------------------------
@@ -269,3 +276,40 @@ class SentenceView(QWidget):
         if r.top() != self._boxes[start].top():  # several rows: their full width
             r = QRectF(0, r.top(), self.width(), r.height())
         self.update(r.adjusted(-6, -6, 6, 6).toAlignedRect())
+
+
+def _token_widths(fm: QFontMetrics, words) -> np.ndarray:
+    """Box width of every token: each distinct word measured once (a 1,000,000-token sentence
+    has far fewer distinct words)."""
+    if not words:
+        return np.zeros(0, dtype=np.float64)
+    uniq, inverse = np.unique(np.asarray([w if w else "␣" for w in words], dtype=object), return_inverse=True)
+    per = np.fromiter((fm.horizontalAdvance(w) + 2 * _PAD_X for w in uniq), dtype=np.float64, count=len(uniq))
+    return per[inverse]
+
+
+class _Boxes:
+    """Where each token is drawn, as arrays (left, top, width; one height): a QRectF is made only
+    for the token asked for, so laying out a huge sentence costs a few array operations."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float):
+        self.x, self.y, self.w, self.h = x, y, w, float(h)
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    def __bool__(self) -> bool:
+        return len(self.x) > 0
+
+    def __getitem__(self, i: int) -> QRectF:
+        i = int(i)
+        if i < 0:
+            i += len(self.x)
+        if not 0 <= i < len(self.x):
+            raise IndexError(i)
+        return QRectF(float(self.x[i]), float(self.y[i]), float(self.w[i]), self.h)
+
+    def index_at(self, px: float, py: float) -> int:
+        """The token whose box contains the point, or -1."""
+        hit = np.flatnonzero((self.x <= px) & (px <= self.x + self.w) & (self.y <= py) & (py <= self.y + self.h))
+        return int(hit[0]) if len(hit) else -1
