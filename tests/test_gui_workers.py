@@ -146,3 +146,31 @@ def test_a_known_broken_binding_is_named_with_its_fix(monkeypatch):
         assert msg is None
     else:
         assert "6.12.0" in msg and "PySide6-Essentials!=6.12.0" in msg
+
+
+def test_figures_destroyed_while_their_image_is_drawn_do_not_crash(qtbot):
+    """The render thread hands images over through a relay that outlives every widget: deleting
+    widgets while their figures are being drawn (as closing a window does) is harmless. Emitting
+    on the dying widget itself crashed the process now and then (a segfault seen in CI)."""
+    import gc
+
+    from nerstudio.gui.views.figure_image import RENDERER, FigureImage
+
+    def draw(fig):
+        ax = fig.add_subplot()
+        ax.plot(range(200), [i * i for i in range(200)])
+        ax.legend(["x"])
+
+    kept = FigureImage()
+    qtbot.addWidget(kept)
+    kept.resize(200, 150)
+    for _ in range(30):
+        doomed = FigureImage()
+        doomed.resize(200, 150)
+        doomed.request(draw)
+        doomed.deleteLater()
+        qtbot.wait(5)
+        del doomed
+        gc.collect()
+    kept.request(draw)
+    qtbot.waitUntil(lambda: RENDERER.idle() and kept.renders > 0, timeout=30000)

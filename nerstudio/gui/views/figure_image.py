@@ -21,7 +21,8 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -60,10 +61,11 @@ class _RenderThread:
         self.busy = False
 
     def submit(self, widget: "FigureImage", token: int, draw: DrawFn, w: int, h: int, dpi: float) -> None:
+        relay = _relay()  # made here, in the main thread, before the render thread needs it
         with self._cond:
             if self._stopping:
                 return
-            self._pending[id(widget)] = (weakref.ref(widget), token, draw, w, h, dpi)
+            self._pending[widget.key] = (relay, token, draw, w, h, dpi)
             if self._thread is None or not self._thread.is_alive():
                 if self._thread is None:
                     # stop it while the interpreter still runs: a daemon thread caught inside
@@ -96,33 +98,57 @@ class _RenderThread:
                     self.busy = False
                     return
                 key = next(iter(self._pending))
-                ref, token, draw, w, h, dpi = self._pending.pop(key)
+                relay, token, draw, w, h, dpi = self._pending.pop(key)
                 self.busy = True
             try:
                 out = render_rgba(draw, w, h, dpi)
                 err = ""
             except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn must not kill the thread
                 out, err = None, f"{type(exc).__name__}: {exc}"
-            widget = ref()
-            if widget is not None:
-                try:
-                    widget._rendered.emit(token, out, err)
-                except (RuntimeError, TypeError):
-                    # the widget is being destroyed on the main thread: its C++ side is gone
-                    # (RuntimeError) or half gone, when PySide6 no longer resolves the signal's
-                    # signature (TypeError "only accepts 0 argument(s)"); nobody wants the image
-                    pass
-            del widget, draw
+            # never through the widget itself: the main thread may be destroying it right now
+            # (emitting on a QObject being deleted crashed the process); the relay lives as long
+            # as the application and hands the image over in the main thread, if the widget is
+            # still there then
+            relay.rendered.emit(key, token, out, err)
+            del draw, relay
 
 
 RENDERER = _RenderThread()
+_KEYS = itertools.count(1)
+
+
+class _Relay(QObject):
+    """Carries finished images from the render thread to their widgets, in the main thread."""
+
+    rendered = Signal(int, int, object, str)  # widget key, token, (bytes, w, h) or None, error
+
+    def __init__(self):
+        super().__init__()
+        self.widgets: "weakref.WeakValueDictionary[int, FigureImage]" = weakref.WeakValueDictionary()
+        self.rendered.connect(self._deliver, Qt.QueuedConnection)
+
+    @Slot(int, int, object, str)
+    def _deliver(self, key: int, token: int, out, err: str) -> None:
+        widget = self.widgets.get(key)
+        if widget is not None and shiboken6.isValid(widget):
+            widget._on_rendered(token, out, err)
+
+
+_RELAY: _Relay | None = None
+
+
+def _relay() -> _Relay:
+    """The application's one relay (made on first use, in the main thread; never deleted)."""
+    global _RELAY
+    if _RELAY is None:
+        _RELAY = _Relay()
+    return _RELAY
 
 
 class FigureImage(QWidget):
     """Shows the image of the latest draw function (see the module docstring)."""
 
     imageChanged = Signal()
-    _rendered = Signal(int, object, str)  # token, (bytes, w, h) or None, error
 
     def __init__(self, parent=None, dpi: float = DPI):
         super().__init__(parent)
@@ -140,7 +166,8 @@ class FigureImage(QWidget):
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(60)
         self._resize_timer.timeout.connect(self._rerender)
-        self._rendered.connect(self._on_rendered)
+        self.key = next(_KEYS)
+        _relay().widgets[self.key] = self
 
     # -- requests ---------------------------------------------------------------------------
     def _pixels(self) -> tuple[int, int, float]:
