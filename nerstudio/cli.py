@@ -191,12 +191,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
                                    "their models to DIR.")
     p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
+    p.add_argument("--preset", choices=("collins2002",), default=None,
+                   help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
+                        "options given explicitly override it")
     p.add_argument("--train", required=True, metavar="T")
     p.add_argument("--dev", required=True, metavar="D")
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--task", choices=("typed", "scn"), default="typed")
-    p.add_argument("--features", choices=("paper", "conll"), default="conll", help="tagger feature set")
+    p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
+    p.add_argument("--features", choices=("paper", "conll"), default=None, help="tagger feature set (default conll)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
                         "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
@@ -211,8 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--gazetteer", choices=("none", "train"), default="none",
                    help="gazetteer features from the training data's entities")
     k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--folds", type=int, default=None, help="default 5")
+    p.add_argument("--n", type=int, default=None, help="candidates per sentence (default 20)")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
     p.add_argument("--encoding", default=None, help="text encoding of the corpora")
     p.add_argument("--json", action="store_true", help="print report.json to stdout")
@@ -701,17 +704,22 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
+        if args.preset is not None:
+            raise ValueError("--preset applies to the collins suite only")
+        for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
+            if getattr(args, k) is None:
+                setattr(args, k, v)
         return _kazama_experiment(args)
     from .experiments.collins import ExperimentConfig, run_experiment
     from .rerank.model import ALGORITHMS
-    algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
-    for a in algos:
+    algos = None if not args.systems else tuple(a.strip() for a in args.systems.split(",") if a.strip())
+    for a in algos or ():
         if a not in ALGORITHMS:
             raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
-    _check_learner_options(args, list(algos))
-    cfg = ExperimentConfig(task=args.task, tagger_features=args.features, folds=args.folds, n=args.n,
-                           workers=args.workers, min_sentences=args.min_sentences, systems=algos,
-                           encoding=args.encoding)
+    cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
+                                       folds=args.folds, n=args.n, workers=args.workers,
+                                       min_sentences=args.min_sentences, systems=algos, encoding=args.encoding)
+    _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),
                     ("max_sentences", "kernel_sentences")):
