@@ -29,6 +29,11 @@ all candidates of one sentence against a whole range of stored sequences at once
 the DP runs over the positions of the short sentence, each step being a vector operation along
 the long stored axis, and candidates that share a suffix share that part of the work.
 
+The raw kernel grows geometrically with the length of the common runs when ``c·λ > 1`` (word
+features give ``c`` up to 5), and a sentence's similarity to itself dwarfs its similarity to
+anything else; :func:`normalised` divides by ``sqrt(K(x, x) · K(y, y))`` so that every value is in
+[0, 1] (:meth:`SequenceStore.self_kernels` and :func:`candidate_self_kernels` give the norms).
+
 The kernel perceptron that uses it is :mod:`nerstudio.rerank.kernel`.
 """
 
@@ -134,6 +139,7 @@ class SequenceStore:
         self._lengths: list[int] = []
         self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
         self._work: dict[str, np.ndarray] = {}
+        self._norms: dict[float, list[float]] = {}  # per λ: K(k, k) of the first stored sequences
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -193,6 +199,17 @@ class SequenceStore:
         self._tags[g:] = -1
         self._ids[:, g:] = _NEVER
         del self._starts[n_sequences:], self._lengths[n_sequences:], self.words[n_sequences:]
+        for norms in self._norms.values():
+            del norms[n_sequences:]
+
+    def self_kernels(self, lam: float, first: int = 0, stop: int | None = None) -> np.ndarray:
+        """``K(k, k)`` of the stored sequences ``first <= k < stop`` (computed once per λ)."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        norms = self._norms.setdefault(float(lam), [])
+        for k in range(len(norms), stop):
+            norms.append(float(self.kernel(self.words[k], self.tags_of(k)[None, :], lam, k, k + 1)[0, 0])
+                         if self._lengths[k] else 0.0)
+        return np.asarray(norms[first:stop], dtype=np.float64)
 
     def encode(self, words: Sequence[str]) -> np.ndarray:
         """``(n_slots, len)`` feature ids of a query sentence (unknown or absent: -1)."""
@@ -251,6 +268,27 @@ class SequenceStore:
             if tick is not None:
                 tick()
         return out
+
+
+def candidate_self_kernels(words: Sequence[str], cands: np.ndarray, lam: float,
+                           word_features: bool = False) -> np.ndarray:
+    """``K(x_j, x_j)`` of every candidate ``j`` of one sentence (for normalising the kernel)."""
+    cands = np.asarray(cands)
+    if cands.shape[0] == 0 or cands.shape[1] == 0:
+        return np.zeros(cands.shape[0])
+    store = SequenceStore(word_features)
+    for c in cands:
+        store.add(words, c)
+    return np.diag(store.kernel(words, cands, lam)).copy()
+
+
+def normalised(K: np.ndarray, query_norms: np.ndarray, stored_norms: np.ndarray) -> np.ndarray:
+    """``K(x, y) / sqrt(K(x, x) · K(y, y))`` (0 where either sequence is empty): every value in
+    [0, 1] and ``K̂(x, x) = 1``, whatever λ, the word features and the sentence lengths."""
+    d = np.sqrt(np.outer(query_norms, stored_norms))
+    out = np.zeros_like(K)
+    np.divide(K, d, out=out, where=d > 0)
+    return out
 
 
 def _suffix_layers(cands: np.ndarray):
