@@ -209,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
                    help="margin C of re-ranking 1 and 2")
     k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")
+    k.add_argument("--C-grid", action="append", default=None, metavar="SYSTEM=C1,C2,...",
+                   help="margins C to try for SYSTEM, the dev F picks one (repeatable)")
     k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
     k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
     k.add_argument("--gazetteer", choices=("none", "train"), default="none",
@@ -755,6 +757,12 @@ def _kazama_experiment(args) -> int:
             setattr(cfg, attr, getattr(args, k))
     if args.C_rerank is not None:
         cfg.C_rerank1, cfg.C_rerank2 = args.C_rerank
+    for item in args.C_grid or ():
+        name, _, values = item.partition("=")
+        if name not in ("margin", "candidate", "proposed", "reranking1", "reranking2") or not values:
+            raise ValueError(f"--C-grid {item!r}: expected SYSTEM=C1,C2,... with SYSTEM margin, candidate, "
+                             "proposed, reranking1 or reranking2")
+        cfg.C_grids = dict(cfg.C_grids or {}, **{name: tuple(float(v) for v in values.split(",") if v.strip())})
     if args.n_primes:
         cfg.n_primes = tuple(int(x) for x in args.n_primes.split(",") if x.strip())
     if args.average:
