@@ -192,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
                                    "their models to DIR.")
     p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
+    p.add_argument("--global-gazetteers", action="store_true", default=None,
+                   help="collins suite: the bundled gazetteers as global features of the rerankers")
     p.add_argument("--preset", choices=("collins2002",), default=None,
                    help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
                         "options given explicitly override it")
@@ -722,7 +724,8 @@ def cmd_experiment(args) -> int:
             raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
                                        folds=args.folds, n=args.n, workers=args.workers,
-                                       min_sentences=args.min_sentences, systems=algos, encoding=args.encoding)
+                                       min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
+                                       reranker_gazetteers=args.global_gazetteers)
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),

@@ -75,6 +75,7 @@ class ExperimentConfig:
     n: int = 20
     workers: int | None = None
     min_sentences: int = 5
+    reranker_gazetteers: bool = False  # GZ/GZF/GZL global features from the bundled gazetteers
     systems: tuple = ("boost", "voted", "averaged")
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025
@@ -156,7 +157,7 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- features ----------------------------------------------------------------------------------
     t = time.perf_counter()
-    gf = GlobalFeatures(min_sentences=cfg.min_sentences)
+    gf = GlobalFeatures(min_sentences=cfg.min_sentences, gazetteers=cfg.reranker_gazetteers)
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
     d_test = gf.transform(nb_test, should_cancel=should_cancel)

@@ -86,14 +86,22 @@ class _MistakeKernel:
     """``K'(stored sequence k, candidate)`` as the model uses it: the tagging kernel (normalised
     or not) plus ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
 
-    def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list):
+    def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list,
+                 norm_cache: dict | None = None):
         self.store, self.lam, self.normalise, self.gamma = store, float(lam), bool(normalise), float(gamma)
         self.stored_L = stored_L  # L(x) of every stored sequence (gold and prediction alternate)
+        self.norm_cache = norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
 
     def query_norms(self, words, cands) -> np.ndarray | None:
         if not self.normalise:
             return None
-        return candidate_self_kernels(words, cands, self.lam, self.store.word_features)
+        key = (id(cands), self.lam)
+        if self.norm_cache is not None and key in self.norm_cache:
+            return self.norm_cache[key][1]
+        norms = candidate_self_kernels(words, cands, self.lam, self.store.word_features)
+        if self.norm_cache is not None:
+            self.norm_cache[key] = (cands, norms)  # holding the array keeps its id unique
+        return norms
 
     def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None) -> np.ndarray:
         K = self.store.kernel(words, cands, self.lam, first, stop, tick)
@@ -251,7 +259,8 @@ class KernelPerceptron(Reranker):
         return self.beta_ if self.learn_beta else 0.0
 
     def _kernel(self) -> _MistakeKernel:
-        return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_)
+        return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_,
+                              getattr(self, "_norm_cache", None))
 
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
             should_cancel: CancelCheck = None) -> "KernelPerceptron":
@@ -261,6 +270,7 @@ class KernelPerceptron(Reranker):
             _require_nbest(dev)
         tick = _Ticker(should_cancel)
         self._start()
+        self._norm_cache = {}  # candidates' self-kernels, shared by the runs of the β search
         t0 = time.perf_counter()
         idx = self._training_sentences(train)
         use_dev = dev is not None and dev.has_gold
@@ -278,6 +288,7 @@ class KernelPerceptron(Reranker):
             else:
                 self._train(train, idx, None, DEFAULT_BETA * scale, int(self.epochs), callback, tick)
         self.seconds_ = time.perf_counter() - t0
+        self._norm_cache = None
         return self
 
     def _tune_beta(self, train, idx, dev, scale, tick) -> None:

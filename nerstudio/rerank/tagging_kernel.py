@@ -272,14 +272,32 @@ class SequenceStore:
 
 def candidate_self_kernels(words: Sequence[str], cands: np.ndarray, lam: float,
                            word_features: bool = False) -> np.ndarray:
-    """``K(x_j, x_j)`` of every candidate ``j`` of one sentence (for normalising the kernel)."""
+    """``K(x_j, x_j)`` of every candidate ``j`` of one sentence (for normalising the kernel).
+
+    The dynamic program of :func:`tagging_kernel` run for all candidates at once: the word part
+    ``c(a, b)`` is shared (the candidates have the same words), only the tag matches differ."""
     cands = np.asarray(cands)
-    if cands.shape[0] == 0 or cands.shape[1] == 0:
-        return np.zeros(cands.shape[0])
-    store = SequenceStore(word_features)
-    for c in cands:
-        store.add(words, c)
-    return np.diag(store.kernel(words, cands, lam)).copy()
+    n = cands.shape[0]
+    ell = cands.shape[1] if cands.ndim == 2 else 0
+    if n == 0 or ell == 0:
+        return np.zeros(n)
+    if len(words) != ell:
+        raise ValueError("candidates and words must have the same length")
+    feats = [word_feature_values(w, word_features) for w in words]
+    c = np.ones((ell, ell))
+    for k in range(len(feats[0])):
+        index: dict[str, int] = {}
+        ids = np.array([-1 if f[k] is None else index.setdefault(f[k], len(index)) for f in feats])
+        c += (ids[:, None] == ids[None, :]) & (ids[:, None] >= 0)
+    eq = cands[:, :, None] == cands[:, None, :]  # (candidate, a, b): same tag at a and b
+    total = np.zeros(n)
+    nxt = np.zeros((n, ell + 1))  # C(a+1, ·), with C(·, ell) = 0
+    for a in range(ell - 1, -1, -1):
+        cur = np.zeros((n, ell + 1))
+        cur[:, :ell] = eq[:, a, :] * c[a][None, :] * (1.0 + lam * nxt[:, 1:])
+        total += cur[:, :ell].sum(axis=1)
+        nxt = cur
+    return total
 
 
 def normalised(K: np.ndarray, query_norms: np.ndarray, stored_norms: np.ndarray) -> np.ndarray:
