@@ -39,6 +39,7 @@ from ..evaluation import relative_error_reduction
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife, sentence_ids
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
@@ -203,6 +204,9 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- outputs -------------------------------------------------------------------------------------
     t = time.perf_counter()
+    seen = training_strings(train.sentences)
+    for sysd in systems:
+        sysd["test_breakdown"] = breakdown(nb_test.words, nb_test.gold, nb_test.top(choices[sysd["name"]]), seen)
     for name, choice in choices.items():
         spans = nb_test.top(choice)
         if cfg.task == "scn":
@@ -275,6 +279,9 @@ def report_markdown(report: dict) -> str:
         lines.append(f"| {s['name']} | {dv['precision']:.2f} | {dv['recall']:.2f} | {dv['f1']:.2f} | "
                      f"{ts['precision']:.2f} | {ts['recall']:.2f} | {ts['f1']:.2f} | "
                      f"{ts['rel_error_reduction']:.1f}% | {s['seconds']:.1f} |")
+    br = breakdown_lines(report["systems"])
+    if br:
+        lines += [""] + br
     if report["config"].get("preset") == "collins2002":
         lines += [""] + figure5_lines(report)
     lines += ["", "Settings (the development set chose each reranker's round or epoch, so dev figures are "

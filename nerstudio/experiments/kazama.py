@@ -60,7 +60,7 @@ PAPER = {
 @dataclass
 class KazamaConfig:
     task: str = "typed"
-    gazetteer: str | None = None  # None or "train"
+    gazetteer: str | None = None  # None, "train", "lists" (the bundled gazetteers) or "train+lists"
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
