@@ -194,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
     p.add_argument("--global-gazetteers", action="store_true", default=None,
                    help="collins suite: the bundled gazetteers as global features of the rerankers")
+    p.add_argument("--context", action="store_true", default=None,
+                   help="collins suite: document and corpus context of each entity (two-stage) for the rerankers")
     p.add_argument("--preset", choices=("collins2002",), default=None,
                    help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
                         "options given explicitly override it")
@@ -725,7 +727,7 @@ def cmd_experiment(args) -> int:
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
-                                       reranker_gazetteers=args.global_gazetteers)
+                                       reranker_gazetteers=args.global_gazetteers, reranker_context=args.context)
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),

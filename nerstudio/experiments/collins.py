@@ -77,6 +77,7 @@ class ExperimentConfig:
     workers: int | None = None
     min_sentences: int = 5
     reranker_gazetteers: bool = False  # GZ/GZF/GZL global features from the bundled gazetteers
+    reranker_context: bool = False  # DC/CC: two-stage document and corpus context (rerank/context.py)
     systems: tuple = ("boost", "voted", "averaged")
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025
@@ -147,8 +148,9 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
                    progress=lambda p: say("tagger", p.message) if p.final else None, should_cancel=should_cancel,
                    full=True, decode=decode)
     nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
-    for nb, path in ((nb_train, train_path), (nb_dev, dev_path), (nb_test, test_path)):
+    for nb, path, corpus in ((nb_train, train_path, train), (nb_dev, dev_path, dev), (nb_test, test_path, test)):
         nb.meta["source"] = os.path.abspath(path)
+        nb.meta["documents"] = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
     stages["tagger_and_nbest"] = time.perf_counter() - t
     jk.model.save(os.path.join(out_dir, "tagger.npz"))
     for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
@@ -158,7 +160,8 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- features ----------------------------------------------------------------------------------
     t = time.perf_counter()
-    gf = GlobalFeatures(min_sentences=cfg.min_sentences, gazetteers=cfg.reranker_gazetteers)
+    gf = GlobalFeatures(min_sentences=cfg.min_sentences, gazetteers=cfg.reranker_gazetteers,
+                        context=cfg.reranker_context)
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
     d_test = gf.transform(nb_test, should_cancel=should_cancel)

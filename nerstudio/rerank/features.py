@@ -19,7 +19,10 @@ Q and Q2 are generated only when ``e − s ≤ quote_max``; QF and QF2 only when
 With ``gazetteers=True`` every entity also gets the bundled gazetteers' view of it
 (:mod:`nerstudio.resources`): ``GZ=<list>`` for each list that holds the entity's words as one
 whole entry, ``GZF=<list>`` for each list that holds its first word alone, ``GZL=<list>`` its last
-word alone (typed copies as for the other entity features).
+word alone (typed copies as for the other entity features). With ``context=True`` every entity
+also gets ``DC`` / ``CC``, the label the tagger's best candidates give the same words elsewhere in
+the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the list's
+``meta["documents"]`` gives each sentence's document).
 
 Sharing work: a feature depends on the words and on one entity (its start, its end, its type),
 or on a quote pair and the tags inside it. Start-side templates (BO, TO, TO2) are built once per
@@ -46,6 +49,7 @@ from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources import Gazetteers
 from ..text.shapes import build_lexicon, collapsed_shape
+from .context import DocumentContext
 from .data import RankingData
 
 NULL = "NULL"
@@ -61,6 +65,7 @@ END_TEMPLATES = tuple(["LW", "LWLC"] + [f"BE{a}{b}" for a, b in _BITS2] + [f"TE{
                       + [f"TE2{a}{b}{c}" for a, b, c in _BITS3])
 SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
 GAZETTEER_TEMPLATES = ("GZ", "GZF", "GZL")  # with gazetteers=True only
+CONTEXT_TEMPLATES = ("DC", "CC")  # with context=True only (nerstudio.rerank.context)
 QUOTE_TEMPLATES = ("Q", "Q2", "QF", "QF2")
 TEMPLATES = START_TEMPLATES + END_TEMPLATES + SPAN_TEMPLATES + QUOTE_TEMPLATES
 
@@ -109,8 +114,9 @@ class GlobalFeatures:
     """
 
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
-                 oracle: str = "tags", gazetteers: bool = False):
+                 oracle: str = "tags", gazetteers: bool = False, context: bool = False):
         self.gazetteers = bool(gazetteers)
+        self.context = bool(context)
         self._gz = Gazetteers() if self.gazetteers else None
         self.min_sentences = min_sentences
         self.typed = typed
@@ -120,7 +126,15 @@ class GlobalFeatures:
 
     def get_params(self) -> dict:
         return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
-                "quotes": self.quotes, "oracle": self.oracle, "gazetteers": self.gazetteers}
+                "quotes": self.quotes, "oracle": self.oracle, "gazetteers": self.gazetteers,
+                "context": self.context}
+
+    def _context_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
+        """DC/CC strings of the entity ``words[s:e1]`` of the sentence being described."""
+        ctx = getattr(self, "_ctx", None)
+        if ctx is None:
+            return []
+        return ctx.strings(self._ctx_i, words[s:e1])
 
     def _gazetteer_strings(self, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
         """GZ/GZF/GZL strings of the entity ``words[s:e1]`` (``single`` caches one-word look-ups)."""
@@ -137,12 +151,23 @@ class GlobalFeatures:
         return out
 
     # -- readable strings (one candidate) ----------------------------------------------------
-    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
-        """All feature strings of one candidate tagging (SCN tags), before selection, sorted.
+    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None,
+                          context: DocumentContext | None = None, sentence: int | None = None) -> list[str]:
+        """All feature strings of one candidate tagging (SCN tags), before selection, sorted;
+        ``context`` and ``sentence`` (the sentence's index in the context's list) give the DC/CC
+        features.
 
         This is the readable, unoptimised path: it builds every string directly from the
         templates. The integer path used for training must agree with it (a test checks).
         """
+        saved = getattr(self, "_ctx", None), getattr(self, "_ctx_i", None)
+        self._ctx, self._ctx_i = context, sentence
+        try:
+            return self._candidate_strings(words, tags, lexicon)
+        finally:
+            self._ctx, self._ctx_i = saved
+
+    def _candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
         lex = lexicon if lexicon is not None else getattr(self, "lexicon_", set())
         pr = _Prims(lex)
         n = len(words)
@@ -185,6 +210,7 @@ class GlobalFeatures:
                 feats.append(f"SF={' '.join(f(i) for i in range(e, k - 1, -1))}")
                 feats.append(f"SF2={' '.join(g(i) for i in range(e, k - 1, -1))}")
             feats += self._gazetteer_strings(list(words), s, e + 1)
+            feats += self._context_strings(list(words), s, e + 1)
             out += feats
             if typed:
                 t = types[lab]
@@ -322,7 +348,15 @@ class GlobalFeatures:
         per_sentence, sent_keys = [], []
         S = len(nbest)
         last = time.perf_counter()
+        self._ctx = None
+        if self.context:
+            docs = nbest.meta.get("documents")
+            if docs is None:
+                raise ValueError("context features need the document of every sentence (meta 'documents' of the "
+                                 "N-best list)")
+            self._ctx = DocumentContext(nbest, docs)
         for i in range(S):
+            self._ctx_i = i
             cands = nbest.candidates[i]
             comb = None
             if cands.shape[0]:
@@ -340,6 +374,7 @@ class GlobalFeatures:
                     last = now
         if progress is not None:
             progress(S, S)
+        self._ctx = None
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
@@ -409,6 +444,7 @@ class GlobalFeatures:
                                                   idf("SF2=" + " ".join(reversed(G[k:e1])), grow)]
                     ids += sk
                 ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
+                ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
                 arr = np.concatenate([b, b + (lab + 1)]) if typed else b
