@@ -192,10 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
                                    "their models to DIR.")
     p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
-    p.add_argument("--global-gazetteers", action="store_true", default=None,
-                   help="collins suite: the bundled gazetteers as global features of the rerankers")
-    p.add_argument("--context", action="store_true", default=None,
-                   help="collins suite: document and corpus context of each entity (two-stage) for the rerankers")
+    p.add_argument("--global-gazetteers", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: the bundled gazetteers as global features of the rerankers (default on, "
+                        "off in the collins2002 preset)")
+    p.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: document and corpus context of each entity (two-stage) for the rerankers "
+                        "(default on, off in the collins2002 preset)")
     p.add_argument("--preset", choices=("collins2002",), default=None,
                    help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
                         "options given explicitly override it")
