@@ -1,5 +1,10 @@
-"""Document and corpus context of an entity, from the first stage's own output (two-stage
-aggregation after Krishnan & Manning 2006 and Ratinov & Roth 2009).
+"""What the rerankers know of an entity from outside its candidate: the bundled gazetteers
+(:func:`gazetteer_strings`) and the document and corpus context from the first stage's own
+output (:class:`DocumentContext`, two-stage aggregation after Krishnan & Manning 2006 and Ratinov
+& Roth 2009).
+
+``GZ=<list>`` when the entity's words are one whole entry of a list of
+:mod:`nerstudio.resources`, ``GZF=<list>`` / ``GZL=<list>`` when its first / last word alone is.
 
 The first stage is the tagger: its best candidate of every sentence of an N-best list. For the
 training list those candidates are jackknifed by document (a tagger that never saw the
@@ -25,6 +30,20 @@ from collections import Counter, defaultdict
 from typing import Sequence
 
 from ..nbest import NBestList
+from ..resources import Gazetteers
+
+
+def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
+    """GZ / GZF / GZL strings of the entity ``words[s:e1]`` (``single`` caches one-word look-ups
+    by position, within one sentence)."""
+    single = {} if single is None else single
+
+    def one(i):
+        if i not in single:
+            single[i] = gz.lists_of([words[i]])
+        return single[i]
+    out = [f"GZ={n}" for n in gz.lists_of(words[s:e1])]
+    return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
 
 
 def _majority(c: Counter) -> str | None:

@@ -49,7 +49,7 @@ from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources import Gazetteers
 from ..text.shapes import build_lexicon, collapsed_shape
-from .context import DocumentContext
+from .context import DocumentContext, gazetteer_strings
 from .data import RankingData
 
 NULL = "NULL"
@@ -130,25 +130,11 @@ class GlobalFeatures:
                 "context": self.context}
 
     def _context_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
-        """DC/CC strings of the entity ``words[s:e1]`` of the sentence being described."""
         ctx = getattr(self, "_ctx", None)
-        if ctx is None:
-            return []
-        return ctx.strings(self._ctx_i, words[s:e1])
+        return [] if ctx is None else ctx.strings(self._ctx_i, words[s:e1])
 
     def _gazetteer_strings(self, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
-        """GZ/GZF/GZL strings of the entity ``words[s:e1]`` (``single`` caches one-word look-ups)."""
-        if self._gz is None:
-            return []
-        single = {} if single is None else single
-
-        def one(i):
-            if i not in single:
-                single[i] = self._gz.lists_of([words[i]])
-            return single[i]
-        out = [f"GZ={n}" for n in self._gz.lists_of(words[s:e1])]
-        out += [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
-        return out
+        return [] if self._gz is None else gazetteer_strings(self._gz, words, s, e1, single)
 
     # -- readable strings (one candidate) ----------------------------------------------------
     def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None,
