@@ -21,8 +21,11 @@ def test_suite_on_demo(tmp_path):
     assert on_disk["systems"][0]["dev"].keys() >= {"precision", "recall", "f1", "rel_error_reduction"}
     assert [r["n_test"] for r in on_disk["n_prime"]] == [5, 8]
     md = (tmp_path / "report.md").read_text()
-    for table in ("Table 2", "Table 3", "Table 6", "Table 7"):
+    for table in ("Table 2", "Table 3", "Table 6", "Table 7", "seen / unseen"):
         assert table in md
+    for s in report["systems"]:  # the breakdown counts every test entity once
+        b = s["test_breakdown"]
+        assert b["seen"]["gold"] + b["unseen"]["gold"] == sum(v["gold"] for v in b["per_type"].values())
     gold = read_corpus(f"{DEMO}/test.conll")
     for s in report["systems"]:
         pred = read_corpus(tmp_path / f"pred-{s['name']}-test.conll")

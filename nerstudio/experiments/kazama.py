@@ -38,6 +38,7 @@ from ..persist import jsonable
 from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
+from .breakdown import breakdown, breakdown_lines, training_strings
 from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
 from .folds import Job, TaskContext, run_folds, split
 
@@ -276,6 +277,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
 
     t = time.perf_counter()
     base = results.get("margin")
+    seen = training_strings(train.sentences)
     systems = []
     for name in SYSTEMS:
         if name not in results:
@@ -283,6 +285,8 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         r = results[name]
         b = base or r
         systems.append(_system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]))
+        gold_spans = [s.spans if typed else [Span(a, e, "") for a, e, _ in s.spans] for s in test.sentences]
+        systems[-1]["test_breakdown"] = breakdown([s.words for s in test.sentences], gold_spans, preds[name], seen)
         spans = preds[name]
         if cfg.task == "scn":
             spans = [with_placeholder_type(ss) for ss in spans]
@@ -377,6 +381,9 @@ def report_markdown(report: dict) -> str:
                 p = paper["table6"].get(name, [None, None, None])
                 lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} "
                              f"| {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} |")
+    br = breakdown_lines(report["systems"])
+    if br:
+        lines += ["", "## By entity type and by entities seen / unseen in training", ""] + br
     lines += ["", "## Table 7: training time", "",
               "| system | seconds here | paper seconds |", "|---|---|---|"]
     for name in ("margin", "reranking1", "reranking2", "proposed"):
