@@ -733,7 +733,7 @@ def cmd_experiment(args) -> int:
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),
-                    ("max_sentences", "kernel_sentences")):
+                    ("max_sentences", "kernel_sentences"), ("word_features", "kernel_word_features")):
         if getattr(args, k, None) is not None:
             setattr(cfg, attr, getattr(args, k))
     bar = Progress("experiment")
