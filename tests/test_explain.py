@@ -63,7 +63,7 @@ def emitted_feature_names() -> set[str]:
     non-local families), plus the terms of the explanations (L(x), the kernel's)."""
     names: set[str] = set()
     train = NBestList.load(DEMO / "train.nbest.npz")
-    gf = gfeat.GlobalFeatures(min_sentences=1)
+    gf = gfeat.GlobalFeatures(min_sentences=1, gazetteers=True)
     gf.fit(train)  # the integer path
     names.update(gf.names_)
     lex = build_lexicon(train.words)
@@ -73,6 +73,13 @@ def emitted_feature_names() -> set[str]:
             names.update(gf.candidate_strings(train.words[i], tags, lex))
     for tags in _synthetic_candidates():
         names.update(gfeat.GlobalFeatures(typed=None).candidate_strings(WORDS, tags, lex))
+    # document / corpus context: a sentence whose tagged entity recurs in its document and in another
+    from nerstudio.rerank.context import DocumentContext
+    i = next(k for k in range(len(train)) if train.spans(k, 0))
+    ctx_nb = NBestList(train.tagset, [train.words[i]] * 3, [train.candidates[i][:1]] * 3, [train.logprobs[i][:1]] * 3)
+    tags = [train.tagset[t] for t in train.candidates[i][0]]
+    names.update(gfeat.GlobalFeatures(context=True).candidate_strings(
+        train.words[i], tags, lex, context=DocumentContext(ctx_nb, [0, 0, 1]), sentence=0))
     words, labellings = _nonlocal_document()
     for spans in labellings:
         names.update(nlf.NonLocalFeatures().strings(words, spans))

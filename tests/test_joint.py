@@ -40,7 +40,7 @@ def toy_corpus(seed=0, docs=6):
     return Corpus(out)
 
 
-def literal_train(algorithm, corpus, n, C, epochs):
+def literal_train(algorithm, corpus, n, C, epochs, errors=None):
     """Algorithm 4.1 / 4.2 spelt out with dense vectors and dict-based non-local features, in
     file order, without averaging; candidates come from the tagger's exact k-best (tested
     against brute force in test_perceptron_tagger)."""
@@ -72,11 +72,14 @@ def literal_train(algorithm, corpus, n, C, epochs):
                 wg[s] = wg.get(s, 0.0) - c
 
     for _ in range(epochs):
+        wrong = tokens = 0
         for i in range(len(seqs)):
             gold = seqs.gold[i]
             Y, ls = vocab.kbest(seqs, i, n, weights=wl)
             tot = [total(i, y) for y in Y]
             order = sorted(range(len(Y)), key=lambda j: -tot[j])
+            wrong += int(np.sum(np.asarray(Y[order[0]]) != np.asarray(gold)))
+            tokens += len(gold)
             sg = total(i, gold)
             same = [bool(np.array_equal(y, gold)) for y in Y]
             if not same[order[0]] and sg - tot[order[0]] <= C:
@@ -88,6 +91,8 @@ def literal_train(algorithm, corpus, n, C, epochs):
                     update(i, gold, Y[0], local_only=True)
                 elif len(Y) > 1 and float(phi_l(i, gold) @ wl) - ls[1] <= C:
                     update(i, gold, Y[1], local_only=True)
+        if errors is not None:
+            errors.append(wrong / tokens)
     return wl, wg
 
 
@@ -96,13 +101,35 @@ def test_updates_equal_literal_algorithm(algorithm):
     corpus = toy_corpus()
     jt = JointTagger(algorithm, n=4, n_test=4, C=3.0, epochs=3, average=False, shuffle=False,
                      keep_best=False).fit(corpus)
-    wl, wg = literal_train(algorithm, corpus, n=4, C=3.0, epochs=3)
+    errors = []
+    wl, wg = literal_train(algorithm, corpus, n=4, C=3.0, epochs=3, errors=errors)
     np.testing.assert_allclose(jt.wl_, wl)
+    # the per-word error of each pass (the stopping rule's quantity) is the literal loop's
+    assert [h.word_error for h in jt.history_] == pytest.approx(errors)
     got = {s: float(jt.wg_[j]) for s, j in jt.nl_.vocabulary.items() if jt.wg_[j] != 0}
     assert got == pytest.approx({s: v for s, v in wg.items() if v != 0})
     assert any(h.updates_total for h in jt.history_)
     if algorithm == "candidate":
         assert all(h.updates_local == 0 for h in jt.history_)
+
+
+def test_stops_on_per_word_error_change_not_on_update_counts(monkeypatch):
+    """K&T §6.1: stop once the relative change of the per-word error is below tol for patience
+    epochs in a row; a constant number of updates with a moving error does not stop training."""
+    wrong = iter([300, 200, 200, 200, 200, 150, 150] + [100] * 20)
+
+    def fake_epoch(self, docs, order, wl, wg, should_cancel):
+        return 7, 3, 0, False, next(wrong), 1000  # always 10 updates
+    monkeypatch.setattr(JointTagger, "_epoch", fake_epoch)
+    jt = JointTagger("proposed", n=3, epochs=30).fit(toy_corpus(3, docs=3))
+    # errors 0.3 0.2 0.2 0.2 0.2: three quiet epochs after the second, stop after the fifth
+    assert [h.word_error for h in jt.history_] == pytest.approx([0.3, 0.2, 0.2, 0.2, 0.2])
+    wrong = iter([300, 200, 201, 202, 203, 204, 205, 206])
+    jt = JointTagger("proposed", n=3, epochs=8, tol=1e-4).fit(toy_corpus(3, docs=3))
+    assert len(jt.history_) == 8  # the error keeps moving by ~0.5%: no stop
+    wrong = iter([300, 200, 201, 202, 203, 204, 205, 206])
+    jt = JointTagger("proposed", n=3, epochs=8, tol=1e-2, patience=2).fit(toy_corpus(3, docs=3))
+    assert len(jt.history_) == 4  # changes 0.33, 0.005, 0.005: quiet twice after the second epoch
 
 
 def test_averaged_weights_are_the_mean_over_documents(monkeypatch):

@@ -21,8 +21,11 @@ def test_suite_on_demo(tmp_path):
     assert on_disk["systems"][0]["dev"].keys() >= {"precision", "recall", "f1", "rel_error_reduction"}
     assert [r["n_test"] for r in on_disk["n_prime"]] == [5, 8]
     md = (tmp_path / "report.md").read_text()
-    for table in ("Table 2", "Table 3", "Table 6", "Table 7"):
+    for table in ("Table 2", "Table 3", "Table 6", "Table 7", "seen / unseen"):
         assert table in md
+    for s in report["systems"]:  # the breakdown counts every test entity once
+        b = s["test_breakdown"]
+        assert b["seen"]["gold"] + b["unseen"]["gold"] == sum(v["gold"] for v in b["per_type"].values())
     gold = read_corpus(f"{DEMO}/test.conll")
     for s in report["systems"]:
         pred = read_corpus(tmp_path / f"pred-{s['name']}-test.conll")
@@ -92,3 +95,17 @@ def test_load_tagger_tells_models_apart(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(FormatError, match="junk.npz.*not a readable nerstudio .npz file"):
         load_tagger(tmp_path / "junk.npz")
+
+
+def test_C_chosen_per_system_on_dev(tmp_path):
+    """Each system with a grid gets the C of its best dev F, candidate apart from proposed; the
+    model kept and reported is that C's (its dev F is the grid's best)."""
+    cfg = KazamaConfig(epochs=2, joint_epochs=2, n=4, n_test=5, n_primes=(), workers=1,
+                       systems=("margin", "candidate", "proposed"),
+                       C_grids={"margin": (5, 50), "candidate": (1, 20), "proposed": (2, 30)})
+    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    for s in report["systems"]:
+        tried = {float(c): f for c, f in s["settings"]["C_dev_f1"].items()}
+        assert set(tried) == set(cfg.C_grids[s["name"]])
+        assert s["settings"]["C"] == max(tried, key=lambda c: (tried[c], -list(tried).index(c)))
+        assert s["dev"]["f1"] == max(tried.values())  # the kept model is the best dev run's

@@ -21,8 +21,8 @@ from nerstudio.errors import Cancelled
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.data import RankingData
 from nerstudio.rerank.kernel import KernelPerceptron
-from nerstudio.rerank.tagging_kernel import (SequenceStore, shared_features, tagging_kernel, word_feature_values,
-                                             word_shape)
+from nerstudio.rerank.tagging_kernel import (SequenceStore, candidate_self_kernels, normalised, shared_features,
+                                             tagging_kernel, word_feature_values, word_shape)
 
 WORDS = ["the", "The", "UN", "U.S.", "1996", "a1", "Smith", "smith", "-", "McDonald"]
 
@@ -133,6 +133,46 @@ def test_batched_kernel_equals_reference(wf, chunk):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("wf", [False, True])
+def test_normalised_kernel_equals_fragment_enumeration(wf):
+    """The normalised kernel (stored norms, candidates' norms, the division) against fragment
+    counting by brute force: K(x, y) / sqrt(K(x, x) K(y, y)), bounded by 1, 1 on the diagonal,
+    also with word features and λ = 1 where the raw counts grow fastest."""
+    rng = np.random.default_rng(21 + wf)
+    store = SequenceStore(wf)
+    stored = []
+    for n in rng.integers(0, 5, 10):
+        t = rng.integers(0, 3, n)
+        w = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        store.add(w, t)
+        stored.append((t.tolist(), w))
+    lam = 1.0
+    for _ in range(5):
+        n = int(rng.integers(1, 5))
+        words = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        cands = rng.integers(0, 3, (4, n))
+        qn = candidate_self_kernels(words, cands, lam, wf)
+        np.testing.assert_allclose(qn, [brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf)
+                                        for c in cands], rtol=1e-12)
+        sn = store.self_kernels(lam)
+        np.testing.assert_allclose(sn, [brute_kernel(x, x, lam, wf) for x in stored], rtol=1e-12)
+        got = normalised(store.kernel(words, cands, lam), qn, sn)
+        want = np.zeros_like(got)
+        for j, c in enumerate(cands):
+            for k, y in enumerate(stored):
+                d = np.sqrt(brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf)
+                            * brute_kernel(y, y, lam, wf))
+                want[j, k] = brute_kernel((c.tolist(), words), y, lam, wf) / d if d > 0 else 0.0
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+        assert got.max() <= 1 + 1e-12
+    # a stored copy of a candidate is exactly 1 away from itself
+    store.add(words, cands[0])
+    k = normalised(store.kernel(words, cands[:1], lam, len(store) - 1), qn[:1], store.self_kernels(lam, len(store) - 1))
+    assert k[0, 0] == pytest.approx(1.0)
+    store.truncate(3)
+    assert len(store.self_kernels(lam)) == 3
+
+
 def test_batched_kernel_long_query_and_growth():
     # a query longer than the store's initial margin, stores that grow while being queried
     rng = np.random.default_rng(11)
@@ -210,7 +250,23 @@ def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
                        np.array([len(w) for w in words], dtype=np.int32), q.astype(float), nb)
 
 
-def literal_dual_perceptron(train, beta, lam, epochs):
+def literal_kernel(lam, normalise=False, gamma=0.0):
+    """K'(a, b) of two (tags, words, L) triples straight from the definitions: the plain DP,
+    divided by sqrt(K(a, a) K(b, b)) when normalised, plus γ·L(a)·L(b)."""
+    def K(a, b):
+        k = tagging_kernel(a[0], a[1], b[0], b[1], lam)
+        if normalise:
+            d = np.sqrt(tagging_kernel(a[0], a[1], a[0], a[1], lam) * tagging_kernel(b[0], b[1], b[0], b[1], lam))
+            k = k / d if d > 0 else 0.0
+        return k + gamma * a[2] * b[2]
+    return K
+
+
+def triple(data, s, j):
+    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[data.rows(s)][j]))
+
+
+def literal_dual_perceptron(train, base, K, epochs):
     """Figure 1(b) with every intermediate model kept: returns the list of mistakes (sentence,
     gold row, predicted row) and the survival count of each model."""
     nb = train.nbest
@@ -218,11 +274,10 @@ def literal_dual_perceptron(train, beta, lam, epochs):
     idx = np.flatnonzero(train.informative())
 
     def score(i, j):
-        x = nb.candidates[i][j].tolist()
-        s = beta * train.L[train.rows(i)][j]
+        x = triple(train, i, j)
+        s = base * x[2]
         for (m, g, p) in mistakes:
-            s += tagging_kernel(nb.candidates[m][g].tolist(), nb.words[m], x, nb.words[i], lam) \
-                - tagging_kernel(nb.candidates[m][p].tolist(), nb.words[m], x, nb.words[i], lam)
+            s += K(triple(train, m, g), x) - K(triple(train, m, p), x)
         return s
 
     for _ in range(epochs):
@@ -236,44 +291,49 @@ def literal_dual_perceptron(train, beta, lam, epochs):
     return mistakes, counts
 
 
-def literal_predictions(train, test, mistakes, counts, beta, lam):
+def literal_predictions(train, test, mistakes, counts, base, K):
     """Votes (Figure 4) and survival-weighted average scores, model by model from scratch."""
-    nb, tb = train.nbest, test.nbest
     votes = np.zeros(test.n_candidates)
     avg = np.zeros(test.n_candidates)
     for t in range(len(counts)):
-        scores = beta * test.L.copy()
+        scores = base * test.L.copy()
         for r in range(test.n_candidates):
             s = int(np.searchsorted(test.offsets, r, side="right") - 1)
-            x = tb.candidates[s][r - test.offsets[s]].tolist()
+            x = triple(test, s, r - test.offsets[s])
             for (m, g, p) in mistakes[:t]:
-                scores[r] += tagging_kernel(nb.candidates[m][g].tolist(), nb.words[m], x, tb.words[s], lam) \
-                    - tagging_kernel(nb.candidates[m][p].tolist(), nb.words[m], x, tb.words[s], lam)
+                scores[r] += K(triple(train, m, g), x) - K(triple(train, m, p), x)
         top = test.argmax(scores)
         votes[test.offsets[:-1] + top] += counts[t]
         avg += counts[t] * scores
     return votes, avg / sum(counts), scores
 
 
-def test_voted_prediction_equals_literal_figure4_loop():
+@pytest.mark.parametrize("normalise,learn", [(False, False), (True, False), (True, True), (False, True)])
+def test_voted_prediction_equals_literal_figure4_loop(normalise, learn):
     train, test = make_problem(1, n_sent=10), make_problem(2, n_sent=6)
-    beta, lam, epochs = 1.0, 0.5, 2
-    mistakes, counts = literal_dual_perceptron(train, beta, lam, epochs)
+    beta, lam, epochs = (0.5 if normalise else 1.0), 0.5, 2
+    K = literal_kernel(lam, normalise, beta if learn else 0.0)
+    base = 0.0 if learn else beta
+    mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
     assert 3 <= len(mistakes) < 20  # the problem is neither trivial nor hopeless
-    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False).fit(train)
+    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, normalise=normalise,
+                             learn_beta=learn).fit(train)
     assert model.n_mistakes_ == len(mistakes)
     assert model.counts_.tolist() == counts
     for k, (m, g, p) in enumerate(mistakes):
         assert np.array_equal(model.store_.tags_of(2 * k), train.nbest.candidates[m][g])
         assert np.array_equal(model.store_.tags_of(2 * k + 1), train.nbest.candidates[m][p])
-    votes, avg, last = literal_predictions(train, test, mistakes, counts, beta, lam)
+    votes, avg, last = literal_predictions(train, test, mistakes, counts, base, K)
     got = model.decision_function(test)
-    assert np.array_equal(got, votes)  # every quantity is a dyadic rational: exact
+    if not normalise and not learn:
+        assert np.array_equal(got, votes)  # every quantity is a dyadic rational: exact
+    else:
+        np.testing.assert_allclose(got, votes)
     assert np.array_equal(model.predict(test), test.argmax(votes))
     model.mode = "average"
-    np.testing.assert_allclose(model.decision_function(test), avg, rtol=1e-12)
+    np.testing.assert_allclose(model.decision_function(test), avg, rtol=1e-12, atol=1e-12)
     model.mode = "last"
-    np.testing.assert_allclose(model.decision_function(test), last, rtol=1e-12)
+    np.testing.assert_allclose(model.decision_function(test), last, rtol=1e-12, atol=1e-12)
 
 
 def test_dev_curve_uses_incremental_voting_and_keeps_best_epoch():
@@ -348,12 +408,32 @@ def test_explain_row_terms_add_up(mode):
         assert sum(v for _, v in terms) == pytest.approx(scores[row], abs=1e-9)
 
 
-def test_beta_tuned_on_dev_and_default_without():
+def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     train, dev = make_problem(13, n_sent=12), make_problem(14, n_sent=6)
-    tuned = KernelPerceptron(epochs=1).fit(train, dev)
-    assert tuned.beta_ in [b for b, _ in tuned.beta_grid_]
-    assert tuned.beta_ == max(tuned.beta_grid_, key=lambda bf: bf[1])[0]
-    assert len(tuned.history_) == 1  # pilot runs leave no trace in the curve
+    seen = []
+    tuned = KernelPerceptron(epochs=2).fit(train, dev, callback=seen.append)
+    grid = [b for b, _ in tuned.beta_grid_]
+    assert tuned.beta_ in grid
+    assert np.allclose(np.diff(np.log2(grid)), 1.0)  # a geometric grid, factor 2, no holes
+    best_f = max(f for _, f in tuned.beta_grid_)
+    assert tuned.beta_ == min(b for b, f in tuned.beta_grid_ if f == best_f)
+    # every run is judged on the whole dev set: the kept run's best epoch gives its grid F
+    assert dev.prf(tuned.predict(dev))[2] == pytest.approx(best_f)
+    if tuned.beta_ in (grid[0], grid[-1]):  # only when the widening limit stopped it
+        assert tuned.beta_at_edge_ and len(grid) == len(kmod.BETA_GRID) + kmod.BETA_LIMIT
+    assert [h.step for h in seen] == [h.step for h in tuned.history_] == [1, 2]  # the kept run's curve
+    # a grid whose best value sits at its edge is widened until it no longer does
+    calls = []
+    real = KernelPerceptron._train
+
+    def fake(self, train_, idx, dev_, beta, epochs, callback, tick):
+        calls.append(beta)
+        real(self, train_, idx, dev_, beta, epochs, callback, tick)
+        self.history_[-1].dev_f1 = -abs(np.log2(beta / (8 * self.beta_scale_)))  # peak at 8 units
+    monkeypatch.setattr(KernelPerceptron, "_train", fake)
+    m = KernelPerceptron(epochs=1).fit(train, dev)
+    assert m.beta_ == pytest.approx(8 * m.beta_scale_) and not m.beta_at_edge_
+    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.5, 1, 2, 4, 8, 16]
     plain = KernelPerceptron(epochs=1).fit(train)
     assert plain.beta_ > 0 and plain.beta_scale_ > 0
 

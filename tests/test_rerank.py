@@ -116,6 +116,76 @@ def test_integer_path_equals_readable_strings(typed):
     assert (again.X != data.X).nnz == 0
 
 
+@pytest.mark.parametrize("typed", [True, False])
+def test_gazetteer_features_integer_path_equals_readable_strings(typed):
+    """GZ / GZF / GZL: the integer path gives exactly the readable strings, on sentences whose
+    words are partly gazetteer entries (so every kind fires)."""
+    from nerstudio.resources import Gazetteers
+    rng = np.random.default_rng(4)
+    nb = _random_nbest(rng, typed=typed)
+    pool = ["New", "York", "City", "Smith", "John", "Germany", "German", "Inc.", "Ltd", "Paris", "said"]
+    words = [tuple(pool[k] if rng.random() < 0.6 else w for k, w in zip(rng.integers(0, len(pool), len(ws)), ws))
+             for ws in nb.words]
+    nb = NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold)
+    gf = GlobalFeatures(min_sentences=1, gazetteers=True)
+    data = gf.fit_transform(nb)
+    kinds = set()
+    for i in range(len(nb)):
+        for j in range(nb.n_candidates(i)):
+            got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
+            want = gf.candidate_strings(nb.words[i], [nb.tagset[t] for t in nb.candidates[i][j]])
+            assert got == want
+            kinds.update(x.split("=")[0].split(":")[0] for x in got if x.startswith("GZ"))
+    assert kinds == {"GZ", "GZF", "GZL"}
+    g = Gazetteers()
+    strings = gf._gazetteer_strings(["New", "York", "Inc."], 0, 3)
+    assert "GZF=per_last_2k" not in strings or "per_last_2k" in g.lists_of(["New"])
+    assert "GZL=org_suffix" in strings and "GZ=loc_city_1m" not in strings
+    assert "GZ=loc_city_1m" in gf._gazetteer_strings(["New", "York"], 0, 2)
+    gf2 = GlobalFeatures.from_state(*gf.state())
+    assert (gf2.transform(nb).X != data.X).nnz == 0
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_context_features_integer_path_equals_readable_strings(typed):
+    from nerstudio.rerank.context import DocumentContext
+    rng = np.random.default_rng(8)
+    nb = _random_nbest(rng, typed=typed, n_sent=30)
+    words = [tuple(["Smith", "Acme", "Paris", "x"][k] for k in rng.integers(0, 4, len(ws))) for ws in nb.words]
+    docs = sorted(rng.integers(0, 4, len(nb)).tolist())
+    nb = NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold, meta={"documents": docs})
+    gf = GlobalFeatures(min_sentences=1, context=True)
+    data = gf.fit_transform(nb)
+    ctx = DocumentContext(nb, docs)
+    kinds = set()
+    for i in range(len(nb)):
+        for j in range(nb.n_candidates(i)):
+            got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
+            want = gf.candidate_strings(nb.words[i], [nb.tagset[t] for t in nb.candidates[i][j]], context=ctx,
+                                        sentence=i)
+            assert got == want
+            kinds.update(x.split("=")[0].split(":")[0] for x in got if x[:2] in ("DC", "CC"))
+    assert kinds == {"DC", "CC"}
+    with pytest.raises(ValueError, match="documents"):
+        GlobalFeatures(context=True).fit_transform(NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold))
+
+
+def test_document_context_by_hand():
+    from nerstudio.rerank.context import DocumentContext
+    tagset = ["N", "S-PER", "C-PER", "S-ORG", "C-ORG"]
+    words = [("Smith", "said"), ("Smith", "won"), ("Smith", "left"), ("Smith", "came")]
+    one = lambda t: np.array([[t, 0]], dtype=np.int16)  # noqa: E731
+    cands = [one(1), one(3), one(1), one(3)]  # PER, ORG in document 0; PER, ORG in document 1
+    nb = NBestList(tagset, words, cands, [np.zeros(1)] * 4)
+    ctx = DocumentContext(nb, [0, 0, 0, 1])
+    # sentence 0: elsewhere in its document ORG once and PER once (a tie: alphabetically first),
+    # other documents: ORG once
+    assert ctx.strings(0, ["Smith"]) == ["DC=ORG", "CC=ORG"]
+    assert ctx.strings(1, ["Smith"]) == ["DC=PER", "CC=ORG"]
+    assert ctx.strings(3, ["Smith"]) == ["CC=PER"]  # alone in its document; PER twice, ORG once elsewhere
+    assert ctx.strings(3, ["Jones"]) == []
+
+
 def test_feature_selection_counts_distinct_sentences():
     rng = np.random.default_rng(5)
     nb = _random_nbest(rng, n_sent=40)

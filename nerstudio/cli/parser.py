@@ -83,9 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = argparse.ArgumentParser(add_help=False)
     tagger.add_argument("--task", choices=("typed", "scn"), default="typed",
                         help="typed entities (CoNLL types) or the paper's boundary-only SCN task")
-    tagger.add_argument("--features", choices=("paper", "conll", "kt"), default=None,
+    tagger.add_argument("--features", choices=("paper", "conll", "paper+gaz", "conll+gaz", "kt"), default=None,
                         help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
-                             "wider window; kt: Kazama & Torisawa's Table 1 (the perceptron tagger's set)")
+                             "wider window; +gaz: plus the bundled gazetteers; kt: Kazama & Torisawa's Table 1 "
+                             "(the perceptron tagger's set)")
     tagger.add_argument("--cutoff", type=int, default=None,
                         help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
                              "surface predicates seen this often (default 2)")
@@ -107,8 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
     g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
     g.add_argument("--bpm", type=int, default=0, help="BPM initialisation: number of shuffled single passes")
-    g.add_argument("--gazetteer", choices=("none", "train"), default="none",
-                   help="gazetteer features from the training data's entities")
+    g.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default="none",
+                   help="gazetteer features: the training data's entities, the bundled lists, or both")
     g.add_argument("--sentences", action="store_true", help="sentences, not documents, as sequences")
     p.add_argument("--out", required=True, metavar="MODEL", help="model file to write (.npz)")
     p.add_argument("--dev", metavar="DEV", help="development corpus: F reported during and after training")
@@ -201,12 +202,22 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Both write report.md, report.json, pred-<system>-test.conll, curves.png and "
                                    "their models to DIR.")
     p.add_argument("--suite", choices=("collins", "kazama"), default="collins")
+    p.add_argument("--global-gazetteers", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: the bundled gazetteers as global features of the rerankers (default on, "
+                        "off in the collins2002 preset)")
+    p.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: document and corpus context of each entity (two-stage) for the rerankers "
+                        "(default on, off in the collins2002 preset)")
+    p.add_argument("--preset", choices=("collins2002",), default=None,
+                   help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
+                        "options given explicitly override it")
     p.add_argument("--train", required=True, metavar="T")
     p.add_argument("--dev", required=True, metavar="D")
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--task", choices=("typed", "scn"), default="typed")
-    p.add_argument("--features", choices=("paper", "conll"), default="conll", help="tagger feature set")
+    p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
+    p.add_argument("--features", choices=("paper", "conll", "paper+gaz", "conll+gaz"), default=None,
+                   help="tagger feature set (default conll; +gaz: with the bundled gazetteers)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
                         "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
@@ -216,13 +227,15 @@ def build_parser() -> argparse.ArgumentParser:
     k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
                    help="margin C of re-ranking 1 and 2")
     k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")
+    k.add_argument("--C-grid", action="append", default=None, metavar="SYSTEM=C1,C2,...",
+                   help="margins C to try for SYSTEM, the dev F picks one (repeatable)")
     k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
     k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
-    k.add_argument("--gazetteer", choices=("none", "train"), default="none",
-                   help="gazetteer features from the training data's entities")
+    k.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default="none",
+                   help="gazetteer features: the training data's entities, the bundled lists, or both")
     k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n", type=int, default=20, help="candidates per sentence")
+    p.add_argument("--folds", type=int, default=None, help="default 5")
+    p.add_argument("--n", type=int, default=None, help="candidates per sentence (default 20)")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")
     _add_executor_option(p)
     p.add_argument("--encoding", default=None, help="text encoding of the corpora")

@@ -144,20 +144,26 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
+        if args.preset is not None:
+            raise ValueError("--preset applies to the collins suite only")
+        for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
+            if getattr(args, k) is None:
+                setattr(args, k, v)
         return _kazama_experiment(args)
     from ..experiments.collins import ExperimentConfig, run_experiment
     from ..rerank.model import ALGORITHMS
-    algos = tuple(a.strip() for a in (args.systems or "boost,voted,averaged").split(",") if a.strip())
-    for a in algos:
+    algos = None if not args.systems else tuple(a.strip() for a in args.systems.split(",") if a.strip())
+    for a in algos or ():
         if a not in ALGORITHMS:
             raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
-    _check_learner_options(args, list(algos))
-    cfg = ExperimentConfig(task=args.task, tagger_features=args.features, folds=args.folds, n=args.n,
-                           workers=args.workers, min_sentences=args.min_sentences, systems=algos,
-                           encoding=args.encoding)
+    cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
+                                       folds=args.folds, n=args.n, workers=args.workers,
+                                       min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
+                                       reranker_gazetteers=args.global_gazetteers, reranker_context=args.context)
+    _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),
-                    ("max_sentences", "kernel_sentences")):
+                    ("max_sentences", "kernel_sentences"), ("word_features", "kernel_word_features")):
         if getattr(args, k, None) is not None:
             setattr(cfg, attr, getattr(args, k))
     bar = Progress("experiment")
@@ -189,6 +195,12 @@ def _kazama_experiment(args) -> int:
             setattr(cfg, attr, getattr(args, k))
     if args.C_rerank is not None:
         cfg.C_rerank1, cfg.C_rerank2 = args.C_rerank
+    for item in args.C_grid or ():
+        name, _, values = item.partition("=")
+        if name not in ("margin", "candidate", "proposed", "reranking1", "reranking2") or not values:
+            raise ValueError(f"--C-grid {item!r}: expected SYSTEM=C1,C2,... with SYSTEM margin, candidate, "
+                             "proposed, reranking1 or reranking2")
+        cfg.C_grids = dict(cfg.C_grids or {}, **{name: tuple(float(v) for v in values.split(",") if v.strip())})
     if args.n_primes:
         cfg.n_primes = tuple(int(x) for x in args.n_primes.split(",") if x.strip())
     if args.average:

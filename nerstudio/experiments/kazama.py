@@ -40,6 +40,7 @@ from ..persist import jsonable, load_npz, save_npz
 from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
+from .breakdown import breakdown, breakdown_lines, training_strings
 from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
 from .folds import Job, TaskContext, is_remote, run_folds, split
 from .work_files import CorpusFile, ResultFiles
@@ -63,7 +64,7 @@ PAPER = {
 @dataclass
 class KazamaConfig:
     task: str = "typed"
-    gazetteer: str | None = None  # None or "train"
+    gazetteer: str | None = None  # None, "train", "lists" (the bundled gazetteers) or "train+lists"
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
@@ -72,6 +73,9 @@ class KazamaConfig:
     C_joint: float = 200.0
     C_rerank1: float = 100.0
     C_rerank2: float = 200.0
+    #: per system, the margins C to try; the development F picks one (K&T tune C per system on
+    #: dev); a system without a grid uses its C above
+    C_grids: dict | None = None
     n: int = 20
     n_test: int = 100
     n_primes: tuple = (20, 100, 400)
@@ -82,6 +86,12 @@ class KazamaConfig:
     workers: int | None = None
     seed: int = 0
     encoding: str | None = None
+
+    def C_values(self, system: str) -> tuple:
+        fixed = {"margin": self.C_margin, "candidate": self.C_joint, "proposed": self.C_joint,
+                 "reranking1": self.C_rerank1, "reranking2": self.C_rerank2}[system]
+        grid = (self.C_grids or {}).get(system)
+        return tuple(float(c) for c in grid) if grid else (float(fixed),)
 
     def local(self, **kw) -> dict:
         p = {"task": self.task, "gazetteer": self.gazetteer, "cutoff": self.cutoff,
@@ -215,15 +225,23 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         check()
         t = time.perf_counter()
         say(variant, "training")
-        params = cfg.local(variant=variant, C=cfg.C_margin, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels)
-        tagger = PerceptronTagger(**params).fit(train, dev, callback=stats_cb(variant), should_cancel=should_cancel)
+        tried = {}
+        tagger = params = None
+        for C in (cfg.C_values("margin") if variant == "margin" else (cfg.C_margin,)):
+            p = cfg.local(variant=variant, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels)
+            m = PerceptronTagger(**p).fit(train, dev, callback=stats_cb(variant), should_cancel=should_cancel)
+            check()
+            tried[C] = m.best_dev_f1_
+            if tagger is None or (m.best_dev_f1_ or -1) > (tagger.best_dev_f1_ or -1):
+                tagger, params = m, p
         secs = time.perf_counter() - t
-        check()
         tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
         settings = {k: params[k] for k in ("variant", "C", "bpm", "gazetteer", "cutoff", "edge_templates")}
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":
             settings.pop("C")
+        elif len(tried) > 1:
+            settings["C_dev_f1"] = tried
         record(variant, tagger.predict_spans(dev), tagger.predict_spans(test), settings, secs, tagger.history_)
         stages[variant] = secs
         if variant == "margin":
@@ -235,15 +253,19 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         check()
         t = time.perf_counter()
         say(algo, "training")
-        jt = JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=cfg.C_joint, epochs=cfg.joint_epochs,
-                         average=cfg.average_joint, bpm=cfg.bpm, seed=cfg.seed,
-                         local=cfg.local(labels=labels))
-        jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel)
+
+        def make(C, algo=algo):
+            return JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
+                               average=cfg.average_joint, bpm=cfg.bpm, seed=cfg.seed,
+                               local=cfg.local(labels=labels))
+        jt, tried = _best_by_dev(cfg.C_values(algo), make, lambda m: m.fit(train, dev, callback=stats_cb(algo),
+                                                                          should_cancel=should_cancel), check)
         secs = time.perf_counter() - t
-        check()
         jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
-        settings = {"C": cfg.C_joint, "n": cfg.n, "n_test": cfg.n_test, "best_epoch": jt.best_epoch_,
-                    "average": cfg.average_joint, "bpm": cfg.bpm}
+        settings = {"C": jt.C, "n": cfg.n, "n_test": cfg.n_test, "best_epoch": jt.best_epoch_,
+                    "epochs_run": len(jt.history_), "average": cfg.average_joint, "bpm": cfg.bpm}
+        if len(tried) > 1:
+            settings["C_dev_f1"] = tried
         record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings, secs, jt.history_)
         stages[algo] = secs
         if algo == "proposed":
@@ -267,15 +289,20 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         for algo in rerank:
             check()
             t = time.perf_counter()
-            C = cfg.C_rerank1 if algo == "reranking1" else cfg.C_rerank2
-            jt = JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
-                             average=cfg.average_joint, seed=cfg.seed)
-            jt.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel, first=margin_model,
-                   train_lists=lists)
+
+            def make(C, algo=algo):
+                return JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
+                                   average=cfg.average_joint, seed=cfg.seed)
+            jt, tried = _best_by_dev(cfg.C_values(algo), make,
+                                     lambda m, algo=algo: m.fit(train, dev, callback=stats_cb(algo),
+                                                                should_cancel=should_cancel, first=margin_model,
+                                                                train_lists=lists), check)
             secs = time.perf_counter() - t
             jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
-            settings = {"C": C, "n": cfg.n, "n_test": cfg.n_test, "folds": cfg.folds,
-                        "best_epoch": jt.best_epoch_, "first_model": "margin"}
+            settings = {"C": jt.C, "n": cfg.n, "n_test": cfg.n_test, "folds": cfg.folds,
+                        "best_epoch": jt.best_epoch_, "epochs_run": len(jt.history_), "first_model": "margin"}
+            if len(tried) > 1:
+                settings["C_dev_f1"] = tried
             # the paper's training time of a re-ranker includes making the first models
             record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings,
                    secs + cv + stages["margin"], jt.history_)
@@ -283,6 +310,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
 
     t = time.perf_counter()
     base = results.get("margin")
+    seen = training_strings(train.sentences)
     systems = []
     for name in SYSTEMS:
         if name not in results:
@@ -290,6 +318,8 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         r = results[name]
         b = base or r
         systems.append(_system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]))
+        gold_spans = [s.spans if typed else [Span(a, e, "") for a, e, _ in s.spans] for s in test.sentences]
+        systems[-1]["test_breakdown"] = breakdown([s.words for s in test.sentences], gold_spans, preds[name], seen)
         spans = preds[name]
         if cfg.task == "scn":
             spans = [with_placeholder_type(ss) for ss in spans]
@@ -318,6 +348,21 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     }
     write_report(out_dir, report, report_markdown(report))
     return report
+
+
+def _best_by_dev(Cs, make, fit, check):
+    """Train one joint model per margin C (``make(C)``, then ``fit(model)``); the best dev F of
+    its kept epoch decides. Returns the best model and {C: dev F}."""
+    best, tried = None, {}
+    for C in Cs:
+        m = make(C)
+        fit(m)
+        check()
+        f = max((h.dev_f1 for h in m.history_ if h.dev_f1 is not None), default=-1.0)
+        tried[C] = f
+        if best is None or f > tried[best.C]:
+            best = m
+    return best, tried
 
 
 def _train_phase(h) -> bool:
@@ -369,6 +414,9 @@ def report_markdown(report: dict) -> str:
                 p = paper["table6"].get(name, [None, None, None])
                 lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} "
                              f"| {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} |")
+    br = breakdown_lines(report["systems"])
+    if br:
+        lines += ["", "## By entity type and by entities seen / unseen in training", ""] + br
     lines += ["", "## Table 7: training time", "",
               "| system | seconds here | paper seconds |", "|---|---|---|"]
     for name in ("margin", "reranking1", "reranking2", "proposed"):

@@ -16,6 +16,14 @@ first with the second, the third with the fourth, and so on; s and e are the ind
 quotes of a pair, and e' the last word between them that begins with a letter or a digit.
 Q and Q2 are generated only when ``e − s ≤ quote_max``; QF and QF2 only when e' exists.
 
+With ``gazetteers=True`` every entity also gets the bundled gazetteers' view of it
+(:mod:`nerstudio.resources`): ``GZ=<list>`` for each list that holds the entity's words as one
+whole entry, ``GZF=<list>`` for each list that holds its first word alone, ``GZL=<list>`` its last
+word alone (typed copies as for the other entity features). With ``context=True`` every entity
+also gets ``DC`` / ``CC``, the label the tagger's best candidates give the same words elsewhere in
+the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the list's
+``meta["documents"]`` gives each sentence's document).
+
 Sharing work: a feature depends on the words and on one entity (its start, its end, its type),
 or on a quote pair and the tags inside it. Start-side templates (BO, TO, TO2) are built once per
 start position of a sentence, end-side ones (LW, LWLC, BE, TE, TE2) once per end position, the
@@ -39,7 +47,9 @@ import scipy.sparse as sp
 
 from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
+from ..resources import Gazetteers
 from ..text.shapes import build_lexicon, collapsed_shape
+from .context import DocumentContext, gazetteer_strings
 from .data import RankingData
 
 NULL = "NULL"
@@ -54,6 +64,8 @@ START_TEMPLATES = tuple([f"BO{a}{b}" for a, b in _BITS2] + [f"TO{a}{b}{c}" for a
 END_TEMPLATES = tuple(["LW", "LWLC"] + [f"BE{a}{b}" for a, b in _BITS2] + [f"TE{a}{b}{c}" for a, b, c in _BITS3]
                       + [f"TE2{a}{b}{c}" for a, b, c in _BITS3])
 SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
+GAZETTEER_TEMPLATES = ("GZ", "GZF", "GZL")  # with gazetteers=True only
+CONTEXT_TEMPLATES = ("DC", "CC")  # with context=True only (nerstudio.rerank.context)
 QUOTE_TEMPLATES = ("Q", "Q2", "QF", "QF2")
 TEMPLATES = START_TEMPLATES + END_TEMPLATES + SPAN_TEMPLATES + QUOTE_TEMPLATES
 
@@ -102,7 +114,10 @@ class GlobalFeatures:
     """
 
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
-                 oracle: str = "tags"):
+                 oracle: str = "tags", gazetteers: bool = False, context: bool = False):
+        self.gazetteers = bool(gazetteers)
+        self.context = bool(context)
+        self._gz = Gazetteers() if self.gazetteers else None
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
@@ -111,15 +126,34 @@ class GlobalFeatures:
 
     def get_params(self) -> dict:
         return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
-                "quotes": self.quotes, "oracle": self.oracle}
+                "quotes": self.quotes, "oracle": self.oracle, "gazetteers": self.gazetteers,
+                "context": self.context}
+
+    def _context_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
+        ctx = getattr(self, "_ctx", None)
+        return [] if ctx is None else ctx.strings(self._ctx_i, words[s:e1])
+
+    def _gazetteer_strings(self, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
+        return [] if self._gz is None else gazetteer_strings(self._gz, words, s, e1, single)
 
     # -- readable strings (one candidate) ----------------------------------------------------
-    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
-        """All feature strings of one candidate tagging (SCN tags), before selection, sorted.
+    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None,
+                          context: DocumentContext | None = None, sentence: int | None = None) -> list[str]:
+        """All feature strings of one candidate tagging (SCN tags), before selection, sorted;
+        ``context`` and ``sentence`` (the sentence's index in the context's list) give the DC/CC
+        features.
 
         This is the readable, unoptimised path: it builds every string directly from the
         templates. The integer path used for training must agree with it (a test checks).
         """
+        saved = getattr(self, "_ctx", None), getattr(self, "_ctx_i", None)
+        self._ctx, self._ctx_i = context, sentence
+        try:
+            return self._candidate_strings(words, tags, lexicon)
+        finally:
+            self._ctx, self._ctx_i = saved
+
+    def _candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
         lex = lexicon if lexicon is not None else getattr(self, "lexicon_", set())
         pr = _Prims(lex)
         n = len(words)
@@ -161,6 +195,8 @@ class GlobalFeatures:
             for k in range(e, s - 1, -1):
                 feats.append(f"SF={' '.join(f(i) for i in range(e, k - 1, -1))}")
                 feats.append(f"SF2={' '.join(g(i) for i in range(e, k - 1, -1))}")
+            feats += self._gazetteer_strings(list(words), s, e + 1)
+            feats += self._context_strings(list(words), s, e + 1)
             out += feats
             if typed:
                 t = types[lab]
@@ -298,7 +334,15 @@ class GlobalFeatures:
         per_sentence, sent_keys = [], []
         S = len(nbest)
         last = time.perf_counter()
+        self._ctx = None
+        if self.context:
+            docs = nbest.meta.get("documents")
+            if docs is None:
+                raise ValueError("context features need the document of every sentence (meta 'documents' of the "
+                                 "N-best list)")
+            self._ctx = DocumentContext(nbest, docs)
         for i in range(S):
+            self._ctx_i = i
             cands = nbest.candidates[i]
             comb = None
             if cands.shape[0]:
@@ -316,6 +360,7 @@ class GlobalFeatures:
                     last = now
         if progress is not None:
             progress(S, S)
+        self._ctx = None
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
@@ -346,6 +391,7 @@ class GlobalFeatures:
         pre_cache: dict[tuple[int, int], list[int]] = {}
         suf_cache: dict[tuple[int, int], list[int]] = {}
         span_cache: dict[tuple[int, int, int], np.ndarray] = {}
+        single: dict[int, list[str]] = {}
         cand_rows: list[np.ndarray] = []
         cand_keys: list[np.ndarray] = []
         for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
@@ -383,6 +429,8 @@ class GlobalFeatures:
                         sk = suf_cache[(e, k)] = [idf("SF=" + " ".join(reversed(Fs[k:e1])), grow),
                                                   idf("SF2=" + " ".join(reversed(G[k:e1])), grow)]
                     ids += sk
+                ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
+                ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
                 arr = np.concatenate([b, b + (lab + 1)]) if typed else b
@@ -407,7 +455,8 @@ class GlobalFeatures:
     def state(self) -> tuple[dict, dict]:
         """JSON-able settings and arrays for a model file."""
         self._check_fitted()
-        head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_}
+        head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_,
+                "gazetteers": self._gz.fingerprint if self._gz is not None else None}
         from ..persist import json_array
         arrays = {"gf_keys": self.keys_, "gf_base": json_array(self._base_names),
                   "gf_lexicon": json_array(sorted(self.lexicon_))}
@@ -417,6 +466,8 @@ class GlobalFeatures:
     def from_state(cls, head: dict, arrays: dict) -> "GlobalFeatures":
         from ..persist import json_value
         self = cls(**head["params"])
+        if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
+            raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
         self.types_ = list(head["types"])
         self.typed_ = bool(head["typed"])
         self.lexicon_ = set(json_value(arrays["gf_lexicon"]))

@@ -77,6 +77,13 @@ GLOSSARY: dict[str, str] = {
     "PF2": "shapes of the entity's first words (one feature per prefix length)",
     "SF": "bare shapes of the entity's last words, last first (one feature per suffix length)",
     "SF2": "shapes of the entity's last words, last first (one feature per suffix length)",
+    # the bundled gazetteers (nerstudio.resources), one feature per list
+    "GZ": "the entity's words are an entry of this gazetteer list",
+    "GZF": "the entity's first word alone is an entry of this gazetteer list",
+    "GZL": "the entity's last word alone is an entry of this gazetteer list",
+    # document context from the tagger's own best candidates (nerstudio.rerank.context)
+    "DC": "the label the tagger gives the same words most often elsewhere in the document",
+    "CC": "the label the tagger gives the same words most often in the other documents",
     # quote-anchored global features
     "Q": "a short quotation: shape and tag of every word, quotes included",
     "Q2": "a short quotation with one word on each side: shape and tag of every word",

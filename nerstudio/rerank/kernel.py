@@ -11,6 +11,22 @@ log-probability ``L(x)``, the t-th intermediate model scores
 
     F_t(x) = β · L(x) + Σ_{m < t} [K(gold_m, x) − K(pred_m, x)].
 
+Two choices make the kernel one that can help (both on by default):
+
+* ``normalise``: K is replaced by ``K(x, y) / sqrt(K(x, x) K(y, y))`` (see
+  :func:`~nerstudio.rerank.tagging_kernel.normalised`), bounded whatever λ and the word features;
+* ``learn_beta``: the weight on L(x) is learnt as part of the representation, as the linear
+  perceptron learns it: every candidate carries L(x) as one more coordinate, so the kernel
+  becomes ``K(a, b) + β · L(a) · L(b)`` and the scores start at zero (ties go to the tagger's
+  top candidate). Then ``F_t(x) = w_L,t · L(x) + Σ_{m<t} [K(gold_m, x) − K(pred_m, x)]`` with
+  ``w_L,t = β Σ_{m<t} [L(gold_m) − L(pred_m)]``, and β only sets how fast that weight moves
+  against the fragment weights. Without it β is a fixed weight on L(x), as in Collins & Duffy.
+
+``beta=None`` chooses β on the whole development set: a full training run per value of a
+geometric grid (factor 2) that is widened while its best value is at an edge (up to
+:data:`BETA_LIMIT` steps out); the best run is the model (``beta_grid_`` lists every value with
+its dev F and ``beta_at_edge_`` says when the limit stopped the widening).
+
 ``c_t`` counts the training sentences processed while ``F_t`` was the current model (its
 survival; the sentence on which a model is created counts for the new model, as in Freund &
 Schapire's voted perceptron), so Σ c_t is the number of training sentences visited. The voted
@@ -36,15 +52,15 @@ import numpy as np
 from ..persist import json_array, json_value
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
-from .tagging_kernel import SequenceStore
+from .tagging_kernel import SequenceStore, candidate_self_kernels, normalised
 
-#: β values tried on dev, in units of :func:`beta_scale` (larger = closer to the tagger's ranking).
-BETA_GRID = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+#: The first β values tried on dev, in units of :func:`beta_scale`; the grid grows by factors of 2
+#: past whichever edge is best, at most :data:`BETA_LIMIT` steps beyond it.
+BETA_GRID = (0.5, 1.0, 2.0)
+BETA_LIMIT = 6
 #: β in units of :func:`beta_scale` when it is neither given nor tunable on a development set.
-DEFAULT_BETA = 16.0
+DEFAULT_BETA = 1.0
 MODES = ("vote", "average", "last")
-PILOT_SENTENCES = 500  # training sentences per pilot run when β is tuned
-PILOT_DEV_SENTENCES = 1000  # development sentences that judge the pilot runs
 
 CANCEL_EVERY = 0.1  # seconds between two looks at the cancel flag
 
@@ -66,33 +82,69 @@ class _Ticker:
             Reranker._check_cancel(self.should_cancel)
 
 
+class _MistakeKernel:
+    """``K'(stored sequence k, candidate)`` as the model uses it: the tagging kernel (normalised
+    or not) plus ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
+
+    def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list,
+                 norm_cache: dict | None = None):
+        self.store, self.lam, self.normalise, self.gamma = store, float(lam), bool(normalise), float(gamma)
+        self.stored_L = stored_L  # L(x) of every stored sequence (gold and prediction alternate)
+        self.norm_cache = norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
+
+    def query_norms(self, words, cands) -> np.ndarray | None:
+        if not self.normalise:
+            return None
+        key = (id(cands), self.lam)
+        if self.norm_cache is not None and key in self.norm_cache:
+            return self.norm_cache[key][1]
+        norms = candidate_self_kernels(words, cands, self.lam, self.store.word_features)
+        if self.norm_cache is not None:
+            self.norm_cache[key] = (cands, norms)  # holding the array keeps its id unique
+        return norms
+
+    def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None) -> np.ndarray:
+        K = self.store.kernel(words, cands, self.lam, first, stop, tick)
+        if self.normalise:
+            if qnorm is None:
+                qnorm = self.query_norms(words, cands)
+            K = normalised(K, qnorm, self.store.self_kernels(self.lam, first, stop))
+        if self.gamma:
+            K += self.gamma * np.outer(Lq, np.asarray(self.stored_L[first:first + K.shape[1]], dtype=np.float64))
+        return K
+
+
 class _Tracker:
     """Voted and averaged scores of a sequence of dual models on one data set, incrementally.
 
     Model ``t`` holds the first ``t`` mistakes. :meth:`advance` folds in the mistakes stored
     since the last call; the survival counts of models that have since been replaced are final
     by then, and the current (last) model's count is only read when scores are asked for.
+    ``base`` is the fixed weight on L(x) (0 when that weight is learnt through the kernel).
     """
 
-    def __init__(self, data: RankingData, beta: float):
+    def __init__(self, data: RankingData, base: float):
         _require_nbest(data)
         self.data = data
         self.sent = np.flatnonzero(data.sizes > 1)  # one-candidate sentences need no scoring
-        self.cur = {int(s): beta * data.L[data.rows(int(s))] for s in self.sent}  # model t's scores
+        self.cur = {int(s): base * data.L[data.rows(int(s))] for s in self.sent}  # model t's scores
         self.votes = {int(s): np.zeros(data.sizes[int(s)]) for s in self.sent}  # closed models
         self.wsum = {int(s): np.zeros(data.sizes[int(s)]) for s in self.sent}  # Σ c_t F_t, closed
+        self.qnorm: dict[int, np.ndarray | None] = {}
         self.done = 0  # mistakes folded in = index of the current model
         self.closed_total = 0.0  # Σ c_t over the replaced models
-        self.beta = beta
+        self.base = base
 
-    def advance(self, store: SequenceStore, n_mistakes: int, counts: np.ndarray, lam: float, tick) -> None:
+    def advance(self, kern: _MistakeKernel, n_mistakes: int, counts: np.ndarray, tick) -> None:
         t0, t1 = self.done, n_mistakes
         if t1 <= t0:
             return
-        nb = self.data.nbest
+        nb, data = self.data.nbest, self.data
         c = np.asarray(counts[t0:t1], dtype=np.float64)  # counts of models t0 .. t1-1 (all final)
         for s in self.cur:
-            K = store.kernel(nb.words[s], nb.candidates[s], lam, 2 * t0, 2 * t1, tick)
+            if s not in self.qnorm:
+                self.qnorm[s] = kern.query_norms(nb.words[s], nb.candidates[s])
+            K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 2 * t0, 2 * t1, tick, self.qnorm[s])
             D = K[:, 0::2] - K[:, 1::2]
             F = np.empty((D.shape[0], t1 - t0 + 1))
             F[:, 0] = self.cur[s]
@@ -110,7 +162,7 @@ class _Tracker:
         """Per candidate: votes (``vote``), survival-weighted average score (``average``) or the
         current model's score (``last``); the current model counts ``last_count`` times."""
         data = self.data
-        out = np.zeros(data.n_candidates) if mode == "vote" else self.beta * data.L.copy()
+        out = np.zeros(data.n_candidates) if mode == "vote" else self.base * data.L.copy()
         norm = self.closed_total + last_count
         for s, f in self.cur.items():
             rows = data.rows(s)
@@ -143,12 +195,12 @@ class KernelPerceptron(Reranker):
     epochs:
         Passes over the training sentences.
     beta:
-        Weight on L(x). ``None``: chosen from :data:`BETA_GRID` by the development F of short
-        pilot runs (one epoch on :data:`PILOT_SENTENCES` training sentences each), or
-        :data:`DEFAULT_BETA` without a development set. Grid and default are in units of
-        :func:`beta_scale`, measured on the training data, so they follow the size of the
-        kernel (which grows quickly with λ and with word features). A number given here is used
-        as it is. The β used ends up in ``beta_`` (and the pilot results in ``beta_grid_``).
+        With ``learn_beta`` the weight γ of ``L(a)·L(b)`` in the kernel, else the fixed weight on
+        L(x). ``None``: chosen on the development set (see the module docstring) in units of
+        :func:`beta_scale`, measured on the training data, or :data:`DEFAULT_BETA` units without
+        a development set. The value used ends up in ``beta_``.
+    normalise, learn_beta:
+        See the module docstring (both default to on).
     seed, shuffle:
         Order of the training sentences in each epoch (a fresh permutation per epoch).
     max_sentences:
@@ -162,7 +214,8 @@ class KernelPerceptron(Reranker):
     unit = "epoch"
 
     def __init__(self, lam: float = 0.5, word_features: bool = False, epochs: int = 1, beta: float | None = None,
-                 seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote"):
+                 seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote",
+                 normalise: bool = True, learn_beta: bool = True):
         self.lam = lam
         self.word_features = word_features
         self.epochs = epochs
@@ -171,6 +224,8 @@ class KernelPerceptron(Reranker):
         self.shuffle = shuffle
         self.max_sentences = max_sentences
         self.mode = mode
+        self.normalise = normalise
+        self.learn_beta = learn_beta
 
     # -- training ------------------------------------------------------------------------------
     def _validate(self) -> None:
@@ -182,6 +237,8 @@ class KernelPerceptron(Reranker):
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.max_sentences is not None and int(self.max_sentences) < 1:
             raise ValueError(f"max_sentences must be at least 1, got {self.max_sentences}")
+        if self.beta is not None and float(self.beta) < 0:
+            raise ValueError(f"beta must be at least 0, got {self.beta}")
 
     def _training_sentences(self, train: RankingData) -> np.ndarray:
         if train.oracle is None or train.quality is None:
@@ -192,6 +249,19 @@ class KernelPerceptron(Reranker):
             idx = np.sort(rng.choice(idx, size=int(self.max_sentences), replace=False))
         return idx
 
+    @property
+    def _base(self) -> float:
+        """The fixed weight on L(x) in the scores (0 when it is learnt through the kernel)."""
+        return 0.0 if self.learn_beta else self.beta_
+
+    @property
+    def _gamma(self) -> float:
+        return self.beta_ if self.learn_beta else 0.0
+
+    def _kernel(self) -> _MistakeKernel:
+        return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_,
+                              getattr(self, "_norm_cache", None))
+
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
             should_cancel: CancelCheck = None) -> "KernelPerceptron":
         self._validate()
@@ -200,49 +270,69 @@ class KernelPerceptron(Reranker):
             _require_nbest(dev)
         tick = _Ticker(should_cancel)
         self._start()
+        self._norm_cache = {}  # candidates' self-kernels, shared by the runs of the β search
+        t0 = time.perf_counter()
         idx = self._training_sentences(train)
         use_dev = dev is not None and dev.has_gold
-        self.beta_scale_ = None
+        self.beta_scale_, self.beta_grid_, self.beta_at_edge_ = None, [], False
         if self.beta is not None:
-            beta = float(self.beta)
+            self._train(train, idx, dev if use_dev else None, float(self.beta), int(self.epochs), callback, tick)
         else:
-            self.beta_scale_ = scale = beta_scale(train, idx, float(self.lam), bool(self.word_features), tick)
+            self.beta_scale_ = scale = beta_scale(train, idx, float(self.lam), bool(self.word_features), tick,
+                                                  normalise=bool(self.normalise), learned=bool(self.learn_beta))
             if use_dev and len(idx):
-                beta = self._tune_beta(train, idx, dev, scale, tick)
+                self._tune_beta(train, idx, dev, scale, tick)
+                if callback is not None:
+                    for h in self.history_:
+                        callback(h)
             else:
-                beta = DEFAULT_BETA * scale
-        self.history_, self.best_step_ = [], None  # the curve shows the real run only
-        self._train(train, idx, dev if use_dev else None, beta, int(self.epochs), callback, tick)
+                self._train(train, idx, None, DEFAULT_BETA * scale, int(self.epochs), callback, tick)
+        self.seconds_ = time.perf_counter() - t0
+        self._norm_cache = None
         return self
 
-    def _tune_beta(self, train, idx, dev, scale, tick) -> float:
-        """Pick β from the grid by dev F of one short pilot epoch per value."""
-        rng = np.random.default_rng(self.seed + 1)
-        pilot = np.sort(rng.choice(idx, size=min(len(idx), PILOT_SENTENCES), replace=False))
-        dsent = np.flatnonzero(dev.informative()) if dev.quality is not None else np.arange(len(dev))
-        if len(dsent) > PILOT_DEV_SENTENCES:
-            dsent = np.sort(rng.choice(dsent, size=PILOT_DEV_SENTENCES, replace=False))
-        dsub = dev.subset(dsent)
-        best, best_f = None, -1.0
-        self.beta_grid_ = []
+    def _tune_beta(self, train, idx, dev, scale, tick) -> None:
+        """One full run per grid value, judged by its best dev F; the grid grows by factors of 2
+        past its best edge (at most BETA_LIMIT steps); the best run becomes the model."""
+        runs: dict[float, tuple[float, dict]] = {}
+
+        def run(g: float) -> None:
+            self._start()
+            self._train(train, idx, dev, g * scale, int(self.epochs), None, tick)
+            f = max((h.dev_f1 for h in self.history_ if h.dev_f1 is not None), default=-1.0)
+            runs[g] = (f, {k: getattr(self, k) for k in ("store_", "stored_L_", "mistake_ids_", "counts_",
+                                                          "beta_", "history_", "best_step_")})
+
         for g in BETA_GRID:
-            beta = g * scale
-            self._train(train, pilot, None, beta, 1, None, tick)
-            f = dsub.prf(dsub.argmax(self.decision_function(dsub, tick=tick)))[2]
-            self.beta_grid_.append((beta, f))
-            if f > best_f:
-                best, best_f = beta, f
-        return float(best)
+            run(g)
+        lo, hi = min(BETA_GRID), max(BETA_GRID)
+        while True:
+            best = max(sorted(runs), key=lambda g: runs[g][0])  # ties: the smaller β
+            if best == min(runs) and min(runs) > lo / 2 ** BETA_LIMIT:
+                run(min(runs) / 2)
+            elif best == max(runs) and max(runs) < hi * 2 ** BETA_LIMIT:
+                run(max(runs) * 2)
+            else:
+                break
+        self.beta_grid_ = [(g * scale, runs[g][0]) for g in sorted(runs)]
+        self.beta_at_edge_ = best in (min(runs), max(runs))
+        for k, v in runs[best][1].items():
+            setattr(self, k, v)
 
     def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
         lam = float(self.lam)
         nb = train.nbest
         store = SequenceStore(bool(self.word_features))
         mistake_sent: list[int] = []
+        stored_L: list[float] = []
         counts = [0]
+        self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
+        kern = self._kernel()
+        base = self._base
         seen = {int(i): 0 for i in idx}  # mistakes already folded into part[i]
         part = {int(i): np.zeros(train.sizes[int(i)]) for i in idx}
-        tracker = _Tracker(dev, beta) if dev is not None else None
+        qnorm: dict[int, np.ndarray | None] = {}
+        tracker = _Tracker(dev, base) if dev is not None else None
         rng = np.random.default_rng(self.seed)
         snapshots = {}
         for epoch in range(1, epochs + 1):
@@ -251,37 +341,41 @@ class KernelPerceptron(Reranker):
             for i in order.tolist():
                 tick()
                 M = len(mistake_sent)
+                rows = train.rows(i)
                 if seen[i] < M:
-                    K = store.kernel(nb.words[i], nb.candidates[i], lam, 2 * seen[i], 2 * M, tick)
+                    if i not in qnorm:
+                        qnorm[i] = kern.query_norms(nb.words[i], nb.candidates[i])
+                    K = kern(nb.words[i], nb.candidates[i], train.L[rows], 2 * seen[i], 2 * M, tick, qnorm[i])
                     part[i] += K[:, 0::2].sum(axis=1) - K[:, 1::2].sum(axis=1)
                     seen[i] = M
-                rows = train.rows(i)
-                top = int(np.argmax(beta * train.L[rows] + part[i]))
+                top = int(np.argmax(base * train.L[rows] + part[i]))
                 gold = int(train.oracle[i])
                 if top != gold:
                     store.add(nb.words[i], nb.candidates[i][gold])
                     store.add(nb.words[i], nb.candidates[i][top])
+                    stored_L += [float(train.L[rows][gold]), float(train.L[rows][top])]
                     mistake_sent.append(i)
                     counts.append(0)
                     made += 1
                 counts[-1] += 1
             snapshots[epoch] = (len(mistake_sent), counts[-1])
-            self._set_learned(store, mistake_sent, counts, beta, nb.ids)
+            self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
             score_fn = None
             if tracker is not None:
-                tracker.advance(store, len(mistake_sent), np.asarray(counts), lam, tick)
+                tracker.advance(kern, len(mistake_sent), np.asarray(counts), tick)
                 score_fn = (lambda _d, tr=tracker, c=counts[-1]: tr.scores(self.mode, c))
             self._record(epoch, dev, callback, score_fn=score_fn, mistakes=made)
         if dev is not None and self.best_step_ is not None and self.best_step_ != epochs:
             M, last = snapshots[self.best_step_]
             store.truncate(2 * M)
-            del mistake_sent[M:]
+            del mistake_sent[M:], stored_L[2 * M:]
             counts = counts[:M + 1]
             counts[-1] = last
-        self._set_learned(store, mistake_sent, counts, beta, nb.ids)
+        self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
 
-    def _set_learned(self, store, mistake_sent, counts, beta, ids) -> None:
+    def _set_learned(self, store, stored_L, mistake_sent, counts, beta, ids) -> None:
         self.store_ = store
+        self.stored_L_ = stored_L
         self.mistake_ids_ = [str(ids[i]) for i in mistake_sent]
         self.counts_ = np.asarray(counts, dtype=np.int64).copy()
         self.beta_ = float(beta)
@@ -309,23 +403,34 @@ class KernelPerceptron(Reranker):
         _require_nbest(data)
         tick = tick if tick is not None else (lambda: None)
         M = self.n_mistakes_
+        kern = self._kernel()
         if self.mode == "vote":
-            tr = _Tracker(data, self.beta_)
-            tr.advance(self.store_, M, self.counts_, float(self.lam), tick)
+            tr = _Tracker(data, self._base)
+            tr.advance(kern, M, self.counts_, tick)
             return tr.scores("vote", float(self.counts_[-1]))
         w = self.mistake_weights()
-        out = self.beta_ * data.L.copy()
+        out = self._base * data.L.copy()
         if M == 0:
             return out
         nb = data.nbest
         for s in np.flatnonzero(data.sizes > 1).tolist():
-            K = self.store_.kernel(nb.words[s], nb.candidates[s], float(self.lam), 0, 2 * M, tick)
             rows = data.rows(s)
+            K = kern(nb.words[s], nb.candidates[s], data.L[rows], 0, 2 * M, tick)
             out[rows] += (K[:, 0::2] - K[:, 1::2]) @ w
         return out
 
+    def weight_on_L(self) -> float:
+        """The weight on L(x) of the final (``last``/``vote``) or averaged model."""
+        M = self.n_mistakes_
+        if not self.learn_beta or M == 0:
+            return self._base
+        w = np.ones(M) if self.mode != "average" else self.mistake_weights()
+        L = np.asarray(self.stored_L_, dtype=np.float64)
+        return float(self._gamma * (w @ (L[0::2] - L[1::2])))
+
     def explain_row(self, data: RankingData, row: int, top: int = 20) -> list[tuple[str, float]]:
-        """Terms of candidate ``row``'s score: β·L(x) and the largest mistake contributions.
+        """Terms of candidate ``row``'s score: the weight on L(x) times L(x), and the largest
+        mistake contributions (their fragment part; a learnt weight on L(x) gathers the L part).
 
         Voting has no single score, so with ``mode="vote"`` (and ``"last"``) the terms are those
         of the final model; with ``"average"`` each mistake's term carries its average weight.
@@ -336,11 +441,14 @@ class KernelPerceptron(Reranker):
         s = int(np.searchsorted(data.offsets, row, side="right") - 1)
         j = row - int(data.offsets[s])
         nb = data.nbest
-        out = [(f"β·L(x) = {self.beta_:.4g} × {data.L[row]:.4g}", float(self.beta_ * data.L[row]))]
+        wL = self.weight_on_L()
+        out = [(f"β·L(x) = {wL:.4g} × {data.L[row]:.4g}", float(wL * data.L[row]))]
         M = self.n_mistakes_
         if M == 0:
             return out
-        K = self.store_.kernel(nb.words[s], nb.candidates[s][j:j + 1], float(self.lam), 0, 2 * M)[0]
+        kern = _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), 0.0, self.stored_L_)
+        qn = kern.query_norms(nb.words[s], nb.candidates[s])
+        K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 0, 2 * M, None, qn)[j]
         kg, kp = K[0::2], K[1::2]
         w = np.ones(M) if self.mode != "average" else self.mistake_weights()
         contrib = w * (kg - kp)
@@ -365,6 +473,9 @@ class KernelPerceptron(Reranker):
             "beta": np.array([self.beta_], dtype=np.float64),
             "lam": np.array([float(self.lam)], dtype=np.float64),
             "word_features": np.array([1 if self.word_features else 0], dtype=np.int8),
+            "normalise": np.array([1 if self.normalise else 0], dtype=np.int8),
+            "learn_beta": np.array([1 if self.learn_beta else 0], dtype=np.int8),
+            "seq_L": np.asarray(self.stored_L_, dtype=np.float64),
             "counts": self.counts_.astype(np.int64),
             "seq_lengths": np.array([len(ws) for ws in st.words], dtype=np.int64),
             "seq_tags": (np.concatenate([st.tags_of(k) for k in range(len(st))]) if len(st)
@@ -387,6 +498,11 @@ class KernelPerceptron(Reranker):
             beta = float(np.asarray(arrays["beta"]).reshape(-1)[0])
             lam = float(np.asarray(arrays["lam"]).reshape(-1)[0])
             wf = bool(int(np.asarray(arrays["word_features"]).reshape(-1)[0]))
+            # files written before normalisation and the learnt L weight: the raw kernel, fixed β
+            norm = bool(int(np.asarray(arrays["normalise"]).reshape(-1)[0])) if "normalise" in arrays else False
+            learn = bool(int(np.asarray(arrays["learn_beta"]).reshape(-1)[0])) if "learn_beta" in arrays else False
+            seq_L = (np.asarray(arrays["seq_L"], dtype=np.float64) if "seq_L" in arrays
+                     else np.zeros(len(arrays["seq_lengths"])))
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             raise ValueError(f"incomplete kernel perceptron state: {exc}") from None
         M = len(counts) - 1
@@ -394,7 +510,10 @@ class KernelPerceptron(Reranker):
                 or len(words) != len(tags) or (len(words) and (words.min() < 0 or words.max() >= len(vocab))) \
                 or (len(tags) and tags.min() < 0) or (len(lengths) and lengths.min() < 0):
             raise ValueError("inconsistent kernel perceptron state")
-        self.lam, self.word_features = lam, wf
+        if len(seq_L) != len(lengths) or not np.all(np.isfinite(seq_L)):
+            raise ValueError("inconsistent kernel perceptron state")
+        self.lam, self.word_features, self.normalise, self.learn_beta = lam, wf, norm, learn
+        self.stored_L_ = seq_L.tolist()
         store = SequenceStore(wf)
         p = 0
         for n in lengths.tolist():
@@ -407,11 +526,16 @@ class KernelPerceptron(Reranker):
 
 
 def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: bool = False,
-               tick: Callable[[], None] | None = None, sample: int = 200) -> float:
-    """Units for β: the median |K(o, o) − K(o, x_1)| over a sample of informative training
-    sentences whose oracle ``o`` is not their first candidate ``x_1``, divided by the median
-    |L(o) − L(x_1)|. A mistake on such a sentence moves its own scores by about the first
-    amount, so β·(difference in L) then has the same size as one update."""
+               tick: Callable[[], None] | None = None, sample: int = 200, normalise: bool = True,
+               learned: bool = True) -> float:
+    """Units for β, so that one step of its grid means the same whatever λ and the kernel.
+
+    Over a sample of informative training sentences whose oracle ``o`` is not their first
+    candidate ``x_1``: ``k`` = the median |K(o, o) − K(o, x_1)| (normalised or not, as the model
+    uses it) and ``l`` = the median |L(o) − L(x_1)|. A mistake on such a sentence moves its own
+    scores by about ``k`` through the fragments; a fixed weight β on L(x) moves them by ``β·l``
+    (unit ``k / l``), a learnt one through the kernel term ``β·L(a)·L(b)`` by about ``β·l²``
+    (unit ``k / l²``)."""
     nb = train.nbest
     sel = [int(i) for i in idx if int(train.oracle[int(i)]) != 0][:sample]
     if not sel:
@@ -421,11 +545,17 @@ def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: b
     for i in sel:
         o = int(train.oracle[i])
         store.add(nb.words[i], nb.candidates[i][o])
-        K = store.kernel(nb.words[i], nb.candidates[i][[o, 0]], lam, len(store) - 1, len(store))
-        kd.append(abs(K[0, 0] - K[1, 0]))
+        pair = nb.candidates[i][[o, 0]]
+        K = store.kernel(nb.words[i], pair, lam, len(store) - 1, len(store))[:, 0]
+        if normalise:
+            qn = candidate_self_kernels(nb.words[i], pair, lam, word_features)
+            K = normalised(K[:, None], qn, qn[:1])[:, 0]
+        kd.append(abs(K[0] - K[1]))
         r = train.rows(i)
         ld.append(abs(train.L[r][o] - train.L[r][0]))
         if tick is not None:
             tick()
     k, l_ = float(np.median(kd)), float(np.median(ld))
-    return k / l_ if k > 0 and l_ > 0 else 1.0
+    if k <= 0 or l_ <= 0:
+        return 1.0
+    return k / l_ ** 2 if learned else k / l_

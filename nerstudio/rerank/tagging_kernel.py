@@ -29,6 +29,11 @@ all candidates of one sentence against a whole range of stored sequences at once
 the DP runs over the positions of the short sentence, each step being a vector operation along
 the long stored axis, and candidates that share a suffix share that part of the work.
 
+The raw kernel grows geometrically with the length of the common runs when ``c·λ > 1`` (word
+features give ``c`` up to 5), and a sentence's similarity to itself dwarfs its similarity to
+anything else; :func:`normalised` divides by ``sqrt(K(x, x) · K(y, y))`` so that every value is in
+[0, 1] (:meth:`SequenceStore.self_kernels` and :func:`candidate_self_kernels` give the norms).
+
 The kernel perceptron that uses it is :mod:`nerstudio.rerank.kernel`.
 """
 
@@ -134,6 +139,7 @@ class SequenceStore:
         self._lengths: list[int] = []
         self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
         self._work: dict[str, np.ndarray] = {}
+        self._norms: dict[float, list[float]] = {}  # per λ: K(k, k) of the first stored sequences
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -193,6 +199,17 @@ class SequenceStore:
         self._tags[g:] = -1
         self._ids[:, g:] = _NEVER
         del self._starts[n_sequences:], self._lengths[n_sequences:], self.words[n_sequences:]
+        for norms in self._norms.values():
+            del norms[n_sequences:]
+
+    def self_kernels(self, lam: float, first: int = 0, stop: int | None = None) -> np.ndarray:
+        """``K(k, k)`` of the stored sequences ``first <= k < stop`` (computed once per λ)."""
+        stop = len(self) if stop is None else min(stop, len(self))
+        norms = self._norms.setdefault(float(lam), [])
+        for k in range(len(norms), stop):
+            norms.append(float(self.kernel(self.words[k], self.tags_of(k)[None, :], lam, k, k + 1)[0, 0])
+                         if self._lengths[k] else 0.0)
+        return np.asarray(norms[first:stop], dtype=np.float64)
 
     def encode(self, words: Sequence[str]) -> np.ndarray:
         """``(n_slots, len)`` feature ids of a query sentence (unknown or absent: -1)."""
@@ -251,6 +268,45 @@ class SequenceStore:
             if tick is not None:
                 tick()
         return out
+
+
+def candidate_self_kernels(words: Sequence[str], cands: np.ndarray, lam: float,
+                           word_features: bool = False) -> np.ndarray:
+    """``K(x_j, x_j)`` of every candidate ``j`` of one sentence (for normalising the kernel).
+
+    The dynamic program of :func:`tagging_kernel` run for all candidates at once: the word part
+    ``c(a, b)`` is shared (the candidates have the same words), only the tag matches differ."""
+    cands = np.asarray(cands)
+    n = cands.shape[0]
+    ell = cands.shape[1] if cands.ndim == 2 else 0
+    if n == 0 or ell == 0:
+        return np.zeros(n)
+    if len(words) != ell:
+        raise ValueError("candidates and words must have the same length")
+    feats = [word_feature_values(w, word_features) for w in words]
+    c = np.ones((ell, ell))
+    for k in range(len(feats[0])):
+        index: dict[str, int] = {}
+        ids = np.array([-1 if f[k] is None else index.setdefault(f[k], len(index)) for f in feats])
+        c += (ids[:, None] == ids[None, :]) & (ids[:, None] >= 0)
+    eq = cands[:, :, None] == cands[:, None, :]  # (candidate, a, b): same tag at a and b
+    total = np.zeros(n)
+    nxt = np.zeros((n, ell + 1))  # C(a+1, ·), with C(·, ell) = 0
+    for a in range(ell - 1, -1, -1):
+        cur = np.zeros((n, ell + 1))
+        cur[:, :ell] = eq[:, a, :] * c[a][None, :] * (1.0 + lam * nxt[:, 1:])
+        total += cur[:, :ell].sum(axis=1)
+        nxt = cur
+    return total
+
+
+def normalised(K: np.ndarray, query_norms: np.ndarray, stored_norms: np.ndarray) -> np.ndarray:
+    """``K(x, y) / sqrt(K(x, x) · K(y, y))`` (0 where either sequence is empty): every value in
+    [0, 1] and ``K̂(x, x) = 1``, whatever λ, the word features and the sentence lengths."""
+    d = np.sqrt(np.outer(query_norms, stored_norms))
+    out = np.zeros_like(K)
+    np.divide(K, d, out=out, where=d > 0)
+    return out
 
 
 def _suffix_layers(cands: np.ndarray):

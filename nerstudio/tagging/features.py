@@ -17,6 +17,11 @@ Two named feature sets:
     window, prefixes and suffixes of 1–4 characters, word bigrams, and the POS and chunk columns
     (±1 window, POS bigrams) when the corpus has them.
 
+Either set with ``+gaz`` (``paper+gaz``, ``conll+gaz``) adds the bundled gazetteers
+(:mod:`nerstudio.resources`): per list, the IOB2 tag of the token and of its neighbours (±1) in
+the list's longest-match segmentation of the sentence (templates ``gz:<list>``, ``gz:<list>-1``,
+``gz:<list>+1``; one family per list, each tier of a tiered list apart).
+
 Extraction is vectorised per template: each template yields one integer code per token, the
 distinct codes are turned into strings once, and strings map to predicate ids through the
 vocabulary. Words are handled per *type*, so a corpus of 200k tokens costs a few hundred
@@ -31,10 +36,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.model import Sentence
+from ..resources import Gazetteers
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
 NULL = "NULL"
-FEATURE_SETS = ("paper", "conll")
+BASE_SETS = ("paper", "conll")
+FEATURE_SETS = BASE_SETS + tuple(f"{b}+gaz" for b in BASE_SETS)
+GAZ_VALUES = [NULL, "O", "B", "I"]
 
 
 class _Template:
@@ -87,6 +95,8 @@ class FeatureExtractor:
         if feature_set not in FEATURE_SETS:
             raise ValueError(f"unknown feature set {feature_set!r} (choose from {', '.join(FEATURE_SETS)})")
         self.feature_set = feature_set
+        self.base_set, _, extra = feature_set.partition("+")
+        self.gazetteers = Gazetteers() if extra == "gaz" else None
         self.lexicon: set[str] = set(lexicon or ())
         self.vocab: dict[str, int] = {}
         self.frozen = False
@@ -103,6 +113,13 @@ class FeatureExtractor:
         len_of_tok = np.repeat(lens, lens)
         ctx = {"types": types, "word_ids": word_ids, "pos": pos_in_sent, "len": len_of_tok, "n": n,
                "starts": starts, "cols": []}
+        if self.gazetteers is not None:
+            code = {"O": 1, "B": 2, "I": 3}
+            per_list = {name: np.empty(n, dtype=np.int64) for name in self.gazetteers.names}
+            for s, a in zip(sentences, starts[:-1].tolist()):
+                for name, tags in self.gazetteers.iob(s.words).items():
+                    per_list[name][a:a + len(tags)] = [code[t] for t in tags]
+            ctx["gaz"] = per_list
         ncols = min((len(s.extra) for s in sentences), default=0)
         for j in range(ncols):
             ctx["cols"].append(_intern([v for s in sentences for v in s.extra[j]]))
@@ -172,7 +189,12 @@ class FeatureExtractor:
             return f"{first}-{inlex}-{ch}"
 
         T.append(_Template("cmp", compound_codes, compound_value, ("w", 0)))
-        if self.feature_set == "paper":
+        for name in (self.gazetteers.names if self.gazetteers is not None else ()):
+            for k in (0, -1, 1):
+                T.append(_Template(f"gz:{name}" + (f"{k:+d}" if k else ""),
+                                   lambda c, name=name, k=k: self._shift(c["gaz"][name], c, k),
+                                   GAZ_VALUES.__getitem__, None, lookup(GAZ_VALUES), injective=True))
+        if self.base_set == "paper":
             return T
 
         # the CoNLL set

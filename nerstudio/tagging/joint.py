@@ -60,6 +60,7 @@ class JointStats:
     updates_total: int  # updates of type (A)
     updates_local: int  # updates of type (B)
     gold_in_nbest: float  # share of training documents whose gold labelling was a candidate
+    word_error: float | None = None  # tokens the total model's best candidate got wrong during the pass / tokens
     dev_precision: float | None = None
     dev_recall: float | None = None
     dev_f1: float | None = None
@@ -177,7 +178,8 @@ class JointTagger:
     def __init__(self, algorithm: str = "proposed", n: int = 20, n_test: int = 100, C: float = 100.0,
                  C_local: float | None = None, epochs: int = 10, average: bool = True, bpm: int = 0,
                  shuffle: bool = True, seed: int = 0, keep_best: bool = True,
-                 templates: Sequence[str] = TEMPLATES, local: dict | None = None):
+                 templates: Sequence[str] = TEMPLATES, local: dict | None = None, tol: float = 1e-4,
+                 patience: int = 3):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
         if n < 2 or n_test < 1:
@@ -186,10 +188,12 @@ class JointTagger:
         self.epochs, self.average, self.bpm, self.shuffle, self.seed = epochs, average, bpm, shuffle, seed
         self.keep_best, self.templates = keep_best, tuple(templates)
         self.local = dict(local or {})
+        self.tol, self.patience = float(tol), int(patience)
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("algorithm", "n", "n_test", "C", "C_local", "epochs", "average",
-                                              "bpm", "shuffle", "seed", "keep_best", "templates", "local")}
+                                              "bpm", "shuffle", "seed", "keep_best", "templates", "local",
+                                              "tol", "patience")}
 
     @property
     def reranking(self) -> bool:
@@ -227,16 +231,16 @@ class JointTagger:
         wl, wg = self._initial_weights(train, rng, should_cancel)
         best_f, best = -1.0, None
         stale = 0
-        prev_err = None
+        prev_err: float | None = None
         for epoch in range(1, self.epochs + 1 if not self.cancelled_ else 1):
             t = time.perf_counter()
             order = rng.permutation(len(train)) if self.shuffle else np.arange(len(train))
-            a, b, hits, cancelled = self._epoch(train, order, wl, wg, should_cancel)
+            a, b, hits, cancelled, wrong, tokens = self._epoch(train, order, wl, wg, should_cancel)
             if cancelled:
                 self.cancelled_ = True
                 break
             self._set_weights(wl, wg)
-            st = JointStats(epoch, time.perf_counter() - t, a, b, hits / max(len(train), 1))
+            st = JointStats(epoch, time.perf_counter() - t, a, b, hits / max(len(train), 1), wrong / max(tokens, 1))
             if dev_docs is not None:
                 p, r, f = self._evaluate(dev_docs)
                 st.dev_precision, st.dev_recall, st.dev_f1 = p, r, f
@@ -246,16 +250,16 @@ class JointTagger:
             self.history_.append(st)
             if callback is not None:
                 callback(st)
-            err = a + b
-            if err == 0:
+            if a + b == 0:
                 break
-            # K&T stop when the number of updates stops changing (relative change < 1e-4, 3 times)
-            if prev_err is not None and abs(err - prev_err) / max(prev_err, 1) < 1e-4:
-                stale += 1
-                if stale >= 3:
+            # K&T §6.1: stop when the relative change of the per-word labelling error (of the
+            # total model's best candidate, during the pass) stays below tol for patience epochs
+            err = st.word_error
+            if prev_err is not None:
+                change = abs(err - prev_err) / prev_err if prev_err > 0 else (0.0 if err == 0 else np.inf)
+                stale = stale + 1 if change < self.tol else 0
+                if stale >= self.patience:
                     break
-            else:
-                stale = 0
             prev_err = err
         if self.wl_ is None:
             self._set_weights(wl, wg)
@@ -314,18 +318,19 @@ class JointTagger:
 
     def _epoch(self, docs: _Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel):
         """One pass of Algorithm 4.1/4.2 over ``docs`` in ``order``; returns the counts of (A)
-        and (B) updates, of documents with gold among the candidates, and whether cancelled."""
+        and (B) updates, of documents with gold among the candidates, whether cancelled, and the
+        tokens the total model's best candidate got wrong out of the tokens seen."""
         C = self.C
         C_local = self.C if self.C_local is None else self.C_local
         proposed = self.algorithm == "proposed"
-        n_a = n_b = hits = 0
+        n_a = n_b = hits = wrong = tokens = 0
         last_check = -np.inf
         for i in order:
             i = int(i)
             if should_cancel is not None and time.perf_counter() - last_check > 0.2:
                 last_check = time.perf_counter()
                 if should_cancel():
-                    return n_a, n_b, hits, True
+                    return n_a, n_b, hits, True, wrong, tokens
             gold, phi_g_gold = docs.gold(i)
             self._ensure(wg, self.nl_.n_features)
             Y, ls = docs.local.candidates(i, self.n, wl.w)
@@ -336,6 +341,8 @@ class JointTagger:
             is_gold = np.all(Y == gold[None, :], axis=1) if len(Y) else np.zeros(0, bool)
             hits += bool(is_gold.any())
             rank = np.argsort(-total, kind="stable")
+            tokens += len(gold)
+            wrong += int(np.count_nonzero(Y[rank[0]] != gold)) if len(rank) else len(gold)
             target = None
             if len(rank) and not is_gold[rank[0]] and s_gold - total[rank[0]] <= C:
                 target = rank[0]
@@ -356,7 +363,7 @@ class JointTagger:
                     n_b += 1
             wl.tick()
             wg.tick()
-        return n_a, n_b, hits, False
+        return n_a, n_b, hits, False, wrong, tokens
 
     def _set_weights(self, wl: AveragedWeights, wg: AveragedWeights) -> None:
         k = self.nl_.n_features

@@ -38,6 +38,11 @@ user gazetteer get ``g:<TYPE>``)
     sentence against the entries of that type: scanning left to right, at each position the
     longest entry (a word sequence, matched case-sensitively) starting there is taken, else ``O``.
 
+bundled gazetteers ``g:<list>`` (``lists``: :mod:`nerstudio.resources`, one type per list and
+tier, e.g. ``g:per_first``, ``g:loc_city_1m``, ``g:org_suffix``)
+    the same longest-match IOB2 tag against that list (the model stores the lists' fingerprint
+    and refuses other lists).
+
 Templates, per surface type x and window offset k:
 
 * unigram ``x@k`` for k in −2..+2: the value of x at position i+k;
@@ -80,6 +85,7 @@ import numpy as np
 
 from ..corpus.model import Sentence
 from ..errors import Cancelled
+from ..resources import Gazetteers
 
 NULL = "NULL"
 OFFSETS = (-2, -1, 0, 1, 2)
@@ -247,9 +253,11 @@ class KTFeatures:
 
     name = "kt"
 
-    def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all"):
+    def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all",
+                 lists: Gazetteers | None = None):
         self.cutoff = int(cutoff)
         self.gazetteer = gazetteer
+        self.lists = lists  # the bundled gazetteers (nerstudio.resources): types g:<list>
         self.edge_templates = edge_templates
         self.patterns = self._patterns(edge_templates)
 
@@ -268,6 +276,8 @@ class KTFeatures:
         types = list(WORD_TYPES) + list(COLUMN_TYPES[:n_columns]) + list(FLAG_TYPES)
         if self.gazetteer is not None:
             types += [self.gazetteer.feature_name(t) for t in self.gazetteer.types]
+        if self.lists is not None:
+            types += [f"g:{n}" for n in self.lists.names]
         return types
 
     def _templates(self, types: list[str]) -> list[tuple[str, str, int, bool]]:
@@ -296,6 +306,8 @@ class KTFeatures:
         cdicts: list[dict[str, int]] = [{} for _ in range(n_columns)]
         gaz_types = self.gazetteer.types if self.gazetteer is not None else []
         gaz_codes: list[list[int]] = [[] for _ in gaz_types]
+        list_names = self.lists.names if self.lists is not None else []
+        list_codes: dict[str, list[int]] = {n: [] for n in list_names}
         bio = {"B": 1, "I": 2, "O": 3}
         for si, seq in enumerate(sequences):
             if check is not None and si % 64 == 0:
@@ -314,6 +326,9 @@ class KTFeatures:
                     cols[j].extend(d.setdefault(v, len(d) + 1) for v in s.extra[j])
                 for j, typ in enumerate(gaz_types):
                     gaz_codes[j].extend(bio[t] for t in self.gazetteer.match(s.words, typ, doc))
+                if list_names:
+                    for name, tags in self.lists.iob(s.words).items():
+                        list_codes[name].extend(bio[t] for t in tags)
                 n += m
             seq_lens.append(n)
         words = list(wdict)
@@ -340,6 +355,8 @@ class KTFeatures:
             values[COLUMN_TYPES[j]] = ([NULL] + list(cdicts[j]), np.array(cols[j], dtype=np.int64))
         for j, typ in enumerate(gaz_types):
             values[self.gazetteer.feature_name(typ)] = ([NULL, "B", "I", "O"], np.array(gaz_codes[j], dtype=np.int64))
+        for name in list_names:
+            values[f"g:{name}"] = ([NULL, "B", "I", "O"], np.array(list_codes[name], dtype=np.int64))
         seq_ptr = np.zeros(len(seq_lens) + 1, dtype=np.int64)
         np.cumsum(seq_lens, out=seq_ptr[1:])
         return values, seq_ptr, np.array(starts, dtype=np.uint8)
@@ -528,7 +545,8 @@ class KTFeatures:
                   "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
                   else list(self.edge_templates),
                   "types": self.types_, "templates": [list(t) for t in self.templates_],
-                  "n_predicates": self.n_predicates_}
+                  "n_predicates": self.n_predicates_,
+                  "lists": self.lists.fingerprint if self.lists is not None else None}
         kept_ptr = np.zeros(len(self.kept_) + 1, dtype=np.int64)
         np.cumsum([len(k) for k in self.kept_], out=kept_ptr[1:])
         arrays = {"kept": np.concatenate(self.kept_).astype(np.int64), "kept_ptr": kept_ptr}
@@ -539,7 +557,12 @@ class KTFeatures:
     @classmethod
     def from_state(cls, header: dict, arrays: dict, values: dict, gaz) -> "KTFeatures":
         gazetteer = Gazetteer(gaz) if gaz is not None else None
-        f = cls(header["cutoff"], gazetteer, header["edge_templates"])
+        lists = None
+        if header.get("lists"):
+            lists = Gazetteers()
+            if lists.fingerprint != header["lists"]:
+                raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
+        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists)
         f.n_columns_ = int(header["n_columns"])
         f.types_ = list(header["types"])
         f.templates_ = [(str(a), str(b), int(c), bool(d)) for a, b, c, d in header["templates"]]

@@ -74,7 +74,7 @@ class MaxEntTagger:
         self.optimizer, self.max_iter, self.tol, self.dev_every = optimizer, max_iter, tol, dev_every
         self.labels = None if labels is None else list(labels)
         # the paper counts (predicate, tag) pairs; the richer CoNLL set does better counting predicates
-        cutoff_on = cutoff_on or ("pair" if features == "paper" else "predicate")
+        cutoff_on = cutoff_on or ("pair" if str(features).split("+")[0] == "paper" else "predicate")
         if cutoff_on not in ("pair", "predicate"):
             raise ValueError("cutoff_on must be 'pair' or 'predicate'")
         self.cutoff_on = cutoff_on
@@ -446,6 +446,8 @@ class MaxEntTagger:
                   "tagset": self.tagset_, "n_static": self.n_static_,
                   "train_seconds": getattr(self, "train_seconds_", None), "n_iter": getattr(self, "n_iter_", None),
                   "n_evals": getattr(self, "n_evals_", None), "stop_reason": getattr(self, "stop_reason_", None)}
+        if self.extractor_.gazetteers is not None:
+            header["gazetteers"] = self.extractor_.gazetteers.fingerprint
         names = self.extractor_.names()
         payload = {"predicates": json_array(names), "lexicon": json_array(sorted(self.extractor_.lexicon)),
                    "W": self.W_.astype(np.float32)}
@@ -467,6 +469,10 @@ class MaxEntTagger:
             if len(names) != m.n_static_:
                 raise ValueError("predicate count does not match the weights")
             m.extractor_ = FeatureExtractor(h["features"], set(json_value(arrays["lexicon"])))
+            gz = m.extractor_.gazetteers
+            if gz is not None and h.get("gazetteers") != gz.fingerprint:
+                raise ValueError("it was trained with other gazetteer lists than this nerstudio's "
+                                 f"({h.get('gazetteers')} against {gz.fingerprint}): retrain it")
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             T = len(m.tagset_)
             if arrays.shape("W") != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):  # checked before it is read

@@ -69,7 +69,11 @@ from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
+from ..resources import Gazetteers
 from .local_features import Gazetteer, KTFeatures
+
+#: ``gazetteer`` settings by name: entities of the training data, the bundled lists, or both.
+GAZETTEER_SPECS = ("train", "lists", "train+lists")
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
@@ -132,7 +136,8 @@ class PerceptronTagger:
     See the module docstring for the variants, ``bpm``, stopping and cancellation. ``C`` is the
     margin of the ``margin`` variant; ``average=None`` means the variant's own choice (averaged
     only for ``averaged``). ``gazetteer``: ``None`` (no gazetteer features), ``"train"`` (ORG,
-    PER and MISC entity strings of the training data) or a mapping type → entity strings.
+    PER and MISC entity strings of the training data), ``"lists"`` (the bundled gazetteers of
+    :mod:`nerstudio.resources`), ``"train+lists"`` (both) or a mapping type → entity strings.
     ``edge_templates``: which templates get edge features (see
     :class:`~nerstudio.tagging.local_features.KTFeatures`).
 
@@ -165,8 +170,8 @@ class PerceptronTagger:
             raise ValueError(f"unknown feature set {features!r} (choose from {', '.join(FEATURE_SETS)})")
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
-        if gazetteer is not None and not (gazetteer == "train" or isinstance(gazetteer, (Mapping, Gazetteer))):
-            raise ValueError("gazetteer must be None, 'train' or a mapping type → entity strings")
+        if gazetteer is not None and not (gazetteer in GAZETTEER_SPECS or isinstance(gazetteer, (Mapping, Gazetteer))):
+            raise ValueError("gazetteer must be None, 'train', 'lists', 'train+lists' or a mapping type → entity strings")
         if epochs < 0 or bpm < 0 or cutoff < 1:
             raise ValueError("epochs and bpm must be ≥ 0 and cutoff ≥ 1")
         KTFeatures._patterns(edge_templates)  # validates
@@ -495,12 +500,15 @@ class PerceptronTagger:
             raise ValueError("no training tokens")
         labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
         self.tagset_ = make_tagset(labels if self.typed else [], self.task)
-        gaz = self.gazetteer
+        gaz, lists = self.gazetteer, None
+        if isinstance(gaz, str) and "lists" in gaz.split("+"):  # the bundled gazetteers
+            lists = Gazetteers()
+            gaz = "train" if gaz == "train+lists" else None
         if gaz == "train":  # leave-one-document-out on the training text, see local_features
             gaz = Gazetteer.from_documents([ss for _, ss in units])
         elif isinstance(gaz, Mapping):
             gaz = Gazetteer(gaz)
-        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates)
+        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists)
         seq_units, doc_of = self._units(corpus_or_documents, self.documents)
         self.features_.fit([u for _, u in seq_units], doc_of, should_cancel)
         self._layout()
@@ -635,7 +643,7 @@ class PerceptronTagger:
         gaz_spec = p.pop("gazetteer")
         m = cls(**p)
         gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
-        m.gazetteer = gaz_spec if gaz_spec in (None, "train") else gaz
+        m.gazetteer = gaz_spec if gaz_spec is None or gaz_spec in GAZETTEER_SPECS else gaz
         m.tagset_ = [str(t) for t in h["tagset"]]
         if not m.tagset_ or m.tagset_[0] != "N":
             raise ValueError("bad tag set")

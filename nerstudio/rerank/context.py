@@ -1,0 +1,91 @@
+"""What the rerankers know of an entity from outside its candidate: the bundled gazetteers
+(:func:`gazetteer_strings`) and the document and corpus context from the first stage's own
+output (:class:`DocumentContext`, two-stage aggregation after Krishnan & Manning 2006 and Ratinov
+& Roth 2009).
+
+``GZ=<list>`` when the entity's words are one whole entry of a list of
+:mod:`nerstudio.resources`, ``GZF=<list>`` / ``GZL=<list>`` when its first / last word alone is.
+
+The first stage is the tagger: its best candidate of every sentence of an N-best list. For the
+training list those candidates are jackknifed by document (a tagger that never saw the
+document labelled it), so the context says on training data what it will say on new data. For
+an entity with words ``w`` in sentence ``i`` of document ``d``:
+
+``DC=<label>``
+    the label the first stage gives ``w`` most often in the *other* sentences of ``d``
+    (absent when ``w`` is labelled nowhere else in ``d``);
+``CC=<label>``
+    the same over the sentences of the other documents of the list (corpus context).
+
+Ties go to the alphabetically first label; boundary-only lists have the one label ``ENT``. The
+rerankers' typed copies (``DC:ORG=PER``) then say whether the candidate agrees with the context.
+Kazama & Torisawa's non-local features (:mod:`nerstudio.text.nonlocal_features`) look at the
+same evidence inside one document labelling that is being scored; these look at a fixed first-
+stage labelling, so a reranker can use them without searching over document labellings.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Sequence
+
+from ..nbest import NBestList
+from ..resources import Gazetteers
+
+
+def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
+    """GZ / GZF / GZL strings of the entity ``words[s:e1]`` (``single`` caches one-word look-ups
+    by position, within one sentence)."""
+    single = {} if single is None else single
+
+    def one(i):
+        if i not in single:
+            single[i] = gz.lists_of([words[i]])
+        return single[i]
+    out = [f"GZ={n}" for n in gz.lists_of(words[s:e1])]
+    return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
+
+
+def _majority(c: Counter) -> str | None:
+    best = [k for k, v in c.items() if v > 0 and v == max(c.values())]
+    return min(best) if best else None
+
+
+class DocumentContext:
+    """The first-stage labels of an N-best list, counted per document and over the list.
+
+    ``documents``: the document index of every sentence of the list."""
+
+    def __init__(self, nbest: NBestList, documents: Sequence[int]):
+        if len(documents) != len(nbest):
+            raise ValueError("documents must give one document index per sentence of the N-best list")
+        self.documents = [int(d) for d in documents]
+        self.own: list[Counter] = []  # per sentence: (words, label) of its first-stage entities
+        self.doc: dict[int, Counter] = defaultdict(Counter)
+        self.corpus: Counter = Counter()
+        for i in range(len(nbest)):
+            c = Counter()
+            if nbest.n_candidates(i):
+                ws = nbest.words[i]
+                for sp in nbest.spans(i, 0):
+                    c[(tuple(ws[sp.start:sp.end]), sp.label or "ENT")] += 1
+            self.own.append(c)
+            self.doc[self.documents[i]].update(c)
+            self.corpus.update(c)
+        labels = sorted({lab for (_, lab) in self.corpus})
+        self.labels = labels
+
+    def strings(self, i: int, words: Sequence[str]) -> list[str]:
+        """``DC=…`` / ``CC=…`` of the entity ``words`` in sentence ``i`` (see the module docstring)."""
+        key = tuple(words)
+        d = self.documents[i]
+        doc_c = Counter({lab: self.doc[d][(key, lab)] - self.own[i][(key, lab)] for lab in self.labels})
+        cor_c = Counter({lab: self.corpus[(key, lab)] - self.doc[d][(key, lab)] for lab in self.labels})
+        out = []
+        m = _majority(doc_c)
+        if m is not None:
+            out.append(f"DC={m}")
+        m = _majority(cor_c)
+        if m is not None:
+            out.append(f"CC={m}")
+        return out

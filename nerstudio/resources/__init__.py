@@ -1,0 +1,107 @@
+"""External lexical resources: the bundled gazetteers (``lists/``) and their longest-match tags.
+
+Why a package of its own: both the taggers and the rerankers use the lists (the taggers as IOB2
+token features, the rerankers as features of whole entities), and those two layers never import
+each other; the lists are data shipped with nerstudio, built by
+``tools/resources/build_gazetteers.py`` from packages on the package index (sources, licences
+and attributions in ``lists/SOURCES.md``; no corpus text, so no test set, went into them).
+
+:class:`Gazetteers` loads some or all lists. :meth:`Gazetteers.iob` gives, per list, the IOB2 tag
+of every token in the *longest-match* segmentation of a sentence (scanning left to right, at
+each position the longest entry starting there is taken, else ``O``), the form of Kazama &
+Torisawa's gazetteer features; lists marked ``fold`` in ``lists/lists.json`` compare lower-cased
+words with full stops removed (``Inc.`` = ``inc``), the others compare words exactly.
+:meth:`Gazetteers.lists_of` says which lists hold a given word sequence as a whole entry.
+:attr:`Gazetteers.fingerprint` identifies the lists' contents, so a model trained with them can
+refuse lists that have changed since.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Sequence
+
+LISTS_DIR = Path(__file__).resolve().parent / "lists"
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict:
+    """``lists.json``: per list its match mode, entry count, sources and sha256."""
+    with open(LISTS_DIR / "lists.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def list_names() -> list[str]:
+    return sorted(manifest()["lists"])
+
+
+def fold(word: str) -> str:
+    """The ``fold`` match key of one word: lower case, full stops removed."""
+    return word.lower().replace(".", "")
+
+
+@lru_cache(maxsize=None)
+def _entries(name: str) -> frozenset:
+    mode = manifest()["lists"][name]["match"]
+    out = set()
+    with open(LISTS_DIR / f"{name}.txt", encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if words:
+                out.add(tuple(fold(w) for w in words) if mode == "fold" else tuple(words))
+    return frozenset(out)
+
+
+class Gazetteers:
+    """Some or all of the bundled lists (``names``: list names, default all), matched as the
+    module docstring says."""
+
+    def __init__(self, names: Iterable[str] | None = None):
+        known = list_names()
+        self.names = sorted(known if names is None else set(names))
+        bad = [n for n in self.names if n not in known]
+        if bad:
+            raise ValueError(f"unknown gazetteer {bad[0]!r} (choose from {', '.join(known)})")
+        meta = manifest()["lists"]
+        self.fold = {n: meta[n]["match"] == "fold" for n in self.names}
+        self.entries = {n: _entries(n) for n in self.names}
+        self._lengths: dict[str, dict[str, list[int]]] = {}
+        for n, es in self.entries.items():
+            idx: dict[str, set[int]] = defaultdict(set)
+            for e in es:
+                idx[e[0]].add(len(e))
+            self._lengths[n] = {k: sorted(v, reverse=True) for k, v in idx.items()}
+        digest = hashlib.sha256("".join(f"{n}:{meta[n]['sha256']};" for n in self.names).encode())
+        self.fingerprint = digest.hexdigest()[:16]
+
+    def _keys(self, name: str, words: Sequence[str]) -> list[str]:
+        return [fold(w) for w in words] if self.fold[name] else list(words)
+
+    def iob(self, words: Sequence[str]) -> dict[str, list[str]]:
+        """Per list, the IOB2 tag (``B``/``I``/``O``) of each word under longest match."""
+        out = {}
+        n = len(words)
+        for name in self.names:
+            keys, entries, lengths = self._keys(name, words), self.entries[name], self._lengths[name]
+            tags = ["O"] * n
+            i = 0
+            while i < n:
+                for m in lengths.get(keys[i], ()):
+                    if i + m <= n and tuple(keys[i:i + m]) in entries:
+                        tags[i] = "B"
+                        for j in range(i + 1, i + m):
+                            tags[j] = "I"
+                        i += m
+                        break
+                else:
+                    i += 1
+            out[name] = tags
+        return out
+
+    def lists_of(self, words: Sequence[str]) -> list[str]:
+        """The lists that hold ``words`` as one whole entry."""
+        return [n for n in self.names if tuple(self._keys(n, words)) in self.entries[n]]
