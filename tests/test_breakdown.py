@@ -58,4 +58,4 @@ def test_cli_preset_and_explicit_options_override_it(tmp_path):
     assert cfg["preset"] == "collins2002" and cfg["tagger_features"] == "paper" and cfg["n"] == 20  # from the preset
     assert cfg["task"] == "typed" and cfg["folds"] == 2 and cfg["boost_rounds"] == 200  # given explicitly
     assert main(["experiment", "--suite", "kazama", "--preset", "collins2002", "--train", "a", "--dev", "b",
-                 "--test", "c", "--out", str(out)]) == 2  # a collins preset on the kazama suite: a usage error
+                 "--test", "c", "--out", str(out)]) == 1  # a collins preset on the kazama suite: a user error
