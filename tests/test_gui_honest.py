@@ -91,8 +91,14 @@ def _one_sentence_file(path, tokens: int) -> None:
 
 
 def test_a_large_file_is_read_in_the_worker_while_the_window_keeps_working(bare, qtbot, tmp_path):
+    # a small file first: what the first opening imports (once per process) is not what is measured
+    warm = tmp_path / "warm.conll"
+    _one_sentence_file(warm, 50)
+    first = []
+    assert bare.files.open_corpus(str(warm), attach=False, then=first.append)
+    qtbot.waitUntil(lambda: bool(first), timeout=60000)
     path = tmp_path / "one-sentence.conll"
-    _one_sentence_file(path, 300_000)
+    _one_sentence_file(path, 1_000_000)
     ticks = []
     timer = QTimer()
     timer.setInterval(10)
@@ -102,10 +108,10 @@ def test_a_large_file_is_read_in_the_worker_while_the_window_keeps_working(bare,
     bare.jobs.progress.connect(lambda m, d, n: progress.append((m, d, n)))
     opened = []
     assert bare.files.open_corpus(str(path), attach=False, then=opened.append)
-    assert bare.runner.busy and bare.corpus is None  # reading in the worker: open_corpus returned at once
+    assert bare.runner.busy and bare.corpus.n_tokens == 50  # reading in the worker: open_corpus returned at once
     qtbot.waitUntil(lambda: bool(opened), timeout=120000)
     timer.stop()
-    assert opened == [True] and bare.corpus.n_tokens == 300_000 and len(bare.corpus) == 1
+    assert opened == [True] and bare.corpus.n_tokens == 1_000_000 and len(bare.corpus) == 1
     # the event loop ran during the read: the timer ticked many times, with progress in MB
     assert len(ticks) >= 5
     assert any("MB" in m and 0 < d < n for m, d, n in progress)
@@ -118,8 +124,8 @@ def test_opening_a_file_can_be_cancelled(bare, qtbot, tmp_path):
     _one_sentence_file(path, 1_000_000)
     opened = []
     assert bare.files.open_corpus(str(path), attach=False, then=opened.append)
-    qtbot.waitUntil(lambda: bare.training_panel.message.text().startswith("stage 1 of 2: reading"), timeout=30000)
-    bare.cancel_job()
+    assert bare.runner.busy  # reading in the worker
+    bare.cancel_job()  # at once: how fast the file is read must not decide what this test sees
     qtbot.waitUntil(lambda: bool(opened), timeout=10000)
     assert opened == [False] and bare.corpus is None
     assert "cancelled" in bare.training_panel.progress.text().lower()
