@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox
 from .. import __version__
 from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
+from .actions import make_action
 from .controllers import Context, DocumentEvents, SentenceCursor
 from .controllers.annotation import AnnotationController
 from .controllers.browser import BrowserController
@@ -122,16 +123,7 @@ class MainWindow(QMainWindow):
 
     # -- menus ----------------------------------------------------------------------------
     def _act(self, text, slot, shortcut=None, tip="", menu=None) -> QAction:
-        a = QAction(text, self)
-        if shortcut is not None:
-            a.setShortcut(QKeySequence(shortcut))
-        if tip:
-            a.setStatusTip(tip)
-            a.setToolTip(f"{tip} ({a.shortcut().toString()})" if shortcut is not None else tip)
-        a.triggered.connect(slot)
-        if menu is not None:
-            menu.addAction(a)
-        return a
+        return make_action(self, text, slot, shortcut, tip, menu)
 
     def _build_menus(self) -> None:
         f, b, t, an, v = self.files, self.browser, self.training, self.annotation, self.views

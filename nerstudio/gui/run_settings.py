@@ -61,18 +61,15 @@ def demo_settings() -> dict:
     """The settings the bundled demo model was built with — the training panel's defaults —
     read from the headers of its tagger and reranker files (the build script's values where a
     file is missing or says nothing)."""
-    import numpy as np
-
     from ..demo import DEMO_MODEL_DIR
-    from ..persist import json_value
+    from ..errors import FormatError
+    from ..persist import read_header
     out = {**DEMO_FALLBACK, "params": dict(DEMO_FALLBACK["params"])}
 
     def header(name: str) -> dict:
         try:
-            with np.load(DEMO_MODEL_DIR / name, allow_pickle=False) as z:
-                h = json_value(z["header"])
-            return h if isinstance(h, dict) else {}
-        except Exception:  # noqa: BLE001 - a missing or unreadable demo: the build script's values
+            return read_header(DEMO_MODEL_DIR / name)
+        except FormatError:  # a missing or unreadable demo: the build script's values
             return {}
     t = header("tagger.npz")
     for key, hk in (("task", "task"), ("tagger_features", "features"), ("tagger_iter", "max_iter")):

@@ -33,6 +33,7 @@ from ...app.document import Change
 from ...app.types import TypeScheme, document_types
 from ...corpus.formats import write_corpus
 from ...errors import NerstudioError
+from ..actions import make_action
 from ..dialogs import CORPUS_FILTER
 from ..views.annotation_view import CARET_KEYS
 from ..views.palette import type_icon
@@ -93,13 +94,13 @@ class AnnotationController(QObject):
         views.sentence_view.editRefused.connect(lambda msg: ctx.status(msg, 6000))
         ctx.events.changed.connect(self._on_change)
         w = self._window = parent_widget
-        self.act_undo = _action(w, "&Undo", self.undo, QKeySequence.Undo)
-        self.act_redo = _action(w, "&Redo", self.redo, QKeySequence.Redo)
-        self.act_accept = _action(w, "&Accept candidate as gold", lambda: self.accept_candidate(), "Ctrl+Return",
+        self.act_undo = make_action(w, "&Undo", self.undo, QKeySequence.Undo)
+        self.act_redo = make_action(w, "&Redo", self.redo, QKeySequence.Redo)
+        self.act_accept = make_action(w, "&Accept candidate as gold", lambda: self.accept_candidate(), "Ctrl+Return",
                                   "Make the selected candidate's entities the gold of this sentence")
-        self.act_save = _action(w, "&Save corpus", lambda: self.save_corpus(), QKeySequence.Save,
+        self.act_save = make_action(w, "&Save corpus", lambda: self.save_corpus(), QKeySequence.Save,
                                 "Save the gold annotations to the corpus file (its own format)")
-        self.act_save_as = _action(w, "Save corpus &as…", self.save_corpus_as_dialog, None,
+        self.act_save_as = make_action(w, "Save corpus &as…", self.save_corpus_as_dialog, None,
                                    "Save the gold annotations to another file")
         self._build_edit_actions()
         views.sentence_view.selectionChanged.connect(lambda *_: self._update_enabled())
@@ -362,16 +363,6 @@ class AnnotationController(QObject):
                             "keep them", 15000)
         return done
 
-
-def _action(parent, text, slot, shortcut=None, tip="") -> QAction:
-    a = QAction(text, parent)
-    if shortcut is not None:
-        a.setShortcut(QKeySequence(shortcut))
-    if tip:
-        a.setStatusTip(tip)
-        a.setToolTip(f"{tip} ({a.shortcut().toString()})" if shortcut is not None else tip)
-    a.triggered.connect(slot)
-    return a
 
 
 class _KeyRouter(QObject):

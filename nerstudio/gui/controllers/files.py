@@ -330,30 +330,25 @@ class FilesController(QObject):
         return True
 
     # -- dialogs --------------------------------------------------------------------------
-    def open_dialog(self) -> None:
-        path = self.ctx.dialogs.ask_open("Open corpus", CORPUS_FILTER, "last")
+    def _ask_and_open(self, title: str, filt: str, key: str, open_path) -> None:
+        path = self.ctx.dialogs.ask_open(title, filt, key)
         if path:
-            self.open_corpus(path)
+            open_path(path)
+
+    def open_dialog(self) -> None:
+        self._ask_and_open("Open corpus", CORPUS_FILTER, "last", self.open_corpus)
 
     def open_nbest_dialog(self) -> None:
-        path = self.ctx.dialogs.ask_open("Open N-best list", NBEST_FILTER, "nbest")
-        if path:
-            self.load_nbest(path)
+        self._ask_and_open("Open N-best list", NBEST_FILTER, "nbest", self.load_nbest)
 
     def open_dev_nbest_dialog(self) -> None:
-        path = self.ctx.dialogs.ask_open("Open dev N-best list", NBEST_FILTER, "nbest")
-        if path:
-            self.load_dev_nbest(path)
+        self._ask_and_open("Open dev N-best list", NBEST_FILTER, "nbest", self.load_dev_nbest)
 
     def open_model_dialog(self) -> None:
-        path = self.ctx.dialogs.ask_open("Open reranker model", MODEL_FILTER, "model")
-        if path:
-            self.load_model(path)
+        self._ask_and_open("Open reranker model", MODEL_FILTER, "model", self.load_model)
 
     def open_tagger_dialog(self) -> None:
-        path = self.ctx.dialogs.ask_open("Open tagger model", MODEL_FILTER, "model")
-        if path:
-            self.load_tagger(path)
+        self._ask_and_open("Open tagger model", MODEL_FILTER, "model", self.load_tagger)
 
     def open_results_dialog(self) -> None:
         d = self.ctx.dialogs.ask_folder("Open results folder")

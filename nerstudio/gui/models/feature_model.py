@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...numfmt import num
 from ...rerank.explanation import group_terms, rank_terms
 from ...rerank.glossary import LEGEND, describe, describe_template
-from .proxy import refilter
+from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
 _TOP = 0xFFFFFFFF
@@ -259,28 +259,17 @@ def _sign_brush(v: float):
     return None
 
 
-class FeatureFilterProxy(QSortFilterProxyModel):
+class FeatureFilterProxy(NeedleFilterProxy):
     """Case-insensitive search in feature names; a group stays when one of its features matches."""
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setRecursiveFilteringEnabled(True)
+        super().__init__(FeatureTreeModel.SortRole, parent)
         self.setFilterCaseSensitivity(Qt.CaseInsensitive)
         self.setFilterKeyColumn(0)
-        self.setSortRole(FeatureTreeModel.SortRole)
-        self._needle = ""
 
-    def set_needle(self, text: str) -> None:
-        def change():
-            self._needle = text.lower()
-        refilter(self, change)
-
-    def filterAcceptsRow(self, row, parent):
-        if not self._needle:
-            return True
+    def matches(self, row, parent, needle):
         src = self.sourceModel()
-        idx = src.index(row, 0, parent)
-        term = src.term_at(idx)
+        term = src.term_at(src.index(row, 0, parent))
         if term is None:  # group: accepted through its children, or by its template name
-            return self._needle == src._groups[row][0].lower() if src.grouped else False
-        return self._needle in term.name.lower() or self._needle == term.template.lower()
+            return needle == src._groups[row][0].lower() if src.grouped else False
+        return needle in term.name.lower() or needle == term.template.lower()

@@ -9,13 +9,13 @@ by text in the name or the meaning.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...numfmt import num
 from ...rerank.importance import L_TEMPLATE, Impact, ModelImportance
 from ...rerank.glossary import describe, describe_template
-from .proxy import refilter
+from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, TOOLTIP, USER
 
 _TOP = 0xFFFFFFFF
@@ -125,25 +125,15 @@ class ImportanceTreeModel(QAbstractItemModel):
         return None
 
 
-class ImportanceFilterProxy(QSortFilterProxyModel):
+class ImportanceFilterProxy(NeedleFilterProxy):
     """Case-insensitive search in names and meanings; a template stays when a feature matches."""
 
     def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setRecursiveFilteringEnabled(True)
-        self.setSortRole(ImportanceTreeModel.SortRole)
-        self._needle = ""
+        super().__init__(ImportanceTreeModel.SortRole, parent)
 
-    def set_needle(self, text: str) -> None:
-        def change():
-            self._needle = text.lower()
-        refilter(self, change)
-
-    def filterAcceptsRow(self, row, parent):
-        if not self._needle:
-            return True
+    def matches(self, row, parent, needle):
         src = self.sourceModel()
         x = src.impact_at(src.index(row, 0, parent))
         if x is None:
             return False
-        return self._needle in x.key.lower() or self._needle in describe_template(x.template).lower()
+        return needle in x.key.lower() or needle in describe_template(x.template).lower()
