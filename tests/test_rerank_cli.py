@@ -86,3 +86,48 @@ def test_rerank_with_a_broken_model_is_one_clear_line(tmp_path, capsys, experime
     err = capsys.readouterr().err
     assert rc == 1 and "model.npz" in err and "Traceback" not in err
     assert not (tmp_path / "p.conll").exists()
+
+
+def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_path, capsys):
+    """--lists-from takes the tagger and lists of a run with the same settings: every figure of
+    the report is the full run's (the tagger stage is the only one skipped)."""
+    out = tmp_path / "again"
+    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
+               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
+               "--systems", "boost,voted,averaged,margin", "--rounds", "600", "--eval-every", "50", "--epochs", "3",
+               "--beta", "0.3", "--min-sentences", "2", "--folds", "3", "--lists-from", str(experiment_dir)])
+    assert rc == 0
+    first = json.loads((experiment_dir / "report.json").read_text())
+    again = json.loads((out / "report.json").read_text())
+    assert again["config"]["lists_from"] == str(experiment_dir)
+    assert [(s["name"], s["dev"], s["test"]) for s in again["systems"]] == \
+        [(s["name"], s["dev"], s["test"]) for s in first["systems"]]
+    assert (out / "pred-voted-test.conll").read_bytes() == (experiment_dir / "pred-voted-test.conll").read_bytes()
+
+
+@pytest.mark.parametrize("change, message", [
+    (["--features", "conll"], "made with other settings: features 'paper' (wanted 'conll')"),
+    (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
+    (["--swap"], "other words than the corpus"),
+    (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
+    (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),
+])
+def test_lists_from_with_other_settings_or_corpora_is_refused(experiment_dir, tmp_path, capsys, change, message):
+    dev, test = os.path.join(DEMO, "dev.conll"), os.path.join(DEMO, "test.conll")
+    if change == ["--swap"]:
+        dev, test, change = test, dev, []
+    args = ["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", dev, "--test", test,
+            "--out", str(tmp_path / "x"), "--folds", "3", "--lists-from", str(experiment_dir)]
+    if "--features" not in change:
+        args += ["--features", "paper"]
+    rc = main(args + change)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1
+    assert message in err[-1] and "Traceback" not in "".join(err)
+    assert not (tmp_path / "x" / "report.json").exists()
+
+
+def test_kazama_suite_refuses_the_collins_only_options(tmp_path, capsys):
+    rc = main(["experiment", "--suite", "kazama", "--train", "a", "--dev", "b", "--test", "c", "--out", str(tmp_path),
+               "--lists-from", str(tmp_path)])
+    assert rc == 1 and "--lists-from applies to the collins suite only" in capsys.readouterr().err

@@ -116,3 +116,38 @@ def test_build_script_reproduces_the_lists():
     r = subprocess.run([sys.executable, str(ROOT / "tools/resources/build_gazetteers.py"), "--check"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
+
+
+def test_select_lists_by_family_and_name():
+    from nerstudio.resources import FAMILIES, family_of, select_lists
+    every = tuple(list_names())
+    assert select_lists("all") == every
+    # every list belongs to exactly one family, and the families cover all the lists
+    assert sorted(n for f in FAMILIES for n in select_lists(f)) == sorted(every)
+    assert select_lists("persons") == ("per_first", "per_last_20k", "per_last_2k")
+    assert select_lists("all,-persons") == tuple(n for n in every if family_of(n) != "persons")
+    assert select_lists("organisations,loc_country") == ("loc_country", "org_suffix")
+    assert select_lists(["locations", "-loc_city_15k"]) == tuple(
+        n for n in every if n.startswith("loc_") and n != "loc_city_15k")
+    with pytest.raises(ValueError, match="unknown gazetteer or family 'people'"):
+        select_lists("people")
+    with pytest.raises(ValueError, match="leaves no list"):
+        select_lists("persons,-persons")
+
+
+def test_reranker_gazetteer_features_of_some_lists_only():
+    """GlobalFeatures(gazetteers=<families>) fires only those lists' GZ features, and a model
+    keeps its choice (its state restores the same lists)."""
+    from nerstudio.rerank.features import GlobalFeatures
+    words = ["John", "Smith", "of", "Acme", "Inc.", "visited", "Germany"]
+    tags = ["B-PER", "I-PER", "O", "B-ORG", "I-ORG", "O", "B-LOC"]
+    every = GlobalFeatures(min_sentences=1, gazetteers=True).candidate_strings(words, tags)
+    some = GlobalFeatures(min_sentences=1, gazetteers=("locations", "organisations"))
+    got = some.candidate_strings(words, tags)
+    gz = [x for x in got if x.startswith("GZ")]
+    assert any("org_suffix" in x for x in gz) and any("loc_country" in x for x in gz)
+    assert not any("per_" in x for x in gz) and any("per_first" in x for x in every)
+    assert [x for x in got if not x.startswith("GZ")] == [x for x in every if not x.startswith("GZ")]
+    assert some.get_params()["gazetteers"] == [n for n in list_names() if n[:4] in ("loc_", "org_")]
+    assert GlobalFeatures(**some.get_params())._gz.fingerprint == some._gz.fingerprint != \
+        GlobalFeatures(gazetteers=True)._gz.fingerprint

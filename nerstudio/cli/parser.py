@@ -208,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
                    help="collins suite: document and corpus context of each entity (two-stage) for the rerankers "
                         "(default on, off in the collins2002 preset)")
+    p.add_argument("--gazetteer-lists", default=None, metavar="LISTS",
+                   help="collins suite: which gazetteer lists the rerankers use: comma-separated list names or "
+                        "families (persons, locations, nationalities, organisations), 'all', '-NAME' to take one "
+                        "away (e.g. all,-persons); default all")
+    p.add_argument("--lists-from", default=None, metavar="DIR",
+                   help="collins suite: take the tagger and N-best lists from an earlier experiment's DIR (same "
+                        "corpora and tagger settings, checked) instead of making them again")
     p.add_argument("--preset", choices=("collins2002",), default=None,
                    help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
                         "options given explicitly override it")

@@ -144,8 +144,9 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
-        if args.preset is not None:
-            raise ValueError("--preset applies to the collins suite only")
+        for opt in ("preset", "gazetteer_lists", "lists_from"):
+            if getattr(args, opt) is not None:
+                raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
             if getattr(args, k) is None:
                 setattr(args, k, v)
@@ -156,10 +157,17 @@ def cmd_experiment(args) -> int:
     for a in algos or ():
         if a not in ALGORITHMS:
             raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
+    gazetteers = args.global_gazetteers
+    if args.gazetteer_lists is not None:
+        if gazetteers is False:
+            raise ValueError("--gazetteer-lists chooses the lists of --global-gazetteers: drop --no-global-gazetteers")
+        from ..resources import select_lists
+        gazetteers = select_lists(args.gazetteer_lists)
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
-                                       reranker_gazetteers=args.global_gazetteers, reranker_context=args.context)
+                                       reranker_gazetteers=gazetteers, reranker_context=args.context,
+                                       lists_from=None if args.lists_from is None else os.path.abspath(args.lists_from))
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),

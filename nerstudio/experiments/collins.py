@@ -41,6 +41,7 @@ from ..rerank.features import GlobalFeatures
 from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife
+from .reuse import load_lists, made_by
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
                 "margin": "margin", "kernel": "kernel"}
@@ -80,7 +81,9 @@ class ExperimentConfig:
     min_sentences: int = 5
     # on by default: on CoNLL-2003 both raise every reranker's dev F (README, "Gazetteers"); the
     # tagger's own gazetteer features (tagger_features "conll+gaz") lowered its dev F and stay off
-    reranker_gazetteers: bool = True  # GZ/GZF/GZL global features from the bundled gazetteers
+    # GZ/GZF/GZL global features from the bundled gazetteers: True for every list, or the names of
+    # some lists (an ablation's choice; families allowed, see nerstudio.resources.select_lists)
+    reranker_gazetteers: bool | tuple = True
     reranker_context: bool = True  # DC/CC: two-stage document and corpus context (rerank/context.py)
     systems: tuple = ("boost", "voted", "averaged")
     boost_rounds: int = 100000
@@ -96,6 +99,9 @@ class ExperimentConfig:
     seed: int = 0
     encoding: str | None = None
     preset: str | None = None  # the name of the preset these settings came from (for the report)
+    # an earlier run's output directory whose tagger and N-best lists this run takes instead of
+    # making them again (same tagger settings and corpora, checked: experiments/reuse.py)
+    lists_from: str | None = None
 
     @classmethod
     def from_preset(cls, name: str | None, **overrides) -> "ExperimentConfig":
@@ -152,15 +158,22 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     # -- tagger, jackknife, N-best -----------------------------------------------------------------
     t = time.perf_counter()
     params = {"task": cfg.task, "features": cfg.tagger_features}
-    jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
-                   progress=lambda p: say("tagger", p.message) if p.final or p.notice else None, should_cancel=should_cancel,
-                   full=True, decode={"dev": dev, "test": test}, executor=executor)
-    nb_train, nb_dev, nb_test = jk.nbest, jk.decoded["dev"], jk.decoded["test"]
-    for nb, path, corpus in ((nb_train, train_path, train), (nb_dev, dev_path, dev), (nb_test, test_path, test)):
-        nb.meta["source"] = os.path.abspath(path)
-        nb.meta["documents"] = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+    origin = made_by(cfg.task, cfg.tagger_features, cfg.n, cfg.folds)
+    if cfg.lists_from is not None:
+        tagger, lists = load_lists(cfg.lists_from, origin, {"train": train, "dev": dev, "test": test})
+        nb_train, nb_dev, nb_test = lists["train"], lists["dev"], lists["test"]
+        say("tagger", f"tagger and N-best lists taken from {cfg.lists_from}")
+    else:
+        jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
+                       progress=lambda p: say("tagger", p.message) if p.final or p.notice else None,
+                       should_cancel=should_cancel, full=True, decode={"dev": dev, "test": test}, executor=executor)
+        tagger, nb_train, nb_dev, nb_test = jk.model, jk.nbest, jk.decoded["dev"], jk.decoded["test"]
+        for nb, path, corpus in ((nb_train, train_path, train), (nb_dev, dev_path, dev), (nb_test, test_path, test)):
+            nb.meta["source"] = os.path.abspath(path)
+            nb.meta["documents"] = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+            nb.meta["made_by"] = origin
     stages["tagger_and_nbest"] = time.perf_counter() - t
-    jk.model.save(os.path.join(out_dir, "tagger.npz"))
+    tagger.save(os.path.join(out_dir, "tagger.npz"))
     for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
         nb.save(os.path.join(out_dir, f"{name}-nbest.npz"))
     say("tagger", f"N-best lists ready in {stages['tagger_and_nbest']:.0f}s")

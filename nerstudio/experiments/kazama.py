@@ -281,7 +281,8 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         check()
         t = time.perf_counter()
         say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
-        fold_params = cfg.local(variant="margin", C=cfg.C_margin, bpm=cfg.bpm,
+        # the first models of the folds are the margin perceptron as chosen on dev (its C, its epoch)
+        fold_params = cfg.local(variant="margin", C=margin_model.C, bpm=cfg.bpm,
                                 epochs=margin_model.best_epoch_ or cfg.epochs, keep_best=False)
         lists = cross_validated_lists(train, fold_params, cfg.n, cfg.folds, cfg.workers, should_cancel,
                                       lambda m: say("reranking", m), executor=executor)

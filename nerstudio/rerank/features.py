@@ -19,7 +19,9 @@ Q and Q2 are generated only when ``e − s ≤ quote_max``; QF and QF2 only when
 With ``gazetteers=True`` every entity also gets the bundled gazetteers' view of it
 (:mod:`nerstudio.resources`): ``GZ=<list>`` for each list that holds the entity's words as one
 whole entry, ``GZF=<list>`` for each list that holds its first word alone, ``GZL=<list>`` its last
-word alone (typed copies as for the other entity features). With ``context=True`` every entity
+word alone (typed copies as for the other entity features); ``gazetteers`` may instead name
+lists or families of lists (:func:`nerstudio.resources.select_lists`), to use those only. With
+``context=True`` every entity
 also gets ``DC`` / ``CC``, the label the tagger's best candidates give the same words elsewhere in
 the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the list's
 ``meta["documents"]`` gives each sentence's document).
@@ -47,7 +49,7 @@ import scipy.sparse as sp
 
 from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
-from ..resources import Gazetteers
+from ..resources import Gazetteers, select_lists
 from ..text.shapes import build_lexicon, collapsed_shape
 from .context import DocumentContext, gazetteer_strings
 from .data import RankingData
@@ -114,10 +116,13 @@ class GlobalFeatures:
     """
 
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
-                 oracle: str = "tags", gazetteers: bool = False, context: bool = False):
-        self.gazetteers = bool(gazetteers)
+                 oracle: str = "tags", gazetteers: bool | Sequence[str] = False, context: bool = False):
+        # True: every bundled list; a sequence of names: those lists only (an ablation's choice)
+        self.gazetteers = (bool(gazetteers) if isinstance(gazetteers, (bool, int, type(None)))
+                           else list(select_lists(gazetteers)))
         self.context = bool(context)
-        self._gz = Gazetteers() if self.gazetteers else None
+        self._gz = (Gazetteers(None if self.gazetteers is True else self.gazetteers)
+                    if self.gazetteers else None)
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max

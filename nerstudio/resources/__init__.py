@@ -13,7 +13,9 @@ Torisawa's gazetteer features; lists marked ``fold`` in ``lists/lists.json`` com
 words with full stops removed (``Inc.`` = ``inc``), the others compare words exactly.
 :meth:`Gazetteers.lists_of` says which lists hold a given word sequence as a whole entry.
 :attr:`Gazetteers.fingerprint` identifies the lists' contents, so a model trained with them can
-refuse lists that have changed since.
+refuse lists that have changed since. :func:`select_lists` turns a user's choice (list names or
+the families of :data:`FAMILIES`, e.g. ``persons,locations``) into list names, for ablations that
+switch one family of lists off at a time.
 """
 
 from __future__ import annotations
@@ -37,6 +39,45 @@ def manifest() -> dict:
 
 def list_names() -> list[str]:
     return sorted(manifest()["lists"])
+
+
+#: The families of lists, by the prefix of their names: what an ablation switches on and off
+#: together (a tiered list's tiers belong to one family).
+FAMILIES = {"persons": "per_", "locations": "loc_", "nationalities": "misc_", "organisations": "org_"}
+
+
+def family_of(name: str) -> str:
+    for family, prefix in FAMILIES.items():
+        if name.startswith(prefix):
+            return family
+    raise ValueError(f"gazetteer {name!r} belongs to no family")
+
+
+def select_lists(spec: str | Iterable[str]) -> tuple[str, ...]:
+    """The list names a choice stands for: comma-separated (or an iterable of) list names and
+    family names (:data:`FAMILIES`), ``all`` for every list; a name prefixed with ``-`` is taken
+    away (``all,-persons``: every list but the persons'). Sorted, without repeats; an unknown
+    name, or a choice that leaves no list, is a ``ValueError``."""
+    items = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
+    known = list_names()
+    chosen: set[str] = set()
+    for item in items:
+        drop = item.startswith("-")
+        key = item[1:] if drop else item
+        if key == "all":
+            names = set(known)
+        elif key in FAMILIES:
+            names = {n for n in known if family_of(n) == key}
+        elif key in known:
+            names = {key}
+        else:
+            raise ValueError(f"unknown gazetteer or family {key!r} (families: all, {', '.join(FAMILIES)}; "
+                             f"lists: {', '.join(known)})")
+        chosen = chosen - names if drop else chosen | names
+    if not chosen:
+        raise ValueError(f"the gazetteer choice {spec if isinstance(spec, str) else ','.join(items)!r} "
+                         "leaves no list")
+    return tuple(sorted(chosen))
 
 
 def fold(word: str) -> str:
