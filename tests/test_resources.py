@@ -151,3 +151,16 @@ def test_reranker_gazetteer_features_of_some_lists_only():
     assert some.get_params()["gazetteers"] == [n for n in list_names() if n[:4] in ("loc_", "org_")]
     assert GlobalFeatures(**some.get_params())._gz.fingerprint == some._gz.fingerprint != \
         GlobalFeatures(gazetteers=True)._gz.fingerprint
+
+
+def test_maxent_tagger_with_some_lists_uses_only_them_and_round_trips(tmp_path):
+    from nerstudio.tagging.maxent import MaxEntTagger
+    train, dev = read_corpus(f"{DEMO}/train.conll"), read_corpus(f"{DEMO}/dev.conll")
+    m = MaxEntTagger(features="conll+gaz:persons/loc_country+rich", max_iter=20).fit(train.sentences)
+    lists = {n.split("=")[0].split(":")[1].rstrip("+-1") for n in m.extractor_.names() if n.startswith("gz:")}
+    assert lists == {"per_first", "per_last_2k", "per_last_20k", "loc_country"}
+    m.save(tmp_path / "t.npz")
+    back = MaxEntTagger.load(tmp_path / "t.npz")
+    assert back.features == "conll+gaz:persons/loc_country+rich"
+    a, b = m.nbest(dev.sentences, n=3), back.nbest(dev.sentences, n=3)
+    assert all(np.array_equal(x, y) for x, y in zip(a.candidates, b.candidates))

@@ -107,7 +107,8 @@ def _training_parts(m: MaxEntTagger, sents):
     return design, y, mask, X
 
 
-@pytest.mark.parametrize("features,cutoff", [("paper", 1), ("paper", 2), ("conll", 1), ("conll", 3)])
+@pytest.mark.parametrize("features,cutoff", [("paper", 1), ("paper", 2), ("conll", 1), ("conll", 3),
+                                             ("conll+rich", 1), ("conll+gaz:persons/loc_country+rich", 2)])
 def test_factored_design_equals_plain_design(features, cutoff):
     m = MaxEntTagger(task="typed", features=features, cutoff=cutoff)
     design, y, mask, X = _training_parts(m, conll_like())
@@ -469,3 +470,44 @@ def test_jackknife_in_process_cancels_inside_training_and_returns_the_full_model
     res = jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 20}, workers=1, full=True,
                     decode={"again": (c.sentences, None)})
     assert isinstance(res.model, MaxEntTagger) and len(res.decoded["again"]) == len(c)
+
+
+def test_feature_set_names_are_read_with_their_parts():
+    from nerstudio.tagging.features import parse_feature_set
+    assert parse_feature_set("conll") == ("conll", None, False)
+    assert parse_feature_set("paper+rich") == ("paper", None, True)
+    base, lists, rich = parse_feature_set("conll+gaz:persons/loc_country+rich")
+    assert (base, rich) == ("conll", True) and lists == ("loc_country", "per_first", "per_last_20k", "per_last_2k")
+    assert len(parse_feature_set("conll+gaz")[1]) > len(lists)
+    for bad, what in (("crf", "unknown feature set"), ("conll+gaz+gaz", "repeated part 'gaz'"),
+                      ("conll+wide", "unknown or repeated part 'wide'"), ("conll+gaz:people", "people")):
+        with pytest.raises(ValueError, match=what):
+            parse_feature_set(bad)
+        with pytest.raises(ValueError, match=what):
+            MaxEntTagger(features=bad)
+
+
+def test_rich_templates_equal_their_literal_definitions():
+    """+rich: p5/s5, the neighbours' full shapes and lexicon flags, the capitalisation pattern
+    of the previous, current and next word, for every token (literal definitions)."""
+    from nerstudio.tagging.features import FeatureExtractor
+    from nerstudio.text.shapes import first_char_type
+    sents = conll_like()
+    plain, rich = FeatureExtractor("conll"), FeatureExtractor("conll+rich")
+    Xp, Xr = plain.fit_transform(sents), rich.fit_transform(sents)
+    names_p, names_r = plain.names(), rich.names()
+    lex = rich.lexicon
+    row = 0
+    for s in sents:
+        w = s.words
+        for i in range(len(w)):
+            got = {names_r[j] for j in Xr[row].indices} - {names_p[j] for j in Xp[row].indices}
+            at = (lambda k: w[i + k] if 0 <= i + k < len(w) else None)
+            want = {"p5=" + (w[i][:5] if len(w[i]) >= 5 else "NULL"), "s5=" + (w[i][-5:] if len(w[i]) >= 5 else "NULL")}
+            for k in (-1, 1):
+                x = at(k)
+                want.add(f"shape{k:+d}=" + ("NULL" if x is None else shape(x)))
+                want.add(f"lex{k:+d}=" + ("NULL" if x is None else ("1" if x.lower() in lex else "0")))
+            want.add("cap3=" + "|".join("NULL" if at(k) is None else first_char_type(at(k)) for k in (-1, 0, 1)))
+            assert got == want, (w, i)
+            row += 1

@@ -23,6 +23,18 @@ class ArgumentParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(USER_ERROR, f"{self.prog}: error: {message}\n")
 
+def _feature_set(text: str) -> str:
+    """A tagger feature set: ``kt`` or a max-ent set as :func:`nerstudio.tagging.features.parse_feature_set`
+    reads it (``conll``, ``conll+gaz``, ``conll+gaz:persons/locations``, ``conll+rich``, …)."""
+    if text != "kt":
+        from ..tagging.features import parse_feature_set
+        try:
+            parse_feature_set(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = "input") -> None:
     dest = prefix.replace("-", "_")
     p.add_argument(f"--{prefix}format" if prefix else "--from", dest=f"{dest}format", metavar="FORMAT",
@@ -83,10 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = argparse.ArgumentParser(add_help=False)
     tagger.add_argument("--task", choices=("typed", "scn"), default="typed",
                         help="typed entities (CoNLL types) or the paper's boundary-only SCN task")
-    tagger.add_argument("--features", choices=("paper", "conll", "paper+gaz", "conll+gaz", "kt"), default=None,
+    tagger.add_argument("--features", type=_feature_set, default=None, metavar="SET",
                         help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
-                             "wider window; +gaz: plus the bundled gazetteers; kt: Kazama & Torisawa's Table 1 "
-                             "(the perceptron tagger's set)")
+                             "wider window; +gaz: plus the bundled gazetteers (+gaz:LISTS: some, families or "
+                             "lists joined by /); +rich: more shape and affix templates; kt: Kazama & "
+                             "Torisawa's Table 1 (the perceptron tagger's set)")
     tagger.add_argument("--cutoff", type=int, default=None,
                         help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
                              "surface predicates seen this often (default 2)")
@@ -223,8 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
-    p.add_argument("--features", choices=("paper", "conll", "paper+gaz", "conll+gaz"), default=None,
-                   help="tagger feature set (default conll; +gaz: with the bundled gazetteers)")
+    p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
+                   help="tagger feature set (default conll; +gaz: with the bundled gazetteers, +gaz:LISTS some "
+                        "of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix templates)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
                         "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "

@@ -22,6 +22,17 @@ Either set with ``+gaz`` (``paper+gaz``, ``conll+gaz``) adds the bundled gazette
 the list's longest-match segmentation of the sentence (templates ``gz:<list>``, ``gz:<list>-1``,
 ``gz:<list>+1``; one family per list, each tier of a tiered list apart).
 
+Extras are joined with ``+`` and may be combined (``conll+gaz+rich``):
+
+``gaz`` or ``gaz:<lists>``
+    the gazetteer templates above, of every list or of some (``<lists>``: list or family names
+    joined by ``/``, as :func:`nerstudio.resources.select_lists` reads them with commas, e.g.
+    ``conll+gaz:locations/nationalities``), so an ablation can keep only the families dev agrees with;
+``rich``
+    more word-shape and affix templates: prefixes and suffixes of 5 characters, the full shape
+    of the previous and next word, their lowercase-lexicon flags, and the first-character types
+    of the previous, current and next word as one pattern (``Aa|A|a``: capitalisation in context).
+
 Extraction is vectorised per template: each template yields one integer code per token, the
 distinct codes are turned into strings once, and strings map to predicate ids through the
 vocabulary. Words are handled per *type*, so a corpus of 200k tokens costs a few hundred
@@ -41,8 +52,29 @@ from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first
 
 NULL = "NULL"
 BASE_SETS = ("paper", "conll")
+#: the named sets the command line offers; :func:`parse_feature_set` reads every combination
 FEATURE_SETS = BASE_SETS + tuple(f"{b}+gaz" for b in BASE_SETS)
 GAZ_VALUES = [NULL, "O", "B", "I"]
+
+
+def parse_feature_set(name: str) -> tuple[str, tuple[str, ...] | None, bool]:
+    """``(base set, gazetteer list names or None, rich)`` of a feature-set name (module
+    docstring); an unknown part is a ``ValueError`` naming it."""
+    from ..resources import list_names, select_lists
+    base, *extras = name.split("+")
+    if base not in BASE_SETS:
+        raise ValueError(f"unknown feature set {name!r} (choose from {', '.join(FEATURE_SETS)}, "
+                         "with +gaz[:LISTS] and +rich)")
+    lists, rich = None, False
+    for extra in extras:
+        kind, _, spec = extra.partition(":")
+        if kind == "gaz" and lists is None:
+            lists = tuple(list_names()) if not spec else select_lists(spec.replace("/", ","))
+        elif extra == "rich" and not rich:
+            rich = True
+        else:
+            raise ValueError(f"feature set {name!r}: unknown or repeated part {extra!r} (gaz, gaz:LISTS, rich)")
+    return base, lists, rich
 
 
 class _Template:
@@ -92,11 +124,9 @@ class FeatureExtractor:
     """Maps sentences to a sparse binary matrix of predicates (one row per token)."""
 
     def __init__(self, feature_set: str = "paper", lexicon: set[str] | None = None):
-        if feature_set not in FEATURE_SETS:
-            raise ValueError(f"unknown feature set {feature_set!r} (choose from {', '.join(FEATURE_SETS)})")
+        self.base_set, lists, self.rich = parse_feature_set(feature_set)
         self.feature_set = feature_set
-        self.base_set, _, extra = feature_set.partition("+")
-        self.gazetteers = Gazetteers() if extra == "gaz" else None
+        self.gazetteers = Gazetteers(lists) if lists is not None else None
         self.lexicon: set[str] = set(lexicon or ())
         self.vocab: dict[str, int] = {}
         self.frozen = False
@@ -210,6 +240,25 @@ class FeatureExtractor:
             word_t(f"s{m}", 0, lambda w, m=m: w[-m:] if len(w) >= m else NULL)
         word_t("lex", 0, lambda w: "1" if w.lower() in lex else "0")
         word_t("hyph", 0, lambda w: "1" if "-" in w[1:] else "0")
+        if self.rich:
+            word_t("p5", 0, lambda w: w[:5] if len(w) >= 5 else NULL)
+            word_t("s5", 0, lambda w: w[-5:] if len(w) >= 5 else NULL)
+            for k in (-1, 1):
+                word_t(f"shape{k:+d}", k, fast_shape)
+                word_t(f"lex{k:+d}", k, lambda w: "1" if w.lower() in lex else "0")
+            fct = table(first_char_type)
+
+            def cap_codes(c):
+                ids = [c["word_ids"], self._shift(c["word_ids"], c, -1), self._shift(c["word_ids"], c, 1)]
+                kinds, kind_of = _intern(fct, first=None)  # the distinct first-character types
+                m = len(kinds)
+                self._cap_kinds = kinds
+                return (kind_of[ids[1]] * m + kind_of[ids[0]]) * m + kind_of[ids[2]]
+
+            def cap_value(code: int) -> str:
+                kinds, m = self._cap_kinds, len(self._cap_kinds)
+                return f"{kinds[code // (m * m)]}|{kinds[(code // m) % m]}|{kinds[code % m]}"
+            T.append(_Template("cap3", cap_codes, cap_value, None, injective=True))
 
         def pair_t(name: str, a: Callable, b: Callable, va: list, vb: list, source=None):
             """Template on a pair of codes; ``va``/``vb`` the distinct strings of each side by code."""

@@ -31,7 +31,7 @@ from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import CORRUPT, json_array, json_value, load_npz, save_npz
-from .features import FEATURE_SETS, FeatureExtractor, _unique_inverse
+from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
 
 MODEL_FORMAT = "nerstudio-maxent"
@@ -66,8 +66,7 @@ class MaxEntTagger:
                  dtype=np.float32, threads: int | None = None):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
-        if features not in FEATURE_SETS:
-            raise ValueError(f"unknown feature set {features!r} (choose from {', '.join(FEATURE_SETS)})")
+        parse_feature_set(features)  # a ValueError naming what is wrong
         if optimizer not in ("lbfgs", "gis"):
             raise ValueError("optimizer must be 'lbfgs' or 'gis'")
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
