@@ -166,6 +166,17 @@ def test_context_features_integer_path_equals_readable_strings(typed):
             assert got == want
             kinds.update(x.split("=")[0].split(":")[0] for x in got if x[:2] in ("DC", "CC"))
     assert kinds == {"DC", "CC"}
+    # one scope only: exactly the DC (or CC) features of the full context, the rest unchanged
+    for scope, kind in (("document", "DC"), ("corpus", "CC")):
+        one = GlobalFeatures(min_sentences=1, context=scope)
+        d1 = one.fit_transform(nb)
+        for i in range(len(nb)):
+            for j in range(nb.n_candidates(i)):
+                both = {gf.names_[k] for k in data.features_of(data.offsets[i] + j)}
+                got = {one.names_[k] for k in d1.features_of(d1.offsets[i] + j)}
+                assert got == {x for x in both if x[:2] not in ("DC", "CC") or x[:2] == kind}
+    with pytest.raises(ValueError, match="unknown context scope"):
+        GlobalFeatures(context="sentence")
     with pytest.raises(ValueError, match="documents"):
         GlobalFeatures(context=True).fit_transform(NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold))
 

@@ -111,6 +111,7 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
     (["--swap"], "other words than the corpus"),
     (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
     (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),
+    (["--context-scope", "document", "--no-context"], "drop --no-context"),
 ])
 def test_lists_from_with_other_settings_or_corpora_is_refused(experiment_dir, tmp_path, capsys, change, message):
     dev, test = os.path.join(DEMO, "dev.conll"), os.path.join(DEMO, "test.conll")

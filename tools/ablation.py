@@ -40,6 +40,8 @@ ROWS = {
     "no-organisations": ("off", "all but organisations (legal suffixes)", "on",
                          ["--gazetteer-lists", "all,-organisations"]),
     "no-context": ("off", "all", "off", ["--no-context"]),
+    "document-context": ("off", "all", "document (DC)", ["--context-scope", "document"]),
+    "corpus-context": ("off", "all", "corpus (CC)", ["--context-scope", "corpus"]),
     "nothing": ("off", "none", "off", ["--no-global-gazetteers", "--no-context"]),
     "only-persons": ("off", "persons", "off", ["--gazetteer-lists", "persons", "--no-context"]),
     "only-locations": ("off", "locations", "off", ["--gazetteer-lists", "locations", "--no-context"]),

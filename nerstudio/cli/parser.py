@@ -221,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
                    help="collins suite: document and corpus context of each entity (two-stage) for the rerankers "
                         "(default on, off in the collins2002 preset)")
+    p.add_argument("--context-scope", choices=("both", "document", "corpus"), default=None,
+                   help="collins suite: which context the rerankers get: both (default), the document's only "
+                        "(DC) or the other documents' only (CC)")
     p.add_argument("--gazetteer-lists", default=None, metavar="LISTS",
                    help="collins suite: which gazetteer lists the rerankers use: comma-separated list names or "
                         "families (persons, locations, nationalities, organisations), 'all', '-NAME' to take one "

@@ -144,7 +144,7 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
-        for opt in ("preset", "gazetteer_lists", "lists_from"):
+        for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope"):
             if getattr(args, opt) is not None:
                 raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
@@ -163,10 +163,15 @@ def cmd_experiment(args) -> int:
             raise ValueError("--gazetteer-lists chooses the lists of --global-gazetteers: drop --no-global-gazetteers")
         from ..resources import select_lists
         gazetteers = select_lists(args.gazetteer_lists)
+    context = args.context
+    if args.context_scope is not None:
+        if context is False:
+            raise ValueError("--context-scope chooses the context of --context: drop --no-context")
+        context = True if args.context_scope == "both" else args.context_scope
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
-                                       reranker_gazetteers=gazetteers, reranker_context=args.context,
+                                       reranker_gazetteers=gazetteers, reranker_context=context,
                                        lists_from=None if args.lists_from is None else os.path.abspath(args.lists_from))
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),

@@ -84,7 +84,8 @@ class ExperimentConfig:
     # GZ/GZF/GZL global features from the bundled gazetteers: True for every list, or the names of
     # some lists (an ablation's choice; families allowed, see nerstudio.resources.select_lists)
     reranker_gazetteers: bool | tuple = True
-    reranker_context: bool = True  # DC/CC: two-stage document and corpus context (rerank/context.py)
+    # DC/CC: two-stage document and corpus context (rerank/context.py); "document" or "corpus": one only
+    reranker_context: bool | str = True
     systems: tuple = ("boost", "voted", "averaged")
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025

@@ -51,12 +51,20 @@ def _majority(c: Counter) -> str | None:
     return min(best) if best else None
 
 
+SCOPES = ("both", "document", "corpus")  # which of DC / CC a DocumentContext gives
+
+
 class DocumentContext:
     """The first-stage labels of an N-best list, counted per document and over the list.
 
-    ``documents``: the document index of every sentence of the list."""
+    ``documents``: the document index of every sentence of the list; ``scope``: ``both``,
+    ``document`` (DC only: the part that overlaps Kazama & Torisawa's document-level non-local
+    features) or ``corpus`` (CC only)."""
 
-    def __init__(self, nbest: NBestList, documents: Sequence[int]):
+    def __init__(self, nbest: NBestList, documents: Sequence[int], scope: str = "both"):
+        if scope not in SCOPES:
+            raise ValueError(f"unknown context scope {scope!r} (choose from {', '.join(SCOPES)})")
+        self.scope = scope
         if len(documents) != len(nbest):
             raise ValueError("documents must give one document index per sentence of the N-best list")
         self.documents = [int(d) for d in documents]
@@ -83,9 +91,9 @@ class DocumentContext:
         cor_c = Counter({lab: self.corpus[(key, lab)] - self.doc[d][(key, lab)] for lab in self.labels})
         out = []
         m = _majority(doc_c)
-        if m is not None:
+        if m is not None and self.scope != "corpus":
             out.append(f"DC={m}")
         m = _majority(cor_c)
-        if m is not None:
+        if m is not None and self.scope != "document":
             out.append(f"CC={m}")
         return out

@@ -24,7 +24,8 @@ lists or families of lists (:func:`nerstudio.resources.select_lists`), to use th
 ``context=True`` every entity
 also gets ``DC`` / ``CC``, the label the tagger's best candidates give the same words elsewhere in
 the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the list's
-``meta["documents"]`` gives each sentence's document).
+``meta["documents"]`` gives each sentence's document); ``context="document"`` or ``"corpus"``
+gives only DC or only CC.
 
 Sharing work: a feature depends on the words and on one entity (its start, its end, its type),
 or on a quote pair and the tags inside it. Start-side templates (BO, TO, TO2) are built once per
@@ -51,7 +52,7 @@ from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources import Gazetteers, select_lists
 from ..text.shapes import build_lexicon, collapsed_shape
-from .context import DocumentContext, gazetteer_strings
+from .context import SCOPES, DocumentContext, gazetteer_strings
 from .data import RankingData
 
 NULL = "NULL"
@@ -116,11 +117,18 @@ class GlobalFeatures:
     """
 
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
-                 oracle: str = "tags", gazetteers: bool | Sequence[str] = False, context: bool = False):
+                 oracle: str = "tags", gazetteers: bool | Sequence[str] = False,
+                 context: bool | str = False):
         # True: every bundled list; a sequence of names: those lists only (an ablation's choice)
         self.gazetteers = (bool(gazetteers) if isinstance(gazetteers, (bool, int, type(None)))
                            else list(select_lists(gazetteers)))
-        self.context = bool(context)
+        # True (= "both"), "document" (DC only) or "corpus" (CC only); False: none
+        if isinstance(context, str):
+            if context not in SCOPES:
+                raise ValueError(f"unknown context scope {context!r} (choose from {', '.join(SCOPES)})")
+            self.context = True if context == "both" else context
+        else:
+            self.context = bool(context)
         self._gz = (Gazetteers(None if self.gazetteers is True else self.gazetteers)
                     if self.gazetteers else None)
         self.min_sentences = min_sentences
@@ -345,7 +353,7 @@ class GlobalFeatures:
             if docs is None:
                 raise ValueError("context features need the document of every sentence (meta 'documents' of the "
                                  "N-best list)")
-            self._ctx = DocumentContext(nbest, docs)
+            self._ctx = DocumentContext(nbest, docs, "both" if self.context is True else self.context)
         for i in range(S):
             self._ctx_i = i
             cands = nbest.candidates[i]
