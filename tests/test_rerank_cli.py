@@ -132,3 +132,17 @@ def test_kazama_suite_refuses_the_collins_only_options(tmp_path, capsys):
     rc = main(["experiment", "--suite", "kazama", "--train", "a", "--dev", "b", "--test", "c", "--out", str(tmp_path),
                "--lists-from", str(tmp_path)])
     assert rc == 1 and "--lists-from applies to the collins suite only" in capsys.readouterr().err
+
+
+def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
+    out = tmp_path / "copy"
+    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
+               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
+               "--systems", "averaged", "--epochs", "2", "--beta", "0.3", "--min-sentences", "2", "--folds", "3",
+               "--lists-from", str(experiment_dir), "--no-context", "--gazetteer-lists", "locations"])
+    assert rc == 0
+    for name in ("tagger", "train-nbest", "dev-nbest", "test-nbest"):
+        assert (out / f"{name}.npz").read_bytes() == (experiment_dir / f"{name}.npz").read_bytes()
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["config"]["reranker_context"] is False
+    assert all(n.startswith("loc_") for n in rep["config"]["reranker_gazetteers"])

@@ -41,7 +41,7 @@ from ..rerank.features import GlobalFeatures
 from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife
-from .reuse import load_lists, made_by
+from .reuse import copy_lists, load_lists, made_by
 
 SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
                 "margin": "margin", "kernel": "kernel"}
@@ -174,9 +174,12 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
             nb.meta["documents"] = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
             nb.meta["made_by"] = origin
     stages["tagger_and_nbest"] = time.perf_counter() - t
-    tagger.save(os.path.join(out_dir, "tagger.npz"))
-    for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
-        nb.save(os.path.join(out_dir, f"{name}-nbest.npz"))
+    if cfg.lists_from is not None:  # the files themselves, byte for byte (the tagger's header included)
+        copy_lists(cfg.lists_from, out_dir)
+    else:
+        tagger.save(os.path.join(out_dir, "tagger.npz"))
+        for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
+            nb.save(os.path.join(out_dir, f"{name}-nbest.npz"))
     say("tagger", f"N-best lists ready in {stages['tagger_and_nbest']:.0f}s")
     check()
 

@@ -16,6 +16,7 @@ missing or unreadable file.
 from __future__ import annotations
 
 import os
+import shutil
 
 from ..corpus.model import Corpus
 from ..nbest import NBestList
@@ -56,6 +57,18 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
         raise ValueError(f"{tagger_path}: a {tagger.task}/{tagger.features} tagger, wanted "
                          f"{expected['task']}/{expected['features']}")
     return tagger, lists
+
+
+def copy_lists(folder, out_dir) -> None:
+    """The tagger and lists of ``folder`` into ``out_dir`` (atomically, file by file; nothing
+    to do when they are the same folder), so every run's directory holds its own inputs."""
+    if os.path.samefile(folder, out_dir):
+        return
+    for name in ("tagger",) + tuple(f"{n}-nbest" for n in LIST_NAMES):
+        src, dst = os.path.join(folder, f"{name}.npz"), os.path.join(out_dir, f"{name}.npz")
+        tmp = dst + ".part"
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
 
 
 def _check_sentences(path: str, nb: NBestList, corpus: Corpus, typed: bool) -> None:
