@@ -108,6 +108,7 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
 @pytest.mark.parametrize("change, message", [
     (["--features", "conll"], "made with other settings: features 'paper' (wanted 'conll')"),
     (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
+    (["--tagger-l2", "3"], "made with other settings: l2 1.0 (wanted 3.0)"),
     (["--swap"], "other words than the corpus"),
     (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
     (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),

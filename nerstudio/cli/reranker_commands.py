@@ -144,7 +144,7 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
-        for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope"):
+        for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope", "tagger_l2", "tagger_cutoff"):
             if getattr(args, opt) is not None:
                 raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
@@ -169,6 +169,7 @@ def cmd_experiment(args) -> int:
             raise ValueError("--context-scope chooses the context of --context: drop --no-context")
         context = True if args.context_scope == "both" else args.context_scope
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
+                                       tagger_l2=args.tagger_l2, tagger_cutoff=args.tagger_cutoff,
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
                                        reranker_gazetteers=gazetteers, reranker_context=context,

@@ -74,7 +74,9 @@ COLLINS2002_FIGURE5 = {
 @dataclass
 class ExperimentConfig:
     task: str = "typed"  # typed | scn
-    tagger_features: str = "conll"  # paper | conll
+    tagger_features: str = "conll"  # paper | conll (+gaz[:LISTS], +rich: nerstudio.tagging.features)
+    tagger_l2: float = 1.0  # the max-ent tagger's L2 penalty
+    tagger_cutoff: int = 5  # its (predicate, tag) cut-off
     folds: int = 5
     n: int = 20
     workers: int | None = None
@@ -158,8 +160,8 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- tagger, jackknife, N-best -----------------------------------------------------------------
     t = time.perf_counter()
-    params = {"task": cfg.task, "features": cfg.tagger_features}
-    origin = made_by(cfg.task, cfg.tagger_features, cfg.n, cfg.folds)
+    params = {"task": cfg.task, "features": cfg.tagger_features, "l2": cfg.tagger_l2, "cutoff": cfg.tagger_cutoff}
+    origin = made_by(params, cfg.n, cfg.folds)
     if cfg.lists_from is not None:
         tagger, lists = load_lists(cfg.lists_from, origin, {"train": train, "dev": dev, "test": test})
         nb_train, nb_dev, nb_test = lists["train"], lists["dev"], lists["test"]

@@ -8,7 +8,7 @@ of its rows can start from one run's ``tagger.npz`` and ``{train,dev,test}-nbest
 made (the tagger is deterministic), so a row's figures are those of a full run with its settings.
 
 Refused, with a one-line reason: lists made with other tagger settings (task, feature set, N,
-folds: recorded in each list's ``meta["made_by"]`` by :func:`made_by`), made for other sentences
+folds, the tagger's regularisation and cut-off: recorded in each list's ``meta["made_by"]`` by :func:`made_by`), made for other sentences
 (the words and gold entities of every sentence are compared with the corpora read now), or a
 missing or unreadable file.
 """
@@ -25,9 +25,10 @@ from ..tagging.maxent import MaxEntTagger
 LIST_NAMES = ("train", "dev", "test")
 
 
-def made_by(task: str, features: str, n: int, folds: int) -> dict:
-    """What a run's N-best lists depend on, as recorded in their ``meta["made_by"]``."""
-    return {"task": task, "features": features, "n": int(n), "folds": int(folds)}
+def made_by(tagger_params: dict, n: int, folds: int) -> dict:
+    """What a run's N-best lists depend on (the tagger's settings, N, the folds), as recorded in
+    their ``meta["made_by"]``."""
+    return {**tagger_params, "n": int(n), "folds": int(folds)}
 
 
 def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
