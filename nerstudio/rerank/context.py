@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from typing import Sequence
 
 from ..nbest import NBestList
-from ..resources import Gazetteers
+from ..resources import Gazetteers, select_lists
 
 
 def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
@@ -44,6 +44,25 @@ def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, sin
         return single[i]
     out = [f"GZ={n}" for n in gz.lists_of(words[s:e1])]
     return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
+
+
+def resource_options(gazetteers, context) -> tuple:
+    """A reranker's resource settings, checked and normalised: ``(gazetteers, context,
+    Gazetteers or None)``. ``gazetteers``: True (every bundled list), False, or list or family
+    names (:func:`nerstudio.resources.select_lists`: an ablation's choice), kept as list names;
+    ``context``: True or ``"both"``, ``"document"`` (DC only), ``"corpus"`` (CC only), or False."""
+    if not isinstance(gazetteers, (bool, int, type(None))):
+        gazetteers = list(select_lists(gazetteers))
+    else:
+        gazetteers = bool(gazetteers)
+    if isinstance(context, str):
+        if context not in SCOPES:
+            raise ValueError(f"unknown context scope {context!r} (choose from {', '.join(SCOPES)})")
+        context = True if context == "both" else context
+    else:
+        context = bool(context)
+    gz = Gazetteers(None if gazetteers is True else gazetteers) if gazetteers else None
+    return gazetteers, context, gz
 
 
 def _majority(c: Counter) -> str | None:

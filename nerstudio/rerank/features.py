@@ -50,9 +50,8 @@ import scipy.sparse as sp
 
 from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
-from ..resources import Gazetteers, select_lists
 from ..text.shapes import build_lexicon, collapsed_shape
-from .context import SCOPES, DocumentContext, gazetteer_strings
+from .context import DocumentContext, gazetteer_strings, resource_options
 from .data import RankingData
 
 NULL = "NULL"
@@ -119,18 +118,7 @@ class GlobalFeatures:
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
                  oracle: str = "tags", gazetteers: bool | Sequence[str] = False,
                  context: bool | str = False):
-        # True: every bundled list; a sequence of names: those lists only (an ablation's choice)
-        self.gazetteers = (bool(gazetteers) if isinstance(gazetteers, (bool, int, type(None)))
-                           else list(select_lists(gazetteers)))
-        # True (= "both"), "document" (DC only) or "corpus" (CC only); False: none
-        if isinstance(context, str):
-            if context not in SCOPES:
-                raise ValueError(f"unknown context scope {context!r} (choose from {', '.join(SCOPES)})")
-            self.context = True if context == "both" else context
-        else:
-            self.context = bool(context)
-        self._gz = (Gazetteers(None if self.gazetteers is True else self.gazetteers)
-                    if self.gazetteers else None)
+        self.gazetteers, self.context, self._gz = resource_options(gazetteers, context)
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
