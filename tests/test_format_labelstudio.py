@@ -161,3 +161,13 @@ def test_cli(tmp_path, capsys):
     assert main(["convert", str(p), str(tmp_path / "o.conll")]) == 0
     assert main(["convert", str(tmp_path / "o.conll"), str(tmp_path / "o.json"), "--to", "label-studio"]) == 0
     assert read_corpus(tmp_path / "o.json").format == "label-studio"
+
+
+def test_python_api_reads_and_writes_the_tools_formats(tmp_path):
+    import nerstudio
+    c = nerstudio.read(_file(tmp_path, EXPORT))
+    assert c.format == "label-studio" and len(c.notes) == 5
+    nerstudio.write(c, tmp_path / "tasks.jsonl", "prodigy")
+    nerstudio.write(nerstudio.read(tmp_path / "tasks.jsonl"), tmp_path / "h.jsonl", "hf")
+    back = nerstudio.read(tmp_path / "h.jsonl")
+    assert back.format == "hf" and [s.spans for s in back.sentences] == [s.spans for s in c.sentences]

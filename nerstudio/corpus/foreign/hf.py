@@ -204,6 +204,8 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             ex.update(fields)
             yield ex
 
-    R.write_json_lines(path, examples(), "utf-8")
+    # the names first: a file read as hf keeps its ids (new tags are appended), so its old data
+    # still reads right if writing the data then fails
     with atomic_open(sidecar(path), encoding="utf-8") as f:
         f.write("".join(n + "\n" for n in names))
+    R.write_json_lines(path, examples(), "utf-8")
