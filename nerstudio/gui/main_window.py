@@ -167,6 +167,8 @@ class MainWindow(QMainWindow):
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():
             viewm.addAction(a)
+        viewm.addSeparator()
+        viewm.addAction(b.act_uncertain_first)  # the browser's order (its controller's action)
         navm = menu.addMenu("&Navigate")
         self.act_next = self._act("&Next sentence", lambda: b.step_sentence(1), "Ctrl+Down",
                                   "Next sentence (among those the filters show)", navm)
@@ -176,6 +178,7 @@ class MainWindow(QMainWindow):
                                       "Next sentence whose top candidate is wrong", navm)
         self._act("Next &change by the reranker", lambda: b.step_matching("changed", 1), "Shift+F8",
                   "Next sentence where the reranker picks another candidate", navm)
+        navm.addAction(b.act_next_uncertain)
         navm.addSeparator()
         self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
                   "Search the sentences", navm)

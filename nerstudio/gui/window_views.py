@@ -36,6 +36,7 @@ from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
 from .views.type_legend import TypeLegend
+from .views.uncertainty_bar import UncertaintyBar
 from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
@@ -192,6 +193,8 @@ class Views:
         frow.addWidget(self.status_filter, 3)
         frow.addWidget(self.type_filter, 2)
         lv.addLayout(frow)
+        self.uncertainty_bar = UncertaintyBar()  # most uncertain first (the browser controller)
+        lv.addWidget(self.uncertainty_bar)
         self.tree_model = CorpusTreeModel()
         self.proxy = SentenceFilterProxy(window)
         self.proxy.setSourceModel(self.tree_model)
@@ -208,7 +211,7 @@ class Views:
         hdr.setMinimumSectionSize(24)
         hdr.setSectionResizeMode(0, QHeaderView.Stretch)
         fm = view.fontMetrics()
-        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉")):
+        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉"), (4, "≠ 0.000")):
             # fixed, narrow widths (ResizeToContents would ask every row for its data on each
             # change): the sentence column gets the rest; the titles are short, with tooltips
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
