@@ -27,6 +27,7 @@ from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
 from .actions import make_action
 from .controllers import Context, DocumentEvents, SentenceCursor
+from .controllers.agreement import AgreementController
 from .controllers.annotation import AnnotationController
 from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
         self.comparison = ComparisonController(ctx, v, self)
         self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
+        self.agreement = AgreementController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -157,6 +159,10 @@ class MainWindow(QMainWindow):
         self._act("Save reranker model…", f.save_model_dialog, None, "Save the trained reranker", filem)
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
+        filem.addSeparator()
+        self._act("Compare &annotations…", self.agreement.compare_dialog, None,
+                  "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
+                  filem)
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 

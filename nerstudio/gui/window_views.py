@@ -4,8 +4,8 @@
 The central widget is a :class:`~nerstudio.gui.workspaces.WorkspaceHost`: a mode bar and one page
 per job —
 
-* **Annotate**: the corpus browser, the current sentence (large), the gold entities and the
-  corpus summary;
+* **Annotate**: the corpus browser, the current sentence (large), the gold entities, the
+  corpus summary and the agreement of two annotation files;
 * **Inspect**: the browser, the sentence, the N-best table and, beside it, the feature panel,
   the comparison and the model's feature ranking (and any view added with
   :meth:`Views.add_inspect_tab`);
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout
 
 from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+from .views.agreement_view import AgreementView
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
 from .views.model_features import ModelFeaturesView
@@ -262,6 +263,7 @@ class Views:
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.comparison_view = ComparisonView()
+        self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
         self.model_features_view = ModelFeaturesView()
         self.model_features_view.setObjectName("modelFeaturesView")
         self.training_panel = TrainingPanel(settings)
@@ -283,7 +285,7 @@ class Views:
         sentence = Slot("sentence")
         rv.addWidget(sentence)
         self.annotate_tabs = self.tabs.add(_tabs("annotateTabs", (self.entity_table, "Gold entities"),
-                                                 (self.summary, "Corpus")))
+                                                 (self.summary, "Corpus"), (self.agreement_view, "Agreement")))
         rv.addWidget(self.annotate_tabs, 1)
         page, browser = self._with_browser("annotateSplitter", right)
         return page, [browser, sentence]
