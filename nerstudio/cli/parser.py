@@ -240,12 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
     p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
-                   help="tagger feature set (default conll; +gaz: with the bundled gazetteers, +gaz:LISTS some "
+                   help="tagger feature set (default conll+rich; +gaz: with the bundled gazetteers, +gaz:LISTS some "
                         "of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix templates)")
     p.add_argument("--tagger-l2", type=float, default=None, help="collins suite: the max-ent tagger's L2 penalty "
                                                                    "(default 1)")
     p.add_argument("--tagger-cutoff", type=int, default=None,
-                   help="collins suite: the max-ent tagger's (predicate, tag) cut-off (default 5)")
+                   help="collins suite: the max-ent tagger's (predicate, tag) cut-off (default 2; the preset: 5)")
+    p.add_argument("--tagger-max-iter", type=int, default=None,
+                   help="collins suite: the max-ent tagger's L-BFGS iterations (default 300; the preset: 100)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
                         "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "

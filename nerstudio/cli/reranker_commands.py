@@ -144,7 +144,8 @@ def cmd_explain_model(args) -> int:
 
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
-        for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope", "tagger_l2", "tagger_cutoff"):
+        for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope", "tagger_l2", "tagger_cutoff",
+                    "tagger_max_iter"):
             if getattr(args, opt) is not None:
                 raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
@@ -170,6 +171,7 @@ def cmd_experiment(args) -> int:
         context = True if args.context_scope == "both" else args.context_scope
     cfg = ExperimentConfig.from_preset(args.preset, task=args.task, tagger_features=args.features,
                                        tagger_l2=args.tagger_l2, tagger_cutoff=args.tagger_cutoff,
+                                       tagger_max_iter=args.tagger_max_iter,
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
                                        reranker_gazetteers=gazetteers, reranker_context=context,
