@@ -48,7 +48,7 @@ ROWS = {
     "only-nationalities": ("off", "nationalities/languages", "off", ["--gazetteer-lists", "nationalities",
                                                                      "--no-context"]),
     "only-organisations": ("off", "organisations", "off", ["--gazetteer-lists", "organisations", "--no-context"]),
-    "tagger-gaz": ("on", "all", "on", ["--features", "conll+gaz"]),
+    "tagger-gaz": ("on", "all", "on", ["--features", "conll+rich+gaz"]),  # the default tagger plus its gazetteers
 }
 OWN_LISTS = ("default", "tagger-gaz")  # rows whose tagger runs (the others reuse default's)
 
