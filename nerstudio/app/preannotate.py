@@ -86,22 +86,24 @@ def targets(sentences: Sequence[Sentence], replace: bool = False) -> list[int]:
     return [k for k, s in enumerate(sentences) if len(s.words) and (replace or not s.spans)]
 
 
-def predict(model: Model, token_lists: Sequence[Sequence[str]], n: int = N_CANDIDATES,
+def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int = N_CANDIDATES,
             batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
             should_cancel: Callable[[], bool] | None = None) -> list[list[Span]]:
-    """The predicted spans of every sentence (non-empty token lists), in order. ``progress(done,
-    total)`` after each batch; ``should_cancel()`` is asked before each and stops the work with
+    """The predicted spans of every sentence, in order. A sentence is a non-empty token list or a
+    :class:`~nerstudio.corpus.model.Sentence` (its extra columns, POS and chunk, reach a model
+    trained with them; its gold is not read). ``progress(done, total)`` after each batch;
+    ``should_cancel()`` is asked before each and stops the work with
     :class:`~nerstudio.errors.Cancelled`."""
     if batch < 1:
         raise ValueError("batch must be at least 1")
-    total = len(token_lists)
+    total = len(sentences)
     out: list[list[Span]] = []
     if progress is not None:
         progress(0, total)
     for start in range(0, total, batch):
         if should_cancel is not None and should_cancel():
             raise Cancelled("pre-annotation cancelled")
-        nb = tagger_nbest(model.tagger, token_lists[start:start + batch], n)
+        nb = tagger_nbest(model.tagger, sentences[start:start + batch], n)
         for i, j in enumerate(choices(model.reranker, nb).tolist()):
             spans = nb.candidate_spans(i)[j]
             if not nb.typed:
@@ -139,7 +141,7 @@ def preannotate(corpus: Corpus, model: Model, replace: bool = False, n: int = N_
     """Predict the sentences the policy names (see the module docstring) and say what changes;
     ``corpus`` itself is not changed (:func:`apply` does that)."""
     ks = targets(corpus.sentences, replace)
-    spans = predict(model, [corpus.sentences[k].words for k in ks], n, batch, progress, should_cancel)
+    spans = predict(model, [corpus.sentences[k] for k in ks], n, batch, progress, should_cancel)
     res = edits_for(corpus.sentences, ks, spans, replace)
     res.model = model.describe()
     return res

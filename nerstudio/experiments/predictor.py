@@ -59,10 +59,13 @@ def _load_reranker(path: Path, system: str | None):
     return None
 
 
-def tagger_nbest(tagger, token_lists: Sequence[Sequence[str]], n: int) -> NBestList:
-    """The tagger's ``n`` best candidates of every sentence (non-empty token lists), one entry
-    per sentence in the order given, each sentence decoded on its own."""
-    sentences = [Sentence(list(tokens)) for tokens in token_lists]
+def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) -> NBestList:
+    """The tagger's ``n`` best candidates of every sentence, one entry per sentence in the order
+    given, each sentence decoded on its own. A sentence is a token list or a
+    :class:`~nerstudio.corpus.model.Sentence`, whose extra columns (POS, chunk) a model trained
+    with them uses; its gold is not read."""
+    sentences = [Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
+                 for s in sentences]
     if hasattr(tagger, "static_scores"):  # max-ent: beam search, log-probabilities
         return tagger.nbest(sentences, n=n, with_gold=False)
     corpus = Corpus([Document([s]) for s in sentences], format="columns")
