@@ -32,6 +32,7 @@ from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
 from .controllers.comparison import ComparisonController
 from .controllers.model_features import ModelFeaturesController
+from .controllers.preannotate import PreannotateController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
         self.comparison = ComparisonController(ctx, v, self)
         self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
+        self.preannotate = PreannotateController(ctx, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -163,6 +165,8 @@ class MainWindow(QMainWindow):
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
         an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
+        self.act_preannotate = self.preannotate.act
+        menu.addMenu("&Annotate").addAction(self.act_preannotate)
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():
