@@ -4,6 +4,8 @@ browser's counts and the dirty flag follow, and annotators' entities are kept by
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -31,6 +33,7 @@ def cleared_file(tmp_path):
 def window(qtbot, tmp_path, cleared_file):
     st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    st.setValue("annotation/autosaveMs", 150)
     st.sync()
     w = MainWindow(st)
     qtbot.addWidget(w)
@@ -71,10 +74,14 @@ def test_preannotate_action_fills_the_document_as_one_undoable_edit(window, qtbo
     # the browser counts the new entities; the types in the document's masks
     assert tm.index_of_sentence(k).siblingAtColumn(2).data() == len(expected.edits[k])
     assert set(doc.type_masks) == {sp.label for v in expected.edits.values() for sp in v}
+    # autosave writes the pre-annotated gold to the recovery file, like any edit
+    rec = w.annotation.recovery_file()
+    qtbot.waitUntil(lambda: os.path.exists(rec), timeout=10000)
     # one Ctrl+Z undoes all of them, and the document is clean again
     w.act_undo.trigger()
     assert all(not s.spans for s in doc.corpus.sentences) and not doc.is_dirty()
     assert tm.index_of_sentence(k).siblingAtColumn(2).data() == 0
+    qtbot.waitUntil(lambda: not os.path.exists(rec), timeout=10000)  # clean again: no recovery file
 
 
 def test_annotators_entities_are_kept_unless_replace_is_chosen(window, qtbot, cleared_file):
