@@ -15,12 +15,15 @@ import os
 import zipfile
 
 from ..errors import FormatError
+from . import foreign
 
-FORMATS = ("conll2003", "conll2002", "columns", "tsv", "jsonl")
+OWN_FORMATS = ("conll2003", "conll2002", "columns", "tsv", "jsonl")
+FORMATS = OWN_FORMATS + tuple(h.name for h in foreign.HANDLERS)
 FORMAT_ALIASES = {"conll": "conll2003", "conll03": "conll2003", "conll02": "conll2002",
                   "tab": "tsv", "wnut": "tsv", "json": "jsonl", "2col": "columns", "plain": "columns"}
 SUPPORTED = ("supported corpus formats: conll2003, conll2002, columns (space-separated, tag last), "
-             "tsv, jsonl; N-best lists and models are nerstudio .npz files")
+             "tsv, jsonl" + "".join(f", {h.name}" for h in foreign.HANDLERS)
+             + "; N-best lists and models are nerstudio .npz files")
 DOCSTART = "-DOCSTART-"
 SNIFF_BYTES = 1 << 16  # at most this much of a line is looked at
 _SNIFF_LINES = 10_000  # blank and -DOCSTART- lines skipped before giving up
@@ -39,6 +42,9 @@ _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".tsv": 
 def normalize_format(name: str) -> str:
     key = name.strip().lower()
     key = FORMAT_ALIASES.get(key, key)
+    h = foreign.handler(key)
+    if h is not None:
+        return h.name
     if key not in FORMATS:
         raise ValueError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})")
     return key
@@ -115,6 +121,9 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
     seen_tab = False
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
+        other = foreign.sniff(path, head.decode(encoding, errors="replace").lstrip("\ufeff"))
+        if other is not None:
+            return other
         refuse_non_text(path, head)
         f.seek(0)
         first = True
@@ -154,6 +163,9 @@ def format_for_output(path, input_format: str | None = None) -> str | None:
     """The format an output file's extension names (``.jsonl``, ``.tsv``, ``.conll``, ...), or
     ``None`` when it names none. ``.conll`` keeps a CoNLL-style input's own variant (conll2003,
     conll2002 or columns) and means conll2003 otherwise."""
+    other = foreign.for_extension(path)
+    if other is not None:
+        return other
     ext = os.path.splitext(os.fspath(path))[1].lower()
     fmt = _EXTENSIONS.get(ext)
     if fmt == "conll":

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ..errors import FormatError
+from . import foreign
 from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
@@ -99,14 +100,35 @@ class Reader:
         if self.format:
             self.format = normalize_format(self.format)
             check_file(self.path)
-            with self._open() as f:
-                refuse_non_text(self.path, f.read(8))
+            if foreign.handler(self.format) is None:
+                with self._open() as f:
+                    refuse_non_text(self.path, f.read(8))
         else:
             self.format = sniff_format(self.path, self.encoding)
             self._sniffed = True
         if self.scheme:
             self.scheme = normalize_scheme(self.scheme)
         self.sep = format_sep(self.format)
+        self.foreign = foreign.handler(self.format)
+
+    def read_foreign(self) -> Corpus:
+        """The whole file, read by the handler of another tool's format (see
+        :mod:`nerstudio.corpus.foreign`); the reader's conventions are set from it."""
+        assert self.foreign is not None
+        corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
+        self.scheme = self.scheme or corpus.scheme
+        self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
+        self.ncols, self.repairs = corpus.ncols, corpus.repairs
+        return corpus
+
+    def _foreign_events(self) -> Iterator[tuple[str, object]]:
+        corpus = self.read_foreign()
+        multi = len(corpus.documents) > 1
+        for d in corpus.documents:
+            if multi or d.docstart is not None:
+                yield "docstart", d.docstart if d.docstart is not None else d.id
+            for s in d.sentences:
+                yield "sentence", s
 
     def _open(self):
         try:
@@ -243,7 +265,7 @@ class Reader:
         self.repairs += fixed
         s = Sentence.__new__(Sentence)
         s.words, s.extra, s.tags, s.spans = tuple(r.words), tuple(r.extra), tuple(r.tags), spans
-        s.line, s.raw, s.meta = r.line, None, None
+        s.line, s.raw, s.meta, s.source, s.offsets = r.line, None, None, None, None
         return s
 
     def _scan_tags(self, detector: SchemeDetector, skip: int) -> None:
@@ -272,6 +294,9 @@ class Reader:
         otherwise the first sentences are buffered and the rest of the file is scanned for its
         tags only, so the scheme is the same either way.
         """
+        if self.foreign is not None:
+            yield from self._foreign_events()
+            return
         self.repairs = 0
         self._first_token_line = None
         raw = self._raw_events()
@@ -332,6 +357,8 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
     """Read a corpus file. Raises :class:`~nerstudio.errors.FormatError` naming file and line.
     ``watch(bytes_read)`` is called every few thousand lines (progress; it may raise to stop)."""
     reader = Reader(path, format, scheme, encoding, strict, watch=watch)
+    if reader.foreign is not None:
+        return reader.read_foreign()
     docs: list[Document] = [Document()]
     layout: list = []
     n = 0
@@ -368,6 +395,13 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     target_format = normalize_format(to_format) if to_format else None
     reader = Reader(src, from_format, from_scheme, encoding, strict)
     fmt = target_format or format_for_output(dst, reader.format) or reader.format
+    if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
+        corpus = reader.read_foreign() if reader.foreign is not None else read_corpus(
+            src, reader.format, from_scheme, encoding, strict)
+        if reader.foreign is None:
+            reader.scheme = corpus.scheme
+        write_corpus(corpus, dst, fmt, target_scheme, losses=losses)
+        return reader
     events = reader.events()
     first = next(events)  # fills in reader.scheme
     sch = target_scheme or reader.scheme

@@ -59,14 +59,20 @@ class Sentence:
     * ``spans``: list of gold :class:`Span` (editable);
     * ``tags``: the tag strings as read (``None`` for sentences built in code);
     * ``line``: 1-based line of the first token in the source file (0 if none);
-    * ``raw``: the source record for formats that keep one per sentence (JSONL).
+    * ``raw``: the source record for formats that keep one per sentence (JSONL);
+    * ``source`` and ``offsets``: for corpora read from running text (plain text, brat, the
+      annotation tools' JSON formats), the text the sentence was cut from (its document's
+      text: one string shared by the document's sentences, never copied) and each token's
+      ``(start, end)`` character offsets in it; ``None`` otherwise. Words never change once
+      read, so the offsets stay true through every edit of the spans.
     """
 
-    __slots__ = ("words", "extra", "spans", "tags", "line", "raw", "meta")
+    __slots__ = ("words", "extra", "spans", "tags", "line", "raw", "meta", "source", "offsets")
 
     def __init__(self, words: Sequence[str], spans: Sequence[Span] = (), extra: Sequence[Sequence[str]] = (),
                  tags: Sequence[str] | None = None, line: int = 0, raw: str | None = None,
-                 meta: dict | None = None):
+                 meta: dict | None = None, source: str | None = None,
+                 offsets: Sequence[tuple[int, int]] | None = None):
         self.words = tuple(words)
         n = len(self.words)
         self.extra = tuple(tuple(col) for col in extra)
@@ -78,6 +84,13 @@ class Sentence:
         self.line = line
         self.raw = raw
         self.meta = meta
+        self.source = source
+        self.offsets = None if offsets is None else tuple((int(a), int(b)) for a, b in offsets)
+        if self.offsets is not None:
+            if source is None:
+                raise ValueError("offsets need the source text they index")
+            if len(self.offsets) != n:
+                raise ValueError("one (start, end) offset pair per word is required")
 
     def __len__(self) -> int:
         return len(self.words)
@@ -91,7 +104,23 @@ class Sentence:
         return [Token(w, tuple(c[i] for c in cols), i) for i, w in enumerate(self.words)]
 
     def text(self) -> str:
+        """The sentence as written in its source text when it has one, else its words joined
+        by spaces."""
+        if self.offsets:
+            return self.source[self.offsets[0][0]:self.offsets[-1][1]]  # type: ignore[index]
         return " ".join(self.words)
+
+    def char_offsets(self) -> tuple[str, list[tuple[int, int]]]:
+        """:meth:`text` and each token's offsets in it (from the source text when there is one,
+        else for the words joined by single spaces)."""
+        if self.offsets:
+            base = self.offsets[0][0]
+            return self.text(), [(a - base, b - base) for a, b in self.offsets]
+        out, pos = [], 0
+        for w in self.words:
+            out.append((pos, pos + len(w)))
+            pos += len(w) + 1
+        return " ".join(self.words), out
 
     def entity_texts(self) -> list[tuple[str, str]]:
         return [(sp.label, sp.text(self.words)) for sp in self.spans]
@@ -101,17 +130,35 @@ class Sentence:
         s = Sentence.__new__(Sentence)
         s.words, s.extra, s.tags, s.line, s.raw = self.words, self.extra, self.tags, self.line, self.raw
         s.meta = None if self.meta is None else dict(self.meta)
+        s.source, s.offsets = self.source, self.offsets
         s.spans = sorted(Span(*x) for x in (self.spans if spans is None else spans))
         return s
 
 
 @dataclass(slots=True)
 class Document:
-    """A run of sentences; ``docstart`` is the raw ``-DOCSTART-`` line that opened it, if any."""
+    """A run of sentences; ``docstart`` is the raw ``-DOCSTART-`` line that opened it, if any.
+
+    ``text`` is the running text the document was read from (plain text, brat, the annotation
+    tools' formats; see :attr:`Sentence.source`), ``None`` for token-per-line corpora."""
 
     sentences: list[Sentence] = field(default_factory=list)
     docstart: str | None = None
     id: str = ""
+    text: str | None = None
+
+    def text_and_offsets(self) -> tuple[str, list[list[tuple[int, int]]]]:
+        """The document's text and, per sentence, its tokens' offsets in it: the source text
+        when the document has one, else sentences on lines of words joined by spaces."""
+        if self.text is not None and all(s.offsets is not None for s in self.sentences):
+            return self.text, [list(s.offsets) for s in self.sentences]  # type: ignore[arg-type]
+        parts, offsets, pos = [], [], 0
+        for s in self.sentences:
+            line, rel = s.char_offsets()
+            parts.append(line)
+            offsets.append([(a + pos, b + pos) for a, b in rel])
+            pos += len(line) + 1
+        return "\n".join(parts) + ("\n" if parts else ""), offsets
 
 
 @dataclass
@@ -174,7 +221,7 @@ class Corpus:
         if len(spans_per_sentence) != len(self.sentences):
             raise ValueError("one list of spans per sentence is required")
         it = iter(spans_per_sentence)
-        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id) for d in self.documents]
+        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id, d.text) for d in self.documents]
         return Corpus(docs, self.path, self.format, self.scheme, self.encoding, self.newline, self.bom,
                       self.final_newline, self.sep, self.ncols,
                       None if self.layout is None else list(self.layout), 0)

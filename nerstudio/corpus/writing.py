@@ -21,10 +21,12 @@ Kept apart from the readers (:mod:`nerstudio.corpus.formats`) so that each side 
 from __future__ import annotations
 
 import codecs
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from ..errors import FormatError
+from . import foreign
 from .atomic import atomic_open
 from .detect import DOCSTART, format_sep, normalize_format
 from .jsonl import record_losses, render_record
@@ -289,6 +291,15 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
     fmt = normalize_format(format) if format else corpus.format
     sch = normalize_scheme(scheme) if scheme else corpus.scheme
     enc = encoding or corpus.encoding
+    other = foreign.handler(fmt)
+    if other is not None:
+        if not other.writable:
+            raise FormatError(path, None, f"nerstudio reads {other.name} files but does not write them; "
+                                          "save as another format (e.g. a .jsonl file)")
+        losses = Losses(fmt) if losses is None else losses
+        losses.target = fmt
+        other.load().write(corpus, os.fspath(path), losses, sch)
+        return
     lossless = fmt == corpus.format and corpus.layout is not None
     lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses)
     same_bytes = lossless and enc == corpus.encoding

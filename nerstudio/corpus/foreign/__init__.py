@@ -1,0 +1,88 @@
+"""The formats of other annotation tools (Prodigy, doccano, Label Studio, Hugging Face, brat,
+CoNLL-U, WebAnno TSV, plain text, spaCy): one table of handlers, looked up by name, by content
+and by extension.
+
+nerstudio's own formats (CoNLL columns, TSV, JSONL) are streamed line by line by
+:class:`~nerstudio.corpus.formats.Reader`; the formats here are read whole into a
+:class:`~nerstudio.corpus.model.Corpus` by their own module and written whole from one. Every
+command and the application reach them through the same entry points
+(:func:`~nerstudio.corpus.formats.read_corpus`, ``Reader``, ``write_corpus``, ``convert_file``),
+which ask this table first, so a format added here is known everywhere.
+
+A handler module (``nerstudio/corpus/foreign/<module>.py``) defines:
+
+``sniff(path: str, head: str) -> bool``
+    whether the file is in this format, from ``head`` (the first 64 KiB, decoded) and, when
+    content is not enough, its name; must be cheap and must never raise;
+``read(path: str, encoding: str, scheme: str | None) -> Corpus``
+    the whole file, with ``Corpus.format`` set to the handler's name; problems are
+    :class:`~nerstudio.errors.FormatError` naming file and line;
+``write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None`` (when ``writable``)
+    atomically (:func:`~nerstudio.corpus.atomic.atomic_open`), in tag ``scheme`` where the
+    format has tags, counting in ``losses`` what the format cannot keep.
+
+Modules are imported only when a file is sniffed, read or written in their format, so that
+start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One format: its name, other names, the extensions that name it, its module and a
+    one-line description (``--help``, errors, the README's table)."""
+
+    name: str
+    module: str
+    description: str
+    extensions: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    writable: bool = True
+
+    def load(self):
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+
+# Order matters for sniffing: the first handler that recognises a file wins (specific before
+# general: e.g. Prodigy before doccano, both before nerstudio's own JSONL, which is not here).
+HANDLERS: tuple[Handler, ...] = (
+)
+
+BY_NAME = {h.name: h for h in HANDLERS}
+ALIASES = {a: h.name for h in HANDLERS for a in h.aliases}
+
+
+def handler(name: str) -> Handler | None:
+    """The handler called ``name`` (or one of its aliases), ``None`` for nerstudio's own formats."""
+    key = name.strip().lower()
+    return BY_NAME.get(ALIASES.get(key, key))
+
+
+def sniff(path: str, head: str) -> str | None:
+    """The name of the first handler that recognises ``path``, else ``None``."""
+    for h in HANDLERS:
+        try:
+            if h.load().sniff(path, head):
+                return h.name
+        except Exception:  # a sniffer must never stop detection; the reader reports problems
+            continue
+    return None
+
+
+def for_extension(path) -> str | None:
+    """The handler named by ``path``'s extension (for output files), else ``None``."""
+    name = os.fspath(path).lower()
+    for h in HANDLERS:
+        if any(name.endswith(ext) for ext in h.extensions):
+            return h.name
+    return None
+
+
+def describe() -> str:
+    """``name (description)`` for every handler, for the list of supported formats."""
+    return ", ".join(f"{h.name} ({h.description})" for h in HANDLERS)
