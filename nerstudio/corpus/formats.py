@@ -86,6 +86,7 @@ class Reader:
     repairs: int = 0
     mixed_newlines: bool = False
     n_lines: int = 0
+    notes: list = field(default_factory=list)  # what another tool's reader could not keep (Corpus.notes)
     watch: Callable[[int], None] | None = None  # called with the bytes read so far (progress; may raise Cancelled)
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
@@ -119,6 +120,7 @@ class Reader:
         self.scheme = self.scheme or corpus.scheme
         self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
+        self.notes = list(corpus.notes)
         return corpus
 
     def _foreign_events(self) -> Iterator[tuple[str, object]]:
