@@ -134,7 +134,8 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         filem = menu.addMenu("&File")
         self.act_open = self._act("&Open corpus…", f.open_dialog, QKeySequence.Open,
-                                  "Open a corpus file (CoNLL, TSV, JSONL)", filem)
+                                  "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
+                                  "Hugging Face or plain text", filem)
         self.recent_menu = f.recent_menu = filem.addMenu("Open &recent")
         f.refresh_recent()
         filem.addSeparator()
@@ -162,7 +163,7 @@ class MainWindow(QMainWindow):
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
-        self._act("Compare &annotations…", self.agreement.compare_dialog, None,
+        self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
                   "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
                   filem)
         filem.addSeparator()
