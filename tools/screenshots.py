@@ -157,7 +157,7 @@ PLAIN_TEXT = (
 
 def uncertain(wid: str, out: Path) -> None:
     key("ctrl+1", "alt+1")
-    key("alt+v", "u", pause=0.8)  # View ▸ Most uncertain first
+    key("alt+v", "Up", "Return", pause=0.8)  # View ▸ Most uncertain first (the menu's last item)
     key("alt+1", "Home", pause=0.4)  # the most uncertain sentence …
     key("F7", pause=0.6)  # … and the next one
     shot(out / "screenshot-uncertain.png")
@@ -165,17 +165,17 @@ def uncertain(wid: str, out: Path) -> None:
 
 def agreement(wid: str, out: Path, other: Path) -> None:
     key("ctrl+1", "alt+1", "Home")
-    key("alt+f", "p", pause=1.0)  # File ▸ Compare annotations…: A is the open corpus
+    key("alt+f", "Up", "Up", "Return", pause=1.0)  # File ▸ Compare annotations… (above Quit): A is the open corpus
     key("Tab", "Tab")  # to B
     xdo("type", "--delay", "5", str(other))
     key("Return", pause=4.0)  # Compare; the result shows in the Agreement tab
-    key("Tab", pause=0.3)
+    click(wid, 950, 336)  # the second sentence that differs: both annotations, and the browser moves there
     shot(out / "screenshot-agreement.png")
 
 
 def preannotate(wid: str, out: Path) -> None:
     key("ctrl+1")
-    key("alt+a", "p", pause=1.5)  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
+    key("alt+a", "Return", pause=1.5)  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
     key("Return", pause=6.0)
     key("alt+1", "Down", "Down", pause=0.5)
     shot(out / "screenshot-preannotate.png")

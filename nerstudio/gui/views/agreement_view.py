@@ -136,10 +136,16 @@ class AgreementView(QWidget):
         top.addWidget(self.compare_button)
         self.table = QTableWidget(0, 7)  # one row per type: a handful
         self.table.setObjectName("agreementTable")
-        self.table.setHorizontalHeaderLabels(["Type", "P (B|A)", "R (B|A)", "F", "κ", "in A", "in B"])
+        self.table.setHorizontalHeaderLabels(["Type", "P", "R", "F", "κ", "A", "B"])
+        for c, tip in enumerate(("Entity type", "Precision of B against A: share of B's entities also in A",
+                                 "Recall of B against A: share of A's entities also in B", "Span F",
+                                 "Cohen's kappa on the tokens' tags", "Entities in A", "Entities in B")):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(False)
         self.table.setToolTip("Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
                               "tokens' tags (per type: other types' tags count as O; n/a when undefined)")
         self.model = DifferenceModel(self)
@@ -167,10 +173,11 @@ class AgreementView(QWidget):
         right.addWidget(self.list)
         right.addWidget(self.detail)
         right.setSizes([300, 120])
-        split = QSplitter(Qt.Horizontal)
+        split = self.split = QSplitter(Qt.Horizontal)
         split.addWidget(self.table)
         split.addWidget(right)
-        split.setSizes([360, 540])
+        split.setStretchFactor(1, 1)
+        split.setSizes([330, 570])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
@@ -236,6 +243,12 @@ class AgreementView(QWidget):
                 elif name != "overall":
                     it.setForeground(type_color(name, scheme))
                 self.table.setItem(i, j, it)
+        self.table.resizeColumnsToContents()
+        hdr = self.table.horizontalHeader()
+        want = sum(hdr.sectionSize(c) for c in range(hdr.count())) + 2 * self.table.frameWidth() + 4
+        total = sum(self.split.sizes())
+        if total > 0:
+            self.split.setSizes([min(want, total // 2), total - min(want, total // 2)])
         self.model.set_rows(result.differences)
         self.detail.setText("Click a sentence that differs to see both annotations of it." if n else
                             "The two files agree on every entity.")
