@@ -51,6 +51,14 @@ class Handler:
 # Order matters for sniffing: the first handler that recognises a file wins (specific before
 # general: e.g. Prodigy before doccano, both before nerstudio's own JSONL, which is not here).
 HANDLERS: tuple[Handler, ...] = (
+    # running text with standoff or token-level annotation (helper formats-text); after the JSON
+    # formats, plain text last (it must not take a .txt that another format recognises)
+    Handler("brat", "brat", "brat standoff: .ann beside a .txt", (".ann",)),
+    Handler("conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")),
+    Handler("webanno", "webanno", "WebAnno/INCEpTION TSV 3 (import)", (), ("webanno-tsv", "tsv3", "inception"),
+            writable=False),
+    Handler("text", "text", "plain text, split into sentences and tokens", (".txt", ".text"), ("txt", "plaintext"),
+            writable=False),
 )
 
 BY_NAME = {h.name: h for h in HANDLERS}
@@ -75,10 +83,11 @@ def sniff(path: str, head: str) -> str | None:
 
 
 def for_extension(path) -> str | None:
-    """The handler named by ``path``'s extension (for output files), else ``None``."""
+    """The handler named by ``path``'s extension (for output files), else ``None``; formats
+    nerstudio does not write name none (a ``.txt`` output keeps meaning the input's format)."""
     name = os.fspath(path).lower()
     for h in HANDLERS:
-        if any(name.endswith(ext) for ext in h.extensions):
+        if h.writable and any(name.endswith(ext) for ext in h.extensions):
             return h.name
     return None
 
