@@ -28,6 +28,8 @@ def _report_repairs(reader) -> None:
               f"(use --strict to reject them)", file=sys.stderr)
     if reader.mixed_newlines:
         print(f"note: {reader.path}: mixed line endings; output uses {reader.newline!r}", file=sys.stderr)
+    for line in reader.notes:  # what a reader of another tool's format left out or changed
+        print(f"note: {line}", file=sys.stderr)
 
 def cmd_evaluate(args) -> int:
     from ..corpus.formats import Reader
@@ -112,6 +114,8 @@ def cmd_stats(args) -> int:
     from ..corpus.formats import Reader
     reader = Reader(args.file, args.format, args.in_scheme, args.encoding, args.strict)
     st = corpus_stats(reader)
+    for line in reader.notes:
+        print(f"note: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps(st, indent=2))
         return 0

@@ -85,6 +85,7 @@ class Reader:
     ncols: int | None = None
     repairs: int = 0
     mixed_newlines: bool = False
+    notes: list = field(default_factory=list)  # Corpus.notes of another tool's format (read_foreign)
     n_lines: int = 0
     watch: Callable[[int], None] | None = None  # called with the bytes read so far (progress; may raise Cancelled)
     _intern: dict = field(default_factory=dict, repr=False)
@@ -118,7 +119,7 @@ class Reader:
         corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
         self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
-        self.ncols, self.repairs = corpus.ncols, corpus.repairs
+        self.ncols, self.repairs, self.notes = corpus.ncols, corpus.repairs, list(corpus.notes)
         return corpus
 
     def _foreign_events(self) -> Iterator[tuple[str, object]]:

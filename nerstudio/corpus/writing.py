@@ -65,6 +65,9 @@ class Losses:
                 out.append(f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}")
             elif kind == "spacing":
                 out.append(f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}")
+            elif kind == "brat_refs":
+                out.append(f"{n} relation, event, attribute or note line(s) of the .ann not written: "
+                           "they refer to entities that were removed")
             elif kind == "fields":
                 names = ", ".join(sorted(self.fields))
                 out.append(f"other fields ({names}) of {n} record(s) not kept in {fmt}{at}")
