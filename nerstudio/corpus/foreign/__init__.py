@@ -71,6 +71,13 @@ def handler(name: str) -> Handler | None:
     return BY_NAME.get(ALIASES.get(key, key))
 
 
+def writable(name: str) -> bool:
+    """Whether nerstudio writes format ``name`` (its own formats, and handlers not marked
+    import-only)."""
+    h = handler(name)
+    return h is None or h.writable
+
+
 def sniff(path: str, head: str) -> str | None:
     """The name of the first handler that recognises ``path``, else ``None``."""
     for h in HANDLERS:
