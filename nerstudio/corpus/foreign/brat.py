@@ -60,6 +60,11 @@ def sniff(path: str, head: str) -> bool:
     return all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines)
 
 
+def _flat(s: str) -> str:
+    """An entity's text as a .ann line holds it: line breaks as spaces."""
+    return s.replace("\r", " ").replace("\n", " ")
+
+
 def _entities(lines: list[str], text: str, ann: str):
     """``(start, end, label, lineno, id)`` of every T line, checked against the text."""
     out = []
@@ -82,7 +87,7 @@ def _entities(lines: list[str], text: str, ann: str):
             frags.append((a, b))
         want = " ".join(text[a:b] for a, b in frags)
         got = "\t".join(parts[2:])
-        if got != want and got.replace("\n", " ") != want.replace("\n", " "):
+        if _flat(got) != _flat(want):
             raise FormatError(ann, lineno, f"the entity's text {got[:40]!r} is not the text at its offsets "
                                            f"({want[:40]!r}): are the .txt and the .ann from the same document?")
         frags.sort()
@@ -189,7 +194,8 @@ def render(corpus: Corpus, losses) -> tuple[str, str]:
     n = max(used, default=0)
     for a, b, label in sorted(todo):
         n += 1
-        out.append(f"T{n}\t{label} {a} {b}\t{text[a:b]}")
+        surface = text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")  # one line, same length
+        out.append(f"T{n}\t{label} {a} {b}\t{surface}")
     return text, "".join(ln + "\n" for ln in out)
 
 
