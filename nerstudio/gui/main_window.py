@@ -27,6 +27,7 @@ from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
 from .actions import make_action
 from .controllers import Context, DocumentEvents, SentenceCursor
+from .controllers.agreement import AgreementController
 from .controllers.annotation import AnnotationController
 from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
         self.comparison = ComparisonController(ctx, v, self)
         self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
+        self.agreement = AgreementController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -158,6 +160,10 @@ class MainWindow(QMainWindow):
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
+        self._act("Compare &annotations…", self.agreement.compare_dialog, None,
+                  "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
+                  filem)
+        filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 
         editm = menu.addMenu("&Edit")
@@ -167,6 +173,8 @@ class MainWindow(QMainWindow):
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():
             viewm.addAction(a)
+        viewm.addSeparator()
+        viewm.addAction(b.act_uncertain_first)  # the browser's order (its controller's action)
         navm = menu.addMenu("&Navigate")
         self.act_next = self._act("&Next sentence", lambda: b.step_sentence(1), "Ctrl+Down",
                                   "Next sentence (among those the filters show)", navm)
@@ -176,6 +184,7 @@ class MainWindow(QMainWindow):
                                       "Next sentence whose top candidate is wrong", navm)
         self._act("Next &change by the reranker", lambda: b.step_matching("changed", 1), "Shift+F8",
                   "Next sentence where the reranker picks another candidate", navm)
+        navm.addAction(b.act_next_uncertain)
         navm.addSeparator()
         self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
                   "Search the sentences", navm)

@@ -4,8 +4,8 @@
 The central widget is a :class:`~nerstudio.gui.workspaces.WorkspaceHost`: a mode bar and one page
 per job —
 
-* **Annotate**: the corpus browser, the current sentence (large), the gold entities and the
-  corpus summary;
+* **Annotate**: the corpus browser, the current sentence (large), the gold entities, the
+  corpus summary and the agreement of two annotation files;
 * **Inspect**: the browser, the sentence, the N-best table and, beside it, the feature panel,
   the comparison and the model's feature ranking (and any view added with
   :meth:`Views.add_inspect_tab`);
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout
 
 from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+from .views.agreement_view import AgreementView
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
 from .views.model_features import ModelFeaturesView
@@ -36,6 +37,7 @@ from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
 from .views.type_legend import TypeLegend
+from .views.uncertainty_bar import UncertaintyBar
 from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
@@ -192,6 +194,8 @@ class Views:
         frow.addWidget(self.status_filter, 3)
         frow.addWidget(self.type_filter, 2)
         lv.addLayout(frow)
+        self.uncertainty_bar = UncertaintyBar()  # most uncertain first (the browser controller)
+        lv.addWidget(self.uncertainty_bar)
         self.tree_model = CorpusTreeModel()
         self.proxy = SentenceFilterProxy(window)
         self.proxy.setSourceModel(self.tree_model)
@@ -208,7 +212,7 @@ class Views:
         hdr.setMinimumSectionSize(24)
         hdr.setSectionResizeMode(0, QHeaderView.Stretch)
         fm = view.fontMetrics()
-        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉")):
+        for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉"), (4, "≠ 0.000")):
             # fixed, narrow widths (ResizeToContents would ask every row for its data on each
             # change): the sentence column gets the rest; the titles are short, with tooltips
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
@@ -259,6 +263,7 @@ class Views:
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.comparison_view = ComparisonView()
+        self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
         self.model_features_view = ModelFeaturesView()
         self.model_features_view.setObjectName("modelFeaturesView")
         self.training_panel = TrainingPanel(settings)
@@ -280,7 +285,7 @@ class Views:
         sentence = Slot("sentence")
         rv.addWidget(sentence)
         self.annotate_tabs = self.tabs.add(_tabs("annotateTabs", (self.entity_table, "Gold entities"),
-                                                 (self.summary, "Corpus")))
+                                                 (self.summary, "Corpus"), (self.agreement_view, "Agreement")))
         rv.addWidget(self.annotate_tabs, 1)
         page, browser = self._with_browser("annotateSplitter", right)
         return page, [browser, sentence]

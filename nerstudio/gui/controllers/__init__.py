@@ -11,7 +11,8 @@ document, move the cursor, or answer the views' signals, and react to the docume
 lists, models, results; recent files) · ``candidates`` (sentence view, N-best and feature panels,
 explanations) · ``annotation`` (edits, undo, save, autosave, recovery) · ``training`` (runs,
 sequence taggers, installing results, state display) · ``comparison`` · ``stepper`` ·
-``model_features`` (what a reranker has learned, over the whole list).
+``model_features`` (what a reranker has learned, over the whole list) · ``agreement`` (two
+annotation files of the same text compared).
 An import-linter contract keeps these modules independent of one another.
 """
 

@@ -1,6 +1,13 @@
 """The corpus browser: the document tree with its marks and counts, filters, navigation, the
 sentence header, the gold-entity table and the corpus summary.
 
+With an N-best list attached it also orders the sentences "most uncertain first" (by the
+tagger's top-candidate probability, its margin over the second, or — with a reranker's scores —
+the reranker overruling the tagger), keeps only the uncertain ones on request, shows the measure
+in a sortable column and goes to the next most uncertain sentence (F7). All of it derives from
+the document's attached list and scores (:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`)
+and is recomputed when either changes.
+
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
 (and selects the sentence someone asked the cursor for), and follows the document: a new
 corpus fills the tree, a gold edit updates that sentence's counts and ✓/✗ mark, the type
@@ -15,12 +22,15 @@ import os
 from collections import Counter
 
 import numpy as np
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change
 from ...app.types import document_types
-from ..models.corpus_model import status_text
+from ...rerank.uncertainty import MEASURES
+from ..actions import make_action
+from ..models.corpus_model import CorpusTreeModel, status_text
+from ..models.uncertainty import LABELS, TIPS, DocumentUncertainty
 from ..views.palette import type_color
 from . import Context
 
@@ -45,6 +55,7 @@ class BrowserController(QObject):
         ctx.cursor.showOnly.connect(self.show_only)
         v.filter_count.linkActivated.connect(lambda _link: self.show_only(None))
         ctx.events.changed.connect(self._on_change)
+        self._init_uncertainty(parent)
 
     @property
     def corpus(self):
@@ -54,11 +65,15 @@ class BrowserController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind == "corpus":
+            self.v.uncertainty_bar.reset()
+            self._descending = False
             self._set_corpus()
+            self._refresh_uncertainty()
         elif ch.kind == "gold":
             self._gold_edited(ch.sentences)
         elif ch.kind in ("nbest", "scores"):
             self._refresh_marks()
+            self._refresh_uncertainty()
 
     @Slot(object, str)
     def show_only(self, sentences, why: str = "") -> None:
@@ -148,6 +163,16 @@ class BrowserController(QObject):
             return
         k = self.current_sentence_index()
         n = len(self.corpus)
+        order = self.v.tree_model.order()
+        if order is not None:  # the browser's own order (most uncertain first)
+            shown = order[self._visible_mask()[order]] if self.v.proxy.active else order
+            pos = np.flatnonzero(shown == k)
+            j = int(pos[0]) + delta if len(pos) else 0
+            if 0 <= j < len(shown):
+                self.select_sentence(int(shown[j]))
+            else:
+                self.ctx.status("No more sentences match the filters", 3000)
+            return
         if not self.v.proxy.active:
             self.select_sentence(0 if k < 0 else min(max(k + delta, 0), n - 1))
             return
@@ -233,6 +258,9 @@ class BrowserController(QObject):
         masks = self.doc.type_masks
         if lab is not None and lab in masks:
             mask = masks[lab] if mask is None else (mask & masks[lab])
+        unsure = self._uncertain_mask()
+        if unsure is not None:
+            mask = unsure if mask is None else (mask & unsure)
         only = self._only
         if only is not None and len(only[0]) == len(c):
             mask = only[0] if mask is None else (mask & only[0])
@@ -245,6 +273,164 @@ class BrowserController(QObject):
                 v.corpus_view.expandAll()
         else:
             v.filter_count.setText(f"{len(c):,} sentences in {len(c.documents):,} documents")
+
+    # -- most uncertain first -------------------------------------------------------------
+    def _init_uncertainty(self, window) -> None:
+        self.uncertainty = DocumentUncertainty(self.doc)
+        self._descending = False  # the column clicked twice: most certain first
+        self._last_measure = "mass"
+        bar = self.v.uncertainty_bar
+        bar.changed.connect(self._on_uncertainty_settings)
+        hdr = self.v.corpus_view.header()
+        hdr.setSectionsClickable(True)
+        hdr.sectionClicked.connect(self._on_header_clicked)
+        self.act_uncertain_first = make_action(
+            window, "Most &uncertain first", self.set_uncertain_first, None,
+            "Order the browser's sentences most uncertain first (by the top candidate's probability unless "
+            "another measure is chosen in the browser)")
+        self.act_uncertain_first.setCheckable(True)
+        self.act_next_uncertain = make_action(
+            window, "Next most &uncertain", lambda: self.step_uncertain(1), "F7",
+            "Go to the next sentence in the most-uncertain-first order (among those the filters show)")
+        self._refresh_uncertainty()
+
+    def measure(self) -> str | None:
+        """The measure the browser is ordered by (None: corpus order)."""
+        return self.v.uncertainty_bar.measure()
+
+    def set_uncertain_first(self, on: bool = True, measure: str | None = None) -> None:
+        """Order the browser most uncertain first (by ``measure``, else the last one used), or
+        back in corpus order."""
+        bar = self.v.uncertainty_bar
+        if not on:
+            bar.set_measure(None)
+            return
+        m = measure or self._last_measure
+        if self.uncertainty.why_unavailable(m):
+            m = "mass"
+        why = self.uncertainty.why_unavailable(m)
+        if why:
+            self.ctx.status(why, 5000)
+            self._sync_uncertainty_action()
+            return
+        bar.set_measure(m)
+
+    def _on_uncertainty_settings(self) -> None:
+        m = self.measure()
+        if m is not None:
+            self._last_measure = m
+        else:
+            self._descending = False
+        self._apply_uncertainty()
+
+    @Slot(int)
+    def _on_header_clicked(self, section: int) -> None:
+        if section == CorpusTreeModel.UNCERTAINTY:
+            if self.measure() is None:
+                self._descending = False
+                self.set_uncertain_first(True)
+            else:
+                self._descending = not self._descending
+                self._apply_uncertainty()
+        elif section == 0 and self.measure() is not None:
+            self.set_uncertain_first(False)
+        else:
+            self._sync_sort_indicator()
+
+    def _refresh_uncertainty(self) -> None:
+        """The attached list or the reranker's scores changed: which measures are available,
+        then the column, the order and the filter again."""
+        reasons = {m: self.uncertainty.why_unavailable(m) for m in MEASURES}
+        bar = self.v.uncertainty_bar
+        bar.set_available(reasons)
+        m = bar.measure()
+        if m is not None and reasons[m]:
+            bar.blockSignals(True)
+            bar.set_measure(None if reasons["mass"] else "mass")
+            bar.blockSignals(False)
+            self.ctx.status(f"Ordered by {LABELS['mass'] if bar.measure() else 'the corpus'}: {reasons[m]}", 6000)
+        self.act_next_uncertain.setEnabled(not reasons["mass"])
+        self.act_uncertain_first.setEnabled(not reasons["mass"])
+        self._apply_uncertainty()
+
+    def _apply_uncertainty(self) -> None:
+        c, v = self.corpus, self.v
+        if c is None:
+            return
+        m = self.measure()
+        shown = m or "mass"
+        v.tree_model.set_uncertainty(self.uncertainty.values(shown), "margin" if shown == "margin" else "p(top)",
+                                     TIPS[shown] if shown != "disagreement" else TIPS["mass"],
+                                     self.uncertainty.disagrees() if shown == "disagreement" else None)
+        order = self.uncertainty.order(m) if m is not None else None
+        if order is not None and self._descending:
+            ranked = self.uncertainty.ranked(m)
+            order = np.concatenate([ranked[::-1], order[len(ranked):]])
+        k = self.ctx.cursor.k
+        was_flat = v.tree_model.flat
+        v.tree_model.set_order(order)
+        if was_flat and order is None and len(c.documents) <= 50:
+            v.corpus_view.expandToDepth(0)
+        self._sync_uncertainty_action()
+        self.apply_filter()
+        if 0 <= k < len(c):
+            idx = v.proxy.mapFromSource(v.tree_model.index_of_sentence(k))
+            if idx.isValid() and v.corpus_view.currentIndex() != idx:
+                v.corpus_view.setCurrentIndex(idx)
+                v.corpus_view.scrollTo(idx)
+
+    def _sync_uncertainty_action(self) -> None:
+        a = self.act_uncertain_first
+        a.blockSignals(True)
+        a.setChecked(self.measure() is not None)
+        a.blockSignals(False)
+        self._sync_sort_indicator()
+
+    def _sync_sort_indicator(self) -> None:
+        hdr = self.v.corpus_view.header()
+        on = self.measure() is not None
+        hdr.setSortIndicatorShown(on)
+        if on:
+            hdr.setSortIndicator(CorpusTreeModel.UNCERTAINTY,
+                                 Qt.DescendingOrder if self._descending else Qt.AscendingOrder)
+
+    def _uncertain_mask(self) -> np.ndarray | None:
+        """The sentences the uncertainty filter keeps (None: no such filter)."""
+        key, value = self.v.uncertainty_bar.limit_value()
+        if key is None or self.corpus is None:
+            return None
+        n = len(self.corpus)
+        mask = np.zeros(n, dtype=bool)
+        if key == "below":
+            mass = self.uncertainty.values("mass")
+            if mass is not None:
+                with np.errstate(invalid="ignore"):
+                    mask = mass < value
+        else:
+            ranked = self.uncertainty.ranked(self.measure() or "mass")
+            if ranked is not None:
+                mask[ranked[:int(value)]] = True
+        return mask
+
+    def step_uncertain(self, delta: int = 1) -> None:
+        """Go to the next (``delta`` 1) or previous (-1) sentence in the most-uncertain-first
+        order of the browser's measure (top-candidate probability in corpus order), among the
+        sentences the filters show; from a sentence outside that order, to the most uncertain."""
+        ranked = self.uncertainty.ranked(self.measure() or "mass")
+        if ranked is None or not len(ranked):
+            self.ctx.status(self.uncertainty.why_unavailable() or "No sentence has candidates", 5000)
+            return
+        ranked = ranked[self._visible_mask()[ranked]]
+        if not len(ranked):
+            self.ctx.status("No sentence with candidates matches the filters", 4000)
+            return
+        pos = np.flatnonzero(ranked == self.current_sentence_index())
+        j = int(pos[0]) + delta if len(pos) else (0 if delta > 0 else len(ranked) - 1)
+        if 0 <= j < len(ranked):
+            self.select_sentence(int(ranked[j]))
+        else:
+            self.ctx.status("No more uncertain sentences: this is the " +
+                            ("least" if delta > 0 else "most") + " uncertain one the filters show", 4000)
 
     # -- summary --------------------------------------------------------------------------
     @Slot(int)

@@ -2,8 +2,11 @@
 
 Rows are computed from the corpus on demand (no item per cell), so eng.train-sized corpora
 (15k sentences) stay fast. A status column summarises the N-best list (baseline right/wrong,
-reranker right/wrong, gold missing) when one is attached. The filter proxy combines a text
-search with a boolean mask over sentences (has errors, reranker changed, entity type, ...).
+reranker right/wrong, gold missing) when one is attached, an uncertainty column the tagger's
+doubt about it (:mod:`.uncertainty`). Given an order (``set_order``: "most uncertain first"), the
+model is flat instead: one row per sentence, in that order, no document rows. The filter proxy
+combines a text search with a boolean mask over sentences (has errors, reranker changed, entity
+type, uncertain, ...).
 """
 
 from __future__ import annotations
@@ -16,19 +19,24 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyMode
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
+from ...numfmt import num
 from .proxy import refilter
-from .roles import DISPLAY, FOREGROUND, TOOLTIP, USER
+from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FOREGROUND, TOOLTIP, USER
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
+_FLAT = 0xFFFFFFFE  # internalId of the sentence rows of the flat (ordered) model
 
 
 class CorpusTreeModel(QAbstractItemModel):
-    COLUMNS = ("Sentence", "Tokens", "Entities", "N-best")
+    COLUMNS = ("Sentence", "Tokens", "Entities", "N-best", "Uncertainty")
     # the counts get narrow columns (short titles, the full name in the tooltip) so that the
     # sentence column keeps most of the browser's width
-    SHORT = ("Sentence", "Tok", "Ent", "N-best")
+    SHORT = ("Sentence", "Tok", "Ent", "N-best", "p(top)")
     HEADER_TIPS = ("The sentence (hover a row for all of it)", "Tokens in the sentence", "Gold entities",
-                   "The N-best list on this sentence (hover for what the marks mean)")
+                   "The N-best list on this sentence (hover for what the marks mean)",
+                   "How sure the tagger is of this sentence (the measure of the browser's order; click to sort "
+                   "most uncertain first, again for the reverse)")
+    UNCERTAINTY = 4
     STATUS_TIPS = {
         "✓": "the tagger's top candidate is exactly right",
         "✗": "the tagger's top candidate is wrong",
@@ -45,6 +53,10 @@ class CorpusTreeModel(QAbstractItemModel):
         self._corpus: Corpus | None = None
         self._offsets: list[int] = []
         self._status: list[str] | None = None
+        self._order: np.ndarray | None = None  # flat mode: sentence of each row
+        self._pos: np.ndarray | None = None  # flat mode: row of each sentence (-1: not listed)
+        self._unc: np.ndarray | None = None  # per sentence: the uncertainty column (NaN: none)
+        self._unc_title, self._unc_tip, self._unc_marks = "p(top)", "", None
         self.set_corpus(corpus)
 
     def set_corpus(self, corpus: Corpus | None) -> None:
@@ -52,6 +64,7 @@ class CorpusTreeModel(QAbstractItemModel):
         self._corpus = corpus
         self._offsets = []
         self._status = None
+        self._order = self._pos = self._unc = self._unc_marks = None
         if corpus is not None:
             k = 0
             for d in corpus.documents:
@@ -76,6 +89,48 @@ class CorpusTreeModel(QAbstractItemModel):
             self.dataChanged.emit(self.index(0, 3), self.index(n - 1, 3))
         self.statusChanged.emit()
 
+    def set_order(self, order: np.ndarray | None) -> None:
+        """Show the sentences flat, in ``order`` (corpus indices); None: the document tree."""
+        if self._corpus is None:
+            return
+        same = (order is None and self._order is None) or (
+            order is not None and self._order is not None and np.array_equal(order, self._order))
+        if same:
+            return
+        self.beginResetModel()
+        if order is None:
+            self._order = self._pos = None
+        else:
+            self._order = np.asarray(order, dtype=np.int64)
+            self._pos = np.full(len(self._corpus), -1, dtype=np.int64)
+            self._pos[self._order] = np.arange(len(self._order))
+        self.endResetModel()
+
+    @property
+    def flat(self) -> bool:
+        return self._order is not None
+
+    def order(self) -> np.ndarray | None:
+        return self._order
+
+    def set_uncertainty(self, values: np.ndarray | None, title: str = "p(top)", tip: str = "",
+                        marks: np.ndarray | None = None) -> None:
+        """The uncertainty column: one number per sentence (NaN or None: blank), its header and
+        what it measures; ``marks``: sentences whose reranker overrules the tagger (a ≠)."""
+        self._unc, self._unc_title, self._unc_tip, self._unc_marks = values, title, tip, marks
+        self.headerDataChanged.emit(Qt.Horizontal, self.UNCERTAINTY, self.UNCERTAINTY)
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, self.UNCERTAINTY), self.index(n - 1, self.UNCERTAINTY))
+        self.statusChanged.emit()
+
+    def uncertainty_text(self, k: int) -> str:
+        v = self._unc
+        if v is None or k >= len(v) or np.isnan(v[k]):
+            return ""
+        mark = "≠ " if self._unc_marks is not None and self._unc_marks[k] else ""
+        return mark + num(v[k], 3)
+
     def sentence_changed(self, k: int, columns: tuple[int, ...] = (1, 2, 3)) -> None:
         """Sentence ``k`` changed (its gold, hence its entity count and N-best status): signal its
         row and its document's row (whose counts add up its sentences)."""
@@ -84,6 +139,8 @@ class CorpusTreeModel(QAbstractItemModel):
         idx = self.index_of_sentence(k)
         lo, hi = min(columns), max(columns)
         self.dataChanged.emit(idx.siblingAtColumn(lo), idx.siblingAtColumn(hi))
+        if self._order is not None:
+            return  # no document rows
         doc = self.index(self.document_of(k), 0)
         self.dataChanged.emit(doc.siblingAtColumn(lo), doc.siblingAtColumn(hi))
 
@@ -110,8 +167,12 @@ class CorpusTreeModel(QAbstractItemModel):
     def index(self, row, column, parent=QModelIndex()):
         # bounds checked here rather than with hasIndex(): this runs thousands of times a repaint
         c = self._corpus
-        if c is None or row < 0 or not 0 <= column < 4:
+        if c is None or row < 0 or not 0 <= column < 5:
             return QModelIndex()
+        if self._order is not None:
+            if parent.isValid() or row >= len(self._order):
+                return QModelIndex()
+            return self.createIndex(row, column, _FLAT)
         if not parent.isValid():
             return self.createIndex(row, column, _DOC) if row < len(c.documents) else QModelIndex()
         if parent.internalId() != _DOC or parent.column() != 0:
@@ -122,13 +183,15 @@ class CorpusTreeModel(QAbstractItemModel):
         return self.createIndex(row, column, d)
 
     def parent(self, index):
-        if not index.isValid() or index.internalId() == _DOC:
+        if not index.isValid() or index.internalId() in (_DOC, _FLAT):
             return QModelIndex()
         return self.createIndex(index.internalId(), 0, _DOC)
 
     def rowCount(self, parent=QModelIndex()):
         if self._corpus is None:
             return 0
+        if self._order is not None:
+            return 0 if parent.isValid() else len(self._order)
         if not parent.isValid():
             return len(self._corpus.documents)
         if parent.internalId() == _DOC and parent.column() == 0:
@@ -140,8 +203,10 @@ class CorpusTreeModel(QAbstractItemModel):
 
     def headerData(self, section, orientation, role=DISPLAY):
         if orientation == Qt.Horizontal and role == DISPLAY:
-            return self.SHORT[section]
+            return self._unc_title if section == self.UNCERTAINTY else self.SHORT[section]
         if orientation == Qt.Horizontal and role == TOOLTIP:
+            if section == self.UNCERTAINTY and self._unc_tip:
+                return f"{self._unc_tip} (click to sort most uncertain first, again for the reverse)"
             return self.HEADER_TIPS[section]
         return None
 
@@ -150,13 +215,26 @@ class CorpusTreeModel(QAbstractItemModel):
         """Global sentence index of a sentence row, -1 for a document row."""
         if not index.isValid() or index.internalId() == _DOC:
             return -1
+        if index.internalId() == _FLAT:
+            return int(self._order[index.row()])
         return self._offsets[index.internalId()] + index.row()
+
+    def sentence_of_row(self, row: int, parent) -> int:
+        """Global sentence index of row ``row`` under ``parent`` (-1 for a document row)."""
+        if self._order is not None:
+            return -1 if parent.isValid() or row >= len(self._order) else int(self._order[row])
+        if not parent.isValid():
+            return -1
+        return self._offsets[parent.row()] + row
 
     def document_of(self, k: int) -> int:
         """Index of the document holding global sentence ``k``."""
         return bisect.bisect_right(self._offsets, k) - 1
 
     def index_of_sentence(self, k: int) -> QModelIndex:
+        if self._order is not None:
+            r = int(self._pos[k]) if 0 <= k < len(self._pos) else -1
+            return self.createIndex(r, 0, _FLAT) if r >= 0 else QModelIndex()
         d = self.document_of(k)
         return self.index(k - self._offsets[d], 0, self.index(d, 0))
 
@@ -184,7 +262,7 @@ class CorpusTreeModel(QAbstractItemModel):
             if role == self.SentenceRole:
                 return -1
             return None
-        k = self._offsets[index.internalId()] + index.row()
+        k = self.sentence_index(index)
         s = self._corpus.sentences[k]
         if role == DISPLAY:
             if col == 0:
@@ -195,6 +273,16 @@ class CorpusTreeModel(QAbstractItemModel):
                 return len(s.spans)
             if col == 3:
                 return self.status(k)
+            if col == 4:
+                return self.uncertainty_text(k)
+        elif role == ALIGNMENT and col == 4:
+            return ALIGN_RIGHT
+        elif role == TOOLTIP and col == 4:
+            t = self.uncertainty_text(k)
+            if not t:
+                return "no N-best list for this sentence"
+            return f"{self._unc_tip}: {t}" + ("\n≠: the reranker picks another candidate than the tagger's top one"
+                                              if t.startswith("≠") else "")
         elif role == TOOLTIP and col == 3:
             st = self.status(k)
             if not st:
@@ -308,6 +396,5 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(self, row, parent):
         if not self.active:
             return True
-        if not parent.isValid():
-            return False  # a document stays when one of its sentences does
-        return self.accepts(self._offsets[parent.row()] + row)
+        k = self.sourceModel().sentence_of_row(row, parent)
+        return k >= 0 and self.accepts(k)  # a document stays when one of its sentences does
