@@ -141,3 +141,15 @@ def test_undecodable_text_is_one_error_with_its_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1 and f"{p}:2:" in err and "--encoding" in err
     assert cli_main(["stats", str(p), "--encoding", "latin-1"]) == 0
+
+
+def test_jsonl_records_keep_their_own_spacing_in_a_brat_export(tmp_path):
+    src = tmp_path / "tool.jsonl"
+    src.write_text('{"text": "Hello  Mr. Bean.", "spans": [[7, 15, "PER"]]}\n{"text": "Bye now", "spans": []}\n',
+                   encoding="utf-8")
+    c = read_corpus(src)
+    assert c.documents[0].text == "Hello  Mr. Bean.\nBye now"
+    assert cli_main(["convert", str(src), str(tmp_path / "t.ann")]) == 0
+    txt = (tmp_path / "t.txt").read_text(encoding="utf-8")
+    assert txt == "Hello  Mr. Bean.\nBye now"
+    assert (tmp_path / "t.ann").read_text(encoding="utf-8") == "T1\tPER 7 15\tMr. Bean\n"

@@ -258,8 +258,11 @@ class Reader:
             rec = r.meta["record"]
             where = {k: v for k, v in (("offset", rec.offset), ("before", rec.before), ("after", rec.after))
                      if v is not None}
+            # a record's own spacing is kept as its source text; tokens joined by single spaces
+            # need none (Sentence.char_offsets derives them), which keeps large corpora small
+            plain = not where and rec.text == " ".join(rec.words)
             return Sentence(r.words, rec.spans, extra=r.extra, line=r.line, raw=r.raw, meta=where or None,
-                            source=rec.text, offsets=rec.offsets)
+                            source=None if plain else rec.text, offsets=None if plain else rec.offsets)
         try:
             spans, fixed = decode(r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid)
         except SchemeError as exc:

@@ -282,9 +282,10 @@ def record_losses(raw: str) -> tuple[bool, list[str]]:
 def document_text(sentences, path=None) -> str | None:
     """Give the sentences read from one document's JSONL records one shared source text, the
     document's (see the module docstring): each sentence's ``source`` and ``offsets`` are
-    rebuilt in place; returns that text (``None`` when no sentence has a text of its own)."""
-    if not sentences or any(s.offsets is None for s in sentences):
-        return None
+    rebuilt in place; returns that text (``None`` when no record has spacing of its own or an
+    ``offset``: then the words joined by spaces are the text, and nothing is stored)."""
+    if not any(s.offsets is not None for s in sentences):
+        return None  # words joined by spaces, one record per line: Document.text_and_offsets derives it
     parts, pos, shifted = [], 0, []
     for k, s in enumerate(sentences):
         where = s.meta or {}
@@ -302,9 +303,8 @@ def document_text(sentences, path=None) -> str | None:
                                             f'"before" (expected {pos + len(before)})')
         pos += len(before)
         parts.append(before)
-        base = s.offsets[0][0]
-        shifted.append([(a - base + pos, b - base + pos) for a, b in s.offsets])
-        piece = s.source[base:s.offsets[-1][1]]
+        piece, rel = s.char_offsets()  # the record's text from its first token to its last
+        shifted.append([(a + pos, b + pos) for a, b in rel])
         parts.append(piece)
         pos += len(piece)
         if where.get("after") and k == len(sentences) - 1:
