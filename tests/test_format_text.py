@@ -153,3 +153,12 @@ def test_jsonl_records_keep_their_own_spacing_in_a_brat_export(tmp_path):
     txt = (tmp_path / "t.txt").read_text(encoding="utf-8")
     assert txt == "Hello  Mr. Bean.\nBye now"
     assert (tmp_path / "t.ann").read_text(encoding="utf-8") == "T1\tPER 7 15\tMr. Bean\n"
+
+
+def test_a_hugging_face_record_forced_as_jsonl_is_an_error_not_zero_entities(tmp_path, capsys):
+    p = tmp_path / "hf.jsonl"
+    p.write_text('{"tokens": ["EU", "rejects"], "ner_tags": [3, 0]}\n', encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        read_corpus(p, format="jsonl")
+    assert info.value.line == 1 and "--from hf" in info.value.message
+    assert cli_main(["stats", str(p), "--from", "jsonl"]) == 1

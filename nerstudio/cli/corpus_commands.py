@@ -23,13 +23,13 @@ def cmd_convert(args) -> int:
     return 0
 
 def _report_repairs(reader) -> None:
+    for line in reader.notes:  # what another tool's format held that nerstudio did not read
+        print(f"note: {reader.path}: {line}", file=sys.stderr)
     if reader.repairs:
         print(f"note: {reader.path}: {reader.repairs} invalid tag transition(s) read the conlleval way "
               f"(use --strict to reject them)", file=sys.stderr)
     if reader.mixed_newlines:
         print(f"note: {reader.path}: mixed line endings; output uses {reader.newline!r}", file=sys.stderr)
-    for line in reader.notes:  # what a reader of another tool's format left out or changed
-        print(f"note: {line}", file=sys.stderr)
 
 def cmd_evaluate(args) -> int:
     from ..corpus.formats import Reader
@@ -41,6 +41,9 @@ def cmd_evaluate(args) -> int:
     gold = Reader(args.gold, args.gold_format, args.gold_scheme, args.encoding, args.strict, inv)
     pred = Reader(args.pred, args.pred_format, args.pred_scheme, args.encoding, args.strict, inv)
     ev = evaluate_sentences(gold.sentences(), pred.sentences(), gold.path, pred.path)
+    for reader in (gold, pred):
+        for line in reader.notes:
+            print(f"note: {reader.path}: {line}", file=sys.stderr)
     if args.json:
         out = ev.as_dict()
         out.update({"gold_file": gold.path, "pred_file": pred.path, "mode": args.mode})
@@ -105,17 +108,20 @@ def corpus_stats(reader) -> dict:
             toks += len(obj.words)
             longest = max(longest, len(obj.words))
             ents.update(sp.label for sp in obj.spans)
-    return {"file": reader.path, "format": reader.format, "scheme": reader.scheme, "encoding": reader.encoding,
-            "documents": docs, "sentences": sents, "tokens": toks, "entities": sum(ents.values()),
-            "entities_by_type": dict(sorted(ents.items())), "longest_sentence": longest,
-            "repairs": reader.repairs}
+    out = {"file": reader.path, "format": reader.format, "scheme": reader.scheme, "encoding": reader.encoding,
+           "documents": docs, "sentences": sents, "tokens": toks, "entities": sum(ents.values()),
+           "entities_by_type": dict(sorted(ents.items())), "longest_sentence": longest,
+           "repairs": reader.repairs}
+    if reader.notes:  # what another tool's format held that was not read (see corpus.foreign)
+        out["notes"] = list(reader.notes)
+    return out
 
 def cmd_stats(args) -> int:
     from ..corpus.formats import Reader
     reader = Reader(args.file, args.format, args.in_scheme, args.encoding, args.strict)
     st = corpus_stats(reader)
     for line in reader.notes:
-        print(f"note: {line}", file=sys.stderr)
+        print(f"note: {reader.path}: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps(st, indent=2))
         return 0

@@ -85,8 +85,8 @@ class Reader:
     ncols: int | None = None
     repairs: int = 0
     mixed_newlines: bool = False
-    notes: list = field(default_factory=list)  # Corpus.notes of another tool's format (read_foreign)
     n_lines: int = 0
+    notes: list = field(default_factory=list)  # what another tool's reader could not keep (Corpus.notes)
     watch: Callable[[int], None] | None = None  # called with the bytes read so far (progress; may raise Cancelled)
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
@@ -119,7 +119,8 @@ class Reader:
         corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
         self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
-        self.ncols, self.repairs, self.notes = corpus.ncols, corpus.repairs, list(corpus.notes)
+        self.ncols, self.repairs = corpus.ncols, corpus.repairs
+        self.notes = list(corpus.notes)
         return corpus
 
     def _foreign_events(self) -> Iterator[tuple[str, object]]:

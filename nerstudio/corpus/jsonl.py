@@ -145,6 +145,11 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
     if doc is not None and (isinstance(doc, bool) or not isinstance(doc, (str, int))):
         raise FormatError(path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}')
     key = next((k for k in SPAN_KEYS if k in obj), None)
+    if key is None:
+        tag_key = next((k for k in ("ner_tags", "tags") if k in obj), None)
+        if tag_key is not None:  # never read as a record without entities
+            raise FormatError(path, lineno, f'a record with "{tag_key}" and no spans is a Hugging Face token-'
+                                            "classification record: read it with --from hf")
     char_spans = _char_spans(obj[key], key, path, lineno) if key else []
     if check_unicode:
         _check_unicode([text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno)

@@ -183,9 +183,7 @@ class Corpus:
     ncols: int | None = None  # columns per token line, tag included (column formats)
     layout: list | None = None
     repairs: int = 0  # invalid transitions repaired while decoding the tags
-    # what a reader of another tool's format chose to leave out or change, one line each (e.g.
-    # "2 overlapping entities dropped, first at line 7"); shown by the CLI and the application
-    notes: list = field(default_factory=list)
+    notes: list = field(default_factory=list)  # what reading could not keep or chose (one line each, for the user)
     _sentences: list[Sentence] | None = field(default=None, repr=False)
 
     @property

@@ -42,8 +42,11 @@ class Losses:
     counts: dict = field(default_factory=dict)
     first_line: dict = field(default_factory=dict)
     fields: set = field(default_factory=set)
+    texts: dict = field(default_factory=dict)  # kind -> message ({n}, {fmt}) for kinds a format's writer names
 
-    def add(self, kind: str, line: int | None = None, n: int = 1) -> None:
+    def add(self, kind: str, line: int | None = None, n: int = 1, text: str | None = None) -> None:
+        if text is not None:
+            self.texts.setdefault(kind, text)
         self.counts[kind] = self.counts.get(kind, 0) + n
         if line and kind not in self.first_line:
             self.first_line[kind] = line
@@ -71,6 +74,8 @@ class Losses:
             elif kind == "fields":
                 names = ", ".join(sorted(self.fields))
                 out.append(f"other fields ({names}) of {n} record(s) not kept in {fmt}{at}")
+            elif kind in self.texts:
+                out.append(self.texts[kind].format(n=n, fmt=fmt) + at)
         return out
 
 

@@ -51,6 +51,15 @@ class Handler:
 # Order matters for sniffing: the first handler that recognises a file wins (specific before
 # general: e.g. Prodigy before doccano, both before nerstudio's own JSONL, which is not here).
 HANDLERS: tuple[Handler, ...] = (
+    Handler("prodigy", "prodigy", "Prodigy JSONL: ner/ner_manual tasks, accepted ones read"),
+    Handler("doccano-rel", "doccano_rel", "doccano JSONL, relation mode: entities with start_offset/end_offset",
+            aliases=("doccano-relation", "doccano-relations")),
+    Handler("doccano", "doccano", "doccano JSONL: text and [start, end, label] triples",
+            aliases=("doccano-label", "doccano-labels")),
+    Handler("label-studio", "labelstudio", "Label Studio JSON export; written as tasks with predictions",
+            aliases=("labelstudio", "ls")),
+    Handler("hf", "hf", "Hugging Face token classification JSON/JSONL: tokens and ner_tags",
+            aliases=("huggingface", "hugging-face", "datasets")),
     # running text with standoff or token-level annotation (helper formats-text); after the JSON
     # formats, plain text last (it must not take a .txt that another format recognises)
     Handler("brat", "brat", "brat standoff: .ann beside a .txt", (".ann",)),

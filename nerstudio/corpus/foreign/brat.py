@@ -127,19 +127,19 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
                     layout=lines)
     joined = sum(1 for e in kept if e[5])
     if joined:
-        corpus.notes.append(f"{ann}: {joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
+        corpus.notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
                             "(only whitespace between the fragments), first at line "
-                            f"{min(e[3] for e in kept if e[5])}")
+                            f"{min(e[3] for e in kept if e[5])} of {ann}")
     for why, what in (("overlap", "overlapping or nested entit{} set aside (the longest kept)"),
                       ("discontinuous", "discontinuous entit{} set aside (text between the fragments)")):
         if aside[why]:
             n = len(aside[why])
-            corpus.notes.append(f"{ann}: {n} " + what.format("y" if n == 1 else "ies")
-                                + f", first at line {min(e[3] for e in aside[why])}; "
+            corpus.notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
+                                + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
                                 "they are kept when saved back as brat")
     other = sum(1 for ln in lines if ln.strip() and not ln.startswith("T"))
     if other:
-        corpus.notes.append(f"{ann}: {other} relation, event, attribute or note line(s) not shown; "
+        corpus.notes.append(f"{other} relation, event, attribute or note line(s) not shown; "
                             "they are kept when saved back as brat")
     return corpus
 

@@ -180,12 +180,12 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
                     newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"))
     notes = corpus.notes
     if col is None:
-        notes.append(f"{path}: no {NE_LAYER}|value layer in the header: no entities read")
+        notes.append(f"no {NE_LAYER}|value layer in the header: no entities read")
     for n, what in ((unlabelled, "entit{} without a value (*) not read"),
                     (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
                     (crossing, "entit{} across two sentences not read"),
                     (subtokens, "sub-token annotation{} not read")):
         if n:
             plural = ("ies" if n > 1 else "y") if "entit" in what else ("s" if n > 1 else "")
-            notes.append(f"{path}: {n} " + what.format(plural))
+            notes.append(f"{n} " + what.format(plural))
     return corpus

@@ -1,0 +1,268 @@
+"""What the handlers of the annotation tools' JSON formats (Prodigy, doccano, Label Studio,
+Hugging Face) share: decoded lines and JSON values with the line they start on, one record's
+text and character spans turned into a sentence, records grouped into documents, and records
+written atomically.
+
+The tools all store a *record* (a task, an example) of running text with character-offset
+spans. nerstudio reads each record as **one sentence** (the unit the annotator saw; nothing is
+re-segmented, so writing back gives the same records) and groups consecutive records with the
+same document id into one :class:`~nerstudio.corpus.model.Document`, whose ``text`` is their
+texts joined by line breaks, so that every sentence keeps its text and token offsets
+(:attr:`Sentence.source`, :attr:`Sentence.offsets`). Tokenisation and every check of the
+offsets and labels are those of nerstudio's own JSONL records
+(:func:`nerstudio.corpus.jsonl.parse_object`), so the formats cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from ...errors import FormatError
+from ..atomic import atomic_open
+from ..jsonl import loads, parse_object
+from ..model import Corpus, Document, Sentence, Span
+
+
+def read_text(path: str, encoding: str) -> str:
+    """The whole file, decoded (a UTF-8 byte-order mark dropped); a decoding error names its line."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
+        data = data[3:]
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(path, line, f"not valid {encoding} (byte 0x{data[exc.start]:02x}); pass --encoding "
+                                      "with the file's encoding (e.g. --encoding latin-1)") from None
+    except LookupError:
+        raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
+
+
+def iter_jsonl(path: str, encoding: str) -> Iterator[tuple[int, dict]]:
+    """``(line, object)`` for every non-blank line of a JSON Lines file."""
+    for lineno, line in enumerate(read_text(path, encoding).split("\n"), 1):
+        if not line.strip():
+            continue
+        obj = loads(line, path, lineno)
+        if not isinstance(obj, dict):
+            raise FormatError(path, lineno, f"each line must be a JSON object, not {type(obj).__name__}")
+        yield lineno, obj
+
+
+def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = ()) -> Iterator[tuple[int, object]]:
+    """``(line, item)`` for the items of a file holding one JSON array, or an object holding the
+    array under one of ``wrappers`` (``{"data": [...]}``); each item with the line it starts on."""
+    text = read_text(path, encoding)
+    dec = json.JSONDecoder()
+
+    seen = [0, 1]  # a position and its line: lines are counted once, forwards
+
+    def line_at(pos: int) -> int:
+        if pos < seen[0]:
+            seen[:] = [0, 1]
+        seen[1] += text.count("\n", seen[0], pos)
+        seen[0] = pos
+        return seen[1]
+
+    def fail(pos: int, message: str):
+        raise FormatError(path, line_at(pos), message)
+
+    def value(pos: int):
+        try:
+            return dec.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            fail(exc.pos, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        except RecursionError:
+            fail(pos, "invalid JSON: nested too deeply")
+        except ValueError as exc:
+            fail(pos, f"invalid JSON: {exc}")
+
+    def skip(pos: int) -> int:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        return pos
+
+    def items(pos: int, top: bool) -> Iterator[tuple[int, object]]:
+        if not text.startswith("[", pos):
+            fail(pos, "expected a JSON array")
+        pos = skip(pos + 1)
+        if text.startswith("]", pos):
+            return
+        while True:
+            item, end = value(pos)
+            yield line_at(pos), item
+            pos = skip(end)
+            if text.startswith("]", pos):
+                if top and skip(pos + 1) != len(text):
+                    fail(skip(pos + 1), "unexpected data after the JSON array")
+                return
+            if not text.startswith(",", pos):
+                fail(pos, "expected ',' or ']' between the items of the array")
+            pos = skip(pos + 1)
+
+    pos = skip(0)
+    if not text.startswith("{", pos):
+        yield from items(pos, True)
+        return
+    obj, end = value(pos)  # the array under a key: the whole object is read once, then its items
+    if skip(end) != len(text):
+        fail(skip(end), "unexpected data after the JSON value")
+    key = next((k for k in wrappers if isinstance(obj.get(k), list)), None)
+    if key is None:
+        fail(pos, "expected a JSON array" + (f" or an object with {' or '.join(repr(k) for k in wrappers)}"
+                                             " holding one" if wrappers else ""))
+    start = text.find("[", text.find(f'"{key}"', pos))
+    try:
+        found = list(items(start, False)) if start >= 0 else []
+    except FormatError:
+        found = []
+    if [item for _, item in found] == obj[key]:
+        yield from found
+    else:  # the key's text was not where the array is: items without their own lines
+        for item in obj[key]:
+            yield 1, item
+
+
+def first_json_object(head: str) -> dict | None:
+    """The first line of ``head`` as a JSON object, or ``None`` (for sniffers)."""
+    line = head.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
+    if not line.startswith("{"):
+        return None
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def show(value, limit: int = 60) -> str:
+    s = json.dumps(value, ensure_ascii=False, default=str)
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+@dataclass
+class _Pending:
+    text: str
+    words: list
+    offsets: list
+    spans: list
+    line: int
+    meta: dict | None
+
+
+@dataclass
+class CorpusBuilder:
+    """Records in file order, grouped into documents by their document id (``None``: no id)."""
+
+    path: str
+    format: str
+    encoding: str
+    scheme: str | None = None
+    notes: list = field(default_factory=list)
+    _docs: list = field(default_factory=list)  # (doc id, [_Pending])
+    empty: int = 0
+
+    def add_text(self, text: str, char_spans: list, line: int, doc_id=None, fields: dict | None = None) -> None:
+        """One record of running text with ``[start, end, label]`` character spans (checked and
+        tokenised the way nerstudio's JSONL records are); ``fields``: the record's other fields,
+        given back when the corpus is written in its format. A record without tokens is counted,
+        not kept."""
+        rec = parse_object({"text": text, "spans": char_spans}, self.path, line, check_unicode=True)
+        self.add_tokens(rec.text, rec.words, rec.offsets, rec.spans, line, doc_id, fields)
+
+    def add_tokens(self, text: str, words: list, offsets: list, spans: list, line: int, doc_id=None,
+                   fields: dict | None = None) -> None:
+        if not words:
+            self.empty += 1
+            return
+        doc_id = None if doc_id is None else str(doc_id)
+        if not self._docs or self._docs[-1][0] != doc_id:
+            self._docs.append((doc_id, []))
+        meta = None if fields is None else origin(self.format, fields, spans)
+        self._docs[-1][1].append(_Pending(text, list(words), list(offsets), list(spans), line, meta))
+
+    def build(self) -> Corpus:
+        if not self._docs:
+            what = f"{self.empty} record(s), none with any text" if self.empty else "no records"
+            raise FormatError(self.path, None, f"no sentences: {what}")
+        if self.empty:
+            self.notes.insert(0, f"{self.empty} record(s) without text skipped (no sentence)")
+        docs = []
+        for k, (doc_id, pending) in enumerate(self._docs):
+            text = "\n".join(p.text for p in pending)
+            sentences, base = [], 0
+            for p in pending:
+                offs = [(a + base, b + base) for a, b in p.offsets]
+                sentences.append(Sentence(p.words, p.spans, line=p.line, meta=p.meta, source=text, offsets=offs))
+                base += len(p.text) + 1
+            docs.append(Document(sentences, id=doc_id if doc_id is not None else str(k + 1), text=text))
+        return Corpus(docs, path=self.path, format=self.format, scheme=self.scheme or "iob2",
+                      encoding=self.encoding, layout=None, notes=list(self.notes))
+
+
+def sentence_records(corpus: Corpus) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
+    """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
+    every sentence with tokens; the document id is ``None`` when the corpus has one document."""
+    multi = len(corpus.documents) > 1
+    for k, d in enumerate(corpus.documents):
+        doc_id = (d.id or str(k + 1)) if multi else None
+        for s in d.sentences:
+            if not s.words:
+                continue
+            text, offsets = s.char_offsets()
+            yield doc_id, s, text, offsets
+
+
+def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """The sentence's spans as ``(start, end, label)`` character offsets in its text."""
+    return [(offsets[sp.start][0], offsets[sp.end - 1][1], sp.label) for sp in s.spans]
+
+
+def check_spans_writable(s: Sentence, offsets, path) -> None:
+    """An entity made only of empty tokens has no characters: no character-offset format holds it."""
+    for sp in s.spans:
+        if offsets[sp.start][0] >= offsets[sp.end - 1][1]:
+            raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
+                                                    "covers only empty tokens: it has no characters to point at")
+
+
+def count_columns(corpus: Corpus, losses, fmt: str) -> None:
+    """Report the extra columns (POS, chunk, ...) a JSON format does not hold."""
+    for s in corpus.sentences:
+        if s.extra:
+            losses.add("columns", s.line or None)
+
+
+def kept_fields(s: Sentence, fmt: str) -> dict:
+    """The other fields of the record ``s`` was read from, when it was read from ``fmt``."""
+    if s.meta and isinstance(s.meta.get(fmt), dict):
+        return dict(s.meta[fmt])
+    return {}
+
+
+def spans_unchanged(s: Sentence, fmt: str) -> bool:
+    """Whether the sentence still has the spans it was read with from ``fmt``."""
+    return bool(s.meta) and s.meta.get(f"{fmt}:spans") == tuple(s.spans)
+
+
+def origin(fmt: str, fields: dict, spans: Iterable[Span]) -> dict:
+    """The ``Sentence.meta`` that lets a writer of ``fmt`` give back the record's other fields."""
+    return {fmt: fields, f"{fmt}:spans": tuple(sorted(Span(*x) for x in spans))}
+
+
+def write_json_lines(path: str, objects: Iterable[dict], encoding: str = "utf-8") -> None:
+    with atomic_open(path, encoding=encoding) as f:
+        for obj in objects:
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def write_json(path: str, value, encoding: str = "utf-8") -> None:
+    with atomic_open(path, encoding=encoding) as f:
+        f.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,211 @@
+"""Hugging Face token classification data: ``tokens`` and ``ner_tags`` per example, as
+``datasets``' ``to_json`` writes it (JSON Lines), or one JSON array, or ``{"data": [...]}``.
+
+Why a module of its own: the tags are usually **integers** whose names live outside the file,
+so nerstudio's JSONL reader would see tokens without spans and read zero entities. Here the
+names are looked for next to the file, in this order:
+
+1. ``<stem>.labels.txt`` (``train.labels.txt`` for ``train.jsonl``), then ``labels.txt``: one
+   name per line, line *k* naming tag *k* (the ``--labels`` file of Hugging Face's example
+   scripts);
+2. ``dataset_info.json`` (what ``datasets`` saves beside its data): the names of the tag
+   feature's ``ClassLabel`` (``features.ner_tags.feature.names``); ``dataset_infos.json`` (one
+   entry per configuration) too, from its first configuration that has them.
+
+A file with integer tags and none of these is **one error** naming them, never zero entities.
+String tags (``"B-PER"``) are read as tags directly. The tag key is ``ner_tags``, or ``tags``
+when there is no ``ner_tags``. The tag scheme is detected from all the tags, as for column files
+(``--from-scheme`` forces it); invalid transitions are repaired the conlleval way and counted.
+An example whose only token is ``-DOCSTART-`` starts a new document (some conversions keep
+them); an example without tokens is skipped and counted.
+
+Written: JSON Lines of ``{"id", "tokens", "ner_tags"}`` with integer tags in the scheme asked,
+and the names beside it in ``<stem>.labels.txt``: ``O`` first, then each type's tags in the
+scheme's order (types sorted); a corpus read from this format keeps its own names and ids (new
+tags are appended) and its examples' other fields (``pos_tags``, ...). Document boundaries and
+extra columns are not kept (reported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from ...errors import FormatError
+from ..atomic import atomic_open
+from ..model import Corpus, Document, Sentence
+from ..schemes import SchemeDetector, SchemeError, decode, encode, normalize_scheme
+from . import _records as R
+
+NAME = "hf"
+TAG_KEYS = ("ner_tags", "tags")
+DOCSTART = "-DOCSTART-"
+_TOKENS = re.compile(r'"tokens"\s*:\s*\[\s*("|\])')
+_TAGS = re.compile(r'"(ner_tags|tags)"\s*:\s*\[')
+_ORDER = {"iob1": "IB", "iob2": "BI", "bioes": "BIES", "bilou": "BILU", "scn": "SC"}
+
+
+def sniff(path: str, head: str) -> bool:
+    obj = R.first_json_object(head)
+    if obj is not None:
+        return isinstance(obj.get("tokens"), list) and any(isinstance(obj.get(k), list) for k in TAG_KEYS) \
+            and all(isinstance(t, str) for t in obj["tokens"])
+    h = head.lstrip("\ufeff \t\r\n")
+    return h[:1] in "[{" and bool(_TOKENS.search(h)) and bool(_TAGS.search(h))
+
+
+def sidecar(path: str) -> str:
+    """The labels file written beside ``path`` (and read first)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, os.path.splitext(name)[0] + ".labels.txt")
+
+
+def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | None:
+    """The tag names for the data file ``path`` and the file they came from (see the module
+    docstring), or ``None``. A labels file that cannot be read is an error naming it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for cand in (sidecar(path), os.path.join(folder, "labels.txt")):
+        if os.path.isfile(cand):
+            text = R.read_text(cand, "utf-8")
+            names = [x.strip() for x in text.splitlines()]
+            while names and not names[-1]:
+                names.pop()
+            if not names or not all(names):
+                raise FormatError(cand, None, "a labels file holds one tag name per line, no blank lines")
+            return names, cand
+    for cand in ("dataset_info.json", "dataset_infos.json"):
+        full = os.path.join(folder, cand)
+        if not os.path.isfile(full):
+            continue
+        try:
+            info = json.loads(R.read_text(full, "utf-8"))
+        except (ValueError, RecursionError) as exc:
+            raise FormatError(full, None, f"invalid JSON: {exc}") from None
+        infos = [info] if cand == "dataset_info.json" else list(info.values()) if isinstance(info, dict) else []
+        for one in infos:
+            names = _feature_names(one, key)
+            if names:
+                return names, full
+    return None
+
+
+def _feature_names(info, key: str) -> list[str] | None:
+    feats = info.get("features") if isinstance(info, dict) else None
+    feat = feats.get(key) if isinstance(feats, dict) else None
+    while isinstance(feat, dict):  # Sequence(ClassLabel(names=[...])), possibly nested one level more
+        names = feat.get("names")
+        if isinstance(names, list) and names and all(isinstance(x, str) for x in names):
+            return names
+        feat = feat.get("feature")
+    return None
+
+
+def _examples(path: str, encoding: str):
+    text_head = R.read_text(path, encoding).lstrip(" \t\r\n")
+    if text_head.startswith("{") and R.first_json_object(text_head) is not None:
+        yield from R.iter_jsonl(path, encoding)
+    else:
+        yield from R.iter_json_items(path, encoding, ("data",))
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    rows, empty, names, names_from = [], 0, None, None
+    for line, ex in _examples(path, encoding):
+        if not isinstance(ex, dict):
+            raise FormatError(path, line, f"each example must be a JSON object, not {R.show(ex)}")
+        tokens = ex.get("tokens")
+        key = next((k for k in TAG_KEYS if k in ex), None)
+        tags = ex.get(key) if key else None
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise FormatError(path, line, f'"tokens" must be a list of strings, not {R.show(tokens)}')
+        if not isinstance(tags, list) or len(tags) != len(tokens):
+            raise FormatError(path, line, f'"ner_tags" must be a list of one tag per token ({len(tokens)}), '
+                                          f"not {R.show(tags)}")
+        if all(type(t) is int for t in tags) and tags:
+            if names is None:
+                found = label_names(path, key)
+                if found is None:
+                    raise FormatError(path, line, "integer ner_tags but no label names: write them one per line "
+                                                  f"(line k names tag k) in {os.path.basename(sidecar(path))} or "
+                                                  "labels.txt next to the file, or put there the dataset_info.json "
+                                                  "that datasets saves (features.ner_tags.feature.names)")
+                names, names_from = found
+            bad = next((t for t in tags if not 0 <= t < len(names)), None)
+            if bad is not None:
+                raise FormatError(path, line, f"tag {bad} has no name: {names_from} names {len(names)} tags "
+                                              f"(0 to {len(names) - 1})")
+            tags = [names[t] for t in tags]
+        elif not all(isinstance(t, str) for t in tags):
+            raise FormatError(path, line, f'"{key}" must be all integers or all strings, not {R.show(tags)}')
+        if not tokens:
+            empty += 1
+            continue
+        fields = {k: v for k, v in ex.items() if k not in ("tokens", key)}
+        rows.append((line, tokens, tags, fields, key))
+    if not rows:
+        raise FormatError(path, None, "no sentences: " + (f"{empty} example(s), none with tokens" if empty
+                                                          else "no examples"))
+    if scheme is None:
+        det = SchemeDetector()
+        for _, tokens, tags, _, _ in rows:
+            if tokens != [DOCSTART]:
+                det.add(tags)
+        scheme = det.result()
+    scheme = normalize_scheme(scheme)
+    docs, repairs = [Document()], 0
+    for line, tokens, tags, fields, key in rows:
+        if tokens == [DOCSTART]:
+            docs.append(Document(docstart=None))
+            continue
+        try:
+            spans, fixed = decode(tags, scheme)
+        except SchemeError as exc:
+            raise FormatError(path, line, f"token {exc.index + 1}: {exc.message}") from None
+        repairs += fixed
+        fields["_key"] = key
+        docs[-1].sentences.append(Sentence(tokens, spans, tags=tags, line=line, meta=R.origin(NAME, fields, spans)))
+    docs = [d for d in docs if d.sentences]
+    for k, d in enumerate(docs):
+        d.id = str(k + 1)
+    notes = [f"{empty} example(s) without tokens skipped"] if empty else []
+    return Corpus(docs, path=path, format=NAME, scheme=scheme, encoding=encoding, layout=None, repairs=repairs,
+                  notes=notes)
+
+
+def _tag_order(tags: set[str], scheme: str) -> list[str]:
+    outside = "N" if scheme == "scn" else "O"
+    prefixes = _ORDER[scheme]
+    types = sorted({t.partition("-")[2] for t in tags if t != outside})
+    full = [outside] + [f"{p}-{lab}" if lab else p for lab in types for p in prefixes]
+    return full + sorted(tags - set(full))
+
+
+def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+    scheme = normalize_scheme(scheme)
+    R.count_columns(corpus, losses, NAME)
+    if len(corpus.documents) > 1:
+        losses.add("documents", n=len(corpus.documents), text="the boundaries of {n} documents not kept: "
+                                                              "{fmt} has examples, not documents")
+    tagged = [(s, encode(s.spans, len(s.words), scheme)) for s in corpus.sentences if s.words]
+    used = {t for _, tags in tagged for t in tags}
+    names: list[str] = []
+    if corpus.format == NAME and corpus.path and corpus.scheme == scheme:
+        found = label_names(corpus.path)
+        names = list(found[0]) if found else []
+    names += [t for t in _tag_order(used, scheme) if t not in names]
+    index = {t: i for i, t in enumerate(names)}
+
+    def examples():
+        for k, (s, tags) in enumerate(tagged):
+            fields = R.kept_fields(s, NAME)
+            key = fields.pop("_key", "ner_tags")
+            ex = {"id": fields.pop("id", str(k)), "tokens": list(s.words), key: [index[t] for t in tags]}
+            ex.update(fields)
+            yield ex
+
+    # the names first: a file read as hf keeps its ids (new tags are appended), so its old data
+    # still reads right if writing the data then fails
+    with atomic_open(sidecar(path), encoding="utf-8") as f:
+        f.write("".join(n + "\n" for n in names))
+    R.write_json_lines(path, examples(), "utf-8")

@@ -1,0 +1,183 @@
+"""Label Studio's JSON export (a JSON array of tasks), read; and tasks with pre-annotations
+(``predictions``) written, for Label Studio to import.
+
+A task is ``{"id", "data": {"text": ...}, "annotations": [{"result": [{"type": "labels",
+"from_name", "to_name", "value": {"start", "end", "text", "labels": [...]}}], "was_cancelled",
+"created_at", "updated_at", ...}], "predictions": [...]}``; offsets are characters. Why a module
+of its own: the annotations of a task are nested inside one JSON document, not one per line.
+
+Choices when reading, each counted in a ``note:`` line (:attr:`Corpus.notes`), never silent:
+
+* a task with several annotations is read from its **most recent one not cancelled**
+  (``updated_at``, else ``created_at``; the last in the list when they tie): the latest
+  correction wins; the count of such tasks is reported;
+* a task without such an annotation is read from its most recent **prediction** (same rule);
+  a task whose annotations were all cancelled and that has no prediction is skipped (the
+  annotator refused it: reading it as "no entities" would be a wrong gold standard);
+* a task with neither annotations nor predictions is read with no entities (text to annotate);
+* results other than ``labels`` (relations, choices, text areas) are not kept; a region with
+  several labels keeps its first;
+* the text is ``data.text``, or the task's only string in ``data`` under another name;
+* a region's ``value.text``, when given, must be the text at its offsets; offsets counted in
+  UTF-16 units (what Label Studio versions before 1.4 stored for text with emoji) are
+  recognised by that check and converted.
+
+Written: a JSON array of tasks, one per sentence, ``{"data": {"text", "doc_id"?}, "predictions":
+[{"model_version", "score"?, "result": [labels regions]}]}``, for the usual NER labelling config
+(``<Labels name="label" toName="text">`` and ``<Text name="text" value="$text"/>``; a task read
+from Label Studio keeps its own names and its other ``data`` fields). ``model_version`` and
+``score`` come from the sentence's ``meta`` when a tagger put them there, else ``"nerstudio"``
+and no score.
+"""
+
+from __future__ import annotations
+
+from ...errors import FormatError
+from ..model import Corpus
+from . import _records as R
+
+NAME = "label-studio"
+
+
+def sniff(path: str, head: str) -> bool:
+    h = head.lstrip("\ufeff \t\r\n")
+    return h.startswith("[") and '"data"' in h and ('"annotations"' in h or '"predictions"' in h)
+
+
+def _utf16_to_index(text: str, units: int) -> int | None:
+    """The character index at ``units`` UTF-16 code units into ``text`` (``None`` if inside a pair)."""
+    n = 0
+    for i, ch in enumerate(text):
+        if n == units:
+            return i
+        n += 2 if ord(ch) > 0xFFFF else 1
+    return len(text) if n == units else None
+
+
+def _region(r: dict, text: str, path: str, line: int, notes: dict) -> list | None:
+    value = r.get("value")
+    if not isinstance(value, dict):
+        raise FormatError(path, line, f"a labels result needs a \"value\" object, not {R.show(value)}")
+    labels = value.get("labels")
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+        raise FormatError(path, line, f"region {R.show(value)}: \"labels\" must be a non-empty list of strings")
+    if len(labels) > 1:
+        notes["multi"] = notes.get("multi", 0) + 1
+    a, b = value.get("start"), value.get("end")
+    want = value.get("text")
+    if isinstance(want, str) and type(a) is int and type(b) is int and text[a:b] != want:
+        a16, b16 = _utf16_to_index(text, a), _utf16_to_index(text, b)
+        if a16 is None or b16 is None or text[a16:b16] != want:
+            raise FormatError(path, line, f"region {R.show(value)}: its text {want!r} is not the text at "
+                                          f"[{a}, {b}) ({text[a:b]!r})")
+        a, b = a16, b16
+    return [a, b, labels[0]]
+
+
+def _latest(items: list) -> dict | None:
+    best, best_key = None, None
+    for k, item in enumerate(items):
+        key = (str(item.get("updated_at") or item.get("created_at") or ""), k)
+        if best_key is None or key > best_key:
+            best, best_key = item, key
+    return best
+
+
+def _text(data, path: str, line: int) -> tuple[str, str]:
+    if not isinstance(data, dict):
+        raise FormatError(path, line, f'a Label Studio task needs a "data" object, not {R.show(data)}')
+    if isinstance(data.get("text"), str):
+        return "text", data["text"]
+    strings = [k for k, v in data.items() if isinstance(v, str)]
+    if len(strings) == 1:
+        return strings[0], data[strings[0]]
+    raise FormatError(path, line, 'cannot tell which field of "data" is the text: name it "text"')
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    b = R.CorpusBuilder(path, NAME, encoding, scheme)
+    counts: dict = {}
+    for line, task in R.iter_json_items(path, encoding):
+        if not isinstance(task, dict):
+            raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
+        key, text = _text(task.get("data"), path, line)
+        anns, preds = task.get("annotations") or [], task.get("predictions") or []
+        if not isinstance(anns, list) or not isinstance(preds, list) or not all(
+                isinstance(a, dict) for a in anns + preds):
+            raise FormatError(path, line, '"annotations" and "predictions" must be lists of objects')
+        live = [a for a in anns if not a.get("was_cancelled")]
+        if len(live) > 1:
+            counts["several"] = counts.get("several", 0) + 1
+        chosen = _latest(live)
+        if chosen is None and preds:
+            chosen = _latest(preds)
+            counts["predictions"] = counts.get("predictions", 0) + 1
+        if chosen is None and anns:
+            counts["cancelled"] = counts.get("cancelled", 0) + 1
+            continue
+        if chosen is None:
+            counts["unlabelled"] = counts.get("unlabelled", 0) + 1
+        result = chosen.get("result", []) if chosen is not None else []
+        if not isinstance(result, list):
+            raise FormatError(path, line, f'"result" must be a list, not {R.show(result)}')
+        spans, names = [], None
+        for r in result:
+            if not isinstance(r, dict):
+                raise FormatError(path, line, f"each result must be an object, not {R.show(r)}")
+            if r.get("type") != "labels":
+                counts["other"] = counts.get("other", 0) + 1
+                continue
+            names = names or (r.get("from_name"), r.get("to_name"))
+            spans.append(_region(r, text, path, line, counts))
+        data = {k: v for k, v in task["data"].items() if k != key}
+        fields = {"data": data, "_text_key": key}
+        if names and all(isinstance(x, str) for x in names):
+            fields["_names"] = list(names)
+        if "meta" in task:
+            fields["meta"] = task["meta"]
+        doc_id = data.get("doc_id")
+        b.add_text(text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields)
+    b.notes.extend(_notes(counts))
+    return b.build()
+
+
+def _notes(c: dict) -> list[str]:
+    out = []
+    if c.get("several"):
+        out.append(f"{c['several']} task(s) with several annotations: the most recent not cancelled one was read")
+    if c.get("predictions"):
+        out.append(f"{c['predictions']} task(s) without annotation read from their (most recent) prediction")
+    if c.get("cancelled"):
+        out.append(f"{c['cancelled']} task(s) whose annotations were all cancelled skipped")
+    if c.get("unlabelled"):
+        out.append(f"{c['unlabelled']} task(s) with neither annotation nor prediction read with no entities")
+    if c.get("other"):
+        out.append(f"{c['other']} result(s) other than labels (relations, choices, ...) not kept")
+    if c.get("multi"):
+        out.append(f"{c['multi']} region(s) with several labels: the first label kept")
+    return out
+
+
+def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+    R.count_columns(corpus, losses, NAME)
+    tasks = []
+    for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus), 1):
+        R.check_spans_writable(s, offsets, corpus.path)
+        fields = R.kept_fields(s, NAME)
+        from_name, to_name = fields.get("_names") or ("label", "text")
+        data = {fields.get("_text_key", "text"): text, **fields.get("data", {})}
+        if doc_id is not None:
+            data["doc_id"] = doc_id
+        result = [{"id": f"n{k}-{j}", "from_name": from_name, "to_name": to_name, "type": "labels",
+                   "value": {"start": a, "end": b, "text": text[a:b], "labels": [lab]}}
+                  for j, (a, b, lab) in enumerate(R.char_spans(s, offsets))]
+        meta = s.meta or {}
+        pred = {"model_version": str(meta.get("model_version") or "nerstudio")}
+        if isinstance(meta.get("score"), (int, float)) and not isinstance(meta.get("score"), bool):
+            pred["score"] = float(meta["score"])
+        pred["result"] = result
+        task = {"data": data, "predictions": [pred]}
+        if "meta" in fields:
+            task["meta"] = fields["meta"]
+        tasks.append(task)
+    R.write_json(path, tasks, corpus.encoding if corpus.format == NAME else "utf-8")
