@@ -56,3 +56,12 @@ def test_a_text_file_opens_as_sentences_and_save_proposes_jsonl(window, tmp_path
     asked.clear()
     window.act_save_corpus.trigger()  # now a JSONL corpus: saved in place, nothing asked
     assert asked == [] and read_corpus(out).sentences[1].spans == [Span(3, 4, "PER")]
+
+
+def test_what_a_reader_set_aside_is_shown_when_the_file_opens(window, tmp_path):
+    text = "Ada Lovelace met Charles Babbage in London.\n"
+    (tmp_path / "n.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "n.ann").write_text("T1\tPER 0 12\tAda Lovelace\nT2\tPER 4 12\tLovelace\n", encoding="utf-8")
+    assert window.load_corpus(str(tmp_path / "n.ann"))
+    assert window.corpus.format == "brat" and window.corpus.sentences[0].spans == [Span(0, 2, "PER")]
+    assert "set aside" in window.statusBar().currentMessage()
