@@ -46,6 +46,11 @@ class Dialogs:
             self.settings.setValue("files/resultsDir", d)
         return d or None
 
+    def ask_model_folder(self, start: str) -> str | None:
+        """A model folder (a tagger, and optionally a reranker) to pre-annotate with."""
+        d = QFileDialog.getExistingDirectory(self.parent, "Pre-annotate with the model in folder", start)
+        return d or None
+
     # -- questions ------------------------------------------------------------------------
     def ask_unsaved(self) -> str:
         """What to do with unsaved edits: 'save', 'discard' or 'cancel'."""
@@ -107,6 +112,22 @@ class Dialogs:
                         return enc
                 return item.strip() or None
         return None
+
+    def ask_preannotate_policy(self, with_entities: int, without: int) -> str | None:
+        """Which sentences a model pre-annotates when some have entities already: 'empty' (only
+        the ``without`` sentences that have none), 'all' (replace every sentence's entities) or
+        None (cancel)."""
+        box = QMessageBox(QMessageBox.Question, "Pre-annotate with model",
+                          f"{with_entities:,} sentence(s) already have entities, {without:,} have none.",
+                          parent=self.parent)
+        box.setInformativeText("Fill only the sentences without entities, or replace the entities of every "
+                               "sentence with the model's? Either is one edit (Ctrl+Z undoes it).")
+        empty = box.addButton("Fill sentences without entities", QMessageBox.AcceptRole)
+        every = box.addButton("Replace all", QMessageBox.DestructiveRole)
+        box.addButton(QMessageBox.Cancel)
+        box.setDefaultButton(empty)
+        box.exec()
+        return {empty: "empty", every: "all"}.get(box.clickedButton())
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         """One line of text (None when cancelled)."""

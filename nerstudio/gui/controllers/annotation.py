@@ -26,7 +26,7 @@ import time
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
@@ -393,6 +393,8 @@ class _KeyRouter(QObject):
         t = ev.type()
         if t not in (QEvent.KeyPress, QEvent.ShortcutOverride):
             return False
+        if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
+            return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
         act = self.c.key_table().get(self.combination(ev))
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
