@@ -316,8 +316,13 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
         return corpus_file
     from ..corpus.formats import write_corpus
     ctx.progress("handing the corpus to the training process…")
-    path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
-    write_corpus(corpus, path)
+    from ..corpus.foreign import writable
+    if writable(corpus.format):
+        path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
+        write_corpus(corpus, path)
+    else:  # read-only formats (plain text, WebAnno TSV): JSONL keeps everything
+        path = os.path.join(folder, "corpus.jsonl")
+        write_corpus(corpus, path, "jsonl")
     return path
 
 
