@@ -16,12 +16,13 @@ import os
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter, QTableView,
+                               QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from ...app.types import TypeScheme
 from ...numfmt import num
 from .palette import text_color_on, type_color
+from .row_list import sentence_rows
 
 
 def kappa_text(k: float | None) -> str:
@@ -149,14 +150,7 @@ class AgreementView(QWidget):
         self.table.setToolTip("Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
                               "tokens' tags (per type: other types' tags count as O; n/a when undefined)")
         self.model = DifferenceModel(self)
-        self.list = QTableView()
-        self.list.setObjectName("agreementList")
-        self.list.setModel(self.model)
-        self.list.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.list.verticalHeader().setVisible(False)
-        self.list.verticalHeader().setDefaultSectionSize(20)
-        self.list.setWordWrap(False)
+        self.list = sentence_rows(self.model, "agreementList")
         h = self.list.horizontalHeader()
         h.setSectionResizeMode(QHeaderView.Interactive)
         for c, w in enumerate((50, 60, 60, 140, 140)):
