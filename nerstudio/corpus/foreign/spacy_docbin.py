@@ -61,7 +61,11 @@ def is_docbin(path: str) -> bool:
 
 
 def sniff(path: str, head: str) -> bool:
-    return path.lower().endswith(EXTENSION) or is_docbin(path)
+    # a zlib stream starts with 0x78 ("x" in the decoded head): only then is the file opened
+    # again, and only a regular file (never a pipe whose bytes would be consumed)
+    if path.lower().endswith(EXTENSION):
+        return True
+    return head[:1] == "x" and os.path.isfile(path) and is_docbin(path)
 
 
 def _spacy(path: str):
