@@ -269,3 +269,16 @@ def test_an_empty_token_is_refused_naming_its_line(tmp_path):
         convert_file(tsv, tmp_path / "a.spacy", losses=Losses())
     assert exc.value.line == 1
     assert not (tmp_path / "a.spacy").exists()
+
+
+def test_untyped_entities_get_a_type_and_the_change_is_reported(tmp_path):
+    """spaCy silently drops an entity whose label is empty: nerstudio types it ENT and says so."""
+    _spacy()
+    conll = tmp_path / "scn.conll"
+    conll.write_text("Peter B\nBlackburn I\nspoke O\n", encoding="utf-8")
+    a = read_corpus(conll)
+    assert a.sentences[0].spans == [Span(0, 2, "")]
+    losses = Losses()
+    write_corpus(a, tmp_path / "scn.spacy", format="spacy", losses=losses)
+    assert [(e.text, e.label_) for d in _docs_of(tmp_path / "scn.spacy") for e in d.ents] == [("Peter Blackburn", "ENT")]
+    assert any("entities without a type (1) written with the type ENT" in m for m in losses.messages())

@@ -25,7 +25,8 @@ explicitly outside). A document read from running text (plain text, brat, the an
 formats, a DocBin) is written with its **exact text**: words and trailing spaces derived from
 the token offsets, other whitespace between tokens as spaCy's own whitespace tokens, so every
 offset still indexes ``doc.text``. Other documents' tokens are joined by single spaces. Empty
-tokens cannot be held (refused), extra columns and document ids are not kept (reported).
+tokens cannot be held (refused), extra columns and document ids are not kept, and untyped
+(boundary-only) entities are given the type ``ENT`` (reported).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from . import _records as R
 NAME = "spacy"
 EXTENSION = ".spacy"
 INSTALL = "pip install 'nerstudio[spacy]'"
+UNTYPED = "ENT"  # the type given to untyped (boundary-only) entities, which spaCy cannot hold
 _PEEK = 256  # compressed bytes inflated to recognise a DocBin
 _OTHER_ATTRS = (("TAG", "tags"), ("POS", "POS"), ("MORPH", "morphology"), ("LEMMA", "lemmas"), ("DEP", "parses"))
 
@@ -274,8 +276,12 @@ def _doc(spacy, vocab, doc: Document, path: str, losses):
         built = _joined(doc, path)
     words, spaces, starts, index = built
     out = Doc(vocab, words=words, spaces=spaces, sent_starts=starts)
-    ents = [SpacySpan(out, index[(k, sp.start)], index[(k, sp.end - 1)] + 1, label=sp.label)
+    ents = [SpacySpan(out, index[(k, sp.start)], index[(k, sp.end - 1)] + 1, label=sp.label or UNTYPED)
             for k, s in enumerate(doc.sentences) for sp in s.spans]
+    untyped = sum(1 for s in doc.sentences for sp in s.spans if not sp.label)
+    if untyped:  # spaCy drops an entity without a label
+        losses.add("spacy_untyped", n=untyped, text="entities without a type ({n}) written with the type "
+                                                    f"{UNTYPED} ({{fmt}} drops an entity without a label)")
     out.ents = ents  # every other token explicitly outside (O), not missing
     return out
 
