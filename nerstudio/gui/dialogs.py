@@ -14,9 +14,10 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from .. import logs
 
-CORPUS_FILTER = ("Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.train *.testa *.testb *.dev *.test);;"
+CORPUS_FILTER = ("Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.spacy *.train *.testa *.testb *.dev *.test);;"
                  "Plain text (*.txt *.text);;brat standoff (*.ann);;CoNLL-U (*.conllu);;"
-                 "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;All files (*)")
+                 "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;spaCy DocBin (*.spacy);;"
+                 "All files (*)")
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
 ENCODINGS = (("Latin-1", "latin-1"), ("Windows-1252", "cp1252"), ("UTF-16", "utf-16"), ("ISO-8859-15", "iso-8859-15"),

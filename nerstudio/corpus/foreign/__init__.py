@@ -66,6 +66,9 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")),
     Handler("webanno", "webanno", "WebAnno/INCEpTION TSV 3 (import)", (), ("webanno-tsv", "tsv3", "inception"),
             writable=False),
+    # binary: told by its zlib + msgpack start or its name; spaCy itself only to read and write
+    Handler("spacy", "spacy_docbin", "spaCy DocBin (.spacy), needs the spacy extra", (".spacy",),
+            ("docbin", "spacy-docbin")),
     Handler("text", "text", "plain text, split into sentences and tokens", (".txt", ".text"), ("txt", "plaintext"),
             writable=False),
 )
