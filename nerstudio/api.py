@@ -19,10 +19,8 @@ and rerankers only when a model is loaded.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -138,14 +136,8 @@ class Pipeline:
 
     # -- the candidates of one sentence ------------------------------------------------------------
     def _list(self, tokens: list[str], n: int):
-        from .corpus.model import Corpus, Document, Sentence
-        sentence = Sentence(tokens)
-        if hasattr(self.tagger, "static_scores"):  # max-ent: beam search, log-probabilities
-            return self.tagger.nbest([sentence], n=n, with_gold=False)
-        corpus = Corpus([Document([sentence])], format="columns")
-        if hasattr(self.tagger, "sentence_nbest"):  # joint (K&T): re-scored candidates
-            return self.tagger.sentence_nbest(corpus, n=n)[1]
-        return self.tagger.nbest(corpus, n=n, documents=False)
+        from .experiments.predictor import tagger_nbest
+        return tagger_nbest(self.tagger, [tokens], n)
 
     def _scored(self, text_or_tokens, n: int | None = None):
         """(candidates in the tagger's order, index of the chosen one, ranking data or None)."""
@@ -203,41 +195,13 @@ class Pipeline:
         return Explanation(cands[chosen], cands[0], cmp.delta, cmp.terms)
 
 
-_TAGGER_FILES = ("tagger.npz", "sequence-tagger.npz")
-
-
 def load(folder, system: str | None = None, n: int = 20) -> Pipeline:
     """A :class:`Pipeline` from a folder: ``tagger.npz`` (or ``sequence-tagger.npz``) and,
     when present, the reranker: ``reranker.npz`` (the demo model and the application's results
     folders) or ``reranker-<system>.npz`` (``nerstudio experiment``'s output; ``system`` picks
     one when there are several). A path to a tagger file loads the tagger alone."""
-    from .tagging import load_tagger
-    path = Path(os.fspath(folder))
-    if path.is_file():
-        return Pipeline(load_tagger(path), None, n)
-    if not path.is_dir():
-        raise FileNotFoundError(2, "no such folder", str(path))
-    tagger_file = next((path / f for f in _TAGGER_FILES if (path / f).is_file()), None)
-    if tagger_file is None:
-        raise FileNotFoundError(2, f"no tagger model ({' or '.join(_TAGGER_FILES)}) in the folder", str(path))
-    return Pipeline(load_tagger(tagger_file), _load_reranker(path, system), n)
-
-
-def _load_reranker(path: Path, system: str | None):
-    from .rerank.model import RerankerModel
-    by_system = {f.name[len("reranker-"):-len(".npz")]: f for f in sorted(path.glob("reranker-*.npz"))}
-    if system is not None:
-        if system not in by_system:
-            have = ", ".join(by_system) or "none"
-            raise ValueError(f"{path}: no reranker-{system}.npz (systems here: {have})")
-        return RerankerModel.load(by_system[system])
-    if (path / "reranker.npz").is_file():
-        return RerankerModel.load(path / "reranker.npz")
-    if len(by_system) == 1:
-        return RerankerModel.load(next(iter(by_system.values())))
-    if by_system:
-        raise ValueError(f"{path} holds several rerankers ({', '.join(by_system)}): choose one with system=")
-    return None
+    from .experiments.predictor import load_model_folder
+    return Pipeline(*load_model_folder(folder, system), n)
 
 
 def read(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None):

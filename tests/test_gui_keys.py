@@ -331,3 +331,27 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
     for i in (0, 517, 998):
         qtbot.mouseClick(view, Qt.LeftButton, pos=view.token_rect(i).center().toPoint())
         assert view.selection() == (i, i + 1)
+
+
+def test_menu_mnemonics_never_reach_the_annotation_keys(window, qtbot):
+    """With a menu open (Alt+F, then a letter), the letter is the menu's, not a type key: it
+    edits no gold (found driving the real window with xdotool: File ▸ Com&pare typed PER)."""
+    w = window
+    w.show()
+    qtbot.waitExposed(w)
+    c, view = w.corpus, w.sentence_view
+    k = _blank_sentence(c)
+    w.select_sentence(k)
+    view.select_tokens(0, 1)
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    n_edits = w.document.history.count()
+    menu = w.menuBar().actions()[0].menu()
+    menu.popup(w.mapToGlobal(QPoint(10, 10)))
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is menu)
+    for key in (Qt.Key_P, Qt.Key_O, Qt.Key_L):
+        qtbot.keyClick(view, key)  # what a window manager may deliver to the focus widget
+    menu.close()
+    assert c.sentences[k].spans == [] and w.document.history.count() == n_edits
+    qtbot.keyClick(view, Qt.Key_P)  # menu closed: the key types again
+    assert c.sentences[k].spans == [Span(0, 1, "PER")]

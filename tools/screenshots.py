@@ -13,7 +13,12 @@ by ``xdotool``, and saves the whole screen with ImageMagick's ``import`` after e
 * **Inspect**: Next change by the reranker (Shift+F8), then the reranker's pick compared with the
   tagger's top candidate (Ctrl+D);
 * **Train**: the perceptron chosen in the training panel, 8 epochs, F5, and the curve waited for;
-* **Teach**: five boosting rounds stepped with F10.
+* **Teach**: five boosting rounds stepped with F10;
+* **Uncertain**: View ▸ Most uncertain first, Home, then F7 (the next most uncertain sentence);
+* **Agreement**: File ▸ Compare annotations… of the demo corpus (A) against a second annotator's
+  copy (B, written by this script: some entities dropped, some retyped), a difference clicked;
+* **Pre-annotate**: a plain-text file (written by this script) opened from the command line,
+  Annotate ▸ Pre-annotate with model… with the bundled demo model.
 
 The application's settings and data folders are fresh temporary ones (no saved layout, no
 recovery file), so the pictures do not depend on who runs it. Needs xdotool and ImageMagick;
@@ -125,11 +130,63 @@ def teach(wid: str, out: Path) -> None:
     shot(out / "screenshot-teach.png")
 
 
+SECOND_ANNOTATOR = """
+import sys
+from nerstudio.corpus import read_corpus, write_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_CORPUS
+c = read_corpus(DEMO_CORPUS)
+other = {"PER": "ORG", "ORG": "LOC", "LOC": "MISC", "MISC": "PER"}
+spans, k = [], 0
+for s in c.sentences:
+    out = []
+    for sp in s.spans:
+        k += 1
+        if k % 9 == 0:
+            continue  # B missed this one
+        out.append(Span(sp.start, sp.end, other.get(sp.label, sp.label)) if k % 7 == 0 else sp)
+    spans.append(out)
+write_corpus(c.with_spans(spans), sys.argv[1])
+"""
+
+PLAIN_TEXT = (
+    "Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
+    "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy summer. "
+    "The Albury Times reported that Nordvik Shipping will add two boats.\n")
+
+
+def uncertain(wid: str, out: Path) -> None:
+    key("ctrl+1", "alt+1")
+    key("alt+v", "Up", "Return", pause=0.8)  # View ▸ Most uncertain first (the menu's last item)
+    key("alt+1", "Home", pause=0.4)  # the most uncertain sentence …
+    key("F7", pause=0.6)  # … and the next one
+    shot(out / "screenshot-uncertain.png")
+
+
+def agreement(wid: str, out: Path, other: Path) -> None:
+    key("ctrl+1", "alt+1", "Home")
+    key("alt+f", "Up", "Up", "Return", pause=1.0)  # File ▸ Compare annotations… (above Quit): A is the open corpus
+    key("Tab", "Tab")  # to B
+    xdo("type", "--delay", "5", str(other))
+    key("Return", pause=4.0)  # Compare; the result shows in the Agreement tab
+    click(wid, 950, 336)  # the second sentence that differs: both annotations, and the browser moves there
+    shot(out / "screenshot-agreement.png")
+
+
+def preannotate(wid: str, out: Path) -> None:
+    key("ctrl+1")
+    key("alt+a", "Return", pause=1.5)  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
+    key("Return", pause=6.0)
+    key("alt+1", "Down", "Down", pause=0.5)
+    shot(out / "screenshot-preannotate.png")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "docs")
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--only", choices=("annotate", "inspect", "train", "teach"), action="append")
+    ap.add_argument("--only", choices=("annotate", "inspect", "train", "teach", "uncertain", "agreement",
+                                       "preannotate"), action="append")
     args = ap.parse_args()
     if not os.environ.get("DISPLAY"):
         print("screenshots.py: no DISPLAY (start Xvfb :99 and openbox, then DISPLAY=:99)", file=sys.stderr)
@@ -142,29 +199,50 @@ def main() -> int:
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
                XDG_CACHE_HOME=str(tmp / "cache"))
     env.pop("QT_QPA_PLATFORM", None)
-    proc = subprocess.Popen([args.python, str(ROOT / "main.py")], cwd=str(ROOT), env=env)
+    todo = args.only or ["annotate", "inspect", "train", "teach", "uncertain", "agreement", "preannotate"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        demo_shots = [t for t in todo if t != "preannotate"]
+        if demo_shots:
+            other = tmp / "second-annotator.conll"
+            subprocess.run([args.python, "-c", SECOND_ANNOTATOR, str(other)], check=True, cwd=str(ROOT))
+            run_app(args.python, [], env, lambda wid: _demo_tasks(wid, args.out, demo_shots, other))
+        if "preannotate" in todo:
+            text = tmp / "harbour-news.txt"
+            text.write_text(PLAIN_TEXT, encoding="utf-8")
+            run_app(args.python, [str(text)], env, lambda wid: preannotate(wid, args.out))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def _demo_tasks(wid: str, out: Path, todo: list[str], other: Path) -> None:
+    # training panel widgets, in the window's client coordinates at 1280×800 maximised
+    pos = {"algorithm": (325, 313), "epochs": (320, 371)}
+    for name in todo:
+        xdo("windowactivate", "--sync", wid)
+        if name == "train":
+            train(wid, out, pos)
+        elif name == "agreement":
+            agreement(wid, out, other)
+        else:
+            globals()[name](wid, out)
+
+
+def run_app(python: str, argv: list[str], env: dict, tasks) -> None:
+    """Start ``main.py argv``, maximise its window, run ``tasks(wid)``, close it."""
+    proc = subprocess.Popen([python, str(ROOT / "main.py"), *argv], cwd=str(ROOT), env=env)
     try:
         wid = find_window(proc)
         time.sleep(2.0)  # the demo's scores, computed in the background
         maximise(wid)
-        # training panel widgets, in the window's client coordinates at 1280×800 maximised
-        pos = {"algorithm": (325, 313), "epochs": (320, 371)}
-        todo = args.only or ["annotate", "inspect", "train", "teach"]
-        args.out.mkdir(parents=True, exist_ok=True)
-        for name in todo:
-            xdo("windowactivate", "--sync", wid)
-            if name == "train":
-                train(wid, args.out, pos)
-            else:
-                globals()[name](wid, args.out)
+        tasks(wid)
     finally:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -139,7 +139,8 @@ class Document:
         return old
 
     def set_many(self, edits: dict[int, list[Span]], text: str) -> list[int]:
-        """Several sentences' gold as one undoable step (a recovery); returns those changed."""
+        """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
+        those changed."""
         c = self.corpus
         todo = tuple((k, tuple(c.sentences[k].spans), tuple(sorted(v))) for k, v in sorted(edits.items())
                      if sorted(v) != list(c.sentences[k].spans))

@@ -314,6 +314,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", type=int, default=20, metavar="K",
                    help="differing sentences listed (default 20; 0: all)")
 
+    p = sub.add_parser("preannotate", parents=[common], help="a model's entities as the starting gold of a corpus",
+                       description="Predict the entities of INPUT's sentences with a model folder (the tagger's "
+                                   "best candidate, or the reranker's pick among the tagger's 20 best) and write "
+                                   "them as gold to OUTPUT, for an annotator to correct. By default only sentences "
+                                   "with no entity are filled; --replace predicts every sentence.")
+    p.add_argument("input", metavar="INPUT")
+    p.add_argument("--model", required=True, metavar="FOLDER",
+                   help="tagger.npz (or sequence-tagger.npz) and optionally reranker.npz or reranker-<system>.npz, "
+                        "as the demo model and nerstudio experiment's output hold them; or a tagger file")
+    p.add_argument("--system", metavar="NAME", help="the reranker-NAME.npz to use when FOLDER holds several")
+    p.add_argument("--replace", action="store_true",
+                   help="predict every sentence, replacing its entities (default: only sentences with none)")
+    p.add_argument("--out", required=True, metavar="OUTPUT",
+                   help="corpus to write; its extension names the format as for convert, else the input's")
+    _add_read_options(p)
+
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
     p.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")

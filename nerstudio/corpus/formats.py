@@ -39,7 +39,7 @@ from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
-from .jsonl import parse_record
+from .jsonl import document_text, parse_record
 from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
@@ -250,13 +250,20 @@ class Reader:
                 yield "line", text
                 continue
             words = [intern.setdefault(w, w) if len(intern) < _INTERN_MAX else intern.get(w, w) for w in rec.words]
-            yield "sentence", _Raw(words, list(rec.columns), [], lineno, raw=text, meta={"spans": rec.spans})
+            yield "sentence", _Raw(words, list(rec.columns), [], lineno, raw=text, meta={"spans": rec.spans, "record": rec})
 
     # -- decoding ------------------------------------------------------------------------
 
     def _decode(self, r: _Raw) -> Sentence:
         if r.raw is not None and r.meta is not None and "spans" in r.meta:  # JSONL: spans given
-            return Sentence(r.words, r.meta["spans"], extra=r.extra, line=r.line, raw=r.raw)
+            rec = r.meta["record"]
+            where = {k: v for k, v in (("offset", rec.offset), ("before", rec.before), ("after", rec.after))
+                     if v is not None}
+            # a record's own spacing is kept as its source text; tokens joined by single spaces
+            # need none (Sentence.char_offsets derives them), which keeps large corpora small
+            plain = not where and rec.text == " ".join(rec.words)
+            return Sentence(r.words, rec.spans, extra=r.extra, line=r.line, raw=r.raw, meta=where or None,
+                            source=None if plain else rec.text, offsets=None if plain else rec.offsets)
         try:
             spans, fixed = decode(r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid)
         except SchemeError as exc:
@@ -376,6 +383,8 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
             layout.append(obj)
     if reader.format == "jsonl":
         layout = [x for x in layout if x is not None]
+        for d in docs:  # the records' texts, placed in their document's text (jsonl.document_text)
+            d.text = document_text(d.sentences, reader.path)
     docs = [d for d in docs if d.sentences]
     for k, d in enumerate(docs):
         d.id = str(k + 1) if reader.format != "jsonl" or d.docstart is None else d.docstart

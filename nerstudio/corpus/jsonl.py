@@ -7,6 +7,14 @@ strings, one per token: POS, chunk, ...) carries the extra columns of CoNLL file
 ``doc_id`` (a string or an integer) groups records into documents. Other fields are kept when
 the record is written back.
 
+Sentences cut from running text (plain text, brat, …) are written with their exact text
+(spacing included), spans as character offsets in it, and where that text lies in its document:
+``offset`` (the character offset of the record's text in the document), ``before`` (the
+document's text between the previous record's and this one's, when not empty) and, on a
+document's last record, ``after`` (what follows it). Reading such records back rebuilds the
+document's text exactly (:func:`document_text`), so a later export (brat) indexes the original
+text; records without them are joined by line breaks.
+
 Everything a record holds is checked, so that a bad record is one ``file:line`` error and never
 an exception of another kind, nor a silently altered reading:
 
@@ -48,6 +56,9 @@ class Record:
     columns: tuple[tuple[str, ...], ...]
     doc_id: str | None
     text: str
+    offset: int | None = None
+    before: str | None = None
+    after: str | None = None
 
 
 def loads(text: str, path, lineno: int):
@@ -134,6 +145,11 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
     if doc is not None and (isinstance(doc, bool) or not isinstance(doc, (str, int))):
         raise FormatError(path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}')
     key = next((k for k in SPAN_KEYS if k in obj), None)
+    if key is None:
+        tag_key = next((k for k in ("ner_tags", "tags") if k in obj), None)
+        if tag_key is not None:  # never read as a record without entities
+            raise FormatError(path, lineno, f'a record with "{tag_key}" and no spans is a Hugging Face token-'
+                                            "classification record: read it with --from hf")
     char_spans = _char_spans(obj[key], key, path, lineno) if key else []
     if check_unicode:
         _check_unicode([text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno)
@@ -161,7 +177,18 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         words = [text[a:b] for a, b in offsets]
     columns = _columns(obj.get("columns"), len(words), path, lineno)
     spans = _token_spans(char_spans, text, offsets, path, lineno)
-    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text)
+    offset = obj.get("offset")
+    if offset is not None:
+        offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
+        if offset < 0:
+            raise FormatError(path, lineno, f'"offset" must not be negative, not {offset}')
+    around = []
+    for k in ("before", "after"):
+        v = obj.get(k)
+        if v is not None and not isinstance(v, str):
+            raise FormatError(path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}')
+        around.append(v)
+    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around)
 
 
 def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
@@ -209,10 +236,11 @@ def _span_objects(s: Sentence, offsets) -> list[dict]:
     return [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label} for sp in s.spans]
 
 
-def render_record(s: Sentence, doc_id: str | None) -> str:
+def render_record(s: Sentence, doc_id: str | None, before: str | None = None, after: str | None = None) -> str:
     """The JSONL line for ``s``: its source record (updated if its spans were edited), or a new
     record with ``text``, ``tokens``, ``spans`` and, when the sentence has extra columns,
-    ``columns``."""
+    ``columns``; a sentence cut from running text also gets ``offset`` and the text ``before``
+    and ``after`` it in its document when they are given and not empty."""
     if s.raw is not None:
         try:
             obj = loads(s.raw, None, 0)
@@ -226,16 +254,19 @@ def render_record(s: Sentence, doc_id: str | None) -> str:
             if "tokens" not in obj and parse_object(obj, None, 0).words != list(s.words):
                 obj["tokens"] = list(s.words)  # old span boundaries split words: keep the tokens as they were
             return json.dumps(obj, ensure_ascii=False)
-    offsets, pos = [], 0
-    for w in s.words:
-        offsets.append((pos, pos + len(w)))
-        pos += len(w) + 1
+    text, offsets = s.char_offsets()
     obj = {}
     if doc_id is not None:
         obj["doc_id"] = doc_id
-    obj["text"] = " ".join(s.words)
+    obj["text"] = text
     obj["tokens"] = list(s.words)
     obj["spans"] = _span_objects(s, offsets)
+    if s.offsets:
+        obj["offset"] = s.offsets[0][0]
+        if before:
+            obj["before"] = before
+        if after:
+            obj["after"] = after
     if s.extra:
         obj["columns"] = [list(c) for c in s.extra]
     return json.dumps(obj, ensure_ascii=False)
@@ -251,3 +282,39 @@ def record_losses(raw: str) -> tuple[bool, list[str]]:
         return False, []
     known = {"text", "tokens", "columns", "doc_id", *SPAN_KEYS}
     return rec.text != " ".join(rec.words), sorted(k for k in obj if k not in known)
+
+
+def document_text(sentences, path=None) -> str | None:
+    """Give the sentences read from one document's JSONL records one shared source text, the
+    document's (see the module docstring): each sentence's ``source`` and ``offsets`` are
+    rebuilt in place; returns that text (``None`` when no record has spacing of its own or an
+    ``offset``: then the words joined by spaces are the text, and nothing is stored)."""
+    if not any(s.offsets is not None for s in sentences):
+        return None  # words joined by spaces, one record per line: Document.text_and_offsets derives it
+    parts, pos, shifted = [], 0, []
+    for k, s in enumerate(sentences):
+        where = s.meta or {}
+        before, offset = where.get("before"), where.get("offset")
+        if before is None:
+            if offset is None:
+                before = "" if k == 0 else "\n"
+            elif offset >= pos:
+                before = " " * (offset - pos)
+            else:
+                raise FormatError(path, s.line, f'"offset" {offset} falls inside the previous record\'s text '
+                                                f"(which ends at {pos})")
+        elif offset is not None and offset != pos + len(before):
+            raise FormatError(path, s.line, f'"offset" {offset} does not follow the previous record and '
+                                            f'"before" (expected {pos + len(before)})')
+        pos += len(before)
+        parts.append(before)
+        piece, rel = s.char_offsets()  # the record's text from its first token to its last
+        shifted.append([(a + pos, b + pos) for a, b in rel])
+        parts.append(piece)
+        pos += len(piece)
+        if where.get("after") and k == len(sentences) - 1:
+            parts.append(where["after"])
+    text = "".join(parts)
+    for s, offs in zip(sentences, shifted):
+        s.source, s.offsets = text, tuple(offs)
+    return text

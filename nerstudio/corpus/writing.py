@@ -68,6 +68,9 @@ class Losses:
                 out.append(f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}")
             elif kind == "spacing":
                 out.append(f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}")
+            elif kind == "brat_refs":
+                out.append(f"{n} relation, event, attribute or note line(s) of the .ann not written: "
+                           "they refer to entities that were removed")
             elif kind == "fields":
                 names = ", ".join(sorted(self.fields))
                 out.append(f"other fields ({names}) of {n} record(s) not kept in {fmt}{at}")
@@ -179,17 +182,35 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
     if fmt == "jsonl":
         doc_id = None
         n_doc = 0
+        held = None  # a sentence cut from running text waits for the next: what follows it
+        prev = None
         for kind, obj in events:
+            if held is not None:
+                s0, id0, before0 = held
+                nxt = obj if kind == "sentence" and obj.offsets and obj.source is s0.source else None
+                after = None if nxt is not None else s0.source[s0.offsets[-1][1]:]
+                yield render_record(s0, id0, before0, after)
+                held = None
             if kind == "docstart":
                 n_doc += 1
                 doc_id = str(obj) if src_fmt == "jsonl" else str(n_doc)
             elif kind == "sentence":
                 _check_jsonl_writable(obj, corpus_like.path)  # type: ignore[arg-type]
+                if obj.raw is None and obj.offsets:  # type: ignore[union-attr]
+                    start = obj.offsets[0][0]  # type: ignore[union-attr]
+                    end = prev.offsets[-1][1] if prev is not None and prev.source is obj.source else 0
+                    held = (obj, doc_id, obj.source[end:start] if end <= start else None)  # type: ignore[union-attr]
+                    prev = obj
+                    continue
+                prev = obj
                 yield render_record(obj, doc_id)  # type: ignore[arg-type]
             elif lossless:
                 yield obj  # type: ignore[misc]
             elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
                 losses.add("empty")
+        if held is not None:
+            s0, id0, before0 = held
+            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1]:])
         return
     sep = format_sep(fmt)
     src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
@@ -299,8 +320,9 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
     other = foreign.handler(fmt)
     if other is not None:
         if not other.writable:
-            raise FormatError(path, None, f"nerstudio reads {other.name} files but does not write them; "
-                                          "save as another format (e.g. a .jsonl file)")
+            raise FormatError(path, None, f"nerstudio reads {other.name} files but does not write them: save as "
+                                          "jsonl (.jsonl) or brat (.ann), which keep the text, its offsets and "
+                                          "the entities")
         losses = Losses(fmt) if losses is None else losses
         losses.target = fmt
         other.load().write(corpus, os.fspath(path), losses, sch)

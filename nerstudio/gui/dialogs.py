@@ -14,7 +14,10 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from .. import logs
 
-CORPUS_FILTER = "Corpora (*.conll *.txt *.tsv *.jsonl *.train *.testa *.testb *.dev *.test);;All files (*)"
+CORPUS_FILTER = ("Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.spacy *.train *.testa *.testb *.dev *.test);;"
+                 "Plain text (*.txt *.text);;brat standoff (*.ann);;CoNLL-U (*.conllu);;"
+                 "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;spaCy DocBin (*.spacy);;"
+                 "All files (*)")
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
 ENCODINGS = (("Latin-1", "latin-1"), ("Windows-1252", "cp1252"), ("UTF-16", "utf-16"), ("ISO-8859-15", "iso-8859-15"),
@@ -42,6 +45,11 @@ class Dialogs:
         d = QFileDialog.getExistingDirectory(self.parent, title, self.settings.value("files/resultsDir", ""))
         if d:
             self.settings.setValue("files/resultsDir", d)
+        return d or None
+
+    def ask_model_folder(self, start: str) -> str | None:
+        """A model folder (a tagger, and optionally a reranker) to pre-annotate with."""
+        d = QFileDialog.getExistingDirectory(self.parent, "Pre-annotate with the model in folder", start)
         return d or None
 
     # -- questions ------------------------------------------------------------------------
@@ -105,6 +113,22 @@ class Dialogs:
                         return enc
                 return item.strip() or None
         return None
+
+    def ask_preannotate_policy(self, with_entities: int, without: int) -> str | None:
+        """Which sentences a model pre-annotates when some have entities already: 'empty' (only
+        the ``without`` sentences that have none), 'all' (replace every sentence's entities) or
+        None (cancel)."""
+        box = QMessageBox(QMessageBox.Question, "Pre-annotate with model",
+                          f"{with_entities:,} sentence(s) already have entities, {without:,} have none.",
+                          parent=self.parent)
+        box.setInformativeText("Fill only the sentences without entities, or replace the entities of every "
+                               "sentence with the model's? Either is one edit (Ctrl+Z undoes it).")
+        empty = box.addButton("Fill sentences without entities", QMessageBox.AcceptRole)
+        every = box.addButton("Replace all", QMessageBox.DestructiveRole)
+        box.addButton(QMessageBox.Cancel)
+        box.setDefaultButton(empty)
+        box.exec()
+        return {empty: "empty", every: "all"}.get(box.clickedButton())
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         """One line of text (None when cancelled)."""

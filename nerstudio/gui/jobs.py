@@ -255,6 +255,49 @@ def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_targe
     return job
 
 
+STAGE_LOAD_MODEL = "reading the model"
+STAGE_PREDICT = "predicting the entities"
+
+
+@dataclass
+class PredictedSpans:
+    """What a pre-annotation job found: ``spans[i]`` is the prediction for corpus sentence
+    ``sentences[i]``; ``model`` says what predicted (a tagger, and its reranker)."""
+
+    sentences: list[int]
+    spans: list
+    model: str
+    folder: str
+
+
+def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: str | None = None):
+    """Read the model folder ``folder`` and predict the entities of ``sentences`` (copies of the
+    corpus sentences ``ks``, taken on the main thread) with
+    :func:`nerstudio.app.preannotate.predict`. A folder or model that cannot be used is a
+    :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
+    from ..app.preannotate import load_model, predict
+    from ..errors import NerstudioError
+
+    def job(ctx) -> PredictedSpans:
+        ctx.plan([STAGE_LOAD_MODEL, STAGE_PREDICT])
+        ctx.stage(STAGE_LOAD_MODEL, os.path.basename(os.path.normpath(folder)))
+        try:
+            model = load_model(folder, system)
+            ctx.stage(STAGE_PREDICT, "", 0, len(sentences))
+            spans = predict(model, sentences, progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
+                            should_cancel=ctx.should_cancel)
+        except NerstudioError:
+            raise
+        except OSError as exc:  # the folder the user chose cannot be used: say why in one line
+            raise NerstudioError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError) as exc:  # e.g. a model that needs columns the corpus lacks
+            msg = str(exc)
+            raise NerstudioError(msg if str(folder) in msg else f"{folder}: {msg}") from None
+        return PredictedSpans(list(ks), spans, model.describe(), folder)
+
+    return job
+
+
 @dataclass
 class KTRunResult:
     settings: Any  # RunSettings with start == "kt"
@@ -273,8 +316,13 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
         return corpus_file
     from ..corpus.formats import write_corpus
     ctx.progress("handing the corpus to the training process…")
-    path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
-    write_corpus(corpus, path)
+    from ..corpus.foreign import writable
+    if writable(corpus.format):
+        path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
+        write_corpus(corpus, path)
+    else:  # read-only formats (plain text, WebAnno TSV): JSONL keeps everything
+        path = os.path.join(folder, "corpus.jsonl")
+        write_corpus(corpus, path, "jsonl")
     return path
 
 

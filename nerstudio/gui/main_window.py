@@ -33,6 +33,7 @@ from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
 from .controllers.comparison import ComparisonController
 from .controllers.model_features import ModelFeaturesController
+from .controllers.preannotate import PreannotateController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -88,6 +89,7 @@ class MainWindow(QMainWindow):
         self.comparison = ComparisonController(ctx, v, self)
         self.model_features = ModelFeaturesController(ctx, v, self)
         self.stepper = StepperController(ctx, v, self)
+        self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
@@ -132,7 +134,8 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         filem = menu.addMenu("&File")
         self.act_open = self._act("&Open corpus…", f.open_dialog, QKeySequence.Open,
-                                  "Open a corpus file (CoNLL, TSV, JSONL)", filem)
+                                  "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
+                                  "Hugging Face or plain text", filem)
         self.recent_menu = f.recent_menu = filem.addMenu("Open &recent")
         f.refresh_recent()
         filem.addSeparator()
@@ -160,7 +163,7 @@ class MainWindow(QMainWindow):
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
-        self._act("Compare &annotations…", self.agreement.compare_dialog, None,
+        self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
                   "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
                   filem)
         filem.addSeparator()
@@ -169,6 +172,8 @@ class MainWindow(QMainWindow):
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
         an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
+        self.act_preannotate = self.preannotate.act
+        menu.addMenu("&Annotate").addAction(self.act_preannotate)
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():

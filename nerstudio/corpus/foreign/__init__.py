@@ -60,6 +60,17 @@ HANDLERS: tuple[Handler, ...] = (
             aliases=("labelstudio", "ls")),
     Handler("hf", "hf", "Hugging Face token classification JSON/JSONL: tokens and ner_tags",
             aliases=("huggingface", "hugging-face", "datasets")),
+    # running text with standoff or token-level annotation (helper formats-text); after the JSON
+    # formats, plain text last (it must not take a .txt that another format recognises)
+    Handler("brat", "brat", "brat standoff: .ann beside a .txt", (".ann",)),
+    Handler("conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")),
+    Handler("webanno", "webanno", "WebAnno/INCEpTION TSV 3 (import)", (), ("webanno-tsv", "tsv3", "inception"),
+            writable=False),
+    # binary: told by its zlib + msgpack start or its name; spaCy itself only to read and write
+    Handler("spacy", "spacy_docbin", "spaCy DocBin (.spacy), needs the spacy extra", (".spacy",),
+            ("docbin", "spacy-docbin")),
+    Handler("text", "text", "plain text, split into sentences and tokens", (".txt", ".text"), ("txt", "plaintext"),
+            writable=False),
 )
 
 BY_NAME = {h.name: h for h in HANDLERS}
@@ -70,6 +81,13 @@ def handler(name: str) -> Handler | None:
     """The handler called ``name`` (or one of its aliases), ``None`` for nerstudio's own formats."""
     key = name.strip().lower()
     return BY_NAME.get(ALIASES.get(key, key))
+
+
+def writable(name: str) -> bool:
+    """Whether nerstudio writes format ``name`` (its own formats, and handlers not marked
+    import-only)."""
+    h = handler(name)
+    return h is None or h.writable
 
 
 def sniff(path: str, head: str) -> str | None:
@@ -84,10 +102,11 @@ def sniff(path: str, head: str) -> str | None:
 
 
 def for_extension(path) -> str | None:
-    """The handler named by ``path``'s extension (for output files), else ``None``."""
+    """The handler named by ``path``'s extension (for output files), else ``None``; formats
+    nerstudio does not write name none (a ``.txt`` output keeps meaning the input's format)."""
     name = os.fspath(path).lower()
     for h in HANDLERS:
-        if any(name.endswith(ext) for ext in h.extensions):
+        if h.writable and any(name.endswith(ext) for ext in h.extensions):
             return h.name
     return None
 

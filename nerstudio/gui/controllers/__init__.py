@@ -12,7 +12,8 @@ lists, models, results; recent files) · ``candidates`` (sentence view, N-best a
 explanations) · ``annotation`` (edits, undo, save, autosave, recovery) · ``training`` (runs,
 sequence taggers, installing results, state display) · ``comparison`` · ``stepper`` ·
 ``model_features`` (what a reranker has learned, over the whole list) · ``agreement`` (two
-annotation files of the same text compared).
+annotation files of the same text compared) · ``preannotate`` (a model's entities as the
+starting gold, one undoable edit).
 An import-linter contract keeps these modules independent of one another.
 """
 

@@ -26,12 +26,13 @@ import time
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
 from ...app.types import TypeScheme, document_types
-from ...corpus.formats import write_corpus
+from ...corpus.formats import format_for_output, write_corpus
+from ...corpus.foreign import writable
 from ...errors import NerstudioError
 from ..actions import make_action
 from ..dialogs import CORPUS_FILTER
@@ -284,14 +285,17 @@ class AnnotationController(QObject):
         c = self.doc.corpus
         if c is None:
             return False
-        if not path and not c.path:
+        kept = writable(c.format)  # plain text, WebAnno TSV: read-only, Save is Save As (JSONL proposed)
+        if not path and (not c.path or not kept):
             return self.save_corpus_as_dialog()
         target = path or c.path
+        fmt = c.format if kept else (format_for_output(target) or "jsonl")
         try:
-            write_corpus(c, target)
+            write_corpus(c, target, fmt)
         except (NerstudioError, OSError, ValueError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
             return False
+        c.format = fmt  # later saves write what was saved (no-op unless the format was read-only)
         moved = bool(path) and os.path.abspath(path) != os.path.abspath(c.path or "")
         if moved:
             self.autosaver.discard()  # the old file's recovery file
@@ -302,7 +306,11 @@ class AnnotationController(QObject):
     def save_corpus_as_dialog(self) -> bool:
         if self.doc.corpus is None:
             return False
-        path = self.ctx.dialogs.ask_save("Save corpus as", self.doc.corpus.path or "", CORPUS_FILTER)
+        c = self.doc.corpus
+        default = c.path or ""
+        if default and not writable(c.format):  # propose a format that keeps the entities and offsets
+            default = os.path.splitext(default)[0] + ".jsonl"
+        path = self.ctx.dialogs.ask_save("Save corpus as", default, CORPUS_FILTER)
         return bool(path) and self.save_corpus(path)
 
     def confirm_unsaved(self) -> bool:
@@ -385,6 +393,8 @@ class _KeyRouter(QObject):
         t = ev.type()
         if t not in (QEvent.KeyPress, QEvent.ShortcutOverride):
             return False
+        if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
+            return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
         act = self.c.key_table().get(self.combination(ev))
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))

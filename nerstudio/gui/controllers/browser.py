@@ -272,7 +272,9 @@ class BrowserController(QObject):
             if n <= 2000:
                 v.corpus_view.expandAll()
         else:
-            v.filter_count.setText(f"{len(c):,} sentences in {len(c.documents):,} documents")
+            ns, nd = len(c), len(c.documents)
+            v.filter_count.setText(f"{ns:,} sentence{'s' if ns != 1 else ''} in {nd:,} "
+                                   f"document{'s' if nd != 1 else ''}")
 
     # -- most uncertain first -------------------------------------------------------------
     def _init_uncertainty(self, window) -> None:

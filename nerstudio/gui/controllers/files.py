@@ -126,6 +126,7 @@ class FilesController(QObject):
                                                   os.path.basename(corpus.path or "") or "this corpus")
         doc.open(corpus, keep_runs=keep, type_masks=type_masks)
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
+        note += "".join(f"; {n}" for n in corpus.notes)  # what another tool's format could not give
         self.ctx.status(f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
                         f"{corpus.n_tokens} tokens{note}", 10000)
         self.corpusOpened.emit()

@@ -381,7 +381,8 @@ class TrainingController(QObject):
         gc.freeze()
         self.v.training_panel.set_running(True)
         self.v.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…",
-                                           "kt": "Opening the sequence tagger…", "open": "Opening the corpus…"}.get(
+                                           "kt": "Opening the sequence tagger…", "open": "Opening the corpus…",
+                                           "preannotate": "Pre-annotating…"}.get(
                                                name, "Preparing the N-best list…"))
         self.busyChanged.emit(True)
         self.update_state()
@@ -469,7 +470,8 @@ class TrainingController(QObject):
 
 OTHER_CORPUS = " (another corpus)"
 _JOB_NAMES = {"train": "Training", "open": "Opening the corpus", "model": "Opening the reranker",
-              "kt": "Opening the sequence tagger", "prepare": "Preparing the N-best list"}
+              "kt": "Opening the sequence tagger", "prepare": "Preparing the N-best list",
+              "preannotate": "Pre-annotation"}
 
 
 def _mark_curve(curve, name: str, other: bool) -> None:

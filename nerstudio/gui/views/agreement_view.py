@@ -16,12 +16,13 @@ import os
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter, QTableView,
+                               QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from ...app.types import TypeScheme
 from ...numfmt import num
 from .palette import text_color_on, type_color
+from .row_list import sentence_rows
 
 
 def kappa_text(k: float | None) -> str:
@@ -136,21 +137,20 @@ class AgreementView(QWidget):
         top.addWidget(self.compare_button)
         self.table = QTableWidget(0, 7)  # one row per type: a handful
         self.table.setObjectName("agreementTable")
-        self.table.setHorizontalHeaderLabels(["Type", "P (B|A)", "R (B|A)", "F", "κ", "in A", "in B"])
+        self.table.setHorizontalHeaderLabels(["Type", "P", "R", "F", "κ", "A", "B"])
+        for c, tip in enumerate(("Entity type", "Precision of B against A: share of B's entities also in A",
+                                 "Recall of B against A: share of A's entities also in B", "Span F",
+                                 "Cohen's kappa on the tokens' tags", "Entities in A", "Entities in B")):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(False)
         self.table.setToolTip("Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
                               "tokens' tags (per type: other types' tags count as O; n/a when undefined)")
         self.model = DifferenceModel(self)
-        self.list = QTableView()
-        self.list.setObjectName("agreementList")
-        self.list.setModel(self.model)
-        self.list.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.list.verticalHeader().setVisible(False)
-        self.list.verticalHeader().setDefaultSectionSize(20)
-        self.list.setWordWrap(False)
+        self.list = sentence_rows(self.model, "agreementList")
         h = self.list.horizontalHeader()
         h.setSectionResizeMode(QHeaderView.Interactive)
         for c, w in enumerate((50, 60, 60, 140, 140)):
@@ -167,10 +167,11 @@ class AgreementView(QWidget):
         right.addWidget(self.list)
         right.addWidget(self.detail)
         right.setSizes([300, 120])
-        split = QSplitter(Qt.Horizontal)
+        split = self.split = QSplitter(Qt.Horizontal)
         split.addWidget(self.table)
         split.addWidget(right)
-        split.setSizes([360, 540])
+        split.setStretchFactor(1, 1)
+        split.setSizes([330, 570])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
@@ -236,6 +237,12 @@ class AgreementView(QWidget):
                 elif name != "overall":
                     it.setForeground(type_color(name, scheme))
                 self.table.setItem(i, j, it)
+        self.table.resizeColumnsToContents()
+        hdr = self.table.horizontalHeader()
+        want = sum(hdr.sectionSize(c) for c in range(hdr.count())) + 2 * self.table.frameWidth() + 4
+        total = sum(self.split.sizes())
+        if total > 0:
+            self.split.setSizes([min(want, total // 2), total - min(want, total // 2)])
         self.model.set_rows(result.differences)
         self.detail.setText("Click a sentence that differs to see both annotations of it." if n else
                             "The two files agree on every entity.")

@@ -12,9 +12,10 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QPushButton, QSplitter, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...experiments.compare import OutputComparison
+from .row_list import sentence_rows
 
 KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
          ("Better (still wrong)", "better"), ("Worse (still wrong)", "worse"),
@@ -131,14 +132,7 @@ class ComparisonView(QWidget):
             self.kind.addItem(label, key)
         self.kind.currentIndexChanged.connect(self._fill_list)
         self.model = SentenceListModel(self)
-        self.list = QTableView()
-        self.list.setObjectName("comparisonList")
-        self.list.setModel(self.model)
-        self.list.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.list.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.list.verticalHeader().setVisible(False)
-        self.list.verticalHeader().setDefaultSectionSize(20)
-        self.list.setWordWrap(False)
+        self.list = sentence_rows(self.model, "comparisonList")
         h = self.list.horizontalHeader()
         fm = self.list.fontMetrics()
         for c, sample in enumerate(("00000", "broken", "Gold rank", "Pick", "Baseline F", "Reranked F")):

@@ -13,7 +13,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 from ...app.types import TypeScheme
 from .palette import text_color_on, type_color
 
-NOTE = "boxes: gold · bars: candidate (A and B when comparing two) · red: differs"
+NOTE = "boxes: gold · bars: candidate · red: differs"
+NOTE_TIP = ("Boxes are the gold entities; bars under the words are the selected candidate's (two bars, A and B, "
+            "when comparing two candidates); red marks where they differ")
 
 
 class TypeLegend(QWidget):
@@ -27,6 +29,7 @@ class TypeLegend(QWidget):
         self._row.setSpacing(4)
         self._note = QLabel(f"<i>{NOTE}</i>")
         self._note.setObjectName("legendNote")
+        self._note.setToolTip(NOTE_TIP)
         self._row.addStretch(1)
         self._row.addWidget(self._note)
         self.chips: dict[str, QToolButton] = {}

@@ -1,0 +1,154 @@
+"""Pre-annotation: a model's entities become the starting gold of a corpus, so the annotator
+corrects them instead of starting from nothing (plain text opened as a corpus has no entity).
+
+The model is a model folder (:func:`load_model`: a tagger and optionally a reranker, as
+``nerstudio.load`` reads them); each sentence gets the tagger's best candidate, or the
+reranker's pick among the tagger's ``n`` best — exactly what :meth:`nerstudio.api.Pipeline.predict`
+gives for the sentence alone, computed in batches with progress and cancellation. Which sentences
+are predicted is the *policy*: by default only sentences with no entity (``replace=False``, "fill
+empty": an annotator's work is never overwritten), or every sentence (``replace=True``).
+Boundary-only models' entities get the placeholder type ``ENT`` (a corpus file needs a type).
+
+The result is a plain :class:`Preannotation` — the sentences whose gold changes and their new
+spans. ``nerstudio preannotate`` writes it into the corpus it saves (:func:`apply`); the
+application hands it to :meth:`Document.set_many <nerstudio.app.document.Document.set_many>` as
+one undoable edit, after dropping the sentences the annotator edited while the model ran
+(:func:`edits_for` with ``skip``). No Qt here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..corpus.model import Corpus, Sentence, Span
+from ..errors import Cancelled
+from ..experiments.predictor import choices, load_model_folder, tagger_nbest
+
+BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
+N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
+PLACEHOLDER = "ENT"  # the type given to a boundary-only model's entities
+
+
+@dataclass
+class Model:
+    """A loaded model folder: the tagger, the reranker (or None) and where they came from."""
+
+    tagger: object
+    reranker: object = None
+    folder: str = ""
+
+    def describe(self) -> str:
+        name = type(self.tagger).__name__
+        return f"{name} + {self.reranker.algo} reranker" if self.reranker is not None else name
+
+
+def load_model(folder, system: str | None = None) -> Model:
+    """The model folder ``folder`` (see :func:`nerstudio.experiments.predictor.load_model_folder`)."""
+    tagger, reranker = load_model_folder(folder, system)
+    return Model(tagger, reranker, str(folder))
+
+
+@dataclass
+class Preannotation:
+    """What pre-annotation changes: ``edits`` maps a sentence index to its new spans (only the
+    sentences whose gold changes); ``predicted``: sentences the model ran on; ``kept``: sentences
+    left alone because they had entities (fill-empty policy); ``skipped``: sentences edited by
+    the annotator while the model ran (their edit wins); ``model``: what predicted."""
+
+    edits: dict[int, list[Span]] = field(default_factory=dict)
+    predicted: int = 0
+    kept: int = 0
+    skipped: int = 0
+    model: str = ""
+
+    @property
+    def changed(self) -> int:
+        return len(self.edits)
+
+    @property
+    def entities(self) -> int:
+        return sum(len(v) for v in self.edits.values())
+
+    def summary(self) -> str:
+        """One line: how many sentences were pre-annotated, and with how many entities."""
+        out = (f"pre-annotated {self.changed:,} of {self.predicted:,} sentence(s) with {self.entities:,} "
+               f"entit{'y' if self.entities == 1 else 'ies'}")
+        if self.kept:
+            out += f"; {self.kept:,} sentence(s) that had entities kept"
+        if self.skipped:
+            out += f"; {self.skipped:,} edited meanwhile left as edited"
+        return out
+
+
+def targets(sentences: Sequence[Sentence], replace: bool = False) -> list[int]:
+    """The sentences to predict: every non-empty one with ``replace``, else those with no entity."""
+    return [k for k, s in enumerate(sentences) if len(s.words) and (replace or not s.spans)]
+
+
+def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int = N_CANDIDATES,
+            batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None) -> list[list[Span]]:
+    """The predicted spans of every sentence, in order. A sentence is a non-empty token list or a
+    :class:`~nerstudio.corpus.model.Sentence` (its extra columns, POS and chunk, reach a model
+    trained with them; its gold is not read). ``progress(done, total)`` after each batch;
+    ``should_cancel()`` is asked before each and stops the work with
+    :class:`~nerstudio.errors.Cancelled`."""
+    if batch < 1:
+        raise ValueError("batch must be at least 1")
+    total = len(sentences)
+    out: list[list[Span]] = []
+    if progress is not None:
+        progress(0, total)
+    for start in range(0, total, batch):
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("pre-annotation cancelled")
+        nb = tagger_nbest(model.tagger, sentences[start:start + batch], n)
+        for i, j in enumerate(choices(model.reranker, nb).tolist()):
+            spans = nb.candidate_spans(i)[j]
+            if not nb.typed:
+                spans = [Span(sp.start, sp.end, PLACEHOLDER) for sp in spans]
+            out.append(sorted(spans))
+        if progress is not None:
+            progress(len(out), total)
+    return out
+
+
+def edits_for(sentences: Sequence[Sentence], ks: Sequence[int], predicted: Sequence[Sequence[Span]],
+              replace: bool = False, skip: Sequence[int] = ()) -> Preannotation:
+    """The :class:`Preannotation` of predictions ``predicted`` for sentences ``ks`` of
+    ``sentences`` as they are now: a sentence in ``skip`` (edited since the prediction started)
+    and, without ``replace``, a sentence that has entities now are left alone; one whose gold
+    already equals its prediction is no edit."""
+    res = Preannotation(predicted=len(ks))
+    skip = {int(k) for k in skip}
+    if not replace:  # the non-empty sentences not predicted had entities
+        res.kept = sum(1 for s in sentences if len(s.words)) - len(ks)
+    for k, spans in zip(ks, predicted):
+        now = sentences[k].spans
+        if k in skip:
+            res.skipped += 1
+        elif now and not replace:
+            res.kept += 1
+        elif sorted(spans) != list(now):
+            res.edits[k] = sorted(spans)
+    return res
+
+
+def preannotate(corpus: Corpus, model: Model, replace: bool = False, n: int = N_CANDIDATES,
+                batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
+                should_cancel: Callable[[], bool] | None = None) -> Preannotation:
+    """Predict the sentences the policy names (see the module docstring) and say what changes;
+    ``corpus`` itself is not changed (:func:`apply` does that)."""
+    ks = targets(corpus.sentences, replace)
+    spans = predict(model, [corpus.sentences[k] for k in ks], n, batch, progress, should_cancel)
+    res = edits_for(corpus.sentences, ks, spans, replace)
+    res.model = model.describe()
+    return res
+
+
+def apply(corpus: Corpus, result: Preannotation) -> Corpus:
+    """Write ``result``'s spans into ``corpus`` (in place; returned for convenience)."""
+    for k, spans in result.edits.items():
+        corpus.sentences[k].spans = list(spans)
+    return corpus

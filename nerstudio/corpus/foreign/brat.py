@@ -1,0 +1,220 @@
+"""brat standoff: a document's text in ``NAME.txt`` and its annotations in ``NAME.ann``.
+
+Either file may be named (``nerstudio stats doc.ann`` or ``doc.txt`` when ``doc.ann`` is beside
+it). The ``.ann`` holds one annotation per line: text-bound ``T1<TAB>LABEL START END<TAB>text``
+(character offsets into the ``.txt``), and relations ``R``, events ``E``, attributes ``A``/``M``,
+normalisations ``N``, notes ``#`` and equivalences ``*``.
+
+Reading: the ``.txt`` is one document, split into sentences and tokens by
+:mod:`nerstudio.corpus.segment`; tokens are cut at entity boundaries that fall inside words, and
+a sentence break never falls inside an entity. Each entity's text must match the ``.txt`` at its
+offsets (else the offsets are wrong: an error at the line). Choices, reported in
+``Corpus.notes`` (printed by the CLI, shown by the application), never silent:
+
+* **overlapping or nested entities**: nerstudio's entities do not overlap; the longest is kept
+  (ties: the one that starts first, then the first in the file) and the others are set aside;
+* **discontinuous entities** (``0 5;10 15``): kept as one entity from the first start to the
+  last end when only whitespace lies between the fragments (a line break inside a name), else
+  set aside like an overlapping one;
+* lines of other kinds (relations, events, attributes, notes) are not shown.
+
+Nothing set aside is lost: writing back to brat a corpus read from brat writes every original
+line of the ``.ann`` whose entities are unchanged (set-aside entities included), the lines that
+refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
+lines left referring to an entity that was removed are dropped and counted in the report.
+Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
+and the ``.ann``, each atomically; a corpus of several documents is refused (brat holds one
+document per pair of files).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ...errors import FormatError
+from ..atomic import atomic_open
+from ..model import Corpus
+from . import runtext
+
+_T_LINE = re.compile(r"^T\d+\S*\t\S+ \d+ \d+(;\d+ \d+)*\t")
+_OTHER = re.compile(r"^([REAMN*]\d*\S*\t|#\d*\S*\t)")
+_IDS = re.compile(r"(?<![\w])([TERAMN#]\d+)\b")
+
+
+def pair(path: str) -> tuple[str, str]:
+    """The ``(.txt, .ann)`` paths for either file of a pair."""
+    stem = os.path.splitext(path)[0]
+    return stem + ".txt", stem + ".ann"
+
+
+def sniff(path: str, head: str) -> bool:
+    low = path.lower()
+    if low.endswith(".txt"):
+        return os.path.isfile(pair(path)[1])
+    if not low.endswith(".ann"):
+        return False
+    lines = [ln for ln in head.splitlines() if ln.strip()][:50]
+    if not lines:
+        return os.path.isfile(pair(path)[0])  # no annotation yet
+    return all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines)
+
+
+def _flat(s: str) -> str:
+    """An entity's text as a .ann line holds it: line breaks as spaces."""
+    return s.replace("\r", " ").replace("\n", " ")
+
+
+def _entities(lines: list[str], text: str, ann: str):
+    """``(start, end, label, lineno, id)`` of every T line, checked against the text."""
+    out = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip() or not line.startswith("T"):
+            continue
+        parts = line.split("\t")
+        if len(parts) < 3 or " " not in parts[1]:
+            raise FormatError(ann, lineno, "a text-bound annotation is 'T<n><TAB>LABEL START END<TAB>text'")
+        label, _, ranges = parts[1].partition(" ")
+        frags = []
+        for piece in ranges.split(";"):
+            nums = piece.split()
+            if len(nums) != 2 or not all(n.isdigit() for n in nums):
+                raise FormatError(ann, lineno, f"bad offsets {ranges!r}: expected 'START END' (or 'S1 E1;S2 E2')")
+            a, b = int(nums[0]), int(nums[1])
+            if not a < b <= len(text):
+                raise FormatError(ann, lineno, f"offsets {a} {b} are empty or outside the text "
+                                               f"({len(text)} characters)")
+            frags.append((a, b))
+        want = " ".join(text[a:b] for a, b in frags)
+        got = "\t".join(parts[2:])
+        if _flat(got) != _flat(want):
+            raise FormatError(ann, lineno, f"the entity's text {got[:40]!r} is not the text at its offsets "
+                                           f"({want[:40]!r}): are the .txt and the .ann from the same document?")
+        frags.sort()
+        joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in zip(frags, frags[1:]))
+        out.append((frags[0][0], frags[-1][1], label, lineno, parts[0], len(frags) > 1, joinable))
+    return out
+
+
+def _choose(ents):
+    """Non-overlapping entities (longest first) and what was set aside, by reason."""
+    kept, aside = [], {"overlap": [], "discontinuous": []}
+    for e in sorted(ents, key=lambda e: (-(e[1] - e[0]), e[0], e[3])):
+        if e[5] and not e[6]:
+            aside["discontinuous"].append(e)
+        elif any(e[0] < k[1] and k[0] < e[1] for k in kept):
+            aside["overlap"].append(e)
+        else:
+            kept.append(e)
+    return sorted(kept), aside
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    txt, ann = pair(path)
+    for p in (txt, ann):
+        if not os.path.isfile(p):
+            raise FormatError(path, None, f"brat needs both files of a pair: {p} is missing")
+    text, bom = runtext.read_text(txt, encoding)
+    ann_text, _ = runtext.read_text(ann, encoding)
+    lines = ann_text.splitlines()
+    ents = _entities(lines, text, ann)
+    kept, aside = _choose(ents)
+    doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
+    if not doc.sentences:
+        raise FormatError(txt, None, "no sentences: the text is empty")
+    corpus = Corpus([doc], path=os.fspath(path), format="brat", scheme=scheme or "iob2", encoding=encoding,
+                    newline="\r\n" if "\r\n" in text else "\n", bom=bom, final_newline=text.endswith("\n"),
+                    layout=lines)
+    joined = sum(1 for e in kept if e[5])
+    if joined:
+        corpus.notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
+                            "(only whitespace between the fragments), first at line "
+                            f"{min(e[3] for e in kept if e[5])} of {ann}")
+    for why, what in (("overlap", "overlapping or nested entit{} set aside (the longest kept)"),
+                      ("discontinuous", "discontinuous entit{} set aside (text between the fragments)")):
+        if aside[why]:
+            n = len(aside[why])
+            corpus.notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
+                                + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
+                                "they are kept when saved back as brat")
+    other = sum(1 for ln in lines if ln.strip() and not ln.startswith("T"))
+    if other:
+        corpus.notes.append(f"{other} relation, event, attribute or note line(s) not shown; "
+                            "they are kept when saved back as brat")
+    return corpus
+
+
+def _current(corpus: Corpus):
+    """``(start, end, label)`` of every entity of the (only) document, in its text."""
+    doc = corpus.documents[0]
+    text, offsets = doc.text_and_offsets()
+    ents = []
+    for s, offs in zip(doc.sentences, offsets):
+        for sp in s.spans:
+            ents.append((offs[sp.start][0], offs[sp.end - 1][1], sp.label or "Entity"))
+    return text, ents
+
+
+def render(corpus: Corpus, losses) -> tuple[str, str]:
+    """The ``.txt`` and ``.ann`` contents of ``corpus`` (see the module docstring)."""
+    if len(corpus.documents) != 1:
+        raise FormatError(corpus.path, None, f"brat holds one document per .txt/.ann pair, this corpus has "
+                                             f"{len(corpus.documents)}: save as jsonl, or one document per file")
+    text, ents = _current(corpus)
+    out: list[str] = []
+    todo = list(ents)
+    if corpus.format == "brat" and corpus.layout is not None:
+        old = corpus.layout
+        src = corpus.path or ""
+        was = {e[4]: e for e in _entities(old, text, src)} if text == corpus.documents[0].text else {}
+        kept_first, _ = _choose(list(was.values()))
+        shown = {e[4] for e in kept_first}
+        alive = set()
+        for tid, e in was.items():
+            key = (e[0], e[1], e[2])
+            if tid not in shown:
+                alive.add(tid)  # set aside when read: never shown, never edited
+            elif key in todo:
+                todo.remove(key)
+                alive.add(tid)
+        dropped = 0
+        for line in old:
+            if line.startswith("T"):
+                if line.split("\t", 1)[0] in alive:
+                    out.append(line)
+                continue
+            refs = [r for r in _IDS.findall("\t".join(line.split("\t")[1:])) if r[0] in "TE"]
+            if all(r in alive or not r.startswith("T") for r in refs):
+                out.append(line)
+            else:
+                dropped += 1
+        if dropped:
+            losses.add("brat_refs", None, dropped)
+    used = {int(m.group(1)) for ln in out for m in [re.match(r"T(\d+)", ln)] if m}
+    n = max(used, default=0)
+    for a, b, label in sorted(todo):
+        n += 1
+        surface = text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")  # one line, same length
+        out.append(f"T{n}\t{label} {a} {b}\t{surface}")
+    return text, "".join(ln + "\n" for ln in out)
+
+
+def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+    txt, ann = pair(path)
+    for label in {e.label for s in corpus.sentences for e in s.spans}:
+        if any(c.isspace() for c in label):
+            raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
+    text, ann_text = render(corpus, losses)
+    if corpus.bom and corpus.format in ("brat", "text"):
+        text = "\ufeff" + text  # offsets count from after it, as when read
+    same = False
+    try:
+        with open(txt, encoding=corpus.encoding, newline="") as f:
+            same = f.read() == text
+    except (OSError, UnicodeError):
+        pass
+    if not same:
+        with atomic_open(txt, encoding=corpus.encoding) as f:
+            f.write(text)
+    with atomic_open(ann, encoding=corpus.encoding) as f:
+        f.write(ann_text)

@@ -1,0 +1,235 @@
+"""CoNLL-U (Universal Dependencies) with named entities in the MISC column.
+
+A sentence is a block of comment lines (``# sent_id = …``, ``# text = …``, ``# newdoc``) and
+ten tab-separated columns per word: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC. The
+entity tag of a word is the ``NE=`` (or ``NER=``) attribute of its MISC column, ``B-PER``,
+``I-PER``… (IOB1, IOB2 or BIOES: detected from the whole file, ``--from-scheme`` forces it); a
+word without the attribute is outside any entity.
+
+* The tokens are the syntactic words (integer IDs). Multiword token ranges (``1-2 vámonos``) and
+  empty nodes (``8.1``) are not tokens, and are kept.
+* ``# newdoc`` starts a new document. The UPOS column is the sentence's extra column (the
+  tagger's part-of-speech).
+* A document's text is its sentences' texts, one per line: the ``# text`` comment when the
+  words are found in it in order (``SpaceAfter=No`` is what makes them agree), else the words
+  joined by spaces (a sentence with contractions); tokens keep their offsets in it, so JSONL and
+  brat exports keep the sentences' own spacing.
+
+**Writing back** a corpus read from CoNLL-U keeps every original line (comments, ranges, empty
+nodes, the other columns and MISC attributes); only the entity attribute of the MISC column of
+words whose entities changed is rewritten (removed for ``O`` unless the file wrote ``NE=O``).
+A corpus from another format gets minimal CoNLL-U: ``# sent_id``, ``# text`` (the sentence's
+text, line breaks as spaces), ID, FORM, UPOS from the first extra column when there is one,
+``_`` elsewhere, and MISC with ``NE=`` and ``SpaceAfter=No`` where the text has no space.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ...errors import FormatError
+from ..atomic import atomic_open
+from ..model import Corpus, Document, Sentence
+from ..schemes import SchemeError, decode, detect_scheme, encode
+from . import runtext
+
+_ID = re.compile(r"^\d+(?:-\d+|\.\d+)?$")
+KEYS = ("NE", "NER")
+
+
+def _fields(line: str) -> list[str] | None:
+    f = line.split("\t")
+    return f if len(f) == 10 and _ID.match(f[0]) else None
+
+
+def sniff(path: str, head: str) -> bool:
+    lines = [ln.rstrip("\r") for ln in head.splitlines() if ln.strip()][:200]
+    words = [ln for ln in lines if not ln.startswith("#")]
+    if not words:
+        return path.lower().endswith(".conllu") and bool(lines)
+    return all(_fields(ln) for ln in words[:-1] or words)  # the last line may be cut by the 64 KiB head
+
+
+def _misc(value: str) -> list[str]:
+    return [] if value == "_" else value.split("|")
+
+
+def _tag_of(misc: list[str], key: str | None) -> str | None:
+    for attr in misc:
+        k, eq, v = attr.partition("=")
+        if eq and k == key:
+            return v
+    return None
+
+
+class _Block:
+    __slots__ = ("lines", "first", "word_rows", "newdoc", "text")
+
+    def __init__(self, first: int):
+        self.lines: list[str] = []
+        self.first = first
+        self.word_rows: list[int] = []  # indices in lines of the syntactic words
+        self.newdoc = None
+        self.text = None
+
+
+def _blocks(path: str, text: str) -> list[_Block]:
+    blocks, cur = [], None
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if not line.strip():
+            if cur is not None:
+                blocks.append(cur)
+                cur = None
+            continue
+        if cur is None:
+            cur = _Block(lineno)
+        if line.startswith("#"):
+            body = line[1:].strip()
+            if body.startswith("newdoc"):
+                cur.newdoc = body.partition("=")[2].strip() or body[6:].strip()
+            elif body.startswith("text") and body[4:].lstrip().startswith("="):
+                cur.text = body[4:].lstrip()[1:].strip()
+            cur.lines.append(line)
+            continue
+        f = line.split("\t")
+        if len(f) != 10:
+            raise FormatError(path, lineno, f"a CoNLL-U word line has 10 tab-separated columns, found {len(f)}")
+        if not _ID.match(f[0]):
+            raise FormatError(path, lineno, f"bad word ID {f[0]!r} (expected 1, 2-3 or 4.1)")
+        if f[0].isdigit():
+            cur.word_rows.append(len(cur.lines))
+        cur.lines.append(line)
+    if cur is not None:
+        blocks.append(cur)
+    return blocks
+
+
+def _offsets(text: str | None, words: list[str]):
+    """Each word's offsets in the sentence's ``# text``, or ``None`` when they do not all occur
+    in order (e.g. the words of a contraction)."""
+    if text is None:
+        return None
+    out, pos = [], 0
+    for w in words:
+        k = text.find(w, pos)
+        if k < 0 or text[pos:k].strip():
+            return None
+        out.append((k, k + len(w)))
+        pos = k + len(w)
+    return out
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    raw, bom = runtext.read_text(path, encoding)
+    blocks = [b for b in _blocks(path, raw) if b.word_rows]
+    if not blocks:
+        raise FormatError(path, None, "no sentences: no CoNLL-U word lines")
+    key = None
+    for b in blocks:
+        for r in b.word_rows:
+            misc = _misc(b.lines[r].split("\t")[9])
+            key = next((k for k in KEYS for a in misc if a.startswith(k + "=")), None)
+            if key:
+                break
+        if key:
+            break
+    tags_all = [[_tag_of(_misc(b.lines[r].split("\t")[9]), key) or "O" for r in b.word_rows] for b in blocks]
+    scheme = scheme or detect_scheme(tags_all)
+    explicit_o = any("O" == _tag_of(_misc(b.lines[r].split("\t")[9]), key) for b in blocks for r in b.word_rows)
+    docs: list[Document] = []
+    repairs = 0
+    for b, tags in zip(blocks, tags_all):
+        if b.newdoc is not None or not docs:
+            docs.append(Document(id=b.newdoc or str(len(docs) + 1)))
+        rows = [b.lines[r].split("\t") for r in b.word_rows]
+        words = [f[1] for f in rows]
+        try:
+            spans, fixed = decode(tags, scheme)
+        except SchemeError as exc:
+            raise FormatError(path, b.first + b.word_rows[exc.index], f"MISC {key}: {exc.message}") from None
+        repairs += fixed
+        offs = _offsets(b.text, words)
+        s = Sentence(words, spans, extra=[[f[3] for f in rows]], tags=tags, line=b.first + b.word_rows[0],
+                     meta={"conllu": b.lines, "rows": b.word_rows, "key": key or "NE", "explicit_o": explicit_o},
+                     source=b.text if offs is not None else None, offsets=offs)
+        docs[-1].sentences.append(s)
+    for d in docs:  # a document's text: its sentences' texts, one per line
+        text, pos, new = "", 0, []
+        for s in d.sentences:
+            line, rel = s.char_offsets()  # the # text when the words are found in it, else the words
+            new.append([(a + pos, b_ + pos) for a, b_ in rel])
+            text += line + "\n"
+            pos = len(text)
+        for s, o in zip(d.sentences, new):
+            s.source, s.offsets = text, tuple(o)
+        d.text = text
+    return Corpus(docs, path=os.fspath(path), format="conllu", scheme=scheme, encoding=encoding,
+                  newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"),
+                  repairs=repairs)
+
+
+def _set_tag(misc_value: str, key: str, tag: str, explicit_o: bool) -> str:
+    attrs = _misc(misc_value)
+    new = f"{key}={tag}" if tag != "O" or explicit_o else None
+    for i, a in enumerate(attrs):
+        if a.partition("=")[0] == key:
+            if new is None:
+                del attrs[i]
+            else:
+                attrs[i] = new
+            break
+    else:
+        if new is not None:
+            attrs.append(new)
+    return "|".join(attrs) if attrs else "_"
+
+
+def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None,
+                    path) -> list[str]:
+    meta = s.meta or {}
+    if "conllu" in meta:
+        lines = list(meta["conllu"])
+        unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
+        if unchanged:
+            return lines
+        tags = encode(s.spans, len(s.words), scheme)
+        for r, tag in zip(meta["rows"], tags):
+            f = lines[r].split("\t")
+            f[9] = _set_tag(f[9], meta["key"], tag, meta["explicit_o"])
+            lines[r] = "\t".join(f)
+        return lines
+    for i, w in enumerate(s.words):
+        if not w or "\t" in w or "\n" in w or "\r" in w:
+            raise FormatError(path, s.line or None, f"token {i + 1} {w!r} cannot be a CoNLL-U form "
+                                                    "(empty, or holding a tab or line break)")
+    text, offs = s.char_offsets()
+    out = []
+    if doc is not None:
+        out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
+    out.append(f"# sent_id = {k}")
+    out.append("# text = " + " ".join(text.split()))
+    upos = s.extra[0] if s.extra else None
+    for i, (w, tag) in enumerate(zip(s.words, encode(s.spans, len(s.words), scheme))):
+        misc = [] if tag == "O" else [f"NE={tag}"]
+        if i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]:
+            misc.append("SpaceAfter=No")
+        pos = upos[i] if upos and upos[i] and not any(c.isspace() for c in upos[i]) else "_"
+        out.append("\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"]))
+    return out
+
+
+def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+    src_scheme = corpus.scheme if corpus.format == "conllu" else None
+    multi = len(corpus.documents) > 1
+    nl = corpus.newline if corpus.format == "conllu" else "\n"
+    k = 0
+    with atomic_open(path, encoding=corpus.encoding) as f:
+        if corpus.bom and corpus.format == "conllu":
+            f.write("\ufeff")
+        for d in corpus.documents:
+            for j, s in enumerate(d.sentences):
+                k += 1
+                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path)
+                f.write(nl.join(lines) + nl + nl)

@@ -1,0 +1,191 @@
+"""WebAnno / INCEpTION TSV 3 (import only): the export format of those annotation tools.
+
+A file starts with ``#FORMAT=WebAnno TSV 3.x`` and one header line per layer (``#T_SP=`` span
+layers, ``#T_CH=`` chains, ``#T_RL=`` relations: the layer's name, then its features, one
+column each), then sentences: ``#Text=`` lines (the sentence's text) and one line per token,
+``SENT-TOK<TAB>START-END<TAB>token<TAB>`` and the layers' columns. Entities are the
+``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`` layer's ``value`` column: ``PER`` on
+a one-token entity, ``PER[3]`` on each token of a longer one (the number ties them together),
+several stacked on a token as ``PER[3]|LOC[4]``, ``_`` for none.
+
+Choices, reported in ``Corpus.notes`` (never silent):
+
+* entities without a value (``*``, ``*[5]``) are not read (nerstudio's entities have a type);
+* stacked (overlapping or nested) entities: the longest is kept, as for brat;
+* an entity whose tokens lie in two sentences is not read;
+* sub-token lines (``1-3.1``) are not tokens; the annotations on them are not read.
+
+Tokens keep their offsets in the document: the document's text is rebuilt from the sentences'
+``#Text`` lines placed where their first tokens start (the gap before a sentence is spaces
+ending in a line break); each token is found in its sentence's text. The other layers are not
+read. nerstudio does not write this format: save as JSONL or brat, which keep text, offsets and
+entities.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ...errors import FormatError
+from ..model import Corpus, Document, Sentence, Span
+from . import runtext
+
+NE_LAYER = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+_TOKEN = re.compile(r"^(\d+)-(\d+)(\.\d+)?\t(\d+)-(\d+)\t")
+_VALUE = re.compile(r"^(.*?)(?:\[(\d+)\])?$", re.S)
+_UNESCAPE = {"\\\\": "\\", "\\[": "[", "\\]": "]", "\\|": "|", "\\_": "_", "\\*": "*", "\\-": "-",
+             "\\>": ">", "\\t": "\t", "\\n": "\n", "\\r": "\r", "\\;": ";"}
+_ESC = re.compile(r"\\[\\\[\]|_*\->tnr;]")
+
+
+def _unescape(s: str) -> str:
+    return _ESC.sub(lambda m: _UNESCAPE[m.group(0)], s)
+
+
+def sniff(path: str, head: str) -> bool:
+    return head.lstrip("\ufeff").startswith("#FORMAT=WebAnno TSV 3")
+
+
+def _split_values(cell: str) -> list[str]:
+    """``PER[1]|LOC[2]`` → its values (an escaped ``\\|`` does not split)."""
+    if cell in ("_", ""):
+        return []
+    return [v for v in re.split(r"(?<!\\)\|", cell) if v != ""]
+
+
+def _layout(lines, path):
+    """The column of the NamedEntity value feature (or ``None``) and the line after the header."""
+    col, k, i = None, 3, 1
+    while i < len(lines) and lines[i].startswith("#T_"):
+        kind, _, spec = lines[i].partition("=")
+        parts = spec.split("|")
+        if kind == "#T_SP" and parts[0] == NE_LAYER:
+            feats = parts[1:]
+            if "value" in feats:
+                col = k + feats.index("value")
+        k += max(1, len(parts) - 1)
+        i += 1
+    return col, i
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    raw, bom = runtext.read_text(path, encoding)
+    lines = raw.split("\n")
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
+        raise FormatError(path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'")
+    col, start = _layout(lines, path)
+    sentences: list[dict] = []  # {"text": [...], "tokens": [(s, e, form, cell, lineno)], "id": n}
+    cur = None
+    subtokens = 0
+    for lineno in range(start + 1, len(lines) + 1):
+        line = lines[lineno - 1]
+        if not line.strip():
+            cur = None
+            continue
+        if line.startswith("#Text="):
+            if cur is None or cur["tokens"]:
+                cur = {"text": [], "tokens": [], "line": lineno}
+                sentences.append(cur)
+            cur["text"].append(_unescape(line[6:]))
+            continue
+        if line.startswith("#"):
+            continue
+        m = _TOKEN.match(line)
+        if m is None:
+            raise FormatError(path, lineno, "a token line is 'SENT-TOK<TAB>START-END<TAB>token<TAB>…'")
+        fields = line.split("\t")
+        cell = fields[col] if col is not None and col < len(fields) else "_"
+        if m.group(3):  # a sub-token
+            subtokens += bool(_split_values(cell))
+            continue
+        if cur is None:
+            cur = {"text": [], "tokens": [], "line": lineno}
+            sentences.append(cur)
+        if len(fields) < 3:
+            raise FormatError(path, lineno, "a token line needs its offsets and its text")
+        cur["tokens"].append((int(m.group(4)), int(m.group(5)), _unescape(fields[2]), cell, lineno))
+    sentences = [s for s in sentences if s["tokens"]]
+    if not sentences:
+        raise FormatError(path, None, "no sentences: no token lines")
+    return _build(path, sentences, col, scheme, encoding, bom, raw, subtokens)
+
+
+def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpus:
+    text_parts: list[str] = []
+    pos_py = 0  # length of the text so far (Python characters)
+    prev_end = 0  # the previous sentence's end in the file's offsets
+    sents: list[tuple[list[tuple[int, int]], dict]] = []
+    for s in sentences:
+        stext = "\n".join(s["text"]) if s["text"] else " ".join(t[2] for t in s["tokens"])
+        first = s["tokens"][0][0]
+        gap = max(0, first - prev_end) if sents else first
+        if gap:
+            text_parts.append((" " * (gap - 1) + "\n") if sents else " " * gap)
+            pos_py += gap
+        offs, at = [], 0
+        for a, b, form, cell, lineno in s["tokens"]:
+            k = stext.find(form, at)
+            if k < 0:
+                raise FormatError(path, lineno, f"token {form!r} is not in its sentence's #Text after "
+                                                f"character {at}")
+            offs.append((pos_py + k, pos_py + k + len(form)))
+            at = k + len(form)
+        text_parts.append(stext)
+        pos_py += len(stext)
+        prev_end = max(prev_end, s["tokens"][0][0] + len(stext))
+        sents.append((offs, s))
+    text = "".join(text_parts) + "\n"
+    # entities: (sentence, first token, last token, label, line)
+    groups: dict[str, list] = {}
+    singles, unlabelled = [], 0
+    for k, (_, s) in enumerate(sents):
+        for i, (_, _, _, cell, lineno) in enumerate(s["tokens"]):
+            for v in _split_values(cell):
+                m = _VALUE.match(v)
+                label, ident = _unescape(m.group(1)), m.group(2)
+                if label in ("", "*"):
+                    unlabelled += ident is None or ident not in groups
+                    if ident is not None:
+                        groups.setdefault(ident, []).append(None)
+                    continue
+                if ident is None:
+                    singles.append((k, i, i, label, lineno))
+                else:
+                    groups.setdefault(ident, []).append((k, i, label, lineno))
+    crossing = 0
+    ents = list(singles)
+    for ident, toks in groups.items():
+        if any(t is None for t in toks):
+            continue
+        if len({t[0] for t in toks}) > 1:
+            crossing += 1
+            continue
+        ents.append((toks[0][0], min(t[1] for t in toks), max(t[1] for t in toks), toks[0][2], toks[0][3]))
+    kept, aside = [], 0
+    for e in sorted(ents, key=lambda e: (-(e[2] - e[1]), e[0], e[1], e[4])):
+        if any(k[0] == e[0] and e[1] <= k[2] and k[1] <= e[2] for k in kept):
+            aside += 1
+        else:
+            kept.append(e)
+    spans: list[list[Span]] = [[] for _ in sents]
+    for k, i, j, label, _ in kept:
+        spans[k].append(Span(i, j + 1, label))
+    doc = Document(id=runtext.doc_id_of(path), text=text)
+    for (offs, s), sp in zip(sents, spans):
+        doc.sentences.append(Sentence([t[2] for t in s["tokens"]], sp, line=s["tokens"][0][4], source=text,
+                                      offsets=offs))
+    corpus = Corpus([doc], path=os.fspath(path), format="webanno", scheme=scheme or "iob2", encoding=encoding,
+                    newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"))
+    notes = corpus.notes
+    if col is None:
+        notes.append(f"no {NE_LAYER}|value layer in the header: no entities read")
+    for n, what in ((unlabelled, "entit{} without a value (*) not read"),
+                    (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
+                    (crossing, "entit{} across two sentences not read"),
+                    (subtokens, "sub-token annotation{} not read")):
+        if n:
+            plural = ("ies" if n > 1 else "y") if "entit" in what else ("s" if n > 1 else "")
+            notes.append(f"{n} " + what.format(plural))
+    return corpus

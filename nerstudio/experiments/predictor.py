@@ -1,0 +1,82 @@
+"""A model folder's tagger and reranker, and their choice for sentences: the one implementation
+behind the Python API (:mod:`nerstudio.api`), the pre-annotation of a corpus
+(:mod:`nerstudio.app.preannotate`), its command and the application.
+
+It lives here, below the API, the command line and the application, because all three use it
+and import-linter's layers let none of them import another. A *model folder* holds
+``tagger.npz`` (or ``sequence-tagger.npz``) and, optionally, ``reranker.npz`` (the demo model,
+the application's results folders) or ``reranker-<system>.npz`` files (``nerstudio
+experiment``'s output). Every sentence is decoded on its own, as a document of one sentence: a
+sentence's candidates never depend on the other sentences given with it, so decoding many at
+once gives what decoding each alone gives.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..corpus.model import Corpus, Document, Sentence
+from ..nbest import NBestList
+
+TAGGER_FILES = ("tagger.npz", "sequence-tagger.npz")
+
+
+def load_model_folder(folder, system: str | None = None):
+    """``(tagger, reranker or None)`` from a model folder (see the module docstring); a path to
+    a tagger file loads the tagger alone. ``system`` picks ``reranker-<system>.npz`` when there
+    are several. A missing folder or tagger is a :class:`FileNotFoundError`, an unknown or
+    ambiguous system a :class:`ValueError`: both name the folder."""
+    from ..tagging import load_tagger
+    path = Path(os.fspath(folder))
+    if path.is_file():
+        return load_tagger(path), None
+    if not path.is_dir():
+        raise FileNotFoundError(2, "no such folder", str(path))
+    tagger_file = next((path / f for f in TAGGER_FILES if (path / f).is_file()), None)
+    if tagger_file is None:
+        raise FileNotFoundError(2, f"no tagger model ({' or '.join(TAGGER_FILES)}) in the folder", str(path))
+    return load_tagger(tagger_file), _load_reranker(path, system)
+
+
+def _load_reranker(path: Path, system: str | None):
+    from ..rerank.model import RerankerModel
+    by_system = {f.name[len("reranker-"):-len(".npz")]: f for f in sorted(path.glob("reranker-*.npz"))}
+    if system is not None:
+        if system not in by_system:
+            have = ", ".join(by_system) or "none"
+            raise ValueError(f"{path}: no reranker-{system}.npz (systems here: {have})")
+        return RerankerModel.load(by_system[system])
+    if (path / "reranker.npz").is_file():
+        return RerankerModel.load(path / "reranker.npz")
+    if len(by_system) == 1:
+        return RerankerModel.load(next(iter(by_system.values())))
+    if by_system:
+        raise ValueError(f"{path} holds several rerankers ({', '.join(by_system)}): choose one with system=")
+    return None
+
+
+def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) -> NBestList:
+    """The tagger's ``n`` best candidates of every sentence, one entry per sentence in the order
+    given, each sentence decoded on its own. A sentence is a token list or a
+    :class:`~nerstudio.corpus.model.Sentence`, whose extra columns (POS, chunk) a model trained
+    with them uses; its gold is not read."""
+    sentences = [Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
+                 for s in sentences]
+    if hasattr(tagger, "static_scores"):  # max-ent: beam search, log-probabilities
+        return tagger.nbest(sentences, n=n, with_gold=False)
+    corpus = Corpus([Document([s]) for s in sentences], format="columns")
+    if hasattr(tagger, "sentence_nbest"):  # joint (K&T): re-scored candidates of one-sentence documents
+        return tagger.sentence_nbest(corpus, n=n)[1]
+    return tagger.nbest(corpus, n=n, documents=False)
+
+
+def choices(reranker, nb: NBestList) -> np.ndarray:
+    """Per sentence of ``nb``, the index of the chosen candidate: the reranker's pick, or 0 (the
+    tagger's best) without a reranker."""
+    if reranker is None:
+        return np.zeros(len(nb), dtype=np.int64)
+    return np.asarray(reranker.predict(reranker.data(nb)), dtype=np.int64)

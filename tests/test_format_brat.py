@@ -1,0 +1,156 @@
+"""brat standoff (.txt + .ann): detection, reading with the segmenter, the reported choices for
+overlapping and discontinuous entities, bad input, and writing back without losing lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from nerstudio.cli import main as cli_main
+from nerstudio.corpus.detect import sniff_format
+from nerstudio.corpus.formats import Losses, read_corpus, write_corpus
+from nerstudio.corpus.model import Corpus, Document, Sentence, Span
+from nerstudio.errors import FormatError
+
+# the shapes of brat's documented example (T, R, A, # lines), in words of our own
+TEXT = ("Nokia signed a deal with Siemens, a maker of trains based in Munich.\n"
+        "Obama's visit to New\nYork City ended today.\n")
+
+
+def _t(n, label, a, b, text=TEXT):
+    return f"T{n}\t{label} {a} {b}\t{text[a:b].replace(chr(10), ' ')}"  # a .ann line holds no line break
+
+
+def _pair(tmp_path, lines, text=TEXT, name="doc"):
+    (tmp_path / f"{name}.txt").write_bytes(text.encode("utf-8"))
+    ann = tmp_path / f"{name}.ann"
+    ann.write_bytes("".join(line + "\n" for line in lines).encode("utf-8"))
+    return ann
+
+
+def _basic(tmp_path):
+    i = TEXT.index
+    return _pair(tmp_path, [
+        _t(1, "ORG", 0, 5), _t(2, "ORG", i("Siemens"), i("Siemens") + 7), _t(3, "LOC", i("Munich"), i("Munich") + 6),
+        "R1\tLocated Arg1:T2 Arg2:T3", "#1\tAnnotatorNotes T1\tFinnish company", "A1\tCertain T2",
+        _t(4, "PER", i("Obama"), i("Obama") + 5)])
+
+
+def test_pairs_are_detected_from_either_file(tmp_path):
+    ann = _basic(tmp_path)
+    assert sniff_format(ann) == "brat"
+    assert sniff_format(tmp_path / "doc.txt") == "brat"  # a .txt with its .ann beside it
+
+
+def test_entities_become_token_spans_cut_inside_words(tmp_path):
+    c = read_corpus(_basic(tmp_path))
+    assert c.format == "brat" and len(c.documents) == 1
+    s1, s2 = c.sentences
+    assert [(sp.label, s1.words[sp.start:sp.end]) for sp in s1.spans] == [
+        ("ORG", ("Nokia",)), ("ORG", ("Siemens",)), ("LOC", ("Munich",))]
+    assert s2.words[:2] == ("Obama", "'s") and s2.spans == [Span(0, 1, "PER")]
+    for s in c.sentences:
+        assert [TEXT[a:b] for a, b in s.offsets] == list(s.words)
+    assert any("3 relation, event, attribute or note line(s)" in n for n in c.notes)
+
+
+def test_stats_on_the_ann_file_just_works(tmp_path, capsys):
+    ann = _basic(tmp_path)
+    assert cli_main(["stats", str(ann)]) == 0
+    out = capsys.readouterr()
+    assert "brat" in out.out and "ORG" in out.out and "note:" in out.err
+
+
+def test_overlapping_and_discontinuous_entities_are_a_reported_choice(tmp_path):
+    i = TEXT.index
+    ny = i("New")
+    ann = _pair(tmp_path, [
+        _t(1, "LOC", ny, ny + len("New\nYork City")),  # a name across a line break
+        _t(2, "LOC", ny, ny + 3),  # nested in T1: set aside
+        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York",  # fragments with only whitespace between: joined
+        f"T4\tORG 0 5;25 32\tNokia Siemens",  # text between the fragments: set aside
+    ])
+    c = read_corpus(ann)
+    s2 = c.sentences[-1]
+    assert [s2.words[sp.start:sp.end] for sp in s2.spans] == [("New", "York", "City")]  # the longest
+    notes = " ".join(c.notes)
+    assert "2 overlapping or nested entities set aside" in notes and "line 2" in notes
+    assert "1 discontinuous entity set aside" in notes and "line 4" in notes
+    # nothing set aside is lost when written back
+    write_corpus(c, ann)
+    assert ann.read_text(encoding="utf-8").splitlines()[:4] == [
+        _t(1, "LOC", ny, ny + len("New\nYork City")), _t(2, "LOC", ny, ny + 3),
+        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York", f"T4\tORG 0 5;25 32\tNokia Siemens"]
+
+
+def test_a_sentence_break_never_splits_an_entity(tmp_path):
+    text = "He met Dr. No. Smith came later.\n"
+    a, b = text.index("No."), text.index("Smith") + 5
+    c = read_corpus(_pair(tmp_path, [_t(1, "PER", a, b, text)], text))
+    (s,) = [s for s in c.sentences if s.spans]
+    sp = s.spans[0]
+    assert text[s.offsets[sp.start][0]:s.offsets[sp.end - 1][1]] == "No. Smith"
+
+
+@pytest.mark.parametrize("line,fragment", [
+    ("T1\tORG 0 5\tNokiX", "is not the text at its offsets"),
+    ("T1\tORG 0 500\tNokia", "outside the text"),
+    ("T1\tORG five six\tNokia", "bad offsets"),
+    ("T1\tORG", "a text-bound annotation is"),
+])
+def test_bad_ann_lines_are_one_error_at_their_line(tmp_path, capsys, line, fragment):
+    ann = _pair(tmp_path, ["#1\tAnnotatorNotes T1\tok", line])
+    with pytest.raises(FormatError) as info:
+        read_corpus(ann, format="brat")
+    assert info.value.line == 2 and fragment in info.value.message
+    assert cli_main(["stats", str(ann), "--from", "brat"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"nerstudio: error: {ann}:2:")
+
+
+def test_a_missing_txt_is_named(tmp_path):
+    ann = tmp_path / "lonely.ann"
+    ann.write_text("T1\tORG 0 5\tNokia\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="lonely.txt is missing"):
+        read_corpus(ann)
+
+
+def test_write_back_keeps_every_line_and_drops_only_dangling_references(tmp_path):
+    ann = _basic(tmp_path)
+    original = ann.read_bytes()
+    c = read_corpus(ann)
+    write_corpus(c, ann)
+    assert ann.read_bytes() == original
+    s1 = c.sentences[0]
+    s1.spans = [sp for sp in s1.spans if sp.label != "LOC"] + [Span(s1.words.index("deal"), s1.words.index("deal") + 1,
+                                                                      "EVENT")]
+    losses = Losses()
+    write_corpus(c, ann, losses=losses)
+    lines = ann.read_text(encoding="utf-8").splitlines()
+    assert not any(ln.startswith("T3") or ln.startswith("R1") for ln in lines)  # R1 pointed at T3
+    assert "#1\tAnnotatorNotes T1\tFinnish company" in lines and "A1\tCertain T2" in lines
+    d = TEXT.index("deal")
+    assert f"T5\tEVENT {d} {d + 4}\tdeal" in lines
+    assert losses.counts == {"brat_refs": 1} and "refer to entities that were removed" in losses.messages()[0]
+    assert (tmp_path / "doc.txt").read_bytes() == TEXT.encode("utf-8")
+
+
+def test_writing_a_token_corpus_gives_a_txt_the_ann_indexes(tmp_path):
+    s = Sentence(["John", "Smith", "lives", "in", "New", "York", "."], [Span(0, 2, "PER"), Span(4, 6, "LOC")])
+    c = Corpus([Document([s, Sentence(["Hi", "."])])], format="conll2003")
+    write_corpus(c, tmp_path / "out.ann", "brat")
+    txt = (tmp_path / "out.txt").read_text(encoding="utf-8")
+    assert txt == "John Smith lives in New York .\nHi .\n"
+    rows = [ln.split("\t") for ln in (tmp_path / "out.ann").read_text(encoding="utf-8").splitlines()]
+    for _, typed, surface in rows:
+        _, a, b = typed.split()
+        assert txt[int(a):int(b)] == surface
+    assert [r[2] for r in rows] == ["John Smith", "New York"]
+    back = read_corpus(tmp_path / "out.ann")
+    assert [sp for s in back.sentences for sp in s.spans] == [Span(0, 2, "PER"), Span(4, 6, "LOC")]
+
+
+def test_several_documents_are_refused_before_anything_is_written(tmp_path):
+    c = Corpus([Document([Sentence(["a"])]), Document([Sentence(["b"])])], format="conll2003")
+    with pytest.raises(FormatError, match="one document per"):
+        write_corpus(c, tmp_path / "x.ann", "brat")
+    assert not (tmp_path / "x.txt").exists() and not (tmp_path / "x.ann").exists()
