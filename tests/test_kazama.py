@@ -109,3 +109,21 @@ def test_C_chosen_per_system_on_dev(tmp_path):
         assert set(tried) == set(cfg.C_grids[s["name"]])
         assert s["settings"]["C"] == max(tried, key=lambda c: (tried[c], -list(tried).index(c)))
         assert s["dev"]["f1"] == max(tried.values())  # the kept model is the best dev run's
+
+
+def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, monkeypatch):
+    """The cross-validated first models of re-ranking are the margin perceptron as dev chose it:
+    its C from the grid, not the configured default."""
+    import nerstudio.experiments.kazama as kz
+    seen = {}
+    real = kz.cross_validated_lists
+
+    def spy(train, params, *args, **kwargs):
+        seen["C"] = params["C"]
+        return real(train, params, *args, **kwargs)
+    monkeypatch.setattr(kz, "cross_validated_lists", spy)
+    cfg = KazamaConfig(epochs=2, joint_epochs=1, n=3, n_test=3, n_primes=(), workers=1, folds=2,
+                       systems=("reranking1",), C_margin=7.0, C_grids={"margin": (0.5, 80.0)})
+    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    margin = next(s for s in report["systems"] if s["name"] == "margin")
+    assert seen["C"] == margin["settings"]["C"] in (0.5, 80.0)
