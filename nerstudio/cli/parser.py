@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
     p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
-                   help="tagger feature set (default conll+rich; +gaz: with the bundled gazetteers, +gaz:LISTS some "
+                   help="tagger feature set (default conll+rich+gaz; +gaz: with the bundled gazetteers, +gaz:LISTS some "
                         "of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix templates)")
     p.add_argument("--tagger-l2", type=float, default=None, help="collins suite: the max-ent tagger's L2 penalty "
                                                                    "(default 1)")
