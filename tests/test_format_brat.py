@@ -67,7 +67,7 @@ def test_overlapping_and_discontinuous_entities_are_a_reported_choice(tmp_path):
         _t(1, "LOC", ny, ny + len("New\nYork City")),  # a name across a line break
         _t(2, "LOC", ny, ny + 3),  # nested in T1: set aside
         f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York",  # fragments with only whitespace between: joined
-        f"T4\tORG 0 5;25 32\tNokia Siemens",  # text between the fragments: set aside
+        "T4\tORG 0 5;25 32\tNokia Siemens",  # text between the fragments: set aside
     ])
     c = read_corpus(ann)
     s2 = c.sentences[-1]
@@ -79,7 +79,7 @@ def test_overlapping_and_discontinuous_entities_are_a_reported_choice(tmp_path):
     write_corpus(c, ann)
     assert ann.read_text(encoding="utf-8").splitlines()[:4] == [
         _t(1, "LOC", ny, ny + len("New\nYork City")), _t(2, "LOC", ny, ny + 3),
-        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York", f"T4\tORG 0 5;25 32\tNokia Siemens"]
+        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York", "T4\tORG 0 5;25 32\tNokia Siemens"]
 
 
 def test_a_sentence_break_never_splits_an_entity(tmp_path):

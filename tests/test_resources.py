@@ -4,7 +4,6 @@ features of both taggers, and the build script's reproducibility."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import subprocess
 import sys
 from pathlib import Path

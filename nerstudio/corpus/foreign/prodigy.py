@@ -97,7 +97,7 @@ def _spans(raw, text: str, path: str, line: int, tokens) -> list:
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     skipped = {"reject": 0, "ignore": 0}
-    seen, duplicates, answers_other = set(), 0, 0
+    seen, duplicates = set(), 0
     for line, obj in R.iter_jsonl(path, encoding):
         answer = obj.get("answer", "accept")
         if answer in ("reject", "ignore"):
