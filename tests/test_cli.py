@@ -321,3 +321,23 @@ def test_os_error_exit_1(files, tmp_path, capsys):
     assert code == 1
     assert err.startswith("nerstudio: error: ") and len(err.splitlines()) == 1
     assert target.is_dir()
+
+
+def test_a_closed_output_pipe_is_no_error():
+    """`nerstudio stats FILE | head -1`: when the reader of the output has gone, the command stops
+    quietly (status 141, as for SIGPIPE) instead of printing 'error: Broken pipe'."""
+    import os
+    import subprocess
+    import sys
+
+    from nerstudio.demo import DEMO_CORPUS
+
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write fails with EPIPE
+    try:
+        r = subprocess.run([sys.executable, "-m", "nerstudio", "stats", str(DEMO_CORPUS)], stdout=write,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert r.returncode == 141, r.stderr
+    assert r.stderr == ""

@@ -14,6 +14,7 @@ its exit statuses and logging.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("nerstudio: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output has gone (`nerstudio stats … | head`): no error
+        _silence_stdout()
+        return 141  # what a shell reports for a process ended by SIGPIPE, as `yes | head` gives
     except MemoryError:
         log.error("out of memory (%s)", command, exc_info=True)
         print("nerstudio: error: out of memory", file=sys.stderr)
@@ -66,6 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",
               file=sys.stderr)
         return INTERNAL_ERROR
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
 
 def _user_message(exc: BaseException) -> str:
     if isinstance(exc, OSError) and not isinstance(exc, NerstudioError):
