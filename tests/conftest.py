@@ -66,9 +66,9 @@ def no_child_process_left_running():
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    """The main window on the bundled demo (corpus, N-best lists, reranker); dialogs never block
-    and crash-recovery files go to a temporary folder. Modules may override it."""
+def empty_window(qtbot, tmp_path):
+    """The main window with nothing open; its settings and crash-recovery files in a temporary
+    folder, and the unsaved-work questions answered "discard" so that nothing blocks."""
     from PySide6.QtCore import QSettings
 
     from nerstudio.gui.main_window import MainWindow
@@ -78,6 +78,14 @@ def window(qtbot, tmp_path):
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
     w.dialogs.ask_unsaved_models = lambda what: "discard"
+    return w
+
+
+@pytest.fixture
+def window(empty_window):
+    """The main window on the bundled demo (corpus, N-best lists, reranker); see
+    :func:`empty_window`. Modules may override it."""
+    w = empty_window
     assert w.load_demo()
     assert w.runner.wait(60000)
     return w

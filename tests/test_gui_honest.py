@@ -9,7 +9,7 @@ import os
 import time
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from nerstudio.gui.main_window import DEMO_DIR
 
@@ -17,16 +17,9 @@ pytestmark = pytest.mark.ux
 
 
 @pytest.fixture
-def bare(qtbot, tmp_path):
-    """The window with nothing open; dialogs never block."""
-    from nerstudio.gui.main_window import MainWindow
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_unsaved_models = lambda what: "discard"
-    return w
+def bare(empty_window):
+    """The window with nothing open; dialogs never block (conftest's ``empty_window``)."""
+    return empty_window
 
 
 def _train_perceptron(window, qtbot, epochs=2):

@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
 from nerstudio.nbest import NBestList  # noqa: E402
 from nerstudio.numfmt import num  # noqa: E402
 from nerstudio.rerank.model import RerankerModel  # noqa: E402
@@ -113,14 +113,9 @@ def test_order_follows_a_new_list(window):
 
 
 @pytest.fixture
-def bare(qtbot, tmp_path):
+def bare(empty_window):
     """The demo corpus with its N-best list but no reranker."""
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_unsaved_models = lambda what: "discard"
+    w = empty_window
     assert w.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
     assert w.runner.wait(60000)
     assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))

@@ -101,16 +101,17 @@ class Reader:
         if self.format:
             self.format = normalize_format(self.format)
             check_file(self.path)
-            if foreign.handler(self.format) is None:
+            self.foreign = foreign.handler(self.format)
+            if self.foreign is None:
                 with self._open() as f:
                     refuse_non_text(self.path, f.read(8))
         else:
             self.format = sniff_format(self.path, self.encoding)
             self._sniffed = True
+            self.foreign = foreign.handler(self.format)
         if self.scheme:
             self.scheme = normalize_scheme(self.scheme)
         self.sep = format_sep(self.format)
-        self.foreign = foreign.handler(self.format)
 
     def read_foreign(self) -> Corpus:
         """The whole file, read by the handler of another tool's format (see

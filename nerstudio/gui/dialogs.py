@@ -55,13 +55,8 @@ class Dialogs:
     # -- questions ------------------------------------------------------------------------
     def ask_unsaved(self) -> str:
         """What to do with unsaved edits: 'save', 'discard' or 'cancel'."""
-        box = QMessageBox(QMessageBox.Warning, "Unsaved annotations",
-                          "The corpus has edits that are not saved.", parent=self.parent)
-        box.setInformativeText("Save them before closing?")
-        box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
-        box.setDefaultButton(QMessageBox.Save)
-        r = box.exec()
-        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+        return self._save_discard_cancel("Unsaved annotations", "The corpus has edits that are not saved.",
+                                         "Save them before closing?")
 
     def ask_recover(self, path: str, corpus_name: str = "", n: int = 0) -> bool:
         """Offer to bring back ``n`` sentences' edits from a recovery file."""
@@ -83,9 +78,13 @@ class Dialogs:
         """What to do with trained models never saved (``what`` names them): 'save' (to a
         results folder), 'discard' or 'cancel'."""
         verb = "were" if " and " in what else "was"
-        box = QMessageBox(QMessageBox.Warning, "Unsaved models", f"The {what} trained in this session {verb} "
-                          "never saved.", parent=self.parent)
-        box.setInformativeText("Save the session's results to a folder before quitting?")
+        return self._save_discard_cancel("Unsaved models", f"The {what} trained in this session {verb} never saved.",
+                                         "Save the session's results to a folder before quitting?")
+
+    def _save_discard_cancel(self, title: str, text: str, question: str) -> str:
+        """A warning with Save (the default), Discard and Cancel: 'save', 'discard' or 'cancel'."""
+        box = QMessageBox(QMessageBox.Warning, title, text, parent=self.parent)
+        box.setInformativeText(question)
         box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
         box.setDefaultButton(QMessageBox.Save)
         r = box.exec()

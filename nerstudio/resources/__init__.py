@@ -25,7 +25,7 @@ import json
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
 
@@ -80,6 +80,27 @@ def select_lists(spec: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(chosen))
 
 
+def longest_match_iob(n: int, lengths_at: Callable[[int], Iterable[int]],
+                      matches: Callable[[int, int], bool]) -> list[str]:
+    """IOB2 tags (``B``/``I``/``O``) of ``n`` words under longest match, left to right:
+    ``lengths_at(i)`` gives the lengths of the entries that may start at word ``i``, longest
+    first, and ``matches(i, m)`` whether words ``i .. i+m-1`` are one. Shared by the bundled lists
+    and the K&T tagger's gazetteer of training entities."""
+    tags = ["O"] * n
+    i = 0
+    while i < n:
+        for m in lengths_at(i):
+            if i + m <= n and matches(i, m):
+                tags[i] = "B"
+                for j in range(i + 1, i + m):
+                    tags[j] = "I"
+                i += m
+                break
+        else:
+            i += 1
+    return tags
+
+
 def fold(word: str) -> str:
     """The ``fold`` match key of one word: lower case, full stops removed."""
     return word.lower().replace(".", "")
@@ -128,19 +149,8 @@ class Gazetteers:
         n = len(words)
         for name in self.names:
             keys, entries, lengths = self._keys(name, words), self.entries[name], self._lengths[name]
-            tags = ["O"] * n
-            i = 0
-            while i < n:
-                for m in lengths.get(keys[i], ()):
-                    if i + m <= n and tuple(keys[i:i + m]) in entries:
-                        tags[i] = "B"
-                        for j in range(i + 1, i + m):
-                            tags[j] = "I"
-                        i += m
-                        break
-                else:
-                    i += 1
-            out[name] = tags
+            out[name] = longest_match_iob(n, lambda i: lengths.get(keys[i], ()),
+                                          lambda i, m: tuple(keys[i:i + m]) in entries)
         return out
 
     def lists_of(self, words: Sequence[str]) -> list[str]:

@@ -85,7 +85,7 @@ import numpy as np
 
 from ..corpus.model import Sentence
 from ..errors import Cancelled
-from ..resources import Gazetteers
+from ..resources import Gazetteers, longest_match_iob
 
 NULL = "NULL"
 OFFSETS = (-2, -1, 0, 1, 2)
@@ -200,20 +200,12 @@ class Gazetteer:
         """
         entries, index = self.entries[typ], self._index[typ]
         src = self.sources.get(typ) if document is not None else None
-        out = ["O"] * len(words)
-        i, n = 0, len(words)
-        while i < n:
-            for m in index.get(words[i], ()):
-                if i + m <= n and (e := tuple(words[i:i + m])) in entries and (
-                        src is None or len(src[e]) > 1 or document not in src[e]):
-                    out[i] = "B"
-                    for j in range(i + 1, i + m):
-                        out[j] = "I"
-                    i += m
-                    break
-            else:
-                i += 1
-        return out
+
+        def matches(i: int, m: int) -> bool:
+            e = tuple(words[i:i + m])
+            return e in entries and (src is None or len(src[e]) > 1 or document not in src[e])
+
+        return longest_match_iob(len(words), lambda i: index.get(words[i], ()), matches)
 
     def to_json(self) -> dict:
         return {t: sorted(list(e) for e in s) for t, s in self.entries.items()}

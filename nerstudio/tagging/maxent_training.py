@@ -24,19 +24,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import Cancelled
+from .lazy import LazyModule
 
 
-class _Kernels:
-    """The numba-compiled module ``_maxent_compiled``, imported on first use: importing numba takes
-    about a second, and reading settings or a model file (the application's start) needs none."""
-
-    def __getattr__(self, name):
-        from . import _maxent_compiled as kernels
-        self.__dict__.update(vars(kernels))  # later lookups are plain attribute reads
-        return getattr(kernels, name)
-
-
-_mc = _Kernels()
+_mc = LazyModule(__package__ + "._maxent_compiled")  # numba kernels, imported on first use
 
 
 @dataclass

@@ -70,26 +70,16 @@ from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
 from ..resources import Gazetteers
+from .lazy import LazyModule
 from .local_features import Gazetteer, KTFeatures
-
-#: ``gazetteer`` settings by name: entities of the training data, the bundled lists, or both.
-GAZETTEER_SPECS = ("train", "lists", "train+lists")
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
 
+#: ``gazetteer`` settings by name: entities of the training data, the bundled lists, or both.
+GAZETTEER_SPECS = ("train", "lists", "train+lists")
 
-class _Kernels:
-    """The numba-compiled module ``_viterbi``, imported on first use: importing numba takes
-    about a second, and reading settings or a model file (the application's start) needs none."""
-
-    def __getattr__(self, name):
-        from . import _viterbi as kernels
-        self.__dict__.update(vars(kernels))  # later lookups are plain attribute reads
-        return getattr(kernels, name)
-
-
-K = _Kernels()
+K = LazyModule(__package__ + "._viterbi")  # numba kernels, imported on first use
 
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1

@@ -141,21 +141,18 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return b.build()
 
 
+_NOTES = (  # what each count means, in the order the notes are printed
+    ("several", "task(s) with several annotations: the most recent not cancelled one was read"),
+    ("predictions", "task(s) without annotation read from their (most recent) prediction"),
+    ("cancelled", "task(s) whose annotations were all cancelled skipped"),
+    ("unlabelled", "task(s) with neither annotation nor prediction read with no entities"),
+    ("other", "result(s) other than labels (relations, choices, ...) not kept"),
+    ("multi", "region(s) with several labels: the first label kept"),
+)
+
+
 def _notes(c: dict) -> list[str]:
-    out = []
-    if c.get("several"):
-        out.append(f"{c['several']} task(s) with several annotations: the most recent not cancelled one was read")
-    if c.get("predictions"):
-        out.append(f"{c['predictions']} task(s) without annotation read from their (most recent) prediction")
-    if c.get("cancelled"):
-        out.append(f"{c['cancelled']} task(s) whose annotations were all cancelled skipped")
-    if c.get("unlabelled"):
-        out.append(f"{c['unlabelled']} task(s) with neither annotation nor prediction read with no entities")
-    if c.get("other"):
-        out.append(f"{c['other']} result(s) other than labels (relations, choices, ...) not kept")
-    if c.get("multi"):
-        out.append(f"{c['multi']} region(s) with several labels: the first label kept")
-    return out
+    return [f"{c[key]} {text}" for key, text in _NOTES if c.get(key)]
 
 
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
