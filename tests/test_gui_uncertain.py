@@ -174,3 +174,39 @@ def test_next_uncertain_key(window, qtbot):
     w.browser.act_next_uncertain.trigger()
     assert w.current_sentence_index() == visible[i + 1]
     assert "F7" in w.shortcuts_html() and "Next most uncertain" in w.shortcuts_html()
+
+
+def test_next_error_follows_the_browser_order(window, qtbot):
+    """F8 goes to the next wrong sentence in the order the browser shows: most uncertain first
+    when it is so ordered, corpus order otherwise (and so does the step back)."""
+    w, doc = window, window.document
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow, timeout=5000)
+    wrong = doc.flags()["error"]
+    assert 3 <= wrong.sum() < len(w.corpus)
+    in_corpus = [int(k) for k in np.flatnonzero(wrong)]
+    w.select_sentence(in_corpus[0])
+    w.corpus_view.setFocus()
+    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    assert w.current_sentence_index() == in_corpus[1]
+    w.views.uncertainty_bar.set_measure("margin")
+    order = shown(w)
+    in_order = [k for k in order if wrong[k]]
+    assert in_order[:3] != in_corpus[:3]  # the two orders differ, so the test can tell them apart
+    w.select_sentence(in_order[0])
+    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    assert w.current_sentence_index() == in_order[1]
+    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    assert w.current_sentence_index() == in_order[2]
+    # from a sentence that is not wrong, F8 goes to the first wrong one after it in the order
+    right = next(k for k in order[order.index(in_order[1]) + 1:] if not wrong[k] and
+                 order.index(k) < order.index(in_order[-1]))
+    w.select_sentence(right)
+    w.browser.step_matching("error", 1)
+    after = next(k for k in order[order.index(right) + 1:] if wrong[k])
+    assert w.current_sentence_index() == after
+    w.select_sentence(right)
+    w.browser.step_matching("error", -1)
+    assert w.current_sentence_index() == next(k for k in order[:order.index(right)][::-1] if wrong[k])

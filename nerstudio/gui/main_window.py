@@ -186,9 +186,9 @@ class MainWindow(QMainWindow):
         self.act_prev = self._act("&Previous sentence", lambda: b.step_sentence(-1), "Ctrl+Up",
                                   "Previous sentence (among those the filters show)", navm)
         self.act_next_err = self._act("Next &error", lambda: b.step_matching("error", 1), "F8",
-                                      "Next sentence whose top candidate is wrong", navm)
+                                      "Next sentence whose top candidate is wrong, in the browser's order", navm)
         self._act("Next &change by the reranker", lambda: b.step_matching("changed", 1), "Shift+F8",
-                  "Next sentence where the reranker picks another candidate", navm)
+                  "Next sentence where the reranker picks another candidate, in the browser's order", navm)
         navm.addAction(b.act_next_uncertain)
         navm.addSeparator()
         self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,

@@ -158,44 +158,60 @@ class BrowserController(QObject):
         k = v.tree_model.sentence_index(v.proxy.mapToSource(idx)) if idx.isValid() else -1
         return k if k >= 0 else self.ctx.cursor.k
 
+    def shown_order(self) -> np.ndarray:
+        """The sentences the browser shows, in the order it shows them: its own order (most
+        uncertain first) or corpus order, without those the filters hide."""
+        order = self.v.tree_model.order()
+        if order is None:
+            order = np.arange(len(self.corpus), dtype=np.int64)
+        return order[self._visible_mask()[order]] if self.v.proxy.active else order
+
+    def _step_in(self, shown: np.ndarray, k: int, delta: int) -> int | None:
+        """The sentence one step (``delta`` ±1) from ``k`` along ``shown``, a part of the browser's
+        order; when ``shown`` lacks ``k`` (hidden by a filter), the step starts from where ``k``
+        stands in the browser's order."""
+        pos = np.flatnonzero(shown == k)
+        if len(pos):
+            j = int(pos[0]) + delta
+        else:
+            full = self.v.tree_model.order()
+            if k < 0:  # no sentence yet: from the start
+                before = 0
+            elif full is None:  # corpus order: shown is sorted
+                before = int(np.searchsorted(shown, k))
+            else:
+                rank = np.empty(len(full), dtype=np.int64)
+                rank[full] = np.arange(len(full))
+                before = int(np.count_nonzero(rank[shown] < rank[k]))
+            j = before if delta > 0 else before - 1
+        return int(shown[j]) if 0 <= j < len(shown) else None
+
     def step_sentence(self, delta: int) -> None:
         if not self.corpus or not len(self.corpus):
             return
         k = self.current_sentence_index()
-        n = len(self.corpus)
-        order = self.v.tree_model.order()
-        if order is not None:  # the browser's own order (most uncertain first)
-            shown = order[self._visible_mask()[order]] if self.v.proxy.active else order
-            pos = np.flatnonzero(shown == k)
-            j = int(pos[0]) + delta if len(pos) else 0
-            if 0 <= j < len(shown):
-                self.select_sentence(int(shown[j]))
-            else:
-                self.ctx.status("No more sentences match the filters", 3000)
+        if k < 0:
+            self.select_sentence(0)
             return
-        if not self.v.proxy.active:
-            self.select_sentence(0 if k < 0 else min(max(k + delta, 0), n - 1))
-            return
-        j = k + delta
-        while 0 <= j < n:
-            if self.v.proxy.accepts(j):
-                self.select_sentence(j)
-                return
-            j += delta
-        self.ctx.status("No more sentences match the filters", 3000)
+        nxt = self._step_in(self.shown_order(), k, delta)
+        if nxt is not None:
+            self.select_sentence(nxt)
+        elif self.v.proxy.active or self.v.tree_model.order() is not None:
+            self.ctx.status("No more sentences match the filters", 3000)
 
     def step_matching(self, flag: str, delta: int) -> None:
+        """The next (``delta`` 1) or previous (-1) sentence with ``flag`` ("error", "changed")
+        in the browser's order: F8 follows the most-uncertain-first order when the browser shows it."""
         if not self.corpus or not len(self.corpus):
             return
         mask = self.doc.flags().get(flag)
         if mask is None or not mask.any():
             self.ctx.status("No such sentence (is an N-best list / reranker loaded?)", 4000)
             return
-        k = self.current_sentence_index()
-        hits = np.flatnonzero(mask & self._visible_mask())
-        nxt = hits[hits > k] if delta > 0 else hits[hits < k][::-1]
-        if len(nxt):
-            self.select_sentence(int(nxt[0]))
+        shown = self.shown_order()
+        target = self._step_in(shown[mask[shown]], self.current_sentence_index(), delta)
+        if target is not None:
+            self.select_sentence(target)
         else:
             self.ctx.status("No more such sentences", 3000)
 
