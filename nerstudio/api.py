@@ -19,7 +19,6 @@ and rerankers only when a model is loaded.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -89,22 +88,16 @@ class Explanation:
         return "\n".join(lines)
 
 
-# letters with dots (U.S., e.g.), numbers with inner separators (3.5, 1,000, 12:30), words with
-# inner hyphens or apostrophes (Jean-Pierre, O'Neill), then any other visible character alone
-TOKEN_RE = re.compile(r"(?:[^\W\d_]\.){2,}|\d+(?:[.,:]\d+)*|\w+(?:[-'’]\w+)*|[^\w\s]")
-
-
 def tokenize(text: str) -> tuple[list[str], list[tuple[int, int]]]:
-    """Tokens of one sentence and their ``(start, end)`` character offsets.
-
-    A token is a run of single letters each followed by a dot (``U.S.``), a number with inner
-    ``.``, ``,`` or ``:`` (``3.5``, ``1,000``), a word with inner hyphens or apostrophes
-    (``Jean-Pierre``, ``O'Neill``, ``Obama's``), or any other visible character alone (so a
-    sentence's final dot, ``Inc.`` and ``Ms.`` give two tokens). Whitespace separates tokens and
-    is never part of one. No sentence splitting: the whole string is one sentence.
+    """Tokens of one sentence and their ``(start, end)`` character offsets, cut as the
+    application cuts plain text (:mod:`nerstudio.corpus.segment`: CoNLL-style tokens such as
+    ``U.S.``, ``Inc.``, ``1,000.50``, ``Smith-Jones``, ``O'Neill``, with clitics and a sentence's
+    final dot apart). No sentence splitting: the whole string is one sentence.
     """
-    matches = list(TOKEN_RE.finditer(text))
-    return [m.group() for m in matches], [(m.start(), m.end()) for m in matches]
+    from .corpus.segment import tokens as segment_tokens
+
+    offsets = segment_tokens(text)
+    return [text[a:b] for a, b in offsets], offsets
 
 
 def _as_tokens(text_or_tokens) -> tuple[str, list[str], list[tuple[int, int]]]:

@@ -50,7 +50,7 @@ def test_readme_python_api_runs_verbatim(tmp_path, monkeypatch, capsys):
 def test_tokenize_offsets_index_the_text():
     text = "The U.S. firm Smith-Jones Inc. paid $1,000.50 to O'Neill, in Linz."
     tokens, offsets = tokenize(text)
-    assert tokens == ["The", "U.S.", "firm", "Smith-Jones", "Inc", ".", "paid", "$", "1,000.50", "to",
+    assert tokens == ["The", "U.S.", "firm", "Smith-Jones", "Inc.", "paid", "$", "1,000.50", "to",
                       "O'Neill", ",", "in", "Linz", "."]
     assert [text[a:b] for a, b in offsets] == tokens
 

@@ -102,7 +102,7 @@ JSONL = (
     '{"doc_id": "d2", "text": "Anti-Nazi protest \\u00e9t\\u00e9", "label": [[5, 9, "MISC"]], "meta": {"k": 1}}\n'
     '{"doc_id": 3, "tokens": ["Jan", "Peeters"], "spans": []}\n'
 )
-JSONL_WORDS = [["EU", "rejects", "German", "call."], ["Peter", "Blackburn"], ["BRUSSELS", "1996-08-22"],
+JSONL_WORDS = [["EU", "rejects", "German", "call", "."], ["Peter", "Blackburn"], ["BRUSSELS", "1996-08-22"],
                ["Anti-", "Nazi", "protest", "été"], ["Jan", "Peeters"]]
 JSONL_SPANS = [[Span(0, 1, "ORG"), Span(2, 3, "MISC")], [Span(0, 2, "PER")], [Span(0, 1, "LOC")],
                [Span(1, 2, "MISC")], []]

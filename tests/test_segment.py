@@ -62,3 +62,29 @@ def test_offsets_are_exact_for_any_text(text):
     _check(text, sents)
     cuts = [i for i in range(0, len(text), 3)]
     _check(text, segment.split(text, cuts=cuts))
+
+
+def test_hyphenated_words_and_elided_names_are_one_token():
+    """CoNLL writes ``mother-in-law``, ``Smith-Jones`` and ``O'Neill`` as one token and keeps
+    clitics and free-standing dashes apart; syntok splits the first three, so segment glues them."""
+    from nerstudio.corpus.segment import tokens
+
+    text = "A mother-in-law of Smith-Jones met O'Neill and D’Alema - pro- and anti-war - Obama's don't."
+    got = [text[a:b] for a, b in tokens(text)]
+    assert got == ["A", "mother-in-law", "of", "Smith-Jones", "met", "O'Neill", "and", "D’Alema", "-", "pro", "-",
+                   "and", "anti-war", "-", "Obama", "'s", "do", "n't", "."]
+
+
+def test_api_jsonl_and_plain_text_tokenise_alike(tmp_path):
+    """One tokeniser for running text: the API, a JSONL record without tokens and a plain-text
+    file cut the same sentence into the same tokens."""
+    from nerstudio.api import tokenize
+    from nerstudio.corpus.formats import read_corpus
+
+    text = "The U.S.-based firm Smith-Jones Inc. paid $1,000.50 to O'Neill's team in Linz."
+    (tmp_path / "a.jsonl").write_text('{"text": "%s"}\n' % text, encoding="utf-8")
+    (tmp_path / "a.txt").write_text(text + "\n", encoding="utf-8")
+    from_jsonl = read_corpus(tmp_path / "a.jsonl").sentences[0].words
+    from_text = read_corpus(tmp_path / "a.txt").sentences[0].words
+    assert list(from_jsonl) == list(from_text) == tokenize(text)[0]
+    assert "Inc." in from_jsonl and "Smith-Jones" in from_jsonl and "O'Neill" in from_jsonl

@@ -21,8 +21,9 @@ an exception of another kind, nor a silently altered reading:
 * offsets are whole numbers (``3`` or ``3.0``); fractions, ``NaN``, infinities, booleans and
   strings are refused; a span must be non-empty and inside the text;
 * labels are strings (``null`` is refused, not read as ``"None"``);
-* without ``tokens`` the text is split into words and punctuation, and a span boundary that falls
-  inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
+* without ``tokens`` the text is split into words and punctuation by
+  :mod:`~nerstudio.corpus.segment`, as plain text is (one tokeniser for all running text), and a
+  span boundary that falls inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
   ``Obama`` and ``'s``); with ``tokens``, spans must fall on token boundaries; whitespace at the
   edges of a span is ignored;
 * a record with no tokens (empty or blank text) holds no sentence: it is kept as it is when the
@@ -35,13 +36,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 
 from ..errors import FormatError
 from .model import Sentence, Span
+from .segment import tokens as segment_tokens
 
-TOKEN_RE = re.compile(r"\w+(?:[-'’.]\w+)*\.?|[^\w\s]", re.UNICODE)
 SPAN_KEYS = ("spans", "entities", "label")
 
 
@@ -167,13 +167,7 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
             pos = k + len(t) + exact
         words = list(tokens)
     else:
-        cuts = {c for s, e, _ in char_spans for c in (s, e)}
-        offsets = []
-        for m in TOKEN_RE.finditer(text):
-            a, b = m.span()
-            for c in sorted(c for c in cuts if a < c < b) + [b]:
-                offsets.append((a, c))
-                a = c
+        offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
         words = [text[a:b] for a, b in offsets]
     columns = _columns(obj.get("columns"), len(words), path, lineno)
     spans = _token_spans(char_spans, text, offsets, path, lineno)

@@ -20,6 +20,10 @@ What nerstudio adds on top of syntok:
 * a dot that syntok splits off inside a sentence (``Mr`` ``.`` ``Smith``, ``U.S.A`` ``.`` ``at``)
   is glued back to its word when a word follows, as CoNLL corpora write them (``Mr.``,
   ``U.S.A.``); a dot that ends a sentence stays a token of its own;
+* words joined by inner hyphens, which syntok splits (``mother`` ``-`` ``in`` ``-`` ``law``), are
+  one token again (``mother-in-law``, ``Smith-Jones``), and so are names with an elided article
+  (``O`` ``'Neill`` gives ``O'Neill``, ``D'Alema``), as CoNLL corpora write them, while clitics
+  stay apart (``Obama`` ``'s``, ``do`` ``n't``); the taggers are trained on such tokens;
 * sentences never cross a blank line (syntok's paragraphs), and every non-whitespace character
   of the text belongs to exactly one token (checked by the tests, including tabs, CRLF line ends,
   non-ASCII letters and symbols);
@@ -63,6 +67,30 @@ def _glue_dots(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
+    return out
+
+
+_APOSTROPHES = "'\u2019"
+
+
+def _glue_joins(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``mother`` ``-`` ``in`` ``-`` ``law`` (no spaces) becomes ``mother-in-law``; ``O``
+    ``'Neill`` becomes ``O'Neill``."""
+    out: list[tuple[int, int]] = []
+    n, i = len(spans), 0
+    while i < n:
+        a, b = spans[i]
+        if (out and text[a:b] == "-" and i + 1 < n and out[-1][1] == a and spans[i + 1][0] == b
+                and text[a - 1].isalnum() and text[b].isalnum()):
+            out[-1] = (out[-1][0], spans[i + 1][1])  # word-word: the hyphen and the next word join
+            i += 2
+            continue
+        if (out and out[-1][1] == a and b - a > 2 and text[a] in _APOSTROPHES and text[a + 1].isupper()
+                and text[a + 1:b].isalpha() and out[-1][1] - out[-1][0] == 1 and text[a - 1].isalpha()):
+            out[-1] = (out[-1][0], b)  # O'Neill, D'Alema: a one-letter article and a capitalised name
+        else:
+            out.append((a, b))
+        i += 1
     return out
 
 
@@ -129,7 +157,7 @@ def split(text: str, cuts: Iterable[int] = (), merge: Iterable[tuple[int, int]] 
     sentences are joined when such a range crosses from one into the next.
     """
     sentences = _cover(text, _syntok_sentences(text))
-    sentences = [_glue_dots(text, s) for s in sentences]
+    sentences = [_glue_joins(text, _glue_dots(text, s)) for s in sentences]
     cut_list = sorted(set(cuts))
     sentences = [_cut(s, cut_list) for s in sentences]
     ranges = [(a, e) for a, e in merge if e - a > 1]
@@ -145,6 +173,6 @@ def split(text: str, cuts: Iterable[int] = (), merge: Iterable[tuple[int, int]] 
     return sentences
 
 
-def tokens(text: str) -> list[tuple[int, int]]:
-    """Every token of ``text`` (all sentences), as offsets."""
-    return [t for s in split(text) for t in s]
+def tokens(text: str, cuts: Iterable[int] = ()) -> list[tuple[int, int]]:
+    """Every token of ``text`` (all sentences), as offsets; ``cuts`` as for :func:`split`."""
+    return [t for s in split(text, cuts) for t in s]
