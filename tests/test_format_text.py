@@ -162,3 +162,18 @@ def test_a_hugging_face_record_forced_as_jsonl_is_an_error_not_zero_entities(tmp
         read_corpus(p, format="jsonl")
     assert info.value.line == 1 and "--from hf" in info.value.message
     assert cli_main(["stats", str(p), "--from", "jsonl"]) == 1
+
+
+def test_running_text_to_a_column_format_reports_what_is_lost(tmp_path, capsys):
+    """A column file holds tokens only: converting running text to one says so (a note, status
+    0), and converting it to JSONL, which keeps the text, says nothing."""
+    src = tmp_path / "notes.txt"
+    src.write_text("Maria  Lopez visited Linz.\n\nThen she left.\n", encoding="utf-8")
+    assert cli_main(["convert", str(src), str(tmp_path / "out.conll")]) == 0
+    err = capsys.readouterr().err
+    assert "running text and character offsets of 2 sentence(s) not kept: conll2003" in err
+    assert cli_main(["convert", str(src), str(tmp_path / "out.jsonl")]) == 0
+    assert "not kept" not in capsys.readouterr().err
+    c = read_corpus(tmp_path / "out.conll")  # the tokens themselves are all there
+    assert [list(s.words) for s in c.sentences] == [["Maria", "Lopez", "visited", "Linz", "."],
+                                                   ["Then", "she", "left", "."]]

@@ -68,6 +68,9 @@ class Losses:
                 out.append(f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}")
             elif kind == "spacing":
                 out.append(f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}")
+            elif kind == "text":
+                out.append(f"the running text and character offsets of {n} sentence(s) not kept: {fmt} holds "
+                           "tokens only (jsonl and brat keep them)")
             elif kind == "brat_refs":
                 out.append(f"{n} relation, event, attribute or note line(s) of the .ann not written: "
                            "they refer to entities that were removed")
@@ -226,6 +229,8 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 continue
             if len(s.extra) > ncols - 2:
                 losses.add("columns", s.line)
+            if s.offsets is not None and not (src_fmt == "jsonl" and s.raw is not None):
+                losses.add("text", s.line)  # read from running text (plain text, brat, a tool's records)
             if src_fmt == "jsonl" and s.raw is not None:
                 spacing, other = record_losses(s.raw)
                 if spacing:
