@@ -674,3 +674,23 @@ def test_property_random_corpora_round_trip(tmp_path, monkeypatch, fmt, corpus, 
     # the sentences as read encode to exactly the tags in the file
     if fmt != "jsonl" and back.scheme == scheme:
         assert all(tuple(encode(s.spans, len(s), scheme)) == s.tags for s in back.sentences)
+
+
+def test_a_sniffer_bug_is_not_hidden(tmp_path, monkeypatch):
+    """Malformed input just is not a handler's format (the next one is asked), but a sniffer
+    that breaks (a bug) surfaces instead of handing the file to a lower handler."""
+    from nerstudio.corpus.foreign import prodigy
+
+    p = write_bytes(tmp_path / "c.jsonl", '{"text": "EU rejects German call .", "spans": []}\n')
+    assert sniff_format(p) == "jsonl"
+
+    def malformed(path, head):
+        raise ValueError("not JSON")
+    monkeypatch.setattr(prodigy, "sniff", malformed)
+    assert sniff_format(p) == "jsonl"
+
+    def buggy(path, head):
+        raise KeyError("a bug")
+    monkeypatch.setattr(prodigy, "sniff", buggy)
+    with pytest.raises(KeyError):
+        sniff_format(p)

@@ -96,8 +96,8 @@ def sniff(path: str, head: str) -> str | None:
         try:
             if h.load().sniff(path, head):
                 return h.name
-        except Exception:  # a sniffer must never stop detection; the reader reports problems
-            continue
+        except (OSError, ValueError):  # unreadable or malformed input is not this format: the next
+            continue  # handler, then the reader, reports it; a sniffer's own bug is not hidden
     return None
 
 
