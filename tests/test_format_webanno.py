@@ -81,3 +81,27 @@ def test_a_token_line_that_is_not_one_is_an_error_at_its_line(tmp_path, capsys):
     assert info.value.line == 9
     assert cli_main(["stats", str(p)]) == 1
     assert capsys.readouterr().err.startswith(f"nerstudio: error: {p}:9:")
+
+
+def test_offsets_in_utf16_units_around_characters_outside_the_bmp(tmp_path):
+    """INCEpTION counts offsets in UTF-16 code units: an emoji is two there. The gap between
+    two sentences must come out as the file says (one line break), not one space too many."""
+    tsv = "\n".join([
+        "#FORMAT=WebAnno TSV 3.3",
+        "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value",
+        "", "",
+        "#Text=Greta \U0001F600 flew.",
+        "1-1\t0-5\tGreta\t_\tPER\t",
+        "1-2\t6-8\t\U0001F600\t_\t_\t",
+        "1-3\t9-13\tflew\t_\t_\t",
+        "1-4\t13-14\t.\t_\t_\t",
+        "",
+        "#Text=Oslo",
+        "2-1\t15-19\tOslo\t_\tLOC\t",
+        "", ""])
+    c = read_corpus(_file(tmp_path, tsv))
+    text = c.documents[0].text
+    assert text == "Greta \U0001F600 flew.\nOslo\n"
+    s1, s2 = c.sentences
+    assert [text[a:b] for a, b in s1.offsets + s2.offsets] == ["Greta", "\U0001F600", "flew", ".", "Oslo"]
+    assert s1.spans == [Span(0, 1, "PER")] and s2.spans == [Span(0, 1, "LOC")]

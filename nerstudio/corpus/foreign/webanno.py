@@ -16,7 +16,8 @@ Choices, reported in ``Corpus.notes`` (never silent):
 * sub-token lines (``1-3.1``) are not tokens; the annotations on them are not read.
 
 Tokens keep their offsets in the document: the document's text is rebuilt from the sentences'
-``#Text`` lines placed where their first tokens start (the gap before a sentence is spaces
+``#Text`` lines placed where their first tokens start (the file counts UTF-16 code units, as
+INCEpTION's Java strings do, so an emoji counts two there and one in nerstudio's offsets) (the gap before a sentence is spaces
 ending in a line break); each token is found in its sentence's text. The other layers are not
 read. nerstudio does not write this format: save as JSONL or brat, which keep text, offsets and
 entities.
@@ -134,7 +135,9 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
             at = k + len(form)
         text_parts.append(stext)
         pos_py += len(stext)
-        prev_end = max(prev_end, s["tokens"][0][0] + len(stext))
+        # the file's offsets count UTF-16 code units (UIMA's Java strings): a character outside
+        # the BMP counts two there, one in Python
+        prev_end = max(prev_end, first + len(stext.encode("utf-16-le")) // 2)
         sents.append((offs, s))
     text = "".join(text_parts) + "\n"
     # entities: (sentence, first token, last token, label, line)
