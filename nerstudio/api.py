@@ -148,6 +148,9 @@ class Pipeline:
                 mass[sp] = mass.get(sp, 0.0) + p
         rscores, chosen, data = None, 0, None
         if self.reranker is not None:
+            from .experiments.predictor import needs_documents
+            if needs_documents(self.reranker):  # one sentence: a document of its own, no context
+                nb.meta["documents"] = [0]
             data = self.reranker.data(nb)
             rscores = self.reranker.scores(data)
             chosen = int(self.reranker.predict(data)[0])

@@ -171,3 +171,44 @@ def test_cli_user_errors_are_one_line(tmp_path, capsys, case):
     named = {"missing folder": "no-such-model", "folder without tagger": "no tagger model",
              "unknown system": "reranker-voted.npz", "bad input": "in.conll", "missing input": "absent.conll"}
     assert named[case] in lines[0]
+
+
+@pytest.fixture(scope="module")
+def context_model(model):
+    """The demo tagger with an averaged-perceptron reranker that has document and corpus context
+    features (as ``nerstudio experiment``'s default), trained on the demo's training list."""
+    from nerstudio.nbest import NBestList
+    from nerstudio.rerank.model import train_reranker
+    train_corpus = nerstudio.read(DEMO_DIR / "train.conll")
+    nb = NBestList.load(DEMO_MODEL_DIR / "train.nbest.npz")
+    nb.meta["documents"] = [d for d, doc in enumerate(train_corpus.documents) for _ in doc.sentences]
+    rr = train_reranker(nb, None, "averaged", {"epochs": 3}, {"context": True})
+    return pa.Model(model.tagger, rr, "context")
+
+
+def test_a_context_reranker_sees_the_whole_document(context_model, pipe):
+    """With document context the reranker's choice for a sentence depends on the tagger's best
+    candidates elsewhere in its document: pre-annotation decodes every sentence and chooses over
+    the whole list, exactly as the reranker does on the corpus's N-best list with its documents;
+    the API (one sentence, a document of its own) and the command work with such a model too."""
+    from nerstudio.experiments.predictor import choices, needs_documents, tagger_nbest
+    m = context_model
+    assert needs_documents(m.reranker) and not needs_documents(pipe.reranker)
+    corpus = _cleared(keep=lambda k: k % 2 == 0)  # half the sentences keep their gold
+    documents = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+    assert len(set(documents)) > 1
+    res = pa.preannotate(corpus, m, batch=7)
+    ks = pa.targets(corpus.sentences)
+    nb = tagger_nbest(m.tagger, corpus.sentences, 20)  # every sentence: the first stage's context
+    chosen = choices(m.reranker, nb, documents)
+    expected = {k: sorted(nb.candidate_spans(k)[chosen[k]]) for k in ks}
+    assert res.edits == {k: v for k, v in expected.items() if v}
+    # the context changes choices: each sentence taken alone (no context) is chosen otherwise
+    alone = pa.predict(m, [corpus.sentences[k] for k in ks])
+    assert alone != [expected[k] for k in ks]
+    from nerstudio.rerank.context import DocumentContext
+    ctx = DocumentContext(nb, documents)
+    assert any(ctx.strings(i, nb.words[i][sp.start:sp.end]) for i in ks for sp in nb.spans(i, 0))
+    # the API: a sentence alone is a document of its own
+    api = nerstudio.api.Pipeline(m.tagger, m.reranker)
+    assert isinstance(api.predict("Germany beat France in Paris ."), list)

@@ -9,6 +9,11 @@ are predicted is the *policy*: by default only sentences with no entity (``repla
 empty": an annotator's work is never overwritten), or every sentence (``replace=True``).
 Boundary-only models' entities get the placeholder type ``ENT`` (a corpus file needs a type).
 
+A reranker with document context (``nerstudio experiment``'s default) chooses a sentence's
+candidate from what the tagger finds in the other sentences of its document and of the corpus,
+as in the experiment: then every non-empty sentence of the corpus is decoded, whatever the
+policy, and the reranker chooses once over all of them (:func:`predict_corpus`).
+
 The result is a plain :class:`Preannotation` — the sentences whose gold changes and their new
 spans. ``nerstudio preannotate`` writes it into the corpus it saves (:func:`apply`); the
 application hands it to :meth:`Document.set_many <nerstudio.app.document.Document.set_many>` as
@@ -23,7 +28,7 @@ from typing import Callable, Sequence
 
 from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled
-from ..experiments.predictor import choices, load_model_folder, tagger_nbest
+from ..experiments.predictor import choices, concatenate, load_model_folder, needs_documents, tagger_nbest
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
 N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
@@ -88,30 +93,62 @@ def targets(sentences: Sequence[Sentence], replace: bool = False) -> list[int]:
 
 def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int = N_CANDIDATES,
             batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None) -> list[list[Span]]:
+            should_cancel: Callable[[], bool] | None = None,
+            documents: Sequence[int] | None = None) -> list[list[Span]]:
     """The predicted spans of every sentence, in order. A sentence is a non-empty token list or a
     :class:`~nerstudio.corpus.model.Sentence` (its extra columns, POS and chunk, reach a model
-    trained with them; its gold is not read). ``progress(done, total)`` after each batch;
-    ``should_cancel()`` is asked before each and stops the work with
+    trained with them; its gold is not read). ``documents``: each sentence's document, for a
+    reranker with context features (default: each sentence alone). ``progress(done, total)``
+    after each batch; ``should_cancel()`` is asked before each and stops the work with
     :class:`~nerstudio.errors.Cancelled`."""
     if batch < 1:
         raise ValueError("batch must be at least 1")
     total = len(sentences)
+    whole = needs_documents(model.reranker)  # the reranker chooses once, over the whole list
     out: list[list[Span]] = []
+    decoded = []
     if progress is not None:
         progress(0, total)
     for start in range(0, total, batch):
         if should_cancel is not None and should_cancel():
             raise Cancelled("pre-annotation cancelled")
         nb = tagger_nbest(model.tagger, sentences[start:start + batch], n)
-        for i, j in enumerate(choices(model.reranker, nb).tolist()):
-            spans = nb.candidate_spans(i)[j]
-            if not nb.typed:
-                spans = [Span(sp.start, sp.end, PLACEHOLDER) for sp in spans]
-            out.append(sorted(spans))
+        if whole:
+            decoded.append(nb)
+        else:
+            out.extend(_chosen_spans(nb, choices(model.reranker, nb)))
         if progress is not None:
-            progress(len(out), total)
+            progress(start + len(nb), total)
+    if whole and decoded:
+        nb = concatenate(decoded)
+        out = _chosen_spans(nb, choices(model.reranker, nb, documents))
     return out
+
+
+def _chosen_spans(nb, chosen) -> list[list[Span]]:
+    out = []
+    for i, j in enumerate(chosen.tolist()):
+        spans = nb.candidate_spans(i)[j]
+        if not nb.typed:
+            spans = [Span(sp.start, sp.end, PLACEHOLDER) for sp in spans]
+        out.append(sorted(spans))
+    return out
+
+
+def predict_corpus(model: Model, sentences: Sequence[Sentence], documents: Sequence[int], ks: Sequence[int],
+                   n: int = N_CANDIDATES, batch: int = BATCH_SENTENCES,
+                   progress: Callable[[int, int], None] | None = None,
+                   should_cancel: Callable[[], bool] | None = None) -> list[list[Span]]:
+    """The predicted spans of sentences ``ks`` of a corpus (``sentences``, with ``documents`` the
+    document of each): only ``ks`` are decoded, unless the reranker has context features, which
+    need every non-empty sentence (see the module docstring)."""
+    if not needs_documents(model.reranker):
+        return predict(model, [sentences[k] for k in ks], n, batch, progress, should_cancel)
+    every = [k for k, s in enumerate(sentences) if len(s.words)]
+    spans = predict(model, [sentences[k] for k in every], n, batch, progress, should_cancel,
+                    [documents[k] for k in every])
+    at = {k: i for i, k in enumerate(every)}
+    return [spans[at[k]] for k in ks]
 
 
 def edits_for(sentences: Sequence[Sentence], ks: Sequence[int], predicted: Sequence[Sequence[Span]],
@@ -141,7 +178,8 @@ def preannotate(corpus: Corpus, model: Model, replace: bool = False, n: int = N_
     """Predict the sentences the policy names (see the module docstring) and say what changes;
     ``corpus`` itself is not changed (:func:`apply` does that)."""
     ks = targets(corpus.sentences, replace)
-    spans = predict(model, [corpus.sentences[k] for k in ks], n, batch, progress, should_cancel)
+    documents = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+    spans = predict_corpus(model, corpus.sentences, documents, ks, n, batch, progress, should_cancel)
     res = edits_for(corpus.sentences, ks, spans, replace)
     res.model = model.describe()
     return res

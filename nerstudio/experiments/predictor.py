@@ -9,6 +9,12 @@ the application's results folders) or ``reranker-<system>.npz`` files (``nerstud
 experiment``'s output). Every sentence is decoded on its own, as a document of one sentence: a
 sentence's candidates never depend on the other sentences given with it, so decoding many at
 once gives what decoding each alone gives.
+
+A reranker with document context features (``nerstudio experiment``'s default) looks, for each
+entity, at the tagger's best candidates of the other sentences of its document and of the list
+(:mod:`nerstudio.rerank.context`): its choice needs the whole list and each sentence's document
+(:func:`needs_documents`, ``documents`` of :func:`choices`). Without documents every sentence is
+a document of its own, so one sentence alone gets no document context.
 """
 
 from __future__ import annotations
@@ -74,9 +80,30 @@ def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) 
     return tagger.nbest(corpus, n=n, documents=False)
 
 
-def choices(reranker, nb: NBestList) -> np.ndarray:
+def needs_documents(reranker) -> bool:
+    """Whether ``reranker``'s choice for a sentence depends on the other sentences of the list
+    (document and corpus context features)."""
+    return reranker is not None and bool(getattr(getattr(reranker, "features", None), "context", False))
+
+
+def concatenate(lists: Sequence[NBestList]) -> NBestList:
+    """One list of the sentences of ``lists`` (decoded by one tagger), in order."""
+    if len(lists) == 1:
+        return lists[0]
+    first = lists[0]
+    return NBestList(first.tagset, [w for nb in lists for w in nb.words], [c for nb in lists for c in nb.candidates],
+                     [lp for nb in lists for lp in nb.logprobs], None, [], dict(first.meta))
+
+
+def choices(reranker, nb: NBestList, documents: Sequence[int] | None = None) -> np.ndarray:
     """Per sentence of ``nb``, the index of the chosen candidate: the reranker's pick, or 0 (the
-    tagger's best) without a reranker."""
+    tagger's best) without a reranker. ``documents``: each sentence's document, for a reranker
+    with context features (default: each sentence a document of its own)."""
     if reranker is None:
         return np.zeros(len(nb), dtype=np.int64)
+    if needs_documents(reranker):
+        docs = list(range(len(nb))) if documents is None else [int(d) for d in documents]
+        if len(docs) != len(nb):
+            raise ValueError(f"{len(docs)} document numbers for {len(nb)} sentences")
+        nb.meta["documents"] = docs
     return np.asarray(reranker.predict(reranker.data(nb)), dtype=np.int64)

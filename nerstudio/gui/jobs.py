@@ -270,22 +270,26 @@ class PredictedSpans:
     folder: str
 
 
-def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: str | None = None):
-    """Read the model folder ``folder`` and predict the entities of ``sentences`` (copies of the
-    corpus sentences ``ks``, taken on the main thread) with
-    :func:`nerstudio.app.preannotate.predict`. A folder or model that cannot be used is a
+def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: str | None = None,
+                         documents: list[int] | None = None):
+    """Read the model folder ``folder`` and predict the entities of the corpus sentences ``ks``
+    with :func:`nerstudio.app.preannotate.predict_corpus`. ``sentences`` are copies of every
+    corpus sentence (taken on the main thread; a reranker with document context reads them all)
+    and ``documents`` the document of each. A folder or model that cannot be used is a
     :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
-    from ..app.preannotate import load_model, predict
+    from ..app.preannotate import load_model, predict_corpus
     from ..errors import NerstudioError
+    docs = list(documents) if documents is not None else [0] * len(sentences)
 
     def job(ctx) -> PredictedSpans:
         ctx.plan([STAGE_LOAD_MODEL, STAGE_PREDICT])
         ctx.stage(STAGE_LOAD_MODEL, os.path.basename(os.path.normpath(folder)))
         try:
             model = load_model(folder, system)
-            ctx.stage(STAGE_PREDICT, "", 0, len(sentences))
-            spans = predict(model, sentences, progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
-                            should_cancel=ctx.should_cancel)
+            ctx.stage(STAGE_PREDICT, "", 0, len(ks))
+            spans = predict_corpus(model, sentences, docs, ks,
+                                   progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
+                                   should_cancel=ctx.should_cancel)
         except NerstudioError:
             raise
         except OSError as exc:  # the folder the user chose cannot be used: say why in one line

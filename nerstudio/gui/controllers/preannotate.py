@@ -90,8 +90,11 @@ class PreannotateController(QObject):
         if not ks:
             self.ctx.status("Every sentence has entities already: nothing to pre-annotate", 6000)
             return False
-        snapshot = [corpus.sentences[k].copy(spans=()) for k in ks]  # words and columns: immutable, shared
-        job = make_preannotate_job(folder, ks, snapshot, system)
+        # every sentence (a reranker with document context reads them all): words and columns are
+        # immutable and shared, the spans left behind
+        snapshot = [s.copy(spans=()) for s in corpus.sentences]
+        documents = [d for d, document in enumerate(corpus.documents) for _ in document.sentences]
+        job = make_preannotate_job(folder, ks, snapshot, system, documents)
 
         def done(res: PredictedSpans) -> None:
             if doc.corpus is not corpus:
