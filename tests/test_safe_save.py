@@ -217,3 +217,37 @@ def test_a_failed_save_removes_its_temporary_file_and_keeps_the_target(tmp_path)
             f.write("partial")
             raise RuntimeError("disk full")
     assert path.read_bytes() == CORPUS and _temps(tmp_path) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX hard links")
+def test_a_hard_linked_file_stays_one_file(tmp_path):
+    """Saving a file that has another name (a hard link) changes the file both names share,
+    instead of giving the saved name a new file and leaving the other with the old contents."""
+    path = tmp_path / "work.conll"
+    path.write_bytes(CORPUS)
+    other = tmp_path / "backup-name.conll"
+    os.link(path, other)
+    write_corpus(_edited(path), path)
+    assert os.stat(path).st_ino == os.stat(other).st_ino and os.stat(path).st_nlink == 2
+    assert b"Blackburn O" in other.read_bytes() and other.read_bytes() == path.read_bytes()
+    assert [p.name for p in tmp_path.iterdir() if "nerstudio" in p.name] == []
+    # shorter contents: the file is cut to the new length
+    small = tmp_path / "small.conll"
+    small.write_bytes(b"EU B-ORG\n")
+    write_corpus(read_corpus(small), path)
+    assert other.read_bytes() == path.read_bytes() == b"EU B-ORG\n"
+
+
+def test_extended_attributes_and_acls_are_kept(tmp_path):
+    """A file's extended attributes (where POSIX ACLs live) survive a save."""
+    if not hasattr(os, "setxattr"):
+        pytest.skip("no extended attributes on this system")
+    path = tmp_path / "shared.conll"
+    path.write_bytes(CORPUS)
+    try:
+        os.setxattr(path, "user.nerstudio-test", b"reviewed")
+    except OSError as exc:
+        pytest.skip(f"the file system of {tmp_path} has no user extended attributes ({exc.strerror})")
+    write_corpus(_edited(path), path)
+    assert b"Blackburn O" in path.read_bytes()
+    assert os.getxattr(path, "user.nerstudio-test") == b"reviewed"

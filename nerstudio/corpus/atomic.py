@@ -9,6 +9,13 @@ half-written file behind. Saving also respects the file it replaces:
   stays a link (replacing the link by a regular file would silently fork the data);
 * the target's **permission bits** (and, where allowed, its owner and group) are kept: a 600
   file stays 600; a new file gets the usual ``0666 & ~umask``;
+* its **extended attributes** are kept where the system has them (Linux), POSIX ACLs included
+  (``system.posix_acl_access``): a file shared with a colleague through an ACL stays shared;
+* a **hard-linked** file (several names for one file) stays one file: replacing it would leave
+  the other names with the old contents, so once the new contents are complete and on disk in a
+  file beside it (``NAME.nerstudio-save``, never cleaned automatically), they are copied into
+  the file in place and that copy is removed. Should the machine stop during the copy, the
+  complete new contents are still in ``NAME.nerstudio-save``;
 * **temporary files of earlier saves that were killed** are removed the next time a file is saved
   in the same folder. They are recognised by their name, ``.NAME.nerstudio-PID-RANDOM.tmp``, and
   a save holds an exclusive lock on its temporary file while it writes; a temporary file is stale
@@ -132,6 +139,53 @@ def _copy_metadata(fd: int, tmp: str, target: str) -> None:
     os.chmod(tmp, stat.S_IMODE(st.st_mode))
 
 
+def _copy_xattrs(target: str, tmp: str) -> None:
+    """The target's extended attributes (ACLs among them) on the temporary file, where the
+    system has them; one that cannot be set (another owner's namespace) is skipped."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(target)
+    except OSError:
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(tmp, name, os.getxattr(target, name))
+
+
+def _hard_linked(target: str) -> bool:
+    try:
+        st = os.stat(target)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def _copy_in_place(src: str, target: str, folder: str) -> None:
+    """Copy the complete file ``src`` into the hard-linked ``target`` (all its names see it),
+    through ``NAME.nerstudio-save``, which is removed once the target holds the new contents.
+    A target that cannot be opened for writing (read-only) is replaced instead, as any file."""
+    try:
+        fout = open(target, "r+b")
+    except OSError:
+        os.replace(src, target)
+        return
+    with fout:
+        keep = target + ".nerstudio-save"
+        os.replace(src, keep)  # a name no cleaner removes, in case the copy below is cut short
+        _fsync_folder(folder)
+        with open(keep, "rb") as fin:
+            while True:
+                block = fin.read(1 << 20)
+                if not block:
+                    break
+                fout.write(block)
+        fout.truncate()
+        fout.flush()
+        os.fsync(fout.fileno())
+    os.unlink(keep)
+
+
 def _fsync_folder(folder: str) -> None:
     """Make the rename itself durable (POSIX); harmless where folders cannot be opened."""
     with contextlib.suppress(OSError, AttributeError):
@@ -164,6 +218,7 @@ def atomic_open(path, encoding: str = "utf-8", newline: str = "\n", mode: str = 
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # held until closed: tells cleaners this save is alive
         _copy_metadata(fd, tmp, target)
+        _copy_xattrs(target, tmp)
         f = os.fdopen(fd, mode) if "b" in mode else os.fdopen(fd, mode, encoding=encoding, newline="")
     except BaseException:
         os.close(fd)
@@ -175,7 +230,11 @@ def atomic_open(path, encoding: str = "utf-8", newline: str = "\n", mode: str = 
             yield f
             f.flush()
             os.fsync(f.fileno())
-            os.replace(tmp, target)  # still locked: the file is never unlocked under its temp name
+            linked = _hard_linked(target)
+            if not linked:
+                os.replace(tmp, target)  # still locked: the file is never unlocked under its temp name
+        if linked:
+            _copy_in_place(tmp, target, folder)
         _fsync_folder(folder)
     except BaseException:
         with contextlib.suppress(OSError):
