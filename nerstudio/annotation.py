@@ -171,9 +171,21 @@ def read_recovery(path: str) -> Recovery:
     return Recovery(obj.get("corpus") or "", edits, words, float(obj.get("written", 0.0)))
 
 
+def _saved_at(corpus_path: str) -> float:
+    """When the corpus was last written: its file's time, or for a folder (a brat collection)
+    the newest of the folder and its files."""
+    t = os.path.getmtime(corpus_path)
+    if os.path.isdir(corpus_path):
+        with os.scandir(corpus_path) as it:
+            for e in it:
+                if e.is_file():
+                    t = max(t, e.stat().st_mtime)
+    return t
+
+
 def recovery_is_newer(path: str, corpus_path: str) -> bool:
-    """A recovery file exists and was written after the corpus file was last saved."""
+    """A recovery file exists and was written after the corpus was last saved."""
     try:
-        return os.path.getmtime(path) > os.path.getmtime(corpus_path)
+        return os.path.getmtime(path) > _saved_at(corpus_path)
     except OSError:
         return False

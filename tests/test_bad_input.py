@@ -149,7 +149,8 @@ def test_windows_line_endings(tmp_path, capsys):
 
 
 def test_folder_and_missing_file(tmp_path, capsys):
-    for path, message in ((tmp_path, "is a folder, not a corpus file"), (tmp_path / "nope.txt", "no such file")):
+    for path, message in ((tmp_path, "is a folder, not a corpus file (a folder opens as a brat collection when it holds "
+                                       "NAME.txt + NAME.ann pairs)"), (tmp_path / "nope.txt", "no such file")):
         with pytest.raises(FormatError) as info:
             read_corpus(path)
         assert str(info.value) == f"{path}: {message}"

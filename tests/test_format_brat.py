@@ -3,6 +3,8 @@ overlapping and discontinuous entities, bad input, and writing back without losi
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nerstudio.cli import main as cli_main
@@ -154,3 +156,79 @@ def test_several_documents_are_refused_before_anything_is_written(tmp_path):
     with pytest.raises(FormatError, match="one document per"):
         write_corpus(c, tmp_path / "x.ann", "brat")
     assert not (tmp_path / "x.txt").exists() and not (tmp_path / "x.ann").exists()
+
+
+def _collection(tmp_path):
+    """A brat collection: two annotated pairs (one with other lines), a .txt without its .ann,
+    an empty .txt with its .ann, and a subfolder."""
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    _basic(folder)  # doc.txt / doc.ann
+    text2 = "Greta Lind flew to Oslo.\n"
+    _pair(folder, [_t(1, "PER", 0, 10, text2), _t(2, "LOC", 19, 23, text2)], text2, name="b-second")
+    (folder / "draft.txt").write_text("Not annotated yet.\n", encoding="utf-8")
+    _pair(folder, [], "", name="empty")
+    (folder / "old").mkdir()
+    return folder
+
+
+def test_a_folder_of_pairs_is_a_collection_of_documents(tmp_path, capsys):
+    folder = _collection(tmp_path)
+    assert sniff_format(folder) == "brat"
+    c = read_corpus(folder)
+    assert [d.id for d in c.documents] == ["b-second", "doc"]  # name order
+    assert c.documents[0].sentences[0].spans == [Span(0, 2, "PER"), Span(4, 5, "LOC")]
+    notes = " ".join(c.notes)
+    assert "draft.txt" in notes and "empty.txt" in notes and "subfolder" in notes and "old" in notes
+    assert "not shown" in notes and "doc.ann" in notes  # the first pair's R/A/# lines, named by file
+    assert cli_main(["stats", str(folder)]) == 0
+    out = capsys.readouterr()
+    assert "documents            2" in out.out and "draft.txt" in out.err
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "x.conll").write_text("EU B-ORG\n", encoding="utf-8")
+    with pytest.raises(FormatError, match="brat collection"):
+        read_corpus(plain)
+
+
+def test_a_collection_is_saved_back_pair_by_pair(tmp_path):
+    """Saving the folder writes each document to its own pair: unchanged pairs keep every byte,
+    an edit lands in its pair with the other lines kept, and files that are not documents are
+    left alone."""
+    folder = _collection(tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    c = read_corpus(folder)
+    write_corpus(c, folder)  # nothing changed
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    c.documents[0].sentences[0].spans = [Span(0, 2, "PER")]  # Oslo is no longer an entity
+    write_corpus(c, folder)
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert after["b-second.ann"] == _t(1, "PER", 0, 10, "Greta Lind flew to Oslo.\n").encode() + b"\n"
+    assert {k: v for k, v in after.items() if k != "b-second.ann"} == \
+        {k: v for k, v in before.items() if k != "b-second.ann"}
+    again = read_corpus(folder)
+    assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
+
+
+def test_a_corpus_of_documents_converts_into_a_folder_and_back(tmp_path, capsys):
+    """``nerstudio convert corpus.jsonl folder/ --to brat`` writes one pair per document, named by the
+    document ids; reading the folder and converting it to JSONL gives the same documents."""
+    src = tmp_path / "c.jsonl"
+    src.write_text('{"doc_id": "reuters-1", "text": "EU rejects German call .", "spans": [[0, 2, "ORG"]]}\n'
+                   '{"doc_id": "reuters-1", "text": "Peter Blackburn", "spans": [[0, 15, "PER"]]}\n'
+                   '{"doc_id": "reuters-2", "text": "BRUSSELS 1996-08-22", "spans": [[0, 8, "LOC"]]}\n',
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert cli_main(["convert", str(src), str(out)]) == 1  # a folder takes a collection only when asked
+    assert "folder" in capsys.readouterr().err and not any(out.iterdir())
+    assert cli_main(["convert", str(src), str(out), "--to", "brat"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["reuters-1.ann", "reuters-1.txt", "reuters-2.ann",
+                                                     "reuters-2.txt"]
+    back = read_corpus(out)
+    orig = read_corpus(src)
+    assert [d.id for d in back.documents] == ["reuters-1", "reuters-2"]
+    assert [(list(s.words), s.spans) for s in back.sentences] == [(list(s.words), s.spans) for s in orig.sentences]
+    assert cli_main(["convert", str(out), str(tmp_path / "back.jsonl")]) == 0
+    ids = [json.loads(x)["doc_id"] for x in (tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert ids == ["reuters-1", "reuters-1", "reuters-2"]

@@ -58,7 +58,10 @@ def check_file(path: str) -> None:
     if not os.path.exists(path):
         raise FormatError(path, None, "no such file")
     if os.path.isdir(path):
-        raise FormatError(path, None, "is a folder, not a corpus file")
+        from .foreign.brat import is_collection
+        if not is_collection(path):
+            raise FormatError(path, None, "is a folder, not a corpus file (a folder opens as a brat collection "
+                                          "when it holds NAME.txt + NAME.ann pairs)")
 
 
 def is_npz(path) -> bool:
@@ -118,6 +121,8 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
     """
     path = os.fspath(path)
     check_file(path)
+    if os.path.isdir(path):
+        return "brat"  # a folder of brat pairs (check_file refuses any other folder)
     seen_tab = False
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)

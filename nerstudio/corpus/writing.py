@@ -196,7 +196,9 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 held = None
             if kind == "docstart":
                 n_doc += 1
-                doc_id = str(obj) if src_fmt == "jsonl" else str(n_doc)
+                # the document's own id (JSONL, other tools' records, brat file names), else its number
+                own = src_fmt == "jsonl" or (foreign.handler(src_fmt or "") is not None and obj)
+                doc_id = str(obj) if own else str(n_doc)
             elif kind == "sentence":
                 _check_jsonl_writable(obj, corpus_like.path)  # type: ignore[arg-type]
                 if obj.raw is None and obj.offsets:  # type: ignore[union-attr]

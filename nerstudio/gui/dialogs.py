@@ -47,6 +47,14 @@ class Dialogs:
             self.settings.setValue("files/resultsDir", d)
         return d or None
 
+    def ask_corpus_folder(self) -> str | None:
+        """A folder of brat pairs to open as one corpus."""
+        start = self.settings.value("files/lastDir", "")
+        d = QFileDialog.getExistingDirectory(self.parent, "Open a folder of brat pairs", start)
+        if d:
+            self.settings.setValue("files/lastDir", os.path.dirname(d))
+        return d or None
+
     def ask_model_folder(self, start: str) -> str | None:
         """A model folder (a tagger, and optionally a reranker) to pre-annotate with."""
         d = QFileDialog.getExistingDirectory(self.parent, "Pre-annotate with the model in folder", start)

@@ -136,6 +136,9 @@ class MainWindow(QMainWindow):
         self.act_open = self._act("&Open corpus…", f.open_dialog, QKeySequence.Open,
                                   "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
                                   "Hugging Face or plain text", filem)
+        self.act_open_folder = self._act("Open brat &folder…", f.open_folder_dialog, None,
+                                         "Open a folder of brat pairs (NAME.txt + NAME.ann), one document per pair; "
+                                         "Save writes each pair back", filem)
         self.recent_menu = f.recent_menu = filem.addMenu("Open &recent")
         f.refresh_recent()
         filem.addSeparator()

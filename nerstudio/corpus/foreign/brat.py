@@ -1,7 +1,9 @@
 """brat standoff: a document's text in ``NAME.txt`` and its annotations in ``NAME.ann``.
 
 Either file may be named (``nerstudio stats doc.ann`` or ``doc.txt`` when ``doc.ann`` is beside
-it). The ``.ann`` holds one annotation per line: text-bound ``T1<TAB>LABEL START END<TAB>text``
+it), or a **folder** of such pairs, as brat keeps a collection (``nerstudio stats collection/``):
+each pair is one document, in the order of the file names; a ``.txt`` without its ``.ann``, an
+empty ``.txt`` and subfolders are not read (reported). The ``.ann`` holds one annotation per line: text-bound ``T1<TAB>LABEL START END<TAB>text``
 (character offsets into the ``.txt``), and relations ``R``, events ``E``, attributes ``A``/``M``,
 normalisations ``N``, notes ``#`` and equivalences ``*``.
 
@@ -23,8 +25,11 @@ line of the ``.ann`` whose entities are unchanged (set-aside entities included),
 refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
 lines left referring to an entity that was removed are dropped and counted in the report.
 Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
-and the ``.ann``, each atomically; a corpus of several documents is refused (brat holds one
-document per pair of files).
+and the ``.ann``, each atomically. A corpus of several documents is written into a folder (an
+existing one: a folder read as brat, or ``nerstudio convert corpus.jsonl collection/ --to brat``), one pair
+per document named by its id; a pair written back from a folder keeps its lines as above, and
+files of the folder that are not the corpus's documents are left alone. To one pair of files, a
+corpus of several documents is refused.
 """
 
 from __future__ import annotations
@@ -109,44 +114,118 @@ def _choose(ents):
     return sorted(kept), aside
 
 
-def read(path: str, encoding: str, scheme: str | None) -> Corpus:
-    txt, ann = pair(path)
-    for p in (txt, ann):
-        if not os.path.isfile(p):
-            raise FormatError(path, None, f"brat needs both files of a pair: {p} is missing")
+def folder_pairs(folder: str) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """The ``(.txt, .ann)`` pairs of a folder in name order, the ``.txt`` files without a
+    ``.ann`` and the subfolders (neither is read)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        raise FormatError(folder, None, f"cannot read the folder: {exc.strerror or exc}") from None
+    pairs, lone, subfolders = [], [], []
+    for name in names:
+        full = os.path.join(folder, name)
+        if os.path.isdir(full):
+            if not name.startswith("."):
+                subfolders.append(name)
+            continue
+        if name.lower().endswith(".ann") and not name.startswith("."):
+            txt = pair(full)[0]
+            if os.path.isfile(txt):
+                pairs.append((txt, full))
+        elif name.lower().endswith(".txt") and not name.startswith(".") and not os.path.isfile(pair(full)[1]):
+            lone.append(name)
+    return pairs, lone, subfolders
+
+
+def is_collection(path: str) -> bool:
+    """Whether ``path`` is a folder holding at least one brat pair."""
+    return os.path.isdir(path) and bool(folder_pairs(path)[0])
+
+
+def _read_pair(txt: str, ann: str, encoding: str):
+    """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair."""
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
     lines = ann_text.splitlines()
     ents = _entities(lines, text, ann)
     kept, aside = _choose(ents)
     doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
-    if not doc.sentences:
-        raise FormatError(txt, None, "no sentences: the text is empty")
-    corpus = Corpus([doc], path=os.fspath(path), format="brat", scheme=scheme or "iob2", encoding=encoding,
-                    newline="\r\n" if "\r\n" in text else "\n", bom=bom, final_newline=text.endswith("\n"),
-                    layout=lines)
+    notes = []
     joined = sum(1 for e in kept if e[5])
     if joined:
-        corpus.notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
-                            "(only whitespace between the fragments), first at line "
-                            f"{min(e[3] for e in kept if e[5])} of {ann}")
+        notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
+                     "(only whitespace between the fragments), first at line "
+                     f"{min(e[3] for e in kept if e[5])} of {ann}")
     for why, what in (("overlap", "overlapping or nested entit{} set aside (the longest kept)"),
                       ("discontinuous", "discontinuous entit{} set aside (text between the fragments)")):
         if aside[why]:
             n = len(aside[why])
-            corpus.notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
-                                + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
-                                "they are kept when saved back as brat")
+            notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
+                         + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
+                         "they are kept when saved back as brat")
     other = sum(1 for ln in lines if ln.strip() and not ln.startswith("T"))
     if other:
-        corpus.notes.append(f"{other} relation, event, attribute or note line(s) not shown; "
-                            "they are kept when saved back as brat")
+        notes.append(f"{other} relation, event, attribute or note line(s) of {ann} not shown; "
+                     "they are kept when saved back as brat")
+    return (doc if doc.sentences else None), lines, text, bom, notes
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    if os.path.isdir(path):
+        return _read_folder(path, encoding, scheme)
+    txt, ann = pair(path)
+    for p in (txt, ann):
+        if not os.path.isfile(p):
+            raise FormatError(path, None, f"brat needs both files of a pair: {p} is missing")
+    doc, lines, text, bom, notes = _read_pair(txt, ann, encoding)
+    if doc is None:
+        raise FormatError(txt, None, "no sentences: the text is empty")
+    corpus = Corpus([doc], path=os.fspath(path), format="brat", scheme=scheme or "iob2", encoding=encoding,
+                    newline="\r\n" if "\r\n" in text else "\n", bom=bom, final_newline=text.endswith("\n"),
+                    layout=lines)
+    corpus.notes.extend(notes)
     return corpus
 
 
-def _current(corpus: Corpus):
-    """``(start, end, label)`` of every entity of the (only) document, in its text."""
-    doc = corpus.documents[0]
+MAX_FILE_NOTES = 8  # a collection's notes past this many are counted, not listed
+
+
+def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
+    """A brat collection: one document per pair; ``layout`` holds each document's ``.ann``
+    lines (a list per document, in document order)."""
+    pairs, lone, subfolders = folder_pairs(folder)
+    if not pairs:
+        raise FormatError(folder, None, "no brat pairs (NAME.txt with NAME.ann) in this folder")
+    docs, layouts, notes, empty = [], [], [], []
+    first_text, first_bom = None, False
+    for txt, ann in pairs:
+        doc, lines, text, bom, pair_notes = _read_pair(txt, ann, encoding)
+        if doc is None:
+            empty.append(os.path.basename(txt))
+            continue
+        if first_text is None:
+            first_text, first_bom = text, bom
+        docs.append(doc)
+        layouts.append(lines)
+        notes.extend(pair_notes)
+    if not docs:
+        raise FormatError(folder, None, "no sentences: every .txt of the folder is empty")
+    corpus = Corpus(docs, path=os.fspath(folder), format="brat", scheme=scheme or "iob2", encoding=encoding,
+                    newline="\r\n" if "\r\n" in first_text else "\n", bom=first_bom,
+                    final_newline=first_text.endswith("\n"), layout=layouts)
+    if len(notes) > MAX_FILE_NOTES:
+        notes = notes[:MAX_FILE_NOTES] + [f"{len(notes) - MAX_FILE_NOTES} more note(s) like these on other files"]
+    corpus.notes.extend(notes)
+    for what, names in (("empty .txt file(s) not read (no sentence)", empty),
+                        (".txt file(s) without a .ann not read", lone), ("subfolder(s) not read", subfolders)):
+        if names:
+            shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+            corpus.notes.append(f"{len(names)} {what}: {shown}")
+    return corpus
+
+
+def _current(doc):
+    """``(start, end, label)`` of every entity of ``doc``, in its text."""
     text, offsets = doc.text_and_offsets()
     ents = []
     for s, offs in zip(doc.sentences, offsets):
@@ -155,18 +234,30 @@ def _current(corpus: Corpus):
     return text, ents
 
 
+def _is_folder_layout(layout) -> bool:
+    return isinstance(layout, list) and bool(layout) and isinstance(layout[0], list)
+
+
 def render(corpus: Corpus, losses) -> tuple[str, str]:
-    """The ``.txt`` and ``.ann`` contents of ``corpus`` (see the module docstring)."""
+    """The ``.txt`` and ``.ann`` contents of a one-document ``corpus`` (see the module docstring)."""
     if len(corpus.documents) != 1:
         raise FormatError(corpus.path, None, f"brat holds one document per .txt/.ann pair, this corpus has "
-                                             f"{len(corpus.documents)}: save as jsonl, or one document per file")
-    text, ents = _current(corpus)
+                                             f"{len(corpus.documents)}: save into a folder (one pair per "
+                                             "document), or as jsonl")
+    old = corpus.layout if corpus.format == "brat" and not _is_folder_layout(corpus.layout) else None
+    if corpus.format == "brat" and _is_folder_layout(corpus.layout):
+        old = corpus.layout[0]
+    return render_document(corpus.documents[0], old, corpus.path or "", losses)
+
+
+def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, str]:
+    """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
+    with (kept as the module docstring says), or None."""
+    text, ents = _current(doc)
     out: list[str] = []
     todo = list(ents)
-    if corpus.format == "brat" and corpus.layout is not None:
-        old = corpus.layout
-        src = corpus.path or ""
-        was = {e[4]: e for e in _entities(old, text, src)} if text == corpus.documents[0].text else {}
+    if old is not None:
+        was = {e[4]: e for e in _entities(old, text, src)} if text == doc.text else {}
         kept_first, _ = _choose(list(was.values()))
         shown = {e[4] for e in kept_first}
         alive = set()
@@ -199,12 +290,35 @@ def render(corpus: Corpus, losses) -> tuple[str, str]:
     return text, "".join(ln + "\n" for ln in out)
 
 
+def _document_names(corpus: Corpus) -> list[str]:
+    """A file stem per document: its id when the ids are usable and distinct, else numbered."""
+    ids = [d.id for d in corpus.documents]
+    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") for i in ids)
+    if usable and len(set(ids)) == len(ids):
+        return ids
+    width = max(4, len(str(len(ids))))
+    return [f"doc-{k + 1:0{width}d}" for k in range(len(ids))]
+
+
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
-    txt, ann = pair(path)
     for label in {e.label for s in corpus.sentences for e in s.spans}:
         if any(c.isspace() for c in label):
             raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
-    text, ann_text = render(corpus, losses)
+    if os.path.isdir(path):
+        layouts = corpus.layout if corpus.format == "brat" and _is_folder_layout(corpus.layout) else None
+        for k, (doc, stem) in enumerate(zip(corpus.documents, _document_names(corpus))):
+            old = layouts[k] if layouts is not None else (
+                corpus.layout if corpus.format == "brat" and corpus.layout is not None and len(corpus.documents) == 1
+                else None)
+            txt = os.path.join(path, stem + ".txt")
+            _write_pair(txt, *render_document(doc, old, txt, losses), corpus)
+        return
+    _write_pair(pair(path)[0], *render(corpus, losses), corpus)
+
+
+def _write_pair(txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
+    """The ``.txt`` (only when it changed) and the ``.ann``, each atomically."""
+    ann = pair(txt)[1]
     if corpus.bom and corpus.format in ("brat", "text"):
         text = "\ufeff" + text  # offsets count from after it, as when read
     same = False

@@ -339,6 +339,12 @@ class FilesController(QObject):
     def open_dialog(self) -> None:
         self._ask_and_open("Open corpus", CORPUS_FILTER, "last", self.open_corpus)
 
+    def open_folder_dialog(self) -> None:
+        """A brat collection: a folder of NAME.txt + NAME.ann pairs."""
+        d = self.ctx.dialogs.ask_corpus_folder()
+        if d:
+            self.open_corpus(d)
+
     def open_nbest_dialog(self) -> None:
         self._ask_and_open("Open N-best list", NBEST_FILTER, "nbest", self.load_nbest)
 
