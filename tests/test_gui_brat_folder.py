@@ -45,6 +45,8 @@ def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path):
     doc = w.document
     assert doc.corpus.format == "brat" and [d.id for d in doc.corpus.documents] == ["a", "b"]
     k = len(doc.corpus.documents[0].sentences)  # the first sentence of b.txt
+    w.select_sentence(k)  # the header names the pair's own file
+    assert "b.txt:1" in w.views.sentence_header.text()
     words = doc.corpus.sentences[k].words
     i = words.index("Oslo")
     doc.set_spans(k, list(doc.spans(k)) + [Span(i, i + 1, "LOC")])

@@ -12,6 +12,8 @@ is written with its original tags, even where those tags were irregular.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Sequence
 
@@ -140,12 +142,15 @@ class Document:
     """A run of sentences; ``docstart`` is the raw ``-DOCSTART-`` line that opened it, if any.
 
     ``text`` is the running text the document was read from (plain text, brat, the annotation
-    tools' formats; see :attr:`Sentence.source`), ``None`` for token-per-line corpora."""
+    tools' formats; see :attr:`Sentence.source`), ``None`` for token-per-line corpora. ``path``
+    is the file it was read from when that is not the corpus's own (a pair of a brat folder),
+    so a sentence's line is shown with the file it is in."""
 
     sentences: list[Sentence] = field(default_factory=list)
     docstart: str | None = None
     id: str = ""
     text: str | None = None
+    path: str | None = None
 
     def text_and_offsets(self) -> tuple[str, list[list[tuple[int, int]]]]:
         """The document's text and, per sentence, its tokens' offsets in it: the source text
@@ -210,6 +215,17 @@ class Corpus:
     def labels(self) -> list[str]:
         return sorted({sp.label for s in self.sentences for sp in s.spans})
 
+    def location(self, k: int, document: int | None = None) -> str:
+        """``file:line`` of sentence ``k`` (its document's own file in a collection), or ``""``
+        when the sentence has no line; ``document``: its document's index, when known."""
+        s = self.sentences[k]
+        if not s.line:
+            return ""
+        if document is None:
+            document = self.sentence_document()[k]
+        path = self.documents[document].path or self.path or ""
+        return f"{os.path.basename(path)}:{s.line}"
+
     def sentence_document(self) -> list[int]:
         """Index of the document of every sentence."""
         out: list[int] = []
@@ -222,7 +238,8 @@ class Corpus:
         if len(spans_per_sentence) != len(self.sentences):
             raise ValueError("one list of spans per sentence is required")
         it = iter(spans_per_sentence)
-        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id, d.text) for d in self.documents]
+        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id, d.text, d.path)
+                for d in self.documents]
         return Corpus(docs, self.path, self.format, self.scheme, self.encoding, self.newline, self.bom,
                       self.final_newline, self.sep, self.ncols,
                       None if self.layout is None else list(self.layout), 0)

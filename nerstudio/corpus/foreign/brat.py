@@ -205,6 +205,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
             continue
         if first_text is None:
             first_text, first_bom = text, bom
+        doc.path = txt
         docs.append(doc)
         layouts.append(lines)
         notes.extend(pair_notes)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 
-import os
 from collections import Counter
 
 import numpy as np
@@ -234,7 +233,7 @@ class BrowserController(QObject):
             return
         s = c.sentences[k]
         doc = self.v.tree_model.document_of(k)
-        where = f"{os.path.basename(c.path or '')}:{s.line}" if s.line else ""
+        where = c.location(k, doc)
         self.v.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
                                        f"{c.documents[doc].id} · {len(s)} tokens · {where}")
         self._fill_entity_table(s)

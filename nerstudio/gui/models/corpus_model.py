@@ -297,7 +297,7 @@ class CorpusTreeModel(QAbstractItemModel):
                 return QBrush(QColor("#c62828"))
         elif role == TOOLTIP and col == 0:
             ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
-            where = f"{self._corpus.path}:{s.line}" if s.line else ""
+            where = self._corpus.location(k, self.document_of(k))
             text = s.text()
             if len(text) > 600:  # a tooltip, not a reader: the sentence view shows all of it
                 text = text[:600] + " …"
