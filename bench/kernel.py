@@ -72,7 +72,8 @@ def main(argv=None) -> int:
     kp = KernelPerceptron(lam=a.lam, word_features=a.word_features, epochs=a.epochs, beta=a.beta,
                           max_sentences=a.sentences, normalise=not a.raw, learn_beta=not a.fixed_beta, mode=a.mode)
     measure("kernel", kp, lambda m: {"beta": m.beta_, "grid": m.beta_grid_, "at_edge": m.beta_at_edge_,
-                                     "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L()})
+                                     "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L(),
+                                     "kernel_pairs": m.kernel_pairs_})
     if not a.no_linear:
         for name, cls in (("voted", VotedPerceptron), ("averaged", AveragedPerceptron)):
             measure(name, cls(epochs=a.epochs), lambda m: {"beta": m.beta_})

@@ -134,6 +134,29 @@ def test_batched_kernel_equals_reference(wf, chunk):
 
 
 @pytest.mark.parametrize("wf", [False, True])
+def test_threaded_kernel_identical_to_serial_and_subsets(wf):
+    """Stored sequences split between numba threads give exactly the serial values, and a kernel
+    over an arbitrary subset of stored sequences (``index``) equals those columns of the whole."""
+    rng = np.random.default_rng(31 + wf)
+    serial, threaded = SequenceStore(wf), SequenceStore(wf, chunk=40, threads=3)
+    for n in rng.integers(0, 12, 60):
+        t = rng.integers(0, 4, n)
+        w = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        serial.add(w, t)
+        threaded.add(w, t)
+    for _ in range(6):
+        n = int(rng.integers(1, 10))
+        words = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        cands = rng.integers(0, 4, (6, n))
+        whole = serial.kernel(words, cands, 0.7)
+        assert np.array_equal(threaded.kernel(words, cands, 0.7), whole)
+        assert np.array_equal(threaded.kernel(words, cands, 0.7, 5, 50), whole[:, 5:50])
+        pick = rng.permutation(len(serial))[:17]
+        assert np.array_equal(serial.kernel(words, cands, 0.7, index=pick), whole[:, pick])
+        assert np.array_equal(threaded.kernel(words, cands, 0.7, index=pick), whole[:, pick])
+
+
+@pytest.mark.parametrize("wf", [False, True])
 def test_normalised_kernel_equals_fragment_enumeration(wf):
     """The normalised kernel (stored norms, candidates' norms, the division) against fragment
     counting by brute force: K(x, y) / sqrt(K(x, x) K(y, y)), bounded by 1, 1 on the diagonal,

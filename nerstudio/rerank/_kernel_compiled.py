@@ -107,3 +107,38 @@ def kernel_rows_parallel(tags, ids, starts, lengths, q, node_tag, node_tail, lay
         for k in range(c * n // n_chunks, (c + 1) * n // n_chunks):
             _one_sequence(tags, ids, starts[k], lengths[k], q, node_tag, node_tail, layer_ptr, roots, lam,
                           wc, c0, c1, k0, k1, out, k)
+
+
+@njit(cache=True, nogil=True)
+def suffix_nodes(cands):
+    """The candidates' distinct suffixes, layer by layer (see :func:`kernel_rows`).
+
+    Returns ``node_tag``, ``node_tail``, ``layer_ptr`` and ``roots``: layer ``l`` (position
+    ``len-1-l``) holds one node per distinct suffix starting there, in order of the first
+    candidate that has it."""
+    n, ell = cands.shape
+    node_tag = np.empty(n * ell, dtype=np.int64)
+    node_tail = np.empty(n * ell, dtype=np.int64)
+    layer_ptr = np.zeros(ell + 1, dtype=np.int64)
+    tail = np.zeros(n, dtype=np.int64)
+    new = np.empty(n, dtype=np.int64)
+    count = 0
+    for layer in range(ell):
+        a = ell - 1 - layer
+        lo = count
+        for j in range(n):
+            found = -1
+            for j2 in range(j):
+                if cands[j2, a] == cands[j, a] and tail[j2] == tail[j]:
+                    found = new[j2]
+                    break
+            if found < 0:
+                found = count - lo
+                node_tag[count] = cands[j, a]
+                node_tail[count] = tail[j]
+                count += 1
+            new[j] = found
+        layer_ptr[layer + 1] = count
+        for j in range(n):
+            tail[j] = new[j]
+    return node_tag[:count], node_tail[:count], layer_ptr, tail

@@ -45,6 +45,7 @@ run. The development curve is built the same way, one epoch's new mistakes at a 
 from __future__ import annotations
 
 import time
+import weakref
 from typing import Callable
 
 import numpy as np
@@ -52,6 +53,7 @@ import numpy as np
 from ..persist import json_array, json_value
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
+from .kernel_cache import KernelCache
 from .tagging_kernel import SequenceStore, candidate_self_kernels, normalised
 
 #: The first β values tried on dev, in units of :func:`beta_scale`; the grid grows by factors of 2
@@ -87,10 +89,13 @@ class _MistakeKernel:
     or not) plus ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
 
     def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list,
-                 norm_cache: dict | None = None):
+                 norm_cache: dict | None = None, cache: KernelCache | None = None, pool_ids: list | None = None):
         self.store, self.lam, self.normalise, self.gamma = store, float(lam), bool(normalise), float(gamma)
         self.stored_L = stored_L  # L(x) of every stored sequence (gold and prediction alternate)
         self.norm_cache = norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
+        # raw kernel values kept across the runs of a β search, and the cache's number of every
+        # stored sequence of this run (None: computed on the store)
+        self.cache, self.pool_ids = cache, pool_ids
 
     def query_norms(self, words, cands) -> np.ndarray | None:
         if not self.normalise:
@@ -104,7 +109,10 @@ class _MistakeKernel:
         return norms
 
     def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None) -> np.ndarray:
-        K = self.store.kernel(words, cands, self.lam, first, stop, tick)
+        if self.cache is not None:
+            K = self.cache.kernel(words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick)
+        else:
+            K = self.store.kernel(words, cands, self.lam, first, stop, tick)
         if self.normalise:
             if qnorm is None:
                 qnorm = self.query_norms(words, cands)
@@ -208,6 +216,9 @@ class KernelPerceptron(Reranker):
     mode:
         Prediction: ``"vote"`` (Figure 4 voting), ``"average"`` (survival-weighted average of
         the intermediate models' scores) or ``"last"`` (the final model).
+    threads:
+        Threads that share the stored sequences when the kernel is evaluated (the values do not
+        depend on it).
     """
 
     algo = "kernel"
@@ -215,7 +226,7 @@ class KernelPerceptron(Reranker):
 
     def __init__(self, lam: float = 0.5, word_features: bool = False, epochs: int = 1, beta: float | None = None,
                  seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote",
-                 normalise: bool = True, learn_beta: bool = True):
+                 normalise: bool = True, learn_beta: bool = True, threads: int = 1):
         self.lam = lam
         self.word_features = word_features
         self.epochs = epochs
@@ -226,6 +237,7 @@ class KernelPerceptron(Reranker):
         self.mode = mode
         self.normalise = normalise
         self.learn_beta = learn_beta
+        self.threads = threads
 
     # -- training ------------------------------------------------------------------------------
     def _validate(self) -> None:
@@ -258,9 +270,10 @@ class KernelPerceptron(Reranker):
     def _gamma(self) -> float:
         return self.beta_ if self.learn_beta else 0.0
 
-    def _kernel(self) -> _MistakeKernel:
+    def _kernel(self, pool_ids: list | None = None) -> _MistakeKernel:
+        cache = getattr(self, "_kernel_cache", None) if pool_ids is not None else None
         return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_,
-                              getattr(self, "_norm_cache", None))
+                              getattr(self, "_norm_cache", None), cache, pool_ids)
 
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
             should_cancel: CancelCheck = None) -> "KernelPerceptron":
@@ -271,6 +284,7 @@ class KernelPerceptron(Reranker):
         tick = _Ticker(should_cancel)
         self._start()
         self._norm_cache = {}  # candidates' self-kernels, shared by the runs of the β search
+        self._kernel_cache = None  # raw kernel values, shared by the runs of the β search
         t0 = time.perf_counter()
         idx = self._training_sentences(train)
         use_dev = dev is not None and dev.has_gold
@@ -281,6 +295,7 @@ class KernelPerceptron(Reranker):
             self.beta_scale_ = scale = beta_scale(train, idx, float(self.lam), bool(self.word_features), tick,
                                                   normalise=bool(self.normalise), learned=bool(self.learn_beta))
             if use_dev and len(idx):
+                self._kernel_cache = KernelCache(bool(self.word_features), float(self.lam), int(self.threads))
                 self._tune_beta(train, idx, dev, scale, tick)
                 if callback is not None:
                     for h in self.history_:
@@ -288,7 +303,9 @@ class KernelPerceptron(Reranker):
             else:
                 self._train(train, idx, None, DEFAULT_BETA * scale, int(self.epochs), callback, tick)
         self.seconds_ = time.perf_counter() - t0
-        self._norm_cache = None
+        cache, self._norm_cache, self._kernel_cache = self._kernel_cache, None, None
+        self.kernel_pairs_ = (None if cache is None else
+                              {"computed": cache.computed, "reused": cache.reused})
         return self
 
     def _tune_beta(self, train, idx, dev, scale, tick) -> None:
@@ -301,7 +318,7 @@ class KernelPerceptron(Reranker):
             self._train(train, idx, dev, g * scale, int(self.epochs), None, tick)
             f = max((h.dev_f1 for h in self.history_ if h.dev_f1 is not None), default=-1.0)
             runs[g] = (f, {k: getattr(self, k) for k in ("store_", "stored_L_", "mistake_ids_", "counts_",
-                                                          "beta_", "history_", "best_step_")})
+                                                          "beta_", "history_", "best_step_", "_dev_memo")})
 
         for g in BETA_GRID:
             run(g)
@@ -322,12 +339,14 @@ class KernelPerceptron(Reranker):
     def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
         lam = float(self.lam)
         nb = train.nbest
-        store = SequenceStore(bool(self.word_features))
+        store = SequenceStore(bool(self.word_features), threads=int(self.threads))
         mistake_sent: list[int] = []
         stored_L: list[float] = []
+        pool_ids: list[int] = []  # with a kernel cache: its number of each stored sequence
+        cache = getattr(self, "_kernel_cache", None)
         counts = [0]
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
-        kern = self._kernel()
+        kern = self._kernel(pool_ids if cache is not None else None)
         base = self._base
         seen = {int(i): 0 for i in idx}  # mistakes already folded into part[i]
         part = {int(i): np.zeros(train.sizes[int(i)]) for i in idx}
@@ -335,6 +354,7 @@ class KernelPerceptron(Reranker):
         tracker = _Tracker(dev, base) if dev is not None else None
         rng = np.random.default_rng(self.seed)
         snapshots = {}
+        dev_scores: dict[int, np.ndarray] = {}  # per epoch: the dev scores its dev F comes from
         for epoch in range(1, epochs + 1):
             order = rng.permutation(idx) if self.shuffle else idx
             made = 0
@@ -353,6 +373,9 @@ class KernelPerceptron(Reranker):
                 if top != gold:
                     store.add(nb.words[i], nb.candidates[i][gold])
                     store.add(nb.words[i], nb.candidates[i][top])
+                    if cache is not None:
+                        pool_ids += [cache.sequence((i, gold), nb.words[i], nb.candidates[i][gold]),
+                                     cache.sequence((i, top), nb.words[i], nb.candidates[i][top])]
                     stored_L += [float(train.L[rows][gold]), float(train.L[rows][top])]
                     mistake_sent.append(i)
                     counts.append(0)
@@ -363,17 +386,21 @@ class KernelPerceptron(Reranker):
             score_fn = None
             if tracker is not None:
                 tracker.advance(kern, len(mistake_sent), np.asarray(counts), tick)
-                score_fn = (lambda _d, tr=tracker, c=counts[-1]: tr.scores(self.mode, c))
+                dev_scores[epoch] = tracker.scores(self.mode, counts[-1])
+                score_fn = (lambda _d, sc=dev_scores[epoch]: sc)
             self._record(epoch, dev, callback, score_fn=score_fn, mistakes=made)
         if dev is not None and self.best_step_ is not None and self.best_step_ != epochs:
             M, last = snapshots[self.best_step_]
             store.truncate(2 * M)
-            del mistake_sent[M:], stored_L[2 * M:]
+            del mistake_sent[M:], stored_L[2 * M:], pool_ids[2 * M:]
             counts = counts[:M + 1]
             counts[-1] = last
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
+        if dev is not None and self.best_step_ is not None:
+            self._dev_memo = (weakref.ref(dev), self.mode, dev_scores[self.best_step_])
 
     def _set_learned(self, store, stored_L, mistake_sent, counts, beta, ids) -> None:
+        self._dev_memo = None
         self.store_ = store
         self.stored_L_ = stored_L
         self.mistake_ids_ = [str(ids[i]) for i in mistake_sent]
@@ -401,6 +428,9 @@ class KernelPerceptron(Reranker):
         """Per candidate: votes (``mode="vote"``), or the averaged / last model's score; the
         highest value in each sentence is the model's choice (``data.argmax``)."""
         _require_nbest(data)
+        memo = getattr(self, "_dev_memo", None)
+        if memo is not None and memo[0]() is data and memo[1] == self.mode:
+            return memo[2].copy()  # the development set of fit: the kept epoch's scores, as measured
         tick = tick if tick is not None else (lambda: None)
         M = self.n_mistakes_
         kern = self._kernel()
@@ -523,6 +553,7 @@ class KernelPerceptron(Reranker):
         self.counts_ = counts
         self.mistake_ids_ = ids
         self.beta_ = beta
+        self._dev_memo = None
 
 
 def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: bool = False,

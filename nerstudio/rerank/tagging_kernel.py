@@ -221,26 +221,28 @@ class SequenceStore:
         return out
 
     def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
-               tick: Callable[[], None] | None = None) -> np.ndarray:
-        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``.
+               tick: Callable[[], None] | None = None, index: np.ndarray | None = None) -> np.ndarray:
+        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``, or with
+        ``index`` (stored sequence numbers, any order) ``K[j, c]`` = K(candidate j, ``index[c]``).
 
         ``cands`` is an ``(n, len)`` array of tag ids of candidates that all share ``words``.
         ``tick`` (if given) is called between blocks of work, e.g. to honour a cancel request.
         """
         from . import _kernel_compiled as kc  # numba: imported on first use
         stop = len(self) if stop is None else min(stop, len(self))
+        sel = np.arange(first, max(stop, first)) if index is None else np.asarray(index, dtype=np.int64)
         cands = np.asarray(cands)
         n, ell = cands.shape
-        width = max(stop - first, 0)
+        width = len(sel)
         out = np.zeros((n, width), dtype=np.float64)
         if n == 0 or ell == 0 or width == 0:
             return out
         if len(words) != ell:
             raise ValueError("candidates and words must have the same length")
         q = self.encode(words)
-        node_tag, node_tail, layer_ptr, roots = suffix_nodes(cands)
-        starts = np.asarray(self._starts[first:stop], dtype=np.int64) + self._margin
-        lengths = np.asarray(self._lengths[first:stop], dtype=np.int64)
+        node_tag, node_tail, layer_ptr, roots = kc.suffix_nodes(np.ascontiguousarray(cands))
+        starts = np.asarray(self._starts, dtype=np.int64)[sel] + self._margin
+        lengths = np.asarray(self._lengths, dtype=np.int64)[sel]
         ends = np.cumsum(lengths + 1)
         k0 = 0
         while k0 < width:  # blocks of whole sequences of about `chunk` positions (at least one)
@@ -296,26 +298,3 @@ def normalised(K: np.ndarray, query_norms: np.ndarray, stored_norms: np.ndarray)
     out = np.zeros_like(K)
     np.divide(K, d, out=out, where=d > 0)
     return out
-
-
-def suffix_nodes(cands: np.ndarray):
-    """Share work between candidates with equal suffixes.
-
-    Returns, for positions ``len-1`` down to ``0`` (one layer each), the distinct suffixes
-    starting there: ``node_tag`` (the tag at that position), ``node_tail`` (the index of the
-    suffix's tail among the nodes of the layer before), ``layer_ptr`` (layer ``l`` holds nodes
-    ``layer_ptr[l] .. layer_ptr[l+1]-1``), and ``roots`` (per candidate, its whole-sequence node
-    in the last layer). All ``int64``.
-    """
-    n, ell = cands.shape
-    tail = np.zeros(n, dtype=np.int64)
-    tags, tails, sizes = [], [], [0]
-    for a in range(ell - 1, -1, -1):
-        key = cands[:, a].astype(np.int64) * (n + 1) + tail
-        uniq, inv = np.unique(key, return_inverse=True)
-        tags.append(uniq // (n + 1))
-        tails.append(uniq % (n + 1))
-        sizes.append(len(uniq))
-        tail = inv.reshape(-1).astype(np.int64)
-    return (np.concatenate(tags).astype(np.int64), np.concatenate(tails).astype(np.int64),
-            np.cumsum(sizes).astype(np.int64), tail)
