@@ -476,3 +476,37 @@ def test_max_sentences_limits_training():
     train = make_problem(16, n_sent=20)
     model = KernelPerceptron(beta=1.0, max_sentences=5, epochs=1).fit(train)
     assert int(model.counts_.sum()) == 5
+
+
+def test_beta_search_with_the_kernel_cache_equals_separate_runs():
+    """The β search keeps kernel values across its runs (KernelCache); each run's result must be
+    exactly what a run of its own β computes without the cache: the same mistakes, counts, dev F,
+    and the same scores on other data."""
+    train, dev, test = make_problem(17, n_sent=16), make_problem(18, n_sent=8), make_problem(19, n_sent=6)
+    for wf in (False, True):
+        tuned = KernelPerceptron(epochs=2, word_features=wf, seed=2).fit(train, dev)
+        assert tuned.kernel_pairs_["reused"] > 0  # the runs did share stored sequences
+        for beta, f in tuned.beta_grid_:
+            alone = KernelPerceptron(epochs=2, word_features=wf, seed=2, beta=beta).fit(train, dev)
+            assert max(h.dev_f1 for h in alone.history_) == f
+            if beta == tuned.beta_:
+                assert alone.counts_.tolist() == tuned.counts_.tolist()
+                assert alone.mistake_ids_ == tuned.mistake_ids_
+                assert np.array_equal(alone.decision_function(test), tuned.decision_function(test))
+                assert np.array_equal(alone.predict(dev), tuned.predict(dev))
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
+    """predict(dev) right after fit reuses the kept epoch's dev scores: they are the scores the
+    model itself gives (a copy restored from its state, without that memory, agrees)."""
+    train, dev = make_problem(20, n_sent=14), make_problem(21, n_sent=8)
+    model = KernelPerceptron(beta=0.5, epochs=epochs, seed=1).fit(train, dev)
+    fresh = KernelPerceptron()
+    fresh.set_state(model.state(), 0)
+    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(model.predict(dev), fresh.predict(dev))
+    assert dev.prf(model.predict(dev))[2] == max(h.dev_f1 for h in model.history_)
+    model.mode = "average"  # another prediction mode is computed, not taken from the memory
+    fresh.mode = "average"
+    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)

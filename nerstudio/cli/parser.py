@@ -250,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="collins suite: the max-ent tagger's L-BFGS iterations (default 300; the preset: 100)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
-                        "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
+                        "(default boost,voted,averaged,kernel); kazama: perceptron, averaged, margin, candidate, "
                         "proposed, reranking1, reranking2 (default all)")
     k = p.add_argument_group("kazama suite")
     k.add_argument("--C-joint", type=float, default=None, help="margin C of the candidate/proposed algorithms")
