@@ -165,7 +165,7 @@ def test_default_systems_include_the_kernel_with_training_and_test_seconds(exper
         assert s["seconds"] > 0 and s["test_seconds"] > 0
         assert rep["stages"][s["name"] + "_test"] == s["test_seconds"]
     kernel = rep["systems"][-1]
-    assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1
+    assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1  # one thread (see collins.py)
     md = (out / "report.md").read_text()
     assert "| training s | test scoring s |" in md
     assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md

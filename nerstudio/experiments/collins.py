@@ -130,9 +130,10 @@ class ExperimentConfig:
         if algo == "boost":
             return {"rounds": self.boost_rounds, "epsilon": self.boost_epsilon, "eval_every": self.boost_eval_every}
         if algo == "kernel":
+            # one thread: split between two threads on a machine shared with other jobs, each call
+            # waited for the slower one and the kernel ran 4x slower (README, bench/kernel.py)
             return {"epochs": 1, "max_sentences": self.kernel_sentences, "seed": self.seed,
-                    "word_features": self.kernel_word_features,
-                    "threads": self.workers if self.workers is not None else (os.cpu_count() or 1)}
+                    "word_features": self.kernel_word_features}
         p = {"epochs": self.epochs, "beta": self.beta, "seed": self.seed}
         if algo == "margin":
             p["C"] = self.margin_C
