@@ -25,7 +25,10 @@ Two choices make the kernel one that can help (both on by default):
 ``beta=None`` chooses β on the whole development set: a full training run per value of a
 geometric grid (factor 2) that is widened while its best value is at an edge (up to
 :data:`BETA_LIMIT` steps out); the best run is the model (``beta_grid_`` lists every value with
-its dev F and ``beta_at_edge_`` says when the limit stopped the widening).
+its dev F and ``beta_at_edge_`` says when the limit stopped the widening). The runs share their
+kernel values (:class:`~nerstudio.rerank.kernel_cache.KernelCache`: neighbouring β make mostly
+the same mistakes), and ``predict`` on the development set of ``fit`` returns the kept run's
+scores from training instead of computing them again; neither changes a result.
 
 ``c_t`` counts the training sentences processed while ``F_t`` was the current model (its
 survival; the sentence on which a model is created counts for the new model, as in Freund &
