@@ -3,7 +3,7 @@
 linear learners, with training and test cost.
 
     python bench/kernel.py --nbest DIR [--sentences 3000] [--lam 0.5] [--word-features]
-                           [--raw] [--fixed-beta] [--beta B] [--threads 1] [--json]
+                           [--raw] [--fixed-beta] [--beta B] [--threads 1] [--global-features] [--resources] [--json]
 
 DIR holds ``train-nbest.npz``, ``dev-nbest.npz`` and ``test-nbest.npz`` as written by
 ``nerstudio experiment``. Prints, measured in this run: the baseline's dev/test F, the kernel
@@ -46,11 +46,16 @@ def main(argv=None) -> int:
     ap.add_argument("--beta", type=float, default=None)
     ap.add_argument("--mode", default="vote")
     ap.add_argument("--threads", type=int, default=1, help="numba threads for the kernel (same results)")
+    ap.add_argument("--global-features", action="store_true",
+                    help="add the cosine of the global-feature vectors to the kernel")
+    ap.add_argument("--resources", action="store_true",
+                    help="global features with the bundled gazetteers and the document context, as the typed "
+                         "experiment's defaults")
     ap.add_argument("--no-linear", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     nbs = {k: NBestList.load(a.nbest / f"{k}-nbest.npz") for k in ("train", "dev", "test")}
-    gf = GlobalFeatures()
+    gf = GlobalFeatures(gazetteers=a.resources, context=a.resources)
     d = {"train": gf.fit_transform(nbs["train"])}
     d["dev"], d["test"] = gf.transform(nbs["dev"]), gf.transform(nbs["test"])
     base = {k: d[k].prf(np.zeros(len(d[k]), int))[2] for k in ("dev", "test")}
@@ -73,7 +78,7 @@ def main(argv=None) -> int:
 
     kp = KernelPerceptron(lam=a.lam, word_features=a.word_features, epochs=a.epochs, beta=a.beta,
                           max_sentences=a.sentences, normalise=not a.raw, learn_beta=not a.fixed_beta, mode=a.mode,
-                          threads=a.threads)
+                          threads=a.threads, global_features=a.global_features)
     measure("kernel", kp, lambda m: {"beta": m.beta_, "grid": m.beta_grid_, "at_edge": m.beta_at_edge_,
                                      "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L(),
                                      "kernel_pairs": m.kernel_pairs_})

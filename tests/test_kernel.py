@@ -273,20 +273,36 @@ def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
                        np.array([len(w) for w in words], dtype=np.int32), q.astype(float), nb)
 
 
-def literal_kernel(lam, normalise=False, gamma=0.0):
-    """K'(a, b) of two (tags, words, L) triples straight from the definitions: the plain DP,
-    divided by sqrt(K(a, a) K(b, b)) when normalised, plus γ·L(a)·L(b)."""
+def literal_kernel(lam, normalise=False, gamma=0.0, global_features=False):
+    """K'(a, b) of two (tags, words, L, h) tuples straight from the definitions: the plain DP,
+    divided by sqrt(K(a, a) K(b, b)) when normalised, plus the cosine of the global-feature
+    vectors h when asked, plus γ·L(a)·L(b)."""
     def K(a, b):
         k = tagging_kernel(a[0], a[1], b[0], b[1], lam)
         if normalise:
             d = np.sqrt(tagging_kernel(a[0], a[1], a[0], a[1], lam) * tagging_kernel(b[0], b[1], b[0], b[1], lam))
             k = k / d if d > 0 else 0.0
+        if global_features:
+            d = np.linalg.norm(a[3]) * np.linalg.norm(b[3])
+            k += float(a[3] @ b[3]) / d if d > 0 else 0.0
         return k + gamma * a[2] * b[2]
     return K
 
 
 def triple(data, s, j):
-    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[data.rows(s)][j]))
+    """(tags, words, L, h) of candidate j of sentence s."""
+    row = int(data.offsets[s]) + j
+    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[row]),
+            data.X[row].toarray().ravel().astype(float))
+
+
+def with_features(data, seed, n_features=12):
+    """The problem with random 0/1 global-feature vectors (some candidates have none)."""
+    import dataclasses
+    rng = np.random.default_rng(seed)
+    X = (rng.random((data.n_candidates, n_features)) < 0.3).astype(np.int8)
+    X[::7] = 0
+    return dataclasses.replace(data, X=sp.csr_matrix(X))
 
 
 def literal_dual_perceptron(train, base, K, epochs):
@@ -510,3 +526,39 @@ def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
     model.mode = "average"  # another prediction mode is computed, not taken from the memory
     fresh.mode = "average"
     np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("learn", [True, False])
+def test_global_feature_kernel_equals_literal_figure4_loop(learn):
+    """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the
+    global-feature vectors: mistakes, counts, votes and averaged scores equal the literal dual
+    perceptron with that kernel written out; the model survives its file."""
+    train = with_features(make_problem(22, n_sent=10), 1)
+    test = with_features(make_problem(23, n_sent=6), 2)
+    beta, lam, epochs = 0.5, 0.5, 2
+    K = literal_kernel(lam, True, beta if learn else 0.0, global_features=True)
+    base = 0.0 if learn else beta
+    mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
+    assert 3 <= len(mistakes)
+    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn,
+                             global_features=True).fit(train)
+    assert model.n_mistakes_ == len(mistakes) and model.counts_.tolist() == counts
+    votes, avg, last = literal_predictions(train, test, mistakes, counts, base, K)
+    np.testing.assert_allclose(model.decision_function(test), votes)
+    assert np.array_equal(model.predict(test), test.argmax(votes))
+    model.mode = "average"
+    np.testing.assert_allclose(model.decision_function(test), avg, rtol=1e-12, atol=1e-12)
+    terms = model.explain_row(test, 2, top=2)
+    assert sum(v for _, v in terms) == pytest.approx(model.decision_function(test)[2], abs=1e-9)
+    # the tagging kernel alone gives other mistakes: the feature part is really used
+    plain = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn).fit(train)
+    assert (plain.counts_.tolist(), plain.mistake_ids_) != (model.counts_.tolist(), model.mistake_ids_) \
+        or not np.allclose(plain.decision_function(test), model.decision_function(test))
+    fresh = KernelPerceptron(mode="average")
+    fresh.set_state(model.state(), train.n_features)
+    assert fresh.global_features
+    assert np.array_equal(fresh.decision_function(test), model.decision_function(test))
+    bad = model.state()
+    bad["seq_feat_idx"] = bad["seq_feat_idx"] + train.n_features
+    with pytest.raises(ValueError, match="global-feature"):
+        KernelPerceptron().set_state(bad, train.n_features)

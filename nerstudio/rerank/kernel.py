@@ -52,6 +52,7 @@ import weakref
 from typing import Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..persist import json_array, json_value
 from .base import Callback, CancelCheck, Reranker
@@ -87,18 +88,62 @@ class _Ticker:
             Reranker._check_cancel(self.should_cancel)
 
 
+def unit_rows(X) -> sp.csr_matrix:
+    """The rows of a sparse matrix scaled to unit length (empty rows stay empty), in float64."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    return sp.csr_matrix(sp.diags(scale) @ X)
+
+
+class _StoredFeatures:
+    """The global-feature vectors h(x) of the stored sequences, each scaled to unit length, as
+    one sparse matrix (rebuilt when sequences were added or removed)."""
+
+    def __init__(self, n_features: int):
+        self.n_features = int(n_features)
+        self.indices: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self._matrix, self._rows = None, -1
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def add(self, row) -> None:
+        """Append one stored sequence's vector (a 1-row sparse matrix, any scale)."""
+        u = unit_rows(row)
+        self.indices.append(u.indices.astype(np.int32))
+        self.values.append(u.data.astype(np.float64))
+
+    def truncate(self, n: int) -> None:
+        del self.indices[n:], self.values[n:]
+
+    def matrix(self) -> sp.csr_matrix:
+        if self._rows != len(self):
+            lengths = np.array([len(i) for i in self.indices], dtype=np.int64)
+            indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+            indices = np.concatenate(self.indices) if self.indices else np.zeros(0, dtype=np.int32)
+            values = np.concatenate(self.values) if self.values else np.zeros(0)
+            self._matrix = sp.csr_matrix((values, indices, indptr), shape=(len(self), self.n_features))
+            self._rows = len(self)
+        return self._matrix
+
+
 class _MistakeKernel:
     """``K'(stored sequence k, candidate)`` as the model uses it: the tagging kernel (normalised
-    or not) plus ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
+    or not), plus the cosine of the two global-feature vectors when ``feats`` is given, plus
+    ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
 
     def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list,
-                 norm_cache: dict | None = None, cache: KernelCache | None = None, pool_ids: list | None = None):
+                 norm_cache: dict | None = None, cache: KernelCache | None = None, pool_ids: list | None = None,
+                 feats: _StoredFeatures | None = None):
         self.store, self.lam, self.normalise, self.gamma = store, float(lam), bool(normalise), float(gamma)
         self.stored_L = stored_L  # L(x) of every stored sequence (gold and prediction alternate)
         self.norm_cache = norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
         # raw kernel values kept across the runs of a β search, and the cache's number of every
         # stored sequence of this run (None: computed on the store)
         self.cache, self.pool_ids = cache, pool_ids
+        self.feats = feats  # h(x) of the stored sequences (None: no global-feature part)
 
     def query_norms(self, words, cands) -> np.ndarray | None:
         if not self.normalise:
@@ -111,7 +156,8 @@ class _MistakeKernel:
             self.norm_cache[key] = (cands, norms)  # holding the array keeps its id unique
         return norms
 
-    def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None) -> np.ndarray:
+    def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None, Xq=None) -> np.ndarray:
+        """``Xq``: the candidates' global-feature rows (needed with a global-feature part)."""
         if self.cache is not None:
             K = self.cache.kernel(words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick)
         else:
@@ -120,6 +166,10 @@ class _MistakeKernel:
             if qnorm is None:
                 qnorm = self.query_norms(words, cands)
             K = normalised(K, qnorm, self.store.self_kernels(self.lam, first, stop))
+        if self.feats is not None:
+            if Xq is None:
+                raise ValueError("the kernel has a global-feature part: the candidates' features are needed")
+            K += (unit_rows(Xq) @ self.feats.matrix()[first:first + K.shape[1]].T).toarray()
         if self.gamma:
             K += self.gamma * np.outer(Lq, np.asarray(self.stored_L[first:first + K.shape[1]], dtype=np.float64))
         return K
@@ -155,7 +205,8 @@ class _Tracker:
         for s in self.cur:
             if s not in self.qnorm:
                 self.qnorm[s] = kern.query_norms(nb.words[s], nb.candidates[s])
-            K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 2 * t0, 2 * t1, tick, self.qnorm[s])
+            K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 2 * t0, 2 * t1, tick, self.qnorm[s],
+                     data.X[data.rows(s)] if kern.feats is not None else None)
             D = K[:, 0::2] - K[:, 1::2]
             F = np.empty((D.shape[0], t1 - t0 + 1))
             F[:, 0] = self.cur[s]
@@ -222,6 +273,10 @@ class KernelPerceptron(Reranker):
     threads:
         Threads that share the stored sequences when the kernel is evaluated (the values do not
         depend on it).
+    global_features:
+        Add to the kernel the cosine of the two candidates' global-feature vectors h(x) (the
+        linear rerankers' features, :mod:`nerstudio.rerank.features`): a sum of two kernels
+        bounded by 1 each.
     """
 
     algo = "kernel"
@@ -229,7 +284,7 @@ class KernelPerceptron(Reranker):
 
     def __init__(self, lam: float = 0.5, word_features: bool = False, epochs: int = 1, beta: float | None = None,
                  seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote",
-                 normalise: bool = True, learn_beta: bool = True, threads: int = 1):
+                 normalise: bool = True, learn_beta: bool = True, threads: int = 1, global_features: bool = False):
         self.lam = lam
         self.word_features = word_features
         self.epochs = epochs
@@ -241,6 +296,7 @@ class KernelPerceptron(Reranker):
         self.normalise = normalise
         self.learn_beta = learn_beta
         self.threads = threads
+        self.global_features = global_features
 
     # -- training ------------------------------------------------------------------------------
     def _validate(self) -> None:
@@ -276,7 +332,10 @@ class KernelPerceptron(Reranker):
     def _kernel(self, pool_ids: list | None = None) -> _MistakeKernel:
         cache = getattr(self, "_kernel_cache", None) if pool_ids is not None else None
         return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_,
-                              getattr(self, "_norm_cache", None), cache, pool_ids)
+                              getattr(self, "_norm_cache", None), cache, pool_ids, self._feats())
+
+    def _feats(self) -> "_StoredFeatures | None":
+        return getattr(self, "stored_feats_", None) if self.global_features else None
 
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
             should_cancel: CancelCheck = None) -> "KernelPerceptron":
@@ -321,7 +380,8 @@ class KernelPerceptron(Reranker):
             self._train(train, idx, dev, g * scale, int(self.epochs), None, tick)
             f = max((h.dev_f1 for h in self.history_ if h.dev_f1 is not None), default=-1.0)
             runs[g] = (f, {k: getattr(self, k) for k in ("store_", "stored_L_", "mistake_ids_", "counts_",
-                                                          "beta_", "history_", "best_step_", "_dev_memo")})
+                                                          "beta_", "history_", "best_step_", "_dev_memo",
+                                                          "stored_feats_")})
 
         for g in BETA_GRID:
             run(g)
@@ -347,6 +407,8 @@ class KernelPerceptron(Reranker):
         stored_L: list[float] = []
         pool_ids: list[int] = []  # with a kernel cache: its number of each stored sequence
         cache = getattr(self, "_kernel_cache", None)
+        feats = _StoredFeatures(train.n_features) if self.global_features else None
+        self.stored_feats_ = feats
         counts = [0]
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
         kern = self._kernel(pool_ids if cache is not None else None)
@@ -368,7 +430,8 @@ class KernelPerceptron(Reranker):
                 if seen[i] < M:
                     if i not in qnorm:
                         qnorm[i] = kern.query_norms(nb.words[i], nb.candidates[i])
-                    K = kern(nb.words[i], nb.candidates[i], train.L[rows], 2 * seen[i], 2 * M, tick, qnorm[i])
+                    K = kern(nb.words[i], nb.candidates[i], train.L[rows], 2 * seen[i], 2 * M, tick, qnorm[i],
+                             train.X[rows] if feats is not None else None)
                     part[i] += K[:, 0::2].sum(axis=1) - K[:, 1::2].sum(axis=1)
                     seen[i] = M
                 top = int(np.argmax(base * train.L[rows] + part[i]))
@@ -379,6 +442,9 @@ class KernelPerceptron(Reranker):
                     if cache is not None:
                         pool_ids += [cache.sequence((i, gold), nb.words[i], nb.candidates[i][gold]),
                                      cache.sequence((i, top), nb.words[i], nb.candidates[i][top])]
+                    if feats is not None:
+                        feats.add(train.X[rows.start + gold])
+                        feats.add(train.X[rows.start + top])
                     stored_L += [float(train.L[rows][gold]), float(train.L[rows][top])]
                     mistake_sent.append(i)
                     counts.append(0)
@@ -396,6 +462,8 @@ class KernelPerceptron(Reranker):
             M, last = snapshots[self.best_step_]
             store.truncate(2 * M)
             del mistake_sent[M:], stored_L[2 * M:], pool_ids[2 * M:]
+            if feats is not None:
+                feats.truncate(2 * M)
             counts = counts[:M + 1]
             counts[-1] = last
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
@@ -448,7 +516,8 @@ class KernelPerceptron(Reranker):
         nb = data.nbest
         for s in np.flatnonzero(data.sizes > 1).tolist():
             rows = data.rows(s)
-            K = kern(nb.words[s], nb.candidates[s], data.L[rows], 0, 2 * M, tick)
+            K = kern(nb.words[s], nb.candidates[s], data.L[rows], 0, 2 * M, tick, None,
+                     data.X[rows] if kern.feats is not None else None)
             out[rows] += (K[:, 0::2] - K[:, 1::2]) @ w
         return out
 
@@ -479,9 +548,11 @@ class KernelPerceptron(Reranker):
         M = self.n_mistakes_
         if M == 0:
             return out
-        kern = _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), 0.0, self.stored_L_)
+        kern = _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), 0.0, self.stored_L_,
+                              feats=self._feats())
         qn = kern.query_norms(nb.words[s], nb.candidates[s])
-        K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 0, 2 * M, None, qn)[j]
+        K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 0, 2 * M, None, qn,
+                 data.X[data.rows(s)] if kern.feats is not None else None)[j]
         kg, kp = K[0::2], K[1::2]
         w = np.ones(M) if self.mode != "average" else self.mistake_weights()
         contrib = w * (kg - kp)
@@ -516,11 +587,20 @@ class KernelPerceptron(Reranker):
             "seq_words": np.array(seq_words, dtype=np.int32),
             "vocab": json_array(list(vocab)),
             "mistake_ids": json_array(list(self.mistake_ids_)),
+            **self._feature_state(),
         }
 
+    def _feature_state(self) -> dict[str, np.ndarray]:
+        feats = self._feats()
+        if feats is None:
+            return {"global_features": np.array([0], dtype=np.int8)}
+        S = feats.matrix()
+        return {"global_features": np.array([1], dtype=np.int8), "seq_feat_ptr": S.indptr.astype(np.int64),
+                "seq_feat_idx": S.indices.astype(np.int32), "seq_feat_val": S.data.astype(np.float64)}
+
     def set_state(self, arrays: dict[str, np.ndarray], n_features: int) -> None:
-        """Restore from :meth:`state` arrays (``n_features`` is unused: the kernel model has no
-        global-feature weights)."""
+        """Restore from :meth:`state` arrays (``n_features``: the width of the global-feature
+        vectors, used when the kernel has a global-feature part)."""
         try:
             counts = np.asarray(arrays["counts"], dtype=np.int64)
             lengths = np.asarray(arrays["seq_lengths"], dtype=np.int64)
@@ -536,6 +616,21 @@ class KernelPerceptron(Reranker):
             learn = bool(int(np.asarray(arrays["learn_beta"]).reshape(-1)[0])) if "learn_beta" in arrays else False
             seq_L = (np.asarray(arrays["seq_L"], dtype=np.float64) if "seq_L" in arrays
                      else np.zeros(len(arrays["seq_lengths"])))
+            gf = bool(int(np.asarray(arrays["global_features"]).reshape(-1)[0])) if "global_features" in arrays \
+                else False
+            feats = None
+            if gf:
+                ptr = np.asarray(arrays["seq_feat_ptr"], dtype=np.int64)
+                fidx = np.asarray(arrays["seq_feat_idx"], dtype=np.int64)
+                fval = np.asarray(arrays["seq_feat_val"], dtype=np.float64)
+                if len(ptr) != len(lengths) + 1 or ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != len(fidx) \
+                        or len(fval) != len(fidx) or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features)) \
+                        or not np.all(np.isfinite(fval)):
+                    raise ValueError("inconsistent global-feature vectors")
+                feats = _StoredFeatures(n_features)
+                for k in range(len(ptr) - 1):
+                    feats.indices.append(fidx[ptr[k]:ptr[k + 1]].astype(np.int32))
+                    feats.values.append(fval[ptr[k]:ptr[k + 1]])
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             raise ValueError(f"incomplete kernel perceptron state: {exc}") from None
         M = len(counts) - 1
@@ -546,6 +641,7 @@ class KernelPerceptron(Reranker):
         if len(seq_L) != len(lengths) or not np.all(np.isfinite(seq_L)):
             raise ValueError("inconsistent kernel perceptron state")
         self.lam, self.word_features, self.normalise, self.learn_beta = lam, wf, norm, learn
+        self.global_features, self.stored_feats_ = gf, feats
         self.stored_L_ = seq_L.tolist()
         store = SequenceStore(wf)
         p = 0
