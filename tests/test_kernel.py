@@ -472,7 +472,7 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     monkeypatch.setattr(KernelPerceptron, "_train", fake)
     m = KernelPerceptron(epochs=1).fit(train, dev)
     assert m.beta_ == pytest.approx(8 * m.beta_scale_) and not m.beta_at_edge_
-    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.5, 1, 2, 4, 8, 16]
+    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.25, 0.5, 1, 2, 4, 8, 16]
     plain = KernelPerceptron(epochs=1).fit(train)
     assert plain.beta_ > 0 and plain.beta_scale_ > 0
 
@@ -528,11 +528,12 @@ def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
     np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("learn", [True, False])
-def test_global_feature_kernel_equals_literal_figure4_loop(learn):
+@pytest.mark.parametrize("learn,block", [(True, 8192), (False, 8192), (True, 5)])
+def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeypatch):
     """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the
     global-feature vectors: mistakes, counts, votes and averaged scores equal the literal dual
     perceptron with that kernel written out; the model survives its file."""
+    monkeypatch.setattr(kmod._Tracker, "BLOCK_ROWS", block)  # 5: the feature part in many small products
     train = with_features(make_problem(22, n_sent=10), 1)
     test = with_features(make_problem(23, n_sent=6), 2)
     beta, lam, epochs = 0.5, 0.5, 2

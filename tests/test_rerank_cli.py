@@ -166,6 +166,9 @@ def test_default_systems_include_the_kernel_with_training_and_test_seconds(exper
         assert rep["stages"][s["name"] + "_test"] == s["test_seconds"]
     kernel = rep["systems"][-1]
     assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1  # one thread (see collins.py)
+    assert kernel["settings"]["global_features"] is True  # the typed default; the preset keeps the tagging kernel
+    from nerstudio.experiments.collins import ExperimentConfig
+    assert ExperimentConfig.from_preset("collins2002").learner_params("kernel")["global_features"] is False
     md = (out / "report.md").read_text()
     assert "| training s | test scoring s |" in md
     assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md
