@@ -472,7 +472,7 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     monkeypatch.setattr(KernelPerceptron, "_train", fake)
     m = KernelPerceptron(epochs=1).fit(train, dev)
     assert m.beta_ == pytest.approx(8 * m.beta_scale_) and not m.beta_at_edge_
-    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.25, 0.5, 1, 2, 4, 8, 16]
+    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.125, 0.25, 0.5, 1, 2, 4, 8, 16]
     plain = KernelPerceptron(epochs=1).fit(train)
     assert plain.beta_ > 0 and plain.beta_scale_ > 0
 
