@@ -94,8 +94,8 @@ class ExperimentConfig:
     reranker_gazetteers: bool | tuple = True
     # DC/CC: two-stage document and corpus context (rerank/context.py); "document" or "corpus": one only
     reranker_context: bool | str = True
-    # the kernel perceptron is the slowest (about a minute on CoNLL-2003 typed, β search and test
-    # scoring included: README, "Closing the typed gap")
+    # the kernel perceptron is the slowest (71 s to train with its β search and 20 s to score the
+    # test list on CoNLL-2003 typed, on a shared machine: README, "Closing the typed gap")
     systems: tuple = ("boost", "voted", "averaged", "kernel")
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025
