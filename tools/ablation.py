@@ -58,8 +58,8 @@ def command(row: str, args, out: str) -> list[str]:
            "--test", args.test, "--out", os.path.join(out, row)] + ROWS[row][3]
     if row not in OWN_LISTS:
         cmd += ["--lists-from", os.path.join(out, "default")]
-    # the linear rerankers only: the kernel perceptron uses no global features, so the resources
-    # ablated here cannot change it (``--options "--systems ..."`` still overrides this)
+    # the linear rerankers only, as the README's ablation tables: the kernel perceptron would add
+    # a minute and a half to every row (``--options "--systems ..."`` still overrides this)
     cmd += ["--systems", "boost,voted,averaged"]
     cmd += shlex.split(args.options)
     if args.nice:
