@@ -3,12 +3,13 @@
 linear learners, with training and test cost.
 
     python bench/kernel.py --nbest DIR [--sentences 3000] [--lam 0.5] [--word-features]
-                           [--raw] [--fixed-beta] [--beta B] [--json]
+                           [--raw] [--fixed-beta] [--beta B] [--threads 1] [--global-features] [--resources] [--json]
 
 DIR holds ``train-nbest.npz``, ``dev-nbest.npz`` and ``test-nbest.npz`` as written by
 ``nerstudio experiment``. Prints, measured in this run: the baseline's dev/test F, the kernel
 perceptron's chosen β and its dev-F grid, dev/test F and relative error reduction, training
-seconds (β search included) and the seconds to score the test list; and, on the same lists, the
+seconds (β search included), the kernel pairs the β search computed and reused (``kernel_pairs``)
+and the seconds to score the test list; and, on the same lists, the
 voted and averaged linear perceptrons (global features, 1 epoch, β searched on dev) with the same
 measures. Figures vary with the machine's load.
 """
@@ -44,11 +45,17 @@ def main(argv=None) -> int:
     ap.add_argument("--fixed-beta", action="store_true", help="a fixed weight on L(x), not learnt")
     ap.add_argument("--beta", type=float, default=None)
     ap.add_argument("--mode", default="vote")
+    ap.add_argument("--threads", type=int, default=1, help="numba threads for the kernel (same results)")
+    ap.add_argument("--global-features", action="store_true",
+                    help="add the cosine of the global-feature vectors to the kernel")
+    ap.add_argument("--resources", action="store_true",
+                    help="global features with the bundled gazetteers and the document context, as the typed "
+                         "experiment's defaults")
     ap.add_argument("--no-linear", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     nbs = {k: NBestList.load(a.nbest / f"{k}-nbest.npz") for k in ("train", "dev", "test")}
-    gf = GlobalFeatures()
+    gf = GlobalFeatures(gazetteers=a.resources, context=a.resources)
     d = {"train": gf.fit_transform(nbs["train"])}
     d["dev"], d["test"] = gf.transform(nbs["dev"]), gf.transform(nbs["test"])
     base = {k: d[k].prf(np.zeros(len(d[k]), int))[2] for k in ("dev", "test")}
@@ -70,9 +77,11 @@ def main(argv=None) -> int:
         print(json.dumps(row), flush=True)
 
     kp = KernelPerceptron(lam=a.lam, word_features=a.word_features, epochs=a.epochs, beta=a.beta,
-                          max_sentences=a.sentences, normalise=not a.raw, learn_beta=not a.fixed_beta, mode=a.mode)
+                          max_sentences=a.sentences, normalise=not a.raw, learn_beta=not a.fixed_beta, mode=a.mode,
+                          threads=a.threads, global_features=a.global_features)
     measure("kernel", kp, lambda m: {"beta": m.beta_, "grid": m.beta_grid_, "at_edge": m.beta_at_edge_,
-                                     "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L()})
+                                     "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L(),
+                                     "kernel_pairs": m.kernel_pairs_})
     if not a.no_linear:
         for name, cls in (("voted", VotedPerceptron), ("averaged", AveragedPerceptron)):
             measure(name, cls(epochs=a.epochs), lambda m: {"beta": m.beta_})

@@ -134,6 +134,29 @@ def test_batched_kernel_equals_reference(wf, chunk):
 
 
 @pytest.mark.parametrize("wf", [False, True])
+def test_threaded_kernel_identical_to_serial_and_subsets(wf):
+    """Stored sequences split between numba threads give exactly the serial values, and a kernel
+    over an arbitrary subset of stored sequences (``index``) equals those columns of the whole."""
+    rng = np.random.default_rng(31 + wf)
+    serial, threaded = SequenceStore(wf), SequenceStore(wf, chunk=40, threads=3)
+    for n in rng.integers(0, 12, 60):
+        t = rng.integers(0, 4, n)
+        w = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        serial.add(w, t)
+        threaded.add(w, t)
+    for _ in range(6):
+        n = int(rng.integers(1, 10))
+        words = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
+        cands = rng.integers(0, 4, (6, n))
+        whole = serial.kernel(words, cands, 0.7)
+        assert np.array_equal(threaded.kernel(words, cands, 0.7), whole)
+        assert np.array_equal(threaded.kernel(words, cands, 0.7, 5, 50), whole[:, 5:50])
+        pick = rng.permutation(len(serial))[:17]
+        assert np.array_equal(serial.kernel(words, cands, 0.7, index=pick), whole[:, pick])
+        assert np.array_equal(threaded.kernel(words, cands, 0.7, index=pick), whole[:, pick])
+
+
+@pytest.mark.parametrize("wf", [False, True])
 def test_normalised_kernel_equals_fragment_enumeration(wf):
     """The normalised kernel (stored norms, candidates' norms, the division) against fragment
     counting by brute force: K(x, y) / sqrt(K(x, x) K(y, y)), bounded by 1, 1 on the diagonal,
@@ -250,20 +273,36 @@ def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
                        np.array([len(w) for w in words], dtype=np.int32), q.astype(float), nb)
 
 
-def literal_kernel(lam, normalise=False, gamma=0.0):
-    """K'(a, b) of two (tags, words, L) triples straight from the definitions: the plain DP,
-    divided by sqrt(K(a, a) K(b, b)) when normalised, plus γ·L(a)·L(b)."""
+def literal_kernel(lam, normalise=False, gamma=0.0, global_features=False):
+    """K'(a, b) of two (tags, words, L, h) tuples straight from the definitions: the plain DP,
+    divided by sqrt(K(a, a) K(b, b)) when normalised, plus the cosine of the global-feature
+    vectors h when asked, plus γ·L(a)·L(b)."""
     def K(a, b):
         k = tagging_kernel(a[0], a[1], b[0], b[1], lam)
         if normalise:
             d = np.sqrt(tagging_kernel(a[0], a[1], a[0], a[1], lam) * tagging_kernel(b[0], b[1], b[0], b[1], lam))
             k = k / d if d > 0 else 0.0
+        if global_features:
+            d = np.linalg.norm(a[3]) * np.linalg.norm(b[3])
+            k += float(a[3] @ b[3]) / d if d > 0 else 0.0
         return k + gamma * a[2] * b[2]
     return K
 
 
 def triple(data, s, j):
-    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[data.rows(s)][j]))
+    """(tags, words, L, h) of candidate j of sentence s."""
+    row = int(data.offsets[s]) + j
+    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[row]),
+            data.X[row].toarray().ravel().astype(float))
+
+
+def with_features(data, seed, n_features=12):
+    """The problem with random 0/1 global-feature vectors (some candidates have none)."""
+    import dataclasses
+    rng = np.random.default_rng(seed)
+    X = (rng.random((data.n_candidates, n_features)) < 0.3).astype(np.int8)
+    X[::7] = 0
+    return dataclasses.replace(data, X=sp.csr_matrix(X))
 
 
 def literal_dual_perceptron(train, base, K, epochs):
@@ -433,7 +472,7 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     monkeypatch.setattr(KernelPerceptron, "_train", fake)
     m = KernelPerceptron(epochs=1).fit(train, dev)
     assert m.beta_ == pytest.approx(8 * m.beta_scale_) and not m.beta_at_edge_
-    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.5, 1, 2, 4, 8, 16]
+    assert sorted(round(b / m.beta_scale_, 6) for b in calls) == [0.125, 0.25, 0.5, 1, 2, 4, 8, 16]
     plain = KernelPerceptron(epochs=1).fit(train)
     assert plain.beta_ > 0 and plain.beta_scale_ > 0
 
@@ -453,3 +492,74 @@ def test_max_sentences_limits_training():
     train = make_problem(16, n_sent=20)
     model = KernelPerceptron(beta=1.0, max_sentences=5, epochs=1).fit(train)
     assert int(model.counts_.sum()) == 5
+
+
+def test_beta_search_with_the_kernel_cache_equals_separate_runs():
+    """The β search keeps kernel values across its runs (KernelCache); each run's result must be
+    exactly what a run of its own β computes without the cache: the same mistakes, counts, dev F,
+    and the same scores on other data."""
+    train, dev, test = make_problem(17, n_sent=16), make_problem(18, n_sent=8), make_problem(19, n_sent=6)
+    for wf in (False, True):
+        tuned = KernelPerceptron(epochs=2, word_features=wf, seed=2).fit(train, dev)
+        assert tuned.kernel_pairs_["reused"] > 0  # the runs did share stored sequences
+        for beta, f in tuned.beta_grid_:
+            alone = KernelPerceptron(epochs=2, word_features=wf, seed=2, beta=beta).fit(train, dev)
+            assert max(h.dev_f1 for h in alone.history_) == f
+            if beta == tuned.beta_:
+                assert alone.counts_.tolist() == tuned.counts_.tolist()
+                assert alone.mistake_ids_ == tuned.mistake_ids_
+                assert np.array_equal(alone.decision_function(test), tuned.decision_function(test))
+                assert np.array_equal(alone.predict(dev), tuned.predict(dev))
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
+    """predict(dev) right after fit reuses the kept epoch's dev scores: they are the scores the
+    model itself gives (a copy restored from its state, without that memory, agrees)."""
+    train, dev = make_problem(20, n_sent=14), make_problem(21, n_sent=8)
+    model = KernelPerceptron(beta=0.5, epochs=epochs, seed=1).fit(train, dev)
+    fresh = KernelPerceptron()
+    fresh.set_state(model.state(), 0)
+    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+    assert np.array_equal(model.predict(dev), fresh.predict(dev))
+    assert dev.prf(model.predict(dev))[2] == max(h.dev_f1 for h in model.history_)
+    model.mode = "average"  # another prediction mode is computed, not taken from the memory
+    fresh.mode = "average"
+    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("learn,block", [(True, 8192), (False, 8192), (True, 5)])
+def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeypatch):
+    """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the
+    global-feature vectors: mistakes, counts, votes and averaged scores equal the literal dual
+    perceptron with that kernel written out; the model survives its file."""
+    monkeypatch.setattr(kmod._Tracker, "BLOCK_ROWS", block)  # 5: the feature part in many small products
+    train = with_features(make_problem(22, n_sent=10), 1)
+    test = with_features(make_problem(23, n_sent=6), 2)
+    beta, lam, epochs = 0.5, 0.5, 2
+    K = literal_kernel(lam, True, beta if learn else 0.0, global_features=True)
+    base = 0.0 if learn else beta
+    mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
+    assert 3 <= len(mistakes)
+    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn,
+                             global_features=True).fit(train)
+    assert model.n_mistakes_ == len(mistakes) and model.counts_.tolist() == counts
+    votes, avg, last = literal_predictions(train, test, mistakes, counts, base, K)
+    np.testing.assert_allclose(model.decision_function(test), votes)
+    assert np.array_equal(model.predict(test), test.argmax(votes))
+    model.mode = "average"
+    np.testing.assert_allclose(model.decision_function(test), avg, rtol=1e-12, atol=1e-12)
+    terms = model.explain_row(test, 2, top=2)
+    assert sum(v for _, v in terms) == pytest.approx(model.decision_function(test)[2], abs=1e-9)
+    # the tagging kernel alone gives other mistakes: the feature part is really used
+    plain = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn).fit(train)
+    assert (plain.counts_.tolist(), plain.mistake_ids_) != (model.counts_.tolist(), model.mistake_ids_) \
+        or not np.allclose(plain.decision_function(test), model.decision_function(test))
+    fresh = KernelPerceptron(mode="average")
+    fresh.set_state(model.state(), train.n_features)
+    assert fresh.global_features
+    assert np.array_equal(fresh.decision_function(test), model.decision_function(test))
+    bad = model.state()
+    bad["seq_feat_idx"] = bad["seq_feat_idx"] + train.n_features
+    with pytest.raises(ValueError, match="global-feature"):
+        KernelPerceptron().set_state(bad, train.n_features)

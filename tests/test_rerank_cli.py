@@ -147,3 +147,28 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     rep = json.loads((out / "report.json").read_text())
     assert rep["config"]["reranker_context"] is False
     assert all(n.startswith("loc_") for n in rep["config"]["reranker_gazetteers"])
+
+
+def test_default_systems_include_the_kernel_with_training_and_test_seconds(experiment_dir, tmp_path):
+    """Without --systems the experiment trains boosting, the voted and averaged perceptrons and
+    the kernel perceptron; every reranker's report entry gives its training and test-scoring
+    seconds, and report.md shows both columns."""
+    out = tmp_path / "defaults"
+    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
+               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
+               "--rounds", "600", "--eval-every", "50", "--epochs", "3", "--min-sentences", "2", "--folds", "3",
+               "--workers", "1", "--lists-from", str(experiment_dir)])
+    assert rc == 0
+    rep = json.loads((out / "report.json").read_text())
+    assert [s["name"] for s in rep["systems"]] == ["baseline", "boosting", "voted", "averaged", "kernel"]
+    for s in rep["systems"][1:]:
+        assert s["seconds"] > 0 and s["test_seconds"] > 0
+        assert rep["stages"][s["name"] + "_test"] == s["test_seconds"]
+    kernel = rep["systems"][-1]
+    assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1  # one thread (see collins.py)
+    assert kernel["settings"]["global_features"] is True  # the typed default; the preset keeps the tagging kernel
+    from nerstudio.experiments.collins import ExperimentConfig
+    assert ExperimentConfig.from_preset("collins2002").learner_params("kernel")["global_features"] is False
+    md = (out / "report.md").read_text()
+    assert "| training s | test scoring s |" in md
+    assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md

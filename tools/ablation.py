@@ -58,6 +58,9 @@ def command(row: str, args, out: str) -> list[str]:
            "--test", args.test, "--out", os.path.join(out, row)] + ROWS[row][3]
     if row not in OWN_LISTS:
         cmd += ["--lists-from", os.path.join(out, "default")]
+    # the linear rerankers only, as the README's ablation tables: the kernel perceptron would add
+    # a minute and a half to every row (``--options "--systems ..."`` still overrides this)
+    cmd += ["--systems", "boost,voted,averaged"]
     cmd += shlex.split(args.options)
     if args.nice:
         cmd = ["nice", "-n", str(args.nice)] + cmd

@@ -172,6 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--word-features", action="store_true", default=None,
                    help="kernel perceptron: count shared word features, not just equal words")
     g.add_argument("--max-sentences", type=int, default=None, help="kernel perceptron: training sentences used")
+    g.add_argument("--feature-kernel", dest="global_features", action="store_true", default=None,
+                   help="kernel perceptron: add the cosine of the candidates' global-feature vectors to the "
+                        "tagging kernel (the typed experiment's default)")
+    g.add_argument("--no-feature-kernel", dest="global_features", action="store_false", default=None,
+                   help="kernel perceptron: the tagging kernel alone (the preset's choice)")
     g.add_argument("--min-sentences", type=int, default=5,
                    help="keep global features seen on at least this many training sentences")
 
@@ -250,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="collins suite: the max-ent tagger's L-BFGS iterations (default 300; the preset: 100)")
     p.add_argument("--systems", default=None,
                    help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
-                        "(default boost,voted,averaged); kazama: perceptron, averaged, margin, candidate, "
+                        "(default boost,voted,averaged,kernel); kazama: perceptron, averaged, margin, candidate, "
                         "proposed, reranking1, reranking2 (default all)")
     k = p.add_argument_group("kazama suite")
     k.add_argument("--C-joint", type=float, default=None, help="margin C of the candidate/proposed algorithms")

@@ -15,7 +15,7 @@ from .common import Progress, _executor
 
 # reranker settings the command line offers (argparse destinations)
 _LEARN_OPTIONS = ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm", "average", "seed", "shuffle",
-                  "lam", "word_features", "max_sentences")
+                  "lam", "word_features", "max_sentences", "global_features")
 
 def _learner_keys(algo: str) -> set[str]:
     """The command-line settings ``algo`` takes: those its learner's constructor accepts."""
@@ -37,7 +37,8 @@ def _check_learner_options(args, algos) -> None:
     used = set().union(*(_learner_keys(a) for a in algos)) if algos else set()
     unused = sorted(given - used)
     if unused:
-        opts = ", ".join("--" + ("no-shuffle" if k == "shuffle" else k.replace("_", "-")) for k in unused)
+        flags = {"shuffle": "no-shuffle", "global_features": "feature-kernel"}
+        opts = ", ".join("--" + flags.get(k, k.replace("_", "-")) for k in unused)
         raise ValueError(f"{opts} {'does' if len(unused) == 1 else 'do'} not apply to {', '.join(algos)}")
 
 def _stats_printer(label: str):
@@ -179,7 +180,8 @@ def cmd_experiment(args) -> int:
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
                     ("epochs", "epochs"), ("beta", "beta"), ("C", "margin_C"), ("seed", "seed"),
-                    ("max_sentences", "kernel_sentences"), ("word_features", "kernel_word_features")):
+                    ("max_sentences", "kernel_sentences"), ("word_features", "kernel_word_features"),
+                    ("global_features", "kernel_global_features")):
         if getattr(args, k, None) is not None:
             setattr(cfg, attr, getattr(args, k))
     bar = Progress("experiment")

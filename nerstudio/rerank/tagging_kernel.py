@@ -25,9 +25,9 @@ Word features ``F(w)`` (each a tagged string, so features of different kinds nev
 
 :func:`tagging_kernel` is the plain reference implementation. :class:`SequenceStore` keeps many
 sequences end to end (a separator that matches nothing after each) and evaluates the kernel of
-all candidates of one sentence against a whole range of stored sequences at once with numpy:
-the DP runs over the positions of the short sentence, each step being a vector operation along
-the long stored axis, and candidates that share a suffix share that part of the work.
+all candidates of one sentence against a whole range of stored sequences at once (compiled,
+:mod:`nerstudio.rerank._kernel_compiled`: one small DP table per stored sequence, and
+candidates that share a suffix share that part of the work).
 
 The raw kernel grows geometrically with the length of the common runs when ``c·λ > 1`` (word
 features give ``c`` up to 5), and a sentence's similarity to itself dwarfs its similarity to
@@ -119,17 +119,18 @@ class SequenceStore:
     Words are mapped to integer ids once per feature slot (one slot for the plain kernel, five
     with word features). Each stored sequence is followed by a separator position whose tag
     and features match nothing, so a fragment can never run from one sequence into the next and
-    a slice of the store that ends at a separator is self-contained. The arrays keep a margin
-    of never-matching positions before the first sequence and after the last one, at least as
-    wide as the longest query, so every row of the dynamic program is a plain slice of them.
+    a slice of the store that ends at a separator is self-contained.
 
-    :meth:`kernel` reuses work buffers kept on the store: one store serves one thread at a time.
+    :meth:`kernel` runs the compiled dynamic program (:mod:`._kernel_compiled`) over blocks of
+    about ``chunk`` stored positions; with ``threads`` > 1 the sequences of a block are split
+    between that many numba threads (the values are the same as with one).
     """
 
-    def __init__(self, word_features: bool = False, chunk: int = 16384):
+    def __init__(self, word_features: bool = False, chunk: int = 16384, threads: int = 1):
         self.word_features = bool(word_features)
         self.n_slots = len(word_feature_values("", self.word_features))
         self.chunk = int(chunk)
+        self.threads = max(int(threads), 1)
         self._vocab: list[dict[str, int]] = [{} for _ in range(self.n_slots)]
         self._margin = 64  # never-matching positions before the first sequence
         self._size = 0  # stored positions, separators included
@@ -138,7 +139,6 @@ class SequenceStore:
         self._starts: list[int] = []  # without the margin
         self._lengths: list[int] = []
         self.words: list[tuple[str, ...]] = []  # per stored sequence (for state and display)
-        self._work: dict[str, np.ndarray] = {}
         self._norms: dict[float, list[float]] = {}  # per λ: K(k, k) of the first stored sequences
 
     def __len__(self) -> int:
@@ -220,53 +220,44 @@ class SequenceStore:
                     out[k, a] = self._vocab[k].get(v, _UNKNOWN)
         return out
 
-    def _buffer(self, name: str, size: int, dtype) -> np.ndarray:
-        """A reusable flat work array of at least ``size`` elements (reallocating large arrays
-        for every step of the DP costs more in page faults than the arithmetic)."""
-        buf = self._work.get(name)
-        if buf is None or buf.size < size:
-            buf = self._work[name] = np.empty(max(size, 1 if buf is None else 2 * buf.size), dtype=dtype)
-        return buf
-
     def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
-               tick: Callable[[], None] | None = None) -> np.ndarray:
-        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``.
+               tick: Callable[[], None] | None = None, index: np.ndarray | None = None) -> np.ndarray:
+        """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``, or with
+        ``index`` (stored sequence numbers, any order) ``K[j, c]`` = K(candidate j, ``index[c]``).
 
         ``cands`` is an ``(n, len)`` array of tag ids of candidates that all share ``words``.
         ``tick`` (if given) is called between blocks of work, e.g. to honour a cancel request.
         """
+        from . import _kernel_compiled as kc  # numba: imported on first use
         stop = len(self) if stop is None else min(stop, len(self))
+        sel = np.arange(first, max(stop, first)) if index is None else np.asarray(index, dtype=np.int64)
         cands = np.asarray(cands)
         n, ell = cands.shape
-        width = max(stop - first, 0)
+        width = len(sel)
         out = np.zeros((n, width), dtype=np.float64)
         if n == 0 or ell == 0 or width == 0:
             return out
         if len(words) != ell:
             raise ValueError("candidates and words must have the same length")
-        self._layout(ell, self._size + ell)
         q = self.encode(words)
-        layers, roots = _suffix_layers(cands)
-        starts = np.asarray(self._starts[first:stop], dtype=np.int64)
-        ends = np.append(starts[1:], self._starts[stop] if stop < len(self) else self._size)
-        blocks = []
+        node_tag, node_tail, layer_ptr, roots = kc.suffix_nodes(np.ascontiguousarray(cands))
+        starts = np.asarray(self._starts, dtype=np.int64)[sel] + self._margin
+        lengths = np.asarray(self._lengths, dtype=np.int64)[sel]
+        ends = np.cumsum(lengths + 1)
         k0 = 0
         while k0 < width:  # blocks of whole sequences of about `chunk` positions (at least one)
-            k1 = int(np.searchsorted(ends, starts[k0] + self.chunk, side="right"))
+            k1 = int(np.searchsorted(ends, (ends[k0 - 1] if k0 else 0) + self.chunk, side="right"))
             k1 = min(max(k1, k0 + 1), width)
-            blocks.append((k0, k1))
-            k0 = k1
-        cols = max(int(ends[k1 - 1] - starts[k0]) for k0, k1 in blocks) + ell
-        nodes = max(len(t) for t, _ in layers)
-        work = [self._buffer(name, nodes * cols, dt) for name, dt in
-                (("c0", np.float64), ("c1", np.float64), ("ext", np.float64), ("mask", bool))]
-        work += [self._buffer("wc", cols, np.float64), self._buffer("eq", cols, bool)]
-        for k0, k1 in blocks:
-            b0 = self._margin + int(starts[k0])
-            out[:, k0:k1] = _block_kernel(self._tags, self._ids, b0, int(ends[k1 - 1] - starts[k0]), q, layers,
-                                          roots, lam, starts[k0:k1] - starts[k0], work)
+            block = out[:, k0:k1]
+            if self.threads > 1 and k1 - k0 > 1:
+                kc.kernel_rows_parallel(self._tags, self._ids, starts[k0:k1], lengths[k0:k1], q, node_tag, node_tail,
+                                        layer_ptr, roots, float(lam), block, min(self.threads, k1 - k0))
+            else:
+                kc.kernel_rows(self._tags, self._ids, starts[k0:k1], lengths[k0:k1], q, node_tag, node_tail,
+                               layer_ptr, roots, float(lam), block)
             if tick is not None:
                 tick()
+            k0 = k1
         return out
 
 
@@ -307,64 +298,3 @@ def normalised(K: np.ndarray, query_norms: np.ndarray, stored_norms: np.ndarray)
     out = np.zeros_like(K)
     np.divide(K, d, out=out, where=d > 0)
     return out
-
-
-def _suffix_layers(cands: np.ndarray):
-    """Share work between candidates with equal suffixes.
-
-    Returns ``layers`` (for positions ``len-1`` down to ``0``: per distinct suffix starting
-    there, its tag and the index of its tail among the distinct suffixes one position later)
-    and ``roots`` (per candidate, its whole-sequence suffix index at position 0).
-    """
-    n, ell = cands.shape
-    tail = np.zeros(n, dtype=np.int64)
-    layers = []
-    for a in range(ell - 1, -1, -1):
-        key = cands[:, a].astype(np.int64) * (n + 1) + tail
-        uniq, inv = np.unique(key, return_inverse=True)
-        layers.append((uniq // (n + 1), uniq % (n + 1)))
-        tail = inv.reshape(-1)
-    return layers, tail
-
-
-def _block_kernel(tags: np.ndarray, ids: np.ndarray, b0: int, width: int, q: np.ndarray, layers, roots: np.ndarray,
-                  lam: float, seq_starts: np.ndarray, work) -> np.ndarray:
-    """Kernel of every candidate against every sequence of one self-contained block.
-
-    The block is ``tags[b0:b0 + width]`` (whole sequences with their separators) of the store's
-    arrays; ``seq_starts`` are the sequence starts relative to ``b0``. The rows of C are kept in
-    diagonal coordinates: column ``j`` of the row for query position ``a`` holds C(a, b) for
-    the stored position ``b = b0 + a - len + 1 + j``, so C(a+1, b+1) sits in the same column of
-    the row before and the recursion needs no shifting. Columns outside the block hold values
-    of neighbouring sequences (or of the never-matching margins); separators keep them from
-    reaching the block, and they are left out of the sums.
-    """
-    ell = q.shape[1]
-    cols = width + ell
-    buf_c, buf_ext, buf_mask, wc, eq = work[0:2], work[2], work[3], work[4][:cols], work[5][:cols]
-    prev_c = None  # C rows of the distinct suffixes one position later
-    prev_k = None  # their kernel per sequence, summed over the later start positions
-    for step, (node_tags, tail) in enumerate(layers):
-        a = ell - 1 - step
-        g0 = b0 + a - ell + 1  # stored position of column 0
-        nodes = len(node_tags)
-        wc.fill(1.0)  # c(a, b) = 1 + shared word features
-        for k in range(q.shape[0]):
-            np.equal(ids[k, g0:g0 + cols], q[k, a], out=eq)
-            wc += eq
-        mask = buf_mask[:nodes * cols].reshape(nodes, cols)
-        np.equal(tags[g0:g0 + cols][None, :], node_tags[:, None], out=mask)
-        cur = buf_c[step % 2][:nodes * cols].reshape(nodes, cols)
-        np.multiply(mask, wc, out=cur)
-        if prev_c is not None:
-            ext = buf_ext[:nodes * cols].reshape(nodes, cols)
-            np.take(prev_c, tail, axis=0, out=ext)
-            ext *= lam
-            ext += 1.0
-            cur *= ext
-        bounds = np.append(seq_starts, width) + (ell - 1 - a)
-        per_seq = np.add.reduceat(cur, bounds, axis=1)[:, :-1]
-        if prev_k is not None:
-            per_seq += prev_k[tail]
-        prev_c, prev_k = cur, per_seq
-    return prev_k[roots]
