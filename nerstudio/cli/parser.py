@@ -26,7 +26,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def _feature_set(text: str) -> str:
     """A tagger feature set: ``kt`` or a max-ent set as :func:`nerstudio.tagging.features.parse_feature_set`
     reads it (``conll``, ``conll+gaz``, ``conll+gaz:persons/locations``, ``conll+rich``, …)."""
-    if text != "kt":
+    if text not in ("kt", "kt+rich"):
         from ..tagging.features import parse_feature_set
         try:
             parse_feature_set(text)
@@ -99,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
                              "wider window; +gaz: plus the bundled gazetteers (+gaz:LISTS: some, families or "
                              "lists joined by /); +rich: more shape and affix templates; kt: Kazama & "
-                             "Torisawa's Table 1 (the perceptron tagger's set)")
+                             "Torisawa's Table 1 (the perceptron tagger's set); kt+rich: plus shapes, 5-affixes and "
+                             "a lowercase lexicon")
     tagger.add_argument("--cutoff", type=int, default=None,
                         help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
                              "surface predicates seen this often (default 2)")
@@ -240,8 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
     p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
-                   help="tagger feature set (default conll+rich+gaz; +gaz: with the bundled gazetteers, +gaz:LISTS some "
-                        "of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix templates)")
+                   help="tagger feature set (collins: default conll+rich+gaz; +gaz: with the bundled gazetteers, "
+                        "+gaz:LISTS some of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix "
+                        "templates; kazama: kt (K&T Table 1) or kt+rich)")
     p.add_argument("--tagger-l2", type=float, default=None, help="collins suite: the max-ent tagger's L2 penalty "
                                                                    "(default 1)")
     p.add_argument("--tagger-cutoff", type=int, default=None,

@@ -65,6 +65,7 @@ PAPER = {
 class KazamaConfig:
     task: str = "typed"
     gazetteer: str | None = None  # None, "train", "lists" (the bundled gazetteers) or "train+lists"
+    features: str = "kt"  # the local feature set: "kt" (K&T Table 1) or "kt+rich"
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
@@ -94,7 +95,7 @@ class KazamaConfig:
         return tuple(float(c) for c in grid) if grid else (float(fixed),)
 
     def local(self, **kw) -> dict:
-        p = {"task": self.task, "gazetteer": self.gazetteer, "cutoff": self.cutoff,
+        p = {"task": self.task, "features": self.features, "gazetteer": self.gazetteer, "cutoff": self.cutoff,
              "edge_templates": self.edge_templates, "seed": self.seed}
         p.update(kw)
         return p
@@ -236,7 +237,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
                 tagger, params = m, p
         secs = time.perf_counter() - t
         tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
-        settings = {k: params[k] for k in ("variant", "C", "bpm", "gazetteer", "cutoff", "edge_templates")}
+        settings = {k: params[k] for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")}
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":
             settings.pop("C")

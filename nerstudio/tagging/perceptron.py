@@ -71,7 +71,7 @@ from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
 from ..resources import Gazetteers
 from .lazy import LazyModule
-from .local_features import Gazetteer, KTFeatures
+from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
@@ -84,7 +84,7 @@ K = LazyModule(__package__ + "._viterbi")  # numba kernels, imported on first us
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1
 VARIANTS = ("perceptron", "averaged", "margin")
-FEATURE_SETS = ("kt",)
+FEATURE_SETS = FEATURE_SET_NAMES  # "kt" (K&T Table 1) and "kt+rich", see local_features
 CHUNK_SECONDS = 0.1  # target work between two looks at the cancel flag
 
 
@@ -498,7 +498,7 @@ class PerceptronTagger:
             gaz = Gazetteer.from_documents([ss for _, ss in units])
         elif isinstance(gaz, Mapping):
             gaz = Gazetteer(gaz)
-        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists)
+        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists, rich=self.features == "kt+rich")
         seq_units, doc_of = self._units(corpus_or_documents, self.documents)
         self.features_.fit([u for _, u in seq_units], doc_of, should_cancel)
         self._layout()
@@ -638,6 +638,8 @@ class PerceptronTagger:
         if not m.tagset_ or m.tagset_[0] != "N":
             raise ValueError("bad tag set")
         m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
+        if m.features_.name != m.features:
+            raise ValueError(f"feature set {m.features_.name!r} stored, the parameters say {m.features!r}")
         m._layout()
         if m.n_weights_ != int(h["n_weights"]):
             raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
