@@ -263,9 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="margins C to try for SYSTEM, the dev F picks one (repeatable)")
     k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
     k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
-    k.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default="none",
-                   help="gazetteer features: the training data's entities, the bundled lists, or both")
-    k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
+    k.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default=None,
+                   help="gazetteer features of the taggers: the training data's entities, the bundled lists "
+                        "(the default, chosen on CoNLL-2003 dev), both, or none (K&T's Table 1 without them)")
+    k.add_argument("--edge-templates", default=None,
+                   help="which templates get edge features (default current; K&T's Table 1: all)")
     p.add_argument("--folds", type=int, default=None, help="default 5")
     p.add_argument("--n", type=int, default=None, help="candidates per sentence (default 20)")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")

@@ -203,7 +203,9 @@ def _kazama_experiment(args) -> int:
     if args.task != "typed" and args.task != "scn":
         raise ValueError("--task must be typed or scn")
     cfg = KazamaConfig(task=args.task, folds=args.folds, n=args.n, workers=args.workers, systems=systems,
-                       encoding=args.encoding, gazetteer=None if args.gazetteer == "none" else args.gazetteer)
+                       encoding=args.encoding)
+    if args.gazetteer is not None:
+        cfg.gazetteer = None if args.gazetteer == "none" else args.gazetteer
     if args.features is not None:
         if args.features not in ("kt", "kt+rich"):
             raise ValueError(f"--features {args.features}: the kazama suite's taggers use kt or kt+rich")
