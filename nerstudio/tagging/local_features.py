@@ -257,7 +257,8 @@ class FeatureRows:
 
 
 class KTFeatures:
-    """The ``"kt"`` feature set: vocabulary fitted on training sequences, then applied to any.
+    """The ``"kt"`` feature set (``"kt+rich"`` with ``rich``, see the module docstring): vocabulary
+    fitted on training sequences, then applied to any.
 
     ``edge_templates``: ``"all"`` (K&T: every template also makes edge features), a preset name
     (``"window1"``, ``"current"``, ``"bias"``/``"none"``, see :data:`EDGE_PRESETS`) or a sequence of
