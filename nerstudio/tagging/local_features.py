@@ -82,6 +82,10 @@ Representation: per token, the ids of its active predicates, sorted ascending, i
 The vocabulary is stored per surface type as the list of its values (value 0 is ``NULL``), and
 per template as the sorted ids of the values (unigrams) or value pairs (bigrams, code
 ``a * V_x + b``) that it kept; predicate ids run template after template, in that order.
+
+The module is long because this docstring is the exact definition of every template (the
+contract the tests check), and fitting, transforming and storing the vocabulary share one
+layout in one class.
 """
 
 from __future__ import annotations
