@@ -256,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "proposed, reranking1, reranking2 (default all)")
     k = p.add_argument_group("kazama suite")
     k.add_argument("--C-joint", type=float, default=None,
-                   help="margin C of the candidate/proposed algorithms (default 500)")
+                   help="margin C of the candidate/proposed algorithms (default 1000)")
     k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
                    help="margin C of re-ranking 1 and 2")
     k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")

@@ -74,7 +74,7 @@ class KazamaConfig:
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
     joint_epochs: int = 80  # at most, joint training and re-ranking
     C_margin: float = 1000.0  # chosen on CoNLL-2003 dev with the features above (--C-grid)
-    C_joint: float = 500.0
+    C_joint: float = 1000.0
     C_rerank1: float = 100.0
     C_rerank2: float = 200.0
     #: per system, the margins C to try; the development F picks one (K&T tune C per system on
