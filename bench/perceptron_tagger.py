@@ -2,7 +2,8 @@
 """Benchmark: the structured perceptron tagger (plain / averaged / margin) on CoNLL-2003.
 
     python bench/perceptron_tagger.py [--data ../shared/data/conll2003] [--variants perceptron,averaged,margin]
-        [--C 100] [--grid 10,30,100,300] [--epochs 30] [--bpm 0] [--edge-templates all] [--gazetteer train]
+        [--C 100] [--grid 10,30,100,300] [--epochs 30] [--bpm 0] [--edge-templates all] [--gazetteer lists]
+        [--features kt+rich]
         [--crf] [--json out.json]
 
 Typed task, document sequences, trained on eng.train with eng.testa (dev) scored after every
@@ -96,7 +97,8 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=None)
     ap.add_argument("--bpm", type=int, default=None)
     ap.add_argument("--edge-templates", default=None)
-    ap.add_argument("--gazetteer", default=None, choices=["train"])
+    ap.add_argument("--gazetteer", default=None, choices=["train", "lists", "train+lists"])
+    ap.add_argument("--features", default=None, choices=["kt", "kt+rich"], help="local feature set (default kt)")
     ap.add_argument("--average", choices=["yes", "no"], default=None, help="average the margin variant")
     ap.add_argument("--crf", action="store_true", help="also train sklearn-crfsuite (about 1 minute)")
     ap.add_argument("--json", type=Path)
@@ -109,7 +111,7 @@ def main() -> None:
         sys.exit(f"CoNLL-2003 not found at {args.data} (pass --data); nothing measured")
     common: dict = {}
     for key, val in (("epochs", args.epochs), ("bpm", args.bpm), ("edge_templates", args.edge_templates),
-                     ("gazetteer", args.gazetteer)):
+                     ("gazetteer", args.gazetteer), ("features", args.features)):
         if val is not None:
             common[key] = val
     rows, grid = [], []

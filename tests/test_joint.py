@@ -259,3 +259,33 @@ def test_bpm_starts_from_the_mean_of_single_passes(monkeypatch):
     assert starts == [True, True, True] and len(outputs) == 3
     assert not np.allclose(outputs[0], outputs[1])  # the passes saw different orders
     np.testing.assert_allclose(jt.wl_, np.mean(outputs, axis=0), atol=1e-12)
+
+
+def test_cached_dev_vectors_follow_the_growing_vocabulary():
+    """Dev documents cache each candidate's ids; when training adds strings to the vocabulary
+    the cached ids are mapped anew, so a cached vector always equals a fresh one."""
+    train = toy_corpus(3)
+    jt = JointTagger("proposed", n=4, n_test=5, C=1.0, epochs=1).fit(train)
+    docs = jt.documents(toy_corpus(4, docs=3))
+    Y, _ = docs.local.candidates(0, 5, jt.wl_)
+    voc = jt.nl_.vocabulary
+    strings = [jt.nl_.strings(docs.index[0], sp) for sp in docs.spans(Y)]
+
+    def fresh():
+        out = []
+        for st in strings:
+            pairs = sorted((voc[s], c) for s, c in st.items() if s in voc)
+            out.append(([p[0] for p in pairs], [p[1] for p in pairs]))
+        return out
+
+    def cached():
+        return [(list(a), list(b)) for a, b in docs.nonlocal_vectors(0, Y)]
+    assert cached() == fresh()
+    dropped = sorted({s for st in strings for s in st if s in voc})
+    assert dropped, "the toy document should fire known non-local features"
+    for s in dropped:  # a vocabulary without them, then with them again under new ids
+        del voc[s]
+    assert cached() == fresh()
+    for s in dropped:
+        voc[s] = len(voc)
+    assert cached() == fresh()

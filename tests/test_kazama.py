@@ -59,6 +59,21 @@ def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
                  "--n-test", "6", "--n-primes", "4,6"]) == 0
     rep = json.loads((out / "report.json").read_text())
     assert [s["name"] for s in rep["systems"]] == ["margin", "proposed"] and rep["suite"] == "kazama"
+    # the defaults are the dev-chosen features; --features/--gazetteer give K&T's Table 1 back
+    margin = rep["systems"][0]["settings"]
+    assert (margin["features"], margin["gazetteer"]) == ("kt+rich", "lists")
+    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
+                 "--test", f"{DEMO}/test.conll", "--out", str(tmp_path / "kt"), "--systems", "margin",
+                 "--epochs", "1", "--features", "kt", "--gazetteer", "none"]) == 0
+    margin = json.loads((tmp_path / "kt" / "report.json").read_text())["systems"][0]["settings"]
+    assert (margin["features"], margin["gazetteer"]) == ("kt", None)
+    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
+                 "--test", f"{DEMO}/test.conll", "--out", str(tmp_path / "bad"), "--features", "conll"]) == 1
+    from nerstudio.tagging.perceptron import PerceptronTagger
+    assert main(["train-tagger", f"{DEMO}/train.conll", "--model", "perceptron", "--out", str(model),
+                 "--epochs", "1", "--features", "kt+rich"]) == 0
+    assert PerceptronTagger.load(model).features_.rich
+    capsys.readouterr()
 
 
 def test_cli_tag_and_nbest_with_a_joint_model(tmp_path, capsys):

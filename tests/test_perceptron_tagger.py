@@ -587,6 +587,46 @@ def test_kt_features_templates_cutoff_and_unseen_words():
     assert fr.n_edge_predicates_ < fr.n_predicates_
 
 
+def test_kt_rich_features_values_and_lexicon():
+    corpus = tiny_corpus(1)
+    seqs = [d.sentences for d in corpus.documents]
+    plain = KTFeatures(cutoff=1).fit(seqs)
+    rich = KTFeatures(cutoff=1, rich=True).fit(seqs)
+    assert plain.name == "kt" and rich.name == "kt+rich"
+    # the rich set adds templates and keeps every template of Table 1
+    assert set(plain.template_names()) < set(rich.template_names())
+    assert {"sh@0", "csh@-2", "p5@0", "s5@1", "fc@2", "lex@0", "csh@-1,0", "fc@0,1"} <= set(rich.template_names())
+    # "said" and "shares" are written lower-case in the text: they are in the lexicon, "Paris" is not
+    assert {"said", "shares"} <= rich.lexicon_ and "paris" not in rich.lexicon_
+    rows = rich.transform(seqs)
+    tok = TEXT[0][0].split().index("Paris")  # "Mr. John Smith visited Paris on Monday ."
+    got = rich.predicate_names(rows.ids[rows.indptr[tok]:rows.indptr[tok + 1]])
+    for p in ("sh@0=Aaaaa", "csh@0=Aa", "fc@0=A", "fc@-1,0=a|A", "p5@0=Paris", "s5@0=Paris", "sh@-2=Aaaaa",
+              "csh@0,1=Aa|a", "lex@1=1"):
+        assert p in got, p
+    assert "lex@0=1" not in got and "p5@-1=visit" in got
+    # the plain rows are the rich rows without the rich predicates
+    prow = plain.transform(seqs)
+    base = plain.predicate_names(prow.ids[prow.indptr[tok]:prow.indptr[tok + 1]])
+    extra = ("sh@", "csh@", "fc@", "p5@", "s5@", "lex@")
+    assert sorted(base) == sorted(g for g in got if not g.startswith(extra))
+
+
+def test_kt_rich_tagger_round_trip_and_name_checks(tmp_path):
+    corpus = tiny_corpus()
+    m = PerceptronTagger(features="kt+rich", cutoff=1, epochs=3, C=10.0).fit(corpus)
+    assert m.features_.rich and m.get_params()["features"] == "kt+rich"
+    path = tmp_path / "rich.npz"
+    m.save(path)
+    back = PerceptronTagger.load(path)
+    assert back.features_.rich and back.features_.lexicon_ == m.features_.lexicon_
+    other = tiny_corpus(1, per_doc=2)
+    a, b = m.prepare(other), back.prepare(other)
+    assert np.array_equal(a.ids, b.ids) and back.predict_spans(other) == m.predict_spans(other)
+    with pytest.raises(ValueError, match="feature set"):
+        PerceptronTagger(features="rich")
+
+
 def test_reduced_edge_templates_train_and_score():
     corpus = tiny_corpus()
     m = PerceptronTagger(cutoff=1, epochs=3, C=10.0, edge_templates="current").fit(corpus)

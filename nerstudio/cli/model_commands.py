@@ -21,12 +21,13 @@ def _load_tagger(path):
 def _train_perceptron_tagger(args) -> int:
     import time as _t
     from ..tagging.perceptron import PerceptronTagger
-    if args.features not in (None, "kt"):
-        raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1)")
+    if args.features not in (None, "kt", "kt+rich"):
+        raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1) or kt+rich")
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None
-    params = {"task": args.task, "variant": args.variant, "bpm": args.bpm, "documents": not args.sentences,
+    params = {"task": args.task, "features": args.features or "kt", "variant": args.variant, "bpm": args.bpm,
+              "documents": not args.sentences,
               "gazetteer": None if args.gazetteer == "none" else args.gazetteer}
     for k in ("C", "epochs", "cutoff"):
         if getattr(args, k) is not None:

@@ -26,7 +26,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def _feature_set(text: str) -> str:
     """A tagger feature set: ``kt`` or a max-ent set as :func:`nerstudio.tagging.features.parse_feature_set`
     reads it (``conll``, ``conll+gaz``, ``conll+gaz:persons/locations``, ``conll+rich``, …)."""
-    if text != "kt":
+    if text not in ("kt", "kt+rich"):
         from ..tagging.features import parse_feature_set
         try:
             parse_feature_set(text)
@@ -99,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
                              "wider window; +gaz: plus the bundled gazetteers (+gaz:LISTS: some, families or "
                              "lists joined by /); +rich: more shape and affix templates; kt: Kazama & "
-                             "Torisawa's Table 1 (the perceptron tagger's set)")
+                             "Torisawa's Table 1 (the perceptron tagger's set); kt+rich: plus shapes, 5-affixes and "
+                             "a lowercase lexicon")
     tagger.add_argument("--cutoff", type=int, default=None,
                         help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
                              "surface predicates seen this often (default 2)")
@@ -245,8 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
     p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
-                   help="tagger feature set (default conll+rich+gaz; +gaz: with the bundled gazetteers, +gaz:LISTS some "
-                        "of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix templates)")
+                   help="tagger feature set (collins: default conll+rich+gaz; +gaz: with the bundled gazetteers, "
+                        "+gaz:LISTS some of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix "
+                        "templates; kazama: kt (K&T Table 1) or kt+rich)")
     p.add_argument("--tagger-l2", type=float, default=None, help="collins suite: the max-ent tagger's L2 penalty "
                                                                    "(default 1)")
     p.add_argument("--tagger-cutoff", type=int, default=None,
@@ -258,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default boost,voted,averaged,kernel); kazama: perceptron, averaged, margin, candidate, "
                         "proposed, reranking1, reranking2 (default all)")
     k = p.add_argument_group("kazama suite")
-    k.add_argument("--C-joint", type=float, default=None, help="margin C of the candidate/proposed algorithms")
+    k.add_argument("--C-joint", type=float, default=None,
+                   help="margin C of the candidate/proposed algorithms (default 1000)")
     k.add_argument("--C-rerank", type=float, nargs=2, default=None, metavar=("C1", "C2"),
                    help="margin C of re-ranking 1 and 2")
     k.add_argument("--joint-epochs", type=int, default=None, help="at most this many joint-training epochs")
@@ -266,9 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="margins C to try for SYSTEM, the dev F picks one (repeatable)")
     k.add_argument("--n-test", type=int, default=None, help="n' candidates re-scored at test time (default 100)")
     k.add_argument("--n-primes", default=None, help="comma-separated n' values for Table 3 (default 20,100,400)")
-    k.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default="none",
-                   help="gazetteer features: the training data's entities, the bundled lists, or both")
-    k.add_argument("--edge-templates", default=None, help="which templates get edge features (default all)")
+    k.add_argument("--gazetteer", choices=("none", "train", "lists", "train+lists"), default=None,
+                   help="gazetteer features of the taggers: the training data's entities, the bundled lists "
+                        "(the default, chosen on CoNLL-2003 dev), both, or none (K&T's Table 1 without them)")
+    k.add_argument("--edge-templates", default=None,
+                   help="which templates get edge features (default current; K&T's Table 1: all)")
     p.add_argument("--folds", type=int, default=None, help="default 5")
     p.add_argument("--n", type=int, default=None, help="candidates per sentence (default 20)")
     p.add_argument("--workers", type=int, default=None, help="tagger processes (default: one per core)")

@@ -205,7 +205,13 @@ def _kazama_experiment(args) -> int:
     if args.task != "typed" and args.task != "scn":
         raise ValueError("--task must be typed or scn")
     cfg = KazamaConfig(task=args.task, folds=args.folds, n=args.n, workers=args.workers, systems=systems,
-                       encoding=args.encoding, gazetteer=None if args.gazetteer == "none" else args.gazetteer)
+                       encoding=args.encoding)
+    if args.gazetteer is not None:
+        cfg.gazetteer = None if args.gazetteer == "none" else args.gazetteer
+    if args.features is not None:
+        if args.features not in ("kt", "kt+rich"):
+            raise ValueError(f"--features {args.features}: the kazama suite's taggers use kt or kt+rich")
+        cfg.features = args.features
     for k, attr in (("epochs", "epochs"), ("C", "C_margin"), ("C_joint", "C_joint"), ("bpm", "bpm"),
                     ("seed", "seed"), ("joint_epochs", "joint_epochs"), ("n_test", "n_test"),
                     ("edge_templates", "edge_templates")):

@@ -139,22 +139,27 @@ class _Documents:
                 if self.grow:
                     cache[keys[k]] = self.nl.vector(self.index[i], sp, grow=True)
                 else:
-                    cache[keys[k]] = self.nl.strings(self.index[i], sp)
+                    cache[keys[k]] = [self.nl.strings(self.index[i], sp), None, None]
+        if self.grow:
+            return [cache[key] for key in keys]
         return [self._ids(cache[key]) for key in keys]
 
     def nonlocal_vector(self, i: int, tags: np.ndarray):
         """Φ^g of a candidate. Training documents grow the vocabulary, so their vectors are
-        complete and cached as ids; other documents cache feature strings and map them anew."""
+        complete and cached as ids; other documents cache feature strings and their ids under
+        the vocabulary's size at the time (the vocabulary only grows and never renumbers, so the
+        ids are mapped anew only when it has grown since)."""
         return self.nonlocal_vectors(i, np.asarray(tags)[None, :])[0]
 
-    def _ids(self, hit):
-        if self.grow:
-            return hit
+    def _ids(self, entry):
         voc = self.nl.vocabulary
-        pairs = [(voc[s], c) for s, c in hit.items() if s in voc]
-        pairs.sort()
-        return (np.array([p[0] for p in pairs], dtype=np.int64),
-                np.array([p[1] for p in pairs], dtype=np.float64))
+        stamp = (id(voc), len(voc))
+        if entry[2] != stamp:
+            pairs = sorted((voc[s], c) for s, c in entry[0].items() if s in voc)
+            entry[1] = (np.array([p[0] for p in pairs], dtype=np.int64),
+                        np.array([p[1] for p in pairs], dtype=np.float64))
+            entry[2] = stamp
+        return entry[1]
 
     def gold(self, i: int):
         """(gold tags, Φ^g(gold))."""

@@ -43,11 +43,20 @@ tier, e.g. ``g:per_first``, ``g:loc_city_1m``, ``g:org_suffix``)
     the same longest-match IOB2 tag against that list (the model stores the lists' fingerprint
     and refuses other lists).
 
+``kt+rich`` (a departure from Table 1, offered because CoNLL-2003 dev prefers it; see the README):
+the types above plus ``p5``/``s5`` (affixes of five characters), ``sh`` (the full character-type
+shape, ``G.M.`` → ``A.A.``), ``csh`` (the collapsed shape, ``Animal`` → ``Aa``), ``fc`` (the type of
+the first character) and the flag ``lex`` (the lower-cased word is in the lowercase lexicon of the
+training text: seen more often lower-cased than capitalised, sentence starts not counted, see
+:func:`nerstudio.text.shapes.build_lexicon`; stored with the model); ``csh`` and ``fc`` also get
+bigram templates. These are the shape, affix and lexicon templates of the max-ent tagger's
+``rich`` set, in K&T's ±2 window.
+
 Templates, per surface type x and window offset k:
 
 * unigram ``x@k`` for k in −2..+2: the value of x at position i+k;
 * bigram ``x@k,k+1`` for k in −2, −1, 0 (x−2x−1, x−1x0, x0x+1) for x in wl, pos, chk and the
-  gazetteer types;
+  gazetteer types (and csh, fc in ``kt+rich``);
 * ``bias``.
 
 Out-of-sequence positions have the value ``NULL`` (a real value: "w@-1=NULL" says "first token
@@ -73,6 +82,10 @@ Representation: per token, the ids of its active predicates, sorted ascending, i
 The vocabulary is stored per surface type as the list of its values (value 0 is ``NULL``), and
 per template as the sorted ids of the values (unigrams) or value pairs (bigrams, code
 ``a * V_x + b``) that it kept; predicate ids run template after template, in that order.
+
+The module is long because this docstring is the exact definition of every template (the
+contract the tests check), and fitting, transforming and storing the vocabulary share one
+layout in one class.
 """
 
 from __future__ import annotations
@@ -86,6 +99,7 @@ import numpy as np
 from ..corpus.model import Sentence
 from ..errors import Cancelled
 from ..resources import Gazetteers, longest_match_iob
+from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
 NULL = "NULL"
 OFFSETS = (-2, -1, 0, 1, 2)
@@ -94,6 +108,13 @@ WORD_TYPES = ("w", "wl", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4")
 FLAG_TYPES = ("2d", "4d", "d&a", "d&-", "d&/", "d&,", "d&.", "n", "ic", "ac", "l", "cp")
 COLUMN_TYPES = ("pos", "chk")
 BIGRAM_BASE = ("wl", "pos", "chk")
+#: ``kt+rich``: more word types (affixes of 5, full and collapsed shape, first-character type),
+#: a lowercase-lexicon flag, and bigrams of the collapsed shapes and first-character types
+RICH_WORD_TYPES = ("p5", "s5", "sh", "csh", "fc")
+RICH_FLAG_TYPES = ("lex",)
+RICH_BIGRAM_BASE = ("csh", "fc")
+FEATURE_SET_NAMES = ("kt", "kt+rich")
+LEXICON_KEY = "@lexicon"  # where the model file keeps the rich set's lowercase lexicon
 GAZ_NAMES = {"ORG": "go", "PER": "gp", "MISC": "gm"}
 GAZ_TRAIN_TYPES = ("ORG", "PER", "MISC")
 EDGE_PRESETS = {
@@ -136,6 +157,12 @@ def _word_value(x: str, w: str) -> str | None:
         return w
     if x == "wl":
         return w.lower()
+    if x == "sh":
+        return fast_shape(w)
+    if x == "csh":
+        return fast_collapsed_shape(w)
+    if x == "fc":
+        return first_char_type(w)
     n = int(x[1])
     if len(w) < n:
         return None
@@ -234,7 +261,8 @@ class FeatureRows:
 
 
 class KTFeatures:
-    """The ``"kt"`` feature set: vocabulary fitted on training sequences, then applied to any.
+    """The ``"kt"`` feature set (``"kt+rich"`` with ``rich``, see the module docstring): vocabulary
+    fitted on training sequences, then applied to any.
 
     ``edge_templates``: ``"all"`` (K&T: every template also makes edge features), a preset name
     (``"window1"``, ``"current"``, ``"bias"``/``"none"``, see :data:`EDGE_PRESETS`) or a sequence of
@@ -243,15 +271,27 @@ class KTFeatures:
     ``"current"`` (see :class:`~nerstudio.tagging.perceptron.PerceptronTagger` for why).
     """
 
-    name = "kt"
-
     def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all",
-                 lists: Gazetteers | None = None):
+                 lists: Gazetteers | None = None, rich: bool = False):
         self.cutoff = int(cutoff)
+        self.rich = bool(rich)
+        self.lexicon_: set[str] = set()  # rich: the lowercase lexicon of the training text
         self.gazetteer = gazetteer
         self.lists = lists  # the bundled gazetteers (nerstudio.resources): types g:<list>
         self.edge_templates = edge_templates
         self.patterns = self._patterns(edge_templates)
+
+    @property
+    def name(self) -> str:
+        return "kt+rich" if self.rich else "kt"
+
+    @property
+    def word_types(self) -> tuple[str, ...]:
+        return WORD_TYPES + (RICH_WORD_TYPES if self.rich else ())
+
+    @property
+    def flag_types(self) -> tuple[str, ...]:
+        return FLAG_TYPES + (RICH_FLAG_TYPES if self.rich else ())
 
     @staticmethod
     def _patterns(spec) -> tuple[str, ...]:
@@ -265,7 +305,7 @@ class KTFeatures:
 
     # -- surface types and templates -------------------------------------------------------
     def _types(self, n_columns: int) -> list[str]:
-        types = list(WORD_TYPES) + list(COLUMN_TYPES[:n_columns]) + list(FLAG_TYPES)
+        types = list(self.word_types) + list(COLUMN_TYPES[:n_columns]) + list(self.flag_types)
         if self.gazetteer is not None:
             types += [self.gazetteer.feature_name(t) for t in self.gazetteer.types]
         if self.lists is not None:
@@ -278,7 +318,8 @@ class KTFeatures:
         for x in types:
             for k in OFFSETS:
                 out.append((f"{x}@{k}", x, k, False))
-        bigram_types = [x for x in types if x in BIGRAM_BASE or x.startswith("g")]
+        base = BIGRAM_BASE + (RICH_BIGRAM_BASE if self.rich else ())
+        bigram_types = [x for x in types if x in base or x.startswith("g")]
         for x in bigram_types:
             for k in BIGRAM_OFFSETS:
                 out.append((f"{x}@{k},{k + 1}", x, k, True))
@@ -326,7 +367,7 @@ class KTFeatures:
         words = list(wdict)
         word_ids = np.array(wid, dtype=np.int64)
         values: dict[str, tuple[list[str], np.ndarray]] = {}
-        for x in WORD_TYPES:
+        for x in self.word_types:
             if check is not None:
                 check()
             d: dict[str, int] = {}
@@ -340,7 +381,10 @@ class KTFeatures:
             if check is not None:
                 check()
             forms.extend(word_form(w) for w in words[i:i + 8192])
-        for x in FLAG_TYPES:
+        if self.rich:
+            lex = self.lexicon_
+            forms = [dict(f, lex=w.lower() in lex) for f, w in zip(forms, words)]
+        for x in self.flag_types:
             arr = np.array([1 if f[x] else -1 for f in forms], dtype=np.int64)
             values[x] = ([NULL, "1"], arr[word_ids] if len(word_ids) else word_ids)
         for j in range(n_columns):
@@ -366,7 +410,7 @@ class KTFeatures:
     def _codes(self, tmpl, vals: np.ndarray, shifts: dict, V: int) -> np.ndarray:
         """Per token: the value (or value-pair code) of a template, −1 when absent."""
         _, x, k, bigram = tmpl
-        null = -1 if x in FLAG_TYPES else 0
+        null = -1 if x in FLAG_TYPES or x in RICH_FLAG_TYPES else 0
 
         def at(j):
             if j == 0:
@@ -390,6 +434,7 @@ class KTFeatures:
         check = _checker(should_cancel)
         sents = [s for seq in sequences for s in seq if len(s.words)]
         self.n_columns_ = min(min((len(s.extra) for s in sents), default=0), 2)
+        self.lexicon_ = build_lexicon(sents) if self.rich else set()
         self.types_ = self._types(self.n_columns_)
         self.templates_ = self._templates(self.types_)
         values, seq_ptr, _ = self._values(sequences, self.n_columns_, documents, check)
@@ -537,12 +582,14 @@ class KTFeatures:
                   "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
                   else list(self.edge_templates),
                   "types": self.types_, "templates": [list(t) for t in self.templates_],
-                  "n_predicates": self.n_predicates_,
+                  "n_predicates": self.n_predicates_, "rich": self.rich,
                   "lists": self.lists.fingerprint if self.lists is not None else None}
         kept_ptr = np.zeros(len(self.kept_) + 1, dtype=np.int64)
         np.cumsum([len(k) for k in self.kept_], out=kept_ptr[1:])
         arrays = {"kept": np.concatenate(self.kept_).astype(np.int64), "kept_ptr": kept_ptr}
         values = {x: v[1:] for x, v in self.values_.items()}
+        if self.rich:
+            values[LEXICON_KEY] = sorted(self.lexicon_)
         gaz = self.gazetteer.to_json() if self.gazetteer is not None else None
         return header, arrays, values, gaz
 
@@ -554,7 +601,9 @@ class KTFeatures:
             lists = Gazetteers()
             if lists.fingerprint != header["lists"]:
                 raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
-        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists)
+        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists, bool(header.get("rich", False)))
+        if f.rich:
+            f.lexicon_ = {str(w) for w in values[LEXICON_KEY]}
         f.n_columns_ = int(header["n_columns"])
         f.types_ = list(header["types"])
         f.templates_ = [(str(a), str(b), int(c), bool(d)) for a, b, c, d in header["templates"]]
