@@ -30,15 +30,22 @@ def _collection(folder):
     return folder
 
 
-def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path):
-    folder = _collection(tmp_path / "collection")
-    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+def _window(qtbot, tmp_path):
+    """A window whose settings and recovery files live in ``tmp_path`` (two windows may share
+    them, as a second session after a crash does)."""
     st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.sync()
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
+    return w
+
+
+def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path):
+    folder = _collection(tmp_path / "collection")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    w = _window(qtbot, tmp_path)
     w.dialogs.ask_corpus_folder = lambda: str(folder)
     w.act_open_folder.trigger()
     qtbot.waitUntil(lambda: not w.jobs.busy and w.document.corpus is not None, timeout=30000)
@@ -64,20 +71,13 @@ def test_an_unsaved_edit_in_a_brat_folder_is_recovered(qtbot, tmp_path):
     """Autosave covers a folder like a file: the recovery file is written after an edit, and a
     new window opening the folder offers it and gets the edit back."""
     folder = _collection(tmp_path / "collection")
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    st.sync()
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
+    w = _window(qtbot, tmp_path)
     assert w.load_corpus(str(folder), attach=False)
     k = len(w.corpus.documents[0].sentences)
     i = w.corpus.sentences[k].words.index("Oslo")
     with qtbot.waitSignal(w.annotation.autosaved, timeout=10000):
         w.document.set_spans(k, list(w.document.spans(k)) + [Span(i, i + 1, "LOC")])
-    w2 = MainWindow(st)
-    qtbot.addWidget(w2)
-    w2.dialogs.ask_unsaved = lambda: "discard"
+    w2 = _window(qtbot, tmp_path)
     offered = []
     w2.dialogs.ask_recover = lambda path: offered.append(path) or True
     assert w2.load_corpus(str(folder), attach=False)

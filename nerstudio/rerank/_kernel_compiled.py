@@ -58,6 +58,19 @@ def _one_sequence(tags, ids, s, m, q, node_tag, node_tail, layer_ptr, roots, lam
 
 
 @njit(cache=True, nogil=True)
+def _table_sizes(lengths, layer_ptr, ell):
+    """The work tables' sizes: one column more than the longest stored sequence, one row per
+    node of the widest suffix layer."""
+    width = 2
+    for k in range(lengths.shape[0]):
+        width = max(width, lengths[k] + 1)
+    nodes = 1
+    for layer in range(ell):
+        nodes = max(nodes, layer_ptr[layer + 1] - layer_ptr[layer])
+    return width, nodes
+
+
+@njit(cache=True, nogil=True)
 def kernel_rows(tags, ids, starts, lengths, q, node_tag, node_tail, layer_ptr, roots, lam, out):
     """``out[j, k]`` = K(candidate j, stored sequence k) for the sequences at ``starts`` (absolute
     positions in ``tags``/``ids``) with ``lengths``.
@@ -69,12 +82,7 @@ def kernel_rows(tags, ids, starts, lengths, q, node_tag, node_tail, layer_ptr, r
     ``roots[j]`` is candidate j's node in the last layer.
     """
     ell = q.shape[1]
-    width = 2
-    for k in range(lengths.shape[0]):
-        width = max(width, lengths[k] + 1)
-    nodes = 1
-    for layer in range(ell):
-        nodes = max(nodes, layer_ptr[layer + 1] - layer_ptr[layer])
+    width, nodes = _table_sizes(lengths, layer_ptr, ell)
     wc = np.empty((ell, width))
     c0 = np.empty((nodes, width))
     c1 = np.empty((nodes, width))
@@ -91,12 +99,7 @@ def kernel_rows_parallel(tags, ids, starts, lengths, q, node_tag, node_tail, lay
     """:func:`kernel_rows` with the stored sequences split into ``n_chunks`` contiguous chunks
     that run on numba's threads (identical results: each value is computed the same way)."""
     ell = q.shape[1]
-    width = 2
-    for k in range(lengths.shape[0]):
-        width = max(width, lengths[k] + 1)
-    nodes = 1
-    for layer in range(ell):
-        nodes = max(nodes, layer_ptr[layer + 1] - layer_ptr[layer])
+    width, nodes = _table_sizes(lengths, layer_ptr, ell)
     n = starts.shape[0]
     for c in prange(n_chunks):
         wc = np.empty((ell, width))
