@@ -114,6 +114,18 @@ class NBestList:
     def __len__(self) -> int:
         return len(self.words)
 
+    @classmethod
+    def concatenate(cls, lists: Sequence["NBestList"]) -> "NBestList":
+        """The sentences of ``lists`` (made by one tagger) as one list, in order: their ids
+        joined, gold when every list has it, the meta of the first."""
+        if len(lists) == 1:
+            return lists[0]
+        first = lists[0]
+        gold = None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
+        return cls(list(first.tagset), [w for nb in lists for w in nb.words],
+                   [c for nb in lists for c in nb.candidates], [lp for nb in lists for lp in nb.logprobs], gold,
+                   [i for nb in lists for i in nb.ids], dict(first.meta))
+
     @property
     def typed(self) -> bool:
         return any("-" in t for t in self.tagset)

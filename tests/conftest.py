@@ -66,19 +66,30 @@ def no_child_process_left_running():
 
 
 @pytest.fixture
-def empty_window(qtbot, tmp_path):
-    """The main window with nothing open; its settings and crash-recovery files in a temporary
-    folder, and the unsaved-work questions answered "discard" so that nothing blocks."""
+def make_window(qtbot, tmp_path):
+    """Makes main windows with nothing open, their settings and crash-recovery files in a
+    temporary folder (shared by every window it makes, as by two sessions of one user), and the
+    unsaved-work questions answered "discard" so that nothing blocks."""
     from PySide6.QtCore import QSettings
 
     from nerstudio.gui.main_window import MainWindow
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_unsaved_models = lambda what: "discard"
-    return w
+
+    def make():
+        st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+        st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+        st.sync()
+        w = MainWindow(st)
+        qtbot.addWidget(w)
+        w.dialogs.ask_unsaved = lambda: "discard"
+        w.dialogs.ask_unsaved_models = lambda what: "discard"
+        return w
+    return make
+
+
+@pytest.fixture
+def empty_window(make_window):
+    """The main window with nothing open (see :func:`make_window`)."""
+    return make_window()
 
 
 @pytest.fixture

@@ -9,11 +9,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
-
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import MainWindow  # noqa: E402
 
 A = "Nokia signed a deal with Siemens in Munich.\n"
 B = "Greta Lind flew to Oslo on Monday.\n"
@@ -30,22 +27,10 @@ def _collection(folder):
     return folder
 
 
-def _window(qtbot, tmp_path):
-    """A window whose settings and recovery files live in ``tmp_path`` (two windows may share
-    them, as a second session after a crash does)."""
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    st.sync()
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
-    return w
-
-
-def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path):
+def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path, make_window):
     folder = _collection(tmp_path / "collection")
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    w = _window(qtbot, tmp_path)
+    w = make_window()
     w.dialogs.ask_corpus_folder = lambda: str(folder)
     w.act_open_folder.trigger()
     qtbot.waitUntil(lambda: not w.jobs.busy and w.document.corpus is not None, timeout=30000)
@@ -67,17 +52,17 @@ def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path):
     assert read_corpus(folder).sentences[k].spans == [Span(0, 2, "PER"), Span(i, i + 1, "LOC")]
 
 
-def test_an_unsaved_edit_in_a_brat_folder_is_recovered(qtbot, tmp_path):
+def test_an_unsaved_edit_in_a_brat_folder_is_recovered(qtbot, tmp_path, make_window):
     """Autosave covers a folder like a file: the recovery file is written after an edit, and a
     new window opening the folder offers it and gets the edit back."""
     folder = _collection(tmp_path / "collection")
-    w = _window(qtbot, tmp_path)
+    w = make_window()
     assert w.load_corpus(str(folder), attach=False)
     k = len(w.corpus.documents[0].sentences)
     i = w.corpus.sentences[k].words.index("Oslo")
     with qtbot.waitSignal(w.annotation.autosaved, timeout=10000):
         w.document.set_spans(k, list(w.document.spans(k)) + [Span(i, i + 1, "LOC")])
-    w2 = _window(qtbot, tmp_path)
+    w2 = make_window()
     offered = []
     w2.dialogs.ask_recover = lambda path: offered.append(path) or True
     assert w2.load_corpus(str(folder), attach=False)

@@ -9,12 +9,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
-
 import nerstudio  # noqa: E402
 from nerstudio.corpus.formats import read_corpus, write_corpus  # noqa: E402
 from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
 
 TEXT = ("Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
         "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy  summer.\r\n"
@@ -31,15 +29,10 @@ def _char_entities(corpus):
     return out
 
 
-def test_plain_text_opened_preannotated_corrected_and_saved(qtbot, tmp_path):
+def test_plain_text_opened_preannotated_corrected_and_saved(qtbot, tmp_path, empty_window):
     src = tmp_path / "harbour.txt"
     src.write_bytes(TEXT.encode("utf-8"))
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
-    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
-    st.sync()
-    w = MainWindow(st)
-    qtbot.addWidget(w)
-    w.dialogs.ask_unsaved = lambda: "discard"
+    w = empty_window
     assert w.load_corpus(str(src), attach=False)
     doc = w.document
     assert doc.corpus.format == "text" and len(doc.corpus) == 3

@@ -28,7 +28,8 @@ from typing import Callable, Sequence
 
 from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled
-from ..experiments.predictor import choices, concatenate, load_model_folder, needs_documents, tagger_nbest
+from ..experiments.predictor import choices, load_model_folder, needs_documents, tagger_nbest
+from ..nbest import NBestList
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
 N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
@@ -120,7 +121,7 @@ def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int 
         if progress is not None:
             progress(start + len(nb), total)
     if whole and decoded:
-        nb = concatenate(decoded)
+        nb = NBestList.concatenate(decoded)
         out = _chosen_spans(nb, choices(model.reranker, nb, documents))
     return out
 

@@ -183,6 +183,8 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
     src_fmt = corpus_like.format
     src_scheme = corpus_like.scheme
     if fmt == "jsonl":
+        # a document's own id (JSONL, other tools' records, brat file names), else its number
+        own_ids = src_fmt == "jsonl" or foreign.handler(src_fmt or "") is not None
         doc_id = None
         n_doc = 0
         held = None  # a sentence cut from running text waits for the next: what follows it
@@ -196,9 +198,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 held = None
             if kind == "docstart":
                 n_doc += 1
-                # the document's own id (JSONL, other tools' records, brat file names), else its number
-                own = src_fmt == "jsonl" or (foreign.handler(src_fmt or "") is not None and obj)
-                doc_id = str(obj) if own else str(n_doc)
+                doc_id = str(obj) if own_ids and (obj or src_fmt == "jsonl") else str(n_doc)
             elif kind == "sentence":
                 _check_jsonl_writable(obj, corpus_like.path)  # type: ignore[arg-type]
                 if obj.raw is None and obj.offsets:  # type: ignore[union-attr]

@@ -86,15 +86,6 @@ def needs_documents(reranker) -> bool:
     return reranker is not None and bool(getattr(getattr(reranker, "features", None), "context", False))
 
 
-def concatenate(lists: Sequence[NBestList]) -> NBestList:
-    """One list of the sentences of ``lists`` (decoded by one tagger), in order."""
-    if len(lists) == 1:
-        return lists[0]
-    first = lists[0]
-    return NBestList(first.tagset, [w for nb in lists for w in nb.words], [c for nb in lists for c in nb.candidates],
-                     [lp for nb in lists for lp in nb.logprobs], None, [], dict(first.meta))
-
-
 def choices(reranker, nb: NBestList, documents: Sequence[int] | None = None) -> np.ndarray:
     """Per sentence of ``nb``, the index of the chosen candidate: the reranker's pick, or 0 (the
     tagger's best) without a reranker. ``documents``: each sentence's document, for a reranker

@@ -126,15 +126,10 @@ def document_chunks(corpus, tokens: int = CHUNK_TOKENS) -> list:
 
 def _concat(lists: list[NBestList]) -> NBestList:
     """Document lists of consecutive chunks as one list (meta of the first, offsets joined)."""
-    if len(lists) == 1:
-        return lists[0]
-    first = lists[0]
-    meta = dict(first.meta)
-    meta["sentence_offsets"] = [o for nb in lists for o in nb.meta["sentence_offsets"]]
-    gold = None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
-    return NBestList(list(first.tagset), [w for nb in lists for w in nb.words],
-                     [c for nb in lists for c in nb.candidates], [lp for nb in lists for lp in nb.logprobs], gold,
-                     [i for nb in lists for i in nb.ids], meta)
+    joined = NBestList.concatenate(lists)
+    if len(lists) > 1:
+        joined.meta["sentence_offsets"] = [o for nb in lists for o in nb.meta["sentence_offsets"]]
+    return joined
 
 
 def display_lists(model, corpus, n: int | None = None, progress=None, should_cancel=None,

@@ -235,8 +235,15 @@ def _current(doc):
     return text, ents
 
 
-def _is_folder_layout(layout) -> bool:
-    return isinstance(layout, list) and bool(layout) and isinstance(layout[0], list)
+def _layouts(corpus: Corpus) -> list:
+    """Per document, the ``.ann`` lines it was read with (None: not read from brat): a folder's
+    list of line lists, or a pair's lines for its one document."""
+    layout = corpus.layout if corpus.format == "brat" else None
+    if layout is None:
+        return [None] * len(corpus.documents)
+    if layout and isinstance(layout[0], list):
+        return layout
+    return [layout] if len(corpus.documents) == 1 else [None] * len(corpus.documents)
 
 
 def render(corpus: Corpus, losses) -> tuple[str, str]:
@@ -245,10 +252,7 @@ def render(corpus: Corpus, losses) -> tuple[str, str]:
         raise FormatError(corpus.path, None, f"brat holds one document per .txt/.ann pair, this corpus has "
                                              f"{len(corpus.documents)}: save into a folder (one pair per "
                                              "document), or as jsonl")
-    old = corpus.layout if corpus.format == "brat" and not _is_folder_layout(corpus.layout) else None
-    if corpus.format == "brat" and _is_folder_layout(corpus.layout):
-        old = corpus.layout[0]
-    return render_document(corpus.documents[0], old, corpus.path or "", losses)
+    return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or "", losses)
 
 
 def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, str]:
@@ -306,11 +310,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         if any(c.isspace() for c in label):
             raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
     if os.path.isdir(path):
-        layouts = corpus.layout if corpus.format == "brat" and _is_folder_layout(corpus.layout) else None
-        for k, (doc, stem) in enumerate(zip(corpus.documents, _document_names(corpus))):
-            old = layouts[k] if layouts is not None else (
-                corpus.layout if corpus.format == "brat" and corpus.layout is not None and len(corpus.documents) == 1
-                else None)
+        for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
             txt = os.path.join(path, stem + ".txt")
             _write_pair(txt, *render_document(doc, old, txt, losses), corpus)
         return
