@@ -30,12 +30,26 @@ def cmd_gui(args) -> int:
     from ..gui.app import run
     return run(args.path, screenshot=args.screenshot)
 
+def cmd_install_desktop(args) -> int:
+    from ..resources import desktop
+    where = desktop.data_home() if args.prefix is None else args.prefix
+    if args.uninstall:
+        removed = desktop.uninstall(args.prefix)
+        print(f"removed {len(removed)} file(s) from {where}", file=sys.stderr)
+        return 0
+    written = desktop.install(args.prefix)
+    print(f"installed the launcher entry, {len(desktop.ICON_SIZES) + 1} icons and the metainfo under {where}; "
+          f"the launcher runs {' '.join(desktop.gui_command())}", file=sys.stderr)
+    for path in written:
+        print(path)
+    return 0
+
 COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
             "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
             "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
             "explain-model": cmd_explain_model, "sweep": cmd_sweep,
             "rank-uncertain": cmd_rank_uncertain, "agreement": cmd_agreement,
-            "preannotate": cmd_preannotate}
+            "preannotate": cmd_preannotate, "install-desktop": cmd_install_desktop}
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()

@@ -343,4 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument("path", nargs="?", metavar="CORPUS", help="corpus to open (default: the bundled demo corpus)")
     p.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
+
+    p = sub.add_parser("install-desktop",
+                       help="add nerstudio to the desktop's launcher (.desktop entry, icons, AppStream metainfo)")
+    p.add_argument("--prefix", metavar="DIR",
+                   help="data folder to install into (default: $XDG_DATA_HOME, else ~/.local/share)")
+    p.add_argument("--uninstall", action="store_true", help="remove what an earlier install-desktop wrote")
     return parser

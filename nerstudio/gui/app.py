@@ -16,6 +16,19 @@ import threading
 from ..demo import DEMO_CORPUS, DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 (re-exported for tests)
 
 
+def set_app_icon(app) -> None:
+    """The application's icon (every window's, and the launcher's on Wayland through the desktop
+    file name) from the PNG sizes shipped in nerstudio/resources/desktop."""
+    from PySide6.QtGui import QIcon
+
+    from ..resources import desktop
+    icon = QIcon()
+    for size in desktop.ICON_SIZES:
+        icon.addFile(str(desktop.icon_png(size)))
+    app.setWindowIcon(icon)
+    app.setDesktopFileName(desktop.APP_ID)
+
+
 def default_corpus() -> str | None:
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
 
@@ -36,6 +49,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     QCoreApplication.setOrganizationName("nerstudio")
     QCoreApplication.setApplicationName("nerstudio")
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    set_app_icon(app)
     settings = QSettings()
     if screenshot:  # reproducible pictures: do not read or write the user's settings
         import tempfile
