@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
         self.stepper = StepperController(ctx, v, self)
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
-        self.loop = LoopController(ctx, self)
+        self.loop = LoopController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
         self.act_preannotate = self.preannotate.act
         annotatem = menu.addMenu("&Annotate")
         annotatem.addAction(self.act_preannotate)
-        self.loop.add_to(self, annotatem)  # Learn from corrections, its panel
+        self.loop.add_to(annotatem)  # Learn from corrections
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():

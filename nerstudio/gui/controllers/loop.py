@@ -10,7 +10,7 @@ cancellable with Shift+F5, never blocking the window — then re-predicts the se
 reviewed yet as one undoable edit (never a reviewed sentence nor one edited while the round
 ran) and attaches its N-best list, so the browser's "most uncertain first" follows the new
 model. Turning it on runs a first round that only predicts (after asking, since it replaces the
-entities of the sentences not reviewed). The **Model in the loop** panel shows, per batch of
+entities of the sentences not reviewed). The **Model in the loop** tab (beside the gold entities) shows, per batch of
 reviewed sentences, the entity F of the suggestions the annotator found against what they kept
 and the corrections they needed, so the annotator sees the model improve.
 **Save loop model…** writes the current model as a model folder for ``nerstudio.load``.
@@ -23,8 +23,8 @@ the corpus are made in the worker (with progress) and attached, so every view th
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
-from PySide6.QtWidgets import (QDockWidget, QHeaderView, QLabel, QMessageBox, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QMessageBox, QTableWidget, QTableWidgetItem,
+                               QWidget)
 
 from ...app import loop
 from ...app.attachments import index_nbest
@@ -50,18 +50,23 @@ class LoopPanel(QWidget):
         self.label = QLabel("Learn from corrections is off (Annotate menu)")
         self.label.setWordWrap(True)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Reviewed", "Suggestion F", "Corrections",
-                                              "Added / removed / relabelled"])
+        self.table.setHorizontalHeaderLabels(["Reviewed", "Suggestion F", "Edits", "Added / removed / relabelled"])
+        tips = ("The batch's sentences, in review order", "Entity F of the model's suggestions against what was kept",
+                "Entity corrections the suggestions needed: spans added + removed + relabelled",
+                "The corrections by kind")
+        for c, tip in enumerate(tips):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table.setToolTip("Per batch of reviewed sentences (in review order): the entity F of the model's "
                               "suggestions against what was kept, and the entity corrections they needed")
-        lay = QVBoxLayout(self)
-        lay.addWidget(self.label)
-        lay.addWidget(self.table)
+        self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        lay = QHBoxLayout(self)
+        lay.addWidget(self.label, 2)
+        lay.addWidget(self.table, 3)
 
-    def show_batches(self, scores: list, size: int) -> None:
+    def show_batches(self, scores: list) -> None:
         self.table.setRowCount(len(scores))
         done = 0
         for r, b in enumerate(scores):
@@ -76,9 +81,9 @@ class LoopPanel(QWidget):
 
 
 class LoopController(QObject):
-    def __init__(self, ctx: Context, parent_widget):
+    def __init__(self, ctx: Context, views, parent_widget):
         super().__init__(parent_widget)
-        self.ctx, self.doc = ctx, ctx.document
+        self.ctx, self.doc, self.v = ctx, ctx.document, views
         w = parent_widget
         self.act_learn = make_action(w, "&Learn from corrections", self.toggle, None,
                                      "A model learns from every sentence you review and re-predicts the others")
@@ -88,10 +93,7 @@ class LoopController(QObject):
         self.act_save = make_action(w, "Save loop &model…", self.save_dialog, None,
                                     "Save the model in the loop as a model folder (nerstudio.load reads it)")
         self.panel = LoopPanel()
-        self.dock = QDockWidget("Model in the loop", w)
-        self.dock.setObjectName("loopDock")
-        self.dock.setWidget(self.panel)
-        self.dock.hide()
+        views.annotate_tabs.addTab(self.panel, "Model in the loop")  # beside the gold entities
         self.learner: loop.OnlineLearner | None = None
         self.source = ""  # what the learner started from
         self.last = ""  # the last round's summary (tests, scripts)
@@ -101,13 +103,11 @@ class LoopController(QObject):
         ctx.jobs.idle.connect(self._on_idle)
         self._update()
 
-    def add_to(self, window, menu) -> None:
-        """Put the actions in ``menu`` and the panel's dock in ``window``."""
+    def add_to(self, menu) -> None:
+        """Put the actions in ``menu``."""
         menu.addSeparator()
         for a in (self.act_learn, self.act_review, self.act_save):
             menu.addAction(a)
-        window.addDockWidget(Qt.RightDockWidgetArea, self.dock)
-        self.dock.hide()
 
     # -- state ----------------------------------------------------------------------------
     @property
@@ -129,15 +129,15 @@ class LoopController(QObject):
             return
         n = int(self.doc.reviewed.sum())
         scores = loop.batch_scores(self.doc, self.every)
-        self.panel.show_batches(scores, self.every)
+        self.panel.show_batches(scores)
         if self.learner is None:
             self.panel.label.setText(f"{n:,} of {len(self.doc.corpus):,} sentences reviewed. Learn from corrections "
                                      "is off (Annotate menu).")
             return
-        kind = "updates per sentence" if self.learner.online else f"trained every {self.learner.every} sentences"
-        self.panel.label.setText(f"{self.source} ({kind}): {self.learner.rounds} round(s), learned "
-                                 f"{len(self.learner.learned):,} sentence(s); {n:,} of {len(self.doc.corpus):,} "
-                                 f"reviewed. {self.last}")
+        kind = "learns per sentence" if self.learner.online else f"learns every {self.learner.every} sentences"
+        self.panel.label.setText(f"<b>{self.source}</b>, {kind}: {self.learner.rounds} round(s), "
+                                 f"{len(self.learner.learned):,} sentence(s) learned.<br>{n:,} of "
+                                 f"{len(self.doc.corpus):,} sentences reviewed.<br>{self.last}")
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
@@ -165,12 +165,12 @@ class LoopController(QObject):
         """The tagger to learn with, its seed and a name for it."""
         kt = self.doc.kt_model
         if kt is not None and hasattr(kt, "learn"):
-            return kt, [], "the sequence tagger"
+            return kt, [], "The sequence tagger"
         if self.doc.tagger is not None:
-            return self.doc.tagger, [], "the open tagger"
+            return self.doc.tagger, [], "The open tagger"
         from ...experiments.predictor import load_model_folder
         tagger, _ = load_model_folder(DEMO_MODEL_DIR)
-        return tagger, read_corpus(str(DEMO_CORPUS)).sentences, "the demo model (seed: the demo corpus)"
+        return tagger, read_corpus(str(DEMO_CORPUS)).sentences, "The demo model (seed: the demo corpus)"
 
     def start(self) -> bool:
         doc = self.doc
@@ -189,7 +189,7 @@ class LoopController(QObject):
             return False
         tagger, seed, self.source = self._model()
         self.learner = loop.OnlineLearner(tagger, seed, every=self.every)
-        self.dock.show()
+        self.v.annotate_tabs.setCurrentWidget(self.panel)
         self._update()
         return self.run_round(train=False)
 
@@ -237,6 +237,8 @@ class LoopController(QObject):
             learner.adopt(res)
             self.last = (f"Last round: {res.note + '; ' if res.note else ''}{len(changed):,} sentence(s) "
                          "re-predicted.")
+            if not res.trained:
+                self.last = f"Predicted {len(changed):,} sentence(s); N-best lists attached."
             self.ctx.status(self.last, 8000)
             self._update()
 
