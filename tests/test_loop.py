@@ -128,3 +128,22 @@ def test_perceptron_learner_updates_per_sentence():
     assert res.trained and np.array_equal(tagger.weights_, before)  # the current model is untouched
     learner.adopt(res)
     assert learner.tagger is res.tagger and list(learner.learned) == [k]
+
+
+def test_bench_prints_the_last_line(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "bench" / "annotation_loop.py"), "--corpus",
+                          str(DEMO_DIR / "test.conll"), "--batches", "2", "--batch-size", "10",
+                          "--seed", str(DEMO_DIR / "dev.conll")],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert re.fullmatch(r"loop F \d+\.\d\d vs static F \d+\.\d\d; edits \d+ vs \d+", lines[-1])
+    assert len([ln for ln in lines if re.match(r"\s+[12]\s", ln)]) == 2
+    bad = subprocess.run([sys.executable, str(root / "bench" / "annotation_loop.py"), "--corpus", "nope.conll"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert bad.returncode == 1 and "nope.conll: no such file" in bad.stderr
