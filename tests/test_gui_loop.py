@@ -99,3 +99,12 @@ def test_saving_keeps_the_review_states(window, qtbot, gold):
     assert not doc.is_dirty()
     back = nerstudio.read(doc.corpus.path)
     assert review.read_states(back).nonzero()[0].tolist() == [2, 4]
+
+
+def test_not_reviewed_filter(window, qtbot):
+    w, doc = window, window.document
+    doc.set_reviewed([0, 1])
+    v = w.views
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.apply_filter()
+    assert f"{len(doc.corpus) - 2:,} of {len(doc.corpus):,} sentences shown" in v.filter_count.text()

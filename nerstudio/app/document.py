@@ -378,13 +378,14 @@ class Document:
 
     def flags(self) -> dict[str, np.ndarray]:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
-        picked another candidate), missing (gold not among the candidates), rerank_error."""
+        picked another candidate), missing (gold not among the candidates), rerank_error,
+        unreviewed (see :attr:`reviewed`)."""
         return self._cached("flags", self._flags)
 
     def _flags(self) -> dict[str, np.ndarray]:
         n = len(self.corpus) if self.corpus else 0
         out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
-               "missing": np.zeros(n, bool)}
+               "missing": np.zeros(n, bool), "unreviewed": ~self.reviewed}
         ix = self.nbest_index
         if ix is None or n == 0:
             return out
