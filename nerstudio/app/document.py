@@ -9,7 +9,11 @@ with a :class:`Change` saying what changed. Gold edits go through the undo
 :class:`~nerstudio.app.history.History`, and the document records per sentence the revision of
 its last gold change, so every derived number (candidate quality counts, flags, type masks) is
 brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
-No Qt here.
+Each sentence also has a review state (:attr:`~Document.reviewed`: pre-annotated or reviewed,
+read from the corpus's file by :mod:`~nerstudio.app.review`): the annotator's edit
+(:meth:`~Document.set_spans`) or acceptance (:meth:`~Document.set_reviewed`) makes it reviewed,
+in the same undoable step, and :attr:`~Document.review_log` records what the sentence held then
+(the suggestion the annotation loop measures the model by). No Qt here.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from .history import History, SetSpans
 class Change:
     """What changed: ``kind`` is one of ``corpus`` (a new corpus), ``gold`` (spans of
     ``sentences``), ``nbest`` (a list attached), ``scores`` (a reranker's scores installed),
-    ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``."""
+    ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``,
+    ``review`` (the review state of ``sentences``)."""
 
     kind: str
     revision: int
@@ -75,6 +80,8 @@ class Document:
         self.dev_nbest_file: FileStamp | None = None
         self.kt_model = self.kt_model_path = None  # PerceptronTagger or JointTagger
         self.runs: list[Run] = []
+        self.reviewed = np.zeros(0, dtype=bool)  # per sentence: reviewed (True) or pre-annotated
+        self.review_log: list[tuple[int, tuple[Span, ...]]] = []  # (sentence, its spans as it became reviewed)
 
     def _clear_attachments(self) -> None:
         self.nbest_index: NBestIndex | None = None
@@ -99,10 +106,17 @@ class Document:
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
-    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None) -> None:
+    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None,
+             reviewed=None) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
-        ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already."""
+        ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already;
+        ``reviewed``: its review states (default: as its file says, :mod:`.review`)."""
+        from .review import read_states
+        reviewed = np.array(read_states(corpus) if reviewed is None else reviewed, dtype=bool)
+        if len(reviewed) != len(corpus):
+            raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
+        self.reviewed, self.review_log = reviewed, []
         self.corpus = corpus
         here = _same_file(corpus.path)
         for r in self.runs:
@@ -123,8 +137,8 @@ class Document:
         return list(self.corpus.sentences[k].spans)
 
     def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
-        """Make ``spans`` the gold of sentence ``k`` as one undoable step; returns the spans it
-        had, or None when nothing changes."""
+        """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
+        the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
         c = self.corpus
         if c is None or not 0 <= k < len(c):
             raise IndexError(f"no sentence {k}")
@@ -135,18 +149,29 @@ class Document:
         for s in new:
             if not 0 <= s.start < s.end <= len(c.sentences[k]):
                 raise ValueError(f"span {tuple(s)} outside sentence {k}")
-        self.history.push(SetSpans.one(k, old, new, text))
+        self.history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
         return old
 
-    def set_many(self, edits: dict[int, list[Span]], text: str) -> list[int]:
+    def set_many(self, edits: dict[int, list[Span]], text: str, reviewed: bool = False) -> list[int]:
         """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
-        those changed."""
+        those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
         c = self.corpus
         todo = tuple((k, tuple(c.sentences[k].spans), tuple(sorted(v))) for k, v in sorted(edits.items())
                      if sorted(v) != list(c.sentences[k].spans))
         if todo:
-            self.history.push(SetSpans(todo, text))
+            reviews = tuple(k for k, _, _ in todo if not self.reviewed[k]) if reviewed else ()
+            self.history.push(SetSpans(todo, text, reviews))
         return [k for k, _, _ in todo]
+
+    def set_reviewed(self, ks, value: bool = True, text: str | None = None) -> list[int]:
+        """Mark sentences ``ks`` reviewed as they are (the annotator accepts them) or, with
+        ``value=False``, pre-annotated again, as one undoable step; returns those whose state
+        changes."""
+        ks = tuple(int(k) for k in dict.fromkeys(ks) if bool(self.reviewed[int(k)]) != value)
+        if ks:
+            what = "accept" if value else "mark pre-annotated"
+            self.history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
+        return list(ks)
 
     def undo(self) -> SetSpans | None:
         return self.history.undo()
@@ -154,12 +179,22 @@ class Document:
     def redo(self) -> SetSpans | None:
         return self.history.redo()
 
-    def _apply(self, spans: dict[int, list[Span]], text: str) -> None:
-        for k, sp in spans.items():
-            self.corpus.sentences[k].spans = list(sp)
-            self._sentence_rev[k] = self.revision + 1
-        self.gold_revision = self.revision + 1
-        self._emit("gold", sorted(spans), text)
+    def _apply(self, spans: dict[int, list[Span]], text: str, reviews: tuple[int, ...] = (),
+               value: bool = True) -> None:
+        if value:  # the suggestions: what the sentences hold before this step's spans
+            self.review_log.extend((k, tuple(self.corpus.sentences[k].spans)) for k in reviews)
+        else:
+            gone = set(reviews)
+            self.review_log = [e for e in self.review_log if e[0] not in gone]
+        if reviews:  # first, so that the listeners of the gold change see the new states
+            self.reviewed[list(reviews)] = value
+            self._emit("review", sorted(reviews), text)
+        if spans:
+            for k, sp in spans.items():
+                self.corpus.sentences[k].spans = list(sp)
+                self._sentence_rev[k] = self.revision + 1
+            self.gold_revision = self.revision + 1
+            self._emit("gold", sorted(spans), text)
 
     def changed_since(self, revision: int) -> np.ndarray:
         """Sentences whose gold changed after ``revision``."""
@@ -343,13 +378,14 @@ class Document:
 
     def flags(self) -> dict[str, np.ndarray]:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
-        picked another candidate), missing (gold not among the candidates), rerank_error."""
+        picked another candidate), missing (gold not among the candidates), rerank_error,
+        unreviewed (see :attr:`reviewed`)."""
         return self._cached("flags", self._flags)
 
     def _flags(self) -> dict[str, np.ndarray]:
         n = len(self.corpus) if self.corpus else 0
         out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
-               "missing": np.zeros(n, bool)}
+               "missing": np.zeros(n, bool), "unreviewed": ~self.reviewed}
         ix = self.nbest_index
         if ix is None or n == 0:
             return out

@@ -1,7 +1,8 @@
 """The undo history of the document: plain commands, no Qt.
 
 Every gold edit (label, clear, resize, split, merge, accept a candidate, a recovery) replaces the
-spans of one or more sentences, so one command class keeps the spans before and after. The
+spans of one or more sentences, so one command class keeps the spans before and after (and
+which sentences the step marks reviewed or pre-annotated, see ``Document.reviewed``). The
 history applies commands to the :class:`~nerstudio.app.document.Document` (never to a window),
 remembers which position is the saved state ("clean"), and forgets the redo branch when a new
 edit is made after an undo.
@@ -17,14 +18,17 @@ from ..corpus.model import Span
 
 @dataclass(frozen=True)
 class SetSpans:
-    """Replace the gold spans of sentences: ``edits`` is ``((k, old, new), ...)``."""
+    """Replace the gold spans of sentences: ``edits`` is ``((k, old, new), ...)``; ``reviews``:
+    sentences whose review state the step sets to ``review_value`` (undo sets the other)."""
 
     edits: tuple[tuple[int, tuple[Span, ...], tuple[Span, ...]], ...]
     text: str
+    reviews: tuple[int, ...] = ()
+    review_value: bool = True
 
     @classmethod
-    def one(cls, k: int, old, new, text: str) -> "SetSpans":
-        return cls(((k, tuple(old), tuple(new)),), text)
+    def one(cls, k: int, old, new, text: str, reviews: tuple[int, ...] = ()) -> "SetSpans":
+        return cls(((k, tuple(old), tuple(new)),), text, reviews)
 
     @property
     def sentences(self) -> tuple[int, ...]:
@@ -32,10 +36,10 @@ class SetSpans:
 
 
 class History:
-    """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text)`` puts spans in
-    place (the document's own method)."""
+    """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text, reviews, value)``
+    puts spans and review states in place (the document's own method)."""
 
-    def __init__(self, apply: Callable[[dict[int, list[Span]], str], None]):
+    def __init__(self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool], None]):
         self._apply = apply
         self.commands: list[SetSpans] = []
         self.index = 0  # commands[:index] are done
@@ -74,14 +78,14 @@ class History:
         del self.commands[self.index:]
         self.commands.append(cmd)
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text)
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value)
 
     def undo(self) -> SetSpans | None:
         if not self.can_undo():
             return None
         self.index -= 1
         cmd = self.commands[self.index]
-        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text)
+        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text, cmd.reviews, not cmd.review_value)
         return cmd
 
     def redo(self) -> SetSpans | None:
@@ -89,5 +93,5 @@ class History:
             return None
         cmd = self.commands[self.index]
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text)
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value)
         return cmd

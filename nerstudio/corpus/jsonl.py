@@ -43,6 +43,9 @@ from .model import Sentence, Span
 from .segment import tokens as segment_tokens
 
 SPAN_KEYS = ("spans", "entities", "label")
+#: the record field holding a sentence's review state in the application's annotation loop
+#: (``"reviewed"``; absent: pre-annotated, see :mod:`nerstudio.app.review`)
+REVIEW_FIELD = "nerstudio_review"
 
 
 @dataclass
@@ -230,11 +233,14 @@ def _span_objects(s: Sentence, offsets) -> list[dict]:
     return [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label} for sp in s.spans]
 
 
-def render_record(s: Sentence, doc_id: str | None, before: str | None = None, after: str | None = None) -> str:
+def render_record(s: Sentence, doc_id: str | None, before: str | None = None, after: str | None = None,
+                  fields: dict | None = None) -> str:
     """The JSONL line for ``s``: its source record (updated if its spans were edited), or a new
     record with ``text``, ``tokens``, ``spans`` and, when the sentence has extra columns,
     ``columns``; a sentence cut from running text also gets ``offset`` and the text ``before``
-    and ``after`` it in its document when they are given and not empty."""
+    and ``after`` it in its document when they are given and not empty. ``fields``: record
+    fields to set (a value ``None`` removes the field), e.g. :data:`REVIEW_FIELD`."""
+    fields = fields or {}
     if s.raw is not None:
         try:
             obj = loads(s.raw, None, 0)
@@ -242,8 +248,12 @@ def render_record(s: Sentence, doc_id: str | None, before: str | None = None, af
         except FormatError:
             rec = None  # not a record we can update: write a fresh one
         if rec is not None and rec.words == list(s.words):
-            if rec.spans == s.spans:
+            same_fields = all(obj.get(k) == v for k, v in fields.items())
+            if rec.spans == s.spans and same_fields:
                 return s.raw
+            _set_fields(obj, fields)
+            if rec.spans == s.spans:
+                return json.dumps(obj, ensure_ascii=False)
             obj[rec.span_key or "spans"] = _span_objects(s, rec.offsets)
             if "tokens" not in obj and parse_object(obj, None, 0).words != list(s.words):
                 obj["tokens"] = list(s.words)  # old span boundaries split words: keep the tokens as they were
@@ -263,7 +273,16 @@ def render_record(s: Sentence, doc_id: str | None, before: str | None = None, af
             obj["after"] = after
     if s.extra:
         obj["columns"] = [list(c) for c in s.extra]
+    _set_fields(obj, fields)
     return json.dumps(obj, ensure_ascii=False)
+
+
+def _set_fields(obj: dict, fields: dict) -> None:
+    for k, v in fields.items():
+        if v is None:
+            obj.pop(k, None)
+        else:
+            obj[k] = v
 
 
 def record_losses(raw: str) -> tuple[bool, list[str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import codecs
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..errors import FormatError
 from . import foreign
@@ -175,9 +175,12 @@ def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
 
 
 def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str, object]],
-                 lossless: bool, losses: Losses | None = None) -> Iterator[str]:
+                 lossless: bool, losses: Losses | None = None,
+                 record_fields: Callable[[Sentence], dict] | None = None) -> Iterator[str]:
     """Lines (without endings) of the output file for a stream of reader-style events; what
-    the target cannot keep is counted in ``losses``."""
+    the target cannot keep is counted in ``losses``. ``record_fields(sentence)``: fields to set
+    in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`)."""
+    extra = record_fields or (lambda s: None)
     losses = Losses(fmt) if losses is None else losses
     losses.target = fmt
     src_fmt = corpus_like.format
@@ -194,7 +197,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 s0, id0, before0 = held
                 nxt = obj if kind == "sentence" and obj.offsets and obj.source is s0.source else None
                 after = None if nxt is not None else s0.source[s0.offsets[-1][1]:]
-                yield render_record(s0, id0, before0, after)
+                yield render_record(s0, id0, before0, after, extra(s0))
                 held = None
             if kind == "docstart":
                 n_doc += 1
@@ -208,14 +211,14 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                     prev = obj
                     continue
                 prev = obj
-                yield render_record(obj, doc_id)  # type: ignore[arg-type]
+                yield render_record(obj, doc_id, fields=extra(obj))  # type: ignore[arg-type]
             elif lossless:
                 yield obj  # type: ignore[misc]
             elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
                 losses.add("empty")
         if held is not None:
             s0, id0, before0 = held
-            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1]:])
+            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1]:], extra(s0))
         return
     sep = format_sep(fmt)
     src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
@@ -313,13 +316,15 @@ def new_file_bom(encoding: str) -> bool:
 
 
 def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | None = None,
-                 encoding: str | None = None, losses: Losses | None = None) -> None:
+                 encoding: str | None = None, losses: Losses | None = None,
+                 record_fields: Callable[[Sentence], dict] | None = None) -> None:
     """Write ``corpus`` atomically. Same format and scheme as read gives back the original bytes.
 
     In its own format the file's layout (``-DOCSTART-`` and separator lines, line endings, BOM,
     final newline) is kept, and sentences whose spans did not change keep their original tags.
     In another format the canonical layout of that format is written; what it cannot keep is
-    counted in ``losses`` (see the module docstring).
+    counted in ``losses`` (see the module docstring). ``record_fields``: JSONL only, see
+    :func:`render_lines`.
     """
     fmt = normalize_format(format) if format else corpus.format
     sch = normalize_scheme(scheme) if scheme else corpus.scheme
@@ -335,7 +340,7 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
         other.load().write(corpus, os.fspath(path), losses, sch)
         return
     lossless = fmt == corpus.format and corpus.layout is not None
-    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses)
+    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields)
     same_bytes = lossless and enc == corpus.encoding
     write_lines(path, lines, enc, corpus.newline if lossless else "\n",
                 corpus.bom if same_bytes else new_file_bom(enc), corpus.final_newline if lossless else True)

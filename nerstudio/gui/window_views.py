@@ -48,6 +48,8 @@ STATUS_FILTERS = (
     ("Reranker wrong", "rerank_error", "Sentences where the reranker's pick is not exactly the gold"),
     ("Gold not in N-best", "missing", "Sentences whose gold analysis is not among the candidates"),
     ("Has an N-best list", "has_nbest", "Sentences with candidates"),
+    ("Not reviewed", "unreviewed", "Sentences not reviewed yet (neither edited nor marked reviewed): those the model "
+                                   "in the loop re-predicts"),
 )
 
 # the share of the window's height the sentence may take before it scrolls, per workspace

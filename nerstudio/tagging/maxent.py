@@ -12,7 +12,11 @@ paper's), ``N``, ``S-X``, ``C-X`` for the typed task; ``C`` may only follow ``S`
 of the same type, which the beam enforces.
 
 Training maximises the L2-regularised conditional log-likelihood with L-BFGS, or with
-Generalized Iterative Scaling, the paper's own choice. The objective and our own L-BFGS are in
+Generalized Iterative Scaling, the paper's own choice. ``fit(..., init=tagger)`` warm-starts
+from another tagger's weights (the annotation loop retrains on a growing set of sentences):
+each (predicate, tag) parameter both models have starts at the old weight, matched by the
+predicate's name and the tag's name, the others at zero; the objective is convex, so the
+optimum is the cold start's, reached in fewer iterations. The objective and our own L-BFGS are in
 :mod:`nerstudio.tagging.maxent_training`.
 """
 
@@ -174,7 +178,7 @@ class MaxEntTagger:
 
     def fit(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
             callback: Callable[[TrainStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None) -> "MaxEntTagger":
+            should_cancel: Callable[[], bool] | None = None, init: "MaxEntTagger | None" = None) -> "MaxEntTagger":
         t0 = time.perf_counter()
         self.gis_slack_ = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
@@ -185,17 +189,40 @@ class MaxEntTagger:
         self.tagset_ = make_tagset(labels, self.task)
         design, y, mask = self._training_design(sentences)
         self.mask_ = mask
+        W0 = None if init is None else self.initial_weights(init, mask)
         if callback:
             callback(TrainStats(0, float("nan"), time.perf_counter() - t0,
                                 message=f"{len(y)} tokens, {self.n_static_} predicates, "
                                         f"{int(mask.sum())} parameters"))
         if self.optimizer == "lbfgs":
-            W = self._fit_lbfgs(design, y, mask, dev, callback, should_cancel, t0)
+            W = self._fit_lbfgs(design, y, mask, dev, callback, should_cancel, t0, W0)
         else:
-            W = self._fit_gis(design.to_csr(), y, mask, dev, callback, should_cancel, t0)
+            W = self._fit_gis(design.to_csr(), y, mask, dev, callback, should_cancel, t0, W0)
         self._set_weights(W)
         self.train_seconds_ = time.perf_counter() - t0
         return self
+
+    def initial_weights(self, init: "MaxEntTagger", mask: np.ndarray) -> np.ndarray:
+        """``init``'s weights laid out as this fit's parameters (``mask``): a static predicate
+        and a tag both models know keep their weight; the dynamic rows are matched by the names
+        of the previous tags (the sentence start included); everything else is zero."""
+        T, To = len(self.tagset_), len(init.tagset_)
+        Fs, Fo = self.n_static_, init.n_static_
+        W0 = np.zeros(mask.shape)
+        old_tag = {t: j for j, t in enumerate(init.tagset_)}
+        cols = [j for j, t in enumerate(self.tagset_) if t in old_tag]
+        old_cols = [old_tag[self.tagset_[j]] for j in cols]
+        old_vocab = init.extractor_.vocab
+        pairs = [(r, old_vocab[name]) for name, r in self.extractor_.vocab.items() if name in old_vocab]
+        if pairs and cols:
+            new_rows, old_rows = (np.array(x, dtype=np.int64) for x in zip(*pairs))
+            W0[np.ix_(new_rows, cols)] = init.W_[np.ix_(old_rows, old_cols)]
+        prev = {T: To, **{j: old_tag[t] for j, t in enumerate(self.tagset_) if t in old_tag}}  # T: start
+        for i, oi in prev.items():
+            W0[Fs + i, cols] = init.W_[Fo + oi, old_cols]
+            for i2, oi2 in prev.items():
+                W0[Fs + T + 1 + i2 * (T + 1) + i, cols] = init.W_[Fo + To + 1 + oi2 * (To + 1) + oi, old_cols]
+        return np.where(mask, W0, 0.0)
 
     def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
         """Reference (scipy) form of the design: static predicates, then t-1, then t-2 t-1."""
@@ -243,7 +270,7 @@ class MaxEntTagger:
         grad = (G.reshape(-1) if mask.all() else G[mask]).astype(np.float64) + self.l2 * theta
         return float(loss), grad
 
-    def _fit_lbfgs(self, design, y, mask, dev, callback, should_cancel, t0):
+    def _fit_lbfgs(self, design, y, mask, dev, callback, should_cancel, t0, W0=None):
         obj = Objective(design, y, mask, self.l2, self.dtype, should_cancel, self._threads())
 
         def cb(it, x, f):
@@ -259,7 +286,8 @@ class MaxEntTagger:
         try:
             # the (s, y) history in the training dtype: float32 halves the two-loop's memory traffic
             res = lbfgs(obj, mask.size, max_iter=self.max_iter, m=self.maxcor, ftol=self.tol * 1e-3,
-                        gtol=self.tol, callback=cb, history_dtype=self.dtype)
+                        gtol=self.tol, callback=cb, history_dtype=self.dtype,
+                        x0=None if W0 is None else W0.reshape(-1))
         finally:
             obj.close()
         self.n_iter_ = res.n_iter
@@ -267,7 +295,7 @@ class MaxEntTagger:
         self.stop_reason_ = res.reason
         return res.x.reshape(mask.shape)
 
-    def _fit_gis(self, X, y, mask, dev, callback, should_cancel, t0):
+    def _fit_gis(self, X, y, mask, dev, callback, should_cancel, t0, W0=None):
         """Generalized Iterative Scaling with a slack predicate making every row sum to C.
 
         Regularisation is not applied (plain GIS, as in the paper); ``max_iter`` bounds it.
@@ -281,6 +309,8 @@ class MaxEntTagger:
         Y = sp.csr_matrix((np.ones(n), y, np.arange(n + 1)), shape=(n, mask.shape[1]))
         emp = (Xa.T @ Y).toarray()
         W = np.zeros(mask_a.shape)
+        if W0 is not None:
+            W[:-1] = W0
         XaT = Xa.T.tocsr()
         # the slack predicate (value C − number of active predicates) is part of the model
         self.gis_C_ = C

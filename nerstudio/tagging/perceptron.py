@@ -589,6 +589,30 @@ class PerceptronTagger:
         self.train_seconds_ = time.perf_counter() - t_fit
         return self
 
+    def learn(self, sentences: Sequence[Sentence], passes: int = 1,
+              should_cancel: Callable[[], bool] | None = None) -> int:
+        """Online learning from corrected sentences (the annotation loop): ``passes`` passes over
+        ``sentences``, each its own sequence, in order, with this tagger's update rule, starting
+        from the current weights, which become the last weights (no averaging: an averaged
+        model continues from its average). The feature vocabulary stays the one fitted: a
+        predicate never seen in training has no weight to learn (:meth:`fit` again, e.g. on the
+        seed and the corrected sentences, to grow it). Entities of a type the tagger does not
+        know are left out. Returns the number of updates made."""
+        seqs = self.prepare(list(sentences), documents=False)
+        if not len(seqs):
+            return 0
+        aw = AveragedWeights(self.n_weights_, track=False)
+        aw.w[:] = self.weights_[:self.n_weights_]
+        buf = K.Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
+        updates = 0
+        for _ in range(int(passes)):
+            stats, cancelled = self._run_pass(seqs, aw, np.arange(len(seqs), dtype=np.int64), buf, should_cancel)
+            updates += int(stats[2])
+            if cancelled:
+                raise Cancelled("learning cancelled")
+        self.weights_ = aw.w
+        return updates
+
     # -- persistence -----------------------------------------------------------------------
     def get_params(self) -> dict:
         gaz = self.gazetteer

@@ -30,8 +30,9 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
+from ...app.review import save as save_with_review
 from ...app.types import TypeScheme, document_types
-from ...corpus.formats import format_for_output, write_corpus
+from ...corpus.formats import format_for_output
 from ...corpus.foreign import writable
 from ...errors import NerstudioError
 from ..actions import make_action
@@ -291,7 +292,7 @@ class AnnotationController(QObject):
         target = path or c.path
         fmt = c.format if kept else (format_for_output(target) or "jsonl")
         try:
-            write_corpus(c, target, fmt)
+            save_with_review(c, self.doc.reviewed, target, fmt)  # review states: in the file or a sidecar
         except (NerstudioError, OSError, ValueError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
             return False

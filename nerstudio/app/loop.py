@@ -1,0 +1,232 @@
+"""The model in the annotation loop: it learns from every correction and re-predicts the rest.
+
+While the annotator reviews sentences (``Document.reviewed``), an :class:`OnlineLearner` keeps a
+tagger trained on them and suggests better entities for the sentences not reviewed yet:
+
+* a structured perceptron tagger (:class:`~nerstudio.tagging.perceptron.PerceptronTagger`)
+  updates on each newly reviewed sentence (:meth:`~PerceptronTagger.learn`, its own update rule,
+  ``passes`` passes) — the feature vocabulary stays the one it was trained with;
+* a max-ent tagger (:class:`~nerstudio.tagging.maxent.MaxEntTagger`) is trained again every
+  ``every`` newly reviewed sentences, on the seed corpus plus every reviewed sentence,
+  warm-started from the current model (``fit(init=...)``).
+
+A reranker is not part of the loop (it was trained on another tagger's lists): suggestions are
+the tagger's best candidates. One *round* runs in three steps, so that the middle one can run on
+a worker thread while the annotator goes on: :func:`snapshot` (main thread: the reviewed
+sentences' gold, copied, and the document's revision), :meth:`OnlineLearner.run` (worker: learn,
+then decode every non-empty sentence: the ``n``-best lists, whose top candidates are the new
+suggestions and whose scores give the uncertainty order), :func:`apply` (main thread: one
+``Document.set_many`` edit of the sentences neither reviewed nor edited since the snapshot —
+never the annotator's work — and the new N-best list attached; then
+:meth:`OnlineLearner.adopt` makes the round's tagger the current one). A cancelled round changes
+nothing. :meth:`OnlineLearner.save` writes the current model as a model folder that
+``nerstudio.load`` and the pre-annotation read.
+
+How good the suggestions were is measured on what the annotator kept: ``Document.review_log``
+holds each reviewed sentence's spans as it became reviewed; :func:`batch_scores` gives, per
+batch of reviewed sentences in review order, the entity F of those suggestions against the
+sentences' gold now and the corrections they needed (:func:`corrections`). No Qt here.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..corpus.model import Sentence, Span
+from ..errors import Cancelled
+from ..evaluation import evaluate_spans
+from ..experiments.predictor import tagger_nbest
+from ..nbest import NBestList
+from .attachments import index_nbest
+from .preannotate import PLACEHOLDER
+
+EVERY = 50  # max-ent: reviewed sentences between two trainings
+N_CANDIDATES = 10  # the N-best lists' size (the uncertainty order needs the top two)
+DECODE_BATCH = 200  # sentences decoded between two looks at progress and cancellation
+
+
+def corrections(suggested: Sequence[Span], kept: Sequence[Span]) -> tuple[int, int, int]:
+    """Entity-level corrections that turn ``suggested`` into ``kept``: (added, removed,
+    relabelled). A span of both with the same boundaries and another label is relabelled (one
+    correction); a suggested span whose boundaries no kept span has is removed, a kept one whose
+    boundaries no suggested span has is added — so a boundary fix counts two (remove + add)."""
+    s = {(a, b): lab for a, b, lab in suggested}
+    k = {(a, b): lab for a, b, lab in kept}
+    relabelled = sum(1 for ab, lab in k.items() if ab in s and s[ab] != lab)
+    return len(k.keys() - s.keys()), len(s.keys() - k.keys()), relabelled
+
+
+@dataclass
+class BatchScore:
+    """One batch of reviewed sentences: how many, the suggestion's entity F (percent) against
+    what the annotator kept, and the corrections needed (added + removed + relabelled)."""
+
+    sentences: int
+    f1: float
+    edits: int
+    added: int = 0
+    removed: int = 0
+    relabelled: int = 0
+
+
+def score_batch(suggested: Sequence[Sequence[Span]], kept: Sequence[Sequence[Span]]) -> BatchScore:
+    ev = evaluate_spans(kept, suggested)
+    parts = np.array([corrections(s, k) for s, k in zip(suggested, kept)], dtype=np.int64).reshape(-1, 3).sum(axis=0)
+    return BatchScore(len(kept), ev.overall.f1, int(parts.sum()), *(int(x) for x in parts))
+
+
+def batch_scores(document, size: int = EVERY) -> list[BatchScore]:
+    """Per batch of ``size`` reviewed sentences of ``document`` (in review order; the last batch
+    may be smaller): see :class:`BatchScore`."""
+    log = document.review_log
+    sents = document.corpus.sentences if document.corpus is not None else []
+    out = []
+    for i in range(0, len(log), size):
+        part = log[i:i + size]
+        out.append(score_batch([list(s) for _, s in part], [sents[k].spans for k, _ in part]))
+    return out
+
+
+@dataclass
+class Round:
+    """What a round learns from and predicts (see the module docstring)."""
+
+    revision: int
+    reviewed: dict[int, tuple[Span, ...]]  # sentence -> its gold at the snapshot
+    sentences: list[Sentence]  # the corpus's sentences (words and columns are never changed)
+    train: list[Sentence] = field(default_factory=list)  # copies of the reviewed sentences
+
+
+@dataclass
+class RoundResult:
+    """A finished round: the tagger it ends with, the N-best list of every non-empty sentence
+    (in corpus order), their top candidates and what was learned."""
+
+    tagger: object
+    revision: int
+    nbest: NBestList
+    rows: list[int]  # corpus sentence of each list entry
+    suggestions: dict[int, list[Span]]  # per sentence not reviewed at the snapshot
+    learned: dict[int, tuple[Span, ...]]
+    trained: bool  # the tagger changed in this round
+    note: str = ""
+
+
+def snapshot(document) -> Round:
+    """The round's input, taken on the main thread."""
+    sents = document.corpus.sentences
+    ks = np.flatnonzero(document.reviewed)
+    reviewed = {int(k): tuple(sents[k].spans) for k in ks}
+    return Round(document.revision, reviewed, list(sents), [sents[k].copy() for k in ks])
+
+
+class OnlineLearner:
+    """See the module docstring. ``seed``: sentences trained on besides the reviewed ones
+    (max-ent); ``every``: reviewed sentences between two max-ent trainings; ``passes``: perceptron
+    passes over each newly reviewed sentence; ``n``: N-best size."""
+
+    def __init__(self, tagger, seed: Sequence[Sentence] = (), every: int = EVERY, passes: int = 1,
+                 n: int = N_CANDIDATES):
+        if every < 1 or passes < 1 or n < 1:
+            raise ValueError("every, passes and n must be at least 1")
+        self.tagger = tagger
+        self.seed = [s for s in seed if len(s.words)]
+        self.every, self.passes, self.n = int(every), int(passes), int(n)
+        self.learned: dict[int, tuple[Span, ...]] = {}  # sentence -> the gold the model learned
+        self.rounds = 0
+
+    @property
+    def online(self) -> bool:
+        """Updates per sentence (a perceptron tagger), rather than every ``every`` sentences."""
+        return hasattr(self.tagger, "learn")
+
+    def new(self, rnd: Round) -> list[int]:
+        """Reviewed sentences of ``rnd`` the model has not learned as they are now."""
+        return [k for k, spans in rnd.reviewed.items() if self.learned.get(k) != spans]
+
+    def due(self, rnd: Round) -> bool:
+        """Whether this round would train: any new sentence (perceptron), else ``every`` of them."""
+        new = len(self.new(rnd))
+        return new > 0 if self.online else new >= self.every
+
+    def run(self, rnd: Round, progress: Callable[[int, int], None] | None = None,
+            should_cancel: Callable[[], bool] | None = None, train: bool | None = None) -> RoundResult:
+        """Learn (when :meth:`due`, or as ``train`` says), then decode: the worker's part. The
+        current tagger is not changed (:meth:`adopt` does that)."""
+        train = self.due(rnd) if train is None else train
+        tagger, note = self.tagger, ""
+        learned = dict(self.learned)
+        if train:
+            new = self.new(rnd)
+            if self.online:
+                tagger = copy.deepcopy(self.tagger)
+                train_of = {k: s for k, s in zip(rnd.reviewed, rnd.train)}
+                updates = tagger.learn([train_of[k] for k in new], self.passes, should_cancel)
+                note = f"{updates} update(s) on {len(new)} sentence(s)"
+            else:
+                tagger = type(self.tagger)(**_params(self.tagger))
+                tagger.fit(self.seed + rnd.train, should_cancel=should_cancel, init=self.tagger)
+                note = f"trained on {len(self.seed)} seed + {len(rnd.train)} reviewed sentence(s)"
+            learned.update({k: rnd.reviewed[k] for k in new})
+        rows = [k for k, s in enumerate(rnd.sentences) if len(s.words)]
+        nb = decode(tagger, [rnd.sentences[k] for k in rows], self.n, progress, should_cancel)
+        suggestions = {}
+        for i, k in enumerate(rows):
+            if k not in rnd.reviewed:
+                spans = nb.candidate_spans(i)[0] if nb.n_candidates(i) else []
+                suggestions[k] = sorted(spans if nb.typed else [Span(a, b, PLACEHOLDER) for a, b, _ in spans])
+        return RoundResult(tagger, rnd.revision, nb, rows, suggestions, learned, train, note)
+
+    def adopt(self, result: RoundResult) -> None:
+        """Make the round's tagger the current one."""
+        self.tagger, self.learned = result.tagger, result.learned
+        self.rounds += 1
+
+    def save(self, folder) -> str:
+        """Write the current tagger as the model folder ``folder`` (``tagger.npz``: what
+        ``nerstudio.load`` and File ▸ Pre-annotate read); returns the file written."""
+        os.makedirs(folder, exist_ok=True)
+        path = str(Path(folder) / "tagger.npz")
+        self.tagger.save(path)
+        return path
+
+
+def _params(tagger) -> dict:
+    """The constructor settings of a max-ent tagger (a loaded one knows them too)."""
+    keys = ("task", "features", "cutoff", "l2", "optimizer", "max_iter", "tol", "cutoff_on", "maxcor", "threads")
+    out = {k: getattr(tagger, k) for k in keys if hasattr(tagger, k)}
+    out["labels"] = None  # the reviewed sentences may bring a type the old model lacks
+    return out
+
+
+def decode(tagger, sentences: Sequence[Sentence], n: int, progress=None, should_cancel=None) -> NBestList:
+    """The tagger's ``n`` best candidates of every sentence, in batches with progress and
+    cancellation (:class:`~nerstudio.errors.Cancelled`)."""
+    parts = []
+    total = len(sentences)
+    for start in range(0, total, DECODE_BATCH):
+        if should_cancel is not None and should_cancel():
+            raise Cancelled("the annotation loop was cancelled")
+        parts.append(tagger_nbest(tagger, sentences[start:start + DECODE_BATCH], n))
+        if progress is not None:
+            progress(min(total, start + DECODE_BATCH), total)
+    if not parts:
+        return NBestList(list(getattr(tagger, "tagset_", [])), [], [], [])
+    return NBestList.concatenate(parts)
+
+
+def apply(document, result: RoundResult, text: str = "model in the loop") -> list[int]:
+    """Put a round's suggestions in place (one undoable edit of the sentences neither reviewed
+    nor edited since the snapshot) and attach its N-best list; returns the sentences changed."""
+    edited = set(document.changed_since(result.revision).tolist())
+    edits = {k: spans for k, spans in result.suggestions.items()
+             if not document.reviewed[k] and k not in edited}
+    changed = document.set_many(edits, text)
+    document.attach_nbest(index_nbest(document.corpus, result.nbest, revision=document.revision))
+    return changed

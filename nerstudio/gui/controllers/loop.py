@@ -1,0 +1,299 @@
+"""The model in the loop, in the window: Annotate ▸ Learn from corrections, its panel, and the
+N-best lists of a tagger opened on a corpus.
+
+With **Learn from corrections** on, a model (the sequence tagger or the tagger already open,
+else the bundled demo model with the demo corpus as its seed) follows the annotator
+(:mod:`nerstudio.app.loop`): every sentence they edit or accept (**Mark sentence reviewed**)
+becomes reviewed; when the model is due to learn (a perceptron: each new reviewed sentence; a
+max-ent tagger: every ``annotation/loopEvery`` of them, default 50) a round runs in the worker —
+cancellable with Shift+F5, never blocking the window — then re-predicts the sentences not
+reviewed yet as one undoable edit (never a reviewed sentence nor one edited while the round
+ran) and attaches its N-best list, so the browser's "most uncertain first" follows the new
+model. Turning it on runs a first round that only predicts (after asking, since it replaces the
+entities of the sentences not reviewed). The **Model in the loop** tab (beside the gold entities) shows, per batch of
+reviewed sentences, the entity F of the suggestions the annotator found against what they kept
+and the corrections they needed, so the annotator sees the model improve.
+**Save loop model…** writes the current model as a model folder for ``nerstudio.load``.
+
+**File ▸ Open tagger model…** on a corpus without an N-best list: the tagger's N-best lists of
+the corpus are made in the worker (with progress) and attached, so every view that needs them
+(candidates, "most uncertain first") works.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QMessageBox, QTableWidget, QTableWidgetItem,
+                               QWidget)
+
+from ...app import loop
+from ...app.attachments import index_nbest
+from ...app.document import Change
+from ...corpus.formats import read_corpus
+from ...demo import DEMO_CORPUS, DEMO_MODEL_DIR
+from ...numfmt import num
+from ..actions import make_action
+from . import Context
+
+JOB_NAME = "model in the loop"
+NBEST_JOB = "tagger N-best lists"
+STAGE_LEARN = "learning from the reviewed sentences"
+STAGE_DECODE = "predicting the other sentences"
+
+
+class LoopPanel(QWidget):
+    """The per-batch table and a line about the model."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("loopPanel")
+        self.label = QLabel("Learn from corrections is off (Annotate menu)")
+        self.label.setWordWrap(True)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Reviewed", "Suggestion F", "Edits", "Added / removed / relabelled"])
+        tips = ("The batch's sentences, in review order", "Entity F of the model's suggestions against what was kept",
+                "Entity corrections the suggestions needed: spans added + removed + relabelled",
+                "The corrections by kind")
+        for c, tip in enumerate(tips):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setToolTip("Per batch of reviewed sentences (in review order): the entity F of the model's "
+                              "suggestions against what was kept, and the entity corrections they needed")
+        self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        lay = QHBoxLayout(self)
+        lay.addWidget(self.label, 2)
+        lay.addWidget(self.table, 3)
+
+    def show_batches(self, scores: list) -> None:
+        self.table.setRowCount(len(scores))
+        done = 0
+        for r, b in enumerate(scores):
+            cells = (f"{done + 1}–{done + b.sentences}", num(b.f1, 2), str(b.edits),
+                     f"{b.added} / {b.removed} / {b.relabelled}")
+            done += b.sentences
+            for c, text in enumerate(cells):
+                it = QTableWidgetItem(text)
+                if c:
+                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                self.table.setItem(r, c, it)
+
+
+class LoopController(QObject):
+    def __init__(self, ctx: Context, views, parent_widget):
+        super().__init__(parent_widget)
+        self.ctx, self.doc, self.v = ctx, ctx.document, views
+        w = parent_widget
+        self.act_learn = make_action(w, "&Learn from corrections", self.toggle, None,
+                                     "A model learns from every sentence you review and re-predicts the others")
+        self.act_learn.setCheckable(True)
+        self.act_review = make_action(w, "&Mark sentence reviewed", self.mark_reviewed, "Ctrl+Shift+Return",
+                                      "Accept the shown sentence as it is: it becomes reviewed (the model learns it)")
+        self.act_save = make_action(w, "Save loop &model…", self.save_dialog, None,
+                                    "Save the model in the loop as a model folder (nerstudio.load reads it)")
+        self.panel = LoopPanel()
+        views.annotate_tabs.addTab(self.panel, "Model in the loop")  # beside the gold entities
+        self.learner: loop.OnlineLearner | None = None
+        self.source = ""  # what the learner started from
+        self.last = ""  # the last round's summary (tests, scripts)
+        self.confirm = self._confirm  # replaced in tests
+        self._nbest_for = None  # a tagger just opened, whose N-best lists are wanted once no job runs
+        ctx.events.changed.connect(self._on_change)
+        ctx.jobs.idle.connect(self._on_idle)
+        self._update()
+
+    def add_to(self, menu) -> None:
+        """Put the actions in ``menu``."""
+        menu.addSeparator()
+        for a in (self.act_learn, self.act_review, self.act_save):
+            menu.addAction(a)
+
+    # -- state ----------------------------------------------------------------------------
+    @property
+    def every(self) -> int:
+        try:
+            return max(1, int(self.ctx.settings.value("annotation/loopEvery", loop.EVERY)))
+        except (TypeError, ValueError):
+            return loop.EVERY
+
+    def _update(self) -> None:
+        has = self.doc.corpus is not None
+        self.act_learn.setEnabled(has)
+        self.act_review.setEnabled(has)
+        self.act_save.setEnabled(self.learner is not None)
+        self._show()
+
+    def _show(self) -> None:
+        if self.doc.corpus is None:
+            return
+        n = int(self.doc.reviewed.sum())
+        scores = loop.batch_scores(self.doc, self.every)
+        self.panel.show_batches(scores)
+        if self.learner is None:
+            self.panel.label.setText(f"{n:,} of {len(self.doc.corpus):,} sentences reviewed. Learn from corrections "
+                                     "is off (Annotate menu).")
+            return
+        kind = "learns per sentence" if self.learner.online else f"learns every {self.learner.every} sentences"
+        self.panel.label.setText(f"<b>{self.source}</b>, {kind}: {self.learner.rounds} round(s), "
+                                 f"{len(self.learner.learned):,} sentence(s) learned.<br>{n:,} of "
+                                 f"{len(self.doc.corpus):,} sentences reviewed.<br>{self.last}")
+
+    @Slot(object)
+    def _on_change(self, ch: Change) -> None:
+        if ch.kind == "corpus":
+            self.stop()
+        elif ch.kind == "tagger":
+            self._nbest_for = self.doc.tagger
+            QTimer.singleShot(0, self._on_idle)  # after whatever opened it (a demo, a results folder)
+        if ch.kind in ("corpus", "review", "gold"):
+            self._update()
+        if ch.kind == "review" and self.learner is not None:
+            QTimer.singleShot(0, self._on_idle)
+
+    # -- the loop -------------------------------------------------------------------------
+    def toggle(self, on: bool | None = None) -> bool:
+        on = self.act_learn.isChecked() if on is None else bool(on)
+        if not on:
+            self.stop()
+            return False
+        ok = self.start()
+        self.act_learn.setChecked(ok)
+        return ok
+
+    def _model(self):
+        """The tagger to learn with, its seed and a name for it."""
+        kt = self.doc.kt_model
+        if kt is not None and hasattr(kt, "learn"):
+            return kt, [], "The sequence tagger"
+        if self.doc.tagger is not None:
+            return self.doc.tagger, [], "The open tagger"
+        from ...experiments.predictor import load_model_folder
+        tagger, _ = load_model_folder(DEMO_MODEL_DIR)
+        return tagger, read_corpus(str(DEMO_CORPUS)).sentences, "The demo model (seed: the demo corpus)"
+
+    def start(self) -> bool:
+        doc = self.doc
+        if doc.corpus is None:
+            self.ctx.status("Open a corpus first", 4000)
+            return False
+        if self.ctx.jobs.busy:
+            self.ctx.status(f"A job is running ({self.ctx.jobs.name}): wait for it or cancel it (Shift+F5)", 5000)
+            return False
+        todo = sum(1 for k, s in enumerate(doc.corpus.sentences) if s.spans and not doc.reviewed[k])
+        if todo and not self.confirm(
+                "Learn from corrections",
+                f"The model will replace the entities of the {todo:,} sentence(s) not reviewed yet that have "
+                "some, now and after each time it learns (each time one undoable edit). Sentences you edit or "
+                "mark reviewed (Ctrl+Shift+Return) are never changed. Continue?"):
+            return False
+        tagger, seed, self.source = self._model()
+        self.learner = loop.OnlineLearner(tagger, seed, every=self.every)
+        self.v.annotate_tabs.setCurrentWidget(self.panel)
+        self._update()
+        return self.run_round(train=False)
+
+    def stop(self) -> None:
+        if self.ctx.jobs.busy and self.ctx.jobs.name == JOB_NAME:
+            self.ctx.jobs.cancel()
+        self.learner = None
+        self.act_learn.setChecked(False)
+        self._update()
+
+    @Slot()
+    def _on_idle(self) -> None:
+        if self._nbest_for is not None and not self.ctx.jobs.busy:
+            wanted, self._nbest_for = self._nbest_for, None
+            if wanted is self.doc.tagger:
+                self.make_nbest()
+        self._maybe_start()
+
+    @Slot()
+    def _maybe_start(self) -> None:
+        if self.learner is None or self.ctx.jobs.busy or self.doc.corpus is None:
+            return
+        if self.learner.due(loop.snapshot(self.doc)):
+            self.run_round()
+
+    def run_round(self, train: bool | None = None) -> bool:
+        """One round in the worker (see the module docstring); False when nothing started."""
+        doc, learner = self.doc, self.learner
+        if learner is None or doc.corpus is None or self.ctx.jobs.busy:
+            return False
+        corpus, rnd = doc.corpus, loop.snapshot(doc)
+        train = learner.due(rnd) if train is None else train
+
+        def job(ctx):
+            ctx.plan(([STAGE_LEARN] if train else []) + [STAGE_DECODE])
+            if train:
+                ctx.stage(STAGE_LEARN, f"{len(learner.new(rnd)):,} new sentence(s)")
+            return learner.run(rnd, lambda d, n: ctx.stage(STAGE_DECODE, f"{d:,}/{n:,} sentences", d, n),
+                               ctx.should_cancel, train)
+
+        def done(res: loop.RoundResult) -> None:
+            if doc.corpus is not corpus or self.learner is not learner:
+                return  # another corpus, or the loop turned off meanwhile
+            changed = loop.apply(doc, res, "model in the loop: re-predict")
+            learner.adopt(res)
+            self.last = (f"Last round: {res.note + '; ' if res.note else ''}{len(changed):,} sentence(s) "
+                         "re-predicted.")
+            if not res.trained:
+                self.last = f"Predicted {len(changed):,} sentence(s); N-best lists attached."
+            self.ctx.status(self.last, 8000)
+            self._update()
+
+        return self.ctx.jobs.run(JOB_NAME, job, done,
+                                 on_failed=lambda msg, tb: self.ctx.status(f"Model in the loop failed: {msg}", 10000),
+                                 on_cancelled=lambda: self.ctx.status("Model in the loop: round cancelled, "
+                                                                      "nothing changed", 6000))
+
+    def mark_reviewed(self) -> bool:
+        k = self.ctx.cursor.k
+        if self.doc.corpus is None or not 0 <= k < len(self.doc.corpus):
+            return False
+        if not self.doc.set_reviewed([k]):
+            self.ctx.status("This sentence is reviewed already", 3000)
+            return False
+        self.ctx.status(f"Sentence {k + 1} reviewed", 3000)
+        return True
+
+    def save_dialog(self) -> None:
+        if self.learner is None:
+            return
+        folder = self.ctx.dialogs.ask_folder("Save the loop model into folder")
+        if folder:
+            try:
+                path = self.learner.save(folder)
+            except OSError as exc:
+                self.ctx.dialogs.critical("Cannot save the model", str(exc))
+                return
+            self.ctx.status(f"Saved {path}", 6000)
+
+    def _confirm(self, title: str, text: str) -> bool:
+        return QMessageBox.question(self.parent(), title, text) == QMessageBox.Yes
+
+    # -- a tagger opened on a corpus: its N-best lists ----------------------------------------
+    @Slot()
+    def make_nbest(self) -> bool:
+        """Decode the corpus with the open tagger when no N-best list is attached (worker)."""
+        doc = self.doc
+        tagger, corpus = doc.tagger, doc.corpus
+        if tagger is None or corpus is None or doc.nbest is not None:
+            return False
+        if self.ctx.jobs.busy:
+            return False
+        sents = [s for s in corpus.sentences if len(s.words)]
+
+        def job(ctx):
+            ctx.progress("decoding…", 0, len(sents))
+            return loop.decode(tagger, sents, loop.N_CANDIDATES,
+                               lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n), ctx.should_cancel)
+
+        def done(nb) -> None:
+            if doc.corpus is not corpus or doc.tagger is not tagger or doc.nbest is not None:
+                return
+            doc.attach_nbest(index_nbest(corpus, nb, revision=doc.revision))
+            self.ctx.status(f"N-best lists of {len(nb):,} sentences made by the tagger", 6000)
+
+        return self.ctx.jobs.run(NBEST_JOB, job, done,
+                                 on_cancelled=lambda: self.ctx.status("N-best lists not made (cancelled)", 5000))

@@ -1,0 +1,110 @@
+"""Annotate ▸ Learn from corrections in the window (offscreen): rounds run in the worker, re-predict
+only what is not reviewed, the panel shows per-batch suggestion F; File ▸ Open tagger model… on
+a corpus makes its N-best lists; review states are saved with the corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+import nerstudio  # noqa: E402
+from nerstudio.app import review  # noqa: E402
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+
+
+@pytest.fixture
+def gold():
+    return [list(s.spans) for s in nerstudio.read(DEMO_DIR / "test.conll").sentences]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    corpus = nerstudio.read(DEMO_DIR / "test.conll")
+    for s in corpus.sentences:
+        s.spans = []
+    path = tmp_path / "todo.conll"
+    nerstudio.write(corpus, path)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    st.setValue("annotation/loopEvery", 5)
+    st.sync()
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.dialogs.ask_unsaved = lambda: "discard"
+    assert w.load_corpus(str(path), attach=False)
+    assert w.jobs.wait(60000)
+    w.show()
+    return w
+
+
+def _idle(w, qtbot):
+    qtbot.waitUntil(lambda: not w.jobs.busy, timeout=60000)
+    qtbot.wait(50)
+
+
+def test_learn_from_corrections_rounds(window, qtbot, gold):
+    w, doc, lc = window, window.document, window.loop
+    assert lc.act_learn.isEnabled() and not lc.act_learn.isChecked()
+    lc.confirm = lambda *a: pytest.fail("no sentence has entities: nothing to ask")
+    lc.act_learn.trigger()
+    assert lc.act_learn.isChecked() and w.views.annotate_tabs.currentWidget() is lc.panel
+    _idle(w, qtbot)
+    assert doc.nbest is not None and any(doc.spans(k) for k in range(len(doc.corpus)))
+    assert lc.learner.rounds == 1 and not lc.learner.learned
+    # the annotator corrects five sentences: a round trains and re-predicts the others
+    for k in range(5):
+        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+    _idle(w, qtbot)
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    assert sorted(lc.learner.learned) == [0, 1, 2, 3, 4]
+    assert all(doc.spans(k) == gold[k] for k in range(5))  # reviewed: never changed
+    assert lc.panel.table.rowCount() == 1 and lc.panel.table.item(0, 0).text() == "1–5"
+    assert "round" in lc.panel.label.text()
+    # Mark sentence reviewed: the shown sentence
+    w.cursor.set(7)
+    lc.act_review.trigger()
+    assert doc.reviewed[7]
+    lc.act_learn.trigger()  # off
+    assert lc.learner is None and not lc.act_learn.isChecked()
+
+
+def test_turning_on_asks_before_replacing_entities(window, qtbot, gold):
+    w, doc, lc = window, window.document, window.loop
+    doc.set_many({3: gold[3] or [nerstudio.corpus.model.Span(0, 1, "PER")]}, "someone's entities")
+    asked = []
+    lc.confirm = lambda title, text: asked.append(text) or False
+    assert not lc.toggle(True)
+    assert asked and "1 sentence" in asked[0] and lc.learner is None and not lc.act_learn.isChecked()
+
+
+def test_opening_a_tagger_makes_the_corpus_nbest_lists(window, qtbot):
+    w, doc = window, window.document
+    assert doc.nbest is None
+    assert w.files.load_tagger(str(DEMO_MODEL_DIR / "tagger.npz"))
+    qtbot.waitUntil(lambda: doc.nbest is not None, timeout=60000)
+    _idle(w, qtbot)
+    assert (doc.nbest_index.row_of >= 0).sum() == sum(1 for s in doc.corpus.sentences if len(s))
+
+
+def test_saving_keeps_the_review_states(window, qtbot, gold):
+    w, doc = window, window.document
+    doc.set_reviewed([2, 4])
+    assert doc.is_dirty()
+    assert w.annotation.save_corpus()
+    assert not doc.is_dirty()
+    back = nerstudio.read(doc.corpus.path)
+    assert review.read_states(back).nonzero()[0].tolist() == [2, 4]
+
+
+def test_not_reviewed_filter(window, qtbot):
+    w, doc = window, window.document
+    doc.set_reviewed([0, 1])
+    v = w.views
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.apply_filter()
+    assert f"{len(doc.corpus) - 2:,} of {len(doc.corpus):,} sentences shown" in v.filter_count.text()
