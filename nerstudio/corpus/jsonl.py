@@ -59,6 +59,7 @@ class Record:
     offset: int | None = None
     before: str | None = None
     after: str | None = None
+    trimmed: tuple = ()  # (start, end, new start, new end) of spans read without the whitespace at their edges
 
 
 def loads(text: str, path, lineno: int):
@@ -125,12 +126,34 @@ def _check_unicode(strings, path, lineno: int) -> None:
                                             f"{s[exc.start]!r}: not valid Unicode") from None
 
 
+def check_strings(value, path, lineno: int) -> None:
+    """Refuse an unpaired surrogate anywhere in a JSON value (keys and strings of every field:
+    what is read is what can be written back)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            _check_unicode((v,), path, lineno)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def may_hold_surrogates(line: str) -> bool:
+    """Whether a JSON text can hold an unpaired surrogate (only as a \\u escape)."""
+    return "\\u" in line or "\\U" in line
+
+
 def parse_record(line: str, path, lineno: int) -> Record:
     """Read one JSONL line (see the module docstring); raises :class:`FormatError`."""
     obj = loads(line, path, lineno)
     if not isinstance(obj, dict):
         raise FormatError(path, lineno, "each line must be a JSON object with a \"text\" field")
-    return parse_object(obj, path, lineno, check_unicode="\\u" in line or "\\U" in line)
+    if may_hold_surrogates(line):
+        check_strings(obj, path, lineno)
+    return parse_object(obj, path, lineno)
 
 
 def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> Record:
@@ -170,7 +193,8 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
         words = [text[a:b] for a, b in offsets]
     columns = _columns(obj.get("columns"), len(words), path, lineno)
-    spans = _token_spans(char_spans, text, offsets, path, lineno)
+    trimmed: list = []
+    spans = _token_spans(char_spans, text, offsets, path, lineno, trimmed)
     offset = obj.get("offset")
     if offset is not None:
         offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
@@ -182,7 +206,18 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         if v is not None and not isinstance(v, str):
             raise FormatError(path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}')
         around.append(v)
-    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around)
+    if check_unicode:
+        _check_unicode([str(doc or ""), *(v for v in around if v), *(v for c in columns for v in c)], path, lineno)
+    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around,
+                  trimmed=tuple(trimmed))
+
+
+def trimmed_example(text: str, t: tuple) -> str:
+    """One trimmed span for a note: its text as given and the range it is read as."""
+    s0, e0, s, e = t
+    shown = text[s0:e0]
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"{shown!r} [{s0}, {e0}) read as {text[s:e]!r} [{s}, {e})"
 
 
 def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
@@ -195,7 +230,7 @@ def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(c) for c in raw)
 
 
-def _token_spans(char_spans, text: str, offsets, path, lineno: int) -> list[Span]:
+def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: list | None = None) -> list[Span]:
     # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
     order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
     starts = {offsets[i][0]: i for i in order}
@@ -218,6 +253,8 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int) -> list[Span
             raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} covers only whitespace")
         if s not in starts or e not in ends:
             raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} does not fall on token boundaries")
+        if (s, e) != (s0, e0) and trimmed is not None:
+            trimmed.append((s0, e0, s, e))
         spans.append(Span(starts[s], ends[e] + 1, lab))
     spans.sort()
     for a, b in zip(spans, spans[1:]):

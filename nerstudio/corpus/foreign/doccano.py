@@ -49,6 +49,9 @@ def sniff_mode(head: str) -> str | None:
         return "rel"
     if any(_is_triples(obj.get(k)) for k in _LABEL_KEYS) and "entities" not in obj:
         return "label"
+    anns = obj.get("annotations")  # doccano 1.x exports: objects with label ids
+    if isinstance(anns, list) and (not anns or isinstance(anns[0], dict) and "start_offset" in anns[0]):
+        return "label"
     return None
 
 
@@ -64,17 +67,38 @@ def _triples(obj: dict, path: str, line: int) -> tuple[str | None, list]:
     return key, [list(x) for x in raw]
 
 
-def _entities(obj: dict, path: str, line: int) -> list:
-    raw = obj.get("entities", [])
+def _entities(obj: dict, path: str, line: int, key: str = "entities", tally=None) -> list:
+    raw = obj.get(key, [])
     if not isinstance(raw, list):
-        raise FormatError(path, line, f'"entities" must be a list, not {R.show(raw)}')
+        raise FormatError(path, line, f'"{key}" must be a list, not {R.show(raw)}')
     out = []
     for e in raw:
         if not isinstance(e, dict) or not all(k in e for k in ("start_offset", "end_offset", "label")):
             raise FormatError(path, line, f'cannot read entity {R.show(e)}: it needs "start_offset", '
                                           '"end_offset" and "label"')
-        out.append([e["start_offset"], e["end_offset"], e["label"]])
+        label = e["label"]
+        if type(label) is int:  # doccano 1.x exports name a label by its id in the project
+            if tally is not None:
+                tally.add("label_ids", line, f"label {label}")
+            label = str(label)
+        out.append([e["start_offset"], e["end_offset"], label])
     return out
+
+
+def _record_spans(obj: dict, path: str, line: int, mode: str, tally) -> tuple[str | None, list]:
+    """Every span of a record, whatever shape it has: ``label``/``labels`` triples, relation-mode
+    ``entities`` or 1.x ``annotations``; a shape other than the file's (``mode``) is counted."""
+    key, spans = None, []
+    if any(k in obj for k in _LABEL_KEYS):
+        key, spans = _triples(obj, path, line)
+        if mode == "rel":
+            tally.add("other_mode", line, f'"{key}" triples in a relation-mode file')
+    for k in ("entities", "annotations"):
+        if k in obj:
+            spans += _entities(obj, path, line, k, tally)
+            if mode == "label" and k == "entities":
+                tally.add("other_mode", line, '"entities" objects in a label-mode file')
+    return key, spans
 
 
 def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus:
@@ -89,17 +113,16 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
         if mixed:
             raise FormatError(path, line, f'"{mixed}" is a field of nerstudio\'s own JSONL, not of doccano\'s: '
                                           "the file mixes the two (read it with --from jsonl)")
+        key, spans = _record_spans(obj, path, line, mode, b.tally)
+        rels = obj.get("relations") or []
+        if not isinstance(rels, list):
+            raise FormatError(path, line, f'"relations" must be a list, not {R.show(rels)}')
+        relations += len(rels)
+        records_with += bool(rels)
         if mode == "rel":
-            spans = _entities(obj, path, line)
-            rels = obj.get("relations") or []
-            if not isinstance(rels, list):
-                raise FormatError(path, line, f'"relations" must be a list, not {R.show(rels)}')
-            relations += len(rels)
-            records_with += bool(rels)
-            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations")}
+            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations", *_LABEL_KEYS)}
         else:
-            key, spans = _triples(obj, path, line)
-            fields = {k: v for k, v in obj.items() if k not in ("text", key)}
+            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "annotations", *_LABEL_KEYS)}
             fields["_key"] = key or "label"
         doc_id = obj.get("doc_id")
         if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):

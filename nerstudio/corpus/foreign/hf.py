@@ -103,7 +103,8 @@ def _feature_names(info, key: str) -> list[str] | None:
 
 def _examples(path: str, encoding: str):
     text_head = R.read_text(path, encoding).lstrip(" \t\r\n")
-    if text_head.startswith("{") and R.first_json_object(text_head) is not None:
+    first = R.first_json_object(text_head) if text_head.startswith("{") else None
+    if first is not None and not (isinstance(first.get("data"), list) and "tokens" not in first):
         yield from R.iter_jsonl(path, encoding)
     else:
         yield from R.iter_json_items(path, encoding, ("data",))

@@ -1,4 +1,5 @@
-"""Label Studio's JSON export (a JSON array of tasks), read; and tasks with pre-annotations
+"""Label Studio's JSON export (a JSON array of tasks; also one task object, or one task per
+line, as Label Studio imports them), read; and tasks with pre-annotations
 (``predictions``) written, for Label Studio to import.
 
 A task is ``{"id", "data": {"text": ...}, "annotations": [{"result": [{"type": "labels",
@@ -32,6 +33,8 @@ and no score.
 
 from __future__ import annotations
 
+import re
+
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
@@ -41,7 +44,28 @@ NAME = "label-studio"
 
 def sniff(path: str, head: str) -> bool:
     h = head.lstrip("\ufeff \t\r\n")
-    return h.startswith("[") and '"data"' in h and ('"annotations"' in h or '"predictions"' in h)
+    if not ('"data"' in h and ('"annotations"' in h or '"predictions"' in h)):
+        return False
+    if h.startswith("["):
+        return True
+    if not h.startswith("{"):
+        return False
+    obj = R.first_json_object(h)  # one task object (what Label Studio imports too), or one per line
+    if obj is None:  # spread over lines: a task object is one whose "data" comes before any other key's value
+        return bool(_TASK_START.match(h))
+    return isinstance(obj.get("data"), dict) and ("annotations" in obj or "predictions" in obj)
+
+
+_TASK_START = re.compile(r'\{\s*("(id|data|annotations|predictions|meta)"\s*:\s*[^{\[]*?,\s*)*"(data|annotations|predictions)"\s*:')
+
+
+def _tasks(path: str, encoding: str):
+    """The tasks of an export: a JSON array, one task object, or one task object per line."""
+    head = R.read_text(path, encoding).lstrip(" \t\r\n")
+    if head.startswith("{") and R.first_json_object(head) is not None and "\n" in head.rstrip():
+        yield from R.iter_jsonl(path, encoding)
+    else:
+        yield from R.iter_json_items(path, encoding, single=True)
 
 
 def _utf16_to_index(text: str, units: int) -> int | None:
@@ -97,7 +121,7 @@ def _text(data, path: str, line: int) -> tuple[str, str]:
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     counts: dict = {}
-    for line, task in R.iter_json_items(path, encoding):
+    for line, task in _tasks(path, encoding):
         if not isinstance(task, dict):
             raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
         key, text = _text(task.get("data"), path, line)

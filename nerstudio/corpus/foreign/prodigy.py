@@ -116,6 +116,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             seen.add(key)
         toks = _tokens(obj.get("tokens"), text, path, line)
         char_spans = _spans(obj.get("spans"), text, path, line, obj.get("tokens"))
+        rels = obj.get("relations")
+        if isinstance(rels, list) and rels:  # rel.manual / dep tasks: arcs between tokens or spans
+            b.tally.add("relations", line, _relation_example(rels[0], text), len(rels))
         fields = {k: v for k, v in obj.items() if k not in _OWN}
         meta = fields.get("meta")
         doc_id = meta.get("doc_id") if isinstance(meta, dict) else None
@@ -123,6 +126,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             b.add_text(text, char_spans, line, doc_id, fields=fields)
         else:
             rec = _checked(text, toks, char_spans, path, line)
+            b.trimmed(rec, line)
             b.add_tokens(text, rec.words, rec.offsets, rec.spans, line, doc_id, fields=fields)
     if skipped["reject"] or skipped["ignore"]:
         what = " and ".join(f"{n} {k}ed" for k, n in skipped.items() if n).replace("ignoreed", "ignored")
@@ -131,6 +135,19 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         b.notes.append(f"{duplicates} task(s) with the _input_hash of an earlier accepted task skipped "
                        "(the first annotation of each text is read)")
     return b.build()
+
+
+def _relation_example(rel, text) -> str:
+    """A relation of a task, for a note: its label and the texts or tokens it joins."""
+    if not isinstance(rel, dict):
+        return R.show(rel)
+    ends = []
+    for k in ("head", "child"):
+        sp = rel.get(f"{k}_span")
+        a, b = (sp.get("start"), sp.get("end")) if isinstance(sp, dict) else (None, None)
+        ok = type(a) is int and type(b) is int and isinstance(text, str) and 0 <= a < b <= len(text)
+        ends.append(repr(text[a:b]) if ok else f"token {rel.get(k)}")
+    return f"{R.show(rel.get('label'))} from {ends[0]} to {ends[1]}"
 
 
 def _checked(text: str, toks, char_spans, path: str, line: int):
