@@ -12,6 +12,7 @@ rules of detection are in one place.
 from __future__ import annotations
 
 import os
+import stat
 import zipfile
 
 from ..errors import FormatError
@@ -54,9 +55,24 @@ def format_sep(fmt: str) -> str:
     return "\t" if fmt == "tsv" else " "
 
 
+def check_regular(path: str) -> None:
+    """Refuse what is neither a regular file nor a folder: a FIFO would block a reader forever and
+    a device (``/dev/zero``) never ends; nerstudio reads files it can read to their end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the open that follows names the problem
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise FormatError(path, None, f"is {kind}, not a corpus file: save the data to a file and read that")
+
+
 def check_file(path: str) -> None:
     if not os.path.exists(path):
         raise FormatError(path, None, "no such file")
+    check_regular(path)
     if os.path.isdir(path):
         from .foreign.brat import is_collection
         if not is_collection(path):

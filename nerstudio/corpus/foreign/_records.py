@@ -30,6 +30,8 @@ from ..model import Corpus, Document, Sentence, Span
 
 def read_text(path: str, encoding: str) -> str:
     """The whole file, decoded (a UTF-8 byte-order mark dropped); a decoding error names its line."""
+    from ..detect import check_regular
+    check_regular(path)
     try:
         with open(path, "rb") as f:
             data = f.read()

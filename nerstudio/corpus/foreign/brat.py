@@ -34,6 +34,7 @@ corpus of several documents is refused.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 
@@ -74,6 +75,7 @@ def _entities(lines: list[str], text: str, ann: str):
     """``(start, end, label, lineno, id)`` of every T line, checked against the text."""
     out = []
     for lineno, line in enumerate(lines, 1):
+        line = line.lstrip("\ufeff")  # a byte-order mark inside the file (.ann files concatenated)
         if not line.strip() or not line.startswith("T"):
             continue
         parts = line.split("\t")
@@ -83,7 +85,7 @@ def _entities(lines: list[str], text: str, ann: str):
         frags = []
         for piece in ranges.split(";"):
             nums = piece.split()
-            if len(nums) != 2 or not all(n.isdigit() for n in nums):
+            if len(nums) != 2 or not all(n.isascii() and n.isdigit() for n in nums):
                 raise FormatError(ann, lineno, f"bad offsets {ranges!r}: expected 'START END' (or 'S1 E1;S2 E2')")
             a, b = int(nums[0]), int(nums[1])
             if not a < b <= len(text):
@@ -102,15 +104,21 @@ def _entities(lines: list[str], text: str, ann: str):
 
 
 def _choose(ents):
-    """Non-overlapping entities (longest first) and what was set aside, by reason."""
-    kept, aside = [], {"overlap": [], "discontinuous": []}
+    """Non-overlapping entities (longest first) and what was set aside, by reason. The kept
+    ones are held sorted by start, so each test looks at two neighbours (n log n, not n²)."""
+    starts: list[int] = []
+    kept: list = []  # sorted by start, never overlapping
+    aside: dict = {"overlap": [], "discontinuous": []}
     for e in sorted(ents, key=lambda e: (-(e[1] - e[0]), e[0], e[3])):
         if e[5] and not e[6]:
             aside["discontinuous"].append(e)
-        elif any(e[0] < k[1] and k[0] < e[1] for k in kept):
+            continue
+        i = bisect.bisect_left(starts, e[0])
+        if (i < len(kept) and kept[i][0] < e[1]) or (i > 0 and kept[i - 1][1] > e[0]):
             aside["overlap"].append(e)
-        else:
-            kept.append(e)
+            continue
+        starts.insert(i, e[0])
+        kept.insert(i, e)
     return sorted(kept), aside
 
 
@@ -163,7 +171,11 @@ def _read_pair(txt: str, ann: str, encoding: str):
             notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
                          + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
                          "they are kept when saved back as brat")
-    other = sum(1 for ln in lines if ln.strip() and not ln.startswith("T"))
+    other = sum(1 for ln in lines if ln.strip() and not ln.lstrip("\ufeff").startswith("T"))
+    marks = [k for k, ln in enumerate(lines, 1) if ln.startswith("\ufeff")]
+    if marks:
+        notes.append(f"{len(marks)} line(s) of {ann} starting with a byte-order mark (U+FEFF) read without it, "
+                     f"first at line {marks[0]}")
     if other:
         notes.append(f"{other} relation, event, attribute or note line(s) of {ann} not shown; "
                      "they are kept when saved back as brat")

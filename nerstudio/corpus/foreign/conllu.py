@@ -44,6 +44,9 @@ def _fields(line: str) -> list[str] | None:
 
 
 def sniff(path: str, head: str) -> bool:
+    from .webanno import old_version
+    if old_version(head) is not None:  # WebAnno TSV 1 has ten columns too: its reader says what to do
+        return False
     lines = [ln.rstrip("\r") for ln in head.splitlines() if ln.strip()][:200]
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
