@@ -39,11 +39,15 @@ from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
-from .jsonl import document_text, parse_record
+from .foreign._records import TALLY_TEXTS, Tally
+from .jsonl import TextCursor, document_text, parse_record, trimmed_example
 from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
+_TALLY_TEXTS = {**TALLY_TEXTS, "restart": "{n} record(s) whose \"offset\" goes back to the start of the record "
+                                          "before it (or further) read as the start of a new document (files concatenated, or "
+                                          "a line repeated?)"}
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 
@@ -244,6 +248,8 @@ class Reader:
                 yield "line", text
                 continue
             rec = parse_record(text, self.path, lineno)
+            if rec.trimmed:
+                self._tally.add("trimmed", lineno, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed))
             if rec.doc_id is not None and rec.doc_id != last_doc:
                 yield "docstart", rec.doc_id
                 last_doc = rec.doc_id
@@ -308,6 +314,8 @@ class Reader:
             yield from self._foreign_events()
             return
         self.repairs = 0
+        self.notes = []
+        self._tally = Tally(self.path)
         self._first_token_line = None
         raw = self._raw_events()
         if self.scheme is None and self.format != "jsonl":
@@ -332,14 +340,26 @@ class Reader:
                 self.scheme = "iob2"
             source = raw
         n = 0
+        cursor = TextCursor(self.path) if self.format == "jsonl" else None
         for kind, obj in source:
             if kind == "sentence":
                 if n == 0:
                     self._first_token_line = obj.line  # type: ignore[union-attr]
                 n += 1
-                yield kind, self._decode(obj)  # type: ignore[arg-type]
+                s = self._decode(obj)  # type: ignore[arg-type]
+                if cursor is not None:  # records placed in their document's text, as read_corpus does
+                    if cursor.goes_back(s):
+                        self._tally.add("restart", s.line, f'"offset" {s.meta["offset"]} after text ending at '
+                                                           f"{cursor.pos}")
+                        cursor.reset()
+                        yield "docstart", None
+                    cursor.place(s)
+                yield kind, s
             else:
+                if kind == "docstart" and cursor is not None:
+                    cursor.reset()
                 yield kind, obj
+        self.notes.extend(self._tally.notes(_TALLY_TEXTS))
         if n == 0:
             what = "the file is empty" if self.n_lines == 0 else "no token lines (only -DOCSTART- or blank lines)"
             raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
@@ -391,7 +411,8 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
         d.id = str(k + 1) if reader.format != "jsonl" or d.docstart is None else d.docstart
     return Corpus(docs, path=reader.path, format=reader.format, scheme=reader.scheme, encoding=reader.encoding,
                   newline=reader.newline, bom=reader.bom, final_newline=reader.final_newline, sep=reader.sep,
-                  ncols=reader.ncols, layout=None if reader.mixed_newlines else layout, repairs=reader.repairs)
+                  ncols=reader.ncols, layout=None if reader.mixed_newlines else layout, repairs=reader.repairs,
+                  notes=list(reader.notes))
 
 
 def convert_file(src, dst, from_format: str | None = None, to_format: str | None = None,

@@ -21,6 +21,8 @@ an exception of another kind, nor a silently altered reading:
 * offsets are whole numbers (``3`` or ``3.0``); fractions, ``NaN``, infinities, booleans and
   strings are refused; a span must be non-empty and inside the text;
 * labels are strings (``null`` is refused, not read as ``"None"``);
+* with ``tokens``, the characters between them must be whitespace (a character no token covers
+  would become a token of its own when the text is written as running text: refused);
 * without ``tokens`` the text is split into words and punctuation by
   :mod:`~nerstudio.corpus.segment`, as plain text is (one tokeniser for all running text), and a
   span boundary that falls inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
@@ -186,6 +188,10 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
             k = pos if exact else text.find(t, pos)
             if k < 0:
                 raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
+            if not exact and text[pos:k].strip():  # else a text target would make them tokens of their own
+                raise FormatError(path, lineno, f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
+                                                f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
+                                                "characters between tokens must be whitespace")
             offsets.append((k, k + len(t)))
             pos = k + len(t) + exact
         words = list(tokens)
@@ -315,6 +321,52 @@ def record_losses(raw: str) -> tuple[bool, list[str]]:
     return rec.text != " ".join(rec.words), sorted(k for k in obj if k not in known)
 
 
+class TextCursor:
+    """Where each record of one document lies in the document's text, from its ``offset`` and
+    ``before``: the one check of record placement, run by the streamed reader
+    (:class:`~nerstudio.corpus.formats.Reader`) and by :func:`document_text` alike, so that
+    ``stats``/``convert`` and the whole-file reader accept and refuse the same files.
+
+    A record whose ``offset`` goes back to the start of the previous record's text or before it
+    cannot be in the same document: it starts a new one (two nerstudio outputs concatenated, a
+    line repeated), which :meth:`goes_back` tells the reader, which reports it. An ``offset``
+    inside the previous record's text is an error at its line."""
+
+    def __init__(self, path=None):
+        self.path = path
+        self.reset()
+
+    def reset(self) -> None:
+        self.pos = 0  # the length of the document's text so far
+        self.start = 0  # where the previous record's text starts
+        self.n = 0  # records placed
+
+    def goes_back(self, s: Sentence) -> bool:
+        offset = (s.meta or {}).get("offset")
+        return self.n > 0 and offset is not None and offset <= self.start
+
+    def place(self, s: Sentence) -> tuple[str, str]:
+        """``(the text before the record, the record's text)``; advances past them."""
+        where = s.meta or {}
+        before, offset = where.get("before"), where.get("offset")
+        if before is None:
+            if offset is None:
+                before = "" if self.n == 0 else "\n"
+            elif offset >= self.pos:
+                before = " " * (offset - self.pos)
+            else:
+                raise FormatError(self.path, s.line, f'"offset" {offset} falls inside the previous record\'s '
+                                                     f"text (which ends at {self.pos})")
+        elif offset is not None and self.n > 0 and offset != self.pos + len(before):
+            raise FormatError(self.path, s.line, f'"offset" {offset} does not follow the previous record and '
+                                                 f'"before" (expected {self.pos + len(before)})')
+        piece = s.text()
+        self.start = self.pos + len(before)
+        self.pos += len(before) + len(piece)
+        self.n += 1
+        return before, piece
+
+
 def document_text(sentences, path=None) -> str | None:
     """Give the sentences read from one document's JSONL records one shared source text, the
     document's (see the module docstring): each sentence's ``source`` and ``offsets`` are
@@ -322,27 +374,15 @@ def document_text(sentences, path=None) -> str | None:
     ``offset``: then the words joined by spaces are the text, and nothing is stored)."""
     if not any(s.offsets is not None for s in sentences):
         return None  # words joined by spaces, one record per line: Document.text_and_offsets derives it
-    parts, pos, shifted = [], 0, []
+    parts, shifted = [], []
+    cursor = TextCursor(path)
     for k, s in enumerate(sentences):
         where = s.meta or {}
-        before, offset = where.get("before"), where.get("offset")
-        if before is None:
-            if offset is None:
-                before = "" if k == 0 else "\n"
-            elif offset >= pos:
-                before = " " * (offset - pos)
-            else:
-                raise FormatError(path, s.line, f'"offset" {offset} falls inside the previous record\'s text '
-                                                f"(which ends at {pos})")
-        elif offset is not None and offset != pos + len(before):
-            raise FormatError(path, s.line, f'"offset" {offset} does not follow the previous record and '
-                                            f'"before" (expected {pos + len(before)})')
-        pos += len(before)
+        before, piece = cursor.place(s)
         parts.append(before)
-        piece, rel = s.char_offsets()  # the record's text from its first token to its last
-        shifted.append([(a + pos, b + pos) for a, b in rel])
+        start = cursor.pos - len(piece)
+        shifted.append([(a + start, b + start) for a, b in s.char_offsets()[1]])
         parts.append(piece)
-        pos += len(piece)
         if where.get("after") and k == len(sentences) - 1:
             parts.append(where["after"])
     text = "".join(parts)

@@ -173,8 +173,8 @@ TALLY_TEXTS = {
                  "label (a doccano 1.x export: rename the labels, or export with label names)",
     "other_mode": "{n} record(s) in the other doccano mode read (their entities kept; written back in the "
                   "file's mode)",
-    "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens; "
-               "written back, its offsets are the trimmed ones)",
+    "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens: "
+               "converted or edited, it is written with the trimmed offsets)",
 }
 
 
