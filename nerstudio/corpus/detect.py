@@ -173,10 +173,13 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
                 if len(chunk) == SNIFF_BYTES:
                     break
                 continue
-            if "\t" in text:
+            tab, spaces = "\t" in text, text.count(" ")
+            while not tab and len(chunk) == SNIFF_BYTES and not chunk.endswith(b"\n"):
+                chunk = f.readline(SNIFF_BYTES)  # a first token longer than 64 KiB: the rest of its line
+                tab, spaces = b"\t" in chunk, spaces + chunk.rstrip(b"\r\n").count(b" ")
+            if tab:
                 return "tsv"
-            n = len(text.split(" "))
-            return {4: "conll2003", 3: "conll2002"}.get(n, "columns")
+            return {3: "conll2003", 2: "conll2002"}.get(spaces, "columns")
     return "tsv" if seen_tab else "conll2003"
 
 

@@ -126,7 +126,14 @@ class Reader:
         self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
+        self._refuse_losses()
         return corpus
+
+    def _refuse_losses(self) -> None:
+        """With ``strict``, what reading did not keep as it was (a note) is an error."""
+        if self.strict and self.notes:
+            more = f" (and {len(self.notes) - 1} more note(s))" if len(self.notes) > 1 else ""
+            raise FormatError(self.path, None, f"--strict: {self.notes[0]}{more}")
 
     def _foreign_events(self) -> Iterator[tuple[str, object]]:
         corpus = self.read_foreign()
@@ -360,6 +367,7 @@ class Reader:
                     cursor.reset()
                 yield kind, obj
         self.notes.extend(self._tally.notes(_TALLY_TEXTS))
+        self._refuse_losses()
         if n == 0:
             what = "the file is empty" if self.n_lines == 0 else "no token lines (only -DOCSTART- or blank lines)"
             raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
@@ -426,6 +434,7 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     """
     target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
     target_format = normalize_format(to_format) if to_format else None
+    losses = Losses() if losses is None else losses
     reader = Reader(src, from_format, from_scheme, encoding, strict)
     fmt = target_format or format_for_output(dst, reader.format) or reader.format
     if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
@@ -433,6 +442,8 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
             src, reader.format, from_scheme, encoding, strict)
         if reader.foreign is None:
             reader.scheme = corpus.scheme
+        if strict:  # the losses of the write are known once written: written aside first
+            _refuse_write_losses(corpus, dst, fmt, target_scheme)
         write_corpus(corpus, dst, fmt, target_scheme, losses=losses)
         return reader
     events = reader.events()
@@ -445,7 +456,35 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
         yield from events
 
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
+    if strict:
+        lines = _strict_lines(lines, losses, dst)
     write_lines(dst, lines, reader.encoding, reader.newline if lossless else "\n",
                 reader.bom if lossless else _writing.new_file_bom(reader.encoding),
                 (lambda: reader.final_newline) if lossless else True)
     return reader
+
+
+def _strict_lines(lines: Iterable[str], losses: Losses, dst) -> Iterator[str]:
+    """``lines``, then an error (the atomic write is abandoned) if the conversion lost anything."""
+    yield from lines
+    _raise_losses(losses, dst)
+
+
+def _raise_losses(losses: Losses, dst) -> None:
+    if losses:
+        messages = losses.messages() or [f"{sum(losses.counts.values())} loss(es) of kind(s) "
+                                         f"{', '.join(losses.counts)}"]
+        more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
+        raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
+
+
+def _refuse_write_losses(corpus: Corpus, dst, fmt: str, scheme: str | None) -> None:
+    """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
+    import tempfile
+    trial = Losses()
+    with tempfile.TemporaryDirectory(prefix="nerstudio-strict-") as tmp:
+        target = os.path.join(tmp, os.path.basename(os.path.normpath(os.fspath(dst))) or "out")
+        if os.path.isdir(dst):
+            os.mkdir(target)
+        write_corpus(corpus, target, fmt, scheme, losses=trial)
+    _raise_losses(trial, dst)
