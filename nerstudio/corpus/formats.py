@@ -441,7 +441,7 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
         corpus = reader.read_foreign() if reader.foreign is not None else read_corpus(
             src, reader.format, from_scheme, encoding, strict)
         if reader.foreign is None:
-            reader.scheme = corpus.scheme
+            reader.scheme, reader.notes = corpus.scheme, list(corpus.notes)
         if strict:  # the losses of the write are known once written: written aside first
             _refuse_write_losses(corpus, dst, fmt, target_scheme)
         write_corpus(corpus, dst, fmt, target_scheme, losses=losses)

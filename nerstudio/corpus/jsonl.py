@@ -69,6 +69,10 @@ def loads(text: str, path, lineno: int):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        if text.strip() in ("{", "["):  # pretty-printed JSON, one value over many lines
+            raise FormatError(path, lineno, f"a line holding only {text.strip()!r}: this is JSON spread over "
+                                            "several lines, not JSON Lines (one whole object per line); write "
+                                            "it one object per line (e.g. jq -c . FILE)") from None
         raise FormatError(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise FormatError(path, lineno, "invalid JSON: nested too deeply") from None

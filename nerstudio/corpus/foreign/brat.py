@@ -45,6 +45,7 @@ from . import runtext
 
 _T_LINE = re.compile(r"^T\d+\S*\t\S+ \d+ \d+(;\d+ \d+)*\t")
 _OTHER = re.compile(r"^([REAMN*]\d*\S*\t|#\d*\S*\t)")
+_LOOSE = re.compile(r"^\ufeff?[TREAMN#*]\S*\t")
 _IDS = re.compile(r"(?<![\w])([TERAMN#]\d+)\b")
 
 
@@ -63,7 +64,10 @@ def sniff(path: str, head: str) -> bool:
     lines = [ln for ln in head.splitlines() if ln.strip()][:50]
     if not lines:
         return os.path.isfile(pair(path)[0])  # no annotation yet
-    return all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines)
+    if all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines):
+        return True
+    # beside its .txt, a .ann whose lines merely start like brat's is brat: the reader names the bad line
+    return os.path.isfile(pair(path)[0]) and all(_LOOSE.match(ln) for ln in lines)
 
 
 def _flat(s: str) -> str:
