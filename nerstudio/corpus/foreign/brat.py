@@ -18,6 +18,9 @@ offsets (else the offsets are wrong: an error at the line). Choices, reported in
 * **discontinuous entities** (``0 5;10 15``): kept as one entity from the first start to the
   last end when only whitespace lies between the fragments (a line break inside a name), else
   set aside like an overlapping one;
+* whitespace at an entity's edges is not part of it (an entity is a run of tokens): the entity
+  is shown and converted without it, and its line keeps its original offsets when saved back as
+  brat (brat's own files are left as they were; other formats get the trimmed offsets);
 * lines of other kinds (relations, events, attributes, notes) are not shown.
 
 Nothing set aside is lost: writing back to brat a corpus read from brat writes every original
@@ -75,8 +78,10 @@ def _flat(s: str) -> str:
     return s.replace("\r", " ").replace("\n", " ")
 
 
-def _entities(lines: list[str], text: str, ann: str):
-    """``(start, end, label, lineno, id)`` of every T line, checked against the text."""
+def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None):
+    """``(start, end, label, lineno, id, discontinuous, joinable)`` of every T line, checked
+    against the text; whitespace at an entity's edges is not part of it (``trimmed`` collects
+    ``(lineno, the entity's text)`` of those that had some)."""
     out = []
     for lineno, line in enumerate(lines, 1):
         line = line.lstrip("\ufeff")  # a byte-order mark inside the file (.ann files concatenated)
@@ -103,7 +108,16 @@ def _entities(lines: list[str], text: str, ann: str):
                                            f"({want[:40]!r}): are the .txt and the .ann from the same document?")
         frags.sort()
         joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in zip(frags, frags[1:]))
-        out.append((frags[0][0], frags[-1][1], label, lineno, parts[0], len(frags) > 1, joinable))
+        start, end = frags[0][0], frags[-1][1]
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start == end:
+            raise FormatError(ann, lineno, f"the entity {label} covers only whitespace")
+        if (start, end) != (frags[0][0], frags[-1][1]) and trimmed is not None:
+            trimmed.append((lineno, text[frags[0][0]:frags[-1][1]]))
+        out.append((start, end, label, lineno, parts[0], len(frags) > 1, joinable))
     return out
 
 
@@ -159,7 +173,8 @@ def _read_pair(txt: str, ann: str, encoding: str):
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
     lines = ann_text.splitlines()
-    ents = _entities(lines, text, ann)
+    trimmed: list = []
+    ents = _entities(lines, text, ann, trimmed)
     kept, aside = _choose(ents)
     doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
     notes = []
@@ -175,6 +190,11 @@ def _read_pair(txt: str, ann: str, encoding: str):
             notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
                          + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
                          "they are kept when saved back as brat")
+    if trimmed:
+        line, shown = trimmed[0]
+        notes.append(f"{len(trimmed)} entit{'y' if len(trimmed) == 1 else 'ies'} with whitespace at their edges "
+                     f"shown without it, first at line {line} of {ann} ({shown[:40]!r}); their lines keep their "
+                     "offsets when saved back as brat")
     other = sum(1 for ln in lines if ln.strip() and not ln.lstrip("\ufeff").startswith("T"))
     marks = [k for k, ln in enumerate(lines, 1) if ln.startswith("\ufeff")]
     if marks:
