@@ -168,8 +168,9 @@ def is_collection(path: str) -> bool:
     return os.path.isdir(path) and bool(folder_pairs(path)[0])
 
 
-def _read_pair(txt: str, ann: str, encoding: str):
-    """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair."""
+def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
+    """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair;
+    ``raw``: the notes as ``(ann, (kind, count, line, example))`` losses, for a folder's summary."""
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
     lines = ann_text.splitlines()
@@ -177,32 +178,22 @@ def _read_pair(txt: str, ann: str, encoding: str):
     ents = _entities(lines, text, ann, trimmed)
     kept, aside = _choose(ents)
     doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
-    notes = []
-    joined = sum(1 for e in kept if e[5])
+    losses = []  # (kind, count, first line, example or None), in the order of _KINDS
+    joined = [e for e in kept if e[5]]
     if joined:
-        notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
-                     "(only whitespace between the fragments), first at line "
-                     f"{min(e[3] for e in kept if e[5])} of {ann}")
-    for why, what in (("overlap", "overlapping or nested entit{} set aside (the longest kept)"),
-                      ("discontinuous", "discontinuous entit{} set aside (text between the fragments)")):
+        losses.append(("joined", len(joined), min(e[3] for e in joined), None))
+    for why in ("overlap", "discontinuous"):
         if aside[why]:
-            n = len(aside[why])
-            notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
-                         + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
-                         "they are kept when saved back as brat")
+            losses.append((why, len(aside[why]), min(e[3] for e in aside[why]), None))
     if trimmed:
-        line, shown = trimmed[0]
-        notes.append(f"{len(trimmed)} entit{'y' if len(trimmed) == 1 else 'ies'} with whitespace at their edges "
-                     f"shown without it, first at line {line} of {ann} ({shown[:40]!r}); their lines keep their "
-                     "offsets when saved back as brat")
-    other = sum(1 for ln in lines if ln.strip() and not ln.lstrip("\ufeff").startswith("T"))
+        losses.append(("trimmed", len(trimmed), trimmed[0][0], trimmed[0][1]))
     marks = [k for k, ln in enumerate(lines, 1) if ln.startswith("\ufeff")]
     if marks:
-        notes.append(f"{len(marks)} line(s) of {ann} starting with a byte-order mark (U+FEFF) read without it, "
-                     f"first at line {marks[0]}")
+        losses.append(("bom", len(marks), marks[0], None))
+    other = [k for k, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip("\ufeff").startswith("T")]
     if other:
-        notes.append(f"{other} relation, event, attribute or note line(s) of {ann} not shown; "
-                     "they are kept when saved back as brat")
+        losses.append(("other", len(other), other[0], None))
+    notes = [(ann, x) for x in losses] if raw else _notes([(ann, x) for x in losses])
     return (doc if doc.sentences else None), lines, text, bom, notes
 
 
@@ -223,7 +214,33 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return corpus
 
 
-MAX_FILE_NOTES = 8  # a collection's notes past this many are counted, not listed
+_KINDS = {  # what each kind of note says; kept entities first, then what is set aside or not shown
+    "joined": "discontinuous entit{ies} read as one span (only whitespace between the fragments)",
+    "overlap": "overlapping or nested entit{ies} set aside (the longest kept; kept when saved back as brat)",
+    "discontinuous": "discontinuous entit{ies} set aside (text between the fragments; kept when saved back as "
+                     "brat)",
+    "trimmed": "entit{ies} with whitespace at their edges shown without it (their lines keep their offsets "
+               "when saved back as brat)",
+    "bom": "line(s) starting with a byte-order mark (U+FEFF) read without it",
+    "other": "relation, event, attribute or note line(s) not shown (kept when saved back as brat)",
+}
+
+
+def _notes(losses: list) -> list[str]:
+    """One note per kind: ``losses`` is ``[(ann file, (kind, count, line, example))]`` of one pair
+    or of every pair of a folder (then counted over the files, the first one named)."""
+    out = []
+    for kind, what in _KINDS.items():
+        found = [(ann, n, line, ex) for ann, (k, n, line, ex) in losses if k == kind]
+        if not found:
+            continue
+        total = sum(n for _, n, _, _ in found)
+        ann, _, line, ex = found[0]
+        files = f" in {len(found)} files" if len(found) > 1 else ""
+        plural = "y" if total == 1 else "ies"
+        shown = f": {ex[:40]!r}" if ex is not None else ""
+        out.append(f"{total} " + what.replace("{ies}", plural) + f"{files}, first at line {line} of {ann}{shown}")
+    return out
 
 
 def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
@@ -235,7 +252,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     docs, layouts, notes, empty = [], [], [], []
     first_text, first_bom = None, False
     for txt, ann in pairs:
-        doc, lines, text, bom, pair_notes = _read_pair(txt, ann, encoding)
+        doc, lines, text, bom, pair_losses = _read_pair(txt, ann, encoding, raw=True)
         if doc is None:
             empty.append(os.path.basename(txt))
             continue
@@ -244,15 +261,13 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
         doc.path = txt
         docs.append(doc)
         layouts.append(lines)
-        notes.extend(pair_notes)
+        notes.extend(pair_losses)
     if not docs:
         raise FormatError(folder, None, "no sentences: every .txt of the folder is empty")
     corpus = Corpus(docs, path=os.fspath(folder), format="brat", scheme=scheme or "iob2", encoding=encoding,
                     newline="\r\n" if "\r\n" in first_text else "\n", bom=first_bom,
                     final_newline=first_text.endswith("\n"), layout=layouts)
-    if len(notes) > MAX_FILE_NOTES:
-        notes = notes[:MAX_FILE_NOTES] + [f"{len(notes) - MAX_FILE_NOTES} more note(s) like these on other files"]
-    corpus.notes.extend(notes)
+    corpus.notes.extend(_notes(notes))
     for what, names in (("empty .txt file(s) not read (no sentence)", empty),
                         (".txt file(s) without a .ann not read", lone), ("subfolder(s) not read", subfolders)):
         if names:
