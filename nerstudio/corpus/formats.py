@@ -22,7 +22,11 @@ Reading is streamed line by line from a binary file (never the whole file in one
 detect the tag scheme from the tags of the *whole* file: streaming buffers the first sentences
 and, for a longer file, scans the rest for its tags only, so the two always agree. Every problem
 of the input is a :class:`~nerstudio.errors.FormatError` naming file and line; nothing else
-escapes a reader. Writing lives in :mod:`nerstudio.corpus.writing`; :func:`convert_file` streams
+escapes a reader. What a reader did not keep as it was is a note (:attr:`Reader.notes`,
+:attr:`Corpus.notes`, one per kind, with its count and first line); the streamed and the whole
+reading produce the same notes (JSONL records are placed in their document's text by the one
+:class:`~nerstudio.corpus.jsonl.TextCursor` in both), and with ``strict`` any note is an error,
+as is any loss of :func:`convert_file`'s output (nothing is written). Writing lives in :mod:`nerstudio.corpus.writing`; :func:`convert_file` streams
 one file into another.
 """
 

@@ -27,7 +27,10 @@ an exception of another kind, nor a silently altered reading:
   :mod:`~nerstudio.corpus.segment`, as plain text is (one tokeniser for all running text), and a
   span boundary that falls inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
   ``Obama`` and ``'s``); with ``tokens``, spans must fall on token boundaries; whitespace at the
-  edges of a span is ignored;
+  edges of a span is not part of the entity (an entity is a run of tokens): the span is read
+  without it and each such span is counted (``Record.trimmed``), so that the readers report it
+  (a ``note:`` with the count and the first example): trimming is the right reading, but it is
+  a change to the user's offsets, and a conversion writes the trimmed ones;
 * a record with no tokens (empty or blank text) holds no sentence: it is kept as it is when the
   file is written back as JSONL, and reported when a conversion drops it;
 * nesting too deep for the JSON parser, numbers too long to convert and unpaired surrogates

@@ -2,6 +2,9 @@
 
 * **label triples** (format ``doccano``): ``{"text": ..., "label": [[start, end, "LABEL"], ...]}``
   plus ``id`` and other fields (``Comments``, metadata); older exports call the key ``labels``;
+  doccano 1.x exports hold ``"annotations": [{"label": 2, "start_offset", "end_offset", "user"}]``
+  where the label is the label's **id** in the project: read with the id as the label, counted
+  in a note (the names are not in the file);
 * **relation mode** (format ``doccano-rel``, module :mod:`.doccano_rel`): ``{"text": ...,
   "entities": [{"id", "label", "start_offset", "end_offset"}], "relations": [{"id", "from_id",
   "to_id", "type"}]}``.
@@ -10,6 +13,10 @@ Why a module of its own: nerstudio's JSONL reads ``label`` triples, but would wr
 spans back as objects, which doccano cannot import, and it cannot read relation-mode entities.
 Offsets are characters; tokenisation and all checks are those of nerstudio's JSONL records
 (a span boundary inside a word splits the word; overlapping spans are an error at their line).
+
+A record's spans are read whatever its shape (triples, ``entities`` or ``annotations``); records
+in the file's other mode are counted in a note and written back in the file's mode. Records
+without a ``doc_id`` are documents of their own (see :mod:`._records`).
 
 Choices: relations are **not kept** (nerstudio holds no relations): each file's count is a
 ``note:`` line, never silent, and relation-mode files written back have ``"relations": []``.

@@ -17,7 +17,11 @@ Choices, each reported (``note:`` lines of the CLI, :attr:`Corpus.notes`), never
 * tokens are checked against the text (each token's ``start``/``end`` must hold its ``text``);
   whitespace tokens (spaCy makes one of each extra space) are not words and are left out; spans
   are read from their character offsets, which must fall on token boundaries, and their
-  ``token_start``/``token_end``, when given, must agree with them.
+  ``token_start``/``token_end``, when given, must agree with them; whitespace at a span's edges
+  (a span starting on spaCy's whitespace token) is trimmed and counted;
+* ``relations`` (``rel.manual``, ``dep`` tasks) are not read (nerstudio holds entities): counted,
+  with the first one shown; a task keeps them among its other fields when written back;
+* a task without ``meta.doc_id`` is a document of its own (tasks are independent texts).
 
 Written: one accepted task per sentence with ``text``, ``tokens``, ``spans`` (with token
 offsets) and ``answer: accept``, which ``prodigy db-in`` imports; a task read from Prodigy keeps
