@@ -112,6 +112,7 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
     fmt = REL if mode == "rel" else NAME
     b = R.CorpusBuilder(path, fmt, encoding, scheme)
     relations = records_with = 0
+    first_rel = None
     for line, obj in R.iter_jsonl(path, encoding):
         text = obj.get("text")
         if not isinstance(text, str):
@@ -126,6 +127,8 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
             raise FormatError(path, line, f'"relations" must be a list, not {R.show(rels)}')
         relations += len(rels)
         records_with += bool(rels)
+        if rels and first_rel is None:
+            first_rel = line
         if mode == "rel":
             fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations", *_LABEL_KEYS)}
         else:
@@ -136,7 +139,8 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
             raise FormatError(path, line, f'"doc_id" must be a string or an integer, not {R.show(doc_id)}')
         b.add_text(text, spans, line, doc_id, fields=fields)
     if relations:
-        b.notes.append(f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities only")
+        b.notes.append(f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities "
+                       f"only, first at line {first_rel}")
     return b.build()
 
 

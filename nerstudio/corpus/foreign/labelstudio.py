@@ -51,12 +51,12 @@ def sniff(path: str, head: str) -> bool:
     if not h.startswith("{"):
         return False
     obj = R.first_json_object(h)  # one task object (what Label Studio imports too), or one per line
-    if obj is None:  # spread over lines: a task object is one whose "data" comes before any other key's value
-        return bool(_TASK_START.match(h))
+    if obj is None:  # one object spread over lines: a task when a "data" object is among its keys
+        return bool(_DATA_KEY.search(h))
     return isinstance(obj.get("data"), dict) and ("annotations" in obj or "predictions" in obj)
 
 
-_TASK_START = re.compile(r'\{\s*("(id|data|annotations|predictions|meta)"\s*:\s*[^{\[]*?,\s*)*"(data|annotations|predictions)"\s*:')
+_DATA_KEY = re.compile(r'^\s*"data"\s*:\s*\{', re.M)
 
 
 def _tasks(path: str, encoding: str):
@@ -86,7 +86,7 @@ def _region(r: dict, text: str, path: str, line: int, notes: dict) -> list | Non
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
         raise FormatError(path, line, f"region {R.show(value)}: \"labels\" must be a non-empty list of strings")
     if len(labels) > 1:
-        notes["multi"] = notes.get("multi", 0) + 1
+        _count(notes, "multi", line)
     a, b = value.get("start"), value.get("end")
     want = value.get("text")
     if isinstance(want, str) and type(a) is int and type(b) is int and text[a:b] != want:
@@ -131,16 +131,16 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             raise FormatError(path, line, '"annotations" and "predictions" must be lists of objects')
         live = [a for a in anns if not a.get("was_cancelled")]
         if len(live) > 1:
-            counts["several"] = counts.get("several", 0) + 1
+            _count(counts, "several", line)
         chosen = _latest(live)
         if chosen is None and preds:
             chosen = _latest(preds)
-            counts["predictions"] = counts.get("predictions", 0) + 1
+            _count(counts, "predictions", line)
         if chosen is None and anns:
-            counts["cancelled"] = counts.get("cancelled", 0) + 1
+            _count(counts, "cancelled", line)
             continue
         if chosen is None:
-            counts["unlabelled"] = counts.get("unlabelled", 0) + 1
+            _count(counts, "unlabelled", line)
         result = chosen.get("result", []) if chosen is not None else []
         if not isinstance(result, list):
             raise FormatError(path, line, f'"result" must be a list, not {R.show(result)}')
@@ -149,7 +149,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             if not isinstance(r, dict):
                 raise FormatError(path, line, f"each result must be an object, not {R.show(r)}")
             if r.get("type") != "labels":
-                counts["other"] = counts.get("other", 0) + 1
+                _count(counts, "other", line)
                 continue
             names = names or (r.get("from_name"), r.get("to_name"))
             spans.append(_region(r, text, path, line, counts))
@@ -175,8 +175,14 @@ _NOTES = (  # what each count means, in the order the notes are printed
 )
 
 
+def _count(counts: dict, key: str, line: int) -> None:
+    """One more of ``key``; the line of the first one is kept (``key@``)."""
+    counts[key] = counts.get(key, 0) + 1
+    counts.setdefault(key + "@", line)
+
+
 def _notes(c: dict) -> list[str]:
-    return [f"{c[key]} {text}" for key, text in _NOTES if c.get(key)]
+    return [f"{c[key]} {text}, first at line {c[key + '@']}" for key, text in _NOTES if c.get(key)]
 
 
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:

@@ -102,10 +102,12 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     skipped = {"reject": 0, "ignore": 0}
     seen, duplicates = set(), 0
+    first: dict = {}  # kind -> line of the first task skipped so
     for line, obj in R.iter_jsonl(path, encoding):
         answer = obj.get("answer", "accept")
         if answer in ("reject", "ignore"):
             skipped[answer] += 1
+            first.setdefault("answer", line)
             continue
         if answer != "accept":
             raise FormatError(path, line, f'"answer" must be "accept", "reject" or "ignore", not {R.show(answer)}')
@@ -116,6 +118,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if isinstance(key, (int, str)):
             if key in seen:
                 duplicates += 1
+                first.setdefault("hash", line)
                 continue
             seen.add(key)
         toks = _tokens(obj.get("tokens"), text, path, line)
@@ -134,10 +137,10 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             b.add_tokens(text, rec.words, rec.offsets, rec.spans, line, doc_id, fields=fields)
     if skipped["reject"] or skipped["ignore"]:
         what = " and ".join(f"{n} {k}ed" for k, n in skipped.items() if n).replace("ignoreed", "ignored")
-        b.notes.append(f"only accepted tasks read: {what} task(s) skipped")
+        b.notes.append(f"only accepted tasks read: {what} task(s) skipped, first at line {first['answer']}")
     if duplicates:
         b.notes.append(f"{duplicates} task(s) with the _input_hash of an earlier accepted task skipped "
-                       "(the first annotation of each text is read)")
+                       f"(the first annotation of each text is read), first at line {first['hash']}")
     return b.build()
 
 
