@@ -188,3 +188,23 @@ def test_every_sample_is_covered_by_a_test():
                               "real/webanno-tsv2-kappatest.tsv", "real/webanno-tsv2-ne-stacked.tsv",
                               "shapes/webanno-tsv1.tsv"}
     assert names == covered
+
+
+@pytest.mark.parametrize("fmt,name", [("conll2003", "s.conll"), ("conll2002", "s.conll02"), ("columns", "s.cols"),
+                                      ("tsv", "s.tsv"), ("jsonl", "s.jsonl"), ("hf", "s.hf.jsonl"),
+                                      ("conllu", "s.conllu"), ("doccano", "s.doccano.jsonl"),
+                                      ("prodigy", "s.prodigy.jsonl"), ("label-studio", "s.ls.json")])
+def test_every_written_format_reads_back_alike_with_nothing_unreported(tmp_path, fmt, name):
+    """The demo corpus written in every format nerstudio writes, read back streamed and whole:
+    the same entities, and no note unless something was not kept."""
+    from nerstudio.corpus import read_corpus, write_corpus
+    demo = read_corpus(Path(nerstudio.__file__).parent / "demo" / "dev.conll")
+    out = tmp_path / name
+    write_corpus(demo, out, format=fmt)
+    c, n_ents, notes = read_both(out)
+    assert c.format == fmt or fmt == "columns"  # four columns read back as conll2003, rightly
+    assert n_ents == sum(len(s.spans) for s in demo.sentences)
+    if fmt == "label-studio":  # written as pre-annotations: read from the predictions, which is said
+        assert len(notes) == 1 and "read from their (most recent) prediction" in notes[0]
+    else:
+        assert notes == []
