@@ -26,8 +26,8 @@ escapes a reader. What a reader did not keep as it was is a note (:attr:`Reader.
 :attr:`Corpus.notes`, one per kind, with its count and first line); the streamed and the whole
 reading produce the same notes (JSONL records are placed in their document's text by the one
 :class:`~nerstudio.corpus.jsonl.TextCursor` in both), and with ``strict`` any note is an error,
-as is any loss of :func:`convert_file`'s output (nothing is written). Writing lives in :mod:`nerstudio.corpus.writing`; :func:`convert_file` streams
-one file into another.
+as is any loss of :func:`convert_file`'s output (nothing is written). Writing lives in
+:mod:`nerstudio.corpus.writing`; :func:`convert_file` streams one file into another.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
-_TALLY_TEXTS = {**TALLY_TEXTS, "restart": "{n} record(s) whose \"offset\" goes back to the start of the record "
-                                          "before it (or further) read as the start of a new document (files concatenated, or "
-                                          "a line repeated?)"}
+_TALLY_TEXTS = {**TALLY_TEXTS,
+                "restart": "{n} record(s) whose \"offset\" goes back to the start of the record before it (or "
+                           "further) read as the start of a new document (files concatenated, or a line repeated?)"}
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 

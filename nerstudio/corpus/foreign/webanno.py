@@ -101,9 +101,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     lines = raw.split("\n")
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     if old_version(raw) is not None:
-        raise FormatError(path, 1, f"a WebAnno TSV {old_version(raw)} file (WebAnno 2 and earlier): nerstudio reads WebAnno "
-                                   "TSV 3 only; open the project in WebAnno 3 or INCEpTION and export the "
-                                   "documents as 'WebAnno TSV 3', or export them as CoNLL 2002")
+        raise FormatError(path, 1, f"a WebAnno TSV {old_version(raw)} file (WebAnno 2 and earlier): nerstudio "
+                                   "reads WebAnno TSV 3 only; open the project in WebAnno 3 or INCEpTION and "
+                                   "export the documents as 'WebAnno TSV 3', or export them as CoNLL 2002")
     if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
         raise FormatError(path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'")
     col, start = _layout(lines, path)
