@@ -53,7 +53,8 @@ def test_relation_mode_read_reports_relations(tmp_path):
     assert c.format == "doccano-rel"
     assert c.sentences[0].spans == [Span(0, 1, "ORG"), Span(5, 6, "LOC")]
     assert all(re.search(r", first at line \d+$", n) for n in c.notes)
-    assert [re.sub(r", first at line \d+$", "", n) for n in c.notes] == ["1 relation(s) in 1 record(s) not kept: nerstudio holds entities only"]
+    assert [re.sub(r", first at line \d+$", "", n) for n in c.notes] == [
+        "1 relation(s) in 1 record(s) not kept: nerstudio holds entities only"]
 
 
 def test_detection(tmp_path):

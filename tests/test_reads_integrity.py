@@ -217,8 +217,8 @@ def test_case8_ud_entity_brackets_are_read_and_what_is_set_aside_reported(tmp_pa
 
 def test_case8_no_entity_attribute_at_all_is_said(tmp_path):
     p = tmp_path / "plain.conllu"
-    p.write_text("# text = Hi there\n1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n\n",
-                 encoding="utf-8")
+    p.write_text("# text = Hi there\n1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n"
+                 "2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n\n", encoding="utf-8")
     _, _, labels, notes = both(p)
     assert labels == {} and any("no NE= or NER= attribute" in n for n in notes)
 

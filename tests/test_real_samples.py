@@ -85,7 +85,8 @@ def prodigy_counts(path: Path):
 
 def brat_counts(ann: Path):
     lines = [x for x in ann.read_text(encoding="utf-8").split("\n") if x.strip()]
-    return sum(x.lstrip("\ufeff").startswith("T") for x in lines), sum(not x.lstrip("\ufeff").startswith("T") for x in lines)
+    t = sum(x.lstrip("\ufeff").startswith("T") for x in lines)
+    return t, len(lines) - t
 
 
 def ud_mentions(path: Path) -> int:
