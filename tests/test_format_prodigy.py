@@ -69,8 +69,8 @@ def test_read_accepted_tasks_and_report_the_rest(tmp_path):
     assert all(re.search(r", first at line \d+$", n) for n in c.notes)
     assert [re.sub(r", first at line \d+$", "", n) for n in c.notes] == [
         "only accepted tasks read: 1 rejected and 1 ignored task(s) skipped",
-                       "1 task(s) with the _input_hash of an earlier accepted task skipped "
-                       "(the first annotation of each text is read)"]
+        "1 task(s) with the _input_hash of an earlier accepted task skipped "
+        "(the first annotation of each text is read)"]
     # the running text and the token offsets are Prodigy's own
     s = c.sentences[1]
     assert s.text() == "Ada  Lovelace wrote notes"
