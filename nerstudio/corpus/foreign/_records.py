@@ -13,6 +13,12 @@ and document-level features must not treat a thousand unrelated texts as one sto
 (:attr:`Sentence.source`, :attr:`Sentence.offsets`). Tokenisation and every check of the
 offsets and labels are those of nerstudio's own JSONL records
 (:func:`nerstudio.corpus.jsonl.parse_object`), so the formats cannot drift apart.
+
+What a record's reading changes is counted in a :class:`Tally` and becomes one note per kind
+with its count and first example and line (:data:`TALLY_TEXTS`): spans read without the
+whitespace at their edges (trimming is the reading — an entity is a run of tokens — but it
+changes the user's offsets, so it is said, and a conversion writes the trimmed offsets), Prodigy
+relations, doccano label ids and records in doccano's other mode.
 """
 
 from __future__ import annotations

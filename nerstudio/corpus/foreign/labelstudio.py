@@ -17,7 +17,8 @@ Choices when reading, each counted in a ``note:`` line (:attr:`Corpus.notes`), n
   annotator refused it: reading it as "no entities" would be a wrong gold standard);
 * a task with neither annotations nor predictions is read with no entities (text to annotate);
 * results other than ``labels`` (relations, choices, text areas) are not kept; a region with
-  several labels keeps its first;
+  several labels keeps its first; whitespace at a region's edges is not part of the entity
+  (trimmed and counted, as for every record format: :mod:`._records`);
 * the text is ``data.text``, or the task's only string in ``data`` under another name;
 * a region's ``value.text``, when given, must be the text at its offsets; offsets counted in
   UTF-16 units (what Label Studio versions before 1.4 stored for text with emoji) are
