@@ -158,6 +158,7 @@ FOREIGN_SEEDS = {
     "label-studio": FIXTURES / "shapes" / "label-studio-task.json",
     "conllu": FIXTURES / "shapes" / "ud-entity.conllu",
     "webanno": FIXTURES / "real" / "webanno-tsv3-stacked.tsv",
+    "brat": FIXTURES / "shapes" / "brat" / "visit.ann",  # the .ann mutated, its .txt beside it
     "jsonl-text": None,  # nerstudio's own JSONL cut from running text (offset/before/after), made below
 }
 LABEL_CHARS = ["A\nB", "A\tB", "A B", "A|B", "A\u2028B", "A]", "", "B-", "\ufeffA", "A\x0bB", "O"]
@@ -278,8 +279,10 @@ def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
     (every string can be written back), and writing it out fails only with a NerstudioError."""
     from nerstudio.cli.corpus_commands import corpus_stats
     from nerstudio.corpus.formats import Reader
-    suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv"}.get(seed, ".jsonl")
+    suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv", "brat": ".ann"}.get(seed, ".jsonl")
     path = workdir / f"tool{suffix}"
+    if seed == "brat":
+        (workdir / "tool.txt").write_bytes(FOREIGN_SEEDS["brat"].with_suffix(".txt").read_bytes())
     path.write_bytes(mutate_lines(_seed_bytes(seed, workdir), ops))
     try:
         c = read_corpus(path)
