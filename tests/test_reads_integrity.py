@@ -414,3 +414,12 @@ def test_case14_segment_merge_matches_brute_force():
             else:
                 expect.append(list(s))
         assert segment.split(text, cuts=cuts, merge=ranges) == expect
+
+
+def test_case7_spacy_v2_json_is_named_with_what_to_do(tmp_path, capsys):
+    doc = [{"id": 0, "paragraphs": [{"raw": "Ann ran", "sentences": [{"tokens": [
+        {"id": 0, "orth": "Ann", "ner": "U-PER"}, {"id": 1, "orth": "ran", "ner": "O"}]}]}]}]
+    p = tmp_path / "train.json"
+    p.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    code, _, err = run(capsys, "stats", p)
+    assert code == 1 and "spaCy v2's JSON training format" in err and "spacy convert" in err

@@ -166,6 +166,12 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
             if stripped.startswith("{"):
                 return "jsonl"
             if stripped == "[" or stripped.startswith(("[{", "[[")):
+                whole = head.decode(encoding, errors="replace")
+                if '"paragraphs"' in whole and '"orth"' in whole:  # spaCy v2's JSON training format
+                    raise FormatError(path, None, "spaCy v2's JSON training format (paragraphs, sentences, "
+                                                  "tokens with orth and ner): nerstudio reads spaCy's .spacy "
+                                                  "files; convert it with `python -m spacy convert FILE.json "
+                                                  "OUTDIR` and read the .spacy file")
                 raise FormatError(path, None, "unrecognised format: a JSON array; nerstudio reads JSON Lines "
                                               f"(one JSON object per line); {SUPPORTED}")
             if text.startswith(DOCSTART):
