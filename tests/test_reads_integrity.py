@@ -423,3 +423,13 @@ def test_case7_spacy_v2_json_is_named_with_what_to_do(tmp_path, capsys):
     p.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     code, _, err = run(capsys, "stats", p)
     assert code == 1 and "spaCy v2's JSON training format" in err and "spacy convert" in err
+
+
+def test_case4_doccano_1x_spans_of_several_annotators_read_once_and_reported(tmp_path):
+    p = write_lines(tmp_path / "two.jsonl", [{"id": 1, "text": "Ann met Bob.", "annotations": [
+        {"id": 1, "label": 2, "start_offset": 0, "end_offset": 3, "user": 1},
+        {"id": 2, "label": 2, "start_offset": 0, "end_offset": 3, "user": 2},
+        {"id": 3, "label": 2, "start_offset": 8, "end_offset": 11, "user": 2}]}])
+    _, _, labels, notes = both(p)
+    assert labels == {"2": 2}
+    assert any(n.startswith("1 entit(ies) annotated again") and "line 1" in n for n in notes)

@@ -177,6 +177,8 @@ TALLY_TEXTS = {
                  "its other fields when written back as prodigy)",
     "label_ids": "{n} entit(ies) labelled with a doccano label id, not a name, read with the id as their "
                  "label (a doccano 1.x export: rename the labels, or export with label names)",
+    "same_span": "{n} entit(ies) annotated again with the same offsets and label (several annotators of a "
+                 "doccano 1.x project) read once",
     "other_mode": "{n} record(s) in the other doccano mode read (their entities kept; written back in the "
                   "file's mode)",
     "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens: "

@@ -105,6 +105,11 @@ def _record_spans(obj: dict, path: str, line: int, mode: str, tally) -> tuple[st
             spans += _entities(obj, path, line, k, tally)
             if mode == "label" and k == "entities":
                 tally.add("other_mode", line, '"entities" objects in a label-mode file')
+    if "annotations" in obj:  # 1.x: every annotator's spans; the same span from several is one entity
+        unique = list(dict.fromkeys(map(tuple, spans)))
+        if len(unique) < len(spans):
+            tally.add("same_span", line, R.show(list(unique[0])), len(spans) - len(unique))
+            spans = [list(x) for x in unique]
     return key, spans
 
 
