@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -142,6 +143,168 @@ def test_generated_jsonl_records_are_read_or_refused(workdir, records):
     path = workdir / "generated.jsonl"
     path.write_text("\n".join(json.dumps(r, allow_nan=True) for r in records) + "\n", encoding="utf-8")
     _read_use(path, "jsonl", workdir / "out.jsonl")
+
+
+# --------------------------------------------------------------------------------------------
+# Other tools' files (issue 22): line-level and field-level mutators on real-shaped samples
+
+FIXTURES = ROOT / "tests" / "fixtures"
+FOREIGN_SEEDS = {
+    "prodigy": FIXTURES / "shapes" / "prodigy-rel-manual.jsonl",
+    "prodigy-ner": FIXTURES / "real" / "prodigy-ner-news-headlines.jsonl",
+    "doccano": FIXTURES / "shapes" / "doccano-mixed.jsonl",
+    "doccano-1x": FIXTURES / "real" / "doccano-1x-export.jsonl",
+    "doccano-rel": FIXTURES / "real" / "doccano-relation.jsonl",
+    "label-studio": FIXTURES / "shapes" / "label-studio-task.json",
+    "conllu": FIXTURES / "shapes" / "ud-entity.conllu",
+    "webanno": FIXTURES / "real" / "webanno-tsv3-stacked.tsv",
+    "brat": FIXTURES / "shapes" / "brat" / "visit.ann",  # the .ann mutated, its .txt beside it
+    "jsonl-text": None,  # nerstudio's own JSONL cut from running text (offset/before/after), made below
+}
+LABEL_CHARS = ["A\nB", "A\tB", "A B", "A|B", "A\u2028B", "A]", "", "B-", "\ufeffA", "A\x0bB", "O"]
+
+
+def _seed_bytes(name: str, workdir: Path) -> bytes:
+    if FOREIGN_SEEDS[name] is None:
+        src = workdir / "seed.txt"
+        src.write_text("Tom met Ann Lee. She waved.\n\nBob left Paris.\n", encoding="utf-8")
+        out = workdir / "seed.jsonl"
+        convert_file(src, out, to_format="jsonl")
+        return out.read_bytes()
+    return FOREIGN_SEEDS[name].read_bytes()
+
+
+def _strings(obj, path=()):
+    """Paths to every string of a JSON value (keys excluded)."""
+    if isinstance(obj, str):
+        yield path
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _strings(v, path + (i,))
+
+
+def _replace_in_json_line(line: bytes, pick: float, make) -> bytes:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return line
+    paths = list(_strings(obj))
+    if not paths:
+        return line
+    where = paths[int(pick * len(paths)) % len(paths)]
+    obj = _set(obj, where, make(_get(obj, where)))
+    return json.dumps(obj, ensure_ascii=True).encode()
+
+
+def _get(obj, path):
+    for k in path:
+        obj = obj[k]
+    return obj
+
+
+_line_op = st.one_of(
+    st.tuples(st.just("concat")),  # the file twice (two exports concatenated)
+    st.tuples(st.just("dup"), st.floats(0, 1)),  # a line repeated
+    st.tuples(st.just("drop"), st.floats(0, 1)),
+    st.tuples(st.just("swap"), st.floats(0, 1), st.floats(0, 1)),
+    st.tuples(st.just("bom"), st.floats(0, 1)),  # a byte-order mark at a line's start
+    st.tuples(st.just("surrogate"), st.floats(0, 1), st.floats(0, 1), st.sampled_from(["\ud800", "\udfff"])),
+    st.tuples(st.just("label"), st.floats(0, 1), st.sampled_from(LABEL_CHARS)),
+    st.tuples(st.just("mode"), st.floats(0, 1)),  # a doccano record in the other mode
+    st.tuples(st.just("bytes"), st.floats(0, 1), st.sampled_from(PIECES)),
+)
+
+
+def mutate_lines(data: bytes, ops) -> bytes:
+    for op in ops:
+        lines = data.split(b"\n")
+        k = int(op[1] * len(lines)) % len(lines) if len(op) > 1 else 0
+        if op[0] == "concat":
+            data = data + (b"" if data.endswith(b"\n") else b"\n") + data
+            continue
+        if op[0] == "dup":
+            lines.insert(k, lines[k])
+        elif op[0] == "drop":
+            del lines[k]
+        elif op[0] == "swap":
+            j = int(op[2] * len(lines)) % len(lines)
+            lines[k], lines[j] = lines[j], lines[k]
+        elif op[0] == "bom":
+            lines[k] = b"\xef\xbb\xbf" + lines[k]
+        elif op[0] == "surrogate":
+            lines[k] = _replace_in_json_line(lines[k], op[2], lambda v, c=op[3]: v + c)
+        elif op[0] == "label":
+            labelled = [i for i, ln in enumerate(lines) if b'"label' in ln or b"NE=" in ln or b"Entity=(" in ln]
+            if labelled:
+                i = labelled[k % len(labelled)]
+                lines[i] = re.sub(rb'("label": ?)"[^"]*"', lambda m: m.group(1) + json.dumps(op[2]).encode(),
+                                  lines[i], count=1)
+                lines[i] = re.sub(rb"(Entity=\(\w+-)[^-()|\t]*", lambda m: m.group(1) + op[2].encode(
+                    "utf-8", "surrogatepass"), lines[i], count=1)
+        elif op[0] == "mode":
+            try:
+                obj = json.loads(lines[k])
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and isinstance(obj.get("label"), list):
+                obj["entities"] = [{"id": i, "start_offset": x[0], "end_offset": x[1], "label": x[2]}
+                                   for i, x in enumerate(obj.pop("label")) if isinstance(x, list) and len(x) == 3]
+            elif isinstance(obj, dict) and isinstance(obj.get("entities"), list):
+                obj["label"] = [[e.get("start_offset"), e.get("end_offset"), e.get("label")]
+                                for e in obj.pop("entities") if isinstance(e, dict)]
+            lines[k] = json.dumps(obj).encode()
+        else:
+            at = int(op[1] * len(data))
+            data = data[:at] + op[2] + data[at:]
+            continue
+        data = b"\n".join(lines)
+    return data
+
+
+def _summary(reader_or_corpus_stats):
+    st = reader_or_corpus_stats
+    return st["documents"], st["sentences"], st["entities"]
+
+
+@pytest.mark.data_integrity
+@pytest.mark.parametrize("seed", list(FOREIGN_SEEDS))
+@settings(max_examples=30 * SCALE, **SETTINGS)
+@given(ops=st.lists(_line_op, min_size=1, max_size=4))
+def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
+    """``stats``' streamed reading and the whole-file reading accept and refuse the same files,
+    with the same documents, sentences, entities and notes; what is read holds no lone surrogate
+    (every string can be written back), and writing it out fails only with a NerstudioError."""
+    from nerstudio.cli.corpus_commands import corpus_stats
+    from nerstudio.corpus.formats import Reader
+    suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv", "brat": ".ann"}.get(seed, ".jsonl")
+    path = workdir / f"tool{suffix}"
+    if seed == "brat":
+        (workdir / "tool.txt").write_bytes(FOREIGN_SEEDS["brat"].with_suffix(".txt").read_bytes())
+    path.write_bytes(mutate_lines(_seed_bytes(seed, workdir), ops))
+    try:
+        c = read_corpus(path)
+    except NerstudioError:
+        with pytest.raises(NerstudioError):
+            corpus_stats(Reader(str(path)))
+        return
+    r = Reader(str(path))
+    st = corpus_stats(r)
+    n_ents = sum(len(s.spans) for s in c.sentences)
+    assert _summary(st) == (len(c.documents), len(c.sentences), n_ents)
+    assert list(r.notes) == list(c.notes)
+    for s in c.sentences:
+        for text in (*s.words, *(sp.label for sp in s.spans), *(v for col in s.extra for v in col)):
+            text.encode("utf-8")  # a lone surrogate would fail here, and later in every writer
+    for d in c.documents:
+        (d.id or "").encode("utf-8")
+    for target in (None, "jsonl"):
+        try:
+            write_corpus(c, workdir / f"back{suffix if target is None else '.jsonl'}", format=target)
+        except NerstudioError:
+            pass
 
 
 # --------------------------------------------------------------------------------------------

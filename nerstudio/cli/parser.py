@@ -61,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--encoding", default=None,
                         help="text encoding of input files (default: UTF-8; e.g. latin-1)")
     common.add_argument("--strict", action="store_true",
-                        help="reject invalid tag transitions instead of repairing them the conlleval way")
+                        help="refuse any loss: invalid tag transitions are errors instead of being repaired "
+                             "the conlleval way, and whatever a reader or a writer would drop, trim, rewrite "
+                             "or set aside (a note: line without --strict) is an error; nothing is written")
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     p = sub.add_parser("convert", parents=[common], help="convert a corpus between formats and tag schemes",

@@ -12,6 +12,7 @@ rules of detection are in one place.
 from __future__ import annotations
 
 import os
+import stat
 import zipfile
 
 from ..errors import FormatError
@@ -54,9 +55,24 @@ def format_sep(fmt: str) -> str:
     return "\t" if fmt == "tsv" else " "
 
 
+def check_regular(path: str) -> None:
+    """Refuse what is neither a regular file nor a folder: a FIFO would block a reader forever and
+    a device (``/dev/zero``) never ends; nerstudio reads files it can read to their end."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the open that follows names the problem
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise FormatError(path, None, f"is {kind}, not a corpus file: save the data to a file and read that")
+
+
 def check_file(path: str) -> None:
     if not os.path.exists(path):
         raise FormatError(path, None, "no such file")
+    check_regular(path)
     if os.path.isdir(path):
         from .foreign.brat import is_collection
         if not is_collection(path):
@@ -150,6 +166,12 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
             if stripped.startswith("{"):
                 return "jsonl"
             if stripped == "[" or stripped.startswith(("[{", "[[")):
+                whole = head.decode(encoding, errors="replace")
+                if '"paragraphs"' in whole and '"orth"' in whole:  # spaCy v2's JSON training format
+                    raise FormatError(path, None, "spaCy v2's JSON training format (paragraphs, sentences, "
+                                                  "tokens with orth and ner): nerstudio reads spaCy's .spacy "
+                                                  "files; convert it with `python -m spacy convert FILE.json "
+                                                  "OUTDIR` and read the .spacy file")
                 raise FormatError(path, None, "unrecognised format: a JSON array; nerstudio reads JSON Lines "
                                               f"(one JSON object per line); {SUPPORTED}")
             if text.startswith(DOCSTART):
@@ -157,10 +179,13 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
                 if len(chunk) == SNIFF_BYTES:
                     break
                 continue
-            if "\t" in text:
+            tab, spaces = "\t" in text, text.count(" ")
+            while not tab and len(chunk) == SNIFF_BYTES and not chunk.endswith(b"\n"):
+                chunk = f.readline(SNIFF_BYTES)  # a first token longer than 64 KiB: the rest of its line
+                tab, spaces = b"\t" in chunk, spaces + chunk.rstrip(b"\r\n").count(b" ")
+            if tab:
                 return "tsv"
-            n = len(text.split(" "))
-            return {4: "conll2003", 3: "conll2002"}.get(n, "columns")
+            return {3: "conll2003", 2: "conll2002"}.get(spaces, "columns")
     return "tsv" if seen_tab else "conll2003"
 
 

@@ -22,8 +22,12 @@ Reading is streamed line by line from a binary file (never the whole file in one
 detect the tag scheme from the tags of the *whole* file: streaming buffers the first sentences
 and, for a longer file, scans the rest for its tags only, so the two always agree. Every problem
 of the input is a :class:`~nerstudio.errors.FormatError` naming file and line; nothing else
-escapes a reader. Writing lives in :mod:`nerstudio.corpus.writing`; :func:`convert_file` streams
-one file into another.
+escapes a reader. What a reader did not keep as it was is a note (:attr:`Reader.notes`,
+:attr:`Corpus.notes`, one per kind, with its count and first line); the streamed and the whole
+reading produce the same notes (JSONL records are placed in their document's text by the one
+:class:`~nerstudio.corpus.jsonl.TextCursor` in both), and with ``strict`` any note is an error,
+as is any loss of :func:`convert_file`'s output (nothing is written). Writing lives in
+:mod:`nerstudio.corpus.writing`; :func:`convert_file` streams one file into another.
 """
 
 from __future__ import annotations
@@ -39,11 +43,15 @@ from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
-from .jsonl import document_text, parse_record
+from .foreign._records import TALLY_TEXTS, Tally
+from .jsonl import TextCursor, document_text, parse_record, trimmed_example
 from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
+_TALLY_TEXTS = {**TALLY_TEXTS,
+                "restart": "{n} record(s) whose \"offset\" goes back to the start of the record before it (or "
+                           "further) read as the start of a new document (files concatenated, or a line repeated?)"}
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 
@@ -122,7 +130,14 @@ class Reader:
         self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
+        self._refuse_losses()
         return corpus
+
+    def _refuse_losses(self) -> None:
+        """With ``strict``, what reading did not keep as it was (a note) is an error."""
+        if self.strict and self.notes:
+            more = f" (and {len(self.notes) - 1} more note(s))" if len(self.notes) > 1 else ""
+            raise FormatError(self.path, None, f"--strict: {self.notes[0]}{more}")
 
     def _foreign_events(self) -> Iterator[tuple[str, object]]:
         corpus = self.read_foreign()
@@ -244,6 +259,8 @@ class Reader:
                 yield "line", text
                 continue
             rec = parse_record(text, self.path, lineno)
+            if rec.trimmed:
+                self._tally.add("trimmed", lineno, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed))
             if rec.doc_id is not None and rec.doc_id != last_doc:
                 yield "docstart", rec.doc_id
                 last_doc = rec.doc_id
@@ -308,6 +325,8 @@ class Reader:
             yield from self._foreign_events()
             return
         self.repairs = 0
+        self.notes = []
+        self._tally = Tally(self.path)
         self._first_token_line = None
         raw = self._raw_events()
         if self.scheme is None and self.format != "jsonl":
@@ -332,14 +351,27 @@ class Reader:
                 self.scheme = "iob2"
             source = raw
         n = 0
+        cursor = TextCursor(self.path) if self.format == "jsonl" else None
         for kind, obj in source:
             if kind == "sentence":
                 if n == 0:
                     self._first_token_line = obj.line  # type: ignore[union-attr]
                 n += 1
-                yield kind, self._decode(obj)  # type: ignore[arg-type]
+                s = self._decode(obj)  # type: ignore[arg-type]
+                if cursor is not None:  # records placed in their document's text, as read_corpus does
+                    if cursor.goes_back(s):
+                        self._tally.add("restart", s.line, f'"offset" {s.meta["offset"]} after text ending at '
+                                                           f"{cursor.pos}")
+                        cursor.reset()
+                        yield "docstart", None
+                    cursor.place(s)
+                yield kind, s
             else:
+                if kind == "docstart" and cursor is not None:
+                    cursor.reset()
                 yield kind, obj
+        self.notes.extend(self._tally.notes(_TALLY_TEXTS))
+        self._refuse_losses()
         if n == 0:
             what = "the file is empty" if self.n_lines == 0 else "no token lines (only -DOCSTART- or blank lines)"
             raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
@@ -391,7 +423,8 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
         d.id = str(k + 1) if reader.format != "jsonl" or d.docstart is None else d.docstart
     return Corpus(docs, path=reader.path, format=reader.format, scheme=reader.scheme, encoding=reader.encoding,
                   newline=reader.newline, bom=reader.bom, final_newline=reader.final_newline, sep=reader.sep,
-                  ncols=reader.ncols, layout=None if reader.mixed_newlines else layout, repairs=reader.repairs)
+                  ncols=reader.ncols, layout=None if reader.mixed_newlines else layout, repairs=reader.repairs,
+                  notes=list(reader.notes))
 
 
 def convert_file(src, dst, from_format: str | None = None, to_format: str | None = None,
@@ -405,13 +438,16 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     """
     target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
     target_format = normalize_format(to_format) if to_format else None
+    losses = Losses() if losses is None else losses
     reader = Reader(src, from_format, from_scheme, encoding, strict)
     fmt = target_format or format_for_output(dst, reader.format) or reader.format
     if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
         corpus = reader.read_foreign() if reader.foreign is not None else read_corpus(
             src, reader.format, from_scheme, encoding, strict)
         if reader.foreign is None:
-            reader.scheme = corpus.scheme
+            reader.scheme, reader.notes = corpus.scheme, list(corpus.notes)
+        if strict:  # the losses of the write are known once written: written aside first
+            _refuse_write_losses(corpus, dst, fmt, target_scheme)
         write_corpus(corpus, dst, fmt, target_scheme, losses=losses)
         return reader
     events = reader.events()
@@ -424,7 +460,35 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
         yield from events
 
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
+    if strict:
+        lines = _strict_lines(lines, losses, dst)
     write_lines(dst, lines, reader.encoding, reader.newline if lossless else "\n",
                 reader.bom if lossless else _writing.new_file_bom(reader.encoding),
                 (lambda: reader.final_newline) if lossless else True)
     return reader
+
+
+def _strict_lines(lines: Iterable[str], losses: Losses, dst) -> Iterator[str]:
+    """``lines``, then an error (the atomic write is abandoned) if the conversion lost anything."""
+    yield from lines
+    _raise_losses(losses, dst)
+
+
+def _raise_losses(losses: Losses, dst) -> None:
+    if losses:
+        messages = losses.messages() or [f"{sum(losses.counts.values())} loss(es) of kind(s) "
+                                         f"{', '.join(losses.counts)}"]
+        more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
+        raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
+
+
+def _refuse_write_losses(corpus: Corpus, dst, fmt: str, scheme: str | None) -> None:
+    """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
+    import tempfile
+    trial = Losses()
+    with tempfile.TemporaryDirectory(prefix="nerstudio-strict-") as tmp:
+        target = os.path.join(tmp, os.path.basename(os.path.normpath(os.fspath(dst))) or "out")
+        if os.path.isdir(dst):
+            os.mkdir(target)
+        write_corpus(corpus, target, fmt, scheme, losses=trial)
+    _raise_losses(trial, dst)

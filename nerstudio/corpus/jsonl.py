@@ -21,11 +21,16 @@ an exception of another kind, nor a silently altered reading:
 * offsets are whole numbers (``3`` or ``3.0``); fractions, ``NaN``, infinities, booleans and
   strings are refused; a span must be non-empty and inside the text;
 * labels are strings (``null`` is refused, not read as ``"None"``);
+* with ``tokens``, the characters between them must be whitespace (a character no token covers
+  would become a token of its own when the text is written as running text: refused);
 * without ``tokens`` the text is split into words and punctuation by
   :mod:`~nerstudio.corpus.segment`, as plain text is (one tokeniser for all running text), and a
   span boundary that falls inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
   ``Obama`` and ``'s``); with ``tokens``, spans must fall on token boundaries; whitespace at the
-  edges of a span is ignored;
+  edges of a span is not part of the entity (an entity is a run of tokens): the span is read
+  without it and each such span is counted (``Record.trimmed``), so that the readers report it
+  (a ``note:`` with the count and the first example): trimming is the right reading, but it is
+  a change to the user's offsets, and a conversion writes the trimmed ones;
 * a record with no tokens (empty or blank text) holds no sentence: it is kept as it is when the
   file is written back as JSONL, and reported when a conversion drops it;
 * nesting too deep for the JSON parser, numbers too long to convert and unpaired surrogates
@@ -62,6 +67,7 @@ class Record:
     offset: int | None = None
     before: str | None = None
     after: str | None = None
+    trimmed: tuple = ()  # (start, end, new start, new end) of spans read without the whitespace at their edges
 
 
 def loads(text: str, path, lineno: int):
@@ -69,6 +75,10 @@ def loads(text: str, path, lineno: int):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        if text.strip() in ("{", "["):  # pretty-printed JSON, one value over many lines
+            raise FormatError(path, lineno, f"a line holding only {text.strip()!r}: this is JSON spread over "
+                                            "several lines, not JSON Lines (one whole object per line); write "
+                                            "it one object per line (e.g. jq -c . FILE)") from None
         raise FormatError(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise FormatError(path, lineno, "invalid JSON: nested too deeply") from None
@@ -128,12 +138,34 @@ def _check_unicode(strings, path, lineno: int) -> None:
                                             f"{s[exc.start]!r}: not valid Unicode") from None
 
 
+def check_strings(value, path, lineno: int) -> None:
+    """Refuse an unpaired surrogate anywhere in a JSON value (keys and strings of every field:
+    what is read is what can be written back)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            _check_unicode((v,), path, lineno)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def may_hold_surrogates(line: str) -> bool:
+    """Whether a JSON text can hold an unpaired surrogate (only as a \\u escape)."""
+    return "\\u" in line or "\\U" in line
+
+
 def parse_record(line: str, path, lineno: int) -> Record:
     """Read one JSONL line (see the module docstring); raises :class:`FormatError`."""
     obj = loads(line, path, lineno)
     if not isinstance(obj, dict):
         raise FormatError(path, lineno, "each line must be a JSON object with a \"text\" field")
-    return parse_object(obj, path, lineno, check_unicode="\\u" in line or "\\U" in line)
+    if may_hold_surrogates(line):
+        check_strings(obj, path, lineno)
+    return parse_object(obj, path, lineno)
 
 
 def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> Record:
@@ -166,6 +198,10 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
             k = pos if exact else text.find(t, pos)
             if k < 0:
                 raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
+            if not exact and text[pos:k].strip():  # else a text target would make them tokens of their own
+                raise FormatError(path, lineno, f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
+                                                f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
+                                                "characters between tokens must be whitespace")
             offsets.append((k, k + len(t)))
             pos = k + len(t) + exact
         words = list(tokens)
@@ -173,7 +209,8 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
         words = [text[a:b] for a, b in offsets]
     columns = _columns(obj.get("columns"), len(words), path, lineno)
-    spans = _token_spans(char_spans, text, offsets, path, lineno)
+    trimmed: list = []
+    spans = _token_spans(char_spans, text, offsets, path, lineno, trimmed)
     offset = obj.get("offset")
     if offset is not None:
         offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
@@ -185,7 +222,18 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         if v is not None and not isinstance(v, str):
             raise FormatError(path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}')
         around.append(v)
-    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around)
+    if check_unicode:
+        _check_unicode([str(doc or ""), *(v for v in around if v), *(v for c in columns for v in c)], path, lineno)
+    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around,
+                  trimmed=tuple(trimmed))
+
+
+def trimmed_example(text: str, t: tuple) -> str:
+    """One trimmed span for a note: its text as given and the range it is read as."""
+    s0, e0, s, e = t
+    shown = text[s0:e0]
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"{shown!r} [{s0}, {e0}) read as {text[s:e]!r} [{s}, {e})"
 
 
 def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
@@ -198,7 +246,7 @@ def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(c) for c in raw)
 
 
-def _token_spans(char_spans, text: str, offsets, path, lineno: int) -> list[Span]:
+def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: list | None = None) -> list[Span]:
     # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
     order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
     starts = {offsets[i][0]: i for i in order}
@@ -221,6 +269,8 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int) -> list[Span
             raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} covers only whitespace")
         if s not in starts or e not in ends:
             raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} does not fall on token boundaries")
+        if (s, e) != (s0, e0) and trimmed is not None:
+            trimmed.append((s0, e0, s, e))
         spans.append(Span(starts[s], ends[e] + 1, lab))
     spans.sort()
     for a, b in zip(spans, spans[1:]):
@@ -297,6 +347,52 @@ def record_losses(raw: str) -> tuple[bool, list[str]]:
     return rec.text != " ".join(rec.words), sorted(k for k in obj if k not in known)
 
 
+class TextCursor:
+    """Where each record of one document lies in the document's text, from its ``offset`` and
+    ``before``: the one check of record placement, run by the streamed reader
+    (:class:`~nerstudio.corpus.formats.Reader`) and by :func:`document_text` alike, so that
+    ``stats``/``convert`` and the whole-file reader accept and refuse the same files.
+
+    A record whose ``offset`` goes back to the start of the previous record's text or before it
+    cannot be in the same document: it starts a new one (two nerstudio outputs concatenated, a
+    line repeated), which :meth:`goes_back` tells the reader, which reports it. An ``offset``
+    inside the previous record's text is an error at its line."""
+
+    def __init__(self, path=None):
+        self.path = path
+        self.reset()
+
+    def reset(self) -> None:
+        self.pos = 0  # the length of the document's text so far
+        self.start = 0  # where the previous record's text starts
+        self.n = 0  # records placed
+
+    def goes_back(self, s: Sentence) -> bool:
+        offset = (s.meta or {}).get("offset")
+        return self.n > 0 and offset is not None and offset <= self.start
+
+    def place(self, s: Sentence) -> tuple[str, str]:
+        """``(the text before the record, the record's text)``; advances past them."""
+        where = s.meta or {}
+        before, offset = where.get("before"), where.get("offset")
+        if before is None:
+            if offset is None:
+                before = "" if self.n == 0 else "\n"
+            elif offset >= self.pos:
+                before = " " * (offset - self.pos)
+            else:
+                raise FormatError(self.path, s.line, f'"offset" {offset} falls inside the previous record\'s '
+                                                     f"text (which ends at {self.pos})")
+        elif offset is not None and self.n > 0 and offset != self.pos + len(before):
+            raise FormatError(self.path, s.line, f'"offset" {offset} does not follow the previous record and '
+                                                 f'"before" (expected {self.pos + len(before)})')
+        piece = s.text()
+        self.start = self.pos + len(before)
+        self.pos += len(before) + len(piece)
+        self.n += 1
+        return before, piece
+
+
 def document_text(sentences, path=None) -> str | None:
     """Give the sentences read from one document's JSONL records one shared source text, the
     document's (see the module docstring): each sentence's ``source`` and ``offsets`` are
@@ -304,27 +400,15 @@ def document_text(sentences, path=None) -> str | None:
     ``offset``: then the words joined by spaces are the text, and nothing is stored)."""
     if not any(s.offsets is not None for s in sentences):
         return None  # words joined by spaces, one record per line: Document.text_and_offsets derives it
-    parts, pos, shifted = [], 0, []
+    parts, shifted = [], []
+    cursor = TextCursor(path)
     for k, s in enumerate(sentences):
         where = s.meta or {}
-        before, offset = where.get("before"), where.get("offset")
-        if before is None:
-            if offset is None:
-                before = "" if k == 0 else "\n"
-            elif offset >= pos:
-                before = " " * (offset - pos)
-            else:
-                raise FormatError(path, s.line, f'"offset" {offset} falls inside the previous record\'s text '
-                                                f"(which ends at {pos})")
-        elif offset is not None and offset != pos + len(before):
-            raise FormatError(path, s.line, f'"offset" {offset} does not follow the previous record and '
-                                            f'"before" (expected {pos + len(before)})')
-        pos += len(before)
+        before, piece = cursor.place(s)
         parts.append(before)
-        piece, rel = s.char_offsets()  # the record's text from its first token to its last
-        shifted.append([(a + pos, b + pos) for a, b in rel])
+        start = cursor.pos - len(piece)
+        shifted.append([(a + start, b + start) for a, b in s.char_offsets()[1]])
         parts.append(piece)
-        pos += len(piece)
         if where.get("after") and k == len(sentences) - 1:
             parts.append(where["after"])
     text = "".join(parts)

@@ -160,12 +160,18 @@ def split(text: str, cuts: Iterable[int] = (), merge: Iterable[tuple[int, int]] 
     sentences = [_glue_joins(text, _glue_dots(text, s)) for s in sentences]
     cut_list = sorted(set(cuts))
     sentences = [_cut(s, cut_list) for s in sentences]
-    ranges = [(a, e) for a, e in merge if e - a > 1]
+    ranges = sorted((a, e) for a, e in merge if e - a > 1)
     if ranges:
+        # sentences come in text order: one sweep over the ranges by start, keeping the furthest
+        # end of those that start before the sentence (linear, not sentences × ranges)
         joined: list[list[tuple[int, int]]] = []
+        k, reach = 0, -1
         for s in sentences:
             first = s[0][0]
-            if joined and any(a < first < e for a, e in ranges):  # an entity crosses the break
+            while k < len(ranges) and ranges[k][0] < first:
+                reach = max(reach, ranges[k][1])
+                k += 1
+            if joined and reach > first:  # an entity crosses the break
                 joined[-1].extend(s)
             else:
                 joined.append(list(s))

@@ -6,11 +6,19 @@ written atomically.
 The tools all store a *record* (a task, an example) of running text with character-offset
 spans. nerstudio reads each record as **one sentence** (the unit the annotator saw; nothing is
 re-segmented, so writing back gives the same records) and groups consecutive records with the
-same document id into one :class:`~nerstudio.corpus.model.Document`, whose ``text`` is their
-texts joined by line breaks, so that every sentence keeps its text and token offsets
+same document id into one :class:`~nerstudio.corpus.model.Document` (a record without an id is
+a document of its own: the tools' records are independent texts unless an id says otherwise,
+and document-level features must not treat a thousand unrelated texts as one story), whose
+``text`` is their texts joined by line breaks, so that every sentence keeps its text and token offsets
 (:attr:`Sentence.source`, :attr:`Sentence.offsets`). Tokenisation and every check of the
 offsets and labels are those of nerstudio's own JSONL records
 (:func:`nerstudio.corpus.jsonl.parse_object`), so the formats cannot drift apart.
+
+What a record's reading changes is counted in a :class:`Tally` and becomes one note per kind
+with its count and first example and line (:data:`TALLY_TEXTS`): spans read without the
+whitespace at their edges (trimming is the reading — an entity is a run of tokens — but it
+changes the user's offsets, so it is said, and a conversion writes the trimmed offsets), Prodigy
+relations, doccano label ids and records in doccano's other mode.
 """
 
 from __future__ import annotations
@@ -22,12 +30,14 @@ from typing import Iterable, Iterator
 
 from ...errors import FormatError
 from ..atomic import atomic_open
-from ..jsonl import loads, parse_object
+from ..jsonl import check_strings, loads, may_hold_surrogates, parse_object, trimmed_example
 from ..model import Corpus, Document, Sentence, Span
 
 
 def read_text(path: str, encoding: str) -> str:
     """The whole file, decoded (a UTF-8 byte-order mark dropped); a decoding error names its line."""
+    from ..detect import check_regular
+    check_regular(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -53,13 +63,24 @@ def iter_jsonl(path: str, encoding: str) -> Iterator[tuple[int, dict]]:
         obj = loads(line, path, lineno)
         if not isinstance(obj, dict):
             raise FormatError(path, lineno, f"each line must be a JSON object, not {type(obj).__name__}")
+        if may_hold_surrogates(line):
+            check_strings(obj, path, lineno)
         yield lineno, obj
 
 
-def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = ()) -> Iterator[tuple[int, object]]:
+def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = (),
+                    single: bool = False) -> Iterator[tuple[int, object]]:
     """``(line, item)`` for the items of a file holding one JSON array, or an object holding the
-    array under one of ``wrappers`` (``{"data": [...]}``); each item with the line it starts on."""
+    array under one of ``wrappers`` (``{"data": [...]}``); each item with the line it starts on.
+    ``single``: a file holding one object (and no wrapper) is that one item."""
     text = read_text(path, encoding)
+    for line, item in _json_items(path, text, wrappers, single):
+        if may_hold_surrogates(text):
+            check_strings(item, path, line)
+        yield line, item
+
+
+def _json_items(path: str, text: str, wrappers: tuple[str, ...], single: bool) -> Iterator[tuple[int, object]]:
     dec = json.JSONDecoder()
 
     seen = [0, 1]  # a position and its line: lines are counted once, forwards
@@ -113,8 +134,13 @@ def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = ()) ->
         return
     obj, end = value(pos)  # the array under a key: the whole object is read once, then its items
     if skip(end) != len(text):
-        fail(skip(end), "unexpected data after the JSON value")
+        fail(skip(end), "unexpected data after the JSON value" + (
+            " (one JSON object per line is JSON Lines: each line is read as one item when the first "
+            "line holds a whole object)" if single else ""))
     key = next((k for k in wrappers if isinstance(obj.get(k), list)), None)
+    if key is None and single:
+        yield line_at(pos), obj
+        return
     if key is None:
         fail(pos, "expected a JSON array" + (f" or an object with {' or '.join(repr(k) for k in wrappers)}"
                                              " holding one" if wrappers else ""))
@@ -140,6 +166,49 @@ def first_json_object(head: str) -> dict | None:
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
+
+
+# formats whose records are documents of their own unless an id groups them (CorpusBuilder)
+RECORD_FORMATS = ("prodigy", "doccano", "doccano-rel", "label-studio")
+
+
+TALLY_TEXTS = {
+    "relations": "{n} relation(s) not read: nerstudio holds entities only (a Prodigy task keeps them among "
+                 "its other fields when written back as prodigy)",
+    "label_ids": "{n} entit(ies) labelled with a doccano label id, not a name, read with the id as their "
+                 "label (a doccano 1.x export: rename the labels, or export with label names)",
+    "same_span": "{n} entit(ies) annotated again with the same offsets and label (several annotators of a "
+                 "doccano 1.x project) read once",
+    "other_mode": "{n} record(s) in the other doccano mode read (their entities kept; written back in the "
+                  "file's mode)",
+    "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens: "
+               "converted or edited, it is written with the trimmed offsets)",
+}
+
+
+class Tally:
+    """What one read did not keep as it was (dropped, trimmed, rewritten, set aside), by kind:
+    how often, and the first example with its line, for one ``note:`` line per kind."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.counts: dict = {}
+        self.first: dict = {}
+
+    def add(self, kind: str, line: int | None, example: str = "", n: int = 1) -> None:
+        if n <= 0:
+            return
+        self.counts[kind] = self.counts.get(kind, 0) + n
+        self.first.setdefault(kind, (line, example))
+
+    def notes(self, texts: dict) -> list[str]:
+        """``texts``: kind -> what happened (``{n}`` is the count); one line per kind seen."""
+        out = []
+        for kind, n in self.counts.items():
+            line, example = self.first[kind]
+            at = f"first at line {line}" if line else "first"
+            out.append(texts[kind].format(n=n) + f" ({at}{': ' + example if example else ''})")
+        return out
 
 
 def show(value, limit: int = 60) -> str:
@@ -168,6 +237,10 @@ class CorpusBuilder:
     notes: list = field(default_factory=list)
     _docs: list = field(default_factory=list)  # (doc id, [_Pending])
     empty: int = 0
+    tally: Tally | None = None  # what the records' reading changed (build() turns it into notes)
+
+    def __post_init__(self):
+        self.tally = Tally(self.path)
 
     def add_text(self, text: str, char_spans: list, line: int, doc_id=None, fields: dict | None = None) -> None:
         """One record of running text with ``[start, end, label]`` character spans (checked and
@@ -175,7 +248,13 @@ class CorpusBuilder:
         given back when the corpus is written in its format. A record without tokens is counted,
         not kept."""
         rec = parse_object({"text": text, "spans": char_spans}, self.path, line, check_unicode=True)
+        self.trimmed(rec, line)
         self.add_tokens(rec.text, rec.words, rec.offsets, rec.spans, line, doc_id, fields)
+
+    def trimmed(self, rec, line: int) -> None:
+        """Count the spans of ``rec`` read without the whitespace at their edges."""
+        if rec.trimmed:
+            self.tally.add("trimmed", line, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed))
 
     def add_tokens(self, text: str, words: list, offsets: list, spans: list, line: int, doc_id=None,
                    fields: dict | None = None) -> None:
@@ -183,7 +262,7 @@ class CorpusBuilder:
             self.empty += 1
             return
         doc_id = None if doc_id is None else str(doc_id)
-        if not self._docs or self._docs[-1][0] != doc_id:
+        if not self._docs or doc_id is None or self._docs[-1][0] != doc_id:  # no id: a document of its own
             self._docs.append((doc_id, []))
         meta = None if fields is None else origin(self.format, fields, spans)
         self._docs[-1][1].append(_Pending(text, list(words), list(offsets), list(spans), line, meta))
@@ -194,6 +273,7 @@ class CorpusBuilder:
             raise FormatError(self.path, None, f"no sentences: {what}")
         if self.empty:
             self.notes.insert(0, f"{self.empty} record(s) without text skipped (no sentence)")
+        self.notes.extend(self.tally.notes(TALLY_TEXTS))
         docs = []
         for k, (doc_id, pending) in enumerate(self._docs):
             text = "\n".join(p.text for p in pending)
@@ -202,17 +282,21 @@ class CorpusBuilder:
                 offs = [(a + base, b + base) for a, b in p.offsets]
                 sentences.append(Sentence(p.words, p.spans, line=p.line, meta=p.meta, source=text, offsets=offs))
                 base += len(p.text) + 1
-            docs.append(Document(sentences, id=doc_id if doc_id is not None else str(k + 1), text=text))
+            # docstart: the id the file gave (None: numbered here, and not written back as an id)
+            docs.append(Document(sentences, docstart=doc_id, id=doc_id if doc_id is not None else str(k + 1),
+                                 text=text))
         return Corpus(docs, path=self.path, format=self.format, scheme=self.scheme or "iob2",
                       encoding=self.encoding, layout=None, notes=list(self.notes))
 
 
 def sentence_records(corpus: Corpus) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
     """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
-    every sentence with tokens; the document id is ``None`` when the corpus has one document."""
+    every sentence with tokens; the document id is ``None`` when the corpus has one document, and
+    for a record that had no id in a record format (each such record is a document of its own)."""
     multi = len(corpus.documents) > 1
+    numbered = corpus.format in RECORD_FORMATS
     for k, d in enumerate(corpus.documents):
-        doc_id = (d.id or str(k + 1)) if multi else None
+        doc_id = (d.id or str(k + 1)) if multi and not (numbered and d.docstart is None) else None
         for s in d.sentences:
             if not s.words:
                 continue

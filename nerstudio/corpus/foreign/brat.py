@@ -18,6 +18,9 @@ offsets (else the offsets are wrong: an error at the line). Choices, reported in
 * **discontinuous entities** (``0 5;10 15``): kept as one entity from the first start to the
   last end when only whitespace lies between the fragments (a line break inside a name), else
   set aside like an overlapping one;
+* whitespace at an entity's edges is not part of it (an entity is a run of tokens): the entity
+  is shown and converted without it, and its line keeps its original offsets when saved back as
+  brat (brat's own files are left as they were; other formats get the trimmed offsets);
 * lines of other kinds (relations, events, attributes, notes) are not shown.
 
 Nothing set aside is lost: writing back to brat a corpus read from brat writes every original
@@ -34,6 +37,7 @@ corpus of several documents is refused.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 
@@ -44,6 +48,7 @@ from . import runtext
 
 _T_LINE = re.compile(r"^T\d+\S*\t\S+ \d+ \d+(;\d+ \d+)*\t")
 _OTHER = re.compile(r"^([REAMN*]\d*\S*\t|#\d*\S*\t)")
+_LOOSE = re.compile(r"^\ufeff?[TREAMN#*]\S*\t")
 _IDS = re.compile(r"(?<![\w])([TERAMN#]\d+)\b")
 
 
@@ -62,7 +67,10 @@ def sniff(path: str, head: str) -> bool:
     lines = [ln for ln in head.splitlines() if ln.strip()][:50]
     if not lines:
         return os.path.isfile(pair(path)[0])  # no annotation yet
-    return all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines)
+    if all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines):
+        return True
+    # beside its .txt, a .ann whose lines merely start like brat's is brat: the reader names the bad line
+    return os.path.isfile(pair(path)[0]) and all(_LOOSE.match(ln) for ln in lines)
 
 
 def _flat(s: str) -> str:
@@ -70,10 +78,13 @@ def _flat(s: str) -> str:
     return s.replace("\r", " ").replace("\n", " ")
 
 
-def _entities(lines: list[str], text: str, ann: str):
-    """``(start, end, label, lineno, id)`` of every T line, checked against the text."""
+def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None):
+    """``(start, end, label, lineno, id, discontinuous, joinable)`` of every T line, checked
+    against the text; whitespace at an entity's edges is not part of it (``trimmed`` collects
+    ``(lineno, the entity's text)`` of those that had some)."""
     out = []
     for lineno, line in enumerate(lines, 1):
+        line = line.lstrip("\ufeff")  # a byte-order mark inside the file (.ann files concatenated)
         if not line.strip() or not line.startswith("T"):
             continue
         parts = line.split("\t")
@@ -83,7 +94,7 @@ def _entities(lines: list[str], text: str, ann: str):
         frags = []
         for piece in ranges.split(";"):
             nums = piece.split()
-            if len(nums) != 2 or not all(n.isdigit() for n in nums):
+            if len(nums) != 2 or not all(n.isascii() and n.isdigit() for n in nums):
                 raise FormatError(ann, lineno, f"bad offsets {ranges!r}: expected 'START END' (or 'S1 E1;S2 E2')")
             a, b = int(nums[0]), int(nums[1])
             if not a < b <= len(text):
@@ -97,20 +108,35 @@ def _entities(lines: list[str], text: str, ann: str):
                                            f"({want[:40]!r}): are the .txt and the .ann from the same document?")
         frags.sort()
         joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in zip(frags, frags[1:]))
-        out.append((frags[0][0], frags[-1][1], label, lineno, parts[0], len(frags) > 1, joinable))
+        start, end = frags[0][0], frags[-1][1]
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start == end:
+            raise FormatError(ann, lineno, f"the entity {label} covers only whitespace")
+        if (start, end) != (frags[0][0], frags[-1][1]) and trimmed is not None:
+            trimmed.append((lineno, text[frags[0][0]:frags[-1][1]]))
+        out.append((start, end, label, lineno, parts[0], len(frags) > 1, joinable))
     return out
 
 
 def _choose(ents):
-    """Non-overlapping entities (longest first) and what was set aside, by reason."""
-    kept, aside = [], {"overlap": [], "discontinuous": []}
+    """Non-overlapping entities (longest first) and what was set aside, by reason. The kept
+    ones are held sorted by start, so each test looks at two neighbours (n log n, not n²)."""
+    starts: list[int] = []
+    kept: list = []  # sorted by start, never overlapping
+    aside: dict = {"overlap": [], "discontinuous": []}
     for e in sorted(ents, key=lambda e: (-(e[1] - e[0]), e[0], e[3])):
         if e[5] and not e[6]:
             aside["discontinuous"].append(e)
-        elif any(e[0] < k[1] and k[0] < e[1] for k in kept):
+            continue
+        i = bisect.bisect_left(starts, e[0])
+        if (i < len(kept) and kept[i][0] < e[1]) or (i > 0 and kept[i - 1][1] > e[0]):
             aside["overlap"].append(e)
-        else:
-            kept.append(e)
+            continue
+        starts.insert(i, e[0])
+        kept.insert(i, e)
     return sorted(kept), aside
 
 
@@ -142,31 +168,32 @@ def is_collection(path: str) -> bool:
     return os.path.isdir(path) and bool(folder_pairs(path)[0])
 
 
-def _read_pair(txt: str, ann: str, encoding: str):
-    """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair."""
+def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
+    """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair;
+    ``raw``: the notes as ``(ann, (kind, count, line, example))`` losses, for a folder's summary."""
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
     lines = ann_text.splitlines()
-    ents = _entities(lines, text, ann)
+    trimmed: list = []
+    ents = _entities(lines, text, ann, trimmed)
     kept, aside = _choose(ents)
     doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
-    notes = []
-    joined = sum(1 for e in kept if e[5])
+    losses = []  # (kind, count, first line, example or None), in the order of _KINDS
+    joined = [e for e in kept if e[5]]
     if joined:
-        notes.append(f"{joined} discontinuous entit{'y' if joined == 1 else 'ies'} read as one span "
-                     "(only whitespace between the fragments), first at line "
-                     f"{min(e[3] for e in kept if e[5])} of {ann}")
-    for why, what in (("overlap", "overlapping or nested entit{} set aside (the longest kept)"),
-                      ("discontinuous", "discontinuous entit{} set aside (text between the fragments)")):
+        losses.append(("joined", len(joined), min(e[3] for e in joined), None))
+    for why in ("overlap", "discontinuous"):
         if aside[why]:
-            n = len(aside[why])
-            notes.append(f"{n} " + what.format("y" if n == 1 else "ies")
-                         + f", first at line {min(e[3] for e in aside[why])} of {ann}; "
-                         "they are kept when saved back as brat")
-    other = sum(1 for ln in lines if ln.strip() and not ln.startswith("T"))
+            losses.append((why, len(aside[why]), min(e[3] for e in aside[why]), None))
+    if trimmed:
+        losses.append(("trimmed", len(trimmed), trimmed[0][0], trimmed[0][1]))
+    marks = [k for k, ln in enumerate(lines, 1) if ln.startswith("\ufeff")]
+    if marks:
+        losses.append(("bom", len(marks), marks[0], None))
+    other = [k for k, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip("\ufeff").startswith("T")]
     if other:
-        notes.append(f"{other} relation, event, attribute or note line(s) of {ann} not shown; "
-                     "they are kept when saved back as brat")
+        losses.append(("other", len(other), other[0], None))
+    notes = [(ann, x) for x in losses] if raw else _notes([(ann, x) for x in losses])
     return (doc if doc.sentences else None), lines, text, bom, notes
 
 
@@ -187,7 +214,33 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return corpus
 
 
-MAX_FILE_NOTES = 8  # a collection's notes past this many are counted, not listed
+_KINDS = {  # what each kind of note says; kept entities first, then what is set aside or not shown
+    "joined": "discontinuous entit{ies} read as one span (only whitespace between the fragments)",
+    "overlap": "overlapping or nested entit{ies} set aside (the longest kept; kept when saved back as brat)",
+    "discontinuous": "discontinuous entit{ies} set aside (text between the fragments; kept when saved back as "
+                     "brat)",
+    "trimmed": "entit{ies} with whitespace at their edges shown without it (their lines keep their offsets "
+               "when saved back as brat)",
+    "bom": "line(s) starting with a byte-order mark (U+FEFF) read without it",
+    "other": "relation, event, attribute or note line(s) not shown (kept when saved back as brat)",
+}
+
+
+def _notes(losses: list) -> list[str]:
+    """One note per kind: ``losses`` is ``[(ann file, (kind, count, line, example))]`` of one pair
+    or of every pair of a folder (then counted over the files, the first one named)."""
+    out = []
+    for kind, what in _KINDS.items():
+        found = [(ann, n, line, ex) for ann, (k, n, line, ex) in losses if k == kind]
+        if not found:
+            continue
+        total = sum(n for _, n, _, _ in found)
+        ann, _, line, ex = found[0]
+        files = f" in {len(found)} files" if len(found) > 1 else ""
+        plural = "y" if total == 1 else "ies"
+        shown = f": {ex[:40]!r}" if ex is not None else ""
+        out.append(f"{total} " + what.replace("{ies}", plural) + f"{files}, first at line {line} of {ann}{shown}")
+    return out
 
 
 def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
@@ -199,7 +252,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     docs, layouts, notes, empty = [], [], [], []
     first_text, first_bom = None, False
     for txt, ann in pairs:
-        doc, lines, text, bom, pair_notes = _read_pair(txt, ann, encoding)
+        doc, lines, text, bom, pair_losses = _read_pair(txt, ann, encoding, raw=True)
         if doc is None:
             empty.append(os.path.basename(txt))
             continue
@@ -208,15 +261,13 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
         doc.path = txt
         docs.append(doc)
         layouts.append(lines)
-        notes.extend(pair_notes)
+        notes.extend(pair_losses)
     if not docs:
         raise FormatError(folder, None, "no sentences: every .txt of the folder is empty")
     corpus = Corpus(docs, path=os.fspath(folder), format="brat", scheme=scheme or "iob2", encoding=encoding,
                     newline="\r\n" if "\r\n" in first_text else "\n", bom=first_bom,
                     final_newline=first_text.endswith("\n"), layout=layouts)
-    if len(notes) > MAX_FILE_NOTES:
-        notes = notes[:MAX_FILE_NOTES] + [f"{len(notes) - MAX_FILE_NOTES} more note(s) like these on other files"]
-    corpus.notes.extend(notes)
+    corpus.notes.extend(_notes(notes))
     for what, names in (("empty .txt file(s) not read (no sentence)", empty),
                         (".txt file(s) without a .ann not read", lone), ("subfolder(s) not read", subfolders)):
         if names:

@@ -4,7 +4,11 @@ A sentence is a block of comment lines (``# sent_id = …``, ``# text = …``, `
 ten tab-separated columns per word: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC. The
 entity tag of a word is the ``NE=`` (or ``NER=``) attribute of its MISC column, ``B-PER``,
 ``I-PER``… (IOB1, IOB2 or BIOES: detected from the whole file, ``--from-scheme`` forces it); a
-word without the attribute is outside any entity.
+word without the attribute is outside any entity. A word of an ``NE=`` file tagged ``NER=``
+instead is read too (counted in a note). A file with neither attribute but with Universal
+Dependencies' ``Entity=`` bracket annotation (CorefUD, GUM) is read from its brackets (see
+:mod:`.ud_entity`: the type from the bracket, nested and discontinuous mentions reported); a
+file with none of them is read with no entities, and a note says so.
 
 * The tokens are the syntactic words (integer IDs). Multiword token ranges (``1-2 vámonos``) and
   empty nodes (``8.1``) are not tokens, and are kept.
@@ -30,9 +34,9 @@ import re
 
 from ...errors import FormatError
 from ..atomic import atomic_open
-from ..model import Corpus, Document, Sentence
+from ..model import Corpus, Document, Sentence, Span
 from ..schemes import SchemeError, decode, detect_scheme, encode
-from . import runtext
+from . import runtext, ud_entity
 
 _ID = re.compile(r"^\d+(?:-\d+|\.\d+)?$")
 KEYS = ("NE", "NER")
@@ -44,6 +48,9 @@ def _fields(line: str) -> list[str] | None:
 
 
 def sniff(path: str, head: str) -> bool:
+    from .webanno import old_version
+    if old_version(head) is not None:  # WebAnno TSV 1 has ten columns too: its reader says what to do
+        return False
     lines = [ln.rstrip("\r") for ln in head.splitlines() if ln.strip()][:200]
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
@@ -126,17 +133,32 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     blocks = [b for b in _blocks(path, raw) if b.word_rows]
     if not blocks:
         raise FormatError(path, None, "no sentences: no CoNLL-U word lines")
-    key = None
-    for b in blocks:
-        for r in b.word_rows:
-            misc = _misc(b.lines[r].split("\t")[9])
-            key = next((k for k in KEYS for a in misc if a.startswith(k + "=")), None)
-            if key:
-                break
-        if key:
-            break
-    tags_all = [[_tag_of(_misc(b.lines[r].split("\t")[9]), key) or "O" for r in b.word_rows] for b in blocks]
-    scheme = scheme or detect_scheme(tags_all)
+    miscs = [[_misc(b.lines[r].split("\t")[9]) for r in b.word_rows] for b in blocks]
+    present = {a.partition("=")[0] for ms in miscs for m in ms for a in m if "=" in a}
+    key = next((k for k in KEYS if k in present), None)
+    other = next((k for k in KEYS if k in present and k != key), None)
+    notes, mixed = [], []
+    if key is None and "Entity" in present:
+        tags_all = _entity_tags(blocks, miscs, notes)
+        scheme = scheme or "iob2"
+    else:
+        tags_all = []
+        for b, ms in zip(blocks, miscs):
+            tags = []
+            for r, m in zip(b.word_rows, ms):
+                tag = _tag_of(m, key)
+                if tag is None and other is not None:  # NER= on a word of an NE= file: read too
+                    tag = _tag_of(m, other)
+                    if tag is not None:
+                        mixed.append(b.first + r)
+                tags.append(tag or "O")
+            tags_all.append(tags)
+        scheme = scheme or detect_scheme(tags_all)
+    if key is None and "Entity" not in present:
+        notes.append("no NE= or NER= attribute in the MISC column (nor UD's Entity= brackets): no entities read")
+    if mixed:
+        notes.append(f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
+                     f"at line {mixed[0]}; written back, changed tags use {key}=")
     explicit_o = any("O" == _tag_of(_misc(b.lines[r].split("\t")[9]), key) for b in blocks for r in b.word_rows)
     docs: list[Document] = []
     repairs = 0
@@ -167,7 +189,24 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         d.text = text
     return Corpus(docs, path=os.fspath(path), format="conllu", scheme=scheme, encoding=encoding,
                   newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"),
-                  repairs=repairs)
+                  repairs=repairs, notes=notes)
+
+
+def _entity_tags(blocks, miscs, notes: list) -> list[list[str]]:
+    """IOB2 tags of every sentence from UD's ``Entity=`` brackets (:mod:`.ud_entity`)."""
+    mentions = ud_entity.Mentions()
+    tags_all = []
+    for b, ms in zip(blocks, miscs):
+        for line in b.lines:
+            if line.startswith("#"):
+                names = ud_entity.fields_of(line[1:].strip())
+                if names:
+                    mentions.fields = names
+        values = [_tag_of(m, "Entity") for m in ms]
+        ents = mentions.sentence(values, [b.first + r for r in b.word_rows])
+        tags_all.append(encode([Span(a, e, t) for a, e, t in ents], len(values), "iob2"))
+    notes.extend(mentions.notes())
+    return tags_all
 
 
 def _set_tag(misc_value: str, key: str, tag: str, explicit_o: bool) -> str:

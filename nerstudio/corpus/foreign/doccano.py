@@ -2,6 +2,9 @@
 
 * **label triples** (format ``doccano``): ``{"text": ..., "label": [[start, end, "LABEL"], ...]}``
   plus ``id`` and other fields (``Comments``, metadata); older exports call the key ``labels``;
+  doccano 1.x exports hold ``"annotations": [{"label": 2, "start_offset", "end_offset", "user"}]``
+  where the label is the label's **id** in the project: read with the id as the label, counted
+  in a note (the names are not in the file);
 * **relation mode** (format ``doccano-rel``, module :mod:`.doccano_rel`): ``{"text": ...,
   "entities": [{"id", "label", "start_offset", "end_offset"}], "relations": [{"id", "from_id",
   "to_id", "type"}]}``.
@@ -10,6 +13,10 @@ Why a module of its own: nerstudio's JSONL reads ``label`` triples, but would wr
 spans back as objects, which doccano cannot import, and it cannot read relation-mode entities.
 Offsets are characters; tokenisation and all checks are those of nerstudio's JSONL records
 (a span boundary inside a word splits the word; overlapping spans are an error at their line).
+
+A record's spans are read whatever its shape (triples, ``entities`` or ``annotations``); records
+in the file's other mode are counted in a note and written back in the file's mode. Records
+without a ``doc_id`` are documents of their own (see :mod:`._records`).
 
 Choices: relations are **not kept** (nerstudio holds no relations): each file's count is a
 ``note:`` line, never silent, and relation-mode files written back have ``"relations": []``.
@@ -49,6 +56,9 @@ def sniff_mode(head: str) -> str | None:
         return "rel"
     if any(_is_triples(obj.get(k)) for k in _LABEL_KEYS) and "entities" not in obj:
         return "label"
+    anns = obj.get("annotations")  # doccano 1.x exports: objects with label ids
+    if isinstance(anns, list) and (not anns or isinstance(anns[0], dict) and "start_offset" in anns[0]):
+        return "label"
     return None
 
 
@@ -64,23 +74,50 @@ def _triples(obj: dict, path: str, line: int) -> tuple[str | None, list]:
     return key, [list(x) for x in raw]
 
 
-def _entities(obj: dict, path: str, line: int) -> list:
-    raw = obj.get("entities", [])
+def _entities(obj: dict, path: str, line: int, key: str = "entities", tally=None) -> list:
+    raw = obj.get(key, [])
     if not isinstance(raw, list):
-        raise FormatError(path, line, f'"entities" must be a list, not {R.show(raw)}')
+        raise FormatError(path, line, f'"{key}" must be a list, not {R.show(raw)}')
     out = []
     for e in raw:
         if not isinstance(e, dict) or not all(k in e for k in ("start_offset", "end_offset", "label")):
             raise FormatError(path, line, f'cannot read entity {R.show(e)}: it needs "start_offset", '
                                           '"end_offset" and "label"')
-        out.append([e["start_offset"], e["end_offset"], e["label"]])
+        label = e["label"]
+        if type(label) is int:  # doccano 1.x exports name a label by its id in the project
+            if tally is not None:
+                tally.add("label_ids", line, f"label {label}")
+            label = str(label)
+        out.append([e["start_offset"], e["end_offset"], label])
     return out
+
+
+def _record_spans(obj: dict, path: str, line: int, mode: str, tally) -> tuple[str | None, list]:
+    """Every span of a record, whatever shape it has: ``label``/``labels`` triples, relation-mode
+    ``entities`` or 1.x ``annotations``; a shape other than the file's (``mode``) is counted."""
+    key, spans = None, []
+    if any(k in obj for k in _LABEL_KEYS):
+        key, spans = _triples(obj, path, line)
+        if mode == "rel":
+            tally.add("other_mode", line, f'"{key}" triples in a relation-mode file')
+    for k in ("entities", "annotations"):
+        if k in obj:
+            spans += _entities(obj, path, line, k, tally)
+            if mode == "label" and k == "entities":
+                tally.add("other_mode", line, '"entities" objects in a label-mode file')
+    if "annotations" in obj:  # 1.x: every annotator's spans; the same span from several is one entity
+        unique = list(dict.fromkeys(map(tuple, spans)))
+        if len(unique) < len(spans):
+            tally.add("same_span", line, R.show(list(unique[0])), len(spans) - len(unique))
+            spans = [list(x) for x in unique]
+    return key, spans
 
 
 def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus:
     fmt = REL if mode == "rel" else NAME
     b = R.CorpusBuilder(path, fmt, encoding, scheme)
     relations = records_with = 0
+    first_rel = None
     for line, obj in R.iter_jsonl(path, encoding):
         text = obj.get("text")
         if not isinstance(text, str):
@@ -89,24 +126,26 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
         if mixed:
             raise FormatError(path, line, f'"{mixed}" is a field of nerstudio\'s own JSONL, not of doccano\'s: '
                                           "the file mixes the two (read it with --from jsonl)")
+        key, spans = _record_spans(obj, path, line, mode, b.tally)
+        rels = obj.get("relations") or []
+        if not isinstance(rels, list):
+            raise FormatError(path, line, f'"relations" must be a list, not {R.show(rels)}')
+        relations += len(rels)
+        records_with += bool(rels)
+        if rels and first_rel is None:
+            first_rel = line
         if mode == "rel":
-            spans = _entities(obj, path, line)
-            rels = obj.get("relations") or []
-            if not isinstance(rels, list):
-                raise FormatError(path, line, f'"relations" must be a list, not {R.show(rels)}')
-            relations += len(rels)
-            records_with += bool(rels)
-            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations")}
+            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations", *_LABEL_KEYS)}
         else:
-            key, spans = _triples(obj, path, line)
-            fields = {k: v for k, v in obj.items() if k not in ("text", key)}
+            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "annotations", *_LABEL_KEYS)}
             fields["_key"] = key or "label"
         doc_id = obj.get("doc_id")
         if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
             raise FormatError(path, line, f'"doc_id" must be a string or an integer, not {R.show(doc_id)}')
         b.add_text(text, spans, line, doc_id, fields=fields)
     if relations:
-        b.notes.append(f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities only")
+        b.notes.append(f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities "
+                       f"only, first at line {first_rel}")
     return b.build()
 
 

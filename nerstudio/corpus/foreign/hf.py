@@ -48,6 +48,10 @@ _ORDER = {"iob1": "IB", "iob2": "BI", "bioes": "BIES", "bilou": "BILU", "scn": "
 
 def sniff(path: str, head: str) -> bool:
     obj = R.first_json_object(head)
+    if obj is not None and isinstance(obj.get("data"), list) and obj["data"] and "tokens" not in obj:
+        obj = obj["data"][0] if isinstance(obj["data"][0], dict) else None  # {"data": [...]} on one line
+        if obj is None:
+            return False
     if obj is not None:
         return isinstance(obj.get("tokens"), list) and any(isinstance(obj.get(k), list) for k in TAG_KEYS) \
             and all(isinstance(t, str) for t in obj["tokens"])
@@ -103,7 +107,8 @@ def _feature_names(info, key: str) -> list[str] | None:
 
 def _examples(path: str, encoding: str):
     text_head = R.read_text(path, encoding).lstrip(" \t\r\n")
-    if text_head.startswith("{") and R.first_json_object(text_head) is not None:
+    first = R.first_json_object(text_head) if text_head.startswith("{") else None
+    if first is not None and not (isinstance(first.get("data"), list) and "tokens" not in first):
         yield from R.iter_jsonl(path, encoding)
     else:
         yield from R.iter_json_items(path, encoding, ("data",))

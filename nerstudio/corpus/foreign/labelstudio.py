@@ -1,4 +1,5 @@
-"""Label Studio's JSON export (a JSON array of tasks), read; and tasks with pre-annotations
+"""Label Studio's JSON export (a JSON array of tasks; also one task object, or one task per
+line, as Label Studio imports them), read; and tasks with pre-annotations
 (``predictions``) written, for Label Studio to import.
 
 A task is ``{"id", "data": {"text": ...}, "annotations": [{"result": [{"type": "labels",
@@ -16,7 +17,8 @@ Choices when reading, each counted in a ``note:`` line (:attr:`Corpus.notes`), n
   annotator refused it: reading it as "no entities" would be a wrong gold standard);
 * a task with neither annotations nor predictions is read with no entities (text to annotate);
 * results other than ``labels`` (relations, choices, text areas) are not kept; a region with
-  several labels keeps its first;
+  several labels keeps its first; whitespace at a region's edges is not part of the entity
+  (trimmed and counted, as for every record format: :mod:`._records`);
 * the text is ``data.text``, or the task's only string in ``data`` under another name;
 * a region's ``value.text``, when given, must be the text at its offsets; offsets counted in
   UTF-16 units (what Label Studio versions before 1.4 stored for text with emoji) are
@@ -32,6 +34,8 @@ and no score.
 
 from __future__ import annotations
 
+import re
+
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
@@ -41,7 +45,28 @@ NAME = "label-studio"
 
 def sniff(path: str, head: str) -> bool:
     h = head.lstrip("\ufeff \t\r\n")
-    return h.startswith("[") and '"data"' in h and ('"annotations"' in h or '"predictions"' in h)
+    if not ('"data"' in h and ('"annotations"' in h or '"predictions"' in h)):
+        return False
+    if h.startswith("["):
+        return True
+    if not h.startswith("{"):
+        return False
+    obj = R.first_json_object(h)  # one task object (what Label Studio imports too), or one per line
+    if obj is None:  # one object spread over lines: a task when a "data" object is among its keys
+        return bool(_DATA_KEY.search(h))
+    return isinstance(obj.get("data"), dict) and ("annotations" in obj or "predictions" in obj)
+
+
+_DATA_KEY = re.compile(r'^\s*"data"\s*:\s*\{', re.M)
+
+
+def _tasks(path: str, encoding: str):
+    """The tasks of an export: a JSON array, one task object, or one task object per line."""
+    head = R.read_text(path, encoding).lstrip(" \t\r\n")
+    if head.startswith("{") and R.first_json_object(head) is not None and "\n" in head.rstrip():
+        yield from R.iter_jsonl(path, encoding)
+    else:
+        yield from R.iter_json_items(path, encoding, single=True)
 
 
 def _utf16_to_index(text: str, units: int) -> int | None:
@@ -62,7 +87,7 @@ def _region(r: dict, text: str, path: str, line: int, notes: dict) -> list | Non
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
         raise FormatError(path, line, f"region {R.show(value)}: \"labels\" must be a non-empty list of strings")
     if len(labels) > 1:
-        notes["multi"] = notes.get("multi", 0) + 1
+        _count(notes, "multi", line)
     a, b = value.get("start"), value.get("end")
     want = value.get("text")
     if isinstance(want, str) and type(a) is int and type(b) is int and text[a:b] != want:
@@ -97,7 +122,7 @@ def _text(data, path: str, line: int) -> tuple[str, str]:
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     counts: dict = {}
-    for line, task in R.iter_json_items(path, encoding):
+    for line, task in _tasks(path, encoding):
         if not isinstance(task, dict):
             raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
         key, text = _text(task.get("data"), path, line)
@@ -107,16 +132,16 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             raise FormatError(path, line, '"annotations" and "predictions" must be lists of objects')
         live = [a for a in anns if not a.get("was_cancelled")]
         if len(live) > 1:
-            counts["several"] = counts.get("several", 0) + 1
+            _count(counts, "several", line)
         chosen = _latest(live)
         if chosen is None and preds:
             chosen = _latest(preds)
-            counts["predictions"] = counts.get("predictions", 0) + 1
+            _count(counts, "predictions", line)
         if chosen is None and anns:
-            counts["cancelled"] = counts.get("cancelled", 0) + 1
+            _count(counts, "cancelled", line)
             continue
         if chosen is None:
-            counts["unlabelled"] = counts.get("unlabelled", 0) + 1
+            _count(counts, "unlabelled", line)
         result = chosen.get("result", []) if chosen is not None else []
         if not isinstance(result, list):
             raise FormatError(path, line, f'"result" must be a list, not {R.show(result)}')
@@ -125,7 +150,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             if not isinstance(r, dict):
                 raise FormatError(path, line, f"each result must be an object, not {R.show(r)}")
             if r.get("type") != "labels":
-                counts["other"] = counts.get("other", 0) + 1
+                _count(counts, "other", line)
                 continue
             names = names or (r.get("from_name"), r.get("to_name"))
             spans.append(_region(r, text, path, line, counts))
@@ -151,8 +176,14 @@ _NOTES = (  # what each count means, in the order the notes are printed
 )
 
 
+def _count(counts: dict, key: str, line: int) -> None:
+    """One more of ``key``; the line of the first one is kept (``key@``)."""
+    counts[key] = counts.get(key, 0) + 1
+    counts.setdefault(key + "@", line)
+
+
 def _notes(c: dict) -> list[str]:
-    return [f"{c[key]} {text}" for key, text in _NOTES if c.get(key)]
+    return [f"{c[key]} {text}, first at line {c[key + '@']}" for key, text in _NOTES if c.get(key)]
 
 
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:

@@ -17,7 +17,11 @@ Choices, each reported (``note:`` lines of the CLI, :attr:`Corpus.notes`), never
 * tokens are checked against the text (each token's ``start``/``end`` must hold its ``text``);
   whitespace tokens (spaCy makes one of each extra space) are not words and are left out; spans
   are read from their character offsets, which must fall on token boundaries, and their
-  ``token_start``/``token_end``, when given, must agree with them.
+  ``token_start``/``token_end``, when given, must agree with them; whitespace at a span's edges
+  (a span starting on spaCy's whitespace token) is trimmed and counted;
+* ``relations`` (``rel.manual``, ``dep`` tasks) are not read (nerstudio holds entities): counted,
+  with the first one shown; a task keeps them among its other fields when written back;
+* a task without ``meta.doc_id`` is a document of its own (tasks are independent texts).
 
 Written: one accepted task per sentence with ``text``, ``tokens``, ``spans`` (with token
 offsets) and ``answer: accept``, which ``prodigy db-in`` imports; a task read from Prodigy keeps
@@ -98,10 +102,12 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     skipped = {"reject": 0, "ignore": 0}
     seen, duplicates = set(), 0
+    first: dict = {}  # kind -> line of the first task skipped so
     for line, obj in R.iter_jsonl(path, encoding):
         answer = obj.get("answer", "accept")
         if answer in ("reject", "ignore"):
             skipped[answer] += 1
+            first.setdefault("answer", line)
             continue
         if answer != "accept":
             raise FormatError(path, line, f'"answer" must be "accept", "reject" or "ignore", not {R.show(answer)}')
@@ -112,10 +118,14 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if isinstance(key, (int, str)):
             if key in seen:
                 duplicates += 1
+                first.setdefault("hash", line)
                 continue
             seen.add(key)
         toks = _tokens(obj.get("tokens"), text, path, line)
         char_spans = _spans(obj.get("spans"), text, path, line, obj.get("tokens"))
+        rels = obj.get("relations")
+        if isinstance(rels, list) and rels:  # rel.manual / dep tasks: arcs between tokens or spans
+            b.tally.add("relations", line, _relation_example(rels[0], text), len(rels))
         fields = {k: v for k, v in obj.items() if k not in _OWN}
         meta = fields.get("meta")
         doc_id = meta.get("doc_id") if isinstance(meta, dict) else None
@@ -123,14 +133,28 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             b.add_text(text, char_spans, line, doc_id, fields=fields)
         else:
             rec = _checked(text, toks, char_spans, path, line)
+            b.trimmed(rec, line)
             b.add_tokens(text, rec.words, rec.offsets, rec.spans, line, doc_id, fields=fields)
     if skipped["reject"] or skipped["ignore"]:
         what = " and ".join(f"{n} {k}ed" for k, n in skipped.items() if n).replace("ignoreed", "ignored")
-        b.notes.append(f"only accepted tasks read: {what} task(s) skipped")
+        b.notes.append(f"only accepted tasks read: {what} task(s) skipped, first at line {first['answer']}")
     if duplicates:
         b.notes.append(f"{duplicates} task(s) with the _input_hash of an earlier accepted task skipped "
-                       "(the first annotation of each text is read)")
+                       f"(the first annotation of each text is read), first at line {first['hash']}")
     return b.build()
+
+
+def _relation_example(rel, text) -> str:
+    """A relation of a task, for a note: its label and the texts or tokens it joins."""
+    if not isinstance(rel, dict):
+        return R.show(rel)
+    ends = []
+    for k in ("head", "child"):
+        sp = rel.get(f"{k}_span")
+        a, b = (sp.get("start"), sp.get("end")) if isinstance(sp, dict) else (None, None)
+        ok = type(a) is int and type(b) is int and isinstance(text, str) and 0 <= a < b <= len(text)
+        ends.append(repr(text[a:b]) if ok else f"token {rel.get(k)}")
+    return f"{R.show(rel.get('label'))} from {ends[0]} to {ends[1]}"
 
 
 def _checked(text: str, toks, char_spans, path: str, line: int):

@@ -19,6 +19,8 @@ def read_text(path: str, encoding: str) -> tuple[str, bool]:
     """The whole file decoded (a UTF-8 byte-order mark removed: offsets count from the first
     character after it, as brat does) and whether it had one. Bad bytes are a FormatError at
     their line."""
+    from ..detect import check_regular
+    check_regular(path)
     try:
         with open(path, "rb") as f:
             data = f.read()

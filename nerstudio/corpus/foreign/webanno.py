@@ -45,7 +45,33 @@ def _unescape(s: str) -> str:
 
 
 def sniff(path: str, head: str) -> bool:
-    return head.lstrip("\ufeff").startswith("#FORMAT=WebAnno TSV 3")
+    return head.lstrip("\ufeff").startswith("#FORMAT=WebAnno TSV 3") or old_version(head) is not None
+
+
+_OLD_HEADER = re.compile(r"^ ?# ?de\.tudarmstadt\.ukp\.")
+
+
+def old_version(head: str) -> str | None:
+    """``"1 or 2"`` when ``head`` is a WebAnno TSV file older than version 3 (WebAnno 2 and
+    earlier: no ``#FORMAT`` line; a `` # de.tudarmstadt.ukp…`` layer header or ``#id=``/``#text=``
+    sentence headers over ``1-1<TAB>token`` lines), else ``None``."""
+    lines = [ln.rstrip("\r") for ln in head.lstrip("\ufeff").split("\n")[:50] if ln.strip()]
+    if not lines:
+        return None
+    if lines[0].startswith("#FORMAT="):
+        m = re.match(r"#FORMAT=WebAnno TSV (\d+)", lines[0])
+        return m.group(1) if m and m.group(1) in ("1", "2") else None
+    if _OLD_HEADER.match(lines[0]) and any(ln.startswith("#id=") or ln.startswith("#text=") for ln in lines):
+        return "2"  # the layer header WebAnno 2 writes
+    rest = [ln for ln in lines if not ln.startswith("#")]
+    comments = [ln for ln in lines if ln.startswith("#")]
+    if not rest or not any(ln.startswith("#text=") for ln in comments) or any(ln.startswith("# ") for ln in comments):
+        return None
+    if all(re.match(r"^\d+-\d+\t", ln) for ln in rest[:-1] or rest):  # TSV 2: SENT-TOKEN ids
+        return "2"
+    if all(re.match(r"^\d+\t", ln) and ln.count("\t") == 9 for ln in rest[:-1] or rest):  # TSV 1: ten columns
+        return "1"
+    return None
 
 
 def _split_values(cell: str) -> list[str]:
@@ -74,6 +100,10 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     raw, bom = runtext.read_text(path, encoding)
     lines = raw.split("\n")
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if old_version(raw) is not None:
+        raise FormatError(path, 1, f"a WebAnno TSV {old_version(raw)} file (WebAnno 2 and earlier): nerstudio "
+                                   "reads WebAnno TSV 3 only; open the project in WebAnno 3 or INCEpTION and "
+                                   "export the documents as 'WebAnno TSV 3', or export them as CoNLL 2002")
     if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
         raise FormatError(path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'")
     col, start = _layout(lines, path)
