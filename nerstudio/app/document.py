@@ -58,6 +58,7 @@ class Document:
 
     def __init__(self):
         self.corpus: Corpus | None = None
+        self.disk = None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
         self.revision = 0
         self.history = History(self._apply)
         self._listeners: list[Callable[[Change], None]] = []
@@ -99,11 +100,13 @@ class Document:
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
-    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None) -> None:
+    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None, disk=None) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
-        ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already."""
+        ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already;
+        ``disk``: the fingerprint of its file taken before it was read (see app.saving)."""
         self.corpus = corpus
+        self.disk = disk
         here = _same_file(corpus.path)
         for r in self.runs:
             r.other_corpus = _same_file(r.corpus_path) != here

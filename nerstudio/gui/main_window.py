@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
+        self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
@@ -329,6 +330,7 @@ class MainWindow(QMainWindow):
         self.views.stepper_panel.pause()
         self.jobs.shutdown()
         self.training.close_executor()
+        self.annotation.close()  # the corpus's lock goes
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.views.save(self.settings)

@@ -31,14 +31,11 @@ from PySide6.QtWidgets import QApplication, QMenu
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
 from ...app.types import TypeScheme, document_types
-from ...corpus.formats import format_for_output, write_corpus
-from ...corpus.foreign import writable
-from ...errors import NerstudioError
 from ..actions import make_action
-from ..dialogs import CORPUS_FILTER
 from ..views.annotation_view import CARET_KEYS
 from ..views.palette import type_icon
 from . import Context
+from .file_owner import FileOwner
 
 # the edit commands other than "label as <type>": name, menu text, keys, the view's method, and
 # what to say when the key is pressed while the command cannot apply
@@ -88,6 +85,7 @@ class AnnotationController(QObject):
                                 _seconds(ctx.settings, "annotation/autosaveMaxMs", MAX_DELAY_S))
         self.autosaver = Autosaver(self.doc, default_recovery_dir(ctx.settings), policy)
         self.autosaver.scheduled = self._arm
+        self.owner = FileOwner(ctx, self.autosaver, views.status, self)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self._on_timer)
@@ -280,42 +278,18 @@ class AnnotationController(QObject):
             return False
         return True
 
-    # -- saving ---------------------------------------------------------------------------
-    def save_corpus(self, path: str | None = None) -> bool:
-        c = self.doc.corpus
-        if c is None:
-            return False
-        kept = writable(c.format)  # plain text, WebAnno TSV: read-only, Save is Save As (JSONL proposed)
-        if not path and (not c.path or not kept):
-            return self.save_corpus_as_dialog()
-        target = path or c.path
-        fmt = c.format if kept else (format_for_output(target) or "jsonl")
-        try:
-            write_corpus(c, target, fmt)
-        except (NerstudioError, OSError, ValueError) as exc:
-            self.ctx.dialogs.critical("Cannot save corpus", str(exc))
-            return False
-        c.format = fmt  # later saves write what was saved (no-op unless the format was read-only)
-        moved = bool(path) and os.path.abspath(path) != os.path.abspath(c.path or "")
-        if moved:
-            self.autosaver.discard()  # the old file's recovery file
-        self.doc.mark_saved(os.path.abspath(path) if moved else None)
-        self.ctx.status(f"Saved {target}", 5000)
-        return True
+    # -- saving (the file's owner: app.saving, asked through the dialogs) ------------------
+    def save_corpus(self, path: str | None = None, overwrite: bool = False) -> bool:
+        return self.owner.save(path, overwrite)
 
     def save_corpus_as_dialog(self) -> bool:
-        if self.doc.corpus is None:
-            return False
-        c = self.doc.corpus
-        default = c.path or ""
-        if default and not writable(c.format):  # propose a format that keeps the entities and offsets
-            default = os.path.splitext(default)[0] + ".jsonl"
-        path = self.ctx.dialogs.ask_save("Save corpus as", default, CORPUS_FILTER)
-        return bool(path) and self.save_corpus(path)
+        return self.owner.save_as()
 
     def confirm_unsaved(self) -> bool:
         """True when the corpus may be closed (nothing unsaved, saved, or edits discarded)."""
         if not self.doc.is_dirty():
+            return True
+        if self.owner.reloading:  # the user chose Reload: the edits go
             return True
         choice = self.ctx.dialogs.ask_unsaved()
         if choice == "save":
@@ -336,6 +310,8 @@ class AnnotationController(QObject):
     def _on_timer(self) -> None:
         path = self.autosaver.poll()
         if path:
+            self.owner.note_disk()
+        if path:
             self.autosaved.emit(path)
         else:
             self._arm(self.autosaver.deadline())
@@ -352,25 +328,14 @@ class AnnotationController(QObject):
         return self.autosaver.recovery_file()
 
     def offer_recovery(self) -> list[int]:
-        """After a corpus opens: offer back the edits of a recovery file that change it."""
-        pending = self.autosaver.pending()
-        if pending is None:
-            return []
-        path, edits = pending
-        if edits is None:
-            self.ctx.dialogs.warning("Cannot recover", f"{path}: not a readable recovery file")
-            return []
-        if not self.ctx.dialogs.ask_recover(path):
-            self.autosaver.discard()
-            return []
-        done = self.doc.set_many(edits, f"recover {len(edits)} sentence(s)")
-        if done:
-            self.ctx.cursor.go(done[0])
-            shown = ", ".join(str(k + 1) for k in done[:12]) + (", …" if len(done) > 12 else "")
-            self.ctx.status(f"Recovered edits of {len(done)} sentence(s) ({shown}); Ctrl+Z undoes them, save to "
-                            "keep them", 15000)
-        return done
+        """After a corpus opens: offer back the edits of the recovery files of instances that
+        are gone (a crash, ``kill -9``) that change it."""
+        return self.owner.offer_recovery()
 
+    def close(self) -> None:
+        """The window closes (its edits saved or discarded): the lock goes, the instance ends."""
+        self.timer.stop()
+        self.owner.close()
 
 
 class _KeyRouter(QObject):

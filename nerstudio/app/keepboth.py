@@ -1,0 +1,77 @@
+"""Keep both: another program's version of the corpus merged with this window's edits.
+
+Three versions of every sentence's entities: the *base* (what was read or last saved here),
+*mine* (the document now) and *theirs* (the file on disk now). Sentence by sentence: a sentence
+only they changed takes theirs; one only I changed keeps mine; one both changed the same way is
+simply equal; one both changed differently keeps mine and is listed as a conflict. This works
+only when the two versions hold the same sentences with the same tokens (and the same other
+columns, text and layout): otherwise :attr:`MergePlan.aligned` is False and :attr:`MergePlan.why`
+says what differs, and the user is offered Reload, Overwrite or Save as instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..corpus.model import Corpus, Span
+
+
+def snapshot(corpus: Corpus) -> list[tuple[Span, ...]]:
+    """Every sentence's spans as they are now (the base of a later merge)."""
+    return [tuple(s.spans) for s in corpus.sentences]
+
+
+@dataclass
+class MergePlan:
+    aligned: bool
+    why: str = ""
+    take: dict[int, list[Span]] = field(default_factory=dict)  # sentences that take their spans
+    conflicts: list[int] = field(default_factory=list)  # both changed, differently: mine kept
+    mine: list[int] = field(default_factory=list)  # sentences I edited that keep my spans
+
+
+def _first_difference(mine: Corpus, theirs: Corpus) -> str:
+    a, b = mine.sentences, theirs.sentences
+    if len(a) != len(b):
+        return f"the file now has {len(b):,} sentences, this window {len(a):,}"
+    if [d.id for d in mine.documents] != [d.id for d in theirs.documents] or \
+            [len(d.sentences) for d in mine.documents] != [len(d.sentences) for d in theirs.documents]:
+        return "the documents of the file changed"
+    for k, (s, t) in enumerate(zip(a, b)):
+        if s.words != t.words:
+            return f"the tokens of sentence {k + 1} changed"
+        if s.extra != t.extra or s.source != t.source or s.offsets != t.offsets:
+            return f"sentence {k + 1} changed beyond its entities (other columns or its text)"
+    if mine.layout != theirs.layout:
+        return "the file's layout changed (document or sentence separators)"
+    return ""
+
+
+def plan(base: list[tuple[Span, ...]], mine: Corpus, theirs: Corpus) -> MergePlan:
+    """How their version and mine combine (a sentence is mine-edited when its entities differ
+    from ``base``, whatever the undo history did)."""
+    why = _first_difference(mine, theirs)
+    if why or len(base) != len(mine.sentences):
+        return MergePlan(False, why or "this window's record of the file does not match it")
+    out = MergePlan(True)
+    for k, (s, t) in enumerate(zip(mine.sentences, theirs.sentences)):
+        b, m, th = list(base[k]), list(s.spans), list(t.spans)
+        if m != b:
+            out.mine.append(k)
+            if th != b and th != m:
+                out.conflicts.append(k)
+        elif th != b:
+            out.take[k] = th
+    return out
+
+
+def describe(plan_: MergePlan, limit: int = 8) -> str:
+    """One paragraph for the user."""
+    if not plan_.aligned:
+        return f"Keep both is not possible: {plan_.why}."
+    parts = [f"{len(plan_.take):,} sentence(s) take the file's entities",
+             f"{len(plan_.mine):,} sentence(s) keep this window's"]
+    if plan_.conflicts:
+        shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (", …" if len(plan_.conflicts) > limit else "")
+        parts.append(f"{len(plan_.conflicts):,} changed in both keep this window's (conflicts: sentence {shown})")
+    return "; ".join(parts) + "."

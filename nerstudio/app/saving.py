@@ -1,0 +1,203 @@
+"""Saving the document's corpus: which format, which target, the check, the write, the new record.
+
+:class:`CorpusFile` is the document's hold on its file. When a corpus opens it records what was
+read (:class:`~nerstudio.app.ownership.Fingerprint`, kept as ``document.disk``, and every
+sentence's entities as the base of a later merge) and takes the file's lock
+(:class:`~nerstudio.app.filelock.FileLock`); without the lock (another window holds it) the
+corpus is read-only: Save refuses with :class:`Locked`, Save as another file works.
+
+:meth:`CorpusFile.save` never overwrites silently: before writing to the file the corpus came
+from it checks the disk, and a file changed by another program (or deleted, or moved) raises
+:class:`DiskChanged`. The caller then asks the user, and calls :meth:`~CorpusFile.save` again
+with ``overwrite=True``, or :meth:`~CorpusFile.reload_theirs` / :meth:`~CorpusFile.keep_both`
+(:mod:`nerstudio.app.keepboth`), or saves elsewhere. After a write the new fingerprint is
+recorded. The window, scripts and the tests share this; no Qt here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from ..corpus.formats import format_for_output, read_corpus, write_corpus
+from ..corpus.foreign import writable
+from ..corpus.model import Corpus
+from . import keepboth
+from .document import Change, Document
+from .filelock import FileLock, Instance
+from .ownership import DiskState, Fingerprint, check, fingerprint
+
+
+class Locked(Exception):
+    """The corpus is open for writing in another window (``holder`` says who)."""
+
+    def __init__(self, path: str, holder: str):
+        super().__init__(f"{path} is open in another nerstudio window: {holder}")
+        self.path, self.holder = path, holder
+
+
+class DiskChanged(Exception):
+    """The file on disk is not what this window read or last saved (``state.status`` is
+    ``changed`` or ``missing``)."""
+
+    def __init__(self, path: str, state: DiskState):
+        what = "was deleted or moved" if state.status == "missing" else "was changed by another program"
+        super().__init__(f"{path} {what} since it was opened")
+        self.path, self.state = path, state
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    path: str
+    format: str
+    moved: bool  # saved under another name: that file is now the corpus's
+
+
+def same_path(a: str | None, b: str | None) -> bool:
+    return bool(a) and bool(b) and os.path.abspath(a) == os.path.abspath(b)
+
+
+class CorpusFile:
+    """See the module docstring. ``instance``: who this window is (its lock and recovery files)."""
+
+    def __init__(self, document: Document, instance: Instance | None = None):
+        self.document = document
+        self.instance = instance or Instance.new()
+        self.lock: FileLock | None = None
+        self.base: list = []  # every sentence's spans as on disk when read or last saved
+        document.subscribe(self._on_change)
+        if document.corpus is not None:
+            self._opened()
+
+    # -- what was read ----------------------------------------------------------------------
+    def _on_change(self, ch: Change) -> None:
+        if ch.kind == "corpus":
+            self._opened()
+
+    def _opened(self) -> None:
+        c = self.document.corpus
+        path = os.path.abspath(c.path) if c.path else None
+        disk = getattr(self.document, "disk", None)
+        if path and (disk is None or disk.path != path):
+            disk = fingerprint(path)  # read by code that did not record it: what is there now
+        self.document.disk = disk if path else None
+        self.base = keepboth.snapshot(c)
+        self._lock(path)
+
+    def _lock(self, path: str | None) -> None:
+        if self.lock is not None and same_path(self.lock.path, path):
+            self.lock.acquire()
+            return
+        self.release()
+        if path:
+            self.lock = FileLock(path, self.instance)
+            self.lock.acquire()
+
+    @property
+    def path(self) -> str | None:
+        c = self.document.corpus
+        return os.path.abspath(c.path) if c is not None and c.path else None
+
+    @property
+    def read_only(self) -> bool:
+        """Another window holds the lock (a folder where no lock can be written is not read-only)."""
+        return self.lock is not None and not self.lock.held and not self.lock.error
+
+    def holder(self) -> str:
+        return self.lock.describe_holder() if self.lock is not None else "nobody"
+
+    def retry_lock(self) -> bool:
+        """Try again to take the lock (its holder may have closed); True when this window may
+        now save to the file."""
+        if self.lock is None:
+            return True
+        return self.lock.acquire() or bool(self.lock.error)
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+    def close(self) -> None:
+        """The window closes: release the lock; the instance ends."""
+        self.release()
+        self.instance.close()
+
+    # -- the disk ---------------------------------------------------------------------------
+    def check(self) -> DiskState | None:
+        """The disk against what was read or last saved here (None: no file to compare)."""
+        disk: Fingerprint | None = getattr(self.document, "disk", None)
+        if disk is None:
+            return None
+        return check(disk)
+
+    def acknowledge(self, state: DiskState) -> None:
+        """A disk state with the same content as recorded (only touched): record its times."""
+        if state.same:
+            self.document.disk = state.now
+
+    # -- saving -----------------------------------------------------------------------------
+    def target(self, path: str | None = None) -> tuple[str, str] | None:
+        """``(file, format)`` a save writes; None when the user must choose a file (no file
+        yet, or a format nerstudio reads but does not write: JSONL is proposed)."""
+        c = self.document.corpus
+        if c is None:
+            return None
+        kept = writable(c.format)
+        if not path and (not c.path or not kept):
+            return None
+        target = path or c.path
+        return target, (c.format if kept else (format_for_output(target) or "jsonl"))
+
+    def save(self, path: str | None = None, overwrite: bool = False) -> SaveResult:
+        """Write the corpus to its file (or to ``path``). Raises :class:`Locked`,
+        :class:`DiskChanged` (unless ``overwrite``), ValueError when there is no target, and
+        whatever the writer raises (nothing written then)."""
+        c = self.document.corpus
+        tf = self.target(path)
+        if tf is None:
+            raise ValueError("choose a file to save to")
+        target, fmt = tf
+        moved = not same_path(target, c.path)
+        if not moved:
+            if self.read_only and not self.retry_lock():
+                raise Locked(target, self.holder())
+            state = self.check()
+            if state is not None and not state.same and not overwrite:
+                raise DiskChanged(target, state)
+        else:
+            other = FileLock(target, self.instance)
+            if os.path.exists(target) and not other.acquire() and not other.error:
+                raise Locked(target, other.describe_holder())
+            other.release()
+        write_corpus(c, target, fmt)
+        c.format = fmt  # later saves write what was saved (no-op unless the format was read-only)
+        self.document.disk = fingerprint(target)
+        self.base = keepboth.snapshot(c)
+        self.document.mark_saved(os.path.abspath(target) if moved else None)
+        if moved:
+            self._lock(os.path.abspath(target))
+        return SaveResult(target, fmt, moved)
+
+    # -- their version ----------------------------------------------------------------------
+    def read_theirs(self) -> Corpus:
+        """The corpus as the disk holds it now (read like the open one)."""
+        c = self.document.corpus
+        return read_corpus(c.path, format=c.format, encoding=c.encoding)
+
+    def plan_keep_both(self, theirs: Corpus) -> keepboth.MergePlan:
+        return keepboth.plan(self.base, self.document.corpus, theirs)
+
+    def keep_both(self, theirs: Corpus, state: DiskState, plan: keepboth.MergePlan | None = None) -> list[int]:
+        """Their entities where only they changed a sentence, mine elsewhere, as one undoable
+        step; the disk's version becomes the base. Returns the sentences that took theirs."""
+        plan = plan or self.plan_keep_both(theirs)
+        if not plan.aligned:
+            raise ValueError(keepboth.describe(plan))
+        doc = self.document
+        done = doc.set_many(plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk")
+        doc.disk = state.now
+        self.base = keepboth.snapshot(theirs)
+        if not plan.mine:
+            doc.mark_saved()  # nothing of mine left to save: the document is the file on disk
+        return done
