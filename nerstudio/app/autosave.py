@@ -86,11 +86,11 @@ class RecoveryOffer:
         return len(self.edits or ())
 
     def summary(self, now: float | None = None) -> str:
-        """"3 sentences of eng.testb edited 4 minutes ago (process 1234, which did not close)"."""
+        """"3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
         if self.edits is None:
             return f"{self.path}: not a readable recovery file"
         age = _age((now or time.time()) - self.written) if self.written else "at an unknown time"
-        who = f" in process {self.owner.pid} of {self.owner.host}" if self.owner else ""
+        who = f" by process {self.owner.pid} on {self.owner.host}" if self.owner else ""
         noun = "sentence" if self.n == 1 else "sentences"
         return f"{self.n:,} {noun} of {self.corpus_name} edited {age}{who}"
 

@@ -49,12 +49,13 @@ class FileOwner(QObject):
         self.label.setObjectName("readOnlyLabel")
         self.label.setStyleSheet("QLabel { color: #a04000; font-weight: bold; }")
         self.label.hide()
+        self._window = status_bar.window() if status_bar is not None else None
         if status_bar is not None:
             status_bar.addPermanentWidget(self.label)
-        ctx.events.changed.connect(self._on_change)
-        app = QApplication.instance()
-        if app is not None:
-            app.applicationStateChanged.connect(self._on_app_state)
+        self.doc.subscribe(self._on_change)  # after the CorpusFile's own subscription: it has taken the lock
+        self._app = QApplication.instance()
+        if self._app is not None:
+            self._app.applicationStateChanged.connect(self._on_app_state)
 
     # -- the lock ---------------------------------------------------------------------------
     def _on_change(self, ch) -> None:
@@ -81,11 +82,14 @@ class FileOwner(QObject):
     def close(self) -> None:
         """The window closes: the lock goes, this instance ends (its recovery file is removed
         with the edits by the caller when they are saved or discarded)."""
+        if self._app is not None:
+            self._app.applicationStateChanged.disconnect(self._on_app_state)
+            self._app = None
         self.file.close()
 
     # -- activation ---------------------------------------------------------------------------
     def _on_app_state(self, state) -> None:
-        if state == Qt.ApplicationActive:
+        if state == Qt.ApplicationActive and (self._window is None or self._window.isVisible()):
             self.on_activated()
 
     def on_activated(self) -> None:
