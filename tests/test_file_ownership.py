@@ -18,6 +18,7 @@ from nerstudio import annotation as ann
 from nerstudio.app.autosave import Autosaver
 from nerstudio.app.document import Document
 from nerstudio.app.filelock import FileLock, Instance, lock_path, read_holder
+from nerstudio.app.keepboth import describe
 from nerstudio.app.ownership import check, fingerprint
 from nerstudio.app.saving import CorpusFile, DiskChanged, Locked
 from nerstudio.corpus.formats import read_corpus
@@ -197,6 +198,8 @@ def test_keep_both_lists_conflicts_and_refuses_unaligned_versions(corpus_file):
     sed_i(corpus_file, "Blackburn NNP I-NP I-PER", "Blackburn NNP I-NP B-LOC")
     p = f.plan_keep_both(f.read_theirs())
     assert p.aligned and p.conflicts == [1] and not p.take
+    assert describe(p) == ("Keep both: 0 sentences take the file's entities, 1 sentence keeps this window's; it was "
+                           "changed in both versions, and this window's is kept (conflict: sentence 2).")
     sed_i(corpus_file, "Commission NNP", "Commissioner NNP")
     p = f.plan_keep_both(f.read_theirs())
     assert not p.aligned and "tokens of sentence 4" in p.why

@@ -83,7 +83,7 @@ def test_keep_both_merges_and_saves(make_window, corpus_file):
     w.document.set_spans(1, MINE)
     sed_i(corpus_file, THEIRS_OLD, THEIRS_NEW)
     assert w.save_corpus()
-    assert asked[0][4] is True and "1 sentence(s) take the file's entities" in asked[0][3]
+    assert asked[0][4] is True and "Keep both: 1 sentence takes the file's entities, 1 sentence keeps this window's." == asked[0][3]
     back = read_corpus(str(corpus_file))
     assert back.sentences[1].spans == MINE and back.sentences[2].spans == [Span(0, 1, "ORG")]
     assert not w.isWindowModified()
@@ -147,11 +147,11 @@ def test_the_disk_changed_dialog_offers_the_choices(qtbot, make_window, corpus_f
         next(b for b in box.buttons() if b.text() == label).click()
 
     QTimer.singleShot(0, lambda: click("Overwrite"))
-    assert w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, "1 sentence(s) take the file's entities.",
+    assert w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, "Keep both: 1 sentence takes the file's entities.",
                                       True, "12:41:03") == "overwrite"
     assert seen["default"] == "Keep both"
     assert {"Keep both", "Reload (drop my edits)", "Overwrite", "Save as…"} <= set(seen["buttons"])
-    assert "eng.testb" in seen["text"] and "3 sentence(s)" in seen["text"] and "12:41:03" in seen["text"]
+    assert "eng.testb" in seen["text"] and "unsaved edits in 3 sentences" in seen["text"] and "12:41:03" in seen["text"]
     QTimer.singleShot(0, lambda: click("Save here again"))
     assert w.dialogs.ask_disk_changed(str(corpus_file), "missing", 1, "", False) == "overwrite"
     assert "deleted or moved" in seen["text"]

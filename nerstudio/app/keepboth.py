@@ -65,13 +65,21 @@ def plan(base: list[tuple[Span, ...]], mine: Corpus, theirs: Corpus) -> MergePla
     return out
 
 
-def describe(plan_: MergePlan, limit: int = 8) -> str:
-    """One paragraph for the user."""
+def sentences(n: int) -> str:
+    return f"{n:,} sentence{'' if n == 1 else 's'}"
+
+
+def describe(plan_: MergePlan, limit: int = 8, prefix: str = "Keep both: ") -> str:
+    """One sentence for the user: what Keep both does (or why it cannot)."""
     if not plan_.aligned:
         return f"Keep both is not possible: {plan_.why}."
-    parts = [f"{len(plan_.take):,} sentence(s) take the file's entities",
-             f"{len(plan_.mine):,} sentence(s) keep this window's"]
+    take, mine = len(plan_.take), len(plan_.mine)
+    text = (f"{prefix}{sentences(take)} {'takes' if take == 1 else 'take'} the file's entities, "
+            f"{sentences(mine)} {'keeps' if mine == 1 else 'keep'} this window's")
     if plan_.conflicts:
         shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (", …" if len(plan_.conflicts) > limit else "")
-        parts.append(f"{len(plan_.conflicts):,} changed in both keep this window's (conflicts: sentence {shown})")
-    return "; ".join(parts) + "."
+        n = len(plan_.conflicts)
+        text += (f"; {'it was' if n == 1 else f'{n:,} were'} changed in both versions, and this window's "
+                 f"{'is' if n == 1 else 'are'} kept (conflict{'' if n == 1 else 's'}: sentence{'' if n == 1 else 's'} "
+                 f"{shown})")
+    return text + "."

@@ -102,7 +102,8 @@ class Dialogs:
             at = f" (at {when})" if when else ""
             box.setText(f"<b>{name}</b> was changed by another program{at} since you opened or saved it.")
             if edits:
-                info = (f"This window has unsaved edits of {edits} sentence(s). {keep_both}\n\n"
+                noun = "sentence" if edits == 1 else "sentences"
+                info = (f"This window has unsaved edits in {edits:,} {noun}. {keep_both}\n\n"
                         "Reload shows the file's version and drops your edits; Overwrite replaces the other "
                         "program's changes with this window's version.")
             else:

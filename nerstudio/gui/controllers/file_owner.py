@@ -188,9 +188,10 @@ class FileOwner(QObject):
             if done:
                 self.ctx.cursor.go(done[0])
             if plan.conflicts:
-                self.ctx.dialogs.info("Changed in both versions", keepboth.describe(plan) + " Review them, then save.")
+                self.ctx.dialogs.info("Changed in both versions", keepboth.describe(plan, prefix="Kept both versions: ")
+                                      + " Review them, then save.")
                 return False
-            self.ctx.status(f"Kept both: {keepboth.describe(plan)} (Ctrl+Z undoes it)", 15000)
+            self.ctx.status(keepboth.describe(plan, prefix="Kept both versions: ") + " Ctrl+Z undoes it.", 15000)
             return self.save() if saving else False
         if choice == "overwrite":
             return self.save(overwrite=True)
