@@ -83,7 +83,8 @@ def test_keep_both_merges_and_saves(make_window, corpus_file):
     w.document.set_spans(1, MINE)
     sed_i(corpus_file, THEIRS_OLD, THEIRS_NEW)
     assert w.save_corpus()
-    assert asked[0][4] is True and "Keep both: 1 sentence takes the file's entities, 1 sentence keeps this window's." == asked[0][3]
+    assert asked[0][4] is True
+    assert asked[0][3] == "Keep both: 1 sentence takes the file's entities, 1 sentence keeps this window's."
     back = read_corpus(str(corpus_file))
     assert back.sentences[1].spans == MINE and back.sentences[2].spans == [Span(0, 1, "ORG")]
     assert not w.isWindowModified()
@@ -97,8 +98,9 @@ def test_keep_both_is_not_offered_when_their_tokens_changed(make_window, corpus_
     w.document.set_spans(1, MINE)
     sed_i(corpus_file, "Commission NNP", "Commissioner NNP")
     assert not w.save_corpus()
-    (_path, status, edits, keep, can_keep, _when), = asked
+    (_path, status, edits, keep, can_keep, _when, can_overwrite), = asked
     assert status == "changed" and edits == 1 and not can_keep and "tokens of sentence 4 changed" in keep
+    assert can_overwrite
 
 
 def test_reload_shows_their_version(make_window, corpus_file):
@@ -147,8 +149,8 @@ def test_the_disk_changed_dialog_offers_the_choices(qtbot, make_window, corpus_f
         next(b for b in box.buttons() if b.text() == label).click()
 
     QTimer.singleShot(0, lambda: click("Overwrite"))
-    assert w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, "Keep both: 1 sentence takes the file's entities.",
-                                      True, "12:41:03") == "overwrite"
+    keep = "Keep both: 1 sentence takes the file's entities."
+    assert w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, keep, True, "12:41:03") == "overwrite"
     assert seen["default"] == "Keep both"
     assert {"Keep both", "Reload (drop my edits)", "Overwrite", "Save as…"} <= set(seen["buttons"])
     assert "eng.testb" in seen["text"] and "unsaved edits in 3 sentences" in seen["text"] and "12:41:03" in seen["text"]
@@ -180,9 +182,10 @@ def test_case2_two_windows_do_not_overwrite_each_other(make_window, corpus_file)
     label = w2.findChild(QLabel, "readOnlyLabel")
     assert label.isVisible() and f"process {os.getpid()}" in label.text()
     assert not w1.findChild(QLabel, "readOnlyLabel").isVisible()
+    assert "(read-only)" in w2.windowTitle() and "(read-only)" not in w1.windowTitle()
     w1.close()
     _activate()  # the lock is free: w2 takes it, and sees w1's save on disk
-    assert not label.isVisible()
+    assert not label.isVisible() and "(read-only)" not in w2.windowTitle()
     assert asked and asked[0][1] == "changed"
     assert w2.save_corpus()
     back = read_corpus(str(corpus_file))

@@ -10,9 +10,9 @@ the spans of the sentences edited since the last save to the recovery file (atom
 again (saved, or undone back to the saved state), and finds a recovery file worth offering
 (changing something in it). Recovery files are per instance (a process and a window of it,
 :class:`~nerstudio.app.filelock.Instance`): two windows editing one corpus never share one, and
-a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone. No Qt here: after every change the
-window's timer is told the new deadline (:attr:`Autosaver.scheduled`) and calls
-:meth:`Autosaver.poll` then.
+a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone.
+No Qt here: after every change the window's timer is told the new deadline
+(:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
 """
 
 from __future__ import annotations

@@ -77,8 +77,8 @@ def describe(plan_: MergePlan, limit: int = 8, prefix: str = "Keep both: ") -> s
     text = (f"{prefix}{sentences(take)} {'takes' if take == 1 else 'take'} the file's entities, "
             f"{sentences(mine)} {'keeps' if mine == 1 else 'keep'} this window's")
     if plan_.conflicts:
-        shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (", …" if len(plan_.conflicts) > limit else "")
         n = len(plan_.conflicts)
+        shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (", …" if n > limit else "")
         text += (f"; {'it was' if n == 1 else f'{n:,} were'} changed in both versions, and this window's "
                  f"{'is' if n == 1 else 'are'} kept (conflict{'' if n == 1 else 's'}: sentence{'' if n == 1 else 's'} "
                  f"{shown})")

@@ -83,11 +83,11 @@ class Dialogs:
         return {yes: True, no: False}.get(box.clickedButton())
 
     def ask_disk_changed(self, path: str, status: str, edits: int, keep_both: str, can_keep_both: bool,
-                         when: str = "") -> str:
+                         when: str = "", can_overwrite: bool = True) -> str:
         """The corpus file changed on disk (``status`` ``changed``) or is gone (``missing``)
         since it was read or saved here: 'reload', 'keep_both', 'overwrite', 'save_as' or
         'cancel'. ``edits``: sentences with unsaved edits here; ``keep_both``: what Keep both
-        would do (or why it cannot)."""
+        would do (or why it cannot); ``can_overwrite`` False: another window holds the file."""
         name = os.path.basename(path)
         box = QMessageBox(QMessageBox.Warning, "File changed on disk", "", parent=self.parent)
         box.setObjectName("diskChangedBox")
@@ -97,15 +97,18 @@ class Dialogs:
             box.setText(f"<b>{name}</b> was deleted or moved by another program.")
             box.setInformativeText(f"It was in {os.path.dirname(path)}. Save writes this window's version there again; "
                                    "Save as… puts it elsewhere.")
-            buttons[box.addButton("Save here again", QMessageBox.AcceptRole)] = "overwrite"
+            if can_overwrite:
+                buttons[box.addButton("Save here again", QMessageBox.AcceptRole)] = "overwrite"
         else:
             at = f" (at {when})" if when else ""
-            box.setText(f"<b>{name}</b> was changed by another program{at} since you opened or saved it.")
+            box.setText(f"<b>{name}</b> was changed on disk{at} by another program or window since you opened or "
+                        "saved it here.")
             if edits:
                 noun = "sentence" if edits == 1 else "sentences"
+                then = ("; Overwrite replaces the other program's changes with this window's version." if can_overwrite
+                        else ". Another window holds the file: Save as… keeps this window's version apart.")
                 info = (f"This window has unsaved edits in {edits:,} {noun}. {keep_both}\n\n"
-                        "Reload shows the file's version and drops your edits; Overwrite replaces the other "
-                        "program's changes with this window's version.")
+                        f"Reload shows the file's version and drops your edits{then}")
             else:
                 info = ("This window has no unsaved edits: Reload shows the file as it is now. Overwrite would "
                         "replace the other program's changes.")
@@ -114,7 +117,8 @@ class Dialogs:
                 buttons[box.addButton("Keep both", QMessageBox.AcceptRole)] = "keep_both"
             buttons[box.addButton("Reload (drop my edits)" if edits else "Reload",
                                   QMessageBox.DestructiveRole if edits else QMessageBox.AcceptRole)] = "reload"
-            buttons[box.addButton("Overwrite", QMessageBox.DestructiveRole)] = "overwrite"
+            if can_overwrite:
+                buttons[box.addButton("Overwrite", QMessageBox.DestructiveRole)] = "overwrite"
         buttons[box.addButton("Save as…", QMessageBox.ActionRole)] = "save_as"
         cancel = box.addButton(QMessageBox.Cancel)
         default = next((b for b, v in buttons.items() if v in ("keep_both",)), None)

@@ -177,7 +177,7 @@ class FileOwner(QObject):
             keep = ""
         when = time.strftime("%H:%M:%S", time.localtime(state.now.mtime_ns / 1e9)) if state.now.exists else ""
         choice = self.ctx.dialogs.ask_disk_changed(path, state.status, n, keep, plan is not None and plan.aligned,
-                                                   when)
+                                                   when, not self.file.read_only)
         if choice == "reload":
             self.autosaver.discard()
             self.reloading = True
@@ -222,9 +222,10 @@ class FileOwner(QObject):
             self.autosaver.adopt(offer)
             changed += [k for k in done if k not in changed]
         if changed:
+            changed.sort()
             self.ctx.cursor.go(changed[0])
             shown = ", ".join(str(k + 1) for k in changed[:12]) + (", …" if len(changed) > 12 else "")
-            self.ctx.status(f"Recovered edits of {len(changed)} sentence(s) ({shown}); Ctrl+Z undoes them, save to "
-                            "keep them", 15000)
+            self.ctx.status(f"Recovered edits of {keepboth.sentences(len(changed))} ({shown}); Ctrl+Z undoes them, "
+                            "save to keep them", 15000)
         return changed
 
