@@ -219,6 +219,30 @@ def test_keep_both_is_one_undoable_step(corpus_file):
     f.close()
 
 
+def test_keep_both_in_a_brat_folder_keeps_their_relations_and_notes(tmp_path):
+    """Their .ann gained an entity, a relation and a note; mine an entity in another pair: the
+    saved folder has all of them (the file keeps what is not an entity as they wrote it)."""
+    d = tmp_path / "coll"
+    d.mkdir()
+    (d / "a.txt").write_text("Greta Lind lives in Oslo.\n", encoding="utf-8")
+    (d / "a.ann").write_text("T1\tPER 0 10\tGreta Lind\n", encoding="utf-8")
+    (d / "b.txt").write_text("Anna went to Rome.\n", encoding="utf-8")
+    (d / "b.ann").write_text("T1\tPER 0 4\tAnna\n", encoding="utf-8")
+    doc, f = _open(d)
+    doc.set_spans(0, [Span(0, 2, "PER"), Span(4, 5, "LOC")])
+    theirs_ann = "T1\tPER 0 4\tAnna\nT2\tLOC 13 17\tRome\nR1\tLives Arg1:T1 Arg2:T2\n#1\tAnnotatorNotes T2\tcapital\n"
+    (d / "b.ann").write_text(theirs_ann, encoding="utf-8")
+    with pytest.raises(DiskChanged) as exc:
+        f.save()
+    assert exc.value.state.changed == ("b.ann",)
+    theirs = f.read_theirs()
+    assert f.keep_both(theirs, exc.value.state) == [1]
+    f.save()
+    assert (d / "b.ann").read_text(encoding="utf-8") == theirs_ann
+    assert (d / "a.ann").read_text(encoding="utf-8").splitlines() == ["T1\tPER 0 10\tGreta Lind", "T2\tLOC 20 24\tOslo"]
+    f.close()
+
+
 @pytest.mark.data_integrity
 def test_a_second_instance_cannot_save_over_the_first(corpus_file):
     """Case 2 without a window: the second instance is read-only while the first holds the file."""

@@ -4,9 +4,12 @@ Three versions of every sentence's entities: the *base* (what was read or last s
 *mine* (the document now) and *theirs* (the file on disk now). Sentence by sentence: a sentence
 only they changed takes theirs; one only I changed keeps mine; one both changed the same way is
 simply equal; one both changed differently keeps mine and is listed as a conflict. This works
-only when the two versions hold the same sentences with the same tokens (and the same other
-columns, text and layout): otherwise :attr:`MergePlan.aligned` is False and :attr:`MergePlan.why`
-says what differs, and the user is offered Reload, Overwrite or Save as instead.
+only when the two versions hold the same documents and sentences with the same tokens (and the
+same other columns and text): otherwise :attr:`MergePlan.aligned` is False and
+:attr:`MergePlan.why` says what differs, and the user is offered Reload, Overwrite or Save as
+instead. What is not an entity the file keeps as *they* wrote it (:func:`adopt_file`): their
+separators and line endings, their tags as written, their records' other fields, their brat
+relations and notes, so that saving the merge changes their file only where my entities differ.
 """
 
 from __future__ import annotations
@@ -42,9 +45,18 @@ def _first_difference(mine: Corpus, theirs: Corpus) -> str:
             return f"the tokens of sentence {k + 1} changed"
         if s.extra != t.extra or s.source != t.source or s.offsets != t.offsets:
             return f"sentence {k + 1} changed beyond its entities (other columns or its text)"
-    if mine.layout != theirs.layout:
-        return "the file's layout changed (document or sentence separators)"
     return ""
+
+
+def adopt_file(mine: Corpus, theirs: Corpus) -> None:
+    """Give ``mine`` (aligned with ``theirs``) everything of their file but the entities: what
+    the writer keeps as read (layout, line endings, tags as written, records, brat lines)."""
+    for attr in ("layout", "newline", "bom", "final_newline", "sep", "ncols"):
+        setattr(mine, attr, getattr(theirs, attr))
+    for d, e in zip(mine.documents, theirs.documents):
+        d.docstart = e.docstart
+    for s, t in zip(mine.sentences, theirs.sentences):
+        s.tags, s.raw, s.meta, s.line = t.tags, t.raw, t.meta, t.line
 
 
 def plan(base: list[tuple[Span, ...]], mine: Corpus, theirs: Corpus) -> MergePlan:

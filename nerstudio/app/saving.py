@@ -195,6 +195,7 @@ class CorpusFile:
         if not plan.aligned:
             raise ValueError(keepboth.describe(plan))
         doc = self.document
+        keepboth.adopt_file(doc.corpus, theirs)
         done = doc.set_many(plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk")
         doc.disk = state.now
         self.base = keepboth.snapshot(theirs)
