@@ -9,14 +9,18 @@ switched off so a letter never jumps the list), and nowhere else: typing in the 
 text field types text. The type keys and colours come from the corpus's own types
 (:func:`nerstudio.app.types.document_types`).
 
+Saving, the checks of the file on disk, its lock and the recovery offers are the file owner's
+(:mod:`.file_owner`, over the Qt-free :mod:`nerstudio.app.saving`); this controller keeps the
+actions and the autosave timer.
+
 Edits from the sentence view (keys and mouse) and "accept candidate as gold" become
 :meth:`Document.set_spans <nerstudio.app.document.Document.set_spans>` calls — one undoable step
 each, in the document's own history, which the Undo / Redo actions drive. An
 :class:`~nerstudio.app.autosave.Autosaver` keeps the recovery file in step (a single-shot timer
 armed at its deadline: a few seconds after the last edit, at most ``max delay`` after the first
 one not yet written), and removes it whenever the document is clean. After a crash, the edits
-that differ from the file are offered back as one undoable step, and the window goes to the
-first recovered sentence.
+that differ from the file are offered back (each recovery file of a window that is gone) as one
+undoable step, and the window goes to the first recovered sentence.
 """
 
 from __future__ import annotations
@@ -289,7 +293,8 @@ class AnnotationController(QObject):
         """True when the corpus may be closed (nothing unsaved, saved, or edits discarded)."""
         if not self.doc.is_dirty():
             return True
-        if self.owner.reloading:  # the user chose Reload: the edits go
+        if self.owner.reloading:  # the user chose Reload: the edits go (asked once, for this reload)
+            self.owner.reloading = False
             return True
         choice = self.ctx.dialogs.ask_unsaved()
         if choice == "save":

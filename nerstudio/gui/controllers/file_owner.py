@@ -164,6 +164,7 @@ class FileOwner(QObject):
 
     def _resolve(self, state, saving: bool) -> bool:
         path = self.file.path
+        self._asked = state.now
         n = len(self.doc.unsaved())
         theirs, plan = None, None
         if state.status == "changed" and self.doc.is_dirty():
