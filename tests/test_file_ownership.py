@@ -26,6 +26,8 @@ from nerstudio.corpus.model import Span
 
 from _changed_on_disk import CONLL, sed_i
 
+MINE_ORG = [Span(0, 2, "ORG")]
+
 @pytest.fixture
 def corpus_file(tmp_path):
     p = tmp_path / "eng.testb"
@@ -334,3 +336,33 @@ def test_the_lock_names_its_holder(corpus_file):
     assert {k: obj["holder"][k] for k in ("pid", "host", "user", "id")} == {
         "pid": os.getpid(), "host": inst.host, "user": inst.user, "id": inst.id}
     lk.release()
+
+
+def test_a_background_save_writes_the_snapshot_and_later_edits_stay_unsaved(corpus_file):
+    doc, f = _open(corpus_file)
+    doc.set_spans(1, MINE_ORG)
+    pending = f.begin_save()
+    doc.set_spans(2, [])  # while the save runs
+    pending.run()
+    f.finish_save(pending)
+    back = read_corpus(str(corpus_file))
+    assert back.sentences[1].spans == MINE_ORG and back.sentences[2].spans == [Span(0, 1, "LOC")]
+    assert doc.is_dirty() and doc.unsaved() == [2]
+    doc.undo()  # back to what was saved
+    assert not doc.is_dirty() and f.check().same
+    f.close()
+
+
+def test_a_background_save_whose_state_was_undone_away_leaves_the_document_dirty(corpus_file):
+    doc, f = _open(corpus_file)
+    doc.set_spans(1, MINE_ORG)
+    pending = f.begin_save()
+    doc.undo()
+    doc.set_spans(3, [])  # the saved state is no longer reachable by undo / redo
+    pending.run()
+    f.finish_save(pending)
+    assert read_corpus(str(corpus_file)).sentences[1].spans == MINE_ORG
+    assert doc.is_dirty() and sorted(doc.unsaved()) == [1, 3]
+    while doc.undo():
+        assert doc.is_dirty()
+    f.close()

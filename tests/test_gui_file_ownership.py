@@ -256,3 +256,28 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
     assert not w.findChild(QLabel, "readOnlyLabel").isVisible()  # the killed holder's lock is taken over
     assert w.save_corpus()
     assert all(not os.path.exists(p) for p in saved)
+
+
+# --------------------------------------------------------------------------------------------
+# a large corpus is saved in a thread
+
+
+def test_a_large_corpus_is_saved_in_the_background(qtbot, make_window, corpus_file):
+    """Every corpus counts as large here: Save returns at once, an edit made meanwhile stays
+    unsaved, the file holds what was there when Save was pressed."""
+    w = make_window()
+    w.settings.setValue("annotation/backgroundSaveTokens", 1)
+    w2 = make_window()  # the setting is read when the window is made
+    w.close()
+    w2.dialogs.ask_recover = lambda path, summary="": pytest.fail("no recovery expected")
+    assert w2.load_corpus(str(corpus_file), attach=False)
+    w2.document.set_spans(1, MINE)
+    assert w2.save_corpus()
+    w2.document.set_spans(2, [])  # while it is written
+    qtbot.waitUntil(lambda: not w2.annotation.owner.saving, timeout=10000)
+    assert "Saved" in w2.statusBar().currentMessage()
+    back = read_corpus(str(corpus_file))
+    assert back.sentences[1].spans == MINE and back.sentences[2].spans == [Span(0, 1, "LOC")]
+    assert w2.isWindowModified() and w2.document.unsaved() == [2]
+    w2.act_undo.trigger()
+    assert not w2.isWindowModified()

@@ -178,12 +178,21 @@ class Document:
             return []
         return [int(k) for k in self.changed_since(self._saved_rev)]
 
-    def mark_saved(self, path: str | None = None) -> None:
-        """The corpus was written (to ``path``, now its file)."""
+    def save_point(self) -> tuple:
+        """The state now, for :meth:`mark_saved` once a background save of it is written."""
+        return self.history.position(), self.revision
+
+    def mark_saved(self, path: str | None = None, at: tuple | None = None) -> None:
+        """The corpus was written (to ``path``, now its file); ``at``: as it was at that
+        :meth:`save_point` (edits made since stay unsaved)."""
         if path:
             self.corpus.path = path
-        self.history.set_clean()
-        self._saved_rev = self.revision
+        if at is None:
+            self.history.set_clean()
+            self._saved_rev = self.revision
+        else:
+            self.history.set_clean_at(at[0])
+            self._saved_rev = at[1]
         self._emit("saved")
 
     # -- attachments ----------------------------------------------------------------------

@@ -14,14 +14,50 @@ relations and notes, so that saving the merge changes their file only where my e
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass, field
 
-from ..corpus.model import Corpus, Span
+from ..corpus.model import Corpus, Sentence, Span
 
 
-def snapshot(corpus: Corpus) -> list[tuple[Span, ...]]:
-    """Every sentence's spans as they are now (the base of a later merge)."""
-    return [tuple(s.spans) for s in corpus.sentences]
+def snapshot(corpus: Corpus) -> list[list[Span]]:
+    """Every sentence's span list as it is now (the base of a later merge): the lists
+    themselves, which an edit replaces and never changes in place (Document._apply), so taking
+    them costs no copy."""
+    return [s.spans for s in corpus.sentences]
+
+
+def release(corpus: Corpus) -> None:
+    """Free a :func:`frozen` copy a few thousand sentences at a time: freeing it in one go is
+    one long call that holds the interpreter lock (and the window's thread) for a large corpus."""
+    flat = corpus._sentences or [s for d in corpus.documents for s in d.sentences]  # the cache holds them too
+    corpus._sentences = None
+    for d in corpus.documents:
+        d.sentences = []
+    corpus.documents.clear()
+    while flat:
+        del flat[-2000:]
+
+
+def frozen(corpus: Corpus, spans: list) -> Corpus:
+    """A copy of ``corpus`` whose sentences hold ``spans`` (one list per sentence, taken on the
+    main thread) and share everything else with it: what a background save writes while the
+    document goes on changing."""
+    sentences = iter(spans)
+    docs = []
+    for d in corpus.documents:
+        copies = []
+        for s in d.sentences:
+            t = Sentence.__new__(Sentence)
+            for attr in Sentence.__slots__:
+                setattr(t, attr, getattr(s, attr))
+            t.spans = list(next(sentences))
+            copies.append(t)
+        docs.append(dataclasses.replace(d, sentences=copies))
+    out = copy.copy(corpus)
+    out.documents, out._sentences, out.notes = docs, None, list(corpus.notes)
+    return out
 
 
 @dataclass
@@ -59,7 +95,7 @@ def adopt_file(mine: Corpus, theirs: Corpus) -> None:
         s.tags, s.raw, s.meta, s.line = t.tags, t.raw, t.meta, t.line
 
 
-def plan(base: list[tuple[Span, ...]], mine: Corpus, theirs: Corpus) -> MergePlan:
+def plan(base: list, mine: Corpus, theirs: Corpus) -> MergePlan:
     """How their version and mine combine (a sentence is mine-edited when its entities differ
     from ``base``, whatever the undo history did)."""
     why = _first_difference(mine, theirs)

@@ -16,6 +16,7 @@ recorded. The window, scripts and the tests share this; no Qt here.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 
@@ -65,6 +66,7 @@ class CorpusFile:
         self.instance = instance or Instance.new()
         self.lock: FileLock | None = None
         self.base: list = []  # every sentence's spans as on disk when read or last saved
+        self.n_tokens = 0
         document.subscribe(self._on_change)
         if document.corpus is not None:
             self._opened()
@@ -82,6 +84,7 @@ class CorpusFile:
             disk = fingerprint(path)  # read by code that did not record it: what is there now
         self.document.disk = disk if path else None
         self.base = keepboth.snapshot(c)
+        self.n_tokens = c.n_tokens  # tokens never change, only entities
         self._lock(path)
 
     def _lock(self, path: str | None) -> None:
@@ -150,9 +153,16 @@ class CorpusFile:
         return target, (c.format if kept else (format_for_output(target) or "jsonl"))
 
     def save(self, path: str | None = None, overwrite: bool = False) -> SaveResult:
-        """Write the corpus to its file (or to ``path``). Raises :class:`Locked`,
+        """Write the corpus to its file (or to ``path``) now. Raises :class:`Locked`,
         :class:`DiskChanged` (unless ``overwrite``), ValueError when there is no target, and
         whatever the writer raises (nothing written then)."""
+        pending = self.begin_save(path, overwrite)
+        pending.run()
+        return self.finish_save(pending)
+
+    def begin_save(self, path: str | None = None, overwrite: bool = False) -> "PendingSave":
+        """The checks of :meth:`save` and a snapshot of the corpus: :meth:`PendingSave.run`
+        writes it (in any thread: later edits do not reach it), :meth:`finish_save` records it."""
         c = self.document.corpus
         tf = self.target(path)
         if tf is None:
@@ -170,14 +180,22 @@ class CorpusFile:
             if os.path.exists(target) and not other.acquire() and not other.error:
                 raise Locked(target, other.describe_holder())
             other.release()
-        write_corpus(c, target, fmt)
-        c.format = fmt  # later saves write what was saved (no-op unless the format was read-only)
-        self.document.disk = fingerprint(target)
-        self.base = keepboth.snapshot(c)
-        self.document.mark_saved(os.path.abspath(target) if moved else None)
-        if moved:
-            self._lock(os.path.abspath(target))
-        return SaveResult(target, fmt, moved)
+        return PendingSave(target, fmt, moved, c, [s.spans for s in c.sentences], self.document.save_point())
+
+    def finish_save(self, pending: "PendingSave") -> SaveResult:
+        """Record a written :class:`PendingSave` (raises what its write raised)."""
+        if pending.error is not None:
+            raise pending.error
+        c = self.document.corpus
+        if c is not pending.corpus:  # another corpus opened meanwhile: the file is written, nothing to record
+            return SaveResult(pending.target, pending.format, pending.moved)
+        c.format = pending.format  # later saves write what was saved (no-op unless the format was read-only)
+        self.document.disk = pending.disk
+        self.base = pending.base
+        self.document.mark_saved(os.path.abspath(pending.target) if pending.moved else None, at=pending.point)
+        if pending.moved:
+            self._lock(os.path.abspath(pending.target))
+        return SaveResult(pending.target, pending.format, pending.moved)
 
     # -- their version ----------------------------------------------------------------------
     def read_theirs(self) -> Corpus:
@@ -202,3 +220,36 @@ class CorpusFile:
         if not plan.mine:
             doc.mark_saved()  # nothing of mine left to save: the document is the file on disk
         return done
+
+
+class PendingSave:
+    """A save decided on the main thread and written by :meth:`run` anywhere: the corpus as it
+    was then (its sentences' span lists, which edits replace but never change in place), the
+    document's save point, and after the write the file's new fingerprint."""
+
+    def __init__(self, target: str, fmt: str, moved: bool, corpus: Corpus, spans: list, point: tuple):
+        self.target, self.format, self.moved = target, fmt, moved
+        self.corpus, self._spans, self.point = corpus, spans, point
+        self.disk: Fingerprint | None = None
+        self.base: list = []
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        # the copy of every sentence would set off the cyclic garbage collector, whose full
+        # passes over a large corpus hold the interpreter lock (and the window) for hundreds of
+        # ms: paused while writing (the copies are freed by reference counting after)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            frozen = keepboth.frozen(self.corpus, self._spans)
+            try:
+                write_corpus(frozen, self.target, self.format)
+            finally:
+                keepboth.release(frozen)
+            self.disk = fingerprint(self.target)
+            self.base = self._spans
+        except Exception as exc:  # noqa: BLE001 - handed to finish_save on the main thread
+            self.error = exc
+        finally:
+            if collecting:
+                gc.enable()

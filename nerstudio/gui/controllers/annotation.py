@@ -283,14 +283,15 @@ class AnnotationController(QObject):
         return True
 
     # -- saving (the file's owner: app.saving, asked through the dialogs) ------------------
-    def save_corpus(self, path: str | None = None, overwrite: bool = False) -> bool:
-        return self.owner.save(path, overwrite)
+    def save_corpus(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
+        return self.owner.save(path, overwrite, wait)
 
     def save_corpus_as_dialog(self) -> bool:
         return self.owner.save_as()
 
     def confirm_unsaved(self) -> bool:
         """True when the corpus may be closed (nothing unsaved, saved, or edits discarded)."""
+        self.owner.wait_save()  # a background save finishes first
         if not self.doc.is_dirty():
             return True
         if self.owner.reloading:  # the user chose Reload: the edits go (asked once, for this reload)
@@ -298,7 +299,7 @@ class AnnotationController(QObject):
             return True
         choice = self.ctx.dialogs.ask_unsaved()
         if choice == "save":
-            return self.save_corpus()
+            return self.save_corpus(wait=True)
         if choice == "discard":
             self.autosaver.discard()
             return True

@@ -15,11 +15,15 @@ part of the annotation controller (it is no controller of its own: only
   Save offers Save as… (``ask_locked``), and the lock is taken as soon as its holder lets go.
 * Recovery files of instances that are gone are offered one by one, saying whose, how many
   sentences, of which file and how long ago (``ask_recover``).
+* A large corpus is saved in a thread, from a snapshot taken when Save was pressed
+  (:class:`~nerstudio.app.saving.PendingSave`): the window goes on, edits made meanwhile stay
+  unsaved; closing the window waits for it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -30,6 +34,8 @@ from ...app import keepboth
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 
+BACKGROUND_TOKENS = 200_000  # a corpus this large is saved in a thread (settings: annotation/backgroundSaveTokens)
+
 
 class FileOwner(QObject):
     """See the module docstring. ``reloadWanted(path, encoding)``: read the corpus again (the
@@ -37,12 +43,17 @@ class FileOwner(QObject):
 
     reloadWanted = Signal(str, str)
     lockChanged = Signal(bool)  # read-only now?
+    _written = Signal(object)  # a background save's PendingSave is written (emitted in its thread)
 
     def __init__(self, ctx, autosaver, status_bar, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.autosaver = ctx, ctx.document, autosaver
         self.file = CorpusFile(self.doc, autosaver.instance)
         self.reloading = False  # the unsaved edits may go without asking (the user chose Reload)
+        val = ctx.settings.value("annotation/backgroundSaveTokens") if ctx.settings is not None else None
+        self.background_tokens = int(val) if val not in (None, "") else BACKGROUND_TOKENS
+        self._pending = self._thread = None  # a background save
+        self._written.connect(self._on_written, Qt.QueuedConnection)
         self._asked = None  # the disk state last asked about on activation (not asked twice)
         self._busy = False
         self.label = QLabel()
@@ -82,6 +93,7 @@ class FileOwner(QObject):
     def close(self) -> None:
         """The window closes: the lock goes, this instance ends (its recovery file is removed
         with the edits by the caller when they are saved or discarded)."""
+        self.wait_save()
         if self._app is not None:
             self._app.applicationStateChanged.disconnect(self._on_app_state)
             self._app = None
@@ -94,7 +106,7 @@ class FileOwner(QObject):
 
     def on_activated(self) -> None:
         """The window is active again: take the lock if it is free now, look at the disk."""
-        if self._busy or self.doc.corpus is None:
+        if self._busy or self._pending is not None or self.doc.corpus is None:
             return
         if self.file.read_only and self.file.retry_lock():
             self._show_lock()
@@ -118,20 +130,64 @@ class FileOwner(QObject):
             self.ctx.status(f"{self._name()} {what}: Save asks what to do with both versions", 15000)
 
     # -- saving ---------------------------------------------------------------------------------
-    def save(self, path: str | None = None, overwrite: bool = False) -> bool:
+    def save(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
+        """Save (to ``path``). A corpus of :attr:`background_tokens` tokens or more is written in
+        a thread from a snapshot, the window going on meanwhile: True then means started (the
+        status bar says when it is saved); ``wait``: written before this returns."""
         if self.doc.corpus is None:
             return False
+        if self._pending is not None:
+            if not wait:
+                self.ctx.status(f"Still saving {self._pending.target}…", 4000)
+                return False
+            self.wait_save()
         if self.file.target(path) is None:
-            return self.save_as()
+            return self.save_as(wait)
         try:
-            res = self.file.save(path, overwrite=overwrite)
+            pending = self.file.begin_save(path, overwrite=overwrite)
         except Locked as exc:
             if self.ctx.dialogs.ask_locked(exc.path, exc.holder) == "save_as":
-                return self.save_as()
+                return self.save_as(wait)
             self.ctx.status("Not saved", 5000)
             return False
         except DiskChanged as exc:
-            return self.resolve(exc.state, saving=True)
+            return self.resolve(exc.state, saving=True, wait=wait)
+        except (NerstudioError, OSError, ValueError) as exc:
+            self.ctx.dialogs.critical("Cannot save corpus", str(exc))
+            return False
+        if wait or self.file.n_tokens < self.background_tokens:
+            pending.run()
+            return self._saved(pending)
+        self._pending = pending
+        self.ctx.status(f"Saving {pending.target}…", 0)
+        self._thread = threading.Thread(target=self._write, args=(pending,), name="nerstudio-save")
+        self._thread.start()
+        return True
+
+    def _write(self, pending) -> None:  # in the save thread
+        pending.run()
+        self._written.emit(pending)
+
+    def _on_written(self, pending) -> None:
+        if pending is self._pending:  # not already finished by wait_save
+            self.wait_save()
+
+    def wait_save(self) -> None:
+        """Finish a background save (before closing, quitting, or another save)."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        self._thread.join()
+        self._thread = None
+        self._saved(pending)
+
+    @property
+    def saving(self) -> bool:
+        return self._pending is not None
+
+    def _saved(self, pending) -> bool:
+        try:
+            res = self.file.finish_save(pending)
         except (NerstudioError, OSError, ValueError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
             return False
@@ -142,7 +198,7 @@ class FileOwner(QObject):
         self.ctx.status(f"Saved {res.path}", 5000)
         return True
 
-    def save_as(self) -> bool:
+    def save_as(self, wait: bool = False) -> bool:
         c = self.doc.corpus
         if c is None:
             return False
@@ -150,19 +206,19 @@ class FileOwner(QObject):
         if default and self.file.target() is None:  # propose a format that keeps the entities and offsets
             default = os.path.splitext(default)[0] + ".jsonl"
         path = self.ctx.dialogs.ask_save("Save corpus as", default, CORPUS_FILTER)
-        return bool(path) and self.save(path)
+        return bool(path) and self.save(path, wait=wait)
 
     # -- another program's version --------------------------------------------------------------
-    def resolve(self, state, saving: bool) -> bool:
+    def resolve(self, state, saving: bool, wait: bool = False) -> bool:
         """Ask what to do with a file changed or gone on disk, and do it. True: the corpus was
         saved (only when ``saving``)."""
         self._busy = True
         try:
-            return self._resolve(state, saving)
+            return self._resolve(state, saving, wait)
         finally:
             self._busy = False
 
-    def _resolve(self, state, saving: bool) -> bool:
+    def _resolve(self, state, saving: bool, wait: bool) -> bool:
         path = self.file.path
         self._asked = state.now
         n = len(self.doc.unsaved())
@@ -193,11 +249,11 @@ class FileOwner(QObject):
                                       + " Review them, then save.")
                 return False
             self.ctx.status(keepboth.describe(plan, prefix="Kept both versions: ") + " Ctrl+Z undoes it.", 15000)
-            return self.save() if saving else False
+            return self.save(wait=wait) if saving else False
         if choice == "overwrite":
-            return self.save(overwrite=True)
+            return self.save(overwrite=True, wait=wait)
         if choice == "save_as":
-            return self.save_as()
+            return self.save_as(wait)
         if saving:
             self.ctx.status("Not saved: the file on disk was left as it is", 8000)
         return False
