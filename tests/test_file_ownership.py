@@ -366,3 +366,18 @@ def test_a_background_save_whose_state_was_undone_away_leaves_the_document_dirty
     while doc.undo():
         assert doc.is_dirty()
     f.close()
+
+
+def test_an_unreadable_recovery_file_is_reported_once_and_kept(corpus_file, tmp_path):
+    rec = tmp_path / "recovery"
+    rec.mkdir()
+    bad = ann.recovery_path(str(corpus_file), str(rec), "1-dead")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write("{not json")
+    doc = Document()
+    doc.open(read_corpus(str(corpus_file)))
+    saver = Autosaver(doc, str(rec))
+    (offer,) = saver.offers()
+    assert offer.edits is None and "not a readable recovery file" in offer.summary()
+    assert saver.set_aside(offer) == bad + ".unreadable" and os.path.exists(bad + ".unreadable")
+    assert saver.offers() == []

@@ -159,6 +159,32 @@ def test_the_disk_changed_dialog_offers_the_choices(qtbot, make_window, corpus_f
     assert "deleted or moved" in seen["text"]
 
 
+def _click_later(label, seen):
+    """Click the button ``label`` of the message box that is about to open."""
+    def click():
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(50, click)
+            return
+        seen["buttons"] = [b.text() for b in box.buttons()]
+        seen["text"] = box.text()
+        next(b for b in box.buttons() if b.text() == label).click()
+    QTimer.singleShot(0, click)
+
+
+def test_the_recovery_and_lock_dialogs_answer(make_window):
+    w = make_window()
+    seen = {}
+    summary = "3 sentences of eng.testb edited 4 minutes ago by process 1234 on host"
+    for label, answer in (("Recover", True), ("Discard them", False), ("Ask me later", None)):
+        _click_later(label, seen)
+        assert w.dialogs.ask_recover("/tmp/x.recovery.json", summary) is answer
+        assert summary in seen["text"]
+    _click_later("Save as…", seen)
+    assert w.dialogs.ask_locked("/data/eng.testb", "ann@host (process 1234, since 14:05)") == "save_as"
+    assert "eng.testb" in seen["text"] and "process 1234" in seen["text"]
+
+
 # --------------------------------------------------------------------------------------------
 # case 2: two windows on one file
 

@@ -211,3 +211,12 @@ class Autosaver:
     def reject(self, offer: RecoveryOffer) -> None:
         """The user does not want ``offer``'s edits: its file goes."""
         self._remove(offer.path)
+
+    def set_aside(self, offer: RecoveryOffer) -> str | None:
+        """An unreadable recovery file: renamed ``….unreadable`` (kept for a look, no longer
+        offered); returns the new name."""
+        try:
+            os.replace(offer.path, offer.path + ".unreadable")
+        except OSError:
+            return None
+        return offer.path + ".unreadable"

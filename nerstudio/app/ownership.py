@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 
 from ..corpus.foreign.brat import folder_pairs
+from ..errors import FormatError
 
 CHUNK = 1 << 20
 
@@ -64,7 +65,7 @@ def _member_paths(path: str) -> list[tuple[str, str]] | None:
     if os.path.isdir(path):
         try:
             pairs = folder_pairs(path)[0]
-        except Exception:  # unreadable folder: as if missing
+        except (FormatError, OSError):  # an unreadable folder: as if missing
             return None
         return sorted((os.path.basename(p), p) for pair in pairs for p in pair)
     if os.path.isfile(path):

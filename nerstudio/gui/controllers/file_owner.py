@@ -266,7 +266,8 @@ class FileOwner(QObject):
         offers = self.autosaver.offers()
         for i, offer in enumerate(offers):
             if offer.edits is None:
-                self.ctx.dialogs.warning("Cannot recover", offer.summary())
+                kept = self.autosaver.set_aside(offer)
+                self.ctx.dialogs.warning("Cannot recover", offer.summary() + (f"; kept as {kept}" if kept else ""))
                 continue
             summary = offer.summary() + (f" ({i + 1} of {len(offers)})" if len(offers) > 1 else "")
             answer = self.ctx.dialogs.ask_recover(offer.path, summary)
