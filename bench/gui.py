@@ -369,7 +369,7 @@ def edits(win, picks, settle, tmp: Path) -> None:
     settle()
     out = tmp / "eng.train.saved"
     t = time.perf_counter()
-    ok = win.save_corpus(str(out))
+    ok = win.save_corpus(str(out), wait=True)  # the whole save (else in the background: bench/save.py)
     secs = time.perf_counter() - t
     print(f"save eng.train after an edit:       {secs:.2f} s ({out.stat().st_size / 1e6:.1f} MB, atomic)  "
           f"(target ≤ 2 s)" + ("" if ok else "  FAILED"))
