@@ -172,6 +172,7 @@ def test_a_save_never_overwrites_another_programs_change(corpus_file):
     theirs = f.read_theirs()
     p = f.plan_keep_both(theirs)
     assert p.aligned and set(p.take) == {2} and p.mine == [1] and not p.conflicts
+    assert f.edited() == [1]
     f.keep_both(theirs, exc.value.state, p)
     assert f.save().path == str(corpus_file)
     back = read_corpus(str(corpus_file))

@@ -203,6 +203,13 @@ class CorpusFile:
         c = self.document.corpus
         return read_corpus(c.path, format=c.format, encoding=c.encoding)
 
+    def edited(self) -> list[int]:
+        """The sentences whose entities differ from the file as read or last saved here."""
+        sents = self.document.corpus.sentences if self.document.corpus is not None else []
+        if len(self.base) != len(sents):
+            return []
+        return [k for k, (s, b) in enumerate(zip(sents, self.base)) if s.spans is not b and list(s.spans) != list(b)]
+
     def plan_keep_both(self, theirs: Corpus) -> keepboth.MergePlan:
         return keepboth.plan(self.base, self.document.corpus, theirs)
 

@@ -221,9 +221,9 @@ class FileOwner(QObject):
     def _resolve(self, state, saving: bool, wait: bool) -> bool:
         path = self.file.path
         self._asked = state.now
-        n = len(self.doc.unsaved())
+        n = len(self.file.edited())
         theirs, plan = None, None
-        if state.status == "changed" and self.doc.is_dirty():
+        if state.status == "changed" and n:
             try:
                 theirs = self.file.read_theirs()
                 plan = self.file.plan_keep_both(theirs)
