@@ -369,7 +369,7 @@ def edits(win, picks, settle, tmp: Path) -> None:
     settle()
     out = tmp / "eng.train.saved"
     t = time.perf_counter()
-    ok = win.save_corpus(str(out))
+    ok = win.save_corpus(str(out), wait=True)  # the whole save (else in the background: bench/save.py)
     secs = time.perf_counter() - t
     print(f"save eng.train after an edit:       {secs:.2f} s ({out.stat().st_size / 1e6:.1f} MB, atomic)  "
           f"(target ≤ 2 s)" + ("" if ok else "  FAILED"))
@@ -434,7 +434,7 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"
-    win.dialogs.ask_recover = lambda path: False
+    win.dialogs.ask_recover = lambda path, summary="": False
     win.dialogs.ask_unsaved_models = lambda what: "discard"  # trained here to be measured, not kept
     win.resize(1280, 800)
     win.show()
@@ -531,7 +531,7 @@ def main() -> int:
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))  # never the user's recovery files
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
-    win.dialogs.ask_recover = lambda path: False
+    win.dialogs.ask_recover = lambda path, summary="": False
     win.dialogs.ask_unsaved_models = lambda what: "discard"  # trained here to be measured, not kept
     win.resize(1280, 800)
     win.show()

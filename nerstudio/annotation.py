@@ -127,11 +127,31 @@ def merge_pair(spans: Sequence[Span], caret: int) -> tuple[Span, Span] | None:
 # recovery journal
 
 
-def recovery_path(corpus_path: str, folder: str) -> str:
-    """Where the recovery file of ``corpus_path`` lives in ``folder`` (one per corpus)."""
+RECOVERY_SUFFIX = ".recovery.json"
+
+
+def _recovery_stem(corpus_path: str) -> str:
     ap = os.path.abspath(corpus_path)
     digest = hashlib.sha1(ap.encode("utf-8")).hexdigest()[:12]
-    return os.path.join(folder, f"{os.path.basename(ap)}.{digest}.recovery.json")
+    return f"{os.path.basename(ap)}.{digest}"
+
+
+def recovery_path(corpus_path: str, folder: str, instance: str | None = None) -> str:
+    """Where ``instance``'s recovery file of ``corpus_path`` lives in ``folder``: one per corpus
+    *and* per instance (``PID-ID``), so two windows editing one corpus never share one. Without
+    ``instance``: the name earlier versions used (one per corpus), still read."""
+    tag = f".{instance}" if instance else ""
+    return os.path.join(folder, f"{_recovery_stem(corpus_path)}{tag}{RECOVERY_SUFFIX}")
+
+
+def recovery_files(corpus_path: str, folder: str) -> list[str]:
+    """Every recovery file of ``corpus_path`` in ``folder`` (any instance's, and the old name)."""
+    stem = _recovery_stem(corpus_path) + "."
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if n.startswith(stem) and n.endswith(RECOVERY_SUFFIX))
 
 
 @dataclass
@@ -140,13 +160,15 @@ class Recovery:
     edits: dict[int, list[Span]]  # sentence index -> its spans
     words: dict[int, tuple[str, ...]]
     written: float  # time.time() when written
+    owner: dict | None = None  # the instance that wrote it (app.filelock.Instance), None in old files
 
 
-def write_recovery(path: str, corpus: Corpus, sentences: Sequence[int]) -> None:
-    """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically)."""
+def write_recovery(path: str, corpus: Corpus, sentences: Sequence[int], owner: dict | None = None) -> None:
+    """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically);
+    ``owner``: the instance writing it (whether it still runs decides whether it is offered)."""
     sents = corpus.sentences
     obj = {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION,
-           "corpus": os.path.abspath(corpus.path) if corpus.path else None, "written": time.time(),
+           "corpus": os.path.abspath(corpus.path) if corpus.path else None, "written": time.time(), "owner": owner,
            "sentences": [{"index": int(k), "words": list(sents[k].words),
                           "spans": [[s.start, s.end, s.label] for s in sents[k].spans]}
                          for k in sorted(set(sentences))]}
@@ -168,7 +190,9 @@ def read_recovery(path: str) -> Recovery:
         k = int(rec["index"])
         edits[k] = _sorted(Span(int(a), int(b), str(c)) for a, b, c in rec["spans"])
         words[k] = tuple(rec["words"])
-    return Recovery(obj.get("corpus") or "", edits, words, float(obj.get("written", 0.0)))
+    owner = obj.get("owner")
+    return Recovery(obj.get("corpus") or "", edits, words, float(obj.get("written", 0.0)),
+                    owner if isinstance(owner, dict) else None)
 
 
 def _saved_at(corpus_path: str) -> float:

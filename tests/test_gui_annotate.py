@@ -273,7 +273,7 @@ def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
     w = MainWindow(st)
     qtbot.addWidget(w)
     offered = []
-    w.dialogs.ask_recover = lambda path: offered.append(path) or True
+    w.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
     w.dialogs.ask_unsaved = lambda: "discard"
     assert w.load_corpus(str(corpus_file), attach=False)
     assert offered == [saved]
@@ -368,7 +368,7 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_recover = lambda path: True
+    w.dialogs.ask_recover = lambda path, summary="": True
     assert w.load_corpus(str(corpus_file))  # recovery now, N-best list in the worker
     assert w.corpus.sentences[k].spans == new
     assert w.runner.wait(30000)

@@ -62,9 +62,10 @@ def test_an_unsaved_edit_in_a_brat_folder_is_recovered(qtbot, tmp_path, make_win
     i = w.corpus.sentences[k].words.index("Oslo")
     with qtbot.waitSignal(w.annotation.autosaved, timeout=10000):
         w.document.set_spans(k, list(w.document.spans(k)) + [Span(i, i + 1, "LOC")])
+    w.annotation.autosaver.instance.abandon()  # as if its process were killed: its files stay
     w2 = make_window()
     offered = []
-    w2.dialogs.ask_recover = lambda path: offered.append(path) or True
+    w2.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
     assert w2.load_corpus(str(folder), attach=False)
     assert offered and w2.corpus.sentences[k].spans == [Span(0, 2, "PER"), Span(i, i + 1, "LOC")]
     assert w2.isWindowModified()

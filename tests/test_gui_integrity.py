@@ -63,7 +63,7 @@ def _open(qtbot, st, path):
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_recover = lambda path: pytest.fail(f"unexpected recovery offer: {path}")
+    w.dialogs.ask_recover = lambda path, summary="": pytest.fail(f"unexpected recovery offer: {path}")
     assert w.load_corpus(str(path))
     assert w.jobs.wait(60000)
     w.show()
@@ -183,7 +183,7 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
     offered = []
-    w.dialogs.ask_recover = lambda path: offered.append(path) or True
+    w.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
     assert w.load_corpus(str(corpus_file), attach=False)
     assert offered, "no recovery file after a crash"
     recovered = [k for k in done if w.corpus.sentences[k].spans == [Span(0, 1, "ORG")]]

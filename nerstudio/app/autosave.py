@@ -8,19 +8,24 @@ one. :class:`Autosaver` does the rest for a :class:`~nerstudio.app.document.Docu
 the spans of the sentences edited since the last save to the recovery file (atomically, see
 :func:`nerstudio.annotation.write_recovery`), removes the file whenever the document is clean
 again (saved, or undone back to the saved state), and finds a recovery file worth offering
-(newer than the corpus, and changing something in it). No Qt here: after every change the
-window's timer is told the new deadline (:attr:`Autosaver.scheduled`) and calls
-:meth:`Autosaver.poll` then.
+(changing something in it). Recovery files are per instance (a process and a window of it,
+:class:`~nerstudio.app.filelock.Instance`): two windows editing one corpus never share one, and
+a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone.
+No Qt here: after every change the window's timer is told the new deadline
+(:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from typing import Callable
 
-from ..annotation import read_recovery, recovery_is_newer, recovery_path, write_recovery
+from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
+from ..corpus.model import Span
 from .document import Change, Document
+from .filelock import Instance
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0
@@ -57,14 +62,50 @@ class AutosavePolicy:
         self.first = self.last = None
 
 
-class Autosaver:
-    """Keeps the recovery file of a document's corpus in step with its unsaved edits."""
+def _age(seconds: float) -> str:
+    s = max(0, int(seconds))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if s >= size:
+            n = s // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ago"
+    return "just now" if s < 5 else f"{s} seconds ago"
 
-    def __init__(self, document: Document, folder: str, policy: AutosavePolicy | None = None):
+
+@dataclass
+class RecoveryOffer:
+    """A recovery file left by an instance that is gone: what it would bring back."""
+
+    path: str
+    corpus_name: str
+    edits: dict[int, list[Span]] | None  # None: the file cannot be read
+    written: float = 0.0  # time.time() of its last write
+    owner: Instance | None = None  # None: written by an earlier version
+
+    @property
+    def n(self) -> int:
+        return len(self.edits or ())
+
+    def summary(self, now: float | None = None) -> str:
+        """"3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
+        if self.edits is None:
+            return f"{self.path}: not a readable recovery file"
+        age = _age((now or time.time()) - self.written) if self.written else "at an unknown time"
+        who = f" by process {self.owner.pid} on {self.owner.host}" if self.owner else ""
+        noun = "sentence" if self.n == 1 else "sentences"
+        return f"{self.n:,} {noun} of {self.corpus_name} edited {age}{who}"
+
+
+class Autosaver:
+    """Keeps this instance's recovery file of a document's corpus in step with its unsaved edits."""
+
+    def __init__(self, document: Document, folder: str, policy: AutosavePolicy | None = None,
+                 instance: Instance | None = None):
         self.document = document
         self.folder = folder
         self.policy = policy or AutosavePolicy()
+        self.instance = instance or Instance.new()
         self.written_path: str | None = None  # the last file written
+        self.adopted: list[str] = []  # recovered files of dead instances: removed once ours holds their edits
         self.scheduled: Callable[[float | None], None] | None = None  # told the new deadline after a change
         document.subscribe(self._on_change)
 
@@ -72,11 +113,12 @@ class Autosaver:
         c = self.document.corpus
         if c is None or not c.path:
             return None
-        return recovery_path(c.path, self.folder)
+        return recovery_path(c.path, self.folder, self.instance.tag)
 
     def _on_change(self, ch: Change) -> None:
         if ch.kind == "corpus":
             self.policy.written()
+            self.adopted = []
         elif ch.kind in ("gold", "saved"):
             if self.document.is_dirty():
                 self.policy.edited()
@@ -104,35 +146,77 @@ class Autosaver:
             self.discard()
             return None
         try:
-            write_recovery(path, self.document.corpus, edited)
+            write_recovery(path, self.document.corpus, edited, self.instance.to_dict())
         except OSError:
             return None
         self.written_path = path
+        self._drop_adopted()  # their edits are in ours now
         return path
 
-    def discard(self) -> None:
-        path = self.recovery_file()
+    def _remove(self, path: str | None) -> None:
         if path and os.path.exists(path):
             try:
                 os.remove(path)
             except OSError:
                 pass
 
-    def pending(self):
-        """``(path, {sentence: spans})`` of a recovery file that was written after the corpus
-        was saved and would change it, or None. A file that changes nothing is removed."""
-        path = self.recovery_file()
-        if not path or not os.path.exists(path) or not recovery_is_newer(path, self.document.corpus.path):
-            return None
+    def _drop_adopted(self) -> None:
+        for p in self.adopted:
+            self._remove(p)
+        self.adopted = []
+
+    def discard(self) -> None:
+        """No unsaved edits (saved, undone, or discarded): this instance's file and the files
+        it recovered go."""
+        self._remove(self.recovery_file())
+        self._drop_adopted()
+
+    def offers(self) -> list[RecoveryOffer]:
+        """The recovery files of this corpus left by instances that are gone (a killed process,
+        an earlier version), oldest first, each with the edits that would change the corpus.
+        A file that changes nothing is removed; files of instances still running are left alone."""
+        c = self.document.corpus
+        if c is None or not c.path:
+            return []
+        mine, here = self.recovery_file(), os.path.abspath(c.path)
+        out = []
+        for path in recovery_files(c.path, self.folder):
+            if path == mine:
+                continue
+            try:
+                rec = read_recovery(path)
+            except (OSError, ValueError, KeyError, TypeError):
+                out.append(RecoveryOffer(path, os.path.basename(here), None))
+                continue
+            owner = Instance.from_dict(rec.owner) if rec.owner else None
+            if owner is not None and owner.alive():
+                continue  # another window's, still editing
+            if rec.corpus_path and os.path.abspath(rec.corpus_path) != here:
+                continue  # another corpus of the same name and hash prefix
+            sents = c.sentences
+            edits = {k: spans for k, spans in rec.edits.items()
+                     if 0 <= k < len(sents) and sents[k].words == rec.words.get(k)
+                     and all(0 <= s.start < s.end <= len(sents[k]) for s in spans) and spans != sents[k].spans}
+            if not edits:
+                self._remove(path)
+                continue
+            out.append(RecoveryOffer(path, os.path.basename(here), edits, rec.written, owner))
+        return sorted(out, key=lambda o: o.written)
+
+    def adopt(self, offer: RecoveryOffer) -> None:
+        """``offer``'s edits are in the document now: its file goes once this instance's own
+        recovery file holds them (or the document is saved)."""
+        self.adopted.append(offer.path)
+
+    def reject(self, offer: RecoveryOffer) -> None:
+        """The user does not want ``offer``'s edits: its file goes."""
+        self._remove(offer.path)
+
+    def set_aside(self, offer: RecoveryOffer) -> str | None:
+        """An unreadable recovery file: renamed ``….unreadable`` (kept for a look, no longer
+        offered); returns the new name."""
         try:
-            rec = read_recovery(path)
-        except (OSError, ValueError, KeyError, TypeError):
-            return path, None  # unreadable: offered, and the error said when accepted
-        sents = self.document.corpus.sentences
-        edits = {k: spans for k, spans in rec.edits.items()
-                 if 0 <= k < len(sents) and sents[k].words == rec.words.get(k)
-                 and all(0 <= s.start < s.end <= len(sents[k]) for s in spans) and spans != sents[k].spans}
-        if not edits:
-            self.discard()
+            os.replace(offer.path, offer.path + ".unreadable")
+        except OSError:
             return None
-        return path, edits
+        return offer.path + ".unreadable"

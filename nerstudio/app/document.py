@@ -63,6 +63,7 @@ class Document:
 
     def __init__(self):
         self.corpus: Corpus | None = None
+        self.disk = None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
         self.revision = 0
         self.history = History(self._apply)
         self._listeners: list[Callable[[Change], None]] = []
@@ -107,17 +108,19 @@ class Document:
 
     # -- corpus and gold ------------------------------------------------------------------
     def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None,
-             reviewed=None) -> None:
+             reviewed=None, disk=None) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
         ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already;
-        ``reviewed``: its review states (default: as its file says, :mod:`.review`)."""
+        ``reviewed``: its review states (default: as its file says, :mod:`.review`);
+        ``disk``: the fingerprint of its file taken before it was read (see app.saving)."""
         from .review import read_states
         reviewed = np.array(read_states(corpus) if reviewed is None else reviewed, dtype=bool)
         if len(reviewed) != len(corpus):
             raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
         self.reviewed, self.review_log = reviewed, []
         self.corpus = corpus
+        self.disk = disk
         here = _same_file(corpus.path)
         for r in self.runs:
             r.other_corpus = _same_file(r.corpus_path) != here
@@ -210,12 +213,21 @@ class Document:
             return []
         return [int(k) for k in self.changed_since(self._saved_rev)]
 
-    def mark_saved(self, path: str | None = None) -> None:
-        """The corpus was written (to ``path``, now its file)."""
+    def save_point(self) -> tuple:
+        """The state now, for :meth:`mark_saved` once a background save of it is written."""
+        return self.history.position(), self.revision
+
+    def mark_saved(self, path: str | None = None, at: tuple | None = None) -> None:
+        """The corpus was written (to ``path``, now its file); ``at``: as it was at that
+        :meth:`save_point` (edits made since stay unsaved)."""
         if path:
             self.corpus.path = path
-        self.history.set_clean()
-        self._saved_rev = self.revision
+        if at is None:
+            self.history.set_clean()
+            self._saved_rev = self.revision
+        else:
+            self.history.set_clean_at(at[0])
+            self._saved_rev = at[1]
         self._emit("saved")
 
     # -- attachments ----------------------------------------------------------------------

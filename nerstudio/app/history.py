@@ -54,6 +54,18 @@ class History:
     def set_clean(self) -> None:
         self.clean_index = self.index
 
+    def position(self) -> tuple:
+        """A token for the state now: :meth:`set_clean_at` marks it as saved later (a save
+        that ran in the background while the user went on editing)."""
+        return self.index, (self.commands[self.index - 1] if self.index else None)
+
+    def set_clean_at(self, position: tuple) -> None:
+        """The state of ``position`` is the saved one, if the history still leads to it (the
+        command it ended with is still in place); else the saved state is unreachable."""
+        i, last = position
+        reachable = i <= len(self.commands) and (i == 0 or self.commands[i - 1] is last)
+        self.clean_index = i if reachable else None
+
     def clear(self) -> None:
         self.commands.clear()
         self.index = 0

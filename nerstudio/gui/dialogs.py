@@ -1,7 +1,7 @@
 """Every question the application asks and every message box it shows, in one place.
 
 Controllers ask through a :class:`Dialogs` object instead of opening boxes themselves, so tests
-(and benchmarks) replace one method — ``ask_unsaved``, ``ask_recover``, ``ask_open`` … — to
+(and benchmarks) replace one method — ``ask_unsaved``, ``ask_recover``, ``ask_disk_changed``, ``ask_open`` … — to
 answer without a blocking dialog. File dialogs remember their folder per kind of file.
 """
 
@@ -66,13 +66,81 @@ class Dialogs:
         return self._save_discard_cancel("Unsaved annotations", "The corpus has edits that are not saved.",
                                          "Save them before closing?")
 
-    def ask_recover(self, path: str, corpus_name: str = "", n: int = 0) -> bool:
-        """Offer to bring back ``n`` sentences' edits from a recovery file."""
-        r = QMessageBox.question(self.parent, "Recover unsaved annotations",
-                                 f"Unsaved edits of {n or 'some'} sentence(s) of {corpus_name} were kept in {path} "
-                                 "(the application did not close normally). Recover them?",
-                                 QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
-        return r == QMessageBox.Yes
+    def ask_recover(self, path: str, summary: str = "") -> bool | None:
+        """Offer back the edits a recovery file kept (``summary``: "3 sentences of eng.testb
+        edited 4 minutes ago …"): True recovers them, False discards the file, None keeps it
+        for the next time."""
+        box = QMessageBox(QMessageBox.Question, "Recover unsaved annotations",
+                          f"Unsaved edits were kept from a window that did not close normally: {summary or path}.",
+                          parent=self.parent)
+        box.setInformativeText("Recover them? They become one edit (Ctrl+Z undoes it); save to keep them.")
+        box.setDetailedText(f"Recovery file: {path}")
+        yes = box.addButton("Recover", QMessageBox.AcceptRole)
+        no = box.addButton("Discard them", QMessageBox.DestructiveRole)
+        box.addButton("Ask me later", QMessageBox.RejectRole)
+        box.setDefaultButton(yes)
+        box.exec()
+        return {yes: True, no: False}.get(box.clickedButton())
+
+    def ask_disk_changed(self, path: str, status: str, edits: int, keep_both: str, can_keep_both: bool,
+                         when: str = "", can_overwrite: bool = True) -> str:
+        """The corpus file changed on disk (``status`` ``changed``) or is gone (``missing``)
+        since it was read or saved here: 'reload', 'keep_both', 'overwrite', 'save_as' or
+        'cancel'. ``edits``: sentences with unsaved edits here; ``keep_both``: what Keep both
+        would do (or why it cannot); ``can_overwrite`` False: another window holds the file."""
+        name = os.path.basename(path)
+        box = QMessageBox(QMessageBox.Warning, "File changed on disk", "", parent=self.parent)
+        box.setObjectName("diskChangedBox")
+        buttons = {}
+        if status == "missing":
+            box.setWindowTitle("File deleted or moved")
+            box.setText(f"<b>{name}</b> was deleted or moved by another program.")
+            box.setInformativeText(f"It was in {os.path.dirname(path)}. Save writes this window's version there again; "
+                                   "Save as… puts it elsewhere.")
+            if can_overwrite:
+                buttons[box.addButton("Save here again", QMessageBox.AcceptRole)] = "overwrite"
+        else:
+            at = f" (at {when})" if when else ""
+            box.setText(f"<b>{name}</b> was changed on disk{at} by another program or window since you opened or "
+                        "saved it here.")
+            if edits:
+                noun = "sentence" if edits == 1 else "sentences"
+                then = ("; Overwrite replaces the other program's changes with this window's version." if can_overwrite
+                        else ". Another window holds the file: Save as… keeps this window's version apart.")
+                info = (f"This window has unsaved edits in {edits:,} {noun}. {keep_both}\n\n"
+                        f"Reload shows the file's version and drops your edits{then}")
+            else:
+                info = ("This window has no unsaved edits: Reload shows the file as it is now. Overwrite would "
+                        "replace the other program's changes.")
+            box.setInformativeText(info)
+            if edits and can_keep_both:
+                buttons[box.addButton("Keep both", QMessageBox.AcceptRole)] = "keep_both"
+            buttons[box.addButton("Reload (drop my edits)" if edits else "Reload",
+                                  QMessageBox.DestructiveRole if edits else QMessageBox.AcceptRole)] = "reload"
+            if can_overwrite:
+                buttons[box.addButton("Overwrite", QMessageBox.DestructiveRole)] = "overwrite"
+        buttons[box.addButton("Save as…", QMessageBox.ActionRole)] = "save_as"
+        cancel = box.addButton(QMessageBox.Cancel)
+        default = next((b for b, v in buttons.items() if v in ("keep_both",)), None)
+        if default is None and not edits:
+            default = next((b for b, v in buttons.items() if v == "reload"), None)
+        box.setDefaultButton(default or cancel)
+        box.setEscapeButton(cancel)
+        box.exec()
+        return buttons.get(box.clickedButton(), "cancel")
+
+    def ask_locked(self, path: str, holder: str) -> str:
+        """The corpus is open for writing in another window: 'save_as' or 'cancel'."""
+        box = QMessageBox(QMessageBox.Information, "Open in another window",
+                          f"<b>{os.path.basename(path)}</b> is being edited in another nerstudio window: {holder}.",
+                          parent=self.parent)
+        box.setInformativeText("Only that window saves to this file, so neither overwrites the other. Save a copy "
+                               "under another name, or close it there and save here.")
+        save_as = box.addButton("Save as…", QMessageBox.AcceptRole)
+        box.addButton(QMessageBox.Cancel)
+        box.setDefaultButton(save_as)
+        box.exec()
+        return "save_as" if box.clickedButton() is save_as else "cancel"
 
     def ask_keep_runs(self, n: int, corpora: str, new: str) -> bool:
         """Keep the curves of ``n`` runs trained on ``corpora`` now that ``new`` opens?"""

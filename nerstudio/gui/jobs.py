@@ -423,6 +423,7 @@ class CorpusRead:
     type_masks: dict | None = None
     error: str = ""
     decoding: bool = False
+    disk: object = None  # the file's fingerprint taken before reading (app.ownership)
 
 
 def _decoding_failure(exc: BaseException) -> bool:
@@ -444,6 +445,7 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
 
     def job(ctx) -> CorpusRead:
         from ..app.document import type_masks_of
+        from ..app.ownership import fingerprint
         from ..corpus.formats import read_corpus
         from ..errors import Cancelled, NerstudioError
         name = os.path.basename(path)
@@ -453,6 +455,7 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
             size = 1
         ctx.plan([f"reading {name}", "indexing"])
         ctx.stage(f"reading {name}", "", 0, 1000)
+        disk = fingerprint(path)  # before reading: a change made meanwhile shows at the next check
 
         def watch(pos: int) -> None:
             ctx.check()
@@ -467,6 +470,6 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
         ctx.stage("indexing", f"{len(corpus):,} sentences…")
         masks = type_masks_of(corpus)
         ctx.check()
-        return CorpusRead(path, encoding, corpus, masks)
+        return CorpusRead(path, encoding, corpus, masks, disk=disk)
 
     return job

@@ -94,9 +94,11 @@ class MainWindow(QMainWindow):
         self.agreement = AgreementController(ctx, v, self)
         self.loop = LoopController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
+        self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
+        self.annotation.owner.lockChanged.connect(lambda _ro: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
         self._build_menus()
         v.workspaces.restore("inspect")  # after the controllers: entering a workspace may prepare it
@@ -279,7 +281,8 @@ class MainWindow(QMainWindow):
     def _update_title(self) -> None:
         c = self.document.corpus
         name = os.path.basename(c.path) if c is not None and c.path else "no corpus"
-        self.setWindowTitle(f"nerstudio — {name}[*]")  # Qt shows the '*' while modified
+        ro = " (read-only)" if self.annotation.owner.file.read_only else ""  # another window holds the file
+        self.setWindowTitle(f"nerstudio — {name}{ro}[*]")  # Qt shows the '*' while modified
         self.setWindowModified(self.document.is_dirty())
 
     def about(self) -> None:
@@ -333,6 +336,7 @@ class MainWindow(QMainWindow):
         self.views.stepper_panel.pause()
         self.jobs.shutdown()
         self.training.close_executor()
+        self.annotation.close()  # the corpus's lock goes
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.views.save(self.settings)

@@ -9,14 +9,18 @@ switched off so a letter never jumps the list), and nowhere else: typing in the 
 text field types text. The type keys and colours come from the corpus's own types
 (:func:`nerstudio.app.types.document_types`).
 
+Saving, the checks of the file on disk, its lock and the recovery offers are the file owner's
+(:mod:`.file_owner`, over the Qt-free :mod:`nerstudio.app.saving`); this controller keeps the
+actions and the autosave timer.
+
 Edits from the sentence view (keys and mouse) and "accept candidate as gold" become
 :meth:`Document.set_spans <nerstudio.app.document.Document.set_spans>` calls — one undoable step
 each, in the document's own history, which the Undo / Redo actions drive. An
 :class:`~nerstudio.app.autosave.Autosaver` keeps the recovery file in step (a single-shot timer
 armed at its deadline: a few seconds after the last edit, at most ``max delay`` after the first
 one not yet written), and removes it whenever the document is clean. After a crash, the edits
-that differ from the file are offered back as one undoable step, and the window goes to the
-first recovered sentence.
+that differ from the file are offered back (each recovery file of a window that is gone) as one
+undoable step, and the window goes to the first recovered sentence.
 """
 
 from __future__ import annotations
@@ -30,16 +34,12 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
-from ...app.review import save as save_with_review
 from ...app.types import TypeScheme, document_types
-from ...corpus.formats import format_for_output
-from ...corpus.foreign import writable
-from ...errors import NerstudioError
 from ..actions import make_action
-from ..dialogs import CORPUS_FILTER
 from ..views.annotation_view import CARET_KEYS
 from ..views.palette import type_icon
 from . import Context
+from .file_owner import FileOwner
 
 # the edit commands other than "label as <type>": name, menu text, keys, the view's method, and
 # what to say when the key is pressed while the command cannot apply
@@ -89,6 +89,7 @@ class AnnotationController(QObject):
                                 _seconds(ctx.settings, "annotation/autosaveMaxMs", MAX_DELAY_S))
         self.autosaver = Autosaver(self.doc, default_recovery_dir(ctx.settings), policy)
         self.autosaver.scheduled = self._arm
+        self.owner = FileOwner(ctx, self.autosaver, views.status, self)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self._on_timer)
@@ -281,46 +282,24 @@ class AnnotationController(QObject):
             return False
         return True
 
-    # -- saving ---------------------------------------------------------------------------
-    def save_corpus(self, path: str | None = None) -> bool:
-        c = self.doc.corpus
-        if c is None:
-            return False
-        kept = writable(c.format)  # plain text, WebAnno TSV: read-only, Save is Save As (JSONL proposed)
-        if not path and (not c.path or not kept):
-            return self.save_corpus_as_dialog()
-        target = path or c.path
-        fmt = c.format if kept else (format_for_output(target) or "jsonl")
-        try:
-            save_with_review(c, self.doc.reviewed, target, fmt)  # review states: in the file or a sidecar
-        except (NerstudioError, OSError, ValueError) as exc:
-            self.ctx.dialogs.critical("Cannot save corpus", str(exc))
-            return False
-        c.format = fmt  # later saves write what was saved (no-op unless the format was read-only)
-        moved = bool(path) and os.path.abspath(path) != os.path.abspath(c.path or "")
-        if moved:
-            self.autosaver.discard()  # the old file's recovery file
-        self.doc.mark_saved(os.path.abspath(path) if moved else None)
-        self.ctx.status(f"Saved {target}", 5000)
-        return True
+    # -- saving (the file's owner: app.saving, asked through the dialogs) ------------------
+    def save_corpus(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
+        return self.owner.save(path, overwrite, wait)
 
     def save_corpus_as_dialog(self) -> bool:
-        if self.doc.corpus is None:
-            return False
-        c = self.doc.corpus
-        default = c.path or ""
-        if default and not writable(c.format):  # propose a format that keeps the entities and offsets
-            default = os.path.splitext(default)[0] + ".jsonl"
-        path = self.ctx.dialogs.ask_save("Save corpus as", default, CORPUS_FILTER)
-        return bool(path) and self.save_corpus(path)
+        return self.owner.save_as()
 
     def confirm_unsaved(self) -> bool:
         """True when the corpus may be closed (nothing unsaved, saved, or edits discarded)."""
+        self.owner.wait_save()  # a background save finishes first
         if not self.doc.is_dirty():
+            return True
+        if self.owner.reloading:  # the user chose Reload: the edits go (asked once, for this reload)
+            self.owner.reloading = False
             return True
         choice = self.ctx.dialogs.ask_unsaved()
         if choice == "save":
-            return self.save_corpus()
+            return self.save_corpus(wait=True)
         if choice == "discard":
             self.autosaver.discard()
             return True
@@ -336,6 +315,8 @@ class AnnotationController(QObject):
     @Slot()
     def _on_timer(self) -> None:
         path = self.autosaver.poll()
+        if path:
+            self.owner.note_disk()
         if path:
             self.autosaved.emit(path)
         else:
@@ -353,25 +334,14 @@ class AnnotationController(QObject):
         return self.autosaver.recovery_file()
 
     def offer_recovery(self) -> list[int]:
-        """After a corpus opens: offer back the edits of a recovery file that change it."""
-        pending = self.autosaver.pending()
-        if pending is None:
-            return []
-        path, edits = pending
-        if edits is None:
-            self.ctx.dialogs.warning("Cannot recover", f"{path}: not a readable recovery file")
-            return []
-        if not self.ctx.dialogs.ask_recover(path):
-            self.autosaver.discard()
-            return []
-        done = self.doc.set_many(edits, f"recover {len(edits)} sentence(s)")
-        if done:
-            self.ctx.cursor.go(done[0])
-            shown = ", ".join(str(k + 1) for k in done[:12]) + (", …" if len(done) > 12 else "")
-            self.ctx.status(f"Recovered edits of {len(done)} sentence(s) ({shown}); Ctrl+Z undoes them, save to "
-                            "keep them", 15000)
-        return done
+        """After a corpus opens: offer back the edits of the recovery files of instances that
+        are gone (a crash, ``kill -9``) that change it."""
+        return self.owner.offer_recovery()
 
+    def close(self) -> None:
+        """The window closes (its edits saved or discarded): the lock goes, the instance ends."""
+        self.timer.stop()
+        self.owner.close()
 
 
 class _KeyRouter(QObject):

@@ -105,7 +105,7 @@ class FilesController(QObject):
                 self.ctx.dialogs.critical("Cannot open corpus", res.error)
             return False
         corpus = res.corpus
-        self.set_corpus(corpus, res.type_masks)
+        self.set_corpus(corpus, res.type_masks, res.disk)
         res.corpus = res.type_masks = None
         gc.freeze()  # long-lived: keep full collections short
         self.add_recent(corpus.path or res.path)
@@ -115,7 +115,7 @@ class FilesController(QObject):
                 self.load_nbest(comp)
         return True
 
-    def set_corpus(self, corpus, type_masks: dict | None = None) -> None:
+    def set_corpus(self, corpus, type_masks: dict | None = None, disk=None) -> None:
         self.ctx.jobs.cancel_view()
         doc = self.doc
         other = doc.runs_from_other_corpora(corpus.path)
@@ -124,7 +124,7 @@ class FilesController(QObject):
             names = sorted({r.corpus_name or "an unnamed corpus" for r in other})
             keep = self.ctx.dialogs.ask_keep_runs(len(other), ", ".join(names),
                                                   os.path.basename(corpus.path or "") or "this corpus")
-        doc.open(corpus, keep_runs=keep, type_masks=type_masks)
+        doc.open(corpus, keep_runs=keep, type_masks=type_masks, disk=disk)
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
         note += "".join(f"; {n}" for n in corpus.notes)  # what another tool's format could not give
         self.ctx.status(f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
