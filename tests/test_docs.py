@@ -97,3 +97,29 @@ def test_every_docs_page_is_in_the_site_or_said_to_be_left_out():
     pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert pages - listed == set(), f"pages missing from mkdocs.yml's nav: {sorted(pages - listed)}"
     assert listed - pages == set(), f"nav entries without a page: {sorted(listed - pages)}"
+
+
+def test_the_cli_reference_lists_every_command_and_option():
+    """The page the site's hook writes from build_parser() names every command and option."""
+    import argparse
+    import importlib.util
+
+    from nerstudio.cli.parser import build_parser
+
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "tools" / "docs" / "cli_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    parser = build_parser()
+    page = module.cli_markdown(parser)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert len(sub.choices) >= 15
+    for name, command in sub.choices.items():
+        section = page.split(f"\n## {name}\n", 1)
+        assert len(section) == 2, f"no section for `nerstudio {name}`"
+        body = section[1].split("\n## ", 1)[0]
+        for action in command._actions:
+            if action.help == argparse.SUPPRESS:
+                continue  # hidden from --help (e.g. --debug repeated after the command)
+            for option in action.option_strings:
+                if option not in ("-h", "--help"):
+                    assert f"`{option}" in body or f", {option}" in body, f"{name}: {option} missing"

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import re
 
+USAGE_WIDTH = 100
+
 
 def _cell(text: str) -> str:
     """Text made safe for one markdown table cell."""
@@ -46,9 +48,11 @@ def _invocation(action: argparse.Action, formatter: argparse.HelpFormatter) -> s
 
 
 def _help(action: argparse.Action, formatter: argparse.HelpFormatter) -> str:
-    if not action.help:
-        return ""
-    text = formatter._expand_help(action)
+    text = formatter._expand_help(action) if action.help else ""
+    default = action.default
+    if (default not in (None, False, argparse.SUPPRESS) and action.nargs != 0
+            and "default" not in text and "%(default)" not in (action.help or "")):
+        text += f" (default: {default})" if text else f"default: {default}"
     if action.choices is not None and not isinstance(action, argparse._SubParsersAction) \
             and "{" not in _invocation(action, formatter) and "choices" not in text:
         text += " (one of: " + ", ".join(map(str, action.choices)) + ")"
@@ -76,8 +80,10 @@ def _groups(parser: argparse.ArgumentParser) -> list[tuple[str, list[argparse.Ac
 
 
 def _usage(parser: argparse.ArgumentParser) -> str:
-    usage = parser.format_usage().strip()
-    return re.sub(r"^usage:\s*", "", usage)
+    """The usage lines at a fixed width, so that the page does not depend on the terminal."""
+    formatter = argparse.HelpFormatter(parser.prog, width=USAGE_WIDTH)
+    formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups, prefix="")
+    return formatter.format_help().strip()
 
 
 def cli_markdown(parser: argparse.ArgumentParser) -> str:
