@@ -91,6 +91,10 @@ class StepperPanel(QWidget):
             row.addWidget(w)
         self.speed.setMaximumWidth(220)
         row.addStretch(1)
+        self.sources = QLabel()  # which lists it trains on and scores on (set by the controller)
+        self.sources.setObjectName("stepperSources")
+        self.sources.setWordWrap(True)
+        self.sources.setTextFormat(Qt.RichText)
         self.info = QLabel(NO_DATA)
         self.info.setObjectName("stepperInfo")
         self.info.setWordWrap(True)
@@ -129,6 +133,7 @@ class StepperPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(row)
+        lay.addWidget(self.sources)
         lay.addWidget(self.info)
         lay.addWidget(split, 1)
         self._set_enabled(False)
@@ -209,6 +214,22 @@ class StepperPanel(QWidget):
         self.stepper = None
         self._set_enabled(False)
         self.info.setText(text)
+
+    def set_sources(self, text: str) -> None:
+        """Say which lists the steps train on and score on (rich text)."""
+        self.sources.setText(text)
+
+    def set_no_data(self, text: str | None = None) -> None:
+        """Nothing to step through: why (``text``, else the default hint); the buttons go grey."""
+        self._generation += 1
+        self.pause()
+        self.train = self.dev = self.stepper = self.last = None
+        self._busy = False
+        self._set_enabled(False)
+        self.table.setRowCount(0)
+        self.pages.setCurrentWidget(self.intro)
+        self.sources.setText("")
+        self.info.setText(text or NO_DATA)
 
     def show_progress(self, message: str, done: int, total: int) -> None:
         if self._busy and message:
