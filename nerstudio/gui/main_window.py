@@ -37,7 +37,7 @@ from .controllers.preannotate import PreannotateController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
-from . import icons
+from . import icons, screen_fit
 from .dialogs import Dialogs
 from .job_service import JobService
 from .window_views import Views
@@ -104,7 +104,8 @@ class MainWindow(QMainWindow):
         if geo is not None:
             self.restoreGeometry(geo)
         else:
-            self.resize(1280, 800)
+            self.resize(screen_fit.first_size(self))
+        self.screen_fit = screen_fit.install(self)  # the frame never leaves the screen
         if state is not None:
             self.restoreState(state)
 

@@ -32,6 +32,7 @@ from .views.comparison import ComparisonView
 from .views.model_features import ModelFeaturesView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
+from .views.fitting import AdaptiveSplitter, narrow_combo
 from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
@@ -154,8 +155,8 @@ class Views:
         window.setCentralWidget(host)
         for sp in self.splitters:
             st = settings.value(f"window/{sp.objectName()}")
-            if st is not None:
-                sp.restoreState(st)
+            if st is not None and sp.restoreState(st) and isinstance(sp, AdaptiveSplitter):
+                sp._balanced = True  # the user's own division stays until the panels must flip
         # what earlier versions showed as docks: the training and step-through workspaces
         self.training_dock = host.handle("train")
         self.stepper_dock = host.handle("teach")
@@ -191,6 +192,8 @@ class Views:
         self.type_filter.setObjectName("typeFilter")
         self.type_filter.addItem("Any type", None)
         self.type_filter.setToolTip("Show only sentences with a gold entity of this type")
+        narrow_combo(self.status_filter, 8)
+        narrow_combo(self.type_filter, 5)
         frow.addWidget(self.status_filter, 3)
         frow.addWidget(self.type_filter, 2)
         lv.addLayout(frow)
@@ -232,6 +235,7 @@ class Views:
         self.sentence_header = QLabel("No corpus loaded")
         self.sentence_header.setObjectName("sentenceHeader")
         self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sentence_header.setWordWrap(True)  # a long header wraps instead of widening the window
         tv.addWidget(self.sentence_header)
         self.sentence_view = AnnotationView()
         # as tall as the sentence, within limits; a long sentence scrolls and never resizes the
@@ -272,9 +276,10 @@ class Views:
         self.stepper_panel = StepperPanel()
 
     # -- the pages ------------------------------------------------------------------------
-    def _with_browser(self, name: str, right: QWidget, width: int = 360) -> tuple[QSplitter, Slot]:
+    def _with_browser(self, name: str, right: QWidget, width: int = 470) -> tuple[QSplitter, Slot]:
         slot = Slot("browser")
-        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(0, 1))
+        # the browser takes a share of a smaller window's loss of width (1 in 3), not none of it
+        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(1, 2))
         self.splitters.append(sp)
         return sp, slot
 
@@ -300,21 +305,28 @@ class Views:
                                                 (self.comparison_view, "Comparison"),
                                                 (self.model_features_view, "Model features")))
         # the candidates' "differs" column needs the width more than the feature names do
-        mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[530, 372],
-                        stretch=(3, 2))
+        # side by side when there is room for both, else the candidates above the tabs (1024 px, scale 2)
+        mid = AdaptiveSplitter(110, shares=(0.6, 0.55))
+        mid.setObjectName("candidateSplitter")
+        mid.setChildrenCollapsible(False)
+        mid.addWidget(nbest)
+        mid.addWidget(self.inspect_tabs)
+        mid.setStretchFactor(0, 3)
+        mid.setStretchFactor(1, 2)
+        mid.setSizes([530, 372])
         self.splitters.append(mid)
         # the comparison and the model's feature ranking are corpus-wide tables: while one of them
         # is shown it gets most of the width, the candidates what is left
         self.inspect_tabs.currentChanged.connect(lambda _i: self._balance_inspect(mid))
         rv.addWidget(mid, 1)
-        page, browser = self._with_browser("inspectSplitter", right, 300)
+        page, browser = self._with_browser("inspectSplitter", right, 400)
         return page, [browser, sentence, nbest]
 
-    def _balance_inspect(self, mid: QSplitter) -> None:
-        total = sum(mid.sizes()) or 902
+    def _balance_inspect(self, mid: AdaptiveSplitter) -> None:
+        # the comparison and the model's feature ranking are corpus-wide: they get more room
         wide = self.inspect_tabs.currentWidget() is not self.feature_panel
-        left = int(total * (0.35 if wide else 0.58))
-        mid.setSizes([left, total - left])
+        mid.shares = (0.35, 0.4) if wide else (0.6, 0.55)
+        mid.balance()
 
     def _train_page(self):
         scroll = QScrollArea()  # a long list of settings must not force the window's height

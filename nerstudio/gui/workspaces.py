@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import (QFrame, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
+from PySide6.QtWidgets import (QFrame, QScrollArea, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
                                QVBoxLayout, QHBoxLayout, QWidget)
 
 
@@ -50,6 +50,7 @@ class Workspace:
     action: QAction | None = None
     button: QToolButton | None = None
     on_enter: list = field(default_factory=list)  # callables run each time the workspace becomes active
+    scroll: QScrollArea | None = None  # what the stack holds: the page, scrollable when the window is small
 
 
 class ModeBar(QFrame):
@@ -86,6 +87,17 @@ class ModeBar(QFrame):
         b.setPalette(pal)
         self._lay.insertWidget(self._lay.count() - 1, b)
         return b
+
+
+def page_scroll(page: QWidget, name: str) -> QScrollArea:
+    """``page`` in a scroll area: a page never makes the window larger than its screen; when the
+    window is smaller than the page's minimum (a 1024-pixel screen at a large zoom) it scrolls."""
+    sc = QScrollArea()
+    sc.setObjectName(f"{name}PageScroll")
+    sc.setWidget(page)
+    sc.setWidgetResizable(True)
+    sc.setFrameShape(QFrame.NoFrame)
+    return sc
 
 
 class WorkspaceHost(QWidget):
@@ -132,7 +144,8 @@ class WorkspaceHost(QWidget):
         ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
         ws.button = self.bar.add(a)
         page.setObjectName(f"{name}Workspace")
-        self.stack.addWidget(page)
+        ws.scroll = page_scroll(page, name)
+        self.stack.addWidget(ws.scroll)
         self.spaces[name] = ws
         return ws
 
@@ -148,7 +161,7 @@ class WorkspaceHost(QWidget):
         ws = self.spaces[name]
         for part, slot in ws.slots.items():
             slot.take(self.shared[part])
-        self.stack.setCurrentWidget(ws.page)
+        self.stack.setCurrentWidget(ws.scroll)
         ws.action.setChecked(True)
         if name == self._current:
             return

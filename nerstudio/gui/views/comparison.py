@@ -12,9 +12,10 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...experiments.compare import OutputComparison
+from .fitting import AdaptiveSplitter, narrow_combo
 from .row_list import sentence_rows
 
 KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
@@ -124,7 +125,11 @@ class ComparisonView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.table.horizontalHeader().setMinimumSectionSize(30)
+        # every column at least as wide as its title's longer line ("Rerank"): never "6…" or "L…"
+        hfm = self.table.horizontalHeader().fontMetrics()
+        self.table.horizontalHeader().setMinimumSectionSize(max(
+            hfm.horizontalAdvance(line) for c in range(self.table.columnCount())
+            for line in self.table.horizontalHeaderItem(c).text().split("\n")) + 14)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.kind = QComboBox()
         self.kind.setObjectName("comparisonKind")
@@ -147,9 +152,11 @@ class ComparisonView(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
+        narrow_combo(self.kind, 10)
         rv.addWidget(self.kind)
         rv.addWidget(self.list, 1)
-        split = QSplitter(Qt.Horizontal)
+        split = AdaptiveSplitter(140, shares=(0.42, 0.4))  # the per-type table above the list when narrow
+        split.setObjectName("comparisonSplitter")
         split.addWidget(left)
         split.addWidget(right)
         split.setSizes([380, 520])

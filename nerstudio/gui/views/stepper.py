@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHB
 
 from ...numfmt import num
 from .figure_image import FigureImage
+from .flow_layout import FlowLayout
 
 # the steppers (boosting, scipy, numba-compiled code) are imported when first needed, not when
 # the window starts: see the start-up figures in bench/gui.py
@@ -85,12 +86,11 @@ class StepperPanel(QWidget):
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.step)
         self._on_speed(self.speed.value())
-        row = QHBoxLayout()
+        row = FlowLayout()  # wraps on a narrow window (1024 px, scale 2) instead of widening it
         for w in (self.algo, self.param_label, self.param, self.step_button, self.run_button, self.reset_button,
                   QLabel("Speed"), self.speed):
             row.addWidget(w)
-        self.speed.setMaximumWidth(220)
-        row.addStretch(1)
+        self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
         self.sources = QLabel()  # which lists it trains on and scores on (set by the controller)
         self.sources.setObjectName("stepperSources")
         self.sources.setWordWrap(True)
