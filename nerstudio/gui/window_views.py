@@ -336,10 +336,12 @@ class Views:
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+        self.training_scroll = scroll
         nbest = Slot("nbest")
         right = _splitter(Qt.Vertical, "trainRightSplitter", self.curve_plot, nbest, sizes=[520, 180],
                           stretch=(3, 1))
-        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(0, 1))
+        # the settings give up some width on a small screen too (they scroll), the curve more
+        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(1, 3))
         self.splitters += [right, page]
         return page, [nbest]
 
@@ -349,6 +351,10 @@ class Views:
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.stepper_panel)
         return page, []
+
+    def after_zoom(self) -> None:
+        """The zoom changed the font: the settings' column is as wide as they now need."""
+        self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
 
     def add_inspect_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside the feature panel and the comparison in the Inspect workspace."""

@@ -78,7 +78,7 @@ class ModeBar(QFrame):
         b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
         b.setIconSize(QSize(28, 28))
         b.setAutoRaise(True)
-        b.setFixedWidth(74)
+        b.setFixedWidth(self._button_width(b))
         b.setFocusPolicy(Qt.NoFocus)  # the mode bar never takes the keys meant for the panels
         b.setObjectName(f"mode_{action.objectName()}")
         pal = b.palette()
@@ -87,6 +87,14 @@ class ModeBar(QFrame):
         b.setPalette(pal)
         self._lay.insertWidget(self._lay.count() - 1, b)
         return b
+
+    def _button_width(self, b: QToolButton) -> int:
+        """74 px at the normal size, wider when the zoom makes the label wider."""
+        return max(74, b.fontMetrics().horizontalAdvance(b.text().replace("&", "")) + 16, b.iconSize().width() + 16)
+
+    def after_zoom(self) -> None:  # the zoom changed the font (and the icons)
+        for b in self.findChildren(QToolButton):
+            b.setFixedWidth(self._button_width(b))
 
 
 def page_scroll(page: QWidget, name: str) -> QScrollArea:

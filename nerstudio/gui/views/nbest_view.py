@@ -86,6 +86,10 @@ class NBestPanel(QWidget):
         self.view.setMinimumWidth(fixed + diff + 24 + self.view.verticalScrollBar().sizeHint().width()
                                   + 2 * self.view.frameWidth())
 
+    def after_zoom(self) -> None:  # the zoom changed the font and scaled the columns
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        self._fit_width()
+
     def set_score_label(self, label: str) -> None:
         """Title of the tagger-score column: "L(x)" (log-probability) or "score" (a perceptron or
         joint tagger's total score Φ·w)."""

@@ -18,9 +18,9 @@ import html
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSlider, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFrame, QHeaderView, QLabel,
+                               QPushButton, QScrollArea, QSlider, QSplitter, QStackedWidget, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...numfmt import num
 from .figure_image import FigureImage
@@ -123,7 +123,12 @@ class StepperPanel(QWidget):
         self.intro.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.intro.setMargin(12)
         self.pages = QStackedWidget()
-        self.pages.addWidget(self.intro)
+        self.intro_page = QScrollArea()  # a long text on a small screen scrolls, never pushes the curve away
+        self.intro_page.setObjectName("stepperIntroPage")
+        self.intro_page.setWidget(self.intro)
+        self.intro_page.setWidgetResizable(True)
+        self.intro_page.setFrameShape(QFrame.NoFrame)
+        self.pages.addWidget(self.intro_page)
         self.pages.addWidget(self.table)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.pages)
@@ -138,6 +143,10 @@ class StepperPanel(QWidget):
         lay.addWidget(split, 1)
         self._set_enabled(False)
         self._on_algo(0)
+
+    def after_zoom(self) -> None:  # the zoom changed the font
+        self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
 
     # -- the parameter and the empty state ------------------------------------------------
     @property
@@ -227,7 +236,7 @@ class StepperPanel(QWidget):
         self._busy = False
         self._set_enabled(False)
         self.table.setRowCount(0)
-        self.pages.setCurrentWidget(self.intro)
+        self.pages.setCurrentWidget(self.intro_page)
         self.sources.setText("")
         self.info.setText(text or NO_DATA)
 
@@ -260,7 +269,7 @@ class StepperPanel(QWidget):
         self.last = None
         self.stepper = None
         self.table.setRowCount(0)
-        self.pages.setCurrentWidget(self.intro)
+        self.pages.setCurrentWidget(self.intro_page)
         if self.train is None:
             self._set_enabled(False)
             return
