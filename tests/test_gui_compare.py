@@ -96,3 +96,24 @@ def test_a_newer_request_replaces_a_running_comparison(window, qtbot):
     window.refresh_comparison(force=True)
     assert window.view_jobs.wait(30000)
     assert len(shown) == 1 and view.result is shown[0] and not view.busy
+
+
+def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, qtbot):
+    """Issue 24, point 5: on the dev list (train.conll open) every row shows its words, and a click
+    either goes to the same sentence in the open corpus or says in the status bar where it is."""
+    view = window.comparison_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30000)
+    view.dev_button.click()
+    qtbot.waitUntil(lambda: window.comparison.on_dev and view.result is not None and not view.busy, timeout=30000)
+    view.set_kind("all")
+    dev = window.document.dev_nbest
+    model = view.model
+    hdr = view.list.horizontalHeader()
+    assert hdr.visualIndex(6) == 1  # the sentence right after its number
+    for r in range(model.rowCount()):
+        assert model.index(r, 6).data() == " ".join(dev.words[model.rows[r].index])
+    k0 = window.current_sentence_index()
+    view.activate(1)
+    assert window.current_sentence_index() == k0  # not in train.conll: the cursor stays …
+    assert "not in the open corpus" in window.statusBar().currentMessage()  # … and the status bar says why

@@ -4,7 +4,8 @@ worsened.
 
 Computed as a view job from a snapshot of the attached list (the gold of that moment) when the
 tab is shown and the document changed since the shown result; a gold edit marks a shown result
-as out of date ("Recompute"). Clicking a sentence moves the cursor there. When the list is the
+as out of date ("Recompute"). Clicking a sentence moves the cursor there (a dev sentence: to the
+open corpus's sentence with the same words, else the status bar says where it is). When the list is the
 one the reranker was trained on, a banner says the figures are optimistic and the dev list
 (scored with the reranker in the job) can be compared instead.
 """
@@ -142,8 +143,24 @@ class ComparisonController(QObject):
 
     @Slot(int)
     def _on_sentence(self, i: int) -> None:
-        ix = self.doc.nbest_index
-        if ix is None or self.on_dev:  # dev sentences are not in the open corpus
+        """Show list sentence ``i``: the corpus sentence it is (on the dev list: the one with the
+        same words, when the open corpus has it; else the status bar says where it is)."""
+        doc = self.doc
+        if self.on_dev:
+            nb, c = doc.dev_nbest, doc.corpus
+            if nb is None or c is None or not 0 <= i < len(nb):
+                return
+            words = tuple(nb.words[i])
+            k = next((k for k, s in enumerate(c.sentences) if tuple(s.words) == words), -1)
+            if k >= 0:
+                self.ctx.cursor.go(k)
+            else:
+                name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "the dev list"
+                self.ctx.status(f"Dev sentence {i + 1} ({' '.join(words[:8])}…) is in {name}, not in the open "
+                                "corpus: open the dev corpus (File ▸ Open) to inspect it", 10000)
+            return
+        ix = doc.nbest_index
+        if ix is None:
             return
         hits = np.flatnonzero(ix.row_of == i)
         if len(hits):

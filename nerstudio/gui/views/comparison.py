@@ -144,6 +144,7 @@ class ComparisonView(QWidget):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
         h.setSectionResizeMode(6, QHeaderView.Stretch)
+        h.moveSection(6, 1)  # the sentence right after its number: never scrolled out of sight
         self.list.selectionModel().currentRowChanged.connect(self._on_row)
         left = QWidget()
         lv = QVBoxLayout(left)
