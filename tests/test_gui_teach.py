@@ -3,6 +3,8 @@ which lists it uses, and is ready when the application starts in Teach (issue 24
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -76,3 +78,7 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     _uses_training_list(panel)
     panel.step_button.click()
     assert "Round 1" in panel.info.text()
+    # the chosen feature's shape codes in words (issue 24, point 9)
+    from nerstudio.rerank.glossary import decode_value
+    value = decode_value(panel.last.feature_name)
+    assert value and html.escape(value) in panel.info.text()

@@ -369,10 +369,12 @@ class StepperPanel(QWidget):
     def _show_round(self, r) -> None:
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
-        from ...rerank.glossary import describe
+        from ...rerank.glossary import decode_value, describe
+        value = decode_value(r.feature_name)  # the shape codes in words
         self.info.setText(
             f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b> "
-            f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])})</i>, δ = {num(inf.delta, 4, sign=True)} "
+            f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])}"
+            + (f" — {html.escape(value)}" if value else "") + f")</i>, δ = {num(inf.delta, 4, sign=True)} "
             f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
             f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
         self.table.setColumnCount(4)
