@@ -82,3 +82,47 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     from nerstudio.rerank.glossary import decode_value
     value = decode_value(panel.last.feature_name)
     assert value and html.escape(value) in panel.info.text()
+
+
+def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
+    """Issue 24, point 6: Back (Shift+F10) restores the learner and shows the step before; a
+    perceptron update shows the wrong top candidate and the oracle side by side with the features
+    that moved; the curve's axes are the Train curves' (whole-number steps)."""
+    w = window
+    w.act_show_stepper.trigger()
+    panel = w.stepper_panel
+    assert not panel.back_button.isEnabled()
+    for _ in range(3):
+        panel.step_button.click()
+    assert panel.back_button.isEnabled() and panel.stepper.rounds == 3
+    third = panel.info.text()
+    panel.back_button.click()
+    assert panel.stepper.rounds == 2 and "Round 2" in panel.info.text() and len(panel.stepper.history) == 3
+    panel.step_button.click()
+    assert panel.info.text() == third  # the same round again
+    w.act_step_back.trigger()
+    w.act_step_back.trigger()
+    w.act_step_back.trigger()
+    assert panel.stepper.rounds == 0 and not panel.back_button.isEnabled()
+    assert panel.pages.currentWidget() is panel.intro_page and "Boosting ready" in panel.info.text()
+    # the perceptron: one update, its pair side by side
+    panel.algo.setCurrentIndex(1)
+    u = panel.step()
+    assert panel.pair.isVisibleTo(panel)
+    text = panel.pair.text()
+    jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
+    assert f"Wrong top: candidate {jt + 1}" in text and f"Oracle: candidate {jo + 1}" in text
+    names = [panel.names[f] for f in u.plus[:3].tolist() + u.minus[:3].tolist()]
+    assert names and all(html.escape(n) in text for n in names)
+    w_before = panel.stepper.w.copy()
+    panel.step()
+    panel.back()
+    assert (panel.stepper.w == w_before).all() and panel.pair.text() == text
+    # the curve's axes
+    from nerstudio.gui.views.stepper import _draw_history
+    from matplotlib.figure import Figure
+    fig = Figure()
+    _draw_history(fig, [(0, 50.0), (1, 51.0), (2, 52.5)], "update")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "perceptron update" and ax.get_ylabel() == "dev F (%)"
+    assert all(float(t).is_integer() for t in ax.get_xticks())

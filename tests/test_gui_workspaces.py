@@ -209,7 +209,7 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     window.workspaces.activate("inspect")
     window.act_step.trigger()
     assert window.workspaces.current == "teach"
-    assert panel.stepper.rounds == 1 and panel.pages.currentWidget() is panel.table
+    assert panel.stepper.rounds == 1 and panel.pages.currentWidget() is panel.step_page and panel.table.isVisibleTo(panel)
     panel.reset()
     assert panel.pages.currentWidget() is panel.intro_page
 

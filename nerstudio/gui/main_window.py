@@ -220,6 +220,8 @@ class MainWindow(QMainWindow):
         self.act_show_stepper = v.workspaces.spaces["teach"].action
         self.act_step = self._act("&Step through training", self._step, "F10",
                                   "One boosting round or perceptron update in the Teach workspace", trainm)
+        self.act_step_back = self._act("Step &back", lambda: (v.stepper_dock.show(), v.stepper_panel.back()),
+                                       "Shift+F10", "Take the last step back in the Teach workspace", trainm)
         self._act("Export curve &image…", v.curve_plot.export_image_dialog, None,
                   "Save the training curves as PNG or SVG", trainm)
         self._act("Export curve &data…", v.curve_plot.export_csv_dialog, None, "Save the training curves as CSV", trainm)
