@@ -105,6 +105,7 @@ def page_scroll(page: QWidget, name: str) -> QScrollArea:
     sc.setWidget(page)
     sc.setWidgetResizable(True)
     sc.setFrameShape(QFrame.NoFrame)
+    sc.setFocusPolicy(Qt.NoFocus)  # never the focus (a disabled button's focus must not land here)
     return sc
 
 
