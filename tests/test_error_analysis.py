@@ -100,3 +100,14 @@ def test_cli_errors(tmp_path, capsys):
     _write(bad, [_tags(S1, [])])
     assert main(["errors", str(gold), str(bad)]) == 1
     assert "bad.conll" in capsys.readouterr().err
+
+
+def test_error_sentences_by_hand():
+    from nerstudio.experiments.error_analysis import error_sentences
+    cells = error_sentences(WORDS, GOLD, PRED, {("Anna", "Lee"), ("Bob", "Smith")})
+    # sentence 0: Bob Smith (2 words, seen) missed, Bob (1 word, unseen) proposed; sentence 1: all wrong
+    assert cells["entity_length:1 word"] == [0, 1] and cells["entity_length:2 words"] == [0, 1]
+    assert cells["entity_length:3 words"] == [1] and "entity_length:4+ words" not in cells
+    assert cells["sentence_length:1–10 words"] == [0] and cells["sentence_length:11–20"] == [1]
+    assert cells["seen:seen"] == [0] and cells["seen:unseen"] == [0, 1]
+    assert cells["errors:missed"] == [1] and cells["errors:boundary"] == [0] and "errors:correct" not in cells

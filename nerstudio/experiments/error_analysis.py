@@ -136,3 +136,23 @@ def analysis_lines(systems: dict[str, dict]) -> list[str]:
             lines.append(f"| {kind} | " + " | ".join(str(systems[n]["errors"][kind]) for n in names) + " |")
         lines.append("")
     return lines
+
+
+def error_sentences(words, gold, pred, seen: set | None = None) -> dict[str, list[int]]:
+    """For every row of the tables, the sentences where the system errs there — an entity of
+    that bucket missed or wrongly proposed, or an entity of that kind: ``"entity_length:2 words"``,
+    ``"sentence_length:11–20"``, ``"seen:unseen"``, ``"errors:boundary"`` → sentence indices."""
+    out: dict[str, list[int]] = {}
+    for k, (ws, g, p) in enumerate(zip(words, gold, pred, strict=True)):
+        wrong = set(g) ^ set(p)
+        keys = set()
+        for sp in wrong:
+            keys.add("entity_length:" + _bucket(sp.end - sp.start, ENTITY_LENGTHS))
+            if seen is not None:
+                keys.add("seen:" + ("seen" if tuple(ws[sp.start:sp.end]) in seen else "unseen"))
+        if wrong:
+            keys.add("sentence_length:" + _bucket(len(ws), SENTENCE_LENGTHS))
+        keys.update("errors:" + c for c, _g, _p in classify(g, p) if c != "correct")
+        for key in keys:
+            out.setdefault(key, []).append(k)
+    return out

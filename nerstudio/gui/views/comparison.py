@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...experiments.compare import OutputComparison
+from .error_table import ErrorTable
 from .fitting import AdaptiveSplitter, narrow_combo
 from .row_list import sentence_rows
 
@@ -82,6 +83,7 @@ class ComparisonView(QWidget):
     sentenceActivated = Signal(int)  # N-best sentence
     refreshRequested = Signal()
     devRequested = Signal(bool)  # compare on the dev list (True) or on the attached list (False)
+    sentencesWanted = Signal(object, str)  # an error-analysis cell clicked: these list sentences, why
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -150,6 +152,9 @@ class ComparisonView(QWidget):
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.table)
+        self.errors = ErrorTable()  # F by entity and sentence length, seen / unseen, errors by kind
+        self.errors.sentencesWanted.connect(self.sentencesWanted)
+        lv.addWidget(self.errors, 2)
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -207,6 +212,10 @@ class ComparisonView(QWidget):
 
     def mark_stale(self, note: str) -> None:
         self.header.setText(self.header.text() + f" · <i>{note}</i>")
+
+    def set_errors(self, systems: dict, cells: dict) -> None:
+        """The error analysis of the baseline and the reranked output (see :class:`ErrorTable`)."""
+        self.errors.set_analysis(systems, cells)
 
     def set_result(self, result: OutputComparison, words, has_reranker: bool = True, name: str = "") -> None:
         self.set_busy(None)
