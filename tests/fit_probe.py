@@ -55,7 +55,7 @@ def main() -> int:
     report = {"screen": [scr.x(), scr.y(), scr.width(), scr.height()], "views": []}
     host = w.workspaces
     stops = [("annotate", None), ("inspect", w.feature_panel), ("inspect", w.comparison_view),
-             ("inspect", w.model_features_view), ("train", None), ("teach", None)]
+             ("inspect", w.model_features_view), ("inspect", w.views.what_if_view), ("train", None), ("teach", None)]
     for name, tab in stops:
         host.activate(name)
         if tab is not None:

@@ -46,7 +46,7 @@ def test_every_workspace_fits_the_screen(tmp_path, screen):
     assert (sw, sh) == (width // int(scale), height // int(scale))  # the screen the child saw
     stops = {(v["workspace"], v["tab"]) for v in r["views"]}
     assert {("annotate", ""), ("inspect", "featurePanel"), ("inspect", "comparisonView"),
-            ("inspect", "modelFeaturesView"), ("train", ""), ("teach", "")} <= stops
+            ("inspect", "modelFeaturesView"), ("inspect", "whatIfView"), ("train", ""), ("teach", "")} <= stops
     for v in r["views"]:
         where = f"{screen} {v['workspace']} {v['tab']}"
         x, y, w, h = v["frame"]

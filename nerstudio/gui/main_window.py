@@ -36,6 +36,7 @@ from .controllers.preannotate import PreannotateController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
+from .controllers.what_if import WhatIfController
 from . import icons, screen_fit
 from .dialogs import Dialogs
 from .job_service import JobService
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self.stepper = StepperController(ctx, v, self)
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
+        self.what_if = WhatIfController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))

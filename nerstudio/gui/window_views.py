@@ -39,6 +39,7 @@ from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
 from .views.type_legend import TypeLegend
 from .views.uncertainty_bar import UncertaintyBar
+from .views.what_if_view import WhatIfView
 from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
@@ -270,6 +271,7 @@ class Views:
         self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
         self.model_features_view = ModelFeaturesView()
         self.model_features_view.setObjectName("modelFeaturesView")
+        self.what_if_view = WhatIfView()  # the sentence edited: candidates and choice, live
         self.training_panel = TrainingPanel(settings)
         self.train_button = self.training_panel.train_button
         self.cancel_button = self.training_panel.cancel_button
@@ -303,7 +305,8 @@ class Views:
         rv.addWidget(sentence)
         self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
                                                 (self.comparison_view, "Comparison"),
-                                                (self.model_features_view, "Model features")))
+                                                (self.model_features_view, "Model features"),
+                                                (self.what_if_view, "What if")))
         # the candidates' "differs" column needs the width more than the feature names do
         # side by side when there is room for both, else the candidates above the tabs (1024 px, scale 2)
         mid = AdaptiveSplitter(110, shares=(0.6, 0.55))
