@@ -55,12 +55,13 @@ class ScreenFit(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(150)  # after the window manager has placed and framed it
-        self._timer.timeout.connect(lambda: fit(self.window))
+        self._timer.timeout.connect(lambda: self.enabled and fit(self.window))
         window.installEventFilter(self)
         self._screen_hooked = False
+        self.enabled = True  # off for --screenshot: a picture of a fixed size, whatever the screen
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self.window and event.type() in (QEvent.Show, QEvent.Resize):
+        if self.enabled and obj is self.window and event.type() in (QEvent.Show, QEvent.Resize):
             fit(self.window)
             self._timer.start()
             if not self._screen_hooked and self.window.windowHandle() is not None:
