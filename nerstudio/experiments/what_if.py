@@ -84,7 +84,12 @@ def compare(model, old: WhatIf, new: WhatIf, top: int = 5) -> list[Change]:
         def named(items):
             return [(names[f] if f < len(names) else f"feature {f}", float(w[f] * c) if w is not None else c)
                     for f, c in items]
-        ups = sorted(((f, c) for f, c in gained.items() if c > 0), key=lambda fc: -abs(w[fc[0]] * fc[1]) if w is not None else 0)
-        downs = sorted(((f, -c) for f, c in gained.items() if c < 0), key=lambda fc: -abs(w[fc[0]] * fc[1]) if w is not None else 0)
+        if w is not None:  # a feature of weight 0 changes nothing: not listed
+            gained = {f: c for f, c in gained.items() if w[f] != 0.0}
+
+        def size(fc):
+            return -abs(w[fc[0]] * fc[1]) if w is not None else 0.0
+        ups = sorted(((f, c) for f, c in gained.items() if c > 0), key=size)
+        downs = sorted(((f, -c) for f, c in gained.items() if c < 0), key=size)
         out.append(Change(j, i, float(new.scores[j] - old.scores[i]), dL, named(ups[:top]), named(downs[:top])))
     return out

@@ -78,7 +78,9 @@ class WhatIfView(QWidget):
         self.header.setText(
             ("<b>The sentence as it is</b>" if same else "<b>Edited</b> (the corpus is unchanged)")
             + f": the reranker picks candidate <b>{pick + 1}</b> — {html.escape(ents)} · tagger's top: "
-            f"{html.escape(_entities(new, 0))} · {len(new.scores)} candidates in {ms:.0f} ms")
+            f"{html.escape(_entities(new, 0))} · {len(new.scores)} candidates decoded now by the loaded tagger in "
+            f"{ms:.0f} ms <i>(a training sentence's N-best list came from a jackknife fold: its candidates may "
+            "differ)</i>")
         self.table.setRowCount(len(new.scores))
         for j, ch in enumerate(changes):
             why = ""
