@@ -10,6 +10,16 @@ import os
 import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before anything can import Qt
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # a 1920×1200 screen (Qt's offscreen default is 800×800): the window fits its screen
+    # (nerstudio.gui.screen_fit), so the tests' 1280×800 windows need a screen that large
+    import json
+    import tempfile
+    _screen = os.path.join(tempfile.mkdtemp(prefix="nerstudio-test-screen-"), "screen.json")
+    with open(_screen, "w", encoding="utf-8") as _f:
+        json.dump({"screens": [{"name": "test", "x": 0, "y": 0, "width": 1920, "height": 1200,
+                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}, _f)
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
 if not os.environ.get("NERSTUDIO_LOG_DIR"):  # the log file: never the user's real folder
     import tempfile
     os.environ["NERSTUDIO_LOG_DIR"] = tempfile.mkdtemp(prefix="nerstudio-test-logs-")

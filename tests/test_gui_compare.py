@@ -96,3 +96,52 @@ def test_a_newer_request_replaces_a_running_comparison(window, qtbot):
     window.refresh_comparison(force=True)
     assert window.view_jobs.wait(30000)
     assert len(shown) == 1 and view.result is shown[0] and not view.busy
+
+
+def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, qtbot):
+    """Issue 24, point 5: on the dev list (train.conll open) every row shows its words, and a click
+    either goes to the same sentence in the open corpus or says in the status bar where it is."""
+    view = window.comparison_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30000)
+    view.dev_button.click()
+    qtbot.waitUntil(lambda: window.comparison.on_dev and view.result is not None and not view.busy, timeout=30000)
+    view.set_kind("all")
+    dev = window.document.dev_nbest
+    model = view.model
+    hdr = view.list.horizontalHeader()
+    assert hdr.visualIndex(6) == 1  # the sentence right after its number
+    for r in range(model.rowCount()):
+        assert model.index(r, 6).data() == " ".join(dev.words[model.rows[r].index])
+    k0 = window.current_sentence_index()
+    view.activate(1)
+    assert window.current_sentence_index() == k0  # not in train.conll: the cursor stays …
+    assert "not in the open corpus" in window.statusBar().currentMessage()  # … and the status bar says why
+
+
+def test_error_analysis_cells_filter_the_browser(window, qtbot):
+    """Issue 24, point 8: the comparison tab analyses the baseline and the reranked output side by
+    side (F by entity and sentence length, errors by kind, as experiments.error_analysis counts
+    them); a click on a cell shows in the browser only the sentences where that system errs there."""
+    from nerstudio.experiments.error_analysis import error_kinds, error_sentences
+    w = window
+    view = w.comparison_view
+    w.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30000)
+    table = view.errors
+    labels = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert "entity of 1 word" in labels and "sentence of 11–20" in labels and "error: missed" in labels
+    doc = w.document
+    nb = doc.nbest
+    gold = list(nb.gold)
+    reranked = nb.top(doc.scored.choice)
+    r = labels.index("error: boundary")
+    assert table.item(r, 2).text() == str(error_kinds(gold, reranked)["boundary"])
+    wanted = error_sentences(nb.words, gold, reranked)["errors:boundary"]
+    assert wanted
+    table.cellClicked.emit(r, 2)
+    n = len(w.corpus)
+    rows_shown = {int(doc.nbest_index.row_of[k]) for k in range(n) if w.views.proxy.accepts(k)}
+    assert rows_shown == set(wanted)
+    assert "show all" in w.filter_count.text()
+    w.filter_count.linkActivated.emit("all")

@@ -194,7 +194,7 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     window.act_show_stepper.trigger()
     assert window.workspaces.current == "teach"
     assert panel.stepper is not None
-    assert panel.pages.currentWidget() is panel.intro
+    assert panel.pages.currentWidget() is panel.intro_page
     assert "F10" in panel.intro.text() and "exponential loss" in panel.intro.text()
     assert panel.param_label.text() == "ε"
     eps = panel.param.value()
@@ -209,9 +209,9 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     window.workspaces.activate("inspect")
     window.act_step.trigger()
     assert window.workspaces.current == "teach"
-    assert panel.stepper.rounds == 1 and panel.pages.currentWidget() is panel.table
+    assert panel.stepper.rounds == 1 and panel.pages.currentWidget() is panel.step_page and panel.table.isVisibleTo(panel)
     panel.reset()
-    assert panel.pages.currentWidget() is panel.intro
+    assert panel.pages.currentWidget() is panel.intro_page
 
 
 def test_revealing_a_panel_switches_to_its_workspace(window):

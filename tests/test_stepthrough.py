@@ -55,3 +55,48 @@ def test_perceptron_updates_over_one_epoch_equal_the_batch_perceptron(data):
     assert np.allclose(st.w, p.w_)
     assert st.wL == pytest.approx(p.wL_)
     assert p.history_[-1].mistakes == r.mistakes
+
+
+def test_perceptron_steps_back_to_exactly_the_earlier_learner(data):
+    train, dev = data
+    st = PerceptronStepper(train, dev, beta=0.3, seed=3)
+    states = []
+    for _ in range(40):  # past the end of the first epoch (a few dozen updates on the demo)
+        states.append((st.w.copy(), st.wL, st.epoch, st.pos, st.mistakes, st.updates, list(st.history)))
+        st.step()
+    for _ in range(5):
+        st.step()
+    for _ in range(5):
+        assert st.back()
+    for _ in range(40):
+        assert st.back()
+        w, wL, epoch, pos, mistakes, updates, hist = states.pop()
+        assert np.array_equal(st.w, w) and st.wL == wL
+        assert (st.epoch, st.pos, st.mistakes, st.updates) == (epoch, pos, mistakes, updates)
+        assert st.history == hist
+    assert not st.back() and not st.w.any()
+    # forward again: the same updates, the same shuffles
+    fresh = PerceptronStepper(train, dev, beta=0.3, seed=3)
+    for _ in range(45):
+        a, b = st.step(), fresh.step()
+        assert type(a) is type(b) and getattr(a, "sentence", None) == getattr(b, "sentence", None)
+    assert np.array_equal(st.w, fresh.w) and st.history == fresh.history
+
+
+def test_boosting_steps_back_and_chooses_the_same_features_again(data):
+    train, dev = data
+    st = BoostingStepper(train, dev, epsilon=0.0025)
+    m0, a0 = st.session.M.copy(), st.session.alpha.copy()
+    first = [st.step().info.feature for _ in range(6)]
+    curve = list(st.history)
+    for _ in range(6):
+        assert st.back()
+    assert not st.back()
+    assert np.array_equal(st.session.M, m0) and np.array_equal(st.session.alpha, a0)
+    assert st.rounds == 0 and len(st.history) == 1
+    assert st.loss() == pytest.approx(st.session.exact_loss())
+    again = [st.step().info.feature for _ in range(6)]
+    assert again == first
+    assert st.loss() == pytest.approx(st.session.exact_loss())
+    assert [r for r, _f in st.history] == [r for r, _f in curve]
+    assert [f for _r, f in st.history] == pytest.approx([f for _r, f in curve])

@@ -11,7 +11,8 @@ by ``xdotool``, and saves the whole screen with ImageMagick's ``import`` after e
 * **Annotate**: a sentence picked in the browser with the arrow keys; in the sentence view an
   entity is selected with Shift+Right, cleared with Delete and typed again with its type key;
 * **Inspect**: Next change by the reranker (Shift+F8), then the reranker's pick compared with the
-  tagger's top candidate (Ctrl+D);
+  tagger's top candidate (Ctrl+D); ``--inspect-as screenshot-1024.png`` takes only this one, for
+  the small screens (Xvfb at 1024×768, or 1920×1080 with ``QT_SCALE_FACTOR=2``);
 * **Train**: the perceptron chosen in the training panel, 8 epochs, F5, and the curve waited for;
 * **Teach**: five boosting rounds stepped with F10;
 * **Uncertain**: View ▸ Most uncertain first, Home, then F7 (the next most uncertain sentence);
@@ -39,6 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN_WAIT = 25.0  # seconds
+INSPECT_PNG = "screenshot-inspect.png"
 
 
 def xdo(*args: str) -> str:
@@ -107,13 +109,13 @@ def inspect(wid: str, out: Path) -> None:
     key("Home", "Down", pause=0.3)  # sentence 1, then the second sentence after it the reranker changed
     key("shift+F8", "shift+F8", pause=0.6)
     key("alt+2", "ctrl+d", pause=0.6)  # its pick against the tagger's top candidate
-    shot(out / "screenshot-inspect.png")
+    shot(out / INSPECT_PNG)
 
 
 def train(wid: str, out: Path, pos: dict) -> None:
-    key("ctrl+3", pause=0.6)
-    click(wid, *pos["algorithm"])  # the Algorithm list …
-    key("p", "Return")  # … perceptron
+    key("ctrl+3", pause=4.0)  # the first visit draws the curves (seconds on a busy machine)
+    click(wid, *pos["algorithm"], pause=2.0)  # the Algorithm list …
+    key("p", "Return", pause=1.0)  # … perceptron
     click(wid, *pos["epochs"])
     key("ctrl+a")
     xdo("type", "8")
@@ -123,7 +125,7 @@ def train(wid: str, out: Path, pos: dict) -> None:
 
 
 def teach(wid: str, out: Path) -> None:
-    key("ctrl+4", pause=1.0)
+    key("ctrl+4", pause=5.0)  # entering Teach computes the training list's features (seconds on a busy machine)
     for _ in range(5):
         key("F10", pause=0.5)
     time.sleep(1.5)
@@ -187,6 +189,8 @@ def main() -> int:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--only", choices=("annotate", "inspect", "train", "teach", "uncertain", "agreement",
                                        "preannotate"), action="append")
+    ap.add_argument("--inspect-as", metavar="PNG", help="only the Inspect task, saved under this name: the "
+                    "small-screen pictures (an Xvfb of 1024×768, or 1920×1080 with QT_SCALE_FACTOR=2)")
     args = ap.parse_args()
     if not os.environ.get("DISPLAY"):
         print("screenshots.py: no DISPLAY (start Xvfb :99 and openbox, then DISPLAY=:99)", file=sys.stderr)
@@ -200,6 +204,9 @@ def main() -> int:
                XDG_CACHE_HOME=str(tmp / "cache"))
     env.pop("QT_QPA_PLATFORM", None)
     todo = args.only or ["annotate", "inspect", "train", "teach", "uncertain", "agreement", "preannotate"]
+    if args.inspect_as:
+        global INSPECT_PNG
+        INSPECT_PNG, todo = args.inspect_as, ["inspect"]
     args.out.mkdir(parents=True, exist_ok=True)
     try:
         demo_shots = [t for t in todo if t != "preannotate"]

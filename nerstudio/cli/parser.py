@@ -326,6 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", type=int, default=20, metavar="K",
                    help="differing sentences listed (default 20; 0: all)")
 
+    p = sub.add_parser("errors", parents=[common], help="error analysis of systems' output against gold",
+                       description="F by entity type, entity length, sentence length and (with --train) entities "
+                                   "seen / unseen in training, and the entities by kind of error (type, boundary, "
+                                   "boundary+type, missed, spurious), the systems side by side.")
+    p.add_argument("gold", metavar="GOLD")
+    p.add_argument("system", metavar="SYSTEM", nargs="+", help="a system's output: the same sentences, tagged")
+    p.add_argument("--train", metavar="TRAIN", help="the training corpus: adds F over seen / unseen entities")
+    p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
+
     p = sub.add_parser("preannotate", parents=[common], help="a model's entities as the starting gold of a corpus",
                        description="Predict the entities of INPUT's sentences with a model folder (the tagger's "
                                    "best candidate, or the reranker's pick among the tagger's 20 best) and write "

@@ -5,7 +5,8 @@ training corpus (of any type), else *unseen*; gold entities are classed by their
 so are a system's proposed entities, so precision, recall and F are defined within each class
 (a correct entity is in the same class on both sides). Unseen entities are where gazetteers and
 document context can help: a linguist reads this table to see which resource or learner helps
-where.
+where. The same dict also holds F by entity length and by sentence length and the errors by kind
+(:mod:`.error_analysis`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Iterable, Sequence
 
 from ..corpus.model import Span
 from ..evaluation import PRF, evaluate_spans
+from .error_analysis import analysis, analysis_lines
 
 
 def training_strings(sentences) -> set[tuple[str, ...]]:
@@ -39,7 +41,7 @@ def breakdown(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pr
         for sp in gs & ps:
             cls[is_seen(sp)].correct += 1
     return {"per_type": {k: v.as_dict() for k, v in sorted(ev.per_type.items())},
-            "seen": cls[True].as_dict(), "unseen": cls[False].as_dict()}
+            "seen": cls[True].as_dict(), "unseen": cls[False].as_dict(), **analysis(words, gold, pred)}
 
 
 def breakdown_lines(systems: Iterable[dict]) -> list[str]:
@@ -60,4 +62,7 @@ def breakdown_lines(systems: Iterable[dict]) -> list[str]:
         cells = [f"{b['per_type'].get(t, {}).get('f1', 0.0):.2f}" for t in types]
         lines.append(f"| {s['name']} | " + " | ".join(cells) + f" | {b['seen']['f1']:.2f} | {b['unseen']['f1']:.2f} | "
                      f"{b['unseen']['precision']:.2f} / {b['unseen']['recall']:.2f} |")
+    detail = {s["name"]: s["test_breakdown"] for s in systems if "errors" in s["test_breakdown"]}
+    if detail:  # the systems side by side: F by entity and sentence length, the errors by kind
+        lines += ["", "Test F in detail (as `nerstudio errors` prints it):", ""] + analysis_lines(detail)
     return lines

@@ -8,6 +8,11 @@ for each training sentence (shuffled per epoch exactly like
 ``β·wL·L(x) + w·h(x)``; when the top one (first on ties) has fewer correct tags than the oracle,
 ``w += h(oracle) − h(top)`` and ``wL += β (L(oracle) − L(top))``. Both report what changed and the
 development F after every step, so a curve can grow point by point.
+
+Both also step *back*: every step keeps what it changed (the touched margins and the weight
+before it, or the update's feature lists, the learner's counters and its random state), up to
+:data:`MAX_BACK` steps, and :meth:`back` restores the learner exactly as it was before the step
+(boosting's derived sums are then recomputed from the restored margins).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import numpy as np
 
 from ..rerank.boosting import BoostingSession, RoundInfo
 from ..rerank.data import RankingData
+
+MAX_BACK = 1000  # steps that can be taken back (each keeps the margins, scores or features it moved)
 
 
 def _dev_f(dev: RankingData | None, scores) -> float | None:
@@ -49,6 +56,7 @@ class BoostingStepper:
         f = _dev_f(dev, self._dev_scores) if dev is not None else None
         if f is not None:
             self.history.append((0, f))
+        self._undo: list[tuple] = []  # per step: what :meth:`back` restores
 
     @property
     def rounds(self) -> int:
@@ -63,20 +71,50 @@ class BoostingStepper:
 
     def step(self) -> BoostingStep | None:
         s = self.session
+        k_before = int(np.argmax(s.BL)) if len(s.BL) else -1
+        alpha_before = float(s.alpha[k_before]) if k_before >= 0 else 0.0
+        n_hist = len(self.history)
         info = s.step(detail=True)
         if info is None:
             return None
+        dev_rows = dev_before = None
         dev_f = None
         if self.dev is not None:
             cols = self._dev_cols
             k = info.feature
-            self._dev_scores[cols.indices[cols.indptr[k]:cols.indptr[k + 1]]] += info.delta
+            dev_rows = cols.indices[cols.indptr[k]:cols.indptr[k + 1]]
+            dev_before = self._dev_scores[dev_rows].copy()
+            self._dev_scores[dev_rows] += info.delta
             dev_f = _dev_f(self.dev, self._dev_scores)
             if dev_f is not None:
                 self.history.append((s.rounds, dev_f))
+        self._undo.append((info.feature, alpha_before if info.feature == k_before else float(s.alpha[info.feature])
+                           - info.delta, info.pairs, info.margins_before, dev_rows, dev_before, n_hist))
+        del self._undo[:-MAX_BACK]
         name = self.names[info.feature] if info.feature < len(self.names) else f"feature {info.feature}"
         return BoostingStep(info, name, s.pair_sentence[info.pairs], s.pair_oracle[info.pairs],
                             s.pair_other[info.pairs], dev_f)
+
+
+    def can_go_back(self) -> bool:
+        return bool(self._undo)
+
+    def back(self) -> bool:
+        """Undo the last round: its weight, the margins it moved, the dev scores and the curve's
+        point; False when there is nothing (more) to undo."""
+        if not self._undo:
+            return False
+        k, alpha_before, pairs, m_before, dev_rows, dev_before, n_hist = self._undo.pop()
+        s = self.session
+        s.M[pairs] = m_before
+        s.alpha[k] = alpha_before
+        s.rounds -= 1
+        s.exhausted = False
+        s._recompute()  # e, Z, W± and BestLoss from the restored margins, exactly
+        if dev_rows is not None:
+            self._dev_scores[dev_rows] = dev_before
+        del self.history[n_hist:]
+        return True
 
 
 @dataclass
@@ -131,6 +169,7 @@ class PerceptronStepper:
         self.mistakes = 0
         self.updates = 0
         self._X = d.X.tocsr()
+        self._undo: list[tuple] = []  # per step: the state before it and the features it moved
         self._new_epoch()
         f = self.dev_f1()
         if f is not None:
@@ -157,6 +196,9 @@ class PerceptronStepper:
         (:class:`EpochEnd`; the next call starts the next epoch)."""
         d = self.train
         X = self._X
+        self._undo.append((self.epoch, self.pos, self.order, self.mistakes, self.updates, self.wL,
+                           self.rng.bit_generator.state, self._ended, len(self.history), None, None))
+        del self._undo[:-MAX_BACK]
         if self._ended:
             self._new_epoch()
         while self.pos < len(self.order):
@@ -173,6 +215,7 @@ class PerceptronStepper:
                 ft = X.indices[X.indptr[top]:X.indptr[top + 1]]
                 np.add.at(self.w, fo, 1.0)
                 np.add.at(self.w, ft, -1.0)
+                self._undo[-1] = self._undo[-1][:-2] + (fo, ft)
                 dwl = self.beta * (d.L[o] - d.L[top])
                 self.wL += dwl
                 after = self.scores(rows)
@@ -186,6 +229,23 @@ class PerceptronStepper:
                                         self.mistakes, self.updates, f)
         self._ended = True
         return EpochEnd(self.epoch, self.mistakes, self.updates, self.dev_f1())
+
+    def can_go_back(self) -> bool:
+        return bool(self._undo)
+
+    def back(self) -> bool:
+        """Undo the last step (an update, or an epoch's end): weights, counters, the shuffle's
+        random state and the curve's point; False when there is nothing (more) to undo."""
+        if not self._undo:
+            return False
+        (self.epoch, self.pos, self.order, self.mistakes, self.updates, self.wL, rng_state, self._ended,
+         n_hist, fo, ft) = self._undo.pop()
+        self.rng.bit_generator.state = rng_state
+        if fo is not None:
+            np.add.at(self.w, fo, -1.0)  # the weights are whole numbers: exactly undone
+            np.add.at(self.w, ft, 1.0)
+        del self.history[n_hist:]
+        return True
 
     def run_epoch(self) -> EpochEnd:
         while True:

@@ -71,6 +71,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     if screenshot:
         if not ok:
             return 1
+        win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
         win.resize(1280, 800)
         win.show()
         win.jobs.wait(60000)

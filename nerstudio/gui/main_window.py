@@ -15,7 +15,6 @@ the training controller opens it) and keeps the public names tests, benchmarks a
 
 from __future__ import annotations
 
-import html
 import os
 
 from PySide6.QtCore import QSettings, QSize, Qt
@@ -38,10 +37,12 @@ from .controllers.loop import LoopController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
-from . import icons
+from .controllers.what_if import WhatIfController
+from . import icons, screen_fit
 from .dialogs import Dialogs
 from .job_service import JobService
 from .window_views import Views
+from .zoom import Zoom
 
 # public names of the window, and the part that owns each
 _DELEGATED = {
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
         self.loop = LoopController(ctx, v, self)
+        self.what_if = WhatIfController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
@@ -100,6 +102,7 @@ class MainWindow(QMainWindow):
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.annotation.owner.lockChanged.connect(lambda _ro: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
+        self.zoom = Zoom(self, self.settings)  # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
         self._build_menus()
         v.workspaces.restore("inspect")  # after the controllers: entering a workspace may prepare it
         self._update_title()
@@ -108,7 +111,8 @@ class MainWindow(QMainWindow):
         if geo is not None:
             self.restoreGeometry(geo)
         else:
-            self.resize(1280, 800)
+            self.resize(screen_fit.first_size(self))
+        self.screen_fit = screen_fit.install(self)  # the frame never leaves the screen
         if state is not None:
             self.restoreState(state)
 
@@ -188,6 +192,9 @@ class MainWindow(QMainWindow):
         for a in v.workspaces.actions():
             viewm.addAction(a)
         viewm.addSeparator()
+        for a in self.zoom.actions():
+            viewm.addAction(a)
+        viewm.addSeparator()
         viewm.addAction(b.act_uncertain_first)  # the browser's order (its controller's action)
         navm = menu.addMenu("&Navigate")
         self.act_next = self._act("&Next sentence", lambda: b.step_sentence(1), "Ctrl+Down",
@@ -221,6 +228,8 @@ class MainWindow(QMainWindow):
         self.act_show_stepper = v.workspaces.spaces["teach"].action
         self.act_step = self._act("&Step through training", self._step, "F10",
                                   "One boosting round or perceptron update in the Teach workspace", trainm)
+        self.act_step_back = self._act("Step &back", lambda: (v.stepper_dock.show(), v.stepper_panel.back()),
+                                       "Shift+F10", "Take the last step back in the Teach workspace", trainm)
         self._act("Export curve &image…", v.curve_plot.export_image_dialog, None,
                   "Save the training curves as PNG or SVG", trainm)
         self._act("Export curve &data…", v.curve_plot.export_csv_dialog, None, "Save the training curves as CSV", trainm)
@@ -297,16 +306,41 @@ class MainWindow(QMainWindow):
                 out.append((a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", "")))
         return sorted(set(out), key=lambda x: x[1])
 
+    def shortcut_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """The keys grouped by task: the annotation keys, then each menu's (View: workspaces,
+        zoom and presentation), then any the menus do not list."""
+        mine = set(self.annotation.annotation_actions())
+        groups = [("Annotate (sentence view or corpus browser focused)", self.annotation.shortcut_rows())]
+        seen: set = set()
+        titles = {"File": "Files", "Edit": "Edit", "View": "Workspaces, zoom and presentation",
+                  "Navigate": "Move through the corpus", "Train": "Train and Teach", "Help": "Help"}
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            if menu is None:
+                continue
+            rows = []
+            todo = list(menu.actions())
+            while todo:
+                a = todo.pop(0)
+                if a.menu() is not None:
+                    todo.extend(a.menu().actions())
+                elif a.shortcuts() and a.text() and a not in mine and a not in seen:
+                    seen.add(a)
+                    keys = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
+                    rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
+            title = menu_action.text().replace("&", "")
+            groups.append((titles.get(title, title), rows))
+        rest = [(k, t) for k, t in self.shortcuts() if not any(t == r[1] for _g, rows in groups for r in rows)]
+        groups.append(("Other", rest))
+        return [(t, rows) for t, rows in groups if rows]
+
     def shortcuts_html(self) -> str:
-        def table(rows):
-            return "<table cellspacing=4>" + "".join(
-                f"<tr><td><b>{html.escape(k)}</b></td><td>{html.escape(t)}</td></tr>" for k, t in rows) + "</table>"
-        return ("<h4>Annotation (sentence view or corpus browser focused)</h4>"
-                + table(self.annotation.shortcut_rows()) + "<h4>Window</h4>" + table(self.shortcuts())
-                + "<p>In the candidate table: arrows move, Ctrl+click selects a second candidate to compare.</p>")
+        from .views.shortcuts_dialog import groups_html
+        return groups_html(self.shortcut_groups(), 2, SHORTCUTS_NOTE)
 
     def show_shortcuts(self) -> None:
-        QMessageBox.information(self, "Keyboard shortcuts", self.shortcuts_html())
+        from .views.shortcuts_dialog import ShortcutsDialog
+        ShortcutsDialog(self.shortcut_groups(), SHORTCUTS_NOTE, self).exec()
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls():
@@ -347,6 +381,8 @@ for _part, _names in _DELEGATED.items():
     for _name in _names:
         _attr, _, _target = _name.partition(":")
         setattr(MainWindow, _attr, _delegate(_part, _target or _attr))
+
+SHORTCUTS_NOTE = "In the candidate table: arrows move, Ctrl+click selects a second candidate to compare."
 
 ABOUT_HTML = """<h3>nerstudio {version}</h3>
 <p>Named-entity annotation and N-best reranking workbench.</p>

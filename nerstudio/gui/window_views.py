@@ -32,12 +32,14 @@ from .views.comparison import ComparisonView
 from .views.model_features import ModelFeaturesView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
+from .views.fitting import AdaptiveSplitter, narrow_combo
 from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
 from .views.training_panel import TrainingPanel
 from .views.type_legend import TypeLegend
 from .views.uncertainty_bar import UncertaintyBar
+from .views.what_if_view import WhatIfView
 from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
@@ -156,8 +158,8 @@ class Views:
         window.setCentralWidget(host)
         for sp in self.splitters:
             st = settings.value(f"window/{sp.objectName()}")
-            if st is not None:
-                sp.restoreState(st)
+            if st is not None and sp.restoreState(st) and isinstance(sp, AdaptiveSplitter):
+                sp._balanced = True  # the user's own division stays until the panels must flip
         # what earlier versions showed as docks: the training and step-through workspaces
         self.training_dock = host.handle("train")
         self.stepper_dock = host.handle("teach")
@@ -193,6 +195,8 @@ class Views:
         self.type_filter.setObjectName("typeFilter")
         self.type_filter.addItem("Any type", None)
         self.type_filter.setToolTip("Show only sentences with a gold entity of this type")
+        narrow_combo(self.status_filter, 8)
+        narrow_combo(self.type_filter, 5)
         frow.addWidget(self.status_filter, 3)
         frow.addWidget(self.type_filter, 2)
         lv.addLayout(frow)
@@ -234,6 +238,7 @@ class Views:
         self.sentence_header = QLabel("No corpus loaded")
         self.sentence_header.setObjectName("sentenceHeader")
         self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sentence_header.setWordWrap(True)  # a long header wraps instead of widening the window
         tv.addWidget(self.sentence_header)
         self.sentence_view = AnnotationView()
         # as tall as the sentence, within limits; a long sentence scrolls and never resizes the
@@ -268,15 +273,17 @@ class Views:
         self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
         self.model_features_view = ModelFeaturesView()
         self.model_features_view.setObjectName("modelFeaturesView")
+        self.what_if_view = WhatIfView()  # the sentence edited: candidates and choice, live
         self.training_panel = TrainingPanel(settings)
         self.train_button = self.training_panel.train_button
         self.cancel_button = self.training_panel.cancel_button
         self.stepper_panel = StepperPanel()
 
     # -- the pages ------------------------------------------------------------------------
-    def _with_browser(self, name: str, right: QWidget, width: int = 360) -> tuple[QSplitter, Slot]:
+    def _with_browser(self, name: str, right: QWidget, width: int = 470) -> tuple[QSplitter, Slot]:
         slot = Slot("browser")
-        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(0, 1))
+        # the browser takes a share of a smaller window's loss of width (1 in 3), not none of it
+        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(1, 2))
         self.splitters.append(sp)
         return sp, slot
 
@@ -300,23 +307,31 @@ class Views:
         rv.addWidget(sentence)
         self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
                                                 (self.comparison_view, "Comparison"),
-                                                (self.model_features_view, "Model features")))
+                                                (self.model_features_view, "Model features"),
+                                                (self.what_if_view, "What if")))
         # the candidates' "differs" column needs the width more than the feature names do
-        mid = _splitter(Qt.Horizontal, "candidateSplitter", nbest, self.inspect_tabs, sizes=[530, 372],
-                        stretch=(3, 2))
+        # side by side when there is room for both, else the candidates above the tabs (1024 px, scale 2)
+        mid = AdaptiveSplitter(110, shares=(0.6, 0.55))
+        mid.setObjectName("candidateSplitter")
+        mid.setChildrenCollapsible(False)
+        mid.addWidget(nbest)
+        mid.addWidget(self.inspect_tabs)
+        mid.setStretchFactor(0, 3)
+        mid.setStretchFactor(1, 2)
+        mid.setSizes([530, 372])
         self.splitters.append(mid)
         # the comparison and the model's feature ranking are corpus-wide tables: while one of them
         # is shown it gets most of the width, the candidates what is left
         self.inspect_tabs.currentChanged.connect(lambda _i: self._balance_inspect(mid))
         rv.addWidget(mid, 1)
-        page, browser = self._with_browser("inspectSplitter", right, 300)
+        page, browser = self._with_browser("inspectSplitter", right, 400)
         return page, [browser, sentence, nbest]
 
-    def _balance_inspect(self, mid: QSplitter) -> None:
-        total = sum(mid.sizes()) or 902
+    def _balance_inspect(self, mid: AdaptiveSplitter) -> None:
+        # the comparison and the model's feature ranking are corpus-wide: they get more room
         wide = self.inspect_tabs.currentWidget() is not self.feature_panel
-        left = int(total * (0.35 if wide else 0.58))
-        mid.setSizes([left, total - left])
+        mid.shares = (0.35, 0.4) if wide else (0.6, 0.55)
+        mid.balance()
 
     def _train_page(self):
         scroll = QScrollArea()  # a long list of settings must not force the window's height
@@ -326,10 +341,12 @@ class Views:
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+        self.training_scroll = scroll
         nbest = Slot("nbest")
         right = _splitter(Qt.Vertical, "trainRightSplitter", self.curve_plot, nbest, sizes=[520, 180],
                           stretch=(3, 1))
-        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(0, 1))
+        # the settings give up some width on a small screen too (they scroll), the curve more
+        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(1, 3))
         self.splitters += [right, page]
         return page, [nbest]
 
@@ -339,6 +356,10 @@ class Views:
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.stepper_panel)
         return page, []
+
+    def after_zoom(self) -> None:
+        """The zoom changed the font: the settings' column is as wide as they now need."""
+        self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
 
     def add_inspect_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside the feature panel and the comparison in the Inspect workspace."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import (QFrame, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
+from PySide6.QtWidgets import (QFrame, QScrollArea, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
                                QVBoxLayout, QHBoxLayout, QWidget)
 
 
@@ -50,6 +50,7 @@ class Workspace:
     action: QAction | None = None
     button: QToolButton | None = None
     on_enter: list = field(default_factory=list)  # callables run each time the workspace becomes active
+    scroll: QScrollArea | None = None  # what the stack holds: the page, scrollable when the window is small
 
 
 class ModeBar(QFrame):
@@ -77,7 +78,7 @@ class ModeBar(QFrame):
         b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
         b.setIconSize(QSize(28, 28))
         b.setAutoRaise(True)
-        b.setFixedWidth(74)
+        b.setFixedWidth(self._button_width(b))
         b.setFocusPolicy(Qt.NoFocus)  # the mode bar never takes the keys meant for the panels
         b.setObjectName(f"mode_{action.objectName()}")
         pal = b.palette()
@@ -86,6 +87,26 @@ class ModeBar(QFrame):
         b.setPalette(pal)
         self._lay.insertWidget(self._lay.count() - 1, b)
         return b
+
+    def _button_width(self, b: QToolButton) -> int:
+        """74 px at the normal size, wider when the zoom makes the label wider."""
+        return max(74, b.fontMetrics().horizontalAdvance(b.text().replace("&", "")) + 16, b.iconSize().width() + 16)
+
+    def after_zoom(self) -> None:  # the zoom changed the font (and the icons)
+        for b in self.findChildren(QToolButton):
+            b.setFixedWidth(self._button_width(b))
+
+
+def page_scroll(page: QWidget, name: str) -> QScrollArea:
+    """``page`` in a scroll area: a page never makes the window larger than its screen; when the
+    window is smaller than the page's minimum (a 1024-pixel screen at a large zoom) it scrolls."""
+    sc = QScrollArea()
+    sc.setObjectName(f"{name}PageScroll")
+    sc.setWidget(page)
+    sc.setWidgetResizable(True)
+    sc.setFrameShape(QFrame.NoFrame)
+    sc.setFocusPolicy(Qt.NoFocus)  # never the focus (a disabled button's focus must not land here)
+    return sc
 
 
 class WorkspaceHost(QWidget):
@@ -132,7 +153,8 @@ class WorkspaceHost(QWidget):
         ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
         ws.button = self.bar.add(a)
         page.setObjectName(f"{name}Workspace")
-        self.stack.addWidget(page)
+        ws.scroll = page_scroll(page, name)
+        self.stack.addWidget(ws.scroll)
         self.spaces[name] = ws
         return ws
 
@@ -148,7 +170,7 @@ class WorkspaceHost(QWidget):
         ws = self.spaces[name]
         for part, slot in ws.slots.items():
             slot.take(self.shared[part])
-        self.stack.setCurrentWidget(ws.page)
+        self.stack.setCurrentWidget(ws.scroll)
         ws.action.setChecked(True)
         if name == self._current:
             return

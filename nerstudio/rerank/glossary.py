@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import itertools
 
+from ..text.shapes import describe_shape
+
 LEGEND = ("shape = the word's character types with runs collapsed, then 1 if the word is usually written in "
           "lower case (Aa1, A.A.0); bare shape = the same without the final flag (Aa)")
 
@@ -166,3 +168,47 @@ def describe(name: str, template: str | None = None) -> str:
 def feature_value(name: str) -> str:
     """The value part of a feature string (``BO01=said Aa1`` → ``said Aa1``; ``''`` when none)."""
     return name.partition("=")[2]
+
+
+# templates whose values are all shapes (``True``: with the lowercase flag) — one per word
+_SHAPE_VALUES = {"FF": False, "PF": False, "SF": False, "GF": True, "PF2": True, "SF2": True}
+
+
+def _window_of(code: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    for prefix in ("TO2", "TE2", "TO", "TE", "BO", "BE"):
+        bits = code[len(prefix):]
+        if code.startswith(prefix) and len(bits) == len(_WINDOWS[prefix]) and set(bits) <= {"0", "1"}:
+            return _WINDOWS[prefix], tuple(int(b) for b in bits)
+    return None
+
+
+def decode_value(name: str) -> str:
+    """The value of a feature string in words, shape codes decoded: ``TO101:LOC=A1 IN A0`` →
+    ``word 2 before the entity: all capitals; usually written in lower case · word before the
+    entity: “IN” · first word: all capitals``; ``GF=Aa1 Aa0`` → ``capitalised; usually … · capitalised``.
+    Empty when the value has no codes to decode."""
+    code = template_code(name)
+    value = feature_value(name)
+    if not value:
+        return ""
+    window = _window_of(code)
+    if window is not None:
+        positions, bits = window
+        words = value.split(" ")
+        if len(words) != len(positions):
+            return ""
+        parts = []
+        for pos, bit, w in zip(positions, bits, words):
+            where = _POSITIONS[pos][1].removeprefix("the ")
+            parts.append(f"{where}: {describe_shape(w) if bit or w == 'NULL' else '“' + w + '”'}")
+        return " · ".join(parts)
+    if code in _SHAPE_VALUES:
+        return " · ".join(describe_shape(w, _SHAPE_VALUES[code]) for w in value.split(" "))
+    return ""
+
+
+def explain_feature(name: str, template: str | None = None) -> str:
+    """:func:`describe` and, when the value holds shape codes, the value in words (one line)."""
+    text = describe(name, template)
+    value = decode_value(name)
+    return f"{text} — {value}" if value else text

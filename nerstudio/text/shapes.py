@@ -78,3 +78,25 @@ def build_lexicon(sentences: Sequence[Sentence] | Sequence[Sequence[str]]) -> se
             else:
                 upper[w.lower()] += 1
     return {w for w, n in lower.items() if n > upper.get(w, 0)}
+
+
+_TYPE_WORDS = {"A": "capitals", "a": "lower case", "0": "digits"}
+_WHOLE = {"A": "all capitals", "a": "lower case", "0": "a number", "Aa": "capitalised", "aA": "lower case, then capitals",
+          "0a": "digits, then lower case", "A0": "capitals, then digits"}
+
+
+def describe_shape(code: str, flagged: bool = True) -> str:
+    """A collapsed shape in words: ``Aa1`` → ``capitalised; a word usually written in lower case``,
+    ``A.A.0`` → ``capitals “.” capitals “.”``, ``0-0-0`` (bare) → ``digits “-” digits “-” digits``.
+    ``flagged``: the code ends with the lowercase-lexicon digit (a *shape*, not a *bare shape*);
+    ``NULL`` is outside the sentence."""
+    if code == "NULL":
+        return "none (outside the sentence)"
+    flag = ""
+    if flagged and len(code) >= 2 and code[-1] in "01":
+        code, bit = code[:-1], code[-1]
+        flag = "; a word usually written in lower case" if bit == "1" else ""
+    if code in _WHOLE:
+        return _WHOLE[code] + flag
+    parts = [_TYPE_WORDS.get(c, f"“{c}”") for c in code]
+    return " ".join(parts) + flag

@@ -52,8 +52,9 @@ class CandidatesController(QObject):
         i = doc.nbest_row(k)
         if i < 0:
             v.sentence_view.set_sentence(s.words, s.spans)
-            v.nbest_panel.clear("No N-best list loaded — File ▸ Open N-best list…, or train in the training panel "
-                                "(Ctrl+T)" if doc.nbest is None else "This sentence has no candidates in the N-best list")
+            v.nbest_panel.clear("No N-best list loaded — File ▸ Open N-best list… (Ctrl+Shift+O), or train one in "
+                                "the Train workspace (Ctrl+3, then F5)" if doc.nbest is None else
+                                "This sentence has no candidates in the N-best list")
             v.feature_panel.show_message("No candidates for this sentence")
             return
         nb = doc.nbest

@@ -4,7 +4,8 @@ worsened.
 
 Computed as a view job from a snapshot of the attached list (the gold of that moment) when the
 tab is shown and the document changed since the shown result; a gold edit marks a shown result
-as out of date ("Recompute"). Clicking a sentence moves the cursor there. When the list is the
+as out of date ("Recompute"). Clicking a sentence moves the cursor there (a dev sentence: to the
+open corpus's sentence with the same words, else the status bar says where it is). When the list is the
 one the reranker was trained on, a banner says the figures are optimistic and the dev list
 (scored with the reranker in the job) can be compared instead.
 """
@@ -18,6 +19,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.attachments import score_nbest
 from ...app.document import Change
+from ...experiments.breakdown import breakdown, training_strings
+from ...experiments.error_analysis import analysis, error_sentences
 from ..jobs import trained_on_list
 from . import Context
 
@@ -42,6 +45,7 @@ class ComparisonController(QObject):
         self.view.sentenceActivated.connect(self._on_sentence)
         self.view.refreshRequested.connect(lambda: self.refresh(force=True))
         self.view.devRequested.connect(self.use_dev)
+        self.view.sentencesWanted.connect(self._show_only)
         views.tabs.currentChanged.connect(lambda _i: self.refresh())
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -110,6 +114,8 @@ class ComparisonController(QObject):
             snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares
             name = os.path.basename(doc.nbest_path) if doc.nbest_path else "N-best list of this session"
         rev, gold_rev, on_dev = doc.revision, doc.gold_revision, self.on_dev
+        # on the dev list the open corpus is the training corpus: its entities are the "seen" ones
+        seen = training_strings(doc.corpus.sentences) if on_dev and doc.corpus is not None else None
 
         def job(ctx):
             def prog(d, n):
@@ -122,12 +128,14 @@ class ComparisonController(QObject):
                     ctx.progress("scoring the dev list with the reranker…")
                     choice = score_nbest(model, snap, ctx.should_cancel).choice
             trained = None if on_dev or not has else trained_on_list(model, snap)
-            return compare_outputs(snap, choice, should_cancel=ctx.should_cancel, progress=prog), trained
+            res = compare_outputs(snap, choice, should_cancel=ctx.should_cancel, progress=prog)
+            return res, trained, error_analysis(snap, choice, seen)
 
         def done(out):
-            res, trained = out
+            res, trained, errors = out
             if rev == self._revision:
                 self.view.set_result(res, snap.words, has, name)
+                self.view.set_errors(*errors)
                 self.view.set_optimistic(_OPTIMISTIC.get(trained, ""))
                 if gold_rev != doc.gold_revision and not on_dev:  # the gold changed while it was computed
                     self.view.mark_stale("gold edited since: Recompute")
@@ -140,11 +148,59 @@ class ComparisonController(QObject):
         self.ctx.jobs.view("comparison", job, done, failed)
         return True
 
+    def _show_only(self, rows, why: str) -> None:
+        """An error-analysis cell: the browser shows only those sentences (of the open corpus)."""
+        doc = self.doc
+        if self.on_dev:
+            nb, c = doc.dev_nbest, doc.corpus
+            if nb is None or c is None:
+                return
+            where = {tuple(s.words): k for k, s in enumerate(c.sentences)}
+            ks = [where[tuple(nb.words[i])] for i in rows if tuple(nb.words[i]) in where]
+            if not ks:
+                self.ctx.status(f"{why}: these are dev sentences, not in the open corpus — open the dev corpus "
+                                "to browse them", 10000)
+                return
+        else:
+            ix = doc.nbest_index
+            if ix is None:
+                return
+            inv = {int(r): k for k, r in enumerate(ix.row_of) if r >= 0}
+            ks = sorted(inv[i] for i in rows if i in inv)
+        self.ctx.cursor.showOnly.emit(ks, why)
+
     @Slot(int)
     def _on_sentence(self, i: int) -> None:
-        ix = self.doc.nbest_index
-        if ix is None or self.on_dev:  # dev sentences are not in the open corpus
+        """Show list sentence ``i``: the corpus sentence it is (on the dev list: the one with the
+        same words, when the open corpus has it; else the status bar says where it is)."""
+        doc = self.doc
+        if self.on_dev:
+            nb, c = doc.dev_nbest, doc.corpus
+            if nb is None or c is None or not 0 <= i < len(nb):
+                return
+            words = tuple(nb.words[i])
+            k = next((k for k, s in enumerate(c.sentences) if tuple(s.words) == words), -1)
+            if k >= 0:
+                self.ctx.cursor.go(k)
+            else:
+                name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "the dev list"
+                self.ctx.status(f"Dev sentence {i + 1} ({' '.join(words[:8])}…) is in {name}, not in the open "
+                                "corpus: open the dev corpus (File ▸ Open) to inspect it", 10000)
+            return
+        ix = doc.nbest_index
+        if ix is None:
             return
         hits = np.flatnonzero(ix.row_of == i)
         if len(hits):
             self.ctx.cursor.go(int(hits[0]))
+
+
+def error_analysis(nb, choice, seen) -> tuple[dict, dict]:
+    """The baseline (tagger's top) and reranked output of ``nb`` analysed as two systems."""
+    gold = list(nb.gold)
+    systems, cells = {}, {}
+    for name, pred in (("Baseline", nb.top()), ("Reranked", nb.top(choice))):
+        b = breakdown(nb.words, gold, pred, seen) if seen is not None else analysis(nb.words, gold, pred)
+        systems[name] = b
+        cells[name] = error_sentences(nb.words, gold, pred, seen)
+    return systems, cells

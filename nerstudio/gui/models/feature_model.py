@@ -23,7 +23,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...numfmt import num
 from ...rerank.explanation import group_terms, rank_terms
-from ...rerank.glossary import LEGEND, describe, describe_template
+from ...rerank.glossary import LEGEND, describe_template, explain_feature
 from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
 
@@ -238,7 +238,7 @@ class FeatureTreeModel(QAbstractItemModel):
         if role == ALIGNMENT and c > 0:
             return ALIGN_RIGHT
         if role == TOOLTIP:
-            return (f"{describe(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
+            return (f"{explain_feature(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
                     f"contribution {num(r.contribution, 4, sign=True)}")
         if role == FONT and r.name == "L(x)":
             f = QFont()

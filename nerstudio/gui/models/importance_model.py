@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont
 
 from ...numfmt import num
 from ...rerank.importance import L_TEMPLATE, Impact, ModelImportance
-from ...rerank.glossary import describe, describe_template
+from ...rerank.glossary import describe_template, explain_feature
 from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, TOOLTIP, USER
 
@@ -108,13 +108,13 @@ class ImportanceTreeModel(QAbstractItemModel):
             if c == self.NAME:
                 return ("L(x)" if x.key == L_TEMPLATE else x.key) if top else x.key
             if c == self.MEANING:
-                return describe_template(x.template) if top else describe(x.key, x.template)
+                return describe_template(x.template) if top else explain_feature(x.key, x.template)
             return (None, None, str(x.n_for), str(x.n_against), num(x.total_for, sign=True),
                     num(x.total_against, sign=True))[c]
         if role == self.SortRole:
             return (x.key, describe_template(x.template), x.n_for, x.n_against, x.total_for, x.total_against)[c]
         if role == TOOLTIP:
-            what = describe(x.key, x.template) if not top else \
+            what = explain_feature(x.key, x.template) if not top else \
                 f"{'L(x)' if x.key == L_TEMPLATE else x.key}: {describe_template(x.template)}"
             return (f"{what}\nmoves {x.n_for} decision(s) ({num(x.total_for, sign=True)}), resists "
                     f"{x.n_against} ({num(x.total_against, sign=True)}); click to list the sentences")

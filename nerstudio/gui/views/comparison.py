@@ -12,9 +12,11 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...experiments.compare import OutputComparison
+from .error_table import ErrorTable
+from .fitting import AdaptiveSplitter, narrow_combo
 from .row_list import sentence_rows
 
 KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
@@ -81,6 +83,7 @@ class ComparisonView(QWidget):
     sentenceActivated = Signal(int)  # N-best sentence
     refreshRequested = Signal()
     devRequested = Signal(bool)  # compare on the dev list (True) or on the attached list (False)
+    sentencesWanted = Signal(object, str)  # an error-analysis cell clicked: these list sentences, why
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -124,7 +127,11 @@ class ComparisonView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
-        self.table.horizontalHeader().setMinimumSectionSize(30)
+        # every column at least as wide as its title's longer line ("Rerank"): never "6…" or "L…"
+        hfm = self.table.horizontalHeader().fontMetrics()
+        self.table.horizontalHeader().setMinimumSectionSize(max(
+            hfm.horizontalAdvance(line) for c in range(self.table.columnCount())
+            for line in self.table.horizontalHeaderItem(c).text().split("\n")) + 14)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.kind = QComboBox()
         self.kind.setObjectName("comparisonKind")
@@ -139,17 +146,23 @@ class ComparisonView(QWidget):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
         h.setSectionResizeMode(6, QHeaderView.Stretch)
+        h.moveSection(6, 1)  # the sentence right after its number: never scrolled out of sight
         self.list.selectionModel().currentRowChanged.connect(self._on_row)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.table)
+        self.errors = ErrorTable()  # F by entity and sentence length, seen / unseen, errors by kind
+        self.errors.sentencesWanted.connect(self.sentencesWanted)
+        lv.addWidget(self.errors, 2)
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
+        narrow_combo(self.kind, 10)
         rv.addWidget(self.kind)
         rv.addWidget(self.list, 1)
-        split = QSplitter(Qt.Horizontal)
+        split = AdaptiveSplitter(140, shares=(0.42, 0.4))  # the per-type table above the list when narrow
+        split.setObjectName("comparisonSplitter")
         split.addWidget(left)
         split.addWidget(right)
         split.setSizes([380, 520])
@@ -199,6 +212,10 @@ class ComparisonView(QWidget):
 
     def mark_stale(self, note: str) -> None:
         self.header.setText(self.header.text() + f" · <i>{note}</i>")
+
+    def set_errors(self, systems: dict, cells: dict) -> None:
+        """The error analysis of the baseline and the reranked output (see :class:`ErrorTable`)."""
+        self.errors.set_analysis(systems, cells)
 
     def set_result(self, result: OutputComparison, words, has_reranker: bool = True, name: str = "") -> None:
         self.set_busy(None)

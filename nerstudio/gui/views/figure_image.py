@@ -32,6 +32,15 @@ if TYPE_CHECKING:
 
 DrawFn = Callable[["Figure"], None]
 DPI = 100
+_ZOOM = [1.0]  # the interface's zoom (View ▸ Zoom): figures are drawn at DPI × zoom
+
+
+def set_zoom(factor: float) -> None:
+    """Draw every figure at ``factor`` times its normal type and line size (a projector's zoom)."""
+    _ZOOM[0] = float(factor)
+    for w in list(_relay().widgets.values()):
+        if shiboken6.isValid(w):
+            w._rerender()
 
 
 def render_rgba(draw: DrawFn, width: int, height: int, dpi: float = DPI, layout: str | None = "constrained"):
@@ -179,7 +188,7 @@ class FigureImage(QWidget):
         self._draw = draw
         w, h, r = self._pixels()
         self._asked = next(self._tokens)
-        RENDERER.submit(self, self._asked, draw, w, h, self.dpi * r)
+        RENDERER.submit(self, self._asked, draw, w, h, self.dpi * _ZOOM[0] * r)
 
     def render_now(self, draw: DrawFn | None = None) -> None:
         """Draw in the calling thread and show the result at once (screenshots, tests)."""
@@ -189,7 +198,7 @@ class FigureImage(QWidget):
         self._draw = draw
         w, h, r = self._pixels()
         token = self._asked = next(self._tokens)
-        self._on_rendered(token, render_rgba(draw, w, h, self.dpi * r), "")
+        self._on_rendered(token, render_rgba(draw, w, h, self.dpi * _ZOOM[0] * r), "")
 
     def pending(self) -> bool:
         """A requested image has not arrived yet."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from ...rerank.importance import ModelImportance, model_importance
 from ..models.importance_model import ImportanceFilterProxy, ImportanceTreeModel
+from .fitting import narrow_combo
 
 AGAINST_CHOICES = (("changes from the tagger's top candidate", "baseline"),
                    ("the pick against its runner-up", "runner-up"))
@@ -83,6 +84,8 @@ class ModelFeaturesView(QWidget):
         h = self.tree.header()
         h.setStretchLastSection(False)
         h.setSectionResizeMode(ImportanceTreeModel.MEANING, QHeaderView.Stretch)
+        # no column narrower than the "Meaning" title: on a narrow window the tree scrolls sideways
+        h.setMinimumSectionSize(h.fontMetrics().horizontalAdvance("Meaning") + 20)
         fm = self.tree.fontMetrics()
         h.resizeSection(ImportanceTreeModel.NAME, fm.horizontalAdvance("TE2011:ORG=NULL Aa0 Aa0") + 30)
         for c in range(ImportanceTreeModel.MOVES, len(ImportanceTreeModel.COLUMNS)):
@@ -90,6 +93,8 @@ class ModelFeaturesView(QWidget):
             h.resizeSection(c, fm.horizontalAdvance("+000.000") + 14)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
+        narrow_combo(self.against_box, 10)
+        self.search.setMinimumWidth(self.fontMetrics().horizontalAdvance("Filter templates") + 30)
         top.addWidget(QLabel("Decisions:"))
         top.addWidget(self.against_box)
         top.addWidget(self.search, 1)

@@ -51,6 +51,7 @@ class NBestPanel(QWidget):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 12)
         h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.Stretch)
+        self._fit_width()
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         self._order: list[int] = []  # selected source rows, in the order they were selected
         self._quiet = False
@@ -72,7 +73,22 @@ class NBestPanel(QWidget):
             self.view.setColumnHidden(NBestTableModel.F, f is None)
         finally:
             self._quiet = False
+        self._fit_width()
         self.header.setText(header or "N-best candidates")
+
+    def _fit_width(self) -> None:
+        """Never narrower than the shown number columns and the "Differs" title: the candidates'
+        differences are what the table is read for (a narrow window stacks the panels instead)."""
+        h = self.view.horizontalHeader()
+        fixed = sum(h.sectionSize(c) for c in range(self.model.columnCount())
+                    if c != NBestTableModel.DIFF and not self.view.isColumnHidden(c))
+        diff = h.fontMetrics().horizontalAdvance(str(self.model.headerData(NBestTableModel.DIFF, Qt.Horizontal)))
+        self.view.setMinimumWidth(fixed + diff + 24 + self.view.verticalScrollBar().sizeHint().width()
+                                  + 2 * self.view.frameWidth())
+
+    def after_zoom(self) -> None:  # the zoom changed the font and scaled the columns
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        self._fit_width()
 
     def set_score_label(self, label: str) -> None:
         """Title of the tagger-score column: "L(x)" (log-probability) or "score" (a perceptron or

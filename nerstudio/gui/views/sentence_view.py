@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 
 import numpy as np
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -48,13 +48,26 @@ class SentenceView(QWidget):
         self._widths = np.zeros(0, dtype=np.float64)
         self._laid_out = (0, 0)  # (width, number of candidate rows) of the current layout
         self.scheme = TypeScheme.of(CONLL_TYPES)
+        self._set_fonts()
+        self._height = 90
+
+    def _set_fonts(self) -> None:
+        """The words at 1.25 × the widget's font, the labels at 0.8 × (follows the zoom)."""
         f = QFont(self.font())
         f.setPointSizeF(f.pointSizeF() * 1.25)
         self._font = f
         self._small = QFont(self.font())
         self._small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.8))
         self._fm, self._sm = QFontMetrics(self._font), QFontMetrics(self._small)
-        self._height = 90
+
+    def changeEvent(self, event) -> None:  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QEvent.FontChange:  # View ▸ Zoom: measure and lay out again
+            self._set_fonts()
+            self._widths = _token_widths(self._fm, self._words)
+            self._laid_out = (0, 0)
+            self._relayout_if_needed()
+            self.update()
 
     # -- content --------------------------------------------------------------------------
     def set_scheme(self, scheme: TypeScheme) -> None:

@@ -18,17 +18,21 @@ import html
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSlider, QSplitter, QStackedWidget, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFrame, QHeaderView, QLabel,
+                               QPushButton, QScrollArea, QSlider, QSplitter, QStackedWidget, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ...numfmt import num
 from .figure_image import FigureImage
+from .flow_layout import FlowLayout
 
 # the steppers (boosting, scipy, numba-compiled code) are imported when first needed, not when
 # the window starts: see the start-up figures in bench/gui.py
 
 MAX_ROWS = 40  # affected pairs / candidates listed per step
+MAX_BACK = 1000  # steps shown again when going back (as many as the steppers can take back)
+PAIR_FEATURES = 8  # features listed per side of a perceptron update
+UNIT_LABELS = {"round": "boosting round", "update": "perceptron update"}  # as the Train curves say
 LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
 
 
@@ -73,6 +77,10 @@ class StepperPanel(QWidget):
         self.run_button.setObjectName("runButton")
         self.run_button.setCheckable(True)
         self.run_button.toggled.connect(self._on_run)
+        self.back_button = QPushButton("Back")
+        self.back_button.setObjectName("backButton")
+        self.back_button.setToolTip("Take the last step back: the learner as it was before it (Shift+F10)")
+        self.back_button.clicked.connect(self.back)
         self.reset_button = QPushButton("Reset")
         self.reset_button.setObjectName("resetButton")
         self.reset_button.clicked.connect(self.reset)
@@ -85,12 +93,15 @@ class StepperPanel(QWidget):
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.step)
         self._on_speed(self.speed.value())
-        row = QHBoxLayout()
-        for w in (self.algo, self.param_label, self.param, self.step_button, self.run_button, self.reset_button,
-                  QLabel("Speed"), self.speed):
+        row = FlowLayout()  # wraps on a narrow window (1024 px, scale 2) instead of widening it
+        for w in (self.algo, self.param_label, self.param, self.back_button, self.step_button, self.run_button,
+                  self.reset_button, QLabel("Speed"), self.speed):
             row.addWidget(w)
-        self.speed.setMaximumWidth(220)
-        row.addStretch(1)
+        self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
+        self.sources = QLabel()  # which lists it trains on and scores on (set by the controller)
+        self.sources.setObjectName("stepperSources")
+        self.sources.setWordWrap(True)
+        self.sources.setTextFormat(Qt.RichText)
         self.info = QLabel(NO_DATA)
         self.info.setObjectName("stepperInfo")
         self.info.setWordWrap(True)
@@ -119,8 +130,31 @@ class StepperPanel(QWidget):
         self.intro.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.intro.setMargin(12)
         self.pages = QStackedWidget()
-        self.pages.addWidget(self.intro)
-        self.pages.addWidget(self.table)
+        self.intro_page = QScrollArea()  # a long text on a small screen scrolls, never pushes the curve away
+        self.intro_page.setObjectName("stepperIntroPage")
+        self.intro_page.setWidget(self.intro)
+        self.intro_page.setWidgetResizable(True)
+        self.intro_page.setFrameShape(QFrame.NoFrame)
+        self.pages.addWidget(self.intro_page)
+        # a perceptron update: the two candidates of the pair side by side, with the features that moved
+        self.pair = QLabel()
+        self.pair.setObjectName("stepperPair")
+        self.pair.setWordWrap(True)
+        self.pair.setTextFormat(Qt.RichText)
+        self.pair.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.pair.hide()
+        self.step_page = QSplitter(Qt.Vertical)
+        self.step_page.setObjectName("stepperStepPage")
+        self.step_page.setChildrenCollapsible(False)
+        pair_scroll = QScrollArea()
+        pair_scroll.setWidget(self.pair)
+        pair_scroll.setWidgetResizable(True)
+        pair_scroll.setFrameShape(QFrame.NoFrame)
+        self.pair_scroll = pair_scroll
+        pair_scroll.hide()
+        self.step_page.addWidget(pair_scroll)
+        self.step_page.addWidget(self.table)
+        self.pages.addWidget(self.step_page)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.pages)
         split.addWidget(self.canvas)
@@ -129,10 +163,15 @@ class StepperPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(row)
+        lay.addWidget(self.sources)
         lay.addWidget(self.info)
         lay.addWidget(split, 1)
         self._set_enabled(False)
         self._on_algo(0)
+
+    def after_zoom(self) -> None:  # the zoom changed the font
+        self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
 
     # -- the parameter and the empty state ------------------------------------------------
     @property
@@ -210,6 +249,22 @@ class StepperPanel(QWidget):
         self._set_enabled(False)
         self.info.setText(text)
 
+    def set_sources(self, text: str) -> None:
+        """Say which lists the steps train on and score on (rich text)."""
+        self.sources.setText(text)
+
+    def set_no_data(self, text: str | None = None) -> None:
+        """Nothing to step through: why (``text``, else the default hint); the buttons go grey."""
+        self._generation += 1
+        self.pause()
+        self.train = self.dev = self.stepper = self.last = None
+        self._busy = False
+        self._set_enabled(False)
+        self.table.setRowCount(0)
+        self.pages.setCurrentWidget(self.intro_page)
+        self.sources.setText("")
+        self.info.setText(text or NO_DATA)
+
     def show_progress(self, message: str, done: int, total: int) -> None:
         if self._busy and message:
             self.info.setText(f"<i>{message}" + (f" ({done:,}/{total:,})" if total > 1 else "") + "</i>")
@@ -230,6 +285,7 @@ class StepperPanel(QWidget):
     def _set_enabled(self, on: bool) -> None:
         for w in (self.step_button, self.run_button, self.reset_button):
             w.setEnabled(on)
+        self.back_button.setEnabled(on and self.stepper is not None and self.stepper.can_go_back())
 
     @Slot()
     def reset(self) -> None:
@@ -238,8 +294,9 @@ class StepperPanel(QWidget):
         self.pause()
         self.last = None
         self.stepper = None
+        self._shown = []
         self.table.setRowCount(0)
-        self.pages.setCurrentWidget(self.intro)
+        self.pages.setCurrentWidget(self.intro_page)
         if self.train is None:
             self._set_enabled(False)
             return
@@ -262,14 +319,18 @@ class StepperPanel(QWidget):
 
     def _built(self, stepper) -> None:
         self.stepper = stepper
+        self._shown = []
+        self._ready_text(stepper)
+        self._set_enabled(True)
+        self._draw_curve()
+
+    def _ready_text(self, stepper) -> None:
         if _boosting(stepper):
             self.info.setText(f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
                               f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step (F10).")
         else:
             self.info.setText(f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
                               f"{stepper.beta:g}. Press Step (F10).")
-        self._set_enabled(True)
-        self._draw_curve()
 
     # -- running --------------------------------------------------------------------------
     @Slot(int)
@@ -311,9 +372,20 @@ class StepperPanel(QWidget):
             self.pause()
             self.info.setText(f"No feature can reduce the loss any more after {st.rounds} rounds.")
             return None
+        self._shown.append(r)
+        del self._shown[:-MAX_BACK]
+        self._display(st, r)
+        self._set_enabled(not self._busy)
+        self.stepped.emit(r)
+        return r
+
+    def _display(self, st, r) -> None:
         self.last = r
-        self.pages.setCurrentWidget(self.table)
+        self.pages.setCurrentWidget(self.step_page)
         from ...experiments.stepthrough import EpochEnd
+        is_update = not _boosting(st) and not isinstance(r, EpochEnd)
+        self.pair_scroll.setVisible(is_update)
+        self.pair.setVisible(is_update)
         if _boosting(st):
             self._show_round(r)
         elif isinstance(r, EpochEnd):
@@ -321,8 +393,31 @@ class StepperPanel(QWidget):
         else:
             self._show_update(r)
         self._draw_curve()
-        self.stepped.emit(r)
-        return r
+
+    @Slot()
+    def back(self) -> bool:
+        """Take the last step back: the learner as it was before it, the step before it shown
+        again (or the start). On large data the learner is restored in the background."""
+        st = self.stepper
+        if st is None or self._busy or not st.can_go_back():
+            return False
+        self.pause()
+
+        def shown(ok) -> None:
+            if not ok:
+                return
+            if self._shown:
+                self._shown.pop()
+            if self._shown:
+                self._display(st, self._shown[-1])
+            else:
+                self.last = None
+                self.pages.setCurrentWidget(self.intro_page)
+                self._ready_text(st)
+                self._draw_curve()
+            self._set_enabled(True)
+        self._run(st.back, shown)
+        return True
 
     # -- display --------------------------------------------------------------------------
     def _words(self, i: int) -> str:
@@ -339,10 +434,12 @@ class StepperPanel(QWidget):
     def _show_round(self, r) -> None:
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
-        from ...rerank.glossary import describe
+        from ...rerank.glossary import decode_value, describe
+        value = decode_value(r.feature_name)  # the shape codes in words
         self.info.setText(
             f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b> "
-            f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])})</i>, δ = {num(inf.delta, 4, sign=True)} "
+            f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])}"
+            + (f" — {html.escape(value)}" if value else "") + f")</i>, δ = {num(inf.delta, 4, sign=True)} "
             f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
             f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
         self.table.setColumnCount(4)
@@ -372,6 +469,7 @@ class StepperPanel(QWidget):
             f"but candidate <b>{jo + 1}</b> (the oracle) has more correct tags ({d.quality[u.oracle_row]:g} vs "
             f"{d.quality[u.top_row]:g}). Features moved: {', '.join(moved) or 'none'}"
             + (f" and {more} more" if more > 0 else "") + f"; wL {num(u.dwL, sign=True)}{dev}")
+        self.pair.setText(self._pair_html(u))
         self.table.setColumnCount(4)
         self.table.setHorizontalHeaderLabels(["Candidate", "Entities", "Score before", "Score after"])
         n = min(MAX_ROWS, len(u.scores_before))
@@ -382,6 +480,30 @@ class StepperPanel(QWidget):
                     num(u.scores_after[j])]
             for c, v in enumerate(vals):
                 self.table.setItem(j, c, _item(v))
+
+    def _pair_html(self, u) -> str:
+        """The wrong top candidate and the oracle side by side: entities, correct tags, scores
+        before and after, and the features whose weight went down (only in the wrong one) or up
+        (only in the oracle), each in words."""
+        from ...rerank.glossary import explain_feature
+        d, i = self.train, u.sentence
+        jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
+
+        def feats(ids, sign):
+            lines = [f"{sign}1 <b>{html.escape(self.names[f])}</b><br><i>{html.escape(explain_feature(self.names[f]))}</i>"
+                     for f in ids[:PAIR_FEATURES].tolist()]
+            more = len(ids) - len(lines)
+            return "<br>".join(lines) + (f"<br>… and {more} more" if more > 0 else "") if lines else "<i>none</i>"
+
+        def column(j, row, title, ids, sign, moved):
+            return (f"<td valign='top' width='50%'><b>{title}: candidate {j + 1}</b><br>"
+                    f"{html.escape(self._spans(row, i))}<br>correct tags {d.quality[row]:g} · score "
+                    f"{num(u.scores_before[j])} → <b>{num(u.scores_after[j])}</b><br><br>"
+                    f"<u>{moved}</u><br>{feats(ids, sign)}</td>")
+        return ("<table width='100%' cellspacing='6'><tr>"
+                + column(jt, u.top_row, "Wrong top", u.minus, "−", "Weights down (features only here)")
+                + column(jo, u.oracle_row, "Oracle", u.plus, "+", "Weights up (features only here)")
+                + f"</tr></table><p>wL {num(u.dwL, sign=True)} (the weight of the tagger's score L(x))</p>")
 
     def _show_epoch(self, e) -> None:
         dev = f" · dev F {e.dev_f1:.2f}" if e.dev_f1 is not None else ""
@@ -432,9 +554,12 @@ def _item(text: str) -> QTableWidgetItem:
 
 
 def _draw_history(fig, hist: list, unit: str) -> None:
+    """The dev F curve: whole-number rounds or updates, the axis names the Train curves use."""
+    from matplotlib.ticker import MaxNLocator
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)
         ax.plot(x, y, marker="." if len(hist) < 200 else None, color="#4e79a7")
-    ax.set_xlabel(unit)
-    ax.set_ylabel("dev F")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(UNIT_LABELS.get(unit, unit))
+    ax.set_ylabel("dev F (%)")

@@ -8,9 +8,10 @@ does. The chips come from the corpus's :class:`~nerstudio.app.types.TypeScheme`.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QLabel, QToolButton, QWidget
 
 from ...app.types import TypeScheme
+from .flow_layout import FlowLayout
 from .palette import text_color_on, type_color
 
 NOTE = "boxes: gold · bars: candidate · red: differs"
@@ -24,13 +25,11 @@ class TypeLegend(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("typeLegend")
-        self._row = QHBoxLayout(self)
-        self._row.setContentsMargins(0, 0, 0, 0)
-        self._row.setSpacing(4)
+        self._row = FlowLayout(self)  # the chips wrap on a narrow window instead of widening it
         self._note = QLabel(f"<i>{NOTE}</i>")
         self._note.setObjectName("legendNote")
         self._note.setToolTip(NOTE_TIP)
-        self._row.addStretch(1)
+        self._note.setMinimumWidth(40)  # cut rather than widen the window (the tooltip says it all)
         self._row.addWidget(self._note)
         self.chips: dict[str, QToolButton] = {}
         self._scheme: TypeScheme | None = None

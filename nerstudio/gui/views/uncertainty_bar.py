@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QSpinBox, QWidget
 
 from ..models.uncertainty import LABELS, TIPS
+from .fitting import narrow_combo
 
 ORDERS = (("Corpus order", None),) + tuple((f"Most uncertain first: {LABELS[m]}", m)
                                           for m in ("mass", "margin", "disagreement"))
@@ -55,6 +56,8 @@ class UncertaintyBar(QWidget):
         self.count.setRange(1, 10_000_000)
         self.count.setValue(50)
         self.count.setToolTip("Keep this many of the most uncertain sentences")
+        narrow_combo(self.order, 8)
+        narrow_combo(self.limit, 6)
         row.addWidget(self.order, 3)
         row.addWidget(self.limit, 2)
         row.addWidget(self.threshold, 1)

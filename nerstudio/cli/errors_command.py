@@ -1,0 +1,42 @@
+"""``nerstudio errors``: the error analysis of one or more systems' output against gold.
+
+F by entity type, by entity length, by sentence length and (with ``--train``) over entities
+seen / unseen in training, and the entities by kind of error (type, boundary, missed,
+spurious: :mod:`nerstudio.experiments.error_analysis`), the systems side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+
+def cmd_errors(args) -> int:
+    from ..evaluation import check_aligned
+    from ..corpus.formats import Reader
+    from ..errors import FormatError
+    from ..experiments.breakdown import breakdown, training_strings
+    from ..experiments.error_analysis import analysis_lines
+    gold_reader = Reader(args.gold, None, None, args.encoding, args.strict)
+    gold = list(gold_reader.sentences())
+    seen = training_strings(Reader(args.train, None, None, args.encoding, args.strict).sentences()) \
+        if args.train else set()
+    systems: dict[str, dict] = {}
+    for path in args.system:
+        sents = list(Reader(path, None, None, args.encoding, args.strict).sentences())
+        if len(sents) != len(gold):
+            raise FormatError(path, None, f"{len(sents)} sentences but {args.gold} has {len(gold)}")
+        for k, (g, s) in enumerate(zip(gold, sents), 1):
+            check_aligned(g, s, k, gold_reader.path, path)
+        b = breakdown([g.words for g in gold], [g.spans for g in gold], [s.spans for s in sents], seen)
+        if not args.train:
+            b.pop("seen"), b.pop("unseen")
+        name = os.path.basename(path)
+        while name in systems:
+            name += "'"
+        systems[name] = b
+    if args.json:
+        print(json.dumps({"gold_file": gold_reader.path, "train_file": args.train, "systems": systems}, indent=2))
+    else:
+        print("\n".join(analysis_lines(systems)).rstrip())
+    return 0

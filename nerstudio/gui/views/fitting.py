@@ -1,0 +1,63 @@
+"""Small helpers that keep widgets from asking for more room than a small screen has.
+
+A combo box asks by default for the width of its longest item, a row of controls for the sum of
+its widths: on a 1024-pixel screen (or 1920 at scale 2) that is more than the window has. These
+helpers let such widgets shrink (the full text stays in the drop-down list and the tooltip), and
+let two panels go one above the other when they cannot both be read side by side.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QSizePolicy, QSplitter
+
+
+def narrow_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
+    """``combo`` may shrink to about ``chars`` characters; its list shows the full items."""
+    combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    combo.setSizePolicy(QSizePolicy.Expanding, combo.sizePolicy().verticalPolicy())
+    view = combo.view()
+    view.setMinimumWidth(max(view.sizeHintForColumn(0) + 24, 0))
+    return combo
+
+
+class AdaptiveSplitter(QSplitter):
+    """A splitter that puts its two panels side by side when it is wide enough, one above the
+    other when it is not (a 1024-pixel screen, scale 2, a large zoom): each panel keeps a usable
+    width instead of both being squeezed. Side by side needs ``wide_chars`` average characters of
+    the splitter's font and the panels' minimum widths. ``shares``: the first panel's share of
+    the room, side by side and stacked (:meth:`balance` applies them)."""
+
+    def __init__(self, wide_chars: int, shares=(0.58, 0.55), parent=None):
+        super().__init__(Qt.Horizontal, parent)
+        self.wide_chars = wide_chars
+        self.shares = tuple(shares)
+        self._flipping = False
+        self._balanced = False
+
+    def threshold(self) -> int:
+        need = sum(self.widget(i).minimumSizeHint().width() for i in range(self.count()))
+        need += self.handleWidth() * max(0, self.count() - 1) + 8
+        return max(self.fontMetrics().averageCharWidth() * self.wide_chars, need)
+
+    def balance(self) -> None:
+        """Give the first panel its share of the room, in the present orientation."""
+        horizontal = self.orientation() == Qt.Horizontal
+        total = sum(self.sizes()) or (self.width() if horizontal else self.height())
+        first = int(total * self.shares[0 if horizontal else 1])
+        self.setSizes([first, max(1, total - first)])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if self._flipping or not self.isVisible():
+            return
+        want = Qt.Horizontal if self.width() >= self.threshold() else Qt.Vertical
+        if want != self.orientation() or not self._balanced:
+            self._flipping = True
+            try:
+                self.setOrientation(want)
+                self.balance()
+                self._balanced = True
+            finally:
+                self._flipping = False

@@ -1,0 +1,144 @@
+"""Zoom for projectors: the whole interface larger or smaller, and a presentation mode.
+
+Ctrl+= (or Ctrl++) and Ctrl+- step the zoom through :data:`STEPS`, Ctrl+0 goes back to 100 %;
+the factor is kept in the settings (``view/zoom``) and applied at the next start. Zooming sets
+the application's font to the start-up font × the factor — the text of every panel, the sentence
+view (which measures its words again), the tables' rows — then scales what was sized in pixels
+from the old font (table columns, row heights, the toolbar's and the mode bar's icons) by the
+same ratio, and draws the plots at the factor (:func:`~nerstudio.gui.views.figure_image.set_zoom`).
+A widget that sizes itself from its font defines ``after_zoom()``; it is called once the font
+changed. Presentation mode (F11) is full screen at :data:`PRESENT` × the zoom, and back.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QSize, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QAbstractButton, QApplication, QHeaderView, QToolBar, QWidget
+
+from .views import figure_image
+
+STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+PRESENT = 1.5  # presentation mode's type, relative to the zoom before it
+KEY = "view/zoom"
+
+
+class Zoom(QObject):
+    changed = Signal(float)
+
+    def __init__(self, window, settings, parent=None):
+        super().__init__(parent or window)
+        self.window, self.settings = window, settings
+        self.base = QApplication.font()  # the start-up font: factor 1
+        self.factor = 1.0
+        self._before_present: float | None = None
+        self._icon_sizes: dict[int, QSize] = {}
+        self.act_in = self._action("Zoom &in", self.zoom_in, ("Ctrl+=", "Ctrl++"),
+                                   "Larger text, tables and plots (remembered)")
+        self.act_out = self._action("Zoom &out", self.zoom_out, ("Ctrl+-",), "Smaller text, tables and plots")
+        self.act_reset = self._action("&Actual size", self.reset, ("Ctrl+0",), "Back to 100 %")
+        self.act_present = self._action("&Presentation mode", self.toggle_presentation, ("F11",),
+                                        "Full screen with larger type, for a projector (F11 again to leave)")
+        self.act_present.setCheckable(True)
+        try:
+            saved = float(settings.value(KEY, 1.0))
+        except (TypeError, ValueError):
+            saved = 1.0
+        if abs(saved - 1.0) > 1e-6:
+            self.set_factor(saved, remember=False)
+
+    def _action(self, text: str, slot, keys, tip: str) -> QAction:
+        a = QAction(text, self.window)
+        a.setShortcuts([QKeySequence(k) for k in keys])
+        a.setStatusTip(tip)
+        a.setToolTip(f"{tip} ({keys[0]})")
+        a.triggered.connect(lambda _on=False: slot())
+        self.window.addAction(a)  # the keys work whatever has the focus, with or without a menu
+        return a
+
+    def actions(self) -> list[QAction]:
+        return [self.act_in, self.act_out, self.act_reset, self.act_present]
+
+    # -- stepping -------------------------------------------------------------------------
+    def zoom_in(self) -> None:
+        self.set_factor(next((s for s in STEPS if s > self.factor + 1e-6), STEPS[-1]))
+
+    def zoom_out(self) -> None:
+        self.set_factor(next((s for s in reversed(STEPS) if s < self.factor - 1e-6), STEPS[0]))
+
+    def reset(self) -> None:
+        self.set_factor(1.0)
+
+    def toggle_presentation(self) -> None:
+        w = self.window
+        if self._before_present is None:
+            self._before_present = self.factor
+            self.set_factor(min(STEPS[-1], self.factor * PRESENT), remember=False)
+            w.showFullScreen()
+            self.act_present.setChecked(True)
+        else:
+            back, self._before_present = self._before_present, None
+            w.showNormal()
+            self.set_factor(back, remember=False)
+            self.act_present.setChecked(False)
+
+    @property
+    def presenting(self) -> bool:
+        return self._before_present is not None
+
+    # -- applying -------------------------------------------------------------------------
+    def set_factor(self, factor: float, remember: bool = True) -> None:
+        factor = min(max(float(factor), STEPS[0]), STEPS[-1])
+        ratio = factor / self.factor
+        if abs(ratio - 1.0) < 1e-6:
+            return
+        self.factor = factor
+        f = self.base.__class__(self.base)
+        if self.base.pointSizeF() > 0:
+            f.setPointSizeF(self.base.pointSizeF() * factor)
+        else:
+            f.setPixelSize(max(6, round(self.base.pixelSize() * factor)))
+        QApplication.setFont(f)
+        if self.window.font() != f:  # Qt tells the widgets only while the event loop "runs" (not in tests)
+            ev = QEvent(QEvent.ApplicationFontChange)
+            for widget in QApplication.allWidgets():
+                QApplication.sendEvent(widget, ev)
+        self._scale_pixels(ratio)
+        figure_image.set_zoom(factor)
+        if remember:
+            self.settings.setValue(KEY, factor)
+        self.window.statusBar().showMessage(f"Zoom {round(factor * 100)} %", 2000)
+        self.changed.emit(factor)
+
+    def _scale_pixels(self, ratio: float) -> None:
+        """What was sized in pixels from the old font: columns, row heights, icons."""
+        w = self.window
+        for hdr in w.findChildren(QHeaderView):
+            hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
+            hdr.setDefaultSectionSize(max(8, round(hdr.defaultSectionSize() * ratio)))
+            for c in range(hdr.count()):
+                if hdr.sectionResizeMode(c) in (QHeaderView.Fixed, QHeaderView.Interactive) and \
+                        not hdr.isSectionHidden(c):
+                    hdr.resizeSection(c, max(8, round(hdr.sectionSize(c) * ratio)))
+        for tb in w.findChildren(QToolBar):
+            tb.setIconSize(self._scaled(tb, tb.iconSize(), ratio))
+        for b in w.findChildren(QAbstractButton):
+            if not b.icon().isNull() and not isinstance(b.parentWidget(), QToolBar):
+                b.setIconSize(self._scaled(b, b.iconSize(), ratio))
+        for widget in w.findChildren(QWidget):
+            fn = getattr(type(widget), "after_zoom", None)
+            if fn is not None:
+                fn(widget)
+        views = getattr(w, "views", None)
+        if views is not None and hasattr(views, "after_zoom"):
+            views.after_zoom()
+
+    def _scaled(self, obj, size: QSize, ratio: float) -> QSize:
+        """``size`` at this zoom, from the size ``obj`` had at 100 % (kept on the object: no
+        rounding drift after many steps)."""
+        base = obj.property("zoomBaseSize")
+        if not isinstance(base, QSize):
+            prev = self.factor / ratio
+            base = QSize(round(size.width() / prev), round(size.height() / prev))
+            obj.setProperty("zoomBaseSize", base)
+        return QSize(max(8, round(base.width() * self.factor)), max(8, round(base.height() * self.factor)))

@@ -1,0 +1,41 @@
+"""Hints name keys that work (issue 24, point 5): every key the application's texts name in
+parentheses — "(Ctrl+M)", "(F5)", "(Shift+F5)" — is the shortcut of one of the window's actions
+(the Train hint named Ctrl+T, which did nothing)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtGui import QAction, QKeySequence  # noqa: E402
+
+import nerstudio.gui  # noqa: E402
+
+KEY = re.compile(r"\(((?:Ctrl|Shift|Alt|F\d{1,2})[A-Za-z0-9+=\-]*)(?:[,)]| then| or| to| goes| undoes)")
+
+
+def named_keys() -> dict[str, list[str]]:
+    """Key -> the files whose text names it in parentheses."""
+    out: dict[str, list[str]] = {}
+    for f in Path(nerstudio.gui.__file__).parent.rglob("*.py"):
+        for m in KEY.finditer(f.read_text(encoding="utf-8")):
+            key = m.group(1).rstrip("+")
+            if "…" in key or "arrow" in key:  # a range of keys, the caret keys
+                continue
+            out.setdefault(key, []).append(f.name)
+    return out
+
+
+def test_the_keys_hints_name_exist(empty_window):
+    keys = {QKeySequence(s.toString()).toString(QKeySequence.PortableText)
+            for a in empty_window.findChildren(QAction) for s in a.shortcuts()}
+    named = named_keys()
+    assert {"F5", "F10", "Ctrl+M", "Shift+F5"} <= set(named)  # the scan finds the hints
+    missing = {k: v for k, v in named.items()
+               if QKeySequence(k).toString(QKeySequence.PortableText) not in keys}
+    assert not missing, f"hints name keys no action has: {missing}"
