@@ -124,3 +124,38 @@ def test_jsonl_flag_of_another_kind_is_a_note(tmp_path):
     d = _doc(back)
     assert not d.flagged.any()
     assert any("c.jsonl:1" in n and "nerstudio_flag" in n for n in back.notes), back.notes
+
+
+def test_label_descriptions_from_headings_and_list_items():
+    from nerstudio.app.guidelines import label_descriptions
+    md = ("# Guidelines\nIntroduction: read this first.\n\n"
+          "## PER — Person\nNames of **people**,\nfictional ones too.\n\n- not part of it\n\n"
+          "## Other labels\n- ORG: companies, `teams`\n- **LOC** – places\n* MISC - everything else\n"
+          "1. DATE: not a corpus label\n"
+          "```\n## FAKE\n- CODE: inside a code block\n```\n## PER\nA second description is ignored.\n")
+    assert label_descriptions(md) == {  # any one-word heading may be a label: the window passes its labels
+        "Guidelines": "Introduction: read this first.", "PER": "Person — Names of people, fictional ones too.", "ORG": "companies, teams", "LOC": "places",
+        "MISC": "everything else", "DATE": "not a corpus label"}
+    assert label_descriptions(md, ["PER", "LOC", "GPE"]) == {"PER": "Person — Names of people, fictional ones too.",
+                                                              "LOC": "places"}
+    assert label_descriptions("## PER\n\n## LOC\n") == {}  # a heading without text describes nothing
+
+
+def test_guidelines_file_beside_the_corpus(tmp_path):
+    from nerstudio.app.guidelines import find_guidelines
+    corpus = tmp_path / "news.conll"
+    corpus.write_text("EU B-ORG\n")
+    assert find_guidelines(str(corpus)) is None
+    (tmp_path / "GUIDELINES.md").write_text("# g")
+    assert find_guidelines(str(corpus)) == str(tmp_path / "GUIDELINES.md")
+    (tmp_path / "news.guidelines.md").write_text("# own")
+    assert find_guidelines(str(corpus)) == str(tmp_path / "news.guidelines.md")  # the corpus's own first
+    chosen = tmp_path / "team.md"
+    chosen.write_text("# chosen")
+    assert find_guidelines(str(corpus), str(chosen)) == str(chosen)
+    assert find_guidelines(str(corpus), str(tmp_path / "gone.md")) == str(tmp_path / "news.guidelines.md")
+    brat = tmp_path / "collection"
+    brat.mkdir()
+    (brat / "guidelines.md").write_text("# in the folder")
+    assert find_guidelines(str(brat) + "/") == str(brat / "guidelines.md")
+    assert find_guidelines(None) is None
