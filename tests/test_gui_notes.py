@@ -83,6 +83,10 @@ def test_note_and_flag_in_the_window_undo_filter_and_save(window, qtbot):
     w.annotation.act_undo.trigger()
     assert not doc.flagged.any() and w.current_sentence_index() == 2
     assert nc.note_line.text() == "Note: Is this an ORG or a LOC?"
+    nc.ask_note = lambda k, text: "Bob's <b>firm</b>\nsecond line"  # shown as typed, on two lines
+    assert nc.edit_note() and nc.note_line.text() == "Note: Bob's &lt;b&gt;firm&lt;/b&gt;<br>second line"
+    w.annotation.act_undo.trigger()
+    assert doc.notes == {2: "Is this an ORG or a LOC?"}
     # saved into the JSONL record
     assert w.save_corpus(wait=True)
     recs = [json.loads(line) for line in open(doc.corpus.path, encoding="utf-8")]

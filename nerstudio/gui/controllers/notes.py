@@ -18,7 +18,7 @@ import json
 import os
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, QUrl, Slot
-from PySide6.QtWidgets import QInputDialog, QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QInputDialog, QLabel, QPlainTextEdit, QTextBrowser, QVBoxLayout, QWidget
 
 from ...app.document import Change
 from ...app.guidelines import find_guidelines, label_descriptions, read_guidelines
@@ -70,6 +70,7 @@ class NotesController(QObject):
         self.note_line = QLabel()
         self.note_line.setObjectName("sentenceNote")
         self.note_line.setWordWrap(True)
+        self.note_line.setTextFormat(Qt.RichText)
         self.note_line.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.note_line.hide()
         views.sentence_panel.layout().insertWidget(1, self.note_line)  # under the sentence's header
@@ -97,9 +98,18 @@ class NotesController(QObject):
         return k if self.doc.corpus is not None and 0 <= k < len(self.doc.corpus) else -1
 
     def _ask_note(self, k: int, text: str) -> str | None:
-        new, ok = QInputDialog.getMultiLineText(self.parent(), "Note on the sentence",
-                                                f"Note on sentence {k + 1} (empty: no note):", text)
-        return new if ok else None
+        dlg = QInputDialog(self.parent())
+        dlg.setObjectName("noteDialog")
+        dlg.setWindowTitle("Note on the sentence")
+        dlg.setLabelText(f"Note on sentence {k + 1} (empty: no note). Tab moves to OK:")
+        dlg.setOption(QInputDialog.UsePlainTextEditForTextInput)
+        dlg.setTextValue(text)
+        edit = dlg.findChild(QPlainTextEdit)
+        if edit is not None:  # lines wrap; Tab leaves the text for the buttons (keyboard only)
+            edit.setLineWrapMode(QPlainTextEdit.WidgetWidth)
+            edit.setTabChangesFocus(True)
+        dlg.resize(520, 260)
+        return dlg.textValue() if dlg.exec() else None
 
     def edit_note(self) -> bool:
         """Annotate ▸ Add note…: ask for the shown sentence's note; returns whether it changed."""
@@ -135,7 +145,7 @@ class NotesController(QObject):
     def _show_current(self) -> None:
         k = self._current()
         text = self.note_text(k) if k >= 0 else ""
-        self.note_line.setText(html.escape(text).replace("\n", "<br>"))
+        self.note_line.setText(html.escape(text, quote=False).replace("\n", "<br>"))
         self.note_line.setToolTip("Annotate ▸ Add note… (Ctrl+Shift+N) edits it" if text else "")
         self.note_line.setVisible(bool(text))
         self.act_flag.setChecked(k >= 0 and bool(self.doc.flagged[k]))
@@ -198,7 +208,7 @@ class NotesController(QObject):
         old = self.watcher.files() + self.watcher.directories()
         if old:
             self.watcher.removePaths(old)
-        self.path = path
+        self.path = path = os.path.abspath(path) if path else None
         if path:
             self.watcher.addPath(path)
             self.watcher.addPath(os.path.dirname(path) or ".")  # an editor may replace the file
