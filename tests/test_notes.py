@@ -159,3 +159,29 @@ def test_guidelines_file_beside_the_corpus(tmp_path):
     (brat / "guidelines.md").write_text("# in the folder")
     assert find_guidelines(str(brat) + "/") == str(brat / "guidelines.md")
     assert find_guidelines(None) is None
+
+
+def test_prodigy_tasks_hold_them_in_meta_and_keep_their_other_fields(tmp_path):
+    path = tmp_path / "p.jsonl"
+    task = {"text": "Bonn is far", "spans": [{"start": 0, "end": 4, "label": "LOC"}],
+            "meta": {"source": "wire"}, "_input_hash": 7, "_task_hash": 8, "answer": "accept"}
+    path.write_text(json.dumps(task) + "\n" + json.dumps({"text": "Nothing here", "answer": "accept"}) + "\n")
+    d = _doc(read_corpus(str(path), format="prodigy"))
+    d.set_note(0, "far from what?")
+    d.set_flag(1, True)
+    d.set_reviewed([0])
+    review.save(d.corpus, d.reviewed, path, "prodigy", marks=d.marks())
+    assert not os.path.exists(review.sidecar_path(path))
+    first, second = [json.loads(line) for line in path.read_text().splitlines()]
+    assert first["meta"] == {"source": "wire", review.NOTE_FIELD: "far from what?", review.REVIEW_FIELD: "reviewed"}
+    assert first["_task_hash"] == 8 and first["_input_hash"] == 7  # spans unchanged: the task's own hash stays
+    assert second["meta"] == {review.FLAG_FIELD: True}
+    d2 = _doc(read_corpus(str(path), format="prodigy"))
+    assert d2.notes == {0: "far from what?"} and d2.flagged.tolist() == [False, True] and d2.reviewed.tolist() == [
+        True, False]
+    d2.set_flag(1, False)
+    d2.set_note(0, "")
+    d2.set_reviewed([0], False)
+    review.save(d2.corpus, d2.reviewed, path, "prodigy", marks=d2.marks())
+    first, second = [json.loads(line) for line in path.read_text().splitlines()]
+    assert first["meta"] == {"source": "wire"} and "meta" not in second

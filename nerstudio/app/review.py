@@ -8,6 +8,8 @@ from and writes them to files:
 * **JSONL** holds them in the file: a reviewed sentence's record gets the field
   ``"nerstudio_review": "reviewed"`` (:data:`~nerstudio.corpus.jsonl.REVIEW_FIELD`); a record
   without it is pre-annotated, so a file with nothing reviewed is written unchanged.
+* **Prodigy** tasks hold the same fields in their ``"meta"`` object (which Prodigy keeps and
+  shows), e.g. ``"meta": {"nerstudio_review": "reviewed"}``.
 * **every other format** (CoNLL columns, CoNLL-U, brat, the annotation tools' JSON, …) gets a
   sidecar file beside the corpus, ``NAME.nerstudio-review.json`` (:func:`sidecar_path`),
   written atomically after the corpus: the number of sentences, a checksum of their words and
@@ -65,9 +67,12 @@ class Marks:
         return bool(self.notes) or bool(self.flagged.any())
 
 
+PRODIGY = "prodigy"  # its tasks' "meta" object holds the same fields as a JSONL record
+
+
 def in_file(fmt: str | None) -> bool:
-    """Whether format ``fmt`` holds the review states in the corpus file itself."""
-    return fmt == "jsonl"
+    """Whether format ``fmt`` holds the review states (and notes and flags) in the corpus file itself."""
+    return fmt in ("jsonl", PRODIGY)
 
 
 def sidecar_path(corpus_path) -> str:
@@ -124,17 +129,27 @@ def read(corpus: Corpus) -> tuple[np.ndarray, Marks]:
     return out, marks
 
 
+def _fields_of(s, fmt: str) -> dict | None:
+    """The object holding sentence ``s``'s fields in a file of ``fmt`` (None: none)."""
+    if fmt == PRODIGY:
+        kept = s.meta.get(PRODIGY) if s.meta else None
+        meta = kept.get("meta") if isinstance(kept, dict) else None
+        return meta if isinstance(meta, dict) else None
+    if s.raw is None or not any(f in s.raw for f in (REVIEW_FIELD, NOTE_FIELD, FLAG_FIELD)):
+        return None
+    try:
+        rec = json.loads(s.raw)
+    except (ValueError, RecursionError):
+        return None  # the reader accepted the record: cannot happen, and nothing to read
+    return rec if isinstance(rec, dict) else None
+
+
 def _read_records(corpus: Corpus, out: np.ndarray, marks: Marks) -> None:
     name = os.path.basename(corpus.path)
     bad_review = bad_mark = 0
     for k, s in enumerate(corpus.sentences):
-        if s.raw is None or not any(f in s.raw for f in (REVIEW_FIELD, NOTE_FIELD, FLAG_FIELD)):
-            continue
-        try:
-            rec = json.loads(s.raw)
-        except (ValueError, RecursionError):
-            continue  # the reader accepted the record: cannot happen, and nothing to read
-        if not isinstance(rec, dict):
+        rec = _fields_of(s, corpus.format)
+        if rec is None:
             continue
         value, note, flag = rec.get(REVIEW_FIELD), rec.get(NOTE_FIELD), rec.get(FLAG_FIELD)
         if value == REVIEWED:
@@ -229,7 +244,36 @@ def save(corpus: Corpus, reviewed: Sequence[bool], path, fmt: str | None = None,
                 return {REVIEW_FIELD: None, NOTE_FIELD: None, FLAG_FIELD: None}
             return {REVIEW_FIELD: REVIEWED if reviewed[k] else None, NOTE_FIELD: marks.notes.get(k),
                     FLAG_FIELD: True if marks.flagged[k] else None}
-        write_corpus(corpus, path, fmt, losses=losses, record_fields=fields)
+        if fmt == PRODIGY:
+            _write_prodigy(corpus, path, losses, fields)
+        else:
+            write_corpus(corpus, path, fmt, losses=losses, record_fields=fields)
         return
     write_corpus(corpus, path, fmt, losses=losses)
     write_sidecar(corpus, reviewed, path, marks)
+
+
+def _write_prodigy(corpus: Corpus, path, losses: Losses | None, fields) -> None:
+    """Write ``corpus`` as Prodigy tasks whose ``"meta"`` gets ``fields(sentence)`` (``None``:
+    the key goes): the writer keeps each task's other fields (``Sentence.meta["prodigy"]``), so
+    a copy of the corpus (the sentences shared, their ``meta`` replaced) carries them."""
+    from .keepboth import frozen, release
+    out = frozen(corpus, [s.spans for s in corpus.sentences])
+    try:
+        for s, t in zip(corpus.sentences, out.sentences):
+            kept = dict(t.meta[PRODIGY]) if t.meta and isinstance(t.meta.get(PRODIGY), dict) else {}
+            had = isinstance(kept.get("meta"), dict)
+            meta = dict(kept["meta"]) if had else {}
+            for key, value in fields(s).items():
+                if value is None:
+                    meta.pop(key, None)
+                else:
+                    meta[key] = value
+            if meta or (had and not kept["meta"]):  # a "meta" emptied of our fields goes
+                kept["meta"] = meta
+            else:
+                kept.pop("meta", None)
+            t.meta = {**(t.meta or {}), PRODIGY: kept}
+        write_corpus(out, path, PRODIGY, losses=losses)
+    finally:
+        release(out)
