@@ -108,3 +108,20 @@ def test_guidelines_tab_and_legend_tooltips_reload_when_the_file_changes(window,
     (tmp_path / "guidelines.md").write_text(GUIDELINES.replace("- LOC: places", "- LOC: cities, countries, rivers"))
     qtbot.waitUntil(lambda: "rivers" in chips["LOC"].toolTip(), timeout=5000)
     assert "rivers" in nc.panel.browser.toPlainText()
+
+
+def test_a_guidelines_file_created_later_is_found_and_one_can_be_chosen(window, qtbot, tmp_path):
+    nc = window.notes
+    (tmp_path / "guidelines.md").unlink()
+    qtbot.waitUntil(lambda: nc.path is None, timeout=5000)
+    assert "No guidelines file" in nc.panel.label.text()
+    assert "(key" in window.views.legend.chips["PER"].toolTip() and "Names of people" not in \
+        window.views.legend.chips["PER"].toolTip()
+    (tmp_path / "demo.guidelines.md").write_text("- PER: people only\n")
+    qtbot.waitUntil(lambda: nc.path == str(tmp_path / "demo.guidelines.md"), timeout=5000)
+    assert "people only" in window.views.legend.chips["PER"].toolTip()
+    other = tmp_path / "elsewhere.md"
+    other.write_text("## LOC\nPlaces.\n")
+    nc.choose(str(other))
+    assert nc.path == str(other) and "Places." in window.views.legend.chips["LOC"].toolTip()
+    assert nc.find() == str(other)  # remembered for this corpus

@@ -81,8 +81,9 @@ class NotesController(QObject):
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(lambda _p: self._reload_soon.start())
         self.watcher.directoryChanged.connect(lambda _p: self._reload_soon.start())
+        self._found_for = None  # the corpus path the guidelines were looked for
         self._reload_soon = QTimer(self, singleShot=True, interval=200)  # an editor's save is several events
-        self._reload_soon.timeout.connect(self.reload)
+        self._reload_soon.timeout.connect(self._on_disk_change)
         ctx.events.changed.connect(self._on_change)
         ctx.cursor.moved.connect(lambda _k: self._show_current())
         self._update()
@@ -155,10 +156,10 @@ class NotesController(QObject):
         if ch.kind == "corpus":
             self.find()
             self._update()
-        elif ch.kind in ("gold", "saved"):  # the legend's chips may be new (a new type); a save may move the file
+        elif ch.kind in ("gold", "saved"):  # the legend's chips may be new (a new type)
             self._describe_legend()
-            if ch.kind == "saved" and self.doc.corpus is not None and self.path is None:
-                self.find()
+            if ch.kind == "saved" and self.doc.corpus is not None and self.doc.corpus.path != self._found_for:
+                self.find()  # saved as another file: its folder's guidelines
         elif ch.kind == "marks":
             if ch.sentences and self.ctx.cursor.k not in ch.sentences:
                 self.ctx.cursor.go(ch.sentences[0])  # an undo elsewhere goes back there
@@ -186,8 +187,20 @@ class NotesController(QObject):
         """Look for the open corpus's guidelines and show them (or say there are none)."""
         key = self._corpus_key()
         chosen = self._chosen_map().get(key) if key else None
-        self.show_file(find_guidelines(self.doc.corpus.path if self.doc.corpus is not None else None, chosen))
+        corpus_path = self.doc.corpus.path if self.doc.corpus is not None else None
+        self._found_for = corpus_path
+        self.show_file(find_guidelines(corpus_path, chosen))
+        if self.path is None and corpus_path:  # a guidelines file created later appears
+            folder = os.path.dirname(os.path.abspath(corpus_path))
+            self.watcher.addPath(folder)
         return self.path
+
+    def _on_disk_change(self) -> None:
+        if self.path is None or not os.path.exists(self.path):
+            if self.doc.corpus is not None:
+                self.find()  # none yet, or the file went: look again
+        else:
+            self.reload()
 
     def choose_dialog(self) -> None:
         path = self.ctx.dialogs.ask_open("Choose guidelines file", GUIDELINES_FILTER, "guidelines")
