@@ -133,8 +133,9 @@ def test_label_descriptions_from_headings_and_list_items():
           "## Other labels\n- ORG: companies, `teams`\n- **LOC** – places\n* MISC - everything else\n"
           "1. DATE: not a corpus label\n"
           "```\n## FAKE\n- CODE: inside a code block\n```\n## PER\nA second description is ignored.\n")
-    assert label_descriptions(md) == {  # any one-word heading may be a label: the window passes its labels
-        "Guidelines": "Introduction: read this first.", "PER": "Person — Names of people, fictional ones too.", "ORG": "companies, teams", "LOC": "places",
+    assert label_descriptions(md) == {  # any one-word heading may be a label: the window looks up its own
+        "Guidelines": "Introduction: read this first.", "PER": "Person — Names of people, fictional ones too.",
+        "ORG": "companies, teams", "LOC": "places",
         "MISC": "everything else", "DATE": "not a corpus label"}
     assert label_descriptions(md, ["PER", "LOC", "GPE"]) == {"PER": "Person — Names of people, fictional ones too.",
                                                               "LOC": "places"}

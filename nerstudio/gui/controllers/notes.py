@@ -241,8 +241,8 @@ class NotesController(QObject):
                 self.panel.label.setText(f"Guidelines not read: {html.escape(str(exc))}")
                 self.panel.browser.clear()
         if text is not None:
-            self.panel.label.setText(f"<b>{html.escape(os.path.basename(path))}</b> · {html.escape(os.path.dirname(path))}"
-                                     " · reloaded when the file changes")
+            name, folder = html.escape(os.path.basename(path)), html.escape(os.path.dirname(path))
+            self.panel.label.setText(f"<b>{name}</b> · {folder} · reloaded when the file changes")
             self.panel.label.setToolTip(path)
             self.panel.browser.setSearchPaths([os.path.dirname(path)])
             self.panel.browser.document().setBaseUrl(QUrl.fromLocalFile(path))
