@@ -13,7 +13,10 @@ Each sentence also has a review state (:attr:`~Document.reviewed`: pre-annotated
 read from the corpus's file by :mod:`~nerstudio.app.review`): the annotator's edit
 (:meth:`~Document.set_spans`) or acceptance (:meth:`~Document.set_reviewed`) makes it reviewed,
 in the same undoable step, and :attr:`~Document.review_log` records what the sentence held then
-(the suggestion the annotation loop measures the model by). No Qt here.
+(the suggestion the annotation loop measures the model by). The annotator's notes and flags on
+sentences (:attr:`~Document.notes`, :attr:`~Document.flagged`, read and saved with the review
+states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note` and
+:meth:`~Document.set_flag`, undoable steps like the edits. No Qt here.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ class Change:
     """What changed: ``kind`` is one of ``corpus`` (a new corpus), ``gold`` (spans of
     ``sentences``), ``nbest`` (a list attached), ``scores`` (a reranker's scores installed),
     ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``,
-    ``review`` (the review state of ``sentences``)."""
+    ``review`` (the review state of ``sentences``), ``marks`` (their notes or flags)."""
 
     kind: str
     revision: int
@@ -83,6 +86,8 @@ class Document:
         self.runs: list[Run] = []
         self.reviewed = np.zeros(0, dtype=bool)  # per sentence: reviewed (True) or pre-annotated
         self.review_log: list[tuple[int, tuple[Span, ...]]] = []  # (sentence, its spans as it became reviewed)
+        self.notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
+        self.flagged = np.zeros(0, dtype=bool)  # per sentence: flagged by the annotator
 
     def _clear_attachments(self) -> None:
         self.nbest_index: NBestIndex | None = None
@@ -108,17 +113,25 @@ class Document:
 
     # -- corpus and gold ------------------------------------------------------------------
     def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None,
-             reviewed=None, disk=None) -> None:
+             reviewed=None, disk=None, marks=None) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
         ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already;
         ``reviewed``: its review states (default: as its file says, :mod:`.review`);
-        ``disk``: the fingerprint of its file taken before it was read (see app.saving)."""
-        from .review import read_states
-        reviewed = np.array(read_states(corpus) if reviewed is None else reviewed, dtype=bool)
+        ``disk``: the fingerprint of its file taken before it was read (see app.saving);
+        ``marks``: its notes and flags (a :class:`~.review.Marks`; default: as its file says)."""
+        from .review import read
+        if reviewed is None or marks is None:
+            on_file = read(corpus)
+            reviewed = on_file[0] if reviewed is None else reviewed
+            marks = on_file[1] if marks is None else marks
+        reviewed = np.array(reviewed, dtype=bool)
         if len(reviewed) != len(corpus):
             raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
+        if len(marks.flagged) != len(corpus):
+            raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
         self.reviewed, self.review_log = reviewed, []
+        self.notes, self.flagged = dict(marks.notes), np.array(marks.flagged, dtype=bool)
         self.corpus = corpus
         self.disk = disk
         here = _same_file(corpus.path)
@@ -176,6 +189,32 @@ class Document:
             self.history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
         return list(ks)
 
+    def marks(self):
+        """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
+        from .review import Marks
+        return Marks(dict(self.notes), self.flagged.copy())
+
+    def set_note(self, k: int, text: str) -> bool:
+        """Make ``text`` the note of sentence ``k`` (blank: no note) as one undoable step;
+        returns whether it changed."""
+        text = text.strip()
+        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        if text == old[0]:
+            return False
+        what = "note on" if text else "remove the note of"
+        self.history.push(SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),)))
+        return True
+
+    def set_flag(self, k: int, value: bool) -> bool:
+        """Flag sentence ``k`` (or, ``value=False``, take its flag away) as one undoable step;
+        returns whether it changed."""
+        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        if old[1] == bool(value):
+            return False
+        what = "flag" if value else "unflag"
+        self.history.push(SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),)))
+        return True
+
     def undo(self) -> SetSpans | None:
         return self.history.undo()
 
@@ -183,7 +222,15 @@ class Document:
         return self.history.redo()
 
     def _apply(self, spans: dict[int, list[Span]], text: str, reviews: tuple[int, ...] = (),
-               value: bool = True) -> None:
+               value: bool = True, marks: dict | None = None) -> None:
+        if marks:
+            for k, (note, flag) in marks.items():
+                if note:
+                    self.notes[k] = note
+                else:
+                    self.notes.pop(k, None)
+                self.flagged[k] = flag
+            self._emit("marks", sorted(marks), text)
         if value:  # the suggestions: what the sentences hold before this step's spans
             self.review_log.extend((k, tuple(self.corpus.sentences[k].spans)) for k in reviews)
         else:
@@ -391,13 +438,15 @@ class Document:
     def flags(self) -> dict[str, np.ndarray]:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
         picked another candidate), missing (gold not among the candidates), rerank_error,
-        unreviewed (see :attr:`reviewed`)."""
+        unreviewed (see :attr:`reviewed`), flagged and noted (the annotator's flags and notes)."""
         return self._cached("flags", self._flags)
 
     def _flags(self) -> dict[str, np.ndarray]:
         n = len(self.corpus) if self.corpus else 0
         out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
-               "missing": np.zeros(n, bool), "unreviewed": ~self.reviewed}
+               "missing": np.zeros(n, bool), "unreviewed": ~self.reviewed,
+               "flagged": self.flagged.copy(), "noted": np.zeros(n, bool)}
+        out["noted"][list(self.notes)] = True
         ix = self.nbest_index
         if ix is None or n == 0:
             return out

@@ -2,7 +2,8 @@
 
 Every gold edit (label, clear, resize, split, merge, accept a candidate, a recovery) replaces the
 spans of one or more sentences, so one command class keeps the spans before and after (and
-which sentences the step marks reviewed or pre-annotated, see ``Document.reviewed``). The
+which sentences the step marks reviewed or pre-annotated, see ``Document.reviewed``, and the
+notes and flags it changes, ``Document.notes``). The
 history applies commands to the :class:`~nerstudio.app.document.Document` (never to a window),
 remembers which position is the saved state ("clean"), and forgets the redo branch when a new
 edit is made after an undo.
@@ -19,12 +20,14 @@ from ..corpus.model import Span
 @dataclass(frozen=True)
 class SetSpans:
     """Replace the gold spans of sentences: ``edits`` is ``((k, old, new), ...)``; ``reviews``:
-    sentences whose review state the step sets to ``review_value`` (undo sets the other)."""
+    sentences whose review state the step sets to ``review_value`` (undo sets the other);
+    ``marks``: ``((k, (old note, old flag), (new note, new flag)), ...)``."""
 
     edits: tuple[tuple[int, tuple[Span, ...], tuple[Span, ...]], ...]
     text: str
     reviews: tuple[int, ...] = ()
     review_value: bool = True
+    marks: tuple[tuple[int, tuple[str, bool], tuple[str, bool]], ...] = ()
 
     @classmethod
     def one(cls, k: int, old, new, text: str, reviews: tuple[int, ...] = ()) -> "SetSpans":
@@ -36,10 +39,10 @@ class SetSpans:
 
 
 class History:
-    """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text, reviews, value)``
-    puts spans and review states in place (the document's own method)."""
+    """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text, reviews, value,
+    k_to_mark)`` puts spans, review states, notes and flags in place (the document's own method)."""
 
-    def __init__(self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool], None]):
+    def __init__(self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool, dict], None]):
         self._apply = apply
         self.commands: list[SetSpans] = []
         self.index = 0  # commands[:index] are done
@@ -90,14 +93,16 @@ class History:
         del self.commands[self.index:]
         self.commands.append(cmd)
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value)
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value,
+                    {k: new for k, _, new in cmd.marks})
 
     def undo(self) -> SetSpans | None:
         if not self.can_undo():
             return None
         self.index -= 1
         cmd = self.commands[self.index]
-        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text, cmd.reviews, not cmd.review_value)
+        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text, cmd.reviews, not cmd.review_value,
+                    {k: old for k, old, _ in cmd.marks})
         return cmd
 
     def redo(self) -> SetSpans | None:
@@ -105,5 +110,6 @@ class History:
             return None
         cmd = self.commands[self.index]
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value)
+        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value,
+                    {k: new for k, _, new in cmd.marks})
         return cmd

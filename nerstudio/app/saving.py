@@ -182,7 +182,7 @@ class CorpusFile:
                 raise Locked(target, other.describe_holder())
             other.release()
         return PendingSave(target, fmt, moved, c, [s.spans for s in c.sentences], self.document.save_point(),
-                           self.document.reviewed.copy())
+                           self.document.reviewed.copy(), self.document.marks())
 
     def finish_save(self, pending: "PendingSave") -> SaveResult:
         """Record a written :class:`PendingSave` (raises what its write raised)."""
@@ -237,10 +237,11 @@ class PendingSave:
     document's save point, and after the write the file's new fingerprint."""
 
     def __init__(self, target: str, fmt: str, moved: bool, corpus: Corpus, spans: list, point: tuple,
-                 reviewed=None):
+                 reviewed=None, marks=None):
         self.target, self.format, self.moved = target, fmt, moved
         self.corpus, self._spans, self.point = corpus, spans, point
         self.reviewed = reviewed  # the review states of that moment (None: none written)
+        self.marks = marks  # the notes and flags of that moment (app.review.Marks; None: none)
         self.disk: Fingerprint | None = None
         self.base: list = []
         self.error: BaseException | None = None
@@ -257,7 +258,7 @@ class PendingSave:
                 if self.reviewed is None:
                     write_corpus(frozen, self.target, self.format)
                 else:  # review states: in the file (JSONL) or in its sidecar
-                    save_with_review(frozen, self.reviewed, self.target, self.format)
+                    save_with_review(frozen, self.reviewed, self.target, self.format, marks=self.marks)
             finally:
                 keepboth.release(frozen)
             self.disk = fingerprint(self.target)

@@ -34,6 +34,7 @@ from .controllers.comparison import ComparisonController
 from .controllers.model_features import ModelFeaturesController
 from .controllers.preannotate import PreannotateController
 from .controllers.loop import LoopController
+from .controllers.notes import NotesController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         self.agreement = AgreementController(ctx, v, self)
         self.loop = LoopController(ctx, v, self)
         self.what_if = WhatIfController(ctx, v, self)
+        self.notes = NotesController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         annotatem = menu.addMenu("&Annotate")
         annotatem.addAction(self.act_preannotate)
         self.loop.add_to(annotatem)  # Learn from corrections
+        self.notes.add_to(annotatem)  # notes, flags, guidelines
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():

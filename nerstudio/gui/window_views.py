@@ -52,6 +52,8 @@ STATUS_FILTERS = (
     ("Has an N-best list", "has_nbest", "Sentences with candidates"),
     ("Not reviewed", "unreviewed", "Sentences not reviewed yet (neither edited nor marked reviewed): those the model "
                                    "in the loop re-predicts"),
+    ("Flagged", "flagged", "Sentences you flagged (Annotate ▸ Toggle flag)"),
+    ("Has a note", "noted", "Sentences with a note (Annotate ▸ Add note…)"),
 )
 
 # the share of the window's height the sentence may take before it scrolls, per workspace

@@ -231,7 +231,7 @@ class AnnotationController(QObject):
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind not in ("gold", "saved", "corpus"):
+        if ch.kind not in ("gold", "saved", "corpus", "review", "marks"):  # all undoable or saved
             return
         if ch.kind in ("gold", "corpus"):
             self._set_scheme(document_types(self.doc))
