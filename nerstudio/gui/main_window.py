@@ -196,6 +196,8 @@ class MainWindow(QMainWindow):
         navm.addSeparator()
         self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
                   "Search the sentences", navm)
+        self._act("Focus &sentence", lambda: self._focus(v.sentence_view), "Alt+S",
+                  "Focus the sentence view (the annotation keys work there and in the corpus browser)", navm)
         self._act("Focus &corpus", lambda: self._focus(v.corpus_view), "Alt+1", "Focus the corpus browser", navm)
         self._act("Focus N-&best", lambda: self._focus(v.nbest_view), "Alt+2", "Focus the candidate table", navm)
         self._act("Focus f&eatures", lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),

@@ -26,7 +26,8 @@ import time
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QLineEdit, QMenu, QPlainTextEdit,
+                               QTextEdit)
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
@@ -36,7 +37,7 @@ from ...corpus.foreign import writable
 from ...errors import NerstudioError
 from ..actions import make_action
 from ..dialogs import CORPUS_FILTER
-from ..views.annotation_view import CARET_KEYS
+from ..views.annotation_view import CARET_KEYS, NAV_COMMANDS
 from ..views.palette import type_icon
 from . import Context
 
@@ -128,6 +129,12 @@ class AnnotationController(QObject):
             a.setStatusTip(text.replace("&", ""))
             a.triggered.connect(lambda _=False, call=call: call(view))
             self.edit_actions[name] = a
+        self.nav_actions: dict[str, QAction] = {}  # next / previous entity and token (issue 23)
+        for name, text, keys, call in NAV_COMMANDS:
+            a = self.nav_actions[name] = QAction(text, self._window)
+            a.setShortcuts([QKeySequence(k) for k in keys])
+            a.setShortcutContext(Qt.WidgetShortcut)
+            a.triggered.connect(lambda _=False, call=call: call(view))
 
     def _set_scheme(self, scheme: TypeScheme) -> None:
         """The corpus's types changed (a corpus opened, a new type appeared): new type actions."""
@@ -188,7 +195,7 @@ class AnnotationController(QObject):
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
             table = {}
-            for a in [*self.type_actions.values(), *self.edit_actions.values()]:
+            for a in [*self.type_actions.values(), *self.edit_actions.values(), *self.nav_actions.values()]:
                 for seq in a.shortcuts():
                     table[seq[0].toCombined()] = a
             self._keys_table = table
@@ -201,6 +208,7 @@ class AnnotationController(QObject):
             if a is not None and a.shortcuts():
                 keys = ", ".join(s.toString(QKeySequence.NativeText) for s in a.shortcuts())
                 rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
+        rows += [(a.shortcut().toString(QKeySequence.NativeText), a.text()) for a in self.nav_actions.values()]
         return rows + list(CARET_KEYS)
 
     def label_selection(self, label: str) -> None:
@@ -225,6 +233,8 @@ class AnnotationController(QObject):
             a.setEnabled(can["type"])
         for name, a in self.edit_actions.items():
             a.setEnabled(can[name])
+        for a in self.nav_actions.values():
+            a.setEnabled(bool(self.v.sentence_view.words()))
 
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
@@ -234,6 +244,8 @@ class AnnotationController(QObject):
         if ch.kind in ("gold", "corpus"):
             self._set_scheme(document_types(self.doc))
             self._update_enabled()
+        if ch.kind == "corpus":  # the first key after opening a file goes to the sentence (issue 23)
+            QTimer.singleShot(0, self.focus_sentence_view)
         if ch.kind == "gold" and self.ctx.cursor.k not in ch.sentences and ch.sentences:
             self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
         self._update_actions()
@@ -255,6 +267,11 @@ class AnnotationController(QObject):
     def _on_edit_requested(self, spans: list, text: str) -> None:
         if self.ctx.cursor.k >= 0:
             self.doc.set_spans(self.ctx.cursor.k, spans, text)
+
+    def focus_sentence_view(self) -> None:
+        """Focus the sentence view, unless the user is typing in a text field."""
+        if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)):
+            self.v.sentence_view.setFocus(Qt.OtherFocusReason)
 
     def undo(self) -> None:
         self.doc.undo()
@@ -384,7 +401,7 @@ class _KeyRouter(QObject):
     @staticmethod
     def combination(ev) -> int:
         mods = ev.modifiers() & ~Qt.KeypadModifier
-        key = ev.key()
+        key = ev.key() if ev.key() != Qt.Key_Backtab else Qt.Key_Tab  # Shift+Tab arrives as Backtab
         if key < 0x01000000 and not (Qt.Key_A <= key <= Qt.Key_Z):
             mods &= ~Qt.ShiftModifier  # "+", "/" … need Shift on many layouts
         return QKeyCombination(mods, Qt.Key(key)).toCombined()
@@ -396,6 +413,9 @@ class _KeyRouter(QObject):
         if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
             return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
         act = self.c.key_table().get(self.combination(ev))
+        if act is not None and ev.key() in (Qt.Key_Left, Qt.Key_Right) and obj is not self.c.v.sentence_view \
+                and obj.model().hasChildren(obj.currentIndex()):
+            return False  # on a document of the browser, Left / Right fold and unfold it
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
             typed = ev.text()
