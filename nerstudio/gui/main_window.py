@@ -34,6 +34,7 @@ from .controllers.candidates import CandidatesController
 from .controllers.comparison import ComparisonController
 from .controllers.model_features import ModelFeaturesController
 from .controllers.preannotate import PreannotateController
+from .controllers.occurrences import OccurrencesController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -91,6 +92,7 @@ class MainWindow(QMainWindow):
         self.stepper = StepperController(ctx, v, self)
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
+        self.occurrences = OccurrencesController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -176,7 +178,9 @@ class MainWindow(QMainWindow):
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
         an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
         self.act_preannotate = self.preannotate.act
-        menu.addMenu("&Annotate").addAction(self.act_preannotate)
+        annm = menu.addMenu("&Annotate")
+        annm.addAction(self.act_preannotate)
+        annm.addAction(self.occurrences.act)
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():
