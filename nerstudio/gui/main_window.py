@@ -35,6 +35,7 @@ from .controllers.comparison import ComparisonController
 from .controllers.model_features import ModelFeaturesController
 from .controllers.preannotate import PreannotateController
 from .controllers.occurrences import OccurrencesController
+from .controllers.adjudication import AdjudicationController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self.preannotate = PreannotateController(ctx, self)
         self.agreement = AgreementController(ctx, v, self)
         self.occurrences = OccurrencesController(ctx, v, self)
+        self.adjudication = AdjudicationController(ctx, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
         self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
@@ -171,6 +173,9 @@ class MainWindow(QMainWindow):
         self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
                   "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
                   filem)
+        self._act("A&djudicate annotations…", self.adjudication.open_dialog, None,
+                  "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
+                  "one by one (take A / B, edit, skip)", filem)
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 
