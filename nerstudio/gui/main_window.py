@@ -170,12 +170,12 @@ class MainWindow(QMainWindow):
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
+        self._act("Ad&judicate annotations…", self.adjudication.open_dialog, None,
+                  "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
+                  "one by one (take A / B, edit, skip)", filem)
         self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
                   "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
                   filem)
-        self._act("A&djudicate annotations…", self.adjudication.open_dialog, None,
-                  "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
-                  "one by one (take A / B, edit, skip)", filem)
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 

@@ -1,6 +1,7 @@
 """Label all occurrences: Annotate ▸ Label all occurrences… (Ctrl+Shift+A).
 
-From the entity under the caret (or the selected tokens, or else the browser's search text) it
+From the search text (when the search box has the focus), else the entity under the caret (or
+the selected tokens, or else the search text) it
 opens the preview (:class:`~nerstudio.gui.views.occurrences_dialog.OccurrencesDialog`) with every
 occurrence of that phrase in the corpus, ticked unless it overlaps another entity. "Label ticked"
 gives each ticked occurrence the chosen type and "Remove all" removes the entities spanning a
@@ -11,6 +12,8 @@ entities replaced are counted there).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from PySide6.QtCore import QObject, Slot
 
@@ -45,7 +48,11 @@ class OccurrencesController(QObject):
         self.act.setEnabled(self.doc.corpus is not None)
 
     def default_phrase(self) -> tuple[str, str]:
-        """(phrase, type): the entity under the caret, else the selected tokens, else the search text."""
+        """(phrase, type): the search text when the search box has the focus (the user just searched),
+        else the entity under the caret, else the selected tokens, else the search text."""
+        search = self.v.search.text().strip()
+        if search and self.v.search.hasFocus():
+            return search, ""
         view = self.v.sentence_view
         words, gold = view.words(), view.gold()
         a, b = view.selection()
@@ -66,6 +73,9 @@ class OccurrencesController(QObject):
             return None
         p, lab = self.default_phrase()
         labels = document_types(self.doc).labels
+        if not lab:  # a search: the type most of the phrase's entities have already
+            have = Counter(o.exact().label for o in occ.find(self.doc.corpus.sentences, p) if o.exact() is not None)
+            lab = have.most_common(1)[0][0] if have else ""
         d = self.dialog = OccurrencesDialog(self.doc.corpus.sentences, labels, p if phrase is None else phrase,
                                             (lab or labels[0]) if label is None else label, self._window)
         corpus = self.doc.corpus

@@ -17,6 +17,7 @@ The view only shows and asks: ``takeRequested(region, annotator)``, ``skipReques
 from __future__ import annotations
 
 import html
+import os
 from string import ascii_uppercase
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -62,8 +63,8 @@ class AdjudicationView(QDialog):
         area = QScrollArea()
         area.setWidgetResizable(True)
         area.setWidget(self.sentence)
-        area.setMinimumHeight(150)
-        lay.addWidget(area, 2)
+        area.setMinimumHeight(120)
+        lay.addWidget(area, 1)
         self.versions = QLabel()
         self.versions.setObjectName("adjudicationVersions")
         self.versions.setTextFormat(Qt.RichText)
@@ -146,7 +147,8 @@ class AdjudicationView(QDialog):
         self.sentence.select_tokens(r.start, r.end)
         rows = []
         for n, (name, v) in enumerate(zip(adj.names, r.versions)):
-            rows.append(f"<b>{ascii_uppercase[n]}</b> {html.escape(name)}: {html.escape(adj.region_text(r, v))}")
+            file = os.path.basename(adj.paths[n] or "") or name
+            rows.append(f"<b>{ascii_uppercase[n]}</b> ({html.escape(file)}): {html.escape(adj.region_text(r, v))}")
         self.versions.setText("<br>".join(rows))
 
     def step(self, direction: int) -> None:

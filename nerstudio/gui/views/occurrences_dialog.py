@@ -43,7 +43,7 @@ class OccurrencesDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("occurrencesDialog")
         self.setWindowTitle("Label all occurrences")
-        self.resize(820, 520)
+        self.resize(960, 520)
         self.sentences = sentences
         self.action = ""  # "label" or "remove" once closed by one of them
         self.found: list[occ.Occurrence] = []
@@ -110,7 +110,7 @@ class OccurrencesDialog(QDialog):
         for i, o in enumerate(self.found):
             it = self.list.item(i)
             words = self.sentences[o.k].words
-            it.setText(f"{o.k + 1}: {_context(words, o)}    — {_status(o, lab, words)}")
+            it.setText(f"{_status(o, lab, words)} — {o.k + 1}: {_context(words, o)}")
             if tick:
                 it.setCheckState(Qt.Unchecked if o.status(lab) == "overlap" else Qt.Checked)
         n = len(self.found)
