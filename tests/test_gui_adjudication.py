@@ -84,3 +84,21 @@ def test_different_tokens_refused_naming_the_line(w, qtbot, tmp_path):
     assert w.adjudication.open([a, b])
     qtbot.waitUntil(lambda: bool(said), timeout=20000)
     assert f"{b}:12" in said[0] and f"{a}:12" in said[0] and w.adjudication.view is None
+
+
+def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
+    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
+    v = _opened(w, qtbot, [a, b])
+    asked = []
+    w.adjudication.ask_unsaved = lambda: asked.append(1) or "cancel"
+    qtbot.keyClick(v.sentence, Qt.Key_Escape)  # nothing decided: closes without a question
+    assert not v.isVisible() and not asked
+    v = _opened(w, qtbot, [a, b])
+    qtbot.keyClick(v.sentence, Qt.Key_A)
+    qtbot.keyClick(v.sentence, Qt.Key_Escape)  # a decision: asked, cancelled, still open
+    assert asked and v.isVisible()
+    out = tmp_path / "m.conll"
+    w.adjudication.ask_unsaved = lambda: "save"
+    w.dialogs.ask_save = lambda *_a: str(out)
+    v.close()
+    assert not v.isVisible() and read_corpus(str(out)).sentences[0].spans == [Span(0, 1, "PER"), Span(3, 5, "LOC")]

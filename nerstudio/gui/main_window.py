@@ -334,7 +334,8 @@ class MainWindow(QMainWindow):
         return folder
 
     def closeEvent(self, event) -> None:
-        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models():
+        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models() \
+                or not self.adjudication.confirm_close():
             event.ignore()
             return
         self.views.stepper_panel.pause()

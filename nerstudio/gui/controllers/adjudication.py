@@ -9,6 +9,8 @@ of its own: its keys take an annotator's version, edit or skip, and this control
 decision. Save writes the merged entities into the first file's corpus (its layout and columns
 kept) in the format the chosen name's extension gives — any format nerstudio writes — and the
 report (agreement before, the decisions) as JSON beside it. The open corpus is not touched.
+Closing the adjudication window (or the main window, or opening other files) with decisions not
+saved asks first: save, discard or cancel.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 from string import ascii_uppercase
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ...app.label_keys import label_orders
 from ...app.types import TypeScheme
@@ -56,6 +58,7 @@ class AdjudicationController(QObject):
         self.base = None  # the first file's corpus: the merged file's layout
         self.view: AdjudicationView | None = None
         self.saved: str | None = None
+        self.unsaved = False  # decisions taken since the merged file was last saved
 
     # -- opening --------------------------------------------------------------------------
     def ask_files(self) -> list[str] | None:
@@ -72,6 +75,8 @@ class AdjudicationController(QObject):
 
     def open(self, paths: list[str]) -> bool:
         """Read and align ``paths`` in a worker, then show the walk."""
+        if not self.confirm_close():
+            return False
         if len(paths) < 2:
             self.ctx.dialogs.warning("Adjudicate annotations", "Choose two or more annotation files of the same text")
             return False
@@ -84,12 +89,15 @@ class AdjudicationController(QObject):
             labels = {s.label for c in self.adj.sentences for sent in c for s in sent.spans}
             scheme = TypeScheme.of(label_orders().order(labels))  # the same fixed keys as the main window
             if self.view is not None:
+                self.view.confirm_close = None  # asked before the files were read
                 self.view.close()
             self.view = v = AdjudicationView(self.adj, scheme, self._window)
             v.takeRequested.connect(self._take)
             v.skipRequested.connect(self._skip)
             v.editDone.connect(self._edit)
             v.saveRequested.connect(self.save_dialog)
+            v.confirm_close = self.confirm_close
+            self.unsaved = False
             v.show()
             v.raise_()
             v.sentence.setFocus()
@@ -108,15 +116,37 @@ class AdjudicationController(QObject):
     # -- deciding -------------------------------------------------------------------------
     def _take(self, i: int, who: int) -> None:
         self.adj.take(i, who)
+        self.unsaved = True
         self.view.advance()
 
     def _skip(self, i: int) -> None:
         self.adj.skip(i)
+        self.unsaved = True
         self.view.advance()
 
     def _edit(self, k: int, spans: list) -> None:
         self.adj.edit(k, spans)
+        self.unsaved = True
         self.view.advance()
+
+    def confirm_close(self) -> bool:
+        """True when the adjudication window may close: nothing decided since the last save, or
+        the user saved or discarded the decisions."""
+        if not self.unsaved or self.view is None or not self.view.isVisible():
+            return True
+        choice = self.ask_unsaved()
+        if choice == "save":
+            return self.save_dialog() is not None
+        return choice == "discard"
+
+    def ask_unsaved(self) -> str:
+        """'save', 'discard' or 'cancel' for decisions not saved (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Question, "Adjudication not saved",
+                          "Decisions were taken since the merged file was last saved.",
+                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self.view or self._window)
+        box.setInformativeText("Save the merged file before closing?")
+        box.setDefaultButton(QMessageBox.Save)
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
 
     # -- saving ---------------------------------------------------------------------------
     def save_dialog(self) -> str | None:
@@ -153,6 +183,7 @@ class AdjudicationController(QObject):
             self.ctx.dialogs.critical("Cannot save the merged annotations", str(exc))
             return None
         self.saved = path
+        self.unsaved = False
         self.ctx.status(f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "
                         f"the report is {os.path.basename(report_path)}", 10000)
         if self.view is not None:

@@ -4,7 +4,8 @@ It shows the disagreement in its sentence — boxes: the merged entities so far;
 two annotators' versions (A and B) — and every annotator's version in words, with the key that
 takes it. Keys while walking: **A**, **B**, **C** … take that annotator's version, **E** edits
 the sentence by hand, **S** (or Space) skips, **N** / **P** go to the next / previous
-disagreement, **Ctrl+S** saves the merged file. While editing, the sentence view takes the usual
+disagreement, **Ctrl+S** saves the merged file, **Esc** closes (asking first when decisions are not
+saved). While editing, the sentence view takes the usual
 annotation keys (the type's digit or letter, Delete, Ctrl(+Shift)+arrows; Tab / Shift+Tab for
 the next / previous entity); **Enter** keeps the edit, **Esc** drops it. The report (agreement
 before, the decisions so far) is under the sentence.
@@ -111,6 +112,20 @@ class AdjudicationView(QDialog):
         save.activated.connect(self.saveRequested)
         self.show_current()
 
+    confirm_close = None  # a callable saying whether the window may close (decisions not saved)
+
+    def reject(self) -> None:  # Esc, the title bar's close button
+        if self.editing:
+            return
+        if self.confirm_close is None or self.confirm_close():
+            super().reject()
+
+    def closeEvent(self, event) -> None:
+        if self.isVisible() and self.confirm_close is not None and not self.confirm_close():
+            event.ignore()
+            return
+        super().closeEvent(event)
+
     # -- what is shown --------------------------------------------------------------------
     def current(self) -> int | None:
         """The region shown (an index into ``adj.regions``), or None when there is none."""
@@ -207,7 +222,12 @@ class AdjudicationView(QDialog):
 
     def eventFilter(self, obj, ev) -> bool:
         """While editing, the annotation keys reach the sentence view's edits."""
-        if obj is not self.sentence or not self.editing or ev.type() != QEvent.KeyPress:
+        if obj is not self.sentence or ev.type() != QEvent.KeyPress:
+            return False
+        if not self.editing:
+            if ev.key() == Qt.Key_Escape:  # walking: Esc closes the window (asking first if not saved)
+                self.reject()
+                return True
             return False
         key, mods, v = ev.key(), ev.modifiers(), self.sentence
         ctrl, shift = bool(mods & Qt.ControlModifier), bool(mods & Qt.ShiftModifier)
