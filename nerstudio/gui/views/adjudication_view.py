@@ -152,7 +152,7 @@ class AdjudicationView(QDialog):
         left = len(adj.undecided())
         self.where.setText(f"Disagreement {self.pos + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
                            + (f" (line {adj.lines[r.k]})" if adj.lines[r.k] else "")
-                           + f" · {state} · {left} undecided"
+                           + f" · this one: {state} · {left} of {len(adj.disagreements)} undecided"
                            + ("  —  EDITING: type keys, Delete, Ctrl+arrows; Enter keeps, Esc drops" if self.editing
                               else ""))
         words = adj.words[r.k]
