@@ -7,7 +7,9 @@ selection allows. The edit keys work with the focus in the sentence view *or* in
 browser (an event filter on both routes a key to its action; the browser's type-ahead search is
 switched off so a letter never jumps the list), and nowhere else: typing in the search box or any
 text field types text. The type keys and colours come from the corpus's own types
-(:func:`nerstudio.app.types.document_types`).
+(:func:`nerstudio.app.types.document_types`, in the fixed order of their set). Next / previous
+entity (Tab / Shift+Tab) and token (Left / Right) are actions too, so they work from the browser
+as well; when a corpus opens, the sentence view takes the focus so the first key reaches it.
 
 Edits from the sentence view (keys and mouse) and "accept candidate as gold" become
 :meth:`Document.set_spans <nerstudio.app.document.Document.set_spans>` calls — one undoable step
