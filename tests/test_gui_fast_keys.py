@@ -100,3 +100,36 @@ def test_focus_key_and_legend_digits(opened, qtbot):
     assert w.legend.text().startswith("1 PER P  2 ORG O  3 LOC L  4 MISC M")
     rows = dict((b, a) for a, b in w.annotation.shortcut_rows())
     assert rows["Next entity (selects it)"] == "Tab" and rows["Caret to the previous token"] == "Left"
+
+
+@pytest.mark.data_integrity
+def test_legend_and_digits_fixed_across_preannotation_and_reopening(make_window, qtbot, tmp_path):
+    """The issue's report, in the window: a blank file, pre-annotated by the demo model, saved as
+    JSONL and reopened — the digit 1 sets PER every time, and the legend says so."""
+    import nerstudio
+    from nerstudio.demo import DEMO_MODEL_DIR
+    corpus = nerstudio.read(DEMO_DIR / "dev.conll")
+    for s in corpus.sentences:
+        s.spans = []
+    blank = tmp_path / "blank.conll"
+    nerstudio.write(corpus, blank)
+    w = make_window()
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.load_corpus(str(blank), attach=False) and w.runner.wait(30000)
+    legend = w.legend.text()
+    assert legend.startswith("1 PER P  2 ORG O  3 LOC L  4 MISC M")
+    w.dialogs.ask_model_folder = lambda start: str(DEMO_MODEL_DIR)
+    w.act_preannotate.trigger()
+    qtbot.waitUntil(lambda: not w.jobs.busy and bool(w.preannotate.last), timeout=60000)
+    assert sum(len(s.spans) for s in w.corpus.sentences) > 20 and w.legend.text() == legend
+    out = tmp_path / "pre.jsonl"
+    assert w.save_corpus(str(out))
+    assert w.load_corpus(str(out), attach=False) and w.runner.wait(30000)
+    assert w.legend.text() == legend
+    k = next(k for k, s in enumerate(w.corpus.sentences) if not s.spans)
+    w.select_sentence(k)
+    w.sentence_view.setFocus()
+    w.sentence_view.select_tokens(0, 1)
+    qtbot.keyClick(w.sentence_view, Qt.Key_1)
+    assert w.corpus.sentences[k].spans == [Span(0, 1, "PER")]
