@@ -21,6 +21,7 @@ compares with the merged result. No Qt: ``nerstudio adjudicate`` and the applica
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -113,10 +114,16 @@ class Adjudication:
         self.words = [s.words for s in self.sentences[0]]
         self.lines = [s.line for s in self.sentences[0]]
         self.regions: list[Region] = []
+        self._by_k: dict[int, list[int]] = {}  # sentence → its regions
         for k in range(len(self.words)):
-            self.regions += regions_of(k, [list(c[k].spans) for c in self.sentences])
+            rs = regions_of(k, [list(c[k].spans) for c in self.sentences])
+            if rs:
+                self._by_k[k] = list(range(len(self.regions), len(self.regions) + len(rs)))
+                self.regions += rs
+        self._before: list | None = None
         self.disagreements = [i for i, r in enumerate(self.regions) if not r.agreed]
         self.decisions: dict[int, Decision] = {}
+        self.order: list[int] = []  # the regions in the order they were decided (the latest last)
         self.edited: dict[int, list[Span]] = {}  # sentence → its spans as edited by hand
 
     # -- deciding -------------------------------------------------------------------------
@@ -129,11 +136,11 @@ class Adjudication:
         self._check(i)
         if not 0 <= who < len(self.names):
             raise ValueError(f"no annotator {who + 1}")
-        self.decisions[i] = Decision("take", who, by)
+        self._decide(i, Decision("take", who, by))
 
     def skip(self, i: int) -> None:
         self._check(i)
-        self.decisions[i] = Decision("skip")
+        self._decide(i, Decision("skip"))
 
     def edit(self, k: int, spans: Sequence[Span]) -> None:
         """Sentence ``k``'s merged entities, edited by hand: its disagreements count as edited."""
@@ -143,9 +150,22 @@ class Adjudication:
             if not 0 <= s.start < s.end <= n:
                 raise ValueError(f"span {tuple(s)} outside sentence {k + 1}")
         self.edited[k] = spans
-        for i in self.disagreements:
-            if self.regions[i].k == k:
-                self.decisions[i] = Decision("edit")
+        for i in self._by_k.get(k, ()):
+            if not self.regions[i].agreed:
+                self._decide(i, Decision("edit"))
+
+    def _decide(self, i: int, d: Decision) -> None:
+        self.decisions[i] = d
+        if i in self.order:
+            self.order.remove(i)
+        self.order.append(i)
+
+    def snapshot(self) -> "Adjudication":
+        """A copy of the decisions of this moment (for a worker: later keys do not reach it)."""
+        snap = copy.copy(self)
+        snap.decisions, snap.order = dict(self.decisions), list(self.order)
+        snap.edited = {k: list(v) for k, v in self.edited.items()}
+        return snap
 
     def undecided(self) -> list[int]:
         return [i for i in self.disagreements if self.decisions.get(i, Decision("skip")).kind == "skip"]
@@ -160,9 +180,9 @@ class Adjudication:
                 continue
             v = r.majority() if majority else None
             if v is not None:
-                self.decisions[i] = Decision("take", r.versions.index(v), "majority")
+                self._decide(i, Decision("take", r.versions.index(v), "majority"))
             elif prefer is not None:
-                self.decisions[i] = Decision("take", prefer, "prefer")
+                self._decide(i, Decision("take", prefer, "prefer"))
             else:
                 continue
             done += 1
@@ -174,9 +194,8 @@ class Adjudication:
         if k in self.edited:
             return list(self.edited[k])
         out: list[Span] = []
-        for i, r in enumerate(self.regions):
-            if r.k != k:
-                continue
+        for i in self._by_k.get(k, ()):
+            r = self.regions[i]
             if r.agreed:
                 out += r.versions[0]
             else:
@@ -186,31 +205,46 @@ class Adjudication:
         return sorted(out)
 
     def merged(self) -> list[list[Span]]:
-        by_k = {k: [] for k in range(len(self.words))}
-        for k in set(self.edited) | {r.k for r in self.regions}:
-            by_k[k] = self.merged_spans(k)
-        return [by_k[k] for k in range(len(self.words))]
+        return [self.merged_spans(k) if k in self._by_k or k in self.edited else [] for k in range(len(self.words))]
 
     def merged_sentences(self) -> list[Sentence]:
         """The first annotator's sentences with the merged entities (copies)."""
         return [s.copy(spans=sp) for s, sp in zip(self.sentences[0], self.merged())]
 
+    def agreement_before(self) -> list[tuple[str, str, float, float | None]]:
+        """(A, B, span F1 %, kappa) of every pair of annotators (computed once)."""
+        if self._before is None:
+            self._before = []
+            for a in range(len(self.names)):
+                for b in range(a + 1, len(self.names)):
+                    ag = agreement(self.sentences[a], self.sentences[b])
+                    self._before.append((self.names[a], self.names[b], ag.spans.overall.f1, ag.kappa))
+        return self._before
+
     def report(self) -> "Report":
-        pairs = []
-        for a in range(len(self.names)):
-            for b in range(a + 1, len(self.names)):
-                ag = agreement(self.sentences[a], self.sentences[b])
-                pairs.append((self.names[a], self.names[b], ag.spans.overall.f1, ag.kappa))
+        """The full report: with every disagreement and each annotator's F1 against the merged result."""
+        pairs = self.agreement_before()
         merged = self.merged_sentences()
         vs_merged = [(n, agreement(merged, c).spans.overall.f1) for n, c in zip(self.names, self.sentences)]
+        counts, taken = self._counts()
+        return Report(self.names, pairs, counts, taken, vs_merged, sum(len(s) for s in self.merged()),
+                      [self._row(i) for i in self.disagreements])
+
+    def summary(self, last: int = 10) -> str:
+        """What the walk shows as it goes (cheap at every key): the agreement before, the regions,
+        the decisions so far and the ``last`` ones taken."""
+        rep = Report(self.names, self.agreement_before(), *self._counts(), [], -1,
+                     [self._row(i) for i in self.order[-last:][::-1]])
+        return rep.text(0).replace("disagreements:", "last decisions (the latest first):")
+
+    def _counts(self) -> tuple[dict[str, int], dict[str, int]]:
         counts = {"agreed": len(self.regions) - len(self.disagreements), "disagreements": len(self.disagreements)}
         for kind in ("take", "edit"):
             counts[kind] = sum(1 for d in self.decisions.values() if d.kind == kind)
         counts["undecided"] = len(self.undecided())
         taken = {n: sum(1 for d in self.decisions.values() if d.kind == "take" and d.who == i)
                  for i, n in enumerate(self.names)}
-        return Report(self.names, pairs, counts, taken, vs_merged, sum(len(s) for s in self.merged()),
-                      [self._row(i) for i in self.disagreements])
+        return counts, taken
 
     def region_text(self, r: Region, version) -> str:
         words = self.words[r.k]
@@ -237,7 +271,7 @@ class Report:
     counts: dict[str, int]
     taken: dict[str, int]
     vs_merged: list[tuple[str, float]]  # (annotator, span F1 % against the merged entities)
-    entities: int
+    entities: int  # in the merged result (-1: not counted)
     rows: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -256,8 +290,8 @@ class Report:
                  f"{c['disagreements']} disagreements)",
                  f"decisions: " + ", ".join(f"{n} taken {v}" for n, v in self.taken.items())
                  + f", edited by hand {c['edit']}, undecided {c['undecided']} (no entity written)",
-                 f"merged: {self.entities} entities; span F1 against it: "
-                 + ", ".join(f"{n} {f:.2f}" for n, f in self.vs_merged)]
+                 *([f"merged: {self.entities} entities" + ("; span F1 against it: " if self.vs_merged else "")
+                    + ", ".join(f"{n} {f:.2f}" for n, f in self.vs_merged)] if self.entities >= 0 else [])]
         shown = self.rows if limit <= 0 else self.rows[:limit]
         if shown:
             lines.append(f"disagreements" + (f" (first {len(shown)} of {len(self.rows)})" if len(shown) < len(self.rows)

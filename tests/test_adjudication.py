@@ -147,3 +147,14 @@ def test_command_line(tmp_path, capsys):
     assert main(["adjudicate", a, bad, "-o", str(out2), "--majority"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{bad}:1" in err
+
+
+def test_snapshot_keeps_the_decisions_of_its_moment(tmp_path):
+    adj = Adjudication([_corpus(tmp_path, "a", A), _corpus(tmp_path, "b", B)], ["A", "B"])
+    adj.take(adj.disagreements[0], 0)
+    snap = adj.snapshot()
+    adj.take(adj.disagreements[0], 1)
+    adj.edit(2, [])
+    assert snap.merged()[0] == [Span(0, 1, "PER"), Span(3, 5, "LOC")] and snap.merged()[2] == []
+    assert snap.report().counts["take"] == 1 and adj.report().counts == {
+        "agreed": 2, "disagreements": 3, "take": 1, "edit": 1, "undecided": 1}

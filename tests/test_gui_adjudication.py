@@ -24,6 +24,7 @@ pytestmark = pytest.mark.ux
 @pytest.fixture
 def w(make_window, qtbot):
     w = make_window()
+    w.adjudication.ask_unsaved = lambda: "discard"  # decisions left unsaved when the test closes the window
     w.show()
     qtbot.waitExposed(w)
     return w
@@ -66,7 +67,9 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
     assert len(adj.undecided()) == 1
     out = tmp_path / "merged.jsonl"
     w.dialogs.ask_save = lambda *_a: str(out)
-    qtbot.keyClick(s, Qt.Key_S, Qt.ControlModifier)
+    qtbot.keyClick(s, Qt.Key_S, Qt.ControlModifier)  # written in a worker
+    qtbot.waitUntil(lambda: w.adjudication.saved == str(out) and not w.adjudication.saving, timeout=20000)
+    assert not w.adjudication.unsaved
     got = [sorted(x.spans) for x in read_corpus(str(out)).sentences]
     assert got == [[Span(0, 1, "PER")], [Span(0, 1, "ORG"), Span(2, 3, "PER")], [Span(1, 2, "LOC")]]
     rep = json.loads((tmp_path / "merged.jsonl.report.json").read_text())
@@ -102,3 +105,14 @@ def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
     w.dialogs.ask_save = lambda *_a: str(out)
     v.close()
     assert not v.isVisible() and read_corpus(str(out)).sentences[0].spans == [Span(0, 1, "PER"), Span(3, 5, "LOC")]
+
+
+def test_a_save_that_fails_says_why_and_keeps_the_decisions(w, qtbot, tmp_path):
+    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
+    v = _opened(w, qtbot, [a, b])
+    qtbot.keyClick(v.sentence, Qt.Key_A)
+    said = []
+    w.dialogs.critical = lambda title, text: said.append(text)
+    assert w.adjudication.save(str(tmp_path / "missing-folder" / "m.jsonl"))
+    qtbot.waitUntil(lambda: bool(said) and not w.adjudication.saving, timeout=20000)
+    assert "missing-folder" in said[0] and w.adjudication.unsaved

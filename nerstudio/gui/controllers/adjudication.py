@@ -8,7 +8,8 @@ are then walked in the :class:`~nerstudio.gui.views.adjudication_view.Adjudicati
 of its own: its keys take an annotator's version, edit or skip, and this controller records each
 decision. Save writes the merged entities into the first file's corpus (its layout and columns
 kept) in the format the chosen name's extension gives — any format nerstudio writes — and the
-report (agreement before, the decisions) as JSON beside it. The open corpus is not touched.
+report (agreement before, the decisions) as JSON beside it, in a view job over a snapshot of the
+decisions (the full report of a 200,000-token corpus takes seconds: ``bench/adjudication.py``). The open corpus is not touched.
 Closing the adjudication window (or the main window, or opening other files) with decisions not
 saved asks first: save, discard or cancel.
 """
@@ -25,11 +26,13 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from ...app.label_keys import label_orders
 from ...app.types import TypeScheme
 from ...corpus.atomic import atomic_open
+from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 from ..views.adjudication_view import AdjudicationView
 from . import Context
 
 JOB = "adjudication"
+JOB_SAVE = "adjudication-save"
 
 
 def make_adjudication_job(paths: list[str]):
@@ -44,7 +47,10 @@ def make_adjudication_job(paths: list[str]):
             ctx.progress(f"reading {os.path.basename(p)}", n, len(paths))
             corpora.append(read_corpus(p))
         names = list(ascii_uppercase[:len(paths)])
-        return Adjudication([c.sentences for c in corpora], names, paths), corpora[0]
+        ctx.progress("comparing the annotations", len(paths), len(paths))
+        adj = Adjudication([c.sentences for c in corpora], names, paths)
+        adj.agreement_before()  # here, not on the first key
+        return adj, corpora[0]
 
     return job
 
@@ -59,6 +65,7 @@ class AdjudicationController(QObject):
         self.view: AdjudicationView | None = None
         self.saved: str | None = None
         self.unsaved = False  # decisions taken since the merged file was last saved
+        self.saving = False
 
     # -- opening --------------------------------------------------------------------------
     def ask_files(self) -> list[str] | None:
@@ -136,7 +143,7 @@ class AdjudicationController(QObject):
             return True
         choice = self.ask_unsaved()
         if choice == "save":
-            return self.save_dialog() is not None
+            return self.save_dialog(wait=True) is not None
         return choice == "discard"
 
     def ask_unsaved(self) -> str:
@@ -149,21 +156,23 @@ class AdjudicationController(QObject):
         return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
 
     # -- saving ---------------------------------------------------------------------------
-    def save_dialog(self) -> str | None:
+    def save_dialog(self, wait: bool = False) -> str | None:
         if self.adj is None:
             return None
         first = self.adj.paths[0] or ""
         default = os.path.join(os.path.dirname(first), "merged" + (os.path.splitext(first)[1] or ".jsonl"))
         path = self.ctx.dialogs.ask_save("Save the merged annotations", default, CORPUS_FILTER)
-        return self.save(path) if path else None
+        return self.save(path, wait) if path else None
 
-    def save(self, path: str) -> str | None:
+    def save(self, path: str, wait: bool = False) -> str | None:
         """Write the merged corpus to ``path`` (its extension's format) and the report to
-        ``path``.report.json; returns the report's path, None when it failed (said why)."""
+        ``path``.report.json, in a worker (``wait``: here, at once, as when the window closes);
+        returns the report's path, None when nothing was started (said why)."""
         from ...corpus.detect import format_for_output
         from ...corpus.foreign import writable
-        from ...corpus.writing import write_corpus
-        from ...errors import NerstudioError
+        if self.saving:
+            self.ctx.status("The merged file is being saved: wait a moment", 5000)
+            return None
         base = self.base
         fmt = format_for_output(path, base.format) or base.format
         if not writable(fmt):
@@ -172,20 +181,63 @@ class AdjudicationController(QObject):
             return None
         for s, spans in zip(base.sentences, self.adj.merged()):
             s.spans = spans
-        rep = self.adj.report()
         report_path = path + ".report.json"
+        job = make_save_job(self.adj.snapshot(), base, path, fmt, report_path)
+        decided = len(self.adj.order), dict(self.adj.decisions)
+
+        def done(rep) -> None:
+            self.saving = False
+            self.saved = path
+            if (len(self.adj.order), self.adj.decisions) == decided:
+                self.unsaved = False
+            self.ctx.status(f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "
+                            f"the report is {os.path.basename(report_path)}", 10000)
+            if self.view is not None:
+                self.view.where.setText(self.view.where.text() + f"  —  saved {os.path.basename(path)}")
+
+        def failed(message: str, *_tb) -> None:
+            self.saving = False
+            self.ctx.dialogs.critical("Cannot save the merged annotations", message)
+
+        self.saving = True
+        if wait:
+            try:
+                done(job(_Here()))
+            except NerstudioError as exc:
+                failed(str(exc))
+                return None
+        else:
+            self.ctx.status(f"Saving {path}…", 5000)
+            self.ctx.jobs.view(JOB_SAVE, job, done, failed)
+        return report_path
+
+
+class _Here:
+    """The job context of a save done at once (no progress to show, nothing to cancel)."""
+
+    def progress(self, *_args) -> None:
+        pass
+
+    def check(self) -> None:
+        pass
+
+
+def make_save_job(snapshot, base, path: str, fmt: str, report_path: str):
+    """A job writing the merged corpus ``base`` and the report of ``snapshot`` (the decisions of
+    the moment Save was pressed)."""
+
+    def job(ctx):
+        from ...corpus.writing import write_corpus
+        ctx.progress("writing the merged file", 0, 2)
         try:
             write_corpus(base, path, fmt)
+            ctx.progress("the report", 1, 2)
+            rep = snapshot.report()
             with atomic_open(report_path) as f:
-                json.dump({**rep.as_dict(), "files": dict(zip(self.adj.names, self.adj.paths)), "output": path}, f,
+                json.dump({**rep.as_dict(), "files": dict(zip(snapshot.names, snapshot.paths)), "output": path}, f,
                           indent=2, ensure_ascii=False)
-        except (NerstudioError, OSError, ValueError) as exc:
-            self.ctx.dialogs.critical("Cannot save the merged annotations", str(exc))
-            return None
-        self.saved = path
-        self.unsaved = False
-        self.ctx.status(f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "
-                        f"the report is {os.path.basename(report_path)}", 10000)
-        if self.view is not None:
-            self.view.where.setText(self.view.where.text() + f"  —  saved {os.path.basename(path)}")
-        return report_path
+        except (OSError, ValueError) as exc:
+            raise NerstudioError(str(exc)) from None
+        return rep
+
+    return job

@@ -134,10 +134,10 @@ class AdjudicationView(QDialog):
 
     def show_current(self) -> None:
         adj, i = self.adj, self.current()
-        rep = adj.report()
+        summary = adj.summary()  # cheap at every key; the full report is saved with the merged file
         self.header.setText("  ·  ".join(f"{n} = {p}" for n, p in zip(adj.names, adj.paths)) + "\n"
-                            + rep.text(0).split("\n")[0])
-        self.report.setPlainText(rep.text(0))
+                            + summary.split("\n")[0])
+        self.report.setPlainText(summary)
         for b in (*self.take_buttons, self.edit_button, self.skip_button):
             b.setEnabled(i is not None and not self.editing)
         if i is None:
