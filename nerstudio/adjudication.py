@@ -110,7 +110,8 @@ class Adjudication:
         aligned_sentences(corpora, paths)
         self.names = list(names)
         self.paths = paths
-        self.sentences = [[s.copy() for s in c] for c in corpora]  # per annotator: copies, the files' later edits stay out
+        # per annotator: copies (later edits of the files' sentences stay out)
+        self.sentences = [[s.copy() for s in c] for c in corpora]
         self.words = [s.words for s in self.sentences[0]]
         self.lines = [s.line for s in self.sentences[0]]
         self.regions: list[Region] = []

@@ -100,7 +100,8 @@ def test_majority_and_preference(tmp_path):
 
 def test_regions_join_overlapping_entities():
     rs = regions_of(0, [[Span(0, 2, "X"), Span(5, 6, "Y")], [Span(1, 4, "X")], [Span(3, 5, "Z")]])
-    assert [(r.start, r.end) for r in rs] == [(0, 5), (5, 6)]  # a chain of overlaps is one region; touching is not overlapping
+    # a chain of overlaps is one region; touching is not overlapping
+    assert [(r.start, r.end) for r in rs] == [(0, 5), (5, 6)]
     rs = regions_of(0, [[Span(0, 2, "X")], [Span(2, 3, "X")]])
     assert [(r.start, r.end, r.agreed) for r in rs] == [(0, 2, False), (2, 3, False)]
 

@@ -9,7 +9,8 @@ of its own: its keys take an annotator's version, edit or skip, and this control
 decision. Save writes the merged entities into the first file's corpus (its layout and columns
 kept) in the format the chosen name's extension gives — any format nerstudio writes — and the
 report (agreement before, the decisions) as JSON beside it, in a view job over a snapshot of the
-decisions (the full report of a 200,000-token corpus takes seconds: ``bench/adjudication.py``). The open corpus is not touched.
+decisions (the full report of a 200,000-token corpus takes seconds: ``bench/adjudication.py``).
+The open corpus is not touched.
 Closing the adjudication window (or the main window, or opening other files) with decisions not
 saved asks first: save, discard or cancel.
 """
@@ -66,6 +67,11 @@ class AdjudicationController(QObject):
         self.saved: str | None = None
         self.unsaved = False  # decisions taken since the merged file was last saved
         self.saving = False
+        ctx.jobs.viewProgress.connect(self._on_progress)
+
+    def _on_progress(self, name: str, message: str, done: int, total: int) -> None:
+        if name in (JOB, JOB_SAVE):
+            self.ctx.status(f"Adjudication: {message} ({done} of {total})", 5000)
 
     # -- opening --------------------------------------------------------------------------
     def ask_files(self) -> list[str] | None:

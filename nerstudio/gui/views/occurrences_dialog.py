@@ -114,7 +114,8 @@ class OccurrencesDialog(QDialog):
             if tick:
                 it.setCheckState(Qt.Unchecked if o.status(lab) == "overlap" else Qt.Checked)
         n = len(self.found)
-        counts = {st: sum(1 for o in self.found if o.status(lab) == st) for st in ("free", "same", "relabel", "overlap")}
+        statuses = [o.status(lab) for o in self.found]
+        counts = {st: statuses.count(st) for st in ("free", "same", "relabel", "overlap")}
         self.summary.setText(f"{n} occurrence(s) in {len({o.k for o in self.found})} sentence(s): "
                              f"{counts['free']} new, {counts['same']} already {lab or 'entity'}, "
                              f"{counts['relabel']} of another type, {counts['overlap']} overlapping other entities"
