@@ -133,3 +133,19 @@ def test_legend_and_digits_fixed_across_preannotation_and_reopening(make_window,
     w.sentence_view.select_tokens(0, 1)
     qtbot.keyClick(w.sentence_view, Qt.Key_1)
     assert w.corpus.sentences[k].spans == [Span(0, 1, "PER")]
+
+
+def test_moving_keys_from_the_nbest_table_but_not_the_type_keys(window, qtbot):
+    w = window  # the demo, with its N-best lists
+    k = _sentence_with(w.corpus, 2)
+    w.select_sentence(k)
+    spans = sorted(w.corpus.sentences[k].spans)
+    before = list(spans)
+    w.sentence_view.select_tokens(0, 1)
+    w.nbest_view.setFocus()
+    qtbot.keyClick(w.nbest_view, Qt.Key_Tab)
+    assert w.sentence_view.selection() == (spans[0].start, spans[0].end)
+    qtbot.keyClick(w.nbest_view, Qt.Key_Right)
+    assert w.sentence_view.selection() == (spans[0].end, spans[0].end + 1)
+    qtbot.keyClick(w.nbest_view, Qt.Key_4)  # a type key: not the table's to give
+    assert sorted(w.corpus.sentences[k].spans) == before

@@ -9,7 +9,7 @@ switched off so a letter never jumps the list), and nowhere else: typing in the 
 text field types text. The type keys and colours come from the corpus's own types
 (:func:`nerstudio.app.types.document_types`, in the fixed order of their set). Next / previous
 entity (Tab / Shift+Tab) and token (Left / Right) are actions too, so they work from the browser
-as well; when a corpus opens, the sentence view takes the focus so the first key reaches it.
+and the N-best table as well; when a corpus opens, the sentence view takes the focus so the first key reaches it.
 
 Edits from the sentence view (keys and mouse) and "accept candidate as gold" become
 :meth:`Document.set_spans <nerstudio.app.document.Document.set_spans>` calls — one undoable step
@@ -114,6 +114,8 @@ class AnnotationController(QObject):
         for widget in (views.sentence_view, views.corpus_view):
             widget.installEventFilter(self._keys)
         views.corpus_view.setProperty("annotationKeys", True)
+        views.nbest_view.installEventFilter(self._keys)  # the moving keys only (issue 23)
+        views.nbest_view.setProperty("navigationKeysOnly", True)
         self._update_actions()
         self._set_scheme(document_types(self.doc))
 
@@ -415,7 +417,9 @@ class _KeyRouter(QObject):
         if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
             return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
         act = self.c.key_table().get(self.combination(ev))
-        if act is not None and ev.key() in (Qt.Key_Left, Qt.Key_Right) and obj is not self.c.v.sentence_view \
+        if act is not None and obj.property("navigationKeysOnly") and act not in self.c.nav_actions.values():
+            return False  # the N-best table: only next / previous entity and token are ours
+        if act is not None and ev.key() in (Qt.Key_Left, Qt.Key_Right) and obj is self.c.v.corpus_view \
                 and obj.model().hasChildren(obj.currentIndex()):
             return False  # on a document of the browser, Left / Right fold and unfold it
         if act is None:
