@@ -23,6 +23,9 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
 if not os.environ.get("NERSTUDIO_LOG_DIR"):  # the log file: never the user's real folder
     import tempfile
     os.environ["NERSTUDIO_LOG_DIR"] = tempfile.mkdtemp(prefix="nerstudio-test-logs-")
+if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never the user's real file
+    import tempfile
+    os.environ["NERSTUDIO_LABEL_KEYS"] = os.path.join(tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json")
 
 from pathlib import Path  # noqa: E402
 

@@ -96,7 +96,7 @@ def annotate(wid: str, out: Path) -> None:
     # sentence 17 ("Passenger numbers rose … between Kessel and Port Albury"): 16 sentences and one
     # document row further down
     key(*["Down"] * 17, pause=0.05)
-    key("Tab")  # to the sentence view
+    key("alt+s")  # to the sentence view (Tab there and in the browser goes to the next entity)
     key("End", "Left", "Left", "shift+Right")  # "Port Albury" (the two tokens before the final ".")
     key("Delete")
     key("Left", "shift+Right")  # select it again with Shift+Right …

@@ -3,11 +3,12 @@
 The legend, the sentence view, the corpus browser, the Edit menu and the context menu all ask
 :func:`document_types` (or a :class:`TypeScheme` built from the same labels), so they agree.
 
-* **Which types**: the corpus's own labels, in the document's type order (sorted when the corpus
-  opens, a type that appears later — e.g. an accepted candidate with a new label — added at the
-  end, never removed during the session: colours and digits stay put). A corpus whose labels are
-  all CoNLL ones gets the four CoNLL types (so a file with only PER entities still offers ORG);
-  a corpus without entities gets the CoNLL four. A WNUT corpus gets its own six and no MISC.
+* **Which types, in which order**: the corpus's own labels in the fixed order of their set
+  (:mod:`~nerstudio.app.label_keys`: a CoNLL subset is always PER ORG LOC MISC, all four offered;
+  a WNUT corpus gets its own six; another set the order remembered for it), whatever the file's
+  format or the order its entities come in. A type that appears later (an accepted candidate, a
+  pre-annotation) is added at the end, never removed during the session: colours and keys stay
+  put.
 * **Keys**: each type's first letter not taken by an earlier type (``""``, untyped entities,
   counts as "entity"); digits 1–9 by position.
 * **Colours**: a fixed qualitative palette of 12 colours chosen to be told apart (pairwise
@@ -21,6 +22,9 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
+from weakref import WeakKeyDictionary
+
+from .label_keys import label_orders
 
 CONLL_TYPES = ("PER", "ORG", "LOC", "MISC")
 
@@ -106,9 +110,16 @@ def corpus_types(labels) -> tuple[str, ...]:
     return tuple(labels)
 
 
+_IN_USE: WeakKeyDictionary = WeakKeyDictionary()  # document → (its corpus, the order in use)
+
+
 def document_types(document) -> TypeScheme:
-    """The type scheme of a :class:`~nerstudio.app.document.Document`'s corpus (its type order is
-    the order of ``Document.type_masks``: sorted at open, new types appended, none removed)."""
+    """The type scheme of a :class:`~nerstudio.app.document.Document`'s corpus: its labels (those of
+    ``Document.type_masks``, none removed during the session) in the fixed order of their set;
+    a type that appears during the session is appended to the order in use."""
     if document.corpus is None:
         return TypeScheme.of(CONLL_TYPES)
-    return TypeScheme.of(corpus_types(document.type_masks))
+    corpus, current = _IN_USE.get(document, (None, None))
+    order = label_orders().order(document.type_masks, current if corpus is document.corpus else None)
+    _IN_USE[document] = (document.corpus, order)
+    return TypeScheme.of(order)

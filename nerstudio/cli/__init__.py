@@ -8,7 +8,8 @@ with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
 ``NERSTUDIO_DEBUG=1``) shows the same on stderr.
 
 The package: :mod:`.parser` (the options), :mod:`.corpus_commands`, :mod:`.model_commands`,
-:mod:`.reranker_commands`, :mod:`.analysis_commands`, :mod:`.preannotate_command`, :mod:`.errors_command` (what the commands do) and :mod:`.common`; here, the dispatch with
+:mod:`.reranker_commands`, :mod:`.analysis_commands`, :mod:`.preannotate_command`,
+:mod:`.errors_command`, :mod:`.adjudicate_command` (what the commands do) and :mod:`.common`; here, the dispatch with
 its exit statuses and logging.
 """
 
@@ -19,6 +20,7 @@ import sys
 
 from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
 from ..errors import NerstudioError
+from .adjudicate_command import cmd_adjudicate
 from .analysis_commands import cmd_agreement, cmd_rank_uncertain
 from .errors_command import cmd_errors
 from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
@@ -50,7 +52,8 @@ COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats
             "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
             "explain-model": cmd_explain_model, "sweep": cmd_sweep,
             "rank-uncertain": cmd_rank_uncertain, "agreement": cmd_agreement,
-            "preannotate": cmd_preannotate, "install-desktop": cmd_install_desktop, "errors": cmd_errors}
+            "preannotate": cmd_preannotate, "install-desktop": cmd_install_desktop, "errors": cmd_errors,
+            "adjudicate": cmd_adjudicate}
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()

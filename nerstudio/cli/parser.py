@@ -334,6 +334,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("system", metavar="SYSTEM", nargs="+", help="a system's output: the same sentences, tagged")
     p.add_argument("--train", metavar="TRAIN", help="the training corpus: adds F over seen / unseen entities")
     p.add_argument("--json", action="store_true", help="print a JSON object instead of tables")
+    p = sub.add_parser("adjudicate", parents=[common], help="merge two or more annotations of the same text",
+                       description="Merge annotators' files of the same tokens (INCEpTION's curation): entities "
+                                   "all annotators agree on are kept; each disagreement (overlapping entities that "
+                                   "differ) is decided by the policy; what no policy decides gets no entity and is "
+                                   "listed. Prints the agreement before and the decisions. The files must hold the "
+                                   "same tokens: the first that differs is an error naming both lines.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="two or more annotations (A, B, C … in this order)")
+    p.add_argument("-o", "--out", required=True, metavar="OUTPUT",
+                   help="merged corpus to write; its extension names the format as for convert, else A's")
+    p.add_argument("--majority", action="store_true",
+                   help="take the version more than half the annotators hold")
+    p.add_argument("--prefer", metavar="WHO",
+                   help="take this annotator's version (A, B, … or 1, 2, … or a file name); after --majority "
+                        "when both are given")
+    p.add_argument("--report", metavar="JSON", help="also write the report as JSON")
+    p.add_argument("--list", type=int, default=20, metavar="K", help="disagreements listed (default 20; 0: all)")
+    _add_read_options(p)
 
     p = sub.add_parser("preannotate", parents=[common], help="a model's entities as the starting gold of a corpus",
                        description="Predict the entities of INPUT's sentences with a model folder (the tagger's "

@@ -35,6 +35,8 @@ from .controllers.model_features import ModelFeaturesController
 from .controllers.preannotate import PreannotateController
 from .controllers.loop import LoopController
 from .controllers.notes import NotesController
+from .controllers.occurrences import OccurrencesController
+from .controllers.adjudication import AdjudicationController
 from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
@@ -97,6 +99,8 @@ class MainWindow(QMainWindow):
         self.loop = LoopController(ctx, v, self)
         self.what_if = WhatIfController(ctx, v, self)
         self.notes = NotesController(ctx, v, self)
+        self.occurrences = OccurrencesController(ctx, v, self)
+        self.adjudication = AdjudicationController(ctx, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
@@ -176,6 +180,9 @@ class MainWindow(QMainWindow):
         self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
                   "Save the perceptron or joint tagger trained in this session", filem)
         filem.addSeparator()
+        self._act("Ad&judicate annotations…", self.adjudication.open_dialog, None,
+                  "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
+                  "one by one (take A / B, edit, skip)", filem)
         self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
                   "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
                   filem)
@@ -188,6 +195,7 @@ class MainWindow(QMainWindow):
         self.act_preannotate = self.preannotate.act
         annotatem = menu.addMenu("&Annotate")
         annotatem.addAction(self.act_preannotate)
+        annotatem.addAction(self.occurrences.act)  # Label all occurrences…
         self.loop.add_to(annotatem)  # Learn from corrections
         self.notes.add_to(annotatem)  # notes, flags, guidelines
 
@@ -212,6 +220,8 @@ class MainWindow(QMainWindow):
         navm.addSeparator()
         self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
                   "Search the sentences", navm)
+        self._act("Focus &sentence", lambda: self._focus(v.sentence_view), "Alt+S",
+                  "Focus the sentence view (the annotation keys work there and in the corpus browser)", navm)
         self._act("Focus &corpus", lambda: self._focus(v.corpus_view), "Alt+1", "Focus the corpus browser", navm)
         self._act("Focus N-&best", lambda: self._focus(v.nbest_view), "Alt+2", "Focus the candidate table", navm)
         self._act("Focus f&eatures", lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
@@ -367,7 +377,8 @@ class MainWindow(QMainWindow):
         return folder
 
     def closeEvent(self, event) -> None:
-        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models():
+        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models() \
+                or not self.adjudication.confirm_close():
             event.ignore()
             return
         self.views.stepper_panel.pause()

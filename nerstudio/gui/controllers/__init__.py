@@ -13,7 +13,8 @@ explanations) · ``annotation`` (edits, undo, save, autosave, recovery) · ``tra
 sequence taggers, installing results, state display) · ``comparison`` · ``stepper`` ·
 ``model_features`` (what a reranker has learned, over the whole list) · ``agreement`` (two
 annotation files of the same text compared) · ``preannotate`` (a model's entities as the
-starting gold, one undoable edit).
+starting gold, one undoable edit) · ``occurrences`` (label all occurrences of a phrase, one
+undoable edit) · ``adjudication`` (annotators' files merged, disagreements walked one by one).
 An import-linter contract keeps these modules independent of one another.
 """
 

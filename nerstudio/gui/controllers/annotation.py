@@ -7,7 +7,9 @@ selection allows. The edit keys work with the focus in the sentence view *or* in
 browser (an event filter on both routes a key to its action; the browser's type-ahead search is
 switched off so a letter never jumps the list), and nowhere else: typing in the search box or any
 text field types text. The type keys and colours come from the corpus's own types
-(:func:`nerstudio.app.types.document_types`).
+(:func:`nerstudio.app.types.document_types`, in the fixed order of their set). Next / previous
+entity (Tab / Shift+Tab) and token (Left / Right) are actions too, so they work from the browser
+and the N-best table as well; when a corpus opens, the sentence view takes the focus so the first key reaches it.
 
 Saving, the checks of the file on disk, its lock and the recovery offers are the file owner's
 (:mod:`.file_owner`, over the Qt-free :mod:`nerstudio.app.saving`); this controller keeps the
@@ -30,13 +32,14 @@ import time
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QLineEdit, QMenu, QPlainTextEdit,
+                               QTextEdit)
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change
 from ...app.types import TypeScheme, document_types
 from ..actions import make_action
-from ..views.annotation_view import CARET_KEYS
+from ..views.annotation_view import CARET_KEYS, NAV_COMMANDS
 from ..views.palette import type_icon
 from . import Context
 from .file_owner import FileOwner
@@ -113,6 +116,8 @@ class AnnotationController(QObject):
         for widget in (views.sentence_view, views.corpus_view):
             widget.installEventFilter(self._keys)
         views.corpus_view.setProperty("annotationKeys", True)
+        views.nbest_view.installEventFilter(self._keys)  # the moving keys only (issue 23)
+        views.nbest_view.setProperty("navigationKeysOnly", True)
         self._update_actions()
         self._set_scheme(document_types(self.doc))
 
@@ -130,6 +135,12 @@ class AnnotationController(QObject):
             a.setStatusTip(text.replace("&", ""))
             a.triggered.connect(lambda _=False, call=call: call(view))
             self.edit_actions[name] = a
+        self.nav_actions: dict[str, QAction] = {}  # next / previous entity and token (issue 23)
+        for name, text, keys, call in NAV_COMMANDS:
+            a = self.nav_actions[name] = QAction(text, self._window)
+            a.setShortcuts([QKeySequence(k) for k in keys])
+            a.setShortcutContext(Qt.WidgetShortcut)
+            a.triggered.connect(lambda _=False, call=call: call(view))
 
     def _set_scheme(self, scheme: TypeScheme) -> None:
         """The corpus's types changed (a corpus opened, a new type appeared): new type actions."""
@@ -190,7 +201,7 @@ class AnnotationController(QObject):
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
             table = {}
-            for a in [*self.type_actions.values(), *self.edit_actions.values()]:
+            for a in [*self.type_actions.values(), *self.edit_actions.values(), *self.nav_actions.values()]:
                 for seq in a.shortcuts():
                     table[seq[0].toCombined()] = a
             self._keys_table = table
@@ -203,6 +214,7 @@ class AnnotationController(QObject):
             if a is not None and a.shortcuts():
                 keys = ", ".join(s.toString(QKeySequence.NativeText) for s in a.shortcuts())
                 rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
+        rows += [(a.shortcut().toString(QKeySequence.NativeText), a.text()) for a in self.nav_actions.values()]
         return rows + list(CARET_KEYS)
 
     def label_selection(self, label: str) -> None:
@@ -227,6 +239,8 @@ class AnnotationController(QObject):
             a.setEnabled(can["type"])
         for name, a in self.edit_actions.items():
             a.setEnabled(can[name])
+        for a in self.nav_actions.values():
+            a.setEnabled(bool(self.v.sentence_view.words()))
 
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
@@ -236,6 +250,8 @@ class AnnotationController(QObject):
         if ch.kind in ("gold", "corpus"):
             self._set_scheme(document_types(self.doc))
             self._update_enabled()
+        if ch.kind == "corpus":  # the first key after opening a file goes to the sentence (issue 23)
+            QTimer.singleShot(0, self.focus_sentence_view)
         if ch.kind == "gold" and self.ctx.cursor.k not in ch.sentences and ch.sentences:
             self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
         self._update_actions()
@@ -257,6 +273,11 @@ class AnnotationController(QObject):
     def _on_edit_requested(self, spans: list, text: str) -> None:
         if self.ctx.cursor.k >= 0:
             self.doc.set_spans(self.ctx.cursor.k, spans, text)
+
+    def focus_sentence_view(self) -> None:
+        """Focus the sentence view, unless the user is typing in a text field."""
+        if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)):
+            self.v.sentence_view.setFocus(Qt.OtherFocusReason)
 
     def undo(self) -> None:
         self.doc.undo()
@@ -355,7 +376,7 @@ class _KeyRouter(QObject):
     @staticmethod
     def combination(ev) -> int:
         mods = ev.modifiers() & ~Qt.KeypadModifier
-        key = ev.key()
+        key = ev.key() if ev.key() != Qt.Key_Backtab else Qt.Key_Tab  # Shift+Tab arrives as Backtab
         if key < 0x01000000 and not (Qt.Key_A <= key <= Qt.Key_Z):
             mods &= ~Qt.ShiftModifier  # "+", "/" … need Shift on many layouts
         return QKeyCombination(mods, Qt.Key(key)).toCombined()
@@ -367,6 +388,11 @@ class _KeyRouter(QObject):
         if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
             return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
         act = self.c.key_table().get(self.combination(ev))
+        if act is not None and obj.property("navigationKeysOnly") and act not in self.c.nav_actions.values():
+            return False  # the N-best table: only next / previous entity and token are ours
+        if act is not None and ev.key() in (Qt.Key_Left, Qt.Key_Right) and obj is self.c.v.corpus_view \
+                and obj.model().hasChildren(obj.currentIndex()):
+            return False  # on a document of the browser, Left / Right fold and unfold it
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
             typed = ev.text()

@@ -4,6 +4,8 @@ Mouse: click a token to put the caret on it, drag (or Shift+click) to select a r
 double-click to select the whole entity under the pointer, right-click for the annotation menu
 (``contextMenuWanted``). Keyboard (handled here): Left/Right move the caret, Shift+Left/Right
 extend the selection, Home/End jump, Esc collapses the selection; the caret is kept in view.
+:meth:`step_token` and :meth:`step_entity` (the annotation controller's next / previous token and
+entity, which also work with the focus in the corpus browser) move it.
 
 The edits are methods; the annotation controller's actions call them (one QAction per command,
 shared by the Edit menu, the context menu, the legend chips and the keys, which work with the
@@ -34,10 +36,19 @@ from ... import annotation as ann
 from ...corpus.model import Span
 from .sentence_view import SentenceView
 
+# moving, with the focus in the sentence view or the corpus browser (the annotation controller
+# makes one action of each): name, text, keys, the view's method
+NAV_COMMANDS = (
+    ("next_entity", "Next entity (selects it)", ("Tab",), lambda v: v.step_entity(1)),
+    ("previous_entity", "Previous entity (selects it)", ("Shift+Tab",), lambda v: v.step_entity(-1)),
+    ("next_token", "Caret to the next token", ("Right",), lambda v: v.step_token(1)),
+    ("previous_token", "Caret to the previous token", ("Left",), lambda v: v.step_token(-1)),
+    ("extend_selection_right", "Extend the token selection right", ("Shift+Right",), lambda v: v.step_token(1, True)),
+    ("extend_selection_left", "Extend the token selection left", ("Shift+Left",), lambda v: v.step_token(-1, True)),
+)
+
 # keys the view handles itself (the edit keys are the annotation actions' shortcuts)
 CARET_KEYS = (
-    ("Left / Right", "Move the caret in the sentence view"),
-    ("Shift+Left / Shift+Right", "Extend the token selection"),
     ("Home / End", "Caret to the first / last token"),
     ("Esc", "Collapse the selection to the caret"),
     ("Double-click", "Select the whole entity"),
@@ -169,17 +180,42 @@ class AnnotationView(SentenceView):
         n = len(self._words)
         shift = bool(mods & Qt.ShiftModifier)
         plain = not (mods & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
-        if key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End) and plain:
-            step = {Qt.Key_Left: -1, Qt.Key_Right: 1}.get(key)
-            c = max(self.caret, 0)
-            c = (c + step) if step is not None else (0 if key == Qt.Key_Home else n - 1)
-            c = max(0, min(n - 1, c))
+        if key in (Qt.Key_Left, Qt.Key_Right) and plain:
+            self.step_token(-1 if key == Qt.Key_Left else 1, extend=shift)
+            return
+        if key in (Qt.Key_Home, Qt.Key_End) and plain:
+            c = 0 if key == Qt.Key_Home else n - 1
             self._select(self.anchor if shift else c, c, scroll=True)
             return
         if key == Qt.Key_Escape and plain:
             self._select(self.caret, self.caret)
             return
         super().keyPressEvent(event)
+
+    # -- moving (the annotation controller's navigation actions call these) ---------------
+    def step_token(self, step: int, extend: bool = False) -> None:
+        """Caret to the next (+1) / previous (-1) token; ``extend`` keeps the anchor (Shift)."""
+        n = len(self._words)
+        if not n:
+            return
+        c = max(0, min(n - 1, max(self.caret, 0) + step))
+        self._select(self.anchor if extend and self.anchor >= 0 else c, c, scroll=True)
+
+    def step_entity(self, step: int) -> None:
+        """Select the next (+1) / previous (-1) gold entity after / before the selection."""
+        a, b = self.selection()
+        spans = sorted(self._gold)
+        if step > 0:
+            nxt = [s for s in spans if s.start > a or (s.start == a and s.end > b)]  # not the one selected
+            target = nxt[0] if nxt else None
+        else:
+            prev = [s for s in spans if s.start < a]
+            target = prev[-1] if prev else None
+        if target is None:
+            self.editRefused.emit(("No entity after the selection" if step > 0 else "No entity before the selection")
+                                  + " in this sentence (Ctrl+Down / Ctrl+Up: next / previous sentence)")
+            return
+        self.select_tokens(target.start, target.end)
 
     # -- what can be done now -------------------------------------------------------------
     def available(self) -> dict[str, bool]:

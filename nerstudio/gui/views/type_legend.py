@@ -1,6 +1,7 @@
 """The legend under the sentence view: one clickable chip per entity type of the corpus.
 
-Each chip shows the type in its colour with its key; clicking it asks for that type to be set
+Each chip shows the type in its colour between its keys (``1 PER P``: the digit, fixed for the
+label set by :mod:`~nerstudio.app.label_keys`, and the letter); clicking it asks for that type to be set
 on the sentence view's selection (``typeClicked(label)``), exactly as the key or the Edit menu
 does. The chips come from the corpus's :class:`~nerstudio.app.types.TypeScheme`.
 """
@@ -47,7 +48,8 @@ class TypeLegend(QWidget):
             keys = " / ".join(k for k in (scheme.letter(lab), scheme.digit(lab)) if k)
             b = QToolButton()
             b.setObjectName(f"legendChip_{lab or 'entity'}")
-            b.setText(f"{lab or 'entity'}" + (f"  {scheme.letter(lab)}" if scheme.letter(lab) else ""))
+            # the keys as the keyboard has them: the digit (fixed for the label set) and the letter
+            b.setText(" ".join(x for x in (scheme.digit(lab), lab or "entity", scheme.letter(lab)) if x))
             b.setToolTip(f"Set the selected tokens' type to {lab or 'entity'}" + (f" (key {keys})" if keys else ""))
             b.setCursor(Qt.PointingHandCursor)
             b.setFocusPolicy(Qt.NoFocus)  # a click keeps the focus (and the selection) where it is

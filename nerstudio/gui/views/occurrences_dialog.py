@@ -1,0 +1,136 @@
+"""The preview of "label all occurrences": every place the phrase occurs, one checkbox each.
+
+The phrase (prefilled from the selected entity or the search box), "Match case" and the type
+are at the top; the list below shows each occurrence in its sentence with what the gold has there
+now — nothing, already this type, another type (relabelled), or entities it overlaps (replaced,
+so those are unticked until the user ticks them). "Label ticked" and "Remove all" close the
+dialog with :attr:`action` set; the annotation itself is the occurrences controller's (one
+undoable edit). The occurrences come from :func:`nerstudio.app.occurrences.find`.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QListWidgetItem, QPushButton, QVBoxLayout)
+
+from ...app import occurrences as occ
+
+CONTEXT = 6  # tokens shown on each side of an occurrence
+
+
+def _context(words, o: occ.Occurrence) -> str:
+    left = words[max(0, o.start - CONTEXT):o.start]
+    right = words[o.end:o.end + CONTEXT]
+    return ("… " if o.start > CONTEXT else "") + " ".join([*left, "«" + " ".join(words[o.start:o.end]) + "»", *right]) \
+        + (" …" if o.end + CONTEXT < len(words) else "")
+
+
+def _status(o: occ.Occurrence, label: str, words) -> str:
+    st = o.status(label)
+    if st == "same":
+        return f"already {label}"
+    if st == "relabel":
+        return f"{o.exact().label} → {label}"
+    if st == "overlap":
+        return "overlaps " + ", ".join(f"{s.label} “{' '.join(words[s.start:s.end])}”" for s in o.overlapping()) \
+            + " (replaced if ticked)"
+    return "new"
+
+
+class OccurrencesDialog(QDialog):
+    def __init__(self, sentences, labels, phrase: str = "", label: str = "", parent=None):
+        super().__init__(parent)
+        self.setObjectName("occurrencesDialog")
+        self.setWindowTitle("Label all occurrences")
+        self.resize(960, 520)
+        self.sentences = sentences
+        self.action = ""  # "label" or "remove" once closed by one of them
+        self.found: list[occ.Occurrence] = []
+        lay = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.phrase = QLineEdit(phrase)
+        self.phrase.setPlaceholderText("Tokens to find, separated by spaces")
+        self.case = QCheckBox("Match &case")
+        self.case.setChecked(True)
+        self.type = QComboBox()
+        for lab in labels:
+            self.type.addItem(lab or "entity", lab)
+        if label in labels:
+            self.type.setCurrentIndex(list(labels).index(label))
+        row.addWidget(QLabel("&Phrase:", buddy=self.phrase))
+        row.addWidget(self.phrase, 1)
+        row.addWidget(self.case)
+        row.addWidget(QLabel("&Type:", buddy=self.type))
+        row.addWidget(self.type)
+        lay.addLayout(row)
+        self.summary = QLabel()
+        self.summary.setObjectName("occurrencesSummary")
+        lay.addWidget(self.summary)
+        self.list = QListWidget()
+        self.list.setObjectName("occurrencesList")
+        lay.addWidget(self.list, 1)
+        ticks = QHBoxLayout()
+        for text, on in (("Tick &all", True), ("Tick &none", False)):
+            b = QPushButton(text)
+            b.clicked.connect(lambda _=False, on=on: self.tick_all(on))
+            ticks.addWidget(b)
+        ticks.addStretch(1)
+        lay.addLayout(ticks)
+        box = QDialogButtonBox()
+        self.label_button = box.addButton("&Label ticked", QDialogButtonBox.AcceptRole)
+        self.remove_button = box.addButton("&Remove all", QDialogButtonBox.DestructiveRole)
+        self.remove_button.setToolTip("Remove the entities that span exactly a ticked occurrence (any type)")
+        box.addButton(QDialogButtonBox.Cancel)
+        self.label_button.clicked.connect(lambda: self._close_with("label"))
+        self.remove_button.clicked.connect(lambda: self._close_with("remove"))
+        box.rejected.connect(self.reject)
+        lay.addWidget(box)
+        self.label_button.setDefault(True)
+        self.phrase.textChanged.connect(self.refresh)
+        self.case.toggled.connect(self.refresh)
+        self.type.currentIndexChanged.connect(self._restatus)
+        self.refresh()
+
+    def label(self) -> str:
+        return self.type.currentData()
+
+    def refresh(self) -> None:
+        """Find the phrase again (its text or the case option changed)."""
+        self.found = occ.find(self.sentences, self.phrase.text(), self.case.isChecked())
+        self.list.clear()
+        for o in self.found:
+            it = QListWidgetItem()
+            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            self.list.addItem(it)
+        self._restatus(tick=True)
+
+    def _restatus(self, *_args, tick: bool = False) -> None:
+        lab = self.label()
+        for i, o in enumerate(self.found):
+            it = self.list.item(i)
+            words = self.sentences[o.k].words
+            it.setText(f"{_status(o, lab, words)} — {o.k + 1}: {_context(words, o)}")
+            if tick:
+                it.setCheckState(Qt.Unchecked if o.status(lab) == "overlap" else Qt.Checked)
+        n = len(self.found)
+        statuses = [o.status(lab) for o in self.found]
+        counts = {st: statuses.count(st) for st in ("free", "same", "relabel", "overlap")}
+        self.summary.setText(f"{n} occurrence(s) in {len({o.k for o in self.found})} sentence(s): "
+                             f"{counts['free']} new, {counts['same']} already {lab or 'entity'}, "
+                             f"{counts['relabel']} of another type, {counts['overlap']} overlapping other entities"
+                             if n else "No occurrence (whole tokens" + (", case-sensitive" if self.case.isChecked()
+                                                                         else "") + ")")
+        self.label_button.setEnabled(bool(n))
+        self.remove_button.setEnabled(bool(n))
+
+    def tick_all(self, on: bool) -> None:
+        for i in range(self.list.count()):
+            self.list.item(i).setCheckState(Qt.Checked if on else Qt.Unchecked)
+
+    def chosen(self) -> list[occ.Occurrence]:
+        return [o for i, o in enumerate(self.found) if self.list.item(i).checkState() == Qt.Checked]
+
+    def _close_with(self, action: str) -> None:
+        self.action = action
+        self.accept()
