@@ -29,6 +29,7 @@ import numpy as np
 import numpy.lib.format as npformat
 
 from .corpus.atomic import atomic_open
+from .corpus.journal import settle
 from .errors import FormatError
 
 MAX_INFLATION = 100  # declared bytes per stored byte above which a large member is refused
@@ -152,6 +153,7 @@ def _mb(n: int) -> str:
 
 def _scan(path: str, what: str) -> dict[str, _Member]:
     """Every member's declared shape and type, checked (see the module docstring); no data read."""
+    settle(path)  # an interrupted save (a hard-linked model copied in place) is finished first
     if not os.path.exists(path):
         raise FormatError(path, None, "no such file")
     if os.path.isdir(path):

@@ -39,6 +39,7 @@ from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
+from .journal import settle
 from .jsonl import document_text, parse_record
 from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
@@ -93,6 +94,7 @@ class Reader:
 
     def __post_init__(self):
         self.path = os.fspath(self.path)
+        settle(self.path)  # an interrupted save is finished (or refused), never read half done
         self.encoding = (self.encoding or "utf-8")
         try:
             "".encode(self.encoding)

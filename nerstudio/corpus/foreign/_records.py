@@ -259,8 +259,23 @@ def origin(fmt: str, fields: dict, spans: Iterable[Span]) -> dict:
 
 def write_json_lines(path: str, objects: Iterable[dict], encoding: str = "utf-8") -> None:
     with atomic_open(path, encoding=encoding) as f:
-        for obj in objects:
+        dump_json_lines(f, path, objects)
+
+
+def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
+    """One JSON object per line into the open file ``f``; a string that cannot be written (an
+    unpaired surrogate, a character the encoding lacks) is an error naming its line."""
+    for n, obj in enumerate(objects, 1):
+        try:
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        except UnicodeEncodeError as exc:
+            raise FormatError(path, n, f"not saved: {exc.object[exc.start:exc.end]!r} cannot be written in "
+                                       f"{f.encoding}{_surrogate(exc)}; the file is unchanged") from None
+
+
+def _surrogate(exc: UnicodeEncodeError) -> str:
+    bad = exc.object[exc.start:exc.end]
+    return " (an unpaired surrogate: not valid Unicode)" if any(0xD800 <= ord(c) <= 0xDFFF for c in bad) else ""
 
 
 def write_json(path: str, value, encoding: str = "utf-8") -> None:

@@ -38,7 +38,7 @@ import os
 import re
 
 from ...errors import FormatError
-from ..atomic import atomic_open
+from ..atomic import atomic_files
 from ..model import Corpus
 from . import runtext
 
@@ -309,16 +309,17 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     for label in {e.label for s in corpus.sentences for e in s.spans}:
         if any(c.isspace() for c in label):
             raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
-    if os.path.isdir(path):
-        for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
-            txt = os.path.join(path, stem + ".txt")
-            _write_pair(txt, *render_document(doc, old, txt, losses), corpus)
-        return
-    _write_pair(pair(path)[0], *render(corpus, losses), corpus)
+    with atomic_files() as files:  # every file of the save replaced, or none
+        if os.path.isdir(path):
+            for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
+                txt = os.path.join(path, stem + ".txt")
+                _write_pair(files, txt, *render_document(doc, old, txt, losses), corpus)
+            return
+        _write_pair(files, pair(path)[0], *render(corpus, losses), corpus)
 
 
-def _write_pair(txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
-    """The ``.txt`` (only when it changed) and the ``.ann``, each atomically."""
+def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
+    """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
     if corpus.bom and corpus.format in ("brat", "text"):
         text = "\ufeff" + text  # offsets count from after it, as when read
@@ -329,7 +330,7 @@ def _write_pair(txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     except (OSError, UnicodeError):
         pass
     if not same:
-        with atomic_open(txt, encoding=corpus.encoding) as f:
+        with files.open(txt, encoding=corpus.encoding) as f:
             f.write(text)
-    with atomic_open(ann, encoding=corpus.encoding) as f:
+    with files.open(ann, encoding=corpus.encoding) as f:
         f.write(ann_text)

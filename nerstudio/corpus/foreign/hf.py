@@ -33,7 +33,7 @@ import os
 import re
 
 from ...errors import FormatError
-from ..atomic import atomic_open
+from ..atomic import atomic_files
 from ..model import Corpus, Document, Sentence
 from ..schemes import SchemeDetector, SchemeError, decode, encode, normalize_scheme
 from . import _records as R
@@ -204,8 +204,9 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             ex.update(fields)
             yield ex
 
-    # the names first: a file read as hf keeps its ids (new tags are appended), so its old data
-    # still reads right if writing the data then fails
-    with atomic_open(sidecar(path), encoding="utf-8") as f:
-        f.write("".join(n + "\n" for n in names))
-    R.write_json_lines(path, examples(), "utf-8")
+    # the data and its names are one save: both files replaced, or neither (atomic_files)
+    with atomic_files() as files:
+        with files.open(sidecar(path), encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in names))
+        with files.open(path, encoding="utf-8") as f:
+            R.dump_json_lines(f, path, examples())
