@@ -219,7 +219,10 @@ def _save_error(path, exc: BaseException, encoding: str | None = None) -> Format
     return FormatError(path, None, f"not saved: {exc.strerror or exc}; the file is unchanged")
 
 
-_fdopen = os.fdopen  # how a temporary file is opened (tests put a fault-injecting writer here)
+def _fdopen(fd: int, *args, **kwargs):
+    """The temporary file's file object (``os.fdopen``, looked up at each call so that tests
+    can put a fault-injecting writer there)."""
+    return os.fdopen(fd, *args, **kwargs)
 
 
 class AtomicFiles:

@@ -129,7 +129,10 @@ class Transaction:
                 fsync_folder(os.path.dirname(e["target"]))
             self.close()
             return
-        for _, target in self.members:
+        for tmp, target in self.members:
+            if not self.journal:  # a journal made now, for a copy: it names the file it needs
+                fd = self._journal_of(os.path.dirname(target), os.path.basename(target))
+                os.write(fd, (json.dumps({"tmp": tmp, "target": target}) + "\n").encode("utf-8"))
             self._journal_of(os.path.dirname(target), os.path.basename(target))
         paths = [p for p, _ in self._journals.values()]
         record = (json.dumps({"commit": entries, "journals": paths}) + "\n").encode("utf-8")
