@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -207,9 +208,11 @@ class CorpusBuilder:
                       encoding=self.encoding, layout=None, notes=list(self.notes))
 
 
-def sentence_records(corpus: Corpus) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
+def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
     """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
-    every sentence with tokens; the document id is ``None`` when the corpus has one document."""
+    every sentence with tokens; the document id is ``None`` when the corpus has one document.
+    A sentence whose text is blank (empty or whitespace tokens only) would be a record the
+    tools' readers skip: it is not written, and counted in ``losses``."""
     multi = len(corpus.documents) > 1
     for k, d in enumerate(corpus.documents):
         doc_id = (d.id or str(k + 1)) if multi else None
@@ -217,6 +220,15 @@ def sentence_records(corpus: Corpus) -> Iterator[tuple[str | None, Sentence, str
             if not s.words:
                 continue
             text, offsets = s.char_offsets()
+            if losses is not None and any(not w.strip() for w in s.words):
+                losses.add("blank_tokens", s.line or None, text="the empty or whitespace tokens of {n} sentence(s) "
+                                                                "not kept as tokens: {fmt} holds the text, whose "
+                                                                "tokens are words")
+            if not text.strip():
+                if losses is not None:
+                    losses.add("blank", s.line or None, text="{n} sentence(s) of empty or whitespace tokens only not "
+                                                             "written: a {fmt} record needs some text")
+                continue
             yield doc_id, s, text, offsets
 
 
@@ -225,12 +237,36 @@ def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, i
     return [(offsets[sp.start][0], offsets[sp.end - 1][1], sp.label) for sp in s.spans]
 
 
-def check_spans_writable(s: Sentence, offsets, path) -> None:
-    """An entity made only of empty tokens has no characters: no character-offset format holds it."""
+def check_spans_writable(s: Sentence, offsets, path, text: str | None = None) -> None:
+    """An entity made only of empty tokens has no characters, and one made only of whitespace
+    is refused by every reader of running text: no character-offset format holds them."""
     for sp in s.spans:
-        if offsets[sp.start][0] >= offsets[sp.end - 1][1]:
+        a, b = offsets[sp.start][0], offsets[sp.end - 1][1]
+        if a >= b:
             raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
                                                     "covers only empty tokens: it has no characters to point at")
+        if text is not None and not text[a:b].strip():
+            raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
+                                                    f"covers only whitespace ({text[a:b]!r}): a reader of running "
+                                                    "text finds no entity there")
+
+
+_ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than a space or a line break
+
+
+def check_reads_back(s: Sentence, text: str, offsets, path, fmt: str) -> None:
+    """A record of running text is tokenised again when read: when its text holds whitespace
+    that the tokeniser may see otherwise than Python (tabs, U+0085, U+2028, ``\\x1c``…), read
+    the record as the reader will and refuse it, naming the sentence, if its entities would not
+    come back."""
+    if not _ODD_SPACE.search(text):
+        return
+    try:
+        parse_object({"text": text, "spans": [list(x) for x in char_spans(s, offsets)]}, path, s.line or 0)
+    except FormatError as exc:
+        raise FormatError(path, s.line or None, f"the sentence {' '.join(s.words)[:40]!r} cannot be written as "
+                                                f"{fmt}: its entities would not read back ({exc.message}); save as "
+                                                "jsonl") from None
 
 
 def count_columns(corpus: Corpus, losses, fmt: str) -> None:
@@ -264,13 +300,22 @@ def write_json_lines(path: str, objects: Iterable[dict], encoding: str = "utf-8"
 
 def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
     """One JSON object per line into the open file ``f``; a string that cannot be written (an
-    unpaired surrogate, a character the encoding lacks) is an error naming its line."""
+    unpaired surrogate, a character the encoding lacks) is an error naming its line, and so is
+    a file without any record (no reader reads it back)."""
+    n = 0
     for n, obj in enumerate(objects, 1):
         try:
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
         except UnicodeEncodeError as exc:
             raise FormatError(path, n, f"not saved: {exc.object[exc.start:exc.end]!r} cannot be written in "
                                        f"{f.encoding}{_surrogate(exc)}; the file is unchanged") from None
+    if not n:
+        _nothing(path)
+
+
+def _nothing(path: str):
+    raise FormatError(path, None, "not saved: no sentence has any text, and a file without records is not read "
+                                  "back")
 
 
 def _surrogate(exc: UnicodeEncodeError) -> str:
@@ -279,5 +324,7 @@ def _surrogate(exc: UnicodeEncodeError) -> str:
 
 
 def write_json(path: str, value, encoding: str = "utf-8") -> None:
+    if isinstance(value, list) and not value:
+        _nothing(path)
     with atomic_open(path, encoding=encoding) as f:
         f.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")

@@ -59,7 +59,7 @@ def sniff(path: str, head: str) -> bool:
         return os.path.isfile(pair(path)[1])
     if not low.endswith(".ann"):
         return False
-    lines = [ln for ln in head.splitlines() if ln.strip()][:50]
+    lines = [ln for ln in runtext.split_lines(head) if ln.strip()][:50]
     if not lines:
         return os.path.isfile(pair(path)[0])  # no annotation yet
     return all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines)
@@ -146,7 +146,7 @@ def _read_pair(txt: str, ann: str, encoding: str):
     """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair."""
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
-    lines = ann_text.splitlines()
+    lines = runtext.split_lines(ann_text)
     ents = _entities(lines, text, ann)
     kept, aside = _choose(ents)
     doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
@@ -246,19 +246,27 @@ def _layouts(corpus: Corpus) -> list:
     return [layout] if len(corpus.documents) == 1 else [None] * len(corpus.documents)
 
 
-def render(corpus: Corpus, losses) -> tuple[str, str]:
+def render(corpus: Corpus, losses, target: str = "") -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of a one-document ``corpus`` (see the module docstring)."""
     if len(corpus.documents) != 1:
-        raise FormatError(corpus.path, None, f"brat holds one document per .txt/.ann pair, this corpus has "
+        raise FormatError(corpus.path or target, None, f"brat holds one document per .txt/.ann pair, this corpus has "
                                              f"{len(corpus.documents)}: save into a folder (one pair per "
                                              "document), or as jsonl")
-    return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or "", losses)
+    return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or target, losses)
 
 
 def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
     with (kept as the module docstring says), or None."""
     text, ents = _current(doc)
+    if not text.strip():
+        raise FormatError(src, None, f"document {doc.id or ''} has no text (its tokens are empty or whitespace): "
+                                     "a brat .txt without text is not read back; save as jsonl")
+    for a, b, label in ents:
+        if not text[a:b].strip():
+            raise FormatError(src, None, f"the entity {label} at characters {a}-{b} of document {doc.id or ''} "
+                                         f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
+                                         "cannot hold it; save as jsonl")
     out: list[str] = []
     todo = list(ents)
     if old is not None:
@@ -315,14 +323,14 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
                 txt = os.path.join(path, stem + ".txt")
                 _write_pair(files, txt, *render_document(doc, old, txt, losses), corpus)
             return
-        _write_pair(files, pair(path)[0], *render(corpus, losses), corpus)
+        _write_pair(files, pair(path)[0], *render(corpus, losses, path), corpus)
 
 
 def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
-    if corpus.bom and corpus.format in ("brat", "text"):
-        text = "\ufeff" + text  # offsets count from after it, as when read
+    if corpus.bom and corpus.format in ("brat", "text") or text.startswith("\ufeff"):
+        text = "\ufeff" + text  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
     same = False
     try:
         with open(txt, encoding=corpus.encoding, newline="") as f:

@@ -44,7 +44,7 @@ def _fields(line: str) -> list[str] | None:
 
 
 def sniff(path: str, head: str) -> bool:
-    lines = [ln.rstrip("\r") for ln in head.splitlines() if ln.strip()][:200]
+    lines = [ln for ln in runtext.split_lines(head) if ln.strip()][:200]
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
         return path.lower().endswith(".conllu") and bool(lines)
@@ -186,9 +186,21 @@ def _set_tag(misc_value: str, key: str, tag: str, explicit_o: bool) -> str:
     return "|".join(attrs) if attrs else "_"
 
 
+def _check_labels(s: Sentence, path) -> None:
+    """A label becomes ``NE=B-LABEL`` in the MISC column, whose attributes are separated by
+    ``|`` in a tab-separated line: a label holding those (or a line break) cannot be read back."""
+    for sp in s.spans:
+        bad = next((c for c in sp.label if c in "|\t\n\r"), None)
+        if bad is not None:
+            raise FormatError(path, s.line or None, f"the label {sp.label!r} holds {bad!r}, which CoNLL-U's MISC "
+                                                    "column cannot hold in an attribute value: it cannot be written "
+                                                    "as conllu; save as jsonl")
+
+
 def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None,
                     path) -> list[str]:
     meta = s.meta or {}
+    _check_labels(s, path)
     if "conllu" in meta:
         lines = list(meta["conllu"])
         unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
@@ -231,5 +243,5 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         for d in corpus.documents:
             for j, s in enumerate(d.sentences):
                 k += 1
-                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path)
+                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path or path)
                 f.write(nl.join(lines) + nl + nl)

@@ -181,6 +181,20 @@ def _tag_order(tags: set[str], scheme: str) -> list[str]:
     return full + sorted(tags - set(full))
 
 
+def _check_writable(s: Sentence, tags, src) -> None:
+    """Refuse what the reader would read otherwise: a tag name that is not one line of the
+    labels file as written (a line break of any kind inside it, whitespace at its ends, which
+    the reader strips), and a sentence whose only token is ``-DOCSTART-`` (a document boundary)."""
+    for t, sp in ((t, sp) for sp in s.spans for t in tags[sp.start:sp.end]):
+        if t.splitlines() != [t] or t != t.strip():
+            raise FormatError(src, s.line or None, f"the label {sp.label!r} cannot be written as hf: its tag "
+                                                   f"{t!r} would not be one line of the labels file (a line break, "
+                                                   "or whitespace at its ends); save as jsonl")
+    if list(s.words) == [DOCSTART]:
+        raise FormatError(src, s.line or None, f"a sentence whose only token is {DOCSTART} reads back from hf as a "
+                                               "document boundary; save as jsonl")
+
+
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     scheme = normalize_scheme(scheme)
     R.count_columns(corpus, losses, NAME)
@@ -188,6 +202,9 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         losses.add("documents", n=len(corpus.documents), text="the boundaries of {n} documents not kept: "
                                                               "{fmt} has examples, not documents")
     tagged = [(s, encode(s.spans, len(s.words), scheme)) for s in corpus.sentences if s.words]
+    src = corpus.path or path
+    for s, tags in tagged:
+        _check_writable(s, tags, src)
     used = {t for _, tags in tagged for t in tags}
     names: list[str] = []
     if corpus.format == NAME and corpus.path and corpus.scheme == scheme:
