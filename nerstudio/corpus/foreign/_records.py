@@ -214,8 +214,8 @@ def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, 
     A sentence whose text is blank (empty or whitespace tokens only) would be a record the
     tools' readers skip: it is not written, and counted in ``losses``."""
     multi = len(corpus.documents) > 1
-    for k, d in enumerate(corpus.documents):
-        doc_id = (d.id or str(k + 1)) if multi else None
+    ids = document_ids(corpus, losses) if multi else [None] * len(corpus.documents)
+    for d, doc_id in zip(corpus.documents, ids):
         for s in d.sentences:
             if not s.words:
                 continue
@@ -230,6 +230,26 @@ def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, 
                                                              "written: a {fmt} record needs some text")
                 continue
             yield doc_id, s, text, offsets
+
+
+def document_ids(corpus: Corpus, losses=None) -> list[str]:
+    """One id per document for the records' ``doc_id``: its own, else its number; records with
+    the same id in a row are read as one document, so an id that repeats (two documents read
+    with one id) is made unique with ``#2``, ``#3``… and counted in ``losses``, never merged."""
+    out, seen, renamed = [], set(), 0
+    for k, d in enumerate(corpus.documents):
+        base = str(d.id) if d.id else str(k + 1)
+        doc_id, n = base, 1
+        while doc_id in seen:
+            n += 1
+            doc_id = f"{base}#{n}"
+        renamed += doc_id != base
+        seen.add(doc_id)
+        out.append(doc_id)
+    if renamed and losses is not None:
+        losses.add("doc_ids", n=renamed, text="{n} document(s) shared an id with an earlier one: written with "
+                                              "'#2', '#3'… added, so that they stay apart")
+    return out
 
 
 def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, int, str]]:

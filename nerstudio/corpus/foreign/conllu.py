@@ -219,6 +219,9 @@ def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, do
     text, offs = s.char_offsets()
     out = []
     if doc is not None:
+        if doc.id and doc.id.splitlines() != [doc.id]:
+            raise FormatError(path, s.line or None, f"the document id {doc.id!r} holds a line break: it cannot be "
+                                                    "a CoNLL-U '# newdoc id' comment; save as jsonl")
         out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
     out.append(f"# sent_id = {k}")
     out.append("# text = " + " ".join(text.split()))
