@@ -330,11 +330,13 @@ def conforms(value, hint) -> bool:
         return any(conforms(value, a) for a in args)
     if origin is typing.Literal:
         return value in args
-    if origin in (list, tuple, collections.abc.Sequence):
+    if origin in (list, tuple, collections.abc.Sequence) or hint in (list, tuple):
         if not isinstance(value, (list, tuple)):
             return False
         item = args[0] if args and args[0] is not Ellipsis else None
         return item is None or all(conforms(v, item) for v in value)
+    if hint is dict or origin is dict:
+        return isinstance(value, dict)
     return True
 
 

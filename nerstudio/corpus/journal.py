@@ -67,10 +67,14 @@ def fsync_folder(folder: str) -> None:
             os.close(fd)
 
 
+UNLOCKED_DEAD_AFTER = 24 * 3600.0  # without file locks: a journal untouched for a day is a dead save's
+
+
 def try_lock(fd: int) -> bool:
-    """Take the exclusive lock of ``fd`` without waiting; ``True`` where locks do not exist."""
+    """Take the exclusive lock of ``fd`` without waiting. Where locks do not exist (Windows),
+    only a journal untouched for :data:`UNLOCKED_DEAD_AFTER` seconds counts as a dead save's."""
     if fcntl is None:  # pragma: no cover - Windows
-        return True
+        return time.time() - os.fstat(fd).st_mtime > UNLOCKED_DEAD_AFTER
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
