@@ -425,3 +425,56 @@ def test_a_lone_surrogate_is_an_error_naming_the_file(tmp_path):
         assert err.value.path in (str(path), str(path.with_suffix(".txt"))), fmt
         assert "surrogate" in err.value.message or "cannot" in err.value.message, fmt
         assert not path.exists()
+
+
+def _kill_at_step(name: str, k: int):
+    """In the child: die at the ``k``-th announcement of save step ``name`` (journal.fault_hook)."""
+    from nerstudio.corpus import journal
+
+    seen = [0]
+
+    def hook(step, path):
+        if step == name:
+            seen[0] += 1
+            if seen[0] == k:
+                _die()
+
+    journal.fault_hook = hook
+
+
+@pytest.mark.parametrize("step,k", [("flush", 1), ("flush", 2), ("journal", 1), ("rename", 1), ("rename", 2),
+                                    ("unjournal", 1)])
+def test_an_hf_pair_killed_at_each_step_of_the_journal_reads_old_or_new(tmp_path, step, k):
+    data = _hf_old(tmp_path)
+    before = _content(data)
+    new = _corpus(["ORG", "MISC"])
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    write_corpus(new, ref / "data.jsonl", format="hf")
+    after = _content(ref / "data.jsonl")
+
+    def save():
+        _kill_at_step(step, k)
+        write_corpus(new, data, format="hf")
+
+    _killed(save)
+    committed = step in ("rename", "unjournal")
+    assert _content(data) == (after if committed else before)
+    assert _nerstudio_files(tmp_path) == []  # finished or rolled back, temporary files and journal gone
+    write_corpus(new, data, format="hf")  # and the folder saves normally again
+    assert _content(data) == after
+
+
+def test_a_save_of_an_unrelated_file_finishes_an_interrupted_one_in_its_folder(tmp_path):
+    data = _hf_old(tmp_path)
+    new = _corpus(["ORG"])
+
+    def save():
+        _kill_at_step("rename", 2)
+        write_corpus(new, data, format="hf")
+
+    _killed(save)
+    assert any(n.endswith(".journal") for n in os.listdir(tmp_path))
+    write_corpus(_corpus(["PER"]), tmp_path / "other.conll")
+    assert not any(n.endswith(".journal") for n in os.listdir(tmp_path))
+    assert [s.spans[0].label for s in read_corpus(data).sentences] == ["ORG"] * 3
