@@ -478,3 +478,18 @@ def test_a_save_of_an_unrelated_file_finishes_an_interrupted_one_in_its_folder(t
     write_corpus(_corpus(["PER"]), tmp_path / "other.conll")
     assert not any(n.endswith(".journal") for n in os.listdir(tmp_path))
     assert [s.spans[0].label for s in read_corpus(data).sentences] == ["ORG"] * 3
+
+
+def test_a_hard_linked_file_on_a_disk_too_full_for_the_copy_is_left_untouched(tmp_path, monkeypatch):
+    path, other = _write(tmp_path / "work.conll", b"a O\n"), tmp_path / "other.conll"
+    os.link(path, other)
+
+    class Full:
+        f_bavail, f_frsize = 0, 4096
+
+    monkeypatch.setattr(os, "statvfs", lambda _: Full())
+    with pytest.raises(FormatError) as err:
+        write_corpus(read_corpus(_write(tmp_path / "new.conll", NEW)), path)
+    assert err.value.path == str(path) and "No space left" in err.value.message
+    assert path.read_bytes() == other.read_bytes() == b"a O\n" and os.stat(path).st_nlink == 2
+    assert _nerstudio_files(tmp_path) == []

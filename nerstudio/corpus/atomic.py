@@ -280,12 +280,13 @@ class AtomicFiles:
     def commit(self) -> None:
         """Replace every target (called by the ``with`` block of :func:`atomic_files`)."""
         copy = {t: _hard_linked(t) for _, t in self._tx.members}
-        try:
-            for tmp, target in self._tx.members:
-                if copy[target]:
+        for tmp, target in self._tx.members:
+            if copy[target]:
+                try:
                     _room_for(self._paths[target], tmp, target)
-        except OSError as exc:
-            raise _save_error(self._paths[target], exc) from None
+                except OSError as exc:
+                    self._tx.abort()
+                    raise _save_error(self._paths[target], exc) from None
         try:
             self._tx.commit(copy)
         except OSError as exc:
