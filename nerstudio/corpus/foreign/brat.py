@@ -25,7 +25,9 @@ line of the ``.ann`` whose entities are unchanged (set-aside entities included),
 refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
 lines left referring to an entity that was removed are dropped and counted in the report.
 Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
-and the ``.ann``, each atomically. A corpus of several documents is written into a folder (an
+and the ``.ann`` as one save (:func:`~nerstudio.corpus.atomic.atomic_files`: every file of a pair
+or a collection replaced, or none). Lines are split at ``\n`` only, as brat does: U+2028 and the
+other characters ``str.splitlines`` breaks at are ordinary characters of an entity's text. A corpus of several documents is written into a folder (an
 existing one: a folder read as brat, or ``nerstudio convert corpus.jsonl collection/ --to brat``), one pair
 per document named by its id; a pair written back from a folder keeps its lines as above, and
 files of the folder that are not the corpus's documents are left alone. To one pair of files, a

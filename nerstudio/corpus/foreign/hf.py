@@ -20,7 +20,8 @@ An example whose only token is ``-DOCSTART-`` starts a new document (some conver
 them); an example without tokens is skipped and counted.
 
 Written: JSON Lines of ``{"id", "tokens", "ner_tags"}`` with integer tags in the scheme asked,
-and the names beside it in ``<stem>.labels.txt``: ``O`` first, then each type's tags in the
+and the names beside it in ``<stem>.labels.txt`` (the two files are one save: both replaced, or
+neither): ``O`` first, then each type's tags in the
 scheme's order (types sorted); a corpus read from this format keeps its own names and ids (new
 tags are appended) and its examples' other fields (``pos_tags``, ...). Document boundaries and
 extra columns are not kept (reported).
