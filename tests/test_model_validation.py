@@ -19,6 +19,7 @@ import pytest
 import nerstudio
 from nerstudio.cli import main
 from nerstudio.corpus import read_corpus
+from nerstudio.corpus.model import Sentence
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
 from nerstudio.errors import FormatError
 from nerstudio.persist import _scan, json_array, read_header, save_npz
@@ -121,6 +122,31 @@ def _check(tmp_path, model_dir, which, header, arrays, sentences, expected):
         return "refused"
     got = _predict(pipe, sentences)
     return "same" if got == expected else "accepted and predicts otherwise"
+
+
+@pytest.fixture(scope="module")
+def perceptron_dir(tmp_path_factory):
+    """A small structured-perceptron tagger (the other kind ``nerstudio.load`` takes)."""
+    from nerstudio.tagging.perceptron import PerceptronTagger
+
+    folder = tmp_path_factory.mktemp("perceptron") / "model"
+    folder.mkdir()
+    m = PerceptronTagger(epochs=1)
+    m.fit([Sentence(s.words, s.spans) for s in read_corpus(DEMO_DIR / "train.conll").sentences[:60]])
+    m.save(folder / "tagger.npz")
+    return folder
+
+
+def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(tmp_path, perceptron_dir, sentences):
+    expected = _predict(nerstudio.load(perceptron_dir), sentences)
+    bad, n = [], 0
+    for what, header, arrays in _mutants(perceptron_dir, "tagger"):
+        n += 1
+        outcome = _check(tmp_path, perceptron_dir, "tagger", header, arrays, sentences, expected)
+        if outcome not in ("refused", "same"):
+            bad.append(f"{what}: {outcome}")
+    assert n > 20
+    assert not bad, f"{len(bad)} of {n} wrong perceptron tagger files accepted:\n" + "\n".join(bad)
 
 
 @pytest.mark.parametrize("which", ["tagger", "reranker"])
