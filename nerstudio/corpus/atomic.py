@@ -186,6 +186,9 @@ def check_target(path, target: str) -> None:
         return
     except OSError as exc:
         raise FormatError(path, None, f"cannot save: {exc.strerror or exc}") from None
+    except (UnicodeError, ValueError):  # an unpaired surrogate or a NUL in the name
+        raise FormatError(ascii(os.fspath(path)), None, "not saved: this file name cannot be written on this "
+                                                        "system") from None
     if stat.S_ISDIR(st.st_mode):
         raise FormatError(path, None, "cannot write: it is a folder")
     if not stat.S_ISREG(st.st_mode):

@@ -305,11 +305,23 @@ def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, 
     return text, "".join(ln + "\n" for ln in out)
 
 
+def _file_name(name: str) -> bool:
+    """Whether ``name`` can be a file name here (no NUL, no unpaired surrogate)."""
+    try:
+        os.fsencode(name)
+    except UnicodeError:
+        return False
+    return "\x00" not in name
+
+
 def _document_names(corpus: Corpus) -> list[str]:
-    """A file stem per document: its id when the ids are usable and distinct, else numbered."""
+    """A file stem per document: its id when the ids are usable, distinct and in the order a
+    folder is read in (file names), else numbered."""
     ids = [d.id for d in corpus.documents]
-    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") for i in ids)
-    if usable and len(set(ids)) == len(ids):
+    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") and _file_name(i)
+                 for i in ids)
+    in_order = [i + ".ann" for i in ids] == sorted(i + ".ann" for i in ids)  # a folder is read in name order
+    if usable and in_order and len(set(ids)) == len(ids):
         return ids
     width = max(4, len(str(len(ids))))
     return [f"doc-{k + 1:0{width}d}" for k in range(len(ids))]
