@@ -14,7 +14,13 @@ allocated before it is known to be sound:
 * arrays are read one at a time, when a loader asks for them; floating-point arrays must be
   finite (a NaN or infinite weight would silently wreck every score);
 * JSON (the header, and JSON stored in arrays) must decode, and must not be nested deeper than
-  the parser allows.
+  the parser allows;
+* what a loader reads is checked against what it expects (:func:`check_params`,
+  :func:`header_field`, :func:`json_strings`, :func:`scalar`, :func:`vector`): a setting of the
+  wrong type, a lexicon that is not a list of strings, a one-number array with 3 values is one
+  error naming the file and the field, never a model that silently predicts otherwise;
+* an interrupted save of the file (a hard-linked model copied in place) is finished first
+  (:func:`~nerstudio.corpus.journal.settle`).
 """
 
 from __future__ import annotations
