@@ -493,3 +493,29 @@ def test_a_hard_linked_file_on_a_disk_too_full_for_the_copy_is_left_untouched(tm
     assert err.value.path == str(path) and "No space left" in err.value.message
     assert path.read_bytes() == other.read_bytes() == b"a O\n" and os.stat(path).st_nlink == 2
     assert _nerstudio_files(tmp_path) == []
+
+
+def test_a_save_still_being_committed_is_waited_for_then_refused_not_read(tmp_path, monkeypatch):
+    """A journal whose process is alive (its lock held) and whose commit is recorded: the
+    reader waits, then refuses, naming the file; it never reads the half-renamed set."""
+    import fcntl
+
+    from nerstudio.corpus import journal
+
+    data = _hf_old(tmp_path)
+    tmp = tmp_path / ".data.jsonl.nerstudio-1-0123abcd.tmp"
+    tmp.write_text(json.dumps({"id": "0", "tokens": ["Bob"], "ner_tags": [1]}) + "\n")
+    jpath = tmp_path / ".data.jsonl.nerstudio-1-0123abcd.journal"
+    jpath.write_text(json.dumps({"commit": [{"tmp": str(tmp), "target": str(data), "copy": False}],
+                                 "journals": [str(jpath)]}) + "\n")
+    fd = os.open(jpath, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # the saving process, alive
+    monkeypatch.setattr(journal, "WAIT_FOR_LIVE", 0.2)
+    try:
+        with pytest.raises(FormatError) as err:
+            read_corpus(data)
+        assert err.value.path == str(data) and "still being completed" in err.value.message
+    finally:
+        os.close(fd)  # the process ends without finishing: the next reader finishes it
+    assert [s.words for s in read_corpus(data).sentences] == [("Bob",)]
+    assert _nerstudio_files(tmp_path) == []

@@ -294,7 +294,7 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
         os.close(fd)
 
 
-def settle(path, wait: float = WAIT_FOR_LIVE) -> list[str]:
+def settle(path, wait: float | None = None) -> list[str]:
     """Before reading ``path`` (a file or a folder): finish or roll back the interrupted saves
     of its folder (see the module docstring); a mix of old and new files is never left to be
     read. Returns the temporary files that live saves reserved (cleaners must leave them)."""
@@ -302,7 +302,7 @@ def settle(path, wait: float = WAIT_FOR_LIVE) -> list[str]:
     folder = path if os.path.isdir(path) else os.path.dirname(path)
     protected = []
     for journal in journals_in(folder):
-        protected.extend(_handle(journal, path, wait))
+        protected.extend(_handle(journal, path, WAIT_FOR_LIVE if wait is None else wait))
     return protected
 
 
