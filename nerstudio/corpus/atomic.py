@@ -124,11 +124,12 @@ def remove_stale_temps(folder: str, now: float | None = None) -> list[str]:
     return removed
 
 
-def _remove_legacy_temps(folder: str, target_name: str, now: float) -> None:
-    """Temporary files of ``target_name`` left by nerstudio versions that did not lock them."""
+def _remove_legacy_temps(folder: str, target_name: str, now: float, names: list[str] | None = None) -> None:
+    """Temporary files of ``target_name`` left by nerstudio versions that did not lock them
+    (``names``: the folder's listing, when the caller has it)."""
     pattern = re.compile(_LEGACY_RE.format(name=re.escape(target_name)))
     with contextlib.suppress(OSError):
-        for name in os.listdir(folder):
+        for name in os.listdir(folder) if names is None else names:
             if pattern.match(name):
                 path = os.path.join(folder, name)
                 with contextlib.suppress(OSError):
@@ -235,7 +236,7 @@ class AtomicFiles:
     def __init__(self, together: bool = True):
         self._tx = journal.Transaction(together)
         self._paths: dict[str, str] = {}  # target -> the path the user named
-        self._cleaned: set[str] = set()  # folders already cleaned by this save
+        self._listing: dict[str, list[str]] = {}  # folder -> its names, once cleaned by this save
 
     @contextlib.contextmanager
     def open(self, path, encoding: str = "utf-8", mode: str = "w") -> Iterator[IO]:
@@ -246,10 +247,13 @@ class AtomicFiles:
             raise FormatError(path, None, f"cannot write: folder {folder} does not exist")
         check_target(path, target)
         now = time.time()
-        if folder not in self._cleaned:
-            self._cleaned.add(folder)
+        if folder not in self._listing:  # once per folder and save (a brat collection has thousands)
             remove_stale_temps(folder, now)
-        _remove_legacy_temps(folder, os.path.basename(target), now)
+            try:
+                self._listing[folder] = [n for n in os.listdir(folder) if n.endswith(".tmp")]
+            except OSError:
+                self._listing[folder] = []
+        _remove_legacy_temps(folder, os.path.basename(target), now, self._listing[folder])
         tmp = os.path.join(folder, temp_name(os.path.basename(target)))
         try:
             self._tx.reserve(tmp, target)
