@@ -201,14 +201,6 @@ def test_line_separators_in_a_conllu_token_read_back(tmp_path, sep):
     assert read_corpus(path).sentences[0].words == ("Ann", f"x{sep}y")
 
 
-def test_documents_with_and_without_ids_read_back_as_written(tmp_path):
-    c = Corpus([Document([Sentence(["a"], [Span(0, 1, "X")])], id=""),
-                Document([Sentence(["b"], [Span(0, 1, "Y")])], id="1")], format="jsonl")
-    _equal_or_refused(_roundtrip(c, "jsonl", str(tmp_path)))
-    back = read_corpus(tmp_path / "out.jsonl")
-    assert len({d.id for d in back.documents}) == len(back.documents) == 2
-
-
 @pytest.mark.parametrize("fmt", ["doccano", "prodigy", "label-studio", "conllu", "jsonl"])
 def test_two_documents_read_with_one_id_stay_two_documents(tmp_path, fmt):
     """A record without doc_id, then one with doc_id "1": two documents, both called "1"."""
