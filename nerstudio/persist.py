@@ -14,7 +14,13 @@ allocated before it is known to be sound:
 * arrays are read one at a time, when a loader asks for them; floating-point arrays must be
   finite (a NaN or infinite weight would silently wreck every score);
 * JSON (the header, and JSON stored in arrays) must decode, and must not be nested deeper than
-  the parser allows.
+  the parser allows;
+* what a loader reads is checked against what it expects (:func:`check_params`,
+  :func:`header_field`, :func:`json_strings`, :func:`scalar`, :func:`vector`): a setting of the
+  wrong type, a lexicon that is not a list of strings, a one-number array with 3 values is one
+  error naming the file and the field, never a model that silently predicts otherwise;
+* an interrupted save of the file (a hard-linked model copied in place) is finished first
+  (:func:`~nerstudio.corpus.journal.settle`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import numpy as np
 import numpy.lib.format as npformat
 
 from .corpus.atomic import atomic_open
+from .corpus.journal import settle
 from .errors import FormatError
 
 MAX_INFLATION = 100  # declared bytes per stored byte above which a large member is refused
@@ -152,6 +159,7 @@ def _mb(n: int) -> str:
 
 def _scan(path: str, what: str) -> dict[str, _Member]:
     """Every member's declared shape and type, checked (see the module docstring); no data read."""
+    settle(path)  # an interrupted save (a hard-linked model copied in place) is finished first
     if not os.path.exists(path):
         raise FormatError(path, None, "no such file")
     if os.path.isdir(path):
@@ -283,3 +291,115 @@ def _kind(what: str) -> str:
         if what.startswith(article):
             return what[len(article):]
     return what
+
+
+# -- checking what a model file holds against what its loader expects ----------------------------
+# (issue 22: a lexicon that is a string, an alpha0 with 3 values, a parameter of the wrong type
+# would otherwise load and silently change every prediction). Loaders raise the ValueErrors
+# below inside their ``except CORRUPT`` block, which names the file.
+
+
+def _describe(hint) -> str:
+    import typing
+    if hint in (bool, int, float, str):
+        return {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[hint]
+    if hint is type(None):
+        return "null"
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return " or ".join(_describe(a) for a in args)
+    if origin in (list, tuple, typing.Sequence, __import__("collections.abc").abc.Sequence):
+        return f"a list of {_describe(args[0])}s" if args and args[0] is not Ellipsis else "a list"
+    if origin is typing.Literal:
+        return " or ".join(json.dumps(a) for a in args)
+    return str(hint)
+
+
+def conforms(value, hint) -> bool:
+    """Whether a JSON value has the type ``hint`` (a constructor's annotation): bool, int,
+    float (a whole number too), str, None, unions, literals, lists/sequences/tuples of one type;
+    anything else is not checked."""
+    import collections.abc
+    import typing
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+    if hint is str:
+        return isinstance(value, str)
+    if hint is type(None):
+        return value is None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return any(conforms(value, a) for a in args)
+    if origin is typing.Literal:
+        return value in args
+    if origin in (list, tuple, collections.abc.Sequence) or hint in (list, tuple):
+        if not isinstance(value, (list, tuple)):
+            return False
+        item = args[0] if args and args[0] is not Ellipsis else None
+        return item is None or all(conforms(v, item) for v in value)
+    if hint is dict or origin is dict:
+        return isinstance(value, dict)
+    return True
+
+
+def check_params(cls, params, field: str = "params") -> dict:
+    """``params`` (a header's constructor arguments for ``cls``), each checked against the
+    constructor's annotation; a ValueError names the first wrong field."""
+    import inspect
+    import typing
+    if not isinstance(params, dict):
+        raise ValueError(f"header field {field!r} must be an object, not {_show(params)}")
+    try:
+        hints = typing.get_type_hints(cls.__init__)
+    except Exception:  # noqa: BLE001 - annotations that cannot be evaluated are not checked
+        hints = {}
+    names = set(inspect.signature(cls.__init__).parameters) - {"self"}
+    for k, v in params.items():
+        if k not in names:
+            raise ValueError(f"header field {field}.{k} is not a setting of this model")
+        if k in hints and not conforms(v, hints[k]):
+            raise ValueError(f"header field {field}.{k} must be {_describe(hints[k])}, not {_show(v)}")
+    return params
+
+
+def header_field(h: dict, key: str, hint, field: str | None = None):
+    """``h[key]`` checked to have the type ``hint`` (see :func:`conforms`)."""
+    if key not in h:
+        raise ValueError(f"header field {field or key!r} is missing")
+    if not conforms(h[key], hint):
+        raise ValueError(f"header field {field or key!r} must be {_describe(hint)}, not {_show(h[key])}")
+    return h[key]
+
+
+def json_strings(arrays, name: str) -> list[str]:
+    """The JSON list of strings stored in array ``name`` (a lexicon, feature names)."""
+    value = json_value(arrays[name])
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ValueError(f"array {name!r} must hold a list of strings, not {_show(value)}")
+    return value
+
+
+def scalar(arrays, name: str, kind=float):
+    """The one number stored in array ``name`` (shape ``(1,)`` or ``()``)."""
+    arr = arrays[name]
+    if np.shape(arr) not in ((1,), ()):
+        raise ValueError(f"array {name!r} must hold one number, not {np.size(arr):,}")
+    value = np.asarray(arr).reshape(-1)[0]
+    return bool(value) if kind is bool else kind(value)
+
+
+def vector(arrays, name: str, n: int | None = None, dtype=np.float64) -> np.ndarray:
+    """Array ``name`` as a vector of ``n`` values (any length when ``n`` is None)."""
+    arr = np.asarray(arrays[name])
+    if arr.ndim != 1 or (n is not None and len(arr) != n):
+        raise ValueError(f"array {name!r} has shape {arr.shape}, expected ({'any' if n is None else n},)")
+    return arr.astype(dtype, copy=False)
+
+
+def _show(value, limit: int = 40) -> str:
+    s = json.dumps(value, default=str)
+    return s if len(s) <= limit else s[:limit - 3] + "..."

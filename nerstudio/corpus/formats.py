@@ -44,6 +44,7 @@ from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers kn
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
 from .foreign._records import TALLY_TEXTS, Tally
+from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
 from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
@@ -101,6 +102,7 @@ class Reader:
 
     def __post_init__(self):
         self.path = os.fspath(self.path)
+        settle(self.path)  # an interrupted save is finished (or refused), never read half done
         self.encoding = (self.encoding or "utf-8")
         try:
             "".encode(self.encoding)

@@ -176,11 +176,13 @@ def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
 
 def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str, object]],
                  lossless: bool, losses: Losses | None = None,
-                 record_fields: Callable[[Sentence], dict] | None = None) -> Iterator[str]:
+                 record_fields: Callable[[Sentence], dict] | None = None, target=None) -> Iterator[str]:
     """Lines (without endings) of the output file for a stream of reader-style events; what
     the target cannot keep is counted in ``losses``. ``record_fields(sentence)``: fields to set
-    in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`)."""
+    in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`). Refusals
+    name the source file and line, or ``target`` for a corpus read from no file."""
     extra = record_fields or (lambda s: None)
+    src = corpus_like.path or target
     losses = Losses(fmt) if losses is None else losses
     losses.target = fmt
     src_fmt = corpus_like.format
@@ -203,7 +205,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 n_doc += 1
                 doc_id = str(obj) if own_ids and (obj or src_fmt == "jsonl") else str(n_doc)
             elif kind == "sentence":
-                _check_jsonl_writable(obj, corpus_like.path)  # type: ignore[arg-type]
+                _check_jsonl_writable(obj, src)  # type: ignore[arg-type]
                 if obj.raw is None and obj.offsets:  # type: ignore[union-attr]
                     start = obj.offsets[0][0]  # type: ignore[union-attr]
                     end = prev.offsets[-1][1] if prev is not None and prev.source is obj.source else 0
@@ -228,7 +230,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
             s: Sentence = obj  # type: ignore[assignment]
             if ncols is None:
                 ncols = corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
-            check_writable(s, fmt, corpus_like.path, labels_only=lossless)
+            check_writable(s, fmt, src, labels_only=lossless)
             if not s.words:
                 losses.add("empty", s.line)
                 continue
@@ -340,7 +342,7 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
         other.load().write(corpus, os.fspath(path), losses, sch)
         return
     lossless = fmt == corpus.format and corpus.layout is not None
-    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields)
+    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields, path)
     same_bytes = lossless and enc == corpus.encoding
     write_lines(path, lines, enc, corpus.newline if lossless else "\n",
                 corpus.bom if same_bytes else new_file_bom(enc), corpus.final_newline if lossless else True)

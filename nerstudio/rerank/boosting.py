@@ -346,12 +346,16 @@ class Boosting(Reranker):
                 "chosen": self.chosen_, "deltas": self.deltas_, "kept_rounds": np.array([self.kept_rounds_])}
 
     def set_state(self, arrays, n_features: int) -> None:
+        from ..persist import scalar, vector
         alpha = np.asarray(arrays["alpha"], dtype=np.float64)
         if alpha.shape != (n_features,):
             raise ValueError(f"boosting weights have shape {alpha.shape}, expected ({n_features},)")
-        self.alpha0_ = float(arrays["alpha0"][0])
+        self.alpha0_ = scalar(arrays, "alpha0")
         self.alpha_ = alpha
-        self.chosen_ = np.asarray(arrays["chosen"], dtype=np.int64)
-        self.deltas_ = np.asarray(arrays["deltas"], dtype=np.float64)
-        self.kept_rounds_ = int(arrays["kept_rounds"][0])
+        self.chosen_ = vector(arrays, "chosen", dtype=np.int64)
+        self.deltas_ = vector(arrays, "deltas", len(self.chosen_))
+        self.kept_rounds_ = scalar(arrays, "kept_rounds", int)
+        if not 0 <= self.kept_rounds_ <= len(self.chosen_) or (len(self.chosen_) and (
+                self.chosen_.min() < 0 or self.chosen_.max() >= n_features)):
+            raise ValueError("the boosting rounds are out of range")
         self.rounds_run_ = len(self.chosen_)

@@ -457,7 +457,7 @@ class GlobalFeatures:
         """JSON-able settings and arrays for a model file."""
         self._check_fitted()
         head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_,
-                "gazetteers": self._gz.fingerprint if self._gz is not None else None}
+                "gazetteers": self._gz.fingerprint if self._gz is not None else None, "n_lexicon": len(self.lexicon_)}
         from ..persist import json_array
         arrays = {"gf_keys": self.keys_, "gf_base": json_array(self._base_names),
                   "gf_lexicon": json_array(sorted(self.lexicon_))}
@@ -465,14 +465,16 @@ class GlobalFeatures:
 
     @classmethod
     def from_state(cls, head: dict, arrays: dict) -> "GlobalFeatures":
-        from ..persist import json_value
-        self = cls(**head["params"])
+        from ..persist import check_params, header_field, json_strings
+        self = cls(**check_params(cls, head.get("params"), "features.params"))
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
             raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
-        self.types_ = list(head["types"])
-        self.typed_ = bool(head["typed"])
-        self.lexicon_ = set(json_value(arrays["gf_lexicon"]))
-        self._base_names = list(json_value(arrays["gf_base"]))
+        self.types_ = list(header_field(head, "types", list[str], "features.types"))
+        self.typed_ = header_field(head, "typed", bool, "features.typed")
+        self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))
+        if "n_lexicon" in head and len(self.lexicon_) != head["n_lexicon"]:
+            raise ValueError(f"array 'gf_lexicon' holds {len(self.lexicon_)} words, the header says {head['n_lexicon']}")
+        self._base_names = json_strings(arrays, "gf_base")
         self._base = _ShardedIndex((s, i) for i, s in enumerate(self._base_names))
         keys = np.asarray(arrays["gf_keys"], dtype=np.int64)
         T1 = len(self.types_) + 1

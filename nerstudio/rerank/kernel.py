@@ -475,18 +475,18 @@ class KernelPerceptron(Reranker):
             lengths = np.asarray(arrays["seq_lengths"], dtype=np.int64)
             tags = np.asarray(arrays["seq_tags"])
             words = np.asarray(arrays["seq_words"])
-            vocab = json_value(arrays["vocab"])
+            from ..persist import json_strings, scalar
+            vocab = json_strings(arrays, "vocab")
             ids = [str(x) for x in json_value(arrays["mistake_ids"])]
-            beta = float(np.asarray(arrays["beta"]).reshape(-1)[0])
-            lam = float(np.asarray(arrays["lam"]).reshape(-1)[0])
-            wf = bool(int(np.asarray(arrays["word_features"]).reshape(-1)[0]))
+            beta = scalar(arrays, "beta")
+            lam = scalar(arrays, "lam")
+            wf = scalar(arrays, "word_features", bool)
             # files written before normalisation and the learnt L weight: the raw kernel, fixed β
-            norm = bool(int(np.asarray(arrays["normalise"]).reshape(-1)[0])) if "normalise" in arrays else False
-            learn = bool(int(np.asarray(arrays["learn_beta"]).reshape(-1)[0])) if "learn_beta" in arrays else False
+            norm = scalar(arrays, "normalise", bool) if "normalise" in arrays else False
+            learn = scalar(arrays, "learn_beta", bool) if "learn_beta" in arrays else False
             seq_L = (np.asarray(arrays["seq_L"], dtype=np.float64) if "seq_L" in arrays
                      else np.zeros(len(arrays["seq_lengths"])))
-            gf = bool(int(np.asarray(arrays["global_features"]).reshape(-1)[0])) if "global_features" in arrays \
-                else False
+            gf = scalar(arrays, "global_features", bool) if "global_features" in arrays else False
             feats = None
             if gf:
                 ptr = np.asarray(arrays["seq_feat_ptr"], dtype=np.int64)

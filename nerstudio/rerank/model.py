@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..nbest import NBestList
-from ..persist import CORRUPT, jsonable, load_npz, save_npz
+from ..persist import CORRUPT, check_params, header_field, jsonable, load_npz, save_npz
 from .base import Callback, CancelCheck, Reranker
 from .boosting import Boosting
 from .data import RankingData
@@ -171,11 +171,12 @@ class RerankerModel:
         path = os.fspath(path)
         header, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a reranker model")
         try:
-            features = GlobalFeatures.from_state(header["features"], arrays)
-            params = dict(header.get("params", {}))
+            features = GlobalFeatures.from_state(header_field(header, "features", dict), arrays)
+            algo = header_field(header, "algo", str)
+            params = dict(check_params(learner_class(algo), header.get("params", {})))
             if "beta_grid" in params and params["beta_grid"] is not None:
                 params["beta_grid"] = tuple(params["beta_grid"])
-            learner = make_learner(header["algo"], **params)
+            learner = make_learner(algo, **params)
             learner.set_state({k[len("learner_"):]: v for k, v in arrays.items() if k.startswith("learner_")},
                               features.n_features)
             from .base import RerankStats

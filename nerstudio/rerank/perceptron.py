@@ -274,13 +274,14 @@ class PerceptronRanker(Reranker):
         w = np.asarray(arrays["w"], dtype=np.float64)
         if w.shape != (n_features,):
             raise ValueError(f"perceptron weights have shape {w.shape}, expected ({n_features},)")
+        from ..persist import scalar
         self.w_ = w
-        self.wL_ = float(arrays["wL"][0])
-        self.beta_ = float(arrays["beta"][0])
+        self.wL_ = scalar(arrays, "wL")
+        self.beta_ = scalar(arrays, "beta")
         if self._voted:
             for k in ("upd_plus_ptr_", "upd_plus_", "upd_minus_ptr_", "upd_minus_", "upd_dL_", "counts_", "init_w_"):
                 setattr(self, k, np.asarray(arrays[k.rstrip("_")]))
-            self.init_wL_ = float(arrays["init_wL"][0])
+            self.init_wL_ = scalar(arrays, "init_wL")
             if self.init_w_.shape != (n_features,):
                 raise ValueError("the starting vector of the vote log has the wrong shape")
             n = len(self.counts_) - 1

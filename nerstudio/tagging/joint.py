@@ -37,7 +37,7 @@ import numpy as np
 from ..corpus.model import Span
 from ..errors import FormatError
 from ..evaluation import evaluate_spans
-from ..persist import CORRUPT, jsonable, load_npz, save_npz
+from ..persist import CORRUPT, check_params, jsonable, load_npz, save_npz, scalar
 from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
 from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, Local, first_model_lists
@@ -469,7 +469,7 @@ class JointTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a joint (K&T) tagger model")
         try:
-            p = dict(h["params"])
+            p = dict(check_params(cls, h.get("params")))
             p["templates"] = tuple(p["templates"])
             m = cls(**p)
             local = {k[len("local."):]: v for k, v in arrays.items() if k.startswith("local.")}
@@ -477,7 +477,7 @@ class JointTagger:
             m.tagset_ = list(m.tagger_.tagset_)
             if m.reranking:
                 m.first_ = m.tagger_
-            n_local = int(arrays["n_local"][0])
+            n_local = scalar(arrays, "n_local", int)
             if n_local != (1 if m.algorithm == "reranking1" else m.tagger_.n_weights_):
                 raise ValueError(f"{n_local} local weights do not fit the {m.algorithm} model")
             m.wl_ = sparse_weights(arrays["wl_index"], arrays["wl_value"], n_local)

@@ -34,7 +34,8 @@ import scipy.sparse as sp
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
-from ..persist import CORRUPT, json_array, json_value, load_npz, save_npz
+from ..persist import (CORRUPT, check_params, header_field, json_array, json_strings, json_value, load_npz, save_npz,
+                       scalar, vector)
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
 
@@ -472,7 +473,7 @@ class MaxEntTagger:
     def save(self, path) -> None:
         header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "task": self.task, "features": self.features,
                   "cutoff": self.cutoff, "cutoff_on": self.cutoff_on, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
-                  "tagset": self.tagset_, "n_static": self.n_static_,
+                  "tagset": self.tagset_, "n_static": self.n_static_, "n_lexicon": len(self.extractor_.lexicon),
                   "train_seconds": getattr(self, "train_seconds_", None), "n_iter": getattr(self, "n_iter_", None),
                   "n_evals": getattr(self, "n_evals_", None), "stop_reason": getattr(self, "stop_reason_", None)}
         if self.extractor_.gazetteers is not None:
@@ -490,14 +491,18 @@ class MaxEntTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a tagger model")
         try:
-            m = cls(task=h["task"], features=h["features"], cutoff=h["cutoff"], l2=h["l2"],
-                    optimizer=h["optimizer"], max_iter=h["max_iter"], cutoff_on=h.get("cutoff_on"))
-            m.tagset_ = list(h["tagset"])
-            m.n_static_ = int(h["n_static"])
-            names = json_value(arrays["predicates"])
+            params = {k: h[k] for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter") if k in h}
+            params["cutoff_on"] = h.get("cutoff_on")
+            m = cls(**check_params(cls, params, "header"))
+            m.tagset_ = list(header_field(h, "tagset", list[str]))
+            m.n_static_ = header_field(h, "n_static", int)
+            names = json_strings(arrays, "predicates")
             if len(names) != m.n_static_:
                 raise ValueError("predicate count does not match the weights")
-            m.extractor_ = FeatureExtractor(h["features"], set(json_value(arrays["lexicon"])))
+            lexicon = json_strings(arrays, "lexicon")
+            if "n_lexicon" in h and len(lexicon) != h["n_lexicon"]:
+                raise ValueError(f"array 'lexicon' holds {len(lexicon)} words, the header says {h['n_lexicon']}")
+            m.extractor_ = FeatureExtractor(h["features"], set(lexicon))
             gz = m.extractor_.gazetteers
             if gz is not None and h.get("gazetteers") != gz.fingerprint:
                 raise ValueError("it was trained with other gazetteer lists than this nerstudio's "
@@ -508,8 +513,8 @@ class MaxEntTagger:
                 raise ValueError(f"weight matrix has shape {arrays.shape('W')}")
             W = arrays["W"].astype(np.float64)
             if "gis_slack" in arrays:
-                m.gis_slack_ = arrays["gis_slack"]
-                m.gis_C_ = float(arrays["gis_C"][0])
+                m.gis_slack_ = vector(arrays, "gis_slack", T)
+                m.gis_C_ = scalar(arrays, "gis_C")
             m._set_weights(W)
             m.train_seconds_ = h.get("train_seconds")
             m.n_iter_, m.n_evals_, m.stop_reason_ = h.get("n_iter"), h.get("n_evals"), h.get("stop_reason")

@@ -68,7 +68,7 @@ import numpy as np
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
-from ..persist import CORRUPT, json_array, json_value, jsonable, load_npz, save_npz
+from ..persist import CORRUPT, check_params, header_field, json_array, json_value, jsonable, load_npz, save_npz
 from ..resources import Gazetteers
 from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures
@@ -657,19 +657,19 @@ class PerceptronTagger:
     @classmethod
     def from_state(cls, h: dict, arrays: dict) -> "PerceptronTagger":
         """The inverse of :meth:`state`; raises KeyError/ValueError/TypeError on bad input."""
-        p = dict(h["params"])
+        p = dict(check_params(cls, h.get("params")))
         gaz_spec = p.pop("gazetteer")
         m = cls(**p)
         gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
         m.gazetteer = gaz_spec if gaz_spec is None or gaz_spec in GAZETTEER_SPECS else gaz
-        m.tagset_ = [str(t) for t in h["tagset"]]
+        m.tagset_ = list(header_field(h, "tagset", list[str]))
         if not m.tagset_ or m.tagset_[0] != "N":
             raise ValueError("bad tag set")
         m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
         if m.features_.name != m.features:
             raise ValueError(f"feature set {m.features_.name!r} stored, the parameters say {m.features!r}")
         m._layout()
-        if m.n_weights_ != int(h["n_weights"]):
+        if m.n_weights_ != header_field(h, "n_weights", int):
             raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
         m.weights_ = sparse_weights(arrays["w_index"], arrays["w_value"], m.n_weights_)
         m.epochs_run_, m.best_epoch_ = h.get("epochs_run"), h.get("best_epoch")

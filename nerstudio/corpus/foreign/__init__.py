@@ -18,8 +18,10 @@ A handler module (``nerstudio/corpus/foreign/<module>.py``) defines:
     the whole file, with ``Corpus.format`` set to the handler's name; problems are
     :class:`~nerstudio.errors.FormatError` naming file and line;
 ``write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None`` (when ``writable``)
-    atomically (:func:`~nerstudio.corpus.atomic.atomic_open`), in tag ``scheme`` where the
-    format has tags, counting in ``losses`` what the format cannot keep.
+    atomically (:func:`~nerstudio.corpus.atomic.atomic_open`; several files as one save with
+    :func:`~nerstudio.corpus.atomic.atomic_files`), in tag ``scheme`` where the format has tags,
+    counting in ``losses`` what the format cannot keep, and refusing (naming the sentence) what
+    its reader would not read back.
 
 Modules are imported only when a file is sniffed, read or written in their format, so that
 start-up stays fast.

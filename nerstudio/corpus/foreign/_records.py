@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -289,19 +290,61 @@ class CorpusBuilder:
                       encoding=self.encoding, layout=None, notes=list(self.notes))
 
 
-def sentence_records(corpus: Corpus) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
+def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
     """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
-    every sentence with tokens; the document id is ``None`` when the corpus has one document, and
-    for a record that had no id in a record format (each such record is a document of its own)."""
+    every sentence with tokens. Records without an id are read as documents of their own, so the
+    id is ``None`` only for a document of one record: the only document of the corpus, or a record
+    that had no id in a record format; the records of a document of several sentences carry its id.
+    A sentence whose text is blank (empty or whitespace tokens only) would be a record the
+    tools' readers skip: it is not written, and counted in ``losses``."""
     multi = len(corpus.documents) > 1
     numbered = corpus.format in RECORD_FORMATS
-    for k, d in enumerate(corpus.documents):
-        doc_id = (d.id or str(k + 1)) if multi and not (numbered and d.docstart is None) else None
+
+    def anonymous(d) -> bool:
+        if sum(1 for s in d.sentences if s.words) > 1:
+            return False
+        return not multi or (numbered and d.docstart is None)
+    ids = document_ids(corpus, losses, anonymous)
+    for d, doc_id in zip(corpus.documents, ids):
         for s in d.sentences:
             if not s.words:
                 continue
             text, offsets = s.char_offsets()
+            if losses is not None and any(not w.strip() for w in s.words):
+                losses.add("blank_tokens", s.line or None, text="the empty or whitespace tokens of {n} sentence(s) "
+                                                                "not kept as tokens: {fmt} holds the text, whose "
+                                                                "tokens are words")
+            if not text.strip():
+                if losses is not None:
+                    losses.add("blank", s.line or None, text="{n} sentence(s) of empty or whitespace tokens only not "
+                                                             "written: a {fmt} record needs some text")
+                continue
             yield doc_id, s, text, offsets
+
+
+def document_ids(corpus: Corpus, losses=None, anonymous=None) -> list[str | None]:
+    """One id per document for the records' ``doc_id``: its own, else its number; records with
+    the same id in a row are read as one document, so an id that repeats (two documents read
+    with one id) is made unique with ``#2``, ``#3``… and counted in ``losses``, never merged.
+    Documents for which ``anonymous(document)`` holds are written without an id (``None``)."""
+    out: list[str | None] = []
+    seen, renamed = set(), 0
+    for k, d in enumerate(corpus.documents):
+        if anonymous is not None and anonymous(d):
+            out.append(None)
+            continue
+        base = str(d.id) if d.id else str(k + 1)
+        doc_id, n = base, 1
+        while doc_id in seen:
+            n += 1
+            doc_id = f"{base}#{n}"
+        renamed += doc_id != base
+        seen.add(doc_id)
+        out.append(doc_id)
+    if renamed and losses is not None:
+        losses.add("doc_ids", n=renamed, text="{n} document(s) shared an id with an earlier one: written with "
+                                              "'#2', '#3'… added, so that they stay apart")
+    return out
 
 
 def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
@@ -309,12 +352,36 @@ def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, i
     return [(offsets[sp.start][0], offsets[sp.end - 1][1], sp.label) for sp in s.spans]
 
 
-def check_spans_writable(s: Sentence, offsets, path) -> None:
-    """An entity made only of empty tokens has no characters: no character-offset format holds it."""
+def check_spans_writable(s: Sentence, offsets, path, text: str | None = None) -> None:
+    """An entity made only of empty tokens has no characters, and one made only of whitespace
+    is refused by every reader of running text: no character-offset format holds them."""
     for sp in s.spans:
-        if offsets[sp.start][0] >= offsets[sp.end - 1][1]:
+        a, b = offsets[sp.start][0], offsets[sp.end - 1][1]
+        if a >= b:
             raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
                                                     "covers only empty tokens: it has no characters to point at")
+        if text is not None and not text[a:b].strip():
+            raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
+                                                    f"covers only whitespace ({text[a:b]!r}): a reader of running "
+                                                    "text finds no entity there")
+
+
+_ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than a space or a line break
+
+
+def check_reads_back(s: Sentence, text: str, offsets, path, fmt: str) -> None:
+    """A record of running text is tokenised again when read: when its text holds whitespace
+    that the tokeniser may see otherwise than Python (tabs, U+0085, U+2028, ``\\x1c``…), read
+    the record as the reader will and refuse it, naming the sentence, if its entities would not
+    come back."""
+    if not _ODD_SPACE.search(text):
+        return
+    try:
+        parse_object({"text": text, "spans": [list(x) for x in char_spans(s, offsets)]}, path, s.line or 0)
+    except FormatError as exc:
+        raise FormatError(path, s.line or None, f"the sentence {' '.join(s.words)[:40]!r} cannot be written as "
+                                                f"{fmt}: its entities would not read back ({exc.message}); save as "
+                                                "jsonl") from None
 
 
 def count_columns(corpus: Corpus, losses, fmt: str) -> None:
@@ -343,10 +410,36 @@ def origin(fmt: str, fields: dict, spans: Iterable[Span]) -> dict:
 
 def write_json_lines(path: str, objects: Iterable[dict], encoding: str = "utf-8") -> None:
     with atomic_open(path, encoding=encoding) as f:
-        for obj in objects:
+        dump_json_lines(f, path, objects)
+
+
+def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
+    """One JSON object per line into the open file ``f``; a string that cannot be written (an
+    unpaired surrogate, a character the encoding lacks) is an error naming its line, and so is
+    a file without any record (no reader reads it back)."""
+    n = 0
+    for n, obj in enumerate(objects, 1):
+        try:
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        except UnicodeEncodeError as exc:
+            raise FormatError(path, n, f"not saved: {exc.object[exc.start:exc.end]!r} cannot be written in "
+                                       f"{f.encoding}{_surrogate(exc)}; the file is unchanged") from None
+    if not n:
+        _nothing(path)
+
+
+def _nothing(path: str):
+    raise FormatError(path, None, "not saved: no sentence has any text, and a file without records is not read "
+                                  "back")
+
+
+def _surrogate(exc: UnicodeEncodeError) -> str:
+    bad = exc.object[exc.start:exc.end]
+    return " (an unpaired surrogate: not valid Unicode)" if any(0xD800 <= ord(c) <= 0xDFFF for c in bad) else ""
 
 
 def write_json(path: str, value, encoding: str = "utf-8") -> None:
+    if isinstance(value, list) and not value:
+        _nothing(path)
     with atomic_open(path, encoding=encoding) as f:
         f.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")

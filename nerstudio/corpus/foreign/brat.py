@@ -28,7 +28,9 @@ line of the ``.ann`` whose entities are unchanged (set-aside entities included),
 refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
 lines left referring to an entity that was removed are dropped and counted in the report.
 Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
-and the ``.ann``, each atomically. A corpus of several documents is written into a folder (an
+and the ``.ann`` as one save (:func:`~nerstudio.corpus.atomic.atomic_files`: every file of a pair
+or a collection replaced, or none). Lines are split at ``\n`` only, as brat does: U+2028 and the
+other characters ``str.splitlines`` breaks at are ordinary characters of an entity's text. A corpus of several documents is written into a folder (an
 existing one: a folder read as brat, or ``nerstudio convert corpus.jsonl collection/ --to brat``), one pair
 per document named by its id; a pair written back from a folder keeps its lines as above, and
 files of the folder that are not the corpus's documents are left alone. To one pair of files, a
@@ -42,7 +44,7 @@ import os
 import re
 
 from ...errors import FormatError
-from ..atomic import atomic_open
+from ..atomic import atomic_files
 from ..model import Corpus
 from . import runtext
 
@@ -64,7 +66,7 @@ def sniff(path: str, head: str) -> bool:
         return os.path.isfile(pair(path)[1])
     if not low.endswith(".ann"):
         return False
-    lines = [ln for ln in head.splitlines() if ln.strip()][:50]
+    lines = [ln for ln in runtext.split_lines(head) if ln.strip()][:50]
     if not lines:
         return os.path.isfile(pair(path)[0])  # no annotation yet
     if all(_T_LINE.match(ln) or _OTHER.match(ln) for ln in lines):
@@ -173,7 +175,7 @@ def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
     ``raw``: the notes as ``(ann, (kind, count, line, example))`` losses, for a folder's summary."""
     text, bom = runtext.read_text(txt, encoding)
     ann_text, _ = runtext.read_text(ann, encoding)
-    lines = ann_text.splitlines()
+    lines = runtext.split_lines(ann_text)
     trimmed: list = []
     ents = _entities(lines, text, ann, trimmed)
     kept, aside = _choose(ents)
@@ -297,19 +299,27 @@ def _layouts(corpus: Corpus) -> list:
     return [layout] if len(corpus.documents) == 1 else [None] * len(corpus.documents)
 
 
-def render(corpus: Corpus, losses) -> tuple[str, str]:
+def render(corpus: Corpus, losses, target: str = "") -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of a one-document ``corpus`` (see the module docstring)."""
     if len(corpus.documents) != 1:
-        raise FormatError(corpus.path, None, f"brat holds one document per .txt/.ann pair, this corpus has "
+        raise FormatError(corpus.path or target, None, f"brat holds one document per .txt/.ann pair, this corpus has "
                                              f"{len(corpus.documents)}: save into a folder (one pair per "
                                              "document), or as jsonl")
-    return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or "", losses)
+    return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or target, losses)
 
 
 def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
     with (kept as the module docstring says), or None."""
     text, ents = _current(doc)
+    if not text.strip():
+        raise FormatError(src, None, f"document {doc.id or ''} has no text (its tokens are empty or whitespace): "
+                                     "a brat .txt without text is not read back; save as jsonl")
+    for a, b, label in ents:
+        if not text[a:b].strip():
+            raise FormatError(src, None, f"the entity {label} at characters {a}-{b} of document {doc.id or ''} "
+                                         f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
+                                         "cannot hold it; save as jsonl")
     out: list[str] = []
     todo = list(ents)
     if old is not None:
@@ -346,11 +356,23 @@ def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, 
     return text, "".join(ln + "\n" for ln in out)
 
 
+def _file_name(name: str) -> bool:
+    """Whether ``name`` can be a file name here (no NUL, no unpaired surrogate)."""
+    try:
+        os.fsencode(name)
+    except UnicodeError:
+        return False
+    return "\x00" not in name
+
+
 def _document_names(corpus: Corpus) -> list[str]:
-    """A file stem per document: its id when the ids are usable and distinct, else numbered."""
+    """A file stem per document: its id when the ids are usable, distinct and in the order a
+    folder is read in (file names), else numbered."""
     ids = [d.id for d in corpus.documents]
-    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") for i in ids)
-    if usable and len(set(ids)) == len(ids):
+    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") and _file_name(i)
+                 for i in ids)
+    in_order = [i + ".ann" for i in ids] == sorted(i + ".ann" for i in ids)  # a folder is read in name order
+    if usable and in_order and len(set(ids)) == len(ids):
         return ids
     width = max(4, len(str(len(ids))))
     return [f"doc-{k + 1:0{width}d}" for k in range(len(ids))]
@@ -360,19 +382,20 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     for label in {e.label for s in corpus.sentences for e in s.spans}:
         if any(c.isspace() for c in label):
             raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
-    if os.path.isdir(path):
-        for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
-            txt = os.path.join(path, stem + ".txt")
-            _write_pair(txt, *render_document(doc, old, txt, losses), corpus)
-        return
-    _write_pair(pair(path)[0], *render(corpus, losses), corpus)
+    with atomic_files() as files:  # every file of the save replaced, or none
+        if os.path.isdir(path):
+            for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
+                txt = os.path.join(path, stem + ".txt")
+                _write_pair(files, txt, *render_document(doc, old, txt, losses), corpus)
+            return
+        _write_pair(files, pair(path)[0], *render(corpus, losses, path), corpus)
 
 
-def _write_pair(txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
-    """The ``.txt`` (only when it changed) and the ``.ann``, each atomically."""
+def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
+    """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
-    if corpus.bom and corpus.format in ("brat", "text"):
-        text = "\ufeff" + text  # offsets count from after it, as when read
+    if corpus.bom and corpus.format in ("brat", "text") or text.startswith("\ufeff"):
+        text = "\ufeff" + text  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
     same = False
     try:
         with open(txt, encoding=corpus.encoding, newline="") as f:
@@ -380,7 +403,7 @@ def _write_pair(txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     except (OSError, UnicodeError):
         pass
     if not same:
-        with atomic_open(txt, encoding=corpus.encoding) as f:
+        with files.open(txt, encoding=corpus.encoding) as f:
             f.write(text)
-    with atomic_open(ann, encoding=corpus.encoding) as f:
+    with files.open(ann, encoding=corpus.encoding) as f:
         f.write(ann_text)

@@ -51,7 +51,7 @@ def sniff(path: str, head: str) -> bool:
     from .webanno import old_version
     if old_version(head) is not None:  # WebAnno TSV 1 has ten columns too: its reader says what to do
         return False
-    lines = [ln.rstrip("\r") for ln in head.splitlines() if ln.strip()][:200]
+    lines = [ln.rstrip("\r") for ln in runtext.split_lines(head) if ln.strip()][:200]
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
         return path.lower().endswith(".conllu") and bool(lines)
@@ -225,9 +225,21 @@ def _set_tag(misc_value: str, key: str, tag: str, explicit_o: bool) -> str:
     return "|".join(attrs) if attrs else "_"
 
 
+def _check_labels(s: Sentence, path) -> None:
+    """A label becomes ``NE=B-LABEL`` in the MISC column, whose attributes are separated by
+    ``|`` in a tab-separated line: a label holding those (or a line break) cannot be read back."""
+    for sp in s.spans:
+        bad = next((c for c in sp.label if c in "|\t\n\r"), None)
+        if bad is not None:
+            raise FormatError(path, s.line or None, f"the label {sp.label!r} holds {bad!r}, which CoNLL-U's MISC "
+                                                    "column cannot hold in an attribute value: it cannot be written "
+                                                    "as conllu; save as jsonl")
+
+
 def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None,
                     path) -> list[str]:
     meta = s.meta or {}
+    _check_labels(s, path)
     if "conllu" in meta:
         lines = list(meta["conllu"])
         unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
@@ -246,6 +258,9 @@ def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, do
     text, offs = s.char_offsets()
     out = []
     if doc is not None:
+        if doc.id and doc.id.splitlines() != [doc.id]:
+            raise FormatError(path, s.line or None, f"the document id {doc.id!r} holds a line break: it cannot be "
+                                                    "a CoNLL-U '# newdoc id' comment; save as jsonl")
         out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
     out.append(f"# sent_id = {k}")
     out.append("# text = " + " ".join(text.split()))
@@ -270,5 +285,5 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         for d in corpus.documents:
             for j, s in enumerate(d.sentences):
                 k += 1
-                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path)
+                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path or path)
                 f.write(nl.join(lines) + nl + nl)

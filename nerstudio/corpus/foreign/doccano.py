@@ -159,8 +159,9 @@ def write_mode(corpus: Corpus, path: str, losses, scheme: str, mode: str) -> Non
     n_ent = [0]
 
     def records():
-        for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus), 1):
-            R.check_spans_writable(s, offsets, corpus.path)
+        for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
+            R.check_spans_writable(s, offsets, corpus.path or path, text)
+            R.check_reads_back(s, text, offsets, corpus.path or path, fmt)
             fields = R.kept_fields(s, fmt)
             key = fields.pop("_key", "label")
             rec = {"id": fields.pop("id", k)}

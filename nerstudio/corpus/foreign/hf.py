@@ -20,7 +20,8 @@ An example whose only token is ``-DOCSTART-`` starts a new document (some conver
 them); an example without tokens is skipped and counted.
 
 Written: JSON Lines of ``{"id", "tokens", "ner_tags"}`` with integer tags in the scheme asked,
-and the names beside it in ``<stem>.labels.txt``: ``O`` first, then each type's tags in the
+and the names beside it in ``<stem>.labels.txt`` (the two files are one save: both replaced, or
+neither): ``O`` first, then each type's tags in the
 scheme's order (types sorted); a corpus read from this format keeps its own names and ids (new
 tags are appended) and its examples' other fields (``pos_tags``, ...). Document boundaries and
 extra columns are not kept (reported).
@@ -33,7 +34,7 @@ import os
 import re
 
 from ...errors import FormatError
-from ..atomic import atomic_open
+from ..atomic import atomic_files
 from ..model import Corpus, Document, Sentence
 from ..schemes import SchemeDetector, SchemeError, decode, encode, normalize_scheme
 from . import _records as R
@@ -186,6 +187,20 @@ def _tag_order(tags: set[str], scheme: str) -> list[str]:
     return full + sorted(tags - set(full))
 
 
+def _check_writable(s: Sentence, tags, src) -> None:
+    """Refuse what the reader would read otherwise: a tag name that is not one line of the
+    labels file as written (a line break of any kind inside it, whitespace at its ends, which
+    the reader strips), and a sentence whose only token is ``-DOCSTART-`` (a document boundary)."""
+    for t, sp in ((t, sp) for sp in s.spans for t in tags[sp.start:sp.end]):
+        if t.splitlines() != [t] or t != t.strip():
+            raise FormatError(src, s.line or None, f"the label {sp.label!r} cannot be written as hf: its tag "
+                                                   f"{t!r} would not be one line of the labels file (a line break, "
+                                                   "or whitespace at its ends); save as jsonl")
+    if list(s.words) == [DOCSTART]:
+        raise FormatError(src, s.line or None, f"a sentence whose only token is {DOCSTART} reads back from hf as a "
+                                               "document boundary; save as jsonl")
+
+
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     scheme = normalize_scheme(scheme)
     R.count_columns(corpus, losses, NAME)
@@ -193,6 +208,9 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         losses.add("documents", n=len(corpus.documents), text="the boundaries of {n} documents not kept: "
                                                               "{fmt} has examples, not documents")
     tagged = [(s, encode(s.spans, len(s.words), scheme)) for s in corpus.sentences if s.words]
+    src = corpus.path or path
+    for s, tags in tagged:
+        _check_writable(s, tags, src)
     used = {t for _, tags in tagged for t in tags}
     names: list[str] = []
     if corpus.format == NAME and corpus.path and corpus.scheme == scheme:
@@ -209,8 +227,9 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             ex.update(fields)
             yield ex
 
-    # the names first: a file read as hf keeps its ids (new tags are appended), so its old data
-    # still reads right if writing the data then fails
-    with atomic_open(sidecar(path), encoding="utf-8") as f:
-        f.write("".join(n + "\n" for n in names))
-    R.write_json_lines(path, examples(), "utf-8")
+    # the data and its names are one save: both files replaced, or neither (atomic_files)
+    with atomic_files() as files:
+        with files.open(sidecar(path), encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in names))
+        with files.open(path, encoding="utf-8") as f:
+            R.dump_json_lines(f, path, examples())

@@ -189,8 +189,9 @@ def _notes(c: dict) -> list[str]:
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     R.count_columns(corpus, losses, NAME)
     tasks = []
-    for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus), 1):
-        R.check_spans_writable(s, offsets, corpus.path)
+    for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
+        R.check_spans_writable(s, offsets, corpus.path or path, text)
+        R.check_reads_back(s, text, offsets, corpus.path or path, NAME)
         fields = R.kept_fields(s, NAME)
         from_name, to_name = fields.get("_names") or ("label", "text")
         data = {fields.get("_text_key", "text"): text, **fields.get("data", {})}

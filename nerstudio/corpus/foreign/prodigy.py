@@ -173,8 +173,14 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     R.count_columns(corpus, losses, NAME)
 
     def tasks():
-        for doc_id, s, text, offsets in R.sentence_records(corpus):
-            R.check_spans_writable(s, offsets, corpus.path)
+        for doc_id, s, text, offsets in R.sentence_records(corpus, losses):
+            R.check_spans_writable(s, offsets, corpus.path or path, text)
+            for i, w in enumerate(s.words):
+                if not w.strip():  # Prodigy's whitespace tokens are not words: it would vanish
+                    raise FormatError(corpus.path or path, s.line or None,
+                                      f"token {i + 1} {w!r} is empty or only whitespace: Prodigy reads such a "
+                                      "token as spacing, not as a word, so it cannot be written as prodigy; "
+                                      "save as jsonl")
             kept = R.kept_fields(s, NAME)
             if not R.spans_unchanged(s, NAME):
                 kept.pop("_task_hash", None)

@@ -38,6 +38,17 @@ def read_text(path: str, encoding: str) -> tuple[str, bool]:
                                       "pass --encoding with the file's encoding (e.g. --encoding latin-1)") from None
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as the standoff and column formats define them (brat, CoNLL-U): broken
+    at ``\n`` only, a ``\r`` before it dropped, no empty line after a final line break.
+    ``str.splitlines`` also breaks at U+0085, U+2028, U+2029 and ``\x0b``–``\x1e``, which are
+    ordinary characters of a token or an entity in these formats."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
 def line_of(text: str, offset: int) -> int:
     """1-based line of character ``offset`` in ``text``."""
     return text.count("\n", 0, offset) + 1
