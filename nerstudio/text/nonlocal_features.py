@@ -279,11 +279,10 @@ class NonLocalFeatures:
                                    table["rank"][np.asarray(label, dtype=np.int64)], len(labels), sid, occ_ptr,
                                    occ_pos, n_words, coord1, coord2, "phrase" in want, "subphrase" in want,
                                    "majority" in want, "conjunction" in want)
-        out = []
-        for row in counts:
-            codes = np.flatnonzero(row)
-            out.append((codes, row[codes]))
-        return out
+        cand, codes = np.nonzero(counts)
+        values = counts[cand, codes]
+        cut = np.searchsorted(cand, np.arange(len(counts) + 1))
+        return [(codes[p:q], values[p:q]) for p, q in zip(cut[:-1].tolist(), cut[1:].tolist())]
 
     def ids_of(self, codes: np.ndarray, counts: np.ndarray, labels: Sequence[str], grow: bool | None = None,
                doc: DocumentIndex | None = None, spans: Callable[[], list] | None = None):
@@ -298,7 +297,7 @@ class NonLocalFeatures:
             return self.vector(doc, spans(), grow=True)
         keep = ids >= 0
         ids, vals = ids[keep], counts[keep].astype(np.float64)
-        if len(ids) > 1 and len(np.unique(ids)) < len(ids):  # two codes, one string (odd label names)
+        if table["shared"]:  # two codes with one string (label names such as "O"): add them up
             ids, inv = np.unique(ids, return_inverse=True)
             summed = np.zeros(len(ids))
             np.add.at(summed, inv, vals)
@@ -318,7 +317,9 @@ class NonLocalFeatures:
         voc = self.vocabulary
         stamp = (id(voc), len(voc))
         if t["stamp"] != stamp:
-            t["ids"] = np.array([voc.get(n, -1) for n in t["names"]], dtype=np.int64)
+            t["ids"] = ids = np.array([voc.get(n, -1) if n is not None else -1 for n in t["names"]], dtype=np.int64)
+            known = ids[ids >= 0]
+            t["shared"] = len(np.unique(known)) < len(known)
             t["stamp"] = stamp
         return t
 
@@ -346,7 +347,12 @@ def _code_names(labels: Sequence[str]) -> list[str]:
              nc.SP: "SP:{}<{}", nc.SP_SAME: "SP=same", nc.SP_DIFF: "SP=diff", nc.MJ: "MJ:{}~{}",
              nc.MJS: "MJS:{}~{}", nc.MJT: "MJT:{}~{}", nc.CJ_PAIR: "CJ:{}~{}", nc.CJ_SAME: "CJ=same",
              nc.CJ_DIFF: "CJ=diff"}
-    return [forms[f].format(a, b) for f in range(nc.N_FAMILIES) for a in labels for b in labels]
+    label_free = {nc.PC_SAME, nc.PC_DIFF, nc.SP_SAME, nc.SP_DIFF, nc.CJ_SAME, nc.CJ_DIFF}
+    pairs = {nc.PC_PAIR, nc.CJ_PAIR}  # written with the smaller label first
+    first = labels[0] if labels else None
+    return [None if (f in label_free and (a, b) != (first, first)) or (f in pairs and a > b)
+            or (f == nc.PC_O and b != first) else forms[f].format(a, b)
+            for f in range(nc.N_FAMILIES) for a in labels for b in labels]
 
 
 def template_of(name: str) -> str:
