@@ -158,3 +158,13 @@ def test_joint_training_is_identical_to_the_string_form(monkeypatch, algo):
     assert pa == pb
     assert all(np.array_equal(x, y) for x, y in zip(na.logprobs, nb.logprobs))
     assert all(np.array_equal(x, y) for x, y in zip(na.candidates, nb.candidates))
+
+
+def test_predictions_from_reused_documents_equal_fresh_ones():
+    """The K&T suite decodes dev and test at every n' from one set of documents."""
+    train = read_corpus(f"{DEMO_DIR}/train.conll")
+    dev = read_corpus(f"{DEMO_DIR}/dev.conll")
+    jt = JointTagger("proposed", n=5, n_test=8, C=5.0, epochs=2).fit(train, dev)
+    docs = jt.documents(dev)
+    for k in (8, 3, 20, 8):
+        assert jt.predict_spans(dev, n_test=k, docs=docs) == jt.predict_spans(dev, n_test=k)

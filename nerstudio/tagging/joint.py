@@ -424,9 +424,11 @@ class JointTagger:
         seqs = self.tagger_.prepare(corpus)
         return _Documents(seqs, self._local_part(seqs, self._test_lists(seqs, n)), self.nl_, self.tagset_, grow=False)
 
-    def predict_spans(self, corpus, n_test: int | None = None) -> list[list[Span]]:
-        """Per sentence of ``corpus``, the spans of the best re-scored candidate."""
-        docs = self.documents(corpus, n_test)
+    def predict_spans(self, corpus, n_test: int | None = None, docs: _Documents | None = None) -> list[list[Span]]:
+        """Per sentence of ``corpus``, the spans of the best re-scored candidate. ``docs``:
+        :meth:`documents` of ``corpus`` made earlier (its features and non-local vectors are
+        reused; for the re-ranking baselines they must have been made with the same n')."""
+        docs = self.documents(corpus, n_test) if docs is None else docs
         out: list[list[Span]] = []
         for i in range(len(docs)):
             Y, _, j = self._choose(docs, i, n_test)
