@@ -33,7 +33,7 @@ from nerstudio.tagging import joint  # noqa: E402
 from nerstudio.tagging.joint_local import first_model_lists  # noqa: E402
 from nerstudio.tagging.perceptron import PerceptronTagger  # noqa: E402
 
-DATA = Path(os.environ.get("NERSTUDIO_DATA", ROOT.parent.parent / "shared" / "data")) / "conll2003"
+DATA = Path(os.environ.get("NERSTUDIO_DATA", ROOT.parent / "shared" / "data")) / "conll2003"
 if not DATA.exists():
     DATA = Path("/work/shared/data/conll2003")
 

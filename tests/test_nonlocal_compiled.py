@@ -25,7 +25,7 @@ from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.perceptron import PerceptronTagger
 from nerstudio.text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 
-CONLL = Path(__file__).resolve().parents[1].parent.parent / "shared" / "data" / "conll2003"
+CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"  # the repository's ../shared
 if not CONLL.exists():
     CONLL = Path("/work/shared/data/conll2003")
 
@@ -168,3 +168,20 @@ def test_predictions_from_reused_documents_equal_fresh_ones():
     docs = jt.documents(dev)
     for k in (8, 3, 20, 8):
         assert jt.predict_spans(dev, n_test=k, docs=docs) == jt.predict_spans(dev, n_test=k)
+
+
+@pytest.mark.parametrize("edges", ["current", "all"])
+def test_score_many_equals_score_bit_for_bit(edges):
+    """Fixed candidate lists (re-ranking 2) are scored in one call: the very numbers of
+    ``score`` one tagging at a time, with few rows (one by one) and many (from token scores)."""
+    train = read_corpus(f"{DEMO_DIR}/train.conll")
+    tagger = PerceptronTagger(variant="margin", C=50, epochs=2, edge_templates=edges).fit(train)
+    seqs = tagger.prepare(read_corpus(f"{DEMO_DIR}/dev.conll"))
+    rng = np.random.default_rng(0)
+    w = tagger.weights_ + rng.normal(size=len(tagger.weights_)) * 0.1
+    for i in range(min(len(seqs), 12)):
+        for k in (1, 40):
+            Y, _ = tagger.kbest(seqs, i, k)
+            Y = np.concatenate([Y, rng.integers(0, len(tagger.tagset_), size=(2, Y.shape[1])).astype(np.int16)])
+            want = [tagger.score(seqs, i, y, weights=w) for y in Y]
+            assert tagger.score_many(seqs, i, Y, weights=w).tolist() == want
