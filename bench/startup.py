@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: time to the application's first window, next to a bare PySide6 window.
 
-    python bench/startup.py [--runs 7] [--corpus FILE]
+    python bench/startup.py [--runs 7] [--corpus FILE] [--before DIR]
 
 Each run starts a fresh interpreter from this one and times, from just before the process is
 spawned, until the first window is *exposed* (Qt's Expose event: on screen), measured the same
@@ -10,7 +10,10 @@ way for ``python main.py`` (the bundled demo, or ``--corpus``) and for a bare Py
 the ratio of the medians (target ≤ 2×) and the heavy modules loaded when the application's window
 appeared (none expected: matplotlib, scipy, numba and the learners load on first use).
 
-The first pair is a warm-up (bytecode and the file cache) and is not counted. Settings, data and
+``--before DIR`` adds a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``),
+measured the same way in the same run, alternating with the others.
+
+The first run of each is a warm-up (bytecode and the file cache) and is not counted. Settings, data and
 cache folders are fresh temporary ones, so no saved geometry, workspace or recovery file changes
 what is measured. The display is ``$DISPLAY`` if set (a real X server with a window manager),
 else Qt's offscreen platform.
@@ -66,9 +69,12 @@ else:
 """
 
 
-def once(kind: str, env: dict, corpus: str) -> dict:
+def once(kind: str, env: dict, corpus: str, before: str = "") -> dict:
     env = dict(env, NERSTUDIO_BENCH_T0=repr(time.time()))
-    out = subprocess.run([sys.executable, "-c", CHILD, kind, corpus, json.dumps(HEAVY)], env=env,
+    if kind == "before":
+        env["PYTHONPATH"] = before
+    out = subprocess.run([sys.executable, "-c", CHILD, "bare" if kind == "bare" else "app", corpus,
+                          json.dumps(HEAVY)], env=env,
                          capture_output=True, text=True, timeout=180, cwd=env["HOME_FOR_BENCH"])
     lines = [ln[len("RESULT "):] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
     if not lines:
@@ -80,7 +86,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=7, help="counted runs of each (default 7)")
     ap.add_argument("--corpus", default="", help="corpus the application opens (default: the bundled demo)")
+    ap.add_argument("--before", default="", help="a checkout of an earlier commit, measured too")
     args = ap.parse_args()
+    kinds = ("bare", "app") + (("before",) if args.before else ())
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-startup-"))
     env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp / "config"),
                XDG_DATA_HOME=str(tmp / "data"), XDG_CACHE_HOME=str(tmp / "cache"), HOME_FOR_BENCH=str(tmp))
@@ -91,23 +99,29 @@ def main() -> int:
         env["QT_QPA_PLATFORM"] = "offscreen"
         where = "offscreen"
     try:
-        once("bare", env, args.corpus), once("app", env, args.corpus)  # warm-up, not counted
-        res: dict[str, list[dict]] = {"app": [], "bare": []}
+        for kind in kinds:  # warm-up, not counted
+            once(kind, env, args.corpus, args.before)
+        res: dict[str, list[dict]] = {k: [] for k in kinds}
         for _ in range(max(1, args.runs)):
-            for kind in ("bare", "app"):
-                res[kind].append(once(kind, env, args.corpus))
+            for kind in kinds:
+                res[kind].append(once(kind, env, args.corpus, args.before))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     med = {k: statistics.median(x["seconds"] for x in v) for k, v in res.items()}
     print(f"time to the first exposed window ({where}; median of {args.runs} runs each, alternating, after a "
           f"warm-up pair; load average {os.getloadavg()[0]:.1f}):")
-    for kind, label in (("app", "nerstudio (main.py, " + (args.corpus or "the demo") + ")"),
-                        ("bare", "bare PySide6 QMainWindow")):
-        runs = ", ".join(f"{x['seconds']:.2f}" for x in res[kind])
-        print(f"  {label:<36} {med[kind]:5.2f} s  (runs {runs})")
-    print(f"  ratio {med['app'] / med['bare']:.2f}× the bare window (target ≤ 2×)")
-    heavy = sorted({h for x in res["app"] for h in x["heavy"]})
-    print("  heavy modules loaded when the window appeared: " + (", ".join(heavy) if heavy else "none"))
+    labels = {"app": "nerstudio (main.py, " + (args.corpus or "the demo") + ")",
+              "before": f"nerstudio before ({args.before})", "bare": "bare PySide6 QMainWindow"}
+    for kind in ("app", "before", "bare"):
+        if kind in res:
+            runs = ", ".join(f"{x['seconds']:.2f}" for x in res[kind])
+            ratio = f"  {med[kind] / med['bare']:.2f}× the bare window" if kind != "bare" else ""
+            print(f"  {labels[kind]:<36} {med[kind]:5.2f} s{ratio}  (runs {runs})")
+    print("  target: ≤ 2× the bare window")
+    for kind in ("app", "before"):
+        if kind in res:
+            heavy = sorted({h for x in res[kind] for h in x["heavy"]})
+            print(f"  heavy modules loaded when the window appeared ({kind}): " + (", ".join(heavy) if heavy else "none"))
     return 0
 
 
