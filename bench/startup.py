@@ -109,7 +109,7 @@ def main() -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     med = {k: statistics.median(x["seconds"] for x in v) for k, v in res.items()}
     print(f"time to the first exposed window ({where}; median of {args.runs} runs each, alternating, after a "
-          f"warm-up pair; load average {os.getloadavg()[0]:.1f}):")
+          f"warm-up run of each; load average {os.getloadavg()[0]:.1f}):")
     labels = {"app": "nerstudio (main.py, " + (args.corpus or "the demo") + ")",
               "before": f"nerstudio before ({args.before})", "bare": "bare PySide6 QMainWindow"}
     for kind in ("app", "before", "bare"):
