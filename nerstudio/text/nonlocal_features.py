@@ -34,6 +34,11 @@ inconsistent one.
 :class:`NonLocalFeatures` maps the strings to integer ids (a vocabulary grown while training,
 fixed afterwards) and gives each candidate a sparse count vector. Documents are indexed once
 (:class:`DocumentIndex`) and reused for all candidates of the document.
+
+:meth:`NonLocalFeatures.strings` is the readable definition. Training and decoding count the
+same features with compiled code over integer ids instead (:meth:`NonLocalFeatures.code_vectors`,
+:mod:`._nonlocal_compiled`): all candidates of a document in one call, the same counts, ids and
+vocabulary order (tests/test_nonlocal_compiled.py checks them against the strings).
 """
 
 from __future__ import annotations
