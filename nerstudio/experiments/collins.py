@@ -220,7 +220,10 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
                        {"tagger": params, "n": cfg.n, "folds": cfg.folds}, stages["tagger_and_nbest"])]
     choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
     curves = {}
-    for algo in cfg.systems:
+
+    def train_system(algo):
+        """One reranker: trained, scored on dev and test, saved (run in a thread of its own when
+        the systems train side by side; each has its own learner, the data are only read)."""
         check()
         name = SYSTEM_NAMES.get(algo, algo)
         t = time.perf_counter()
@@ -234,12 +237,10 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
                 say(name, f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
         learner.fit(d_train, d_dev, callback=cb, should_cancel=should_cancel)
         secs = time.perf_counter() - t
-        stages[name] = secs
         c_dev = learner.predict(d_dev)
         t = time.perf_counter()
         c_test = learner.predict(d_test)
         test_secs = time.perf_counter() - t
-        stages[name + "_test"] = test_secs
         sd, st_ = scores_of(c_dev, c_test)
         settings = dict(learner.get_params())
         for extra in ("beta_", "kept_rounds_", "best_step_", "alpha0_", "beta_grid_", "beta_at_edge_", "n_mistakes_"):
@@ -247,11 +248,19 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
                 settings[extra.rstrip("_")] = getattr(learner, extra)
         if hasattr(learner, "weight_on_L"):
             settings["weight_on_L"] = learner.weight_on_L()
-        systems.append(_system(name, sd, st_, base_dev, base_test, settings, secs, test_secs))
-        choices[name] = c_test
-        curves[name] = learner.history_
         RerankerModel(gf, learner, {"system": name}).save(os.path.join(out_dir, f"reranker-{name}.npz"))
         say(name, f"dev F {sd[2]:.2f}, test F {st_[2]:.2f} ({secs:.1f}s)")
+        return name, _system(name, sd, st_, base_dev, base_test, settings, secs, test_secs), c_test, \
+            learner.history_, secs, test_secs
+
+    t = time.perf_counter()
+    for name, sysd, c_test, history, secs, test_secs in run_side_by_side(train_system, cfg.systems,
+                                                                          system_threads(cfg)):
+        stages[name], stages[name + "_test"] = secs, test_secs
+        systems.append(sysd)
+        choices[name] = c_test
+        curves[name] = history
+    stages["systems_wall"] = time.perf_counter() - t
 
     # -- outputs -------------------------------------------------------------------------------------
     t = time.perf_counter()
@@ -282,6 +291,25 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     }
     write_report(out_dir, report, report_markdown(report))
     return report
+
+
+def system_threads(cfg) -> int:
+    """How many rerankers train side by side: one per core (``workers`` if set), at most one
+    per system. They share the ranking data (threads, not processes: no copy of the training
+    matrix), and their compiled loops release the GIL."""
+    return max(1, min(len(cfg.systems), cfg.workers or os.cpu_count() or 1))
+
+
+def run_side_by_side(fn, items, threads: int) -> list:
+    """``[fn(x) for x in items]``, in order, with up to ``threads`` running at once; the first
+    exception (a cancellation, an error) is raised once every started call has ended."""
+    items = list(items)
+    if threads <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nerstudio-system") as pool:
+        futures = [pool.submit(fn, x) for x in items]
+        return [f.result() for f in futures]
 
 
 def stage_helpers(progress, should_cancel):

@@ -270,13 +270,16 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
                     "epochs_run": len(jt.history_), "average": cfg.average_joint, "bpm": cfg.bpm}
         if len(tried) > 1:
             settings["C_dev_f1"] = tried
-        record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings, secs, jt.history_)
+        # the dev and test documents once (features, non-local vectors), for every n' below too
+        dev_docs, test_docs = jt.documents(dev), jt.documents(test)
+        record(algo, jt.predict_spans(dev, docs=dev_docs), jt.predict_spans(test, docs=test_docs), settings, secs,
+               jt.history_)
         stages[algo] = secs
         if algo == "proposed":
             for k in cfg.n_primes:
                 check()
-                d = _prf(dev, jt.predict_spans(dev, n_test=k), typed)
-                te = _prf(test, jt.predict_spans(test, n_test=k), typed)
+                d = _prf(dev, jt.predict_spans(dev, n_test=k, docs=dev_docs), typed)
+                te = _prf(test, jt.predict_spans(test, n_test=k, docs=test_docs), typed)
                 n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
                 say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
 

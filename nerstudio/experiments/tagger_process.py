@@ -52,16 +52,16 @@ def default_params(kind: str) -> dict:
     shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones;
     the local model's ``cutoff`` and ``edge_templates`` for all (for a joint tagger they go to
     its ``local`` settings)."""
-    from ..tagging.perceptron import PerceptronTagger
-    local = PerceptronTagger().get_params()
+    from .defaults import JOINT_TAGGER, PERCEPTRON_TAGGER, constructor_defaults
+    # from the constructors' source: the taggers load when a run starts, not with the window
+    local = constructor_defaults(*PERCEPTRON_TAGGER, ("C", "epochs", "bpm", "cutoff", "edge_templates"))
     feats = {"cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
     if kind in JOINT_KINDS:
-        from ..tagging.joint import JointTagger
-        p = JointTagger(kind).get_params()
+        p = constructor_defaults(*JOINT_TAGGER, ("C", "epochs", "bpm", "n", "n_test"))
         return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n": int(p["n"]),
                 "n_test": int(p["n_test"]), **feats}
     if kind in LOCAL_KINDS:
-        p = PerceptronTagger(variant=kind).get_params()
+        p = local
         return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n_test": 20, **feats}
     raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
 

@@ -58,7 +58,10 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
                              QSettings.IniFormat)
         settings.clear()
         settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))  # never offer a recovery
+    from .views.figure_image import RENDERER
+    RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
     win = MainWindow(settings)
+    release_on_first_expose(app, RENDERER.release)
     ok = True
     if not screenshot:
         # the window first, then the corpus: the user sees the application at once
@@ -100,6 +103,29 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
         return 0
     win.show()
     return app.exec()
+
+
+def release_on_first_expose(app, release, fallback_ms: int = 3000) -> None:
+    """Call ``release`` once, when any window of ``app`` is first exposed (on screen), or after
+    ``fallback_ms`` should no window ever be."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    class _Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Expose:
+                self.fire()
+            return False
+
+        def fire(self):
+            if self.parent() is not None:
+                app.removeEventFilter(self)
+                self.setParent(None)
+                self.deleteLater()
+                release()
+
+    watch = _Watch(app)
+    app.installEventFilter(watch)
+    QTimer.singleShot(fallback_ms, watch, watch.fire)
 
 
 def _interesting_sentence(win) -> int:

@@ -21,9 +21,9 @@ ALGO_TIPS = {
 
 
 def algorithms() -> tuple[str, ...]:
-    try:
-        from ..rerank.model import ALGORITHMS
-        return tuple(ALGORITHMS)
+    try:  # read from the core's source: the learners (and scipy) load when a run starts
+        from ..experiments.defaults import reranking_algorithms
+        return reranking_algorithms()
     except Exception:  # the reranker core may be absent in an older checkout
         return FALLBACK_ALGORITHMS
 
@@ -31,8 +31,8 @@ def algorithms() -> tuple[str, ...]:
 def learner_defaults(algo: str) -> dict:
     """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
     try:
-        from ..rerank.model import make_learner
-        return dict(make_learner(algo).get_params())
+        from ..experiments.defaults import reranker_defaults
+        return dict(reranker_defaults(algo))
     except Exception:
         return {}
 

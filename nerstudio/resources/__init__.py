@@ -81,23 +81,24 @@ def select_lists(spec: str | Iterable[str]) -> tuple[str, ...]:
 
 
 def longest_match_iob(n: int, lengths_at: Callable[[int], Iterable[int]],
-                      matches: Callable[[int, int], bool]) -> list[str]:
+                      matches: Callable[[int, int], bool], starts: Iterable[int] | None = None) -> list[str]:
     """IOB2 tags (``B``/``I``/``O``) of ``n`` words under longest match, left to right:
     ``lengths_at(i)`` gives the lengths of the entries that may start at word ``i``, longest
-    first, and ``matches(i, m)`` whether words ``i .. i+m-1`` are one. Shared by the bundled lists
-    and the K&T tagger's gazetteer of training entities."""
+    first, and ``matches(i, m)`` whether words ``i .. i+m-1`` are one. ``starts``: the words,
+    in increasing order, at which an entry may start at all (default: every word); the others are
+    not asked. Shared by the bundled lists and the K&T tagger's gazetteer of training entities."""
     tags = ["O"] * n
-    i = 0
-    while i < n:
-        for m in lengths_at(i):
-            if i + m <= n and matches(i, m):
-                tags[i] = "B"
-                for j in range(i + 1, i + m):
+    i = 0  # the first word not inside a match
+    for s in range(n) if starts is None else starts:
+        if s < i:
+            continue
+        for m in lengths_at(s):
+            if s + m <= n and matches(s, m):
+                tags[s] = "B"
+                for j in range(s + 1, s + m):
                     tags[j] = "I"
-                i += m
+                i = s + m
                 break
-        else:
-            i += 1
     return tags
 
 
@@ -137,6 +138,11 @@ class Gazetteers:
             for e in es:
                 idx[e[0]].add(len(e))
             self._lengths[n] = {k: sorted(v, reverse=True) for k, v in idx.items()}
+        # key -> the lists an entry may start with it, per match mode: one look-up per word
+        self._starting: dict[bool, dict[str, list[str]]] = {True: defaultdict(list), False: defaultdict(list)}
+        for n in self.names:
+            for k in self._lengths[n]:
+                self._starting[self.fold[n]][k].append(n)
         digest = hashlib.sha256("".join(f"{n}:{meta[n]['sha256']};" for n in self.names).encode())
         self.fingerprint = digest.hexdigest()[:16]
 
@@ -145,12 +151,18 @@ class Gazetteers:
 
     def iob(self, words: Sequence[str]) -> dict[str, list[str]]:
         """Per list, the IOB2 tag (``B``/``I``/``O``) of each word under longest match."""
-        out = {}
         n = len(words)
+        keys = {True: [fold(w) for w in words], False: list(words)}
+        starts: dict[str, list[int]] = {name: [] for name in self.names}
+        for mode, index in self._starting.items():  # where an entry of each list may start
+            for i, k in enumerate(keys[mode]):
+                for name in index.get(k, ()):
+                    starts[name].append(i)
+        out = {}
         for name in self.names:
-            keys, entries, lengths = self._keys(name, words), self.entries[name], self._lengths[name]
-            out[name] = longest_match_iob(n, lambda i: lengths.get(keys[i], ()),
-                                          lambda i, m: tuple(keys[i:i + m]) in entries)
+            ks, entries, lengths = keys[self.fold[name]], self.entries[name], self._lengths[name]
+            out[name] = longest_match_iob(n, lambda i: lengths[ks[i]], lambda i, m: tuple(ks[i:i + m]) in entries,
+                                          starts[name]) if starts[name] else ["O"] * n
         return out
 
     def lists_of(self, words: Sequence[str]) -> list[str]:

@@ -371,6 +371,27 @@ def score_seq(a, L, tags, indptr, ids, edge_of, w, T, E0):
 
 
 @njit(cache=True, nogil=True)
+def score_many(a, L, Y, indptr, ids, edge_of, w, T, E0, node, edge, out):
+    """:func:`score_seq` of every row of ``Y`` (bit for bit): from the token scores of
+    :func:`fill_scores` when there are enough rows to pay for them, else one by one."""
+    n = Y.shape[0]
+    if n < 8:
+        for c in range(n):
+            out[c] = score_seq(a, L, Y[c], indptr, ids, edge_of, w, T, E0)
+        return
+    fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
+    for c in range(n):
+        s = 0.0
+        for i in range(L):
+            y = np.int64(Y[c, i])
+            if i == 0:
+                s = node[0, y]
+            else:
+                s = (s + edge[i, np.int64(Y[c, i - 1]) * T + y]) + node[i, y]
+        out[c] = s
+
+
+@njit(cache=True, nogil=True)
 def phi_indices(a, L, tags, indptr, ids, edge_of, T, E0, out):
     """Weight indices touched by the tagging (with repetitions); returns how many were written."""
     TT = T * T

@@ -127,6 +127,10 @@ class _Documents:
             out[ci].append(Span(ai, bi, types[li]))
         return out
 
+    #: count the features with the compiled code on integer ids (False: the string form, the
+    #: reference the tests compare it with; the vectors are the same)
+    compiled = True
+
     def nonlocal_vectors(self, i: int, Y: np.ndarray) -> list:
         """Φ^g of every candidate of document i (see :meth:`nonlocal_vector`)."""
         cache = self._cache[i]
@@ -134,7 +138,9 @@ class _Documents:
             cache.clear()
         keys = [y.tobytes() for y in Y]
         todo = [k for k, key in enumerate(keys) if key not in cache]
-        if todo:
+        if todo and self.compiled:
+            self._count(i, Y[todo], [keys[k] for k in todo], cache)
+        elif todo:
             for k, sp in zip(todo, self.spans(Y[todo])):
                 if self.grow:
                     cache[keys[k]] = self.nl.vector(self.index[i], sp, grow=True)
@@ -143,6 +149,21 @@ class _Documents:
         if self.grow:
             return [cache[key] for key in keys]
         return [self._ids(cache[key]) for key in keys]
+
+    def _count(self, i: int, Y: np.ndarray, keys: list, cache: dict) -> None:
+        """The compiled counts of the candidates Y of document i into the cache: ids for the
+        training documents, (codes, counts) for the others (their ids follow the vocabulary)."""
+        c, a, b, lab = scn_spans(np.asarray(Y), self.tagset)
+        cptr = np.searchsorted(c, np.arange(len(Y) + 1))
+        types, doc = self._types, self.index[i]
+        for k, (codes, counts) in enumerate(self.nl.code_vectors(doc, cptr, a, b, lab, types)):
+            if self.grow:
+                p, q = cptr[k], cptr[k + 1]
+                cache[keys[k]] = self.nl.ids_of(
+                    codes, counts, types, grow=True, doc=doc,
+                    spans=lambda p=p, q=q: [Span(int(x), int(y), types[z]) for x, y, z in zip(a[p:q], b[p:q], lab[p:q])])
+            else:
+                cache[keys[k]] = [(codes, counts), None, None]
 
     def nonlocal_vector(self, i: int, tags: np.ndarray):
         """Φ^g of a candidate. Training documents grow the vocabulary, so their vectors are
@@ -154,7 +175,10 @@ class _Documents:
     def _ids(self, entry):
         voc = self.nl.vocabulary
         stamp = (id(voc), len(voc))
-        if entry[2] != stamp:
+        if entry[2] != stamp and isinstance(entry[0], tuple):  # compiled counts: (codes, counts)
+            entry[1] = self.nl.ids_of(entry[0][0], entry[0][1], self._types, grow=False)
+            entry[2] = stamp
+        elif entry[2] != stamp:
             pairs = sorted((voc[s], c) for s, c in entry[0].items() if s in voc)
             entry[1] = (np.array([p[0] for p in pairs], dtype=np.int64),
                         np.array([p[1] for p in pairs], dtype=np.float64))
@@ -400,9 +424,11 @@ class JointTagger:
         seqs = self.tagger_.prepare(corpus)
         return _Documents(seqs, self._local_part(seqs, self._test_lists(seqs, n)), self.nl_, self.tagset_, grow=False)
 
-    def predict_spans(self, corpus, n_test: int | None = None) -> list[list[Span]]:
-        """Per sentence of ``corpus``, the spans of the best re-scored candidate."""
-        docs = self.documents(corpus, n_test)
+    def predict_spans(self, corpus, n_test: int | None = None, docs: _Documents | None = None) -> list[list[Span]]:
+        """Per sentence of ``corpus``, the spans of the best re-scored candidate. ``docs``:
+        :meth:`documents` of ``corpus`` made earlier (its features and non-local vectors are
+        reused; for the re-ranking baselines they must have been made with the same n')."""
+        docs = self.documents(corpus, n_test) if docs is None else docs
         out: list[list[Span]] = []
         for i in range(len(docs)):
             Y, _, j = self._choose(docs, i, n_test)

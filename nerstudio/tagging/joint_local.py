@@ -68,7 +68,7 @@ class FixedLocal(KBestLocal):
 
     def candidates(self, i, k, w):
         Y = self.lists[i][:k]
-        return Y, np.array([self.score(i, y, w) for y in Y])
+        return Y, self.tagger.score_many(self.seqs, i, Y, weights=w)
 
 
 class FirstScoreLocal(Local):

@@ -343,6 +343,19 @@ class PerceptronTagger:
             raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
         return float(K.score_seq(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, w, len(self.tagset_), self.E0_))
 
+    def score_many(self, seqs: Sequences, i: int, Y, weights=None) -> np.ndarray:
+        """:meth:`score` of every row of ``Y`` (taggings of sequence i), the same numbers."""
+        w = self._weights(weights)
+        a, L = seqs.bounds(i)
+        Y = np.ascontiguousarray(Y, dtype=np.int16)
+        if Y.ndim != 2 or Y.shape[1] != L:
+            raise ValueError(f"taggings of shape {Y.shape}, sequence {i} has {L} tokens")
+        T = len(self.tagset_)
+        out = np.zeros(len(Y))
+        K.score_many(a, L, Y, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, np.zeros((max(L, 1), T)),
+                     np.zeros((max(L, 1), T * T)), out)
+        return out
+
     def update(self, aw: AveragedWeights, seqs: Sequences, i: int, good, bad, scale: float = 1.0) -> None:
         """aw += scale · (Φ^l(x_i, good) − Φ^l(x_i, bad)), compiled and sparse, time-stamped with
         the example being seen (``aw.c + 1``); the local weights are the first ``n_weights_``

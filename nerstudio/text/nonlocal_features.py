@@ -34,12 +34,17 @@ inconsistent one.
 :class:`NonLocalFeatures` maps the strings to integer ids (a vocabulary grown while training,
 fixed afterwards) and gives each candidate a sparse count vector. Documents are indexed once
 (:class:`DocumentIndex`) and reused for all candidates of the document.
+
+:meth:`NonLocalFeatures.strings` is the readable definition. Training and decoding count the
+same features with compiled code over integer ids instead (:meth:`NonLocalFeatures.code_vectors`,
+:mod:`._nonlocal_compiled`): all candidates of a document in one call, the same counts, ids and
+vocabulary order (tests/test_nonlocal_compiled.py checks them against the strings).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -66,7 +71,7 @@ def _majority_of(labels: Iterable[str]) -> str:
 class DocumentIndex:
     """Where each word (and each multi-word string, looked up lazily) occurs in one document."""
 
-    __slots__ = ("words", "lower", "_first", "_found")
+    __slots__ = ("words", "lower", "_first", "_found", "_ints")
 
     def __init__(self, words: Sequence[str]):
         self.words = tuple(words)
@@ -76,6 +81,43 @@ class DocumentIndex:
             first[w].append(i)
         self._first = first
         self._found: dict[tuple, list[int]] = {}
+        self._ints = None
+
+    def integer_form(self, longest: int) -> tuple:
+        """The document as the compiled counts read it (:mod:`._nonlocal_compiled`): string ids
+        ``sid[n, i]`` of every ``words[i:i + n]`` for n up to at least ``longest``, where each
+        string id occurs (``occ_ptr``, ``occ_pos``), the number of distinct words, and the
+        coordination flags. Made once, and again only for a longer entity."""
+        if self._ints is not None and self._ints[0].shape[0] > longest:
+            return self._ints
+        n_max = max(longest, MAX_SUBPHRASE)
+        N = len(self.words)
+        ids: dict[str, int] = {}
+        wid = np.array([ids.setdefault(w, len(ids)) for w in self.words], dtype=np.int64)
+        sid = np.full((n_max + 1, N), -1, dtype=np.int64)
+        local = wid  # ids of the strings of the current length, from 0
+        sid[1] = wid
+        offset = len(ids)
+        for n in range(2, n_max + 1):
+            if N - n + 1 <= 0:
+                break
+            pairs = local[:N - n + 1] * (len(ids) + 1) + wid[n - 1:]
+            uniq, local = np.unique(pairs, return_inverse=True)
+            sid[n, :N - n + 1] = local + offset
+            offset += len(uniq)
+        flat = sid[1:].reshape(-1)
+        pos = np.tile(np.arange(N, dtype=np.int64), n_max)
+        ok = flat >= 0
+        flat, pos = flat[ok], pos[ok]
+        order = np.argsort(flat, kind="stable")
+        occ_pos = pos[order]
+        occ_ptr = np.zeros(offset + 1, dtype=np.int64)
+        np.cumsum(np.bincount(flat, minlength=offset), out=occ_ptr[1:])
+        low = self.lower
+        coord1 = np.array([(w,) in COORDINATIONS for w in low], dtype=np.bool_)
+        coord2 = np.array([i + 1 < N and (low[i], low[i + 1]) in COORDINATIONS for i in range(N)], dtype=np.bool_)
+        self._ints = (sid, occ_ptr, occ_pos, len(ids), coord1, coord2)
+        return self._ints
 
     def occurrences(self, key: tuple) -> list[int]:
         """Start positions of every occurrence of the word tuple ``key``."""
@@ -98,6 +140,7 @@ class NonLocalFeatures:
         self.templates = tuple(t for t in TEMPLATES if t in templates)
         self.vocabulary: dict[str, int] = {}
         self.frozen = False
+        self._tables: dict[tuple, dict] = {}  # see _table
 
     # -- readable features ----------------------------------------------------------------
     def strings(self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span]) -> Counter:
@@ -222,6 +265,69 @@ class NonLocalFeatures:
         order = np.argsort(idx, kind="stable")
         return idx[order], np.array(vals, dtype=np.float64)[order]
 
+    # -- compiled counts over integer ids (the same vectors, much faster) -----------------------
+    def code_vectors(self, doc: DocumentIndex, cptr: np.ndarray, start: np.ndarray, end: np.ndarray,
+                     label: np.ndarray, labels: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The features of many candidate labellings of one document at once, as (feature codes,
+        counts) per candidate, counted by compiled code (:mod:`._nonlocal_compiled`) on integer ids.
+        Candidate c's entities are ``start/end/label[cptr[c]:cptr[c + 1]]``, ordered by (start,
+        end), ``label`` indexing ``labels``. :meth:`ids_of` turns a pair into :meth:`vector`'s
+        result; the counts are exactly those of :meth:`strings` (tests/test_nonlocal_compiled.py)."""
+        from . import _nonlocal_compiled as nc
+        table = self._table(tuple(labels))
+        start = np.asarray(start, dtype=np.int64)
+        end = np.asarray(end, dtype=np.int64)
+        longest = int((end - start).max()) if len(start) else 1
+        sid, occ_ptr, occ_pos, n_words, coord1, coord2 = doc.integer_form(longest)
+        want = self.templates
+        counts = nc.feature_counts(np.asarray(cptr, dtype=np.int64), start, end,
+                                   table["rank"][np.asarray(label, dtype=np.int64)], len(labels), sid, occ_ptr,
+                                   occ_pos, n_words, coord1, coord2, "phrase" in want, "subphrase" in want,
+                                   "majority" in want, "conjunction" in want)
+        cand, codes = np.nonzero(counts)
+        values = counts[cand, codes]
+        cut = np.searchsorted(cand, np.arange(len(counts) + 1))
+        return [(codes[p:q], values[p:q]) for p, q in zip(cut[:-1].tolist(), cut[1:].tolist())]
+
+    def ids_of(self, codes: np.ndarray, counts: np.ndarray, labels: Sequence[str], grow: bool | None = None,
+               doc: DocumentIndex | None = None, spans: Callable[[], list] | None = None):
+        """:meth:`vector`'s (sorted ids, values) from a pair of :meth:`code_vectors`. Unknown
+        strings are dropped unless growing; a candidate with a new string while growing is passed
+        to :meth:`vector` (``doc`` and ``spans()``, its entities), so that new strings get their
+        ids in the order the string form meets them, as they always have."""
+        grow = (not self.frozen) if grow is None else grow
+        table = self._table(tuple(labels))
+        ids = table["ids"][codes]
+        if grow and (ids < 0).any():
+            return self.vector(doc, spans(), grow=True)
+        keep = ids >= 0
+        ids, vals = ids[keep], counts[keep].astype(np.float64)
+        if table["shared"]:  # two codes with one string (label names such as "O"): add them up
+            ids, inv = np.unique(ids, return_inverse=True)
+            summed = np.zeros(len(ids))
+            np.add.at(summed, inv, vals)
+            return ids, summed
+        order = np.argsort(ids, kind="stable")
+        return ids[order], vals[order]
+
+    def _table(self, labels: tuple) -> dict:
+        """Per label list: the labels' ranks, every feature code's string, and the code → id map
+        under the vocabulary as it is now (renewed when it has grown or been replaced)."""
+        tables = self._tables
+        t = tables.get(labels)
+        if t is None:
+            ranked = sorted(labels)
+            t = tables[labels] = {"rank": np.array([ranked.index(x) for x in labels], dtype=np.int64),
+                                  "names": _code_names(ranked), "stamp": None}
+        voc = self.vocabulary
+        stamp = (id(voc), len(voc))
+        if t["stamp"] != stamp:
+            t["ids"] = ids = np.array([voc.get(n, -1) if n is not None else -1 for n in t["names"]], dtype=np.int64)
+            known = ids[ids >= 0]
+            t["shared"] = len(np.unique(known)) < len(known)
+            t["stamp"] = stamp
+        return t
+
     def names(self) -> list[str]:
         out = [""] * len(self.vocabulary)
         for s, j in self.vocabulary.items():
@@ -237,6 +343,21 @@ class NonLocalFeatures:
         nl.vocabulary = {s: j for j, s in enumerate(d["names"])}
         nl.frozen = True
         return nl
+
+
+def _code_names(labels: Sequence[str]) -> list[str]:
+    """The string of every feature code of :mod:`._nonlocal_compiled` (labels sorted)."""
+    from . import _nonlocal_compiled as nc
+    forms = {nc.PC_PAIR: "PC:{}~{}", nc.PC_SAME: "PC=same", nc.PC_DIFF: "PC=diff", nc.PC_O: "PC:{}~O",
+             nc.SP: "SP:{}<{}", nc.SP_SAME: "SP=same", nc.SP_DIFF: "SP=diff", nc.MJ: "MJ:{}~{}",
+             nc.MJS: "MJS:{}~{}", nc.MJT: "MJT:{}~{}", nc.CJ_PAIR: "CJ:{}~{}", nc.CJ_SAME: "CJ=same",
+             nc.CJ_DIFF: "CJ=diff"}
+    label_free = {nc.PC_SAME, nc.PC_DIFF, nc.SP_SAME, nc.SP_DIFF, nc.CJ_SAME, nc.CJ_DIFF}
+    pairs = {nc.PC_PAIR, nc.CJ_PAIR}  # written with the smaller label first
+    first = labels[0] if labels else None
+    return [None if (f in label_free and (a, b) != (first, first)) or (f in pairs and a > b)
+            or (f == nc.PC_O and b != first) else forms[f].format(a, b)
+            for f in range(nc.N_FAMILIES) for a in labels for b in labels]
 
 
 def template_of(name: str) -> str:

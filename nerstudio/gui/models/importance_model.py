@@ -9,14 +9,18 @@ by text in the name or the meaning.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...numfmt import num
-from ...rerank.importance import L_TEMPLATE, Impact, ModelImportance
 from ...rerank.glossary import describe_template, explain_feature
 from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, TOOLTIP, USER
+
+if TYPE_CHECKING:  # the ranking's module (scipy) loads with the first ranking, not at start-up
+    from ...rerank.importance import Impact, ModelImportance
 
 _TOP = 0xFFFFFFFF
 
@@ -102,6 +106,7 @@ class ImportanceTreeModel(QAbstractItemModel):
         x = self.impact_at(index)
         if x is None:
             return None
+        from ...rerank.importance import L_TEMPLATE  # loaded by now: x came from a ranking
         c = index.column()
         top = index.internalId() == _TOP
         if role == DISPLAY:

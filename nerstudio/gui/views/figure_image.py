@@ -67,7 +67,22 @@ class _RenderThread:
         self._pending: dict[int, tuple] = {}  # widget id -> (widget weakref, token, draw, w, h, dpi)
         self._thread: threading.Thread | None = None
         self._stopping = False
+        self._held = False
         self.busy = False
+
+    def hold(self) -> None:
+        """Keep requests waiting (the thread is not started) until :meth:`release`: the
+        application holds them until its first window is on screen, so that importing matplotlib
+        (a second or more) does not compete with the window's start."""
+        with self._cond:
+            self._held = True
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            waiting = bool(self._pending)
+        if waiting:
+            self._start()
 
     def submit(self, widget: "FigureImage", token: int, draw: DrawFn, w: int, h: int, dpi: float) -> None:
         relay = _relay()  # made here, in the main thread, before the render thread needs it
@@ -75,6 +90,14 @@ class _RenderThread:
             if self._stopping:
                 return
             self._pending[widget.key] = (relay, token, draw, w, h, dpi)
+            if self._held:
+                return
+        self._start()
+
+    def _start(self) -> None:
+        with self._cond:
+            if self._stopping:
+                return
             if self._thread is None or not self._thread.is_alive():
                 if self._thread is None:
                     # stop it while the interpreter still runs: a daemon thread caught inside

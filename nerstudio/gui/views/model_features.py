@@ -13,14 +13,17 @@ runner-up) emits ``refreshRequested``.
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QProgressBar, QPushButton, QTreeView, QVBoxLayout, QWidget)
 
-from ...rerank.importance import ModelImportance, model_importance
 from ..models.importance_model import ImportanceFilterProxy, ImportanceTreeModel
 from .fitting import narrow_combo
+
+if TYPE_CHECKING:  # the ranking (scipy) is imported where its job runs, not at start-up
+    from ...rerank.importance import ModelImportance
 
 AGAINST_CHOICES = (("changes from the tagger's top candidate", "baseline"),
                    ("the pick against its runner-up", "runner-up"))
@@ -29,6 +32,7 @@ AGAINST_CHOICES = (("changes from the tagger's top candidate", "baseline"),
 def importance_job(model, data, against: str):
     """A job for :class:`~nerstudio.gui.workers.JobQueue`: the ranking, cancellable."""
     def job(ctx):
+        from ...rerank.importance import model_importance
         return model_importance(model, data, against, should_cancel=ctx.should_cancel)
     return job
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Benchmark: time to the application's first window, next to a bare PySide6 window.
+
+    python bench/startup.py [--runs 7] [--corpus FILE] [--before DIR]
+
+Each run starts a fresh interpreter from this one and times, from just before the process is
+spawned, until the first window is *exposed* (Qt's Expose event: on screen), measured the same
+way for ``python main.py`` (the bundled demo, or ``--corpus``) and for a bare PySide6
+``QMainWindow``, alternately, in the same run. It prints the median of each, every run's figure,
+the ratio of the medians (target ≤ 2×) and the heavy modules loaded when the application's window
+appeared (none expected: matplotlib, scipy, numba and the learners load on first use).
+
+``--before DIR`` adds a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``),
+measured the same way in the same run, alternating with the others.
+
+The first run of each is a warm-up (bytecode and the file cache) and is not counted. Settings, data and
+cache folders are fresh temporary ones, so no saved geometry, workspace or recovery file changes
+what is measured. The display is ``$DISPLAY`` if set (a real X server with a window manager),
+else Qt's offscreen platform.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+HEAVY = ("matplotlib", "scipy", "numba", "llvmlite", "nerstudio.rerank.model", "nerstudio.rerank.boosting",
+         "nerstudio.rerank.kernel", "nerstudio.tagging.maxent", "nerstudio.tagging.perceptron",
+         "nerstudio.tagging.joint")
+
+CHILD = r"""
+import json, os, sys, time
+t0 = float(os.environ["NERSTUDIO_BENCH_T0"])
+kind, corpus, heavy = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+app = QApplication(sys.argv[:1])
+
+class FirstExpose(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Expose:
+            t = time.time() - t0
+            loaded = sorted({h for h in heavy for m in list(sys.modules) if m == h or m.startswith(h + ".")})
+            print("RESULT " + json.dumps({"seconds": t, "heavy": loaded}), flush=True)
+            os._exit(0)
+        return False
+
+watch = FirstExpose()
+app.installEventFilter(watch)
+if kind == "bare":
+    win = QMainWindow()
+    win.resize(1280, 800)
+    win.show()
+    app.exec()
+else:
+    from nerstudio.gui.app import main
+    main([corpus] if corpus else [])
+"""
+
+
+def once(kind: str, env: dict, corpus: str, before: str = "") -> dict:
+    env = dict(env, NERSTUDIO_BENCH_T0=repr(time.time()))
+    if kind == "before":
+        env["PYTHONPATH"] = before
+    out = subprocess.run([sys.executable, "-c", CHILD, "bare" if kind == "bare" else "app", corpus,
+                          json.dumps(HEAVY)], env=env,
+                         capture_output=True, text=True, timeout=180, cwd=env["HOME_FOR_BENCH"])
+    lines = [ln[len("RESULT "):] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
+    if not lines:
+        raise SystemExit(f"start-up child ({kind}) failed (exit {out.returncode}): {out.stderr.strip()[-800:]}")
+    return json.loads(lines[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=7, help="counted runs of each (default 7)")
+    ap.add_argument("--corpus", default="", help="corpus the application opens (default: the bundled demo)")
+    ap.add_argument("--before", default="", help="a checkout of an earlier commit, measured too")
+    args = ap.parse_args()
+    kinds = ("bare", "app") + (("before",) if args.before else ())
+    tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-startup-"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp / "config"),
+               XDG_DATA_HOME=str(tmp / "data"), XDG_CACHE_HOME=str(tmp / "cache"), HOME_FOR_BENCH=str(tmp))
+    if os.environ.get("DISPLAY"):
+        env.pop("QT_QPA_PLATFORM", None)
+        where = f"display {os.environ['DISPLAY']}"
+    else:
+        env["QT_QPA_PLATFORM"] = "offscreen"
+        where = "offscreen"
+    try:
+        for kind in kinds:  # warm-up, not counted
+            once(kind, env, args.corpus, args.before)
+        res: dict[str, list[dict]] = {k: [] for k in kinds}
+        for _ in range(max(1, args.runs)):
+            for kind in kinds:
+                res[kind].append(once(kind, env, args.corpus, args.before))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = {k: statistics.median(x["seconds"] for x in v) for k, v in res.items()}
+    print(f"time to the first exposed window ({where}; median of {args.runs} runs each, alternating, after a "
+          f"warm-up run of each; load average {os.getloadavg()[0]:.1f}):")
+    labels = {"app": "nerstudio (main.py, " + (args.corpus or "the demo") + ")",
+              "before": f"nerstudio before ({args.before})", "bare": "bare PySide6 QMainWindow"}
+    for kind in ("app", "before", "bare"):
+        if kind in res:
+            runs = ", ".join(f"{x['seconds']:.2f}" for x in res[kind])
+            ratio = f"  {med[kind] / med['bare']:.2f}× the bare window" if kind != "bare" else ""
+            print(f"  {labels[kind]:<36} {med[kind]:5.2f} s{ratio}  (runs {runs})")
+    print("  target: ≤ 2× the bare window")
+    for kind in ("app", "before"):
+        if kind in res:
+            heavy = sorted({h for x in res[kind] for h in x["heavy"]})
+            print(f"  heavy modules loaded when the window appeared ({kind}): " + (", ".join(heavy) if heavy else "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
