@@ -80,8 +80,9 @@ class ExperimentConfig:
     # L2 penalty, (predicate, tag) cut-off, L-BFGS iterations. Chosen on CoNLL-2003 dev by
     # tools/tagger_grid.py and tools/ablation.py (README, "Closing the typed gap"): conll+rich,
     # cut-off 2 and 300 iterations raise its dev F from 88.95 to 89.98, the gazetteers on top of
-    # that to 90.54, and every reranker's dev F rises with each step
-    tagger_features: str = "conll+rich+gaz"
+    # that to 90.54, and every reranker's dev F rises with each step; the Brown clusters
+    # (+clusters, nerstudio.resources.clusters) on top of that: docs/clusters.md
+    tagger_features: str = "conll+rich+gaz+clusters"
     tagger_l2: float = 1.0
     tagger_cutoff: int = 2
     tagger_max_iter: int = 300
