@@ -44,6 +44,10 @@ numbers the untyped string and c is 0 for the untyped feature or 1 + the index o
 type. :meth:`GlobalFeatures.fit` keeps the keys seen on at least ``min_sentences`` distinct
 training sentences and numbers them; :meth:`GlobalFeatures.transform` turns any N-best list into
 :class:`~nerstudio.rerank.data.RankingData`.
+
+The module is long because it keeps the readable string path and the optimised integer path of
+the same templates side by side, so that a change to one is seen next to the other (a test checks
+that they agree).
 """
 
 from __future__ import annotations
