@@ -63,7 +63,7 @@ def emitted_feature_names() -> set[str]:
     non-local families), plus the terms of the explanations (L(x), the kernel's)."""
     names: set[str] = set()
     train = NBestList.load(DEMO / "train.nbest.npz")
-    gf = gfeat.GlobalFeatures(min_sentences=1, gazetteers=True)
+    gf = gfeat.GlobalFeatures(min_sentences=1, gazetteers=True, clusters=True)
     gf.fit(train)  # the integer path
     names.update(gf.names_)
     lex = build_lexicon(train.words)

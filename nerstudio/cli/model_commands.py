@@ -21,8 +21,8 @@ def _load_tagger(path):
 def _train_perceptron_tagger(args) -> int:
     import time as _t
     from ..tagging.perceptron import PerceptronTagger
-    if args.features not in (None, "kt", "kt+rich"):
-        raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1) or kt+rich")
+    if args.features is not None and args.features.split("+")[0] != "kt":
+        raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1), with +rich, +clusters, +biglex")
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None

@@ -26,12 +26,12 @@ class ArgumentParser(argparse.ArgumentParser):
 def _feature_set(text: str) -> str:
     """A tagger feature set: ``kt`` or a max-ent set as :func:`nerstudio.tagging.features.parse_feature_set`
     reads it (``conll``, ``conll+gaz``, ``conll+gaz:persons/locations``, ``conll+rich``, …)."""
-    if text not in ("kt", "kt+rich"):
-        from ..tagging.features import parse_feature_set
-        try:
-            parse_feature_set(text)
-        except ValueError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
+    from ..tagging.features import parse_feature_set
+    from ..tagging.local_features import parse_kt_features
+    try:
+        (parse_kt_features if text.split("+")[0] == "kt" else parse_feature_set)(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
     return text
 
 
@@ -100,9 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--features", type=_feature_set, default=None, metavar="SET",
                         help="paper: Collins 2002's templates (max-ent default); conll: plus POS/chunk, affixes, "
                              "wider window; +gaz: plus the bundled gazetteers (+gaz:LISTS: some, families or "
-                             "lists joined by /); +rich: more shape and affix templates; kt: Kazama & "
-                             "Torisawa's Table 1 (the perceptron tagger's set); kt+rich: plus shapes, 5-affixes and "
-                             "a lowercase lexicon")
+                             "lists joined by /); +rich: more shape and affix templates; +clusters[:BITS]: Brown-cluster "
+                             "path prefixes in a ±2 window; +biglex: the lowercase lexicon from a large corpus; kt: "
+                             "Kazama & Torisawa's Table 1 (the perceptron tagger's set); kt+rich: plus shapes, "
+                             "5-affixes and a lowercase lexicon (then +clusters, +biglex)")
     tagger.add_argument("--cutoff", type=int, default=None,
                         help="keep (predicate, tag) pairs seen this often (max-ent, default 5); perceptron: "
                              "surface predicates seen this often (default 2)")
@@ -226,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--global-gazetteers", action=argparse.BooleanOptionalAction, default=None,
                    help="collins suite: the bundled gazetteers as global features of the rerankers (default on, "
                         "off in the collins2002 preset)")
+    p.add_argument("--global-clusters", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: the Brown clusters of an entity's words (BC/BCL) as global features of the "
+                        "rerankers (default off; docs/clusters.md)")
+    p.add_argument("--global-biglex", action=argparse.BooleanOptionalAction, default=None,
+                   help="collins suite: the rerankers' lowercase lexicon from the large corpus instead of the "
+                        "training text (default off; the collins2002 preset keeps the training text's)")
     p.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
                    help="collins suite: document and corpus context of each entity (two-stage) for the rerankers "
                         "(default on, off in the collins2002 preset)")
@@ -250,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--features", type=_feature_set, default=None, metavar="SET",
                    help="tagger feature set (collins: default conll+rich+gaz; +gaz: with the bundled gazetteers, "
                         "+gaz:LISTS some of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix "
-                        "templates; kazama: kt (K&T Table 1) or kt+rich)")
+                        "templates; +clusters: Brown-cluster prefixes; +biglex: large-corpus lowercase lexicon; kazama: "
+                        "kt (K&T Table 1), kt+rich, kt+rich+clusters[+biglex])")
     p.add_argument("--tagger-l2", type=float, default=None, help="collins suite: the max-ent tagger's L2 penalty "
                                                                    "(default 1)")
     p.add_argument("--tagger-cutoff", type=int, default=None,

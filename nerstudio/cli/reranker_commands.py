@@ -146,7 +146,7 @@ def cmd_explain_model(args) -> int:
 def cmd_experiment(args) -> int:
     if args.suite == "kazama":
         for opt in ("preset", "gazetteer_lists", "lists_from", "context_scope", "tagger_l2", "tagger_cutoff",
-                    "tagger_max_iter"):
+                    "tagger_max_iter", "global_clusters", "global_biglex"):
             if getattr(args, opt) is not None:
                 raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
@@ -176,6 +176,7 @@ def cmd_experiment(args) -> int:
                                        folds=args.folds, n=args.n, workers=args.workers,
                                        min_sentences=args.min_sentences, systems=algos, encoding=args.encoding,
                                        reranker_gazetteers=gazetteers, reranker_context=context,
+                                       reranker_clusters=args.global_clusters, reranker_biglex=args.global_biglex,
                                        lists_from=None if args.lists_from is None else os.path.abspath(args.lists_from))
     _check_learner_options(args, list(cfg.systems))
     for k, attr in (("rounds", "boost_rounds"), ("epsilon", "boost_epsilon"), ("eval_every", "boost_eval_every"),
@@ -209,8 +210,8 @@ def _kazama_experiment(args) -> int:
     if args.gazetteer is not None:
         cfg.gazetteer = None if args.gazetteer == "none" else args.gazetteer
     if args.features is not None:
-        if args.features not in ("kt", "kt+rich"):
-            raise ValueError(f"--features {args.features}: the kazama suite's taggers use kt or kt+rich")
+        if args.features.split("+")[0] != "kt":
+            raise ValueError(f"--features {args.features}: the kazama suite's taggers use kt[+rich][+clusters][+biglex]")
         cfg.features = args.features
     for k, attr in (("epochs", "epochs"), ("C", "C_margin"), ("C_joint", "C_joint"), ("bpm", "bpm"),
                     ("seed", "seed"), ("joint_epochs", "joint_epochs"), ("n_test", "n_test"),

@@ -66,7 +66,9 @@ class KazamaConfig:
     task: str = "typed"
     # the taggers' local features, chosen on CoNLL-2003 dev (see the README's K&T section): the
     # bundled gazetteer lists (None, "train", "lists" or "train+lists") and the feature set "kt+rich"
-    # ("kt": K&T's Table 1 as printed)
+    # ("kt": K&T's Table 1 as printed; "kt+rich+clusters" adds Brown-cluster prefixes in the ±2
+    # window and "+biglex" the large-corpus lowercase lexicon, nerstudio.resources.clusters: not yet
+    # measured with this suite, so not the default, see docs/clusters.md)
     gazetteer: str | None = "lists"
     features: str = "kt+rich"
     cutoff: int = 2

@@ -27,6 +27,14 @@ the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the l
 ``meta["documents"]`` gives each sentence's document); ``context="document"`` or ``"corpus"``
 gives only DC or only CC.
 
+With ``clusters=True`` (or a tuple of prefix lengths, default :data:`RERANK_CLUSTER_BITS`) every
+entity also gets its words' Brown clusters (:mod:`nerstudio.resources.clusters`), for each
+prefix length n: ``BC<n>`` the first n decisions of each word's path, joined by spaces
+(``BC4=0110 0101`` for "New York"; an unclustered word is ``NULL``), and ``BCL<n>`` the last
+word's alone (typed copies as for the other entity features). With ``biglex=True`` the
+lowercase lexicon of the ``g`` primitive comes from the large corpus
+(:func:`nerstudio.resources.clusters.large_lexicon`) instead of the training list's words.
+
 Sharing work: a feature depends on the words and on one entity (its start, its end, its type),
 or on a quote pair and the tags inside it. Start-side templates (BO, TO, TO2) are built once per
 start position of a sentence, end-side ones (LW, LWLC, BE, TE, TE2) once per end position, the
@@ -36,6 +44,10 @@ numbers the untyped string and c is 0 for the untyped feature or 1 + the index o
 type. :meth:`GlobalFeatures.fit` keeps the keys seen on at least ``min_sentences`` distinct
 training sentences and numbers them; :meth:`GlobalFeatures.transform` turns any N-best list into
 :class:`~nerstudio.rerank.data.RankingData`.
+
+The module is long because it keeps the readable string path and the optimised integer path of
+the same templates side by side, so that a change to one is seen next to the other (a test checks
+that they agree).
 """
 
 from __future__ import annotations
@@ -50,6 +62,8 @@ import scipy.sparse as sp
 
 from ..errors import Cancelled
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
+from ..resources.clusters import cluster_path, large_lexicon
+from ..resources.clusters import fingerprint as cluster_fingerprint
 from ..text.shapes import build_lexicon, collapsed_shape
 from .context import DocumentContext, gazetteer_strings, resource_options
 from .data import RankingData
@@ -68,6 +82,8 @@ END_TEMPLATES = tuple(["LW", "LWLC"] + [f"BE{a}{b}" for a, b in _BITS2] + [f"TE{
 SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
 GAZETTEER_TEMPLATES = ("GZ", "GZF", "GZL")  # with gazetteers=True only
 CONTEXT_TEMPLATES = ("DC", "CC")  # with context=True only (nerstudio.rerank.context)
+CLUSTER_TEMPLATES = ("BC", "BCL")  # with clusters=True only: BC<n>, BCL<n> per prefix length n
+RERANK_CLUSTER_BITS = (4, 10)
 QUOTE_TEMPLATES = ("Q", "Q2", "QF", "QF2")
 TEMPLATES = START_TEMPLATES + END_TEMPLATES + SPAN_TEMPLATES + QUOTE_TEMPLATES
 
@@ -117,8 +133,13 @@ class GlobalFeatures:
 
     def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
                  oracle: str = "tags", gazetteers: bool | Sequence[str] = False,
-                 context: bool | str = False):
+                 context: bool | str = False, clusters: bool | Sequence[int] = False, biglex: bool = False):
         self.gazetteers, self.context, self._gz = resource_options(gazetteers, context)
+        if clusters is True:
+            clusters = RERANK_CLUSTER_BITS
+        self.clusters = [int(b) for b in clusters] if clusters else False
+        self.biglex = bool(biglex)
+        self._bc_cache: dict[str, list[str]] = {}
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
@@ -128,7 +149,25 @@ class GlobalFeatures:
     def get_params(self) -> dict:
         return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
                 "quotes": self.quotes, "oracle": self.oracle, "gazetteers": self.gazetteers,
-                "context": self.context}
+                "context": self.context, "clusters": self.clusters, "biglex": self.biglex}
+
+    def _cluster_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
+        """BC<n> / BCL<n> strings of the entity ``words[s:e1]`` (module docstring)."""
+        if not self.clusters:
+            return []
+        cache = self._bc_cache
+        per = []
+        for w in words[s:e1]:
+            hit = cache.get(w)
+            if hit is None:
+                path = cluster_path(w)
+                hit = cache[w] = [NULL if path is None else path[:b] for b in self.clusters]
+            per.append(hit)
+        out = []
+        for j, b in enumerate(self.clusters):
+            out.append(f"BC{b}=" + " ".join(p[j] for p in per))
+            out.append(f"BCL{b}={per[-1][j]}")
+        return out
 
     def _context_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
         ctx = getattr(self, "_ctx", None)
@@ -197,6 +236,7 @@ class GlobalFeatures:
                 feats.append(f"SF={' '.join(f(i) for i in range(e, k - 1, -1))}")
                 feats.append(f"SF2={' '.join(g(i) for i in range(e, k - 1, -1))}")
             feats += self._gazetteer_strings(list(words), s, e + 1)
+            feats += self._cluster_strings(list(words), s, e + 1)
             feats += self._context_strings(list(words), s, e + 1)
             out += feats
             if typed:
@@ -221,7 +261,10 @@ class GlobalFeatures:
     def fit_transform(self, nbest: NBestList, progress=None, should_cancel=None,
                       lexicon: set[str] | None = None) -> RankingData:
         t0 = time.perf_counter()
-        self.lexicon_ = set(lexicon) if lexicon is not None else build_lexicon(nbest.words)
+        if lexicon is not None:
+            self.lexicon_ = set(lexicon)
+        else:
+            self.lexicon_ = set(large_lexicon()) if self.biglex else build_lexicon(nbest.words)
         self.types_ = entity_types(nbest.tagset)
         self.typed_ = self._typed_for(nbest.tagset)
         self._base = _ShardedIndex()
@@ -431,6 +474,7 @@ class GlobalFeatures:
                                                   idf("SF2=" + " ".join(reversed(G[k:e1])), grow)]
                     ids += sk
                 ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
+                ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
                 ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
@@ -458,6 +502,8 @@ class GlobalFeatures:
         self._check_fitted()
         head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_,
                 "gazetteers": self._gz.fingerprint if self._gz is not None else None, "n_lexicon": len(self.lexicon_)}
+        if self.clusters or self.biglex:
+            head["clusters"] = cluster_fingerprint()
         from ..persist import json_array
         arrays = {"gf_keys": self.keys_, "gf_base": json_array(self._base_names),
                   "gf_lexicon": json_array(sorted(self.lexicon_))}
@@ -469,6 +515,8 @@ class GlobalFeatures:
         self = cls(**check_params(cls, head.get("params"), "features.params"))
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
             raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
+        if (self.clusters or self.biglex) and head.get("clusters") != cluster_fingerprint():
+            raise ValueError("the model was trained with other word clusters than this nerstudio's: retrain it")
         self.types_ = list(header_field(head, "types", list[str], "features.types"))
         self.typed_ = header_field(head, "typed", bool, "features.typed")
         self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))

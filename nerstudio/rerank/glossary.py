@@ -19,6 +19,7 @@ words are given as the word itself (digit 0) or as its shape (digit 1), in order
 from __future__ import annotations
 
 import itertools
+import re
 
 from ..text.shapes import describe_shape
 
@@ -83,6 +84,11 @@ GLOSSARY: dict[str, str] = {
     "GZ": "the entity's words are an entry of this gazetteer list",
     "GZF": "the entity's first word alone is an entry of this gazetteer list",
     "GZL": "the entity's last word alone is an entry of this gazetteer list",
+    # Brown clusters of the entity's words (nerstudio.resources.clusters), one family per prefix length
+    **{f"BC{b}": f"the Brown word clusters of the entity's words, each cut to its first {b} branchings "
+                 "(words used alike in a large corpus share them)" for b in (4, 10)},
+    **{f"BCL{b}": f"the Brown word cluster of the entity's last word, cut to its first {b} branchings"
+       for b in (4, 10)},
     # document context from the tagger's own best candidates (nerstudio.rerank.context)
     "DC": "the label the tagger gives the same words most often elsewhere in the document",
     "CC": "the label the tagger gives the same words most often in the other documents",
@@ -118,8 +124,14 @@ def template_code(name: str) -> str:
 
 
 def describe_template(code: str) -> str:
-    """The one line of a template code (``L(x)`` is accepted for ``L``); :data:`FALLBACK` if unknown."""
-    return GLOSSARY.get("L" if code == "L(x)" else code, FALLBACK)
+    """The one line of a template code (``L(x)`` is accepted for ``L``); :data:`FALLBACK` if unknown.
+    A cluster family of another prefix length (``BC6``, ``BCL12``) is described as the bundled ones."""
+    text = GLOSSARY.get("L" if code == "L(x)" else code)
+    if text is None:
+        m = re.fullmatch(r"(BCL?)(\d+)", code)
+        if m:
+            text = GLOSSARY[m.group(1) + "4"].replace(" 4 ", f" {m.group(2)} ")
+    return text or FALLBACK
 
 
 def is_described(code: str) -> bool:

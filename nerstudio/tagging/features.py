@@ -33,6 +33,18 @@ Extras are joined with ``+`` and may be combined (``conll+gaz+rich``):
     of the previous and next word, their lowercase-lexicon flags, and the first-character types
     of the previous, current and next word as one pattern (``Aa|A|a``: capitalisation in context).
 
+``clusters`` or ``clusters:<bits>``
+    Brown-cluster path prefixes (:mod:`nerstudio.resources.clusters`) of the words at offsets
+    −2..+2: templates ``bc<n><k>`` for each prefix length n (default :data:`CLUSTER_BITS`, or
+    lengths joined by ``/``: ``clusters:4/8/12``) and offset k, e.g. ``bc10-1=0110010101`` (the
+    first 10 decisions of the previous word's path; a shorter path whole; an unclustered word or
+    a position outside the sentence has ``NULL``);
+``biglex``
+    the lowercase lexicon of the ``cmp``, ``lex`` and ``rich`` templates from the large corpus
+    (:func:`nerstudio.resources.clusters.large_lexicon`) instead of from the training text: the
+    templates keep their names, only the lexicon they look up changes. Without it ``paper`` is
+    exactly Collins' set as the paper's experiments used it (lexicon from the training text).
+
 Extraction is vectorised per template: each template yields one integer code per token, the
 distinct codes are turned into strings once, and strings map to predicate ids through the
 vocabulary. Words are handled per *type*, so a corpus of 200k tokens costs a few hundred
@@ -48,6 +60,7 @@ import scipy.sparse as sp
 
 from ..corpus.model import Sentence
 from ..resources import Gazetteers
+from ..resources.clusters import cluster_path, large_lexicon, path_prefix
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
 NULL = "NULL"
@@ -57,24 +70,51 @@ FEATURE_SETS = BASE_SETS + tuple(f"{b}+gaz" for b in BASE_SETS)
 GAZ_VALUES = [NULL, "O", "B", "I"]
 
 
+#: the Brown-cluster prefix lengths of ``+clusters`` (chosen on CoNLL-2003 dev, docs/clusters.md)
+CLUSTER_BITS = (4, 6, 10, 20)
+CLUSTER_OFFSETS = (-2, -1, 0, 1, 2)
+
+
 def parse_feature_set(name: str) -> tuple[str, tuple[str, ...] | None, bool]:
     """``(base set, gazetteer list names or None, rich)`` of a feature-set name (module
-    docstring); an unknown part is a ``ValueError`` naming it."""
+    docstring); an unknown part is a ``ValueError`` naming it. :func:`parse_resources` reads the
+    cluster and lexicon parts of the same name."""
+    base, lists, rich, _, _ = _parse(name)
+    return base, lists, rich
+
+
+def parse_resources(name: str) -> tuple[tuple[int, ...], bool]:
+    """``(cluster prefix lengths, () without +clusters; large lexicon?)`` of a feature-set name."""
+    return _parse(name)[3:]
+
+
+def _parse(name: str):
     from ..resources import list_names, select_lists
     base, *extras = name.split("+")
     if base not in BASE_SETS:
         raise ValueError(f"unknown feature set {name!r} (choose from {', '.join(FEATURE_SETS)}, "
-                         "with +gaz[:LISTS] and +rich)")
-    lists, rich = None, False
+                         "with +gaz[:LISTS], +rich, +clusters[:BITS] and +biglex)")
+    lists, rich, bits, biglex = None, False, None, False
     for extra in extras:
         kind, _, spec = extra.partition(":")
         if kind == "gaz" and lists is None:
             lists = tuple(list_names()) if not spec else select_lists(spec.replace("/", ","))
         elif extra == "rich" and not rich:
             rich = True
+        elif kind == "clusters" and bits is None:
+            try:
+                bits = tuple(sorted({int(b) for b in spec.split("/")})) if spec else CLUSTER_BITS
+            except ValueError:
+                bits = ()
+            if not bits or min(bits) < 1:
+                raise ValueError(f"feature set {name!r}: clusters:BITS takes prefix lengths joined by /, "
+                                 "e.g. clusters:4/6/10/20")
+        elif extra == "biglex" and not biglex:
+            biglex = True
         else:
-            raise ValueError(f"feature set {name!r}: unknown or repeated part {extra!r} (gaz, gaz:LISTS, rich)")
-    return base, lists, rich
+            raise ValueError(f"feature set {name!r}: unknown or repeated part {extra!r} "
+                             "(gaz, gaz:LISTS, rich, clusters, clusters:BITS, biglex)")
+    return base, lists, rich, bits or (), biglex
 
 
 class _Template:
@@ -124,10 +164,12 @@ class FeatureExtractor:
     """Maps sentences to a sparse binary matrix of predicates (one row per token)."""
 
     def __init__(self, feature_set: str = "paper", lexicon: set[str] | None = None):
-        self.base_set, lists, self.rich = parse_feature_set(feature_set)
+        self.base_set, lists, self.rich, self.cluster_bits, self.biglex = _parse(feature_set)
         self.feature_set = feature_set
         self.gazetteers = Gazetteers(lists) if lists is not None else None
         self.lexicon: set[str] = set(lexicon or ())
+        if self.biglex and not self.lexicon:
+            self.lexicon = set(large_lexicon())
         self.vocab: dict[str, int] = {}
         self.frozen = False
 
@@ -219,6 +261,10 @@ class FeatureExtractor:
             return f"{first}-{inlex}-{ch}"
 
         T.append(_Template("cmp", compound_codes, compound_value, ("w", 0)))
+        for bits in self.cluster_bits:
+            for k in CLUSTER_OFFSETS:
+                word_t(f"bc{bits}{k:+d}" if k else f"bc{bits}", k,
+                       lambda w, bits=bits: path_prefix(cluster_path(w), bits) or NULL)
         for name in (self.gazetteers.names if self.gazetteers is not None else ()):
             for k in (0, -1, 1):
                 T.append(_Template(f"gz:{name}" + (f"{k:+d}" if k else ""),

@@ -52,6 +52,13 @@ training text: seen more often lower-cased than capitalised, sentence starts not
 bigram templates. These are the shape, affix and lexicon templates of the max-ent tagger's
 ``rich`` set, in K&T's ±2 window.
 
+``+clusters`` (``kt+clusters``, ``kt+rich+clusters``): the types ``bc<n>`` for n in
+:data:`nerstudio.tagging.features.CLUSTER_BITS`, the first n decisions of the word's Brown-cluster
+path (:mod:`nerstudio.resources.clusters`; a shorter path whole; absent for an unclustered word),
+in the ±2 window like every word type (no bigrams). ``+biglex`` takes the ``lex`` flag's lowercase
+lexicon from the large corpus (:func:`nerstudio.resources.clusters.large_lexicon`) instead of the
+training text. Both store the resource's fingerprint with the model and refuse other data.
+
 Templates, per surface type x and window offset k:
 
 * unigram ``x@k`` for k in −2..+2: the value of x at position i+k;
@@ -99,6 +106,8 @@ import numpy as np
 from ..corpus.model import Sentence
 from ..errors import Cancelled
 from ..resources import Gazetteers, longest_match_iob
+from ..resources.clusters import cluster_path, large_lexicon, path_prefix
+from ..resources.clusters import fingerprint as cluster_fingerprint
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
 NULL = "NULL"
@@ -113,7 +122,20 @@ BIGRAM_BASE = ("wl", "pos", "chk")
 RICH_WORD_TYPES = ("p5", "s5", "sh", "csh", "fc")
 RICH_FLAG_TYPES = ("lex",)
 RICH_BIGRAM_BASE = ("csh", "fc")
-FEATURE_SET_NAMES = ("kt", "kt+rich")
+FEATURE_SET_NAMES = ("kt", "kt+rich", "kt+rich+clusters", "kt+rich+clusters+biglex")
+KT_EXTRAS = ("rich", "clusters", "biglex")
+
+
+def parse_kt_features(name: str) -> tuple[bool, tuple[int, ...], bool]:
+    """``(rich, cluster prefix lengths, large lexicon?)`` of a ``kt[+rich][+clusters][+biglex]``
+    name, the parts in that order; anything else is a ``ValueError``."""
+    from .features import CLUSTER_BITS
+    base, *extras = str(name).split("+")
+    if base != "kt" or any(e not in KT_EXTRAS for e in extras) or extras != sorted(set(extras), key=KT_EXTRAS.index) \
+            or ("biglex" in extras and "rich" not in extras):
+        raise ValueError(f"unknown perceptron feature set {name!r} (kt, then +rich, +clusters, +biglex in that "
+                         "order; +biglex needs +rich)")
+    return "rich" in extras, CLUSTER_BITS if "clusters" in extras else (), "biglex" in extras
 LEXICON_KEY = "@lexicon"  # where the model file keeps the rich set's lowercase lexicon
 GAZ_NAMES = {"ORG": "go", "PER": "gp", "MISC": "gm"}
 GAZ_TRAIN_TYPES = ("ORG", "PER", "MISC")
@@ -163,6 +185,8 @@ def _word_value(x: str, w: str) -> str | None:
         return fast_collapsed_shape(w)
     if x == "fc":
         return first_char_type(w)
+    if x.startswith("bc"):
+        return path_prefix(cluster_path(w), int(x[2:]))
     n = int(x[1])
     if len(w) < n:
         return None
@@ -272,9 +296,12 @@ class KTFeatures:
     """
 
     def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all",
-                 lists: Gazetteers | None = None, rich: bool = False):
+                 lists: Gazetteers | None = None, rich: bool = False, clusters: Sequence[int] = (),
+                 biglex: bool = False):
         self.cutoff = int(cutoff)
         self.rich = bool(rich)
+        self.clusters = tuple(int(b) for b in clusters)
+        self.biglex = bool(biglex)
         self.lexicon_: set[str] = set()  # rich: the lowercase lexicon of the training text
         self.gazetteer = gazetteer
         self.lists = lists  # the bundled gazetteers (nerstudio.resources): types g:<list>
@@ -283,11 +310,12 @@ class KTFeatures:
 
     @property
     def name(self) -> str:
-        return "kt+rich" if self.rich else "kt"
+        return "+".join(["kt"] + (["rich"] if self.rich else []) + (["clusters"] if self.clusters else [])
+                        + (["biglex"] if self.biglex else []))
 
     @property
     def word_types(self) -> tuple[str, ...]:
-        return WORD_TYPES + (RICH_WORD_TYPES if self.rich else ())
+        return WORD_TYPES + (RICH_WORD_TYPES if self.rich else ()) + tuple(f"bc{b}" for b in self.clusters)
 
     @property
     def flag_types(self) -> tuple[str, ...]:
@@ -434,7 +462,7 @@ class KTFeatures:
         check = _checker(should_cancel)
         sents = [s for seq in sequences for s in seq if len(s.words)]
         self.n_columns_ = min(min((len(s.extra) for s in sents), default=0), 2)
-        self.lexicon_ = build_lexicon(sents) if self.rich else set()
+        self.lexicon_ = (set(large_lexicon()) if self.biglex else build_lexicon(sents)) if self.rich else set()
         self.types_ = self._types(self.n_columns_)
         self.templates_ = self._templates(self.types_)
         values, seq_ptr, _ = self._values(sequences, self.n_columns_, documents, check)
@@ -584,6 +612,8 @@ class KTFeatures:
                   "types": self.types_, "templates": [list(t) for t in self.templates_],
                   "n_predicates": self.n_predicates_, "rich": self.rich,
                   "lists": self.lists.fingerprint if self.lists is not None else None}
+        if self.clusters or self.biglex:
+            header.update(clusters=list(self.clusters), biglex=self.biglex, resource=cluster_fingerprint())
         kept_ptr = np.zeros(len(self.kept_) + 1, dtype=np.int64)
         np.cumsum([len(k) for k in self.kept_], out=kept_ptr[1:])
         arrays = {"kept": np.concatenate(self.kept_).astype(np.int64), "kept_ptr": kept_ptr}
@@ -601,7 +631,10 @@ class KTFeatures:
             lists = Gazetteers()
             if lists.fingerprint != header["lists"]:
                 raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
-        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists, bool(header.get("rich", False)))
+        if (header.get("clusters") or header.get("biglex")) and header.get("resource") != cluster_fingerprint():
+            raise ValueError("the model was trained with other word clusters than this nerstudio's: retrain it")
+        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists, bool(header.get("rich", False)),
+                header.get("clusters") or (), bool(header.get("biglex", False)))
         if f.rich:
             f.lexicon_ = {str(w) for w in values[LEXICON_KEY]}
         f.n_columns_ = int(header["n_columns"])

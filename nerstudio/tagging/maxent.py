@@ -36,6 +36,7 @@ from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import (CORRUPT, check_params, header_field, json_array, json_strings, json_value, load_npz, save_npz,
                        scalar, vector)
+from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
 
@@ -478,6 +479,8 @@ class MaxEntTagger:
                   "n_evals": getattr(self, "n_evals_", None), "stop_reason": getattr(self, "stop_reason_", None)}
         if self.extractor_.gazetteers is not None:
             header["gazetteers"] = self.extractor_.gazetteers.fingerprint
+        if self.extractor_.cluster_bits:
+            header["clusters"] = cluster_fingerprint()
         names = self.extractor_.names()
         payload = {"predicates": json_array(names), "lexicon": json_array(sorted(self.extractor_.lexicon)),
                    "W": self.W_.astype(np.float32)}
@@ -507,6 +510,9 @@ class MaxEntTagger:
             if gz is not None and h.get("gazetteers") != gz.fingerprint:
                 raise ValueError("it was trained with other gazetteer lists than this nerstudio's "
                                  f"({h.get('gazetteers')} against {gz.fingerprint}): retrain it")
+            if m.extractor_.cluster_bits and h.get("clusters") != cluster_fingerprint():
+                raise ValueError("it was trained with other word clusters than this nerstudio's "
+                                 f"({h.get('clusters')} against {cluster_fingerprint()}): retrain it")
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             T = len(m.tagset_)
             if arrays.shape("W") != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):  # checked before it is read

@@ -71,7 +71,7 @@ from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import CORRUPT, check_params, header_field, json_array, json_value, jsonable, load_npz, save_npz
 from ..resources import Gazetteers
 from .lazy import LazyModule
-from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures
+from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
@@ -84,7 +84,7 @@ K = LazyModule(__package__ + "._viterbi")  # numba kernels, imported on first us
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1
 VARIANTS = ("perceptron", "averaged", "margin")
-FEATURE_SETS = FEATURE_SET_NAMES  # "kt" (K&T Table 1) and "kt+rich", see local_features
+FEATURE_SETS = FEATURE_SET_NAMES  # "kt" (K&T Table 1), "kt+rich", with +clusters, +biglex: see local_features
 CHUNK_SECONDS = 0.1  # target work between two looks at the cancel flag
 
 
@@ -160,8 +160,7 @@ class PerceptronTagger:
                  edge_templates="current"):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
-        if features not in FEATURE_SETS:
-            raise ValueError(f"unknown feature set {features!r} (choose from {', '.join(FEATURE_SETS)})")
+        parse_kt_features(features)  # a ValueError naming what is wrong
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
         if gazetteer is not None and not (gazetteer in GAZETTEER_SPECS or isinstance(gazetteer, (Mapping, Gazetteer))):
@@ -515,7 +514,9 @@ class PerceptronTagger:
             gaz = Gazetteer.from_documents([ss for _, ss in units])
         elif isinstance(gaz, Mapping):
             gaz = Gazetteer(gaz)
-        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists, rich=self.features == "kt+rich")
+        rich, clusters, biglex = parse_kt_features(self.features)
+        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists, rich=rich, clusters=clusters,
+                                    biglex=biglex)
         seq_units, doc_of = self._units(corpus_or_documents, self.documents)
         self.features_.fit([u for _, u in seq_units], doc_of, should_cancel)
         self._layout()
