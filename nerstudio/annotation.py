@@ -160,7 +160,7 @@ class Recovery:
     edits: dict[int, list[Span]]  # sentence index -> its spans
     words: dict[int, tuple[str, ...]]
     written: float  # time.time() when written
-    owner: dict | None = None  # the instance that wrote it (app.filelock.Instance), None in old files
+    owner: dict | None = None  # the instance that wrote it (corpus.filelock.Instance), None in old files
 
 
 def write_recovery(path: str, corpus: Corpus, sentences: Sequence[int], owner: dict | None = None) -> None:

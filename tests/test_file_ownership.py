@@ -17,7 +17,7 @@ import pytest
 from nerstudio import annotation as ann
 from nerstudio.app.autosave import Autosaver
 from nerstudio.app.document import Document
-from nerstudio.app.filelock import FileLock, Instance, lock_path, read_holder
+from nerstudio.corpus.filelock import FileLock, Instance, lock_path, read_holder
 from nerstudio.app.keepboth import describe
 from nerstudio.app.ownership import check, fingerprint
 from nerstudio.app.saving import CorpusFile, DiskChanged, Locked
@@ -122,7 +122,7 @@ def test_an_unreadable_lock_is_respected_while_young(corpus_file):
 
 _HOLDER = textwrap.dedent("""
     import sys, time
-    from nerstudio.app.filelock import FileLock, Instance
+    from nerstudio.corpus.filelock import FileLock, Instance
     lock = FileLock(sys.argv[1], Instance.new())
     print("HELD" if lock.acquire() else "REFUSED", flush=True)
     time.sleep(120)
@@ -397,3 +397,38 @@ def test_the_save_service_writes_the_review_states(corpus_file):
     back = read_corpus(str(corpus_file))
     assert review.read_states(back).nonzero()[0].tolist() == [1]
     f.close()
+
+
+@pytest.mark.data_integrity
+def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_path):
+    """A corpus another nerstudio process is editing is not overwritten by ``convert``,
+    ``nerstudio.write`` or any corpus write: one line naming the file and who holds it (exit 1);
+    once that process is gone (killed: its lock stays behind, stale), the write goes through."""
+    import nerstudio
+    from nerstudio.errors import FormatError
+    script = tmp_path / "holder.py"
+    script.write_text(_HOLDER, encoding="utf-8")
+    source = tmp_path / "other.conll"
+    source.write_text(CONLL.replace("B-LOC", "B-ORG"), encoding="utf-8")
+    before = corpus_file.read_bytes()
+    proc = subprocess.Popen([sys.executable, str(script), str(corpus_file)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        assert proc.stdout.readline().strip() == "HELD"
+        out = subprocess.run([sys.executable, "-m", "nerstudio", "convert", str(source), str(corpus_file)],
+                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert out.returncode == 1
+        assert str(corpus_file) in out.stderr and f"process {proc.pid}" in out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+        with pytest.raises(FormatError, match="open for editing in nerstudio"):
+            nerstudio.write(nerstudio.read(str(source)), str(corpus_file))
+        assert corpus_file.read_bytes() == before
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        nerstudio.write(nerstudio.read(str(source)), str(corpus_file))  # the lock left behind is stale
+        assert corpus_file.read_bytes() != before
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        proc.stdout.close()

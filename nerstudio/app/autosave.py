@@ -9,7 +9,7 @@ the spans of the sentences edited since the last save to the recovery file (atom
 :func:`nerstudio.annotation.write_recovery`), removes the file whenever the document is clean
 again (saved, or undone back to the saved state), and finds a recovery file worth offering
 (changing something in it). Recovery files are per instance (a process and a window of it,
-:class:`~nerstudio.app.filelock.Instance`): two windows editing one corpus never share one, and
+:class:`~nerstudio.corpus.filelock.Instance`): two windows editing one corpus never share one, and
 a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone.
 No Qt here: after every change the window's timer is told the new deadline
 (:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
@@ -25,7 +25,7 @@ from typing import Callable
 from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
 from ..corpus.model import Span
 from .document import Change, Document
-from .filelock import Instance
+from ..corpus.filelock import Instance
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0

@@ -3,7 +3,7 @@
 :class:`CorpusFile` is the document's hold on its file. When a corpus opens it records what was
 read (:class:`~nerstudio.app.ownership.Fingerprint`, kept as ``document.disk``, and every
 sentence's entities as the base of a later merge) and takes the file's lock
-(:class:`~nerstudio.app.filelock.FileLock`); without the lock (another window holds it) the
+(:class:`~nerstudio.corpus.filelock.FileLock`); without the lock (another window holds it) the
 corpus is read-only: Save refuses with :class:`Locked`, Save as another file works.
 
 :meth:`CorpusFile.save` never overwrites silently: before writing to the file the corpus came
@@ -25,7 +25,7 @@ from ..corpus.foreign import writable
 from ..corpus.model import Corpus
 from . import keepboth
 from .document import Change, Document
-from .filelock import FileLock, Instance
+from ..corpus.filelock import FileLock, Instance
 from .ownership import DiskState, Fingerprint, check, fingerprint
 from .review import save as save_with_review
 

@@ -44,6 +44,7 @@ from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers kn
 from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
                      format_sep, normalize_format, refuse_non_text, sniff_format)
 from .foreign._records import TALLY_TEXTS, Tally
+from .filelock import refuse_if_held
 from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
 from .model import Corpus, Document, Sentence
@@ -438,6 +439,7 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     ``.tsv``, ``.conll``; see :func:`~nerstudio.corpus.detect.format_for_output`), else the
     input's. What the output format cannot keep is counted in ``losses``.
     """
+    refuse_if_held(dst)  # a window of another nerstudio is editing it
     target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
     target_format = normalize_format(to_format) if to_format else None
     losses = Losses() if losses is None else losses

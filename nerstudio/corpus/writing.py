@@ -29,6 +29,7 @@ from ..errors import FormatError
 from . import foreign
 from .atomic import atomic_open
 from .detect import DOCSTART, format_sep, normalize_format
+from .filelock import refuse_if_held
 from .jsonl import record_losses, render_record
 from .model import Corpus, Sentence
 from .schemes import SchemeError, decode, encode, normalize_scheme
@@ -328,6 +329,7 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
     counted in ``losses`` (see the module docstring). ``record_fields``: JSONL only, see
     :func:`render_lines`.
     """
+    refuse_if_held(path)  # a window of another nerstudio is editing it
     fmt = normalize_format(format) if format else corpus.format
     sch = normalize_scheme(scheme) if scheme else corpus.scheme
     enc = encoding or corpus.encoding

@@ -14,7 +14,11 @@ closed. A lock of another host, or one nobody can read that is younger than
 behind: the next instance finds its process dead and takes the lock over.
 
 Nothing here is enforced by the system: every nerstudio instance asks before it writes, and a
-second instance opens the corpus read-only (see :mod:`nerstudio.app.saving`).
+second instance opens the corpus read-only (see :mod:`nerstudio.app.saving`). The command line
+and the API ask too: every corpus write (:func:`nerstudio.corpus.writing.write_corpus`, the
+streamed ``convert``) calls :func:`refuse_if_held` first, so ``nerstudio convert x.conll
+open.conll`` cannot overwrite a corpus a window is editing. It lives in the corpus layer for that
+reason: the writers are here, the application above.
 """
 
 from __future__ import annotations
@@ -251,3 +255,25 @@ class FileLock:
 def _release_all() -> None:
     for lock in list(_HELD):
         lock.release()
+
+
+def held_elsewhere(path) -> Instance | None:
+    """The live instance of *another process* that holds the corpus at ``path`` (None: nobody,
+    a stale lock, or this process: its windows ask each other through :class:`FileLock`)."""
+    holder = read_holder(lock_path(os.fspath(path)))
+    if holder is None or not holder.alive():
+        return None
+    if holder.host == socket.gethostname() and holder.pid == os.getpid():
+        return None
+    return holder
+
+
+def refuse_if_held(path) -> None:
+    """Raise a one-line error naming ``path`` when a nerstudio window of another process is
+    editing it (its lock is live): writing it would overwrite that window's file under it."""
+    holder = held_elsewhere(path)
+    if holder is not None:
+        from ..errors import FormatError
+        raise FormatError(os.fspath(path), None, f"open for editing in nerstudio by {holder.describe()}: save "
+                                                 "it there, close it first, or write another file")
+
