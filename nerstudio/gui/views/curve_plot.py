@@ -253,6 +253,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
     n = max(len(units), 1)
     w, h = fig.get_size_inches()
     rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
+    plot_pt = h * 72 / rows  # the height of one plot, in points (the legend's unit)
     # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
     # the constrained layout no room for the plot itself)
     chars = max(16, int((w * fig.dpi / cols - 130) / 6))  # about 6 px a character at size 8
@@ -323,7 +324,15 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         first.set_ylim(lo - pad, hi + pad)  # shared by every plot
     for unit, ax in axes.items():
         if handles[unit]:
-            ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
+            # inside where it fits; below the plot (outside: the constrained layout makes room)
+            # when its lines would cover much of a short plot, as on a projector at scale 2
+            lines = sum(line.get_label().count("\n") + 1 for line in handles[unit])
+            if lines * 13 + 12 > 0.25 * plot_pt:
+                # under the tick labels and the axis label (the pad is in font sizes: 4.6 × 8 pt)
+                ax.legend(handles=handles[unit], loc="upper center", bbox_to_anchor=(0.5, 0), fontsize=8,
+                          framealpha=0.85, borderaxespad=4.6)
+            else:
+                ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
     if not any(handles.values()):
         first.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
                    transform=first.transAxes, color="#777777")
