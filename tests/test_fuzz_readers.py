@@ -189,7 +189,7 @@ def _strings(obj, path=()):
 def _replace_in_json_line(line: bytes, pick: float, make) -> bytes:
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth: left as it is
         return line
     paths = list(_strings(obj))
     if not paths:
@@ -247,7 +247,7 @@ def mutate_lines(data: bytes, ops) -> bytes:
         elif op[0] == "mode":
             try:
                 obj = json.loads(lines[k])
-            except ValueError:
+            except (ValueError, RecursionError):  # the mutator's own decoding: not a record to switch
                 continue
             if isinstance(obj, dict) and isinstance(obj.get("label"), list):
                 obj["entities"] = [{"id": i, "start_offset": x[0], "end_offset": x[1], "label": x[2]}

@@ -194,7 +194,7 @@ class AnnotationView(SentenceView):
 
     # -- moving (the annotation controller's navigation actions call these) ---------------
     def step_token(self, step: int, extend: bool = False) -> None:
-        """Caret to the next (+1) / previous (-1) token; ``extend`` keeps the anchor (Shift)."""
+        """Caret to the next (+1) / previous (-1) token; ``extend`` keeps the anchor (as with Shift held)."""
         n = len(self._words)
         if not n:
             return
