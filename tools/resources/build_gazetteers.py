@@ -32,17 +32,15 @@ org_suffix      company legal forms (Inc, Ltd, GmbH, plc, ...) from cleanco, mat
 
 from __future__ import annotations
 
-import argparse
-import filecmp
 import hashlib
 import importlib.metadata as md
 import json
-import os
 import re
 import sys
-import tempfile
 import unicodedata
 from pathlib import Path
+
+from rebuild import build_main  # noqa: E402 (tools/resources/rebuild.py, beside this script)
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "nerstudio" / "resources" / "lists"
@@ -210,23 +208,7 @@ def write(out: Path) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--check", action="store_true", help="rebuild in a temporary folder and compare")
-    a = ap.parse_args(argv)
-    if not a.check:
-        write(a.out)
-        print(f"wrote {a.out}", file=sys.stderr)
-        return 0
-    with tempfile.TemporaryDirectory() as tmp:
-        write(Path(tmp))
-        names = sorted(os.listdir(tmp))
-        _, bad, missing = filecmp.cmpfiles(tmp, a.out, names, shallow=False)
-        if bad or missing:
-            print(f"differs from {a.out}: {', '.join(bad + missing)}", file=sys.stderr)
-            return 1
-    print("the lists are what the packages give", file=sys.stderr)
-    return 0
+    return build_main(write, OUT, __doc__.split("\n\n")[0], "the lists are what the packages give", argv)
 
 
 if __name__ == "__main__":
