@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from ..corpus.model import Span
-from ..evaluation import PRF, evaluate_spans
-from .error_analysis import analysis, analysis_lines
+from ..evaluation import evaluate_spans
+from .error_analysis import analysis, analysis_lines, group_prf
 
 
 def training_strings(sentences) -> set[tuple[str, ...]]:
@@ -28,18 +28,7 @@ def breakdown(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pr
     """``per_type`` (P/R/F and counts per entity type) and ``seen`` / ``unseen`` (the same over
     each class of entities), as plain dicts."""
     ev = evaluate_spans(gold, pred)
-    cls = {True: PRF(), False: PRF()}
-    for ws, g, p in zip(words, gold, pred, strict=True):
-        gs, ps = set(g), set(p)
-
-        def is_seen(sp):
-            return tuple(ws[sp.start:sp.end]) in seen
-        for sp in gs:
-            cls[is_seen(sp)].gold += 1
-        for sp in ps:
-            cls[is_seen(sp)].proposed += 1
-        for sp in gs & ps:
-            cls[is_seen(sp)].correct += 1
+    cls = group_prf(words, gold, pred, lambda ws, sp: tuple(ws[sp.start:sp.end]) in seen, (True, False))
     return {"per_type": {k: v.as_dict() for k, v in sorted(ev.per_type.items())},
             "seen": cls[True].as_dict(), "unseen": cls[False].as_dict(), **analysis(words, gold, pred)}
 

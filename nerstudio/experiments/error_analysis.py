@@ -36,22 +36,30 @@ def _bucket(n: int, buckets) -> str:
     return next(name for lo, hi, name in buckets if lo <= n <= hi)
 
 
+def group_prf(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]],
+              group, groups=()) -> dict:
+    """A :class:`PRF` per group: ``group(words, span)`` names the group of each gold and proposed
+    span (a span in both counts as correct in its group); ``groups`` are listed even when empty."""
+    out = {g: PRF() for g in groups}
+    for ws, g, p in zip(words, gold, pred, strict=True):
+        gs, ps = set(g), set(p)
+        for sp in gs:
+            out.setdefault(group(ws, sp), PRF()).gold += 1
+        for sp in ps:
+            out.setdefault(group(ws, sp), PRF()).proposed += 1
+        for sp in gs & ps:
+            out[group(ws, sp)].correct += 1
+    return out
+
+
 def bucket_prf(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]],
                by: str) -> dict[str, dict]:
     """P/R/F per bucket; ``by`` is ``"entity_length"`` or ``"sentence_length"``."""
     buckets = ENTITY_LENGTHS if by == "entity_length" else SENTENCE_LENGTHS
-    out = {name: PRF() for _lo, _hi, name in buckets}
-    for ws, g, p in zip(words, gold, pred, strict=True):
-        gs, ps = set(g), set(p)
 
-        def key(sp):
-            return _bucket(sp.end - sp.start if by == "entity_length" else len(ws), buckets)
-        for sp in gs:
-            out[key(sp)].gold += 1
-        for sp in ps:
-            out[key(sp)].proposed += 1
-        for sp in gs & ps:
-            out[key(sp)].correct += 1
+    def key(ws, sp):
+        return _bucket(sp.end - sp.start if by == "entity_length" else len(ws), buckets)
+    out = group_prf(words, gold, pred, key, [name for _lo, _hi, name in buckets])
     return {k: v.as_dict() for k, v in out.items()}
 
 

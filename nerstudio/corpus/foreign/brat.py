@@ -110,11 +110,7 @@ def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None
                                            f"({want[:40]!r}): are the .txt and the .ann from the same document?")
         frags.sort()
         joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in zip(frags, frags[1:]))
-        start, end = frags[0][0], frags[-1][1]
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
+        start, end = runtext.trim(text, frags[0][0], frags[-1][1])
         if start == end:
             raise FormatError(ann, lineno, f"the entity {label} covers only whitespace")
         if (start, end) != (frags[0][0], frags[-1][1]) and trimmed is not None:

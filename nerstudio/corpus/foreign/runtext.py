@@ -54,6 +54,15 @@ def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without the whitespace at its edges (empty: whitespace only)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def document(text: str, entities=(), path: str | None = None, doc_id: str = "") -> Document:
     """``text`` split into sentences of tokens (:func:`nerstudio.corpus.segment.split`) carrying
     their offsets, with ``entities`` — ``(start, end, label, line)`` character ranges — as spans.
@@ -63,11 +72,7 @@ def document(text: str, entities=(), path: str | None = None, doc_id: str = "") 
     error at its ``line``."""
     ents = []
     for start, end, label, line in entities:
-        s, e = start, end
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
+        s, e = trim(text, start, end)
         if s == e:
             raise FormatError(path, line, f"the entity {label} [{start}, {end}) covers only whitespace")
         ents.append((s, e, label, line))
