@@ -19,11 +19,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from nerstudio.adjudication import Adjudication  # noqa: E402
-from nerstudio.agreement import agreement  # noqa: E402
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.demo import DEMO_DIR  # noqa: E402
+from nerstudio.adjudication import Adjudication
+from nerstudio.agreement import agreement
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_DIR
 
 DEFAULT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "conll2003", "eng.train")
 

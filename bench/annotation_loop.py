@@ -47,15 +47,15 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from nerstudio.app.document import Document  # noqa: E402
-from nerstudio.app.loop import OnlineLearner, apply, batch_scores, snapshot  # noqa: E402
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.demo import DEMO_CORPUS, DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.evaluation import evaluate_spans  # noqa: E402
-from nerstudio.experiments.predictor import load_model_folder  # noqa: E402
-from nerstudio.rerank.uncertainty import uncertainty  # noqa: E402
+from nerstudio.app.document import Document
+from nerstudio.app.loop import OnlineLearner, apply, batch_scores, snapshot
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.demo import DEMO_CORPUS, DEMO_MODEL_DIR
+from nerstudio.evaluation import evaluate_spans
+from nerstudio.experiments.predictor import load_model_folder
+from nerstudio.rerank.uncertainty import uncertainty
 
 
 def most_uncertain(doc: Document, size: int) -> list[int]:

@@ -64,7 +64,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np  # noqa: E402
 
-
 STARTUP_CHILD = r"""
 import json, os, sys, time
 t0 = float(os.environ["NERSTUDIO_BENCH_T0"])
@@ -135,7 +134,7 @@ def startup(runs: int) -> None:
 
     try:
         res: dict[str, list[dict]] = {"app": [], "bare": []}
-        for r in range(runs + 1):  # run 0 is cold for both (each has its own modules to compile)
+        for _r in range(runs + 1):  # run 0 is cold for both (each has its own modules to compile)
             for kind in ("bare", "app"):
                 res[kind].append(once(kind))
         print(f"time to first window ({where}; cold = first process with empty bytecode and numba caches, warm = "
@@ -249,7 +248,7 @@ def demo_spawn_cost(runs: int) -> int:
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.gui.main_window import MainWindow
-    _app = QApplication.instance() or QApplication([])  # noqa: F841 - needed before any widget
+    _app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-demo-"))
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
     settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))

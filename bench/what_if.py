@@ -32,7 +32,7 @@ EDITS = {
 
 def stats(xs: list[float]) -> str:
     xs = sorted(xs)
-    p95 = xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+    p95 = xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
     return f"median {statistics.median(xs):6.1f}  p95 {p95:6.1f}  max {xs[-1]:6.1f} ms"
 
 

@@ -22,8 +22,8 @@ compares with the merged result. No Qt: ``nerstudio adjudicate`` and the applica
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .agreement import agreement
 from .corpus.model import Sentence, Span
@@ -161,7 +161,7 @@ class Adjudication:
             self.order.remove(i)
         self.order.append(i)
 
-    def snapshot(self) -> "Adjudication":
+    def snapshot(self) -> Adjudication:
         """A copy of the decisions of this moment (for a worker: later keys do not reach it)."""
         snap = copy.copy(self)
         snap.decisions, snap.order = dict(self.decisions), list(self.order)
@@ -222,7 +222,7 @@ class Adjudication:
                     self._before.append((self.names[a], self.names[b], ag.spans.overall.f1, ag.kappa))
         return self._before
 
-    def report(self) -> "Report":
+    def report(self) -> Report:
         """The full report: with every disagreement and each annotator's F1 against the merged result."""
         pairs = self.agreement_before()
         merged = self.merged_sentences()
@@ -289,13 +289,13 @@ class Report:
                                                  for a, b, f, kap in self.pairs),
                  f"regions: {c['agreed'] + c['disagreements']} ({c['agreed']} agreed, accepted; "
                  f"{c['disagreements']} disagreements)",
-                 f"decisions: " + ", ".join(f"{n} taken {v}" for n, v in self.taken.items())
+                 "decisions: " + ", ".join(f"{n} taken {v}" for n, v in self.taken.items())
                  + f", edited by hand {c['edit']}, undecided {c['undecided']} (no entity written)",
                  *([f"merged: {self.entities} entities" + ("; span F1 against it: " if self.vs_merged else "")
                     + ", ".join(f"{n} {f:.2f}" for n, f in self.vs_merged)] if self.entities >= 0 else [])]
         shown = self.rows if limit <= 0 else self.rows[:limit]
         if shown:
-            lines.append(f"disagreements" + (f" (first {len(shown)} of {len(self.rows)})" if len(shown) < len(self.rows)
+            lines.append("disagreements" + (f" (first {len(shown)} of {len(self.rows)})" if len(shown) < len(self.rows)
                                              else "") + ":")
         for r in shown:
             where = f"line {r['line']}" if r["line"] else f"sentence {r['sentence']}"

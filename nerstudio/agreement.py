@@ -19,8 +19,8 @@ figures without a word. No Qt: the command line and an application view share it
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .corpus.model import Sentence, Span
 from .corpus.schemes import encode

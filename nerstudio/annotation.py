@@ -17,8 +17,8 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .corpus.formats import atomic_open
 from .corpus.model import Corpus, Span
@@ -97,7 +97,7 @@ def split(spans: Sequence[Span], span: Span, at: int) -> list[Span]:
 def merge(spans: Sequence[Span], a: Span, b: Span) -> list[Span]:
     """One span from the first start to the last end of ``a`` and ``b``, typed like the first;
     anything in between is absorbed."""
-    first, last = (a, b) if a.start <= b.start else (b, a)
+    first, _last = (a, b) if a.start <= b.start else (b, a)
     return set_label([s for s in spans if s not in (a, b)], first.start, max(a.end, b.end), first.label)
 
 

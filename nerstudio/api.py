@@ -19,8 +19,8 @@ and rerankers only when a model is loaded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

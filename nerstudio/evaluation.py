@@ -10,8 +10,8 @@ transitions form no entity) seqeval's strict mode for IOB2 and BIOES.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from .corpus.model import Sentence, Span
 from .corpus.schemes import encode
@@ -39,7 +39,7 @@ class PRF:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
-    def add(self, other: "PRF") -> None:
+    def add(self, other: PRF) -> None:
         self.correct += other.correct
         self.proposed += other.proposed
         self.gold += other.gold

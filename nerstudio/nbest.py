@@ -13,8 +13,8 @@ read here, below the taggers and the rerankers that both need them.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -115,7 +115,7 @@ class NBestList:
         return len(self.words)
 
     @classmethod
-    def concatenate(cls, lists: Sequence["NBestList"]) -> "NBestList":
+    def concatenate(cls, lists: Sequence[NBestList]) -> NBestList:
         """The sentences of ``lists`` (made by one tagger) as one list, in order: their ids
         joined, gold when every list has it, the meta of the first."""
         if len(lists) == 1:
@@ -195,7 +195,7 @@ class NBestList:
         save_npz(path, header, payload)
 
     @classmethod
-    def load(cls, path) -> "NBestList":
+    def load(cls, path) -> NBestList:
         """Read a file written by :meth:`save`. Everything is checked before use: the arrays'
         declared sizes against the header before they are read, tag ids, gold spans and tokens
         against each other; a bad file is one :class:`FormatError` naming it."""
@@ -207,7 +207,7 @@ class NBestList:
             raise FormatError(path, None, f"corrupt N-best file: {exc}") from None
 
     @classmethod
-    def _from_arrays(cls, header: dict, arrays) -> "NBestList":
+    def _from_arrays(cls, header: dict, arrays) -> NBestList:
         ids = header["ids"]
         tagset = header["tagset"]
         if not isinstance(ids, list) or not isinstance(tagset, list) or not all(isinstance(t, str) for t in tagset):
@@ -305,7 +305,7 @@ def span_counts(nb: NBestList):
             if nb.gold is not None:
                 gold = {(s.start, s.end, tindex.get(s.label, -1) if typed else 0) for s in nb.gold[i]}
                 if gold:
-                    hit = np.fromiter(((a, b, l) in gold for a, b, l in zip(ss.tolist(), ee.tolist(), ll.tolist())),
+                    hit = np.fromiter(((a, b, lab) in gold for a, b, lab in zip(ss.tolist(), ee.tolist(), ll.tolist())),
                                       dtype=bool, count=len(ss))
                     correct[pos:pos + m] = np.bincount(cc[hit], minlength=m)
         if nb.gold is not None:

@@ -105,7 +105,7 @@ def peek_format(path) -> str | None:
 
 
 class _Member:
-    __slots__ = ("info", "shape", "dtype", "fortran")
+    __slots__ = ("dtype", "fortran", "info", "shape")
 
     def __init__(self, info, shape, dtype, fortran):
         self.info, self.shape, self.dtype, self.fortran = info, shape, dtype, fortran
@@ -131,7 +131,7 @@ def _npy_header(fp) -> tuple[tuple, np.dtype, bool, int]:
     read = npformat.read_array_header_1_0 if major == 1 else npformat.read_array_header_2_0
     try:
         shape, fortran, dtype = read(fp, max_header_size=MAX_NPY_HEADER)
-    except Exception as exc:  # noqa: BLE001 - numpy parses the header text with Python's tokenizer and
+    except Exception as exc:
         # literal_eval, whose errors (SyntaxError, TokenError, ...) are not ValueErrors
         raise ValueError(f"an unreadable array header ({type(exc).__name__})") from None
     if dtype.hasobject or dtype.fields is not None or dtype.kind not in "biufc":
@@ -355,7 +355,7 @@ def check_params(cls, params, field: str = "params") -> dict:
         raise ValueError(f"header field {field!r} must be an object, not {_show(params)}")
     try:
         hints = typing.get_type_hints(cls.__init__)
-    except Exception:  # noqa: BLE001 - annotations that cannot be evaluated are not checked
+    except Exception:
         hints = {}
     names = set(inspect.signature(cls.__init__).parameters) - {"self"}
     for k, v in params.items():

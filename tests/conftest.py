@@ -27,9 +27,9 @@ if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never t
     import tempfile
     os.environ["NERSTUDIO_LABEL_KEYS"] = os.path.join(tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json")
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
 SKIP_REASON = "../shared/data not present: real-corpus tests skipped"
 

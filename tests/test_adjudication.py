@@ -61,7 +61,7 @@ def test_regions_figures_and_decisions_by_hand(tmp_path):
     assert adj.regions[4].versions == ((Span(0, 2, "PER"),), (Span(0, 1, "LOC"),))
     assert adj.regions[3].versions == ((), (Span(2, 3, "PER"),))
     rep = adj.report()
-    (a, b, f1, kappa), = rep.pairs
+    (_a, _b, f1, kappa), = rep.pairs
     assert f1 == pytest.approx(100 * 4 / 9) and kappa == pytest.approx(0.27 / 0.77)
     assert rep.counts == {"agreed": 2, "disagreements": 3, "take": 0, "edit": 0, "undecided": 3}
     assert adj.merged() == [[Span(0, 1, "PER")], [Span(0, 1, "ORG")], []]  # nothing decided: agreements only

@@ -107,7 +107,7 @@ def test_nbest_probabilities_and_entity_scores(pipe):
 
 
 def test_explain_sums_to_the_score_difference(pipe):
-    ex = pipe.explain("Maria Lopez visited Berlin .".split())
+    ex = pipe.explain(["Maria", "Lopez", "visited", "Berlin", "."])
     assert ex.terms
     assert sum(t.contribution for t in ex.terms) == pytest.approx(ex.delta)
     if ex.chosen.rank != ex.tagger_top.rank:

@@ -79,7 +79,7 @@ def test_evaluate_json(files, capsys):
 
 def test_evaluate_table(files, capsys):
     gold, pred = files
-    code, out, err = run(capsys, "evaluate", gold, pred)
+    code, out, _err = run(capsys, "evaluate", gold, pred)
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("sentences: 2; tokens: 8; gold entities: 4; proposed: 4; correct: 1")
@@ -89,7 +89,7 @@ def test_evaluate_table(files, capsys):
 
 def test_evaluate_self_is_perfect(files, capsys):
     gold, _ = files
-    code, out, _ = run(capsys, "evaluate", gold, gold, "--json")
+    _code, out, _ = run(capsys, "evaluate", gold, gold, "--json")
     d = json.loads(out)
     assert (d["precision"], d["recall"], d["f1"], d["token_accuracy"]) == (100.0, 100.0, 100.0, 100.0)
 

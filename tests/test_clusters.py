@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import itertools
 import random
 import subprocess
 import sys
@@ -17,7 +18,13 @@ import pytest
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Sentence
 from nerstudio.demo import DEMO_DIR
-from nerstudio.resources.clusters import CLUSTERS_DIR, cluster_path, large_lexicon, manifest, word_paths
+from nerstudio.resources.clusters import (
+    CLUSTERS_DIR,
+    cluster_path,
+    large_lexicon,
+    manifest,
+    word_paths,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "resources"))
@@ -64,7 +71,7 @@ def test_words_of_one_cluster_share_every_prefix_and_the_hierarchy_is_a_full_bin
         assert {word_paths()[w] for w in words} == {path}
     # prefix-free: no cluster is an ancestor of another
     ps = sorted(paths)
-    assert not any(b.startswith(a) for a, b in zip(ps, ps[1:]))
+    assert not any(b.startswith(a) for a, b in itertools.pairwise(ps))
     # the all-zero leaf (stored as 0, like unclustered words) completes a full binary tree of 1,000
     # leaves: every inner node has two children, and the leaves' 2^-depth add up to one
     z = 1
@@ -156,7 +163,7 @@ def test_biglex_changes_only_the_lexicon():
     big = FeatureExtractor("paper+biglex")
     big.fit_transform(train.sentences)
     assert big.lexicon == set(large_lexicon()) != small.lexicon
-    strip = lambda names: {n.split("=")[0] for n in names}  # noqa: E731
+    strip = lambda names: {n.split("=")[0] for n in names}
     assert strip(big.names()) == strip(small.names())  # the same templates, other values
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nerstudio.experiments.compare import compare_outputs
 from nerstudio.corpus.model import Span
+from nerstudio.experiments.compare import compare_outputs
 from nerstudio.nbest import NBestList
 
 TAGSET = ["N", "S-PER", "C-PER", "S-LOC", "C-LOC"]

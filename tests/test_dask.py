@@ -21,17 +21,17 @@ import pytest
 
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e '.[dask]')")
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.demo import DEMO_DIR  # noqa: E402
-from nerstudio.errors import Cancelled, NerstudioError  # noqa: E402
-from nerstudio.experiments.child_process import ChildProcessFailed  # noqa: E402
-from nerstudio.experiments.dask_executor import DaskExecutor, executor_from_setting  # noqa: E402
-from nerstudio.experiments.folds import Job, run_jobs  # noqa: E402
-from nerstudio.experiments.kazama import cross_validated_lists  # noqa: E402
-from nerstudio.experiments.pipeline import jackknife  # noqa: E402
-from nerstudio.experiments.sweep import POINT_FILES, parse_settings, run_sweep  # noqa: E402
-from nerstudio.experiments.work_files import CorpusFile, clear_cache  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_DIR
+from nerstudio.errors import Cancelled, NerstudioError
+from nerstudio.experiments.child_process import ChildProcessFailed
+from nerstudio.experiments.dask_executor import DaskExecutor, executor_from_setting
+from nerstudio.experiments.folds import Job, run_jobs
+from nerstudio.experiments.kazama import cross_validated_lists
+from nerstudio.experiments.pipeline import jackknife
+from nerstudio.experiments.sweep import POINT_FILES, parse_settings, run_sweep
+from nerstudio.experiments.work_files import CorpusFile, clear_cache
 
 DEMO_NBEST = DEMO_DIR / "model"
 WORKER_PROCESS = "Dask Worker process"
@@ -87,7 +87,7 @@ def _same_lists(a, b):
 
 def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_local):
     dev = read_corpus(DEMO_DIR / "dev.conll")
-    kw = dict(folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 15}, full=True, decode={"dev": dev})
+    kw = {"folds": 3, "n": 5, "tagger_params": {"cutoff": 1, "max_iter": 15}, "full": True, "decode": {"dev": dev}}
     local = jackknife(demo, workers=2, **kw)
     events = []
     remote = jackknife(demo, executor=dask_local, progress=events.append, **kw)
@@ -124,7 +124,7 @@ def test_a_sweep_of_four_points_writes_its_table_and_plot(dask_local, tmp_path):
         assert a["dev"] == b["dev"] and a["curve"] == b["curve"] and a["best_step"] == b["best_step"]
     assert remote["executor"] == "dask-local:2"
     table = (tmp_path / "dask" / "sweep.md").read_text()
-    rows = [line for line in table.splitlines() if line.startswith("| 200 ") or line.startswith("| 1000 ")]
+    rows = [line for line in table.splitlines() if line.startswith(("| 200 ", "| 1000 "))]
     assert len(rows) == 4 and sum("**best**" in r for r in rows) == 1
     best = remote["points"][remote["best"]]["dev"]["f1"]
     assert best == max(p["dev"]["f1"] for p in remote["points"]) and f"{best:.2f} **best**" in table

@@ -10,11 +10,16 @@ import pytest
 from nerstudio.corpus.model import Span
 from nerstudio.evaluation import evaluate_spans
 from nerstudio.experiments.breakdown import breakdown, breakdown_lines
-from nerstudio.experiments.error_analysis import (analysis_lines, bucket_prf, classify, error_kinds,
-                                                  sentences_of_kind)
+from nerstudio.experiments.error_analysis import (
+    analysis_lines,
+    bucket_prf,
+    classify,
+    error_kinds,
+    sentences_of_kind,
+)
 
-S1 = "Anna Lee met Bob Smith".split()  # 5 words
-S2 = "Lyon and Acme Steel Works said the Euro rose on Monday .".split()  # 12 words
+S1 = ["Anna", "Lee", "met", "Bob", "Smith"]  # 5 words
+S2 = ["Lyon", "and", "Acme", "Steel", "Works", "said", "the", "Euro", "rose", "on", "Monday", "."]  # 12 words
 WORDS = [S1, S2]
 GOLD = [[Span(0, 2, "PER"), Span(3, 5, "PER")],
         [Span(0, 1, "LOC"), Span(2, 5, "ORG"), Span(7, 8, "MISC")]]

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from nerstudio.corpus import Sentence, Span
 from nerstudio.errors import FormatError
-from nerstudio.evaluation import PRF, evaluate_sentences, evaluate_spans, oracle, relative_error_reduction
+from nerstudio.evaluation import (
+    PRF,
+    evaluate_sentences,
+    evaluate_spans,
+    oracle,
+    relative_error_reduction,
+)
 
 GOLD = [[Span(0, 2, "PER"), Span(3, 4, "LOC")], [Span(1, 2, "ORG")]]
 PRED = [[Span(0, 2, "PER"), Span(3, 5, "LOC")], [Span(1, 2, "ORG"), Span(0, 1, "MISC")]]

@@ -16,11 +16,11 @@ from nerstudio.demo import DEMO_MODEL_DIR
 from nerstudio.nbest import NBestList
 from nerstudio.numfmt import num
 from nerstudio.rerank import features as gfeat
-from nerstudio.text import nonlocal_features as nlf
 from nerstudio.rerank.explanation import group_terms, rank_terms, why_sentence
 from nerstudio.rerank.glossary import FALLBACK, GLOSSARY, describe, describe_template, template_code
 from nerstudio.rerank.importance import decisions, model_importance
 from nerstudio.rerank.model import RerankerModel, Term
+from nerstudio.text import nonlocal_features as nlf
 from nerstudio.text.shapes import build_lexicon
 
 DEMO = DEMO_MODEL_DIR
@@ -50,7 +50,7 @@ def _synthetic_candidates():
 
 
 def _nonlocal_document():
-    words = ("Bill Clinton met Clinton . Clinton and Gore , U.S. , EU , and Japan . Clinton").split()
+    words = ["Bill", "Clinton", "met", "Clinton", ".", "Clinton", "and", "Gore", ",", "U.S.", ",", "EU", ",", "and", "Japan", ".", "Clinton"]
     typed = [Span(0, 2, "PER"), Span(3, 4, "PER"), Span(5, 6, "ORG"), Span(7, 8, "PER"), Span(9, 10, "LOC"),
              Span(11, 12, "ORG"), Span(14, 15, "LOC")]
     untyped = [Span(s.start, s.end, "") for s in typed]
@@ -112,7 +112,7 @@ def test_every_template_the_extractors_emit_has_a_description():
 @pytest.mark.ux
 def test_kernel_and_linear_explanations_use_described_templates(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
-    model, nb, data = demo
+    model, _nb, data = demo
     ex = model.explain(data, 0)
     assert {t.template for t in ex.terms} >= {"L"}
     train = model.features.transform(NBestList.load(DEMO / "train.nbest.npz")).subset(np.arange(12))
@@ -255,7 +255,7 @@ def _same(items, table):
 
 @pytest.mark.parametrize("against", ["baseline", "runner-up"])
 def test_importance_equals_brute_force_on_the_demo_model(demo, against):
-    model, nb, data = demo
+    model, _nb, data = demo
     res = model_importance(model, data, against)
     n_dec, feats, temps = brute_force(model, data, against)
     assert len(res.decisions) == n_dec > 0
@@ -271,7 +271,7 @@ def test_importance_equals_brute_force_on_the_demo_model(demo, against):
 def test_importance_of_a_perceptron_and_refusal_of_the_kernel(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
     from nerstudio.rerank.perceptron import AveragedPerceptron
-    model, nb, data = demo
+    model, _nb, data = demo
     train = model.features.transform(NBestList.load(DEMO / "train.nbest.npz"))
     ap = RerankerModel(model.features, AveragedPerceptron(epochs=2, seed=1).fit(train))
     res = model_importance(ap, data, "runner-up")
@@ -286,7 +286,7 @@ def test_importance_of_a_perceptron_and_refusal_of_the_kernel(demo):
 
 
 def test_cli_explain_model_prints_the_ranking(demo, capsys, tmp_path):
-    model, nb, data = demo
+    model, _nb, data = demo
     assert main(["explain-model", str(DEMO / "reranker.npz"), str(DEMO / "dev.nbest.npz"), "--json",
                  "--top", "5"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -13,18 +13,17 @@ import textwrap
 import time
 
 import pytest
+from _changed_on_disk import CONLL, sed_i
 
 from nerstudio import annotation as ann
 from nerstudio.app.autosave import Autosaver
 from nerstudio.app.document import Document
-from nerstudio.corpus.filelock import FileLock, Instance, lock_path, read_holder
 from nerstudio.app.keepboth import describe
 from nerstudio.app.ownership import check, fingerprint
 from nerstudio.app.saving import CorpusFile, DiskChanged, Locked
+from nerstudio.corpus.filelock import FileLock, Instance, lock_path, read_holder
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
-
-from _changed_on_disk import CONLL, sed_i
 
 MINE_ORG = [Span(0, 2, "ORG")]
 

@@ -18,8 +18,15 @@ from nerstudio.corpus.model import Corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 from nerstudio.experiments.child_process import ChildProcessFailed
-from nerstudio.experiments.folds import (Fold, InlineExecutor, Job, ProcessExecutor, document_folds, run_folds,
-                                         split)
+from nerstudio.experiments.folds import (
+    Fold,
+    InlineExecutor,
+    Job,
+    ProcessExecutor,
+    document_folds,
+    run_folds,
+    split,
+)
 from nerstudio.experiments.kazama import cross_validated_lists
 from nerstudio.experiments.pipeline import jackknife, merge_nbest, sentence_ids
 from nerstudio.tagging.joint_local import first_model_lists

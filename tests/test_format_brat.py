@@ -128,7 +128,7 @@ def test_write_back_keeps_every_line_and_drops_only_dangling_references(tmp_path
     losses = Losses()
     write_corpus(c, ann, losses=losses)
     lines = ann.read_text(encoding="utf-8").splitlines()
-    assert not any(ln.startswith("T3") or ln.startswith("R1") for ln in lines)  # R1 pointed at T3
+    assert not any(ln.startswith(("T3", "R1")) for ln in lines)  # R1 pointed at T3
     assert "#1\tAnnotatorNotes T1\tFinnish company" in lines and "A1\tCertain T2" in lines
     d = TEXT.index("deal")
     assert f"T5\tEVENT {d} {d + 4}\tdeal" in lines

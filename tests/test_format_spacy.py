@@ -46,7 +46,8 @@ def _docs_of(path):
 def _example_docs():
     """Two Docs: sentence starts set, a line break (a whitespace token), two spaces, entities,
     a span group and categories; and one without sentence boundaries."""
-    from spacy.tokens import Doc, Span as SpacySpan
+    from spacy.tokens import Doc
+    from spacy.tokens import Span as SpacySpan
     from spacy.vocab import Vocab
     vocab = Vocab()
     words = ["Barack", "Obama", "visited", "New", "York", ".", "\n", "He", " ", "met", "Angela", "Merkel", "."]

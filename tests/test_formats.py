@@ -10,9 +10,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nerstudio.corpus import (SCHEMES, Corpus, Document, Sentence, Span, Token, convert_file, encode,
-                              iter_sentences, normalize_format, read_corpus, sniff_format, write_corpus)
-from nerstudio.corpus import formats, writing  # noqa: F401
+from nerstudio.corpus import (  # noqa: F401
+    SCHEMES,
+    Corpus,
+    Document,
+    Sentence,
+    Span,
+    Token,
+    convert_file,
+    encode,
+    formats,
+    iter_sentences,
+    normalize_format,
+    read_corpus,
+    sniff_format,
+    write_corpus,
+    writing,
+)
 from nerstudio.errors import FormatError
 
 # --------------------------------------------------------------------------------------------

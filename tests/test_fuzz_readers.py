@@ -28,7 +28,7 @@ from nerstudio.errors import NerstudioError
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]}
 SCALE = int(os.environ.get("NERSTUDIO_FUZZ_SCALE", "1"))  # more examples for a longer local hunt
 
 SEEDS = {

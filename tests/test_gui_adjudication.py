@@ -11,12 +11,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
+from test_adjudication import TEXT, A, B, _write
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-
-from test_adjudication import A, B, TEXT, _write  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
 
 pytestmark = pytest.mark.ux
 

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.cli import main  # noqa: E402
+from nerstudio.cli import main
 
 A = "John B-PER\nSmith I-PER\nlives O\nin O\nParis B-LOC\n\nAcme B-ORG\nhired O\nMary B-PER\n"
 B = "John B-PER\nSmith I-PER\nlives O\nin O\nParis B-ORG\n\nAcme B-ORG\nhired O\nMary O\n"

@@ -14,12 +14,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QSettings, Qt
 
-from nerstudio import annotation as ann  # noqa: E402
-from nerstudio.corpus.formats import read_corpus, write_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+from nerstudio import annotation as ann
+from nerstudio.corpus.formats import read_corpus, write_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
 
 
 def _settings(tmp_path) -> QSettings:
@@ -311,10 +311,10 @@ def test_a_gold_edit_refreshes_f_marks_and_counts(window, qtbot):
     window.select_sentence(k)
     window.nbest_panel.select(j)
     model = window.nbest_panel.model
-    f_col = lambda r: model.index(r, NBestTableModel.F).data()  # noqa: E731
+    f_col = lambda r: model.index(r, NBestTableModel.F).data()
     assert f_col(j) != "100.0"
     doc = tm.index(tm.document_of(k), 0)
-    doc_count = lambda: doc.siblingAtColumn(2).data()  # noqa: E731
+    doc_count = lambda: doc.siblingAtColumn(2).data()
     sent = tm.index_of_sentence(k)
     before_doc = doc_count()
     new = ses.nbest.spans(i, j)

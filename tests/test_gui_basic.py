@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from nerstudio.gui.app import DEMO_CORPUS  # noqa: E402
-from nerstudio.gui.main_window import MainWindow  # noqa: E402
+from nerstudio.gui.app import DEMO_CORPUS
+from nerstudio.gui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
 
 A = "Nokia signed a deal with Siemens in Munich.\n"
 B = "Greta Lind flew to Oslo on Monday.\n"

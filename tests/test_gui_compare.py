@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.experiments.compare import compare_outputs  # noqa: E402
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
+from nerstudio.experiments.compare import compare_outputs
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
                                 reason="demo N-best lists not built (tools/demo/build_model.py)")

@@ -11,22 +11,22 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from PySide6.QtCore import QModelIndex  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import QModelIndex
 
-from nerstudio.demo import DEMO_MODEL_DIR as DEMO  # noqa: E402
-from nerstudio.gui.models.feature_model import TermRow, rows_from_terms  # noqa: E402
-from nerstudio.gui.models.importance_model import ImportanceTreeModel  # noqa: E402
-from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
-from nerstudio.gui.models.roles import DISPLAY, TOOLTIP  # noqa: E402
-from nerstudio.gui.views.curve_plot import CurvePlot, Run, draw_runs  # noqa: E402
-from nerstudio.gui.views.feature_view import FeaturePanel  # noqa: E402
-from nerstudio.gui.views.model_features import ModelFeaturesView, importance_job  # noqa: E402
-from nerstudio.nbest import NBestList  # noqa: E402
-from nerstudio.rerank.glossary import describe, describe_template  # noqa: E402
-from nerstudio.rerank.importance import model_importance  # noqa: E402
-from nerstudio.rerank.model import RerankerModel  # noqa: E402
+from nerstudio.demo import DEMO_MODEL_DIR as DEMO
+from nerstudio.gui.models.feature_model import TermRow, rows_from_terms
+from nerstudio.gui.models.importance_model import ImportanceTreeModel
+from nerstudio.gui.models.nbest_model import NBestTableModel
+from nerstudio.gui.models.roles import DISPLAY, TOOLTIP
+from nerstudio.gui.views.curve_plot import CurvePlot, Run, draw_runs
+from nerstudio.gui.views.feature_view import FeaturePanel
+from nerstudio.gui.views.model_features import ModelFeaturesView, importance_job
+from nerstudio.nbest import NBestList
+from nerstudio.rerank.glossary import describe, describe_template
+from nerstudio.rerank.importance import model_importance
+from nerstudio.rerank.model import RerankerModel
 
 NEG_ZERO = re.compile(r"(?<![\w.-])[-−]0(\.0+)?(?![\w.])")  # "-0", "-0.000"; not "-0.0004" nor a shape "0-0-00"
 needs_demo = pytest.mark.skipif(not (DEMO / "reranker.npz").exists(), reason="demo model not built")
@@ -52,7 +52,7 @@ def _all_text(model, role=DISPLAY, parent=QModelIndex()):
 
 
 def _pair(demo):
-    model, nb, data, pick = demo
+    model, _nb, data, pick = demo
     i = int(np.flatnonzero(pick != 0)[0])
     ra, rb = int(data.offsets[i] + pick[i]), int(data.offsets[i])
     cmp_ = model.compare(data, ra, rb)
@@ -62,7 +62,7 @@ def _pair(demo):
 @needs_demo
 @pytest.mark.ux
 def test_feature_rows_and_group_headers_carry_the_template_descriptions(qtbot, demo):
-    model, nb, data, pick = demo
+    model, _nb, data, pick = demo
     panel = FeaturePanel()
     qtbot.addWidget(panel)
     exs = [model.explain(data, int(data.offsets[i] + pick[i])) for i in np.flatnonzero(pick != 0)[:10]]
@@ -131,7 +131,7 @@ def test_no_negative_zero_in_the_feature_and_nbest_tables(qtbot):
 
 @needs_demo
 def test_model_features_view_lists_templates_and_requests_their_sentences(qtbot, demo):
-    model, nb, data, pick = demo
+    model, nb, data, _pick = demo
     view = ModelFeaturesView()
     qtbot.addWidget(view)
     res = model_importance(model, data)

@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.demo import DEMO_DIR  # noqa: E402
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_DIR
 
 pytestmark = pytest.mark.ux
 
@@ -98,7 +98,7 @@ def test_focus_key_and_legend_digits(opened, qtbot):
     qtbot.keyClick(w.views.search, Qt.Key_S, Qt.AltModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sentence_view)
     assert w.legend.text().startswith("1 PER P  2 ORG O  3 LOC L  4 MISC M")
-    rows = dict((b, a) for a, b in w.annotation.shortcut_rows())
+    rows = {b: a for a, b in w.annotation.shortcut_rows()}
     assert rows["Next entity (selects it)"] == "Tab" and rows["Caret to the previous token"] == "Left"
 
 

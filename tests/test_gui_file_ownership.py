@@ -16,13 +16,12 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import Qt, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox  # noqa: E402
+from _changed_on_disk import CONLL, sed_i
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-
-from _changed_on_disk import CONLL, sed_i  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
 
 # sentence 2: "Peter Blackburn" (PER); sentence 3: "BRUSSELS 1996-08-22" (LOC)
 MINE = [Span(0, 2, "ORG")]

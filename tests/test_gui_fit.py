@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from nerstudio.demo import DEMO_MODEL_DIR  # noqa: E402
+from nerstudio.demo import DEMO_MODEL_DIR
 
 pytestmark = [pytest.mark.ux, pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                                   reason="demo model not built (tools/demo/build_model.py)")]

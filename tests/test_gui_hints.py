@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtGui import QAction, QKeySequence  # noqa: E402
+from PySide6.QtGui import QAction, QKeySequence
 
-import nerstudio.gui  # noqa: E402
+import nerstudio.gui
 
 KEY = re.compile(r"\(((?:Ctrl|Shift|Alt|F\d{1,2})[A-Za-z0-9+=\-]*)(?:[,)]| then| or| to| goes| undoes)")
 

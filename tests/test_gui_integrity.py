@@ -22,12 +22,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QSettings, Qt
 
-from nerstudio import annotation as ann  # noqa: E402
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
+from nerstudio import annotation as ann
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
 
 pytestmark = pytest.mark.data_integrity
 

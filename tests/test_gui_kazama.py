@@ -36,9 +36,14 @@ def _first_sentence_with_choices(w):
 def test_core_lists_and_origin_agree_with_the_model(tmp_path):
     """In this process (no Qt): the shown candidates are the joint model's, their origin points to
     document candidates whose restriction they are, and the explanation adds up."""
-    from nerstudio.corpus.formats import read_corpus
     from nerstudio.app.attachments import KTCandidates
-    from nerstudio.experiments.tagger_process import display_lists, load_origin, save_origin, train_tagger
+    from nerstudio.corpus.formats import read_corpus
+    from nerstudio.experiments.tagger_process import (
+        display_lists,
+        load_origin,
+        save_origin,
+        train_tagger,
+    )
     tr, dv = read_corpus(DEMO / "train.conll"), read_corpus(DEMO / "dev.conll")
     pts = []
     m = train_tagger("proposed", {"C": 100.0, "epochs": 2, "bpm": 0, "n": 3, "n_test": 4}, tr, dv, callback=pts.append)
@@ -51,7 +56,7 @@ def test_core_lists_and_origin_agree_with_the_model(tmp_path):
             d, jj = kt.document_candidate(i, j)
             a = int(kt.start_of[i])
             assert np.array_equal(doc.candidates[d][jj, a:a + len(sent.words[i])], sent.candidates[i][j])
-            terms, total, nl, _, _ = kt.explain(i, j)
+            _terms, total, nl, _, _ = kt.explain(i, j)
             assert total == pytest.approx(float(sent.logprobs[i][j]))
             # brute force: Σ count·weight over the model's own term list
             ref = sum(c * w for _, c, w in m.nonlocal_terms(doc.words[d], doc.spans(d, jj)))

@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QContextMenuEvent, QKeySequence  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtGui import QColor, QContextMenuEvent, QKeySequence
+from PySide6.QtWidgets import QApplication
 
-from nerstudio.app.types import PALETTE, TypeScheme, corpus_types  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import MainWindow  # noqa: E402
+from nerstudio.app.types import PALETTE, TypeScheme, corpus_types
+from nerstudio.corpus.model import Span
+from nerstudio.gui.main_window import MainWindow
 
 pytestmark = pytest.mark.ux
 
@@ -321,7 +321,7 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
     def visible(i):
         r = view.token_rect(i)
         top = view.mapTo(scroll.viewport(), QPoint(0, int(r.top()))).y()
-        return 0 <= top and top + r.height() <= scroll.viewport().height()
+        return top >= 0 and top + r.height() <= scroll.viewport().height()
     qtbot.waitUntil(lambda: visible(999))
     qtbot.keyClick(view, Qt.Key_P)
     assert Span(999, 1000, "PER") in w.corpus.sentences[0].spans

@@ -9,11 +9,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-import nerstudio  # noqa: E402
-from nerstudio.app import review  # noqa: E402
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+import nerstudio
+from nerstudio.app import review
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_learn_from_corrections_rounds(window, qtbot, gold):
 
 
 def test_turning_on_asks_before_replacing_entities(window, qtbot, gold):
-    w, doc, lc = window, window.document, window.loop
+    _w, doc, lc = window, window.document, window.loop
     doc.set_many({3: gold[3] or [nerstudio.corpus.model.Span(0, 1, "PER")]}, "someone's entities")
     asked = []
     lc.confirm = lambda title, text: asked.append(text) or False

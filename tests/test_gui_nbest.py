@@ -10,12 +10,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow  # noqa: E402
-from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
-from nerstudio.gui.workers import running_threads  # noqa: E402
-from nerstudio.nbest import NBestList  # noqa: E402
+from nerstudio.gui.main_window import DEMO_MODEL_DIR, MainWindow
+from nerstudio.gui.models.nbest_model import NBestTableModel
+from nerstudio.gui.workers import running_threads
+from nerstudio.nbest import NBestList
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                 reason="demo N-best lists not built (tools/demo/build_model.py)")
@@ -86,7 +86,7 @@ def test_filters_use_the_nbest_status(window, qtbot):
 
 def test_sentence_switch_is_fast(window):
     times = []
-    for k in range(0, 60):
+    for k in range(60):
         t0 = time.perf_counter()
         window.select_sentence(k)
         times.append(time.perf_counter() - t0)

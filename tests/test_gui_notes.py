@@ -11,13 +11,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtGui import QAction, QKeySequence  # noqa: E402
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
 
-import nerstudio  # noqa: E402
-from nerstudio.app import review  # noqa: E402
-from nerstudio.gui.controllers.notes import FLAG_KEY, NOTE_KEY  # noqa: E402
-from nerstudio.gui.main_window import DEMO_DIR, MainWindow  # noqa: E402
+import nerstudio
+from nerstudio.app import review
+from nerstudio.gui.controllers.notes import FLAG_KEY, NOTE_KEY
+from nerstudio.gui.main_window import DEMO_DIR, MainWindow
 
 GUIDELINES = """# Demo guidelines
 

@@ -8,11 +8,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from nerstudio.app import occurrences as occ  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.demo import DEMO_DIR  # noqa: E402
+from nerstudio.app import occurrences as occ
+from nerstudio.corpus.model import Span
+from nerstudio.demo import DEMO_DIR
 
 pytestmark = pytest.mark.ux
 

@@ -8,9 +8,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.app.attachments import CorpusGold  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.run_settings import RunSettings  # noqa: E402
+from nerstudio.app.attachments import CorpusGold
+from nerstudio.corpus.model import Span
+from nerstudio.gui.run_settings import RunSettings
 
 
 def test_full_pipeline_jackknifes_with_the_fold_driver(window, qtbot):

@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import MainWindow  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.gui.main_window import MainWindow
 
 TEXT = "Maria Lopez flew from Vienna to Linz.\r\nShe met Dr. Smith  there.\r\n\r\nNew paragraph, café.\r\n"
 

@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-import nerstudio  # noqa: E402
-from nerstudio.corpus.formats import read_corpus, write_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
+import nerstudio
+from nerstudio.corpus.formats import read_corpus, write_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.gui.main_window import DEMO_MODEL_DIR
 
 TEXT = ("Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
         "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy  summer.\r\n"

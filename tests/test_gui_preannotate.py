@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-import nerstudio  # noqa: E402
-from nerstudio.app import preannotate as pa  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow  # noqa: E402
+import nerstudio
+from nerstudio.app import preannotate as pa
+from nerstudio.corpus.model import Span
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from nerstudio.errors import Cancelled
 from nerstudio.demo import DEMO_DIR
+from nerstudio.errors import Cancelled
 
 DEMO_MODEL_DIR = DEMO_DIR / "model"
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
@@ -30,8 +30,8 @@ def lists():
 
 @pytest.mark.parametrize("algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})])
 def test_child_training_equals_training_in_this_process(lists, algo, params):
-    from nerstudio.rerank.model import train_reranker
     from nerstudio.experiments.rerank_process import live_children, train_in_child
+    from nerstudio.rerank.model import train_reranker
     train, dev = lists
     points, messages = [], []
     out = train_in_child(train, dev, algo, params, {"min_sentences": 2}, callback=points.append,
@@ -92,7 +92,11 @@ def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(list
 
 
 def test_a_killed_child_is_reported_not_waited_for(lists):
-    from nerstudio.experiments.rerank_process import ChildProcessFailed, live_children, train_in_child
+    from nerstudio.experiments.rerank_process import (
+        ChildProcessFailed,
+        live_children,
+        train_in_child,
+    )
     train, dev = lists
     pid = {}
 

@@ -11,10 +11,10 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 pytest.importorskip("nerstudio.rerank.model", reason="reranker core not available")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.gui.models.nbest_model import NBestTableModel  # noqa: E402
+from nerstudio.gui.main_window import DEMO_MODEL_DIR
+from nerstudio.gui.models.nbest_model import NBestTableModel
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                 reason="demo N-best lists not built (tools/demo/build_model.py)")

@@ -7,9 +7,9 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.gui.main_window import DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.rerank.boosting import Boosting  # noqa: E402
-from nerstudio.experiments.stepthrough import EpochEnd, PerceptronUpdate  # noqa: E402
+from nerstudio.experiments.stepthrough import EpochEnd, PerceptronUpdate
+from nerstudio.gui.main_window import DEMO_MODEL_DIR
+from nerstudio.rerank.boosting import Boosting
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(),
                                 reason="demo model not built (tools/demo/build_model.py)")

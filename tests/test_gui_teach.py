@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QSettings
 
-from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.nbest import NBestList  # noqa: E402
+from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
+from nerstudio.nbest import NBestList
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                 reason="demo model not built (tools/demo/build_model.py)")
@@ -119,8 +119,9 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     panel.back()
     assert (panel.stepper.w == w_before).all() and panel.pair.text() == text
     # the curve's axes
-    from nerstudio.gui.views.stepper import _draw_history
     from matplotlib.figure import Figure
+
+    from nerstudio.gui.views.stepper import _draw_history
     fig = Figure()
     _draw_history(fig, [(0, 50.0), (1, 51.0), (2, 52.5)], "update")
     ax = fig.axes[0]

@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.nbest import NBestList  # noqa: E402
-from nerstudio.numfmt import num  # noqa: E402
-from nerstudio.rerank.model import RerankerModel  # noqa: E402
-from nerstudio.rerank.uncertainty import MEASURES, uncertainty, uncertainty_order  # noqa: E402
+from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR
+from nerstudio.nbest import NBestList
+from nerstudio.numfmt import num
+from nerstudio.rerank.model import RerankerModel
+from nerstudio.rerank.uncertainty import MEASURES, uncertainty, uncertainty_order
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
                                 reason="demo N-best lists not built (tools/demo/build_model.py)")

@@ -9,10 +9,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import Qt
 
-from nerstudio.demo import DEMO_MODEL_DIR  # noqa: E402
-from nerstudio.experiments.what_if import analyse  # noqa: E402
+from nerstudio.demo import DEMO_MODEL_DIR
+from nerstudio.experiments.what_if import analyse
 
 pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(), reason="demo model not built")
 

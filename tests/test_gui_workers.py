@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from nerstudio.errors import Cancelled  # noqa: E402
-from nerstudio.gui.workers import MIN_INTERVAL, TaskRunner, running_threads  # noqa: E402
+from nerstudio.errors import Cancelled
+from nerstudio.gui.workers import MIN_INTERVAL, TaskRunner, running_threads
 
 
 @pytest.fixture

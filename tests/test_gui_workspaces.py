@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QRect, QSettings, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QToolButton  # noqa: E402
+from PySide6.QtCore import QRect, QSettings, Qt
+from PySide6.QtWidgets import QApplication, QToolButton
 
 pytestmark = pytest.mark.ux
 

@@ -9,11 +9,11 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from nerstudio.gui.views import figure_image  # noqa: E402
-from nerstudio.gui.views.shortcuts_dialog import ShortcutsDialog  # noqa: E402
+from nerstudio.gui.views import figure_image
+from nerstudio.gui.views.shortcuts_dialog import ShortcutsDialog
 
 
 @pytest.fixture

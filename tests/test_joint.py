@@ -1,14 +1,14 @@
 """Kazama & Torisawa's joint local/non-local training against a literal re-implementation."""
 
+import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
 
-
 from nerstudio.corpus.formats import read_corpus
-from nerstudio.demo import DEMO_DIR
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
+from nerstudio.demo import DEMO_DIR
 from nerstudio.nbest import tags_to_spans
 from nerstudio.tagging.joint import JointTagger, sentence_spans
 from nerstudio.tagging.joint_local import first_model_lists
@@ -144,7 +144,7 @@ def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
     monkeypatch.setattr(weights.AveragedWeights, "tick", tick)
     jt = JointTagger("proposed", n=3, C=2.0, epochs=2, average=True, shuffle=True, keep_best=False)
     jt.fit(toy_corpus(1, docs=5))
-    local, nonlocal_ = [v for v in snaps.values()]
+    local, nonlocal_ = list(snaps.values())
     assert len(local) == 10
     np.testing.assert_allclose(jt.wl_, np.mean(local, axis=0), atol=1e-12)
     k = jt.nl_.n_features
@@ -169,7 +169,7 @@ def test_demo_corpus_all_algorithms(tmp_path):
         assert len(nb) == len(dev.documents) and nb.n_candidates(0) <= 4
         terms = jt.nonlocal_terms(nb.words[0], nb.spans(0, 0))
         assert all(isinstance(t[0], str) for t in terms)
-        doc, sent, origin = jt.sentence_nbest(dev, n=4)
+        _doc, sent, origin = jt.sentence_nbest(dev, n=4)
         assert len(sent) == len(dev.sentences) and [len(o) for o in origin] == [sent.n_candidates(k) for k in range(len(sent))]
         assert sent.words == [tuple(s.words) for s in dev.sentences]
     with pytest.raises(ValueError, match="needs the first model"):
@@ -201,7 +201,7 @@ def test_sentence_spans_equal_per_sentence_decoding():
         tags = rng.integers(0, len(tagset), L)
         cuts = sorted(set(rng.integers(1, L, int(rng.integers(0, 3))).tolist())) if L > 1 else []
         offs = [0] + cuts + [L]
-        want = [tags_to_spans(tags[a:b], tagset) for a, b in zip(offs[:-1], offs[1:])]
+        want = [tags_to_spans(tags[a:b], tagset) for a, b in itertools.pairwise(offs)]
         assert sentence_spans(tags, offs, tagset) == want
 
 

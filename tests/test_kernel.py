@@ -21,8 +21,15 @@ from nerstudio.errors import Cancelled
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.data import RankingData
 from nerstudio.rerank.kernel import KernelPerceptron
-from nerstudio.rerank.tagging_kernel import (SequenceStore, candidate_self_kernels, normalised, shared_features,
-                                             tagging_kernel, word_feature_values, word_shape)
+from nerstudio.rerank.tagging_kernel import (
+    SequenceStore,
+    candidate_self_kernels,
+    normalised,
+    shared_features,
+    tagging_kernel,
+    word_feature_values,
+    word_shape,
+)
 
 WORDS = ["the", "The", "UN", "U.S.", "1996", "a1", "Smith", "smith", "-", "McDonald"]
 
@@ -238,7 +245,7 @@ def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
     ``separable``: every word has one fixed gold tag, so single-state fragments (tag, word)
     separate gold from the rest."""
     rng = np.random.default_rng(seed)
-    vocab = ["w%d" % i for i in range(8)]
+    vocab = [f"w{i}" for i in range(8)]
     word_tag = {w: int(rng.integers(0, 3)) for w in vocab}
     words, cands, lps, oracle, quality = [], [], [], [], []
     for _ in range(n_sent):
@@ -479,7 +486,7 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
 
 def test_bad_settings_and_data():
     train = make_problem(15, n_sent=4)
-    for bad in (dict(lam=0.0), dict(lam=1.5), dict(epochs=0), dict(mode="median"), dict(max_sentences=0)):
+    for bad in ({"lam": 0.0}, {"lam": 1.5}, {"epochs": 0}, {"mode": "median"}, {"max_sentences": 0}):
         with pytest.raises(ValueError):
             KernelPerceptron(**bad).fit(train)
     no_words = RankingData(train.X, train.L, train.offsets, train.oracle, train.correct, train.proposed,
@@ -540,11 +547,11 @@ def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeyp
     K = literal_kernel(lam, True, beta if learn else 0.0, global_features=True)
     base = 0.0 if learn else beta
     mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
-    assert 3 <= len(mistakes)
+    assert len(mistakes) >= 3
     model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn,
                              global_features=True).fit(train)
     assert model.n_mistakes_ == len(mistakes) and model.counts_.tolist() == counts
-    votes, avg, last = literal_predictions(train, test, mistakes, counts, base, K)
+    votes, avg, _last = literal_predictions(train, test, mistakes, counts, base, K)
     np.testing.assert_allclose(model.decision_function(test), votes)
     assert np.array_equal(model.predict(test), test.argmax(votes))
     model.mode = "average"

@@ -17,7 +17,8 @@ from nerstudio.app.document import Document
 from nerstudio.app.label_keys import LabelOrders
 from nerstudio.app.types import document_types
 from nerstudio.corpus.formats import read_corpus
-from nerstudio.corpus.model import Corpus, Document as CDocument, Span
+from nerstudio.corpus.model import Corpus, Span
+from nerstudio.corpus.model import Document as CDocument
 from nerstudio.corpus.writing import write_corpus
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
 
@@ -28,7 +29,7 @@ def _keys(scheme) -> dict[str, tuple[str | None, str | None]]:
 
 def _blank(n: int):
     """The first ``n`` sentences of the demo dev corpus, without entities."""
-    sents = [s for s in nerstudio.read(DEMO_DIR / "dev.conll").sentences[:n]]
+    sents = list(nerstudio.read(DEMO_DIR / "dev.conll").sentences[:n])
     for s in sents:
         s.spans = []
     return Corpus([CDocument(sents)], format="conll2003")

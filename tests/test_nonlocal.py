@@ -4,7 +4,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nerstudio.corpus.model import Span
 from nerstudio.text.nonlocal_features import NonLocalFeatures, template_of
@@ -13,9 +14,9 @@ from nerstudio.text.nonlocal_features import NonLocalFeatures, template_of
 def literal(words, spans):
     """Every definition of the module docstring, spelt out with plain loops over all pairs."""
     ents = sorted((s.start, s.end, s.label) for s in spans)
-    key = lambda e: tuple(words[e[0]:e[1]])  # noqa: E731
+    key = lambda e: tuple(words[e[0]:e[1]])
     out = Counter()
-    pair = lambda a, b: f"{min(a, b)}~{max(a, b)}"  # noqa: E731
+    pair = lambda a, b: f"{min(a, b)}~{max(a, b)}"
 
     def sub(small, big):
         n, m = len(small), len(big)
@@ -28,7 +29,7 @@ def literal(words, spans):
         best = max(c.values())
         return sorted(k for k in c if c[k] == best)[0]
 
-    inside = set(i for a, b, _ in ents for i in range(a, b))
+    inside = {i for a, b, _ in ents for i in range(a, b)}
     for x in range(len(ents)):
         for y in range(x + 1, len(ents)):
             if key(ents[x]) == key(ents[y]):
@@ -69,7 +70,7 @@ def literal(words, spans):
 
 
 def test_paper_conjunction_and_consistency():
-    words = "Talks in U.S. , EU , and Japan . Japan said Japan Airlines and U.S. officials agreed".split()
+    words = ["Talks", "in", "U.S.", ",", "EU", ",", "and", "Japan", ".", "Japan", "said", "Japan", "Airlines", "and", "U.S.", "officials", "agreed"]
     spans = [Span(2, 3, "LOC"), Span(4, 5, "ORG"), Span(7, 8, "LOC"), Span(9, 10, "LOC"),
              Span(11, 13, "ORG"), Span(14, 15, "LOC")]
     f = NonLocalFeatures().strings(words, spans)
@@ -83,7 +84,7 @@ def test_paper_conjunction_and_consistency():
 
 
 def test_unlabelled_repeat_fires_phrase_with_O():
-    words = "Smith met Smith".split()
+    words = ["Smith", "met", "Smith"]
     f = NonLocalFeatures().strings(words, [Span(0, 1, "PER")])
     assert f["PC:PER~O"] == 1
     f = NonLocalFeatures().strings(words, [Span(0, 1, "PER"), Span(2, 3, "PER")])
@@ -115,7 +116,7 @@ def test_matches_literal_definitions(ds):
 
 
 def test_templates_select_families_and_vocabulary_freezes():
-    words = "Japan and Japan Airlines , Japan".split()
+    words = ["Japan", "and", "Japan", "Airlines", ",", "Japan"]
     spans = [Span(0, 1, "LOC"), Span(2, 4, "ORG"), Span(5, 6, "LOC")]
     only = NonLocalFeatures(["conjunction"])
     assert {template_of(s) for s in only.strings(words, spans)} == {"CJ"}
@@ -123,7 +124,7 @@ def test_templates_select_families_and_vocabulary_freezes():
     idx, val = nl.vector(words, spans)
     assert np.all(np.diff(idx) > 0) and len(idx) == nl.n_features and val.sum() > 0
     back = NonLocalFeatures.from_state(nl.state())
-    idx2, val2 = back.vector(words, spans + [Span(1, 2, "MISC")])  # unknown strings are dropped
+    idx2, _val2 = back.vector(words, spans + [Span(1, 2, "MISC")])  # unknown strings are dropped
     assert set(idx2) <= set(range(nl.n_features)) and back.n_features == nl.n_features
     with pytest.raises(ValueError, match="unknown non-local template"):
         NonLocalFeatures(["phrase", "nope"])

@@ -7,7 +7,8 @@ import random
 
 from nerstudio.app import occurrences as occ
 from nerstudio.app.document import Document
-from nerstudio.corpus.model import Corpus, Document as CDocument, Sentence, Span
+from nerstudio.corpus.model import Corpus, Sentence, Span
+from nerstudio.corpus.model import Document as CDocument
 
 
 def _corpus() -> Corpus:
@@ -32,7 +33,7 @@ def test_find_whole_tokens_case_and_existing():
     assert [(o.k, o.start) for o in nocase] == [(0, 0), (1, 4), (1, 7), (2, 0), (4, 0), (4, 3)]
     assert [(o.k, o.start) for o in occ.find(c.sentences, "Paris")] == [(0, 4), (2, 6)]  # not "Parisian"
     assert occ.find(c.sentences, "") == [] and occ.find(c.sentences, "Future won in Paris . extra") == []
-    aaa = [Sentence("a a a".split(), [])]
+    aaa = [Sentence(["a", "a", "a"], [])]
     assert [(o.start, o.end) for o in occ.find(aaa, "a a")] == [(0, 2)]  # left to right, not overlapping
 
 

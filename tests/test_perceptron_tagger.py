@@ -8,8 +8,8 @@ import zipfile
 
 import numpy as np
 import pytest
-
 from conftest import shared_data_dir
+
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import FormatError
 from nerstudio.nbest import NBestList, spans_to_tag_ids
@@ -73,7 +73,7 @@ def fitted(labels=("LOC", "PER"), task="typed", documents=True, **kw) -> tuple[P
 
 
 def valid(m: PerceptronTagger, seqs: Sequences, i: int, tags) -> bool:
-    a, L = seqs.bounds(i)
+    a, _L = seqs.bounds(i)
     for j, y in enumerate(tags):
         if m.is_c_[y]:
             if j == 0 or seqs.starts[a + j]:
@@ -84,7 +84,7 @@ def valid(m: PerceptronTagger, seqs: Sequences, i: int, tags) -> bool:
 
 
 def brute(m, seqs, i, w):
-    a, L = seqs.bounds(i)
+    _a, L = seqs.bounds(i)
     T = m.n_tags
     out = []
     for tags in itertools.product(range(T), repeat=L):
@@ -114,7 +114,7 @@ def test_viterbi_and_kbest_equal_brute_force(labels, task, documents, edges):
         w = random_weights(m, rng, "int" if trial % 2 else "float")
         best = m.decode(seqs, w)
         for i in range(len(seqs)):
-            a, L = seqs.bounds(i)
+            _a, L = seqs.bounds(i)
             assert L <= 5
             bf = brute(m, seqs, i, w)
             scores = sorted((s for s, _ in bf), reverse=True)
@@ -159,7 +159,7 @@ def test_lazy_kbest_equals_list_viterbi(kind):
                      Document([sent("in Paris", []), sent("Acme", [])], id="two")])
     seqs = m.prepare(corpus)
     rng = np.random.default_rng(11)
-    for trial in range(3):
+    for _trial in range(3):
         w = random_weights(m, rng, kind)
         for i in range(len(seqs)):
             for k in (1, 2, 5, 40, 300):
@@ -170,7 +170,7 @@ def test_lazy_kbest_equals_list_viterbi(kind):
 
 @pytest.mark.parametrize("edges", ["current", "all", "window1"])
 def test_score_equals_phi_dot_w(edges):
-    m, corpus = fitted(("LOC", "PER"), edge_templates=edges)
+    m, _corpus = fitted(("LOC", "PER"), edge_templates=edges)
     seqs = m.prepare(tiny_corpus())
     rng = np.random.default_rng(1)
     w = rng.normal(size=m.n_weights_)
@@ -277,7 +277,7 @@ def test_update_equals_phi_difference_and_accepts_longer_vectors():
     ref = AveragedWeights(n + 7)
     for step in range(6):
         i = step % len(seqs)
-        a, L = seqs.bounds(i)
+        _a, L = seqs.bounds(i)
         good, bad = rng.integers(0, m.n_tags, size=L), rng.integers(0, m.n_tags, size=L)
         m.update(aw, seqs, i, good, bad, scale=0.5)
         gi, gc = m.phi(seqs, i, good)
@@ -539,12 +539,12 @@ def test_word_form_flags():
 
 def test_gazetteer_longest_match():
     g = Gazetteer({"ORG": ["Acme", "Acme Corp.", "New York Times"], "PER": [("John", "Smith")]})
-    words = "the Acme Corp. and New York Times and Acme".split()
+    words = ["the", "Acme", "Corp.", "and", "New", "York", "Times", "and", "Acme"]
     assert g.match(words, "ORG") == ["O", "B", "I", "O", "B", "I", "I", "O", "B"]
     assert g.match(["John", "Smith", "John"], "PER") == ["B", "I", "O"]
     assert g.feature_name("ORG") == "go" and g.feature_name("LOC") == "g:LOC"
     tr = Gazetteer.from_sentences(tiny_corpus(1).sentences)
-    assert ("Acme", "Corp.") in tr.entries["ORG"] and ("Paris",) not in tr.entries["ORG"] or True
+    assert (("Acme", "Corp.") in tr.entries["ORG"] and ("Paris",) not in tr.entries["ORG"]) or True
     assert set(tr.entries) == {"ORG", "PER", "MISC"}
     assert ("German",) in tr.entries["MISC"] and ("John", "Smith") in tr.entries["PER"]
     # leave-one-document-out on the training documents

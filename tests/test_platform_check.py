@@ -11,7 +11,7 @@ def test_a_missing_library_is_named_by_its_package():
 
 def test_nothing_missing_or_not_xcb_says_nothing():
     assert xcb_problem(environ={"DISPLAY": ":0"}, platform="linux", loads=lambda lib: True) is None
-    none_load = lambda lib: False  # noqa: E731
+    none_load = lambda lib: False
     assert xcb_problem(environ={"QT_QPA_PLATFORM": "offscreen"}, platform="linux", loads=none_load) is None
     assert xcb_problem(environ={}, platform="darwin", loads=none_load) is None
     assert xcb_problem(environ={"WAYLAND_DISPLAY": "wayland-0"}, platform="linux", loads=none_load) is None

@@ -144,7 +144,7 @@ def test_cli_writes_the_predicted_spans(tmp_path, capsys, pipe):
     again = nerstudio.read(out2)
     assert again.format == "jsonl"
     assert again.sentences[0].spans == _pipeline_spans(pipe, corpus.sentences[0].words)
-    assert [json.loads(line)["tokens"] for line in out2.read_text().splitlines()][0] == list(corpus.sentences[0].words)
+    assert next(json.loads(line)["tokens"] for line in out2.read_text().splitlines()) == list(corpus.sentences[0].words)
 
 
 @pytest.mark.parametrize("case", ["missing folder", "folder without tagger", "unknown system", "bad input",

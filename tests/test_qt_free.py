@@ -21,8 +21,7 @@ QT_ROOTS = {"PySide6", "PyQt5", "PyQt6", "PySide2", "shiboken6", "shiboken2", "s
 
 def _is_qt(module: str) -> bool:
     root = module.split(".")[0]
-    return root in QT_ROOTS or module.startswith("matplotlib.backends.backend_qt") \
-        or module.startswith("matplotlib.backends.qt_")
+    return root in QT_ROOTS or module.startswith(("matplotlib.backends.backend_qt", "matplotlib.backends.qt_"))
 
 
 def _core_files() -> list[Path]:

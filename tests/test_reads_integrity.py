@@ -69,7 +69,7 @@ def test_case4_doccano_1x_label_ids_are_read_and_reported(tmp_path, capsys):
             {"id": 2, "label": 5, "start_offset": 13, "end_offset": 17, "user": 1}], "meta": {}},
         {"id": 8, "text": "Nothing here.", "annotations": [], "meta": {}}])
     for fmt in (None, "doccano"):
-        docs, sents, labels, notes = both(p, fmt)
+        _docs, _sents, labels, notes = both(p, fmt)
         assert labels == {"2": 1, "5": 1}
         assert any("label id" in n and "line 1" in n for n in notes)
     code, _, err = run(capsys, "stats", p)
@@ -86,7 +86,7 @@ def test_case5_trimmed_spans_are_reported_with_count_and_example(tmp_path, capsy
     p = write_lines(tmp_path / "ws.jsonl", [
         {"text": "KEN CRUZ   went to kgotla ya Magapatona", key: [[0, 11, "PER"], [18, 39, "LOC"]]},
         {"text": "No space here", key: [[0, 2, "X"]]}])
-    docs, sents, labels, notes = both(p, fmt)
+    _docs, _sents, labels, notes = both(p, fmt)
     assert labels == {"LOC": 1, "PER": 1, "X": 1}
     trim = [n for n in notes if "whitespace at their edges" in n]
     assert len(trim) == 1 and trim[0].startswith("2 span(s)") and "line 1" in trim[0] and "'KEN CRUZ   '" in trim[0]
@@ -150,7 +150,7 @@ def test_case7_single_label_studio_task_object_is_read(tmp_path):
     one_line = tmp_path / "task1.json"
     one_line.write_text(json.dumps(task), encoding="utf-8")
     for p in (pretty, one_line):
-        docs, sents, labels, notes = both(p)
+        docs, sents, labels, _notes = both(p)
         assert (docs, sents, labels) == (1, 1, {"PER": 1})
         assert read_corpus(p).format == "label-studio"
 
@@ -205,7 +205,7 @@ UD = """# newdoc id = d1
 def test_case8_ud_entity_brackets_are_read_and_what_is_set_aside_reported(tmp_path):
     p = tmp_path / "ud.conllu"
     p.write_text(UD, encoding="utf-8")
-    docs, sents, labels, notes = both(p)
+    _docs, _sents, labels, notes = both(p)
     assert labels == {"person": 1, "place": 2}
     c = read_corpus(p)
     assert [[(sp.start, sp.end, sp.label) for sp in s.spans] for s in c.sentences] == \
@@ -261,7 +261,7 @@ def test_case12_concatenated_outputs_and_a_repeated_line_read_alike_everywhere(t
     dup = tmp_path / "dup.jsonl"
     dup.write_text("".join([lines[0]] + lines), encoding="utf-8")
     for p, n_docs, line in ((cat, 2, 4), (dup, 2, 2)):
-        docs, sents, _, notes = both(p)
+        docs, _sents, _, notes = both(p)
         assert docs == n_docs
         assert any("new document" in n and f"line {line}" in n for n in notes)
 
@@ -310,7 +310,7 @@ def test_case12_hf_data_wrapper_on_one_line_is_read(tmp_path):
     p = tmp_path / "hf.json"
     p.write_text(json.dumps({"data": [{"tokens": ["Ann", "ran"], "ner_tags": ["B-PER", "O"]},
                                       {"tokens": ["Bo"], "ner_tags": ["B-PER"]}]}), encoding="utf-8")
-    docs, sents, labels, _ = both(p)
+    _docs, sents, labels, _ = both(p)
     assert (sents, labels) == (2, {"PER": 2})
 
 
@@ -337,7 +337,7 @@ def test_case12_lone_surrogate_in_hf_token_is_refused_when_read(tmp_path):
 def test_case12_tsv_with_a_first_token_over_64_kib_is_detected(tmp_path):
     p = tmp_path / "long.tsv"
     p.write_text("x" * 70_000 + "\tB-PER\ny\tO\n", encoding="utf-8")
-    docs, sents, labels, _ = both(p)
+    _docs, _sents, labels, _ = both(p)
     assert read_corpus(p).format == "tsv" and labels == {"PER": 1}
 
 

@@ -15,6 +15,7 @@ and ``nerstudio.read`` agreed on every folder.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -117,7 +118,7 @@ def test_doccano_samples_keep_or_report_every_span_and_relation(name):
     if "1x" in name:
         assert noted(notes, "label id") == spans
     ids = [r.get("doc_id") for r in jsonl_records(path)]
-    assert len(c.documents) == len(ids) - sum(1 for a, b in zip(ids, ids[1:]) if a is not None and a == b)
+    assert len(c.documents) == len(ids) - sum(1 for a, b in itertools.pairwise(ids) if a is not None and a == b)
 
 
 @pytest.mark.parametrize("name", ["real/prodigy-ner-news-headlines.jsonl", "shapes/prodigy-rel-manual.jsonl"])
@@ -135,7 +136,7 @@ def test_prodigy_samples_keep_or_report_every_span_relation_and_task(name):
 
 def test_brat_sample_keeps_or_reports_every_line():
     ann = SHAPES / "brat" / "visit.ann"
-    c, n_ents, notes = read_both(ann)
+    _c, n_ents, notes = read_both(ann)
     t_lines, other = brat_counts(ann)
     assert n_ents + noted(notes, "set aside") == t_lines
     assert noted(notes, "not shown") == other
@@ -145,7 +146,7 @@ def test_brat_sample_keeps_or_reports_every_line():
 
 def test_ud_entity_sample_keeps_or_reports_every_mention():
     path = SHAPES / "ud-entity.conllu"
-    c, n_ents, notes = read_both(path)
+    _c, n_ents, notes = read_both(path)
     assert n_ents + noted(notes, "mention", "set aside") + noted(notes, "mention", "not read") == ud_mentions(path)
     assert any("Entity=" in n and "not only names" in n for n in notes)
 
@@ -165,10 +166,10 @@ def test_hf_data_wrapper_sample():
 
 def test_webanno_tsv3_sample_reports_the_stacked_entity():
     path = REAL / "webanno-tsv3-stacked.tsv"
-    c, n_ents, notes = read_both(path)
+    _c, n_ents, notes = read_both(path)
     values = [v for line in path.read_text(encoding="utf-8").split("\n") if re.match(r"\d+-\d+\t", line)
               for v in line.split("\t")[4].split("|") if v not in ("_", "")]
-    assert n_ents + noted(notes, "set aside") == len({v for v in values})  # one entity per distinct value
+    assert n_ents + noted(notes, "set aside") == len(set(values))  # one entity per distinct value
 
 
 @pytest.mark.parametrize("name,version", [("real/webanno-tsv2-kappatest.tsv", "2"),

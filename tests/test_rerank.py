@@ -10,17 +10,20 @@ import scipy.sparse as sp
 from nerstudio.corpus.model import Span
 from nerstudio.errors import Cancelled, FormatError
 from nerstudio.evaluation import evaluate_spans
-from nerstudio.nbest import NBestList
+from nerstudio.nbest import NBestList, scn_spans
 from nerstudio.rerank.boosting import Boosting, BoostingSession, line_search_alpha0, ranking_pairs
-from nerstudio.nbest import scn_spans
 from nerstudio.rerank.data import RankingData, group_argmax
 from nerstudio.rerank.features import TEMPLATES, GlobalFeatures, template_of
 from nerstudio.rerank.model import ALGORITHMS, RerankerModel, make_learner, train_reranker
-from nerstudio.rerank.perceptron import AveragedPerceptron, MarginPerceptron, Perceptron, VotedPerceptron
+from nerstudio.rerank.perceptron import (
+    AveragedPerceptron,
+    MarginPerceptron,
+    Perceptron,
+    VotedPerceptron,
+)
 
-RUNNING = ("Whether you 're an aging flower child or a clueless Gen Xer , “ The Day They Shot John Lennon , ” "
-           "playing at the Dougherty Arts Center , entertains the imagination .").split()
-RUNNING_TAGS = "N N N N N N N N N N S C N N S C C C C C N N N N N S C C N N N N N".split()
+RUNNING = ["Whether", "you", "'re", "an", "aging", "flower", "child", "or", "a", "clueless", "Gen", "Xer", ",", "“", "The", "Day", "They", "Shot", "John", "Lennon", ",", "”", "playing", "at", "the", "Dougherty", "Arts", "Center", ",", "entertains", "the", "imagination", "."]
+RUNNING_TAGS = ["N", "N", "N", "N", "N", "N", "N", "N", "N", "N", "S", "C", "N", "N", "S", "C", "C", "C", "C", "C", "N", "N", "N", "N", "N", "S", "C", "C", "N", "N", "N", "N", "N"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -185,7 +188,7 @@ def test_document_context_by_hand():
     from nerstudio.rerank.context import DocumentContext
     tagset = ["N", "S-PER", "C-PER", "S-ORG", "C-ORG"]
     words = [("Smith", "said"), ("Smith", "won"), ("Smith", "left"), ("Smith", "came")]
-    one = lambda t: np.array([[t, 0]], dtype=np.int16)  # noqa: E731
+    one = lambda t: np.array([[t, 0]], dtype=np.int16)
     cands = [one(1), one(3), one(1), one(3)]  # PER, ORG in document 0; PER, ORG in document 1
     nb = NBestList(tagset, words, cands, [np.zeros(1)] * 4)
     ctx = DocumentContext(nb, [0, 0, 0, 1])
@@ -263,7 +266,7 @@ def test_line_search_alpha0_minimises():
     rng = np.random.default_rng(1)
     dL = rng.normal(0.5, 2, 300)
     a = line_search_alpha0(dL)
-    loss = lambda x: np.exp(-x * dL).sum()  # noqa: E731
+    loss = lambda x: np.exp(-x * dL).sum()
     assert loss(a) <= loss(a * 1.01) and loss(a) <= loss(a * 0.99)
 
 
@@ -347,7 +350,7 @@ def _replay(train, rounds):
 
 def test_boosting_pairs_skip_candidates_as_good_as_the_oracle():
     data = tiny_data(10)
-    sent, orow, other = ranking_pairs(data)
+    _sent, orow, other = ranking_pairs(data)
     assert np.all(data.quality[other] < data.quality[orow])
     n_worse = sum(int((data.quality[data.rows(i)] < data.quality[data.offsets[i] + data.oracle[i]]).sum())
                   for i in range(len(data)))
@@ -494,7 +497,7 @@ def test_corrupt_and_foreign_model_files(tmp_path, lists):
     bad.write_bytes(b"not a zip")
     with pytest.raises(FormatError, match="bad.npz"):
         RerankerModel.load(bad)
-    train, dev = lists
+    train, _dev = lists
     model = train_reranker(train, None, "perceptron", {"epochs": 1, "beta": 1.0}, {"min_sentences": 1})
     path = tmp_path / "m.npz"
     model.save(path)

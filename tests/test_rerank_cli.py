@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from nerstudio.demo import DEMO_DIR
 from nerstudio.cli import main
 from nerstudio.corpus.formats import read_corpus
+from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_sentences
 from nerstudio.rerank.model import RerankerModel
 

@@ -12,7 +12,8 @@ import pytest
 from nerstudio.app import review
 from nerstudio.app.document import Document
 from nerstudio.corpus.formats import read_corpus
-from nerstudio.corpus.model import Corpus, Document as CorpusDocument, Sentence, Span
+from nerstudio.corpus.model import Corpus, Sentence, Span
+from nerstudio.corpus.model import Document as CorpusDocument
 
 WRITABLE = {  # format: file name it is saved as
     "conll2003": "c.conll", "conll2002": "c.conll", "columns": "c.txt", "tsv": "c.tsv", "jsonl": "c.jsonl",

@@ -212,10 +212,9 @@ def test_old_temporary_files_of_earlier_versions_are_cleaned(tmp_path):
 
 def test_a_failed_save_removes_its_temporary_file_and_keeps_the_target(tmp_path):
     path = _write(tmp_path / "c.conll")
-    with pytest.raises(RuntimeError):
-        with atomic_open(path) as f:
-            f.write("partial")
-            raise RuntimeError("disk full")
+    with pytest.raises(RuntimeError), atomic_open(path) as f:
+        f.write("partial")
+        raise RuntimeError("disk full")
     assert path.read_bytes() == CORPUS and _temps(tmp_path) == []
 
 

@@ -6,7 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nerstudio.corpus import SCHEMES, SchemeError, Span, decode, detect_scheme, encode, normalize_scheme
+from nerstudio.corpus import (
+    SCHEMES,
+    SchemeError,
+    Span,
+    decode,
+    detect_scheme,
+    encode,
+    normalize_scheme,
+)
 from nerstudio.corpus.schemes import convert_tags
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,10 @@
 """Sentence splitting and tokenisation of running text (nerstudio.corpus.segment): offsets are
 exact and every visible character is in exactly one token, whatever the spacing."""
 
-from hypothesis import given, settings, strategies as st
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nerstudio.corpus import segment
 
@@ -11,7 +14,7 @@ ODD = "Mr.  Smith\twent to Paris.\r\nHe didn't leave — café ½ U.S.A. at 3.5 
 def _check(text, sentences):
     flat = [t for s in sentences for t in s]
     assert all(a < b for a, b in flat)
-    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(flat, flat[1:])), "tokens overlap or go backwards"
+    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(flat)), "tokens overlap or go backwards"
     covered = set()
     for a, b in flat:
         assert text[a:b].strip() == text[a:b], "a token starts or ends with whitespace"
@@ -60,7 +63,7 @@ def test_real_file_offsets(tmp_path):
 def test_offsets_are_exact_for_any_text(text):
     sents = segment.split(text)
     _check(text, sents)
-    cuts = [i for i in range(0, len(text), 3)]
+    cuts = list(range(0, len(text), 3))
     _check(text, segment.split(text, cuts=cuts))
 
 
@@ -82,7 +85,7 @@ def test_api_jsonl_and_plain_text_tokenise_alike(tmp_path):
     from nerstudio.corpus.formats import read_corpus
 
     text = "The U.S.-based firm Smith-Jones Inc. paid $1,000.50 to O'Neill's team in Linz."
-    (tmp_path / "a.jsonl").write_text('{"text": "%s"}\n' % text, encoding="utf-8")
+    (tmp_path / "a.jsonl").write_text(f'{{"text": "{text}"}}\n', encoding="utf-8")
     (tmp_path / "a.txt").write_text(text + "\n", encoding="utf-8")
     from_jsonl = read_corpus(tmp_path / "a.jsonl").sentences[0].words
     from_text = read_corpus(tmp_path / "a.txt").sentences[0].words

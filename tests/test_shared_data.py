@@ -13,8 +13,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from conftest import SKIP_REASON, shared_data_dir
+
 from nerstudio.cli import corpus_stats, main
 from nerstudio.corpus import Reader, Span, convert_file, iter_sentences, read_corpus, write_corpus
 from nerstudio.errors import FormatError
@@ -90,7 +90,7 @@ def data(shared_data) -> Path:
     return shared_data
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stats(path: Path) -> dict:
     """``nerstudio stats`` of a file (cached: several tests look at the same files)."""
     return corpus_stats(Reader(path))

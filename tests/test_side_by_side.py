@@ -38,7 +38,7 @@ def test_systems_side_by_side_equal_one_after_the_other(tmp_path):
         models.append({s: dict(np.load(out / f"reranker-{s}.npz", allow_pickle=False))
                        for s in ("boosting", "voted", "averaged", "kernel")})
     a, b = reports
-    strip = lambda r: [{k: v for k, v in s.items() if k not in ("seconds", "test_seconds")} for s in r["systems"]]  # noqa: E731
+    strip = lambda r: [{k: v for k, v in s.items() if k not in ("seconds", "test_seconds")} for s in r["systems"]]
     assert strip(a) == strip(b)
     assert [s["name"] for s in a["systems"]] == ["baseline", "boosting", "voted", "averaged", "kernel"]
     for name in models[0]:

@@ -6,11 +6,16 @@ import numpy as np
 import pytest
 
 from nerstudio.demo import DEMO_DIR
+from nerstudio.experiments.stepthrough import (
+    BoostingStepper,
+    EpochEnd,
+    PerceptronStepper,
+    PerceptronUpdate,
+)
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.boosting import Boosting
 from nerstudio.rerank.model import RerankerModel
 from nerstudio.rerank.perceptron import Perceptron
-from nerstudio.experiments.stepthrough import BoostingStepper, EpochEnd, PerceptronStepper, PerceptronUpdate
 
 MODEL = DEMO_DIR / "model"
 pytestmark = pytest.mark.skipif(not (MODEL / "reranker.npz").exists(), reason="demo model not built")

@@ -10,10 +10,10 @@ import pytest
 
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import Cancelled, FormatError
-from nerstudio.nbest import NBestList
 from nerstudio.experiments.pipeline import document_folds, jackknife
-from nerstudio.text.shapes import build_lexicon, collapsed_shape, shape
+from nerstudio.nbest import NBestList
 from nerstudio.tagging.maxent import MaxEntTagger
+from nerstudio.text.shapes import build_lexicon, collapsed_shape, shape
 
 TEXT = [
     ("Mr. John Smith visited Paris on Monday .", [(1, 3, "PER"), (4, 5, "LOC")]),
@@ -111,7 +111,7 @@ def _training_parts(m: MaxEntTagger, sents):
                                              ("conll+rich", 1), ("conll+gaz:persons/loc_country+rich", 2)])
 def test_factored_design_equals_plain_design(features, cutoff):
     m = MaxEntTagger(task="typed", features=features, cutoff=cutoff)
-    design, y, mask, X = _training_parts(m, conll_like())
+    design, _y, mask, X = _training_parts(m, conll_like())
     assert design.n_keys > 0 and design.n_params == mask.shape[0] == X.shape[1]
     Xf = design.to_csr()
     X.sort_indices()
@@ -154,9 +154,10 @@ def test_rare_predicates_are_never_built():
     """``fit_ids(min_count=c)`` keeps exactly the predicates seen at least c times, in the same
     order, also when several words give one string (``lw``) or a word contains the separator."""
     from collections import Counter
+
     from nerstudio.tagging.features import FeatureExtractor
-    sents = conll_like(2) + [Sentence("The the THE a|b c a b|c".split(), []), Sentence("a|b c a b|c".split(), []),
-                             Sentence("the a|b c a".split(), [])]
+    sents = conll_like(2) + [Sentence(["The", "the", "THE", "a|b", "c", "a", "b|c"], []), Sentence(["a|b", "c", "a", "b|c"], []),
+                             Sentence(["the", "a|b", "c", "a"], [])]
     full = FeatureExtractor("conll")
     m1, g1 = full.fit_ids(sents)
     names1 = np.array(full.names(), dtype=object)
@@ -184,6 +185,7 @@ def test_vectorised_exponential():
 
 def test_transpose_kernel_matches_scipy():
     import scipy.sparse as sparse
+
     from nerstudio.tagging import _maxent_compiled as mc
     A = sparse.random(40, 23, density=0.2, format="csr", random_state=3)
     A.sort_indices()
@@ -206,6 +208,7 @@ def test_lbfgs_reaches_scipys_optimum():
     """Our L-BFGS against scipy's L-BFGS-B on an L2-penalised logistic regression and on the
     tagger's own objective: same minimum, same minimiser."""
     import scipy.optimize
+
     from nerstudio.tagging.maxent_training import Objective, lbfgs
     rng = np.random.default_rng(0)
     A = rng.normal(size=(80, 15))
@@ -279,7 +282,7 @@ def _valid(tagset, seq):
 def test_wide_beam_equals_brute_force_ranking(task):
     sents = tiny_sentences()
     m = MaxEntTagger(task=task, features="paper", cutoff=1, max_iter=40).fit(sents)
-    s = Sentence("John visited Paris".split())
+    s = Sentence(["John", "visited", "Paris"])
     T = len(m.tagset_)
     allseq = [seq for seq in itertools.product(range(T), repeat=len(s)) if _valid(m.tagset_, seq)]
     brute = sorted(((m.log_prob(s, seq), seq) for seq in allseq), key=lambda x: -x[0])
@@ -287,7 +290,7 @@ def test_wide_beam_equals_brute_force_ranking(task):
     got = [(lp, tuple(int(t) for t in c)) for lp, c in zip(nb.logprobs[0], nb.candidates[0])]
     assert len(got) == len(allseq)
     assert len({c for _, c in got}) == len(got)  # distinct
-    for (lp_b, seq_b), (lp_g, seq_g) in zip(brute, got):
+    for (lp_b, _seq_b), (lp_g, _seq_g) in zip(brute, got):
         assert lp_g == pytest.approx(lp_b, abs=1e-9)
     # identical sequences wherever the log-probabilities are not tied
     assert [c for _, c in got][:5] == [c for _, c in brute][:5]

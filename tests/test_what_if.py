@@ -40,7 +40,7 @@ def test_an_unedited_dev_sentence_gives_the_stored_list_and_choice(models):
 ])
 def test_every_score_change_is_explained(models, edit):
     tagger, model = models
-    words = "Opposition leader Tomas Reyes said the vote in Meridia would come early .".split()
+    words = ["Opposition", "leader", "Tomas", "Reyes", "said", "the", "vote", "in", "Meridia", "would", "come", "early", "."]
     old = analyse(tagger, model, words)
     new = analyse(tagger, model, edit(words))
     changes = compare(model, old, new, top=10**6)

@@ -11,7 +11,6 @@ boundaries and ids where the format holds them."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -35,7 +34,7 @@ ODD = ["\n", "\r", "\t", " ", "\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c"
 
 
 def _token_view(c: Corpus, docs: bool):
-    sents = lambda d: [(tuple(s.words), tuple(s.spans)) for s in d.sentences]  # noqa: E731
+    sents = lambda d: [(tuple(s.words), tuple(s.spans)) for s in d.sentences]
     if docs:
         return [sents(d) for d in c.documents]
     return [x for d in c.documents for x in sents(d)]

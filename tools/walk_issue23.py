@@ -33,10 +33,10 @@ from screenshots import ROOT, find_window, key, maximise, shot, xdo  # tools/scr
 
 sys.path.insert(0, str(ROOT))
 
-from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.corpus.model import Span  # noqa: E402
-from nerstudio.corpus.writing import write_corpus  # noqa: E402
-from nerstudio.demo import DEMO_DIR  # noqa: E402
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Span
+from nerstudio.corpus.writing import write_corpus
+from nerstudio.demo import DEMO_DIR
 
 PHRASE = "Port Albury"
 
@@ -77,7 +77,7 @@ def label_all(tmp: Path, out: Path) -> None:
     path = tmp / "corpus.conll"
     write_corpus(c, path, c.format)
     orgs = sorted((k, sp) for k, s in enumerate(c.sentences) for sp in s.spans if sp.label == "ORG")
-    proc, wid = launch(tmp, str(path))
+    proc, _wid = launch(tmp, str(path))
     try:
         key("ctrl+1", "ctrl+f")
         xdo("type", "--delay", "40", PHRASE)
@@ -116,7 +116,7 @@ def adjudicate(tmp: Path, out: Path) -> None:
     c = read_corpus(DEMO_DIR / "dev.conll")
     write_corpus(c, a, c.format)
     second_annotator(a, b)
-    proc, wid = launch(tmp)
+    proc, _wid = launch(tmp)
     try:
         key("alt+f", "j", pause=1.5)  # File ▸ Adjudicate annotations…
         xdo("type", "--delay", "20", '"a.conll" "b.conll"')

@@ -15,9 +15,9 @@ the core (span counts from :func:`nerstudio.nbest.span_counts`, feature rows fro
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -195,7 +195,7 @@ class KTCandidates:
     start_of: np.ndarray
 
     @classmethod
-    def build(cls, model, doc_nbest: NBestList, origin: list) -> "KTCandidates":
+    def build(cls, model, doc_nbest: NBestList, origin: list) -> KTCandidates:
         doc_of, start_of = [], []
         for d, off in enumerate(doc_nbest.meta["sentence_offsets"]):
             for a in off[:-1]:
@@ -257,7 +257,7 @@ class FileStamp:
     size: int
 
     @classmethod
-    def of(cls, path) -> "FileStamp | None":
+    def of(cls, path) -> FileStamp | None:
         try:
             st = os.stat(path)
         except OSError:

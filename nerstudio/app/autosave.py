@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
+from ..corpus.filelock import Instance
 from ..corpus.model import Span
 from .document import Change, Document
-from ..corpus.filelock import Instance
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0

@@ -22,8 +22,9 @@ states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

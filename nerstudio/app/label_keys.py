@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..corpus.atomic import atomic_open
 

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -166,7 +166,7 @@ class OnlineLearner:
             new = self.new(rnd)
             if self.online:
                 tagger = copy.deepcopy(self.tagger)
-                train_of = {k: s for k, s in zip(rnd.reviewed, rnd.train)}
+                train_of = dict(zip(rnd.reviewed, rnd.train))
                 updates = tagger.learn([train_of[k] for k in new], self.passes, should_cancel)
                 note = f"{updates} update(s) on {len(new)} sentence(s)"
             else:

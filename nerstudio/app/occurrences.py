@@ -13,8 +13,8 @@ clears the entities that span exactly an occurrence. No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from ..corpus.model import Sentence, Span
 

@@ -23,8 +23,8 @@ one undoable edit, after dropping the sentences the annotator edited while the m
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled

@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -60,7 +60,7 @@ class Marks:
     flagged: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @classmethod
-    def empty(cls, n: int) -> "Marks":
+    def empty(cls, n: int) -> Marks:
         return cls({}, np.zeros(n, dtype=bool))
 
     def any(self) -> bool:

@@ -20,12 +20,12 @@ import gc
 import os
 from dataclasses import dataclass
 
-from ..corpus.formats import format_for_output, read_corpus, write_corpus
+from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
+from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
 from . import keepboth
 from .document import Change, Document
-from ..corpus.filelock import FileLock, Instance
 from .ownership import DiskState, Fingerprint, check, fingerprint
 from .review import save as save_with_review
 
@@ -161,7 +161,7 @@ class CorpusFile:
         pending.run()
         return self.finish_save(pending)
 
-    def begin_save(self, path: str | None = None, overwrite: bool = False) -> "PendingSave":
+    def begin_save(self, path: str | None = None, overwrite: bool = False) -> PendingSave:
         """The checks of :meth:`save` and a snapshot of the corpus: :meth:`PendingSave.run`
         writes it (in any thread: later edits do not reach it), :meth:`finish_save` records it."""
         c = self.document.corpus
@@ -184,7 +184,7 @@ class CorpusFile:
         return PendingSave(target, fmt, moved, c, [s.spans for s in c.sentences], self.document.save_point(),
                            self.document.reviewed.copy(), self.document.marks())
 
-    def finish_save(self, pending: "PendingSave") -> SaveResult:
+    def finish_save(self, pending: PendingSave) -> SaveResult:
         """Record a written :class:`PendingSave` (raises what its write raised)."""
         if pending.error is not None:
             raise pending.error
@@ -263,7 +263,7 @@ class PendingSave:
                 keepboth.release(frozen)
             self.disk = fingerprint(self.target)
             self.base = self._spans
-        except Exception as exc:  # noqa: BLE001 - handed to finish_save on the main thread
+        except Exception as exc:
             self.error = exc
         finally:
             if collecting:

@@ -67,7 +67,7 @@ class TypeScheme:
     colours: dict[str, str] = field(compare=False)  # type → "#rrggbb"
 
     @staticmethod
-    def of(labels) -> "TypeScheme":
+    def of(labels) -> TypeScheme:
         return _scheme(tuple(dict.fromkeys(labels)))
 
     def letter(self, label: str) -> str | None:

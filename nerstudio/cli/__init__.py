@@ -22,12 +22,19 @@ from .. import __version__, logs  # noqa: F401 (the version is part of the comma
 from ..errors import NerstudioError
 from .adjudicate_command import cmd_adjudicate
 from .analysis_commands import cmd_agreement, cmd_rank_uncertain
-from .errors_command import cmd_errors
 from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
+from .errors_command import cmd_errors
 from .model_commands import cmd_jackknife, cmd_nbest, cmd_tag, cmd_train_tagger
-from .preannotate_command import cmd_preannotate
 from .parser import INTERNAL_ERROR, USER_ERROR, ArgumentParser, build_parser  # noqa: F401
-from .reranker_commands import cmd_experiment, cmd_explain_model, cmd_rerank, cmd_sweep, cmd_train_reranker
+from .preannotate_command import cmd_preannotate
+from .reranker_commands import (
+    cmd_experiment,
+    cmd_explain_model,
+    cmd_rerank,
+    cmd_sweep,
+    cmd_train_reranker,
+)
+
 
 def cmd_gui(args) -> int:
     from ..gui.app import run
@@ -82,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         log.error("%s (%s)", message, command, exc_info=True)
         print(f"nerstudio: error: {message}", file=sys.stderr)
         return USER_ERROR
-    except Exception as exc:  # noqa: BLE001 - a bug: say so in one line, the traceback goes to the log
+    except Exception as exc:
         log.error("internal error: %s: %s (%s)", type(exc).__name__, exc, command, exc_info=True)
         where = "above" if debug else f"in {logs.log_path()}"
         print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 
+
 class Progress:
     """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
 

@@ -8,6 +8,7 @@ from collections import Counter
 
 from ..errors import FormatError
 
+
 def cmd_convert(args) -> int:
     from ..corpus.formats import Losses, convert_file
     losses = Losses()
@@ -32,9 +33,9 @@ def _report_repairs(reader) -> None:
         print(f"note: {reader.path}: mixed line endings; output uses {reader.newline!r}", file=sys.stderr)
 
 def cmd_evaluate(args) -> int:
+    from ..corpus.detect import is_npz
     from ..corpus.formats import Reader
     from ..evaluation import evaluate_sentences
-    from ..corpus.detect import is_npz
     inv = "drop" if args.mode == "strict" else "repair"
     if is_npz(args.pred):  # by content: an N-best file need not be called .npz
         return _evaluate_nbest(args, inv)

@@ -12,9 +12,9 @@ import os
 
 
 def cmd_errors(args) -> int:
-    from ..evaluation import check_aligned
     from ..corpus.formats import Reader
     from ..errors import FormatError
+    from ..evaluation import check_aligned
     from ..experiments.breakdown import breakdown, training_strings
     from ..experiments.error_analysis import analysis_lines
     gold_reader = Reader(args.gold, None, None, args.encoding, args.strict)

@@ -7,6 +7,7 @@ import sys
 
 from .common import Progress, _executor, _read, _summary
 
+
 def _tagger_params(args) -> dict:
     features = args.features or "paper"
     if features == "kt":
@@ -20,6 +21,7 @@ def _load_tagger(path):
 
 def _train_perceptron_tagger(args) -> int:
     import time as _t
+
     from ..tagging.perceptron import PerceptronTagger
     if args.features is not None and args.features.split("+")[0] != "kt":
         raise ValueError("the perceptron tagger uses the kt feature set (K&T Table 1), with +rich, +clusters, +biglex")
@@ -58,6 +60,7 @@ def cmd_train_tagger(args) -> int:
     if args.model == "perceptron":
         return _train_perceptron_tagger(args)
     import time as _t
+
     from ..tagging.maxent import MaxEntTagger
     for opt in ("C", "epochs"):
         if getattr(args, opt) is not None:

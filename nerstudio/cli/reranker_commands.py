@@ -20,6 +20,7 @@ _LEARN_OPTIONS = ("rounds", "epsilon", "eval_every", "epochs", "beta", "C", "bpm
 def _learner_keys(algo: str) -> set[str]:
     """The command-line settings ``algo`` takes: those its learner's constructor accepts."""
     import inspect
+
     from ..rerank.model import learner_class
     return set(inspect.signature(learner_class(algo).__init__).parameters) & set(_LEARN_OPTIONS)
 
@@ -58,6 +59,7 @@ def _stats_printer(label: str):
 
 def cmd_train_reranker(args) -> int:
     import time as _t
+
     from ..nbest import NBestList
     from ..rerank.model import train_reranker
     _check_learner_options(args, [args.algo])

@@ -42,7 +42,8 @@ import re
 import secrets
 import stat
 import time
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from ..errors import FormatError
 from . import journal

@@ -37,7 +37,7 @@ LOCK_FORMAT = "nerstudio-lock"
 UNREADABLE_STALE_S = 30.0  # an unreadable lock (a crash while writing it?) older than this is stale
 
 _LIVE: set[str] = set()  # instance ids of this process that are still open
-_HELD: "weakref.WeakSet[FileLock]" = weakref.WeakSet()  # released when the interpreter exits normally
+_HELD: weakref.WeakSet[FileLock] = weakref.WeakSet()  # released when the interpreter exits normally
 
 
 def _proc_start(pid: int) -> str:
@@ -68,7 +68,7 @@ class Instance:
     proc_start: str = ""  # the process's start time as the system counts it (pid reuse)
 
     @classmethod
-    def new(cls) -> "Instance":
+    def new(cls) -> Instance:
         """A new live instance of this process."""
         inst = cls(os.getpid(), socket.gethostname(), _user(), time.time(), secrets.token_hex(4),
                    _proc_start(os.getpid()))
@@ -76,7 +76,7 @@ class Instance:
         return inst
 
     @classmethod
-    def from_dict(cls, obj) -> "Instance | None":
+    def from_dict(cls, obj) -> Instance | None:
         try:
             return cls(int(obj["pid"]), str(obj["host"]), str(obj.get("user", "")), float(obj.get("started", 0)),
                        str(obj.get("id", "")), str(obj.get("proc_start", "")))
@@ -91,7 +91,7 @@ class Instance:
         """Short and unique, for file names: ``PID-ID``."""
         return f"{self.pid}-{self.id}"
 
-    def is_me(self, other: "Instance | None") -> bool:
+    def is_me(self, other: Instance | None) -> bool:
         return other is not None and other.id == self.id and other.pid == self.pid and other.host == self.host
 
     def alive(self) -> bool:

@@ -34,17 +34,27 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from ..errors import FormatError
 from . import foreign
 from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
-from .detect import (DOCSTART, FORMAT_ALIASES, FORMATS, SUPPORTED, check_file, format_for_output,  # noqa: F401
-                     format_sep, normalize_format, refuse_non_text, sniff_format)
-from .foreign._records import TALLY_TEXTS, Tally
+from .detect import (  # noqa: F401
+    DOCSTART,
+    FORMAT_ALIASES,
+    FORMATS,
+    SUPPORTED,
+    check_file,
+    format_for_output,
+    format_sep,
+    normalize_format,
+    refuse_non_text,
+    sniff_format,
+)
 from .filelock import refuse_if_held
+from .foreign._records import TALLY_TEXTS, Tally
 from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
 from .model import Corpus, Document, Sentence

@@ -230,10 +230,7 @@ def _concerns(commit: dict | None, reserved: list[str], path: str | None) -> boo
     targets = [e.get("target") for e in commit["commit"]] if commit else []
     if os.path.isdir(path):
         return any(isinstance(t, str) and os.path.dirname(t) == path for t in targets) or bool(reserved)
-    for t in targets:
-        if isinstance(t, str) and (t == path or _same_file(t, path)):
-            return True
-    return False
+    return any(isinstance(t, str) and (t == path or _same_file(t, path)) for t in targets)
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -39,6 +39,7 @@ an exception of another kind, nor a silently altered reading:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -255,7 +256,7 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: lis
     for s0, e0, lab in char_spans:
         if s0 >= e0:
             raise FormatError(path, lineno, f"span [{s0}, {e0}) is empty (its end must come after its start)")
-        if not (0 <= s0 and e0 <= len(text)):
+        if not (s0 >= 0 and e0 <= len(text)):
             raise FormatError(path, lineno, f"span [{s0}, {e0}) is outside the text of {len(text)} characters")
         s, e = s0, e0
         # tolerate spans that include surrounding whitespace (unless it is part of a token)
@@ -273,7 +274,7 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: lis
             trimmed.append((s0, e0, s, e))
         spans.append(Span(starts[s], ends[e] + 1, lab))
     spans.sort()
-    for a, b in zip(spans, spans[1:]):
+    for a, b in itertools.pairwise(spans):
         if b.start < a.end:
             raise FormatError(path, lineno, f"overlapping spans {a} and {b} (nested entities are not supported)")
     return spans

@@ -13,9 +13,9 @@ is written with its original tags, even where those tags were irregular.
 from __future__ import annotations
 
 import os
-
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 
 class _SpanFields(NamedTuple):
@@ -33,7 +33,7 @@ class Span(_SpanFields):
         return self.end - self.start
 
     @classmethod
-    def _make(cls, iterable) -> "Span":
+    def _make(cls, iterable) -> Span:
         # namedtuple's _make (used by _replace) checks len(), which counts tokens here
         fields = tuple(iterable)
         if len(fields) != 3:
@@ -69,7 +69,7 @@ class Sentence:
       read, so the offsets stay true through every edit of the spans.
     """
 
-    __slots__ = ("words", "extra", "spans", "tags", "line", "raw", "meta", "source", "offsets")
+    __slots__ = ("extra", "line", "meta", "offsets", "raw", "source", "spans", "tags", "words")
 
     def __init__(self, words: Sequence[str], spans: Sequence[Span] = (), extra: Sequence[Sequence[str]] = (),
                  tags: Sequence[str] | None = None, line: int = 0, raw: str | None = None,
@@ -127,7 +127,7 @@ class Sentence:
     def entity_texts(self) -> list[tuple[str, str]]:
         return [(sp.label, sp.text(self.words)) for sp in self.spans]
 
-    def copy(self, spans: Sequence[Span] | None = None) -> "Sentence":
+    def copy(self, spans: Sequence[Span] | None = None) -> Sentence:
         """A copy sharing the (immutable) words and columns; ``spans`` replaces the gold spans."""
         s = Sentence.__new__(Sentence)
         s.words, s.extra, s.tags, s.line, s.raw = self.words, self.extra, self.tags, self.line, self.raw
@@ -233,7 +233,7 @@ class Corpus:
             out.extend([k] * len(d.sentences))
         return out
 
-    def with_spans(self, spans_per_sentence: Sequence[Sequence[Span]]) -> "Corpus":
+    def with_spans(self, spans_per_sentence: Sequence[Sequence[Span]]) -> Corpus:
         """A copy of this corpus (same layout and conventions) with other spans, e.g. a prediction."""
         if len(spans_per_sentence) != len(self.sentences):
             raise ValueError("one list of spans per sentence is required")
@@ -245,5 +245,5 @@ class Corpus:
                       None if self.layout is None else list(self.layout), 0)
 
     @classmethod
-    def from_sentences(cls, sentences: Sequence[Sentence], **kw) -> "Corpus":
+    def from_sentences(cls, sentences: Sequence[Sentence], **kw) -> Corpus:
         return cls([Document(list(sentences))], **kw)

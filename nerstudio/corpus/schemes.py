@@ -12,7 +12,7 @@ boundary-only task of Collins 2002) have the label ``""`` and are written as bar
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .model import Span
 
@@ -135,9 +135,8 @@ def decode(tags: Sequence[str], scheme: str, strict: bool = False,
             if not continues:
                 if scheme != "iob1":
                     bad = f"{tag!r} does not continue an entity (after {tags[i - 1] if i else 'sentence start'!r})"
-                if start >= 0:
-                    if not (drop and bioes and prev in ("B", "I")):
-                        spans.append(Span(start, i, label))
+                if start >= 0 and not (drop and bioes and prev in ("B", "I")):
+                    spans.append(Span(start, i, label))
                 start, label = i, lab
                 if drop and bad:
                     start = -1

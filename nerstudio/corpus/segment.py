@@ -36,7 +36,7 @@ Offsets are plain ``(start, end)`` pairs with ``text[start:end] == token``.
 from __future__ import annotations
 
 import bisect
-from typing import Iterable
+from collections.abc import Iterable
 
 _CLOSING = set(".!?")
 

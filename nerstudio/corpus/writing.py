@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from ..errors import FormatError
 from . import foreign
@@ -129,7 +129,9 @@ def _bad_field(value: str, sep: str) -> str | None:
 def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -> None:
     """Raise :class:`FormatError` for what a column format cannot hold (see the module docstring)."""
     sep = format_sep(fmt)
-    where = (lambda i: None if not s.line else s.line if s.raw is not None else s.line + i)  # JSONL: the record
+    def where(i):  # the line of token i; JSONL: the record's line
+        return None if not s.line else s.line if s.raw is not None else s.line + i
+
     hint = "use --to jsonl" if sep == "\t" else "use --to tsv or --to jsonl"
     for sp in s.spans:
         why = _bad_field(sp.label, sep) if sp.label else None

@@ -11,7 +11,7 @@ where. The same dict also holds F by entity length and by sentence length and th
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..corpus.model import Span
 from ..evaluation import evaluate_spans

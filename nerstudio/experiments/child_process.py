@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 from .. import logs
 from ..errors import Cancelled, NerstudioError
@@ -47,7 +47,7 @@ SEND_INTERVAL = 0.05  # seconds between two progress / curve messages from the c
 POLL_INTERVAL = 0.05  # how often the caller's thread looks at the pipe and at should_cancel
 CHILD_NICE = 5  # the child's scheduling priority below the caller's (only matters when cores are busy)
 
-_LIVE: "set[multiprocessing.process.BaseProcess]" = set()  # children started here and not yet reaped
+_LIVE: set[multiprocessing.process.BaseProcess] = set()  # children started here and not yet reaped
 _LIVE_LOCK = threading.Lock()
 
 Work = Callable[[dict, "Outbox", Callable[[], bool]], dict]
@@ -186,7 +186,7 @@ def _child_main(work: Work, spec: dict, conn, ctl) -> None:
         out.close()
         out.send({"kind": "error", "message": "out of memory in the training process", "traceback": ""})
         code = 1
-    except Exception as exc:  # noqa: BLE001 - every error goes back to the parent as a message
+    except Exception as exc:
         out.close()
         out.send({"kind": "error", "message": one_line(exc), "traceback": traceback.format_exc()})
         code = 1

@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -128,7 +128,7 @@ class ExperimentConfig:
     lists_from: str | None = None
 
     @classmethod
-    def from_preset(cls, name: str | None, **overrides) -> "ExperimentConfig":
+    def from_preset(cls, name: str | None, **overrides) -> ExperimentConfig:
         """The preset's settings (see :data:`PRESETS`), then ``overrides`` (``None`` values are
         ignored, so unset command-line options keep the preset's value)."""
         base: dict = {}

@@ -48,7 +48,14 @@ from .. import __version__
 from ..errors import Cancelled, NerstudioError
 from .child_process import ChildProcessFailed, one_line
 from .folds import InlineExecutor, ProcessExecutor, TaskContext
-from .work_files import find_inputs, load_input, load_inputs, pack_folder, sha256_file, unpack_folder
+from .work_files import (
+    find_inputs,
+    load_input,
+    load_inputs,
+    pack_folder,
+    sha256_file,
+    unpack_folder,
+)
 
 POLL_INTERVAL = 0.05  # seconds between two looks at the futures and at should_cancel
 PROGRESS_INTERVAL = 0.25  # a remote task sends a progress message at most this often
@@ -148,7 +155,7 @@ class DaskExecutor:
             for ev in self._cancelled_events:
                 try:
                     ev.clear()
-                except Exception:  # noqa: BLE001 - the scheduler may be gone already
+                except Exception:
                     pass
             self._cancelled_events.clear()
             client.close()
@@ -209,11 +216,11 @@ class DaskExecutor:
                     cancel.set()
                     self._cancelled_events.append(cancel)
                     client.cancel(list(pending))
-                except Exception:  # noqa: BLE001 - the scheduler is gone: nothing left to stop
+                except Exception:
                     pass
             try:
                 client.unsubscribe_topic(topic)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
     @staticmethod
@@ -346,10 +353,10 @@ def _remote_job(job, index: int, source, shipped: dict, run_id: str):
         with tempfile.TemporaryDirectory(prefix="nerstudio-result-") as folder:
             job.files.save(result, folder)
             files = pack_folder(folder)
-    except BaseException as exc:  # noqa: BLE001 - an error the caller cannot unpickle becomes one line
+    except BaseException as exc:
         try:
             pickle.loads(pickle.dumps(exc))
-        except Exception:  # noqa: BLE001
+        except Exception:
             raise ChildProcessFailed(f"{job.name}: {one_line(exc)}", traceback.format_exc()) from None
         raise
     return files, time.perf_counter() - t0

@@ -74,7 +74,7 @@ def _skeleton(source: str) -> str:
     return "\n".join(out) + "\n"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tree(module: str) -> ast.Module | None:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):

@@ -22,7 +22,7 @@ number of gold entities. No Qt here; :func:`analysis_lines` prints the tables fo
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..corpus.model import Span
 from ..evaluation import PRF

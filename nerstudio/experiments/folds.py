@@ -38,8 +38,9 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -230,12 +231,12 @@ def _child(job: Job, data, conn) -> None:
     try:
         result = job.task(data, job, TaskContext(None, report))
         conn.send(("done", result))
-    except BaseException as exc:  # noqa: BLE001 - every error goes back to the parent
+    except BaseException as exc:
         code = 1
         tb = traceback.format_exc()
         try:
             conn.send(("error", exc, tb))
-        except Exception:  # noqa: BLE001 - an exception that does not pickle: its message
+        except Exception:
             conn.send(("error", ChildProcessFailed(f"{job.name}: {one_line(exc)}", tb), tb))
     finally:
         conn.close()

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -41,7 +41,14 @@ from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
 from .breakdown import breakdown, breakdown_lines, training_strings
-from .collins import _plot_curves, _system, settings_and_stages, stage_helpers, with_placeholder_type, write_report
+from .collins import (
+    _plot_curves,
+    _system,
+    settings_and_stages,
+    stage_helpers,
+    with_placeholder_type,
+    write_report,
+)
 from .folds import Job, TaskContext, is_remote, run_folds, split
 from .work_files import CorpusFile, ResultFiles
 
@@ -264,7 +271,7 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
             return JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
                                average=cfg.average_joint, bpm=cfg.bpm, seed=cfg.seed,
                                local=cfg.local(labels=labels))
-        jt, tried = _best_by_dev(cfg.C_values(algo), make, lambda m: m.fit(train, dev, callback=stats_cb(algo),
+        jt, tried = _best_by_dev(cfg.C_values(algo), make, lambda m: m.fit(
                                                                           should_cancel=should_cancel), check)
         secs = time.perf_counter() - t
         jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))

@@ -10,18 +10,27 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from ..corpus.model import Corpus
 from ..nbest import NBestList
 from ..tagging.maxent import MaxEntTagger
-from .folds import Executor, FoldProgress, Job, TaskContext, document_folds, is_remote, run_folds, split
+from .folds import (
+    Executor,
+    FoldProgress,
+    Job,
+    TaskContext,
+    document_folds,
+    is_remote,
+    run_folds,
+    split,
+)
 from .work_files import CorpusFile, ResultFiles
 
-__all__ = ["JackknifeResult", "jackknife", "merge_nbest", "sentence_ids", "document_folds"]
+__all__ = ["JackknifeResult", "document_folds", "jackknife", "merge_nbest", "sentence_ids"]
 
 
 @dataclass

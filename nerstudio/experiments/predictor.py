@@ -20,8 +20,8 @@ a document of its own, so one sentence alone gets no document context.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

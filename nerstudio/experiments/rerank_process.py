@@ -29,15 +29,16 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
 from ..errors import Cancelled
 from ..nbest import NBestList
 from ..persist import json_array, jsonable, load_npz
+from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
 
 RANKING_FORMAT = "nerstudio-ranking"
 RANKING_VERSION = 1

@@ -30,8 +30,9 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..corpus.formats import atomic_open, read_corpus
 from ..corpus.model import Span

@@ -17,11 +17,13 @@ are reported as progress only). The same work runs in this process with :func:`t
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -141,8 +143,8 @@ def display_lists(model, corpus, n: int | None = None, progress=None, should_can
     (:func:`document_chunks`; the same lists as one call, tested): ``progress(message, tokens
     done, tokens)`` after each batch, and ``should_cancel()`` is polled between batches
     (:class:`Cancelled`)."""
-    from .pipeline import sentence_ids
     from ..tagging.joint import split_document_lists
+    from .pipeline import sentence_ids
     n = shown_n(model) if n is None else int(n)
     chunks = document_chunks(corpus, chunk_tokens)
     total = sum(c.n_tokens for c in chunks)
@@ -226,7 +228,7 @@ def load_origin(path) -> list[list[int]]:
     if sizes.sum() != len(flat):
         raise FormatError(os.fspath(path), None, "candidate origins: sizes do not add up")
     bounds = np.concatenate([[0], np.cumsum(sizes)])
-    return [flat[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+    return [flat[a:b].tolist() for a, b in itertools.pairwise(bounds)]
 
 
 # ------------------------------------------------------------------------------------------------

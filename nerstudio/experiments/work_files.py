@@ -25,8 +25,9 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ..corpus.formats import read_corpus
 from ..corpus.model import Corpus
@@ -83,7 +84,7 @@ class CorpusFile:
     fingerprint: str
 
     @classmethod
-    def of(cls, corpus: Corpus, part: str) -> "CorpusFile":
+    def of(cls, corpus: Corpus, part: str) -> CorpusFile:
         """The file ``corpus`` was read from; raises if it has none."""
         if part not in ("sentences", "documents", "corpus"):
             raise ValueError(f"part must be sentences, documents or corpus, not {part!r}")
@@ -95,7 +96,7 @@ class CorpusFile:
     def paths(self) -> tuple[str, ...]:
         return (self.path,)
 
-    def cached_as(self) -> "CorpusFile":
+    def cached_as(self) -> CorpusFile:
         """Every part of a corpus shares one cache entry: the whole corpus."""
         return dataclasses.replace(self, part="corpus")
 
@@ -120,7 +121,7 @@ class NBestFile:
     sha256: str
 
     @classmethod
-    def of(cls, path) -> "NBestFile":
+    def of(cls, path) -> NBestFile:
         path = os.path.abspath(os.fspath(path))
         return cls(path, sha256_file(path))
 

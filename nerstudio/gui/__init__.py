@@ -19,7 +19,7 @@ def binding_problem() -> str | None:
     try:
         from importlib.metadata import version
         have = version("PySide6-Essentials")
-    except Exception:  # noqa: BLE001 - PySide6 (the full one) or a build without metadata
+    except Exception:
         return None
     fixed_on = BROKEN_BINDINGS.get(have)
     if fixed_on is not None and _sys.version_info < fixed_on:

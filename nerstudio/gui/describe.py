@@ -16,7 +16,7 @@ def describe_model(model) -> str:
         from .run_settings import short_label
         try:
             label = short_label(getattr(model, "algo", learner.algo), learner.get_params())
-        except Exception:  # noqa: BLE001 - a description is optional
+        except Exception:
             label = None
         if label:
             nf = getattr(getattr(model, "features", None), "min_sentences", None)
@@ -26,7 +26,7 @@ def describe_model(model) -> str:
         if callable(v):
             try:
                 return str(v())
-            except Exception:  # noqa: BLE001 - a description is optional
+            except Exception:
                 pass
         elif isinstance(v, str):
             return v

@@ -183,7 +183,7 @@ class Dialogs:
             item, ok = QInputDialog.getItem(self.parent, "Reopen with encoding", f"Encoding of {path}:", labels, 0,
                                             True)
             if ok and item:
-                for (label, enc), text in zip(ENCODINGS, labels):
+                for (_label, enc), text in zip(ENCODINGS, labels):
                     if item == text:
                         return enc
                 return item.strip() or None

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
 from ..corpus.model import Corpus
 from ..nbest import NBestList
-from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
 
 
 @dataclass
@@ -352,6 +352,7 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
     def job(ctx) -> KTRunResult:
         import shutil
         import tempfile
+
         from ..experiments import tagger_process as tp
         t0 = time.perf_counter()
         if corpus is None or not len(corpus):
@@ -392,6 +393,7 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
     def job(ctx) -> KTRunResult:
         import shutil
         import tempfile
+
         from ..experiments import tagger_process as tp
         t0 = time.perf_counter()
         ctx.progress(f"reading {os.path.basename(path)} and decoding the corpus…")

@@ -24,24 +24,24 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox
 from .. import __version__
 from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
+from . import icons, screen_fit
 from .actions import make_action
 from .controllers import Context, DocumentEvents, SentenceCursor
+from .controllers.adjudication import AdjudicationController
 from .controllers.agreement import AgreementController
 from .controllers.annotation import AnnotationController
 from .controllers.browser import BrowserController
 from .controllers.candidates import CandidatesController
 from .controllers.comparison import ComparisonController
-from .controllers.model_features import ModelFeaturesController
-from .controllers.preannotate import PreannotateController
+from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
 from .controllers.loop import LoopController
+from .controllers.model_features import ModelFeaturesController
 from .controllers.notes import NotesController
 from .controllers.occurrences import OccurrencesController
-from .controllers.adjudication import AdjudicationController
-from .controllers.files import FilesController, companion_nbest  # noqa: F401 - re-exported
+from .controllers.preannotate import PreannotateController
 from .controllers.stepper import StepperController
 from .controllers.training import TrainingController, sibling_dev  # noqa: F401 - re-exported
 from .controllers.what_if import WhatIfController
-from . import icons, screen_fit
 from .dialogs import Dialogs
 from .job_service import JobService
 from .window_views import Views

@@ -13,7 +13,7 @@ worker's :class:`~nerstudio.gui.workers.JobContext` owns one and the clock is in
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 MIN_FRACTION = 0.02  # of the current stage, before its end is projected
 MIN_SECONDS = 1.0  # of the current stage, likewise
@@ -21,7 +21,7 @@ SCALE = 1000  # the pipeline's progress bar counts in thousandths
 
 
 def format_duration(seconds: float) -> str:
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{max(s, 1)} s"
     m, s = divmod(s, 60)

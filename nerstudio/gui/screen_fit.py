@@ -60,7 +60,7 @@ class ScreenFit(QObject):
         self._screen_hooked = False
         self.enabled = True  # off for --screenshot: a picture of a fixed size, whatever the screen
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+    def eventFilter(self, obj, event) -> bool:
         if self.enabled and obj is self.window and event.type() in (QEvent.Show, QEvent.Resize):
             fit(self.window)
             self._timer.start()

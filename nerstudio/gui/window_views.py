@@ -21,18 +21,32 @@ the settings here and saved by :meth:`Views.save`.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QScrollArea, QSplitter, QTableWidget, QTabWidget, QTreeView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSplitter,
+    QTableWidget,
+    QTabWidget,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
 from .views.agreement_view import AgreementView
 from .views.annotation_view import AnnotationView
 from .views.comparison import ComparisonView
-from .views.model_features import ModelFeaturesView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.fitting import AdaptiveSplitter, narrow_combo
+from .views.model_features import ModelFeaturesView
 from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.stepper import StepperPanel
@@ -86,12 +100,12 @@ class FitScroll(QScrollArea):
         widget.installEventFilter(self)
         self.viewport().installEventFilter(self)
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+    def eventFilter(self, obj, event) -> bool:
         if event.type() in (QEvent.LayoutRequest, QEvent.Resize):
             self.fit()
         return super().eventFilter(obj, event)
 
-    def showEvent(self, event) -> None:  # noqa: N802
+    def showEvent(self, event) -> None:
         self.fit()
         super().showEvent(event)
 

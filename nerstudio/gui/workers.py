@@ -21,7 +21,8 @@ import threading
 import time
 import traceback
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
@@ -30,7 +31,7 @@ from .progress import SCALE, Pipeline
 
 MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
 
-_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()  # every thread a TaskRunner started
+_THREADS: weakref.WeakSet[QThread] = weakref.WeakSet()  # every thread a TaskRunner started
 
 
 def running_threads(scan: bool = True) -> list[QThread]:
@@ -53,7 +54,7 @@ def running_threads(scan: bool = True) -> list[QThread]:
 class JobContext:
     """What a job sees of its worker: cancellation flag and throttled reporting."""
 
-    def __init__(self, worker: "Worker"):
+    def __init__(self, worker: Worker):
         self._worker = worker
         self.cancel_event = worker.cancel_event
         self.pipeline = Pipeline()

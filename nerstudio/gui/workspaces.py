@@ -21,8 +21,17 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import (QFrame, QScrollArea, QSizePolicy, QStackedWidget, QTabWidget, QToolButton,
-                               QVBoxLayout, QHBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class Slot(QWidget):
@@ -226,7 +235,7 @@ class WorkspaceHost(QWidget):
                 parent.parentWidget().setCurrentWidget(w)
             w = parent
 
-    def handle(self, name: str) -> "WorkspaceHandle":
+    def handle(self, name: str) -> WorkspaceHandle:
         return WorkspaceHandle(self, name)
 
 
@@ -263,13 +272,13 @@ class WorkspaceHandle(QObject):
                 next(n for n in self.host.spaces if n != self.name)
             self.host.activate(back)
 
-    def isVisible(self) -> bool:  # noqa: N802 - the QWidget name its callers use
+    def isVisible(self) -> bool:
         return self.host.current == self.name
 
-    def setVisible(self, on: bool) -> None:  # noqa: N802
+    def setVisible(self, on: bool) -> None:
         self.show() if on else self.hide()
 
-    def toggleViewAction(self) -> QAction:  # noqa: N802
+    def toggleViewAction(self) -> QAction:
         return self.host.spaces[self.name].action
 
 
@@ -291,11 +300,11 @@ class PanelTabs(QObject):
         tabs.currentChanged.connect(self.currentChanged.emit)
         return tabs
 
-    def currentWidget(self) -> QWidget | None:  # noqa: N802
+    def currentWidget(self) -> QWidget | None:
         for t in self._tabs:
             if self.host.holds(t):
                 return t.currentWidget()
         return None
 
-    def setCurrentWidget(self, widget: QWidget) -> None:  # noqa: N802
+    def setCurrentWidget(self, widget: QWidget) -> None:
         self.host.reveal(widget)

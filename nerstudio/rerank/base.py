@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class Reranker:
 
     # -- training ------------------------------------------------------------------------------
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> "Reranker":
+            should_cancel: CancelCheck = None) -> Reranker:
         raise NotImplementedError
 
     @staticmethod

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -267,10 +267,9 @@ class BoostingSession:
                 self._recompute()
                 _compiled.block_max(self.BL, bmax, block)
                 self._bmax_valid = True
-            if done < chunk:
-                if self.BL.size == 0 or not float(bmax.max()) > 0.0:
-                    self.exhausted = True  # no feature can reduce the loss
-                    break
+            if done < chunk and (self.BL.size == 0 or not float(bmax.max()) > 0.0):
+                self.exhausted = True  # no feature can reduce the loss
+                break
             if between is not None:
                 between()
         return total
@@ -301,7 +300,7 @@ class Boosting(Reranker):
         self.keep_best = keep_best
 
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> "Boosting":
+            should_cancel: CancelCheck = None) -> Boosting:
         self._start()
         sess = BoostingSession(train, epsilon=self.epsilon)
         self.alpha0_ = sess.alpha0

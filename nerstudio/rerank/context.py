@@ -27,7 +27,7 @@ stage labelling, so a reranker can use them without searching over document labe
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..nbest import NBestList
 from ..resources import Gazetteers, select_lists

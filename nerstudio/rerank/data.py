@@ -123,7 +123,7 @@ class RankingData:
         f = 200.0 * C / (G + P) if G + P else 0.0
         return p, r, f
 
-    def subset(self, sentences: np.ndarray) -> "RankingData":
+    def subset(self, sentences: np.ndarray) -> RankingData:
         """The same data restricted to some sentences (in the given order)."""
         sentences = np.asarray(sentences, dtype=np.int64)
         sizes = self.sizes[sentences]

@@ -14,8 +14,8 @@ A *term* is anything with ``name``, ``template`` and ``contribution`` attributes
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..numfmt import num
 from .glossary import describe_template, feature_value

@@ -55,7 +55,7 @@ from __future__ import annotations
 import gc
 import itertools
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -253,7 +253,7 @@ class GlobalFeatures:
 
     # -- fitting and transforming -------------------------------------------------------------
     def fit(self, nbest: NBestList, progress: Callable[[int, int], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, lexicon: set[str] | None = None) -> "GlobalFeatures":
+            should_cancel: Callable[[], bool] | None = None, lexicon: set[str] | None = None) -> GlobalFeatures:
         """Build the lexicon and the feature index from a (jackknifed) training N-best list."""
         self.fit_transform(nbest, progress, should_cancel, lexicon)
         return self
@@ -510,7 +510,7 @@ class GlobalFeatures:
         return head, arrays
 
     @classmethod
-    def from_state(cls, head: dict, arrays: dict) -> "GlobalFeatures":
+    def from_state(cls, head: dict, arrays: dict) -> GlobalFeatures:
         from ..persist import check_params, header_field, json_strings
         self = cls(**check_params(cls, head.get("params"), "features.params"))
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:

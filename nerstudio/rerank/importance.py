@@ -25,8 +25,8 @@ perceptron) have no per-feature weights and are refused with a clear error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp

@@ -48,9 +48,10 @@ run. The development curve is built the same way, one epoch's new mistakes at a 
 
 from __future__ import annotations
 
+import functools
 import time
 import weakref
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -194,11 +195,11 @@ class KernelPerceptron(Reranker):
             cache[key] = (data.X, unit)
         return unit
 
-    def _feats(self) -> "_StoredFeatures | None":
+    def _feats(self) -> _StoredFeatures | None:
         return getattr(self, "stored_feats_", None) if self.global_features else None
 
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> "KernelPerceptron":
+            should_cancel: CancelCheck = None) -> KernelPerceptron:
         self._validate()
         _require_nbest(train)
         if dev is not None:
@@ -260,7 +261,7 @@ class KernelPerceptron(Reranker):
             setattr(self, k, v)
 
     def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
-        lam = float(self.lam)
+        float(self.lam)
         nb = train.nbest
         store = SequenceStore(bool(self.word_features), threads=int(self.threads))
         mistake_sent: list[int] = []
@@ -325,7 +326,7 @@ class KernelPerceptron(Reranker):
             if tracker is not None:
                 tracker.advance(kern, len(mistake_sent), np.asarray(counts), tick)
                 dev_scores[epoch] = tracker.scores(self.mode, counts[-1])
-                score_fn = (lambda _d, sc=dev_scores[epoch]: sc)
+                score_fn = functools.partial(_fixed_scores, dev_scores[epoch])
             self._record(epoch, dev, callback, score_fn=score_fn, mistakes=made)
         if dev is not None and self.best_step_ is not None and self.best_step_ != epochs:
             M, last = snapshots[self.best_step_]
@@ -558,3 +559,8 @@ def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: b
     if k <= 0 or l_ <= 0:
         return 1.0
     return k / l_ ** 2 if learned else k / l_
+
+
+def _fixed_scores(scores, _dev):
+    """The dev scores already computed for an epoch, whatever list is passed."""
+    return scores

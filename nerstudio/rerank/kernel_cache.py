@@ -17,7 +17,7 @@ lives for one ``fit`` only.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 

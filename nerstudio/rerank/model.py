@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -167,7 +167,7 @@ class RerankerModel:
         save_npz(path, header, arrays)
 
     @classmethod
-    def load(cls, path) -> "RerankerModel":
+    def load(cls, path) -> RerankerModel:
         path = os.fspath(path)
         header, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a reranker model")
         try:

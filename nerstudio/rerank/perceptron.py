@@ -101,7 +101,7 @@ class PerceptronRanker(Reranker):
 
     # -- training ------------------------------------------------------------------------------
     def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> "PerceptronRanker":
+            should_cancel: CancelCheck = None) -> PerceptronRanker:
         if train.oracle is None or train.quality is None:
             raise ValueError("training data needs gold (oracle candidates)")
         t0 = time.perf_counter()
@@ -319,7 +319,7 @@ class _VoteTally:
 
     def votes(self, model) -> np.ndarray:
         K = len(model.counts_)
-        if K - 1 > self.n_final:
+        if self.n_final < K - 1:
             self._run(model, self.n_final, K - 1, self.final)
             self.n_final = K - 1
         out = self.final.copy()

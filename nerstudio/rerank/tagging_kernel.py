@@ -39,10 +39,9 @@ The kernel perceptron that uses it is :mod:`nerstudio.rerank.kernel`.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-
 
 # -- word features -------------------------------------------------------------------------------
 

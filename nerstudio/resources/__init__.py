@@ -23,9 +23,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
 
@@ -107,7 +107,7 @@ def fold(word: str) -> str:
     return word.lower().replace(".", "")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _entries(name: str) -> frozenset:
     mode = manifest()["lists"][name]["match"]
     out = set()
@@ -161,7 +161,7 @@ class Gazetteers:
         out = {}
         for name in self.names:
             ks, entries, lengths = keys[self.fold[name]], self.entries[name], self._lengths[name]
-            out[name] = longest_match_iob(n, lambda i: lengths[ks[i]], lambda i, m: tuple(ks[i:i + m]) in entries,
+            out[name] = longest_match_iob(n, lambda i: lengths[ks[i]], lambda i, m: tuple(ks[i:i + m]) in entries,  # noqa: B023 (called at once)
                                           starts[name]) if starts[name] else ["O"] * n
         return out
 

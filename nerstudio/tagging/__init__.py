@@ -14,9 +14,12 @@ def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
     ``kinds`` limits what is accepted; anything else raises one :class:`FormatError` line
     naming the file and what it is instead (``what`` names the accepted kinds in that message).
     """
-    from .joint import MODEL_FORMAT as JOINT, JointTagger
-    from .maxent import MODEL_FORMAT as MAXENT, MaxEntTagger
-    from .perceptron import MODEL_FORMAT as PERCEPTRON, PerceptronTagger
+    from .joint import MODEL_FORMAT as JOINT
+    from .joint import JointTagger
+    from .maxent import MODEL_FORMAT as MAXENT
+    from .maxent import MaxEntTagger
+    from .perceptron import MODEL_FORMAT as PERCEPTRON
+    from .perceptron import PerceptronTagger
     by_format = {MAXENT: ("maxent", MaxEntTagger), PERCEPTRON: ("perceptron", PerceptronTagger),
                  JOINT: ("joint", JointTagger)}
     wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"

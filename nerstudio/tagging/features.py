@@ -53,7 +53,7 @@ thousand dictionary look-ups, not millions.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -329,7 +329,7 @@ class FeatureExtractor:
         wv = types  # types[0] is NULL
         pair_t("w-1|w", lambda c: self._shift(c["word_ids"], c, -1), lambda c: c["word_ids"], wv, wv)
         pair_t("w|w+1", lambda c: c["word_ids"], lambda c: self._shift(c["word_ids"], c, 1), wv, wv)
-        for j, (names, arr) in enumerate(ctx["cols"][:2]):
+        for j, (names, _arr) in enumerate(ctx["cols"][:2]):
             tag = "pos" if j == 0 else "chk"
             cv = names  # names[0] is NULL
             for k in (-1, 0, 1):

@@ -27,18 +27,19 @@ than in training helps (its Table 3).
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
 from ..corpus.model import Span
 from ..errors import FormatError
 from ..evaluation import evaluate_spans
-from ..persist import CORRUPT, check_params, jsonable, load_npz, save_npz, scalar
 from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
+from ..persist import CORRUPT, check_params, jsonable, load_npz, save_npz, scalar
 from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, Local, first_model_lists
 from .perceptron import PerceptronTagger
@@ -231,7 +232,7 @@ class JointTagger:
     # -- training ---------------------------------------------------------------------------------
     def fit(self, corpus, dev=None, callback: Callable[[JointStats], None] | None = None,
             should_cancel: Callable[[], bool] | None = None, first: PerceptronTagger | None = None,
-            train_lists: tuple | None = None) -> "JointTagger":
+            train_lists: tuple | None = None) -> JointTagger:
         """Train on ``corpus`` (documents are the sequences). The re-ranking baselines also need
         the ``first`` model (trained on all of ``corpus``; it makes the dev and test lists) and
         ``train_lists`` = (candidates, scores, gold scores), per training document, from a first
@@ -367,7 +368,7 @@ class JointTagger:
             self._ensure(wg, self.nl_.n_features)
             total = ls + np.array([_dot(wg.w, g) for g in G])
             s_gold = docs.local.score(i, gold, wl.w) + _dot(wg.w, phi_g_gold)
-            is_gold = np.all(Y == gold[None, :], axis=1) if len(Y) else np.zeros(0, bool)
+            is_gold = np.all(gold[None, :] == Y, axis=1) if len(Y) else np.zeros(0, bool)
             hits += bool(is_gold.any())
             rank = np.argsort(-total, kind="stable")
             tokens += len(gold)
@@ -491,7 +492,7 @@ class JointTagger:
         save_npz(path, jsonable(header), arrays)
 
     @classmethod
-    def load(cls, path) -> "JointTagger":
+    def load(cls, path) -> JointTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a joint (K&T) tagger model")
         try:
@@ -536,7 +537,7 @@ def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
         lp = np.asarray(doc_nb.logprobs[i], dtype=np.float64)
         doc_gold = doc_nb.gold[i] if doc_nb.gold is not None else None
         off = [int(x) for x in offsets[i]]
-        for a, b in zip(off[:-1], off[1:]):
+        for a, b in itertools.pairwise(off):
             seen: dict[bytes, int] = {}
             for j in range(Y.shape[0]):
                 seen.setdefault(Y[j, a:b].tobytes(), j)

@@ -16,7 +16,7 @@ training documents: :func:`nerstudio.experiments.kazama.cross_validated_lists`).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

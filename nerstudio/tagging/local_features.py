@@ -99,7 +99,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections import defaultdict
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -217,7 +217,7 @@ class Gazetteer:
 
     @classmethod
     def from_documents(cls, documents: Iterable[Sequence[Sentence]], types: Sequence[str] = GAZ_TRAIN_TYPES
-                       ) -> "Gazetteer":
+                       ) -> Gazetteer:
         """Gold entity strings of the given types; remembers which document (by position) each
         comes from, for leave-one-document-out matching on those documents."""
         src: dict[str, dict[tuple[str, ...], set]] = {t: defaultdict(set) for t in types}
@@ -230,10 +230,10 @@ class Gazetteer:
                    {t: {e: frozenset(ds) for e, ds in v.items()} for t, v in src.items()})
 
     @classmethod
-    def from_sentences(cls, sentences: Iterable[Sentence], types: Sequence[str] = GAZ_TRAIN_TYPES) -> "Gazetteer":
+    def from_sentences(cls, sentences: Iterable[Sentence], types: Sequence[str] = GAZ_TRAIN_TYPES) -> Gazetteer:
         return cls.from_documents([[s] for s in sentences], types).without_sources()
 
-    def without_sources(self) -> "Gazetteer":
+    def without_sources(self) -> Gazetteer:
         return Gazetteer(self.entries)
 
     @property
@@ -278,7 +278,7 @@ def _checker(should_cancel):
 class FeatureRows:
     """Predicate ids per token of a list of sequences (CSR), with sequence and sentence starts."""
 
-    __slots__ = ("indptr", "ids", "seq_ptr", "starts")
+    __slots__ = ("ids", "indptr", "seq_ptr", "starts")
 
     def __init__(self, indptr: np.ndarray, ids: np.ndarray, seq_ptr: np.ndarray, starts: np.ndarray):
         self.indptr, self.ids, self.seq_ptr, self.starts = indptr, ids, seq_ptr, starts
@@ -295,7 +295,7 @@ class KTFeatures:
     ``"current"`` (see :class:`~nerstudio.tagging.perceptron.PerceptronTagger` for why).
     """
 
-    def __init__(self, cutoff: int = 2, gazetteer: "Gazetteer | None" = None, edge_templates="all",
+    def __init__(self, cutoff: int = 2, gazetteer: Gazetteer | None = None, edge_templates="all",
                  lists: Gazetteers | None = None, rich: bool = False, clusters: Sequence[int] = (),
                  biglex: bool = False):
         self.cutoff = int(cutoff)
@@ -455,7 +455,7 @@ class KTFeatures:
 
     # -- fitting and transforming ----------------------------------------------------------
     def fit(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None,
-            should_cancel=None) -> "KTFeatures":
+            should_cancel=None) -> KTFeatures:
         """Fit the vocabulary on training sequences; ``documents`` gives each sequence's training
         document (for the leave-one-document-out gazetteer match). ``should_cancel()`` is polled
         often; when true, :class:`~nerstudio.errors.Cancelled` is raised."""
@@ -624,7 +624,7 @@ class KTFeatures:
         return header, arrays, values, gaz
 
     @classmethod
-    def from_state(cls, header: dict, arrays: dict, values: dict, gaz) -> "KTFeatures":
+    def from_state(cls, header: dict, arrays: dict, values: dict, gaz) -> KTFeatures:
         gazetteer = Gazetteer(gaz) if gaz is not None else None
         lists = None
         if header.get("lists"):

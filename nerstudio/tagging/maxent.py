@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,8 +34,17 @@ import scipy.sparse as sp
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids
-from ..persist import (CORRUPT, check_params, header_field, json_array, json_strings, json_value, load_npz, save_npz,
-                       scalar, vector)
+from ..persist import (
+    CORRUPT,
+    check_params,
+    header_field,
+    json_array,
+    json_strings,
+    load_npz,
+    save_npz,
+    scalar,
+    vector,
+)
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
@@ -180,7 +189,7 @@ class MaxEntTagger:
 
     def fit(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
             callback: Callable[[TrainStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, init: "MaxEntTagger | None" = None) -> "MaxEntTagger":
+            should_cancel: Callable[[], bool] | None = None, init: MaxEntTagger | None = None) -> MaxEntTagger:
         t0 = time.perf_counter()
         self.gis_slack_ = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
@@ -204,7 +213,7 @@ class MaxEntTagger:
         self.train_seconds_ = time.perf_counter() - t0
         return self
 
-    def initial_weights(self, init: "MaxEntTagger", mask: np.ndarray) -> np.ndarray:
+    def initial_weights(self, init: MaxEntTagger, mask: np.ndarray) -> np.ndarray:
         """``init``'s weights laid out as this fit's parameters (``mask``): a static predicate
         and a tag both models know keep their weight; the dynamic rows are matched by the names
         of the previous tags (the sentence start included); everything else is zero."""
@@ -229,7 +238,7 @@ class MaxEntTagger:
     def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
         """Reference (scipy) form of the design: static predicates, then t-1, then t-2 t-1."""
         T = len(self.tagset_)
-        n, Fs = Xs.shape
+        n, _Fs = Xs.shape
         nd = (T + 1) + (T + 1) ** 2
         dyn = sp.csr_matrix((np.ones(2 * n, dtype=np.float32),
                              np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
@@ -490,7 +499,7 @@ class MaxEntTagger:
         save_npz(path, header, payload)
 
     @classmethod
-    def load(cls, path) -> "MaxEntTagger":
+    def load(cls, path) -> MaxEntTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a tagger model")
         try:

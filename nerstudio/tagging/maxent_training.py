@@ -16,16 +16,15 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import Cancelled
 from .lazy import LazyModule
-
 
 _mc = LazyModule(__package__ + "._maxent_compiled")  # numba kernels, imported on first use
 

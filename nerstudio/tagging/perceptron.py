@@ -60,15 +60,24 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, FormatError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
-from ..persist import CORRUPT, check_params, header_field, json_array, json_value, jsonable, load_npz, save_npz
+from ..persist import (
+    CORRUPT,
+    check_params,
+    header_field,
+    json_array,
+    json_value,
+    jsonable,
+    load_npz,
+    save_npz,
+)
 from ..resources import Gazetteers
 from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
@@ -310,7 +319,7 @@ class PerceptronTagger:
         """The k best valid taggings of sequence i, best first, distinct: ((k', L) int16 tags,
         (k',) float64 scores) with k' = min(k, number of valid taggings)."""
         w = self._weights(weights)
-        a, L = seqs.bounds(i)
+        _a, L = seqs.bounds(i)
         return self._kbest_with(seqs, i, self._buffers(L, max(int(k), 1)), w)
 
     def _kbest_with(self, seqs: Sequences, i: int, b: K.Buffers, w: np.ndarray):
@@ -493,7 +502,7 @@ class PerceptronTagger:
         return aw.averaged() if self.averaging else aw.w, stats, cancelled
 
     def fit(self, corpus_or_documents, dev=None, callback: Callable[[EpochStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None) -> "PerceptronTagger":
+            should_cancel: Callable[[], bool] | None = None) -> PerceptronTagger:
         """Train on a Corpus (its documents), a list of Documents or a list of Sentences.
 
         ``dev`` (same kinds) is scored after every epoch. Returns self.
@@ -660,7 +669,7 @@ class PerceptronTagger:
         save_npz(path, {"format": MODEL_FORMAT, "version": MODEL_VERSION, **header}, arrays)
 
     @classmethod
-    def load(cls, path) -> "PerceptronTagger":
+    def load(cls, path) -> PerceptronTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a perceptron tagger model")
         try:
@@ -669,7 +678,7 @@ class PerceptronTagger:
             raise FormatError(path, None, f"corrupt perceptron tagger model: {exc}") from None
 
     @classmethod
-    def from_state(cls, h: dict, arrays: dict) -> "PerceptronTagger":
+    def from_state(cls, h: dict, arrays: dict) -> PerceptronTagger:
         """The inverse of :meth:`state`; raises KeyError/ValueError/TypeError on bad input."""
         p = dict(check_params(cls, h.get("params")))
         gaz_spec = p.pop("gazetteer")

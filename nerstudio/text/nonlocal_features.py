@@ -44,7 +44,7 @@ vocabulary order (tests/test_nonlocal_compiled.py checks them against the string
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -71,7 +71,7 @@ def _majority_of(labels: Iterable[str]) -> str:
 class DocumentIndex:
     """Where each word (and each multi-word string, looked up lazily) occurs in one document."""
 
-    __slots__ = ("words", "lower", "_first", "_found", "_ints")
+    __slots__ = ("_first", "_found", "_ints", "lower", "words")
 
     def __init__(self, words: Sequence[str]):
         self.words = tuple(words)
@@ -233,8 +233,8 @@ class NonLocalFeatures:
         if "conjunction" in want:
             lower = doc.lower
             for k in range(len(ents) - 1):
-                a0, a1, la = ents[k]
-                b0, b1, lb = ents[k + 1]
+                _a0, a1, la = ents[k]
+                b0, _b1, lb = ents[k + 1]
                 gap = b0 - a1
                 if 1 <= gap <= 2 and lower[a1:b0] in COORDINATIONS:
                     out["CJ:" + _pair(la, lb)] += 1
@@ -338,7 +338,7 @@ class NonLocalFeatures:
         return {"templates": list(self.templates), "names": self.names()}
 
     @classmethod
-    def from_state(cls, d: dict) -> "NonLocalFeatures":
+    def from_state(cls, d: dict) -> NonLocalFeatures:
         nl = cls(d["templates"])
         nl.vocabulary = {s: j for j, s in enumerate(d["names"])}
         nl.frozen = True

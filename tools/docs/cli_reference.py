@@ -9,7 +9,6 @@ COMMAND --help`` shows. ``python tools/docs/cli_reference.py`` prints the same m
 from __future__ import annotations
 
 import argparse
-import re
 
 USAGE_WIDTH = 100
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cli_reference import cli_markdown  # noqa: E402
+from cli_reference import cli_markdown
 
 MARKER = "<!-- cli-reference: generated from nerstudio.cli.parser.build_parser() at build time -->"
 PAGE = "reference/cli.md"

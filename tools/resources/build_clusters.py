@@ -43,7 +43,7 @@ import json
 import sys
 from pathlib import Path
 
-from rebuild import build_main  # noqa: E402 (tools/resources/rebuild.py, beside this script)
+from rebuild import build_main
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "nerstudio" / "resources" / "clusters"

@@ -9,8 +9,8 @@ import filecmp
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 
 def build_main(write: Callable[[Path], None], out: Path, description: str, same: str, argv=None) -> int:

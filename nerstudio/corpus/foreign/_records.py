@@ -26,8 +26,8 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 from ...errors import FormatError
 from ..atomic import atomic_open

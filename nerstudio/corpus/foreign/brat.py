@@ -40,6 +40,7 @@ corpus of several documents is refused.
 from __future__ import annotations
 
 import bisect
+import itertools
 import os
 import re
 
@@ -109,7 +110,7 @@ def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None
             raise FormatError(ann, lineno, f"the entity's text {got[:40]!r} is not the text at its offsets "
                                            f"({want[:40]!r}): are the .txt and the .ann from the same document?")
         frags.sort()
-        joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in zip(frags, frags[1:]))
+        joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in itertools.pairwise(frags))
         start, end = runtext.trim(text, frags[0][0], frags[-1][1])
         if start == end:
             raise FormatError(ann, lineno, f"the entity {label} covers only whitespace")
@@ -390,7 +391,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
 def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
-    if corpus.bom and corpus.format in ("brat", "text") or text.startswith("\ufeff"):
+    if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):
         text = "\ufeff" + text  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
     same = False
     try:

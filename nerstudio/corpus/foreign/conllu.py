@@ -71,7 +71,7 @@ def _tag_of(misc: list[str], key: str | None) -> str | None:
 
 
 class _Block:
-    __slots__ = ("lines", "first", "word_rows", "newdoc", "text")
+    __slots__ = ("first", "lines", "newdoc", "text", "word_rows")
 
     def __init__(self, first: int):
         self.lines: list[str] = []
@@ -159,7 +159,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     if mixed:
         notes.append(f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
                      f"at line {mixed[0]}; written back, changed tags use {key}=")
-    explicit_o = any("O" == _tag_of(_misc(b.lines[r].split("\t")[9]), key) for b in blocks for r in b.word_rows)
+    explicit_o = any(_tag_of(_misc(b.lines[r].split("\t")[9]), key) == "O" for b in blocks for r in b.word_rows)
     docs: list[Document] = []
     repairs = 0
     for b, tags in zip(blocks, tags_all):

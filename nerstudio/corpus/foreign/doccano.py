@@ -51,13 +51,13 @@ def sniff_mode(head: str) -> str | None:
             any(k in o for k in _NERSTUDIO_KEYS) for o in map(R.first_json_object, head.split("\n")) if o):
         return None
     ents = obj.get("entities")
-    if isinstance(ents, list) and (ents and isinstance(ents[0], dict) and "start_offset" in ents[0]
-                                   or not ents and "relations" in obj):
+    if isinstance(ents, list) and ((ents and isinstance(ents[0], dict) and "start_offset" in ents[0])
+                                   or (not ents and "relations" in obj)):
         return "rel"
     if any(_is_triples(obj.get(k)) for k in _LABEL_KEYS) and "entities" not in obj:
         return "label"
     anns = obj.get("annotations")  # doccano 1.x exports: objects with label ids
-    if isinstance(anns, list) and (not anns or isinstance(anns[0], dict) and "start_offset" in anns[0]):
+    if isinstance(anns, list) and (not anns or (isinstance(anns[0], dict) and "start_offset" in anns[0])):
         return "label"
     return None
 

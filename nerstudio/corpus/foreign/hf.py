@@ -191,7 +191,7 @@ def _check_writable(s: Sentence, tags, src) -> None:
     """Refuse what the reader would read otherwise: a tag name that is not one line of the
     labels file as written (a line break of any kind inside it, whitespace at its ends, which
     the reader strips), and a sentence whose only token is ``-DOCSTART-`` (a document boundary)."""
-    for t, sp in ((t, sp) for sp in s.spans for t in tags[sp.start:sp.end]):
+    for t, sp in ((t, span) for span in s.spans for t in tags[span.start:span.end]):
         if t.splitlines() != [t] or t != t.strip():
             raise FormatError(src, s.line or None, f"the label {sp.label!r} cannot be written as hf: its tag "
                                                    f"{t!r} would not be one line of the labels file (a line break, "

@@ -46,9 +46,9 @@ def sniff(path: str, head: str) -> bool:
     if "_task_hash" in obj or "_input_hash" in obj:
         return True
     tokens, spans = obj.get("tokens"), obj.get("spans")
-    return (isinstance(obj.get("text"), str) and isinstance(tokens, list) and bool(tokens)
-            and isinstance(tokens[0], dict) and "start" in tokens[0]
-            or isinstance(spans, list) and any(isinstance(sp, dict) and "token_start" in sp for sp in spans))
+    return ((isinstance(obj.get("text"), str) and isinstance(tokens, list) and bool(tokens)
+            and isinstance(tokens[0], dict) and "start" in tokens[0])
+            or (isinstance(spans, list) and any(isinstance(sp, dict) and "token_start" in sp for sp in spans)))
 
 
 def _tokens(raw, text: str, path: str, line: int) -> tuple[list[str], list[tuple[int, int]]] | None:

@@ -11,8 +11,8 @@ import codecs
 import os
 
 from ...errors import FormatError
-from ..model import Document, Sentence, Span
 from .. import segment
+from ..model import Document, Sentence, Span
 
 
 def read_text(path: str, encoding: str) -> tuple[str, bool]:
@@ -84,7 +84,7 @@ def document(text: str, entities=(), path: str | None = None, doc_id: str = "") 
             starts[a] = (k, i)
             ends[b] = (k, i)
     spans: list[list[Span]] = [[] for _ in sentences]
-    for s, e, label, line in ents:
+    for s, e, label, _line in ents:
         (k, i), (k2, j) = starts[s], ends[e]  # cuts and merge guarantee both, in one sentence
         assert k == k2
         spans[k].append(Span(i, j + 1, label))

@@ -74,7 +74,8 @@ def _spacy(path: str):
     """spaCy's ``Doc``, ``DocBin``, ``Span`` and ``Vocab``, or one FormatError saying how to
     install it."""
     try:
-        from spacy.tokens import Doc, DocBin, Span as SpacySpan
+        from spacy.tokens import Doc, DocBin
+        from spacy.tokens import Span as SpacySpan
         from spacy.vocab import Vocab
     except ImportError:
         raise FormatError(path, None, f"spaCy DocBin files need spaCy, which is not installed: {INSTALL}") from None

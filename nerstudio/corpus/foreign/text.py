@@ -57,7 +57,7 @@ def looks_like_columns(head: str) -> bool:
 
 def looks_binary(head: str) -> bool:
     """Control characters other than tab, line and page breaks, or a PDF: no text."""
-    return head.startswith("%PDF") or any(c < " " and c not in "\t\n\r\f" or c == "\x7f" for c in head[:4096])
+    return head.startswith("%PDF") or any((c < " " and c not in "\t\n\r\f") or c == "\x7f" for c in head[:4096])
 
 
 def sniff(path: str, head: str) -> bool:

@@ -61,7 +61,7 @@ def old_version(head: str) -> str | None:
     if lines[0].startswith("#FORMAT="):
         m = re.match(r"#FORMAT=WebAnno TSV (\d+)", lines[0])
         return m.group(1) if m and m.group(1) in ("1", "2") else None
-    if _OLD_HEADER.match(lines[0]) and any(ln.startswith("#id=") or ln.startswith("#text=") for ln in lines):
+    if _OLD_HEADER.match(lines[0]) and any(ln.startswith(("#id=", "#text=")) for ln in lines):
         return "2"  # the layer header WebAnno 2 writes
     rest = [ln for ln in lines if not ln.startswith("#")]
     comments = [ln for ln in lines if ln.startswith("#")]
@@ -156,7 +156,7 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
             text_parts.append((" " * (gap - 1) + "\n") if sents else " " * gap)
             pos_py += gap
         offs, at = [], 0
-        for a, b, form, cell, lineno in s["tokens"]:
+        for _a, _b, form, _cell, lineno in s["tokens"]:
             k = stext.find(form, at)
             if k < 0:
                 raise FormatError(path, lineno, f"token {form!r} is not in its sentence's #Text after "
@@ -189,7 +189,7 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
                     groups.setdefault(ident, []).append((k, i, label, lineno))
     crossing = 0
     ents = list(singles)
-    for ident, toks in groups.items():
+    for toks in groups.values():
         if any(t is None for t in toks):
             continue
         if len({t[0] for t in toks}) > 1:

@@ -21,8 +21,9 @@ An import-linter contract keeps these modules independent of one another.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 

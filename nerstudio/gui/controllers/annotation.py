@@ -32,8 +32,14 @@ import time
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QLineEdit, QMenu, QPlainTextEdit,
-                               QTextEdit)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTextEdit,
+)
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change

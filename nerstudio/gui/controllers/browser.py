@@ -17,7 +17,6 @@ filter and the summary, a new N-best list or new scores refresh every mark.
 from __future__ import annotations
 
 import html
-
 from collections import Counter
 
 import numpy as np

@@ -126,7 +126,7 @@ class CandidatesController(QObject):
         row = doc.data_row(i, j)
         try:
             expl = sc.model.explain(sc.data, row)
-        except Exception as exc:  # noqa: BLE001 - a model that cannot explain must not break the panel
+        except Exception as exc:
             fp.show_message(f"<i>This reranker cannot list per-feature contributions: {exc}</i>")
             return
         rows = rows_from_terms(expl.terms)
@@ -150,7 +150,7 @@ class CandidatesController(QObject):
         ra, rb = doc.data_row(i, a), doc.data_row(i, b)
         try:
             cmp_ = sc.model.compare(sc.data, ra, rb)
-        except Exception as exc:  # noqa: BLE001 - a model that cannot explain must not break the panel
+        except Exception as exc:
             fp.show_message(f"<i>This reranker cannot compare feature by feature: {exc}</i>")
             return
         rows = rows_from_terms(cmp_.terms, compare=True)

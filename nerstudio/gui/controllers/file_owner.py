@@ -29,8 +29,8 @@ import time
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QLabel
 
-from ...app.saving import CorpusFile, DiskChanged, Locked
 from ...app import keepboth
+from ...app.saving import CorpusFile, DiskChanged, Locked
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 

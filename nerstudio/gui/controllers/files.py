@@ -12,9 +12,8 @@ from __future__ import annotations
 import gc
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-
-from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
@@ -265,8 +264,8 @@ class FilesController(QObject):
             return False
         corpus = info.get("corpus")
         c = self.doc.corpus
-        if corpus and (c is None or os.path.abspath(c.path or "") != os.path.abspath(corpus)):
-            if not os.path.isfile(corpus) or not self.load_corpus(corpus, attach=False):
+        other = corpus and (c is None or os.path.abspath(c.path or "") != os.path.abspath(corpus))
+        if other and (not os.path.isfile(corpus) or not self.load_corpus(corpus, attach=False)):
                 return False
         if info.get("tagger"):
             self.load_tagger(str(f / info["tagger"]))

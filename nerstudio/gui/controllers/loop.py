@@ -23,8 +23,15 @@ the corpus are made in the worker (with progress) and attached, so every view th
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QMessageBox, QTableWidget, QTableWidgetItem,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
 from ...app import loop
 from ...app.attachments import index_nbest

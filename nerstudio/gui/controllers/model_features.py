@@ -75,7 +75,7 @@ class ModelFeaturesController(QObject):
         ix = self.doc.nbest_index
         if ix is None or not rows:
             return
-        wanted = set(int(i) for i in rows)
+        wanted = {int(i) for i in rows}
         ks = [k for k, i in enumerate(ix.row_of) if int(i) in wanted]
         self.ctx.cursor.showOnly.emit(ks, f"{len(ks)} where the chosen feature matters")
         self.ctx.status(f"{len(ks)} sentences shown in the browser ('show all' under the list brings back the rest)",

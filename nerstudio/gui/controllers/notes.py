@@ -18,7 +18,14 @@ import json
 import os
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, QUrl, Slot
-from PySide6.QtWidgets import QInputDialog, QLabel, QPlainTextEdit, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QInputDialog,
+    QLabel,
+    QPlainTextEdit,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...app.document import Change
 from ...app.guidelines import find_guidelines, label_descriptions, read_guidelines

@@ -327,7 +327,7 @@ class TrainingController(QObject):
         from ...experiments.dask_executor import executor_from_setting
         try:
             ex = executor_from_setting(text)
-        except Exception as exc:  # noqa: BLE001 - a bad stored setting: say so, run here
+        except Exception as exc:
             self.ctx.status(f"Folds run here: the setting {text!r} cannot be used ({exc})", 8000)
             return None
         from ...experiments.folds import ProcessExecutor

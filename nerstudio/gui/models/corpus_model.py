@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import html
+from typing import ClassVar
 
 import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
@@ -37,7 +38,7 @@ class CorpusTreeModel(QAbstractItemModel):
                    "How sure the tagger is of this sentence (the measure of the browser's order; click to sort "
                    "most uncertain first, again for the reverse)")
     UNCERTAINTY = 4
-    STATUS_TIPS = {
+    STATUS_TIPS: ClassVar[dict[str, str]] = {
         "✓": "the tagger's top candidate is exactly right",
         "✗": "the tagger's top candidate is wrong",
         "✗→✓": "the top candidate is wrong; the reranker picks a right one",
@@ -389,9 +390,7 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def accepts(self, k: int) -> bool:
         if self._mask is not None and (k >= len(self._mask) or not self._mask[k]):
             return False
-        if self._needle and (self._texts is None or self._needle not in self._texts[k]):
-            return False
-        return True
+        return not (self._needle and (self._texts is None or self._needle not in self._texts[k]))
 
     def filterAcceptsRow(self, row, parent):
         if not self.active:

@@ -15,9 +15,25 @@ import html
 import os
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton, QSplitter,
-                               QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...app.types import TypeScheme
 from ...numfmt import num
@@ -50,13 +66,13 @@ class DifferenceModel(QAbstractTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent=QModelIndex()):  # noqa: N802
+    def rowCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()):  # noqa: N802
+    def columnCount(self, parent=QModelIndex()):
         return len(self.HEAD)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
         if orientation == Qt.Horizontal and role == Qt.DisplayRole:
             return self.HEAD[section]
         return None

@@ -12,8 +12,17 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeView,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...numfmt import num
 from ...rerank.explanation import why_sentence
@@ -154,7 +163,7 @@ class FeaturePanel(QWidget):
         narrow = fm.horizontalAdvance("-0.000") + 12
         for c in range(1, self.model.columnCount()):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
-            short = self.model.compare_mode and c in (1, 2) or (not self.model.compare_mode and c == 1)
+            short = (self.model.compare_mode and c in (1, 2)) or (not self.model.compare_mode and c == 1)
             h.resizeSection(c, narrow if short else wide)
 
     def visible_feature_names(self) -> list[str]:

@@ -19,13 +19,13 @@ import atexit
 import itertools
 import threading
 import weakref
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QSizePolicy, QWidget
-
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -84,7 +84,7 @@ class _RenderThread:
         if waiting:
             self._start()
 
-    def submit(self, widget: "FigureImage", token: int, draw: DrawFn, w: int, h: int, dpi: float) -> None:
+    def submit(self, widget: FigureImage, token: int, draw: DrawFn, w: int, h: int, dpi: float) -> None:
         relay = _relay()  # made here, in the main thread, before the render thread needs it
         with self._cond:
             if self._stopping:
@@ -135,7 +135,7 @@ class _RenderThread:
             try:
                 out = render_rgba(draw, w, h, dpi)
                 err = ""
-            except Exception as exc:  # noqa: BLE001 - a figure that cannot be drawn must not kill the thread
+            except Exception as exc:
                 out, err = None, f"{type(exc).__name__}: {exc}"
             # never through the widget itself: the main thread may be destroying it right now
             # (emitting on a QObject being deleted crashed the process); the relay lives as long
@@ -156,7 +156,7 @@ class _Relay(QObject):
 
     def __init__(self):
         super().__init__()
-        self.widgets: "weakref.WeakValueDictionary[int, FigureImage]" = weakref.WeakValueDictionary()
+        self.widgets: weakref.WeakValueDictionary[int, FigureImage] = weakref.WeakValueDictionary()
         self.rendered.connect(self._deliver, Qt.QueuedConnection)
 
     @Slot(int, int, object, str)

@@ -48,7 +48,7 @@ class AdaptiveSplitter(QSplitter):
         first = int(total * self.shares[0 if horizontal else 1])
         self.setSizes([first, max(1, total - first)])
 
-    def resizeEvent(self, event) -> None:  # noqa: N802
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self._flipping or not self.isVisible():
             return

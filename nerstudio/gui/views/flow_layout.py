@@ -19,10 +19,10 @@ class FlowLayout(QLayout):
         self.setContentsMargins(0, 0, 0, 0)
 
     # -- the QLayout interface ------------------------------------------------------------
-    def addItem(self, item) -> None:  # noqa: N802
+    def addItem(self, item) -> None:
         self._items.append(item)
 
-    def insertWidget(self, index: int, widget) -> None:  # noqa: N802
+    def insertWidget(self, index: int, widget) -> None:
         self.addChildWidget(widget)
         self._items.insert(max(0, min(index, len(self._items))), QWidgetItem(widget))
         self.invalidate()
@@ -30,33 +30,33 @@ class FlowLayout(QLayout):
     def count(self) -> int:
         return len(self._items)
 
-    def itemAt(self, index: int):  # noqa: N802
+    def itemAt(self, index: int):
         return self._items[index] if 0 <= index < len(self._items) else None
 
-    def takeAt(self, index: int):  # noqa: N802
+    def takeAt(self, index: int):
         return self._items.pop(index) if 0 <= index < len(self._items) else None
 
-    def expandingDirections(self):  # noqa: N802
+    def expandingDirections(self):
         return Qt.Orientation(0)
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802
+    def hasHeightForWidth(self) -> bool:
         return True
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802
+    def heightForWidth(self, width: int) -> int:
         return self._place(QRect(0, 0, width, 0), move=False)
 
-    def setGeometry(self, rect: QRect) -> None:  # noqa: N802
+    def setGeometry(self, rect: QRect) -> None:
         super().setGeometry(rect)
         self._place(rect, move=True)
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         """One line holding everything."""
         w = sum(it.sizeHint().width() for it in self._visible()) + self._gap * max(0, len(self._visible()) - 1)
         h = max((it.sizeHint().height() for it in self._visible()), default=0)
         m = self.contentsMargins()
         return QSize(w + m.left() + m.right(), h + m.top() + m.bottom())
 
-    def minimumSize(self) -> QSize:  # noqa: N802
+    def minimumSize(self) -> QSize:
         """As wide as the widest item: everything else wraps."""
         s = QSize()
         for it in self._visible():

@@ -8,7 +8,14 @@ hidden when those are missing.
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QSortFilterProxyModel, Qt, Signal, Slot
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..models.nbest_model import NBestTableModel
 

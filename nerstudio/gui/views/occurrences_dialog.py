@@ -11,8 +11,19 @@ undoable edit). The occurrences come from :func:`nerstudio.app.occurrences.find`
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QPushButton, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+)
 
 from ...app import occurrences as occ
 
@@ -99,7 +110,7 @@ class OccurrencesDialog(QDialog):
         """Find the phrase again (its text or the case option changed)."""
         self.found = occ.find(self.sentences, self.phrase.text(), self.case.isChecked())
         self.list.clear()
-        for o in self.found:
+        for _o in self.found:
             it = QListWidgetItem()
             it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
             self.list.addItem(it)

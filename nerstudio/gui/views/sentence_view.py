@@ -60,7 +60,7 @@ class SentenceView(QWidget):
         self._small.setPointSizeF(max(6.0, self.font().pointSizeF() * 0.8))
         self._fm, self._sm = QFontMetrics(self._font), QFontMetrics(self._small)
 
-    def changeEvent(self, event) -> None:  # noqa: N802
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.FontChange:  # View ▸ Zoom: measure and lay out again
             self._set_fonts()

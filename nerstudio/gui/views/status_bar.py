@@ -25,12 +25,12 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
         self.setTextFormat(Qt.PlainText)
 
-    def setText(self, text: str) -> None:  # noqa: N802 - Qt's name
+    def setText(self, text: str) -> None:
         super().setText(text)
         self.setToolTip(text)
         self.updateGeometry()
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         h = super().sizeHint()
         w = self.fontMetrics().horizontalAdvance(self.text()) + 4
         bar = self.parentWidget()
@@ -38,13 +38,13 @@ class ElidedLabel(QLabel):
             w = min(w, int(bar.width() * MAX_SHARE))
         return QSize(w, h.height())
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QSize:
         return QSize(min(60, self.sizeHint().width()), super().minimumSizeHint().height())
 
     def elided_text(self) -> str:
         return self.fontMetrics().elidedText(self.text(), Qt.ElideRight, max(0, self.contentsRect().width()))
 
-    def paintEvent(self, _ev) -> None:  # noqa: N802
+    def paintEvent(self, _ev) -> None:
         p = QPainter(self)
         p.setPen(self.palette().windowText().color())
         p.drawText(self.contentsRect(), Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine, self.elided_text())
@@ -63,12 +63,12 @@ class ElidingStatusBar(QStatusBar):
     def elided_message(self) -> str:
         return self.fontMetrics().elidedText(self.currentMessage(), Qt.ElideRight, self.message_rect().width())
 
-    def resizeEvent(self, ev) -> None:  # noqa: N802
+    def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
         for w in self.findChildren(ElidedLabel):
             w.updateGeometry()
 
-    def paintEvent(self, ev) -> None:  # noqa: N802
+    def paintEvent(self, ev) -> None:
         if not self.currentMessage():
             super().paintEvent(ev)
             return

@@ -18,9 +18,23 @@ import html
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFrame, QHeaderView, QLabel,
-                               QPushButton, QScrollArea, QSlider, QSplitter, QStackedWidget, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFrame,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...numfmt import num
 from .figure_image import FigureImage

@@ -19,13 +19,40 @@ While a run is in flight every setting is frozen; the run works on a snapshot
 from __future__ import annotations
 
 import os
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSizePolicy, QSpinBox,
-                               QToolButton, QVBoxLayout, QWidget)
 
-from ..run_settings import (ALGO_TIPS, KT_LOCAL_DEFAULTS, KT_NAMES, RunSettings, algorithms,  # noqa: F401 - re-exported
-                            demo_settings, kt_defaults, kt_label, learner_defaults, short_label)
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..run_settings import (  # noqa: F401 - re-exported
+    ALGO_TIPS,
+    KT_LOCAL_DEFAULTS,
+    KT_NAMES,
+    RunSettings,
+    algorithms,
+    demo_settings,
+    kt_defaults,
+    kt_label,
+    learner_defaults,
+    short_label,
+)
+
 
 class TrainingPanel(QWidget):
     trainRequested = Signal(object)  # RunSettings
