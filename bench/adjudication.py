@@ -25,7 +25,9 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR
 
-DEFAULT = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data", "conll2003", "eng.train")
+DEFAULT = os.path.join(
+    os.path.dirname(__file__), "..", "..", "shared", "data", "conll2003", "eng.train"
+)
 
 
 def second_annotator(sentences):
@@ -36,7 +38,9 @@ def second_annotator(sentences):
         for sp in s.spans:
             k += 1
             if k % 9:
-                keep.append(Span(sp.start, sp.end, other.get(sp.label, sp.label)) if k % 7 == 0 else sp)
+                keep.append(
+                    Span(sp.start, sp.end, other.get(sp.label, sp.label)) if k % 7 == 0 else sp
+                )
         out.append(s.copy(spans=keep))
     return out
 
@@ -49,7 +53,9 @@ def timed(fn):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default=DEFAULT if os.path.exists(DEFAULT) else str(DEMO_DIR / "train.conll"))
+    ap.add_argument(
+        "--corpus", default=DEFAULT if os.path.exists(DEFAULT) else str(DEMO_DIR / "train.conll")
+    )
     args = ap.parse_args()
     a = read_corpus(args.corpus).sentences
     b = second_annotator(a)
@@ -57,7 +63,9 @@ def main() -> int:
     _, base = timed(lambda: agreement(a, b))
     print(f"baseline: agreement of the two (nerstudio agreement's pass)  {base:7.3f} s")
     adj, t = timed(lambda: Adjudication([a, b], ["A", "B"]))
-    print(f"regions: {len(adj.regions):,} ({len(adj.disagreements):,} disagreements)        {t:7.3f} s")
+    print(
+        f"regions: {len(adj.regions):,} ({len(adj.disagreements):,} disagreements)        {t:7.3f} s"
+    )
     _, t = timed(adj.agreement_before)
     print(f"agreement before (once, in the worker)                   {t:7.3f} s")
     for i in adj.disagreements[:100]:
@@ -67,8 +75,10 @@ def main() -> int:
         _, t = timed(lambda i=i: (adj.take(i, 1), adj.summary()))
         keys.append(t)
     keys.sort()
-    print(f"one key of the walk (decide + summary), median of 50     {keys[len(keys) // 2] * 1000:7.1f} ms"
-          f" (max {keys[-1] * 1000:.1f} ms)")
+    print(
+        f"one key of the walk (decide + summary), median of 50     {keys[len(keys) // 2] * 1000:7.1f} ms"
+        f" (max {keys[-1] * 1000:.1f} ms)"
+    )
     _, t = timed(adj.report)
     print(f"full report (written with the merged file)               {t:7.3f} s")
     return 0

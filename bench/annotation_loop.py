@@ -84,7 +84,9 @@ def simulate(args, loop: bool) -> tuple[list, list[float], float]:
     rest = []
     for b in range(args.batches):
         todo = np.flatnonzero(~doc.reviewed)
-        rest.append(evaluate_spans([gold[k] for k in todo], [doc.spans(k) for k in todo]).overall.f1)
+        rest.append(
+            evaluate_spans([gold[k] for k in todo], [doc.spans(k) for k in todo]).overall.f1
+        )
         batch = most_uncertain(doc, args.batch_size)
         if not batch:
             break
@@ -102,14 +104,26 @@ def simulate(args, loop: bool) -> tuple[list, list[float], float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", required=True, help="the corpus to annotate (its entities are the gold)")
+    ap.add_argument(
+        "--corpus", required=True, help="the corpus to annotate (its entities are the gold)"
+    )
     ap.add_argument("--batches", type=int, default=10)
     ap.add_argument("--batch-size", type=int, default=50)
-    ap.add_argument("--every", type=int, default=0, help="max-ent: reviewed sentences between trainings "
-                                                         "(default: the batch size)")
+    ap.add_argument(
+        "--every",
+        type=int,
+        default=0,
+        help="max-ent: reviewed sentences between trainings (default: the batch size)",
+    )
     ap.add_argument("--n", type=int, default=10, help="N-best size for the uncertainty order")
-    ap.add_argument("--model", default=str(DEMO_MODEL_DIR), help="model folder or tagger file to start from")
-    ap.add_argument("--seed", default=str(DEMO_CORPUS), help="seed corpus trained on with the reviewed sentences")
+    ap.add_argument(
+        "--model", default=str(DEMO_MODEL_DIR), help="model folder or tagger file to start from"
+    )
+    ap.add_argument(
+        "--seed",
+        default=str(DEMO_CORPUS),
+        help="seed corpus trained on with the reviewed sentences",
+    )
     ap.add_argument("--no-seed", action="store_true", help="train on the reviewed sentences only")
     args = ap.parse_args(argv)
     if not os.path.exists(args.corpus):
@@ -120,12 +134,18 @@ def main(argv=None) -> int:
         return 1
     static, static_rest, t_static = simulate(args, loop=False)
     looped, loop_rest, t_loop = simulate(args, loop=True)
-    print(f"corpus {args.corpus}; batches of {args.batch_size}, most uncertain first; model {args.model}; "
-          f"seed {'none' if args.no_seed else args.seed}")
-    print(f"{'batch':>5}  {'loop F':>7} {'edits':>5} {'rest F':>7}  {'static F':>8} {'edits':>5} {'rest F':>7}")
+    print(
+        f"corpus {args.corpus}; batches of {args.batch_size}, most uncertain first; model {args.model}; "
+        f"seed {'none' if args.no_seed else args.seed}"
+    )
+    print(
+        f"{'batch':>5}  {'loop F':>7} {'edits':>5} {'rest F':>7}  {'static F':>8} {'edits':>5} {'rest F':>7}"
+    )
     for b, (lp, st) in enumerate(zip(looped, static)):
-        print(f"{b + 1:>5}  {lp.f1:7.2f} {lp.edits:>5} {loop_rest[b]:7.2f}  {st.f1:8.2f} {st.edits:>5} "
-              f"{static_rest[b]:7.2f}")
+        print(
+            f"{b + 1:>5}  {lp.f1:7.2f} {lp.edits:>5} {loop_rest[b]:7.2f}  {st.f1:8.2f} {st.edits:>5} "
+            f"{static_rest[b]:7.2f}"
+        )
     tot_l, tot_s = sum(x.edits for x in looped), sum(x.edits for x in static)
     print(f"edits over all batches: loop {tot_l} vs static {tot_s}")
     print(f"seconds: loop {t_loop:.1f} vs static {t_static:.1f}")

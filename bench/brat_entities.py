@@ -85,11 +85,14 @@ def main() -> None:
     args = ap.parse_args()
     from nerstudio.corpus import read_corpus, segment
     from nerstudio.corpus.foreign import brat
+
     with tempfile.TemporaryDirectory() as d:
         full, empty = make(d, args.words, args.every)
         timed("read, no entities", lambda: read_corpus(empty))
         c = timed("read, entities", lambda: read_corpus(full))
-        print(f"  {sum(len(s.spans) for s in c.sentences):,} entities in {len(c.sentences):,} sentences")
+        print(
+            f"  {sum(len(s.spans) for s in c.sentences):,} entities in {len(c.sentences):,} sentences"
+        )
         text = open(full[:-4] + ".txt", encoding="utf-8").read()
         ents = brat._entities(open(full, encoding="utf-8").read().splitlines(), text, full)
         new = timed("choose (sorted neighbours)", lambda: brat._choose(ents))

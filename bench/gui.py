@@ -113,10 +113,17 @@ def startup(runs: int) -> None:
     import shutil
     import statistics
     import subprocess
+
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-start-"))
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=str(tmp / "pycache"), NUMBA_CACHE_DIR=str(tmp / "numba"),
-               XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
-               XDG_CACHE_HOME=str(tmp / "cache"), NERSTUDIO_BENCH_ROOT=str(ROOT))
+    env = dict(
+        os.environ,
+        PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
+        NUMBA_CACHE_DIR=str(tmp / "numba"),
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        NERSTUDIO_BENCH_ROOT=str(ROOT),
+    )
     if not os.environ.get("DISPLAY"):
         env["QT_QPA_PLATFORM"] = "offscreen"
     else:
@@ -125,8 +132,14 @@ def startup(runs: int) -> None:
 
     def once(kind: str) -> dict:
         env["NERSTUDIO_BENCH_T0"] = repr(time.time())
-        out = subprocess.run([sys.executable, "-c", STARTUP_CHILD, kind], env=env, capture_output=True, text=True,
-                             timeout=120, cwd=str(ROOT))
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP_CHILD, kind],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=str(ROOT),
+        )
         lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
         if out.returncode != 0 or not lines:
             raise RuntimeError(f"start-up child ({kind}) failed: {out.stderr.strip()[-500:]}")
@@ -137,16 +150,27 @@ def startup(runs: int) -> None:
         for _r in range(runs + 1):  # run 0 is cold for both (each has its own modules to compile)
             for kind in ("bare", "app"):
                 res[kind].append(once(kind))
-        print(f"time to first window ({where}; cold = first process with empty bytecode and numba caches, warm = "
-              f"median of the {runs} runs after it):")
-        for kind, label in (("app", "nerstudio (main.py, the demo)"), ("bare", "bare PySide6 QMainWindow")):
+        print(
+            f"time to first window ({where}; cold = first process with empty bytecode and numba caches, warm = "
+            f"median of the {runs} runs after it):"
+        )
+        for kind, label in (
+            ("app", "nerstudio (main.py, the demo)"),
+            ("bare", "bare PySide6 QMainWindow"),
+        ):
             cold = res[kind][0]["seconds"]
             warm = [x["seconds"] for x in res[kind][1:]]
-            print(f"  {label:<31} cold {cold:5.2f} s · warm {statistics.median(warm):5.2f} s "
-                  f"(runs {', '.join(f'{x:.2f}' for x in warm)})" + ("  (target ≤ 2 s)" if kind == "app" else ""))
+            print(
+                f"  {label:<31} cold {cold:5.2f} s · warm {statistics.median(warm):5.2f} s "
+                f"(runs {', '.join(f'{x:.2f}' for x in warm)})"
+                + ("  (target ≤ 2 s)" if kind == "app" else "")
+            )
         heavy = res["app"][-1]["heavy"]
-        print("  heavy modules loaded when the window appeared: " + (", ".join(heavy) if heavy else "none") +
-              " (matplotlib, scipy.optimize and numba load on first use)")
+        print(
+            "  heavy modules loaded when the window appeared: "
+            + (", ".join(heavy) if heavy else "none")
+            + " (matplotlib, scipy.optimize and numba load on first use)"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -160,6 +184,7 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
     """One training run of the reranker panel's settings while a 10 ms main-thread timer ticks;
     prints the longest stalls; returns the longest (ms)."""
     from PySide6.QtCore import QElapsedTimer, QTimer
+
     panel = win.training_panel
     panel.set_start("reranker")
     panel.set_algorithm(args.algo)
@@ -185,10 +210,17 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
         th, pr = time.thread_time(), time.process_time()
         cpu = f"main thread ran {(th - cpu_last[0]) * 1000:.0f} ms, the process {(pr - cpu_last[1]) * 1000:.0f} ms"
         cpu_last[:] = [th, pr]
-        where.append(f"at {now / 1e9:.1f} s, " + (("busy: " + win.training_panel.message.text()) if win.runner.busy
-                                                   else "after the job: " + win.training_panel.message.text()[:60])
-                     + f"; {cpu}")
+        where.append(
+            f"at {now / 1e9:.1f} s, "
+            + (
+                ("busy: " + win.training_panel.message.text())
+                if win.runner.busy
+                else "after the job: " + win.training_panel.message.text()[:60]
+            )
+            + f"; {cpu}"
+        )
         last[0] = now
+
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(tick)
@@ -204,7 +236,9 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
     k = 0
     while win.runner.busy:
         app.processEvents()
-        if len(gaps) and len(gaps) % 50 == 0 and k < min(40, len(picks)):  # a few switches while it trains
+        if (
+            len(gaps) and len(gaps) % 50 == 0 and k < min(40, len(picks))
+        ):  # a few switches while it trains
             s = time.perf_counter()
             win.select_sentence(int(picks[k]))
             during.append(time.perf_counter() - s)
@@ -225,17 +259,23 @@ def train_and_measure(win, app, args, picks, run_no: int) -> float:
     g = np.asarray(gaps[1:]) if len(gaps) > 1 else np.zeros(1)
     run = win.curve_plot.runs[-1]
     longest = max(0.0, g.max() - 0.010) * 1000
-    print(f"[run {run_no + 1}] train {args.algo} on eng.train N-best: {secs:.1f} s ({run.state}), "
-          f"{len(run.steps)} curve points, {win.curve_plot.draws} redraw requests")
-    print(f"main-thread stall while training: max {longest:.0f} ms, "
-          f"p99 gap {np.percentile(g, 99) * 1000:.0f} ms over {len(g):,} ticks of 10 ms  (target ≤ 100 ms)")
+    print(
+        f"[run {run_no + 1}] train {args.algo} on eng.train N-best: {secs:.1f} s ({run.state}), "
+        f"{len(run.steps)} curve points, {win.curve_plot.draws} redraw requests"
+    )
+    print(
+        f"main-thread stall while training: max {longest:.0f} ms, "
+        f"p99 gap {np.percentile(g, 99) * 1000:.0f} ms over {len(g):,} ticks of 10 ms  (target ≤ 100 ms)"
+    )
     for j in np.argsort(-g)[:3]:
         print(f"   gap {g[j] * 1000:5.0f} ms  ({where[j + 1]})")
     tm = getattr(win, "last_run_timings", None) or {}
     if tm:
         print("training process: " + ", ".join(f"{k} {v:.2f} s" for k, v in tm.items()))
     if getattr(win, "last_install_ms", None) is not None:
-        print(f"main-thread handler after training (install model, scores, refresh): {win.last_install_ms:.0f} ms")
+        print(
+            f"main-thread handler after training (install model, scores, refresh): {win.last_install_ms:.0f} ms"
+        )
     if during:
         print(f"switch sentence during training:   {stats_ms(during)}")
     return longest
@@ -248,6 +288,7 @@ def demo_spawn_cost(runs: int) -> int:
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.gui.main_window import MainWindow
+
     _app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-demo-"))
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
@@ -271,13 +312,16 @@ def demo_spawn_cost(runs: int) -> int:
         if child:
             starts.append(win.last_run_timings.get("start_up", float("nan")))
     med = {k: float(np.median(v)) for k, v in times.items()}
-    print(f"demo training (perceptron, 4 epochs, {runs} runs each): in a child process median {med[True]:.2f} s "
-          f"({', '.join(f'{x:.2f}' for x in times[True])}), in the window's process median {med[False]:.2f} s "
-          f"({', '.join(f'{x:.2f}' for x in times[False])}); difference {med[True] - med[False]:+.2f} s; the "
-          f"child's start-up (spawn to its first message) median {float(np.median(starts)):.2f} s (the child then "
-          f"saves the second feature pass over the training list that scoring it in this process makes)")
+    print(
+        f"demo training (perceptron, 4 epochs, {runs} runs each): in a child process median {med[True]:.2f} s "
+        f"({', '.join(f'{x:.2f}' for x in times[True])}), in the window's process median {med[False]:.2f} s "
+        f"({', '.join(f'{x:.2f}' for x in times[False])}); difference {med[True] - med[False]:+.2f} s; the "
+        f"child's start-up (spawn to its first message) median {float(np.median(starts)):.2f} s (the child then "
+        f"saves the second feature pass over the training list that scoring it in this process makes)"
+    )
     win.close()
     import shutil
+
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
@@ -287,6 +331,7 @@ class Ticker:
 
     def __init__(self):
         from PySide6.QtCore import QTimer
+
         self.gaps: list[float] = []
         self.last = time.perf_counter()
         self.timer = QTimer()
@@ -311,6 +356,7 @@ class Ticker:
 def background_views(win, app) -> None:
     """The comparison over eng.train and the step-through setup on it, both computed in the
     window's second worker: how long they take and the longest main-thread stall meanwhile."""
+
     def run(label, start, done):
         tick = Ticker()
         tick.start()
@@ -323,15 +369,23 @@ def background_views(win, app) -> None:
         for _ in range(20):  # the handlers that show the result
             app.processEvents()
             time.sleep(0.002)
-        print(f"{label:<34} {secs:6.2f} s in the worker, longest main-thread stall {tick.stop():.0f} ms "
-              f"(target ≤ 100 ms)")
+        print(
+            f"{label:<34} {secs:6.2f} s in the worker, longest main-thread stall {tick.stop():.0f} ms "
+            f"(target ≤ 100 ms)"
+        )
 
     view = win.comparison_view
-    run("comparison tab on eng.train:", lambda: win.tabs.setCurrentWidget(view),
-        lambda: view.result is not None and not view.busy)
+    run(
+        "comparison tab on eng.train:",
+        lambda: win.tabs.setCurrentWidget(view),
+        lambda: view.result is not None and not view.busy,
+    )
     panel = win.stepper_panel
-    run("step-through setup on eng.train:", lambda: win.stepper_dock.show(),
-        lambda: panel.stepper is not None and not panel.busy)
+    run(
+        "step-through setup on eng.train:",
+        lambda: win.stepper_dock.show(),
+        lambda: panel.stepper is not None and not panel.busy,
+    )
     for _ in range(3):
         run("  one boosting round:", panel.step, lambda: not panel.busy)
     win.stepper_dock.hide()
@@ -353,7 +407,11 @@ def edits(win, picks, settle, tmp: Path) -> None:
         old = list(win.corpus.sentences[k].spans)
         t = time.perf_counter()
         view.select_tokens(0, 2)
-        view.set_type("PER" if any(sp.start == 0 and sp.end == 2 and sp.label == "MISC" for sp in old) else "MISC")
+        view.set_type(
+            "PER"
+            if any(sp.start == 0 and sp.end == 2 and sp.label == "MISC" for sp in old)
+            else "MISC"
+        )
         settle()
         t_edit.append(time.perf_counter() - t)
         assert win.corpus.sentences[k].spans != old
@@ -368,10 +426,14 @@ def edits(win, picks, settle, tmp: Path) -> None:
     settle()
     out = tmp / "eng.train.saved"
     t = time.perf_counter()
-    ok = win.save_corpus(str(out), wait=True)  # the whole save (else in the background: bench/save.py)
+    ok = win.save_corpus(
+        str(out), wait=True
+    )  # the whole save (else in the background: bench/save.py)
     secs = time.perf_counter() - t
-    print(f"save eng.train after an edit:       {secs:.2f} s ({out.stat().st_size / 1e6:.1f} MB, atomic)  "
-          f"(target ≤ 2 s)" + ("" if ok else "  FAILED"))
+    print(
+        f"save eng.train after an edit:       {secs:.2f} s ({out.stat().st_size / 1e6:.1f} MB, atomic)  "
+        f"(target ≤ 2 s)" + ("" if ok else "  FAILED")
+    )
     out.unlink(missing_ok=True)
 
 
@@ -381,6 +443,7 @@ class StallTracer:
 
     def __init__(self, limit: float):
         import threading
+
         self.limit = limit
         self.last = time.perf_counter()
         self.stalls: list[tuple[float, str]] = []
@@ -402,6 +465,7 @@ class StallTracer:
     def _watch(self) -> None:
         import threading
         import traceback
+
         while not self._stop.wait(0.005):
             late = time.perf_counter() - self.last
             if late > self.limit and not self._in_stall:
@@ -427,6 +491,7 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.gui.main_window import MainWindow
+
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-kt-"))
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
@@ -442,8 +507,10 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
     for _ in range(5):
         app.processEvents()
     win.select_sentence(3)
-    print(f"File > Open sequence tagger (K&T) {model} on eng.train ({len(win.corpus):,} sentences), "
-          f"default n':")
+    print(
+        f"File > Open sequence tagger (K&T) {model} on eng.train ({len(win.corpus):,} sentences), "
+        f"default n':"
+    )
     updates: list[tuple[int, int]] = []
     win.runner.progress.connect(lambda m, d, n: updates.append((d, n)))
     worst = []
@@ -459,7 +526,9 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
             app.processEvents()
             time.sleep(0.001)
         wall = time.perf_counter() - t
-        end = time.perf_counter() + 1.5  # the handler that installs the lists, and the panels after it
+        end = (
+            time.perf_counter() + 1.5
+        )  # the handler that installs the lists, and the panels after it
         while time.perf_counter() < end:
             app.processEvents()
             time.sleep(0.002)
@@ -471,36 +540,59 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
         tm = win.last_run_timings
         det = sum(1 for d, n in updates if n > 0)
         nd = win.document.kt.doc_nbest
-        print(f"  run {r + 1}: {wall:.1f} s until installed (child: start-up {tm.get('start_up', 0):.2f} s, read "
-              f"corpus {tm.get('read', 0):.1f} s, candidates {tm.get('candidates', 0):.1f} s, read back "
-              f"{tm.get('read_back', 0):.1f} s; main-thread handler {getattr(win, 'last_install_ms', 0):.0f} ms); "
-              f"longest main-thread stall {stall:.0f} ms over {len(tick.gaps):,} ticks; {det} determinate "
-              f"progress updates; n' = {max(nd.n_candidates(d) for d in range(len(nd)))}")
+        print(
+            f"  run {r + 1}: {wall:.1f} s until installed (child: start-up {tm.get('start_up', 0):.2f} s, read "
+            f"corpus {tm.get('read', 0):.1f} s, candidates {tm.get('candidates', 0):.1f} s, read back "
+            f"{tm.get('read_back', 0):.1f} s; main-thread handler {getattr(win, 'last_install_ms', 0):.0f} ms); "
+            f"longest main-thread stall {stall:.0f} ms over {len(tick.gaps):,} ticks; {det} determinate "
+            f"progress updates; n' = {max(nd.n_candidates(d) for d in range(len(nd)))}"
+        )
     print(f"  longest stall over {runs} run(s): {max(worst):.0f} ms  (target ≤ 100 ms)")
     win.close()
     import shutil
+
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "conll2003"))
     ap.add_argument("--algo", default="perceptron")
-    ap.add_argument("--epochs", type=int, default=3, help="epochs (perceptrons) or rounds/100 (boosting)")
+    ap.add_argument(
+        "--epochs", type=int, default=3, help="epochs (perceptrons) or rounds/100 (boosting)"
+    )
     ap.add_argument("--tagger-iter", type=int, default=40)
     ap.add_argument("--switches", type=int, default=200)
-    ap.add_argument("--runs", type=int, default=1, help="training runs (stall measurements) in a row")
+    ap.add_argument(
+        "--runs", type=int, default=1, help="training runs (stall measurements) in a row"
+    )
     ap.add_argument("--no-train", action="store_true", help="skip the training (stall) part")
-    ap.add_argument("--trace-stalls", type=float, default=0, metavar="MS",
-                    help="print the Python stacks of every thread when the main thread misses its tick by MS")
-    ap.add_argument("--demo", action="store_true",
-                    help="only measure what the child process costs on the bundled demo (spawn start-up, "
-                         "training in a child against training in the window's process)")
-    ap.add_argument("--startup", action="store_true", help="only measure the time to the first window")
-    ap.add_argument("--kt-model", type=Path, metavar="PATH",
-                    help="only measure File > Open sequence tagger (K&T) of this saved perceptron / joint "
-                         "model on eng.train (wall time, the child's stages, main-thread stall)")
+    ap.add_argument(
+        "--trace-stalls",
+        type=float,
+        default=0,
+        metavar="MS",
+        help="print the Python stacks of every thread when the main thread misses its tick by MS",
+    )
+    ap.add_argument(
+        "--demo",
+        action="store_true",
+        help="only measure what the child process costs on the bundled demo (spawn start-up, "
+        "training in a child against training in the window's process)",
+    )
+    ap.add_argument(
+        "--startup", action="store_true", help="only measure the time to the first window"
+    )
+    ap.add_argument(
+        "--kt-model",
+        type=Path,
+        metavar="PATH",
+        help="only measure File > Open sequence tagger (K&T) of this saved perceptron / joint "
+        "model on eng.train (wall time, the child's stages, main-thread stall)",
+    )
     args = ap.parse_args()
     if args.startup:
         startup(max(args.runs, 3))
@@ -527,7 +619,9 @@ def main() -> int:
     tmp = Path(tempfile.gettempdir()) / "nerstudio-bench-gui"
     tmp.mkdir(exist_ok=True)
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
-    settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))  # never the user's recovery files
+    settings.setValue(
+        "annotation/recoveryDir", str(tmp / "recovery")
+    )  # never the user's recovery files
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
     win.dialogs.ask_recover = lambda path, summary="": False
@@ -567,17 +661,22 @@ def main() -> int:
     if not (train_nb_path.is_file() and dev_nb_path.is_file()):
         from nerstudio.corpus.formats import read_corpus
         from nerstudio.tagging.maxent import MaxEntTagger
+
         t = time.perf_counter()
         tagger = MaxEntTagger(max_iter=args.tagger_iter).fit(corpus.sentences)
         tagger.nbest(corpus.sentences, n=20).save(train_nb_path)
         tagger.nbest(read_corpus(data / "eng.testa").sentences, n=20).save(dev_nb_path)
-        print(f"(built the eng.train / eng.testa 20-best lists in {time.perf_counter() - t:.0f} s, cached in {tmp})")
+        print(
+            f"(built the eng.train / eng.testa 20-best lists in {time.perf_counter() - t:.0f} s, cached in {tmp})"
+        )
     t = time.perf_counter()
     win.load_nbest(str(train_nb_path))
     win.runner.wait(600000)
     settle()
-    print(f"attach the eng.train N-best list (load, line up, count): {time.perf_counter() - t:.2f} s "
-          f"(in the worker; the window stays live)")
+    print(
+        f"attach the eng.train N-best list (load, line up, count): {time.perf_counter() - t:.2f} s "
+        f"(in the worker; the window stays live)"
+    )
     win.load_dev_nbest(str(dev_nb_path))
     switches("with N-best:")
     for label, key in (("'baseline wrong' filter:", "error"), ("no filter:", None)):
@@ -588,7 +687,9 @@ def main() -> int:
     t = time.perf_counter()
     win.search.setText("germany")
     settle()
-    print(f"filter text search 'germany':      {time.perf_counter() - t:.3f} s  ({win.filter_count.text()})")
+    print(
+        f"filter text search 'germany':      {time.perf_counter() - t:.3f} s  ({win.filter_count.text()})"
+    )
     win.search.setText("")
     settle()
 
@@ -596,8 +697,10 @@ def main() -> int:
     if not args.no_train:
         maxima = [train_and_measure(win, app, args, picks, r) for r in range(args.runs)]
         if args.runs > 1:
-            print(f"longest main-thread stall over {args.runs} runs: max {max(maxima):.0f} ms, median "
-                  f"{float(np.median(maxima)):.0f} ms  (per run: {', '.join(f'{m:.0f}' for m in maxima)} ms)")
+            print(
+                f"longest main-thread stall over {args.runs} runs: max {max(maxima):.0f} ms, median "
+                f"{float(np.median(maxima)):.0f} ms  (per run: {', '.join(f'{m:.0f}' for m in maxima)} ms)"
+            )
     switches("with N-best and reranker:")
     if not args.no_train:
         background_views(win, app)

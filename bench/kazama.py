@@ -48,8 +48,8 @@ def main() -> int:
     if not DATA.exists():
         print(f"needs CoNLL-2003 in {DATA}", file=sys.stderr)
         return 1
-    train = Corpus(read_corpus(str(DATA / "eng.train")).documents[:args.docs])
-    dev = Corpus(read_corpus(str(DATA / "eng.testa")).documents[:args.dev_docs])
+    train = Corpus(read_corpus(str(DATA / "eng.train")).documents[: args.docs])
+    dev = Corpus(read_corpus(str(DATA / "eng.testa")).documents[: args.dev_docs])
     local = {"features": "kt+rich", "gazetteer": "lists", "labels": train.labels}
     extra = {}
     if args.algo.startswith("reranking"):
@@ -66,28 +66,49 @@ def main() -> int:
             spent[0] += time.process_time() - t
 
     joint._Documents.nonlocal_vectors = nonlocal_vectors
-    print(f"K&T {args.algo}, {len(train.documents)} training documents ({sum(len(s) for s in train.sentences)} "
-          f"tokens), dev F on {len(dev.documents)} every epoch, {args.epochs} epochs, n = 20, n' = 100, C = 1000:")
+    print(
+        f"K&T {args.algo}, {len(train.documents)} training documents ({sum(len(s) for s in train.sentences)} "
+        f"tokens), dev F on {len(dev.documents)} every epoch, {args.epochs} epochs, n = 20, n' = 100, C = 1000:"
+    )
     for compiled in (False, True):  # warm-up: gazetteer lists, numba caches, both paths
         joint._Documents.compiled = compiled
         joint.JointTagger(args.algo, n=5, n_test=5, epochs=1, local=None if extra else local).fit(
-            Corpus(train.documents[:3]), Corpus(dev.documents[:2]), **({} if not extra else {
-                "first": extra["first"], "train_lists": [x[:3] for x in extra["train_lists"]]}))
+            Corpus(train.documents[:3]),
+            Corpus(dev.documents[:2]),
+            **(
+                {}
+                if not extra
+                else {"first": extra["first"], "train_lists": [x[:3] for x in extra["train_lists"]]}
+            ),
+        )
     runs = {}
     for label, compiled in (("string form (before)", False), ("compiled, integer ids", True)):
         joint._Documents.compiled = compiled
         spent[0] = 0.0
-        jt = joint.JointTagger(args.algo, n=20, n_test=100, C=1000.0, epochs=args.epochs, average=False,
-                               local=None if args.algo.startswith("reranking") else local)
+        jt = joint.JointTagger(
+            args.algo,
+            n=20,
+            n_test=100,
+            C=1000.0,
+            epochs=args.epochs,
+            average=False,
+            local=None if args.algo.startswith("reranking") else local,
+        )
         w0, c0 = time.perf_counter(), time.process_time()
         jt.fit(train, dev, **extra)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         runs[label] = jt
-        print(f"  {label:<24} CPU {cpu:7.1f} s · wall {wall:7.1f} s · non-local vectors {spent[0]:6.1f} s CPU · "
-              f"dev F " + " ".join(f"{h.dev_f1:.2f}" for h in jt.history_))
+        print(
+            f"  {label:<24} CPU {cpu:7.1f} s · wall {wall:7.1f} s · non-local vectors {spent[0]:6.1f} s CPU · "
+            f"dev F " + " ".join(f"{h.dev_f1:.2f}" for h in jt.history_)
+        )
     a, b = runs.values()
-    same = (list(a.nl_.vocabulary) == list(b.nl_.vocabulary) and np.array_equal(a.wl_, b.wl_)
-            and np.array_equal(a.wg_, b.wg_) and [h.dev_f1 for h in a.history_] == [h.dev_f1 for h in b.history_])
+    same = (
+        list(a.nl_.vocabulary) == list(b.nl_.vocabulary)
+        and np.array_equal(a.wl_, b.wl_)
+        and np.array_equal(a.wg_, b.wg_)
+        and [h.dev_f1 for h in a.history_] == [h.dev_f1 for h in b.history_]
+    )
     print(f"  identical vocabulary, weights and dev F every epoch: {'yes' if same else 'NO'}")
     return 0 if same else 1
 

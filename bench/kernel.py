@@ -45,12 +45,20 @@ def main(argv=None) -> int:
     ap.add_argument("--fixed-beta", action="store_true", help="a fixed weight on L(x), not learnt")
     ap.add_argument("--beta", type=float, default=None)
     ap.add_argument("--mode", default="vote")
-    ap.add_argument("--threads", type=int, default=1, help="numba threads for the kernel (same results)")
-    ap.add_argument("--global-features", action="store_true",
-                    help="add the cosine of the global-feature vectors to the kernel")
-    ap.add_argument("--resources", action="store_true",
-                    help="global features with the bundled gazetteers and the document context, as the typed "
-                         "experiment's defaults")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="numba threads for the kernel (same results)"
+    )
+    ap.add_argument(
+        "--global-features",
+        action="store_true",
+        help="add the cosine of the global-feature vectors to the kernel",
+    )
+    ap.add_argument(
+        "--resources",
+        action="store_true",
+        help="global features with the bundled gazetteers and the document context, as the typed "
+        "experiment's defaults",
+    )
     ap.add_argument("--no-linear", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
@@ -70,18 +78,42 @@ def main(argv=None) -> int:
         test_s = time.perf_counter() - t
         f_dev = d["dev"].prf(learner.predict(d["dev"]))[2]
         f_test = d["test"].prf(ct)[2]
-        row = {"system": name, "dev": f_dev, "test": f_test,
-               "rel_test": relative_error_reduction(base["test"], f_test),
-               "train_s": train_s, "test_s": test_s, **extra(learner)}
+        row = {
+            "system": name,
+            "dev": f_dev,
+            "test": f_test,
+            "rel_test": relative_error_reduction(base["test"], f_test),
+            "train_s": train_s,
+            "test_s": test_s,
+            **extra(learner),
+        }
         rows.append(row)
         print(json.dumps(row), flush=True)
 
-    kp = KernelPerceptron(lam=a.lam, word_features=a.word_features, epochs=a.epochs, beta=a.beta,
-                          max_sentences=a.sentences, normalise=not a.raw, learn_beta=not a.fixed_beta, mode=a.mode,
-                          threads=a.threads, global_features=a.global_features)
-    measure("kernel", kp, lambda m: {"beta": m.beta_, "grid": m.beta_grid_, "at_edge": m.beta_at_edge_,
-                                     "mistakes": m.n_mistakes_, "weight_on_L": m.weight_on_L(),
-                                     "kernel_pairs": m.kernel_pairs_})
+    kp = KernelPerceptron(
+        lam=a.lam,
+        word_features=a.word_features,
+        epochs=a.epochs,
+        beta=a.beta,
+        max_sentences=a.sentences,
+        normalise=not a.raw,
+        learn_beta=not a.fixed_beta,
+        mode=a.mode,
+        threads=a.threads,
+        global_features=a.global_features,
+    )
+    measure(
+        "kernel",
+        kp,
+        lambda m: {
+            "beta": m.beta_,
+            "grid": m.beta_grid_,
+            "at_edge": m.beta_at_edge_,
+            "mistakes": m.n_mistakes_,
+            "weight_on_L": m.weight_on_L(),
+            "kernel_pairs": m.kernel_pairs_,
+        },
+    )
     if not a.no_linear:
         for name, cls in (("voted", VotedPerceptron), ("averaged", AveragedPerceptron)):
             measure(name, cls(epochs=a.epochs), lambda m: {"beta": m.beta_})
@@ -91,8 +123,14 @@ def main(argv=None) -> int:
         print("| system | dev F | test F | test rel. error reduction | train s | test s |")
         print("|---|---:|---:|---:|---:|---:|")
         for r in rows:
-            print(f"| {r['system']} | {r['dev']:.2f} | {r['test']:.2f} | "
-                  + (f"{r['rel_test']:.1f}% | {r['train_s']:.1f} | {r['test_s']:.1f} |" if "train_s" in r else "| | |"))
+            print(
+                f"| {r['system']} | {r['dev']:.2f} | {r['test']:.2f} | "
+                + (
+                    f"{r['rel_test']:.1f}% | {r['train_s']:.1f} | {r['test_s']:.1f} |"
+                    if "train_s" in r
+                    else "| | |"
+                )
+            )
     return 0
 
 

@@ -41,12 +41,25 @@ from nerstudio.demo import DEMO_DIR  # noqa: E402
 
 DIGIT = {"PER": "1", "ORG": "2", "LOC": "3", "MISC": "4"}  # the fixed CoNLL keys
 OTHER = {"PER": "ORG", "ORG": "LOC", "LOC": "PER", "MISC": "ORG"}
-KINDS = ("type", "missing", "spurious", "short", "type", "long", "missing", "type", "short", "spurious")
+KINDS = (
+    "type",
+    "missing",
+    "spurious",
+    "short",
+    "type",
+    "long",
+    "missing",
+    "type",
+    "short",
+    "spurious",
+)
 
 
 def make_corpus():
     """(pre-annotated corpus, target spans per sentence, kinds): ten sentences with one error each."""
-    sents = [s for s in read_corpus(DEMO_DIR / "dev.conll").sentences if 8 <= len(s) <= 30 and s.spans]
+    sents = [
+        s for s in read_corpus(DEMO_DIR / "dev.conll").sentences if 8 <= len(s) <= 30 and s.spans
+    ]
     picked, errors = [], []
     for s in sents:
         kind = KINDS[len(picked)] if len(picked) < len(KINDS) else None
@@ -63,8 +76,11 @@ def make_corpus():
         if kind == "long" and (target.end >= len(s) or any(x.start == target.end for x in spans)):
             continue
         if kind == "spurious":  # an entity on a token outside every gold entity
-            free = [i for i in range(len(s)) if not any(x.start <= i < x.end for x in spans)
-                    and s.words[i][:1].isupper()]
+            free = [
+                i
+                for i in range(len(s))
+                if not any(x.start <= i < x.end for x in spans) and s.words[i][:1].isupper()
+            ]
             if not free:
                 continue
             wrong = spans + [Span(free[len(free) // 2], free[len(free) // 2] + 1, "MISC")]
@@ -81,7 +97,11 @@ def make_corpus():
     target = [sorted(s.spans) for s in picked]
     for k, _kind, _gold, wrong in errors:
         picked[k].spans = wrong
-    return Corpus([Document(picked)], format="conll2003", scheme="iob1"), target, errors  # as the demo files
+    return (
+        Corpus([Document(picked)], format="conll2003", scheme="iob1"),
+        target,
+        errors,
+    )  # as the demo files
 
 
 # -- the planner: what the keys do (as nerstudio/gui/views/annotation_view.py does it) ----------
@@ -136,37 +156,62 @@ def plan(corpus, errors, tab: bool) -> list[str]:
         good = [x for x in gold if x not in wrong]
         if kind == "missing":
             t = good[0]
-            keys += walk(wrong, n, lambda lo, hi, c: (lo, hi) == (t.start, t.end), tab) + [DIGIT[t.label]]
+            keys += walk(wrong, n, lambda lo, hi, c: (lo, hi) == (t.start, t.end), tab) + [
+                DIGIT[t.label]
+            ]
             continue
         s = bad[0]
 
         def on(lo, hi, c, s=s):
             return (lo, hi) == (s.start, s.end) or (hi - lo == 1 and s.start <= c < s.end)
+
         keys += walk(wrong, n, on, tab)
-        keys.append({"type": DIGIT[good[0].label] if good else "", "spurious": "Delete", "short": "ctrl+Right",
-                     "long": "ctrl+shift+Left"}[kind])
+        keys.append(
+            {
+                "type": DIGIT[good[0].label] if good else "",
+                "spurious": "Delete",
+                "short": "ctrl+Right",
+                "long": "ctrl+shift+Left",
+            }[kind]
+        )
     return keys + ["ctrl+s"]
 
 
 # -- the real window ------------------------------------------------------------------------
 def xdo(display: str, *args: str) -> str:
-    return subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display}, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["xdotool", *args],
+        env={**os.environ, "DISPLAY": display},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def session(display: str, path: Path, home: Path, keys: list[str], delay_ms: int) -> float:
-    env = {**os.environ, "DISPLAY": display, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
-           "XDG_DATA_HOME": str(home / "data"), "NERSTUDIO_LABEL_KEYS": str(home / "keys.json"),
-           "NERSTUDIO_RECOVERY_DIR": str(home / "recovery"), "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "DISPLAY": display,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "NERSTUDIO_LABEL_KEYS": str(home / "keys.json"),
+        "NERSTUDIO_RECOVERY_DIR": str(home / "recovery"),
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("QT_QPA_PLATFORM", None)
-    proc = subprocess.Popen([sys.executable, "-m", "nerstudio", "gui", str(path)], env=env, cwd=str(home))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nerstudio", "gui", str(path)], env=env, cwd=str(home)
+    )
     try:
         win = ""
         t0 = time.monotonic()
         while time.monotonic() - t0 < 60 and not win:
             time.sleep(0.2)
             try:
-                win = xdo(display, "search", "--onlyvisible", "--name", f"nerstudio — {path.name}").split("\n")[0]
+                win = xdo(
+                    display, "search", "--onlyvisible", "--name", f"nerstudio — {path.name}"
+                ).split("\n")[0]
             except subprocess.CalledProcessError:
                 pass
         if not win:
@@ -202,8 +247,14 @@ def main() -> int:
     results = {}
     for name, tab in (("arrows only (before)", False), ("with Tab / Shift+Tab", True)):
         keys = plan(corpus, errors, tab)
-        walks = sum(1 for k in keys if k in ("Right", "Left", "shift+Right", "shift+Left", "End", "Tab", "shift+Tab"))
-        print(f"{name}: {len(keys)} keystrokes ({walks} to walk to a token or entity): {' '.join(keys)}")
+        walks = sum(
+            1
+            for k in keys
+            if k in ("Right", "Left", "shift+Right", "shift+Left", "End", "Tab", "shift+Tab")
+        )
+        print(
+            f"{name}: {len(keys)} keystrokes ({walks} to walk to a token or entity): {' '.join(keys)}"
+        )
         if args.plan_only:
             continue
         home = work / ("home-tab" if tab else "home-arrows")
@@ -215,12 +266,18 @@ def main() -> int:
         got = [sorted(s.spans) for s in read_corpus(path).sentences]
         wrong = [k + 1 for k, (g, t) in enumerate(zip(got, target)) if g != t]
         if wrong:
-            print(f"  FAILED: the saved file differs from the corrected gold in sentence(s) {wrong}")
+            print(
+                f"  FAILED: the saved file differs from the corrected gold in sentence(s) {wrong}"
+            )
             return 1
-        print(f"  typed in the real window in {secs:.1f} s; the saved file holds the ten corrections")
+        print(
+            f"  typed in the real window in {secs:.1f} s; the saved file holds the ten corrections"
+        )
         results[name] = len(keys)
     if not args.plan_only:
-        print("keystrokes for ten corrections: " + " vs ".join(f"{v} {k}" for k, v in results.items()))
+        print(
+            "keystrokes for ten corrections: " + " vs ".join(f"{v} {k}" for k, v in results.items())
+        )
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -38,6 +38,7 @@ def write_file(path: str, tokens: int) -> None:
 class Ticks:
     def __init__(self):
         from PySide6.QtCore import QTimer
+
         self.last = time.monotonic()
         self.max_gap = 0.0
         self.timer = QTimer()
@@ -63,20 +64,25 @@ class Ticks:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, default=1_000_000)
-    ap.add_argument("--file", default=None, help="the file to write (default: a temporary one in /tmp)")
+    ap.add_argument(
+        "--file", default=None, help="the file to write (default: a temporary one in /tmp)"
+    )
     args = ap.parse_args()
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from nerstudio.corpus.formats import read_corpus
     from nerstudio.gui.main_window import MainWindow
+
     app = QApplication.instance() or QApplication([])
     tmp = tempfile.mkdtemp(prefix="nerstudio-bench-open-")
     path = args.file or os.path.join(tmp, "one-sentence.conll")
     t0 = time.perf_counter()
     write_file(path, args.tokens)
-    print(f"{path}: {args.tokens:,} tokens in one sentence, {os.path.getsize(path) / 1e6:.1f} MB "
-          f"(written in {time.perf_counter() - t0:.1f} s)")
+    print(
+        f"{path}: {args.tokens:,} tokens in one sentence, {os.path.getsize(path) / 1e6:.1f} MB "
+        f"(written in {time.perf_counter() - t0:.1f} s)"
+    )
 
     def window():
         st = QSettings(os.path.join(tmp, "settings.ini"), QSettings.IniFormat)
@@ -98,15 +104,19 @@ def main() -> int:
     app.processEvents()
     t_shown = time.perf_counter() - t0
     gap_all = ticks.stop()
-    print(f"main thread: read in {t_read:.1f} s, shown after {t_shown:.1f} s; window frozen {gap_read:.1f} s "
-          f"while reading, {gap_all:.1f} s in all")
+    print(
+        f"main thread: read in {t_read:.1f} s, shown after {t_shown:.1f} s; window frozen {gap_read:.1f} s "
+        f"while reading, {gap_all:.1f} s in all"
+    )
     w.close()
     del corpus
     # after: reading and indexing in the worker
     w = window()
     done: list = []
     read_at: list = []
-    w.jobs.finished.connect(lambda name: read_at.append(time.perf_counter()) if name == "open" else None)
+    w.jobs.finished.connect(
+        lambda name: read_at.append(time.perf_counter()) if name == "open" else None
+    )
     ticks.start()
     t0 = time.perf_counter()
     w.files.open_corpus(path, attach=False, then=done.append)
@@ -119,8 +129,10 @@ def main() -> int:
     t_shown = time.perf_counter() - t0
     gap_all = ticks.stop()
     t_read = (read_at[0] if read_at else time.perf_counter()) - t0
-    print(f"worker:      read in {t_read:.1f} s, shown after {t_shown:.1f} s; window frozen at most "
-          f"{gaps_during_read * 1000:.0f} ms while reading, {gap_all:.1f} s in all (showing the sentence)")
+    print(
+        f"worker:      read in {t_read:.1f} s, shown after {t_shown:.1f} s; window frozen at most "
+        f"{gaps_during_read * 1000:.0f} ms while reading, {gap_all:.1f} s in all (showing the sentence)"
+    )
     w.close()
     if not args.file:
         os.remove(path)

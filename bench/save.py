@@ -39,6 +39,7 @@ class Ticker:
 
     def __init__(self):
         from PySide6.QtCore import QTimer
+
         self.gaps: list[float] = []
         self.timer = QTimer()
         self.timer.setInterval(10)
@@ -59,14 +60,20 @@ class Ticker:
         """Stops; returns the longest stall (ms), leaving out the gap holding ``besides`` (the
         time of an edit, whose own cost is not the save's)."""
         self.timer.stop()
-        gaps = [g for g, end in zip(self.gaps, self.ends)
-                if besides is None or not (end - g <= besides[1] and besides[0] <= end)]
+        gaps = [
+            g
+            for g, end in zip(self.gaps, self.ends)
+            if besides is None or not (end - g <= besides[1] and besides[0] <= end)
+        ]
         return max(0.0, max(gaps, default=0.01) - 0.010) * 1000
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    shared = os.environ.get("NERSTUDIO_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data"
+    shared = (
+        os.environ.get("NERSTUDIO_SHARED_DATA")
+        or Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
     ap.add_argument("--data", default=str(Path(shared) / "conll2003"))
     ap.add_argument("--copies", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
@@ -96,8 +103,10 @@ def main() -> int:
     win.show()
     app.processEvents()
     c = win.corpus
-    print(f"{big.name}: {c.n_tokens:,} tokens, {len(c):,} sentences, {big.stat().st_size / 1e6:.1f} MB; "
-          f"opened in {time.perf_counter() - t0:.1f} s")
+    print(
+        f"{big.name}: {c.n_tokens:,} tokens, {len(c):,} sentences, {big.stat().st_size / 1e6:.1f} MB; "
+        f"opened in {time.perf_counter() - t0:.1f} s"
+    )
     owner = win.annotation.owner
     recorded: list[float] = []
     record = owner._saved
@@ -107,10 +116,12 @@ def main() -> int:
         out = record(pending)
         recorded.append((time.perf_counter() - r0) * 1000)
         return out
+
     owner._saved = timed_record
     k = next(k for k, s in enumerate(c.sentences) if len(s) >= 3)
     tick = Ticker()
     results: dict[str, list] = {"main thread": [], "background": []}
+
     def idle(seconds: float) -> float:
         """The longest stall with nothing to do: what the machine's load alone costs."""
         tick.start()
@@ -120,11 +131,13 @@ def main() -> int:
             time.sleep(0.002)
         return tick.stop()
 
-    print(f"  idle window for 3 s: longest main-thread stall {idle(3.0):.0f} ms (the machine's load alone)")
+    print(
+        f"  idle window for 3 s: longest main-thread stall {idle(3.0):.0f} ms (the machine's load alone)"
+    )
     n = 0
     for run in range(args.runs):
         for how in ("main thread", "background"):
-            owner.background_tokens = 10 ** 12 if how == "main thread" else 0
+            owner.background_tokens = 10**12 if how == "main thread" else 0
             n += 1
             win.document.set_spans(k, [Span(0, 1 + n % 2, "ORG")])  # an edit to save
             app.processEvents()
@@ -138,7 +151,9 @@ def main() -> int:
                 time.sleep(0.002)
                 if edit is None and time.perf_counter() - t0 > 1.0:
                     e0 = time.perf_counter()
-                    win.document.set_spans(k, [Span(0, len(c.sentences[k]), "MISC")])  # an edit while saving
+                    win.document.set_spans(
+                        k, [Span(0, len(c.sentences[k]), "MISC")]
+                    )  # an edit while saving
                     app.processEvents()
                     edit = (e0, time.perf_counter())
             secs = time.perf_counter() - t0
@@ -149,13 +164,21 @@ def main() -> int:
             stall = tick.stop(besides=edit)
             assert "Saved" in win.statusBar().currentMessage(), win.statusBar().currentMessage()
             results[how].append((stall, secs))
-            extra = f"; an edit 1 s after Ctrl+S took {(edit[1] - edit[0]) * 1000:.0f} ms" if edit else ""
+            extra = (
+                f"; an edit 1 s after Ctrl+S took {(edit[1] - edit[0]) * 1000:.0f} ms"
+                if edit
+                else ""
+            )
             if how == "background":
                 extra += f"; on the main thread: Ctrl+S {handler_ms:.0f} ms, recording the save {recorded[-1]:.0f} ms"
-            print(f"  run {run + 1} {how:<12} saved in {secs:5.2f} s, longest main-thread stall {stall:6.0f} ms{extra}")
+            print(
+                f"  run {run + 1} {how:<12} saved in {secs:5.2f} s, longest main-thread stall {stall:6.0f} ms{extra}"
+            )
     for how, rs in results.items():
-        print(f"{how:<12} longest stall over {len(rs)} run(s): {max(r[0] for r in rs):6.0f} ms "
-              f"(median save {sorted(r[1] for r in rs)[len(rs) // 2]:.2f} s)")
+        print(
+            f"{how:<12} longest stall over {len(rs)} run(s): {max(r[0] for r in rs):6.0f} ms "
+            f"(median save {sorted(r[1] for r in rs)[len(rs) // 2]:.2f} s)"
+        )
     print("target: no stall over 100 ms while saving")
     win.close()
     return 0

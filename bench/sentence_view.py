@@ -105,7 +105,9 @@ def main() -> int:
             view.select_tokens(3 + 5 * r, 5 + 5 * r)
             app.processEvents()
             browser.append(timed(win.corpus_view, Qt.Key_L))
-        print(f"sentence of {args.tokens} tokens, window 1280×800, {args.reps} keypresses of each kind")
+        print(
+            f"sentence of {args.tokens} tokens, window 1280×800, {args.reps} keypresses of each kind"
+        )
         print(f"  caret (Right)              {stats_ms(caret)}")
         print(f"  extend (Shift+Right)       {stats_ms(extend)}")
         print(f"  label (type key)           {stats_ms(label)}")

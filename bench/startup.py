@@ -34,9 +34,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-HEAVY = ("matplotlib", "scipy", "numba", "llvmlite", "nerstudio.rerank.model", "nerstudio.rerank.boosting",
-         "nerstudio.rerank.kernel", "nerstudio.tagging.maxent", "nerstudio.tagging.perceptron",
-         "nerstudio.tagging.joint")
+HEAVY = (
+    "matplotlib",
+    "scipy",
+    "numba",
+    "llvmlite",
+    "nerstudio.rerank.model",
+    "nerstudio.rerank.boosting",
+    "nerstudio.rerank.kernel",
+    "nerstudio.tagging.maxent",
+    "nerstudio.tagging.perceptron",
+    "nerstudio.tagging.joint",
+)
 
 CHILD = r"""
 import json, os, sys, time
@@ -73,25 +82,47 @@ def once(kind: str, env: dict, corpus: str, before: str = "") -> dict:
     env = dict(env, NERSTUDIO_BENCH_T0=repr(time.time()))
     if kind == "before":
         env["PYTHONPATH"] = before
-    out = subprocess.run([sys.executable, "-c", CHILD, "bare" if kind == "bare" else "app", corpus,
-                          json.dumps(HEAVY)], env=env,
-                         capture_output=True, text=True, timeout=180, cwd=env["HOME_FOR_BENCH"])
-    lines = [ln[len("RESULT "):] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            "bare" if kind == "bare" else "app",
+            corpus,
+            json.dumps(HEAVY),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=env["HOME_FOR_BENCH"],
+    )
+    lines = [ln[len("RESULT ") :] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
     if not lines:
-        raise SystemExit(f"start-up child ({kind}) failed (exit {out.returncode}): {out.stderr.strip()[-800:]}")
+        raise SystemExit(
+            f"start-up child ({kind}) failed (exit {out.returncode}): {out.stderr.strip()[-800:]}"
+        )
     return json.loads(lines[-1])
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=7, help="counted runs of each (default 7)")
-    ap.add_argument("--corpus", default="", help="corpus the application opens (default: the bundled demo)")
+    ap.add_argument(
+        "--corpus", default="", help="corpus the application opens (default: the bundled demo)"
+    )
     ap.add_argument("--before", default="", help="a checkout of an earlier commit, measured too")
     args = ap.parse_args()
     kinds = ("bare", "app") + (("before",) if args.before else ())
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-startup-"))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp / "config"),
-               XDG_DATA_HOME=str(tmp / "data"), XDG_CACHE_HOME=str(tmp / "cache"), HOME_FOR_BENCH=str(tmp))
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        HOME_FOR_BENCH=str(tmp),
+    )
     if os.environ.get("DISPLAY"):
         env.pop("QT_QPA_PLATFORM", None)
         where = f"display {os.environ['DISPLAY']}"
@@ -108,10 +139,15 @@ def main() -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     med = {k: statistics.median(x["seconds"] for x in v) for k, v in res.items()}
-    print(f"time to the first exposed window ({where}; median of {args.runs} runs each, alternating, after a "
-          f"warm-up run of each; load average {os.getloadavg()[0]:.1f}):")
-    labels = {"app": "nerstudio (main.py, " + (args.corpus or "the demo") + ")",
-              "before": f"nerstudio before ({args.before})", "bare": "bare PySide6 QMainWindow"}
+    print(
+        f"time to the first exposed window ({where}; median of {args.runs} runs each, alternating, after a "
+        f"warm-up run of each; load average {os.getloadavg()[0]:.1f}):"
+    )
+    labels = {
+        "app": "nerstudio (main.py, " + (args.corpus or "the demo") + ")",
+        "before": f"nerstudio before ({args.before})",
+        "bare": "bare PySide6 QMainWindow",
+    }
     for kind in ("app", "before", "bare"):
         if kind in res:
             runs = ", ".join(f"{x['seconds']:.2f}" for x in res[kind])
@@ -121,7 +157,10 @@ def main() -> int:
     for kind in ("app", "before"):
         if kind in res:
             heavy = sorted({h for x in res[kind] for h in x["heavy"]})
-            print(f"  heavy modules loaded when the window appeared ({kind}): " + (", ".join(heavy) if heavy else "none"))
+            print(
+                f"  heavy modules loaded when the window appeared ({kind}): "
+                + (", ".join(heavy) if heavy else "none")
+            )
     return 0
 
 

@@ -37,7 +37,9 @@ def stats(xs: list[float]) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--reps", type=int, default=20)
     args = ap.parse_args()
     from nerstudio.demo import DEMO_MODEL_DIR
@@ -45,6 +47,7 @@ def main() -> int:
     from nerstudio.nbest import NBestList
     from nerstudio.rerank.model import RerankerModel
     from nerstudio.tagging.maxent import MaxEntTagger
+
     tagger = MaxEntTagger.load(str(DEMO_MODEL_DIR / "tagger.npz"))
     model = RerankerModel.load(str(DEMO_MODEL_DIR / "reranker.npz"))
     dev = NBestList.load(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
@@ -61,8 +64,10 @@ def main() -> int:
                 new = analyse(tagger, model, edit(ws))
                 compare(model, old, new)
                 times.setdefault(name, []).append(1000 * (time.perf_counter() - t0))
-    print(f"What if on the demo model: {len(sentences)} dev sentences of {min(map(len, sentences))}–"
-          f"{max(map(len, sentences))} tokens, {args.reps} repetitions, 20 candidates")
+    print(
+        f"What if on the demo model: {len(sentences)} dev sentences of {min(map(len, sentences))}–"
+        f"{max(map(len, sentences))} tokens, {args.reps} repetitions, 20 candidates"
+    )
     for name, xs in times.items():
         print(f"  {name:22s} {stats(xs)}")
     return 0

@@ -24,7 +24,7 @@ from nerstudio.rerank.glossary import describe
 
 def show_candidate(nb: NBestList, i: int, j: int) -> str:
     words = nb.words[i]
-    ents = [f"[{' '.join(words[s.start:s.end])}]{s.label}" for s in nb.spans(i, j)]
+    ents = [f"[{' '.join(words[s.start : s.end])}]{s.label}" for s in nb.spans(i, j)]
     return ", ".join(ents) or "(no entity)"
 
 
@@ -35,8 +35,10 @@ def main(rounds: int = 1) -> None:
     train_data = features.fit_transform(train)
     dev_data = features.transform(dev)
     stepper = BoostingStepper(train_data, dev_data, epsilon=0.0025, names=features.names_)
-    print(f"{len(train)} training sentences, {features.n_features} global features; "
-          f"dev F before boosting {stepper.history[0][1]:.2f}")
+    print(
+        f"{len(train)} training sentences, {features.n_features} global features; "
+        f"dev F before boosting {stepper.history[0][1]:.2f}"
+    )
     for _ in range(rounds):
         step = stepper.step()
         if step is None:
@@ -45,10 +47,14 @@ def main(rounds: int = 1) -> None:
         info = step.info
         print(f"\nround {info.round}: feature {step.feature_name!r}")
         print(f"  in words: {describe(step.feature_name)}")
-        print(f"  W+ = {info.w_plus:.3f}, W- = {info.w_minus:.3f}  ->  weight update "
-              f"delta = 1/2 log((W+ + eps Z)/(W- + eps Z)) = {info.delta:+.4f}")
-        print(f"  exponential loss {info.loss_before:.3f} -> {info.loss_after:.3f} "
-              f"({len(info.pairs)} (oracle, other) pairs touched)")
+        print(
+            f"  W+ = {info.w_plus:.3f}, W- = {info.w_minus:.3f}  ->  weight update "
+            f"delta = 1/2 log((W+ + eps Z)/(W- + eps Z)) = {info.delta:+.4f}"
+        )
+        print(
+            f"  exponential loss {info.loss_before:.3f} -> {info.loss_after:.3f} "
+            f"({len(info.pairs)} (oracle, other) pairs touched)"
+        )
         if len(step.sentences):
             i = int(step.sentences[0])
             off = int(train_data.offsets[i])

@@ -18,16 +18,19 @@ except _NotFound:  # running from a checkout that was never installed
 def load(folder, system: str | None = None, n: int = 20):
     """A tagger and its reranker from a folder, as a pipeline: see :func:`nerstudio.api.load`."""
     from .api import load as _load
+
     return _load(folder, system=system, n=n)
 
 
 def read(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None):
     """A corpus file as a Corpus: see :func:`nerstudio.api.read`."""
     from .api import read as _read
+
     return _read(path, format, scheme, encoding)
 
 
 def write(corpus, path, format: str | None = None, scheme: str | None = None) -> None:
     """Write a corpus atomically: see :func:`nerstudio.api.write`."""
     from .api import write as _write
+
     _write(corpus, path, format, scheme)

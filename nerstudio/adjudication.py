@@ -75,11 +75,16 @@ def aligned_sentences(corpora: Sequence[Sequence[Sentence]], paths: Sequence[str
         for k, (sa, sb) in enumerate(zip(first, other), 1):
             check_aligned(sa, sb, k, paths[0], path)
         if len(other) != len(first):
-            longer, lpath, opath = (other, path, paths[0]) if len(other) > len(first) else (first, paths[0], path)
+            longer, lpath, opath = (
+                (other, path, paths[0]) if len(other) > len(first) else (first, paths[0], path)
+            )
             extra = longer[min(len(first), len(other))]
-            raise FormatError(lpath, extra.line or None,
-                              f"has more sentences than {opath or 'the other file'} (which ends after "
-                              f"{min(len(first), len(other))})")
+            raise FormatError(
+                lpath,
+                extra.line or None,
+                f"has more sentences than {opath or 'the other file'} (which ends after "
+                f"{min(len(first), len(other))})",
+            )
 
 
 def regions_of(k: int, versions: Sequence[Sequence[Span]]) -> list[Region]:
@@ -102,8 +107,12 @@ def regions_of(k: int, versions: Sequence[Sequence[Span]]) -> list[Region]:
 class Adjudication:
     """The regions of aligned annotations and the decisions taken (see the module docstring)."""
 
-    def __init__(self, corpora: Sequence[Sequence[Sentence]], names: Sequence[str],
-                 paths: Sequence[str | None] | None = None):
+    def __init__(
+        self,
+        corpora: Sequence[Sequence[Sentence]],
+        names: Sequence[str],
+        paths: Sequence[str | None] | None = None,
+    ):
         if len(corpora) < 2:
             raise ValueError("adjudication needs two or more annotations")
         paths = list(paths) if paths is not None else [None] * len(corpora)
@@ -169,7 +178,9 @@ class Adjudication:
         return snap
 
     def undecided(self) -> list[int]:
-        return [i for i in self.disagreements if self.decisions.get(i, Decision("skip")).kind == "skip"]
+        return [
+            i for i in self.disagreements if self.decisions.get(i, Decision("skip")).kind == "skip"
+        ]
 
     def resolve(self, majority: bool = False, prefer: int | None = None) -> int:
         """Decide the undecided disagreements by the majority version and/or the preferred
@@ -206,7 +217,10 @@ class Adjudication:
         return sorted(out)
 
     def merged(self) -> list[list[Span]]:
-        return [self.merged_spans(k) if k in self._by_k or k in self.edited else [] for k in range(len(self.words))]
+        return [
+            self.merged_spans(k) if k in self._by_k or k in self.edited else []
+            for k in range(len(self.words))
+        ]
 
     def merged_sentences(self) -> list[Sentence]:
         """The first annotator's sentences with the merged entities (copies)."""
@@ -219,48 +233,84 @@ class Adjudication:
             for a in range(len(self.names)):
                 for b in range(a + 1, len(self.names)):
                     ag = agreement(self.sentences[a], self.sentences[b])
-                    self._before.append((self.names[a], self.names[b], ag.spans.overall.f1, ag.kappa))
+                    self._before.append(
+                        (self.names[a], self.names[b], ag.spans.overall.f1, ag.kappa)
+                    )
         return self._before
 
     def report(self) -> Report:
         """The full report: with every disagreement and each annotator's F1 against the merged result."""
         pairs = self.agreement_before()
         merged = self.merged_sentences()
-        vs_merged = [(n, agreement(merged, c).spans.overall.f1) for n, c in zip(self.names, self.sentences)]
+        vs_merged = [
+            (n, agreement(merged, c).spans.overall.f1) for n, c in zip(self.names, self.sentences)
+        ]
         counts, taken = self._counts()
-        return Report(self.names, pairs, counts, taken, vs_merged, sum(len(s) for s in self.merged()),
-                      [self._row(i) for i in self.disagreements])
+        return Report(
+            self.names,
+            pairs,
+            counts,
+            taken,
+            vs_merged,
+            sum(len(s) for s in self.merged()),
+            [self._row(i) for i in self.disagreements],
+        )
 
     def summary(self, last: int = 10) -> str:
         """What the walk shows as it goes (cheap at every key): the agreement before, the regions,
         the decisions so far and the ``last`` ones taken."""
-        rep = Report(self.names, self.agreement_before(), *self._counts(), [], -1,
-                     [self._row(i) for i in self.order[-last:][::-1]])
+        rep = Report(
+            self.names,
+            self.agreement_before(),
+            *self._counts(),
+            [],
+            -1,
+            [self._row(i) for i in self.order[-last:][::-1]],
+        )
         return rep.text(0).replace("disagreements:", "last decisions (the latest first):")
 
     def _counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        counts = {"agreed": len(self.regions) - len(self.disagreements), "disagreements": len(self.disagreements)}
+        counts = {
+            "agreed": len(self.regions) - len(self.disagreements),
+            "disagreements": len(self.disagreements),
+        }
         for kind in ("take", "edit"):
             counts[kind] = sum(1 for d in self.decisions.values() if d.kind == kind)
         counts["undecided"] = len(self.undecided())
-        taken = {n: sum(1 for d in self.decisions.values() if d.kind == "take" and d.who == i)
-                 for i, n in enumerate(self.names)}
+        taken = {
+            n: sum(1 for d in self.decisions.values() if d.kind == "take" and d.who == i)
+            for i, n in enumerate(self.names)
+        }
         return counts, taken
 
     def region_text(self, r: Region, version) -> str:
         words = self.words[r.k]
-        return ", ".join(f"[{' '.join(words[s.start:s.end])}]{s.label}" for s in version) or "(no entity)"
+        return (
+            ", ".join(f"[{' '.join(words[s.start : s.end])}]{s.label}" for s in version)
+            or "(no entity)"
+        )
 
     def _row(self, i: int) -> dict:
         r = self.regions[i]
         d = self.decisions.get(i, Decision("skip"))
-        return {"sentence": r.k + 1, "line": self.lines[r.k] or None,
-                "text": " ".join(self.words[r.k][r.start:r.end]),
-                "versions": {n: self.region_text(r, v) for n, v in zip(self.names, r.versions)},
-                "decision": ("undecided" if d.kind == "skip" else "edited by hand" if d.kind == "edit"
-                             else f"{self.names[d.who]} ({d.by})" if d.by != "user" else self.names[d.who]),
-                "merged": self.region_text(r, [s for s in self.merged_spans(r.k)
-                                                if r.start <= s.start and s.end <= r.end])}
+        return {
+            "sentence": r.k + 1,
+            "line": self.lines[r.k] or None,
+            "text": " ".join(self.words[r.k][r.start : r.end]),
+            "versions": {n: self.region_text(r, v) for n, v in zip(self.names, r.versions)},
+            "decision": (
+                "undecided"
+                if d.kind == "skip"
+                else "edited by hand"
+                if d.kind == "edit"
+                else f"{self.names[d.who]} ({d.by})"
+                if d.by != "user"
+                else self.names[d.who]
+            ),
+            "merged": self.region_text(
+                r, [s for s in self.merged_spans(r.k) if r.start <= s.start and s.end <= r.end]
+            ),
+        }
 
 
 @dataclass
@@ -276,29 +326,57 @@ class Report:
     rows: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"annotators": self.names,
-                "agreement_before": [{"a": a, "b": b, "f1": f, "kappa": k} for a, b, f, k in self.pairs],
-                "regions": self.counts, "taken": self.taken, "merged_entities": self.entities,
-                "f1_against_merged": dict(self.vs_merged), "disagreements": self.rows}
+        return {
+            "annotators": self.names,
+            "agreement_before": [
+                {"a": a, "b": b, "f1": f, "kappa": k} for a, b, f, k in self.pairs
+            ],
+            "regions": self.counts,
+            "taken": self.taken,
+            "merged_entities": self.entities,
+            "f1_against_merged": dict(self.vs_merged),
+            "disagreements": self.rows,
+        }
 
     def text(self, limit: int = 20) -> str:
         def k(v):
             return "n/a" if v is None else f"{v:.3f}"
+
         c = self.counts
-        lines = ["agreement before: " + "; ".join(f"{a}–{b} span F1 {f:.2f}, kappa {k(kap)}"
-                                                 for a, b, f, kap in self.pairs),
-                 f"regions: {c['agreed'] + c['disagreements']} ({c['agreed']} agreed, accepted; "
-                 f"{c['disagreements']} disagreements)",
-                 "decisions: " + ", ".join(f"{n} taken {v}" for n, v in self.taken.items())
-                 + f", edited by hand {c['edit']}, undecided {c['undecided']} (no entity written)",
-                 *([f"merged: {self.entities} entities" + ("; span F1 against it: " if self.vs_merged else "")
-                    + ", ".join(f"{n} {f:.2f}" for n, f in self.vs_merged)] if self.entities >= 0 else [])]
+        lines = [
+            "agreement before: "
+            + "; ".join(f"{a}–{b} span F1 {f:.2f}, kappa {k(kap)}" for a, b, f, kap in self.pairs),
+            f"regions: {c['agreed'] + c['disagreements']} ({c['agreed']} agreed, accepted; "
+            f"{c['disagreements']} disagreements)",
+            "decisions: "
+            + ", ".join(f"{n} taken {v}" for n, v in self.taken.items())
+            + f", edited by hand {c['edit']}, undecided {c['undecided']} (no entity written)",
+            *(
+                [
+                    f"merged: {self.entities} entities"
+                    + ("; span F1 against it: " if self.vs_merged else "")
+                    + ", ".join(f"{n} {f:.2f}" for n, f in self.vs_merged)
+                ]
+                if self.entities >= 0
+                else []
+            ),
+        ]
         shown = self.rows if limit <= 0 else self.rows[:limit]
         if shown:
-            lines.append("disagreements" + (f" (first {len(shown)} of {len(self.rows)})" if len(shown) < len(self.rows)
-                                             else "") + ":")
+            lines.append(
+                "disagreements"
+                + (
+                    f" (first {len(shown)} of {len(self.rows)})"
+                    if len(shown) < len(self.rows)
+                    else ""
+                )
+                + ":"
+            )
         for r in shown:
             where = f"line {r['line']}" if r["line"] else f"sentence {r['sentence']}"
-            lines.append(f"  [{where}] {r['text']}: " + "; ".join(f"{n} {v}" for n, v in r["versions"].items())
-                         + f" → {r['decision']}: {r['merged']}")
+            lines.append(
+                f"  [{where}] {r['text']}: "
+                + "; ".join(f"{n} {v}" for n, v in r["versions"].items())
+                + f" → {r['decision']}: {r['merged']}"
+            )
         return "\n".join(lines)

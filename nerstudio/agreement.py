@@ -67,10 +67,24 @@ class Difference:
 
     def as_dict(self) -> dict:
         def ents(spans):
-            return [{"start": s.start, "end": s.end, "label": s.label, "text": " ".join(self.words[s.start:s.end])}
-                    for s in spans]
-        return {"sentence": self.index, "line_a": self.line_a or None, "line_b": self.line_b or None,
-                "text": " ".join(self.words), "only_a": ents(self.only_a), "only_b": ents(self.only_b)}
+            return [
+                {
+                    "start": s.start,
+                    "end": s.end,
+                    "label": s.label,
+                    "text": " ".join(self.words[s.start : s.end]),
+                }
+                for s in spans
+            ]
+
+        return {
+            "sentence": self.index,
+            "line_a": self.line_a or None,
+            "line_b": self.line_b or None,
+            "text": " ".join(self.words),
+            "only_a": ents(self.only_a),
+            "only_b": ents(self.only_b),
+        }
 
 
 @dataclass
@@ -93,42 +107,69 @@ class Agreement:
         spans = self.spans.as_dict()
         per_type = {t: {**m, "kappa": per_kappa.get(t)} for t, m in spans["per_type"].items()}
         shown = self.differences if limit <= 0 else self.differences[:limit]
-        return {"sentences": self.spans.sentences, "tokens": self.spans.tokens,
-                "precision": spans["precision"], "recall": spans["recall"], "f1": spans["f1"],
-                "entities_a": spans["gold"], "entities_b": spans["proposed"], "matching": spans["correct"],
-                "kappa": self.kappa, "token_agreement": self.spans.token_accuracy, "per_type": per_type,
-                "differing_sentences": len(self.differences), "differences": [d.as_dict() for d in shown]}
+        return {
+            "sentences": self.spans.sentences,
+            "tokens": self.spans.tokens,
+            "precision": spans["precision"],
+            "recall": spans["recall"],
+            "f1": spans["f1"],
+            "entities_a": spans["gold"],
+            "entities_b": spans["proposed"],
+            "matching": spans["correct"],
+            "kappa": self.kappa,
+            "token_agreement": self.spans.token_accuracy,
+            "per_type": per_type,
+            "differing_sentences": len(self.differences),
+            "differences": [d.as_dict() for d in shown],
+        }
 
     def table(self, limit: int = 20) -> str:
         def k(v):
             return "   n/a" if v is None else f"{v:6.3f}"
+
         ev, per_kappa = self.spans, self.kappa_per_type()
-        lines = [f"sentences: {ev.sentences}; tokens: {ev.tokens}; entities in A: {ev.overall.gold}, in B: "
-                 f"{ev.overall.proposed}, matching: {ev.overall.correct}",
-                 f"tokens with the same tag: {ev.token_accuracy:.2f}%; Cohen's kappa: {k(self.kappa).strip()}",
-                 f"{'type':<16}{'P(B|A)':>10}{'R(B|A)':>10}{'F1':>10}{'kappa':>8}{'A':>7}{'B':>7}"]
+        lines = [
+            f"sentences: {ev.sentences}; tokens: {ev.tokens}; entities in A: {ev.overall.gold}, in B: "
+            f"{ev.overall.proposed}, matching: {ev.overall.correct}",
+            f"tokens with the same tag: {ev.token_accuracy:.2f}%; Cohen's kappa: {k(self.kappa).strip()}",
+            f"{'type':<16}{'P(B|A)':>10}{'R(B|A)':>10}{'F1':>10}{'kappa':>8}{'A':>7}{'B':>7}",
+        ]
         for name, m in sorted(ev.per_type.items()):
-            lines.append(f"{name or '(untyped)':<16}{m.precision:10.2f}{m.recall:10.2f}{m.f1:10.2f}"
-                         f"{k(per_kappa[name]):>8}{m.gold:7d}{m.proposed:7d}")
+            lines.append(
+                f"{name or '(untyped)':<16}{m.precision:10.2f}{m.recall:10.2f}{m.f1:10.2f}"
+                f"{k(per_kappa[name]):>8}{m.gold:7d}{m.proposed:7d}"
+            )
         o = ev.overall
-        lines.append(f"{'overall':<16}{o.precision:10.2f}{o.recall:10.2f}{o.f1:10.2f}{k(self.kappa):>8}"
-                     f"{o.gold:7d}{o.proposed:7d}")
+        lines.append(
+            f"{'overall':<16}{o.precision:10.2f}{o.recall:10.2f}{o.f1:10.2f}{k(self.kappa):>8}"
+            f"{o.gold:7d}{o.proposed:7d}"
+        )
         n = len(self.differences)
         shown = self.differences if limit <= 0 else self.differences[:limit]
-        lines.append(f"\n{n} sentence{'s' if n != 1 else ''} differ" + (f" (first {len(shown)}):" if shown and
-                                                                         len(shown) < n else ":" if n else ""))
+        lines.append(
+            f"\n{n} sentence{'s' if n != 1 else ''} differ"
+            + (f" (first {len(shown)}):" if shown and len(shown) < n else ":" if n else "")
+        )
         for d in shown:
             where = f"A:{d.line_a} B:{d.line_b}" if d.line_a else f"sentence {d.index}"
             lines.append(f"  [{where}] {' '.join(d.words)}")
             for tag, spans in (("A only", d.only_a), ("B only", d.only_b)):
                 if spans:
-                    lines.append(f"    {tag}: " + ", ".join(f"[{' '.join(d.words[s.start:s.end])}]{s.label}"
-                                                          for s in spans))
+                    lines.append(
+                        f"    {tag}: "
+                        + ", ".join(
+                            f"[{' '.join(d.words[s.start : s.end])}]{s.label}" for s in spans
+                        )
+                    )
         return "\n".join(lines)
 
 
-def agreement(a: Iterable[Sentence], b: Iterable[Sentence], a_path: str | None = None,
-              b_path: str | None = None) -> Agreement:
+def agreement(
+    a: Iterable[Sentence],
+    b: Iterable[Sentence],
+    a_path: str | None = None,
+    b_path: str | None = None,
+) -> Agreement:
     """Compare two aligned streams of sentences (A's spans as the reference of P and R)."""
     out = Agreement()
     ai, bi = iter(a), iter(b)
@@ -140,13 +181,24 @@ def agreement(a: Iterable[Sentence], b: Iterable[Sentence], a_path: str | None =
         k += 1
         if sa is None or sb is None:
             longer, path, other = (sb, b_path, a_path) if sa is None else (sa, a_path, b_path)
-            raise FormatError(path, longer.line or None,
-                              f"has more sentences than {other or 'the other file'} (which ends after {k - 1})")
+            raise FormatError(
+                path,
+                longer.line or None,
+                f"has more sentences than {other or 'the other file'} (which ends after {k - 1})",
+            )
         check_aligned(sa, sb, k, a_path, b_path)
         n = len(sa.words)
         out.spans.add_sentence(sa.spans, sb.spans, n)
         out.tags.update(zip(encode(sa.spans, n, "iob2"), encode(sb.spans, n, "iob2")))
         set_a, set_b = set(sa.spans), set(sb.spans)
         if set_a != set_b:
-            out.differences.append(Difference(k, sa.line, sb.line, tuple(sa.words), sorted(set_a - set_b),
-                                              sorted(set_b - set_a)))
+            out.differences.append(
+                Difference(
+                    k,
+                    sa.line,
+                    sb.line,
+                    tuple(sa.words),
+                    sorted(set_a - set_b),
+                    sorted(set_b - set_a),
+                )
+            )

@@ -98,7 +98,9 @@ def merge(spans: Sequence[Span], a: Span, b: Span) -> list[Span]:
     """One span from the first start to the last end of ``a`` and ``b``, typed like the first;
     anything in between is absorbed."""
     first, _last = (a, b) if a.start <= b.start else (b, a)
-    return set_label([s for s in spans if s not in (a, b)], first.start, max(a.end, b.end), first.label)
+    return set_label(
+        [s for s in spans if s not in (a, b)], first.start, max(a.end, b.end), first.label
+    )
 
 
 def neighbours(spans: Sequence[Span], span: Span) -> tuple[Span | None, Span | None]:
@@ -151,7 +153,9 @@ def recovery_files(corpus_path: str, folder: str) -> list[str]:
         names = os.listdir(folder)
     except OSError:
         return []
-    return sorted(os.path.join(folder, n) for n in names if n.startswith(stem) and n.endswith(RECOVERY_SUFFIX))
+    return sorted(
+        os.path.join(folder, n) for n in names if n.startswith(stem) and n.endswith(RECOVERY_SUFFIX)
+    )
 
 
 @dataclass
@@ -160,18 +164,32 @@ class Recovery:
     edits: dict[int, list[Span]]  # sentence index -> its spans
     words: dict[int, tuple[str, ...]]
     written: float  # time.time() when written
-    owner: dict | None = None  # the instance that wrote it (corpus.filelock.Instance), None in old files
+    owner: dict | None = (
+        None  # the instance that wrote it (corpus.filelock.Instance), None in old files
+    )
 
 
-def write_recovery(path: str, corpus: Corpus, sentences: Sequence[int], owner: dict | None = None) -> None:
+def write_recovery(
+    path: str, corpus: Corpus, sentences: Sequence[int], owner: dict | None = None
+) -> None:
     """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically);
     ``owner``: the instance writing it (whether it still runs decides whether it is offered)."""
     sents = corpus.sentences
-    obj = {"format": RECOVERY_FORMAT, "version": RECOVERY_VERSION,
-           "corpus": os.path.abspath(corpus.path) if corpus.path else None, "written": time.time(), "owner": owner,
-           "sentences": [{"index": int(k), "words": list(sents[k].words),
-                          "spans": [[s.start, s.end, s.label] for s in sents[k].spans]}
-                         for k in sorted(set(sentences))]}
+    obj = {
+        "format": RECOVERY_FORMAT,
+        "version": RECOVERY_VERSION,
+        "corpus": os.path.abspath(corpus.path) if corpus.path else None,
+        "written": time.time(),
+        "owner": owner,
+        "sentences": [
+            {
+                "index": int(k),
+                "words": list(sents[k].words),
+                "spans": [[s.start, s.end, s.label] for s in sents[k].spans],
+            }
+            for k in sorted(set(sentences))
+        ],
+    }
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False)
@@ -184,15 +202,22 @@ def read_recovery(path: str) -> Recovery:
     if not isinstance(obj, dict) or obj.get("format") != RECOVERY_FORMAT:
         raise ValueError(f"{path}: not a nerstudio recovery file")
     if int(obj.get("version", 0)) > RECOVERY_VERSION:
-        raise ValueError(f"{path}: recovery file version {obj.get('version')} is newer than this nerstudio")
+        raise ValueError(
+            f"{path}: recovery file version {obj.get('version')} is newer than this nerstudio"
+        )
     edits, words = {}, {}
     for rec in obj.get("sentences", []):
         k = int(rec["index"])
         edits[k] = _sorted(Span(int(a), int(b), str(c)) for a, b, c in rec["spans"])
         words[k] = tuple(rec["words"])
     owner = obj.get("owner")
-    return Recovery(obj.get("corpus") or "", edits, words, float(obj.get("written", 0.0)),
-                    owner if isinstance(owner, dict) else None)
+    return Recovery(
+        obj.get("corpus") or "",
+        edits,
+        words,
+        float(obj.get("written", 0.0)),
+        owner if isinstance(owner, dict) else None,
+    )
 
 
 def _saved_at(corpus_path: str) -> float:

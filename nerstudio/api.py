@@ -79,10 +79,13 @@ class Explanation:
 
     def __str__(self) -> str:
         from .numfmt import num
-        lines = [f"chosen: candidate {self.chosen.rank + 1} "
-                 f"{[(e.text, e.label) for e in self.chosen.entities]}",
-                 f"tagger's best: candidate {self.tagger_top.rank + 1} "
-                 f"{[(e.text, e.label) for e in self.tagger_top.entities]}"]
+
+        lines = [
+            f"chosen: candidate {self.chosen.rank + 1} "
+            f"{[(e.text, e.label) for e in self.chosen.entities]}",
+            f"tagger's best: candidate {self.tagger_top.rank + 1} "
+            f"{[(e.text, e.label) for e in self.tagger_top.entities]}",
+        ]
         for t in self.terms[:10]:
             lines.append(f"  {num(t.contribution, sign=True):>8}  {t.name}")
         return "\n".join(lines)
@@ -130,6 +133,7 @@ class Pipeline:
     # -- the candidates of one sentence ------------------------------------------------------------
     def _list(self, tokens: list[str], n: int):
         from .experiments.predictor import tagger_nbest
+
         return tagger_nbest(self.tagger, [tokens], n)
 
     def _scored(self, text_or_tokens, n: int | None = None):
@@ -149,6 +153,7 @@ class Pipeline:
         rscores, chosen, data = None, 0, None
         if self.reranker is not None:
             from .experiments.predictor import needs_documents
+
             if needs_documents(self.reranker):  # one sentence: a document of its own, no context
                 nb.meta["documents"] = [0]
             data = self.reranker.data(nb)
@@ -156,11 +161,27 @@ class Pipeline:
             chosen = int(self.reranker.predict(data)[0])
         cands = []
         for j, spans in enumerate(cand_spans):
-            ents = [Entity(sp.label, offsets[sp.start][0], offsets[sp.end - 1][1],
-                           text[offsets[sp.start][0]:offsets[sp.end - 1][1]], min(1.0, mass[sp]), sp.start, sp.end)
-                    for sp in spans]
-            cands.append(Candidate(j, ents, float(logp[j]), float(prob[j]),
-                                   None if rscores is None else float(rscores[j])))
+            ents = [
+                Entity(
+                    sp.label,
+                    offsets[sp.start][0],
+                    offsets[sp.end - 1][1],
+                    text[offsets[sp.start][0] : offsets[sp.end - 1][1]],
+                    min(1.0, mass[sp]),
+                    sp.start,
+                    sp.end,
+                )
+                for sp in spans
+            ]
+            cands.append(
+                Candidate(
+                    j,
+                    ents,
+                    float(logp[j]),
+                    float(prob[j]),
+                    None if rscores is None else float(rscores[j]),
+                )
+            )
         return cands, chosen, data, nb
 
     # -- the public calls -------------------------------------------------------------------------------
@@ -197,6 +218,7 @@ def load(folder, system: str | None = None, n: int = 20) -> Pipeline:
     folders) or ``reranker-<system>.npz`` (``nerstudio experiment``'s output; ``system`` picks
     one when there are several). A path to a tagger file loads the tagger alone."""
     from .experiments.predictor import load_model_folder
+
     return Pipeline(*load_model_folder(folder, system), n)
 
 
@@ -205,6 +227,7 @@ def read(path, format: str | None = None, scheme: str | None = None, encoding: s
     unless given; see the README's formats table). Bad input raises
     :class:`nerstudio.errors.FormatError` naming the file and line."""
     from .corpus.formats import read_corpus
+
     return read_corpus(path, format, scheme, encoding)
 
 
@@ -213,6 +236,7 @@ def write(corpus, path, format: str | None = None, scheme: str | None = None) ->
     (or, for a new format, named by the extension as ``nerstudio convert`` does)."""
     from .corpus.detect import format_for_output
     from .corpus.writing import write_corpus
+
     if format is None:
         format = format_for_output(path, corpus.format) or corpus.format
     write_corpus(corpus, path, format, scheme)

@@ -45,8 +45,14 @@ class PRF:
         self.gold += other.gold
 
     def as_dict(self) -> dict:
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1,
-                "correct": self.correct, "proposed": self.proposed, "gold": self.gold}
+        return {
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "correct": self.correct,
+            "proposed": self.proposed,
+            "gold": self.gold,
+        }
 
 
 @dataclass
@@ -76,7 +82,9 @@ class Evaluation:
         """Percentage of tokens whose IOB2 tag (derived from the spans) is right."""
         return 100.0 * self.tokens_correct / self.tokens if self.tokens else 0.0
 
-    def add_sentence(self, gold: Sequence[Span], pred: Sequence[Span], n_tokens: int | None = None) -> None:
+    def add_sentence(
+        self, gold: Sequence[Span], pred: Sequence[Span], n_tokens: int | None = None
+    ) -> None:
         self.sentences += 1
         gset, pset = set(gold), set(pred)
         for sp in gset:
@@ -95,27 +103,42 @@ class Evaluation:
             self.tokens_correct += sum(a == b for a, b in zip(g, p))
 
     def as_dict(self) -> dict:
-        d = {"precision": self.precision, "recall": self.recall, "f1": self.f1,
-             "correct": self.overall.correct, "proposed": self.overall.proposed, "gold": self.overall.gold,
-             "token_accuracy": self.token_accuracy, "sentences": self.sentences, "tokens": self.tokens,
-             "per_type": {k: v.as_dict() for k, v in sorted(self.per_type.items())}}
+        d = {
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "correct": self.overall.correct,
+            "proposed": self.overall.proposed,
+            "gold": self.overall.gold,
+            "token_accuracy": self.token_accuracy,
+            "sentences": self.sentences,
+            "tokens": self.tokens,
+            "per_type": {k: v.as_dict() for k, v in sorted(self.per_type.items())},
+        }
         return d
 
     def table(self) -> str:
         """A conlleval-like text table."""
-        lines = [f"sentences: {self.sentences}; tokens: {self.tokens}; gold entities: {self.overall.gold}; "
-                 f"proposed: {self.overall.proposed}; correct: {self.overall.correct}",
-                 f"token accuracy: {self.token_accuracy:6.2f}%",
-                 f"{'type':<16}{'precision':>10}{'recall':>10}{'F1':>10}{'gold':>8}{'proposed':>10}"]
+        lines = [
+            f"sentences: {self.sentences}; tokens: {self.tokens}; gold entities: {self.overall.gold}; "
+            f"proposed: {self.overall.proposed}; correct: {self.overall.correct}",
+            f"token accuracy: {self.token_accuracy:6.2f}%",
+            f"{'type':<16}{'precision':>10}{'recall':>10}{'F1':>10}{'gold':>8}{'proposed':>10}",
+        ]
         rows = sorted(self.per_type.items()) + [("overall", self.overall)]
         for name, m in rows:
-            lines.append(f"{name or '(untyped)':<16}{m.precision:10.2f}{m.recall:10.2f}{m.f1:10.2f}"
-                         f"{m.gold:8d}{m.proposed:10d}")
+            lines.append(
+                f"{name or '(untyped)':<16}{m.precision:10.2f}{m.recall:10.2f}{m.f1:10.2f}"
+                f"{m.gold:8d}{m.proposed:10d}"
+            )
         return "\n".join(lines)
 
 
-def evaluate_spans(gold: Iterable[Sequence[Span]], pred: Iterable[Sequence[Span]],
-                   lengths: Iterable[int] | None = None) -> Evaluation:
+def evaluate_spans(
+    gold: Iterable[Sequence[Span]],
+    pred: Iterable[Sequence[Span]],
+    lengths: Iterable[int] | None = None,
+) -> Evaluation:
     """Evaluate parallel sequences of span lists (one list per sentence)."""
     ev = Evaluation()
     if lengths is None:
@@ -127,8 +150,12 @@ def evaluate_spans(gold: Iterable[Sequence[Span]], pred: Iterable[Sequence[Span]
     return ev
 
 
-def evaluate_sentences(gold: Iterable[Sentence], pred: Iterable[Sentence], gold_path: str | None = None,
-                       pred_path: str | None = None) -> Evaluation:
+def evaluate_sentences(
+    gold: Iterable[Sentence],
+    pred: Iterable[Sentence],
+    gold_path: str | None = None,
+    pred_path: str | None = None,
+) -> Evaluation:
     """Evaluate two aligned streams of sentences; their tokens must match one to one.
 
     A prediction whose tokens differ from the gold ones (other sentences, shuffled or shifted
@@ -147,8 +174,11 @@ def evaluate_sentences(gold: Iterable[Sentence], pred: Iterable[Sentence], gold_
         if g is None or p is None:
             longer, path = (p, pred_path) if g is None else (g, gold_path)
             other = gold_path if g is None else pred_path
-            raise FormatError(path, longer.line or None,
-                              f"has more sentences than {other or 'the other file'} (which ends after {k - 1})")
+            raise FormatError(
+                path,
+                longer.line or None,
+                f"has more sentences than {other or 'the other file'} (which ends after {k - 1})",
+            )
         check_aligned(g, p, k, gold_path, pred_path)
         ev.add_sentence(g.spans, p.spans, len(g.words))
     return ev
@@ -170,12 +200,18 @@ def check_aligned(g, p, k: int, gold_path, pred_path) -> None:
         if a != b:
             gl = _token_line(g, i)
             where = f"{gold_path or 'the gold file'}" + (f":{gl}" if gl else "")
-            raise FormatError(pred_path, _token_line(p, i),
-                              f"token {b!r} differs from the gold token {a!r} at {where} (sentence {k}, token "
-                              f"{i + 1}): the files are not aligned")
+            raise FormatError(
+                pred_path,
+                _token_line(p, i),
+                f"token {b!r} differs from the gold token {a!r} at {where} (sentence {k}, token "
+                f"{i + 1}): the files are not aligned",
+            )
     where = f" at {gold_path}:{g.line}" if gold_path and g.line else ""
-    raise FormatError(pred_path, p.line or None,
-                      f"sentence {k} has {len(p.words)} tokens but the gold sentence{where} has {len(g.words)}")
+    raise FormatError(
+        pred_path,
+        p.line or None,
+        f"sentence {k} has {len(p.words)} tokens but the gold sentence{where} has {len(g.words)}",
+    )
 
 
 def relative_error_reduction(base: float, new: float) -> float:
@@ -198,8 +234,11 @@ class OracleResult:
     gold_in_list: int  # sentences whose exact gold analysis is among the candidates
 
 
-def oracle(gold: Sequence[Sequence[Span]], candidates: Sequence[Sequence[Sequence[Span]]],
-           n: int | None = None) -> OracleResult:
+def oracle(
+    gold: Sequence[Sequence[Span]],
+    candidates: Sequence[Sequence[Sequence[Span]]],
+    n: int | None = None,
+) -> OracleResult:
     """The best corpus F reachable by picking one of the first ``n`` candidates per sentence.
 
     Maximises F = 2C / (G + P) exactly (not a per-sentence approximation) with Dinkelbach's
@@ -241,4 +280,6 @@ def oracle(gold: Sequence[Sequence[Span]], candidates: Sequence[Sequence[Sequenc
     P = sum(stats[i][j][1] for i, j in enumerate(choice))
     prec = 100.0 * C / P if P else 0.0
     rec = 100.0 * C / G if G else 0.0
-    return OracleResult(100.0 * (2 * C / (G + P) if G + P else 0.0), prec, rec, list(choice), gold_in)
+    return OracleResult(
+        100.0 * (2 * C / (G + P) if G + P else 0.0), prec, rec, list(choice), gold_in
+    )

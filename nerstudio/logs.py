@@ -89,7 +89,9 @@ def setup(debug: bool = False, stream=None) -> Path | None:
     path: Path | None = log_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fh = _FileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+        fh = _FileHandler(
+            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
+        )
     except OSError:
         path = None
     else:

@@ -31,7 +31,9 @@ def tags_to_spans(tag_ids: Sequence[int], tagset: Sequence[str]) -> list[Span]:
     return decode([tagset[t] for t in tag_ids], "scn")[0]
 
 
-def spans_to_tag_ids(spans: Sequence[Span], n: int, tag_index: dict[str, int], typed: bool) -> np.ndarray:
+def spans_to_tag_ids(
+    spans: Sequence[Span], n: int, tag_index: dict[str, int], typed: bool
+) -> np.ndarray:
     if not typed:
         spans = [Span(s.start, s.end, "") for s in spans]
     tags = encode(spans, n, "scn")
@@ -67,7 +69,12 @@ def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
     end = inside & ~nxt_cont
     sc, ss = np.nonzero(start)
     _, ee = np.nonzero(end)
-    return sc.astype(np.int64), ss.astype(np.int64), ee.astype(np.int64) + 1, lab[sc, ss].astype(np.int64)
+    return (
+        sc.astype(np.int64),
+        ss.astype(np.int64),
+        ee.astype(np.int64) + 1,
+        lab[sc, ss].astype(np.int64),
+    )
 
 
 _KIND_CACHE: dict = {}
@@ -78,8 +85,12 @@ def _tag_kinds(tagset: tuple[str, ...]):
     if hit is None:
         types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
         tindex = {t: i for i, t in enumerate(types)}
-        kinds = np.array([0 if t == "N" else (1 if t.startswith("S") else 2) for t in tagset], dtype=np.int8)
-        labels = np.array([tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64)
+        kinds = np.array(
+            [0 if t == "N" else (1 if t.startswith("S") else 2) for t in tagset], dtype=np.int8
+        )
+        labels = np.array(
+            [tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64
+        )
         hit = _KIND_CACHE[tagset] = (kinds, labels, types)
     return hit[0], hit[1]
 
@@ -121,10 +132,18 @@ class NBestList:
         if len(lists) == 1:
             return lists[0]
         first = lists[0]
-        gold = None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
-        return cls(list(first.tagset), [w for nb in lists for w in nb.words],
-                   [c for nb in lists for c in nb.candidates], [lp for nb in lists for lp in nb.logprobs], gold,
-                   [i for nb in lists for i in nb.ids], dict(first.meta))
+        gold = (
+            None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
+        )
+        return cls(
+            list(first.tagset),
+            [w for nb in lists for w in nb.words],
+            [c for nb in lists for c in nb.candidates],
+            [lp for nb in lists for lp in nb.logprobs],
+            gold,
+            [i for nb in lists for i in nb.ids],
+            dict(first.meta),
+        )
 
     @property
     def typed(self) -> bool:
@@ -179,15 +198,27 @@ class NBestList:
         path = os.fspath(path)
         lens = np.array([len(w) for w in self.words], dtype=np.int64)
         ncand = np.array([c.shape[0] for c in self.candidates], dtype=np.int64)
-        flat = np.concatenate([c.reshape(-1) for c in self.candidates]) if len(self) else np.zeros(0, np.int16)
-        header = {"format": NBEST_FORMAT, "version": NBEST_VERSION, "tagset": list(self.tagset),
-                  "ids": list(self.ids), "meta": self.meta, "has_gold": self.gold is not None}
+        flat = (
+            np.concatenate([c.reshape(-1) for c in self.candidates])
+            if len(self)
+            else np.zeros(0, np.int16)
+        )
+        header = {
+            "format": NBEST_FORMAT,
+            "version": NBEST_VERSION,
+            "tagset": list(self.tagset),
+            "ids": list(self.ids),
+            "meta": self.meta,
+            "has_gold": self.gold is not None,
+        }
         payload = {
             "words": json_array([list(w) for w in self.words]),
             "lengths": lens,
             "n_candidates": ncand,
             "tags": flat.astype(np.int16),
-            "logprobs": np.concatenate(self.logprobs).astype(np.float64) if len(self) else np.zeros(0),
+            "logprobs": np.concatenate(self.logprobs).astype(np.float64)
+            if len(self)
+            else np.zeros(0),
         }
         if self.gold is not None:
             payload["gold"] = json_array([[list(s) for s in g] for g in self.gold])
@@ -210,7 +241,11 @@ class NBestList:
     def _from_arrays(cls, header: dict, arrays) -> NBestList:
         ids = header["ids"]
         tagset = header["tagset"]
-        if not isinstance(ids, list) or not isinstance(tagset, list) or not all(isinstance(t, str) for t in tagset):
+        if (
+            not isinstance(ids, list)
+            or not isinstance(tagset, list)
+            or not all(isinstance(t, str) for t in tagset)
+        ):
             raise ValueError("the header's ids and tag set must be lists")
         if not tagset or len(set(tagset)) != len(tagset):
             raise ValueError("the tag set is empty or repeats a tag")
@@ -235,7 +270,10 @@ class NBestList:
         if not isinstance(words, list) or len(words) != n:
             raise ValueError("words must hold one list of tokens per sentence")
         words = [tuple(w) for w in words]
-        if any(len(w) != k or not all(isinstance(t, str) for t in w) for w, k in zip(words, lens.tolist())):
+        if any(
+            len(w) != k or not all(isinstance(t, str) for t in w)
+            for w, k in zip(words, lens.tolist())
+        ):
             raise ValueError("the tokens do not match the sentence lengths")
         tags, lp = arrays["tags"], arrays["logprobs"].astype(np.float64, copy=False)
         if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
@@ -244,15 +282,18 @@ class NBestList:
         cands, lps = [], []
         p = q = 0
         for k, m in zip(lens.tolist(), ncand.tolist()):
-            cands.append(tags[p:p + k * m].reshape(m, k))
-            lps.append(lp[q:q + m])
+            cands.append(tags[p : p + k * m].reshape(m, k))
+            lps.append(lp[q : q + m])
             p += k * m
             q += m
         if "oracle" in arrays and arrays.shape("oracle") != (n,):
             raise ValueError("oracle indices do not match the sentences")
         gold = None
         if header.get("has_gold"):
-            gold = [_gold_spans(g, k) for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())]
+            gold = [
+                _gold_spans(g, k)
+                for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())
+            ]
             typed = any("-" in t for t in tagset)
             labels = {t.partition("-")[2] for t in tagset if "-" in t}
             odd = sorted({sp.label for g in gold for sp in g if typed and sp.label not in labels})
@@ -271,8 +312,13 @@ def _gold_spans(g, n: int) -> list[Span]:
     """Gold spans of a sentence of ``n`` tokens: whole-number bounds, sorted, inside, disjoint."""
     spans = []
     for a, b, c in g:
-        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, int) or not isinstance(b, int) \
-                or not isinstance(c, str):
+        if (
+            isinstance(a, bool)
+            or isinstance(b, bool)
+            or not isinstance(a, int)
+            or not isinstance(b, int)
+            or not isinstance(c, str)
+        ):
             raise ValueError(f"gold span {[a, b, c]!r} is not [start, end, label]")
         spans.append(Span(a, b, c))
     spans.sort()
@@ -301,13 +347,21 @@ def span_counts(nb: NBestList):
         m = c.shape[0]
         if m:
             cc, ss, ee, ll = scn_spans(c, nb.tagset)
-            proposed[pos:pos + m] = np.bincount(cc, minlength=m)
+            proposed[pos : pos + m] = np.bincount(cc, minlength=m)
             if nb.gold is not None:
-                gold = {(s.start, s.end, tindex.get(s.label, -1) if typed else 0) for s in nb.gold[i]}
+                gold = {
+                    (s.start, s.end, tindex.get(s.label, -1) if typed else 0) for s in nb.gold[i]
+                }
                 if gold:
-                    hit = np.fromiter(((a, b, lab) in gold for a, b, lab in zip(ss.tolist(), ee.tolist(), ll.tolist())),
-                                      dtype=bool, count=len(ss))
-                    correct[pos:pos + m] = np.bincount(cc[hit], minlength=m)
+                    hit = np.fromiter(
+                        (
+                            (a, b, lab) in gold
+                            for a, b, lab in zip(ss.tolist(), ee.tolist(), ll.tolist())
+                        ),
+                        dtype=bool,
+                        count=len(ss),
+                    )
+                    correct[pos : pos + m] = np.bincount(cc[hit], minlength=m)
         if nb.gold is not None:
             n_gold[i] = len(nb.gold[i])
         pos += m

@@ -44,7 +44,15 @@ MAX_HEADER = 64 << 20  # the JSON header's declared size
 MAX_NPY_HEADER = 100_000  # bytes of a member's .npy header (numpy's own default is 10,000)
 
 #: the exceptions a loader turns into "corrupt file" errors (bad JSON shapes and values)
-CORRUPT = (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError, RecursionError)
+CORRUPT = (
+    KeyError,
+    ValueError,
+    TypeError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    RecursionError,
+)
 
 
 def json_array(obj) -> np.ndarray:
@@ -119,8 +127,16 @@ class _Member:
 
 
 def _zip_errors():
-    return (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError,
-            ValueError, KeyError)
+    return (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        RuntimeError,
+        NotImplementedError,
+        ValueError,
+        KeyError,
+    )
 
 
 def _npy_header(fp) -> tuple[tuple, np.dtype, bool, int]:
@@ -175,14 +191,19 @@ def _scan(path: str, what: str) -> dict[str, _Member]:
                     shape, dtype, fortran, head = _npy_header(fp)
                 m = _Member(info, shape, dtype, fortran)
                 if m.nbytes + head != info.file_size:
-                    raise ValueError(f"array {name[:-4]!r} declares {m.nbytes + head:,} bytes but the archive "
-                                     f"holds {info.file_size:,}")
+                    raise ValueError(
+                        f"array {name[:-4]!r} declares {m.nbytes + head:,} bytes but the archive "
+                        f"holds {info.file_size:,}"
+                    )
                 members[name[:-4]] = m
     except FormatError:
         raise
     except (zipfile.BadZipFile, EOFError):
-        raise FormatError(path, None, f"not {what}: not a readable nerstudio .npz file (truncated, or another "
-                                      "kind of file)") from None
+        raise FormatError(
+            path,
+            None,
+            f"not {what}: not a readable nerstudio .npz file (truncated, or another kind of file)",
+        ) from None
     except OSError as exc:
         if isinstance(exc, PermissionError):
             raise FormatError(path, None, f"cannot read: {exc.strerror}") from None
@@ -193,15 +214,25 @@ def _scan(path: str, what: str) -> dict[str, _Member]:
     for name, m in members.items():
         stored = max(m.info.compress_size, 1)
         if m.info.file_size > LARGE_MEMBER and m.info.file_size > MAX_INFLATION * stored:
-            raise FormatError(path, None, f"corrupt {_kind(what)}: array {name!r} declares "
-                                          f"{_mb(m.info.file_size)} from {_mb(stored)} stored (more than "
-                                          f"{MAX_INFLATION}x): refused")
+            raise FormatError(
+                path,
+                None,
+                f"corrupt {_kind(what)}: array {name!r} declares "
+                f"{_mb(m.info.file_size)} from {_mb(stored)} stored (more than "
+                f"{MAX_INFLATION}x): refused",
+            )
         total += m.nbytes
     if "header" in members and members["header"].nbytes > MAX_HEADER:
-        raise FormatError(path, None, f"not {what}: its header declares {_mb(members['header'].nbytes)}")
+        raise FormatError(
+            path, None, f"not {what}: its header declares {_mb(members['header'].nbytes)}"
+        )
     avail = _available_memory()
     if avail is not None and total > avail:
-        raise FormatError(path, None, f"its arrays need {_mb(total)}, more than the {_mb(avail)} of memory available")
+        raise FormatError(
+            path,
+            None,
+            f"its arrays need {_mb(total)}, more than the {_mb(avail)} of memory available",
+        )
     return members
 
 
@@ -245,7 +276,11 @@ class NpzArrays(Mapping):
         m = self._members[name]  # KeyError for a missing array, as for a dict
         arr = _read_member(self.path, m, self._what)
         if arr.dtype.kind in "fc" and name not in self._nonfinite_ok and not np.isfinite(arr).all():
-            raise FormatError(self.path, None, f"corrupt {self._what}: array {name!r} holds NaN or infinite values")
+            raise FormatError(
+                self.path,
+                None,
+                f"corrupt {self._what}: array {name!r} holds NaN or infinite values",
+            )
         self._cache[name] = arr
         return arr
 
@@ -279,8 +314,12 @@ def load_npz(path, fmt: str, version: int, what: str, nonfinite_ok=()) -> tuple[
         got = header.get("format") if isinstance(header, dict) else None
         raise FormatError(path, None, f"not {what}: format is {got!r}, expected {fmt!r}")
     if header.get("version") != version:
-        raise FormatError(path, None, f"format version {header.get('version')} is not supported "
-                                      f"(this nerstudio reads version {version})")
+        raise FormatError(
+            path,
+            None,
+            f"format version {header.get('version')} is not supported "
+            f"(this nerstudio reads version {version})",
+        )
     rest = {k: v for k, v in members.items() if k != "header"}
     return header, NpzArrays(path, rest, _kind(what), nonfinite_ok)
 
@@ -289,7 +328,7 @@ def _kind(what: str) -> str:
     """``what`` without its article: "an N-best file" -> "N-best file"."""
     for article in ("a ", "an "):
         if what.startswith(article):
-            return what[len(article):]
+            return what[len(article) :]
     return what
 
 
@@ -301,8 +340,11 @@ def _kind(what: str) -> str:
 
 def _describe(hint) -> str:
     import typing
+
     if hint in (bool, int, float, str):
-        return {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[hint]
+        return {bool: "true or false", int: "a whole number", float: "a number", str: "a string"}[
+            hint
+        ]
     if hint is type(None):
         return "null"
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -321,12 +363,15 @@ def conforms(value, hint) -> bool:
     anything else is not checked."""
     import collections.abc
     import typing
+
     if hint is bool:
         return isinstance(value, bool)
     if hint is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+        return (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+        )
     if hint is str:
         return isinstance(value, str)
     if hint is type(None):
@@ -351,6 +396,7 @@ def check_params(cls, params, field: str = "params") -> dict:
     constructor's annotation; a ValueError names the first wrong field."""
     import inspect
     import typing
+
     if not isinstance(params, dict):
         raise ValueError(f"header field {field!r} must be an object, not {_show(params)}")
     try:
@@ -362,7 +408,9 @@ def check_params(cls, params, field: str = "params") -> dict:
         if k not in names:
             raise ValueError(f"header field {field}.{k} is not a setting of this model")
         if k in hints and not conforms(v, hints[k]):
-            raise ValueError(f"header field {field}.{k} must be {_describe(hints[k])}, not {_show(v)}")
+            raise ValueError(
+                f"header field {field}.{k} must be {_describe(hints[k])}, not {_show(v)}"
+            )
     return params
 
 
@@ -371,7 +419,9 @@ def header_field(h: dict, key: str, hint, field: str | None = None):
     if key not in h:
         raise ValueError(f"header field {field or key!r} is missing")
     if not conforms(h[key], hint):
-        raise ValueError(f"header field {field or key!r} must be {_describe(hint)}, not {_show(h[key])}")
+        raise ValueError(
+            f"header field {field or key!r} must be {_describe(hint)}, not {_show(h[key])}"
+        )
     return h[key]
 
 
@@ -396,10 +446,12 @@ def vector(arrays, name: str, n: int | None = None, dtype=np.float64) -> np.ndar
     """Array ``name`` as a vector of ``n`` values (any length when ``n`` is None)."""
     arr = np.asarray(arrays[name])
     if arr.ndim != 1 or (n is not None and len(arr) != n):
-        raise ValueError(f"array {name!r} has shape {arr.shape}, expected ({'any' if n is None else n},)")
+        raise ValueError(
+            f"array {name!r} has shape {arr.shape}, expected ({'any' if n is None else n},)"
+        )
     return arr.astype(dtype, copy=False)
 
 
 def _show(value, limit: int = 40) -> str:
     s = json.dumps(value, default=str)
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."

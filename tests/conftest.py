@@ -15,17 +15,37 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     # (nerstudio.gui.screen_fit), so the tests' 1280×800 windows need a screen that large
     import json
     import tempfile
+
     _screen = os.path.join(tempfile.mkdtemp(prefix="nerstudio-test-screen-"), "screen.json")
     with open(_screen, "w", encoding="utf-8") as _f:
-        json.dump({"screens": [{"name": "test", "x": 0, "y": 0, "width": 1920, "height": 1200,
-                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}, _f)
+        json.dump(
+            {
+                "screens": [
+                    {
+                        "name": "test",
+                        "x": 0,
+                        "y": 0,
+                        "width": 1920,
+                        "height": 1200,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            },
+            _f,
+        )
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_screen}"
 if not os.environ.get("NERSTUDIO_LOG_DIR"):  # the log file: never the user's real folder
     import tempfile
+
     os.environ["NERSTUDIO_LOG_DIR"] = tempfile.mkdtemp(prefix="nerstudio-test-logs-")
 if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never the user's real file
     import tempfile
-    os.environ["NERSTUDIO_LABEL_KEYS"] = os.path.join(tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json")
+
+    os.environ["NERSTUDIO_LABEL_KEYS"] = os.path.join(
+        tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json"
+    )
 
 from pathlib import Path
 
@@ -62,7 +82,9 @@ def no_qthread_left_running():
         t.quit()
         t.wait(5000)
     if left:
-        pytest.fail(f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}")
+        pytest.fail(
+            f"QThread(s) still running at the end of the test: {[t.objectName() for t in left]}"
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -70,12 +92,15 @@ def no_child_process_left_running():
     """Fail a test that leaves a child process (a reranker training process) running."""
     yield
     import multiprocessing
+
     left = [p for p in multiprocessing.active_children() if p.is_alive()]
     for p in left:
         p.kill()
         p.join(5)
     if left:
-        pytest.fail(f"child process(es) still running at the end of the test: {[p.name for p in left]}")
+        pytest.fail(
+            f"child process(es) still running at the end of the test: {[p.name for p in left]}"
+        )
 
 
 @pytest.fixture
@@ -96,6 +121,7 @@ def make_window(qtbot, tmp_path):
         w.dialogs.ask_unsaved = lambda: "discard"
         w.dialogs.ask_unsaved_models = lambda what: "discard"
         return w
+
     return make
 
 

@@ -57,25 +57,40 @@ def _corpus(tmp_path, name, spans):
 def test_regions_figures_and_decisions_by_hand(tmp_path):
     adj = Adjudication([_corpus(tmp_path, "a", A), _corpus(tmp_path, "b", B)], ["A", "B"])
     assert [(r.k, r.start, r.end, r.agreed) for r in adj.regions] == [
-        (0, 0, 1, True), (0, 3, 5, False), (1, 0, 1, True), (1, 2, 3, False), (2, 0, 2, False)]
+        (0, 0, 1, True),
+        (0, 3, 5, False),
+        (1, 0, 1, True),
+        (1, 2, 3, False),
+        (2, 0, 2, False),
+    ]
     assert adj.regions[4].versions == ((Span(0, 2, "PER"),), (Span(0, 1, "LOC"),))
     assert adj.regions[3].versions == ((), (Span(2, 3, "PER"),))
     rep = adj.report()
-    (_a, _b, f1, kappa), = rep.pairs
+    ((_a, _b, f1, kappa),) = rep.pairs
     assert f1 == pytest.approx(100 * 4 / 9) and kappa == pytest.approx(0.27 / 0.77)
     assert rep.counts == {"agreed": 2, "disagreements": 3, "take": 0, "edit": 0, "undecided": 3}
-    assert adj.merged() == [[Span(0, 1, "PER")], [Span(0, 1, "ORG")], []]  # nothing decided: agreements only
+    assert adj.merged() == [
+        [Span(0, 1, "PER")],
+        [Span(0, 1, "ORG")],
+        [],
+    ]  # nothing decided: agreements only
     d_ny, d_mary, d_paris = adj.disagreements
     adj.take(d_ny, 0)
     adj.take(d_mary, 1)
     adj.skip(d_paris)
-    assert adj.merged() == [[Span(0, 1, "PER"), Span(3, 5, "LOC")], [Span(0, 1, "ORG"), Span(2, 3, "PER")], []]
+    assert adj.merged() == [
+        [Span(0, 1, "PER"), Span(3, 5, "LOC")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [],
+    ]
     rep = adj.report()
     assert rep.counts == {"agreed": 2, "disagreements": 3, "take": 2, "edit": 0, "undecided": 1}
     assert rep.taken == {"A": 1, "B": 1} and rep.entities == 4
     assert dict(rep.vs_merged) == pytest.approx({"A": 75.0, "B": 100 * 6 / 9})
     assert rep.rows[2]["decision"] == "undecided" and rep.rows[2]["versions"] == {
-        "A": "[Paris Hilton]PER", "B": "[Paris]LOC"}
+        "A": "[Paris Hilton]PER",
+        "B": "[Paris]LOC",
+    }
     text = rep.text()
     assert "A–B span F1 44.44, kappa 0.351" in text and "undecided 1" in text
     # an edit by hand replaces the sentence, and its disagreements count as edited
@@ -88,14 +103,20 @@ def test_majority_and_preference(tmp_path):
     three = [_corpus(tmp_path, n, s) for n, s in (("a", A), ("b", B), ("c", C))]
     adj = Adjudication(three, ["A", "B", "C"])
     assert adj.resolve(majority=True) == 3  # C sides with A on S1 and S3, with B on S2
-    assert adj.merged() == [[Span(0, 1, "PER"), Span(3, 5, "LOC")], [Span(0, 1, "ORG"), Span(2, 3, "PER")],
-                            [Span(0, 2, "PER")]]
+    assert adj.merged() == [
+        [Span(0, 1, "PER"), Span(3, 5, "LOC")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [Span(0, 2, "PER")],
+    ]
     assert {r["decision"] for r in adj.report().rows} == {"A (majority)", "B (majority)"}
     two = Adjudication(three[:2], ["A", "B"])
     assert two.resolve(majority=True) == 0  # one against one: no majority
     assert two.resolve(majority=True, prefer=1) == 3
-    assert two.merged() == [[Span(0, 1, "PER"), Span(3, 5, "ORG")], [Span(0, 1, "ORG"), Span(2, 3, "PER")],
-                            [Span(0, 1, "LOC")]]
+    assert two.merged() == [
+        [Span(0, 1, "PER"), Span(3, 5, "ORG")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [Span(0, 1, "LOC")],
+    ]
 
 
 def test_regions_join_overlapping_entities():
@@ -116,7 +137,9 @@ def test_different_tokens_are_refused_naming_the_line(tmp_path):
     assert f"{b}:9" in str(e.value) and f"{a}:9" in str(e.value) and "'Marie'" in str(e.value)
     short = _write(tmp_path / "c.conll", B[:2], TEXT[:2])
     with pytest.raises(FormatError, match="more sentences"):
-        Adjudication([read_corpus(a).sentences, read_corpus(short).sentences], ["A", "B"], [a, short])
+        Adjudication(
+            [read_corpus(a).sentences, read_corpus(short).sentences], ["A", "B"], [a, short]
+        )
 
 
 def test_command_line(tmp_path, capsys):
@@ -127,7 +150,10 @@ def test_command_line(tmp_path, capsys):
     merged = read_corpus(str(out))
     assert merged.format == "jsonl"
     assert [sorted(s.spans) for s in merged.sentences] == [
-        [Span(0, 1, "PER"), Span(3, 5, "LOC")], [Span(0, 1, "ORG"), Span(2, 3, "PER")], [Span(0, 2, "PER")]]
+        [Span(0, 1, "PER"), Span(3, 5, "LOC")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [Span(0, 2, "PER")],
+    ]
     rep = json.loads(report.read_text())
     assert rep["regions"]["disagreements"] == 3 and rep["regions"]["undecided"] == 0
     assert rep["agreement_before"][0]["kappa"] == pytest.approx(0.27 / 0.77)
@@ -158,4 +184,9 @@ def test_snapshot_keeps_the_decisions_of_its_moment(tmp_path):
     adj.edit(2, [])
     assert snap.merged()[0] == [Span(0, 1, "PER"), Span(3, 5, "LOC")] and snap.merged()[2] == []
     assert snap.report().counts["take"] == 1 and adj.report().counts == {
-        "agreed": 2, "disagreements": 3, "take": 1, "edit": 1, "undecided": 1}
+        "agreed": 2,
+        "disagreements": 3,
+        "take": 1,
+        "edit": 1,
+        "undecided": 1,
+    }

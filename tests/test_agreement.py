@@ -62,7 +62,9 @@ def test_figures_match_the_hand_computation(files, capsys):
     assert (first["sentence"], first["line_a"]) == (1, 1)
     assert [(e["text"], e["label"]) for e in first["only_a"]] == [("Paris", "LOC")]
     assert [(e["text"], e["label"]) for e in first["only_b"]] == [("Paris", "ORG")]
-    assert [(e["text"], e["label"]) for e in second["only_a"]] == [("Mary", "PER")] and second["only_b"] == []
+    assert [(e["text"], e["label"]) for e in second["only_a"]] == [("Mary", "PER")] and second[
+        "only_b"
+    ] == []
 
 
 def test_table_lists_the_differing_sentences(files, capsys):
@@ -77,9 +79,14 @@ def test_table_lists_the_differing_sentences(files, capsys):
 
 def test_identical_and_undefined():
     from nerstudio.corpus.model import Sentence, Span
+
     s = [Sentence(["Linz", "is", "big"], [Span(0, 1, "LOC")])]
     same = agreement(s, s)
-    assert same.kappa == pytest.approx(1.0) and same.spans.f1 == pytest.approx(100.0) and not same.differences
+    assert (
+        same.kappa == pytest.approx(1.0)
+        and same.spans.f1 == pytest.approx(100.0)
+        and not same.differences
+    )
     empty = [Sentence(["no", "names"])]
     assert agreement(empty, empty).kappa is None  # both annotators say O throughout: p_e = 1
     assert cohen_kappa(Counter()) is None

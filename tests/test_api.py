@@ -44,14 +44,30 @@ def test_readme_python_api_runs_verbatim(tmp_path, monkeypatch, capsys):
     written = nerstudio.read(tmp_path / "dev.jsonl")
     original = nerstudio.read(DEMO_DIR / "dev.conll")
     assert written.format == "jsonl"
-    assert [(s.words, s.spans) for s in written.sentences] == [(s.words, s.spans) for s in original.sentences]
+    assert [(s.words, s.spans) for s in written.sentences] == [
+        (s.words, s.spans) for s in original.sentences
+    ]
 
 
 def test_tokenize_offsets_index_the_text():
     text = "The U.S. firm Smith-Jones Inc. paid $1,000.50 to O'Neill, in Linz."
     tokens, offsets = tokenize(text)
-    assert tokens == ["The", "U.S.", "firm", "Smith-Jones", "Inc.", "paid", "$", "1,000.50", "to",
-                      "O'Neill", ",", "in", "Linz", "."]
+    assert tokens == [
+        "The",
+        "U.S.",
+        "firm",
+        "Smith-Jones",
+        "Inc.",
+        "paid",
+        "$",
+        "1,000.50",
+        "to",
+        "O'Neill",
+        ",",
+        "in",
+        "Linz",
+        ".",
+    ]
     assert [text[a:b] for a, b in offsets] == tokens
 
 
@@ -60,12 +76,12 @@ def test_predict_offsets_are_character_offsets(pipe):
     ents = pipe.predict(text)
     assert ents
     for e in ents:
-        assert text[e.start:e.end] == e.text
+        assert text[e.start : e.end] == e.text
         assert 0 < e.score <= 1
     tokens = text.split()
     joined = " ".join(tokens)
     for e in pipe.predict(tokens):
-        assert joined[e.start:e.end] == e.text == " ".join(tokens[e.token_start:e.token_end])
+        assert joined[e.start : e.end] == e.text == " ".join(tokens[e.token_start : e.token_end])
 
 
 def test_predict_is_the_rerankers_pick(pipe):
@@ -73,6 +89,7 @@ def test_predict_is_the_rerankers_pick(pipe):
     from nerstudio.corpus.model import Sentence
     from nerstudio.rerank.model import RerankerModel
     from nerstudio.tagging import load_tagger
+
     corpus = nerstudio.read(DEMO_DIR / "test.conll")
     tagger = load_tagger(DEMO_MODEL_DIR / "tagger.npz")
     reranker = RerankerModel.load(DEMO_MODEL_DIR / "reranker.npz")
@@ -80,15 +97,18 @@ def test_predict_is_the_rerankers_pick(pipe):
     nb = tagger.nbest([Sentence(s.words) for s in sents], n=20, with_gold=False)
     _, choice = reranker.rerank(nb)
     expected = nb.top(choice)
-    assert any(c != 0 for c in choice), "the demo reranker changes none of these sentences: a weak test"
+    assert any(c != 0 for c in choice), (
+        "the demo reranker changes none of these sentences: a weak test"
+    )
     for s, spans in zip(sents, expected):
         got = [(e.token_start, e.token_end, e.label) for e in pipe.predict(list(s.words))]
         assert got == [tuple(sp) for sp in spans]
     # without the reranker: the tagger's best
     alone = Pipeline(tagger)
     for s, spans in zip(sents, nb.top()):
-        assert [(e.token_start, e.token_end, e.label) for e in alone.predict(list(s.words))] == \
-            [tuple(sp) for sp in spans]
+        assert [(e.token_start, e.token_end, e.label) for e in alone.predict(list(s.words))] == [
+            tuple(sp) for sp in spans
+        ]
 
 
 def test_nbest_probabilities_and_entity_scores(pipe):
@@ -100,9 +120,14 @@ def test_nbest_probabilities_and_entity_scores(pipe):
     assert all(c.reranker_score is not None for c in cands)
     # an entity's score is the mass of the candidates that hold it
     e = cands[0].entities[0]
-    held = sum(c.probability for c in cands
-               if any((x.token_start, x.token_end, x.label) == (e.token_start, e.token_end, e.label)
-                      for x in c.entities))
+    held = sum(
+        c.probability
+        for c in cands
+        if any(
+            (x.token_start, x.token_end, x.label) == (e.token_start, e.token_end, e.label)
+            for x in c.entities
+        )
+    )
     assert e.score == pytest.approx(held)
 
 
@@ -126,6 +151,7 @@ def test_empty_input_and_bad_tokens(pipe):
 def test_load_experiment_folder_layout(tmp_path):
     """`nerstudio experiment` writes reranker-<system>.npz: one is taken, several need system=."""
     import shutil
+
     shutil.copy(DEMO_MODEL_DIR / "tagger.npz", tmp_path / "tagger.npz")
     assert nerstudio.load(tmp_path).reranker is None
     shutil.copy(DEMO_MODEL_DIR / "reranker.npz", tmp_path / "reranker-boost.npz")
@@ -142,17 +168,27 @@ def test_load_experiment_folder_layout(tmp_path):
 
 
 def test_import_nerstudio_is_cheap():
-    code = ("import sys, nerstudio; heavy = [m for m in ('numpy', 'scipy', 'nerstudio.api', 'nerstudio.tagging') "
-            "if m in sys.modules]; print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, nerstudio; heavy = [m for m in ('numpy', 'scipy', 'nerstudio.api', 'nerstudio.tagging') "
+        "if m in sys.modules]; print(heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
 def test_boosting_example_runs():
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "boosting_one_round.py"), "2"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "boosting_one_round.py"), "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "round 1: feature" in proc.stdout and "round 2: feature" in proc.stdout
     assert re.search(r"exponential loss ([\d.]+) -> ([\d.]+)", proc.stdout)
-    before, after = map(float, re.search(r"exponential loss ([\d.]+) -> ([\d.]+)", proc.stdout).groups())
+    before, after = map(
+        float, re.search(r"exponential loss ([\d.]+) -> ([\d.]+)", proc.stdout).groups()
+    )
     assert after < before

@@ -17,15 +17,29 @@ from nerstudio.errors import FormatError
 
 # name: (file bytes, extra reader options, expected line (None: none), message fragment)
 BAD = {
-    "ragged_columns": (b"EU NNP I-NP I-ORG\nrejects VBZ I-VP\n", {}, 2, "ragged columns: expected 4 columns"),
-    "ragged_after_blank": (b"a O\n\nb c O\n", {}, 3, "ragged columns: expected 2 columns as on earlier lines, found 3"),
+    "ragged_columns": (
+        b"EU NNP I-NP I-ORG\nrejects VBZ I-VP\n",
+        {},
+        2,
+        "ragged columns: expected 4 columns",
+    ),
+    "ragged_after_blank": (
+        b"a O\n\nb c O\n",
+        {},
+        3,
+        "ragged columns: expected 2 columns as on earlier lines, found 3",
+    ),
     "ragged_tsv": (b"a\tO\nb\tNN\tO\n", {}, 2, "ragged columns"),
     "one_column": (b"word\n", {}, 1, "a token line needs at least 2 columns"),
     "unknown_tag": (b"a B-PER\nb I-PER\nc X-PER\n", {}, 3, "unknown tag 'X-PER' for scheme IOB2"),
     "unknown_tag_second_sentence": (b"a B-PER\n\nb O\nc per\n", {}, 4, "unknown tag 'per'"),
     "empty_tag": (b"a\tO\nb\t\n", {}, 2, "the tag column is empty"),
-    "non_utf8": ("Madrid NC B-LOC\nRío NC B-LOC\n".encode("latin-1"), {}, 2,
-                 "not valid utf-8 (byte 0xed at column 2); pass --encoding"),
+    "non_utf8": (
+        "Madrid NC B-LOC\nRío NC B-LOC\n".encode("latin-1"),
+        {},
+        2,
+        "not valid utf-8 (byte 0xed at column 2); pass --encoding",
+    ),
     "empty_file": (b"", {}, None, "no sentences: the file is empty"),
     "only_docstart": (b"-DOCSTART- -X- -X- O\n", {}, 1, "no sentences"),
     "only_blank_lines": (b"\n\n\t\n", {}, 1, "no sentences"),
@@ -33,22 +47,57 @@ BAD = {
     "json_not_object": (b'{"text": "a"}\n[1, 2]\n', {}, 2, "must be a JSON object"),
     "json_no_text": (b'{"spans": []}\n', {"format": "jsonl"}, 1, 'needs a "text" field'),
     "json_text_not_string": (b'{"text": 3}\n', {"format": "jsonl"}, 1, '"text" must be a string'),
-    "json_tokens_not_strings": (b'{"tokens": ["a", 1]}\n', {"format": "jsonl"}, 1, '"tokens" must be a list'),
-    "json_token_not_in_text": (b'{"text": "a b", "tokens": ["a", "c"]}\n', {}, 1, "token 'c' not found"),
+    "json_tokens_not_strings": (
+        b'{"tokens": ["a", 1]}\n',
+        {"format": "jsonl"},
+        1,
+        '"tokens" must be a list',
+    ),
+    "json_token_not_in_text": (
+        b'{"text": "a b", "tokens": ["a", "c"]}\n',
+        {},
+        1,
+        "token 'c' not found",
+    ),
     "json_bad_span": (b'{"text": "a b", "spans": [{"start": 0}]}\n', {}, 1, "cannot read span"),
     "json_span_outside": (b'{"text": "a b", "spans": [[0, 9, "X"]]}\n', {}, 1, "outside the text"),
-    "json_span_not_on_tokens": (b'{"text": "New York", "tokens": ["New", "York"], "spans": [[0, 2, "LOC"]]}\n',
-                                {}, 1, "span [0, 2) 'Ne' does not fall on token boundaries"),
-    "json_overlapping": (b'{"text": "a"}\n{"text": "New York City", "spans": [[0, 8, "LOC"], [4, 13, "LOC"]]}\n',
-                         {}, 2, "overlapping spans"),
-    "strict_iob2": (b"a B-PER\nb I-PER\n\nc O\nd I-PER\n", {"strict": True, "scheme": "iob2"}, 5,
-                    "invalid transition: 'I-PER' does not continue an entity (after 'O')"),
-    "strict_iob2_detected": (b"a B-PER\nb I-PER\n\nc B-LOC\n\nd O\ne I-PER\n", {"strict": True}, 7,
-                             "invalid transition"),
+    "json_span_not_on_tokens": (
+        b'{"text": "New York", "tokens": ["New", "York"], "spans": [[0, 2, "LOC"]]}\n',
+        {},
+        1,
+        "span [0, 2) 'Ne' does not fall on token boundaries",
+    ),
+    "json_overlapping": (
+        b'{"text": "a"}\n{"text": "New York City", "spans": [[0, 8, "LOC"], [4, 13, "LOC"]]}\n',
+        {},
+        2,
+        "overlapping spans",
+    ),
+    "strict_iob2": (
+        b"a B-PER\nb I-PER\n\nc O\nd I-PER\n",
+        {"strict": True, "scheme": "iob2"},
+        5,
+        "invalid transition: 'I-PER' does not continue an entity (after 'O')",
+    ),
+    "strict_iob2_detected": (
+        b"a B-PER\nb I-PER\n\nc B-LOC\n\nd O\ne I-PER\n",
+        {"strict": True},
+        7,
+        "invalid transition",
+    ),
     "strict_scn": (b"a S-PER\nb N\nc C-PER\n", {"strict": True}, 3, "invalid transition"),
-    "strict_iob1": (b"a I-PER\nb O\nc B-PER\n", {"strict": True, "scheme": "iob1"}, 3,
-                    "B-PER does not follow an entity of type PER"),
-    "strict_bioes_unclosed": (b"a B-PER\nb I-PER\n\nc S-LOC\n", {"strict": True}, 2, "not closed at sentence end"),
+    "strict_iob1": (
+        b"a I-PER\nb O\nc B-PER\n",
+        {"strict": True, "scheme": "iob1"},
+        3,
+        "B-PER does not follow an entity of type PER",
+    ),
+    "strict_bioes_unclosed": (
+        b"a B-PER\nb I-PER\n\nc S-LOC\n",
+        {"strict": True},
+        2,
+        "not closed at sentence end",
+    ),
 }
 
 CLI_READ_OPTS = {"format": "--from", "scheme": "--from-scheme"}
@@ -109,7 +158,9 @@ def test_bad_input_evaluate(tmp_path, capsys):
     pred = _write(tmp_path, "pred.txt", b"a B-PER\nb Q\n")
     assert main(["evaluate", str(gold), str(pred)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"nerstudio: error: {pred}:2: unknown tag 'Q' for scheme IOB2 (expected O, B-X, I-X)"]
+    assert err == [
+        f"nerstudio: error: {pred}:2: unknown tag 'Q' for scheme IOB2 (expected O, B-X, I-X)"
+    ]
 
 
 def test_non_utf8_works_with_latin1(tmp_path, capsys):
@@ -129,7 +180,9 @@ def test_unknown_encoding(tmp_path, capsys):
     with pytest.raises(FormatError, match="unknown encoding 'klingon'"):
         read_corpus(path, encoding="klingon")
     assert main(["stats", str(path), "--encoding", "klingon"]) == 1
-    assert capsys.readouterr().err.strip() == f"nerstudio: error: {path}: unknown encoding 'klingon'"
+    assert (
+        capsys.readouterr().err.strip() == f"nerstudio: error: {path}: unknown encoding 'klingon'"
+    )
 
 
 def test_windows_line_endings(tmp_path, capsys):
@@ -149,15 +202,24 @@ def test_windows_line_endings(tmp_path, capsys):
 
 
 def test_folder_and_missing_file(tmp_path, capsys):
-    for path, message in ((tmp_path, "is a folder, not a corpus file (a folder opens as a brat collection when it holds "
-                                       "NAME.txt + NAME.ann pairs)"), (tmp_path / "nope.txt", "no such file")):
+    for path, message in (
+        (
+            tmp_path,
+            "is a folder, not a corpus file (a folder opens as a brat collection when it holds "
+            "NAME.txt + NAME.ann pairs)",
+        ),
+        (tmp_path / "nope.txt", "no such file"),
+    ):
         with pytest.raises(FormatError) as info:
             read_corpus(path)
         assert str(info.value) == f"{path}: {message}"
         with pytest.raises(FormatError):
             list(iter_sentences(path))
-        for argv in (["stats", str(path)], ["convert", str(path), str(tmp_path / "o.txt")],
-                     ["evaluate", str(path), str(path)]):
+        for argv in (
+            ["stats", str(path)],
+            ["convert", str(path), str(tmp_path / "o.txt")],
+            ["evaluate", str(path), str(path)],
+        ):
             assert main(argv) == 1
             err = capsys.readouterr().err
             assert err == f"nerstudio: error: {path}: {message}\n"
@@ -166,7 +228,9 @@ def test_folder_and_missing_file(tmp_path, capsys):
 def test_error_in_second_file_of_evaluate(tmp_path, capsys):
     gold = _write(tmp_path, "gold.txt", b"a B-PER\n")
     assert main(["evaluate", str(gold), str(tmp_path / "missing.txt")]) == 1
-    assert capsys.readouterr().err == f"nerstudio: error: {tmp_path / 'missing.txt'}: no such file\n"
+    assert (
+        capsys.readouterr().err == f"nerstudio: error: {tmp_path / 'missing.txt'}: no such file\n"
+    )
 
 
 def test_strict_rejects_with_file_and_line_in_cli(tmp_path, capsys):
@@ -181,10 +245,14 @@ def test_strict_rejects_with_file_and_line_in_cli(tmp_path, capsys):
 
 def test_subprocess_exit_code_and_single_line(tmp_path):
     path = _write(tmp_path, "bad.txt", b"a B C O\nb B C\n")
-    proc = subprocess.run([sys.executable, "-m", "nerstudio", "stats", str(path)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nerstudio", "stats", str(path)], capture_output=True, text=True
+    )
     assert proc.returncode == 1
-    assert proc.stderr == \
-        f"nerstudio: error: {path}:2: ragged columns: expected 4 columns as on earlier lines, found 3\n"
+    assert (
+        proc.stderr
+        == f"nerstudio: error: {path}:2: ragged columns: expected 4 columns as on earlier lines, found 3\n"
+    )
     assert proc.stdout == ""
 
 
@@ -235,8 +303,12 @@ print(f"PEAK_GROWTH_KB {status('VmHWM') - before}", file=sys.stderr)
 
 
 def _peak_growth_mb(what: str, path: Path, out: Path) -> tuple[float, str]:
-    proc = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, what, str(path), str(out)],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK_SCRIPT, what, str(path), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     kb = int(proc.stderr.split("PEAK_GROWTH_KB")[1])
     return kb / 1024, proc.stdout
 
@@ -251,7 +323,9 @@ def _can_reset_peak_rss() -> bool:
         return False
 
 
-@pytest.mark.skipif(not _can_reset_peak_rss(), reason="needs Linux /proc/self/clear_refs to measure peak RSS")
+@pytest.mark.skipif(
+    not _can_reset_peak_rss(), reason="needs Linux /proc/self/clear_refs to measure peak RSS"
+)
 @pytest.mark.parametrize("what", ["stats", "iter", "convert"])
 def test_streaming_peak_memory_is_bounded(big_file, tmp_path, what):
     """Peak resident memory while streaming the 1,000,000-token (21 MB) file grows by far less
@@ -261,7 +335,11 @@ def test_streaming_peak_memory_is_bounded(big_file, tmp_path, what):
     assert growth < 40, f"{what}: peak memory grew by {growth:.0f} MB"
     if what == "stats":
         st = json.loads(stdout)
-        assert (st["documents"], st["sentences"], st["tokens"]) == (1, N_TOKENS // SENT_LEN, N_TOKENS)
+        assert (st["documents"], st["sentences"], st["tokens"]) == (
+            1,
+            N_TOKENS // SENT_LEN,
+            N_TOKENS,
+        )
         assert st["longest_sentence"] == SENT_LEN
     elif what == "iter":
         assert json.loads(stdout)["tokens"] == N_TOKENS
@@ -300,6 +378,7 @@ def test_iter_sentences_tracemalloc(big_file):
 
 def test_token_with_a_space_cannot_be_written_to_a_space_separated_format(tmp_path):
     from nerstudio.corpus import convert_file
+
     src = tmp_path / "in.tsv"
     src.write_bytes(b"ke s\tB-PER\nx\tO\n")
     dst = tmp_path / "out.conll"
@@ -312,6 +391,7 @@ def test_token_with_a_space_cannot_be_written_to_a_space_separated_format(tmp_pa
 
 def test_trailing_space_names_the_problem(tmp_path):
     from nerstudio.corpus import read_corpus
+
     src = tmp_path / "t.conll"
     src.write_bytes(b"a NN O\nb NN O \n")
     with pytest.raises(FormatError, match=r"t.conll:2: the line ends with a column separator"):

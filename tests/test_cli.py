@@ -91,7 +91,12 @@ def test_evaluate_self_is_perfect(files, capsys):
     gold, _ = files
     _code, out, _ = run(capsys, "evaluate", gold, gold, "--json")
     d = json.loads(out)
-    assert (d["precision"], d["recall"], d["f1"], d["token_accuracy"]) == (100.0, 100.0, 100.0, 100.0)
+    assert (d["precision"], d["recall"], d["f1"], d["token_accuracy"]) == (
+        100.0,
+        100.0,
+        100.0,
+        100.0,
+    )
 
 
 def test_evaluate_mixed_formats(files, tmp_path, capsys):
@@ -102,7 +107,9 @@ def test_evaluate_mixed_formats(files, tmp_path, capsys):
     assert code == 0 and json.loads(out)["f1"] == pytest.approx(25.0)
     # a .txt holding JSONL, announced with --pred-format
     (tmp_path / "pred.txt").write_bytes((tmp_path / "pred.jsonl").read_bytes())
-    code, out, _ = run(capsys, "evaluate", gold, tmp_path / "pred.txt", "--pred-format", "jsonl", "--json")
+    code, out, _ = run(
+        capsys, "evaluate", gold, tmp_path / "pred.txt", "--pred-format", "jsonl", "--json"
+    )
     assert json.loads(out)["f1"] == pytest.approx(25.0)
 
 
@@ -111,9 +118,13 @@ def test_evaluate_modes(tmp_path, capsys):
     pred = tmp_path / "pred.txt"
     gold.write_text("a B-PER\nb I-PER\nc O\n\nd B-LOC\n")
     pred.write_text("a B-PER\nb I-PER\nc O\n\nd I-LOC\n")  # stray I-LOC
-    _, out, _ = run(capsys, "evaluate", gold, pred, "--json", "--gold-scheme", "iob2", "--pred-scheme", "iob2")
+    _, out, _ = run(
+        capsys, "evaluate", gold, pred, "--json", "--gold-scheme", "iob2", "--pred-scheme", "iob2"
+    )
     assert json.loads(out)["f1"] == 100.0  # repaired: I-LOC starts an entity
-    _, out, _ = run(capsys, "evaluate", gold, pred, "--json", "--mode", "strict", "--pred-scheme", "iob2")
+    _, out, _ = run(
+        capsys, "evaluate", gold, pred, "--json", "--mode", "strict", "--pred-scheme", "iob2"
+    )
     d = json.loads(out)
     assert d["mode"] == "strict" and (d["correct"], d["proposed"], d["gold"]) == (1, 1, 2)
     code, _, err = run(capsys, "evaluate", gold, pred, "--strict", "--pred-scheme", "iob2")
@@ -126,13 +137,17 @@ def test_evaluate_misaligned(files, tmp_path, capsys):
     short.write_text(GOLD.split("\nPeter")[0] + "\n")
     code, _, err = run(capsys, "evaluate", gold, short)
     assert code == 1
-    assert err == f"nerstudio: error: {gold}:8: has more sentences than {short} (which ends after 1)\n"
+    assert (
+        err == f"nerstudio: error: {gold}:8: has more sentences than {short} (which ends after 1)\n"
+    )
     other = tmp_path / "other.conll"
     other.write_text(GOLD.replace("call NN I-NP O\n", ""))
     code, _, err = run(capsys, "evaluate", gold, other)
     assert code == 1
-    assert err == (f"nerstudio: error: {other}:3: sentence 1 has 3 tokens but the gold sentence at "
-                   f"{gold}:3 has 4\n")
+    assert err == (
+        f"nerstudio: error: {other}:3: sentence 1 has 3 tokens but the gold sentence at "
+        f"{gold}:3 has 4\n"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,10 +159,19 @@ def test_stats_json(files, capsys):
     code, out, err = run(capsys, "stats", gold, "--json")
     assert code == 0 and err == ""
     st = json.loads(out)
-    assert st == {"file": str(gold), "format": "conll2003", "scheme": "iob1", "encoding": "utf-8", "documents": 1,
-                  "sentences": 2, "tokens": 8, "entities": 4,
-                  "entities_by_type": {"LOC": 1, "MISC": 1, "ORG": 1, "PER": 1}, "longest_sentence": 4,
-                  "repairs": 0}
+    assert st == {
+        "file": str(gold),
+        "format": "conll2003",
+        "scheme": "iob1",
+        "encoding": "utf-8",
+        "documents": 1,
+        "sentences": 2,
+        "tokens": 8,
+        "entities": 4,
+        "entities_by_type": {"LOC": 1, "MISC": 1, "ORG": 1, "PER": 1},
+        "longest_sentence": 4,
+        "repairs": 0,
+    }
 
 
 def test_stats_table(files, capsys):
@@ -165,7 +189,9 @@ def test_stats_forcing(files, capsys):
     st = json.loads(out)
     assert (st["format"], st["scheme"], st["repairs"]) == ("columns", "iob2", 4)
     code, out, err = run(capsys, "stats", gold, "--from", "tsv")
-    assert code == 1 and "a token line needs at least 2 columns" in err and len(err.splitlines()) == 1
+    assert (
+        code == 1 and "a token line needs at least 2 columns" in err and len(err.splitlines()) == 1
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,17 +207,22 @@ def test_convert_lossless(files, tmp_path, capsys):
     assert out.read_bytes() == gold.read_bytes()
 
 
-@pytest.mark.parametrize("to,scheme,first_tag", [
-    ("tsv", "iob2", "EU\tNNP\tI-NP\tB-ORG"),
-    ("conll2002", "bioes", "EU NNP S-ORG"),
-    ("columns", "scn", "EU NNP I-NP S-ORG"),
-    ("conll2003", "bilou", "EU NNP I-NP U-ORG"),
-])
+@pytest.mark.parametrize(
+    "to,scheme,first_tag",
+    [
+        ("tsv", "iob2", "EU\tNNP\tI-NP\tB-ORG"),
+        ("conll2002", "bioes", "EU NNP S-ORG"),
+        ("columns", "scn", "EU NNP I-NP S-ORG"),
+        ("conll2003", "bilou", "EU NNP I-NP U-ORG"),
+    ],
+)
 def test_convert_to_and_scheme(files, tmp_path, capsys, to, scheme, first_tag):
     gold, _ = files
     out = tmp_path / "out"
     code, _, err = run(capsys, "convert", gold, out, "--to", to, "--scheme", scheme)
-    assert code == 0 and err.startswith(f"wrote {out} ({to}, {scheme}) from {gold} (conll2003, iob1)")
+    assert code == 0 and err.startswith(
+        f"wrote {out} ({to}, {scheme}) from {gold} (conll2003, iob1)"
+    )
     assert first_tag in out.read_text().splitlines()
     c = read_corpus(out, format=to)
     assert c.scheme == scheme
@@ -202,7 +233,9 @@ def test_convert_from_forcing(tmp_path, capsys):
     src = tmp_path / "in.txt"
     src.write_text('{"text": "Jan Peeters", "spans": [[0, 11, "PER"]]}\n')
     out = tmp_path / "out.txt"
-    code, _, err = run(capsys, "convert", src, out, "--from", "json", "--to", "2col", "--scheme", "iob1")
+    code, _, err = run(
+        capsys, "convert", src, out, "--from", "json", "--to", "2col", "--scheme", "iob1"
+    )
     assert code == 0
     assert out.read_text() == "Jan I-PER\nPeeters I-PER\n\n"
     # --from-scheme: read IOB1 tags as IOB2 (the I- start is repaired and reported)
@@ -225,13 +258,16 @@ def test_convert_mixed_newlines_note(tmp_path, capsys):
 # Errors, exit codes, --debug
 
 
-@pytest.mark.parametrize("argv,fragment", [
-    (["convert", "{gold}", "{out}", "--scheme", "xyz"], "unknown tag scheme 'xyz'"),
-    (["convert", "{gold}", "{out}", "--to", "xml"], "unknown format 'xml'"),
-    (["convert", "{gold}", "{out}", "--from", "xml"], "unknown format 'xml'"),
-    (["stats", "{gold}", "--from-scheme", "nope"], "unknown tag scheme 'nope'"),
-    (["evaluate", "{gold}", "{gold}", "--gold-format", "xml"], "unknown format 'xml'"),
-])
+@pytest.mark.parametrize(
+    "argv,fragment",
+    [
+        (["convert", "{gold}", "{out}", "--scheme", "xyz"], "unknown tag scheme 'xyz'"),
+        (["convert", "{gold}", "{out}", "--to", "xml"], "unknown format 'xml'"),
+        (["convert", "{gold}", "{out}", "--from", "xml"], "unknown format 'xml'"),
+        (["stats", "{gold}", "--from-scheme", "nope"], "unknown tag scheme 'nope'"),
+        (["evaluate", "{gold}", "{gold}", "--gold-format", "xml"], "unknown format 'xml'"),
+    ],
+)
 def test_bad_option_values_exit_1(files, tmp_path, capsys, argv, fragment):
     gold, _ = files
     out = tmp_path / "out"
@@ -246,7 +282,10 @@ def test_user_errors_exit_1_single_line(tmp_path, capsys):
     bad.write_text("a B C O\nb B C\n")
     code, out, err = run(capsys, "stats", bad)
     assert code == 1 and out == ""
-    assert err == f"nerstudio: error: {bad}:2: ragged columns: expected 4 columns as on earlier lines, found 3\n"
+    assert (
+        err
+        == f"nerstudio: error: {bad}:2: ragged columns: expected 4 columns as on earlier lines, found 3\n"
+    )
 
 
 def test_usage_errors(capsys):
@@ -261,7 +300,9 @@ def test_usage_errors(capsys):
         main(["evaluate", "a", "b", "--mode", "lenient"])
     assert info.value.code == 1
     err = capsys.readouterr().err
-    assert err.splitlines()[-1].startswith("nerstudio evaluate: error: argument --mode: invalid choice")
+    assert err.splitlines()[-1].startswith(
+        "nerstudio evaluate: error: argument --mode: invalid choice"
+    )
     assert main([]) == 1  # no command: help
     assert "convert" in capsys.readouterr().out
 
@@ -305,12 +346,17 @@ def test_internal_error(files, capsys, monkeypatch):
     monkeypatch.delenv("NERSTUDIO_DEBUG", raising=False)
     code, _, err = run(capsys, "stats", gold)
     assert code == 3
-    assert err == (f"nerstudio: internal error: RuntimeError: bug here (a bug; the details are in "
-                   f"{cli.logs.log_path()})\n")
+    assert err == (
+        f"nerstudio: internal error: RuntimeError: bug here (a bug; the details are in "
+        f"{cli.logs.log_path()})\n"
+    )
     code, _, err = run(capsys, "--debug", "stats", gold)
     assert code == 3
     assert "Traceback (most recent call last)" in err and "RuntimeError: bug here" in err
-    assert err.splitlines()[-1] == "nerstudio: internal error: RuntimeError: bug here (a bug; the details are above)"
+    assert (
+        err.splitlines()[-1]
+        == "nerstudio: internal error: RuntimeError: bug here (a bug; the details are above)"
+    )
 
 
 def test_os_error_exit_1(files, tmp_path, capsys):
@@ -335,8 +381,13 @@ def test_a_closed_output_pipe_is_no_error():
     read, write = os.pipe()
     os.close(read)  # nobody will read: the first write fails with EPIPE
     try:
-        r = subprocess.run([sys.executable, "-m", "nerstudio", "stats", str(DEMO_CORPUS)], stdout=write,
-                           stderr=subprocess.PIPE, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "nerstudio", "stats", str(DEMO_CORPUS)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     finally:
         os.close(write)
     assert r.returncode == 141, r.stderr

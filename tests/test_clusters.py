@@ -58,7 +58,9 @@ def test_bundled_files_match_their_manifest_and_are_small():
     assert len(word_paths()) == m["clustered_words"] and len(large_lexicon()) == m["lexicon_words"]
     sources = (CLUSTERS_DIR / "SOURCES.md").read_text()
     assert "spacy-lookups-data" in sources and "MIT" in sources
-    assert "Permission is hereby granted" in (CLUSTERS_DIR / "LICENSE-spacy-lookups-data").read_text()
+    assert (
+        "Permission is hereby granted" in (CLUSTERS_DIR / "LICENSE-spacy-lookups-data").read_text()
+    )
 
 
 def test_words_of_one_cluster_share_every_prefix_and_the_hierarchy_is_a_full_binary_tree():
@@ -86,9 +88,13 @@ def test_words_of_one_cluster_share_every_prefix_and_the_hierarchy_is_a_full_bin
 def test_the_issue_examples_and_the_lookup():
     assert cluster_path("London") == cluster_path("Paris")
     assert cluster_path("Berlin") == cluster_path("Germany") != cluster_path("London")
-    assert cluster_path("Berlin")[:8] == cluster_path("London")[:8]  # 678 and 934 share their low 8 bits
+    assert (
+        cluster_path("Berlin")[:8] == cluster_path("London")[:8]
+    )  # 678 and 934 share their low 8 bits
     assert cluster_path("xyzzyq-not-a-word") is None
-    lowered = next(w for w in ("Giraffe", "Zebra", "Walrus") if w not in word_paths())  # found lower-cased
+    lowered = next(
+        w for w in ("Giraffe", "Zebra", "Walrus") if w not in word_paths()
+    )  # found lower-cased
     assert cluster_path(lowered) == cluster_path(lowered.lower()) is not None
     assert "the" in large_lexicon() and "may" in large_lexicon() and "paris" not in large_lexicon()
 
@@ -112,14 +118,24 @@ def test_restore_paths_against_random_trees():
 
 def test_maxent_cluster_templates_on_a_tiny_sentence_by_hand():
     from nerstudio.tagging.features import FeatureExtractor
+
     # paths of the bundled file: Paris 01100101010, is 0101111101, in 0011110, France 011001011011
     sent = Sentence(["Paris", "is", "in", "France", "Xyzzyq"])
     f = FeatureExtractor("conll+clusters:2/5")
     f.fit_transform([sent])
     bc = {n for n in f.names() if n.startswith("bc")}
     row = {  # the predicates of "in" (position 2)
-        "bc2-2=01", "bc2-1=01", "bc2=00", "bc2+1=01", "bc2+2=NULL",
-        "bc5-2=01100", "bc5-1=01011", "bc5=00111", "bc5+1=01100", "bc5+2=NULL"}
+        "bc2-2=01",
+        "bc2-1=01",
+        "bc2=00",
+        "bc2+1=01",
+        "bc2+2=NULL",
+        "bc5-2=01100",
+        "bc5-1=01011",
+        "bc5=00111",
+        "bc5+1=01100",
+        "bc5+2=NULL",
+    }
     X = f.transform([sent])
     names = f.names()
     got = {names[j] for j in X[2].indices if names[j].startswith("bc")}
@@ -138,25 +154,38 @@ def test_feature_sets_without_the_new_parts_are_unchanged():
     from nerstudio.rerank.features import GlobalFeatures
     from nerstudio.tagging.features import FeatureExtractor
     from nerstudio.tagging.local_features import KTFeatures
+
     train = read_corpus(f"{DEMO_DIR}/train.conll")
     f = FeatureExtractor("paper")
     X = f.fit_transform(train.sentences)
-    assert (_h(f.names()), _h(map(str, X.indices.tolist()))) == ("5d9a060dd6f267f9", "05df1d68179ebdec")
+    assert (_h(f.names()), _h(map(str, X.indices.tolist()))) == (
+        "5d9a060dd6f267f9",
+        "05df1d68179ebdec",
+    )
     f = FeatureExtractor("conll+rich+gaz")
     X = f.fit_transform(train.sentences)
-    assert (_h(f.names()), _h(map(str, X.indices.tolist()))) == ("e401815530cb1444", "e364fb8d49dd0861")
+    assert (_h(f.names()), _h(map(str, X.indices.tolist()))) == (
+        "e401815530cb1444",
+        "e364fb8d49dd0861",
+    )
     k = KTFeatures(rich=True).fit([[s] for s in train.sentences])
     rows = k.transform([[s] for s in train.sentences])
-    assert (_h(k.predicate_names(range(k.n_predicates_))), _h(map(str, rows.ids.tolist()))) == \
-        ("b7285df9dacf44cc", "cfb91c035770cc80")
+    assert (_h(k.predicate_names(range(k.n_predicates_))), _h(map(str, rows.ids.tolist()))) == (
+        "b7285df9dacf44cc",
+        "cfb91c035770cc80",
+    )
     nb = NBestList.load(DEMO_DIR / "model" / "train.nbest.npz")
     g = GlobalFeatures(min_sentences=1)
     d = g.fit_transform(nb)
-    assert (_h(g.names_), _h(map(str, d.X.indices.tolist()))) == ("5bf64da6d1dc9d9e", "6de077073bd6b081")
+    assert (_h(g.names_), _h(map(str, d.X.indices.tolist()))) == (
+        "5bf64da6d1dc9d9e",
+        "6de077073bd6b081",
+    )
 
 
 def test_biglex_changes_only_the_lexicon():
     from nerstudio.tagging.features import FeatureExtractor
+
     train = read_corpus(f"{DEMO_DIR}/train.conll")
     small = FeatureExtractor("paper")
     small.fit_transform(train.sentences)
@@ -170,10 +199,13 @@ def test_biglex_changes_only_the_lexicon():
 def test_perceptron_tagger_with_clusters_round_trips(tmp_path):
     from nerstudio.tagging.local_features import parse_kt_features
     from nerstudio.tagging.perceptron import PerceptronTagger
+
     train, dev = read_corpus(f"{DEMO_DIR}/train.conll"), read_corpus(f"{DEMO_DIR}/dev.conll")
     t = PerceptronTagger(features="kt+rich+clusters+biglex", C=20, epochs=2).fit(train)
     names = t.features_.template_names()
-    assert {"bc4@-2", "bc6@0", "bc10@1", "bc20@2"} <= set(names) and not any(n.startswith("bc4@0,") for n in names)
+    assert {"bc4@-2", "bc6@0", "bc10@1", "bc20@2"} <= set(names) and not any(
+        n.startswith("bc4@0,") for n in names
+    )
     assert t.features_.lexicon_ == set(large_lexicon())
     t.save(tmp_path / "p.npz")
     back = PerceptronTagger.load(tmp_path / "p.npz")
@@ -188,6 +220,7 @@ def test_maxent_tagger_with_clusters_round_trips_and_refuses_other_clusters(tmp_
     from nerstudio.errors import FormatError
     from nerstudio.persist import json_array, json_value
     from nerstudio.tagging.maxent import MaxEntTagger
+
     train, dev = read_corpus(f"{DEMO_DIR}/train.conll"), read_corpus(f"{DEMO_DIR}/dev.conll")
     m = MaxEntTagger(features="conll+clusters+biglex", max_iter=20).fit(train.sentences)
     m.save(tmp_path / "t.npz")
@@ -206,14 +239,34 @@ def test_maxent_tagger_with_clusters_round_trips_and_refuses_other_clusters(tmp_
 def test_reranker_cluster_features_by_hand_and_their_glossary():
     from nerstudio.rerank.features import GlobalFeatures
     from nerstudio.rerank.glossary import FALLBACK, describe
+
     words = ["Paris", "is", "in", "France", "Xyzzyq"]
     tags = ["B-LOC", "N", "N", "B-LOC", "I-LOC"]
-    got = [x for x in GlobalFeatures(clusters=(2, 5)).candidate_strings(words, tags, set()) if x.startswith("BC")]
-    assert sorted(got) == sorted([
-        "BC2=01", "BCL2=01", "BC5=01100", "BCL5=01100",
-        "BC2=01 NULL", "BCL2=NULL", "BC5=01100 NULL", "BCL5=NULL",
-        "BC2:LOC=01", "BCL2:LOC=01", "BC5:LOC=01100", "BCL5:LOC=01100",
-        "BC2:LOC=01 NULL", "BCL2:LOC=NULL", "BC5:LOC=01100 NULL", "BCL5:LOC=NULL"])
+    got = [
+        x
+        for x in GlobalFeatures(clusters=(2, 5)).candidate_strings(words, tags, set())
+        if x.startswith("BC")
+    ]
+    assert sorted(got) == sorted(
+        [
+            "BC2=01",
+            "BCL2=01",
+            "BC5=01100",
+            "BCL5=01100",
+            "BC2=01 NULL",
+            "BCL2=NULL",
+            "BC5=01100 NULL",
+            "BCL5=NULL",
+            "BC2:LOC=01",
+            "BCL2:LOC=01",
+            "BC5:LOC=01100",
+            "BCL5:LOC=01100",
+            "BC2:LOC=01 NULL",
+            "BCL2:LOC=NULL",
+            "BC5:LOC=01100 NULL",
+            "BCL5:LOC=NULL",
+        ]
+    )
     without = GlobalFeatures().candidate_strings(words, tags, set())
     assert not any(x.startswith("BC") for x in without)
     for name in got:
@@ -221,9 +274,15 @@ def test_reranker_cluster_features_by_hand_and_their_glossary():
     assert "first 5 branchings" in describe("BC5:LOC=01100")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("spacy_lookups_data") is None,
-                    reason="the resources extra is not installed (pip install -e '.[resources]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("spacy_lookups_data") is None,
+    reason="the resources extra is not installed (pip install -e '.[resources]')",
+)
 def test_build_script_reproduces_the_clusters():
-    r = subprocess.run([sys.executable, str(ROOT / "tools/resources/build_clusters.py"), "--check"],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "tools/resources/build_clusters.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr

@@ -15,9 +15,11 @@ TAGSET = ["N", "S-PER", "C-PER", "S-LOC", "C-LOC"]
 def _list():
     # three sentences of three tokens; ids: N=0, S-PER=1, C-PER=2, S-LOC=3
     words = [("a", "b", "c")] * 3
-    cands = [np.array([[1, 0, 0], [3, 0, 0], [0, 0, 0]], dtype=np.int16),  # gold PER(0,1): top right
-             np.array([[3, 0, 0], [1, 2, 0]], dtype=np.int16),  # gold PER(0,2): second
-             np.array([[0, 0, 3], [0, 3, 0]], dtype=np.int16)]  # gold LOC(1,2)? absent -> second
+    cands = [
+        np.array([[1, 0, 0], [3, 0, 0], [0, 0, 0]], dtype=np.int16),  # gold PER(0,1): top right
+        np.array([[3, 0, 0], [1, 2, 0]], dtype=np.int16),  # gold PER(0,2): second
+        np.array([[0, 0, 3], [0, 3, 0]], dtype=np.int16),
+    ]  # gold LOC(1,2)? absent -> second
     lps = [np.array([-1.0, -2.0, -3.0]), np.array([-1.0, -2.0]), np.array([-1.0, -2.0])]
     gold = [[Span(0, 1, "PER")], [Span(0, 2, "PER")], [Span(1, 3, "LOC")]]
     return NBestList(TAGSET, words, cands, lps, gold)

@@ -19,7 +19,9 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("distributed", reason="the dask extra is not installed (pip install -e '.[dask]')")
+pytest.importorskip(
+    "distributed", reason="the dask extra is not installed (pip install -e '.[dask]')"
+)
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
@@ -58,7 +60,11 @@ def dask_local(cluster):
 def no_child_process_left_running():
     """The cluster's worker processes live for the module; nothing else may be left behind."""
     yield
-    left = [p for p in multiprocessing.active_children() if p.is_alive() and not p.name.startswith(WORKER_PROCESS)]
+    left = [
+        p
+        for p in multiprocessing.active_children()
+        if p.is_alive() and not p.name.startswith(WORKER_PROCESS)
+    ]
     for p in left:
         p.kill()
         p.join(5)
@@ -87,7 +93,13 @@ def _same_lists(a, b):
 
 def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_local):
     dev = read_corpus(DEMO_DIR / "dev.conll")
-    kw = {"folds": 3, "n": 5, "tagger_params": {"cutoff": 1, "max_iter": 15}, "full": True, "decode": {"dev": dev}}
+    kw = {
+        "folds": 3,
+        "n": 5,
+        "tagger_params": {"cutoff": 1, "max_iter": 15},
+        "full": True,
+        "decode": {"dev": dev},
+    }
     local = jackknife(demo, workers=2, **kw)
     events = []
     remote = jackknife(demo, executor=dask_local, progress=events.append, **kw)
@@ -98,8 +110,15 @@ def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_loca
     assert np.array_equal(local.model.W_.astype(np.float32), remote.model.W_.astype(np.float32))
     assert local.model.tagset_ == remote.model.tagset_
     finals = [e.job for e in events if e.final]
-    assert sorted(finals) == ["fold 1/3", "fold 2/3", "fold 3/3", f"model on all {len(demo)} sentences"]
-    assert any(not e.final and "tagger iteration" in e.message for e in events)  # progress from the workers
+    assert sorted(finals) == [
+        "fold 1/3",
+        "fold 2/3",
+        "fold 3/3",
+        f"model on all {len(demo)} sentences",
+    ]
+    assert any(
+        not e.final and "tagger iteration" in e.message for e in events
+    )  # progress from the workers
 
 
 def test_cross_validated_lists_are_identical_on_dask(demo, dask_local):
@@ -113,15 +132,21 @@ def test_cross_validated_lists_are_identical_on_dask(demo, dask_local):
 
 def test_a_sweep_of_four_points_writes_its_table_and_plot(dask_local, tmp_path):
     import matplotlib.image
+
     grid = parse_settings("boost", "rounds=200,1000 epsilon=0.001,0.0025")
     args = ("boost", DEMO_NBEST / "train.nbest.npz", DEMO_NBEST / "dev.nbest.npz", grid)
     remote = run_sweep(*args, tmp_path / "dask", {"eval_every": 100}, executor=dask_local)
     local = run_sweep(*args, tmp_path / "local", {"eval_every": 100}, workers=1)
     assert [p["settings"] for p in remote["points"]] == [
-        {"rounds": 200, "epsilon": 0.001}, {"rounds": 200, "epsilon": 0.0025},
-        {"rounds": 1000, "epsilon": 0.001}, {"rounds": 1000, "epsilon": 0.0025}]
+        {"rounds": 200, "epsilon": 0.001},
+        {"rounds": 200, "epsilon": 0.0025},
+        {"rounds": 1000, "epsilon": 0.001},
+        {"rounds": 1000, "epsilon": 0.0025},
+    ]
     for a, b in zip(remote["points"], local["points"]):
-        assert a["dev"] == b["dev"] and a["curve"] == b["curve"] and a["best_step"] == b["best_step"]
+        assert (
+            a["dev"] == b["dev"] and a["curve"] == b["curve"] and a["best_step"] == b["best_step"]
+        )
     assert remote["executor"] == "dask-local:2"
     table = (tmp_path / "dask" / "sweep.md").read_text()
     rows = [line for line in table.splitlines() if line.startswith(("| 200 ", "| 1000 "))]
@@ -134,7 +159,11 @@ def test_a_sweep_of_four_points_writes_its_table_and_plot(dask_local, tmp_path):
 
 def test_cancelling_a_sweep_stops_its_tasks(dask_local, tmp_path):
     grid = parse_settings("maxent", "l2=0.5,1,2,4")
-    fixed = {"optimizer": "gis", "max_iter": 10**8, "cutoff": 1}  # GIS never stops early: days, unless stopped
+    fixed = {
+        "optimizer": "gis",
+        "max_iter": 10**8,
+        "cutoff": 1,
+    }  # GIS never stops early: days, unless stopped
     events = []
     cancelled_at: list[float] = []
 
@@ -145,9 +174,20 @@ def test_cancelling_a_sweep_stops_its_tasks(dask_local, tmp_path):
         return bool(cancelled_at)
 
     with pytest.raises(Cancelled):
-        run_sweep("maxent", DEMO_DIR / "train.conll", DEMO_DIR / "dev.conll", grid, tmp_path, fixed,
-                  executor=dask_local, progress=events.append, should_cancel=should_cancel)
-    assert time.monotonic() - cancelled_at[0] < 1.0  # returned without waiting for the running points
+        run_sweep(
+            "maxent",
+            DEMO_DIR / "train.conll",
+            DEMO_DIR / "dev.conll",
+            grid,
+            tmp_path,
+            fixed,
+            executor=dask_local,
+            progress=events.append,
+            should_cancel=should_cancel,
+        )
+    assert (
+        time.monotonic() - cancelled_at[0] < 1.0
+    )  # returned without waiting for the running points
     deadline = time.monotonic() + 10
     while _busy_threads(dask_local) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -177,22 +217,42 @@ def _fails(data, job, ctx):
 
 def _jobs(task, tmp_path, deaths=0):
     (tmp_path / "a").mkdir()
-    return [Job("point a=1", task, None, {"dir": str(tmp_path / "a"), "deaths": deaths}, "done", POINT_FILES)]
+    return [
+        Job(
+            "point a=1",
+            task,
+            None,
+            {"dir": str(tmp_path / "a"), "deaths": deaths},
+            "done",
+            POINT_FILES,
+        )
+    ]
 
 
 def test_a_worker_killed_mid_task_is_retried_once(demo, dask_local, tmp_path):
     events = []
-    run = run_jobs(_jobs(_dies, tmp_path, deaths=1), demo.sentences, executor=dask_local, progress=events.append,
-                   source=CorpusFile.of(demo, "sentences"))
+    run = run_jobs(
+        _jobs(_dies, tmp_path, deaths=1),
+        demo.sentences,
+        executor=dask_local,
+        progress=events.append,
+        source=CorpusFile.of(demo, "sentences"),
+    )
     assert run.results == [{"attempts": 2, "sentences": len(demo)}]
     assert len(os.listdir(tmp_path / "a")) == 2
-    assert [e.notice for e in events if "died: retrying on" in e.message] == [True]  # shown where only ends are
+    assert [e.notice for e in events if "died: retrying on" in e.message] == [
+        True
+    ]  # shown where only ends are
 
 
 def test_a_second_death_is_one_line_naming_the_job(demo, dask_local, tmp_path):
     with pytest.raises(ChildProcessFailed) as err:
-        run_jobs(_jobs(_dies, tmp_path, deaths=2), demo.sentences, executor=dask_local,
-                 source=CorpusFile.of(demo, "sentences"))
+        run_jobs(
+            _jobs(_dies, tmp_path, deaths=2),
+            demo.sentences,
+            executor=dask_local,
+            source=CorpusFile.of(demo, "sentences"),
+        )
     msg = str(err.value)
     assert msg.startswith("point a=1: its Dask worker died twice") and "\n" not in msg
     assert len(os.listdir(tmp_path / "a")) == 2  # retried once, not more
@@ -200,31 +260,49 @@ def test_a_second_death_is_one_line_naming_the_job(demo, dask_local, tmp_path):
 
 def test_a_task_error_reaches_the_caller_with_its_type(demo, dask_local, tmp_path):
     with pytest.raises(ValueError, match="no entity of type MISC in point a=1"):
-        run_jobs(_jobs(_fails, tmp_path), demo.sentences, executor=dask_local, source=CorpusFile.of(demo, "sentences"))
+        run_jobs(
+            _jobs(_fails, tmp_path),
+            demo.sentences,
+            executor=dask_local,
+            source=CorpusFile.of(demo, "sentences"),
+        )
 
 
 def test_inputs_go_as_paths_when_every_worker_sees_them_else_as_bytes(demo, dask_local, tmp_path):
     from nerstudio.experiments.dask_executor import _worker_sees
     from nerstudio.experiments.work_files import sha256_file
+
     train = str(DEMO_DIR / "train.conll")
     digest = sha256_file(train)
     # what a worker answers: the paths it reads with the caller's content
-    assert _worker_sees({train: digest, str(tmp_path / "nowhere"): digest, str(DEMO_DIR / "dev.conll"): digest})[1] \
-        == [train]
+    assert _worker_sees(
+        {train: digest, str(tmp_path / "nowhere"): digest, str(DEMO_DIR / "dev.conll"): digest}
+    )[1] == [train]
     address = dask_local.client().scheduler.address
-    with executor_from_setting("dask://" + address.split("://")[1]) as by_path:  # a running scheduler
-        assert by_path._ship(by_path.client(), {train: digest}) == {}  # the workers see it: only its path goes
+    with executor_from_setting(
+        "dask://" + address.split("://")[1]
+    ) as by_path:  # a running scheduler
+        assert (
+            by_path._ship(by_path.client(), {train: digest}) == {}
+        )  # the workers see it: only its path goes
     params = {"variant": "margin", "C": 50.0, "epochs": 1, "keep_best": False}
     want = cross_validated_lists(demo, params, 3, 2, workers=1)
-    with DaskExecutor(address, ship="bytes") as by_bytes:  # as for workers without the shared folder
+    with DaskExecutor(
+        address, ship="bytes"
+    ) as by_bytes:  # as for workers without the shared folder
         shipped = by_bytes._ship(by_bytes.client(), {train: digest})
         assert list(shipped) == [train] and shipped[train][0] == digest
         del shipped
-        by_bytes.client().run(clear_cache)  # the workers must read the corpus again, from the shipped copy
+        by_bytes.client().run(
+            clear_cache
+        )  # the workers must read the corpus again, from the shipped copy
         got = cross_validated_lists(demo, params, 3, 2, executor=by_bytes)
     assert all(np.array_equal(x, y) for x, y in zip(got[0], want[0])) and got[2] == want[2]
     # the workers read the shipped copy, kept by content in their temporary folder
-    assert any(f.startswith(digest) for f in os.listdir(os.path.join(tempfile.gettempdir(), "nerstudio-inputs")))
+    assert any(
+        f.startswith(digest)
+        for f in os.listdir(os.path.join(tempfile.gettempdir(), "nerstudio-inputs"))
+    )
 
 
 def test_a_corpus_its_file_no_longer_holds_is_refused(dask_local, tmp_path):
@@ -232,14 +310,21 @@ def test_a_corpus_its_file_no_longer_holds_is_refused(dask_local, tmp_path):
     shutil.copy(DEMO_DIR / "train.conll", path)
     corpus = read_corpus(path)
     corpus.sentences[0].spans = [Span(0, 1, "PER")]  # an edit not saved
-    with pytest.raises(NerstudioError, match="the file differs from the corpus the work was asked for") as err:
-        jackknife(corpus, folds=2, n=3, tagger_params={"cutoff": 1, "max_iter": 3}, executor=dask_local)
+    with pytest.raises(
+        NerstudioError, match="the file differs from the corpus the work was asked for"
+    ) as err:
+        jackknife(
+            corpus, folds=2, n=3, tagger_params={"cutoff": 1, "max_iter": 3}, executor=dask_local
+        )
     assert str(err.value).startswith(str(path)) and "\n" not in str(err.value)
 
 
 def test_an_unreachable_scheduler_is_one_line(monkeypatch):
     import nerstudio.experiments.dask_executor as de
+
     monkeypatch.setattr(de, "CONNECT_TIMEOUT", 1.0)
     ex = executor_from_setting("dask://127.0.0.1:9")  # discard port: nothing listens
-    with pytest.raises(NerstudioError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"):
+    with pytest.raises(
+        NerstudioError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"
+    ):
         ex.client()

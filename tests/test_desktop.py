@@ -51,15 +51,19 @@ def test_install_and_uninstall(tmp_path):
     assert entry["Exec"] == "/usr/bin/nerstudio-gui %f"
     icon = tmp_path / "icons" / "hicolor" / "48x48" / "apps" / f"{desktop.APP_ID}.png"
     assert png_size(icon) == (48, 48)
-    assert (tmp_path / "icons/hicolor/scalable/apps" / f"{desktop.APP_ID}.svg").read_bytes() == \
-        desktop.ICON_SVG.read_bytes()
+    assert (
+        tmp_path / "icons/hicolor/scalable/apps" / f"{desktop.APP_ID}.svg"
+    ).read_bytes() == desktop.ICON_SVG.read_bytes()
     removed = desktop.uninstall(tmp_path)
     assert sorted(removed) == sorted(written) and not any(p.exists() for p in written)
 
 
 def test_cli_installs_under_the_prefix(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "nerstudio", "install-desktop", "--prefix", str(tmp_path)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "nerstudio", "install-desktop", "--prefix", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "metainfo" / f"{desktop.APP_ID}.metainfo.xml").is_file()
     entry = read_entry((tmp_path / "applications" / f"{desktop.APP_ID}.desktop").read_text())
@@ -73,24 +77,35 @@ def test_xdg_data_home_rule(monkeypatch, tmp_path):
     assert desktop.data_home().parts[-2:] == (".local", "share")
 
 
-@pytest.mark.skipif(not shutil.which("desktop-file-validate"),
-                    reason="desktop-file-validate not installed (Debian: desktop-file-utils)")
+@pytest.mark.skipif(
+    not shutil.which("desktop-file-validate"),
+    reason="desktop-file-validate not installed (Debian: desktop-file-utils)",
+)
 def test_entry_passes_desktop_file_validate(tmp_path):
     desktop.install(tmp_path, ["/usr/bin/nerstudio-gui"])
-    out = subprocess.run(["desktop-file-validate", str(tmp_path / "applications" / f"{desktop.APP_ID}.desktop")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["desktop-file-validate", str(tmp_path / "applications" / f"{desktop.APP_ID}.desktop")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0 and "error" not in out.stdout.lower(), out.stdout + out.stderr
 
 
-@pytest.mark.skipif(not shutil.which("appstreamcli"), reason="appstreamcli not installed (Debian: appstream)")
+@pytest.mark.skipif(
+    not shutil.which("appstreamcli"), reason="appstreamcli not installed (Debian: appstream)"
+)
 def test_metainfo_passes_appstreamcli():
-    out = subprocess.run(["appstreamcli", "validate", "--no-net", "--pedantic", str(desktop.METAINFO_FILE)],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["appstreamcli", "validate", "--no-net", "--pedantic", str(desktop.METAINFO_FILE)],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_window_icon(qapp):
     from nerstudio.gui.app import set_app_icon
+
     set_app_icon(qapp)
     icon = qapp.windowIcon()
     assert not icon.isNull()

@@ -30,7 +30,9 @@ def _ci_pattern() -> str:
 
 def test_readme_is_at_most_15_kb():
     size = README.stat().st_size
-    assert size <= MAX_README_BYTES, f"README.md is {size} bytes; move detail into docs/ (limit {MAX_README_BYTES})"
+    assert size <= MAX_README_BYTES, (
+        f"README.md is {size} bytes; move detail into docs/ (limit {MAX_README_BYTES})"
+    )
 
 
 def test_readme_holds_the_test_command_that_ci_runs():
@@ -74,8 +76,11 @@ def _markdown_files() -> list[Path]:
 
 def test_the_link_finder_sees_links_and_skips_code(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text("a [x](a.md) ![i](img/b.png \"t\") [web](https://x.org) [s](#here)\n"
-                    "`[no](c.md)`\n```\n[no](d.md)\n```\n[y](../e.md#frag)\n", encoding="utf-8")
+    page.write_text(
+        'a [x](a.md) ![i](img/b.png "t") [web](https://x.org) [s](#here)\n'
+        "`[no](c.md)`\n```\n[no](d.md)\n```\n[y](../e.md#frag)\n",
+        encoding="utf-8",
+    )
     assert _relative_links(page) == [(1, "a.md"), (1, "img/b.png"), (6, "../e.md#frag")]
 
 
@@ -106,7 +111,9 @@ def test_the_cli_reference_lists_every_command_and_option():
 
     from nerstudio.cli.parser import build_parser
 
-    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "tools" / "docs" / "cli_reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", ROOT / "tools" / "docs" / "cli_reference.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     parser = build_parser()
@@ -122,4 +129,6 @@ def test_the_cli_reference_lists_every_command_and_option():
                 continue  # hidden from --help (e.g. --debug repeated after the command)
             for option in action.option_strings:
                 if option not in ("-h", "--help"):
-                    assert f"`{option}" in body or f", {option}" in body, f"{name}: {option} missing"
+                    assert f"`{option}" in body or f", {option}" in body, (
+                        f"{name}: {option} missing"
+                    )

@@ -80,7 +80,10 @@ def test_autosaver_follows_the_document(tmp_path):
     assert path and ann.read_recovery(path).edits == {k1: [Span(0, 1, "ORG")]}
     doc.set_spans(k2, [Span(0, 2, "LOC")], "mark")
     clock.t += 5
-    assert ann.read_recovery(saver.poll()).edits == {k1: [Span(0, 1, "ORG")], k2: [Span(0, 2, "LOC")]}
+    assert ann.read_recovery(saver.poll()).edits == {
+        k1: [Span(0, 1, "ORG")],
+        k2: [Span(0, 2, "LOC")],
+    }
     # undo back to the saved state: the file goes at once, nothing is scheduled
     doc.undo()
     assert os.path.exists(path)
@@ -103,7 +106,9 @@ def test_history_and_dirty_state(tmp_path):
     assert doc.set_spans(k, [Span(0, 1, "PER")], "mark") == []
     assert doc.set_spans(k, [Span(0, 1, "PER")], "again") is None  # nothing changes: no step
     assert doc.history.count() == 1 and doc.is_dirty() and doc.unsaved() == [k]
-    assert seen[-1].kind == "gold" and seen[-1].sentences == (k,) and seen[-1].revision == doc.revision
+    assert (
+        seen[-1].kind == "gold" and seen[-1].sentences == (k,) and seen[-1].revision == doc.revision
+    )
     doc.mark_saved()
     assert not doc.is_dirty()
     doc.undo()
@@ -133,7 +138,9 @@ def test_an_attached_list_takes_its_gold_from_the_corpus(tmp_path):
     for k, sp in edited.items():
         c.sentences[k].spans = list(sp)
     ix = index_nbest(c, nb, revision=doc.revision)
-    assert ix.differ == sum(1 for k in edited if sorted(nb.gold.own[ix.row_of[k]]) != sorted(edited[k]))
+    assert ix.differ == sum(
+        1 for k in edited if sorted(nb.gold.own[ix.row_of[k]]) != sorted(edited[k])
+    )
     doc.attach_nbest(ix, str(NBEST))
     i0 = doc.nbest_row(k0)
     assert doc.nbest.gold[i0] == edited[k0]
@@ -167,8 +174,11 @@ def test_edits_made_while_a_list_is_indexed_are_counted(tmp_path):
 def test_the_document_model_imports_no_qt():
     import subprocess
     import sys
-    code = ("import sys, nerstudio.app.document, nerstudio.app.autosave, nerstudio.app.attachments; "
-            "bad = [m for m in sys.modules if m.startswith(('PySide6', 'nerstudio.gui'))]; print(bad); "
-            "sys.exit(1 if bad else 0)")
+
+    code = (
+        "import sys, nerstudio.app.document, nerstudio.app.autosave, nerstudio.app.attachments; "
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'nerstudio.gui'))]; print(bad); "
+        "sys.exit(1 if bad else 0)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

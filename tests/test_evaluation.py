@@ -36,7 +36,12 @@ def test_hand_computed_scores():
     assert (per["PER"].precision, per["PER"].recall, per["PER"].f1) == (100.0, 100.0, 100.0)
     assert (per["LOC"].correct, per["LOC"].proposed, per["LOC"].gold) == (0, 1, 1)
     assert per["LOC"].f1 == 0.0
-    assert (per["MISC"].proposed, per["MISC"].gold, per["MISC"].recall, per["MISC"].f1) == (1, 0, 0.0, 0.0)
+    assert (per["MISC"].proposed, per["MISC"].gold, per["MISC"].recall, per["MISC"].f1) == (
+        1,
+        0,
+        0.0,
+        0.0,
+    )
     # token accuracy over IOB2 tags: sentence 1 has 4/5 right (I-LOC vs O), sentence 2 has 2/3 (B-MISC vs O)
     assert (ev.tokens, ev.tokens_correct) == (8, 6)
     assert ev.token_accuracy == pytest.approx(75.0)
@@ -48,17 +53,37 @@ def test_per_type_sums_to_overall():
     total = PRF()
     for m in ev.per_type.values():
         total.add(m)
-    assert (total.correct, total.proposed, total.gold) == (ev.overall.correct, ev.overall.proposed, ev.overall.gold)
+    assert (total.correct, total.proposed, total.gold) == (
+        ev.overall.correct,
+        ev.overall.proposed,
+        ev.overall.gold,
+    )
     assert ev.tokens == 0 and ev.token_accuracy == 0.0  # no lengths given
 
 
 def test_as_dict_and_table():
     ev = evaluate_spans(GOLD, PRED, [5, 3])
     d = ev.as_dict()
-    assert {"precision", "recall", "f1", "correct", "proposed", "gold", "token_accuracy", "sentences", "tokens",
-            "per_type"} <= set(d)
-    assert d["per_type"]["PER"] == {"precision": 100.0, "recall": 100.0, "f1": 100.0, "correct": 1, "proposed": 1,
-                                    "gold": 1}
+    assert {
+        "precision",
+        "recall",
+        "f1",
+        "correct",
+        "proposed",
+        "gold",
+        "token_accuracy",
+        "sentences",
+        "tokens",
+        "per_type",
+    } <= set(d)
+    assert d["per_type"]["PER"] == {
+        "precision": 100.0,
+        "recall": 100.0,
+        "f1": 100.0,
+        "correct": 1,
+        "proposed": 1,
+        "gold": 1,
+    }
     assert list(d["per_type"]) == sorted(d["per_type"])
     table = ev.table()
     assert "token accuracy:  75.00%" in table
@@ -134,7 +159,9 @@ def test_evaluate_sentences_sentence_count_mismatch(longer):
     with pytest.raises(FormatError) as info:
         evaluate_sentences(gold, pred, "gold.txt", "pred.txt")
     other = "pred.txt" if longer == "gold" else "gold.txt"
-    assert str(info.value) == f"{longer}.txt:4: has more sentences than {other} (which ends after 1)"
+    assert (
+        str(info.value) == f"{longer}.txt:4: has more sentences than {other} (which ends after 1)"
+    )
 
 
 def test_evaluate_sentences_without_paths():
@@ -170,13 +197,22 @@ def _f_of_choice(gold, candidates, choice):
     return C, P, G
 
 
-SPAN_POOL = [Span(0, 1, "A"), Span(0, 1, "B"), Span(0, 2, "A"), Span(1, 2, "A"), Span(2, 3, "B"), Span(3, 4, "A")]
+SPAN_POOL = [
+    Span(0, 1, "A"),
+    Span(0, 1, "B"),
+    Span(0, 2, "A"),
+    Span(1, 2, "A"),
+    Span(2, 3, "B"),
+    Span(3, 4, "A"),
+]
 span_sets = st.lists(st.sampled_from(SPAN_POOL), max_size=3, unique=True)
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.lists(st.tuples(span_sets, st.lists(span_sets, max_size=4)), min_size=1, max_size=4),
-       n=st.sampled_from([None, 1, 2, 3]))
+@given(
+    data=st.lists(st.tuples(span_sets, st.lists(span_sets, max_size=4)), min_size=1, max_size=4),
+    n=st.sampled_from([None, 1, 2, 3]),
+)
 def test_property_oracle_is_exact_maximum(data, n):
     gold = [g for g, _ in data]
     cands = [c for _, c in data]
@@ -247,10 +283,14 @@ def test_oracle_mismatched_lengths():
 
 def test_oracle_larger_random_instances_against_brute_force():
     import random
+
     rng = random.Random(7)
     for _ in range(30):
         k = rng.randint(2, 6)
         gold = [rng.sample(SPAN_POOL, rng.randint(0, 3)) for _ in range(k)]
-        cands = [[rng.sample(SPAN_POOL, rng.randint(0, 4)) for _ in range(rng.randint(1, 4))] for _ in range(k)]
+        cands = [
+            [rng.sample(SPAN_POOL, rng.randint(0, 4)) for _ in range(rng.randint(1, 4))]
+            for _ in range(k)
+        ]
         res = oracle(gold, cands)
         assert math.isclose(res.f1, _brute_force(gold, cands), abs_tol=1e-9)

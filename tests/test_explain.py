@@ -38,7 +38,20 @@ def demo():
 
 # A sentence built so that one entity has every window position inside the sentence, a short
 # quotation with a word inside, and words that are never equal to their own shapes.
-WORDS = ["Yesterday", "in", "the", "Dougherty", "Arts", "Center", '"', "Summer", "Nights", '"', "opened", "."]
+WORDS = [
+    "Yesterday",
+    "in",
+    "the",
+    "Dougherty",
+    "Arts",
+    "Center",
+    '"',
+    "Summer",
+    "Nights",
+    '"',
+    "opened",
+    ".",
+]
 ENTITY = (3, 6)  # Dougherty Arts Center: s = 3, e = 5
 
 
@@ -50,9 +63,34 @@ def _synthetic_candidates():
 
 
 def _nonlocal_document():
-    words = ["Bill", "Clinton", "met", "Clinton", ".", "Clinton", "and", "Gore", ",", "U.S.", ",", "EU", ",", "and", "Japan", ".", "Clinton"]
-    typed = [Span(0, 2, "PER"), Span(3, 4, "PER"), Span(5, 6, "ORG"), Span(7, 8, "PER"), Span(9, 10, "LOC"),
-             Span(11, 12, "ORG"), Span(14, 15, "LOC")]
+    words = [
+        "Bill",
+        "Clinton",
+        "met",
+        "Clinton",
+        ".",
+        "Clinton",
+        "and",
+        "Gore",
+        ",",
+        "U.S.",
+        ",",
+        "EU",
+        ",",
+        "and",
+        "Japan",
+        ".",
+        "Clinton",
+    ]
+    typed = [
+        Span(0, 2, "PER"),
+        Span(3, 4, "PER"),
+        Span(5, 6, "ORG"),
+        Span(7, 8, "PER"),
+        Span(9, 10, "LOC"),
+        Span(11, 12, "ORG"),
+        Span(14, 15, "LOC"),
+    ]
     untyped = [Span(s.start, s.end, "") for s in typed]
     return words, [typed, untyped]
 
@@ -75,11 +113,20 @@ def emitted_feature_names() -> set[str]:
         names.update(gfeat.GlobalFeatures(typed=None).candidate_strings(WORDS, tags, lex))
     # document / corpus context: a sentence whose tagged entity recurs in its document and in another
     from nerstudio.rerank.context import DocumentContext
+
     i = next(k for k in range(len(train)) if train.spans(k, 0))
-    ctx_nb = NBestList(train.tagset, [train.words[i]] * 3, [train.candidates[i][:1]] * 3, [train.logprobs[i][:1]] * 3)
+    ctx_nb = NBestList(
+        train.tagset,
+        [train.words[i]] * 3,
+        [train.candidates[i][:1]] * 3,
+        [train.logprobs[i][:1]] * 3,
+    )
     tags = [train.tagset[t] for t in train.candidates[i][0]]
-    names.update(gfeat.GlobalFeatures(context=True).candidate_strings(
-        train.words[i], tags, lex, context=DocumentContext(ctx_nb, [0, 0, 1]), sentence=0))
+    names.update(
+        gfeat.GlobalFeatures(context=True).candidate_strings(
+            train.words[i], tags, lex, context=DocumentContext(ctx_nb, [0, 0, 1]), sentence=0
+        )
+    )
     words, labellings = _nonlocal_document()
     for spans in labellings:
         names.update(nlf.NonLocalFeatures().strings(words, spans))
@@ -112,6 +159,7 @@ def test_every_template_the_extractors_emit_has_a_description():
 @pytest.mark.ux
 def test_kernel_and_linear_explanations_use_described_templates(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
+
     model, _nb, data = demo
     ex = model.explain(data, 0)
     assert {t.template for t in ex.terms} >= {"L"}
@@ -128,9 +176,16 @@ def _position_of(phrase: str, s: int, e: int) -> int:
     """Where a described word is, read back from the description's words."""
     p = phrase.replace("its ", "the entity's ")
     p = p[4:] if p.startswith("the ") else p
-    table = {"word 2 before the entity": s - 2, "word before the entity": s - 1, "entity's first word": s,
-             "word after the entity's first word": s + 1, "word 2 before the entity's last word": e - 2,
-             "word before the entity's last word": e - 1, "entity's last word": e, "word after the entity": e + 1}
+    table = {
+        "word 2 before the entity": s - 2,
+        "word before the entity": s - 1,
+        "entity's first word": s,
+        "word after the entity's first word": s + 1,
+        "word 2 before the entity's last word": e - 2,
+        "word before the entity's last word": e - 1,
+        "entity's last word": e,
+        "word after the entity": e + 1,
+    }
     return table[p]
 
 
@@ -139,7 +194,9 @@ def test_window_descriptions_say_which_words_and_which_shapes():
     """Each BO/BE/TO/TO2/TE/TE2 description names, in order, the words the extractor puts in the
     value and whether each is the word itself or its shape."""
     lex = {"in", "the", "opened"}
-    tags = ["N", "N", "N", "S-ORG", "C-ORG", "C-ORG"] + ["N"] * (len(WORDS) - 6)  # one entity, s..e = 3..5
+    tags = ["N", "N", "N", "S-ORG", "C-ORG", "C-ORG"] + ["N"] * (
+        len(WORDS) - 6
+    )  # one entity, s..e = 3..5
     got = gfeat.GlobalFeatures(typed=False, quotes=False).candidate_strings(WORDS, tags, lex)
     s, e = ENTITY[0], ENTITY[1] - 1
     shape = {i: gfeat._Prims(lex).of(w)[1] for i, w in enumerate(WORDS)}
@@ -153,7 +210,7 @@ def test_window_descriptions_say_which_words_and_which_shapes():
         assert len(parts) == len(value), name
         for part, v in zip(parts, value):
             is_shape = part.startswith("shape of ")
-            i = _position_of(part[len("shape of "):] if is_shape else part, s, e)
+            i = _position_of(part[len("shape of ") :] if is_shape else part, s, e)
             assert v == (shape[i] if is_shape else WORDS[i]), (name, part)
         checked += 1
     assert checked == 40  # 4 BO + 4 BE + 4 × 8 TO/TO2/TE/TE2 variants
@@ -172,12 +229,15 @@ def test_describe_typed_and_nonlocal_qualifiers():
 
 # -- one order for the table and the sentence ---------------------------------------------------
 
+
 def _terms(*spec):
     return [Term(n, template_code(n) if n != "L(x)" else "L", 1.0, c, c) for n, c in spec]
 
 
 def test_groups_rank_by_absolute_total_and_sentence_reads_the_same_order():
-    terms = _terms(("BO01=in Aa0", 0.5), ("BO01=the Aa0", 0.4), ("WE=Acme", -1.2), ("L(x)", 0.3), ("LW=x", 0.0))
+    terms = _terms(
+        ("BO01=in Aa0", 0.5), ("BO01=the Aa0", 0.4), ("WE=Acme", -1.2), ("L(x)", 0.3), ("LW=x", 0.0)
+    )
     groups = group_terms(terms)
     assert [g.template for g in groups] == ["WE", "BO01", "L", "LW"]
     assert [t.name for t in groups[1].terms] == ["BO01=in Aa0", "BO01=the Aa0"]
@@ -201,6 +261,7 @@ def test_why_sentence_of_equal_scores_and_of_nothing_to_separate():
 
 # -- the corpus-wide ranking ---------------------------------------------------------------------
 
+
 def brute_force(model, data, against):
     """The ranking recomputed literally: compare() on every decision, terms summed in dicts."""
     scores = model.scores(data)
@@ -218,6 +279,7 @@ def brute_force(model, data, against):
             rec[1] += 1
             rec[3] += c
             rec[5].append(i)
+
     n_dec = 0
     for i in range(len(data)):
         rows = data.rows(i)
@@ -250,7 +312,9 @@ def _same(items, table):
     for k, (nf, na, tf, ta, sf, sa) in want.items():
         x = got[k]
         assert (x.n_for, x.n_against, x.sentences_for, x.sentences_against) == (nf, na, sf, sa), k
-        assert x.total_for == pytest.approx(tf, abs=1e-9) and x.total_against == pytest.approx(ta, abs=1e-9)
+        assert x.total_for == pytest.approx(tf, abs=1e-9) and x.total_against == pytest.approx(
+            ta, abs=1e-9
+        )
 
 
 @pytest.mark.parametrize("against", ["baseline", "runner-up"])
@@ -265,12 +329,15 @@ def test_importance_equals_brute_force_on_the_demo_model(demo, against):
     keys = [(-x.n_for, -x.total_for) for x in res.features]
     assert keys == sorted(keys)
     by = model_importance(model, data, against, sort="contribution")
-    assert [x.total_for for x in by.templates] == sorted((x.total_for for x in by.templates), reverse=True)
+    assert [x.total_for for x in by.templates] == sorted(
+        (x.total_for for x in by.templates), reverse=True
+    )
 
 
 def test_importance_of_a_perceptron_and_refusal_of_the_kernel(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
     from nerstudio.rerank.perceptron import AveragedPerceptron
+
     model, _nb, data = demo
     train = model.features.transform(NBestList.load(DEMO / "train.nbest.npz"))
     ap = RerankerModel(model.features, AveragedPerceptron(epochs=2, seed=1).fit(train))
@@ -287,14 +354,30 @@ def test_importance_of_a_perceptron_and_refusal_of_the_kernel(demo):
 
 def test_cli_explain_model_prints_the_ranking(demo, capsys, tmp_path):
     model, _nb, data = demo
-    assert main(["explain-model", str(DEMO / "reranker.npz"), str(DEMO / "dev.nbest.npz"), "--json",
-                 "--top", "5"]) == 0
+    assert (
+        main(
+            [
+                "explain-model",
+                str(DEMO / "reranker.npz"),
+                str(DEMO / "dev.nbest.npz"),
+                "--json",
+                "--top",
+                "5",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     res = model_importance(model, data)
     assert out["decisions"] == len(res.decisions)
     assert [t["key"] for t in out["templates"]] == [t.key for t in res.templates[:5]]
     assert out["features"][0]["sentences_for"] == res.features[0].sentences_for
-    assert main(["explain-model", str(DEMO / "reranker.npz"), str(DEMO / "dev.nbest.npz"), "--top", "3"]) == 0
+    assert (
+        main(
+            ["explain-model", str(DEMO / "reranker.npz"), str(DEMO / "dev.nbest.npz"), "--top", "3"]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     top = res.templates[0]
     assert describe_template(top.template)[:40] in text and "-0.000" not in text
@@ -305,6 +388,7 @@ def test_cli_explain_model_prints_the_ranking(demo, capsys, tmp_path):
 
 
 # -- numbers -----------------------------------------------------------------------------------
+
 
 def test_numbers_never_print_as_negative_zero():
     assert num(-0.0) == "0.000" and num(-0.0004) == "0.000" and num(-0.0004, sign=True) == "0.000"

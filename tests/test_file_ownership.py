@@ -27,6 +27,7 @@ from nerstudio.corpus.model import Span
 
 MINE_ORG = [Span(0, 2, "ORG")]
 
+
 @pytest.fixture
 def corpus_file(tmp_path):
     p = tmp_path / "eng.testb"
@@ -61,8 +62,10 @@ def test_check_tells_same_touched_changed_and_missing(corpus_file):
 def test_a_brat_folder_is_fingerprinted_member_by_member(tmp_path):
     d = tmp_path / "coll"
     d.mkdir()
-    for name, text, ann_ in (("a", "Greta Lind lives in Oslo.\n", "T1\tPER 0 10\tGreta Lind\n"),
-                             ("b", "Anna went to Rome.\n", "T1\tPER 0 4\tAnna\n")):
+    for name, text, ann_ in (
+        ("a", "Greta Lind lives in Oslo.\n", "T1\tPER 0 10\tGreta Lind\n"),
+        ("b", "Anna went to Rome.\n", "T1\tPER 0 4\tAnna\n"),
+    ):
         (d / f"{name}.txt").write_text(text, encoding="utf-8")
         (d / f"{name}.ann").write_text(ann_, encoding="utf-8")
     fp = fingerprint(str(d))
@@ -133,8 +136,12 @@ def test_a_lock_of_a_killed_process_is_taken_over(corpus_file, tmp_path):
     file stays and the next instance takes it over."""
     script = tmp_path / "holder.py"
     script.write_text(_HOLDER, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script), str(corpus_file)], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(corpus_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     try:
         assert proc.stdout.readline().strip() == "HELD"
         me = FileLock(str(corpus_file), Instance.new())
@@ -175,7 +182,9 @@ def test_a_save_never_overwrites_another_programs_change(corpus_file):
     f.keep_both(theirs, exc.value.state, p)
     assert f.save().path == str(corpus_file)
     back = read_corpus(str(corpus_file))
-    assert back.sentences[1].spans == [Span(0, 2, "ORG")] and back.sentences[2].spans == [Span(0, 1, "ORG")]
+    assert back.sentences[1].spans == [Span(0, 2, "ORG")] and back.sentences[2].spans == [
+        Span(0, 1, "ORG")
+    ]
     f.close()
 
 
@@ -200,8 +209,10 @@ def test_keep_both_lists_conflicts_and_refuses_unaligned_versions(corpus_file):
     sed_i(corpus_file, "Blackburn NNP I-NP I-PER", "Blackburn NNP I-NP B-LOC")
     p = f.plan_keep_both(f.read_theirs())
     assert p.aligned and p.conflicts == [1] and not p.take
-    assert describe(p) == ("Keep both: 0 sentences take the file's entities, 1 sentence keeps this window's; it was "
-                           "changed in both versions, and this window's is kept (conflict: sentence 2).")
+    assert describe(p) == (
+        "Keep both: 0 sentences take the file's entities, 1 sentence keeps this window's; it was "
+        "changed in both versions, and this window's is kept (conflict: sentence 2)."
+    )
     sed_i(corpus_file, "Commission NNP", "Commissioner NNP")
     p = f.plan_keep_both(f.read_theirs())
     assert not p.aligned and "tokens of sentence 4" in p.why
@@ -217,7 +228,11 @@ def test_keep_both_is_one_undoable_step(corpus_file):
     done = f.keep_both(f.read_theirs(), state)
     assert done == [2, 3] and doc.spans(2) == [Span(0, 1, "ORG")]
     doc.undo()
-    assert doc.spans(2) == [Span(0, 1, "LOC")] and doc.spans(3) == [Span(1, 3, "ORG")] and doc.spans(0) == []
+    assert (
+        doc.spans(2) == [Span(0, 1, "LOC")]
+        and doc.spans(3) == [Span(1, 3, "ORG")]
+        and doc.spans(0) == []
+    )
     f.close()
 
 
@@ -241,7 +256,10 @@ def test_keep_both_in_a_brat_folder_keeps_their_relations_and_notes(tmp_path):
     assert f.keep_both(theirs, exc.value.state) == [1]
     f.save()
     assert (d / "b.ann").read_text(encoding="utf-8") == theirs_ann
-    assert (d / "a.ann").read_text(encoding="utf-8").splitlines() == ["T1\tPER 0 10\tGreta Lind", "T2\tLOC 20 24\tOslo"]
+    assert (d / "a.ann").read_text(encoding="utf-8").splitlines() == [
+        "T1\tPER 0 10\tGreta Lind",
+        "T2\tLOC 20 24\tOslo",
+    ]
     f.close()
 
 
@@ -292,7 +310,8 @@ def test_two_instances_never_share_a_recovery_file(corpus_file, tmp_path):
     offers = saver3.offers()
     assert sorted(k for o in offers for k in o.edits) == [0, 2]
     assert offers[0].summary(now=offers[0].written + 240) == (
-        f"1 sentence of eng.testb edited 4 minutes ago by process {os.getpid()} on {offers[0].owner.host}")
+        f"1 sentence of eng.testb edited 4 minutes ago by process {os.getpid()} on {offers[0].owner.host}"
+    )
 
 
 def test_a_recovery_file_of_an_earlier_version_is_still_offered(corpus_file, tmp_path):
@@ -334,7 +353,11 @@ def test_the_lock_names_its_holder(corpus_file):
     obj = json.loads(open(lk.file, encoding="utf-8").read())
     assert obj["corpus"] == str(corpus_file)
     assert {k: obj["holder"][k] for k in ("pid", "host", "user", "id")} == {
-        "pid": os.getpid(), "host": inst.host, "user": inst.user, "id": inst.id}
+        "pid": os.getpid(),
+        "host": inst.host,
+        "user": inst.user,
+        "id": inst.id,
+    }
     lk.release()
 
 
@@ -387,6 +410,7 @@ def test_the_save_service_writes_the_review_states(corpus_file):
     """The review states of the moment the save began reach the file (a sidecar for CoNLL),
     also when the save runs after later edits (as a background save does)."""
     from nerstudio.app import review
+
     doc, f = _open(corpus_file)
     doc.set_spans(1, [Span(0, 2, "ORG")])  # an edit marks sentence 1 reviewed
     pending = f.begin_save()
@@ -405,17 +429,26 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
     once that process is gone (killed: its lock stays behind, stale), the write goes through."""
     import nerstudio
     from nerstudio.errors import FormatError
+
     script = tmp_path / "holder.py"
     script.write_text(_HOLDER, encoding="utf-8")
     source = tmp_path / "other.conll"
     source.write_text(CONLL.replace("B-LOC", "B-ORG"), encoding="utf-8")
     before = corpus_file.read_bytes()
-    proc = subprocess.Popen([sys.executable, str(script), str(corpus_file)], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(corpus_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     try:
         assert proc.stdout.readline().strip() == "HELD"
-        out = subprocess.run([sys.executable, "-m", "nerstudio", "convert", str(source), str(corpus_file)],
-                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        out = subprocess.run(
+            [sys.executable, "-m", "nerstudio", "convert", str(source), str(corpus_file)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        )
         assert out.returncode == 1
         assert str(corpus_file) in out.stderr and f"process {proc.pid}" in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1
@@ -424,7 +457,9 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
         assert corpus_file.read_bytes() == before
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
-        nerstudio.write(nerstudio.read(str(source)), str(corpus_file))  # the lock left behind is stale
+        nerstudio.write(
+            nerstudio.read(str(source)), str(corpus_file)
+        )  # the lock left behind is stale
         assert corpus_file.read_bytes() != before
     finally:
         if proc.poll() is None:

@@ -52,6 +52,7 @@ def _same_lists(a, b):
 
 # -- the recipes the driver replaced, written out as they were --------------------------------------
 
+
 def _reference_jackknife(corpus, folds, n, params, decode):
     params = dict(params, labels=corpus.labels)
     sentences = corpus.sentences
@@ -78,7 +79,9 @@ def _reference_cross_validated_lists(corpus, params, n, folds):
     for f in range(folds):
         train_idx, test_idx = np.nonzero(fold_of != f)[0], np.nonzero(fold_of == f)[0]
         first = PerceptronTagger(**params).fit(Corpus([docs[i] for i in train_idx]))
-        lists, scores, gold = first_model_lists(first, first.prepare(Corpus([docs[i] for i in test_idx])), n)
+        lists, scores, gold = first_model_lists(
+            first, first.prepare(Corpus([docs[i] for i in test_idx])), n
+        )
         for k, i in enumerate(test_idx):
             out[int(i)] = (lists[k], scores[k], gold[k])
     return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
@@ -91,15 +94,28 @@ def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
     decode = {"dev": (dev.sentences, sentence_ids(dev))}
     ref, ref_model, ref_decoded = _reference_jackknife(demo, 3, 5, params, decode)
     events = []
-    res = jackknife(demo, folds=3, n=5, tagger_params=params, workers=workers, full=True, decode=decode,
-                    progress=events.append)
+    res = jackknife(
+        demo,
+        folds=3,
+        n=5,
+        tagger_params=params,
+        workers=workers,
+        full=True,
+        decode=decode,
+        progress=events.append,
+    )
     _same_lists(res.nbest, ref)
     assert res.nbest.meta == ref.meta
     _same_lists(res.decoded["dev"], ref_decoded["dev"])
     assert np.array_equal(res.model.W_, ref_model.W_)
     finals = [e for e in events if e.final]
     assert [e.done for e in finals] == [1, 2, 3, 4] and {e.total for e in events} == {4}
-    assert {e.job for e in finals} == {"fold 1/3", "fold 2/3", "fold 3/3", f"model on all {len(demo)} sentences"}
+    assert {e.job for e in finals} == {
+        "fold 1/3",
+        "fold 2/3",
+        "fold 3/3",
+        f"model on all {len(demo)} sentences",
+    }
     if workers == 1 or FORK:  # the tagger's iterations reach the caller from inside each fold
         assert any(not e.final and "tagger iteration" in e.message for e in events)
 
@@ -120,17 +136,22 @@ def test_cross_validated_lists_are_those_of_the_former_recipe(demo, workers):
 
 def test_split_by_document_keeps_documents_whole(demo):
     fold_of, folds = split(demo, 4, unit="document")
-    assert sorted(np.concatenate([f.test for f in folds]).tolist()) == list(range(len(demo.documents)))
+    assert sorted(np.concatenate([f.test for f in folds]).tolist()) == list(
+        range(len(demo.documents))
+    )
     for f in folds:
         assert not set(f.train) & set(f.test) and len(f.train) + len(f.test) == len(demo.documents)
     doc_of = demo.sentence_document()
     for f in folds:  # every sentence of a held-out document is in that fold
-        assert {int(fold_of[i]) for i, d in enumerate(doc_of) if d in set(f.test.tolist())} == {f.index}
+        assert {int(fold_of[i]) for i, d in enumerate(doc_of) if d in set(f.test.tolist())} == {
+            f.index
+        }
     _, by_sentence = split(demo, 4)
     assert [len(f.test) for f in by_sentence] == [int((fold_of == k).sum()) for k in range(4)]
 
 
 # -- the driver with test tasks (module level: a child process finds them by name) --------------------
+
 
 def _index_late(data, job, ctx):
     time.sleep(0.05 * (job.fold.count - job.fold.index))  # the last fold finishes first
@@ -171,8 +192,14 @@ EXECUTORS = [InlineExecutor(), ProcessExecutor(3)]
 def test_results_come_back_in_fold_order(executor):
     events = []
     extra = [Job("whole", _index_late, Fold(-1, 3, np.arange(0), np.arange(10)))]
-    run = run_folds(_index_late, list(range(100, 110)), _folds(3), extra=extra, executor=executor,
-                    progress=events.append)
+    run = run_folds(
+        _index_late,
+        list(range(100, 110)),
+        _folds(3),
+        extra=extra,
+        executor=executor,
+        progress=events.append,
+    )
     assert run.results == [(0, [100, 103, 106, 109]), (1, [101, 104, 107]), (2, [102, 105, 108])]
     assert run.extra == {"whole": (-1, list(range(100, 110)))}
     assert sorted(run.seconds) == ["fold 1/3", "fold 2/3", "fold 3/3", "whole"]
@@ -199,17 +226,28 @@ def test_cancel_returns_within_a_second_without_waiting_for_running_folds(execut
     cancelled_at: list[float] = []
 
     def should_cancel():
-        if not started.is_set() and len(os.listdir(tmp_path)) >= (1 if isinstance(executor, InlineExecutor) else 3):
+        if not started.is_set() and len(os.listdir(tmp_path)) >= (
+            1 if isinstance(executor, InlineExecutor) else 3
+        ):
             started.set()  # every fold that can run is running
         if started.is_set() and not cancelled_at:
             cancelled_at.append(time.monotonic())
         return started.is_set()
 
     with pytest.raises(Cancelled):
-        run_folds(_sleeper, [], _folds(3), {"dir": str(tmp_path)}, executor=executor, should_cancel=should_cancel)
+        run_folds(
+            _sleeper,
+            [],
+            _folds(3),
+            {"dir": str(tmp_path)},
+            executor=executor,
+            should_cancel=should_cancel,
+        )
     waited = time.monotonic() - cancelled_at[0]
     assert waited < 1.0, f"cancel took {waited:.1f}s"
-    assert multiprocessing.active_children() == []  # the running folds were stopped, not left behind
+    assert (
+        multiprocessing.active_children() == []
+    )  # the running folds were stopped, not left behind
     pids = [int(p.split(".")[0]) for p in os.listdir(tmp_path)]
     for pid in pids if not isinstance(executor, InlineExecutor) else ():
         with pytest.raises(ProcessLookupError):
@@ -223,8 +261,16 @@ def test_jackknife_in_process_reports_iterations_and_cancels_inside_a_fold(demo)
 
     def should_cancel():
         return any("fold 2/3: tagger iteration 3" in e.message for e in events)
+
     with pytest.raises(Cancelled):
-        jackknife(demo, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 30}, workers=1,
-                  progress=events.append, should_cancel=should_cancel)
+        jackknife(
+            demo,
+            folds=3,
+            n=5,
+            tagger_params={"cutoff": 1, "max_iter": 30},
+            workers=1,
+            progress=events.append,
+            should_cancel=should_cancel,
+        )
     assert [e.job for e in events if e.final] == ["fold 1/3"]
     assert not any("fold 2/3: tagger iteration 5" in e.message for e in events)

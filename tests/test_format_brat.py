@@ -14,8 +14,10 @@ from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import FormatError
 
 # the shapes of brat's documented example (T, R, A, # lines), in words of our own
-TEXT = ("Nokia signed a deal with Siemens, a maker of trains based in Munich.\n"
-        "Obama's visit to New\nYork City ended today.\n")
+TEXT = (
+    "Nokia signed a deal with Siemens, a maker of trains based in Munich.\n"
+    "Obama's visit to New\nYork City ended today.\n"
+)
 
 
 def _t(n, label, a, b, text=TEXT):
@@ -31,10 +33,18 @@ def _pair(tmp_path, lines, text=TEXT, name="doc"):
 
 def _basic(tmp_path):
     i = TEXT.index
-    return _pair(tmp_path, [
-        _t(1, "ORG", 0, 5), _t(2, "ORG", i("Siemens"), i("Siemens") + 7), _t(3, "LOC", i("Munich"), i("Munich") + 6),
-        "R1\tLocated Arg1:T2 Arg2:T3", "#1\tAnnotatorNotes T1\tFinnish company", "A1\tCertain T2",
-        _t(4, "PER", i("Obama"), i("Obama") + 5)])
+    return _pair(
+        tmp_path,
+        [
+            _t(1, "ORG", 0, 5),
+            _t(2, "ORG", i("Siemens"), i("Siemens") + 7),
+            _t(3, "LOC", i("Munich"), i("Munich") + 6),
+            "R1\tLocated Arg1:T2 Arg2:T3",
+            "#1\tAnnotatorNotes T1\tFinnish company",
+            "A1\tCertain T2",
+            _t(4, "PER", i("Obama"), i("Obama") + 5),
+        ],
+    )
 
 
 def test_pairs_are_detected_from_either_file(tmp_path):
@@ -47,8 +57,11 @@ def test_entities_become_token_spans_cut_inside_words(tmp_path):
     c = read_corpus(_basic(tmp_path))
     assert c.format == "brat" and len(c.documents) == 1
     s1, s2 = c.sentences
-    assert [(sp.label, s1.words[sp.start:sp.end]) for sp in s1.spans] == [
-        ("ORG", ("Nokia",)), ("ORG", ("Siemens",)), ("LOC", ("Munich",))]
+    assert [(sp.label, s1.words[sp.start : sp.end]) for sp in s1.spans] == [
+        ("ORG", ("Nokia",)),
+        ("ORG", ("Siemens",)),
+        ("LOC", ("Munich",)),
+    ]
     assert s2.words[:2] == ("Obama", "'s") and s2.spans == [Span(0, 1, "PER")]
     for s in c.sentences:
         assert [TEXT[a:b] for a, b in s.offsets] == list(s.words)
@@ -65,23 +78,31 @@ def test_stats_on_the_ann_file_just_works(tmp_path, capsys):
 def test_overlapping_and_discontinuous_entities_are_a_reported_choice(tmp_path):
     i = TEXT.index
     ny = i("New")
-    ann = _pair(tmp_path, [
-        _t(1, "LOC", ny, ny + len("New\nYork City")),  # a name across a line break
-        _t(2, "LOC", ny, ny + 3),  # nested in T1: set aside
-        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York",  # fragments with only whitespace between: joined
-        "T4\tORG 0 5;25 32\tNokia Siemens",  # text between the fragments: set aside
-    ])
+    ann = _pair(
+        tmp_path,
+        [
+            _t(1, "LOC", ny, ny + len("New\nYork City")),  # a name across a line break
+            _t(2, "LOC", ny, ny + 3),  # nested in T1: set aside
+            f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York",  # fragments with only whitespace between: joined
+            "T4\tORG 0 5;25 32\tNokia Siemens",  # text between the fragments: set aside
+        ],
+    )
     c = read_corpus(ann)
     s2 = c.sentences[-1]
-    assert [s2.words[sp.start:sp.end] for sp in s2.spans] == [("New", "York", "City")]  # the longest
+    assert [s2.words[sp.start : sp.end] for sp in s2.spans] == [
+        ("New", "York", "City")
+    ]  # the longest
     notes = " ".join(c.notes)
     assert "2 overlapping or nested entities set aside" in notes and "line 2" in notes
     assert "1 discontinuous entity set aside" in notes and "line 4" in notes
     # nothing set aside is lost when written back
     write_corpus(c, ann)
     assert ann.read_text(encoding="utf-8").splitlines()[:4] == [
-        _t(1, "LOC", ny, ny + len("New\nYork City")), _t(2, "LOC", ny, ny + 3),
-        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York", "T4\tORG 0 5;25 32\tNokia Siemens"]
+        _t(1, "LOC", ny, ny + len("New\nYork City")),
+        _t(2, "LOC", ny, ny + 3),
+        f"T3\tLOC {ny} {ny + 3};{ny + 4} {ny + 8}\tNew York",
+        "T4\tORG 0 5;25 32\tNokia Siemens",
+    ]
 
 
 def test_a_sentence_break_never_splits_an_entity(tmp_path):
@@ -90,15 +111,18 @@ def test_a_sentence_break_never_splits_an_entity(tmp_path):
     c = read_corpus(_pair(tmp_path, [_t(1, "PER", a, b, text)], text))
     (s,) = [s for s in c.sentences if s.spans]
     sp = s.spans[0]
-    assert text[s.offsets[sp.start][0]:s.offsets[sp.end - 1][1]] == "No. Smith"
+    assert text[s.offsets[sp.start][0] : s.offsets[sp.end - 1][1]] == "No. Smith"
 
 
-@pytest.mark.parametrize("line,fragment", [
-    ("T1\tORG 0 5\tNokiX", "is not the text at its offsets"),
-    ("T1\tORG 0 500\tNokia", "outside the text"),
-    ("T1\tORG five six\tNokia", "bad offsets"),
-    ("T1\tORG", "a text-bound annotation is"),
-])
+@pytest.mark.parametrize(
+    "line,fragment",
+    [
+        ("T1\tORG 0 5\tNokiX", "is not the text at its offsets"),
+        ("T1\tORG 0 500\tNokia", "outside the text"),
+        ("T1\tORG five six\tNokia", "bad offsets"),
+        ("T1\tORG", "a text-bound annotation is"),
+    ],
+)
 def test_bad_ann_lines_are_one_error_at_their_line(tmp_path, capsys, line, fragment):
     ann = _pair(tmp_path, ["#1\tAnnotatorNotes T1\tok", line])
     with pytest.raises(FormatError) as info:
@@ -123,8 +147,9 @@ def test_write_back_keeps_every_line_and_drops_only_dangling_references(tmp_path
     write_corpus(c, ann)
     assert ann.read_bytes() == original
     s1 = c.sentences[0]
-    s1.spans = [sp for sp in s1.spans if sp.label != "LOC"] + [Span(s1.words.index("deal"), s1.words.index("deal") + 1,
-                                                                      "EVENT")]
+    s1.spans = [sp for sp in s1.spans if sp.label != "LOC"] + [
+        Span(s1.words.index("deal"), s1.words.index("deal") + 1, "EVENT")
+    ]
     losses = Losses()
     write_corpus(c, ann, losses=losses)
     lines = ann.read_text(encoding="utf-8").splitlines()
@@ -132,20 +157,27 @@ def test_write_back_keeps_every_line_and_drops_only_dangling_references(tmp_path
     assert "#1\tAnnotatorNotes T1\tFinnish company" in lines and "A1\tCertain T2" in lines
     d = TEXT.index("deal")
     assert f"T5\tEVENT {d} {d + 4}\tdeal" in lines
-    assert losses.counts == {"brat_refs": 1} and "refer to entities that were removed" in losses.messages()[0]
+    assert (
+        losses.counts == {"brat_refs": 1}
+        and "refer to entities that were removed" in losses.messages()[0]
+    )
     assert (tmp_path / "doc.txt").read_bytes() == TEXT.encode("utf-8")
 
 
 def test_writing_a_token_corpus_gives_a_txt_the_ann_indexes(tmp_path):
-    s = Sentence(["John", "Smith", "lives", "in", "New", "York", "."], [Span(0, 2, "PER"), Span(4, 6, "LOC")])
+    s = Sentence(
+        ["John", "Smith", "lives", "in", "New", "York", "."], [Span(0, 2, "PER"), Span(4, 6, "LOC")]
+    )
     c = Corpus([Document([s, Sentence(["Hi", "."])])], format="conll2003")
     write_corpus(c, tmp_path / "out.ann", "brat")
     txt = (tmp_path / "out.txt").read_text(encoding="utf-8")
     assert txt == "John Smith lives in New York .\nHi .\n"
-    rows = [ln.split("\t") for ln in (tmp_path / "out.ann").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        ln.split("\t") for ln in (tmp_path / "out.ann").read_text(encoding="utf-8").splitlines()
+    ]
     for _, typed, surface in rows:
         _, a, b = typed.split()
-        assert txt[int(a):int(b)] == surface
+        assert txt[int(a) : int(b)] == surface
     assert [r[2] for r in rows] == ["John Smith", "New York"]
     back = read_corpus(tmp_path / "out.ann")
     assert [sp for s in back.sentences for sp in s.spans] == [Span(0, 2, "PER"), Span(4, 6, "LOC")]
@@ -180,7 +212,9 @@ def test_a_folder_of_pairs_is_a_collection_of_documents(tmp_path, capsys):
     assert c.documents[0].sentences[0].spans == [Span(0, 2, "PER"), Span(4, 5, "LOC")]
     notes = " ".join(c.notes)
     assert "draft.txt" in notes and "empty.txt" in notes and "subfolder" in notes and "old" in notes
-    assert "not shown" in notes and "doc.ann" in notes  # the first pair's R/A/# lines, named by file
+    assert (
+        "not shown" in notes and "doc.ann" in notes
+    )  # the first pair's R/A/# lines, named by file
     assert cli_main(["stats", str(folder)]) == 0
     out = capsys.readouterr()
     assert "documents            2" in out.out and "draft.txt" in out.err
@@ -203,9 +237,12 @@ def test_a_collection_is_saved_back_pair_by_pair(tmp_path):
     c.documents[0].sentences[0].spans = [Span(0, 2, "PER")]  # Oslo is no longer an entity
     write_corpus(c, folder)
     after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    assert after["b-second.ann"] == _t(1, "PER", 0, 10, "Greta Lind flew to Oslo.\n").encode() + b"\n"
-    assert {k: v for k, v in after.items() if k != "b-second.ann"} == \
-        {k: v for k, v in before.items() if k != "b-second.ann"}
+    assert (
+        after["b-second.ann"] == _t(1, "PER", 0, 10, "Greta Lind flew to Oslo.\n").encode() + b"\n"
+    )
+    assert {k: v for k, v in after.items() if k != "b-second.ann"} == {
+        k: v for k, v in before.items() if k != "b-second.ann"
+    }
     again = read_corpus(folder)
     assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
 
@@ -214,21 +251,34 @@ def test_a_corpus_of_documents_converts_into_a_folder_and_back(tmp_path, capsys)
     """``nerstudio convert corpus.jsonl folder/ --to brat`` writes one pair per document, named by the
     document ids; reading the folder and converting it to JSONL gives the same documents."""
     src = tmp_path / "c.jsonl"
-    src.write_text('{"doc_id": "reuters-1", "text": "EU rejects German call .", "spans": [[0, 2, "ORG"]]}\n'
-                   '{"doc_id": "reuters-1", "text": "Peter Blackburn", "spans": [[0, 15, "PER"]]}\n'
-                   '{"doc_id": "reuters-2", "text": "BRUSSELS 1996-08-22", "spans": [[0, 8, "LOC"]]}\n',
-                   encoding="utf-8")
+    src.write_text(
+        '{"doc_id": "reuters-1", "text": "EU rejects German call .", "spans": [[0, 2, "ORG"]]}\n'
+        '{"doc_id": "reuters-1", "text": "Peter Blackburn", "spans": [[0, 15, "PER"]]}\n'
+        '{"doc_id": "reuters-2", "text": "BRUSSELS 1996-08-22", "spans": [[0, 8, "LOC"]]}\n',
+        encoding="utf-8",
+    )
     out = tmp_path / "out"
     out.mkdir()
-    assert cli_main(["convert", str(src), str(out)]) == 1  # a folder takes a collection only when asked
+    assert (
+        cli_main(["convert", str(src), str(out)]) == 1
+    )  # a folder takes a collection only when asked
     assert "folder" in capsys.readouterr().err and not any(out.iterdir())
     assert cli_main(["convert", str(src), str(out), "--to", "brat"]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["reuters-1.ann", "reuters-1.txt", "reuters-2.ann",
-                                                     "reuters-2.txt"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "reuters-1.ann",
+        "reuters-1.txt",
+        "reuters-2.ann",
+        "reuters-2.txt",
+    ]
     back = read_corpus(out)
     orig = read_corpus(src)
     assert [d.id for d in back.documents] == ["reuters-1", "reuters-2"]
-    assert [(list(s.words), s.spans) for s in back.sentences] == [(list(s.words), s.spans) for s in orig.sentences]
+    assert [(list(s.words), s.spans) for s in back.sentences] == [
+        (list(s.words), s.spans) for s in orig.sentences
+    ]
     assert cli_main(["convert", str(out), str(tmp_path / "back.jsonl")]) == 0
-    ids = [json.loads(x)["doc_id"] for x in (tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()]
+    ids = [
+        json.loads(x)["doc_id"]
+        for x in (tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert ids == ["reuters-1", "reuters-1", "reuters-2"]

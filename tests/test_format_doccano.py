@@ -43,9 +43,14 @@ def _file(tmp_path, text, name="data.jsonl"):
 def test_label_mode_read(tmp_path):
     c = read_corpus(_file(tmp_path, LABEL))
     assert c.format == "doccano" and c.notes == []
-    assert [list(s.words) for s in c.sentences] == [["Marie", "Curie", "moved", "to", "Paris", "."],
-                                                    ["The", "Sorbonne", "hired", "her"]]
-    assert [s.spans for s in c.sentences] == [[Span(0, 2, "PER"), Span(4, 5, "LOC")], [Span(1, 2, "ORG")]]
+    assert [list(s.words) for s in c.sentences] == [
+        ["Marie", "Curie", "moved", "to", "Paris", "."],
+        ["The", "Sorbonne", "hired", "her"],
+    ]
+    assert [s.spans for s in c.sentences] == [
+        [Span(0, 2, "PER"), Span(4, 5, "LOC")],
+        [Span(1, 2, "ORG")],
+    ]
 
 
 def test_relation_mode_read_reports_relations(tmp_path):
@@ -54,7 +59,8 @@ def test_relation_mode_read_reports_relations(tmp_path):
     assert c.sentences[0].spans == [Span(0, 1, "ORG"), Span(5, 6, "LOC")]
     assert all(re.search(r", first at line \d+$", n) for n in c.notes)
     assert [re.sub(r", first at line \d+$", "", n) for n in c.notes] == [
-        "1 relation(s) in 1 record(s) not kept: nerstudio holds entities only"]
+        "1 relation(s) in 1 record(s) not kept: nerstudio holds entities only"
+    ]
 
 
 def test_detection(tmp_path):
@@ -77,12 +83,18 @@ def test_round_trip_in_the_mode_read(tmp_path, text, fmt):
     assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     if fmt == "doccano":
-        assert recs[1] == {"id": 8, "text": "The Sorbonne hired her", "label": [[4, 12, "ORG"]],
-                           "Comments": ["checked"]}
+        assert recs[1] == {
+            "id": 8,
+            "text": "The Sorbonne hired her",
+            "label": [[4, 12, "ORG"]],
+            "Comments": ["checked"],
+        }
     else:
         assert recs[0]["relations"] == [] and recs[0]["id"] == 1
         assert [(e["label"], e["start_offset"], e["end_offset"]) for e in recs[0]["entities"]] == [
-            ("ORG", 0, 6), ("LOC", 25, 33)]
+            ("ORG", 0, 6),
+            ("LOC", 25, 33),
+        ]
 
 
 def test_edit_and_switch_modes(tmp_path):
@@ -100,9 +112,14 @@ def test_edit_and_switch_modes(tmp_path):
 def test_plain_text_offsets_survive(tmp_path):
     """A corpus with source text (e.g. read from plain text) keeps its spacing in doccano."""
     from nerstudio.corpus.model import Corpus, Document, Sentence
+
     text = "Dr.  Who  left."
-    s = Sentence(["Dr.", "Who", "left", "."], [Span(1, 2, "PER")], source=text,
-                 offsets=[(0, 3), (5, 8), (10, 14), (14, 15)])
+    s = Sentence(
+        ["Dr.", "Who", "left", "."],
+        [Span(1, 2, "PER")],
+        source=text,
+        offsets=[(0, 3), (5, 8), (10, 14), (14, 15)],
+    )
     c = Corpus([Document([s], text=text)], format="jsonl")
     write_corpus(c, tmp_path / "d.jsonl", "doccano")
     rec = json.loads((tmp_path / "d.jsonl").read_text())
@@ -114,21 +131,42 @@ def test_documents_and_columns(tmp_path):
     c = read_corpus(src)
     losses = Losses()
     write_corpus(c, tmp_path / "d.jsonl", "doccano", losses=losses)
-    assert losses.messages() == ["extra columns of 2 sentence(s) not kept: doccano has fewer columns, first at line 1"]
+    assert losses.messages() == [
+        "extra columns of 2 sentence(s) not kept: doccano has fewer columns, first at line 1"
+    ]
     again = read_corpus(tmp_path / "d.jsonl")
-    assert len(again.documents) == 2 and [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
+    assert len(again.documents) == 2 and [s.spans for s in again.sentences] == [
+        s.spans for s in c.sentences
+    ]
 
 
-@pytest.mark.parametrize("text, bad, line, message", [
-    (LABEL, '{"text": "x y", "label": [[0, 1]]}', 3, "triples"),
-    (LABEL, '{"text": "x y", "label": [[0, 9, "X"]]}', 3, "outside the text"),
-    (LABEL, '{"text": "x y", "spans": []}', 3, "mixes"),  # beyond what detection sees: forced below
-    (LABEL, '{"label": [[0, 1, "X"]]}', 3, '"text" string'),
-    (REL, '{"text": "x y", "entities": [{"id": 1, "label": "X", "start_offset": 0}], "relations": []}', 3,
-     "start_offset"),
-    (REL, '{"text": "x y", "entities": [{"id": 1, "label": "X", "start_offset": 0, "end_offset": 1}, '
-          '{"id": 2, "label": "Y", "start_offset": 0, "end_offset": 3}]}', 3, "overlapping"),
-])
+@pytest.mark.parametrize(
+    "text, bad, line, message",
+    [
+        (LABEL, '{"text": "x y", "label": [[0, 1]]}', 3, "triples"),
+        (LABEL, '{"text": "x y", "label": [[0, 9, "X"]]}', 3, "outside the text"),
+        (
+            LABEL,
+            '{"text": "x y", "spans": []}',
+            3,
+            "mixes",
+        ),  # beyond what detection sees: forced below
+        (LABEL, '{"label": [[0, 1, "X"]]}', 3, '"text" string'),
+        (
+            REL,
+            '{"text": "x y", "entities": [{"id": 1, "label": "X", "start_offset": 0}], "relations": []}',
+            3,
+            "start_offset",
+        ),
+        (
+            REL,
+            '{"text": "x y", "entities": [{"id": 1, "label": "X", "start_offset": 0, "end_offset": 1}, '
+            '{"id": 2, "label": "Y", "start_offset": 0, "end_offset": 3}]}',
+            3,
+            "overlapping",
+        ),
+    ],
+)
 def test_bad_record_is_one_error(tmp_path, capsys, text, bad, line, message):
     p = _file(tmp_path, text + bad + "\n", "bad.jsonl")
     fmt = "doccano-rel" if text is REL else "doccano"
@@ -149,4 +187,7 @@ def test_cli(tmp_path, capsys):
     assert "relation(s)" in capsys.readouterr().err
     assert read_corpus(tmp_path / "o.jsonl").format == "doccano"
     assert main(["convert", str(p), str(tmp_path / "o.tsv")]) == 0
-    assert read_corpus(tmp_path / "o.tsv").sentences[0].spans == [Span(0, 1, "ORG"), Span(5, 6, "LOC")]
+    assert read_corpus(tmp_path / "o.tsv").sentences[0].spans == [
+        Span(0, 1, "ORG"),
+        Span(5, 6, "LOC"),
+    ]

@@ -22,16 +22,29 @@ from nerstudio.errors import FormatError
 
 NAMES = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC", "B-MISC", "I-MISC"]
 EXAMPLES = [
-    {"id": "0", "tokens": ["Angela", "Merkel", "visited", "Siemens", "in", "Munich", "."],
-     "pos_tags": [22, 22, 38, 22, 15, 22, 7], "chunk_tags": [11, 12, 21, 11, 13, 11, 0],
-     "ner_tags": [1, 2, 0, 3, 0, 5, 0]},
-    {"id": "1", "tokens": ["German", "beer", "is", "cheap"], "pos_tags": [16, 21, 42, 16],
-     "chunk_tags": [11, 12, 21, 1], "ner_tags": [7, 0, 0, 0]},
+    {
+        "id": "0",
+        "tokens": ["Angela", "Merkel", "visited", "Siemens", "in", "Munich", "."],
+        "pos_tags": [22, 22, 38, 22, 15, 22, 7],
+        "chunk_tags": [11, 12, 21, 11, 13, 11, 0],
+        "ner_tags": [1, 2, 0, 3, 0, 5, 0],
+    },
+    {
+        "id": "1",
+        "tokens": ["German", "beer", "is", "cheap"],
+        "pos_tags": [16, 21, 42, 16],
+        "chunk_tags": [11, 12, 21, 1],
+        "ner_tags": [7, 0, 0, 0],
+    },
 ]
-INFO = {"description": "", "features": {
-    "id": {"dtype": "string", "_type": "Value"},
-    "tokens": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
-    "ner_tags": {"feature": {"names": NAMES, "_type": "ClassLabel"}, "_type": "Sequence"}}}
+INFO = {
+    "description": "",
+    "features": {
+        "id": {"dtype": "string", "_type": "Value"},
+        "tokens": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
+        "ner_tags": {"feature": {"names": NAMES, "_type": "ClassLabel"}, "_type": "Sequence"},
+    },
+}
 SPANS = [[Span(0, 2, "PER"), Span(3, 4, "ORG"), Span(5, 6, "LOC")], [Span(0, 1, "MISC")]]
 
 
@@ -49,7 +62,10 @@ def test_integer_tags_without_names_are_an_error_that_says_how(tmp_path, capsys)
     assert "train.labels.txt" in err.value.message and "dataset_info.json" in err.value.message
     assert main(["stats", str(p)]) == 1
     err_text = capsys.readouterr().err
-    assert err_text.count("\n") == 1 and "train.jsonl:1: integer ner_tags but no label names" in err_text
+    assert (
+        err_text.count("\n") == 1
+        and "train.jsonl:1: integer ner_tags but no label names" in err_text
+    )
 
 
 @pytest.mark.parametrize("where", ["sidecar", "labels.txt", "dataset_info", "dataset_infos"])
@@ -77,7 +93,10 @@ def test_string_tags_array_and_data_wrapper(tmp_path):
         assert sniff_format(p) == "hf"
         assert [s.spans for s in read_corpus(p).sentences] == SPANS
     # the "tags" key and IOB1 tags, detected from the tags
-    p = _jsonl(tmp_path / "c.jsonl", [{"tokens": ["New", "York", "Times"], "tags": ["I-ORG", "I-ORG", "I-ORG"]}])
+    p = _jsonl(
+        tmp_path / "c.jsonl",
+        [{"tokens": ["New", "York", "Times"], "tags": ["I-ORG", "I-ORG", "I-ORG"]}],
+    )
     c = read_corpus(p)
     assert c.scheme == "iob1" and c.sentences[0].spans == [Span(0, 3, "ORG")]
 
@@ -94,7 +113,8 @@ def test_write_with_names_and_round_trip(tmp_path):
     assert rows[0] == EXAMPLES[0]  # other fields (pos_tags, chunk_tags) given back
     again = read_corpus(out)
     assert [s.spans for s in again.sentences] == SPANS and [s.words for s in again.sentences] == [
-        s.words for s in c.sentences]
+        s.words for s in c.sentences
+    ]
     # an edit with a new type: its tags are appended, old ids unchanged
     c.sentences[1].spans = [Span(0, 1, "NORP")]
     write_corpus(c, out)
@@ -105,18 +125,32 @@ def test_write_with_names_and_round_trip(tmp_path):
 
 def test_conll_to_hf_in_another_scheme(tmp_path, capsys):
     src = tmp_path / "c.conll"
-    src.write_text("-DOCSTART- -X- -X- O\n\nEU NNP B-NP I-ORG\nrejects VBZ B-VP O\n\n"
-                   "-DOCSTART- -X- -X- O\n\nPeter NNP B-NP I-PER\nBlackburn NNP I-NP I-PER\n")
+    src.write_text(
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP I-ORG\nrejects VBZ B-VP O\n\n"
+        "-DOCSTART- -X- -X- O\n\nPeter NNP B-NP I-PER\nBlackburn NNP I-NP I-PER\n"
+    )
     c = read_corpus(src)
     losses = Losses()
     write_corpus(c, tmp_path / "h.jsonl", "hf", "bioes", losses=losses)
     assert (tmp_path / "h.labels.txt").read_text().splitlines() == [
-        "O", "B-ORG", "I-ORG", "E-ORG", "S-ORG", "B-PER", "I-PER", "E-PER", "S-PER"]
+        "O",
+        "B-ORG",
+        "I-ORG",
+        "E-ORG",
+        "S-ORG",
+        "B-PER",
+        "I-PER",
+        "E-PER",
+        "S-PER",
+    ]
     assert sorted(losses.messages()) == [
         "extra columns of 2 sentence(s) not kept: hf has fewer columns, first at line 3",
-        "the boundaries of 2 documents not kept: hf has examples, not documents"]
+        "the boundaries of 2 documents not kept: hf has examples, not documents",
+    ]
     again = read_corpus(tmp_path / "h.jsonl")
-    assert again.scheme == "bioes" and [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
+    assert again.scheme == "bioes" and [s.spans for s in again.sentences] == [
+        s.spans for s in c.sentences
+    ]
     assert main(["convert", str(src), str(tmp_path / "k.jsonl"), "--to", "hf"]) == 0
     assert "document" in capsys.readouterr().err
     assert main(["stats", str(tmp_path / "k.jsonl")]) == 0
@@ -124,22 +158,31 @@ def test_conll_to_hf_in_another_scheme(tmp_path, capsys):
 
 
 def test_docstart_examples_start_documents(tmp_path):
-    p = _jsonl(tmp_path / "d.jsonl", [{"tokens": ["-DOCSTART-"], "ner_tags": ["O"]},
-                                      {"tokens": ["Rome"], "ner_tags": ["B-LOC"]},
-                                      {"tokens": ["-DOCSTART-"], "ner_tags": ["O"]},
-                                      {"tokens": ["Ann"], "ner_tags": ["B-PER"]}, {"tokens": [], "ner_tags": []}])
+    p = _jsonl(
+        tmp_path / "d.jsonl",
+        [
+            {"tokens": ["-DOCSTART-"], "ner_tags": ["O"]},
+            {"tokens": ["Rome"], "ner_tags": ["B-LOC"]},
+            {"tokens": ["-DOCSTART-"], "ner_tags": ["O"]},
+            {"tokens": ["Ann"], "ner_tags": ["B-PER"]},
+            {"tokens": [], "ner_tags": []},
+        ],
+    )
     c = read_corpus(p)
     assert len(c.documents) == 2 and len(c.sentences) == 2
     assert c.notes == ["1 example(s) without tokens skipped"]
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"tokens": ["a", "b"], "ner_tags": [0]}, "one tag per token"),
-    ({"tokens": ["a"], "ner_tags": [42]}, "tag 42 has no name"),
-    ({"tokens": ["a"], "ner_tags": ["X-Y"]}, "unknown tag"),
-    ({"tokens": ["a"], "ner_tags": [0.5]}, "all integers or all strings"),
-    ({"tokens": "a b", "ner_tags": [0]}, "list of strings"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"tokens": ["a", "b"], "ner_tags": [0]}, "one tag per token"),
+        ({"tokens": ["a"], "ner_tags": [42]}, "tag 42 has no name"),
+        ({"tokens": ["a"], "ner_tags": ["X-Y"]}, "unknown tag"),
+        ({"tokens": ["a"], "ner_tags": [0.5]}, "all integers or all strings"),
+        ({"tokens": "a b", "ner_tags": [0]}, "list of strings"),
+    ],
+)
 def test_bad_example_is_one_error_at_its_line(tmp_path, capsys, bad, message):
     (tmp_path / "labels.txt").write_text("\n".join(NAMES))
     p = _jsonl(tmp_path / "bad.jsonl", EXAMPLES + [bad])

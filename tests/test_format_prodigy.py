@@ -25,7 +25,9 @@ def _tokens(text, words):
     for i, w in enumerate(words):
         a = text.index(w, pos)
         pos = a + len(w)
-        out.append({"text": w, "start": a, "end": pos, "id": i, "ws": pos < len(text) and text[pos] == " "})
+        out.append(
+            {"text": w, "start": a, "end": pos, "id": i, "ws": pos < len(text) and text[pos] == " "}
+        )
     return out
 
 
@@ -33,23 +35,52 @@ def _task(text, words, spans, answer="accept", ih=1, th=1, **extra):
     toks = _tokens(text, words)
     sp = []
     for ts, te, lab in spans:
-        sp.append({"start": toks[ts]["start"], "end": toks[te]["end"], "token_start": ts, "token_end": te,
-                   "label": lab})
-    return {"text": text, "tokens": toks, "spans": sp, "_input_hash": ih, "_task_hash": th,
-            "_view_id": "ner_manual", "answer": answer, **extra}
+        sp.append(
+            {
+                "start": toks[ts]["start"],
+                "end": toks[te]["end"],
+                "token_start": ts,
+                "token_end": te,
+                "label": lab,
+            }
+        )
+    return {
+        "text": text,
+        "tokens": toks,
+        "spans": sp,
+        "_input_hash": ih,
+        "_task_hash": th,
+        "_view_id": "ner_manual",
+        "answer": answer,
+        **extra,
+    }
 
 
 TASKS = [
-    _task("Grace Hopper joined the Navy in New York.", ["Grace", "Hopper", "joined", "the", "Navy", "in", "New",
-                                                         "York", "."], [(0, 1, "PERSON"), (4, 4, "ORG"),
-                                                                        (6, 7, "GPE")], ih=10, th=20,
-          meta={"source": "bio"}),
+    _task(
+        "Grace Hopper joined the Navy in New York.",
+        ["Grace", "Hopper", "joined", "the", "Navy", "in", "New", "York", "."],
+        [(0, 1, "PERSON"), (4, 4, "ORG"), (6, 7, "GPE")],
+        ih=10,
+        th=20,
+        meta={"source": "bio"},
+    ),
     _task("Nothing to see.", ["Nothing", "to", "see", "."], [], answer="reject", ih=11, th=21),
     _task("Skip me please", ["Skip", "me", "please"], [], answer="ignore", ih=12, th=22),
-    _task("Grace Hopper joined the Navy in New York.", ["Grace", "Hopper", "joined", "the", "Navy", "in", "New",
-                                                         "York", "."], [(0, 1, "PERSON")], ih=10, th=23),
-    {"text": "Ada  Lovelace wrote notes", "spans": [{"start": 0, "end": 13, "label": "PERSON"}],
-     "_input_hash": 13, "_task_hash": 24, "answer": "accept"},
+    _task(
+        "Grace Hopper joined the Navy in New York.",
+        ["Grace", "Hopper", "joined", "the", "Navy", "in", "New", "York", "."],
+        [(0, 1, "PERSON")],
+        ih=10,
+        th=23,
+    ),
+    {
+        "text": "Ada  Lovelace wrote notes",
+        "spans": [{"start": 0, "end": 13, "label": "PERSON"}],
+        "_input_hash": 13,
+        "_task_hash": 24,
+        "answer": "accept",
+    },
 ]
 
 
@@ -63,14 +94,19 @@ def test_read_accepted_tasks_and_report_the_rest(tmp_path):
     c = read_corpus(_write(tmp_path, TASKS))
     assert c.format == "prodigy"
     assert [list(s.words) for s in c.sentences] == [
-        ["Grace", "Hopper", "joined", "the", "Navy", "in", "New", "York", "."], ["Ada", "Lovelace", "wrote", "notes"]]
-    assert [s.spans for s in c.sentences] == [[Span(0, 2, "PERSON"), Span(4, 5, "ORG"), Span(6, 8, "GPE")],
-                                              [Span(0, 2, "PERSON")]]
+        ["Grace", "Hopper", "joined", "the", "Navy", "in", "New", "York", "."],
+        ["Ada", "Lovelace", "wrote", "notes"],
+    ]
+    assert [s.spans for s in c.sentences] == [
+        [Span(0, 2, "PERSON"), Span(4, 5, "ORG"), Span(6, 8, "GPE")],
+        [Span(0, 2, "PERSON")],
+    ]
     assert all(re.search(r", first at line \d+$", n) for n in c.notes)
     assert [re.sub(r", first at line \d+$", "", n) for n in c.notes] == [
         "only accepted tasks read: 1 rejected and 1 ignored task(s) skipped",
         "1 task(s) with the _input_hash of an earlier accepted task skipped "
-        "(the first annotation of each text is read)"]
+        "(the first annotation of each text is read)",
+    ]
     # the running text and the token offsets are Prodigy's own
     s = c.sentences[1]
     assert s.text() == "Ada  Lovelace wrote notes"
@@ -81,7 +117,9 @@ def test_read_accepted_tasks_and_report_the_rest(tmp_path):
 def test_detection_from_content(tmp_path):
     assert sniff_format(_write(tmp_path, TASKS, "any.name")) == "prodigy"
     plain = tmp_path / "own.jsonl"  # nerstudio's own JSONL stays jsonl
-    plain.write_text('{"text": "EU rejects it", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}\n')
+    plain.write_text(
+        '{"text": "EU rejects it", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}\n'
+    )
     assert sniff_format(plain) == "jsonl"
 
 
@@ -95,8 +133,18 @@ def test_round_trip_keeps_tokens_spans_and_fields(tmp_path):
     assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
     assert [s.char_offsets() for s in again.sentences] == [s.char_offsets() for s in c.sentences]
     first = json.loads(out.read_text().splitlines()[0])
-    assert first["meta"] == {"source": "bio"} and first["_task_hash"] == 20 and first["answer"] == "accept"
-    assert first["spans"][2] == {"start": 32, "end": 40, "token_start": 6, "token_end": 7, "label": "GPE"}
+    assert (
+        first["meta"] == {"source": "bio"}
+        and first["_task_hash"] == 20
+        and first["answer"] == "accept"
+    )
+    assert first["spans"][2] == {
+        "start": 32,
+        "end": 40,
+        "token_start": 6,
+        "token_end": 7,
+        "label": "GPE",
+    }
     assert first["tokens"][1] == {"text": "Hopper", "start": 6, "end": 12, "id": 1, "ws": True}
     # an edited task loses its stale _task_hash (Prodigy recomputes it), keeps its input hash
     c.sentences[0].spans = [Span(0, 2, "PERSON")]
@@ -107,13 +155,17 @@ def test_round_trip_keeps_tokens_spans_and_fields(tmp_path):
 
 def test_conll_to_prodigy_and_back(tmp_path):
     src = tmp_path / "c.conll"
-    src.write_text("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n"
-                   "-DOCSTART- -X- -X- O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n")
+    src.write_text(
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n\n"
+        "-DOCSTART- -X- -X- O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n"
+    )
     c = read_corpus(src)
     out = tmp_path / "p.jsonl"
     losses = Losses()
     write_corpus(c, out, "prodigy", losses=losses)
-    assert losses.messages() == ["extra columns of 2 sentence(s) not kept: prodigy has fewer columns, first at line 3"]
+    assert losses.messages() == [
+        "extra columns of 2 sentence(s) not kept: prodigy has fewer columns, first at line 3"
+    ]
     tasks = [json.loads(x) for x in out.read_text().splitlines()]
     assert [t["meta"]["doc_id"] for t in tasks] == ["1", "2"]  # documents kept
     again = read_corpus(out)
@@ -122,15 +174,30 @@ def test_conll_to_prodigy_and_back(tmp_path):
     assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]
 
 
-@pytest.mark.parametrize("bad, line, message", [
-    ('{"text": "a b", "answer": "maybe"}', 2, '"answer" must be'),
-    ('{"text": "a b", "tokens": [{"text": "a", "start": 0, "end": 2}], "answer": "accept"}', 2, "does not match"),
-    ('{"text": "a b", "tokens": [{"text": "a", "start": 0, "end": 1}, {"text": "b", "start": 2, "end": 3}], '
-     '"spans": [{"start": 0, "end": 3, "token_start": 0, "token_end": 0, "label": "X"}]}', 2, "cover"),
-    ('{"text": "ab", "spans": [{"start": 0, "end": 1, "label": "X"}, {"start": 0, "end": 2, "label": "Y"}],'
-     ' "_input_hash": 5}', 2, "overlapping"),
-    ('{"text": "a b", "_task_hash": 1, ', 2, "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "bad, line, message",
+    [
+        ('{"text": "a b", "answer": "maybe"}', 2, '"answer" must be'),
+        (
+            '{"text": "a b", "tokens": [{"text": "a", "start": 0, "end": 2}], "answer": "accept"}',
+            2,
+            "does not match",
+        ),
+        (
+            '{"text": "a b", "tokens": [{"text": "a", "start": 0, "end": 1}, {"text": "b", "start": 2, "end": 3}], '
+            '"spans": [{"start": 0, "end": 3, "token_start": 0, "token_end": 0, "label": "X"}]}',
+            2,
+            "cover",
+        ),
+        (
+            '{"text": "ab", "spans": [{"start": 0, "end": 1, "label": "X"}, {"start": 0, "end": 2, "label": "Y"}],'
+            ' "_input_hash": 5}',
+            2,
+            "overlapping",
+        ),
+        ('{"text": "a b", "_task_hash": 1, ', 2, "invalid JSON"),
+    ],
+)
 def test_bad_task_is_one_error_with_its_line(tmp_path, capsys, bad, line, message):
     p = tmp_path / "bad.jsonl"
     p.write_text(json.dumps(TASKS[0]) + "\n" + bad + "\n")
@@ -151,5 +218,16 @@ def test_cli_stats_and_convert(tmp_path, capsys):
     assert main(["convert", str(p), str(tmp_path / "out.conll")]) == 0
     err = capsys.readouterr().err
     assert "note:" in err and "rejected" in err
-    assert main(["convert", str(tmp_path / "out.conll"), str(tmp_path / "back.jsonl"), "--to", "prodigy"]) == 0
+    assert (
+        main(
+            [
+                "convert",
+                str(tmp_path / "out.conll"),
+                str(tmp_path / "back.jsonl"),
+                "--to",
+                "prodigy",
+            ]
+        )
+        == 0
+    )
     assert read_corpus(tmp_path / "back.jsonl").format == "prodigy"

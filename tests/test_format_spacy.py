@@ -28,11 +28,14 @@ FAKE_DOCBIN = zlib.compress(b"\x89\xa7version\xa30.1\xa5attrs\x9d" + bytes(200))
 
 
 def _spacy():
-    return pytest.importorskip("spacy", reason="spaCy is optional: pip install 'nerstudio[spacy]' (CI: .ci/run extras)")
+    return pytest.importorskip(
+        "spacy", reason="spaCy is optional: pip install 'nerstudio[spacy]' (CI: .ci/run extras)"
+    )
 
 
 def _docbin(path, docs):
     from spacy.tokens import DocBin
+
     DocBin(docs=docs).to_disk(path)
     return path
 
@@ -40,6 +43,7 @@ def _docbin(path, docs):
 def _docs_of(path):
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
+
     return list(DocBin().from_disk(path).get_docs(Vocab()))
 
 
@@ -49,15 +53,49 @@ def _example_docs():
     from spacy.tokens import Doc
     from spacy.tokens import Span as SpacySpan
     from spacy.vocab import Vocab
+
     vocab = Vocab()
-    words = ["Barack", "Obama", "visited", "New", "York", ".", "\n", "He", " ", "met", "Angela", "Merkel", "."]
+    words = [
+        "Barack",
+        "Obama",
+        "visited",
+        "New",
+        "York",
+        ".",
+        "\n",
+        "He",
+        " ",
+        "met",
+        "Angela",
+        "Merkel",
+        ".",
+    ]
     spaces = [True, True, True, True, False, False, False, True, False, True, True, False, False]
-    starts = [True, False, False, False, False, False, False, True, False, False, False, False, False]
+    starts = [
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+        False,
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+    ]
     ents = ["B-PER", "I-PER", "O", "B-GPE", "I-GPE", "O", "O", "O", "O", "O", "B-PER", "I-PER", "O"]
     one = Doc(vocab, words=words, spaces=spaces, sent_starts=starts, ents=ents)
     one.spans["sc"] = [SpacySpan(one, 0, 2, "PER"), SpacySpan(one, 1, 2, "NAME")]
     one.cats = {"POLITICS": 1.0}
-    two = Doc(vocab, words=["Apple", "sells", "phones"], spaces=[True, True, False], ents=["B-ORG", "O", "O"])
+    two = Doc(
+        vocab,
+        words=["Apple", "sells", "phones"],
+        spaces=[True, True, False],
+        ents=["B-ORG", "O", "O"],
+    )
     return [one, two]
 
 
@@ -110,11 +148,14 @@ def test_a_spacy_named_file_that_is_no_docbin_is_one_error(tmp_path, capsys):
 def test_nerstudio_imports_no_spacy_to_detect(tmp_path):
     """Detection reads bytes only: run in a fresh interpreter, spaCy is never imported."""
     import subprocess
+
     p = tmp_path / "x.spacy"
     p.write_bytes(FAKE_DOCBIN)
-    code = ("import sys; from nerstudio.corpus.detect import sniff_format; "
-            f"assert sniff_format({str(p)!r}) == 'spacy'; "
-            "assert not any(m == 'spacy' or m.startswith('spacy.') for m in sys.modules), 'spaCy imported'")
+    code = (
+        "import sys; from nerstudio.corpus.detect import sniff_format; "
+        f"assert sniff_format({str(p)!r}) == 'spacy'; "
+        "assert not any(m == 'spacy' or m.startswith('spacy.') for m in sys.modules), 'spaCy imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -129,7 +170,14 @@ def test_docbin_reads_documents_sentences_offsets_and_entities(tmp_path):
     d1, d2 = c.documents
     assert d1.text == "Barack Obama visited New York.\nHe  met Angela Merkel."
     s1, s2 = d1.sentences
-    assert s1.words == ("Barack", "Obama", "visited", "New", "York", ".")  # the "\n" token is no word
+    assert s1.words == (
+        "Barack",
+        "Obama",
+        "visited",
+        "New",
+        "York",
+        ".",
+    )  # the "\n" token is no word
     assert s2.words == ("He", "met", "Angela", "Merkel", ".")  # nor the extra space
     assert s1.spans == [Span(0, 2, "PER"), Span(3, 5, "GPE")]
     assert s2.spans == [Span(2, 4, "PER")]
@@ -149,8 +197,13 @@ def test_entity_across_a_sentence_start_joins_the_sentences_and_missing_iob_is_r
     _spacy()
     from spacy.tokens import Doc
     from spacy.vocab import Vocab
-    doc = Doc(Vocab(), words=["I", "saw", "New", "York", "today", "."],
-              sent_starts=[True, False, False, True, False, False], ents=["O", "O", "B-GPE", "I-GPE", "", ""])
+
+    doc = Doc(
+        Vocab(),
+        words=["I", "saw", "New", "York", "today", "."],
+        sent_starts=[True, False, False, True, False, False],
+        ents=["O", "O", "B-GPE", "I-GPE", "", ""],
+    )
     c = read_corpus(_docbin(tmp_path / "x.spacy", [doc]))
     assert [s.words for s in c.sentences] == [("I", "saw", "New", "York", "today", ".")]
     assert c.sentences[0].spans == [Span(2, 4, "GPE")]
@@ -161,7 +214,7 @@ def test_entity_across_a_sentence_start_joins_the_sentences_and_missing_iob_is_r
 
 def test_a_damaged_docbin_is_one_error(tmp_path, capsys):
     _spacy()
-    data = (tmp_path / "ok.spacy")
+    data = tmp_path / "ok.spacy"
     _docbin(data, _example_docs())
     bad = tmp_path / "bad.spacy"
     bad.write_bytes(data.read_bytes()[:60])  # cut short: the zlib stream ends early
@@ -177,9 +230,12 @@ def test_a_damaged_docbin_is_one_error(tmp_path, capsys):
 def _doc_view(doc):
     """What must survive: the text, the words (non-whitespace tokens) with their offsets, the
     entities by characters, the sentences."""
-    return (doc.text, [(t.text, t.idx) for t in doc if t.text.strip()],
-            [(e.start_char, e.end_char, e.label_) for e in doc.ents],
-            [s.text.strip() for s in doc.sents] if doc.has_annotation("SENT_START") else None)
+    return (
+        doc.text,
+        [(t.text, t.idx) for t in doc if t.text.strip()],
+        [(e.start_char, e.end_char, e.label_) for e in doc.ents],
+        [s.text.strip() for s in doc.sents] if doc.has_annotation("SENT_START") else None,
+    )
 
 
 def test_docbin_to_nerstudio_to_docbin_keeps_text_tokens_entities(tmp_path):
@@ -202,10 +258,12 @@ def test_docbin_to_nerstudio_to_docbin_keeps_text_tokens_entities(tmp_path):
 def test_nerstudio_to_docbin_to_nerstudio_keeps_text_offsets_entities(tmp_path):
     _spacy()
     src = tmp_path / "a.jsonl"
-    src.write_text('{"text": "Ms. Lopez flew to Linz.", "spans": [{"start": 4, "end": 9, "label": "PER"},'
-                   ' {"start": 18, "end": 22, "label": "LOC"}]}\n'
-                   '{"text": "Acme  Inc. said no.", "spans": [{"start": 0, "end": 10, "label": "ORG"}]}\n',
-                   encoding="utf-8")
+    src.write_text(
+        '{"text": "Ms. Lopez flew to Linz.", "spans": [{"start": 4, "end": 9, "label": "PER"},'
+        ' {"start": 18, "end": 22, "label": "LOC"}]}\n'
+        '{"text": "Acme  Inc. said no.", "spans": [{"start": 0, "end": 10, "label": "ORG"}]}\n',
+        encoding="utf-8",
+    )
     a = read_corpus(src)
     out = tmp_path / "a.spacy"
     write_corpus(a, out, format="spacy")
@@ -215,24 +273,38 @@ def test_nerstudio_to_docbin_to_nerstudio_keeps_text_offsets_entities(tmp_path):
     for sa, sb in zip(a.sentences, b.sentences):
         assert sb.text() == sa.text()  # "Acme  Inc." keeps its two spaces
     assert [(e.text, e.label_) for d in _docs_of(out) for e in d.ents] == [
-        ("Lopez", "PER"), ("Linz", "LOC"), ("Acme  Inc.", "ORG")]
+        ("Lopez", "PER"),
+        ("Linz", "LOC"),
+        ("Acme  Inc.", "ORG"),
+    ]
 
 
 def test_conll_to_docbin_and_back(tmp_path, capsys):
     _spacy()
     conll = tmp_path / "train.conll"
-    conll.write_text("-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\n"
-                     "call NN I-NP O\n. . O O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n\n"
-                     "-DOCSTART- -X- -X- O\n\nBRUSSELS NNP B-NP B-LOC\n1996-08-22 CD I-NP O\n", encoding="utf-8")
+    conll.write_text(
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\n"
+        "call NN I-NP O\n. . O O\n\nPeter NNP B-NP B-PER\nBlackburn NNP I-NP I-PER\n\n"
+        "-DOCSTART- -X- -X- O\n\nBRUSSELS NNP B-NP B-LOC\n1996-08-22 CD I-NP O\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "train.spacy"
     assert cli_main(["convert", str(conll), str(out)]) == 0
     assert "extra columns of 3 sentence(s) not kept" in capsys.readouterr().err
     docs = _docs_of(out)
-    assert [d.text for d in docs] == ["EU rejects German call . Peter Blackburn", "BRUSSELS 1996-08-22"]
-    assert [[s.text for s in d.sents] for d in docs] == [["EU rejects German call .", "Peter Blackburn"],
-                                                          ["BRUSSELS 1996-08-22"]]
-    assert [(e.text, e.label_) for e in docs[0].ents] == [("EU", "ORG"), ("German", "MISC"),
-                                                         ("Peter Blackburn", "PER")]
+    assert [d.text for d in docs] == [
+        "EU rejects German call . Peter Blackburn",
+        "BRUSSELS 1996-08-22",
+    ]
+    assert [[s.text for s in d.sents] for d in docs] == [
+        ["EU rejects German call .", "Peter Blackburn"],
+        ["BRUSSELS 1996-08-22"],
+    ]
+    assert [(e.text, e.label_) for e in docs[0].ents] == [
+        ("EU", "ORG"),
+        ("German", "MISC"),
+        ("Peter Blackburn", "PER"),
+    ]
     back = tmp_path / "back.conll"
     assert cli_main(["convert", str(out), str(back)]) == 0
     a, b = read_corpus(conll), read_corpus(back)
@@ -255,7 +327,10 @@ def test_plain_text_offsets_survive_into_the_docbin_text(tmp_path):
     assert doc.text == text
     words = [(t.idx, t.idx + len(t.text)) for t in doc if t.text.strip()]
     assert words == [o for s in c.sentences for o in s.offsets]
-    assert [(e.start_char, e.end_char, e.label_) for e in doc.ents] == [(0, 11, "PER"), (20, 24, "LOC")]
+    assert [(e.start_char, e.end_char, e.label_) for e in doc.ents] == [
+        (0, 11, "PER"),
+        (20, 24, "LOC"),
+    ]
     assert [s.text.strip() for s in doc.sents] == [s.text() for s in c.sentences]
     back = read_corpus(out)
     assert back.documents[0].text == text
@@ -281,5 +356,9 @@ def test_untyped_entities_get_a_type_and_the_change_is_reported(tmp_path):
     assert a.sentences[0].spans == [Span(0, 2, "")]
     losses = Losses()
     write_corpus(a, tmp_path / "scn.spacy", format="spacy", losses=losses)
-    assert [(e.text, e.label_) for d in _docs_of(tmp_path / "scn.spacy") for e in d.ents] == [("Peter Blackburn", "ENT")]
-    assert any("entities without a type (1) written with the type ENT" in m for m in losses.messages())
+    assert [(e.text, e.label_) for d in _docs_of(tmp_path / "scn.spacy") for e in d.ents] == [
+        ("Peter Blackburn", "ENT")
+    ]
+    assert any(
+        "entities without a type (1) written with the type ENT" in m for m in losses.messages()
+    )

@@ -14,9 +14,11 @@ from nerstudio.corpus.formats import read_corpus, write_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.errors import FormatError
 
-TEXT = ("Maria Lopez flew from Vienna to Linz on Tuesday.  She met Dr. Smith of\tAcme Inc. there.\r\n"
-        "\r\n"
-        "Ärger in Zürich — «Schön»!\n")
+TEXT = (
+    "Maria Lopez flew from Vienna to Linz on Tuesday.  She met Dr. Smith of\tAcme Inc. there.\r\n"
+    "\r\n"
+    "Ärger in Zürich — «Schön»!\n"
+)
 
 
 def _write(tmp_path, name="doc.txt", text=TEXT):
@@ -42,9 +44,13 @@ def test_plain_text_is_one_document_with_exact_offsets(tmp_path):
 
 
 def test_column_corpora_named_txt_are_not_plain_text(tmp_path):
-    cases = {"a.txt": "Confidence NN B-NP\nin IN B-PP\n\n", "b.txt": "EU\tB-ORG\nrejects\tO\n",
-             "c.txt": "-DOCSTART- O\n\nJohn B-PER\nlives O\n", "d.txt": '{"text": "a b"}\n',
-             "e.txt": "a B-PER\n\nb O\nc per\n"}
+    cases = {
+        "a.txt": "Confidence NN B-NP\nin IN B-PP\n\n",
+        "b.txt": "EU\tB-ORG\nrejects\tO\n",
+        "c.txt": "-DOCSTART- O\n\nJohn B-PER\nlives O\n",
+        "d.txt": '{"text": "a b"}\n',
+        "e.txt": "a B-PER\n\nb O\nc per\n",
+    }
     for name, content in cases.items():
         assert sniff_format(_write(tmp_path, name, content)) != "text", name
 
@@ -85,9 +91,17 @@ def test_text_to_jsonl_to_brat_keeps_the_original_offsets(tmp_path, capsys):
     # annotate the JSONL as a tool would: spans are character offsets in each record's text
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert sum(r.get("offset", 0) == TEXT.index(r["text"]) for r in records) == len(records)
-    records[0]["spans"] = [{"start": 0, "end": 11, "label": "PER"}, {"start": 22, "end": 28, "label": "LOC"}]
-    records[1]["spans"] = [{"start": 8, "end": 17, "label": "PER"}, {"start": 21, "end": 30, "label": "ORG"}]
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    records[0]["spans"] = [
+        {"start": 0, "end": 11, "label": "PER"},
+        {"start": 22, "end": 28, "label": "LOC"},
+    ]
+    records[1]["spans"] = [
+        {"start": 8, "end": 17, "label": "PER"},
+        {"start": 21, "end": 30, "label": "ORG"},
+    ]
+    out.write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+    )
     back = read_corpus(out)
     assert back.documents[0].text == TEXT
     (tmp_path / "brat").mkdir()
@@ -98,9 +112,14 @@ def test_text_to_jsonl_to_brat_keeps_the_original_offsets(tmp_path, capsys):
     for line in (tmp_path / "brat" / "doc.ann").read_text(encoding="utf-8").splitlines():
         _, typed, surface = line.split("\t")
         label, a, b = typed.split()
-        assert TEXT[int(a):int(b)] == surface
+        assert TEXT[int(a) : int(b)] == surface
         got.append((label, surface))
-    assert got == [("PER", "Maria Lopez"), ("LOC", "Vienna"), ("PER", "Dr. Smith"), ("ORG", "Acme Inc.")]
+    assert got == [
+        ("PER", "Maria Lopez"),
+        ("LOC", "Vienna"),
+        ("PER", "Dr. Smith"),
+        ("ORG", "Acme Inc."),
+    ]
 
 
 def test_jsonl_of_running_text_round_trips_byte_for_byte(tmp_path):
@@ -120,8 +139,10 @@ def test_jsonl_of_running_text_round_trips_byte_for_byte(tmp_path):
 
 def test_jsonl_offset_that_goes_backwards_is_an_error_at_its_line(tmp_path):
     p = tmp_path / "bad.jsonl"
-    p.write_text('{"text": "a b", "spans": [], "offset": 0}\n{"text": "c", "spans": [], "offset": 1}\n',
-                 encoding="utf-8")
+    p.write_text(
+        '{"text": "a b", "spans": [], "offset": 0}\n{"text": "c", "spans": [], "offset": 1}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(FormatError) as info:
         read_corpus(p)
     assert info.value.line == 2 and "offset" in info.value.message
@@ -145,8 +166,10 @@ def test_undecodable_text_is_one_error_with_its_line(tmp_path, capsys):
 
 def test_jsonl_records_keep_their_own_spacing_in_a_brat_export(tmp_path):
     src = tmp_path / "tool.jsonl"
-    src.write_text('{"text": "Hello  Mr. Bean.", "spans": [[7, 15, "PER"]]}\n{"text": "Bye now", "spans": []}\n',
-                   encoding="utf-8")
+    src.write_text(
+        '{"text": "Hello  Mr. Bean.", "spans": [[7, 15, "PER"]]}\n{"text": "Bye now", "spans": []}\n',
+        encoding="utf-8",
+    )
     c = read_corpus(src)
     assert c.documents[0].text == "Hello  Mr. Bean.\nBye now"
     assert cli_main(["convert", str(src), str(tmp_path / "t.ann")]) == 0
@@ -175,5 +198,7 @@ def test_running_text_to_a_column_format_reports_what_is_lost(tmp_path, capsys):
     assert cli_main(["convert", str(src), str(tmp_path / "out.jsonl")]) == 0
     assert "not kept" not in capsys.readouterr().err
     c = read_corpus(tmp_path / "out.conll")  # the tokens themselves are all there
-    assert [list(s.words) for s in c.sentences] == [["Maria", "Lopez", "visited", "Linz", "."],
-                                                   ["Then", "she", "left", "."]]
+    assert [list(s.words) for s in c.sentences] == [
+        ["Maria", "Lopez", "visited", "Linz", "."],
+        ["Then", "she", "left", "."],
+    ]

@@ -14,24 +14,29 @@ from nerstudio.errors import FormatError
 
 # the documented shape: header, two span layers (POS, then NamedEntity with identifier and
 # value), sentences of #Text and token lines with document offsets; our own sentences
-TSV = "\n".join([
-    "#FORMAT=WebAnno TSV 3.3",
-    "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.lexmorph.type.pos.POS|PosValue",
-    "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value",
-    "", "",
-    "#Text=Greta Lind flew to Oslo Airport.",
-    "1-1\t0-5\tGreta\tNNP\t*[1]\tPER[1]\t",
-    "1-2\t6-10\tLind\tNNP\t*[1]\tPER[1]\t",
-    "1-3\t11-15\tflew\tVBD\t_\t_\t",
-    "1-4\t16-18\tto\tTO\t_\t_\t",
-    "1-5\t19-23\tOslo\tNNP\t*[2]|*[3]\tLOC[2]|FAC[3]\t",
-    "1-6\t24-31\tAirport\tNNP\t*[3]\tFAC[3]\t",
-    "1-7\t31-32\t.\t.\t_\t_\t",
-    "",
-    "#Text=Norway ?",
-    "2-1\t34-40\tNorway\tNNP\t_\tLOC\t",
-    "2-2\t41-42\t?\t.\t_\t*\t",
-    "", ""])
+TSV = "\n".join(
+    [
+        "#FORMAT=WebAnno TSV 3.3",
+        "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.lexmorph.type.pos.POS|PosValue",
+        "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value",
+        "",
+        "",
+        "#Text=Greta Lind flew to Oslo Airport.",
+        "1-1\t0-5\tGreta\tNNP\t*[1]\tPER[1]\t",
+        "1-2\t6-10\tLind\tNNP\t*[1]\tPER[1]\t",
+        "1-3\t11-15\tflew\tVBD\t_\t_\t",
+        "1-4\t16-18\tto\tTO\t_\t_\t",
+        "1-5\t19-23\tOslo\tNNP\t*[2]|*[3]\tLOC[2]|FAC[3]\t",
+        "1-6\t24-31\tAirport\tNNP\t*[3]\tFAC[3]\t",
+        "1-7\t31-32\t.\t.\t_\t_\t",
+        "",
+        "#Text=Norway ?",
+        "2-1\t34-40\tNorway\tNNP\t_\tLOC\t",
+        "2-2\t41-42\t?\t.\t_\t*\t",
+        "",
+        "",
+    ]
+)
 
 
 def _file(tmp_path, text=TSV, name="export.tsv"):
@@ -47,7 +52,10 @@ def test_detected_by_its_header_not_as_nerstudio_tsv(tmp_path):
 def test_entities_offsets_and_reported_choices(tmp_path):
     c = read_corpus(_file(tmp_path))
     s1, s2 = c.sentences
-    assert s1.spans == [Span(0, 2, "PER"), Span(4, 6, "FAC")]  # FAC[3] is longer than the stacked LOC[2]
+    assert s1.spans == [
+        Span(0, 2, "PER"),
+        Span(4, 6, "FAC"),
+    ]  # FAC[3] is longer than the stacked LOC[2]
     assert s2.spans == [Span(0, 1, "LOC")]
     text = c.documents[0].text
     offsets = [(0, 5), (6, 10), (11, 15), (16, 18), (19, 23), (24, 31), (31, 32)]
@@ -86,22 +94,33 @@ def test_a_token_line_that_is_not_one_is_an_error_at_its_line(tmp_path, capsys):
 def test_offsets_in_utf16_units_around_characters_outside_the_bmp(tmp_path):
     """INCEpTION counts offsets in UTF-16 code units: an emoji is two there. The gap between
     two sentences must come out as the file says (one line break), not one space too many."""
-    tsv = "\n".join([
-        "#FORMAT=WebAnno TSV 3.3",
-        "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value",
-        "", "",
-        "#Text=Greta \U0001F600 flew.",
-        "1-1\t0-5\tGreta\t_\tPER\t",
-        "1-2\t6-8\t\U0001F600\t_\t_\t",
-        "1-3\t9-13\tflew\t_\t_\t",
-        "1-4\t13-14\t.\t_\t_\t",
-        "",
-        "#Text=Oslo",
-        "2-1\t15-19\tOslo\t_\tLOC\t",
-        "", ""])
+    tsv = "\n".join(
+        [
+            "#FORMAT=WebAnno TSV 3.3",
+            "#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value",
+            "",
+            "",
+            "#Text=Greta \U0001f600 flew.",
+            "1-1\t0-5\tGreta\t_\tPER\t",
+            "1-2\t6-8\t\U0001f600\t_\t_\t",
+            "1-3\t9-13\tflew\t_\t_\t",
+            "1-4\t13-14\t.\t_\t_\t",
+            "",
+            "#Text=Oslo",
+            "2-1\t15-19\tOslo\t_\tLOC\t",
+            "",
+            "",
+        ]
+    )
     c = read_corpus(_file(tmp_path, tsv))
     text = c.documents[0].text
-    assert text == "Greta \U0001F600 flew.\nOslo\n"
+    assert text == "Greta \U0001f600 flew.\nOslo\n"
     s1, s2 = c.sentences
-    assert [text[a:b] for a, b in s1.offsets + s2.offsets] == ["Greta", "\U0001F600", "flew", ".", "Oslo"]
+    assert [text[a:b] for a, b in s1.offsets + s2.offsets] == [
+        "Greta",
+        "\U0001f600",
+        "flew",
+        ".",
+        "Oslo",
+    ]
     assert s1.spans == [Span(0, 1, "PER")] and s2.spans == [Span(0, 1, "LOC")]

@@ -55,10 +55,18 @@ Games NNPS I-NP I-MISC
 
 Sunday NNP I-NP O
 """
-CONLL2003_WORDS = [["EU", "rejects", "German", "call", "."], ["Peter", "Blackburn"],
-                   ["Germany", "France", "and", "the", "Atlanta", "Games"], ["Sunday"]]
-CONLL2003_SPANS = [[Span(0, 1, "ORG"), Span(2, 3, "MISC")], [Span(0, 2, "PER")],
-                   [Span(0, 1, "LOC"), Span(1, 2, "LOC"), Span(4, 6, "MISC")], []]
+CONLL2003_WORDS = [
+    ["EU", "rejects", "German", "call", "."],
+    ["Peter", "Blackburn"],
+    ["Germany", "France", "and", "the", "Atlanta", "Games"],
+    ["Sunday"],
+]
+CONLL2003_SPANS = [
+    [Span(0, 1, "ORG"), Span(2, 3, "MISC")],
+    [Span(0, 2, "PER")],
+    [Span(0, 1, "LOC"), Span(1, 2, "LOC"), Span(4, 6, "MISC")],
+    [],
+]
 
 DUTCH = """\
 -DOCSTART- -DOCSTART- O
@@ -78,16 +86,25 @@ Jan N B-PER
 Peeters N I-PER
 
 """
-DUTCH_WORDS = [["De", "tekst", "van", "Justitie", "."], ["Een", "Belg", "."], ["Brussel", "en", "Jan", "Peeters"]]
+DUTCH_WORDS = [
+    ["De", "tekst", "van", "Justitie", "."],
+    ["Een", "Belg", "."],
+    ["Brussel", "en", "Jan", "Peeters"],
+]
 DUTCH_SPANS = [[Span(3, 4, "ORG")], [Span(1, 2, "MISC")], [Span(0, 1, "LOC"), Span(2, 4, "PER")]]
 
-TSV = ("@paulwalk\tO\nEmpire\tB-location\nState\tI-location\nBuilding\tI-location\n=\tO\nESB\tB-location\n"
-       "\t\n"  # whitespace-only separator
-       "From\tO\nApple\tB-corporation\nInc \tI-corporation\n\tO\n\U0001F600 \tO\n"
-       "\n"
-       "lol\tO\n \tO\n")
-TSV_WORDS = [["@paulwalk", "Empire", "State", "Building", "=", "ESB"],
-             ["From", "Apple", "Inc ", "", "\U0001F600 "], ["lol", " "]]
+TSV = (
+    "@paulwalk\tO\nEmpire\tB-location\nState\tI-location\nBuilding\tI-location\n=\tO\nESB\tB-location\n"
+    "\t\n"  # whitespace-only separator
+    "From\tO\nApple\tB-corporation\nInc \tI-corporation\n\tO\n\U0001f600 \tO\n"
+    "\n"
+    "lol\tO\n \tO\n"
+)
+TSV_WORDS = [
+    ["@paulwalk", "Empire", "State", "Building", "=", "ESB"],
+    ["From", "Apple", "Inc ", "", "\U0001f600 "],
+    ["lol", " "],
+]
 TSV_SPANS = [[Span(1, 4, "location"), Span(5, 6, "location")], [Span(1, 3, "corporation")], []]
 
 TWO_COL = """\
@@ -116,10 +133,20 @@ JSONL = (
     '{"doc_id": "d2", "text": "Anti-Nazi protest \\u00e9t\\u00e9", "label": [[5, 9, "MISC"]], "meta": {"k": 1}}\n'
     '{"doc_id": 3, "tokens": ["Jan", "Peeters"], "spans": []}\n'
 )
-JSONL_WORDS = [["EU", "rejects", "German", "call", "."], ["Peter", "Blackburn"], ["BRUSSELS", "1996-08-22"],
-               ["Anti-", "Nazi", "protest", "été"], ["Jan", "Peeters"]]
-JSONL_SPANS = [[Span(0, 1, "ORG"), Span(2, 3, "MISC")], [Span(0, 2, "PER")], [Span(0, 1, "LOC")],
-               [Span(1, 2, "MISC")], []]
+JSONL_WORDS = [
+    ["EU", "rejects", "German", "call", "."],
+    ["Peter", "Blackburn"],
+    ["BRUSSELS", "1996-08-22"],
+    ["Anti-", "Nazi", "protest", "été"],
+    ["Jan", "Peeters"],
+]
+JSONL_SPANS = [
+    [Span(0, 1, "ORG"), Span(2, 3, "MISC")],
+    [Span(0, 2, "PER")],
+    [Span(0, 1, "LOC")],
+    [Span(1, 2, "MISC")],
+    [],
+]
 
 SAMPLES = {
     # name: (text, format, scheme, words, spans, number of documents)
@@ -312,15 +339,18 @@ def test_sniff_format(tmp_path, name):
     assert sniff_format(str(write_bytes(tmp_path / "y", b"\xef\xbb\xbf" + text.encode()))) == fmt
 
 
-@pytest.mark.parametrize("text,fmt", [
-    ("a b c d e O\n", "columns"),
-    ("a O\n", "columns"),
-    ("\n\n-DOCSTART- -X- -X- O\n\na B C O\n", "conll2003"),
-    ("-DOCSTART-\tO\n", "tsv"),
-    ("-DOCSTART- O\n", "conll2003"),
-    ("", "conll2003"),
-    ("  {\"text\": \"a\"}\n", "jsonl"),
-])
+@pytest.mark.parametrize(
+    "text,fmt",
+    [
+        ("a b c d e O\n", "columns"),
+        ("a O\n", "columns"),
+        ("\n\n-DOCSTART- -X- -X- O\n\na B C O\n", "conll2003"),
+        ("-DOCSTART-\tO\n", "tsv"),
+        ("-DOCSTART- O\n", "conll2003"),
+        ("", "conll2003"),
+        ('  {"text": "a"}\n', "jsonl"),
+    ],
+)
 def test_sniff_format_cases(tmp_path, text, fmt):
     assert sniff_format(str(write_bytes(tmp_path / "x", text))) == fmt
 
@@ -335,7 +365,9 @@ def test_sniff_long_first_lines(tmp_path):
 def test_force_format(tmp_path):
     path = write_bytes(tmp_path / "a.conll", CONLL2003)
     c = read_corpus(path, format="columns")
-    assert c.format == "columns" and words_of(c) == CONLL2003_WORDS and spans_of(c) == CONLL2003_SPANS
+    assert (
+        c.format == "columns" and words_of(c) == CONLL2003_WORDS and spans_of(c) == CONLL2003_SPANS
+    )
     write_corpus(c, tmp_path / "out")
     assert (tmp_path / "out").read_text() == CONLL2003
     # forcing the scheme: read as IOB2, the B-LOC after I-LOC still starts a new entity
@@ -350,10 +382,19 @@ def test_force_tsv_as_space_format_hints(tmp_path):
         read_corpus(path, format="conll2002")
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("CoNLL", "conll2003"), ("conll03", "conll2003"), ("conll02", "conll2002"), ("TSV", "tsv"),
-    ("wnut", "tsv"), ("json", "jsonl"), ("2col", "columns"), ("columns", "columns"),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("CoNLL", "conll2003"),
+        ("conll03", "conll2003"),
+        ("conll02", "conll2002"),
+        ("TSV", "tsv"),
+        ("wnut", "tsv"),
+        ("json", "jsonl"),
+        ("2col", "columns"),
+        ("columns", "columns"),
+    ],
+)
 def test_normalize_format(name, expected):
     assert normalize_format(name) == expected
 
@@ -371,7 +412,9 @@ def test_normalize_format_unknown():
 @pytest.mark.parametrize("name", SAMPLES)
 def test_convert_keeps_words_spans_documents(tmp_path, name, target):
     text, fmt, scheme, words, spans, ndocs = SAMPLES[name]
-    if target in ("conll2003", "conll2002", "columns") and any(" " in w for ws in words for w in ws):
+    if target in ("conll2003", "conll2002", "columns") and any(
+        " " in w for ws in words for w in ws
+    ):
         pytest.skip("tokens with spaces cannot be written to a space-separated format")
     src = write_bytes(tmp_path / "in", text)
     c = read_corpus(src)
@@ -396,13 +439,20 @@ def test_conll2003_to_jsonl_and_back(tmp_path):
     src = write_bytes(tmp_path / "eng.testb", CONLL2003)
     convert_file(src, tmp_path / "c.jsonl", to_format="jsonl")
     records = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]
-    assert records[0] == {"doc_id": "1", "text": "EU rejects German call .",
-                          "tokens": ["EU", "rejects", "German", "call", "."],
-                          "spans": [{"start": 0, "end": 2, "label": "ORG"},
-                                    {"start": 11, "end": 17, "label": "MISC"}],
-                          "columns": [["NNP", "VBZ", "JJ", "NN", "."], ["I-NP", "I-VP", "I-NP", "I-NP", "O"]]}
+    assert records[0] == {
+        "doc_id": "1",
+        "text": "EU rejects German call .",
+        "tokens": ["EU", "rejects", "German", "call", "."],
+        "spans": [
+            {"start": 0, "end": 2, "label": "ORG"},
+            {"start": 11, "end": 17, "label": "MISC"},
+        ],
+        "columns": [["NNP", "VBZ", "JJ", "NN", "."], ["I-NP", "I-VP", "I-NP", "I-NP", "O"]],
+    }
     assert [r["doc_id"] for r in records] == ["1", "1", "2", "2"]
-    convert_file(tmp_path / "c.jsonl", tmp_path / "back.conll", to_format="conll2003", scheme="iob1")
+    convert_file(
+        tmp_path / "c.jsonl", tmp_path / "back.conll", to_format="conll2003", scheme="iob1"
+    )
     back = read_corpus(tmp_path / "back.conll")
     assert back.scheme == "iob1"
     assert words_of(back) == CONLL2003_WORDS and spans_of(back) == CONLL2003_SPANS
@@ -411,13 +461,19 @@ def test_conll2003_to_jsonl_and_back(tmp_path):
     assert back.sentences[2].tags == ("I-LOC", "B-LOC", "O", "O", "I-MISC", "I-MISC")
 
 
-@pytest.mark.parametrize("scheme,tags", [
-    ("iob2", ("B-LOC", "B-LOC", "O", "O", "B-MISC", "I-MISC")),
-    ("bioes", ("S-LOC", "S-LOC", "O", "O", "B-MISC", "E-MISC")),
-    ("bilou", ("U-LOC", "U-LOC", "O", "O", "B-MISC", "L-MISC")),
-    ("scn", ("S-LOC", "S-LOC", "N", "N", "S-MISC", "C-MISC")),
-    ("iob1", ("I-LOC", "B-LOC", "O", "O", "B-MISC", "I-MISC")),  # same scheme: original tags kept
-])
+@pytest.mark.parametrize(
+    "scheme,tags",
+    [
+        ("iob2", ("B-LOC", "B-LOC", "O", "O", "B-MISC", "I-MISC")),
+        ("bioes", ("S-LOC", "S-LOC", "O", "O", "B-MISC", "E-MISC")),
+        ("bilou", ("U-LOC", "U-LOC", "O", "O", "B-MISC", "L-MISC")),
+        ("scn", ("S-LOC", "S-LOC", "N", "N", "S-MISC", "C-MISC")),
+        (
+            "iob1",
+            ("I-LOC", "B-LOC", "O", "O", "B-MISC", "I-MISC"),
+        ),  # same scheme: original tags kept
+    ],
+)
 def test_convert_scheme(tmp_path, scheme, tags):
     src = write_bytes(tmp_path / "eng", CONLL2003)
     out = tmp_path / f"out.{scheme}"
@@ -454,13 +510,17 @@ def test_convert_conll2003_to_dutch_layout(tmp_path):
 
 
 def test_code_built_corpus_canonical_layout(tmp_path):
-    corpus = Corpus([Document([Sentence(["A", "b"], [Span(0, 1, "X")])]),
-                     Document([Sentence(["c"], [])])])
+    corpus = Corpus(
+        [Document([Sentence(["A", "b"], [Span(0, 1, "X")])]), Document([Sentence(["c"], [])])]
+    )
     write_corpus(corpus, tmp_path / "o.conll")
     assert (tmp_path / "o.conll").read_text() == (
-        "-DOCSTART- -X- -X- O\n\nA -X- -X- B-X\nb -X- -X- O\n\n-DOCSTART- -X- -X- O\n\nc -X- -X- O\n\n")
+        "-DOCSTART- -X- -X- O\n\nA -X- -X- B-X\nb -X- -X- O\n\n-DOCSTART- -X- -X- O\n\nc -X- -X- O\n\n"
+    )
     write_corpus(corpus, tmp_path / "o.tsv", format="tsv", scheme="bioes")
-    assert (tmp_path / "o.tsv").read_text() == "-DOCSTART-\tO\n\nA\tS-X\nb\tO\n\n-DOCSTART-\tO\n\nc\tO\n\n"
+    assert (
+        tmp_path / "o.tsv"
+    ).read_text() == "-DOCSTART-\tO\n\nA\tS-X\nb\tO\n\n-DOCSTART-\tO\n\nc\tO\n\n"
     single = Corpus.from_sentences([Sentence(["A"], [Span(0, 1, "")])])
     write_corpus(single, tmp_path / "s.txt", format="columns", scheme="scn")
     assert (tmp_path / "s.txt").read_text() == "A S\n\n"
@@ -511,7 +571,13 @@ def test_with_spans_writes_a_prediction(tmp_path):
     assert pred.layout == c.layout and pred.layout is not c.layout
     write_corpus(pred, tmp_path / "pred")
     out = (tmp_path / "pred").read_text().splitlines()
-    assert out[2:7] == ["EU NNP I-NP O", "rejects VBZ I-VP O", "German JJ I-NP O", "call NN I-NP O", ". . O O"]
+    assert out[2:7] == [
+        "EU NNP I-NP O",
+        "rejects VBZ I-VP O",
+        "German JJ I-NP O",
+        "call NN I-NP O",
+        ". . O O",
+    ]
     assert out[7:] == CONLL2003.splitlines()[7:]
     assert spans_of(c)[0]  # the gold corpus itself is unchanged
     with pytest.raises(ValueError):
@@ -526,7 +592,10 @@ def test_edit_jsonl_record(tmp_path):
     write_corpus(c, tmp_path / "out.jsonl")
     old, new = JSONL.splitlines(), (tmp_path / "out.jsonl").read_text().splitlines()
     assert new[1] == old[1] and new[3:] == old[3:]
-    assert json.loads(new[0]) == {"text": "EU rejects German call.", "spans": [{"start": 3, "end": 17, "label": "X"}]}
+    assert json.loads(new[0]) == {
+        "text": "EU rejects German call.",
+        "spans": [{"start": 3, "end": 17, "label": "X"}],
+    }
     rec = json.loads(new[2])
     assert rec["doc_id"] == "d2" and rec["entities"] == []
     again = read_corpus(tmp_path / "out.jsonl")
@@ -536,8 +605,11 @@ def test_edit_jsonl_record(tmp_path):
 
 def test_edit_jsonl_keeps_tokenisation(tmp_path):
     """Without "tokens", span boundaries split words; removing the span must not merge them back."""
-    src = write_bytes(tmp_path / "c.jsonl", '{"text": "Anti-Nazi protest", "label": [[5, 9, "MISC"]]}\n'
-                                            '{"text": "New York-based", "spans": [[0, 8, "LOC"]]}\n')
+    src = write_bytes(
+        tmp_path / "c.jsonl",
+        '{"text": "Anti-Nazi protest", "label": [[5, 9, "MISC"]]}\n'
+        '{"text": "New York-based", "spans": [[0, 8, "LOC"]]}\n',
+    )
     c = read_corpus(src)
     assert words_of(c) == [["Anti-", "Nazi", "protest"], ["New", "York", "-based"]]
     c.sentences[0].spans = []
@@ -547,7 +619,11 @@ def test_edit_jsonl_keeps_tokenisation(tmp_path):
     assert words_of(again) == words_of(c)
     assert spans_of(again) == [[], [Span(0, 1, "LOC")]]
     first = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
-    assert first == {"text": "Anti-Nazi protest", "label": [], "tokens": ["Anti-", "Nazi", "protest"]}
+    assert first == {
+        "text": "Anti-Nazi protest",
+        "label": [],
+        "tokens": ["Anti-", "Nazi", "protest"],
+    }
     # an edit that keeps the tokenisation reproducible adds nothing
     c.sentences[0].spans = [Span(1, 2, "MISC"), Span(2, 3, "X")]
     write_corpus(c, tmp_path / "out2.jsonl")
@@ -555,7 +631,9 @@ def test_edit_jsonl_keeps_tokenisation(tmp_path):
 
 
 def test_sentence_copy_and_validation():
-    s = Sentence(["a", "b"], [Span(1, 2, "X"), (0, 1, "Y")], extra=[["P", "Q"]], tags=["B-Y", "B-X"], line=3)
+    s = Sentence(
+        ["a", "b"], [Span(1, 2, "X"), (0, 1, "Y")], extra=[["P", "Q"]], tags=["B-Y", "B-X"], line=3
+    )
     assert s.spans == [Span(0, 1, "Y"), Span(1, 2, "X")]
     t = s.copy([Span(0, 2, "Z")])
     assert t.words is s.words and t.spans == [Span(0, 2, "Z")] and s.spans[0].label == "Y"
@@ -611,6 +689,7 @@ def test_unencodable_character_leaves_target_unchanged(tmp_path, where, fmt):
 
 def test_latin1_reads_any_bytes_losslessly(tmp_path):
     from nerstudio.cli import main
+
     src = write_bytes(tmp_path / "in", "Zürich B-LOC\n")
     target = write_bytes(tmp_path / "out", "old\n")
     # latin-1 can read the UTF-8 bytes (as mojibake) and write them back: a lossless pass
@@ -628,7 +707,10 @@ def test_write_into_missing_folder(tmp_path):
 def test_reading_error_midway_leaves_target_unchanged(tmp_path):
     src = write_bytes(tmp_path / "in", "a O\n\n" * 100 + "b O extra\n")
     target = write_bytes(tmp_path / "out", "old\n")
-    for scheme in (None, "iob2"):  # detected (fails while buffering) or forced (fails while writing)
+    for scheme in (
+        None,
+        "iob2",
+    ):  # detected (fails while buffering) or forced (fails while writing)
         with pytest.raises(FormatError, match=r"in:201: ragged columns"):
             convert_file(src, target, to_format="jsonl", from_scheme=scheme)
         assert target.read_text() == "old\n"
@@ -662,12 +744,16 @@ def sentences(draw, n_extra: int):
 @st.composite
 def corpora(draw):
     n_extra = draw(st.integers(0, 2))
-    docs = draw(st.lists(st.lists(sentences(n_extra), min_size=1, max_size=3), min_size=1, max_size=3))
+    docs = draw(
+        st.lists(st.lists(sentences(n_extra), min_size=1, max_size=3), min_size=1, max_size=3)
+    )
     return Corpus([Document(d) for d in docs])
 
 
 @pytest.mark.parametrize("fmt", ["conll2003", "conll2002", "columns", "tsv", "jsonl"])
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(corpus=corpora(), scheme=st.sampled_from(SCHEMES), crlf=st.booleans())
 def test_property_random_corpora_round_trip(tmp_path, monkeypatch, fmt, corpus, scheme, crlf):
     monkeypatch.setattr(os, "fsync", lambda fd: None)  # durability is not under test here; speed is
@@ -676,10 +762,12 @@ def test_property_random_corpora_round_trip(tmp_path, monkeypatch, fmt, corpus, 
     if crlf:
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
     back = read_corpus(path, format=fmt)
-    assert [[list(s.words) for s in d.sentences] for d in back.documents] == \
-           [[list(s.words) for s in d.sentences] for d in corpus.documents]
-    assert [[s.spans for s in d.sentences] for d in back.documents] == \
-           [[s.spans for s in d.sentences] for d in corpus.documents]
+    assert [[list(s.words) for s in d.sentences] for d in back.documents] == [
+        [list(s.words) for s in d.sentences] for d in corpus.documents
+    ]
+    assert [[s.spans for s in d.sentences] for d in back.documents] == [
+        [s.spans for s in d.sentences] for d in corpus.documents
+    ]
     assert len(back.documents) == len(corpus.documents)
     if fmt in ("columns", "tsv") and corpus.sentences[0].extra:
         assert [s.extra for s in back.sentences] == [s.extra for s in corpus.sentences]
@@ -700,11 +788,13 @@ def test_a_sniffer_bug_is_not_hidden(tmp_path, monkeypatch):
 
     def malformed(path, head):
         raise ValueError("not JSON")
+
     monkeypatch.setattr(prodigy, "sniff", malformed)
     assert sniff_format(p) == "jsonl"
 
     def buggy(path, head):
         raise KeyError("a bug")
+
     monkeypatch.setattr(prodigy, "sniff", buggy)
     with pytest.raises(KeyError):
         sniff_format(p)

@@ -28,26 +28,77 @@ from nerstudio.errors import NerstudioError
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
-SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]}
+SETTINGS = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
 SCALE = int(os.environ.get("NERSTUDIO_FUZZ_SCALE", "1"))  # more examples for a longer local hunt
 
 SEEDS = {
     "conll2003": b"-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\nGerman JJ I-NP I-MISC\n\n"
-                 b"Peter NNP I-NP I-PER\nBlackburn NNP I-NP I-PER\n\n-DOCSTART- -X- -X- O\n\nParis NNP I-NP B-LOC\n",
+    b"Peter NNP I-NP I-PER\nBlackburn NNP I-NP I-PER\n\n-DOCSTART- -X- -X- O\n\nParis NNP I-NP B-LOC\n",
     "conll2002": b"-DOCSTART- -DOCSTART- O\nDe Art O\ntekst N O\nJustitie N B-ORG\n\nJan N B-PER\nPeeters N I-PER\n",
     "columns": b"010 I-MISC\nis O\nRussian I-MISC\n\n-DOCSTART- O\n\nBobby S-PER\n. O\n",
     "tsv": b"@paulwalk\tO\nEmpire\tB-location\nState\tI-location\n\t\nFrom\tO\n\tO\nApple \tB-corporation\n",
     "jsonl": b'{"text": "EU rejects German call.", "spans": [{"start": 0, "end": 2, "label": "ORG"}]}\n'
-             b'{"doc_id": "d2", "text": "Peter  Blackburn", "tokens": ["Peter", "Blackburn"], '
-             b'"spans": [[0, 16, "PER"]], "columns": [["NNP", "NNP"]]}\n'
-             b'{"doc_id": 3, "text": "Anti-Nazi \\u00e9t\\u00e9", "label": [[5, 9, "MISC"]], "meta": {"k": 1}}\n',
+    b'{"doc_id": "d2", "text": "Peter  Blackburn", "tokens": ["Peter", "Blackburn"], '
+    b'"spans": [[0, 16, "PER"]], "columns": [["NNP", "NNP"]]}\n'
+    b'{"doc_id": 3, "text": "Anti-Nazi \\u00e9t\\u00e9", "label": [[5, 9, "MISC"]], "meta": {"k": 1}}\n',
 }
-PIECES = [b" ", b"\t", b"\n", b"\r\n", b"\r", b"", b"-DOCSTART-", b"-DOCSTART- -X- -X- O\n", b"{", b"}", b"[", b"]",
-          b'"', b",", b":", b"B-", b"I-", b"E-", b"S-", b"L-", b"U-", b"C-", b"O", b"N", b"B-X", b"I-X", b"x y z",
-          b"\x00", b"\xff\xfe", b"\xef\xbb\xbf", b"\xc3", b"NaN", b"Infinity", b"-Infinity", b"1e400", b"-1", b"1.5",
-          b"0", b"99999999999999999999", b"null", b"true", b'"spans": 5', b'"label": null', b'"tokens": []',
-          b'"text": ""', b'"columns": [[]]', b'"doc_id": []', b"\\ud800", b"[" * 3000, b"{\"a\": " * 3000,
-          b"PK\x03\x04", b"\x1f\x8b"]
+PIECES = [
+    b" ",
+    b"\t",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"",
+    b"-DOCSTART-",
+    b"-DOCSTART- -X- -X- O\n",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b'"',
+    b",",
+    b":",
+    b"B-",
+    b"I-",
+    b"E-",
+    b"S-",
+    b"L-",
+    b"U-",
+    b"C-",
+    b"O",
+    b"N",
+    b"B-X",
+    b"I-X",
+    b"x y z",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xef\xbb\xbf",
+    b"\xc3",
+    b"NaN",
+    b"Infinity",
+    b"-Infinity",
+    b"1e400",
+    b"-1",
+    b"1.5",
+    b"0",
+    b"99999999999999999999",
+    b"null",
+    b"true",
+    b'"spans": 5',
+    b'"label": null',
+    b'"tokens": []',
+    b'"text": ""',
+    b'"columns": [[]]',
+    b'"doc_id": []',
+    b"\\ud800",
+    b"[" * 3000,
+    b'{"a": ' * 3000,
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+]
 
 _op = st.one_of(
     st.tuples(st.just("insert"), st.floats(0, 1), st.sampled_from(PIECES)),
@@ -65,15 +116,15 @@ def mutate(data: bytes, ops) -> bytes:
         if op[0] == "insert":
             data = data[:k] + op[2] + data[k:]
         elif op[0] == "replace":
-            data = data[:k] + op[3] + data[k + op[2]:]
+            data = data[:k] + op[3] + data[k + op[2] :]
         elif op[0] == "delete":
-            data = data[:k] + data[k + op[2]:]
+            data = data[:k] + data[k + op[2] :]
         elif op[0] == "duplicate":
-            data = data[:k + op[2]] + data[k:]
+            data = data[: k + op[2]] + data[k:]
         elif op[0] == "truncate":
             data = data[:k]
         else:
-            data = data[:k] + op[2] + data[k + len(op[2]):]
+            data = data[:k] + op[2] + data[k + len(op[2]) :]
     return data
 
 
@@ -119,29 +170,60 @@ def test_mutated_corpus_files_are_read_or_refused(workdir, seed, ops, forced):
     _read_use(path, seed if forced else None, workdir / "out")
 
 
-_json = st.recursive(st.none() | st.booleans() | st.integers(-3, 40) | st.floats(allow_nan=True, allow_infinity=True)
-                     | st.text(max_size=6), lambda kids: st.lists(kids, max_size=4)
-                     | st.dictionaries(st.sampled_from(["start", "end", "label", "x"]), kids, max_size=4),
-                     max_leaves=12)
-_spanlike = st.one_of(st.lists(st.tuples(st.integers(-2, 30), st.integers(-2, 30), st.sampled_from(["PER", "", "a b", None])
-                                         ).map(list), max_size=4),
-                      st.lists(st.fixed_dictionaries({"start": st.integers(-1, 30), "end": st.integers(-1, 30),
-                                                      "label": st.sampled_from(["ORG", "-", "\t"])}), max_size=3),
-                      _json)
-_record = st.fixed_dictionaries({}, optional={
-    "text": st.one_of(st.text(alphabet="ab .'\u00e9-\t", max_size=30), _json),
-    "tokens": st.one_of(st.lists(st.text(alphabet="ab.' ", max_size=4), max_size=6), _json),
-    "spans": _spanlike, "entities": _spanlike, "label": _spanlike,
-    "doc_id": st.one_of(st.text(max_size=3), st.integers(), _json),
-    "columns": st.one_of(st.lists(st.lists(st.sampled_from(["NN", "X", ""]), max_size=6), max_size=2), _json),
-})
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 40)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=6),
+    lambda kids: (
+        st.lists(kids, max_size=4)
+        | st.dictionaries(st.sampled_from(["start", "end", "label", "x"]), kids, max_size=4)
+    ),
+    max_leaves=12,
+)
+_spanlike = st.one_of(
+    st.lists(
+        st.tuples(
+            st.integers(-2, 30), st.integers(-2, 30), st.sampled_from(["PER", "", "a b", None])
+        ).map(list),
+        max_size=4,
+    ),
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "start": st.integers(-1, 30),
+                "end": st.integers(-1, 30),
+                "label": st.sampled_from(["ORG", "-", "\t"]),
+            }
+        ),
+        max_size=3,
+    ),
+    _json,
+)
+_record = st.fixed_dictionaries(
+    {},
+    optional={
+        "text": st.one_of(st.text(alphabet="ab .'\u00e9-\t", max_size=30), _json),
+        "tokens": st.one_of(st.lists(st.text(alphabet="ab.' ", max_size=4), max_size=6), _json),
+        "spans": _spanlike,
+        "entities": _spanlike,
+        "label": _spanlike,
+        "doc_id": st.one_of(st.text(max_size=3), st.integers(), _json),
+        "columns": st.one_of(
+            st.lists(st.lists(st.sampled_from(["NN", "X", ""]), max_size=6), max_size=2), _json
+        ),
+    },
+)
 
 
 @settings(max_examples=80 * SCALE, **SETTINGS)
 @given(records=st.lists(st.one_of(_record, _json), min_size=1, max_size=5))
 def test_generated_jsonl_records_are_read_or_refused(workdir, records):
     path = workdir / "generated.jsonl"
-    path.write_text("\n".join(json.dumps(r, allow_nan=True) for r in records) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(json.dumps(r, allow_nan=True) for r in records) + "\n", encoding="utf-8"
+    )
     _read_use(path, "jsonl", workdir / "out.jsonl")
 
 
@@ -189,7 +271,10 @@ def _strings(obj, path=()):
 def _replace_in_json_line(line: bytes, pick: float, make) -> bytes:
     try:
         obj = json.loads(line)
-    except (ValueError, RecursionError):  # not JSON, or nested past the decoder's depth: left as it is
+    except (
+        ValueError,
+        RecursionError,
+    ):  # not JSON, or nested past the decoder's depth: left as it is
         return line
     paths = list(_strings(obj))
     if not paths:
@@ -211,7 +296,12 @@ _line_op = st.one_of(
     st.tuples(st.just("drop"), st.floats(0, 1)),
     st.tuples(st.just("swap"), st.floats(0, 1), st.floats(0, 1)),
     st.tuples(st.just("bom"), st.floats(0, 1)),  # a byte-order mark at a line's start
-    st.tuples(st.just("surrogate"), st.floats(0, 1), st.floats(0, 1), st.sampled_from(["\ud800", "\udfff"])),
+    st.tuples(
+        st.just("surrogate"),
+        st.floats(0, 1),
+        st.floats(0, 1),
+        st.sampled_from(["\ud800", "\udfff"]),
+    ),
     st.tuples(st.just("label"), st.floats(0, 1), st.sampled_from(LABEL_CHARS)),
     st.tuples(st.just("mode"), st.floats(0, 1)),  # a doccano record in the other mode
     st.tuples(st.just("bytes"), st.floats(0, 1), st.sampled_from(PIECES)),
@@ -237,24 +327,45 @@ def mutate_lines(data: bytes, ops) -> bytes:
         elif op[0] == "surrogate":
             lines[k] = _replace_in_json_line(lines[k], op[2], lambda v, c=op[3]: v + c)
         elif op[0] == "label":
-            labelled = [i for i, ln in enumerate(lines) if b'"label' in ln or b"NE=" in ln or b"Entity=(" in ln]
+            labelled = [
+                i
+                for i, ln in enumerate(lines)
+                if b'"label' in ln or b"NE=" in ln or b"Entity=(" in ln
+            ]
             if labelled:
                 i = labelled[k % len(labelled)]
-                lines[i] = re.sub(rb'("label": ?)"[^"]*"', lambda m: m.group(1) + json.dumps(op[2]).encode(),
-                                  lines[i], count=1)
-                lines[i] = re.sub(rb"(Entity=\(\w+-)[^-()|\t]*", lambda m: m.group(1) + op[2].encode(
-                    "utf-8", "surrogatepass"), lines[i], count=1)
+                lines[i] = re.sub(
+                    rb'("label": ?)"[^"]*"',
+                    lambda m: m.group(1) + json.dumps(op[2]).encode(),
+                    lines[i],
+                    count=1,
+                )
+                lines[i] = re.sub(
+                    rb"(Entity=\(\w+-)[^-()|\t]*",
+                    lambda m: m.group(1) + op[2].encode("utf-8", "surrogatepass"),
+                    lines[i],
+                    count=1,
+                )
         elif op[0] == "mode":
             try:
                 obj = json.loads(lines[k])
-            except (ValueError, RecursionError):  # the mutator's own decoding: not a record to switch
+            except (
+                ValueError,
+                RecursionError,
+            ):  # the mutator's own decoding: not a record to switch
                 continue
             if isinstance(obj, dict) and isinstance(obj.get("label"), list):
-                obj["entities"] = [{"id": i, "start_offset": x[0], "end_offset": x[1], "label": x[2]}
-                                   for i, x in enumerate(obj.pop("label")) if isinstance(x, list) and len(x) == 3]
+                obj["entities"] = [
+                    {"id": i, "start_offset": x[0], "end_offset": x[1], "label": x[2]}
+                    for i, x in enumerate(obj.pop("label"))
+                    if isinstance(x, list) and len(x) == 3
+                ]
             elif isinstance(obj, dict) and isinstance(obj.get("entities"), list):
-                obj["label"] = [[e.get("start_offset"), e.get("end_offset"), e.get("label")]
-                                for e in obj.pop("entities") if isinstance(e, dict)]
+                obj["label"] = [
+                    [e.get("start_offset"), e.get("end_offset"), e.get("label")]
+                    for e in obj.pop("entities")
+                    if isinstance(e, dict)
+                ]
             lines[k] = json.dumps(obj).encode()
         else:
             at = int(op[1] * len(data))
@@ -279,7 +390,10 @@ def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
     (every string can be written back), and writing it out fails only with a NerstudioError."""
     from nerstudio.cli.corpus_commands import corpus_stats
     from nerstudio.corpus.formats import Reader
-    suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv", "brat": ".ann"}.get(seed, ".jsonl")
+
+    suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv", "brat": ".ann"}.get(
+        seed, ".jsonl"
+    )
     path = workdir / f"tool{suffix}"
     if seed == "brat":
         (workdir / "tool.txt").write_bytes(FOREIGN_SEEDS["brat"].with_suffix(".txt").read_bytes())
@@ -302,7 +416,9 @@ def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
         (d.id or "").encode("utf-8")
     for target in (None, "jsonl"):
         try:
-            write_corpus(c, workdir / f"back{suffix if target is None else '.jsonl'}", format=target)
+            write_corpus(
+                c, workdir / f"back{suffix if target is None else '.jsonl'}", format=target
+            )
         except NerstudioError:
             pass
 
@@ -314,6 +430,7 @@ def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
 def _train_small_models(folder: Path) -> dict[str, Path]:
     from nerstudio.tagging.joint import JointTagger
     from nerstudio.tagging.perceptron import PerceptronTagger
+
     train = read_corpus(DEMO / "dev.conll")
     PerceptronTagger(epochs=1).fit(train).save(folder / "perceptron.npz")
     JointTagger("proposed", n=3, epochs=1).fit(train).save(folder / "joint.npz")
@@ -322,8 +439,11 @@ def _train_small_models(folder: Path) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def model_files(workdir):
-    files = {"nbest": DEMO / "model" / "dev.nbest.npz", "maxent": DEMO / "model" / "tagger.npz",
-             "reranker": DEMO / "model" / "reranker.npz"}
+    files = {
+        "nbest": DEMO / "model" / "dev.nbest.npz",
+        "maxent": DEMO / "model" / "tagger.npz",
+        "reranker": DEMO / "model" / "reranker.npz",
+    }
     files.update(_train_small_models(workdir))
     out = {}
     for kind, path in files.items():
@@ -336,6 +456,7 @@ def _load(kind: str, path: Path):
     from nerstudio.nbest import NBestList
     from nerstudio.rerank.model import RerankerModel
     from nerstudio.tagging import load_tagger
+
     if kind == "nbest":
         nb = NBestList.load(path)
         nb.top()
@@ -352,10 +473,18 @@ _array_op = st.one_of(
     st.tuples(st.just("astype"), st.sampled_from(_DTYPES)),
     st.tuples(st.just("shorter"), st.integers(0, 5)),
     st.tuples(st.just("longer"), st.integers(1, 5)),
-    st.tuples(st.just("2d"),),
-    st.tuples(st.just("value"), st.floats(0, 1), st.sampled_from([np.nan, np.inf, -1, -(2**40), 2**40, 0, 1, 255])),
+    st.tuples(
+        st.just("2d"),
+    ),
+    st.tuples(
+        st.just("value"),
+        st.floats(0, 1),
+        st.sampled_from([np.nan, np.inf, -1, -(2**40), 2**40, 0, 1, 255]),
+    ),
     st.tuples(st.just("json"), _json),
-    st.tuples(st.just("drop"),),
+    st.tuples(
+        st.just("drop"),
+    ),
 )
 _header_op = st.tuples(st.just("header"), st.integers(0, 50), _json | st.just("__delete__"))
 _bytes_op = st.tuples(st.just("bytes"), st.floats(0, 1), st.binary(min_size=1, max_size=4))
@@ -370,7 +499,7 @@ def _change_array(a: np.ndarray, op) -> np.ndarray | None:
         return a.reshape(-1)[: max(0, a.size - 1 - op[1])]
     if kind == "longer":
         flat = a.reshape(-1)
-        return np.concatenate([flat, flat[:op[1]] if flat.size else np.zeros(op[1], a.dtype)])
+        return np.concatenate([flat, flat[: op[1]] if flat.size else np.zeros(op[1], a.dtype)])
     if kind == "2d":
         return a.reshape(1, -1)
     if kind == "value":
@@ -414,8 +543,13 @@ def _set(obj, path, value):
 
 @pytest.mark.parametrize("kind", ["nbest", "maxent", "reranker", "perceptron", "joint"])
 @settings(max_examples=25 * SCALE, **SETTINGS)
-@given(ops=st.lists(st.one_of(st.tuples(st.integers(0, 30), _array_op), _header_op, _bytes_op), min_size=1,
-                    max_size=3))
+@given(
+    ops=st.lists(
+        st.one_of(st.tuples(st.integers(0, 30), _array_op), _header_op, _bytes_op),
+        min_size=1,
+        max_size=3,
+    )
+)
 def test_mutated_model_and_nbest_files_are_loaded_or_refused(workdir, model_files, kind, ops):
     arrays = dict(model_files[kind])
     raw_ops = []
@@ -427,7 +561,9 @@ def test_mutated_model_and_nbest_files_are_loaded_or_refused(workdir, model_file
                 continue
             paths = list(_paths(header))
             header = _set(header, paths[op[1] % len(paths)], op[2])
-            arrays["header"] = np.frombuffer(json.dumps(header, allow_nan=True).encode(), dtype=np.uint8)
+            arrays["header"] = np.frombuffer(
+                json.dumps(header, allow_nan=True).encode(), dtype=np.uint8
+            )
         elif op[0] == "bytes":
             raw_ops.append(op)
         else:
@@ -445,7 +581,7 @@ def test_mutated_model_and_nbest_files_are_loaded_or_refused(workdir, model_file
         data = path.read_bytes()
         for _, where, junk in raw_ops:
             k = int(where * len(data))
-            data = data[:k] + junk + data[k + len(junk):]
+            data = data[:k] + junk + data[k + len(junk) :]
         path.write_bytes(data)
     try:
         _load(kind, path)

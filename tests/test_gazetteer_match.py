@@ -25,9 +25,9 @@ def literal_iob(g: Gazetteers, words):
         tags, i = ["O"] * n, 0
         while i < n:
             for m in range(min(longest, n - i), 0, -1):
-                if tuple(keys[i:i + m]) in g.entries[name]:
+                if tuple(keys[i : i + m]) in g.entries[name]:
                     tags[i] = "B"
-                    tags[i + 1:i + m] = ["I"] * (m - 1)
+                    tags[i + 1 : i + m] = ["I"] * (m - 1)
                     i += m
                     break
             else:
@@ -48,7 +48,7 @@ def test_iob_equals_literal_longest_match_on_entry_soup(gaz):
         words = []
         for _ in range(rng.randint(1, 8)):
             e = rng.choice(entries)
-            words += (e[:rng.randint(1, len(e))] if rng.random() < 0.3 else e)
+            words += e[: rng.randint(1, len(e))] if rng.random() < 0.3 else e
             if rng.random() < 0.5:
                 words.append(rng.choice(["the", "and", ",", "Mr.", "U.S."]))
         words = [w.capitalize() if rng.random() < 0.3 else w for w in words]

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.ux
 @pytest.fixture
 def w(make_window, qtbot):
     w = make_window()
-    w.adjudication.ask_unsaved = lambda: "discard"  # decisions left unsaved when the test closes the window
+    w.adjudication.ask_unsaved = lambda: (
+        "discard"
+    )  # decisions left unsaved when the test closes the window
     w.show()
     qtbot.waitExposed(w)
     return w
@@ -31,7 +33,9 @@ def w(make_window, qtbot):
 
 def _opened(w, qtbot, paths):
     assert w.adjudication.open(paths)
-    qtbot.waitUntil(lambda: w.adjudication.view is not None and w.adjudication.view.isVisible(), timeout=20000)
+    qtbot.waitUntil(
+        lambda: w.adjudication.view is not None and w.adjudication.view.isVisible(), timeout=20000
+    )
     return w.adjudication.view
 
 
@@ -56,8 +60,11 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
     qtbot.keyClick(s, Qt.Key_Return)
     assert not v.editing
     adj = w.adjudication.adj
-    assert adj.merged() == [[Span(0, 1, "PER"), Span(3, 5, "LOC")], [Span(0, 1, "ORG"), Span(2, 3, "PER")],
-                            [Span(1, 2, "LOC")]]
+    assert adj.merged() == [
+        [Span(0, 1, "PER"), Span(3, 5, "LOC")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [Span(1, 2, "LOC")],
+    ]
     assert "edited by hand 1, undecided 0" in v.report.toPlainText()
     # back to the first and skip it: undecided again, no entity written there
     qtbot.keyClick(s, Qt.Key_P)
@@ -67,7 +74,9 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
     out = tmp_path / "merged.jsonl"
     w.dialogs.ask_save = lambda *_a: str(out)
     qtbot.keyClick(s, Qt.Key_S, Qt.ControlModifier)  # written in a worker
-    qtbot.waitUntil(lambda: w.adjudication.saved == str(out) and not w.adjudication.saving, timeout=20000)
+    qtbot.waitUntil(
+        lambda: w.adjudication.saved == str(out) and not w.adjudication.saving, timeout=20000
+    )
     assert not w.adjudication.unsaved
     got = [sorted(x.spans) for x in read_corpus(str(out)).sentences]
     assert got == [[Span(0, 1, "PER")], [Span(0, 1, "ORG"), Span(2, 3, "PER")], [Span(1, 2, "LOC")]]
@@ -103,7 +112,10 @@ def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
     w.adjudication.ask_unsaved = lambda: "save"
     w.dialogs.ask_save = lambda *_a: str(out)
     v.close()
-    assert not v.isVisible() and read_corpus(str(out)).sentences[0].spans == [Span(0, 1, "PER"), Span(3, 5, "LOC")]
+    assert not v.isVisible() and read_corpus(str(out)).sentences[0].spans == [
+        Span(0, 1, "PER"),
+        Span(3, 5, "LOC"),
+    ]
 
 
 def test_a_save_that_fails_says_why_and_keeps_the_decisions(w, qtbot, tmp_path):

@@ -27,17 +27,23 @@ from nerstudio.cli import main
 A = "John B-PER\nSmith I-PER\nlives O\nin O\nParis B-LOC\n\nAcme B-ORG\nhired O\nMary B-PER\n"
 B = "John B-PER\nSmith I-PER\nlives O\nin O\nParis B-ORG\n\nAcme B-ORG\nhired O\nMary O\n"
 # B as JSONL (another format nerstudio reads): the same text and entities
-B_JSONL = ('{"text": "John Smith lives in Paris", "spans": [{"start": 0, "end": 10, "label": "PER"}, '
-           '{"start": 20, "end": 25, "label": "ORG"}]}\n'
-           '{"text": "Acme hired Mary", "spans": [{"start": 0, "end": 4, "label": "ORG"}]}\n')
+B_JSONL = (
+    '{"text": "John Smith lives in Paris", "spans": [{"start": 0, "end": 10, "label": "PER"}, '
+    '{"start": 20, "end": 25, "label": "ORG"}]}\n'
+    '{"text": "Acme hired Mary", "spans": [{"start": 0, "end": 4, "label": "ORG"}]}\n'
+)
 
 
 @pytest.fixture
 def files(tmp_path):
     paths = {}
-    for name, text in (("a.txt", A), ("b.txt", B), ("b.jsonl", B_JSONL),
-                       ("short.txt", A.split("\n\n")[0] + "\n"),
-                       ("other.txt", A.replace("Paris", "Linz"))):
+    for name, text in (
+        ("a.txt", A),
+        ("b.txt", B),
+        ("b.jsonl", B_JSONL),
+        ("short.txt", A.split("\n\n")[0] + "\n"),
+        ("other.txt", A.replace("Paris", "Linz")),
+    ):
         paths[name] = tmp_path / name
         paths[name].write_text(text, encoding="utf-8")
     return paths
@@ -45,7 +51,10 @@ def files(tmp_path):
 
 def table(view) -> dict[str, list[str]]:
     t = view.table
-    return {t.item(r, 0).text(): [t.item(r, c).text() for c in range(1, t.columnCount())] for r in range(t.rowCount())}
+    return {
+        t.item(r, 0).text(): [t.item(r, c).text() for c in range(1, t.columnCount())]
+        for r in range(t.rowCount())
+    }
 
 
 def compare(window, qtbot, a, b) -> None:
@@ -58,7 +67,9 @@ def test_panel_shows_the_hand_computed_figures(window, qtbot, files, capsys):
     view = window.views.agreement_view
     window.agreement.ask_files = lambda: (str(files["a.txt"]), str(files["b.jsonl"]))
     action = next(a for a in window.menuBar().actions() if a.text() == "&File").menu()
-    compare_action = next(a for a in action.actions() if a.text().replace("&", "").startswith("Compare annotations"))
+    compare_action = next(
+        a for a in action.actions() if a.text().replace("&", "").startswith("Compare annotations")
+    )
     compare_action.trigger()  # the menu entry: asks for the files, then compares in a worker
     assert window.jobs.views.wait(30000)
     qtbot.waitUntil(lambda: view.result is not None, timeout=10000)
@@ -70,15 +81,25 @@ def test_panel_shows_the_hand_computed_figures(window, qtbot, files, capsys):
     assert rows["LOC"] == ["0.00", "0.00", "0.00", "0.000", "1", "0"]
     assert rows["ORG"] == ["50.00", "100.00", "66.67", "0.600", "1", "2"]
     head = view.header.text()
-    assert "F <b>57.14</b>" in head and "κ <b>0.660</b>" in head and "<b>2</b> sentences differ" in head
+    assert (
+        "F <b>57.14</b>" in head
+        and "κ <b>0.660</b>" in head
+        and "<b>2</b> sentences differ" in head
+    )
     # the same figures as the command line on the same files
     assert main(["agreement", str(files["a.txt"]), str(files["b.jsonl"]), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     assert f"{cli['f1']:.2f}" == rows["overall"][2] and f"{cli['kappa']:.3f}" == rows["overall"][3]
     for t, m in cli["per_type"].items():
-        assert rows[t][:4] == [f"{m['precision']:.2f}", f"{m['recall']:.2f}", f"{m['f1']:.2f}",
-                               "n/a" if m["kappa"] is None else f"{m['kappa']:.3f}"]
-    assert [d.index for d in view.model.rows] == [d["sentence"] for d in cli["differences"]] == [1, 2]
+        assert rows[t][:4] == [
+            f"{m['precision']:.2f}",
+            f"{m['recall']:.2f}",
+            f"{m['f1']:.2f}",
+            "n/a" if m["kappa"] is None else f"{m['kappa']:.3f}",
+        ]
+    assert (
+        [d.index for d in view.model.rows] == [d["sentence"] for d in cli["differences"]] == [1, 2]
+    )
 
 
 def test_a_click_shows_both_annotations_and_moves_the_browser(window, qtbot, files):
@@ -96,7 +117,10 @@ def test_a_click_shows_both_annotations_and_moves_the_browser(window, qtbot, fil
     assert "Mary" in b_row and "<sub>PER</sub>" not in b_row and "Acme&nbsp;<sub>ORG</sub>" in b_row
     assert window.current_sentence_index() == 1  # the browser followed (A is the open corpus)
     view.activate(0)
-    assert "Paris&nbsp;<sub>LOC</sub>" in view.detail.text() and "Paris&nbsp;<sub>ORG</sub>" in view.detail.text()
+    assert (
+        "Paris&nbsp;<sub>LOC</sub>" in view.detail.text()
+        and "Paris&nbsp;<sub>ORG</sub>" in view.detail.text()
+    )
     assert window.current_sentence_index() == 0
     # an edit of the open corpus makes the result out of date
     assert window.document.set_spans(1, []) is not None
@@ -106,13 +130,16 @@ def test_a_click_shows_both_annotations_and_moves_the_browser(window, qtbot, fil
 def test_other_files_do_not_move_the_browser(window, qtbot, files):
     view = window.views.agreement_view
     window.select_sentence(5)
-    compare(window, qtbot, files["a.txt"], files["b.txt"])  # the open corpus is the demo: A is not it
+    compare(
+        window, qtbot, files["a.txt"], files["b.txt"]
+    )  # the open corpus is the demo: A is not it
     view.activate(1)
     assert view.shown_sentence() == 2 and window.current_sentence_index() == 5
 
 
-@pytest.mark.parametrize("other, message", [("short.txt", "has more sentences than"),
-                                            ("other.txt", "Linz")])
+@pytest.mark.parametrize(
+    "other, message", [("short.txt", "has more sentences than"), ("other.txt", "Linz")]
+)
 def test_mismatched_files_give_one_line(window, qtbot, files, other, message):
     view = window.views.agreement_view
     compare(window, qtbot, files["a.txt"], files[other])

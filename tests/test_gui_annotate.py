@@ -53,8 +53,12 @@ def window(qtbot, tmp_path, corpus_file):
 
 def _click(qtbot, view, token: int, shift: bool = False) -> None:
     c = view._boxes[token].center()
-    qtbot.mouseClick(view, Qt.LeftButton, Qt.ShiftModifier if shift else Qt.NoModifier,
-                     QPoint(int(c.x()), int(c.y())))
+    qtbot.mouseClick(
+        view,
+        Qt.LeftButton,
+        Qt.ShiftModifier if shift else Qt.NoModifier,
+        QPoint(int(c.x()), int(c.y())),
+    )
 
 
 def _sentence_without_entities(corpus, n_min=4) -> int:
@@ -70,7 +74,11 @@ def test_span_edit_functions():
     assert ann.set_label(spans, 1, 4, "MISC") == [Span(1, 4, "MISC"), Span(5, 7, "ORG")]
     assert ann.clear(spans, 3, 6) == [Span(0, 2, "PER")]
     # growing into a neighbour takes its tokens; a neighbour left with none is refused, not deleted
-    assert ann.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [Span(0, 2, "PER"), Span(2, 6, "LOC"), Span(6, 7, "ORG")]
+    assert ann.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [
+        Span(0, 2, "PER"),
+        Span(2, 6, "LOC"),
+        Span(6, 7, "ORG"),
+    ]
     with pytest.raises(ann.EditRefused):
         ann.resize([Span(0, 1, "ORG"), Span(1, 2, "LOC")], Span(0, 1, "ORG"), 0, 2, 3)
     # '+' on the first token of an entity right after another merges the two (undoes '/')
@@ -79,9 +87,16 @@ def test_span_edit_functions():
     assert ann.merge_pair(halves, 3) == (Span(2, 4, "PER"), Span(6, 7, "LOC"))
     assert ann.merge_pair(halves, 6) is None and ann.merge_pair(halves, 5) is None
     assert ann.resize(spans, Span(3, 4, "LOC"), 4, 4, 8) == [Span(0, 2, "PER"), Span(5, 7, "ORG")]
-    assert ann.split(spans, Span(5, 7, "ORG"), 6) == [Span(0, 2, "PER"), Span(3, 4, "LOC"), Span(5, 6, "ORG"),
-                                                      Span(6, 7, "ORG")]
-    assert ann.merge(spans, Span(3, 4, "LOC"), Span(5, 7, "ORG")) == [Span(0, 2, "PER"), Span(3, 7, "LOC")]
+    assert ann.split(spans, Span(5, 7, "ORG"), 6) == [
+        Span(0, 2, "PER"),
+        Span(3, 4, "LOC"),
+        Span(5, 6, "ORG"),
+        Span(6, 7, "ORG"),
+    ]
+    assert ann.merge(spans, Span(3, 4, "LOC"), Span(5, 7, "ORG")) == [
+        Span(0, 2, "PER"),
+        Span(3, 7, "LOC"),
+    ]
     with pytest.raises(ValueError):
         ann.split(spans, Span(3, 4, "LOC"), 3)
 
@@ -144,12 +159,23 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     # accept a candidate as gold on another sentence (undo jumps back to it)
     ses = window.document
     if ses.nbest is not None:
-        k2 = next(j for j in range(len(c)) if j != k and ses.nbest_row(j) >= 0 and any(
-            ses.nbest.spans(ses.nbest_row(j), x) != c.sentences[j].spans
-            for x in range(1, ses.nbest.n_candidates(ses.nbest_row(j)))))
+        k2 = next(
+            j
+            for j in range(len(c))
+            if j != k
+            and ses.nbest_row(j) >= 0
+            and any(
+                ses.nbest.spans(ses.nbest_row(j), x) != c.sentences[j].spans
+                for x in range(1, ses.nbest.n_candidates(ses.nbest_row(j)))
+            )
+        )
         window.select_sentence(k2)
         i2 = ses.nbest_row(k2)
-        j = next(x for x in range(1, ses.nbest.n_candidates(i2)) if ses.nbest.spans(i2, x) != c.sentences[k2].spans)
+        j = next(
+            x
+            for x in range(1, ses.nbest.n_candidates(i2))
+            if ses.nbest.spans(i2, x) != c.sentences[k2].spans
+        )
         window.nbest_panel.select(j)
         before = list(c.sentences[k2].spans)
         window.findChild(object, "acceptButton").defaultAction().trigger()
@@ -247,9 +273,13 @@ def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
     k = _sentence_without_entities(read_corpus(str(corpus_file)))
     script = tmp_path / "crash.py"
     script.write_text(_CRASH_SCRIPT, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script), st.fileName(), str(corpus_file), str(k)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    proc = subprocess.Popen(
+        [sys.executable, str(script), st.fileName(), str(corpus_file), str(k)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     try:
         deadline = time.monotonic() + 90
         saved = None
@@ -304,6 +334,7 @@ def _sentence_with_other_candidate(window):
 
 def test_a_gold_edit_refreshes_f_marks_and_counts(window, qtbot):
     from nerstudio.gui.models.nbest_model import NBestTableModel
+
     if window.document.nbest is None:
         pytest.skip("demo N-best list not built")
     k, i, j = _sentence_with_other_candidate(window)
@@ -347,7 +378,9 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     src = DEMO_MODEL_DIR / "train.nbest.npz"
     if not src.exists():
         pytest.skip("demo N-best list not built")
-    shutil.copyfile(src, corpus_file.with_name("train.nbest.npz"))  # found as the corpus's companion
+    shutil.copyfile(
+        src, corpus_file.with_name("train.nbest.npz")
+    )  # found as the corpus's companion
     st = _settings(tmp_path)
     probe = MainWindow(st)
     qtbot.addWidget(probe)
@@ -376,5 +409,7 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     assert ses.nbest_row(k) == i and ses.nbest.gold[i] == new  # what the next training run reads
     assert ses.nbest_index.exact()[ses.candidate_rows(i)][j]
     w.select_sentence(k)
-    assert w.nbest_panel.model.exact_marks()[j] and w.tree_model.status(k).startswith("✓" if j == 0 else "✗")
+    assert w.nbest_panel.model.exact_marks()[j] and w.tree_model.status(k).startswith(
+        "✓" if j == 0 else "✗"
+    )
     assert w.isWindowModified()

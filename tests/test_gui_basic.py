@@ -64,6 +64,7 @@ def test_bad_file_shows_an_error_not_a_traceback(window, tmp_path, monkeypatch):
     bad.write_text("a O\nb\n", encoding="utf-8")
     shown = []
     from PySide6.QtWidgets import QMessageBox
+
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append(text))
     assert not window.load_corpus(str(bad))
     assert shown and "bad.conll:2" in shown[0]
@@ -73,10 +74,16 @@ def test_bad_file_shows_an_error_not_a_traceback(window, tmp_path, monkeypatch):
 def test_screenshot_command_renders_the_demo_corpus(tmp_path):
     out = tmp_path / "demo.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--screenshot", str(out)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "--screenshot", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.exists() and out.stat().st_size > 10_000
     from PySide6.QtGui import QImage
+
     img = QImage(str(out))
     assert img.width() >= 800 and img.height() >= 600

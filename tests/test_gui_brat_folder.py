@@ -19,8 +19,10 @@ B = "Greta Lind flew to Oslo on Monday.\n"
 def _collection(folder):
     folder.mkdir()
     (folder / "a.txt").write_text(A, encoding="utf-8")
-    (folder / "a.ann").write_text("T1\tORG 0 5\tNokia\nT2\tORG 25 32\tSiemens\n#1\tAnnotatorNotes T1\tFinnish\n",
-                                  encoding="utf-8")
+    (folder / "a.ann").write_text(
+        "T1\tORG 0 5\tNokia\nT2\tORG 25 32\tSiemens\n#1\tAnnotatorNotes T1\tFinnish\n",
+        encoding="utf-8",
+    )
     (folder / "b.txt").write_text(B, encoding="utf-8")
     (folder / "b.ann").write_text("T1\tPER 0 10\tGreta Lind\n", encoding="utf-8")
     (folder / "annotation.conf").write_text("[entities]\nPER\nORG\nLOC\n", encoding="utf-8")
@@ -47,8 +49,13 @@ def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path, 
     assert not w.isWindowModified()
     after = {p.name: p.read_bytes() for p in folder.iterdir()}
     assert set(after) == set(before)
-    assert {n: v for n, v in after.items() if n != "b.ann"} == {n: v for n, v in before.items() if n != "b.ann"}
-    assert after["b.ann"].decode("utf-8").splitlines() == ["T1\tPER 0 10\tGreta Lind", "T2\tLOC 19 23\tOslo"]
+    assert {n: v for n, v in after.items() if n != "b.ann"} == {
+        n: v for n, v in before.items() if n != "b.ann"
+    }
+    assert after["b.ann"].decode("utf-8").splitlines() == [
+        "T1\tPER 0 10\tGreta Lind",
+        "T2\tLOC 19 23\tOslo",
+    ]
     assert read_corpus(folder).sentences[k].spans == [Span(0, 2, "PER"), Span(i, i + 1, "LOC")]
 
 

@@ -11,8 +11,10 @@ pytest.importorskip("pytestqt")
 from nerstudio.experiments.compare import compare_outputs
 from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
-                                reason="demo N-best lists not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
+    reason="demo N-best lists not built (tools/demo/build_model.py)",
+)
 
 
 def test_comparison_tab_on_the_dev_list(window, qtbot):
@@ -71,8 +73,13 @@ def test_comparison_follows_gold_edits(window, qtbot):
     res = window.comparison_view.result
     assert res is not None
     ses = window.document
-    k = next(k for k in range(len(window.corpus)) if ses.nbest_row(k) >= 0 and
-             res.sentences[ses.nbest_row(k)].verdict != "fixed" and res.sentences[ses.nbest_row(k)].choice > 0)
+    k = next(
+        k
+        for k in range(len(window.corpus))
+        if ses.nbest_row(k) >= 0
+        and res.sentences[ses.nbest_row(k)].verdict != "fixed"
+        and res.sentences[ses.nbest_row(k)].choice > 0
+    )
     i = ses.nbest_row(k)
     window.select_sentence(k)
     # accepting the reranker's pick as gold makes this sentence 'fixed'
@@ -105,7 +112,10 @@ def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, 
     window.tabs.setCurrentWidget(view)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30000)
     view.dev_button.click()
-    qtbot.waitUntil(lambda: window.comparison.on_dev and view.result is not None and not view.busy, timeout=30000)
+    qtbot.waitUntil(
+        lambda: window.comparison.on_dev and view.result is not None and not view.busy,
+        timeout=30000,
+    )
     view.set_kind("all")
     dev = window.document.dev_nbest
     model = view.model
@@ -116,7 +126,9 @@ def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, 
     k0 = window.current_sentence_index()
     view.activate(1)
     assert window.current_sentence_index() == k0  # not in train.conll: the cursor stays …
-    assert "not in the open corpus" in window.statusBar().currentMessage()  # … and the status bar says why
+    assert (
+        "not in the open corpus" in window.statusBar().currentMessage()
+    )  # … and the status bar says why
 
 
 def test_error_analysis_cells_filter_the_browser(window, qtbot):
@@ -124,13 +136,16 @@ def test_error_analysis_cells_filter_the_browser(window, qtbot):
     side (F by entity and sentence length, errors by kind, as experiments.error_analysis counts
     them); a click on a cell shows in the browser only the sentences where that system errs there."""
     from nerstudio.experiments.error_analysis import error_kinds, error_sentences
+
     w = window
     view = w.comparison_view
     w.tabs.setCurrentWidget(view)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=30000)
     table = view.errors
     labels = [table.item(r, 0).text() for r in range(table.rowCount())]
-    assert "entity of 1 word" in labels and "sentence of 11–20" in labels and "error: missed" in labels
+    assert (
+        "entity of 1 word" in labels and "sentence of 11–20" in labels and "error: missed" in labels
+    )
     doc = w.document
     nb = doc.nbest
     gold = list(nb.gold)

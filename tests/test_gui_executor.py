@@ -11,8 +11,18 @@ from nerstudio.demo import DEMO_DIR
 
 def _pipeline_settings(w):
     s = w.training_panel.snapshot()
-    return type(s)(**{**s.__dict__, "start": "tagger", "folds": 2, "n": 3, "tagger_iter": 5,
-                      "algo": "averaged", "params": {"epochs": 1}, "dev_path": ""})
+    return type(s)(
+        **{
+            **s.__dict__,
+            "start": "tagger",
+            "folds": 2,
+            "n": 3,
+            "tagger_iter": 5,
+            "algo": "averaged",
+            "params": {"epochs": 1},
+            "dev_path": "",
+        }
+    )
 
 
 def test_a_bad_setting_is_refused_and_a_good_one_kept(window):
@@ -34,6 +44,7 @@ def test_the_pipeline_jackknife_runs_on_a_dask_cluster_with_the_same_lists(windo
     pytest.importorskip("distributed", reason="the dask extra is not installed")
     from nerstudio.corpus.formats import read_corpus
     from nerstudio.experiments.pipeline import jackknife
+
     w = window
     w.dialogs.ask_text = lambda *a: "dask-local:2"
     assert w.training.choose_executor()
@@ -50,8 +61,12 @@ def test_the_pipeline_jackknife_runs_on_a_dask_cluster_with_the_same_lists(windo
         assert calls, "the folds did not go to the cluster"
         got = w.document.nbest
         corpus = read_corpus(str(DEMO_DIR / "train.conll"))
-        tparams = {"task": settings.task, "features": settings.tagger_features, "max_iter": settings.tagger_iter,
-                   "labels": corpus.labels}
+        tparams = {
+            "task": settings.task,
+            "features": settings.tagger_features,
+            "max_iter": settings.tagger_iter,
+            "labels": corpus.labels,
+        }
         ref = jackknife(corpus, 2, 3, tparams, workers=1).nbest
         assert [list(x) for x in got.words] == [list(x) for x in ref.words]
         assert len(got) == len(ref)

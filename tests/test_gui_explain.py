@@ -28,7 +28,9 @@ from nerstudio.rerank.glossary import describe, describe_template
 from nerstudio.rerank.importance import model_importance
 from nerstudio.rerank.model import RerankerModel
 
-NEG_ZERO = re.compile(r"(?<![\w.-])[-−]0(\.0+)?(?![\w.])")  # "-0", "-0.000"; not "-0.0004" nor a shape "0-0-00"
+NEG_ZERO = re.compile(
+    r"(?<![\w.-])[-−]0(\.0+)?(?![\w.])"
+)  # "-0", "-0.000"; not "-0.0004" nor a shape "0-0-00"
 needs_demo = pytest.mark.skipif(not (DEMO / "reranker.npz").exists(), reason="demo model not built")
 
 
@@ -65,7 +67,9 @@ def test_feature_rows_and_group_headers_carry_the_template_descriptions(qtbot, d
     model, _nb, data, pick = demo
     panel = FeaturePanel()
     qtbot.addWidget(panel)
-    exs = [model.explain(data, int(data.offsets[i] + pick[i])) for i in np.flatnonzero(pick != 0)[:10]]
+    exs = [
+        model.explain(data, int(data.offsets[i] + pick[i])) for i in np.flatnonzero(pick != 0)[:10]
+    ]
     ex = max(exs, key=lambda e: sum(t.contribution != 0 for t in e.terms))  # the richest of a few
     panel.show_explanation(rows_from_terms(ex.terms), "Candidate 1", ex.score)
     fm = panel.model
@@ -77,7 +81,9 @@ def test_feature_rows_and_group_headers_carry_the_template_descriptions(qtbot, d
         assert describe_template(code) in fm.data(head, TOOLTIP)
         for r in range(fm.rowCount(head)):
             row = fm.term_at(fm.index(r, 0, head))
-            assert fm.data(fm.index(r, 0, head), TOOLTIP).startswith(describe(row.name, row.template))
+            assert fm.data(fm.index(r, 0, head), TOOLTIP).startswith(
+                describe(row.name, row.template)
+            )
     assert "score " in panel.header.text() and "L(x) term" in panel.header.text()
 
 
@@ -87,11 +93,14 @@ def test_why_sentence_names_the_tables_top_rows_in_its_order(qtbot, demo):
     cmp_, a, b = _pair(demo)
     panel = FeaturePanel()
     qtbot.addWidget(panel)
-    panel.show_comparison(rows_from_terms(cmp_.terms, compare=True), a, b, cmp_.delta, scores=(1.0, 0.5))
+    panel.show_comparison(
+        rows_from_terms(cmp_.terms, compare=True), a, b, cmp_.delta, scores=(1.0, 0.5)
+    )
     fm = panel.model
 
     def top_groups(k):
         return [fm._groups[g][0] for g in range(min(k, fm.rowCount()))]
+
     text = panel.why_text()
     assert f"prefers {a} to {b}" in text
     codes = [("L(x)" if c == "L" else c) for c in top_groups(2)]
@@ -114,11 +123,17 @@ def test_why_sentence_names_the_tables_top_rows_in_its_order(qtbot, demo):
 def test_no_negative_zero_in_the_feature_and_nbest_tables(qtbot):
     panel = FeaturePanel()
     qtbot.addWidget(panel)
-    rows = [TermRow("L(x)", "L", -0.0001, -0.0002, 0.5, -0.00005),
-            TermRow("BO01=in Aa0", "BO01", 1.0, 0.0, -0.0004, -0.0004),
-            TermRow("WE=Acme", "WE", -0.0, 1.0, 0.3, -0.0)]
+    rows = [
+        TermRow("L(x)", "L", -0.0001, -0.0002, 0.5, -0.00005),
+        TermRow("BO01=in Aa0", "BO01", 1.0, 0.0, -0.0004, -0.0004),
+        TermRow("WE=Acme", "WE", -0.0, 1.0, 0.3, -0.0),
+    ]
     panel.show_comparison(rows, "candidate 2", "candidate 1", -0.0004, scores=(-0.0001, 0.0003))
-    shown = _all_text(panel.model) + _all_text(panel.model, TOOLTIP) + [panel.header.text(), panel.why_text()]
+    shown = (
+        _all_text(panel.model)
+        + _all_text(panel.model, TOOLTIP)
+        + [panel.header.text(), panel.why_text()]
+    )
     assert not any(NEG_ZERO.search(s) for s in shown), shown
     assert "0.000" in panel.header.text()  # the values are there, shown as zero
     panel.show_explanation(rows, "Candidate 2", -0.0002)
@@ -139,7 +154,9 @@ def test_model_features_view_lists_templates_and_requests_their_sentences(qtbot,
     m = view.model
     assert m.rowCount() == len(res.templates)
     assert sum(m.rowCount(m.index(g, 0)) for g in range(m.rowCount())) == len(res.features)
-    assert describe_template(res.templates[0].template) in m.data(m.index(0, ImportanceTreeModel.MEANING))
+    assert describe_template(res.templates[0].template) in m.data(
+        m.index(0, ImportanceTreeModel.MEANING)
+    )
     got = []
     view.sentencesRequested.connect(got.append)
     view.tree.clicked.emit(view.proxy.index(0, ImportanceTreeModel.MOVES))
@@ -164,30 +181,41 @@ def test_model_features_view_lists_templates_and_requests_their_sentences(qtbot,
     class Ctx:
         def should_cancel(self):
             return False
+
     again = importance_job(model, data, view.against())(Ctx())
     assert again.against == "runner-up" and len(again.decisions) >= len(res.decisions)
     assert not any(NEG_ZERO.search(s) for s in _all_text(m))
 
 
 def _run(label, unit, corpus=""):
-    return Run(label, unit, 80.0, [1, 2, 3], [None] * 3, [None] * 3, [81.0, 82.0, 81.5], [], "done", corpus)
+    return Run(
+        label, unit, 80.0, [1, 2, 3], [None] * 3, [None] * 3, [81.0, 82.0, 81.5], [], "done", corpus
+    )
 
 
 @pytest.mark.ux
 def test_boosting_rounds_and_perceptron_epochs_never_share_an_axes():
     fig = Figure(figsize=(8, 3))
     FigureCanvasAgg(fig)
-    runs = [_run("boosting", "round", "eng.train"), _run("averaged perceptron", "epoch", "demo train.conll"),
-            _run("voted perceptron", "epoch", "demo train.conll")]
+    runs = [
+        _run("boosting", "round", "eng.train"),
+        _run("averaged perceptron", "epoch", "demo train.conll"),
+        _run("voted perceptron", "epoch", "demo train.conll"),
+    ]
     axes = draw_runs(fig, runs, True, True, True)
     assert set(axes) == {"round", "epoch"} and len(fig.axes) == 2  # two plots, no twin axis
     ra, ea = axes["round"], axes["epoch"]
     assert ra is not ea
-    assert ra.get_shared_x_axes().get_siblings(ra) == [ra] and ea.get_shared_x_axes().get_siblings(ea) == [ea]
+    assert ra.get_shared_x_axes().get_siblings(ra) == [ra] and ea.get_shared_x_axes().get_siblings(
+        ea
+    ) == [ea]
     assert ra.get_xlabel() == "boosting round" and ea.get_xlabel() == "epoch"
     labels = {ax: [t.get_text() for t in ax.get_legend().get_texts()] for ax in (ra, ea)}
     assert labels[ra] == ["boosting · on eng.train"]
-    assert labels[ea] == ["averaged perceptron · on demo train.conll", "voted perceptron · on demo train.conll"]
+    assert labels[ea] == [
+        "averaged perceptron · on demo train.conll",
+        "voted perceptron · on demo train.conll",
+    ]
     # a tall area stacks the two plots; they still have their own x axes
     tall = Figure(figsize=(3, 4))
     FigureCanvasAgg(tall)
@@ -235,7 +263,9 @@ def test_model_features_tab_ranks_the_demo_reranker_and_filters_the_browser(wind
     with qtbot.waitSignal(view.sentencesRequested):
         view.tree.clicked.emit(top)
     n = len(w.corpus)
-    rows_shown = {int(w.document.nbest_index.row_of[k]) for k in range(n) if w.views.proxy.accepts(k)}
+    rows_shown = {
+        int(w.document.nbest_index.row_of[k]) for k in range(n) if w.views.proxy.accepts(k)
+    }
     assert rows_shown == set(wanted)
     assert "show all" in w.filter_count.text()
     assert w.document.nbest_row(w.cursor.k) in set(wanted)

@@ -35,14 +35,20 @@ def opened(make_window, qtbot):
 
 
 def _sentence_with(corpus, n_spans=3) -> int:
-    return next(k for k, s in enumerate(corpus.sentences) if len(s.spans) >= n_spans and s.spans[0].start > 0)
+    return next(
+        k
+        for k, s in enumerate(corpus.sentences)
+        if len(s.spans) >= n_spans and s.spans[0].start > 0
+    )
 
 
 def test_first_key_after_opening_reaches_the_sentence(opened, qtbot):
     w = opened
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sentence_view)
     k = w.current_sentence_index()
-    first = next(s for s in sorted(w.corpus.sentences[k].spans) if s.start > 0 or s.end > 1)  # not the caret's
+    first = next(
+        s for s in sorted(w.corpus.sentences[k].spans) if s.start > 0 or s.end > 1
+    )  # not the caret's
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)  # the first key: next entity
     assert w.sentence_view.selection() == (first.start, first.end)
 
@@ -99,7 +105,9 @@ def test_focus_key_and_legend_digits(opened, qtbot):
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sentence_view)
     assert w.legend.text().startswith("1 PER P  2 ORG O  3 LOC L  4 MISC M")
     rows = {b: a for a, b in w.annotation.shortcut_rows()}
-    assert rows["Next entity (selects it)"] == "Tab" and rows["Caret to the previous token"] == "Left"
+    assert (
+        rows["Next entity (selects it)"] == "Tab" and rows["Caret to the previous token"] == "Left"
+    )
 
 
 @pytest.mark.data_integrity
@@ -108,6 +116,7 @@ def test_legend_and_digits_fixed_across_preannotation_and_reopening(make_window,
     JSONL and reopened — the digit 1 sets PER every time, and the legend says so."""
     import nerstudio
     from nerstudio.demo import DEMO_MODEL_DIR
+
     corpus = nerstudio.read(DEMO_DIR / "dev.conll")
     for s in corpus.sentences:
         s.spans = []

@@ -37,7 +37,9 @@ def corpus_file(tmp_path):
 
 def _open(make_window, path, asked=None, answer="cancel"):
     w = make_window()
-    w.dialogs.ask_recover = lambda path, summary="": pytest.fail(f"unexpected recovery offer: {path}")
+    w.dialogs.ask_recover = lambda path, summary="": pytest.fail(
+        f"unexpected recovery offer: {path}"
+    )
     if asked is not None:
         w.dialogs.ask_disk_changed = lambda *a: asked.append(a) or answer
     assert w.load_corpus(str(path), attach=False)
@@ -69,10 +71,14 @@ def test_case1_another_programs_change_is_not_overwritten(make_window, corpus_fi
     n_activation = len(asked)
     _activate()
     w.act_save_corpus.trigger()
-    assert read_corpus(str(corpus_file)).sentences[2].spans == [Span(0, 1, "ORG")]  # sed's change is there
+    assert read_corpus(str(corpus_file)).sentences[2].spans == [
+        Span(0, 1, "ORG")
+    ]  # sed's change is there
     assert w.isWindowModified()
     assert "Not saved" in w.statusBar().currentMessage()
-    assert n_activation == 1 and asked[0][1] == "changed"  # asked on activation, once for one change
+    assert (
+        n_activation == 1 and asked[0][1] == "changed"
+    )  # asked on activation, once for one change
     assert len(asked) == 2 and asked[-1][2] == 1  # and on save; one sentence edited here
 
 
@@ -83,7 +89,10 @@ def test_keep_both_merges_and_saves(make_window, corpus_file):
     sed_i(corpus_file, THEIRS_OLD, THEIRS_NEW)
     assert w.save_corpus()
     assert asked[0][4] is True
-    assert asked[0][3] == "Keep both: 1 sentence takes the file's entities, 1 sentence keeps this window's."
+    assert (
+        asked[0][3]
+        == "Keep both: 1 sentence takes the file's entities, 1 sentence keeps this window's."
+    )
     back = read_corpus(str(corpus_file))
     assert back.sentences[1].spans == MINE and back.sentences[2].spans == [Span(0, 1, "ORG")]
     assert not w.isWindowModified()
@@ -97,8 +106,13 @@ def test_keep_both_is_not_offered_when_their_tokens_changed(make_window, corpus_
     w.document.set_spans(1, MINE)
     sed_i(corpus_file, "Commission NNP", "Commissioner NNP")
     assert not w.save_corpus()
-    (_path, status, edits, keep, can_keep, _when, can_overwrite), = asked
-    assert status == "changed" and edits == 1 and not can_keep and "tokens of sentence 4 changed" in keep
+    ((_path, status, edits, keep, can_keep, _when, can_overwrite),) = asked
+    assert (
+        status == "changed"
+        and edits == 1
+        and not can_keep
+        and "tokens of sentence 4 changed" in keep
+    )
     assert can_overwrite
 
 
@@ -149,10 +163,17 @@ def test_the_disk_changed_dialog_offers_the_choices(qtbot, make_window, corpus_f
 
     QTimer.singleShot(0, lambda: click("Overwrite"))
     keep = "Keep both: 1 sentence takes the file's entities."
-    assert w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, keep, True, "12:41:03") == "overwrite"
+    assert (
+        w.dialogs.ask_disk_changed(str(corpus_file), "changed", 3, keep, True, "12:41:03")
+        == "overwrite"
+    )
     assert seen["default"] == "Keep both"
     assert {"Keep both", "Reload (drop my edits)", "Overwrite", "Save as…"} <= set(seen["buttons"])
-    assert "eng.testb" in seen["text"] and "unsaved edits in 3 sentences" in seen["text"] and "12:41:03" in seen["text"]
+    assert (
+        "eng.testb" in seen["text"]
+        and "unsaved edits in 3 sentences" in seen["text"]
+        and "12:41:03" in seen["text"]
+    )
     QTimer.singleShot(0, lambda: click("Save here again"))
     assert w.dialogs.ask_disk_changed(str(corpus_file), "missing", 1, "", False) == "overwrite"
     assert "deleted or moved" in seen["text"]
@@ -160,6 +181,7 @@ def test_the_disk_changed_dialog_offers_the_choices(qtbot, make_window, corpus_f
 
 def _click_later(label, seen):
     """Click the button ``label`` of the message box that is about to open."""
+
     def click():
         box = QApplication.activeModalWidget()
         if not isinstance(box, QMessageBox):
@@ -168,6 +190,7 @@ def _click_later(label, seen):
         seen["buttons"] = [b.text() for b in box.buttons()]
         seen["text"] = box.text()
         next(b for b in box.buttons() if b.text() == label).click()
+
     QTimer.singleShot(0, click)
 
 
@@ -180,7 +203,9 @@ def test_the_recovery_and_lock_dialogs_answer(make_window):
         assert w.dialogs.ask_recover("/tmp/x.recovery.json", summary) is answer
         assert summary in seen["text"]
     _click_later("Save as…", seen)
-    assert w.dialogs.ask_locked("/data/eng.testb", "ann@host (process 1234, since 14:05)") == "save_as"
+    assert (
+        w.dialogs.ask_locked("/data/eng.testb", "ann@host (process 1234, since 14:05)") == "save_as"
+    )
     assert "eng.testb" in seen["text"] and "process 1234" in seen["text"]
 
 
@@ -249,9 +274,13 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
     procs, saved = [], []
     try:
         for k in (0, 2):
-            p = subprocess.Popen([sys.executable, str(script), settings, str(corpus_file), str(k)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                 env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+            p = subprocess.Popen(
+                [sys.executable, str(script), settings, str(corpus_file), str(k)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+            )
             procs.append(p)
         for p in procs:
             deadline = time.monotonic() + 90
@@ -276,9 +305,14 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
     assert w.load_corpus(str(corpus_file), attach=False)
     assert sorted(p for p, _ in offered) == sorted(saved) and len(set(saved)) == 2
     for _path, summary in offered:
-        assert re.match(r"1 sentence of eng\.testb edited (just now|\d+ seconds ago) by process \d+ on ", summary)
+        assert re.match(
+            r"1 sentence of eng\.testb edited (just now|\d+ seconds ago) by process \d+ on ",
+            summary,
+        )
     assert w.document.spans(0) == [] and w.document.spans(2) == []  # both instances' edits
-    assert not w.findChild(QLabel, "readOnlyLabel").isVisible()  # the killed holder's lock is taken over
+    assert not w.findChild(
+        QLabel, "readOnlyLabel"
+    ).isVisible()  # the killed holder's lock is taken over
     assert w.save_corpus()
     assert all(not os.path.exists(p) for p in saved)
 

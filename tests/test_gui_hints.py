@@ -16,7 +16,9 @@ from PySide6.QtGui import QAction, QKeySequence
 
 import nerstudio.gui
 
-KEY = re.compile(r"\(((?:Ctrl|Shift|Alt|F\d{1,2})[A-Za-z0-9+=\-]*)(?:[,)]| then| or| to| goes| undoes)")
+KEY = re.compile(
+    r"\(((?:Ctrl|Shift|Alt|F\d{1,2})[A-Za-z0-9+=\-]*)(?:[,)]| then| or| to| goes| undoes)"
+)
 
 
 def named_keys() -> dict[str, list[str]]:
@@ -32,10 +34,16 @@ def named_keys() -> dict[str, list[str]]:
 
 
 def test_the_keys_hints_name_exist(empty_window):
-    keys = {QKeySequence(s.toString()).toString(QKeySequence.PortableText)
-            for a in empty_window.findChildren(QAction) for s in a.shortcuts()}
+    keys = {
+        QKeySequence(s.toString()).toString(QKeySequence.PortableText)
+        for a in empty_window.findChildren(QAction)
+        for s in a.shortcuts()
+    }
     named = named_keys()
     assert {"F5", "F10", "Ctrl+M", "Shift+F5"} <= set(named)  # the scan finds the hints
-    missing = {k: v for k, v in named.items()
-               if QKeySequence(k).toString(QKeySequence.PortableText) not in keys}
+    missing = {
+        k: v
+        for k, v in named.items()
+        if QKeySequence(k).toString(QKeySequence.PortableText) not in keys
+    }
     assert not missing, f"hints name keys no action has: {missing}"

@@ -39,7 +39,9 @@ def _train_perceptron(window, qtbot, epochs=2):
 def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, keep):
     curve = _train_perceptron(window, qtbot)
     run = window.document.runs[-1]
-    assert run.corpus_name == "train.conll" and run.corpus_path == os.path.abspath(DEMO_DIR / "train.conll")
+    assert run.corpus_name == "train.conll" and run.corpus_path == os.path.abspath(
+        DEMO_DIR / "train.conll"
+    )
     assert "train.conll" in curve.legend()
     asked = []
     window.dialogs.ask_keep_runs = lambda n, corpora, new: asked.append((n, corpora, new)) or keep
@@ -101,7 +103,9 @@ def test_a_large_file_is_read_in_the_worker_while_the_window_keeps_working(bare,
     bare.jobs.progress.connect(lambda m, d, n: progress.append((m, d, n)))
     opened = []
     assert bare.files.open_corpus(str(path), attach=False, then=opened.append)
-    assert bare.runner.busy and bare.corpus.n_tokens == 50  # reading in the worker: open_corpus returned at once
+    assert (
+        bare.runner.busy and bare.corpus.n_tokens == 50
+    )  # reading in the worker: open_corpus returned at once
     qtbot.waitUntil(lambda: bool(opened), timeout=120000)
     timer.stop()
     assert opened == [True] and bare.corpus.n_tokens == 1_000_000 and len(bare.corpus) == 1
@@ -129,10 +133,14 @@ def test_a_file_that_is_not_utf8_can_be_reopened_with_another_encoding(bare, qtb
     path.write_bytes("Müller B-PER\nin O\nKöln B-LOC\n".encode("latin-1"))
     asked = []
     bare.dialogs.ask_reopen_encoding = lambda p, msg: asked.append((p, msg)) or "latin-1"
-    bare.dialogs.critical = lambda *a: pytest.fail(f"plain error instead of an encoding choice: {a}")
+    bare.dialogs.critical = lambda *a: pytest.fail(
+        f"plain error instead of an encoding choice: {a}"
+    )
     assert not bare.load_corpus(str(path), attach=False)  # the first read fails...
     assert asked and asked[0][0] == str(path)
-    qtbot.waitUntil(lambda: bare.corpus is not None, timeout=10000)  # ...and the second one succeeds
+    qtbot.waitUntil(
+        lambda: bare.corpus is not None, timeout=10000
+    )  # ...and the second one succeeds
     assert bare.corpus.encoding == "latin-1"
     assert bare.corpus.sentences[0].words[0] == "Müller"
 
@@ -158,17 +166,23 @@ def test_open_recent_shows_paths(bare, tmp_path):
     texts = [a.text() for a in acts]
     assert os.path.abspath(DEMO_DIR / "dev.conll") in texts[1]  # short: the whole path
     assert texts[0].endswith("corpus.conll") and "…" in texts[0]  # long: elided in the middle
-    assert acts[0].toolTip() == str(deep) and acts[1].toolTip() == os.path.abspath(DEMO_DIR / "dev.conll")
+    assert acts[0].toolTip() == str(deep) and acts[1].toolTip() == os.path.abspath(
+        DEMO_DIR / "dev.conll"
+    )
 
 
 # -- progress of the whole pipeline -----------------------------------------------------------
 def test_pipeline_progress_names_the_stage_and_estimates_the_time_left():
     from nerstudio.gui.progress import Pipeline
+
     now = [0.0]
     p = Pipeline(clock=lambda: now[0])
     p.plan(["tagger", "jackknife", "reranker"])
     p.stage("tagger")
-    assert p.describe("iteration 0/100", 0, 100) == "stage 1 of 3: tagger — iteration 0/100 · estimating…"
+    assert (
+        p.describe("iteration 0/100", 0, 100)
+        == "stage 1 of 3: tagger — iteration 0/100 · estimating…"
+    )
     now[0] = 10.0  # a quarter of the first stage in 10 s: 30 s left here, 2 stages of 40 s to come
     assert p.eta(25, 100) == pytest.approx(30 + 2 * 40)
     assert p.describe("", 25, 100).endswith("about 1 min 50 s left")
@@ -177,7 +191,9 @@ def test_pipeline_progress_names_the_stage_and_estimates_the_time_left():
     p.stage("jackknife")  # the first took 40 s
     now[0] = 50.0  # half of the second in 10 s: 10 s left, the last at the mean of 40 and 20
     assert p.eta(50, 100) == pytest.approx(10 + 30)
-    assert p.describe("fold 3/5", 50, 100).startswith("stage 2 of 3: jackknife — fold 3/5 · about 40 s")
+    assert p.describe("fold 3/5", 50, 100).startswith(
+        "stage 2 of 3: jackknife — fold 3/5 · about 40 s"
+    )
 
 
 def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window, qtbot):
@@ -191,8 +207,10 @@ def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window
     n_runs = len(window.curve_plot.runs)
     qtbot.mouseClick(window.train_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: window.curve_plot.n_points(n_runs) >= 2, timeout=60000)
-    qtbot.waitUntil(lambda: any(m.startswith("stage 2 of 3: training the reranker") for m, _, _ in lines),
-                    timeout=10000)
+    qtbot.waitUntil(
+        lambda: any(m.startswith("stage 2 of 3: training the reranker") for m, _, _ in lines),
+        timeout=10000,
+    )
     assert any(m.startswith("stage 1 of 3: global features") for m, _, _ in lines)
     assert all(n == 1000 and 0 <= d <= 1000 for m, d, n in lines if m.startswith("stage"))
     assert panel.message.text().startswith("stage 2 of 3: training the reranker")
@@ -230,26 +248,37 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
     qtbot.mouseClick(view.dev_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
     assert not view.banner.isVisibleTo(view)
-    assert len(view.result.sentences) == len(window.document.dev_nbest)  # the dev list, scored by the reranker
+    assert len(view.result.sentences) == len(
+        window.document.dev_nbest
+    )  # the dev list, scored by the reranker
     from nerstudio.app.attachments import score_nbest
     from nerstudio.experiments.compare import compare_outputs
+
     dev = window.document.dev_nbest
     expect = compare_outputs(dev, score_nbest(window.document.model, dev).choice)
-    assert view.result.reranked.f1 == pytest.approx(expect.reranked.f1) and view.result.reranked.f1 < train_f
+    assert (
+        view.result.reranked.f1 == pytest.approx(expect.reranked.f1)
+        and view.result.reranked.f1 < train_f
+    )
     assert "dev.nbest.npz" in view.header.text()
     qtbot.mouseClick(view.dev_button, Qt.LeftButton)  # back to the corpus's list: warned again
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
-    assert view.banner.isVisibleTo(view) and len(view.result.sentences) == len(window.document.nbest)
+    assert view.banner.isVisibleTo(view) and len(view.result.sentences) == len(
+        window.document.nbest
+    )
 
 
 def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
     _train_perceptron(window, qtbot, epochs=1)
     from nerstudio.gui.jobs import trained_on_list
+
     doc = window.document
     assert trained_on_list(doc.model, doc.nbest) == "same"
     assert trained_on_list(doc.model, doc.dev_nbest) is None
     view = _compare(window, qtbot)
-    assert view.banner.isVisibleTo(view) and view.banner.text().startswith("Optimistic: these are the sentences")
+    assert view.banner.isVisibleTo(view) and view.banner.text().startswith(
+        "Optimistic: these are the sentences"
+    )
 
 
 def test_no_warning_on_a_list_the_reranker_did_not_learn_from(window, qtbot):
@@ -261,19 +290,27 @@ def test_no_warning_on_a_list_the_reranker_did_not_learn_from(window, qtbot):
 
 def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
     from nerstudio.gui.main_window import DEMO_MODEL_DIR
+
     window.document.set_dev_nbest(None)
     view = _compare(window, qtbot)
     assert view.dev_button.text() == "Open the dev list…"
     window.dialogs.ask_open = lambda *a: str(DEMO_MODEL_DIR / "dev.nbest.npz")
     qtbot.mouseClick(view.dev_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.result is not None and not view.busy and window.comparison.on_dev, timeout=60000)
-    assert not view.banner.isVisibleTo(view) and len(view.result.sentences) == len(window.document.dev_nbest)
+    qtbot.waitUntil(
+        lambda: view.result is not None and not view.busy and window.comparison.on_dev,
+        timeout=60000,
+    )
+    assert not view.banner.isVisibleTo(view) and len(view.result.sentences) == len(
+        window.document.dev_nbest
+    )
 
 
 # -- quitting with a model never saved --------------------------------------------------------
 def test_quitting_with_a_trained_model_never_saved_asks_first(window, qtbot, tmp_path):
     window.show()
-    window.dialogs.ask_unsaved_models = lambda what: pytest.fail("the demo's models are files: nothing to ask")
+    window.dialogs.ask_unsaved_models = lambda what: pytest.fail(
+        "the demo's models are files: nothing to ask"
+    )
     assert window.files.unsaved_models() == []
     _train_perceptron(window, qtbot, epochs=1)
     asked = []
@@ -306,6 +343,7 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
     from nerstudio.gui.main_window import DEMO_MODEL_DIR
     from nerstudio.gui.views.training_panel import TrainingPanel
     from nerstudio.persist import json_value
+
     with np.load(DEMO_MODEL_DIR / "reranker.npz", allow_pickle=False) as z:
         rh = json_value(z["header"])
     with np.load(DEMO_MODEL_DIR / "tagger.npz", allow_pickle=False) as z:
@@ -313,7 +351,11 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
     panel = TrainingPanel(None)  # no saved preferences
     qtbot.addWidget(panel)
     s = panel.snapshot()
-    assert (s.task, s.tagger_features, s.tagger_iter) == (th["task"], th["features"], th["max_iter"])
+    assert (s.task, s.tagger_features, s.tagger_iter) == (
+        th["task"],
+        th["features"],
+        th["max_iter"],
+    )
     assert (s.folds, s.n) == (5, 20)  # tools/demo/build_model.py: FOLDS, N
     assert s.algo == rh["algo"] == "boost"
     assert {k: s.params[k] for k in rh["params"]} == rh["params"]
@@ -325,11 +367,14 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
 
 
 # -- the recovery folder ----------------------------------------------------------------------
-def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(qapp, monkeypatch, tmp_path):
+def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(
+    qapp, monkeypatch, tmp_path
+):
     from PySide6.QtCore import QCoreApplication
 
     from nerstudio.gui.controllers.annotation import default_recovery_dir
     from nerstudio.gui.paths import recovery_dir
+
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv("NERSTUDIO_RECOVERY_DIR", raising=False)
     names = QCoreApplication.organizationName(), QCoreApplication.applicationName()
@@ -342,7 +387,9 @@ def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(qapp,
         path = recovery_dir()
         assert path == str(tmp_path / "data" / "nerstudio" / "recovery")
         assert default_recovery_dir() == path
-        assert (tmp_path / "data" / "nerstudio" / "recovery" / "train.conll.recovery.json").is_file()
+        assert (
+            tmp_path / "data" / "nerstudio" / "recovery" / "train.conll.recovery.json"
+        ).is_file()
         assert not (tmp_path / "data" / "nerstudio" / "nerstudio").exists()
     finally:
         QCoreApplication.setOrganizationName(names[0])

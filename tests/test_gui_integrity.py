@@ -60,10 +60,13 @@ def corpus_file(tmp_path):
 
 def _open(qtbot, st, path):
     from nerstudio.gui.main_window import MainWindow
+
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
-    w.dialogs.ask_recover = lambda path, summary="": pytest.fail(f"unexpected recovery offer: {path}")
+    w.dialogs.ask_recover = lambda path, summary="": pytest.fail(
+        f"unexpected recovery offer: {path}"
+    )
     assert w.load_corpus(str(path))
     assert w.jobs.wait(60000)
     w.show()
@@ -72,6 +75,7 @@ def _open(qtbot, st, path):
 
 def _f_column(w) -> list[str]:
     from nerstudio.gui.models.nbest_model import NBestTableModel
+
     m = w.nbest_panel.model
     return [m.index(r, NBestTableModel.F).data() for r in range(m.rowCount())]
 
@@ -156,10 +160,13 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
     assert len(targets) == STEADY_EDITS
     script = tmp_path / "steady.py"
     script.write_text(_STEADY_SCRIPT, encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, str(script), st.fileName(), str(corpus_file),
-                             ",".join(map(str, targets))],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    proc = subprocess.Popen(
+        [sys.executable, str(script), st.fileName(), str(corpus_file), ",".join(map(str, targets))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     done = []
     try:
         deadline = time.monotonic() + 120
@@ -179,6 +186,7 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
         proc.stdout.close()
 
     from nerstudio.gui.main_window import MainWindow
+
     w = MainWindow(st)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"
@@ -187,7 +195,7 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
     assert w.load_corpus(str(corpus_file), attach=False)
     assert offered, "no recovery file after a crash"
     recovered = [k for k in done if w.corpus.sentences[k].spans == [Span(0, 1, "ORG")]]
-    must = done[:STEADY_EDITS - MAX_LOST_EDITS]
+    must = done[: STEADY_EDITS - MAX_LOST_EDITS]
     assert set(must) <= set(recovered), f"lost {sorted(set(must) - set(recovered))}"
     # the window shows the first recovered sentence and says what came back; undo takes it back
     assert w.current_sentence_index() == min(recovered)
@@ -266,7 +274,10 @@ def test_merge_right_after_a_split(qtbot, tmp_path, corpus_file):
     view = w.sentence_view
     view.select_tokens(6, 7)  # caret on "Toro", inside the PER
     qtbot.keyClicks(view, "/")
-    assert Span(4, 6, "PER") in w.corpus.sentences[K].spans and Span(6, 8, "PER") in w.corpus.sentences[K].spans
+    assert (
+        Span(4, 6, "PER") in w.corpus.sentences[K].spans
+        and Span(6, 8, "PER") in w.corpus.sentences[K].spans
+    )
     qtbot.keyClicks(view, "+")  # the caret has not moved: merge the two halves back
     assert PER in w.corpus.sentences[K].spans
     # nothing to merge (the last entity, caret not at its start): said so, nothing changes

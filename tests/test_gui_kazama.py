@@ -44,9 +44,16 @@ def test_core_lists_and_origin_agree_with_the_model(tmp_path):
         save_origin,
         train_tagger,
     )
+
     tr, dv = read_corpus(DEMO / "train.conll"), read_corpus(DEMO / "dev.conll")
     pts = []
-    m = train_tagger("proposed", {"C": 100.0, "epochs": 2, "bpm": 0, "n": 3, "n_test": 4}, tr, dv, callback=pts.append)
+    m = train_tagger(
+        "proposed",
+        {"C": 100.0, "epochs": 2, "bpm": 0, "n": 3, "n_test": 4},
+        tr,
+        dv,
+        callback=pts.append,
+    )
     assert [p["step"] for p in pts] == [1, 2] and all(p["dev_f1"] is not None for p in pts)
     doc, sent, origin = display_lists(m, tr)
     assert len(sent) == len(tr) and sent.words[0] == tr.sentences[0].words
@@ -55,7 +62,9 @@ def test_core_lists_and_origin_agree_with_the_model(tmp_path):
         for j in range(sent.n_candidates(i)):
             d, jj = kt.document_candidate(i, j)
             a = int(kt.start_of[i])
-            assert np.array_equal(doc.candidates[d][jj, a:a + len(sent.words[i])], sent.candidates[i][j])
+            assert np.array_equal(
+                doc.candidates[d][jj, a : a + len(sent.words[i])], sent.candidates[i][j]
+            )
             _terms, total, nl, _, _ = kt.explain(i, j)
             assert total == pytest.approx(float(sent.logprobs[i][j]))
             # brute force: Σ count·weight over the model's own term list
@@ -92,6 +101,7 @@ def test_proposed_trained_through_the_gui(window, qtbot):
     w.show_sentence(k)
     m = w.nbest_panel.model
     from PySide6.QtCore import Qt
+
     assert m.headerData(m.LOGP, Qt.Horizontal) == "score"
     assert m.rowCount() == ses.nbest.n_candidates(ses.nbest_row(k))
     w.nbest_panel.select(0)
@@ -104,7 +114,14 @@ def test_proposed_trained_through_the_gui(window, qtbot):
     assert "local" in head and "non-local" in head
     # two candidates from different document candidates: the separating non-local features
     i = ses.nbest_row(k)
-    a, b = 0, next(j for j in range(1, ses.nbest.n_candidates(i)) if ses.kt.origin[i][j] != ses.kt.origin[i][0])
+    a, b = (
+        0,
+        next(
+            j
+            for j in range(1, ses.nbest.n_candidates(i))
+            if ses.kt.origin[i][j] != ses.kt.origin[i][0]
+        ),
+    )
     w.nbest_panel.select(a, b)
     assert fm.compare_mode
     rows = fm.terms()
@@ -128,7 +145,12 @@ def test_margin_run_cancelled(window):
     assert w.start_training(w.training_panel.snapshot())
     t_end = time.monotonic() + 60
     from PySide6.QtCore import QCoreApplication
-    while w.curve_plot.n_points(w.training.run_curve) < 2 and time.monotonic() < t_end and w.runner.busy:
+
+    while (
+        w.curve_plot.n_points(w.training.run_curve) < 2
+        and time.monotonic() < t_end
+        and w.runner.busy
+    ):
         QCoreApplication.processEvents()
         time.sleep(0.01)
     assert w.curve_plot.n_points(w.training.run_curve) >= 2
@@ -150,25 +172,33 @@ def saved_models(tmp_path_factory):
     """A tiny joint (proposed) and a tiny averaged perceptron tagger trained on the demo, saved."""
     from nerstudio.corpus.formats import read_corpus
     from nerstudio.experiments.tagger_process import train_tagger
+
     folder = tmp_path_factory.mktemp("kt-models")
     tr = read_corpus(DEMO / "train.conll")
     joint = train_tagger("proposed", {"C": 100.0, "epochs": 1, "bpm": 0, "n": 3, "n_test": 4}, tr)
     joint.save(folder / "joint.npz")
     perc = train_tagger("averaged", {"C": 0.0, "epochs": 1, "bpm": 0, "n_test": 3}, tr)
     perc.save(folder / "perceptron.npz")
-    return {"joint": (folder / "joint.npz", joint), "perceptron": (folder / "perceptron.npz", perc), "corpus": tr}
+    return {
+        "joint": (folder / "joint.npz", joint),
+        "perceptron": (folder / "perceptron.npz", perc),
+        "corpus": tr,
+    }
 
 
 def test_decoding_in_batches_of_documents_gives_the_same_lists(saved_models):
     from nerstudio.experiments.tagger_process import display_lists, document_chunks
+
     tr = saved_models["corpus"]
     chunks = document_chunks(tr, 500)
     assert len(chunks) > 2 and sum(len(c.documents) for c in chunks) == len(tr.documents)
     for key in ("joint", "perceptron"):
         m = saved_models[key][1]
         seen = []
-        one = display_lists(m, tr, 4, chunk_tokens=10 ** 9)
-        many = display_lists(m, tr, 4, progress=lambda msg, d, n: seen.append((d, n)), chunk_tokens=500)
+        one = display_lists(m, tr, 4, chunk_tokens=10**9)
+        many = display_lists(
+            m, tr, 4, progress=lambda msg, d, n: seen.append((d, n)), chunk_tokens=500
+        )
         assert seen[-1] == (tr.n_tokens, tr.n_tokens) and len(seen) == len(chunks)
         assert [d for d, _ in seen] == sorted(d for d, _ in seen)
         for a, b in zip(one[:2], many[:2]):
@@ -178,6 +208,7 @@ def test_decoding_in_batches_of_documents_gives_the_same_lists(saved_models):
             assert all(np.array_equal(x, y) for x, y in zip(a.logprobs, b.logprobs))
         assert one[2] == many[2]
     from nerstudio.errors import Cancelled
+
     with pytest.raises(Cancelled):
         display_lists(saved_models["joint"][1], tr, 4, should_cancel=lambda: True)
 
@@ -193,11 +224,14 @@ def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
     """File > Open sequence tagger: the model is read and the corpus decoded in a child process;
     the N-best panel shows the model's own candidates (as decoded in this process)."""
     from nerstudio.experiments.tagger_process import display_lists
+
     w = window
     path, model = saved_models[key]
     _open_kt(w, path)
     ses = w.document
-    assert ses.kt is not None and ses.kt.joint == (key == "joint") and ses.kt_model_path == str(path)
+    assert (
+        ses.kt is not None and ses.kt.joint == (key == "joint") and ses.kt_model_path == str(path)
+    )
     assert type(ses.kt_model) is type(model)
     doc, sent, origin = display_lists(model, w.corpus)
     assert len(ses.nbest) == len(w.corpus) == len(sent)
@@ -206,7 +240,9 @@ def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
         assert np.array_equal(ses.nbest.candidates[i], sent.candidates[i])
         assert np.allclose(ses.nbest.logprobs[i], sent.logprobs[i])
     kd = ses.kt.doc_nbest
-    assert max(kd.n_candidates(d) for d in range(len(kd))) == (4 if key == "joint" else 20)  # the model's n'
+    assert max(kd.n_candidates(d) for d in range(len(kd))) == (
+        4 if key == "joint" else 20
+    )  # the model's n'
     assert max(doc.n_candidates(d) for d in range(len(doc))) == (4 if key == "joint" else 20)
     assert "opened" in w.status.currentMessage()
     w.select_sentence(1)
@@ -216,10 +252,13 @@ def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
         assert "non-local" in w.feature_panel.header.text()
 
 
-def test_session_folder_restores_the_sequence_tagger_and_its_candidates(window, qtbot, tmp_path, saved_models):
+def test_session_folder_restores_the_sequence_tagger_and_its_candidates(
+    window, qtbot, tmp_path, saved_models
+):
     from PySide6.QtCore import QSettings
 
     from nerstudio.gui.main_window import MainWindow
+
     w = window
     path, model = saved_models["joint"]
     _open_kt(w, path, 3)  # not the model's n' = 4: the folder keeps the size of the shown lists
@@ -245,6 +284,7 @@ def test_session_folder_restores_the_sequence_tagger_and_its_candidates(window, 
 
 def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_path, saved_models):
     from PySide6.QtWidgets import QApplication, QMessageBox
+
     w = window
     path, _ = saved_models["joint"]
     _open_kt(w, path)
@@ -254,6 +294,7 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a model at all\n" * 10)
     from nerstudio.demo import DEMO_DIR
+
     for f in (bad, junk, DEMO_DIR / "model" / "reranker.npz"):
         assert w.load_kt_model(str(f))
         assert w.runner.wait(60000)
@@ -262,9 +303,17 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
         assert "not a sequence tagger model" in msg, msg
         assert "Traceback" not in msg and f.name in msg, msg
         assert w.last_error and "\n" not in w.last_error
-        assert not [b for b in QApplication.topLevelWidgets() if isinstance(b, QMessageBox) and b.isVisible()]
+        assert not [
+            b
+            for b in QApplication.topLevelWidgets()
+            if isinstance(b, QMessageBox) and b.isVisible()
+        ]
         # nothing lost
-        assert w.document.nbest is before_nbest and w.document.kt is before_kt and w.document.kt_model is before_model
+        assert (
+            w.document.nbest is before_nbest
+            and w.document.kt is before_kt
+            and w.document.kt_model is before_model
+        )
     assert w.act_open_kt.isEnabled() and not w.runner.busy
 
 
@@ -274,6 +323,7 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
 
 def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
     from nerstudio.experiments.tagger_process import make_model
+
     p = window.training_panel
     window.training_dock.show()
     p.set_start("tagger")
@@ -281,7 +331,11 @@ def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
     p.set_start("reranker")
     assert not p.task.isEnabled()  # a reranker-only run follows its N-best lists
     p.set_start("kt")
-    assert not p.tagger_box.isVisibleTo(p) and not p.rerank_box.isVisibleTo(p) and p.kt_box.isVisibleTo(p)
+    assert (
+        not p.tagger_box.isVisibleTo(p)
+        and not p.rerank_box.isVisibleTo(p)
+        and p.kt_box.isVisibleTo(p)
+    )
     assert p.task.isVisibleTo(p) and p.task.isEnabled()
     p.task.setCurrentText("scn")
     # advanced: hidden until asked for, the constructors' defaults

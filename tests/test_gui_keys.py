@@ -41,10 +41,23 @@ def _open(qtbot, tmp_path, path) -> MainWindow:
 @pytest.fixture
 def wnut(qtbot, tmp_path):
     """A WNUT-17-style corpus (tab-separated, its six types, no MISC)."""
-    rows = [("Apple", "B-corporation"), ("released", "O"), ("Hamlet", "B-creative-work"), ("with", "O"),
-            ("Beatles", "B-group"), ("in", "O"), ("Paris", "B-location"), ("and", "O"), ("Anna", "B-person"),
-            ("bought", "O"), ("iPhones", "B-product"), ("today", "O")]
-    text = "\n".join(f"{w}\t{t}" for w, t in rows) + "\n\n" + "plain\tO\nwords\tO\nhere\tO\nonly\tO\n"
+    rows = [
+        ("Apple", "B-corporation"),
+        ("released", "O"),
+        ("Hamlet", "B-creative-work"),
+        ("with", "O"),
+        ("Beatles", "B-group"),
+        ("in", "O"),
+        ("Paris", "B-location"),
+        ("and", "O"),
+        ("Anna", "B-person"),
+        ("bought", "O"),
+        ("iPhones", "B-product"),
+        ("today", "O"),
+    ]
+    text = (
+        "\n".join(f"{w}\t{t}" for w, t in rows) + "\n\n" + "plain\tO\nwords\tO\nhere\tO\nonly\tO\n"
+    )
     path = tmp_path / "wnut.conll"
     path.write_text(text, encoding="utf-8")
     return _open(qtbot, tmp_path, path)
@@ -85,8 +98,13 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     assert tree.currentIndex() == here and w.cursor.k == k
     # a letter that is no annotation key does not jump the list to a sentence starting with it
     keys = set(view.keys)
-    other = next(j for j in range(len(c)) if j != k and c.sentences[j].words[0][:1].isalpha()
-                 and c.sentences[j].words[0][0].upper() not in keys)
+    other = next(
+        j
+        for j in range(len(c))
+        if j != k
+        and c.sentences[j].words[0][:1].isalpha()
+        and c.sentences[j].words[0][0].upper() not in keys
+    )
     letter = c.sentences[other].words[0][0].lower()
     qtbot.keyClicks(tree, letter)
     assert tree.currentIndex() == here and w.cursor.k == k
@@ -116,8 +134,14 @@ def test_wnut_corpus_has_its_own_keys_and_colours(wnut, qtbot):
     scheme = w.annotation.scheme
     assert scheme.labels == WNUT_TYPES
     assert "MISC" not in scheme.labels and "M" not in scheme.keys
-    assert scheme.keys == {"C": "corporation", "R": "creative-work", "G": "group", "L": "location", "P": "person",
-                           "O": "product"}
+    assert scheme.keys == {
+        "C": "corporation",
+        "R": "creative-work",
+        "G": "group",
+        "L": "location",
+        "P": "person",
+        "O": "product",
+    }
     # the legend and the menus offer exactly these types
     assert list(w.legend.chips) == list(WNUT_TYPES)
     assert list(w.annotation.type_actions) == list(WNUT_TYPES)
@@ -142,14 +166,21 @@ def test_wnut_corpus_has_its_own_keys_and_colours(wnut, qtbot):
     fill = QColor(colours["group"])
     seen = _image_colour(view, r.left() + 2, r.bottom() - 2)
     bg = view.palette().color(view.backgroundRole())
-    expect = QColor(*(round(bg.getRgb()[i] + (fill.getRgb()[i] - bg.getRgb()[i]) * 70 / 255) for i in range(3)))
+    expect = QColor(
+        *(round(bg.getRgb()[i] + (fill.getRgb()[i] - bg.getRgb()[i]) * 70 / 255) for i in range(3))
+    )
     assert _close(seen, expect), (seen.name(), expect.name())
 
 
 def test_type_scheme_keys_and_twelve_distinct_colours():
     # CoNLL keeps its colours; a corpus with only CoNLL labels still offers all four
     conll = TypeScheme.of(corpus_types(["LOC", "MISC", "ORG", "PER"]))
-    assert conll.colours == {"PER": "#4e79a7", "ORG": "#f28e2b", "LOC": "#59a14f", "MISC": "#b07aa1"}
+    assert conll.colours == {
+        "PER": "#4e79a7",
+        "ORG": "#f28e2b",
+        "LOC": "#59a14f",
+        "MISC": "#b07aa1",
+    }
     assert conll.keys == {"L": "LOC", "M": "MISC", "O": "ORG", "P": "PER"}
     assert set(corpus_types(["PER"])) == {"PER", "ORG", "LOC", "MISC"}
     assert corpus_types(WNUT_TYPES) == WNUT_TYPES
@@ -167,7 +198,7 @@ def test_type_scheme_keys_and_twelve_distinct_colours():
 
 
 def _lab(h: str):
-    r, g, b = (int(h[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    r, g, b = (int(h[i : i + 2], 16) / 255 for i in (1, 3, 5))
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
     x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
     y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
@@ -175,11 +206,13 @@ def _lab(h: str):
 
     def f(t):
         return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+
     return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
 
 
 def test_adjacent_entities_of_one_type_look_separate(qtbot):
     from nerstudio.gui.views.sentence_view import SentenceView
+
     v = SentenceView()
     qtbot.addWidget(v)
     v.resize(600, 120)
@@ -216,8 +249,17 @@ def test_context_menu_holds_the_edit_menus_actions(window, qtbot, monkeypatch):
     names = [a.text().replace("&", "") for a in _menu_actions(edit)]
     for lab in w.sentence_view.types:
         assert f"Label as {lab}" in names
-    for wanted in ("Clear", "Extend entity to the left", "Extend entity to the right", "Shrink", "Split", "Merge",
-                   "Accept candidate as gold", "Undo", "Redo"):
+    for wanted in (
+        "Clear",
+        "Extend entity to the left",
+        "Extend entity to the right",
+        "Shrink",
+        "Split",
+        "Merge",
+        "Accept candidate as gold",
+        "Undo",
+        "Redo",
+    ):
         assert any(n.startswith(wanted) for n in names), wanted
     for a in _menu_actions(edit):
         if a not in (w.act_undo, w.act_redo, w.act_accept):
@@ -228,13 +270,21 @@ def test_context_menu_holds_the_edit_menus_actions(window, qtbot, monkeypatch):
     w.sentence_view.select_tokens(1, 2)
     acts = w.annotation.edit_actions
     assert w.annotation.type_actions["PER"].isEnabled()
-    assert not acts["clear"].isEnabled() and not acts["merge"].isEnabled() and not acts["split"].isEnabled()
+    assert (
+        not acts["clear"].isEnabled()
+        and not acts["merge"].isEnabled()
+        and not acts["split"].isEnabled()
+    )
     w.annotation.type_actions["PER"].trigger()
     assert w.corpus.sentences[k].spans == [Span(1, 2, "PER")]
     assert acts["clear"].isEnabled() and acts["extend_left"].isEnabled()
     # a right-click on a token outside the selection moves the caret there and opens the menu
     opened = []
-    monkeypatch.setattr(w.annotation, "context_menu", lambda: type("M", (), {"exec": lambda _s, p: opened.append(p)})())
+    monkeypatch.setattr(
+        w.annotation,
+        "context_menu",
+        lambda: type("M", (), {"exec": lambda _s, p: opened.append(p)})(),
+    )
     view = w.sentence_view
     w.show()
     qtbot.waitExposed(w)
@@ -281,7 +331,11 @@ def test_compare_mode_draws_both_candidates(window, qtbot):
     # a sentence whose candidates 1 and 2 differ by an entity
     for k in range(len(w.corpus)):
         i = doc.nbest_row(k)
-        if i >= 0 and doc.nbest.n_candidates(i) > 1 and set(doc.nbest.spans(i, 1)) - set(doc.nbest.spans(i, 0)):
+        if (
+            i >= 0
+            and doc.nbest.n_candidates(i) > 1
+            and set(doc.nbest.spans(i, 1)) - set(doc.nbest.spans(i, 0))
+        ):
             break
     else:
         pytest.skip("no sentence whose second candidate adds an entity")
@@ -298,8 +352,11 @@ def test_compare_mode_draws_both_candidates(window, qtbot):
     # the A row has no bar there, unless A has an entity on those tokens
     if not any(sp.start < only_b.end and only_b.start < sp.end for sp in sa):
         bar_a = view.bar_rects(0, only_b)[0]
-        assert _close(_image_colour(view, bar_a.center().x(), bar_a.center().y()),
-                      view.palette().color(view.backgroundRole()), 8)
+        assert _close(
+            _image_colour(view, bar_a.center().x(), bar_a.center().y()),
+            view.palette().color(view.backgroundRole()),
+            8,
+        )
     # one candidate again: one row
     w.nbest_panel.select(1)
     qtbot.waitUntil(lambda: not view.compare_mode())
@@ -322,6 +379,7 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
         r = view.token_rect(i)
         top = view.mapTo(scroll.viewport(), QPoint(0, int(r.top()))).y()
         return top >= 0 and top + r.height() <= scroll.viewport().height()
+
     qtbot.waitUntil(lambda: visible(999))
     qtbot.keyClick(view, Qt.Key_P)
     assert Span(999, 1000, "PER") in w.corpus.sentences[0].spans

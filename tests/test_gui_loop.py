@@ -79,7 +79,9 @@ def test_turning_on_asks_before_replacing_entities(window, qtbot, gold):
     asked = []
     lc.confirm = lambda title, text: asked.append(text) or False
     assert not lc.toggle(True)
-    assert asked and "1 sentence" in asked[0] and lc.learner is None and not lc.act_learn.isChecked()
+    assert (
+        asked and "1 sentence" in asked[0] and lc.learner is None and not lc.act_learn.isChecked()
+    )
 
 
 def test_opening_a_tagger_makes_the_corpus_nbest_lists(window, qtbot):
@@ -107,4 +109,6 @@ def test_not_reviewed_filter(window, qtbot):
     v = w.views
     v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
     w.browser.apply_filter()
-    assert f"{len(doc.corpus) - 2:,} of {len(doc.corpus):,} sentences shown" in v.filter_count.text()
+    assert (
+        f"{len(doc.corpus) - 2:,} of {len(doc.corpus):,} sentences shown" in v.filter_count.text()
+    )

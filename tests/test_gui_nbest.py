@@ -17,8 +17,10 @@ from nerstudio.gui.models.nbest_model import NBestTableModel
 from nerstudio.gui.workers import running_threads
 from nerstudio.nbest import NBestList
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo N-best lists not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+    reason="demo N-best lists not built (tools/demo/build_model.py)",
+)
 
 
 def test_candidates_of_the_current_sentence_are_listed(window):
@@ -63,8 +65,11 @@ def test_filters_use_the_nbest_status(window, qtbot):
     flags = window.flags()
     expected_err = [i for i in range(len(nb)) if set(nb.spans(i, 0)) != set(nb.gold[i])]
     assert list(np.flatnonzero(flags["error"])) == expected_err
-    missing = [i for i in range(len(nb))
-               if all(set(nb.spans(i, j)) != set(nb.gold[i]) for j in range(nb.n_candidates(i)))]
+    missing = [
+        i
+        for i in range(len(nb))
+        if all(set(nb.spans(i, j)) != set(nb.gold[i]) for j in range(nb.n_candidates(i)))
+    ]
     assert list(np.flatnonzero(flags["missing"])) == missing
     combo = window.status_filter
     combo.setCurrentIndex(combo.findData("error"))
@@ -73,7 +78,9 @@ def test_filters_use_the_nbest_status(window, qtbot):
     assert shown == len(expected_err) > 0
     # with a type filter on top: sentences with an error AND a gold ORG entity
     window.type_filter.setCurrentIndex(window.type_filter.findData("ORG"))
-    org = {k for k, s in enumerate(window.corpus.sentences) if any(sp.label == "ORG" for sp in s.spans)}
+    org = {
+        k for k, s in enumerate(window.corpus.sentences) if any(sp.label == "ORG" for sp in s.spans)
+    }
     shown = sum(proxy.rowCount(proxy.index(d, 0)) for d in range(proxy.rowCount()))
     assert shown == len(org & set(expected_err))
     # navigation stays inside the filter
@@ -130,11 +137,14 @@ def test_the_browser_status_texts_equal_the_one_sentence_rule():
     import itertools
 
     from nerstudio.gui.models.corpus_model import status_text, status_texts
+
     combos = list(itertools.product((False, True), repeat=5))
     cols = list(zip(*combos))
     for with_reranker in (True, False):
-        flags = {name: np.array(col) for name, col in zip(("has_nbest", "error", "changed", "missing",
-                                                            "rerank_error"), cols)}
+        flags = {
+            name: np.array(col)
+            for name, col in zip(("has_nbest", "error", "changed", "missing", "rerank_error"), cols)
+        }
         if not with_reranker:
             del flags["rerank_error"]
         assert status_texts(flags) == [status_text(flags, k) for k in range(len(combos))]

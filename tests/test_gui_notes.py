@@ -52,7 +52,9 @@ def test_note_and_flag_keys_do_not_clash_with_any_other_action(window):
     mine = {window.notes.act_note, window.notes.act_flag}
     for key in (NOTE_KEY, FLAG_KEY):
         seq = QKeySequence(key)
-        others = [a.text() for a in window.findChildren(QAction) if a not in mine and seq in a.shortcuts()]
+        others = [
+            a.text() for a in window.findChildren(QAction) if a not in mine and seq in a.shortcuts()
+        ]
         assert not others, f"{key} is also {others}"
     assert window.annotation.key_table().get(seq[0].toCombined()) is None
     rows = {text: key for key, text in window.shortcuts()}
@@ -67,7 +69,11 @@ def test_note_and_flag_in_the_window_undo_filter_and_save(window, qtbot):
     assert doc.notes == {2: "Is this an ORG or a LOC?"}
     qtbot.keyClick(w.views.sentence_view, Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
     assert doc.flagged.nonzero()[0].tolist() == [2] and nc.act_flag.isChecked()
-    assert nc.note_line.isVisible() and "Flagged" in nc.note_line.text() and "ORG or a LOC" in nc.note_line.text()
+    assert (
+        nc.note_line.isVisible()
+        and "Flagged" in nc.note_line.text()
+        and "ORG or a LOC" in nc.note_line.text()
+    )
     assert w.isWindowModified() and w.annotation.act_undo.isEnabled()
     # the browser's filter shows the flagged sentence only
     combo = w.views.status_filter
@@ -84,14 +90,19 @@ def test_note_and_flag_in_the_window_undo_filter_and_save(window, qtbot):
     assert not doc.flagged.any() and w.current_sentence_index() == 2
     assert nc.note_line.text() == "Note: Is this an ORG or a LOC?"
     nc.ask_note = lambda k, text: "Bob's <b>firm</b>\nsecond line"  # shown as typed, on two lines
-    assert nc.edit_note() and nc.note_line.text() == "Note: Bob's &lt;b&gt;firm&lt;/b&gt;<br>second line"
+    assert (
+        nc.edit_note()
+        and nc.note_line.text() == "Note: Bob's &lt;b&gt;firm&lt;/b&gt;<br>second line"
+    )
     w.annotation.act_undo.trigger()
     assert doc.notes == {2: "Is this an ORG or a LOC?"}
     # saved into the JSONL record
     assert w.save_corpus(wait=True)
     recs = [json.loads(line) for line in open(doc.corpus.path, encoding="utf-8")]
     assert recs[2][review.NOTE_FIELD] == "Is this an ORG or a LOC?"
-    assert sum(review.NOTE_FIELD in r for r in recs) == 1 and not any(review.FLAG_FIELD in r for r in recs)
+    assert sum(review.NOTE_FIELD in r for r in recs) == 1 and not any(
+        review.FLAG_FIELD in r for r in recs
+    )
     assert not w.isWindowModified()
 
 
@@ -104,8 +115,12 @@ def test_guidelines_tab_and_legend_tooltips_reload_when_the_file_changes(window,
     chips = window.views.legend.chips
     assert "Names of people" in chips["PER"].toolTip() and "Person" in chips["PER"].toolTip()
     assert "sports teams" in chips["ORG"].toolTip() and "*" not in chips["ORG"].toolTip()
-    assert "Set the selected tokens' type" in chips["MISC"].toolTip()  # no description: the chip's own tip
-    (tmp_path / "guidelines.md").write_text(GUIDELINES.replace("- LOC: places", "- LOC: cities, countries, rivers"))
+    assert (
+        "Set the selected tokens' type" in chips["MISC"].toolTip()
+    )  # no description: the chip's own tip
+    (tmp_path / "guidelines.md").write_text(
+        GUIDELINES.replace("- LOC: places", "- LOC: cities, countries, rivers")
+    )
     qtbot.waitUntil(lambda: "rivers" in chips["LOC"].toolTip(), timeout=5000)
     assert "rivers" in nc.panel.browser.toPlainText()
 
@@ -115,8 +130,10 @@ def test_a_guidelines_file_created_later_is_found_and_one_can_be_chosen(window, 
     (tmp_path / "guidelines.md").unlink()
     qtbot.waitUntil(lambda: nc.path is None, timeout=5000)
     assert "No guidelines file" in nc.panel.label.text()
-    assert "(key" in window.views.legend.chips["PER"].toolTip() and "Names of people" not in \
-        window.views.legend.chips["PER"].toolTip()
+    assert (
+        "(key" in window.views.legend.chips["PER"].toolTip()
+        and "Names of people" not in window.views.legend.chips["PER"].toolTip()
+    )
     (tmp_path / "demo.guidelines.md").write_text("- PER: people only\n")
     qtbot.waitUntil(lambda: nc.path == str(tmp_path / "demo.guidelines.md"), timeout=5000)
     assert "people only" in window.views.legend.chips["PER"].toolTip()

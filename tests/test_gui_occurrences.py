@@ -32,7 +32,7 @@ def _repeated_entity(corpus):
     """An entity whose words occur at least three times, not all as that entity."""
     for k, s in enumerate(corpus.sentences):
         for sp in s.spans:
-            found = occ.find(corpus.sentences, s.words[sp.start:sp.end])
+            found = occ.find(corpus.sentences, s.words[sp.start : sp.end])
             if len(found) >= 3 and any(o.status(sp.label) != "same" for o in found):
                 return k, sp, found
     raise AssertionError("no repeated entity in the demo corpus")
@@ -47,7 +47,10 @@ def test_label_all_from_the_entity_under_the_caret_and_undo(w, qtbot):
     qtbot.keyClick(w.sentence_view, Qt.Key_A, Qt.ControlModifier | Qt.ShiftModifier)
     d = w.occurrences.dialog
     assert d is not None and d.isVisible()
-    assert d.phrase.text() == " ".join(w.corpus.sentences[k].words[sp.start:sp.end]) and d.label() == sp.label
+    assert (
+        d.phrase.text() == " ".join(w.corpus.sentences[k].words[sp.start : sp.end])
+        and d.label() == sp.label
+    )
     assert d.list.count() == len(found)
     # the new type for all but the last, by hand
     new = "MISC" if sp.label != "MISC" else "ORG"
@@ -62,6 +65,7 @@ def test_label_all_from_the_entity_under_the_caret_and_undo(w, qtbot):
 
     def there(spans):
         return [s for s in spans if s.start < last.end and last.start < s.end]
+
     assert there(w.corpus.sentences[last.k].spans) == there(before[last.k])
     assert w.document.history.count() == 1 and "Ctrl+Z" in w.statusBar().currentMessage()
     w.annotation.undo()
@@ -70,7 +74,7 @@ def test_label_all_from_the_entity_under_the_caret_and_undo(w, qtbot):
 
 def test_remove_all_and_a_search_as_the_phrase(w, qtbot):
     k, sp, found = _repeated_entity(w.corpus)
-    phrase = " ".join(w.corpus.sentences[k].words[sp.start:sp.end])
+    phrase = " ".join(w.corpus.sentences[k].words[sp.start : sp.end])
     w.sentence_view.clear()  # nothing selected: the search box's text is the phrase
     w.views.search.setText(phrase)
     d = w.occurrences.open_dialog()

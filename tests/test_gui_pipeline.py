@@ -16,8 +16,15 @@ from nerstudio.gui.run_settings import RunSettings
 def test_full_pipeline_jackknifes_with_the_fold_driver(window, qtbot):
     window.train_in_child = False  # the reranker stage in this process: quicker to start
     doc = window.document
-    settings = RunSettings(start="tagger", tagger_iter=5, folds=2, n=5, algo="averaged", params={"epochs": 1},
-                           feature_params={"min_sentences": 2})
+    settings = RunSettings(
+        start="tagger",
+        tagger_iter=5,
+        folds=2,
+        n=5,
+        algo="averaged",
+        params={"epochs": 1},
+        feature_params={"min_sentences": 2},
+    )
     k = next(k for k, s in enumerate(doc.corpus.sentences) if not s.spans and len(s) >= 2)
     assert window.start_training(settings)
     doc.set_spans(k, [Span(0, 1, "ORG")], "an edit while the run starts")

@@ -37,7 +37,8 @@ def test_a_text_file_opens_as_sentences_and_save_proposes_jsonl(window, tmp_path
     assert [list(s.words) for s in c.sentences] == [
         ["Maria", "Lopez", "flew", "from", "Vienna", "to", "Linz", "."],
         ["She", "met", "Dr.", "Smith", "there", "."],
-        ["New", "paragraph", ",", "café", "."]]
+        ["New", "paragraph", ",", "café", "."],
+    ]
     assert window.sentence_view.words() == c.sentences[0].words
     window.annotation.doc.set_spans(0, [Span(0, 2, "PER"), Span(4, 5, "LOC")])
     asked = []
@@ -47,7 +48,10 @@ def test_a_text_file_opens_as_sentences_and_save_proposes_jsonl(window, tmp_path
     assert asked == [str(tmp_path / "story.jsonl")]
     assert src.read_bytes() == TEXT.encode("utf-8")  # the text itself is never overwritten
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert records[0]["spans"] == [{"start": 0, "end": 11, "label": "PER"}, {"start": 22, "end": 28, "label": "LOC"}]
+    assert records[0]["spans"] == [
+        {"start": 0, "end": 11, "label": "PER"},
+        {"start": 22, "end": 28, "label": "LOC"},
+    ]
     again = read_corpus(out)
     assert again.documents[0].text == TEXT  # the text's offsets survive the save
     assert again.sentences[0].spans == [Span(0, 2, "PER"), Span(4, 5, "LOC")]
@@ -61,7 +65,11 @@ def test_a_text_file_opens_as_sentences_and_save_proposes_jsonl(window, tmp_path
 def test_what_a_reader_set_aside_is_shown_when_the_file_opens(window, tmp_path):
     text = "Ada Lovelace met Charles Babbage in London.\n"
     (tmp_path / "n.txt").write_text(text, encoding="utf-8")
-    (tmp_path / "n.ann").write_text("T1\tPER 0 12\tAda Lovelace\nT2\tPER 4 12\tLovelace\n", encoding="utf-8")
+    (tmp_path / "n.ann").write_text(
+        "T1\tPER 0 12\tAda Lovelace\nT2\tPER 4 12\tLovelace\n", encoding="utf-8"
+    )
     assert window.load_corpus(str(tmp_path / "n.ann"))
-    assert window.corpus.format == "brat" and window.corpus.sentences[0].spans == [Span(0, 2, "PER")]
+    assert window.corpus.format == "brat" and window.corpus.sentences[0].spans == [
+        Span(0, 2, "PER")
+    ]
     assert "set aside" in window.statusBar().currentMessage()

@@ -14,9 +14,11 @@ from nerstudio.corpus.formats import read_corpus, write_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.gui.main_window import DEMO_MODEL_DIR
 
-TEXT = ("Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
-        "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy  summer.\r\n"
-        "The Albury Times reported that Nordvik Shipping will add two boats.\n")
+TEXT = (
+    "Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
+    "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy  summer.\r\n"
+    "The Albury Times reported that Nordvik Shipping will add two boats.\n"
+)
 
 
 def _char_entities(corpus):
@@ -62,7 +64,9 @@ def test_plain_text_opened_preannotated_corrected_and_saved(qtbot, tmp_path, emp
     k = 1
     words = doc.corpus.sentences[k].words
     i = words.index("Port")
-    fixed = [sp for sp in doc.spans(k) if sp.end <= i or sp.start >= i + 2] + [Span(i, i + 2, "LOC")]
+    fixed = [sp for sp in doc.spans(k) if sp.end <= i or sp.start >= i + 2] + [
+        Span(i, i + 2, "LOC")
+    ]
     doc.set_spans(k, fixed)
 
     out = tmp_path / "harbour.jsonl"
@@ -84,8 +88,14 @@ def test_plain_text_opened_preannotated_corrected_and_saved(qtbot, tmp_path, emp
     brat.parent.mkdir()
     write_corpus(saved, brat, "brat")
     assert brat.with_suffix(".txt").read_bytes().decode("utf-8") == TEXT
-    rows = [line.split("\t") for line in brat.read_text(encoding="utf-8").splitlines() if line.startswith("T")]
-    assert sorted((int(r[1].split()[1]), int(r[1].split()[2]), r[1].split()[0]) for r in rows) == ents
+    rows = [
+        line.split("\t")
+        for line in brat.read_text(encoding="utf-8").splitlines()
+        if line.startswith("T")
+    ]
+    assert (
+        sorted((int(r[1].split()[1]), int(r[1].split()[2]), r[1].split()[0]) for r in rows) == ents
+    )
     for r in rows:
         a, b = int(r[1].split()[1]), int(r[1].split()[2])
         assert TEXT[a:b] == r[2]

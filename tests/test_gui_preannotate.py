@@ -57,7 +57,9 @@ def test_preannotate_action_fills_the_document_as_one_undoable_edit(window, qtbo
     w, doc = window, window.document
     offered = []
     w.dialogs.ask_model_folder = lambda start: offered.append(start) or str(DEMO_MODEL_DIR)
-    w.dialogs.ask_preannotate_policy = lambda *a: pytest.fail("no sentence has entities: nothing to ask")
+    w.dialogs.ask_preannotate_policy = lambda *a: pytest.fail(
+        "no sentence has entities: nothing to ask"
+    )
     stages = []
     w.jobs.progress.connect(lambda msg, d, n: stages.append(msg))
     expected = _expected(cleared_file)
@@ -70,7 +72,10 @@ def test_preannotate_action_fills_the_document_as_one_undoable_edit(window, qtbo
     # the document holds the predicted spans, nothing else changed
     assert {i: s.spans for i, s in enumerate(doc.corpus.sentences) if s.spans} == expected.edits
     assert doc.history.count() == 1 and doc.is_dirty() and w.isWindowModified()
-    assert f"Pre-annotated {expected.changed:,} of {len(doc.corpus):,} sentence(s)" in w.status.currentMessage()
+    assert (
+        f"Pre-annotated {expected.changed:,} of {len(doc.corpus):,} sentence(s)"
+        in w.status.currentMessage()
+    )
     # the browser counts the new entities; the types in the document's masks
     assert tm.index_of_sentence(k).siblingAtColumn(2).data() == len(expected.edits[k])
     assert set(doc.type_masks) == {sp.label for v in expected.edits.values() for sp in v}
@@ -90,13 +95,16 @@ def test_annotators_entities_are_kept_unless_replace_is_chosen(window, qtbot, cl
     doc.set_spans(0, mine, "mine")
     w.dialogs.ask_model_folder = lambda start: str(DEMO_MODEL_DIR)
     asked = []
-    w.dialogs.ask_preannotate_policy = lambda n_with, n_without: asked.append((n_with, n_without)) or "empty"
+    w.dialogs.ask_preannotate_policy = lambda n_with, n_without: (
+        asked.append((n_with, n_without)) or "empty"
+    )
     _run_action(w, qtbot)
     assert asked == [(1, len(doc.corpus) - 1)]
     assert doc.corpus.sentences[0].spans == mine
     full = _expected(cleared_file)
-    assert {i: s.spans for i, s in enumerate(doc.corpus.sentences) if s.spans and i} == \
-        {i: v for i, v in full.edits.items() if i}
+    assert {i: s.spans for i, s in enumerate(doc.corpus.sentences) if s.spans and i} == {
+        i: v for i, v in full.edits.items() if i
+    }
     # Replace all: sentence 0 gets the model's spans too, as one more edit
     w.preannotate.last = ""
     w.dialogs.ask_preannotate_policy = lambda *a: "all"
@@ -116,24 +124,40 @@ def test_a_folder_without_model_is_one_clear_message(window, qtbot, tmp_path):
     w.dialogs.failure = lambda *a: pytest.fail(f"reported as a bug: {a}")
     w.act_preannotate.trigger()
     qtbot.waitUntil(lambda: not w.jobs.busy and bool(shown), timeout=30000)
-    assert shown[0][0] == "Cannot pre-annotate" and "no tagger model" in shown[0][1] and str(empty) in shown[0][1]
+    assert (
+        shown[0][0] == "Cannot pre-annotate"
+        and "no tagger model" in shown[0][1]
+        and str(empty) in shown[0][1]
+    )
     assert w.document.history.count() == 0 and not w.document.is_dirty()
 
 
 def test_cancelling_changes_nothing(window, qtbot, monkeypatch):
     """The worker holds after its first batch until the cancel arrives: the cancel lands mid-run."""
     import time
+
     w, doc = window, window.document
     real = pa.predict
 
-    def gated(model, sentences, n=pa.N_CANDIDATES, batch=pa.BATCH_SENTENCES, progress=None, should_cancel=None):
+    def gated(
+        model,
+        sentences,
+        n=pa.N_CANDIDATES,
+        batch=pa.BATCH_SENTENCES,
+        progress=None,
+        should_cancel=None,
+    ):
         def prog(done, total):
             progress(done, total)
             t0 = time.monotonic()
             while done and not should_cancel() and time.monotonic() - t0 < 20:
                 time.sleep(0.01)
+
         return real(model, sentences, n, 10, prog, should_cancel)
-    monkeypatch.setattr(pa, "predict", gated)  # the job takes predict from the module when it is made
+
+    monkeypatch.setattr(
+        pa, "predict", gated
+    )  # the job takes predict from the module when it is made
     w.dialogs.ask_model_folder = lambda start: str(DEMO_MODEL_DIR)
     seen = []
     w.jobs.progress.connect(lambda msg, d, n: seen.append(msg))

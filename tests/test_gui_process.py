@@ -14,28 +14,43 @@ from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 
 DEMO_MODEL_DIR = DEMO_DIR / "model"
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
-                                reason="demo N-best lists not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
+    reason="demo N-best lists not built (tools/demo/build_model.py)",
+)
 
 
 @pytest.fixture(scope="module")
 def lists():
     from nerstudio.nbest import NBestList
-    return NBestList.load(DEMO_MODEL_DIR / "train.nbest.npz"), NBestList.load(DEMO_MODEL_DIR / "dev.nbest.npz")
+
+    return NBestList.load(DEMO_MODEL_DIR / "train.nbest.npz"), NBestList.load(
+        DEMO_MODEL_DIR / "dev.nbest.npz"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # the Qt-free core
 
 
-@pytest.mark.parametrize("algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})])
+@pytest.mark.parametrize(
+    "algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})]
+)
 def test_child_training_equals_training_in_this_process(lists, algo, params):
     from nerstudio.experiments.rerank_process import live_children, train_in_child
     from nerstudio.rerank.model import train_reranker
+
     train, dev = lists
     points, messages = [], []
-    out = train_in_child(train, dev, algo, params, {"min_sentences": 2}, callback=points.append,
-                         progress=lambda *a: messages.append(a))
+    out = train_in_child(
+        train,
+        dev,
+        algo,
+        params,
+        {"min_sentences": 2},
+        callback=points.append,
+        progress=lambda *a: messages.append(a),
+    )
     ref = train_reranker(train, dev, algo, params, {"min_sentences": 2})
     assert out.model.features.names_ == ref.features.names_
     a0, w = out.model.learner.linear_weights()
@@ -59,6 +74,7 @@ def test_child_training_equals_training_in_this_process(lists, algo, params):
 
 def test_cancelling_stops_the_child_within_a_second(lists):
     from nerstudio.experiments.rerank_process import live_children, train_in_child
+
     train, dev = lists
     state = {"cancel_at": None}
 
@@ -67,8 +83,15 @@ def test_cancelling_stops_the_child_within_a_second(lists):
             state["cancel_at"] = time.monotonic()
 
     with pytest.raises(Cancelled):
-        train_in_child(train, dev, "boost", {"rounds": 10_000_000, "eval_every": 10}, {"min_sentences": 2},
-                       callback=callback, should_cancel=lambda: state["cancel_at"] is not None)
+        train_in_child(
+            train,
+            dev,
+            "boost",
+            {"rounds": 10_000_000, "eval_every": 10},
+            {"min_sentences": 2},
+            callback=callback,
+            should_cancel=lambda: state["cancel_at"] is not None,
+        )
     assert state["cancel_at"] is not None
     assert time.monotonic() - state["cancel_at"] < 1.0
     assert not live_children()
@@ -77,6 +100,7 @@ def test_cancelling_stops_the_child_within_a_second(lists):
 def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(lists, monkeypatch):
     """The last resort: a child stuck where the core does not look at the cancel flag."""
     from nerstudio.experiments import rerank_process as rp
+
     train, dev = lists
     t = {}
 
@@ -85,8 +109,16 @@ def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(list
         t["at"] = time.monotonic()  # and the user cancels
 
     with pytest.raises(Cancelled, match="stopped"):
-        rp.train_in_child(train, dev, "perceptron", {"epochs": 2}, {"min_sentences": 2}, grace=0.3,
-                          should_cancel=lambda: "at" in t, on_start=freeze)
+        rp.train_in_child(
+            train,
+            dev,
+            "perceptron",
+            {"epochs": 2},
+            {"min_sentences": 2},
+            grace=0.3,
+            should_cancel=lambda: "at" in t,
+            on_start=freeze,
+        )
     assert time.monotonic() - t["at"] < 2.0
     assert not rp.live_children()
 
@@ -97,6 +129,7 @@ def test_a_killed_child_is_reported_not_waited_for(lists):
         live_children,
         train_in_child,
     )
+
     train, dev = lists
     pid = {}
 
@@ -106,8 +139,15 @@ def test_a_killed_child_is_reported_not_waited_for(lists):
 
     t0 = time.monotonic()
     with pytest.raises(ChildProcessFailed, match="killed by SIGKILL") as info:
-        train_in_child(train, dev, "boost", {"rounds": 10_000_000}, {"min_sentences": 2}, progress=progress,
-                       on_start=lambda p: pid.setdefault("p", p))
+        train_in_child(
+            train,
+            dev,
+            "boost",
+            {"rounds": 10_000_000},
+            {"min_sentences": 2},
+            progress=progress,
+            on_start=lambda p: pid.setdefault("p", p),
+        )
     assert "out of memory" in str(info.value)
     assert time.monotonic() - t0 < 30
     assert not live_children()
@@ -115,6 +155,7 @@ def test_a_killed_child_is_reported_not_waited_for(lists):
 
 def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
     from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child
+
     train, dev = lists
     with pytest.raises(ChildProcessFailed) as info:
         train_in_child(train, dev, "perceptron", {"no_such_setting": 3}, {"min_sentences": 2})
@@ -126,6 +167,7 @@ def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
 def test_ranking_files_refuse_other_files(tmp_path, lists):
     from nerstudio.errors import FormatError
     from nerstudio.experiments.rerank_process import load_ranking
+
     train, _dev = lists
     train.save(tmp_path / "list.npz")
     with pytest.raises(FormatError, match="list.npz.*not a ranking-data file"):
@@ -173,6 +215,7 @@ def test_the_window_trains_in_a_child_and_gets_the_same_scores(window, qtbot):
 
 def test_a_killed_child_shows_an_error_and_enables_training_again(window, qtbot):
     from PySide6.QtWidgets import QApplication, QMessageBox
+
     _train(window, qtbot, "boost", rounds=10_000_000)
     qtbot.waitUntil(lambda: window.child_pid is not None, timeout=30000)
     assert not window.train_button.isEnabled()
@@ -183,15 +226,20 @@ def test_a_killed_child_shows_an_error_and_enables_training_again(window, qtbot)
     assert "killed by SIGKILL" in window.training_panel.message.text()
     assert window.train_button.isEnabled() and window.training_panel.rerank_box.isEnabled()
     assert window.curve_plot.runs[-1].state == "failed"
-    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert not [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()
+    ]
     # and the next run works
     _train(window, qtbot, "perceptron", epochs=1)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
     assert window.curve_plot.runs[-1].state == "done"
 
 
-def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(window, qtbot, monkeypatch):
+def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(
+    window, qtbot, monkeypatch
+):
     from nerstudio.experiments import rerank_process as rp
+
     ses = window.document
     assert ses.nbest_source() == str((DEMO_MODEL_DIR / "train.nbest.npz").resolve())
     assert ses.dev_nbest_source() == str((DEMO_MODEL_DIR / "dev.nbest.npz").resolve())
@@ -201,14 +249,19 @@ def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(wi
     def spy(*a, **k):
         seen.append((k.get("train_file"), k.get("dev_file"), a[0]))
         return orig(*a, **k)
+
     monkeypatch.setattr(rp, "train_in_child", spy)
     _train(window, qtbot, "perceptron", epochs=2)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=60000)
     assert seen[-1][:2] == (ses.nbest_source(), ses.dev_nbest_source())
     # a gold edit: the file no longer holds the list, the child gets the edited copy
-    k = next(k for k in range(len(window.corpus)) if ses.nbest_row(k) >= 0
-             and ses.nbest.n_candidates(ses.nbest_row(k)) > 1
-             and ses.nbest.spans(ses.nbest_row(k), 1) != window.corpus.sentences[k].spans)
+    k = next(
+        k
+        for k in range(len(window.corpus))
+        if ses.nbest_row(k) >= 0
+        and ses.nbest.n_candidates(ses.nbest_row(k)) > 1
+        and ses.nbest.spans(ses.nbest_row(k), 1) != window.corpus.sentences[k].spans
+    )
     window.select_sentence(k)
     assert window.accept_candidate(1)
     assert ses.nbest_source() is None and ses.dev_nbest_source() is not None

@@ -16,8 +16,10 @@ from PySide6.QtCore import Qt
 from nerstudio.gui.main_window import DEMO_MODEL_DIR
 from nerstudio.gui.models.nbest_model import NBestTableModel
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo N-best lists not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+    reason="demo N-best lists not built (tools/demo/build_model.py)",
+)
 
 
 def _set_first(panel, names, value):
@@ -137,6 +139,7 @@ def test_cancel_a_boosting_run(window, qtbot):
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
     assert time.monotonic() - t0 < 1.0
     from nerstudio.experiments.rerank_process import live_children
+
     assert not live_children()  # the training process is gone too
     assert window.curve_plot.runs[n_runs].state == "cancelled"
     assert window.train_button.isEnabled() and panel.rerank_box.isEnabled()
@@ -145,15 +148,20 @@ def test_cancel_a_boosting_run(window, qtbot):
 
 def test_opening_a_reranker_reads_and_scores_it_in_the_worker(window, qtbot, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
+
     before = window.document.scored
     assert window.load_model(str(DEMO_MODEL_DIR / "reranker.npz"))
     assert window.runner.busy and window.runner.name == "model"  # nothing read in the main thread
-    qtbot.waitUntil(lambda: not window.runner.busy and window.document.scored is not before, timeout=30000)
+    qtbot.waitUntil(
+        lambda: not window.runner.busy and window.document.scored is not before, timeout=30000
+    )
     assert np.array_equal(window.document.scored.scores, before.scores)
     assert window.train_button.isEnabled() and window.act_train.isEnabled()
     # a file that is not a model: one clear message, the loaded model stays
     shown = []
-    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text: shown.append((title, text)))
+    monkeypatch.setattr(
+        QMessageBox, "critical", lambda parent, title, text: shown.append((title, text))
+    )
     model = window.document.model
     assert window.load_model(str(DEMO_MODEL_DIR / "train.nbest.npz"))
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=30000)

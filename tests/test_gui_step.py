@@ -11,8 +11,10 @@ from nerstudio.experiments.stepthrough import EpochEnd, PerceptronUpdate
 from nerstudio.gui.main_window import DEMO_MODEL_DIR
 from nerstudio.rerank.boosting import Boosting
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(),
-                                reason="demo model not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "reranker.npz").exists(),
+    reason="demo model not built (tools/demo/build_model.py)",
+)
 
 
 def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
@@ -27,7 +29,10 @@ def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
     chosen = list(panel.stepper.chosen)
     batch = Boosting(rounds=3, epsilon=eps, eval_every=1, keep_best=False).fit(panel.train)
     assert chosen == list(batch.chosen_[:3])
-    assert "Round 3" in panel.info.text() and panel.names[chosen[2]].split("=")[0][:3] in panel.info.text()
+    assert (
+        "Round 3" in panel.info.text()
+        and panel.names[chosen[2]].split("=")[0][:3] in panel.info.text()
+    )
     assert panel.table.rowCount() > 0
     assert len(panel.stepper.history) == 4  # dev F at round 0 and after each round
     # loss falls round by round
@@ -68,6 +73,7 @@ def test_large_data_prepares_and_steps_in_the_background(window, qtbot, monkeypa
     the window's background worker; the panel shows it is busy and the results are the same."""
     from nerstudio.gui.controllers import stepper as mw
     from nerstudio.gui.views import stepper as sv
+
     monkeypatch.setattr(mw, "STEPPER_LARGE", 0)
     monkeypatch.setattr(sv, "LARGE", 0)
     panel = window.stepper_panel
@@ -79,7 +85,9 @@ def test_large_data_prepares_and_steps_in_the_background(window, qtbot, monkeypa
         assert panel.step() is None  # computed in the background, shown when it arrives
         assert panel.busy and not panel.step_button.isEnabled()
         qtbot.waitUntil(lambda: not panel.busy, timeout=30000)
-    batch = Boosting(rounds=3, epsilon=panel.param.value(), eval_every=1, keep_best=False).fit(panel.train)
+    batch = Boosting(rounds=3, epsilon=panel.param.value(), eval_every=1, keep_best=False).fit(
+        panel.train
+    )
     assert list(panel.stepper.chosen) == list(batch.chosen_[:3])
     assert "Round 3" in panel.info.text() and len(panel.stepper.history) == 4
     # a reset while nothing runs builds a new stepper in the background too

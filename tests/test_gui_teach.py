@@ -15,8 +15,10 @@ from PySide6.QtCore import QSettings
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
 from nerstudio.nbest import NBestList
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo model not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+    reason="demo model not built (tools/demo/build_model.py)",
+)
 
 
 def _train_words():
@@ -39,7 +41,9 @@ def test_teach_trains_on_the_training_list_with_dev_open(window, qtbot):
     pairs = panel.stepper.session.n_pairs
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.runner.wait(60000)
-    assert window.document.nbest_path.endswith("dev.nbest.npz")  # the dev corpus's own list is attached
+    assert window.document.nbest_path.endswith(
+        "dev.nbest.npz"
+    )  # the dev corpus's own list is attached
     _uses_training_list(panel)
     assert panel.stepper.session.n_pairs == pairs
     # back to the training corpus, then Reset: still the training list
@@ -80,6 +84,7 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     assert "Round 1" in panel.info.text()
     # the chosen feature's shape codes in words (issue 24, point 9)
     from nerstudio.rerank.glossary import decode_value
+
     value = decode_value(panel.last.feature_name)
     assert value and html.escape(value) in panel.info.text()
 
@@ -97,7 +102,11 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     assert panel.back_button.isEnabled() and panel.stepper.rounds == 3
     third = panel.info.text()
     panel.back_button.click()
-    assert panel.stepper.rounds == 2 and "Round 2" in panel.info.text() and len(panel.stepper.history) == 3
+    assert (
+        panel.stepper.rounds == 2
+        and "Round 2" in panel.info.text()
+        and len(panel.stepper.history) == 3
+    )
     panel.step_button.click()
     assert panel.info.text() == third  # the same round again
     w.act_step_back.trigger()
@@ -122,6 +131,7 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     from matplotlib.figure import Figure
 
     from nerstudio.gui.views.stepper import _draw_history
+
     fig = Figure()
     _draw_history(fig, [(0, 50.0), (1, 51.0), (2, 52.5)], "update")
     ax = fig.axes[0]

@@ -18,8 +18,10 @@ from nerstudio.numfmt import num
 from nerstudio.rerank.model import RerankerModel
 from nerstudio.rerank.uncertainty import MEASURES, uncertainty, uncertainty_order
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
-                                reason="demo N-best lists not built (tools/demo/build_model.py)")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),
+    reason="demo N-best lists not built (tools/demo/build_model.py)",
+)
 
 
 def shown(w) -> list[int]:
@@ -39,7 +41,9 @@ def test_order_is_the_cores_for_every_measure(window):
     w, doc = window, window.document
     assert doc.nbest_index.matched == len(w.corpus)
     assert w.browser.measure() is None and not w.tree_model.flat  # the corpus order first
-    model = RerankerModel.load(str(DEMO_MODEL_DIR / "reranker.npz"))  # the reranker's own pick, not the window's
+    model = RerankerModel.load(
+        str(DEMO_MODEL_DIR / "reranker.npz")
+    )  # the reranker's own pick, not the window's
     orders = {}
     for m in MEASURES:
         w.views.uncertainty_bar.set_measure(m)
@@ -51,7 +55,9 @@ def test_order_is_the_cores_for_every_measure(window):
     u = uncertainty(doc.nbest)
     w.views.uncertainty_bar.set_measure("margin")
     k = shown(w)[0]
-    assert w.tree_model.index_of_sentence(k).siblingAtColumn(4).data() == num(u.margin[doc.nbest_row(k)], 3)
+    assert w.tree_model.index_of_sentence(k).siblingAtColumn(4).data() == num(
+        u.margin[doc.nbest_row(k)], 3
+    )
     assert w.tree_model.headerData(4, Qt.Horizontal) == "margin"
     # the header sorts: the uncertainty column reverses the order, the sentence column restores the corpus's
     hdr = w.corpus_view.header()
@@ -103,8 +109,15 @@ def test_order_follows_a_new_list(window):
     old = doc.nbest_snapshot()
     # the same candidates, other scores: each sentence's L(x) scaled by its own factor
     factors = np.linspace(0.2, 3.0, len(old))[::-1]
-    nb = NBestList(old.tagset, old.words, old.candidates, [lp * f for lp, f in zip(old.logprobs, factors)],
-                   old.gold, old.ids, old.meta)
+    nb = NBestList(
+        old.tagset,
+        old.words,
+        old.candidates,
+        [lp * f for lp, f in zip(old.logprobs, factors)],
+        old.gold,
+        old.ids,
+        old.meta,
+    )
     assert w.attach_nbest(nb)
     assert w.runner.wait(60000)
     assert doc.nbest is not old and w.browser.measure() == "mass"
@@ -138,8 +151,15 @@ def test_disagreement_needs_a_reranker_and_follows_the_one_loaded(bare):
     assert shown(w) == expected(doc, "disagreement", doc.model)
     # another list: the window scores it with the loaded reranker, and the order is the new scores'
     old = doc.nbest_snapshot()
-    nb = NBestList(old.tagset, old.words, old.candidates, [lp * 0.5 for lp in old.logprobs], old.gold, old.ids,
-                   old.meta)
+    nb = NBestList(
+        old.tagset,
+        old.words,
+        old.candidates,
+        [lp * 0.5 for lp in old.logprobs],
+        old.gold,
+        old.ids,
+        old.meta,
+    )
     assert w.attach_nbest(nb)
     assert w.runner.wait(60000)
     assert doc.nbest is not old and doc.scored is not None and w.browser.measure() == "disagreement"
@@ -169,7 +189,11 @@ def test_next_uncertain_key(window, qtbot):
     visible = [k for k in by_margin if w.proxy.accepts(k)]
     assert 2 <= len(visible) < len(by_margin)
     # a shown sentence whose successor in the whole order is hidden by the filter
-    i = next(i for i in range(len(visible) - 1) if visible[i + 1] != by_margin[by_margin.index(visible[i]) + 1])
+    i = next(
+        i
+        for i in range(len(visible) - 1)
+        if visible[i + 1] != by_margin[by_margin.index(visible[i]) + 1]
+    )
     w.select_sentence(visible[i])
     w.browser.act_next_uncertain.trigger()
     assert w.current_sentence_index() == visible[i + 1]
@@ -201,12 +225,17 @@ def test_next_error_follows_the_browser_order(window, qtbot):
     qtbot.keyClick(w.corpus_view, Qt.Key_F8)
     assert w.current_sentence_index() == in_order[2]
     # from a sentence that is not wrong, F8 goes to the first wrong one after it in the order
-    right = next(k for k in order[order.index(in_order[1]) + 1:] if not wrong[k] and
-                 order.index(k) < order.index(in_order[-1]))
+    right = next(
+        k
+        for k in order[order.index(in_order[1]) + 1 :]
+        if not wrong[k] and order.index(k) < order.index(in_order[-1])
+    )
     w.select_sentence(right)
     w.browser.step_matching("error", 1)
-    after = next(k for k in order[order.index(right) + 1:] if wrong[k])
+    after = next(k for k in order[order.index(right) + 1 :] if wrong[k])
     assert w.current_sentence_index() == after
     w.select_sentence(right)
     w.browser.step_matching("error", -1)
-    assert w.current_sentence_index() == next(k for k in order[:order.index(right)][::-1] if wrong[k])
+    assert w.current_sentence_index() == next(
+        k for k in order[: order.index(right)][::-1] if wrong[k]
+    )

@@ -14,15 +14,23 @@ from PySide6.QtCore import Qt
 from nerstudio.demo import DEMO_MODEL_DIR
 from nerstudio.experiments.what_if import analyse
 
-pytestmark = pytest.mark.skipif(not (DEMO_MODEL_DIR / "reranker.npz").exists(), reason="demo model not built")
+pytestmark = pytest.mark.skipif(
+    not (DEMO_MODEL_DIR / "reranker.npz").exists(), reason="demo model not built"
+)
 
 
 def test_editing_the_sentence_updates_the_candidates_not_the_corpus(window, qtbot):
     w = window
     w.show()
-    k = next(k for k, s in enumerate(w.corpus.sentences) if s.words[-1] == "." and len(s.words) >= 8)
+    k = next(
+        k for k, s in enumerate(w.corpus.sentences) if s.words[-1] == "." and len(s.words) >= 8
+    )
     w.select_sentence(k)
-    before = (list(w.corpus.sentences[k].words), list(w.corpus.sentences[k].spans), w.document.revision)
+    before = (
+        list(w.corpus.sentences[k].words),
+        list(w.corpus.sentences[k].spans),
+        w.document.revision,
+    )
     view = w.views.what_if_view
     w.tabs.setCurrentWidget(view)
     assert view.edit.text() == " ".join(before[0])
@@ -36,10 +44,17 @@ def test_editing_the_sentence_updates_the_candidates_not_the_corpus(window, qtbo
     qtbot.waitUntil(lambda: w.what_if.last.words == words, timeout=5000)
     expect = analyse(w.document.tagger, w.document.model, words)
     assert w.what_if.last.choice == expect.choice
-    assert f"picks candidate <b>{expect.choice + 1}</b>" in view.header.text() and "Edited" in view.header.text()
+    assert (
+        f"picks candidate <b>{expect.choice + 1}</b>" in view.header.text()
+        and "Edited" in view.header.text()
+    )
     assert view.table.rowCount() == len(expect.scores)
     deltas = [view.table.item(r, 3).text() for r in range(view.table.rowCount())]
     assert any(d != "new" for d in deltas)  # candidates lined up with the sentence's own
-    assert (list(w.corpus.sentences[k].words), list(w.corpus.sentences[k].spans), w.document.revision) == before
+    assert (
+        list(w.corpus.sentences[k].words),
+        list(w.corpus.sentences[k].spans),
+        w.document.revision,
+    ) == before
     view.reset_button.click()
     assert view.edit.text() == " ".join(before[0]) and "as it is" in view.header.text()

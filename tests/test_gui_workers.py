@@ -140,6 +140,7 @@ def test_a_known_broken_binding_is_named_with_its_fix(monkeypatch):
     import sys
 
     import nerstudio.gui as gui
+
     monkeypatch.setattr(importlib.metadata, "version", lambda _name: "6.12.0")
     msg = gui.binding_problem()
     if sys.version_info >= (3, 12):

@@ -22,8 +22,12 @@ OWN = {
     "train": ("trainingPanel", "curvePlot", "nbestView"),
     "teach": ("stepperPanel",),
 }
-SHARED = {"annotate": ("corpusView", "sentenceView"), "inspect": ("corpusView", "sentenceView"),
-          "train": (), "teach": ()}
+SHARED = {
+    "annotate": ("corpusView", "sentenceView"),
+    "inspect": ("corpusView", "sentenceView"),
+    "train": (),
+    "teach": (),
+}
 
 
 @pytest.fixture
@@ -41,9 +45,12 @@ def settle(qtbot):
 def _fully_visible_rows(view) -> int:
     vp = view.viewport().rect()
     model = view.model()
-    return sum(1 for r in range(model.rowCount())
-               if vp.contains(view.visualRect(model.index(r, 0)).adjusted(0, 0, -1, -1))
-               and not view.visualRect(model.index(r, 0)).isEmpty())
+    return sum(
+        1
+        for r in range(model.rowCount())
+        if vp.contains(view.visualRect(model.index(r, 0)).adjusted(0, 0, -1, -1))
+        and not view.visualRect(model.index(r, 0)).isEmpty()
+    )
 
 
 def _on_screen(w) -> bool:
@@ -81,7 +88,9 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)  # shortcuts go to the active window
+    qtbot.waitUntil(
+        lambda: QApplication.activeWindow() is window
+    )  # shortcuts go to the active window
     qtbot.keyClick(window.sentence_view, Qt.Key_3, Qt.ControlModifier)
     assert window.workspaces.current == "train"
     qtbot.keyClick(window.training_panel, Qt.Key_1, Qt.ControlModifier)
@@ -89,6 +98,7 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     window.workspaces.activate("teach")
     window.close()
     from nerstudio.gui.main_window import MainWindow
+
     again = MainWindow(window.settings)
     qtbot.addWidget(again)
     assert again.workspaces.current == "teach"
@@ -166,7 +176,9 @@ def test_toolbar_fits_at_1280_and_undo_does_not_grow_it(shown, qtbot):
     settle(qtbot)
     assert shown.act_undo.isEnabled()
     assert shown.act_undo.text() == text
-    assert shown.act_undo.toolTip().startswith("Undo ") and len(shown.act_undo.toolTip()) > len("Undo (Ctrl+Z)")
+    assert shown.act_undo.toolTip().startswith("Undo ") and len(shown.act_undo.toolTip()) > len(
+        "Undo (Ctrl+Z)"
+    )
     assert tb.sizeHint().width() == width and undo.toolButtonStyle() == Qt.ToolButtonIconOnly
     assert tb.width() <= shown.width()
 
@@ -185,6 +197,7 @@ def test_browser_gives_the_sentence_column_most_of_its_width(shown, qtbot):
     tip = sent.data(Qt.ToolTipRole)
     # the tooltip holds the whole sentence (escaped for rich text)
     import html
+
     assert html.escape(shown.corpus.sentences[k].text()) in tip
     assert model.headerData(1, Qt.Horizontal, Qt.ToolTipRole)
 
@@ -209,7 +222,11 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     window.workspaces.activate("inspect")
     window.act_step.trigger()
     assert window.workspaces.current == "teach"
-    assert panel.stepper.rounds == 1 and panel.pages.currentWidget() is panel.step_page and panel.table.isVisibleTo(panel)
+    assert (
+        panel.stepper.rounds == 1
+        and panel.pages.currentWidget() is panel.step_page
+        and panel.table.isVisibleTo(panel)
+    )
     panel.reset()
     assert panel.pages.currentWidget() is panel.intro_page
 

@@ -46,7 +46,10 @@ def test_ctrl_plus_minus_zero_scale_the_whole_interface(shown, qtbot):
     assert w.zoom.factor == pytest.approx(1.25)
     assert QApplication.font().pointSizeF() == pytest.approx(pt * 1.25)
     assert w.sentence_view.token_rect(0).width() > token * 1.15  # measured again in the larger font
-    assert nb.sectionSize(0) >= round(rank * 1.2) and w.nbest_view.verticalHeader().defaultSectionSize() > row
+    assert (
+        nb.sectionSize(0) >= round(rank * 1.2)
+        and w.nbest_view.verticalHeader().defaultSectionSize() > row
+    )
     assert figure_image._ZOOM[0] == pytest.approx(1.25)  # plots drawn at 1.25 × their dpi
     assert float(w.settings.value("view/zoom")) == pytest.approx(1.25)
     _key(w, qtbot, Qt.Key_Minus)
@@ -86,12 +89,19 @@ def test_f1_groups_the_keys_by_task_and_fits_the_screen(shown, qtbot):
     groups = dict(w.shortcut_groups())
     assert "Annotate (sentence view or corpus browser focused)" in groups
     view = [t for k, t in groups["Workspaces, zoom and presentation"]]
-    assert {"Annotate", "Inspect", "Train", "Teach", "Zoom in", "Zoom out", "Actual size",
-            "Presentation mode"} <= set(view)
+    assert {
+        "Annotate",
+        "Inspect",
+        "Train",
+        "Teach",
+        "Zoom in",
+        "Zoom out",
+        "Actual size",
+        "Presentation mode",
+    } <= set(view)
     assert any(t == "Step through training" for _k, t in groups["Train and Teach"])
     d = ShortcutsDialog(w.shortcut_groups(), "", w)
     qtbot.addWidget(d)
     avail = w.screen().availableGeometry()
     assert d.width() <= avail.width() and d.height() <= avail.height()
     assert "Zoom in" in d.text.toPlainText() and "Label as LOC" in d.text.toPlainText()
-

@@ -99,8 +99,9 @@ def literal_train(algorithm, corpus, n, C, epochs, errors=None):
 @pytest.mark.parametrize("algorithm", ["candidate", "proposed"])
 def test_updates_equal_literal_algorithm(algorithm):
     corpus = toy_corpus()
-    jt = JointTagger(algorithm, n=4, n_test=4, C=3.0, epochs=3, average=False, shuffle=False,
-                     keep_best=False).fit(corpus)
+    jt = JointTagger(
+        algorithm, n=4, n_test=4, C=3.0, epochs=3, average=False, shuffle=False, keep_best=False
+    ).fit(corpus)
     errors = []
     wl, wg = literal_train(algorithm, corpus, n=4, C=3.0, epochs=3, errors=errors)
     np.testing.assert_allclose(jt.wl_, wl)
@@ -120,6 +121,7 @@ def test_stops_on_per_word_error_change_not_on_update_counts(monkeypatch):
 
     def fake_epoch(self, docs, order, wl, wg, should_cancel):
         return 7, 3, 0, False, next(wrong), 1000  # always 10 updates
+
     monkeypatch.setattr(JointTagger, "_epoch", fake_epoch)
     jt = JointTagger("proposed", n=3, epochs=30).fit(toy_corpus(3, docs=3))
     # errors 0.3 0.2 0.2 0.2 0.2: three quiet epochs after the second, stop after the fifth
@@ -135,12 +137,14 @@ def test_stops_on_per_word_error_change_not_on_update_counts(monkeypatch):
 def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
     """The lazy average equals the plain mean of the weight vectors after every document."""
     from nerstudio.tagging import weights
+
     snaps = {}
     real_tick = weights.AveragedWeights.tick
 
     def tick(self, n=1):
         real_tick(self, n)
         snaps.setdefault(id(self), []).append(self.w.copy())
+
     monkeypatch.setattr(weights.AveragedWeights, "tick", tick)
     jt = JointTagger("proposed", n=3, C=2.0, epochs=2, average=True, shuffle=True, keep_best=False)
     jt.fit(toy_corpus(1, docs=5))
@@ -148,8 +152,11 @@ def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
     assert len(local) == 10
     np.testing.assert_allclose(jt.wl_, np.mean(local, axis=0), atol=1e-12)
     k = jt.nl_.n_features
-    np.testing.assert_allclose(jt.wg_, np.mean([w[:k] if len(w) >= k else np.pad(w, (0, k - len(w)))
-                                                for w in nonlocal_], axis=0), atol=1e-12)
+    np.testing.assert_allclose(
+        jt.wg_,
+        np.mean([w[:k] if len(w) >= k else np.pad(w, (0, k - len(w))) for w in nonlocal_], axis=0),
+        atol=1e-12,
+    )
 
 
 def test_demo_corpus_all_algorithms(tmp_path):
@@ -170,7 +177,9 @@ def test_demo_corpus_all_algorithms(tmp_path):
         terms = jt.nonlocal_terms(nb.words[0], nb.spans(0, 0))
         assert all(isinstance(t[0], str) for t in terms)
         _doc, sent, origin = jt.sentence_nbest(dev, n=4)
-        assert len(sent) == len(dev.sentences) and [len(o) for o in origin] == [sent.n_candidates(k) for k in range(len(sent))]
+        assert len(sent) == len(dev.sentences) and [len(o) for o in origin] == [
+            sent.n_candidates(k) for k in range(len(sent))
+        ]
         assert sent.words == [tuple(s.words) for s in dev.sentences]
     with pytest.raises(ValueError, match="needs the first model"):
         JointTagger("reranking1").fit(train)
@@ -189,6 +198,7 @@ def test_cancel_stops_early():
     def cancel():
         calls.append(1)
         return True
+
     jt = JointTagger("proposed", n=3, epochs=5).fit(corpus, should_cancel=cancel)
     assert len(jt.history_) == 0 and jt.cancelled_ and jt.wl_ is not None
 
@@ -208,10 +218,18 @@ def test_sentence_spans_equal_per_sentence_decoding():
 def test_split_document_lists_keeps_best_distinct_slices():
     from nerstudio.nbest import NBestList
     from nerstudio.tagging.joint import split_document_lists
+
     tagset = ["N", "S-PER", "C-PER"]
-    Y = np.array([[1, 0, 0, 1], [1, 0, 1, 2], [0, 0, 0, 1]], dtype=np.int16)  # sentences [0,2) and [2,4)
-    doc = NBestList(tagset, [("a", "b", "c", "d")], [Y], [np.array([3.0, 2.0, 1.0])],
-                    [[Span(0, 1, "PER"), Span(2, 4, "PER")]])
+    Y = np.array(
+        [[1, 0, 0, 1], [1, 0, 1, 2], [0, 0, 0, 1]], dtype=np.int16
+    )  # sentences [0,2) and [2,4)
+    doc = NBestList(
+        tagset,
+        [("a", "b", "c", "d")],
+        [Y],
+        [np.array([3.0, 2.0, 1.0])],
+        [[Span(0, 1, "PER"), Span(2, 4, "PER")]],
+    )
     nb, origin = split_document_lists(doc, [[0, 2, 4]])
     assert len(nb) == 2 and origin == [[0, 2], [0, 1]]
     np.testing.assert_array_equal(nb.candidates[0], [[1, 0], [0, 0]])
@@ -224,13 +242,16 @@ def test_split_document_lists_keeps_best_distinct_slices():
 @pytest.mark.parametrize("algorithm", ["proposed", "reranking1", "reranking2"])
 def test_save_load_predicts_the_same(tmp_path, algorithm):
     from nerstudio.errors import FormatError
+
     train = read_corpus(f"{DEMO}/train.conll")
     dev = read_corpus(f"{DEMO}/dev.conll")
     first = lists = None
     if algorithm.startswith("reranking"):
         first = PerceptronTagger(variant="margin", C=50, epochs=2).fit(train)
         lists = first_model_lists(first, first.prepare(train), 4)
-    jt = JointTagger(algorithm, n=4, n_test=6, C=5.0, epochs=2).fit(train, first=first, train_lists=lists)
+    jt = JointTagger(algorithm, n=4, n_test=6, C=5.0, epochs=2).fit(
+        train, first=first, train_lists=lists
+    )
     path = tmp_path / "joint.npz"
     jt.save(path)
     back = JointTagger.load(path)
@@ -253,6 +274,7 @@ def test_bpm_starts_from_the_mean_of_single_passes(monkeypatch):
         out = real(self, docs, order, wl, wg, should_cancel)
         outputs.append(wl.w.copy())
         return out
+
     monkeypatch.setattr(JointTagger, "_epoch", spy)
     jt = JointTagger("proposed", n=3, C=2.0, epochs=0, bpm=3, average=False, keep_best=False)
     jt.fit(toy_corpus(4, docs=5))
@@ -280,6 +302,7 @@ def test_cached_dev_vectors_follow_the_growing_vocabulary():
 
     def cached():
         return [(list(a), list(b)) for a, b in docs.nonlocal_vectors(0, Y)]
+
     assert cached() == fresh()
     dropped = sorted({s for st in strings for s in st if s in voc})
     assert dropped, "the toy document should fire known non-local features"

@@ -12,20 +12,40 @@ DEMO = str(DEMO_DIR)
 
 
 def test_suite_on_demo(tmp_path):
-    cfg = KazamaConfig(epochs=3, joint_epochs=2, C_margin=50, C_joint=5, C_rerank1=1, C_rerank2=5, n=5, n_test=8,
-                       n_primes=(5, 8), folds=2, workers=1)
-    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    cfg = KazamaConfig(
+        epochs=3,
+        joint_epochs=2,
+        C_margin=50,
+        C_joint=5,
+        C_rerank1=1,
+        C_rerank2=5,
+        n=5,
+        n_test=8,
+        n_primes=(5, 8),
+        folds=2,
+        workers=1,
+    )
+    report = run_kazama(
+        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
+    )
     names = [s["name"] for s in report["systems"]]
     assert names == list(SYSTEMS)
     on_disk = json.loads((tmp_path / "report.json").read_text())
-    assert on_disk["systems"][0]["dev"].keys() >= {"precision", "recall", "f1", "rel_error_reduction"}
+    assert on_disk["systems"][0]["dev"].keys() >= {
+        "precision",
+        "recall",
+        "f1",
+        "rel_error_reduction",
+    }
     assert [r["n_test"] for r in on_disk["n_prime"]] == [5, 8]
     md = (tmp_path / "report.md").read_text()
     for table in ("Table 2", "Table 3", "Table 6", "Table 7", "seen / unseen"):
         assert table in md
     for s in report["systems"]:  # the breakdown counts every test entity once
         b = s["test_breakdown"]
-        assert b["seen"]["gold"] + b["unseen"]["gold"] == sum(v["gold"] for v in b["per_type"].values())
+        assert b["seen"]["gold"] + b["unseen"]["gold"] == sum(
+            v["gold"] for v in b["per_type"].values()
+        )
     gold = read_corpus(f"{DEMO}/test.conll")
     for s in report["systems"]:
         pred = read_corpus(tmp_path / f"pred-{s['name']}-test.conll")
@@ -38,40 +58,162 @@ def test_suite_on_demo(tmp_path):
 def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
     from nerstudio.cli import main
     from nerstudio.nbest import NBestList
+
     model, pred = tmp_path / "pt.npz", tmp_path / "pred.conll"
-    assert main(["train-tagger", f"{DEMO}/train.conll", "--model", "perceptron", "--out", str(model),
-                 "--dev", f"{DEMO}/dev.conll", "--epochs", "2", "--C", "50"]) == 0
+    assert (
+        main(
+            [
+                "train-tagger",
+                f"{DEMO}/train.conll",
+                "--model",
+                "perceptron",
+                "--out",
+                str(model),
+                "--dev",
+                f"{DEMO}/dev.conll",
+                "--epochs",
+                "2",
+                "--C",
+                "50",
+            ]
+        )
+        == 0
+    )
     assert "dev " in capsys.readouterr().out
     assert main(["tag", str(model), f"{DEMO}/test.conll", "--out", str(pred)]) == 0
     said = capsys.readouterr().out
     gold = read_corpus(f"{DEMO}/test.conll")
     ev = evaluate_sentences(gold.sentences, read_corpus(pred).sentences)
     assert f"F {ev.overall.f1:.2f}" in said  # the summary scores the file it wrote
-    assert main(["nbest", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "d.npz"), "--documents",
-                 "--n", "5"]) == 0
+    assert (
+        main(
+            [
+                "nbest",
+                str(model),
+                f"{DEMO}/test.conll",
+                "--out",
+                str(tmp_path / "d.npz"),
+                "--documents",
+                "--n",
+                "5",
+            ]
+        )
+        == 0
+    )
     nb = NBestList.load(tmp_path / "d.npz")
     assert len(nb) == len(gold.documents) and nb.meta["unit"] == "document"
-    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 1  # usage error (exit 1): maxent has no epochs
+    assert (
+        main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 1
+    )  # usage error (exit 1): maxent has no epochs
     out = tmp_path / "kz"
-    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
-                 "--test", f"{DEMO}/test.conll", "--out", str(out), "--systems", "margin,proposed",
-                 "--epochs", "2", "--joint-epochs", "2", "--C", "50", "--C-joint", "5", "--n", "4",
-                 "--n-test", "6", "--n-primes", "4,6"]) == 0
+    assert (
+        main(
+            [
+                "experiment",
+                "--suite",
+                "kazama",
+                "--train",
+                f"{DEMO}/train.conll",
+                "--dev",
+                f"{DEMO}/dev.conll",
+                "--test",
+                f"{DEMO}/test.conll",
+                "--out",
+                str(out),
+                "--systems",
+                "margin,proposed",
+                "--epochs",
+                "2",
+                "--joint-epochs",
+                "2",
+                "--C",
+                "50",
+                "--C-joint",
+                "5",
+                "--n",
+                "4",
+                "--n-test",
+                "6",
+                "--n-primes",
+                "4,6",
+            ]
+        )
+        == 0
+    )
     rep = json.loads((out / "report.json").read_text())
-    assert [s["name"] for s in rep["systems"]] == ["margin", "proposed"] and rep["suite"] == "kazama"
+    assert [s["name"] for s in rep["systems"]] == ["margin", "proposed"] and rep[
+        "suite"
+    ] == "kazama"
     # the defaults are the dev-chosen features; --features/--gazetteer give K&T's Table 1 back
     margin = rep["systems"][0]["settings"]
     assert (margin["features"], margin["gazetteer"]) == ("kt+rich", "lists")
-    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
-                 "--test", f"{DEMO}/test.conll", "--out", str(tmp_path / "kt"), "--systems", "margin",
-                 "--epochs", "1", "--features", "kt", "--gazetteer", "none"]) == 0
+    assert (
+        main(
+            [
+                "experiment",
+                "--suite",
+                "kazama",
+                "--train",
+                f"{DEMO}/train.conll",
+                "--dev",
+                f"{DEMO}/dev.conll",
+                "--test",
+                f"{DEMO}/test.conll",
+                "--out",
+                str(tmp_path / "kt"),
+                "--systems",
+                "margin",
+                "--epochs",
+                "1",
+                "--features",
+                "kt",
+                "--gazetteer",
+                "none",
+            ]
+        )
+        == 0
+    )
     margin = json.loads((tmp_path / "kt" / "report.json").read_text())["systems"][0]["settings"]
     assert (margin["features"], margin["gazetteer"]) == ("kt", None)
-    assert main(["experiment", "--suite", "kazama", "--train", f"{DEMO}/train.conll", "--dev", f"{DEMO}/dev.conll",
-                 "--test", f"{DEMO}/test.conll", "--out", str(tmp_path / "bad"), "--features", "conll"]) == 1
+    assert (
+        main(
+            [
+                "experiment",
+                "--suite",
+                "kazama",
+                "--train",
+                f"{DEMO}/train.conll",
+                "--dev",
+                f"{DEMO}/dev.conll",
+                "--test",
+                f"{DEMO}/test.conll",
+                "--out",
+                str(tmp_path / "bad"),
+                "--features",
+                "conll",
+            ]
+        )
+        == 1
+    )
     from nerstudio.tagging.perceptron import PerceptronTagger
-    assert main(["train-tagger", f"{DEMO}/train.conll", "--model", "perceptron", "--out", str(model),
-                 "--epochs", "1", "--features", "kt+rich"]) == 0
+
+    assert (
+        main(
+            [
+                "train-tagger",
+                f"{DEMO}/train.conll",
+                "--model",
+                "perceptron",
+                "--out",
+                str(model),
+                "--epochs",
+                "1",
+                "--features",
+                "kt+rich",
+            ]
+        )
+        == 0
+    )
     assert PerceptronTagger.load(model).features_.rich
     capsys.readouterr()
 
@@ -80,13 +222,27 @@ def test_cli_tag_and_nbest_with_a_joint_model(tmp_path, capsys):
     from nerstudio.cli import main
     from nerstudio.nbest import NBestList
     from nerstudio.tagging.joint import JointTagger
+
     train, test = read_corpus(f"{DEMO}/train.conll"), read_corpus(f"{DEMO}/test.conll")
     jt = JointTagger("proposed", n=4, n_test=6, C=5.0, epochs=2).fit(train)
     model = tmp_path / "joint.npz"
     jt.save(model)
     assert main(["tag", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "p.conll")]) == 0
     assert read_corpus(tmp_path / "p.conll").sentences[0].spans == jt.predict_spans(test)[0]
-    assert main(["nbest", str(model), f"{DEMO}/test.conll", "--out", str(tmp_path / "s.npz"), "--n", "5"]) == 0
+    assert (
+        main(
+            [
+                "nbest",
+                str(model),
+                f"{DEMO}/test.conll",
+                "--out",
+                str(tmp_path / "s.npz"),
+                "--n",
+                "5",
+            ]
+        )
+        == 0
+    )
     nb = NBestList.load(tmp_path / "s.npz")
     assert len(nb) == len(test.sentences) and max(nb.n_candidates(i) for i in range(len(nb))) <= 5
     capsys.readouterr()
@@ -99,6 +255,7 @@ def test_load_tagger_tells_models_apart(tmp_path):
     from nerstudio.tagging import load_tagger
     from nerstudio.tagging.maxent import MaxEntTagger
     from nerstudio.tagging.perceptron import PerceptronTagger
+
     train = read_corpus(f"{DEMO}/train.conll")
     PerceptronTagger(epochs=1).fit(train).save(tmp_path / "p.npz")
     assert isinstance(load_tagger(tmp_path / "p.npz"), PerceptronTagger)
@@ -115,10 +272,19 @@ def test_load_tagger_tells_models_apart(tmp_path):
 def test_C_chosen_per_system_on_dev(tmp_path):
     """Each system with a grid gets the C of its best dev F, candidate apart from proposed; the
     model kept and reported is that C's (its dev F is the grid's best)."""
-    cfg = KazamaConfig(epochs=2, joint_epochs=2, n=4, n_test=5, n_primes=(), workers=1,
-                       systems=("margin", "candidate", "proposed"),
-                       C_grids={"margin": (5, 50), "candidate": (1, 20), "proposed": (2, 30)})
-    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    cfg = KazamaConfig(
+        epochs=2,
+        joint_epochs=2,
+        n=4,
+        n_test=5,
+        n_primes=(),
+        workers=1,
+        systems=("margin", "candidate", "proposed"),
+        C_grids={"margin": (5, 50), "candidate": (1, 20), "proposed": (2, 30)},
+    )
+    report = run_kazama(
+        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
+    )
     for s in report["systems"]:
         tried = {float(c): f for c, f in s["settings"]["C_dev_f1"].items()}
         assert set(tried) == set(cfg.C_grids[s["name"]])
@@ -130,15 +296,29 @@ def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, mo
     """The cross-validated first models of re-ranking are the margin perceptron as dev chose it:
     its C from the grid, not the configured default."""
     import nerstudio.experiments.kazama as kz
+
     seen = {}
     real = kz.cross_validated_lists
 
     def spy(train, params, *args, **kwargs):
         seen["C"] = params["C"]
         return real(train, params, *args, **kwargs)
+
     monkeypatch.setattr(kz, "cross_validated_lists", spy)
-    cfg = KazamaConfig(epochs=2, joint_epochs=1, n=3, n_test=3, n_primes=(), workers=1, folds=2,
-                       systems=("reranking1",), C_margin=7.0, C_grids={"margin": (0.5, 80.0)})
-    report = run_kazama(f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg)
+    cfg = KazamaConfig(
+        epochs=2,
+        joint_epochs=1,
+        n=3,
+        n_test=3,
+        n_primes=(),
+        workers=1,
+        folds=2,
+        systems=("reranking1",),
+        C_margin=7.0,
+        C_grids={"margin": (0.5, 80.0)},
+    )
+    report = run_kazama(
+        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
+    )
     margin = next(s for s in report["systems"] if s["name"] == "margin")
     assert seen["C"] == margin["settings"]["C"] in (0.5, 80.0)

@@ -36,6 +36,7 @@ WORDS = ["the", "The", "UN", "U.S.", "1996", "a1", "Smith", "smith", "-", "McDon
 
 # -- brute force ------------------------------------------------------------------------------
 
+
 def fragment_counts(tags, words, word_features):
     """Every fragment of a tagged sequence with its number of occurrences.
 
@@ -44,7 +45,9 @@ def fragment_counts(tags, words, word_features):
     counts: Counter = Counter()
     options = []
     for t, w in zip(tags, words):
-        feats = [(k, v) for k, v in enumerate(word_feature_values(w, word_features)) if v is not None]
+        feats = [
+            (k, v) for k, v in enumerate(word_feature_values(w, word_features)) if v is not None
+        ]
         options.append([(t, None)] + [(t, f) for f in feats])
     n = len(tags)
     for start in range(n):
@@ -61,12 +64,16 @@ def brute_kernel(x, y, lam, word_features):
 
 
 def seq_strategy(max_len):
-    return st.integers(0, max_len).flatmap(lambda n: st.tuples(
-        st.lists(st.integers(0, 2), min_size=n, max_size=n),
-        st.lists(st.sampled_from(WORDS), min_size=n, max_size=n)))
+    return st.integers(0, max_len).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 2), min_size=n, max_size=n),
+            st.lists(st.sampled_from(WORDS), min_size=n, max_size=n),
+        )
+    )
 
 
 # -- the kernel -------------------------------------------------------------------------------
+
 
 def test_word_features_documented_set():
     assert word_shape("McDonald") == "XxXx"
@@ -97,14 +104,18 @@ def test_kernel_by_hand():
 def test_dp_equals_fragment_enumeration(x, y, lam, wf):
     if wf:  # keep the enumeration small: at most 6^3 patterns per run
         x = (x[0][:3], x[1][:3])
-    assert tagging_kernel(*x, *y, lam, wf) == pytest.approx(brute_kernel(x, y, lam, wf), rel=1e-12, abs=1e-12)
+    assert tagging_kernel(*x, *y, lam, wf) == pytest.approx(
+        brute_kernel(x, y, lam, wf), rel=1e-12, abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("wf", [False, True])
 def test_kernel_symmetric_and_positive_semidefinite(wf):
     rng = np.random.default_rng(3)
-    seqs = [(rng.integers(0, 3, n).tolist(), [WORDS[i] for i in rng.integers(0, len(WORDS), n)])
-            for n in rng.integers(0, 7, 12)]
+    seqs = [
+        (rng.integers(0, 3, n).tolist(), [WORDS[i] for i in rng.integers(0, len(WORDS), n)])
+        for n in rng.integers(0, 7, 12)
+    ]
     G = np.array([[tagging_kernel(*a, *b, 0.7, wf) for b in seqs] for a in seqs])
     np.testing.assert_allclose(G, G.T, rtol=1e-12)
     eig = np.linalg.eigvalsh(G)
@@ -134,8 +145,12 @@ def test_batched_kernel_equals_reference(wf, chunk):
             cands[4, 2:] = cands[0, 2:]
         first, stop = (0, None) if trial % 2 else (3, 20)
         got = store.kernel(words, cands, 0.6, first, stop)
-        want = np.array([[tagging_kernel(c.tolist(), words, t, w, 0.6, wf) for t, w in stored[first:stop]]
-                         for c in cands]).reshape(5, -1)
+        want = np.array(
+            [
+                [tagging_kernel(c.tolist(), words, t, w, 0.6, wf) for t, w in stored[first:stop]]
+                for c in cands
+            ]
+        ).reshape(5, -1)
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
@@ -182,22 +197,31 @@ def test_normalised_kernel_equals_fragment_enumeration(wf):
         words = [WORDS[i] for i in rng.integers(0, len(WORDS), n)]
         cands = rng.integers(0, 3, (4, n))
         qn = candidate_self_kernels(words, cands, lam, wf)
-        np.testing.assert_allclose(qn, [brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf)
-                                        for c in cands], rtol=1e-12)
+        np.testing.assert_allclose(
+            qn,
+            [brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf) for c in cands],
+            rtol=1e-12,
+        )
         sn = store.self_kernels(lam)
         np.testing.assert_allclose(sn, [brute_kernel(x, x, lam, wf) for x in stored], rtol=1e-12)
         got = normalised(store.kernel(words, cands, lam), qn, sn)
         want = np.zeros_like(got)
         for j, c in enumerate(cands):
             for k, y in enumerate(stored):
-                d = np.sqrt(brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf)
-                            * brute_kernel(y, y, lam, wf))
+                d = np.sqrt(
+                    brute_kernel((c.tolist(), words), (c.tolist(), words), lam, wf)
+                    * brute_kernel(y, y, lam, wf)
+                )
                 want[j, k] = brute_kernel((c.tolist(), words), y, lam, wf) / d if d > 0 else 0.0
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
         assert got.max() <= 1 + 1e-12
     # a stored copy of a candidate is exactly 1 away from itself
     store.add(words, cands[0])
-    k = normalised(store.kernel(words, cands[:1], lam, len(store) - 1), qn[:1], store.self_kernels(lam, len(store) - 1))
+    k = normalised(
+        store.kernel(words, cands[:1], lam, len(store) - 1),
+        qn[:1],
+        store.self_kernels(lam, len(store) - 1),
+    )
     assert k[0, 0] == pytest.approx(1.0)
     store.truncate(3)
     assert len(store.self_kernels(lam)) == 3
@@ -216,7 +240,9 @@ def test_batched_kernel_long_query_and_growth():
         store.add(w, t)
         stored.append((t.tolist(), w))
         got = store.kernel(words, cands, 0.5)
-        want = [[tagging_kernel(c.tolist(), words, tt, ww, 0.5) for tt, ww in stored] for c in cands]
+        want = [
+            [tagging_kernel(c.tolist(), words, tt, ww, 0.5) for tt, ww in stored] for c in cands
+        ]
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
@@ -236,6 +262,7 @@ def test_store_truncate_and_validation():
 
 
 # -- ranking problems -------------------------------------------------------------------------
+
 
 def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
     """Random sentences over a small vocabulary; candidate 0..n-1 are distinct tag sequences, one
@@ -276,36 +303,55 @@ def make_problem(seed, n_sent=12, n_cand=4, max_len=5, separable=False):
     q = np.concatenate(quality).astype(np.int32)
     L = np.concatenate(lps)
     lengths = np.repeat([len(w) for w in words], sizes).astype(np.int32)
-    return RankingData(sp.csr_matrix((len(L), 0), dtype=np.int8), L, offsets, np.array(oracle), q, lengths,
-                       np.array([len(w) for w in words], dtype=np.int32), q.astype(float), nb)
+    return RankingData(
+        sp.csr_matrix((len(L), 0), dtype=np.int8),
+        L,
+        offsets,
+        np.array(oracle),
+        q,
+        lengths,
+        np.array([len(w) for w in words], dtype=np.int32),
+        q.astype(float),
+        nb,
+    )
 
 
 def literal_kernel(lam, normalise=False, gamma=0.0, global_features=False):
     """K'(a, b) of two (tags, words, L, h) tuples straight from the definitions: the plain DP,
     divided by sqrt(K(a, a) K(b, b)) when normalised, plus the cosine of the global-feature
     vectors h when asked, plus γ·L(a)·L(b)."""
+
     def K(a, b):
         k = tagging_kernel(a[0], a[1], b[0], b[1], lam)
         if normalise:
-            d = np.sqrt(tagging_kernel(a[0], a[1], a[0], a[1], lam) * tagging_kernel(b[0], b[1], b[0], b[1], lam))
+            d = np.sqrt(
+                tagging_kernel(a[0], a[1], a[0], a[1], lam)
+                * tagging_kernel(b[0], b[1], b[0], b[1], lam)
+            )
             k = k / d if d > 0 else 0.0
         if global_features:
             d = np.linalg.norm(a[3]) * np.linalg.norm(b[3])
             k += float(a[3] @ b[3]) / d if d > 0 else 0.0
         return k + gamma * a[2] * b[2]
+
     return K
 
 
 def triple(data, s, j):
     """(tags, words, L, h) of candidate j of sentence s."""
     row = int(data.offsets[s]) + j
-    return (data.nbest.candidates[s][j].tolist(), data.nbest.words[s], float(data.L[row]),
-            data.X[row].toarray().ravel().astype(float))
+    return (
+        data.nbest.candidates[s][j].tolist(),
+        data.nbest.words[s],
+        float(data.L[row]),
+        data.X[row].toarray().ravel().astype(float),
+    )
 
 
 def with_features(data, seed, n_features=12):
     """The problem with random 0/1 global-feature vectors (some candidates have none)."""
     import dataclasses
+
     rng = np.random.default_rng(seed)
     X = (rng.random((data.n_candidates, n_features)) < 0.3).astype(np.int8)
     X[::7] = 0
@@ -322,7 +368,7 @@ def literal_dual_perceptron(train, base, K, epochs):
     def score(i, j):
         x = triple(train, i, j)
         s = base * x[2]
-        for (m, g, p) in mistakes:
+        for m, g, p in mistakes:
             s += K(triple(train, m, g), x) - K(triple(train, m, p), x)
         return s
 
@@ -346,7 +392,7 @@ def literal_predictions(train, test, mistakes, counts, base, K):
         for r in range(test.n_candidates):
             s = int(np.searchsorted(test.offsets, r, side="right") - 1)
             x = triple(test, s, r - test.offsets[s])
-            for (m, g, p) in mistakes[:t]:
+            for m, g, p in mistakes[:t]:
                 scores[r] += K(triple(train, m, g), x) - K(triple(train, m, p), x)
         top = test.argmax(scores)
         votes[test.offsets[:-1] + top] += counts[t]
@@ -354,7 +400,9 @@ def literal_predictions(train, test, mistakes, counts, base, K):
     return votes, avg / sum(counts), scores
 
 
-@pytest.mark.parametrize("normalise,learn", [(False, False), (True, False), (True, True), (False, True)])
+@pytest.mark.parametrize(
+    "normalise,learn", [(False, False), (True, False), (True, True), (False, True)]
+)
 def test_voted_prediction_equals_literal_figure4_loop(normalise, learn):
     train, test = make_problem(1, n_sent=10), make_problem(2, n_sent=6)
     beta, lam, epochs = (0.5 if normalise else 1.0), 0.5, 2
@@ -362,8 +410,9 @@ def test_voted_prediction_equals_literal_figure4_loop(normalise, learn):
     base = 0.0 if learn else beta
     mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
     assert 3 <= len(mistakes) < 20  # the problem is neither trivial nor hopeless
-    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, normalise=normalise,
-                             learn_beta=learn).fit(train)
+    model = KernelPerceptron(
+        lam=lam, beta=beta, epochs=epochs, shuffle=False, normalise=normalise, learn_beta=learn
+    ).fit(train)
     assert model.n_mistakes_ == len(mistakes)
     assert model.counts_.tolist() == counts
     for k, (m, g, p) in enumerate(mistakes):
@@ -385,14 +434,16 @@ def test_voted_prediction_equals_literal_figure4_loop(normalise, learn):
 def test_dev_curve_uses_incremental_voting_and_keeps_best_epoch():
     train, dev = make_problem(4, n_sent=14), make_problem(5, n_sent=8)
     seen = []
-    model = KernelPerceptron(beta=1.0, epochs=4, shuffle=True, seed=3).fit(train, dev, callback=seen.append)
+    model = KernelPerceptron(beta=1.0, epochs=4, shuffle=True, seed=3).fit(
+        train, dev, callback=seen.append
+    )
     assert [h.step for h in seen] == [1, 2, 3, 4]
     assert all(h.mistakes is not None and h.dev_f1 is not None for h in seen)
     best = max(seen, key=lambda h: h.dev_f1)
     assert model.best_step_ == best.step
     # the kept model is the best epoch's, and its predictions give the recorded F
     assert dev.prf(model.predict(dev))[2] == pytest.approx(best.dev_f1)
-    assert model.n_mistakes_ == sum(h.mistakes for h in seen[:best.step])
+    assert model.n_mistakes_ == sum(h.mistakes for h in seen[: best.step])
 
 
 def test_separable_problem_reaches_zero_training_mistakes():
@@ -415,9 +466,12 @@ def test_cancel_raises(monkeypatch):
     def later():  # turns true a little while into training
         calls.append(1)
         return len(calls) > 3
+
     monkeypatch.setattr(kmod, "CANCEL_EVERY", 0.0)  # look at the flag on every tick
     with pytest.raises(Cancelled):
-        KernelPerceptron(beta=1.0, epochs=3).fit(train, make_problem(8, n_sent=4), should_cancel=later)
+        KernelPerceptron(beta=1.0, epochs=3).fit(
+            train, make_problem(8, n_sent=4), should_cancel=later
+        )
     assert len(calls) == 4
 
 
@@ -467,7 +521,9 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     assert dev.prf(tuned.predict(dev))[2] == pytest.approx(best_f)
     if tuned.beta_ in (grid[0], grid[-1]):  # only when the widening limit stopped it
         assert tuned.beta_at_edge_ and len(grid) == len(kmod.BETA_GRID) + kmod.BETA_LIMIT
-    assert [h.step for h in seen] == [h.step for h in tuned.history_] == [1, 2]  # the kept run's curve
+    assert (
+        [h.step for h in seen] == [h.step for h in tuned.history_] == [1, 2]
+    )  # the kept run's curve
     # a grid whose best value sits at its edge is widened until it no longer does
     calls = []
     real = KernelPerceptron._train
@@ -476,6 +532,7 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
         calls.append(beta)
         real(self, train_, idx, dev_, beta, epochs, callback, tick)
         self.history_[-1].dev_f1 = -abs(np.log2(beta / (8 * self.beta_scale_)))  # peak at 8 units
+
     monkeypatch.setattr(KernelPerceptron, "_train", fake)
     m = KernelPerceptron(epochs=1).fit(train, dev)
     assert m.beta_ == pytest.approx(8 * m.beta_scale_) and not m.beta_at_edge_
@@ -486,11 +543,26 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
 
 def test_bad_settings_and_data():
     train = make_problem(15, n_sent=4)
-    for bad in ({"lam": 0.0}, {"lam": 1.5}, {"epochs": 0}, {"mode": "median"}, {"max_sentences": 0}):
+    for bad in (
+        {"lam": 0.0},
+        {"lam": 1.5},
+        {"epochs": 0},
+        {"mode": "median"},
+        {"max_sentences": 0},
+    ):
         with pytest.raises(ValueError):
             KernelPerceptron(**bad).fit(train)
-    no_words = RankingData(train.X, train.L, train.offsets, train.oracle, train.correct, train.proposed,
-                           train.n_gold, train.quality, None)
+    no_words = RankingData(
+        train.X,
+        train.L,
+        train.offsets,
+        train.oracle,
+        train.correct,
+        train.proposed,
+        train.n_gold,
+        train.quality,
+        None,
+    )
     with pytest.raises(ValueError, match="N-best"):
         KernelPerceptron().fit(no_words)
 
@@ -505,7 +577,11 @@ def test_beta_search_with_the_kernel_cache_equals_separate_runs():
     """The β search keeps kernel values across its runs (KernelCache); each run's result must be
     exactly what a run of its own β computes without the cache: the same mistakes, counts, dev F,
     and the same scores on other data."""
-    train, dev, test = make_problem(17, n_sent=16), make_problem(18, n_sent=8), make_problem(19, n_sent=6)
+    train, dev, test = (
+        make_problem(17, n_sent=16),
+        make_problem(18, n_sent=8),
+        make_problem(19, n_sent=6),
+    )
     for wf in (False, True):
         tuned = KernelPerceptron(epochs=2, word_features=wf, seed=2).fit(train, dev)
         assert tuned.kernel_pairs_["reused"] > 0  # the runs did share stored sequences
@@ -527,12 +603,16 @@ def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
     model = KernelPerceptron(beta=0.5, epochs=epochs, seed=1).fit(train, dev)
     fresh = KernelPerceptron()
     fresh.set_state(model.state(), 0)
-    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12
+    )
     assert np.array_equal(model.predict(dev), fresh.predict(dev))
     assert dev.prf(model.predict(dev))[2] == max(h.dev_f1 for h in model.history_)
     model.mode = "average"  # another prediction mode is computed, not taken from the memory
     fresh.mode = "average"
-    np.testing.assert_allclose(model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        model.decision_function(dev), fresh.decision_function(dev), rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("learn,block", [(True, 8192), (False, 8192), (True, 5)])
@@ -540,7 +620,9 @@ def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeyp
     """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the
     global-feature vectors: mistakes, counts, votes and averaged scores equal the literal dual
     perceptron with that kernel written out; the model survives its file."""
-    monkeypatch.setattr(kmod._Tracker, "BLOCK_ROWS", block)  # 5: the feature part in many small products
+    monkeypatch.setattr(
+        kmod._Tracker, "BLOCK_ROWS", block
+    )  # 5: the feature part in many small products
     train = with_features(make_problem(22, n_sent=10), 1)
     test = with_features(make_problem(23, n_sent=6), 2)
     beta, lam, epochs = 0.5, 0.5, 2
@@ -548,8 +630,9 @@ def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeyp
     base = 0.0 if learn else beta
     mistakes, counts = literal_dual_perceptron(train, base, K, epochs)
     assert len(mistakes) >= 3
-    model = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn,
-                             global_features=True).fit(train)
+    model = KernelPerceptron(
+        lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn, global_features=True
+    ).fit(train)
     assert model.n_mistakes_ == len(mistakes) and model.counts_.tolist() == counts
     votes, avg, _last = literal_predictions(train, test, mistakes, counts, base, K)
     np.testing.assert_allclose(model.decision_function(test), votes)
@@ -559,9 +642,13 @@ def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeyp
     terms = model.explain_row(test, 2, top=2)
     assert sum(v for _, v in terms) == pytest.approx(model.decision_function(test)[2], abs=1e-9)
     # the tagging kernel alone gives other mistakes: the feature part is really used
-    plain = KernelPerceptron(lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn).fit(train)
-    assert (plain.counts_.tolist(), plain.mistake_ids_) != (model.counts_.tolist(), model.mistake_ids_) \
-        or not np.allclose(plain.decision_function(test), model.decision_function(test))
+    plain = KernelPerceptron(
+        lam=lam, beta=beta, epochs=epochs, shuffle=False, learn_beta=learn
+    ).fit(train)
+    assert (plain.counts_.tolist(), plain.mistake_ids_) != (
+        model.counts_.tolist(),
+        model.mistake_ids_,
+    ) or not np.allclose(plain.decision_function(test), model.decision_function(test))
     fresh = KernelPerceptron(mode="average")
     fresh.set_state(model.state(), train.n_features)
     assert fresh.global_features

@@ -30,15 +30,24 @@ def _lint_imports(cwd: Path, pythonpath: Path | None = None) -> subprocess.Compl
     if not exe.exists():
         found = shutil.which("lint-imports")
         if found is None:
-            pytest.fail("lint-imports is not installed: pip install -c constraints.txt -e '.[test]'")
+            pytest.fail(
+                "lint-imports is not installed: pip install -c constraints.txt -e '.[test]'"
+            )
         exe = Path(found)
     env = {**os.environ, "PYTHONPATH": str(pythonpath)} if pythonpath else None
-    return subprocess.run([str(exe), "--no-cache", "--config", str(cwd / "pyproject.toml")], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run(
+        [str(exe), "--no-cache", "--config", str(cwd / "pyproject.toml")],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
 
 
 def _contracts() -> list[dict]:
     from importlinter.api import read_configuration
+
     return read_configuration(str(PYPROJECT))["contracts_options"]
 
 
@@ -107,7 +116,11 @@ def _silent_long_modules() -> list[str]:
 
 
 def test_long_modules_say_why_they_are_long():
-    silent = [f"{name}: {_long_modules()[name]} lines" for name in _silent_long_modules() if name not in PENDING]
+    silent = [
+        f"{name}: {_long_modules()[name]} lines"
+        for name in _silent_long_modules()
+        if name not in PENDING
+    ]
     assert silent == [], "split these by responsibility, or say in the docstring why they are long"
 
 

@@ -49,10 +49,16 @@ def test_the_log_folder_follows_the_platform_conventions(monkeypatch, tmp_path):
 
 def test_the_tests_never_write_into_the_real_folder():
     assert os.environ.get("NERSTUDIO_LOG_DIR")
-    assert not Path(os.environ["NERSTUDIO_LOG_DIR"]).resolve().is_relative_to(Path.home() / ".local" / "state")
+    assert (
+        not Path(os.environ["NERSTUDIO_LOG_DIR"])
+        .resolve()
+        .is_relative_to(Path.home() / ".local" / "state")
+    )
 
 
-def test_a_user_error_is_one_line_on_stderr_and_logged_with_its_traceback(log_file, tmp_path, capsys):
+def test_a_user_error_is_one_line_on_stderr_and_logged_with_its_traceback(
+    log_file, tmp_path, capsys
+):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "a b", "spans": 5}\n')
     assert main(["stats", str(bad)]) == 1
@@ -60,11 +66,15 @@ def test_a_user_error_is_one_line_on_stderr_and_logged_with_its_traceback(log_fi
     assert err.count("\n") == 1 and "Traceback" not in err
     _flush()
     text = log_file.read_text()
-    assert f'{bad}:1: "spans" must be a list of spans' in text and f"(nerstudio stats {bad})" in text
+    assert (
+        f'{bad}:1: "spans" must be a list of spans' in text and f"(nerstudio stats {bad})" in text
+    )
     assert "Traceback (most recent call last)" in text and "nerstudio.errors.FormatError" in text
 
 
-def test_an_internal_error_points_to_the_log_which_holds_the_traceback(log_file, tmp_path, capsys, monkeypatch):
+def test_an_internal_error_points_to_the_log_which_holds_the_traceback(
+    log_file, tmp_path, capsys, monkeypatch
+):
     from nerstudio import cli
 
     def boom(args):
@@ -73,7 +83,10 @@ def test_an_internal_error_points_to_the_log_which_holds_the_traceback(log_file,
     monkeypatch.setitem(cli.COMMANDS, "stats", boom)
     assert main(["stats", str(tmp_path / "x")]) == 3
     err = capsys.readouterr().err
-    assert err == f"nerstudio: internal error: ZeroDivisionError: a bug (a bug; the details are in {log_file})\n"
+    assert (
+        err
+        == f"nerstudio: internal error: ZeroDivisionError: a bug (a bug; the details are in {log_file})\n"
+    )
     _flush()
     text = log_file.read_text()
     assert "internal error: ZeroDivisionError: a bug" in text and "in boom" in text
@@ -93,6 +106,7 @@ def test_a_child_process_traceback_is_logged(log_file):
     """The child's traceback used to be dropped unless NERSTUDIO_DEBUG was set."""
     from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child
     from nerstudio.nbest import NBestList
+
     train = NBestList.load(DEMO / "model" / "train.nbest.npz")
     with pytest.raises(ChildProcessFailed) as info:
         train_in_child(train, None, "perceptron", {"no_such_setting": 3}, {"min_sentences": 2})
@@ -110,7 +124,9 @@ def test_a_killed_child_is_logged_too(log_file, monkeypatch):
     with pytest.raises(child_process.ChildProcessFailed, match="exit status 7"):
         child_process.run_in_child(_exit_7, {}, name="nerstudio-test-child")
     _flush()
-    assert "nerstudio-test-child" in log_file.read_text() and "exit status 7" in log_file.read_text()
+    assert (
+        "nerstudio-test-child" in log_file.read_text() and "exit status 7" in log_file.read_text()
+    )
 
 
 def _exit_7(spec, out, should_cancel):
@@ -121,7 +137,9 @@ def test_the_log_rotates(log_file, monkeypatch):
     monkeypatch.setattr(logs, "MAX_BYTES", 5000)
     logs.setup()
     for k in range(200):
-        logs.log_error(f"error number {k}", "Traceback (most recent call last):\n  a frame\nValueError: x")
+        logs.log_error(
+            f"error number {k}", "Traceback (most recent call last):\n  a frame\nValueError: x"
+        )
     _flush()
     names = sorted(p.name for p in log_file.parent.iterdir())
     assert names == ["nerstudio.log", "nerstudio.log.1", "nerstudio.log.2", "nerstudio.log.3"]
@@ -140,6 +158,7 @@ def test_a_log_folder_that_cannot_be_made_does_not_break_anything(tmp_path, monk
 
 def test_unhandled_exceptions_of_the_application_are_logged(log_file, capsys, monkeypatch):
     from nerstudio.gui import app
+
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)
     monkeypatch.setattr(threading, "excepthook", threading.excepthook)
     app.install_excepthooks()
@@ -154,7 +173,10 @@ def test_unhandled_exceptions_of_the_application_are_logged(log_file, capsys, mo
     assert "nerstudio: internal error: KeyError: 'in a slot'" in err and "Traceback" not in err
     _flush()
     text = log_file.read_text()
-    assert "unhandled KeyError: 'in a slot'" in text and "unhandled RuntimeError in thread worker-x" in text
+    assert (
+        "unhandled KeyError: 'in a slot'" in text
+        and "unhandled RuntimeError in thread worker-x" in text
+    )
     assert text.count("Traceback (most recent call last)") == 2
 
 
@@ -167,9 +189,14 @@ def test_the_applications_bug_reports_are_logged(log_file, qtbot):
     from PySide6.QtWidgets import QWidget
 
     from nerstudio.gui.dialogs import Dialogs
+
     parent = QWidget()
     qtbot.addWidget(parent)
-    Dialogs(parent, QSettings(str(log_file.parent / "settings.ini"), QSettings.IniFormat)).failure("Job failed", "train: ValueError: x", "Traceback (most recent call last):\n  in fit\nValueError: x")
+    Dialogs(parent, QSettings(str(log_file.parent / "settings.ini"), QSettings.IniFormat)).failure(
+        "Job failed",
+        "train: ValueError: x",
+        "Traceback (most recent call last):\n  in fit\nValueError: x",
+    )
     _flush()
     text = log_file.read_text()
     assert "Job failed: train: ValueError: x" in text and "in fit" in text
@@ -180,8 +207,13 @@ def test_help_opens_the_log_folder(window, monkeypatch):
     from PySide6.QtGui import QDesktopServices
 
     from nerstudio import logs
+
     opened = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
-    action = next(a for a in window.findChildren(type(window.act_undo)) if a.text() == "Open &log folder")
+    monkeypatch.setattr(
+        QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True
+    )
+    action = next(
+        a for a in window.findChildren(type(window.act_undo)) if a.text() == "Open &log folder"
+    )
     action.trigger()
     assert opened == [str(logs.ensure_log_dir())]

@@ -40,7 +40,12 @@ def _open_demo():
 
 def test_batch_scores_follow_the_review_log():
     doc, gold = _open_demo()
-    doc.set_spans(3, gold[3] + [Span(0, 1, "MISC")] if gold[3] and gold[3][0].start > 0 else [Span(0, 1, "MISC")])
+    doc.set_spans(
+        3,
+        gold[3] + [Span(0, 1, "MISC")]
+        if gold[3] and gold[3][0].start > 0
+        else [Span(0, 1, "MISC")],
+    )
     doc.set_reviewed([5])
     (b,) = loop.batch_scores(doc, 50)
     assert b.sentences == 2  # suggestions were empty: every kept entity is an addition
@@ -100,8 +105,9 @@ def test_maxent_trains_every_n_sentences_warm_and_saves_a_loadable_model(tmp_pat
     learner.save(folder)
     pipe = nerstudio.load(folder)
     words = list(doc.corpus.sentences[30].words)
-    assert [(e.token_start, e.token_end, e.label) for e in pipe.predict(words)] == \
-        [tuple(s) for s in learner.tagger.predict_spans([doc.corpus.sentences[30]])[0]]
+    assert [(e.token_start, e.token_end, e.label) for e in pipe.predict(words)] == [
+        tuple(s) for s in learner.tagger.predict_spans([doc.corpus.sentences[30]])[0]
+    ]
 
 
 def test_cancelled_round_changes_nothing():
@@ -115,7 +121,9 @@ def test_cancelled_round_changes_nothing():
 
 def test_perceptron_learner_updates_per_sentence():
     train = read_corpus(str(DEMO_DIR / "train.conll"))
-    tagger = PerceptronTagger(epochs=2, documents=False, variant="perceptron").fit(train.sentences[:100])
+    tagger = PerceptronTagger(epochs=2, documents=False, variant="perceptron").fit(
+        train.sentences[:100]
+    )
     doc, gold = _open_demo()
     learner = loop.OnlineLearner(tagger, passes=3)
     assert learner.online
@@ -135,15 +143,35 @@ def test_bench_prints_the_last_line(tmp_path):
     import subprocess
     import sys
     from pathlib import Path
+
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, str(root / "bench" / "annotation_loop.py"), "--corpus",
-                          str(DEMO_DIR / "test.conll"), "--batches", "2", "--batch-size", "10",
-                          "--seed", str(DEMO_DIR / "dev.conll")],
-                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "annotation_loop.py"),
+            "--corpus",
+            str(DEMO_DIR / "test.conll"),
+            "--batches",
+            "2",
+            "--batch-size",
+            "10",
+            "--seed",
+            str(DEMO_DIR / "dev.conll"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.strip().splitlines()
     assert re.fullmatch(r"loop F \d+\.\d\d vs static F \d+\.\d\d; edits \d+ vs \d+", lines[-1])
     assert len([ln for ln in lines if re.match(r"\s+[12]\s", ln)]) == 2
-    bad = subprocess.run([sys.executable, str(root / "bench" / "annotation_loop.py"), "--corpus", "nope.conll"],
-                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    bad = subprocess.run(
+        [sys.executable, str(root / "bench" / "annotation_loop.py"), "--corpus", "nope.conll"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert bad.returncode == 1 and "nope.conll: no such file" in bad.stderr

@@ -50,7 +50,9 @@ def model_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def expected(sentences, model_dir):
     pipe = nerstudio.load(model_dir)
-    assert _predict(pipe, sentences) == _predict(nerstudio.load(DEMO_MODEL_DIR), sentences)  # saved again: the same
+    assert _predict(pipe, sentences) == _predict(
+        nerstudio.load(DEMO_MODEL_DIR), sentences
+    )  # saved again: the same
     return _predict(pipe, sentences)
 
 
@@ -132,12 +134,16 @@ def perceptron_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("perceptron") / "model"
     folder.mkdir()
     m = PerceptronTagger(epochs=1)
-    m.fit([Sentence(s.words, s.spans) for s in read_corpus(DEMO_DIR / "train.conll").sentences[:60]])
+    m.fit(
+        [Sentence(s.words, s.spans) for s in read_corpus(DEMO_DIR / "train.conll").sentences[:60]]
+    )
     m.save(folder / "tagger.npz")
     return folder
 
 
-def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(tmp_path, perceptron_dir, sentences):
+def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(
+    tmp_path, perceptron_dir, sentences
+):
     expected = _predict(nerstudio.load(perceptron_dir), sentences)
     bad, n = [], 0
     for what, header, arrays in _mutants(perceptron_dir, "tagger"):
@@ -150,7 +156,9 @@ def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(
 
 
 @pytest.mark.parametrize("which", ["tagger", "reranker"])
-def test_a_model_with_wrong_content_is_refused_or_predicts_the_same(tmp_path, which, model_dir, sentences, expected):
+def test_a_model_with_wrong_content_is_refused_or_predicts_the_same(
+    tmp_path, which, model_dir, sentences, expected
+):
     bad = []
     n = 0
     for what, header, arrays in _mutants(model_dir, which):
@@ -162,10 +170,19 @@ def test_a_model_with_wrong_content_is_refused_or_predicts_the_same(tmp_path, wh
     assert not bad, f"{len(bad)} of {n} wrong {which} files accepted:\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize("which,field,value", [("tagger", "lexicon", "abc"), ("tagger", "lexicon", {"a": 1}),
-                                               ("reranker", "gf_lexicon", {}), ("reranker", "learner_alpha0", 3),
-                                               ("reranker", "learner_alpha0", 5_000_000)])
-def test_the_cases_of_the_issue_are_one_line_errors_naming_the_file_and_field(tmp_path, capsys, which, field, value):
+@pytest.mark.parametrize(
+    "which,field,value",
+    [
+        ("tagger", "lexicon", "abc"),
+        ("tagger", "lexicon", {"a": 1}),
+        ("reranker", "gf_lexicon", {}),
+        ("reranker", "learner_alpha0", 3),
+        ("reranker", "learner_alpha0", 5_000_000),
+    ],
+)
+def test_the_cases_of_the_issue_are_one_line_errors_naming_the_file_and_field(
+    tmp_path, capsys, which, field, value
+):
     folder = tmp_path / "model"
     shutil.copytree(DEMO_MODEL_DIR, folder)
     path = folder / f"{which}.npz"
@@ -182,7 +199,13 @@ def test_the_cases_of_the_issue_are_one_line_errors_naming_the_file_and_field(tm
     if which == "tagger":
         args = ["tag", str(path), str(DEMO_DIR / "dev.conll"), "--out", str(tmp_path / "out.conll")]
     else:
-        args = ["rerank", str(path), str(folder / "dev.nbest.npz"), "--out", str(tmp_path / "out.conll")]
+        args = [
+            "rerank",
+            str(path),
+            str(folder / "dev.nbest.npz"),
+            "--out",
+            str(tmp_path / "out.conll"),
+        ]
     assert main(args) == 1
     err_text = capsys.readouterr().err
     assert err_text.count("\n") == 1 and str(path) in err_text

@@ -14,13 +14,13 @@ from nerstudio.text.nonlocal_features import NonLocalFeatures, template_of
 def literal(words, spans):
     """Every definition of the module docstring, spelt out with plain loops over all pairs."""
     ents = sorted((s.start, s.end, s.label) for s in spans)
-    key = lambda e: tuple(words[e[0]:e[1]])
+    key = lambda e: tuple(words[e[0] : e[1]])
     out = Counter()
     pair = lambda a, b: f"{min(a, b)}~{max(a, b)}"
 
     def sub(small, big):
         n, m = len(small), len(big)
-        return n < m and any(big[i:i + n] == small for i in range(m - n + 1))
+        return n < m and any(big[i : i + n] == small for i in range(m - n + 1))
 
     def majority(labels):
         c = Counter(labels)
@@ -38,7 +38,9 @@ def literal(words, spans):
     for e in ents:
         k = key(e)
         for i in range(len(words) - len(k) + 1):
-            if tuple(words[i:i + len(k)]) == k and not any(j in inside for j in range(i, i + len(k))):
+            if tuple(words[i : i + len(k)]) == k and not any(
+                j in inside for j in range(i, i + len(k))
+            ):
                 out[f"PC:{e[2]}~O"] += 1
     for e in ents:
         for f in ents:
@@ -51,18 +53,30 @@ def literal(words, spans):
         m = majority([f[2] for f in ents if f is not e and key(f) == key(e)])
         if m is not None:
             out[f"MJ:{e[2]}~{m}"] += 1
-        m = majority([f[2] for f in ents if f is not e and not (f[0] <= e[0] and e[1] <= f[1])
-                      and len(key(f)) <= 12 and sub(key(e), key(f))])
+        m = majority(
+            [
+                f[2]
+                for f in ents
+                if f is not e
+                and not (f[0] <= e[0] and e[1] <= f[1])
+                and len(key(f)) <= 12
+                and sub(key(e), key(f))
+            ]
+        )
         if m is not None:
             out[f"MJS:{e[2]}~{m}"] += 1
         for i in range(e[0], e[1]):
-            labs = [f[2] for f in ents for j in range(f[0], f[1])
-                    if words[j] == words[i] and not (e[0] <= j < e[1])]
+            labs = [
+                f[2]
+                for f in ents
+                for j in range(f[0], f[1])
+                if words[j] == words[i] and not (e[0] <= j < e[1])
+            ]
             m = majority(labs)
             if m is not None:
                 out[f"MJT:{e[2]}~{m}"] += 1
     for x in range(len(ents) - 1):
-        gap = tuple(w.lower() for w in words[ents[x][1]:ents[x + 1][0]])
+        gap = tuple(w.lower() for w in words[ents[x][1] : ents[x + 1][0]])
         if gap in {(",",), ("and",), ("or",), (",", "and"), (",", "or")}:
             out["CJ:" + pair(ents[x][2], ents[x + 1][2])] += 1
             out["CJ=same" if ents[x][2] == ents[x + 1][2] else "CJ=diff"] += 1
@@ -70,9 +84,33 @@ def literal(words, spans):
 
 
 def test_paper_conjunction_and_consistency():
-    words = ["Talks", "in", "U.S.", ",", "EU", ",", "and", "Japan", ".", "Japan", "said", "Japan", "Airlines", "and", "U.S.", "officials", "agreed"]
-    spans = [Span(2, 3, "LOC"), Span(4, 5, "ORG"), Span(7, 8, "LOC"), Span(9, 10, "LOC"),
-             Span(11, 13, "ORG"), Span(14, 15, "LOC")]
+    words = [
+        "Talks",
+        "in",
+        "U.S.",
+        ",",
+        "EU",
+        ",",
+        "and",
+        "Japan",
+        ".",
+        "Japan",
+        "said",
+        "Japan",
+        "Airlines",
+        "and",
+        "U.S.",
+        "officials",
+        "agreed",
+    ]
+    spans = [
+        Span(2, 3, "LOC"),
+        Span(4, 5, "ORG"),
+        Span(7, 8, "LOC"),
+        Span(9, 10, "LOC"),
+        Span(11, 13, "ORG"),
+        Span(14, 15, "LOC"),
+    ]
     f = NonLocalFeatures().strings(words, spans)
     assert f["CJ:LOC~ORG"] == 3  # U.S. , EU / EU , and Japan / Japan Airlines and U.S.
     assert f["CJ=diff"] == 3
@@ -91,7 +129,9 @@ def test_unlabelled_repeat_fires_phrase_with_O():
     assert f["PC:PER~O"] == 0 and f["PC:PER~PER"] == 1
 
 
-words_st = st.lists(st.sampled_from(["A", "B", "C", ",", "and", "or", "x"]), min_size=1, max_size=14)
+words_st = st.lists(
+    st.sampled_from(["A", "B", "C", ",", "and", "or", "x"]), min_size=1, max_size=14
+)
 
 
 @st.composite

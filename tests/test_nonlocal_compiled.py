@@ -26,7 +26,9 @@ from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.perceptron import PerceptronTagger
 from nerstudio.text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 
-CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"  # the repository's ../shared
+CONLL = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"
+)  # the repository's ../shared
 if not CONLL.exists():
     CONLL = Path("/work/shared/data/conll2003")
 
@@ -49,7 +51,9 @@ def compiled_counters(nl, words, candidates, labels):
     return out
 
 
-words_st = st.lists(st.sampled_from(["A", "B", "C", ",", "and", "or", "And", "x"]), min_size=1, max_size=30)
+words_st = st.lists(
+    st.sampled_from(["A", "B", "C", ",", "and", "or", "And", "x"]), min_size=1, max_size=30
+)
 
 
 @st.composite
@@ -96,7 +100,9 @@ def kbest_candidates(corpus, tagger, k):
 
 @pytest.fixture(scope="module")
 def demo_tagger():
-    return PerceptronTagger(variant="margin", C=50, epochs=3).fit(read_corpus(f"{DEMO_DIR}/train.conll"))
+    return PerceptronTagger(variant="margin", C=50, epochs=3).fit(
+        read_corpus(f"{DEMO_DIR}/train.conll")
+    )
 
 
 def same_vectors_as_the_string_form(tagger, documents):
@@ -123,7 +129,9 @@ def test_real_candidates_demo_corpus(demo_tagger):
     assert same_vectors_as_the_string_form(demo_tagger, docs) > 100
 
 
-@pytest.mark.skipif(not CONLL.exists(), reason="CoNLL-2003 not present in shared/data (tests on real data skipped)")
+@pytest.mark.skipif(
+    not CONLL.exists(), reason="CoNLL-2003 not present in shared/data (tests on real data skipped)"
+)
 def test_real_candidates_conll2003_documents(demo_tagger):
     corpus = read_corpus(str(CONLL / "eng.testa"))
     corpus = Corpus(corpus.documents[:25])
@@ -142,7 +150,10 @@ def train_both(monkeypatch, algo, **kw):
         extra = {}
         if algo.startswith("reranking"):
             first = PerceptronTagger(variant="margin", C=50, epochs=3).fit(train)
-            extra = {"first": first, "train_lists": first_model_lists(first, first.prepare(train), 5)}
+            extra = {
+                "first": first,
+                "train_lists": first_model_lists(first, first.prepare(train), 5),
+            }
         jt = JointTagger(algo, n=5, n_test=8, C=5.0, epochs=3, **kw).fit(train, dev, **extra)
         out.append((jt, jt.predict_spans(dev), jt.nbest(dev, n=6)))
     return out
@@ -154,8 +165,9 @@ def test_joint_training_is_identical_to_the_string_form(monkeypatch, algo):
     assert list(a.nl_.vocabulary) == list(b.nl_.vocabulary)
     assert np.array_equal(a.wl_, b.wl_) and np.array_equal(a.wg_, b.wg_)
     assert [h.dev_f1 for h in a.history_] == [h.dev_f1 for h in b.history_]
-    assert [(h.updates_total, h.updates_local, h.word_error) for h in a.history_] == \
-        [(h.updates_total, h.updates_local, h.word_error) for h in b.history_]
+    assert [(h.updates_total, h.updates_local, h.word_error) for h in a.history_] == [
+        (h.updates_total, h.updates_local, h.word_error) for h in b.history_
+    ]
     assert pa == pb
     assert all(np.array_equal(x, y) for x, y in zip(na.logprobs, nb.logprobs))
     assert all(np.array_equal(x, y) for x, y in zip(na.candidates, nb.candidates))
@@ -183,6 +195,8 @@ def test_score_many_equals_score_bit_for_bit(edges):
     for i in range(min(len(seqs), 12)):
         for k in (1, 40):
             Y, _ = tagger.kbest(seqs, i, k)
-            Y = np.concatenate([Y, rng.integers(0, len(tagger.tagset_), size=(2, Y.shape[1])).astype(np.int16)])
+            Y = np.concatenate(
+                [Y, rng.integers(0, len(tagger.tagset_), size=(2, Y.shape[1])).astype(np.int16)]
+            )
             want = [tagger.score(seqs, i, y, weights=w) for y in Y]
             assert tagger.score_many(seqs, i, Y, weights=w).tolist() == want

@@ -15,18 +15,32 @@ from nerstudio.corpus.model import Corpus, Sentence, Span
 from nerstudio.corpus.model import Document as CorpusDocument
 
 WRITABLE = {  # format: file name it is saved as
-    "conll2003": "c.conll", "conll2002": "c.conll", "columns": "c.txt", "tsv": "c.tsv", "jsonl": "c.jsonl",
-    "prodigy": "c.jsonl", "doccano": "c.jsonl", "doccano-rel": "c.jsonl", "label-studio": "c.json",
-    "hf": "c.json", "brat": "folder", "conllu": "c.conllu", "spacy": "c.spacy",
+    "conll2003": "c.conll",
+    "conll2002": "c.conll",
+    "columns": "c.txt",
+    "tsv": "c.tsv",
+    "jsonl": "c.jsonl",
+    "prodigy": "c.jsonl",
+    "doccano": "c.jsonl",
+    "doccano-rel": "c.jsonl",
+    "label-studio": "c.json",
+    "hf": "c.json",
+    "brat": "folder",
+    "conllu": "c.conllu",
+    "spacy": "c.spacy",
 }
 
 
 def _corpus() -> Corpus:
-    s = [Sentence(["EU", "rejects", "German", "call", "."], [Span(0, 1, "ORG"), Span(2, 3, "MISC")]),
-         Sentence(["Peter", "Blackburn", "spoke", "."], [Span(0, 2, "PER")]),
-         Sentence(["BRUSSELS", "is", "far", "."], [Span(0, 1, "LOC")]),
-         Sentence(["Nothing", "here", "."], [])]
-    return Corpus([CorpusDocument(s[:2], id="d1"), CorpusDocument(s[2:], id="d2")], format="conll2003")
+    s = [
+        Sentence(["EU", "rejects", "German", "call", "."], [Span(0, 1, "ORG"), Span(2, 3, "MISC")]),
+        Sentence(["Peter", "Blackburn", "spoke", "."], [Span(0, 2, "PER")]),
+        Sentence(["BRUSSELS", "is", "far", "."], [Span(0, 1, "LOC")]),
+        Sentence(["Nothing", "here", "."], []),
+    ]
+    return Corpus(
+        [CorpusDocument(s[:2], id="d1"), CorpusDocument(s[2:], id="d2")], format="conll2003"
+    )
 
 
 def _doc(corpus) -> Document:
@@ -67,7 +81,7 @@ def test_notes_and_flags_survive_save_and_reload(tmp_path, fmt):
     if fmt == "spacy" and importlib.util.find_spec("spacy") is None:
         pytest.skip("spaCy DocBin needs the spacy extra, not installed")
     d = _doc(_corpus())
-    d.set_note(0, "German: MISC, \"call\" is not part of it\nsecond line")
+    d.set_note(0, 'German: MISC, "call" is not part of it\nsecond line')
     d.set_flag(2, True)
     d.set_reviewed([1])
     path = tmp_path / WRITABLE[fmt]
@@ -77,7 +91,7 @@ def test_notes_and_flags_survive_save_and_reload(tmp_path, fmt):
     assert os.path.exists(review.sidecar_path(path)) == (not review.in_file(fmt))
     back = read_corpus(str(path), format=fmt)
     d2 = _doc(back)
-    assert d2.notes == {0: "German: MISC, \"call\" is not part of it\nsecond line"}, back.notes
+    assert d2.notes == {0: 'German: MISC, "call" is not part of it\nsecond line'}, back.notes
     assert d2.flagged.tolist() == [False, False, True, False]
     assert d2.reviewed.tolist() == [False, True, False, False]
     assert not [n for n in back.notes if "note" in n or "flag" in n]
@@ -120,7 +134,9 @@ def test_sidecar_with_only_review_states_has_no_marks_and_bad_marks_are_a_note(t
 
 def test_jsonl_flag_of_another_kind_is_a_note(tmp_path):
     path = tmp_path / "c.jsonl"
-    path.write_text('{"text": "Bonn is far", "tokens": ["Bonn", "is", "far"], "spans": [], "nerstudio_flag": "yes"}\n')
+    path.write_text(
+        '{"text": "Bonn is far", "tokens": ["Bonn", "is", "far"], "spans": [], "nerstudio_flag": "yes"}\n'
+    )
     back = read_corpus(str(path))
     d = _doc(back)
     assert not d.flagged.any()
@@ -129,33 +145,51 @@ def test_jsonl_flag_of_another_kind_is_a_note(tmp_path):
 
 def test_label_descriptions_from_headings_and_list_items():
     from nerstudio.app.guidelines import label_descriptions
-    md = ("# Guidelines\nIntroduction: read this first.\n\n"
-          "## PER — Person\nNames of **people**,\nfictional ones too.\n\n- not part of it\n\n"
-          "## Other labels\n- ORG: companies, `teams`\n- **LOC** – places\n* MISC - everything else\n"
-          "1. DATE: not a corpus label\n"
-          "```\n## FAKE\n- CODE: inside a code block\n```\n## PER\nA second description is ignored.\n")
-    assert label_descriptions(md) == {  # any one-word heading may be a label: the window looks up its own
-        "Guidelines": "Introduction: read this first.", "PER": "Person — Names of people, fictional ones too.",
-        "ORG": "companies, teams", "LOC": "places",
-        "MISC": "everything else", "DATE": "not a corpus label"}
-    assert label_descriptions(md, ["PER", "LOC", "GPE"]) == {"PER": "Person — Names of people, fictional ones too.",
-                                                              "LOC": "places"}
-    assert label_descriptions("## PER\n\n## LOC\n") == {}  # a heading without text describes nothing
+
+    md = (
+        "# Guidelines\nIntroduction: read this first.\n\n"
+        "## PER — Person\nNames of **people**,\nfictional ones too.\n\n- not part of it\n\n"
+        "## Other labels\n- ORG: companies, `teams`\n- **LOC** – places\n* MISC - everything else\n"
+        "1. DATE: not a corpus label\n"
+        "```\n## FAKE\n- CODE: inside a code block\n```\n## PER\nA second description is ignored.\n"
+    )
+    assert label_descriptions(
+        md
+    ) == {  # any one-word heading may be a label: the window looks up its own
+        "Guidelines": "Introduction: read this first.",
+        "PER": "Person — Names of people, fictional ones too.",
+        "ORG": "companies, teams",
+        "LOC": "places",
+        "MISC": "everything else",
+        "DATE": "not a corpus label",
+    }
+    assert label_descriptions(md, ["PER", "LOC", "GPE"]) == {
+        "PER": "Person — Names of people, fictional ones too.",
+        "LOC": "places",
+    }
+    assert (
+        label_descriptions("## PER\n\n## LOC\n") == {}
+    )  # a heading without text describes nothing
 
 
 def test_guidelines_file_beside_the_corpus(tmp_path):
     from nerstudio.app.guidelines import find_guidelines
+
     corpus = tmp_path / "news.conll"
     corpus.write_text("EU B-ORG\n")
     assert find_guidelines(str(corpus)) is None
     (tmp_path / "GUIDELINES.md").write_text("# g")
     assert find_guidelines(str(corpus)) == str(tmp_path / "GUIDELINES.md")
     (tmp_path / "news.guidelines.md").write_text("# own")
-    assert find_guidelines(str(corpus)) == str(tmp_path / "news.guidelines.md")  # the corpus's own first
+    assert find_guidelines(str(corpus)) == str(
+        tmp_path / "news.guidelines.md"
+    )  # the corpus's own first
     chosen = tmp_path / "team.md"
     chosen.write_text("# chosen")
     assert find_guidelines(str(corpus), str(chosen)) == str(chosen)
-    assert find_guidelines(str(corpus), str(tmp_path / "gone.md")) == str(tmp_path / "news.guidelines.md")
+    assert find_guidelines(str(corpus), str(tmp_path / "gone.md")) == str(
+        tmp_path / "news.guidelines.md"
+    )
     brat = tmp_path / "collection"
     brat.mkdir()
     (brat / "guidelines.md").write_text("# in the folder")
@@ -165,9 +199,17 @@ def test_guidelines_file_beside_the_corpus(tmp_path):
 
 def test_prodigy_tasks_hold_them_in_meta_and_keep_their_other_fields(tmp_path):
     path = tmp_path / "p.jsonl"
-    task = {"text": "Bonn is far", "spans": [{"start": 0, "end": 4, "label": "LOC"}],
-            "meta": {"source": "wire"}, "_input_hash": 7, "_task_hash": 8, "answer": "accept"}
-    path.write_text(json.dumps(task) + "\n" + json.dumps({"text": "Nothing here", "answer": "accept"}) + "\n")
+    task = {
+        "text": "Bonn is far",
+        "spans": [{"start": 0, "end": 4, "label": "LOC"}],
+        "meta": {"source": "wire"},
+        "_input_hash": 7,
+        "_task_hash": 8,
+        "answer": "accept",
+    }
+    path.write_text(
+        json.dumps(task) + "\n" + json.dumps({"text": "Nothing here", "answer": "accept"}) + "\n"
+    )
     d = _doc(read_corpus(str(path), format="prodigy"))
     d.set_note(0, "far from what?")
     d.set_flag(1, True)
@@ -175,12 +217,21 @@ def test_prodigy_tasks_hold_them_in_meta_and_keep_their_other_fields(tmp_path):
     review.save(d.corpus, d.reviewed, path, "prodigy", marks=d.marks())
     assert not os.path.exists(review.sidecar_path(path))
     first, second = [json.loads(line) for line in path.read_text().splitlines()]
-    assert first["meta"] == {"source": "wire", review.NOTE_FIELD: "far from what?", review.REVIEW_FIELD: "reviewed"}
-    assert first["_task_hash"] == 8 and first["_input_hash"] == 7  # spans unchanged: the task's own hash stays
+    assert first["meta"] == {
+        "source": "wire",
+        review.NOTE_FIELD: "far from what?",
+        review.REVIEW_FIELD: "reviewed",
+    }
+    assert (
+        first["_task_hash"] == 8 and first["_input_hash"] == 7
+    )  # spans unchanged: the task's own hash stays
     assert second["meta"] == {review.FLAG_FIELD: True}
     d2 = _doc(read_corpus(str(path), format="prodigy"))
-    assert d2.notes == {0: "far from what?"} and d2.flagged.tolist() == [False, True] and d2.reviewed.tolist() == [
-        True, False]
+    assert (
+        d2.notes == {0: "far from what?"}
+        and d2.flagged.tolist() == [False, True]
+        and d2.reviewed.tolist() == [True, False]
+    )
     d2.set_flag(1, False)
     d2.set_note(0, "")
     d2.set_reviewed([0], False)

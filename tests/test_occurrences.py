@@ -26,32 +26,51 @@ def _corpus() -> Corpus:
 def test_find_whole_tokens_case_and_existing():
     c = _corpus()
     got = occ.find(c.sentences, "Green Future")
-    assert [(o.k, o.start, o.end) for o in got] == [(0, 0, 2), (1, 7, 9), (2, 0, 2), (4, 0, 2), (4, 3, 5)]
+    assert [(o.k, o.start, o.end) for o in got] == [
+        (0, 0, 2),
+        (1, 7, 9),
+        (2, 0, 2),
+        (4, 0, 2),
+        (4, 3, 5),
+    ]
     assert [o.status("ORG") for o in got] == ["same", "free", "overlap", "relabel", "free"]
     assert got[2].overlapping() == (Span(0, 3, "ORG"),)
     nocase = occ.find(c.sentences, "green FUTURE", case_sensitive=False)
     assert [(o.k, o.start) for o in nocase] == [(0, 0), (1, 4), (1, 7), (2, 0), (4, 0), (4, 3)]
-    assert [(o.k, o.start) for o in occ.find(c.sentences, "Paris")] == [(0, 4), (2, 6)]  # not "Parisian"
-    assert occ.find(c.sentences, "") == [] and occ.find(c.sentences, "Future won in Paris . extra") == []
+    assert [(o.k, o.start) for o in occ.find(c.sentences, "Paris")] == [
+        (0, 4),
+        (2, 6),
+    ]  # not "Parisian"
+    assert (
+        occ.find(c.sentences, "") == []
+        and occ.find(c.sentences, "Future won in Paris . extra") == []
+    )
     aaa = [Sentence(["a", "a", "a"], [])]
-    assert [(o.start, o.end) for o in occ.find(aaa, "a a")] == [(0, 2)]  # left to right, not overlapping
+    assert [(o.start, o.end) for o in occ.find(aaa, "a a")] == [
+        (0, 2)
+    ]  # left to right, not overlapping
 
 
 def test_find_agrees_with_a_text_search():
     """Against an independent search: the tokens joined by a separator no token holds."""
     rng = random.Random(7)
     vocab = ["a", "b", "A", "ab", "B"]
-    sents = [Sentence([rng.choice(vocab) for _ in range(rng.randint(1, 12))], []) for _ in range(200)]
+    sents = [
+        Sentence([rng.choice(vocab) for _ in range(rng.randint(1, 12))], []) for _ in range(200)
+    ]
     for phrase in (["a"], ["a", "b"], ["A", "a"], ["b", "b", "a"]):
         for case in (True, False):
             want = []
             for k, s in enumerate(sents):
                 words = s.words if case else [w.casefold() for w in s.words]
                 p = phrase if case else [w.casefold() for w in phrase]
-                text, needle = "\x00" + "\x00".join(words) + "\x00", "\x00" + "\x00".join(p) + "\x00"
+                text, needle = (
+                    "\x00" + "\x00".join(words) + "\x00",
+                    "\x00" + "\x00".join(p) + "\x00",
+                )
                 pos = text.find(needle)
                 while pos >= 0:
-                    start = text[:pos + 1].count("\x00") - 1
+                    start = text[: pos + 1].count("\x00") - 1
                     want.append((k, start, start + len(p)))
                     pos = text.find(needle, pos + len(needle) - 1)
             got = [(o.k, o.start, o.end) for o in occ.find(sents, phrase, case)]
@@ -68,12 +87,17 @@ def test_label_all_is_one_undoable_edit_with_its_report():
     edits, rep = occ.label_edit(c.sentences, chosen, "ORG")
     assert (rep.added, rep.relabelled, rep.unchanged, rep.replaced) == (2, 1, 1, [])
     assert rep.text("ORG") == "2 labelled ORG, 1 relabelled, 1 already right"
-    assert edits == {1: [Span(4, 6, "MISC"), Span(7, 9, "ORG")], 4: [Span(0, 2, "ORG"), Span(3, 5, "ORG")]}
+    assert edits == {
+        1: [Span(4, 6, "MISC"), Span(7, 9, "ORG")],
+        4: [Span(0, 2, "ORG"), Span(3, 5, "ORG")],
+    }
     assert doc.set_many(edits, "label all “Green Future” as ORG") == [1, 4]
     assert doc.history.count() == 1
     # the overlapping one, ticked by hand: the longer entity is replaced, and reported
     edits2, rep2 = occ.label_edit(c.sentences, occ.find(c.sentences, "Green Future")[2:3], "ORG")
-    assert edits2 == {2: [Span(0, 2, "ORG"), Span(6, 7, "LOC")]} and rep2.replaced == [(2, Span(0, 3, "ORG"))]
+    assert edits2 == {2: [Span(0, 2, "ORG"), Span(6, 7, "LOC")]} and rep2.replaced == [
+        (2, Span(0, 3, "ORG"))
+    ]
     assert "1 overlapping entity replaced" in rep2.text()
     doc.undo()
     assert [list(s.spans) for s in c.sentences] == before

@@ -47,15 +47,22 @@ def tiny_corpus(repeat=2, per_doc=3, columns=True, labels=None) -> Corpus:
         for text, spans in TEXT:
             sp = [s for s in spans if labels is None or s[2] in labels]
             sents.append(sent(text, sp, columns))
-    docs = [Document(sents[k:k + per_doc], id=f"d{k // per_doc + 1}") for k in range(0, len(sents), per_doc)]
+    docs = [
+        Document(sents[k : k + per_doc], id=f"d{k // per_doc + 1}")
+        for k in range(0, len(sents), per_doc)
+    ]
     return Corpus(docs)
 
 
 def short_corpus(labels) -> Corpus:
     """Documents of short sentences (≤ 5 tokens per sequence) for brute force."""
     docs = [
-        Document([sent("John Smith left", [(0, 2, "PER")]), sent("Paris", [(0, 1, "LOC")])], id="a"),
-        Document([sent("in Paris", [(1, 2, "LOC")]), sent("Acme Corp. rose", [(0, 2, "ORG")])], id="b"),
+        Document(
+            [sent("John Smith left", [(0, 2, "PER")]), sent("Paris", [(0, 1, "LOC")])], id="a"
+        ),
+        Document(
+            [sent("in Paris", [(1, 2, "LOC")]), sent("Acme Corp. rose", [(0, 2, "ORG")])], id="b"
+        ),
         Document([sent("Anna Berg of Lyon", [(0, 2, "PER"), (3, 4, "LOC")])], id="c"),
         Document([sent("London", [(0, 1, "LOC")]), sent("he said", [])], id="d"),
     ]
@@ -65,10 +72,14 @@ def short_corpus(labels) -> Corpus:
     return Corpus(docs)
 
 
-def fitted(labels=("LOC", "PER"), task="typed", documents=True, **kw) -> tuple[PerceptronTagger, Corpus]:
+def fitted(
+    labels=("LOC", "PER"), task="typed", documents=True, **kw
+) -> tuple[PerceptronTagger, Corpus]:
     corpus = short_corpus(labels)
     kw.setdefault("epochs", 1)
-    m = PerceptronTagger(task=task, labels=list(labels), cutoff=1, documents=documents, **kw).fit(corpus)
+    m = PerceptronTagger(task=task, labels=list(labels), cutoff=1, documents=documents, **kw).fit(
+        corpus
+    )
     return m, corpus
 
 
@@ -103,7 +114,9 @@ def random_weights(m, rng, kind):
 # exact search
 
 
-@pytest.mark.parametrize("labels,task", [(("PER",), "typed"), (("LOC", "PER"), "typed"), ((), "scn")])
+@pytest.mark.parametrize(
+    "labels,task", [(("PER",), "typed"), (("LOC", "PER"), "typed"), ((), "scn")]
+)
 @pytest.mark.parametrize("documents,edges", [(True, "current"), (False, "current"), (True, "all")])
 def test_viterbi_and_kbest_equal_brute_force(labels, task, documents, edges):
     m, corpus = fitted(labels or ("LOC",), task, documents, edge_templates=edges)
@@ -155,8 +168,13 @@ def test_kbest_on_long_document_is_consistent():
 def test_lazy_kbest_equals_list_viterbi(kind):
     """The lazy k-best returns exactly the list Viterbi's taggings and scores, ties included."""
     m, _ = fitted(("LOC", "ORG", "PER", "MISC"), edge_templates="all")
-    corpus = Corpus([Document([sent(t, s) for t, s in TEXT] * 3, id="long"), Document([sent("Paris", [])], id="one"),
-                     Document([sent("in Paris", []), sent("Acme", [])], id="two")])
+    corpus = Corpus(
+        [
+            Document([sent(t, s) for t, s in TEXT] * 3, id="long"),
+            Document([sent("Paris", [])], id="one"),
+            Document([sent("in Paris", []), sent("Acme", [])], id="two"),
+        ]
+    )
     seqs = m.prepare(corpus)
     rng = np.random.default_rng(11)
     for _trial in range(3):
@@ -185,7 +203,7 @@ def test_score_equals_phi_dot_w(edges):
         # literal construction of Φ from the layout
         lit: dict[int, float] = {}
         for j in range(L):
-            for p in seqs.ids[seqs.indptr[a + j]:seqs.indptr[a + j + 1]]:
+            for p in seqs.ids[seqs.indptr[a + j] : seqs.indptr[a + j + 1]]:
                 k = int(p) * T + int(tags[j])
                 lit[k] = lit.get(k, 0) + 1
                 e = m.edge_of_[p]
@@ -223,20 +241,26 @@ def literal_training(m: PerceptronTagger, seqs: Sequences, orders, margin: bool,
 
 def test_averaged_weights_are_the_mean_of_all_vectors():
     corpus = tiny_corpus()
-    m = PerceptronTagger(variant="averaged", cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=5).fit(corpus)
+    m = PerceptronTagger(
+        variant="averaged", cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=5
+    ).fit(corpus)
     assert m.averaging and m.epochs_run_ == 3
     seqs = m.prepare(corpus)
     orders = [shuffled_order(len(seqs), 5, e) for e in (1, 2, 3)]
     w, hist = literal_training(m, seqs, orders, margin=False, C=0.0)
     assert np.allclose(m.weights_, np.mean(hist, axis=0), atol=1e-9)
-    plain = PerceptronTagger(variant="perceptron", cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=5).fit(corpus)
+    plain = PerceptronTagger(
+        variant="perceptron", cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=5
+    ).fit(corpus)
     assert np.array_equal(plain.weights_, w)
 
 
 @pytest.mark.parametrize("C", [0.0, 25.0, 400.0])
 def test_margin_rule_matches_literal_loop(C):
     corpus = tiny_corpus()
-    m = PerceptronTagger(variant="margin", C=C, cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=2).fit(corpus)
+    m = PerceptronTagger(
+        variant="margin", C=C, cutoff=1, epochs=3, tol=-1.0, keep_best=False, seed=2
+    ).fit(corpus)
     assert not m.averaging
     seqs = m.prepare(corpus)
     orders = [shuffled_order(len(seqs), 2, e) for e in range(1, m.epochs_run_ + 1)]
@@ -244,27 +268,49 @@ def test_margin_rule_matches_literal_loop(C):
     assert np.array_equal(m.weights_, w)
     if C >= 25:
         assert sum(h.margin_updates for h in m.history_) > 0
-    avg = PerceptronTagger(variant="margin", C=C, average=True, cutoff=1, epochs=m.epochs_run_, tol=-1.0,
-                           keep_best=False, seed=2).fit(corpus)
+    avg = PerceptronTagger(
+        variant="margin",
+        C=C,
+        average=True,
+        cutoff=1,
+        epochs=m.epochs_run_,
+        tol=-1.0,
+        keep_best=False,
+        seed=2,
+    ).fit(corpus)
     assert np.allclose(avg.weights_, np.mean(hist, axis=0), atol=1e-9)
 
 
 def test_bpm_initialisation_is_the_mean_of_single_passes():
     corpus = tiny_corpus()
     for variant, average in (("perceptron", None), ("margin", None), ("margin", True)):
-        m = PerceptronTagger(variant=variant, average=average, C=30.0, bpm=3, cutoff=1, epochs=0, seed=7,
-                             keep_best=False).fit(corpus)
+        m = PerceptronTagger(
+            variant=variant,
+            average=average,
+            C=30.0,
+            bpm=3,
+            cutoff=1,
+            epochs=0,
+            seed=7,
+            keep_best=False,
+        ).fit(corpus)
         seqs = m.prepare(corpus)
         outs = []
         for r in range(3):
-            w, hist = literal_training(m, seqs, [shuffled_order(len(seqs), 7, 1000 + r)], variant == "margin", 30.0)
+            w, hist = literal_training(
+                m, seqs, [shuffled_order(len(seqs), 7, 1000 + r)], variant == "margin", 30.0
+            )
             outs.append(np.mean(hist, axis=0) if average else w)
         assert np.allclose(m.bpm_init_, np.mean(outs, axis=0), atol=1e-12)
         assert np.allclose(m.weights_, m.bpm_init_)
     # training continues from the BPM vector; the average counts the start vector once per example
-    m = PerceptronTagger(variant="averaged", bpm=2, cutoff=1, epochs=2, tol=-1.0, seed=7, keep_best=False).fit(corpus)
+    m = PerceptronTagger(
+        variant="averaged", bpm=2, cutoff=1, epochs=2, tol=-1.0, seed=7, keep_best=False
+    ).fit(corpus)
     seqs = m.prepare(corpus)
-    _, hist = literal_training(m, seqs, [shuffled_order(len(seqs), 7, e) for e in (1, 2)], False, 0.0, m.bpm_init_)
+    _, hist = literal_training(
+        m, seqs, [shuffled_order(len(seqs), 7, e) for e in (1, 2)], False, 0.0, m.bpm_init_
+    )
     assert np.allclose(m.weights_, np.mean(hist, axis=0), atol=1e-9)
 
 
@@ -291,6 +337,7 @@ def test_update_equals_phi_difference_and_accepts_longer_vectors():
     assert np.array_equal(sc, m.kbest(seqs, 0, 3, aw.w[:n])[1])
     assert m.score(seqs, 0, tags[0], aw.w) == sc[0]
     import copy
+
     assert np.array_equal(copy.deepcopy(m).kbest(seqs, 0, 3, aw.w)[1], sc)
 
 
@@ -340,7 +387,9 @@ def test_documents_and_sentences_sequences():
     dev = tiny_corpus(repeat=1)
     for documents in (True, False):
         seen = []
-        m = PerceptronTagger(documents=documents, cutoff=1, epochs=4, C=10.0).fit(corpus, dev, callback=seen.append)
+        m = PerceptronTagger(documents=documents, cutoff=1, epochs=4, C=10.0).fit(
+            corpus, dev, callback=seen.append
+        )
         seqs = m.prepare(dev)
         n_sent = len(dev.sentences)
         assert len(seqs) == (len(dev.documents) if documents else n_sent)
@@ -356,8 +405,10 @@ def test_documents_and_sentences_sequences():
         # document gold tags are the sentences' tags concatenated
         idx = {t: k for k, t in enumerate(m.tagset_)}
         for i in range(len(seqs)):
-            parts = [spans_to_tag_ids(dev.sentences[j].spans, len(dev.sentences[j].words), idx, True)
-                     for j in seqs.sentence_index[i]]
+            parts = [
+                spans_to_tag_ids(dev.sentences[j].spans, len(dev.sentences[j].words), idx, True)
+                for j in seqs.sentence_index[i]
+            ]
             assert np.array_equal(seqs.gold[i], np.concatenate(parts))
 
 
@@ -388,13 +439,21 @@ def test_nbest_per_document_round_trips(tmp_path):
     for i, d in enumerate(corpus.documents):
         assert nb.words[i] == tuple(w for s in d.sentences for w in s.words)
         off = nb.meta["sentence_offsets"][i]
-        expect = [Span(sp.start + off[j], sp.end + off[j], sp.label) for j, s in enumerate(d.sentences)
-                  for sp in s.spans]
+        expect = [
+            Span(sp.start + off[j], sp.end + off[j], sp.label)
+            for j, s in enumerate(d.sentences)
+            for sp in s.spans
+        ]
         assert nb.gold[i] == expect
         assert nb.candidates[i].shape[0] == 5 and np.all(np.diff(nb.logprobs[i]) <= 0)
     nb.save(tmp_path / "doc.nbest.npz")
     back = NBestList.load(tmp_path / "doc.nbest.npz")
-    assert back.words == nb.words and back.gold == nb.gold and back.ids == nb.ids and back.meta == nb.meta
+    assert (
+        back.words == nb.words
+        and back.gold == nb.gold
+        and back.ids == nb.ids
+        and back.meta == nb.meta
+    )
     assert all(np.array_equal(a, b) for a, b in zip(back.candidates, nb.candidates))
     assert all(np.array_equal(a, b) for a, b in zip(back.logprobs, nb.logprobs))
     assert back.oracle_indices().shape == (len(nb),)
@@ -418,7 +477,7 @@ def test_training_gazetteer_is_leave_one_document_out():
 
     def names(seqs, doc, tok):
         a = seqs.seq_ptr[doc] + tok
-        return m.features_.predicate_names(seqs.ids[seqs.indptr[a]:seqs.indptr[a + 1]])
+        return m.features_.predicate_names(seqs.ids[seqs.indptr[a] : seqs.indptr[a + 1]])
 
     german = (6, 3)  # document 7, token "German" (MISC, only there)
     # in training it is not matched (so gm=B is never seen and not in the vocabulary); new text matches it
@@ -460,9 +519,11 @@ def test_corrupt_model_files(tmp_path):
     # tamper with one array of a valid file
     with np.load(good, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
-    for key, value in (("w_index", np.array([m.n_weights_ + 5], dtype=np.int64)),
-                       ("kept_ptr", arrays["kept_ptr"][:-1]),
-                       ("values", np.frombuffer(b"{]", dtype=np.uint8))):
+    for key, value in (
+        ("w_index", np.array([m.n_weights_ + 5], dtype=np.int64)),
+        ("kept_ptr", arrays["kept_ptr"][:-1]),
+        ("values", np.frombuffer(b"{]", dtype=np.uint8)),
+    ):
         broken = dict(arrays)
         broken[key] = value
         if key == "w_index":
@@ -489,7 +550,9 @@ def test_cancellation_stops_within_a_few_documents():
     PerceptronTagger(cutoff=1, epochs=0).fit(corpus, should_cancel=lambda: probe.append(1) or False)
     n_free = len(probe) + 2  # polls during feature extraction, then two chunks of training
     seen = []
-    m = PerceptronTagger(cutoff=1, epochs=5, C=10.0).fit(corpus, callback=seen.append, should_cancel=cancel)
+    m = PerceptronTagger(cutoff=1, epochs=5, C=10.0).fit(
+        corpus, callback=seen.append, should_cancel=cancel
+    )
     assert m.cancelled_
     assert seen[-1].cancelled and seen[-1].tokens < corpus.n_tokens
     docs_done = seen[-1].tokens / (corpus.n_tokens / len(corpus.documents))
@@ -500,6 +563,7 @@ def test_cancellation_stops_within_a_few_documents():
 
 def test_cancellation_during_feature_extraction():
     from nerstudio.errors import Cancelled
+
     with pytest.raises(Cancelled):
         PerceptronTagger(cutoff=1, epochs=5).fit(tiny_corpus(), should_cancel=lambda: True)
 
@@ -548,8 +612,10 @@ def test_gazetteer_longest_match():
     assert set(tr.entries) == {"ORG", "PER", "MISC"}
     assert ("German",) in tr.entries["MISC"] and ("John", "Smith") in tr.entries["PER"]
     # leave-one-document-out on the training documents
-    docs = [[sent("Acme Corp. rose", [(0, 2, "ORG")])], [sent("Acme Corp. fell", [(0, 2, "ORG")]),
-                                                         sent("Zeta Inc. rose", [(0, 2, "ORG")])]]
+    docs = [
+        [sent("Acme Corp. rose", [(0, 2, "ORG")])],
+        [sent("Acme Corp. fell", [(0, 2, "ORG")]), sent("Zeta Inc. rose", [(0, 2, "ORG")])],
+    ]
     g = Gazetteer.from_documents(docs)
     assert g.match(["Zeta", "Inc."], "ORG") == ["B", "I"]  # new text: every entry
     assert g.match(["Zeta", "Inc."], "ORG", document=1) == ["O", "O"]  # only in document 1
@@ -567,18 +633,34 @@ def test_kt_features_templates_cutoff_and_unseen_words():
     assert names[0] == "bias" and "w@-2" in names and "wl@-1,0" in names and "pos@0,1" in names
     assert "w@-1,0" not in names  # bigrams only for wl, pos, chk (and gazetteers)
     rows = f1.transform(seqs)
-    first = f1.predicate_names(rows.ids[rows.indptr[0]:rows.indptr[1]])  # "Mr." opening document 1
-    for p in ("bias", "w@0=Mr.", "wl@0=mr.", "w@-1=NULL", "w@1=John", "p2@0=Mr", "s1@0=.", "ic@0=1",
-              "pos@0=NNP", "wl@-1,0=NULL|mr.", "pos@0,1=NNP|NNP"):
+    first = f1.predicate_names(
+        rows.ids[rows.indptr[0] : rows.indptr[1]]
+    )  # "Mr." opening document 1
+    for p in (
+        "bias",
+        "w@0=Mr.",
+        "wl@0=mr.",
+        "w@-1=NULL",
+        "w@1=John",
+        "p2@0=Mr",
+        "s1@0=.",
+        "ic@0=1",
+        "pos@0=NNP",
+        "wl@-1,0=NULL|mr.",
+        "pos@0,1=NNP|NNP",
+    ):
         assert p in first, p
     assert "p4@0=Mr." not in " ".join(first)  # too short for p4
     # windows run across the sentences of a document: the last token sees the next sentence
     last = rows.indptr[len(TEXT[0][0].split()) - 1]
-    assert "w@1=The" in f1.predicate_names(rows.ids[last:rows.indptr[len(TEXT[0][0].split())]])
+    assert "w@1=The" in f1.predicate_names(rows.ids[last : rows.indptr[len(TEXT[0][0].split())]])
     # rows are sorted; unseen words just lose their word predicates
-    assert all(np.all(np.diff(rows.ids[rows.indptr[i]:rows.indptr[i + 1]]) > 0) for i in range(len(rows.indptr) - 1))
+    assert all(
+        np.all(np.diff(rows.ids[rows.indptr[i] : rows.indptr[i + 1]]) > 0)
+        for i in range(len(rows.indptr) - 1)
+    )
     new = f1.transform([[sent("Zorglub visited Paris", [])]])
-    got = f1.predicate_names(new.ids[new.indptr[0]:new.indptr[1]])
+    got = f1.predicate_names(new.ids[new.indptr[0] : new.indptr[1]])
     assert "w@0=Zorglub" not in got and "w@2=Paris" in got and "ic@0=1" in got
     # edge templates: a reduced set keeps the bias
     fr = KTFeatures(cutoff=1, edge_templates=("w@0",)).fit(seqs)
@@ -595,19 +677,30 @@ def test_kt_rich_features_values_and_lexicon():
     assert plain.name == "kt" and rich.name == "kt+rich"
     # the rich set adds templates and keeps every template of Table 1
     assert set(plain.template_names()) < set(rich.template_names())
-    assert {"sh@0", "csh@-2", "p5@0", "s5@1", "fc@2", "lex@0", "csh@-1,0", "fc@0,1"} <= set(rich.template_names())
+    assert {"sh@0", "csh@-2", "p5@0", "s5@1", "fc@2", "lex@0", "csh@-1,0", "fc@0,1"} <= set(
+        rich.template_names()
+    )
     # "said" and "shares" are written lower-case in the text: they are in the lexicon, "Paris" is not
     assert {"said", "shares"} <= rich.lexicon_ and "paris" not in rich.lexicon_
     rows = rich.transform(seqs)
     tok = TEXT[0][0].split().index("Paris")  # "Mr. John Smith visited Paris on Monday ."
-    got = rich.predicate_names(rows.ids[rows.indptr[tok]:rows.indptr[tok + 1]])
-    for p in ("sh@0=Aaaaa", "csh@0=Aa", "fc@0=A", "fc@-1,0=a|A", "p5@0=Paris", "s5@0=Paris", "sh@-2=Aaaaa",
-              "csh@0,1=Aa|a", "lex@1=1"):
+    got = rich.predicate_names(rows.ids[rows.indptr[tok] : rows.indptr[tok + 1]])
+    for p in (
+        "sh@0=Aaaaa",
+        "csh@0=Aa",
+        "fc@0=A",
+        "fc@-1,0=a|A",
+        "p5@0=Paris",
+        "s5@0=Paris",
+        "sh@-2=Aaaaa",
+        "csh@0,1=Aa|a",
+        "lex@1=1",
+    ):
         assert p in got, p
     assert "lex@0=1" not in got and "p5@-1=visit" in got
     # the plain rows are the rich rows without the rich predicates
     prow = plain.transform(seqs)
-    base = plain.predicate_names(prow.ids[prow.indptr[tok]:prow.indptr[tok + 1]])
+    base = plain.predicate_names(prow.ids[prow.indptr[tok] : prow.indptr[tok + 1]])
     extra = ("sh@", "csh@", "fc@", "p5@", "s5@", "lex@")
     assert sorted(base) == sorted(g for g in got if not g.startswith(extra))
 
@@ -651,11 +744,22 @@ def test_conll2003_smoke():
     if data is None or not (data / "conll2003" / "eng.train").exists():
         pytest.skip("../shared/data/conll2003 not present: CoNLL-2003 smoke test skipped")
     from nerstudio.corpus import read_corpus
+
     train = read_corpus(data / "conll2003" / "eng.train")
     dev = read_corpus(data / "conll2003" / "eng.testa")
     small = Corpus(train.documents[:60])
     small_dev = Corpus(dev.documents[:20])
     m = PerceptronTagger(epochs=1, C=1000.0).fit(small, small_dev)
-    assert m.tagset_ == ["N", "S-LOC", "C-LOC", "S-MISC", "C-MISC", "S-ORG", "C-ORG", "S-PER", "C-PER"]
+    assert m.tagset_ == [
+        "N",
+        "S-LOC",
+        "C-LOC",
+        "S-MISC",
+        "C-MISC",
+        "S-ORG",
+        "C-ORG",
+        "S-PER",
+        "C-PER",
+    ]
     assert m.history_[-1].dev_f1 > 40
     assert 0 < m.history_[-1].word_error < 0.5

@@ -4,7 +4,9 @@ from nerstudio.gui.platform_check import XCB_LIBRARIES, missing_packages, uses_x
 
 
 def test_a_missing_library_is_named_by_its_package():
-    msg = xcb_problem(environ={"DISPLAY": ":0"}, platform="linux", loads=lambda lib: lib != "libxcb-cursor.so.0")
+    msg = xcb_problem(
+        environ={"DISPLAY": ":0"}, platform="linux", loads=lambda lib: lib != "libxcb-cursor.so.0"
+    )
     assert "sudo apt install libxcb-cursor0" in msg
     assert "QT_QPA_PLATFORM=offscreen" in msg
 
@@ -12,9 +14,15 @@ def test_a_missing_library_is_named_by_its_package():
 def test_nothing_missing_or_not_xcb_says_nothing():
     assert xcb_problem(environ={"DISPLAY": ":0"}, platform="linux", loads=lambda lib: True) is None
     none_load = lambda lib: False
-    assert xcb_problem(environ={"QT_QPA_PLATFORM": "offscreen"}, platform="linux", loads=none_load) is None
+    assert (
+        xcb_problem(environ={"QT_QPA_PLATFORM": "offscreen"}, platform="linux", loads=none_load)
+        is None
+    )
     assert xcb_problem(environ={}, platform="darwin", loads=none_load) is None
-    assert xcb_problem(environ={"WAYLAND_DISPLAY": "wayland-0"}, platform="linux", loads=none_load) is None
+    assert (
+        xcb_problem(environ={"WAYLAND_DISPLAY": "wayland-0"}, platform="linux", loads=none_load)
+        is None
+    )
 
 
 def test_every_library_maps_to_one_package():

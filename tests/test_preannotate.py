@@ -57,17 +57,25 @@ def test_predictions_are_the_pipelines(model, pipe):
 
 def test_untyped_perceptron_tagger_matches_the_pipeline_and_gets_a_type():
     from nerstudio.tagging.perceptron import PerceptronTagger
+
     train = nerstudio.read(DEMO_DIR / "train.conll")
-    plain = Corpus([Document([Sentence(s.words, s.spans) for s in d.sentences]) for d in train.documents],
-                   format="columns")  # no POS/chunk columns: the pipeline sees tokens only
-    tagger = PerceptronTagger(task="scn", variant="averaged", epochs=3, cutoff=1, tol=-1.0, keep_best=False,
-                              seed=1).fit(plain)
+    plain = Corpus(
+        [Document([Sentence(s.words, s.spans) for s in d.sentences]) for d in train.documents],
+        format="columns",
+    )  # no POS/chunk columns: the pipeline sees tokens only
+    tagger = PerceptronTagger(
+        task="scn", variant="averaged", epochs=3, cutoff=1, tol=-1.0, keep_best=False, seed=1
+    ).fit(plain)
     corpus = _cleared()
     res = pa.preannotate(corpus, pa.Model(tagger), batch=25)
     pipe = nerstudio.api.Pipeline(tagger)
     expected = {}
     for k, s in enumerate(corpus.sentences):
-        spans = [Span(a, b, pa.PLACEHOLDER) for a, b, label in _pipeline_spans(pipe, s.words) if label == ""]
+        spans = [
+            Span(a, b, pa.PLACEHOLDER)
+            for a, b, label in _pipeline_spans(pipe, s.words)
+            if label == ""
+        ]
         assert len(spans) == len(pipe.predict(list(s.words)))  # boundary-only: no label at all
         if spans:
             expected[k] = spans
@@ -93,7 +101,9 @@ def test_fill_empty_keeps_gold_and_replace_predicts_all(model, pipe):
     assert any(k % 2 == 0 for k in changed) and len(changed) < len(corpus)
     pa.apply(corpus, replace)
     assert [s.spans for s in corpus.sentences] == [predicted[k] for k in range(len(corpus))]
-    assert fill.summary().startswith(f"pre-annotated {fill.changed} of {fill.predicted} sentence(s)")
+    assert fill.summary().startswith(
+        f"pre-annotated {fill.changed} of {fill.predicted} sentence(s)"
+    )
 
 
 def test_sentences_edited_meanwhile_are_left_alone(model):
@@ -103,19 +113,27 @@ def test_sentences_edited_meanwhile_are_left_alone(model):
     k0 = next(k for k, sp in zip(ks, spans) if sp)
     corpus.sentences[k0].spans = [Span(0, 1, "MISC")]  # the annotator's edit while the model ran
     res = pa.edits_for(corpus.sentences, ks, spans, skip=[k0])
-    assert k0 not in res.edits and res.skipped == 1 and res.changed == sum(1 for sp in spans if sp) - 1
+    assert (
+        k0 not in res.edits and res.skipped == 1 and res.changed == sum(1 for sp in spans if sp) - 1
+    )
 
 
 def test_cancel_stops_between_batches(model):
     corpus = _cleared()
     seen = []
     with pytest.raises(Cancelled):
-        pa.preannotate(corpus, model, batch=10, progress=lambda d, n: seen.append((d, n)),
-                       should_cancel=lambda: len(seen) >= 3)
+        pa.preannotate(
+            corpus,
+            model,
+            batch=10,
+            progress=lambda d, n: seen.append((d, n)),
+            should_cancel=lambda: len(seen) >= 3,
+        )
     assert seen == [(0, len(corpus)), (10, len(corpus)), (20, len(corpus))]
 
 
 # -- the command -------------------------------------------------------------------------------
+
 
 def _run(capsys, *argv):
     code = main([str(a) for a in argv])
@@ -125,7 +143,9 @@ def _run(capsys, *argv):
 
 def test_cli_writes_the_predicted_spans(tmp_path, capsys, pipe):
     corpus = _cleared()
-    corpus.sentences[0].spans = [Span(0, 1, "MISC")]  # an annotator's entity: kept without --replace
+    corpus.sentences[0].spans = [
+        Span(0, 1, "MISC")
+    ]  # an annotator's entity: kept without --replace
     src = tmp_path / "todo.jsonl"
     nerstudio.write(corpus, src)
     out = tmp_path / "pre.conll"
@@ -133,22 +153,30 @@ def test_cli_writes_the_predicted_spans(tmp_path, capsys, pipe):
     assert code == 0, err
     assert "preannotate" in err and f"wrote {out} (conll2003): pre-annotated" in err
     written = nerstudio.read(out)
-    assert written.format == "conll2003" and [s.words for s in written.sentences] == [s.words for s in corpus.sentences]
+    assert written.format == "conll2003" and [s.words for s in written.sentences] == [
+        s.words for s in corpus.sentences
+    ]
     assert written.sentences[0].spans == [Span(0, 1, "MISC")]
     expected = [_pipeline_spans(pipe, s.words) for s in corpus.sentences[1:]]
     assert [s.spans for s in written.sentences[1:]] == expected and any(expected)
     # --replace predicts the first sentence too; the input's own format without an extension that names one
     out2 = tmp_path / "pre2.out"
-    code, _, err = _run(capsys, "preannotate", src, "--model", DEMO_MODEL_DIR, "--replace", "--out", out2)
+    code, _, err = _run(
+        capsys, "preannotate", src, "--model", DEMO_MODEL_DIR, "--replace", "--out", out2
+    )
     assert code == 0, err
     again = nerstudio.read(out2)
     assert again.format == "jsonl"
     assert again.sentences[0].spans == _pipeline_spans(pipe, corpus.sentences[0].words)
-    assert next(json.loads(line)["tokens"] for line in out2.read_text().splitlines()) == list(corpus.sentences[0].words)
+    assert next(json.loads(line)["tokens"] for line in out2.read_text().splitlines()) == list(
+        corpus.sentences[0].words
+    )
 
 
-@pytest.mark.parametrize("case", ["missing folder", "folder without tagger", "unknown system", "bad input",
-                                  "missing input"])
+@pytest.mark.parametrize(
+    "case",
+    ["missing folder", "folder without tagger", "unknown system", "bad input", "missing input"],
+)
 def test_cli_user_errors_are_one_line(tmp_path, capsys, case):
     src = tmp_path / "in.conll"
     src.write_text("Maria B-PER\nvisited O\n")
@@ -168,8 +196,13 @@ def test_cli_user_errors_are_one_line(tmp_path, capsys, case):
     lines = [line for line in err.splitlines() if line.startswith("nerstudio:")]
     assert code == 1 and len(lines) == 1 and lines[0].startswith("nerstudio: error: "), err
     assert "Traceback" not in err and not out.exists()
-    named = {"missing folder": "no-such-model", "folder without tagger": "no tagger model",
-             "unknown system": "reranker-voted.npz", "bad input": "in.conll", "missing input": "absent.conll"}
+    named = {
+        "missing folder": "no-such-model",
+        "folder without tagger": "no tagger model",
+        "unknown system": "reranker-voted.npz",
+        "bad input": "in.conll",
+        "missing input": "absent.conll",
+    }
     assert named[case] in lines[0]
 
 
@@ -179,9 +212,12 @@ def context_model(model):
     features (as ``nerstudio experiment``'s default), trained on the demo's training list."""
     from nerstudio.nbest import NBestList
     from nerstudio.rerank.model import train_reranker
+
     train_corpus = nerstudio.read(DEMO_DIR / "train.conll")
     nb = NBestList.load(DEMO_MODEL_DIR / "train.nbest.npz")
-    nb.meta["documents"] = [d for d, doc in enumerate(train_corpus.documents) for _ in doc.sentences]
+    nb.meta["documents"] = [
+        d for d, doc in enumerate(train_corpus.documents) for _ in doc.sentences
+    ]
     rr = train_reranker(nb, None, "averaged", {"epochs": 3}, {"context": True})
     return pa.Model(model.tagger, rr, "context")
 
@@ -192,6 +228,7 @@ def test_a_context_reranker_sees_the_whole_document(context_model, pipe):
     the whole list, exactly as the reranker does on the corpus's N-best list with its documents;
     the API (one sentence, a document of its own) and the command work with such a model too."""
     from nerstudio.experiments.predictor import choices, needs_documents, tagger_nbest
+
     m = context_model
     assert needs_documents(m.reranker) and not needs_documents(pipe.reranker)
     corpus = _cleared(keep=lambda k: k % 2 == 0)  # half the sentences keep their gold
@@ -207,8 +244,9 @@ def test_a_context_reranker_sees_the_whole_document(context_model, pipe):
     alone = pa.predict(m, [corpus.sentences[k] for k in ks])
     assert alone != [expected[k] for k in ks]
     from nerstudio.rerank.context import DocumentContext
+
     ctx = DocumentContext(nb, documents)
-    assert any(ctx.strings(i, nb.words[i][sp.start:sp.end]) for i in ks for sp in nb.spans(i, 0))
+    assert any(ctx.strings(i, nb.words[i][sp.start : sp.end]) for i in ks for sp in nb.spans(i, 0))
     # the API: a sentence alone is a document of its own
     api = nerstudio.api.Pipeline(m.tagger, m.reranker)
     assert isinstance(api.predict("Germany beat France in Paris ."), list)

@@ -21,7 +21,9 @@ QT_ROOTS = {"PySide6", "PyQt5", "PyQt6", "PySide2", "shiboken6", "shiboken2", "s
 
 def _is_qt(module: str) -> bool:
     root = module.split(".")[0]
-    return root in QT_ROOTS or module.startswith(("matplotlib.backends.backend_qt", "matplotlib.backends.qt_"))
+    return root in QT_ROOTS or module.startswith(
+        ("matplotlib.backends.backend_qt", "matplotlib.backends.qt_")
+    )
 
 
 def _core_files() -> list[Path]:
@@ -30,7 +32,13 @@ def _core_files() -> list[Path]:
 
 def test_core_files_found():
     names = {p.relative_to(PACKAGE).as_posix() for p in _core_files()}
-    assert {"cli/__init__.py", "cli/parser.py", "errors.py", "evaluation.py", "corpus/formats.py"} <= names
+    assert {
+        "cli/__init__.py",
+        "cli/parser.py",
+        "errors.py",
+        "evaluation.py",
+        "corpus/formats.py",
+    } <= names
     assert not any(n.startswith("gui/") for n in names)
 
 
@@ -44,13 +52,25 @@ def test_static_no_qt_imports():
                 modules = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
-                    "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", ""))
+                in ("import_module", "__import__")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 modules = [str(node.args[0].value)]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "use" and node.args \
-                    and isinstance(node.args[0], ast.Constant) and "qt" in str(node.args[0].value).lower():
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "use"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and "qt" in str(node.args[0].value).lower()
+            ):
                 modules = ["matplotlib.backends.backend_qtagg"]  # matplotlib.use("QtAgg")
-            offenders += [f"{path.relative_to(PACKAGE)}:{node.lineno}: {m}" for m in modules if _is_qt(m)]
+            offenders += [
+                f"{path.relative_to(PACKAGE)}:{node.lineno}: {m}" for m in modules if _is_qt(m)
+            ]
     assert offenders == []
 
 
@@ -89,12 +109,23 @@ print("\n".join(names))
 
 
 def test_dynamic_core_imports_without_qt():
-    proc = subprocess.run([sys.executable, "-c", _DYNAMIC], capture_output=True, text=True,
-                          env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    proc = subprocess.run(
+        [sys.executable, "-c", _DYNAMIC],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
     assert proc.returncode == 0, proc.stderr
     imported = set(proc.stdout.split())
-    assert {"nerstudio.cli", "nerstudio.errors", "nerstudio.evaluation", "nerstudio.corpus",
-            "nerstudio.corpus.formats", "nerstudio.corpus.model", "nerstudio.corpus.schemes"} <= imported
+    assert {
+        "nerstudio.cli",
+        "nerstudio.errors",
+        "nerstudio.evaluation",
+        "nerstudio.corpus",
+        "nerstudio.corpus.formats",
+        "nerstudio.corpus.model",
+        "nerstudio.corpus.schemes",
+    } <= imported
 
 
 def test_dynamic_cli_runs_without_qt(tmp_path):
@@ -106,6 +137,7 @@ def test_dynamic_cli_runs_without_qt(tmp_path):
         f"assert main(['stats', {str(corpus)!r}, '--json']) == 0\n"
         f"assert main(['convert', {str(corpus)!r}, {str(tmp_path / 'o.jsonl')!r}, '--to', 'jsonl']) == 0\n"
         f"assert main(['evaluate', {str(corpus)!r}, {str(tmp_path / 'o.jsonl')!r}]) == 0\n"
-        "assert 'PySide6' not in sys.modules\n")
+        "assert 'PySide6' not in sys.modules\n"
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -62,12 +62,23 @@ def write_lines(path, objs):
 
 # -- case 4: doccano 1.x exports name labels by id ---------------------------------------------
 
+
 def test_case4_doccano_1x_label_ids_are_read_and_reported(tmp_path, capsys):
-    p = write_lines(tmp_path / "export.jsonl", [
-        {"id": 7, "text": "Lena visited Oslo.", "annotations": [
-            {"id": 1, "label": 2, "start_offset": 0, "end_offset": 4, "user": 1},
-            {"id": 2, "label": 5, "start_offset": 13, "end_offset": 17, "user": 1}], "meta": {}},
-        {"id": 8, "text": "Nothing here.", "annotations": [], "meta": {}}])
+    p = write_lines(
+        tmp_path / "export.jsonl",
+        [
+            {
+                "id": 7,
+                "text": "Lena visited Oslo.",
+                "annotations": [
+                    {"id": 1, "label": 2, "start_offset": 0, "end_offset": 4, "user": 1},
+                    {"id": 2, "label": 5, "start_offset": 13, "end_offset": 17, "user": 1},
+                ],
+                "meta": {},
+            },
+            {"id": 8, "text": "Nothing here.", "annotations": [], "meta": {}},
+        ],
+    )
     for fmt in (None, "doccano"):
         _docs, _sents, labels, notes = both(p, fmt)
         assert labels == {"2": 1, "5": 1}
@@ -80,29 +91,59 @@ def test_case4_doccano_1x_label_ids_are_read_and_reported(tmp_path, capsys):
 
 # -- case 5: whitespace at a span's edges -------------------------------------------------------
 
+
 @pytest.mark.parametrize("fmt", ["doccano", "jsonl"])
 def test_case5_trimmed_spans_are_reported_with_count_and_example(tmp_path, capsys, fmt):
     key = "label" if fmt == "doccano" else "spans"
-    p = write_lines(tmp_path / "ws.jsonl", [
-        {"text": "KEN CRUZ   went to kgotla ya Magapatona", key: [[0, 11, "PER"], [18, 39, "LOC"]]},
-        {"text": "No space here", key: [[0, 2, "X"]]}])
+    p = write_lines(
+        tmp_path / "ws.jsonl",
+        [
+            {
+                "text": "KEN CRUZ   went to kgotla ya Magapatona",
+                key: [[0, 11, "PER"], [18, 39, "LOC"]],
+            },
+            {"text": "No space here", key: [[0, 2, "X"]]},
+        ],
+    )
     _docs, _sents, labels, notes = both(p, fmt)
     assert labels == {"LOC": 1, "PER": 1, "X": 1}
     trim = [n for n in notes if "whitespace at their edges" in n]
-    assert len(trim) == 1 and trim[0].startswith("2 span(s)") and "line 1" in trim[0] and "'KEN CRUZ   '" in trim[0]
+    assert (
+        len(trim) == 1
+        and trim[0].startswith("2 span(s)")
+        and "line 1" in trim[0]
+        and "'KEN CRUZ   '" in trim[0]
+    )
     out = tmp_path / "out.jsonl"
     code, _, err = run(capsys, "convert", p, out, "--to", "doccano")
     assert code == 0 and "whitespace at their edges" in err
-    assert run(capsys, "convert", "--strict", p, tmp_path / "strict.jsonl", "--to", "doccano")[0] == 1
+    assert (
+        run(capsys, "convert", "--strict", p, tmp_path / "strict.jsonl", "--to", "doccano")[0] == 1
+    )
     assert not (tmp_path / "strict.jsonl").exists()
 
 
 def test_case5_prodigy_tokens_with_whitespace_edges_reported(tmp_path):
     text = "Meet  KEN CRUZ today"
-    toks = [{"text": w, "start": a, "end": b, "id": i} for i, (w, a, b) in
-            enumerate([("Meet", 0, 4), (" ", 5, 6), ("KEN", 6, 9), ("CRUZ", 10, 14), ("today", 15, 20)])]
-    p = write_lines(tmp_path / "p.jsonl", [{"text": text, "tokens": toks, "spans": [
-        {"start": 5, "end": 14, "token_start": 1, "token_end": 3, "label": "PER"}], "answer": "accept"}])
+    toks = [
+        {"text": w, "start": a, "end": b, "id": i}
+        for i, (w, a, b) in enumerate(
+            [("Meet", 0, 4), (" ", 5, 6), ("KEN", 6, 9), ("CRUZ", 10, 14), ("today", 15, 20)]
+        )
+    ]
+    p = write_lines(
+        tmp_path / "p.jsonl",
+        [
+            {
+                "text": text,
+                "tokens": toks,
+                "spans": [
+                    {"start": 5, "end": 14, "token_start": 1, "token_end": 3, "label": "PER"}
+                ],
+                "answer": "accept",
+            }
+        ],
+    )
     _, _, labels, notes = both(p)
     assert labels == {"PER": 1}
     assert any("whitespace at their edges" in n for n in notes)
@@ -110,28 +151,65 @@ def test_case5_prodigy_tokens_with_whitespace_edges_reported(tmp_path):
 
 # -- case 6: Prodigy rel.manual relations -------------------------------------------------------
 
+
 def _rel_task(text, ents, rels):
     toks, pos = [], 0
     for i, w in enumerate(text.split(" ")):
         toks.append({"text": w, "start": pos, "end": pos + len(w), "id": i, "ws": True})
         pos += len(w) + 1
-    spans = [{"start": toks[a]["start"], "end": toks[b]["end"], "token_start": a, "token_end": b, "label": lab}
-             for a, b, lab in ents]
-    relations = [{"head": spans[h]["token_end"], "child": spans[c]["token_end"], "head_span": spans[h],
-                  "child_span": spans[c], "label": lab} for h, c, lab in rels]
-    return {"text": text, "tokens": toks, "spans": spans, "relations": relations, "answer": "accept",
-            "_view_id": "relations", "_input_hash": hash(text) % 1000, "_task_hash": 1}
+    spans = [
+        {
+            "start": toks[a]["start"],
+            "end": toks[b]["end"],
+            "token_start": a,
+            "token_end": b,
+            "label": lab,
+        }
+        for a, b, lab in ents
+    ]
+    relations = [
+        {
+            "head": spans[h]["token_end"],
+            "child": spans[c]["token_end"],
+            "head_span": spans[h],
+            "child_span": spans[c],
+            "label": lab,
+        }
+        for h, c, lab in rels
+    ]
+    return {
+        "text": text,
+        "tokens": toks,
+        "spans": spans,
+        "relations": relations,
+        "answer": "accept",
+        "_view_id": "relations",
+        "_input_hash": hash(text) % 1000,
+        "_task_hash": 1,
+    }
 
 
 def test_case6_prodigy_relations_are_reported_on_read_and_strict_refuses(tmp_path, capsys):
-    p = write_lines(tmp_path / "rel.jsonl", [
-        _rel_task("Ada works for Acme in Leeds", [(0, 0, "PER"), (3, 3, "ORG"), (5, 5, "LOC")],
-                  [(0, 1, "EMPLOYER"), (1, 2, "LOCATED")]),
-        _rel_task("Bo met Cy", [(0, 0, "PER"), (2, 2, "PER")], [(0, 1, "KNOWS")])])
+    p = write_lines(
+        tmp_path / "rel.jsonl",
+        [
+            _rel_task(
+                "Ada works for Acme in Leeds",
+                [(0, 0, "PER"), (3, 3, "ORG"), (5, 5, "LOC")],
+                [(0, 1, "EMPLOYER"), (1, 2, "LOCATED")],
+            ),
+            _rel_task("Bo met Cy", [(0, 0, "PER"), (2, 2, "PER")], [(0, 1, "KNOWS")]),
+        ],
+    )
     _, _, labels, notes = both(p)
     assert labels == {"LOC": 1, "ORG": 1, "PER": 3}
     rel = [n for n in notes if "relation" in n]
-    assert len(rel) == 1 and rel[0].startswith("3 relation(s)") and "line 1" in rel[0] and "'Ada'" in rel[0]
+    assert (
+        len(rel) == 1
+        and rel[0].startswith("3 relation(s)")
+        and "line 1" in rel[0]
+        and "'Ada'" in rel[0]
+    )
     for target in ("out.jsonl", "out.conll"):
         code, _, err = run(capsys, "convert", p, tmp_path / target)
         assert code == 0 and "3 relation(s)" in err
@@ -141,10 +219,24 @@ def test_case6_prodigy_relations_are_reported_on_read_and_strict_refuses(tmp_pat
 
 # -- case 7: refusals that say what the file is -------------------------------------------------
 
+
 def test_case7_single_label_studio_task_object_is_read(tmp_path):
-    task = {"id": 3, "data": {"text": "Tom met Ann."}, "annotations": [{"result": [
-        {"type": "labels", "from_name": "label", "to_name": "text",
-         "value": {"start": 8, "end": 11, "text": "Ann", "labels": ["PER"]}}]}]}
+    task = {
+        "id": 3,
+        "data": {"text": "Tom met Ann."},
+        "annotations": [
+            {
+                "result": [
+                    {
+                        "type": "labels",
+                        "from_name": "label",
+                        "to_name": "text",
+                        "value": {"start": 8, "end": 11, "text": "Ann", "labels": ["PER"]},
+                    }
+                ]
+            }
+        ],
+    }
     pretty = tmp_path / "task.json"
     pretty.write_text(json.dumps(task, indent=2), encoding="utf-8")
     one_line = tmp_path / "task1.json"
@@ -155,12 +247,16 @@ def test_case7_single_label_studio_task_object_is_read(tmp_path):
         assert read_corpus(p).format == "label-studio"
 
 
-WEBANNO_2 = (" # de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity | value\n#id=1\n"
-             "#text=Ida lives in Rome .\n1-1\tIda\tB-PER\t\n1-2\tlives\tO\t\n1-3\tin\tO\t\n1-4\tRome\tB-LOC\t\n"
-             "1-5\t.\tO\t\n")
-WEBANNO_1 = ("#id=1\n#text=Ida lives in Rome .\n1\tIda\tIda\tNNP\tB-PER\t_\t2\tnsubj\t_\t_\n"
-             "2\tlives\tlive\tVBZ\tO\t_\t0\tROOT\t_\t_\n3\tin\tin\tIN\tO\t_\t2\tprep\t_\t_\n"
-             "4\tRome\tRome\tNNP\tB-LOC\t_\t3\tpobj\t_\t_\n5\t.\t.\t.\tO\t_\t2\tpunct\t_\t_\n")
+WEBANNO_2 = (
+    " # de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity | value\n#id=1\n"
+    "#text=Ida lives in Rome .\n1-1\tIda\tB-PER\t\n1-2\tlives\tO\t\n1-3\tin\tO\t\n1-4\tRome\tB-LOC\t\n"
+    "1-5\t.\tO\t\n"
+)
+WEBANNO_1 = (
+    "#id=1\n#text=Ida lives in Rome .\n1\tIda\tIda\tNNP\tB-PER\t_\t2\tnsubj\t_\t_\n"
+    "2\tlives\tlive\tVBZ\tO\t_\t0\tROOT\t_\t_\n3\tin\tin\tIN\tO\t_\t2\tprep\t_\t_\n"
+    "4\tRome\tRome\tNNP\tB-LOC\t_\t3\tpobj\t_\t_\n5\t.\t.\t.\tO\t_\t2\tpunct\t_\t_\n"
+)
 
 
 @pytest.mark.parametrize("content,version", [(WEBANNO_2, "2"), (WEBANNO_1, "1")])
@@ -208,8 +304,10 @@ def test_case8_ud_entity_brackets_are_read_and_what_is_set_aside_reported(tmp_pa
     _docs, _sents, labels, notes = both(p)
     assert labels == {"person": 1, "place": 2}
     c = read_corpus(p)
-    assert [[(sp.start, sp.end, sp.label) for sp in s.spans] for s in c.sentences] == \
-        [[(0, 5, "place")], [(0, 2, "person"), (5, 6, "place")]]
+    assert [[(sp.start, sp.end, sp.label) for sp in s.spans] for s in c.sentences] == [
+        [(0, 5, "place")],
+        [(0, 2, "person"), (5, 6, "place")],
+    ]
     assert any("Entity=" in n and "not only names" in n for n in notes)
     assert any(n.startswith("1 nested") and "line 9" in n for n in notes)
     assert any(n.startswith("1 discontinuous") and "line 18" in n for n in notes)
@@ -217,17 +315,24 @@ def test_case8_ud_entity_brackets_are_read_and_what_is_set_aside_reported(tmp_pa
 
 def test_case8_no_entity_attribute_at_all_is_said(tmp_path):
     p = tmp_path / "plain.conllu"
-    p.write_text("# text = Hi there\n1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n"
-                 "2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n\n", encoding="utf-8")
+    p.write_text(
+        "# text = Hi there\n1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n"
+        "2\tthere\tthere\tADV\t_\t_\t1\tadvmod\t_\t_\n\n",
+        encoding="utf-8",
+    )
     _, _, labels, notes = both(p)
     assert labels == {} and any("no NE= or NER= attribute" in n for n in notes)
 
 
 # -- case 9: records without ids are documents of their own -------------------------------------
 
+
 def test_case9_records_without_ids_are_separate_documents_and_ids_group(tmp_path):
-    p = write_lines(tmp_path / "d.jsonl", [{"text": f"Text number {k}.", "label": []} for k in range(4)]
-                    + [{"text": "A.", "label": [], "doc_id": "x"}, {"text": "B.", "label": [], "doc_id": "x"}])
+    p = write_lines(
+        tmp_path / "d.jsonl",
+        [{"text": f"Text number {k}.", "label": []} for k in range(4)]
+        + [{"text": "A.", "label": [], "doc_id": "x"}, {"text": "B.", "label": [], "doc_id": "x"}],
+    )
     docs, sents, _, _ = both(p)
     assert (docs, sents) == (5, 6)
     out = tmp_path / "back.jsonl"
@@ -237,18 +342,47 @@ def test_case9_records_without_ids_are_separate_documents_and_ids_group(tmp_path
 
 
 def test_case9_prodigy_tasks_are_documents_of_their_own(tmp_path):
-    p = write_lines(tmp_path / "p.jsonl", [
-        {"text": "Ann slept.", "spans": [], "_input_hash": 1, "_task_hash": 1, "answer": "accept"},
-        {"text": "Bob ran.", "spans": [], "_input_hash": 2, "_task_hash": 2, "answer": "accept"},
-        {"text": "Cy sat.", "spans": [], "_input_hash": 3, "_task_hash": 3, "answer": "accept",
-         "meta": {"doc_id": "d"}},
-        {"text": "Di sat.", "spans": [], "_input_hash": 4, "_task_hash": 4, "answer": "accept",
-         "meta": {"doc_id": "d"}}])
+    p = write_lines(
+        tmp_path / "p.jsonl",
+        [
+            {
+                "text": "Ann slept.",
+                "spans": [],
+                "_input_hash": 1,
+                "_task_hash": 1,
+                "answer": "accept",
+            },
+            {
+                "text": "Bob ran.",
+                "spans": [],
+                "_input_hash": 2,
+                "_task_hash": 2,
+                "answer": "accept",
+            },
+            {
+                "text": "Cy sat.",
+                "spans": [],
+                "_input_hash": 3,
+                "_task_hash": 3,
+                "answer": "accept",
+                "meta": {"doc_id": "d"},
+            },
+            {
+                "text": "Di sat.",
+                "spans": [],
+                "_input_hash": 4,
+                "_task_hash": 4,
+                "answer": "accept",
+                "meta": {"doc_id": "d"},
+            },
+        ],
+    )
     docs, sents, _, _ = both(p)
     assert (docs, sents) == (3, 4)
 
 
 # -- case 12: readers that disagree or drop -----------------------------------------------------
+
 
 def test_case12_concatenated_outputs_and_a_repeated_line_read_alike_everywhere(tmp_path, capsys):
     src = tmp_path / "t.txt"
@@ -267,9 +401,16 @@ def test_case12_concatenated_outputs_and_a_repeated_line_read_alike_everywhere(t
 
 
 def test_case12_doccano_mixed_modes_keep_both_modes_entities(tmp_path):
-    p = write_lines(tmp_path / "mix.jsonl", [
-        {"text": "Tom met Ann.", "label": [[0, 3, "PER"]]},
-        {"text": "Bob met Cy.", "entities": [{"id": 1, "start_offset": 8, "end_offset": 10, "label": "PER"}]}])
+    p = write_lines(
+        tmp_path / "mix.jsonl",
+        [
+            {"text": "Tom met Ann.", "label": [[0, 3, "PER"]]},
+            {
+                "text": "Bob met Cy.",
+                "entities": [{"id": 1, "start_offset": 8, "end_offset": 10, "label": "PER"}],
+            },
+        ],
+    )
     _, _, labels, notes = both(p)
     assert labels == {"PER": 2}
     assert any("other doccano mode" in n and "line 2" in n for n in notes)
@@ -292,15 +433,20 @@ def test_case12_brat_superscript_offset_is_a_file_line_error(tmp_path, capsys):
 
 def test_case12_ner_words_in_an_ne_file_are_read(tmp_path):
     p = tmp_path / "m.conllu"
-    p.write_text("1\tAnn\t_\t_\t_\t_\t0\troot\t_\tNE=B-PER\n2\tand\t_\t_\t_\t_\t1\tcc\t_\t_\n"
-                 "3\tOslo\t_\t_\t_\t_\t1\tconj\t_\tNER=B-LOC\n\n", encoding="utf-8")
+    p.write_text(
+        "1\tAnn\t_\t_\t_\t_\t0\troot\t_\tNE=B-PER\n2\tand\t_\t_\t_\t_\t1\tcc\t_\t_\n"
+        "3\tOslo\t_\t_\t_\t_\t1\tconj\t_\tNER=B-LOC\n\n",
+        encoding="utf-8",
+    )
     _, _, labels, notes = both(p)
     assert labels == {"LOC": 1, "PER": 1}
     assert any("NER=" in n and "line 3" in n for n in notes)
 
 
 def test_case12_characters_the_tokens_skip_are_refused(tmp_path):
-    p = write_lines(tmp_path / "skip.jsonl", [{"text": "Ann, Bob", "tokens": ["Ann", "Bob"], "spans": []}])
+    p = write_lines(
+        tmp_path / "skip.jsonl", [{"text": "Ann, Bob", "tokens": ["Ann", "Bob"], "spans": []}]
+    )
     for read in (lambda: streamed(p), lambda: whole(p)):
         with pytest.raises(FormatError, match="no token covers"):
             read()
@@ -308,18 +454,40 @@ def test_case12_characters_the_tokens_skip_are_refused(tmp_path):
 
 def test_case12_hf_data_wrapper_on_one_line_is_read(tmp_path):
     p = tmp_path / "hf.json"
-    p.write_text(json.dumps({"data": [{"tokens": ["Ann", "ran"], "ner_tags": ["B-PER", "O"]},
-                                      {"tokens": ["Bo"], "ner_tags": ["B-PER"]}]}), encoding="utf-8")
+    p.write_text(
+        json.dumps(
+            {
+                "data": [
+                    {"tokens": ["Ann", "ran"], "ner_tags": ["B-PER", "O"]},
+                    {"tokens": ["Bo"], "ner_tags": ["B-PER"]},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     _docs, sents, labels, _ = both(p)
     assert (sents, labels) == (2, {"PER": 2})
 
 
 @pytest.mark.parametrize("field", ["doc_id", "before", "columns"])
 def test_case12_lone_surrogates_are_refused_in_every_field_when_read(tmp_path, field):
-    rec = {"text": "Ann ran", "spans": [], "offset": 0, "before": "", "columns": [["N", "V"]], "doc_id": "d"}
+    rec = {
+        "text": "Ann ran",
+        "spans": [],
+        "offset": 0,
+        "before": "",
+        "columns": [["N", "V"]],
+        "doc_id": "d",
+    }
     line = json.dumps(rec)
-    bad = {"doc_id": '"doc_id": "d\\ud800"', "before": '"before": "\\udc00"', "columns": '"N", "\\ud801"'}[field]
-    line = line.replace({"doc_id": '"doc_id": "d"', "before": '"before": ""', "columns": '"N", "V"'}[field], bad)
+    bad = {
+        "doc_id": '"doc_id": "d\\ud800"',
+        "before": '"before": "\\udc00"',
+        "columns": '"N", "\\ud801"',
+    }[field]
+    line = line.replace(
+        {"doc_id": '"doc_id": "d"', "before": '"before": ""', "columns": '"N", "V"'}[field], bad
+    )
     p = tmp_path / "s.jsonl"
     p.write_text(line + "\n", encoding="utf-8")
     for read in (lambda: streamed(p), lambda: whole(p)):
@@ -343,12 +511,18 @@ def test_case12_tsv_with_a_first_token_over_64_kib_is_detected(tmp_path):
 
 # -- case 14: cost and inputs that never end ----------------------------------------------------
 
+
 def cli_bounded(*argv):
     """The command line in a child process, stopped after 60 s (a FIFO blocked and /dev/zero grew
     without end before: the test fails instead of hanging)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    p = subprocess.run([sys.executable, "-m", "nerstudio", *map(str, argv)], capture_output=True, text=True,
-                       timeout=60, env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "nerstudio", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     return p.returncode, p.stderr
 
 
@@ -356,7 +530,11 @@ def cli_bounded(*argv):
 def test_case14_a_fifo_is_refused_not_waited_on(tmp_path):
     fifo = tmp_path / "pipe.conll"
     os.mkfifo(fifo)
-    for argv in (("stats", fifo), ("stats", "--from", "conll2003", fifo), ("stats", "--from", "prodigy", fifo)):
+    for argv in (
+        ("stats", fifo),
+        ("stats", "--from", "conll2003", fifo),
+        ("stats", "--from", "prodigy", fifo),
+    ):
         code, err = cli_bounded(*argv)
         assert code == 1 and "named pipe" in err and str(fifo) in err
 
@@ -373,6 +551,7 @@ def test_case14_brat_overlap_choice_matches_brute_force():
     import random
 
     from nerstudio.corpus.foreign.brat import _choose
+
     rng = random.Random(7)
     for _ in range(200):
         ents = []
@@ -397,6 +576,7 @@ def test_case14_segment_merge_matches_brute_force():
     import random
 
     from nerstudio.corpus import segment
+
     rng = random.Random(3)
     text = " ".join(rng.choice(["Ann ran.", "Bo sat", "Cy", "went home."]) for _ in range(80))
     base = segment.split(text)
@@ -417,8 +597,24 @@ def test_case14_segment_merge_matches_brute_force():
 
 
 def test_case7_spacy_v2_json_is_named_with_what_to_do(tmp_path, capsys):
-    doc = [{"id": 0, "paragraphs": [{"raw": "Ann ran", "sentences": [{"tokens": [
-        {"id": 0, "orth": "Ann", "ner": "U-PER"}, {"id": 1, "orth": "ran", "ner": "O"}]}]}]}]
+    doc = [
+        {
+            "id": 0,
+            "paragraphs": [
+                {
+                    "raw": "Ann ran",
+                    "sentences": [
+                        {
+                            "tokens": [
+                                {"id": 0, "orth": "Ann", "ner": "U-PER"},
+                                {"id": 1, "orth": "ran", "ner": "O"},
+                            ]
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
     p = tmp_path / "train.json"
     p.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     code, _, err = run(capsys, "stats", p)
@@ -426,10 +622,20 @@ def test_case7_spacy_v2_json_is_named_with_what_to_do(tmp_path, capsys):
 
 
 def test_case4_doccano_1x_spans_of_several_annotators_read_once_and_reported(tmp_path):
-    p = write_lines(tmp_path / "two.jsonl", [{"id": 1, "text": "Ann met Bob.", "annotations": [
-        {"id": 1, "label": 2, "start_offset": 0, "end_offset": 3, "user": 1},
-        {"id": 2, "label": 2, "start_offset": 0, "end_offset": 3, "user": 2},
-        {"id": 3, "label": 2, "start_offset": 8, "end_offset": 11, "user": 2}]}])
+    p = write_lines(
+        tmp_path / "two.jsonl",
+        [
+            {
+                "id": 1,
+                "text": "Ann met Bob.",
+                "annotations": [
+                    {"id": 1, "label": 2, "start_offset": 0, "end_offset": 3, "user": 1},
+                    {"id": 2, "label": 2, "start_offset": 0, "end_offset": 3, "user": 2},
+                    {"id": 3, "label": 2, "start_offset": 8, "end_offset": 11, "user": 2},
+                ],
+            }
+        ],
+    )
     _, _, labels, notes = both(p)
     assert labels == {"2": 2}
     assert any(n.startswith("1 entit(ies) annotated again") and "line 1" in n for n in notes)

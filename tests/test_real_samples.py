@@ -50,12 +50,17 @@ def read_both(path: Path):
     st = corpus_stats(r)
     c = nerstudio.read(str(path))
     n_ents = sum(len(s.spans) for s in c.sentences)
-    assert (st["documents"], st["sentences"], st["entities"]) == (len(c.documents), len(c.sentences), n_ents)
+    assert (st["documents"], st["sentences"], st["entities"]) == (
+        len(c.documents),
+        len(c.sentences),
+        n_ents,
+    )
     assert list(r.notes) == list(c.notes)
     return c, n_ents, list(c.notes)
 
 
 # -- independent counts of what a file holds -------------------------------------------------
+
 
 def jsonl_records(path: Path):
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
@@ -103,8 +108,12 @@ def ud_mentions(path: Path) -> int:
 
 # -- the samples ---------------------------------------------------------------------------
 
-DOCCANO = ["real/doccano-1x-export.jsonl", "real/doccano-relation.jsonl", "real/doccano-seq-labeling.jsonl",
-           "shapes/doccano-mixed.jsonl"]
+DOCCANO = [
+    "real/doccano-1x-export.jsonl",
+    "real/doccano-relation.jsonl",
+    "real/doccano-seq-labeling.jsonl",
+    "shapes/doccano-mixed.jsonl",
+]
 
 
 @pytest.mark.parametrize("name", DOCCANO)
@@ -118,10 +127,14 @@ def test_doccano_samples_keep_or_report_every_span_and_relation(name):
     if "1x" in name:
         assert noted(notes, "label id") == spans
     ids = [r.get("doc_id") for r in jsonl_records(path)]
-    assert len(c.documents) == len(ids) - sum(1 for a, b in itertools.pairwise(ids) if a is not None and a == b)
+    assert len(c.documents) == len(ids) - sum(
+        1 for a, b in itertools.pairwise(ids) if a is not None and a == b
+    )
 
 
-@pytest.mark.parametrize("name", ["real/prodigy-ner-news-headlines.jsonl", "shapes/prodigy-rel-manual.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["real/prodigy-ner-news-headlines.jsonl", "shapes/prodigy-rel-manual.jsonl"]
+)
 def test_prodigy_samples_keep_or_report_every_span_relation_and_task(name):
     path = FIXTURES / name
     c, n_ents, notes = read_both(path)
@@ -130,7 +143,10 @@ def test_prodigy_samples_keep_or_report_every_span_relation_and_task(name):
     assert n_ents == spans
     assert noted(notes, "relation") == rels
     skip_notes = [n for n in notes if "skipped" in n]
-    assert sum(int(m) for n in skip_notes for m in re.findall(r"(\d+) (?:rejected|ignored|task)", n)) == skipped
+    assert (
+        sum(int(m) for n in skip_notes for m in re.findall(r"(\d+) (?:rejected|ignored|task)", n))
+        == skipped
+    )
     assert len(c.documents) == len(c.sentences)  # tasks without a doc_id are documents of their own
 
 
@@ -147,7 +163,9 @@ def test_brat_sample_keeps_or_reports_every_line():
 def test_ud_entity_sample_keeps_or_reports_every_mention():
     path = SHAPES / "ud-entity.conllu"
     _c, n_ents, notes = read_both(path)
-    assert n_ents + noted(notes, "mention", "set aside") + noted(notes, "mention", "not read") == ud_mentions(path)
+    assert n_ents + noted(notes, "mention", "set aside") + noted(
+        notes, "mention", "not read"
+    ) == ud_mentions(path)
     assert any("Entity=" in n and "not only names" in n for n in notes)
 
 
@@ -167,14 +185,24 @@ def test_hf_data_wrapper_sample():
 def test_webanno_tsv3_sample_reports_the_stacked_entity():
     path = REAL / "webanno-tsv3-stacked.tsv"
     _c, n_ents, notes = read_both(path)
-    values = [v for line in path.read_text(encoding="utf-8").split("\n") if re.match(r"\d+-\d+\t", line)
-              for v in line.split("\t")[4].split("|") if v not in ("_", "")]
+    values = [
+        v
+        for line in path.read_text(encoding="utf-8").split("\n")
+        if re.match(r"\d+-\d+\t", line)
+        for v in line.split("\t")[4].split("|")
+        if v not in ("_", "")
+    ]
     assert n_ents + noted(notes, "set aside") == len(set(values))  # one entity per distinct value
 
 
-@pytest.mark.parametrize("name,version", [("real/webanno-tsv2-kappatest.tsv", "2"),
-                                          ("real/webanno-tsv2-ne-stacked.tsv", "2"),
-                                          ("shapes/webanno-tsv1.tsv", "1")])
+@pytest.mark.parametrize(
+    "name,version",
+    [
+        ("real/webanno-tsv2-kappatest.tsv", "2"),
+        ("real/webanno-tsv2-ne-stacked.tsv", "2"),
+        ("shapes/webanno-tsv1.tsv", "1"),
+    ],
+)
 def test_old_webanno_files_are_refused_saying_what_they_are(name, version):
     for read in (lambda p: corpus_stats(Reader(p)), nerstudio.read):
         with pytest.raises(FormatError, match=f"WebAnno TSV {version} file.*WebAnno TSV 3"):
@@ -182,31 +210,55 @@ def test_old_webanno_files_are_refused_saying_what_they_are(name, version):
 
 
 def test_every_sample_is_covered_by_a_test():
-    names = {str(p.relative_to(FIXTURES)) for p in list(REAL.glob("*")) + list(SHAPES.rglob("*"))
-             if p.is_file() and p.suffix not in (".md", ".txt")}
-    covered = set(DOCCANO) | {"real/prodigy-ner-news-headlines.jsonl", "shapes/prodigy-rel-manual.jsonl",
-                              "shapes/brat/visit.ann", "shapes/ud-entity.conllu", "shapes/label-studio-task.json",
-                              "shapes/hf-data-wrapper.json", "real/webanno-tsv3-stacked.tsv",
-                              "real/webanno-tsv2-kappatest.tsv", "real/webanno-tsv2-ne-stacked.tsv",
-                              "shapes/webanno-tsv1.tsv"}
+    names = {
+        str(p.relative_to(FIXTURES))
+        for p in list(REAL.glob("*")) + list(SHAPES.rglob("*"))
+        if p.is_file() and p.suffix not in (".md", ".txt")
+    }
+    covered = set(DOCCANO) | {
+        "real/prodigy-ner-news-headlines.jsonl",
+        "shapes/prodigy-rel-manual.jsonl",
+        "shapes/brat/visit.ann",
+        "shapes/ud-entity.conllu",
+        "shapes/label-studio-task.json",
+        "shapes/hf-data-wrapper.json",
+        "real/webanno-tsv3-stacked.tsv",
+        "real/webanno-tsv2-kappatest.tsv",
+        "real/webanno-tsv2-ne-stacked.tsv",
+        "shapes/webanno-tsv1.tsv",
+    }
     assert names == covered
 
 
-@pytest.mark.parametrize("fmt,name", [("conll2003", "s.conll"), ("conll2002", "s.conll02"), ("columns", "s.cols"),
-                                      ("tsv", "s.tsv"), ("jsonl", "s.jsonl"), ("hf", "s.hf.jsonl"),
-                                      ("conllu", "s.conllu"), ("doccano", "s.doccano.jsonl"),
-                                      ("prodigy", "s.prodigy.jsonl"), ("label-studio", "s.ls.json")])
+@pytest.mark.parametrize(
+    "fmt,name",
+    [
+        ("conll2003", "s.conll"),
+        ("conll2002", "s.conll02"),
+        ("columns", "s.cols"),
+        ("tsv", "s.tsv"),
+        ("jsonl", "s.jsonl"),
+        ("hf", "s.hf.jsonl"),
+        ("conllu", "s.conllu"),
+        ("doccano", "s.doccano.jsonl"),
+        ("prodigy", "s.prodigy.jsonl"),
+        ("label-studio", "s.ls.json"),
+    ],
+)
 def test_every_written_format_reads_back_alike_with_nothing_unreported(tmp_path, fmt, name):
     """The demo corpus written in every format nerstudio writes, read back streamed and whole:
     the same entities, and no note unless something was not kept."""
     from nerstudio.corpus import read_corpus, write_corpus
+
     demo = read_corpus(Path(nerstudio.__file__).parent / "demo" / "dev.conll")
     out = tmp_path / name
     write_corpus(demo, out, format=fmt)
     c, n_ents, notes = read_both(out)
     assert c.format == fmt or fmt == "columns"  # four columns read back as conll2003, rightly
     assert n_ents == sum(len(s.spans) for s in demo.sentences)
-    if fmt == "label-studio":  # written as pre-annotations: read from the predictions, which is said
+    if (
+        fmt == "label-studio"
+    ):  # written as pre-annotations: read from the predictions, which is said
         assert len(notes) == 1 and "read from their (most recent) prediction" in notes[0]
     else:
         assert notes == []

@@ -22,20 +22,107 @@ from nerstudio.rerank.perceptron import (
     VotedPerceptron,
 )
 
-RUNNING = ["Whether", "you", "'re", "an", "aging", "flower", "child", "or", "a", "clueless", "Gen", "Xer", ",", "“", "The", "Day", "They", "Shot", "John", "Lennon", ",", "”", "playing", "at", "the", "Dougherty", "Arts", "Center", ",", "entertains", "the", "imagination", "."]
-RUNNING_TAGS = ["N", "N", "N", "N", "N", "N", "N", "N", "N", "N", "S", "C", "N", "N", "S", "C", "C", "C", "C", "C", "N", "N", "N", "N", "N", "S", "C", "C", "N", "N", "N", "N", "N"]
+RUNNING = [
+    "Whether",
+    "you",
+    "'re",
+    "an",
+    "aging",
+    "flower",
+    "child",
+    "or",
+    "a",
+    "clueless",
+    "Gen",
+    "Xer",
+    ",",
+    "“",
+    "The",
+    "Day",
+    "They",
+    "Shot",
+    "John",
+    "Lennon",
+    ",",
+    "”",
+    "playing",
+    "at",
+    "the",
+    "Dougherty",
+    "Arts",
+    "Center",
+    ",",
+    "entertains",
+    "the",
+    "imagination",
+    ".",
+]
+RUNNING_TAGS = [
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "S",
+    "C",
+    "N",
+    "N",
+    "S",
+    "C",
+    "C",
+    "C",
+    "C",
+    "C",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+    "S",
+    "C",
+    "C",
+    "N",
+    "N",
+    "N",
+    "N",
+    "N",
+]
 
 
 # ---------------------------------------------------------------------------------------------
 # global features
 
+
 def test_running_example_has_the_papers_features():
     gf = GlobalFeatures()
-    feats = set(gf.candidate_strings(RUNNING, RUNNING_TAGS, lexicon={"the", "whether", "you", "playing"}))
-    for f in ("WE=Gen Xer", "WE=The Day They Shot John Lennon", "WE=Dougherty Arts Center",
-              "LW=Center", "LWLC=0", "FF=Aa Aa Aa", "GF=Aa0 Aa0 Aa0", "BO00=the Dougherty", "BO11=a1 Aa0",
-              "BE00=Center ,", "TO000=at the Dougherty", "TO2111=a1 Aa0 Aa0", "TE2000=Dougherty Arts Center",
-              "PF=Aa", "PF=Aa Aa Aa", "SF2=Aa0 Aa0", "QF=1 6 0 Aa1 Aa0", "QF2=1 1 Aa1 Aa0"):
+    feats = set(
+        gf.candidate_strings(RUNNING, RUNNING_TAGS, lexicon={"the", "whether", "you", "playing"})
+    )
+    for f in (
+        "WE=Gen Xer",
+        "WE=The Day They Shot John Lennon",
+        "WE=Dougherty Arts Center",
+        "LW=Center",
+        "LWLC=0",
+        "FF=Aa Aa Aa",
+        "GF=Aa0 Aa0 Aa0",
+        "BO00=the Dougherty",
+        "BO11=a1 Aa0",
+        "BE00=Center ,",
+        "TO000=at the Dougherty",
+        "TO2111=a1 Aa0 Aa0",
+        "TE2000=Dougherty Arts Center",
+        "PF=Aa",
+        "PF=Aa Aa Aa",
+        "SF2=Aa0 Aa0",
+        "QF=1 6 0 Aa1 Aa0",
+        "QF2=1 1 Aa1 Aa0",
+    ):
         assert f in feats, f
     # quote features: Q spans the quotes themselves, Q2 one word more on each side
     q = [f for f in feats if f.startswith("Q=")]
@@ -51,19 +138,38 @@ def test_typed_features_come_in_addition_to_untyped():
     assert "WE=Dougherty Arts Center" in feats and "WE:ORG=Dougherty Arts Center" in feats
     assert "BO01:ORG=the Aa0" in feats
     assert not any(f.startswith("QF:") for f in feats)  # quote features are not entity-anchored
-    assert len(GlobalFeatures(typed=False).candidate_strings(RUNNING, tags, lexicon=set())) < len(feats)
+    assert len(GlobalFeatures(typed=False).candidate_strings(RUNNING, tags, lexicon=set())) < len(
+        feats
+    )
 
 
 def test_quotes_not_all_one_entity_and_long_quotes():
-    words = ['He', 'said', '"', 'the', 'Big', 'Apple', 'is', 'nice', '"', 'today']
-    tags = ['N', 'N', 'N', 'N', 'S', 'C', 'N', 'N', 'N', 'N']
-    feats = GlobalFeatures(quote_max=3).candidate_strings(words, tags, lexicon={"the", "is", "nice"})
+    words = ["He", "said", '"', "the", "Big", "Apple", "is", "nice", '"', "today"]
+    tags = ["N", "N", "N", "N", "S", "C", "N", "N", "N", "N"]
+    feats = GlobalFeatures(quote_max=3).candidate_strings(
+        words, tags, lexicon={"the", "is", "nice"}
+    )
     assert "QF=0 2 3 a1 a1" in feats and "QF2=0 0 a1 a1" in feats
     assert not any(f.startswith(("Q=", "Q2=")) for f in feats)  # e − s = 6 > quote_max
 
 
 def _random_nbest(rng, n_sent=30, typed=True, n_cand=6, gold=True):
-    vocab = ["the", "The", "Bank", "of", "England", '"', "said", "U.S.", "1996", "Mr.", "Smith", ",", "and", "EU"]
+    vocab = [
+        "the",
+        "The",
+        "Bank",
+        "of",
+        "England",
+        '"',
+        "said",
+        "U.S.",
+        "1996",
+        "Mr.",
+        "Smith",
+        ",",
+        "and",
+        "EU",
+    ]
     types = ["LOC", "ORG", "PER"] if typed else []
     tagset = ["N"] + [f"{p}-{t}" for t in types for p in ("S", "C")] if typed else ["N", "S", "C"]
     index = {t: i for i, t in enumerate(tagset)}
@@ -98,6 +204,7 @@ def _random_nbest(rng, n_sent=30, typed=True, n_cand=6, gold=True):
         cands.append(np.array(seqs, dtype=np.int16).reshape(len(seqs), n))
         lps.append(np.sort(rng.normal(-3, 2, len(seqs)))[::-1].copy())
         from nerstudio.corpus.schemes import decode
+
         g = decode(rand_tags(n), "scn")[0]
         golds.append(g)
     return NBestList(tagset, words, cands, lps, golds if gold else None)
@@ -124,11 +231,29 @@ def test_gazetteer_features_integer_path_equals_readable_strings(typed):
     """GZ / GZF / GZL: the integer path gives exactly the readable strings, on sentences whose
     words are partly gazetteer entries (so every kind fires)."""
     from nerstudio.resources import Gazetteers
+
     rng = np.random.default_rng(4)
     nb = _random_nbest(rng, typed=typed)
-    pool = ["New", "York", "City", "Smith", "John", "Germany", "German", "Inc.", "Ltd", "Paris", "said"]
-    words = [tuple(pool[k] if rng.random() < 0.6 else w for k, w in zip(rng.integers(0, len(pool), len(ws)), ws))
-             for ws in nb.words]
+    pool = [
+        "New",
+        "York",
+        "City",
+        "Smith",
+        "John",
+        "Germany",
+        "German",
+        "Inc.",
+        "Ltd",
+        "Paris",
+        "said",
+    ]
+    words = [
+        tuple(
+            pool[k] if rng.random() < 0.6 else w
+            for k, w in zip(rng.integers(0, len(pool), len(ws)), ws)
+        )
+        for ws in nb.words
+    ]
     nb = NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold)
     gf = GlobalFeatures(min_sentences=1, gazetteers=True)
     data = gf.fit_transform(nb)
@@ -152,9 +277,13 @@ def test_gazetteer_features_integer_path_equals_readable_strings(typed):
 @pytest.mark.parametrize("typed", [True, False])
 def test_context_features_integer_path_equals_readable_strings(typed):
     from nerstudio.rerank.context import DocumentContext
+
     rng = np.random.default_rng(8)
     nb = _random_nbest(rng, typed=typed, n_sent=30)
-    words = [tuple(["Smith", "Acme", "Paris", "x"][k] for k in rng.integers(0, 4, len(ws))) for ws in nb.words]
+    words = [
+        tuple(["Smith", "Acme", "Paris", "x"][k] for k in rng.integers(0, 4, len(ws)))
+        for ws in nb.words
+    ]
     docs = sorted(rng.integers(0, 4, len(nb)).tolist())
     nb = NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold, meta={"documents": docs})
     gf = GlobalFeatures(min_sentences=1, context=True)
@@ -164,8 +293,9 @@ def test_context_features_integer_path_equals_readable_strings(typed):
     for i in range(len(nb)):
         for j in range(nb.n_candidates(i)):
             got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
-            want = gf.candidate_strings(nb.words[i], [nb.tagset[t] for t in nb.candidates[i][j]], context=ctx,
-                                        sentence=i)
+            want = gf.candidate_strings(
+                nb.words[i], [nb.tagset[t] for t in nb.candidates[i][j]], context=ctx, sentence=i
+            )
             assert got == want
             kinds.update(x.split("=")[0].split(":")[0] for x in got if x[:2] in ("DC", "CC"))
     assert kinds == {"DC", "CC"}
@@ -181,11 +311,14 @@ def test_context_features_integer_path_equals_readable_strings(typed):
     with pytest.raises(ValueError, match="unknown context scope"):
         GlobalFeatures(context="sentence")
     with pytest.raises(ValueError, match="documents"):
-        GlobalFeatures(context=True).fit_transform(NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold))
+        GlobalFeatures(context=True).fit_transform(
+            NBestList(nb.tagset, words, nb.candidates, nb.logprobs, nb.gold)
+        )
 
 
 def test_document_context_by_hand():
     from nerstudio.rerank.context import DocumentContext
+
     tagset = ["N", "S-PER", "C-PER", "S-ORG", "C-ORG"]
     words = [("Smith", "said"), ("Smith", "won"), ("Smith", "left"), ("Smith", "came")]
     one = lambda t: np.array([[t, 0]], dtype=np.int16)
@@ -196,7 +329,9 @@ def test_document_context_by_hand():
     # other documents: ORG once
     assert ctx.strings(0, ["Smith"]) == ["DC=ORG", "CC=ORG"]
     assert ctx.strings(1, ["Smith"]) == ["DC=PER", "CC=ORG"]
-    assert ctx.strings(3, ["Smith"]) == ["CC=PER"]  # alone in its document; PER twice, ORG once elsewhere
+    assert ctx.strings(3, ["Smith"]) == [
+        "CC=PER"
+    ]  # alone in its document; PER twice, ORG once elsewhere
     assert ctx.strings(3, ["Jones"]) == []
 
 
@@ -240,12 +375,13 @@ def test_group_argmax_first_maximum():
     scores = rng.integers(0, 3, offsets[-1]).astype(float)
     got = group_argmax(scores, offsets)
     for i in range(len(sizes)):
-        seg = scores[offsets[i]:offsets[i + 1]]
+        seg = scores[offsets[i] : offsets[i + 1]]
         assert got[i] == (int(np.argmax(seg)) if len(seg) else -1)
 
 
 # ---------------------------------------------------------------------------------------------
 # tiny ranking problems
+
 
 def tiny_data(seed=0, n_sent=25, m=12, density=0.3, max_cand=6):
     rng = np.random.default_rng(seed)
@@ -255,7 +391,7 @@ def tiny_data(seed=0, n_sent=25, m=12, density=0.3, max_cand=6):
     X = sp.csr_matrix((rng.random((n, m)) < density).astype(np.int8))
     L = -rng.random(n) * 5
     quality = rng.integers(0, 4, n).astype(float)
-    oracle = np.array([int(np.argmax(quality[offsets[i]:offsets[i + 1]])) for i in range(n_sent)])
+    oracle = np.array([int(np.argmax(quality[offsets[i] : offsets[i + 1]])) for i in range(n_sent)])
     correct = quality.astype(np.int32)
     proposed = np.full(n, 3, dtype=np.int32)
     n_gold = np.full(n_sent, 3, dtype=np.int32)
@@ -295,7 +431,9 @@ def test_boosting_bookkeeping_equals_naive_recomputation():
     # naive: margins from α, then W± by direct sums over pairs
     F = sess.alpha0 * data.L + data.X @ sess.alpha
     M = F[sess.pair_oracle] - F[sess.pair_other]
-    D = (data.X[sess.pair_oracle].toarray().astype(int) - data.X[sess.pair_other].toarray().astype(int))
+    D = data.X[sess.pair_oracle].toarray().astype(int) - data.X[sess.pair_other].toarray().astype(
+        int
+    )
     e = np.exp(-M)
     Wp = ((D == 1) * e[:, None]).sum(axis=0)
     Wm = ((D == -1) * e[:, None]).sum(axis=0)
@@ -338,7 +476,9 @@ def test_boosting_estimator_keeps_best_round_and_scores_linearly():
     assert [s.step for s in seen][:3] == [0, 10, 20]
     best = max(seen, key=lambda s: (s.dev_f1, -s.step))
     assert b.kept_rounds_ == best.step
-    assert np.allclose(b.alpha_, BoostingSession(train, epsilon=0.01).alpha_at(0) + _replay(train, b.kept_rounds_))
+    assert np.allclose(
+        b.alpha_, BoostingSession(train, epsilon=0.01).alpha_at(0) + _replay(train, b.kept_rounds_)
+    )
     assert dev.prf(b.predict(dev))[2] == pytest.approx(best.dev_f1)
 
 
@@ -352,13 +492,16 @@ def test_boosting_pairs_skip_candidates_as_good_as_the_oracle():
     data = tiny_data(10)
     _sent, orow, other = ranking_pairs(data)
     assert np.all(data.quality[other] < data.quality[orow])
-    n_worse = sum(int((data.quality[data.rows(i)] < data.quality[data.offsets[i] + data.oracle[i]]).sum())
-                  for i in range(len(data)))
+    n_worse = sum(
+        int((data.quality[data.rows(i)] < data.quality[data.offsets[i] + data.oracle[i]]).sum())
+        for i in range(len(data))
+    )
     assert len(other) == n_worse
 
 
 # ---------------------------------------------------------------------------------------------
 # perceptrons against literal loops
+
 
 def _reference_history(data, orders, beta, mode=0, C=0.0):
     """α^i after every example (Figure 3 / K&T 3.1 applied to ranking), as dense vectors."""
@@ -424,7 +567,7 @@ def test_voted_decoding_equals_the_literal_figure4_loop():
         s = 0.7 * wL * test.L + Xd @ w
         for i in range(len(test)):
             a = test.offsets[i]
-            votes[a + int(np.argmax(s[a:test.offsets[i + 1]]))] += 1
+            votes[a + int(np.argmax(s[a : test.offsets[i + 1]]))] += 1
     assert np.allclose(model.votes(test), votes)
     assert np.array_equal(model.predict(test), test.argmax(votes))
 
@@ -432,7 +575,9 @@ def test_voted_decoding_equals_the_literal_figure4_loop():
 def test_voted_dev_curve_equals_fresh_voting_each_epoch():
     train, dev = tiny_data(15, n_sent=50), tiny_data(16, n_sent=30)
     seen = []
-    VotedPerceptron(epochs=3, beta=0.5, seed=0, keep_best=False).fit(train, dev, callback=seen.append)
+    VotedPerceptron(epochs=3, beta=0.5, seed=0, keep_best=False).fit(
+        train, dev, callback=seen.append
+    )
     for ep in (1, 2, 3):
         m = VotedPerceptron(epochs=ep, beta=0.5, seed=0, keep_best=False).fit(train)
         assert dev.prf(m.predict(dev))[2] == pytest.approx(seen[ep - 1].dev_f1)
@@ -455,6 +600,7 @@ def test_training_honours_cancellation():
 
 # ---------------------------------------------------------------------------------------------
 # the model: explanations and files
+
 
 @pytest.fixture(scope="module")
 def lists():
@@ -498,7 +644,9 @@ def test_corrupt_and_foreign_model_files(tmp_path, lists):
     with pytest.raises(FormatError, match="bad.npz"):
         RerankerModel.load(bad)
     train, _dev = lists
-    model = train_reranker(train, None, "perceptron", {"epochs": 1, "beta": 1.0}, {"min_sentences": 1})
+    model = train_reranker(
+        train, None, "perceptron", {"epochs": 1, "beta": 1.0}, {"min_sentences": 1}
+    )
     path = tmp_path / "m.npz"
     model.save(path)
     z = dict(np.load(path))
@@ -517,6 +665,7 @@ def test_unknown_algorithm_and_parameter():
 
 def test_oracle_by_span_f_prefers_the_best_sentence_f():
     from nerstudio.rerank.features import set_oracle
+
     rng = np.random.default_rng(23)
     nb = _random_nbest(rng, n_sent=40)
     d = GlobalFeatures(min_sentences=1).fit_transform(nb)

@@ -19,10 +19,38 @@ DEMO = str(DEMO_DIR)
 @pytest.fixture(scope="module")
 def experiment_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("exp")
-    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
-               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
-               "--systems", "boost,voted,averaged,margin", "--rounds", "600", "--eval-every", "50", "--epochs", "3",
-               "--beta", "0.3", "--min-sentences", "2", "--folds", "3", "--workers", "1", "--json"])
+    rc = main(
+        [
+            "experiment",
+            "--train",
+            os.path.join(DEMO, "train.conll"),
+            "--dev",
+            os.path.join(DEMO, "dev.conll"),
+            "--test",
+            os.path.join(DEMO, "test.conll"),
+            "--out",
+            str(out),
+            "--features",
+            "paper",
+            "--systems",
+            "boost,voted,averaged,margin",
+            "--rounds",
+            "600",
+            "--eval-every",
+            "50",
+            "--epochs",
+            "3",
+            "--beta",
+            "0.3",
+            "--min-sentences",
+            "2",
+            "--folds",
+            "3",
+            "--workers",
+            "1",
+            "--json",
+        ]
+    )
     assert rc == 0
     return out
 
@@ -38,7 +66,9 @@ def test_experiment_writes_the_report_and_scorable_predictions(experiment_dir):
         # the prediction file scores exactly what the report says
         pred = read_corpus(experiment_dir / f"pred-{s['name']}-test.conll")
         gold = read_corpus(os.path.join(DEMO, "test.conll"))
-        assert evaluate_sentences(gold.sentences, pred.sentences).f1 == pytest.approx(s["test"]["f1"])
+        assert evaluate_sentences(gold.sentences, pred.sentences).f1 == pytest.approx(
+            s["test"]["f1"]
+        )
     assert rep["systems"][0]["test"]["rel_error_reduction"] == 0.0
     assert rep["seconds_total"] > 0 and "features" in rep["stages"]
     md = (experiment_dir / "report.md").read_text()
@@ -51,8 +81,16 @@ def test_experiment_writes_the_report_and_scorable_predictions(experiment_dir):
 
 def test_rerank_writes_the_same_prediction_as_the_experiment(experiment_dir, tmp_path, capsys):
     out = tmp_path / "pred.conll"
-    rc = main(["rerank", str(experiment_dir / "reranker-boosting.npz"), str(experiment_dir / "test-nbest.npz"),
-               "--out", str(out), "--json"])
+    rc = main(
+        [
+            "rerank",
+            str(experiment_dir / "reranker-boosting.npz"),
+            str(experiment_dir / "test-nbest.npz"),
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert rc == 0
     assert out.read_bytes() == (experiment_dir / "pred-boosting-test.conll").read_bytes()
     scores = json.loads(capsys.readouterr().out)
@@ -62,9 +100,27 @@ def test_rerank_writes_the_same_prediction_as_the_experiment(experiment_dir, tmp
 
 def test_train_reranker_command(experiment_dir, tmp_path, capsys):
     model = tmp_path / "m.npz"
-    rc = main(["train-reranker", "--train", str(experiment_dir / "train-nbest.npz"), "--dev",
-               str(experiment_dir / "dev-nbest.npz"), "--algo", "margin", "--C", "3", "--epochs", "2", "--beta", "0.3",
-               "--min-sentences", "2", "--out", str(model)])
+    rc = main(
+        [
+            "train-reranker",
+            "--train",
+            str(experiment_dir / "train-nbest.npz"),
+            "--dev",
+            str(experiment_dir / "dev-nbest.npz"),
+            "--algo",
+            "margin",
+            "--C",
+            "3",
+            "--epochs",
+            "2",
+            "--beta",
+            "0.3",
+            "--min-sentences",
+            "2",
+            "--out",
+            str(model),
+        ]
+    )
     assert rc == 0
     assert "reranked F" in capsys.readouterr().out
     m = RerankerModel.load(model)
@@ -72,8 +128,19 @@ def test_train_reranker_command(experiment_dir, tmp_path, capsys):
 
 
 def test_reranker_options_that_do_not_apply_are_refused(experiment_dir, tmp_path, capsys):
-    rc = main(["train-reranker", "--train", str(experiment_dir / "train-nbest.npz"), "--algo", "boost",
-               "--epochs", "3", "--out", str(tmp_path / "m.npz")])
+    rc = main(
+        [
+            "train-reranker",
+            "--train",
+            str(experiment_dir / "train-nbest.npz"),
+            "--algo",
+            "boost",
+            "--epochs",
+            "3",
+            "--out",
+            str(tmp_path / "m.npz"),
+        ]
+    )
     assert rc == 1
     assert "--epochs does not apply to boost" in capsys.readouterr().err
     assert not (tmp_path / "m.npz").exists()
@@ -82,7 +149,15 @@ def test_reranker_options_that_do_not_apply_are_refused(experiment_dir, tmp_path
 def test_rerank_with_a_broken_model_is_one_clear_line(tmp_path, capsys, experiment_dir):
     bad = tmp_path / "model.npz"
     bad.write_bytes(b"PK\x03\x04garbage")
-    rc = main(["rerank", str(bad), str(experiment_dir / "test-nbest.npz"), "--out", str(tmp_path / "p.conll")])
+    rc = main(
+        [
+            "rerank",
+            str(bad),
+            str(experiment_dir / "test-nbest.npz"),
+            "--out",
+            str(tmp_path / "p.conll"),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 1 and "model.npz" in err and "Traceback" not in err
     assert not (tmp_path / "p.conll").exists()
@@ -92,34 +167,82 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
     """--lists-from takes the tagger and lists of a run with the same settings: every figure of
     the report is the full run's (the tagger stage is the only one skipped)."""
     out = tmp_path / "again"
-    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
-               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
-               "--systems", "boost,voted,averaged,margin", "--rounds", "600", "--eval-every", "50", "--epochs", "3",
-               "--beta", "0.3", "--min-sentences", "2", "--folds", "3", "--lists-from", str(experiment_dir)])
+    rc = main(
+        [
+            "experiment",
+            "--train",
+            os.path.join(DEMO, "train.conll"),
+            "--dev",
+            os.path.join(DEMO, "dev.conll"),
+            "--test",
+            os.path.join(DEMO, "test.conll"),
+            "--out",
+            str(out),
+            "--features",
+            "paper",
+            "--systems",
+            "boost,voted,averaged,margin",
+            "--rounds",
+            "600",
+            "--eval-every",
+            "50",
+            "--epochs",
+            "3",
+            "--beta",
+            "0.3",
+            "--min-sentences",
+            "2",
+            "--folds",
+            "3",
+            "--lists-from",
+            str(experiment_dir),
+        ]
+    )
     assert rc == 0
     first = json.loads((experiment_dir / "report.json").read_text())
     again = json.loads((out / "report.json").read_text())
     assert again["config"]["lists_from"] == str(experiment_dir)
-    assert [(s["name"], s["dev"], s["test"]) for s in again["systems"]] == \
-        [(s["name"], s["dev"], s["test"]) for s in first["systems"]]
-    assert (out / "pred-voted-test.conll").read_bytes() == (experiment_dir / "pred-voted-test.conll").read_bytes()
+    assert [(s["name"], s["dev"], s["test"]) for s in again["systems"]] == [
+        (s["name"], s["dev"], s["test"]) for s in first["systems"]
+    ]
+    assert (out / "pred-voted-test.conll").read_bytes() == (
+        experiment_dir / "pred-voted-test.conll"
+    ).read_bytes()
 
 
-@pytest.mark.parametrize("change, message", [
-    (["--features", "conll"], "made with other settings: features 'paper' (wanted 'conll')"),
-    (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
-    (["--tagger-l2", "3"], "made with other settings: l2 1.0 (wanted 3.0)"),
-    (["--swap"], "other words than the corpus"),
-    (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
-    (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),
-    (["--context-scope", "document", "--no-context"], "drop --no-context"),
-])
-def test_lists_from_with_other_settings_or_corpora_is_refused(experiment_dir, tmp_path, capsys, change, message):
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (["--features", "conll"], "made with other settings: features 'paper' (wanted 'conll')"),
+        (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
+        (["--tagger-l2", "3"], "made with other settings: l2 1.0 (wanted 3.0)"),
+        (["--swap"], "other words than the corpus"),
+        (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
+        (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),
+        (["--context-scope", "document", "--no-context"], "drop --no-context"),
+    ],
+)
+def test_lists_from_with_other_settings_or_corpora_is_refused(
+    experiment_dir, tmp_path, capsys, change, message
+):
     dev, test = os.path.join(DEMO, "dev.conll"), os.path.join(DEMO, "test.conll")
     if change == ["--swap"]:
         dev, test, change = test, dev, []
-    args = ["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", dev, "--test", test,
-            "--out", str(tmp_path / "x"), "--folds", "3", "--lists-from", str(experiment_dir)]
+    args = [
+        "experiment",
+        "--train",
+        os.path.join(DEMO, "train.conll"),
+        "--dev",
+        dev,
+        "--test",
+        test,
+        "--out",
+        str(tmp_path / "x"),
+        "--folds",
+        "3",
+        "--lists-from",
+        str(experiment_dir),
+    ]
     if "--features" not in change:
         args += ["--features", "paper"]
     rc = main(args + change)
@@ -130,17 +253,58 @@ def test_lists_from_with_other_settings_or_corpora_is_refused(experiment_dir, tm
 
 
 def test_kazama_suite_refuses_the_collins_only_options(tmp_path, capsys):
-    rc = main(["experiment", "--suite", "kazama", "--train", "a", "--dev", "b", "--test", "c", "--out", str(tmp_path),
-               "--lists-from", str(tmp_path)])
+    rc = main(
+        [
+            "experiment",
+            "--suite",
+            "kazama",
+            "--train",
+            "a",
+            "--dev",
+            "b",
+            "--test",
+            "c",
+            "--out",
+            str(tmp_path),
+            "--lists-from",
+            str(tmp_path),
+        ]
+    )
     assert rc == 1 and "--lists-from applies to the collins suite only" in capsys.readouterr().err
 
 
 def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     out = tmp_path / "copy"
-    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
-               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
-               "--systems", "averaged", "--epochs", "2", "--beta", "0.3", "--min-sentences", "2", "--folds", "3",
-               "--lists-from", str(experiment_dir), "--no-context", "--gazetteer-lists", "locations"])
+    rc = main(
+        [
+            "experiment",
+            "--train",
+            os.path.join(DEMO, "train.conll"),
+            "--dev",
+            os.path.join(DEMO, "dev.conll"),
+            "--test",
+            os.path.join(DEMO, "test.conll"),
+            "--out",
+            str(out),
+            "--features",
+            "paper",
+            "--systems",
+            "averaged",
+            "--epochs",
+            "2",
+            "--beta",
+            "0.3",
+            "--min-sentences",
+            "2",
+            "--folds",
+            "3",
+            "--lists-from",
+            str(experiment_dir),
+            "--no-context",
+            "--gazetteer-lists",
+            "locations",
+        ]
+    )
     assert rc == 0
     for name in ("tagger", "train-nbest", "dev-nbest", "test-nbest"):
         assert (out / f"{name}.npz").read_bytes() == (experiment_dir / f"{name}.npz").read_bytes()
@@ -149,26 +313,67 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     assert all(n.startswith("loc_") for n in rep["config"]["reranker_gazetteers"])
 
 
-def test_default_systems_include_the_kernel_with_training_and_test_seconds(experiment_dir, tmp_path):
+def test_default_systems_include_the_kernel_with_training_and_test_seconds(
+    experiment_dir, tmp_path
+):
     """Without --systems the experiment trains boosting, the voted and averaged perceptrons and
     the kernel perceptron; every reranker's report entry gives its training and test-scoring
     seconds, and report.md shows both columns."""
     out = tmp_path / "defaults"
-    rc = main(["experiment", "--train", os.path.join(DEMO, "train.conll"), "--dev", os.path.join(DEMO, "dev.conll"),
-               "--test", os.path.join(DEMO, "test.conll"), "--out", str(out), "--features", "paper",
-               "--rounds", "600", "--eval-every", "50", "--epochs", "3", "--min-sentences", "2", "--folds", "3",
-               "--workers", "1", "--lists-from", str(experiment_dir)])
+    rc = main(
+        [
+            "experiment",
+            "--train",
+            os.path.join(DEMO, "train.conll"),
+            "--dev",
+            os.path.join(DEMO, "dev.conll"),
+            "--test",
+            os.path.join(DEMO, "test.conll"),
+            "--out",
+            str(out),
+            "--features",
+            "paper",
+            "--rounds",
+            "600",
+            "--eval-every",
+            "50",
+            "--epochs",
+            "3",
+            "--min-sentences",
+            "2",
+            "--folds",
+            "3",
+            "--workers",
+            "1",
+            "--lists-from",
+            str(experiment_dir),
+        ]
+    )
     assert rc == 0
     rep = json.loads((out / "report.json").read_text())
-    assert [s["name"] for s in rep["systems"]] == ["baseline", "boosting", "voted", "averaged", "kernel"]
+    assert [s["name"] for s in rep["systems"]] == [
+        "baseline",
+        "boosting",
+        "voted",
+        "averaged",
+        "kernel",
+    ]
     for s in rep["systems"][1:]:
         assert s["seconds"] > 0 and s["test_seconds"] > 0
         assert rep["stages"][s["name"] + "_test"] == s["test_seconds"]
     kernel = rep["systems"][-1]
-    assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1  # one thread (see collins.py)
-    assert kernel["settings"]["global_features"] is True  # the typed default; the preset keeps the tagging kernel
+    assert (
+        kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1
+    )  # one thread (see collins.py)
+    assert (
+        kernel["settings"]["global_features"] is True
+    )  # the typed default; the preset keeps the tagging kernel
     from nerstudio.experiments.collins import ExperimentConfig
-    assert ExperimentConfig.from_preset("collins2002").learner_params("kernel")["global_features"] is False
+
+    assert (
+        ExperimentConfig.from_preset("collins2002").learner_params("kernel")["global_features"]
+        is False
+    )
     md = (out / "report.md").read_text()
     assert "| training s | test scoring s |" in md
     assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md

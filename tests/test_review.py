@@ -16,19 +16,33 @@ from nerstudio.corpus.model import Corpus, Sentence, Span
 from nerstudio.corpus.model import Document as CorpusDocument
 
 WRITABLE = {  # format: file name it is saved as
-    "conll2003": "c.conll", "conll2002": "c.conll", "columns": "c.txt", "tsv": "c.tsv", "jsonl": "c.jsonl",
-    "prodigy": "c.jsonl", "doccano": "c.jsonl", "doccano-rel": "c.jsonl", "label-studio": "c.json",
-    "hf": "c.json", "brat": "folder", "conllu": "c.conllu", "spacy": "c.spacy",
+    "conll2003": "c.conll",
+    "conll2002": "c.conll",
+    "columns": "c.txt",
+    "tsv": "c.tsv",
+    "jsonl": "c.jsonl",
+    "prodigy": "c.jsonl",
+    "doccano": "c.jsonl",
+    "doccano-rel": "c.jsonl",
+    "label-studio": "c.json",
+    "hf": "c.json",
+    "brat": "folder",
+    "conllu": "c.conllu",
+    "spacy": "c.spacy",
 }
 
 
 def _corpus() -> Corpus:
-    s = [Sentence(["EU", "rejects", "German", "call", "."], [Span(0, 1, "ORG"), Span(2, 3, "MISC")]),
-         Sentence(["Peter", "Blackburn", "spoke", "."], [Span(0, 2, "PER")]),
-         Sentence(["BRUSSELS", "is", "far", "."], [Span(0, 1, "LOC")]),
-         Sentence(["Nothing", "here", "."], []),
-         Sentence(["Bonn", "and", "Paris", "met", "."], [Span(0, 1, "LOC"), Span(2, 3, "LOC")])]
-    return Corpus([CorpusDocument(s[:3], id="d1"), CorpusDocument(s[3:], id="d2")], format="conll2003")
+    s = [
+        Sentence(["EU", "rejects", "German", "call", "."], [Span(0, 1, "ORG"), Span(2, 3, "MISC")]),
+        Sentence(["Peter", "Blackburn", "spoke", "."], [Span(0, 2, "PER")]),
+        Sentence(["BRUSSELS", "is", "far", "."], [Span(0, 1, "LOC")]),
+        Sentence(["Nothing", "here", "."], []),
+        Sentence(["Bonn", "and", "Paris", "met", "."], [Span(0, 1, "LOC"), Span(2, 3, "LOC")]),
+    ]
+    return Corpus(
+        [CorpusDocument(s[:3], id="d1"), CorpusDocument(s[3:], id="d2")], format="conll2003"
+    )
 
 
 def _doc(corpus) -> Document:
@@ -113,11 +127,21 @@ def test_no_sidecar_without_review_and_a_stale_one_is_ignored_with_a_note(tmp_pa
     path.write_text(path.read_text().replace("Bonn", "Berlin"))
     back = read_corpus(str(path))
     assert not _doc(back).reviewed.any()
-    assert len(back.notes) == 1 and "c.conll.nerstudio-review.json" in back.notes[0] and "other words" in back.notes[0]
+    assert (
+        len(back.notes) == 1
+        and "c.conll.nerstudio-review.json" in back.notes[0]
+        and "other words" in back.notes[0]
+    )
 
 
-@pytest.mark.parametrize("content, why", [("{", "Expecting"), ('{"format": "x"}', "not a nerstudio-review"),
-                                          ("[1]", "not a nerstudio-review")])
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        ("{", "Expecting"),
+        ('{"format": "x"}', "not a nerstudio-review"),
+        ("[1]", "not a nerstudio-review"),
+    ],
+)
 def test_unreadable_sidecar_is_a_note(tmp_path, content, why):
     d = _doc(_corpus())
     path = tmp_path / "c.conll"

@@ -61,7 +61,10 @@ def test_saving_through_a_chain_of_relative_symlinks_and_a_dangling_one(tmp_path
     dangling = tmp_path / "new.conll"
     dangling.symlink_to("created-by-save.conll")
     write_corpus(read_corpus(real), dangling)
-    assert dangling.is_symlink() and (tmp_path / "created-by-save.conll").read_bytes() == real.read_bytes()
+    assert (
+        dangling.is_symlink()
+        and (tmp_path / "created-by-save.conll").read_bytes() == real.read_bytes()
+    )
 
 
 def test_model_files_are_written_through_symlinks_too(tmp_path):
@@ -130,8 +133,12 @@ print("done", flush=True)
 
 
 def _start_saver(path: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", _SAVER, str(path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SAVER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout.readline().strip() == "writing"
     return proc
 
@@ -246,7 +253,9 @@ def test_extended_attributes_and_acls_are_kept(tmp_path):
     try:
         os.setxattr(path, "user.nerstudio-test", b"reviewed")
     except OSError as exc:
-        pytest.skip(f"the file system of {tmp_path} has no user extended attributes ({exc.strerror})")
+        pytest.skip(
+            f"the file system of {tmp_path} has no user extended attributes ({exc.strerror})"
+        )
     write_corpus(_edited(path), path)
     assert b"Blackburn O" in path.read_bytes()
     assert os.getxattr(path, "user.nerstudio-test") == b"reviewed"

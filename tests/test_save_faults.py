@@ -24,8 +24,10 @@ from nerstudio.corpus import read_corpus, write_corpus
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import FormatError
 
-pytestmark = [pytest.mark.data_integrity,
-              pytest.mark.skipif(not hasattr(os, "fork"), reason="kills are simulated in a forked process")]
+pytestmark = [
+    pytest.mark.data_integrity,
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="kills are simulated in a forked process"),
+]
 
 
 # -- what a file reads as --------------------------------------------------------------------
@@ -34,8 +36,13 @@ pytestmark = [pytest.mark.data_integrity,
 def _content(path, **kw):
     """A corpus as plain values: per document, per sentence, its words and spans."""
     c = read_corpus(path, **kw)
-    return [[(tuple(s.words), tuple((sp.start, sp.end, sp.label) for sp in s.spans)) for s in d.sentences]
-            for d in c.documents]
+    return [
+        [
+            (tuple(s.words), tuple((sp.start, sp.end, sp.label) for sp in s.spans))
+            for s in d.sentences
+        ]
+        for d in c.documents
+    ]
 
 
 def _conll(n: int, tag: str) -> bytes:
@@ -51,7 +58,10 @@ def _corpus(labels: list[str], n: int = 3) -> Corpus:
     """A small corpus, one document per entry of ``labels``, each entity labelled by it."""
     docs = []
     for k, lab in enumerate(labels):
-        sents = [Sentence([f"w{k}{j}", "in", "Paris", "."], [Span(0, 1, lab), Span(2, 3, "LOC")]) for j in range(n)]
+        sents = [
+            Sentence([f"w{k}{j}", "in", "Paris", "."], [Span(0, 1, lab), Span(2, 3, "LOC")])
+            for j in range(n)
+        ]
         docs.append(Document(sents, id=f"doc{k}"))
     return Corpus(docs, format="conll2003")
 
@@ -136,7 +146,7 @@ def _kill_after_bytes(target, n: int):
 
         def write(self, b):
             if len(b) >= self._left:
-                self._f.write(b[:self._left])
+                self._f.write(b[: self._left])
                 self._f.flush()
                 _die()
             self._left -= len(b)
@@ -153,7 +163,11 @@ def _kill_after_bytes(target, n: int):
 
     def fake_open(file, mode="r", *args, **kwargs):
         f = real(file, mode, *args, **kwargs)
-        if isinstance(file, (str, os.PathLike)) and os.path.abspath(file) == target and ("+" in mode or "w" in mode):
+        if (
+            isinstance(file, (str, os.PathLike))
+            and os.path.abspath(file) == target
+            and ("+" in mode or "w" in mode)
+        ):
             return Cut(f)
         return f
 
@@ -191,7 +205,9 @@ def test_a_save_onto_a_hard_linked_file_killed_during_the_copy_reads_whole(tmp_p
     assert _nerstudio_files(tmp_path) == []
 
 
-def test_an_interrupted_copy_that_cannot_be_finished_is_refused_not_read(tmp_path, monkeypatch, capsys):
+def test_an_interrupted_copy_that_cannot_be_finished_is_refused_not_read(
+    tmp_path, monkeypatch, capsys
+):
     path, other = tmp_path / "work.conll", tmp_path / "other-name.conll"
     path.write_bytes(OLD)
     os.link(path, other)
@@ -227,6 +243,7 @@ def test_a_kill_before_the_copy_keeps_the_old_file(tmp_path):
 
     def save():
         from nerstudio.corpus import journal
+
         journal.fault_hook = lambda step, p: _die() if step == "journal" else None
         write_corpus(new, path)
 
@@ -336,14 +353,24 @@ def test_a_brat_pair_on_a_full_disk_keeps_the_old_pair(tmp_path, monkeypatch):
 
 # -- a full disk, for every writer -------------------------------------------------------------
 
-FORMATS = [("conll2003", "out.conll"), ("tsv", "out.tsv"), ("jsonl", "out.jsonl"), ("hf", "out.json"),
-           ("brat", "out.ann"), ("conllu", "out.conllu"), ("doccano", "out.jsonl"), ("prodigy", "out.jsonl"),
-           ("label-studio", "out.json")]
+FORMATS = [
+    ("conll2003", "out.conll"),
+    ("tsv", "out.tsv"),
+    ("jsonl", "out.jsonl"),
+    ("hf", "out.json"),
+    ("brat", "out.ann"),
+    ("conllu", "out.conllu"),
+    ("doccano", "out.jsonl"),
+    ("prodigy", "out.jsonl"),
+    ("label-studio", "out.json"),
+]
 
 
 @pytest.mark.parametrize("fmt,name", FORMATS)
 @pytest.mark.parametrize("limit", [0, 10])
-def test_a_full_disk_leaves_every_format_unchanged_and_names_the_target(tmp_path, monkeypatch, fmt, name, limit):
+def test_a_full_disk_leaves_every_format_unchanged_and_names_the_target(
+    tmp_path, monkeypatch, fmt, name, limit
+):
     first = _corpus(["PER"], n=1)
     path = tmp_path / name
     write_corpus(first, path, format=fmt)
@@ -352,7 +379,9 @@ def test_a_full_disk_leaves_every_format_unchanged_and_names_the_target(tmp_path
     _disk_full_after(monkeypatch, limit)
     with pytest.raises(FormatError) as err:
         write_corpus(bigger, path, format=fmt)
-    assert err.value.path in {str(p) for p in files} and "No space left on device" in err.value.message
+    assert (
+        err.value.path in {str(p) for p in files} and "No space left on device" in err.value.message
+    )
     assert ".tmp" not in str(err.value)
     monkeypatch.undo()
     assert {p: p.read_bytes() for p in tmp_path.iterdir()} == files
@@ -397,7 +426,11 @@ def test_a_folder_that_cannot_be_written_is_named_with_the_target(tmp_path, monk
     monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(FormatError) as err:
         write_corpus(_corpus(["ORG"]), path)
-    assert err.value.path == str(path) and str(tmp_path) in err.value.message and ".tmp" not in str(err.value)
+    assert (
+        err.value.path == str(path)
+        and str(tmp_path) in err.value.message
+        and ".tmp" not in str(err.value)
+    )
     monkeypatch.undo()
     assert path.read_bytes() == OLD
 
@@ -442,8 +475,10 @@ def _kill_at_step(name: str, k: int):
     journal.fault_hook = hook
 
 
-@pytest.mark.parametrize("step,k", [("flush", 1), ("flush", 2), ("journal", 1), ("rename", 1), ("rename", 2),
-                                    ("unjournal", 1)])
+@pytest.mark.parametrize(
+    "step,k",
+    [("flush", 1), ("flush", 2), ("journal", 1), ("rename", 1), ("rename", 2), ("unjournal", 1)],
+)
 def test_an_hf_pair_killed_at_each_step_of_the_journal_reads_old_or_new(tmp_path, step, k):
     data = _hf_old(tmp_path)
     before = _content(data)
@@ -460,7 +495,9 @@ def test_an_hf_pair_killed_at_each_step_of_the_journal_reads_old_or_new(tmp_path
     _killed(save)
     committed = step in ("rename", "unjournal")
     assert _content(data) == (after if committed else before)
-    assert _nerstudio_files(tmp_path) == []  # finished or rolled back, temporary files and journal gone
+    assert (
+        _nerstudio_files(tmp_path) == []
+    )  # finished or rolled back, temporary files and journal gone
     write_corpus(new, data, format="hf")  # and the folder saves normally again
     assert _content(data) == after
 
@@ -480,7 +517,9 @@ def test_a_save_of_an_unrelated_file_finishes_an_interrupted_one_in_its_folder(t
     assert [s.spans[0].label for s in read_corpus(data).sentences] == ["ORG"] * 3
 
 
-def test_a_hard_linked_file_on_a_disk_too_full_for_the_copy_is_left_untouched(tmp_path, monkeypatch):
+def test_a_hard_linked_file_on_a_disk_too_full_for_the_copy_is_left_untouched(
+    tmp_path, monkeypatch
+):
     path, other = _write(tmp_path / "work.conll", b"a O\n"), tmp_path / "other.conll"
     os.link(path, other)
 
@@ -506,8 +545,15 @@ def test_a_save_still_being_committed_is_waited_for_then_refused_not_read(tmp_pa
     tmp = tmp_path / ".data.jsonl.nerstudio-1-0123abcd.tmp"
     tmp.write_text(json.dumps({"id": "0", "tokens": ["Bob"], "ner_tags": [1]}) + "\n")
     jpath = tmp_path / ".data.jsonl.nerstudio-1-0123abcd.journal"
-    jpath.write_text(json.dumps({"commit": [{"tmp": str(tmp), "target": str(data), "copy": False}],
-                                 "journals": [str(jpath)]}) + "\n")
+    jpath.write_text(
+        json.dumps(
+            {
+                "commit": [{"tmp": str(tmp), "target": str(data), "copy": False}],
+                "journals": [str(jpath)],
+            }
+        )
+        + "\n"
+    )
     fd = os.open(jpath, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)  # the saving process, alive
     monkeypatch.setattr(journal, "WAIT_FOR_LIVE", 0.2)

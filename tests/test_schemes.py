@@ -76,12 +76,15 @@ def test_labels_with_hyphens():
     assert encode(spans, 3, "iob2") == ["B-creative-work", "I-creative-work", "O"]
 
 
-@pytest.mark.parametrize("spans", [
-    [Span(0, 2, "A"), Span(1, 3, "B")],  # overlap
-    [Span(2, 2, "A")],  # empty
-    [Span(0, 4, "A")],  # past the end
-    [Span(-1, 1, "A")],
-])
+@pytest.mark.parametrize(
+    "spans",
+    [
+        [Span(0, 2, "A"), Span(1, 3, "B")],  # overlap
+        [Span(2, 2, "A")],  # empty
+        [Span(0, 4, "A")],  # past the end
+        [Span(-1, 1, "A")],
+    ],
+)
 def test_encode_rejects_bad_spans(spans):
     with pytest.raises(ValueError):
         encode(spans, 3, "iob2")
@@ -100,10 +103,19 @@ def test_convert_tags():
     assert convert_tags(["O", "I-X", "I-X"], "iob2", "iob2") == ["O", "B-X", "I-X"]
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("IOB2", "iob2"), ("bio", "iob2"), ("iob", "iob2"), ("iob1", "iob1"), (" IOBES ", "bioes"),
-    ("bmes", "bioes"), ("BILOU", "bilou"), ("scn", "scn"),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("IOB2", "iob2"),
+        ("bio", "iob2"),
+        ("iob", "iob2"),
+        ("iob1", "iob1"),
+        (" IOBES ", "bioes"),
+        ("bmes", "bioes"),
+        ("BILOU", "bilou"),
+        ("scn", "scn"),
+    ],
+)
 def test_normalize_scheme(name, expected):
     assert normalize_scheme(name) == expected
 
@@ -117,32 +129,35 @@ def test_normalize_scheme_unknown():
 # Repairs (conlleval reading) and the "drop" reading
 
 
-@pytest.mark.parametrize("scheme,tags,spans,repairs", [
-    # IOB2: I-X after O starts an entity, once per stray run
-    ("iob2", ["O", "I-PER", "I-PER", "O"], [Span(1, 3, "PER")], 1),
-    ("iob2", ["I-PER"], [Span(0, 1, "PER")], 1),
-    ("iob2", ["B-PER", "I-LOC", "I-LOC"], [Span(0, 1, "PER"), Span(1, 3, "LOC")], 1),
-    ("iob2", ["O", "I-A", "O", "I-A"], [Span(1, 2, "A"), Span(3, 4, "A")], 2),
-    # SCN: C after N starts an entity
-    ("scn", ["N", "C-PER", "C-PER"], [Span(1, 3, "PER")], 1),
-    ("scn", ["N", "C"], [Span(1, 2, "")], 1),
-    ("scn", ["S-PER", "C-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
-    # IOB1: I- after O is regular; B- after O (or after another type) is irregular but a start
-    ("iob1", ["O", "I-PER", "I-PER"], [Span(1, 3, "PER")], 0),
-    ("iob1", ["I-PER", "B-PER"], [Span(0, 1, "PER"), Span(1, 2, "PER")], 0),
-    ("iob1", ["O", "B-MISC", "I-MISC"], [Span(1, 3, "MISC")], 1),
-    ("iob1", ["B-MISC"], [Span(0, 1, "MISC")], 1),
-    ("iob1", ["I-PER", "B-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
-    # BIOES: unclosed entities are closed, stray E-/I- start entities
-    ("bioes", ["B-PER", "I-PER"], [Span(0, 2, "PER")], 1),
-    ("bioes", ["B-PER", "O"], [Span(0, 1, "PER")], 1),
-    ("bioes", ["B-PER", "S-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
-    ("bioes", ["B-PER", "B-PER", "E-PER"], [Span(0, 1, "PER"), Span(1, 3, "PER")], 1),
-    ("bioes", ["O", "E-PER"], [Span(1, 2, "PER")], 1),
-    ("bioes", ["O", "I-PER", "E-PER"], [Span(1, 3, "PER")], 1),
-    ("bilou", ["B-PER", "I-PER"], [Span(0, 2, "PER")], 1),
-    ("bilou", ["O", "L-PER"], [Span(1, 2, "PER")], 1),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,spans,repairs",
+    [
+        # IOB2: I-X after O starts an entity, once per stray run
+        ("iob2", ["O", "I-PER", "I-PER", "O"], [Span(1, 3, "PER")], 1),
+        ("iob2", ["I-PER"], [Span(0, 1, "PER")], 1),
+        ("iob2", ["B-PER", "I-LOC", "I-LOC"], [Span(0, 1, "PER"), Span(1, 3, "LOC")], 1),
+        ("iob2", ["O", "I-A", "O", "I-A"], [Span(1, 2, "A"), Span(3, 4, "A")], 2),
+        # SCN: C after N starts an entity
+        ("scn", ["N", "C-PER", "C-PER"], [Span(1, 3, "PER")], 1),
+        ("scn", ["N", "C"], [Span(1, 2, "")], 1),
+        ("scn", ["S-PER", "C-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
+        # IOB1: I- after O is regular; B- after O (or after another type) is irregular but a start
+        ("iob1", ["O", "I-PER", "I-PER"], [Span(1, 3, "PER")], 0),
+        ("iob1", ["I-PER", "B-PER"], [Span(0, 1, "PER"), Span(1, 2, "PER")], 0),
+        ("iob1", ["O", "B-MISC", "I-MISC"], [Span(1, 3, "MISC")], 1),
+        ("iob1", ["B-MISC"], [Span(0, 1, "MISC")], 1),
+        ("iob1", ["I-PER", "B-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
+        # BIOES: unclosed entities are closed, stray E-/I- start entities
+        ("bioes", ["B-PER", "I-PER"], [Span(0, 2, "PER")], 1),
+        ("bioes", ["B-PER", "O"], [Span(0, 1, "PER")], 1),
+        ("bioes", ["B-PER", "S-LOC"], [Span(0, 1, "PER"), Span(1, 2, "LOC")], 1),
+        ("bioes", ["B-PER", "B-PER", "E-PER"], [Span(0, 1, "PER"), Span(1, 3, "PER")], 1),
+        ("bioes", ["O", "E-PER"], [Span(1, 2, "PER")], 1),
+        ("bioes", ["O", "I-PER", "E-PER"], [Span(1, 3, "PER")], 1),
+        ("bilou", ["B-PER", "I-PER"], [Span(0, 2, "PER")], 1),
+        ("bilou", ["O", "L-PER"], [Span(1, 2, "PER")], 1),
+    ],
+)
 def test_repairs(scheme, tags, spans, repairs):
     assert decode(tags, scheme) == (spans, repairs)
     assert decode(tags, scheme, on_invalid="repair") == (spans, repairs)
@@ -153,31 +168,37 @@ def test_repairs(scheme, tags, spans, repairs):
         assert decode(tags, scheme, strict=True) == (spans, 0)
 
 
-@pytest.mark.parametrize("scheme,tags,spans", [
-    ("iob2", ["O", "I-PER", "I-PER", "B-LOC"], [Span(3, 4, "LOC")]),
-    ("iob2", ["B-PER", "I-LOC", "I-LOC"], [Span(0, 1, "PER")]),
-    ("bioes", ["B-PER", "I-PER"], []),
-    ("bioes", ["B-PER", "I-PER", "O", "S-LOC"], [Span(3, 4, "LOC")]),
-    ("bioes", ["B-PER", "B-PER", "E-PER"], [Span(1, 3, "PER")]),
-    ("bioes", ["O", "I-PER", "E-PER"], []),
-    ("bioes", ["B-PER", "E-LOC"], []),
-    ("scn", ["N", "C-PER", "S-PER"], [Span(2, 3, "PER")]),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,spans",
+    [
+        ("iob2", ["O", "I-PER", "I-PER", "B-LOC"], [Span(3, 4, "LOC")]),
+        ("iob2", ["B-PER", "I-LOC", "I-LOC"], [Span(0, 1, "PER")]),
+        ("bioes", ["B-PER", "I-PER"], []),
+        ("bioes", ["B-PER", "I-PER", "O", "S-LOC"], [Span(3, 4, "LOC")]),
+        ("bioes", ["B-PER", "B-PER", "E-PER"], [Span(1, 3, "PER")]),
+        ("bioes", ["O", "I-PER", "E-PER"], []),
+        ("bioes", ["B-PER", "E-LOC"], []),
+        ("scn", ["N", "C-PER", "S-PER"], [Span(2, 3, "PER")]),
+    ],
+)
 def test_drop(scheme, tags, spans):
     assert decode(tags, scheme, on_invalid="drop")[0] == spans
 
 
-@pytest.mark.parametrize("scheme,tags,index", [
-    ("iob2", ["O", "I-PER"], 1),
-    ("iob2", ["B-PER", "O", "O", "I-PER", "I-PER"], 3),
-    ("iob2", ["B-PER", "I-LOC"], 1),
-    ("scn", ["S-PER", "N", "C-PER"], 2),
-    ("iob1", ["O", "O", "B-MISC"], 2),
-    ("bioes", ["B-PER", "I-PER", "O"], 2),
-    ("bioes", ["O", "B-PER", "I-PER"], 2),  # unclosed at the end: the last token
-    ("bioes", ["O", "E-PER"], 1),
-    ("bilou", ["B-PER", "U-PER"], 1),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,index",
+    [
+        ("iob2", ["O", "I-PER"], 1),
+        ("iob2", ["B-PER", "O", "O", "I-PER", "I-PER"], 3),
+        ("iob2", ["B-PER", "I-LOC"], 1),
+        ("scn", ["S-PER", "N", "C-PER"], 2),
+        ("iob1", ["O", "O", "B-MISC"], 2),
+        ("bioes", ["B-PER", "I-PER", "O"], 2),
+        ("bioes", ["O", "B-PER", "I-PER"], 2),  # unclosed at the end: the last token
+        ("bioes", ["O", "E-PER"], 1),
+        ("bilou", ["B-PER", "U-PER"], 1),
+    ],
+)
 def test_strict_raises_with_index(scheme, tags, index):
     with pytest.raises(SchemeError) as info:
         decode(tags, scheme, strict=True)
@@ -188,19 +209,22 @@ def test_strict_raises_with_index(scheme, tags, index):
     assert info2.value.index == index
 
 
-@pytest.mark.parametrize("scheme,tags,index", [
-    ("iob2", ["O", "X-PER"], 1),
-    ("iob2", ["B-"], 0),
-    ("iob2", ["O", "O", "E-PER"], 2),
-    ("iob2", ["N"], 0),
-    ("iob1", ["S-PER"], 0),
-    ("scn", ["O"], 0),
-    ("scn", ["B-PER"], 0),
-    ("bioes", ["L-PER"], 0),
-    ("bilou", ["E-PER"], 0),
-    ("iob2", [""], 0),
-    ("iob2", ["o"], 0),
-])
+@pytest.mark.parametrize(
+    "scheme,tags,index",
+    [
+        ("iob2", ["O", "X-PER"], 1),
+        ("iob2", ["B-"], 0),
+        ("iob2", ["O", "O", "E-PER"], 2),
+        ("iob2", ["N"], 0),
+        ("iob1", ["S-PER"], 0),
+        ("scn", ["O"], 0),
+        ("scn", ["B-PER"], 0),
+        ("bioes", ["L-PER"], 0),
+        ("bilou", ["E-PER"], 0),
+        ("iob2", [""], 0),
+        ("iob2", ["o"], 0),
+    ],
+)
 def test_unknown_tags_raise_even_when_not_strict(scheme, tags, index):
     with pytest.raises(SchemeError) as info:
         decode(tags, scheme)
@@ -212,26 +236,29 @@ def test_unknown_tags_raise_even_when_not_strict(scheme, tags, index):
 # Detection
 
 
-@pytest.mark.parametrize("seqs,expected", [
-    ([["B-PER", "I-PER", "O"], ["O", "B-LOC"]], "iob2"),
-    ([["I-PER", "I-PER", "O", "I-LOC"]], "iob1"),
-    ([["I-PER", "B-PER", "O"]], "iob1"),
-    ([["B-PER", "E-PER", "S-LOC", "O"]], "bioes"),
-    ([["S-LOC", "O"]], "bioes"),
-    ([["B-PER", "L-PER", "U-LOC", "O"]], "bilou"),
-    ([["S-PER", "C-PER", "N"]], "scn"),
-    ([["N", "S", "C", "N"]], "scn"),
-    ([["N", "S-PER", "N"]], "scn"),
-    ([["N", "N"]], "scn"),
-    ([["O", "O"]], "iob2"),
-    ([], "iob2"),
-    ([["B", "I", "O"]], "iob2"),
-    ([["I", "I", "O", "I"]], "iob1"),
-    # conll2002-like: IOB2 with one stray I- tag is still IOB2
-    ([["B-PER", "I-PER", "O"]] * 5 + [["O", "I-MISC"]], "iob2"),
-    # conll2003-like: IOB1 with a few B- between same-type neighbours and one irregular B-
-    ([["I-PER", "O", "I-LOC"]] * 5 + [["I-PER", "B-PER"], ["O", "B-MISC"]], "iob1"),
-])
+@pytest.mark.parametrize(
+    "seqs,expected",
+    [
+        ([["B-PER", "I-PER", "O"], ["O", "B-LOC"]], "iob2"),
+        ([["I-PER", "I-PER", "O", "I-LOC"]], "iob1"),
+        ([["I-PER", "B-PER", "O"]], "iob1"),
+        ([["B-PER", "E-PER", "S-LOC", "O"]], "bioes"),
+        ([["S-LOC", "O"]], "bioes"),
+        ([["B-PER", "L-PER", "U-LOC", "O"]], "bilou"),
+        ([["S-PER", "C-PER", "N"]], "scn"),
+        ([["N", "S", "C", "N"]], "scn"),
+        ([["N", "S-PER", "N"]], "scn"),
+        ([["N", "N"]], "scn"),
+        ([["O", "O"]], "iob2"),
+        ([], "iob2"),
+        ([["B", "I", "O"]], "iob2"),
+        ([["I", "I", "O", "I"]], "iob1"),
+        # conll2002-like: IOB2 with one stray I- tag is still IOB2
+        ([["B-PER", "I-PER", "O"]] * 5 + [["O", "I-MISC"]], "iob2"),
+        # conll2003-like: IOB1 with a few B- between same-type neighbours and one irregular B-
+        ([["I-PER", "O", "I-LOC"]] * 5 + [["I-PER", "B-PER"], ["O", "B-MISC"]], "iob1"),
+    ],
+)
 def test_detect_scheme(seqs, expected):
     assert detect_scheme(seqs) == expected
 
@@ -336,7 +363,9 @@ def test_property_drop_equals_seqeval_strict(scheme):
     def check(tags):
         spans, _ = decode(tags, scheme, on_invalid="drop")
         ents = sch.Entities([list(tags)], ref).entities[0]
-        assert [(sp.label, sp.start, sp.end) for sp in spans] == [(e.tag, e.start, e.end) for e in ents]
+        assert [(sp.label, sp.start, sp.end) for sp in spans] == [
+            (e.tag, e.start, e.end) for e in ents
+        ]
 
     check()
 

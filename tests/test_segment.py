@@ -14,7 +14,9 @@ ODD = "Mr.  Smith\twent to Paris.\r\nHe didn't leave — café ½ U.S.A. at 3.5 
 def _check(text, sentences):
     flat = [t for s in sentences for t in s]
     assert all(a < b for a, b in flat)
-    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(flat)), "tokens overlap or go backwards"
+    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(flat)), (
+        "tokens overlap or go backwards"
+    )
     covered = set()
     for a, b in flat:
         assert text[a:b].strip() == text[a:b], "a token starts or ends with whitespace"
@@ -53,13 +55,20 @@ def test_merge_keeps_an_entity_in_one_sentence():
 
 def test_real_file_offsets(tmp_path):
     import pathlib
+
     text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     _check(text, segment.split(text))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab .,!?'\"-\t\r\n\u00a0é½—(Mr)U.S.3") + ["\u200b", "\u2028"]),
-               max_size=80))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("ab .,!?'\"-\t\r\n\u00a0é½—(Mr)U.S.3") + ["\u200b", "\u2028"]
+        ),
+        max_size=80,
+    )
+)
 def test_offsets_are_exact_for_any_text(text):
     sents = segment.split(text)
     _check(text, sents)
@@ -74,8 +83,27 @@ def test_hyphenated_words_and_elided_names_are_one_token():
 
     text = "A mother-in-law of Smith-Jones met O'Neill and D’Alema - pro- and anti-war - Obama's don't."
     got = [text[a:b] for a, b in tokens(text)]
-    assert got == ["A", "mother-in-law", "of", "Smith-Jones", "met", "O'Neill", "and", "D’Alema", "-", "pro", "-",
-                   "and", "anti-war", "-", "Obama", "'s", "do", "n't", "."]
+    assert got == [
+        "A",
+        "mother-in-law",
+        "of",
+        "Smith-Jones",
+        "met",
+        "O'Neill",
+        "and",
+        "D’Alema",
+        "-",
+        "pro",
+        "-",
+        "and",
+        "anti-war",
+        "-",
+        "Obama",
+        "'s",
+        "do",
+        "n't",
+        ".",
+    ]
 
 
 def test_api_jsonl_and_plain_text_tokenise_alike(tmp_path):

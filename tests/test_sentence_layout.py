@@ -27,7 +27,10 @@ def test_layout_equals_the_token_by_token_rule(qtbot, seed):
     qtbot.addWidget(view)
     view.resize(700, 300)
     rng = np.random.default_rng(seed)
-    words = ["".join(rng.choice(list("abcdefghijKLMN.,"), size=int(k))) for k in rng.integers(1, 30, size=400)]
+    words = [
+        "".join(rng.choice(list("abcdefghijKLMN.,"), size=int(k)))
+        for k in rng.integers(1, 30, size=400)
+    ]
     words[7] = "x" * 400  # wider than a row: a row of its own
     view.set_sentence(words)
     width = max(200, view.width() - 2 * sv._MARGIN)

@@ -25,8 +25,13 @@ DATA = shared_data_dir()
 def _data_files() -> list[str]:
     if DATA is None:
         return []
-    return sorted(p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if p.is_file()
-                  and not p.name.startswith(("README", "LICENSE", "PROVENANCE")) and not p.name.startswith("."))
+    return sorted(
+        p.relative_to(DATA).as_posix()
+        for p in DATA.rglob("*")
+        if p.is_file()
+        and not p.name.startswith(("README", "LICENSE", "PROVENANCE"))
+        and not p.name.startswith(".")
+    )
 
 
 FILES = _data_files()
@@ -36,52 +41,314 @@ FILES = _data_files()
 # (invalid transitions read the conlleval way: the two IOB1 B-after-O in eng.train, the stray
 # I- in each Spanish file).
 EXPECTED = {
-    "conll2003/eng.train": ("conll2003", "iob1", 946, 14041, 203621,
-                            {"LOC": 7140, "MISC": 3438, "ORG": 6321, "PER": 6600}, 3283420, "90f4cdcaf844", 2),
-    "conll2003/eng.testa": ("conll2003", "iob1", 216, 3250, 51362,
-                            {"LOC": 1837, "MISC": 922, "ORG": 1341, "PER": 1842}, 827443, "4d39793e09ab", 0),
-    "conll2003/eng.testb": ("conll2003", "iob1", 231, 3453, 46435,
-                            {"LOC": 1668, "MISC": 702, "ORG": 1661, "PER": 1617}, 748095, "6412af8187e6", 0),
-    "conll2000/train.txt": ("conll2002", "iob2", 0, 8936, 211727,
-                            {"ADJP": 2060, "ADVP": 4227, "CONJP": 56, "INTJ": 31, "LST": 10, "NP": 55081,
-                             "PP": 21281, "PRT": 556, "SBAR": 2207, "UCP": 2, "VP": 21467}, 2842164, "82033cd7a72b", 0),
-    "conll2000/test.txt": ("conll2002", "iob2", 0, 2012, 47377,
-                           {"ADJP": 438, "ADVP": 866, "CONJP": 9, "INTJ": 2, "LST": 5, "NP": 12422, "PP": 4811,
-                            "PRT": 106, "SBAR": 535, "VP": 4658}, 639396, "73b7b1e565fa", 0),
-    "conll2002/esp.train": ("conll2002", "iob2", 0, 8323, 264715,
-                            {"LOC": 4914, "MISC": 2173, "ORG": 7390, "PER": 4321}, 2970825, "a20d95cab7d8", 1),
-    "conll2002/esp.testa": ("conll2002", "iob2", 0, 1915, 52923,
-                            {"LOC": 985, "MISC": 445, "ORG": 1700, "PER": 1222}, 594058, "85c17793b778", 1),
-    "conll2002/esp.testb": ("conll2002", "iob2", 0, 1517, 51533,
-                            {"LOC": 1084, "MISC": 340, "ORG": 1400, "PER": 735}, 575807, "1f8f7a392c6d", 1),
-    "conll2002/ned.train": ("conll2002", "iob2", 287, 15806, 202644,
-                            {"LOC": 3208, "MISC": 3338, "ORG": 2082, "PER": 4716}, 2377174, "0a419dcb356b", 0),
-    "conll2002/ned.testa": ("conll2002", "iob2", 74, 2895, 37687,
-                            {"LOC": 479, "MISC": 748, "ORG": 686, "PER": 703}, 450785, "51259d4bfe52", 0),
-    "conll2002/ned.testb": ("conll2002", "iob2", 119, 5195, 68875,
-                            {"LOC": 774, "MISC": 1187, "ORG": 882, "PER": 1098}, 814282, "2aa748edb82e", 0),
-    "wnut17/wnut17train.conll": ("tsv", "iob2", 0, 3394, 62730,
-                                 {"corporation": 221, "creative-work": 140, "group": 264, "location": 548,
-                                  "person": 660, "product": 142}, 493781, "731820e13f71", 0),
-    "wnut17/emerging.dev.conll": ("tsv", "iob2", 0, 1009, 15733,
-                                  {"corporation": 34, "creative-work": 105, "group": 39, "location": 74,
-                                   "person": 470, "product": 114}, 114749, "e053b752b815", 0),
-    "wnut17/emerging.test.annotated": ("tsv", "iob2", 0, 1287, 23394,
-                                       {"corporation": 66, "creative-work": 142, "group": 165, "location": 150,
-                                        "person": 429, "product": 127}, 192425, "2aa79b764e56", 0),
-    "wikigold/wikigold.conll.txt": ("columns", "iob1", 145, 1696, 39007,
-                                    {"LOC": 1014, "MISC": 712, "ORG": 898, "PER": 934}, 318530, "c797a64d0cf7", 0),
-    "btc/a.conll": ("tsv", "iob2", 0, 1000, 16612, {"LOC": 119, "ORG": 173, "PER": 229}, 121889, "ac824cc13c88", 0),
-    "btc/b.conll": ("tsv", "iob2", 0, 2000, 30825, {"LOC": 229, "ORG": 516, "PER": 865}, 235519, "504a094a0398", 0),
-    "btc/e.conll": ("tsv", "iob2", 0, 200, 3981, {"LOC": 144, "ORG": 122, "PER": 59}, 34631, "77aca745cdc2", 0),
-    "btc/f.conll": ("tsv", "iob2", 0, 2001, 35428, {"LOC": 636, "ORG": 1090, "PER": 2650}, 294166, "3bd2387dfc98", 0),
-    "btc/g.conll": ("tsv", "iob2", 0, 2138, 34062, {"LOC": 1385, "ORG": 1498, "PER": 1802}, 320339, "d53a27645cab", 0),
-    "btc/h.conll": ("tsv", "iob2", 0, 2001, 29480, {"LOC": 309, "ORG": 736, "PER": 2323}, 235158, "7f31215a79f3", 0),
-    "btc/btc.train": ("tsv", "iob2", 0, 6338, 99933, {"LOC": 2030, "ORG": 2665, "PER": 4084}, 827726,
-                      "2117732e744d", 0),
-    "btc/btc.dev": ("tsv", "iob2", 0, 1001, 15027, {"LOC": 156, "ORG": 380, "PER": 1194}, 119810, "9f7d33bcd195", 0),
-    "btc/btc.test": ("tsv", "iob2", 0, 2001, 35428, {"LOC": 636, "ORG": 1090, "PER": 2650}, 294166,
-                     "3bd2387dfc98", 0),
+    "conll2003/eng.train": (
+        "conll2003",
+        "iob1",
+        946,
+        14041,
+        203621,
+        {"LOC": 7140, "MISC": 3438, "ORG": 6321, "PER": 6600},
+        3283420,
+        "90f4cdcaf844",
+        2,
+    ),
+    "conll2003/eng.testa": (
+        "conll2003",
+        "iob1",
+        216,
+        3250,
+        51362,
+        {"LOC": 1837, "MISC": 922, "ORG": 1341, "PER": 1842},
+        827443,
+        "4d39793e09ab",
+        0,
+    ),
+    "conll2003/eng.testb": (
+        "conll2003",
+        "iob1",
+        231,
+        3453,
+        46435,
+        {"LOC": 1668, "MISC": 702, "ORG": 1661, "PER": 1617},
+        748095,
+        "6412af8187e6",
+        0,
+    ),
+    "conll2000/train.txt": (
+        "conll2002",
+        "iob2",
+        0,
+        8936,
+        211727,
+        {
+            "ADJP": 2060,
+            "ADVP": 4227,
+            "CONJP": 56,
+            "INTJ": 31,
+            "LST": 10,
+            "NP": 55081,
+            "PP": 21281,
+            "PRT": 556,
+            "SBAR": 2207,
+            "UCP": 2,
+            "VP": 21467,
+        },
+        2842164,
+        "82033cd7a72b",
+        0,
+    ),
+    "conll2000/test.txt": (
+        "conll2002",
+        "iob2",
+        0,
+        2012,
+        47377,
+        {
+            "ADJP": 438,
+            "ADVP": 866,
+            "CONJP": 9,
+            "INTJ": 2,
+            "LST": 5,
+            "NP": 12422,
+            "PP": 4811,
+            "PRT": 106,
+            "SBAR": 535,
+            "VP": 4658,
+        },
+        639396,
+        "73b7b1e565fa",
+        0,
+    ),
+    "conll2002/esp.train": (
+        "conll2002",
+        "iob2",
+        0,
+        8323,
+        264715,
+        {"LOC": 4914, "MISC": 2173, "ORG": 7390, "PER": 4321},
+        2970825,
+        "a20d95cab7d8",
+        1,
+    ),
+    "conll2002/esp.testa": (
+        "conll2002",
+        "iob2",
+        0,
+        1915,
+        52923,
+        {"LOC": 985, "MISC": 445, "ORG": 1700, "PER": 1222},
+        594058,
+        "85c17793b778",
+        1,
+    ),
+    "conll2002/esp.testb": (
+        "conll2002",
+        "iob2",
+        0,
+        1517,
+        51533,
+        {"LOC": 1084, "MISC": 340, "ORG": 1400, "PER": 735},
+        575807,
+        "1f8f7a392c6d",
+        1,
+    ),
+    "conll2002/ned.train": (
+        "conll2002",
+        "iob2",
+        287,
+        15806,
+        202644,
+        {"LOC": 3208, "MISC": 3338, "ORG": 2082, "PER": 4716},
+        2377174,
+        "0a419dcb356b",
+        0,
+    ),
+    "conll2002/ned.testa": (
+        "conll2002",
+        "iob2",
+        74,
+        2895,
+        37687,
+        {"LOC": 479, "MISC": 748, "ORG": 686, "PER": 703},
+        450785,
+        "51259d4bfe52",
+        0,
+    ),
+    "conll2002/ned.testb": (
+        "conll2002",
+        "iob2",
+        119,
+        5195,
+        68875,
+        {"LOC": 774, "MISC": 1187, "ORG": 882, "PER": 1098},
+        814282,
+        "2aa748edb82e",
+        0,
+    ),
+    "wnut17/wnut17train.conll": (
+        "tsv",
+        "iob2",
+        0,
+        3394,
+        62730,
+        {
+            "corporation": 221,
+            "creative-work": 140,
+            "group": 264,
+            "location": 548,
+            "person": 660,
+            "product": 142,
+        },
+        493781,
+        "731820e13f71",
+        0,
+    ),
+    "wnut17/emerging.dev.conll": (
+        "tsv",
+        "iob2",
+        0,
+        1009,
+        15733,
+        {
+            "corporation": 34,
+            "creative-work": 105,
+            "group": 39,
+            "location": 74,
+            "person": 470,
+            "product": 114,
+        },
+        114749,
+        "e053b752b815",
+        0,
+    ),
+    "wnut17/emerging.test.annotated": (
+        "tsv",
+        "iob2",
+        0,
+        1287,
+        23394,
+        {
+            "corporation": 66,
+            "creative-work": 142,
+            "group": 165,
+            "location": 150,
+            "person": 429,
+            "product": 127,
+        },
+        192425,
+        "2aa79b764e56",
+        0,
+    ),
+    "wikigold/wikigold.conll.txt": (
+        "columns",
+        "iob1",
+        145,
+        1696,
+        39007,
+        {"LOC": 1014, "MISC": 712, "ORG": 898, "PER": 934},
+        318530,
+        "c797a64d0cf7",
+        0,
+    ),
+    "btc/a.conll": (
+        "tsv",
+        "iob2",
+        0,
+        1000,
+        16612,
+        {"LOC": 119, "ORG": 173, "PER": 229},
+        121889,
+        "ac824cc13c88",
+        0,
+    ),
+    "btc/b.conll": (
+        "tsv",
+        "iob2",
+        0,
+        2000,
+        30825,
+        {"LOC": 229, "ORG": 516, "PER": 865},
+        235519,
+        "504a094a0398",
+        0,
+    ),
+    "btc/e.conll": (
+        "tsv",
+        "iob2",
+        0,
+        200,
+        3981,
+        {"LOC": 144, "ORG": 122, "PER": 59},
+        34631,
+        "77aca745cdc2",
+        0,
+    ),
+    "btc/f.conll": (
+        "tsv",
+        "iob2",
+        0,
+        2001,
+        35428,
+        {"LOC": 636, "ORG": 1090, "PER": 2650},
+        294166,
+        "3bd2387dfc98",
+        0,
+    ),
+    "btc/g.conll": (
+        "tsv",
+        "iob2",
+        0,
+        2138,
+        34062,
+        {"LOC": 1385, "ORG": 1498, "PER": 1802},
+        320339,
+        "d53a27645cab",
+        0,
+    ),
+    "btc/h.conll": (
+        "tsv",
+        "iob2",
+        0,
+        2001,
+        29480,
+        {"LOC": 309, "ORG": 736, "PER": 2323},
+        235158,
+        "7f31215a79f3",
+        0,
+    ),
+    "btc/btc.train": (
+        "tsv",
+        "iob2",
+        0,
+        6338,
+        99933,
+        {"LOC": 2030, "ORG": 2665, "PER": 4084},
+        827726,
+        "2117732e744d",
+        0,
+    ),
+    "btc/btc.dev": (
+        "tsv",
+        "iob2",
+        0,
+        1001,
+        15027,
+        {"LOC": 156, "ORG": 380, "PER": 1194},
+        119810,
+        "9f7d33bcd195",
+        0,
+    ),
+    "btc/btc.test": (
+        "tsv",
+        "iob2",
+        0,
+        2001,
+        35428,
+        {"LOC": 636, "ORG": 1090, "PER": 2650},
+        294166,
+        "3bd2387dfc98",
+        0,
+    ),
 }
 
 
@@ -107,7 +374,9 @@ def _path(data: Path, name: str) -> Path:
 # (1) every data file round-trips byte for byte
 
 
-@pytest.mark.parametrize("name", FILES or [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_REASON))])
+@pytest.mark.parametrize(
+    "name", FILES or [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_REASON))]
+)
 def test_round_trip_every_file(data, tmp_path, name):
     path = data / name
     corpus = read_corpus(path)
@@ -146,6 +415,7 @@ def test_counts_match_provenance(data, name):
 
 def test_totals(data):
     """The PROVENANCE totals quoted in prose, for the collections."""
+
     def total(names):
         sts = [_stats(_path(data, n)) for n in names]
         return tuple(sum(s[k] for s in sts) for k in ("sentences", "tokens", "entities"))
@@ -153,23 +423,36 @@ def test_totals(data):
     assert total(["conll2003/eng.testb"])[2] == 5648
     assert total(["conll2003/eng.testa"])[2] == 5942
     # esp: one more entity than B- tags in each file (the stray I-)
-    assert total(["conll2002/esp.train", "conll2002/esp.testa", "conll2002/esp.testb"]) == \
-        (8323 + 1915 + 1517, 264715 + 52923 + 51533, 18798 + 4352 + 3559)
-    assert total(["conll2002/ned.train", "conll2002/ned.testa", "conll2002/ned.testb"]) == \
-        (15806 + 2895 + 5195, 202644 + 37687 + 68875, 13344 + 2616 + 3941)
-    assert total(["wnut17/wnut17train.conll", "wnut17/emerging.dev.conll", "wnut17/emerging.test.annotated"]) == \
-        (3394 + 1009 + 1287, 62730 + 15733 + 23394, 1975 + 836 + 1079)
+    assert total(["conll2002/esp.train", "conll2002/esp.testa", "conll2002/esp.testb"]) == (
+        8323 + 1915 + 1517,
+        264715 + 52923 + 51533,
+        18798 + 4352 + 3559,
+    )
+    assert total(["conll2002/ned.train", "conll2002/ned.testa", "conll2002/ned.testb"]) == (
+        15806 + 2895 + 5195,
+        202644 + 37687 + 68875,
+        13344 + 2616 + 3941,
+    )
+    assert total(
+        ["wnut17/wnut17train.conll", "wnut17/emerging.dev.conll", "wnut17/emerging.test.annotated"]
+    ) == (3394 + 1009 + 1287, 62730 + 15733 + 23394, 1975 + 836 + 1079)
     assert total(["wikigold/wikigold.conll.txt"]) == (1696, 39007, 3558)
-    assert total(["btc/btc.train", "btc/btc.dev", "btc/btc.test"]) == \
-        (6338 + 1001 + 2001, 99933 + 15027 + 35428, 8779 + 1730 + 4376)
+    assert total(["btc/btc.train", "btc/btc.dev", "btc/btc.test"]) == (
+        6338 + 1001 + 2001,
+        99933 + 15027 + 35428,
+        8779 + 1730 + 4376,
+    )
 
 
-@pytest.mark.parametrize("name,line", [
-    ("conll2003/eng.train", 152428),  # Atlanta NNP I-NP B-MISC (IOB1 B- after O)
-    ("conll2002/esp.train", 221619),  # San AQ I-LOC
-    ("conll2002/esp.testa", 30882),  # Río NC I-LOC
-    ("conll2002/esp.testb", 9291),  # Calidad NC I-MISC
-])
+@pytest.mark.parametrize(
+    "name,line",
+    [
+        ("conll2003/eng.train", 152428),  # Atlanta NNP I-NP B-MISC (IOB1 B- after O)
+        ("conll2002/esp.train", 221619),  # San AQ I-LOC
+        ("conll2002/esp.testa", 30882),  # Río NC I-LOC
+        ("conll2002/esp.testb", 9291),  # Calidad NC I-MISC
+    ],
+)
 def test_strict_reports_the_documented_irregularity(data, name, line):
     path = _path(data, name)
     with pytest.raises(FormatError) as info:
@@ -181,16 +464,22 @@ def test_strict_reports_the_documented_irregularity(data, name, line):
 
 def test_quirks(data):
     wnut = read_corpus(_path(data, "wnut17/wnut17train.conll"))
-    assert sum(1 for x in wnut.layout if isinstance(x, str) and x == "\t") == 2394  # TAB-only separators
+    assert (
+        sum(1 for x in wnut.layout if isinstance(x, str) and x == "\t") == 2394
+    )  # TAB-only separators
     h = read_corpus(_path(data, "btc/h.conll"))
     line_of = {}
     for s in h.sentences:
         for i, w in enumerate(s.words):
             line_of[s.line + i] = w
     assert line_of[22918] == "" and line_of[30879] == ""  # empty tokens (the line is just <TAB>O)
-    assert line_of[30881] == "" and line_of[30882] == "ke s" and line_of[30888] == " "  # split on TAB only
+    assert (
+        line_of[30881] == "" and line_of[30882] == "ke s" and line_of[30888] == " "
+    )  # split on TAB only
     e = read_corpus(_path(data, "btc/e.conll"))
-    assert {"MH17 ", "PrayForMH17 "} <= {w for s in e.sentences for w in s.words}  # trailing spaces kept
+    assert {"MH17 ", "PrayForMH17 "} <= {
+        w for s in e.sentences for w in s.words
+    }  # trailing spaces kept
     wiki = read_corpus(_path(data, "wikigold/wikigold.conll.txt"))
     # the markers come after each article: the first article has none, the file ends with one
     tail = [x for x in wiki.layout if not (isinstance(x, str) and not x.strip())]
@@ -224,12 +513,15 @@ def test_esp_via_bioes_fixes_only_the_stray_tag(data, tmp_path):
     assert diff == [(9291, "Calidad NC I-MISC", "Calidad NC B-MISC")]
 
 
-@pytest.mark.parametrize("name,back", [
-    ("conll2003/eng.testb", "conll2003"),
-    ("conll2002/ned.testb", "conll2002"),
-    ("btc/h.conll", "tsv"),  # empty tokens, tokens with trailing spaces
-    ("wnut17/emerging.dev.conll", "tsv"),
-])
+@pytest.mark.parametrize(
+    "name,back",
+    [
+        ("conll2003/eng.testb", "conll2003"),
+        ("conll2002/ned.testb", "conll2002"),
+        ("btc/h.conll", "tsv"),  # empty tokens, tokens with trailing spaces
+        ("wnut17/emerging.dev.conll", "tsv"),
+    ],
+)
 def test_via_jsonl_and_back(data, tmp_path, name, back):
     path = _path(data, name)
     gold = read_corpus(path)
@@ -328,10 +620,13 @@ def prediction(data, tmp_path):
         pred = tmp_path / (Path(name).name + ".pred")
         write_corpus(corpus.with_spans(perturb(corpus)), pred)
         return gold, pred
+
     return make
 
 
-@pytest.mark.parametrize("name", ["conll2003/eng.testb", "conll2002/esp.testb", "conll2002/ned.testb"])
+@pytest.mark.parametrize(
+    "name", ["conll2003/eng.testb", "conll2002/esp.testb", "conll2002/ned.testb"]
+)
 def test_evaluate_equals_seqeval_default(prediction, capsys, name):
     pytest.importorskip("seqeval")
     gold, pred = prediction(name)
@@ -358,5 +653,10 @@ def test_evaluate_strict_equals_seqeval_strict(prediction, capsys, name):
 def test_evaluate_gold_against_itself(data, capsys):
     gold = _path(data, "conll2003/eng.testb")
     ours = _evaluate_cli(capsys, gold, gold)
-    assert (ours["precision"], ours["recall"], ours["f1"], ours["token_accuracy"]) == (100.0, 100.0, 100.0, 100.0)
+    assert (ours["precision"], ours["recall"], ours["f1"], ours["token_accuracy"]) == (
+        100.0,
+        100.0,
+        100.0,
+        100.0,
+    )
     assert (ours["gold"], ours["sentences"], ours["tokens"]) == (5648, 3453, 46435)

@@ -18,6 +18,7 @@ def test_run_side_by_side_keeps_order_and_raises():
         if x == 3:
             raise ValueError("three")
         return x * x
+
     assert run_side_by_side(f, [0, 1, 2], 2) == [0, 1, 4]
     assert any(n.startswith("nerstudio-system") for n in seen)
     assert run_side_by_side(f, [0, 1, 2], 1) == [0, 1, 4]
@@ -28,19 +29,44 @@ def test_run_side_by_side_keeps_order_and_raises():
 def test_systems_side_by_side_equal_one_after_the_other(tmp_path):
     reports, models = [], []
     for k, workers in enumerate((1, 4)):
-        cfg = ExperimentConfig(task="typed", tagger_features="paper", tagger_max_iter=30, folds=2, workers=workers,
-                               systems=("boost", "voted", "averaged", "kernel"), boost_rounds=400,
-                               boost_eval_every=100, epochs=3, kernel_sentences=150, reranker_gazetteers=False,
-                               reranker_context=False)
+        cfg = ExperimentConfig(
+            task="typed",
+            tagger_features="paper",
+            tagger_max_iter=30,
+            folds=2,
+            workers=workers,
+            systems=("boost", "voted", "averaged", "kernel"),
+            boost_rounds=400,
+            boost_eval_every=100,
+            epochs=3,
+            kernel_sentences=150,
+            reranker_gazetteers=False,
+            reranker_context=False,
+        )
         out = tmp_path / f"run{k}"
-        reports.append(run_experiment(DEMO_DIR / "train.conll", DEMO_DIR / "dev.conll", DEMO_DIR / "test.conll",
-                                      out, cfg))
-        models.append({s: dict(np.load(out / f"reranker-{s}.npz", allow_pickle=False))
-                       for s in ("boosting", "voted", "averaged", "kernel")})
+        reports.append(
+            run_experiment(
+                DEMO_DIR / "train.conll", DEMO_DIR / "dev.conll", DEMO_DIR / "test.conll", out, cfg
+            )
+        )
+        models.append(
+            {
+                s: dict(np.load(out / f"reranker-{s}.npz", allow_pickle=False))
+                for s in ("boosting", "voted", "averaged", "kernel")
+            }
+        )
     a, b = reports
-    strip = lambda r: [{k: v for k, v in s.items() if k not in ("seconds", "test_seconds")} for s in r["systems"]]
+    strip = lambda r: [
+        {k: v for k, v in s.items() if k not in ("seconds", "test_seconds")} for s in r["systems"]
+    ]
     assert strip(a) == strip(b)
-    assert [s["name"] for s in a["systems"]] == ["baseline", "boosting", "voted", "averaged", "kernel"]
+    assert [s["name"] for s in a["systems"]] == [
+        "baseline",
+        "boosting",
+        "voted",
+        "averaged",
+        "kernel",
+    ]
     for name in models[0]:
         xa, xb = models[0][name], models[1][name]
         assert sorted(xa) == sorted(xb)

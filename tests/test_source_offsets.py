@@ -8,8 +8,12 @@ TEXT = "Mr.  Smith went to Paris.\nHe  left."
 
 
 def _doc():
-    s1 = Sentence(["Mr.", "Smith", "went", "to", "Paris", "."], [Span(1, 2, "PER"), Span(4, 5, "LOC")],
-                  source=TEXT, offsets=[(0, 3), (5, 10), (11, 15), (16, 18), (19, 24), (24, 25)])
+    s1 = Sentence(
+        ["Mr.", "Smith", "went", "to", "Paris", "."],
+        [Span(1, 2, "PER"), Span(4, 5, "LOC")],
+        source=TEXT,
+        offsets=[(0, 3), (5, 10), (11, 15), (16, 18), (19, 24), (24, 25)],
+    )
     s2 = Sentence(["He", "left", "."], source=TEXT, offsets=[(26, 28), (30, 34), (34, 35)])
     return Document([s1, s2], id="d", text=TEXT)
 

@@ -20,12 +20,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 # loaded on first use, never before the first window
-HEAVY = ("matplotlib", "scipy", "numba", "llvmlite",
-         "nerstudio.rerank.model", "nerstudio.rerank.boosting", "nerstudio.rerank.perceptron",
-         "nerstudio.rerank.kernel", "nerstudio.rerank.features", "nerstudio.rerank.data",
-         "nerstudio.rerank.importance", "nerstudio.tagging.maxent", "nerstudio.tagging.perceptron",
-         "nerstudio.tagging.joint", "nerstudio.tagging._viterbi", "nerstudio.tagging._maxent_compiled",
-         "nerstudio.text.nonlocal_features")
+HEAVY = (
+    "matplotlib",
+    "scipy",
+    "numba",
+    "llvmlite",
+    "nerstudio.rerank.model",
+    "nerstudio.rerank.boosting",
+    "nerstudio.rerank.perceptron",
+    "nerstudio.rerank.kernel",
+    "nerstudio.rerank.features",
+    "nerstudio.rerank.data",
+    "nerstudio.rerank.importance",
+    "nerstudio.tagging.maxent",
+    "nerstudio.tagging.perceptron",
+    "nerstudio.tagging.joint",
+    "nerstudio.tagging._viterbi",
+    "nerstudio.tagging._maxent_compiled",
+    "nerstudio.text.nonlocal_features",
+)
 
 CHILD = r"""
 import json, os, sys
@@ -52,11 +65,23 @@ print("RESULT " + json.dumps({"window": None, "loaded": []}), flush=True)
 
 
 def first_window_modules(tmp_path) -> dict:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT), XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"), XDG_CACHE_HOME=str(tmp_path / "cache"))
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(HEAVY)], env=env, capture_output=True, text=True,
-                         timeout=300, cwd=str(tmp_path))
-    lines = [ln[len("RESULT "):] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        PYTHONPATH=str(ROOT),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(HEAVY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(tmp_path),
+    )
+    lines = [ln[len("RESULT ") :] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines, f"the start-up child said nothing (exit {out.returncode}): {out.stderr[-2000:]}"
     return json.loads(lines[-1])
 
@@ -70,6 +95,7 @@ def test_no_heavy_module_before_the_first_window(tmp_path):
 def test_reranker_defaults_read_from_source_are_the_learners_own():
     from nerstudio.experiments.defaults import RERANKERS, reranker_defaults, reranking_algorithms
     from nerstudio.rerank.model import ALGORITHMS, learner_class, make_learner
+
     assert reranking_algorithms() == tuple(ALGORITHMS)
     assert set(RERANKERS) == set(ALGORITHMS)
     for algo in ALGORITHMS:
@@ -82,11 +108,21 @@ def test_sequence_tagger_defaults_read_from_source_are_the_taggers_own():
     from nerstudio.experiments.tagger_process import JOINT_KINDS, KINDS, default_params
     from nerstudio.tagging.joint import JointTagger
     from nerstudio.tagging.perceptron import PerceptronTagger
+
     local = PerceptronTagger().get_params()
     for kind in KINDS:
-        p = JointTagger(kind).get_params() if kind in JOINT_KINDS else PerceptronTagger(variant=kind).get_params()
-        want = {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]),
-                "cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
+        p = (
+            JointTagger(kind).get_params()
+            if kind in JOINT_KINDS
+            else PerceptronTagger(variant=kind).get_params()
+        )
+        want = {
+            "C": float(p["C"]),
+            "epochs": int(p["epochs"]),
+            "bpm": int(p["bpm"]),
+            "cutoff": int(local["cutoff"]),
+            "edge_templates": local["edge_templates"],
+        }
         if kind in JOINT_KINDS:
             want.update(n=int(p["n"]), n_test=int(p["n_test"]))
         got = default_params(kind)
@@ -95,15 +131,21 @@ def test_sequence_tagger_defaults_read_from_source_are_the_taggers_own():
 
 def test_constructor_defaults_follow_base_classes_and_named_constants(tmp_path, monkeypatch):
     from nerstudio.experiments import defaults
+
     (tmp_path / "ns_defaults_probe.py").write_text(
         "GRID = (1, 2)\n"
         "def f():\n    return 3\n"
         "class A:\n    def __init__(self, a=1, b=GRID, *, c='x'):\n        pass\n"
         "class B(A):\n    pass\n"
         "class C:\n    def __init__(self, d=f()):\n        self.d = d\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert defaults.constructor_defaults("ns_defaults_probe", "B") == {"a": 1, "b": (1, 2), "c": "x"}
+    assert defaults.constructor_defaults("ns_defaults_probe", "B") == {
+        "a": 1,
+        "b": (1, 2),
+        "c": "x",
+    }
     assert "ns_defaults_probe" not in sys.modules  # read, not imported
     # a computed default: the class is asked
     assert defaults.constructor_defaults("ns_defaults_probe", "C") == {"d": 3}
@@ -113,6 +155,7 @@ def test_constructor_defaults_follow_base_classes_and_named_constants(tmp_path, 
 @pytest.fixture
 def renderer():
     from nerstudio.gui.views.figure_image import _RenderThread
+
     r = _RenderThread()
     yield r
     r.shutdown()

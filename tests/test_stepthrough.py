@@ -18,14 +18,17 @@ from nerstudio.rerank.model import RerankerModel
 from nerstudio.rerank.perceptron import Perceptron
 
 MODEL = DEMO_DIR / "model"
-pytestmark = pytest.mark.skipif(not (MODEL / "reranker.npz").exists(), reason="demo model not built")
+pytestmark = pytest.mark.skipif(
+    not (MODEL / "reranker.npz").exists(), reason="demo model not built"
+)
 
 
 @pytest.fixture(scope="module")
 def data():
     model = RerankerModel.load(str(MODEL / "reranker.npz"))
-    return model.data(NBestList.load(str(MODEL / "train.nbest.npz"))), \
-        model.data(NBestList.load(str(MODEL / "dev.nbest.npz")))
+    return model.data(NBestList.load(str(MODEL / "train.nbest.npz"))), model.data(
+        NBestList.load(str(MODEL / "dev.nbest.npz"))
+    )
 
 
 def test_boosting_steps_equal_the_batch_rounds(data):
@@ -53,7 +56,9 @@ def test_perceptron_updates_over_one_epoch_equal_the_batch_perceptron(data):
         assert train.quality[r.top_row] < train.quality[r.oracle_row]
         # after the update the oracle gained on the wrong top candidate
         j_o, j_t = r.oracle_row - r.rows.start, r.top_row - r.rows.start
-        assert (r.scores_after[j_o] - r.scores_after[j_t]) > (r.scores_before[j_o] - r.scores_before[j_t])
+        assert (r.scores_after[j_o] - r.scores_after[j_t]) > (
+            r.scores_before[j_o] - r.scores_before[j_t]
+        )
         n_upd += 1
     assert n_upd == r.updates == r.mistakes > 0
     p = Perceptron(epochs=1, beta=0.3, seed=7, keep_best=False).fit(train)
@@ -67,7 +72,9 @@ def test_perceptron_steps_back_to_exactly_the_earlier_learner(data):
     st = PerceptronStepper(train, dev, beta=0.3, seed=3)
     states = []
     for _ in range(40):  # past the end of the first epoch (a few dozen updates on the demo)
-        states.append((st.w.copy(), st.wL, st.epoch, st.pos, st.mistakes, st.updates, list(st.history)))
+        states.append(
+            (st.w.copy(), st.wL, st.epoch, st.pos, st.mistakes, st.updates, list(st.history))
+        )
         st.step()
     for _ in range(5):
         st.step()

@@ -38,26 +38,53 @@ def tiny_sentences(repeat: int = 3) -> list[Sentence]:
 def tiny_corpus(docs: int = 6) -> Corpus:
     sents = tiny_sentences(docs)
     per = len(sents) // docs
-    return Corpus([Document(sents[k * per:(k + 1) * per], id=str(k + 1)) for k in range(docs)])
+    return Corpus([Document(sents[k * per : (k + 1) * per], id=str(k + 1)) for k in range(docs)])
 
 
 @pytest.fixture(scope="module")
 def tagger():
-    return MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.5, max_iter=60).fit(tiny_sentences())
+    return MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.5, max_iter=60).fit(
+        tiny_sentences()
+    )
 
 
 def test_shapes_and_lexicon():
     assert shape("G.M.") == "A.A." and shape("Animal") == "Aaaaaa"
     assert collapsed_shape("Animal") == "Aa" and collapsed_shape("G.M.") == "A.A."
     assert collapsed_shape("1996-08-30") == "0-0-0"
-    lex = build_lexicon([["The", "animal", "ran"], ["An", "animal", "Animal", "animal"], ["x", "Paris", "Paris"]])
+    lex = build_lexicon(
+        [["The", "animal", "ran"], ["An", "animal", "Animal", "animal"], ["x", "Paris", "Paris"]]
+    )
     assert "animal" in lex and "paris" not in lex
 
 
 def test_fast_shapes_equal_the_helpers():
     from nerstudio.text.shapes import fast_collapsed_shape, fast_shape
-    words = ["G.M.", "Animal", "1996-08-30", "", "ÄÖü", "ǅungla", "١٢٣", "Ⅻ", "ß", "İstanbul", "...", "A.B.",
-             "a1b2", "aaa", "\u00a0\u00a0", "ｶﾀｶﾅ", "²³", "x\ny", "AAbb--..", "O'Neill", "e-mail", "$%^&"]
+
+    words = [
+        "G.M.",
+        "Animal",
+        "1996-08-30",
+        "",
+        "ÄÖü",
+        "ǅungla",
+        "١٢٣",
+        "Ⅻ",
+        "ß",
+        "İstanbul",
+        "...",
+        "A.B.",
+        "a1b2",
+        "aaa",
+        "\u00a0\u00a0",
+        "ｶﾀｶﾅ",
+        "²³",
+        "x\ny",
+        "AAbb--..",
+        "O'Neill",
+        "e-mail",
+        "$%^&",
+    ]
     for w in words:
         assert fast_shape(w) == shape(w) and fast_collapsed_shape(w) == collapsed_shape(w), w
 
@@ -89,7 +116,10 @@ def conll_like(repeat: int = 3) -> list[Sentence]:
     """Tiny sentences with POS and chunk columns (the CoNLL set's groups by column)."""
     out = []
     for s in tiny_sentences(repeat):
-        pos = ["NNP" if w[:1].isupper() else "CD" if w.isdigit() else "." if w == "." else "VBD" for w in s.words]
+        pos = [
+            "NNP" if w[:1].isupper() else "CD" if w.isdigit() else "." if w == "." else "VBD"
+            for w in s.words
+        ]
         chk = ["I-NP" if p in ("NNP", "CD") else "O" for p in pos]
         out.append(Sentence(s.words, s.spans, extra=[pos, chk]))
     return out
@@ -98,6 +128,7 @@ def conll_like(repeat: int = 3) -> list[Sentence]:
 def _training_parts(m: MaxEntTagger, sents):
     """The factored design as ``fit`` builds it, and the plain (scipy) design it must equal."""
     from nerstudio.tagging.maxent import make_tagset
+
     labels = sorted({sp.label for s in sents for sp in s.spans})
     m.tagset_ = make_tagset(labels if m.typed else [], m.task)
     design, y, mask = m._training_design(sents)
@@ -107,8 +138,17 @@ def _training_parts(m: MaxEntTagger, sents):
     return design, y, mask, X
 
 
-@pytest.mark.parametrize("features,cutoff", [("paper", 1), ("paper", 2), ("conll", 1), ("conll", 3),
-                                             ("conll+rich", 1), ("conll+gaz:persons/loc_country+rich", 2)])
+@pytest.mark.parametrize(
+    "features,cutoff",
+    [
+        ("paper", 1),
+        ("paper", 2),
+        ("conll", 1),
+        ("conll", 3),
+        ("conll+rich", 1),
+        ("conll+gaz:persons/loc_country+rich", 2),
+    ],
+)
 def test_factored_design_equals_plain_design(features, cutoff):
     m = MaxEntTagger(task="typed", features=features, cutoff=cutoff)
     design, _y, mask, X = _training_parts(m, conll_like())
@@ -124,6 +164,7 @@ def test_compiled_objective_matches_reference(features):
     """The kernels' loss, gradient, g·d and max |g| equal the numpy/scipy formulation (which the
     finite-difference test checks), whatever the number of threads."""
     from nerstudio.tagging.maxent_training import Objective
+
     m = MaxEntTagger(task="typed", features=features, cutoff=2, l2=0.7, dtype=np.float64)
     design, y, mask, X = _training_parts(m, conll_like())
     if features == "paper":
@@ -156,8 +197,12 @@ def test_rare_predicates_are_never_built():
     from collections import Counter
 
     from nerstudio.tagging.features import FeatureExtractor
-    sents = conll_like(2) + [Sentence(["The", "the", "THE", "a|b", "c", "a", "b|c"], []), Sentence(["a|b", "c", "a", "b|c"], []),
-                             Sentence(["the", "a|b", "c", "a"], [])]
+
+    sents = conll_like(2) + [
+        Sentence(["The", "the", "THE", "a|b", "c", "a", "b|c"], []),
+        Sentence(["a|b", "c", "a", "b|c"], []),
+        Sentence(["the", "a|b", "c", "a"], []),
+    ]
     full = FeatureExtractor("conll")
     m1, g1 = full.fit_ids(sents)
     names1 = np.array(full.names(), dtype=object)
@@ -175,7 +220,10 @@ def test_rare_predicates_are_never_built():
 
 def test_vectorised_exponential():
     from nerstudio.tagging import _maxent_compiled as mc
-    v = np.concatenate([-np.linspace(0, 40, 4001), -np.random.default_rng(0).exponential(5, 1000), [-41.0, -1e6]])
+
+    v = np.concatenate(
+        [-np.linspace(0, 40, 4001), -np.random.default_rng(0).exponential(5, 1000), [-41.0, -1e6]]
+    )
     out = np.empty_like(v)
     mc._exp_nonpositive(v, out, len(v))
     ref = np.exp(np.maximum(v, -40.0))
@@ -187,6 +235,7 @@ def test_transpose_kernel_matches_scipy():
     import scipy.sparse as sparse
 
     from nerstudio.tagging import _maxent_compiled as mc
+
     A = sparse.random(40, 23, density=0.2, format="csr", random_state=3)
     A.sort_indices()
     tptr, tind = mc.transpose(A.indptr.astype(np.int64), A.indices.astype(np.int32), 23)
@@ -197,10 +246,12 @@ def test_transpose_kernel_matches_scipy():
 
 def _np_fun(f_and_g):
     """Adapt f(x) -> (value, gradient) to the ``lbfgs`` interface."""
+
     def fun(x, d, step, g):
         f, grad = f_and_g(x + step * d)
         g[:] = grad
         return f, float(grad @ d), float(np.abs(grad).max())
+
     return fun
 
 
@@ -210,6 +261,7 @@ def test_lbfgs_reaches_scipys_optimum():
     import scipy.optimize
 
     from nerstudio.tagging.maxent_training import Objective, lbfgs
+
     rng = np.random.default_rng(0)
     A = rng.normal(size=(80, 15))
     b = (rng.random(80) < 0.5).astype(float)
@@ -219,8 +271,13 @@ def test_lbfgs_reaches_scipys_optimum():
         p = 1 / (1 + np.exp(-z))
         return float(np.logaddexp(0, z).sum() - b @ z + 0.05 * w @ w), A.T @ (p - b) + 0.1 * w
 
-    ref = scipy.optimize.minimize(logreg, np.zeros(15), jac=True, method="L-BFGS-B",
-                                  options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10})
+    ref = scipy.optimize.minimize(
+        logreg,
+        np.zeros(15),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 1000, "ftol": 1e-15, "gtol": 1e-10},
+    )
     ours = lbfgs(_np_fun(logreg), 15, max_iter=1000, ftol=0.0, gtol=1e-8)
     # what matters is the optimum, not which stopping test fired first: with ftol=0 the run may
     # stop on "no decrease at all" once f is flat to the last bit, which is the same point
@@ -232,8 +289,13 @@ def test_lbfgs_reaches_scipys_optimum():
     m = MaxEntTagger(task="typed", features="conll", cutoff=2, l2=0.5, dtype=np.float64)
     design, y, mask, X = _training_parts(m, conll_like(2))
     XT = X.T.tocsr()
-    ref = scipy.optimize.minimize(lambda th: m._loss_grad(X, XT, y, mask, th), np.zeros(int(mask.sum())), jac=True,
-                                  method="L-BFGS-B", options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-8})
+    ref = scipy.optimize.minimize(
+        lambda th: m._loss_grad(X, XT, y, mask, th),
+        np.zeros(int(mask.sum())),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-8},
+    )
     obj = Objective(design, y, mask, m.l2, np.float64, threads=2)
     try:
         ours = lbfgs(obj, mask.size, max_iter=2000, ftol=1e-15, gtol=1e-8)
@@ -254,6 +316,7 @@ def test_lbfgs_on_a_nonconvex_function():
         g[:-1] = -400 * x * (yv - x * x) - 2 * (1 - x)
         g[1:] += 200 * (yv - x * x)
         return f, g
+
     res = lbfgs(_np_fun(rosen), 6, max_iter=2000, ftol=0, gtol=1e-8, x0=np.full(6, -1.2))
     assert res.reason == "gtol"
     np.testing.assert_allclose(res.x, np.ones(6), atol=1e-6)
@@ -307,11 +370,13 @@ def test_wide_beam_one_best_equals_viterbi_for_first_order_model(tagger):
         for s in tiny_sentences(1):
             st = m.static_scores([s])
             n = len(s)
+
             # local log-probabilities given the previous tag (T = start)
             def local(i, prev):
                 loc = st[i] + m.Wp1_[prev]
                 loc = loc - (loc.max() + np.log(np.exp(loc - loc.max()).sum()))
                 return loc + m.trans_pen_[prev]
+
             delta = local(0, T)
             back = []
             for i in range(1, n):
@@ -336,12 +401,17 @@ def test_learns_training_data(tagger):
 
 def test_gis_optimizer_learns():
     sents = tiny_sentences()
-    m = MaxEntTagger(task="typed", features="paper", cutoff=1, optimizer="gis", max_iter=150).fit(sents)
+    m = MaxEntTagger(task="typed", features="paper", cutoff=1, optimizer="gis", max_iter=150).fit(
+        sents
+    )
     assert m.evaluate(sents) > 70.0
 
 
 def test_conll_feature_set_uses_columns():
-    sents = [Sentence(s.words, s.spans, extra=[["NNP"] * len(s), ["I-NP"] * len(s)]) for s in tiny_sentences()]
+    sents = [
+        Sentence(s.words, s.spans, extra=[["NNP"] * len(s), ["I-NP"] * len(s)])
+        for s in tiny_sentences()
+    ]
     m = MaxEntTagger(features="conll", cutoff=1, max_iter=30).fit(sents)
     names = set(m.extractor_.vocab)
     assert any(n.startswith("pos+0=") for n in names) and any(n.startswith("s3=") for n in names)
@@ -374,7 +444,12 @@ def test_nbest_save_load_bit_identical(tagger, tmp_path):
     p = tmp_path / "l.npz"
     nb.save(p)
     nb2 = NBestList.load(p)
-    assert nb2.tagset == nb.tagset and nb2.words == nb.words and nb2.gold == nb.gold and nb2.ids == nb.ids
+    assert (
+        nb2.tagset == nb.tagset
+        and nb2.words == nb.words
+        and nb2.gold == nb.gold
+        and nb2.ids == nb.ids
+    )
     for x, y in zip(nb.candidates, nb2.candidates):
         assert x.dtype == y.dtype and np.array_equal(x, y)
     for x, y in zip(nb.logprobs, nb2.logprobs):
@@ -393,14 +468,18 @@ def test_oracle_index_prefers_most_correct_tags(tagger):
 
 def test_cancel_stops_training():
     import threading
+
     with pytest.raises(Cancelled):
         MaxEntTagger(cutoff=1, max_iter=50).fit(tiny_sentences(), should_cancel=lambda: True)
     calls = []
     with pytest.raises(Cancelled):  # cancelled in the middle of the optimisation
-        MaxEntTagger(cutoff=1, max_iter=50, threads=2).fit(tiny_sentences(),
-                                                           should_cancel=lambda: calls.append(1) or len(calls) > 5)
+        MaxEntTagger(cutoff=1, max_iter=50, threads=2).fit(
+            tiny_sentences(), should_cancel=lambda: calls.append(1) or len(calls) > 5
+        )
     assert len(calls) > 5
-    assert not [t for t in threading.enumerate() if t.name.startswith("maxent")]  # worker threads ended
+    assert not [
+        t for t in threading.enumerate() if t.name.startswith("maxent")
+    ]  # worker threads ended
 
 
 def test_document_folds_partition_by_document():
@@ -409,7 +488,9 @@ def test_document_folds_partition_by_document():
     assert len(folds) == len(c)
     doc_of = c.sentence_document()
     for d in set(doc_of):
-        assert len({folds[i] for i, dd in enumerate(doc_of) if dd == d}) == 1  # a document stays whole
+        assert (
+            len({folds[i] for i, dd in enumerate(doc_of) if dd == d}) == 1
+        )  # a document stays whole
     assert set(folds) == {0, 1, 2}
 
 
@@ -441,6 +522,7 @@ def test_jackknife_never_decodes_a_seen_sentence(monkeypatch):
 
 def test_foreign_and_future_files_are_refused(tagger, tmp_path):
     from nerstudio.persist import save_npz
+
     p = tmp_path / "other.npz"
     save_npz(p, {"format": "something-else", "version": 1}, {"x": np.zeros(3)})
     with pytest.raises(FormatError, match="not a tagger model: format is 'something-else'"):
@@ -467,23 +549,48 @@ def test_jackknife_in_process_cancels_inside_training_and_returns_the_full_model
     def cancel():
         calls.append(1)
         return len(calls) > 3  # true only once a fold's training has begun
+
     with pytest.raises(Cancelled):
-        jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 50}, workers=1, should_cancel=cancel)
+        jackknife(
+            c,
+            folds=3,
+            n=5,
+            tagger_params={"cutoff": 1, "max_iter": 50},
+            workers=1,
+            should_cancel=cancel,
+        )
     assert len(calls) > 3
-    res = jackknife(c, folds=3, n=5, tagger_params={"cutoff": 1, "max_iter": 20}, workers=1, full=True,
-                    decode={"again": (c.sentences, None)})
+    res = jackknife(
+        c,
+        folds=3,
+        n=5,
+        tagger_params={"cutoff": 1, "max_iter": 20},
+        workers=1,
+        full=True,
+        decode={"again": (c.sentences, None)},
+    )
     assert isinstance(res.model, MaxEntTagger) and len(res.decoded["again"]) == len(c)
 
 
 def test_feature_set_names_are_read_with_their_parts():
     from nerstudio.tagging.features import parse_feature_set
+
     assert parse_feature_set("conll") == ("conll", None, False)
     assert parse_feature_set("paper+rich") == ("paper", None, True)
     base, lists, rich = parse_feature_set("conll+gaz:persons/loc_country+rich")
-    assert (base, rich) == ("conll", True) and lists == ("loc_country", "per_first", "per_last_20k", "per_last_2k")
+    assert (base, rich) == ("conll", True) and lists == (
+        "loc_country",
+        "per_first",
+        "per_last_20k",
+        "per_last_2k",
+    )
     assert len(parse_feature_set("conll+gaz")[1]) > len(lists)
-    for bad, what in (("crf", "unknown feature set"), ("conll+gaz+gaz", "repeated part 'gaz'"),
-                      ("conll+wide", "unknown or repeated part 'wide'"), ("conll+gaz:people", "people")):
+    for bad, what in (
+        ("crf", "unknown feature set"),
+        ("conll+gaz+gaz", "repeated part 'gaz'"),
+        ("conll+wide", "unknown or repeated part 'wide'"),
+        ("conll+gaz:people", "people"),
+    ):
         with pytest.raises(ValueError, match=what):
             parse_feature_set(bad)
         with pytest.raises(ValueError, match=what):
@@ -495,6 +602,7 @@ def test_rich_templates_equal_their_literal_definitions():
     of the previous, current and next word, for every token (literal definitions)."""
     from nerstudio.tagging.features import FeatureExtractor
     from nerstudio.text.shapes import first_char_type
+
     sents = conll_like()
     plain, rich = FeatureExtractor("conll"), FeatureExtractor("conll+rich")
     Xp, Xr = plain.fit_transform(sents), rich.fit_transform(sents)
@@ -505,12 +613,20 @@ def test_rich_templates_equal_their_literal_definitions():
         w = s.words
         for i in range(len(w)):
             got = {names_r[j] for j in Xr[row].indices} - {names_p[j] for j in Xp[row].indices}
-            at = (lambda k: w[i + k] if 0 <= i + k < len(w) else None)
-            want = {"p5=" + (w[i][:5] if len(w[i]) >= 5 else "NULL"), "s5=" + (w[i][-5:] if len(w[i]) >= 5 else "NULL")}
+            at = lambda k: w[i + k] if 0 <= i + k < len(w) else None
+            want = {
+                "p5=" + (w[i][:5] if len(w[i]) >= 5 else "NULL"),
+                "s5=" + (w[i][-5:] if len(w[i]) >= 5 else "NULL"),
+            }
             for k in (-1, 1):
                 x = at(k)
                 want.add(f"shape{k:+d}=" + ("NULL" if x is None else shape(x)))
-                want.add(f"lex{k:+d}=" + ("NULL" if x is None else ("1" if x.lower() in lex else "0")))
-            want.add("cap3=" + "|".join("NULL" if at(k) is None else first_char_type(at(k)) for k in (-1, 0, 1)))
+                want.add(
+                    f"lex{k:+d}=" + ("NULL" if x is None else ("1" if x.lower() in lex else "0"))
+                )
+            want.add(
+                "cap3="
+                + "|".join("NULL" if at(k) is None else first_char_type(at(k)) for k in (-1, 0, 1))
+            )
             assert got == want, (w, i)
             row += 1

@@ -13,10 +13,12 @@ from nerstudio.nbest import NBestList
 from nerstudio.rerank.uncertainty import top_probabilities, uncertainty, uncertainty_order
 
 # per sentence, the candidates' probabilities (best first): mass = the first, margin = first − second
-PROBS = [[0.45, 0.45, 0.10],   # s1: mass .45, margin 0   (a tie)
-         [0.90, 0.10],         # s2: mass .90, margin .80
-         [0.40, 0.35, 0.25],   # s3: mass .40, margin .05 (the lowest mass)
-         [1.00]]               # s4: one candidate: mass 1, margin 1
+PROBS = [
+    [0.45, 0.45, 0.10],  # s1: mass .45, margin 0   (a tie)
+    [0.90, 0.10],  # s2: mass .90, margin .80
+    [0.40, 0.35, 0.25],  # s3: mass .40, margin .05 (the lowest mass)
+    [1.00],
+]  # s4: one candidate: mass 1, margin 1
 
 
 def _list() -> NBestList:
@@ -70,16 +72,33 @@ def test_cli_rank_uncertain(tmp_path, capsys):
 def test_cli_rank_uncertain_with_the_demo_reranker(capsys):
     from nerstudio.demo import DEMO_MODEL_DIR
     from nerstudio.rerank.model import RerankerModel
+
     nb_path, model_path = DEMO_MODEL_DIR / "dev.nbest.npz", DEMO_MODEL_DIR / "reranker.npz"
-    assert main(["rank-uncertain", str(nb_path), "--model", str(model_path), "--by", "disagreement",
-                 "--top", "0", "--json"]) == 0
+    assert (
+        main(
+            [
+                "rank-uncertain",
+                str(nb_path),
+                "--model",
+                str(model_path),
+                "--by",
+                "disagreement",
+                "--top",
+                "0",
+                "--json",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     nb = NBestList.load(nb_path)
     _, choice = RerankerModel.load(model_path).rerank(nb)
     assert len(rows) == len(nb)
     n_dis = int((choice != 0).sum())
     assert 0 < n_dis < len(nb)
-    assert all(r["disagreement"] for r in rows[:n_dis]) and not any(r["disagreement"] for r in rows[n_dis:])
+    assert all(r["disagreement"] for r in rows[:n_dis]) and not any(
+        r["disagreement"] for r in rows[n_dis:]
+    )
     assert {r["index"] for r in rows[:n_dis]} == set(np.flatnonzero(choice).tolist())
     masses = [r["mass"] for r in rows[:n_dis]]
     assert masses == sorted(masses)

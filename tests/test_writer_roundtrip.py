@@ -26,8 +26,30 @@ from nerstudio.errors import FormatError
 
 pytestmark = pytest.mark.data_integrity
 
-ODD = ["\n", "\r", "\t", " ", "\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "|",
-       "=", "#", "\ufeff", "\ud800", "-", "\u00a0", '"', "\\"]
+ODD = [
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x1f",
+    "|",
+    "=",
+    "#",
+    "\ufeff",
+    "\ud800",
+    "-",
+    "\u00a0",
+    '"',
+    "\\",
+]
 
 
 # -- what each format keeps ----------------------------------------------------------------------
@@ -48,8 +70,15 @@ def _record_view(c: Corpus, docs: bool):
         cur = []
         for s in d.sentences:
             text, offs = s.char_offsets()
-            cur.append((text.strip(), tuple((text[offs[sp.start][0]:offs[sp.end - 1][1]].strip(), sp.label)
-                                            for sp in s.spans)))
+            cur.append(
+                (
+                    text.strip(),
+                    tuple(
+                        (text[offs[sp.start][0] : offs[sp.end - 1][1]].strip(), sp.label)
+                        for sp in s.spans
+                    ),
+                )
+            )
         out.append(cur)
     return out if docs else [x for d in out for x in d]
 
@@ -59,8 +88,16 @@ def _text_view(c: Corpus, docs: bool):
     out = []
     for d in c.documents:
         text, offsets = d.text_and_offsets()
-        out.append(tuple((text[o[sp.start][0]:o[sp.end - 1][1]].replace("\n", " ").strip(), sp.label or "Entity")
-                         for s, o in zip(d.sentences, offsets) for sp in s.spans))
+        out.append(
+            tuple(
+                (
+                    text[o[sp.start][0] : o[sp.end - 1][1]].replace("\n", " ").strip(),
+                    sp.label or "Entity",
+                )
+                for s, o in zip(d.sentences, offsets)
+                for sp in s.spans
+            )
+        )
     return out
 
 
@@ -90,12 +127,16 @@ def _roundtrip(corpus: Corpus, fmt: str, folder: str):
     except FormatError as exc:
         assert exc.path is not None and exc.message, f"{fmt}: an error naming no file: {exc}"
         left = [n for n in os.listdir(folder) if n not in ("coll",)] + (
-            os.listdir(path) if os.path.isdir(path) else [])
+            os.listdir(path) if os.path.isdir(path) else []
+        )
         assert left == [], f"{fmt}: a refused write left {left}"
         return None
     back = read_corpus(path, format=fmt)
     if "blank" in losses.counts:  # reported: sentences without text, not written
-        kept = [Document([s for s in d.sentences if s.char_offsets()[0].strip()], id=d.id) for d in corpus.documents]
+        kept = [
+            Document([s for s in d.sentences if s.char_offsets()[0].strip()], id=d.id)
+            for d in corpus.documents
+        ]
         corpus = Corpus([d for d in kept if d.sentences], format=corpus.format)
     return view(corpus, docs), view(back, docs)
 
@@ -103,8 +144,12 @@ def _roundtrip(corpus: Corpus, fmt: str, folder: str):
 # -- corpora ------------------------------------------------------------------------------------
 
 _chars = st.sampled_from(list("abX.") + ODD)
-_word = st.one_of(st.text(_chars, min_size=0, max_size=4), st.sampled_from(["-DOCSTART-", "New", "York", "."]))
-_label = st.one_of(st.sampled_from(["PER", "LOC", "ORG", "MISC", ""]), st.text(_chars, min_size=1, max_size=4))
+_word = st.one_of(
+    st.text(_chars, min_size=0, max_size=4), st.sampled_from(["-DOCSTART-", "New", "York", "."])
+)
+_label = st.one_of(
+    st.sampled_from(["PER", "LOC", "ORG", "MISC", ""]), st.text(_chars, min_size=1, max_size=4)
+)
 
 
 @st.composite
@@ -127,7 +172,9 @@ def corpora(draw):
     docs = []
     for k in range(n_docs):
         sents = draw(st.lists(_sentence(), min_size=1, max_size=3))
-        doc_id = draw(st.one_of(st.just(str(k + 1)), st.just(""), st.text(_chars, min_size=1, max_size=3)))
+        doc_id = draw(
+            st.one_of(st.just(str(k + 1)), st.just(""), st.text(_chars, min_size=1, max_size=3))
+        )
         docs.append(Document(sents, id=doc_id))
     return Corpus(docs, format="conll2003")
 
@@ -150,8 +197,11 @@ def test_what_a_writer_writes_its_reader_reads_back_or_the_write_is_refused(fmt,
 
 
 def _one(words, spans, fmt, tmp_path, doc_id="1"):
-    return _roundtrip(Corpus([Document([Sentence(words, spans)], id=doc_id)], format="conll2003"), fmt,
-                      str(tmp_path))
+    return _roundtrip(
+        Corpus([Document([Sentence(words, spans)], id=doc_id)], format="conll2003"),
+        fmt,
+        str(tmp_path),
+    )
 
 
 def _equal_or_refused(result):
@@ -170,8 +220,11 @@ def test_a_label_with_a_line_break_does_not_shift_hf_label_ids(tmp_path):
 def test_a_label_with_a_bar_or_a_tab_is_refused_by_conllu(tmp_path):
     for label in ("PER|LOC", "P\tER", "P=ER\n"):
         with pytest.raises(FormatError) as err:
-            write_corpus(Corpus([Document([Sentence(["a", "b"], [Span(0, 1, label)])])]), tmp_path / "x.conllu",
-                         format="conllu")
+            write_corpus(
+                Corpus([Document([Sentence(["a", "b"], [Span(0, 1, label)])])]),
+                tmp_path / "x.conllu",
+                format="conllu",
+            )
         assert repr(label) in err.value.message
     assert os.listdir(tmp_path) == []
 
@@ -179,13 +232,20 @@ def test_a_label_with_a_bar_or_a_tab_is_refused_by_conllu(tmp_path):
 def test_an_empty_token_is_refused_by_prodigy_not_dropped(tmp_path):
     _equal_or_refused(_one(["a", "", "b"], [Span(2, 3, "PER")], "prodigy", tmp_path))
     with pytest.raises(FormatError):
-        write_corpus(Corpus([Document([Sentence(["a", "", "b"], [Span(2, 3, "PER")])])]), tmp_path / "p.jsonl",
-                     format="prodigy")
+        write_corpus(
+            Corpus([Document([Sentence(["a", "", "b"], [Span(2, 3, "PER")])])]),
+            tmp_path / "p.jsonl",
+            format="prodigy",
+        )
 
 
-@pytest.mark.parametrize("sep", ["\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])
+@pytest.mark.parametrize(
+    "sep", ["\x85", "\u2028", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
+)
 def test_line_separators_in_text_make_a_brat_pair_that_reads_back(tmp_path, sep):
-    c = Corpus([Document([Sentence(["Ann", f"x{sep}y", "Bob"], [Span(0, 1, "PER"), Span(1, 2, "LOC")])])])
+    c = Corpus(
+        [Document([Sentence(["Ann", f"x{sep}y", "Bob"], [Span(0, 1, "PER"), Span(1, 2, "LOC")])])]
+    )
     path = tmp_path / "doc.ann"
     write_corpus(c, path, format="brat")
     back = read_corpus(path)
@@ -196,7 +256,9 @@ def test_line_separators_in_text_make_a_brat_pair_that_reads_back(tmp_path, sep)
 def test_line_separators_in_a_conllu_token_read_back(tmp_path, sep):
     _equal_or_refused(_one(["Ann", f"x{sep}y"], [Span(0, 1, "PER")], "conllu", tmp_path))
     path = tmp_path / "x.conllu"
-    path.write_text(f"# text = Ann x{sep}y\n1\tAnn\t_\t_\t_\t_\t_\t_\t_\tNE=B-PER\n2\tx{sep}y\t_\t_\t_\t_\t_\t_\t_\t_\n\n")
+    path.write_text(
+        f"# text = Ann x{sep}y\n1\tAnn\t_\t_\t_\t_\t_\t_\t_\tNE=B-PER\n2\tx{sep}y\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+    )
     assert read_corpus(path).sentences[0].words == ("Ann", f"x{sep}y")
 
 
@@ -204,7 +266,9 @@ def test_line_separators_in_a_conllu_token_read_back(tmp_path, sep):
 def test_two_documents_read_with_one_id_stay_two_documents(tmp_path, fmt):
     """A record without doc_id, then one with doc_id "1": two documents, both called "1"."""
     src = tmp_path / "mix.jsonl"
-    src.write_text('{"text": "a b", "spans": [[0, 1, "X"]]}\n{"text": "c d", "doc_id": "1", "spans": [[0, 1, "Y"]]}\n')
+    src.write_text(
+        '{"text": "a b", "spans": [[0, 1, "X"]]}\n{"text": "c d", "doc_id": "1", "spans": [[0, 1, "Y"]]}\n'
+    )
     c = read_corpus(src)
     assert len(c.documents) == 2
     out = tmp_path / ("out.json" if fmt == "label-studio" else f"out.{fmt}")

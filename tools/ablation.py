@@ -36,26 +36,66 @@ ROWS = {
     "no-gazetteers": ("off", "none", "on", ["--no-global-gazetteers"]),
     "no-persons": ("off", "all but persons", "on", ["--gazetteer-lists", "all,-persons"]),
     "no-locations": ("off", "all but locations", "on", ["--gazetteer-lists", "all,-locations"]),
-    "no-nationalities": ("off", "all but nationalities/languages", "on", ["--gazetteer-lists", "all,-nationalities"]),
-    "no-organisations": ("off", "all but organisations (legal suffixes)", "on",
-                         ["--gazetteer-lists", "all,-organisations"]),
+    "no-nationalities": (
+        "off",
+        "all but nationalities/languages",
+        "on",
+        ["--gazetteer-lists", "all,-nationalities"],
+    ),
+    "no-organisations": (
+        "off",
+        "all but organisations (legal suffixes)",
+        "on",
+        ["--gazetteer-lists", "all,-organisations"],
+    ),
     "no-context": ("off", "all", "off", ["--no-context"]),
     "document-context": ("off", "all", "document (DC)", ["--context-scope", "document"]),
     "corpus-context": ("off", "all", "corpus (CC)", ["--context-scope", "corpus"]),
     "nothing": ("off", "none", "off", ["--no-global-gazetteers", "--no-context"]),
     "only-persons": ("off", "persons", "off", ["--gazetteer-lists", "persons", "--no-context"]),
-    "only-locations": ("off", "locations", "off", ["--gazetteer-lists", "locations", "--no-context"]),
-    "only-nationalities": ("off", "nationalities/languages", "off", ["--gazetteer-lists", "nationalities",
-                                                                     "--no-context"]),
-    "only-organisations": ("off", "organisations", "off", ["--gazetteer-lists", "organisations", "--no-context"]),
-    "tagger-gaz": ("on", "all", "on", ["--features", "conll+rich+gaz"]),  # the default tagger plus its gazetteers
+    "only-locations": (
+        "off",
+        "locations",
+        "off",
+        ["--gazetteer-lists", "locations", "--no-context"],
+    ),
+    "only-nationalities": (
+        "off",
+        "nationalities/languages",
+        "off",
+        ["--gazetteer-lists", "nationalities", "--no-context"],
+    ),
+    "only-organisations": (
+        "off",
+        "organisations",
+        "off",
+        ["--gazetteer-lists", "organisations", "--no-context"],
+    ),
+    "tagger-gaz": (
+        "on",
+        "all",
+        "on",
+        ["--features", "conll+rich+gaz"],
+    ),  # the default tagger plus its gazetteers
 }
 OWN_LISTS = ("default", "tagger-gaz")  # rows whose tagger runs (the others reuse default's)
 
 
 def command(row: str, args, out: str) -> list[str]:
-    cmd = [sys.executable, "-m", "nerstudio", "experiment", "--train", args.train, "--dev", args.dev,
-           "--test", args.test, "--out", os.path.join(out, row)] + ROWS[row][3]
+    cmd = [
+        sys.executable,
+        "-m",
+        "nerstudio",
+        "experiment",
+        "--train",
+        args.train,
+        "--dev",
+        args.dev,
+        "--test",
+        args.test,
+        "--out",
+        os.path.join(out, row),
+    ] + ROWS[row][3]
     if row not in OWN_LISTS:
         cmd += ["--lists-from", os.path.join(out, "default")]
     # the linear rerankers only, as the README's ablation tables: the kernel perceptron would add
@@ -95,24 +135,44 @@ def row_figures(row: str, out: str) -> dict | None:
     rerankers = [s for s in rep["systems"] if s["name"] != "baseline"]
     chosen = max(rerankers, key=lambda s: s["dev"]["f1"])  # the dev F picks; test never does
     stages = rep["stages"]
-    own = sum(v for k, v in stages.items() if k not in ("read", "outputs")
-              and not (row not in OWN_LISTS and k == "tagger_and_nbest"))
-    return {"row": row, "tagger_gazetteers": ROWS[row][0], "reranker_gazetteers": ROWS[row][1],
-            "context": ROWS[row][2],
-            "f1": {n: [systems[n]["dev"]["f1"], systems[n]["test"]["f1"]] for n in SYSTEMS if n in systems},
-            "dev_choice": chosen["name"], "dev_choice_unseen_test_f1": chosen["test_breakdown"]["unseen"]["f1"],
-            "seconds": own, "seconds_total": rep["seconds_total"], "features": rep["data"]["features"]}
+    own = sum(
+        v
+        for k, v in stages.items()
+        if k not in ("read", "outputs") and not (row not in OWN_LISTS and k == "tagger_and_nbest")
+    )
+    return {
+        "row": row,
+        "tagger_gazetteers": ROWS[row][0],
+        "reranker_gazetteers": ROWS[row][1],
+        "context": ROWS[row][2],
+        "f1": {
+            n: [systems[n]["dev"]["f1"], systems[n]["test"]["f1"]] for n in SYSTEMS if n in systems
+        },
+        "dev_choice": chosen["name"],
+        "dev_choice_unseen_test_f1": chosen["test_breakdown"]["unseen"]["f1"],
+        "seconds": own,
+        "seconds_total": rep["seconds_total"],
+        "features": rep["data"]["features"],
+    }
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| row | tagger gazetteers | reranker gazetteers | context | " + " | ".join(SYSTEMS)
-            + " | dev choice: unseen test F | seconds |")
+    head = (
+        "| row | tagger gazetteers | reranker gazetteers | context | "
+        + " | ".join(SYSTEMS)
+        + " | dev choice: unseen test F | seconds |"
+    )
     lines = [head, "|" + "---|" * (len(SYSTEMS) + 6)]
     for r in rows:
-        cells = [f"{r['f1'][n][0]:.2f} / {r['f1'][n][1]:.2f}" if n in r["f1"] else "" for n in SYSTEMS]
-        lines.append(f"| {r['row']} | {r['tagger_gazetteers']} | {r['reranker_gazetteers']} | {r['context']} | "
-                     + " | ".join(cells) + f" | {r['dev_choice']}: {r['dev_choice_unseen_test_f1']:.2f} | "
-                     f"{r['seconds']:.0f} |")
+        cells = [
+            f"{r['f1'][n][0]:.2f} / {r['f1'][n][1]:.2f}" if n in r["f1"] else "" for n in SYSTEMS
+        ]
+        lines.append(
+            f"| {r['row']} | {r['tagger_gazetteers']} | {r['reranker_gazetteers']} | {r['context']} | "
+            + " | ".join(cells)
+            + f" | {r['dev_choice']}: {r['dev_choice_unseen_test_f1']:.2f} | "
+            f"{r['seconds']:.0f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -123,9 +183,13 @@ def main(argv=None) -> int:
     ap.add_argument("--test", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows (default all)")
-    ap.add_argument("--options", default="", help="more experiment options for every row (e.g. '--rounds 1000')")
+    ap.add_argument(
+        "--options", default="", help="more experiment options for every row (e.g. '--rounds 1000')"
+    )
     ap.add_argument("--nice", type=int, default=0, help="run each experiment under nice -n K")
-    ap.add_argument("--table-only", action="store_true", help="write the table from the rows done, run nothing")
+    ap.add_argument(
+        "--table-only", action="store_true", help="write the table from the rows done, run nothing"
+    )
     args = ap.parse_args(argv)
     out = os.path.abspath(args.out)
     for k in ("train", "dev", "test"):
@@ -142,7 +206,11 @@ def main(argv=None) -> int:
             run_row(r, args, out)
     figures = [f for f in (row_figures(r, out) for r in rows) if f is not None]
     with open(os.path.join(out, "ablation.json"), "w", encoding="utf-8") as f:
-        json.dump({"rows": figures, "commands": {r: shlex.join(command(r, args, out)) for r in rows}}, f, indent=2)
+        json.dump(
+            {"rows": figures, "commands": {r: shlex.join(command(r, args, out)) for r in rows}},
+            f,
+            indent=2,
+        )
     md = table(figures)
     with open(os.path.join(out, "ablation.md"), "w", encoding="utf-8") as f:
         f.write(md)

@@ -44,7 +44,9 @@ INSPECT_PNG = "screenshot-inspect.png"
 
 
 def xdo(*args: str) -> str:
-    return subprocess.run(["xdotool", *args], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["xdotool", *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def key(*keys: str, pause: float = 0.15) -> None:
@@ -72,8 +74,11 @@ def find_window(proc: subprocess.Popen, timeout: float = 60) -> str:
     while time.time() < end:
         if proc.poll() is not None:
             raise SystemExit(f"the application exited with status {proc.returncode}")
-        out = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^nerstudio"], capture_output=True,
-                             text=True).stdout.split()
+        out = subprocess.run(
+            ["xdotool", "search", "--onlyvisible", "--name", "^nerstudio"],
+            capture_output=True,
+            text=True,
+        ).stdout.split()
         if out:
             return out[-1]
         time.sleep(0.2)
@@ -106,7 +111,9 @@ def annotate(wid: str, out: Path) -> None:
 
 def inspect(wid: str, out: Path) -> None:
     key("ctrl+2", "alt+1")
-    key("Home", "Down", pause=0.3)  # sentence 1, then the second sentence after it the reranker changed
+    key(
+        "Home", "Down", pause=0.3
+    )  # sentence 1, then the second sentence after it the reranker changed
     key("shift+F8", "shift+F8", pause=0.6)
     key("alt+2", "ctrl+d", pause=0.6)  # its pick against the tagger's top candidate
     shot(out / INSPECT_PNG)
@@ -125,7 +132,9 @@ def train(wid: str, out: Path, pos: dict) -> None:
 
 
 def teach(wid: str, out: Path) -> None:
-    key("ctrl+4", pause=5.0)  # entering Teach computes the training list's features (seconds on a busy machine)
+    key(
+        "ctrl+4", pause=5.0
+    )  # entering Teach computes the training list's features (seconds on a busy machine)
     for _ in range(5):
         key("F10", pause=0.5)
     time.sleep(1.5)
@@ -154,7 +163,8 @@ write_corpus(c.with_spans(spans), sys.argv[1])
 PLAIN_TEXT = (
     "Passenger numbers at Kessel Airport rose again in March, the Harbour Authority said on Tuesday.\n\n"
     "Maria Lindqvist, who runs the ferry line between Kessel and Port Albury, expects a busy summer. "
-    "The Albury Times reported that Nordvik Shipping will add two boats.\n")
+    "The Albury Times reported that Nordvik Shipping will add two boats.\n"
+)
 
 
 def uncertain(wid: str, out: Path) -> None:
@@ -167,43 +177,73 @@ def uncertain(wid: str, out: Path) -> None:
 
 def agreement(wid: str, out: Path, other: Path) -> None:
     key("ctrl+1", "alt+1", "Home")
-    key("alt+f", "Up", "Up", "Return", pause=1.0)  # File ▸ Compare annotations… (above Quit): A is the open corpus
+    key(
+        "alt+f", "Up", "Up", "Return", pause=1.0
+    )  # File ▸ Compare annotations… (above Quit): A is the open corpus
     key("Tab", "Tab")  # to B
     xdo("type", "--delay", "5", str(other))
     key("Return", pause=4.0)  # Compare; the result shows in the Agreement tab
-    click(wid, 950, 336)  # the second sentence that differs: both annotations, and the browser moves there
+    click(
+        wid, 950, 336
+    )  # the second sentence that differs: both annotations, and the browser moves there
     shot(out / "screenshot-agreement.png")
 
 
 def preannotate(wid: str, out: Path) -> None:
     key("ctrl+1")
-    key("alt+a", "Return", pause=1.5)  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
+    key(
+        "alt+a", "Return", pause=1.5
+    )  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
     key("Return", pause=6.0)
     key("alt+1", "Down", "Down", pause=0.5)
     shot(out / "screenshot-preannotate.png")
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs")
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--only", choices=("annotate", "inspect", "train", "teach", "uncertain", "agreement",
-                                       "preannotate"), action="append")
-    ap.add_argument("--inspect-as", metavar="PNG", help="only the Inspect task, saved under this name: the "
-                    "small-screen pictures (an Xvfb of 1024×768, or 1920×1080 with QT_SCALE_FACTOR=2)")
+    ap.add_argument(
+        "--only",
+        choices=("annotate", "inspect", "train", "teach", "uncertain", "agreement", "preannotate"),
+        action="append",
+    )
+    ap.add_argument(
+        "--inspect-as",
+        metavar="PNG",
+        help="only the Inspect task, saved under this name: the "
+        "small-screen pictures (an Xvfb of 1024×768, or 1920×1080 with QT_SCALE_FACTOR=2)",
+    )
     args = ap.parse_args()
     if not os.environ.get("DISPLAY"):
-        print("screenshots.py: no DISPLAY (start Xvfb :99 and openbox, then DISPLAY=:99)", file=sys.stderr)
+        print(
+            "screenshots.py: no DISPLAY (start Xvfb :99 and openbox, then DISPLAY=:99)",
+            file=sys.stderr,
+        )
         return 1
     for tool in ("xdotool", "import"):
         if shutil.which(tool) is None:
             print(f"screenshots.py: {tool} is not installed", file=sys.stderr)
             return 1
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-shots-"))
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
-               XDG_CACHE_HOME=str(tmp / "cache"))
+    env = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+    )
     env.pop("QT_QPA_PLATFORM", None)
-    todo = args.only or ["annotate", "inspect", "train", "teach", "uncertain", "agreement", "preannotate"]
+    todo = args.only or [
+        "annotate",
+        "inspect",
+        "train",
+        "teach",
+        "uncertain",
+        "agreement",
+        "preannotate",
+    ]
     if args.inspect_as:
         global INSPECT_PNG
         INSPECT_PNG, todo = args.inspect_as, ["inspect"]
@@ -212,7 +252,9 @@ def main() -> int:
         demo_shots = [t for t in todo if t != "preannotate"]
         if demo_shots:
             other = tmp / "second-annotator.conll"
-            subprocess.run([args.python, "-c", SECOND_ANNOTATOR, str(other)], check=True, cwd=str(ROOT))
+            subprocess.run(
+                [args.python, "-c", SECOND_ANNOTATOR, str(other)], check=True, cwd=str(ROOT)
+            )
             run_app(args.python, [], env, lambda wid: _demo_tasks(wid, args.out, demo_shots, other))
         if "preannotate" in todo:
             text = tmp / "harbour-news.txt"

@@ -26,7 +26,14 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.evaluation import evaluate_spans
 from nerstudio.tagging.maxent import MaxEntTagger
 
-TYPES = {"features": str, "cutoff_on": str, "l2": float, "cutoff": int, "max_iter": int, "task": str}
+TYPES = {
+    "features": str,
+    "cutoff_on": str,
+    "l2": float,
+    "cutoff": int,
+    "max_iter": int,
+    "task": str,
+}
 
 
 def parse_point(text: str) -> dict:
@@ -34,7 +41,9 @@ def parse_point(text: str) -> dict:
     for item in text.split():
         name, eq, value = item.partition("=")
         if not eq or name not in TYPES:
-            raise SystemExit(f"--point {text!r}: {item!r} is not NAME=VALUE with NAME in {', '.join(TYPES)}")
+            raise SystemExit(
+                f"--point {text!r}: {item!r} is not NAME=VALUE with NAME in {', '.join(TYPES)}"
+            )
         point[name] = TYPES[name](value)
     return point
 
@@ -49,17 +58,29 @@ def run_point(point: dict, train, dev, test) -> dict:
     t = time.perf_counter()
     tagger = MaxEntTagger(**{"task": "typed", "features": "conll", **point}).fit(train.sentences)
     seconds = time.perf_counter() - t
-    return {"settings": point, "dev": score(tagger, dev), "test": score(tagger, test), "train_seconds": seconds,
-            "parameters": int(tagger.mask_.sum()), "iterations": tagger.n_iter_, "stop": tagger.stop_reason_}
+    return {
+        "settings": point,
+        "dev": score(tagger, dev),
+        "test": score(tagger, test),
+        "train_seconds": seconds,
+        "parameters": int(tagger.mask_.sum()),
+        "iterations": tagger.n_iter_,
+        "stop": tagger.stop_reason_,
+    }
 
 
 def markdown(rows: list[dict]) -> str:
     best = max(range(len(rows)), key=lambda k: rows[k]["dev"]["f1"]) if rows else -1
-    lines = ["| settings | dev F | test F | parameters | iterations | train s |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| settings | dev F | test F | parameters | iterations | train s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for k, r in enumerate(rows):
         mark = " **(dev choice)**" if k == best else ""
-        lines.append(f"| {' '.join(f'{n}={v}' for n, v in r['settings'].items())}{mark} | {r['dev']['f1']:.2f} | "
-                     f"{r['test']['f1']:.2f} | {r['parameters']:,} | {r['iterations']} | {r['train_seconds']:.0f} |")
+        lines.append(
+            f"| {' '.join(f'{n}={v}' for n, v in r['settings'].items())}{mark} | {r['dev']['f1']:.2f} | "
+            f"{r['test']['f1']:.2f} | {r['parameters']:,} | {r['iterations']} | {r['train_seconds']:.0f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -79,11 +100,23 @@ def main(argv=None) -> int:
             continue
         row = run_point(point, train, dev, test)
         rows.append(row)
-        print(f"{point}: dev F {row['dev']['f1']:.2f}, test F {row['test']['f1']:.2f} "
-              f"({row['train_seconds']:.0f}s)", file=sys.stderr, flush=True)
+        print(
+            f"{point}: dev F {row['dev']['f1']:.2f}, test F {row['test']['f1']:.2f} "
+            f"({row['train_seconds']:.0f}s)",
+            file=sys.stderr,
+            flush=True,
+        )
         with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump({"train": os.path.abspath(args.train), "dev": os.path.abspath(args.dev),
-                       "test": os.path.abspath(args.test), "points": rows}, f, indent=2)
+            json.dump(
+                {
+                    "train": os.path.abspath(args.train),
+                    "dev": os.path.abspath(args.dev),
+                    "test": os.path.abspath(args.test),
+                    "points": rows,
+                },
+                f,
+                indent=2,
+            )
         os.replace(path + ".tmp", path)
     md = markdown(rows)
     with open(os.path.join(args.out, "grid.md"), "w", encoding="utf-8") as f:

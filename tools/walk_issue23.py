@@ -42,9 +42,15 @@ PHRASE = "Port Albury"
 
 
 def launch(tmp: Path, *args: str) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp / "config"), XDG_DATA_HOME=str(tmp / "data"),
-               XDG_CACHE_HOME=str(tmp / "cache"), HOME=str(tmp), NERSTUDIO_LABEL_KEYS=str(tmp / "keys.json"),
-               PYTHONPATH=str(ROOT))
+    env = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(tmp / "config"),
+        XDG_DATA_HOME=str(tmp / "data"),
+        XDG_CACHE_HOME=str(tmp / "cache"),
+        HOME=str(tmp),
+        NERSTUDIO_LABEL_KEYS=str(tmp / "keys.json"),
+        PYTHONPATH=str(ROOT),
+    )
     env.pop("QT_QPA_PLATFORM", None)
     proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *args], cwd=str(tmp), env=env)
     wid = find_window(proc)
@@ -68,7 +74,7 @@ def label_all(tmp: Path, out: Path) -> None:
     for s in c.sentences:
         keep = []
         for sp in s.spans:
-            if " ".join(s.words[sp.start:sp.end]) == PHRASE:
+            if " ".join(s.words[sp.start : sp.end]) == PHRASE:
                 seen += 1
                 if seen % 2:
                     continue  # the annotator missed this one
@@ -88,12 +94,20 @@ def label_all(tmp: Path, out: Path) -> None:
     finally:
         quit_app(proc)
     got = read_corpus(path)
-    found = [(k, a, b, lab) for k, s in enumerate(got.sentences) for a, b, lab in s.spans
-             if " ".join(s.words[a:b]) == PHRASE]
-    after = sorted((k, sp) for k, s in enumerate(got.sentences) for sp in s.spans if sp.label == "ORG")
+    found = [
+        (k, a, b, lab)
+        for k, s in enumerate(got.sentences)
+        for a, b, lab in s.spans
+        if " ".join(s.words[a:b]) == PHRASE
+    ]
+    after = sorted(
+        (k, sp) for k, s in enumerate(got.sentences) for sp in s.spans if sp.label == "ORG"
+    )
     assert len(found) == 4 and all(x[3] == "LOC" for x in found), found
     assert after == orgs, "an ORG entity changed"
-    print(f"label all: the 4 “{PHRASE}” entities are LOC in the saved file; the {len(orgs)} ORG ones unchanged")
+    print(
+        f"label all: the 4 “{PHRASE}” entities are LOC in the saved file; the {len(orgs)} ORG ones unchanged"
+    )
 
 
 def second_annotator(src: Path, dst: Path) -> None:
@@ -137,13 +151,20 @@ def adjudicate(tmp: Path, out: Path) -> None:
     r = rep["regions"]
     assert (r["take"], r["edit"]) == (3, 1) and r["undecided"] == r["disagreements"] - 4, r
     assert sum(len(s.spans) for s in merged.sentences) == rep["merged_entities"]
-    print(f"adjudicate: {r['disagreements']} disagreements, 3 taken, 1 edited, {r['undecided']} undecided; "
-          f"merged.jsonl holds {rep['merged_entities']} entities; agreement before: "
-          + "; ".join(f"{p['a']}–{p['b']} F1 {p['f1']:.2f}, kappa {p['kappa']:.3f}" for p in rep["agreement_before"]))
+    print(
+        f"adjudicate: {r['disagreements']} disagreements, 3 taken, 1 edited, {r['undecided']} undecided; "
+        f"merged.jsonl holds {rep['merged_entities']} entities; agreement before: "
+        + "; ".join(
+            f"{p['a']}–{p['b']} F1 {p['f1']:.2f}, kappa {p['kappa']:.3f}"
+            for p in rep["agreement_before"]
+        )
+    )
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "docs")
     ap.add_argument("--only", choices=("label-all", "adjudicate"), action="append")
     args = ap.parse_args()

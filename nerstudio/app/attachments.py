@@ -71,7 +71,7 @@ class NBestIndex:
         if self.correct is None:
             return
         correct, _proposed, n_gold = sentence_counts(self.nbest, i)
-        self.correct[int(self.offsets[i]):int(self.offsets[i + 1])] = correct
+        self.correct[int(self.offsets[i]) : int(self.offsets[i + 1])] = correct
         self.n_gold[i] = n_gold
 
 
@@ -79,8 +79,15 @@ def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]
     """:func:`nerstudio.nbest.span_counts` of one sentence of ``nb``: per candidate its
     correct and proposed entities, and the sentence's gold count."""
     from ..nbest import span_counts
-    one = NBestList(nb.tagset, [nb.words[i]], [nb.candidates[i]], [nb.logprobs[i]],
-                    None if nb.gold is None else [nb.gold[i]], [nb.ids[i]])
+
+    one = NBestList(
+        nb.tagset,
+        [nb.words[i]],
+        [nb.candidates[i]],
+        [nb.logprobs[i]],
+        None if nb.gold is None else [nb.gold[i]],
+        [nb.ids[i]],
+    )
     correct, proposed, n_gold = span_counts(one)
     return correct, proposed, int(n_gold[0])
 
@@ -138,7 +145,9 @@ def align(corpus: Corpus, nbest: NBestList) -> np.ndarray:
     return out
 
 
-def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None, revision: int = 0) -> NBestIndex:
+def index_nbest(
+    corpus: Corpus, nbest: NBestList, should_cancel=None, revision: int = 0
+) -> NBestIndex:
     """Line up ``nbest`` with ``corpus``, give it the corpus's gold (a :class:`CorpusGold`
     view; the list's own gold is only kept for sentences the corpus lacks) and count every
     candidate's correct entities against it. ``revision``: the document revision ``corpus`` is
@@ -157,6 +166,7 @@ def index_nbest(corpus: Corpus, nbest: NBestList, should_cancel=None, revision: 
     offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     from ..nbest import span_counts
+
     correct, proposed, n_gold = span_counts(nbest)
     if nbest.gold is None:
         correct = n_gold = None
@@ -202,8 +212,16 @@ class KTCandidates:
                 doc_of.append(d)
                 start_of.append(int(a))
         if len(doc_of) != len(origin):
-            raise ValueError(f"{len(origin)} sentence lists, but the documents hold {len(doc_of)} sentences")
-        return cls(model, doc_nbest, origin, np.asarray(doc_of, dtype=np.int64), np.asarray(start_of, dtype=np.int64))
+            raise ValueError(
+                f"{len(origin)} sentence lists, but the documents hold {len(doc_of)} sentences"
+            )
+        return cls(
+            model,
+            doc_nbest,
+            origin,
+            np.asarray(doc_of, dtype=np.int64),
+            np.asarray(start_of, dtype=np.int64),
+        )
 
     @property
     def joint(self) -> bool:
@@ -217,6 +235,7 @@ class KTCandidates:
         ``(terms [(name, family, count, weight, count·weight)], total score, Σ count·weight,
         document, document candidate)``; terms sorted by |contribution|."""
         from ..text.nonlocal_features import template_of
+
         d, jj = self.document_candidate(i, j)
         nb = self.doc_nbest
         total = float(nb.logprobs[d][jj])

@@ -34,8 +34,12 @@ MAX_DELAY_S = 5.0
 class AutosavePolicy:
     """When the next write is due (see the module docstring)."""
 
-    def __init__(self, debounce: float = DEBOUNCE_S, max_delay: float = MAX_DELAY_S,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        debounce: float = DEBOUNCE_S,
+        max_delay: float = MAX_DELAY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.debounce = float(debounce)
         self.max_delay = max(float(max_delay), self.debounce)
         self.clock = clock
@@ -86,7 +90,7 @@ class RecoveryOffer:
         return len(self.edits or ())
 
     def summary(self, now: float | None = None) -> str:
-        """"3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
+        """ "3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
         if self.edits is None:
             return f"{self.path}: not a readable recovery file"
         age = _age((now or time.time()) - self.written) if self.written else "at an unknown time"
@@ -98,15 +102,24 @@ class RecoveryOffer:
 class Autosaver:
     """Keeps this instance's recovery file of a document's corpus in step with its unsaved edits."""
 
-    def __init__(self, document: Document, folder: str, policy: AutosavePolicy | None = None,
-                 instance: Instance | None = None):
+    def __init__(
+        self,
+        document: Document,
+        folder: str,
+        policy: AutosavePolicy | None = None,
+        instance: Instance | None = None,
+    ):
         self.document = document
         self.folder = folder
         self.policy = policy or AutosavePolicy()
         self.instance = instance or Instance.new()
         self.written_path: str | None = None  # the last file written
-        self.adopted: list[str] = []  # recovered files of dead instances: removed once ours holds their edits
-        self.scheduled: Callable[[float | None], None] | None = None  # told the new deadline after a change
+        self.adopted: list[
+            str
+        ] = []  # recovered files of dead instances: removed once ours holds their edits
+        self.scheduled: Callable[[float | None], None] | None = (
+            None  # told the new deadline after a change
+        )
         document.subscribe(self._on_change)
 
     def recovery_file(self) -> str | None:
@@ -194,9 +207,14 @@ class Autosaver:
             if rec.corpus_path and os.path.abspath(rec.corpus_path) != here:
                 continue  # another corpus of the same name and hash prefix
             sents = c.sentences
-            edits = {k: spans for k, spans in rec.edits.items()
-                     if 0 <= k < len(sents) and sents[k].words == rec.words.get(k)
-                     and all(0 <= s.start < s.end <= len(sents[k]) for s in spans) and spans != sents[k].spans}
+            edits = {
+                k: spans
+                for k, spans in rec.edits.items()
+                if 0 <= k < len(sents)
+                and sents[k].words == rec.words.get(k)
+                and all(0 <= s.start < s.end <= len(sents[k]) for s in spans)
+                and spans != sents[k].spans
+            }
             if not edits:
                 self._remove(path)
                 continue

@@ -67,7 +67,9 @@ class Document:
 
     def __init__(self):
         self.corpus: Corpus | None = None
-        self.disk = None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
+        self.disk = (
+            None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
+        )
         self.revision = 0
         self.history = History(self._apply)
         self._listeners: list[Callable[[Change], None]] = []
@@ -86,7 +88,9 @@ class Document:
         self.kt_model = self.kt_model_path = None  # PerceptronTagger or JointTagger
         self.runs: list[Run] = []
         self.reviewed = np.zeros(0, dtype=bool)  # per sentence: reviewed (True) or pre-annotated
-        self.review_log: list[tuple[int, tuple[Span, ...]]] = []  # (sentence, its spans as it became reviewed)
+        self.review_log: list[
+            tuple[int, tuple[Span, ...]]
+        ] = []  # (sentence, its spans as it became reviewed)
         self.notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
         self.flagged = np.zeros(0, dtype=bool)  # per sentence: flagged by the annotator
 
@@ -96,7 +100,9 @@ class Document:
         self.nbest_file: FileStamp | None = None
         self._attached_rev = 0
         self.scored: Scored | None = None
-        self._scored_rev = self._data_rev = 0  # gold revision the scores were computed at / counted to
+        self._scored_rev = self._data_rev = (
+            0  # gold revision the scores were computed at / counted to
+        )
         self.kt: KTCandidates | None = None
 
     # -- listeners ------------------------------------------------------------------------
@@ -113,8 +119,15 @@ class Document:
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
-    def open(self, corpus: Corpus, keep_runs: bool = True, type_masks: dict | None = None,
-             reviewed=None, disk=None, marks=None) -> None:
+    def open(
+        self,
+        corpus: Corpus,
+        keep_runs: bool = True,
+        type_masks: dict | None = None,
+        reviewed=None,
+        disk=None,
+        marks=None,
+    ) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
         ``type_masks``: :func:`type_masks_of` the corpus, when a worker computed them already;
@@ -122,6 +135,7 @@ class Document:
         ``disk``: the fingerprint of its file taken before it was read (see app.saving);
         ``marks``: its notes and flags (a :class:`~.review.Marks`; default: as its file says)."""
         from .review import read
+
         if reviewed is None or marks is None:
             on_file = read(corpus)
             reviewed = on_file[0] if reviewed is None else reviewed
@@ -169,12 +183,17 @@ class Document:
         self.history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
         return old
 
-    def set_many(self, edits: dict[int, list[Span]], text: str, reviewed: bool = False) -> list[int]:
+    def set_many(
+        self, edits: dict[int, list[Span]], text: str, reviewed: bool = False
+    ) -> list[int]:
         """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
         those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
         c = self.corpus
-        todo = tuple((k, tuple(c.sentences[k].spans), tuple(sorted(v))) for k, v in sorted(edits.items())
-                     if sorted(v) != list(c.sentences[k].spans))
+        todo = tuple(
+            (k, tuple(c.sentences[k].spans), tuple(sorted(v)))
+            for k, v in sorted(edits.items())
+            if sorted(v) != list(c.sentences[k].spans)
+        )
         if todo:
             reviews = tuple(k for k, _, _ in todo if not self.reviewed[k]) if reviewed else ()
             self.history.push(SetSpans(todo, text, reviews))
@@ -193,6 +212,7 @@ class Document:
     def marks(self):
         """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
         from .review import Marks
+
         return Marks(dict(self.notes), self.flagged.copy())
 
     def set_note(self, k: int, text: str) -> bool:
@@ -203,7 +223,9 @@ class Document:
         if text == old[0]:
             return False
         what = "note on" if text else "remove the note of"
-        self.history.push(SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),)))
+        self.history.push(
+            SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),))
+        )
         return True
 
     def set_flag(self, k: int, value: bool) -> bool:
@@ -213,7 +235,9 @@ class Document:
         if old[1] == bool(value):
             return False
         what = "flag" if value else "unflag"
-        self.history.push(SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),)))
+        self.history.push(
+            SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
+        )
         return True
 
     def undo(self) -> SetSpans | None:
@@ -222,8 +246,14 @@ class Document:
     def redo(self) -> SetSpans | None:
         return self.history.redo()
 
-    def _apply(self, spans: dict[int, list[Span]], text: str, reviews: tuple[int, ...] = (),
-               value: bool = True, marks: dict | None = None) -> None:
+    def _apply(
+        self,
+        spans: dict[int, list[Span]],
+        text: str,
+        reviews: tuple[int, ...] = (),
+        value: bool = True,
+        marks: dict | None = None,
+    ) -> None:
         if marks:
             for k, (note, flag) in marks.items():
                 if note:
@@ -279,8 +309,14 @@ class Document:
         self._emit("saved")
 
     # -- attachments ----------------------------------------------------------------------
-    def attach_nbest(self, index: NBestIndex, path: str | None = None, stamp: FileStamp | None = None,
-                     kt: KTCandidates | None = None, scored: Scored | None = None) -> None:
+    def attach_nbest(
+        self,
+        index: NBestIndex,
+        path: str | None = None,
+        stamp: FileStamp | None = None,
+        kt: KTCandidates | None = None,
+        scored: Scored | None = None,
+    ) -> None:
         """Attach an N-best list (indexed by :func:`~nerstudio.app.attachments.index_nbest` at
         revision ``index.revision``); a previous list, its scores and candidates go."""
         self.nbest_index, self.nbest_path, self.nbest_file, self.kt = index, path, stamp, kt
@@ -303,7 +339,9 @@ class Document:
         self.tagger, self.tagger_path = tagger, path
         self._emit("tagger")
 
-    def set_dev_nbest(self, nbest: NBestList | None, path: str | None = None, stamp: FileStamp | None = None) -> None:
+    def set_dev_nbest(
+        self, nbest: NBestList | None, path: str | None = None, stamp: FileStamp | None = None
+    ) -> None:
         self.dev_nbest, self.dev_nbest_path, self.dev_nbest_file = nbest, path, stamp
         self._emit("dev")
 
@@ -339,7 +377,12 @@ class Document:
         d = self.scored.data if self.scored is not None else None
         if d is None or self._data_rev == self.revision:
             return
-        if d.correct is not None and d.n_gold is not None and ix.correct is not None and len(d) == len(ix.nbest):
+        if (
+            d.correct is not None
+            and d.n_gold is not None
+            and ix.correct is not None
+            and len(d) == len(ix.nbest)
+        ):
             for k in self.changed_since(self._data_rev):
                 i = int(ix.row_of[k])
                 if i >= 0:
@@ -402,9 +445,21 @@ class Document:
         nb = self.nbest
         if nb is None:
             return None
-        gold = nb.gold.snapshot() if hasattr(nb.gold, "snapshot") else (None if nb.gold is None else list(nb.gold))
-        return NBestList(nb.tagset, nb.words, nb.candidates, nb.logprobs, gold, nb.ids, nb.meta,
-                         _span_cache=nb._span_cache)
+        gold = (
+            nb.gold.snapshot()
+            if hasattr(nb.gold, "snapshot")
+            else (None if nb.gold is None else list(nb.gold))
+        )
+        return NBestList(
+            nb.tagset,
+            nb.words,
+            nb.candidates,
+            nb.logprobs,
+            gold,
+            nb.ids,
+            nb.meta,
+            _span_cache=nb._span_cache,
+        )
 
     def nbest_source(self) -> str | None:
         """The file holding exactly the attached list with the current gold (read from it, its
@@ -444,9 +499,15 @@ class Document:
 
     def _flags(self) -> dict[str, np.ndarray]:
         n = len(self.corpus) if self.corpus else 0
-        out = {"has_nbest": np.zeros(n, bool), "error": np.zeros(n, bool), "changed": np.zeros(n, bool),
-               "missing": np.zeros(n, bool), "unreviewed": ~self.reviewed,
-               "flagged": self.flagged.copy(), "noted": np.zeros(n, bool)}
+        out = {
+            "has_nbest": np.zeros(n, bool),
+            "error": np.zeros(n, bool),
+            "changed": np.zeros(n, bool),
+            "missing": np.zeros(n, bool),
+            "unreviewed": ~self.reviewed,
+            "flagged": self.flagged.copy(),
+            "noted": np.zeros(n, bool),
+        }
         out["noted"][list(self.notes)] = True
         ix = self.nbest_index
         if ix is None or n == 0:

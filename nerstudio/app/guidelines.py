@@ -75,7 +75,9 @@ def read_guidelines(path: str) -> str:
     (the file cannot be read) or ValueError (larger than :data:`MAX_BYTES`)."""
     size = os.path.getsize(path)
     if size > MAX_BYTES:
-        raise ValueError(f"{os.path.basename(path)} is {size:,} bytes: too large for a guidelines file")
+        raise ValueError(
+            f"{os.path.basename(path)} is {size:,} bytes: too large for a guidelines file"
+        )
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
 
@@ -107,8 +109,12 @@ def label_descriptions(markdown: str, labels=None) -> dict[str, str]:
             j = i
             while j < len(lines) and not lines[j].strip():
                 j += 1
-            while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith(("#", "```", "~~~")) \
-                    and not _LIST.match(lines[j]):
+            while (
+                j < len(lines)
+                and lines[j].strip()
+                and not lines[j].lstrip().startswith(("#", "```", "~~~"))
+                and not _LIST.match(lines[j])
+            ):
                 para.append(lines[j].strip())
                 j += 1
             text = _plain(" — ".join(x for x in (title, " ".join(para)) if x))

@@ -42,7 +42,9 @@ class History:
     """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text, reviews, value,
     k_to_mark)`` puts spans, review states, notes and flags in place (the document's own method)."""
 
-    def __init__(self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool, dict], None]):
+    def __init__(
+        self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool, dict], None]
+    ):
         self._apply = apply
         self.commands: list[SetSpans] = []
         self.index = 0  # commands[:index] are done
@@ -90,19 +92,29 @@ class History:
         """Do ``cmd`` and make it the last step (the redo branch is dropped)."""
         if self.clean_index is not None and self.clean_index > self.index:
             self.clean_index = None
-        del self.commands[self.index:]
+        del self.commands[self.index :]
         self.commands.append(cmd)
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value,
-                    {k: new for k, _, new in cmd.marks})
+        self._apply(
+            {k: list(new) for k, _, new in cmd.edits},
+            cmd.text,
+            cmd.reviews,
+            cmd.review_value,
+            {k: new for k, _, new in cmd.marks},
+        )
 
     def undo(self) -> SetSpans | None:
         if not self.can_undo():
             return None
         self.index -= 1
         cmd = self.commands[self.index]
-        self._apply({k: list(old) for k, old, _ in cmd.edits}, "undo " + cmd.text, cmd.reviews, not cmd.review_value,
-                    {k: old for k, old, _ in cmd.marks})
+        self._apply(
+            {k: list(old) for k, old, _ in cmd.edits},
+            "undo " + cmd.text,
+            cmd.reviews,
+            not cmd.review_value,
+            {k: old for k, old, _ in cmd.marks},
+        )
         return cmd
 
     def redo(self) -> SetSpans | None:
@@ -110,6 +122,11 @@ class History:
             return None
         cmd = self.commands[self.index]
         self.index += 1
-        self._apply({k: list(new) for k, _, new in cmd.edits}, cmd.text, cmd.reviews, cmd.review_value,
-                    {k: new for k, _, new in cmd.marks})
+        self._apply(
+            {k: list(new) for k, _, new in cmd.edits},
+            cmd.text,
+            cmd.reviews,
+            cmd.review_value,
+            {k: new for k, _, new in cmd.marks},
+        )
         return cmd

@@ -31,7 +31,9 @@ def snapshot(corpus: Corpus) -> list[list[Span]]:
 def release(corpus: Corpus) -> None:
     """Free a :func:`frozen` copy a few thousand sentences at a time: freeing it in one go is
     one long call that holds the interpreter lock (and the window's thread) for a large corpus."""
-    flat = corpus._sentences or [s for d in corpus.documents for s in d.sentences]  # the cache holds them too
+    flat = corpus._sentences or [
+        s for d in corpus.documents for s in d.sentences
+    ]  # the cache holds them too
     corpus._sentences = None
     for d in corpus.documents:
         d.sentences = []
@@ -73,8 +75,9 @@ def _first_difference(mine: Corpus, theirs: Corpus) -> str:
     a, b = mine.sentences, theirs.sentences
     if len(a) != len(b):
         return f"the file now has {len(b):,} sentences, this window {len(a):,}"
-    if [d.id for d in mine.documents] != [d.id for d in theirs.documents] or \
-            [len(d.sentences) for d in mine.documents] != [len(d.sentences) for d in theirs.documents]:
+    if [d.id for d in mine.documents] != [d.id for d in theirs.documents] or [
+        len(d.sentences) for d in mine.documents
+    ] != [len(d.sentences) for d in theirs.documents]:
         return "the documents of the file changed"
     for k, (s, t) in enumerate(zip(a, b)):
         if s.words != t.words:
@@ -122,12 +125,18 @@ def describe(plan_: MergePlan, limit: int = 8, prefix: str = "Keep both: ") -> s
     if not plan_.aligned:
         return f"Keep both is not possible: {plan_.why}."
     take, mine = len(plan_.take), len(plan_.mine)
-    text = (f"{prefix}{sentences(take)} {'takes' if take == 1 else 'take'} the file's entities, "
-            f"{sentences(mine)} {'keeps' if mine == 1 else 'keep'} this window's")
+    text = (
+        f"{prefix}{sentences(take)} {'takes' if take == 1 else 'take'} the file's entities, "
+        f"{sentences(mine)} {'keeps' if mine == 1 else 'keep'} this window's"
+    )
     if plan_.conflicts:
         n = len(plan_.conflicts)
-        shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (", …" if n > limit else "")
-        text += (f"; {'it was' if n == 1 else f'{n:,} were'} changed in both versions, and this window's "
-                 f"{'is' if n == 1 else 'are'} kept (conflict{'' if n == 1 else 's'}: sentence{'' if n == 1 else 's'} "
-                 f"{shown})")
+        shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (
+            ", …" if n > limit else ""
+        )
+        text += (
+            f"; {'it was' if n == 1 else f'{n:,} were'} changed in both versions, and this window's "
+            f"{'is' if n == 1 else 'are'} kept (conflict{'' if n == 1 else 's'}: sentence{'' if n == 1 else 's'} "
+            f"{shown})"
+        )
     return text + "."

@@ -57,15 +57,20 @@ class LabelOrders:
             try:
                 with open(path, encoding="utf-8") as f:
                     data = json.load(f)
-                self.remembered = [tuple(str(x) for x in o) for o in data.get("orders", [])
-                                   if isinstance(o, list)]
+                self.remembered = [
+                    tuple(str(x) for x in o) for o in data.get("orders", []) if isinstance(o, list)
+                ]
             except (OSError, ValueError, AttributeError) as exc:  # unreadable: start afresh, say so
-                log.warning("%s: cannot read the remembered label keys (%s); starting afresh", path, exc)
+                log.warning(
+                    "%s: cannot read the remembered label keys (%s); starting afresh", path, exc
+                )
 
     def _entries(self) -> list[tuple[str, ...]]:
         return [*KNOWN_ORDERS, *self.remembered]
 
-    def order(self, labels: Iterable[str], current: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    def order(
+        self, labels: Iterable[str], current: tuple[str, ...] | None = None
+    ) -> tuple[str, ...]:
         """The type order for ``labels``; ``current``: the order in use this session (kept, new
         types appended)."""
         want = set(labels)
@@ -93,7 +98,12 @@ class LabelOrders:
             try:
                 os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
                 with atomic_open(self.path) as f:
-                    json.dump({"orders": [list(o) for o in self.remembered]}, f, ensure_ascii=False, indent=1)
+                    json.dump(
+                        {"orders": [list(o) for o in self.remembered]},
+                        f,
+                        ensure_ascii=False,
+                        indent=1,
+                    )
             except OSError as exc:  # the keys still hold for this session
                 log.warning("%s: cannot remember the label keys (%s)", self.path, exc)
         return order

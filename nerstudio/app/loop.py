@@ -77,7 +77,11 @@ class BatchScore:
 
 def score_batch(suggested: Sequence[Sequence[Span]], kept: Sequence[Sequence[Span]]) -> BatchScore:
     ev = evaluate_spans(kept, suggested)
-    parts = np.array([corrections(s, k) for s, k in zip(suggested, kept)], dtype=np.int64).reshape(-1, 3).sum(axis=0)
+    parts = (
+        np.array([corrections(s, k) for s, k in zip(suggested, kept)], dtype=np.int64)
+        .reshape(-1, 3)
+        .sum(axis=0)
+    )
     return BatchScore(len(kept), ev.overall.f1, int(parts.sum()), *(int(x) for x in parts))
 
 
@@ -88,7 +92,7 @@ def batch_scores(document, size: int = EVERY) -> list[BatchScore]:
     sents = document.corpus.sentences if document.corpus is not None else []
     out = []
     for i in range(0, len(log), size):
-        part = log[i:i + size]
+        part = log[i : i + size]
         out.append(score_batch([list(s) for _, s in part], [sents[k].spans for k, _ in part]))
     return out
 
@@ -131,8 +135,14 @@ class OnlineLearner:
     (max-ent); ``every``: reviewed sentences between two max-ent trainings; ``passes``: perceptron
     passes over each newly reviewed sentence; ``n``: N-best size."""
 
-    def __init__(self, tagger, seed: Sequence[Sentence] = (), every: int = EVERY, passes: int = 1,
-                 n: int = N_CANDIDATES):
+    def __init__(
+        self,
+        tagger,
+        seed: Sequence[Sentence] = (),
+        every: int = EVERY,
+        passes: int = 1,
+        n: int = N_CANDIDATES,
+    ):
         if every < 1 or passes < 1 or n < 1:
             raise ValueError("every, passes and n must be at least 1")
         self.tagger = tagger
@@ -155,8 +165,13 @@ class OnlineLearner:
         new = len(self.new(rnd))
         return new > 0 if self.online else new >= self.every
 
-    def run(self, rnd: Round, progress: Callable[[int, int], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, train: bool | None = None) -> RoundResult:
+    def run(
+        self,
+        rnd: Round,
+        progress: Callable[[int, int], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+        train: bool | None = None,
+    ) -> RoundResult:
         """Learn (when :meth:`due`, or as ``train`` says), then decode: the worker's part. The
         current tagger is not changed (:meth:`adopt` does that)."""
         train = self.due(rnd) if train is None else train
@@ -180,7 +195,9 @@ class OnlineLearner:
         for i, k in enumerate(rows):
             if k not in rnd.reviewed:
                 spans = nb.candidate_spans(i)[0] if nb.n_candidates(i) else []
-                suggestions[k] = sorted(spans if nb.typed else [Span(a, b, PLACEHOLDER) for a, b, _ in spans])
+                suggestions[k] = sorted(
+                    spans if nb.typed else [Span(a, b, PLACEHOLDER) for a, b, _ in spans]
+                )
         return RoundResult(tagger, rnd.revision, nb, rows, suggestions, learned, train, note)
 
     def adopt(self, result: RoundResult) -> None:
@@ -199,13 +216,26 @@ class OnlineLearner:
 
 def _params(tagger) -> dict:
     """The constructor settings of a max-ent tagger (a loaded one knows them too)."""
-    keys = ("task", "features", "cutoff", "l2", "optimizer", "max_iter", "tol", "cutoff_on", "maxcor", "threads")
+    keys = (
+        "task",
+        "features",
+        "cutoff",
+        "l2",
+        "optimizer",
+        "max_iter",
+        "tol",
+        "cutoff_on",
+        "maxcor",
+        "threads",
+    )
     out = {k: getattr(tagger, k) for k in keys if hasattr(tagger, k)}
     out["labels"] = None  # the reviewed sentences may bring a type the old model lacks
     return out
 
 
-def decode(tagger, sentences: Sequence[Sentence], n: int, progress=None, should_cancel=None) -> NBestList:
+def decode(
+    tagger, sentences: Sequence[Sentence], n: int, progress=None, should_cancel=None
+) -> NBestList:
     """The tagger's ``n`` best candidates of every sentence, in batches with progress and
     cancellation (:class:`~nerstudio.errors.Cancelled`)."""
     parts = []
@@ -213,7 +243,7 @@ def decode(tagger, sentences: Sequence[Sentence], n: int, progress=None, should_
     for start in range(0, total, DECODE_BATCH):
         if should_cancel is not None and should_cancel():
             raise Cancelled("the annotation loop was cancelled")
-        parts.append(tagger_nbest(tagger, sentences[start:start + DECODE_BATCH], n))
+        parts.append(tagger_nbest(tagger, sentences[start : start + DECODE_BATCH], n))
         if progress is not None:
             progress(min(total, start + DECODE_BATCH), total)
     if not parts:
@@ -225,8 +255,11 @@ def apply(document, result: RoundResult, text: str = "model in the loop") -> lis
     """Put a round's suggestions in place (one undoable edit of the sentences neither reviewed
     nor edited since the snapshot) and attach its N-best list; returns the sentences changed."""
     edited = set(document.changed_since(result.revision).tolist())
-    edits = {k: spans for k, spans in result.suggestions.items()
-             if not document.reviewed[k] and k not in edited}
+    edits = {
+        k: spans
+        for k, spans in result.suggestions.items()
+        if not document.reviewed[k] and k not in edited
+    }
     changed = document.set_many(edits, text)
     document.attach_nbest(index_nbest(document.corpus, result.nbest, revision=document.revision))
     return changed

@@ -53,7 +53,9 @@ def tokens_of(phrase: str) -> list[str]:
     return phrase.split()
 
 
-def find(sentences: Sequence[Sentence], phrase: Sequence[str] | str, case_sensitive: bool = True) -> list[Occurrence]:
+def find(
+    sentences: Sequence[Sentence], phrase: Sequence[str] | str, case_sensitive: bool = True
+) -> list[Occurrence]:
     """Every occurrence of ``phrase`` (tokens, or a string split at whitespace) as a run of whole
     tokens, left to right; occurrences in one sentence never overlap (as a text search finds them)."""
     want = tokens_of(phrase) if isinstance(phrase, str) else list(phrase)
@@ -67,7 +69,7 @@ def find(sentences: Sequence[Sentence], phrase: Sequence[str] | str, case_sensit
         words = s.words
         i = 0
         while i + m <= len(words):
-            if norm(words[i]) == want[0] and [norm(w) for w in words[i:i + m]] == want:
+            if norm(words[i]) == want[0] and [norm(w) for w in words[i : i + m]] == want:
                 existing = tuple(sp for sp in s.spans if sp.start < i + m and i < sp.end)
                 out.append(Occurrence(k, i, i + m, existing))
                 i += m
@@ -83,7 +85,9 @@ class Report:
     added: int = 0
     relabelled: int = 0
     unchanged: int = 0
-    replaced: list[tuple[int, Span]] = field(default_factory=list)  # (sentence, entity) removed for an overlap
+    replaced: list[tuple[int, Span]] = field(
+        default_factory=list
+    )  # (sentence, entity) removed for an overlap
     removed: int = 0
 
     def text(self, label: str = "") -> str:
@@ -95,14 +99,17 @@ class Report:
         if self.unchanged:
             parts.append(f"{self.unchanged} already right")
         if self.replaced:
-            parts.append(f"{len(self.replaced)} overlapping entit{'y' if len(self.replaced) == 1 else 'ies'} replaced")
+            parts.append(
+                f"{len(self.replaced)} overlapping entit{'y' if len(self.replaced) == 1 else 'ies'} replaced"
+            )
         if self.removed:
             parts.append(f"{self.removed} entit{'y' if self.removed == 1 else 'ies'} removed")
         return ", ".join(parts) or "nothing to change"
 
 
-def label_edit(sentences: Sequence[Sentence], chosen: Iterable[Occurrence], label: str
-               ) -> tuple[dict[int, list[Span]], Report]:
+def label_edit(
+    sentences: Sequence[Sentence], chosen: Iterable[Occurrence], label: str
+) -> tuple[dict[int, list[Span]], Report]:
     """The new spans of every sentence an occurrence in ``chosen`` changes (an entity of ``label``
     over each; entities overlapping it removed), and the :class:`Report`."""
     by_k: dict[int, list[Occurrence]] = {}
@@ -130,8 +137,9 @@ def label_edit(sentences: Sequence[Sentence], chosen: Iterable[Occurrence], labe
     return edits, rep
 
 
-def remove_edit(sentences: Sequence[Sentence], chosen: Iterable[Occurrence], label: str | None = None
-                ) -> tuple[dict[int, list[Span]], Report]:
+def remove_edit(
+    sentences: Sequence[Sentence], chosen: Iterable[Occurrence], label: str | None = None
+) -> tuple[dict[int, list[Span]], Report]:
     """Remove the entities spanning exactly an occurrence in ``chosen`` (only those of ``label``
     when given); entities that merely overlap one are kept."""
     rep = Report()

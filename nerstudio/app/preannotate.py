@@ -78,8 +78,10 @@ class Preannotation:
 
     def summary(self) -> str:
         """One line: how many sentences were pre-annotated, and with how many entities."""
-        out = (f"pre-annotated {self.changed:,} of {self.predicted:,} sentence(s) with {self.entities:,} "
-               f"entit{'y' if self.entities == 1 else 'ies'}")
+        out = (
+            f"pre-annotated {self.changed:,} of {self.predicted:,} sentence(s) with {self.entities:,} "
+            f"entit{'y' if self.entities == 1 else 'ies'}"
+        )
         if self.kept:
             out += f"; {self.kept:,} sentence(s) that had entities kept"
         if self.skipped:
@@ -92,10 +94,15 @@ def targets(sentences: Sequence[Sentence], replace: bool = False) -> list[int]:
     return [k for k, s in enumerate(sentences) if len(s.words) and (replace or not s.spans)]
 
 
-def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int = N_CANDIDATES,
-            batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None,
-            documents: Sequence[int] | None = None) -> list[list[Span]]:
+def predict(
+    model: Model,
+    sentences: Sequence[Sentence | Sequence[str]],
+    n: int = N_CANDIDATES,
+    batch: int = BATCH_SENTENCES,
+    progress: Callable[[int, int], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    documents: Sequence[int] | None = None,
+) -> list[list[Span]]:
     """The predicted spans of every sentence, in order. A sentence is a non-empty token list or a
     :class:`~nerstudio.corpus.model.Sentence` (its extra columns, POS and chunk, reach a model
     trained with them; its gold is not read). ``documents``: each sentence's document, for a
@@ -113,7 +120,7 @@ def predict(model: Model, sentences: Sequence[Sentence | Sequence[str]], n: int 
     for start in range(0, total, batch):
         if should_cancel is not None and should_cancel():
             raise Cancelled("pre-annotation cancelled")
-        nb = tagger_nbest(model.tagger, sentences[start:start + batch], n)
+        nb = tagger_nbest(model.tagger, sentences[start : start + batch], n)
         if whole:
             decoded.append(nb)
         else:
@@ -136,24 +143,42 @@ def _chosen_spans(nb, chosen) -> list[list[Span]]:
     return out
 
 
-def predict_corpus(model: Model, sentences: Sequence[Sentence], documents: Sequence[int], ks: Sequence[int],
-                   n: int = N_CANDIDATES, batch: int = BATCH_SENTENCES,
-                   progress: Callable[[int, int], None] | None = None,
-                   should_cancel: Callable[[], bool] | None = None) -> list[list[Span]]:
+def predict_corpus(
+    model: Model,
+    sentences: Sequence[Sentence],
+    documents: Sequence[int],
+    ks: Sequence[int],
+    n: int = N_CANDIDATES,
+    batch: int = BATCH_SENTENCES,
+    progress: Callable[[int, int], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> list[list[Span]]:
     """The predicted spans of sentences ``ks`` of a corpus (``sentences``, with ``documents`` the
     document of each): only ``ks`` are decoded, unless the reranker has context features, which
     need every non-empty sentence (see the module docstring)."""
     if not needs_documents(model.reranker):
         return predict(model, [sentences[k] for k in ks], n, batch, progress, should_cancel)
     every = [k for k, s in enumerate(sentences) if len(s.words)]
-    spans = predict(model, [sentences[k] for k in every], n, batch, progress, should_cancel,
-                    [documents[k] for k in every])
+    spans = predict(
+        model,
+        [sentences[k] for k in every],
+        n,
+        batch,
+        progress,
+        should_cancel,
+        [documents[k] for k in every],
+    )
     at = {k: i for i, k in enumerate(every)}
     return [spans[at[k]] for k in ks]
 
 
-def edits_for(sentences: Sequence[Sentence], ks: Sequence[int], predicted: Sequence[Sequence[Span]],
-              replace: bool = False, skip: Sequence[int] = ()) -> Preannotation:
+def edits_for(
+    sentences: Sequence[Sentence],
+    ks: Sequence[int],
+    predicted: Sequence[Sequence[Span]],
+    replace: bool = False,
+    skip: Sequence[int] = (),
+) -> Preannotation:
     """The :class:`Preannotation` of predictions ``predicted`` for sentences ``ks`` of
     ``sentences`` as they are now: a sentence in ``skip`` (edited since the prediction started)
     and, without ``replace``, a sentence that has entities now are left alone; one whose gold
@@ -173,14 +198,22 @@ def edits_for(sentences: Sequence[Sentence], ks: Sequence[int], predicted: Seque
     return res
 
 
-def preannotate(corpus: Corpus, model: Model, replace: bool = False, n: int = N_CANDIDATES,
-                batch: int = BATCH_SENTENCES, progress: Callable[[int, int], None] | None = None,
-                should_cancel: Callable[[], bool] | None = None) -> Preannotation:
+def preannotate(
+    corpus: Corpus,
+    model: Model,
+    replace: bool = False,
+    n: int = N_CANDIDATES,
+    batch: int = BATCH_SENTENCES,
+    progress: Callable[[int, int], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> Preannotation:
     """Predict the sentences the policy names (see the module docstring) and say what changes;
     ``corpus`` itself is not changed (:func:`apply` does that)."""
     ks = targets(corpus.sentences, replace)
     documents = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
-    spans = predict_corpus(model, corpus.sentences, documents, ks, n, batch, progress, should_cancel)
+    spans = predict_corpus(
+        model, corpus.sentences, documents, ks, n, batch, progress, should_cancel
+    )
     res = edits_for(corpus.sentences, ks, spans, replace)
     res.model = model.describe()
     return res

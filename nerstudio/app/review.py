@@ -117,7 +117,9 @@ def read(corpus: Corpus) -> tuple[np.ndarray, Marks]:
             data = json.load(f)
         ks = _check_sidecar(data, corpus)
     except (OSError, ValueError, RecursionError) as exc:
-        corpus.notes.append(f"{os.path.basename(side)}: review states, notes and flags not read: {exc}")
+        corpus.notes.append(
+            f"{os.path.basename(side)}: review states, notes and flags not read: {exc}"
+        )
         return out, marks
     out[ks] = True
     try:
@@ -157,8 +159,10 @@ def _read_records(corpus: Corpus, out: np.ndarray, marks: Marks) -> None:
         elif value is not None:
             bad_review += 1
             if bad_review == 1:
-                corpus.notes.append(f"{name}:{s.line}: {REVIEW_FIELD} {value!r} is not {REVIEWED!r}: the sentence "
-                                    "is taken as pre-annotated")
+                corpus.notes.append(
+                    f"{name}:{s.line}: {REVIEW_FIELD} {value!r} is not {REVIEWED!r}: the sentence "
+                    "is taken as pre-annotated"
+                )
         if isinstance(note, str) and note.strip():
             marks.notes[k] = note
         if flag is True:
@@ -166,8 +170,10 @@ def _read_records(corpus: Corpus, out: np.ndarray, marks: Marks) -> None:
         if not (note is None or isinstance(note, str)) or flag not in (None, False, True):
             bad_mark += 1
             if bad_mark == 1:
-                corpus.notes.append(f"{name}:{s.line}: {NOTE_FIELD} must be a text and {FLAG_FIELD} true or "
-                                    "false: what is not is ignored")
+                corpus.notes.append(
+                    f"{name}:{s.line}: {NOTE_FIELD} must be a text and {FLAG_FIELD} true or "
+                    "false: what is not is ignored"
+                )
 
 
 def _sidecar_marks(data: dict, n: int) -> tuple[dict[int, str], list[int]]:
@@ -179,7 +185,9 @@ def _sidecar_marks(data: dict, n: int) -> tuple[dict[int, str], list[int]]:
     except ValueError:
         raise ValueError('"notes" has a key that is not a sentence number') from None
     flagged = data.get("flagged", [])
-    if not isinstance(flagged, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in flagged):
+    if not isinstance(flagged, list) or not all(
+        isinstance(k, int) and not isinstance(k, bool) for k in flagged
+    ):
         raise ValueError('"flagged" is not a list of sentence numbers')
     if any(not 0 <= k < n for k in [*notes, *flagged]):
         raise ValueError('"notes" or "flagged" names a sentence the corpus does not have')
@@ -192,11 +200,15 @@ def _check_sidecar(data, corpus: Corpus) -> np.ndarray:
     if data.get("version") != SIDECAR_VERSION:
         raise ValueError(f"version {data.get('version')!r} is not {SIDECAR_VERSION}")
     if data.get("sentences") != len(corpus):
-        raise ValueError(f"written for {data.get('sentences')!r} sentences, the corpus has {len(corpus)}")
+        raise ValueError(
+            f"written for {data.get('sentences')!r} sentences, the corpus has {len(corpus)}"
+        )
     if data.get("words_crc32") != words_checksum(corpus):
         raise ValueError("written for other words than the corpus's (it was changed since)")
     ks = data.get("reviewed")
-    if not isinstance(ks, list) or not all(isinstance(k, int) and not isinstance(k, bool) for k in ks):
+    if not isinstance(ks, list) or not all(
+        isinstance(k, int) and not isinstance(k, bool) for k in ks
+    ):
         raise ValueError('"reviewed" is not a list of sentence numbers')
     ks = np.asarray(ks, dtype=np.int64)
     if len(ks) and (ks.min() < 0 or ks.max() >= len(corpus)):
@@ -204,7 +216,9 @@ def _check_sidecar(data, corpus: Corpus) -> np.ndarray:
     return ks
 
 
-def write_sidecar(corpus: Corpus, reviewed: Sequence[bool], corpus_path, marks: Marks | None = None) -> str | None:
+def write_sidecar(
+    corpus: Corpus, reviewed: Sequence[bool], corpus_path, marks: Marks | None = None
+) -> str | None:
     """Write the sidecar of ``corpus`` saved at ``corpus_path`` (atomically) with its review
     states and ``marks``; returns its path, or None when nothing is reviewed, noted or flagged
     and there was no sidecar to update."""
@@ -213,8 +227,14 @@ def write_sidecar(corpus: Corpus, reviewed: Sequence[bool], corpus_path, marks: 
     marked = marks is not None and marks.any()
     if not len(ks) and not marked and not os.path.exists(side):
         return None
-    data = {"format": SIDECAR_FORMAT, "version": SIDECAR_VERSION, "corpus": os.path.basename(os.fspath(corpus_path)),
-            "sentences": len(corpus), "words_crc32": words_checksum(corpus), "reviewed": [int(k) for k in ks]}
+    data = {
+        "format": SIDECAR_FORMAT,
+        "version": SIDECAR_VERSION,
+        "corpus": os.path.basename(os.fspath(corpus_path)),
+        "sentences": len(corpus),
+        "words_crc32": words_checksum(corpus),
+        "reviewed": [int(k) for k in ks],
+    }
     if marked:
         data["notes"] = {str(k): v for k, v in sorted(marks.notes.items())}
         data["flagged"] = [int(k) for k in np.flatnonzero(marks.flagged)]
@@ -223,8 +243,14 @@ def write_sidecar(corpus: Corpus, reviewed: Sequence[bool], corpus_path, marks: 
     return side
 
 
-def save(corpus: Corpus, reviewed: Sequence[bool], path, fmt: str | None = None,
-         losses: Losses | None = None, marks: Marks | None = None) -> None:
+def save(
+    corpus: Corpus,
+    reviewed: Sequence[bool],
+    path,
+    fmt: str | None = None,
+    losses: Losses | None = None,
+    marks: Marks | None = None,
+) -> None:
     """Write ``corpus`` to ``path`` in ``fmt`` (default: its own) with its review states and
     the annotator's ``marks`` (notes and flags): in the file (JSONL) or in the sidecar (every
     other format). Both writes are atomic."""
@@ -242,8 +268,12 @@ def save(corpus: Corpus, reviewed: Sequence[bool], path, fmt: str | None = None,
             k = index.get(id(s))
             if k is None:
                 return {REVIEW_FIELD: None, NOTE_FIELD: None, FLAG_FIELD: None}
-            return {REVIEW_FIELD: REVIEWED if reviewed[k] else None, NOTE_FIELD: marks.notes.get(k),
-                    FLAG_FIELD: True if marks.flagged[k] else None}
+            return {
+                REVIEW_FIELD: REVIEWED if reviewed[k] else None,
+                NOTE_FIELD: marks.notes.get(k),
+                FLAG_FIELD: True if marks.flagged[k] else None,
+            }
+
         if fmt == PRODIGY:
             _write_prodigy(corpus, path, losses, fields)
         else:
@@ -258,6 +288,7 @@ def _write_prodigy(corpus: Corpus, path, losses: Losses | None, fields) -> None:
     the key goes): the writer keeps each task's other fields (``Sentence.meta["prodigy"]``), so
     a copy of the corpus (the sentences shared, their ``meta`` replaced) carries them."""
     from .keepboth import frozen, release
+
     out = frozen(corpus, [s.spans for s in corpus.sentences])
     try:
         for s, t in zip(corpus.sentences, out.sentences):

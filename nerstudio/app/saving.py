@@ -43,7 +43,11 @@ class DiskChanged(Exception):
     ``changed`` or ``missing``)."""
 
     def __init__(self, path: str, state: DiskState):
-        what = "was deleted or moved" if state.status == "missing" else "was changed by another program"
+        what = (
+            "was deleted or moved"
+            if state.status == "missing"
+            else "was changed by another program"
+        )
         super().__init__(f"{path} {what} since it was opened")
         self.path, self.state = path, state
 
@@ -181,20 +185,34 @@ class CorpusFile:
             if os.path.exists(target) and not other.acquire() and not other.error:
                 raise Locked(target, other.describe_holder())
             other.release()
-        return PendingSave(target, fmt, moved, c, [s.spans for s in c.sentences], self.document.save_point(),
-                           self.document.reviewed.copy(), self.document.marks())
+        return PendingSave(
+            target,
+            fmt,
+            moved,
+            c,
+            [s.spans for s in c.sentences],
+            self.document.save_point(),
+            self.document.reviewed.copy(),
+            self.document.marks(),
+        )
 
     def finish_save(self, pending: PendingSave) -> SaveResult:
         """Record a written :class:`PendingSave` (raises what its write raised)."""
         if pending.error is not None:
             raise pending.error
         c = self.document.corpus
-        if c is not pending.corpus:  # another corpus opened meanwhile: the file is written, nothing to record
+        if (
+            c is not pending.corpus
+        ):  # another corpus opened meanwhile: the file is written, nothing to record
             return SaveResult(pending.target, pending.format, pending.moved)
-        c.format = pending.format  # later saves write what was saved (no-op unless the format was read-only)
+        c.format = (
+            pending.format
+        )  # later saves write what was saved (no-op unless the format was read-only)
         self.document.disk = pending.disk
         self.base = pending.base
-        self.document.mark_saved(os.path.abspath(pending.target) if pending.moved else None, at=pending.point)
+        self.document.mark_saved(
+            os.path.abspath(pending.target) if pending.moved else None, at=pending.point
+        )
         if pending.moved:
             self._lock(os.path.abspath(pending.target))
         return SaveResult(pending.target, pending.format, pending.moved)
@@ -210,12 +228,18 @@ class CorpusFile:
         sents = self.document.corpus.sentences if self.document.corpus is not None else []
         if len(self.base) != len(sents):
             return []
-        return [k for k, (s, b) in enumerate(zip(sents, self.base)) if s.spans is not b and list(s.spans) != list(b)]
+        return [
+            k
+            for k, (s, b) in enumerate(zip(sents, self.base))
+            if s.spans is not b and list(s.spans) != list(b)
+        ]
 
     def plan_keep_both(self, theirs: Corpus) -> keepboth.MergePlan:
         return keepboth.plan(self.base, self.document.corpus, theirs)
 
-    def keep_both(self, theirs: Corpus, state: DiskState, plan: keepboth.MergePlan | None = None) -> list[int]:
+    def keep_both(
+        self, theirs: Corpus, state: DiskState, plan: keepboth.MergePlan | None = None
+    ) -> list[int]:
         """Their entities where only they changed a sentence, mine elsewhere, as one undoable
         step; the disk's version becomes the base. Returns the sentences that took theirs."""
         plan = plan or self.plan_keep_both(theirs)
@@ -223,7 +247,9 @@ class CorpusFile:
             raise ValueError(keepboth.describe(plan))
         doc = self.document
         keepboth.adopt_file(doc.corpus, theirs)
-        done = doc.set_many(plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk")
+        done = doc.set_many(
+            plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk"
+        )
         doc.disk = state.now
         self.base = keepboth.snapshot(theirs)
         if not plan.mine:
@@ -236,8 +262,17 @@ class PendingSave:
     was then (its sentences' span lists, which edits replace but never change in place), the
     document's save point, and after the write the file's new fingerprint."""
 
-    def __init__(self, target: str, fmt: str, moved: bool, corpus: Corpus, spans: list, point: tuple,
-                 reviewed=None, marks=None):
+    def __init__(
+        self,
+        target: str,
+        fmt: str,
+        moved: bool,
+        corpus: Corpus,
+        spans: list,
+        point: tuple,
+        reviewed=None,
+        marks=None,
+    ):
         self.target, self.format, self.moved = target, fmt, moved
         self.corpus, self._spans, self.point = corpus, spans, point
         self.reviewed = reviewed  # the review states of that moment (None: none written)
@@ -258,7 +293,9 @@ class PendingSave:
                 if self.reviewed is None:
                     write_corpus(frozen, self.target, self.format)
                 else:  # review states: in the file (JSONL) or in its sidecar
-                    save_with_review(frozen, self.reviewed, self.target, self.format, marks=self.marks)
+                    save_with_review(
+                        frozen, self.reviewed, self.target, self.format, marks=self.marks
+                    )
             finally:
                 keepboth.release(frozen)
             self.disk = fingerprint(self.target)

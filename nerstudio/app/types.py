@@ -28,8 +28,20 @@ from .label_keys import label_orders
 
 CONLL_TYPES = ("PER", "ORG", "LOC", "MISC")
 
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
-           "#9c755f", "#ff9da7", "#e15759", "#bab0ac", "#393b79", "#e7298a")
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#b07aa1",
+    "#76b7b2",
+    "#edc948",
+    "#9c755f",
+    "#ff9da7",
+    "#e15759",
+    "#bab0ac",
+    "#393b79",
+    "#e7298a",
+)
 FIXED = {"PER": "#4e79a7", "ORG": "#f28e2b", "LOC": "#59a14f", "MISC": "#b07aa1", "": "#76b7b2"}
 
 
@@ -120,6 +132,8 @@ def document_types(document) -> TypeScheme:
     if document.corpus is None:
         return TypeScheme.of(CONLL_TYPES)
     corpus, current = _IN_USE.get(document, (None, None))
-    order = label_orders().order(document.type_masks, current if corpus is document.corpus else None)
+    order = label_orders().order(
+        document.type_masks, current if corpus is document.corpus else None
+    )
     _IN_USE[document] = (document.corpus, order)
     return TypeScheme.of(order)

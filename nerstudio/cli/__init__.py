@@ -38,29 +38,51 @@ from .reranker_commands import (
 
 def cmd_gui(args) -> int:
     from ..gui.app import run
+
     return run(args.path, screenshot=args.screenshot)
+
 
 def cmd_install_desktop(args) -> int:
     from ..resources import desktop
+
     where = desktop.data_home() if args.prefix is None else args.prefix
     if args.uninstall:
         removed = desktop.uninstall(args.prefix)
         print(f"removed {len(removed)} file(s) from {where}", file=sys.stderr)
         return 0
     written = desktop.install(args.prefix)
-    print(f"installed the launcher entry, {len(desktop.ICON_SIZES) + 1} icons and the metainfo under {where}; "
-          f"the launcher runs {' '.join(desktop.gui_command())}", file=sys.stderr)
+    print(
+        f"installed the launcher entry, {len(desktop.ICON_SIZES) + 1} icons and the metainfo under {where}; "
+        f"the launcher runs {' '.join(desktop.gui_command())}",
+        file=sys.stderr,
+    )
     for path in written:
         print(path)
     return 0
 
-COMMANDS = {"convert": cmd_convert, "evaluate": cmd_evaluate, "stats": cmd_stats, "gui": cmd_gui,
-            "train-tagger": cmd_train_tagger, "nbest": cmd_nbest, "tag": cmd_tag, "jackknife": cmd_jackknife,
-            "train-reranker": cmd_train_reranker, "rerank": cmd_rerank, "experiment": cmd_experiment,
-            "explain-model": cmd_explain_model, "sweep": cmd_sweep,
-            "rank-uncertain": cmd_rank_uncertain, "agreement": cmd_agreement,
-            "preannotate": cmd_preannotate, "install-desktop": cmd_install_desktop, "errors": cmd_errors,
-            "adjudicate": cmd_adjudicate}
+
+COMMANDS = {
+    "convert": cmd_convert,
+    "evaluate": cmd_evaluate,
+    "stats": cmd_stats,
+    "gui": cmd_gui,
+    "train-tagger": cmd_train_tagger,
+    "nbest": cmd_nbest,
+    "tag": cmd_tag,
+    "jackknife": cmd_jackknife,
+    "train-reranker": cmd_train_reranker,
+    "rerank": cmd_rerank,
+    "experiment": cmd_experiment,
+    "explain-model": cmd_explain_model,
+    "sweep": cmd_sweep,
+    "rank-uncertain": cmd_rank_uncertain,
+    "agreement": cmd_agreement,
+    "preannotate": cmd_preannotate,
+    "install-desktop": cmd_install_desktop,
+    "errors": cmd_errors,
+    "adjudicate": cmd_adjudicate,
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
@@ -77,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("nerstudio: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # the reader of our output has gone (`nerstudio stats … | head`): no error
+    except (
+        BrokenPipeError
+    ):  # the reader of our output has gone (`nerstudio stats … | head`): no error
         _silence_stdout()
         return 141  # what a shell reports for a process ended by SIGPIPE, as `yes | head` gives
     except MemoryError:
@@ -92,9 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         log.error("internal error: %s: %s (%s)", type(exc).__name__, exc, command, exc_info=True)
         where = "above" if debug else f"in {logs.log_path()}"
-        print(f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",
-              file=sys.stderr)
+        print(
+            f"nerstudio: internal error: {type(exc).__name__}: {exc} (a bug; the details are {where})",
+            file=sys.stderr,
+        )
         return INTERNAL_ERROR
+
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""

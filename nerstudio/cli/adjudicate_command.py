@@ -16,15 +16,17 @@ from .common import _read
 def annotator(which: str, paths: list[str]) -> int:
     """The annotator ``--prefer`` names: a letter (A, B, …), a position (1, 2, …) or a file."""
     w = which.strip()
-    if len(w) == 1 and w.upper() in ascii_uppercase[:len(paths)]:
+    if len(w) == 1 and w.upper() in ascii_uppercase[: len(paths)]:
         return ascii_uppercase.index(w.upper())
     if w.isdigit() and 1 <= int(w) <= len(paths):
         return int(w) - 1
     for i, p in enumerate(paths):
         if w in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]):
             return i
-    raise ValueError(f"--prefer: no annotator {which} (give A–{ascii_uppercase[len(paths) - 1]}, "
-                     f"1–{len(paths)} or a file name)")
+    raise ValueError(
+        f"--prefer: no annotator {which} (give A–{ascii_uppercase[len(paths) - 1]}, "
+        f"1–{len(paths)} or a file name)"
+    )
 
 
 def cmd_adjudicate(args) -> int:
@@ -32,14 +34,17 @@ def cmd_adjudicate(args) -> int:
     from ..corpus.detect import format_for_output
     from ..corpus.foreign import writable
     from ..corpus.writing import Losses, write_corpus
+
     if len(args.files) > len(ascii_uppercase):
         raise ValueError(f"at most {len(ascii_uppercase)} files")
     prefer = annotator(args.prefer, args.files) if args.prefer else None
     if prefer is None and not args.majority:
-        raise ValueError("give a policy for the disagreements: --majority, --prefer A (or both: the majority, "
-                         "else A); `nerstudio gui` walks them one by one")
+        raise ValueError(
+            "give a policy for the disagreements: --majority, --prefer A (or both: the majority, "
+            "else A); `nerstudio gui` walks them one by one"
+        )
     corpora = [_read(p, args) for p in args.files]
-    names = list(ascii_uppercase[:len(corpora)])
+    names = list(ascii_uppercase[: len(corpora)])
     adj = Adjudication([c.sentences for c in corpora], names, args.files)
     adj.resolve(majority=args.majority, prefer=prefer)
     base = corpora[0]
@@ -47,7 +52,9 @@ def cmd_adjudicate(args) -> int:
         s.spans = spans
     fmt = format_for_output(args.out, base.format) or base.format
     if not writable(fmt):
-        raise ValueError(f"{args.out}: nerstudio does not write {fmt}; give a name ending in .jsonl, .conll, .tsv …")
+        raise ValueError(
+            f"{args.out}: nerstudio does not write {fmt}; give a name ending in .jsonl, .conll, .tsv …"
+        )
     losses = Losses()
     write_corpus(base, args.out, fmt, losses=losses)
     rep = adj.report()
@@ -55,11 +62,19 @@ def cmd_adjudicate(args) -> int:
     print(rep.text(args.list))
     if args.report:
         from ..corpus.atomic import atomic_open
+
         with atomic_open(args.report) as f:
-            json.dump({**rep.as_dict(), "files": dict(zip(names, args.files)), "output": args.out}, f, indent=2,
-                      ensure_ascii=False)
-    print(f"wrote {args.out} ({losses.target or fmt}): {rep.entities} entities, "
-          f"{rep.counts['undecided']} disagreement(s) undecided", file=sys.stderr)
+            json.dump(
+                {**rep.as_dict(), "files": dict(zip(names, args.files)), "output": args.out},
+                f,
+                indent=2,
+                ensure_ascii=False,
+            )
+    print(
+        f"wrote {args.out} ({losses.target or fmt}): {rep.entities} entities, "
+        f"{rep.counts['undecided']} disagreement(s) undecided",
+        file=sys.stderr,
+    )
     for line in losses.messages():
         print(f"note: {args.out}: {line}", file=sys.stderr)
     return 0

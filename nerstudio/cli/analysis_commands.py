@@ -9,6 +9,7 @@ import json
 def cmd_rank_uncertain(args) -> int:
     from ..nbest import NBestList
     from ..rerank.uncertainty import uncertainty, uncertainty_order
+
     if args.top < 0:
         raise ValueError("--top must be 0 (all) or more")
     if args.by == "disagreement" and not args.model:
@@ -17,14 +18,21 @@ def cmd_rank_uncertain(args) -> int:
     model = None
     if args.model:
         from ..rerank.model import RerankerModel
+
         model = RerankerModel.load(args.model)
     u = uncertainty(nb, model)
     order = uncertainty_order(u, args.by)
     if args.top:
-        order = order[:args.top]
+        order = order[: args.top]
     rows = []
     for rank, i in enumerate(order.tolist(), 1):
-        row = {"rank": rank, "index": i, "id": nb.ids[i], "mass": float(u.mass[i]), "margin": float(u.margin[i])}
+        row = {
+            "rank": rank,
+            "index": i,
+            "id": nb.ids[i],
+            "mass": float(u.mass[i]),
+            "margin": float(u.margin[i]),
+        }
         if u.choice is not None:
             row["disagreement"] = bool(u.choice[i] != 0)
             row["reranker_choice"] = int(u.choice[i])
@@ -33,7 +41,11 @@ def cmd_rank_uncertain(args) -> int:
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
-    head = f"{'rank':>4}  {'mass':>6}  {'margin':>6}" + ("  rerank" if u.choice is not None else "") + "  sentence"
+    head = (
+        f"{'rank':>4}  {'mass':>6}  {'margin':>6}"
+        + ("  rerank" if u.choice is not None else "")
+        + "  sentence"
+    )
     print(head)
     for r in rows:
         mark = ""
@@ -47,6 +59,7 @@ def cmd_rank_uncertain(args) -> int:
 def cmd_agreement(args) -> int:
     from ..agreement import agreement
     from ..corpus.formats import Reader
+
     if args.list < 0:
         raise ValueError("--list must be 0 (all) or more")
     a = Reader(args.a, None, None, args.encoding, args.strict)

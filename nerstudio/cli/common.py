@@ -16,6 +16,7 @@ class Progress:
 
     def update(self, done: int, total: int | None = None, note: str = "") -> None:
         import time as _t
+
         total = total or self.total
         now = _t.monotonic()
         final = total is not None and done >= total
@@ -42,14 +43,23 @@ class Progress:
         sys.stderr.write(f"{self.label}: {text}\n")
         sys.stderr.flush()
 
+
 def _read(path, args):
     from ..corpus.formats import read_corpus
-    return read_corpus(path, getattr(args, "format", None), getattr(args, "in_scheme", None), args.encoding,
-                       args.strict)
+
+    return read_corpus(
+        path,
+        getattr(args, "format", None),
+        getattr(args, "in_scheme", None),
+        args.encoding,
+        args.strict,
+    )
+
 
 def _summary(gold_sents, nb, label: str) -> str:
     from ..corpus.model import Span
     from ..evaluation import evaluate_spans, oracle
+
     if not any(s.spans for s in gold_sents):
         return f"{label}: {len(nb)} sentences (no gold entities: F not computed)"
     gold = [s.spans if nb.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in gold_sents]
@@ -64,6 +74,7 @@ def _executor(args):
     import atexit
 
     from ..experiments.dask_executor import executor_from_setting
+
     executor = executor_from_setting(args.executor)
     if hasattr(executor, "close"):
         atexit.register(executor.close)

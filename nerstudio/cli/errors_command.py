@@ -17,10 +17,14 @@ def cmd_errors(args) -> int:
     from ..evaluation import check_aligned
     from ..experiments.breakdown import breakdown, training_strings
     from ..experiments.error_analysis import analysis_lines
+
     gold_reader = Reader(args.gold, None, None, args.encoding, args.strict)
     gold = list(gold_reader.sentences())
-    seen = training_strings(Reader(args.train, None, None, args.encoding, args.strict).sentences()) \
-        if args.train else set()
+    seen = (
+        training_strings(Reader(args.train, None, None, args.encoding, args.strict).sentences())
+        if args.train
+        else set()
+    )
     systems: dict[str, dict] = {}
     for path in args.system:
         sents = list(Reader(path, None, None, args.encoding, args.strict).sentences())
@@ -28,7 +32,9 @@ def cmd_errors(args) -> int:
             raise FormatError(path, None, f"{len(sents)} sentences but {args.gold} has {len(gold)}")
         for k, (g, s) in enumerate(zip(gold, sents), 1):
             check_aligned(g, s, k, gold_reader.path, path)
-        b = breakdown([g.words for g in gold], [g.spans for g in gold], [s.spans for s in sents], seen)
+        b = breakdown(
+            [g.words for g in gold], [g.spans for g in gold], [s.spans for s in sents], seen
+        )
         if not args.train:
             b.pop("seen"), b.pop("unseen")
         name = os.path.basename(path)
@@ -36,7 +42,12 @@ def cmd_errors(args) -> int:
             name += "'"
         systems[name] = b
     if args.json:
-        print(json.dumps({"gold_file": gold_reader.path, "train_file": args.train, "systems": systems}, indent=2))
+        print(
+            json.dumps(
+                {"gold_file": gold_reader.path, "train_file": args.train, "systems": systems},
+                indent=2,
+            )
+        )
     else:
         print("\n".join(analysis_lines(systems)).rstrip())
     return 0

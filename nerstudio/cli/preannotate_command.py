@@ -12,7 +12,10 @@ def cmd_preannotate(args) -> int:
     from ..app.preannotate import apply, load_model, preannotate
     from ..corpus.detect import format_for_output
     from ..corpus.writing import Losses, write_corpus
-    model = load_model(args.model, args.system)  # first: a wrong folder is reported before a long read
+
+    model = load_model(
+        args.model, args.system
+    )  # first: a wrong folder is reported before a long read
     corpus = _read(args.input, args)
     bar = Progress("preannotate")
     res = preannotate(corpus, model, replace=args.replace, progress=bar.update)
@@ -20,10 +23,16 @@ def cmd_preannotate(args) -> int:
     fmt = format_for_output(args.out, corpus.format) or corpus.format
     losses = Losses()
     write_corpus(corpus, args.out, fmt, losses=losses)
-    print(f"wrote {args.out} ({losses.target or fmt}): {res.summary()} by {res.model}", file=sys.stderr)
+    print(
+        f"wrote {args.out} ({losses.target or fmt}): {res.summary()} by {res.model}",
+        file=sys.stderr,
+    )
     if corpus.repairs:
-        print(f"note: {args.input}: {corpus.repairs} invalid tag transition(s) read the conlleval way "
-              f"(use --strict to reject them)", file=sys.stderr)
+        print(
+            f"note: {args.input}: {corpus.repairs} invalid tag transition(s) read the conlleval way "
+            f"(use --strict to reject them)",
+            file=sys.stderr,
+        )
     for line in losses.messages():
         print(f"note: {args.out}: {line}", file=sys.stderr)
     return 0

@@ -125,7 +125,9 @@ def remove_stale_temps(folder: str, now: float | None = None) -> list[str]:
     return removed
 
 
-def _remove_legacy_temps(folder: str, target_name: str, now: float, names: list[str] | None = None) -> None:
+def _remove_legacy_temps(
+    folder: str, target_name: str, now: float, names: list[str] | None = None
+) -> None:
     """Temporary files of ``target_name`` left by nerstudio versions that did not lock them
     (``names``: the folder's listing, when the caller has it)."""
     pattern = re.compile(_LEGACY_RE.format(name=re.escape(target_name)))
@@ -176,8 +178,12 @@ def _hard_linked(target: str) -> bool:
     return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
-_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 def check_target(path, target: str) -> None:
@@ -189,16 +195,25 @@ def check_target(path, target: str) -> None:
     except OSError as exc:
         raise FormatError(path, None, f"cannot save: {exc.strerror or exc}") from None
     except (UnicodeError, ValueError):  # an unpaired surrogate or a NUL in the name
-        raise FormatError(ascii(os.fspath(path)), None, "not saved: this file name cannot be written on this "
-                                                        "system") from None
+        raise FormatError(
+            ascii(os.fspath(path)),
+            None,
+            "not saved: this file name cannot be written on this system",
+        ) from None
     if stat.S_ISDIR(st.st_mode):
         raise FormatError(path, None, "cannot write: it is a folder")
     if not stat.S_ISREG(st.st_mode):
         kind = next((what for test, what in _KINDS if test(st.st_mode)), "not a regular file")
-        raise FormatError(path, None, f"not saved: it is {kind}, not a regular file; nerstudio saves only "
-                                      "to regular files and never replaces anything else")
+        raise FormatError(
+            path,
+            None,
+            f"not saved: it is {kind}, not a regular file; nerstudio saves only "
+            "to regular files and never replaces anything else",
+        )
     if not st.st_mode & 0o222 or not os.access(target, os.W_OK):
-        raise FormatError(path, None, "is read-only: not saved (make it writable, or save under another name)")
+        raise FormatError(
+            path, None, "is read-only: not saved (make it writable, or save under another name)"
+        )
 
 
 def _room_for(path, tmp: str, target: str) -> None:
@@ -216,10 +231,18 @@ def _room_for(path, tmp: str, target: str) -> None:
 def _save_error(path, exc: BaseException, encoding: str | None = None) -> FormatError:
     """The one-line error for a failed save of ``path`` (the target left unchanged)."""
     if isinstance(exc, UnicodeEncodeError):
-        bad = exc.object[exc.start:exc.end]
-        why = " (an unpaired surrogate: not valid Unicode)" if any(0xD800 <= ord(c) <= 0xDFFF for c in bad) else ""
-        return FormatError(path, None, f"not saved: {bad!r} cannot be written in {encoding or 'utf-8'}{why}; "
-                                       "the file is unchanged")
+        bad = exc.object[exc.start : exc.end]
+        why = (
+            " (an unpaired surrogate: not valid Unicode)"
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in bad)
+            else ""
+        )
+        return FormatError(
+            path,
+            None,
+            f"not saved: {bad!r} cannot be written in {encoding or 'utf-8'}{why}; "
+            "the file is unchanged",
+        )
     assert isinstance(exc, OSError)
     return FormatError(path, None, f"not saved: {exc.strerror or exc}; the file is unchanged")
 
@@ -248,7 +271,9 @@ class AtomicFiles:
             raise FormatError(path, None, f"cannot write: folder {folder} does not exist")
         check_target(path, target)
         now = time.time()
-        if folder not in self._listing:  # once per folder and save (a brat collection has thousands)
+        if (
+            folder not in self._listing
+        ):  # once per folder and save (a brat collection has thousands)
             remove_stale_temps(folder, now)
             try:
                 self._listing[folder] = [n for n in os.listdir(folder) if n.endswith(".tmp")]
@@ -258,19 +283,28 @@ class AtomicFiles:
         tmp = os.path.join(folder, temp_name(os.path.basename(target)))
         try:
             self._tx.reserve(tmp, target)
-            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+            fd = os.open(
+                tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
+            )
         except OSError as exc:
             if isinstance(exc, PermissionError) or exc.errno == errno.EROFS:
-                raise FormatError(path, None, f"not saved: the folder {folder} cannot be written "
-                                              f"({exc.strerror})") from None
+                raise FormatError(
+                    path, None, f"not saved: the folder {folder} cannot be written ({exc.strerror})"
+                ) from None
             raise _save_error(path, exc) from None
         self._paths[target] = path
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)  # held until closed: tells cleaners this save is alive
+                fcntl.flock(
+                    fd, fcntl.LOCK_EX
+                )  # held until closed: tells cleaners this save is alive
             _copy_metadata(fd, tmp, target)
             _copy_xattrs(target, tmp)
-            f = _fdopen(fd, mode) if "b" in mode else _fdopen(fd, mode, encoding=encoding, newline="")
+            f = (
+                _fdopen(fd, mode)
+                if "b" in mode
+                else _fdopen(fd, mode, encoding=encoding, newline="")
+            )
         except BaseException:
             os.close(fd)
             raise
@@ -303,9 +337,13 @@ class AtomicFiles:
                 self._tx.abort()
                 raise _save_error(first, exc) from None
             self._tx.close()
-            raise FormatError(first, None, f"the save was interrupted ({exc.strerror or exc}) after the new "
-                                           "contents were complete on disk: it is finished the next time these "
-                                           "files are read or saved") from None
+            raise FormatError(
+                first,
+                None,
+                f"the save was interrupted ({exc.strerror or exc}) after the new "
+                "contents were complete on disk: it is finished the next time these "
+                "files are read or saved",
+            ) from None
 
     def abort(self) -> None:
         self._tx.abort()
@@ -315,9 +353,9 @@ class AtomicFiles:
 def atomic_files() -> Iterator[AtomicFiles]:
     """Save several files together, all or none (see :class:`AtomicFiles`)::
 
-        with atomic_files() as files:
-            with files.open("data.labels.txt") as f: ...
-            with files.open("data.jsonl") as f: ...
+    with atomic_files() as files:
+        with files.open("data.labels.txt") as f: ...
+        with files.open("data.jsonl") as f: ...
     """
     files = AtomicFiles(True)
     try:
@@ -329,7 +367,9 @@ def atomic_files() -> Iterator[AtomicFiles]:
 
 
 @contextlib.contextmanager
-def atomic_open(path, encoding: str = "utf-8", newline: str = "\n", mode: str = "w") -> Iterator[IO]:
+def atomic_open(
+    path, encoding: str = "utf-8", newline: str = "\n", mode: str = "w"
+) -> Iterator[IO]:
     """Open a temporary file next to ``path``'s target; it replaces the target only if the
     block succeeds. Symbolic links are written through, permissions kept, protected targets
     refused, stale temporary files of killed saves removed (see the module docstring).

@@ -20,24 +20,46 @@ from . import foreign
 
 OWN_FORMATS = ("conll2003", "conll2002", "columns", "tsv", "jsonl")
 FORMATS = OWN_FORMATS + tuple(h.name for h in foreign.HANDLERS)
-FORMAT_ALIASES = {"conll": "conll2003", "conll03": "conll2003", "conll02": "conll2002",
-                  "tab": "tsv", "wnut": "tsv", "json": "jsonl", "2col": "columns", "plain": "columns"}
-SUPPORTED = ("supported corpus formats: conll2003, conll2002, columns (space-separated, tag last), "
-             "tsv, jsonl" + "".join(f", {h.name}" for h in foreign.HANDLERS)
-             + "; N-best lists and models are nerstudio .npz files")
+FORMAT_ALIASES = {
+    "conll": "conll2003",
+    "conll03": "conll2003",
+    "conll02": "conll2002",
+    "tab": "tsv",
+    "wnut": "tsv",
+    "json": "jsonl",
+    "2col": "columns",
+    "plain": "columns",
+}
+SUPPORTED = (
+    "supported corpus formats: conll2003, conll2002, columns (space-separated, tag last), "
+    "tsv, jsonl"
+    + "".join(f", {h.name}" for h in foreign.HANDLERS)
+    + "; N-best lists and models are nerstudio .npz files"
+)
 DOCSTART = "-DOCSTART-"
 SNIFF_BYTES = 1 << 16  # at most this much of a line is looked at
 _SNIFF_LINES = 10_000  # blank and -DOCSTART- lines skipped before giving up
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-_BINARY_MAGIC = {b"\x1f\x8b": "a gzip-compressed file (decompress it first)",
-                 b"BZh": "a bzip2-compressed file (decompress it first)",
-                 b"\xfd7zXZ": "an xz-compressed file (decompress it first)",
-                 b"%PDF": "a PDF document", b"\x7fELF": "a program"}
+_BINARY_MAGIC = {
+    b"\x1f\x8b": "a gzip-compressed file (decompress it first)",
+    b"BZh": "a bzip2-compressed file (decompress it first)",
+    b"\xfd7zXZ": "an xz-compressed file (decompress it first)",
+    b"%PDF": "a PDF document",
+    b"\x7fELF": "a program",
+}
 
 # output extensions that name a format; "conll" keeps a CoNLL-style input's own variant
-_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".tsv": "tsv",
-               ".conll": "conll", ".conll03": "conll2003", ".conll2003": "conll2003",
-               ".conll02": "conll2002", ".conll2002": "conll2002"}
+_EXTENSIONS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".tsv": "tsv",
+    ".conll": "conll",
+    ".conll03": "conll2003",
+    ".conll2003": "conll2003",
+    ".conll02": "conll2002",
+    ".conll2002": "conll2002",
+}
 
 
 def normalize_format(name: str) -> str:
@@ -64,9 +86,18 @@ def check_regular(path: str) -> None:
         return  # the open that follows names the problem
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return
-    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-    raise FormatError(path, None, f"is {kind}, not a corpus file: save the data to a file and read that")
+    kind = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    raise FormatError(
+        path, None, f"is {kind}, not a corpus file: save the data to a file and read that"
+    )
 
 
 def check_file(path: str) -> None:
@@ -75,9 +106,14 @@ def check_file(path: str) -> None:
     check_regular(path)
     if os.path.isdir(path):
         from .foreign.brat import is_collection
+
         if not is_collection(path):
-            raise FormatError(path, None, "is a folder, not a corpus file (a folder opens as a brat collection "
-                                          "when it holds NAME.txt + NAME.ann pairs)")
+            raise FormatError(
+                path,
+                None,
+                "is a folder, not a corpus file (a folder opens as a brat collection "
+                "when it holds NAME.txt + NAME.ann pairs)",
+            )
 
 
 def is_npz(path) -> bool:
@@ -93,18 +129,26 @@ def npz_format(path) -> str | None:
     """The ``format`` named in a nerstudio ``.npz`` file's JSON header, read without numpy and
     without trusting the file (``None`` when it has no readable header)."""
     import json
+
     try:
         with zipfile.ZipFile(path) as z:
             info = z.getinfo("header.npy")
             if info.file_size > SNIFF_BYTES * 16:
                 return None
             raw = z.read(info)
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, RuntimeError,
-            NotImplementedError):
+    except (
+        OSError,
+        KeyError,
+        ValueError,
+        zipfile.BadZipFile,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+    ):
         return None
     start = raw.find(b"\n", 10)  # the .npy preamble ends with a newline; the JSON bytes follow
     try:
-        header = json.loads(raw[start + 1:].decode("utf-8"))
+        header = json.loads(raw[start + 1 :].decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     fmt = header.get("format") if isinstance(header, dict) else None
@@ -115,8 +159,11 @@ def refuse_non_text(path: str, head: bytes) -> None:
     """Raise ``unrecognised format`` for archives and binary files (whatever the reader)."""
     if head[:4] in _ZIP_MAGIC:
         fmt = npz_format(path)
-        what = (f"a nerstudio .npz file ({fmt}), not a corpus" if fmt
-                else "a zip archive (or .npz file), not a corpus")
+        what = (
+            f"a nerstudio .npz file ({fmt}), not a corpus"
+            if fmt
+            else "a zip archive (or .npz file), not a corpus"
+        )
         raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
     for magic, what in _BINARY_MAGIC.items():
         if head.startswith(magic):
@@ -168,12 +215,20 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
             if stripped == "[" or stripped.startswith(("[{", "[[")):
                 whole = head.decode(encoding, errors="replace")
                 if '"paragraphs"' in whole and '"orth"' in whole:  # spaCy v2's JSON training format
-                    raise FormatError(path, None, "spaCy v2's JSON training format (paragraphs, sentences, "
-                                                  "tokens with orth and ner): nerstudio reads spaCy's .spacy "
-                                                  "files; convert it with `python -m spacy convert FILE.json "
-                                                  "OUTDIR` and read the .spacy file")
-                raise FormatError(path, None, "unrecognised format: a JSON array; nerstudio reads JSON Lines "
-                                              f"(one JSON object per line); {SUPPORTED}")
+                    raise FormatError(
+                        path,
+                        None,
+                        "spaCy v2's JSON training format (paragraphs, sentences, "
+                        "tokens with orth and ner): nerstudio reads spaCy's .spacy "
+                        "files; convert it with `python -m spacy convert FILE.json "
+                        "OUTDIR` and read the .spacy file",
+                    )
+                raise FormatError(
+                    path,
+                    None,
+                    "unrecognised format: a JSON array; nerstudio reads JSON Lines "
+                    f"(one JSON object per line); {SUPPORTED}",
+                )
             if text.startswith(DOCSTART):
                 seen_tab = seen_tab or "\t" in text
                 if len(chunk) == SNIFF_BYTES:
@@ -181,7 +236,9 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
                 continue
             tab, spaces = "\t" in text, text.count(" ")
             while not tab and len(chunk) == SNIFF_BYTES and not chunk.endswith(b"\n"):
-                chunk = f.readline(SNIFF_BYTES)  # a first token longer than 64 KiB: the rest of its line
+                chunk = f.readline(
+                    SNIFF_BYTES
+                )  # a first token longer than 64 KiB: the rest of its line
                 tab, spaces = b"\t" in chunk, spaces + chunk.rstrip(b"\r\n").count(b" ")
             if tab:
                 return "tsv"
@@ -199,5 +256,7 @@ def format_for_output(path, input_format: str | None = None) -> str | None:
     ext = os.path.splitext(os.fspath(path))[1].lower()
     fmt = _EXTENSIONS.get(ext)
     if fmt == "conll":
-        return input_format if input_format in ("conll2003", "conll2002", "columns") else "conll2003"
+        return (
+            input_format if input_format in ("conll2003", "conll2002", "columns") else "conll2003"
+        )
     return fmt

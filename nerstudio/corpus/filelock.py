@@ -70,16 +70,28 @@ class Instance:
     @classmethod
     def new(cls) -> Instance:
         """A new live instance of this process."""
-        inst = cls(os.getpid(), socket.gethostname(), _user(), time.time(), secrets.token_hex(4),
-                   _proc_start(os.getpid()))
+        inst = cls(
+            os.getpid(),
+            socket.gethostname(),
+            _user(),
+            time.time(),
+            secrets.token_hex(4),
+            _proc_start(os.getpid()),
+        )
         _LIVE.add(inst.id)
         return inst
 
     @classmethod
     def from_dict(cls, obj) -> Instance | None:
         try:
-            return cls(int(obj["pid"]), str(obj["host"]), str(obj.get("user", "")), float(obj.get("started", 0)),
-                       str(obj.get("id", "")), str(obj.get("proc_start", "")))
+            return cls(
+                int(obj["pid"]),
+                str(obj["host"]),
+                str(obj.get("user", "")),
+                float(obj.get("started", 0)),
+                str(obj.get("id", "")),
+                str(obj.get("proc_start", "")),
+            )
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -92,14 +104,21 @@ class Instance:
         return f"{self.pid}-{self.id}"
 
     def is_me(self, other: Instance | None) -> bool:
-        return other is not None and other.id == self.id and other.pid == self.pid and other.host == self.host
+        return (
+            other is not None
+            and other.id == self.id
+            and other.pid == self.pid
+            and other.host == self.host
+        )
 
     def alive(self) -> bool:
         """Whether this instance may still be running. Another host's: assumed so (it cannot be
         asked)."""
         if self.host != socket.gethostname():
             return True
-        if self.pid == os.getpid() and (not self.proc_start or self.proc_start == _proc_start(self.pid)):
+        if self.pid == os.getpid() and (
+            not self.proc_start or self.proc_start == _proc_start(self.pid)
+        ):
             return self.id in _LIVE
         try:
             os.kill(self.pid, 0)
@@ -121,7 +140,7 @@ class Instance:
     abandon = close
 
     def describe(self) -> str:
-        """"alice@host (process 1234, since 14:05)"."""
+        """ "alice@host (process 1234, since 14:05)"."""
         since = time.strftime("%H:%M", time.localtime(self.started)) if self.started else "?"
         who = f"{self.user}@{self.host}" if self.user else self.host
         return f"{who} (process {self.pid}, since {since})"
@@ -197,8 +216,14 @@ class FileLock:
 
     def _create(self) -> None:
         """Create the lock with its content in one step (link fails if it exists)."""
-        body = json.dumps({"format": LOCK_FORMAT, "corpus": self.path, "holder": self.instance.to_dict(),
-                           "locked": time.time()})
+        body = json.dumps(
+            {
+                "format": LOCK_FORMAT,
+                "corpus": self.path,
+                "holder": self.instance.to_dict(),
+                "locked": time.time(),
+            }
+        )
         tmp = f"{self.file}.{self.instance.tag}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(body)
@@ -208,7 +233,9 @@ class FileLock:
             except (OSError, NotImplementedError) as exc:
                 if isinstance(exc, FileExistsError):
                     raise
-                fd = os.open(self.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)  # no hard links here
+                fd = os.open(
+                    self.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644
+                )  # no hard links here
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     f.write(body)
         finally:
@@ -248,7 +275,11 @@ class FileLock:
     def describe_holder(self) -> str:
         if self.holder is not None:
             return self.holder.describe()
-        return "another program (its lock file cannot be read)" if os.path.exists(self.file) else "nobody"
+        return (
+            "another program (its lock file cannot be read)"
+            if os.path.exists(self.file)
+            else "nobody"
+        )
 
 
 @atexit.register
@@ -274,6 +305,10 @@ def refuse_if_held(path) -> None:
     holder = held_elsewhere(path)
     if holder is not None:
         from ..errors import FormatError
-        raise FormatError(os.fspath(path), None, f"open for editing in nerstudio by {holder.describe()}: save "
-                                                 "it there, close it first, or write another file")
 
+        raise FormatError(
+            os.fspath(path),
+            None,
+            f"open for editing in nerstudio by {holder.describe()}: save "
+            "it there, close it first, or write another file",
+        )

@@ -61,9 +61,11 @@ from .model import Corpus, Document, Sentence
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
-_TALLY_TEXTS = {**TALLY_TEXTS,
-                "restart": "{n} record(s) whose \"offset\" goes back to the start of the record before it (or "
-                           "further) read as the start of a new document (files concatenated, or a line repeated?)"}
+_TALLY_TEXTS = {
+    **TALLY_TEXTS,
+    "restart": '{n} record(s) whose "offset" goes back to the start of the record before it (or '
+    "further) read as the start of a new document (files concatenated, or a line repeated?)",
+}
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 
@@ -106,15 +108,19 @@ class Reader:
     repairs: int = 0
     mixed_newlines: bool = False
     n_lines: int = 0
-    notes: list = field(default_factory=list)  # what another tool's reader could not keep (Corpus.notes)
-    watch: Callable[[int], None] | None = None  # called with the bytes read so far (progress; may raise Cancelled)
+    notes: list = field(
+        default_factory=list
+    )  # what another tool's reader could not keep (Corpus.notes)
+    watch: Callable[[int], None] | None = (
+        None  # called with the bytes read so far (progress; may raise Cancelled)
+    )
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
 
     def __post_init__(self):
         self.path = os.fspath(self.path)
         settle(self.path)  # an interrupted save is finished (or refused), never read half done
-        self.encoding = (self.encoding or "utf-8")
+        self.encoding = self.encoding or "utf-8"
         try:
             "".encode(self.encoding)
         except LookupError:
@@ -140,7 +146,11 @@ class Reader:
         assert self.foreign is not None
         corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
-        self.newline, self.bom, self.final_newline = corpus.newline, corpus.bom, corpus.final_newline
+        self.newline, self.bom, self.final_newline = (
+            corpus.newline,
+            corpus.bom,
+            corpus.final_newline,
+        )
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
         self._refuse_losses()
@@ -180,7 +190,10 @@ class Reader:
             for lineno, b in enumerate(f, 1):
                 if first:
                     first = False
-                    if b.startswith(b"\xef\xbb\xbf") and codecs.lookup(enc).name in ("utf-8", "utf-8-sig"):
+                    if b.startswith(b"\xef\xbb\xbf") and codecs.lookup(enc).name in (
+                        "utf-8",
+                        "utf-8-sig",
+                    ):
                         self.bom = True
                         b = b[3:]
                     self.newline = "\r\n" if b.endswith(b"\r\n") else "\n"
@@ -195,9 +208,11 @@ class Reader:
                     text = b.decode(enc)
                 except UnicodeDecodeError as exc:
                     raise FormatError(
-                        self.path, lineno,
+                        self.path,
+                        lineno,
                         f"not valid {enc} (byte 0x{b[exc.start]:02x} at column {exc.start + 1}); "
-                        f"pass --encoding with the file's encoding (e.g. --encoding latin-1)") from None
+                        f"pass --encoding with the file's encoding (e.g. --encoding latin-1)",
+                    ) from None
                 self.n_lines = lineno
                 if self.watch is not None and not lineno & 0xFFF:
                     self.watch(f.tell())
@@ -229,11 +244,19 @@ class Reader:
                 continue
             fields = text.split(sep)
             if fields[-1] == "" and len(fields) > 1:
-                raise FormatError(self.path, lineno, "the line ends with a column separator "
-                                                     "(a trailing space or tab?): the tag column is empty")
+                raise FormatError(
+                    self.path,
+                    lineno,
+                    "the line ends with a column separator "
+                    "(a trailing space or tab?): the tag column is empty",
+                )
             if sep == " " and "" in fields:  # only TSV may have empty tokens
-                raise FormatError(self.path, lineno, "an empty column (a leading space, or two spaces in a row); "
-                                                     "if the file is tab-separated, try --from tsv")
+                raise FormatError(
+                    self.path,
+                    lineno,
+                    "an empty column (a leading space, or two spaces in a row); "
+                    "if the file is tab-separated, try --from tsv",
+                )
             if fields[0] == DOCSTART:
                 if words:
                     yield "sentence", self._make_raw(words, start)
@@ -243,13 +266,25 @@ class Reader:
             n = len(fields)
             if ncols is None:
                 if n < 2:
-                    hint = " (is it tab-separated? try --from tsv)" if sep == " " and "\t" in text else ""
-                    raise FormatError(self.path, lineno, self._unrecognised(
-                        f"a token line needs at least 2 columns (token and tag), found 1{hint}"))
+                    hint = (
+                        " (is it tab-separated? try --from tsv)"
+                        if sep == " " and "\t" in text
+                        else ""
+                    )
+                    raise FormatError(
+                        self.path,
+                        lineno,
+                        self._unrecognised(
+                            f"a token line needs at least 2 columns (token and tag), found 1{hint}"
+                        ),
+                    )
                 ncols = self.ncols = n
             elif n != ncols:
-                raise FormatError(self.path, lineno,
-                                  f"ragged columns: expected {ncols} columns as on earlier lines, found {n}")
+                raise FormatError(
+                    self.path,
+                    lineno,
+                    f"ragged columns: expected {ncols} columns as on earlier lines, found {n}",
+                )
             if not words:
                 start = lineno
             if len(intern) < _INTERN_MAX:
@@ -273,30 +308,58 @@ class Reader:
                 continue
             rec = parse_record(text, self.path, lineno)
             if rec.trimmed:
-                self._tally.add("trimmed", lineno, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed))
+                self._tally.add(
+                    "trimmed", lineno, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed)
+                )
             if rec.doc_id is not None and rec.doc_id != last_doc:
                 yield "docstart", rec.doc_id
                 last_doc = rec.doc_id
             if not rec.words:  # an empty record: no sentence, but kept in the file's layout
                 yield "line", text
                 continue
-            words = [intern.setdefault(w, w) if len(intern) < _INTERN_MAX else intern.get(w, w) for w in rec.words]
-            yield "sentence", _Raw(words, list(rec.columns), [], lineno, raw=text, meta={"spans": rec.spans, "record": rec})
+            words = [
+                intern.setdefault(w, w) if len(intern) < _INTERN_MAX else intern.get(w, w)
+                for w in rec.words
+            ]
+            yield (
+                "sentence",
+                _Raw(
+                    words,
+                    list(rec.columns),
+                    [],
+                    lineno,
+                    raw=text,
+                    meta={"spans": rec.spans, "record": rec},
+                ),
+            )
 
     # -- decoding ------------------------------------------------------------------------
 
     def _decode(self, r: _Raw) -> Sentence:
         if r.raw is not None and r.meta is not None and "spans" in r.meta:  # JSONL: spans given
             rec = r.meta["record"]
-            where = {k: v for k, v in (("offset", rec.offset), ("before", rec.before), ("after", rec.after))
-                     if v is not None}
+            where = {
+                k: v
+                for k, v in (("offset", rec.offset), ("before", rec.before), ("after", rec.after))
+                if v is not None
+            }
             # a record's own spacing is kept as its source text; tokens joined by single spaces
             # need none (Sentence.char_offsets derives them), which keeps large corpora small
             plain = not where and rec.text == " ".join(rec.words)
-            return Sentence(r.words, rec.spans, extra=r.extra, line=r.line, raw=r.raw, meta=where or None,
-                            source=None if plain else rec.text, offsets=None if plain else rec.offsets)
+            return Sentence(
+                r.words,
+                rec.spans,
+                extra=r.extra,
+                line=r.line,
+                raw=r.raw,
+                meta=where or None,
+                source=None if plain else rec.text,
+                offsets=None if plain else rec.offsets,
+            )
         try:
-            spans, fixed = decode(r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid)
+            spans, fixed = decode(
+                r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid
+            )
         except SchemeError as exc:
             message = exc.message
             if r.line + exc.index == self._first_token_line and message.startswith("unknown tag"):
@@ -323,7 +386,7 @@ class Reader:
                         detector.add(tags)
                     tags = []
                 continue
-            tags.append(text[text.rfind(sep) + 1:])
+            tags.append(text[text.rfind(sep) + 1 :])
         if tags and not skip:
             detector.add(tags)
 
@@ -371,10 +434,15 @@ class Reader:
                     self._first_token_line = obj.line  # type: ignore[union-attr]
                 n += 1
                 s = self._decode(obj)  # type: ignore[arg-type]
-                if cursor is not None:  # records placed in their document's text, as read_corpus does
+                if (
+                    cursor is not None
+                ):  # records placed in their document's text, as read_corpus does
                     if cursor.goes_back(s):
-                        self._tally.add("restart", s.line, f'"offset" {s.meta["offset"]} after text ending at '
-                                                           f"{cursor.pos}")
+                        self._tally.add(
+                            "restart",
+                            s.line,
+                            f'"offset" {s.meta["offset"]} after text ending at {cursor.pos}',
+                        )
                         cursor.reset()
                         yield "docstart", None
                     cursor.place(s)
@@ -386,7 +454,11 @@ class Reader:
         self.notes.extend(self._tally.notes(_TALLY_TEXTS))
         self._refuse_losses()
         if n == 0:
-            what = "the file is empty" if self.n_lines == 0 else "no token lines (only -DOCSTART- or blank lines)"
+            what = (
+                "the file is empty"
+                if self.n_lines == 0
+                else "no token lines (only -DOCSTART- or blank lines)"
+            )
             raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
 
     def sentences(self) -> Iterator[Sentence]:
@@ -401,14 +473,26 @@ def _chain(buffer: list, rest: Iterator) -> Iterator:
     yield from rest
 
 
-def iter_sentences(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None,
-                   strict: bool = False, on_invalid: str = "repair") -> Iterator[Sentence]:
+def iter_sentences(
+    path,
+    format: str | None = None,
+    scheme: str | None = None,
+    encoding: str | None = None,
+    strict: bool = False,
+    on_invalid: str = "repair",
+) -> Iterator[Sentence]:
     """Stream the sentences of a file without keeping them (for large files)."""
     return Reader(path, format, scheme, encoding, strict, on_invalid).sentences()
 
 
-def read_corpus(path, format: str | None = None, scheme: str | None = None, encoding: str | None = None,
-                strict: bool = False, watch: Callable[[int], None] | None = None) -> Corpus:
+def read_corpus(
+    path,
+    format: str | None = None,
+    scheme: str | None = None,
+    encoding: str | None = None,
+    strict: bool = False,
+    watch: Callable[[int], None] | None = None,
+) -> Corpus:
     """Read a corpus file. Raises :class:`~nerstudio.errors.FormatError` naming file and line.
     ``watch(bytes_read)`` is called every few thousand lines (progress; it may raise to stop)."""
     reader = Reader(path, format, scheme, encoding, strict, watch=watch)
@@ -434,15 +518,34 @@ def read_corpus(path, format: str | None = None, scheme: str | None = None, enco
     docs = [d for d in docs if d.sentences]
     for k, d in enumerate(docs):
         d.id = str(k + 1) if reader.format != "jsonl" or d.docstart is None else d.docstart
-    return Corpus(docs, path=reader.path, format=reader.format, scheme=reader.scheme, encoding=reader.encoding,
-                  newline=reader.newline, bom=reader.bom, final_newline=reader.final_newline, sep=reader.sep,
-                  ncols=reader.ncols, layout=None if reader.mixed_newlines else layout, repairs=reader.repairs,
-                  notes=list(reader.notes))
+    return Corpus(
+        docs,
+        path=reader.path,
+        format=reader.format,
+        scheme=reader.scheme,
+        encoding=reader.encoding,
+        newline=reader.newline,
+        bom=reader.bom,
+        final_newline=reader.final_newline,
+        sep=reader.sep,
+        ncols=reader.ncols,
+        layout=None if reader.mixed_newlines else layout,
+        repairs=reader.repairs,
+        notes=list(reader.notes),
+    )
 
 
-def convert_file(src, dst, from_format: str | None = None, to_format: str | None = None,
-                 scheme: str | None = None, from_scheme: str | None = None, encoding: str | None = None,
-                 strict: bool = False, losses: Losses | None = None) -> Reader:
+def convert_file(
+    src,
+    dst,
+    from_format: str | None = None,
+    to_format: str | None = None,
+    scheme: str | None = None,
+    from_scheme: str | None = None,
+    encoding: str | None = None,
+    strict: bool = False,
+    losses: Losses | None = None,
+) -> Reader:
     """Stream ``src`` into ``dst`` (atomic), converting format and/or scheme. Returns the reader.
 
     Without ``to_format`` the output format is the one ``dst``'s extension names (``.jsonl``,
@@ -456,8 +559,11 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     reader = Reader(src, from_format, from_scheme, encoding, strict)
     fmt = target_format or format_for_output(dst, reader.format) or reader.format
     if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
-        corpus = reader.read_foreign() if reader.foreign is not None else read_corpus(
-            src, reader.format, from_scheme, encoding, strict)
+        corpus = (
+            reader.read_foreign()
+            if reader.foreign is not None
+            else read_corpus(src, reader.format, from_scheme, encoding, strict)
+        )
         if reader.foreign is None:
             reader.scheme, reader.notes = corpus.scheme, list(corpus.notes)
         if strict:  # the losses of the write are known once written: written aside first
@@ -476,9 +582,14 @@ def convert_file(src, dst, from_format: str | None = None, to_format: str | None
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
     if strict:
         lines = _strict_lines(lines, losses, dst)
-    write_lines(dst, lines, reader.encoding, reader.newline if lossless else "\n",
-                reader.bom if lossless else _writing.new_file_bom(reader.encoding),
-                (lambda: reader.final_newline) if lossless else True)
+    write_lines(
+        dst,
+        lines,
+        reader.encoding,
+        reader.newline if lossless else "\n",
+        reader.bom if lossless else _writing.new_file_bom(reader.encoding),
+        (lambda: reader.final_newline) if lossless else True,
+    )
     return reader
 
 
@@ -490,8 +601,9 @@ def _strict_lines(lines: Iterable[str], losses: Losses, dst) -> Iterator[str]:
 
 def _raise_losses(losses: Losses, dst) -> None:
     if losses:
-        messages = losses.messages() or [f"{sum(losses.counts.values())} loss(es) of kind(s) "
-                                         f"{', '.join(losses.counts)}"]
+        messages = losses.messages() or [
+            f"{sum(losses.counts.values())} loss(es) of kind(s) {', '.join(losses.counts)}"
+        ]
         more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
         raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
 
@@ -499,6 +611,7 @@ def _raise_losses(losses: Losses, dst) -> None:
 def _refuse_write_losses(corpus: Corpus, dst, fmt: str, scheme: str | None) -> None:
     """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
     import tempfile
+
     trial = Losses()
     with tempfile.TemporaryDirectory(prefix="nerstudio-strict-") as tmp:
         target = os.path.join(tmp, os.path.basename(os.path.normpath(os.fspath(dst))) or "out")

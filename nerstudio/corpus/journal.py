@@ -67,7 +67,9 @@ def fsync_folder(folder: str) -> None:
             os.close(fd)
 
 
-UNLOCKED_DEAD_AFTER = 24 * 3600.0  # without file locks: a journal untouched for a day is a dead save's
+UNLOCKED_DEAD_AFTER = (
+    24 * 3600.0
+)  # without file locks: a journal untouched for a day is a dead save's
 
 
 def try_lock(fd: int) -> bool:
@@ -108,8 +110,12 @@ class Transaction:
 
     def _journal_of(self, folder: str, name: str) -> int:
         if folder not in self._journals:
-            path = os.path.join(folder, f".{name}.nerstudio-{os.getpid()}-{secrets.token_hex(4)}.journal")
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+            path = os.path.join(
+                folder, f".{name}.nerstudio-{os.getpid()}-{secrets.token_hex(4)}.journal"
+            )
+            fd = os.open(
+                path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
+            )
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)  # held until the transaction ends: it is alive
             self._journals[folder] = (path, fd)
@@ -206,7 +212,11 @@ def _parse(data: bytes) -> tuple[list[str], dict | None]:
             reserved.append(obj["tmp"])
         if isinstance(obj.get("commit"), list) and isinstance(obj.get("journals"), list):
             commit = obj
-            reserved.extend(e["tmp"] for e in obj["commit"] if isinstance(e, dict) and isinstance(e.get("tmp"), str))
+            reserved.extend(
+                e["tmp"]
+                for e in obj["commit"]
+                if isinstance(e, dict) and isinstance(e.get("tmp"), str)
+            )
     return reserved, commit
 
 
@@ -229,7 +239,9 @@ def _concerns(commit: dict | None, reserved: list[str], path: str | None) -> boo
     under another name; a folder: a target inside it)."""
     targets = [e.get("target") for e in commit["commit"]] if commit else []
     if os.path.isdir(path):
-        return any(isinstance(t, str) and os.path.dirname(t) == path for t in targets) or bool(reserved)
+        return any(isinstance(t, str) and os.path.dirname(t) == path for t in targets) or bool(
+            reserved
+        )
     return any(isinstance(t, str) and (t == path or _same_file(t, path)) for t in targets)
 
 
@@ -253,8 +265,12 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
     except OSError as exc:
         if path is None:
             return []
-        raise FormatError(path, None, f"cannot read the save journal {journal} beside it "
-                                      f"({exc.strerror or exc}): a save may have been interrupted") from None
+        raise FormatError(
+            path,
+            None,
+            f"cannot read the save journal {journal} beside it "
+            f"({exc.strerror or exc}): a save may have been interrupted",
+        ) from None
     try:
         deadline = time.monotonic() + wait
         while not try_lock(fd):
@@ -263,8 +279,12 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
                 return reserved  # a live save still writing its files (the old ones are intact), or another's
             if time.monotonic() >= deadline:
                 pid = JOURNAL_RE.match(os.path.basename(journal))["pid"]
-                raise FormatError(path, None, f"a save of {_what(commit)} by process {pid} is still being "
-                                              "completed: try again in a moment")
+                raise FormatError(
+                    path,
+                    None,
+                    f"a save of {_what(commit)} by process {pid} is still being "
+                    "completed: try again in a moment",
+                )
             time.sleep(0.05)
         if not os.path.exists(journal):
             return []  # finished by someone else meanwhile
@@ -282,10 +302,14 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
             if path is None or not _concerns(commit, [], path):
                 return reserved  # its files stay protected until someone can finish it
             left = ", ".join(e["tmp"] for e in commit["commit"] if os.path.lexists(e["tmp"]))
-            raise FormatError(path, None, f"an interrupted save of {_what(commit)} left its complete new contents "
-                                          f"in {left} and nerstudio cannot finish it ({exc.strerror or exc}): the "
-                                          "files may mix old and new contents; rename (or copy) those files over "
-                                          f"their targets, then remove {journal}") from None
+            raise FormatError(
+                path,
+                None,
+                f"an interrupted save of {_what(commit)} left its complete new contents "
+                f"in {left} and nerstudio cannot finish it ({exc.strerror or exc}): the "
+                "files may mix old and new contents; rename (or copy) those files over "
+                f"their targets, then remove {journal}",
+            ) from None
         return []
     finally:
         os.close(fd)

@@ -77,9 +77,13 @@ def loads(text: str, path, lineno: int):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         if text.strip() in ("{", "["):  # pretty-printed JSON, one value over many lines
-            raise FormatError(path, lineno, f"a line holding only {text.strip()!r}: this is JSON spread over "
-                                            "several lines, not JSON Lines (one whole object per line); write "
-                                            "it one object per line (e.g. jq -c . FILE)") from None
+            raise FormatError(
+                path,
+                lineno,
+                f"a line holding only {text.strip()!r}: this is JSON spread over "
+                "several lines, not JSON Lines (one whole object per line); write "
+                "it one object per line (e.g. jq -c . FILE)",
+            ) from None
         raise FormatError(path, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise FormatError(path, lineno, "invalid JSON: nested too deeply") from None
@@ -89,10 +93,14 @@ def loads(text: str, path, lineno: int):
 
 def _offset(value, what: str, sp, path, lineno: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise FormatError(path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}")
+        raise FormatError(
+            path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}"
+        )
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
-            raise FormatError(path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}")
+            raise FormatError(
+                path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}"
+            )
         value = int(value)
     return value
 
@@ -103,16 +111,20 @@ def _show(value, limit: int = 60) -> str:
     except (TypeError, ValueError, RecursionError):
         s = repr(value)
     s = s.encode("utf-8", "backslashreplace").decode("utf-8")  # an unpaired surrogate, escaped
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
 def _char_spans(raw, key: str, path, lineno: int) -> list[tuple[int, int, str]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise FormatError(path, lineno, f'"{key}" must be a list of spans '
-                                        '({"start", "end", "label"} objects or [start, end, label] lists), '
-                                        f"not {_show(raw)}")
+        raise FormatError(
+            path,
+            lineno,
+            f'"{key}" must be a list of spans '
+            '({"start", "end", "label"} objects or [start, end, label] lists), '
+            f"not {_show(raw)}",
+        )
     out = []
     for sp in raw:
         if isinstance(sp, dict) and all(k in sp for k in ("start", "end", "label")):
@@ -120,12 +132,18 @@ def _char_spans(raw, key: str, path, lineno: int) -> list[tuple[int, int, str]]:
         elif isinstance(sp, list) and len(sp) == 3:
             s, e, lab = sp
         else:
-            raise FormatError(path, lineno, f"cannot read span {_show(sp)}: use {{\"start\", \"end\", \"label\"}} "
-                                            "or [start, end, label]")
+            raise FormatError(
+                path,
+                lineno,
+                f'cannot read span {_show(sp)}: use {{"start", "end", "label"}} '
+                "or [start, end, label]",
+            )
         s = _offset(s, "start", sp, path, lineno)
         e = _offset(e, "end", sp, path, lineno)
         if not isinstance(lab, str):
-            raise FormatError(path, lineno, f"span {_show(sp)}: the label must be a string, not {_show(lab)}")
+            raise FormatError(
+                path, lineno, f"span {_show(sp)}: the label must be a string, not {_show(lab)}"
+            )
         out.append((s, e, lab))
     return out
 
@@ -135,8 +153,11 @@ def _check_unicode(strings, path, lineno: int) -> None:
         try:
             s.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise FormatError(path, lineno, f"{_show(s)} holds an unpaired surrogate "
-                                            f"{s[exc.start]!r}: not valid Unicode") from None
+            raise FormatError(
+                path,
+                lineno,
+                f"{_show(s)} holds an unpaired surrogate {s[exc.start]!r}: not valid Unicode",
+            ) from None
 
 
 def check_strings(value, path, lineno: int) -> None:
@@ -163,7 +184,7 @@ def parse_record(line: str, path, lineno: int) -> Record:
     """Read one JSONL line (see the module docstring); raises :class:`FormatError`."""
     obj = loads(line, path, lineno)
     if not isinstance(obj, dict):
-        raise FormatError(path, lineno, "each line must be a JSON object with a \"text\" field")
+        raise FormatError(path, lineno, 'each line must be a JSON object with a "text" field')
     if may_hold_surrogates(line):
         check_strings(obj, path, lineno)
     return parse_object(obj, path, lineno)
@@ -175,20 +196,30 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         raise FormatError(path, lineno, 'a JSONL record needs a "text" field (or "tokens")')
     if text is not None and not isinstance(text, str):
         raise FormatError(path, lineno, f'"text" must be a string, not {_show(text)}')
-    if tokens is not None and (not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens)):
+    if tokens is not None and (
+        not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens)
+    ):
         raise FormatError(path, lineno, '"tokens" must be a list of strings')
     doc = obj.get("doc_id")
     if doc is not None and (isinstance(doc, bool) or not isinstance(doc, (str, int))):
-        raise FormatError(path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}')
+        raise FormatError(
+            path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}'
+        )
     key = next((k for k in SPAN_KEYS if k in obj), None)
     if key is None:
         tag_key = next((k for k in ("ner_tags", "tags") if k in obj), None)
         if tag_key is not None:  # never read as a record without entities
-            raise FormatError(path, lineno, f'a record with "{tag_key}" and no spans is a Hugging Face token-'
-                                            "classification record: read it with --from hf")
+            raise FormatError(
+                path,
+                lineno,
+                f'a record with "{tag_key}" and no spans is a Hugging Face token-'
+                "classification record: read it with --from hf",
+            )
     char_spans = _char_spans(obj[key], key, path, lineno) if key else []
     if check_unicode:
-        _check_unicode([text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno)
+        _check_unicode(
+            [text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno
+        )
     if tokens is not None:
         if text is None:
             text = " ".join(tokens)
@@ -198,11 +229,19 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         for t in tokens:
             k = pos if exact else text.find(t, pos)
             if k < 0:
-                raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
-            if not exact and text[pos:k].strip():  # else a text target would make them tokens of their own
-                raise FormatError(path, lineno, f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
-                                                f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
-                                                "characters between tokens must be whitespace")
+                raise FormatError(
+                    path, lineno, f"token {t!r} not found in the text after offset {pos}"
+                )
+            if (
+                not exact and text[pos:k].strip()
+            ):  # else a text target would make them tokens of their own
+                raise FormatError(
+                    path,
+                    lineno,
+                    f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
+                    f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
+                    "characters between tokens must be whitespace",
+                )
             offsets.append((k, k + len(t)))
             pos = k + len(t) + exact
         words = list(tokens)
@@ -221,12 +260,28 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
     for k in ("before", "after"):
         v = obj.get(k)
         if v is not None and not isinstance(v, str):
-            raise FormatError(path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}')
+            raise FormatError(
+                path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}'
+            )
         around.append(v)
     if check_unicode:
-        _check_unicode([str(doc or ""), *(v for v in around if v), *(v for c in columns for v in c)], path, lineno)
-    return Record(words, offsets, spans, key, columns, None if doc is None else str(doc), text, offset, *around,
-                  trimmed=tuple(trimmed))
+        _check_unicode(
+            [str(doc or ""), *(v for v in around if v), *(v for c in columns for v in c)],
+            path,
+            lineno,
+        )
+    return Record(
+        words,
+        offsets,
+        spans,
+        key,
+        columns,
+        None if doc is None else str(doc),
+        text,
+        offset,
+        *around,
+        trimmed=tuple(trimmed),
+    )
 
 
 def trimmed_example(text: str, t: tuple) -> str:
@@ -240,14 +295,20 @@ def trimmed_example(text: str, t: tuple) -> str:
 def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
     if raw is None:
         return ()
-    if not isinstance(raw, list) or not all(isinstance(c, list) and len(c) == n and all(isinstance(v, str) for v in c)
-                                            for c in raw):
-        raise FormatError(path, lineno, f'"columns" must be a list of columns, each a list of {n} strings '
-                                        "(one per token)")
+    if not isinstance(raw, list) or not all(
+        isinstance(c, list) and len(c) == n and all(isinstance(v, str) for v in c) for c in raw
+    ):
+        raise FormatError(
+            path,
+            lineno,
+            f'"columns" must be a list of columns, each a list of {n} strings (one per token)',
+        )
     return tuple(tuple(c) for c in raw)
 
 
-def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: list | None = None) -> list[Span]:
+def _token_spans(
+    char_spans, text: str, offsets, path, lineno: int, trimmed: list | None = None
+) -> list[Span]:
     # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
     order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
     starts = {offsets[i][0]: i for i in order}
@@ -255,9 +316,13 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: lis
     spans = []
     for s0, e0, lab in char_spans:
         if s0 >= e0:
-            raise FormatError(path, lineno, f"span [{s0}, {e0}) is empty (its end must come after its start)")
+            raise FormatError(
+                path, lineno, f"span [{s0}, {e0}) is empty (its end must come after its start)"
+            )
         if not (s0 >= 0 and e0 <= len(text)):
-            raise FormatError(path, lineno, f"span [{s0}, {e0}) is outside the text of {len(text)} characters")
+            raise FormatError(
+                path, lineno, f"span [{s0}, {e0}) is outside the text of {len(text)} characters"
+            )
         s, e = s0, e0
         # tolerate spans that include surrounding whitespace (unless it is part of a token)
         if s not in starts:
@@ -267,25 +332,39 @@ def _token_spans(char_spans, text: str, offsets, path, lineno: int, trimmed: lis
             while e > s and text[e - 1].isspace():
                 e -= 1
         if s == e:
-            raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} covers only whitespace")
+            raise FormatError(
+                path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} covers only whitespace"
+            )
         if s not in starts or e not in ends:
-            raise FormatError(path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} does not fall on token boundaries")
+            raise FormatError(
+                path, lineno, f"span [{s0}, {e0}) {text[s0:e0]!r} does not fall on token boundaries"
+            )
         if (s, e) != (s0, e0) and trimmed is not None:
             trimmed.append((s0, e0, s, e))
         spans.append(Span(starts[s], ends[e] + 1, lab))
     spans.sort()
     for a, b in itertools.pairwise(spans):
         if b.start < a.end:
-            raise FormatError(path, lineno, f"overlapping spans {a} and {b} (nested entities are not supported)")
+            raise FormatError(
+                path, lineno, f"overlapping spans {a} and {b} (nested entities are not supported)"
+            )
     return spans
 
 
 def _span_objects(s: Sentence, offsets) -> list[dict]:
-    return [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label} for sp in s.spans]
+    return [
+        {"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label}
+        for sp in s.spans
+    ]
 
 
-def render_record(s: Sentence, doc_id: str | None, before: str | None = None, after: str | None = None,
-                  fields: dict | None = None) -> str:
+def render_record(
+    s: Sentence,
+    doc_id: str | None,
+    before: str | None = None,
+    after: str | None = None,
+    fields: dict | None = None,
+) -> str:
     """The JSONL line for ``s``: its source record (updated if its spans were edited), or a new
     record with ``text``, ``tokens``, ``spans`` and, when the sentence has extra columns,
     ``columns``; a sentence cut from running text also gets ``offset`` and the text ``before``
@@ -307,7 +386,9 @@ def render_record(s: Sentence, doc_id: str | None, before: str | None = None, af
                 return json.dumps(obj, ensure_ascii=False)
             obj[rec.span_key or "spans"] = _span_objects(s, rec.offsets)
             if "tokens" not in obj and parse_object(obj, None, 0).words != list(s.words):
-                obj["tokens"] = list(s.words)  # old span boundaries split words: keep the tokens as they were
+                obj["tokens"] = list(
+                    s.words
+                )  # old span boundaries split words: keep the tokens as they were
             return json.dumps(obj, ensure_ascii=False)
     text, offsets = s.char_offsets()
     obj = {}
@@ -382,11 +463,19 @@ class TextCursor:
             elif offset >= self.pos:
                 before = " " * (offset - self.pos)
             else:
-                raise FormatError(self.path, s.line, f'"offset" {offset} falls inside the previous record\'s '
-                                                     f"text (which ends at {self.pos})")
+                raise FormatError(
+                    self.path,
+                    s.line,
+                    f'"offset" {offset} falls inside the previous record\'s '
+                    f"text (which ends at {self.pos})",
+                )
         elif offset is not None and self.n > 0 and offset != self.pos + len(before):
-            raise FormatError(self.path, s.line, f'"offset" {offset} does not follow the previous record and '
-                                                 f'"before" (expected {self.pos + len(before)})')
+            raise FormatError(
+                self.path,
+                s.line,
+                f'"offset" {offset} does not follow the previous record and '
+                f'"before" (expected {self.pos + len(before)})',
+            )
         piece = s.text()
         self.start = self.pos + len(before)
         self.pos += len(before) + len(piece)

@@ -41,7 +41,7 @@ class Span(_SpanFields):
         return tuple.__new__(cls, fields)
 
     def text(self, words: Sequence[str]) -> str:
-        return " ".join(words[self.start:self.end])
+        return " ".join(words[self.start : self.end])
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +71,18 @@ class Sentence:
 
     __slots__ = ("extra", "line", "meta", "offsets", "raw", "source", "spans", "tags", "words")
 
-    def __init__(self, words: Sequence[str], spans: Sequence[Span] = (), extra: Sequence[Sequence[str]] = (),
-                 tags: Sequence[str] | None = None, line: int = 0, raw: str | None = None,
-                 meta: dict | None = None, source: str | None = None,
-                 offsets: Sequence[tuple[int, int]] | None = None):
+    def __init__(
+        self,
+        words: Sequence[str],
+        spans: Sequence[Span] = (),
+        extra: Sequence[Sequence[str]] = (),
+        tags: Sequence[str] | None = None,
+        line: int = 0,
+        raw: str | None = None,
+        meta: dict | None = None,
+        source: str | None = None,
+        offsets: Sequence[tuple[int, int]] | None = None,
+    ):
         self.words = tuple(words)
         n = len(self.words)
         self.extra = tuple(tuple(col) for col in extra)
@@ -109,7 +117,7 @@ class Sentence:
         """The sentence as written in its source text when it has one, else its words joined
         by spaces."""
         if self.offsets:
-            return self.source[self.offsets[0][0]:self.offsets[-1][1]]  # type: ignore[index]
+            return self.source[self.offsets[0][0] : self.offsets[-1][1]]  # type: ignore[index]
         return " ".join(self.words)
 
     def char_offsets(self) -> tuple[str, list[tuple[int, int]]]:
@@ -130,7 +138,13 @@ class Sentence:
     def copy(self, spans: Sequence[Span] | None = None) -> Sentence:
         """A copy sharing the (immutable) words and columns; ``spans`` replaces the gold spans."""
         s = Sentence.__new__(Sentence)
-        s.words, s.extra, s.tags, s.line, s.raw = self.words, self.extra, self.tags, self.line, self.raw
+        s.words, s.extra, s.tags, s.line, s.raw = (
+            self.words,
+            self.extra,
+            self.tags,
+            self.line,
+            self.raw,
+        )
         s.meta = None if self.meta is None else dict(self.meta)
         s.source, s.offsets = self.source, self.offsets
         s.spans = sorted(Span(*x) for x in (self.spans if spans is None else spans))
@@ -188,7 +202,9 @@ class Corpus:
     ncols: int | None = None  # columns per token line, tag included (column formats)
     layout: list | None = None
     repairs: int = 0  # invalid transitions repaired while decoding the tags
-    notes: list = field(default_factory=list)  # what reading could not keep or chose (one line each, for the user)
+    notes: list = field(
+        default_factory=list
+    )  # what reading could not keep or chose (one line each, for the user)
     _sentences: list[Sentence] | None = field(default=None, repr=False)
 
     @property
@@ -238,11 +254,24 @@ class Corpus:
         if len(spans_per_sentence) != len(self.sentences):
             raise ValueError("one list of spans per sentence is required")
         it = iter(spans_per_sentence)
-        docs = [Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id, d.text, d.path)
-                for d in self.documents]
-        return Corpus(docs, self.path, self.format, self.scheme, self.encoding, self.newline, self.bom,
-                      self.final_newline, self.sep, self.ncols,
-                      None if self.layout is None else list(self.layout), 0)
+        docs = [
+            Document([s.copy(next(it)) for s in d.sentences], d.docstart, d.id, d.text, d.path)
+            for d in self.documents
+        ]
+        return Corpus(
+            docs,
+            self.path,
+            self.format,
+            self.scheme,
+            self.encoding,
+            self.newline,
+            self.bom,
+            self.final_newline,
+            self.sep,
+            self.ncols,
+            None if self.layout is None else list(self.layout),
+            0,
+        )
 
     @classmethod
     def from_sentences(cls, sentences: Sequence[Sentence], **kw) -> Corpus:

@@ -76,15 +76,18 @@ def parse_tag(tag: str, scheme: str) -> tuple[str, str]:
                 "bilou": "O, B-X, I-X, L-X, U-X",
                 "scn": "N, S, C, S-X, C-X",
             }[scheme]
-            raise ValueError(f"unknown tag {tag!r} for scheme {scheme.upper()} (expected {expected})")
+            raise ValueError(
+                f"unknown tag {tag!r} for scheme {scheme.upper()} (expected {expected})"
+            )
         result = (kind, label)
     if len(_parse_cache) < 100_000:
         _parse_cache[key] = result
     return result
 
 
-def decode(tags: Sequence[str], scheme: str, strict: bool = False,
-           on_invalid: str = "repair") -> tuple[list[Span], int]:
+def decode(
+    tags: Sequence[str], scheme: str, strict: bool = False, on_invalid: str = "repair"
+) -> tuple[list[Span], int]:
     """Convert tags to spans. Returns ``(spans, n_invalid)``.
 
     ``on_invalid`` says what happens at an invalid transition:
@@ -171,7 +174,10 @@ def decode(tags: Sequence[str], scheme: str, strict: bool = False,
     if start >= 0:
         if scheme in ("bioes", "bilou") and prev in ("B", "I"):
             if on_invalid == "raise":
-                raise SchemeError(len(tags) - 1, f"invalid transition: entity {label or 'span'} not closed at sentence end")
+                raise SchemeError(
+                    len(tags) - 1,
+                    f"invalid transition: entity {label or 'span'} not closed at sentence end",
+                )
             repairs += 1
             if drop:
                 return spans, repairs

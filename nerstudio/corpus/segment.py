@@ -62,8 +62,14 @@ def _glue_dots(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]
     out: list[tuple[int, int]] = []
     n = len(spans)
     for i, (a, b) in enumerate(spans):
-        if (out and text[a:b] == "." and i + 1 < n and out[-1][1] == a and text[out[-1][0]:a][-1:].isalnum()
-                and text[spans[i + 1][0]].isalnum()):
+        if (
+            out
+            and text[a:b] == "."
+            and i + 1 < n
+            and out[-1][1] == a
+            and text[out[-1][0] : a][-1:].isalnum()
+            and text[spans[i + 1][0]].isalnum()
+        ):
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
@@ -80,14 +86,32 @@ def _glue_joins(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
     n, i = len(spans), 0
     while i < n:
         a, b = spans[i]
-        if (out and text[a:b] == "-" and i + 1 < n and out[-1][1] == a and spans[i + 1][0] == b
-                and text[a - 1].isalnum() and text[b].isalnum()):
+        if (
+            out
+            and text[a:b] == "-"
+            and i + 1 < n
+            and out[-1][1] == a
+            and spans[i + 1][0] == b
+            and text[a - 1].isalnum()
+            and text[b].isalnum()
+        ):
             out[-1] = (out[-1][0], spans[i + 1][1])  # word-word: the hyphen and the next word join
             i += 2
             continue
-        if (out and out[-1][1] == a and b - a > 2 and text[a] in _APOSTROPHES and text[a + 1].isupper()
-                and text[a + 1:b].isalpha() and out[-1][1] - out[-1][0] == 1 and text[a - 1].isalpha()):
-            out[-1] = (out[-1][0], b)  # O'Neill, D'Alema: a one-letter article and a capitalised name
+        if (
+            out
+            and out[-1][1] == a
+            and b - a > 2
+            and text[a] in _APOSTROPHES
+            and text[a + 1].isupper()
+            and text[a + 1 : b].isalpha()
+            and out[-1][1] - out[-1][0] == 1
+            and text[a - 1].isalpha()
+        ):
+            out[-1] = (
+                out[-1][0],
+                b,
+            )  # O'Neill, D'Alema: a one-letter article and a capitalised name
         else:
             out.append((a, b))
         i += 1
@@ -149,7 +173,9 @@ def _cut(spans: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, int]]
     return out
 
 
-def split(text: str, cuts: Iterable[int] = (), merge: Iterable[tuple[int, int]] = ()) -> list[list[tuple[int, int]]]:
+def split(
+    text: str, cuts: Iterable[int] = (), merge: Iterable[tuple[int, int]] = ()
+) -> list[list[tuple[int, int]]]:
     """Sentences of ``text``, each a list of token ``(start, end)`` offsets.
 
     ``cuts``: positions where a token must be split (entity boundaries inside words).

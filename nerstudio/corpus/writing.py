@@ -43,7 +43,9 @@ class Losses:
     counts: dict = field(default_factory=dict)
     first_line: dict = field(default_factory=dict)
     fields: set = field(default_factory=set)
-    texts: dict = field(default_factory=dict)  # kind -> message ({n}, {fmt}) for kinds a format's writer names
+    texts: dict = field(
+        default_factory=dict
+    )  # kind -> message ({n}, {fmt}) for kinds a format's writer names
 
     def add(self, kind: str, line: int | None = None, n: int = 1, text: str | None = None) -> None:
         if text is not None:
@@ -62,19 +64,31 @@ class Losses:
         for kind, n in self.counts.items():
             at = f", first at line {self.first_line[kind]}" if kind in self.first_line else ""
             if kind == "empty":
-                out.append(f"{n} empty record(s) not written: {fmt} cannot hold a sentence without tokens")
+                out.append(
+                    f"{n} empty record(s) not written: {fmt} cannot hold a sentence without tokens"
+                )
             elif kind == "doc_id":
-                out.append(f"the ids of {n} document(s) not kept: {fmt} marks where documents start, not their names")
+                out.append(
+                    f"the ids of {n} document(s) not kept: {fmt} marks where documents start, not their names"
+                )
             elif kind == "columns":
-                out.append(f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}")
+                out.append(
+                    f"extra columns of {n} sentence(s) not kept: {fmt} has fewer columns{at}"
+                )
             elif kind == "spacing":
-                out.append(f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}")
+                out.append(
+                    f"the original spacing of {n} record(s) not kept: {fmt} holds tokens only{at}"
+                )
             elif kind == "text":
-                out.append(f"the running text and character offsets of {n} sentence(s) not kept: {fmt} holds "
-                           "tokens only (jsonl and brat keep them)")
+                out.append(
+                    f"the running text and character offsets of {n} sentence(s) not kept: {fmt} holds "
+                    "tokens only (jsonl and brat keep them)"
+                )
             elif kind == "brat_refs":
-                out.append(f"{n} relation, event, attribute or note line(s) of the .ann not written: "
-                           "they refer to entities that were removed")
+                out.append(
+                    f"{n} relation, event, attribute or note line(s) of the .ann not written: "
+                    "they refer to entities that were removed"
+                )
             elif kind == "fields":
                 names = ", ".join(sorted(self.fields))
                 out.append(f"other fields ({names}) of {n} record(s) not kept in {fmt}{at}")
@@ -129,6 +143,7 @@ def _bad_field(value: str, sep: str) -> str | None:
 def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -> None:
     """Raise :class:`FormatError` for what a column format cannot hold (see the module docstring)."""
     sep = format_sep(fmt)
+
     def where(i):  # the line of token i; JSONL: the record's line
         return None if not s.line else s.line if s.raw is not None else s.line + i
 
@@ -136,32 +151,50 @@ def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -
     for sp in s.spans:
         why = _bad_field(sp.label, sep) if sp.label else None
         if why:
-            raise FormatError(src_path, where(sp.start), f"label {sp.label!r} {why}: it cannot be written as {fmt}; "
-                                                         "use --to jsonl")
+            raise FormatError(
+                src_path,
+                where(sp.start),
+                f"label {sp.label!r} {why}: it cannot be written as {fmt}; use --to jsonl",
+            )
     if labels_only:
         return
     for i, w in enumerate(s.words):
         why = _bad_field(w, sep)
         if why:
-            raise FormatError(src_path, where(i), f"token {i + 1} {w!r} {why}: it cannot be written as {fmt}; {hint}")
+            raise FormatError(
+                src_path,
+                where(i),
+                f"token {i + 1} {w!r} {why}: it cannot be written as {fmt}; {hint}",
+            )
         if w == DOCSTART:
-            raise FormatError(src_path, where(i), f"token {i + 1} is {DOCSTART}, which {fmt} reads as a document "
-                                                  "boundary; use --to jsonl")
+            raise FormatError(
+                src_path,
+                where(i),
+                f"token {i + 1} is {DOCSTART}, which {fmt} reads as a document "
+                "boundary; use --to jsonl",
+            )
     for k, col in enumerate(s.extra):
         for i, v in enumerate(col):
             why = _bad_field(v, sep)
             if why:
-                raise FormatError(src_path, where(i), f"column {k + 2} of token {i + 1} ({v!r}) {why}: it cannot "
-                                                      f"be written as {fmt}; {hint}")
+                raise FormatError(
+                    src_path,
+                    where(i),
+                    f"column {k + 2} of token {i + 1} ({v!r}) {why}: it cannot "
+                    f"be written as {fmt}; {hint}",
+                )
 
 
 def _check_jsonl_writable(s: Sentence, src_path) -> None:
     """JSONL spans are character ranges: an entity made only of empty tokens has none."""
     for sp in s.spans:
-        if not any(s.words[sp.start:sp.end]):
-            raise FormatError(src_path, (s.line + sp.start) if s.line and s.raw is None else (s.line or None),
-                              f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} covers only empty "
-                              "tokens: it cannot be written as jsonl (its character range would be empty)")
+        if not any(s.words[sp.start : sp.end]):
+            raise FormatError(
+                src_path,
+                (s.line + sp.start) if s.line and s.raw is None else (s.line or None),
+                f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} covers only empty "
+                "tokens: it cannot be written as jsonl (its character range would be empty)",
+            )
 
 
 def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
@@ -177,9 +210,16 @@ def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
             yield w + sep + t
 
 
-def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str, object]],
-                 lossless: bool, losses: Losses | None = None,
-                 record_fields: Callable[[Sentence], dict] | None = None, target=None) -> Iterator[str]:
+def render_lines(
+    corpus_like,
+    fmt: str,
+    scheme: str,
+    events: Iterable[tuple[str, object]],
+    lossless: bool,
+    losses: Losses | None = None,
+    record_fields: Callable[[Sentence], dict] | None = None,
+    target=None,
+) -> Iterator[str]:
     """Lines (without endings) of the output file for a stream of reader-style events; what
     the target cannot keep is counted in ``losses``. ``record_fields(sentence)``: fields to set
     in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`). Refusals
@@ -200,8 +240,10 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
         for kind, obj in events:
             if held is not None:
                 s0, id0, before0 = held
-                nxt = obj if kind == "sentence" and obj.offsets and obj.source is s0.source else None
-                after = None if nxt is not None else s0.source[s0.offsets[-1][1]:]
+                nxt = (
+                    obj if kind == "sentence" and obj.offsets and obj.source is s0.source else None
+                )
+                after = None if nxt is not None else s0.source[s0.offsets[-1][1] :]
                 yield render_record(s0, id0, before0, after, extra(s0))
                 held = None
             if kind == "docstart":
@@ -211,7 +253,9 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 _check_jsonl_writable(obj, src)  # type: ignore[arg-type]
                 if obj.raw is None and obj.offsets:  # type: ignore[union-attr]
                     start = obj.offsets[0][0]  # type: ignore[union-attr]
-                    end = prev.offsets[-1][1] if prev is not None and prev.source is obj.source else 0
+                    end = (
+                        prev.offsets[-1][1] if prev is not None and prev.source is obj.source else 0
+                    )
                     held = (obj, doc_id, obj.source[end:start] if end <= start else None)  # type: ignore[union-attr]
                     prev = obj
                     continue
@@ -223,7 +267,7 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
                 losses.add("empty")
         if held is not None:
             s0, id0, before0 = held
-            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1]:], extra(s0))
+            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1] :], extra(s0))
         return
     sep = format_sep(fmt)
     src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
@@ -232,7 +276,9 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
         if kind == "sentence":
             s: Sentence = obj  # type: ignore[assignment]
             if ncols is None:
-                ncols = corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
+                ncols = (
+                    corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
+                )
             check_writable(s, fmt, src, labels_only=lossless)
             if not s.words:
                 losses.add("empty", s.line)
@@ -240,7 +286,9 @@ def render_lines(corpus_like, fmt: str, scheme: str, events: Iterable[tuple[str,
             if len(s.extra) > ncols - 2:
                 losses.add("columns", s.line)
             if s.offsets is not None and not (src_fmt == "jsonl" and s.raw is not None):
-                losses.add("text", s.line)  # read from running text (plain text, brat, a tool's records)
+                losses.add(
+                    "text", s.line
+                )  # read from running text (plain text, brat, a tool's records)
             if src_fmt == "jsonl" and s.raw is not None:
                 spacing, other = record_losses(s.raw)
                 if spacing:
@@ -288,8 +336,14 @@ def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]
                 yield "line", item
 
 
-def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: str = "\n", bom: bool = False,
-                final_newline=True) -> None:
+def write_lines(
+    path,
+    lines: Iterable[str],
+    encoding: str = "utf-8",
+    newline: str = "\n",
+    bom: bool = False,
+    final_newline=True,
+) -> None:
     """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
     if codecs.lookup(encoding).name == "utf-8-sig":
         encoding = "utf-8"  # ``bom`` alone decides whether the file starts with one
@@ -304,15 +358,18 @@ def write_lines(path, lines: Iterable[str], encoding: str = "utf-8", newline: st
                 if prev is not None:
                     f.write(prev + newline)
                 elif not bom and utf8 and line.startswith("\ufeff"):
-                    f.write("\ufeff")  # else a reader takes the first token's U+FEFF for a byte-order mark
+                    f.write(
+                        "\ufeff"
+                    )  # else a reader takes the first token's U+FEFF for a byte-order mark
                 prev = line
                 n += 1
             if prev is not None:
                 last = final_newline() if callable(final_newline) else final_newline
                 f.write(prev + (newline if last else ""))
         except UnicodeEncodeError as exc:
-            raise FormatError(path, n or None,
-                              f"cannot encode {exc.object[exc.start:exc.end]!r} as {encoding}") from None
+            raise FormatError(
+                path, n or None, f"cannot encode {exc.object[exc.start : exc.end]!r} as {encoding}"
+            ) from None
 
 
 def new_file_bom(encoding: str) -> bool:
@@ -320,9 +377,15 @@ def new_file_bom(encoding: str) -> bool:
     return codecs.lookup(encoding).name == "utf-8-sig"
 
 
-def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | None = None,
-                 encoding: str | None = None, losses: Losses | None = None,
-                 record_fields: Callable[[Sentence], dict] | None = None) -> None:
+def write_corpus(
+    corpus: Corpus,
+    path,
+    format: str | None = None,
+    scheme: str | None = None,
+    encoding: str | None = None,
+    losses: Losses | None = None,
+    record_fields: Callable[[Sentence], dict] | None = None,
+) -> None:
     """Write ``corpus`` atomically. Same format and scheme as read gives back the original bytes.
 
     In its own format the file's layout (``-DOCSTART-`` and separator lines, line endings, BOM,
@@ -338,15 +401,27 @@ def write_corpus(corpus: Corpus, path, format: str | None = None, scheme: str | 
     other = foreign.handler(fmt)
     if other is not None:
         if not other.writable:
-            raise FormatError(path, None, f"nerstudio reads {other.name} files but does not write them: save as "
-                                          "jsonl (.jsonl) or brat (.ann), which keep the text, its offsets and "
-                                          "the entities")
+            raise FormatError(
+                path,
+                None,
+                f"nerstudio reads {other.name} files but does not write them: save as "
+                "jsonl (.jsonl) or brat (.ann), which keep the text, its offsets and "
+                "the entities",
+            )
         losses = Losses(fmt) if losses is None else losses
         losses.target = fmt
         other.load().write(corpus, os.fspath(path), losses, sch)
         return
     lossless = fmt == corpus.format and corpus.layout is not None
-    lines = render_lines(corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields, path)
+    lines = render_lines(
+        corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields, path
+    )
     same_bytes = lossless and enc == corpus.encoding
-    write_lines(path, lines, enc, corpus.newline if lossless else "\n",
-                corpus.bom if same_bytes else new_file_bom(enc), corpus.final_newline if lossless else True)
+    write_lines(
+        path,
+        lines,
+        enc,
+        corpus.newline if lossless else "\n",
+        corpus.bom if same_bytes else new_file_bom(enc),
+        corpus.final_newline if lossless else True,
+    )

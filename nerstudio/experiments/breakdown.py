@@ -20,17 +20,27 @@ from .error_analysis import analysis, analysis_lines, group_prf
 
 def training_strings(sentences) -> set[tuple[str, ...]]:
     """The word sequences of the gold entities of a corpus's sentences."""
-    return {tuple(s.words[sp.start:sp.end]) for s in sentences for sp in s.spans}
+    return {tuple(s.words[sp.start : sp.end]) for s in sentences for sp in s.spans}
 
 
-def breakdown(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]],
-              seen: set[tuple[str, ...]]) -> dict:
+def breakdown(
+    words: Sequence[Sequence[str]],
+    gold: Sequence[Sequence[Span]],
+    pred: Sequence[Sequence[Span]],
+    seen: set[tuple[str, ...]],
+) -> dict:
     """``per_type`` (P/R/F and counts per entity type) and ``seen`` / ``unseen`` (the same over
     each class of entities), as plain dicts."""
     ev = evaluate_spans(gold, pred)
-    cls = group_prf(words, gold, pred, lambda ws, sp: tuple(ws[sp.start:sp.end]) in seen, (True, False))
-    return {"per_type": {k: v.as_dict() for k, v in sorted(ev.per_type.items())},
-            "seen": cls[True].as_dict(), "unseen": cls[False].as_dict(), **analysis(words, gold, pred)}
+    cls = group_prf(
+        words, gold, pred, lambda ws, sp: tuple(ws[sp.start : sp.end]) in seen, (True, False)
+    )
+    return {
+        "per_type": {k: v.as_dict() for k, v in sorted(ev.per_type.items())},
+        "seen": cls[True].as_dict(),
+        "unseen": cls[False].as_dict(),
+        **analysis(words, gold, pred),
+    }
 
 
 def breakdown_lines(systems: Iterable[dict]) -> list[str]:
@@ -42,16 +52,27 @@ def breakdown_lines(systems: Iterable[dict]) -> list[str]:
     first = systems[0]["test_breakdown"]
     n_seen, n_unseen = first["seen"]["gold"], first["unseen"]["gold"]
     share = 100.0 * n_unseen / max(n_seen + n_unseen, 1)
-    lines = [f"Test F by entity type and by entities seen / unseen in training ({share:.1f}% of the "
-             f"{n_seen + n_unseen} test entities are unseen):", "",
-             "| system | " + " | ".join(t or "(untyped)" for t in types) + " | seen F | unseen F | unseen P / R |",
-             "|---|" + "---|" * (len(types) + 3)]
+    lines = [
+        f"Test F by entity type and by entities seen / unseen in training ({share:.1f}% of the "
+        f"{n_seen + n_unseen} test entities are unseen):",
+        "",
+        "| system | "
+        + " | ".join(t or "(untyped)" for t in types)
+        + " | seen F | unseen F | unseen P / R |",
+        "|---|" + "---|" * (len(types) + 3),
+    ]
     for s in systems:
         b = s["test_breakdown"]
         cells = [f"{b['per_type'].get(t, {}).get('f1', 0.0):.2f}" for t in types]
-        lines.append(f"| {s['name']} | " + " | ".join(cells) + f" | {b['seen']['f1']:.2f} | {b['unseen']['f1']:.2f} | "
-                     f"{b['unseen']['precision']:.2f} / {b['unseen']['recall']:.2f} |")
+        lines.append(
+            f"| {s['name']} | "
+            + " | ".join(cells)
+            + f" | {b['seen']['f1']:.2f} | {b['unseen']['f1']:.2f} | "
+            f"{b['unseen']['precision']:.2f} / {b['unseen']['recall']:.2f} |"
+        )
     detail = {s["name"]: s["test_breakdown"] for s in systems if "errors" in s["test_breakdown"]}
     if detail:  # the systems side by side: F by entity and sentence length, the errors by kind
-        lines += ["", "Test F in detail (as `nerstudio errors` prints it):", ""] + analysis_lines(detail)
+        lines += ["", "Test F in detail (as `nerstudio errors` prints it):", ""] + analysis_lines(
+            detail
+        )
     return lines

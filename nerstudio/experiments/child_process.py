@@ -43,9 +43,13 @@ from ..errors import Cancelled, NerstudioError
 from ..persist import jsonable
 
 START_METHOD = "spawn"
-SEND_INTERVAL = 0.05  # seconds between two progress / curve messages from the child (≤ 20 per second)
+SEND_INTERVAL = (
+    0.05  # seconds between two progress / curve messages from the child (≤ 20 per second)
+)
 POLL_INTERVAL = 0.05  # how often the caller's thread looks at the pipe and at should_cancel
-CHILD_NICE = 5  # the child's scheduling priority below the caller's (only matters when cores are busy)
+CHILD_NICE = (
+    5  # the child's scheduling priority below the caller's (only matters when cores are busy)
+)
 
 _LIVE: set[multiprocessing.process.BaseProcess] = set()  # children started here and not yet reaped
 _LIVE_LOCK = threading.Lock()
@@ -171,9 +175,13 @@ def _child_main(work: Work, spec: dict, conn, ctl) -> None:
         except OSError:
             pass
     cancel = threading.Event()
-    threading.Thread(target=_listen, args=(ctl, cancel), name="cancel-listener", daemon=True).start()
+    threading.Thread(
+        target=_listen, args=(ctl, cancel), name="cancel-listener", daemon=True
+    ).start()
     out = Outbox(conn)
-    out.send({"kind": "started", "pid": os.getpid(), "import_seconds": time.perf_counter() - t_start})
+    out.send(
+        {"kind": "started", "pid": os.getpid(), "import_seconds": time.perf_counter() - t_start}
+    )
     code = 0
     try:
         timings = work(spec, out, cancel.is_set)
@@ -184,7 +192,9 @@ def _child_main(work: Work, spec: dict, conn, ctl) -> None:
         out.send({"kind": "cancelled", "message": str(exc) or "cancelled"})
     except MemoryError:
         out.close()
-        out.send({"kind": "error", "message": "out of memory in the training process", "traceback": ""})
+        out.send(
+            {"kind": "error", "message": "out of memory in the training process", "traceback": ""}
+        )
         code = 1
     except Exception as exc:
         out.close()
@@ -228,9 +238,17 @@ def stop_process(proc, grace: float = 0.3) -> None:
         proc.join(5.0)
 
 
-def run_in_child(work: Work, spec: dict, *, name: str = "nerstudio-child",
-                 on_stats: Callable[[dict], None] | None = None, should_cancel=None, progress=None,
-                 grace: float = 0.5, on_start: Callable[[int], None] | None = None) -> dict:
+def run_in_child(
+    work: Work,
+    spec: dict,
+    *,
+    name: str = "nerstudio-child",
+    on_stats: Callable[[dict], None] | None = None,
+    should_cancel=None,
+    progress=None,
+    grace: float = 0.5,
+    on_start: Callable[[int], None] | None = None,
+) -> dict:
     """Start a child running ``work(spec, outbox, should_cancel)`` and relay its messages until
     it ends: ``progress(message, done, total)``, ``on_stats(dict)`` per curve point,
     ``on_start(pid)`` once it runs. Returns its timings (plus ``spawn``, ``start_up``,
@@ -295,8 +313,12 @@ def run_in_child(work: Work, spec: dict, *, name: str = "nerstudio-child",
                 raise Cancelled(msg.get("message") or "cancelled")
             elif kind == "error":
                 proc.join(2.0)
-                raise _failed(name, proc.pid, msg.get("message") or "the training process failed",
-                              msg.get("traceback", ""))
+                raise _failed(
+                    name,
+                    proc.pid,
+                    msg.get("message") or "the training process failed",
+                    msg.get("traceback", ""),
+                )
     finally:
         if proc.is_alive():
             stop_process(proc, 0.5 if cancel_at is None else 0.1)

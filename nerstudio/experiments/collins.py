@@ -43,8 +43,14 @@ from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife
 from .reuse import copy_lists, load_lists, made_by
 
-SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "perceptron": "perceptron",
-                "margin": "margin", "kernel": "kernel"}
+SYSTEM_NAMES = {
+    "boost": "boosting",
+    "voted": "voted",
+    "averaged": "averaged",
+    "perceptron": "perceptron",
+    "margin": "margin",
+    "kernel": "kernel",
+}
 
 #: Named sets of defaults (``nerstudio experiment --preset NAME``); options given explicitly still
 #: override them. ``collins2002`` is the paper's own setting: boundaries only (its task), its
@@ -54,22 +60,43 @@ SYSTEM_NAMES = {"boost": "boosting", "voted": "voted", "averaged": "averaged", "
 #: reaches 9.7% relative error reduction on CoNLL-2003 against 15.0% with dev-chosen epochs),
 #: and Collins & Duffy's kernel voted perceptron over the same lists.
 PRESETS = {
-    "collins2002": {"task": "scn", "tagger_features": "paper", "tagger_cutoff": 5, "tagger_max_iter": 100,
-                    "tagger_l2": 1.0, "n": 20, "folds": 5,
-                    "systems": ("boost", "voted", "kernel"), "boost_rounds": 300000, "boost_epsilon": 0.0025,
-                    "epochs": 10, "reranker_gazetteers": False, "reranker_context": False,
-                    "reranker_clusters": False, "reranker_biglex": False,
-                    "kernel_word_features": False, "kernel_global_features": False},
+    "collins2002": {
+        "task": "scn",
+        "tagger_features": "paper",
+        "tagger_cutoff": 5,
+        "tagger_max_iter": 100,
+        "tagger_l2": 1.0,
+        "n": 20,
+        "folds": 5,
+        "systems": ("boost", "voted", "kernel"),
+        "boost_rounds": 300000,
+        "boost_epsilon": 0.0025,
+        "epochs": 10,
+        "reranker_gazetteers": False,
+        "reranker_context": False,
+        "reranker_clusters": False,
+        "reranker_biglex": False,
+        "kernel_word_features": False,
+        "kernel_global_features": False,
+    },
 }
 
 #: Collins (2002), Figure 5: precision, recall and F on the test set, and in parentheses the
 #: relative error reductions against the max-ent tagger (his web data, 20-best lists).
 COLLINS2002_FIGURE5 = {
     "baseline": {"precision": 84.4, "recall": 86.3, "f1": 85.3},
-    "boosting": {"precision": 87.3, "recall": 87.9, "f1": 87.6,
-                 "rel": {"precision": 18.6, "recall": 11.6, "f1": 15.6}},
-    "voted": {"precision": 87.3, "recall": 88.6, "f1": 87.9,
-              "rel": {"precision": 18.6, "recall": 16.8, "f1": 17.7}},
+    "boosting": {
+        "precision": 87.3,
+        "recall": 87.9,
+        "f1": 87.6,
+        "rel": {"precision": 18.6, "recall": 11.6, "f1": 15.6},
+    },
+    "voted": {
+        "precision": 87.3,
+        "recall": 88.6,
+        "f1": 87.9,
+        "rel": {"precision": 18.6, "recall": 16.8, "f1": 17.7},
+    },
 }
 
 
@@ -101,7 +128,9 @@ class ExperimentConfig:
     # BC/BCL: the Brown clusters of an entity's words (True: prefixes of 4 and 10 bits, or a tuple of
     # prefix lengths), and the g primitive's lowercase lexicon from the large corpus instead of the
     # training list (nerstudio.resources.clusters; docs/clusters.md has the dev figures)
-    reranker_clusters: bool | tuple = False  # --global-clusters (with +clusters; see tagger_features)
+    reranker_clusters: bool | tuple = (
+        False  # --global-clusters (with +clusters; see tagger_features)
+    )
     reranker_biglex: bool = False
     # the kernel perceptron is the slowest (71 s to train with its β search and 20 s to score the
     # test list on CoNLL-2003 typed, on a shared machine: README, "Closing the typed gap")
@@ -141,12 +170,21 @@ class ExperimentConfig:
 
     def learner_params(self, algo: str) -> dict:
         if algo == "boost":
-            return {"rounds": self.boost_rounds, "epsilon": self.boost_epsilon, "eval_every": self.boost_eval_every}
+            return {
+                "rounds": self.boost_rounds,
+                "epsilon": self.boost_epsilon,
+                "eval_every": self.boost_eval_every,
+            }
         if algo == "kernel":
             # one thread: split between two threads on a machine shared with other jobs, each call
             # waited for the slower one and the kernel ran 4x slower (README, bench/kernel.py)
-            return {"epochs": 1, "max_sentences": self.kernel_sentences, "seed": self.seed,
-                    "word_features": self.kernel_word_features, "global_features": self.kernel_global_features}
+            return {
+                "epochs": 1,
+                "max_sentences": self.kernel_sentences,
+                "seed": self.seed,
+                "word_features": self.kernel_word_features,
+                "global_features": self.kernel_global_features,
+            }
         p = {"epochs": self.epochs, "beta": self.beta, "seed": self.seed}
         if algo == "margin":
             p["C"] = self.margin_C
@@ -161,9 +199,17 @@ def with_placeholder_type(spans):
     return [Span(s[0], s[1], "ENT") for s in spans]
 
 
-def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentConfig | None = None,
-                   progress: Progress = None, should_cancel: Callable[[], bool] | None = None,
-                   on_stats: Callable | None = None, executor=None) -> dict:
+def run_experiment(
+    train_path,
+    dev_path,
+    test_path,
+    out_dir,
+    config: ExperimentConfig | None = None,
+    progress: Progress = None,
+    should_cancel: Callable[[], bool] | None = None,
+    on_stats: Callable | None = None,
+    executor=None,
+) -> dict:
     """Run every stage and write the report (see the module docstring); returns report.json's dict.
     ``executor`` runs the jackknife (default: local processes, ``config.workers``)."""
     cfg = config or ExperimentConfig()
@@ -176,31 +222,62 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- corpora ---------------------------------------------------------------------------------
     t = time.perf_counter()
-    train, dev, test = (read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path))
+    train, dev, test = (
+        read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path)
+    )
     stages["read"] = time.perf_counter() - t
     say("read", f"{len(train.sentences)} / {len(dev.sentences)} / {len(test.sentences)} sentences")
     check()
 
     # -- tagger, jackknife, N-best -----------------------------------------------------------------
     t = time.perf_counter()
-    params = {"task": cfg.task, "features": cfg.tagger_features, "l2": cfg.tagger_l2, "cutoff": cfg.tagger_cutoff,
-              "max_iter": cfg.tagger_max_iter}
+    params = {
+        "task": cfg.task,
+        "features": cfg.tagger_features,
+        "l2": cfg.tagger_l2,
+        "cutoff": cfg.tagger_cutoff,
+        "max_iter": cfg.tagger_max_iter,
+    }
     origin = made_by(params, cfg.n, cfg.folds)
     if cfg.lists_from is not None:
-        tagger, lists = load_lists(cfg.lists_from, origin, {"train": train, "dev": dev, "test": test})
+        tagger, lists = load_lists(
+            cfg.lists_from, origin, {"train": train, "dev": dev, "test": test}
+        )
         nb_train, nb_dev, nb_test = lists["train"], lists["dev"], lists["test"]
         say("tagger", f"tagger and N-best lists taken from {cfg.lists_from}")
     else:
-        jk = jackknife(train, folds=cfg.folds, n=cfg.n, tagger_params=params, workers=cfg.workers,
-                       progress=lambda p: say("tagger", p.message) if p.final or p.notice else None,
-                       should_cancel=should_cancel, full=True, decode={"dev": dev, "test": test}, executor=executor)
-        tagger, nb_train, nb_dev, nb_test = jk.model, jk.nbest, jk.decoded["dev"], jk.decoded["test"]
-        for nb, path, corpus in ((nb_train, train_path, train), (nb_dev, dev_path, dev), (nb_test, test_path, test)):
+        jk = jackknife(
+            train,
+            folds=cfg.folds,
+            n=cfg.n,
+            tagger_params=params,
+            workers=cfg.workers,
+            progress=lambda p: say("tagger", p.message) if p.final or p.notice else None,
+            should_cancel=should_cancel,
+            full=True,
+            decode={"dev": dev, "test": test},
+            executor=executor,
+        )
+        tagger, nb_train, nb_dev, nb_test = (
+            jk.model,
+            jk.nbest,
+            jk.decoded["dev"],
+            jk.decoded["test"],
+        )
+        for nb, path, corpus in (
+            (nb_train, train_path, train),
+            (nb_dev, dev_path, dev),
+            (nb_test, test_path, test),
+        ):
             nb.meta["source"] = os.path.abspath(path)
-            nb.meta["documents"] = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+            nb.meta["documents"] = [
+                d for d, doc in enumerate(corpus.documents) for _ in doc.sentences
+            ]
             nb.meta["made_by"] = origin
     stages["tagger_and_nbest"] = time.perf_counter() - t
-    if cfg.lists_from is not None:  # the files themselves, byte for byte (the tagger's header included)
+    if (
+        cfg.lists_from is not None
+    ):  # the files themselves, byte for byte (the tagger's header included)
         copy_lists(cfg.lists_from, out_dir)
     else:
         tagger.save(os.path.join(out_dir, "tagger.npz"))
@@ -211,22 +288,39 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
 
     # -- features ----------------------------------------------------------------------------------
     t = time.perf_counter()
-    gf = GlobalFeatures(min_sentences=cfg.min_sentences, gazetteers=cfg.reranker_gazetteers,
-                        context=cfg.reranker_context, clusters=cfg.reranker_clusters, biglex=cfg.reranker_biglex)
+    gf = GlobalFeatures(
+        min_sentences=cfg.min_sentences,
+        gazetteers=cfg.reranker_gazetteers,
+        context=cfg.reranker_context,
+        clusters=cfg.reranker_clusters,
+        biglex=cfg.reranker_biglex,
+    )
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
     d_test = gf.transform(nb_test, should_cancel=should_cancel)
     stages["features"] = time.perf_counter() - t
-    say("features", f"{gf.n_features} global features, {d_train.X.nnz} active in training, "
-                    f"{stages['features']:.1f}s")
+    say(
+        "features",
+        f"{gf.n_features} global features, {d_train.X.nnz} active in training, "
+        f"{stages['features']:.1f}s",
+    )
 
     # -- systems -------------------------------------------------------------------------------------
     def scores_of(choice_dev, choice_test):
         return d_dev.prf(choice_dev), d_test.prf(choice_test)
 
     base_dev, base_test = scores_of(np.zeros(len(d_dev), int), np.zeros(len(d_test), int))
-    systems = [_system("baseline", base_dev, base_test, base_dev, base_test,
-                       {"tagger": params, "n": cfg.n, "folds": cfg.folds}, stages["tagger_and_nbest"])]
+    systems = [
+        _system(
+            "baseline",
+            base_dev,
+            base_test,
+            base_dev,
+            base_test,
+            {"tagger": params, "n": cfg.n, "folds": cfg.folds},
+            stages["tagger_and_nbest"],
+        )
+    ]
     choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
     curves = {}
 
@@ -244,6 +338,7 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
                 on_stats(name, st)
             if st.dev_f1 is not None:
                 say(name, f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
+
         learner.fit(d_train, d_dev, callback=cb, should_cancel=should_cancel)
         secs = time.perf_counter() - t
         c_dev = learner.predict(d_dev)
@@ -252,19 +347,36 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
         test_secs = time.perf_counter() - t
         sd, st_ = scores_of(c_dev, c_test)
         settings = dict(learner.get_params())
-        for extra in ("beta_", "kept_rounds_", "best_step_", "alpha0_", "beta_grid_", "beta_at_edge_", "n_mistakes_"):
+        for extra in (
+            "beta_",
+            "kept_rounds_",
+            "best_step_",
+            "alpha0_",
+            "beta_grid_",
+            "beta_at_edge_",
+            "n_mistakes_",
+        ):
             if hasattr(learner, extra) and getattr(learner, extra) is not None:
                 settings[extra.rstrip("_")] = getattr(learner, extra)
         if hasattr(learner, "weight_on_L"):
             settings["weight_on_L"] = learner.weight_on_L()
-        RerankerModel(gf, learner, {"system": name}).save(os.path.join(out_dir, f"reranker-{name}.npz"))
+        RerankerModel(gf, learner, {"system": name}).save(
+            os.path.join(out_dir, f"reranker-{name}.npz")
+        )
         say(name, f"dev F {sd[2]:.2f}, test F {st_[2]:.2f} ({secs:.1f}s)")
-        return name, _system(name, sd, st_, base_dev, base_test, settings, secs, test_secs), c_test, \
-            learner.history_, secs, test_secs
+        return (
+            name,
+            _system(name, sd, st_, base_dev, base_test, settings, secs, test_secs),
+            c_test,
+            learner.history_,
+            secs,
+            test_secs,
+        )
 
     t = time.perf_counter()
-    for name, sysd, c_test, history, secs, test_secs in run_side_by_side(train_system, cfg.systems,
-                                                                          system_threads(cfg)):
+    for name, sysd, c_test, history, secs, test_secs in run_side_by_side(
+        train_system, cfg.systems, system_threads(cfg)
+    ):
         stages[name], stages[name + "_test"] = secs, test_secs
         systems.append(sysd)
         choices[name] = c_test
@@ -275,25 +387,35 @@ def run_experiment(train_path, dev_path, test_path, out_dir, config: ExperimentC
     t = time.perf_counter()
     seen = training_strings(train.sentences)
     for sysd in systems:
-        sysd["test_breakdown"] = breakdown(nb_test.words, nb_test.gold, nb_test.top(choices[sysd["name"]]), seen)
+        sysd["test_breakdown"] = breakdown(
+            nb_test.words, nb_test.gold, nb_test.top(choices[sysd["name"]]), seen
+        )
     for name, choice in choices.items():
         spans = nb_test.top(choice)
         if cfg.task == "scn":
             spans = [with_placeholder_type(s) for s in spans]
         write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
     if cfg.task == "scn":
-        write_corpus(test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
-                     os.path.join(out_dir, "gold-test-untyped.conll"))
+        write_corpus(
+            test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
+            os.path.join(out_dir, "gold-test-untyped.conll"),
+        )
     _plot_curves(curves, os.path.join(out_dir, "curves.png"), base_dev[2])
     stages["outputs"] = time.perf_counter() - t
     report = {
         "task": cfg.task,
         "config": jsonable(asdict(cfg)),
-        "data": {"train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
-                 "test": os.path.abspath(test_path), "train_sentences": len(train.sentences),
-                 "dev_sentences": len(dev.sentences), "test_sentences": len(test.sentences),
-                 "candidates_train": int(d_train.n_candidates), "features": gf.n_features,
-                 "oracle_f1": {"dev": d_dev.prf(d_dev.oracle)[2], "test": d_test.prf(d_test.oracle)[2]}},
+        "data": {
+            "train": os.path.abspath(train_path),
+            "dev": os.path.abspath(dev_path),
+            "test": os.path.abspath(test_path),
+            "train_sentences": len(train.sentences),
+            "dev_sentences": len(dev.sentences),
+            "test_sentences": len(test.sentences),
+            "candidates_train": int(d_train.n_candidates),
+            "features": gf.n_features,
+            "oracle_f1": {"dev": d_dev.prf(d_dev.oracle)[2], "test": d_test.prf(d_test.oracle)[2]},
+        },
         "systems": systems,
         "stages": stages,
         "seconds_total": time.perf_counter() - t_all,
@@ -316,6 +438,7 @@ def run_side_by_side(fn, items, threads: int) -> list:
     if threads <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
     from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nerstudio-system") as pool:
         futures = [pool.submit(fn, x) for x in items]
         return [f.result() for f in futures]
@@ -324,6 +447,7 @@ def run_side_by_side(fn, items, threads: int) -> list:
 def stage_helpers(progress, should_cancel):
     """``say(stage, message)`` to the progress callback and ``check()`` that raises
     :class:`Cancelled` once ``should_cancel()`` turns true."""
+
     def say(stage, msg):
         if progress is not None:
             progress(stage, msg)
@@ -331,6 +455,7 @@ def stage_helpers(progress, should_cancel):
     def check():
         if should_cancel is not None and should_cancel():
             raise Cancelled("experiment cancelled")
+
     return say, check
 
 
@@ -346,62 +471,98 @@ def write_report(out_dir: str, report: dict, markdown: str) -> None:
 def _system(name, dev, test, base_dev, base_test, settings, seconds, test_seconds=None) -> dict:
     """One system's entry of report.json: ``seconds`` to train it (the baseline: the tagger and its
     lists), ``test_seconds`` (when measured) to score the test list with it."""
+
     def block(prf, base):
         p, r, f = prf
-        return {"precision": p, "recall": r, "f1": f, "rel_error_reduction": relative_error_reduction(base[2], f)}
-    out = {"name": name, "dev": block(dev, base_dev), "test": block(test, base_test),
-           "settings": jsonable(settings), "seconds": seconds}
+        return {
+            "precision": p,
+            "recall": r,
+            "f1": f,
+            "rel_error_reduction": relative_error_reduction(base[2], f),
+        }
+
+    out = {
+        "name": name,
+        "dev": block(dev, base_dev),
+        "test": block(test, base_test),
+        "settings": jsonable(settings),
+        "seconds": seconds,
+    }
     if test_seconds is not None:
         out["test_seconds"] = test_seconds
     return out
 
 
-
 def report_markdown(report: dict) -> str:
     d = report["data"]
     preset = report["config"].get("preset")
-    lines = [f"# nerstudio experiment ({report['task']} task" + (f", preset {preset}" if preset else "") + ")", "",
-             f"Train {d['train']} ({d['train_sentences']} sentences, {d['candidates_train']} candidates), "
-             f"dev {d['dev']} ({d['dev_sentences']}), test {d['test']} ({d['test_sentences']}). "
-             f"{d['features']} global features. Oracle F: dev {d['oracle_f1']['dev']:.2f}, "
-             f"test {d['oracle_f1']['test']:.2f}.", "",
-             "| system | dev P | dev R | dev F | test P | test R | test F | test rel. error reduction | "
-             "training s | test scoring s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# nerstudio experiment ({report['task']} task"
+        + (f", preset {preset}" if preset else "")
+        + ")",
+        "",
+        f"Train {d['train']} ({d['train_sentences']} sentences, {d['candidates_train']} candidates), "
+        f"dev {d['dev']} ({d['dev_sentences']}), test {d['test']} ({d['test_sentences']}). "
+        f"{d['features']} global features. Oracle F: dev {d['oracle_f1']['dev']:.2f}, "
+        f"test {d['oracle_f1']['test']:.2f}.",
+        "",
+        "| system | dev P | dev R | dev F | test P | test R | test F | test rel. error reduction | "
+        "training s | test scoring s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for s in report["systems"]:
         dv, ts = s["dev"], s["test"]
         test_s = f"{s['test_seconds']:.1f}" if s.get("test_seconds") is not None else ""
-        lines.append(f"| {s['name']} | {dv['precision']:.2f} | {dv['recall']:.2f} | {dv['f1']:.2f} | "
-                     f"{ts['precision']:.2f} | {ts['recall']:.2f} | {ts['f1']:.2f} | "
-                     f"{ts['rel_error_reduction']:.1f}% | {s['seconds']:.1f} | {test_s} |")
+        lines.append(
+            f"| {s['name']} | {dv['precision']:.2f} | {dv['recall']:.2f} | {dv['f1']:.2f} | "
+            f"{ts['precision']:.2f} | {ts['recall']:.2f} | {ts['f1']:.2f} | "
+            f"{ts['rel_error_reduction']:.1f}% | {s['seconds']:.1f} | {test_s} |"
+        )
     br = breakdown_lines(report["systems"])
     if br:
         lines += [""] + br
     if report["config"].get("preset") == "collins2002":
         lines += [""] + figure5_lines(report)
-    lines += ["", "Settings (the development set chose each reranker's round or epoch, so dev figures are "
-                  "optimistic; test figures are not):", ""]
+    lines += [
+        "",
+        "Settings (the development set chose each reranker's round or epoch, so dev figures are "
+        "optimistic; test figures are not):",
+        "",
+    ]
     return "\n".join(lines + settings_and_stages(report))
 
 
 def figure5_lines(report: dict) -> list[str]:
     """Our test P/R/F, each with its relative error reduction against our baseline, beside
     Collins (2002) Figure 5 (his web data and his tagger, so the shape compares, not the level)."""
+
     def rel(base, new):
         return relative_error_reduction(base, new)
+
     ours = {s["name"]: s["test"] for s in report["systems"]}
     base = ours.get("baseline")
-    lines = ["Beside Collins (2002), Figure 5 (test set; relative error reduction against the baseline tagger in "
-             "parentheses, for P, R and F alike):", "",
-             "| system | P | R | F | paper P | paper R | paper F |", "|---|---|---|---|---|---|---|"]
-    for name, label in (("baseline", "max-ent tagger"), ("boosting", "boosting"), ("voted", "voted perceptron"),
-                        ("averaged", "averaged perceptron"), ("kernel", "kernel voted perceptron")):
+    lines = [
+        "Beside Collins (2002), Figure 5 (test set; relative error reduction against the baseline tagger in "
+        "parentheses, for P, R and F alike):",
+        "",
+        "| system | P | R | F | paper P | paper R | paper F |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, label in (
+        ("baseline", "max-ent tagger"),
+        ("boosting", "boosting"),
+        ("voted", "voted perceptron"),
+        ("averaged", "averaged perceptron"),
+        ("kernel", "kernel voted perceptron"),
+    ):
         if name not in ours or base is None:
             continue
         t, ref = ours[name], COLLINS2002_FIGURE5.get(name)
         cells = []
         for k in ("precision", "recall", "f1"):
-            cells.append(f"{t[k]:.2f}" if name == "baseline" else f"{t[k]:.2f} ({rel(base[k], t[k]):.1f}%)")
+            cells.append(
+                f"{t[k]:.2f}" if name == "baseline" else f"{t[k]:.2f} ({rel(base[k], t[k]):.1f}%)"
+            )
         for k in ("precision", "recall", "f1"):
             if ref is None:
                 cells.append("")
@@ -413,16 +574,26 @@ def figure5_lines(report: dict) -> list[str]:
 
 def settings_and_stages(report: dict) -> list[str]:
     """The end of a report in markdown: each system's settings, then the seconds per stage."""
-    lines = [f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items())
-             for s in report["systems"]]
-    return lines + ["", "Seconds per stage: " + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
-                    + f"; total {report['seconds_total']:.1f}.", ""]
+    lines = [
+        f"- **{s['name']}**: " + ", ".join(f"{k}={v}" for k, v in s["settings"].items())
+        for s in report["systems"]
+    ]
+    return lines + [
+        "",
+        "Seconds per stage: "
+        + ", ".join(f"{k} {v:.1f}" for k, v in report["stages"].items())
+        + f"; total {report['seconds_total']:.1f}.",
+        "",
+    ]
 
 
-def _plot_curves(curves: dict, path: str, base_f: float | None, base_name: str = "baseline") -> None:
+def _plot_curves(
+    curves: dict, path: str, base_f: float | None, base_name: str = "baseline"
+) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
+
     rounds = {k: v for k, v in curves.items() if v and v[0].unit == "round"}
     epochs = {k: v for k, v in curves.items() if v and v[0].unit != "round"}
     panels = [(t, c) for t, c in (("boosting rounds", rounds), ("perceptron epochs", epochs)) if c]
@@ -433,7 +604,7 @@ def _plot_curves(curves: dict, path: str, base_f: float | None, base_name: str =
         for name, hist in group.items():
             xs = [h.step for h in hist if h.dev_f1 is not None]
             ys = [h.dev_f1 for h in hist if h.dev_f1 is not None]
-            line, = ax.plot(xs, ys, marker="o" if len(xs) < 40 else None, ms=3, label=name)
+            (line,) = ax.plot(xs, ys, marker="o" if len(xs) < 40 else None, ms=3, label=name)
             if ys:
                 b = int(np.argmax(ys))
                 ax.plot([xs[b]], [ys[b]], "*", ms=12, color=line.get_color())

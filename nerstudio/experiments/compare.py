@@ -65,7 +65,9 @@ class OutputComparison:
         return sum(1 for s in self.sentences if s.gold_rank > 0)
 
     def types(self) -> list[str]:
-        return sorted(set(self.baseline.per_type) | set(self.reranked.per_type) | set(self.oracle.per_type))
+        return sorted(
+            set(self.baseline.per_type) | set(self.reranked.per_type) | set(self.oracle.per_type)
+        )
 
 
 def _f(gold: set, pred: set) -> float:
@@ -74,7 +76,9 @@ def _f(gold: set, pred: set) -> float:
     return 200.0 * len(gold & pred) / (len(gold) + len(pred))
 
 
-def compare_outputs(nbest: NBestList, choice, should_cancel=None, progress=None) -> OutputComparison:
+def compare_outputs(
+    nbest: NBestList, choice, should_cancel=None, progress=None
+) -> OutputComparison:
     """Compare the top candidate with ``choice`` (one candidate index per sentence).
 
     ``should_cancel()`` is checked every 512 sentences (raises
@@ -105,7 +109,9 @@ def compare_outputs(nbest: NBestList, choice, should_cancel=None, progress=None)
         raise Cancelled("comparison cancelled")
     orc = oracle(gold, cands)
     orc_spans = [cands[i][j] if cands[i] else [] for i, j in enumerate(orc.choice)]
-    out = OutputComparison(evaluate_spans(gold, base), evaluate_spans(gold, rer), evaluate_spans(gold, orc_spans))
+    out = OutputComparison(
+        evaluate_spans(gold, base), evaluate_spans(gold, rer), evaluate_spans(gold, orc_spans)
+    )
     for i in range(S):
         check(S + i)
         g = set(gold[i])
@@ -120,5 +126,7 @@ def compare_outputs(nbest: NBestList, choice, should_cancel=None, progress=None)
             sb = 2 * len(g & b) - len(b)
             sr = 2 * len(g & r) - len(r)
             verdict = "better" if sr > sb else ("worse" if sr < sb else "same")
-        out.sentences.append(SentenceComparison(i, int(choice[i]), be, re_, rank, verdict, _f(g, b), _f(g, r)))
+        out.sentences.append(
+            SentenceComparison(i, int(choice[i]), be, re_, rank, verdict, _f(g, b), _f(g, r))
+        )
     return out

@@ -110,7 +110,9 @@ class DaskExecutor:
 
     remote = True
 
-    def __init__(self, address: str | None = None, local_workers: int | None = None, ship: str = "auto"):
+    def __init__(
+        self, address: str | None = None, local_workers: int | None = None, ship: str = "auto"
+    ):
         if (address is None) == (local_workers is None):
             raise ValueError("give a scheduler address or a number of local workers")
         if ship not in ("auto", "path", "bytes"):
@@ -122,8 +124,11 @@ class DaskExecutor:
 
     @property
     def setting(self) -> str:
-        return f"dask-local:{self.local_workers}" if self.address is None else \
-            "dask://" + self.address.split("://", 1)[1]
+        return (
+            f"dask-local:{self.local_workers}"
+            if self.address is None
+            else "dask://" + self.address.split("://", 1)[1]
+        )
 
     def __repr__(self) -> str:
         return f"DaskExecutor({self.setting})"
@@ -135,17 +140,23 @@ class DaskExecutor:
                 d = _distributed()
                 if self.address is None:
                     import dask
+
                     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-                        self._cluster = d.LocalCluster(n_workers=self.local_workers, threads_per_worker=1,
-                                                       processes=True, dashboard_address=None,
-                                                       silence_logs=logging.CRITICAL)
+                        self._cluster = d.LocalCluster(
+                            n_workers=self.local_workers,
+                            threads_per_worker=1,
+                            processes=True,
+                            dashboard_address=None,
+                            silence_logs=logging.CRITICAL,
+                        )
                     self._client = d.Client(self._cluster)
                 else:
                     try:
                         self._client = d.Client(self.address, timeout=CONNECT_TIMEOUT)
                     except (OSError, TimeoutError) as exc:
-                        raise NerstudioError(f"cannot reach the Dask scheduler at {self.address}: "
-                                             f"{one_line(exc)}") from None
+                        raise NerstudioError(
+                            f"cannot reach the Dask scheduler at {self.address}: {one_line(exc)}"
+                        ) from None
             return self._client
 
     def close(self) -> None:
@@ -173,11 +184,15 @@ class DaskExecutor:
         if source is None:
             raise ValueError("a Dask executor needs the files the work's data comes from (source)")
         if any(j.files is None for j in jobs):
-            raise ValueError(f"these jobs cannot send their results as files: "
-                             f"{', '.join(j.name for j in jobs if j.files is None)}")
+            raise ValueError(
+                f"these jobs cannot send their results as files: "
+                f"{', '.join(j.name for j in jobs if j.files is None)}"
+            )
         d = _distributed()
         client = self.client()
-        paths = sorted({p for x in [source] + find_inputs([j.settings for j in jobs]) for p in x.paths()})
+        paths = sorted(
+            {p for x in [source] + find_inputs([j.settings for j in jobs]) for p in x.paths()}
+        )
         digests = {p: sha256_file(p) for p in paths}
         shipped = self._ship(client, digests)
         run_id = uuid.uuid4().hex[:12]
@@ -186,12 +201,17 @@ class DaskExecutor:
         client.subscribe_topic(topic, events.put)
         cancel = d.Event(f"nerstudio-cancel-{run_id}", client=client)
         pending: dict = {}  # future -> job index
-        starts: dict[int, list[str]] = {i: [] for i in range(len(jobs))}  # workers each job started on
+        starts: dict[int, list[str]] = {
+            i: [] for i in range(len(jobs))
+        }  # workers each job started on
         try:
             for i, job in enumerate(jobs):
                 key = f"nerstudio-{re.sub(r'[^A-Za-z0-9=.,]+', '_', job.name)}-{run_id}"
-                pending[client.submit(_remote_job, job, i, source, shipped, run_id, key=key, pure=False,
-                                      retries=0)] = i
+                pending[
+                    client.submit(
+                        _remote_job, job, i, source, shipped, run_id, key=key, pure=False, retries=0
+                    )
+                ] = i
             while pending:
                 if should_cancel is not None and should_cancel():
                     raise Cancelled("cancelled")
@@ -209,9 +229,13 @@ class DaskExecutor:
                     elif fut.status == "error":
                         raise _failure(jobs[i], fut)
                     else:
-                        raise ChildProcessFailed(f"{jobs[i].name}: the Dask scheduler dropped it ({fut.status})")
+                        raise ChildProcessFailed(
+                            f"{jobs[i].name}: the Dask scheduler dropped it ({fut.status})"
+                        )
         finally:
-            if pending:  # cancelled or failed: running tasks stop at their next check, the rest never start
+            if (
+                pending
+            ):  # cancelled or failed: running tasks stop at their next check, the rest never start
                 try:
                     cancel.set()
                     self._cancelled_events.append(cancel)
@@ -233,8 +257,10 @@ class DaskExecutor:
         if len(starts[i]) == 2:
             on_progress(i, f"its worker {starts[i][0]} died: retrying on {starts[i][1]}", True)
         elif len(starts[i]) > 2:  # a scheduler that allows more than one retry
-            raise ChildProcessFailed(f"{jobs[i].name}: its Dask worker died twice ({starts[i][0]}, {starts[i][1]}); "
-                                     "given up")
+            raise ChildProcessFailed(
+                f"{jobs[i].name}: its Dask worker died twice ({starts[i][0]}, {starts[i][1]}); "
+                "given up"
+            )
 
     def _ship(self, client, digests: dict[str, str]) -> dict:
         """``{path: (sha256, future of its bytes)}`` for the files some worker does not see."""
@@ -245,12 +271,16 @@ class DaskExecutor:
             need = set()
             for worker, answer in client.run(_worker_sees, digests, on_error="return").items():
                 if isinstance(answer, BaseException):
-                    raise NerstudioError(f"Dask worker {worker} cannot run nerstudio's work: {one_line(answer)} "
-                                         "(install nerstudio[dask] on every worker)")
+                    raise NerstudioError(
+                        f"Dask worker {worker} cannot run nerstudio's work: {one_line(answer)} "
+                        "(install nerstudio[dask] on every worker)"
+                    )
                 version, seen = answer
                 if version != __version__:
-                    raise NerstudioError(f"Dask worker {worker} runs nerstudio {version}, this is {__version__}: "
-                                         "install the same version on every worker")
+                    raise NerstudioError(
+                        f"Dask worker {worker} runs nerstudio {version}, this is {__version__}: "
+                        "install the same version on every worker"
+                    )
                 need |= set(digests) - set(seen)
         shipped = {}
         for path in sorted(need):
@@ -275,7 +305,9 @@ def _failure(job, fut) -> BaseException:
         n = exc.allowed_failures + 1
         times = "twice" if n == 2 else ("once" if n == 1 else f"{n} times")
         last = getattr(exc.last_worker, "address", exc.last_worker)
-        return ChildProcessFailed(f"{job.name}: its Dask worker died {times} (the last {last}); given up")
+        return ChildProcessFailed(
+            f"{job.name}: its Dask worker died {times} (the last {last}); given up"
+        )
     if isinstance(exc, BaseException):
         tb = fut.traceback()
         if tb is not None:
@@ -321,6 +353,7 @@ def _remote_job(job, index: int, source, shipped: dict, run_id: str):
     """One job on a worker: load the inputs (cached), run the task with progress and cancellation
     wired to the caller, return the result's files and the seconds it took."""
     from distributed import Event, get_worker
+
     worker = get_worker()
     topic = f"nerstudio-{run_id}"
     worker.log_event(topic, {"job": index, "kind": "started", "worker": worker.address})
@@ -357,6 +390,8 @@ def _remote_job(job, index: int, source, shipped: dict, run_id: str):
         try:
             pickle.loads(pickle.dumps(exc))
         except Exception:
-            raise ChildProcessFailed(f"{job.name}: {one_line(exc)}", traceback.format_exc()) from None
+            raise ChildProcessFailed(
+                f"{job.name}: {one_line(exc)}", traceback.format_exc()
+            ) from None
         raise
     return files, time.perf_counter() - t0

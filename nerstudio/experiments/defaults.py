@@ -100,7 +100,11 @@ def _constants(tree: ast.Module) -> dict:
     """The module's top-level ``NAME = literal`` assignments."""
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             value = _literal(node.value)
             if value is not _MISSING:
                 out[node.targets[0].id] = value
@@ -113,7 +117,9 @@ def _init_defaults(tree: ast.Module, cls: str, depth: int = 0) -> dict | None:
     node = classes.get(cls)
     if node is None or depth > 5:
         return None
-    init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    init = next(
+        (n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None
+    )
     if init is None:
         bases = [b.id for b in node.bases if isinstance(b, ast.Name)]
         return _init_defaults(tree, bases[0], depth + 1) if bases else None
@@ -139,21 +145,30 @@ def constructor_defaults(module: str, cls: str, names=None) -> dict:
         if all(v is not _MISSING for v in wanted.values()):
             return dict(wanted)
     import inspect
+
     klass = getattr(importlib.import_module(module), cls)
-    out = {k: p.default for k, p in inspect.signature(klass.__init__).parameters.items() if k != "self"}
-    return {k: v for k, v in out.items() if (names is None or k in names) and v is not inspect.Parameter.empty}
+    out = {
+        k: p.default for k, p in inspect.signature(klass.__init__).parameters.items() if k != "self"
+    }
+    return {
+        k: v
+        for k, v in out.items()
+        if (names is None or k in names) and v is not inspect.Parameter.empty
+    }
 
 
 def reranking_algorithms() -> tuple[str, ...]:
     """``nerstudio.rerank.model.ALGORITHMS``, read from its source."""
     tree = _tree("nerstudio.rerank.model")
     for node in tree.body if tree is not None else ():
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ALGORITHMS"
-                                                for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "ALGORITHMS" for t in node.targets
+        ):
             value = _literal(node.value)
             if value is not _MISSING:
                 return tuple(value)
     from ..rerank.model import ALGORITHMS
+
     return tuple(ALGORITHMS)
 
 

@@ -36,8 +36,13 @@ def _bucket(n: int, buckets) -> str:
     return next(name for lo, hi, name in buckets if lo <= n <= hi)
 
 
-def group_prf(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]],
-              group, groups=()) -> dict:
+def group_prf(
+    words: Sequence[Sequence[str]],
+    gold: Sequence[Sequence[Span]],
+    pred: Sequence[Sequence[Span]],
+    group,
+    groups=(),
+) -> dict:
     """A :class:`PRF` per group: ``group(words, span)`` names the group of each gold and proposed
     span (a span in both counts as correct in its group); ``groups`` are listed even when empty."""
     out = {g: PRF() for g in groups}
@@ -52,13 +57,18 @@ def group_prf(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pr
     return out
 
 
-def bucket_prf(words: Sequence[Sequence[str]], gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]],
-               by: str) -> dict[str, dict]:
+def bucket_prf(
+    words: Sequence[Sequence[str]],
+    gold: Sequence[Sequence[Span]],
+    pred: Sequence[Sequence[Span]],
+    by: str,
+) -> dict[str, dict]:
     """P/R/F per bucket; ``by`` is ``"entity_length"`` or ``"sentence_length"``."""
     buckets = ENTITY_LENGTHS if by == "entity_length" else SENTENCE_LENGTHS
 
     def key(ws, sp):
         return _bucket(sp.end - sp.start if by == "entity_length" else len(ws), buckets)
+
     out = group_prf(words, gold, pred, key, [name for _lo, _hi, name in buckets])
     return {k: v.as_dict() for k, v in out.items()}
 
@@ -67,7 +77,9 @@ def _overlap(a: Span, b: Span) -> int:
     return max(0, min(a.end, b.end) - max(a.start, b.start))
 
 
-def classify(gold: Sequence[Span], pred: Sequence[Span]) -> list[tuple[str, Span | None, Span | None]]:
+def classify(
+    gold: Sequence[Span], pred: Sequence[Span]
+) -> list[tuple[str, Span | None, Span | None]]:
     """(kind, gold entity, proposed entity) for every gold entity and every spurious proposal of
     one sentence (see the module docstring)."""
     out = []
@@ -77,7 +89,14 @@ def classify(gold: Sequence[Span], pred: Sequence[Span]) -> list[tuple[str, Span
         if not over:
             out.append(("missed", g, None))
             continue
-        best = max(over, key=lambda p: ((p.start, p.end) == (g.start, g.end), p.label == g.label, _overlap(g, p)))
+        best = max(
+            over,
+            key=lambda p: (
+                (p.start, p.end) == (g.start, g.end),
+                p.label == g.label,
+                _overlap(g, p),
+            ),
+        )
         if (best.start, best.end) == (g.start, g.end):
             kind = "correct" if best.label == g.label else "type"
         else:
@@ -98,23 +117,37 @@ def error_kinds(gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]]) 
     return counts
 
 
-def sentences_of_kind(gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]], kind: str) -> list[int]:
+def sentences_of_kind(
+    gold: Sequence[Sequence[Span]], pred: Sequence[Sequence[Span]], kind: str
+) -> list[int]:
     """The sentences with at least one entity of ``kind`` (to list them in a browser)."""
-    return [k for k, (g, p) in enumerate(zip(gold, pred, strict=True)) if any(c == kind for c, _g, _p in classify(g, p))]
+    return [
+        k
+        for k, (g, p) in enumerate(zip(gold, pred, strict=True))
+        if any(c == kind for c, _g, _p in classify(g, p))
+    ]
 
 
 def analysis(words, gold, pred) -> dict:
     """Entity-length and sentence-length buckets and the error kinds of one system."""
-    return {"entity_length": bucket_prf(words, gold, pred, "entity_length"),
-            "sentence_length": bucket_prf(words, gold, pred, "sentence_length"),
-            "errors": error_kinds(gold, pred)}
+    return {
+        "entity_length": bucket_prf(words, gold, pred, "entity_length"),
+        "sentence_length": bucket_prf(words, gold, pred, "sentence_length"),
+        "errors": error_kinds(gold, pred),
+    }
 
 
 def _f_table(title: str, names: list[str], rows: list[str], cell) -> list[str]:
-    lines = [title, "", "| | " + " | ".join(f"{n} F" for n in names) + " | gold entities |",
-             "|---|" + "---|" * (len(names) + 1)]
+    lines = [
+        title,
+        "",
+        "| | " + " | ".join(f"{n} F" for n in names) + " | gold entities |",
+        "|---|" + "---|" * (len(names) + 1),
+    ]
     for r in rows:
-        lines.append(f"| {r} | " + " | ".join(cell(n, r)[0] for n in names) + f" | {cell(names[0], r)[1]} |")
+        lines.append(
+            f"| {r} | " + " | ".join(cell(n, r)[0] for n in names) + f" | {cell(names[0], r)[1]} |"
+        )
     return lines + [""]
 
 
@@ -125,23 +158,43 @@ def analysis_lines(systems: dict[str, dict]) -> list[str]:
     if not names:
         return []
     lines: list[str] = []
-    for key, title in (("per_type", "F by entity type:"), ("entity_length", "F by entity length:"),
-                       ("sentence_length", "F by sentence length:")):
+    for key, title in (
+        ("per_type", "F by entity type:"),
+        ("entity_length", "F by entity length:"),
+        ("sentence_length", "F by sentence length:"),
+    ):
         rows = list(dict.fromkeys(r for n in names for r in systems[n].get(key, {})))
 
         def cell(n, r, key=key):
             d = systems[n].get(key, {}).get(r)
-            return (f"{d['f1']:.2f}" if d and (d["gold"] or d["proposed"]) else "–"), (d["gold"] if d else 0)
-        lines += _f_table(title, names, [r or "(untyped)" for r in rows],
-                          lambda n, r, c=cell: c(n, "" if r == "(untyped)" else r))
+            return (f"{d['f1']:.2f}" if d and (d["gold"] or d["proposed"]) else "–"), (
+                d["gold"] if d else 0
+            )
+
+        lines += _f_table(
+            title,
+            names,
+            [r or "(untyped)" for r in rows],
+            lambda n, r, c=cell: c(n, "" if r == "(untyped)" else r),
+        )
     if all("seen" in systems[n] for n in names):
-        lines += _f_table("F over entities seen / unseen in training:", names, ["seen", "unseen"],
-                          lambda n, r: (f"{systems[n][r]['f1']:.2f}", systems[n][r]["gold"]))
+        lines += _f_table(
+            "F over entities seen / unseen in training:",
+            names,
+            ["seen", "unseen"],
+            lambda n, r: (f"{systems[n][r]['f1']:.2f}", systems[n][r]["gold"]),
+        )
     if all("errors" in systems[n] for n in names):
-        lines += ["Entities by kind of error (each gold entity once; spurious: proposals overlapping no gold):", "",
-                  "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        lines += [
+            "Entities by kind of error (each gold entity once; spurious: proposals overlapping no gold):",
+            "",
+            "| | " + " | ".join(names) + " |",
+            "|---|" + "---|" * len(names),
+        ]
         for kind in KINDS:
-            lines.append(f"| {kind} | " + " | ".join(str(systems[n]["errors"][kind]) for n in names) + " |")
+            lines.append(
+                f"| {kind} | " + " | ".join(str(systems[n]["errors"][kind]) for n in names) + " |"
+            )
         lines.append("")
     return lines
 
@@ -157,7 +210,7 @@ def error_sentences(words, gold, pred, seen: set | None = None) -> dict[str, lis
         for sp in wrong:
             keys.add("entity_length:" + _bucket(sp.end - sp.start, ENTITY_LENGTHS))
             if seen is not None:
-                keys.add("seen:" + ("seen" if tuple(ws[sp.start:sp.end]) in seen else "unseen"))
+                keys.add("seen:" + ("seen" if tuple(ws[sp.start : sp.end]) in seen else "unseen"))
         if wrong:
             keys.add("sentence_length:" + _bucket(len(ws), SENTENCE_LENGTHS))
         keys.update("errors:" + c for c, _g, _p in classify(g, p) if c != "correct")

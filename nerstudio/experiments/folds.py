@@ -99,7 +99,9 @@ def split(corpus: Corpus, k: int, unit: str = "sentence") -> tuple[np.ndarray, l
         per_unit = fold_of[first] if len(corpus.documents) else np.zeros(0, np.int64)
     else:
         raise ValueError(f"folds over 'sentence' or 'document', not {unit!r}")
-    return fold_of, [Fold(f, k, np.nonzero(per_unit != f)[0], np.nonzero(per_unit == f)[0]) for f in range(k)]
+    return fold_of, [
+        Fold(f, k, np.nonzero(per_unit != f)[0], np.nonzero(per_unit == f)[0]) for f in range(k)
+    ]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -127,8 +129,11 @@ class Job:
 class TaskContext:
     """What a running task sees: ``should_cancel()`` / ``check()`` and ``progress(message)``."""
 
-    def __init__(self, should_cancel: Callable[[], bool] | None = None,
-                 report: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        should_cancel: Callable[[], bool] | None = None,
+        report: Callable[[str], None] | None = None,
+    ):
         self._should_cancel = should_cancel
         self._report = report
 
@@ -186,9 +191,16 @@ class FoldResults:
 class Executor(Protocol):
     remote: bool  # the jobs get their data from ``source`` and send their results as files
 
-    def run(self, jobs: Sequence[Job], data: Any, *, on_result: Callable[[int, Any, float], None],
-            on_progress: Callable[..., None], should_cancel: Callable[[], bool] | None,
-            source: SharedInput | None = None) -> None:
+    def run(
+        self,
+        jobs: Sequence[Job],
+        data: Any,
+        *,
+        on_result: Callable[[int, Any, float], None],
+        on_progress: Callable[..., None],
+        should_cancel: Callable[[], bool] | None,
+        source: SharedInput | None = None,
+    ) -> None:
         """Run every job; ``on_result(i, result, seconds)`` as each finishes, ``on_progress(i,
         message)`` from inside job i (``on_progress(i, message, True)``: a notice, see
         :class:`FoldProgress`). Raises :class:`Cancelled` promptly once ``should_cancel()``
@@ -267,14 +279,20 @@ class ProcessExecutor:
                 while waiting and len(running) < self.workers:
                     i = waiting.pop(0)
                     recv, send = self.context.Pipe(duplex=False)
-                    proc = self.context.Process(target=_child, args=(jobs[i], data, send), daemon=True,
-                                                name=f"nerstudio-{jobs[i].name.replace(' ', '-')}")
+                    proc = self.context.Process(
+                        target=_child,
+                        args=(jobs[i], data, send),
+                        daemon=True,
+                        name=f"nerstudio-{jobs[i].name.replace(' ', '-')}",
+                    )
                     try:
                         proc.start()
                     except OSError as exc:
                         recv.close()
                         send.close()
-                        raise ChildProcessFailed(f"cannot start a process for {jobs[i].name}: {exc}") from None
+                        raise ChildProcessFailed(
+                            f"cannot start a process for {jobs[i].name}: {exc}"
+                        ) from None
                     send.close()  # the child holds the only writer: its death is an end of file here
                     running[recv] = (i, proc, time.perf_counter())
                 for recv in multiprocessing.connection.wait(list(running), timeout=POLL_INTERVAL):
@@ -311,9 +329,16 @@ def local_executor(workers: int | None, n_jobs: int) -> Executor:
 # the driver
 
 
-def run_jobs(jobs: Sequence[Job], data, *, executor: Executor | None = None, workers: int | None = None,
-             progress: Callable[[FoldProgress], None] | None = None,
-             should_cancel: Callable[[], bool] | None = None, source: SharedInput | None = None) -> JobResults:
+def run_jobs(
+    jobs: Sequence[Job],
+    data,
+    *,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: Callable[[FoldProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    source: SharedInput | None = None,
+) -> JobResults:
     """Run ``job.task(data, job, ctx)`` for every job on ``executor`` (default:
     :func:`local_executor` for ``workers``); results in job order. ``progress`` gets a
     :class:`FoldProgress` for every message from inside a job and for every job that finishes.
@@ -332,36 +357,82 @@ def run_jobs(jobs: Sequence[Job], data, *, executor: Executor | None = None, wor
         outcome[i] = result
         seconds[jobs[i].name] = secs
         if progress is not None:
-            progress(FoldProgress(f"{jobs[i].name} {jobs[i].done} in {secs:.1f}s ({len(outcome)}/{len(jobs)} done)",
-                                  len(outcome), len(jobs), jobs[i].name, True))
+            progress(
+                FoldProgress(
+                    f"{jobs[i].name} {jobs[i].done} in {secs:.1f}s ({len(outcome)}/{len(jobs)} done)",
+                    len(outcome),
+                    len(jobs),
+                    jobs[i].name,
+                    True,
+                )
+            )
 
     def on_progress(i: int, message: str, notice: bool = False) -> None:
         if progress is not None:
-            progress(FoldProgress(f"{jobs[i].name}: {message}", len(outcome), len(jobs), jobs[i].name, False,
-                                  notice))
+            progress(
+                FoldProgress(
+                    f"{jobs[i].name}: {message}",
+                    len(outcome),
+                    len(jobs),
+                    jobs[i].name,
+                    False,
+                    notice,
+                )
+            )
 
     if is_remote(executor):
-        executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel,
-                     source=source)
+        executor.run(
+            jobs,
+            data,
+            on_result=on_result,
+            on_progress=on_progress,
+            should_cancel=should_cancel,
+            source=source,
+        )
     else:
-        executor.run(jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel)
+        executor.run(
+            jobs, data, on_result=on_result, on_progress=on_progress, should_cancel=should_cancel
+        )
     missing = [jobs[i].name for i in range(len(jobs)) if i not in outcome]
     if missing:
         raise RuntimeError(f"the executor returned without results for {', '.join(missing)}")
-    return JobResults([outcome[i] for i in range(len(jobs))], seconds, time.perf_counter() - t_start)
+    return JobResults(
+        [outcome[i] for i in range(len(jobs))], seconds, time.perf_counter() - t_start
+    )
 
 
-def run_folds(task: Task, data, folds: Sequence[Fold], settings: dict | None = None, *,
-              extra: Sequence[Job] = (), done: str = "done", executor: Executor | None = None,
-              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None, source: SharedInput | None = None,
-              files: ResultFiles | None = None) -> FoldResults:
+def run_folds(
+    task: Task,
+    data,
+    folds: Sequence[Fold],
+    settings: dict | None = None,
+    *,
+    extra: Sequence[Job] = (),
+    done: str = "done",
+    executor: Executor | None = None,
+    workers: int | None = None,
+    progress: Callable[[FoldProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    source: SharedInput | None = None,
+    files: ResultFiles | None = None,
+) -> FoldResults:
     """Run ``task(data, job, ctx)`` once per fold (``job.fold``, ``job.settings = settings``,
     ``job.files = files``) and the ``extra`` jobs (first: they are usually the longest), with
     :func:`run_jobs`."""
     fold_jobs = [Job(f.name, task, f, dict(settings or {}), done, files) for f in folds]
-    run = run_jobs(list(extra) + fold_jobs, data, executor=executor, workers=workers, progress=progress,
-                   should_cancel=should_cancel, source=source)
+    run = run_jobs(
+        list(extra) + fold_jobs,
+        data,
+        executor=executor,
+        workers=workers,
+        progress=progress,
+        should_cancel=should_cancel,
+        source=source,
+    )
     n_extra = len(extra)
-    return FoldResults(run.results[n_extra:], {j.name: r for j, r in zip(extra, run.results)}, run.seconds,
-                       run.total_seconds)
+    return FoldResults(
+        run.results[n_extra:],
+        {j.name: r for j, r in zip(extra, run.results)},
+        run.seconds,
+        run.total_seconds,
+    )

@@ -57,14 +57,33 @@ SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranki
 # K&T 2007 on CoNLL-2003 English (dev F, test F, C); Tables 2 and 3 use the CoNLL POS/chunk
 # columns, Tables 6 and 7 TagChunk's (a setting we cannot reproduce: see the report).
 PAPER = {
-    "table2": {"perceptron": (89.01, 84.03, None), "averaged": (89.32, 84.08, None),
-               "margin": (90.98, 85.64, 11313), "candidate": (90.71, 84.90, 4000),
-               "proposed": (91.95, 86.30, 5657)},
-    "table3": {20: (91.76, 86.19), 100: (91.95, 86.30), 400: (92.13, 86.39), 800: (92.09, 86.39),
-               1600: (92.13, 86.46), 6400: (92.19, 86.38)},
-    "table6": {"margin": (91.06, 86.24, 32000), "reranking1": (91.62, 86.57, 4000),
-               "reranking2": (92.08, 86.86, 16000), "proposed": (92.23, 87.04, 5657)},
-    "table7_seconds": {"margin": 15977, "reranking1": 86742, "reranking2": 112138, "proposed": 28880},
+    "table2": {
+        "perceptron": (89.01, 84.03, None),
+        "averaged": (89.32, 84.08, None),
+        "margin": (90.98, 85.64, 11313),
+        "candidate": (90.71, 84.90, 4000),
+        "proposed": (91.95, 86.30, 5657),
+    },
+    "table3": {
+        20: (91.76, 86.19),
+        100: (91.95, 86.30),
+        400: (92.13, 86.39),
+        800: (92.09, 86.39),
+        1600: (92.13, 86.46),
+        6400: (92.19, 86.38),
+    },
+    "table6": {
+        "margin": (91.06, 86.24, 32000),
+        "reranking1": (91.62, 86.57, 4000),
+        "reranking2": (92.08, 86.86, 16000),
+        "proposed": (92.23, 87.04, 5657),
+    },
+    "table7_seconds": {
+        "margin": 15977,
+        "reranking1": 86742,
+        "reranking2": 112138,
+        "proposed": 28880,
+    },
 }
 
 
@@ -101,14 +120,25 @@ class KazamaConfig:
     encoding: str | None = None
 
     def C_values(self, system: str) -> tuple:
-        fixed = {"margin": self.C_margin, "candidate": self.C_joint, "proposed": self.C_joint,
-                 "reranking1": self.C_rerank1, "reranking2": self.C_rerank2}[system]
+        fixed = {
+            "margin": self.C_margin,
+            "candidate": self.C_joint,
+            "proposed": self.C_joint,
+            "reranking1": self.C_rerank1,
+            "reranking2": self.C_rerank2,
+        }[system]
         grid = (self.C_grids or {}).get(system)
         return tuple(float(c) for c in grid) if grid else (float(fixed),)
 
     def local(self, **kw) -> dict:
-        p = {"task": self.task, "features": self.features, "gazetteer": self.gazetteer, "cutoff": self.cutoff,
-             "edge_templates": self.edge_templates, "seed": self.seed}
+        p = {
+            "task": self.task,
+            "features": self.features,
+            "gazetteer": self.gazetteer,
+            "cutoff": self.cutoff,
+            "edge_templates": self.edge_templates,
+            "seed": self.seed,
+        }
         p.update(kw)
         return p
 
@@ -127,8 +157,10 @@ def first_model_fold(docs, job: Job, ctx: TaskContext):
 
     def epoch(st):
         ctx.progress(f"first model epoch {st.epoch}")
-    first = PerceptronTagger(**s["params"]).fit(Corpus([docs[i] for i in job.fold.train]), callback=epoch,
-                                                  should_cancel=ctx.should_cancel)
+
+    first = PerceptronTagger(**s["params"]).fit(
+        Corpus([docs[i] for i in job.fold.train]), callback=epoch, should_cancel=ctx.should_cancel
+    )
     ctx.check()
     held = Corpus([docs[i] for i in job.fold.test])
     return first_model_lists(first, first.prepare(held), s["n"])
@@ -141,18 +173,26 @@ def _save_lists(result, folder: str) -> None:
     """A fold's candidate lists as one ``.npz``: the tags of every list flattened, with shapes."""
     lists, scores, gold = result
     shapes = np.array([x.shape for x in lists], dtype=np.int64).reshape(-1, 2)
-    save_npz(os.path.join(folder, "lists.npz"), {"format": LISTS_FORMAT, "version": LISTS_VERSION},
-             {"shapes": shapes, "tags": np.concatenate([x.reshape(-1) for x in lists] or [np.zeros(0, np.int16)]),
-              "scores": np.concatenate([np.asarray(x, np.float64) for x in scores] or [np.zeros(0)]),
-              "gold": np.asarray(gold, dtype=np.float64)})
+    save_npz(
+        os.path.join(folder, "lists.npz"),
+        {"format": LISTS_FORMAT, "version": LISTS_VERSION},
+        {
+            "shapes": shapes,
+            "tags": np.concatenate([x.reshape(-1) for x in lists] or [np.zeros(0, np.int16)]),
+            "scores": np.concatenate([np.asarray(x, np.float64) for x in scores] or [np.zeros(0)]),
+            "gold": np.asarray(gold, dtype=np.float64),
+        },
+    )
 
 
 def _load_lists(folder: str):
-    _, a = load_npz(os.path.join(folder, "lists.npz"), LISTS_FORMAT, LISTS_VERSION, "candidate lists")
+    _, a = load_npz(
+        os.path.join(folder, "lists.npz"), LISTS_FORMAT, LISTS_VERSION, "candidate lists"
+    )
     lists, scores, p, q = [], [], 0, 0
     for k, L in a["shapes"]:
-        lists.append(a["tags"][p:p + k * L].reshape(k, L).astype(np.int16))
-        scores.append(a["scores"][q:q + k])
+        lists.append(a["tags"][p : p + k * L].reshape(k, L).astype(np.int16))
+        scores.append(a["scores"][q : q + k])
         p, q = p + k * L, q + k
     return lists, scores, a["gold"].tolist()
 
@@ -160,8 +200,16 @@ def _load_lists(folder: str):
 LIST_FILES = ResultFiles(_save_lists, _load_lists)
 
 
-def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, workers: int | None = None,
-                          should_cancel=None, progress=None, executor=None):
+def cross_validated_lists(
+    corpus: Corpus,
+    params: dict,
+    n: int,
+    folds: int,
+    workers: int | None = None,
+    should_cancel=None,
+    progress=None,
+    executor=None,
+):
     """Per training document (corpus order): candidates, their scores and the gold score from a
     first model trained on the other folds (folds by document, :func:`run_folds`; ``progress``
     gets the message of every fold that finishes; a remote ``executor`` reads the corpus from
@@ -174,9 +222,21 @@ def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, work
     def said(p):
         if (p.final or p.notice) and progress is not None:
             progress(p.message)
+
     source = CorpusFile.of(corpus, "documents") if is_remote(executor) else None
-    run = run_folds(first_model_fold, docs, parts, {"params": params, "n": n}, done="listed", executor=executor,
-                    workers=workers, progress=said, should_cancel=should_cancel, source=source, files=LIST_FILES)
+    run = run_folds(
+        first_model_fold,
+        docs,
+        parts,
+        {"params": params, "n": n},
+        done="listed",
+        executor=executor,
+        workers=workers,
+        progress=said,
+        should_cancel=should_cancel,
+        source=source,
+        files=LIST_FILES,
+    )
     out: list = [None] * len(docs)
     for fold, (lists, scores, gold) in zip(parts, run.results):
         for k, i in enumerate(fold.test):
@@ -184,10 +244,17 @@ def cross_validated_lists(corpus: Corpus, params: dict, n: int, folds: int, work
     return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
 
 
-def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | None = None,
-               progress: Callable[[str, str], None] | None = None,
-               should_cancel: Callable[[], bool] | None = None, on_stats: Callable | None = None,
-               executor=None) -> dict:
+def run_kazama(
+    train_path,
+    dev_path,
+    test_path,
+    out_dir,
+    config: KazamaConfig | None = None,
+    progress: Callable[[str, str], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    on_stats: Callable | None = None,
+    executor=None,
+) -> dict:
     """Run the suite (see the module docstring); returns report.json's dict. ``executor`` runs the
     cross-validated folds (default: local processes, ``config.workers``)."""
     cfg = config or KazamaConfig()
@@ -207,11 +274,17 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
             if on_stats is not None:
                 on_stats(name, st)
             if getattr(st, "dev_f1", None) is not None:
-                say(name, f"epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}: dev F {st.dev_f1:.2f}")
+                say(
+                    name,
+                    f"epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}: dev F {st.dev_f1:.2f}",
+                )
+
         return cb
 
     t = time.perf_counter()
-    train, dev, test = (read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path))
+    train, dev, test = (
+        read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path)
+    )
     stages["read"] = time.perf_counter() - t
     say("read", f"{len(train.documents)} / {len(dev.documents)} / {len(test.documents)} documents")
     labels = train.labels
@@ -223,11 +296,18 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
     margin_model = None
 
     def record(name, dev_spans, test_spans, settings, seconds, history):
-        results[name] = {"dev": _prf(dev, dev_spans, typed), "test": _prf(test, test_spans, typed),
-                         "settings": settings, "seconds": seconds}
+        results[name] = {
+            "dev": _prf(dev, dev_spans, typed),
+            "test": _prf(test, test_spans, typed),
+            "settings": settings,
+            "seconds": seconds,
+        }
         preds[name] = test_spans
         curves[name] = [_Point(h) for h in history if _train_phase(h)]
-        say(name, f"dev F {results[name]['dev'][2]:.2f}, test F {results[name]['test'][2]:.2f} ({seconds:.0f}s)")
+        say(
+            name,
+            f"dev F {results[name]['dev'][2]:.2f}, test F {results[name]['test'][2]:.2f} ({seconds:.0f}s)",
+        )
 
     wanted = set(cfg.systems)
     if wanted & {"reranking1", "reranking2"}:
@@ -240,22 +320,34 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         say(variant, "training")
         tried = {}
         tagger = params = None
-        for C in (cfg.C_values("margin") if variant == "margin" else (cfg.C_margin,)):
+        for C in cfg.C_values("margin") if variant == "margin" else (cfg.C_margin,):
             p = cfg.local(variant=variant, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels)
-            m = PerceptronTagger(**p).fit(train, dev, callback=stats_cb(variant), should_cancel=should_cancel)
+            m = PerceptronTagger(**p).fit(
+                train, dev, callback=stats_cb(variant), should_cancel=should_cancel
+            )
             check()
             tried[C] = m.best_dev_f1_
             if tagger is None or (m.best_dev_f1_ or -1) > (tagger.best_dev_f1_ or -1):
                 tagger, params = m, p
         secs = time.perf_counter() - t
         tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
-        settings = {k: params[k] for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")}
+        settings = {
+            k: params[k]
+            for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")
+        }
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":
             settings.pop("C")
         elif len(tried) > 1:
             settings["C_dev_f1"] = tried
-        record(variant, tagger.predict_spans(dev), tagger.predict_spans(test), settings, secs, tagger.history_)
+        record(
+            variant,
+            tagger.predict_spans(dev),
+            tagger.predict_spans(test),
+            settings,
+            secs,
+            tagger.history_,
+        )
         stages[variant] = secs
         if variant == "margin":
             margin_model = tagger
@@ -268,21 +360,44 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         say(algo, "training")
 
         def make(C, algo=algo):
-            return JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
-                               average=cfg.average_joint, bpm=cfg.bpm, seed=cfg.seed,
-                               local=cfg.local(labels=labels))
-        jt, tried = _best_by_dev(cfg.C_values(algo), make, lambda m: m.fit(
-                                                                          should_cancel=should_cancel), check)
+            return JointTagger(
+                algo,
+                n=cfg.n,
+                n_test=cfg.n_test,
+                C=C,
+                epochs=cfg.joint_epochs,
+                average=cfg.average_joint,
+                bpm=cfg.bpm,
+                seed=cfg.seed,
+                local=cfg.local(labels=labels),
+            )
+
+        jt, tried = _best_by_dev(
+            cfg.C_values(algo), make, lambda m: m.fit(should_cancel=should_cancel), check
+        )
         secs = time.perf_counter() - t
         jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
-        settings = {"C": jt.C, "n": cfg.n, "n_test": cfg.n_test, "best_epoch": jt.best_epoch_,
-                    "epochs_run": len(jt.history_), "average": cfg.average_joint, "bpm": cfg.bpm}
+        settings = {
+            "C": jt.C,
+            "n": cfg.n,
+            "n_test": cfg.n_test,
+            "best_epoch": jt.best_epoch_,
+            "epochs_run": len(jt.history_),
+            "average": cfg.average_joint,
+            "bpm": cfg.bpm,
+        }
         if len(tried) > 1:
             settings["C_dev_f1"] = tried
         # the dev and test documents once (features, non-local vectors), for every n' below too
         dev_docs, test_docs = jt.documents(dev), jt.documents(test)
-        record(algo, jt.predict_spans(dev, docs=dev_docs), jt.predict_spans(test, docs=test_docs), settings, secs,
-               jt.history_)
+        record(
+            algo,
+            jt.predict_spans(dev, docs=dev_docs),
+            jt.predict_spans(test, docs=test_docs),
+            settings,
+            secs,
+            jt.history_,
+        )
         stages[algo] = secs
         if algo == "proposed":
             for k in cfg.n_primes:
@@ -298,31 +413,74 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
         t = time.perf_counter()
         say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
         # the first models of the folds are the margin perceptron as chosen on dev (its C, its epoch)
-        fold_params = cfg.local(variant="margin", C=margin_model.C, bpm=cfg.bpm,
-                                epochs=margin_model.best_epoch_ or cfg.epochs, keep_best=False)
-        lists = cross_validated_lists(train, fold_params, cfg.n, cfg.folds, cfg.workers, should_cancel,
-                                      lambda m: say("reranking", m), executor=executor)
+        fold_params = cfg.local(
+            variant="margin",
+            C=margin_model.C,
+            bpm=cfg.bpm,
+            epochs=margin_model.best_epoch_ or cfg.epochs,
+            keep_best=False,
+        )
+        lists = cross_validated_lists(
+            train,
+            fold_params,
+            cfg.n,
+            cfg.folds,
+            cfg.workers,
+            should_cancel,
+            lambda m: say("reranking", m),
+            executor=executor,
+        )
         stages["cross_validation"] = cv = time.perf_counter() - t
         for algo in rerank:
             check()
             t = time.perf_counter()
 
             def make(C, algo=algo):
-                return JointTagger(algo, n=cfg.n, n_test=cfg.n_test, C=C, epochs=cfg.joint_epochs,
-                                   average=cfg.average_joint, seed=cfg.seed)
-            jt, tried = _best_by_dev(cfg.C_values(algo), make,
-                                     lambda m, algo=algo: m.fit(train, dev, callback=stats_cb(algo),
-                                                                should_cancel=should_cancel, first=margin_model,
-                                                                train_lists=lists), check)
+                return JointTagger(
+                    algo,
+                    n=cfg.n,
+                    n_test=cfg.n_test,
+                    C=C,
+                    epochs=cfg.joint_epochs,
+                    average=cfg.average_joint,
+                    seed=cfg.seed,
+                )
+
+            jt, tried = _best_by_dev(
+                cfg.C_values(algo),
+                make,
+                lambda m, algo=algo: m.fit(
+                    train,
+                    dev,
+                    callback=stats_cb(algo),
+                    should_cancel=should_cancel,
+                    first=margin_model,
+                    train_lists=lists,
+                ),
+                check,
+            )
             secs = time.perf_counter() - t
             jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
-            settings = {"C": jt.C, "n": cfg.n, "n_test": cfg.n_test, "folds": cfg.folds,
-                        "best_epoch": jt.best_epoch_, "epochs_run": len(jt.history_), "first_model": "margin"}
+            settings = {
+                "C": jt.C,
+                "n": cfg.n,
+                "n_test": cfg.n_test,
+                "folds": cfg.folds,
+                "best_epoch": jt.best_epoch_,
+                "epochs_run": len(jt.history_),
+                "first_model": "margin",
+            }
             if len(tried) > 1:
                 settings["C_dev_f1"] = tried
             # the paper's training time of a re-ranker includes making the first models
-            record(algo, jt.predict_spans(dev), jt.predict_spans(test), settings,
-                   secs + cv + stages["margin"], jt.history_)
+            record(
+                algo,
+                jt.predict_spans(dev),
+                jt.predict_spans(test),
+                settings,
+                secs + cv + stages["margin"],
+                jt.history_,
+            )
             stages[algo] = secs
 
     t = time.perf_counter()
@@ -334,28 +492,46 @@ def run_kazama(train_path, dev_path, test_path, out_dir, config: KazamaConfig | 
             continue
         r = results[name]
         b = base or r
-        systems.append(_system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]))
-        gold_spans = [s.spans if typed else [Span(a, e, "") for a, e, _ in s.spans] for s in test.sentences]
-        systems[-1]["test_breakdown"] = breakdown([s.words for s in test.sentences], gold_spans, preds[name], seen)
+        systems.append(
+            _system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"])
+        )
+        gold_spans = [
+            s.spans if typed else [Span(a, e, "") for a, e, _ in s.spans] for s in test.sentences
+        ]
+        systems[-1]["test_breakdown"] = breakdown(
+            [s.words for s in test.sentences], gold_spans, preds[name], seen
+        )
         spans = preds[name]
         if cfg.task == "scn":
             spans = [with_placeholder_type(ss) for ss in spans]
         write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
     if cfg.task == "scn":
-        write_corpus(test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
-                     os.path.join(out_dir, "gold-test-untyped.conll"))
-    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base["dev"][2] if base else None,
-                 "margin perceptron")
+        write_corpus(
+            test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
+            os.path.join(out_dir, "gold-test-untyped.conll"),
+        )
+    _plot_curves(
+        curves,
+        os.path.join(out_dir, "curves.png"),
+        base["dev"][2] if base else None,
+        "margin perceptron",
+    )
     stages["outputs"] = time.perf_counter() - t
     report = {
         "suite": "kazama",
         "task": cfg.task,
         "config": jsonable(asdict(cfg)),
-        "data": {"train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
-                 "test": os.path.abspath(test_path), "train_documents": len(train.documents),
-                 "dev_documents": len(dev.documents), "test_documents": len(test.documents),
-                 "train_sentences": len(train.sentences), "dev_sentences": len(dev.sentences),
-                 "test_sentences": len(test.sentences)},
+        "data": {
+            "train": os.path.abspath(train_path),
+            "dev": os.path.abspath(dev_path),
+            "test": os.path.abspath(test_path),
+            "train_documents": len(train.documents),
+            "dev_documents": len(dev.documents),
+            "test_documents": len(test.documents),
+            "train_sentences": len(train.sentences),
+            "dev_sentences": len(dev.sentences),
+            "test_sentences": len(test.sentences),
+        },
         "baseline": "margin" if base else None,
         "systems": systems,
         "n_prime": n_prime,
@@ -404,42 +580,76 @@ def report_markdown(report: dict) -> str:
     by = {s["name"]: s for s in report["systems"]}
     paper = report["paper"]
     d = report["data"]
-    lines = [f"# Kazama & Torisawa (2007) suite ({report['task']} task)", "",
-             f"Train {d['train']} ({d['train_documents']} documents), dev {d['dev']} ({d['dev_documents']}), "
-             f"test {d['test']} ({d['test_documents']}). Sequences are documents. Paper figures are K&T's "
-             "(CoNLL POS/chunk columns for Tables 2–3; TagChunk's tags for Tables 6–7).", "",
-             "## Table 2: local features, then non-local features", "",
-             "| system | dev F | test F | C | paper dev | paper test | paper C | seconds |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Kazama & Torisawa (2007) suite ({report['task']} task)",
+        "",
+        f"Train {d['train']} ({d['train_documents']} documents), dev {d['dev']} ({d['dev_documents']}), "
+        f"test {d['test']} ({d['test_documents']}). Sequences are documents. Paper figures are K&T's "
+        "(CoNLL POS/chunk columns for Tables 2–3; TagChunk's tags for Tables 6–7).",
+        "",
+        "## Table 2: local features, then non-local features",
+        "",
+        "| system | dev F | test F | C | paper dev | paper test | paper C | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name in ("perceptron", "averaged", "margin", "candidate", "proposed"):
         if name in by:
             s = by[name]
             p = paper["table2"].get(name, [None, None, None])
-            lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} | "
-                         f"{_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} | {s['seconds']:.1f} |")
+            lines.append(
+                f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} | "
+                f"{_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} | {s['seconds']:.1f} |"
+            )
     if report["n_prime"]:
-        lines += ["", "## Table 3: effect of n' (proposed)", "",
-                  "| n' | dev F | test F | paper dev | paper test |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Table 3: effect of n' (proposed)",
+            "",
+            "| n' | dev F | test F | paper dev | paper test |",
+            "|---|---|---|---|---|",
+        ]
         for r in report["n_prime"]:
             p = paper["table3"].get(str(r["n_test"]), [None, None])
-            lines.append(f"| {r['n_test']} | {r['dev_f1']:.2f} | {r['test_f1']:.2f} | {_fmt(p[0])} | {_fmt(p[1])} |")
+            lines.append(
+                f"| {r['n_test']} | {r['dev_f1']:.2f} | {r['test_f1']:.2f} | {_fmt(p[0])} | {_fmt(p[1])} |"
+            )
     if "reranking1" in by or "reranking2" in by:
-        lines += ["", "## Table 6: re-ranking", "",
-                  "| system | dev F | test F | C | paper dev | paper test | paper C |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Table 6: re-ranking",
+            "",
+            "| system | dev F | test F | C | paper dev | paper test | paper C |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for name in ("margin", "reranking1", "reranking2", "proposed"):
             if name in by:
                 s = by[name]
                 p = paper["table6"].get(name, [None, None, None])
-                lines.append(f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} "
-                             f"| {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} |")
+                lines.append(
+                    f"| {name} | {s['dev']['f1']:.2f} | {s['test']['f1']:.2f} | {_fmt(s['settings'].get('C'))} "
+                    f"| {_fmt(p[0])} | {_fmt(p[1])} | {_fmt(p[2])} |"
+                )
     br = breakdown_lines(report["systems"])
     if br:
         lines += ["", "## By entity type and by entities seen / unseen in training", ""] + br
-    lines += ["", "## Table 7: training time", "",
-              "| system | seconds here | paper seconds |", "|---|---|---|"]
+    lines += [
+        "",
+        "## Table 7: training time",
+        "",
+        "| system | seconds here | paper seconds |",
+        "|---|---|---|",
+    ]
     for name in ("margin", "reranking1", "reranking2", "proposed"):
         if name in by:
-            lines.append(f"| {name} | {by[name]['seconds']:.1f} | {paper['table7_seconds'].get(name, '–'):,} |")
-    lines += ["", "Re-ranking times include the margin perceptron and the cross-validated first models, as in "
-                  "the paper. Every system's epoch was chosen on dev.", "",
-              "Settings:", ""]
+            lines.append(
+                f"| {name} | {by[name]['seconds']:.1f} | {paper['table7_seconds'].get(name, '–'):,} |"
+            )
+    lines += [
+        "",
+        "Re-ranking times include the margin perceptron and the cross-validated first models, as in "
+        "the paper. Every system's epoch was chosen on dev.",
+        "",
+        "Settings:",
+        "",
+    ]
     return "\n".join(lines + settings_and_stages(report))

@@ -40,13 +40,18 @@ class JackknifeResult:
     seconds: float
     model: MaxEntTagger | None = None  # trained on the whole corpus (with ``full=True``)
     decoded: dict | None = None  # name -> NBestList decoded by ``model``
-    job_seconds: dict | None = None  # wall seconds of each fold ("fold 1/5") and of the whole-corpus model
+    job_seconds: dict | None = (
+        None  # wall seconds of each fold ("fold 1/5") and of the whole-corpus model
+    )
 
 
 def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
     def iteration(st):
         ctx.progress(f"tagger iteration {st.iteration}")
-    return MaxEntTagger(**params).fit(sentences, callback=iteration, should_cancel=ctx.should_cancel)
+
+    return MaxEntTagger(**params).fit(
+        sentences, callback=iteration, should_cancel=ctx.should_cancel
+    )
 
 
 def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
@@ -54,7 +59,9 @@ def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
     s = job.settings
     tagger = _train([sentences[i] for i in job.fold.train], s["params"], ctx)
     ctx.check()
-    return tagger.nbest([sentences[i] for i in job.fold.test], n=s["n"], should_cancel=ctx.should_cancel)
+    return tagger.nbest(
+        [sentences[i] for i in job.fold.test], n=s["n"], should_cancel=ctx.should_cancel
+    )
 
 
 def _save_nbest(nb: NBestList, folder: str) -> None:
@@ -91,18 +98,31 @@ def _save_full(result, folder: str) -> None:
 def _load_full(folder: str):
     with open(os.path.join(folder, "decoded.json"), encoding="utf-8") as f:
         names = json.load(f)
-    return (MaxEntTagger.load(os.path.join(folder, "tagger.npz")),
-            {name: NBestList.load(os.path.join(folder, f"decoded-{k}.npz")) for k, name in enumerate(names)})
+    return (
+        MaxEntTagger.load(os.path.join(folder, "tagger.npz")),
+        {
+            name: NBestList.load(os.path.join(folder, f"decoded-{k}.npz"))
+            for k, name in enumerate(names)
+        },
+    )
 
 
 NBEST_FILES = ResultFiles(_save_nbest, _load_nbest)
 FULL_MODEL_FILES = ResultFiles(_save_full, _load_full)
 
 
-def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict | None = None,
-              workers: int | None = None, progress: Callable[[FoldProgress], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None, full: bool = False,
-              decode: dict | None = None, executor: Executor | None = None) -> JackknifeResult:
+def jackknife(
+    corpus: Corpus,
+    folds: int = 5,
+    n: int = 20,
+    tagger_params: dict | None = None,
+    workers: int | None = None,
+    progress: Callable[[FoldProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    full: bool = False,
+    decode: dict | None = None,
+    executor: Executor | None = None,
+) -> JackknifeResult:
     """N-best lists for every training sentence, each decoded by a model that never saw it.
 
     With ``full=True`` a model trained on the whole corpus is trained alongside the folds (by
@@ -122,21 +142,51 @@ def jackknife(corpus: Corpus, folds: int = 5, n: int = 20, tagger_params: dict |
         source = CorpusFile.of(corpus, "sentences")
         for name, what in decode.items():
             if not isinstance(what, Corpus):
-                raise ValueError(f"decode[{name!r}]: a remote executor reads corpora from their files; pass the Corpus")
+                raise ValueError(
+                    f"decode[{name!r}]: a remote executor reads corpora from their files; pass the Corpus"
+                )
             decode[name] = CorpusFile.of(what, "corpus")
-    extra = [Job(f"model on all {len(sentences)} sentences", full_model, None,
-                 {"params": params, "n": n, "decode": decode}, "trained and decoded", FULL_MODEL_FILES)] if full else []
-    run = run_folds(fold_nbest, sentences, parts, {"params": params, "n": n}, extra=extra, done="decoded",
-                    executor=executor, workers=workers, progress=progress, should_cancel=should_cancel,
-                    source=source, files=NBEST_FILES)
-    merged = merge_nbest([(f.test, nb) for f, nb in zip(parts, run.results)], len(sentences),
-                         ids=sentence_ids(corpus))
+    extra = (
+        [
+            Job(
+                f"model on all {len(sentences)} sentences",
+                full_model,
+                None,
+                {"params": params, "n": n, "decode": decode},
+                "trained and decoded",
+                FULL_MODEL_FILES,
+            )
+        ]
+        if full
+        else []
+    )
+    run = run_folds(
+        fold_nbest,
+        sentences,
+        parts,
+        {"params": params, "n": n},
+        extra=extra,
+        done="decoded",
+        executor=executor,
+        workers=workers,
+        progress=progress,
+        should_cancel=should_cancel,
+        source=source,
+        files=NBEST_FILES,
+    )
+    merged = merge_nbest(
+        [(f.test, nb) for f, nb in zip(parts, run.results)],
+        len(sentences),
+        ids=sentence_ids(corpus),
+    )
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
     model, decoded = run.extra[extra[0].name] if full else (None, None)
     return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded, run.seconds)
 
 
-def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None) -> NBestList:
+def merge_nbest(
+    parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: Sequence[str] | None = None
+) -> NBestList:
     """Put per-fold N-best lists back in corpus order."""
     words: list = [None] * total
     cands: list = [None] * total
@@ -145,7 +195,9 @@ def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: 
     tagset = parts[0][1].tagset
     for idx, nb in parts:
         if nb.tagset != tagset:
-            raise ValueError("folds produced different tag sets (an entity type missing from a fold?)")
+            raise ValueError(
+                "folds produced different tag sets (an entity type missing from a fold?)"
+            )
         for k, i in enumerate(idx):
             words[i], cands[i], lps[i] = nb.words[k], nb.candidates[k], nb.logprobs[k]
             gold[i] = nb.gold[k] if nb.gold is not None else []
@@ -156,5 +208,6 @@ def merge_nbest(parts: Sequence[tuple[np.ndarray, NBestList]], total: int, ids: 
 def sentence_ids(corpus: Corpus) -> list[str]:
     """Stable ids: ``file:line`` of each sentence's first token (or its index)."""
     name = os.path.basename(corpus.path) if corpus.path else "corpus"
-    return [f"{name}:{s.line}" if s.line else f"{name}#{k + 1}" for k, s in enumerate(corpus.sentences)]
-
+    return [
+        f"{name}:{s.line}" if s.line else f"{name}#{k + 1}" for k, s in enumerate(corpus.sentences)
+    ]

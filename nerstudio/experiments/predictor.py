@@ -37,6 +37,7 @@ def load_model_folder(folder, system: str | None = None):
     are several. A missing folder or tagger is a :class:`FileNotFoundError`, an unknown or
     ambiguous system a :class:`ValueError`: both name the folder."""
     from ..tagging import load_tagger
+
     path = Path(os.fspath(folder))
     if path.is_file():
         return load_tagger(path), None
@@ -44,13 +45,18 @@ def load_model_folder(folder, system: str | None = None):
         raise FileNotFoundError(2, "no such folder", str(path))
     tagger_file = next((path / f for f in TAGGER_FILES if (path / f).is_file()), None)
     if tagger_file is None:
-        raise FileNotFoundError(2, f"no tagger model ({' or '.join(TAGGER_FILES)}) in the folder", str(path))
+        raise FileNotFoundError(
+            2, f"no tagger model ({' or '.join(TAGGER_FILES)}) in the folder", str(path)
+        )
     return load_tagger(tagger_file), _load_reranker(path, system)
 
 
 def _load_reranker(path: Path, system: str | None):
     from ..rerank.model import RerankerModel
-    by_system = {f.name[len("reranker-"):-len(".npz")]: f for f in sorted(path.glob("reranker-*.npz"))}
+
+    by_system = {
+        f.name[len("reranker-") : -len(".npz")]: f for f in sorted(path.glob("reranker-*.npz"))
+    }
     if system is not None:
         if system not in by_system:
             have = ", ".join(by_system) or "none"
@@ -61,7 +67,9 @@ def _load_reranker(path: Path, system: str | None):
     if len(by_system) == 1:
         return RerankerModel.load(next(iter(by_system.values())))
     if by_system:
-        raise ValueError(f"{path} holds several rerankers ({', '.join(by_system)}): choose one with system=")
+        raise ValueError(
+            f"{path} holds several rerankers ({', '.join(by_system)}): choose one with system="
+        )
     return None
 
 
@@ -70,12 +78,16 @@ def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) 
     given, each sentence decoded on its own. A sentence is a token list or a
     :class:`~nerstudio.corpus.model.Sentence`, whose extra columns (POS, chunk) a model trained
     with them uses; its gold is not read."""
-    sentences = [Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
-                 for s in sentences]
+    sentences = [
+        Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
+        for s in sentences
+    ]
     if hasattr(tagger, "static_scores"):  # max-ent: beam search, log-probabilities
         return tagger.nbest(sentences, n=n, with_gold=False)
     corpus = Corpus([Document([s]) for s in sentences], format="columns")
-    if hasattr(tagger, "sentence_nbest"):  # joint (K&T): re-scored candidates of one-sentence documents
+    if hasattr(
+        tagger, "sentence_nbest"
+    ):  # joint (K&T): re-scored candidates of one-sentence documents
         return tagger.sentence_nbest(corpus, n=n)[1]
     return tagger.nbest(corpus, n=n, documents=False)
 
@@ -83,7 +95,9 @@ def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) 
 def needs_documents(reranker) -> bool:
     """Whether ``reranker``'s choice for a sentence depends on the other sentences of the list
     (document and corpus context features)."""
-    return reranker is not None and bool(getattr(getattr(reranker, "features", None), "context", False))
+    return reranker is not None and bool(
+        getattr(getattr(reranker, "features", None), "context", False)
+    )
 
 
 def choices(reranker, nb: NBestList, documents: Sequence[int] | None = None) -> np.ndarray:

@@ -50,19 +50,30 @@ class ChildResult:
     data: Any  # RankingData of the training list (its nbest is the caller's list)
     scores: np.ndarray  # the model's score of every candidate of ``data``
     choice: np.ndarray  # the model's pick per sentence
-    timings: dict = field(default_factory=dict)  # seconds: start-up, work in the child, reading back
+    timings: dict = field(
+        default_factory=dict
+    )  # seconds: start-up, work in the child, reading back
 
 
 # ------------------------------------------------------------------------------------------------
 # training that keeps the training data
 
 
-def fit_with_data(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
-                  feature_params: dict | None = None, callback=None, should_cancel=None, progress=None):
+def fit_with_data(
+    train: NBestList,
+    dev: NBestList | None,
+    algo: str,
+    params: dict | None = None,
+    feature_params: dict | None = None,
+    callback=None,
+    should_cancel=None,
+    progress=None,
+):
     """:func:`nerstudio.rerank.model.train_reranker`, step for step, returning ``(model, data)``
     with the training list's ranking data, so scoring that list needs no second feature pass."""
     from ..rerank.features import GlobalFeatures
     from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+
     learner = make_learner(algo, **(params or {}))  # bad settings fail now, not after the features
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
@@ -70,15 +81,25 @@ def fit_with_data(train: NBestList, dev: NBestList | None, algo: str, params: di
     def prog(stage):
         return (lambda d, n: progress(stage, d, n)) if progress is not None else None
 
-    train_data = gf.fit_transform(train, progress=prog("features (train)"), should_cancel=should_cancel)
-    dev_data = gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel) \
-        if dev is not None else None
+    train_data = gf.fit_transform(
+        train, progress=prog("features (train)"), should_cancel=should_cancel
+    )
+    dev_data = (
+        gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel)
+        if dev is not None
+        else None
+    )
     t1 = time.perf_counter()
     if progress is not None:
         progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
     learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
-    meta = {"features_seconds": t1 - t0, "train_seconds": time.perf_counter() - t1,
-            "n_features": gf.n_features, "train_sentences": len(train), "dev_sentences": len(dev) if dev else 0}
+    meta = {
+        "features_seconds": t1 - t0,
+        "train_seconds": time.perf_counter() - t1,
+        "n_features": gf.n_features,
+        "train_sentences": len(train),
+        "dev_sentences": len(dev) if dev else 0,
+    }
     return RerankerModel(gf, learner, meta), train_data
 
 
@@ -95,17 +116,27 @@ def save_ranking(path, data, scores: np.ndarray, choice: np.ndarray) -> None:
     of tens of millions of entries would cost seconds.
     """
     X = data.X
-    arrays = {"indptr": np.asarray(X.indptr), "indices": np.asarray(X.indices), "L": np.asarray(data.L),
-              "offsets": np.asarray(data.offsets), "scores": np.asarray(scores, dtype=np.float64),
-              "choice": np.asarray(choice, dtype=np.int64)}
+    arrays = {
+        "indptr": np.asarray(X.indptr),
+        "indices": np.asarray(X.indices),
+        "L": np.asarray(data.L),
+        "offsets": np.asarray(data.offsets),
+        "scores": np.asarray(scores, dtype=np.float64),
+        "choice": np.asarray(choice, dtype=np.int64),
+    }
     present = []
     for name in _OPTIONAL:
         v = getattr(data, name)
         if v is not None:
             arrays[name] = np.asarray(v)
             present.append(name)
-    header = {"format": RANKING_FORMAT, "version": RANKING_VERSION, "shape": [int(X.shape[0]), int(X.shape[1])],
-              "binary": bool(X.nnz == 0 or (X.data.min() == 1 and X.data.max() == 1)), "optional": present}
+    header = {
+        "format": RANKING_FORMAT,
+        "version": RANKING_VERSION,
+        "shape": [int(X.shape[0]), int(X.shape[1])],
+        "binary": bool(X.nnz == 0 or (X.data.min() == 1 and X.data.max() == 1)),
+        "optional": present,
+    }
     if not header["binary"]:
         arrays["values"] = np.asarray(X.data)
     with open(os.fspath(path), "wb") as f:
@@ -119,6 +150,7 @@ def load_ranking(path, nbest: NBestList | None = None, feature_names: list | Non
 
     from ..errors import FormatError
     from ..rerank.data import RankingData
+
     header, a = load_npz(path, RANKING_FORMAT, RANKING_VERSION, "a ranking-data file")
     try:
         n, m = (int(x) for x in header["shape"])
@@ -126,14 +158,18 @@ def load_ranking(path, nbest: NBestList | None = None, feature_names: list | Non
         values = np.ones(len(indices), dtype=np.int8) if header["binary"] else a["values"]
         X = sp.csr_matrix((values, indices, indptr), shape=(n, m))
         opt = {k: a[k] for k in header.get("optional", [])}
-        data = RankingData(X, a["L"], a["offsets"], nbest=nbest, feature_names=feature_names or [], **opt)
+        data = RankingData(
+            X, a["L"], a["offsets"], nbest=nbest, feature_names=feature_names or [], **opt
+        )
         scores, choice = a["scores"], a["choice"]
         if len(scores) != n or len(choice) != len(data):
             raise ValueError("scores or choices do not match the data")
     except (KeyError, ValueError, TypeError) as exc:
         raise FormatError(path, None, f"corrupt ranking-data file: {exc}") from None
     if nbest is not None and len(nbest) != len(data):
-        raise FormatError(path, None, f"{len(data)} sentences, but the N-best list has {len(nbest)}")
+        raise FormatError(
+            path, None, f"{len(data)} sentences, but the N-best list has {len(nbest)}"
+        )
     return data, scores, choice
 
 
@@ -155,9 +191,16 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
     t = time.perf_counter()
     if spec["task"] != "train":
         raise ValueError(f"unknown task {spec['task']!r}")
-    model, data = fit_with_data(train, dev, spec["algo"], spec.get("params") or {},
-                                spec.get("feature_params") or {}, callback=out.curve,
-                                should_cancel=should_cancel, progress=progress)
+    model, data = fit_with_data(
+        train,
+        dev,
+        spec["algo"],
+        spec.get("params") or {},
+        spec.get("feature_params") or {},
+        callback=out.curve,
+        should_cancel=should_cancel,
+        progress=progress,
+    )
     times["train"] = time.perf_counter() - t
     t = time.perf_counter()
     model.save(spec["model_out"])
@@ -176,19 +219,46 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
 # the parent
 
 
-def _run(spec: dict, callback=None, should_cancel=None, progress=None, grace: float = 0.5,
-         on_start: Callable[[int], None] | None = None) -> dict:
+def _run(
+    spec: dict,
+    callback=None,
+    should_cancel=None,
+    progress=None,
+    grace: float = 0.5,
+    on_start: Callable[[int], None] | None = None,
+) -> dict:
     """Start the child on ``spec``, relay its messages until it ends; returns its timings."""
     from ..rerank.base import RerankStats
+
     on_stats = (lambda d: callback(RerankStats(**d))) if callback is not None else None
-    return run_in_child(_child_work, spec, name="nerstudio-rerank", on_stats=on_stats,
-                        should_cancel=should_cancel, progress=progress, grace=grace, on_start=on_start)
+    return run_in_child(
+        _child_work,
+        spec,
+        name="nerstudio-rerank",
+        on_stats=on_stats,
+        should_cancel=should_cancel,
+        progress=progress,
+        grace=grace,
+        on_start=on_start,
+    )
 
 
-def train_in_child(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
-                   feature_params: dict | None = None, *, callback=None, should_cancel=None, progress=None,
-                   grace: float = 0.5, workdir=None, on_start=None, train_file=None,
-                   dev_file=None) -> ChildResult:
+def train_in_child(
+    train: NBestList,
+    dev: NBestList | None,
+    algo: str,
+    params: dict | None = None,
+    feature_params: dict | None = None,
+    *,
+    callback=None,
+    should_cancel=None,
+    progress=None,
+    grace: float = 0.5,
+    workdir=None,
+    on_start=None,
+    train_file=None,
+    dev_file=None,
+) -> ChildResult:
     """Train a reranker on ``train`` (curve on ``dev``) in a child process and score ``train``
     with it — what :func:`~nerstudio.rerank.model.train_reranker` followed by
     ``model.scores(model.data(train))`` computes in this process. ``on_start(pid)`` is called
@@ -198,11 +268,18 @@ def train_in_child(train: NBestList, dev: NBestList | None, algo: str, params: d
     folder, own = work_folder(workdir)
     try:
         t = time.perf_counter()
-        spec = {"task": "train", "algo": algo, "params": jsonable(dict(params or {})),
-                "feature_params": jsonable(dict(feature_params or {})),
-                "train": os.fspath(train_file) if train_file else os.path.join(folder, "train.nbest.npz"),
-                "dev": None, "model_out": os.path.join(folder, "model.npz"),
-                "ranking_out": os.path.join(folder, "ranking.npz")}
+        spec = {
+            "task": "train",
+            "algo": algo,
+            "params": jsonable(dict(params or {})),
+            "feature_params": jsonable(dict(feature_params or {})),
+            "train": os.fspath(train_file)
+            if train_file
+            else os.path.join(folder, "train.nbest.npz"),
+            "dev": None,
+            "model_out": os.path.join(folder, "model.npz"),
+            "ranking_out": os.path.join(folder, "ranking.npz"),
+        }
         if dev is not None:
             spec["dev"] = os.fspath(dev_file) if dev_file else os.path.join(folder, "dev.nbest.npz")
         if progress is not None and (not train_file or (dev is not None and not dev_file)):
@@ -227,6 +304,7 @@ def _read_back(spec: dict, nbest: NBestList, timings: dict, progress) -> ChildRe
     if progress is not None:
         progress("reading the model and its scores…", 0, 0)
     from ..rerank.model import RerankerModel
+
     model = RerankerModel.load(spec["model_out"])
     data, scores, choice = load_ranking(spec["ranking_out"], nbest, model.features.names_)
     timings["read_back"] = time.perf_counter() - t

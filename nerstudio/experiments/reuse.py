@@ -47,16 +47,22 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
         nb = NBestList.load(path)
         got = nb.meta.get("made_by")
         if got is None:
-            raise ValueError(f"{path}: the list does not record the settings it was made with "
-                             "(made by an older nerstudio): run the experiment without --lists-from")
+            raise ValueError(
+                f"{path}: the list does not record the settings it was made with "
+                "(made by an older nerstudio): run the experiment without --lists-from"
+            )
         if got != expected:
-            diff = ", ".join(f"{k} {got.get(k)!r} (wanted {v!r})" for k, v in expected.items() if got.get(k) != v)
+            diff = ", ".join(
+                f"{k} {got.get(k)!r} (wanted {v!r})" for k, v in expected.items() if got.get(k) != v
+            )
             raise ValueError(f"{path}: made with other settings: {diff}")
         _check_sentences(path, nb, corpora[name], typed=expected["task"] == "typed")
         lists[name] = nb
     if tagger.task != expected["task"] or tagger.features != expected["features"]:
-        raise ValueError(f"{tagger_path}: a {tagger.task}/{tagger.features} tagger, wanted "
-                         f"{expected['task']}/{expected['features']}")
+        raise ValueError(
+            f"{tagger_path}: a {tagger.task}/{tagger.features} tagger, wanted "
+            f"{expected['task']}/{expected['features']}"
+        )
     return tagger, lists
 
 
@@ -83,4 +89,6 @@ def _check_sentences(path: str, nb: NBestList, corpus: Corpus, typed: bool) -> N
             want = sorted((a, b, c if typed else "") for a, b, c in s.spans)
             have = sorted((a, b, c if typed else "") for a, b, c in nb.gold[i])
             if want != have:
-                raise ValueError(f"{path}: sentence {i + 1} has other gold entities than the corpus")
+                raise ValueError(
+                    f"{path}: sentence {i + 1} has other gold entities than the corpus"
+                )

@@ -24,7 +24,9 @@ import numpy as np
 from ..rerank.boosting import BoostingSession, RoundInfo
 from ..rerank.data import RankingData
 
-MAX_BACK = 1000  # steps that can be taken back (each keeps the margins, scores or features it moved)
+MAX_BACK = (
+    1000  # steps that can be taken back (each keeps the margins, scores or features it moved)
+)
 
 
 def _dev_f(dev: RankingData | None, scores) -> float | None:
@@ -44,8 +46,13 @@ class BoostingStep:
 
 
 class BoostingStepper:
-    def __init__(self, train: RankingData, dev: RankingData | None = None, epsilon: float = 0.0025,
-                 names: list[str] | None = None):
+    def __init__(
+        self,
+        train: RankingData,
+        dev: RankingData | None = None,
+        epsilon: float = 0.0025,
+        names: list[str] | None = None,
+    ):
         self.train, self.dev = train, dev
         self.epsilon = float(epsilon)
         self.names = names if names is not None else list(train.feature_names)
@@ -82,19 +89,39 @@ class BoostingStepper:
         if self.dev is not None:
             cols = self._dev_cols
             k = info.feature
-            dev_rows = cols.indices[cols.indptr[k]:cols.indptr[k + 1]]
+            dev_rows = cols.indices[cols.indptr[k] : cols.indptr[k + 1]]
             dev_before = self._dev_scores[dev_rows].copy()
             self._dev_scores[dev_rows] += info.delta
             dev_f = _dev_f(self.dev, self._dev_scores)
             if dev_f is not None:
                 self.history.append((s.rounds, dev_f))
-        self._undo.append((info.feature, alpha_before if info.feature == k_before else float(s.alpha[info.feature])
-                           - info.delta, info.pairs, info.margins_before, dev_rows, dev_before, n_hist))
+        self._undo.append(
+            (
+                info.feature,
+                alpha_before
+                if info.feature == k_before
+                else float(s.alpha[info.feature]) - info.delta,
+                info.pairs,
+                info.margins_before,
+                dev_rows,
+                dev_before,
+                n_hist,
+            )
+        )
         del self._undo[:-MAX_BACK]
-        name = self.names[info.feature] if info.feature < len(self.names) else f"feature {info.feature}"
-        return BoostingStep(info, name, s.pair_sentence[info.pairs], s.pair_oracle[info.pairs],
-                            s.pair_other[info.pairs], dev_f)
-
+        name = (
+            self.names[info.feature]
+            if info.feature < len(self.names)
+            else f"feature {info.feature}"
+        )
+        return BoostingStep(
+            info,
+            name,
+            s.pair_sentence[info.pairs],
+            s.pair_oracle[info.pairs],
+            s.pair_other[info.pairs],
+            dev_f,
+        )
 
     def can_go_back(self) -> bool:
         return bool(self._undo)
@@ -196,8 +223,21 @@ class PerceptronStepper:
         (:class:`EpochEnd`; the next call starts the next epoch)."""
         d = self.train
         X = self._X
-        self._undo.append((self.epoch, self.pos, self.order, self.mistakes, self.updates, self.wL,
-                           self.rng.bit_generator.state, self._ended, len(self.history), None, None))
+        self._undo.append(
+            (
+                self.epoch,
+                self.pos,
+                self.order,
+                self.mistakes,
+                self.updates,
+                self.wL,
+                self.rng.bit_generator.state,
+                self._ended,
+                len(self.history),
+                None,
+                None,
+            )
+        )
         del self._undo[:-MAX_BACK]
         if self._ended:
             self._new_epoch()
@@ -211,8 +251,8 @@ class PerceptronStepper:
             if d.quality[top] < d.quality[o]:
                 self.mistakes += 1
                 self.updates += 1
-                fo = X.indices[X.indptr[o]:X.indptr[o + 1]]
-                ft = X.indices[X.indptr[top]:X.indptr[top + 1]]
+                fo = X.indices[X.indptr[o] : X.indptr[o + 1]]
+                ft = X.indices[X.indptr[top] : X.indptr[top + 1]]
                 np.add.at(self.w, fo, 1.0)
                 np.add.at(self.w, ft, -1.0)
                 self._undo[-1] = self._undo[-1][:-2] + (fo, ft)
@@ -223,10 +263,22 @@ class PerceptronStepper:
                 if f is not None:
                     self.history.append((self.updates, f))
                 so, st = set(fo.tolist()), set(ft.tolist())
-                return PerceptronUpdate(self.epoch, self.pos - 1, i, o, top, rows, sc, after,
-                                        np.array(sorted(so - st), dtype=np.int64),
-                                        np.array(sorted(st - so), dtype=np.int64), float(dwl),
-                                        self.mistakes, self.updates, f)
+                return PerceptronUpdate(
+                    self.epoch,
+                    self.pos - 1,
+                    i,
+                    o,
+                    top,
+                    rows,
+                    sc,
+                    after,
+                    np.array(sorted(so - st), dtype=np.int64),
+                    np.array(sorted(st - so), dtype=np.int64),
+                    float(dwl),
+                    self.mistakes,
+                    self.updates,
+                    f,
+                )
         self._ended = True
         return EpochEnd(self.epoch, self.mistakes, self.updates, self.dev_f1())
 
@@ -238,8 +290,19 @@ class PerceptronStepper:
         random state and the curve's point; False when there is nothing (more) to undo."""
         if not self._undo:
             return False
-        (self.epoch, self.pos, self.order, self.mistakes, self.updates, self.wL, rng_state, self._ended,
-         n_hist, fo, ft) = self._undo.pop()
+        (
+            self.epoch,
+            self.pos,
+            self.order,
+            self.mistakes,
+            self.updates,
+            self.wL,
+            rng_state,
+            self._ended,
+            n_hist,
+            fo,
+            ft,
+        ) = self._undo.pop()
         self.rng.bit_generator.state = rng_state
         if fo is not None:
             np.add.at(self.w, fo, -1.0)  # the weights are whole numbers: exactly undone

@@ -47,7 +47,12 @@ from .work_files import CorpusFile, NBestFile, ResultFiles, load_input
 
 TAGGERS = {"maxent": MaxEntTagger, "perceptron-tagger": PerceptronTagger}
 SWEEPABLE = ALGORITHMS + tuple(TAGGERS)
-NOT_SETTINGS = {"labels", "dtype", "threads", "dev_every"}  # set by the sweep, or not a learning choice
+NOT_SETTINGS = {
+    "labels",
+    "dtype",
+    "threads",
+    "dev_every",
+}  # set by the sweep, or not a learning choice
 MAX_LINES = 8  # more combinations of the other settings than this: plot the best of them per value
 
 
@@ -63,8 +68,11 @@ def setting_defaults(algo: str) -> dict[str, Any]:
         cls = learner_class(algo)
     else:
         raise ValueError(f"unknown learner {algo!r} (choose from {', '.join(SWEEPABLE)})")
-    out = {k: p.default for k, p in inspect.signature(cls.__init__).parameters.items()
-           if k != "self" and k not in NOT_SETTINGS and p.kind is p.POSITIONAL_OR_KEYWORD}
+    out = {
+        k: p.default
+        for k, p in inspect.signature(cls.__init__).parameters.items()
+        if k != "self" and k not in NOT_SETTINGS and p.kind is p.POSITIONAL_OR_KEYWORD
+    }
     if algo in ALGORITHMS:
         out["min_sentences"] = 5  # the global features' cut-off
     return out
@@ -112,7 +120,9 @@ def parse_settings(algo: str, text: str, single: bool = False) -> dict[str, list
         if not sep or not name or not values:
             raise ValueError(f"{item!r}: write NAME=VALUE{'' if single else ',VALUE,...'}")
         if name not in defaults:
-            raise ValueError(f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})")
+            raise ValueError(
+                f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})"
+            )
         if name in out:
             raise ValueError(f"setting {name!r} given twice")
         parts = [values] if single else values.split(",")
@@ -158,7 +168,10 @@ class RerankLists:
             if min_sentences not in self._features:
                 gf = GlobalFeatures(min_sentences=min_sentences)
                 d_train = gf.fit_transform(self.train, should_cancel=should_cancel)
-                self._features[min_sentences] = (d_train, gf.transform(self.dev, should_cancel=should_cancel))
+                self._features[min_sentences] = (
+                    d_train,
+                    gf.transform(self.dev, should_cancel=should_cancel),
+                )
             return self._features[min_sentences]
 
 
@@ -212,11 +225,16 @@ def reranker_point(data: RerankLists, job: Job, ctx: TaskContext) -> dict:
     def said(st):
         if st.dev_f1 is not None:
             ctx.progress(f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
+
     learner.fit(d_train, d_dev, callback=said, should_cancel=ctx.should_cancel)
     p, r, f = d_dev.prf(learner.predict(d_dev))
-    return {"dev": {"precision": p, "recall": r, "f1": f}, "unit": learner.unit, "best_step": learner.best_step_,
-            "curve": [[h.step, h.dev_f1] for h in learner.history_ if h.dev_f1 is not None],
-            "seconds": time.perf_counter() - t0}
+    return {
+        "dev": {"precision": p, "recall": r, "f1": f},
+        "unit": learner.unit,
+        "best_step": learner.best_step_,
+        "curve": [[h.step, h.dev_f1] for h in learner.history_ if h.dev_f1 is not None],
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def tagger_point(data, job: Job, ctx: TaskContext) -> dict:
@@ -227,22 +245,42 @@ def tagger_point(data, job: Job, ctx: TaskContext) -> dict:
     t0 = time.perf_counter()
     curve: list = []
     if s["algo"] == "maxent":
+
         def said(st):
             ctx.progress(f"iteration {st.iteration}")
-        tagger = MaxEntTagger(**params).fit(train.sentences, callback=said, should_cancel=ctx.should_cancel)
+
+        tagger = MaxEntTagger(**params).fit(
+            train.sentences, callback=said, should_cancel=ctx.should_cancel
+        )
         ctx.check()
-        spans, unit, best = tagger.nbest(dev.sentences, n=1, should_cancel=ctx.should_cancel).top(), "iteration", None
+        spans, unit, best = (
+            tagger.nbest(dev.sentences, n=1, should_cancel=ctx.should_cancel).top(),
+            "iteration",
+            None,
+        )
     else:
+
         def said(st):
             if getattr(st, "dev_f1", None) is not None:
                 curve.append([st.epoch, st.dev_f1])
                 ctx.progress(f"epoch {st.epoch}: dev F {st.dev_f1:.2f}")
-        tagger = PerceptronTagger(**params).fit(train, dev, callback=said, should_cancel=ctx.should_cancel)
+
+        tagger = PerceptronTagger(**params).fit(
+            train, dev, callback=said, should_cancel=ctx.should_cancel
+        )
         ctx.check()
         spans, unit, best = tagger.predict_spans(dev), "epoch", tagger.best_epoch_
-    gold = [sn.spans if tagger.typed else [Span(a, b, "") for a, b, _ in sn.spans] for sn in dev.sentences]
-    return {"dev": _prf(evaluate_spans(gold, spans)), "unit": unit, "best_step": best, "curve": curve,
-            "seconds": time.perf_counter() - t0}
+    gold = [
+        sn.spans if tagger.typed else [Span(a, b, "") for a, b, _ in sn.spans]
+        for sn in dev.sentences
+    ]
+    return {
+        "dev": _prf(evaluate_spans(gold, spans)),
+        "unit": unit,
+        "best_step": best,
+        "curve": curve,
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def _save_point(result: dict, folder: str) -> None:
@@ -262,10 +300,19 @@ POINT_FILES = ResultFiles(_save_point, _load_point)
 # the sweep
 
 
-def run_sweep(algo: str, train_path, dev_path, grid: dict[str, list], out_dir, fixed: dict | None = None,
-              executor=None, workers: int | None = None, encoding: str | None = None,
-              progress: Callable[[FoldProgress], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None) -> dict:
+def run_sweep(
+    algo: str,
+    train_path,
+    dev_path,
+    grid: dict[str, list],
+    out_dir,
+    fixed: dict | None = None,
+    executor=None,
+    workers: int | None = None,
+    encoding: str | None = None,
+    progress: Callable[[FoldProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> dict:
     """Train ``algo`` at every point of ``grid`` (name → values, typed: :func:`parse_settings`)
     with the ``fixed`` settings (name → value), on ``executor`` (default: local processes);
     write sweep.json, sweep.md and sweep.png to ``out_dir``; return sweep.json's dict."""
@@ -273,7 +320,9 @@ def run_sweep(algo: str, train_path, dev_path, grid: dict[str, list], out_dir, f
     fixed = dict(fixed or {})
     for name in list(grid) + list(fixed):
         if name not in defaults:
-            raise ValueError(f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})")
+            raise ValueError(
+                f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})"
+            )
     both = sorted(set(grid) & set(fixed))
     if both:
         raise ValueError(f"{', '.join(both)}: both swept and fixed")
@@ -284,29 +333,65 @@ def run_sweep(algo: str, train_path, dev_path, grid: dict[str, list], out_dir, f
     os.makedirs(out_dir, exist_ok=True)
     remote = is_remote(executor)
     if algo in TAGGERS:
-        train, dev = read_corpus(train_path, encoding=encoding), read_corpus(dev_path, encoding=encoding)
+        train, dev = (
+            read_corpus(train_path, encoding=encoding),
+            read_corpus(dev_path, encoding=encoding),
+        )
         data, task = (train, dev), tagger_point
-        source = CorpusPair(CorpusFile.of(train, "corpus"), CorpusFile.of(dev, "corpus")) if remote else None
+        source = (
+            CorpusPair(CorpusFile.of(train, "corpus"), CorpusFile.of(dev, "corpus"))
+            if remote
+            else None
+        )
     else:
         from ..nbest import NBestList
+
         data = RerankLists(NBestList.load(train_path), NBestList.load(dev_path))
         for what, nb in (("training", data.train), ("development", data.dev)):
             if nb.gold is None:
-                raise ValueError(f"{train_path if what == 'training' else dev_path}: the {what} list has no gold entities")
+                raise ValueError(
+                    f"{train_path if what == 'training' else dev_path}: the {what} list has no gold entities"
+                )
         task = reranker_point
         source = RerankInputs(NBestFile.of(train_path), NBestFile.of(dev_path)) if remote else None
-        if not remote and "min_sentences" not in grid:  # built once here, shared by the local workers
+        if (
+            not remote and "min_sentences" not in grid
+        ):  # built once here, shared by the local workers
             data.features(fixed.get("min_sentences", 5), should_cancel)
     points = grid_points(grid)
-    jobs = [Job(point_name(p), task, None, {"algo": algo, "point": p, "fixed": fixed}, "trained", POINT_FILES)
-            for p in points]
-    run = run_jobs(jobs, data, executor=executor, workers=workers, progress=progress, should_cancel=should_cancel,
-                   source=source)
+    jobs = [
+        Job(
+            point_name(p),
+            task,
+            None,
+            {"algo": algo, "point": p, "fixed": fixed},
+            "trained",
+            POINT_FILES,
+        )
+        for p in points
+    ]
+    run = run_jobs(
+        jobs,
+        data,
+        executor=executor,
+        workers=workers,
+        progress=progress,
+        should_cancel=should_cancel,
+        source=source,
+    )
     rows = [{"settings": p, **r} for p, r in zip(points, run.results)]
     best = max(range(len(rows)), key=lambda k: rows[k]["dev"]["f1"])
-    report = {"algo": algo, "train": os.path.abspath(train_path), "dev": os.path.abspath(dev_path),
-              "grid": grid, "fixed": fixed, "points": rows, "best": best,
-              "executor": getattr(executor, "setting", None) or "local", "seconds_total": time.perf_counter() - t_all}
+    report = {
+        "algo": algo,
+        "train": os.path.abspath(train_path),
+        "dev": os.path.abspath(dev_path),
+        "grid": grid,
+        "fixed": fixed,
+        "points": rows,
+        "best": best,
+        "executor": getattr(executor, "setting", None) or "local",
+        "seconds_total": time.perf_counter() - t_all,
+    }
     report = jsonable(report)
     with atomic_open(os.path.join(out_dir, "sweep.json"), mode="w", encoding="utf-8") as f:
         json.dump(report, f, indent=2)
@@ -320,18 +405,25 @@ def run_sweep(algo: str, train_path, dev_path, grid: dict[str, list], out_dir, f
 def sweep_markdown(report: dict) -> str:
     names = list(report["grid"])
     fixed = ", ".join(f"{k}={v}" for k, v in report["fixed"].items()) or "defaults"
-    lines = [f"# Sweep of {report['algo']}", "",
-             f"Train {report['train']}, dev {report['dev']}; other settings: {fixed}. "
-             f"{len(report['points'])} points on {report['executor']} in {report['seconds_total']:.1f}s. "
-             "Dev F of the step the development set chose, where the learner chooses one.", "",
-             "| " + " | ".join(names) + " | dev P | dev R | dev F | chosen step | seconds |",
-             "|" + "---|" * (len(names) + 5)]
+    lines = [
+        f"# Sweep of {report['algo']}",
+        "",
+        f"Train {report['train']}, dev {report['dev']}; other settings: {fixed}. "
+        f"{len(report['points'])} points on {report['executor']} in {report['seconds_total']:.1f}s. "
+        "Dev F of the step the development set chose, where the learner chooses one.",
+        "",
+        "| " + " | ".join(names) + " | dev P | dev R | dev F | chosen step | seconds |",
+        "|" + "---|" * (len(names) + 5),
+    ]
     for k, row in enumerate(report["points"]):
         d = row["dev"]
         step = f"{row['unit']} {row['best_step']}" if row.get("best_step") is not None else "last"
         mark = " **best**" if k == report["best"] else ""
-        lines.append("| " + " | ".join(str(row["settings"][n]) for n in names)
-                     + f" | {d['precision']:.2f} | {d['recall']:.2f} | {d['f1']:.2f}{mark} | {step} | {row['seconds']:.1f} |")
+        lines.append(
+            "| "
+            + " | ".join(str(row["settings"][n]) for n in names)
+            + f" | {d['precision']:.2f} | {d['recall']:.2f} | {d['f1']:.2f}{mark} | {step} | {row['seconds']:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -344,6 +436,7 @@ def plot_sweep(report: dict, path: str) -> None:
     settings, or the best over them when there are more than :data:`MAX_LINES`."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     grid, rows = report["grid"], report["points"]
     names = list(grid)
     fig = Figure(figsize=(4.6 * len(names), 3.8), dpi=110)
@@ -353,7 +446,11 @@ def plot_sweep(report: dict, path: str) -> None:
         ax = fig.add_subplot(1, len(names), k + 1)
         values = grid[name]
         numeric = _numeric(values)
-        order = sorted(range(len(values)), key=lambda j: values[j]) if numeric else list(range(len(values)))
+        order = (
+            sorted(range(len(values)), key=lambda j: values[j])
+            if numeric
+            else list(range(len(values)))
+        )
         xs = [values[j] for j in order] if numeric else list(range(len(values)))
         others = [n for n in names if n != name]
         groups: dict = {}
@@ -369,8 +466,11 @@ def plot_sweep(report: dict, path: str) -> None:
             series = [(("best of the others",), merged)]
         for key, by in series:
             ys = [by.get(repr(values[j]), math.nan) for j in order]
-            label = key[0] if key == ("best of the others",) else \
-                (", ".join(f"{n}={v}" for n, v in zip(others, key)) or name)
+            label = (
+                key[0]
+                if key == ("best of the others",)
+                else (", ".join(f"{n}={v}" for n, v in zip(others, key)) or name)
+            )
             ax.plot(xs, ys, marker="o", ms=4, label=label)
         if numeric and all(v > 0 for v in values) and max(values) / min(values) >= 10:
             ax.set_xscale("log")

@@ -55,16 +55,31 @@ def default_params(kind: str) -> dict:
     the local model's ``cutoff`` and ``edge_templates`` for all (for a joint tagger they go to
     its ``local`` settings)."""
     from .defaults import JOINT_TAGGER, PERCEPTRON_TAGGER, constructor_defaults
+
     # from the constructors' source: the taggers load when a run starts, not with the window
-    local = constructor_defaults(*PERCEPTRON_TAGGER, ("C", "epochs", "bpm", "cutoff", "edge_templates"))
+    local = constructor_defaults(
+        *PERCEPTRON_TAGGER, ("C", "epochs", "bpm", "cutoff", "edge_templates")
+    )
     feats = {"cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
     if kind in JOINT_KINDS:
         p = constructor_defaults(*JOINT_TAGGER, ("C", "epochs", "bpm", "n", "n_test"))
-        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n": int(p["n"]),
-                "n_test": int(p["n_test"]), **feats}
+        return {
+            "C": float(p["C"]),
+            "epochs": int(p["epochs"]),
+            "bpm": int(p["bpm"]),
+            "n": int(p["n"]),
+            "n_test": int(p["n_test"]),
+            **feats,
+        }
     if kind in LOCAL_KINDS:
         p = local
-        return {"C": float(p["C"]), "epochs": int(p["epochs"]), "bpm": int(p["bpm"]), "n_test": 20, **feats}
+        return {
+            "C": float(p["C"]),
+            "epochs": int(p["epochs"]),
+            "bpm": int(p["bpm"]),
+            "n_test": 20,
+            **feats,
+        }
     raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
 
 
@@ -74,6 +89,7 @@ def make_model(kind: str, params: dict, task: str = "typed"):
     shown = int(p.pop("n_test", 20))
     if kind in JOINT_KINDS:
         from ..tagging.joint import JointTagger
+
         local = dict(p.pop("local", {}) or {})
         for k in LOCAL_SETTINGS:
             if k in p:
@@ -82,6 +98,7 @@ def make_model(kind: str, params: dict, task: str = "typed"):
         return JointTagger(kind, n_test=shown, local=local, **p)
     if kind in LOCAL_KINDS:
         from ..tagging.perceptron import PerceptronTagger
+
         p.pop("n", None)
         return PerceptronTagger(task=task, variant=kind, documents=True, **p)
     raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
@@ -95,7 +112,10 @@ def load_model(path):
     """A saved perceptron or joint tagger (whichever ``path`` holds); a file that is neither
     raises one :class:`FormatError` line naming the file."""
     from ..tagging import load_tagger
-    return load_tagger(path, ("joint", "perceptron"), what="a sequence tagger model (K&T joint or perceptron .npz)")
+
+    return load_tagger(
+        path, ("joint", "perceptron"), what="a sequence tagger model (K&T joint or perceptron .npz)"
+    )
 
 
 def is_joint(model) -> bool:
@@ -114,6 +134,7 @@ def document_chunks(corpus, tokens: int = CHUNK_TOKENS) -> list:
     (a document is never split; ids are kept: an unnamed document gets the name it has in the
     whole corpus)."""
     from ..corpus.model import Corpus, Document
+
     chunks, cur, size = [], [], 0
     for k, d in enumerate(corpus.documents):
         cur.append(Document(list(d.sentences), d.docstart, d.id or str(k + 1)))
@@ -134,8 +155,14 @@ def _concat(lists: list[NBestList]) -> NBestList:
     return joined
 
 
-def display_lists(model, corpus, n: int | None = None, progress=None, should_cancel=None,
-                  chunk_tokens: int = CHUNK_TOKENS) -> tuple[NBestList, NBestList, list[list[int]]]:
+def display_lists(
+    model,
+    corpus,
+    n: int | None = None,
+    progress=None,
+    should_cancel=None,
+    chunk_tokens: int = CHUNK_TOKENS,
+) -> tuple[NBestList, NBestList, list[list[int]]]:
     """``(document lists, per-sentence lists, origin)`` of ``corpus`` under ``model``: what the
     N-best and feature panels show. Sentence ids are :func:`.pipeline.sentence_ids`.
 
@@ -145,6 +172,7 @@ def display_lists(model, corpus, n: int | None = None, progress=None, should_can
     (:class:`Cancelled`)."""
     from ..tagging.joint import split_document_lists
     from .pipeline import sentence_ids
+
     n = shown_n(model) if n is None else int(n)
     chunks = document_chunks(corpus, chunk_tokens)
     total = sum(c.n_tokens for c in chunks)
@@ -174,13 +202,30 @@ def epoch_point(st) -> dict | None:
     mistakes = d.get("mistakes")
     if mistakes is None and "updates_total" in d:
         mistakes = d["updates_total"] + d["updates_local"]
-    return jsonable({"step": step, "unit": "epoch", "dev_precision": d.get("dev_precision"),
-                     "dev_recall": d.get("dev_recall"), "dev_f1": d.get("dev_f1"), "best": d.get("best", False),
-                     "seconds": d.get("seconds"), "mistakes": mistakes})
+    return jsonable(
+        {
+            "step": step,
+            "unit": "epoch",
+            "dev_precision": d.get("dev_precision"),
+            "dev_recall": d.get("dev_recall"),
+            "dev_f1": d.get("dev_f1"),
+            "best": d.get("best", False),
+            "seconds": d.get("seconds"),
+            "mistakes": mistakes,
+        }
+    )
 
 
-def train_tagger(kind: str, params: dict, corpus, dev=None, task: str = "typed", callback=None,
-                 should_cancel=None, progress=None):
+def train_tagger(
+    kind: str,
+    params: dict,
+    corpus,
+    dev=None,
+    task: str = "typed",
+    callback=None,
+    should_cancel=None,
+    progress=None,
+):
     """Train ``kind`` on ``corpus`` (dev F per epoch on ``dev``) in this process. ``callback``
     gets :func:`epoch_point` dicts. Returns the model; raises Cancelled when cancelled."""
     model = make_model(kind, params, task)
@@ -194,8 +239,11 @@ def train_tagger(kind: str, params: dict, corpus, dev=None, task: str = "typed",
         pt = epoch_point(st)
         if progress is not None:
             f = f", dev F {pt['dev_f1']:.2f}" if pt and pt.get("dev_f1") is not None else ""
-            progress(f"{kind}: epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}/{epochs}{f}",
-                     int(getattr(st, "epoch", getattr(st, "step", 0))), epochs)
+            progress(
+                f"{kind}: epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}/{epochs}{f}",
+                int(getattr(st, "epoch", getattr(st, "step", 0))),
+                epochs,
+            )
         if pt is not None and callback is not None:
             callback(pt)
 
@@ -209,6 +257,7 @@ def train_tagger(kind: str, params: dict, corpus, dev=None, task: str = "typed",
 
 # ------------------------------------------------------------------------------------------------
 # origin of the sentence candidates as a file
+
 
 def save_origin(path, origin: list[list[int]]) -> None:
     sizes = np.array([len(o) for o in origin], dtype=np.int64)
@@ -234,8 +283,10 @@ def load_origin(path) -> list[list[int]]:
 # ------------------------------------------------------------------------------------------------
 # the child
 
+
 def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> dict:
     from ..corpus.formats import read_corpus
+
     times: dict[str, float] = {}
     t = time.perf_counter()
     out.progress("reading the corpus…")
@@ -244,9 +295,16 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
     times["read"] = time.perf_counter() - t
     t = time.perf_counter()
     if spec["task"] == "train":
-        model = train_tagger(spec["kind"], spec["params"], corpus, dev, spec.get("tagger_task", "typed"),
-                             callback=out.curve, should_cancel=should_cancel,
-                             progress=out.progress)
+        model = train_tagger(
+            spec["kind"],
+            spec["params"],
+            corpus,
+            dev,
+            spec.get("tagger_task", "typed"),
+            callback=out.curve,
+            should_cancel=should_cancel,
+            progress=out.progress,
+        )
         times["train"] = time.perf_counter() - t
         model.save(spec["model_out"])
     elif spec["task"] == "show":
@@ -257,7 +315,9 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
         raise Cancelled("cancelled")
     t = time.perf_counter()
     out.progress(f"candidates of the corpus (n = {spec.get('n_show') or shown_n(model)})…")
-    doc, sent, origin = display_lists(model, corpus, spec.get("n_show"), out.progress, should_cancel)
+    doc, sent, origin = display_lists(
+        model, corpus, spec.get("n_show"), out.progress, should_cancel
+    )
     doc.save(spec["doc_out"])
     sent.save(spec["sent_out"])
     save_origin(spec["origin_out"], origin)
@@ -268,6 +328,7 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
 # ------------------------------------------------------------------------------------------------
 # the parent
 
+
 @dataclass
 class TaggerResult:
     model: Any  # PerceptronTagger or JointTagger
@@ -277,21 +338,41 @@ class TaggerResult:
     timings: dict = field(default_factory=dict)
 
 
-def _go(spec: dict, folder: str, own: bool, callback, should_cancel, progress, grace, on_start) -> TaggerResult:
+def _go(
+    spec: dict, folder: str, own: bool, callback, should_cancel, progress, grace, on_start
+) -> TaggerResult:
     try:
-        spec.update({"model_out": os.path.join(folder, "tagger.npz"), "doc_out": os.path.join(folder, "doc.nbest.npz"),
-                     "sent_out": os.path.join(folder, "sent.nbest.npz"),
-                     "origin_out": os.path.join(folder, "origin.npz")})
+        spec.update(
+            {
+                "model_out": os.path.join(folder, "tagger.npz"),
+                "doc_out": os.path.join(folder, "doc.nbest.npz"),
+                "sent_out": os.path.join(folder, "sent.nbest.npz"),
+                "origin_out": os.path.join(folder, "origin.npz"),
+            }
+        )
         if should_cancel is not None and should_cancel():
             raise Cancelled("cancelled")
-        timings = run_in_child(_child_work, spec, name="nerstudio-tagger", on_stats=callback,
-                               should_cancel=should_cancel, progress=progress, grace=grace, on_start=on_start)
+        timings = run_in_child(
+            _child_work,
+            spec,
+            name="nerstudio-tagger",
+            on_stats=callback,
+            should_cancel=should_cancel,
+            progress=progress,
+            grace=grace,
+            on_start=on_start,
+        )
         t = time.perf_counter()
         if progress is not None:
             progress("reading the model and its candidates…", 0, 0)
         model = load_model(spec.get("model_in") or spec["model_out"])
-        res = TaggerResult(model, NBestList.load(spec["doc_out"]), NBestList.load(spec["sent_out"]),
-                           load_origin(spec["origin_out"]), timings)
+        res = TaggerResult(
+            model,
+            NBestList.load(spec["doc_out"]),
+            NBestList.load(spec["sent_out"]),
+            load_origin(spec["origin_out"]),
+            timings,
+        )
         timings["read_back"] = time.perf_counter() - t
         return res
     finally:
@@ -299,24 +380,55 @@ def _go(spec: dict, folder: str, own: bool, callback, should_cancel, progress, g
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def train_tagger_in_child(kind: str, params: dict, corpus_file, dev_file=None, task: str = "typed", *,
-                          callback=None, should_cancel=None, progress=None, grace: float = 0.5, workdir=None,
-                          on_start=None) -> TaggerResult:
+def train_tagger_in_child(
+    kind: str,
+    params: dict,
+    corpus_file,
+    dev_file=None,
+    task: str = "typed",
+    *,
+    callback=None,
+    should_cancel=None,
+    progress=None,
+    grace: float = 0.5,
+    workdir=None,
+    on_start=None,
+) -> TaggerResult:
     """Train ``kind`` (see :data:`KINDS`) on the corpus in ``corpus_file`` in a child process
     (dev F per epoch on ``dev_file``), and compute the candidates of that corpus under the new
     model. ``callback`` gets :func:`epoch_point` dicts, ``progress`` ``(message, done, total)``;
     after ``should_cancel()`` turns true the child stops within ``grace`` seconds (else killed)."""
     make_model(kind, params, task)  # bad settings fail here, before a process starts
     folder, own = work_folder(workdir)
-    spec = {"task": "train", "kind": kind, "params": jsonable(dict(params)), "tagger_task": task,
-            "corpus": os.fspath(corpus_file), "dev": os.fspath(dev_file) if dev_file else None,
-            "n_show": int(params.get("n_test") or 20)}
+    spec = {
+        "task": "train",
+        "kind": kind,
+        "params": jsonable(dict(params)),
+        "tagger_task": task,
+        "corpus": os.fspath(corpus_file),
+        "dev": os.fspath(dev_file) if dev_file else None,
+        "n_show": int(params.get("n_test") or 20),
+    }
     return _go(spec, folder, own, callback, should_cancel, progress, grace, on_start)
 
 
-def candidates_in_child(model_file, corpus_file, n: int | None = None, *, should_cancel=None, progress=None, grace: float = 0.5,
-                        workdir=None, on_start=None) -> TaggerResult:
+def candidates_in_child(
+    model_file,
+    corpus_file,
+    n: int | None = None,
+    *,
+    should_cancel=None,
+    progress=None,
+    grace: float = 0.5,
+    workdir=None,
+    on_start=None,
+) -> TaggerResult:
     """Open a saved tagger and compute the candidates of ``corpus_file`` under it, in a child."""
     folder, own = work_folder(workdir)
-    spec = {"task": "show", "model_in": os.fspath(model_file), "corpus": os.fspath(corpus_file), "n_show": n}
+    spec = {
+        "task": "show",
+        "model_in": os.fspath(model_file),
+        "corpus": os.fspath(corpus_file),
+        "n_show": n,
+    }
     return _go(spec, folder, own, None, should_cancel, progress, grace, on_start)

@@ -31,7 +31,10 @@ class WhatIf:
     def entities(self, j: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """Candidate ``j``'s entities as (type, lower-cased words), in order: what lines the
         candidates of two versions of a sentence up (a change of case keeps the entities)."""
-        return tuple((s.label, tuple(w.lower() for w in self.words[s.start:s.end])) for s in self.nbest.spans(0, j))
+        return tuple(
+            (s.label, tuple(w.lower() for w in self.words[s.start : s.end]))
+            for s in self.nbest.spans(0, j)
+        )
 
     def features(self, j: int) -> dict[int, float]:
         X = self.data.X
@@ -82,14 +85,25 @@ def compare(model, old: WhatIf, new: WhatIf, top: int = 5) -> list[Change]:
         dL = None if a0 is None else float(a0 * (new.data.L[j] - old.data.L[i]))
 
         def named(items):
-            return [(names[f] if f < len(names) else f"feature {f}", float(w[f] * c) if w is not None else c)
-                    for f, c in items]
+            return [
+                (
+                    names[f] if f < len(names) else f"feature {f}",
+                    float(w[f] * c) if w is not None else c,
+                )
+                for f, c in items
+            ]
+
         if w is not None:  # a feature of weight 0 changes nothing: not listed
             gained = {f: c for f, c in gained.items() if w[f] != 0.0}
 
         def size(fc):
             return -abs(w[fc[0]] * fc[1]) if w is not None else 0.0
+
         ups = sorted(((f, c) for f, c in gained.items() if c > 0), key=size)
         downs = sorted(((f, -c) for f, c in gained.items() if c < 0), key=size)
-        out.append(Change(j, i, float(new.scores[j] - old.scores[i]), dL, named(ups[:top]), named(downs[:top])))
+        out.append(
+            Change(
+                j, i, float(new.scores[j] - old.scores[i]), dL, named(ups[:top]), named(downs[:top])
+            )
+        )
     return out

@@ -68,7 +68,10 @@ def corpus_fingerprint(corpus: Corpus) -> str:
             h.update("\x1f".join(s.words).encode("utf-8", "surrogatepass"))
             for col in s.extra:
                 h.update(b"\x1e" + "\x1f".join(col).encode("utf-8", "surrogatepass"))
-            h.update(b"\x1c" + ";".join(f"{a},{b},{t}" for a, b, t in s.spans).encode("utf-8", "surrogatepass"))
+            h.update(
+                b"\x1c"
+                + ";".join(f"{a},{b},{t}" for a, b, t in s.spans).encode("utf-8", "surrogatepass")
+            )
     return h.hexdigest()
 
 
@@ -89,9 +92,17 @@ class CorpusFile:
         if part not in ("sentences", "documents", "corpus"):
             raise ValueError(f"part must be sentences, documents or corpus, not {part!r}")
         if not corpus.path:
-            raise NerstudioError("this corpus has no file: save it before sending work to other machines")
-        return cls(os.path.abspath(corpus.path), part, corpus.format, corpus.scheme, corpus.encoding,
-                   corpus_fingerprint(corpus))
+            raise NerstudioError(
+                "this corpus has no file: save it before sending work to other machines"
+            )
+        return cls(
+            os.path.abspath(corpus.path),
+            part,
+            corpus.format,
+            corpus.scheme,
+            corpus.encoding,
+            corpus_fingerprint(corpus),
+        )
 
     def paths(self) -> tuple[str, ...]:
         return (self.path,)
@@ -105,12 +116,16 @@ class CorpusFile:
         corpus = read_corpus(local, self.format, self.scheme, self.encoding)
         corpus.path = self.path  # sentence ids name the caller's file, wherever it was read
         if corpus_fingerprint(corpus) != self.fingerprint:
-            raise NerstudioError(f"{self.path}: the file differs from the corpus the work was asked for "
-                                 "(unsaved changes, or another file at this path on a worker)")
+            raise NerstudioError(
+                f"{self.path}: the file differs from the corpus the work was asked for "
+                "(unsaved changes, or another file at this path on a worker)"
+            )
         return corpus
 
     def select(self, corpus: Corpus) -> Any:
-        return {"corpus": corpus, "sentences": corpus.sentences, "documents": corpus.documents}[self.part]
+        return {"corpus": corpus, "sentences": corpus.sentences, "documents": corpus.documents}[
+            self.part
+        ]
 
 
 @dataclass(frozen=True)
@@ -130,9 +145,12 @@ class NBestFile:
 
     def load(self, resolve: Callable[[str], str]) -> Any:
         from ..nbest import NBestList
+
         local = resolve(self.path)
         if sha256_file(local) != self.sha256:
-            raise NerstudioError(f"{self.path}: the file differs from the one the work was asked for")
+            raise NerstudioError(
+                f"{self.path}: the file differs from the one the work was asked for"
+            )
         return NBestList.load(local)
 
 
@@ -147,7 +165,9 @@ def load_input(source: SharedInput, resolve: Callable[[str], str] = _same_path) 
     """``source.load(resolve)``, cached per process (the last :data:`CACHE_SIZE` inputs). An input
     may name the entry it shares (``cached_as()``) and pick its part of it (``select(value)``)."""
     key = source.cached_as() if hasattr(source, "cached_as") else source
-    with _cache_lock:  # one load at a time: two threads of a worker must not read the same corpus twice
+    with (
+        _cache_lock
+    ):  # one load at a time: two threads of a worker must not read the same corpus twice
         if key in _cache:
             _cache.move_to_end(key)
             value = _cache[key]

@@ -18,11 +18,14 @@ def binding_problem() -> str | None:
     """One line saying why the installed PySide6 cannot be used, or ``None``."""
     try:
         from importlib.metadata import version
+
         have = version("PySide6-Essentials")
     except Exception:
         return None
     fixed_on = BROKEN_BINDINGS.get(have)
     if fixed_on is not None and _sys.version_info < fixed_on:
-        return (f"PySide6 {have} is known to crash on Python {_sys.version_info[0]}.{_sys.version_info[1]} "
-                f"(reference-count bug); install another release: pip install 'PySide6-Essentials!={have}'")
+        return (
+            f"PySide6 {have} is known to crash on Python {_sys.version_info[0]}.{_sys.version_info[1]} "
+            f"(reference-count bug); install another release: pip install 'PySide6-Essentials!={have}'"
+        )
     return None

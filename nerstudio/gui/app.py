@@ -22,6 +22,7 @@ def set_app_icon(app) -> None:
     from PySide6.QtGui import QIcon
 
     from ..resources import desktop
+
     icon = QIcon()
     for size in desktop.ICON_SIZES:
         icon.addFile(str(desktop.icon_png(size)))
@@ -33,10 +34,15 @@ def default_corpus() -> str | None:
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
 
 
-def run(path: str | None = None, screenshot: str | None = None, argv: list[str] | None = None,
-        view: str = "main") -> int:
+def run(
+    path: str | None = None,
+    screenshot: str | None = None,
+    argv: list[str] | None = None,
+    view: str = "main",
+) -> int:
     """Open the main window on ``path`` (the bundled demo corpus by default)."""
     from .. import logs
+
     logs.setup(debug=logs.is_debug())
     install_excepthooks()
     if screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
@@ -53,12 +59,15 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
     settings = QSettings()
     if screenshot:  # reproducible pictures: do not read or write the user's settings
         import tempfile
+
         shot_dir = tempfile.mkdtemp(prefix="nerstudio-shot-")
-        settings = QSettings(os.path.join(shot_dir, "settings.ini"),
-                             QSettings.IniFormat)
+        settings = QSettings(os.path.join(shot_dir, "settings.ini"), QSettings.IniFormat)
         settings.clear()
-        settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))  # never offer a recovery
+        settings.setValue(
+            "annotation/recoveryDir", os.path.join(shot_dir, "recovery")
+        )  # never offer a recovery
     from .views.figure_image import RENDERER
+
     RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
     win = MainWindow(settings)
     release_on_first_expose(app, RENDERER.release)
@@ -99,6 +108,7 @@ def run(path: str | None = None, screenshot: str | None = None, argv: list[str] 
         win.close()
         settings.sync()
         import shutil
+
         shutil.rmtree(shot_dir, ignore_errors=True)
         return 0
     win.show()
@@ -132,8 +142,12 @@ def _interesting_sentence(win) -> int:
     """A sentence where the reranker fixes the tagger (else one it changes, else one with errors)."""
     flags = win.flags()
     import numpy as np
-    for mask in (flags["changed"] & flags["error"] & ~flags.get("rerank_error", flags["error"]),
-                 flags["changed"], flags["error"]):
+
+    for mask in (
+        flags["changed"] & flags["error"] & ~flags.get("rerank_error", flags["error"]),
+        flags["changed"],
+        flags["error"],
+    ):
         hits = np.flatnonzero(mask)
         if len(hits):
             # prefer a mid-length sentence so the picture stays readable
@@ -159,7 +173,11 @@ def _stage_training(win) -> None:
     win.select_sentence(_interesting_sentence(win))
     panel = win.training_panel
     panel.min_sent.setValue(2)
-    for algo, params in (("perceptron", {"epochs": 12}), ("averaged", {"epochs": 12}), ("margin", {"epochs": 12})):
+    for algo, params in (
+        ("perceptron", {"epochs": 12}),
+        ("averaged", {"epochs": 12}),
+        ("margin", {"epochs": 12}),
+    ):
         panel.set_algorithm(algo)
         for k, v in params.items():
             try:
@@ -174,7 +192,12 @@ def _stage_comparison(win) -> None:
     """Comparison tab: the demo's dev list, baseline against the reranked output, fixed sentences."""
     win.training_dock.hide()
     dev = DEMO_CORPUS.with_name("dev.conll")
-    if win.corpus is not None and win.corpus.path != str(dev) and dev.exists() and win.load_corpus(str(dev)):
+    if (
+        win.corpus is not None
+        and win.corpus.path != str(dev)
+        and dev.exists()
+        and win.load_corpus(str(dev))
+    ):
         win.jobs.wait(60000)
     win.tabs.setCurrentWidget(win.comparison_view)
     win.jobs.views.wait(60000)
@@ -198,6 +221,7 @@ def _load_or_fail(win, path: str) -> bool:
     from .. import logs
     from ..corpus.formats import read_corpus
     from ..errors import NerstudioError
+
     try:
         win.set_corpus(read_corpus(path))
     except NerstudioError as exc:
@@ -211,6 +235,7 @@ def _open_from_command_line(win, path: str) -> bool:
     """Open ``path`` the way File ▸ Open does (a dialog says why it cannot be read); the reason
     also goes to stderr and the log."""
     from .. import logs
+
     shown: list[str] = []
     show = win.dialogs.critical
 
@@ -235,10 +260,14 @@ def report_unhandled(exc_type, exc, tb, where: str = "") -> None:
     import traceback
 
     from .. import logs
+
     details = "".join(traceback.format_exception(exc_type, exc, tb))
     logs.log_error(f"unhandled {exc_type.__name__}{where}: {exc}", details, name="app")
-    print(f"nerstudio: internal error: {exc_type.__name__}: {exc} (a bug; the details are in "
-          f"{logs.log_path()})", file=sys.stderr)
+    print(
+        f"nerstudio: internal error: {exc_type.__name__}: {exc} (a bug; the details are in "
+        f"{logs.log_path()})",
+        file=sys.stderr,
+    )
 
 
 def install_excepthooks() -> None:
@@ -256,8 +285,12 @@ def install_excepthooks() -> None:
     def thread_hook(args):
         if args.exc_type is SystemExit:
             return
-        report_unhandled(args.exc_type, args.exc_value, args.exc_traceback,
-                         f" in thread {args.thread.name if args.thread else '?'}")
+        report_unhandled(
+            args.exc_type,
+            args.exc_value,
+            args.exc_traceback,
+            f" in thread {args.thread.name if args.thread else '?'}",
+        )
 
     hook._nerstudio = True  # type: ignore[attr-defined]
     sys.excepthook = hook
@@ -267,14 +300,23 @@ def install_excepthooks() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="main.py", description="nerstudio desktop application")
     parser.add_argument("path", nargs="?", help="corpus to open (default: the bundled demo corpus)")
-    parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG after loading and exit")
-    parser.add_argument("--view", choices=("main", "training", "comparison", "stepper"), default="main",
-                        help="what --screenshot shows: the inspector (default), a training run, the comparison "
-                             "tab or the step-through dock")
+    parser.add_argument(
+        "--screenshot", metavar="PNG", help="render the window to PNG after loading and exit"
+    )
+    parser.add_argument(
+        "--view",
+        choices=("main", "training", "comparison", "stepper"),
+        default="main",
+        help="what --screenshot shows: the inspector (default), a training run, the comparison "
+        "tab or the step-through dock",
+    )
     args = parser.parse_args(argv)
     from . import binding_problem
     from .platform_check import xcb_problem
-    offscreen_shot = args.screenshot and not os.environ.get("DISPLAY")  # run() picks the offscreen platform
+
+    offscreen_shot = args.screenshot and not os.environ.get(
+        "DISPLAY"
+    )  # run() picks the offscreen platform
     problem = binding_problem() or (None if offscreen_shot else xcb_problem())
     if problem:
         print(f"nerstudio: error: {problem}", file=sys.stderr)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 
 def kt_kind(model) -> str:
-    """"joint proposed", "margin", … for a K&T sequence tagger."""
+    """ "joint proposed", "margin", … for a K&T sequence tagger."""
     from ..experiments.tagger_process import is_joint, model_kind
+
     return ("joint " if is_joint(model) else "") + model_kind(model)
 
 
@@ -14,6 +15,7 @@ def describe_model(model) -> str:
     learner = getattr(model, "learner", None)
     if learner is not None and hasattr(learner, "get_params"):
         from .run_settings import short_label
+
         try:
             label = short_label(getattr(model, "algo", learner.algo), learner.get_params())
         except Exception:

@@ -14,14 +14,24 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 
 from .. import logs
 
-CORPUS_FILTER = ("Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.spacy *.train *.testa *.testb *.dev *.test);;"
-                 "Plain text (*.txt *.text);;brat standoff (*.ann);;CoNLL-U (*.conllu);;"
-                 "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;spaCy DocBin (*.spacy);;"
-                 "All files (*)")
+CORPUS_FILTER = (
+    "Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.spacy *.train *.testa *.testb *.dev *.test);;"
+    "Plain text (*.txt *.text);;brat standoff (*.ann);;CoNLL-U (*.conllu);;"
+    "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;spaCy DocBin (*.spacy);;"
+    "All files (*)"
+)
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
-ENCODINGS = (("Latin-1", "latin-1"), ("Windows-1252", "cp1252"), ("UTF-16", "utf-16"), ("ISO-8859-15", "iso-8859-15"),
-             ("Windows-1250", "cp1250"), ("GB18030", "gb18030"), ("Shift JIS", "shift_jis"), ("UTF-8", "utf-8"))
+ENCODINGS = (
+    ("Latin-1", "latin-1"),
+    ("Windows-1252", "cp1252"),
+    ("UTF-16", "utf-16"),
+    ("ISO-8859-15", "iso-8859-15"),
+    ("Windows-1250", "cp1250"),
+    ("GB18030", "gb18030"),
+    ("Shift JIS", "shift_jis"),
+    ("UTF-8", "utf-8"),
+)
 
 
 class Dialogs:
@@ -42,7 +52,9 @@ class Dialogs:
         return path or None
 
     def ask_folder(self, title: str) -> str | None:
-        d = QFileDialog.getExistingDirectory(self.parent, title, self.settings.value("files/resultsDir", ""))
+        d = QFileDialog.getExistingDirectory(
+            self.parent, title, self.settings.value("files/resultsDir", "")
+        )
         if d:
             self.settings.setValue("files/resultsDir", d)
         return d or None
@@ -57,23 +69,33 @@ class Dialogs:
 
     def ask_model_folder(self, start: str) -> str | None:
         """A model folder (a tagger, and optionally a reranker) to pre-annotate with."""
-        d = QFileDialog.getExistingDirectory(self.parent, "Pre-annotate with the model in folder", start)
+        d = QFileDialog.getExistingDirectory(
+            self.parent, "Pre-annotate with the model in folder", start
+        )
         return d or None
 
     # -- questions ------------------------------------------------------------------------
     def ask_unsaved(self) -> str:
         """What to do with unsaved edits: 'save', 'discard' or 'cancel'."""
-        return self._save_discard_cancel("Unsaved annotations", "The corpus has edits that are not saved.",
-                                         "Save them before closing?")
+        return self._save_discard_cancel(
+            "Unsaved annotations",
+            "The corpus has edits that are not saved.",
+            "Save them before closing?",
+        )
 
     def ask_recover(self, path: str, summary: str = "") -> bool | None:
         """Offer back the edits a recovery file kept (``summary``: "3 sentences of eng.testb
         edited 4 minutes ago …"): True recovers them, False discards the file, None keeps it
         for the next time."""
-        box = QMessageBox(QMessageBox.Question, "Recover unsaved annotations",
-                          f"Unsaved edits were kept from a window that did not close normally: {summary or path}.",
-                          parent=self.parent)
-        box.setInformativeText("Recover them? They become one edit (Ctrl+Z undoes it); save to keep them.")
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Recover unsaved annotations",
+            f"Unsaved edits were kept from a window that did not close normally: {summary or path}.",
+            parent=self.parent,
+        )
+        box.setInformativeText(
+            "Recover them? They become one edit (Ctrl+Z undoes it); save to keep them."
+        )
         box.setDetailedText(f"Recovery file: {path}")
         yes = box.addButton("Recover", QMessageBox.AcceptRole)
         no = box.addButton("Discard them", QMessageBox.DestructiveRole)
@@ -82,8 +104,16 @@ class Dialogs:
         box.exec()
         return {yes: True, no: False}.get(box.clickedButton())
 
-    def ask_disk_changed(self, path: str, status: str, edits: int, keep_both: str, can_keep_both: bool,
-                         when: str = "", can_overwrite: bool = True) -> str:
+    def ask_disk_changed(
+        self,
+        path: str,
+        status: str,
+        edits: int,
+        keep_both: str,
+        can_keep_both: bool,
+        when: str = "",
+        can_overwrite: bool = True,
+    ) -> str:
         """The corpus file changed on disk (``status`` ``changed``) or is gone (``missing``)
         since it was read or saved here: 'reload', 'keep_both', 'overwrite', 'save_as' or
         'cancel'. ``edits``: sentences with unsaved edits here; ``keep_both``: what Keep both
@@ -95,28 +125,43 @@ class Dialogs:
         if status == "missing":
             box.setWindowTitle("File deleted or moved")
             box.setText(f"<b>{name}</b> was deleted or moved by another program.")
-            box.setInformativeText(f"It was in {os.path.dirname(path)}. Save writes this window's version there again; "
-                                   "Save as… puts it elsewhere.")
+            box.setInformativeText(
+                f"It was in {os.path.dirname(path)}. Save writes this window's version there again; "
+                "Save as… puts it elsewhere."
+            )
             if can_overwrite:
                 buttons[box.addButton("Save here again", QMessageBox.AcceptRole)] = "overwrite"
         else:
             at = f" (at {when})" if when else ""
-            box.setText(f"<b>{name}</b> was changed on disk{at} by another program or window since you opened or "
-                        "saved it here.")
+            box.setText(
+                f"<b>{name}</b> was changed on disk{at} by another program or window since you opened or "
+                "saved it here."
+            )
             if edits:
                 noun = "sentence" if edits == 1 else "sentences"
-                then = ("; Overwrite replaces the other program's changes with this window's version." if can_overwrite
-                        else ". Another window holds the file: Save as… keeps this window's version apart.")
-                info = (f"This window has unsaved edits in {edits:,} {noun}. {keep_both}\n\n"
-                        f"Reload shows the file's version and drops your edits{then}")
+                then = (
+                    "; Overwrite replaces the other program's changes with this window's version."
+                    if can_overwrite
+                    else ". Another window holds the file: Save as… keeps this window's version apart."
+                )
+                info = (
+                    f"This window has unsaved edits in {edits:,} {noun}. {keep_both}\n\n"
+                    f"Reload shows the file's version and drops your edits{then}"
+                )
             else:
-                info = ("This window has no unsaved edits: Reload shows the file as it is now. Overwrite would "
-                        "replace the other program's changes.")
+                info = (
+                    "This window has no unsaved edits: Reload shows the file as it is now. Overwrite would "
+                    "replace the other program's changes."
+                )
             box.setInformativeText(info)
             if edits and can_keep_both:
                 buttons[box.addButton("Keep both", QMessageBox.AcceptRole)] = "keep_both"
-            buttons[box.addButton("Reload (drop my edits)" if edits else "Reload",
-                                  QMessageBox.DestructiveRole if edits else QMessageBox.AcceptRole)] = "reload"
+            buttons[
+                box.addButton(
+                    "Reload (drop my edits)" if edits else "Reload",
+                    QMessageBox.DestructiveRole if edits else QMessageBox.AcceptRole,
+                )
+            ] = "reload"
             if can_overwrite:
                 buttons[box.addButton("Overwrite", QMessageBox.DestructiveRole)] = "overwrite"
         buttons[box.addButton("Save as…", QMessageBox.ActionRole)] = "save_as"
@@ -131,11 +176,16 @@ class Dialogs:
 
     def ask_locked(self, path: str, holder: str) -> str:
         """The corpus is open for writing in another window: 'save_as' or 'cancel'."""
-        box = QMessageBox(QMessageBox.Information, "Open in another window",
-                          f"<b>{os.path.basename(path)}</b> is being edited in another nerstudio window: {holder}.",
-                          parent=self.parent)
-        box.setInformativeText("Only that window saves to this file, so neither overwrites the other. Save a copy "
-                               "under another name, or close it there and save here.")
+        box = QMessageBox(
+            QMessageBox.Information,
+            "Open in another window",
+            f"<b>{os.path.basename(path)}</b> is being edited in another nerstudio window: {holder}.",
+            parent=self.parent,
+        )
+        box.setInformativeText(
+            "Only that window saves to this file, so neither overwrites the other. Save a copy "
+            "under another name, or close it there and save here."
+        )
         save_as = box.addButton("Save as…", QMessageBox.AcceptRole)
         box.addButton(QMessageBox.Cancel)
         box.setDefaultButton(save_as)
@@ -145,17 +195,24 @@ class Dialogs:
     def ask_keep_runs(self, n: int, corpora: str, new: str) -> bool:
         """Keep the curves of ``n`` runs trained on ``corpora`` now that ``new`` opens?"""
         r = QMessageBox.question(
-            self.parent, "Keep earlier training runs?",
+            self.parent,
+            "Keep earlier training runs?",
             f"{n} training run(s) were trained on {corpora}, not on {new}. Keep their curves (marked as from "
-            "another corpus)? If not, they are removed.", QMessageBox.Yes | QMessageBox.No, QMessageBox.No)
+            "another corpus)? If not, they are removed.",
+            QMessageBox.Yes | QMessageBox.No,
+            QMessageBox.No,
+        )
         return r == QMessageBox.Yes
 
     def ask_unsaved_models(self, what: str) -> str:
         """What to do with trained models never saved (``what`` names them): 'save' (to a
         results folder), 'discard' or 'cancel'."""
         verb = "were" if " and " in what else "was"
-        return self._save_discard_cancel("Unsaved models", f"The {what} trained in this session {verb} never saved.",
-                                         "Save the session's results to a folder before quitting?")
+        return self._save_discard_cancel(
+            "Unsaved models",
+            f"The {what} trained in this session {verb} never saved.",
+            "Save the session's results to a folder before quitting?",
+        )
 
     def _save_discard_cancel(self, title: str, text: str, question: str) -> str:
         """A warning with Save (the default), Discard and Cancel: 'save', 'discard' or 'cancel'."""
@@ -171,7 +228,10 @@ class Dialogs:
         another encoding; returns the encoding chosen, or None."""
         box = QMessageBox(QMessageBox.Critical, "Cannot open corpus", message, parent=self.parent)
         box.setInformativeText("Reopen it with another encoding?")
-        choices = {box.addButton(f"Reopen as {label}", QMessageBox.AcceptRole): enc for label, enc in ENCODINGS[:2]}
+        choices = {
+            box.addButton(f"Reopen as {label}", QMessageBox.AcceptRole): enc
+            for label, enc in ENCODINGS[:2]
+        }
         other = box.addButton("Other encoding…", QMessageBox.ActionRole)
         box.addButton(QMessageBox.Cancel)
         box.exec()
@@ -180,8 +240,9 @@ class Dialogs:
             return choices[clicked]
         if clicked is other:
             labels = [f"{label} ({enc})" for label, enc in ENCODINGS]
-            item, ok = QInputDialog.getItem(self.parent, "Reopen with encoding", f"Encoding of {path}:", labels, 0,
-                                            True)
+            item, ok = QInputDialog.getItem(
+                self.parent, "Reopen with encoding", f"Encoding of {path}:", labels, 0, True
+            )
             if ok and item:
                 for (_label, enc), text in zip(ENCODINGS, labels):
                     if item == text:
@@ -193,11 +254,16 @@ class Dialogs:
         """Which sentences a model pre-annotates when some have entities already: 'empty' (only
         the ``without`` sentences that have none), 'all' (replace every sentence's entities) or
         None (cancel)."""
-        box = QMessageBox(QMessageBox.Question, "Pre-annotate with model",
-                          f"{with_entities:,} sentence(s) already have entities, {without:,} have none.",
-                          parent=self.parent)
-        box.setInformativeText("Fill only the sentences without entities, or replace the entities of every "
-                               "sentence with the model's? Either is one edit (Ctrl+Z undoes it).")
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Pre-annotate with model",
+            f"{with_entities:,} sentence(s) already have entities, {without:,} have none.",
+            parent=self.parent,
+        )
+        box.setInformativeText(
+            "Fill only the sentences without entities, or replace the entities of every "
+            "sentence with the model's? Either is one edit (Ctrl+Z undoes it)."
+        )
         empty = box.addButton("Fill sentences without entities", QMessageBox.AcceptRole)
         every = box.addButton("Replace all", QMessageBox.DestructiveRole)
         box.addButton(QMessageBox.Cancel)

@@ -45,7 +45,9 @@ class JobService(QObject):
         r.failed.connect(self._on_failed)
         r.cancelled.connect(self._on_cancelled)
         r.idle.connect(self.idle)
-        self.views.runner.progress.connect(lambda m, d, n: self.viewProgress.emit(self.views.running(), m, d, n))
+        self.views.runner.progress.connect(
+            lambda m, d, n: self.viewProgress.emit(self.views.running(), m, d, n)
+        )
 
     # -- work jobs ------------------------------------------------------------------------
     @property
@@ -56,14 +58,24 @@ class JobService(QObject):
     def name(self) -> str:
         return self._runner.name
 
-    def run(self, name: str, job: Callable, on_done: Callable[[Any], None] | None = None,
-            on_partial: Callable[[str, Any], None] | None = None,
-            on_failed: Callable[[str, str], None] | None = None,
-            on_cancelled: Callable[[], None] | None = None) -> bool:
+    def run(
+        self,
+        name: str,
+        job: Callable,
+        on_done: Callable[[Any], None] | None = None,
+        on_partial: Callable[[str, Any], None] | None = None,
+        on_failed: Callable[[str, str], None] | None = None,
+        on_cancelled: Callable[[], None] | None = None,
+    ) -> bool:
         """Start ``job``; False (nothing started) while another work job runs."""
         if self._runner.busy:
             return False
-        self._callbacks = {"done": on_done, "partial": on_partial, "failed": on_failed, "cancelled": on_cancelled}
+        self._callbacks = {
+            "done": on_done,
+            "partial": on_partial,
+            "failed": on_failed,
+            "cancelled": on_cancelled,
+        }
         return self._runner.start(name, job)
 
     def start(self, name: str, job: Callable) -> bool:
@@ -110,8 +122,13 @@ class JobService(QObject):
         self.cancelled.emit(name, message)
 
     # -- view jobs ------------------------------------------------------------------------
-    def view(self, name: str, job: Callable, on_done: Callable[[Any], None],
-             on_failed: Callable[[str], None] | None = None) -> None:
+    def view(
+        self,
+        name: str,
+        job: Callable,
+        on_done: Callable[[Any], None],
+        on_failed: Callable[[str], None] | None = None,
+    ) -> None:
         self.views.submit(name, job, on_done, on_failed)
 
     def cancel_view(self, name: str | None = None) -> None:

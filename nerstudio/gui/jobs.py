@@ -45,12 +45,14 @@ def dev_baseline(dev: NBestList | None) -> float | None:
     if dev is None or dev.gold is None:
         return None
     from ..evaluation import evaluate_spans
+
     return evaluate_spans(dev.gold, dev.top()).overall.f1
 
 
 def _progress_adapter(report, what: str = ""):
     """The core reports progress as (done, total), a message, or stats objects; ``report`` is
     ``ctx.progress`` or alike."""
+
     def prog(*args):
         if len(args) == 3 and isinstance(args[0], str):  # (stage, done, total)
             stage, d, n = args
@@ -61,6 +63,7 @@ def _progress_adapter(report, what: str = ""):
             report(args[0], 0, 0)
         else:
             report(f"{what}: " + " ".join(str(a) for a in args), 0, 0)
+
     return prog
 
 
@@ -94,7 +97,9 @@ def _reranker_stage(message: str, pipeline) -> str:
     return pipeline.stages[pipeline.k] if pipeline.k >= 0 else STAGE_FEATURES
 
 
-def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict, executor=None) -> NBestList:
+def jackknife_nbest(
+    ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict, executor=None
+) -> NBestList:
     """Jackknifed N-best lists of ``corpus``: the core's fold driver
     (:func:`nerstudio.experiments.pipeline.jackknife`), by default in this worker thread one fold
     after the other (the window keeps the second core), with its progress and cancellation; with
@@ -104,16 +109,40 @@ def jackknife_nbest(ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict
 
     def progress(ev):
         ctx.progress(f"jackknife: {ev.message}", ev.done, ev.total)
+
     if executor is None:
-        return jackknife(corpus, folds, n, tagger_params, workers=1, progress=progress,
-                         should_cancel=ctx.should_cancel).nbest
-    return jackknife(corpus, folds, n, tagger_params, progress=progress, should_cancel=ctx.should_cancel,
-                     executor=executor).nbest
+        return jackknife(
+            corpus,
+            folds,
+            n,
+            tagger_params,
+            workers=1,
+            progress=progress,
+            should_cancel=ctx.should_cancel,
+        ).nbest
+    return jackknife(
+        corpus,
+        folds,
+        n,
+        tagger_params,
+        progress=progress,
+        should_cancel=ctx.should_cancel,
+        executor=executor,
+    ).nbest
 
 
-def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBestList | None,
-                      dev_nbest: NBestList | None, tagger, in_child: bool = True,
-                      files: tuple[str | None, str | None] = (None, None), revision: int = 0, executor=None):
+def make_training_job(
+    settings,
+    run_id: int,
+    corpus: Corpus | None,
+    nbest: NBestList | None,
+    dev_nbest: NBestList | None,
+    tagger,
+    in_child: bool = True,
+    files: tuple[str | None, str | None] = (None, None),
+    revision: int = 0,
+    executor=None,
+):
     """A job running ``settings`` (a RunSettings snapshot) on the given inputs. With
     ``in_child`` the reranker stage (global features, training, scoring the training list) runs
     in a child process (:mod:`nerstudio.experiments.rerank_process`); the tagger stages stay in the thread.
@@ -134,23 +163,42 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
         def stats(st) -> None:
             ctx.stats(st)
             step = getattr(st, "step", None)
-            if limit and step is not None and ctx.pipeline.k >= 0 and \
-                    ctx.pipeline.stages[ctx.pipeline.k] == STAGE_RERANKER:
-                ctx.progress(f"{getattr(st, 'unit', None) or 'step'} {int(step):,} of {int(limit):,}",
-                             int(step), int(limit))
+            if (
+                limit
+                and step is not None
+                and ctx.pipeline.k >= 0
+                and ctx.pipeline.stages[ctx.pipeline.k] == STAGE_RERANKER
+            ):
+                ctx.progress(
+                    f"{getattr(st, 'unit', None) or 'step'} {int(step):,} of {int(limit):,}",
+                    int(step),
+                    int(limit),
+                )
+
         if settings.start == "tagger":
             from ..tagging.maxent import MaxEntTagger
+
             if corpus is None or not len(corpus):
                 raise ValueError("open a training corpus first")
-            tparams = {"task": settings.task, "features": settings.tagger_features,
-                       "max_iter": settings.tagger_iter, "labels": corpus.labels}
+            tparams = {
+                "task": settings.task,
+                "features": settings.tagger_features,
+                "max_iter": settings.tagger_iter,
+                "labels": corpus.labels,
+            }
 
             def cb(st):
-                ctx.progress(f"tagger iteration {st.iteration}/{settings.tagger_iter}"
-                             + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
-                             st.iteration, settings.tagger_iter)
+                ctx.progress(
+                    f"tagger iteration {st.iteration}/{settings.tagger_iter}"
+                    + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
+                    st.iteration,
+                    settings.tagger_iter,
+                )
+
             ctx.stage(STAGE_TAGGER, "on the whole corpus…", 0, settings.tagger_iter)
-            tg = MaxEntTagger(**tparams).fit(corpus.sentences, callback=cb, should_cancel=ctx.should_cancel)
+            tg = MaxEntTagger(**tparams).fit(
+                corpus.sentences, callback=cb, should_cancel=ctx.should_cancel
+            )
             res.tagger = tg
             ctx.result("tagger", tg)
             ctx.stage(STAGE_JACKKNIFE, f"{settings.folds} folds…", 0, settings.folds)
@@ -159,7 +207,9 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             ctx.stage(STAGE_INDEX)
             res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
             ctx.result("nbest", res.nbest_index)
-            dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
+            dev_nb = dev_file = train_file = (
+                None  # a new tagger: the old dev list no longer matches
+            )
         # the development set
         dev_path = settings.dev_path
         if dev_path:
@@ -169,14 +219,20 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
                 dev_file = dev_path
             else:
                 from ..corpus.formats import read_corpus
+
                 ctx.stage(STAGE_DEV, f"reading dev corpus {os.path.basename(dev_path)}…")
                 dev_corpus = read_corpus(dev_path)
                 if tg is None:
-                    raise ValueError("a dev corpus must be decoded by a tagger: load or train one, or give a "
-                                     "dev N-best file")
-                dev_nb = tg.nbest(dev_corpus.sentences, n=settings.n,
-                                  progress=_progress_adapter(ctx.progress, "decoding dev"),
-                                  should_cancel=ctx.should_cancel)
+                    raise ValueError(
+                        "a dev corpus must be decoded by a tagger: load or train one, or give a "
+                        "dev N-best file"
+                    )
+                dev_nb = tg.nbest(
+                    dev_corpus.sentences,
+                    n=settings.n,
+                    progress=_progress_adapter(ctx.progress, "decoding dev"),
+                    should_cancel=ctx.should_cancel,
+                )
                 dev_file = None
         if dev_nb is not None:
             res.dev_nbest = dev_nb
@@ -184,29 +240,51 @@ def make_training_job(settings, run_id: int, corpus: Corpus | None, nbest: NBest
             res.baseline = dev_baseline(dev_nb)
             ctx.result("baseline", res.baseline)
         if train_nb is None:
-            raise ValueError("no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline")
+            raise ValueError(
+                "no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline"
+            )
         ctx.check()
         ctx.stage(STAGE_FEATURES)
         if in_child:
             # features and training in a child process: its interpreter lock is not the window's
             from ..experiments.rerank_process import train_in_child
-            out = train_in_child(train_nb, dev_nb, settings.algo, dict(settings.params), dict(settings.feature_params),
-                                 callback=stats, should_cancel=ctx.should_cancel, progress=child_progress,
-                                 on_start=lambda pid: ctx.result("child", pid), train_file=train_file,
-                                 dev_file=dev_file)
+
+            out = train_in_child(
+                train_nb,
+                dev_nb,
+                settings.algo,
+                dict(settings.params),
+                dict(settings.feature_params),
+                callback=stats,
+                should_cancel=ctx.should_cancel,
+                progress=child_progress,
+                on_start=lambda pid: ctx.result("child", pid),
+                train_file=train_file,
+                dev_file=dev_file,
+            )
             res.model = out.model
             res.scored = Scored(out.model, out.data, out.scores, out.choice)
             res.timings = out.timings
         else:
             from ..rerank.model import train_reranker
-            res.model = train_reranker(train_nb, dev_nb, settings.algo, dict(settings.params),
-                                       dict(settings.feature_params), callback=stats,
-                                       should_cancel=ctx.should_cancel, progress=_progress_adapter(child_progress))
+
+            res.model = train_reranker(
+                train_nb,
+                dev_nb,
+                settings.algo,
+                dict(settings.params),
+                dict(settings.feature_params),
+                callback=stats,
+                should_cancel=ctx.should_cancel,
+                progress=_progress_adapter(child_progress),
+            )
             ctx.check()
             ctx.stage(STAGE_SCORE, "with the new model…")
             res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
         ctx.check()
-        if res.model is not None and hasattr(res.model, "meta"):  # saved with the model: see trained_on_list
+        if res.model is not None and hasattr(
+            res.model, "meta"
+        ):  # saved with the model: see trained_on_list
             res.model.meta["train_words"] = words_fingerprint(train_nb)
         res.seconds = time.perf_counter() - t0
         return res
@@ -234,8 +312,13 @@ def trained_on_list(model, nb: NBestList) -> str | None:
     return "count" if n and int(n) == len(nb) else None
 
 
-def make_prepare_job(corpus: Corpus, nbest: NBestList | None, model, score_target: NBestList | None = None,
-                     revision: int = 0):
+def make_prepare_job(
+    corpus: Corpus,
+    nbest: NBestList | None,
+    model,
+    score_target: NBestList | None = None,
+    revision: int = 0,
+):
     """Line up a new N-best list with the corpus (if ``nbest``; its gold becomes the corpus's,
     counted at document ``revision``) and score the list on display (``nbest`` or else
     ``score_target``) with the reranker (if ``model``).
@@ -270,8 +353,13 @@ class PredictedSpans:
     folder: str
 
 
-def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: str | None = None,
-                         documents: list[int] | None = None):
+def make_preannotate_job(
+    folder: str,
+    ks: list[int],
+    sentences: list,
+    system: str | None = None,
+    documents: list[int] | None = None,
+):
     """Read the model folder ``folder`` and predict the entities of the corpus sentences ``ks``
     with :func:`nerstudio.app.preannotate.predict_corpus`. ``sentences`` are copies of every
     corpus sentence (taken on the main thread; a reranker with document context reads them all)
@@ -279,6 +367,7 @@ def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: st
     :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
     from ..app.preannotate import load_model, predict_corpus
     from ..errors import NerstudioError
+
     docs = list(documents) if documents is not None else [0] * len(sentences)
 
     def job(ctx) -> PredictedSpans:
@@ -287,9 +376,14 @@ def make_preannotate_job(folder: str, ks: list[int], sentences: list, system: st
         try:
             model = load_model(folder, system)
             ctx.stage(STAGE_PREDICT, "", 0, len(ks))
-            spans = predict_corpus(model, sentences, docs, ks,
-                                   progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
-                                   should_cancel=ctx.should_cancel)
+            spans = predict_corpus(
+                model,
+                sentences,
+                docs,
+                ks,
+                progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
+                should_cancel=ctx.should_cancel,
+            )
         except NerstudioError:
             raise
         except OSError as exc:  # the folder the user chose cannot be used: say why in one line
@@ -319,8 +413,10 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
     if corpus_file:
         return corpus_file
     from ..corpus.formats import write_corpus
+
     ctx.progress("handing the corpus to the training process…")
     from ..corpus.foreign import writable
+
     if writable(corpus.format):
         path = os.path.join(folder, "corpus" + os.path.splitext(corpus.path or "x.conll")[1])
         write_corpus(corpus, path)
@@ -332,6 +428,7 @@ def _corpus_file(ctx, corpus: Corpus, corpus_file: str | None, folder: str) -> s
 
 def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult, revision: int = 0) -> KTRunResult:
     from ..app.attachments import KTCandidates
+
     ctx.check()
     ctx.progress("lining up the candidates with the corpus…")
     res.model = out.model
@@ -341,8 +438,14 @@ def _kt_install(ctx, corpus: Corpus, out, res: KTRunResult, revision: int = 0) -
     return res
 
 
-def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_file: str | None = None,
-                         in_child: bool = True, revision: int = 0):
+def make_kt_training_job(
+    settings,
+    run_id: int,
+    corpus: Corpus | None,
+    corpus_file: str | None = None,
+    in_child: bool = True,
+    revision: int = 0,
+):
     """Train a K&T sequence tagger (``settings.kt_algo`` with ``settings.kt_params``) on the open
     corpus, dev F per epoch on the dev corpus ``settings.dev_path``, and compute the corpus's
     candidates under it (:mod:`nerstudio.experiments.tagger_process`; in a child process unless
@@ -354,29 +457,52 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
         import tempfile
 
         from ..experiments import tagger_process as tp
+
         t0 = time.perf_counter()
         if corpus is None or not len(corpus):
             raise ValueError("open a training corpus first")
-        dev_path = settings.dev_path if settings.dev_path and not settings.dev_path.lower().endswith(".npz") else None
+        dev_path = (
+            settings.dev_path
+            if settings.dev_path and not settings.dev_path.lower().endswith(".npz")
+            else None
+        )
         res = KTRunResult(settings, run_id)
         if in_child:
             folder = tempfile.mkdtemp(prefix="nerstudio-kt-")
             try:
                 cf = _corpus_file(ctx, corpus, corpus_file, folder)
-                out = tp.train_tagger_in_child(settings.kt_algo, dict(settings.kt_params), cf, dev_path, settings.task,
-                                               callback=ctx.stats, should_cancel=ctx.should_cancel,
-                                               progress=ctx.progress, on_start=lambda pid: ctx.result("child", pid),
-                                               workdir=os.path.join(folder, "work"))
+                out = tp.train_tagger_in_child(
+                    settings.kt_algo,
+                    dict(settings.kt_params),
+                    cf,
+                    dev_path,
+                    settings.task,
+                    callback=ctx.stats,
+                    should_cancel=ctx.should_cancel,
+                    progress=ctx.progress,
+                    on_start=lambda pid: ctx.result("child", pid),
+                    workdir=os.path.join(folder, "work"),
+                )
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
         else:
             from ..corpus.formats import read_corpus
+
             dev = read_corpus(dev_path) if dev_path else None
-            model = tp.train_tagger(settings.kt_algo, dict(settings.kt_params), corpus, dev, settings.task,
-                                    callback=ctx.stats, should_cancel=ctx.should_cancel, progress=ctx.progress)
+            model = tp.train_tagger(
+                settings.kt_algo,
+                dict(settings.kt_params),
+                corpus,
+                dev,
+                settings.task,
+                callback=ctx.stats,
+                should_cancel=ctx.should_cancel,
+                progress=ctx.progress,
+            )
             ctx.progress("candidates of the corpus…")
-            doc, sent, origin = tp.display_lists(model, corpus, settings.kt_params.get("n_test"), ctx.progress,
-                                                 ctx.should_cancel)
+            doc, sent, origin = tp.display_lists(
+                model, corpus, settings.kt_params.get("n_test"), ctx.progress, ctx.should_cancel
+            )
             out = tp.TaggerResult(model, doc, sent, origin)
         _kt_install(ctx, corpus, out, res, revision)
         res.seconds = time.perf_counter() - t0
@@ -385,8 +511,13 @@ def make_kt_training_job(settings, run_id: int, corpus: Corpus | None, corpus_fi
     return job
 
 
-def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, n: int | None = None,
-                     revision: int = 0):
+def make_kt_open_job(
+    path: str,
+    corpus: Corpus,
+    corpus_file: str | None = None,
+    n: int | None = None,
+    revision: int = 0,
+):
     """Open a saved sequence tagger and compute the open corpus's candidates under it (child);
     ``n``: candidates per document (default: the model's n', 20 for a perceptron tagger)."""
 
@@ -395,14 +526,21 @@ def make_kt_open_job(path: str, corpus: Corpus, corpus_file: str | None = None, 
         import tempfile
 
         from ..experiments import tagger_process as tp
+
         t0 = time.perf_counter()
         ctx.progress(f"reading {os.path.basename(path)} and decoding the corpus…")
         folder = tempfile.mkdtemp(prefix="nerstudio-kt-")
         try:
             cf = _corpus_file(ctx, corpus, corpus_file, folder)
-            out = tp.candidates_in_child(path, cf, n, should_cancel=ctx.should_cancel, progress=ctx.progress,
-                                         on_start=lambda pid: ctx.result("child", pid),
-                                         workdir=os.path.join(folder, "work"))
+            out = tp.candidates_in_child(
+                path,
+                cf,
+                n,
+                should_cancel=ctx.should_cancel,
+                progress=ctx.progress,
+                on_start=lambda pid: ctx.result("child", pid),
+                workdir=os.path.join(folder, "work"),
+            )
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         res = KTRunResult(None, -1, path=path)
@@ -450,6 +588,7 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
         from ..app.ownership import fingerprint
         from ..corpus.formats import read_corpus
         from ..errors import Cancelled, NerstudioError
+
         name = os.path.basename(path)
         try:
             size = max(os.path.getsize(path), 1)
@@ -462,6 +601,7 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
         def watch(pos: int) -> None:
             ctx.check()
             ctx.progress(f"{pos / 1e6:,.1f} of {size / 1e6:,.1f} MB", int(pos * 1000 / size), 1000)
+
         try:
             corpus = read_corpus(path, encoding=encoding, watch=watch)
         except Cancelled:

@@ -49,27 +49,81 @@ from .zoom import Zoom
 
 # public names of the window, and the part that owns each
 _DELEGATED = {
-    "files": ("load_corpus", "set_corpus", "load_nbest", "attach_nbest", "load_model", "rescore", "load_tagger",
-              "load_dev_nbest", "load_results", "save_results", "load_demo"),
+    "files": (
+        "load_corpus",
+        "set_corpus",
+        "load_nbest",
+        "attach_nbest",
+        "load_model",
+        "rescore",
+        "load_tagger",
+        "load_dev_nbest",
+        "load_results",
+        "save_results",
+        "load_demo",
+    ),
     "browser": ("select_sentence", "current_sentence_index", "step_sentence", "step_matching"),
     "candidates": ("show_sentence", "compare_with_top"),
-    "annotation": ("accept_candidate", "save_corpus", "confirm_unsaved", "autosave_now", "offer_recovery"),
-    "training": ("start_training", "cancel_job", "load_kt_model", "train_in_child", "child_pid", "last_error",
-                 "last_run_timings", "last_install_ms", "train_from_menu"),
+    "annotation": (
+        "accept_candidate",
+        "save_corpus",
+        "confirm_unsaved",
+        "autosave_now",
+        "offer_recovery",
+    ),
+    "training": (
+        "start_training",
+        "cancel_job",
+        "load_kt_model",
+        "train_in_child",
+        "child_pid",
+        "last_error",
+        "last_run_timings",
+        "last_install_ms",
+        "train_from_menu",
+    ),
     "comparison": ("refresh_comparison:refresh",),
     "stepper": ("prepare_stepper:prepare",),
-    "views": ("search", "status_filter", "type_filter", "tree_model", "proxy", "corpus_view", "filter_count",
-              "sentence_header", "sentence_view", "legend", "nbest_panel", "nbest_view", "feature_panel",
-              "feature_view", "tabs", "curve_plot", "entity_table", "summary", "comparison_view",
-              "model_features_view", "training_panel", "training_dock", "train_button", "cancel_button",
-              "stepper_panel", "stepper_dock", "status", "state_label", "workspaces"),
+    "views": (
+        "search",
+        "status_filter",
+        "type_filter",
+        "tree_model",
+        "proxy",
+        "corpus_view",
+        "filter_count",
+        "sentence_header",
+        "sentence_view",
+        "legend",
+        "nbest_panel",
+        "nbest_view",
+        "feature_panel",
+        "feature_view",
+        "tabs",
+        "curve_plot",
+        "entity_table",
+        "summary",
+        "comparison_view",
+        "model_features_view",
+        "training_panel",
+        "training_dock",
+        "train_button",
+        "cancel_button",
+        "stepper_panel",
+        "stepper_dock",
+        "status",
+        "state_label",
+        "workspaces",
+    ),
     "document": ("corpus", "flags"),
 }
 
 
 def _delegate(part: str, attr: str):
-    return property(lambda self: getattr(getattr(self, part), attr),
-                    lambda self, value: setattr(getattr(self, part), attr, value))
+    return property(
+        lambda self: getattr(getattr(self, part), attr),
+        lambda self, value: setattr(getattr(self, part), attr, value),
+    )
 
 
 class MainWindow(QMainWindow):
@@ -83,8 +137,15 @@ class MainWindow(QMainWindow):
         self.cursor = SentenceCursor(self)
         self.setAcceptDrops(True)
         self.views = v = Views(self, self.settings)
-        ctx = Context(self.document, DocumentEvents(self.document, self), self.jobs, self.dialogs, self.cursor,
-                      self.settings, lambda msg, ms=5000: v.status.showMessage(msg, ms))
+        ctx = Context(
+            self.document,
+            DocumentEvents(self.document, self),
+            self.jobs,
+            self.dialogs,
+            self.cursor,
+            self.settings,
+            lambda msg, ms=5000: v.status.showMessage(msg, ms),
+        )
         # the order matters where two react to one change: the browser selects, then the rest follow
         self.browser = BrowserController(ctx, v, self)
         self.candidates = CandidatesController(ctx, v, self)
@@ -102,15 +163,23 @@ class MainWindow(QMainWindow):
         self.occurrences = OccurrencesController(ctx, v, self)
         self.adjudication = AdjudicationController(ctx, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
-        self.annotation.owner.reloadWanted.connect(lambda path, enc: self.files.open_corpus(path, True, enc))
+        self.annotation.owner.reloadWanted.connect(
+            lambda path, enc: self.files.open_corpus(path, True, enc)
+        )
         self.comparison.devListWanted.connect(self.files.open_dev_nbest_dialog)
-        self.files.ktModelRequested.connect(lambda path, n: self.training.load_kt_model(path, n or None))
+        self.files.ktModelRequested.connect(
+            lambda path, n: self.training.load_kt_model(path, n or None)
+        )
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.annotation.owner.lockChanged.connect(lambda _ro: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
-        self.zoom = Zoom(self, self.settings)  # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
+        self.zoom = Zoom(
+            self, self.settings
+        )  # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
         self._build_menus()
-        v.workspaces.restore("inspect")  # after the controllers: entering a workspace may prepare it
+        v.workspaces.restore(
+            "inspect"
+        )  # after the controllers: entering a workspace may prepare it
         self._update_title()
         self.training.update_state()
         geo, state = self.settings.value("window/geometry"), self.settings.value("window/state")
@@ -147,51 +216,120 @@ class MainWindow(QMainWindow):
         f, b, t, an, v = self.files, self.browser, self.training, self.annotation, self.views
         menu = self.menuBar()
         filem = menu.addMenu("&File")
-        self.act_open = self._act("&Open corpus…", f.open_dialog, QKeySequence.Open,
-                                  "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
-                                  "Hugging Face or plain text", filem)
-        self.act_open_folder = self._act("Open brat &folder…", f.open_folder_dialog, None,
-                                         "Open a folder of brat pairs (NAME.txt + NAME.ann), one document per pair; "
-                                         "Save writes each pair back", filem)
+        self.act_open = self._act(
+            "&Open corpus…",
+            f.open_dialog,
+            QKeySequence.Open,
+            "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
+            "Hugging Face or plain text",
+            filem,
+        )
+        self.act_open_folder = self._act(
+            "Open brat &folder…",
+            f.open_folder_dialog,
+            None,
+            "Open a folder of brat pairs (NAME.txt + NAME.ann), one document per pair; "
+            "Save writes each pair back",
+            filem,
+        )
         self.recent_menu = f.recent_menu = filem.addMenu("Open &recent")
         f.refresh_recent()
         filem.addSeparator()
-        self.act_open_nbest = self._act("Open &N-best list…", f.open_nbest_dialog, "Ctrl+Shift+O",
-                                        "Open the N-best list of the open corpus", filem)
-        self.act_open_dev = self._act("Open &dev N-best list…", f.open_dev_nbest_dialog, None,
-                                      "Open the N-best list of the development set (for the training curve)", filem)
-        self.act_open_model = self._act("Open reranker &model…", f.open_model_dialog, "Ctrl+M",
-                                        "Open a trained reranker and score the candidates", filem)
-        self.act_open_tagger = self._act("Open &tagger model…", f.open_tagger_dialog, None,
-                                         "Open a trained tagger (decodes dev corpora)", filem)
-        self.act_open_kt = self._act("Open se&quence tagger (K&&T)…", t.open_kt_dialog, None,
-                                     "Open a perceptron or joint (Kazama & Torisawa) tagger and show its candidates "
-                                     "for the open corpus", filem)
-        self.act_open_results = self._act("Open results &folder…", f.open_results_dialog, "Ctrl+Shift+L",
-                                          "Resume a saved session: N-best lists and models from a folder", filem)
+        self.act_open_nbest = self._act(
+            "Open &N-best list…",
+            f.open_nbest_dialog,
+            "Ctrl+Shift+O",
+            "Open the N-best list of the open corpus",
+            filem,
+        )
+        self.act_open_dev = self._act(
+            "Open &dev N-best list…",
+            f.open_dev_nbest_dialog,
+            None,
+            "Open the N-best list of the development set (for the training curve)",
+            filem,
+        )
+        self.act_open_model = self._act(
+            "Open reranker &model…",
+            f.open_model_dialog,
+            "Ctrl+M",
+            "Open a trained reranker and score the candidates",
+            filem,
+        )
+        self.act_open_tagger = self._act(
+            "Open &tagger model…",
+            f.open_tagger_dialog,
+            None,
+            "Open a trained tagger (decodes dev corpora)",
+            filem,
+        )
+        self.act_open_kt = self._act(
+            "Open se&quence tagger (K&&T)…",
+            t.open_kt_dialog,
+            None,
+            "Open a perceptron or joint (Kazama & Torisawa) tagger and show its candidates "
+            "for the open corpus",
+            filem,
+        )
+        self.act_open_results = self._act(
+            "Open results &folder…",
+            f.open_results_dialog,
+            "Ctrl+Shift+L",
+            "Resume a saved session: N-best lists and models from a folder",
+            filem,
+        )
         filem.addSeparator()
         self.act_save_corpus, self.act_save_corpus_as = an.act_save, an.act_save_as
         filem.addAction(an.act_save)
         filem.addAction(an.act_save_as)
-        self.act_save = self._act("Save &results to folder…", f.save_results_dialog, "Ctrl+Shift+S",
-                                  "Save the N-best lists, tagger and reranker of this session", filem)
-        self._act("Save N-best list…", f.save_nbest_dialog, None, "Save the N-best list of the open corpus", filem)
-        self._act("Save reranker model…", f.save_model_dialog, None, "Save the trained reranker", filem)
-        self._act("Save sequence tagger (K&&T)…", t.save_kt_dialog, None,
-                  "Save the perceptron or joint tagger trained in this session", filem)
+        self.act_save = self._act(
+            "Save &results to folder…",
+            f.save_results_dialog,
+            "Ctrl+Shift+S",
+            "Save the N-best lists, tagger and reranker of this session",
+            filem,
+        )
+        self._act(
+            "Save N-best list…",
+            f.save_nbest_dialog,
+            None,
+            "Save the N-best list of the open corpus",
+            filem,
+        )
+        self._act(
+            "Save reranker model…", f.save_model_dialog, None, "Save the trained reranker", filem
+        )
+        self._act(
+            "Save sequence tagger (K&&T)…",
+            t.save_kt_dialog,
+            None,
+            "Save the perceptron or joint tagger trained in this session",
+            filem,
+        )
         filem.addSeparator()
-        self._act("Ad&judicate annotations…", self.adjudication.open_dialog, None,
-                  "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
-                  "one by one (take A / B, edit, skip)", filem)
-        self._act("Com&pare annotations…", self.agreement.compare_dialog, None,
-                  "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
-                  filem)
+        self._act(
+            "Ad&judicate annotations…",
+            self.adjudication.open_dialog,
+            None,
+            "Merge two or more annotators' files of the same text: agreements kept, disagreements walked "
+            "one by one (take A / B, edit, skip)",
+            filem,
+        )
+        self._act(
+            "Com&pare annotations…",
+            self.agreement.compare_dialog,
+            None,
+            "Agreement of two annotation files of the same text: span F, Cohen's kappa, the sentences that differ",
+            filem,
+        )
         filem.addSeparator()
         self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
 
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
-        an.fill_edit_menu(editm)  # every annotation command with its key (the annotation controller's)
+        an.fill_edit_menu(
+            editm
+        )  # every annotation command with its key (the annotation controller's)
         self.act_preannotate = self.preannotate.act
         annotatem = menu.addMenu("&Annotate")
         annotatem.addAction(self.act_preannotate)
@@ -208,51 +346,152 @@ class MainWindow(QMainWindow):
         viewm.addSeparator()
         viewm.addAction(b.act_uncertain_first)  # the browser's order (its controller's action)
         navm = menu.addMenu("&Navigate")
-        self.act_next = self._act("&Next sentence", lambda: b.step_sentence(1), "Ctrl+Down",
-                                  "Next sentence (among those the filters show)", navm)
-        self.act_prev = self._act("&Previous sentence", lambda: b.step_sentence(-1), "Ctrl+Up",
-                                  "Previous sentence (among those the filters show)", navm)
-        self.act_next_err = self._act("Next &error", lambda: b.step_matching("error", 1), "F8",
-                                      "Next sentence whose top candidate is wrong, in the browser's order", navm)
-        self._act("Next &change by the reranker", lambda: b.step_matching("changed", 1), "Shift+F8",
-                  "Next sentence where the reranker picks another candidate, in the browser's order", navm)
+        self.act_next = self._act(
+            "&Next sentence",
+            lambda: b.step_sentence(1),
+            "Ctrl+Down",
+            "Next sentence (among those the filters show)",
+            navm,
+        )
+        self.act_prev = self._act(
+            "&Previous sentence",
+            lambda: b.step_sentence(-1),
+            "Ctrl+Up",
+            "Previous sentence (among those the filters show)",
+            navm,
+        )
+        self.act_next_err = self._act(
+            "Next &error",
+            lambda: b.step_matching("error", 1),
+            "F8",
+            "Next sentence whose top candidate is wrong, in the browser's order",
+            navm,
+        )
+        self._act(
+            "Next &change by the reranker",
+            lambda: b.step_matching("changed", 1),
+            "Shift+F8",
+            "Next sentence where the reranker picks another candidate, in the browser's order",
+            navm,
+        )
         navm.addAction(b.act_next_uncertain)
         navm.addSeparator()
-        self._act("&Find…", lambda: (self._focus(v.search), v.search.selectAll()), QKeySequence.Find,
-                  "Search the sentences", navm)
-        self._act("Focus &sentence", lambda: self._focus(v.sentence_view), "Alt+S",
-                  "Focus the sentence view (the annotation keys work there and in the corpus browser)", navm)
-        self._act("Focus &corpus", lambda: self._focus(v.corpus_view), "Alt+1", "Focus the corpus browser", navm)
-        self._act("Focus N-&best", lambda: self._focus(v.nbest_view), "Alt+2", "Focus the candidate table", navm)
-        self._act("Focus f&eatures", lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
-                  "Alt+3", "Filter the features", navm)
-        self._act("Compare with &top candidate", self.candidates.compare_with_top, "Ctrl+D",
-                  "Compare the selected candidate with the tagger's top candidate", navm)
+        self._act(
+            "&Find…",
+            lambda: (self._focus(v.search), v.search.selectAll()),
+            QKeySequence.Find,
+            "Search the sentences",
+            navm,
+        )
+        self._act(
+            "Focus &sentence",
+            lambda: self._focus(v.sentence_view),
+            "Alt+S",
+            "Focus the sentence view (the annotation keys work there and in the corpus browser)",
+            navm,
+        )
+        self._act(
+            "Focus &corpus",
+            lambda: self._focus(v.corpus_view),
+            "Alt+1",
+            "Focus the corpus browser",
+            navm,
+        )
+        self._act(
+            "Focus N-&best",
+            lambda: self._focus(v.nbest_view),
+            "Alt+2",
+            "Focus the candidate table",
+            navm,
+        )
+        self._act(
+            "Focus f&eatures",
+            lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
+            "Alt+3",
+            "Filter the features",
+            navm,
+        )
+        self._act(
+            "Compare with &top candidate",
+            self.candidates.compare_with_top,
+            "Ctrl+D",
+            "Compare the selected candidate with the tagger's top candidate",
+            navm,
+        )
 
         trainm = menu.addMenu("&Train")
-        self.act_train = self._act("&Train", t.train_from_menu, "F5",
-                                   "Start training with the settings of the training panel", trainm)
-        self.act_cancel = self._act("&Cancel", t.cancel_job, "Shift+F5", "Stop the running job", trainm)
-        self._act("Folds run &on…", t.choose_executor, None,
-                  "Where the full pipeline's jackknife folds run: here, local processes or a Dask cluster", trainm)
+        self.act_train = self._act(
+            "&Train",
+            t.train_from_menu,
+            "F5",
+            "Start training with the settings of the training panel",
+            trainm,
+        )
+        self.act_cancel = self._act(
+            "&Cancel", t.cancel_job, "Shift+F5", "Stop the running job", trainm
+        )
+        self._act(
+            "Folds run &on…",
+            t.choose_executor,
+            None,
+            "Where the full pipeline's jackknife folds run: here, local processes or a Dask cluster",
+            trainm,
+        )
         self.act_cancel.setEnabled(False)
         trainm.addSeparator()
         self.act_show_training = v.workspaces.spaces["train"].action
         self.act_show_stepper = v.workspaces.spaces["teach"].action
-        self.act_step = self._act("&Step through training", self._step, "F10",
-                                  "One boosting round or perceptron update in the Teach workspace", trainm)
-        self.act_step_back = self._act("Step &back", lambda: (v.stepper_dock.show(), v.stepper_panel.back()),
-                                       "Shift+F10", "Take the last step back in the Teach workspace", trainm)
-        self._act("Export curve &image…", v.curve_plot.export_image_dialog, None,
-                  "Save the training curves as PNG or SVG", trainm)
-        self._act("Export curve &data…", v.curve_plot.export_csv_dialog, None, "Save the training curves as CSV", trainm)
+        self.act_step = self._act(
+            "&Step through training",
+            self._step,
+            "F10",
+            "One boosting round or perceptron update in the Teach workspace",
+            trainm,
+        )
+        self.act_step_back = self._act(
+            "Step &back",
+            lambda: (v.stepper_dock.show(), v.stepper_panel.back()),
+            "Shift+F10",
+            "Take the last step back in the Teach workspace",
+            trainm,
+        )
+        self._act(
+            "Export curve &image…",
+            v.curve_plot.export_image_dialog,
+            None,
+            "Save the training curves as PNG or SVG",
+            trainm,
+        )
+        self._act(
+            "Export curve &data…",
+            v.curve_plot.export_csv_dialog,
+            None,
+            "Save the training curves as CSV",
+            trainm,
+        )
 
         helpm = menu.addMenu("&Help")
-        self._act("&Keyboard shortcuts", self.show_shortcuts, QKeySequence.HelpContents,
-                  "List the keyboard shortcuts", helpm)
-        self._act("Open &log folder", self.open_log_folder, None,
-                  "Open the folder of nerstudio's log file (errors with their tracebacks, a child process's too)", helpm)
-        self._act("&About nerstudio", self.about, None, "About nerstudio and the papers it implements", helpm)
+        self._act(
+            "&Keyboard shortcuts",
+            self.show_shortcuts,
+            QKeySequence.HelpContents,
+            "List the keyboard shortcuts",
+            helpm,
+        )
+        self._act(
+            "Open &log folder",
+            self.open_log_folder,
+            None,
+            "Open the folder of nerstudio's log file (errors with their tracebacks, a child process's too)",
+            helpm,
+        )
+        self._act(
+            "&About nerstudio",
+            self.about,
+            None,
+            "About nerstudio and the papers it implements",
+            helpm,
+        )
 
         self._build_toolbar()
 
@@ -264,12 +503,21 @@ class MainWindow(QMainWindow):
         tb.setMovable(False)
         tb.setToolButtonStyle(Qt.ToolButtonIconOnly)
         tb.setIconSize(QSize(22, 22))
-        entries = ((self.act_open, "open", "openButton"), (self.act_save_corpus, "save", "saveCorpusButton"), None,
-                   (self.act_undo, "undo", "undoButton"), (self.act_redo, "redo", "redoButton"),
-                   (self.act_accept, "accept", "acceptButton"), None,
-                   (self.act_prev, "previous", "previousButton"), (self.act_next, "next", "nextButton"),
-                   (self.act_next_err, "next_error", "nextErrorButton"), None,
-                   (self.act_train, "train", "trainToolButton"), (self.act_cancel, "cancel", "cancelToolButton"))
+        entries = (
+            (self.act_open, "open", "openButton"),
+            (self.act_save_corpus, "save", "saveCorpusButton"),
+            None,
+            (self.act_undo, "undo", "undoButton"),
+            (self.act_redo, "redo", "redoButton"),
+            (self.act_accept, "accept", "acceptButton"),
+            None,
+            (self.act_prev, "previous", "previousButton"),
+            (self.act_next, "next", "nextButton"),
+            (self.act_next_err, "next_error", "nextErrorButton"),
+            None,
+            (self.act_train, "train", "trainToolButton"),
+            (self.act_cancel, "cancel", "cancelToolButton"),
+        )
         for e in entries:
             if e is None:
                 tb.addSeparator()
@@ -296,14 +544,22 @@ class MainWindow(QMainWindow):
     def _on_busy(self, busy: bool) -> None:
         self.act_cancel.setEnabled(busy)
         self.act_train.setEnabled(not busy)
-        for a in (self.act_open, self.act_open_nbest, self.act_open_model, self.act_open_results, self.act_open_kt):
+        for a in (
+            self.act_open,
+            self.act_open_nbest,
+            self.act_open_model,
+            self.act_open_results,
+            self.act_open_kt,
+        ):
             a.setEnabled(not busy)
 
     # -- window ---------------------------------------------------------------------------
     def _update_title(self) -> None:
         c = self.document.corpus
         name = os.path.basename(c.path) if c is not None and c.path else "no corpus"
-        ro = " (read-only)" if self.annotation.owner.file.read_only else ""  # another window holds the file
+        ro = (
+            " (read-only)" if self.annotation.owner.file.read_only else ""
+        )  # another window holds the file
         self.setWindowTitle(f"nerstudio — {name}{ro}[*]")  # Qt shows the '*' while modified
         self.setWindowModified(self.document.is_dirty())
 
@@ -316,17 +572,27 @@ class MainWindow(QMainWindow):
         mine = set(self.annotation.annotation_actions())
         for a in self.findChildren(QAction):
             if not a.shortcut().isEmpty() and a.text() and a not in mine:
-                out.append((a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", "")))
+                out.append(
+                    (a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", ""))
+                )
         return sorted(set(out), key=lambda x: x[1])
 
     def shortcut_groups(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """The keys grouped by task: the annotation keys, then each menu's (View: workspaces,
         zoom and presentation), then any the menus do not list."""
         mine = set(self.annotation.annotation_actions())
-        groups = [("Annotate (sentence view or corpus browser focused)", self.annotation.shortcut_rows())]
+        groups = [
+            ("Annotate (sentence view or corpus browser focused)", self.annotation.shortcut_rows())
+        ]
         seen: set = set()
-        titles = {"File": "Files", "Edit": "Edit", "View": "Workspaces, zoom and presentation",
-                  "Navigate": "Move through the corpus", "Train": "Train and Teach", "Help": "Help"}
+        titles = {
+            "File": "Files",
+            "Edit": "Edit",
+            "View": "Workspaces, zoom and presentation",
+            "Navigate": "Move through the corpus",
+            "Train": "Train and Teach",
+            "Help": "Help",
+        }
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
             if menu is None:
@@ -340,19 +606,27 @@ class MainWindow(QMainWindow):
                 elif a.shortcuts() and a.text() and a not in mine and a not in seen:
                     seen.add(a)
                     keys = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
-                    rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
+                    rows.append(
+                        (keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&"))
+                    )
             title = menu_action.text().replace("&", "")
             groups.append((titles.get(title, title), rows))
-        rest = [(k, t) for k, t in self.shortcuts() if not any(t == r[1] for _g, rows in groups for r in rows)]
+        rest = [
+            (k, t)
+            for k, t in self.shortcuts()
+            if not any(t == r[1] for _g, rows in groups for r in rows)
+        ]
         groups.append(("Other", rest))
         return [(t, rows) for t, rows in groups if rows]
 
     def shortcuts_html(self) -> str:
         from .views.shortcuts_dialog import groups_html
+
         return groups_html(self.shortcut_groups(), 2, SHORTCUTS_NOTE)
 
     def show_shortcuts(self) -> None:
         from .views.shortcuts_dialog import ShortcutsDialog
+
         ShortcutsDialog(self.shortcut_groups(), SHORTCUTS_NOTE, self).exec()
 
     def dragEnterEvent(self, event) -> None:
@@ -371,14 +645,18 @@ class MainWindow(QMainWindow):
         from PySide6.QtGui import QDesktopServices
 
         from .. import logs
+
         folder = str(logs.ensure_log_dir())
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(folder)):
             self.statusBar().showMessage(f"The log folder is {folder}", 10000)
         return folder
 
     def closeEvent(self, event) -> None:
-        if not self.annotation.confirm_unsaved() or not self.files.confirm_unsaved_models() \
-                or not self.adjudication.confirm_close():
+        if (
+            not self.annotation.confirm_unsaved()
+            or not self.files.confirm_unsaved_models()
+            or not self.adjudication.confirm_close()
+        ):
             event.ignore()
             return
         self.views.stepper_panel.pause()
@@ -396,7 +674,9 @@ for _part, _names in _DELEGATED.items():
         _attr, _, _target = _name.partition(":")
         setattr(MainWindow, _attr, _delegate(_part, _target or _attr))
 
-SHORTCUTS_NOTE = "In the candidate table: arrows move, Ctrl+click selects a second candidate to compare."
+SHORTCUTS_NOTE = (
+    "In the candidate table: arrows move, Ctrl+click selects a second candidate to compare."
+)
 
 ABOUT_HTML = """<h3>nerstudio {version}</h3>
 <p>Named-entity annotation and N-best reranking workbench.</p>

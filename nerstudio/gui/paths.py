@@ -16,7 +16,9 @@ from PySide6.QtCore import QStandardPaths
 
 
 def app_data_dir() -> str:
-    base = QStandardPaths.writableLocation(QStandardPaths.GenericDataLocation) or os.path.expanduser("~/.local/share")
+    base = QStandardPaths.writableLocation(
+        QStandardPaths.GenericDataLocation
+    ) or os.path.expanduser("~/.local/share")
     return os.path.join(base, "nerstudio")
 
 

@@ -61,5 +61,7 @@ def xcb_problem(environ=None, platform: str | None = None, loads=_loads) -> str 
     missing = missing_packages(loads)
     if not missing:
         return None
-    return ("Qt's X11 platform plugin cannot load: system libraries are missing. On Debian/Ubuntu: "
-            f"sudo apt install {' '.join(missing)}  (or run offscreen: QT_QPA_PLATFORM=offscreen)")
+    return (
+        "Qt's X11 platform plugin cannot load: system libraries are missing. On Debian/Ubuntu: "
+        f"sudo apt install {' '.join(missing)}  (or run offscreen: QT_QPA_PLATFORM=offscreen)"
+    )

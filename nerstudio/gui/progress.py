@@ -59,7 +59,7 @@ class Pipeline:
         now = self.clock()
         if self.k >= 0:
             self.durations.append(now - self._started)
-        if name in self.stages[self.k + 1:]:
+        if name in self.stages[self.k + 1 :]:
             j = self.stages.index(name, self.k + 1)
             self.durations += [0.0] * (j - self.k - 1)
             self.k = j
@@ -84,7 +84,9 @@ class Pipeline:
         if f >= MIN_FRACTION and elapsed >= MIN_SECONDS:
             this_total = elapsed / min(f, 1.0)
         elif self.durations and total <= 0:
-            this_total = max(sum(self.durations) / len(self.durations), elapsed)  # no fraction: like the others
+            this_total = max(
+                sum(self.durations) / len(self.durations), elapsed
+            )  # no fraction: like the others
         else:
             return None
         left_here = max(this_total - elapsed, 0.0)

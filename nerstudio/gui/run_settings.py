@@ -23,6 +23,7 @@ ALGO_TIPS = {
 def algorithms() -> tuple[str, ...]:
     try:  # read from the core's source: the learners (and scipy) load when a run starts
         from ..experiments.defaults import reranking_algorithms
+
         return reranking_algorithms()
     except Exception:  # the reranker core may be absent in an older checkout
         return FALLBACK_ALGORITHMS
@@ -32,6 +33,7 @@ def learner_defaults(algo: str) -> dict:
     """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
     try:
         from ..experiments.defaults import reranker_defaults
+
         return dict(reranker_defaults(algo))
     except Exception:
         return {}
@@ -52,8 +54,16 @@ def short_label(algo: str, params: dict) -> str:
 
 
 # what tools/demo/build_model.py used; folds and N are not recorded in the model files
-DEMO_FALLBACK = {"task": "typed", "tagger_features": "paper", "tagger_iter": 100, "folds": 5, "n": 20,
-                 "algo": "boost", "params": {"rounds": 3000, "eval_every": 100}, "min_sentences": 2}
+DEMO_FALLBACK = {
+    "task": "typed",
+    "tagger_features": "paper",
+    "tagger_iter": 100,
+    "folds": 5,
+    "n": 20,
+    "algo": "boost",
+    "params": {"rounds": 3000, "eval_every": 100},
+    "min_sentences": 2,
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,6 +74,7 @@ def demo_settings() -> dict:
     from ..demo import DEMO_MODEL_DIR
     from ..errors import FormatError
     from ..persist import read_header
+
     out = {**DEMO_FALLBACK, "params": dict(DEMO_FALLBACK["params"])}
 
     def header(name: str) -> dict:
@@ -71,6 +82,7 @@ def demo_settings() -> dict:
             return read_header(DEMO_MODEL_DIR / name)
         except FormatError:  # a missing or unreadable demo: the build script's values
             return {}
+
     t = header("tagger.npz")
     for key, hk in (("task", "task"), ("tagger_features", "features"), ("tagger_iter", "max_iter")):
         if t.get(hk) is not None:
@@ -84,14 +96,25 @@ def demo_settings() -> dict:
     return out
 
 
-KT_NAMES = {"C": "C", "epochs": "epochs", "bpm": "BPM", "n": "n", "n_test": "n'", "cutoff": "cut-off",
-            "edge_templates": "edges"}
-KT_LOCAL_DEFAULTS = {"cutoff": 2, "edge_templates": "current"}  # shown in a run's label only when changed
+KT_NAMES = {
+    "C": "C",
+    "epochs": "epochs",
+    "bpm": "BPM",
+    "n": "n",
+    "n_test": "n'",
+    "cutoff": "cut-off",
+    "edge_templates": "edges",
+}
+KT_LOCAL_DEFAULTS = {
+    "cutoff": 2,
+    "edge_templates": "current",
+}  # shown in a run's label only when changed
 
 
 def kt_defaults(kind: str) -> dict:
     try:
         from ..experiments.tagger_process import default_params
+
         return default_params(kind)
     except (ImportError, ValueError):
         return {}
@@ -102,7 +125,11 @@ def kt_label(kind: str, params: dict, task: str = "typed") -> str:
     n' only for the joint trainers, where it is a model setting)."""
     parts = []
     for k in ("C", "epochs", "bpm", "n", "n_test", "cutoff", "edge_templates"):
-        if k not in params or (k == "bpm" and not params[k]) or params[k] == KT_LOCAL_DEFAULTS.get(k, object()):
+        if (
+            k not in params
+            or (k == "bpm" and not params[k])
+            or params[k] == KT_LOCAL_DEFAULTS.get(k, object())
+        ):
             continue
         if k == "n_test" and kind not in ("candidate", "proposed"):
             continue
@@ -132,7 +159,9 @@ class RunSettings:
         if self.start == "kt":
             return kt_label(self.kt_algo, self.kt_params, self.task)
         base = short_label(self.algo, self.params)
-        fs = ", ".join(f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5))
+        fs = ", ".join(
+            f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5)
+        )
         if fs:
             base += f" feats({fs})"
         if self.start == "tagger":

@@ -21,7 +21,9 @@ TITLE_GUESS = 40  # a title bar and borders, before the window manager says how 
 def first_size(window: QWidget, want: QSize = DEFAULT) -> QSize:
     """``want`` or the screen's available area less a title bar, whichever is smaller."""
     avail = window.screen().availableGeometry()
-    return QSize(min(want.width(), avail.width() - 8), min(want.height(), avail.height() - TITLE_GUESS))
+    return QSize(
+        min(want.width(), avail.width() - 8), min(want.height(), avail.height() - TITLE_GUESS)
+    )
 
 
 def fit(window: QWidget) -> bool:

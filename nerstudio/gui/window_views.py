@@ -58,14 +58,29 @@ from .workspaces import PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
     ("All sentences", None, "Show every sentence"),
-    ("Baseline wrong (top ≠ gold)", "error", "Sentences whose top tagger candidate is not exactly the gold"),
-    ("Reranker changed the baseline", "changed", "Sentences where the reranker picks another candidate than the "
-                                                 "tagger's top one"),
-    ("Reranker wrong", "rerank_error", "Sentences where the reranker's pick is not exactly the gold"),
+    (
+        "Baseline wrong (top ≠ gold)",
+        "error",
+        "Sentences whose top tagger candidate is not exactly the gold",
+    ),
+    (
+        "Reranker changed the baseline",
+        "changed",
+        "Sentences where the reranker picks another candidate than the tagger's top one",
+    ),
+    (
+        "Reranker wrong",
+        "rerank_error",
+        "Sentences where the reranker's pick is not exactly the gold",
+    ),
     ("Gold not in N-best", "missing", "Sentences whose gold analysis is not among the candidates"),
     ("Has an N-best list", "has_nbest", "Sentences with candidates"),
-    ("Not reviewed", "unreviewed", "Sentences not reviewed yet (neither edited nor marked reviewed): those the model "
-                                   "in the loop re-predicts"),
+    (
+        "Not reviewed",
+        "unreviewed",
+        "Sentences not reviewed yet (neither edited nor marked reviewed): those the model "
+        "in the loop re-predicts",
+    ),
     ("Flagged", "flagged", "Sentences you flagged (Annotate ▸ Toggle flag)"),
     ("Has a note", "noted", "Sentences with a note (Annotate ▸ Add note…)"),
 )
@@ -75,12 +90,28 @@ SENTENCE_SHARE = {"annotate": 0.55, "inspect": 0.3, "train": 0.3}
 
 # (name, title, icon, description, shortcut)
 WORKSPACES = (
-    ("annotate", "Annotate", "annotate", "Annotate: the corpus, the sentence and its gold entities", "Ctrl+1"),
-    ("inspect", "Inspect", "inspect", "Inspect: the N-best candidates, the reranker's features and the comparison",
-     "Ctrl+2"),
+    (
+        "annotate",
+        "Annotate",
+        "annotate",
+        "Annotate: the corpus, the sentence and its gold entities",
+        "Ctrl+1",
+    ),
+    (
+        "inspect",
+        "Inspect",
+        "inspect",
+        "Inspect: the N-best candidates, the reranker's features and the comparison",
+        "Ctrl+2",
+    ),
     ("train", "Train", "curve", "Train: the training settings and the learning curves", "Ctrl+3"),
-    ("teach", "Teach", "step", "Teach: step through boosting or the perceptron, one round or update at a time",
-     "Ctrl+4"),
+    (
+        "teach",
+        "Teach",
+        "step",
+        "Teach: step through boosting or the perceptron, one round or update at a time",
+        "Ctrl+4",
+    ),
 )
 
 
@@ -120,7 +151,9 @@ class FitScroll(QScrollArea):
         try:
             want = max(self.widget().minimumHeight(), self.widget().sizeHint().height())
             top = self.window()
-            limit = max(90, int(self.share * (top.height() if top is not None and top is not self else 800)))
+            limit = max(
+                90, int(self.share * (top.height() if top is not None and top is not self else 800))
+            )
             h = min(want, limit)
             if h != self.height() or self.maximumHeight() != h:
                 self.setFixedHeight(h)
@@ -164,8 +197,12 @@ class Views:
         host.share("nbest", self.nbest_panel)
         self.tabs = PanelTabs(host)
         self.splitters: list[QSplitter] = []
-        pages = {"annotate": self._annotate_page(), "inspect": self._inspect_page(), "train": self._train_page(),
-                 "teach": self._teach_page()}
+        pages = {
+            "annotate": self._annotate_page(),
+            "inspect": self._inspect_page(),
+            "train": self._train_page(),
+            "teach": self._teach_page(),
+        }
         for name, title, icon, tip, key in WORKSPACES:
             page, slots = pages[name]
             ws = host.add(name, title, icons.icon(icon, Qt.white), tip, page, slots, key)
@@ -206,7 +243,9 @@ class Views:
         for k, (label, key, tip) in enumerate(STATUS_FILTERS):
             self.status_filter.addItem(label, key)
             self.status_filter.setItemData(k, tip, Qt.ToolTipRole)
-        self.status_filter.setToolTip("Filter sentences by how the tagger and the reranker do on them")
+        self.status_filter.setToolTip(
+            "Filter sentences by how the tagger and the reranker do on them"
+        )
         self.type_filter = QComboBox()
         self.type_filter.setObjectName("typeFilter")
         self.type_filter.addItem("Any type", None)
@@ -238,8 +277,11 @@ class Views:
             # fixed, narrow widths (ResizeToContents would ask every row for its data on each
             # change): the sentence column gets the rest; the titles are short, with tooltips
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
-            hdr.resizeSection(c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(
-                CorpusTreeModel.SHORT[c])) + 10)
+            hdr.resizeSection(
+                c,
+                max(fm.horizontalAdvance(sample), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
+                + 10,
+            )
         lv.addWidget(view)
         self.filter_count = QLabel()
         self.filter_count.setObjectName("filterCount")
@@ -270,10 +312,16 @@ class Views:
         self.nbest_view = self.nbest_panel.view
         self.feature_panel = FeaturePanel()
         self.feature_view = self.feature_panel.view
-        self.feature_panel.group.setChecked(settings.value("features/grouped", "true") in ("true", True))
+        self.feature_panel.group.setChecked(
+            settings.value("features/grouped", "true") in ("true", True)
+        )
         self.curve_plot = CurvePlot()
-        self.curve_plot.show_p.setChecked(settings.value("curves/precision", "false") in ("true", True))
-        self.curve_plot.show_r.setChecked(settings.value("curves/recall", "false") in ("true", True))
+        self.curve_plot.show_p.setChecked(
+            settings.value("curves/precision", "false") in ("true", True)
+        )
+        self.curve_plot.show_r.setChecked(
+            settings.value("curves/recall", "false") in ("true", True)
+        )
         self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
         self.entity_table.setObjectName("entityTable")
         self.entity_table.setHorizontalHeaderLabels(["Type", "Entity", "Tokens", "Length"])
@@ -299,7 +347,9 @@ class Views:
     def _with_browser(self, name: str, right: QWidget, width: int = 470) -> tuple[QSplitter, Slot]:
         slot = Slot("browser")
         # the browser takes a share of a smaller window's loss of width (1 in 3), not none of it
-        sp = _splitter(Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(1, 2))
+        sp = _splitter(
+            Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(1, 2)
+        )
         self.splitters.append(sp)
         return sp, slot
 
@@ -309,8 +359,14 @@ class Views:
         rv.setContentsMargins(0, 0, 0, 0)
         sentence = Slot("sentence")
         rv.addWidget(sentence)
-        self.annotate_tabs = self.tabs.add(_tabs("annotateTabs", (self.entity_table, "Gold entities"),
-                                                 (self.summary, "Corpus"), (self.agreement_view, "Agreement")))
+        self.annotate_tabs = self.tabs.add(
+            _tabs(
+                "annotateTabs",
+                (self.entity_table, "Gold entities"),
+                (self.summary, "Corpus"),
+                (self.agreement_view, "Agreement"),
+            )
+        )
         rv.addWidget(self.annotate_tabs, 1)
         page, browser = self._with_browser("annotateSplitter", right)
         return page, [browser, sentence]
@@ -321,10 +377,15 @@ class Views:
         rv.setContentsMargins(0, 0, 0, 0)
         sentence, nbest = Slot("sentence"), Slot("nbest")
         rv.addWidget(sentence)
-        self.inspect_tabs = self.tabs.add(_tabs("inspectTabs", (self.feature_panel, "Features"),
-                                                (self.comparison_view, "Comparison"),
-                                                (self.model_features_view, "Model features"),
-                                                (self.what_if_view, "What if")))
+        self.inspect_tabs = self.tabs.add(
+            _tabs(
+                "inspectTabs",
+                (self.feature_panel, "Features"),
+                (self.comparison_view, "Comparison"),
+                (self.model_features_view, "Model features"),
+                (self.what_if_view, "What if"),
+            )
+        )
         # the candidates' "differs" column needs the width more than the feature names do
         # side by side when there is room for both, else the candidates above the tabs (1024 px, scale 2)
         mid = AdaptiveSplitter(110, shares=(0.6, 0.55))
@@ -359,10 +420,18 @@ class Views:
         scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
         self.training_scroll = scroll
         nbest = Slot("nbest")
-        right = _splitter(Qt.Vertical, "trainRightSplitter", self.curve_plot, nbest, sizes=[520, 180],
-                          stretch=(3, 1))
+        right = _splitter(
+            Qt.Vertical,
+            "trainRightSplitter",
+            self.curve_plot,
+            nbest,
+            sizes=[520, 180],
+            stretch=(3, 1),
+        )
         # the settings give up some width on a small screen too (they scroll), the curve more
-        page = _splitter(Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(1, 3))
+        page = _splitter(
+            Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(1, 3)
+        )
         self.splitters += [right, page]
         return page, [nbest]
 

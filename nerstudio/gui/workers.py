@@ -100,7 +100,9 @@ class Worker(QObject):
     stats = Signal(list)  # a batch of curve points (RerankStats / TrainStats), throttled
     partial = Signal(str, object)  # intermediate result, e.g. ("tagger", MaxEntTagger)
     finished = Signal(object)  # the job's return value
-    error = Signal(str, str)  # message, traceback ('' for a NerstudioError: the message says it all)
+    error = Signal(
+        str, str
+    )  # message, traceback ('' for a NerstudioError: the message says it all)
     cancelled = Signal(str)
     done = Signal()  # after finished / error / cancelled: the thread may quit
 
@@ -172,7 +174,9 @@ class Worker(QObject):
             if details and os.environ.get("NERSTUDIO_DEBUG"):
                 print(details, file=sys.stderr)
             self.error.emit(str(exc), "")
-        except Exception as exc:  # a bug: reported to the GUI with its traceback, never raised into Qt
+        except (
+            Exception
+        ) as exc:  # a bug: reported to the GUI with its traceback, never raised into Qt
             self.flush(force=True)
             self.error.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
         else:
@@ -256,6 +260,7 @@ class TaskRunner(QObject):
     def wait(self, timeout_ms: int = 30000) -> bool:
         """Block until the current job's thread ends (tests, shutdown). Delivers its signals."""
         from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+
         deadline = QDeadlineTimer(timeout_ms)
         while self.busy or any(t.isRunning() for t, _ in self._old):
             if deadline.hasExpired():
@@ -381,8 +386,13 @@ class JobQueue(QObject):
     def running(self) -> str:
         return self.runner.name
 
-    def submit(self, name: str, job: Callable[[JobContext], Any], on_done: Callable[[Any], None],
-               on_fail: Callable[[str], None] | None = None) -> None:
+    def submit(
+        self,
+        name: str,
+        job: Callable[[JobContext], Any],
+        on_done: Callable[[Any], None],
+        on_fail: Callable[[str], None] | None = None,
+    ) -> None:
         self._waiting.pop(name, None)
         self._waiting[name] = (name, job, on_done, on_fail)
         if self.runner.busy:
@@ -400,6 +410,7 @@ class JobQueue(QObject):
 
     def wait(self, timeout_ms: int = 30000) -> bool:
         from PySide6.QtCore import QCoreApplication, QDeadlineTimer
+
         deadline = QDeadlineTimer(timeout_ms)
         while self.busy:
             if deadline.hasExpired():
@@ -446,6 +457,7 @@ def release_in_background(objs: list) -> threading.Thread:
     main thread it is a stall of its own. The caller must hold no other reference (pass a list
     and keep none of its items in variables): the last reference then goes in that thread.
     """
+
     def drop():
         while objs:
             objs.pop()

@@ -58,8 +58,12 @@ class Workspace:
     slots: dict[str, Slot] = field(default_factory=dict)
     action: QAction | None = None
     button: QToolButton | None = None
-    on_enter: list = field(default_factory=list)  # callables run each time the workspace becomes active
-    scroll: QScrollArea | None = None  # what the stack holds: the page, scrollable when the window is small
+    on_enter: list = field(
+        default_factory=list
+    )  # callables run each time the workspace becomes active
+    scroll: QScrollArea | None = (
+        None  # what the stack holds: the page, scrollable when the window is small
+    )
 
 
 class ModeBar(QFrame):
@@ -99,7 +103,11 @@ class ModeBar(QFrame):
 
     def _button_width(self, b: QToolButton) -> int:
         """74 px at the normal size, wider when the zoom makes the label wider."""
-        return max(74, b.fontMetrics().horizontalAdvance(b.text().replace("&", "")) + 16, b.iconSize().width() + 16)
+        return max(
+            74,
+            b.fontMetrics().horizontalAdvance(b.text().replace("&", "")) + 16,
+            b.iconSize().width() + 16,
+        )
 
     def after_zoom(self) -> None:  # the zoom changed the font (and the icons)
         for b in self.findChildren(QToolButton):
@@ -148,8 +156,16 @@ class WorkspaceHost(QWidget):
         self.shared[part] = widget
         return widget
 
-    def add(self, name: str, title: str, icon: QIcon, tip: str, page: QWidget, slots: list[Slot],
-            shortcut: str | None = None) -> Workspace:
+    def add(
+        self,
+        name: str,
+        title: str,
+        icon: QIcon,
+        tip: str,
+        page: QWidget,
+        slots: list[Slot],
+        shortcut: str | None = None,
+    ) -> Workspace:
         a = QAction(icon, title, self.window_)
         a.setObjectName(name)
         a.setCheckable(True)
@@ -268,8 +284,11 @@ class WorkspaceHandle(QObject):
 
     def hide(self) -> None:
         if self.host.current == self.name:
-            back = self._previous if self._previous in self.host.spaces and self._previous != self.name else \
-                next(n for n in self.host.spaces if n != self.name)
+            back = (
+                self._previous
+                if self._previous in self.host.spaces and self._previous != self.name
+                else next(n for n in self.host.spaces if n != self.name)
+            )
             self.host.activate(back)
 
     def isVisible(self) -> bool:

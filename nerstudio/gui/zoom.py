@@ -33,12 +33,22 @@ class Zoom(QObject):
         self.factor = 1.0
         self._before_present: float | None = None
         self._icon_sizes: dict[int, QSize] = {}
-        self.act_in = self._action("Zoom &in", self.zoom_in, ("Ctrl+=", "Ctrl++"),
-                                   "Larger text, tables and plots (remembered)")
-        self.act_out = self._action("Zoom &out", self.zoom_out, ("Ctrl+-",), "Smaller text, tables and plots")
+        self.act_in = self._action(
+            "Zoom &in",
+            self.zoom_in,
+            ("Ctrl+=", "Ctrl++"),
+            "Larger text, tables and plots (remembered)",
+        )
+        self.act_out = self._action(
+            "Zoom &out", self.zoom_out, ("Ctrl+-",), "Smaller text, tables and plots"
+        )
         self.act_reset = self._action("&Actual size", self.reset, ("Ctrl+0",), "Back to 100 %")
-        self.act_present = self._action("&Presentation mode", self.toggle_presentation, ("F11",),
-                                        "Full screen with larger type, for a projector (F11 again to leave)")
+        self.act_present = self._action(
+            "&Presentation mode",
+            self.toggle_presentation,
+            ("F11",),
+            "Full screen with larger type, for a projector (F11 again to leave)",
+        )
         self.act_present.setCheckable(True)
         try:
             saved = float(settings.value(KEY, 1.0))
@@ -99,7 +109,9 @@ class Zoom(QObject):
         else:
             f.setPixelSize(max(6, round(self.base.pixelSize() * factor)))
         QApplication.setFont(f)
-        if self.window.font() != f:  # Qt tells the widgets only while the event loop "runs" (not in tests)
+        if (
+            self.window.font() != f
+        ):  # Qt tells the widgets only while the event loop "runs" (not in tests)
             ev = QEvent(QEvent.ApplicationFontChange)
             for widget in QApplication.allWidgets():
                 QApplication.sendEvent(widget, ev)
@@ -117,8 +129,10 @@ class Zoom(QObject):
             hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
             hdr.setDefaultSectionSize(max(8, round(hdr.defaultSectionSize() * ratio)))
             for c in range(hdr.count()):
-                if hdr.sectionResizeMode(c) in (QHeaderView.Fixed, QHeaderView.Interactive) and \
-                        not hdr.isSectionHidden(c):
+                if hdr.sectionResizeMode(c) in (
+                    QHeaderView.Fixed,
+                    QHeaderView.Interactive,
+                ) and not hdr.isSectionHidden(c):
                     hdr.resizeSection(c, max(8, round(hdr.sectionSize(c) * ratio)))
         for tb in w.findChildren(QToolBar):
             tb.setIconSize(self._scaled(tb, tb.iconSize(), ratio))
@@ -141,4 +155,6 @@ class Zoom(QObject):
             prev = self.factor / ratio
             base = QSize(round(size.width() / prev), round(size.height() / prev))
             obj.setProperty("zoomBaseSize", base)
-        return QSize(max(8, round(base.width() * self.factor)), max(8, round(base.height() * self.factor)))
+        return QSize(
+            max(8, round(base.width() * self.factor)), max(8, round(base.height() * self.factor))
+        )

@@ -54,9 +54,36 @@ def _argmax_blocks(BL, bmax, block):
 
 
 @njit(cache=True, nogil=True)
-def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, Wm, BL, bmax, block,
-                 state, eps, alpha, chosen, deltas, offset, dev_ptr, dev_idx, dev_scores, dirty, dirty_list,
-                 touched, touched_mark, max_work):
+def boost_rounds(
+    n_rounds,
+    A_ptr,
+    A_idx,
+    A_sgn,
+    B_ptr,
+    B_idx,
+    B_pos,
+    M,
+    e,
+    Wp,
+    Wm,
+    BL,
+    bmax,
+    block,
+    state,
+    eps,
+    alpha,
+    chosen,
+    deltas,
+    offset,
+    dev_ptr,
+    dev_idx,
+    dev_scores,
+    dirty,
+    dirty_list,
+    touched,
+    touched_mark,
+    max_work,
+):
     """Run up to ``n_rounds`` rounds of Figure 2; returns how many ran.
 
     ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
@@ -136,8 +163,29 @@ def boost_rounds(n_rounds, A_ptr, A_idx, A_sgn, B_ptr, B_idx, B_pos, M, e, Wp, W
 
 
 @njit(cache=True, nogil=True)
-def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, wL, mode, C,
-                     t0, acc, accL, last, lastL, log_sent, log_wrong, log_count, n_log):
+def perceptron_epoch(
+    order,
+    offsets,
+    X_ptr,
+    X_idx,
+    L,
+    quality,
+    oracle,
+    beta,
+    w,
+    wL,
+    mode,
+    C,
+    t0,
+    acc,
+    accL,
+    last,
+    lastL,
+    log_sent,
+    log_wrong,
+    log_count,
+    n_log,
+):
     """One pass of the ranking perceptron over the sentences in ``order``.
 
     ``mode``: 0 plain update on the top-scoring wrong candidate; 1 margin perceptron (also update
@@ -207,8 +255,24 @@ def perceptron_epoch(order, offsets, X_ptr, X_idx, L, quality, oracle, beta, w, 
 
 
 @njit(cache=True, nogil=True)
-def vote_range(k_from, k_to, state, S, L, offsets, col_ptr, col_idx, upd_plus_ptr, upd_plus, upd_minus_ptr,
-               upd_minus, upd_dL, counts, beta, votes):
+def vote_range(
+    k_from,
+    k_to,
+    state,
+    S,
+    L,
+    offsets,
+    col_ptr,
+    col_idx,
+    upd_plus_ptr,
+    upd_plus,
+    upd_minus_ptr,
+    upd_minus,
+    upd_dL,
+    counts,
+    beta,
+    votes,
+):
     """Figure 4 voting with incremental scores, for vectors ``k_from`` ≤ k < ``k_to``.
 
     Vector 0 is the starting vector, vector k the one after k updates. ``S`` holds the feature

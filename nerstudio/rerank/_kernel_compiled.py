@@ -21,7 +21,9 @@ from numba import njit, prange
 
 
 @njit(cache=True, nogil=True)
-def _one_sequence(tags, ids, s, m, q, node_tag, node_tail, layer_ptr, roots, lam, wc, c0, c1, k0, k1, out, col):
+def _one_sequence(
+    tags, ids, s, m, q, node_tag, node_tail, layer_ptr, roots, lam, wc, c0, c1, k0, k1, out, col
+):
     """K of every candidate against the stored sequence at ``s`` (``m`` states) into ``out[:, col]``."""
     n_slots, ell = q.shape
     for a in range(ell):
@@ -89,13 +91,31 @@ def kernel_rows(tags, ids, starts, lengths, q, node_tag, node_tail, layer_ptr, r
     k0 = np.empty(nodes)
     k1 = np.empty(nodes)
     for k in range(starts.shape[0]):
-        _one_sequence(tags, ids, starts[k], lengths[k], q, node_tag, node_tail, layer_ptr, roots, lam,
-                      wc, c0, c1, k0, k1, out, k)
+        _one_sequence(
+            tags,
+            ids,
+            starts[k],
+            lengths[k],
+            q,
+            node_tag,
+            node_tail,
+            layer_ptr,
+            roots,
+            lam,
+            wc,
+            c0,
+            c1,
+            k0,
+            k1,
+            out,
+            k,
+        )
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def kernel_rows_parallel(tags, ids, starts, lengths, q, node_tag, node_tail, layer_ptr, roots, lam, out,
-                         n_chunks):
+def kernel_rows_parallel(
+    tags, ids, starts, lengths, q, node_tag, node_tail, layer_ptr, roots, lam, out, n_chunks
+):
     """:func:`kernel_rows` with the stored sequences split into ``n_chunks`` contiguous chunks
     that run on numba's threads (identical results: each value is computed the same way)."""
     ell = q.shape[1]
@@ -108,8 +128,25 @@ def kernel_rows_parallel(tags, ids, starts, lengths, q, node_tag, node_tail, lay
         k0 = np.empty(nodes)
         k1 = np.empty(nodes)
         for k in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            _one_sequence(tags, ids, starts[k], lengths[k], q, node_tag, node_tail, layer_ptr, roots, lam,
-                          wc, c0, c1, k0, k1, out, k)
+            _one_sequence(
+                tags,
+                ids,
+                starts[k],
+                lengths[k],
+                q,
+                node_tag,
+                node_tail,
+                layer_ptr,
+                roots,
+                lam,
+                wc,
+                c0,
+                c1,
+                k0,
+                k1,
+                out,
+                k,
+            )
 
 
 @njit(cache=True, nogil=True)

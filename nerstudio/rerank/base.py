@@ -63,8 +63,13 @@ class Reranker:
         return f"{self.algo}(" + ", ".join(parts) + ")"
 
     # -- training ------------------------------------------------------------------------------
-    def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> Reranker:
+    def fit(
+        self,
+        train: RankingData,
+        dev: RankingData | None = None,
+        callback: Callback = None,
+        should_cancel: CancelCheck = None,
+    ) -> Reranker:
         raise NotImplementedError
 
     @staticmethod
@@ -77,7 +82,9 @@ class Reranker:
         self.best_step_: int | None = None
         self._t0 = time.perf_counter()
 
-    def _record(self, step: int, dev: RankingData | None, callback: Callback, score_fn=None, **kw) -> RerankStats:
+    def _record(
+        self, step: int, dev: RankingData | None, callback: Callback, score_fn=None, **kw
+    ) -> RerankStats:
         """Evaluate on dev (if any) with ``score_fn`` (default: this model), append to history."""
         st = RerankStats(step=step, unit=self.unit, seconds=time.perf_counter() - self._t0, **kw)
         if dev is not None and dev.has_gold:

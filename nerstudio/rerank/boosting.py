@@ -72,7 +72,10 @@ def line_search_alpha0(dL: np.ndarray) -> float:
         return mx + math.log(np.exp(z - mx).sum())
 
     import scipy.optimize
-    res = scipy.optimize.minimize_scalar(f, bounds=(0.0, 100.0), method="bounded", options={"xatol": 1e-6})
+
+    res = scipy.optimize.minimize_scalar(
+        f, bounds=(0.0, 100.0), method="bounded", options={"xatol": 1e-6}
+    )
     return float(res.x)
 
 
@@ -96,9 +99,16 @@ class RoundInfo:
 class BoostingSession:
     """The efficient algorithm of Figure 2, one round at a time."""
 
-    def __init__(self, data: RankingData, epsilon: float = 0.0, alpha0: float | None = None, refresh: int = 20000,
-                 max_work: int = 4_000_000):
+    def __init__(
+        self,
+        data: RankingData,
+        epsilon: float = 0.0,
+        alpha0: float | None = None,
+        refresh: int = 20000,
+        max_work: int = 4_000_000,
+    ):
         from . import _compiled
+
         self.data = data
         self.max_work = int(max_work)  # weight updates per compiled call (~10-30 ms of work)
         self.epsilon = float(epsilon)
@@ -111,8 +121,12 @@ class BoostingSession:
         m = data.n_features
         # D's rows (B± indices) and columns (A± indices), built in compiled code that releases
         # the GIL, so a GUI thread stays responsive while a large session is set up
-        self.B_ptr, self.B_idx, self.B_pos = _compiled.pair_differences(X.indptr, X.indices, orow, other)
-        self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(self.B_ptr, self.B_idx, self.B_pos, m)
+        self.B_ptr, self.B_idx, self.B_pos = _compiled.pair_differences(
+            X.indptr, X.indices, orow, other
+        )
+        self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(
+            self.B_ptr, self.B_idx, self.B_pos, m
+        )
         self.dL = data.L[orow] - data.L[other]
         self.alpha0 = line_search_alpha0(self.dL) if alpha0 is None else float(alpha0)
         self.alpha = np.zeros(m, dtype=np.float64)
@@ -127,30 +141,47 @@ class BoostingSession:
     @property
     def chosen(self) -> np.ndarray:
         """Feature chosen in each round so far."""
-        return self._chosen[:self.rounds]
+        return self._chosen[: self.rounds]
 
     @property
     def deltas(self) -> np.ndarray:
-        return self._deltas[:self.rounds]
+        return self._deltas[: self.rounds]
 
     def _reserve(self, extra: int) -> None:
         need = self.rounds + extra
         if need > len(self._chosen):
             size = max(need, 2 * len(self._chosen))
-            self._chosen = np.concatenate([self._chosen, np.zeros(size - len(self._chosen), np.int64)])
-            self._deltas = np.concatenate([self._deltas, np.zeros(size - len(self._deltas), np.float64)])
+            self._chosen = np.concatenate(
+                [self._chosen, np.zeros(size - len(self._chosen), np.int64)]
+            )
+            self._deltas = np.concatenate(
+                [self._deltas, np.zeros(size - len(self._deltas), np.float64)]
+            )
 
     # -- state -----------------------------------------------------------------------------
     def _recompute(self) -> None:
         """e, Z, W± and BestLoss from the margins, exactly."""
         from . import _compiled
+
         self.c = float(self.M.min()) if self.n_pairs else 0.0  # e = exp(−(M − c)) ≤ 1
         m = len(self.alpha)
         if not hasattr(self, "e"):
             self.e = np.empty(self.n_pairs)
             self.Wp, self.Wm, self.BL = np.empty(m), np.empty(m), np.empty(m)
-        self.Z = float(_compiled.pair_weights(self.M, self.c, self.B_ptr, self.B_idx, self.B_pos, m,
-                                              self.e, self.Wp, self.Wm, self.BL))
+        self.Z = float(
+            _compiled.pair_weights(
+                self.M,
+                self.c,
+                self.B_ptr,
+                self.B_idx,
+                self.B_pos,
+                m,
+                self.e,
+                self.Wp,
+                self.Wm,
+                self.BL,
+            )
+        )
         self._bmax_valid = False
 
     def loss(self) -> float:
@@ -218,25 +249,47 @@ class BoostingSession:
         if not detail:
             return RoundInfo(self.rounds, k, delta, 0.0, 0.0, bl, 0.0, 0.0, pairs, None, None)
         scale = math.exp(-self.c)
-        return RoundInfo(self.rounds, k, delta, wp * scale, wm * scale, bl * math.sqrt(scale), loss_before,
-                         self.loss(), pairs.copy(), m_before, self.M[pairs].copy())
+        return RoundInfo(
+            self.rounds,
+            k,
+            delta,
+            wp * scale,
+            wm * scale,
+            bl * math.sqrt(scale),
+            loss_before,
+            self.loss(),
+            pairs.copy(),
+            m_before,
+            self.M[pairs].copy(),
+        )
 
-    def run(self, n: int, dev_cols: sp.csc_matrix | None = None, dev_scores: np.ndarray | None = None,
-            between: Callable[[], None] | None = None) -> int:
+    def run(
+        self,
+        n: int,
+        dev_cols: sp.csc_matrix | None = None,
+        dev_scores: np.ndarray | None = None,
+        between: Callable[[], None] | None = None,
+    ) -> int:
         """Up to ``n`` rounds in compiled code (same algorithm as :meth:`step`); returns how many
         ran (fewer only when no feature can reduce the loss: then ``exhausted`` is set).
         ``dev_scores`` get δ on the dev rows having the chosen feature (``dev_cols`` is the dev
         matrix in CSC). ``between()`` is called every ``max_work`` weight updates (tens of
         milliseconds), e.g. to raise :class:`~nerstudio.errors.Cancelled`."""
         from . import _compiled
+
         m = len(self.alpha)
         if m == 0 or n <= 0:
             return 0
         block = _compiled.BLOCK
         if getattr(self, "_scratch", None) is None:
             nb = (m + block - 1) // block
-            self._scratch = (np.empty(nb, dtype=np.float64), np.zeros(nb, dtype=np.bool_), np.zeros(nb, dtype=np.int64),
-                             np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.bool_))
+            self._scratch = (
+                np.empty(nb, dtype=np.float64),
+                np.zeros(nb, dtype=np.bool_),
+                np.zeros(nb, dtype=np.int64),
+                np.zeros(m, dtype=np.int64),
+                np.zeros(m, dtype=np.bool_),
+            )
             self._bmax_valid = False
         bmax, dirty, dirty_list, touched, touched_mark = self._scratch
         if not self._bmax_valid:
@@ -247,7 +300,11 @@ class BoostingSession:
             didx = np.zeros(0, dtype=np.int32)
             dsc = np.zeros(0, dtype=np.float64)
         else:
-            dptr, didx, dsc = dev_cols.indptr.astype(np.int32, copy=False), dev_cols.indices.astype(np.int32, copy=False), dev_scores
+            dptr, didx, dsc = (
+                dev_cols.indptr.astype(np.int32, copy=False),
+                dev_cols.indices.astype(np.int32, copy=False),
+                dev_scores,
+            )
         total = 0
         while total < n:
             chunk = n - total
@@ -255,11 +312,36 @@ class BoostingSession:
                 chunk = min(chunk, self.refresh - self.rounds % self.refresh)
             self._reserve(chunk)
             st = np.array([self.Z])
-            done = _compiled.boost_rounds(chunk, self.A_ptr, self.A_idx, self.A_sgn, self.B_ptr, self.B_idx,
-                                          self.B_pos, self.M, self.e, self.Wp, self.Wm, self.BL, bmax, block,
-                                          st, self.epsilon, self.alpha, self._chosen, self._deltas, self.rounds,
-                                          dptr, didx, dsc, dirty, dirty_list, touched, touched_mark,
-                                          self.max_work)
+            done = _compiled.boost_rounds(
+                chunk,
+                self.A_ptr,
+                self.A_idx,
+                self.A_sgn,
+                self.B_ptr,
+                self.B_idx,
+                self.B_pos,
+                self.M,
+                self.e,
+                self.Wp,
+                self.Wm,
+                self.BL,
+                bmax,
+                block,
+                st,
+                self.epsilon,
+                self.alpha,
+                self._chosen,
+                self._deltas,
+                self.rounds,
+                dptr,
+                didx,
+                dsc,
+                dirty,
+                dirty_list,
+                touched,
+                touched_mark,
+                self.max_work,
+            )
             self.Z = float(st[0])
             self.rounds += done
             total += done
@@ -293,14 +375,25 @@ class Boosting(Reranker):
     algo = "boost"
     unit = "round"
 
-    def __init__(self, rounds: int = 10000, epsilon: float = 0.0025, eval_every: int = 500, keep_best: bool = True):
+    def __init__(
+        self,
+        rounds: int = 10000,
+        epsilon: float = 0.0025,
+        eval_every: int = 500,
+        keep_best: bool = True,
+    ):
         self.rounds = rounds
         self.epsilon = epsilon
         self.eval_every = eval_every
         self.keep_best = keep_best
 
-    def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> Boosting:
+    def fit(
+        self,
+        train: RankingData,
+        dev: RankingData | None = None,
+        callback: Callback = None,
+        should_cancel: CancelCheck = None,
+    ) -> Boosting:
         self._start()
         sess = BoostingSession(train, epsilon=self.epsilon)
         self.alpha0_ = sess.alpha0
@@ -308,8 +401,13 @@ class Boosting(Reranker):
         if dev is not None and dev.has_gold:
             dev_cols = dev.X.tocsc()
             dev_scores = self.alpha0_ * dev.L
-        self._record(0, dev, callback, score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
-                     loss=sess.loss())
+        self._record(
+            0,
+            dev,
+            callback,
+            score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
+            loss=sess.loss(),
+        )
         eval_every = max(1, int(self.eval_every))
         # compiled rounds up to each evaluation point; cancellation is checked every few
         # tens of milliseconds of work inside run()
@@ -317,17 +415,28 @@ class Boosting(Reranker):
 
         def between():
             self._check_cancel(should_cancel)
+
         while sess.rounds < total and not sess.exhausted:
             n = min(total - sess.rounds, eval_every - sess.rounds % eval_every)
             done = sess.run(n, dev_cols, dev_scores, between)
             if sess.rounds % eval_every == 0 and done:
-                self._record(sess.rounds, dev, callback,
-                             score_fn=(lambda d: dev_scores) if dev_cols is not None else None, loss=sess.loss())
+                self._record(
+                    sess.rounds,
+                    dev,
+                    callback,
+                    score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
+                    loss=sess.loss(),
+                )
             self._check_cancel(should_cancel)
         done = sess.rounds
         if not self.history_ or self.history_[-1].step != done:
-            self._record(done, dev, callback, score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
-                         loss=sess.loss())
+            self._record(
+                done,
+                dev,
+                callback,
+                score_fn=(lambda d: dev_scores) if dev_cols is not None else None,
+                loss=sess.loss(),
+            )
         self.rounds_run_ = done
         self.chosen_ = sess.chosen.copy()
         self.deltas_ = sess.deltas.copy()
@@ -341,11 +450,17 @@ class Boosting(Reranker):
         return self.alpha0_, self.alpha_
 
     def state(self) -> dict[str, np.ndarray]:
-        return {"alpha0": np.array([self.alpha0_]), "alpha": self.alpha_,
-                "chosen": self.chosen_, "deltas": self.deltas_, "kept_rounds": np.array([self.kept_rounds_])}
+        return {
+            "alpha0": np.array([self.alpha0_]),
+            "alpha": self.alpha_,
+            "chosen": self.chosen_,
+            "deltas": self.deltas_,
+            "kept_rounds": np.array([self.kept_rounds_]),
+        }
 
     def set_state(self, arrays, n_features: int) -> None:
         from ..persist import scalar, vector
+
         alpha = np.asarray(arrays["alpha"], dtype=np.float64)
         if alpha.shape != (n_features,):
             raise ValueError(f"boosting weights have shape {alpha.shape}, expected ({n_features},)")
@@ -354,7 +469,8 @@ class Boosting(Reranker):
         self.chosen_ = vector(arrays, "chosen", dtype=np.int64)
         self.deltas_ = vector(arrays, "deltas", len(self.chosen_))
         self.kept_rounds_ = scalar(arrays, "kept_rounds", int)
-        if not 0 <= self.kept_rounds_ <= len(self.chosen_) or (len(self.chosen_) and (
-                self.chosen_.min() < 0 or self.chosen_.max() >= n_features)):
+        if not 0 <= self.kept_rounds_ <= len(self.chosen_) or (
+            len(self.chosen_) and (self.chosen_.min() < 0 or self.chosen_.max() >= n_features)
+        ):
             raise ValueError("the boosting rounds are out of range")
         self.rounds_run_ = len(self.chosen_)

@@ -33,7 +33,9 @@ from ..nbest import NBestList
 from ..resources import Gazetteers, select_lists
 
 
-def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
+def gazetteer_strings(
+    gz: Gazetteers, words: Sequence[str], s: int, e1: int, single: dict | None = None
+) -> list[str]:
     """GZ / GZF / GZL strings of the entity ``words[s:e1]`` (``single`` caches one-word look-ups
     by position, within one sentence)."""
     single = {} if single is None else single
@@ -42,6 +44,7 @@ def gazetteer_strings(gz: Gazetteers, words: Sequence[str], s: int, e1: int, sin
         if i not in single:
             single[i] = gz.lists_of([words[i]])
         return single[i]
+
     out = [f"GZ={n}" for n in gz.lists_of(words[s:e1])]
     return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
 
@@ -85,7 +88,9 @@ class DocumentContext:
             raise ValueError(f"unknown context scope {scope!r} (choose from {', '.join(SCOPES)})")
         self.scope = scope
         if len(documents) != len(nbest):
-            raise ValueError("documents must give one document index per sentence of the N-best list")
+            raise ValueError(
+                "documents must give one document index per sentence of the N-best list"
+            )
         self.documents = [int(d) for d in documents]
         self.own: list[Counter] = []  # per sentence: (words, label) of its first-stage entities
         self.doc: dict[int, Counter] = defaultdict(Counter)
@@ -95,7 +100,7 @@ class DocumentContext:
             if nbest.n_candidates(i):
                 ws = nbest.words[i]
                 for sp in nbest.spans(i, 0):
-                    c[(tuple(ws[sp.start:sp.end]), sp.label or "ENT")] += 1
+                    c[(tuple(ws[sp.start : sp.end]), sp.label or "ENT")] += 1
             self.own.append(c)
             self.doc[self.documents[i]].update(c)
             self.corpus.update(c)
@@ -106,8 +111,12 @@ class DocumentContext:
         """``DC=…`` / ``CC=…`` of the entity ``words`` in sentence ``i`` (see the module docstring)."""
         key = tuple(words)
         d = self.documents[i]
-        doc_c = Counter({lab: self.doc[d][(key, lab)] - self.own[i][(key, lab)] for lab in self.labels})
-        cor_c = Counter({lab: self.corpus[(key, lab)] - self.doc[d][(key, lab)] for lab in self.labels})
+        doc_c = Counter(
+            {lab: self.doc[d][(key, lab)] - self.own[i][(key, lab)] for lab in self.labels}
+        )
+        cor_c = Counter(
+            {lab: self.corpus[(key, lab)] - self.doc[d][(key, lab)] for lab in self.labels}
+        )
         out = []
         m = _majority(doc_c)
         if m is not None and self.scope != "corpus":

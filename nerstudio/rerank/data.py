@@ -85,7 +85,7 @@ class RankingData:
 
     def features_of(self, row: int) -> np.ndarray:
         """Active feature ids of candidate ``row`` (a global row number)."""
-        return self.X.indices[self.X.indptr[row]:self.X.indptr[row + 1]]
+        return self.X.indices[self.X.indptr[row] : self.X.indptr[row + 1]]
 
     # -- choices and scores -----------------------------------------------------------------
     def argmax(self, scores: np.ndarray) -> np.ndarray:
@@ -129,22 +129,40 @@ class RankingData:
         sizes = self.sizes[sentences]
         offsets = np.zeros(len(sentences) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        rows = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in sentences]) \
-            if len(sentences) else np.zeros(0, dtype=np.int64)
+        rows = (
+            np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in sentences])
+            if len(sentences)
+            else np.zeros(0, dtype=np.int64)
+        )
 
         def pick(a, by):
             return None if a is None else a[by]
+
         nb = None
         if self.nbest is not None:
             src = self.nbest
             idx = sentences.tolist()
-            nb = NBestList(src.tagset, [src.words[i] for i in idx], [src.candidates[i] for i in idx],
-                           [src.logprobs[i] for i in idx],
-                           None if src.gold is None else [src.gold[i] for i in idx],
-                           [src.ids[i] for i in idx], dict(src.meta))
-        return RankingData(self.X[rows], self.L[rows], offsets, pick(self.oracle, sentences),
-                           pick(self.correct, rows), pick(self.proposed, rows), pick(self.n_gold, sentences),
-                           pick(self.quality, rows), nb, self.feature_names)
+            nb = NBestList(
+                src.tagset,
+                [src.words[i] for i in idx],
+                [src.candidates[i] for i in idx],
+                [src.logprobs[i] for i in idx],
+                None if src.gold is None else [src.gold[i] for i in idx],
+                [src.ids[i] for i in idx],
+                dict(src.meta),
+            )
+        return RankingData(
+            self.X[rows],
+            self.L[rows],
+            offsets,
+            pick(self.oracle, sentences),
+            pick(self.correct, rows),
+            pick(self.proposed, rows),
+            pick(self.n_gold, sentences),
+            pick(self.quality, rows),
+            nb,
+            self.feature_names,
+        )
 
 
 def group_argmax(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:

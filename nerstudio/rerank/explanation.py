@@ -55,9 +55,17 @@ def _what(template: str) -> str:
     return f"{words} ({'L(x)' if code == 'L' else code})"
 
 
-def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = True, top: int = 2,
-                 rich: bool = True, breakdown: Sequence[tuple[str, float]] | None = None,
-                 who: str = "the reranker") -> str:
+def why_sentence(
+    terms: Sequence,
+    delta: float,
+    a: str,
+    b: str,
+    grouped: bool = True,
+    top: int = 2,
+    rich: bool = True,
+    breakdown: Sequence[tuple[str, float]] | None = None,
+    who: str = "the reranker",
+) -> str:
     """The answer to "why does the reranker prefer one of A and B?".
 
     ``terms`` are the terms of F(A) − F(B) (contribution > 0 favours A), ``delta`` that
@@ -69,6 +77,7 @@ def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = 
     tagger's local and non-local scores, only the latter listed): the sentence states them next
     to it. ``who`` is the model.
     """
+
     def em(s):
         return f"<b>{s}</b>" if rich else s
 
@@ -100,7 +109,9 @@ def why_sentence(terms: Sequence, delta: float, a: str, b: str, grouped: bool = 
             value = feature_value(t.name) if _code(t.template) != "L" else ""
             shown = f" “{esc(value)}”" if value else ""
             side = a if t.contribution > 0 else b
-            parts.append(f"{esc(_what(t.template))}{shown}: {num(t.contribution, sign=True)}, for {side}")
+            parts.append(
+                f"{esc(_what(t.template))}{shown}: {num(t.contribution, sign=True)}, for {side}"
+            )
     if not parts:
         return head + "; no feature separates them."
     return head + ". What moves the difference most: " + "; ".join(parts) + "."

@@ -75,10 +75,17 @@ QUOTES = frozenset({'"', "“", "”", "``", "''", "„"})
 _BITS2 = list(itertools.product((0, 1), repeat=2))
 _BITS3 = list(itertools.product((0, 1), repeat=3))
 
-START_TEMPLATES = tuple([f"BO{a}{b}" for a, b in _BITS2] + [f"TO{a}{b}{c}" for a, b, c in _BITS3]
-                        + [f"TO2{a}{b}{c}" for a, b, c in _BITS3])
-END_TEMPLATES = tuple(["LW", "LWLC"] + [f"BE{a}{b}" for a, b in _BITS2] + [f"TE{a}{b}{c}" for a, b, c in _BITS3]
-                      + [f"TE2{a}{b}{c}" for a, b, c in _BITS3])
+START_TEMPLATES = tuple(
+    [f"BO{a}{b}" for a, b in _BITS2]
+    + [f"TO{a}{b}{c}" for a, b, c in _BITS3]
+    + [f"TO2{a}{b}{c}" for a, b, c in _BITS3]
+)
+END_TEMPLATES = tuple(
+    ["LW", "LWLC"]
+    + [f"BE{a}{b}" for a, b in _BITS2]
+    + [f"TE{a}{b}{c}" for a, b, c in _BITS3]
+    + [f"TE2{a}{b}{c}" for a, b, c in _BITS3]
+)
 SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
 GAZETTEER_TEMPLATES = ("GZ", "GZF", "GZL")  # with gazetteers=True only
 CONTEXT_TEMPLATES = ("DC", "CC")  # with context=True only (nerstudio.rerank.context)
@@ -131,9 +138,18 @@ class GlobalFeatures:
     with gold (:func:`set_oracle`).
     """
 
-    def __init__(self, min_sentences: int = 5, typed: bool | None = None, quote_max: int = 10, quotes: bool = True,
-                 oracle: str = "tags", gazetteers: bool | Sequence[str] = False,
-                 context: bool | str = False, clusters: bool | Sequence[int] = False, biglex: bool = False):
+    def __init__(
+        self,
+        min_sentences: int = 5,
+        typed: bool | None = None,
+        quote_max: int = 10,
+        quotes: bool = True,
+        oracle: str = "tags",
+        gazetteers: bool | Sequence[str] = False,
+        context: bool | str = False,
+        clusters: bool | Sequence[int] = False,
+        biglex: bool = False,
+    ):
         self.gazetteers, self.context, self._gz = resource_options(gazetteers, context)
         if clusters is True:
             clusters = RERANK_CLUSTER_BITS
@@ -147,9 +163,17 @@ class GlobalFeatures:
         self.oracle = oracle
 
     def get_params(self) -> dict:
-        return {"min_sentences": self.min_sentences, "typed": self.typed, "quote_max": self.quote_max,
-                "quotes": self.quotes, "oracle": self.oracle, "gazetteers": self.gazetteers,
-                "context": self.context, "clusters": self.clusters, "biglex": self.biglex}
+        return {
+            "min_sentences": self.min_sentences,
+            "typed": self.typed,
+            "quote_max": self.quote_max,
+            "quotes": self.quotes,
+            "oracle": self.oracle,
+            "gazetteers": self.gazetteers,
+            "context": self.context,
+            "clusters": self.clusters,
+            "biglex": self.biglex,
+        }
 
     def _cluster_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
         """BC<n> / BCL<n> strings of the entity ``words[s:e1]`` (module docstring)."""
@@ -173,12 +197,20 @@ class GlobalFeatures:
         ctx = getattr(self, "_ctx", None)
         return [] if ctx is None else ctx.strings(self._ctx_i, words[s:e1])
 
-    def _gazetteer_strings(self, words: Sequence[str], s: int, e1: int, single: dict | None = None) -> list[str]:
+    def _gazetteer_strings(
+        self, words: Sequence[str], s: int, e1: int, single: dict | None = None
+    ) -> list[str]:
         return [] if self._gz is None else gazetteer_strings(self._gz, words, s, e1, single)
 
     # -- readable strings (one candidate) ----------------------------------------------------
-    def candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None,
-                          context: DocumentContext | None = None, sentence: int | None = None) -> list[str]:
+    def candidate_strings(
+        self,
+        words: Sequence[str],
+        tags: Sequence[str],
+        lexicon: set[str] | None = None,
+        context: DocumentContext | None = None,
+        sentence: int | None = None,
+    ) -> list[str]:
         """All feature strings of one candidate tagging (SCN tags), before selection, sorted;
         ``context`` and ``sentence`` (the sentence's index in the context's list) give the DC/CC
         features.
@@ -193,7 +225,9 @@ class GlobalFeatures:
         finally:
             self._ctx, self._ctx_i = saved
 
-    def _candidate_strings(self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None) -> list[str]:
+    def _candidate_strings(
+        self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None
+    ) -> list[str]:
         lex = lexicon if lexicon is not None else getattr(self, "lexicon_", set())
         pr = _Prims(lex)
         n = len(words)
@@ -219,16 +253,23 @@ class GlobalFeatures:
         out: list[str] = []
         for s, e1, lab in zip(ss.tolist(), ee.tolist(), ll.tolist()):
             e = e1 - 1
-            feats = [f"WE={' '.join(w(i) for i in range(s, e + 1))}",
-                     f"FF={' '.join(f(i) for i in range(s, e + 1))}",
-                     f"GF={' '.join(g(i) for i in range(s, e + 1))}",
-                     f"LW={w(e)}", f"LWLC={P[e][2]}"]
+            feats = [
+                f"WE={' '.join(w(i) for i in range(s, e + 1))}",
+                f"FF={' '.join(f(i) for i in range(s, e + 1))}",
+                f"GF={' '.join(g(i) for i in range(s, e + 1))}",
+                f"LW={w(e)}",
+                f"LWLC={P[e][2]}",
+            ]
             feats += [f"BO{a}{b}={wg(s - 1, a)} {wg(s, b)}" for a, b in _BITS2]
             feats += [f"BE{a}{b}={wg(e, a)} {wg(e + 1, b)}" for a, b in _BITS2]
             feats += [f"TO{a}{b}{c}={wg(s - 2, a)} {wg(s - 1, b)} {wg(s, c)}" for a, b, c in _BITS3]
-            feats += [f"TO2{a}{b}{c}={wg(s - 1, a)} {wg(s, b)} {wg(s + 1, c)}" for a, b, c in _BITS3]
+            feats += [
+                f"TO2{a}{b}{c}={wg(s - 1, a)} {wg(s, b)} {wg(s + 1, c)}" for a, b, c in _BITS3
+            ]
             feats += [f"TE{a}{b}{c}={wg(e - 1, a)} {wg(e, b)} {wg(e + 1, c)}" for a, b, c in _BITS3]
-            feats += [f"TE2{a}{b}{c}={wg(e - 2, a)} {wg(e - 1, b)} {wg(e, c)}" for a, b, c in _BITS3]
+            feats += [
+                f"TE2{a}{b}{c}={wg(e - 2, a)} {wg(e - 1, b)} {wg(e, c)}" for a, b, c in _BITS3
+            ]
             for k in range(s, e + 1):
                 feats.append(f"PF={' '.join(f(i) for i in range(s, k + 1))}")
                 feats.append(f"PF2={' '.join(g(i) for i in range(s, k + 1))}")
@@ -252,14 +293,20 @@ class GlobalFeatures:
         return bool(self.typed) and any("-" in t for t in tagset)
 
     # -- fitting and transforming -------------------------------------------------------------
-    def fit(self, nbest: NBestList, progress: Callable[[int, int], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, lexicon: set[str] | None = None) -> GlobalFeatures:
+    def fit(
+        self,
+        nbest: NBestList,
+        progress: Callable[[int, int], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+        lexicon: set[str] | None = None,
+    ) -> GlobalFeatures:
         """Build the lexicon and the feature index from a (jackknifed) training N-best list."""
         self.fit_transform(nbest, progress, should_cancel, lexicon)
         return self
 
-    def fit_transform(self, nbest: NBestList, progress=None, should_cancel=None,
-                      lexicon: set[str] | None = None) -> RankingData:
+    def fit_transform(
+        self, nbest: NBestList, progress=None, should_cancel=None, lexicon: set[str] | None = None
+    ) -> RankingData:
         t0 = time.perf_counter()
         if lexicon is not None:
             self.lexicon_ = set(lexicon)
@@ -269,7 +316,9 @@ class GlobalFeatures:
         self.typed_ = self._typed_for(nbest.tagset)
         self._base = _ShardedIndex()
         self._base_names: list[str] = []
-        per_sentence, sent_keys = self._all_keys(nbest, grow=True, progress=progress, should_cancel=should_cancel)
+        per_sentence, sent_keys = self._all_keys(
+            nbest, grow=True, progress=progress, should_cancel=should_cancel
+        )
         # selection: distinct training sentences per key
         allk = np.concatenate(sent_keys) if sent_keys else np.zeros(0, np.int64)
         del sent_keys
@@ -311,9 +360,13 @@ class GlobalFeatures:
         """Ranking data of an N-best list with the fitted feature index (unknown features dropped)."""
         self._check_fitted()
         if entity_types(nbest.tagset) != self.types_:
-            raise ValueError(f"the N-best list's entity types {entity_types(nbest.tagset)} differ from the "
-                             f"features' {self.types_}")
-        per_sentence, _ = self._all_keys(nbest, grow=False, progress=progress, should_cancel=should_cancel)
+            raise ValueError(
+                f"the N-best list's entity types {entity_types(nbest.tagset)} differ from the "
+                f"features' {self.types_}"
+            )
+        per_sentence, _ = self._all_keys(
+            nbest, grow=False, progress=progress, should_cancel=should_cancel
+        )
         return self._to_data(nbest, per_sentence, self.keys_)
 
     def _check_fitted(self) -> None:
@@ -337,14 +390,18 @@ class GlobalFeatures:
                 cols = _lookup(table, comb & _KEY_MASK)
                 ok = cols >= 0
                 parts.append(cols[ok].astype(np.int32))
-                counts[base:base + m] = np.bincount((comb[ok] >> _ROW_SHIFT).astype(np.int64), minlength=m)
+                counts[base : base + m] = np.bincount(
+                    (comb[ok] >> _ROW_SHIFT).astype(np.int64), minlength=m
+                )
             base += m
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         indices = np.concatenate(parts) if parts else np.zeros(0, np.int32)
-        if indptr[-1] < 2 ** 31 - 1:
+        if indptr[-1] < 2**31 - 1:
             indptr = indptr.astype(np.int32)
-        X = sp.csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, len(table)))
+        X = sp.csr_matrix(
+            (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, len(table))
+        )
         offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
         np.cumsum([nbest.n_candidates(i) for i in range(len(nbest))], out=offsets[1:])
         L = np.concatenate(nbest.logprobs) if len(nbest) else np.zeros(0)
@@ -382,15 +439,21 @@ class GlobalFeatures:
         if self.context:
             docs = nbest.meta.get("documents")
             if docs is None:
-                raise ValueError("context features need the document of every sentence (meta 'documents' of the "
-                                 "N-best list)")
-            self._ctx = DocumentContext(nbest, docs, "both" if self.context is True else self.context)
+                raise ValueError(
+                    "context features need the document of every sentence (meta 'documents' of the "
+                    "N-best list)"
+                )
+            self._ctx = DocumentContext(
+                nbest, docs, "both" if self.context is True else self.context
+            )
         for i in range(S):
             self._ctx_i = i
             cands = nbest.candidates[i]
             comb = None
             if cands.shape[0]:
-                r, k = self._sentence_keys(nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow)
+                r, k = self._sentence_keys(
+                    nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow
+                )
                 comb = np.unique((r << _ROW_SHIFT) | k)
                 if grow:
                     sent_keys.append(np.unique(comb & _KEY_MASK))
@@ -417,7 +480,9 @@ class GlobalFeatures:
             self._base_names.append(s)
         return b
 
-    def _sentence_keys(self, words, cands: np.ndarray, tagset, prims: _Prims, T1: int, typed: bool, grow: bool):
+    def _sentence_keys(
+        self, words, cands: np.ndarray, tagset, prims: _Prims, T1: int, typed: bool, grow: bool
+    ):
         n = len(words)
         P = [prims.of(x) for x in words]
         W = list(words) + [NULL, NULL]  # index -1 and -2 wrap to NULL
@@ -447,16 +512,24 @@ class GlobalFeatures:
                 if st is None:
                     p2, p1, p0, q1 = at(s - 2), at(s - 1), s, at(s + 1)
                     names = [f"BO{a}{b}={WG[a][p1]} {WG[b][p0]}" for a, b in _BITS2]
-                    names += [f"TO{a}{b}{c_}={WG[a][p2]} {WG[b][p1]} {WG[c_][p0]}" for a, b, c_ in _BITS3]
-                    names += [f"TO2{a}{b}{c_}={WG[a][p1]} {WG[b][p0]} {WG[c_][q1]}" for a, b, c_ in _BITS3]
+                    names += [
+                        f"TO{a}{b}{c_}={WG[a][p2]} {WG[b][p1]} {WG[c_][p0]}" for a, b, c_ in _BITS3
+                    ]
+                    names += [
+                        f"TO2{a}{b}{c_}={WG[a][p1]} {WG[b][p0]} {WG[c_][q1]}" for a, b, c_ in _BITS3
+                    ]
                     st = start_cache[s] = [idf(x, grow) for x in names]
                 en = end_cache.get(e)
                 if en is None:
                     m2, m1, m0, n1 = at(e - 2), at(e - 1), e, at(e + 1)
                     names = [f"LW={W[m0]}", f"LWLC={P[e][2]}"]
                     names += [f"BE{a}{b}={WG[a][m0]} {WG[b][n1]}" for a, b in _BITS2]
-                    names += [f"TE{a}{b}{c_}={WG[a][m1]} {WG[b][m0]} {WG[c_][n1]}" for a, b, c_ in _BITS3]
-                    names += [f"TE2{a}{b}{c_}={WG[a][m2]} {WG[b][m1]} {WG[c_][m0]}" for a, b, c_ in _BITS3]
+                    names += [
+                        f"TE{a}{b}{c_}={WG[a][m1]} {WG[b][m0]} {WG[c_][n1]}" for a, b, c_ in _BITS3
+                    ]
+                    names += [
+                        f"TE2{a}{b}{c_}={WG[a][m2]} {WG[b][m1]} {WG[c_][m0]}" for a, b, c_ in _BITS3
+                    ]
                     en = end_cache[e] = [idf(x, grow) for x in names]
                 ids = st + en
                 ids.append(idf("WE=" + " ".join(W[s:e1]), grow))
@@ -465,13 +538,17 @@ class GlobalFeatures:
                 for k in range(s, e1):
                     pk = pre_cache.get((s, k))
                     if pk is None:
-                        pk = pre_cache[(s, k)] = [idf("PF=" + " ".join(Fs[s:k + 1]), grow),
-                                                  idf("PF2=" + " ".join(G[s:k + 1]), grow)]
+                        pk = pre_cache[(s, k)] = [
+                            idf("PF=" + " ".join(Fs[s : k + 1]), grow),
+                            idf("PF2=" + " ".join(G[s : k + 1]), grow),
+                        ]
                     ids += pk
                     sk = suf_cache.get((e, k))
                     if sk is None:
-                        sk = suf_cache[(e, k)] = [idf("SF=" + " ".join(reversed(Fs[k:e1])), grow),
-                                                  idf("SF2=" + " ".join(reversed(G[k:e1])), grow)]
+                        sk = suf_cache[(e, k)] = [
+                            idf("SF=" + " ".join(reversed(Fs[k:e1])), grow),
+                            idf("SF2=" + " ".join(reversed(G[k:e1])), grow),
+                        ]
                     ids += sk
                 ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
                 ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
@@ -487,7 +564,10 @@ class GlobalFeatures:
             if len(qpos) >= 2:
                 for c in range(cands.shape[0]):
                     tags = [tagset[t] for t in cands[c]]
-                    ids = [idf(x, grow) for x in _quote_strings(list(words), tags, G[:n], self.quote_max, qpos)]
+                    ids = [
+                        idf(x, grow)
+                        for x in _quote_strings(list(words), tags, G[:n], self.quote_max, qpos)
+                    ]
                     b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
                     cand_keys.append(b)
                     cand_rows.append(np.full(len(b), c, dtype=np.int64))
@@ -500,37 +580,61 @@ class GlobalFeatures:
     def state(self) -> tuple[dict, dict]:
         """JSON-able settings and arrays for a model file."""
         self._check_fitted()
-        head = {"params": self.get_params(), "types": self.types_, "typed": self.typed_,
-                "gazetteers": self._gz.fingerprint if self._gz is not None else None, "n_lexicon": len(self.lexicon_)}
+        head = {
+            "params": self.get_params(),
+            "types": self.types_,
+            "typed": self.typed_,
+            "gazetteers": self._gz.fingerprint if self._gz is not None else None,
+            "n_lexicon": len(self.lexicon_),
+        }
         if self.clusters or self.biglex:
             head["clusters"] = cluster_fingerprint()
         from ..persist import json_array
-        arrays = {"gf_keys": self.keys_, "gf_base": json_array(self._base_names),
-                  "gf_lexicon": json_array(sorted(self.lexicon_))}
+
+        arrays = {
+            "gf_keys": self.keys_,
+            "gf_base": json_array(self._base_names),
+            "gf_lexicon": json_array(sorted(self.lexicon_)),
+        }
         return head, arrays
 
     @classmethod
     def from_state(cls, head: dict, arrays: dict) -> GlobalFeatures:
         from ..persist import check_params, header_field, json_strings
+
         self = cls(**check_params(cls, head.get("params"), "features.params"))
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
-            raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
+            raise ValueError(
+                "the model was trained with other gazetteer lists than this nerstudio's: retrain it"
+            )
         if (self.clusters or self.biglex) and head.get("clusters") != cluster_fingerprint():
-            raise ValueError("the model was trained with other word clusters than this nerstudio's: retrain it")
+            raise ValueError(
+                "the model was trained with other word clusters than this nerstudio's: retrain it"
+            )
         self.types_ = list(header_field(head, "types", list[str], "features.types"))
         self.typed_ = header_field(head, "typed", bool, "features.typed")
         self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))
         if "n_lexicon" in head and len(self.lexicon_) != head["n_lexicon"]:
-            raise ValueError(f"array 'gf_lexicon' holds {len(self.lexicon_)} words, the header says {head['n_lexicon']}")
+            raise ValueError(
+                f"array 'gf_lexicon' holds {len(self.lexicon_)} words, the header says {head['n_lexicon']}"
+            )
         self._base_names = json_strings(arrays, "gf_base")
         self._base = _ShardedIndex((s, i) for i, s in enumerate(self._base_names))
         keys = np.asarray(arrays["gf_keys"], dtype=np.int64)
         T1 = len(self.types_) + 1
-        if len(keys) and (keys.min() < 0 or keys.max() // T1 >= len(self._base_names) or np.any(np.diff(keys) <= 0)):
+        if len(keys) and (
+            keys.min() < 0
+            or keys.max() // T1 >= len(self._base_names)
+            or np.any(np.diff(keys) <= 0)
+        ):
             raise ValueError("feature keys out of range or unsorted")
         self.keys_ = keys
-        self.names_ = [self._base_names[k // T1] if k % T1 == 0 else _with_type(self._base_names[k // T1], self.types_[k % T1 - 1])
-                       for k in keys.tolist()]
+        self.names_ = [
+            self._base_names[k // T1]
+            if k % T1 == 0
+            else _with_type(self._base_names[k // T1], self.types_[k % T1 - 1])
+            for k in keys.tolist()
+        ]
         self.templates_ = [template_of(x) for x in self.names_]
         return self
 
@@ -579,8 +683,9 @@ def _with_type(name: str, t: str) -> str:
     return f"{head}:{t}={val}"
 
 
-def _quote_strings(words: list[str], tags: list[str], g: list[str], quote_max: int,
-                   qpos: list[int] | None = None) -> list[str]:
+def _quote_strings(
+    words: list[str], tags: list[str], g: list[str], quote_max: int, qpos: list[int] | None = None
+) -> list[str]:
     """Q, Q2, QF, QF2 for every quote pair of one candidate (see the module docstring)."""
     n = len(words)
     if qpos is None:
@@ -603,7 +708,9 @@ def _quote_strings(words: list[str], tags: list[str], g: list[str], quote_max: i
             continue
         ep = inner[-1]
         first = tags[s + 1]
-        bprime = int(first.startswith("S") and all(tags[i].startswith("C") for i in range(s + 2, ep + 1)))
+        bprime = int(
+            first.startswith("S") and all(tags[i].startswith("C") for i in range(s + 2, ep + 1))
+        )
         u = sum(1 for i in range(s + 1, e) if words[i][:1].isupper())
         lo = sum(1 for i in range(s + 1, e) if words[i][:1].islower())
         b = int(u > lo)

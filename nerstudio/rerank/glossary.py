@@ -23,8 +23,10 @@ import re
 
 from ..text.shapes import describe_shape
 
-LEGEND = ("shape = the word's character types with runs collapsed, then 1 if the word is usually written in "
-          "lower case (Aa1, A.A.0); bare shape = the same without the final flag (Aa)")
+LEGEND = (
+    "shape = the word's character types with runs collapsed, then 1 if the word is usually written in "
+    "lower case (Aa1, A.A.0); bare shape = the same without the final flag (Aa)"
+)
 
 FALLBACK = "no description (unknown template)"
 
@@ -39,8 +41,14 @@ _POSITIONS = {
     "e": ("its last word", "the entity's last word"),
     "e+1": ("the word after the entity", "the word after the entity"),
 }
-_WINDOWS = {"BO": ("s-1", "s"), "BE": ("e", "e+1"), "TO": ("s-2", "s-1", "s"), "TO2": ("s-1", "s", "s+1"),
-            "TE": ("e-1", "e", "e+1"), "TE2": ("e-2", "e-1", "e")}
+_WINDOWS = {
+    "BO": ("s-1", "s"),
+    "BE": ("e", "e+1"),
+    "TO": ("s-2", "s-1", "s"),
+    "TO2": ("s-1", "s", "s+1"),
+    "TE": ("e-1", "e", "e+1"),
+    "TE2": ("e-2", "e-1", "e"),
+}
 
 
 def _window_text(positions: tuple[str, ...], bits: tuple[int, ...]) -> str:
@@ -85,10 +93,15 @@ GLOSSARY: dict[str, str] = {
     "GZF": "the entity's first word alone is an entry of this gazetteer list",
     "GZL": "the entity's last word alone is an entry of this gazetteer list",
     # Brown clusters of the entity's words (nerstudio.resources.clusters), one family per prefix length
-    **{f"BC{b}": f"the Brown word clusters of the entity's words, each cut to its first {b} branchings "
-                 "(words used alike in a large corpus share them)" for b in (4, 10)},
-    **{f"BCL{b}": f"the Brown word cluster of the entity's last word, cut to its first {b} branchings"
-       for b in (4, 10)},
+    **{
+        f"BC{b}": f"the Brown word clusters of the entity's words, each cut to its first {b} branchings "
+        "(words used alike in a large corpus share them)"
+        for b in (4, 10)
+    },
+    **{
+        f"BCL{b}": f"the Brown word cluster of the entity's last word, cut to its first {b} branchings"
+        for b in (4, 10)
+    },
     # document context from the tagger's own best candidates (nerstudio.rerank.context)
     "DC": "the label the tagger gives the same words most often elsewhere in the document",
     "CC": "the label the tagger gives the same words most often in the other documents",
@@ -96,12 +109,12 @@ GLOSSARY: dict[str, str] = {
     "Q": "a short quotation: shape and tag of every word, quotes included",
     "Q2": "a short quotation with one word on each side: shape and tag of every word",
     "QF": "a quotation: is it tagged as exactly one entity, its capitalised and lower-case word counts, "
-          "shapes of its first and last words",
+    "shapes of its first and last words",
     "QF2": "a quotation: is it tagged as exactly one entity, are most of its words capitalised, "
-           "shapes of its first and last words",
+    "shapes of its first and last words",
     # non-local features of a document labelling (Kazama & Torisawa 2007)
     "PC": "the same phrase as an entity twice in the document (or as an entity and left unlabelled: ~O), "
-          "with both labels",
+    "with both labels",
     "SP": "an entity whose words are part of a longer entity elsewhere in the document, with both labels",
     "MJ": "an entity's label with the label most often given to the same phrase elsewhere in the document",
     "MJS": "an entity's label with the label most often given to the longer entities that contain its words",
@@ -140,8 +153,10 @@ def is_described(code: str) -> bool:
 
 def _labels(detail: str) -> str:
     """``PER~ORG`` → ``PER and ORG``; ``ORG~O`` → ``ORG and unlabelled``; ``PER<ORG`` → ``PER inside ORG``."""
+
     def lab(x):
         return "unlabelled" if x == "O" else (x or "entity")
+
     if "<" in detail:
         a, b = detail.split("<", 1)
         return f"{lab(a)} inside {lab(b)}"
@@ -188,8 +203,12 @@ _SHAPE_VALUES = {"FF": False, "PF": False, "SF": False, "GF": True, "PF2": True,
 
 def _window_of(code: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     for prefix in ("TO2", "TE2", "TO", "TE", "BO", "BE"):
-        bits = code[len(prefix):]
-        if code.startswith(prefix) and len(bits) == len(_WINDOWS[prefix]) and set(bits) <= {"0", "1"}:
+        bits = code[len(prefix) :]
+        if (
+            code.startswith(prefix)
+            and len(bits) == len(_WINDOWS[prefix])
+            and set(bits) <= {"0", "1"}
+        ):
             return _WINDOWS[prefix], tuple(int(b) for b in bits)
     return None
 

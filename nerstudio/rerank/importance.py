@@ -63,14 +63,25 @@ class Impact:
         return sorted(set(self.sentences_for) | set(self.sentences_against))
 
     def description(self) -> str:
-        return describe(self.key, self.template) if self.key != self.template else \
-            f"{'L(x)' if self.key == L_TEMPLATE else self.key}: {describe_template(self.key)}"
+        return (
+            describe(self.key, self.template)
+            if self.key != self.template
+            else f"{'L(x)' if self.key == L_TEMPLATE else self.key}: {describe_template(self.key)}"
+        )
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "template": self.template, "description": self.description(),
-                "n_for": self.n_for, "n_against": self.n_against, "total_for": self.total_for,
-                "total_against": self.total_against, "net": self.net,
-                "sentences_for": list(self.sentences_for), "sentences_against": list(self.sentences_against)}
+        return {
+            "key": self.key,
+            "template": self.template,
+            "description": self.description(),
+            "n_for": self.n_for,
+            "n_against": self.n_against,
+            "total_for": self.total_for,
+            "total_against": self.total_against,
+            "net": self.net,
+            "sentences_for": list(self.sentences_for),
+            "sentences_against": list(self.sentences_against),
+        }
 
 
 @dataclass
@@ -88,12 +99,18 @@ class ModelImportance:
         return np.flatnonzero(self.other >= 0).tolist()
 
     def to_dict(self, top: int | None = None) -> dict:
-        return {"against": self.against, "sentences": self.n_sentences, "decisions": len(self.decisions),
-                "templates": [t.to_dict() for t in self.templates[:top]],
-                "features": [f.to_dict() for f in self.features[:top]]}
+        return {
+            "against": self.against,
+            "sentences": self.n_sentences,
+            "decisions": len(self.decisions),
+            "templates": [t.to_dict() for t in self.templates[:top]],
+            "features": [f.to_dict() for f in self.features[:top]],
+        }
 
 
-def decisions(scores: np.ndarray, offsets: np.ndarray, pick: np.ndarray, against: str) -> np.ndarray:
+def decisions(
+    scores: np.ndarray, offsets: np.ndarray, pick: np.ndarray, against: str
+) -> np.ndarray:
     """Per sentence, the candidate the pick is compared with (index within the sentence), or -1."""
     offsets = np.asarray(offsets, dtype=np.int64)
     sizes = np.diff(offsets)
@@ -108,11 +125,17 @@ def decisions(scores: np.ndarray, offsets: np.ndarray, pick: np.ndarray, against
     return np.where(ok, second, -1).astype(np.int64)
 
 
-def model_importance(model, data: RankingData, against: str = "baseline", sort: str = "count",
-                     should_cancel: Callable[[], bool] | None = None) -> ModelImportance:
+def model_importance(
+    model,
+    data: RankingData,
+    against: str = "baseline",
+    sort: str = "count",
+    should_cancel: Callable[[], bool] | None = None,
+) -> ModelImportance:
     """Rank ``model``'s features and templates by the decisions they move on ``data`` (the
     ranking data of an N-best list made with ``model.data``); see the module docstring.
     ``should_cancel`` is polled between the stages (it raises :class:`Cancelled`)."""
+
     def check():
         if should_cancel is not None and should_cancel():
             raise Cancelled("feature ranking cancelled")
@@ -144,8 +167,10 @@ def model_importance(model, data: RankingData, against: str = "baseline", sort: 
 
     codes = sorted(set(templates))
     code_of = {c: k for k, c in enumerate(codes)}
-    T = sp.csr_matrix((np.ones(len(templates)), ([code_of[t] for t in templates], np.arange(len(templates)))),
-                      shape=(len(codes), len(templates)))
+    T = sp.csr_matrix(
+        (np.ones(len(templates)), ([code_of[t] for t in templates], np.arange(len(templates)))),
+        shape=(len(codes), len(templates)),
+    )
     CT = (C @ T.T).tocsr()
     CT.eliminate_zeros()
     temps = _aggregate(CT, sent, [(c, c) for c in codes])
@@ -178,18 +203,38 @@ def _aggregate(C: sp.csr_matrix, sent: np.ndarray, keys: list[tuple[str, str]]) 
     t_against = np.bincount(cols[neg], weights=vals[neg], minlength=m)
     s_for = np.split(sents[pos], np.cumsum(n_for[used])[:-1]) if len(used) else []
     s_against = np.split(sents[neg], np.cumsum(n_against[used])[:-1]) if len(used) else []
-    return [Impact(keys[j][0], keys[j][1], int(n_for[j]), int(n_against[j]), float(t_for[j]), float(t_against[j]),
-                   sf.tolist(), sa.tolist())
-            for j, sf, sa in zip(used.tolist(), s_for, s_against)]
+    return [
+        Impact(
+            keys[j][0],
+            keys[j][1],
+            int(n_for[j]),
+            int(n_against[j]),
+            float(t_for[j]),
+            float(t_against[j]),
+            sf.tolist(),
+            sa.tolist(),
+        )
+        for j, sf, sa in zip(used.tolist(), s_for, s_against)
+    ]
 
 
 def _one(key: str, template: str, v: np.ndarray, sent: np.ndarray) -> Impact:
     pos, neg = v > 0, v < 0
-    return Impact(key, template, int(pos.sum()), int(neg.sum()), float(v[pos].sum()), float(v[neg].sum()),
-                  sent[pos].tolist(), sent[neg].tolist())
+    return Impact(
+        key,
+        template,
+        int(pos.sum()),
+        int(neg.sum()),
+        float(v[pos].sum()),
+        float(v[neg].sum()),
+        sent[pos].tolist(),
+        sent[neg].tolist(),
+    )
 
 
-def format_table(result: ModelImportance, top: int = 30, ids: list[str] | None = None, width: int = 60) -> str:
+def format_table(
+    result: ModelImportance, top: int = 30, ids: list[str] | None = None, width: int = 60
+) -> str:
     """The two rankings as plain-text tables (what ``nerstudio explain-model`` prints)."""
     from ..numfmt import num
 
@@ -199,22 +244,35 @@ def format_table(result: ModelImportance, top: int = 30, ids: list[str] | None =
         return shown + (f", … ({len(x.sentences_for)})" if len(x.sentences_for) > len(ss) else "")
 
     def clip(s: str) -> str:
-        return s if len(s) <= width else s[:width - 1] + "…"
+        return s if len(s) <= width else s[: width - 1] + "…"
 
-    what = ("sentences where the reranker changed the tagger's top candidate" if result.against == "baseline"
-            else "sentences, the reranker's pick against its runner-up")
-    lines = [f"{len(result.decisions)} decisions ({what}) of {result.n_sentences} sentences.",
-             "moves = decisions a feature pushes toward the pick; resists = decisions it pushes against; "
-             "for / against = the summed contributions.", ""]
-    for title, items, key_w in (("templates", result.templates, 7), ("features", result.features, 34)):
+    what = (
+        "sentences where the reranker changed the tagger's top candidate"
+        if result.against == "baseline"
+        else "sentences, the reranker's pick against its runner-up"
+    )
+    lines = [
+        f"{len(result.decisions)} decisions ({what}) of {result.n_sentences} sentences.",
+        "moves = decisions a feature pushes toward the pick; resists = decisions it pushes against; "
+        "for / against = the summed contributions.",
+        "",
+    ]
+    for title, items, key_w in (
+        ("templates", result.templates, 7),
+        ("features", result.features, 34),
+    ):
         lines.append(f"{title} (top {min(top, len(items))} of {len(items)}):")
-        lines.append(f"{'':>4} {'moves':>6} {'resists':>7} {'for':>9} {'against':>9}  {title[:-1]:<{key_w}} "
-                     f"{'meaning':<{width}}  sentences moved")
+        lines.append(
+            f"{'':>4} {'moves':>6} {'resists':>7} {'for':>9} {'against':>9}  {title[:-1]:<{key_w}} "
+            f"{'meaning':<{width}}  sentences moved"
+        )
         for k, x in enumerate(items[:top]):
             key = "L(x)" if x.key == L_TEMPLATE else x.key
             meaning = describe_template(x.template)
-            lines.append(f"{k + 1:>4} {x.n_for:>6} {x.n_against:>7} {num(x.total_for, sign=True):>9} "
-                         f"{num(x.total_against, sign=True):>9}  {clip(key) if title == 'templates' else key:<{key_w}} "
-                         f"{clip(meaning):<{width}}  {where(x)}")
+            lines.append(
+                f"{k + 1:>4} {x.n_for:>6} {x.n_against:>7} {num(x.total_for, sign=True):>9} "
+                f"{num(x.total_against, sign=True):>9}  {clip(key) if title == 'templates' else key:<{key_w}} "
+                f"{clip(meaning):<{width}}  {where(x)}"
+            )
         lines.append("")
     return "\n".join(lines)

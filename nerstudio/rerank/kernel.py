@@ -132,9 +132,21 @@ class KernelPerceptron(Reranker):
     algo = "kernel"
     unit = "epoch"
 
-    def __init__(self, lam: float = 0.5, word_features: bool = False, epochs: int = 1, beta: float | None = None,
-                 seed: int = 0, shuffle: bool = True, max_sentences: int | None = None, mode: str = "vote",
-                 normalise: bool = True, learn_beta: bool = True, threads: int = 1, global_features: bool = False):
+    def __init__(
+        self,
+        lam: float = 0.5,
+        word_features: bool = False,
+        epochs: int = 1,
+        beta: float | None = None,
+        seed: int = 0,
+        shuffle: bool = True,
+        max_sentences: int | None = None,
+        mode: str = "vote",
+        normalise: bool = True,
+        learn_beta: bool = True,
+        threads: int = 1,
+        global_features: bool = False,
+    ):
         self.lam = lam
         self.word_features = word_features
         self.epochs = epochs
@@ -181,8 +193,17 @@ class KernelPerceptron(Reranker):
 
     def _kernel(self, pool_ids: list | None = None) -> _MistakeKernel:
         cache = getattr(self, "_kernel_cache", None) if pool_ids is not None else None
-        return _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), self._gamma, self.stored_L_,
-                              getattr(self, "_norm_cache", None), cache, pool_ids, self._feats())
+        return _MistakeKernel(
+            self.store_,
+            float(self.lam),
+            bool(self.normalise),
+            self._gamma,
+            self.stored_L_,
+            getattr(self, "_norm_cache", None),
+            cache,
+            pool_ids,
+            self._feats(),
+        )
 
     def _unit_rows_of(self, data: RankingData) -> sp.csr_matrix:
         """``unit_rows(data.X)``, kept across the runs of a β search."""
@@ -198,8 +219,13 @@ class KernelPerceptron(Reranker):
     def _feats(self) -> _StoredFeatures | None:
         return getattr(self, "stored_feats_", None) if self.global_features else None
 
-    def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> KernelPerceptron:
+    def fit(
+        self,
+        train: RankingData,
+        dev: RankingData | None = None,
+        callback: Callback = None,
+        should_cancel: CancelCheck = None,
+    ) -> KernelPerceptron:
         self._validate()
         _require_nbest(train)
         if dev is not None:
@@ -213,22 +239,42 @@ class KernelPerceptron(Reranker):
         use_dev = dev is not None and dev.has_gold
         self.beta_scale_, self.beta_grid_, self.beta_at_edge_ = None, [], False
         if self.beta is not None:
-            self._train(train, idx, dev if use_dev else None, float(self.beta), int(self.epochs), callback, tick)
+            self._train(
+                train,
+                idx,
+                dev if use_dev else None,
+                float(self.beta),
+                int(self.epochs),
+                callback,
+                tick,
+            )
         else:
-            self.beta_scale_ = scale = beta_scale(train, idx, float(self.lam), bool(self.word_features), tick,
-                                                  normalise=bool(self.normalise), learned=bool(self.learn_beta))
+            self.beta_scale_ = scale = beta_scale(
+                train,
+                idx,
+                float(self.lam),
+                bool(self.word_features),
+                tick,
+                normalise=bool(self.normalise),
+                learned=bool(self.learn_beta),
+            )
             if use_dev and len(idx):
-                self._kernel_cache = KernelCache(bool(self.word_features), float(self.lam), int(self.threads))
+                self._kernel_cache = KernelCache(
+                    bool(self.word_features), float(self.lam), int(self.threads)
+                )
                 self._tune_beta(train, idx, dev, scale, tick)
                 if callback is not None:
                     for h in self.history_:
                         callback(h)
             else:
-                self._train(train, idx, None, DEFAULT_BETA * scale, int(self.epochs), callback, tick)
+                self._train(
+                    train, idx, None, DEFAULT_BETA * scale, int(self.epochs), callback, tick
+                )
         self.seconds_ = time.perf_counter() - t0
         cache, self._norm_cache, self._kernel_cache = self._kernel_cache, None, None
-        self.kernel_pairs_ = (None if cache is None else
-                              {"computed": cache.computed, "reused": cache.reused})
+        self.kernel_pairs_ = (
+            None if cache is None else {"computed": cache.computed, "reused": cache.reused}
+        )
         return self
 
     def _tune_beta(self, train, idx, dev, scale, tick) -> None:
@@ -240,18 +286,32 @@ class KernelPerceptron(Reranker):
             self._start()
             self._train(train, idx, dev, g * scale, int(self.epochs), None, tick)
             f = max((h.dev_f1 for h in self.history_ if h.dev_f1 is not None), default=-1.0)
-            runs[g] = (f, {k: getattr(self, k) for k in ("store_", "stored_L_", "mistake_ids_", "counts_",
-                                                          "beta_", "history_", "best_step_", "_dev_memo",
-                                                          "stored_feats_")})
+            runs[g] = (
+                f,
+                {
+                    k: getattr(self, k)
+                    for k in (
+                        "store_",
+                        "stored_L_",
+                        "mistake_ids_",
+                        "counts_",
+                        "beta_",
+                        "history_",
+                        "best_step_",
+                        "_dev_memo",
+                        "stored_feats_",
+                    )
+                },
+            )
 
         for g in BETA_GRID:
             run(g)
         lo, hi = min(BETA_GRID), max(BETA_GRID)
         while True:
             best = max(sorted(runs), key=lambda g: runs[g][0])  # ties: the smaller β
-            if best == min(runs) and min(runs) > lo / 2 ** BETA_LIMIT:
+            if best == min(runs) and min(runs) > lo / 2**BETA_LIMIT:
                 run(min(runs) / 2)
-            elif best == max(runs) and max(runs) < hi * 2 ** BETA_LIMIT:
+            elif best == max(runs) and max(runs) < hi * 2**BETA_LIMIT:
                 run(max(runs) * 2)
             else:
                 break
@@ -270,7 +330,9 @@ class KernelPerceptron(Reranker):
         cache = getattr(self, "_kernel_cache", None)
         feats = _StoredFeatures(train.n_features) if self.global_features else None
         self.stored_feats_ = feats
-        if feats is not None:  # the global-feature part of the scores: unit(x) · Σ_m (unit(gold_m) − unit(pred_m))
+        if (
+            feats is not None
+        ):  # the global-feature part of the scores: unit(x) · Σ_m (unit(gold_m) − unit(pred_m))
             unit = self._unit_rows_of(train)
             w_lin = np.zeros(train.n_features)
         counts = [0]
@@ -294,8 +356,16 @@ class KernelPerceptron(Reranker):
                 if seen[i] < M:
                     if i not in qnorm:
                         qnorm[i] = kern.query_norms(nb.words[i], nb.candidates[i])
-                    K = kern(nb.words[i], nb.candidates[i], train.L[rows], 2 * seen[i], 2 * M, tick, qnorm[i],
-                             linear=False)
+                    K = kern(
+                        nb.words[i],
+                        nb.candidates[i],
+                        train.L[rows],
+                        2 * seen[i],
+                        2 * M,
+                        tick,
+                        qnorm[i],
+                        linear=False,
+                    )
                     part[i] += K[:, 0::2].sum(axis=1) - K[:, 1::2].sum(axis=1)
                     seen[i] = M
                 score = base * train.L[rows] + part[i]
@@ -307,8 +377,10 @@ class KernelPerceptron(Reranker):
                     store.add(nb.words[i], nb.candidates[i][gold])
                     store.add(nb.words[i], nb.candidates[i][top])
                     if cache is not None:
-                        pool_ids += [cache.sequence((i, gold), nb.words[i], nb.candidates[i][gold]),
-                                     cache.sequence((i, top), nb.words[i], nb.candidates[i][top])]
+                        pool_ids += [
+                            cache.sequence((i, gold), nb.words[i], nb.candidates[i][gold]),
+                            cache.sequence((i, top), nb.words[i], nb.candidates[i][top]),
+                        ]
                     if feats is not None:
                         feats.add(unit, rows.start + gold)
                         feats.add(unit, rows.start + top)
@@ -331,10 +403,10 @@ class KernelPerceptron(Reranker):
         if dev is not None and self.best_step_ is not None and self.best_step_ != epochs:
             M, last = snapshots[self.best_step_]
             store.truncate(2 * M)
-            del mistake_sent[M:], stored_L[2 * M:], pool_ids[2 * M:]
+            del mistake_sent[M:], stored_L[2 * M :], pool_ids[2 * M :]
             if feats is not None:
                 feats.truncate(2 * M)
-            counts = counts[:M + 1]
+            counts = counts[: M + 1]
             counts[-1] = last
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
         if dev is not None and self.best_step_ is not None:
@@ -371,7 +443,9 @@ class KernelPerceptron(Reranker):
         _require_nbest(data)
         memo = getattr(self, "_dev_memo", None)
         if memo is not None and memo[0]() is data and memo[1] == self.mode:
-            return memo[2].copy()  # the development set of fit: the kept epoch's scores, as measured
+            return memo[
+                2
+            ].copy()  # the development set of fit: the kept epoch's scores, as measured
         tick = tick if tick is not None else (lambda: None)
         M = self.n_mistakes_
         kern = self._kernel()
@@ -386,8 +460,16 @@ class KernelPerceptron(Reranker):
         nb = data.nbest
         for s in np.flatnonzero(data.sizes > 1).tolist():
             rows = data.rows(s)
-            K = kern(nb.words[s], nb.candidates[s], data.L[rows], 0, 2 * M, tick, None,
-                     data.X[rows] if kern.feats is not None else None)
+            K = kern(
+                nb.words[s],
+                nb.candidates[s],
+                data.L[rows],
+                0,
+                2 * M,
+                tick,
+                None,
+                data.X[rows] if kern.feats is not None else None,
+            )
             out[rows] += (K[:, 0::2] - K[:, 1::2]) @ w
         return out
 
@@ -418,16 +500,30 @@ class KernelPerceptron(Reranker):
         M = self.n_mistakes_
         if M == 0:
             return out
-        kern = _MistakeKernel(self.store_, float(self.lam), bool(self.normalise), 0.0, self.stored_L_,
-                              feats=self._feats())
+        kern = _MistakeKernel(
+            self.store_,
+            float(self.lam),
+            bool(self.normalise),
+            0.0,
+            self.stored_L_,
+            feats=self._feats(),
+        )
         qn = kern.query_norms(nb.words[s], nb.candidates[s])
-        K = kern(nb.words[s], nb.candidates[s], data.L[data.rows(s)], 0, 2 * M, None, qn,
-                 data.X[data.rows(s)] if kern.feats is not None else None)[j]
+        K = kern(
+            nb.words[s],
+            nb.candidates[s],
+            data.L[data.rows(s)],
+            0,
+            2 * M,
+            None,
+            qn,
+            data.X[data.rows(s)] if kern.feats is not None else None,
+        )[j]
         kg, kp = K[0::2], K[1::2]
         w = np.ones(M) if self.mode != "average" else self.mistake_weights()
         contrib = w * (kg - kp)
         order = np.argsort(-np.abs(contrib), kind="stable")
-        shown = [m for m in order[:max(int(top), 0)].tolist() if contrib[m] != 0]
+        shown = [m for m in order[: max(int(top), 0)].tolist() if contrib[m] != 0]
         for m in shown:
             desc = f"mistake on sentence {self.mistake_ids_[m]}: +K(gold) − K(pred) = {kg[m]:.4g} − {kp[m]:.4g}"
             if self.mode == "average":
@@ -452,8 +548,11 @@ class KernelPerceptron(Reranker):
             "seq_L": np.asarray(self.stored_L_, dtype=np.float64),
             "counts": self.counts_.astype(np.int64),
             "seq_lengths": np.array([len(ws) for ws in st.words], dtype=np.int64),
-            "seq_tags": (np.concatenate([st.tags_of(k) for k in range(len(st))]) if len(st)
-                         else np.zeros(0, dtype=np.int16)).astype(np.int16),
+            "seq_tags": (
+                np.concatenate([st.tags_of(k) for k in range(len(st))])
+                if len(st)
+                else np.zeros(0, dtype=np.int16)
+            ).astype(np.int16),
             "seq_words": np.array(seq_words, dtype=np.int32),
             "vocab": json_array(list(vocab)),
             "mistake_ids": json_array(list(self.mistake_ids_)),
@@ -465,8 +564,12 @@ class KernelPerceptron(Reranker):
         if feats is None:
             return {"global_features": np.array([0], dtype=np.int8)}
         S = feats.matrix()
-        return {"global_features": np.array([1], dtype=np.int8), "seq_feat_ptr": S.indptr.astype(np.int64),
-                "seq_feat_idx": S.indices.astype(np.int32), "seq_feat_val": S.data.astype(np.float64)}
+        return {
+            "global_features": np.array([1], dtype=np.int8),
+            "seq_feat_ptr": S.indptr.astype(np.int64),
+            "seq_feat_idx": S.indices.astype(np.int32),
+            "seq_feat_val": S.data.astype(np.float64),
+        }
 
     def set_state(self, arrays: dict[str, np.ndarray], n_features: int) -> None:
         """Restore from :meth:`state` arrays (``n_features``: the width of the global-feature
@@ -477,6 +580,7 @@ class KernelPerceptron(Reranker):
             tags = np.asarray(arrays["seq_tags"])
             words = np.asarray(arrays["seq_words"])
             from ..persist import json_strings, scalar
+
             vocab = json_strings(arrays, "vocab")
             ids = [str(x) for x in json_value(arrays["mistake_ids"])]
             beta = scalar(arrays, "beta")
@@ -485,28 +589,44 @@ class KernelPerceptron(Reranker):
             # files written before normalisation and the learnt L weight: the raw kernel, fixed β
             norm = scalar(arrays, "normalise", bool) if "normalise" in arrays else False
             learn = scalar(arrays, "learn_beta", bool) if "learn_beta" in arrays else False
-            seq_L = (np.asarray(arrays["seq_L"], dtype=np.float64) if "seq_L" in arrays
-                     else np.zeros(len(arrays["seq_lengths"])))
+            seq_L = (
+                np.asarray(arrays["seq_L"], dtype=np.float64)
+                if "seq_L" in arrays
+                else np.zeros(len(arrays["seq_lengths"]))
+            )
             gf = scalar(arrays, "global_features", bool) if "global_features" in arrays else False
             feats = None
             if gf:
                 ptr = np.asarray(arrays["seq_feat_ptr"], dtype=np.int64)
                 fidx = np.asarray(arrays["seq_feat_idx"], dtype=np.int64)
                 fval = np.asarray(arrays["seq_feat_val"], dtype=np.float64)
-                if len(ptr) != len(lengths) + 1 or ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] != len(fidx) \
-                        or len(fval) != len(fidx) or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features)) \
-                        or not np.all(np.isfinite(fval)):
+                if (
+                    len(ptr) != len(lengths) + 1
+                    or ptr[0] != 0
+                    or np.any(np.diff(ptr) < 0)
+                    or ptr[-1] != len(fidx)
+                    or len(fval) != len(fidx)
+                    or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features))
+                    or not np.all(np.isfinite(fval))
+                ):
                     raise ValueError("inconsistent global-feature vectors")
                 feats = _StoredFeatures(n_features)
                 for k in range(len(ptr) - 1):
-                    feats.indices.append(fidx[ptr[k]:ptr[k + 1]].astype(np.int32))
-                    feats.values.append(fval[ptr[k]:ptr[k + 1]])
+                    feats.indices.append(fidx[ptr[k] : ptr[k + 1]].astype(np.int32))
+                    feats.values.append(fval[ptr[k] : ptr[k + 1]])
         except (KeyError, IndexError, ValueError, TypeError) as exc:
             raise ValueError(f"incomplete kernel perceptron state: {exc}") from None
         M = len(counts) - 1
-        if M < 0 or len(lengths) != 2 * M or len(ids) != M or int(lengths.sum()) != len(tags) \
-                or len(words) != len(tags) or (len(words) and (words.min() < 0 or words.max() >= len(vocab))) \
-                or (len(tags) and tags.min() < 0) or (len(lengths) and lengths.min() < 0):
+        if (
+            M < 0
+            or len(lengths) != 2 * M
+            or len(ids) != M
+            or int(lengths.sum()) != len(tags)
+            or len(words) != len(tags)
+            or (len(words) and (words.min() < 0 or words.max() >= len(vocab)))
+            or (len(tags) and tags.min() < 0)
+            or (len(lengths) and lengths.min() < 0)
+        ):
             raise ValueError("inconsistent kernel perceptron state")
         if len(seq_L) != len(lengths) or not np.all(np.isfinite(seq_L)):
             raise ValueError("inconsistent kernel perceptron state")
@@ -516,7 +636,7 @@ class KernelPerceptron(Reranker):
         store = SequenceStore(wf)
         p = 0
         for n in lengths.tolist():
-            store.add([vocab[k] for k in words[p:p + n].tolist()], tags[p:p + n])
+            store.add([vocab[k] for k in words[p : p + n].tolist()], tags[p : p + n])
             p += n
         self.store_ = store
         self.counts_ = counts
@@ -525,9 +645,16 @@ class KernelPerceptron(Reranker):
         self._dev_memo = None
 
 
-def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: bool = False,
-               tick: Callable[[], None] | None = None, sample: int = 200, normalise: bool = True,
-               learned: bool = True) -> float:
+def beta_scale(
+    train: RankingData,
+    idx: np.ndarray,
+    lam: float,
+    word_features: bool = False,
+    tick: Callable[[], None] | None = None,
+    sample: int = 200,
+    normalise: bool = True,
+    learned: bool = True,
+) -> float:
     """Units for β, so that one step of its grid means the same whatever λ and the kernel.
 
     Over a sample of informative training sentences whose oracle ``o`` is not their first
@@ -558,7 +685,7 @@ def beta_scale(train: RankingData, idx: np.ndarray, lam: float, word_features: b
     k, l_ = float(np.median(kd)), float(np.median(ld))
     if k <= 0 or l_ <= 0:
         return 1.0
-    return k / l_ ** 2 if learned else k / l_
+    return k / l_**2 if learned else k / l_
 
 
 def _fixed_scores(scores, _dev):

@@ -44,19 +44,28 @@ class KernelCache:
             p = self._index[key] = self.pool.add(words, tags)
         return p
 
-    def kernel(self, words: Sequence[str], cands: np.ndarray, pool_ids: np.ndarray,
-               tick: Callable[[], None] | None = None) -> np.ndarray:
+    def kernel(
+        self,
+        words: Sequence[str],
+        cands: np.ndarray,
+        pool_ids: np.ndarray,
+        tick: Callable[[], None] | None = None,
+    ) -> np.ndarray:
         """``K[j, c]`` = K(candidate j, pool sequence ``pool_ids[c]``); ``cands`` must be the same
         array object each time the same sentence is asked for."""
         pool_ids = np.asarray(pool_ids, dtype=np.int64)
         entry = self._rows.get(id(cands))
         if entry is None:
-            entry = self._rows[id(cands)] = [cands, np.full(0, -1, dtype=np.int64),
-                                             np.empty((len(cands), 0)), 0]
+            entry = self._rows[id(cands)] = [
+                cands,
+                np.full(0, -1, dtype=np.int64),
+                np.empty((len(cands), 0)),
+                0,
+            ]
         P = len(self.pool)
         if len(entry[1]) < P:
             grown = np.full(max(P, len(entry[1]) * 3 // 2), -1, dtype=np.int64)
-            grown[:len(entry[1])] = entry[1]
+            grown[: len(entry[1])] = entry[1]
             entry[1] = grown
         cols = entry[1]
         need = np.unique(pool_ids[cols[pool_ids] < 0])
@@ -69,7 +78,7 @@ class KernelCache:
                 vals = np.empty((len(cands), max(used + len(need), entry[2].shape[1] * 3 // 2, 64)))
                 vals[:, :used] = entry[2][:, :used]
                 entry[2] = vals
-            entry[2][:, used:used + len(need)] = K
+            entry[2][:, used : used + len(need)] = K
             cols[need] = np.arange(used, used + len(need))
             entry[3] = used + len(need)
         return entry[2][:, cols[pool_ids]]

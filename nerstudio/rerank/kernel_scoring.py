@@ -56,7 +56,9 @@ class _StoredFeatures:
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
             indices = np.concatenate(self.indices) if self.indices else np.zeros(0, dtype=np.int32)
             values = np.concatenate(self.values) if self.values else np.zeros(0)
-            self._matrix = sp.csr_matrix((values, indices, indptr), shape=(len(self), self.n_features))
+            self._matrix = sp.csr_matrix(
+                (values, indices, indptr), shape=(len(self), self.n_features)
+            )
             self._rows = len(self)
         return self._matrix
 
@@ -66,12 +68,28 @@ class _MistakeKernel:
     or not), plus the cosine of the two global-feature vectors when ``feats`` is given, plus
     ``γ · L(stored) · L(candidate)``, over a range of stored sequences."""
 
-    def __init__(self, store: SequenceStore, lam: float, normalise: bool, gamma: float, stored_L: list,
-                 norm_cache: dict | None = None, cache: KernelCache | None = None, pool_ids: list | None = None,
-                 feats: _StoredFeatures | None = None):
-        self.store, self.lam, self.normalise, self.gamma = store, float(lam), bool(normalise), float(gamma)
+    def __init__(
+        self,
+        store: SequenceStore,
+        lam: float,
+        normalise: bool,
+        gamma: float,
+        stored_L: list,
+        norm_cache: dict | None = None,
+        cache: KernelCache | None = None,
+        pool_ids: list | None = None,
+        feats: _StoredFeatures | None = None,
+    ):
+        self.store, self.lam, self.normalise, self.gamma = (
+            store,
+            float(lam),
+            bool(normalise),
+            float(gamma),
+        )
         self.stored_L = stored_L  # L(x) of every stored sequence (gold and prediction alternate)
-        self.norm_cache = norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
+        self.norm_cache = (
+            norm_cache  # (id of the candidates array, λ) → their K(x, x), kept across runs
+        )
         # raw kernel values kept across the runs of a β search, and the cache's number of every
         # stored sequence of this run (None: computed on the store)
         self.cache, self.pool_ids = cache, pool_ids
@@ -93,13 +111,26 @@ class _MistakeKernel:
             self.norm_cache[key] = (cands, norms)  # holding the array keeps its id unique
         return norms
 
-    def __call__(self, words, cands, Lq, first: int, stop: int, tick=None, qnorm=None, Xq=None, lin=None,
-                 linear: bool = True) -> np.ndarray:
+    def __call__(
+        self,
+        words,
+        cands,
+        Lq,
+        first: int,
+        stop: int,
+        tick=None,
+        qnorm=None,
+        Xq=None,
+        lin=None,
+        linear: bool = True,
+    ) -> np.ndarray:
         """With a global-feature part: ``lin`` is that part already computed (candidates × stored
         sequences ``first .. stop-1``), else ``Xq`` the candidates' feature rows (any scale);
         ``linear=False`` leaves that part out (the caller adds it)."""
         if self.cache is not None:
-            K = self.cache.kernel(words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick)
+            K = self.cache.kernel(
+                words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick
+            )
         else:
             K = self.store.kernel(words, cands, self.lam, first, stop, tick)
         if self.normalise:
@@ -109,11 +140,15 @@ class _MistakeKernel:
         if self.feats is not None and linear:
             if lin is None:
                 if Xq is None:
-                    raise ValueError("the kernel has a global-feature part: the candidates' features are needed")
+                    raise ValueError(
+                        "the kernel has a global-feature part: the candidates' features are needed"
+                    )
                 lin = self.cosines(unit_rows(Xq), first, first + K.shape[1])
             K += lin
         if self.gamma:
-            K += self.gamma * np.outer(Lq, np.asarray(self.stored_L[first:first + K.shape[1]], dtype=np.float64))
+            K += self.gamma * np.outer(
+                Lq, np.asarray(self.stored_L[first : first + K.shape[1]], dtype=np.float64)
+            )
         return K
 
 
@@ -162,11 +197,27 @@ class _Tracker:
             if kern.feats is not None:
                 if rows.stop > b1:  # the next block of sentences, all at once (one sparse product)
                     b0 = rows.start
-                    b1 = max(rows.stop, int(data.offsets[np.searchsorted(data.offsets, b0 + self.BLOCK_ROWS,
-                                                                         side="right") - 1]))
+                    b1 = max(
+                        rows.stop,
+                        int(
+                            data.offsets[
+                                np.searchsorted(data.offsets, b0 + self.BLOCK_ROWS, side="right")
+                                - 1
+                            ]
+                        ),
+                    )
                     block = kern.cosines(self.unit()[b0:b1], 2 * t0, 2 * t1)
-                lin = block[rows.start - b0:rows.stop - b0]
-            K = kern(nb.words[s], nb.candidates[s], data.L[rows], 2 * t0, 2 * t1, tick, self.qnorm[s], lin=lin)
+                lin = block[rows.start - b0 : rows.stop - b0]
+            K = kern(
+                nb.words[s],
+                nb.candidates[s],
+                data.L[rows],
+                2 * t0,
+                2 * t1,
+                tick,
+                self.qnorm[s],
+                lin=lin,
+            )
             D = K[:, 0::2] - K[:, 1::2]
             F = np.empty((D.shape[0], t1 - t0 + 1))
             F[:, 0] = self.cur[s]

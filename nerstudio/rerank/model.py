@@ -28,31 +28,47 @@ MODEL_FORMAT = "nerstudio-reranker"
 MODEL_VERSION = 1
 
 ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
-ALGORITHM_NAMES = {"boost": "boosting", "perceptron": "perceptron", "voted": "voted perceptron",
-                   "averaged": "averaged perceptron", "margin": "margin perceptron",
-                   "kernel": "kernel voted perceptron"}
+ALGORITHM_NAMES = {
+    "boost": "boosting",
+    "perceptron": "perceptron",
+    "voted": "voted perceptron",
+    "averaged": "averaged perceptron",
+    "margin": "margin perceptron",
+    "kernel": "kernel voted perceptron",
+}
 
 
 def learner_class(algo: str) -> type[Reranker]:
     if algo == "kernel":
         from .kernel import KernelPerceptron
+
         return KernelPerceptron
-    classes = {"boost": Boosting, "perceptron": Perceptron, "voted": VotedPerceptron,
-               "averaged": AveragedPerceptron, "margin": MarginPerceptron}
+    classes = {
+        "boost": Boosting,
+        "perceptron": Perceptron,
+        "voted": VotedPerceptron,
+        "averaged": AveragedPerceptron,
+        "margin": MarginPerceptron,
+    }
     try:
         return classes[algo]
     except KeyError:
-        raise ValueError(f"unknown reranking algorithm {algo!r} (choose from {', '.join(ALGORITHMS)})") from None
+        raise ValueError(
+            f"unknown reranking algorithm {algo!r} (choose from {', '.join(ALGORITHMS)})"
+        ) from None
 
 
 def make_learner(algo: str, **params) -> Reranker:
     """A learner by algorithm name; unknown parameters raise a clear ValueError."""
     cls = learner_class(algo)
     import inspect
+
     allowed = set(inspect.signature(cls.__init__).parameters) - {"self"}
     bad = sorted(set(params) - allowed)
     if bad:
-        raise ValueError(f"{algo} has no parameter {', '.join(bad)} (it takes {', '.join(sorted(allowed))})")
+        raise ValueError(
+            f"{algo} has no parameter {', '.join(bad)} (it takes {', '.join(sorted(allowed))})"
+        )
     return cls(**params)
 
 
@@ -125,7 +141,10 @@ class RerankerModel:
                 # the kernel perceptron: β·L(x) and the largest stored-mistake contributions of
                 # its final (or averaged) model; they add up to that model's score, not to votes
                 pairs = self.learner.explain_row(data, row)
-                terms = [Term(str(d), "K" if not str(d).startswith("β") else "L", 0.0, 0.0, float(c)) for d, c in pairs]
+                terms = [
+                    Term(str(d), "K" if not str(d).startswith("β") else "L", 0.0, 0.0, float(c))
+                    for d, c in pairs
+                ]
                 return Explanation(float(sum(t.contribution for t in terms)), terms)
             raise ValueError(f"{self.algo} cannot explain its scores")
         a0, w = lin
@@ -142,7 +161,9 @@ class RerankerModel:
         lin = self._linear()
         if lin is None:
             ea, eb = self.explain(data, row_a), self.explain(data, row_b)
-            return Comparison(ea.score - eb.score, [Term("score", "K", 0.0, 0.0, ea.score - eb.score)])
+            return Comparison(
+                ea.score - eb.score, [Term("score", "K", 0.0, 0.0, ea.score - eb.score)]
+            )
         a0, w = lin
         fa = set(data.features_of(row_a).tolist())
         fb = set(data.features_of(row_b).tolist())
@@ -158,9 +179,16 @@ class RerankerModel:
     # -- persistence -------------------------------------------------------------------------------
     def save(self, path) -> None:
         fhead, farrays = self.features.state()
-        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "algo": self.algo,
-                  "params": jsonable(self.learner.get_params()), "features": fhead, "meta": jsonable(self.meta),
-                  "history": self.learner.history_dicts(), "best_step": getattr(self.learner, "best_step_", None)}
+        header = {
+            "format": MODEL_FORMAT,
+            "version": MODEL_VERSION,
+            "algo": self.algo,
+            "params": jsonable(self.learner.get_params()),
+            "features": fhead,
+            "meta": jsonable(self.meta),
+            "history": self.learner.history_dicts(),
+            "best_step": getattr(self.learner, "best_step_", None),
+        }
         arrays = dict(farrays)
         for k, v in self.learner.state().items():
             arrays["learner_" + k] = np.asarray(v)
@@ -177,9 +205,12 @@ class RerankerModel:
             if "beta_grid" in params and params["beta_grid"] is not None:
                 params["beta_grid"] = tuple(params["beta_grid"])
             learner = make_learner(algo, **params)
-            learner.set_state({k[len("learner_"):]: v for k, v in arrays.items() if k.startswith("learner_")},
-                              features.n_features)
+            learner.set_state(
+                {k[len("learner_") :]: v for k, v in arrays.items() if k.startswith("learner_")},
+                features.n_features,
+            )
             from .base import RerankStats
+
             learner.history_ = [RerankStats(**h) for h in header.get("history", [])]
             learner.best_step_ = header.get("best_step")
             return cls(features, learner, header.get("meta", {}))
@@ -187,10 +218,16 @@ class RerankerModel:
             raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
 
 
-
-def train_reranker(train: NBestList, dev: NBestList | None, algo: str, params: dict | None = None,
-                   feature_params: dict | None = None, callback: Callback = None, should_cancel: CancelCheck = None,
-                   progress: Callable[[str, int, int], None] | None = None) -> RerankerModel:
+def train_reranker(
+    train: NBestList,
+    dev: NBestList | None,
+    algo: str,
+    params: dict | None = None,
+    feature_params: dict | None = None,
+    callback: Callback = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> RerankerModel:
     """Features from the training list, then the learner; ``progress(stage, done, total)``."""
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
@@ -198,13 +235,24 @@ def train_reranker(train: NBestList, dev: NBestList | None, algo: str, params: d
     def prog(stage):
         return (lambda d, n: progress(stage, d, n)) if progress is not None else None
 
-    train_data = gf.fit_transform(train, progress=prog("features (train)"), should_cancel=should_cancel)
-    dev_data = gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel) if dev is not None else None
+    train_data = gf.fit_transform(
+        train, progress=prog("features (train)"), should_cancel=should_cancel
+    )
+    dev_data = (
+        gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel)
+        if dev is not None
+        else None
+    )
     t1 = time.perf_counter()
     learner = make_learner(algo, **(params or {}))
     if progress is not None:
         progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
     learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
-    meta = {"features_seconds": t1 - t0, "train_seconds": time.perf_counter() - t1,
-            "n_features": gf.n_features, "train_sentences": len(train), "dev_sentences": len(dev) if dev else 0}
+    meta = {
+        "features_seconds": t1 - t0,
+        "train_seconds": time.perf_counter() - t1,
+        "n_features": gf.n_features,
+        "train_sentences": len(train),
+        "dev_sentences": len(dev) if dev else 0,
+    }
     return RerankerModel(gf, learner, meta)

@@ -89,8 +89,16 @@ class PerceptronRanker(Reranker):
     _average = False
     _voted = False
 
-    def __init__(self, epochs: int = 10, beta: float | None = None, shuffle: bool = True, seed: int = 0,
-                 bpm: int = 0, keep_best: bool = True, beta_grid: tuple = BETA_GRID):
+    def __init__(
+        self,
+        epochs: int = 10,
+        beta: float | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        bpm: int = 0,
+        keep_best: bool = True,
+        beta_grid: tuple = BETA_GRID,
+    ):
         self.epochs = epochs
         self.beta = beta
         self.shuffle = shuffle
@@ -100,8 +108,13 @@ class PerceptronRanker(Reranker):
         self.beta_grid = tuple(beta_grid)
 
     # -- training ------------------------------------------------------------------------------
-    def fit(self, train: RankingData, dev: RankingData | None = None, callback: Callback = None,
-            should_cancel: CancelCheck = None) -> PerceptronRanker:
+    def fit(
+        self,
+        train: RankingData,
+        dev: RankingData | None = None,
+        callback: Callback = None,
+        should_cancel: CancelCheck = None,
+    ) -> PerceptronRanker:
         if train.oracle is None or train.quality is None:
             raise ValueError("training data needs gold (oracle candidates)")
         t0 = time.perf_counter()
@@ -112,8 +125,14 @@ class PerceptronRanker(Reranker):
                 # and the average of the vectors is what the votes approximate
                 probe = self
                 if self._voted:
-                    probe = AveragedPerceptron(epochs=self.epochs, beta=float(b), shuffle=self.shuffle,
-                                               seed=self.seed, bpm=self.bpm, keep_best=self.keep_best)
+                    probe = AveragedPerceptron(
+                        epochs=self.epochs,
+                        beta=float(b),
+                        shuffle=self.shuffle,
+                        seed=self.seed,
+                        bpm=self.bpm,
+                        keep_best=self.keep_best,
+                    )
                 probe._fit_one(train, dev, float(b), None, should_cancel)
                 best = max((h.dev_f1 for h in probe.history_ if h.dev_f1 is not None), default=-1.0)
                 results.append((best, -abs(np.log(b)), b))
@@ -129,20 +148,48 @@ class PerceptronRanker(Reranker):
     def _order(self, rng: np.random.Generator, sentences: np.ndarray) -> np.ndarray:
         return rng.permutation(sentences) if self.shuffle else sentences
 
-    def _epoch(self, run: _Run, train: RankingData, order: np.ndarray, beta: float, C: float) -> int:
+    def _epoch(
+        self, run: _Run, train: RankingData, order: np.ndarray, beta: float, C: float
+    ) -> int:
         from . import _compiled
+
         run.reserve(len(order))
         X = train.X
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
-            order, train.offsets, X.indptr, X.indices, train.L,
-            train.quality, train.oracle.astype(np.int64), beta, run.w, run.wL, self._mode, C,
-            run.t, run.acc, run.accL, run.last, run.lastL, run.log_sent, run.log_wrong, run.log_time, run.n_log)
+            order,
+            train.offsets,
+            X.indptr,
+            X.indices,
+            train.L,
+            train.quality,
+            train.oracle.astype(np.int64),
+            beta,
+            run.w,
+            run.wL,
+            self._mode,
+            C,
+            run.t,
+            run.acc,
+            run.accL,
+            run.last,
+            run.lastL,
+            run.log_sent,
+            run.log_wrong,
+            run.log_time,
+            run.n_log,
+        )
         run.n_log = n_log
         run.t = t
         return int(mistakes)
 
-    def _fit_one(self, train: RankingData, dev: RankingData | None, beta: float, callback: Callback,
-                 should_cancel: CancelCheck) -> None:
+    def _fit_one(
+        self,
+        train: RankingData,
+        dev: RankingData | None,
+        beta: float,
+        callback: Callback,
+        should_cancel: CancelCheck,
+    ) -> None:
         self._start()
         self.beta_ = beta
         C = float(getattr(self, "C", 0.0))
@@ -199,14 +246,18 @@ class PerceptronRanker(Reranker):
         plus_l, minus_l = [], []
         starts = train.offsets[run.log_sent[:n]] + train.oracle[run.log_sent[:n]]
         for o, r in zip(starts.tolist(), run.log_wrong[:n].tolist()):
-            a = X.indices[X.indptr[o]:X.indptr[o + 1]]
-            b = X.indices[X.indptr[r]:X.indptr[r + 1]]
+            a = X.indices[X.indptr[o] : X.indptr[o + 1]]
+            b = X.indices[X.indptr[r] : X.indptr[r + 1]]
             plus_l.append(np.setdiff1d(a, b, assume_unique=True))
             minus_l.append(np.setdiff1d(b, a, assume_unique=True))
         self.upd_plus_ptr_ = np.cumsum([0] + [len(p) for p in plus_l]).astype(np.int64)
         self.upd_minus_ptr_ = np.cumsum([0] + [len(p) for p in minus_l]).astype(np.int64)
-        self.upd_plus_ = np.concatenate(plus_l).astype(np.int64) if plus_l else np.zeros(0, np.int64)
-        self.upd_minus_ = np.concatenate(minus_l).astype(np.int64) if minus_l else np.zeros(0, np.int64)
+        self.upd_plus_ = (
+            np.concatenate(plus_l).astype(np.int64) if plus_l else np.zeros(0, np.int64)
+        )
+        self.upd_minus_ = (
+            np.concatenate(minus_l).astype(np.int64) if minus_l else np.zeros(0, np.int64)
+        )
         self.upd_dL_ = self.beta_ * (train.L[starts] - train.L[run.log_wrong[:n]])
         times = run.log_time[:n]
         # vector k (after k updates) survives from update k to update k+1
@@ -216,7 +267,14 @@ class PerceptronRanker(Reranker):
     def _state_dict(self) -> dict:
         d = {"w": self.w_.copy(), "wL": self.wL_}
         if self._voted:
-            for k in ("upd_plus_ptr_", "upd_plus_", "upd_minus_ptr_", "upd_minus_", "upd_dL_", "counts_"):
+            for k in (
+                "upd_plus_ptr_",
+                "upd_plus_",
+                "upd_minus_ptr_",
+                "upd_minus_",
+                "upd_dL_",
+                "counts_",
+            ):
                 d[k] = getattr(self, k).copy()
         return d
 
@@ -265,7 +323,15 @@ class PerceptronRanker(Reranker):
     def state(self) -> dict[str, np.ndarray]:
         d = {"w": self.w_, "wL": np.array([self.wL_]), "beta": np.array([self.beta_])}
         if self._voted:
-            for k in ("upd_plus_ptr_", "upd_plus_", "upd_minus_ptr_", "upd_minus_", "upd_dL_", "counts_", "init_w_"):
+            for k in (
+                "upd_plus_ptr_",
+                "upd_plus_",
+                "upd_minus_ptr_",
+                "upd_minus_",
+                "upd_dL_",
+                "counts_",
+                "init_w_",
+            ):
                 d[k.rstrip("_")] = getattr(self, k)
             d["init_wL"] = np.array([self.init_wL_])
         return d
@@ -275,18 +341,32 @@ class PerceptronRanker(Reranker):
         if w.shape != (n_features,):
             raise ValueError(f"perceptron weights have shape {w.shape}, expected ({n_features},)")
         from ..persist import scalar
+
         self.w_ = w
         self.wL_ = scalar(arrays, "wL")
         self.beta_ = scalar(arrays, "beta")
         if self._voted:
-            for k in ("upd_plus_ptr_", "upd_plus_", "upd_minus_ptr_", "upd_minus_", "upd_dL_", "counts_", "init_w_"):
+            for k in (
+                "upd_plus_ptr_",
+                "upd_plus_",
+                "upd_minus_ptr_",
+                "upd_minus_",
+                "upd_dL_",
+                "counts_",
+                "init_w_",
+            ):
                 setattr(self, k, np.asarray(arrays[k.rstrip("_")]))
             self.init_wL_ = scalar(arrays, "init_wL")
             if self.init_w_.shape != (n_features,):
                 raise ValueError("the starting vector of the vote log has the wrong shape")
             n = len(self.counts_) - 1
-            if (len(self.upd_plus_ptr_) != n + 1 or len(self.upd_minus_ptr_) != n + 1 or len(self.upd_dL_) != n
-                    or self.upd_plus_ptr_[-1] != len(self.upd_plus_) or self.upd_minus_ptr_[-1] != len(self.upd_minus_)):
+            if (
+                len(self.upd_plus_ptr_) != n + 1
+                or len(self.upd_minus_ptr_) != n + 1
+                or len(self.upd_dL_) != n
+                or self.upd_plus_ptr_[-1] != len(self.upd_plus_)
+                or self.upd_minus_ptr_[-1] != len(self.upd_minus_)
+            ):
                 raise ValueError("the vote log is inconsistent")
             for arr in (self.upd_plus_, self.upd_minus_):
                 if len(arr) and (arr.min() < 0 or arr.max() >= n_features):
@@ -312,10 +392,26 @@ class _VoteTally:
 
     def _run(self, model, k_from, k_to, votes):
         from . import _compiled
+
         d = self.data
-        _compiled.vote_range(k_from, k_to, self.state, self.S, d.L, d.offsets, self.col_ptr, self.col_idx,
-                             model.upd_plus_ptr_, model.upd_plus_, model.upd_minus_ptr_, model.upd_minus_,
-                             model.upd_dL_, model.counts_, model.beta_, votes)
+        _compiled.vote_range(
+            k_from,
+            k_to,
+            self.state,
+            self.S,
+            d.L,
+            d.offsets,
+            self.col_ptr,
+            self.col_idx,
+            model.upd_plus_ptr_,
+            model.upd_plus_,
+            model.upd_minus_ptr_,
+            model.upd_minus_,
+            model.upd_dL_,
+            model.counts_,
+            model.beta_,
+            votes,
+        )
 
     def votes(self, model) -> np.ndarray:
         K = len(model.counts_)
@@ -347,15 +443,30 @@ class MarginPerceptron(PerceptronRanker):
     algo = "margin"
     _mode = 1
 
-    def __init__(self, epochs: int = 10, C: float = 1.0, beta: float | None = None, shuffle: bool = True,
-                 seed: int = 0, bpm: int = 0, average: bool = False, keep_best: bool = True,
-                 beta_grid: tuple = BETA_GRID):
-        super().__init__(epochs=epochs, beta=beta, shuffle=shuffle, seed=seed, bpm=bpm, keep_best=keep_best,
-                         beta_grid=beta_grid)
+    def __init__(
+        self,
+        epochs: int = 10,
+        C: float = 1.0,
+        beta: float | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        bpm: int = 0,
+        average: bool = False,
+        keep_best: bool = True,
+        beta_grid: tuple = BETA_GRID,
+    ):
+        super().__init__(
+            epochs=epochs,
+            beta=beta,
+            shuffle=shuffle,
+            seed=seed,
+            bpm=bpm,
+            keep_best=keep_best,
+            beta_grid=beta_grid,
+        )
         self.C = C
         self.average = average
 
     @property
     def _average(self) -> bool:  # type: ignore[override]
         return bool(self.average)
-

@@ -68,9 +68,13 @@ def word_feature_values(word: str, word_features: bool = False) -> tuple[str | N
     """
     if not word_features:
         return (word,)
-    return (word, word.lower(), word_shape(word),
-            "cap" if word[:1].isupper() else None,
-            "digit" if any(ch.isdigit() for ch in word) else None)
+    return (
+        word,
+        word.lower(),
+        word_shape(word),
+        "cap" if word[:1].isupper() else None,
+        "digit" if any(ch.isdigit() for ch in word) else None,
+    )
 
 
 def shared_features(word_a: str, word_b: str, word_features: bool = False) -> int:
@@ -80,8 +84,14 @@ def shared_features(word_a: str, word_b: str, word_features: bool = False) -> in
     return sum(1 for u, v in zip(fa, fb) if u is not None and u == v)
 
 
-def tagging_kernel(tags_x: Sequence, words_x: Sequence[str], tags_y: Sequence, words_y: Sequence[str],
-                   lam: float = 0.5, word_features: bool = False) -> float:
+def tagging_kernel(
+    tags_x: Sequence,
+    words_x: Sequence[str],
+    tags_y: Sequence,
+    words_y: Sequence[str],
+    lam: float = 0.5,
+    word_features: bool = False,
+) -> float:
     """K(x, y) of two tagged sequences by the plain O(|x|·|y|) dynamic program.
 
     Tags may be any comparable values (tag ids or strings); ``words_*`` are strings of the same
@@ -150,7 +160,7 @@ class SequenceStore:
 
     def tags_of(self, k: int) -> np.ndarray:
         s = self._margin + self._starts[k]
-        return self._tags[s:s + self._lengths[k]].copy()
+        return self._tags[s : s + self._lengths[k]].copy()
 
     def _layout(self, margin: int, need: int) -> None:
         """Make the left margin at least ``margin`` and the arrays at least ``need`` positions
@@ -163,8 +173,8 @@ class SequenceStore:
         tags = np.full(margin + cap, -1, dtype=np.int16)
         ids = np.full((self.n_slots, margin + cap), _NEVER, dtype=np.int32)
         n = self._size
-        tags[margin:margin + n] = self._tags[self._margin:self._margin + n]
-        ids[:, margin:margin + n] = self._ids[:, self._margin:self._margin + n]
+        tags[margin : margin + n] = self._tags[self._margin : self._margin + n]
+        ids[:, margin : margin + n] = self._ids[:, self._margin : self._margin + n]
         self._tags, self._ids, self._margin = tags, ids, margin
 
     def add(self, words: Sequence[str], tags: Sequence[int]) -> int:
@@ -178,7 +188,7 @@ class SequenceStore:
         s = self._size
         self._layout(self._margin, s + n + 1 + self._margin)
         g = self._margin + s
-        self._tags[g:g + n] = tags
+        self._tags[g : g + n] = tags
         for a, w in enumerate(words):
             for k, v in enumerate(word_feature_values(w, self.word_features)):
                 if v is not None:
@@ -206,8 +216,11 @@ class SequenceStore:
         stop = len(self) if stop is None else min(stop, len(self))
         norms = self._norms.setdefault(float(lam), [])
         for k in range(len(norms), stop):
-            norms.append(float(self.kernel(self.words[k], self.tags_of(k)[None, :], lam, k, k + 1)[0, 0])
-                         if self._lengths[k] else 0.0)
+            norms.append(
+                float(self.kernel(self.words[k], self.tags_of(k)[None, :], lam, k, k + 1)[0, 0])
+                if self._lengths[k]
+                else 0.0
+            )
         return np.asarray(norms[first:stop], dtype=np.float64)
 
     def encode(self, words: Sequence[str]) -> np.ndarray:
@@ -219,8 +232,16 @@ class SequenceStore:
                     out[k, a] = self._vocab[k].get(v, _UNKNOWN)
         return out
 
-    def kernel(self, words: Sequence[str], cands: np.ndarray, lam: float, first: int = 0, stop: int | None = None,
-               tick: Callable[[], None] | None = None, index: np.ndarray | None = None) -> np.ndarray:
+    def kernel(
+        self,
+        words: Sequence[str],
+        cands: np.ndarray,
+        lam: float,
+        first: int = 0,
+        stop: int | None = None,
+        tick: Callable[[], None] | None = None,
+        index: np.ndarray | None = None,
+    ) -> np.ndarray:
         """``K[j, k - first]`` = K(candidate j, stored sequence k) for ``first <= k < stop``, or with
         ``index`` (stored sequence numbers, any order) ``K[j, c]`` = K(candidate j, ``index[c]``).
 
@@ -228,8 +249,13 @@ class SequenceStore:
         ``tick`` (if given) is called between blocks of work, e.g. to honour a cancel request.
         """
         from . import _kernel_compiled as kc  # numba: imported on first use
+
         stop = len(self) if stop is None else min(stop, len(self))
-        sel = np.arange(first, max(stop, first)) if index is None else np.asarray(index, dtype=np.int64)
+        sel = (
+            np.arange(first, max(stop, first))
+            if index is None
+            else np.asarray(index, dtype=np.int64)
+        )
         cands = np.asarray(cands)
         n, ell = cands.shape
         width = len(sel)
@@ -249,19 +275,43 @@ class SequenceStore:
             k1 = min(max(k1, k0 + 1), width)
             block = out[:, k0:k1]
             if self.threads > 1 and k1 - k0 > 1:
-                kc.kernel_rows_parallel(self._tags, self._ids, starts[k0:k1], lengths[k0:k1], q, node_tag, node_tail,
-                                        layer_ptr, roots, float(lam), block, min(self.threads, k1 - k0))
+                kc.kernel_rows_parallel(
+                    self._tags,
+                    self._ids,
+                    starts[k0:k1],
+                    lengths[k0:k1],
+                    q,
+                    node_tag,
+                    node_tail,
+                    layer_ptr,
+                    roots,
+                    float(lam),
+                    block,
+                    min(self.threads, k1 - k0),
+                )
             else:
-                kc.kernel_rows(self._tags, self._ids, starts[k0:k1], lengths[k0:k1], q, node_tag, node_tail,
-                               layer_ptr, roots, float(lam), block)
+                kc.kernel_rows(
+                    self._tags,
+                    self._ids,
+                    starts[k0:k1],
+                    lengths[k0:k1],
+                    q,
+                    node_tag,
+                    node_tail,
+                    layer_ptr,
+                    roots,
+                    float(lam),
+                    block,
+                )
             if tick is not None:
                 tick()
             k0 = k1
         return out
 
 
-def candidate_self_kernels(words: Sequence[str], cands: np.ndarray, lam: float,
-                           word_features: bool = False) -> np.ndarray:
+def candidate_self_kernels(
+    words: Sequence[str], cands: np.ndarray, lam: float, word_features: bool = False
+) -> np.ndarray:
     """``K(x_j, x_j)`` of every candidate ``j`` of one sentence (for normalising the kernel).
 
     The dynamic program of :func:`tagging_kernel` run for all candidates at once: the word part

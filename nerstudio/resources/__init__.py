@@ -43,7 +43,12 @@ def list_names() -> list[str]:
 
 #: The families of lists, by the prefix of their names: what an ablation switches on and off
 #: together (a tiered list's tiers belong to one family).
-FAMILIES = {"persons": "per_", "locations": "loc_", "nationalities": "misc_", "organisations": "org_"}
+FAMILIES = {
+    "persons": "per_",
+    "locations": "loc_",
+    "nationalities": "misc_",
+    "organisations": "org_",
+}
 
 
 def family_of(name: str) -> str:
@@ -71,17 +76,25 @@ def select_lists(spec: str | Iterable[str]) -> tuple[str, ...]:
         elif key in known:
             names = {key}
         else:
-            raise ValueError(f"unknown gazetteer or family {key!r} (families: all, {', '.join(FAMILIES)}; "
-                             f"lists: {', '.join(known)})")
+            raise ValueError(
+                f"unknown gazetteer or family {key!r} (families: all, {', '.join(FAMILIES)}; "
+                f"lists: {', '.join(known)})"
+            )
         chosen = chosen - names if drop else chosen | names
     if not chosen:
-        raise ValueError(f"the gazetteer choice {spec if isinstance(spec, str) else ','.join(items)!r} "
-                         "leaves no list")
+        raise ValueError(
+            f"the gazetteer choice {spec if isinstance(spec, str) else ','.join(items)!r} "
+            "leaves no list"
+        )
     return tuple(sorted(chosen))
 
 
-def longest_match_iob(n: int, lengths_at: Callable[[int], Iterable[int]],
-                      matches: Callable[[int, int], bool], starts: Iterable[int] | None = None) -> list[str]:
+def longest_match_iob(
+    n: int,
+    lengths_at: Callable[[int], Iterable[int]],
+    matches: Callable[[int, int], bool],
+    starts: Iterable[int] | None = None,
+) -> list[str]:
     """IOB2 tags (``B``/``I``/``O``) of ``n`` words under longest match, left to right:
     ``lengths_at(i)`` gives the lengths of the entries that may start at word ``i``, longest
     first, and ``matches(i, m)`` whether words ``i .. i+m-1`` are one. ``starts``: the words,
@@ -139,7 +152,10 @@ class Gazetteers:
                 idx[e[0]].add(len(e))
             self._lengths[n] = {k: sorted(v, reverse=True) for k, v in idx.items()}
         # key -> the lists an entry may start with it, per match mode: one look-up per word
-        self._starting: dict[bool, dict[str, list[str]]] = {True: defaultdict(list), False: defaultdict(list)}
+        self._starting: dict[bool, dict[str, list[str]]] = {
+            True: defaultdict(list),
+            False: defaultdict(list),
+        }
         for n in self.names:
             for k in self._lengths[n]:
                 self._starting[self.fold[n]][k].append(n)
@@ -161,8 +177,16 @@ class Gazetteers:
         out = {}
         for name in self.names:
             ks, entries, lengths = keys[self.fold[name]], self.entries[name], self._lengths[name]
-            out[name] = longest_match_iob(n, lambda i: lengths[ks[i]], lambda i, m: tuple(ks[i:i + m]) in entries,  # noqa: B023 (called at once)
-                                          starts[name]) if starts[name] else ["O"] * n
+            out[name] = (
+                longest_match_iob(
+                    n,
+                    lambda i: lengths[ks[i]],  # noqa: B023 (called at once)
+                    lambda i, m: tuple(ks[i : i + m]) in entries,  # noqa: B023 (called at once)
+                    starts[name],
+                )
+                if starts[name]
+                else ["O"] * n
+            )
         return out
 
     def lists_of(self, words: Sequence[str]) -> list[str]:

@@ -63,5 +63,8 @@ def large_lexicon() -> frozenset[str]:
 def fingerprint() -> str:
     """The first 16 hex digits of the sha256 of the two files' own sha256s."""
     import hashlib
+
     sums = manifest()["sha256"]
-    return hashlib.sha256("".join(f"{k}:{sums[k]};" for k in sorted(sums)).encode()).hexdigest()[:16]
+    return hashlib.sha256("".join(f"{k}:{sums[k]};" for k in sorted(sums)).encode()).hexdigest()[
+        :16
+    ]

@@ -5,7 +5,11 @@ from __future__ import annotations
 from ..errors import FormatError
 from ..persist import read_header
 
-KINDS = {"maxent": "a max-ent tagger", "perceptron": "a perceptron tagger", "joint": "a joint (K&T) tagger"}
+KINDS = {
+    "maxent": "a max-ent tagger",
+    "perceptron": "a perceptron tagger",
+    "joint": "a joint (K&T) tagger",
+}
 
 
 def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
@@ -20,8 +24,12 @@ def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
     from .maxent import MaxEntTagger
     from .perceptron import MODEL_FORMAT as PERCEPTRON
     from .perceptron import PerceptronTagger
-    by_format = {MAXENT: ("maxent", MaxEntTagger), PERCEPTRON: ("perceptron", PerceptronTagger),
-                 JOINT: ("joint", JointTagger)}
+
+    by_format = {
+        MAXENT: ("maxent", MaxEntTagger),
+        PERCEPTRON: ("perceptron", PerceptronTagger),
+        JOINT: ("joint", JointTagger),
+    }
     wanted = what or " or ".join(KINDS[k] for k in kinds) + " model"
     fmt = read_header(path, wanted).get("format")  # a missing or unreadable file: its own error
     if not isinstance(fmt, str):

@@ -71,8 +71,25 @@ def _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, out):
 
 
 @njit(cache=True, nogil=True)
-def _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads, hv,
-                out_tags, out_scores):
+def _kbest_core(
+    a,
+    L,
+    node,
+    edge,
+    T,
+    allowed,
+    is_c,
+    starts,
+    K,
+    sc,
+    cnt,
+    bp_tag,
+    bp_rank,
+    heads,
+    hv,
+    out_tags,
+    out_scores,
+):
     """List Viterbi: the K best distinct valid taggings (best first). Returns how many exist (≤ K).
 
     For every position i and tag y the K best partial paths ending there are kept, sorted; they
@@ -189,8 +206,29 @@ def _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back):
 
 
 @njit(cache=True, nogil=True)
-def _next_derivation(L, ni, ny, edge, node, T, allowed, delta, back, rec_score, rec_y, rec_pred, rec_next,
-                     n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y):
+def _next_derivation(
+    L,
+    ni,
+    ny,
+    edge,
+    node,
+    T,
+    allowed,
+    delta,
+    back,
+    rec_score,
+    rec_y,
+    rec_pred,
+    rec_next,
+    n_rec,
+    cand_rec,
+    candval,
+    pending,
+    last_rec,
+    state,
+    stack_i,
+    stack_y,
+):
     """One more derivation (the next best path) of trellis node (ni, ny); its record id, or −1.
 
     Node (L, 0) is the sink, reached from every (L−1, y) with score 0. A node keeps, per previous
@@ -273,8 +311,33 @@ def _next_derivation(L, ni, ny, edge, node, T, allowed, delta, back, rec_score, 
 
 
 @njit(cache=True, nogil=True)
-def _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_score, rec_y, rec_pred, rec_next,
-                n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, out_tags, out_scores):
+def _kbest_lazy(
+    a,
+    L,
+    node,
+    edge,
+    T,
+    allowed,
+    is_c,
+    starts,
+    K,
+    delta,
+    back,
+    rec_score,
+    rec_y,
+    rec_pred,
+    rec_next,
+    n_rec,
+    cand_rec,
+    candval,
+    pending,
+    last_rec,
+    state,
+    stack_i,
+    stack_y,
+    out_tags,
+    out_scores,
+):
     """The K best distinct valid taggings, best first; returns how many exist (≤ K).
 
     Lazy k-best on the Viterbi trellis (after Huang & Chiang 2005, Algorithm 3): the forward pass
@@ -303,8 +366,29 @@ def _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_
     n_rec[0] = L * T
     n_out = 0
     for r in range(K):
-        rid = _next_derivation(L, L, 0, edge, node, T, allowed, delta, back, rec_score, rec_y, rec_pred, rec_next,
-                               n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y)
+        rid = _next_derivation(
+            L,
+            L,
+            0,
+            edge,
+            node,
+            T,
+            allowed,
+            delta,
+            back,
+            rec_score,
+            rec_y,
+            rec_pred,
+            rec_next,
+            n_rec,
+            cand_rec,
+            candval,
+            pending,
+            last_rec,
+            state,
+            stack_i,
+            stack_y,
+        )
         if rid < 0:
             break
         out_scores[r] = rec_score[rid]
@@ -317,33 +401,143 @@ def _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_
 
 
 @njit(cache=True, nogil=True)
-def kbest_list(a, L, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, K, node, edge, sc, cnt,
-               bp_tag, bp_rank, heads, hv, out_tags, out_scores):
+def kbest_list(
+    a,
+    L,
+    indptr,
+    ids,
+    edge_of,
+    w,
+    T,
+    E0,
+    allowed,
+    is_c,
+    starts,
+    K,
+    node,
+    edge,
+    sc,
+    cnt,
+    bp_tag,
+    bp_rank,
+    heads,
+    hv,
+    out_tags,
+    out_scores,
+):
     """The list-Viterbi k-best (reference implementation for the tests)."""
     fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
-    return _kbest_core(a, L, node, edge, T, allowed, is_c, starts, K, sc, cnt, bp_tag, bp_rank, heads, hv,
-                       out_tags, out_scores)
+    return _kbest_core(
+        a,
+        L,
+        node,
+        edge,
+        T,
+        allowed,
+        is_c,
+        starts,
+        K,
+        sc,
+        cnt,
+        bp_tag,
+        bp_rank,
+        heads,
+        hv,
+        out_tags,
+        out_scores,
+    )
 
 
 @njit(cache=True, nogil=True)
-def viterbi_all(seq_ptr, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, out, scores, node, edge,
-                delta, back):
+def viterbi_all(
+    seq_ptr,
+    indptr,
+    ids,
+    edge_of,
+    w,
+    T,
+    E0,
+    allowed,
+    is_c,
+    starts,
+    out,
+    scores,
+    node,
+    edge,
+    delta,
+    back,
+):
     """Viterbi over every sequence; tags into ``out`` (one per token), scores into ``scores``."""
     for s in range(seq_ptr.shape[0] - 1):
         a = seq_ptr[s]
         L = seq_ptr[s + 1] - a
         fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
-        scores[s] = _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, out[a:a + L])
+        scores[s] = _viterbi_core(
+            a, L, node, edge, T, allowed, is_c, starts, delta, back, out[a : a + L]
+        )
 
 
 @njit(cache=True, nogil=True)
-def kbest_one(a, L, indptr, ids, edge_of, w, T, E0, allowed, is_c, starts, K, node, edge, delta, back, rec_score,
-              rec_y, rec_pred, rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y,
-              out_tags, out_scores):
+def kbest_one(
+    a,
+    L,
+    indptr,
+    ids,
+    edge_of,
+    w,
+    T,
+    E0,
+    allowed,
+    is_c,
+    starts,
+    K,
+    node,
+    edge,
+    delta,
+    back,
+    rec_score,
+    rec_y,
+    rec_pred,
+    rec_next,
+    n_rec,
+    cand_rec,
+    candval,
+    pending,
+    last_rec,
+    state,
+    stack_i,
+    stack_y,
+    out_tags,
+    out_scores,
+):
     fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
-    return _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, K, delta, back, rec_score, rec_y, rec_pred,
-                       rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, out_tags,
-                       out_scores)
+    return _kbest_lazy(
+        a,
+        L,
+        node,
+        edge,
+        T,
+        allowed,
+        is_c,
+        starts,
+        K,
+        delta,
+        back,
+        rec_score,
+        rec_y,
+        rec_pred,
+        rec_next,
+        n_rec,
+        cand_rec,
+        candval,
+        pending,
+        last_rec,
+        state,
+        stack_i,
+        stack_y,
+        out_tags,
+        out_scores,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -457,9 +651,46 @@ def add_update(a, L, gold, pred, indptr, ids, edge_of, w, u, track, stamp, scale
 
 
 @njit(cache=True, nogil=True)
-def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track, counter, T, E0, allowed,
-                is_c, starts, margin, C, node, edge, delta, back, rec_score, rec_y, rec_pred, rec_next, n_rec,
-                cand_rec, candval, pending, last_rec, state, stack_i, stack_y, kt, ks, stats):
+def train_chunk(
+    order,
+    lo,
+    hi,
+    seq_ptr,
+    indptr,
+    ids,
+    edge_of,
+    gold,
+    w,
+    u,
+    track,
+    counter,
+    T,
+    E0,
+    allowed,
+    is_c,
+    starts,
+    margin,
+    C,
+    node,
+    edge,
+    delta,
+    back,
+    rec_score,
+    rec_y,
+    rec_pred,
+    rec_next,
+    n_rec,
+    cand_rec,
+    candval,
+    pending,
+    last_rec,
+    state,
+    stack_i,
+    stack_y,
+    kt,
+    ks,
+    stats,
+):
     """Process sequences order[lo:hi] with the perceptron (margin=False) or Algorithm 3.1 (True).
 
     ``counter[0]`` counts the examples seen; the update made while seeing example c+1 is
@@ -473,12 +704,37 @@ def train_chunk(order, lo, hi, seq_ptr, indptr, ids, edge_of, gold, w, u, track,
         L = seq_ptr[s + 1] - a
         fill_scores(a, L, indptr, ids, edge_of, w, T, E0, node, edge)
         if margin:
-            n = _kbest_lazy(a, L, node, edge, T, allowed, is_c, starts, 2, delta, back, rec_score, rec_y, rec_pred,
-                            rec_next, n_rec, cand_rec, candval, pending, last_rec, state, stack_i, stack_y, kt, ks)
+            n = _kbest_lazy(
+                a,
+                L,
+                node,
+                edge,
+                T,
+                allowed,
+                is_c,
+                starts,
+                2,
+                delta,
+                back,
+                rec_score,
+                rec_y,
+                rec_pred,
+                rec_next,
+                n_rec,
+                cand_rec,
+                candval,
+                pending,
+                last_rec,
+                state,
+                stack_i,
+                stack_y,
+                kt,
+                ks,
+            )
         else:
             ks[0] = _viterbi_core(a, L, node, edge, T, allowed, is_c, starts, delta, back, kt[0])
             n = 1
-        g = gold[a:a + L]
+        g = gold[a : a + L]
         wrong = 0
         for i in range(L):
             if kt[0, i] != g[i]:
@@ -525,5 +781,19 @@ class Buffers:
         self.ks = np.zeros(k)
 
     def lazy(self) -> tuple:
-        return (self.delta, self.back, self.rec_score, self.rec_y, self.rec_pred, self.rec_next, self.n_rec,
-                self.cand_rec, self.candval, self.pending, self.last_rec, self.state, self.stack_i, self.stack_y)
+        return (
+            self.delta,
+            self.back,
+            self.rec_score,
+            self.rec_y,
+            self.rec_pred,
+            self.rec_next,
+            self.n_rec,
+            self.cand_rec,
+            self.candval,
+            self.pending,
+            self.last_rec,
+            self.state,
+            self.stack_i,
+            self.stack_y,
+        )

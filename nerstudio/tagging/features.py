@@ -90,10 +90,13 @@ def parse_resources(name: str) -> tuple[tuple[int, ...], bool]:
 
 def _parse(name: str):
     from ..resources import list_names, select_lists
+
     base, *extras = name.split("+")
     if base not in BASE_SETS:
-        raise ValueError(f"unknown feature set {name!r} (choose from {', '.join(FEATURE_SETS)}, "
-                         "with +gaz[:LISTS], +rich, +clusters[:BITS] and +biglex)")
+        raise ValueError(
+            f"unknown feature set {name!r} (choose from {', '.join(FEATURE_SETS)}, "
+            "with +gaz[:LISTS], +rich, +clusters[:BITS] and +biglex)"
+        )
     lists, rich, bits, biglex = None, False, None, False
     for extra in extras:
         kind, _, spec = extra.partition(":")
@@ -107,13 +110,17 @@ def _parse(name: str):
             except ValueError:
                 bits = ()
             if not bits or min(bits) < 1:
-                raise ValueError(f"feature set {name!r}: clusters:BITS takes prefix lengths joined by /, "
-                                 "e.g. clusters:4/6/10/20")
+                raise ValueError(
+                    f"feature set {name!r}: clusters:BITS takes prefix lengths joined by /, "
+                    "e.g. clusters:4/6/10/20"
+                )
         elif extra == "biglex" and not biglex:
             biglex = True
         else:
-            raise ValueError(f"feature set {name!r}: unknown or repeated part {extra!r} "
-                             "(gaz, gaz:LISTS, rich, clusters, clusters:BITS, biglex)")
+            raise ValueError(
+                f"feature set {name!r}: unknown or repeated part {extra!r} "
+                "(gaz, gaz:LISTS, rich, clusters, clusters:BITS, biglex)"
+            )
     return base, lists, rich, bits or (), biglex
 
 
@@ -126,13 +133,22 @@ class _Template:
     predicates on every token with the same source value, which the trainer exploits.
     """
 
-    def __init__(self, name: str, codes: Callable, value: Callable, source: tuple | None = None,
-                 values: Callable | None = None, injective: bool = False):
+    def __init__(
+        self,
+        name: str,
+        codes: Callable,
+        value: Callable,
+        source: tuple | None = None,
+        values: Callable | None = None,
+        injective: bool = False,
+    ):
         self.name = name
         self.codes = codes
         self.value = value
         self.source = source
-        self.values = values or (lambda codes: [value(c) for c in codes.tolist()])  # many codes at once
+        self.values = values or (
+            lambda codes: [value(c) for c in codes.tolist()]
+        )  # many codes at once
         self.injective = injective  # distinct codes have distinct values
 
 
@@ -183,14 +199,21 @@ class FeatureExtractor:
         np.cumsum(lens, out=starts[1:])
         pos_in_sent = np.arange(n, dtype=np.int64) - np.repeat(starts[:-1], lens)
         len_of_tok = np.repeat(lens, lens)
-        ctx = {"types": types, "word_ids": word_ids, "pos": pos_in_sent, "len": len_of_tok, "n": n,
-               "starts": starts, "cols": []}
+        ctx = {
+            "types": types,
+            "word_ids": word_ids,
+            "pos": pos_in_sent,
+            "len": len_of_tok,
+            "n": n,
+            "starts": starts,
+            "cols": [],
+        }
         if self.gazetteers is not None:
             code = {"O": 1, "B": 2, "I": 3}
             per_list = {name: np.empty(n, dtype=np.int64) for name in self.gazetteers.names}
             for s, a in zip(sentences, starts[:-1].tolist()):
                 for name, tags in self.gazetteers.iob(s.words).items():
-                    per_list[name][a:a + len(tags)] = [code[t] for t in tags]
+                    per_list[name][a : a + len(tags)] = [code[t] for t in tags]
             ctx["gaz"] = per_list
         ncols = min((len(s.extra) for s in sentences), default=0)
         for j in range(ncols):
@@ -233,8 +256,16 @@ class FeatureExtractor:
 
         def word_t(name: str, k: int, f: Callable[[str], str]):
             tab = table(f)
-            T.append(_Template(name, lambda c, k=k: self._shift(c["word_ids"], c, k), tab.__getitem__, ("w", k),
-                               lookup(tab), injective=f is ident))
+            T.append(
+                _Template(
+                    name,
+                    lambda c, k=k: self._shift(c["word_ids"], c, k),
+                    tab.__getitem__,
+                    ("w", k),
+                    lookup(tab),
+                    injective=f is ident,
+                )
+            )
 
         # the paper's templates
         word_t("w", 0, ident)
@@ -247,10 +278,18 @@ class FeatureExtractor:
 
         def compound_codes(c):
             wid = c["word_ids"]
-            inlex = np.fromiter((1 if w.lower() in lex else 0 for w in types), dtype=np.int64, count=len(types))
+            inlex = np.fromiter(
+                (1 if w.lower() in lex else 0 for w in types), dtype=np.int64, count=len(types)
+            )
             extra_chars: dict[str, int] = {}
-            fct = np.fromiter((first_type.get(ft) or (10 + extra_chars.setdefault(ft, len(extra_chars)))
-                               for ft in map(first_char_type, types)), dtype=np.int64, count=len(types))
+            fct = np.fromiter(
+                (
+                    first_type.get(ft) or (10 + extra_chars.setdefault(ft, len(extra_chars)))
+                    for ft in map(first_char_type, types)
+                ),
+                dtype=np.int64,
+                count=len(types),
+            )
             self._compound_chars = {v + 10: k for k, v in extra_chars.items()}
             first = (c["pos"] == 0).astype(np.int64)
             return first * 2 + inlex[wid] + 4 * fct[wid]
@@ -263,13 +302,23 @@ class FeatureExtractor:
         T.append(_Template("cmp", compound_codes, compound_value, ("w", 0)))
         for bits in self.cluster_bits:
             for k in CLUSTER_OFFSETS:
-                word_t(f"bc{bits}{k:+d}" if k else f"bc{bits}", k,
-                       lambda w, bits=bits: path_prefix(cluster_path(w), bits) or NULL)
-        for name in (self.gazetteers.names if self.gazetteers is not None else ()):
+                word_t(
+                    f"bc{bits}{k:+d}" if k else f"bc{bits}",
+                    k,
+                    lambda w, bits=bits: path_prefix(cluster_path(w), bits) or NULL,
+                )
+        for name in self.gazetteers.names if self.gazetteers is not None else ():
             for k in (0, -1, 1):
-                T.append(_Template(f"gz:{name}" + (f"{k:+d}" if k else ""),
-                                   lambda c, name=name, k=k: self._shift(c["gaz"][name], c, k),
-                                   GAZ_VALUES.__getitem__, None, lookup(GAZ_VALUES), injective=True))
+                T.append(
+                    _Template(
+                        f"gz:{name}" + (f"{k:+d}" if k else ""),
+                        lambda c, name=name, k=k: self._shift(c["gaz"][name], c, k),
+                        GAZ_VALUES.__getitem__,
+                        None,
+                        lookup(GAZ_VALUES),
+                        injective=True,
+                    )
+                )
         if self.base_set == "paper":
             return T
 
@@ -295,7 +344,11 @@ class FeatureExtractor:
             fct = table(first_char_type)
 
             def cap_codes(c):
-                ids = [c["word_ids"], self._shift(c["word_ids"], c, -1), self._shift(c["word_ids"], c, 1)]
+                ids = [
+                    c["word_ids"],
+                    self._shift(c["word_ids"], c, -1),
+                    self._shift(c["word_ids"], c, 1),
+                ]
                 kinds, kind_of = _intern(fct, first=None)  # the distinct first-character types
                 m = len(kinds)
                 self._cap_kinds = kinds
@@ -304,10 +357,12 @@ class FeatureExtractor:
             def cap_value(code: int) -> str:
                 kinds, m = self._cap_kinds, len(self._cap_kinds)
                 return f"{kinds[code // (m * m)]}|{kinds[(code // m) % m]}|{kinds[code % m]}"
+
             T.append(_Template("cap3", cap_codes, cap_value, None, injective=True))
 
         def pair_t(name: str, a: Callable, b: Callable, va: list, vb: list, source=None):
             """Template on a pair of codes; ``va``/``vb`` the distinct strings of each side by code."""
+
             def codes(c):
                 x, y = a(c), b(c)
                 m = int(max(x.max(initial=0), y.max(initial=0))) + 1
@@ -320,26 +375,58 @@ class FeatureExtractor:
 
             def values(codes: np.ndarray) -> list[str]:
                 m = self._pair_m[name]
-                return [va[x] + "|" + vb[y] for x, y in zip((codes // m).tolist(), (codes % m).tolist())]
+                return [
+                    va[x] + "|" + vb[y] for x, y in zip((codes // m).tolist(), (codes % m).tolist())
+                ]
 
-            T.append(_Template(name, codes, value, source, values,
-                               injective=not any("|" in v for v in va) and not any("|" in v for v in vb)))
+            T.append(
+                _Template(
+                    name,
+                    codes,
+                    value,
+                    source,
+                    values,
+                    injective=not any("|" in v for v in va) and not any("|" in v for v in vb),
+                )
+            )
 
         self._pair_m: dict[str, int] = {}
         wv = types  # types[0] is NULL
-        pair_t("w-1|w", lambda c: self._shift(c["word_ids"], c, -1), lambda c: c["word_ids"], wv, wv)
+        pair_t(
+            "w-1|w", lambda c: self._shift(c["word_ids"], c, -1), lambda c: c["word_ids"], wv, wv
+        )
         pair_t("w|w+1", lambda c: c["word_ids"], lambda c: self._shift(c["word_ids"], c, 1), wv, wv)
         for j, (names, _arr) in enumerate(ctx["cols"][:2]):
             tag = "pos" if j == 0 else "chk"
             cv = names  # names[0] is NULL
             for k in (-1, 0, 1):
-                T.append(_Template(f"{tag}{k:+d}", lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k),
-                                   cv.__getitem__, ("col", j), lookup(cv), injective=True))
+                T.append(
+                    _Template(
+                        f"{tag}{k:+d}",
+                        lambda c, j=j, k=k: self._shift(c["cols"][j][1], c, k),
+                        cv.__getitem__,
+                        ("col", j),
+                        lookup(cv),
+                        injective=True,
+                    )
+                )
             if j == 0:
-                pair_t("pos-1|pos", lambda c: self._shift(c["cols"][0][1], c, -1), lambda c: c["cols"][0][1], cv, cv,
-                       ("col", 0))
-                pair_t("pos|pos+1", lambda c: c["cols"][0][1], lambda c: self._shift(c["cols"][0][1], c, 1), cv, cv,
-                       ("col", 0))
+                pair_t(
+                    "pos-1|pos",
+                    lambda c: self._shift(c["cols"][0][1], c, -1),
+                    lambda c: c["cols"][0][1],
+                    cv,
+                    cv,
+                    ("col", 0),
+                )
+                pair_t(
+                    "pos|pos+1",
+                    lambda c: c["cols"][0][1],
+                    lambda c: self._shift(c["cols"][0][1], c, 1),
+                    cv,
+                    cv,
+                    ("col", 0),
+                )
         return T
 
     # -- matrix ---------------------------------------------------------------------------
@@ -353,8 +440,9 @@ class FeatureExtractor:
         m = len(ctx["cols"][k][0])
         return (self._shift(arr, ctx, -1) * m + arr) * m + self._shift(arr, ctx, 1)
 
-    def _id_matrix(self, sentences: Sequence[Sentence], grow: bool,
-                   min_count: int = 1) -> tuple[np.ndarray, list, dict]:
+    def _id_matrix(
+        self, sentences: Sequence[Sentence], grow: bool, min_count: int = 1
+    ) -> tuple[np.ndarray, list, dict]:
         """Predicate id of every (token, template), −1 where unknown: (n_tokens, n_templates).
 
         Growing with ``min_count`` > 1, predicates seen fewer times are neither added nor given
@@ -379,19 +467,29 @@ class FeatureExtractor:
                     value_of[kept] = np.arange(len(kept))
                 else:  # several codes may share a string: count strings
                     distinct, vid = _intern(t.values(uniq), first=None)
-                    kept = np.flatnonzero(np.bincount(vid, weights=cnt, minlength=len(distinct)) >= min_count)
+                    kept = np.flatnonzero(
+                        np.bincount(vid, weights=cnt, minlength=len(distinct)) >= min_count
+                    )
                     values = [distinct[i] for i in kept.tolist()]
                     renum = np.full(len(distinct), -1, dtype=np.int64)
                     renum[kept] = np.arange(len(kept))
                     value_of = renum[vid]
-                ids = np.fromiter((setdefault(prefix + v, len(vocab)) for v in values), dtype=np.int64,
-                                  count=len(values))
+                ids = np.fromiter(
+                    (setdefault(prefix + v, len(vocab)) for v in values),
+                    dtype=np.int64,
+                    count=len(values),
+                )
                 ids = np.where(value_of >= 0, ids[np.maximum(value_of, 0)] if len(ids) else -1, -1)
             elif grow:
-                ids = np.fromiter((setdefault(prefix + v, len(vocab)) for v in t.values(uniq)), dtype=np.int64,
-                                  count=len(uniq))
+                ids = np.fromiter(
+                    (setdefault(prefix + v, len(vocab)) for v in t.values(uniq)),
+                    dtype=np.int64,
+                    count=len(uniq),
+                )
             else:
-                ids = np.fromiter((get(prefix + v, -1) for v in t.values(uniq)), dtype=np.int64, count=len(uniq))
+                ids = np.fromiter(
+                    (get(prefix + v, -1) for v in t.values(uniq)), dtype=np.int64, count=len(uniq)
+                )
             mat[:, j] = ids[inv]
         return mat, templates, ctx
 
@@ -412,8 +510,9 @@ class FeatureExtractor:
         data = np.ones(len(indices), dtype=np.float32)
         return sp.csr_matrix((data, indices, indptr), shape=(n, len(self.vocab)))
 
-    def fit_ids(self, sentences: Sequence[Sentence],
-                min_count: int = 1) -> tuple[np.ndarray, list[tuple[list[int], np.ndarray]]]:
+    def fit_ids(
+        self, sentences: Sequence[Sentence], min_count: int = 1
+    ) -> tuple[np.ndarray, list[tuple[list[int], np.ndarray]]]:
         """Training: build the lexicon (unless given) and the vocabulary of the predicates seen at
         least ``min_count`` times; return the id matrix (n_tokens, n_templates; −1 for rarer
         predicates) and the groups of templates sharing a source, each as (template columns,
@@ -428,7 +527,9 @@ class FeatureExtractor:
         for j, t in enumerate(templates):
             if t.source is not None:
                 by_source.setdefault(t.source, []).append(j)
-        groups = [(cols, self._source_codes(ctx, src)) for src, cols in by_source.items() if len(cols) > 1]
+        groups = [
+            (cols, self._source_codes(ctx, src)) for src, cols in by_source.items() if len(cols) > 1
+        ]
         return mat, groups
 
     def fit_transform(self, sentences: Sequence[Sentence]) -> sp.csr_matrix:

@@ -61,7 +61,9 @@ class JointStats:
     updates_total: int  # updates of type (A)
     updates_local: int  # updates of type (B)
     gold_in_nbest: float  # share of training documents whose gold labelling was a candidate
-    word_error: float | None = None  # tokens the total model's best candidate got wrong during the pass / tokens
+    word_error: float | None = (
+        None  # tokens the total model's best candidate got wrong during the pass / tokens
+    )
     dev_precision: float | None = None
     dev_recall: float | None = None
     dev_f1: float | None = None
@@ -90,7 +92,9 @@ def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
     return float(w[v[0]] @ v[1]) if len(v[0]) else 0.0
 
 
-def sentence_spans(tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[str]) -> list[list[Span]]:
+def sentence_spans(
+    tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[str]
+) -> list[list[Span]]:
     """Split a document labelling into per-sentence spans (``offsets``: sentence starts + end).
     An entity running over a sentence boundary is cut there, as scoring per sentence does."""
     offsets = np.asarray(offsets, dtype=np.int64)
@@ -161,8 +165,15 @@ class _Documents:
             if self.grow:
                 p, q = cptr[k], cptr[k + 1]
                 cache[keys[k]] = self.nl.ids_of(
-                    codes, counts, types, grow=True, doc=doc,
-                    spans=lambda p=p, q=q: [Span(int(x), int(y), types[z]) for x, y, z in zip(a[p:q], b[p:q], lab[p:q])])
+                    codes,
+                    counts,
+                    types,
+                    grow=True,
+                    doc=doc,
+                    spans=lambda p=p, q=q: [
+                        Span(int(x), int(y), types[z]) for x, y, z in zip(a[p:q], b[p:q], lab[p:q])
+                    ],
+                )
             else:
                 cache[keys[k]] = [(codes, counts), None, None]
 
@@ -181,8 +192,10 @@ class _Documents:
             entry[2] = stamp
         elif entry[2] != stamp:
             pairs = sorted((voc[s], c) for s, c in entry[0].items() if s in voc)
-            entry[1] = (np.array([p[0] for p in pairs], dtype=np.int64),
-                        np.array([p[1] for p in pairs], dtype=np.float64))
+            entry[1] = (
+                np.array([p[0] for p in pairs], dtype=np.int64),
+                np.array([p[1] for p in pairs], dtype=np.float64),
+            )
             entry[2] = stamp
         return entry[1]
 
@@ -205,34 +218,78 @@ class JointTagger:
     evaluate on dev and at test time.
     """
 
-    def __init__(self, algorithm: str = "proposed", n: int = 20, n_test: int = 100, C: float = 100.0,
-                 C_local: float | None = None, epochs: int = 10, average: bool = True, bpm: int = 0,
-                 shuffle: bool = True, seed: int = 0, keep_best: bool = True,
-                 templates: Sequence[str] = TEMPLATES, local: dict | None = None, tol: float = 1e-4,
-                 patience: int = 3):
+    def __init__(
+        self,
+        algorithm: str = "proposed",
+        n: int = 20,
+        n_test: int = 100,
+        C: float = 100.0,
+        C_local: float | None = None,
+        epochs: int = 10,
+        average: bool = True,
+        bpm: int = 0,
+        shuffle: bool = True,
+        seed: int = 0,
+        keep_best: bool = True,
+        templates: Sequence[str] = TEMPLATES,
+        local: dict | None = None,
+        tol: float = 1e-4,
+        patience: int = 3,
+    ):
         if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})")
+            raise ValueError(
+                f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})"
+            )
         if n < 2 or n_test < 1:
             raise ValueError("n must be at least 2 and n_test at least 1")
         self.algorithm, self.n, self.n_test, self.C, self.C_local = algorithm, n, n_test, C, C_local
-        self.epochs, self.average, self.bpm, self.shuffle, self.seed = epochs, average, bpm, shuffle, seed
+        self.epochs, self.average, self.bpm, self.shuffle, self.seed = (
+            epochs,
+            average,
+            bpm,
+            shuffle,
+            seed,
+        )
         self.keep_best, self.templates = keep_best, tuple(templates)
         self.local = dict(local or {})
         self.tol, self.patience = float(tol), int(patience)
 
     def get_params(self) -> dict:
-        return {k: getattr(self, k) for k in ("algorithm", "n", "n_test", "C", "C_local", "epochs", "average",
-                                              "bpm", "shuffle", "seed", "keep_best", "templates", "local",
-                                              "tol", "patience")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "algorithm",
+                "n",
+                "n_test",
+                "C",
+                "C_local",
+                "epochs",
+                "average",
+                "bpm",
+                "shuffle",
+                "seed",
+                "keep_best",
+                "templates",
+                "local",
+                "tol",
+                "patience",
+            )
+        }
 
     @property
     def reranking(self) -> bool:
         return self.algorithm.startswith("reranking")
 
     # -- training ---------------------------------------------------------------------------------
-    def fit(self, corpus, dev=None, callback: Callable[[JointStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, first: PerceptronTagger | None = None,
-            train_lists: tuple | None = None) -> JointTagger:
+    def fit(
+        self,
+        corpus,
+        dev=None,
+        callback: Callable[[JointStats], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+        first: PerceptronTagger | None = None,
+        train_lists: tuple | None = None,
+    ) -> JointTagger:
         """Train on ``corpus`` (documents are the sequences). The re-ranking baselines also need
         the ``first`` model (trained on all of ``corpus``; it makes the dev and test lists) and
         ``train_lists`` = (candidates, scores, gold scores), per training document, from a first
@@ -248,14 +305,23 @@ class JointTagger:
             raise ValueError("the training corpus has no gold labels")
         if self.reranking:
             if first is None or train_lists is None or len(train_lists[0]) != len(seqs.words):
-                raise ValueError(f"{self.algorithm} needs the first model and one candidate list per training document")
+                raise ValueError(
+                    f"{self.algorithm} needs the first model and one candidate list per training document"
+                )
             self.first_ = first
-        train = _Documents(seqs, self._local_part(seqs, train_lists), self.nl_, self.tagset_, grow=True)
+        train = _Documents(
+            seqs, self._local_part(seqs, train_lists), self.nl_, self.tagset_, grow=True
+        )
         dev_docs = None
         if dev is not None:
             dseqs = self.tagger_.prepare(dev)
-            dev_docs = _Documents(dseqs, self._local_part(dseqs, self._test_lists(dseqs)), self.nl_,
-                                  self.tagset_, grow=False)
+            dev_docs = _Documents(
+                dseqs,
+                self._local_part(dseqs, self._test_lists(dseqs)),
+                self.nl_,
+                self.tagset_,
+                grow=False,
+            )
         rng = np.random.default_rng(self.seed)
         self.history_: list[JointStats] = []
         wl, wg = self._initial_weights(train, rng, should_cancel)
@@ -270,7 +336,14 @@ class JointTagger:
                 self.cancelled_ = True
                 break
             self._set_weights(wl, wg)
-            st = JointStats(epoch, time.perf_counter() - t, a, b, hits / max(len(train), 1), wrong / max(tokens, 1))
+            st = JointStats(
+                epoch,
+                time.perf_counter() - t,
+                a,
+                b,
+                hits / max(len(train), 1),
+                wrong / max(tokens, 1),
+            )
             if dev_docs is not None:
                 p, r, f = self._evaluate(dev_docs)
                 st.dev_precision, st.dev_recall, st.dev_f1 = p, r, f
@@ -286,7 +359,11 @@ class JointTagger:
             # total model's best candidate, during the pass) stays below tol for patience epochs
             err = st.word_error
             if prev_err is not None:
-                change = abs(err - prev_err) / prev_err if prev_err > 0 else (0.0 if err == 0 else np.inf)
+                change = (
+                    abs(err - prev_err) / prev_err
+                    if prev_err > 0
+                    else (0.0 if err == 0 else np.inf)
+                )
                 stale = stale + 1 if change < self.tol else 0
                 if stale >= self.patience:
                     break
@@ -332,10 +409,10 @@ class JointTagger:
                     self.cancelled_ = True
                     return AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
                 sl += (pl.averaged() if self.average else pl.w)[:n_local]
-                g = (pg.averaged() if self.average else pg.w)[:self.nl_.n_features]
+                g = (pg.averaged() if self.average else pg.w)[: self.nl_.n_features]
                 if len(g) > len(sg):
                     sg = np.concatenate([sg, np.zeros(len(g) - len(sg))])
-                sg[:len(g)] += g
+                sg[: len(g)] += g
             init_l, init_g = sl / self.bpm, sg / self.bpm
             wl.add(np.nonzero(init_l)[0], init_l[init_l != 0])
             self._ensure(wg, len(init_g))
@@ -346,7 +423,9 @@ class JointTagger:
         if n > len(wg.w):
             wg.grow(max(n, 2 * len(wg.w)))
 
-    def _epoch(self, docs: _Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel):
+    def _epoch(
+        self, docs: _Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel
+    ):
         """One pass of Algorithm 4.1/4.2 over ``docs`` in ``order``; returns the counts of (A)
         and (B) updates, of documents with gold among the candidates, whether cancelled, and the
         tokens the total model's best candidate got wrong out of the tokens seen."""
@@ -403,7 +482,9 @@ class JointTagger:
             self.wl_, self.wg_ = wl.w.copy(), wg.w[:k].copy()
 
     # -- prediction -------------------------------------------------------------------------------
-    def _choose(self, docs: _Documents, i: int, n: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    def _choose(
+        self, docs: _Documents, i: int, n: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, int]:
         """Candidates of document i, their total scores, and the index of the best."""
         wg = self.wg_
         Y, ls = docs.local.candidates(i, n or self.n_test, self.wl_)
@@ -423,9 +504,17 @@ class JointTagger:
     def documents(self, corpus, n: int | None = None) -> _Documents:
         """The documents of a corpus under this model (candidates from its local part)."""
         seqs = self.tagger_.prepare(corpus)
-        return _Documents(seqs, self._local_part(seqs, self._test_lists(seqs, n)), self.nl_, self.tagset_, grow=False)
+        return _Documents(
+            seqs,
+            self._local_part(seqs, self._test_lists(seqs, n)),
+            self.nl_,
+            self.tagset_,
+            grow=False,
+        )
 
-    def predict_spans(self, corpus, n_test: int | None = None, docs: _Documents | None = None) -> list[list[Span]]:
+    def predict_spans(
+        self, corpus, n_test: int | None = None, docs: _Documents | None = None
+    ) -> list[list[Span]]:
         """Per sentence of ``corpus``, the spans of the best re-scored candidate. ``docs``:
         :meth:`documents` of ``corpus`` made earlier (its features and non-local vectors are
         reused; for the re-ranking baselines they must have been made with the same n')."""
@@ -448,16 +537,28 @@ class JointTagger:
             words.append(tuple(docs.seqs.words[i]))
             if docs.seqs.gold is not None:
                 gold.append(self.spans_of(docs.seqs.gold[i]))
-        meta = {"model": f"joint-{self.algorithm}", "unit": "document",
-                "scores": "total score (local + non-local features · weights)",
-                "sentence_offsets": [np.asarray(o).tolist() for o in docs.seqs.sentence_offsets]}
-        return NBestList(list(self.tagset_), words, cands, scores, gold if docs.seqs.gold is not None else None,
-                         list(docs.seqs.names), meta)
+        meta = {
+            "model": f"joint-{self.algorithm}",
+            "unit": "document",
+            "scores": "total score (local + non-local features · weights)",
+            "sentence_offsets": [np.asarray(o).tolist() for o in docs.seqs.sentence_offsets],
+        }
+        return NBestList(
+            list(self.tagset_),
+            words,
+            cands,
+            scores,
+            gold if docs.seqs.gold is not None else None,
+            list(docs.seqs.names),
+            meta,
+        )
 
     def spans_of(self, tags) -> list[Span]:
         return tags_to_spans(np.asarray(tags), self.tagset_)
 
-    def sentence_nbest(self, corpus, n: int | None = None) -> tuple[NBestList, NBestList, list[list[int]]]:
+    def sentence_nbest(
+        self, corpus, n: int | None = None
+    ) -> tuple[NBestList, NBestList, list[list[int]]]:
         """The document lists of :meth:`nbest`, their per-sentence split (in the corpus'
         sentence order) and, per sentence candidate, its document candidate (see
         :func:`split_document_lists`) — what the application shows and explains."""
@@ -465,7 +566,9 @@ class JointTagger:
         sent, origin = split_document_lists(doc, doc.meta["sentence_offsets"])
         return doc, sent, origin
 
-    def nonlocal_terms(self, words: Sequence[str], spans: Sequence[Span]) -> list[tuple[str, float, float]]:
+    def nonlocal_terms(
+        self, words: Sequence[str], spans: Sequence[Span]
+    ) -> list[tuple[str, float, float]]:
         """The non-local features of one document labelling: (name, count, weight), largest
         contribution first — what the feature panel shows."""
         out = []
@@ -476,19 +579,30 @@ class JointTagger:
         out.sort(key=lambda t: -abs(t[1] * t[2]))
         return out
 
-
-
     def save(self, path) -> None:
         """``.npz`` + JSON: the local feature map (and the first model's weights for the
         re-ranking baselines), the local and non-local weights, the non-local vocabulary."""
         th, ta = self.tagger_.state()
         nl_ids = np.flatnonzero(self.wl_)
-        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "params": self.get_params(),
-                  "local_model": th, "nonlocal": self.nl_.state(), "best_epoch": self.best_epoch_,
-                  "seconds": getattr(self, "seconds_", None), "history": [asdict(h) for h in self.history_]}
+        header = {
+            "format": MODEL_FORMAT,
+            "version": MODEL_VERSION,
+            "params": self.get_params(),
+            "local_model": th,
+            "nonlocal": self.nl_.state(),
+            "best_epoch": self.best_epoch_,
+            "seconds": getattr(self, "seconds_", None),
+            "history": [asdict(h) for h in self.history_],
+        }
         arrays = {f"local.{k}": v for k, v in ta.items()}
-        arrays.update({"wl_index": nl_ids.astype(np.int64), "wl_value": self.wl_[nl_ids].astype(np.float64),
-                       "n_local": np.array([len(self.wl_)], dtype=np.int64), "wg": self.wg_.astype(np.float64)})
+        arrays.update(
+            {
+                "wl_index": nl_ids.astype(np.int64),
+                "wl_value": self.wl_[nl_ids].astype(np.float64),
+                "n_local": np.array([len(self.wl_)], dtype=np.int64),
+                "wg": self.wg_.astype(np.float64),
+            }
+        )
         save_npz(path, jsonable(header), arrays)
 
     @classmethod
@@ -499,7 +613,7 @@ class JointTagger:
             p = dict(check_params(cls, h.get("params")))
             p["templates"] = tuple(p["templates"])
             m = cls(**p)
-            local = {k[len("local."):]: v for k, v in arrays.items() if k.startswith("local.")}
+            local = {k[len("local.") :]: v for k, v in arrays.items() if k.startswith("local.")}
             m.tagger_ = PerceptronTagger.from_state(h["local_model"], local)
             m.tagset_ = list(m.tagger_.tagset_)
             if m.reranking:
@@ -510,7 +624,12 @@ class JointTagger:
             m.wl_ = sparse_weights(arrays["wl_index"], arrays["wl_value"], n_local)
             m.nl_ = NonLocalFeatures.from_state(h["nonlocal"])
             wg = arrays["wg"]
-            if wg.ndim != 1 or wg.dtype != np.float64 or len(wg) != m.nl_.n_features or not np.all(np.isfinite(wg)):
+            if (
+                wg.ndim != 1
+                or wg.dtype != np.float64
+                or len(wg) != m.nl_.n_features
+                or not np.all(np.isfinite(wg))
+            ):
                 raise ValueError("non-local weights do not match the non-local features")
             m.wg_ = wg
             m.best_epoch_ = h.get("best_epoch")
@@ -521,8 +640,9 @@ class JointTagger:
             raise FormatError(path, None, f"corrupt joint tagger model: {exc}") from None
 
 
-def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
-                         ids: Sequence[str] | None = None) -> tuple[NBestList, list[list[int]]]:
+def split_document_lists(
+    doc_nb: NBestList, offsets: Sequence[Sequence[int]], ids: Sequence[str] | None = None
+) -> tuple[NBestList, list[list[int]]]:
     """Per-sentence candidate lists from document-level ones (best first in each document).
 
     A sentence's candidates are the distinct restrictions of its document's candidates to the
@@ -547,9 +667,20 @@ def split_document_lists(doc_nb: NBestList, offsets: Sequence[Sequence[int]],
             origin.append(keep)
             words.append(tuple(doc_nb.words[i][a:b]))
             if doc_gold is not None:
-                gold.append([Span(s.start - a, s.end - a, s.label) for s in doc_gold if a <= s.start and s.end <= b])
-    nb = NBestList(list(doc_nb.tagset), words, cands, scores, gold if doc_nb.gold is not None else None,
-                   list(ids) if ids is not None else [],
-                   dict(doc_nb.meta, unit="sentence", split_from="document"))
+                gold.append(
+                    [
+                        Span(s.start - a, s.end - a, s.label)
+                        for s in doc_gold
+                        if a <= s.start and s.end <= b
+                    ]
+                )
+    nb = NBestList(
+        list(doc_nb.tagset),
+        words,
+        cands,
+        scores,
+        gold if doc_nb.gold is not None else None,
+        list(ids) if ids is not None else [],
+        dict(doc_nb.meta, unit="sentence", split_from="document"),
+    )
     return nb, origin
-

@@ -80,20 +80,28 @@ class FirstScoreLocal(Local):
 
     n = 1
 
-    def __init__(self, lists: Sequence[np.ndarray], scores: Sequence[np.ndarray], gold_scores: Sequence[float],
-                 gold: Sequence[np.ndarray] | None):
+    def __init__(
+        self,
+        lists: Sequence[np.ndarray],
+        scores: Sequence[np.ndarray],
+        gold_scores: Sequence[float],
+        gold: Sequence[np.ndarray] | None,
+    ):
         self.lists = lists
         self._scores = [np.asarray(s, dtype=np.float64) for s in scores]
         self._lookup = []
         for i, Y in enumerate(lists):
-            d = {y.tobytes(): float(s) for y, s in zip(np.asarray(Y, dtype=np.int16), self._scores[i])}
+            d = {
+                y.tobytes(): float(s)
+                for y, s in zip(np.asarray(Y, dtype=np.int16), self._scores[i])
+            }
             if gold is not None:
                 d[np.asarray(gold[i], dtype=np.int16).tobytes()] = float(gold_scores[i])
             self._lookup.append(d)
 
     def candidates(self, i, k, w):
         Y = self.lists[i][:k]
-        return Y, w[0] * self._scores[i][:len(Y)]
+        return Y, w[0] * self._scores[i][: len(Y)]
 
     def _first_score(self, i, tags) -> float:
         return self._lookup[i][np.asarray(tags, dtype=np.int16).tobytes()]
@@ -102,7 +110,10 @@ class FirstScoreLocal(Local):
         return float(w[0]) * self._first_score(i, tags)
 
     def update(self, aw, i, good, bad):
-        aw.add(np.zeros(1, np.int64), np.array([self._first_score(i, good) - self._first_score(i, bad)]))
+        aw.add(
+            np.zeros(1, np.int64),
+            np.array([self._first_score(i, good) - self._first_score(i, bad)]),
+        )
 
 
 def first_model_lists(first: PerceptronTagger, seqs: Sequences, n: int):

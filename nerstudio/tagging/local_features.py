@@ -130,12 +130,21 @@ def parse_kt_features(name: str) -> tuple[bool, tuple[int, ...], bool]:
     """``(rich, cluster prefix lengths, large lexicon?)`` of a ``kt[+rich][+clusters][+biglex]``
     name, the parts in that order; anything else is a ``ValueError``."""
     from .features import CLUSTER_BITS
+
     base, *extras = str(name).split("+")
-    if base != "kt" or any(e not in KT_EXTRAS for e in extras) or extras != sorted(set(extras), key=KT_EXTRAS.index) \
-            or ("biglex" in extras and "rich" not in extras):
-        raise ValueError(f"unknown perceptron feature set {name!r} (kt, then +rich, +clusters, +biglex in that "
-                         "order; +biglex needs +rich)")
+    if (
+        base != "kt"
+        or any(e not in KT_EXTRAS for e in extras)
+        or extras != sorted(set(extras), key=KT_EXTRAS.index)
+        or ("biglex" in extras and "rich" not in extras)
+    ):
+        raise ValueError(
+            f"unknown perceptron feature set {name!r} (kt, then +rich, +clusters, +biglex in that "
+            "order; +biglex needs +rich)"
+        )
     return "rich" in extras, CLUSTER_BITS if "clusters" in extras else (), "biglex" in extras
+
+
 LEXICON_KEY = "@lexicon"  # where the model file keeps the rich set's lowercase lexicon
 GAZ_NAMES = {"ORG": "go", "PER": "gp", "MISC": "gm"}
 GAZ_TRAIN_TYPES = ("ORG", "PER", "MISC")
@@ -196,8 +205,11 @@ def _word_value(x: str, w: str) -> str | None:
 class Gazetteer:
     """Entity strings per type, matched by longest match (IOB2), see the module docstring."""
 
-    def __init__(self, entries: Mapping[str, Iterable[str | Sequence[str]]],
-                 sources: Mapping[str, Mapping[tuple[str, ...], frozenset]] | None = None):
+    def __init__(
+        self,
+        entries: Mapping[str, Iterable[str | Sequence[str]]],
+        sources: Mapping[str, Mapping[tuple[str, ...], frozenset]] | None = None,
+    ):
         # sources[type][entry]: the training documents an entry comes from (leave-one-out matching)
         self.sources = {t: dict(v) for t, v in sources.items()} if sources else {}
         self.entries: dict[str, set[tuple[str, ...]]] = {}
@@ -216,8 +228,9 @@ class Gazetteer:
             self._index[typ] = {k: sorted(v, reverse=True) for k, v in idx.items()}
 
     @classmethod
-    def from_documents(cls, documents: Iterable[Sequence[Sentence]], types: Sequence[str] = GAZ_TRAIN_TYPES
-                       ) -> Gazetteer:
+    def from_documents(
+        cls, documents: Iterable[Sequence[Sentence]], types: Sequence[str] = GAZ_TRAIN_TYPES
+    ) -> Gazetteer:
         """Gold entity strings of the given types; remembers which document (by position) each
         comes from, for leave-one-document-out matching on those documents."""
         src: dict[str, dict[tuple[str, ...], set]] = {t: defaultdict(set) for t in types}
@@ -225,12 +238,16 @@ class Gazetteer:
             for s in sents:
                 for sp in s.spans:
                     if sp.label in src:
-                        src[sp.label][tuple(s.words[sp.start:sp.end])].add(d)
-        return cls({t: list(v) for t, v in src.items()},
-                   {t: {e: frozenset(ds) for e, ds in v.items()} for t, v in src.items()})
+                        src[sp.label][tuple(s.words[sp.start : sp.end])].add(d)
+        return cls(
+            {t: list(v) for t, v in src.items()},
+            {t: {e: frozenset(ds) for e, ds in v.items()} for t, v in src.items()},
+        )
 
     @classmethod
-    def from_sentences(cls, sentences: Iterable[Sentence], types: Sequence[str] = GAZ_TRAIN_TYPES) -> Gazetteer:
+    def from_sentences(
+        cls, sentences: Iterable[Sentence], types: Sequence[str] = GAZ_TRAIN_TYPES
+    ) -> Gazetteer:
         return cls.from_documents([[s] for s in sentences], types).without_sources()
 
     def without_sources(self) -> Gazetteer:
@@ -253,7 +270,7 @@ class Gazetteer:
         src = self.sources.get(typ) if document is not None else None
 
         def matches(i: int, m: int) -> bool:
-            e = tuple(words[i:i + m])
+            e = tuple(words[i : i + m])
             return e in entries and (src is None or len(src[e]) > 1 or document not in src[e])
 
         return longest_match_iob(len(words), lambda i: index.get(words[i], ()), matches)
@@ -272,6 +289,7 @@ def _checker(should_cancel):
     def check():
         if should_cancel():
             raise Cancelled("feature extraction cancelled")
+
     return check
 
 
@@ -280,7 +298,9 @@ class FeatureRows:
 
     __slots__ = ("ids", "indptr", "seq_ptr", "starts")
 
-    def __init__(self, indptr: np.ndarray, ids: np.ndarray, seq_ptr: np.ndarray, starts: np.ndarray):
+    def __init__(
+        self, indptr: np.ndarray, ids: np.ndarray, seq_ptr: np.ndarray, starts: np.ndarray
+    ):
         self.indptr, self.ids, self.seq_ptr, self.starts = indptr, ids, seq_ptr, starts
 
 
@@ -295,9 +315,16 @@ class KTFeatures:
     ``"current"`` (see :class:`~nerstudio.tagging.perceptron.PerceptronTagger` for why).
     """
 
-    def __init__(self, cutoff: int = 2, gazetteer: Gazetteer | None = None, edge_templates="all",
-                 lists: Gazetteers | None = None, rich: bool = False, clusters: Sequence[int] = (),
-                 biglex: bool = False):
+    def __init__(
+        self,
+        cutoff: int = 2,
+        gazetteer: Gazetteer | None = None,
+        edge_templates="all",
+        lists: Gazetteers | None = None,
+        rich: bool = False,
+        clusters: Sequence[int] = (),
+        biglex: bool = False,
+    ):
         self.cutoff = int(cutoff)
         self.rich = bool(rich)
         self.clusters = tuple(int(b) for b in clusters)
@@ -310,12 +337,20 @@ class KTFeatures:
 
     @property
     def name(self) -> str:
-        return "+".join(["kt"] + (["rich"] if self.rich else []) + (["clusters"] if self.clusters else [])
-                        + (["biglex"] if self.biglex else []))
+        return "+".join(
+            ["kt"]
+            + (["rich"] if self.rich else [])
+            + (["clusters"] if self.clusters else [])
+            + (["biglex"] if self.biglex else [])
+        )
 
     @property
     def word_types(self) -> tuple[str, ...]:
-        return WORD_TYPES + (RICH_WORD_TYPES if self.rich else ()) + tuple(f"bc{b}" for b in self.clusters)
+        return (
+            WORD_TYPES
+            + (RICH_WORD_TYPES if self.rich else ())
+            + tuple(f"bc{b}" for b in self.clusters)
+        )
 
     @property
     def flag_types(self) -> tuple[str, ...]:
@@ -325,8 +360,10 @@ class KTFeatures:
     def _patterns(spec) -> tuple[str, ...]:
         if isinstance(spec, str):
             if spec not in EDGE_PRESETS:
-                raise ValueError(f"unknown edge_templates preset {spec!r} (choose from {', '.join(EDGE_PRESETS)} "
-                                 "or give a list of template patterns)")
+                raise ValueError(
+                    f"unknown edge_templates preset {spec!r} (choose from {', '.join(EDGE_PRESETS)} "
+                    "or give a list of template patterns)"
+                )
             return EDGE_PRESETS[spec]
         pats = tuple(str(p) for p in spec)
         return pats if "bias" in pats else ("bias",) + pats
@@ -357,7 +394,9 @@ class KTFeatures:
         return [t[0] for t in self.templates_]
 
     # -- per-token values ------------------------------------------------------------------
-    def _values(self, sequences: Sequence[Sequence[Sentence]], n_columns: int, documents=None, check=None):
+    def _values(
+        self, sequences: Sequence[Sequence[Sentence]], n_columns: int, documents=None, check=None
+    ):
         """Per surface type: local value strings (index 0 = NULL) and a value id per token (−1 absent)."""
         wdict: dict[str, int] = {}
         setdefault = wdict.setdefault
@@ -408,7 +447,7 @@ class KTFeatures:
         for i in range(0, len(words), 8192):
             if check is not None:
                 check()
-            forms.extend(word_form(w) for w in words[i:i + 8192])
+            forms.extend(word_form(w) for w in words[i : i + 8192])
         if self.rich:
             lex = self.lexicon_
             forms = [dict(f, lex=w.lower() in lex) for f, w in zip(forms, words)]
@@ -418,9 +457,15 @@ class KTFeatures:
         for j in range(n_columns):
             values[COLUMN_TYPES[j]] = ([NULL] + list(cdicts[j]), np.array(cols[j], dtype=np.int64))
         for j, typ in enumerate(gaz_types):
-            values[self.gazetteer.feature_name(typ)] = ([NULL, "B", "I", "O"], np.array(gaz_codes[j], dtype=np.int64))
+            values[self.gazetteer.feature_name(typ)] = (
+                [NULL, "B", "I", "O"],
+                np.array(gaz_codes[j], dtype=np.int64),
+            )
         for name in list_names:
-            values[f"g:{name}"] = ([NULL, "B", "I", "O"], np.array(list_codes[name], dtype=np.int64))
+            values[f"g:{name}"] = (
+                [NULL, "B", "I", "O"],
+                np.array(list_codes[name], dtype=np.int64),
+            )
         seq_ptr = np.zeros(len(seq_lens) + 1, dtype=np.int64)
         np.cumsum(seq_lens, out=seq_ptr[1:])
         return values, seq_ptr, np.array(starts, dtype=np.uint8)
@@ -454,15 +499,21 @@ class KTFeatures:
         return np.where((a >= 0) & (b >= 0), a * V + b, -1)
 
     # -- fitting and transforming ----------------------------------------------------------
-    def fit(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None,
-            should_cancel=None) -> KTFeatures:
+    def fit(
+        self,
+        sequences: Sequence[Sequence[Sentence]],
+        documents: Sequence[int] | None = None,
+        should_cancel=None,
+    ) -> KTFeatures:
         """Fit the vocabulary on training sequences; ``documents`` gives each sequence's training
         document (for the leave-one-document-out gazetteer match). ``should_cancel()`` is polled
         often; when true, :class:`~nerstudio.errors.Cancelled` is raised."""
         check = _checker(should_cancel)
         sents = [s for seq in sequences for s in seq if len(s.words)]
         self.n_columns_ = min(min((len(s.extra) for s in sents), default=0), 2)
-        self.lexicon_ = (set(large_lexicon()) if self.biglex else build_lexicon(sents)) if self.rich else set()
+        self.lexicon_ = (
+            (set(large_lexicon()) if self.biglex else build_lexicon(sents)) if self.rich else set()
+        )
         self.types_ = self._types(self.n_columns_)
         self.templates_ = self._templates(self.types_)
         values, seq_ptr, _ = self._values(sequences, self.n_columns_, documents, check)
@@ -514,7 +565,9 @@ class KTFeatures:
         return self
 
     def _build_tables(self) -> None:
-        self.value_index_ = {x: {v: i for i, v in enumerate(vals) if i > 0} for x, vals in self.values_.items()}
+        self.value_index_ = {
+            x: {v: i for i, v in enumerate(vals) if i > 0} for x, vals in self.values_.items()
+        }
         self.offsets_ = np.zeros(len(self.templates_) + 1, dtype=np.int64)
         np.cumsum([len(k) for k in self.kept_], out=self.offsets_[1:])
         self.tables_: list[np.ndarray | None] = []
@@ -531,12 +584,16 @@ class KTFeatures:
         for j, t in enumerate(self.templates_):
             if any(fnmatch.fnmatchcase(t[0], p) for p in self.patterns):
                 self.edge_template_mask_[j] = True
-                edge[self.offsets_[j]:self.offsets_[j + 1]] = True
+                edge[self.offsets_[j] : self.offsets_[j + 1]] = True
         self.edge_of_ = np.where(edge, np.cumsum(edge) - 1, -1).astype(np.int64)
         self.n_edge_predicates_ = int(edge.sum())
 
-    def transform(self, sequences: Sequence[Sequence[Sentence]], documents: Sequence[int] | None = None,
-                  should_cancel=None) -> FeatureRows:
+    def transform(
+        self,
+        sequences: Sequence[Sequence[Sentence]],
+        documents: Sequence[int] | None = None,
+        should_cancel=None,
+    ) -> FeatureRows:
         """Predicate ids per token (sequences of sentences; empty sentences hold no token).
 
         ``documents``: for the training text only, each sequence's training document (see
@@ -546,8 +603,10 @@ class KTFeatures:
         sents = [s for seq in sequences for s in seq if len(s.words)]
         have = min((len(s.extra) for s in sents), default=self.n_columns_)
         if have < self.n_columns_:
-            raise ValueError(f"the model uses {self.n_columns_} extra column(s) (POS/chunk) but the text has "
-                             f"{have}: read a file with the same columns as the training data")
+            raise ValueError(
+                f"the model uses {self.n_columns_} extra column(s) (POS/chunk) but the text has "
+                f"{have}: read a file with the same columns as the training data"
+            )
         values, seq_ptr, starts = self._values(sequences, self.n_columns_, documents, check)
         n = int(seq_ptr[-1])
         shifts = {k: self._shift_index(seq_ptr, k) for k in (-2, -1, 1, 2)}
@@ -606,14 +665,23 @@ class KTFeatures:
     # -- persistence ------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """JSON header part and arrays (see :meth:`from_state`)."""
-        header = {"name": self.name, "cutoff": self.cutoff, "n_columns": self.n_columns_,
-                  "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
-                  else list(self.edge_templates),
-                  "types": self.types_, "templates": [list(t) for t in self.templates_],
-                  "n_predicates": self.n_predicates_, "rich": self.rich,
-                  "lists": self.lists.fingerprint if self.lists is not None else None}
+        header = {
+            "name": self.name,
+            "cutoff": self.cutoff,
+            "n_columns": self.n_columns_,
+            "edge_templates": self.edge_templates
+            if isinstance(self.edge_templates, str)
+            else list(self.edge_templates),
+            "types": self.types_,
+            "templates": [list(t) for t in self.templates_],
+            "n_predicates": self.n_predicates_,
+            "rich": self.rich,
+            "lists": self.lists.fingerprint if self.lists is not None else None,
+        }
         if self.clusters or self.biglex:
-            header.update(clusters=list(self.clusters), biglex=self.biglex, resource=cluster_fingerprint())
+            header.update(
+                clusters=list(self.clusters), biglex=self.biglex, resource=cluster_fingerprint()
+            )
         kept_ptr = np.zeros(len(self.kept_) + 1, dtype=np.int64)
         np.cumsum([len(k) for k in self.kept_], out=kept_ptr[1:])
         arrays = {"kept": np.concatenate(self.kept_).astype(np.int64), "kept_ptr": kept_ptr}
@@ -630,11 +698,24 @@ class KTFeatures:
         if header.get("lists"):
             lists = Gazetteers()
             if lists.fingerprint != header["lists"]:
-                raise ValueError("the model was trained with other gazetteer lists than this nerstudio's: retrain it")
-        if (header.get("clusters") or header.get("biglex")) and header.get("resource") != cluster_fingerprint():
-            raise ValueError("the model was trained with other word clusters than this nerstudio's: retrain it")
-        f = cls(header["cutoff"], gazetteer, header["edge_templates"], lists, bool(header.get("rich", False)),
-                header.get("clusters") or (), bool(header.get("biglex", False)))
+                raise ValueError(
+                    "the model was trained with other gazetteer lists than this nerstudio's: retrain it"
+                )
+        if (header.get("clusters") or header.get("biglex")) and header.get(
+            "resource"
+        ) != cluster_fingerprint():
+            raise ValueError(
+                "the model was trained with other word clusters than this nerstudio's: retrain it"
+            )
+        f = cls(
+            header["cutoff"],
+            gazetteer,
+            header["edge_templates"],
+            lists,
+            bool(header.get("rich", False)),
+            header.get("clusters") or (),
+            bool(header.get("biglex", False)),
+        )
         if f.rich:
             f.lexicon_ = {str(w) for w in values[LEXICON_KEY]}
         f.n_columns_ = int(header["n_columns"])
@@ -646,7 +727,7 @@ class KTFeatures:
         kept, ptr = arrays["kept"], arrays["kept_ptr"]
         if len(ptr) != len(f.templates_) + 1 or ptr[-1] != len(kept) or np.any(np.diff(ptr) < 0):
             raise ValueError("kept-value table does not match the templates")
-        f.kept_ = [kept[ptr[j]:ptr[j + 1]] for j in range(len(f.templates_))]
+        f.kept_ = [kept[ptr[j] : ptr[j + 1]] for j in range(len(f.templates_))]
         for t, u in zip(f.templates_, f.kept_):
             V = len(f.values_[t[1]]) if t[0] != "bias" else 1
             lim = V * V if t[3] else V

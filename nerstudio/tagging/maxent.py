@@ -65,7 +65,6 @@ class TrainStats:
     message: str = ""
 
 
-
 def make_tagset(labels: Sequence[str], task: str) -> list[str]:
     if task == "scn":
         return ["N", "S", "C"]
@@ -75,17 +74,34 @@ def make_tagset(labels: Sequence[str], task: str) -> list[str]:
 class MaxEntTagger:
     """Maximum-entropy tagger. ``fit`` returns self; learned state ends in ``_``."""
 
-    def __init__(self, task: str = "typed", features: str = "paper", cutoff: int = 5, l2: float = 1.0,
-                 optimizer: str = "lbfgs", max_iter: int = 100, tol: float = 1e-5, dev_every: int = 0,
-                 labels: Sequence[str] | None = None, cutoff_on: str | None = None, maxcor: int = 10,
-                 dtype=np.float32, threads: int | None = None):
+    def __init__(
+        self,
+        task: str = "typed",
+        features: str = "paper",
+        cutoff: int = 5,
+        l2: float = 1.0,
+        optimizer: str = "lbfgs",
+        max_iter: int = 100,
+        tol: float = 1e-5,
+        dev_every: int = 0,
+        labels: Sequence[str] | None = None,
+        cutoff_on: str | None = None,
+        maxcor: int = 10,
+        dtype=np.float32,
+        threads: int | None = None,
+    ):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
         parse_feature_set(features)  # a ValueError naming what is wrong
         if optimizer not in ("lbfgs", "gis"):
             raise ValueError("optimizer must be 'lbfgs' or 'gis'")
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
-        self.optimizer, self.max_iter, self.tol, self.dev_every = optimizer, max_iter, tol, dev_every
+        self.optimizer, self.max_iter, self.tol, self.dev_every = (
+            optimizer,
+            max_iter,
+            tol,
+            dev_every,
+        )
         self.labels = None if labels is None else list(labels)
         # the paper counts (predicate, tag) pairs; the richer CoNLL set does better counting predicates
         cutoff_on = cutoff_on or ("pair" if str(features).split("+")[0] == "paper" else "predicate")
@@ -100,7 +116,11 @@ class MaxEntTagger:
     def _threads(self) -> int:
         if self.threads:
             return int(self.threads)
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        cores = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)
+        )
         return max(1, min(cores, 8))
 
     @property
@@ -125,7 +145,9 @@ class MaxEntTagger:
         return p1, p2 * (T + 1) + p1
 
     # -- training -------------------------------------------------------------------------
-    def _training_design(self, sentences: Sequence[Sentence]) -> tuple[Design, np.ndarray, np.ndarray]:
+    def _training_design(
+        self, sentences: Sequence[Sentence]
+    ) -> tuple[Design, np.ndarray, np.ndarray]:
         """Features, gold tags, count cut-off and the factored training design.
 
         Returns (design, y, mask); ``mask[f, t]`` says whether (parameter row f, tag t) is a
@@ -143,12 +165,16 @@ class MaxEntTagger:
         nd = (T + 1) + (T + 1) ** 2
         dyn = np.stack([p1, (T + 1) + pair], axis=1)  # dynamic rows, counted from the static ones
         seen = mat >= 0
-        if self.cutoff_on == "pair":  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
+        if (
+            self.cutoff_on == "pair"
+        ):  # Ratnaparkhi / Collins: the (predicate, tag) pair is the feature
             c_static = np.bincount((mat * T + y[:, None])[seen], minlength=Fs * T).reshape(Fs, T)
             c_dyn = np.bincount((dyn * T + y[:, None]).ravel(), minlength=nd * T).reshape(nd, T)
             mask = np.concatenate([c_static, c_dyn]) >= self.cutoff
         else:  # a frequent predicate gets a weight for every tag (negative evidence too)
-            counts = np.concatenate([np.bincount(mat[seen], minlength=Fs), np.bincount(dyn.ravel(), minlength=nd)])
+            counts = np.concatenate(
+                [np.bincount(mat[seen], minlength=Fs), np.bincount(dyn.ravel(), minlength=nd)]
+            )
             mask = np.repeat((counts >= self.cutoff)[:, None], T, axis=1)
         keep_static = np.nonzero(mask[:Fs].any(axis=1))[0]
         self.extractor_.restrict(keep_static)
@@ -176,7 +202,9 @@ class MaxEntTagger:
             b_ids.append(rows[used][ok[used]])
             n_keys += int(used.sum())
             grouped[cols] = True
-        tok = np.concatenate([mat[:, ~grouped]] + [c[:, None] for c in token_cols] + [dyn + Fs_kept], axis=1)
+        tok = np.concatenate(
+            [mat[:, ~grouped]] + [c[:, None] for c in token_cols] + [dyn + Fs_kept], axis=1
+        )
         ok = tok >= 0
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(ok.sum(axis=1), out=indptr[1:])
@@ -187,24 +215,39 @@ class MaxEntTagger:
         bind = np.concatenate(b_ids).astype(np.int32) if b_ids else np.zeros(0, dtype=np.int32)
         return Design(indptr, indices, bptr, bind, P, n_keys), y, mask
 
-    def fit(self, sentences: Sequence[Sentence], dev: Sequence[Sentence] | None = None,
-            callback: Callable[[TrainStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None, init: MaxEntTagger | None = None) -> MaxEntTagger:
+    def fit(
+        self,
+        sentences: Sequence[Sentence],
+        dev: Sequence[Sentence] | None = None,
+        callback: Callable[[TrainStats], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+        init: MaxEntTagger | None = None,
+    ) -> MaxEntTagger:
         t0 = time.perf_counter()
         self.gis_slack_ = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
         if not sentences:
             raise ValueError("no training sentences")
-        labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
+        labels = (
+            self.labels
+            if self.labels is not None
+            else sorted({sp.label for s in sentences for sp in s.spans})
+        )
         labels = labels if self.typed else []
         self.tagset_ = make_tagset(labels, self.task)
         design, y, mask = self._training_design(sentences)
         self.mask_ = mask
         W0 = None if init is None else self.initial_weights(init, mask)
         if callback:
-            callback(TrainStats(0, float("nan"), time.perf_counter() - t0,
-                                message=f"{len(y)} tokens, {self.n_static_} predicates, "
-                                        f"{int(mask.sum())} parameters"))
+            callback(
+                TrainStats(
+                    0,
+                    float("nan"),
+                    time.perf_counter() - t0,
+                    message=f"{len(y)} tokens, {self.n_static_} predicates, "
+                    f"{int(mask.sum())} parameters",
+                )
+            )
         if self.optimizer == "lbfgs":
             W = self._fit_lbfgs(design, y, mask, dev, callback, should_cancel, t0, W0)
         else:
@@ -224,15 +267,22 @@ class MaxEntTagger:
         cols = [j for j, t in enumerate(self.tagset_) if t in old_tag]
         old_cols = [old_tag[self.tagset_[j]] for j in cols]
         old_vocab = init.extractor_.vocab
-        pairs = [(r, old_vocab[name]) for name, r in self.extractor_.vocab.items() if name in old_vocab]
+        pairs = [
+            (r, old_vocab[name]) for name, r in self.extractor_.vocab.items() if name in old_vocab
+        ]
         if pairs and cols:
             new_rows, old_rows = (np.array(x, dtype=np.int64) for x in zip(*pairs))
             W0[np.ix_(new_rows, cols)] = init.W_[np.ix_(old_rows, old_cols)]
-        prev = {T: To, **{j: old_tag[t] for j, t in enumerate(self.tagset_) if t in old_tag}}  # T: start
+        prev = {
+            T: To,
+            **{j: old_tag[t] for j, t in enumerate(self.tagset_) if t in old_tag},
+        }  # T: start
         for i, oi in prev.items():
             W0[Fs + i, cols] = init.W_[Fo + oi, old_cols]
             for i2, oi2 in prev.items():
-                W0[Fs + T + 1 + i2 * (T + 1) + i, cols] = init.W_[Fo + To + 1 + oi2 * (To + 1) + oi, old_cols]
+                W0[Fs + T + 1 + i2 * (T + 1) + i, cols] = init.W_[
+                    Fo + To + 1 + oi2 * (To + 1) + oi, old_cols
+                ]
         return np.where(mask, W0, 0.0)
 
     def _design(self, Xs: sp.csr_matrix, p1: np.ndarray, pair: np.ndarray) -> sp.csr_matrix:
@@ -240,17 +290,22 @@ class MaxEntTagger:
         T = len(self.tagset_)
         n, _Fs = Xs.shape
         nd = (T + 1) + (T + 1) ** 2
-        dyn = sp.csr_matrix((np.ones(2 * n, dtype=np.float32),
-                             np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
-                             np.arange(0, 2 * n + 1, 2)), shape=(n, nd))
+        dyn = sp.csr_matrix(
+            (
+                np.ones(2 * n, dtype=np.float32),
+                np.stack([p1, (T + 1) + pair], axis=1).reshape(-1),
+                np.arange(0, 2 * n + 1, 2),
+            ),
+            shape=(n, nd),
+        )
         return sp.hstack([Xs, dyn], format="csr", dtype=np.float32)
 
     def _set_weights(self, W: np.ndarray) -> None:
         T = len(self.tagset_)
         self.W_ = np.ascontiguousarray(W, dtype=np.float64)
         Fs = self.n_static_
-        self.Wp1_ = self.W_[Fs:Fs + T + 1]
-        self.Wp2_ = self.W_[Fs + T + 1:]
+        self.Wp1_ = self.W_[Fs : Fs + T + 1]
+        self.Wp2_ = self.W_[Fs + T + 1 :]
         # allowed transitions in SCN: C-X only after S-X or C-X
         allowed = np.ones((T + 1, T), dtype=bool)
         for j, t in enumerate(self.tagset_):
@@ -296,9 +351,17 @@ class MaxEntTagger:
 
         try:
             # the (s, y) history in the training dtype: float32 halves the two-loop's memory traffic
-            res = lbfgs(obj, mask.size, max_iter=self.max_iter, m=self.maxcor, ftol=self.tol * 1e-3,
-                        gtol=self.tol, callback=cb, history_dtype=self.dtype,
-                        x0=None if W0 is None else W0.reshape(-1))
+            res = lbfgs(
+                obj,
+                mask.size,
+                max_iter=self.max_iter,
+                m=self.maxcor,
+                ftol=self.tol * 1e-3,
+                gtol=self.tol,
+                callback=cb,
+                history_dtype=self.dtype,
+                x0=None if W0 is None else W0.reshape(-1),
+            )
         finally:
             obj.close()
         self.n_iter_ = res.n_iter
@@ -358,10 +421,17 @@ class MaxEntTagger:
             S = S + slack[:, None] * self.gis_slack_[None, :]
         return S
 
-    def nbest(self, sentences: Sequence[Sentence], n: int = 20, beam: int | None = None,
-              batch_tokens: int = 20000, ids: Sequence[str] | None = None, with_gold: bool = True,
-              progress: Callable[[int, int], None] | None = None,
-              should_cancel: Callable[[], bool] | None = None) -> NBestList:
+    def nbest(
+        self,
+        sentences: Sequence[Sentence],
+        n: int = 20,
+        beam: int | None = None,
+        batch_tokens: int = 20000,
+        ids: Sequence[str] | None = None,
+        with_gold: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> NBestList:
         """Beam search: the N most probable distinct valid tag sequences per sentence.
 
         The beam keeps ``beam`` (default ``n``) hypotheses per position. Sentences are decoded in
@@ -393,10 +463,23 @@ class MaxEntTagger:
             if progress:
                 progress(done, N)
             k = j
-        gold = [list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in sentences] \
-            if with_gold else None
-        return NBestList(list(self.tagset_), [s.words for s in sentences], cands, logps, gold,
-                         list(ids) if ids else [], {"task": self.task, "features": self.features, "n": n})
+        gold = (
+            [
+                list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans]
+                for s in sentences
+            ]
+            if with_gold
+            else None
+        )
+        return NBestList(
+            list(self.tagset_),
+            [s.words for s in sentences],
+            cands,
+            logps,
+            gold,
+            list(ids) if ids else [],
+            {"task": self.task, "features": self.features, "n": n},
+        )
 
     def _beam_batch(self, batch, lens, n, beam):
         T = len(self.tagset_)
@@ -462,8 +545,12 @@ class MaxEntTagger:
 
     def evaluate(self, sentences: Sequence[Sentence], beam: int = 20) -> float:
         from ..evaluation import evaluate_spans
+
         pred = self.predict_spans(sentences, beam=beam)
-        gold = [list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans] for s in sentences]
+        gold = [
+            list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans]
+            for s in sentences
+        ]
         return evaluate_spans(gold, pred).f1
 
     def log_prob(self, sentence: Sentence, tag_ids: Sequence[int]) -> float:
@@ -481,18 +568,34 @@ class MaxEntTagger:
 
     # -- persistence ----------------------------------------------------------------------
     def save(self, path) -> None:
-        header = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "task": self.task, "features": self.features,
-                  "cutoff": self.cutoff, "cutoff_on": self.cutoff_on, "l2": self.l2, "optimizer": self.optimizer, "max_iter": self.max_iter,
-                  "tagset": self.tagset_, "n_static": self.n_static_, "n_lexicon": len(self.extractor_.lexicon),
-                  "train_seconds": getattr(self, "train_seconds_", None), "n_iter": getattr(self, "n_iter_", None),
-                  "n_evals": getattr(self, "n_evals_", None), "stop_reason": getattr(self, "stop_reason_", None)}
+        header = {
+            "format": MODEL_FORMAT,
+            "version": MODEL_VERSION,
+            "task": self.task,
+            "features": self.features,
+            "cutoff": self.cutoff,
+            "cutoff_on": self.cutoff_on,
+            "l2": self.l2,
+            "optimizer": self.optimizer,
+            "max_iter": self.max_iter,
+            "tagset": self.tagset_,
+            "n_static": self.n_static_,
+            "n_lexicon": len(self.extractor_.lexicon),
+            "train_seconds": getattr(self, "train_seconds_", None),
+            "n_iter": getattr(self, "n_iter_", None),
+            "n_evals": getattr(self, "n_evals_", None),
+            "stop_reason": getattr(self, "stop_reason_", None),
+        }
         if self.extractor_.gazetteers is not None:
             header["gazetteers"] = self.extractor_.gazetteers.fingerprint
         if self.extractor_.cluster_bits:
             header["clusters"] = cluster_fingerprint()
         names = self.extractor_.names()
-        payload = {"predicates": json_array(names), "lexicon": json_array(sorted(self.extractor_.lexicon)),
-                   "W": self.W_.astype(np.float32)}
+        payload = {
+            "predicates": json_array(names),
+            "lexicon": json_array(sorted(self.extractor_.lexicon)),
+            "W": self.W_.astype(np.float32),
+        }
         if getattr(self, "gis_slack_", None) is not None:
             payload["gis_slack"] = self.gis_slack_
             payload["gis_C"] = np.array([self.gis_C_])
@@ -503,7 +606,11 @@ class MaxEntTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a tagger model")
         try:
-            params = {k: h[k] for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter") if k in h}
+            params = {
+                k: h[k]
+                for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter")
+                if k in h
+            }
             params["cutoff_on"] = h.get("cutoff_on")
             m = cls(**check_params(cls, params, "header"))
             m.tagset_ = list(header_field(h, "tagset", list[str]))
@@ -513,18 +620,27 @@ class MaxEntTagger:
                 raise ValueError("predicate count does not match the weights")
             lexicon = json_strings(arrays, "lexicon")
             if "n_lexicon" in h and len(lexicon) != h["n_lexicon"]:
-                raise ValueError(f"array 'lexicon' holds {len(lexicon)} words, the header says {h['n_lexicon']}")
+                raise ValueError(
+                    f"array 'lexicon' holds {len(lexicon)} words, the header says {h['n_lexicon']}"
+                )
             m.extractor_ = FeatureExtractor(h["features"], set(lexicon))
             gz = m.extractor_.gazetteers
             if gz is not None and h.get("gazetteers") != gz.fingerprint:
-                raise ValueError("it was trained with other gazetteer lists than this nerstudio's "
-                                 f"({h.get('gazetteers')} against {gz.fingerprint}): retrain it")
+                raise ValueError(
+                    "it was trained with other gazetteer lists than this nerstudio's "
+                    f"({h.get('gazetteers')} against {gz.fingerprint}): retrain it"
+                )
             if m.extractor_.cluster_bits and h.get("clusters") != cluster_fingerprint():
-                raise ValueError("it was trained with other word clusters than this nerstudio's "
-                                 f"({h.get('clusters')} against {cluster_fingerprint()}): retrain it")
+                raise ValueError(
+                    "it was trained with other word clusters than this nerstudio's "
+                    f"({h.get('clusters')} against {cluster_fingerprint()}): retrain it"
+                )
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             T = len(m.tagset_)
-            if arrays.shape("W") != (m.n_static_ + (T + 1) + (T + 1) ** 2, T):  # checked before it is read
+            if arrays.shape("W") != (
+                m.n_static_ + (T + 1) + (T + 1) ** 2,
+                T,
+            ):  # checked before it is read
                 raise ValueError(f"weight matrix has shape {arrays.shape('W')}")
             W = arrays["W"].astype(np.float64)
             if "gis_slack" in arrays:
@@ -532,8 +648,11 @@ class MaxEntTagger:
                 m.gis_C_ = scalar(arrays, "gis_C")
             m._set_weights(W)
             m.train_seconds_ = h.get("train_seconds")
-            m.n_iter_, m.n_evals_, m.stop_reason_ = h.get("n_iter"), h.get("n_evals"), h.get("stop_reason")
+            m.n_iter_, m.n_evals_, m.stop_reason_ = (
+                h.get("n_iter"),
+                h.get("n_evals"),
+                h.get("stop_reason"),
+            )
             return m
         except CORRUPT as exc:
             raise FormatError(path, None, f"corrupt tagger model: {exc}") from None
-

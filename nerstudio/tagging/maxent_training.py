@@ -38,9 +38,19 @@ class LBFGSResult:
     reason: str  # "max_iter", "ftol", "gtol" or "line search failed"
 
 
-def lbfgs(fun, n: int, max_iter: int = 100, m: int = 10, ftol: float = 1e-8, gtol: float = 1e-5,
-          callback: Callable | None = None, x0: np.ndarray | None = None, c1: float = 1e-4,
-          max_ls: int = 30, history_dtype=np.float64) -> LBFGSResult:
+def lbfgs(
+    fun,
+    n: int,
+    max_iter: int = 100,
+    m: int = 10,
+    ftol: float = 1e-8,
+    gtol: float = 1e-5,
+    callback: Callable | None = None,
+    x0: np.ndarray | None = None,
+    c1: float = 1e-4,
+    max_ls: int = 30,
+    history_dtype=np.float64,
+) -> LBFGSResult:
     """Minimise a smooth function with limited-memory BFGS (Nocedal & Wright, Algorithms 7.4–7.5).
 
     ``fun(x, d, step, g)`` evaluates the function at ``x + step·d``, writes its gradient there
@@ -124,7 +134,11 @@ class _Blocks:
 
     def __init__(self, threads: int):
         self.threads = max(1, int(threads))
-        self.pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="maxent") if self.threads > 1 else None
+        self.pool = (
+            ThreadPoolExecutor(self.threads - 1, thread_name_prefix="maxent")
+            if self.threads > 1
+            else None
+        )
 
     def run(self, fn, n_blocks: int, threads: int | None = None) -> None:
         nxt = itertools.count().__next__  # atomic under the GIL
@@ -135,6 +149,7 @@ class _Blocks:
                 if b >= n_blocks:
                     return
                 fn(b)
+
         helpers = min(self.threads if threads is None else threads, self.threads, n_blocks) - 1
         futures = [self.pool.submit(work) for _ in range(helpers)] if self.pool else []
         try:
@@ -178,9 +193,13 @@ class Design:
 
     def to_csr(self, dtype=np.float64) -> sp.csr_matrix:
         n, P = len(self.indptr) - 1, self.n_params
-        M = sp.csr_matrix((np.ones(len(self.indices), dtype=dtype), self.indices, self.indptr),
-                          shape=(n, P + self.n_keys))
-        B = sp.csr_matrix((np.ones(len(self.bind), dtype=dtype), self.bind, self.bptr), shape=(self.n_keys, P))
+        M = sp.csr_matrix(
+            (np.ones(len(self.indices), dtype=dtype), self.indices, self.indptr),
+            shape=(n, P + self.n_keys),
+        )
+        B = sp.csr_matrix(
+            (np.ones(len(self.bind), dtype=dtype), self.bind, self.bptr), shape=(self.n_keys, P)
+        )
         X = (M[:, :P] + M[:, P:] @ B).tocsr()
         X.sort_indices()
         return X
@@ -214,7 +233,7 @@ class Objective:
         self.kb = _even_blocks(D.bptr)  # keys, by predicates summed
         self.rb = _even_blocks(D.indptr)  # tokens, by entries
         self.ub = _even_blocks(self.mtptr[P:])  # keys, by tokens
-        self.pb = _even_blocks(self.mtptr[:P + 1] + self.btptr)  # predicates, by tokens and keys
+        self.pb = _even_blocks(self.mtptr[: P + 1] + self.btptr)  # predicates, by tokens and keys
         self.loss_b = np.zeros(len(self.rb) - 1)
         self.stats_b = np.zeros((len(self.pb) - 1, 3))
         self.n_evals = 0
@@ -248,13 +267,24 @@ class Objective:
         self.n_evals += 1
         self.thread_counts.append(threads)
         reg, gd = self.stats_b[:, 0].sum(), self.stats_b[:, 1].sum()
-        return float(self.loss_b.sum()) + 0.5 * self.l2 * float(reg), float(gd), float(self.stats_b[:, 2].max())
+        return (
+            float(self.loss_b.sum()) + 0.5 * self.l2 * float(reg),
+            float(gd),
+            float(self.stats_b[:, 2].max()),
+        )
 
     def _evaluate(self, x, d, step, g, threads):
         _mc.trial_point(x, d, step, self.Wflat)
         D, P, Z, R, U, y = self.D, self.P, self.Z, self.R, self.U, self.y
         mtptr, mtind, btptr, btind = self.mtptr, self.mtind, self.btptr, self.btind
-        kb, rb, ub, pb, loss_b, stats_b = self.kb, self.rb, self.ub, self.pb, self.loss_b, self.stats_b
+        kb, rb, ub, pb, loss_b, stats_b = (
+            self.kb,
+            self.rb,
+            self.ub,
+            self.pb,
+            self.loss_b,
+            self.stats_b,
+        )
         l2, mask, use_mask = self.l2, self.mask, self.use_mask
 
         def keys(b):
@@ -267,8 +297,23 @@ class Objective:
             _mc.key_residuals(mtptr, mtind, R, P, ub[b], ub[b + 1], U)
 
         def preds(b):
-            stats_b[b] = _mc.backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_mask,
-                                            pb[b], pb[b + 1], g)
+            stats_b[b] = _mc.backward_block(
+                mtptr,
+                mtind,
+                R,
+                btptr,
+                btind,
+                U,
+                x,
+                d,
+                step,
+                l2,
+                mask,
+                use_mask,
+                pb[b],
+                pb[b + 1],
+                g,
+            )
 
         run = self.blocks.run
         if D.n_keys:

@@ -93,7 +93,9 @@ K = LazyModule(__package__ + "._viterbi")  # numba kernels, imported on first us
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1
 VARIANTS = ("perceptron", "averaged", "margin")
-FEATURE_SETS = FEATURE_SET_NAMES  # "kt" (K&T Table 1), "kt+rich", with +clusters, +biglex: see local_features
+FEATURE_SETS = (
+    FEATURE_SET_NAMES  # "kt" (K&T Table 1), "kt+rich", with +clusters, +biglex: see local_features
+)
 CHUNK_SECONDS = 0.1  # target work between two looks at the cancel flag
 
 
@@ -162,24 +164,48 @@ class PerceptronTagger:
       dev F, 89.1 against 89.2, with a smoother curve: use it when no dev set picks the epoch).
     """
 
-    def __init__(self, task: str = "typed", features: str = "kt", cutoff: int = 2, variant: str = "margin",
-                 C: float = 300.0, average: bool | None = None, bpm: int = 0, epochs: int = 100,
-                 documents: bool = True, gazetteer=None, seed: int = 0, keep_best: bool = True,
-                 labels: Sequence[str] | None = None, shuffle: bool = True, tol: float = 1e-4, patience: int = 3,
-                 edge_templates="current"):
+    def __init__(
+        self,
+        task: str = "typed",
+        features: str = "kt",
+        cutoff: int = 2,
+        variant: str = "margin",
+        C: float = 300.0,
+        average: bool | None = None,
+        bpm: int = 0,
+        epochs: int = 100,
+        documents: bool = True,
+        gazetteer=None,
+        seed: int = 0,
+        keep_best: bool = True,
+        labels: Sequence[str] | None = None,
+        shuffle: bool = True,
+        tol: float = 1e-4,
+        patience: int = 3,
+        edge_templates="current",
+    ):
         if task not in TASKS:
             raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
         parse_kt_features(features)  # a ValueError naming what is wrong
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
-        if gazetteer is not None and not (gazetteer in GAZETTEER_SPECS or isinstance(gazetteer, (Mapping, Gazetteer))):
-            raise ValueError("gazetteer must be None, 'train', 'lists', 'train+lists' or a mapping type → entity strings")
+        if gazetteer is not None and not (
+            gazetteer in GAZETTEER_SPECS or isinstance(gazetteer, (Mapping, Gazetteer))
+        ):
+            raise ValueError(
+                "gazetteer must be None, 'train', 'lists', 'train+lists' or a mapping type → entity strings"
+            )
         if epochs < 0 or bpm < 0 or cutoff < 1:
             raise ValueError("epochs and bpm must be ≥ 0 and cutoff ≥ 1")
         KTFeatures._patterns(edge_templates)  # validates
         self.task, self.features, self.cutoff, self.variant = task, features, int(cutoff), variant
         self.C, self.average, self.bpm, self.epochs = float(C), average, int(bpm), int(epochs)
-        self.documents, self.gazetteer, self.seed, self.keep_best = bool(documents), gazetteer, int(seed), keep_best
+        self.documents, self.gazetteer, self.seed, self.keep_best = (
+            bool(documents),
+            gazetteer,
+            int(seed),
+            keep_best,
+        )
         self.labels = None if labels is None else list(labels)
         self.shuffle, self.tol, self.patience = bool(shuffle), float(tol), int(patience)
         self.edge_templates = edge_templates
@@ -226,8 +252,10 @@ class PerceptronTagger:
         w = self.weights_ if weights is None else weights
         w = np.asarray(w)
         if w.ndim != 1 or w.shape[0] < self.n_weights_:
-            raise ValueError(f"weight vector has shape {w.shape}, expected at least ({self.n_weights_},)")
-        return np.ascontiguousarray(w[:self.n_weights_], dtype=np.float64)
+            raise ValueError(
+                f"weight vector has shape {w.shape}, expected at least ({self.n_weights_},)"
+            )
+        return np.ascontiguousarray(w[: self.n_weights_], dtype=np.float64)
 
     def _buffers(self, L: int, k: int) -> K.Buffers:
         """Search buffers for sequences up to L tokens, reused per thread (``kbest`` is called once
@@ -257,8 +285,14 @@ class PerceptronTagger:
     def _gold_spans(self, s: Sentence) -> list[Span]:
         return list(s.spans) if self.typed else [Span(a, b, "") for a, b, _ in s.spans]
 
-    def prepare(self, corpus, documents: bool | None = None, strict_gold: bool = False,
-                should_cancel: Callable[[], bool] | None = None, _training: bool = False) -> Sequences:
+    def prepare(
+        self,
+        corpus,
+        documents: bool | None = None,
+        strict_gold: bool = False,
+        should_cancel: Callable[[], bool] | None = None,
+        _training: bool = False,
+    ) -> Sequences:
         """Features of a corpus under the fitted vocabulary (computed once, reused every epoch).
 
         ``documents`` overrides the tagger's sequence unit. Gold tags are computed from the spans;
@@ -268,7 +302,9 @@ class PerceptronTagger:
         """
         documents = self.documents if documents is None else bool(documents)
         units, doc_of = self._units(corpus, documents)
-        rows = self.features_.transform([u for _, u in units], doc_of if _training else None, should_cancel)
+        rows = self.features_.transform(
+            [u for _, u in units], doc_of if _training else None, should_cancel
+        )
         index = {t: k for k, t in enumerate(self.tagset_)}
         words, offsets, sidx, gold_spans, gold_parts = [], [], [], [], []
         k = 0
@@ -290,20 +326,36 @@ class PerceptronTagger:
                 except ValueError as exc:
                     if strict_gold:
                         raise ValueError(f"training sentence {s.text()[:60]!r}: {exc}") from None
-                    known = [sp for sp in spans if (f"S-{sp.label}" if self.typed else "S") in index]
+                    known = [
+                        sp for sp in spans if (f"S-{sp.label}" if self.typed else "S") in index
+                    ]
                     gold_parts.append(spans_to_tag_ids(known, len(s.words), index, self.typed))
-        gold_flat = np.concatenate(gold_parts).astype(np.int16) if gold_parts else np.zeros(0, np.int16)
+        gold_flat = (
+            np.concatenate(gold_parts).astype(np.int16) if gold_parts else np.zeros(0, np.int16)
+        )
         seq_ptr = rows.seq_ptr
-        gold = [gold_flat[seq_ptr[i]:seq_ptr[i + 1]] for i in range(len(seq_ptr) - 1)]
-        return Sequences(rows.indptr, rows.ids, seq_ptr, rows.starts, gold, words, offsets, sidx, gold_spans,
-                         [u[0] for u in units], documents, gold_flat)
+        gold = [gold_flat[seq_ptr[i] : seq_ptr[i + 1]] for i in range(len(seq_ptr) - 1)]
+        return Sequences(
+            rows.indptr,
+            rows.ids,
+            seq_ptr,
+            rows.starts,
+            gold,
+            words,
+            offsets,
+            sidx,
+            gold_spans,
+            [u[0] for u in units],
+            documents,
+            gold_flat,
+        )
 
     # -- decoding --------------------------------------------------------------------------
     def decode(self, seqs: Sequences, weights=None) -> list[np.ndarray]:
         """Viterbi: the best valid tagging of every sequence (int16 tag ids)."""
         w = self._weights(weights)
         out, _ = self._viterbi(seqs, w)
-        return [out[seqs.seq_ptr[i]:seqs.seq_ptr[i + 1]] for i in range(len(seqs))]
+        return [out[seqs.seq_ptr[i] : seqs.seq_ptr[i + 1]] for i in range(len(seqs))]
 
     def _viterbi(self, seqs: Sequences, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         T = len(self.tagset_)
@@ -311,8 +363,24 @@ class PerceptronTagger:
         b = K.Buffers(L, T, 1)
         out = np.zeros(seqs.n_tokens, dtype=np.int16)
         scores = np.zeros(len(seqs))
-        K.viterbi_all(seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
-                      seqs.starts, out, scores, b.node, b.edge, b.delta, b.back)
+        K.viterbi_all(
+            seqs.seq_ptr,
+            seqs.indptr,
+            seqs.ids,
+            self.edge_of_,
+            w,
+            T,
+            self.E0_,
+            self.allowed_,
+            self.is_c_,
+            seqs.starts,
+            out,
+            scores,
+            b.node,
+            b.edge,
+            b.delta,
+            b.back,
+        )
         return out, scores
 
     def kbest(self, seqs: Sequences, i: int, k: int, weights=None) -> tuple[np.ndarray, np.ndarray]:
@@ -325,8 +393,25 @@ class PerceptronTagger:
     def _kbest_with(self, seqs: Sequences, i: int, b: K.Buffers, w: np.ndarray):
         a, L = seqs.bounds(i)
         T = len(self.tagset_)
-        n = K.kbest_one(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
-                        seqs.starts, b.k, b.node, b.edge, *b.lazy(), b.kt, b.ks)
+        n = K.kbest_one(
+            a,
+            L,
+            seqs.indptr,
+            seqs.ids,
+            self.edge_of_,
+            w,
+            T,
+            self.E0_,
+            self.allowed_,
+            self.is_c_,
+            seqs.starts,
+            b.k,
+            b.node,
+            b.edge,
+            *b.lazy(),
+            b.kt,
+            b.ks,
+        )
         return b.kt[:n, :L].copy(), b.ks[:n].copy()
 
     def _kbest_reference(self, seqs: Sequences, i: int, k: int, weights=None):
@@ -336,10 +421,30 @@ class PerceptronTagger:
         T = len(self.tagset_)
         Lb, k = max(L, 1), max(int(k), 1)
         out_t, out_s = np.zeros((k, Lb), dtype=np.int16), np.zeros(k)
-        n = K.kbest_list(a, L, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, self.allowed_, self.is_c_,
-                         seqs.starts, k, np.zeros((Lb, T)), np.zeros((Lb, T * T)), np.zeros((2, T, k)),
-                         np.zeros((2, T), dtype=np.int64), np.zeros((Lb, T, k), dtype=np.int16),
-                         np.zeros((Lb, T, k), dtype=np.int32), np.zeros(T, dtype=np.int64), np.zeros(T), out_t, out_s)
+        n = K.kbest_list(
+            a,
+            L,
+            seqs.indptr,
+            seqs.ids,
+            self.edge_of_,
+            w,
+            T,
+            self.E0_,
+            self.allowed_,
+            self.is_c_,
+            seqs.starts,
+            k,
+            np.zeros((Lb, T)),
+            np.zeros((Lb, T * T)),
+            np.zeros((2, T, k)),
+            np.zeros((2, T), dtype=np.int64),
+            np.zeros((Lb, T, k), dtype=np.int16),
+            np.zeros((Lb, T, k), dtype=np.int32),
+            np.zeros(T, dtype=np.int64),
+            np.zeros(T),
+            out_t,
+            out_s,
+        )
         return out_t[:n, :L].copy(), out_s[:n].copy()
 
     def score(self, seqs: Sequences, i: int, tags, weights=None) -> float:
@@ -349,7 +454,11 @@ class PerceptronTagger:
         tags = np.ascontiguousarray(tags, dtype=np.int16)
         if tags.shape != (L,):
             raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
-        return float(K.score_seq(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, w, len(self.tagset_), self.E0_))
+        return float(
+            K.score_seq(
+                a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, w, len(self.tagset_), self.E0_
+            )
+        )
 
     def score_many(self, seqs: Sequences, i: int, Y, weights=None) -> np.ndarray:
         """:meth:`score` of every row of ``Y`` (taggings of sequence i), the same numbers."""
@@ -360,11 +469,25 @@ class PerceptronTagger:
             raise ValueError(f"taggings of shape {Y.shape}, sequence {i} has {L} tokens")
         T = len(self.tagset_)
         out = np.zeros(len(Y))
-        K.score_many(a, L, Y, seqs.indptr, seqs.ids, self.edge_of_, w, T, self.E0_, np.zeros((max(L, 1), T)),
-                     np.zeros((max(L, 1), T * T)), out)
+        K.score_many(
+            a,
+            L,
+            Y,
+            seqs.indptr,
+            seqs.ids,
+            self.edge_of_,
+            w,
+            T,
+            self.E0_,
+            np.zeros((max(L, 1), T)),
+            np.zeros((max(L, 1), T * T)),
+            out,
+        )
         return out
 
-    def update(self, aw: AveragedWeights, seqs: Sequences, i: int, good, bad, scale: float = 1.0) -> None:
+    def update(
+        self, aw: AveragedWeights, seqs: Sequences, i: int, good, bad, scale: float = 1.0
+    ) -> None:
         """aw += scale · (Φ^l(x_i, good) − Φ^l(x_i, bad)), compiled and sparse, time-stamped with
         the example being seen (``aw.c + 1``); the local weights are the first ``n_weights_``
         entries of ``aw`` (which may be longer). Positions where both taggings agree cost nothing."""
@@ -374,9 +497,25 @@ class PerceptronTagger:
         if good.shape != (L,) or bad.shape != (L,):
             raise ValueError(f"taggings must have the {L} tokens of sequence {i}")
         if len(aw) < self.n_weights_:
-            raise ValueError(f"weight vector has {len(aw)} entries, fewer than the {self.n_weights_} local ones")
-        K.add_update(a, L, good, bad, seqs.indptr, seqs.ids, self.edge_of_, aw.w, aw.u, aw.track, aw.c + 1.0,
-                     float(scale), len(self.tagset_), self.E0_)
+            raise ValueError(
+                f"weight vector has {len(aw)} entries, fewer than the {self.n_weights_} local ones"
+            )
+        K.add_update(
+            a,
+            L,
+            good,
+            bad,
+            seqs.indptr,
+            seqs.ids,
+            self.edge_of_,
+            aw.w,
+            aw.u,
+            aw.track,
+            aw.c + 1.0,
+            float(scale),
+            len(self.tagset_),
+            self.E0_,
+        )
 
     def phi(self, seqs: Sequences, i: int, tags) -> tuple[np.ndarray, np.ndarray]:
         """Sparse Φ^l(x, y): (sorted unique int64 indices into the flat weights, float64 counts)."""
@@ -386,12 +525,15 @@ class PerceptronTagger:
             raise ValueError(f"tagging has length {tags.shape}, sequence {i} has {L} tokens")
         nnz = int(seqs.indptr[a + L] - seqs.indptr[a])
         buf = np.zeros(2 * nnz, dtype=np.int64)
-        n = K.phi_indices(a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, len(self.tagset_), self.E0_, buf)
+        n = K.phi_indices(
+            a, L, tags, seqs.indptr, seqs.ids, self.edge_of_, len(self.tagset_), self.E0_, buf
+        )
         idx, counts = np.unique(buf[:n], return_counts=True)
         return idx, counts.astype(np.float64)
 
-    def _sentence_spans(self, seqs: Sequences, tags_per_seq: Sequence[np.ndarray],
-                        should_cancel=None) -> list[list[Span]] | None:
+    def _sentence_spans(
+        self, seqs: Sequences, tags_per_seq: Sequence[np.ndarray], should_cancel=None
+    ) -> list[list[Span]] | None:
         out: list[list[Span]] = [[] for _ in range(seqs.n_sentences)]
         for i, tags in enumerate(tags_per_seq):
             if should_cancel is not None and i % 64 == 0 and should_cancel():
@@ -408,6 +550,7 @@ class PerceptronTagger:
     def _evaluate_seqs(self, seqs: Sequences, w: np.ndarray, should_cancel=None):
         """Overall P/R/F of the Viterbi output; ``None`` if cancelled on the way."""
         from ..evaluation import evaluate_spans
+
         if should_cancel is not None and should_cancel():
             return None
         pred = self._sentence_spans(seqs, self.decode(seqs, w), should_cancel)
@@ -437,16 +580,24 @@ class PerceptronTagger:
             t, s = self._kbest_with(seqs, i, b, w)
             cands.append(t)
             scores.append(s)
-        meta = {"source": "perceptron-tagger", "variant": self.variant, "n": int(n),
-                "scores": "local score (features · weights), not a log-probability",
-                "unit": "document" if documents else "sentence", "task": self.task}
+        meta = {
+            "source": "perceptron-tagger",
+            "variant": self.variant,
+            "n": int(n),
+            "scores": "local score (features · weights), not a log-probability",
+            "unit": "document" if documents else "sentence",
+            "task": self.task,
+        }
         if documents:
             gold = []
             for i in range(len(seqs)):
                 off = seqs.sentence_offsets[i]
                 g = []
                 for j, sj in enumerate(seqs.sentence_index[i]):
-                    g.extend(Span(sp.start + int(off[j]), sp.end + int(off[j]), sp.label) for sp in seqs.gold_spans[sj])
+                    g.extend(
+                        Span(sp.start + int(off[j]), sp.end + int(off[j]), sp.label)
+                        for sp in seqs.gold_spans[sj]
+                    )
                 gold.append(g)
             meta["sentence_offsets"] = [o.tolist() for o in seqs.sentence_offsets]
             ids = list(seqs.names)
@@ -461,8 +612,9 @@ class PerceptronTagger:
             return np.arange(n, dtype=np.int64)
         return shuffled_order(n, self.seed, tag)
 
-    def _run_pass(self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: K.Buffers,
-                  should_cancel) -> tuple[np.ndarray, bool]:
+    def _run_pass(
+        self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: K.Buffers, should_cancel
+    ) -> tuple[np.ndarray, bool]:
         """One pass over ``order``; returns (stats, cancelled)."""
         T = len(self.tagset_)
         stats = np.zeros(5, dtype=np.int64)
@@ -475,9 +627,33 @@ class PerceptronTagger:
                 return stats, True
             hi = min(n, lo + chunk)
             t0 = time.perf_counter()
-            K.train_chunk(order, lo, hi, seqs.seq_ptr, seqs.indptr, seqs.ids, self.edge_of_, seqs.gold_flat, aw.w,
-                          aw.u, aw.track, aw.counter, T, self.E0_, self.allowed_, self.is_c_, seqs.starts, margin,
-                          self.C, buf.node, buf.edge, *buf.lazy(), buf.kt, buf.ks, stats)
+            K.train_chunk(
+                order,
+                lo,
+                hi,
+                seqs.seq_ptr,
+                seqs.indptr,
+                seqs.ids,
+                self.edge_of_,
+                seqs.gold_flat,
+                aw.w,
+                aw.u,
+                aw.track,
+                aw.counter,
+                T,
+                self.E0_,
+                self.allowed_,
+                self.is_c_,
+                seqs.starts,
+                margin,
+                self.C,
+                buf.node,
+                buf.edge,
+                *buf.lazy(),
+                buf.kt,
+                buf.ks,
+                stats,
+            )
             dt = time.perf_counter() - t0
             lo = hi
             chunk = int(max(1, min(chunk * 4, chunk * CHUNK_SECONDS / max(dt, 1e-6))))
@@ -485,24 +661,41 @@ class PerceptronTagger:
 
     def _stats(self, epoch, phase, t_pass, t_fit, stats, cancelled) -> EpochStats:
         tokens = int(stats[4])
-        return EpochStats(epoch=epoch, phase=phase, seconds=time.perf_counter() - t_pass,
-                          elapsed=time.perf_counter() - t_fit, sequences=0, tokens=tokens,
-                          mistakes=int(stats[1]), updates=int(stats[2]), margin_updates=int(stats[3]),
-                          word_error=float(stats[0]) / tokens if tokens else 0.0, cancelled=cancelled)
+        return EpochStats(
+            epoch=epoch,
+            phase=phase,
+            seconds=time.perf_counter() - t_pass,
+            elapsed=time.perf_counter() - t_fit,
+            sequences=0,
+            tokens=tokens,
+            mistakes=int(stats[1]),
+            updates=int(stats[2]),
+            margin_updates=int(stats[3]),
+            word_error=float(stats[0]) / tokens if tokens else 0.0,
+            cancelled=cancelled,
+        )
 
-    def one_pass(self, seqs: Sequences, order: np.ndarray, buf: K.Buffers | None = None,
-                 should_cancel=None) -> tuple[np.ndarray, np.ndarray, bool]:
+    def one_pass(
+        self, seqs: Sequences, order: np.ndarray, buf: K.Buffers | None = None, should_cancel=None
+    ) -> tuple[np.ndarray, np.ndarray, bool]:
         """A single pass from zero over ``order`` with this tagger's update rule (a BPM run).
 
         Returns (its output weights — averaged when averaging —, pass statistics, cancelled).
         """
         buf = buf or K.Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
         aw = AveragedWeights(self.n_weights_, track=self.averaging)
-        stats, cancelled = self._run_pass(seqs, aw, np.asarray(order, dtype=np.int64), buf, should_cancel)
+        stats, cancelled = self._run_pass(
+            seqs, aw, np.asarray(order, dtype=np.int64), buf, should_cancel
+        )
         return aw.averaged() if self.averaging else aw.w, stats, cancelled
 
-    def fit(self, corpus_or_documents, dev=None, callback: Callable[[EpochStats], None] | None = None,
-            should_cancel: Callable[[], bool] | None = None) -> PerceptronTagger:
+    def fit(
+        self,
+        corpus_or_documents,
+        dev=None,
+        callback: Callable[[EpochStats], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> PerceptronTagger:
         """Train on a Corpus (its documents), a list of Documents or a list of Sentences.
 
         ``dev`` (same kinds) is scored after every epoch. Returns self.
@@ -513,7 +706,11 @@ class PerceptronTagger:
         sentences = [s for _, ss in units for s in ss]
         if not any(len(s.words) for s in sentences):
             raise ValueError("no training tokens")
-        labels = self.labels if self.labels is not None else sorted({sp.label for s in sentences for sp in s.spans})
+        labels = (
+            self.labels
+            if self.labels is not None
+            else sorted({sp.label for s in sentences for sp in s.spans})
+        )
         self.tagset_ = make_tagset(labels if self.typed else [], self.task)
         gaz, lists = self.gazetteer, None
         if isinstance(gaz, str) and "lists" in gaz.split("+"):  # the bundled gazetteers
@@ -524,12 +721,21 @@ class PerceptronTagger:
         elif isinstance(gaz, Mapping):
             gaz = Gazetteer(gaz)
         rich, clusters, biglex = parse_kt_features(self.features)
-        self.features_ = KTFeatures(self.cutoff, gaz, self.edge_templates, lists, rich=rich, clusters=clusters,
-                                    biglex=biglex)
+        self.features_ = KTFeatures(
+            self.cutoff,
+            gaz,
+            self.edge_templates,
+            lists,
+            rich=rich,
+            clusters=clusters,
+            biglex=biglex,
+        )
         seq_units, doc_of = self._units(corpus_or_documents, self.documents)
         self.features_.fit([u for _, u in seq_units], doc_of, should_cancel)
         self._layout()
-        train = self.prepare(corpus_or_documents, strict_gold=True, should_cancel=should_cancel, _training=True)
+        train = self.prepare(
+            corpus_or_documents, strict_gold=True, should_cancel=should_cancel, _training=True
+        )
         dev_seqs = self.prepare(dev, should_cancel=should_cancel) if dev is not None else None
         self.feature_seconds_ = time.perf_counter() - t_fit
         T = len(self.tagset_)
@@ -545,8 +751,9 @@ class PerceptronTagger:
             done = 0
             for r in range(self.bpm):
                 t_pass = time.perf_counter()
-                out, stats, cancelled = self.one_pass(train, shuffled_order(n, self.seed, 1000 + r), buf,
-                                                      should_cancel)
+                out, stats, cancelled = self.one_pass(
+                    train, shuffled_order(n, self.seed, 1000 + r), buf, should_cancel
+                )
                 acc += out
                 done += 1
                 st = self._stats(r + 1, "bpm", t_pass, t_fit, stats, cancelled)
@@ -612,8 +819,12 @@ class PerceptronTagger:
         self.train_seconds_ = time.perf_counter() - t_fit
         return self
 
-    def learn(self, sentences: Sequence[Sentence], passes: int = 1,
-              should_cancel: Callable[[], bool] | None = None) -> int:
+    def learn(
+        self,
+        sentences: Sequence[Sentence],
+        passes: int = 1,
+        should_cancel: Callable[[], bool] | None = None,
+    ) -> int:
         """Online learning from corrected sentences (the annotation loop): ``passes`` passes over
         ``sentences``, each its own sequence, in order, with this tagger's update rule, starting
         from the current weights, which become the last weights (no averaging: an averaged
@@ -625,11 +836,13 @@ class PerceptronTagger:
         if not len(seqs):
             return 0
         aw = AveragedWeights(self.n_weights_, track=False)
-        aw.w[:] = self.weights_[:self.n_weights_]
+        aw.w[:] = self.weights_[: self.n_weights_]
         buf = K.Buffers(int(np.diff(seqs.seq_ptr).max(initial=1)), len(self.tagset_), 2)
         updates = 0
         for _ in range(int(passes)):
-            stats, cancelled = self._run_pass(seqs, aw, np.arange(len(seqs), dtype=np.int64), buf, should_cancel)
+            stats, cancelled = self._run_pass(
+                seqs, aw, np.arange(len(seqs), dtype=np.int64), buf, should_cancel
+            )
             updates += int(stats[2])
             if cancelled:
                 raise Cancelled("learning cancelled")
@@ -639,13 +852,27 @@ class PerceptronTagger:
     # -- persistence -----------------------------------------------------------------------
     def get_params(self) -> dict:
         gaz = self.gazetteer
-        return {"task": self.task, "features": self.features, "cutoff": self.cutoff, "variant": self.variant,
-                "C": self.C, "average": self.average, "bpm": self.bpm, "epochs": self.epochs,
-                "documents": self.documents, "gazetteer": gaz if gaz is None or isinstance(gaz, str) else "custom",
-                "seed": self.seed, "keep_best": self.keep_best, "labels": self.labels, "shuffle": self.shuffle,
-                "tol": self.tol, "patience": self.patience,
-                "edge_templates": self.edge_templates if isinstance(self.edge_templates, str)
-                else list(self.edge_templates)}
+        return {
+            "task": self.task,
+            "features": self.features,
+            "cutoff": self.cutoff,
+            "variant": self.variant,
+            "C": self.C,
+            "average": self.average,
+            "bpm": self.bpm,
+            "epochs": self.epochs,
+            "documents": self.documents,
+            "gazetteer": gaz if gaz is None or isinstance(gaz, str) else "custom",
+            "seed": self.seed,
+            "keep_best": self.keep_best,
+            "labels": self.labels,
+            "shuffle": self.shuffle,
+            "tol": self.tol,
+            "patience": self.patience,
+            "edge_templates": self.edge_templates
+            if isinstance(self.edge_templates, str)
+            else list(self.edge_templates),
+        }
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
         """The model as a JSON-able header and plain arrays (what :meth:`save` writes; the
@@ -653,13 +880,23 @@ class PerceptronTagger:
         fh, farrays, values, gaz = self.features_.state()
         w = self.weights_
         nz = np.flatnonzero(w)
-        header = {"params": self.get_params(),
-                  "tagset": list(self.tagset_), "feature_set": fh, "n_weights": int(self.n_weights_),
-                  "epochs_run": getattr(self, "epochs_run_", None), "best_epoch": getattr(self, "best_epoch_", None),
-                  "train_seconds": getattr(self, "train_seconds_", None),
-                  "history": [h.as_dict() for h in getattr(self, "history_", [])]}
-        arrays = {"kept": farrays["kept"], "kept_ptr": farrays["kept_ptr"], "values": json_array(values),
-                  "w_index": nz.astype(np.int64), "w_value": w[nz].astype(np.float64)}
+        header = {
+            "params": self.get_params(),
+            "tagset": list(self.tagset_),
+            "feature_set": fh,
+            "n_weights": int(self.n_weights_),
+            "epochs_run": getattr(self, "epochs_run_", None),
+            "best_epoch": getattr(self, "best_epoch_", None),
+            "train_seconds": getattr(self, "train_seconds_", None),
+            "history": [h.as_dict() for h in getattr(self, "history_", [])],
+        }
+        arrays = {
+            "kept": farrays["kept"],
+            "kept_ptr": farrays["kept_ptr"],
+            "values": json_array(values),
+            "w_index": nz.astype(np.int64),
+            "w_value": w[nz].astype(np.float64),
+        }
         if gaz is not None:
             arrays["gazetteer"] = json_array(gaz)
         return jsonable(header), arrays
@@ -688,9 +925,13 @@ class PerceptronTagger:
         m.tagset_ = list(header_field(h, "tagset", list[str]))
         if not m.tagset_ or m.tagset_[0] != "N":
             raise ValueError("bad tag set")
-        m.features_ = KTFeatures.from_state(h["feature_set"], arrays, json_value(arrays["values"]), gaz)
+        m.features_ = KTFeatures.from_state(
+            h["feature_set"], arrays, json_value(arrays["values"]), gaz
+        )
         if m.features_.name != m.features:
-            raise ValueError(f"feature set {m.features_.name!r} stored, the parameters say {m.features!r}")
+            raise ValueError(
+                f"feature set {m.features_.name!r} stored, the parameters say {m.features!r}"
+            )
         m._layout()
         if m.n_weights_ != header_field(h, "n_weights", int):
             raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")

@@ -62,7 +62,7 @@ class Sequences:
     def split(self, i: int, tags: np.ndarray) -> list[np.ndarray]:
         """A tagging of sequence i cut into its sentences."""
         off = self.sentence_offsets[i]
-        return [tags[off[j]:off[j + 1]] for j in range(len(off) - 1)]
+        return [tags[off[j] : off[j + 1]] for j in range(len(off) - 1)]
 
 
 def as_units(data) -> list[tuple[str, list[Sentence]]]:

@@ -23,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-PC_PAIR, PC_SAME, PC_DIFF, PC_O, SP, SP_SAME, SP_DIFF, MJ, MJS, MJT, CJ_PAIR, CJ_SAME, CJ_DIFF = range(13)
+PC_PAIR, PC_SAME, PC_DIFF, PC_O, SP, SP_SAME, SP_DIFF, MJ, MJS, MJT, CJ_PAIR, CJ_SAME, CJ_DIFF = (
+    range(13)
+)
 N_FAMILIES = 13
 MAX_SUBPHRASE = 12
 
@@ -52,8 +54,23 @@ def _first_max(row, L):
 
 
 @njit(cache=True, nogil=True)
-def feature_counts(cptr, start, end, label, L, sid, occ_ptr, occ_pos, n_words, coord1, coord2,
-                   phrase, subphrase, majority, conjunction):
+def feature_counts(
+    cptr,
+    start,
+    end,
+    label,
+    L,
+    sid,
+    occ_ptr,
+    occ_pos,
+    n_words,
+    coord1,
+    coord2,
+    phrase,
+    subphrase,
+    majority,
+    conjunction,
+):
     n_cand = len(cptr) - 1
     N = sid.shape[1]
     counts = np.zeros((n_cand, N_FAMILIES * L * L), dtype=np.int64)
@@ -118,7 +135,9 @@ def feature_counts(cptr, start, end, label, L, sid, occ_ptr, occ_pos, n_words, c
                 p = q
 
         if subphrase or majority:
-            sup = np.zeros((E, L), dtype=np.int64)  # entity e -> labels of the entities containing it
+            sup = np.zeros(
+                (E, L), dtype=np.int64
+            )  # entity e -> labels of the entities containing it
             seen = np.empty(MAX_SUBPHRASE * MAX_SUBPHRASE, dtype=np.int64)
             for f in range(E):
                 n = b[f] - a[f]
@@ -153,7 +172,9 @@ def feature_counts(cptr, start, end, label, L, sid, occ_ptr, occ_pos, n_words, c
                                     counts[c, _code(SP_DIFF, 0, 0, L)] += 1
 
             if majority:
-                gl = np.zeros((E, L), dtype=np.int64)  # group (first sorted position) -> label counts
+                gl = np.zeros(
+                    (E, L), dtype=np.int64
+                )  # group (first sorted position) -> label counts
                 for k in range(E):
                     gl[group[k], lab[k]] += 1
                 row = np.empty(L, dtype=np.int64)

@@ -101,9 +101,9 @@ class DocumentIndex:
         for n in range(2, n_max + 1):
             if N - n + 1 <= 0:
                 break
-            pairs = local[:N - n + 1] * (len(ids) + 1) + wid[n - 1:]
+            pairs = local[: N - n + 1] * (len(ids) + 1) + wid[n - 1 :]
             uniq, local = np.unique(pairs, return_inverse=True)
-            sid[n, :N - n + 1] = local + offset
+            sid[n, : N - n + 1] = local + offset
             offset += len(uniq)
         flat = sid[1:].reshape(-1)
         pos = np.tile(np.arange(N, dtype=np.int64), n_max)
@@ -115,7 +115,9 @@ class DocumentIndex:
         np.cumsum(np.bincount(flat, minlength=offset), out=occ_ptr[1:])
         low = self.lower
         coord1 = np.array([(w,) in COORDINATIONS for w in low], dtype=np.bool_)
-        coord2 = np.array([i + 1 < N and (low[i], low[i + 1]) in COORDINATIONS for i in range(N)], dtype=np.bool_)
+        coord2 = np.array(
+            [i + 1 < N and (low[i], low[i + 1]) in COORDINATIONS for i in range(N)], dtype=np.bool_
+        )
         self._ints = (sid, occ_ptr, occ_pos, len(ids), coord1, coord2)
         return self._ints
 
@@ -125,7 +127,7 @@ class DocumentIndex:
         if hit is None:
             n = len(key)
             w = self.words
-            hit = [i for i in self._first.get(key[0], ()) if w[i:i + n] == key]
+            hit = [i for i in self._first.get(key[0], ()) if w[i : i + n] == key]
             self._found[key] = hit
         return hit
 
@@ -136,7 +138,9 @@ class NonLocalFeatures:
     def __init__(self, templates: Sequence[str] = TEMPLATES):
         bad = sorted(set(templates) - set(TEMPLATES))
         if bad:
-            raise ValueError(f"unknown non-local template {', '.join(bad)} (choose from {', '.join(TEMPLATES)})")
+            raise ValueError(
+                f"unknown non-local template {', '.join(bad)} (choose from {', '.join(TEMPLATES)})"
+            )
         self.templates = tuple(t for t in TEMPLATES if t in templates)
         self.vocabulary: dict[str, int] = {}
         self.frozen = False
@@ -176,7 +180,9 @@ class NonLocalFeatures:
                     for lab in labels:
                         out[f"PC:{lab}~O"] += free
 
-        contains: dict[int, list[int]] = defaultdict(list)  # entity -> entities whose string contains it
+        contains: dict[int, list[int]] = defaultdict(
+            list
+        )  # entity -> entities whose string contains it
         if "subphrase" in want or "majority" in want:
             for f, key in enumerate(keys):
                 n = len(key)
@@ -185,7 +191,7 @@ class NonLocalFeatures:
                 seen = set()
                 for m in range(1, n):
                     for i in range(n - m + 1):
-                        sub = key[i:i + m]
+                        sub = key[i : i + m]
                         if sub in seen or sub not in by_key:
                             continue
                         seen.add(sub)
@@ -246,8 +252,9 @@ class NonLocalFeatures:
     def n_features(self) -> int:
         return len(self.vocabulary)
 
-    def vector(self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span],
-               grow: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def vector(
+        self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span], grow: bool | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Sorted feature ids and their counts. New strings get ids while ``grow`` (default: not
         frozen); otherwise unknown strings are dropped."""
         grow = (not self.frozen) if grow is None else grow
@@ -266,31 +273,59 @@ class NonLocalFeatures:
         return idx[order], np.array(vals, dtype=np.float64)[order]
 
     # -- compiled counts over integer ids (the same vectors, much faster) -----------------------
-    def code_vectors(self, doc: DocumentIndex, cptr: np.ndarray, start: np.ndarray, end: np.ndarray,
-                     label: np.ndarray, labels: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def code_vectors(
+        self,
+        doc: DocumentIndex,
+        cptr: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        label: np.ndarray,
+        labels: Sequence[str],
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         """The features of many candidate labellings of one document at once, as (feature codes,
         counts) per candidate, counted by compiled code (:mod:`._nonlocal_compiled`) on integer ids.
         Candidate c's entities are ``start/end/label[cptr[c]:cptr[c + 1]]``, ordered by (start,
         end), ``label`` indexing ``labels``. :meth:`ids_of` turns a pair into :meth:`vector`'s
         result; the counts are exactly those of :meth:`strings` (tests/test_nonlocal_compiled.py)."""
         from . import _nonlocal_compiled as nc
+
         table = self._table(tuple(labels))
         start = np.asarray(start, dtype=np.int64)
         end = np.asarray(end, dtype=np.int64)
         longest = int((end - start).max()) if len(start) else 1
         sid, occ_ptr, occ_pos, n_words, coord1, coord2 = doc.integer_form(longest)
         want = self.templates
-        counts = nc.feature_counts(np.asarray(cptr, dtype=np.int64), start, end,
-                                   table["rank"][np.asarray(label, dtype=np.int64)], len(labels), sid, occ_ptr,
-                                   occ_pos, n_words, coord1, coord2, "phrase" in want, "subphrase" in want,
-                                   "majority" in want, "conjunction" in want)
+        counts = nc.feature_counts(
+            np.asarray(cptr, dtype=np.int64),
+            start,
+            end,
+            table["rank"][np.asarray(label, dtype=np.int64)],
+            len(labels),
+            sid,
+            occ_ptr,
+            occ_pos,
+            n_words,
+            coord1,
+            coord2,
+            "phrase" in want,
+            "subphrase" in want,
+            "majority" in want,
+            "conjunction" in want,
+        )
         cand, codes = np.nonzero(counts)
         values = counts[cand, codes]
         cut = np.searchsorted(cand, np.arange(len(counts) + 1))
         return [(codes[p:q], values[p:q]) for p, q in zip(cut[:-1].tolist(), cut[1:].tolist())]
 
-    def ids_of(self, codes: np.ndarray, counts: np.ndarray, labels: Sequence[str], grow: bool | None = None,
-               doc: DocumentIndex | None = None, spans: Callable[[], list] | None = None):
+    def ids_of(
+        self,
+        codes: np.ndarray,
+        counts: np.ndarray,
+        labels: Sequence[str],
+        grow: bool | None = None,
+        doc: DocumentIndex | None = None,
+        spans: Callable[[], list] | None = None,
+    ):
         """:meth:`vector`'s (sorted ids, values) from a pair of :meth:`code_vectors`. Unknown
         strings are dropped unless growing; a candidate with a new string while growing is passed
         to :meth:`vector` (``doc`` and ``spans()``, its entities), so that new strings get their
@@ -317,12 +352,17 @@ class NonLocalFeatures:
         t = tables.get(labels)
         if t is None:
             ranked = sorted(labels)
-            t = tables[labels] = {"rank": np.array([ranked.index(x) for x in labels], dtype=np.int64),
-                                  "names": _code_names(ranked), "stamp": None}
+            t = tables[labels] = {
+                "rank": np.array([ranked.index(x) for x in labels], dtype=np.int64),
+                "names": _code_names(ranked),
+                "stamp": None,
+            }
         voc = self.vocabulary
         stamp = (id(voc), len(voc))
         if t["stamp"] != stamp:
-            t["ids"] = ids = np.array([voc.get(n, -1) if n is not None else -1 for n in t["names"]], dtype=np.int64)
+            t["ids"] = ids = np.array(
+                [voc.get(n, -1) if n is not None else -1 for n in t["names"]], dtype=np.int64
+            )
             known = ids[ids >= 0]
             t["shared"] = len(np.unique(known)) < len(known)
             t["stamp"] = stamp
@@ -348,16 +388,35 @@ class NonLocalFeatures:
 def _code_names(labels: Sequence[str]) -> list[str]:
     """The string of every feature code of :mod:`._nonlocal_compiled` (labels sorted)."""
     from . import _nonlocal_compiled as nc
-    forms = {nc.PC_PAIR: "PC:{}~{}", nc.PC_SAME: "PC=same", nc.PC_DIFF: "PC=diff", nc.PC_O: "PC:{}~O",
-             nc.SP: "SP:{}<{}", nc.SP_SAME: "SP=same", nc.SP_DIFF: "SP=diff", nc.MJ: "MJ:{}~{}",
-             nc.MJS: "MJS:{}~{}", nc.MJT: "MJT:{}~{}", nc.CJ_PAIR: "CJ:{}~{}", nc.CJ_SAME: "CJ=same",
-             nc.CJ_DIFF: "CJ=diff"}
+
+    forms = {
+        nc.PC_PAIR: "PC:{}~{}",
+        nc.PC_SAME: "PC=same",
+        nc.PC_DIFF: "PC=diff",
+        nc.PC_O: "PC:{}~O",
+        nc.SP: "SP:{}<{}",
+        nc.SP_SAME: "SP=same",
+        nc.SP_DIFF: "SP=diff",
+        nc.MJ: "MJ:{}~{}",
+        nc.MJS: "MJS:{}~{}",
+        nc.MJT: "MJT:{}~{}",
+        nc.CJ_PAIR: "CJ:{}~{}",
+        nc.CJ_SAME: "CJ=same",
+        nc.CJ_DIFF: "CJ=diff",
+    }
     label_free = {nc.PC_SAME, nc.PC_DIFF, nc.SP_SAME, nc.SP_DIFF, nc.CJ_SAME, nc.CJ_DIFF}
     pairs = {nc.PC_PAIR, nc.CJ_PAIR}  # written with the smaller label first
     first = labels[0] if labels else None
-    return [None if (f in label_free and (a, b) != (first, first)) or (f in pairs and a > b)
-            or (f == nc.PC_O and b != first) else forms[f].format(a, b)
-            for f in range(nc.N_FAMILIES) for a in labels for b in labels]
+    return [
+        None
+        if (f in label_free and (a, b) != (first, first))
+        or (f in pairs and a > b)
+        or (f == nc.PC_O and b != first)
+        else forms[f].format(a, b)
+        for f in range(nc.N_FAMILIES)
+        for a in labels
+        for b in labels
+    ]
 
 
 def template_of(name: str) -> str:

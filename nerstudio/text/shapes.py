@@ -81,8 +81,15 @@ def build_lexicon(sentences: Sequence[Sentence] | Sequence[Sequence[str]]) -> se
 
 
 _TYPE_WORDS = {"A": "capitals", "a": "lower case", "0": "digits"}
-_WHOLE = {"A": "all capitals", "a": "lower case", "0": "a number", "Aa": "capitalised", "aA": "lower case, then capitals",
-          "0a": "digits, then lower case", "A0": "capitals, then digits"}
+_WHOLE = {
+    "A": "all capitals",
+    "a": "lower case",
+    "0": "a number",
+    "Aa": "capitalised",
+    "aA": "lower case, then capitals",
+    "0a": "digits, then lower case",
+    "A0": "capitals, then digits",
+}
 
 
 def describe_shape(code: str, flagged: bool = True) -> str:

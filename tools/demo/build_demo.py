@@ -38,33 +38,138 @@ TYPES = ("PER", "ORG", "LOC", "MISC")
 DOCSTART = "-DOCSTART- -X- -X- O"
 
 PENN = {
-    "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS",
-    "NNP", "NNPS", "PDT", "POS", "PRP", "PRP$", "RB", "RBR", "RBS", "RP", "SYM", "TO",
-    "UH", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "WDT", "WP", "WP$", "WRB",
-    '"', "''", "``", "(", ")", ",", ".", ":", "$", "#",
+    "CC",
+    "CD",
+    "DT",
+    "EX",
+    "FW",
+    "IN",
+    "JJ",
+    "JJR",
+    "JJS",
+    "LS",
+    "MD",
+    "NN",
+    "NNS",
+    "NNP",
+    "NNPS",
+    "PDT",
+    "POS",
+    "PRP",
+    "PRP$",
+    "RB",
+    "RBR",
+    "RBS",
+    "RP",
+    "SYM",
+    "TO",
+    "UH",
+    "VB",
+    "VBD",
+    "VBG",
+    "VBN",
+    "VBP",
+    "VBZ",
+    "WDT",
+    "WP",
+    "WP$",
+    "WRB",
+    '"',
+    "''",
+    "``",
+    "(",
+    ")",
+    ",",
+    ".",
+    ":",
+    "$",
+    "#",
 }
 CHUNK_TYPES = {"NP", "VP", "PP", "ADJP", "ADVP", "SBAR", "PRT", "CONJP", "INTJ", "LST", "UCP"}
 
-PUNCT = {'"': '"', ",": ",", ".": ".", ":": ":", ";": ":", "-": ":", "--": ":",
-         "(": "(", ")": ")", "?": ".", "!": ".", "$": "$", "'s": "POS", "'": "POS"}
+PUNCT = {
+    '"': '"',
+    ",": ",",
+    ".": ".",
+    ":": ":",
+    ";": ":",
+    "-": ":",
+    "--": ":",
+    "(": "(",
+    ")": ")",
+    "?": ".",
+    "!": ".",
+    "$": "$",
+    "'s": "POS",
+    "'": "POS",
+}
 NUMBER_RE = re.compile(r"^[+-]?\d[\d,.:/-]*\.?$")  # 12  4.25  50,000  2:08:41  6-4  1.  -11
 ENTITY_RE = re.compile(r"\[(PER|ORG|LOC|MISC) ([^\[\]]+?)\]")
 
 # Lower-case (or title-case) function words that occur inside names and titles.
-NAME_FUNCTION_WORDS = {"of": "IN", "the": "DT", "a": "DT", "and": "CC", "for": "IN",
-                       "on": "IN", "in": "IN", "by": "IN", "at": "IN", "from": "IN",
-                       "under": "IN", "de": "FW", "la": "FW"}
+NAME_FUNCTION_WORDS = {
+    "of": "IN",
+    "the": "DT",
+    "a": "DT",
+    "and": "CC",
+    "for": "IN",
+    "on": "IN",
+    "in": "IN",
+    "by": "IN",
+    "at": "IN",
+    "from": "IN",
+    "under": "IN",
+    "de": "FW",
+    "la": "FW",
+}
 
 # A nationality word followed by one of these (or by punctuation) is used as a noun.
 NOUN_USE_FOLLOWERS = {"and", "or", "who", "at", "in", "with", "to", "of", "for", "by", "from"}
 
 # Verb-form classes in the lexicon, written like "VBD/VBN", are resolved by context.
-HAVE_BE_GET = {"have", "has", "had", "having", "be", "is", "are", "was", "were", "been",
-               "being", "get", "gets", "got", "'ve", "'re", "'m"}
+HAVE_BE_GET = {
+    "have",
+    "has",
+    "had",
+    "having",
+    "be",
+    "is",
+    "are",
+    "was",
+    "were",
+    "been",
+    "being",
+    "get",
+    "gets",
+    "got",
+    "'ve",
+    "'re",
+    "'m",
+}
 DO_FORMS = {"do", "does", "did"}
 
-NP_TAGS = {"DT", "PDT", "JJ", "JJR", "JJS", "NN", "NNS", "NNP", "NNPS", "CD", "PRP",
-           "PRP$", "POS", "WP", "WP$", "WDT", "EX", "FW", "$", "#"}
+NP_TAGS = {
+    "DT",
+    "PDT",
+    "JJ",
+    "JJR",
+    "JJS",
+    "NN",
+    "NNS",
+    "NNP",
+    "NNPS",
+    "CD",
+    "PRP",
+    "PRP$",
+    "POS",
+    "WP",
+    "WP$",
+    "WDT",
+    "EX",
+    "FW",
+    "$",
+    "#",
+}
 NP_STARTERS = {"DT", "PDT", "PRP$", "PRP", "WP", "WDT", "EX", "$"}
 NOUNISH = {"NN", "NNS", "NNP", "NNPS", "CD", "JJ", "JJR", "JJS", "VBG", "FW", "$", "#"}
 VERB_TAGS = {"MD", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"}
@@ -77,6 +182,7 @@ class MarkupError(Exception):
 
 
 # --------------------------------------------------------------------------- source
+
 
 def load_lexicon(path: Path = LEXICON) -> tuple[dict[str, str], dict[str, str]]:
     """Return (general, names): ``word -> tag`` maps read from lexicon.txt.
@@ -129,7 +235,7 @@ def parse_line(line: str, where: str) -> list[tuple[str, str | None, str | None,
             raise MarkupError(f"{where}: entity not preceded by a space: {m.group(0)!r}")
         if m.end() < len(line) and line[m.end()] != " ":
             raise MarkupError(f"{where}: entity not followed by a space: {m.group(0)!r}")
-        add(line[pos:m.start()], None, 0)
+        add(line[pos : m.start()], None, 0)
         eid += 1
         add(m.group(2), m.group(1), eid)
         pos = m.end()
@@ -164,8 +270,10 @@ def read_source(split: str) -> list[tuple[str, list[list[tuple]]]]:
 
 # --------------------------------------------------------------------------- tagging
 
-def _resolve_verb(cls: str, prev_words: list[str], prev_tags: list[str],
-                  next_word: str | None) -> str:
+
+def _resolve_verb(
+    cls: str, prev_words: list[str], prev_tags: list[str], next_word: str | None
+) -> str:
     """Pick one tag out of a verb class like ``VBD/VBN`` from the context.
 
     VB after a modal, "to" or do/does/did; VBN after a form of have/be/get, before
@@ -188,8 +296,9 @@ def _resolve_verb(cls: str, prev_words: list[str], prev_tags: list[str],
     return options[0]
 
 
-def pos_tags(sent: list[tuple], general: dict[str, str], names: dict[str, str],
-             where: str) -> list[str]:
+def pos_tags(
+    sent: list[tuple], general: dict[str, str], names: dict[str, str], where: str
+) -> list[str]:
     tags: list[str] = []
     words = [t[0] for t in sent]
     for i, (word, override, etype, _eid) in enumerate(sent):
@@ -202,8 +311,9 @@ def pos_tags(sent: list[tuple], general: dict[str, str], names: dict[str, str],
             tag = "CD"
         elif etype is not None:
             low = word.lower()
-            if low in NAME_FUNCTION_WORDS and (word.islower() or word.isupper()
-                                               or low not in {"de", "la"}):
+            if low in NAME_FUNCTION_WORDS and (
+                word.islower() or word.isupper() or low not in {"de", "la"}
+            ):
                 tag = NAME_FUNCTION_WORDS[low]
             else:
                 tag = names.get(word)
@@ -216,8 +326,7 @@ def pos_tags(sent: list[tuple], general: dict[str, str], names: dict[str, str],
                     # ("taught English at", "the Norwegian who", "Meridian Central Bank").
                     last = i + 1 == len(sent) or sent[i + 1][3] != sent[i][3]
                     nxt = words[i + 1] if i + 1 < len(sent) else None
-                    if (not last or nxt is None or nxt in PUNCT
-                            or nxt.lower() in NOUN_USE_FOLLOWERS):
+                    if not last or nxt is None or nxt in PUNCT or nxt.lower() in NOUN_USE_FOLLOWERS:
                         tag = "NNP"
         else:
             tag = general.get(word)
@@ -226,8 +335,10 @@ def pos_tags(sent: list[tuple], general: dict[str, str], names: dict[str, str],
                 if initial:
                     tag = general.get(word.lower())
             if tag is None:
-                raise MarkupError(f"{where}: no part-of-speech for {word!r} "
-                                  f"(add it to lexicon.txt or write {word}|TAG)")
+                raise MarkupError(
+                    f"{where}: no part-of-speech for {word!r} "
+                    f"(add it to lexicon.txt or write {word}|TAG)"
+                )
         if "/" in tag:
             nxt = words[i + 1] if i + 1 < len(words) else None
             tag = _resolve_verb(tag, words[:i], tags, nxt)
@@ -263,8 +374,7 @@ def chunk_tags(sent: list[tuple], pos: list[str]) -> list[str]:
             kinds.append(None)
     # adverbs sitting between two verbs belong to the verb group ("has not dropped")
     for i in range(1, n - 1):
-        if (kinds[i] == "ADVP" and pos[i] != "WRB"
-                and kinds[i - 1] == "VP" and kinds[i + 1] == "VP"):
+        if kinds[i] == "ADVP" and pos[i] != "WRB" and kinds[i - 1] == "VP" and kinds[i + 1] == "VP":
             kinds[i] = "VP"
     out: list[str] = []
     for i, kind in enumerate(kinds):
@@ -391,8 +501,10 @@ def read_conll(text: str, name: str) -> list[list[list[tuple[str, str, str, str]
                 for tok in s:
                     tag = tok[col]
                     if tag.startswith("B-") and (prev == "O" or prev[2:] != tag[2:]):
-                        errors.append(f"{name}: doc {d}: IOB1 {label} violation: {tag} after "
-                                      f"{prev} at {tok[0]!r}")
+                        errors.append(
+                            f"{name}: doc {d}: IOB1 {label} violation: {tag} after "
+                            f"{prev} at {tok[0]!r}"
+                        )
                     prev = tag
     if errors:
         more = f"\n... {len(errors)} errors in total" if len(errors) > 50 else ""
@@ -439,7 +551,8 @@ def stats(docs) -> dict[str, int]:
                 c["all-caps headlines"] += 1
             c["multi-word names"] += sum(1 for _t, a, b in entities(s) if b - a > 1)
             c["lower-case words in names"] += sum(
-                1 for t in s if t[3] != "O" and t[0][:1].islower())
+                1 for t in s if t[3] != "O" and t[0][:1].islower()
+            )
             first = s[0]
             if first[3] == "O" and first[0][:1].isupper() and not first[0].isupper():
                 c["sentence-initial capitalised O"] += 1
@@ -448,10 +561,27 @@ def stats(docs) -> dict[str, int]:
     return c
 
 
-ROWS = ("documents", "sentences", "tokens", "entities", "PER", "ORG", "LOC", "MISC",
-        "B- tags", "B-PER", "B-ORG", "B-LOC", "B-MISC", "multi-word names",
-        "quoted titles", "lower-case words in names", "sentence-initial capitalised O",
-        "sentence-initial names", "all-caps headlines")
+ROWS = (
+    "documents",
+    "sentences",
+    "tokens",
+    "entities",
+    "PER",
+    "ORG",
+    "LOC",
+    "MISC",
+    "B- tags",
+    "B-PER",
+    "B-ORG",
+    "B-LOC",
+    "B-MISC",
+    "multi-word names",
+    "quoted titles",
+    "lower-case words in names",
+    "sentence-initial capitalised O",
+    "sentence-initial names",
+    "all-caps headlines",
+)
 
 MINIMUM_B = {"train": 10, "dev": 2, "test": 2}
 
@@ -496,8 +626,11 @@ def check() -> int:
     for row in ROWS:
         print(f"| {row} | " + " | ".join(str(table[s][row]) for s in cols) + " |")
     if total["sentences"]:
-        share = ", ".join(f"{s} {100 * table[s]['sentences'] / total['sentences']:.1f}%"
-                          for s in SPLITS if s in table)
+        share = ", ".join(
+            f"{s} {100 * table[s]['sentences'] / total['sentences']:.1f}%"
+            for s in SPLITS
+            if s in table
+        )
         print(f"\nsentence share: {share}")
     if problems:
         print("\nPROBLEMS:", *problems, sep="\n  ", file=sys.stderr)
@@ -508,8 +641,11 @@ def check() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true",
-                    help="verify the .conll files instead of writing them and print counts")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="verify the .conll files instead of writing them and print counts",
+    )
     args = ap.parse_args(argv)
     try:
         if args.check:

@@ -52,7 +52,9 @@ def main() -> int:
     dev_nb = tagger.nbest(dev.sentences, n=N, ids=[f"dev.conll:{s.line}" for s in dev.sentences])
     dev_nb.save(OUT / "dev.nbest.npz")
     base = evaluate_spans(dev_nb.gold, dev_nb.top()).overall.f1
-    print(f"tagger + N-best lists in {time.perf_counter() - t0:.1f}s; dev F of the top candidates {base:.2f}")
+    print(
+        f"tagger + N-best lists in {time.perf_counter() - t0:.1f}s; dev F of the top candidates {base:.2f}"
+    )
     try:
         from nerstudio.rerank.model import train_reranker
     except ImportError:
@@ -60,7 +62,9 @@ def main() -> int:
         return 0
     algo, rparams = RERANKER
     history = []
-    model = train_reranker(jk.nbest, dev_nb, algo, dict(rparams), dict(FEATURES), callback=history.append)
+    model = train_reranker(
+        jk.nbest, dev_nb, algo, dict(rparams), dict(FEATURES), callback=history.append
+    )
     for k in [k for k in model.meta if k.endswith("seconds")]:
         model.meta[k] = 0.0
     for h in getattr(model.learner, "history_", []):
@@ -68,7 +72,9 @@ def main() -> int:
     model.save(OUT / "reranker.npz")
     best = max((h for h in history if h.dev_f1 is not None), key=lambda h: h.dev_f1, default=None)
     if best is not None:
-        print(f"reranker {model.learner.describe()}: best dev F {best.dev_f1:.2f} at {best.unit} {best.step} (baseline {base:.2f})")
+        print(
+            f"reranker {model.learner.describe()}: best dev F {best.dev_f1:.2f} at {best.unit} {best.step} (baseline {base:.2f})"
+        )
     for p in sorted(OUT.iterdir()):
         print(f"  {p.relative_to(DEMO)}  {p.stat().st_size / 1024:.0f} KiB")
     return 0

@@ -19,7 +19,9 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("*", "\\*")
 
 
-def _subcommands(parser: argparse.ArgumentParser) -> tuple[list[tuple[str, str, argparse.ArgumentParser]], list[argparse.Action]]:
+def _subcommands(
+    parser: argparse.ArgumentParser,
+) -> tuple[list[tuple[str, str, argparse.ArgumentParser]], list[argparse.Action]]:
     """(name, one-line help, parser) of every subcommand, and the top level's other actions."""
     commands: list[tuple[str, str, argparse.ArgumentParser]] = []
     others: list[argparse.Action] = []
@@ -49,11 +51,19 @@ def _invocation(action: argparse.Action, formatter: argparse.HelpFormatter) -> s
 def _help(action: argparse.Action, formatter: argparse.HelpFormatter) -> str:
     text = formatter._expand_help(action) if action.help else ""
     default = action.default
-    if (default not in (None, False, argparse.SUPPRESS) and action.nargs != 0
-            and "default" not in text and "%(default)" not in (action.help or "")):
+    if (
+        default not in (None, False, argparse.SUPPRESS)
+        and action.nargs != 0
+        and "default" not in text
+        and "%(default)" not in (action.help or "")
+    ):
         text += f" (default: {default})" if text else f"default: {default}"
-    if action.choices is not None and not isinstance(action, argparse._SubParsersAction) \
-            and "{" not in _invocation(action, formatter) and "choices" not in text:
+    if (
+        action.choices is not None
+        and not isinstance(action, argparse._SubParsersAction)
+        and "{" not in _invocation(action, formatter)
+        and "choices" not in text
+    ):
         text += " (one of: " + ", ".join(map(str, action.choices)) + ")"
     return text
 
@@ -64,7 +74,9 @@ def _table(actions: list[argparse.Action], formatter: argparse.HelpFormatter) ->
         return []
     out = ["| argument | meaning |", "|---|---|"]
     for a in rows:
-        out.append(f"| `{_cell(_invocation(a, formatter)).replace('`', '')}` | {_cell(_help(a, formatter))} |")
+        out.append(
+            f"| `{_cell(_invocation(a, formatter)).replace('`', '')}` | {_cell(_help(a, formatter))} |"
+        )
     return out
 
 
@@ -92,19 +104,31 @@ def cli_markdown(parser: argparse.ArgumentParser) -> str:
     lines = ["## `" + parser.prog + "`", "", "```", _usage(parser), "```", ""]
     if parser.description:
         lines += [parser.description, ""]
-    lines += _table([a for a in others if not isinstance(a, argparse._HelpAction)], formatter) + [""]
+    lines += _table([a for a in others if not isinstance(a, argparse._HelpAction)], formatter) + [
+        ""
+    ]
     lines += ["| command | what it does |", "|---|---|"]
     for name, text, _ in commands:
         lines.append(f"| [`{name}`](#{name}) | {_cell(text)} |")
     lines.append("")
     for name, text, sub in commands:
         sub_formatter = sub._get_formatter()
-        lines += [f"## {name}", "", text[:1].upper() + text[1:] + "." if text else "", "",
-                  "```", _usage(sub), "```", ""]
+        lines += [
+            f"## {name}",
+            "",
+            text[:1].upper() + text[1:] + "." if text else "",
+            "",
+            "```",
+            _usage(sub),
+            "```",
+            "",
+        ]
         if sub.description and sub.description != text:
             lines += [" ".join(sub.description.split()), ""]
         for title, actions in _groups(sub):
-            lines += [f"**{title[:1].upper() + title[1:]}**", ""] + _table(actions, sub_formatter) + [""]
+            lines += (
+                [f"**{title[:1].upper() + title[1:]}**", ""] + _table(actions, sub_formatter) + [""]
+            )
         if sub.epilog:
             lines += [" ".join(sub.epilog.split()), ""]
     return "\n".join(lines)

@@ -53,6 +53,7 @@ LEXICON_MIN_LOGPROB = -16.0
 
 def _table(name: str) -> dict:
     import spacy_lookups_data
+
     path = Path(spacy_lookups_data.__file__).parent / "data" / name
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return json.load(f)
@@ -70,7 +71,7 @@ def restore_paths(values) -> dict[int, str]:
     for v, b in bits.items():
         zeros = 0
         for other in by_prefix.get(b, ()):  # paths that continue b: b, some zeros, then a 1
-            rest = other[len(b):]
+            rest = other[len(b) :]
             zeros = max(zeros, len(rest) - len(rest.lstrip("0")) + 1)
         out[v] = b + "0" * zeros
     return out
@@ -85,48 +86,76 @@ def build() -> tuple[list[str], list[str], dict]:
         if v and word and not any(c.isspace() for c in word):
             members.setdefault(paths[v], []).append(word)
     brown = ["\t".join([p] + ws) for p, ws in sorted(members.items())]
-    lexicon = sorted(w for w, lp in probs.items()
-                     if lp >= LEXICON_MIN_LOGPROB and w.isalpha() and w.islower()
-                     and lp > probs.get(w.capitalize(), float("-inf")))
-    stats = {"types_in_package": len(clusters), "clustered_words": sum(len(ws) for ws in members.values()),
-             "clusters": len(members), "lexicon_words": len(lexicon),
-             "lexicon_min_logprob": LEXICON_MIN_LOGPROB, "max_path_length": max(map(len, members))}
+    lexicon = sorted(
+        w
+        for w, lp in probs.items()
+        if lp >= LEXICON_MIN_LOGPROB
+        and w.isalpha()
+        and w.islower()
+        and lp > probs.get(w.capitalize(), float("-inf"))
+    )
+    stats = {
+        "types_in_package": len(clusters),
+        "clustered_words": sum(len(ws) for ws in members.values()),
+        "clusters": len(members),
+        "lexicon_words": len(lexicon),
+        "lexicon_min_logprob": LEXICON_MIN_LOGPROB,
+        "max_path_length": max(map(len, members)),
+    }
     return brown, lexicon, stats
 
 
 def write(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     brown, lexicon, stats = build()
-    files = {"brown.txt": "".join(line + "\n" for line in brown),
-             "lowercase.txt": "".join(w + "\n" for w in lexicon)}
-    manifest = {"package": PACKAGE, "version": md.version(PACKAGE), **stats,
-                "sha256": {}}
+    files = {
+        "brown.txt": "".join(line + "\n" for line in brown),
+        "lowercase.txt": "".join(w + "\n" for w in lexicon),
+    }
+    manifest = {"package": PACKAGE, "version": md.version(PACKAGE), **stats, "sha256": {}}
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8", newline="\n")
         manifest["sha256"][name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    (out / "clusters.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    lines = ["# Sources, licences and attributions of the word clusters and the lowercase lexicon", "",
-             "Written by `tools/resources/build_clusters.py` (do not edit by hand); derived from the",
-             "package below at the version given; no corpus text of nerstudio's was used.", "",
-             "| package | version | licence | attribution |", "|---|---|---|---|",
-             f"| {PACKAGE} | {md.version(PACKAGE)} | MIT | Explosion (explosion.ai), spacy-lookups-data (PyPI): "
-             "`en_lexeme_cluster.json.gz`, `en_lexeme_prob.json.gz` |", "",
-             f"`brown.txt`: {stats['clustered_words']:,} words in {stats['clusters']} Brown clusters "
-             "(bit paths restored from the package's integers, see the build script).",
-             f"`lowercase.txt`: {stats['lexicon_words']:,} lower-case words more probable than their "
-             f"capitalised form (log-probability at least {LEXICON_MIN_LOGPROB:g}).", "",
-             "The MIT licence of the package (Copyright (c) 2019 ExplosionAI GmbH) applies to these",
-             "files: permission is granted free of charge to use, copy, modify, merge, publish and",
-             "distribute them, provided the copyright notice and the permission notice are included; they",
-             "are provided \"as is\", without warranty of any kind. The full text is in `LICENSE-spacy-lookups-data`.",
-             ""]
+    (out / "clusters.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    lines = [
+        "# Sources, licences and attributions of the word clusters and the lowercase lexicon",
+        "",
+        "Written by `tools/resources/build_clusters.py` (do not edit by hand); derived from the",
+        "package below at the version given; no corpus text of nerstudio's was used.",
+        "",
+        "| package | version | licence | attribution |",
+        "|---|---|---|---|",
+        f"| {PACKAGE} | {md.version(PACKAGE)} | MIT | Explosion (explosion.ai), spacy-lookups-data (PyPI): "
+        "`en_lexeme_cluster.json.gz`, `en_lexeme_prob.json.gz` |",
+        "",
+        f"`brown.txt`: {stats['clustered_words']:,} words in {stats['clusters']} Brown clusters "
+        "(bit paths restored from the package's integers, see the build script).",
+        f"`lowercase.txt`: {stats['lexicon_words']:,} lower-case words more probable than their "
+        f"capitalised form (log-probability at least {LEXICON_MIN_LOGPROB:g}).",
+        "",
+        "The MIT licence of the package (Copyright (c) 2019 ExplosionAI GmbH) applies to these",
+        "files: permission is granted free of charge to use, copy, modify, merge, publish and",
+        "distribute them, provided the copyright notice and the permission notice are included; they",
+        'are provided "as is", without warranty of any kind. The full text is in `LICENSE-spacy-lookups-data`.',
+        "",
+    ]
     (out / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
-    lic = md.distribution(PACKAGE).read_text("LICENSE") or md.distribution(PACKAGE).read_text("licenses/LICENSE")
+    lic = md.distribution(PACKAGE).read_text("LICENSE") or md.distribution(PACKAGE).read_text(
+        "licenses/LICENSE"
+    )
     (out / "LICENSE-spacy-lookups-data").write_text(lic, encoding="utf-8")
 
 
 def main(argv=None) -> int:
-    return build_main(write, OUT, __doc__.split("\n\n")[0], "the clusters and the lexicon are what the package gives", argv)
+    return build_main(
+        write,
+        OUT,
+        __doc__.split("\n\n")[0],
+        "the clusters and the lexicon are what the package gives",
+        argv,
+    )
 
 
 if __name__ == "__main__":

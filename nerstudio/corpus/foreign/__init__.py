@@ -54,25 +54,60 @@ class Handler:
 # general: e.g. Prodigy before doccano, both before nerstudio's own JSONL, which is not here).
 HANDLERS: tuple[Handler, ...] = (
     Handler("prodigy", "prodigy", "Prodigy JSONL: ner/ner_manual tasks, accepted ones read"),
-    Handler("doccano-rel", "doccano_rel", "doccano JSONL, relation mode: entities with start_offset/end_offset",
-            aliases=("doccano-relation", "doccano-relations")),
-    Handler("doccano", "doccano", "doccano JSONL: text and [start, end, label] triples",
-            aliases=("doccano-label", "doccano-labels")),
-    Handler("label-studio", "labelstudio", "Label Studio JSON export; written as tasks with predictions",
-            aliases=("labelstudio", "ls")),
-    Handler("hf", "hf", "Hugging Face token classification JSON/JSONL: tokens and ner_tags",
-            aliases=("huggingface", "hugging-face", "datasets")),
+    Handler(
+        "doccano-rel",
+        "doccano_rel",
+        "doccano JSONL, relation mode: entities with start_offset/end_offset",
+        aliases=("doccano-relation", "doccano-relations"),
+    ),
+    Handler(
+        "doccano",
+        "doccano",
+        "doccano JSONL: text and [start, end, label] triples",
+        aliases=("doccano-label", "doccano-labels"),
+    ),
+    Handler(
+        "label-studio",
+        "labelstudio",
+        "Label Studio JSON export; written as tasks with predictions",
+        aliases=("labelstudio", "ls"),
+    ),
+    Handler(
+        "hf",
+        "hf",
+        "Hugging Face token classification JSON/JSONL: tokens and ner_tags",
+        aliases=("huggingface", "hugging-face", "datasets"),
+    ),
     # running text with standoff or token-level annotation (helper formats-text); after the JSON
     # formats, plain text last (it must not take a .txt that another format recognises)
     Handler("brat", "brat", "brat standoff: .ann beside a .txt", (".ann",)),
-    Handler("conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")),
-    Handler("webanno", "webanno", "WebAnno/INCEpTION TSV 3 (import)", (), ("webanno-tsv", "tsv3", "inception"),
-            writable=False),
+    Handler(
+        "conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")
+    ),
+    Handler(
+        "webanno",
+        "webanno",
+        "WebAnno/INCEpTION TSV 3 (import)",
+        (),
+        ("webanno-tsv", "tsv3", "inception"),
+        writable=False,
+    ),
     # binary: told by its zlib + msgpack start or its name; spaCy itself only to read and write
-    Handler("spacy", "spacy_docbin", "spaCy DocBin (.spacy), needs the spacy extra", (".spacy",),
-            ("docbin", "spacy-docbin")),
-    Handler("text", "text", "plain text, split into sentences and tokens", (".txt", ".text"), ("txt", "plaintext"),
-            writable=False),
+    Handler(
+        "spacy",
+        "spacy_docbin",
+        "spaCy DocBin (.spacy), needs the spacy extra",
+        (".spacy",),
+        ("docbin", "spacy-docbin"),
+    ),
+    Handler(
+        "text",
+        "text",
+        "plain text, split into sentences and tokens",
+        (".txt", ".text"),
+        ("txt", "plaintext"),
+        writable=False,
+    ),
 )
 
 BY_NAME = {h.name: h for h in HANDLERS}

@@ -38,6 +38,7 @@ from ..model import Corpus, Document, Sentence, Span
 def read_text(path: str, encoding: str) -> str:
     """The whole file, decoded (a UTF-8 byte-order mark dropped); a decoding error names its line."""
     from ..detect import check_regular
+
     check_regular(path)
     try:
         with open(path, "rb") as f:
@@ -50,8 +51,12 @@ def read_text(path: str, encoding: str) -> str:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise FormatError(path, line, f"not valid {encoding} (byte 0x{data[exc.start]:02x}); pass --encoding "
-                                      "with the file's encoding (e.g. --encoding latin-1)") from None
+        raise FormatError(
+            path,
+            line,
+            f"not valid {encoding} (byte 0x{data[exc.start]:02x}); pass --encoding "
+            "with the file's encoding (e.g. --encoding latin-1)",
+        ) from None
     except LookupError:
         raise FormatError(path, None, f"unknown encoding {encoding!r}") from None
 
@@ -63,14 +68,17 @@ def iter_jsonl(path: str, encoding: str) -> Iterator[tuple[int, dict]]:
             continue
         obj = loads(line, path, lineno)
         if not isinstance(obj, dict):
-            raise FormatError(path, lineno, f"each line must be a JSON object, not {type(obj).__name__}")
+            raise FormatError(
+                path, lineno, f"each line must be a JSON object, not {type(obj).__name__}"
+            )
         if may_hold_surrogates(line):
             check_strings(obj, path, lineno)
         yield lineno, obj
 
 
-def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = (),
-                    single: bool = False) -> Iterator[tuple[int, object]]:
+def iter_json_items(
+    path: str, encoding: str, wrappers: tuple[str, ...] = (), single: bool = False
+) -> Iterator[tuple[int, object]]:
     """``(line, item)`` for the items of a file holding one JSON array, or an object holding the
     array under one of ``wrappers`` (``{"data": [...]}``); each item with the line it starts on.
     ``single``: a file holding one object (and no wrapper) is that one item."""
@@ -81,7 +89,9 @@ def iter_json_items(path: str, encoding: str, wrappers: tuple[str, ...] = (),
         yield line, item
 
 
-def _json_items(path: str, text: str, wrappers: tuple[str, ...], single: bool) -> Iterator[tuple[int, object]]:
+def _json_items(
+    path: str, text: str, wrappers: tuple[str, ...], single: bool
+) -> Iterator[tuple[int, object]]:
     dec = json.JSONDecoder()
 
     seen = [0, 1]  # a position and its line: lines are counted once, forwards
@@ -135,16 +145,30 @@ def _json_items(path: str, text: str, wrappers: tuple[str, ...], single: bool) -
         return
     obj, end = value(pos)  # the array under a key: the whole object is read once, then its items
     if skip(end) != len(text):
-        fail(skip(end), "unexpected data after the JSON value" + (
-            " (one JSON object per line is JSON Lines: each line is read as one item when the first "
-            "line holds a whole object)" if single else ""))
+        fail(
+            skip(end),
+            "unexpected data after the JSON value"
+            + (
+                " (one JSON object per line is JSON Lines: each line is read as one item when the first "
+                "line holds a whole object)"
+                if single
+                else ""
+            ),
+        )
     key = next((k for k in wrappers if isinstance(obj.get(k), list)), None)
     if key is None and single:
         yield line_at(pos), obj
         return
     if key is None:
-        fail(pos, "expected a JSON array" + (f" or an object with {' or '.join(repr(k) for k in wrappers)}"
-                                             " holding one" if wrappers else ""))
+        fail(
+            pos,
+            "expected a JSON array"
+            + (
+                f" or an object with {' or '.join(repr(k) for k in wrappers)} holding one"
+                if wrappers
+                else ""
+            ),
+        )
     start = text.find("[", text.find(f'"{key}"', pos))
     try:
         found = list(items(start, False)) if start >= 0 else []
@@ -175,15 +199,15 @@ RECORD_FORMATS = ("prodigy", "doccano", "doccano-rel", "label-studio")
 
 TALLY_TEXTS = {
     "relations": "{n} relation(s) not read: nerstudio holds entities only (a Prodigy task keeps them among "
-                 "its other fields when written back as prodigy)",
+    "its other fields when written back as prodigy)",
     "label_ids": "{n} entit(ies) labelled with a doccano label id, not a name, read with the id as their "
-                 "label (a doccano 1.x export: rename the labels, or export with label names)",
+    "label (a doccano 1.x export: rename the labels, or export with label names)",
     "same_span": "{n} entit(ies) annotated again with the same offsets and label (several annotators of a "
-                 "doccano 1.x project) read once",
+    "doccano 1.x project) read once",
     "other_mode": "{n} record(s) in the other doccano mode read (their entities kept; written back in the "
-                  "file's mode)",
+    "file's mode)",
     "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens: "
-               "converted or edited, it is written with the trimmed offsets)",
+    "converted or edited, it is written with the trimmed offsets)",
 }
 
 
@@ -214,7 +238,7 @@ class Tally:
 
 def show(value, limit: int = 60) -> str:
     s = json.dumps(value, ensure_ascii=False, default=str)
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
 @dataclass
@@ -243,7 +267,9 @@ class CorpusBuilder:
     def __post_init__(self):
         self.tally = Tally(self.path)
 
-    def add_text(self, text: str, char_spans: list, line: int, doc_id=None, fields: dict | None = None) -> None:
+    def add_text(
+        self, text: str, char_spans: list, line: int, doc_id=None, fields: dict | None = None
+    ) -> None:
         """One record of running text with ``[start, end, label]`` character spans (checked and
         tokenised the way nerstudio's JSONL records are); ``fields``: the record's other fields,
         given back when the corpus is written in its format. A record without tokens is counted,
@@ -255,18 +281,32 @@ class CorpusBuilder:
     def trimmed(self, rec, line: int) -> None:
         """Count the spans of ``rec`` read without the whitespace at their edges."""
         if rec.trimmed:
-            self.tally.add("trimmed", line, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed))
+            self.tally.add(
+                "trimmed", line, trimmed_example(rec.text, rec.trimmed[0]), len(rec.trimmed)
+            )
 
-    def add_tokens(self, text: str, words: list, offsets: list, spans: list, line: int, doc_id=None,
-                   fields: dict | None = None) -> None:
+    def add_tokens(
+        self,
+        text: str,
+        words: list,
+        offsets: list,
+        spans: list,
+        line: int,
+        doc_id=None,
+        fields: dict | None = None,
+    ) -> None:
         if not words:
             self.empty += 1
             return
         doc_id = None if doc_id is None else str(doc_id)
-        if not self._docs or doc_id is None or self._docs[-1][0] != doc_id:  # no id: a document of its own
+        if (
+            not self._docs or doc_id is None or self._docs[-1][0] != doc_id
+        ):  # no id: a document of its own
             self._docs.append((doc_id, []))
         meta = None if fields is None else origin(self.format, fields, spans)
-        self._docs[-1][1].append(_Pending(text, list(words), list(offsets), list(spans), line, meta))
+        self._docs[-1][1].append(
+            _Pending(text, list(words), list(offsets), list(spans), line, meta)
+        )
 
     def build(self) -> Corpus:
         if not self._docs:
@@ -281,16 +321,33 @@ class CorpusBuilder:
             sentences, base = [], 0
             for p in pending:
                 offs = [(a + base, b + base) for a, b in p.offsets]
-                sentences.append(Sentence(p.words, p.spans, line=p.line, meta=p.meta, source=text, offsets=offs))
+                sentences.append(
+                    Sentence(p.words, p.spans, line=p.line, meta=p.meta, source=text, offsets=offs)
+                )
                 base += len(p.text) + 1
             # docstart: the id the file gave (None: numbered here, and not written back as an id)
-            docs.append(Document(sentences, docstart=doc_id, id=doc_id if doc_id is not None else str(k + 1),
-                                 text=text))
-        return Corpus(docs, path=self.path, format=self.format, scheme=self.scheme or "iob2",
-                      encoding=self.encoding, layout=None, notes=list(self.notes))
+            docs.append(
+                Document(
+                    sentences,
+                    docstart=doc_id,
+                    id=doc_id if doc_id is not None else str(k + 1),
+                    text=text,
+                )
+            )
+        return Corpus(
+            docs,
+            path=self.path,
+            format=self.format,
+            scheme=self.scheme or "iob2",
+            encoding=self.encoding,
+            layout=None,
+            notes=list(self.notes),
+        )
 
 
-def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
+def sentence_records(
+    corpus: Corpus, losses=None
+) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
     """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
     every sentence with tokens. Records without an id are read as documents of their own, so the
     id is ``None`` only for a document of one record: the only document of the corpus, or a record
@@ -304,6 +361,7 @@ def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, 
         if sum(1 for s in d.sentences if s.words) > 1:
             return False
         return not multi or (numbered and d.docstart is None)
+
     ids = document_ids(corpus, losses, anonymous)
     for d, doc_id in zip(corpus.documents, ids):
         for s in d.sentences:
@@ -311,13 +369,21 @@ def sentence_records(corpus: Corpus, losses=None) -> Iterator[tuple[str | None, 
                 continue
             text, offsets = s.char_offsets()
             if losses is not None and any(not w.strip() for w in s.words):
-                losses.add("blank_tokens", s.line or None, text="the empty or whitespace tokens of {n} sentence(s) "
-                                                                "not kept as tokens: {fmt} holds the text, whose "
-                                                                "tokens are words")
+                losses.add(
+                    "blank_tokens",
+                    s.line or None,
+                    text="the empty or whitespace tokens of {n} sentence(s) "
+                    "not kept as tokens: {fmt} holds the text, whose "
+                    "tokens are words",
+                )
             if not text.strip():
                 if losses is not None:
-                    losses.add("blank", s.line or None, text="{n} sentence(s) of empty or whitespace tokens only not "
-                                                             "written: a {fmt} record needs some text")
+                    losses.add(
+                        "blank",
+                        s.line or None,
+                        text="{n} sentence(s) of empty or whitespace tokens only not "
+                        "written: a {fmt} record needs some text",
+                    )
                 continue
             yield doc_id, s, text, offsets
 
@@ -342,8 +408,12 @@ def document_ids(corpus: Corpus, losses=None, anonymous=None) -> list[str | None
         seen.add(doc_id)
         out.append(doc_id)
     if renamed and losses is not None:
-        losses.add("doc_ids", n=renamed, text="{n} document(s) shared an id with an earlier one: written with "
-                                              "'#2', '#3'… added, so that they stay apart")
+        losses.add(
+            "doc_ids",
+            n=renamed,
+            text="{n} document(s) shared an id with an earlier one: written with "
+            "'#2', '#3'… added, so that they stay apart",
+        )
     return out
 
 
@@ -358,12 +428,20 @@ def check_spans_writable(s: Sentence, offsets, path, text: str | None = None) ->
     for sp in s.spans:
         a, b = offsets[sp.start][0], offsets[sp.end - 1][1]
         if a >= b:
-            raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
-                                                    "covers only empty tokens: it has no characters to point at")
+            raise FormatError(
+                path,
+                s.line or None,
+                f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
+                "covers only empty tokens: it has no characters to point at",
+            )
         if text is not None and not text[a:b].strip():
-            raise FormatError(path, s.line or None, f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
-                                                    f"covers only whitespace ({text[a:b]!r}): a reader of running "
-                                                    "text finds no entity there")
+            raise FormatError(
+                path,
+                s.line or None,
+                f"the entity {sp.label or '(untyped)'} at token {sp.start + 1} "
+                f"covers only whitespace ({text[a:b]!r}): a reader of running "
+                "text finds no entity there",
+            )
 
 
 _ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than a space or a line break
@@ -377,11 +455,17 @@ def check_reads_back(s: Sentence, text: str, offsets, path, fmt: str) -> None:
     if not _ODD_SPACE.search(text):
         return
     try:
-        parse_object({"text": text, "spans": [list(x) for x in char_spans(s, offsets)]}, path, s.line or 0)
+        parse_object(
+            {"text": text, "spans": [list(x) for x in char_spans(s, offsets)]}, path, s.line or 0
+        )
     except FormatError as exc:
-        raise FormatError(path, s.line or None, f"the sentence {' '.join(s.words)[:40]!r} cannot be written as "
-                                                f"{fmt}: its entities would not read back ({exc.message}); save as "
-                                                "jsonl") from None
+        raise FormatError(
+            path,
+            s.line or None,
+            f"the sentence {' '.join(s.words)[:40]!r} cannot be written as "
+            f"{fmt}: its entities would not read back ({exc.message}); save as "
+            "jsonl",
+        ) from None
 
 
 def count_columns(corpus: Corpus, losses, fmt: str) -> None:
@@ -422,20 +506,31 @@ def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
         try:
             f.write(json.dumps(obj, ensure_ascii=False) + "\n")
         except UnicodeEncodeError as exc:
-            raise FormatError(path, n, f"not saved: {exc.object[exc.start:exc.end]!r} cannot be written in "
-                                       f"{f.encoding}{_surrogate(exc)}; the file is unchanged") from None
+            raise FormatError(
+                path,
+                n,
+                f"not saved: {exc.object[exc.start : exc.end]!r} cannot be written in "
+                f"{f.encoding}{_surrogate(exc)}; the file is unchanged",
+            ) from None
     if not n:
         _nothing(path)
 
 
 def _nothing(path: str):
-    raise FormatError(path, None, "not saved: no sentence has any text, and a file without records is not read "
-                                  "back")
+    raise FormatError(
+        path,
+        None,
+        "not saved: no sentence has any text, and a file without records is not read back",
+    )
 
 
 def _surrogate(exc: UnicodeEncodeError) -> str:
-    bad = exc.object[exc.start:exc.end]
-    return " (an unpaired surrogate: not valid Unicode)" if any(0xD800 <= ord(c) <= 0xDFFF for c in bad) else ""
+    bad = exc.object[exc.start : exc.end]
+    return (
+        " (an unpaired surrogate: not valid Unicode)"
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in bad)
+        else ""
+    )
 
 
 def write_json(path: str, value, encoding: str = "utf-8") -> None:

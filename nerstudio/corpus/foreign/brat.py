@@ -92,30 +92,41 @@ def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None
             continue
         parts = line.split("\t")
         if len(parts) < 3 or " " not in parts[1]:
-            raise FormatError(ann, lineno, "a text-bound annotation is 'T<n><TAB>LABEL START END<TAB>text'")
+            raise FormatError(
+                ann, lineno, "a text-bound annotation is 'T<n><TAB>LABEL START END<TAB>text'"
+            )
         label, _, ranges = parts[1].partition(" ")
         frags = []
         for piece in ranges.split(";"):
             nums = piece.split()
             if len(nums) != 2 or not all(n.isascii() and n.isdigit() for n in nums):
-                raise FormatError(ann, lineno, f"bad offsets {ranges!r}: expected 'START END' (or 'S1 E1;S2 E2')")
+                raise FormatError(
+                    ann, lineno, f"bad offsets {ranges!r}: expected 'START END' (or 'S1 E1;S2 E2')"
+                )
             a, b = int(nums[0]), int(nums[1])
             if not a < b <= len(text):
-                raise FormatError(ann, lineno, f"offsets {a} {b} are empty or outside the text "
-                                               f"({len(text)} characters)")
+                raise FormatError(
+                    ann,
+                    lineno,
+                    f"offsets {a} {b} are empty or outside the text ({len(text)} characters)",
+                )
             frags.append((a, b))
         want = " ".join(text[a:b] for a, b in frags)
         got = "\t".join(parts[2:])
         if _flat(got) != _flat(want):
-            raise FormatError(ann, lineno, f"the entity's text {got[:40]!r} is not the text at its offsets "
-                                           f"({want[:40]!r}): are the .txt and the .ann from the same document?")
+            raise FormatError(
+                ann,
+                lineno,
+                f"the entity's text {got[:40]!r} is not the text at its offsets "
+                f"({want[:40]!r}): are the .txt and the .ann from the same document?",
+            )
         frags.sort()
         joinable = all(not text[b:a2].strip() for (_, b), (a2, _) in itertools.pairwise(frags))
         start, end = runtext.trim(text, frags[0][0], frags[-1][1])
         if start == end:
             raise FormatError(ann, lineno, f"the entity {label} covers only whitespace")
         if (start, end) != (frags[0][0], frags[-1][1]) and trimmed is not None:
-            trimmed.append((lineno, text[frags[0][0]:frags[-1][1]]))
+            trimmed.append((lineno, text[frags[0][0] : frags[-1][1]]))
         out.append((start, end, label, lineno, parts[0], len(frags) > 1, joinable))
     return out
 
@@ -157,7 +168,11 @@ def folder_pairs(folder: str) -> tuple[list[tuple[str, str]], list[str], list[st
             txt = pair(full)[0]
             if os.path.isfile(txt):
                 pairs.append((txt, full))
-        elif name.lower().endswith(".txt") and not name.startswith(".") and not os.path.isfile(pair(full)[1]):
+        elif (
+            name.lower().endswith(".txt")
+            and not name.startswith(".")
+            and not os.path.isfile(pair(full)[1])
+        ):
             lone.append(name)
     return pairs, lone, subfolders
 
@@ -176,7 +191,9 @@ def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
     trimmed: list = []
     ents = _entities(lines, text, ann, trimmed)
     kept, aside = _choose(ents)
-    doc = runtext.document(text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt))
+    doc = runtext.document(
+        text, [(a, b, lab, ln) for a, b, lab, ln, *_ in kept], ann, runtext.doc_id_of(txt)
+    )
     losses = []  # (kind, count, first line, example or None), in the order of _KINDS
     joined = [e for e in kept if e[5]]
     if joined:
@@ -189,7 +206,9 @@ def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
     marks = [k for k, ln in enumerate(lines, 1) if ln.startswith("\ufeff")]
     if marks:
         losses.append(("bom", len(marks), marks[0], None))
-    other = [k for k, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip("\ufeff").startswith("T")]
+    other = [
+        k for k, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip("\ufeff").startswith("T")
+    ]
     if other:
         losses.append(("other", len(other), other[0], None))
     notes = [(ann, x) for x in losses] if raw else _notes([(ann, x) for x in losses])
@@ -206,9 +225,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     doc, lines, text, bom, notes = _read_pair(txt, ann, encoding)
     if doc is None:
         raise FormatError(txt, None, "no sentences: the text is empty")
-    corpus = Corpus([doc], path=os.fspath(path), format="brat", scheme=scheme or "iob2", encoding=encoding,
-                    newline="\r\n" if "\r\n" in text else "\n", bom=bom, final_newline=text.endswith("\n"),
-                    layout=lines)
+    corpus = Corpus(
+        [doc],
+        path=os.fspath(path),
+        format="brat",
+        scheme=scheme or "iob2",
+        encoding=encoding,
+        newline="\r\n" if "\r\n" in text else "\n",
+        bom=bom,
+        final_newline=text.endswith("\n"),
+        layout=lines,
+    )
     corpus.notes.extend(notes)
     return corpus
 
@@ -217,9 +244,9 @@ _KINDS = {  # what each kind of note says; kept entities first, then what is set
     "joined": "discontinuous entit{ies} read as one span (only whitespace between the fragments)",
     "overlap": "overlapping or nested entit{ies} set aside (the longest kept; kept when saved back as brat)",
     "discontinuous": "discontinuous entit{ies} set aside (text between the fragments; kept when saved back as "
-                     "brat)",
+    "brat)",
     "trimmed": "entit{ies} with whitespace at their edges shown without it (their lines keep their offsets "
-               "when saved back as brat)",
+    "when saved back as brat)",
     "bom": "line(s) starting with a byte-order mark (U+FEFF) read without it",
     "other": "relation, event, attribute or note line(s) not shown (kept when saved back as brat)",
 }
@@ -238,7 +265,11 @@ def _notes(losses: list) -> list[str]:
         files = f" in {len(found)} files" if len(found) > 1 else ""
         plural = "y" if total == 1 else "ies"
         shown = f": {ex[:40]!r}" if ex is not None else ""
-        out.append(f"{total} " + what.replace("{ies}", plural) + f"{files}, first at line {line} of {ann}{shown}")
+        out.append(
+            f"{total} "
+            + what.replace("{ies}", plural)
+            + f"{files}, first at line {line} of {ann}{shown}"
+        )
     return out
 
 
@@ -263,12 +294,23 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
         notes.extend(pair_losses)
     if not docs:
         raise FormatError(folder, None, "no sentences: every .txt of the folder is empty")
-    corpus = Corpus(docs, path=os.fspath(folder), format="brat", scheme=scheme or "iob2", encoding=encoding,
-                    newline="\r\n" if "\r\n" in first_text else "\n", bom=first_bom,
-                    final_newline=first_text.endswith("\n"), layout=layouts)
+    corpus = Corpus(
+        docs,
+        path=os.fspath(folder),
+        format="brat",
+        scheme=scheme or "iob2",
+        encoding=encoding,
+        newline="\r\n" if "\r\n" in first_text else "\n",
+        bom=first_bom,
+        final_newline=first_text.endswith("\n"),
+        layout=layouts,
+    )
     corpus.notes.extend(_notes(notes))
-    for what, names in (("empty .txt file(s) not read (no sentence)", empty),
-                        (".txt file(s) without a .ann not read", lone), ("subfolder(s) not read", subfolders)):
+    for what, names in (
+        ("empty .txt file(s) not read (no sentence)", empty),
+        (".txt file(s) without a .ann not read", lone),
+        ("subfolder(s) not read", subfolders),
+    ):
         if names:
             shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
             corpus.notes.append(f"{len(names)} {what}: {shown}")
@@ -299,9 +341,13 @@ def _layouts(corpus: Corpus) -> list:
 def render(corpus: Corpus, losses, target: str = "") -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of a one-document ``corpus`` (see the module docstring)."""
     if len(corpus.documents) != 1:
-        raise FormatError(corpus.path or target, None, f"brat holds one document per .txt/.ann pair, this corpus has "
-                                             f"{len(corpus.documents)}: save into a folder (one pair per "
-                                             "document), or as jsonl")
+        raise FormatError(
+            corpus.path or target,
+            None,
+            f"brat holds one document per .txt/.ann pair, this corpus has "
+            f"{len(corpus.documents)}: save into a folder (one pair per "
+            "document), or as jsonl",
+        )
     return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or target, losses)
 
 
@@ -310,13 +356,21 @@ def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, 
     with (kept as the module docstring says), or None."""
     text, ents = _current(doc)
     if not text.strip():
-        raise FormatError(src, None, f"document {doc.id or ''} has no text (its tokens are empty or whitespace): "
-                                     "a brat .txt without text is not read back; save as jsonl")
+        raise FormatError(
+            src,
+            None,
+            f"document {doc.id or ''} has no text (its tokens are empty or whitespace): "
+            "a brat .txt without text is not read back; save as jsonl",
+        )
     for a, b, label in ents:
         if not text[a:b].strip():
-            raise FormatError(src, None, f"the entity {label} at characters {a}-{b} of document {doc.id or ''} "
-                                         f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
-                                         "cannot hold it; save as jsonl")
+            raise FormatError(
+                src,
+                None,
+                f"the entity {label} at characters {a}-{b} of document {doc.id or ''} "
+                f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
+                "cannot hold it; save as jsonl",
+            )
     out: list[str] = []
     todo = list(ents)
     if old is not None:
@@ -348,7 +402,9 @@ def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, 
     n = max(used, default=0)
     for a, b, label in sorted(todo):
         n += 1
-        surface = text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")  # one line, same length
+        surface = (
+            text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")
+        )  # one line, same length
         out.append(f"T{n}\t{label} {a} {b}\t{surface}")
     return text, "".join(ln + "\n" for ln in out)
 
@@ -366,9 +422,17 @@ def _document_names(corpus: Corpus) -> list[str]:
     """A file stem per document: its id when the ids are usable, distinct and in the order a
     folder is read in (file names), else numbered."""
     ids = [d.id for d in corpus.documents]
-    usable = all(i and i == os.path.basename(i) and i not in (".", "..") and not i.startswith(".") and _file_name(i)
-                 for i in ids)
-    in_order = [i + ".ann" for i in ids] == sorted(i + ".ann" for i in ids)  # a folder is read in name order
+    usable = all(
+        i
+        and i == os.path.basename(i)
+        and i not in (".", "..")
+        and not i.startswith(".")
+        and _file_name(i)
+        for i in ids
+    )
+    in_order = [i + ".ann" for i in ids] == sorted(
+        i + ".ann" for i in ids
+    )  # a folder is read in name order
     if usable and in_order and len(set(ids)) == len(ids):
         return ids
     width = max(4, len(str(len(ids))))
@@ -378,7 +442,9 @@ def _document_names(corpus: Corpus) -> list[str]:
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     for label in {e.label for s in corpus.sentences for e in s.spans}:
         if any(c.isspace() for c in label):
-            raise FormatError(path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)")
+            raise FormatError(
+                path, None, f"the label {label!r} cannot be a brat type (it holds whitespace)"
+            )
     with atomic_files() as files:  # every file of the save replaced, or none
         if os.path.isdir(path):
             for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
@@ -392,7 +458,9 @@ def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> No
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
     if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):
-        text = "\ufeff" + text  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
+        text = (
+            "\ufeff" + text
+        )  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
     same = False
     try:
         with open(txt, encoding=corpus.encoding, newline="") as f:

@@ -49,13 +49,18 @@ def _fields(line: str) -> list[str] | None:
 
 def sniff(path: str, head: str) -> bool:
     from .webanno import old_version
-    if old_version(head) is not None:  # WebAnno TSV 1 has ten columns too: its reader says what to do
+
+    if (
+        old_version(head) is not None
+    ):  # WebAnno TSV 1 has ten columns too: its reader says what to do
         return False
     lines = [ln.rstrip("\r") for ln in runtext.split_lines(head) if ln.strip()][:200]
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
         return path.lower().endswith(".conllu") and bool(lines)
-    return all(_fields(ln) for ln in words[:-1] or words)  # the last line may be cut by the 64 KiB head
+    return all(
+        _fields(ln) for ln in words[:-1] or words
+    )  # the last line may be cut by the 64 KiB head
 
 
 def _misc(value: str) -> list[str]:
@@ -102,7 +107,9 @@ def _blocks(path: str, text: str) -> list[_Block]:
             continue
         f = line.split("\t")
         if len(f) != 10:
-            raise FormatError(path, lineno, f"a CoNLL-U word line has 10 tab-separated columns, found {len(f)}")
+            raise FormatError(
+                path, lineno, f"a CoNLL-U word line has 10 tab-separated columns, found {len(f)}"
+            )
         if not _ID.match(f[0]):
             raise FormatError(path, lineno, f"bad word ID {f[0]!r} (expected 1, 2-3 or 4.1)")
         if f[0].isdigit():
@@ -155,11 +162,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             tags_all.append(tags)
         scheme = scheme or detect_scheme(tags_all)
     if key is None and "Entity" not in present:
-        notes.append("no NE= or NER= attribute in the MISC column (nor UD's Entity= brackets): no entities read")
+        notes.append(
+            "no NE= or NER= attribute in the MISC column (nor UD's Entity= brackets): no entities read"
+        )
     if mixed:
-        notes.append(f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
-                     f"at line {mixed[0]}; written back, changed tags use {key}=")
-    explicit_o = any(_tag_of(_misc(b.lines[r].split("\t")[9]), key) == "O" for b in blocks for r in b.word_rows)
+        notes.append(
+            f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
+            f"at line {mixed[0]}; written back, changed tags use {key}="
+        )
+    explicit_o = any(
+        _tag_of(_misc(b.lines[r].split("\t")[9]), key) == "O" for b in blocks for r in b.word_rows
+    )
     docs: list[Document] = []
     repairs = 0
     for b, tags in zip(blocks, tags_all):
@@ -170,26 +183,51 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         try:
             spans, fixed = decode(tags, scheme)
         except SchemeError as exc:
-            raise FormatError(path, b.first + b.word_rows[exc.index], f"MISC {key}: {exc.message}") from None
+            raise FormatError(
+                path, b.first + b.word_rows[exc.index], f"MISC {key}: {exc.message}"
+            ) from None
         repairs += fixed
         offs = _offsets(b.text, words)
-        s = Sentence(words, spans, extra=[[f[3] for f in rows]], tags=tags, line=b.first + b.word_rows[0],
-                     meta={"conllu": b.lines, "rows": b.word_rows, "key": key or "NE", "explicit_o": explicit_o},
-                     source=b.text if offs is not None else None, offsets=offs)
+        s = Sentence(
+            words,
+            spans,
+            extra=[[f[3] for f in rows]],
+            tags=tags,
+            line=b.first + b.word_rows[0],
+            meta={
+                "conllu": b.lines,
+                "rows": b.word_rows,
+                "key": key or "NE",
+                "explicit_o": explicit_o,
+            },
+            source=b.text if offs is not None else None,
+            offsets=offs,
+        )
         docs[-1].sentences.append(s)
     for d in docs:  # a document's text: its sentences' texts, one per line
         text, pos, new = "", 0, []
         for s in d.sentences:
-            line, rel = s.char_offsets()  # the # text when the words are found in it, else the words
+            line, rel = (
+                s.char_offsets()
+            )  # the # text when the words are found in it, else the words
             new.append([(a + pos, b_ + pos) for a, b_ in rel])
             text += line + "\n"
             pos = len(text)
         for s, o in zip(d.sentences, new):
             s.source, s.offsets = text, tuple(o)
         d.text = text
-    return Corpus(docs, path=os.fspath(path), format="conllu", scheme=scheme, encoding=encoding,
-                  newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"),
-                  repairs=repairs, notes=notes)
+    return Corpus(
+        docs,
+        path=os.fspath(path),
+        format="conllu",
+        scheme=scheme,
+        encoding=encoding,
+        newline="\r\n" if "\r\n" in raw else "\n",
+        bom=bom,
+        final_newline=raw.endswith("\n"),
+        repairs=repairs,
+        notes=notes,
+    )
 
 
 def _entity_tags(blocks, miscs, notes: list) -> list[list[str]]:
@@ -231,18 +269,25 @@ def _check_labels(s: Sentence, path) -> None:
     for sp in s.spans:
         bad = next((c for c in sp.label if c in "|\t\n\r"), None)
         if bad is not None:
-            raise FormatError(path, s.line or None, f"the label {sp.label!r} holds {bad!r}, which CoNLL-U's MISC "
-                                                    "column cannot hold in an attribute value: it cannot be written "
-                                                    "as conllu; save as jsonl")
+            raise FormatError(
+                path,
+                s.line or None,
+                f"the label {sp.label!r} holds {bad!r}, which CoNLL-U's MISC "
+                "column cannot hold in an attribute value: it cannot be written "
+                "as conllu; save as jsonl",
+            )
 
 
-def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None,
-                    path) -> list[str]:
+def _sentence_lines(
+    s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None, path
+) -> list[str]:
     meta = s.meta or {}
     _check_labels(s, path)
     if "conllu" in meta:
         lines = list(meta["conllu"])
-        unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
+        unchanged = (
+            s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
+        )
         if unchanged:
             return lines
         tags = encode(s.spans, len(s.words), scheme)
@@ -253,14 +298,22 @@ def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, do
         return lines
     for i, w in enumerate(s.words):
         if not w or "\t" in w or "\n" in w or "\r" in w:
-            raise FormatError(path, s.line or None, f"token {i + 1} {w!r} cannot be a CoNLL-U form "
-                                                    "(empty, or holding a tab or line break)")
+            raise FormatError(
+                path,
+                s.line or None,
+                f"token {i + 1} {w!r} cannot be a CoNLL-U form "
+                "(empty, or holding a tab or line break)",
+            )
     text, offs = s.char_offsets()
     out = []
     if doc is not None:
         if doc.id and doc.id.splitlines() != [doc.id]:
-            raise FormatError(path, s.line or None, f"the document id {doc.id!r} holds a line break: it cannot be "
-                                                    "a CoNLL-U '# newdoc id' comment; save as jsonl")
+            raise FormatError(
+                path,
+                s.line or None,
+                f"the document id {doc.id!r} holds a line break: it cannot be "
+                "a CoNLL-U '# newdoc id' comment; save as jsonl",
+            )
         out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
     out.append(f"# sent_id = {k}")
     out.append("# text = " + " ".join(text.split()))
@@ -270,7 +323,9 @@ def _sentence_lines(s: Sentence, scheme: str, src_scheme: str | None, k: int, do
         if i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]:
             misc.append("SpaceAfter=No")
         pos = upos[i] if upos and upos[i] and not any(c.isspace() for c in upos[i]) else "_"
-        out.append("\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"]))
+        out.append(
+            "\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"])
+        )
     return out
 
 
@@ -285,5 +340,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         for d in corpus.documents:
             for j, s in enumerate(d.sentences):
                 k += 1
-                lines = _sentence_lines(s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path or path)
+                lines = _sentence_lines(
+                    s, scheme, src_scheme, k, d if multi and j == 0 else None, corpus.path or path
+                )
                 f.write(nl.join(lines) + nl + nl)

@@ -48,16 +48,23 @@ def sniff_mode(head: str) -> str | None:
     if obj is None or not isinstance(obj.get("text"), str):
         return None
     if any(f'"{k}"' in head for k in _NERSTUDIO_KEYS) and any(
-            any(k in o for k in _NERSTUDIO_KEYS) for o in map(R.first_json_object, head.split("\n")) if o):
+        any(k in o for k in _NERSTUDIO_KEYS)
+        for o in map(R.first_json_object, head.split("\n"))
+        if o
+    ):
         return None
     ents = obj.get("entities")
-    if isinstance(ents, list) and ((ents and isinstance(ents[0], dict) and "start_offset" in ents[0])
-                                   or (not ents and "relations" in obj)):
+    if isinstance(ents, list) and (
+        (ents and isinstance(ents[0], dict) and "start_offset" in ents[0])
+        or (not ents and "relations" in obj)
+    ):
         return "rel"
     if any(_is_triples(obj.get(k)) for k in _LABEL_KEYS) and "entities" not in obj:
         return "label"
     anns = obj.get("annotations")  # doccano 1.x exports: objects with label ids
-    if isinstance(anns, list) and (not anns or (isinstance(anns[0], dict) and "start_offset" in anns[0])):
+    if isinstance(anns, list) and (
+        not anns or (isinstance(anns[0], dict) and "start_offset" in anns[0])
+    ):
         return "label"
     return None
 
@@ -70,7 +77,11 @@ def _triples(obj: dict, path: str, line: int) -> tuple[str | None, list]:
     key = next((k for k in _LABEL_KEYS if k in obj), None)
     raw = obj.get(key) if key else []
     if not _is_triples(raw):
-        raise FormatError(path, line, f'"{key}" must be a list of [start, end, "LABEL"] triples, not {R.show(raw)}')
+        raise FormatError(
+            path,
+            line,
+            f'"{key}" must be a list of [start, end, "LABEL"] triples, not {R.show(raw)}',
+        )
     return key, [list(x) for x in raw]
 
 
@@ -80,9 +91,15 @@ def _entities(obj: dict, path: str, line: int, key: str = "entities", tally=None
         raise FormatError(path, line, f'"{key}" must be a list, not {R.show(raw)}')
     out = []
     for e in raw:
-        if not isinstance(e, dict) or not all(k in e for k in ("start_offset", "end_offset", "label")):
-            raise FormatError(path, line, f'cannot read entity {R.show(e)}: it needs "start_offset", '
-                                          '"end_offset" and "label"')
+        if not isinstance(e, dict) or not all(
+            k in e for k in ("start_offset", "end_offset", "label")
+        ):
+            raise FormatError(
+                path,
+                line,
+                f'cannot read entity {R.show(e)}: it needs "start_offset", '
+                '"end_offset" and "label"',
+            )
         label = e["label"]
         if type(label) is int:  # doccano 1.x exports name a label by its id in the project
             if tally is not None:
@@ -105,7 +122,9 @@ def _record_spans(obj: dict, path: str, line: int, mode: str, tally) -> tuple[st
             spans += _entities(obj, path, line, k, tally)
             if mode == "label" and k == "entities":
                 tally.add("other_mode", line, '"entities" objects in a label-mode file')
-    if "annotations" in obj:  # 1.x: every annotator's spans; the same span from several is one entity
+    if (
+        "annotations" in obj
+    ):  # 1.x: every annotator's spans; the same span from several is one entity
         unique = list(dict.fromkeys(map(tuple, spans)))
         if len(unique) < len(spans):
             tally.add("same_span", line, R.show(list(unique[0])), len(spans) - len(unique))
@@ -121,11 +140,17 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
     for line, obj in R.iter_jsonl(path, encoding):
         text = obj.get("text")
         if not isinstance(text, str):
-            raise FormatError(path, line, f'a doccano record needs a "text" string, not {R.show(text)}')
+            raise FormatError(
+                path, line, f'a doccano record needs a "text" string, not {R.show(text)}'
+            )
         mixed = next((k for k in _NERSTUDIO_KEYS if k in obj), None)
         if mixed:
-            raise FormatError(path, line, f'"{mixed}" is a field of nerstudio\'s own JSONL, not of doccano\'s: '
-                                          "the file mixes the two (read it with --from jsonl)")
+            raise FormatError(
+                path,
+                line,
+                f"\"{mixed}\" is a field of nerstudio's own JSONL, not of doccano's: "
+                "the file mixes the two (read it with --from jsonl)",
+            )
         key, spans = _record_spans(obj, path, line, mode, b.tally)
         rels = obj.get("relations") or []
         if not isinstance(rels, list):
@@ -135,17 +160,29 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
         if rels and first_rel is None:
             first_rel = line
         if mode == "rel":
-            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "relations", *_LABEL_KEYS)}
+            fields = {
+                k: v
+                for k, v in obj.items()
+                if k not in ("text", "entities", "relations", *_LABEL_KEYS)
+            }
         else:
-            fields = {k: v for k, v in obj.items() if k not in ("text", "entities", "annotations", *_LABEL_KEYS)}
+            fields = {
+                k: v
+                for k, v in obj.items()
+                if k not in ("text", "entities", "annotations", *_LABEL_KEYS)
+            }
             fields["_key"] = key or "label"
         doc_id = obj.get("doc_id")
         if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
-            raise FormatError(path, line, f'"doc_id" must be a string or an integer, not {R.show(doc_id)}')
+            raise FormatError(
+                path, line, f'"doc_id" must be a string or an integer, not {R.show(doc_id)}'
+            )
         b.add_text(text, spans, line, doc_id, fields=fields)
     if relations:
-        b.notes.append(f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities "
-                       f"only, first at line {first_rel}")
+        b.notes.append(
+            f"{relations} relation(s) in {records_with} record(s) not kept: nerstudio holds entities "
+            f"only, first at line {first_rel}"
+        )
     return b.build()
 
 

@@ -49,13 +49,23 @@ _ORDER = {"iob1": "IB", "iob2": "BI", "bioes": "BIES", "bilou": "BILU", "scn": "
 
 def sniff(path: str, head: str) -> bool:
     obj = R.first_json_object(head)
-    if obj is not None and isinstance(obj.get("data"), list) and obj["data"] and "tokens" not in obj:
-        obj = obj["data"][0] if isinstance(obj["data"][0], dict) else None  # {"data": [...]} on one line
+    if (
+        obj is not None
+        and isinstance(obj.get("data"), list)
+        and obj["data"]
+        and "tokens" not in obj
+    ):
+        obj = (
+            obj["data"][0] if isinstance(obj["data"][0], dict) else None
+        )  # {"data": [...]} on one line
         if obj is None:
             return False
     if obj is not None:
-        return isinstance(obj.get("tokens"), list) and any(isinstance(obj.get(k), list) for k in TAG_KEYS) \
+        return (
+            isinstance(obj.get("tokens"), list)
+            and any(isinstance(obj.get(k), list) for k in TAG_KEYS)
             and all(isinstance(t, str) for t in obj["tokens"])
+        )
     h = head.lstrip("\ufeff \t\r\n")
     return h[:1] in "[{" and bool(_TOKENS.search(h)) and bool(_TAGS.search(h))
 
@@ -77,7 +87,9 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
             while names and not names[-1]:
                 names.pop()
             if not names or not all(names):
-                raise FormatError(cand, None, "a labels file holds one tag name per line, no blank lines")
+                raise FormatError(
+                    cand, None, "a labels file holds one tag name per line, no blank lines"
+                )
             return names, cand
     for cand in ("dataset_info.json", "dataset_infos.json"):
         full = os.path.join(folder, cand)
@@ -87,7 +99,13 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
             info = json.loads(R.read_text(full, "utf-8"))
         except (ValueError, RecursionError) as exc:
             raise FormatError(full, None, f"invalid JSON: {exc}") from None
-        infos = [info] if cand == "dataset_info.json" else list(info.values()) if isinstance(info, dict) else []
+        infos = (
+            [info]
+            if cand == "dataset_info.json"
+            else list(info.values())
+            if isinstance(info, dict)
+            else []
+        )
         for one in infos:
             names = _feature_names(one, key)
             if names:
@@ -98,7 +116,9 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
 def _feature_names(info, key: str) -> list[str] | None:
     feats = info.get("features") if isinstance(info, dict) else None
     feat = feats.get(key) if isinstance(feats, dict) else None
-    while isinstance(feat, dict):  # Sequence(ClassLabel(names=[...])), possibly nested one level more
+    while isinstance(
+        feat, dict
+    ):  # Sequence(ClassLabel(names=[...])), possibly nested one level more
         names = feat.get("names")
         if isinstance(names, list) and names and all(isinstance(x, str) for x in names):
             return names
@@ -124,34 +144,54 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         key = next((k for k in TAG_KEYS if k in ex), None)
         tags = ex.get(key) if key else None
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
-            raise FormatError(path, line, f'"tokens" must be a list of strings, not {R.show(tokens)}')
+            raise FormatError(
+                path, line, f'"tokens" must be a list of strings, not {R.show(tokens)}'
+            )
         if not isinstance(tags, list) or len(tags) != len(tokens):
-            raise FormatError(path, line, f'"ner_tags" must be a list of one tag per token ({len(tokens)}), '
-                                          f"not {R.show(tags)}")
+            raise FormatError(
+                path,
+                line,
+                f'"ner_tags" must be a list of one tag per token ({len(tokens)}), '
+                f"not {R.show(tags)}",
+            )
         if all(type(t) is int for t in tags) and tags:
             if names is None:
                 found = label_names(path, key)
                 if found is None:
-                    raise FormatError(path, line, "integer ner_tags but no label names: write them one per line "
-                                                  f"(line k names tag k) in {os.path.basename(sidecar(path))} or "
-                                                  "labels.txt next to the file, or put there the dataset_info.json "
-                                                  "that datasets saves (features.ner_tags.feature.names)")
+                    raise FormatError(
+                        path,
+                        line,
+                        "integer ner_tags but no label names: write them one per line "
+                        f"(line k names tag k) in {os.path.basename(sidecar(path))} or "
+                        "labels.txt next to the file, or put there the dataset_info.json "
+                        "that datasets saves (features.ner_tags.feature.names)",
+                    )
                 names, names_from = found
             bad = next((t for t in tags if not 0 <= t < len(names)), None)
             if bad is not None:
-                raise FormatError(path, line, f"tag {bad} has no name: {names_from} names {len(names)} tags "
-                                              f"(0 to {len(names) - 1})")
+                raise FormatError(
+                    path,
+                    line,
+                    f"tag {bad} has no name: {names_from} names {len(names)} tags "
+                    f"(0 to {len(names) - 1})",
+                )
             tags = [names[t] for t in tags]
         elif not all(isinstance(t, str) for t in tags):
-            raise FormatError(path, line, f'"{key}" must be all integers or all strings, not {R.show(tags)}')
+            raise FormatError(
+                path, line, f'"{key}" must be all integers or all strings, not {R.show(tags)}'
+            )
         if not tokens:
             empty += 1
             continue
         fields = {k: v for k, v in ex.items() if k not in ("tokens", key)}
         rows.append((line, tokens, tags, fields, key))
     if not rows:
-        raise FormatError(path, None, "no sentences: " + (f"{empty} example(s), none with tokens" if empty
-                                                          else "no examples"))
+        raise FormatError(
+            path,
+            None,
+            "no sentences: "
+            + (f"{empty} example(s), none with tokens" if empty else "no examples"),
+        )
     if scheme is None:
         det = SchemeDetector()
         for _, tokens, tags, _, _ in rows:
@@ -170,13 +210,23 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             raise FormatError(path, line, f"token {exc.index + 1}: {exc.message}") from None
         repairs += fixed
         fields["_key"] = key
-        docs[-1].sentences.append(Sentence(tokens, spans, tags=tags, line=line, meta=R.origin(NAME, fields, spans)))
+        docs[-1].sentences.append(
+            Sentence(tokens, spans, tags=tags, line=line, meta=R.origin(NAME, fields, spans))
+        )
     docs = [d for d in docs if d.sentences]
     for k, d in enumerate(docs):
         d.id = str(k + 1)
     notes = [f"{empty} example(s) without tokens skipped"] if empty else []
-    return Corpus(docs, path=path, format=NAME, scheme=scheme, encoding=encoding, layout=None, repairs=repairs,
-                  notes=notes)
+    return Corpus(
+        docs,
+        path=path,
+        format=NAME,
+        scheme=scheme,
+        encoding=encoding,
+        layout=None,
+        repairs=repairs,
+        notes=notes,
+    )
 
 
 def _tag_order(tags: set[str], scheme: str) -> list[str]:
@@ -191,22 +241,33 @@ def _check_writable(s: Sentence, tags, src) -> None:
     """Refuse what the reader would read otherwise: a tag name that is not one line of the
     labels file as written (a line break of any kind inside it, whitespace at its ends, which
     the reader strips), and a sentence whose only token is ``-DOCSTART-`` (a document boundary)."""
-    for t, sp in ((t, span) for span in s.spans for t in tags[span.start:span.end]):
+    for t, sp in ((t, span) for span in s.spans for t in tags[span.start : span.end]):
         if t.splitlines() != [t] or t != t.strip():
-            raise FormatError(src, s.line or None, f"the label {sp.label!r} cannot be written as hf: its tag "
-                                                   f"{t!r} would not be one line of the labels file (a line break, "
-                                                   "or whitespace at its ends); save as jsonl")
+            raise FormatError(
+                src,
+                s.line or None,
+                f"the label {sp.label!r} cannot be written as hf: its tag "
+                f"{t!r} would not be one line of the labels file (a line break, "
+                "or whitespace at its ends); save as jsonl",
+            )
     if list(s.words) == [DOCSTART]:
-        raise FormatError(src, s.line or None, f"a sentence whose only token is {DOCSTART} reads back from hf as a "
-                                               "document boundary; save as jsonl")
+        raise FormatError(
+            src,
+            s.line or None,
+            f"a sentence whose only token is {DOCSTART} reads back from hf as a "
+            "document boundary; save as jsonl",
+        )
 
 
 def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     scheme = normalize_scheme(scheme)
     R.count_columns(corpus, losses, NAME)
     if len(corpus.documents) > 1:
-        losses.add("documents", n=len(corpus.documents), text="the boundaries of {n} documents not kept: "
-                                                              "{fmt} has examples, not documents")
+        losses.add(
+            "documents",
+            n=len(corpus.documents),
+            text="the boundaries of {n} documents not kept: {fmt} has examples, not documents",
+        )
     tagged = [(s, encode(s.spans, len(s.words), scheme)) for s in corpus.sentences if s.words]
     src = corpus.path or path
     for s, tags in tagged:
@@ -223,7 +284,11 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         for k, (s, tags) in enumerate(tagged):
             fields = R.kept_fields(s, NAME)
             key = fields.pop("_key", "ner_tags")
-            ex = {"id": fields.pop("id", str(k)), "tokens": list(s.words), key: [index[t] for t in tags]}
+            ex = {
+                "id": fields.pop("id", str(k)),
+                "tokens": list(s.words),
+                key: [index[t] for t in tags],
+            }
             ex.update(fields)
             yield ex
 

@@ -82,10 +82,14 @@ def _utf16_to_index(text: str, units: int) -> int | None:
 def _region(r: dict, text: str, path: str, line: int, notes: dict) -> list | None:
     value = r.get("value")
     if not isinstance(value, dict):
-        raise FormatError(path, line, f"a labels result needs a \"value\" object, not {R.show(value)}")
+        raise FormatError(
+            path, line, f'a labels result needs a "value" object, not {R.show(value)}'
+        )
     labels = value.get("labels")
     if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
-        raise FormatError(path, line, f"region {R.show(value)}: \"labels\" must be a non-empty list of strings")
+        raise FormatError(
+            path, line, f'region {R.show(value)}: "labels" must be a non-empty list of strings'
+        )
     if len(labels) > 1:
         _count(notes, "multi", line)
     a, b = value.get("start"), value.get("end")
@@ -93,8 +97,12 @@ def _region(r: dict, text: str, path: str, line: int, notes: dict) -> list | Non
     if isinstance(want, str) and type(a) is int and type(b) is int and text[a:b] != want:
         a16, b16 = _utf16_to_index(text, a), _utf16_to_index(text, b)
         if a16 is None or b16 is None or text[a16:b16] != want:
-            raise FormatError(path, line, f"region {R.show(value)}: its text {want!r} is not the text at "
-                                          f"[{a}, {b}) ({text[a:b]!r})")
+            raise FormatError(
+                path,
+                line,
+                f"region {R.show(value)}: its text {want!r} is not the text at "
+                f"[{a}, {b}) ({text[a:b]!r})",
+            )
         a, b = a16, b16
     return [a, b, labels[0]]
 
@@ -110,7 +118,9 @@ def _latest(items: list) -> dict | None:
 
 def _text(data, path: str, line: int) -> tuple[str, str]:
     if not isinstance(data, dict):
-        raise FormatError(path, line, f'a Label Studio task needs a "data" object, not {R.show(data)}')
+        raise FormatError(
+            path, line, f'a Label Studio task needs a "data" object, not {R.show(data)}'
+        )
     if isinstance(data.get("text"), str):
         return "text", data["text"]
     strings = [k for k, v in data.items() if isinstance(v, str)]
@@ -127,9 +137,14 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
         key, text = _text(task.get("data"), path, line)
         anns, preds = task.get("annotations") or [], task.get("predictions") or []
-        if not isinstance(anns, list) or not isinstance(preds, list) or not all(
-                isinstance(a, dict) for a in anns + preds):
-            raise FormatError(path, line, '"annotations" and "predictions" must be lists of objects')
+        if (
+            not isinstance(anns, list)
+            or not isinstance(preds, list)
+            or not all(isinstance(a, dict) for a in anns + preds)
+        ):
+            raise FormatError(
+                path, line, '"annotations" and "predictions" must be lists of objects'
+            )
         live = [a for a in anns if not a.get("was_cancelled")]
         if len(live) > 1:
             _count(counts, "several", line)
@@ -161,7 +176,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if "meta" in task:
             fields["meta"] = task["meta"]
         doc_id = data.get("doc_id")
-        b.add_text(text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields)
+        b.add_text(
+            text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields
+        )
     b.notes.extend(_notes(counts))
     return b.build()
 
@@ -197,9 +214,16 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         data = {fields.get("_text_key", "text"): text, **fields.get("data", {})}
         if doc_id is not None:
             data["doc_id"] = doc_id
-        result = [{"id": f"n{k}-{j}", "from_name": from_name, "to_name": to_name, "type": "labels",
-                   "value": {"start": a, "end": b, "text": text[a:b], "labels": [lab]}}
-                  for j, (a, b, lab) in enumerate(R.char_spans(s, offsets))]
+        result = [
+            {
+                "id": f"n{k}-{j}",
+                "from_name": from_name,
+                "to_name": to_name,
+                "type": "labels",
+                "value": {"start": a, "end": b, "text": text[a:b], "labels": [lab]},
+            }
+            for j, (a, b, lab) in enumerate(R.char_spans(s, offsets))
+        ]
         meta = s.meta or {}
         pred = {"model_version": str(meta.get("model_version") or "nerstudio")}
         if isinstance(meta.get("score"), (int, float)) and not isinstance(meta.get("score"), bool):

@@ -42,34 +42,60 @@ _OWN = ("text", "tokens", "spans", "answer")
 def sniff(path: str, head: str) -> bool:
     obj = R.first_json_object(head)
     if obj is None:
-        return ('"_task_hash"' in head or '"token_start"' in head) and head.lstrip("\ufeff \t\r\n").startswith("{")
+        return ('"_task_hash"' in head or '"token_start"' in head) and head.lstrip(
+            "\ufeff \t\r\n"
+        ).startswith("{")
     if "_task_hash" in obj or "_input_hash" in obj:
         return True
     tokens, spans = obj.get("tokens"), obj.get("spans")
-    return ((isinstance(obj.get("text"), str) and isinstance(tokens, list) and bool(tokens)
-            and isinstance(tokens[0], dict) and "start" in tokens[0])
-            or (isinstance(spans, list) and any(isinstance(sp, dict) and "token_start" in sp for sp in spans)))
+    return (
+        isinstance(obj.get("text"), str)
+        and isinstance(tokens, list)
+        and bool(tokens)
+        and isinstance(tokens[0], dict)
+        and "start" in tokens[0]
+    ) or (
+        isinstance(spans, list)
+        and any(isinstance(sp, dict) and "token_start" in sp for sp in spans)
+    )
 
 
 def _tokens(raw, text: str, path: str, line: int) -> tuple[list[str], list[tuple[int, int]]] | None:
     if raw is None:
         return None
     if not isinstance(raw, list):
-        raise FormatError(path, line, f'"tokens" must be a list of token objects, not {R.show(raw)}')
+        raise FormatError(
+            path, line, f'"tokens" must be a list of token objects, not {R.show(raw)}'
+        )
     words, offsets = [], []
     for k, t in enumerate(raw):
         if not isinstance(t, dict) or not isinstance(t.get("text"), str):
-            raise FormatError(path, line, f'token {k + 1} must be an object with "text", "start" and "end", '
-                                          f"not {R.show(t)}")
+            raise FormatError(
+                path,
+                line,
+                f'token {k + 1} must be an object with "text", "start" and "end", not {R.show(t)}',
+            )
         a, b = t.get("start"), t.get("end")
         if not (type(a) is int and type(b) is int and 0 <= a <= b <= len(text)):
-            raise FormatError(path, line, f"token {k + 1} {R.show(t)}: start and end must be whole numbers "
-                                          f"inside the text of {len(text)} characters")
+            raise FormatError(
+                path,
+                line,
+                f"token {k + 1} {R.show(t)}: start and end must be whole numbers "
+                f"inside the text of {len(text)} characters",
+            )
         if offsets and a < offsets[-1][1]:
-            raise FormatError(path, line, f"token {k + 1} {R.show(t)} starts before the end of the token before it")
+            raise FormatError(
+                path,
+                line,
+                f"token {k + 1} {R.show(t)} starts before the end of the token before it",
+            )
         if text[a:b] != t["text"]:
-            raise FormatError(path, line, f"token {k + 1} {t['text']!r} does not match the text at [{a}, {b}) "
-                                          f"({text[a:b]!r})")
+            raise FormatError(
+                path,
+                line,
+                f"token {k + 1} {t['text']!r} does not match the text at [{a}, {b}) "
+                f"({text[a:b]!r})",
+            )
         if t["text"].strip():
             words.append(t["text"])
             offsets.append((a, b))
@@ -84,16 +110,26 @@ def _spans(raw, text: str, path: str, line: int, tokens) -> list:
     out = []
     for sp in raw:
         if not isinstance(sp, dict) or not all(k in sp for k in ("start", "end", "label")):
-            raise FormatError(path, line, f'cannot read span {R.show(sp)}: it needs "start", "end" and "label"')
+            raise FormatError(
+                path, line, f'cannot read span {R.show(sp)}: it needs "start", "end" and "label"'
+            )
         ts, te = sp.get("token_start"), sp.get("token_end")
         if tokens is not None and ts is not None and te is not None:
             if not (type(ts) is int and type(te) is int and 0 <= ts <= te < len(tokens)):
-                raise FormatError(path, line, f"span {R.show(sp)}: token_start and token_end must be token "
-                                              f"indices (0 to {len(tokens) - 1})")
+                raise FormatError(
+                    path,
+                    line,
+                    f"span {R.show(sp)}: token_start and token_end must be token "
+                    f"indices (0 to {len(tokens) - 1})",
+                )
             if (tokens[ts].get("start"), tokens[te].get("end")) != (sp["start"], sp["end"]):
-                raise FormatError(path, line, f"span {R.show(sp)}: its tokens {ts}-{te} cover "
-                                              f"[{tokens[ts].get('start')}, {tokens[te].get('end')}), "
-                                              f"not [{sp['start']}, {sp['end']})")
+                raise FormatError(
+                    path,
+                    line,
+                    f"span {R.show(sp)}: its tokens {ts}-{te} cover "
+                    f"[{tokens[ts].get('start')}, {tokens[te].get('end')}), "
+                    f"not [{sp['start']}, {sp['end']})",
+                )
         out.append([sp["start"], sp["end"], sp["label"]])
     return out
 
@@ -110,10 +146,14 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             first.setdefault("answer", line)
             continue
         if answer != "accept":
-            raise FormatError(path, line, f'"answer" must be "accept", "reject" or "ignore", not {R.show(answer)}')
+            raise FormatError(
+                path, line, f'"answer" must be "accept", "reject" or "ignore", not {R.show(answer)}'
+            )
         text = obj.get("text")
         if not isinstance(text, str):
-            raise FormatError(path, line, f'a Prodigy task needs a "text" string, not {R.show(text)}')
+            raise FormatError(
+                path, line, f'a Prodigy task needs a "text" string, not {R.show(text)}'
+            )
         key = obj.get("_input_hash")
         if isinstance(key, (int, str)):
             if key in seen:
@@ -136,11 +176,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             b.trimmed(rec, line)
             b.add_tokens(text, rec.words, rec.offsets, rec.spans, line, doc_id, fields=fields)
     if skipped["reject"] or skipped["ignore"]:
-        what = " and ".join(f"{n} {k}ed" for k, n in skipped.items() if n).replace("ignoreed", "ignored")
-        b.notes.append(f"only accepted tasks read: {what} task(s) skipped, first at line {first['answer']}")
+        what = " and ".join(f"{n} {k}ed" for k, n in skipped.items() if n).replace(
+            "ignoreed", "ignored"
+        )
+        b.notes.append(
+            f"only accepted tasks read: {what} task(s) skipped, first at line {first['answer']}"
+        )
     if duplicates:
-        b.notes.append(f"{duplicates} task(s) with the _input_hash of an earlier accepted task skipped "
-                       f"(the first annotation of each text is read), first at line {first['hash']}")
+        b.notes.append(
+            f"{duplicates} task(s) with the _input_hash of an earlier accepted task skipped "
+            f"(the first annotation of each text is read), first at line {first['hash']}"
+        )
     return b.build()
 
 
@@ -160,12 +206,19 @@ def _relation_example(rel, text) -> str:
 def _checked(text: str, toks, char_spans, path: str, line: int):
     """The spans checked against the tokens the way nerstudio's JSONL records are."""
     from ..jsonl import parse_object
+
     words, offsets = toks
-    rec = parse_object({"text": text, "tokens": words, "spans": char_spans}, path, line, check_unicode=True)
+    rec = parse_object(
+        {"text": text, "tokens": words, "spans": char_spans}, path, line, check_unicode=True
+    )
     if rec.offsets != offsets:
         k = next(i for i, (x, y) in enumerate(zip(rec.offsets, offsets)) if x != y)
-        raise FormatError(path, line, f"token {k + 1} {words[k]!r} at {list(offsets[k])} also occurs between it and "
-                                      "the token before: characters between tokens must be whitespace")
+        raise FormatError(
+            path,
+            line,
+            f"token {k + 1} {words[k]!r} at {list(offsets[k])} also occurs between it and "
+            "the token before: characters between tokens must be whitespace",
+        )
     return rec
 
 
@@ -177,25 +230,42 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             R.check_spans_writable(s, offsets, corpus.path or path, text)
             for i, w in enumerate(s.words):
                 if not w.strip():  # Prodigy's whitespace tokens are not words: it would vanish
-                    raise FormatError(corpus.path or path, s.line or None,
-                                      f"token {i + 1} {w!r} is empty or only whitespace: Prodigy reads such a "
-                                      "token as spacing, not as a word, so it cannot be written as prodigy; "
-                                      "save as jsonl")
+                    raise FormatError(
+                        corpus.path or path,
+                        s.line or None,
+                        f"token {i + 1} {w!r} is empty or only whitespace: Prodigy reads such a "
+                        "token as spacing, not as a word, so it cannot be written as prodigy; "
+                        "save as jsonl",
+                    )
             kept = R.kept_fields(s, NAME)
             if not R.spans_unchanged(s, NAME):
                 kept.pop("_task_hash", None)
             if doc_id is not None:
                 meta = kept.get("meta") if isinstance(kept.get("meta"), dict) else {}
                 kept["meta"] = {**meta, "doc_id": doc_id}
-            ws = [offsets[i + 1][0] > b if i + 1 < len(offsets) else b < len(text)
-                  for i, (_, b) in enumerate(offsets)]
+            ws = [
+                offsets[i + 1][0] > b if i + 1 < len(offsets) else b < len(text)
+                for i, (_, b) in enumerate(offsets)
+            ]
             task = {
                 "text": text,
-                "tokens": [{"text": w, "start": a, "end": b, "id": i, "ws": ws[i]}
-                           for i, (w, (a, b)) in enumerate(zip(s.words, offsets))],
-                "spans": [{"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "token_start": sp.start,
-                           "token_end": sp.end - 1, "label": sp.label} for sp in s.spans],
-                **kept, "answer": "accept"}
+                "tokens": [
+                    {"text": w, "start": a, "end": b, "id": i, "ws": ws[i]}
+                    for i, (w, (a, b)) in enumerate(zip(s.words, offsets))
+                ],
+                "spans": [
+                    {
+                        "start": offsets[sp.start][0],
+                        "end": offsets[sp.end - 1][1],
+                        "token_start": sp.start,
+                        "token_end": sp.end - 1,
+                        "label": sp.label,
+                    }
+                    for sp in s.spans
+                ],
+                **kept,
+                "answer": "accept",
+            }
             yield task
 
     R.write_json_lines(path, tasks(), corpus.encoding if corpus.format == NAME else "utf-8")

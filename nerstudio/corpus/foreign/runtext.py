@@ -20,13 +20,17 @@ def read_text(path: str, encoding: str) -> tuple[str, bool]:
     character after it, as brat does) and whether it had one. Bad bytes are a FormatError at
     their line."""
     from ..detect import check_regular
+
     check_regular(path)
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
         raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    bom = data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
+    bom = data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in (
+        "utf-8",
+        "utf-8-sig",
+    )
     if bom:
         data = data[3:]
     try:
@@ -34,8 +38,12 @@ def read_text(path: str, encoding: str) -> tuple[str, bool]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise FormatError(path, line, f"not valid {encoding} (byte 0x{data[exc.start]:02x} at column {col}); "
-                                      "pass --encoding with the file's encoding (e.g. --encoding latin-1)") from None
+        raise FormatError(
+            path,
+            line,
+            f"not valid {encoding} (byte 0x{data[exc.start]:02x} at column {col}); "
+            "pass --encoding with the file's encoding (e.g. --encoding latin-1)",
+        ) from None
 
 
 def split_lines(text: str) -> list[str]:
@@ -74,10 +82,13 @@ def document(text: str, entities=(), path: str | None = None, doc_id: str = "") 
     for start, end, label, line in entities:
         s, e = trim(text, start, end)
         if s == e:
-            raise FormatError(path, line, f"the entity {label} [{start}, {end}) covers only whitespace")
+            raise FormatError(
+                path, line, f"the entity {label} [{start}, {end}) covers only whitespace"
+            )
         ents.append((s, e, label, line))
-    sentences = segment.split(text, cuts=[c for s, e, _, _ in ents for c in (s, e)],
-                              merge=[(s, e) for s, e, _, _ in ents])
+    sentences = segment.split(
+        text, cuts=[c for s, e, _, _ in ents for c in (s, e)], merge=[(s, e) for s, e, _, _ in ents]
+    )
     starts, ends = {}, {}
     for k, sent in enumerate(sentences):
         for i, (a, b) in enumerate(sent):
@@ -90,8 +101,15 @@ def document(text: str, entities=(), path: str | None = None, doc_id: str = "") 
         spans[k].append(Span(i, j + 1, label))
     doc = Document(id=doc_id, text=text)
     for sent, sp in zip(sentences, spans):
-        doc.sentences.append(Sentence([text[a:b] for a, b in sent], sp, line=line_of(text, sent[0][0]),
-                                      source=text, offsets=sent))
+        doc.sentences.append(
+            Sentence(
+                [text[a:b] for a, b in sent],
+                sp,
+                line=line_of(text, sent[0][0]),
+                source=text,
+                offsets=sent,
+            )
+        )
     return doc
 
 

@@ -44,7 +44,13 @@ EXTENSION = ".spacy"
 INSTALL = "pip install 'nerstudio[spacy]'"
 UNTYPED = "ENT"  # the type given to untyped (boundary-only) entities, which spaCy cannot hold
 _PEEK = 256  # compressed bytes inflated to recognise a DocBin
-_OTHER_ATTRS = (("TAG", "tags"), ("POS", "POS"), ("MORPH", "morphology"), ("LEMMA", "lemmas"), ("DEP", "parses"))
+_OTHER_ATTRS = (
+    ("TAG", "tags"),
+    ("POS", "POS"),
+    ("MORPH", "morphology"),
+    ("LEMMA", "lemmas"),
+    ("DEP", "parses"),
+)
 
 
 def is_docbin(path: str) -> bool:
@@ -78,10 +84,15 @@ def _spacy(path: str):
         from spacy.tokens import Span as SpacySpan
         from spacy.vocab import Vocab
     except ImportError:
-        raise FormatError(path, None, f"spaCy DocBin files need spaCy, which is not installed: {INSTALL}") from None
+        raise FormatError(
+            path, None, f"spaCy DocBin files need spaCy, which is not installed: {INSTALL}"
+        ) from None
     except Exception as exc:  # an installed spaCy that fails to import (binary mismatch...)
-        raise FormatError(path, None, f"spaCy is installed but cannot be imported ({exc}); reinstall it: "
-                                      f"{INSTALL}") from None
+        raise FormatError(
+            path,
+            None,
+            f"spaCy is installed but cannot be imported ({exc}); reinstall it: {INSTALL}",
+        ) from None
     return Doc, DocBin, SpacySpan, Vocab
 
 
@@ -138,7 +149,9 @@ def _document(doc, k: int, counts: dict) -> Document:
             offsets.append((tok.idx, tok.idx + len(tok.text)))
         if not words:
             continue
-        spans = [Span(index[a], index[b] + 1, label) for a, (b, label) in ents.items() if a in index]
+        spans = [
+            Span(index[a], index[b] + 1, label) for a, (b, label) in ents.items() if a in index
+        ]
         out.sentences.append(Sentence(words, spans, source=text, offsets=offsets))
     groups = sum(1 for g in doc.spans.values() if len(g))
     if groups:
@@ -153,8 +166,11 @@ def _document(doc, k: int, counts: dict) -> Document:
 
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     if not is_docbin(path):
-        raise FormatError(path, None, "not a spaCy DocBin file (zlib-compressed msgpack, as DocBin.to_disk "
-                                      "writes it)")
+        raise FormatError(
+            path,
+            None,
+            "not a spaCy DocBin file (zlib-compressed msgpack, as DocBin.to_disk writes it)",
+        )
     _, DocBin, _, Vocab = _spacy(path)
     try:
         with open(path, "rb") as f:
@@ -163,35 +179,70 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     except OSError as exc:
         raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
     except Exception as exc:  # a damaged file: zlib, msgpack, missing keys, array shapes
-        raise FormatError(path, None, f"not a readable spaCy DocBin ({type(exc).__name__}: {exc})") from None
-    counts = {"joined": 0, "unsplit": 0, "blank_ents": 0, "missing": 0, "span_groups": 0, "group_spans": 0,
-              "cats": 0, "other": set()}
+        raise FormatError(
+            path, None, f"not a readable spaCy DocBin ({type(exc).__name__}: {exc})"
+        ) from None
+    counts = {
+        "joined": 0,
+        "unsplit": 0,
+        "blank_ents": 0,
+        "missing": 0,
+        "span_groups": 0,
+        "group_spans": 0,
+        "cats": 0,
+        "other": set(),
+    }
     documents = [_document(doc, k, counts) for k, doc in enumerate(docs)]
     empty = sum(1 for d in documents if not d.sentences)
     documents = [d for d in documents if d.sentences]
     if not documents:
-        raise FormatError(path, None, "no sentences: " + (f"{_plural(empty, 'Doc', 'Docs')}, none with tokens"
-                                                          if empty else "the DocBin holds no Doc"))
-    return Corpus(documents, path=path, format=NAME, scheme=scheme or "iob2", encoding=encoding, layout=None,
-                  notes=_notes(counts, empty))
+        raise FormatError(
+            path,
+            None,
+            "no sentences: "
+            + (
+                f"{_plural(empty, 'Doc', 'Docs')}, none with tokens"
+                if empty
+                else "the DocBin holds no Doc"
+            ),
+        )
+    return Corpus(
+        documents,
+        path=path,
+        format=NAME,
+        scheme=scheme or "iob2",
+        encoding=encoding,
+        layout=None,
+        notes=_notes(counts, empty),
+    )
 
 
 def _notes(c: dict, empty: int) -> list[str]:
     notes = []
     if c["unsplit"]:
-        notes.append(f"{_plural(c['unsplit'], 'Doc', 'Docs')} without sentence boundaries read as one sentence "
-                     "each (nerstudio does not re-split a Doc's tokens)")
+        notes.append(
+            f"{_plural(c['unsplit'], 'Doc', 'Docs')} without sentence boundaries read as one sentence "
+            "each (nerstudio does not re-split a Doc's tokens)"
+        )
     if c["joined"]:
-        notes.append(f"{_plural(c['joined'], 'sentence boundary', 'sentence boundaries')} inside an entity "
-                     "ignored: the sentences on either side were read as one")
+        notes.append(
+            f"{_plural(c['joined'], 'sentence boundary', 'sentence boundaries')} inside an entity "
+            "ignored: the sentences on either side were read as one"
+        )
     if c["missing"]:
-        notes.append(f"{_plural(c['missing'], 'token', 'tokens')} with missing entity annotation (spaCy's unknown "
-                     "IOB value) read as outside any entity")
+        notes.append(
+            f"{_plural(c['missing'], 'token', 'tokens')} with missing entity annotation (spaCy's unknown "
+            "IOB value) read as outside any entity"
+        )
     if c["blank_ents"]:
-        notes.append(f"{_plural(c['blank_ents'], 'entity', 'entities')} over whitespace tokens only not read")
+        notes.append(
+            f"{_plural(c['blank_ents'], 'entity', 'entities')} over whitespace tokens only not read"
+        )
     if c["span_groups"]:
-        notes.append(f"{_plural(c['group_spans'], 'span', 'spans')} in {c['span_groups']} doc.spans group(s) not "
-                     "read: only doc.ents (non-overlapping) become entities")
+        notes.append(
+            f"{_plural(c['group_spans'], 'span', 'spans')} in {c['span_groups']} doc.spans group(s) not "
+            "read: only doc.ents (non-overlapping) become entities"
+        )
     if c["cats"]:
         notes.append(f"the categories (doc.cats) of {_plural(c['cats'], 'Doc', 'Docs')} not read")
     if c["other"]:
@@ -204,8 +255,12 @@ def _notes(c: dict, empty: int) -> list[str]:
 def _refuse_empty(path: str, s: Sentence, i: int) -> None:
     if not s.words[i]:
         where = f" (the sentence at line {s.line})" if s.line else ""
-        raise FormatError(path, s.line or None, f"token {i + 1} is empty{where}: a spaCy Doc cannot hold an empty "
-                                                "token; save as tsv or jsonl")
+        raise FormatError(
+            path,
+            s.line or None,
+            f"token {i + 1} is empty{where}: a spaCy Doc cannot hold an empty "
+            "token; save as tsv or jsonl",
+        )
 
 
 def _exact(doc: Document, path: str, losses):
@@ -247,8 +302,12 @@ def _exact(doc: Document, path: str, losses):
     if first:  # whitespace before the first word belongs to the first sentence
         starts[0], starts[first] = True, False
     if gaps:
-        losses.add("spacy_gaps", n=gaps, text="{n} stretch(es) of text between tokens written as tokens of their "
-                                              "own: the Doc keeps the exact text")
+        losses.add(
+            "spacy_gaps",
+            n=gaps,
+            text="{n} stretch(es) of text between tokens written as tokens of their "
+            "own: the Doc keeps the exact text",
+        )
     return words, spaces, starts, index
 
 
@@ -272,17 +331,27 @@ def _doc(spacy, vocab, doc: Document, path: str, losses):
     built = _exact(doc, path, losses) if exact else None
     if built is None:
         if exact:
-            losses.add("spacy_order", text="the text of {n} document(s) not kept (tokens out of order in it): "
-                                           "their tokens were joined by spaces")
+            losses.add(
+                "spacy_order",
+                text="the text of {n} document(s) not kept (tokens out of order in it): "
+                "their tokens were joined by spaces",
+            )
         built = _joined(doc, path)
     words, spaces, starts, index = built
     out = Doc(vocab, words=words, spaces=spaces, sent_starts=starts)
-    ents = [SpacySpan(out, index[(k, sp.start)], index[(k, sp.end - 1)] + 1, label=sp.label or UNTYPED)
-            for k, s in enumerate(doc.sentences) for sp in s.spans]
+    ents = [
+        SpacySpan(out, index[(k, sp.start)], index[(k, sp.end - 1)] + 1, label=sp.label or UNTYPED)
+        for k, s in enumerate(doc.sentences)
+        for sp in s.spans
+    ]
     untyped = sum(1 for s in doc.sentences for sp in s.spans if not sp.label)
     if untyped:  # spaCy drops an entity without a label
-        losses.add("spacy_untyped", n=untyped, text="entities without a type ({n}) written with the type "
-                                                    f"{UNTYPED} ({{fmt}} drops an entity without a label)")
+        losses.add(
+            "spacy_untyped",
+            n=untyped,
+            text="entities without a type ({n}) written with the type "
+            f"{UNTYPED} ({{fmt}} drops an entity without a label)",
+        )
     out.ents = ents  # every other token explicitly outside (O), not missing
     return out
 
@@ -291,7 +360,11 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     spacy = _spacy(path)
     _, DocBin, _, Vocab = spacy
     vocab = Vocab()
-    docs = [_doc(spacy, vocab, d, path, losses) for d in corpus.documents if any(s.words for s in d.sentences)]
+    docs = [
+        _doc(spacy, vocab, d, path, losses)
+        for d in corpus.documents
+        if any(s.words for s in d.sentences)
+    ]
     R.count_columns(corpus, losses, NAME)
     renamed = sum(1 for k, d in enumerate(corpus.documents) if d.id not in ("", str(k + 1)))
     if renamed:

@@ -57,11 +57,15 @@ def looks_like_columns(head: str) -> bool:
 
 def looks_binary(head: str) -> bool:
     """Control characters other than tab, line and page breaks, or a PDF: no text."""
-    return head.startswith("%PDF") or any((c < " " and c not in "\t\n\r\f") or c == "\x7f" for c in head[:4096])
+    return head.startswith("%PDF") or any(
+        (c < " " and c not in "\t\n\r\f") or c == "\x7f" for c in head[:4096]
+    )
 
 
 def sniff(path: str, head: str) -> bool:
-    if not path.lower().endswith(EXTENSIONS) or not head.strip() or looks_binary(head):  # empty: "no sentences"
+    if (
+        not path.lower().endswith(EXTENSIONS) or not head.strip() or looks_binary(head)
+    ):  # empty: "no sentences"
         return False
     return not looks_like_columns(head)
 
@@ -71,5 +75,13 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     doc = runtext.document(text, (), path, runtext.doc_id_of(path))
     if not doc.sentences:
         raise FormatError(path, None, "no sentences: the text is empty")
-    return Corpus([doc], path=os.fspath(path), format="text", scheme=scheme or "iob2", encoding=encoding,
-                  newline="\r\n" if "\r\n" in text else "\n", bom=bom, final_newline=text.endswith("\n"))
+    return Corpus(
+        [doc],
+        path=os.fspath(path),
+        format="text",
+        scheme=scheme or "iob2",
+        encoding=encoding,
+        newline="\r\n" if "\r\n" in text else "\n",
+        bom=bom,
+        final_newline=text.endswith("\n"),
+    )

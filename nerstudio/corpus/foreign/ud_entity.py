@@ -43,10 +43,10 @@ def brackets(value: str) -> list[tuple[str, str]] | None:
             while j < n and value[j] not in "()":
                 j += 1
             if j < n and value[j] == ")":
-                out.append(("single", value[i + 1:j]))
+                out.append(("single", value[i + 1 : j]))
                 i = j + 1
             else:
-                out.append(("open", value[i + 1:j]))
+                out.append(("open", value[i + 1 : j]))
                 i = j
         else:
             j = i
@@ -125,14 +125,18 @@ class Mentions:
         return [(a, b, t) for a, b, t, _ in kept]
 
     def notes(self) -> list[str]:
-        out = [f"entities read from UD's Entity= bracket annotation (no NE=/NER= attribute): {self.read} "
-               "mention(s), typed by the bracket's etype; Entity= marks every mention (pronouns and noun "
-               "phrases too), not only names"]
-        texts = {"nested": "nested or overlapping mention(s) set aside (the longest kept)",
-                 "discontinuous": "discontinuous mention part(s) not read",
-                 "untyped": "mention(s) without an entity type not read",
-                 "unclosed": "mention(s) not closed within their sentence not read",
-                 "malformed": "Entity= value(s) that are not well-formed brackets not read"}
+        out = [
+            f"entities read from UD's Entity= bracket annotation (no NE=/NER= attribute): {self.read} "
+            "mention(s), typed by the bracket's etype; Entity= marks every mention (pronouns and noun "
+            "phrases too), not only names"
+        ]
+        texts = {
+            "nested": "nested or overlapping mention(s) set aside (the longest kept)",
+            "discontinuous": "discontinuous mention part(s) not read",
+            "untyped": "mention(s) without an entity type not read",
+            "unclosed": "mention(s) not closed within their sentence not read",
+            "malformed": "Entity= value(s) that are not well-formed brackets not read",
+        }
         for why, text in texts.items():
             if self.aside.get(why):
                 out.append(f"{len(self.aside[why])} {text}, first at line {min(self.aside[why])}")

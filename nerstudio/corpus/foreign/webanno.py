@@ -35,8 +35,20 @@ from . import runtext
 NE_LAYER = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
 _TOKEN = re.compile(r"^(\d+)-(\d+)(\.\d+)?\t(\d+)-(\d+)\t")
 _VALUE = re.compile(r"^(.*?)(?:\[(\d+)\])?$", re.S)
-_UNESCAPE = {"\\\\": "\\", "\\[": "[", "\\]": "]", "\\|": "|", "\\_": "_", "\\*": "*", "\\-": "-",
-             "\\>": ">", "\\t": "\t", "\\n": "\n", "\\r": "\r", "\\;": ";"}
+_UNESCAPE = {
+    "\\\\": "\\",
+    "\\[": "[",
+    "\\]": "]",
+    "\\|": "|",
+    "\\_": "_",
+    "\\*": "*",
+    "\\-": "-",
+    "\\>": ">",
+    "\\t": "\t",
+    "\\n": "\n",
+    "\\r": "\r",
+    "\\;": ";",
+}
 _ESC = re.compile(r"\\[\\\[\]|_*\->tnr;]")
 
 
@@ -45,7 +57,9 @@ def _unescape(s: str) -> str:
 
 
 def sniff(path: str, head: str) -> bool:
-    return head.lstrip("\ufeff").startswith("#FORMAT=WebAnno TSV 3") or old_version(head) is not None
+    return (
+        head.lstrip("\ufeff").startswith("#FORMAT=WebAnno TSV 3") or old_version(head) is not None
+    )
 
 
 _OLD_HEADER = re.compile(r"^ ?# ?de\.tudarmstadt\.ukp\.")
@@ -65,11 +79,17 @@ def old_version(head: str) -> str | None:
         return "2"  # the layer header WebAnno 2 writes
     rest = [ln for ln in lines if not ln.startswith("#")]
     comments = [ln for ln in lines if ln.startswith("#")]
-    if not rest or not any(ln.startswith("#text=") for ln in comments) or any(ln.startswith("# ") for ln in comments):
+    if (
+        not rest
+        or not any(ln.startswith("#text=") for ln in comments)
+        or any(ln.startswith("# ") for ln in comments)
+    ):
         return None
     if all(re.match(r"^\d+-\d+\t", ln) for ln in rest[:-1] or rest):  # TSV 2: SENT-TOKEN ids
         return "2"
-    if all(re.match(r"^\d+\t", ln) and ln.count("\t") == 9 for ln in rest[:-1] or rest):  # TSV 1: ten columns
+    if all(
+        re.match(r"^\d+\t", ln) and ln.count("\t") == 9 for ln in rest[:-1] or rest
+    ):  # TSV 1: ten columns
         return "1"
     return None
 
@@ -101,11 +121,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     lines = raw.split("\n")
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     if old_version(raw) is not None:
-        raise FormatError(path, 1, f"a WebAnno TSV {old_version(raw)} file (WebAnno 2 and earlier): nerstudio "
-                                   "reads WebAnno TSV 3 only; open the project in WebAnno 3 or INCEpTION and "
-                                   "export the documents as 'WebAnno TSV 3', or export them as CoNLL 2002")
+        raise FormatError(
+            path,
+            1,
+            f"a WebAnno TSV {old_version(raw)} file (WebAnno 2 and earlier): nerstudio "
+            "reads WebAnno TSV 3 only; open the project in WebAnno 3 or INCEpTION and "
+            "export the documents as 'WebAnno TSV 3', or export them as CoNLL 2002",
+        )
     if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
-        raise FormatError(path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'")
+        raise FormatError(
+            path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'"
+        )
     col, start = _layout(lines, path)
     sentences: list[dict] = []  # {"text": [...], "tokens": [(s, e, form, cell, lineno)], "id": n}
     cur = None
@@ -125,7 +151,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             continue
         m = _TOKEN.match(line)
         if m is None:
-            raise FormatError(path, lineno, "a token line is 'SENT-TOK<TAB>START-END<TAB>token<TAB>…'")
+            raise FormatError(
+                path, lineno, "a token line is 'SENT-TOK<TAB>START-END<TAB>token<TAB>…'"
+            )
         fields = line.split("\t")
         cell = fields[col] if col is not None and col < len(fields) else "_"
         if m.group(3):  # a sub-token
@@ -159,8 +187,11 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
         for _a, _b, form, _cell, lineno in s["tokens"]:
             k = stext.find(form, at)
             if k < 0:
-                raise FormatError(path, lineno, f"token {form!r} is not in its sentence's #Text after "
-                                                f"character {at}")
+                raise FormatError(
+                    path,
+                    lineno,
+                    f"token {form!r} is not in its sentence's #Text after character {at}",
+                )
             offs.append((pos_py + k, pos_py + k + len(form)))
             at = k + len(form)
         text_parts.append(stext)
@@ -195,7 +226,9 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
         if len({t[0] for t in toks}) > 1:
             crossing += 1
             continue
-        ents.append((toks[0][0], min(t[1] for t in toks), max(t[1] for t in toks), toks[0][2], toks[0][3]))
+        ents.append(
+            (toks[0][0], min(t[1] for t in toks), max(t[1] for t in toks), toks[0][2], toks[0][3])
+        )
     kept, aside = [], 0
     for e in sorted(ents, key=lambda e: (-(e[2] - e[1]), e[0], e[1], e[4])):
         if any(k[0] == e[0] and e[1] <= k[2] and k[1] <= e[2] for k in kept):
@@ -207,17 +240,30 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
         spans[k].append(Span(i, j + 1, label))
     doc = Document(id=runtext.doc_id_of(path), text=text)
     for (offs, s), sp in zip(sents, spans):
-        doc.sentences.append(Sentence([t[2] for t in s["tokens"]], sp, line=s["tokens"][0][4], source=text,
-                                      offsets=offs))
-    corpus = Corpus([doc], path=os.fspath(path), format="webanno", scheme=scheme or "iob2", encoding=encoding,
-                    newline="\r\n" if "\r\n" in raw else "\n", bom=bom, final_newline=raw.endswith("\n"))
+        doc.sentences.append(
+            Sentence(
+                [t[2] for t in s["tokens"]], sp, line=s["tokens"][0][4], source=text, offsets=offs
+            )
+        )
+    corpus = Corpus(
+        [doc],
+        path=os.fspath(path),
+        format="webanno",
+        scheme=scheme or "iob2",
+        encoding=encoding,
+        newline="\r\n" if "\r\n" in raw else "\n",
+        bom=bom,
+        final_newline=raw.endswith("\n"),
+    )
     notes = corpus.notes
     if col is None:
         notes.append(f"no {NE_LAYER}|value layer in the header: no entities read")
-    for n, what in ((unlabelled, "entit{} without a value (*) not read"),
-                    (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
-                    (crossing, "entit{} across two sentences not read"),
-                    (subtokens, "sub-token annotation{} not read")):
+    for n, what in (
+        (unlabelled, "entit{} without a value (*) not read"),
+        (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
+        (crossing, "entit{} across two sentences not read"),
+        (subtokens, "sub-token annotation{} not read"),
+    ):
         if n:
             plural = ("ies" if n > 1 else "y") if "entit" in what else ("s" if n > 1 else "")
             notes.append(f"{n} " + what.format(plural))

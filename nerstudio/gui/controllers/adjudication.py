@@ -42,12 +42,13 @@ def make_adjudication_job(paths: list[str]):
     def job(ctx):
         from ...adjudication import Adjudication
         from ...corpus.formats import read_corpus
+
         corpora = []
         for n, p in enumerate(paths):
             ctx.check()
             ctx.progress(f"reading {os.path.basename(p)}", n, len(paths))
             corpora.append(read_corpus(p))
-        names = list(ascii_uppercase[:len(paths)])
+        names = list(ascii_uppercase[: len(paths)])
         ctx.progress("comparing the annotations", len(paths), len(paths))
         adj = Adjudication([c.sentences for c in corpora], names, paths)
         adj.agreement_before()  # here, not on the first key
@@ -77,8 +78,12 @@ class AdjudicationController(QObject):
     def ask_files(self) -> list[str] | None:
         """Two or more files (tests replace this method)."""
         start = self.ctx.settings.value("files/lastDir", "")
-        paths, _ = QFileDialog.getOpenFileNames(self._window, "Adjudicate: two or more annotations of the same text",
-                                                start, CORPUS_FILTER)
+        paths, _ = QFileDialog.getOpenFileNames(
+            self._window,
+            "Adjudicate: two or more annotations of the same text",
+            start,
+            CORPUS_FILTER,
+        )
         return paths or None
 
     def open_dialog(self) -> None:
@@ -91,16 +96,22 @@ class AdjudicationController(QObject):
         if not self.confirm_close():
             return False
         if len(paths) < 2:
-            self.ctx.dialogs.warning("Adjudicate annotations", "Choose two or more annotation files of the same text")
+            self.ctx.dialogs.warning(
+                "Adjudicate annotations", "Choose two or more annotation files of the same text"
+            )
             return False
         if len(paths) > len(ascii_uppercase):
-            self.ctx.dialogs.warning("Adjudicate annotations", f"At most {len(ascii_uppercase)} files")
+            self.ctx.dialogs.warning(
+                "Adjudicate annotations", f"At most {len(ascii_uppercase)} files"
+            )
             return False
 
         def done(result) -> None:
             self.adj, self.base = result
             labels = {s.label for c in self.adj.sentences for sent in c for s in sent.spans}
-            scheme = TypeScheme.of(label_orders().order(labels))  # the same fixed keys as the main window
+            scheme = TypeScheme.of(
+                label_orders().order(labels)
+            )  # the same fixed keys as the main window
             if self.view is not None:
                 self.view.confirm_close = None  # asked before the files were read
                 self.view.close()
@@ -115,8 +126,11 @@ class AdjudicationController(QObject):
             v.raise_()
             v.sentence.setFocus()
             n = len(self.adj.disagreements)
-            self.ctx.status(f"Adjudicating {len(paths)} files: {n:,} disagreement{'s' if n != 1 else ''} to walk "
-                            "(A/B… take, E edit, S skip)", 10000)
+            self.ctx.status(
+                f"Adjudicating {len(paths)} files: {n:,} disagreement{'s' if n != 1 else ''} to walk "
+                "(A/B… take, E edit, S skip)",
+                10000,
+            )
 
         def failed(message: str) -> None:
             self.ctx.status(message, 15000)
@@ -154,9 +168,13 @@ class AdjudicationController(QObject):
 
     def ask_unsaved(self) -> str:
         """'save', 'discard' or 'cancel' for decisions not saved (tests replace this method)."""
-        box = QMessageBox(QMessageBox.Question, "Adjudication not saved",
-                          "Decisions were taken since the merged file was last saved.",
-                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self.view or self._window)
+        box = QMessageBox(
+            QMessageBox.Question,
+            "Adjudication not saved",
+            "Decisions were taken since the merged file was last saved.",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+            self.view or self._window,
+        )
         box.setInformativeText("Save the merged file before closing?")
         box.setDefaultButton(QMessageBox.Save)
         return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
@@ -166,7 +184,9 @@ class AdjudicationController(QObject):
         if self.adj is None:
             return None
         first = self.adj.paths[0] or ""
-        default = os.path.join(os.path.dirname(first), "merged" + (os.path.splitext(first)[1] or ".jsonl"))
+        default = os.path.join(
+            os.path.dirname(first), "merged" + (os.path.splitext(first)[1] or ".jsonl")
+        )
         path = self.ctx.dialogs.ask_save("Save the merged annotations", default, CORPUS_FILTER)
         return self.save(path, wait) if path else None
 
@@ -176,14 +196,18 @@ class AdjudicationController(QObject):
         returns the report's path, None when nothing was started (said why)."""
         from ...corpus.detect import format_for_output
         from ...corpus.foreign import writable
+
         if self.saving:
             self.ctx.status("The merged file is being saved: wait a moment", 5000)
             return None
         base = self.base
         fmt = format_for_output(path, base.format) or base.format
         if not writable(fmt):
-            self.ctx.dialogs.critical("Cannot save", f"{path}: nerstudio does not write {fmt}; choose a name ending "
-                                                     "in .jsonl, .conll, .tsv …")
+            self.ctx.dialogs.critical(
+                "Cannot save",
+                f"{path}: nerstudio does not write {fmt}; choose a name ending "
+                "in .jsonl, .conll, .tsv …",
+            )
             return None
         for s, spans in zip(base.sentences, self.adj.merged()):
             s.spans = spans
@@ -196,10 +220,15 @@ class AdjudicationController(QObject):
             self.saved = path
             if (len(self.adj.order), self.adj.decisions) == decided:
                 self.unsaved = False
-            self.ctx.status(f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "
-                            f"the report is {os.path.basename(report_path)}", 10000)
+            self.ctx.status(
+                f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "
+                f"the report is {os.path.basename(report_path)}",
+                10000,
+            )
             if self.view is not None:
-                self.view.where.setText(self.view.where.text() + f"  —  saved {os.path.basename(path)}")
+                self.view.where.setText(
+                    self.view.where.text() + f"  —  saved {os.path.basename(path)}"
+                )
 
         def failed(message: str, *_tb) -> None:
             self.saving = False
@@ -234,14 +263,23 @@ def make_save_job(snapshot, base, path: str, fmt: str, report_path: str):
 
     def job(ctx):
         from ...corpus.writing import write_corpus
+
         ctx.progress("writing the merged file", 0, 2)
         try:
             write_corpus(base, path, fmt)
             ctx.progress("the report", 1, 2)
             rep = snapshot.report()
             with atomic_open(report_path) as f:
-                json.dump({**rep.as_dict(), "files": dict(zip(snapshot.names, snapshot.paths)), "output": path}, f,
-                          indent=2, ensure_ascii=False)
+                json.dump(
+                    {
+                        **rep.as_dict(),
+                        "files": dict(zip(snapshot.names, snapshot.paths)),
+                        "output": path,
+                    },
+                    f,
+                    indent=2,
+                    ensure_ascii=False,
+                )
         except (OSError, ValueError) as exc:
             raise NerstudioError(str(exc)) from None
         return rep

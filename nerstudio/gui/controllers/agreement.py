@@ -49,6 +49,7 @@ def make_agreement_job(path_a: str, path_b: str, a_sentences: list[Sentence] | N
         from ...agreement import agreement
         from ...corpus.formats import Reader
         from ...errors import NerstudioError
+
         files = [p for p in ((path_a if a_sentences is None else None), path_b) if p]
         try:
             sizes = {p: max(os.path.getsize(p), 1) for p in files}
@@ -62,7 +63,12 @@ def make_agreement_job(path_a: str, path_b: str, a_sentences: list[Sentence] | N
                 ctx.check()
                 read[path] = pos
                 done = sum(read.values())
-                ctx.progress(f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB read", int(done * 1000 / total), 1000)
+                ctx.progress(
+                    f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB read",
+                    int(done * 1000 / total),
+                    1000,
+                )
+
             return watch
 
         rec_a: dict[int, list] = {}
@@ -77,7 +83,11 @@ def make_agreement_job(path_a: str, path_b: str, a_sentences: list[Sentence] | N
 
         ctx.progress("comparing…", 0, 1000)
         try:
-            a = iter(a_sentences) if a_sentences is not None else Reader(path_a, watch=watcher(path_a)).sentences()
+            a = (
+                iter(a_sentences)
+                if a_sentences is not None
+                else Reader(path_a, watch=watcher(path_a)).sentences()
+            )
             b = Reader(path_b, watch=watcher(path_b)).sentences()
             result = agreement(recorded(a, rec_a), recorded(b, rec_b), path_a, path_b)
         except OSError as exc:
@@ -132,8 +142,9 @@ class AgreementController(QObject):
             # the corpus as the window holds it (unsaved edits included), copied for the worker
             a_sentences = [Sentence(s.words, s.spans, line=s.line) for s in c.sentences]
             self._corpus = weakref.ref(c)
-            name_a = os.path.basename(path_a) + (" (open corpus, with unsaved edits)" if self.doc.is_dirty()
-                                                 else " (open corpus)")
+            name_a = os.path.basename(path_a) + (
+                " (open corpus, with unsaved edits)" if self.doc.is_dirty() else " (open corpus)"
+            )
         else:
             self._corpus = None
             name_a = os.path.basename(path_a)
@@ -148,8 +159,11 @@ class AgreementController(QObject):
             self.view.set_result(run.result, run.details, name_a, os.path.basename(path_b), scheme)
             n = len(run.result.differences)
             o = run.result.spans.overall
-            self.ctx.status(f"Agreement of {os.path.basename(path_a)} and {os.path.basename(path_b)}: span F "
-                            f"{o.f1:.2f}, {n:,} sentence{'s' if n != 1 else ''} differ", 8000)
+            self.ctx.status(
+                f"Agreement of {os.path.basename(path_a)} and {os.path.basename(path_b)}: span F "
+                f"{o.f1:.2f}, {n:,} sentence{'s' if n != 1 else ''} differ",
+                8000,
+            )
             if run.a_is_corpus and gold_rev != self.doc.gold_revision:
                 self.view.mark_stale("the corpus was edited since: compare again")
 
@@ -184,8 +198,12 @@ class AgreementController(QObject):
     # -- following the document -----------------------------------------------------------
     def a_is_open_corpus(self) -> bool:
         """The result shown compared the corpus open now (as A)."""
-        return (self.run is not None and self.run.a_is_corpus and self._corpus is not None
-                and self._corpus() is self.doc.corpus)
+        return (
+            self.run is not None
+            and self.run.a_is_corpus
+            and self._corpus is not None
+            and self._corpus() is self.doc.corpus
+        )
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:

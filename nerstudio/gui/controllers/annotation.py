@@ -53,21 +53,56 @@ from .file_owner import FileOwner
 # the edit commands other than "label as <type>": name, menu text, keys, the view's method, and
 # what to say when the key is pressed while the command cannot apply
 EDIT_COMMANDS = (
-    ("clear", "&Clear entities in the selection", ("Delete", "Backspace"), lambda v: v.clear_selection_spans(),
-     "No entity under the selection"),
-    ("extend_left", "Extend entity to the &left", ("Ctrl+Left",), lambda v: v.extend(-1),
-     "Put the caret on an entity that does not start the sentence"),
-    ("extend_right", "Extend entity to the &right", ("Ctrl+Right",), lambda v: v.extend(1),
-     "Put the caret on an entity that does not end the sentence"),
-    ("shrink_left", "Shrink entity (end moves left)", ("Ctrl+Shift+Left",), lambda v: v.shrink(-1),
-     "Put the caret on an entity first"),
-    ("shrink_right", "Shrink entity (start moves right)", ("Ctrl+Shift+Right",), lambda v: v.shrink(1),
-     "Put the caret on an entity first"),
-    ("split", "S&plit entity before the caret", ("/",), lambda v: v.split_at_caret(),
-     "Put the caret inside an entity, after its first token"),
-    ("merge", "&Merge with the adjacent entity", ("+", "="), lambda v: v.merge_with_next(),
-     "Nothing to merge: put the caret on an entity that has a next entity, or on the first token of one "
-     "that follows another"),
+    (
+        "clear",
+        "&Clear entities in the selection",
+        ("Delete", "Backspace"),
+        lambda v: v.clear_selection_spans(),
+        "No entity under the selection",
+    ),
+    (
+        "extend_left",
+        "Extend entity to the &left",
+        ("Ctrl+Left",),
+        lambda v: v.extend(-1),
+        "Put the caret on an entity that does not start the sentence",
+    ),
+    (
+        "extend_right",
+        "Extend entity to the &right",
+        ("Ctrl+Right",),
+        lambda v: v.extend(1),
+        "Put the caret on an entity that does not end the sentence",
+    ),
+    (
+        "shrink_left",
+        "Shrink entity (end moves left)",
+        ("Ctrl+Shift+Left",),
+        lambda v: v.shrink(-1),
+        "Put the caret on an entity first",
+    ),
+    (
+        "shrink_right",
+        "Shrink entity (start moves right)",
+        ("Ctrl+Shift+Right",),
+        lambda v: v.shrink(1),
+        "Put the caret on an entity first",
+    ),
+    (
+        "split",
+        "S&plit entity before the caret",
+        ("/",),
+        lambda v: v.split_at_caret(),
+        "Put the caret inside an entity, after its first token",
+    ),
+    (
+        "merge",
+        "&Merge with the adjacent entity",
+        ("+", "="),
+        lambda v: v.merge_with_next(),
+        "Nothing to merge: put the caret on an entity that has a next entity, or on the first token of one "
+        "that follows another",
+    ),
 )
 
 
@@ -79,6 +114,7 @@ def default_recovery_dir(settings=None) -> str:
     if env:
         return env
     from ..paths import recovery_dir
+
     return recovery_dir()
 
 
@@ -94,8 +130,10 @@ class AnnotationController(QObject):
     def __init__(self, ctx: Context, views, parent_widget):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        policy = AutosavePolicy(_seconds(ctx.settings, "annotation/autosaveMs", DEBOUNCE_S),
-                                _seconds(ctx.settings, "annotation/autosaveMaxMs", MAX_DELAY_S))
+        policy = AutosavePolicy(
+            _seconds(ctx.settings, "annotation/autosaveMs", DEBOUNCE_S),
+            _seconds(ctx.settings, "annotation/autosaveMaxMs", MAX_DELAY_S),
+        )
         self.autosaver = Autosaver(self.doc, default_recovery_dir(ctx.settings), policy)
         self.autosaver.scheduled = self._arm
         self.owner = FileOwner(ctx, self.autosaver, views.status, self)
@@ -108,12 +146,27 @@ class AnnotationController(QObject):
         w = self._window = parent_widget
         self.act_undo = make_action(w, "&Undo", self.undo, QKeySequence.Undo)
         self.act_redo = make_action(w, "&Redo", self.redo, QKeySequence.Redo)
-        self.act_accept = make_action(w, "&Accept candidate as gold", lambda: self.accept_candidate(), "Ctrl+Return",
-                                  "Make the selected candidate's entities the gold of this sentence")
-        self.act_save = make_action(w, "&Save corpus", lambda: self.save_corpus(), QKeySequence.Save,
-                                "Save the gold annotations to the corpus file (its own format)")
-        self.act_save_as = make_action(w, "Save corpus &as…", self.save_corpus_as_dialog, None,
-                                   "Save the gold annotations to another file")
+        self.act_accept = make_action(
+            w,
+            "&Accept candidate as gold",
+            lambda: self.accept_candidate(),
+            "Ctrl+Return",
+            "Make the selected candidate's entities the gold of this sentence",
+        )
+        self.act_save = make_action(
+            w,
+            "&Save corpus",
+            lambda: self.save_corpus(),
+            QKeySequence.Save,
+            "Save the gold annotations to the corpus file (its own format)",
+        )
+        self.act_save_as = make_action(
+            w,
+            "Save corpus &as…",
+            self.save_corpus_as_dialog,
+            None,
+            "Save the gold annotations to another file",
+        )
         self._build_edit_actions()
         views.sentence_view.selectionChanged.connect(lambda *_: self._update_enabled())
         views.sentence_view.contextMenuWanted.connect(lambda pos: self.context_menu().exec(pos))
@@ -162,7 +215,9 @@ class AnnotationController(QObject):
             a.setShortcuts([QKeySequence(k) for k in (scheme.letter(lab), scheme.digit(lab)) if k])
             a.setShortcutContext(Qt.WidgetShortcut)
             a.setIcon(type_icon(lab, scheme))
-            a.setStatusTip(f"Set the type of the selected tokens (or of the entity under the caret) to {name}")
+            a.setStatusTip(
+                f"Set the type of the selected tokens (or of the entity under the caret) to {name}"
+            )
             a.triggered.connect(lambda _=False, lab=lab: self.v.sentence_view.set_type(lab))
             self.type_actions[lab] = a
         self.v.sentence_view.set_scheme(scheme)
@@ -170,9 +225,14 @@ class AnnotationController(QObject):
         self.v.sentence_view.setToolTip(
             "Boxes: gold entities · bars: the selected candidate(s) · red: they differ.\n"
             "Click or drag over tokens (Shift+arrows) to select; "
-            + ", ".join(f"{scheme.letter(lab)} {lab or 'entity'}" for lab in scheme.labels if scheme.letter(lab))
+            + ", ".join(
+                f"{scheme.letter(lab)} {lab or 'entity'}"
+                for lab in scheme.labels
+                if scheme.letter(lab)
+            )
             + " (or 1–9) set the type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges; "
-            "right-click for the menu. The keys also work from the corpus browser.")
+            "right-click for the menu. The keys also work from the corpus browser."
+        )
         self._keys_table = None
         for m in self._menus:
             self.fill_menu(m)
@@ -181,9 +241,23 @@ class AnnotationController(QObject):
     def annotation_actions(self) -> list[QAction | None]:
         """Every annotation command in menu order (None: a separator)."""
         e = self.edit_actions
-        return [self.act_undo, self.act_redo, None, *self.type_actions.values(), None, e["clear"], None,
-                e["extend_left"], e["extend_right"], e["shrink_left"], e["shrink_right"], e["split"], e["merge"],
-                None, self.act_accept]
+        return [
+            self.act_undo,
+            self.act_redo,
+            None,
+            *self.type_actions.values(),
+            None,
+            e["clear"],
+            None,
+            e["extend_left"],
+            e["extend_right"],
+            e["shrink_left"],
+            e["shrink_right"],
+            e["split"],
+            e["merge"],
+            None,
+            self.act_accept,
+        ]
 
     def fill_menu(self, menu: QMenu) -> QMenu:
         menu.clear()
@@ -207,7 +281,11 @@ class AnnotationController(QObject):
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
             table = {}
-            for a in [*self.type_actions.values(), *self.edit_actions.values(), *self.nav_actions.values()]:
+            for a in [
+                *self.type_actions.values(),
+                *self.edit_actions.values(),
+                *self.nav_actions.values(),
+            ]:
                 for seq in a.shortcuts():
                     table[seq[0].toCombined()] = a
             self._keys_table = table
@@ -219,8 +297,13 @@ class AnnotationController(QObject):
         for a in self.annotation_actions():
             if a is not None and a.shortcuts():
                 keys = ", ".join(s.toString(QKeySequence.NativeText) for s in a.shortcuts())
-                rows.append((keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&")))
-        rows += [(a.shortcut().toString(QKeySequence.NativeText), a.text()) for a in self.nav_actions.values()]
+                rows.append(
+                    (keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&"))
+                )
+        rows += [
+            (a.shortcut().toString(QKeySequence.NativeText), a.text())
+            for a in self.nav_actions.values()
+        ]
         return rows + list(CARET_KEYS)
 
     def label_selection(self, label: str) -> None:
@@ -256,7 +339,9 @@ class AnnotationController(QObject):
         if ch.kind in ("gold", "corpus"):
             self._set_scheme(document_types(self.doc))
             self._update_enabled()
-        if ch.kind == "corpus":  # the first key after opening a file goes to the sentence (issue 23)
+        if (
+            ch.kind == "corpus"
+        ):  # the first key after opening a file goes to the sentence (issue 23)
             QTimer.singleShot(0, self.focus_sentence_view)
         if ch.kind == "gold" and self.ctx.cursor.k not in ch.sentences and ch.sentences:
             self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
@@ -269,7 +354,10 @@ class AnnotationController(QObject):
         self.act_redo.setEnabled(h.can_redo())
         # fixed texts (a toolbar button must not grow with the edit's name); what is undone
         # goes to the tooltip and the status tip
-        for a, verb, what in ((self.act_undo, "Undo", h.undo_text()), (self.act_redo, "Redo", h.redo_text())):
+        for a, verb, what in (
+            (self.act_undo, "Undo", h.undo_text()),
+            (self.act_redo, "Redo", h.redo_text()),
+        ):
             tip = f"{verb} {what}".strip()
             a.setToolTip(f"{tip} ({a.shortcut().toString()})")
             a.setStatusTip(tip)
@@ -282,7 +370,9 @@ class AnnotationController(QObject):
 
     def focus_sentence_view(self) -> None:
         """Focus the sentence view, unless the user is typing in a text field."""
-        if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)):
+        if not isinstance(
+            QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
+        ):
             self.v.sentence_view.setFocus(Qt.OtherFocusReason)
 
     def undo(self) -> None:
@@ -304,13 +394,18 @@ class AnnotationController(QObject):
         if j is None:
             self.ctx.status("Select a candidate in the N-best table first", 4000)
             return False
-        if self.doc.set_spans(k, self.doc.nbest.spans(i, j), f"accept candidate {j + 1} as gold") is None:
+        if (
+            self.doc.set_spans(k, self.doc.nbest.spans(i, j), f"accept candidate {j + 1} as gold")
+            is None
+        ):
             self.ctx.status(f"Candidate {j + 1} already equals the gold", 4000)
             return False
         return True
 
     # -- saving (the file's owner: app.saving, asked through the dialogs) ------------------
-    def save_corpus(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
+    def save_corpus(
+        self, path: str | None = None, overwrite: bool = False, wait: bool = False
+    ) -> bool:
         return self.owner.save(path, overwrite, wait)
 
     def save_corpus_as_dialog(self) -> bool:
@@ -321,7 +416,9 @@ class AnnotationController(QObject):
         self.owner.wait_save()  # a background save finishes first
         if not self.doc.is_dirty():
             return True
-        if self.owner.reloading:  # the user chose Reload: the edits go (asked once, for this reload)
+        if (
+            self.owner.reloading
+        ):  # the user chose Reload: the edits go (asked once, for this reload)
             self.owner.reloading = False
             return True
         choice = self.ctx.dialogs.ask_unsaved()
@@ -391,21 +488,42 @@ class _KeyRouter(QObject):
         t = ev.type()
         if t not in (QEvent.KeyPress, QEvent.ShortcutOverride):
             return False
-        if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget() is not None:
-            return False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
+        if (
+            QApplication.activePopupWidget() is not None
+            or QApplication.activeModalWidget() is not None
+        ):
+            return (
+                False  # a menu or a dialog is open: its mnemonics and keys are not annotation keys
+            )
         act = self.c.key_table().get(self.combination(ev))
-        if act is not None and obj.property("navigationKeysOnly") and act not in self.c.nav_actions.values():
+        if (
+            act is not None
+            and obj.property("navigationKeysOnly")
+            and act not in self.c.nav_actions.values()
+        ):
             return False  # the N-best table: only next / previous entity and token are ours
-        if act is not None and ev.key() in (Qt.Key_Left, Qt.Key_Right) and obj is self.c.v.corpus_view \
-                and obj.model().hasChildren(obj.currentIndex()):
+        if (
+            act is not None
+            and ev.key() in (Qt.Key_Left, Qt.Key_Right)
+            and obj is self.c.v.corpus_view
+            and obj.model().hasChildren(obj.currentIndex())
+        ):
             return False  # on a document of the browser, Left / Right fold and unfold it
         if act is None:
             plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
             typed = ev.text()
-            if t == QEvent.KeyPress and obj.property("annotationKeys") and plain and typed.strip() \
-                    and typed.isprintable():
-                self.c.ctx.status(f"“{typed}” is not an annotation key (Help ▸ Keyboard shortcuts lists them; "
-                                  "Ctrl+F searches the sentences)", 5000)
+            if (
+                t == QEvent.KeyPress
+                and obj.property("annotationKeys")
+                and plain
+                and typed.strip()
+                and typed.isprintable()
+            ):
+                self.c.ctx.status(
+                    f"“{typed}” is not an annotation key (Help ▸ Keyboard shortcuts lists them; "
+                    "Ctrl+F searches the sentences)",
+                    5000,
+                )
                 return True
             return False
         if t == QEvent.ShortcutOverride:

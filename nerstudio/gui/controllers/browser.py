@@ -40,7 +40,9 @@ class BrowserController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._summary_stale = False
-        self._only: tuple | None = None  # (mask, why): a set of sentences asked for by another feature
+        self._only: tuple | None = (
+            None  # (mask, why): a set of sentences asked for by another feature
+        )
         v = views
         v.search.textChanged.connect(self.apply_filter)
         v.status_filter.currentIndexChanged.connect(self.apply_filter)
@@ -100,7 +102,10 @@ class BrowserController(QObject):
             v.type_filter.addItem(lab or "(untyped)", lab)
         v.type_filter.blockSignals(False)
         # the filters and the search of the previous corpus would hide this one's sentences
-        for w, reset in ((v.status_filter, lambda: v.status_filter.setCurrentIndex(0)), (v.search, v.search.clear)):
+        for w, reset in (
+            (v.status_filter, lambda: v.status_filter.setCurrentIndex(0)),
+            (v.search, v.search.clear),
+        ):
             w.blockSignals(True)
             reset()
             w.blockSignals(False)
@@ -233,8 +238,10 @@ class BrowserController(QObject):
         s = c.sentences[k]
         doc = self.v.tree_model.document_of(k)
         where = c.location(k, doc)
-        self.v.sentence_header.setText(f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
-                                       f"{c.documents[doc].id} · {len(s)} tokens · {where}")
+        self.v.sentence_header.setText(
+            f"<b>Sentence {k + 1}</b> of {len(c):,} · document "
+            f"{c.documents[doc].id} · {len(s)} tokens · {where}"
+        )
         self._fill_entity_table(s)
 
     def _fill_entity_table(self, s) -> None:
@@ -244,8 +251,13 @@ class BrowserController(QObject):
         t.setRowCount(len(spans) + (1 if more else 0))
         if more:  # a sentence of a file without blank lines can hold every entity of the corpus
             t.setSpan(len(spans), 0, 1, t.columnCount())
-            t.setItem(len(spans), 0, QTableWidgetItem(f"… and {more:,} more entities (the first {len(spans):,} "
-                                                      "are listed)"))
+            t.setItem(
+                len(spans),
+                0,
+                QTableWidgetItem(
+                    f"… and {more:,} more entities (the first {len(spans):,} are listed)"
+                ),
+            )
         else:
             t.clearSpans()
         types = document_types(self.doc)
@@ -281,14 +293,20 @@ class BrowserController(QObject):
         v.proxy.set_filter(v.search.text(), mask)
         if v.proxy.active:
             n = int(self._visible_mask().sum())
-            why = f" ({html.escape(only[1])}) · <a href='all'>show all</a>" if only is not None else ""
+            why = (
+                f" ({html.escape(only[1])}) · <a href='all'>show all</a>"
+                if only is not None
+                else ""
+            )
             v.filter_count.setText(f"{n:,} of {len(c):,} sentences shown{why}")
             if n <= 2000:
                 v.corpus_view.expandAll()
         else:
             ns, nd = len(c), len(c.documents)
-            v.filter_count.setText(f"{ns:,} sentence{'s' if ns != 1 else ''} in {nd:,} "
-                                   f"document{'s' if nd != 1 else ''}")
+            v.filter_count.setText(
+                f"{ns:,} sentence{'s' if ns != 1 else ''} in {nd:,} "
+                f"document{'s' if nd != 1 else ''}"
+            )
 
     # -- most uncertain first -------------------------------------------------------------
     def _init_uncertainty(self, window) -> None:
@@ -301,13 +319,21 @@ class BrowserController(QObject):
         hdr.setSectionsClickable(True)
         hdr.sectionClicked.connect(self._on_header_clicked)
         self.act_uncertain_first = make_action(
-            window, "Most &uncertain first", self.set_uncertain_first, None,
+            window,
+            "Most &uncertain first",
+            self.set_uncertain_first,
+            None,
             "Order the browser's sentences most uncertain first (by the top candidate's probability unless "
-            "another measure is chosen in the browser)")
+            "another measure is chosen in the browser)",
+        )
         self.act_uncertain_first.setCheckable(True)
         self.act_next_uncertain = make_action(
-            window, "Next most &uncertain", lambda: self.step_uncertain(1), "F7",
-            "Go to the next sentence in the most-uncertain-first order (among those the filters show)")
+            window,
+            "Next most &uncertain",
+            lambda: self.step_uncertain(1),
+            "F7",
+            "Go to the next sentence in the most-uncertain-first order (among those the filters show)",
+        )
         self._refresh_uncertainty()
 
     def measure(self) -> str | None:
@@ -364,7 +390,10 @@ class BrowserController(QObject):
             bar.blockSignals(True)
             bar.set_measure(None if reasons["mass"] else "mass")
             bar.blockSignals(False)
-            self.ctx.status(f"Ordered by {LABELS['mass'] if bar.measure() else 'the corpus'}: {reasons[m]}", 6000)
+            self.ctx.status(
+                f"Ordered by {LABELS['mass'] if bar.measure() else 'the corpus'}: {reasons[m]}",
+                6000,
+            )
         self.act_next_uncertain.setEnabled(not reasons["mass"])
         self.act_uncertain_first.setEnabled(not reasons["mass"])
         self._apply_uncertainty()
@@ -375,13 +404,16 @@ class BrowserController(QObject):
             return
         m = self.measure()
         shown = m or "mass"
-        v.tree_model.set_uncertainty(self.uncertainty.values(shown), "margin" if shown == "margin" else "p(top)",
-                                     TIPS[shown] if shown != "disagreement" else TIPS["mass"],
-                                     self.uncertainty.disagrees() if shown == "disagreement" else None)
+        v.tree_model.set_uncertainty(
+            self.uncertainty.values(shown),
+            "margin" if shown == "margin" else "p(top)",
+            TIPS[shown] if shown != "disagreement" else TIPS["mass"],
+            self.uncertainty.disagrees() if shown == "disagreement" else None,
+        )
         order = self.uncertainty.order(m) if m is not None else None
         if order is not None and self._descending:
             ranked = self.uncertainty.ranked(m)
-            order = np.concatenate([ranked[::-1], order[len(ranked):]])
+            order = np.concatenate([ranked[::-1], order[len(ranked) :]])
         k = self.ctx.cursor.k
         was_flat = v.tree_model.flat
         v.tree_model.set_order(order)
@@ -407,8 +439,10 @@ class BrowserController(QObject):
         on = self.measure() is not None
         hdr.setSortIndicatorShown(on)
         if on:
-            hdr.setSortIndicator(CorpusTreeModel.UNCERTAINTY,
-                                 Qt.DescendingOrder if self._descending else Qt.AscendingOrder)
+            hdr.setSortIndicator(
+                CorpusTreeModel.UNCERTAINTY,
+                Qt.DescendingOrder if self._descending else Qt.AscendingOrder,
+            )
 
     def _uncertain_mask(self) -> np.ndarray | None:
         """The sentences the uncertainty filter keeps (None: no such filter)."""
@@ -425,7 +459,7 @@ class BrowserController(QObject):
         else:
             ranked = self.uncertainty.ranked(self.measure() or "mass")
             if ranked is not None:
-                mask[ranked[:int(value)]] = True
+                mask[ranked[: int(value)]] = True
         return mask
 
     def step_uncertain(self, delta: int = 1) -> None:
@@ -434,7 +468,9 @@ class BrowserController(QObject):
         sentences the filters show; from a sentence outside that order, to the most uncertain."""
         ranked = self.uncertainty.ranked(self.measure() or "mass")
         if ranked is None or not len(ranked):
-            self.ctx.status(self.uncertainty.why_unavailable() or "No sentence has candidates", 5000)
+            self.ctx.status(
+                self.uncertainty.why_unavailable() or "No sentence has candidates", 5000
+            )
             return
         ranked = ranked[self._visible_mask()[ranked]]
         if not len(ranked):
@@ -445,8 +481,12 @@ class BrowserController(QObject):
         if 0 <= j < len(ranked):
             self.select_sentence(int(ranked[j]))
         else:
-            self.ctx.status("No more uncertain sentences: this is the " +
-                            ("least" if delta > 0 else "most") + " uncertain one the filters show", 4000)
+            self.ctx.status(
+                "No more uncertain sentences: this is the "
+                + ("least" if delta > 0 else "most")
+                + " uncertain one the filters show",
+                4000,
+            )
 
     # -- summary --------------------------------------------------------------------------
     @Slot(int)
@@ -461,11 +501,14 @@ class BrowserController(QObject):
             self.v.summary.setText("")
             return
         ents = Counter(sp.label for s in c.sentences for sp in s.spans)
-        rows = "".join(f"<tr><td>{lab or '(untyped)'}</td><td align=right>{n:,}</td></tr>"
-                       for lab, n in sorted(ents.items()))
+        rows = "".join(
+            f"<tr><td>{lab or '(untyped)'}</td><td align=right>{n:,}</td></tr>"
+            for lab, n in sorted(ents.items())
+        )
         self.v.summary.setText(
             f"<b>{c.path}</b><br>format {c.format}, scheme {c.scheme.upper()}, {c.encoding}<br><br>"
             f"<table cellspacing=4><tr><td>documents</td><td align=right>{len(c.documents):,}</td></tr>"
             f"<tr><td>sentences</td><td align=right>{len(c):,}</td></tr>"
             f"<tr><td>tokens</td><td align=right>{c.n_tokens:,}</td></tr>"
-            f"<tr><td>entities</td><td align=right>{sum(ents.values()):,}</td></tr>{rows}</table>")
+            f"<tr><td>entities</td><td align=right>{sum(ents.values()):,}</td></tr>{rows}</table>"
+        )

@@ -52,9 +52,12 @@ class CandidatesController(QObject):
         i = doc.nbest_row(k)
         if i < 0:
             v.sentence_view.set_sentence(s.words, s.spans)
-            v.nbest_panel.clear("No N-best list loaded — File ▸ Open N-best list… (Ctrl+Shift+O), or train one in "
-                                "the Train workspace (Ctrl+3, then F5)" if doc.nbest is None else
-                                "This sentence has no candidates in the N-best list")
+            v.nbest_panel.clear(
+                "No N-best list loaded — File ▸ Open N-best list… (Ctrl+Shift+O), or train one in "
+                "the Train workspace (Ctrl+3, then F5)"
+                if doc.nbest is None
+                else "This sentence has no candidates in the N-best list"
+            )
             v.feature_panel.show_message("No candidates for this sentence")
             return
         nb = doc.nbest
@@ -62,8 +65,16 @@ class CandidatesController(QObject):
         ex = self._exact(i)
         chosen = doc.reranked_choice(i)
         v.nbest_panel.set_score_label("score" if doc.kt is not None else "L(x)")
-        v.nbest_panel.set_candidates(nb.words[i], spans, nb.logprobs[i], doc.scores_of(i), doc.span_f(i), chosen, ex,
-                                     header=self._header(i, ex))
+        v.nbest_panel.set_candidates(
+            nb.words[i],
+            spans,
+            nb.logprobs[i],
+            doc.scores_of(i),
+            doc.span_f(i),
+            chosen,
+            ex,
+            header=self._header(i, ex),
+        )
         if spans:
             v.nbest_panel.select(chosen if chosen is not None and chosen >= 0 else 0)
         else:
@@ -77,12 +88,18 @@ class CandidatesController(QObject):
         parts = [f"<b>{self.doc.nbest.n_candidates(i)} candidates</b>"]
         if ex is not None:
             gold_at = np.flatnonzero(ex)
-            parts.append(f"gold is candidate {gold_at[0] + 1}" if len(gold_at) else
-                         "<span style='color:#c62828'>gold not among them</span>")
+            parts.append(
+                f"gold is candidate {gold_at[0] + 1}"
+                if len(gold_at)
+                else "<span style='color:#c62828'>gold not among them</span>"
+            )
         chosen = self.doc.reranked_choice(i)
         if chosen is not None:
-            parts.append("reranker keeps the top candidate" if chosen == 0 else
-                         f"<b>reranker picks candidate {chosen + 1}</b>")
+            parts.append(
+                "reranker keeps the top candidate"
+                if chosen == 0
+                else f"<b>reranker picks candidate {chosen + 1}</b>"
+            )
         return " · ".join(parts)
 
     def _gold_changed(self, k: int) -> None:
@@ -104,8 +121,14 @@ class CandidatesController(QObject):
         """Candidate j under the gold; with b, candidates j (A) and b (B) both (compare mode)."""
         k = self.ctx.cursor.k
         nb = self.doc.nbest
-        self.v.sentence_view.set_sentence(nb.words[i], self.doc.spans(k), nb.spans(i, j), name,
-                                          None if b is None else nb.spans(i, b), f"candidate {(b or 0) + 1}")
+        self.v.sentence_view.set_sentence(
+            nb.words[i],
+            self.doc.spans(k),
+            nb.spans(i, j),
+            name,
+            None if b is None else nb.spans(i, b),
+            f"candidate {(b or 0) + 1}",
+        )
 
     @Slot(int)
     def _on_candidate(self, j: int) -> None:
@@ -120,8 +143,10 @@ class CandidatesController(QObject):
             return
         sc = doc.scored
         if sc is None:
-            fp.show_message("<i>No reranker loaded: open one (Ctrl+M) or train one (F5) to see each candidate's "
-                            "global features and weights.</i>")
+            fp.show_message(
+                "<i>No reranker loaded: open one (Ctrl+M) or train one (F5) to see each candidate's "
+                "global features and weights.</i>"
+            )
             return
         row = doc.data_row(i, j)
         try:
@@ -158,8 +183,13 @@ class CandidatesController(QObject):
             if r.name == "L(x)":  # show both log-probabilities rather than their difference
                 r.a, r.b = float(sc.data.L[ra]), float(sc.data.L[rb])
         delta = float(getattr(cmp_, "delta", sc.scores[ra] - sc.scores[rb]))
-        fp.show_comparison(rows, f"candidate {a + 1}", f"candidate {b + 1}", delta,
-                           scores=(float(sc.scores[ra]), float(sc.scores[rb])))
+        fp.show_comparison(
+            rows,
+            f"candidate {a + 1}",
+            f"candidate {b + 1}",
+            delta,
+            scores=(float(sc.scores[ra]), float(sc.scores[rb])),
+        )
 
     def _explain_kt(self, i: int, j: int) -> None:
         """Candidate j of a K&T tagger: the non-local features of its document candidate."""
@@ -171,13 +201,18 @@ class CandidatesController(QObject):
             self.v.feature_panel.show_message(
                 f"<b>Candidate {j + 1}</b> · local score Φ·w = {num(total)} (document candidate {jj + 1} of "
                 f"{doc_name}). <i>The {kind} tagger has local features only: no non-local features to show. "
-                "Train the candidate or proposed algorithm for those.</i>")
+                "Train the candidate or proposed algorithm for those.</i>"
+            )
             return
         rows = [TermRow(name, fam, c, None, w, cw) for name, fam, c, w, cw in terms]
         self.v.feature_panel.show_explanation(
-            rows, f"Candidate {j + 1}", total, [("local", total - nl), ("non-local", nl)],
+            rows,
+            f"Candidate {j + 1}",
+            total,
+            [("local", total - nl), ("non-local", nl)],
             f" ({len(terms)} non-local features of document candidate {jj + 1} of {html.escape(str(doc_name))}, "
-            f"{kind})")
+            f"{kind})",
+        )
 
     def _compare_kt(self, i: int, a: int, b: int) -> None:
         kt = self.doc.kt
@@ -186,15 +221,23 @@ class CandidatesController(QObject):
             self.v.feature_panel.show_message(
                 f"<b>A = candidate {a + 1}</b> ({num(ea[1])}) vs <b>B = candidate {b + 1}</b> ({num(eb[1])}): "
                 f"local score difference {num(ea[1] - eb[1], sign=True)}. "
-                "<i>Local features only: no non-local features.</i>")
+                "<i>Local features only: no non-local features.</i>"
+            )
             return
         terms, ea, eb = kt.compare(i, a, b)
         rows = [TermRow(name, fam, x, y, w, c) for name, fam, x, y, w, c in terms]
         delta, dnl = ea[1] - eb[1], ea[2] - eb[2]
         same = " (the same document candidate)" if ea[4] == eb[4] else ""
         self.v.feature_panel.show_comparison(
-            rows, f"candidate {a + 1}", f"candidate {b + 1}", delta, scores=(ea[1], eb[1]),
-            breakdown=[("local", delta - dnl), ("non-local", dnl)], note=same, who=f"the {kt_kind(kt.model)} tagger")
+            rows,
+            f"candidate {a + 1}",
+            f"candidate {b + 1}",
+            delta,
+            scores=(ea[1], eb[1]),
+            breakdown=[("local", delta - dnl), ("non-local", dnl)],
+            note=same,
+            who=f"the {kt_kind(kt.model)} tagger",
+        )
 
     def compare_with_top(self) -> None:
         p = self.v.nbest_panel

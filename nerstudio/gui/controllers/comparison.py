@@ -26,9 +26,9 @@ from . import Context
 
 _OPTIMISTIC = {
     "same": "Optimistic: these are the sentences the reranker was trained on, so its score here flatters it. "
-            "Compare on the dev list for an honest figure.",
+    "Compare on the dev list for an honest figure.",
     "count": "Probably optimistic: the reranker was trained on as many sentences as this list has — most "
-             "likely these ones. Compare on the dev list for an honest figure.",
+    "likely these ones. Compare on the dev list for an honest figure.",
 }
 
 
@@ -90,7 +90,9 @@ class ComparisonController(QObject):
         N-best list, or the dev list (when the tab is shown and the document changed, or on
         request). Scoring the list the reranker was trained on is flagged as optimistic."""
         doc = self.doc
-        if not force and (self._revision == doc.revision or self.v.tabs.currentWidget() is not self.view):
+        if not force and (
+            self._revision == doc.revision or self.v.tabs.currentWidget() is not self.view
+        ):
             return False
         self._revision = doc.revision
         if self.on_dev and doc.dev_nbest is None:
@@ -99,20 +101,31 @@ class ComparisonController(QObject):
         nb = doc.dev_nbest if self.on_dev else doc.nbest
         if nb is None or nb.gold is None:
             self.ctx.jobs.cancel_view("comparison")
-            self.view.show_message("No N-best list with gold entities: open one (Ctrl+Shift+O), or open dev.conll "
-                                   "to compare on the development set.")
+            self.view.show_message(
+                "No N-best list with gold entities: open one (Ctrl+Shift+O), or open dev.conll "
+                "to compare on the development set."
+            )
             return False
         from ...experiments.compare import compare_outputs
+
         model = doc.model
         if self.on_dev:
             snap, scored_choice = nb, None  # scored in the job below
-            name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "dev list of this session"
+            name = (
+                os.path.basename(doc.dev_nbest_path)
+                if doc.dev_nbest_path
+                else "dev list of this session"
+            )
             has = model is not None
         else:
             has = doc.scored is not None
             scored_choice = doc.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
             snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares
-            name = os.path.basename(doc.nbest_path) if doc.nbest_path else "N-best list of this session"
+            name = (
+                os.path.basename(doc.nbest_path)
+                if doc.nbest_path
+                else "N-best list of this session"
+            )
         rev, gold_rev, on_dev = doc.revision, doc.gold_revision, self.on_dev
         # on the dev list the open corpus is the training corpus: its entities are the "seen" ones
         seen = training_strings(doc.corpus.sentences) if on_dev and doc.corpus is not None else None
@@ -120,6 +133,7 @@ class ComparisonController(QObject):
         def job(ctx):
             def prog(d, n):
                 ctx.progress("comparing", d, n)
+
             choice = scored_choice
             if choice is None:
                 if model is None:
@@ -137,14 +151,19 @@ class ComparisonController(QObject):
                 self.view.set_result(res, snap.words, has, name)
                 self.view.set_errors(*errors)
                 self.view.set_optimistic(_OPTIMISTIC.get(trained, ""))
-                if gold_rev != doc.gold_revision and not on_dev:  # the gold changed while it was computed
+                if (
+                    gold_rev != doc.gold_revision and not on_dev
+                ):  # the gold changed while it was computed
                     self.view.mark_stale("gold edited since: Recompute")
 
         def failed(message):
             if rev == self._revision:
                 self.view.show_message(f"The comparison failed: {message}")
+
         what = "the dev list" if on_dev else f"{len(nb):,} sentences"
-        self.view.set_busy(f"Comparing the tagger's top candidates with the reranked output over {what}…")
+        self.view.set_busy(
+            f"Comparing the tagger's top candidates with the reranked output over {what}…"
+        )
         self.ctx.jobs.view("comparison", job, done, failed)
         return True
 
@@ -158,8 +177,11 @@ class ComparisonController(QObject):
             where = {tuple(s.words): k for k, s in enumerate(c.sentences)}
             ks = [where[tuple(nb.words[i])] for i in rows if tuple(nb.words[i]) in where]
             if not ks:
-                self.ctx.status(f"{why}: these are dev sentences, not in the open corpus — open the dev corpus "
-                                "to browse them", 10000)
+                self.ctx.status(
+                    f"{why}: these are dev sentences, not in the open corpus — open the dev corpus "
+                    "to browse them",
+                    10000,
+                )
                 return
         else:
             ix = doc.nbest_index
@@ -183,9 +205,14 @@ class ComparisonController(QObject):
             if k >= 0:
                 self.ctx.cursor.go(k)
             else:
-                name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "the dev list"
-                self.ctx.status(f"Dev sentence {i + 1} ({' '.join(words[:8])}…) is in {name}, not in the open "
-                                "corpus: open the dev corpus (File ▸ Open) to inspect it", 10000)
+                name = (
+                    os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "the dev list"
+                )
+                self.ctx.status(
+                    f"Dev sentence {i + 1} ({' '.join(words[:8])}…) is in {name}, not in the open "
+                    "corpus: open the dev corpus (File ▸ Open) to inspect it",
+                    10000,
+                )
             return
         ix = doc.nbest_index
         if ix is None:
@@ -200,7 +227,11 @@ def error_analysis(nb, choice, seen) -> tuple[dict, dict]:
     gold = list(nb.gold)
     systems, cells = {}, {}
     for name, pred in (("Baseline", nb.top()), ("Reranked", nb.top(choice))):
-        b = breakdown(nb.words, gold, pred, seen) if seen is not None else analysis(nb.words, gold, pred)
+        b = (
+            breakdown(nb.words, gold, pred, seen)
+            if seen is not None
+            else analysis(nb.words, gold, pred)
+        )
         systems[name] = b
         cells[name] = error_sentences(nb.words, gold, pred, seen)
     return systems, cells

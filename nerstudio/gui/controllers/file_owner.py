@@ -34,7 +34,9 @@ from ...app.saving import CorpusFile, DiskChanged, Locked
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 
-BACKGROUND_TOKENS = 200_000  # a corpus this large is saved in a thread (settings: annotation/backgroundSaveTokens)
+BACKGROUND_TOKENS = (
+    200_000  # a corpus this large is saved in a thread (settings: annotation/backgroundSaveTokens)
+)
 
 
 class FileOwner(QObject):
@@ -50,7 +52,11 @@ class FileOwner(QObject):
         self.ctx, self.doc, self.autosaver = ctx, ctx.document, autosaver
         self.file = CorpusFile(self.doc, autosaver.instance)
         self.reloading = False  # the unsaved edits may go without asking (the user chose Reload)
-        val = ctx.settings.value("annotation/backgroundSaveTokens") if ctx.settings is not None else None
+        val = (
+            ctx.settings.value("annotation/backgroundSaveTokens")
+            if ctx.settings is not None
+            else None
+        )
         self.background_tokens = int(val) if val not in (None, "") else BACKGROUND_TOKENS
         self._pending = self._thread = None  # a background save
         self._written.connect(self._on_written, Qt.QueuedConnection)
@@ -63,7 +69,9 @@ class FileOwner(QObject):
         self._window = status_bar.window() if status_bar is not None else None
         if status_bar is not None:
             status_bar.addPermanentWidget(self.label)
-        self.doc.subscribe(self._on_change)  # after the CorpusFile's own subscription: it has taken the lock
+        self.doc.subscribe(
+            self._on_change
+        )  # after the CorpusFile's own subscription: it has taken the lock
         self._app = QApplication.instance()
         if self._app is not None:
             self._app.applicationStateChanged.connect(self._on_app_state)
@@ -75,8 +83,11 @@ class FileOwner(QObject):
             self.reloading = False
             self._show_lock()
             if self.file.read_only:
-                self.ctx.status(f"{self._name()} is open in another window ({self.file.holder()}): read-only here; "
-                                "Save as… saves a copy", 15000)
+                self.ctx.status(
+                    f"{self._name()} is open in another window ({self.file.holder()}): read-only here; "
+                    "Save as… saves a copy",
+                    15000,
+                )
 
     def _name(self) -> str:
         return os.path.basename(self.file.path or "") or "the corpus"
@@ -85,8 +96,10 @@ class FileOwner(QObject):
         ro = self.file.read_only
         if ro:
             self.label.setText(f"Read-only: open in another window ({self.file.holder()})")
-            self.label.setToolTip(f"{self.file.path} is being edited in another nerstudio window. Edits here can be "
-                                  "saved under another name (Save as…); Save works once the other window closes it.")
+            self.label.setToolTip(
+                f"{self.file.path} is being edited in another nerstudio window. Edits here can be "
+                "saved under another name (Save as…); Save works once the other window closes it."
+            )
         self.label.setVisible(ro)
         self.lockChanged.emit(ro)
 
@@ -110,7 +123,9 @@ class FileOwner(QObject):
             return
         if self.file.read_only and self.file.retry_lock():
             self._show_lock()
-            self.ctx.status(f"{self._name()} was closed in the other window: you can save it now", 10000)
+            self.ctx.status(
+                f"{self._name()} was closed in the other window: you can save it now", 10000
+            )
         state = self.file.check()
         if state is None or state.same:
             if state is not None:
@@ -126,8 +141,14 @@ class FileOwner(QObject):
         the user is typing; it is asked on activation and on Save)."""
         state = self.file.check()
         if state is not None and not state.same:
-            what = "was deleted or moved" if state.status == "missing" else "was changed by another program"
-            self.ctx.status(f"{self._name()} {what}: Save asks what to do with both versions", 15000)
+            what = (
+                "was deleted or moved"
+                if state.status == "missing"
+                else "was changed by another program"
+            )
+            self.ctx.status(
+                f"{self._name()} {what}: Save asks what to do with both versions", 15000
+            )
 
     # -- saving ---------------------------------------------------------------------------------
     def save(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
@@ -203,7 +224,9 @@ class FileOwner(QObject):
         if c is None:
             return False
         default = c.path or ""
-        if default and self.file.target() is None:  # propose a format that keeps the entities and offsets
+        if (
+            default and self.file.target() is None
+        ):  # propose a format that keeps the entities and offsets
             default = os.path.splitext(default)[0] + ".jsonl"
         path = self.ctx.dialogs.ask_save("Save corpus as", default, CORPUS_FILTER)
         return bool(path) and self.save(path, wait=wait)
@@ -232,9 +255,20 @@ class FileOwner(QObject):
                 keep = f"Keep both is not possible: the file on disk cannot be read ({exc})."
         else:
             keep = ""
-        when = time.strftime("%H:%M:%S", time.localtime(state.now.mtime_ns / 1e9)) if state.now.exists else ""
-        choice = self.ctx.dialogs.ask_disk_changed(path, state.status, n, keep, plan is not None and plan.aligned,
-                                                   when, not self.file.read_only)
+        when = (
+            time.strftime("%H:%M:%S", time.localtime(state.now.mtime_ns / 1e9))
+            if state.now.exists
+            else ""
+        )
+        choice = self.ctx.dialogs.ask_disk_changed(
+            path,
+            state.status,
+            n,
+            keep,
+            plan is not None and plan.aligned,
+            when,
+            not self.file.read_only,
+        )
         if choice == "reload":
             self.autosaver.discard()
             self.reloading = True
@@ -245,10 +279,15 @@ class FileOwner(QObject):
             if done:
                 self.ctx.cursor.go(done[0])
             if plan.conflicts:
-                self.ctx.dialogs.info("Changed in both versions", keepboth.describe(plan, prefix="Kept both versions: ")
-                                      + " Review them, then save.")
+                self.ctx.dialogs.info(
+                    "Changed in both versions",
+                    keepboth.describe(plan, prefix="Kept both versions: ")
+                    + " Review them, then save.",
+                )
                 return False
-            self.ctx.status(keepboth.describe(plan, prefix="Kept both versions: ") + " Ctrl+Z undoes it.", 15000)
+            self.ctx.status(
+                keepboth.describe(plan, prefix="Kept both versions: ") + " Ctrl+Z undoes it.", 15000
+            )
             return self.save(wait=wait) if saving else False
         if choice == "overwrite":
             return self.save(overwrite=True, wait=wait)
@@ -267,7 +306,9 @@ class FileOwner(QObject):
         for i, offer in enumerate(offers):
             if offer.edits is None:
                 kept = self.autosaver.set_aside(offer)
-                self.ctx.dialogs.warning("Cannot recover", offer.summary() + (f"; kept as {kept}" if kept else ""))
+                self.ctx.dialogs.warning(
+                    "Cannot recover", offer.summary() + (f"; kept as {kept}" if kept else "")
+                )
                 continue
             summary = offer.summary() + (f" ({i + 1} of {len(offers)})" if len(offers) > 1 else "")
             answer = self.ctx.dialogs.ask_recover(offer.path, summary)
@@ -282,8 +323,12 @@ class FileOwner(QObject):
         if changed:
             changed.sort()
             self.ctx.cursor.go(changed[0])
-            shown = ", ".join(str(k + 1) for k in changed[:12]) + (", …" if len(changed) > 12 else "")
-            self.ctx.status(f"Recovered edits of {keepboth.sentences(len(changed))} ({shown}); Ctrl+Z undoes them, "
-                            "save to keep them", 15000)
+            shown = ", ".join(str(k + 1) for k in changed[:12]) + (
+                ", …" if len(changed) > 12 else ""
+            )
+            self.ctx.status(
+                f"Recovered edits of {keepboth.sentences(len(changed))} ({shown}); Ctrl+Z undoes them, "
+                "save to keep them",
+                15000,
+            )
         return changed
-

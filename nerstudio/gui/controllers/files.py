@@ -56,14 +56,22 @@ class FilesController(QObject):
 
     def _busy(self) -> bool:
         if self.ctx.jobs.busy:
-            self.ctx.dialogs.info("Busy", f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
-                                          "(Shift+F5) first.")
+            self.ctx.dialogs.info(
+                "Busy",
+                f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
+                "(Shift+F5) first.",
+            )
             return True
         return False
 
     # -- corpus ---------------------------------------------------------------------------
-    def open_corpus(self, path: str, attach: bool = True, encoding: str | None = None,
-                    then: Callable[[bool], None] | None = None) -> bool:
+    def open_corpus(
+        self,
+        path: str,
+        attach: bool = True,
+        encoding: str | None = None,
+        then: Callable[[bool], None] | None = None,
+    ) -> bool:
         """Read ``path`` in the worker (progress in the status bar and the training panel,
         cancellable with Shift+F5) and open it in the document: the window keeps responding.
         ``then(ok)`` is called once it is open (or could not be). False: nothing started."""
@@ -81,8 +89,10 @@ class FilesController(QObject):
         def over(*_args) -> None:  # failed (a bug: the job service reports it) or cancelled
             if then is not None:
                 then(False)
-        return self.ctx.jobs.run("open", make_read_corpus_job(path, encoding), done, on_failed=over,
-                                 on_cancelled=over)
+
+        return self.ctx.jobs.run(
+            "open", make_read_corpus_job(path, encoding), done, on_failed=over, on_cancelled=over
+        )
 
     def load_corpus(self, path: str, attach: bool = True, encoding: str | None = None) -> bool:
         """Open ``path`` and wait until it is open (scripts, tests, the demo); the window keeps
@@ -121,13 +131,17 @@ class FilesController(QObject):
         keep = True
         if other:
             names = sorted({r.corpus_name or "an unnamed corpus" for r in other})
-            keep = self.ctx.dialogs.ask_keep_runs(len(other), ", ".join(names),
-                                                  os.path.basename(corpus.path or "") or "this corpus")
+            keep = self.ctx.dialogs.ask_keep_runs(
+                len(other), ", ".join(names), os.path.basename(corpus.path or "") or "this corpus"
+            )
         doc.open(corpus, keep_runs=keep, type_masks=type_masks, disk=disk)
         note = f"; {corpus.repairs} invalid tag transitions repaired" if corpus.repairs else ""
         note += "".join(f"; {n}" for n in corpus.notes)  # what another tool's format could not give
-        self.ctx.status(f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
-                        f"{corpus.n_tokens} tokens{note}", 10000)
+        self.ctx.status(
+            f"Loaded {corpus.path}: {len(corpus.documents)} documents, {len(corpus)} sentences, "
+            f"{corpus.n_tokens} tokens{note}",
+            10000,
+        )
         self.corpusOpened.emit()
 
     # -- N-best lists and models ----------------------------------------------------------
@@ -145,9 +159,13 @@ class FilesController(QObject):
             return False
         return self.attach_nbest(nb, path, stamp)
 
-    def attach_nbest(self, nb: NBestList, path: str | None = None, stamp: FileStamp | None = None) -> bool:
+    def attach_nbest(
+        self, nb: NBestList, path: str | None = None, stamp: FileStamp | None = None
+    ) -> bool:
         job = make_prepare_job(self.doc.corpus, nb, self.doc.model, revision=self.doc.revision)
-        return self.ctx.jobs.run("prepare", job, lambda res: self._install_prepared(res, path, stamp))
+        return self.ctx.jobs.run(
+            "prepare", job, lambda res: self._install_prepared(res, path, stamp)
+        )
 
     def _install_prepared(self, res, path, stamp: FileStamp | None = None) -> None:
         ix, scored = res
@@ -160,8 +178,10 @@ class FilesController(QObject):
             if missing:
                 msg += f" ({missing:,} without candidates)"
             if ix.differ:
-                msg += (f"; the gold of {ix.differ:,} sentence(s) in the list differed from the corpus: its "
-                        "candidates are scored against the corpus")
+                msg += (
+                    f"; the gold of {ix.differ:,} sentence(s) in the list differed from the corpus: its "
+                    "candidates are scored against the corpus"
+                )
             self.ctx.status(msg, 15000)
         elif scored is not None:
             self.doc.install_scores(scored, self._rescore_rev)
@@ -176,6 +196,7 @@ class FilesController(QObject):
 
         def job(ctx):
             from ...rerank.model import RerankerModel
+
             ctx.progress(f"reading the reranker {os.path.basename(path)}…")
             try:
                 return RerankerModel.load(path)
@@ -185,7 +206,10 @@ class FilesController(QObject):
         def failed(message, tb):
             if not tb:  # the user just chose this file: say why it cannot be used
                 self.ctx.dialogs.critical("Cannot open reranker", message)
-        return self.ctx.jobs.run("model", job, lambda model: self._install_model(model, path), on_failed=failed)
+
+        return self.ctx.jobs.run(
+            "model", job, lambda model: self._install_model(model, path), on_failed=failed
+        )
 
     def _install_model(self, model, path: str | None) -> None:
         old = [self.doc.model]
@@ -203,7 +227,9 @@ class FilesController(QObject):
             return True
         self._rescore_rev = doc.revision
         job = make_prepare_job(doc.corpus, None, doc.model, doc.nbest)
-        return self.ctx.jobs.run("prepare", job, lambda res: self._install_prepared(res, doc.nbest_path))
+        return self.ctx.jobs.run(
+            "prepare", job, lambda res: self._install_prepared(res, doc.nbest_path)
+        )
 
     def show_history(self, model, path: str | None) -> None:
         """Show a loaded model's training curve (the model file keeps its history)."""
@@ -211,16 +237,23 @@ class FilesController(QObject):
         hist = getattr(learner, "history_", None) or getattr(model, "history_", None)
         if not hist:
             return
-        unit = getattr(hist[0], "unit", None) or (hist[0].get("unit") if isinstance(hist[0], dict) else None) or "epoch"
+        unit = (
+            getattr(hist[0], "unit", None)
+            or (hist[0].get("unit") if isinstance(hist[0], dict) else None)
+            or "epoch"
+        )
         base = dev_baseline(self.doc.dev_nbest) if self.doc.dev_nbest is not None else None
         plot = self.v.curve_plot
-        run = plot.start_run(f"{describe_model(model)} [{os.path.basename(path or '')}]", unit, base)
+        run = plot.start_run(
+            f"{describe_model(model)} [{os.path.basename(path or '')}]", unit, base
+        )
         plot.add_points(run, hist)
         plot.finish_run(run)
 
     def _read_model(self, path: str, quiet: bool = False) -> None:
         try:
             from ...rerank.model import RerankerModel
+
             model = RerankerModel.load(path)
         except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
             if quiet:
@@ -233,6 +266,7 @@ class FilesController(QObject):
 
     def load_tagger(self, path: str) -> bool:
         from ...tagging.maxent import MaxEntTagger
+
         try:
             tagger = MaxEntTagger.load(path)
         except (NerstudioError, OSError, ValueError, KeyError) as exc:
@@ -266,7 +300,7 @@ class FilesController(QObject):
         c = self.doc.corpus
         other = corpus and (c is None or os.path.abspath(c.path or "") != os.path.abspath(corpus))
         if other and (not os.path.isfile(corpus) or not self.load_corpus(corpus, attach=False)):
-                return False
+            return False
         if info.get("tagger"):
             self.load_tagger(str(f / info["tagger"]))
         if info.get("dev_nbest"):
@@ -286,8 +320,11 @@ class FilesController(QObject):
         f = Path(folder)
         f.mkdir(parents=True, exist_ok=True)
         c = doc.corpus
-        info: dict = {"format": "nerstudio-session", "version": 1,
-                      "corpus": os.path.abspath(c.path) if c and c.path else None}
+        info: dict = {
+            "format": "nerstudio-session",
+            "version": 1,
+            "corpus": os.path.abspath(c.path) if c and c.path else None,
+        }
         stem = Path(c.path).stem if c and c.path else "corpus"
         if doc.nbest is not None:
             doc.nbest_snapshot().save(str(f / f"{stem}.nbest.npz"))
@@ -309,7 +346,11 @@ class FilesController(QObject):
                 nd = doc.kt.doc_nbest
                 info["kt_n"] = max((nd.n_candidates(d) for d in range(len(nd))), default=0)
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
-        for key, attr in (("tagger", "tagger_path"), ("model", "model_path"), ("kt_model", "kt_model_path")):
+        for key, attr in (
+            ("tagger", "tagger_path"),
+            ("model", "model_path"),
+            ("kt_model", "kt_model_path"),
+        ):
             if key in info:  # saved now: quitting need not ask about it
                 setattr(doc, attr, str(f / info[key]))
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
@@ -386,10 +427,14 @@ class FilesController(QObject):
         return path
 
     def save_nbest_dialog(self) -> None:
-        self._save_object(self.doc.nbest_snapshot(), "N-best list", "Save N-best list", "", NBEST_FILTER)
+        self._save_object(
+            self.doc.nbest_snapshot(), "N-best list", "Save N-best list", "", NBEST_FILTER
+        )
 
     def save_model_dialog(self) -> None:
-        path = self._save_object(self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER)
+        path = self._save_object(
+            self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER
+        )
         if path and self.doc.model is not None:
             self.doc.model_path = path
 
@@ -397,9 +442,15 @@ class FilesController(QObject):
     def unsaved_models(self) -> list[str]:
         """The models trained in this session and saved nowhere."""
         d = self.doc
-        return [name for name, model, path in (("reranker", d.model, d.model_path),
-                                               ("sequence tagger", d.kt_model, d.kt_model_path),
-                                               ("tagger", d.tagger, d.tagger_path)) if model is not None and not path]
+        return [
+            name
+            for name, model, path in (
+                ("reranker", d.model, d.model_path),
+                ("sequence tagger", d.kt_model, d.kt_model_path),
+                ("tagger", d.tagger, d.tagger_path),
+            )
+            if model is not None and not path
+        ]
 
     def confirm_unsaved_models(self) -> bool:
         """Before quitting: a trained model never saved is saved (to a results folder),
@@ -441,7 +492,9 @@ class FilesController(QObject):
         fm = self.recent_menu.fontMetrics()
         for k, p in enumerate(rec, 1):
             text = fm.elidedText(p, Qt.ElideMiddle, RECENT_WIDTH_PX).replace("&", "&&")
-            a = self.recent_menu.addAction(f"&{k}  {text}" if k < 10 else text, lambda p=p: self.open_corpus(p))
+            a = self.recent_menu.addAction(
+                f"&{k}  {text}" if k < 10 else text, lambda p=p: self.open_corpus(p)
+            )
             a.setToolTip(p)
             a.setStatusTip(p)
             a.setData(p)

@@ -57,17 +57,24 @@ class LoopPanel(QWidget):
         self.label = QLabel("Learn from corrections is off (Annotate menu)")
         self.label.setWordWrap(True)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["Reviewed", "Suggestion F", "Edits", "Added / removed / relabelled"])
-        tips = ("The batch's sentences, in review order", "Entity F of the model's suggestions against what was kept",
-                "Entity corrections the suggestions needed: spans added + removed + relabelled",
-                "The corrections by kind")
+        self.table.setHorizontalHeaderLabels(
+            ["Reviewed", "Suggestion F", "Edits", "Added / removed / relabelled"]
+        )
+        tips = (
+            "The batch's sentences, in review order",
+            "Entity F of the model's suggestions against what was kept",
+            "Entity corrections the suggestions needed: spans added + removed + relabelled",
+            "The corrections by kind",
+        )
         for c, tip in enumerate(tips):
             self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.setToolTip("Per batch of reviewed sentences (in review order): the entity F of the model's "
-                              "suggestions against what was kept, and the entity corrections they needed")
+        self.table.setToolTip(
+            "Per batch of reviewed sentences (in review order): the entity F of the model's "
+            "suggestions against what was kept, and the entity corrections they needed"
+        )
         self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         lay = QHBoxLayout(self)
         lay.addWidget(self.label, 2)
@@ -77,8 +84,12 @@ class LoopPanel(QWidget):
         self.table.setRowCount(len(scores))
         done = 0
         for r, b in enumerate(scores):
-            cells = (f"{done + 1}–{done + b.sentences}", num(b.f1, 2), str(b.edits),
-                     f"{b.added} / {b.removed} / {b.relabelled}")
+            cells = (
+                f"{done + 1}–{done + b.sentences}",
+                num(b.f1, 2),
+                str(b.edits),
+                f"{b.added} / {b.removed} / {b.relabelled}",
+            )
             done += b.sentences
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
@@ -92,20 +103,37 @@ class LoopController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         w = parent_widget
-        self.act_learn = make_action(w, "&Learn from corrections", self.toggle, None,
-                                     "A model learns from every sentence you review and re-predicts the others")
+        self.act_learn = make_action(
+            w,
+            "&Learn from corrections",
+            self.toggle,
+            None,
+            "A model learns from every sentence you review and re-predicts the others",
+        )
         self.act_learn.setCheckable(True)
-        self.act_review = make_action(w, "&Mark sentence reviewed", self.mark_reviewed, "Ctrl+Shift+Return",
-                                      "Accept the shown sentence as it is: it becomes reviewed (the model learns it)")
-        self.act_save = make_action(w, "Save loop &model…", self.save_dialog, None,
-                                    "Save the model in the loop as a model folder (nerstudio.load reads it)")
+        self.act_review = make_action(
+            w,
+            "&Mark sentence reviewed",
+            self.mark_reviewed,
+            "Ctrl+Shift+Return",
+            "Accept the shown sentence as it is: it becomes reviewed (the model learns it)",
+        )
+        self.act_save = make_action(
+            w,
+            "Save loop &model…",
+            self.save_dialog,
+            None,
+            "Save the model in the loop as a model folder (nerstudio.load reads it)",
+        )
         self.panel = LoopPanel()
         views.annotate_tabs.addTab(self.panel, "Model in the loop")  # beside the gold entities
         self.learner: loop.OnlineLearner | None = None
         self.source = ""  # what the learner started from
         self.last = ""  # the last round's summary (tests, scripts)
         self.confirm = self._confirm  # replaced in tests
-        self._nbest_for = None  # a tagger just opened, whose N-best lists are wanted once no job runs
+        self._nbest_for = (
+            None  # a tagger just opened, whose N-best lists are wanted once no job runs
+        )
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.idle.connect(self._on_idle)
         self._update()
@@ -138,13 +166,21 @@ class LoopController(QObject):
         scores = loop.batch_scores(self.doc, self.every)
         self.panel.show_batches(scores)
         if self.learner is None:
-            self.panel.label.setText(f"{n:,} of {len(self.doc.corpus):,} sentences reviewed. Learn from corrections "
-                                     "is off (Annotate menu).")
+            self.panel.label.setText(
+                f"{n:,} of {len(self.doc.corpus):,} sentences reviewed. Learn from corrections "
+                "is off (Annotate menu)."
+            )
             return
-        kind = "learns per sentence" if self.learner.online else f"learns every {self.learner.every} sentences"
-        self.panel.label.setText(f"<b>{self.source}</b>, {kind}: {self.learner.rounds} round(s), "
-                                 f"{len(self.learner.learned):,} sentence(s) learned.<br>{n:,} of "
-                                 f"{len(self.doc.corpus):,} sentences reviewed.<br>{self.last}")
+        kind = (
+            "learns per sentence"
+            if self.learner.online
+            else f"learns every {self.learner.every} sentences"
+        )
+        self.panel.label.setText(
+            f"<b>{self.source}</b>, {kind}: {self.learner.rounds} round(s), "
+            f"{len(self.learner.learned):,} sentence(s) learned.<br>{n:,} of "
+            f"{len(self.doc.corpus):,} sentences reviewed.<br>{self.last}"
+        )
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
@@ -152,7 +188,9 @@ class LoopController(QObject):
             self.stop()
         elif ch.kind == "tagger":
             self._nbest_for = self.doc.tagger
-            QTimer.singleShot(0, self._on_idle)  # after whatever opened it (a demo, a results folder)
+            QTimer.singleShot(
+                0, self._on_idle
+            )  # after whatever opened it (a demo, a results folder)
         if ch.kind in ("corpus", "review", "gold"):
             self._update()
         if ch.kind == "review" and self.learner is not None:
@@ -176,8 +214,13 @@ class LoopController(QObject):
         if self.doc.tagger is not None:
             return self.doc.tagger, [], "The open tagger"
         from ...experiments.predictor import load_model_folder
+
         tagger, _ = load_model_folder(DEMO_MODEL_DIR)
-        return tagger, read_corpus(str(DEMO_CORPUS)).sentences, "The demo model (seed: the demo corpus)"
+        return (
+            tagger,
+            read_corpus(str(DEMO_CORPUS)).sentences,
+            "The demo model (seed: the demo corpus)",
+        )
 
     def start(self) -> bool:
         doc = self.doc
@@ -185,14 +228,18 @@ class LoopController(QObject):
             self.ctx.status("Open a corpus first", 4000)
             return False
         if self.ctx.jobs.busy:
-            self.ctx.status(f"A job is running ({self.ctx.jobs.name}): wait for it or cancel it (Shift+F5)", 5000)
+            self.ctx.status(
+                f"A job is running ({self.ctx.jobs.name}): wait for it or cancel it (Shift+F5)",
+                5000,
+            )
             return False
         todo = sum(1 for k, s in enumerate(doc.corpus.sentences) if s.spans and not doc.reviewed[k])
         if todo and not self.confirm(
-                "Learn from corrections",
-                f"The model will replace the entities of the {todo:,} sentence(s) not reviewed yet that have "
-                "some, now and after each time it learns (each time one undoable edit). Sentences you edit or "
-                "mark reviewed (Ctrl+Shift+Return) are never changed. Continue?"):
+            "Learn from corrections",
+            f"The model will replace the entities of the {todo:,} sentence(s) not reviewed yet that have "
+            "some, now and after each time it learns (each time one undoable edit). Sentences you edit or "
+            "mark reviewed (Ctrl+Shift+Return) are never changed. Continue?",
+        ):
             return False
         tagger, seed, self.source = self._model()
         self.learner = loop.OnlineLearner(tagger, seed, every=self.every)
@@ -234,25 +281,36 @@ class LoopController(QObject):
             ctx.plan(([STAGE_LEARN] if train else []) + [STAGE_DECODE])
             if train:
                 ctx.stage(STAGE_LEARN, f"{len(learner.new(rnd)):,} new sentence(s)")
-            return learner.run(rnd, lambda d, n: ctx.stage(STAGE_DECODE, f"{d:,}/{n:,} sentences", d, n),
-                               ctx.should_cancel, train)
+            return learner.run(
+                rnd,
+                lambda d, n: ctx.stage(STAGE_DECODE, f"{d:,}/{n:,} sentences", d, n),
+                ctx.should_cancel,
+                train,
+            )
 
         def done(res: loop.RoundResult) -> None:
             if doc.corpus is not corpus or self.learner is not learner:
                 return  # another corpus, or the loop turned off meanwhile
             changed = loop.apply(doc, res, "model in the loop: re-predict")
             learner.adopt(res)
-            self.last = (f"Last round: {res.note + '; ' if res.note else ''}{len(changed):,} sentence(s) "
-                         "re-predicted.")
+            self.last = (
+                f"Last round: {res.note + '; ' if res.note else ''}{len(changed):,} sentence(s) "
+                "re-predicted."
+            )
             if not res.trained:
                 self.last = f"Predicted {len(changed):,} sentence(s); N-best lists attached."
             self.ctx.status(self.last, 8000)
             self._update()
 
-        return self.ctx.jobs.run(JOB_NAME, job, done,
-                                 on_failed=lambda msg, tb: self.ctx.status(f"Model in the loop failed: {msg}", 10000),
-                                 on_cancelled=lambda: self.ctx.status("Model in the loop: round cancelled, "
-                                                                      "nothing changed", 6000))
+        return self.ctx.jobs.run(
+            JOB_NAME,
+            job,
+            done,
+            on_failed=lambda msg, tb: self.ctx.status(f"Model in the loop failed: {msg}", 10000),
+            on_cancelled=lambda: self.ctx.status(
+                "Model in the loop: round cancelled, nothing changed", 6000
+            ),
+        )
 
     def mark_reviewed(self) -> bool:
         k = self.ctx.cursor.k
@@ -293,8 +351,13 @@ class LoopController(QObject):
 
         def job(ctx):
             ctx.progress("decoding…", 0, len(sents))
-            return loop.decode(tagger, sents, loop.N_CANDIDATES,
-                               lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n), ctx.should_cancel)
+            return loop.decode(
+                tagger,
+                sents,
+                loop.N_CANDIDATES,
+                lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
+                ctx.should_cancel,
+            )
 
         def done(nb) -> None:
             if doc.corpus is not corpus or doc.tagger is not tagger or doc.nbest is not None:
@@ -302,5 +365,9 @@ class LoopController(QObject):
             doc.attach_nbest(index_nbest(corpus, nb, revision=doc.revision))
             self.ctx.status(f"N-best lists of {len(nb):,} sentences made by the tagger", 6000)
 
-        return self.ctx.jobs.run(NBEST_JOB, job, done,
-                                 on_cancelled=lambda: self.ctx.status("N-best lists not made (cancelled)", 5000))
+        return self.ctx.jobs.run(
+            NBEST_JOB,
+            job,
+            done,
+            on_cancelled=lambda: self.ctx.status("N-best lists not made (cancelled)", 5000),
+        )

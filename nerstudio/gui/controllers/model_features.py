@@ -24,7 +24,9 @@ class ModelFeaturesController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self.view = views.model_features_view
-        self._shown: tuple | None = None  # (scored object, against) of the result shown or being computed
+        self._shown: tuple | None = (
+            None  # (scored object, against) of the result shown or being computed
+        )
         self.view.refreshRequested.connect(lambda: self.refresh(force=True))
         self.view.sentencesRequested.connect(self._show_sentences)
         views.tabs.currentChanged.connect(lambda _i: self.refresh())
@@ -47,14 +49,22 @@ class ModelFeaturesController(QObject):
             return False
         self._shown = key
         if sc is None:
-            self.view.show_message("No reranker scores: open a reranker (Ctrl+M) or train one (F5) to see what it "
-                                   "has learned over the whole N-best list.")
+            self.view.show_message(
+                "No reranker scores: open a reranker (Ctrl+M) or train one (F5) to see what it "
+                "has learned over the whole N-best list."
+            )
             return False
         if sc.model.__class__.__name__ == "KernelPerceptron" or not hasattr(sc.model, "compare"):
-            self.view.show_message("This reranker has no per-feature weights to rank (a kernel perceptron scores "
-                                   "by similarity to stored mistakes).")
+            self.view.show_message(
+                "This reranker has no per-feature weights to rank (a kernel perceptron scores "
+                "by similarity to stored mistakes)."
+            )
             return False
-        name = os.path.basename(self.doc.nbest_path) if self.doc.nbest_path else "the N-best list of this session"
+        name = (
+            os.path.basename(self.doc.nbest_path)
+            if self.doc.nbest_path
+            else "the N-best list of this session"
+        )
         self.view.set_busy("Ranking the reranker's features…")
 
         def done(result):
@@ -65,8 +75,12 @@ class ModelFeaturesController(QObject):
             if self._shown == key:
                 self.view.show_message(f"The ranking failed: {message}")
 
-        self.ctx.jobs.view("model-features", importance_job(sc.model, self.doc.scored_data(), self.view.against()),
-                           done, failed)
+        self.ctx.jobs.view(
+            "model-features",
+            importance_job(sc.model, self.doc.scored_data(), self.view.against()),
+            done,
+            failed,
+        )
         return True
 
     @Slot(list)
@@ -78,5 +92,7 @@ class ModelFeaturesController(QObject):
         wanted = {int(i) for i in rows}
         ks = [k for k, i in enumerate(ix.row_of) if int(i) in wanted]
         self.ctx.cursor.showOnly.emit(ks, f"{len(ks)} where the chosen feature matters")
-        self.ctx.status(f"{len(ks)} sentences shown in the browser ('show all' under the list brings back the rest)",
-                        6000)
+        self.ctx.status(
+            f"{len(ks)} sentences shown in the browser ('show all' under the list brings back the rest)",
+            6000,
+        )

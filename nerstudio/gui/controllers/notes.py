@@ -36,10 +36,12 @@ NOTE_KEY = "Ctrl+Shift+N"
 FLAG_KEY = "Ctrl+Shift+F"
 CHOSEN_KEY = "guidelines/chosen"  # settings: JSON object, corpus path → guidelines file
 GUIDELINES_FILTER = "Markdown (*.md *.markdown *.txt);;All files (*)"
-NO_GUIDELINES = ("No guidelines file. Put a Markdown file named <b>guidelines.md</b> (or <b>NAME.guidelines.md</b> "
-                 "for a corpus NAME.EXT) beside the corpus, or choose one with Annotate ▸ Choose guidelines file…. "
-                 "A heading <tt>## PER</tt> or a list item <tt>- PER: description</tt> gives the label's "
-                 "description, shown in the legend's tooltips.")
+NO_GUIDELINES = (
+    "No guidelines file. Put a Markdown file named <b>guidelines.md</b> (or <b>NAME.guidelines.md</b> "
+    "for a corpus NAME.EXT) beside the corpus, or choose one with Annotate ▸ Choose guidelines file…. "
+    "A heading <tt>## PER</tt> or a list item <tt>- PER: description</tt> gives the label's "
+    "description, shown in the legend's tooltips."
+)
 
 
 class GuidelinesPanel(QWidget):
@@ -65,14 +67,29 @@ class NotesController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         w = parent_widget
-        self.act_note = make_action(w, "Add &note…", self.edit_note, NOTE_KEY,
-                                    "Write a note on the shown sentence (saved with the corpus)")
-        self.act_flag = make_action(w, "Toggle &flag", self.toggle_flag, FLAG_KEY,
-                                    "Flag the shown sentence (or take its flag away): the browser's Flagged filter "
-                                    "finds it again")
+        self.act_note = make_action(
+            w,
+            "Add &note…",
+            self.edit_note,
+            NOTE_KEY,
+            "Write a note on the shown sentence (saved with the corpus)",
+        )
+        self.act_flag = make_action(
+            w,
+            "Toggle &flag",
+            self.toggle_flag,
+            FLAG_KEY,
+            "Flag the shown sentence (or take its flag away): the browser's Flagged filter "
+            "finds it again",
+        )
         self.act_flag.setCheckable(True)
-        self.act_choose = make_action(w, "Choose &guidelines file…", self.choose_dialog, None,
-                                      "Show this Markdown file as the open corpus's guidelines")
+        self.act_choose = make_action(
+            w,
+            "Choose &guidelines file…",
+            self.choose_dialog,
+            None,
+            "Show this Markdown file as the open corpus's guidelines",
+        )
         self.ask_note = self._ask_note  # replaced in tests
         self.note_line = QLabel()
         self.note_line.setObjectName("sentenceNote")
@@ -89,7 +106,9 @@ class NotesController(QObject):
         self.watcher.fileChanged.connect(lambda _p: self._reload_soon.start())
         self.watcher.directoryChanged.connect(lambda _p: self._reload_soon.start())
         self._found_for = None  # the corpus path the guidelines were looked for
-        self._reload_soon = QTimer(self, singleShot=True, interval=200)  # an editor's save is several events
+        self._reload_soon = QTimer(
+            self, singleShot=True, interval=200
+        )  # an editor's save is several events
         self._reload_soon.timeout.connect(self._on_disk_change)
         ctx.events.changed.connect(self._on_change)
         ctx.cursor.moved.connect(lambda _k: self._show_current())
@@ -127,7 +146,10 @@ class NotesController(QObject):
         text = self.ask_note(k, self.doc.notes.get(k, ""))
         if text is None or not self.doc.set_note(k, text):
             return False
-        self.ctx.status(f"Note on sentence {k + 1} " + ("saved with the corpus" if text.strip() else "removed"), 3000)
+        self.ctx.status(
+            f"Note on sentence {k + 1} " + ("saved with the corpus" if text.strip() else "removed"),
+            3000,
+        )
         return True
 
     def toggle_flag(self) -> bool:
@@ -165,7 +187,11 @@ class NotesController(QObject):
             self._update()
         elif ch.kind in ("gold", "saved"):  # the legend's chips may be new (a new type)
             self._describe_legend()
-            if ch.kind == "saved" and self.doc.corpus is not None and self.doc.corpus.path != self._found_for:
+            if (
+                ch.kind == "saved"
+                and self.doc.corpus is not None
+                and self.doc.corpus.path != self._found_for
+            ):
                 self.find()  # saved as another file: its folder's guidelines
         elif ch.kind == "marks":
             if ch.sentences and self.ctx.cursor.k not in ch.sentences:
@@ -272,5 +298,8 @@ class NotesController(QObject):
                 base = chip.toolTip()
                 chip.setProperty("baseToolTip", base)
             desc = self.descriptions.get(lab)
-            chip.setToolTip(f"<qt>{html.escape(base)}<br><b>{html.escape(lab)}</b>: {html.escape(desc)}</qt>"
-                            if desc else base)
+            chip.setToolTip(
+                f"<qt>{html.escape(base)}<br><b>{html.escape(lab)}</b>: {html.escape(desc)}</qt>"
+                if desc
+                else base
+            )

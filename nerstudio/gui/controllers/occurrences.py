@@ -31,9 +31,14 @@ class OccurrencesController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._window = parent_widget
-        self.act = make_action(parent_widget, "Label all &occurrences…", lambda: self.open_dialog(), "Ctrl+Shift+A",
-                               "Find every occurrence of the selected entity's words (or the search text) in the "
-                               "corpus and label or remove them in one undoable edit")
+        self.act = make_action(
+            parent_widget,
+            "Label all &occurrences…",
+            lambda: self.open_dialog(),
+            "Ctrl+Shift+A",
+            "Find every occurrence of the selected entity's words (or the search text) in the "
+            "corpus and label or remove them in one undoable edit",
+        )
         self.dialog: OccurrencesDialog | None = None
         self.last = ""  # the last result (tests, scripts)
         ctx.events.changed.connect(self._on_change)
@@ -59,14 +64,16 @@ class OccurrencesController(QObject):
         if words and a >= 0:
             sp = ann.span_at(gold, view.caret)
             if sp is not None and b - a == 1:
-                return " ".join(words[sp.start:sp.end]), sp.label
+                return " ".join(words[sp.start : sp.end]), sp.label
             inside = [s for s in gold if (s.start, s.end) == (a, b)]
             if b - a > 1 or inside:
                 return " ".join(words[a:b]), inside[0].label if inside else ""
             return words[a], ""
         return self.v.search.text().strip(), ""
 
-    def open_dialog(self, phrase: str | None = None, label: str | None = None) -> OccurrencesDialog | None:
+    def open_dialog(
+        self, phrase: str | None = None, label: str | None = None
+    ) -> OccurrencesDialog | None:
         """Open the preview (not blocking); it applies what the user chooses when it closes."""
         if self.doc.corpus is None:
             self.ctx.status("Open a corpus first", 4000)
@@ -74,10 +81,19 @@ class OccurrencesController(QObject):
         p, lab = self.default_phrase()
         labels = document_types(self.doc).labels
         if not lab:  # a search: the type most of the phrase's entities have already
-            have = Counter(o.exact().label for o in occ.find(self.doc.corpus.sentences, p) if o.exact() is not None)
+            have = Counter(
+                o.exact().label
+                for o in occ.find(self.doc.corpus.sentences, p)
+                if o.exact() is not None
+            )
             lab = have.most_common(1)[0][0] if have else ""
-        d = self.dialog = OccurrencesDialog(self.doc.corpus.sentences, labels, p if phrase is None else phrase,
-                                            (lab or labels[0]) if label is None else label, self._window)
+        d = self.dialog = OccurrencesDialog(
+            self.doc.corpus.sentences,
+            labels,
+            p if phrase is None else phrase,
+            (lab or labels[0]) if label is None else label,
+            self._window,
+        )
         corpus = self.doc.corpus
         d.accepted.connect(lambda: self.apply(d, corpus))
         d.open()
@@ -89,8 +105,11 @@ class OccurrencesController(QObject):
         if c is None or (corpus is not None and c is not corpus):
             return []
         ticked = {(o.k, o.start, o.end) for o in d.chosen()}  # found again: the gold of this moment
-        chosen = [o for o in occ.find(c.sentences, d.phrase.text(), d.case.isChecked())
-                  if (o.k, o.start, o.end) in ticked]
+        chosen = [
+            o
+            for o in occ.find(c.sentences, d.phrase.text(), d.case.isChecked())
+            if (o.k, o.start, o.end) in ticked
+        ]
         phrase = " ".join(occ.tokens_of(d.phrase.text()))
         if d.action == "remove":
             edits, rep = occ.remove_edit(c.sentences, chosen)

@@ -32,9 +32,14 @@ class PreannotateController(QObject):
     def __init__(self, ctx: Context, parent_widget):
         super().__init__(parent_widget)
         self.ctx, self.doc = ctx, ctx.document
-        self.act = make_action(parent_widget, "&Pre-annotate with model…", self.ask_and_run, None,
-                               "Fill the corpus's sentences with a model's entities, to correct them (one undoable "
-                               "edit)")
+        self.act = make_action(
+            parent_widget,
+            "&Pre-annotate with model…",
+            self.ask_and_run,
+            None,
+            "Fill the corpus's sentences with a model's entities, to correct them (one undoable "
+            "edit)",
+        )
         self.last: str = ""  # the last result's summary (tests, scripts)
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.started.connect(lambda _name: self._update())
@@ -70,7 +75,9 @@ class PreannotateController(QObject):
         with_entities = sum(1 for s in sents if s.spans)
         replace = False
         if with_entities:
-            policy = self.ctx.dialogs.ask_preannotate_policy(with_entities, len(sents) - with_entities)
+            policy = self.ctx.dialogs.ask_preannotate_policy(
+                with_entities, len(sents) - with_entities
+            )
             if policy is None:
                 return False
             replace = policy == "all"
@@ -83,7 +90,10 @@ class PreannotateController(QObject):
         if doc.corpus is None:
             return False
         if self.ctx.jobs.busy:
-            self.ctx.status(f"A job is running ({self.ctx.jobs.name}): wait for it or cancel it (Shift+F5)", 5000)
+            self.ctx.status(
+                f"A job is running ({self.ctx.jobs.name}): wait for it or cancel it (Shift+F5)",
+                5000,
+            )
             return False
         corpus, start = doc.corpus, doc.revision
         ks = targets(corpus.sentences, replace)
@@ -111,6 +121,10 @@ class PreannotateController(QObject):
             if not tb:  # the folder the user chose cannot be used: say why
                 self.ctx.dialogs.critical("Cannot pre-annotate", message)
 
-        return self.ctx.jobs.run(JOB_NAME, job, done, on_failed=failed,
-                                 on_cancelled=lambda: self.ctx.status("Pre-annotation cancelled: nothing changed",
-                                                                      6000))
+        return self.ctx.jobs.run(
+            JOB_NAME,
+            job,
+            done,
+            on_failed=failed,
+            on_cancelled=lambda: self.ctx.status("Pre-annotation cancelled: nothing changed", 6000),
+        )

@@ -28,14 +28,30 @@ REBUILD_ON = ("corpus", "nbest", "dev", "model")
 
 def plain_copy(nb: NBestList) -> NBestList:
     """``nb`` with its gold as a plain list (an attached list reads its gold from the corpus)."""
-    gold = nb.gold.snapshot() if hasattr(nb.gold, "snapshot") else (None if nb.gold is None else list(nb.gold))
-    return NBestList(nb.tagset, nb.words, nb.candidates, nb.logprobs, gold, nb.ids, nb.meta,
-                     _span_cache=nb._span_cache)
+    gold = (
+        nb.gold.snapshot()
+        if hasattr(nb.gold, "snapshot")
+        else (None if nb.gold is None else list(nb.gold))
+    )
+    return NBestList(
+        nb.tagset,
+        nb.words,
+        nb.candidates,
+        nb.logprobs,
+        gold,
+        nb.ids,
+        nb.meta,
+        _span_cache=nb._span_cache,
+    )
 
 
 def same_sentences(a: NBestList | None, b: NBestList | None) -> bool:
-    return a is not None and b is not None and len(a) == len(b) and \
-        all(list(x) == list(y) for x, y in zip(a.words, b.words))
+    return (
+        a is not None
+        and b is not None
+        and len(a) == len(b)
+        and all(list(x) == list(y) for x, y in zip(a.words, b.words))
+    )
 
 
 def training_sibling(dev_path: str | None) -> str | None:
@@ -55,7 +71,9 @@ class StepperController(QObject):
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self.panel = views.stepper_panel
         self._source = None  # what the panel's data was made from
-        self._train: tuple[NBestList, str] | None = None  # the last training list seen (list, its name)
+        self._train: tuple[NBestList, str] | None = (
+            None  # the last training list seen (list, its name)
+        )
         self.panel.set_executor(self._run_work)
         views.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare())
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -79,15 +97,21 @@ class StepperController(QObject):
         doc = self.doc
         if doc.nbest is None or doc.dev_nbest is None:
             return False
-        if doc.nbest_path and doc.dev_nbest_path and \
-                os.path.abspath(doc.nbest_path) == os.path.abspath(doc.dev_nbest_path):
+        if (
+            doc.nbest_path
+            and doc.dev_nbest_path
+            and os.path.abspath(doc.nbest_path) == os.path.abspath(doc.dev_nbest_path)
+        ):
             return True
         return same_sentences(doc.nbest, doc.dev_nbest)
 
     def _remember_attached(self) -> None:
         doc = self.doc
         if doc.nbest is not None and doc.nbest.gold is not None and not self._attached_is_dev():
-            self._train = (doc.nbest, os.path.basename(doc.nbest_path) if doc.nbest_path else "the open N-best list")
+            self._train = (
+                doc.nbest,
+                os.path.basename(doc.nbest_path) if doc.nbest_path else "the open N-best list",
+            )
 
     def training_list(self) -> tuple[NBestList | None, str, bool]:
         """(the training list, its name, whether it is the attached list) — see the module docstring."""
@@ -117,42 +141,84 @@ class StepperController(QObject):
             self._source = None
             self.panel.set_no_data(
                 "The open N-best list is the dev list: open the training corpus (its N-best list is the "
-                "training list) to step through training." if doc.nbest is not None else None)
+                "training list) to step through training."
+                if doc.nbest is not None
+                else None
+            )
             return False
-        dev_nb = doc.dev_nbest if doc.dev_nbest is not None and doc.dev_nbest.gold is not None else None
+        dev_nb = (
+            doc.dev_nbest if doc.dev_nbest is not None and doc.dev_nbest.gold is not None else None
+        )
         key = (id(nb), id(dev_nb), id(doc.model), doc.gold_revision if attached else 0)
         if key == self._source and not force:
             return True
         self._source = key
         model = doc.model
-        dev_name = (os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "the dev list of this session") \
-            if dev_nb is not None else ""
+        dev_name = (
+            (
+                os.path.basename(doc.dev_nbest_path)
+                if doc.dev_nbest_path
+                else "the dev list of this session"
+            )
+            if dev_nb is not None
+            else ""
+        )
         # the scored list's ranking data is the same thing, unless the gold was edited since
         sc = doc.scored
-        reuse = sc.data if (attached and sc is not None and model is not None and sc.model is model
-                            and doc.scores_current() and sc.data.nbest is nb) else None
+        reuse = (
+            sc.data
+            if (
+                attached
+                and sc is not None
+                and model is not None
+                and sc.model is model
+                and doc.scores_current()
+                and sc.data.nbest is nb
+            )
+            else None
+        )
         snap = doc.nbest_snapshot() if attached else nb
         eps = getattr(getattr(model, "learner", None), "epsilon", None)
         n_train, n_dev = len(nb), (len(dev_nb) if dev_nb is not None else 0)
-        sources = (f"Trains on <b>{train_name}</b> ({n_train:,} sentences)"
-                   + (f" · dev F on <b>{dev_name}</b> ({n_dev:,} sentences)" if dev_nb is not None else
-                      " · no dev list: File ▸ Open dev N-best list… draws the dev F curve"))
+        sources = f"Trains on <b>{train_name}</b> ({n_train:,} sentences)" + (
+            f" · dev F on <b>{dev_name}</b> ({n_dev:,} sentences)"
+            if dev_nb is not None
+            else " · no dev list: File ▸ Open dev N-best list… draws the dev F curve"
+        )
 
         def compute(should_cancel=None, progress=None):
             def prog(stage):
                 return None if progress is None else (lambda d, n: progress(stage, d, n))
+
             if model is not None and getattr(model, "features", None) is not None:
                 feats = model.features
-                train = reuse if reuse is not None else \
-                    model.data(snap, progress=prog("global features of the training list"),
-                               should_cancel=should_cancel)
+                train = (
+                    reuse
+                    if reuse is not None
+                    else model.data(
+                        snap,
+                        progress=prog("global features of the training list"),
+                        should_cancel=should_cancel,
+                    )
+                )
             else:
                 from ...rerank.features import GlobalFeatures
+
                 feats = GlobalFeatures()
-                train = feats.fit_transform(snap, progress=prog("global features of the training list"),
-                                            should_cancel=should_cancel)
-            dev = feats.transform(dev_nb, progress=prog("global features of the dev list"),
-                                  should_cancel=should_cancel) if dev_nb is not None else None
+                train = feats.fit_transform(
+                    snap,
+                    progress=prog("global features of the training list"),
+                    should_cancel=should_cancel,
+                )
+            dev = (
+                feats.transform(
+                    dev_nb,
+                    progress=prog("global features of the dev list"),
+                    should_cancel=should_cancel,
+                )
+                if dev_nb is not None
+                else None
+            )
             return train, dev, list(feats.names_)
 
         def done(res):
@@ -164,6 +230,7 @@ class StepperController(QObject):
             if key == self._source:
                 self._source = None
                 self.panel.set_failed(f"Cannot prepare the step-through: {message}")
+
         size = sum(len(c) for c in nb.candidates)
         if size <= STEPPER_LARGE:
             try:
@@ -173,8 +240,12 @@ class StepperController(QObject):
                 return False
             return True
         self.panel.set_sources(sources)
-        self.panel.set_preparing(f"Computing the global features of {len(nb):,} sentences for the step-through…")
-        self.ctx.jobs.view("stepper", lambda ctx: compute(ctx.should_cancel, ctx.progress), done, failed)
+        self.panel.set_preparing(
+            f"Computing the global features of {len(nb):,} sentences for the step-through…"
+        )
+        self.ctx.jobs.view(
+            "stepper", lambda ctx: compute(ctx.should_cancel, ctx.progress), done, failed
+        )
         return True
 
     def _run_work(self, fn, on_done, on_fail) -> None:

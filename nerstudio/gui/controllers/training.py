@@ -30,8 +30,15 @@ def sibling_dev(path: str | None) -> str:
     if not path:
         return ""
     p = Path(path).resolve()
-    names = ["dev" + p.suffix, "dev.conll", p.stem.replace("train", "dev") + p.suffix, "eng.testa", "testa",
-             p.stem + ".testa", p.stem + ".dev"]
+    names = [
+        "dev" + p.suffix,
+        "dev.conll",
+        p.stem.replace("train", "dev") + p.suffix,
+        "eng.testa",
+        "testa",
+        p.stem + ".testa",
+        p.stem + ".dev",
+    ]
     for n in names:
         q = p.with_name(n)
         if q != p and q.is_file():
@@ -45,7 +52,9 @@ class TrainingController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self._executor: tuple[str, object] | None = None  # (setting, executor) of the jackknife's folds
+        self._executor: tuple[str, object] | None = (
+            None  # (setting, executor) of the jackknife's folds
+        )
         # the reranker stage of a training run goes to a child process (its own interpreter lock)
         self.train_in_child = os.environ.get("NERSTUDIO_TRAIN_IN_PROCESS", "") in ("", "0")
         self.child_pid: int | None = None
@@ -54,7 +63,9 @@ class TrainingController(QObject):
         self.last_run_timings: dict = {}
         self.last_install_ms = 0.0
         self._rev = 0
-        self._curve_corpus: dict[int, tuple] = {}  # id(curve) -> (curve, corpus path it was trained on)
+        self._curve_corpus: dict[
+            int, tuple
+        ] = {}  # id(curve) -> (curve, corpus path it was trained on)
         views.training_panel.trainRequested.connect(self.start_training)
         views.training_panel.cancelRequested.connect(self.cancel_job)
         j = ctx.jobs
@@ -71,8 +82,11 @@ class TrainingController(QObject):
     def _on_change(self, ch: Change) -> None:
         if ch.kind == "corpus" and not self.v.training_panel.dev_path.text():
             self.v.training_panel.dev_path.setText(sibling_dev(self.doc.corpus.path))
-        elif ch.kind == "dev" and self.doc.dev_nbest_path and (
-                self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running):
+        elif (
+            ch.kind == "dev"
+            and self.doc.dev_nbest_path
+            and (self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running)
+        ):
             self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
         if ch.kind == "corpus":
             self._follow_runs()
@@ -95,26 +109,55 @@ class TrainingController(QObject):
             return self._start_kt(settings)
         rerank = settings.start == "reranker"
         if rerank and doc.nbest is None:
-            self.ctx.dialogs.info("No N-best list", "Open the N-best list of the training corpus (File ▸ Open N-best "
-                                                    "list…) or choose the full pipeline.")
+            self.ctx.dialogs.info(
+                "No N-best list",
+                "Open the N-best list of the training corpus (File ▸ Open N-best "
+                "list…) or choose the full pipeline.",
+            )
             return False
         unit = "round" if settings.algo.startswith("boost") else "epoch"
-        base = dev_baseline(doc.dev_nbest) if (rerank and not settings.dev_path and doc.dev_nbest is not None) else None
+        base = (
+            dev_baseline(doc.dev_nbest)
+            if (rerank and not settings.dev_path and doc.dev_nbest is not None)
+            else None
+        )
         self.run_curve = self._start_curve(settings.label(), unit, base)
         dev_nb = doc.dev_nbest if rerank else None
-        if settings.dev_path and doc.dev_nbest_path and rerank and \
-                os.path.abspath(settings.dev_path) == os.path.abspath(doc.dev_nbest_path):
+        if (
+            settings.dev_path
+            and doc.dev_nbest_path
+            and rerank
+            and os.path.abspath(settings.dev_path) == os.path.abspath(doc.dev_nbest_path)
+        ):
             settings = type(settings)(**{**settings.__dict__, "dev_path": ""})  # already loaded
         # lists read from files and unchanged since: the training process reads those files
-        files = (doc.nbest_source() if rerank else None, doc.dev_nbest_source() if dev_nb is not None else None)
+        files = (
+            doc.nbest_source() if rerank else None,
+            doc.dev_nbest_source() if dev_nb is not None else None,
+        )
         self._rev = doc.revision
         executor = None if rerank else self.fold_executor()
-        job = make_training_job(settings, self.run_curve, doc.corpus, doc.nbest_snapshot() if rerank else None,
-                                dev_nb, doc.tagger, in_child=self.train_in_child, files=files, revision=self._rev,
-                                executor=executor)
+        job = make_training_job(
+            settings,
+            self.run_curve,
+            doc.corpus,
+            doc.nbest_snapshot() if rerank else None,
+            dev_nb,
+            doc.tagger,
+            in_child=self.train_in_child,
+            files=files,
+            revision=self._rev,
+            executor=executor,
+        )
         self.v.tabs.setCurrentWidget(plot)
-        return jobs.run("train", job, self._install_training, self._on_partial, self._finish_curve("failed"),
-                        self._finish_curve("cancelled"))
+        return jobs.run(
+            "train",
+            job,
+            self._install_training,
+            self._on_partial,
+            self._finish_curve("failed"),
+            self._finish_curve("cancelled"),
+        )
 
     # -- runs and the corpus they were trained on ----------------------------------------
     def _corpus_name(self) -> tuple[str, str]:
@@ -132,7 +175,9 @@ class TrainingController(QObject):
 
     def _record(self, res) -> None:
         path, name = self._corpus_name()
-        self.doc.record_run(Run(res.settings, res.run_id, res.seconds, dict(res.timings), path, name))
+        self.doc.record_run(
+            Run(res.settings, res.run_id, res.seconds, dict(res.timings), path, name)
+        )
 
     def _follow_runs(self) -> None:
         """Another corpus is open: the curves of runs the document kept are marked as from
@@ -161,6 +206,7 @@ class TrainingController(QObject):
         def finish(*_args):
             if self.run_curve is not None:
                 self.v.curve_plot.finish_run(self.run_curve, how)
+
         return finish
 
     def _on_partial(self, key: str, value) -> None:
@@ -189,7 +235,9 @@ class TrainingController(QObject):
             doc.install_model(res.model, None)
         if res.scored is not None:
             doc.install_scores(res.scored, self._rev)
-        if res.dev_nbest is not None and res.dev_nbest is not doc.dev_nbest:  # a dev list new in this run
+        if (
+            res.dev_nbest is not None and res.dev_nbest is not doc.dev_nbest
+        ):  # a dev list new in this run
             doc.set_dev_nbest(res.dev_nbest)
         run = plot.runs[res.run_id] if res.run_id < len(plot.runs) else None
         best = run.best() if run else None
@@ -232,15 +280,28 @@ class TrainingController(QObject):
                 note = " (no dev corpus: no curve; give one in the training panel)"
         self.run_curve = self._start_curve(settings.label(), "epoch", None)
         self._rev = self.doc.revision
-        job = make_kt_training_job(settings, self.run_curve, c, self._corpus_source(), in_child=self.train_in_child,
-                                   revision=self._rev)
+        job = make_kt_training_job(
+            settings,
+            self.run_curve,
+            c,
+            self._corpus_source(),
+            in_child=self.train_in_child,
+            revision=self._rev,
+        )
         self.v.tabs.setCurrentWidget(self.v.curve_plot)
 
         def done(res):
             self._finish_curve("done")()
             self._install_kt(res)
-        ok = self.ctx.jobs.run("train", job, done, self._on_partial, self._finish_curve("failed"),
-                               self._finish_curve("cancelled"))
+
+        ok = self.ctx.jobs.run(
+            "train",
+            job,
+            done,
+            self._on_partial,
+            self._finish_curve("failed"),
+            self._finish_curve("cancelled"),
+        )
         if ok and note:
             self.ctx.status("Training a sequence tagger" + note, 8000)
         return ok
@@ -249,15 +310,25 @@ class TrainingController(QObject):
         """Open a perceptron / joint tagger and show the open corpus's candidates under it
         (``n`` per document; default: the model's n', 20 for a perceptron tagger)."""
         if self.doc.corpus is None:
-            self.ctx.dialogs.info("No corpus", "Open a corpus first: the tagger's candidates are shown for it.")
+            self.ctx.dialogs.info(
+                "No corpus", "Open a corpus first: the tagger's candidates are shown for it."
+            )
             return False
         if self.ctx.jobs.busy:
-            self.ctx.dialogs.info("Busy", f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
-                                          "(Shift+F5) first.")
+            self.ctx.dialogs.info(
+                "Busy",
+                f"A job is running ({self.ctx.jobs.name}). Wait for it or cancel it "
+                "(Shift+F5) first.",
+            )
             return False
         self.run_curve = None
-        job = make_kt_open_job(path, self.doc.corpus, self._corpus_source(), int(n) if n else None,
-                               revision=self.doc.revision)
+        job = make_kt_open_job(
+            path,
+            self.doc.corpus,
+            self._corpus_source(),
+            int(n) if n else None,
+            revision=self.doc.revision,
+        )
         return self.ctx.jobs.run("kt", job, self._install_kt, self._on_partial)
 
     def _install_kt(self, res) -> None:
@@ -281,9 +352,12 @@ class TrainingController(QObject):
             hist = getattr(res.model, "history_", None)
             if hist:
                 from ...experiments.tagger_process import epoch_point
+
                 pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
                 if pts:
-                    run = plot.start_run(f"{kt_kind(res.model)} [{os.path.basename(res.path or '')}]")
+                    run = plot.start_run(
+                        f"{kt_kind(res.model)} [{os.path.basename(res.path or '')}]"
+                    )
                     plot.add_points(run, pts)
                     plot.finish_run(run)
         msg += " — its candidates are in the N-best panel"
@@ -301,7 +375,9 @@ class TrainingController(QObject):
         if m is None:
             self.ctx.status("No sequence tagger to save", 4000)
             return
-        path = self.ctx.dialogs.ask_save("Save sequence tagger", f"{kt_kind(m)}-tagger.npz", MODEL_FILTER)
+        path = self.ctx.dialogs.ask_save(
+            "Save sequence tagger", f"{kt_kind(m)}-tagger.npz", MODEL_FILTER
+        )
         if path:
             try:
                 m.save(path)
@@ -325,12 +401,14 @@ class TrainingController(QObject):
             return self._executor[1]
         self.close_executor()
         from ...experiments.dask_executor import executor_from_setting
+
         try:
             ex = executor_from_setting(text)
         except Exception as exc:
             self.ctx.status(f"Folds run here: the setting {text!r} cannot be used ({exc})", 8000)
             return None
         from ...experiments.folds import ProcessExecutor
+
         if isinstance(ex, ProcessExecutor):  # never fork a process that runs Qt threads
             ex = ProcessExecutor(ex.workers, start_method="spawn")
         self._executor = (text, ex)
@@ -345,11 +423,15 @@ class TrainingController(QObject):
         """Train ▸ Folds run on…: where the full pipeline's jackknife folds run."""
         from ...errors import NerstudioError
         from ...experiments.dask_executor import SETTINGS_HELP, executor_from_setting
+
         text = self.ctx.dialogs.ask_text(
-            "Folds run on", f"Where the jackknife's folds run ({SETTINGS_HELP}).\n"
+            "Folds run on",
+            f"Where the jackknife's folds run ({SETTINGS_HELP}).\n"
             "local: in the window's worker, one fold after the other; dask-local:N: N worker processes of a "
             "local Dask cluster; dask://HOST:PORT: a running Dask scheduler (the corpus must be saved, and "
-            "its file visible to the workers or sent to them).", self.executor_setting())
+            "its file visible to the workers or sent to them).",
+            self.executor_setting(),
+        )
         if text is None:
             return False
         text = text.strip() or "local"
@@ -376,14 +458,20 @@ class TrainingController(QObject):
     @Slot(str)
     def _on_started(self, name: str) -> None:
         import gc
+
         # Everything the window holds now lives for long: out of the collector's sight, so a
         # full collection triggered by the worker does not hold the interpreter lock for 100+ ms
         gc.freeze()
         self.v.training_panel.set_running(True)
-        self.v.training_panel.set_message({"train": "Training…", "model": "Opening the reranker…",
-                                           "kt": "Opening the sequence tagger…", "open": "Opening the corpus…",
-                                           "preannotate": "Pre-annotating…"}.get(
-                                               name, "Preparing the N-best list…"))
+        self.v.training_panel.set_message(
+            {
+                "train": "Training…",
+                "model": "Opening the reranker…",
+                "kt": "Opening the sequence tagger…",
+                "open": "Opening the corpus…",
+                "preannotate": "Pre-annotating…",
+            }.get(name, "Preparing the N-best list…")
+        )
         self.busyChanged.emit(True)
         self.update_state()
 
@@ -400,8 +488,11 @@ class TrainingController(QObject):
 
     @Slot(str, str, str)
     def _on_failed(self, name: str, message: str, tb: str) -> None:
-        what = {"train": "Training", "model": "Opening the reranker", "kt": "Opening the sequence tagger"}.get(
-            name, name.capitalize())
+        what = {
+            "train": "Training",
+            "model": "Opening the reranker",
+            "kt": "Opening the sequence tagger",
+        }.get(name, name.capitalize())
         self.v.training_panel.finish("failed")
         self.v.training_panel.set_message(f"Failed: {message}")
         self.ctx.status(f"{what} failed: {message}", 30000)
@@ -432,19 +523,27 @@ class TrainingController(QObject):
         if ix is not None:
             name = os.path.basename(doc.nbest_path) if doc.nbest_path else "from this session"
             parts.append(f"N-best: {name} ({ix.matched:,}/{len(ix.row_of):,})")
-            html.append(f"<b>N-best</b>: {name}, {len(ix.nbest):,} sentences, {ix.matched:,} matched")
+            html.append(
+                f"<b>N-best</b>: {name}, {len(ix.nbest):,} sentences, {ix.matched:,} matched"
+            )
         else:
             html.append("<b>N-best</b>: none")
         if doc.dev_nbest is not None:
-            name = os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "from this session"
+            name = (
+                os.path.basename(doc.dev_nbest_path) if doc.dev_nbest_path else "from this session"
+            )
             html.append(f"<b>Dev N-best</b>: {name}, {len(doc.dev_nbest):,} sentences")
         if doc.tagger is not None:
-            html.append(f"<b>Tagger</b>: {os.path.basename(doc.tagger_path) if doc.tagger_path else 'trained now'} "
-                        f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')})")
+            html.append(
+                f"<b>Tagger</b>: {os.path.basename(doc.tagger_path) if doc.tagger_path else 'trained now'} "
+                f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')})"
+            )
         if doc.kt_model is not None:
             where = os.path.basename(doc.kt_model_path) if doc.kt_model_path else "trained now"
-            html.append(f"<b>Sequence tagger</b>: {kt_kind(doc.kt_model)} ({where})"
-                        + (" — its candidates are shown" if doc.kt is not None else ""))
+            html.append(
+                f"<b>Sequence tagger</b>: {kt_kind(doc.kt_model)} ({where})"
+                + (" — its candidates are shown" if doc.kt is not None else "")
+            )
             if doc.kt is not None:
                 parts.append(f"candidates: {kt_kind(doc.kt_model)} tagger")
         if doc.model is not None:
@@ -469,9 +568,14 @@ class TrainingController(QObject):
 
 
 OTHER_CORPUS = " (another corpus)"
-_JOB_NAMES = {"train": "Training", "open": "Opening the corpus", "model": "Opening the reranker",
-              "kt": "Opening the sequence tagger", "prepare": "Preparing the N-best list",
-              "preannotate": "Pre-annotation"}
+_JOB_NAMES = {
+    "train": "Training",
+    "open": "Opening the corpus",
+    "model": "Opening the reranker",
+    "kt": "Opening the sequence tagger",
+    "prepare": "Preparing the N-best list",
+    "preannotate": "Pre-annotation",
+}
 
 
 def _mark_curve(curve, name: str, other: bool) -> None:

@@ -55,11 +55,14 @@ class WhatIfController(QObject):
     def update(self) -> bool:
         """Analyse the sentence in the edit box against the sentence as it is."""
         from ...experiments.what_if import analyse, compare
+
         doc = self.doc
         tagger, model = doc.tagger, doc.model
         if tagger is None or model is None or getattr(model, "features", None) is None:
-            self.view.show_message("What if needs the tagger and a reranker (File ▸ Open tagger model…, "
-                                   "Open reranker model…; the demo has both).")
+            self.view.show_message(
+                "What if needs the tagger and a reranker (File ▸ Open tagger model…, "
+                "Open reranker model…; the demo has both)."
+            )
             return False
         words = self.view.edit.text().split()
         if not words:

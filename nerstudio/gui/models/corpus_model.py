@@ -33,10 +33,14 @@ class CorpusTreeModel(QAbstractItemModel):
     # the counts get narrow columns (short titles, the full name in the tooltip) so that the
     # sentence column keeps most of the browser's width
     SHORT = ("Sentence", "Tok", "Ent", "N-best", "p(top)")
-    HEADER_TIPS = ("The sentence (hover a row for all of it)", "Tokens in the sentence", "Gold entities",
-                   "The N-best list on this sentence (hover for what the marks mean)",
-                   "How sure the tagger is of this sentence (the measure of the browser's order; click to sort "
-                   "most uncertain first, again for the reverse)")
+    HEADER_TIPS = (
+        "The sentence (hover a row for all of it)",
+        "Tokens in the sentence",
+        "Gold entities",
+        "The N-best list on this sentence (hover for what the marks mean)",
+        "How sure the tagger is of this sentence (the measure of the browser's order; click to sort "
+        "most uncertain first, again for the reverse)",
+    )
     UNCERTAINTY = 4
     STATUS_TIPS: ClassVar[dict[str, str]] = {
         "✓": "the tagger's top candidate is exactly right",
@@ -95,7 +99,8 @@ class CorpusTreeModel(QAbstractItemModel):
         if self._corpus is None:
             return
         same = (order is None and self._order is None) or (
-            order is not None and self._order is not None and np.array_equal(order, self._order))
+            order is not None and self._order is not None and np.array_equal(order, self._order)
+        )
         if same:
             return
         self.beginResetModel()
@@ -114,15 +119,22 @@ class CorpusTreeModel(QAbstractItemModel):
     def order(self) -> np.ndarray | None:
         return self._order
 
-    def set_uncertainty(self, values: np.ndarray | None, title: str = "p(top)", tip: str = "",
-                        marks: np.ndarray | None = None) -> None:
+    def set_uncertainty(
+        self,
+        values: np.ndarray | None,
+        title: str = "p(top)",
+        tip: str = "",
+        marks: np.ndarray | None = None,
+    ) -> None:
         """The uncertainty column: one number per sentence (NaN or None: blank), its header and
         what it measures; ``marks``: sentences whose reranker overrules the tagger (a ≠)."""
         self._unc, self._unc_title, self._unc_tip, self._unc_marks = values, title, tip, marks
         self.headerDataChanged.emit(Qt.Horizontal, self.UNCERTAINTY, self.UNCERTAINTY)
         n = self.rowCount()
         if n:
-            self.dataChanged.emit(self.index(0, self.UNCERTAINTY), self.index(n - 1, self.UNCERTAINTY))
+            self.dataChanged.emit(
+                self.index(0, self.UNCERTAINTY), self.index(n - 1, self.UNCERTAINTY)
+            )
         self.statusChanged.emit()
 
     def uncertainty_text(self, k: int) -> str:
@@ -207,7 +219,9 @@ class CorpusTreeModel(QAbstractItemModel):
             return self._unc_title if section == self.UNCERTAINTY else self.SHORT[section]
         if orientation == Qt.Horizontal and role == TOOLTIP:
             if section == self.UNCERTAINTY and self._unc_tip:
-                return f"{self._unc_tip} (click to sort most uncertain first, again for the reverse)"
+                return (
+                    f"{self._unc_tip} (click to sort most uncertain first, again for the reverse)"
+                )
             return self.HEADER_TIPS[section]
         return None
 
@@ -255,7 +269,7 @@ class CorpusTreeModel(QAbstractItemModel):
                     return sum(len(s.spans) for s in doc.sentences)
                 if col == 3 and self._status is not None:
                     o = self._offsets[index.row()]
-                    st = self._status[o:o + len(doc.sentences)]
+                    st = self._status[o : o + len(doc.sentences)]
                     bad = sum(1 for x in st if x.startswith("✗"))
                     return f"{bad} ✗" if bad else "✓"
             if role == TOOLTIP and col == 0:
@@ -282,14 +296,19 @@ class CorpusTreeModel(QAbstractItemModel):
             t = self.uncertainty_text(k)
             if not t:
                 return "no N-best list for this sentence"
-            return f"{self._unc_tip}: {t}" + ("\n≠: the reranker picks another candidate than the tagger's top one"
-                                              if t.startswith("≠") else "")
+            return f"{self._unc_tip}: {t}" + (
+                "\n≠: the reranker picks another candidate than the tagger's top one"
+                if t.startswith("≠")
+                else ""
+            )
         elif role == TOOLTIP and col == 3:
             st = self.status(k)
             if not st:
                 return "no N-best list for this sentence"
             tip = self.STATUS_TIPS.get(st.replace(" ∉", ""), st)
-            return tip + ("\n∉: the gold entities are not among the candidates" if "∉" in st else "")
+            return tip + (
+                "\n∉: the gold entities are not among the candidates" if "∉" in st else ""
+            )
         elif role == FOREGROUND and col == 3:
             st = self.status(k)
             if st.endswith("✓"):
@@ -303,8 +322,10 @@ class CorpusTreeModel(QAbstractItemModel):
             if len(text) > 600:  # a tooltip, not a reader: the sentence view shows all of it
                 text = text[:600] + " …"
             # rich text, so that Qt wraps a long sentence instead of making one screen-wide line
-            return (f"<p style='white-space:normal'>{html.escape(text)}</p>"
-                    f"<p><i>{html.escape(ents)}</i><br>{html.escape(where)}</p>")
+            return (
+                f"<p style='white-space:normal'>{html.escape(text)}</p>"
+                f"<p><i>{html.escape(ents)}</i><br>{html.escape(where)}</p>"
+            )
         elif role == self.SentenceRole:
             return k
         return None
@@ -331,12 +352,19 @@ def status_texts(flags: dict[str, np.ndarray]) -> list[str]:
     rer = flags.get("rerank_error")
     changed = flags["changed"] if rer is not None else np.zeros(n, dtype=bool)
     rer = rer if rer is not None else np.zeros(n, dtype=bool)
-    code = (flags["error"].astype(np.int64) + 2 * changed + 4 * (changed & rer) + 8 * flags["missing"])
+    code = (
+        flags["error"].astype(np.int64) + 2 * changed + 4 * (changed & rer) + 8 * flags["missing"]
+    )
     code = np.where(has, code, 16)
     table = []
     for c in range(17):
-        fl = {"has_nbest": [c < 16], "error": [bool(c & 1)], "changed": [bool(c & 2)],
-              "rerank_error": [bool(c & 4)], "missing": [bool(c & 8)]}
+        fl = {
+            "has_nbest": [c < 16],
+            "error": [bool(c & 1)],
+            "changed": [bool(c & 2)],
+            "rerank_error": [bool(c & 4)],
+            "missing": [bool(c & 8)],
+        }
         table.append(status_text(fl, 0))
     return np.array(table, dtype=object)[code].tolist()
 
@@ -382,6 +410,7 @@ class SentenceFilterProxy(QSortFilterProxyModel):
         def change():
             self._needle = needle
             self._mask = mask
+
         refilter(self, change)
 
     def setFilterFixedString(self, text: str) -> None:  # keep the Qt spelling working

@@ -54,7 +54,9 @@ def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
     out = []
     for t in terms:
         name = str(_get(t, "name", default="?"))
-        template = str(_get(t, "template", default="") or ("L(x)" if name == "L(x)" else name.split("=", 1)[0]))
+        template = str(
+            _get(t, "template", default="") or ("L(x)" if name == "L(x)" else name.split("=", 1)[0])
+        )
         w = float(_get(t, "weight", default=0.0) or 0.0)
         c = float(_get(t, "contribution", "delta", default=0.0) or 0.0)
         if compare:
@@ -65,7 +67,9 @@ def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
                 a, b = (v, 0.0) if v >= 0 else (0.0, -v)
             out.append(TermRow(name, template, float(a), float(b), w, c))
         else:
-            out.append(TermRow(name, template, float(_get(t, "value", default=1.0) or 0.0), None, w, c))
+            out.append(
+                TermRow(name, template, float(_get(t, "value", default=1.0) or 0.0), None, w, c)
+            )
     return out
 
 
@@ -115,7 +119,11 @@ class FeatureTreeModel(QAbstractItemModel):
         return len(self._rows) - len(self._shown)
 
     def _regroup(self) -> None:
-        self._shown = [r for r in self._rows if not (self._hide_zero and r.weight == 0.0 and r.contribution == 0.0)]
+        self._shown = [
+            r
+            for r in self._rows
+            if not (self._hide_zero and r.weight == 0.0 and r.contribution == 0.0)
+        ]
         self._groups = [(g.template, g.terms, g.total) for g in group_terms(self._shown)]
 
     @property
@@ -173,14 +181,17 @@ class FeatureTreeModel(QAbstractItemModel):
             return self._columns()[section]
         if role == TOOLTIP:
             cols = self._columns()
-            tips = {"Feature": "Global feature (template=values); L(x) is the tagger's log-probability term. "
-                               "Words used in the template descriptions: " + LEGEND,
-                    "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
-                    "Weight": "Weight the reranker learned for the feature",
-                    "Contrib.": "Value × weight: what the feature adds to the candidate's score",
-                    "A": "Value of the feature for candidate A", "B": "Value of the feature for candidate B",
-                    "Δ(A−B)": "(value in A − value in B) × weight: how much the feature moves F(A) − F(B); "
-                              "positive favours A"}
+            tips = {
+                "Feature": "Global feature (template=values); L(x) is the tagger's log-probability term. "
+                "Words used in the template descriptions: " + LEGEND,
+                "Value": "Value of the feature for this candidate (1 when present; L(x) itself)",
+                "Weight": "Weight the reranker learned for the feature",
+                "Contrib.": "Value × weight: what the feature adds to the candidate's score",
+                "A": "Value of the feature for candidate A",
+                "B": "Value of the feature for candidate B",
+                "Δ(A−B)": "(value in A − value in B) × weight: how much the feature moves F(A) − F(B); "
+                "positive favours A",
+            }
             return tips.get(cols[section])
         return None
 
@@ -217,8 +228,10 @@ class FeatureTreeModel(QAbstractItemModel):
             if role == ALIGNMENT and c > 0:
                 return ALIGN_RIGHT
             if role == TOOLTIP:
-                return (f"{_code_label(t)}: {describe_template(t)}\n{len(rs)} feature(s), total "
-                        f"{num(total, 4, sign=True)}")
+                return (
+                    f"{_code_label(t)}: {describe_template(t)}\n{len(rs)} feature(s), total "
+                    f"{num(total, 4, sign=True)}"
+                )
             return None
         if self._compare:
             vals = (r.name, r.a, r.b, r.weight, r.contribution)
@@ -238,8 +251,10 @@ class FeatureTreeModel(QAbstractItemModel):
         if role == ALIGNMENT and c > 0:
             return ALIGN_RIGHT
         if role == TOOLTIP:
-            return (f"{explain_feature(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
-                    f"contribution {num(r.contribution, 4, sign=True)}")
+            return (
+                f"{explain_feature(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
+                f"contribution {num(r.contribution, 4, sign=True)}"
+            )
         if role == FONT and r.name == "L(x)":
             f = QFont()
             f.setItalic(True)

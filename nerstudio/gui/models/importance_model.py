@@ -29,12 +29,14 @@ class ImportanceTreeModel(QAbstractItemModel):
     SortRole = USER + 1
     COLUMNS = ("Template / feature", "Meaning", "Moves", "Resists", "For", "Against")
     NAME, MEANING, MOVES, RESISTS, FOR, AGAINST = range(6)
-    TIPS = ("Template code (top level) or feature string (below it)",
-            "What the template means, in words",
-            "Decisions (sentences) where it pushes the reranker toward its pick. Click: list those sentences",
-            "Decisions where it pushes against the pick. Click: list those sentences",
-            "Its contributions toward the pick, summed over the decisions it moves",
-            "Its contributions against the pick, summed over the decisions it resists")
+    TIPS = (
+        "Template code (top level) or feature string (below it)",
+        "What the template means, in words",
+        "Decisions (sentences) where it pushes the reranker toward its pick. Click: list those sentences",
+        "Decisions where it pushes against the pick. Click: list those sentences",
+        "Its contributions toward the pick, summed over the decisions it moves",
+        "Its contributions against the pick, summed over the decisions it resists",
+    )
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -70,7 +72,9 @@ class ImportanceTreeModel(QAbstractItemModel):
         if row < 0 or not 0 <= column < len(self.COLUMNS):
             return QModelIndex()
         if not parent.isValid():
-            return self.createIndex(row, column, _TOP) if row < len(self._templates) else QModelIndex()
+            return (
+                self.createIndex(row, column, _TOP) if row < len(self._templates) else QModelIndex()
+            )
         if parent.internalId() != _TOP or parent.column() != 0:
             return QModelIndex()
         g = parent.row()
@@ -107,6 +111,7 @@ class ImportanceTreeModel(QAbstractItemModel):
         if x is None:
             return None
         from ...rerank.importance import L_TEMPLATE  # loaded by now: x came from a ranking
+
         c = index.column()
         top = index.internalId() == _TOP
         if role == DISPLAY:
@@ -114,15 +119,33 @@ class ImportanceTreeModel(QAbstractItemModel):
                 return ("L(x)" if x.key == L_TEMPLATE else x.key) if top else x.key
             if c == self.MEANING:
                 return describe_template(x.template) if top else explain_feature(x.key, x.template)
-            return (None, None, str(x.n_for), str(x.n_against), num(x.total_for, sign=True),
-                    num(x.total_against, sign=True))[c]
+            return (
+                None,
+                None,
+                str(x.n_for),
+                str(x.n_against),
+                num(x.total_for, sign=True),
+                num(x.total_against, sign=True),
+            )[c]
         if role == self.SortRole:
-            return (x.key, describe_template(x.template), x.n_for, x.n_against, x.total_for, x.total_against)[c]
+            return (
+                x.key,
+                describe_template(x.template),
+                x.n_for,
+                x.n_against,
+                x.total_for,
+                x.total_against,
+            )[c]
         if role == TOOLTIP:
-            what = explain_feature(x.key, x.template) if not top else \
-                f"{'L(x)' if x.key == L_TEMPLATE else x.key}: {describe_template(x.template)}"
-            return (f"{what}\nmoves {x.n_for} decision(s) ({num(x.total_for, sign=True)}), resists "
-                    f"{x.n_against} ({num(x.total_against, sign=True)}); click to list the sentences")
+            what = (
+                explain_feature(x.key, x.template)
+                if not top
+                else f"{'L(x)' if x.key == L_TEMPLATE else x.key}: {describe_template(x.template)}"
+            )
+            return (
+                f"{what}\nmoves {x.n_for} decision(s) ({num(x.total_for, sign=True)}), resists "
+                f"{x.n_against} ({num(x.total_against, sign=True)}); click to list the sentences"
+            )
         if role == ALIGNMENT and c >= self.MOVES:
             return ALIGN_RIGHT
         if role == FONT and top:

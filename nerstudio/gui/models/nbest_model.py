@@ -19,12 +19,14 @@ from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, U
 class NBestTableModel(QAbstractTableModel):
     RANK, LOGP, SCORE, RERANK, F, DIFF = range(6)
     COLUMNS = ("Rank", "L(x)", "Score", "Rerank", "F", "Differs from top candidate")
-    TIPS = ("Rank of the candidate by the tagger (1 = its best guess)",
-            "L(x): the tagger's log-probability of the candidate",
-            "F(x): the reranker's score (higher is better)",
-            "Rank of the candidate after reranking",
-            "Span F-measure of the candidate against the gold entities",
-            "Entities this candidate adds (+) or drops (−) compared with the tagger's top candidate")
+    TIPS = (
+        "Rank of the candidate by the tagger (1 = its best guess)",
+        "L(x): the tagger's log-probability of the candidate",
+        "F(x): the reranker's score (higher is better)",
+        "Rank of the candidate after reranking",
+        "Span F-measure of the candidate against the gold entities",
+        "Entities this candidate adds (+) or drops (−) compared with the tagger's top candidate",
+    )
     SortRole = USER + 1
 
     def __init__(self, parent=None):
@@ -44,8 +46,16 @@ class NBestTableModel(QAbstractTableModel):
         self._bold.setBold(True)
 
     # -- content --------------------------------------------------------------------------
-    def set_candidates(self, words, spans: list[list], logprobs, scores=None, f=None, chosen: int | None = None,
-                       exact=None) -> None:
+    def set_candidates(
+        self,
+        words,
+        spans: list[list],
+        logprobs,
+        scores=None,
+        f=None,
+        chosen: int | None = None,
+        exact=None,
+    ) -> None:
         """``spans[j]``: entities of candidate j (best first); ``scores``: reranker scores or None."""
         self.beginResetModel()
         self._words = tuple(words)
@@ -63,7 +73,9 @@ class NBestTableModel(QAbstractTableModel):
         self._exact = None if exact is None else np.asarray(exact, dtype=bool)
         self._chosen = chosen
         top = self._spans[0] if self._spans else []
-        self._diff = [span_diff(s, top, self._words) if j else "" for j, s in enumerate(self._spans)]
+        self._diff = [
+            span_diff(s, top, self._words) if j else "" for j, s in enumerate(self._spans)
+        ]
         self._text = [self._row_text(j) for j in range(len(self._spans))]  # display strings, once
         self.endResetModel()
 
@@ -78,9 +90,12 @@ class NBestTableModel(QAbstractTableModel):
         cols[self.LOGP] = label
         self.COLUMNS = tuple(cols)
         tips = list(self.TIPS)
-        tips[self.LOGP] = (NBestTableModel.TIPS[self.LOGP] if label == "L(x)" else
-                           "score: the sequence tagger's total score Φ·w (local + non-local features) of the best "
-                           "document candidate showing this sentence candidate")
+        tips[self.LOGP] = (
+            NBestTableModel.TIPS[self.LOGP]
+            if label == "L(x)"
+            else "score: the sequence tagger's total score Φ·w (local + non-local features) of the best "
+            "document candidate showing this sentence candidate"
+        )
         self.TIPS = tuple(tips)
         self.headerDataChanged.emit(Qt.Horizontal, self.LOGP, self.LOGP)
 
@@ -90,17 +105,23 @@ class NBestTableModel(QAbstractTableModel):
         self._exact = None if exact is None else np.asarray(exact, dtype=bool)
         self._text = [self._row_text(j) for j in range(len(self._spans))]
         if self._spans:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._spans) - 1, len(self.COLUMNS) - 1))
+            self.dataChanged.emit(
+                self.index(0, 0), self.index(len(self._spans) - 1, len(self.COLUMNS) - 1)
+            )
 
     def _row_text(self, j: int) -> tuple:
         if j == 0:
             diff = "(top candidate)" if self._spans[0] else "(top candidate: no entities)"
         else:
             diff = self._diff[j] or "(same entities, other tags)"
-        return (str(j + 1), num(self._logp[j]),
-                None if self._scores is None else num(self._scores[j]),
-                None if self._rerank is None else str(int(self._rerank[j])),
-                None if self._f is None else f"{self._f[j]:.1f}", diff)
+        return (
+            str(j + 1),
+            num(self._logp[j]),
+            None if self._scores is None else num(self._scores[j]),
+            None if self._rerank is None else str(int(self._rerank[j])),
+            None if self._f is None else f"{self._f[j]:.1f}",
+            diff,
+        )
 
     def clear(self) -> None:
         self.set_candidates((), [], [])
@@ -171,7 +192,10 @@ class NBestTableModel(QAbstractTableModel):
             if c == self.DIFF and j > 0:
                 return QBrush(QColor("#555555"))
         elif role == TOOLTIP:
-            ents = "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j]) or "no entities"
+            ents = (
+                "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j])
+                or "no entities"
+            )
             tip = f"Candidate {j + 1}: {ents}"
             if self._exact is not None and self._exact[j]:
                 tip += "\n(exactly the gold entities)"

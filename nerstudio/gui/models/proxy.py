@@ -29,6 +29,7 @@ class NeedleFilterProxy(QSortFilterProxyModel):
     def set_needle(self, text: str) -> None:
         def change():
             self._needle = text.lower()
+
         refilter(self, change)
 
     def filterAcceptsRow(self, row, parent):

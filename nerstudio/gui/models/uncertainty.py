@@ -19,14 +19,17 @@ import numpy as np
 
 from ...rerank.uncertainty import MEASURES, Uncertainty, top_probabilities, uncertainty_order
 
-LABELS = {"mass": "top-candidate probability", "margin": "margin over the second candidate",
-          "disagreement": "reranker overrules the tagger"}
+LABELS = {
+    "mass": "top-candidate probability",
+    "margin": "margin over the second candidate",
+    "disagreement": "reranker overrules the tagger",
+}
 TIPS = {
     "mass": "The probability of the tagger's top candidate (softmax of L(x) over the N-best list): low when the "
-            "tagger spreads its belief over several analyses",
+    "tagger spreads its belief over several analyses",
     "margin": "The top candidate's probability minus the second's: low when the two are nearly tied",
     "disagreement": "Sentences where the reranker picks another candidate than the tagger's top one first, each "
-                    "group by ascending top-candidate probability",
+    "group by ascending top-candidate probability",
 }
 
 

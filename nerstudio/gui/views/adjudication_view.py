@@ -106,9 +106,14 @@ class AdjudicationView(QDialog):
         self.report.setFocusPolicy(Qt.NoFocus)
         lay.addWidget(self.report, 1)
         self._keys = []
-        walk = {**{ascii_uppercase[i]: (lambda i=i: self.take(i)) for i in range(len(self.adj.names))},
-                "E": self.start_edit, "S": self.skip, "Space": self.skip, "N": lambda: self.step(1),
-                "P": lambda: self.step(-1)}
+        walk = {
+            **{ascii_uppercase[i]: (lambda i=i: self.take(i)) for i in range(len(self.adj.names))},
+            "E": self.start_edit,
+            "S": self.skip,
+            "Space": self.skip,
+            "N": lambda: self.step(1),
+            "P": lambda: self.step(-1),
+        }
         for key, fn in walk.items():
             sc = QShortcut(QKeySequence(key), self)
             sc.setContext(Qt.WidgetWithChildrenShortcut)
@@ -142,35 +147,58 @@ class AdjudicationView(QDialog):
     def show_current(self) -> None:
         adj, i = self.adj, self.current()
         summary = adj.summary()  # cheap at every key; the full report is saved with the merged file
-        self.header.setText("  ·  ".join(f"{n} = {p}" for n, p in zip(adj.names, adj.paths)) + "\n"
-                            + summary.split("\n")[0])
+        self.header.setText(
+            "  ·  ".join(f"{n} = {p}" for n, p in zip(adj.names, adj.paths))
+            + "\n"
+            + summary.split("\n")[0]
+        )
         self.report.setPlainText(summary)
         for b in (*self.take_buttons, self.edit_button, self.skip_button):
             b.setEnabled(i is not None and not self.editing)
         if i is None:
-            self.where.setText("No disagreement: every entity is agreed. Save the merged file (Ctrl+S).")
+            self.where.setText(
+                "No disagreement: every entity is agreed. Save the merged file (Ctrl+S)."
+            )
             self.sentence.clear()
             self.versions.setText("")
             return
         r = adj.regions[i]
         d = adj.decisions.get(i)
-        state = ("undecided" if d is None or d.kind == "skip" else "edited by hand" if d.kind == "edit"
-                 else f"took {adj.names[d.who]}")
+        state = (
+            "undecided"
+            if d is None or d.kind == "skip"
+            else "edited by hand"
+            if d.kind == "edit"
+            else f"took {adj.names[d.who]}"
+        )
         left = len(adj.undecided())
-        self.where.setText(f"Disagreement {self.pos + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
-                           + (f" (line {adj.lines[r.k]})" if adj.lines[r.k] else "")
-                           + f" · this one: {state} · {left} of {len(adj.disagreements)} undecided"
-                           + ("  —  EDITING: type keys, Delete, Ctrl+arrows; Enter keeps, Esc drops" if self.editing
-                              else ""))
+        self.where.setText(
+            f"Disagreement {self.pos + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
+            + (f" (line {adj.lines[r.k]})" if adj.lines[r.k] else "")
+            + f" · this one: {state} · {left} of {len(adj.disagreements)} undecided"
+            + (
+                "  —  EDITING: type keys, Delete, Ctrl+arrows; Enter keeps, Esc drops"
+                if self.editing
+                else ""
+            )
+        )
         words = adj.words[r.k]
         second = list(adj.sentences[1][r.k].spans)
-        self.sentence.set_sentence(words, adj.merged_spans(r.k), list(adj.sentences[0][r.k].spans), adj.names[0],
-                                   second, adj.names[1])
+        self.sentence.set_sentence(
+            words,
+            adj.merged_spans(r.k),
+            list(adj.sentences[0][r.k].spans),
+            adj.names[0],
+            second,
+            adj.names[1],
+        )
         self.sentence.select_tokens(r.start, r.end)
         rows = []
         for n, (name, v) in enumerate(zip(adj.names, r.versions)):
             file = os.path.basename(adj.paths[n] or "") or name
-            rows.append(f"<b>{ascii_uppercase[n]}</b> ({html.escape(file)}): {html.escape(adj.region_text(r, v))}")
+            rows.append(
+                f"<b>{ascii_uppercase[n]}</b> ({html.escape(file)}): {html.escape(adj.region_text(r, v))}"
+            )
         self.versions.setText("<br>".join(rows))
 
     def step(self, direction: int) -> None:
@@ -182,7 +210,9 @@ class AdjudicationView(QDialog):
     def advance(self) -> None:
         """To the next undecided disagreement after this one (else the next one)."""
         d, und = self.adj.disagreements, set(self.adj.undecided())
-        later = [p for p in range(self.pos + 1, len(d)) if d[p] in und] or [p for p in range(len(d)) if d[p] in und]
+        later = [p for p in range(self.pos + 1, len(d)) if d[p] in und] or [
+            p for p in range(len(d)) if d[p] in und
+        ]
         if later:
             self.pos = later[0]
         self.show_current()
@@ -232,7 +262,9 @@ class AdjudicationView(QDialog):
         if obj is not self.sentence or ev.type() != QEvent.KeyPress:
             return False
         if not self.editing:
-            if ev.key() == Qt.Key_Escape:  # walking: Esc closes the window (asking first if not saved)
+            if (
+                ev.key() == Qt.Key_Escape
+            ):  # walking: Esc closes the window (asking first if not saved)
                 self.reject()
                 return True
             return False

@@ -48,7 +48,8 @@ def kappa_text(k: float | None) -> str:
 
 def _entities(d) -> str:
     def one(spans):
-        return ", ".join(f"[{' '.join(d.words[s.start:s.end])}]{s.label}" for s in spans)
+        return ", ".join(f"[{' '.join(d.words[s.start : s.end])}]{s.label}" for s in spans)
+
     return one(d.only_a), one(d.only_b)
 
 
@@ -107,11 +108,15 @@ def annotated_html(words, spans, others, scheme: TypeScheme | None) -> str:
             continue
         bg = type_color(s.label, scheme)
         fg = text_color_on(bg)
-        mark = "text-decoration: underline; text-decoration-color: #c62828;" if s not in other else ""
-        text = html.escape(" ".join(words[s.start:s.end]))
-        out.append(f"<span style='background:{bg.name()}; color:{fg.name()}; {mark}'>&nbsp;{text}&nbsp;"
-                   f"<sub>{html.escape(s.label or 'entity')}</sub></span>"
-                   + ("<b style='color:#c62828'>*</b>" if s not in other else ""))
+        mark = (
+            "text-decoration: underline; text-decoration-color: #c62828;" if s not in other else ""
+        )
+        text = html.escape(" ".join(words[s.start : s.end]))
+        out.append(
+            f"<span style='background:{bg.name()}; color:{fg.name()}; {mark}'>&nbsp;{text}&nbsp;"
+            f"<sub>{html.escape(s.label or 'entity')}</sub></span>"
+            + ("<b style='color:#c62828'>*</b>" if s not in other else "")
+        )
         k = s.end
     return " ".join(out)
 
@@ -128,7 +133,9 @@ class AgreementView(QWidget):
         self.details: dict = {}
         self.scheme: TypeScheme | None = None
         self.busy = False
-        self.header = QLabel("Compare two annotation files of the same text: File ▸ Compare annotations…")
+        self.header = QLabel(
+            "Compare two annotation files of the same text: File ▸ Compare annotations…"
+        )
         self.header.setObjectName("agreementHeader")
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -144,7 +151,9 @@ class AgreementView(QWidget):
         self.cancel_button.hide()
         self.compare_button = QPushButton("Compare annotations…")
         self.compare_button.setObjectName("agreementCompare")
-        self.compare_button.setToolTip("Choose two annotation files of the same text (A: the open corpus by default)")
+        self.compare_button.setToolTip(
+            "Choose two annotation files of the same text (A: the open corpus by default)"
+        )
         self.compare_button.clicked.connect(self.compareRequested)
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
@@ -154,17 +163,27 @@ class AgreementView(QWidget):
         self.table = QTableWidget(0, 7)  # one row per type: a handful
         self.table.setObjectName("agreementTable")
         self.table.setHorizontalHeaderLabels(["Type", "P", "R", "F", "κ", "A", "B"])
-        for c, tip in enumerate(("Entity type", "Precision of B against A: share of B's entities also in A",
-                                 "Recall of B against A: share of A's entities also in B", "Span F",
-                                 "Cohen's kappa on the tokens' tags", "Entities in A", "Entities in B")):
+        for c, tip in enumerate(
+            (
+                "Entity type",
+                "Precision of B against A: share of B's entities also in A",
+                "Recall of B against A: share of A's entities also in B",
+                "Span F",
+                "Cohen's kappa on the tokens' tags",
+                "Entities in A",
+                "Entities in B",
+            )
+        ):
             self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
-        self.table.setToolTip("Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
-                              "tokens' tags (per type: other types' tags count as O; n/a when undefined)")
+        self.table.setToolTip(
+            "Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
+            "tokens' tags (per type: other types' tags count as O; n/a when undefined)"
+        )
         self.model = DifferenceModel(self)
         self.list = sentence_rows(self.model, "agreementList")
         h = self.list.horizontalHeader()
@@ -225,7 +244,9 @@ class AgreementView(QWidget):
             self.header.setText(self.header.text() + f" · <i>{html.escape(note)}</i>")
 
     # -- the result -----------------------------------------------------------------------
-    def set_result(self, result, details: dict, name_a: str, name_b: str, scheme: TypeScheme | None = None) -> None:
+    def set_result(
+        self, result, details: dict, name_a: str, name_b: str, scheme: TypeScheme | None = None
+    ) -> None:
         """Show an :class:`~nerstudio.agreement.Agreement` of files A and B; ``details`` maps a
         differing sentence's 1-based index to (A's spans, B's spans)."""
         self.set_busy(None)
@@ -238,14 +259,22 @@ class AgreementView(QWidget):
             f"{ev.tokens:,} tokens · entities in A {o.gold:,}, in B {o.proposed:,}, matching {o.correct:,} · span "
             f"P <b>{o.precision:.2f}</b> R <b>{o.recall:.2f}</b> F <b>{o.f1:.2f}</b> · Cohen's κ "
             f"<b>{kappa_text(result.kappa)}</b> · same tag on {ev.token_accuracy:.2f}% of the tokens · "
-            f"<b>{n:,}</b> sentence{'s' if n != 1 else ''} differ")
+            f"<b>{n:,}</b> sentence{'s' if n != 1 else ''} differ"
+        )
         per_kappa = result.kappa_per_type()
         rows = [(t or "(untyped)", m, per_kappa.get(t)) for t, m in sorted(ev.per_type.items())]
         rows.append(("overall", o, result.kappa))
         self.table.setRowCount(len(rows))
         for i, (name, m, k) in enumerate(rows):
-            vals = [name, f"{m.precision:.2f}", f"{m.recall:.2f}", f"{m.f1:.2f}", kappa_text(k), str(m.gold),
-                    str(m.proposed)]
+            vals = [
+                name,
+                f"{m.precision:.2f}",
+                f"{m.recall:.2f}",
+                f"{m.f1:.2f}",
+                kappa_text(k),
+                str(m.gold),
+                str(m.proposed),
+            ]
             for j, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 if j:
@@ -260,8 +289,11 @@ class AgreementView(QWidget):
         if total > 0:
             self.split.setSizes([min(want, total // 2), total - min(want, total // 2)])
         self.model.set_rows(result.differences)
-        self.detail.setText("Click a sentence that differs to see both annotations of it." if n else
-                            "The two files agree on every entity.")
+        self.detail.setText(
+            "Click a sentence that differs to see both annotations of it."
+            if n
+            else "The two files agree on every entity."
+        )
 
     def activate(self, row: int) -> None:
         """Select row ``row`` of the differing sentences (as a click does)."""
@@ -280,13 +312,20 @@ class AgreementView(QWidget):
         a, b = self.details.get(d.index, (None, None))
         if a is None:  # not recorded: what only one file has is all that is known
             a, b = d.only_a, d.only_b
-        where = " · ".join(x for x in (f"A line {d.line_a}" if d.line_a else "",
-                                       f"B line {d.line_b}" if d.line_b else "") if x)
+        where = " · ".join(
+            x
+            for x in (
+                f"A line {d.line_a}" if d.line_a else "",
+                f"B line {d.line_b}" if d.line_b else "",
+            )
+            if x
+        )
         self.detail.setText(
             f"<p><b>Sentence {d.index:,}</b> {where}</p>"
             f"<p><b>A</b>&nbsp; {annotated_html(d.words, a, b, self.scheme)}</p>"
             f"<p><b>B</b>&nbsp; {annotated_html(d.words, b, a, self.scheme)}</p>"
-            "<p><small><b style='color:#c62828'>*</b> only this file has the entity</small></p>")
+            "<p><small><b style='color:#c62828'>*</b> only this file has the entity</small></p>"
+        )
         self.sentenceActivated.emit(d.index - 1)
 
 
@@ -299,8 +338,12 @@ class PairDialog(QDialog):
         self.setObjectName("agreementDialog")
         self._dir, self._filter = start_dir, file_filter or "All files (*)"
         form = QFormLayout(self)
-        form.addRow(QLabel("Two annotation files of the same text, in any format nerstudio reads. B is scored "
-                           "against A (precision: share of B's entities also in A)."))
+        form.addRow(
+            QLabel(
+                "Two annotation files of the same text, in any format nerstudio reads. B is scored "
+                "against A (precision: share of B's entities also in A)."
+            )
+        )
         self.edit_a, self.edit_b = QLineEdit(path_a), QLineEdit()
         for label, edit in (("A (reference)", self.edit_a), ("B", self.edit_b)):
             row = QHBoxLayout()

@@ -40,11 +40,26 @@ from .sentence_view import SentenceView
 # makes one action of each): name, text, keys, the view's method
 NAV_COMMANDS = (
     ("next_entity", "Next entity (selects it)", ("Tab",), lambda v: v.step_entity(1)),
-    ("previous_entity", "Previous entity (selects it)", ("Shift+Tab",), lambda v: v.step_entity(-1)),
+    (
+        "previous_entity",
+        "Previous entity (selects it)",
+        ("Shift+Tab",),
+        lambda v: v.step_entity(-1),
+    ),
     ("next_token", "Caret to the next token", ("Right",), lambda v: v.step_token(1)),
     ("previous_token", "Caret to the previous token", ("Left",), lambda v: v.step_token(-1)),
-    ("extend_selection_right", "Extend the token selection right", ("Shift+Right",), lambda v: v.step_token(1, True)),
-    ("extend_selection_left", "Extend the token selection left", ("Shift+Left",), lambda v: v.step_token(-1, True)),
+    (
+        "extend_selection_right",
+        "Extend the token selection right",
+        ("Shift+Right",),
+        lambda v: v.step_token(1, True),
+    ),
+    (
+        "extend_selection_left",
+        "Extend the token selection left",
+        ("Shift+Left",),
+        lambda v: v.step_token(-1, True),
+    ),
 )
 
 # keys the view handles itself (the edit keys are the annotation actions' shortcuts)
@@ -78,12 +93,19 @@ class AnnotationView(SentenceView):
         return dict(self.scheme.keys)
 
     # -- content --------------------------------------------------------------------------
-    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate",
-                     second=None, second_name: str = "B") -> None:
+    def set_sentence(
+        self,
+        words,
+        gold=(),
+        candidate=None,
+        candidate_name: str = "candidate",
+        second=None,
+        second_name: str = "B",
+    ) -> None:
         same = tuple(words) == self._words
         super().set_sentence(words, gold, candidate, candidate_name, second, second_name)
         if not same:
-            self.anchor = self.caret = (0 if self._words else -1)
+            self.anchor = self.caret = 0 if self._words else -1
             self.selectionChanged.emit(*self.selection())
             self._scroll_to(0)
 
@@ -206,14 +228,18 @@ class AnnotationView(SentenceView):
         a, b = self.selection()
         spans = sorted(self._gold)
         if step > 0:
-            nxt = [s for s in spans if s.start > a or (s.start == a and s.end > b)]  # not the one selected
+            nxt = [
+                s for s in spans if s.start > a or (s.start == a and s.end > b)
+            ]  # not the one selected
             target = nxt[0] if nxt else None
         else:
             prev = [s for s in spans if s.start < a]
             target = prev[-1] if prev else None
         if target is None:
-            self.editRefused.emit(("No entity after the selection" if step > 0 else "No entity before the selection")
-                                  + " in this sentence (Ctrl+Down / Ctrl+Up: next / previous sentence)")
+            self.editRefused.emit(
+                ("No entity after the selection" if step > 0 else "No entity before the selection")
+                + " in this sentence (Ctrl+Down / Ctrl+Up: next / previous sentence)"
+            )
             return
         self.select_tokens(target.start, target.end)
 
@@ -246,11 +272,15 @@ class AnnotationView(SentenceView):
             return
         sp = ann.span_at(self._gold, self.caret)
         if b - a == 1 and sp is not None:
-            self._request(ann.set_label(self._gold, sp.start, sp.end, label),
-                          f"type “{sp.text(self._words)}” as {label}")
+            self._request(
+                ann.set_label(self._gold, sp.start, sp.end, label),
+                f"type “{sp.text(self._words)}” as {label}",
+            )
         else:
-            self._request(ann.set_label(self._gold, a, b, label),
-                          f"mark “{' '.join(self._words[a:b])}” as {label}")
+            self._request(
+                ann.set_label(self._gold, a, b, label),
+                f"mark “{' '.join(self._words[a:b])}” as {label}",
+            )
 
     def clear_selection_spans(self) -> None:
         a, b = self.selection()
@@ -281,7 +311,9 @@ class AnnotationView(SentenceView):
         try:
             new = ann.resize(self._gold, sp, start, end, n)
         except ann.EditRefused as exc:
-            self.editRefused.emit(f"Cannot {what} the {sp.label or 'entity'}: {exc} (merge them instead)")
+            self.editRefused.emit(
+                f"Cannot {what} the {sp.label or 'entity'}: {exc} (merge them instead)"
+            )
             return
         if end > start:
             c = max(start, min(self.caret, end - 1))
@@ -296,8 +328,10 @@ class AnnotationView(SentenceView):
     def merge_with_next(self) -> None:
         pair = ann.merge_pair(self._gold, self.caret)
         if pair is None:
-            self.editRefused.emit("Nothing to merge: put the caret on an entity that has a next entity, "
-                                  "or on the first token of one that follows another")
+            self.editRefused.emit(
+                "Nothing to merge: put the caret on an entity that has a next entity, "
+                "or on the first token of one that follows another"
+            )
             return
         self._request(ann.merge(self._gold, *pair), f"merge {pair[0].label} entities")
 

@@ -30,10 +30,15 @@ from .error_table import ErrorTable
 from .fitting import AdaptiveSplitter, narrow_combo
 from .row_list import sentence_rows
 
-KINDS = (("Fixed by the reranker", "fixed"), ("Broken by the reranker", "broken"),
-         ("Better (still wrong)", "better"), ("Worse (still wrong)", "worse"),
-         ("Changed by the reranker", "changed"), ("Gold not among the candidates", "missing"),
-         ("All sentences", "all"))
+KINDS = (
+    ("Fixed by the reranker", "fixed"),
+    ("Broken by the reranker", "broken"),
+    ("Better (still wrong)", "better"),
+    ("Worse (still wrong)", "worse"),
+    ("Changed by the reranker", "changed"),
+    ("Gold not among the candidates", "missing"),
+    ("All sentences", "all"),
+)
 _COLOURS = {"fixed": "#2e7d32", "broken": "#c62828", "better": "#558b2f", "worse": "#d84315"}
 
 
@@ -85,8 +90,11 @@ class SentenceListModel(QAbstractTableModel):
         elif role == Qt.ForegroundRole and col == 1 and s.verdict in _COLOURS:
             return QBrush(QColor(_COLOURS[s.verdict]))
         elif role == Qt.ToolTipRole and col == 2:
-            return ("gold is not among the candidates" if not s.gold_rank
-                    else f"the gold analysis is candidate {s.gold_rank}")
+            return (
+                "gold is not among the candidates"
+                if not s.gold_rank
+                else f"the gold analysis is candidate {s.gold_rank}"
+            )
         return None
 
 
@@ -94,7 +102,9 @@ class ComparisonView(QWidget):
     sentenceActivated = Signal(int)  # N-best sentence
     refreshRequested = Signal()
     devRequested = Signal(bool)  # compare on the dev list (True) or on the attached list (False)
-    sentencesWanted = Signal(object, str)  # an error-analysis cell clicked: these list sentences, why
+    sentencesWanted = Signal(
+        object, str
+    )  # an error-analysis cell clicked: these list sentences, why
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -105,7 +115,9 @@ class ComparisonView(QWidget):
         self.header.setWordWrap(True)
         self.refresh_button = QPushButton("Recompute")
         self.refresh_button.setObjectName("comparisonRefresh")
-        self.refresh_button.setToolTip("Compare again (after training, rescoring or editing the gold)")
+        self.refresh_button.setToolTip(
+            "Compare again (after training, rescoring or editing the gold)"
+        )
         self.refresh_button.clicked.connect(self.refreshRequested)
         self.busy = False
         self.progress = QProgressBar()
@@ -116,14 +128,18 @@ class ComparisonView(QWidget):
         self.dev_button = QPushButton("Compare on the dev list")
         self.dev_button.setObjectName("comparisonDevButton")
         self.dev_button.setCheckable(True)
-        self.dev_button.setToolTip("Score the development N-best list with the reranker and compare on it (it is "
-                                   "opened first if none is loaded): sentences the reranker never saw")
+        self.dev_button.setToolTip(
+            "Score the development N-best list with the reranker and compare on it (it is "
+            "opened first if none is loaded): sentences the reranker never saw"
+        )
         self.dev_button.clicked.connect(self.devRequested)
         self.banner = QLabel()
         self.banner.setObjectName("comparisonBanner")
         self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c36a; "
-                                  "padding: 4px; }")
+        self.banner.setStyleSheet(
+            "QLabel { background: #fff3cd; color: #664d03; border: 1px solid #e0c36a; "
+            "padding: 4px; }"
+        )
         self.banner.hide()
         top = QHBoxLayout()
         top.addWidget(self.header, 1)
@@ -133,16 +149,31 @@ class ComparisonView(QWidget):
         self.table = QTableWidget(0, 8)  # one row per entity type: a handful
         self.table.setObjectName("comparisonTable")
         # two-line titles: "Rerank P" and the like do not fit eight columns side by side
-        self.table.setHorizontalHeaderLabels(["Type", "Base\nP", "Base\nR", "Base\nF", "Rerank\nP", "Rerank\nR",
-                                              "Rerank\nF", "Oracle\nF"])
+        self.table.setHorizontalHeaderLabels(
+            [
+                "Type",
+                "Base\nP",
+                "Base\nR",
+                "Base\nF",
+                "Rerank\nP",
+                "Rerank\nR",
+                "Rerank\nF",
+                "Oracle\nF",
+            ]
+        )
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
         # every column at least as wide as its title's longer line ("Rerank"): never "6…" or "L…"
         hfm = self.table.horizontalHeader().fontMetrics()
-        self.table.horizontalHeader().setMinimumSectionSize(max(
-            hfm.horizontalAdvance(line) for c in range(self.table.columnCount())
-            for line in self.table.horizontalHeaderItem(c).text().split("\n")) + 14)
+        self.table.horizontalHeader().setMinimumSectionSize(
+            max(
+                hfm.horizontalAdvance(line)
+                for c in range(self.table.columnCount())
+                for line in self.table.horizontalHeaderItem(c).text().split("\n")
+            )
+            + 14
+        )
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.kind = QComboBox()
         self.kind.setObjectName("comparisonKind")
@@ -153,7 +184,9 @@ class ComparisonView(QWidget):
         self.list = sentence_rows(self.model, "comparisonList")
         h = self.list.horizontalHeader()
         fm = self.list.fontMetrics()
-        for c, sample in enumerate(("00000", "broken", "Gold rank", "Pick", "Baseline F", "Reranked F")):
+        for c, sample in enumerate(
+            ("00000", "broken", "Gold rank", "Pick", "Baseline F", "Reranked F")
+        ):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
         h.setSectionResizeMode(6, QHeaderView.Stretch)
@@ -172,7 +205,9 @@ class ComparisonView(QWidget):
         narrow_combo(self.kind, 10)
         rv.addWidget(self.kind)
         rv.addWidget(self.list, 1)
-        split = AdaptiveSplitter(140, shares=(0.42, 0.4))  # the per-type table above the list when narrow
+        split = AdaptiveSplitter(
+            140, shares=(0.42, 0.4)
+        )  # the per-type table above the list when narrow
         split.setObjectName("comparisonSplitter")
         split.addWidget(left)
         split.addWidget(right)
@@ -218,8 +253,13 @@ class ComparisonView(QWidget):
     def set_source(self, on_dev: bool, dev_loaded: bool) -> None:
         """Which list is compared: the button offers the other one."""
         self.dev_button.setChecked(on_dev)
-        self.dev_button.setText("Back to the corpus's list" if on_dev else
-                                "Compare on the dev list" if dev_loaded else "Open the dev list…")
+        self.dev_button.setText(
+            "Back to the corpus's list"
+            if on_dev
+            else "Compare on the dev list"
+            if dev_loaded
+            else "Open the dev list…"
+        )
 
     def mark_stale(self, note: str) -> None:
         self.header.setText(self.header.text() + f" · <i>{note}</i>")
@@ -228,7 +268,9 @@ class ComparisonView(QWidget):
         """The error analysis of the baseline and the reranked output (see :class:`ErrorTable`)."""
         self.errors.set_analysis(systems, cells)
 
-    def set_result(self, result: OutputComparison, words, has_reranker: bool = True, name: str = "") -> None:
+    def set_result(
+        self, result: OutputComparison, words, has_reranker: bool = True, name: str = ""
+    ) -> None:
         self.set_busy(None)
         self.result = result
         self.words = words
@@ -239,9 +281,14 @@ class ComparisonView(QWidget):
             f"<b>{r.f1:.2f}</b> · oracle F <b>{o.f1:.2f}</b> · the reranker changed {result.changed:,}, "
             f"fixed <span style='color:#2e7d32'>{len(result.fixed):,}</span>, broke "
             f"<span style='color:#c62828'>{len(result.broken):,}</span> · gold among the candidates in "
-            f"{result.gold_in_list:,} of {n:,}" + ("" if has_reranker else " · <i>no reranker: baseline only</i>"))
+            f"{result.gold_in_list:,} of {n:,}"
+            + ("" if has_reranker else " · <i>no reranker: baseline only</i>")
+        )
         types = result.types()
-        rows = [(t or "(untyped)", b.per_type.get(t), r.per_type.get(t), o.per_type.get(t)) for t in types]
+        rows = [
+            (t or "(untyped)", b.per_type.get(t), r.per_type.get(t), o.per_type.get(t))
+            for t in types
+        ]
         rows.append(("overall", b.overall, r.overall, o.overall))
         self.table.setRowCount(len(rows))
         for i, (name_, pb, pr, po) in enumerate(rows):

@@ -36,7 +36,17 @@ from .figure_image import FigureImage
 if TYPE_CHECKING:  # matplotlib itself is imported where figures are made, not at start-up
     from matplotlib.figure import Figure
 
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
+COLORS = [
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+]
 
 
 @dataclass
@@ -92,8 +102,12 @@ class CurvePlot(QWidget):
             cb.toggled.connect(self.schedule)
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
-        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens the window
-        self.info.setWordWrap(True)  # several runs' summaries wrap instead of being cut at the buttons
+        self.info.setSizePolicy(
+            QSizePolicy.Ignored, QSizePolicy.Preferred
+        )  # never widens the window
+        self.info.setWordWrap(
+            True
+        )  # several runs' summaries wrap instead of being cut at the buttons
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")
@@ -118,8 +132,13 @@ class CurvePlot(QWidget):
         self.redraw()
 
     # -- data -----------------------------------------------------------------------------
-    def start_run(self, label: str, unit: str = "epoch", baseline: float | None = None,
-                  corpus: str | None = None) -> int:
+    def start_run(
+        self,
+        label: str,
+        unit: str = "epoch",
+        baseline: float | None = None,
+        corpus: str | None = None,
+    ) -> int:
         """A new run; ``corpus`` names what it is trained on (the legend says it)."""
         self.runs.append(Run(label, unit, baseline, corpus=corpus or ""))
         self.schedule()
@@ -171,8 +190,21 @@ class CurvePlot(QWidget):
 
     def _snapshot(self):
         """The runs and options as they are now: the render thread draws from this copy."""
-        runs = [Run(r.label, r.unit, r.baseline, list(r.steps), list(r.p), list(r.r), list(r.f), [], r.state,
-                    r.corpus) for r in self.runs]
+        runs = [
+            Run(
+                r.label,
+                r.unit,
+                r.baseline,
+                list(r.steps),
+                list(r.p),
+                list(r.r),
+                list(r.f),
+                [],
+                r.state,
+                r.corpus,
+            )
+            for r in self.runs
+        ]
         opts = (self.show_p.isChecked(), self.show_r.isChecked(), self.show_base.isChecked())
         return lambda fig: draw_runs(fig, runs, *opts)
 
@@ -202,6 +234,7 @@ class CurvePlot(QWidget):
         """Save the figure (PNG or SVG) at the size it has on screen."""
         w, h = max(self.canvas.width(), 320), max(self.canvas.height(), 200)
         from matplotlib.figure import Figure  # imported when needed: the window starts faster
+
         fig = Figure(figsize=(w / 100, h / 100), dpi=100, layout="constrained")
         self._snapshot()(fig)
         fig.savefig(path, dpi=150 if path.lower().endswith(".png") else None)
@@ -209,18 +242,48 @@ class CurvePlot(QWidget):
     def export_csv(self, path: str) -> None:
         with open(path, "w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh)
-            w.writerow(["run", "settings", "unit", "step", "dev_precision", "dev_recall", "dev_f1", "best",
-                        "seconds", "loss", "mistakes", "corpus"])
+            w.writerow(
+                [
+                    "run",
+                    "settings",
+                    "unit",
+                    "step",
+                    "dev_precision",
+                    "dev_recall",
+                    "dev_f1",
+                    "best",
+                    "seconds",
+                    "loss",
+                    "mistakes",
+                    "corpus",
+                ]
+            )
             for k, r in enumerate(self.runs):
                 b = r.best()
                 for i, s in enumerate(r.steps):
                     sec, loss, mis = r.extra[i]
-                    w.writerow([k + 1, r.label, r.unit, int(s), _fmt(r.p[i]), _fmt(r.r[i]), _fmt(r.f[i]),
-                                int(i == b), _fmt(sec), _fmt(loss), "" if mis is None else int(mis), r.corpus])
+                    w.writerow(
+                        [
+                            k + 1,
+                            r.label,
+                            r.unit,
+                            int(s),
+                            _fmt(r.p[i]),
+                            _fmt(r.r[i]),
+                            _fmt(r.f[i]),
+                            int(i == b),
+                            _fmt(sec),
+                            _fmt(loss),
+                            "" if mis is None else int(mis),
+                            r.corpus,
+                        ]
+                    )
 
     @Slot()
     def export_image_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export curve", "curve.png", "PNG image (*.png);;SVG image (*.svg)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export curve", "curve.png", "PNG image (*.png);;SVG image (*.svg)"
+        )
         if path:
             try:
                 self.export_image(path)
@@ -268,6 +331,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
 
     def label(text: str) -> str:
         return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
+
     axes: dict[str, object] = {}
     first = None
     for k, unit in enumerate(units or [""]):
@@ -276,7 +340,10 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
         from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
-        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))  # rounds and epochs are counts
+
+        ax.xaxis.set_major_locator(
+            MaxNLocator(nbins="auto", integer=True)
+        )  # rounds and epochs are counts
         ax.grid(True, alpha=0.3)
         if k == 0 or rows > 1:
             ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
@@ -291,15 +358,36 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         fs = [f for f in r.f if f is not None]
         state = "" if r.state == "done" else f" [{r.state}]"
         if xs:
-            (h,) = a.plot(xs, fs, "-", color=color, lw=1.6, marker="." if len(xs) < 60 else None,
-                          label=label(f"{r.legend()}{state}"))
+            (h,) = a.plot(
+                xs,
+                fs,
+                "-",
+                color=color,
+                lw=1.6,
+                marker="." if len(xs) < 60 else None,
+                label=label(f"{r.legend()}{state}"),
+            )
             handles[r.unit].append(h)
             b = r.best()
             if b is not None:
-                a.plot([r.steps[b]], [r.f[b]], marker="*", ms=13, color=color, mec="black", mew=0.6,
-                       linestyle="none")
-                a.annotate(f"{r.f[b]:.2f}", (r.steps[b], r.f[b]), textcoords="offset points",
-                           xytext=(4, 6), fontsize=8, color=color)
+                a.plot(
+                    [r.steps[b]],
+                    [r.f[b]],
+                    marker="*",
+                    ms=13,
+                    color=color,
+                    mec="black",
+                    mew=0.6,
+                    linestyle="none",
+                )
+                a.annotate(
+                    f"{r.f[b]:.2f}",
+                    (r.steps[b], r.f[b]),
+                    textcoords="offset points",
+                    xytext=(4, 6),
+                    fontsize=8,
+                    color=color,
+                )
         elif r.state == "running":
             (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]"))
             handles[r.unit].append(h)
@@ -316,8 +404,15 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         if show_base and r.baseline is not None and round(r.baseline, 6) not in bases[r.unit]:
             bases[r.unit].add(round(r.baseline, 6))
             a.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
-            a.annotate(f"tagger baseline {r.baseline:.2f}", (0, r.baseline), xycoords=("axes fraction", "data"),
-                       xytext=(4, 3), textcoords="offset points", fontsize=8, color="#555555")
+            a.annotate(
+                f"tagger baseline {r.baseline:.2f}",
+                (0, r.baseline),
+                xycoords=("axes fraction", "data"),
+                xytext=(4, 3),
+                textcoords="offset points",
+                fontsize=8,
+                color="#555555",
+            )
     drawn = [r for r in runs if r.unit in axes]
     ys = [v for r in drawn for v in r.f if v is not None]
     if show_p:
@@ -337,11 +432,24 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
             lines = sum(line.get_label().count("\n") + 1 for line in handles[unit])
             if lines * 13 + 12 > 0.25 * plot_pt:
                 # under the tick labels and the axis label (the pad is in font sizes: 4.6 × 8 pt)
-                ax.legend(handles=handles[unit], loc="upper center", bbox_to_anchor=(0.5, 0), fontsize=8,
-                          framealpha=0.85, borderaxespad=4.6)
+                ax.legend(
+                    handles=handles[unit],
+                    loc="upper center",
+                    bbox_to_anchor=(0.5, 0),
+                    fontsize=8,
+                    framealpha=0.85,
+                    borderaxespad=4.6,
+                )
             else:
                 ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
     if not any(handles.values()):
-        first.text(0.5, 0.5, "Train a reranker to see its dev-set curve here", ha="center", va="center",
-                   transform=first.transAxes, color="#777777")
+        first.text(
+            0.5,
+            0.5,
+            "Train a reranker to see its dev-set curve here",
+            ha="center",
+            va="center",
+            transform=first.transAxes,
+            color="#777777",
+        )
     return axes

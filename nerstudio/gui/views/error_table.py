@@ -11,10 +11,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTab
 
 from ...experiments.error_analysis import ENTITY_LENGTHS, KINDS, SENTENCE_LENGTHS
 
-SECTIONS = (("entity_length", "entity of", [n for _a, _b, n in ENTITY_LENGTHS]),
-            ("sentence_length", "sentence of", [n for _a, _b, n in SENTENCE_LENGTHS]),
-            ("seen", "entity", ["seen", "unseen"]),
-            ("errors", "", [k for k in KINDS if k != "correct"]))
+SECTIONS = (
+    ("entity_length", "entity of", [n for _a, _b, n in ENTITY_LENGTHS]),
+    ("sentence_length", "sentence of", [n for _a, _b, n in SENTENCE_LENGTHS]),
+    ("seen", "entity", ["seen", "unseen"]),
+    ("errors", "", [k for k in KINDS if k != "correct"]),
+)
 
 
 class ErrorTable(QTableWidget):
@@ -31,13 +33,17 @@ class ErrorTable(QTableWidget):
         h.setSectionResizeMode(0, QHeaderView.Stretch)
         for c in (1, 2):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        self.setToolTip("F of the tagger's top candidates (baseline) and of the reranker's picks by where the "
-                        "entities are, and the entities by kind of error. Click a cell: the browser shows only the "
-                        "sentences where that system errs there.")
+        self.setToolTip(
+            "F of the tagger's top candidates (baseline) and of the reranker's picks by where the "
+            "entities are, and the entities by kind of error. Click a cell: the browser shows only the "
+            "sentences where that system errs there."
+        )
         self._cells: dict[tuple[int, int], tuple[list[int], str]] = {}
         self.cellClicked.connect(self._on_cell)
 
-    def set_analysis(self, systems: dict[str, dict], cells: dict[str, dict[str, list[int]]]) -> None:
+    def set_analysis(
+        self, systems: dict[str, dict], cells: dict[str, dict[str, list[int]]]
+    ) -> None:
         """``systems``: name → :func:`~nerstudio.experiments.error_analysis.analysis` (+ ``seen``/
         ``unseen`` when known); ``cells``: name → :func:`~nerstudio.experiments.error_analysis.error_sentences`."""
         names = list(systems)[:2]
@@ -54,7 +60,7 @@ class ErrorTable(QTableWidget):
                     d = [systems[n]["errors"][b] for n in names]
                 else:
                     d = [systems[n][key][b] for n in names]
-                label = (f"{what} {b}".strip() if key != "errors" else f"error: {b}")
+                label = f"{what} {b}".strip() if key != "errors" else f"error: {b}"
                 rows.append((label, d, f"{key}:{b}"))
         self.setRowCount(len(rows))
         for r, (label, d, cell_key) in enumerate(rows):
@@ -68,7 +74,9 @@ class ErrorTable(QTableWidget):
                 it = QTableWidgetItem(text)
                 it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 ks = cells.get(name, {}).get(cell_key, [])
-                it.setToolTip(f"{tip}; click: the {len(ks)} sentence(s) where the {name.lower()} errs here")
+                it.setToolTip(
+                    f"{tip}; click: the {len(ks)} sentence(s) where the {name.lower()} errs here"
+                )
                 self.setItem(r, c, it)
                 self._cells[(r, c)] = (ks, f"{len(ks)} where the {name.lower()} errs: {label}")
 

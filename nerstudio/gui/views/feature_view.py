@@ -44,17 +44,23 @@ class FeaturePanel(QWidget):
         self.search.setObjectName("featureSearch")
         self.search.setPlaceholderText("Filter features…")
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Show only features whose name contains this text (or a template name, e.g. WE)")
+        self.search.setToolTip(
+            "Show only features whose name contains this text (or a template name, e.g. WE)"
+        )
         self.search.textChanged.connect(self._on_search)
         self.group = QCheckBox("Group")
         self.group.setObjectName("featureGroup")
         self.group.setChecked(True)
-        self.group.setToolTip("Group features under their template (WE, BO01, Q, …) with the group's total")
+        self.group.setToolTip(
+            "Group features under their template (WE, BO01, Q, …) with the group's total"
+        )
         self.group.toggled.connect(self._on_group)
         self.hide_zero = QCheckBox("Hide zero weights")
         self.hide_zero.setObjectName("featureHideZero")
         self.hide_zero.setChecked(True)
-        self.hide_zero.setToolTip("Hide features the reranker gave no weight (boosting leaves most at zero)")
+        self.hide_zero.setToolTip(
+            "Hide features the reranker gave no weight (boosting leaves most at zero)"
+        )
         self.hide_zero.toggled.connect(self._on_hide_zero)
         self.model.set_hide_zero(True)
         self._why = None  # (lead, A, B, delta, breakdown, who) of the comparison shown, to rebuild its sentence
@@ -91,23 +97,40 @@ class FeaturePanel(QWidget):
         self._why = None
         self._show(rows, header, compare)
 
-    def show_explanation(self, rows: list[TermRow], title: str, score: float,
-                         parts: list[tuple[str, float]] | None = None, note: str = "") -> None:
+    def show_explanation(
+        self,
+        rows: list[TermRow],
+        title: str,
+        score: float,
+        parts: list[tuple[str, float]] | None = None,
+        note: str = "",
+    ) -> None:
         """One candidate: its terms under "title · score S = part + part…". ``parts`` default to
         the L(x) term and the sum of the global features (a reranker's score); ``note`` (HTML)
         follows."""
         if parts is None:
             lx = sum(r.contribution for r in rows if r.template in ("L", "L(x)"))
             n = sum(1 for r in rows if r.template not in ("L", "L(x)"))
-            parts = [("L(x) term", lx), (f"{n} global feature{'s' if n != 1 else ''}", float(score) - lx)]
+            parts = [
+                ("L(x) term", lx),
+                (f"{n} global feature{'s' if n != 1 else ''}", float(score) - lx),
+            ]
         head = f"<b>{html.escape(title)}</b> · score {num(score)}"
         if parts:
             head += " = " + " + ".join(f"{html.escape(k)} {num(v, sign=True)}" for k, v in parts)
         self.show_terms(rows, head + note)
 
-    def show_comparison(self, rows: list[TermRow], a: str, b: str, delta: float,
-                        scores: tuple[float, float] | None = None, breakdown: list[tuple[str, float]] | None = None,
-                        note: str = "", who: str = "the reranker") -> None:
+    def show_comparison(
+        self,
+        rows: list[TermRow],
+        a: str,
+        b: str,
+        delta: float,
+        scores: tuple[float, float] | None = None,
+        breakdown: list[tuple[str, float]] | None = None,
+        note: str = "",
+        who: str = "the reranker",
+    ) -> None:
         """Two candidates: the terms of F(A) − F(B) (``delta``; contribution > 0 favours A) under
         "A = a (score) vs B = b (score)" and the sentence saying why ``who`` prefers one, which
         names the table's top rows in words. ``a``/``b`` name the candidates ("candidate 3");
@@ -123,19 +146,36 @@ class FeaturePanel(QWidget):
         if self._why is None:
             return ""
         _, a, b, delta, breakdown, who = self._why
-        return why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped, rich=False,
-                            breakdown=breakdown, who=who)
+        return why_sentence(
+            self.model.shown_terms(),
+            delta,
+            a,
+            b,
+            grouped=self.model.grouped,
+            rich=False,
+            breakdown=breakdown,
+            who=who,
+        )
 
     def _header_text(self, header: str) -> str:
         if self._why is not None:
             lead, a, b, delta, breakdown, who = self._why
-            sentence = why_sentence(self.model.shown_terms(), delta, a, b, grouped=self.model.grouped,
-                                    breakdown=breakdown, who=who)
+            sentence = why_sentence(
+                self.model.shown_terms(),
+                delta,
+                a,
+                b,
+                grouped=self.model.grouped,
+                breakdown=breakdown,
+                who=who,
+            )
             header = f"{lead} {sentence}"
         hidden = self.hidden_count()
         if hidden:
             plural = "s" if hidden > 1 else ""
-            header += f" <span style='color:#777'>({hidden} zero-weight feature{plural} hidden)</span>"
+            header += (
+                f" <span style='color:#777'>({hidden} zero-weight feature{plural} hidden)</span>"
+            )
         return header
 
     def _show(self, rows: list[TermRow], header: str, compare: bool) -> None:
@@ -163,7 +203,9 @@ class FeaturePanel(QWidget):
         narrow = fm.horizontalAdvance("-0.000") + 12
         for c in range(1, self.model.columnCount()):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
-            short = (self.model.compare_mode and c in (1, 2)) or (not self.model.compare_mode and c == 1)
+            short = (self.model.compare_mode and c in (1, 2)) or (
+                not self.model.compare_mode and c == 1
+            )
             h.resizeSection(c, narrow if short else wide)
 
     def visible_feature_names(self) -> list[str]:
@@ -179,7 +221,9 @@ class FeaturePanel(QWidget):
                     walk(idx)
                 else:
                     out.append(term.name)
+
         from PySide6.QtCore import QModelIndex
+
         walk(QModelIndex())
         return out
 

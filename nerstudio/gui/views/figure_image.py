@@ -43,12 +43,15 @@ def set_zoom(factor: float) -> None:
             w._rerender()
 
 
-def render_rgba(draw: DrawFn, width: int, height: int, dpi: float = DPI, layout: str | None = "constrained"):
+def render_rgba(
+    draw: DrawFn, width: int, height: int, dpi: float = DPI, layout: str | None = "constrained"
+):
     """Draw ``draw`` on a new ``width × height`` pixel figure: ``(rgba bytes, width, height)``."""
     width, height = max(1, int(width)), max(1, int(height))
     # imported here, in the thread that draws, not when the window starts (half a second)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(width / dpi, height / dpi), dpi=dpi, layout=layout)
     canvas = FigureCanvasAgg(fig)
     draw(fig)
@@ -64,7 +67,9 @@ class _RenderThread:
 
     def __init__(self):
         self._cond = threading.Condition()
-        self._pending: dict[int, tuple] = {}  # widget id -> (widget weakref, token, draw, w, h, dpi)
+        self._pending: dict[
+            int, tuple
+        ] = {}  # widget id -> (widget weakref, token, draw, w, h, dpi)
         self._thread: threading.Thread | None = None
         self._stopping = False
         self._held = False
@@ -84,7 +89,9 @@ class _RenderThread:
         if waiting:
             self._start()
 
-    def submit(self, widget: FigureImage, token: int, draw: DrawFn, w: int, h: int, dpi: float) -> None:
+    def submit(
+        self, widget: FigureImage, token: int, draw: DrawFn, w: int, h: int, dpi: float
+    ) -> None:
         relay = _relay()  # made here, in the main thread, before the render thread needs it
         with self._cond:
             if self._stopping:
@@ -103,7 +110,9 @@ class _RenderThread:
                     # stop it while the interpreter still runs: a daemon thread caught inside
                     # matplotlib's or Qt's C++ code by the interpreter's shutdown aborts the process
                     atexit.register(self.shutdown)
-                self._thread = threading.Thread(target=self._loop, name="nerstudio-figures", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._loop, name="nerstudio-figures", daemon=True
+                )
                 self._thread.start()
             self._cond.notify()
 

@@ -51,7 +51,9 @@ class FlowLayout(QLayout):
 
     def sizeHint(self) -> QSize:
         """One line holding everything."""
-        w = sum(it.sizeHint().width() for it in self._visible()) + self._gap * max(0, len(self._visible()) - 1)
+        w = sum(it.sizeHint().width() for it in self._visible()) + self._gap * max(
+            0, len(self._visible()) - 1
+        )
         h = max((it.sizeHint().height() for it in self._visible()), default=0)
         m = self.contentsMargins()
         return QSize(w + m.left() + m.right(), h + m.top() + m.bottom())
@@ -66,7 +68,9 @@ class FlowLayout(QLayout):
 
     # -- placing --------------------------------------------------------------------------
     def _visible(self) -> list:
-        return [it for it in self._items if not (it.widget() is not None and it.widget().isHidden())]
+        return [
+            it for it in self._items if not (it.widget() is not None and it.widget().isHidden())
+        ]
 
     def _place(self, rect: QRect, move: bool) -> int:
         m = self.contentsMargins()
@@ -74,8 +78,12 @@ class FlowLayout(QLayout):
         x, y, line = area.x(), area.y(), 0
         for it in self._visible():
             hint = it.sizeHint()
-            w = min(hint.width(), area.width()) if it.widget() is not None and \
-                it.widget().sizePolicy().horizontalPolicy() != QSizePolicy.Fixed else hint.width()
+            w = (
+                min(hint.width(), area.width())
+                if it.widget() is not None
+                and it.widget().sizePolicy().horizontalPolicy() != QSizePolicy.Fixed
+                else hint.width()
+            )
             if x > area.x() and x + w > area.right() + 1:
                 x, y, line = area.x(), y + line + self._gap, 0
             if move:

@@ -36,15 +36,20 @@ from .fitting import narrow_combo
 if TYPE_CHECKING:  # the ranking (scipy) is imported where its job runs, not at start-up
     from ...rerank.importance import ModelImportance
 
-AGAINST_CHOICES = (("changes from the tagger's top candidate", "baseline"),
-                   ("the pick against its runner-up", "runner-up"))
+AGAINST_CHOICES = (
+    ("changes from the tagger's top candidate", "baseline"),
+    ("the pick against its runner-up", "runner-up"),
+)
 
 
 def importance_job(model, data, against: str):
     """A job for :class:`~nerstudio.gui.workers.JobQueue`: the ranking, cancellable."""
+
     def job(ctx):
         from ...rerank.importance import model_importance
+
         return model_importance(model, data, against, should_cancel=ctx.should_cancel)
+
     return job
 
 
@@ -63,15 +68,19 @@ class ModelFeaturesView(QWidget):
         self.against_box.setObjectName("modelFeaturesAgainst")
         for label, key in AGAINST_CHOICES:
             self.against_box.addItem(label, key)
-        self.against_box.setToolTip("Which decisions to rank by: the sentences where the reranker changed the "
-                                    "tagger's top candidate, or every sentence, its pick against the candidate it "
-                                    "scores second")
+        self.against_box.setToolTip(
+            "Which decisions to rank by: the sentences where the reranker changed the "
+            "tagger's top candidate, or every sentence, its pick against the candidate it "
+            "scores second"
+        )
         self.against_box.currentIndexChanged.connect(lambda _i: self.refreshRequested.emit())
         self.search = QLineEdit()
         self.search.setObjectName("modelFeaturesSearch")
         self.search.setPlaceholderText("Filter templates and features…")
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Show only templates and features whose name or meaning contains this text")
+        self.search.setToolTip(
+            "Show only templates and features whose name or meaning contains this text"
+        )
         self.search.textChanged.connect(self._on_search)
         self.refresh_button = QPushButton("Recompute")
         self.refresh_button.setObjectName("modelFeaturesRefresh")
@@ -92,7 +101,9 @@ class ModelFeaturesView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(True)
-        self.tree.sortByColumn(-1, Qt.AscendingOrder)  # the core's ranking until a header is clicked
+        self.tree.sortByColumn(
+            -1, Qt.AscendingOrder
+        )  # the core's ranking until a header is clicked
         self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
         self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.tree.clicked.connect(self._on_clicked)
@@ -102,7 +113,9 @@ class ModelFeaturesView(QWidget):
         # no column narrower than the "Meaning" title: on a narrow window the tree scrolls sideways
         h.setMinimumSectionSize(h.fontMetrics().horizontalAdvance("Meaning") + 20)
         fm = self.tree.fontMetrics()
-        h.resizeSection(ImportanceTreeModel.NAME, fm.horizontalAdvance("TE2011:ORG=NULL Aa0 Aa0") + 30)
+        h.resizeSection(
+            ImportanceTreeModel.NAME, fm.horizontalAdvance("TE2011:ORG=NULL Aa0 Aa0") + 30
+        )
         for c in range(ImportanceTreeModel.MOVES, len(ImportanceTreeModel.COLUMNS)):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
             h.resizeSection(c, fm.horizontalAdvance("+000.000") + 14)
@@ -120,7 +133,9 @@ class ModelFeaturesView(QWidget):
         lay.addWidget(self.header)
         lay.addLayout(top)
         lay.addWidget(self.tree, 1)
-        self.show_message("Load a reranker and an N-best list to see which features move its decisions.")
+        self.show_message(
+            "Load a reranker and an N-best list to see which features move its decisions."
+        )
 
     # -- content --------------------------------------------------------------------------
     def against(self) -> str:
@@ -128,7 +143,9 @@ class ModelFeaturesView(QWidget):
         return self.against_box.currentData()
 
     def set_against(self, key: str) -> None:
-        self.against_box.setCurrentIndex(next(i for i, (_l, k) in enumerate(AGAINST_CHOICES) if k == key))
+        self.against_box.setCurrentIndex(
+            next(i for i, (_l, k) in enumerate(AGAINST_CHOICES) if k == key)
+        )
 
     def show_message(self, text: str) -> None:
         self.set_busy(None)
@@ -150,12 +167,16 @@ class ModelFeaturesView(QWidget):
         self.result = result
         self.model.set_result(result)
         n = len(result.decisions)
-        what = ("sentences where the reranker changed the tagger's top candidate" if result.against == "baseline"
-                else "sentences, the reranker's pick against its runner-up")
+        what = (
+            "sentences where the reranker changed the tagger's top candidate"
+            if result.against == "baseline"
+            else "sentences, the reranker's pick against its runner-up"
+        )
         self.header.setText(
             f"<b>{html.escape(name or 'N-best list')}</b>: {n:,} decisions ({what}) of {result.n_sentences:,} "
             f"sentences · {len(result.templates)} templates and {len(result.features):,} features move or "
-            "resist them. Click a row to list the sentences it moves (on Resists/Against: those it resists).")
+            "resist them. Click a row to list the sentences it moves (on Resists/Against: those it resists)."
+        )
         for r in range(min(3, self.proxy.rowCount())):
             self.tree.setExpanded(self.proxy.index(r, 0), True)
 

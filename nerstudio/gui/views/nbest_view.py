@@ -48,8 +48,10 @@ class NBestPanel(QWidget):
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.view.setToolTip("Candidates of the sentence. Click one to draw it; Ctrl+click a second one to see "
-                             "why the reranker prefers one over the other.")
+        self.view.setToolTip(
+            "Candidates of the sentence. Click one to draw it; Ctrl+click a second one to see "
+            "why the reranker prefers one over the other."
+        )
         h = self.view.horizontalHeader()
         fm = self.view.fontMetrics()
         for c, sample in enumerate(("Rank", "-00.000", "-00.000", "Rerank", "100.0")):
@@ -68,8 +70,9 @@ class NBestPanel(QWidget):
         lay.addWidget(self.view, 1)
 
     # -- content --------------------------------------------------------------------------
-    def set_candidates(self, words, spans, logprobs, scores=None, f=None, chosen=None, exact=None,
-                       header: str = "") -> None:
+    def set_candidates(
+        self, words, spans, logprobs, scores=None, f=None, chosen=None, exact=None, header: str = ""
+    ) -> None:
         self._quiet = True
         try:
             self.view.selectionModel().clearSelection()
@@ -87,11 +90,21 @@ class NBestPanel(QWidget):
         """Never narrower than the shown number columns and the "Differs" title: the candidates'
         differences are what the table is read for (a narrow window stacks the panels instead)."""
         h = self.view.horizontalHeader()
-        fixed = sum(h.sectionSize(c) for c in range(self.model.columnCount())
-                    if c != NBestTableModel.DIFF and not self.view.isColumnHidden(c))
-        diff = h.fontMetrics().horizontalAdvance(str(self.model.headerData(NBestTableModel.DIFF, Qt.Horizontal)))
-        self.view.setMinimumWidth(fixed + diff + 24 + self.view.verticalScrollBar().sizeHint().width()
-                                  + 2 * self.view.frameWidth())
+        fixed = sum(
+            h.sectionSize(c)
+            for c in range(self.model.columnCount())
+            if c != NBestTableModel.DIFF and not self.view.isColumnHidden(c)
+        )
+        diff = h.fontMetrics().horizontalAdvance(
+            str(self.model.headerData(NBestTableModel.DIFF, Qt.Horizontal))
+        )
+        self.view.setMinimumWidth(
+            fixed
+            + diff
+            + 24
+            + self.view.verticalScrollBar().sizeHint().width()
+            + 2 * self.view.frameWidth()
+        )
 
     def after_zoom(self) -> None:  # the zoom changed the font and scaled the columns
         self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 8)
@@ -129,7 +142,9 @@ class NBestPanel(QWidget):
     @Slot(object, object)
     def _on_selection(self, _sel, _desel) -> None:
         rows = {self.proxy.mapToSource(i).row() for i in self.view.selectionModel().selectedRows()}
-        self._order = [r for r in self._order if r in rows] + sorted(r for r in rows if r not in self._order)
+        self._order = [r for r in self._order if r in rows] + sorted(
+            r for r in rows if r not in self._order
+        )
         if self._quiet:
             return
         if len(self._order) == 1:

@@ -31,10 +31,13 @@ CONTEXT = 6  # tokens shown on each side of an occurrence
 
 
 def _context(words, o: occ.Occurrence) -> str:
-    left = words[max(0, o.start - CONTEXT):o.start]
-    right = words[o.end:o.end + CONTEXT]
-    return ("… " if o.start > CONTEXT else "") + " ".join([*left, "«" + " ".join(words[o.start:o.end]) + "»", *right]) \
+    left = words[max(0, o.start - CONTEXT) : o.start]
+    right = words[o.end : o.end + CONTEXT]
+    return (
+        ("… " if o.start > CONTEXT else "")
+        + " ".join([*left, "«" + " ".join(words[o.start : o.end]) + "»", *right])
         + (" …" if o.end + CONTEXT < len(words) else "")
+    )
 
 
 def _status(o: occ.Occurrence, label: str, words) -> str:
@@ -44,8 +47,11 @@ def _status(o: occ.Occurrence, label: str, words) -> str:
     if st == "relabel":
         return f"{o.exact().label} → {label}"
     if st == "overlap":
-        return "overlaps " + ", ".join(f"{s.label} “{' '.join(words[s.start:s.end])}”" for s in o.overlapping()) \
+        return (
+            "overlaps "
+            + ", ".join(f"{s.label} “{' '.join(words[s.start : s.end])}”" for s in o.overlapping())
             + " (replaced if ticked)"
+        )
     return "new"
 
 
@@ -91,7 +97,9 @@ class OccurrencesDialog(QDialog):
         box = QDialogButtonBox()
         self.label_button = box.addButton("&Label ticked", QDialogButtonBox.AcceptRole)
         self.remove_button = box.addButton("&Remove all", QDialogButtonBox.DestructiveRole)
-        self.remove_button.setToolTip("Remove the entities that span exactly a ticked occurrence (any type)")
+        self.remove_button.setToolTip(
+            "Remove the entities that span exactly a ticked occurrence (any type)"
+        )
         box.addButton(QDialogButtonBox.Cancel)
         self.label_button.clicked.connect(lambda: self._close_with("label"))
         self.remove_button.clicked.connect(lambda: self._close_with("remove"))
@@ -127,11 +135,15 @@ class OccurrencesDialog(QDialog):
         n = len(self.found)
         statuses = [o.status(lab) for o in self.found]
         counts = {st: statuses.count(st) for st in ("free", "same", "relabel", "overlap")}
-        self.summary.setText(f"{n} occurrence(s) in {len({o.k for o in self.found})} sentence(s): "
-                             f"{counts['free']} new, {counts['same']} already {lab or 'entity'}, "
-                             f"{counts['relabel']} of another type, {counts['overlap']} overlapping other entities"
-                             if n else "No occurrence (whole tokens" + (", case-sensitive" if self.case.isChecked()
-                                                                         else "") + ")")
+        self.summary.setText(
+            f"{n} occurrence(s) in {len({o.k for o in self.found})} sentence(s): "
+            f"{counts['free']} new, {counts['same']} already {lab or 'entity'}, "
+            f"{counts['relabel']} of another type, {counts['overlap']} overlapping other entities"
+            if n
+            else "No occurrence (whole tokens"
+            + (", case-sensitive" if self.case.isChecked() else "")
+            + ")"
+        )
         self.label_button.setEnabled(bool(n))
         self.remove_button.setEnabled(bool(n))
 

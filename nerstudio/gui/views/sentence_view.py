@@ -76,8 +76,15 @@ class SentenceView(QWidget):
             self.scheme = scheme
             self.update()
 
-    def set_sentence(self, words, gold=(), candidate=None, candidate_name: str = "candidate",
-                     second=None, second_name: str = "B") -> None:
+    def set_sentence(
+        self,
+        words,
+        gold=(),
+        candidate=None,
+        candidate_name: str = "candidate",
+        second=None,
+        second_name: str = "B",
+    ) -> None:
         """Show ``words`` with ``gold`` and, optionally, a candidate (and a second one to compare)."""
         words = tuple(words)
         if words != self._words:
@@ -144,7 +151,11 @@ class SentenceView(QWidget):
             i = max(j, i + 1)
         row_start = np.asarray(starts or [0], dtype=np.int64)
         row_top = top + np.arange(len(row_start)) * (rowh + _LINE_GAP)
-        row_of = np.repeat(np.arange(len(row_start)), np.diff(np.append(row_start, n))) if n else np.zeros(0, int)
+        row_of = (
+            np.repeat(np.arange(len(row_start)), np.diff(np.append(row_start, n)))
+            if n
+            else np.zeros(0, int)
+        )
         left = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
         xs = _MARGIN + left - (np.concatenate([[0.0], ends])[row_start][row_of] if n else 0.0)
         self._boxes = _Boxes(xs, row_top[row_of] if n else np.zeros(0), w, th)
@@ -249,8 +260,16 @@ class SentenceView(QWidget):
                 p.drawRoundedRect(rr, 4, 4)
             first = rects[0]
             p.setPen(c.darker(130))
-            p.drawText(QRectF(first.left() + 1, first.top() - sm.height() - 1, max(first.width(), 60), sm.height()),
-                       Qt.AlignLeft | Qt.AlignVCenter, sp.label or "entity")
+            p.drawText(
+                QRectF(
+                    first.left() + 1,
+                    first.top() - sm.height() - 1,
+                    max(first.width(), 60),
+                    sm.height(),
+                ),
+                Qt.AlignLeft | Qt.AlignVCenter,
+                sp.label or "entity",
+            )
 
     def _paint_candidate(self, p: QPainter, row: int, lo: int, hi: int) -> None:
         spans, _name = self._cands[row]
@@ -274,7 +293,11 @@ class SentenceView(QWidget):
             lbl = QRectF(last.left(), last.bottom() + 1, max(last.width(), 80), sm.height())
             wrong = sp not in gold
             p.setPen(_DIFF if differs else c.darker(130))
-            p.drawText(lbl, Qt.AlignLeft | Qt.AlignTop, tag + (sp.label or "entity") + (" ✗" if wrong else ""))
+            p.drawText(
+                lbl,
+                Qt.AlignLeft | Qt.AlignTop,
+                tag + (sp.label or "entity") + (" ✗" if wrong else ""),
+            )
 
     def update_tokens(self, start: int, end: int) -> None:
         """Repaint only the area of tokens ``[start, end)`` (a selection change)."""
@@ -296,8 +319,12 @@ def _token_widths(fm: QFontMetrics, words) -> np.ndarray:
     has far fewer distinct words)."""
     if not words:
         return np.zeros(0, dtype=np.float64)
-    uniq, inverse = np.unique(np.asarray([w if w else "␣" for w in words], dtype=object), return_inverse=True)
-    per = np.fromiter((fm.horizontalAdvance(w) + 2 * _PAD_X for w in uniq), dtype=np.float64, count=len(uniq))
+    uniq, inverse = np.unique(
+        np.asarray([w if w else "␣" for w in words], dtype=object), return_inverse=True
+    )
+    per = np.fromiter(
+        (fm.horizontalAdvance(w) + 2 * _PAD_X for w in uniq), dtype=np.float64, count=len(uniq)
+    )
     return per[inverse]
 
 
@@ -324,5 +351,7 @@ class _Boxes:
 
     def index_at(self, px: float, py: float) -> int:
         """The token whose box contains the point, or -1."""
-        hit = np.flatnonzero((self.x <= px) & (px <= self.x + self.w) & (self.y <= py) & (py <= self.y + self.h))
+        hit = np.flatnonzero(
+            (self.x <= px) & (px <= self.x + self.w) & (self.y <= py) & (py <= self.y + self.h)
+        )
         return int(hit[0]) if len(hit) else -1

@@ -12,7 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout
 
 
-def groups_html(groups: list[tuple[str, list[tuple[str, str]]]], columns: int = 2, note: str = "") -> str:
+def groups_html(
+    groups: list[tuple[str, list[tuple[str, str]]]], columns: int = 2, note: str = ""
+) -> str:
     """``groups`` ((title, [(keys, what)])) as HTML, spread over ``columns`` columns of about
     equal length (a group is never split)."""
     cols: list[list[str]] = [[] for _ in range(max(1, columns))]
@@ -21,11 +23,16 @@ def groups_html(groups: list[tuple[str, list[tuple[str, str]]]], columns: int = 
         if not rows:
             continue
         k = lengths.index(min(lengths))
-        body = "".join(f"<tr><td style='padding-right:10px'><b>{html.escape(key)}</b></td>"
-                       f"<td>{html.escape(what)}</td></tr>" for key, what in rows)
+        body = "".join(
+            f"<tr><td style='padding-right:10px'><b>{html.escape(key)}</b></td>"
+            f"<td>{html.escape(what)}</td></tr>"
+            for key, what in rows
+        )
         cols[k].append(f"<h4>{html.escape(title)}</h4><table cellspacing=2>{body}</table>")
         lengths[k] += len(rows) + 2
-    cells = "".join(f"<td valign='top' style='padding-right:24px'>{''.join(c)}</td>" for c in cols if c)
+    cells = "".join(
+        f"<td valign='top' style='padding-right:24px'>{''.join(c)}</td>" for c in cols if c
+    )
     return f"<table><tr>{cells}</tr></table>" + (f"<p>{html.escape(note)}</p>" if note else "")
 
 
@@ -35,8 +42,11 @@ class ShortcutsDialog(QDialog):
         self.setObjectName("shortcutsDialog")
         self.setWindowTitle("Keyboard shortcuts")
         avail = (parent.screen() if parent is not None else self.screen()).availableGeometry()
-        columns = 3 if avail.width() >= 110 * self.fontMetrics().averageCharWidth() * 1.5 else \
-            (2 if avail.width() >= 110 * self.fontMetrics().averageCharWidth() else 1)
+        columns = (
+            3
+            if avail.width() >= 110 * self.fontMetrics().averageCharWidth() * 1.5
+            else (2 if avail.width() >= 110 * self.fontMetrics().averageCharWidth() else 1)
+        )
         self.text = QTextBrowser()
         self.text.setObjectName("shortcutsText")
         self.text.setHtml(groups_html(groups, columns, note))

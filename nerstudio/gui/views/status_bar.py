@@ -42,12 +42,18 @@ class ElidedLabel(QLabel):
         return QSize(min(60, self.sizeHint().width()), super().minimumSizeHint().height())
 
     def elided_text(self) -> str:
-        return self.fontMetrics().elidedText(self.text(), Qt.ElideRight, max(0, self.contentsRect().width()))
+        return self.fontMetrics().elidedText(
+            self.text(), Qt.ElideRight, max(0, self.contentsRect().width())
+        )
 
     def paintEvent(self, _ev) -> None:
         p = QPainter(self)
         p.setPen(self.palette().windowText().color())
-        p.drawText(self.contentsRect(), Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine, self.elided_text())
+        p.drawText(
+            self.contentsRect(),
+            Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
+            self.elided_text(),
+        )
 
 
 class ElidingStatusBar(QStatusBar):
@@ -61,7 +67,9 @@ class ElidingStatusBar(QStatusBar):
         return QRect(6, 0, max(0, right - 6), self.height())
 
     def elided_message(self) -> str:
-        return self.fontMetrics().elidedText(self.currentMessage(), Qt.ElideRight, self.message_rect().width())
+        return self.fontMetrics().elidedText(
+            self.currentMessage(), Qt.ElideRight, self.message_rect().width()
+        )
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
@@ -74,4 +82,8 @@ class ElidingStatusBar(QStatusBar):
             return
         p = QPainter(self)
         p.setPen(self.palette().windowText().color())
-        p.drawText(self.message_rect(), Qt.AlignLeading | Qt.AlignVCenter | Qt.TextSingleLine, self.elided_message())
+        p.drawText(
+            self.message_rect(),
+            Qt.AlignLeading | Qt.AlignVCenter | Qt.TextSingleLine,
+            self.elided_message(),
+        )

@@ -93,7 +93,9 @@ class StepperPanel(QWidget):
         self.run_button.toggled.connect(self._on_run)
         self.back_button = QPushButton("Back")
         self.back_button.setObjectName("backButton")
-        self.back_button.setToolTip("Take the last step back: the learner as it was before it (Shift+F10)")
+        self.back_button.setToolTip(
+            "Take the last step back: the learner as it was before it (Shift+F10)"
+        )
         self.back_button.clicked.connect(self.back)
         self.reset_button = QPushButton("Reset")
         self.reset_button.setObjectName("resetButton")
@@ -108,8 +110,17 @@ class StepperPanel(QWidget):
         self.timer.timeout.connect(self.step)
         self._on_speed(self.speed.value())
         row = FlowLayout()  # wraps on a narrow window (1024 px, scale 2) instead of widening it
-        for w in (self.algo, self.param_label, self.param, self.back_button, self.step_button, self.run_button,
-                  self.reset_button, QLabel("Speed"), self.speed):
+        for w in (
+            self.algo,
+            self.param_label,
+            self.param,
+            self.back_button,
+            self.step_button,
+            self.run_button,
+            self.reset_button,
+            QLabel("Speed"),
+            self.speed,
+        ):
             row.addWidget(w)
         self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
         self.sources = QLabel()  # which lists it trains on and scores on (set by the controller)
@@ -131,7 +142,9 @@ class StepperPanel(QWidget):
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
             hdr.resizeSection(c, self.table.fontMetrics().horizontalAdvance("Margin before") + 24)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        self.table.setWordWrap(False)  # one line per pair / candidate; the full text is in the tooltip
+        self.table.setWordWrap(
+            False
+        )  # one line per pair / candidate; the full text is in the tooltip
         self.table.setTextElideMode(Qt.ElideRight)
         self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
         self.canvas.setObjectName("stepperCurve")
@@ -144,7 +157,9 @@ class StepperPanel(QWidget):
         self.intro.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.intro.setMargin(12)
         self.pages = QStackedWidget()
-        self.intro_page = QScrollArea()  # a long text on a small screen scrolls, never pushes the curve away
+        self.intro_page = (
+            QScrollArea()
+        )  # a long text on a small screen scrolls, never pushes the curve away
         self.intro_page.setObjectName("stepperIntroPage")
         self.intro_page.setWidget(self.intro)
         self.intro_page.setWidgetResizable(True)
@@ -199,8 +214,11 @@ class StepperPanel(QWidget):
         self.param.setValue(self._values[self.mode])
         self.param.blockSignals(False)
         self.param_label.setText("ε" if boost else "β")
-        self.param.setToolTip("Smoothing ε of boosting (Collins 2002, section 3.3)" if boost else
-                              "β, the weight of the tagger's score L(x) in the perceptron's representation")
+        self.param.setToolTip(
+            "Smoothing ε of boosting (Collins 2002, section 3.3)"
+            if boost
+            else "β, the weight of the tagger's score L(x) in the perceptron's representation"
+        )
         self.intro.setText(INTRO[self.mode])
         self.reset()
 
@@ -245,6 +263,7 @@ class StepperPanel(QWidget):
             self.pause()
             self.info.setText(f"Step-through failed: {message}")
             self._set_enabled(self.stepper is not None)
+
         self._submit(fn, ok, failed)
 
     def set_preparing(self, text: str) -> None:
@@ -281,7 +300,9 @@ class StepperPanel(QWidget):
 
     def show_progress(self, message: str, done: int, total: int) -> None:
         if self._busy and message:
-            self.info.setText(f"<i>{message}" + (f" ({done:,}/{total:,})" if total > 1 else "") + "</i>")
+            self.info.setText(
+                f"<i>{message}" + (f" ({done:,}/{total:,})" if total > 1 else "") + "</i>"
+            )
 
     # -- data -----------------------------------------------------------------------------
     def set_data(self, train, dev=None, names=None, epsilon: float | None = None) -> None:
@@ -316,6 +337,7 @@ class StepperPanel(QWidget):
             return
         train, dev, names = self.train, self.dev, self.names
         from ...experiments.stepthrough import BoostingStepper, PerceptronStepper
+
         if self.mode == "boost":
             eps = self._values["boost"]
 
@@ -326,9 +348,12 @@ class StepperPanel(QWidget):
 
             def build():
                 return PerceptronStepper(train, dev, beta=beta, names=names)
+
         if self.large():
-            self.info.setText(f"<i>Preparing the {self.algo.currentText().split(' (')[0].lower()} on "
-                              f"{train.n_candidates:,} candidates…</i>")
+            self.info.setText(
+                f"<i>Preparing the {self.algo.currentText().split(' (')[0].lower()} on "
+                f"{train.n_candidates:,} candidates…</i>"
+            )
         self._run(build, self._built)
 
     def _built(self, stepper) -> None:
@@ -340,11 +365,15 @@ class StepperPanel(QWidget):
 
     def _ready_text(self, stepper) -> None:
         if _boosting(stepper):
-            self.info.setText(f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
-                              f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step (F10).")
+            self.info.setText(
+                f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
+                f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step (F10)."
+            )
         else:
-            self.info.setText(f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
-                              f"{stepper.beta:g}. Press Step (F10).")
+            self.info.setText(
+                f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
+                f"{stepper.beta:g}. Press Step (F10)."
+            )
 
     # -- running --------------------------------------------------------------------------
     @Slot(int)
@@ -397,6 +426,7 @@ class StepperPanel(QWidget):
         self.last = r
         self.pages.setCurrentWidget(self.step_page)
         from ...experiments.stepthrough import EpochEnd
+
         is_update = not _boosting(st) and not isinstance(r, EpochEnd)
         self.pair_scroll.setVisible(is_update)
         self.pair.setVisible(is_update)
@@ -430,6 +460,7 @@ class StepperPanel(QWidget):
                 self._ready_text(st)
                 self._draw_curve()
             self._set_enabled(True)
+
         self._run(st.back, shown)
         return True
 
@@ -443,29 +474,40 @@ class StepperPanel(QWidget):
         if nb is None:
             return ""
         j = row - int(self.train.offsets[i])
-        return ", ".join(f"{s.label} {s.text(nb.words[i])}" for s in nb.spans(i, j)) or "(no entities)"
+        return (
+            ", ".join(f"{s.label} {s.text(nb.words[i])}" for s in nb.spans(i, j)) or "(no entities)"
+        )
 
     def _show_round(self, r) -> None:
         inf = r.info
         dev = f" · dev F {r.dev_f1:.2f}" if r.dev_f1 is not None else ""
         from ...rerank.glossary import decode_value, describe
+
         value = decode_value(r.feature_name)  # the shape codes in words
         self.info.setText(
             f"<b>Round {inf.round}</b>: feature <b>{html.escape(r.feature_name)}</b> "
             f"<i>({html.escape(describe(r.feature_name).split(': ', 1)[-1])}"
-            + (f" — {html.escape(value)}" if value else "") + f")</i>, δ = {num(inf.delta, 4, sign=True)} "
+            + (f" — {html.escape(value)}" if value else "")
+            + f")</i>, δ = {num(inf.delta, 4, sign=True)} "
             f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
-            f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}")
+            f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}"
+        )
         self.table.setColumnCount(4)
-        self.table.setHorizontalHeaderLabels(["Sentence", "Worse candidate", "Margin before", "Margin after"])
+        self.table.setHorizontalHeaderLabels(
+            ["Sentence", "Worse candidate", "Margin before", "Margin after"]
+        )
         n = min(MAX_ROWS, len(inf.pairs))
         order = np.argsort(-np.abs(inf.margins_after - inf.margins_before), kind="stable")[:n]
         self.table.setRowCount(n)
         for row, p in enumerate(order.tolist()):
             i = int(r.sentences[p])
             j = int(r.other_rows[p] - self.train.offsets[i])
-            vals = [self._words(i)[:80], f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
-                    num(inf.margins_before[p]), num(inf.margins_after[p])]
+            vals = [
+                self._words(i)[:80],
+                f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
+                num(inf.margins_before[p]),
+                num(inf.margins_after[p]),
+            ]
             for c, v in enumerate(vals):
                 self.table.setItem(row, c, _item(v))
 
@@ -473,8 +515,9 @@ class StepperPanel(QWidget):
         d = self.train
         i = u.sentence
         jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
-        moved = [f"+{html.escape(self.names[f])}" for f in u.plus[:6].tolist()] + \
-                [f"−{html.escape(self.names[f])}" for f in u.minus[:6].tolist()]
+        moved = [f"+{html.escape(self.names[f])}" for f in u.plus[:6].tolist()] + [
+            f"−{html.escape(self.names[f])}" for f in u.minus[:6].tolist()
+        ]
         more = len(u.plus) + len(u.minus) - len(moved)
         dev = f" · dev F {u.dev_f1:.2f}" if u.dev_f1 is not None else ""
         self.info.setText(
@@ -482,16 +525,24 @@ class StepperPanel(QWidget):
             f"<b>{u.mistakes}</b>): on “{html.escape(self._words(i)[:90])}” candidate <b>{jt + 1}</b> was on top "
             f"but candidate <b>{jo + 1}</b> (the oracle) has more correct tags ({d.quality[u.oracle_row]:g} vs "
             f"{d.quality[u.top_row]:g}). Features moved: {', '.join(moved) or 'none'}"
-            + (f" and {more} more" if more > 0 else "") + f"; wL {num(u.dwL, sign=True)}{dev}")
+            + (f" and {more} more" if more > 0 else "")
+            + f"; wL {num(u.dwL, sign=True)}{dev}"
+        )
         self.pair.setText(self._pair_html(u))
         self.table.setColumnCount(4)
-        self.table.setHorizontalHeaderLabels(["Candidate", "Entities", "Score before", "Score after"])
+        self.table.setHorizontalHeaderLabels(
+            ["Candidate", "Entities", "Score before", "Score after"]
+        )
         n = min(MAX_ROWS, len(u.scores_before))
         self.table.setRowCount(n)
         for j in range(n):
             tag = " (oracle)" if j == jo else (" (wrong top)" if j == jt else "")
-            vals = [f"{j + 1}{tag}", self._spans(u.rows.start + j, i), num(u.scores_before[j]),
-                    num(u.scores_after[j])]
+            vals = [
+                f"{j + 1}{tag}",
+                self._spans(u.rows.start + j, i),
+                num(u.scores_before[j]),
+                num(u.scores_after[j]),
+            ]
             for c, v in enumerate(vals):
                 self.table.setItem(j, c, _item(v))
 
@@ -500,29 +551,43 @@ class StepperPanel(QWidget):
         before and after, and the features whose weight went down (only in the wrong one) or up
         (only in the oracle), each in words."""
         from ...rerank.glossary import explain_feature
+
         d, i = self.train, u.sentence
         jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
 
         def feats(ids, sign):
-            lines = [f"{sign}1 <b>{html.escape(self.names[f])}</b><br><i>{html.escape(explain_feature(self.names[f]))}</i>"
-                     for f in ids[:PAIR_FEATURES].tolist()]
+            lines = [
+                f"{sign}1 <b>{html.escape(self.names[f])}</b><br><i>{html.escape(explain_feature(self.names[f]))}</i>"
+                for f in ids[:PAIR_FEATURES].tolist()
+            ]
             more = len(ids) - len(lines)
-            return "<br>".join(lines) + (f"<br>… and {more} more" if more > 0 else "") if lines else "<i>none</i>"
+            return (
+                "<br>".join(lines) + (f"<br>… and {more} more" if more > 0 else "")
+                if lines
+                else "<i>none</i>"
+            )
 
         def column(j, row, title, ids, sign, moved):
-            return (f"<td valign='top' width='50%'><b>{title}: candidate {j + 1}</b><br>"
-                    f"{html.escape(self._spans(row, i))}<br>correct tags {d.quality[row]:g} · score "
-                    f"{num(u.scores_before[j])} → <b>{num(u.scores_after[j])}</b><br><br>"
-                    f"<u>{moved}</u><br>{feats(ids, sign)}</td>")
-        return ("<table width='100%' cellspacing='6'><tr>"
-                + column(jt, u.top_row, "Wrong top", u.minus, "−", "Weights down (features only here)")
-                + column(jo, u.oracle_row, "Oracle", u.plus, "+", "Weights up (features only here)")
-                + f"</tr></table><p>wL {num(u.dwL, sign=True)} (the weight of the tagger's score L(x))</p>")
+            return (
+                f"<td valign='top' width='50%'><b>{title}: candidate {j + 1}</b><br>"
+                f"{html.escape(self._spans(row, i))}<br>correct tags {d.quality[row]:g} · score "
+                f"{num(u.scores_before[j])} → <b>{num(u.scores_after[j])}</b><br><br>"
+                f"<u>{moved}</u><br>{feats(ids, sign)}</td>"
+            )
+
+        return (
+            "<table width='100%' cellspacing='6'><tr>"
+            + column(jt, u.top_row, "Wrong top", u.minus, "−", "Weights down (features only here)")
+            + column(jo, u.oracle_row, "Oracle", u.plus, "+", "Weights up (features only here)")
+            + f"</tr></table><p>wL {num(u.dwL, sign=True)} (the weight of the tagger's score L(x))</p>"
+        )
 
     def _show_epoch(self, e) -> None:
         dev = f" · dev F {e.dev_f1:.2f}" if e.dev_f1 is not None else ""
-        self.info.setText(f"<b>End of epoch {e.epoch}</b>: {e.mistakes} mistakes, {e.updates} updates in all{dev}. "
-                          "Step again to start the next epoch.")
+        self.info.setText(
+            f"<b>End of epoch {e.epoch}</b>: {e.mistakes} mistakes, {e.updates} updates in all{dev}. "
+            "Step again to start the next epoch."
+        )
 
     def _draw_curve(self) -> None:
         hist = list(self.stepper.history) if self.stepper is not None else []
@@ -530,8 +595,10 @@ class StepperPanel(QWidget):
         self.canvas.request(lambda fig: _draw_history(fig, hist, unit))
 
 
-NO_DATA = ("Open an N-best list with gold (the demo has one) to step through training: File ▸ Open N-best "
-           "list…")
+NO_DATA = (
+    "Open an N-best list with gold (the demo has one) to step through training: File ▸ Open N-best "
+    "list…"
+)
 
 INTRO = {
     "boost": (
@@ -543,7 +610,8 @@ INTRO = {
         "reranker ranks the better candidate first). The line above names the feature, δ, W+ and W− and the "
         "loss before and after; the curve below grows one dev-F point per round.</p>"
         "<p><b>Run</b> plays rounds continuously at the speed of the slider; <b>Reset</b> starts over. "
-        "ε smooths δ when a feature is seen on one side only.</p>"),
+        "ε smooths δ when a feature is seen on one side only.</p>"
+    ),
     "perceptron": (
         "<h3>The perceptron, one update at a time</h3>"
         "<p>Each press of <b>Step</b> (<b>F10</b>) goes through training sentences until the reranker's top "
@@ -552,12 +620,14 @@ INTRO = {
         "<p>After the step this space lists that sentence's candidates with their scores before and after the "
         "update; the line above says which features moved and how many mistakes this epoch has had. The curve "
         "below grows one dev-F point per update. β weighs the tagger's own score L(x).</p>"
-        "<p><b>Run</b> plays updates continuously; <b>Reset</b> starts over.</p>"),
+        "<p><b>Run</b> plays updates continuously; <b>Reset</b> starts over.</p>"
+    ),
 }
 
 
 def _boosting(stepper) -> bool:
     from ...experiments.stepthrough import BoostingStepper
+
     return isinstance(stepper, BoostingStepper)
 
 
@@ -570,6 +640,7 @@ def _item(text: str) -> QTableWidgetItem:
 def _draw_history(fig, hist: list, unit: str) -> None:
     """The dev F curve: whole-number rounds or updates, the axis names the Train curves use."""
     from matplotlib.ticker import MaxNLocator
+
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)

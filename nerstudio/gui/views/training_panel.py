@@ -74,9 +74,11 @@ class TrainingPanel(QWidget):
         self.start_combo.addItem("Reranker only (loaded N-best lists)", "reranker")
         self.start_combo.addItem("Full pipeline (tagger, jackknife, reranker)", "tagger")
         self.start_combo.addItem("Sequence tagger (Kazama & Torisawa 2007)", "kt")
-        self.start_combo.setToolTip("Train only the reranker on the N-best lists already loaded, first train the "
-                                    "tagger and produce jackknifed N-best lists of the open corpus, or train a "
-                                    "perceptron sequence tagger (local, or local + non-local features)")
+        self.start_combo.setToolTip(
+            "Train only the reranker on the N-best lists already loaded, first train the "
+            "tagger and produce jackknifed N-best lists of the open corpus, or train a "
+            "perceptron sequence tagger (local, or local + non-local features)"
+        )
         self.start_combo.currentIndexChanged.connect(self._sync_enabled)
         lay.addWidget(self.start_combo)
 
@@ -87,9 +89,11 @@ class TrainingPanel(QWidget):
         self.task.setObjectName("taskCombo")
         self.task.addItems(["typed", "scn"])
         self.task.setCurrentText(demo["task"])
-        self.task.setToolTip("typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation. "
-                             "For the full pipeline's tagger and for sequence taggers; a reranker-only run "
-                             "follows its N-best lists")
+        self.task.setToolTip(
+            "typed: PER/ORG/LOC/MISC entities; scn: untyped Start/Continue/None segmentation. "
+            "For the full pipeline's tagger and for sequence taggers; a reranker-only run "
+            "follows its N-best lists"
+        )
         self.task_label.setBuddy(self.task)
         task_row.addWidget(self.task_label)
         task_row.addWidget(self.task, 1)
@@ -101,7 +105,9 @@ class TrainingPanel(QWidget):
         self.tagger_feats = QComboBox()
         self.tagger_feats.addItems(["paper", "conll"])
         self.tagger_feats.setCurrentText(demo["tagger_features"])
-        self.tagger_feats.setToolTip("paper: the features of Collins 2002; conll: a richer CoNLL feature set")
+        self.tagger_feats.setToolTip(
+            "paper: the features of Collins 2002; conll: a richer CoNLL feature set"
+        )
         self.tagger_iter = QSpinBox()
         self.tagger_iter.setRange(1, 1000)
         self.tagger_iter.setValue(int(demo["tagger_iter"]))
@@ -109,8 +115,10 @@ class TrainingPanel(QWidget):
         self.folds = QSpinBox()
         self.folds.setRange(2, 20)
         self.folds.setValue(int(demo["folds"]))
-        self.folds.setToolTip("Jackknife folds: each fold of the training corpus is decoded by a tagger trained "
-                              "on the others, so training candidates look like test candidates")
+        self.folds.setToolTip(
+            "Jackknife folds: each fold of the training corpus is decoded by a tagger trained "
+            "on the others, so training candidates look like test candidates"
+        )
         self.nbest_n = QSpinBox()
         self.nbest_n.setRange(1, 100)
         self.nbest_n.setValue(int(demo["n"]))
@@ -137,8 +145,10 @@ class TrainingPanel(QWidget):
         self.min_sent = QSpinBox()
         self.min_sent.setRange(1, 1000)
         self.min_sent.setValue(int(demo["min_sentences"]))
-        self.min_sent.setToolTip("Keep a global feature only if it occurs on at least this many training sentences "
-                                 f"(default {demo['min_sentences']}: the bundled demo model's setting)")
+        self.min_sent.setToolTip(
+            "Keep a global feature only if it occurs on at least this many training sentences "
+            f"(default {demo['min_sentences']}: the bundled demo model's setting)"
+        )
         self.rerank_form.addRow("Feature cut-off", self.min_sent)
         self._fixed_rows = self.rerank_form.rowCount()
         lay.addWidget(self.rerank_box)
@@ -148,8 +158,10 @@ class TrainingPanel(QWidget):
         self.defaults_note.setToolTip(
             f"The demo model (File ▸ Open demo) was built with: {demo['task']} task, {demo['tagger_features']} "
             f"features, {demo['folds']} folds, {demo['n']}-best, {demo['algo']} "
-            + ", ".join(f"{k} {v}" for k, v in p.items()) + f", feature cut-off {demo['min_sentences']}. "
-            "Settings you change are remembered; these are the starting values.")
+            + ", ".join(f"{k} {v}" for k, v in p.items())
+            + f", feature cut-off {demo['min_sentences']}. "
+            "Settings you change are remembered; these are the starting values."
+        )
         lay.addWidget(self.defaults_note)
 
         # sequence taggers (K&T 2007)
@@ -159,12 +171,17 @@ class TrainingPanel(QWidget):
         self.kt_algo = QComboBox()
         self.kt_algo.setObjectName("ktAlgoCombo")
         from ...experiments.tagger_process import KIND_TIPS, KINDS
+
         for k, a in enumerate(KINDS):
-            self.kt_algo.addItem(a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a)
+            self.kt_algo.addItem(
+                a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a
+            )
             self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ToolTipRole)
         self.kt_algo.setCurrentIndex(len(KINDS) - 1)
-        self.kt_algo.setToolTip("perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
-                                "proposed (Alg. 4.2): local and non-local (document) features learned together")
+        self.kt_algo.setToolTip(
+            "perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
+            "proposed (Alg. 4.2): local and non-local (document) features learned together"
+        )
         self.kt_algo.currentIndexChanged.connect(self._kt_defaults)
         kf.addRow("Algorithm", self.kt_algo)
         self.kt_C = QDoubleSpinBox()
@@ -175,11 +192,15 @@ class TrainingPanel(QWidget):
         self.kt_epochs = QSpinBox()
         self.kt_epochs.setObjectName("kt_epochs")
         self.kt_epochs.setRange(1, 100000)
-        self.kt_epochs.setToolTip("Maximum number of passes over the training documents (the best dev epoch is kept)")
+        self.kt_epochs.setToolTip(
+            "Maximum number of passes over the training documents (the best dev epoch is kept)"
+        )
         self.kt_bpm = QSpinBox()
         self.kt_bpm.setObjectName("kt_bpm")
         self.kt_bpm.setRange(0, 1000)
-        self.kt_bpm.setToolTip("BPM initialisation: start from the mean of this many single shuffled passes (0: off)")
+        self.kt_bpm.setToolTip(
+            "BPM initialisation: start from the mean of this many single shuffled passes (0: off)"
+        )
         self.kt_n = QSpinBox()
         self.kt_n.setObjectName("kt_n")
         self.kt_n.setRange(2, 10000)
@@ -187,7 +208,9 @@ class TrainingPanel(QWidget):
         self.kt_ntest = QSpinBox()
         self.kt_ntest.setObjectName("kt_ntest")
         self.kt_ntest.setRange(1, 10000)
-        self.kt_ntest.setToolTip("n': candidates re-scored at test time (joint trainers) and shown in the N-best panel")
+        self.kt_ntest.setToolTip(
+            "n': candidates re-scored at test time (joint trainers) and shown in the N-best panel"
+        )
         kf.addRow("C", self.kt_C)
         kf.addRow("Epochs", self.kt_epochs)
         kf.addRow("BPM passes", self.kt_bpm)
@@ -205,15 +228,19 @@ class TrainingPanel(QWidget):
         self.kt_cutoff = QSpinBox()
         self.kt_cutoff.setObjectName("kt_cutoff")
         self.kt_cutoff.setRange(1, 1000)
-        self.kt_cutoff.setToolTip("Feature cut-off of the local model: keep a feature seen at least this many times "
-                                  "in the training corpus")
+        self.kt_cutoff.setToolTip(
+            "Feature cut-off of the local model: keep a feature seen at least this many times "
+            "in the training corpus"
+        )
         self.kt_edges = QComboBox()
         self.kt_edges.setObjectName("kt_edges")
         self.kt_edges.addItem("current token", "current")
         self.kt_edges.addItem("all templates (K&T)", "all")
-        self.kt_edges.setToolTip("Which local templates also get edge (previous tag × tag) features: the bias and "
-                                 "the current-token templates (default), or every template as in K&T 2007 "
-                                 "(about 4x the weights)")
+        self.kt_edges.setToolTip(
+            "Which local templates also get edge (previous tag × tag) features: the bias and "
+            "the current-token templates (default), or every template as in K&T 2007 "
+            "(about 4x the weights)"
+        )
         self._kt_adv_rows = [("Feature cut-off", self.kt_cutoff), ("Edge features", self.kt_edges)]
         self._kt_form = kf
         for label, w in self._kt_adv_rows:
@@ -228,9 +255,11 @@ class TrainingPanel(QWidget):
         self.dev_path = QLineEdit()
         self.dev_path.setObjectName("devPath")
         self.dev_path.setPlaceholderText("dev corpus or dev N-best (.npz)")
-        self.dev_path.setToolTip("The dev-set curve and the choice of the best round/epoch use this set. A corpus is "
-                                 "decoded by the tagger; an N-best file is used as is. Empty: the loaded dev N-best. "
-                                 "Sequence taggers need a dev corpus.")
+        self.dev_path.setToolTip(
+            "The dev-set curve and the choice of the best round/epoch use this set. A corpus is "
+            "decoded by the tagger; an N-best file is used as is. Empty: the loaded dev N-best. "
+            "Sequence taggers need a dev corpus."
+        )
         browse = QToolButton()
         browse.setText("…")
         browse.setToolTip("Choose a dev corpus or dev N-best file")
@@ -247,7 +276,9 @@ class TrainingPanel(QWidget):
         self.train_button.clicked.connect(self._on_train)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancelButton")
-        self.cancel_button.setToolTip("Stop the running job (Esc in this panel); it stops within a second")
+        self.cancel_button.setToolTip(
+            "Stop the running job (Esc in this panel); it stops within a second"
+        )
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancelRequested)
         row.addWidget(self.train_button)
@@ -289,8 +320,10 @@ class TrainingPanel(QWidget):
             if w is None:
                 continue
             if name in demo and demo[name] != val:
-                w.setToolTip(f"{w.toolTip()}. Default {demo[name]}: the bundled demo model's setting (the "
-                             f"learner's own default is {val})")
+                w.setToolTip(
+                    f"{w.toolTip()}. Default {demo[name]}: the bundled demo model's setting (the "
+                    f"learner's own default is {val})"
+                )
             self._param_widgets[name] = w
             self.rerank_form.addRow(name.replace("_", " ").capitalize(), w)
         if not defaults:
@@ -326,19 +359,31 @@ class TrainingPanel(QWidget):
 
     # -- snapshot -------------------------------------------------------------------------
     def snapshot(self) -> RunSettings:
-        return RunSettings(start=self.start_combo.currentData(), task=self.task.currentText(),
-                           tagger_features=self.tagger_feats.currentText(), tagger_iter=self.tagger_iter.value(),
-                           folds=self.folds.value(), n=self.nbest_n.value(), algo=self.algo.currentText(),
-                           params=self.params(), feature_params={"min_sentences": self.min_sent.value()},
-                           dev_path=self.dev_path.text().strip(), kt_algo=self.kt_algo.currentData(),
-                           kt_params=self.kt_params())
+        return RunSettings(
+            start=self.start_combo.currentData(),
+            task=self.task.currentText(),
+            tagger_features=self.tagger_feats.currentText(),
+            tagger_iter=self.tagger_iter.value(),
+            folds=self.folds.value(),
+            n=self.nbest_n.value(),
+            algo=self.algo.currentText(),
+            params=self.params(),
+            feature_params={"min_sentences": self.min_sent.value()},
+            dev_path=self.dev_path.text().strip(),
+            kt_algo=self.kt_algo.currentData(),
+            kt_params=self.kt_params(),
+        )
 
     # -- sequence taggers -----------------------------------------------------------------
     def kt_params(self) -> dict:
         """The K&T settings that apply to the chosen algorithm."""
         kind = self.kt_algo.currentData()
-        out = {"C": float(self.kt_C.value()), "epochs": int(self.kt_epochs.value()), "bpm": int(self.kt_bpm.value()),
-               "n_test": int(self.kt_ntest.value())}
+        out = {
+            "C": float(self.kt_C.value()),
+            "epochs": int(self.kt_epochs.value()),
+            "bpm": int(self.kt_bpm.value()),
+            "n_test": int(self.kt_ntest.value()),
+        }
         if kind in ("candidate", "proposed"):
             out["n"] = int(self.kt_n.value())
         out["cutoff"] = int(self.kt_cutoff.value())
@@ -363,16 +408,28 @@ class TrainingPanel(QWidget):
                 raise ValueError(f"edge templates {value!r}: 'current' or 'all'")
             self.kt_edges.setCurrentIndex(k)
             return
-        {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
-         "n_test": self.kt_ntest, "cutoff": self.kt_cutoff}[name].setValue(value)
+        {
+            "C": self.kt_C,
+            "epochs": self.kt_epochs,
+            "bpm": self.kt_bpm,
+            "n": self.kt_n,
+            "n_test": self.kt_ntest,
+            "cutoff": self.kt_cutoff,
+        }[name].setValue(value)
 
     @Slot()
     def _kt_defaults(self, *_args) -> None:
         """The chosen algorithm's defaults (the constructor's), then the values last used with it."""
         kind = self.kt_algo.currentData()
         d = kt_defaults(kind)
-        widgets = {"C": self.kt_C, "epochs": self.kt_epochs, "bpm": self.kt_bpm, "n": self.kt_n,
-                   "n_test": self.kt_ntest, "cutoff": self.kt_cutoff}
+        widgets = {
+            "C": self.kt_C,
+            "epochs": self.kt_epochs,
+            "bpm": self.kt_bpm,
+            "n": self.kt_n,
+            "n_test": self.kt_ntest,
+            "cutoff": self.kt_cutoff,
+        }
         q = self.qsettings
         edges = d.get("edge_templates", "current")
         if q is not None and q.value(f"training/kt/{kind}/edge_templates") is not None:
@@ -417,7 +474,14 @@ class TrainingPanel(QWidget):
     def set_running(self, running: bool) -> None:
         """Freeze the settings while a run is in flight."""
         self._running = running
-        for w in (self.start_combo, self.task, self.tagger_box, self.rerank_box, self.kt_box, self.dev_box):
+        for w in (
+            self.start_combo,
+            self.task,
+            self.tagger_box,
+            self.rerank_box,
+            self.kt_box,
+            self.dev_box,
+        ):
             w.setEnabled(not running)
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
@@ -470,9 +534,13 @@ class TrainingPanel(QWidget):
     @Slot()
     def _browse_dev(self) -> None:
         start = os.path.dirname(self.dev_path.text()) if self.dev_path.text() else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Development set", start,
-                                              "Corpora and N-best lists (*.conll *.txt *.tsv *.jsonl *.npz *.testa "
-                                              "*.dev);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Development set",
+            start,
+            "Corpora and N-best lists (*.conll *.txt *.tsv *.jsonl *.npz *.testa "
+            "*.dev);;All files (*)",
+        )
         if path:
             self.dev_path.setText(path)
 
@@ -504,8 +572,12 @@ class TrainingPanel(QWidget):
             v = q.value(f"training/{key}")
             if v is not None and combo.findText(str(v)) >= 0:
                 combo.setCurrentText(str(v))
-        for spin, key in ((self.tagger_iter, "taggerIter"), (self.folds, "folds"), (self.nbest_n, "n"),
-                          (self.min_sent, "minSentences")):
+        for spin, key in (
+            (self.tagger_iter, "taggerIter"),
+            (self.folds, "folds"),
+            (self.nbest_n, "n"),
+            (self.min_sent, "minSentences"),
+        ):
             v = q.value(f"training/{key}")
             if v is not None:
                 try:
@@ -547,7 +619,9 @@ PARAM_TIPS = {
     "eval_every": "Evaluate on the dev set every this many rounds",
     "beta": "Weight of L(x) (the tagger's log-probability) relative to the global features",
     "C": "Margin / regularisation constant",
-    "lam": "Kernel decay λ", "lambda_": "Kernel decay λ", "lmbda": "Kernel decay λ",
+    "lam": "Kernel decay λ",
+    "lambda_": "Kernel decay λ",
+    "lmbda": "Kernel decay λ",
     "epsilon": "Smoothing constant of the boosting update",
     "eta": "Learning rate",
     "seed": "Random seed for the sentence order",

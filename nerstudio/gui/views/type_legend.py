@@ -16,8 +16,10 @@ from .flow_layout import FlowLayout
 from .palette import text_color_on, type_color
 
 NOTE = "boxes: gold · bars: candidate · red: differs"
-NOTE_TIP = ("Boxes are the gold entities; bars under the words are the selected candidate's (two bars, A and B, "
-            "when comparing two candidates); red marks where they differ")
+NOTE_TIP = (
+    "Boxes are the gold entities; bars under the words are the selected candidate's (two bars, A and B, "
+    "when comparing two candidates); red marks where they differ"
+)
 
 
 class TypeLegend(QWidget):
@@ -49,14 +51,21 @@ class TypeLegend(QWidget):
             b = QToolButton()
             b.setObjectName(f"legendChip_{lab or 'entity'}")
             # the keys as the keyboard has them: the digit (fixed for the label set) and the letter
-            b.setText(" ".join(x for x in (scheme.digit(lab), lab or "entity", scheme.letter(lab)) if x))
-            b.setToolTip(f"Set the selected tokens' type to {lab or 'entity'}" + (f" (key {keys})" if keys else ""))
+            b.setText(
+                " ".join(x for x in (scheme.digit(lab), lab or "entity", scheme.letter(lab)) if x)
+            )
+            b.setToolTip(
+                f"Set the selected tokens' type to {lab or 'entity'}"
+                + (f" (key {keys})" if keys else "")
+            )
             b.setCursor(Qt.PointingHandCursor)
             b.setFocusPolicy(Qt.NoFocus)  # a click keeps the focus (and the selection) where it is
             bg = type_color(lab, scheme)
-            b.setStyleSheet(f"QToolButton {{ background: {bg.name()}; color: {text_color_on(bg).name()}; "
-                            "border: none; border-radius: 3px; padding: 1px 6px; }"
-                            f"QToolButton:hover {{ background: {bg.darker(115).name()}; }}")
+            b.setStyleSheet(
+                f"QToolButton {{ background: {bg.name()}; color: {text_color_on(bg).name()}; "
+                "border: none; border-radius: 3px; padding: 1px 6px; }"
+                f"QToolButton:hover {{ background: {bg.darker(115).name()}; }}"
+            )
             b.clicked.connect(lambda _=False, lab=lab: self.typeClicked.emit(lab))
             self._row.insertWidget(i, b)
             self.chips[lab] = b

@@ -15,12 +15,23 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QSpinBox, 
 from ..models.uncertainty import LABELS, TIPS
 from .fitting import narrow_combo
 
-ORDERS = (("Corpus order", None),) + tuple((f"Most uncertain first: {LABELS[m]}", m)
-                                          for m in ("mass", "margin", "disagreement"))
-LIMITS = (("All sentences", None, "Every sentence, whatever the tagger's confidence"),
-          ("p(top) below", "below", "Only the sentences whose top candidate's probability is below the threshold"),
-          ("Most uncertain", "top", "Only the N most uncertain sentences (by the measure of the order; "
-                                    "top-candidate probability in corpus order)"))
+ORDERS = (("Corpus order", None),) + tuple(
+    (f"Most uncertain first: {LABELS[m]}", m) for m in ("mass", "margin", "disagreement")
+)
+LIMITS = (
+    ("All sentences", None, "Every sentence, whatever the tagger's confidence"),
+    (
+        "p(top) below",
+        "below",
+        "Only the sentences whose top candidate's probability is below the threshold",
+    ),
+    (
+        "Most uncertain",
+        "top",
+        "Only the N most uncertain sentences (by the measure of the order; "
+        "top-candidate probability in corpus order)",
+    ),
+)
 
 
 class UncertaintyBar(QWidget):
@@ -35,9 +46,13 @@ class UncertaintyBar(QWidget):
         self.order.setObjectName("uncertaintyOrder")
         for k, (label, key) in enumerate(ORDERS):
             self.order.addItem(label, key)
-            self.order.setItemData(k, TIPS.get(key, "The corpus's own order, document by document"), Qt.ToolTipRole)
-        self.order.setToolTip("The order of the sentences: the corpus's, or the ones where the model is least "
-                              "sure first (F7 goes to the next most uncertain)")
+            self.order.setItemData(
+                k, TIPS.get(key, "The corpus's own order, document by document"), Qt.ToolTipRole
+            )
+        self.order.setToolTip(
+            "The order of the sentences: the corpus's, or the ones where the model is least "
+            "sure first (F7 goes to the next most uncertain)"
+        )
         self.limit = QComboBox()
         self.limit.setObjectName("uncertaintyLimit")
         for k, (label, key, tip) in enumerate(LIMITS):
@@ -50,7 +65,9 @@ class UncertaintyBar(QWidget):
         self.threshold.setSingleStep(0.05)
         self.threshold.setDecimals(2)
         self.threshold.setValue(0.9)
-        self.threshold.setToolTip("Keep the sentences whose top candidate's probability is below this")
+        self.threshold.setToolTip(
+            "Keep the sentences whose top candidate's probability is below this"
+        )
         self.count = QSpinBox()
         self.count.setObjectName("uncertaintyCount")
         self.count.setRange(1, 10_000_000)
@@ -64,8 +81,12 @@ class UncertaintyBar(QWidget):
         row.addWidget(self.count, 1)
         self.order.currentIndexChanged.connect(self.changed)
         self.limit.currentIndexChanged.connect(self._on_limit)
-        self.threshold.valueChanged.connect(lambda _v: self.limit.currentData() == "below" and self.changed.emit())
-        self.count.valueChanged.connect(lambda _v: self.limit.currentData() == "top" and self.changed.emit())
+        self.threshold.valueChanged.connect(
+            lambda _v: self.limit.currentData() == "below" and self.changed.emit()
+        )
+        self.count.valueChanged.connect(
+            lambda _v: self.limit.currentData() == "top" and self.changed.emit()
+        )
         self._on_limit(emit=False)
 
     def _on_limit(self, *_args, emit: bool = True) -> None:
@@ -88,7 +109,9 @@ class UncertaintyBar(QWidget):
     def limit_value(self) -> tuple[str | None, float]:
         """(``None`` | ``"below"`` | ``"top"``, the threshold or the count)."""
         key = self.limit.currentData()
-        return key, (self.threshold.value() if key == "below" else self.count.value() if key == "top" else 0)
+        return key, (
+            self.threshold.value() if key == "below" else self.count.value() if key == "top" else 0
+        )
 
     def set_limit(self, key: str | None, value: float | None = None) -> None:
         if key == "below" and value is not None:

@@ -33,8 +33,10 @@ class WhatIfView(QWidget):
         self.setObjectName("whatIfView")
         self.edit = QLineEdit()
         self.edit.setObjectName("whatIfEdit")
-        self.edit.setPlaceholderText("Edit the sentence: change a word or its case, delete or insert a token, or "
-                                     "type a new sentence (tokens are separated by spaces)")
+        self.edit.setPlaceholderText(
+            "Edit the sentence: change a word or its case, delete or insert a token, or "
+            "type a new sentence (tokens are separated by spaces)"
+        )
         self.edit.setToolTip("Nothing you type here changes the corpus")
         self.edit.textEdited.connect(self.edited)
         self.reset_button = QPushButton("Back to the sentence")
@@ -47,10 +49,13 @@ class WhatIfView(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.horizontalHeaderItem(5).setToolTip("What changed the candidate's score: the features it gained "
-                                                      "(+) and lost (−) with their weights, and the L(x) term")
-        self.table.horizontalHeaderItem(3).setToolTip("The score change against the candidate of the sentence as "
-                                                      "it is with the same entities")
+        self.table.horizontalHeaderItem(5).setToolTip(
+            "What changed the candidate's score: the features it gained "
+            "(+) and lost (−) with their weights, and the L(x) term"
+        )
+        self.table.horizontalHeaderItem(3).setToolTip(
+            "The score change against the candidate of the sentence as it is with the same entities"
+        )
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setWordWrap(False)
@@ -58,7 +63,9 @@ class WhatIfView(QWidget):
         fm = h.fontMetrics()
         for c in range(4):
             h.setSectionResizeMode(c, QHeaderView.Interactive)
-            h.resizeSection(c, max(fm.horizontalAdvance(COLUMNS[c]), fm.horizontalAdvance("-00.000")) + 18)
+            h.resizeSection(
+                c, max(fm.horizontalAdvance(COLUMNS[c]), fm.horizontalAdvance("-00.000")) + 18
+            )
         h.setSectionResizeMode(4, QHeaderView.Interactive)
         h.resizeSection(4, fm.horizontalAdvance("MISC Northern Lakes Rail") + 18)
         h.setSectionResizeMode(5, QHeaderView.Stretch)
@@ -90,7 +97,8 @@ class WhatIfView(QWidget):
             + f": the reranker picks candidate <b>{pick + 1}</b> — {html.escape(ents)} · tagger's top: "
             f"{html.escape(_entities(new, 0))} · {len(new.scores)} candidates decoded now by the loaded tagger in "
             f"{ms:.0f} ms <i>(a training sentence's N-best list came from a jackknife fold: its candidates may "
-            "differ)</i>")
+            "differ)</i>"
+        )
         self.table.setRowCount(len(new.scores))
         for j, ch in enumerate(changes):
             why = ""
@@ -98,13 +106,20 @@ class WhatIfView(QWidget):
                 delta, why = "new", "no candidate of the sentence as it is has these entities"
             else:
                 delta = num(ch.delta, sign=True)
-                parts = [f"+{n} ({num(v, sign=True)})" for n, v in ch.gained] + \
-                        [f"−{n} ({num(-v, sign=True)})" for n, v in ch.lost]
+                parts = [f"+{n} ({num(v, sign=True)})" for n, v in ch.gained] + [
+                    f"−{n} ({num(-v, sign=True)})" for n, v in ch.lost
+                ]
                 if ch.dL is not None and abs(ch.dL) > 1e-12:
                     parts.insert(0, f"L(x) term {num(ch.dL, sign=True)}")
                 why = "; ".join(parts) or "nothing"
-            vals = [f"{j + 1}" + (" ★" if j == pick else ""), num(float(new.nbest.logprobs[0][j])),
-                    num(float(new.scores[j])), delta, _entities(new, j), why]
+            vals = [
+                f"{j + 1}" + (" ★" if j == pick else ""),
+                num(float(new.nbest.logprobs[0][j])),
+                num(float(new.scores[j])),
+                delta,
+                _entities(new, j),
+                why,
+            ]
             for c, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 it.setToolTip(v)
@@ -114,5 +129,9 @@ class WhatIfView(QWidget):
 
 
 def _entities(w, j: int) -> str:
-    return ", ".join(f"{s.label or 'ENT'} {' '.join(w.words[s.start:s.end])}" for s in w.nbest.spans(0, j)) \
+    return (
+        ", ".join(
+            f"{s.label or 'ENT'} {' '.join(w.words[s.start : s.end])}" for s in w.nbest.spans(0, j)
+        )
         or "(no entities)"
+    )

@@ -51,7 +51,7 @@ def gui_command() -> list[str]:
 def _exec_arg(arg: str) -> str:
     """One argument of a desktop entry's Exec key (the spec's quoting: double quotes, with ``"``,
     `` ` ``, ``$`` and ``\\`` escaped, where the argument holds a reserved character)."""
-    if arg and not any(c in arg for c in ' \t\n"\'\\><~|&;$*?#()`'):
+    if arg and not any(c in arg for c in " \t\n\"'\\><~|&;$*?#()`"):
         return arg
     escaped = "".join("\\" + c if c in '"`$\\' else c for c in arg)
     return f'"{escaped}"'
@@ -78,13 +78,16 @@ def targets(data_dir: Path | None = None) -> dict[Path, Path | None]:
         base / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg": ICON_SVG,
     }
     for size in ICON_SIZES:
-        out[base / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP_ID}.png"] = icon_png(size)
+        out[base / "icons" / "hicolor" / f"{size}x{size}" / "apps" / f"{APP_ID}.png"] = icon_png(
+            size
+        )
     return out
 
 
 def install(data_dir: Path | None = None, command: list[str] | None = None) -> list[Path]:
     """Write the entry, the icons and the metainfo (each file atomically); returns the files."""
     from ...corpus.atomic import atomic_open
+
     written = []
     for target, source in targets(data_dir).items():
         target.parent.mkdir(parents=True, exist_ok=True)
