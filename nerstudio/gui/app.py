@@ -61,7 +61,7 @@ def run(
         import tempfile
 
         shot_dir = tempfile.mkdtemp(prefix="nerstudio-shot-")
-        settings = QSettings(os.path.join(shot_dir, "settings.ini"), QSettings.IniFormat)
+        settings = QSettings(os.path.join(shot_dir, "settings.ini"), QSettings.Format.IniFormat)
         settings.clear()
         settings.setValue(
             "annotation/recoveryDir", os.path.join(shot_dir, "recovery")

@@ -88,7 +88,7 @@ class Dialogs:
         edited 4 minutes ago …"): True recovers them, False discards the file, None keeps it
         for the next time."""
         box = QMessageBox(
-            QMessageBox.Question,
+            QMessageBox.Icon.Question,
             "Recover unsaved annotations",
             f"Unsaved edits were kept from a window that did not close normally: {summary or path}.",
             parent=self.parent,
@@ -97,9 +97,9 @@ class Dialogs:
             "Recover them? They become one edit (Ctrl+Z undoes it); save to keep them."
         )
         box.setDetailedText(f"Recovery file: {path}")
-        yes = box.addButton("Recover", QMessageBox.AcceptRole)
-        no = box.addButton("Discard them", QMessageBox.DestructiveRole)
-        box.addButton("Ask me later", QMessageBox.RejectRole)
+        yes = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        no = box.addButton("Discard them", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("Ask me later", QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(yes)
         box.exec()
         return {yes: True, no: False}.get(box.clickedButton())
@@ -119,7 +119,7 @@ class Dialogs:
         'cancel'. ``edits``: sentences with unsaved edits here; ``keep_both``: what Keep both
         would do (or why it cannot); ``can_overwrite`` False: another window holds the file."""
         name = os.path.basename(path)
-        box = QMessageBox(QMessageBox.Warning, "File changed on disk", "", parent=self.parent)
+        box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk", "", parent=self.parent)
         box.setObjectName("diskChangedBox")
         buttons = {}
         if status == "missing":
@@ -130,7 +130,9 @@ class Dialogs:
                 "Save as… puts it elsewhere."
             )
             if can_overwrite:
-                buttons[box.addButton("Save here again", QMessageBox.AcceptRole)] = "overwrite"
+                buttons[box.addButton("Save here again", QMessageBox.ButtonRole.AcceptRole)] = (
+                    "overwrite"
+                )
         else:
             at = f" (at {when})" if when else ""
             box.setText(
@@ -155,17 +157,21 @@ class Dialogs:
                 )
             box.setInformativeText(info)
             if edits and can_keep_both:
-                buttons[box.addButton("Keep both", QMessageBox.AcceptRole)] = "keep_both"
+                buttons[box.addButton("Keep both", QMessageBox.ButtonRole.AcceptRole)] = "keep_both"
             buttons[
                 box.addButton(
                     "Reload (drop my edits)" if edits else "Reload",
-                    QMessageBox.DestructiveRole if edits else QMessageBox.AcceptRole,
+                    QMessageBox.ButtonRole.DestructiveRole
+                    if edits
+                    else QMessageBox.ButtonRole.AcceptRole,
                 )
             ] = "reload"
             if can_overwrite:
-                buttons[box.addButton("Overwrite", QMessageBox.DestructiveRole)] = "overwrite"
-        buttons[box.addButton("Save as…", QMessageBox.ActionRole)] = "save_as"
-        cancel = box.addButton(QMessageBox.Cancel)
+                buttons[box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)] = (
+                    "overwrite"
+                )
+        buttons[box.addButton("Save as…", QMessageBox.ButtonRole.ActionRole)] = "save_as"
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         default = next((b for b, v in buttons.items() if v in ("keep_both",)), None)
         if default is None and not edits:
             default = next((b for b, v in buttons.items() if v == "reload"), None)
@@ -177,7 +183,7 @@ class Dialogs:
     def ask_locked(self, path: str, holder: str) -> str:
         """The corpus is open for writing in another window: 'save_as' or 'cancel'."""
         box = QMessageBox(
-            QMessageBox.Information,
+            QMessageBox.Icon.Information,
             "Open in another window",
             f"<b>{os.path.basename(path)}</b> is being edited in another nerstudio window: {holder}.",
             parent=self.parent,
@@ -186,8 +192,8 @@ class Dialogs:
             "Only that window saves to this file, so neither overwrites the other. Save a copy "
             "under another name, or close it there and save here."
         )
-        save_as = box.addButton("Save as…", QMessageBox.AcceptRole)
-        box.addButton(QMessageBox.Cancel)
+        save_as = box.addButton("Save as…", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(save_as)
         box.exec()
         return "save_as" if box.clickedButton() is save_as else "cancel"
@@ -199,10 +205,10 @@ class Dialogs:
             "Keep earlier training runs?",
             f"{n} training run(s) were trained on {corpora}, not on {new}. Keep their curves (marked as from "
             "another corpus)? If not, they are removed.",
-            QMessageBox.Yes | QMessageBox.No,
-            QMessageBox.No,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
         )
-        return r == QMessageBox.Yes
+        return r == QMessageBox.StandardButton.Yes
 
     def ask_unsaved_models(self, what: str) -> str:
         """What to do with trained models never saved (``what`` names them): 'save' (to a
@@ -216,24 +222,33 @@ class Dialogs:
 
     def _save_discard_cancel(self, title: str, text: str, question: str) -> str:
         """A warning with Save (the default), Discard and Cancel: 'save', 'discard' or 'cancel'."""
-        box = QMessageBox(QMessageBox.Warning, title, text, parent=self.parent)
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.parent)
         box.setInformativeText(question)
-        box.setStandardButtons(QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel)
-        box.setDefaultButton(QMessageBox.Save)
+        box.setStandardButtons(
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
         r = box.exec()
-        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(r, "cancel")
+        return {
+            QMessageBox.StandardButton.Save: "save",
+            QMessageBox.StandardButton.Discard: "discard",
+        }.get(r, "cancel")
 
     def ask_reopen_encoding(self, path: str, message: str) -> str | None:
         """The file is not in the encoding it was read with: show why, offer to read it again in
         another encoding; returns the encoding chosen, or None."""
-        box = QMessageBox(QMessageBox.Critical, "Cannot open corpus", message, parent=self.parent)
+        box = QMessageBox(
+            QMessageBox.Icon.Critical, "Cannot open corpus", message, parent=self.parent
+        )
         box.setInformativeText("Reopen it with another encoding?")
         choices = {
-            box.addButton(f"Reopen as {label}", QMessageBox.AcceptRole): enc
+            box.addButton(f"Reopen as {label}", QMessageBox.ButtonRole.AcceptRole): enc
             for label, enc in ENCODINGS[:2]
         }
-        other = box.addButton("Other encoding…", QMessageBox.ActionRole)
-        box.addButton(QMessageBox.Cancel)
+        other = box.addButton("Other encoding…", QMessageBox.ButtonRole.ActionRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         clicked = box.clickedButton()
         if clicked in choices:
@@ -255,7 +270,7 @@ class Dialogs:
         the ``without`` sentences that have none), 'all' (replace every sentence's entities) or
         None (cancel)."""
         box = QMessageBox(
-            QMessageBox.Question,
+            QMessageBox.Icon.Question,
             "Pre-annotate with model",
             f"{with_entities:,} sentence(s) already have entities, {without:,} have none.",
             parent=self.parent,
@@ -264,9 +279,9 @@ class Dialogs:
             "Fill only the sentences without entities, or replace the entities of every "
             "sentence with the model's? Either is one edit (Ctrl+Z undoes it)."
         )
-        empty = box.addButton("Fill sentences without entities", QMessageBox.AcceptRole)
-        every = box.addButton("Replace all", QMessageBox.DestructiveRole)
-        box.addButton(QMessageBox.Cancel)
+        empty = box.addButton("Fill sentences without entities", QMessageBox.ButtonRole.AcceptRole)
+        every = box.addButton("Replace all", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(empty)
         box.exec()
         return {empty: "empty", every: "all"}.get(box.clickedButton())
@@ -289,8 +304,10 @@ class Dialogs:
     def failure(self, title: str, text: str, details: str) -> None:
         """A bug's report: non-modal, with the traceback under "Show details" (and in the log)."""
         logs.log_error(f"{title}: {text}", details, name="gui")
-        box = QMessageBox(QMessageBox.Critical, title, text, QMessageBox.Ok, self.parent)
+        box = QMessageBox(
+            QMessageBox.Icon.Critical, title, text, QMessageBox.StandardButton.Ok, self.parent
+        )
         box.setDetailedText(details)
         box.setModal(False)
-        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()

@@ -16,15 +16,15 @@ from PySide6.QtWidgets import QApplication, QStyle
 _SIZE = 64  # drawn at this size, scaled down by Qt
 
 STANDARD = {
-    "open": QStyle.SP_DialogOpenButton,
-    "save": QStyle.SP_DialogSaveButton,
-    "accept": QStyle.SP_DialogApplyButton,
-    "previous": QStyle.SP_ArrowUp,
-    "next": QStyle.SP_ArrowDown,
-    "train": QStyle.SP_MediaPlay,
-    "cancel": QStyle.SP_MediaStop,
-    "nbest": QStyle.SP_FileDialogDetailedView,
-    "folder": QStyle.SP_DirOpenIcon,
+    "open": QStyle.StandardPixmap.SP_DialogOpenButton,
+    "save": QStyle.StandardPixmap.SP_DialogSaveButton,
+    "accept": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "previous": QStyle.StandardPixmap.SP_ArrowUp,
+    "next": QStyle.StandardPixmap.SP_ArrowDown,
+    "train": QStyle.StandardPixmap.SP_MediaPlay,
+    "cancel": QStyle.StandardPixmap.SP_MediaStop,
+    "nbest": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+    "folder": QStyle.StandardPixmap.SP_DirOpenIcon,
 }
 
 
@@ -33,11 +33,11 @@ def icon(name: str, color: QColor | None = None) -> QIcon:
     if name in STANDARD:
         return QApplication.style().standardIcon(STANDARD[name])
     pix = QPixmap(_SIZE, _SIZE)
-    pix.fill(Qt.transparent)
+    pix.fill(Qt.GlobalColor.transparent)
     p = QPainter(pix)
-    p.setRenderHint(QPainter.Antialiasing)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
     c = color or QApplication.palette().windowText().color()
-    p.setPen(QPen(c, 5, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+    p.setPen(QPen(c, 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
     _DRAW[name](p, c)
     p.end()
     return QIcon(pix)
@@ -65,10 +65,10 @@ def _undo(p: QPainter, c: QColor, mirror: bool = False) -> None:
 
 def _next_error(p: QPainter, c: QColor) -> None:
     red = QColor("#c0392b")
-    p.setPen(QPen(red, 6, Qt.SolidLine, Qt.RoundCap))
+    p.setPen(QPen(red, 6, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
     p.drawLine(10, 10, 30, 30)
     p.drawLine(30, 10, 10, 30)
-    p.setPen(QPen(c, 5, Qt.SolidLine, Qt.RoundCap))
+    p.setPen(QPen(c, 5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
     p.drawLine(46, 14, 46, 48)
     _arrow_head(p, QPointF(46, 58), math.pi / 2, c)
 

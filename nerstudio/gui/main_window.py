@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
         self.act_open = self._act(
             "&Open corpus…",
             f.open_dialog,
-            QKeySequence.Open,
+            QKeySequence.StandardKey.Open,
             "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
             "Hugging Face or plain text",
             filem,
@@ -323,7 +323,7 @@ class MainWindow(QMainWindow):
             filem,
         )
         filem.addSeparator()
-        self._act("&Quit", self.close, QKeySequence.Quit, "Quit nerstudio", filem)
+        self._act("&Quit", self.close, QKeySequence.StandardKey.Quit, "Quit nerstudio", filem)
 
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
         self._act(
             "&Find…",
             lambda: (self._focus(v.search), v.search.selectAll()),
-            QKeySequence.Find,
+            QKeySequence.StandardKey.Find,
             "Search the sentences",
             navm,
         )
@@ -474,7 +474,7 @@ class MainWindow(QMainWindow):
         self._act(
             "&Keyboard shortcuts",
             self.show_shortcuts,
-            QKeySequence.HelpContents,
+            QKeySequence.StandardKey.HelpContents,
             "List the keyboard shortcuts",
             helpm,
         )
@@ -501,7 +501,7 @@ class MainWindow(QMainWindow):
         tb = self.addToolBar("Main")
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
-        tb.setToolButtonStyle(Qt.ToolButtonIconOnly)
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.setIconSize(QSize(22, 22))
         entries = (
             (self.act_open, "open", "openButton"),
@@ -525,7 +525,7 @@ class MainWindow(QMainWindow):
             a, name, obj = e
             a.setIcon(icons.icon(name))
             if not a.toolTip() or a.toolTip() == a.text().replace("&", ""):
-                key = a.shortcut().toString(QKeySequence.NativeText)
+                key = a.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
                 a.setToolTip(a.text().replace("&", "") + (f" ({key})" if key else ""))
             tb.addAction(a)
             tb.widgetForAction(a).setObjectName(obj)
@@ -573,7 +573,10 @@ class MainWindow(QMainWindow):
         for a in self.findChildren(QAction):
             if not a.shortcut().isEmpty() and a.text() and a not in mine:
                 out.append(
-                    (a.shortcut().toString(QKeySequence.NativeText), a.text().replace("&", ""))
+                    (
+                        a.shortcut().toString(QKeySequence.SequenceFormat.NativeText),
+                        a.text().replace("&", ""),
+                    )
                 )
         return sorted(set(out), key=lambda x: x[1])
 
@@ -605,7 +608,9 @@ class MainWindow(QMainWindow):
                     todo.extend(a.menu().actions())
                 elif a.shortcuts() and a.text() and a not in mine and a not in seen:
                     seen.add(a)
-                    keys = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
+                    keys = ", ".join(
+                        k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()
+                    )
                     rows.append(
                         (keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&"))
                     )

@@ -17,13 +17,13 @@ from PySide6.QtCore import QStandardPaths
 
 def app_data_dir() -> str:
     base = QStandardPaths.writableLocation(
-        QStandardPaths.GenericDataLocation
+        QStandardPaths.StandardLocation.GenericDataLocation
     ) or os.path.expanduser("~/.local/share")
     return os.path.join(base, "nerstudio")
 
 
 def _old_recovery_dir() -> str | None:
-    base = QStandardPaths.writableLocation(QStandardPaths.AppDataLocation)
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
     return os.path.join(base, "recovery") if base else None
 
 

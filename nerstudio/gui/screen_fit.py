@@ -63,7 +63,11 @@ class ScreenFit(QObject):
         self.enabled = True  # off for --screenshot: a picture of a fixed size, whatever the screen
 
     def eventFilter(self, obj, event) -> bool:
-        if self.enabled and obj is self.window and event.type() in (QEvent.Show, QEvent.Resize):
+        if (
+            self.enabled
+            and obj is self.window
+            and event.type() in (QEvent.Type.Show, QEvent.Type.Resize)
+        ):
             fit(self.window)
             self._timer.start()
             if not self._screen_hooked and self.window.windowHandle() is not None:

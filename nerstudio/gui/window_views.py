@@ -125,14 +125,14 @@ class FitScroll(QScrollArea):
         self._fitting = False
         self.setWidget(widget)
         self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setFocusPolicy(Qt.NoFocus)  # Tab goes to the sentence view itself
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the sentence view itself
         widget.installEventFilter(self)
         self.viewport().installEventFilter(self)
 
     def eventFilter(self, obj, event) -> bool:
-        if event.type() in (QEvent.LayoutRequest, QEvent.Resize):
+        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
             self.fit()
         return super().eventFilter(obj, event)
 
@@ -242,7 +242,7 @@ class Views:
         self.status_filter.setObjectName("statusFilter")
         for k, (label, key, tip) in enumerate(STATUS_FILTERS):
             self.status_filter.addItem(label, key)
-            self.status_filter.setItemData(k, tip, Qt.ToolTipRole)
+            self.status_filter.setItemData(k, tip, Qt.ItemDataRole.ToolTipRole)
         self.status_filter.setToolTip(
             "Filter sentences by how the tagger and the reranker do on them"
         )
@@ -265,18 +265,18 @@ class Views:
         view.setModel(self.proxy)
         view.setUniformRowHeights(True)
         view.setAlternatingRowColors(True)
-        view.setSelectionMode(QAbstractItemView.SingleSelection)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         view.setIndentation(12)
-        view.setTextElideMode(Qt.ElideRight)
+        view.setTextElideMode(Qt.TextElideMode.ElideRight)
         hdr = view.header()
         hdr.setStretchLastSection(False)
         hdr.setMinimumSectionSize(24)
-        hdr.setSectionResizeMode(0, QHeaderView.Stretch)
+        hdr.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         fm = view.fontMetrics()
         for c, sample in ((1, "999"), (2, "99"), (3, "✗→✗ ∉"), (4, "≠ 0.000")):
             # fixed, narrow widths (ResizeToContents would ask every row for its data on each
             # change): the sentence column gets the rest; the titles are short, with tooltips
-            hdr.setSectionResizeMode(c, QHeaderView.Fixed)
+            hdr.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
             hdr.resizeSection(
                 c,
                 max(fm.horizontalAdvance(sample), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
@@ -295,7 +295,7 @@ class Views:
         tv.setSpacing(2)
         self.sentence_header = QLabel("No corpus loaded")
         self.sentence_header.setObjectName("sentenceHeader")
-        self.sentence_header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.sentence_header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.sentence_header.setWordWrap(True)  # a long header wraps instead of widening the window
         tv.addWidget(self.sentence_header)
         self.sentence_view = AnnotationView()
@@ -325,13 +325,13 @@ class Views:
         self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
         self.entity_table.setObjectName("entityTable")
         self.entity_table.setHorizontalHeaderLabels(["Type", "Entity", "Tokens", "Length"])
-        self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
-        self.entity_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.entity_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.entity_table.verticalHeader().setVisible(False)
         self.summary = QLabel()
         self.summary.setObjectName("corpusSummary")
-        self.summary.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setMargin(8)
         self.comparison_view = ComparisonView()
         self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
@@ -348,7 +348,12 @@ class Views:
         slot = Slot("browser")
         # the browser takes a share of a smaller window's loss of width (1 in 3), not none of it
         sp = _splitter(
-            Qt.Horizontal, name, slot, right, sizes=[width, 1202 - width], stretch=(1, 2)
+            Qt.Orientation.Horizontal,
+            name,
+            slot,
+            right,
+            sizes=[width, 1202 - width],
+            stretch=(1, 2),
         )
         self.splitters.append(sp)
         return sp, slot

@@ -88,15 +88,17 @@ class ModeBar(QFrame):
     def add(self, action: QAction) -> QToolButton:
         b = QToolButton(self)
         b.setDefaultAction(action)
-        b.setToolButtonStyle(Qt.ToolButtonTextUnderIcon)
+        b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
         b.setIconSize(QSize(28, 28))
         b.setAutoRaise(True)
         b.setFixedWidth(self._button_width(b))
-        b.setFocusPolicy(Qt.NoFocus)  # the mode bar never takes the keys meant for the panels
+        b.setFocusPolicy(
+            Qt.FocusPolicy.NoFocus
+        )  # the mode bar never takes the keys meant for the panels
         b.setObjectName(f"mode_{action.objectName()}")
         pal = b.palette()
         for role in (pal.ColorRole.ButtonText, pal.ColorRole.WindowText):
-            pal.setColor(role, Qt.white)
+            pal.setColor(role, Qt.GlobalColor.white)
         b.setPalette(pal)
         self._lay.insertWidget(self._lay.count() - 1, b)
         return b
@@ -121,8 +123,10 @@ def page_scroll(page: QWidget, name: str) -> QScrollArea:
     sc.setObjectName(f"{name}PageScroll")
     sc.setWidget(page)
     sc.setWidgetResizable(True)
-    sc.setFrameShape(QFrame.NoFrame)
-    sc.setFocusPolicy(Qt.NoFocus)  # never the focus (a disabled button's focus must not land here)
+    sc.setFrameShape(QFrame.Shape.NoFrame)
+    sc.setFocusPolicy(
+        Qt.FocusPolicy.NoFocus
+    )  # never the focus (a disabled button's focus must not land here)
     return sc
 
 

@@ -112,7 +112,7 @@ class Zoom(QObject):
         if (
             self.window.font() != f
         ):  # Qt tells the widgets only while the event loop "runs" (not in tests)
-            ev = QEvent(QEvent.ApplicationFontChange)
+            ev = QEvent(QEvent.Type.ApplicationFontChange)
             for widget in QApplication.allWidgets():
                 QApplication.sendEvent(widget, ev)
         self._scale_pixels(ratio)
@@ -130,8 +130,8 @@ class Zoom(QObject):
             hdr.setDefaultSectionSize(max(8, round(hdr.defaultSectionSize() * ratio)))
             for c in range(hdr.count()):
                 if hdr.sectionResizeMode(c) in (
-                    QHeaderView.Fixed,
-                    QHeaderView.Interactive,
+                    QHeaderView.ResizeMode.Fixed,
+                    QHeaderView.ResizeMode.Interactive,
                 ) and not hdr.isSectionHidden(c):
                     hdr.resizeSection(c, max(8, round(hdr.sectionSize(c) * ratio)))
         for tb in w.findChildren(QToolBar):

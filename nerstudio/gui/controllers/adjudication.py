@@ -169,15 +169,20 @@ class AdjudicationController(QObject):
     def ask_unsaved(self) -> str:
         """'save', 'discard' or 'cancel' for decisions not saved (tests replace this method)."""
         box = QMessageBox(
-            QMessageBox.Question,
+            QMessageBox.Icon.Question,
             "Adjudication not saved",
             "Decisions were taken since the merged file was last saved.",
-            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel,
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
             self.view or self._window,
         )
         box.setInformativeText("Save the merged file before closing?")
-        box.setDefaultButton(QMessageBox.Save)
-        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        return {
+            QMessageBox.StandardButton.Save: "save",
+            QMessageBox.StandardButton.Discard: "discard",
+        }.get(box.exec(), "cancel")
 
     # -- saving ---------------------------------------------------------------------------
     def save_dialog(self, wait: bool = False) -> str | None:

@@ -144,8 +144,8 @@ class AnnotationController(QObject):
         views.sentence_view.editRefused.connect(lambda msg: ctx.status(msg, 6000))
         ctx.events.changed.connect(self._on_change)
         w = self._window = parent_widget
-        self.act_undo = make_action(w, "&Undo", self.undo, QKeySequence.Undo)
-        self.act_redo = make_action(w, "&Redo", self.redo, QKeySequence.Redo)
+        self.act_undo = make_action(w, "&Undo", self.undo, QKeySequence.StandardKey.Undo)
+        self.act_redo = make_action(w, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
         self.act_accept = make_action(
             w,
             "&Accept candidate as gold",
@@ -157,7 +157,7 @@ class AnnotationController(QObject):
             w,
             "&Save corpus",
             lambda: self.save_corpus(),
-            QKeySequence.Save,
+            QKeySequence.StandardKey.Save,
             "Save the gold annotations to the corpus file (its own format)",
         )
         self.act_save_as = make_action(
@@ -190,7 +190,9 @@ class AnnotationController(QObject):
         for name, text, keys, call, _why in EDIT_COMMANDS:
             a = QAction(text, self._window)
             a.setShortcuts([QKeySequence(k) for k in keys])
-            a.setShortcutContext(Qt.WidgetShortcut)  # keys reach it through _KeyRouter only
+            a.setShortcutContext(
+                Qt.ShortcutContext.WidgetShortcut
+            )  # keys reach it through _KeyRouter only
             a.setStatusTip(text.replace("&", ""))
             a.triggered.connect(lambda _=False, call=call: call(view))
             self.edit_actions[name] = a
@@ -198,7 +200,7 @@ class AnnotationController(QObject):
         for name, text, keys, call in NAV_COMMANDS:
             a = self.nav_actions[name] = QAction(text, self._window)
             a.setShortcuts([QKeySequence(k) for k in keys])
-            a.setShortcutContext(Qt.WidgetShortcut)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             a.triggered.connect(lambda _=False, call=call: call(view))
 
     def _set_scheme(self, scheme: TypeScheme) -> None:
@@ -213,7 +215,7 @@ class AnnotationController(QObject):
             name = lab or "entity"
             a = QAction(f"Label as {name.replace('&', '&&')}", self._window)
             a.setShortcuts([QKeySequence(k) for k in (scheme.letter(lab), scheme.digit(lab)) if k])
-            a.setShortcutContext(Qt.WidgetShortcut)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             a.setIcon(type_icon(lab, scheme))
             a.setStatusTip(
                 f"Set the type of the selected tokens (or of the entity under the caret) to {name}"
@@ -274,7 +276,7 @@ class AnnotationController(QObject):
         """The sentence view's right-click menu: the Edit menu's actions."""
         menu = QMenu(self.v.sentence_view)
         menu.setObjectName("annotationContextMenu")
-        menu.setAttribute(Qt.WA_DeleteOnClose)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         return self.fill_menu(menu)
 
     def key_table(self) -> dict[int, QAction]:
@@ -296,12 +298,14 @@ class AnnotationController(QObject):
         rows = []
         for a in self.annotation_actions():
             if a is not None and a.shortcuts():
-                keys = ", ".join(s.toString(QKeySequence.NativeText) for s in a.shortcuts())
+                keys = ", ".join(
+                    s.toString(QKeySequence.SequenceFormat.NativeText) for s in a.shortcuts()
+                )
                 rows.append(
                     (keys, a.text().replace("&&", "\0").replace("&", "").replace("\0", "&"))
                 )
         rows += [
-            (a.shortcut().toString(QKeySequence.NativeText), a.text())
+            (a.shortcut().toString(QKeySequence.SequenceFormat.NativeText), a.text())
             for a in self.nav_actions.values()
         ]
         return rows + list(CARET_KEYS)
@@ -373,7 +377,7 @@ class AnnotationController(QObject):
         if not isinstance(
             QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QTextEdit, QPlainTextEdit)
         ):
-            self.v.sentence_view.setFocus(Qt.OtherFocusReason)
+            self.v.sentence_view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def undo(self) -> None:
         self.doc.undo()
@@ -478,15 +482,17 @@ class _KeyRouter(QObject):
 
     @staticmethod
     def combination(ev) -> int:
-        mods = ev.modifiers() & ~Qt.KeypadModifier
-        key = ev.key() if ev.key() != Qt.Key_Backtab else Qt.Key_Tab  # Shift+Tab arrives as Backtab
-        if key < 0x01000000 and not (Qt.Key_A <= key <= Qt.Key_Z):
-            mods &= ~Qt.ShiftModifier  # "+", "/" … need Shift on many layouts
+        mods = ev.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        key = (
+            ev.key() if ev.key() != Qt.Key.Key_Backtab else Qt.Key.Key_Tab
+        )  # Shift+Tab arrives as Backtab
+        if key < 0x01000000 and not (Qt.Key.Key_A <= key <= Qt.Key.Key_Z):
+            mods &= ~Qt.KeyboardModifier.ShiftModifier  # "+", "/" … need Shift on many layouts
         return QKeyCombination(mods, Qt.Key(key)).toCombined()
 
     def eventFilter(self, obj, ev) -> bool:
         t = ev.type()
-        if t not in (QEvent.KeyPress, QEvent.ShortcutOverride):
+        if t not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             return False
         if (
             QApplication.activePopupWidget() is not None
@@ -504,16 +510,23 @@ class _KeyRouter(QObject):
             return False  # the N-best table: only next / previous entity and token are ours
         if (
             act is not None
-            and ev.key() in (Qt.Key_Left, Qt.Key_Right)
+            and ev.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right)
             and obj is self.c.v.corpus_view
             and obj.model().hasChildren(obj.currentIndex())
         ):
             return False  # on a document of the browser, Left / Right fold and unfold it
         if act is None:
-            plain = not (ev.modifiers() & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
+            plain = not (
+                ev.modifiers()
+                & (
+                    Qt.KeyboardModifier.ControlModifier
+                    | Qt.KeyboardModifier.AltModifier
+                    | Qt.KeyboardModifier.MetaModifier
+                )
+            )
             typed = ev.text()
             if (
-                t == QEvent.KeyPress
+                t == QEvent.Type.KeyPress
                 and obj.property("annotationKeys")
                 and plain
                 and typed.strip()
@@ -526,7 +539,7 @@ class _KeyRouter(QObject):
                 )
                 return True
             return False
-        if t == QEvent.ShortcutOverride:
+        if t == QEvent.Type.ShortcutOverride:
             ev.accept()  # ours, even if a window shortcut has the same key
             return True
         if act.isEnabled():

@@ -441,7 +441,7 @@ class BrowserController(QObject):
         if on:
             hdr.setSortIndicator(
                 CorpusTreeModel.UNCERTAINTY,
-                Qt.DescendingOrder if self._descending else Qt.AscendingOrder,
+                Qt.SortOrder.DescendingOrder if self._descending else Qt.SortOrder.AscendingOrder,
             )
 
     def _uncertain_mask(self) -> np.ndarray | None:

@@ -114,7 +114,9 @@ class FileOwner(QObject):
 
     # -- activation ---------------------------------------------------------------------------
     def _on_app_state(self, state) -> None:
-        if state == Qt.ApplicationActive and (self._window is None or self._window.isVisible()):
+        if state == Qt.ApplicationState.ApplicationActive and (
+            self._window is None or self._window.isVisible()
+        ):
             self.on_activated()
 
     def on_activated(self) -> None:

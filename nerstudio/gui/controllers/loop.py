@@ -94,7 +94,7 @@ class LoopPanel(QWidget):
             for c, text in enumerate(cells):
                 it = QTableWidgetItem(text)
                 if c:
-                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, it)
 
 
@@ -335,7 +335,7 @@ class LoopController(QObject):
             self.ctx.status(f"Saved {path}", 6000)
 
     def _confirm(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self.parent(), title, text) == QMessageBox.Yes
+        return QMessageBox.question(self.parent(), title, text) == QMessageBox.StandardButton.Yes
 
     # -- a tagger opened on a corpus: its N-best lists ----------------------------------------
     @Slot()

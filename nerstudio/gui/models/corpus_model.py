@@ -129,7 +129,7 @@ class CorpusTreeModel(QAbstractItemModel):
         """The uncertainty column: one number per sentence (NaN or None: blank), its header and
         what it measures; ``marks``: sentences whose reranker overrules the tagger (a ≠)."""
         self._unc, self._unc_title, self._unc_tip, self._unc_marks = values, title, tip, marks
-        self.headerDataChanged.emit(Qt.Horizontal, self.UNCERTAINTY, self.UNCERTAINTY)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.UNCERTAINTY, self.UNCERTAINTY)
         n = self.rowCount()
         if n:
             self.dataChanged.emit(

@@ -97,7 +97,7 @@ class NBestTableModel(QAbstractTableModel):
             "document candidate showing this sentence candidate"
         )
         self.TIPS = tuple(tips)
-        self.headerDataChanged.emit(Qt.Horizontal, self.LOGP, self.LOGP)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.LOGP, self.LOGP)
 
     def set_quality(self, f=None, exact=None) -> None:
         """New span F and exact-match marks (the gold changed); rows and selection stay."""

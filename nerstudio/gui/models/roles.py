@@ -12,11 +12,11 @@ def _i(v) -> int:
     return int(getattr(v, "value", v))
 
 
-DISPLAY = _i(Qt.DisplayRole)
-TOOLTIP = _i(Qt.ToolTipRole)
-FONT = _i(Qt.FontRole)
-FOREGROUND = _i(Qt.ForegroundRole)
-ALIGNMENT = _i(Qt.TextAlignmentRole)
-USER = _i(Qt.UserRole)
-HORIZONTAL = Qt.Horizontal
-ALIGN_RIGHT = _i(Qt.AlignRight) | _i(Qt.AlignVCenter)
+DISPLAY = _i(Qt.ItemDataRole.DisplayRole)
+TOOLTIP = _i(Qt.ItemDataRole.ToolTipRole)
+FONT = _i(Qt.ItemDataRole.FontRole)
+FOREGROUND = _i(Qt.ItemDataRole.ForegroundRole)
+ALIGNMENT = _i(Qt.ItemDataRole.TextAlignmentRole)
+USER = _i(Qt.ItemDataRole.UserRole)
+HORIZONTAL = Qt.Orientation.Horizontal
+ALIGN_RIGHT = _i(Qt.AlignmentFlag.AlignRight) | _i(Qt.AlignmentFlag.AlignVCenter)

@@ -47,7 +47,7 @@ class AdjudicationView(QDialog):
         super().__init__(parent)
         self.setObjectName("adjudicationView")
         self.setWindowTitle("Adjudicate annotations")
-        self.setWindowFlag(Qt.Window)
+        self.setWindowFlag(Qt.WindowType.Window)
         self.resize(1100, 640)
         self.adj = adjudication
         self.scheme = scheme
@@ -57,7 +57,7 @@ class AdjudicationView(QDialog):
         self.header = QLabel()
         self.header.setObjectName("adjudicationHeader")
         self.header.setWordWrap(True)
-        self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         lay.addWidget(self.header)
         self.where = QLabel()
         self.where.setObjectName("adjudicationWhere")
@@ -75,7 +75,7 @@ class AdjudicationView(QDialog):
         lay.addWidget(area, 1)
         self.versions = QLabel()
         self.versions.setObjectName("adjudicationVersions")
-        self.versions.setTextFormat(Qt.RichText)
+        self.versions.setTextFormat(Qt.TextFormat.RichText)
         self.versions.setWordWrap(True)
         lay.addWidget(self.versions)
         buttons = QHBoxLayout()
@@ -98,12 +98,12 @@ class AdjudicationView(QDialog):
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         for b in (*self.take_buttons, self.edit_button, self.skip_button, self.save_button):
-            b.setFocusPolicy(Qt.NoFocus)  # the keys stay the window's
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay the window's
         lay.addLayout(buttons)
         self.report = QPlainTextEdit()
         self.report.setObjectName("adjudicationReport")
         self.report.setReadOnly(True)
-        self.report.setFocusPolicy(Qt.NoFocus)
+        self.report.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         lay.addWidget(self.report, 1)
         self._keys = []
         walk = {
@@ -116,11 +116,11 @@ class AdjudicationView(QDialog):
         }
         for key, fn in walk.items():
             sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             sc.activated.connect(fn)
             self._keys.append(sc)
-        save = QShortcut(QKeySequence.Save, self)
-        save.setContext(Qt.WidgetWithChildrenShortcut)
+        save = QShortcut(QKeySequence.StandardKey.Save, self)
+        save.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         save.activated.connect(self.saveRequested)
         self.show_current()
 
@@ -259,28 +259,31 @@ class AdjudicationView(QDialog):
 
     def eventFilter(self, obj, ev) -> bool:
         """While editing, the annotation keys reach the sentence view's edits."""
-        if obj is not self.sentence or ev.type() != QEvent.KeyPress:
+        if obj is not self.sentence or ev.type() != QEvent.Type.KeyPress:
             return False
         if not self.editing:
             if (
-                ev.key() == Qt.Key_Escape
+                ev.key() == Qt.Key.Key_Escape
             ):  # walking: Esc closes the window (asking first if not saved)
                 self.reject()
                 return True
             return False
         key, mods, v = ev.key(), ev.modifiers(), self.sentence
-        ctrl, shift = bool(mods & Qt.ControlModifier), bool(mods & Qt.ShiftModifier)
-        if key in (Qt.Key_Return, Qt.Key_Enter):
+        ctrl, shift = (
+            bool(mods & Qt.KeyboardModifier.ControlModifier),
+            bool(mods & Qt.KeyboardModifier.ShiftModifier),
+        )
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.finish_edit(True)
-        elif key == Qt.Key_Escape:
+        elif key == Qt.Key.Key_Escape:
             self.finish_edit(False)
-        elif key in (Qt.Key_Delete, Qt.Key_Backspace):
+        elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
             v.clear_selection_spans()
-        elif ctrl and key in (Qt.Key_Left, Qt.Key_Right):
-            d = -1 if key == Qt.Key_Left else 1
+        elif ctrl and key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+            d = -1 if key == Qt.Key.Key_Left else 1
             v.shrink(d) if shift else v.extend(d)
-        elif key in (Qt.Key_Tab, Qt.Key_Backtab):
-            v.step_entity(-1 if shift or key == Qt.Key_Backtab else 1)
+        elif key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            v.step_entity(-1 if shift or key == Qt.Key.Key_Backtab else 1)
         elif not ctrl and ev.text() and self.scheme.type_for_key(ev.text()) is not None:
             v.set_type(self.scheme.type_for_key(ev.text()))
         else:

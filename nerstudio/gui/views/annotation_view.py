@@ -157,9 +157,9 @@ class AnnotationView(SentenceView):
     # -- mouse ----------------------------------------------------------------------------
     def mousePressEvent(self, event) -> None:
         i = self.token_at(event.position())
-        if i >= 0 and event.button() == Qt.LeftButton:
-            self.setFocus(Qt.MouseFocusReason)
-            if event.modifiers() & Qt.ShiftModifier and self.caret >= 0:
+        if i >= 0 and event.button() == Qt.MouseButton.LeftButton:
+            self.setFocus(Qt.FocusReason.MouseFocusReason)
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and self.caret >= 0:
                 self._select(self.anchor, i)
             else:
                 self._select(i, i)
@@ -190,7 +190,7 @@ class AnnotationView(SentenceView):
         a, b = self.selection()
         if i >= 0 and not a <= i < b:
             self._select(i, i)
-        self.setFocus(Qt.MouseFocusReason)
+        self.setFocus(Qt.FocusReason.MouseFocusReason)
         self.contextMenuWanted.emit(event.globalPos())
         event.accept()
 
@@ -200,16 +200,23 @@ class AnnotationView(SentenceView):
             return super().keyPressEvent(event)
         key, mods = event.key(), event.modifiers()
         n = len(self._words)
-        shift = bool(mods & Qt.ShiftModifier)
-        plain = not (mods & (Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier))
-        if key in (Qt.Key_Left, Qt.Key_Right) and plain:
-            self.step_token(-1 if key == Qt.Key_Left else 1, extend=shift)
+        shift = bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        plain = not (
+            mods
+            & (
+                Qt.KeyboardModifier.ControlModifier
+                | Qt.KeyboardModifier.AltModifier
+                | Qt.KeyboardModifier.MetaModifier
+            )
+        )
+        if key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and plain:
+            self.step_token(-1 if key == Qt.Key.Key_Left else 1, extend=shift)
             return
-        if key in (Qt.Key_Home, Qt.Key_End) and plain:
-            c = 0 if key == Qt.Key_Home else n - 1
+        if key in (Qt.Key.Key_Home, Qt.Key.Key_End) and plain:
+            c = 0 if key == Qt.Key.Key_Home else n - 1
             self._select(self.anchor if shift else c, c, scroll=True)
             return
-        if key == Qt.Key_Escape and plain:
+        if key == Qt.Key.Key_Escape and plain:
             self._select(self.caret, self.caret)
             return
         super().keyPressEvent(event)
@@ -355,7 +362,11 @@ class AnnotationView(SentenceView):
         fill.setAlpha(45)
         p.setBrush(fill)
         focus = self.hasFocus()
-        p.setPen(QPen(sel, 1.5 if focus else 1.0, Qt.SolidLine if focus else Qt.DotLine))
+        p.setPen(
+            QPen(
+                sel, 1.5 if focus else 1.0, Qt.PenStyle.SolidLine if focus else Qt.PenStyle.DotLine
+            )
+        )
         for r in self._span_rects(Span(a, b, "")):
             p.drawRect(r.adjusted(-3, -3, 3, 3))
         c = QRectF(self._boxes[self.caret])

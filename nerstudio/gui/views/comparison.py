@@ -299,7 +299,7 @@ class ComparisonView(QWidget):
             for j, v in enumerate(vals):
                 it = QTableWidgetItem(v)
                 if j:
-                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, it)
         self._fill_list()
 

@@ -72,7 +72,7 @@ class ErrorTable(QTableWidget):
                 else:
                     text, tip = str(v), f"{v} entities"
                 it = QTableWidgetItem(text)
-                it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 ks = cells.get(name, {}).get(cell_key, [])
                 it.setToolTip(
                     f"{tip}; click: the {len(ks)} sentence(s) where the {name.lower()} errs here"

@@ -197,12 +197,12 @@ class FeaturePanel(QWidget):
     def _layout_columns(self) -> None:
         # fixed widths for the numbers: ResizeToContents would read every row on each change
         h = self.view.header()
-        h.setSectionResizeMode(0, QHeaderView.Stretch)
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         fm = self.view.fontMetrics()
         wide = fm.horizontalAdvance("+00.000") + 14
         narrow = fm.horizontalAdvance("-0.000") + 12
         for c in range(1, self.model.columnCount()):
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             short = (self.model.compare_mode and c in (1, 2)) or (
                 not self.model.compare_mode and c == 1
             )

@@ -201,8 +201,8 @@ class FigureImage(QWidget):
         self._asked = 0
         self.renders = 0  # images received (tests)
         self.last_error = ""
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
-        self.setAttribute(Qt.WA_OpaquePaintEvent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self._resize_timer = QTimer(self)
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(60)
@@ -250,7 +250,9 @@ class FigureImage(QWidget):
             self.last_error = err
             return
         data, w, h = out
-        img = QImage(data, w, h, 4 * w, QImage.Format_RGBA8888).copy()  # copy: own the pixels
+        img = QImage(
+            data, w, h, 4 * w, QImage.Format.Format_RGBA8888
+        ).copy()  # copy: own the pixels
         img.setDevicePixelRatio(self.devicePixelRatioF() or 1.0)
         self._image = img
         self.renders += 1
@@ -271,11 +273,13 @@ class FigureImage(QWidget):
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
-        p.fillRect(self.rect(), Qt.white)
+        p.fillRect(self.rect(), Qt.GlobalColor.white)
         if self._image is not None:
             target = QRectF(self.rect())
             src = QRectF(0, 0, self._image.width(), self._image.height())
             if self._image.size() != QSize(*self._pixels()[:2]):
-                p.setRenderHint(QPainter.SmoothPixmapTransform)  # the new size is on its way
+                p.setRenderHint(
+                    QPainter.RenderHint.SmoothPixmapTransform
+                )  # the new size is on its way
             p.drawImage(target, self._image, src)
         p.end()

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QComboBox, QSizePolicy, QSplitter
 
 def narrow_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
     """``combo`` may shrink to about ``chars`` characters; its list shows the full items."""
-    combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     combo.setMinimumContentsLength(chars)
-    combo.setSizePolicy(QSizePolicy.Expanding, combo.sizePolicy().verticalPolicy())
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, combo.sizePolicy().verticalPolicy())
     view = combo.view()
     view.setMinimumWidth(max(view.sizeHintForColumn(0) + 24, 0))
     return combo
@@ -30,7 +30,7 @@ class AdaptiveSplitter(QSplitter):
     the room, side by side and stacked (:meth:`balance` applies them)."""
 
     def __init__(self, wide_chars: int, shares=(0.58, 0.55), parent=None):
-        super().__init__(Qt.Horizontal, parent)
+        super().__init__(Qt.Orientation.Horizontal, parent)
         self.wide_chars = wide_chars
         self.shares = tuple(shares)
         self._flipping = False
@@ -43,7 +43,7 @@ class AdaptiveSplitter(QSplitter):
 
     def balance(self) -> None:
         """Give the first panel its share of the room, in the present orientation."""
-        horizontal = self.orientation() == Qt.Horizontal
+        horizontal = self.orientation() == Qt.Orientation.Horizontal
         total = sum(self.sizes()) or (self.width() if horizontal else self.height())
         first = int(total * self.shares[0 if horizontal else 1])
         self.setSizes([first, max(1, total - first)])
@@ -52,7 +52,11 @@ class AdaptiveSplitter(QSplitter):
         super().resizeEvent(event)
         if self._flipping or not self.isVisible():
             return
-        want = Qt.Horizontal if self.width() >= self.threshold() else Qt.Vertical
+        want = (
+            Qt.Orientation.Horizontal
+            if self.width() >= self.threshold()
+            else Qt.Orientation.Vertical
+        )
         if want != self.orientation() or not self._balanced:
             self._flipping = True
             try:

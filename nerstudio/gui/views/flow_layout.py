@@ -81,7 +81,7 @@ class FlowLayout(QLayout):
             w = (
                 min(hint.width(), area.width())
                 if it.widget() is not None
-                and it.widget().sizePolicy().horizontalPolicy() != QSizePolicy.Fixed
+                and it.widget().sizePolicy().horizontalPolicy() != QSizePolicy.Policy.Fixed
                 else hint.width()
             )
             if x > area.x() and x + w > area.right() + 1:

@@ -96,7 +96,7 @@ class NBestPanel(QWidget):
             if c != NBestTableModel.DIFF and not self.view.isColumnHidden(c)
         )
         diff = h.fontMetrics().horizontalAdvance(
-            str(self.model.headerData(NBestTableModel.DIFF, Qt.Horizontal))
+            str(self.model.headerData(NBestTableModel.DIFF, Qt.Orientation.Horizontal))
         )
         self.view.setMinimumWidth(
             fixed
@@ -129,10 +129,14 @@ class NBestPanel(QWidget):
             self._quiet = False
         for k, j in enumerate(rows):
             idx = self.proxy.mapFromSource(self.model.index(j, 0))
-            flag = QItemSelectionModel.Select | QItemSelectionModel.Rows
+            flag = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
             if k == 0:
                 self.view.setCurrentIndex(idx)
-                sm.select(idx, QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
+                sm.select(
+                    idx,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
             else:
                 sm.select(idx, flag)
 

@@ -95,12 +95,14 @@ class OccurrencesDialog(QDialog):
         ticks.addStretch(1)
         lay.addLayout(ticks)
         box = QDialogButtonBox()
-        self.label_button = box.addButton("&Label ticked", QDialogButtonBox.AcceptRole)
-        self.remove_button = box.addButton("&Remove all", QDialogButtonBox.DestructiveRole)
+        self.label_button = box.addButton("&Label ticked", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.remove_button = box.addButton(
+            "&Remove all", QDialogButtonBox.ButtonRole.DestructiveRole
+        )
         self.remove_button.setToolTip(
             "Remove the entities that span exactly a ticked occurrence (any type)"
         )
-        box.addButton(QDialogButtonBox.Cancel)
+        box.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.label_button.clicked.connect(lambda: self._close_with("label"))
         self.remove_button.clicked.connect(lambda: self._close_with("remove"))
         box.rejected.connect(self.reject)
@@ -120,7 +122,7 @@ class OccurrencesDialog(QDialog):
         self.list.clear()
         for _o in self.found:
             it = QListWidgetItem()
-            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             self.list.addItem(it)
         self._restatus(tick=True)
 
@@ -131,7 +133,9 @@ class OccurrencesDialog(QDialog):
             words = self.sentences[o.k].words
             it.setText(f"{_status(o, lab, words)} — {o.k + 1}: {_context(words, o)}")
             if tick:
-                it.setCheckState(Qt.Unchecked if o.status(lab) == "overlap" else Qt.Checked)
+                it.setCheckState(
+                    Qt.CheckState.Unchecked if o.status(lab) == "overlap" else Qt.CheckState.Checked
+                )
         n = len(self.found)
         statuses = [o.status(lab) for o in self.found]
         counts = {st: statuses.count(st) for st in ("free", "same", "relabel", "overlap")}
@@ -149,10 +153,16 @@ class OccurrencesDialog(QDialog):
 
     def tick_all(self, on: bool) -> None:
         for i in range(self.list.count()):
-            self.list.item(i).setCheckState(Qt.Checked if on else Qt.Unchecked)
+            self.list.item(i).setCheckState(
+                Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+            )
 
     def chosen(self) -> list[occ.Occurrence]:
-        return [o for i, o in enumerate(self.found) if self.list.item(i).checkState() == Qt.Checked]
+        return [
+            o
+            for i, o in enumerate(self.found)
+            if self.list.item(i).checkState() == Qt.CheckState.Checked
+        ]
 
     def _close_with(self, action: str) -> None:
         self.action = action

@@ -62,7 +62,7 @@ class SentenceView(QWidget):
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.FontChange:  # View ▸ Zoom: measure and lay out again
+        if event.type() == QEvent.Type.FontChange:  # View ▸ Zoom: measure and lay out again
             self._set_fonts()
             self._widths = _token_widths(self._fm, self._words)
             self._laid_out = (0, 0)
@@ -220,11 +220,13 @@ class SentenceView(QWidget):
     # -- painting -------------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         pal = self.palette()
         if not self._words:
             p.setPen(pal.color(pal.ColorGroup.Disabled, pal.ColorRole.WindowText))
-            p.drawText(self.rect(), Qt.AlignCenter, "Select a sentence in the corpus browser")
+            p.drawText(
+                self.rect(), Qt.AlignmentFlag.AlignCenter, "Select a sentence in the corpus browser"
+            )
             return
         lo, hi = self._visible_tokens(QRectF(event.rect()))
         if hi <= lo:
@@ -238,7 +240,7 @@ class SentenceView(QWidget):
         for i in range(lo, hi):
             w, r = self._words[i], self._boxes[i]
             p.setPen(text_color if w else dim)
-            p.drawText(r, Qt.AlignCenter, w or "␣")
+            p.drawText(r, Qt.AlignmentFlag.AlignCenter, w or "␣")
         p.end()
 
     def _paint_gold(self, p: QPainter, lo: int, hi: int) -> None:
@@ -255,7 +257,7 @@ class SentenceView(QWidget):
             missing = in_cand is not None and sp not in in_cand
             rects = self.gold_rects(sp)
             p.setBrush(fill)
-            p.setPen(QPen(_DIFF, 2, Qt.DashLine) if missing else QPen(c.darker(120), 1.5))
+            p.setPen(QPen(_DIFF, 2, Qt.PenStyle.DashLine) if missing else QPen(c.darker(120), 1.5))
             for rr in rects:
                 p.drawRoundedRect(rr, 4, 4)
             first = rects[0]
@@ -267,7 +269,7 @@ class SentenceView(QWidget):
                     max(first.width(), 60),
                     sm.height(),
                 ),
-                Qt.AlignLeft | Qt.AlignVCenter,
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                 sp.label or "entity",
             )
 
@@ -295,7 +297,7 @@ class SentenceView(QWidget):
             p.setPen(_DIFF if differs else c.darker(130))
             p.drawText(
                 lbl,
-                Qt.AlignLeft | Qt.AlignTop,
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop,
                 tag + (sp.label or "entity") + (" ✗" if wrong else ""),
             )
 

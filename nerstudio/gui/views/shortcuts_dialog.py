@@ -51,7 +51,7 @@ class ShortcutsDialog(QDialog):
         self.text.setObjectName("shortcutsText")
         self.text.setHtml(groups_html(groups, columns, note))
         self.text.setOpenLinks(False)
-        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)
         lay = QVBoxLayout(self)
@@ -62,4 +62,4 @@ class ShortcutsDialog(QDialog):
         want_w = int(doc.idealWidth()) + 48
         want_h = int(doc.size().height()) + 90
         self.resize(min(want_w, int(avail.width() * 0.9)), min(want_h, int(avail.height() * 0.85)))
-        self.setAttribute(Qt.WA_DeleteOnClose, False)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, False)

@@ -43,7 +43,7 @@ class ElidedLabel(QLabel):
 
     def elided_text(self) -> str:
         return self.fontMetrics().elidedText(
-            self.text(), Qt.ElideRight, max(0, self.contentsRect().width())
+            self.text(), Qt.TextElideMode.ElideRight, max(0, self.contentsRect().width())
         )
 
     def paintEvent(self, _ev) -> None:
@@ -51,7 +51,7 @@ class ElidedLabel(QLabel):
         p.setPen(self.palette().windowText().color())
         p.drawText(
             self.contentsRect(),
-            Qt.AlignLeft | Qt.AlignVCenter | Qt.TextSingleLine,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextSingleLine,
             self.elided_text(),
         )
 
@@ -68,7 +68,7 @@ class ElidingStatusBar(QStatusBar):
 
     def elided_message(self) -> str:
         return self.fontMetrics().elidedText(
-            self.currentMessage(), Qt.ElideRight, self.message_rect().width()
+            self.currentMessage(), Qt.TextElideMode.ElideRight, self.message_rect().width()
         )
 
     def resizeEvent(self, ev) -> None:
@@ -84,6 +84,8 @@ class ElidingStatusBar(QStatusBar):
         p.setPen(self.palette().windowText().color())
         p.drawText(
             self.message_rect(),
-            Qt.AlignLeading | Qt.AlignVCenter | Qt.TextSingleLine,
+            Qt.AlignmentFlag.AlignLeading
+            | Qt.AlignmentFlag.AlignVCenter
+            | Qt.TextFlag.TextSingleLine,
             self.elided_message(),
         )

@@ -136,7 +136,7 @@ class TrainingPanel(QWidget):
         self.algo.setObjectName("algoCombo")
         for k, a in enumerate(algorithms()):
             self.algo.addItem(a)
-            self.algo.setItemData(k, ALGO_TIPS.get(a, a), Qt.ToolTipRole)
+            self.algo.setItemData(k, ALGO_TIPS.get(a, a), Qt.ItemDataRole.ToolTipRole)
         self.algo.setToolTip("Reranking algorithm")
         if self.algo.findText(demo["algo"]) >= 0:
             self.algo.setCurrentText(demo["algo"])
@@ -176,7 +176,7 @@ class TrainingPanel(QWidget):
             self.kt_algo.addItem(
                 a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a
             )
-            self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ToolTipRole)
+            self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ItemDataRole.ToolTipRole)
         self.kt_algo.setCurrentIndex(len(KINDS) - 1)
         self.kt_algo.setToolTip(
             "perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
@@ -220,8 +220,8 @@ class TrainingPanel(QWidget):
         self.kt_advanced.setObjectName("ktAdvanced")
         self.kt_advanced.setText("Advanced: local features")
         self.kt_advanced.setCheckable(True)
-        self.kt_advanced.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-        self.kt_advanced.setArrowType(Qt.RightArrow)
+        self.kt_advanced.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.kt_advanced.setArrowType(Qt.ArrowType.RightArrow)
         self.kt_advanced.setAutoRaise(True)
         self.kt_advanced.toggled.connect(self._show_advanced)
         kf.addRow(self.kt_advanced)
@@ -294,12 +294,12 @@ class TrainingPanel(QWidget):
         self.message = QLabel("Idle")
         self.message.setObjectName("trainingMessage")
         self.message.setWordWrap(True)
-        self.message.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         lay.addWidget(self.message)
         self.state = QLabel()
         self.state.setObjectName("sessionState")
         self.state.setWordWrap(True)
-        self.state.setTextFormat(Qt.RichText)
+        self.state.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(self.state)
         lay.addStretch(1)
 
@@ -392,7 +392,7 @@ class TrainingPanel(QWidget):
 
     @Slot(bool)
     def _show_advanced(self, on: bool) -> None:
-        self.kt_advanced.setArrowType(Qt.DownArrow if on else Qt.RightArrow)
+        self.kt_advanced.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
         for _, w in self._kt_adv_rows:
             self._kt_form.setRowVisible(w, on)
 

@@ -58,8 +58,10 @@ class TypeLegend(QWidget):
                 f"Set the selected tokens' type to {lab or 'entity'}"
                 + (f" (key {keys})" if keys else "")
             )
-            b.setCursor(Qt.PointingHandCursor)
-            b.setFocusPolicy(Qt.NoFocus)  # a click keeps the focus (and the selection) where it is
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            b.setFocusPolicy(
+                Qt.FocusPolicy.NoFocus
+            )  # a click keeps the focus (and the selection) where it is
             bg = type_color(lab, scheme)
             b.setStyleSheet(
                 f"QToolButton {{ background: {bg.name()}; color: {text_color_on(bg).name()}; "

@@ -130,7 +130,7 @@ class UncertaintyBar(QWidget):
                 continue
             why = reasons.get(key, "")
             model.item(k).setEnabled(not why)
-            self.order.setItemData(k, why or TIPS[key], Qt.ToolTipRole)
+            self.order.setItemData(k, why or TIPS[key], Qt.ItemDataRole.ToolTipRole)
         usable = any(not w for w in reasons.values())
         self.setEnabled(usable)
         self.setToolTip("" if usable else next(iter(reasons.values()), ""))

@@ -124,7 +124,7 @@ class WhatIfView(QWidget):
                 it = QTableWidgetItem(v)
                 it.setToolTip(v)
                 if c < 4:
-                    it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(j, c, it)
 
 
