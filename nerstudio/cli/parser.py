@@ -1,8 +1,8 @@
 """The command line's grammar: every command, its arguments and options (argparse).
 
 Kept apart from what the commands do (:mod:`.corpus_commands`, :mod:`.model_commands`,
-:mod:`.reranker_commands`) because it is long and read on its own: it is the reference of the
-options. Usage errors exit with status 1 like every other user error (:class:`ArgumentParser`).
+:mod:`.reranker_commands`) because it is read on its own: it is the reference of the options, and
+long because it declares every one of them, one argument per line. Usage errors exit with status 1 like every other user error (:class:`ArgumentParser`).
 """
 
 from __future__ import annotations

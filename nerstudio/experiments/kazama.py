@@ -373,7 +373,12 @@ def run_kazama(
             )
 
         jt, tried = _best_by_dev(
-            cfg.C_values(algo), make, lambda m: m.fit(should_cancel=should_cancel), check
+            cfg.C_values(algo),
+            make,
+            lambda m, algo=algo: m.fit(
+                train, dev, callback=stats_cb(algo), should_cancel=should_cancel
+            ),
+            check,
         )
         secs = time.perf_counter() - t
         jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
