@@ -437,7 +437,7 @@ class TrainingController(QObject):
         text = text.strip() or "local"
         try:
             ex = executor_from_setting(text)  # checks the text; connects nothing
-        except (ValueError, NerstudioError) as exc:
+        except NerstudioError as exc:  # a SettingsError naming what is wrong
             self.ctx.dialogs.warning("Folds run on", str(exc))
             return False
         if hasattr(ex, "close"):
