@@ -131,3 +131,28 @@ def test_a_number_list_the_user_mistyped_is_exit_1(tmp_path, capsys):
         1,
         "nerstudio: error: --C-grid '1,x': expected numbers joined by commas\n",
     )
+
+
+def _choices(command: str, option: str) -> tuple:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    return tuple(next(a for a in sub._actions if option in a.option_strings).choices)
+
+
+def test_every_other_choice_list_is_its_registry():
+    from nerstudio.experiments.collins import PRESETS
+    from nerstudio.rerank.context import SCOPES
+    from nerstudio.rerank.importance import AGAINST, SORTS
+    from nerstudio.rerank.uncertainty import MEASURES
+    from nerstudio.tagging.maxent import TASKS
+    from nerstudio.tagging.perceptron import VARIANTS
+
+    assert _choices("train-reranker", "--algo") == ALGORITHMS
+    assert _choices("train-tagger", "--variant") == VARIANTS
+    assert _choices("train-tagger", "--task") == TASKS
+    assert _choices("experiment", "--task") == TASKS
+    assert _choices("experiment", "--context-scope") == SCOPES
+    assert _choices("experiment", "--preset") == tuple(PRESETS)
+    assert _choices("explain-model", "--against") == AGAINST
+    assert _choices("explain-model", "--sort") == SORTS
+    assert _choices("rank-uncertain", "--by") == MEASURES

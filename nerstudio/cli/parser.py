@@ -13,7 +13,7 @@ import sys
 from .. import __version__
 from ..corpus.detect import FORMATS
 from ..corpus.schemes import SCHEMES
-from ..experiments.defaults import kazama_systems, reranking_algorithms
+from ..experiments.defaults import kazama_systems, registered, reranking_algorithms
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = argparse.ArgumentParser(add_help=False)
     tagger.add_argument(
         "--task",
-        choices=("typed", "scn"),
+        choices=registered("nerstudio.tagging.maxent", "TASKS"),
         default="typed",
         help="typed entities (CoNLL types) or the paper's boundary-only SCN task",
     )
@@ -212,7 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Torisawa's structured perceptron on document sequences",
     )
     g = p.add_argument_group("perceptron tagger")
-    g.add_argument("--variant", choices=("perceptron", "averaged", "margin"), default="margin")
+    g.add_argument(
+        "--variant",
+        choices=registered("nerstudio.tagging.perceptron", "VARIANTS"),
+        default="margin",
+    )
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
     g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
     g.add_argument(
@@ -397,10 +401,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL")
     p.add_argument("nbest", metavar="NBEST")
     p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
-    p.add_argument("--against", choices=("baseline", "runner-up"), default="baseline")
+    p.add_argument(
+        "--against",
+        choices=registered("nerstudio.rerank.importance", "AGAINST"),
+        default="baseline",
+    )
     p.add_argument(
         "--sort",
-        choices=("count", "contribution"),
+        choices=registered("nerstudio.rerank.importance", "SORTS"),
         default="count",
         help="rank by decisions moved (default) or by the contribution toward them",
     )
@@ -452,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--context-scope",
-        choices=("both", "document", "corpus"),
+        choices=registered("nerstudio.rerank.context", "SCOPES"),
         default=None,
         help="collins suite: which context the rerankers get: both (default), the document's only "
         "(DC) or the other documents' only (CC)",
@@ -474,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--preset",
-        choices=("collins2002",),
+        choices=registered("nerstudio.experiments.collins", "PRESETS"),
         default=None,
         help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
         "options given explicitly override it",
@@ -483,7 +491,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dev", required=True, metavar="D")
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
+    p.add_argument(
+        "--task",
+        choices=registered("nerstudio.tagging.maxent", "TASKS"),
+        default=None,
+        help="default typed",
+    )
     p.add_argument(
         "--features",
         type=_feature_set,
@@ -634,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--by",
-        choices=("mass", "margin", "disagreement"),
+        choices=registered("nerstudio.rerank.uncertainty", "MEASURES"),
         default="mass",
         help="order by (default mass; disagreement needs --model: disagreeing sentences first, "
         "then by mass)",

@@ -159,7 +159,7 @@ def constructor_defaults(module: str, cls: str, names=None) -> dict:
     }
 
 
-def _registry(module: str, name: str) -> tuple[str, ...]:
+def registered(module: str, name: str) -> tuple[str, ...]:
     """The names ``module.name`` registers, read from its source (importing the module, which
     loads numpy and the learners, only when the source cannot be read)."""
     tree = _tree(module)
@@ -175,12 +175,12 @@ def _registry(module: str, name: str) -> tuple[str, ...]:
 
 def reranking_algorithms() -> tuple[str, ...]:
     """The reranking learners: ``nerstudio.rerank.model.ALGORITHMS``."""
-    return _registry("nerstudio.rerank.model", "ALGORITHMS")
+    return registered("nerstudio.rerank.model", "ALGORITHMS")
 
 
 def kazama_systems() -> tuple[str, ...]:
     """The systems of the Kazama & Torisawa suite: ``nerstudio.experiments.kazama.SYSTEMS``."""
-    return _registry("nerstudio.experiments.kazama", "SYSTEMS")
+    return registered("nerstudio.experiments.kazama", "SYSTEMS")
 
 
 def reranker_defaults(algo: str) -> dict:
