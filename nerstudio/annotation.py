@@ -197,7 +197,7 @@ def write_recovery(
 
 
 def read_recovery(path: str) -> Recovery:
-    """Read a recovery file; raises ValueError when it is not one."""
+    """Read a recovery file; raises :class:`~nerstudio.errors.DataError` when it is not one."""
     with open(path, encoding="utf-8") as f:
         obj = json.load(f)
     if not isinstance(obj, dict) or obj.get("format") != RECOVERY_FORMAT:

@@ -82,8 +82,8 @@ def _distributed():
 def executor_from_setting(text: str | None):
     """The executor a setting names (``SETTINGS_HELP``); ``None`` for ``local`` (the caller's
     default: the local process pool, or the caller's thread in the application). Raises
-    ValueError for a setting it does not know and :class:`NerstudioError` when a Dask setting is
-    given without the extra installed. Nothing connects or starts before the first run."""
+    :class:`SettingsError` for a setting it does not know and :class:`NerstudioError` when a Dask
+    setting is given without the extra installed. Nothing connects or starts before the first run."""
     t = (text or "local").strip()
     m = re.fullmatch(r"(local|dask-local)(?::(\d+))?", t)
     if m:

@@ -92,7 +92,7 @@ class MaxEntTagger:
     ):
         if task not in TASKS:
             raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
-        parse_feature_set(features)  # a ValueError naming what is wrong
+        parse_feature_set(features)  # a SettingsError naming what is wrong
         if optimizer not in ("lbfgs", "gis"):
             raise SettingsError("optimizer must be 'lbfgs' or 'gis'")
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2

@@ -186,7 +186,7 @@ class PerceptronTagger:
     ):
         if task not in TASKS:
             raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
-        parse_kt_features(features)  # a ValueError naming what is wrong
+        parse_kt_features(features)  # a SettingsError naming what is wrong
         if variant not in VARIANTS:
             raise SettingsError(Msg.UNKNOWN.format(what="variant", name=variant, choices=VARIANTS))
         if gazetteer is not None and not (
