@@ -156,3 +156,23 @@ def test_every_other_choice_list_is_its_registry():
     assert _choices("explain-model", "--against") == AGAINST
     assert _choices("explain-model", "--sort") == SORTS
     assert _choices("rank-uncertain", "--by") == MEASURES
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "args", "kwargs"),
+    [
+        ("nerstudio.tagging.maxent", "MaxEntTagger", (), {"task": "nope"}),
+        ("nerstudio.tagging.maxent", "MaxEntTagger", (), {"optimizer": "x"}),
+        ("nerstudio.tagging.perceptron", "PerceptronTagger", (), {"variant": "nope"}),
+        ("nerstudio.tagging.features", "parse_feature_set", ("conll+nope",), {}),
+        ("nerstudio.resources", "select_lists", ("nope",), {}),
+        ("nerstudio.rerank.model", "learner_class", ("nope",), {}),
+        ("nerstudio.experiments.dask_executor", "executor_from_setting", ("local:0",), {}),
+        ("nerstudio.corpus.detect", "normalize_format", ("xml",), {}),
+    ],
+)
+def test_a_bad_setting_deep_in_the_library_is_a_settings_error(module, name, args, kwargs):
+    import importlib
+
+    with pytest.raises(SettingsError):
+        getattr(importlib.import_module(module), name)(*args, **kwargs)
