@@ -88,6 +88,15 @@ def test_help_lists_every_registered_format_and_scheme(command):
         assert name in text, (command, name)
 
 
+def test_convert_to_lists_the_formats_nerstudio_writes():
+    from nerstudio.corpus.foreign import writable
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["convert"]
+    to = " ".join(next(a for a in sub._actions if "--to" in a.option_strings).help.split())
+    listed = set(to.rsplit(": ", 1)[1].split(", "))
+    assert listed == {f for f in FORMATS if writable(f)} and listed < set(FORMATS)
+
+
 def test_learner_choices_and_help_come_from_the_registries(capsys):
     assert all(a in " ".join(_help("train-reranker").split()) for a in ALGORITHMS)
     text = " ".join(_help("experiment").split())

@@ -12,6 +12,7 @@ import sys
 
 from .. import __version__
 from ..corpus.detect import FORMATS
+from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
 from ..experiments.defaults import kazama_systems, registered, reranking_algorithms
 
@@ -41,15 +42,14 @@ def _feature_set(text: str) -> str:
     return text
 
 
-def _format_option(p: argparse.ArgumentParser, *names: str, help: str, **kw) -> None:
+def _format_option(
+    p: argparse.ArgumentParser, *names: str, help: str, output: bool = False, **kw
+) -> None:
     """A format option whose help lists the format table (corpus.detect.FORMATS: nerstudio's own
-    and corpus.foreign's handlers); a name it lacks is refused with the same list when read."""
-    p.add_argument(
-        *names,
-        metavar="FORMAT",
-        help=f"{help}: {', '.join(FORMATS)}",
-        **kw,
-    )
+    and corpus.foreign's handlers; for an ``output``, those it writes); a name it lacks is
+    refused with the same list when read."""
+    names_ = [f for f in FORMATS if writable(f)] if output else FORMATS
+    p.add_argument(*names, metavar="FORMAT", help=f"{help}: {', '.join(names_)}", **kw)
 
 
 def _scheme_option(p: argparse.ArgumentParser, *names: str, help: str, **kw) -> None:
@@ -125,7 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
     _add_read_options(p)
-    _format_option(p, "--to", dest="to_format", help="output format (default: the input's)")
+    _format_option(
+        p, "--to", dest="to_format", output=True, help="output format (default: the input's)"
+    )
     _scheme_option(p, "--scheme", help="output tag scheme (default: the input's)")
 
     p = sub.add_parser(
