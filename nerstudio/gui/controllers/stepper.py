@@ -236,7 +236,7 @@ class StepperController(QObject):
         if size <= STEPPER_LARGE:
             try:
                 done(compute())
-            except (ValueError, KeyError) as exc:
+            except NerstudioError as exc:  # e.g. context features without documents
                 failed(str(exc))
                 return False
             return True
