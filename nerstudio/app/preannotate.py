@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..corpus.model import Corpus, Sentence, Span
-from ..errors import Cancelled
+from ..errors import Cancelled, SettingsError
 from ..experiments.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from ..nbest import NBestList
 
@@ -110,7 +110,7 @@ def predict(
     after each batch; ``should_cancel()`` is asked before each and stops the work with
     :class:`~nerstudio.errors.Cancelled`."""
     if batch < 1:
-        raise ValueError("batch must be at least 1")
+        raise SettingsError("batch must be at least 1")
     total = len(sentences)
     whole = needs_documents(model.reranker)  # the reranker chooses once, over the whole list
     out: list[list[Span]] = []

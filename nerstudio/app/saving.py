@@ -24,6 +24,7 @@ from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
+from ..errors import DataError, SettingsError
 from . import keepboth
 from .document import Change, Document
 from .ownership import DiskState, Fingerprint, check, fingerprint
@@ -171,7 +172,7 @@ class CorpusFile:
         c = self.document.corpus
         tf = self.target(path)
         if tf is None:
-            raise ValueError("choose a file to save to")
+            raise SettingsError("choose a file to save to")
         target, fmt = tf
         moved = not same_path(target, c.path)
         if not moved:
@@ -244,7 +245,7 @@ class CorpusFile:
         step; the disk's version becomes the base. Returns the sentences that took theirs."""
         plan = plan or self.plan_keep_both(theirs)
         if not plan.aligned:
-            raise ValueError(keepboth.describe(plan))
+            raise DataError(keepboth.describe(plan))
         doc = self.document
         keepboth.adopt_file(doc.corpus, theirs)
         done = doc.set_many(

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
+from ..errors import SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable, load_npz, save_npz
 from ..tagging.joint import JointTagger
@@ -260,7 +261,7 @@ def run_kazama(
     cfg = config or KazamaConfig()
     bad = sorted(set(cfg.systems) - set(SYSTEMS))
     if bad:
-        raise ValueError(f"unknown system {', '.join(bad)} (choose from {', '.join(SYSTEMS)})")
+        raise SettingsError(f"unknown system {', '.join(bad)} (choose from {', '.join(SYSTEMS)})")
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     t_all = time.perf_counter()

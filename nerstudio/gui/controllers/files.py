@@ -154,7 +154,7 @@ class FilesController(QObject):
         stamp = FileStamp.of(path)
         try:
             nb = NBestList.load(path)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:  # a bad file is a FormatError; the rest are bugs
             self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
             return False
         return self.attach_nbest(nb, path, stamp)
@@ -279,7 +279,7 @@ class FilesController(QObject):
         stamp = FileStamp.of(path)
         try:
             nb = NBestList.load(path)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:  # a bad file is a FormatError; the rest are bugs
             self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
             return False
         self.doc.set_dev_nbest(nb, path, stamp)

@@ -18,6 +18,7 @@ import os
 
 from PySide6.QtCore import QObject, Slot
 
+from ...errors import NerstudioError
 from ...nbest import NBestList
 from ..views.stepper import LARGE as STEPPER_LARGE
 from . import Context
@@ -124,7 +125,7 @@ class StepperController(QObject):
             if path is not None:
                 try:
                     nb = NBestList.load(path)
-                except (OSError, ValueError) as exc:
+                except (NerstudioError, OSError) as exc:
                     self.ctx.status(f"Teach: cannot read the training list {path}: {exc}", 8000)
                     nb = None
                 if nb is not None and nb.gold is not None:
@@ -235,7 +236,7 @@ class StepperController(QObject):
         if size <= STEPPER_LARGE:
             try:
                 done(compute())
-            except (ValueError, KeyError) as exc:
+            except NerstudioError as exc:  # e.g. context features without documents
                 failed(str(exc))
                 return False
             return True

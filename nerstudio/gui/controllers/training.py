@@ -437,7 +437,7 @@ class TrainingController(QObject):
         text = text.strip() or "local"
         try:
             ex = executor_from_setting(text)  # checks the text; connects nothing
-        except (ValueError, NerstudioError) as exc:
+        except NerstudioError as exc:  # a SettingsError naming what is wrong
             self.ctx.dialogs.warning("Folds run on", str(exc))
             return False
         if hasattr(ex, "close"):
@@ -501,7 +501,12 @@ class TrainingController(QObject):
             return
         if os.environ.get("NERSTUDIO_DEBUG"):
             print(tb)
-        self.ctx.dialogs.failure("Job failed", f"{name}: {message}", tb)
+        self.ctx.dialogs.failure(
+            "Internal error",
+            f"{name}: {message}\n\nThis is a bug in nerstudio, not a problem with your input or "
+            "settings: the details are below and in the log file (Help ▸ Open log folder).",
+            tb,
+        )
 
     @Slot(str, str)
     def _on_cancelled(self, name: str, _message: str) -> None:

@@ -9,6 +9,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
+from ...errors import NerstudioError
 from . import Context
 
 DELAY_MS = 120  # after the last key press
@@ -75,7 +76,7 @@ class WhatIfController(QObject):
                 self._models = (id(tagger), id(model))
             new = analyse(tagger, model, words)
             changes = compare(model, self._old, new)
-        except (ValueError, KeyError, IndexError) as exc:
+        except NerstudioError as exc:  # e.g. a tagger that needs POS columns; anything else a bug
             self.view.show_message(f"Cannot analyse this sentence: {exc}")
             return False
         self.last_ms = (time.perf_counter() - t0) * 1000
