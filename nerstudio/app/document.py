@@ -21,30 +21,120 @@ states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note
 
 from __future__ import annotations
 
+import operator
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Generic, NoReturn, TypeVar, overload
 
 import numpy as np
 
 from ..corpus.model import Corpus, Span
+from ..logs import logger
 from ..nbest import NBestList
 from .attachments import FileStamp, KTCandidates, NBestIndex, Scored
 from .history import History, SetSpans
 
+log = logger("document")
+T = TypeVar("T")
+
+
+class ChangeKind(Enum):
+    """What a :class:`Change` is about. A listener compares ``change.kind`` with these members;
+    comparing it with a string (the events before this enum) raises TypeError rather than being
+    silently false."""
+
+    #: a new corpus was opened: everything changed (attachments and undo history are gone)
+    CORPUS = "corpus"
+    #: the gold spans of ``sentences`` changed (an edit, an undo or redo, a recovery …);
+    #: ``text`` is the step's description
+    GOLD = "gold"
+    #: the review state of ``sentences`` changed (accepted, or pre-annotated again)
+    REVIEW = "review"
+    #: the notes or flags of ``sentences`` changed
+    MARKS = "marks"
+    #: the corpus was saved (or the document now equals its file): nothing is unsaved
+    SAVED = "saved"
+    #: an N-best list was attached (a previous one, its scores and candidates are gone)
+    NBEST = "nbest"
+    #: a reranker's scores of the attached list were installed
+    SCORES = "scores"
+    #: a reranker model was installed (or removed)
+    MODEL = "model"
+    #: a sequence tagger (the one producing N-best lists) was installed
+    TAGGER = "tagger"
+    #: a development N-best list was set (or removed)
+    DEV = "dev"
+    #: a Kazama & Torisawa tagger was installed
+    KT_MODEL = "kt_model"
+    #: a training run was recorded (the last of ``Document.runs``)
+    RUN = "run"
+    #: a model was written to a file, now its path; ``text`` is that path (the model itself
+    #: did not change)
+    MODEL_FILE = "model_file"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            raise TypeError(f"compare a change's kind with ChangeKind, not the string {other!r}")
+        return self is other
+
+    __hash__ = Enum.__hash__
+
 
 @dataclass(frozen=True)
 class Change:
-    """What changed: ``kind`` is one of ``corpus`` (a new corpus), ``gold`` (spans of
-    ``sentences``), ``nbest`` (a list attached), ``scores`` (a reranker's scores installed),
-    ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``,
-    ``review`` (the review state of ``sentences``), ``marks`` (their notes or flags)."""
+    """One change of the document: its ``kind`` (see :class:`ChangeKind` for what each carries),
+    the document's ``revision`` after it, the ``sentences`` it concerns and a ``text``."""
 
-    kind: str
+    kind: ChangeKind
     revision: int
     sentences: tuple[int, ...] = ()
     text: str = ""
+
+
+class _ReadOnly(Generic[T]):
+    """A document attribute the outside reads and never assigns: the value lives in ``_name``
+    and only the document's own methods (which validate and emit the change) set it."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.private = name, "_" + name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _ReadOnly[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        return self if obj is None else getattr(obj, self.private)
+
+    def __set__(self, obj: object, value: NoReturn) -> NoReturn:
+        raise AttributeError(
+            f"Document.{self.name} is read-only: change it through a Document method"
+        )
+
+
+def checked_spans(corpus: Corpus | None, k: int, spans: Iterable[Any]) -> list[Span]:
+    """``spans`` as the sorted gold of sentence ``k`` of ``corpus``, checked: the one check of
+    every span the document (or a pre-annotation written into a corpus) takes. Each must be
+    ``(start, end, label)`` with integer bounds, ``0 <= start < end <=`` the sentence's length
+    and a non-empty string label; raises IndexError (no sentence ``k``) or ValueError."""
+    if corpus is None or not 0 <= k < len(corpus):
+        raise IndexError(f"no sentence {k}")
+    n = len(corpus.sentences[k])
+    out = []
+    for s in spans:
+        try:
+            start, end, label = s
+            sp = Span(operator.index(start), operator.index(end), label)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sentence {k}: {s!r} is not a span (start, end, label)") from exc
+        if not 0 <= sp.start < sp.end <= n:
+            raise ValueError(f"span {tuple(sp)} outside sentence {k}")
+        if not isinstance(sp.label, str) or not sp.label:
+            raise ValueError(f"span {tuple(sp)} of sentence {k} has no label")
+        out.append(sp)
+    return sorted(out)
 
 
 @dataclass
@@ -63,47 +153,88 @@ class Run:
 
 
 class Document:
-    """See the module docstring."""
+    """See the module docstring. Its state is read-only from outside (assigning raises
+    AttributeError): every change goes through a method that checks it and tells the
+    listeners."""
 
-    def __init__(self):
-        self.corpus: Corpus | None = None
-        self.disk = (
-            None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
-        )
-        self.revision = 0
-        self.history = History(self._apply)
+    corpus: _ReadOnly[Corpus | None] = _ReadOnly()
+    #: what the corpus's file held when read or last saved (app.ownership.Fingerprint)
+    disk: _ReadOnly[Any] = _ReadOnly()
+    revision: _ReadOnly[int] = _ReadOnly()
+    history: _ReadOnly[History] = _ReadOnly()
+    gold_revision: _ReadOnly[int] = _ReadOnly()
+    nbest_index: _ReadOnly[NBestIndex | None] = _ReadOnly()
+    nbest_path: _ReadOnly[str | None] = _ReadOnly()
+    nbest_file: _ReadOnly[FileStamp | None] = _ReadOnly()
+    scored: _ReadOnly[Scored | None] = _ReadOnly()
+    kt: _ReadOnly[KTCandidates | None] = _ReadOnly()
+    tagger: _ReadOnly[Any] = _ReadOnly()
+    tagger_path: _ReadOnly[str | None] = _ReadOnly()
+    model: _ReadOnly[Any] = _ReadOnly()  # RerankerModel
+    model_path: _ReadOnly[str | None] = _ReadOnly()
+    dev_nbest: _ReadOnly[NBestList | None] = _ReadOnly()
+    dev_nbest_path: _ReadOnly[str | None] = _ReadOnly()
+    dev_nbest_file: _ReadOnly[FileStamp | None] = _ReadOnly()
+    kt_model: _ReadOnly[Any] = _ReadOnly()  # PerceptronTagger or JointTagger
+    kt_model_path: _ReadOnly[str | None] = _ReadOnly()
+    #: per sentence: reviewed (True) or pre-annotated; a read-only array
+    reviewed: _ReadOnly[np.ndarray] = _ReadOnly()
+    #: per sentence: flagged by the annotator; a read-only array
+    flagged: _ReadOnly[np.ndarray] = _ReadOnly()
+
+    def __init__(self) -> None:
+        self._corpus: Corpus | None = None
+        self._disk: Any = None
+        self._revision = 0
+        self._history = History(self._apply)
         self._listeners: list[Callable[[Change], None]] = []
         self._sentence_rev = np.zeros(0, dtype=np.int64)
-        self.gold_revision = 0
+        self._gold_revision = 0
         self._saved_rev = 0
         self._cache: dict[str, tuple[int, Any]] = {}
         self._type_masks: dict[str, np.ndarray] = {}
         self._types_rev = 0
         self._clear_attachments()
-        self.tagger = self.tagger_path = None
-        self.model = self.model_path = None  # RerankerModel
-        self.dev_nbest: NBestList | None = None
-        self.dev_nbest_path: str | None = None
-        self.dev_nbest_file: FileStamp | None = None
-        self.kt_model = self.kt_model_path = None  # PerceptronTagger or JointTagger
-        self.runs: list[Run] = []
-        self.reviewed = np.zeros(0, dtype=bool)  # per sentence: reviewed (True) or pre-annotated
-        self.review_log: list[
-            tuple[int, tuple[Span, ...]]
-        ] = []  # (sentence, its spans as it became reviewed)
-        self.notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
-        self.flagged = np.zeros(0, dtype=bool)  # per sentence: flagged by the annotator
+        self._tagger: Any = None
+        self._tagger_path: str | None = None
+        self._model: Any = None
+        self._model_path: str | None = None
+        self._dev_nbest: NBestList | None = None
+        self._dev_nbest_path: str | None = None
+        self._dev_nbest_file: FileStamp | None = None
+        self._kt_model: Any = None
+        self._kt_model_path: str | None = None
+        self._runs: list[Run] = []
+        self._reviewed = _frozen(np.zeros(0, dtype=bool))
+        self._review_log: list[tuple[int, tuple[Span, ...]]] = []
+        self._notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
+        self._flagged = _frozen(np.zeros(0, dtype=bool))
+
+    @property
+    def runs(self) -> tuple[Run, ...]:
+        """The recorded training runs (:meth:`record_run`), oldest first."""
+        return tuple(self._runs)
+
+    @property
+    def review_log(self) -> tuple[tuple[int, tuple[Span, ...]], ...]:
+        """``(sentence, its spans as it became reviewed)``, in the order they did."""
+        return tuple(self._review_log)
+
+    @property
+    def notes(self) -> Mapping[int, str]:
+        """The annotator's note per sentence (never empty), read-only (:meth:`set_note`)."""
+        return MappingProxyType(self._notes)
 
     def _clear_attachments(self) -> None:
-        self.nbest_index: NBestIndex | None = None
-        self.nbest_path: str | None = None
-        self.nbest_file: FileStamp | None = None
+        self._nbest_index: NBestIndex | None = None
+        self._nbest_path: str | None = None
+        self._nbest_file: FileStamp | None = None
         self._attached_rev = 0
-        self.scored: Scored | None = None
+        self._scored: Scored | None = None
         self._scored_rev = self._data_rev = (
             0  # gold revision the scores were computed at / counted to
         )
-        self.kt: KTCandidates | None = None
+        self._kt: KTCandidates | None = None
 
     # -- listeners ------------------------------------------------------------------------
     def subscribe(self, fn: Callable[[Change], None]) -> Callable[[], None]:
@@ -111,11 +242,19 @@ class Document:
         self._listeners.append(fn)
         return lambda: fn in self._listeners and self._listeners.remove(fn)
 
-    def _emit(self, kind: str, sentences=(), text: str = "") -> Change:
-        self.revision += 1
-        ch = Change(kind, self.revision, tuple(sentences), text)
+    def _emit(self, kind: ChangeKind, sentences: Iterable[int] = (), text: str = "") -> Change:
+        """Tell every listener. One that raises is logged (its name, the change, the
+        traceback; the tests fail on such a record, tests/conftest.py) and neither stops the
+        others nor the change itself: a step half applied would be worse than a stale view."""
+        self._revision += 1
+        ch = Change(kind, self._revision, tuple(sentences), text)
         for fn in list(self._listeners):
-            fn(ch)
+            try:
+                fn(ch)
+            except Exception:
+                log.error(
+                    "listener %s failed on a %s change", _name_of(fn), kind.value, exc_info=True
+                )
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
@@ -145,24 +284,24 @@ class Document:
             raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
         if len(marks.flagged) != len(corpus):
             raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
-        self.reviewed, self.review_log = reviewed, []
-        self.notes, self.flagged = dict(marks.notes), np.array(marks.flagged, dtype=bool)
-        self.corpus = corpus
-        self.disk = disk
+        self._reviewed, self._review_log = _frozen(reviewed), []
+        self._notes, self._flagged = dict(marks.notes), _frozen(np.array(marks.flagged, bool))
+        self._corpus = corpus
+        self._disk = disk
         here = _same_file(corpus.path)
-        for r in self.runs:
+        for r in self._runs:
             r.other_corpus = _same_file(r.corpus_path) != here
         if not keep_runs:
-            self.runs = [r for r in self.runs if not r.other_corpus]
+            self._runs = [r for r in self._runs if not r.other_corpus]
         self._clear_attachments()
-        self.history.clear()
+        self._history.clear()
         self._sentence_rev = np.zeros(len(corpus), dtype=np.int64)
-        self.gold_revision = self.revision + 1  # the revision of the last gold change
+        self._gold_revision = self.revision + 1  # the revision of the last gold change
         self._cache.clear()
         self._type_masks = type_masks if type_masks is not None else type_masks_of(corpus)
         self._types_rev = self.revision + 1
         self._saved_rev = self.revision + 1
-        self._emit("corpus")
+        self._emit(ChangeKind.CORPUS)
 
     def spans(self, k: int) -> list[Span]:
         return list(self.corpus.sentences[k].spans)
@@ -170,17 +309,11 @@ class Document:
     def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
         """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
         the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
-        c = self.corpus
-        if c is None or not 0 <= k < len(c):
-            raise IndexError(f"no sentence {k}")
-        old = list(c.sentences[k].spans)
-        new = sorted(Span(*s) for s in spans)
+        new = checked_spans(self.corpus, k, spans)
+        old = list(self.corpus.sentences[k].spans)
         if new == old:
             return None
-        for s in new:
-            if not 0 <= s.start < s.end <= len(c.sentences[k]):
-                raise ValueError(f"span {tuple(s)} outside sentence {k}")
-        self.history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
+        self._history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
         return old
 
     def set_many(
@@ -188,42 +321,43 @@ class Document:
     ) -> list[int]:
         """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
         those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
+        new = {k: checked_spans(self.corpus, k, v) for k, v in edits.items()}  # all, or none
         c = self.corpus
         todo = tuple(
-            (k, tuple(c.sentences[k].spans), tuple(sorted(v)))
-            for k, v in sorted(edits.items())
-            if sorted(v) != list(c.sentences[k].spans)
+            (k, tuple(c.sentences[k].spans), tuple(v))
+            for k, v in sorted(new.items())
+            if v != list(c.sentences[k].spans)
         )
         if todo:
-            reviews = tuple(k for k, _, _ in todo if not self.reviewed[k]) if reviewed else ()
-            self.history.push(SetSpans(todo, text, reviews))
+            reviews = tuple(k for k, _, _ in todo if not self._reviewed[k]) if reviewed else ()
+            self._history.push(SetSpans(todo, text, reviews))
         return [k for k, _, _ in todo]
 
     def set_reviewed(self, ks, value: bool = True, text: str | None = None) -> list[int]:
         """Mark sentences ``ks`` reviewed as they are (the annotator accepts them) or, with
         ``value=False``, pre-annotated again, as one undoable step; returns those whose state
         changes."""
-        ks = tuple(int(k) for k in dict.fromkeys(ks) if bool(self.reviewed[int(k)]) != value)
+        ks = tuple(k for k in dict.fromkeys(map(self._sentence, ks)) if self._reviewed[k] != value)
         if ks:
             what = "accept" if value else "mark pre-annotated"
-            self.history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
+            self._history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
         return list(ks)
 
     def marks(self):
         """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
         from .review import Marks
 
-        return Marks(dict(self.notes), self.flagged.copy())
+        return Marks(dict(self._notes), self._flagged.copy())
 
     def set_note(self, k: int, text: str) -> bool:
         """Make ``text`` the note of sentence ``k`` (blank: no note) as one undoable step;
         returns whether it changed."""
-        text = text.strip()
-        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        k, text = self._sentence(k), text.strip()
+        old = (self._notes.get(k, ""), bool(self._flagged[k]))
         if text == old[0]:
             return False
         what = "note on" if text else "remove the note of"
-        self.history.push(
+        self._history.push(
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),))
         )
         return True
@@ -231,20 +365,28 @@ class Document:
     def set_flag(self, k: int, value: bool) -> bool:
         """Flag sentence ``k`` (or, ``value=False``, take its flag away) as one undoable step;
         returns whether it changed."""
-        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        k = self._sentence(k)
+        old = (self._notes.get(k, ""), bool(self._flagged[k]))
         if old[1] == bool(value):
             return False
         what = "flag" if value else "unflag"
-        self.history.push(
+        self._history.push(
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
         )
         return True
 
+    def _sentence(self, k: int) -> int:
+        """``k`` as the index of a sentence of the corpus (IndexError when there is none)."""
+        k = operator.index(k)
+        if self._corpus is None or not 0 <= k < len(self._corpus):
+            raise IndexError(f"no sentence {k}")
+        return k
+
     def undo(self) -> SetSpans | None:
-        return self.history.undo()
+        return self._history.undo()
 
     def redo(self) -> SetSpans | None:
-        return self.history.redo()
+        return self._history.redo()
 
     def _apply(
         self,
@@ -254,28 +396,29 @@ class Document:
         value: bool = True,
         marks: dict | None = None,
     ) -> None:
+        """Put a history step in place (its spans were checked when the step was made)."""
         if marks:
             for k, (note, flag) in marks.items():
                 if note:
-                    self.notes[k] = note
+                    self._notes[k] = note
                 else:
-                    self.notes.pop(k, None)
-                self.flagged[k] = flag
-            self._emit("marks", sorted(marks), text)
+                    self._notes.pop(k, None)
+                _write(self._flagged, k, flag)
+            self._emit(ChangeKind.MARKS, sorted(marks), text)
         if value:  # the suggestions: what the sentences hold before this step's spans
-            self.review_log.extend((k, tuple(self.corpus.sentences[k].spans)) for k in reviews)
+            self._review_log.extend((k, tuple(self._corpus.sentences[k].spans)) for k in reviews)
         else:
             gone = set(reviews)
-            self.review_log = [e for e in self.review_log if e[0] not in gone]
+            self._review_log = [e for e in self._review_log if e[0] not in gone]
         if reviews:  # first, so that the listeners of the gold change see the new states
-            self.reviewed[list(reviews)] = value
-            self._emit("review", sorted(reviews), text)
+            _write(self._reviewed, list(reviews), value)
+            self._emit(ChangeKind.REVIEW, sorted(reviews), text)
         if spans:
             for k, sp in spans.items():
-                self.corpus.sentences[k].spans = list(sp)
+                self._corpus.sentences[k].spans = list(sp)
                 self._sentence_rev[k] = self.revision + 1
-            self.gold_revision = self.revision + 1
-            self._emit("gold", sorted(spans), text)
+            self._gold_revision = self.revision + 1
+            self._emit(ChangeKind.GOLD, sorted(spans), text)
 
     def changed_since(self, revision: int) -> np.ndarray:
         """Sentences whose gold changed after ``revision``."""
@@ -295,18 +438,23 @@ class Document:
         """The state now, for :meth:`mark_saved` once a background save of it is written."""
         return self.history.position(), self.revision
 
+    def set_disk(self, fingerprint: Any) -> None:
+        """Record what the corpus's file holds now (an app.ownership.Fingerprint, or None: no
+        file to compare). No event: the saver's bookkeeping, which nothing displays."""
+        self._disk = fingerprint
+
     def mark_saved(self, path: str | None = None, at: tuple | None = None) -> None:
         """The corpus was written (to ``path``, now its file); ``at``: as it was at that
         :meth:`save_point` (edits made since stay unsaved)."""
         if path:
-            self.corpus.path = path
+            self._corpus.path = path
         if at is None:
-            self.history.set_clean()
+            self._history.set_clean()
             self._saved_rev = self.revision
         else:
-            self.history.set_clean_at(at[0])
+            self._history.set_clean_at(at[0])
             self._saved_rev = at[1]
-        self._emit("saved")
+        self._emit(ChangeKind.SAVED)
 
     # -- attachments ----------------------------------------------------------------------
     def attach_nbest(
@@ -319,39 +467,50 @@ class Document:
     ) -> None:
         """Attach an N-best list (indexed by :func:`~nerstudio.app.attachments.index_nbest` at
         revision ``index.revision``); a previous list, its scores and candidates go."""
-        self.nbest_index, self.nbest_path, self.nbest_file, self.kt = index, path, stamp, kt
+        self._nbest_index, self._nbest_path, self._nbest_file, self._kt = index, path, stamp, kt
         self._attached_rev = index.revision
-        self.scored, self._scored_rev = scored, index.revision
+        self._scored, self._scored_rev = scored, index.revision
         self._data_rev = index.revision
-        self._emit("nbest")
+        self._emit(ChangeKind.NBEST)
 
     def install_scores(self, scored: Scored, revision: int | None = None) -> None:
         """A reranker's scores of the attached list, computed at ``revision``."""
-        self.scored = scored
+        self._scored = scored
         self._scored_rev = self._data_rev = self.revision if revision is None else revision
-        self._emit("scores")
+        self._emit(ChangeKind.SCORES)
 
     def install_model(self, model, path: str | None = None) -> None:
-        self.model, self.model_path = model, path
-        self._emit("model")
+        self._model, self._model_path = model, path
+        self._emit(ChangeKind.MODEL)
 
     def install_tagger(self, tagger, path: str | None = None) -> None:
-        self.tagger, self.tagger_path = tagger, path
-        self._emit("tagger")
+        self._tagger, self._tagger_path = tagger, path
+        self._emit(ChangeKind.TAGGER)
 
     def set_dev_nbest(
         self, nbest: NBestList | None, path: str | None = None, stamp: FileStamp | None = None
     ) -> None:
-        self.dev_nbest, self.dev_nbest_path, self.dev_nbest_file = nbest, path, stamp
-        self._emit("dev")
+        self._dev_nbest, self._dev_nbest_path, self._dev_nbest_file = nbest, path, stamp
+        self._emit(ChangeKind.DEV)
 
     def install_kt_model(self, model, path: str | None = None) -> None:
-        self.kt_model, self.kt_model_path = model, path
-        self._emit("kt_model")
+        self._kt_model, self._kt_model_path = model, path
+        self._emit(ChangeKind.KT_MODEL)
+
+    def model_saved(self, path: str, kt: bool = False) -> None:
+        """The reranker (``kt``: the Kazama & Torisawa tagger) was written to ``path``, now its
+        file."""
+        if (self._kt_model if kt else self._model) is None:
+            raise ValueError("no model to have been saved")
+        if kt:
+            self._kt_model_path = path
+        else:
+            self._model_path = path
+        self._emit(ChangeKind.MODEL_FILE, text=path)
 
     def record_run(self, run: Run) -> None:
-        self.runs.append(run)
-        self._emit("run")
+        self._runs.append(run)
+        self._emit(ChangeKind.RUN)
 
     def runs_from_other_corpora(self, path: str | None) -> list[Run]:
         """The recorded runs not trained on the corpus file ``path``."""
@@ -536,6 +695,26 @@ class Document:
                 ok[valid] = exact[pick[valid]]
                 out["rerank_error"] = has & ~ok[rows]
         return out
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a``, which only :func:`_write` changes from now on."""
+    a.flags.writeable = False
+    return a
+
+
+def _write(a: np.ndarray, index: Any, value: Any) -> None:
+    """``a[index] = value`` in an array made read-only by :func:`_frozen`."""
+    a.flags.writeable = True
+    try:
+        a[index] = value
+    finally:
+        a.flags.writeable = False
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    """A listener as a log names it: ``module.Class.method``."""
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 def _same_file(path: str | None) -> str:

@@ -436,7 +436,7 @@ class FilesController(QObject):
             self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER
         )
         if path and self.doc.model is not None:
-            self.doc.model_path = path
+            self.doc.model_saved(path)
 
     # -- models never saved ---------------------------------------------------------------
     def unsaved_models(self) -> list[str]:
