@@ -193,3 +193,16 @@ def test_sentence_indices_are_checked_for_review_states_notes_and_flags(k):
         with pytest.raises(IndexError):
             call()  # -1 was the last sentence before: a silent wrong write
     assert _state(d) == before and not d.notes and not d.flagged.any()
+
+
+def test_a_pre_annotation_written_into_a_corpus_takes_the_same_check():
+    from nerstudio.app.preannotate import Preannotation, apply
+
+    corpus = _doc().corpus
+    before = [list(s.spans) for s in corpus.sentences]
+    bad = Preannotation(edits={2: [Span(0, 1, "LOC")], 1: [Span(3, 5, "PER")]})
+    with pytest.raises(ValueError, match="outside sentence 1"):
+        apply(corpus, bad)
+    assert [list(s.spans) for s in corpus.sentences] == before  # all, or none
+    apply(corpus, Preannotation(edits={2: [Span(1, 2, "X"), Span(0, 1, "LOC")]}))
+    assert corpus.sentences[2].spans == [Span(0, 1, "LOC"), Span(1, 2, "X")]
