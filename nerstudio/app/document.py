@@ -5,7 +5,9 @@ list (whose gold is a view of the corpus, see :mod:`~nerstudio.app.attachments`)
 reranker's scores, the models and the training runs. Every change goes through a method here
 (:meth:`~Document.set_spans`, :meth:`~Document.attach_nbest`, :meth:`~Document.install_model`,
 :meth:`~Document.record_run`, …): it bumps :attr:`~Document.revision` and tells the listeners
-with a :class:`Change` saying what changed. Gold edits go through the undo
+with a :class:`Change` whose :class:`ChangeKind` says what changed. From outside the state is
+read-only (assigning raises AttributeError); every span it takes passes one check,
+:func:`checked_spans`; a listener that fails is logged and the others still hear. Gold edits go through the undo
 :class:`~nerstudio.app.history.History`, and the document records per sentence the revision of
 its last gold change, so every derived number (candidate quality counts, flags, type masks) is
 brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
@@ -309,8 +311,9 @@ class Document:
     def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
         """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
         the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
-        new = checked_spans(self.corpus, k, spans)
-        old = list(self.corpus.sentences[k].spans)
+        c = self._opened()
+        new = checked_spans(c, k, spans)
+        old = list(c.sentences[k].spans)
         if new == old:
             return None
         self._history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
@@ -321,8 +324,10 @@ class Document:
     ) -> list[int]:
         """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
         those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
-        new = {k: checked_spans(self.corpus, k, v) for k, v in edits.items()}  # all, or none
-        c = self.corpus
+        if not edits:
+            return []
+        c = self._opened()
+        new = {k: checked_spans(c, k, v) for k, v in edits.items()}  # all, or none
         todo = tuple(
             (k, tuple(c.sentences[k].spans), tuple(v))
             for k, v in sorted(new.items())
@@ -374,6 +379,11 @@ class Document:
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
         )
         return True
+
+    def _opened(self) -> Corpus:
+        if self._corpus is None:
+            raise IndexError("no corpus open")
+        return self._corpus
 
     def _sentence(self, k: int) -> int:
         """``k`` as the index of a sentence of the corpus (IndexError when there is none)."""
