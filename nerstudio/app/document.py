@@ -7,7 +7,7 @@ reranker's scores, the models and the training runs. Every change goes through a
 :meth:`~Document.record_run`, …): it bumps :attr:`~Document.revision` and tells the listeners
 with a :class:`Change` whose :class:`ChangeKind` says what changed. From outside the state is
 read-only (assigning raises AttributeError); every span it takes passes one check,
-:func:`checked_spans`; a listener that fails is logged and the others still hear. Gold edits go through the undo
+:func:`~.guards.checked_spans`; a listener that fails is logged and the others still hear. Gold edits go through the undo
 :class:`~nerstudio.app.history.History`, and the document records per sentence the revision of
 its last gold change, so every derived number (candidate quality counts, flags, type masks) is
 brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
@@ -27,116 +27,20 @@ import operator
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from types import MappingProxyType
-from typing import Any, Generic, NoReturn, TypeVar, overload
+from typing import Any
 
 import numpy as np
 
 from ..corpus.model import Corpus, Span
-from ..logs import logger
 from ..nbest import NBestList
 from .attachments import FileStamp, KTCandidates, NBestIndex, Scored
+from .events import Change, ChangeKind, notify
+from .flags import sentence_flags
+from .guards import ReadOnly, checked_spans, frozen, write
 from .history import History, SetSpans
 
-log = logger("document")
-T = TypeVar("T")
-
-
-class ChangeKind(Enum):
-    """What a :class:`Change` is about. A listener compares ``change.kind`` with these members;
-    comparing it with a string (the events before this enum) raises TypeError rather than being
-    silently false."""
-
-    #: a new corpus was opened: everything changed (attachments and undo history are gone)
-    CORPUS = "corpus"
-    #: the gold spans of ``sentences`` changed (an edit, an undo or redo, a recovery …);
-    #: ``text`` is the step's description
-    GOLD = "gold"
-    #: the review state of ``sentences`` changed (accepted, or pre-annotated again)
-    REVIEW = "review"
-    #: the notes or flags of ``sentences`` changed
-    MARKS = "marks"
-    #: the corpus was saved (or the document now equals its file): nothing is unsaved
-    SAVED = "saved"
-    #: an N-best list was attached (a previous one, its scores and candidates are gone)
-    NBEST = "nbest"
-    #: a reranker's scores of the attached list were installed
-    SCORES = "scores"
-    #: a reranker model was installed (or removed)
-    MODEL = "model"
-    #: a sequence tagger (the one producing N-best lists) was installed
-    TAGGER = "tagger"
-    #: a development N-best list was set (or removed)
-    DEV = "dev"
-    #: a Kazama & Torisawa tagger was installed
-    KT_MODEL = "kt_model"
-    #: a training run was recorded (the last of ``Document.runs``)
-    RUN = "run"
-    #: a model was written to a file, now its path; ``text`` is that path (the model itself
-    #: did not change)
-    MODEL_FILE = "model_file"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            raise TypeError(f"compare a change's kind with ChangeKind, not the string {other!r}")
-        return self is other
-
-    __hash__ = Enum.__hash__
-
-
-@dataclass(frozen=True)
-class Change:
-    """One change of the document: its ``kind`` (see :class:`ChangeKind` for what each carries),
-    the document's ``revision`` after it, the ``sentences`` it concerns and a ``text``."""
-
-    kind: ChangeKind
-    revision: int
-    sentences: tuple[int, ...] = ()
-    text: str = ""
-
-
-class _ReadOnly(Generic[T]):
-    """A document attribute the outside reads and never assigns: the value lives in ``_name``
-    and only the document's own methods (which validate and emit the change) set it."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name, self.private = name, "_" + name
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> _ReadOnly[T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> T: ...
-    def __get__(self, obj: object, owner: type | None = None) -> Any:
-        return self if obj is None else getattr(obj, self.private)
-
-    def __set__(self, obj: object, value: NoReturn) -> NoReturn:
-        raise AttributeError(
-            f"Document.{self.name} is read-only: change it through a Document method"
-        )
-
-
-def checked_spans(corpus: Corpus | None, k: int, spans: Iterable[Any]) -> list[Span]:
-    """``spans`` as the sorted gold of sentence ``k`` of ``corpus``, checked: the one check of
-    every span the document (or a pre-annotation written into a corpus) takes. Each must be
-    ``(start, end, label)`` with integer bounds, ``0 <= start < end <=`` the sentence's length
-    and a non-empty string label; raises IndexError (no sentence ``k``) or ValueError."""
-    if corpus is None or not 0 <= k < len(corpus):
-        raise IndexError(f"no sentence {k}")
-    n = len(corpus.sentences[k])
-    out = []
-    for s in spans:
-        try:
-            start, end, label = s
-            sp = Span(operator.index(start), operator.index(end), label)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"sentence {k}: {s!r} is not a span (start, end, label)") from exc
-        if not 0 <= sp.start < sp.end <= n:
-            raise ValueError(f"span {tuple(sp)} outside sentence {k}")
-        if not isinstance(sp.label, str) or not sp.label:
-            raise ValueError(f"span {tuple(sp)} of sentence {k} has no label")
-        out.append(sp)
-    return sorted(out)
+__all__ = ["Change", "ChangeKind", "Document", "Run", "checked_spans", "type_masks_of"]
 
 
 @dataclass
@@ -159,30 +63,30 @@ class Document:
     AttributeError): every change goes through a method that checks it and tells the
     listeners."""
 
-    corpus: _ReadOnly[Corpus | None] = _ReadOnly()
+    corpus: ReadOnly[Corpus | None] = ReadOnly()
     #: what the corpus's file held when read or last saved (app.ownership.Fingerprint)
-    disk: _ReadOnly[Any] = _ReadOnly()
-    revision: _ReadOnly[int] = _ReadOnly()
-    history: _ReadOnly[History] = _ReadOnly()
-    gold_revision: _ReadOnly[int] = _ReadOnly()
-    nbest_index: _ReadOnly[NBestIndex | None] = _ReadOnly()
-    nbest_path: _ReadOnly[str | None] = _ReadOnly()
-    nbest_file: _ReadOnly[FileStamp | None] = _ReadOnly()
-    scored: _ReadOnly[Scored | None] = _ReadOnly()
-    kt: _ReadOnly[KTCandidates | None] = _ReadOnly()
-    tagger: _ReadOnly[Any] = _ReadOnly()
-    tagger_path: _ReadOnly[str | None] = _ReadOnly()
-    model: _ReadOnly[Any] = _ReadOnly()  # RerankerModel
-    model_path: _ReadOnly[str | None] = _ReadOnly()
-    dev_nbest: _ReadOnly[NBestList | None] = _ReadOnly()
-    dev_nbest_path: _ReadOnly[str | None] = _ReadOnly()
-    dev_nbest_file: _ReadOnly[FileStamp | None] = _ReadOnly()
-    kt_model: _ReadOnly[Any] = _ReadOnly()  # PerceptronTagger or JointTagger
-    kt_model_path: _ReadOnly[str | None] = _ReadOnly()
+    disk: ReadOnly[Any] = ReadOnly()
+    revision: ReadOnly[int] = ReadOnly()
+    history: ReadOnly[History] = ReadOnly()
+    gold_revision: ReadOnly[int] = ReadOnly()
+    nbest_index: ReadOnly[NBestIndex | None] = ReadOnly()
+    nbest_path: ReadOnly[str | None] = ReadOnly()
+    nbest_file: ReadOnly[FileStamp | None] = ReadOnly()
+    scored: ReadOnly[Scored | None] = ReadOnly()
+    kt: ReadOnly[KTCandidates | None] = ReadOnly()
+    tagger: ReadOnly[Any] = ReadOnly()
+    tagger_path: ReadOnly[str | None] = ReadOnly()
+    model: ReadOnly[Any] = ReadOnly()  # RerankerModel
+    model_path: ReadOnly[str | None] = ReadOnly()
+    dev_nbest: ReadOnly[NBestList | None] = ReadOnly()
+    dev_nbest_path: ReadOnly[str | None] = ReadOnly()
+    dev_nbest_file: ReadOnly[FileStamp | None] = ReadOnly()
+    kt_model: ReadOnly[Any] = ReadOnly()  # PerceptronTagger or JointTagger
+    kt_model_path: ReadOnly[str | None] = ReadOnly()
     #: per sentence: reviewed (True) or pre-annotated; a read-only array
-    reviewed: _ReadOnly[np.ndarray] = _ReadOnly()
+    reviewed: ReadOnly[np.ndarray] = ReadOnly()
     #: per sentence: flagged by the annotator; a read-only array
-    flagged: _ReadOnly[np.ndarray] = _ReadOnly()
+    flagged: ReadOnly[np.ndarray] = ReadOnly()
 
     def __init__(self) -> None:
         self._corpus: Corpus | None = None
@@ -207,10 +111,10 @@ class Document:
         self._kt_model: Any = None
         self._kt_model_path: str | None = None
         self._runs: list[Run] = []
-        self._reviewed = _frozen(np.zeros(0, dtype=bool))
+        self._reviewed = frozen(np.zeros(0, dtype=bool))
         self._review_log: list[tuple[int, tuple[Span, ...]]] = []
         self._notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
-        self._flagged = _frozen(np.zeros(0, dtype=bool))
+        self._flagged = frozen(np.zeros(0, dtype=bool))
 
     @property
     def runs(self) -> tuple[Run, ...]:
@@ -245,18 +149,9 @@ class Document:
         return lambda: fn in self._listeners and self._listeners.remove(fn)
 
     def _emit(self, kind: ChangeKind, sentences: Iterable[int] = (), text: str = "") -> Change:
-        """Tell every listener. One that raises is logged (its name, the change, the
-        traceback; the tests fail on such a record, tests/conftest.py) and neither stops the
-        others nor the change itself: a step half applied would be worse than a stale view."""
         self._revision += 1
         ch = Change(kind, self._revision, tuple(sentences), text)
-        for fn in list(self._listeners):
-            try:
-                fn(ch)
-            except Exception:
-                log.error(
-                    "listener %s failed on a %s change", _name_of(fn), kind.value, exc_info=True
-                )
+        notify(self._listeners, ch)
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
@@ -286,8 +181,8 @@ class Document:
             raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
         if len(marks.flagged) != len(corpus):
             raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
-        self._reviewed, self._review_log = _frozen(reviewed), []
-        self._notes, self._flagged = dict(marks.notes), _frozen(np.array(marks.flagged, bool))
+        self._reviewed, self._review_log = frozen(reviewed), []
+        self._notes, self._flagged = dict(marks.notes), frozen(np.array(marks.flagged, bool))
         self._corpus = corpus
         self._disk = disk
         here = _same_file(corpus.path)
@@ -413,7 +308,7 @@ class Document:
                     self._notes[k] = note
                 else:
                     self._notes.pop(k, None)
-                _write(self._flagged, k, flag)
+                write(self._flagged, k, flag)
             self._emit(ChangeKind.MARKS, sorted(marks), text)
         if value:  # the suggestions: what the sentences hold before this step's spans
             self._review_log.extend((k, tuple(self._corpus.sentences[k].spans)) for k in reviews)
@@ -421,7 +316,7 @@ class Document:
             gone = set(reviews)
             self._review_log = [e for e in self._review_log if e[0] not in gone]
         if reviews:  # first, so that the listeners of the gold change see the new states
-            _write(self._reviewed, list(reviews), value)
+            write(self._reviewed, list(reviews), value)
             self._emit(ChangeKind.REVIEW, sorted(reviews), text)
         if spans:
             for k, sp in spans.items():
@@ -664,67 +559,7 @@ class Document:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
         picked another candidate), missing (gold not among the candidates), rerank_error,
         unreviewed (see :attr:`reviewed`), flagged and noted (the annotator's flags and notes)."""
-        return self._cached("flags", self._flags)
-
-    def _flags(self) -> dict[str, np.ndarray]:
-        n = len(self.corpus) if self.corpus else 0
-        out = {
-            "has_nbest": np.zeros(n, bool),
-            "error": np.zeros(n, bool),
-            "changed": np.zeros(n, bool),
-            "missing": np.zeros(n, bool),
-            "unreviewed": ~self.reviewed,
-            "flagged": self.flagged.copy(),
-            "noted": np.zeros(n, bool),
-        }
-        out["noted"][list(self.notes)] = True
-        ix = self.nbest_index
-        if ix is None or n == 0:
-            return out
-        has = ix.row_of >= 0
-        out["has_nbest"] = has
-        rows = np.where(has, ix.row_of, 0)
-        exact = self.exact()
-        sizes = np.diff(ix.offsets)
-        if exact is not None:
-            first_ok = np.zeros(len(ix.nbest), dtype=bool)
-            nz = sizes > 0
-            first_ok[nz] = exact[ix.offsets[:-1][nz]]
-            any_ok = np.zeros(len(ix.nbest), dtype=bool)
-            if len(exact):
-                any_ok[nz] = np.logical_or.reduceat(exact, ix.offsets[:-1][nz])
-            out["error"] = has & ~first_ok[rows]
-            out["missing"] = has & ~any_ok[rows]
-        if self.scored is not None:
-            choice = self.scored.choice
-            out["changed"] = has & (choice[rows] > 0)
-            if exact is not None:
-                pick = ix.offsets[:-1] + np.maximum(choice, 0)
-                ok = np.zeros(len(ix.nbest), dtype=bool)
-                valid = (choice >= 0) & (sizes > 0)
-                ok[valid] = exact[pick[valid]]
-                out["rerank_error"] = has & ~ok[rows]
-        return out
-
-
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """``a``, which only :func:`_write` changes from now on."""
-    a.flags.writeable = False
-    return a
-
-
-def _write(a: np.ndarray, index: Any, value: Any) -> None:
-    """``a[index] = value`` in an array made read-only by :func:`_frozen`."""
-    a.flags.writeable = True
-    try:
-        a[index] = value
-    finally:
-        a.flags.writeable = False
-
-
-def _name_of(fn: Callable[..., Any]) -> str:
-    """A listener as a log names it: ``module.Class.method``."""
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+        return self._cached("flags", lambda: sentence_flags(self))
 
 
 def _same_file(path: str | None) -> str:

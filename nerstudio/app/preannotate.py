@@ -30,7 +30,7 @@ from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled
 from ..experiments.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from ..nbest import NBestList
-from .document import checked_spans
+from .guards import checked_spans
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
 N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
@@ -222,7 +222,7 @@ def preannotate(
 
 def apply(corpus: Corpus, result: Preannotation) -> Corpus:
     """Write ``result``'s spans into ``corpus`` (in place; returned for convenience), checked
-    as the document checks every span it takes (:func:`~.document.checked_spans`): all, or none
+    as the document checks every span it takes (:func:`~.guards.checked_spans`): all, or none
     when one is wrong."""
     checked = {k: checked_spans(corpus, k, spans) for k, spans in result.edits.items()}
     for k, spans in checked.items():
