@@ -4,6 +4,8 @@ outside, a failing listener isolated and logged, one check for every span writte
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -54,6 +56,20 @@ def test_every_change_carries_a_change_kind_and_a_string_comparison_fails_loudly
         _ = seen[1].kind == "gold"  # the events before the enum: a bug, not a silent False
     with pytest.raises(TypeError):
         _ = seen[1].kind in ("corpus", "gold")
+
+
+def test_no_listener_compares_a_change_kind_with_a_string():
+    """The TypeError above catches a comparison that runs; this one, those no test reaches."""
+    package = Path(__file__).resolve().parents[1] / "nerstudio"
+    pattern = re.compile(r"\bch(ange)?\.kind\s*(==|!=|is|in|not in)\s*\(?\s*[\"']")
+    found = [
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []
+    assert pattern.search('if ch.kind in ("gold", "saved"):')  # the pattern finds the old style
 
 
 @pytest.mark.parametrize(
