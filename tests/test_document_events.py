@@ -222,3 +222,19 @@ def test_a_pre_annotation_written_into_a_corpus_takes_the_same_check():
     assert [list(s.spans) for s in corpus.sentences] == before  # all, or none
     apply(corpus, Preannotation(edits={2: [Span(1, 2, "X"), Span(0, 1, "LOC")]}))
     assert corpus.sentences[2].spans == [Span(0, 1, "LOC"), Span(1, 2, "X")]
+
+
+@pytest.mark.parametrize("which", ["model", "tagger", "kt_model"])
+def test_a_model_written_to_a_file_gets_that_path(which):
+    d, seen = _doc(), []
+    d.subscribe(seen.append)
+    with pytest.raises(ValueError, match="no"):
+        d.model_saved("/tmp/x.npz", which)  # nothing installed: nothing was saved
+    {"model": d.install_model, "tagger": d.install_tagger, "kt_model": d.install_kt_model}[which](
+        object(), None
+    )
+    d.model_saved("/tmp/x.npz", which)
+    assert getattr(d, which + "_path") == "/tmp/x.npz"
+    assert [ch.kind for ch in seen][-1] is ChangeKind.MODEL_FILE and seen[-1].text == "/tmp/x.npz"
+    with pytest.raises(ValueError):
+        d.model_saved("/tmp/x.npz", "corpus")

@@ -402,15 +402,14 @@ class Document:
         self._kt_model, self._kt_model_path = model, path
         self._emit(ChangeKind.KT_MODEL)
 
-    def model_saved(self, path: str, kt: bool = False) -> None:
-        """The reranker (``kt``: the Kazama & Torisawa tagger) was written to ``path``, now its
-        file."""
-        if (self._kt_model if kt else self._model) is None:
-            raise ValueError("no model to have been saved")
-        if kt:
-            self._kt_model_path = path
-        else:
-            self._model_path = path
+    def model_saved(self, path: str, which: str = "model") -> None:
+        """The installed ``which`` — ``model`` (the reranker), ``tagger`` or ``kt_model`` (the
+        Kazama & Torisawa tagger) — was written to ``path``, now its file."""
+        if which not in ("model", "tagger", "kt_model"):
+            raise ValueError(f"no model kind {which!r}")
+        if getattr(self, "_" + which) is None:
+            raise ValueError(f"no {which} to have been saved")
+        setattr(self, f"_{which}_path", path)
         self._emit(ChangeKind.MODEL_FILE, text=path)
 
     def record_run(self, run: Run) -> None:

@@ -384,7 +384,7 @@ class TrainingController(QObject):
             except (OSError, ValueError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
                 return
-            self.doc.model_saved(path, kt=True)
+            self.doc.model_saved(path, "kt_model")
             self.ctx.status(f"Saved {path}", 5000)
 
     # -- where the folds run ----------------------------------------------------------------
