@@ -146,7 +146,12 @@ class Document:
     def subscribe(self, fn: Callable[[Change], None]) -> Callable[[], None]:
         """Call ``fn(change)`` after every change; returns a function that unsubscribes."""
         self._listeners.append(fn)
-        return lambda: fn in self._listeners and self._listeners.remove(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
+
+        return unsubscribe
 
     def _emit(self, kind: ChangeKind, sentences: Iterable[int] = (), text: str = "") -> Change:
         self._revision += 1
