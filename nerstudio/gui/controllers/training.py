@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ...app.document import Change, Run
+from ...app.document import Change, ChangeKind, Run
 from ..describe import describe_model, kt_kind
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
@@ -80,17 +80,17 @@ class TrainingController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus" and not self.v.training_panel.dev_path.text():
+        if ch.kind is ChangeKind.CORPUS and not self.v.training_panel.dev_path.text():
             self.v.training_panel.dev_path.setText(sibling_dev(self.doc.corpus.path))
         elif (
-            ch.kind == "dev"
+            ch.kind is ChangeKind.DEV
             and self.doc.dev_nbest_path
             and (self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running)
         ):
             self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._follow_runs()
-        if ch.kind != "gold":
+        if ch.kind is not ChangeKind.GOLD:
             self.update_state()
 
     # -- reranker runs --------------------------------------------------------------------
@@ -384,7 +384,7 @@ class TrainingController(QObject):
             except (OSError, ValueError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
                 return
-            self.doc.kt_model_path = path
+            self.doc.model_saved(path, "kt_model")
             self.ctx.status(f"Saved {path}", 5000)
 
     # -- where the folds run ----------------------------------------------------------------

@@ -9,6 +9,7 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
+from ...app.document import ChangeKind
 from ...errors import NerstudioError
 from . import Context
 
@@ -30,7 +31,9 @@ class WhatIfController(QObject):
         self.view.edited.connect(lambda _t: self._timer.start())
         self.view.resetRequested.connect(self.reset)
         ctx.cursor.moved.connect(self._on_sentence)
-        ctx.events.changed.connect(lambda ch: ch.kind in ("model", "tagger") and self._forget())
+        ctx.events.changed.connect(
+            lambda ch: ch.kind in (ChangeKind.MODEL, ChangeKind.TAGGER) and self._forget()
+        )
         views.tabs.currentChanged.connect(lambda _i: self._shown() and self.update())
 
     def _shown(self) -> bool:
