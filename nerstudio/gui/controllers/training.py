@@ -18,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.document import Change, ChangeKind, Run
+from ...errors import NerstudioError
 from ..describe import describe_model, kt_kind
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
@@ -381,8 +382,11 @@ class TrainingController(QObject):
         if path:
             try:
                 m.save(path)
-            except (OSError, ValueError) as exc:
+            except (OSError, NerstudioError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
+                return
+            except Exception as exc:  # a bug, said so
+                self.ctx.dialogs.internal_error("Saving the sequence tagger", exc)
                 return
             self.doc.model_saved(path, "kt_model")
             self.ctx.status(f"Saved {path}", 5000)
