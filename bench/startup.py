@@ -13,7 +13,9 @@ appeared (none expected: matplotlib, scipy, numba and the learners load on first
 ``--before DIR`` adds a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``),
 measured the same way in the same run, alternating with the others.
 
-The first run of each is a warm-up (bytecode and the file cache) and is not counted. Settings, data and
+The first run of each is a warm-up (bytecode and the file cache) and is not counted; the
+bytecode is cached (in the temporary folder) even where ``PYTHONDONTWRITEBYTECODE`` is set, as an
+installed package's is. Settings, data and
 cache folders are fresh temporary ones, so no saved geometry, workspace or recovery file changes
 what is measured. The display is ``$DISPLAY`` if set (a real X server with a window manager),
 else Qt's offscreen platform.
@@ -122,7 +124,12 @@ def main() -> int:
         XDG_DATA_HOME=str(tmp / "data"),
         XDG_CACHE_HOME=str(tmp / "cache"),
         HOME_FOR_BENCH=str(tmp),
+        # bytecode cached as an installed package has it (pip compiles on install): with
+        # PYTHONDONTWRITEBYTECODE every run would compile every module again, which is not
+        # start-up; kept in the temporary folder, not the checkout
+        PYTHONPYCACHEPREFIX=str(tmp / "pycache"),
     )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if os.environ.get("DISPLAY"):
         env.pop("QT_QPA_PLATFORM", None)
         where = f"display {os.environ['DISPLAY']}"

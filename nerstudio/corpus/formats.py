@@ -17,7 +17,8 @@ Formats (detected from the file's content, see :mod:`nerstudio.corpus.detect`, o
 ``jsonl``
     one JSON object per line (see :mod:`nerstudio.corpus.jsonl` for what a record may hold).
 
-Reading is streamed line by line from a binary file (never the whole file in one string), so
+Reading is streamed from a binary file, a block of whole lines at a time (never the whole file
+in one string; decoded a block at once where the encoding allows, else line by line), so
 :func:`iter_sentences` can walk files of any size; :func:`read_corpus` keeps everything. Both
 detect the tag scheme from the tags of the *whole* file: streaming buffers the first sentences
 and, for a longer file, scans the rest for its tags only, so the two always agree. Every problem
