@@ -115,3 +115,25 @@ def test_real_corpus_blocks_read_as_lines(monkeypatch, name):
         pytest.skip(f"{path} not found (the shared data is not on this machine)")
     by_line, by_block = both_ways(monkeypatch, path, 1 << 16)
     assert by_block == by_line
+
+
+def test_the_collector_is_paused_only_while_reading(tmp_path):
+    import gc
+
+    good, bad = tmp_path / "good.conll", tmp_path / "bad.conll"
+    good.write_bytes(CASES["plain"])
+    bad.write_bytes(CASES["trailing separator"])
+    seen: list[bool] = []
+    assert gc.isenabled()
+    read_corpus(good, watch=lambda _pos: seen.append(gc.isenabled()))
+    assert gc.isenabled()
+    with pytest.raises(FormatError):
+        read_corpus(bad)
+    assert gc.isenabled()
+    gc.disable()  # paused by the caller: left so
+    try:
+        read_corpus(good)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen == [False]  # during the read

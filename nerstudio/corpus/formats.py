@@ -34,9 +34,10 @@ as is any loss of :func:`convert_file`'s output (nothing is written). Writing li
 from __future__ import annotations
 
 import codecs
+import gc
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 from ..errors import FormatError
@@ -190,14 +191,12 @@ class Reader:
     # -- lines ---------------------------------------------------------------------------
 
     def _lines(self) -> Iterator[tuple[int, str]]:
-        """Decoded lines without their line ending, with 1-based numbers."""
+        """Decoded lines without their line ending, with 1-based numbers (the file is checked
+        now, the lines read as they are asked for)."""
         check_file(self.path)
         self.n_lines = 0
         self.final_newline = True
-        if _block_safe(self.encoding):
-            yield from self._block_lines()
-        else:
-            yield from self._each_line()
+        return self._block_lines() if _block_safe(self.encoding) else self._each_line()
 
     def _each_line(self, data=None, first_line: int = 1) -> Iterator[tuple[int, str]]:
         """Line by line: each line is read and decoded on its own (any encoding). ``data``: the
@@ -303,7 +302,7 @@ class Reader:
         words: list = []
         start = 0
         for lineno, text in self._lines():
-            if not text.strip():
+            if not text or text.isspace():  # blank (not text.strip(), without the copy)
                 if words:
                     yield "sentence", self._make_raw(words, start)
                     words = []
@@ -561,7 +560,27 @@ def read_corpus(
     watch: Callable[[int], None] | None = None,
 ) -> Corpus:
     """Read a corpus file. Raises :class:`~nerstudio.errors.FormatError` naming file and line.
-    ``watch(bytes_read)`` is called every few thousand lines (progress; it may raise to stop)."""
+    ``watch(bytes_read)`` is called every few thousand lines (progress; it may raise to stop).
+
+    The cyclic garbage collector is paused while the file is read: reading makes millions of
+    objects that all stay (and no cycles), and each collection would walk all of them again —
+    40 % of the time of a 1M-token file."""
+    with _collector_paused():
+        return _read_corpus(path, format, scheme, encoding, strict, watch)
+
+
+@contextmanager
+def _collector_paused():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
     reader = Reader(path, format, scheme, encoding, strict, watch=watch)
     if reader.foreign is not None:
         return reader.read_foreign()
