@@ -29,7 +29,6 @@ from ...app.types import TypeScheme
 from ...corpus.atomic import atomic_open
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
-from ..views.adjudication_view import AdjudicationView
 from . import Context
 
 JOB = "adjudication"
@@ -64,7 +63,7 @@ class AdjudicationController(QObject):
         self._window = parent_widget
         self.adj = None
         self.base = None  # the first file's corpus: the merged file's layout
-        self.view: AdjudicationView | None = None
+        self.view = None  # the AdjudicationView, once a merge is opened
         self.saved: str | None = None
         self.unsaved = False  # decisions taken since the merged file was last saved
         self.saving = False
@@ -115,6 +114,8 @@ class AdjudicationController(QObject):
             if self.view is not None:
                 self.view.confirm_close = None  # asked before the files were read
                 self.view.close()
+            from ..views.adjudication_view import AdjudicationView  # on first use
+
             self.view = v = AdjudicationView(self.adj, scheme, self._window)
             v.takeRequested.connect(self._take)
             v.skipRequested.connect(self._skip)
