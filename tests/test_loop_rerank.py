@@ -178,3 +178,30 @@ def test_reranker_round_honours_cancel(reranker, monkeypatch):
     assert training and learner.reranker is reranker
     assert not learner.reranked and not learner.learned and learner.rounds == 0
     assert doc.history.count() == steps and doc.nbest is None
+
+
+def test_bench_prints_the_reranker_loop_beside_the_tagger_loop(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "bench" / "annotation_loop.py"
+    args = [sys.executable, str(bench), "--corpus", str(DEMO_DIR / "test.conll")]
+    args += ["--batches", "2", "--batch-size", "10", "--reranker", "averaged"]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert re.fullmatch(r"loop F \d+\.\d\d vs static F \d+\.\d\d; edits \d+ vs \d+", lines[-1])
+    assert re.fullmatch(r"rerank loop F \d+\.\d\d; edits \d+", lines[-2])
+    assert "rerank F" in out.stdout
+    rows = [ln.split() for ln in lines if re.match(r"\s+[12]\s", ln)]
+    assert len(rows) == 2 and all(len(r) == 10 for r in rows)  # batch + three runs of three
+    boost = subprocess.run(
+        args[:-1] + [str(DEMO_MODEL_DIR / "reranker.npz")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert boost.returncode == 1 and "boost reranker does not learn" in boost.stderr
