@@ -125,6 +125,7 @@ class RoundResult:
     note: str = ""
     reranker: object = None  # the reranker the round ends with (None: the tagger's best)
     reranked: dict[int, tuple[Span, ...]] = field(default_factory=dict)  # what it learned
+    scored: object = None  # the reranker's Scored of ``nbest`` (None: no reranker)
 
 
 def snapshot(document) -> Round:
@@ -226,7 +227,8 @@ class OnlineLearner:
             )
             notes.append(note)
             reranked.update({k: rnd.reviewed[k] for k in rnd.reviewed})
-        choice = loop_rerank.choose(reranker, nb, should_cancel=should_cancel)
+        scored = loop_rerank.score(reranker, nb, should_cancel)
+        choice = np.zeros(len(nb), dtype=np.int64) if scored is None else scored.choice
         suggestions = {}
         for i, k in enumerate(rows):
             if k not in rnd.reviewed:
@@ -246,6 +248,7 @@ class OnlineLearner:
             "; ".join(notes),
             reranker,
             reranked,
+            scored,
         )
 
     def adopt(self, result: RoundResult) -> None:
@@ -317,5 +320,6 @@ def apply(document, result: RoundResult, text: str = "model in the loop") -> lis
         if not document.reviewed[k] and k not in edited
     }
     changed = document.set_many(edits, text)
-    document.attach_nbest(index_nbest(document.corpus, result.nbest, revision=document.revision))
+    index = index_nbest(document.corpus, result.nbest, revision=document.revision)
+    document.attach_nbest(index, scored=result.scored)
     return changed

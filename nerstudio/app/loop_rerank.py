@@ -22,6 +22,7 @@ from ..experiments.predictor import needs_documents
 from ..nbest import NBestList, entity_types
 from ..rerank.model import RerankerModel
 from ..rerank.perceptron import PerceptronRanker
+from .attachments import Scored, score_nbest
 
 
 def why_not(reranker) -> str:
@@ -42,20 +43,25 @@ def fits(reranker: RerankerModel, nb: NBestList) -> bool:
     return entity_types(nb.tagset) == reranker.features.types_
 
 
-def choose(
+def score(
     reranker: RerankerModel | None,
     nb: NBestList,
-    progress: Callable[[int, int], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
-) -> np.ndarray:
-    """Per sentence of ``nb`` the chosen candidate: the reranker's (each sentence a document of
-    its own), else the tagger's best; the tagger's best when the types do not fit."""
+) -> Scored | None:
+    """The reranker's scores and choice on ``nb`` (each sentence a document of its own); None
+    without a reranker or when its entity types are not the list's (the tagger's best wins)."""
     if reranker is None or not len(nb) or not fits(reranker, nb):
-        return np.zeros(len(nb), dtype=np.int64)
+        return None
     if needs_documents(reranker):
         nb.meta["documents"] = list(range(len(nb)))
-    data = reranker.data(nb, progress=progress, should_cancel=should_cancel)
-    return np.asarray(reranker.predict(data), dtype=np.int64)
+    return score_nbest(reranker, nb, should_cancel)
+
+
+def choose(reranker: RerankerModel | None, nb: NBestList, should_cancel=None) -> np.ndarray:
+    """Per sentence of ``nb`` the chosen candidate: the reranker's (:func:`score`), else the
+    tagger's best."""
+    scored = score(reranker, nb, should_cancel)
+    return np.zeros(len(nb), dtype=np.int64) if scored is None else scored.choice
 
 
 def training_list(
