@@ -168,13 +168,19 @@ class Recovery:
     owner: dict | None = (
         None  # the instance that wrote it (corpus.filelock.Instance), None in old files
     )
+    state: dict | None = None  # review states, notes and flags of every sentence (app.autosave)
 
 
 def write_recovery(
-    path: str, corpus: Corpus, sentences: Sequence[int], owner: dict | None = None
+    path: str,
+    corpus: Corpus,
+    sentences: Sequence[int],
+    owner: dict | None = None,
+    state: dict | None = None,
 ) -> None:
     """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically);
-    ``owner``: the instance writing it (whether it still runs decides whether it is offered)."""
+    ``owner``: the instance writing it (whether it still runs decides whether it is offered);
+    ``state``: the document's review states, notes and flags (kept as given, JSON)."""
     sents = corpus.sentences
     obj = {
         "format": RECOVERY_FORMAT,
@@ -191,6 +197,8 @@ def write_recovery(
             for k in sorted(set(sentences))
         ],
     }
+    if state is not None:
+        obj["state"] = state
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False)
@@ -218,6 +226,7 @@ def read_recovery(path: str) -> Recovery:
         words,
         float(obj.get("written", 0.0)),
         owner if isinstance(owner, dict) else None,
+        obj.get("state") if isinstance(obj.get("state"), dict) else None,
     )
 
 

@@ -112,3 +112,66 @@ def test_not_reviewed_filter(window, qtbot):
     assert (
         f"{len(doc.corpus) - 2:,} of {len(doc.corpus):,} sentences shown" in v.filter_count.text()
     )
+
+
+@pytest.fixture(scope="module")
+def averaged():
+    from nerstudio.nbest import NBestList
+    from nerstudio.rerank.model import train_reranker
+
+    nb = NBestList.load(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+    return train_reranker(nb, None, "averaged", {"epochs": 2, "beta": 0.1})
+
+
+def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path, monkeypatch):
+    import threading
+
+    import numpy as np
+
+    from nerstudio.app import loop_rerank
+
+    w, doc, lc = window, window.document, window.loop
+    w.dialogs.ask_unsaved_models = lambda what: "discard"  # in case an assertion fails
+    doc.install_model(averaged)
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    assert lc.learner.reranker is averaged and "Reranker (averaged)" in lc.panel.label.text()
+    assert doc.scored is not None and doc.scored.model is averaged  # its scores are attached
+    top = doc.scored.choice
+    ix = doc.nbest_index
+    k = next(k for k in range(len(doc.corpus)) if ix.row_of[k] >= 0 and top[ix.row_of[k]] > 0)
+    assert doc.spans(k) == sorted(doc.nbest.spans(ix.row_of[k], int(top[ix.row_of[k]])))
+    for k in range(5):
+        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    learned = lc.learner.reranker
+    assert learned is not averaged and doc.model is learned and doc.scored.model is learned
+    assert not np.array_equal(learned.learner.w_, averaged.learner.w_)
+    assert sorted(lc.learner.reranked) == [0, 1, 2, 3, 4]
+    assert all(doc.spans(k) == gold[k] for k in range(5))  # reviewed: never changed
+    # a round cancelled while the reranker learns changes nothing
+    started, go = threading.Event(), threading.Event()
+    real = loop_rerank.warm_start
+
+    def held(*args):  # the worker waits here until the test has pressed cancel
+        started.set()
+        go.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(loop_rerank, "warm_start", held)
+    before = [doc.spans(k) for k in range(len(doc.corpus))]
+    for k in range(5, 10):
+        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+    qtbot.waitUntil(started.is_set, timeout=60000)
+    w.jobs.cancel()
+    go.set()
+    _idle(w, qtbot)
+    assert lc.learner.rounds == 2 and lc.learner.reranker is learned and doc.model is learned
+    assert all(doc.spans(k) == before[k] for k in range(10, len(doc.corpus)))
+    # Save loop model…: a folder nerstudio.load reads, with the reranker that learned
+    w.dialogs.ask_folder = lambda *a: str(tmp_path / "saved")
+    lc.act_save.trigger()
+    pipe = nerstudio.load(tmp_path / "saved")
+    assert np.array_equal(pipe.reranker.learner.w_, learned.learner.w_)
+    assert w.files.unsaved_models() == []  # saved: quitting does not ask

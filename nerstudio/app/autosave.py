@@ -11,7 +11,9 @@ again (saved, or undone back to the saved state), and finds a recovery file wort
 (changing something in it). Recovery files are per instance (a process and a window of it,
 :class:`~nerstudio.corpus.filelock.Instance`): two windows editing one corpus never share one, and
 a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone.
-No Qt here: after every change the window's timer is told the new deadline
+The file also holds every sentence's review state, note and flag (:func:`state_of`), so that
+:func:`restore` brings them back exactly with the spans (a review, a note or a flag alone is an
+unsaved change too). No Qt here: after every change the window's timer is told the new deadline
 (:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
 """
 
@@ -22,10 +24,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
 from ..corpus.filelock import Instance
 from ..corpus.model import Span
 from .document import Change, ChangeKind, Document
+from .history import SetSpans
+from .review import Marks
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0
@@ -75,6 +81,45 @@ def _age(seconds: float) -> str:
     return "just now" if s < 5 else f"{s} seconds ago"
 
 
+def state_of(document: Document) -> dict:
+    """The document's review states, notes and flags as the recovery file keeps them."""
+    return {
+        "sentences": len(document.corpus),
+        "reviewed": np.flatnonzero(document.reviewed).tolist(),
+        "notes": {str(k): text for k, text in sorted(document.notes.items())},
+        "flagged": np.flatnonzero(document.flagged).tolist(),
+    }
+
+
+def parse_state(state: dict | None, n: int) -> tuple[np.ndarray, Marks] | None:
+    """A recovery file's ``state`` for a corpus of ``n`` sentences (None: absent, or written
+    for another number of sentences)."""
+    if not state or int(state.get("sentences", -1)) != n:
+        return None
+    reviewed, flagged = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    reviewed[[int(k) for k in state.get("reviewed", []) if 0 <= int(k) < n]] = True
+    flagged[[int(k) for k in state.get("flagged", []) if 0 <= int(k) < n]] = True
+    notes = {
+        int(k): str(t) for k, t in dict(state.get("notes", {})).items() if 0 <= int(k) < n and t
+    }
+    return reviewed, Marks(notes, flagged)
+
+
+def state_changes(document: Document, state: tuple[np.ndarray, Marks] | None) -> list[int]:
+    """Sentences whose review state, note or flag differ between the document and ``state``."""
+    if state is None:
+        return []
+    reviewed, marks = state
+    diff = (reviewed != document.reviewed) | (marks.flagged != document.flagged)
+    ks = set(np.flatnonzero(diff).tolist())
+    ks |= {
+        k
+        for k in set(marks.notes) | set(document.notes)
+        if marks.notes.get(k) != document.notes.get(k)
+    }
+    return sorted(ks)
+
+
 @dataclass
 class RecoveryOffer:
     """A recovery file left by an instance that is gone: what it would bring back."""
@@ -84,10 +129,12 @@ class RecoveryOffer:
     edits: dict[int, list[Span]] | None  # None: the file cannot be read
     written: float = 0.0  # time.time() of its last write
     owner: Instance | None = None  # None: written by an earlier version
+    state: tuple[np.ndarray, Marks] | None = None  # review states and marks (None: not kept)
+    marked: tuple[int, ...] = ()  # sentences whose state or marks it changes
 
     @property
     def n(self) -> int:
-        return len(self.edits or ())
+        return len(set(self.edits or ()) | set(self.marked))
 
     def summary(self, now: float | None = None) -> str:
         """ "3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
@@ -132,7 +179,7 @@ class Autosaver:
         if ch.kind is ChangeKind.CORPUS:
             self.policy.written()
             self.adopted = []
-        elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED):
+        elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED, ChangeKind.REVIEW, ChangeKind.MARKS):
             if self.document.is_dirty():
                 self.policy.edited()
             else:
@@ -155,11 +202,17 @@ class Autosaver:
         self.policy.written()
         if path is None:
             return None
-        if not edited:
+        if not self.document.is_dirty():
             self.discard()
             return None
         try:
-            write_recovery(path, self.document.corpus, edited, self.instance.to_dict())
+            write_recovery(
+                path,
+                self.document.corpus,
+                edited,
+                self.instance.to_dict(),
+                state_of(self.document),
+            )
         except OSError:
             return None
         self.written_path = path
@@ -215,10 +268,22 @@ class Autosaver:
                 and all(0 <= s.start < s.end <= len(sents[k]) for s in spans)
                 and spans != sents[k].spans
             }
-            if not edits:
+            state = parse_state(rec.state, len(sents))
+            marked = state_changes(self.document, state)
+            if not edits and not marked:
                 self._remove(path)
                 continue
-            out.append(RecoveryOffer(path, os.path.basename(here), edits, rec.written, owner))
+            out.append(
+                RecoveryOffer(
+                    path,
+                    os.path.basename(here),
+                    edits,
+                    rec.written,
+                    owner,
+                    state,
+                    tuple(marked),
+                )
+            )
         return sorted(out, key=lambda o: o.written)
 
     def adopt(self, offer: RecoveryOffer) -> None:
@@ -238,3 +303,34 @@ class Autosaver:
         except OSError:
             return None
         return offer.path + ".unreadable"
+
+
+def restore(document: Document, offer: RecoveryOffer) -> list[int]:
+    """Put ``offer`` back into ``document``: its spans, review states, notes and flags exactly
+    as they were written, as one undoable step (and a second one when the file has sentences
+    pre-annotated again that the corpus file has reviewed); returns the sentences changed."""
+    text = f"recover {offer.n} sentence(s)"
+    sents = document.corpus.sentences
+    edits = tuple(
+        (k, tuple(sents[k].spans), tuple(sorted(v)))
+        for k, v in sorted((offer.edits or {}).items())
+        if sorted(v) != list(sents[k].spans)
+    )
+    reviews: tuple[int, ...] = ()
+    marks = []
+    unreview: list[int] = []
+    if offer.state is not None:
+        reviewed, m = offer.state
+        reviews = tuple(np.flatnonzero(reviewed & ~document.reviewed).tolist())
+        unreview = np.flatnonzero(~reviewed & document.reviewed).tolist()
+        for k in state_changes(document, offer.state):
+            old = (document.notes.get(k, ""), bool(document.flagged[k]))
+            new = (m.notes.get(k, ""), bool(m.flagged[k]))
+            if old != new:
+                marks.append((k, old, new))
+    if edits or reviews or marks:
+        document.history.push(SetSpans(edits, text, reviews, True, tuple(marks)))
+    if unreview:
+        document.set_reviewed(unreview, False, text)
+    changed = {k for k, _, _ in edits} | set(reviews) | {k for k, _, _ in marks} | set(unreview)
+    return sorted(changed)

@@ -10,8 +10,10 @@ tagger trained on them and suggests better entities for the sentences not review
   ``every`` newly reviewed sentences, on the seed corpus plus every reviewed sentence,
   warm-started from the current model (``fit(init=...)``).
 
-A reranker is not part of the loop (it was trained on another tagger's lists): suggestions are
-the tagger's best candidates. One *round* runs in three steps, so that the middle one can run on
+With a reranker of the perceptron family (``reranker``; :mod:`nerstudio.app.loop_rerank`), it
+too learns every ``every`` newly reviewed sentences — warm-started from its current weights, on
+the reviewed sentences' N-best lists of the round's tagger with the reviewed spans as gold — and
+its choice among each sentence's candidates is the suggestion (else the tagger's best). One *round* runs in three steps, so that the middle one can run on
 a worker thread while the annotator goes on: :func:`snapshot` (main thread: the reviewed
 sentences' gold, copied, and the document's revision), :meth:`OnlineLearner.run` (worker: learn,
 then decode every non-empty sentence: the ``n``-best lists, whose top candidates are the new
@@ -43,6 +45,7 @@ from ..errors import Cancelled, SettingsError
 from ..evaluation import evaluate_spans
 from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
+from . import loop_rerank
 from .attachments import index_nbest
 from .preannotate import PLACEHOLDER
 
@@ -118,8 +121,11 @@ class RoundResult:
     rows: list[int]  # corpus sentence of each list entry
     suggestions: dict[int, list[Span]]  # per sentence not reviewed at the snapshot
     learned: dict[int, tuple[Span, ...]]
-    trained: bool  # the tagger changed in this round
+    trained: bool  # the tagger or the reranker changed in this round
     note: str = ""
+    reranker: object = None  # the reranker the round ends with (None: the tagger's best)
+    reranked: dict[int, tuple[Span, ...]] = field(default_factory=dict)  # what it learned
+    scored: object = None  # the reranker's Scored of ``nbest`` (None: no reranker)
 
 
 def snapshot(document) -> Round:
@@ -132,8 +138,11 @@ def snapshot(document) -> Round:
 
 class OnlineLearner:
     """See the module docstring. ``seed``: sentences trained on besides the reviewed ones
-    (max-ent); ``every``: reviewed sentences between two max-ent trainings; ``passes``: perceptron
-    passes over each newly reviewed sentence; ``n``: N-best size."""
+    (max-ent); ``every``: reviewed sentences between two max-ent (and reranker) trainings;
+    ``passes``: perceptron passes over each newly reviewed sentence; ``n``: N-best size;
+    ``reranker``: a :class:`~nerstudio.rerank.model.RerankerModel` that picks the suggestions
+    and learns (the perceptron family; another is not used and :attr:`reranker_note` says
+    why)."""
 
     def __init__(
         self,
@@ -142,6 +151,7 @@ class OnlineLearner:
         every: int = EVERY,
         passes: int = 1,
         n: int = N_CANDIDATES,
+        reranker=None,
     ):
         if every < 1 or passes < 1 or n < 1:
             raise SettingsError("every, passes and n must be at least 1")
@@ -150,20 +160,32 @@ class OnlineLearner:
         self.every, self.passes, self.n = int(every), int(passes), int(n)
         self.learned: dict[int, tuple[Span, ...]] = {}  # sentence -> the gold the model learned
         self.rounds = 0
+        self.reranker_note = "" if reranker is None else loop_rerank.why_not(reranker)
+        self.reranker = None if self.reranker_note else reranker
+        self.reranked: dict[int, tuple[Span, ...]] = {}  # sentence -> the gold it learned
 
     @property
     def online(self) -> bool:
         """Updates per sentence (a perceptron tagger), rather than every ``every`` sentences."""
         return hasattr(self.tagger, "learn")
 
-    def new(self, rnd: Round) -> list[int]:
-        """Reviewed sentences of ``rnd`` the model has not learned as they are now."""
-        return [k for k, spans in rnd.reviewed.items() if self.learned.get(k) != spans]
+    def new(self, rnd: Round, of: dict | None = None) -> list[int]:
+        """Reviewed sentences of ``rnd`` the tagger (or what ``of`` records) has not learned as
+        they are now."""
+        of = self.learned if of is None else of
+        return [k for k, spans in rnd.reviewed.items() if of.get(k) != spans]
 
-    def due(self, rnd: Round) -> bool:
-        """Whether this round would train: any new sentence (perceptron), else ``every`` of them."""
+    def tagger_due(self, rnd: Round) -> bool:
+        """Any new sentence (perceptron), else ``every`` of them."""
         new = len(self.new(rnd))
         return new > 0 if self.online else new >= self.every
+
+    def reranker_due(self, rnd: Round) -> bool:
+        return self.reranker is not None and len(self.new(rnd, self.reranked)) >= self.every
+
+    def due(self, rnd: Round) -> bool:
+        """Whether this round would train the tagger or the reranker."""
+        return self.tagger_due(rnd) or self.reranker_due(rnd)
 
     def run(
         self,
@@ -172,50 +194,86 @@ class OnlineLearner:
         should_cancel: Callable[[], bool] | None = None,
         train: bool | None = None,
     ) -> RoundResult:
-        """Learn (when :meth:`due`, or as ``train`` says), then decode: the worker's part. The
-        current tagger is not changed (:meth:`adopt` does that)."""
-        train = self.due(rnd) if train is None else train
-        tagger, note = self.tagger, ""
+        """Learn (each model when due, or as ``train`` says: True trains both on whatever is
+        new, False neither), then decode: the worker's part. The current models are not changed
+        (:meth:`adopt` does that)."""
+        train_tagger = self.tagger_due(rnd) if train is None else train and bool(self.new(rnd))
+        train_rr = self.reranker_due(rnd) if train is None else train
+        train_rr = train_rr and self.reranker is not None and bool(self.new(rnd, self.reranked))
+        tagger, notes = self.tagger, []
         learned = dict(self.learned)
-        if train:
+        if train_tagger:
             new = self.new(rnd)
             if self.online:
                 tagger = copy.deepcopy(self.tagger)
                 train_of = dict(zip(rnd.reviewed, rnd.train))
                 updates = tagger.learn([train_of[k] for k in new], self.passes, should_cancel)
-                note = f"{updates} update(s) on {len(new)} sentence(s)"
+                notes.append(f"{updates} update(s) on {len(new)} sentence(s)")
             else:
-                tagger = type(self.tagger)(**_params(self.tagger))
+                tagger = type(self.tagger)(**_params(self.tagger, self.seed + rnd.train))
                 tagger.fit(self.seed + rnd.train, should_cancel=should_cancel, init=self.tagger)
-                note = f"trained on {len(self.seed)} seed + {len(rnd.train)} reviewed sentence(s)"
+                notes.append(
+                    f"trained on {len(self.seed)} seed + {len(rnd.train)} reviewed sentence(s)"
+                )
             learned.update({k: rnd.reviewed[k] for k in new})
         rows = [k for k, s in enumerate(rnd.sentences) if len(s.words)]
         nb = decode(tagger, [rnd.sentences[k] for k in rows], self.n, progress, should_cancel)
+        reranker, reranked = self.reranker, dict(self.reranked)
+        if train_rr:
+            at = {k: i for i, k in enumerate(rows)}
+            ks = [k for k in rnd.reviewed if k in at]
+            reranker, note = loop_rerank.warm_start(
+                reranker, nb, [at[k] for k in ks], [rnd.reviewed[k] for k in ks], should_cancel
+            )
+            notes.append(note)
+            reranked.update({k: rnd.reviewed[k] for k in rnd.reviewed})
+        scored = loop_rerank.score(reranker, nb, should_cancel)
+        choice = np.zeros(len(nb), dtype=np.int64) if scored is None else scored.choice
         suggestions = {}
         for i, k in enumerate(rows):
             if k not in rnd.reviewed:
-                spans = nb.candidate_spans(i)[0] if nb.n_candidates(i) else []
+                spans = nb.spans(i, int(choice[i])) if nb.n_candidates(i) else []
                 suggestions[k] = sorted(
                     spans if nb.typed else [Span(a, b, PLACEHOLDER) for a, b, _ in spans]
                 )
-        return RoundResult(tagger, rnd.revision, nb, rows, suggestions, learned, train, note)
+        trained = bool(train_tagger or train_rr)
+        return RoundResult(
+            tagger,
+            rnd.revision,
+            nb,
+            rows,
+            suggestions,
+            learned,
+            trained,
+            "; ".join(notes),
+            reranker,
+            reranked,
+            scored,
+        )
 
     def adopt(self, result: RoundResult) -> None:
-        """Make the round's tagger the current one."""
+        """Make the round's tagger (and reranker) the current ones."""
         self.tagger, self.learned = result.tagger, result.learned
+        if self.reranker is not None:
+            self.reranker, self.reranked = result.reranker, result.reranked
         self.rounds += 1
 
     def save(self, folder) -> str:
-        """Write the current tagger as the model folder ``folder`` (``tagger.npz``: what
-        ``nerstudio.load`` and File ▸ Pre-annotate read); returns the file written."""
+        """Write the current tagger (and reranker) as the model folder ``folder``
+        (``tagger.npz``, ``reranker.npz``: what ``nerstudio.load`` and File ▸ Pre-annotate
+        read); returns the tagger's file."""
         os.makedirs(folder, exist_ok=True)
         path = str(Path(folder) / "tagger.npz")
         self.tagger.save(path)
+        if self.reranker is not None:
+            self.reranker.save(str(Path(folder) / "reranker.npz"))
         return path
 
 
-def _params(tagger) -> dict:
-    """The constructor settings of a max-ent tagger (a loaded one knows them too)."""
+def _params(tagger, train: Sequence[Sentence]) -> dict:
+    """The constructor settings of a max-ent tagger (a loaded one knows them too); its entity
+    types are its own and those of ``train`` (a reviewed sentence may bring a new one; a type
+    the reviewed sentences lack yet is kept, for the reranker and the next sentences)."""
     keys = (
         "task",
         "features",
@@ -229,7 +287,8 @@ def _params(tagger) -> dict:
         "threads",
     )
     out = {k: getattr(tagger, k) for k in keys if hasattr(tagger, k)}
-    out["labels"] = None  # the reviewed sentences may bring a type the old model lacks
+    old = [t.split("-", 1)[1] for t in getattr(tagger, "tagset_", []) if "-" in t]
+    out["labels"] = sorted(set(old) | {sp.label for s in train for sp in s.spans})
     return out
 
 
@@ -261,5 +320,6 @@ def apply(document, result: RoundResult, text: str = "model in the loop") -> lis
         if not document.reviewed[k] and k not in edited
     }
     changed = document.set_many(edits, text)
-    document.attach_nbest(index_nbest(document.corpus, result.nbest, revision=document.revision))
+    index = index_nbest(document.corpus, result.nbest, revision=document.revision)
+    document.attach_nbest(index, scored=result.scored)
     return changed

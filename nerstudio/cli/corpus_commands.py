@@ -30,6 +30,11 @@ def cmd_convert(args) -> int:
     _report_repairs(reader)
     for line in losses.messages():
         print(f"note: {args.output}: {line}", file=sys.stderr)
+    from ..app.review_convert import carry
+
+    kept = carry(args.input, args.output, reader.format, to)  # review states, notes, flags
+    if kept:
+        print(f"note: {kept}", file=sys.stderr)
     return 0
 
 

@@ -116,11 +116,23 @@ class PerceptronRanker(Reranker):
         dev: RankingData | None = None,
         callback: Callback = None,
         should_cancel: CancelCheck = None,
+        init: tuple[float, np.ndarray] | None = None,
     ) -> PerceptronRanker:
+        """Train on ``train``. ``init``: the starting vector ``(w_L, w)`` instead of zero (a warm
+        start; no BPM initialisation and no β search then: β is ``beta``, 1 when unset)."""
         if train.oracle is None or train.quality is None:
             raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         t0 = time.perf_counter()
-        if self.beta is None and dev is not None and dev.has_gold and len(self.beta_grid) > 1:
+        if init is not None:
+            wL0, w0 = float(init[0]), np.asarray(init[1], dtype=np.float64)
+            if w0.shape != (train.n_features,):
+                raise ValueError(
+                    f"starting weights have shape {w0.shape}, expected ({train.n_features},)"
+                )
+            self.beta_search_ = []
+            beta = 1.0 if self.beta is None else float(self.beta)
+            self._fit_one(train, dev, beta, callback, should_cancel, (w0, wL0))
+        elif self.beta is None and dev is not None and dev.has_gold and len(self.beta_grid) > 1:
             results = []
             for b in self.beta_grid:
                 # the voted perceptron searches β with averaged scoring: voting is the slow part
@@ -143,9 +155,21 @@ class PerceptronRanker(Reranker):
         else:
             beta = 1.0 if self.beta is None else float(self.beta)
             self.beta_search_ = []
-        self._fit_one(train, dev, beta, callback, should_cancel)
+        if init is None:
+            self._fit_one(train, dev, beta, callback, should_cancel)
         self.seconds_ = time.perf_counter() - t0
         return self
+
+    def warm_start(
+        self, train: RankingData, callback: Callback = None, should_cancel: CancelCheck = None
+    ) -> PerceptronRanker:
+        """A new learner with this one's settings and β, trained on ``train`` from this one's
+        weights (its final vector; the average for the averaged perceptrons): what the
+        annotation loop does with newly reviewed sentences. This learner is not changed."""
+        params = self.get_params()
+        params["beta"] = self.beta_
+        new = type(self)(**params)
+        return new.fit(train, None, callback, should_cancel, init=(self.wL_, self.w_))
 
     def _order(self, rng: np.random.Generator, sentences: np.ndarray) -> np.ndarray:
         return rng.permutation(sentences) if self.shuffle else sentences
@@ -191,6 +215,7 @@ class PerceptronRanker(Reranker):
         beta: float,
         callback: Callback,
         should_cancel: CancelCheck,
+        init: tuple[np.ndarray, float] | None = None,
     ) -> None:
         self._start()
         self.beta_ = beta
@@ -198,8 +223,8 @@ class PerceptronRanker(Reranker):
         sentences = np.flatnonzero(train.informative()).astype(np.int64)
         rng = np.random.default_rng(self.seed)
         m = train.n_features
-        w0, wL0 = None, 0.0
-        if self.bpm and self.bpm > 0:
+        w0, wL0 = (None, 0.0) if init is None else init
+        if init is None and self.bpm and self.bpm > 0:
             ws, wLs = [], []
             for _ in range(int(self.bpm)):
                 r = _Run(m)

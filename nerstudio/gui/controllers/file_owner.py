@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QLabel
 
 from ...app import keepboth
+from ...app.autosave import restore
 from ...app.document import ChangeKind
 from ...app.saving import CorpusFile, DiskChanged, Locked
 from ...errors import NerstudioError
@@ -326,7 +327,7 @@ class FileOwner(QObject):
             if not answer:
                 self.autosaver.reject(offer)
                 continue
-            done = self.doc.set_many(offer.edits, f"recover {len(offer.edits)} sentence(s)")
+            done = restore(self.doc, offer)  # spans, review states, notes and flags
             self.autosaver.adopt(offer)
             changed += [k for k in done if k not in changed]
         if changed:

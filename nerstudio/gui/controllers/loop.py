@@ -13,7 +13,13 @@ model. Turning it on runs a first round that only predicts (after asking, since 
 entities of the sentences not reviewed). The **Model in the loop** tab (beside the gold entities) shows, per batch of
 reviewed sentences, the entity F of the suggestions the annotator found against what they kept
 and the corrections they needed, so the annotator sees the model improve.
-**Save loop model…** writes the current model as a model folder for ``nerstudio.load``.
+A reranker open in the window (File ▸ Open reranker model…) of the perceptron family learns
+too (:mod:`nerstudio.app.loop_rerank`): every ``annotation/loopEvery`` reviewed sentences it is
+warm-started on their N-best lists, and its choice among the tagger's candidates is the
+suggestion; after such a round the window's reranker is the one that learned (its scores
+attached with the new lists). Another kind of reranker is left out of the loop, and the panel
+says so. **Save loop model…** writes the current models as a model folder for
+``nerstudio.load`` (``tagger.npz``, and ``reranker.npz`` when a reranker learns).
 
 **File ▸ Open tagger model…** on a corpus without an N-best list: the tagger's N-best lists of
 the corpus are made in the worker (with progress) and attached, so every view that needs them
@@ -21,6 +27,8 @@ the corpus are made in the worker (with progress) and attached, so every view th
 """
 
 from __future__ import annotations
+
+import os
 
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -46,6 +54,7 @@ JOB_NAME = "model in the loop"
 NBEST_JOB = "tagger N-best lists"
 STAGE_LEARN = "learning from the reviewed sentences"
 STAGE_DECODE = "predicting the other sentences"
+STAGE_RERANK = "the reranker learning and choosing"
 
 
 class LoopPanel(QWidget):
@@ -131,6 +140,7 @@ class LoopController(QObject):
         self.source = ""  # what the learner started from
         self.last = ""  # the last round's summary (tests, scripts)
         self.confirm = self._confirm  # replaced in tests
+        self._held = False  # a round was cancelled: none starts until a sentence is reviewed
         self._nbest_for = (
             None  # a tagger just opened, whose N-best lists are wanted once no job runs
         )
@@ -176,9 +186,17 @@ class LoopController(QObject):
             if self.learner.online
             else f"learns every {self.learner.every} sentences"
         )
+        lr = self.learner
+        if lr.reranker is not None:
+            rr = (
+                f"<br>Reranker ({lr.reranker.algo}): chooses the suggestions, learns every "
+                f"{lr.every} sentences; {len(lr.reranked):,} sentence(s) learned."
+            )
+        else:
+            rr = f"<br>No reranker in the loop: {lr.reranker_note}." if lr.reranker_note else ""
         self.panel.label.setText(
-            f"<b>{self.source}</b>, {kind}: {self.learner.rounds} round(s), "
-            f"{len(self.learner.learned):,} sentence(s) learned.<br>{n:,} of "
+            f"<b>{self.source}</b>, {kind}: {lr.rounds} round(s), "
+            f"{len(lr.learned):,} sentence(s) learned.{rr}<br>{n:,} of "
             f"{len(self.doc.corpus):,} sentences reviewed.<br>{self.last}"
         )
 
@@ -194,6 +212,7 @@ class LoopController(QObject):
         if ch.kind in (ChangeKind.CORPUS, ChangeKind.REVIEW, ChangeKind.GOLD):
             self._update()
         if ch.kind is ChangeKind.REVIEW and self.learner is not None:
+            self._held = False  # a cancelled round is tried again at the next review
             QTimer.singleShot(0, self._on_idle)
 
     # -- the loop -------------------------------------------------------------------------
@@ -242,7 +261,8 @@ class LoopController(QObject):
         ):
             return False
         tagger, seed, self.source = self._model()
-        self.learner = loop.OnlineLearner(tagger, seed, every=self.every)
+        self.learner = loop.OnlineLearner(tagger, seed, every=self.every, reranker=doc.model)
+        self._held = False
         self.v.annotate_tabs.setCurrentWidget(self.panel)
         self._update()
         return self.run_round(train=False)
@@ -264,7 +284,7 @@ class LoopController(QObject):
 
     @Slot()
     def _maybe_start(self) -> None:
-        if self.learner is None or self.ctx.jobs.busy or self.doc.corpus is None:
+        if self.learner is None or self.ctx.jobs.busy or self.doc.corpus is None or self._held:
             return
         if self.learner.due(loop.snapshot(self.doc)):
             self.run_round()
@@ -275,22 +295,26 @@ class LoopController(QObject):
         if learner is None or doc.corpus is None or self.ctx.jobs.busy:
             return False
         corpus, rnd = doc.corpus, loop.snapshot(doc)
-        train = learner.due(rnd) if train is None else train
+        learns = learner.tagger_due(rnd) if train is None else train
+        rerank = learner.reranker is not None
 
         def job(ctx):
-            ctx.plan(([STAGE_LEARN] if train else []) + [STAGE_DECODE])
-            if train:
+            def decoded(d: int, n: int) -> None:
+                ctx.stage(STAGE_DECODE, f"{d:,}/{n:,} sentences", d, n)
+                if d == n and rerank:
+                    ctx.stage(STAGE_RERANK, "global features, warm start, choice")
+
+            stages = ([STAGE_LEARN] if learns else []) + [STAGE_DECODE]
+            ctx.plan(stages + ([STAGE_RERANK] if rerank else []))
+            if learns:
                 ctx.stage(STAGE_LEARN, f"{len(learner.new(rnd)):,} new sentence(s)")
-            return learner.run(
-                rnd,
-                lambda d, n: ctx.stage(STAGE_DECODE, f"{d:,}/{n:,} sentences", d, n),
-                ctx.should_cancel,
-                train,
-            )
+            return learner.run(rnd, decoded, ctx.should_cancel, train)
 
         def done(res: loop.RoundResult) -> None:
             if doc.corpus is not corpus or self.learner is not learner:
                 return  # another corpus, or the loop turned off meanwhile
+            if res.reranker is not None and res.reranker is not doc.model:
+                doc.install_model(res.reranker)  # the reranker that learned is the window's
             changed = loop.apply(doc, res, "model in the loop: re-predict")
             learner.adopt(res)
             self.last = (
@@ -307,9 +331,14 @@ class LoopController(QObject):
             job,
             done,
             on_failed=lambda msg, tb: self.ctx.status(f"Model in the loop failed: {msg}", 10000),
-            on_cancelled=lambda: self.ctx.status(
-                "Model in the loop: round cancelled, nothing changed", 6000
-            ),
+            on_cancelled=self._cancelled,
+        )
+
+    def _cancelled(self) -> None:
+        self._held = True
+        self.ctx.status(
+            "Model in the loop: round cancelled, nothing changed (the next review starts another)",
+            6000,
         )
 
     def mark_reviewed(self) -> bool:
@@ -332,6 +361,9 @@ class LoopController(QObject):
             except OSError as exc:
                 self.ctx.dialogs.critical("Cannot save the model", str(exc))
                 return
+            if self.learner.reranker is not None and self.learner.reranker is self.doc.model:
+                # the window's reranker is now a file: quitting need not ask to save it
+                self.doc.install_model(self.doc.model, os.path.join(folder, "reranker.npz"))
             self.ctx.status(f"Saved {path}", 6000)
 
     def _confirm(self, title: str, text: str) -> bool:
