@@ -10,7 +10,7 @@ the only copy of its gold, and what is attached to it). The behaviour lives in t
 :mod:`nerstudio.gui.controllers`, one per feature; the window only connects the few signals that
 cross features (a corpus opened → recovery offered; a results folder naming a sequence tagger →
 the training controller opens it) and keeps the public names tests, benchmarks and
-``app.py --screenshot`` use, delegating them to the controller that owns each.
+``app.py --screenshot`` use, forwarded to the part that owns each (:mod:`.window_names`).
 """
 
 from __future__ import annotations
@@ -44,89 +44,12 @@ from .controllers.training import TrainingController, sibling_dev  # noqa: F401 
 from .controllers.what_if import WhatIfController
 from .dialogs import Dialogs
 from .job_service import JobService
+from .window_names import WindowNames
 from .window_views import Views
 from .zoom import Zoom
 
-# public names of the window, and the part that owns each
-_DELEGATED = {
-    "files": (
-        "load_corpus",
-        "set_corpus",
-        "load_nbest",
-        "attach_nbest",
-        "load_model",
-        "rescore",
-        "load_tagger",
-        "load_dev_nbest",
-        "load_results",
-        "save_results",
-        "load_demo",
-    ),
-    "browser": ("select_sentence", "current_sentence_index", "step_sentence", "step_matching"),
-    "candidates": ("show_sentence", "compare_with_top"),
-    "annotation": (
-        "accept_candidate",
-        "save_corpus",
-        "confirm_unsaved",
-        "autosave_now",
-        "offer_recovery",
-    ),
-    "training": (
-        "start_training",
-        "cancel_job",
-        "load_kt_model",
-        "train_in_child",
-        "child_pid",
-        "last_error",
-        "last_run_timings",
-        "last_install_ms",
-        "train_from_menu",
-    ),
-    "comparison": ("refresh_comparison:refresh",),
-    "stepper": ("prepare_stepper:prepare",),
-    "views": (
-        "search",
-        "status_filter",
-        "type_filter",
-        "tree_model",
-        "proxy",
-        "corpus_view",
-        "filter_count",
-        "sentence_header",
-        "sentence_view",
-        "legend",
-        "nbest_panel",
-        "nbest_view",
-        "feature_panel",
-        "feature_view",
-        "tabs",
-        "curve_plot",
-        "entity_table",
-        "summary",
-        "comparison_view",
-        "model_features_view",
-        "training_panel",
-        "training_dock",
-        "train_button",
-        "cancel_button",
-        "stepper_panel",
-        "stepper_dock",
-        "status",
-        "state_label",
-        "workspaces",
-    ),
-    "document": ("corpus", "flags"),
-}
 
-
-def _delegate(part: str, attr: str):
-    return property(
-        lambda self: getattr(getattr(self, part), attr),
-        lambda self, value: setattr(getattr(self, part), attr, value),
-    )
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowNames, QMainWindow):
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
         self.setObjectName("mainWindow")
@@ -673,11 +596,6 @@ class MainWindow(QMainWindow):
         self.views.save(self.settings)
         super().closeEvent(event)
 
-
-for _part, _names in _DELEGATED.items():
-    for _name in _names:
-        _attr, _, _target = _name.partition(":")
-        setattr(MainWindow, _attr, _delegate(_part, _target or _attr))
 
 SHORTCUTS_NOTE = (
     "In the candidate table: arrows move, Ctrl+click selects a second candidate to compare."
