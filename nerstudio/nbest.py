@@ -132,8 +132,11 @@ class NBestList:
         if len(lists) == 1:
             return lists[0]
         first = lists[0]
+        golds = [nb.gold for nb in lists]
         gold = (
-            None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
+            None
+            if any(g is None for g in golds)
+            else [s for g in golds if g is not None for s in g]
         )
         return cls(
             list(first.tagset),

@@ -155,6 +155,8 @@ class CorpusFile:
         if not path and (not c.path or not kept):
             return None
         target = path or c.path
+        if not target:
+            return None
         return target, (c.format if kept else (format_for_output(target) or "jsonl"))
 
     def save(self, path: str | None = None, overwrite: bool = False) -> SaveResult:

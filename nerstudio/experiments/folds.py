@@ -125,6 +125,12 @@ class Job:
     done: str = "done"
     files: ResultFiles | None = None
 
+    def required_fold(self) -> Fold:
+        """The fold of a fold's job (an extra job has none: asking is a bug)."""
+        if self.fold is None:
+            raise RuntimeError(f"job {self.name!r} has no fold")
+        return self.fold
+
 
 class TaskContext:
     """What a running task sees: ``should_cancel()`` / ``check()`` and ``progress(message)``."""

@@ -86,7 +86,7 @@ class BoostingStepper:
             return None
         dev_rows = dev_before = None
         dev_f = None
-        if self.dev is not None:
+        if self._dev_cols is not None:  # there is a dev set
             cols = self._dev_cols
             k = info.feature
             dev_rows = cols.indices[cols.indptr[k] : cols.indptr[k + 1]]

@@ -41,12 +41,12 @@ class Slot(QWidget):
         super().__init__(parent)
         self.part = part
         self.setObjectName(f"slot_{part}")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
 
     def take(self, widget: QWidget) -> None:
         if widget.parentWidget() is not self:
-            self.layout().addWidget(widget)
+            self._layout.addWidget(widget)
         widget.show()
 
 
@@ -55,8 +55,8 @@ class Workspace:
     name: str
     title: str
     page: QWidget
-    slots: dict[str, Slot] = field(default_factory=dict)
-    action: QAction | None = None
+    slots: dict[str, Slot]
+    action: QAction  # the mode bar's and the View menu's
     button: QToolButton | None = None
     on_enter: list = field(
         default_factory=list
@@ -223,7 +223,8 @@ class WorkspaceHost(QWidget):
                     return ws.name
             for part, shared in self.shared.items():
                 if w is shared:
-                    if part in self.spaces.get(self._current, Workspace("", "", self)).slots:
+                    current = self.spaces.get(self._current)
+                    if current is not None and part in current.slots:
                         return self._current
                     return next((ws.name for ws in self.spaces.values() if part in ws.slots), None)
             w = w.parentWidget()
@@ -251,8 +252,9 @@ class WorkspaceHost(QWidget):
         w = widget
         while w is not None and w is not self.stack:
             parent = w.parentWidget()
-            if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
-                parent.parentWidget().setCurrentWidget(w)
+            tabs = parent.parentWidget() if isinstance(parent, QStackedWidget) else None
+            if isinstance(tabs, QTabWidget):
+                tabs.setCurrentWidget(w)
             w = parent
 
     def handle(self, name: str) -> WorkspaceHandle:

@@ -322,7 +322,7 @@ class KernelPerceptron(Reranker):
 
     def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
         float(self.lam)
-        nb = train.nbest
+        nb = _require_nbest(train)
         store = SequenceStore(bool(self.word_features), threads=int(self.threads))
         mistake_sent: list[int] = []
         stored_L: list[float] = []
@@ -457,7 +457,7 @@ class KernelPerceptron(Reranker):
         out = self._base * data.L.copy()
         if M == 0:
             return out
-        nb = data.nbest
+        nb = _require_nbest(data)
         for s in np.flatnonzero(data.sizes > 1).tolist():
             rows = data.rows(s)
             K = kern(
@@ -494,7 +494,7 @@ class KernelPerceptron(Reranker):
         row = int(row)
         s = int(np.searchsorted(data.offsets, row, side="right") - 1)
         j = row - int(data.offsets[s])
-        nb = data.nbest
+        nb = _require_nbest(data)
         wL = self.weight_on_L()
         out = [(f"β·L(x) = {wL:.4g} × {data.L[row]:.4g}", float(wL * data.L[row]))]
         M = self.n_mistakes_
@@ -663,7 +663,7 @@ def beta_scale(
     scores by about ``k`` through the fragments; a fixed weight β on L(x) moves them by ``β·l``
     (unit ``k / l``), a learnt one through the kernel term ``β·L(a)·L(b)`` by about ``β·l²``
     (unit ``k / l²``)."""
-    nb = train.nbest
+    nb = _require_nbest(train)
     sel = [int(i) for i in idx if int(train.oracle[int(i)]) != 0][:sample]
     if not sel:
         return 1.0

@@ -154,7 +154,9 @@ class PerceptronRanker(Reranker):
         from . import _compiled
 
         run.reserve(len(order))
-        X = train.X
+        X, oracle = train.X, train.oracle
+        if oracle is None:
+            raise ValueError("training data needs gold (each sentence's oracle candidate)")
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
             order,
             train.offsets,
@@ -162,7 +164,7 @@ class PerceptronRanker(Reranker):
             X.indices,
             train.L,
             train.quality,
-            train.oracle.astype(np.int64),
+            oracle.astype(np.int64),
             beta,
             run.w,
             run.wL,

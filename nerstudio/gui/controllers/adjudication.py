@@ -143,18 +143,20 @@ class AdjudicationController(QObject):
     # -- deciding -------------------------------------------------------------------------
     def _take(self, i: int, who: int) -> None:
         self.adj.take(i, who)
-        self.unsaved = True
-        self.view.advance()
+        self._decided()
 
     def _skip(self, i: int) -> None:
         self.adj.skip(i)
-        self.unsaved = True
-        self.view.advance()
+        self._decided()
 
     def _edit(self, k: int, spans: list) -> None:
         self.adj.edit(k, spans)
+        self._decided()
+
+    def _decided(self) -> None:
         self.unsaved = True
-        self.view.advance()
+        if self.view is not None:  # it is: its own signals bring us here
+            self.view.advance()
 
     def confirm_close(self) -> bool:
         """True when the adjudication window may close: nothing decided since the last save, or

@@ -388,8 +388,8 @@ class AnnotationController(QObject):
     def accept_candidate(self, j: int | None = None) -> bool:
         """Make candidate ``j`` (default: the selected one) the gold of the current sentence."""
         k = self.ctx.cursor.k
-        i = self.doc.nbest_row(k)
-        if k < 0 or i < 0:
+        i, nb = self.doc.nbest_row(k), self.doc.nbest
+        if k < 0 or i < 0 or nb is None:
             self.ctx.status("No candidates for this sentence", 4000)
             return False
         if j is None:
@@ -398,10 +398,7 @@ class AnnotationController(QObject):
         if j is None:
             self.ctx.status("Select a candidate in the N-best table first", 4000)
             return False
-        if (
-            self.doc.set_spans(k, self.doc.nbest.spans(i, j), f"accept candidate {j + 1} as gold")
-            is None
-        ):
+        if self.doc.set_spans(k, nb.spans(i, j), f"accept candidate {j + 1} as gold") is None:
             self.ctx.status(f"Candidate {j + 1} already equals the gold", 4000)
             return False
         return True

@@ -326,8 +326,9 @@ class FilesController(QObject):
             "corpus": os.path.abspath(c.path) if c and c.path else None,
         }
         stem = Path(c.path).stem if c and c.path else "corpus"
-        if doc.nbest is not None:
-            doc.nbest_snapshot().save(str(f / f"{stem}.nbest.npz"))
+        snap = doc.nbest_snapshot()  # None without a list
+        if snap is not None:
+            snap.save(str(f / f"{stem}.nbest.npz"))
             info["nbest"] = f"{stem}.nbest.npz"
         if doc.dev_nbest is not None:
             doc.dev_nbest.save(str(f / "dev.nbest.npz"))

@@ -115,6 +115,8 @@ class DocumentUncertainty:
         if self.why_unavailable(measure):
             return None
         u = self.measures()
+        if u is None:
+            return None
         hit = self._orders.get(measure)
         if hit is None:
             row_of = self.doc.nbest_index.row_of

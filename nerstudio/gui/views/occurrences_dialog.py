@@ -44,8 +44,9 @@ def _status(o: occ.Occurrence, label: str, words) -> str:
     st = o.status(label)
     if st == "same":
         return f"already {label}"
-    if st == "relabel":
-        return f"{o.exact().label} → {label}"
+    exact = o.exact()
+    if st == "relabel" and exact is not None:  # relabel: an entity spans exactly the phrase
+        return f"{exact.label} → {label}"
     if st == "overlap":
         return (
             "overlaps "
