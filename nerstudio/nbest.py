@@ -109,7 +109,7 @@ class NBestList:
     words: list[tuple[str, ...]]
     candidates: list[np.ndarray]  # per sentence: (n_i, len_i) int16 tag ids, best first
     logprobs: list[np.ndarray]  # per sentence: (n_i,) float64
-    gold: list[list[Span]] | None = None
+    gold: Sequence[list[Span]] | None = None  # a list, or an attached list's view of the corpus
     ids: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     _span_cache: dict = field(default_factory=dict, repr=False)
@@ -174,6 +174,8 @@ class NBestList:
         return [self.spans(i, int(j)) for i, j in enumerate(choice)]
 
     def gold_tag_ids(self, i: int) -> np.ndarray:
+        if self.gold is None:
+            raise ValueError("the N-best list has no gold spans")
         index = {t: k for k, t in enumerate(self.tagset)}
         return spans_to_tag_ids(self.gold[i], len(self.words[i]), index, self.typed)
 

@@ -19,7 +19,7 @@ import os
 
 from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QWidget
 
 from .. import __version__
 from ..app.document import Document
@@ -57,17 +57,22 @@ class MainWindow(WindowNames, QMainWindow):
         self.document = Document()
         self.jobs = JobService(self)
         self.dialogs = Dialogs(self, self.settings)
-        self.cursor = SentenceCursor(self)
+        # which sentence is shown (not "cursor": QWidget.cursor() is the mouse pointer's)
+        self.sentence_cursor = SentenceCursor(self)
         self.setAcceptDrops(True)
         self.views = v = Views(self, self.settings)
+
+        def status(msg: str, ms: int = 5000) -> None:
+            v.status.showMessage(msg, ms)
+
         ctx = Context(
             self.document,
             DocumentEvents(self.document, self),
             self.jobs,
             self.dialogs,
-            self.cursor,
+            self.sentence_cursor,
             self.settings,
-            lambda msg, ms=5000: v.status.showMessage(msg, ms),
+            status,
         )
         # the order matters where two react to one change: the browser selects, then the rest follow
         self.browser = BrowserController(ctx, v, self)
@@ -129,7 +134,7 @@ class MainWindow(WindowNames, QMainWindow):
 
     @property
     def last_switch_ms(self) -> float:
-        return self.cursor.last_ms
+        return self.sentence_cursor.last_ms
 
     # -- menus ----------------------------------------------------------------------------
     def _act(self, text, slot, shortcut=None, tip="", menu=None) -> QAction:
@@ -301,7 +306,7 @@ class MainWindow(WindowNames, QMainWindow):
         navm.addSeparator()
         self._act(
             "&Find…",
-            lambda: (self._focus(v.search), v.search.selectAll()),
+            lambda: self._focus(v.search, select_all=True),
             QKeySequence.StandardKey.Find,
             "Search the sentences",
             navm,
@@ -329,7 +334,7 @@ class MainWindow(WindowNames, QMainWindow):
         )
         self._act(
             "Focus f&eatures",
-            lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
+            lambda: self._focus(v.feature_panel.search, select_all=True),
             "Alt+3",
             "Filter the features",
             navm,
@@ -454,11 +459,14 @@ class MainWindow(WindowNames, QMainWindow):
             tb.widgetForAction(a).setObjectName(obj)
         self.toolbar = tb
 
-    def _focus(self, widget) -> None:
-        """Bring ``widget``'s workspace forward (if it is not showing it) and focus it."""
+    def _focus(self, widget: QWidget, select_all: bool = False) -> None:
+        """Bring ``widget``'s workspace forward (if it is not showing it) and focus it (and,
+        for a line edit, select its text)."""
         if not self.views.workspaces.holds(widget):
             self.views.workspaces.reveal(widget)
         widget.setFocus()
+        if select_all and isinstance(widget, QLineEdit):
+            widget.selectAll()
 
     def _step(self) -> None:
         self.views.stepper_dock.show()
@@ -521,14 +529,15 @@ class MainWindow(WindowNames, QMainWindow):
         }
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
-            if menu is None:
+            if not isinstance(menu, QMenu):
                 continue
             rows = []
             todo = list(menu.actions())
             while todo:
                 a = todo.pop(0)
-                if a.menu() is not None:
-                    todo.extend(a.menu().actions())
+                sub = a.menu()
+                if isinstance(sub, QMenu):
+                    todo.extend(sub.actions())
                 elif a.shortcuts() and a.text() and a not in mine and a not in seen:
                     seen.add(a)
                     keys = ", ".join(

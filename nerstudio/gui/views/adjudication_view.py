@@ -51,7 +51,7 @@ class AdjudicationView(QDialog):
         self.resize(1100, 640)
         self.adj = adjudication
         self.scheme = scheme
-        self.pos = 0  # index into adj.disagreements
+        self.at = 0  # index into adj.disagreements
         self.editing = False
         lay = QVBoxLayout(self)
         self.header = QLabel()
@@ -142,7 +142,7 @@ class AdjudicationView(QDialog):
     def current(self) -> int | None:
         """The region shown (an index into ``adj.regions``), or None when there is none."""
         d = self.adj.disagreements
-        return d[self.pos] if 0 <= self.pos < len(d) else None
+        return d[self.at] if 0 <= self.at < len(d) else None
 
     def show_current(self) -> None:
         adj, i = self.adj, self.current()
@@ -173,7 +173,7 @@ class AdjudicationView(QDialog):
         )
         left = len(adj.undecided())
         self.where.setText(
-            f"Disagreement {self.pos + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
+            f"Disagreement {self.at + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
             + (f" (line {adj.lines[r.k]})" if adj.lines[r.k] else "")
             + f" · this one: {state} · {left} of {len(adj.disagreements)} undecided"
             + (
@@ -204,17 +204,17 @@ class AdjudicationView(QDialog):
     def step(self, direction: int) -> None:
         if self.editing or not self.adj.disagreements:
             return
-        self.pos = max(0, min(len(self.adj.disagreements) - 1, self.pos + direction))
+        self.at = max(0, min(len(self.adj.disagreements) - 1, self.at + direction))
         self.show_current()
 
     def advance(self) -> None:
         """To the next undecided disagreement after this one (else the next one)."""
         d, und = self.adj.disagreements, set(self.adj.undecided())
-        later = [p for p in range(self.pos + 1, len(d)) if d[p] in und] or [
+        later = [p for p in range(self.at + 1, len(d)) if d[p] in und] or [
             p for p in range(len(d)) if d[p] in und
         ]
         if later:
-            self.pos = later[0]
+            self.at = later[0]
         self.show_current()
 
     # -- deciding -------------------------------------------------------------------------
