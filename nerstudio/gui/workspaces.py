@@ -216,7 +216,7 @@ class WorkspaceHost(QWidget):
     def workspace_of(self, widget: QWidget) -> str | None:
         """The workspace whose page holds ``widget`` now (shared parts: the active one, if it has
         a slot for them), else the first one with a slot for its shared part."""
-        w = widget
+        w: QWidget | None = widget
         while w is not None:
             for ws in self.spaces.values():
                 if w is ws.page:
@@ -235,7 +235,7 @@ class WorkspaceHost(QWidget):
         widget above it (whether or not the window is shown)."""
         if self.workspace_of(widget) != self._current:
             return False
-        w = widget
+        w: QWidget | None = widget
         while w is not None and w is not self.stack:
             parent = w.parentWidget()
             if isinstance(parent, QStackedWidget) and parent.currentWidget() is not w:
@@ -249,7 +249,7 @@ class WorkspaceHost(QWidget):
         if name is None:
             return
         self.activate(name)
-        w = widget
+        w: QWidget | None = widget
         while w is not None and w is not self.stack:
             parent = w.parentWidget()
             tabs = parent.parentWidget() if isinstance(parent, QStackedWidget) else None
@@ -271,7 +271,7 @@ class WorkspaceHandle(QObject):
     def __init__(self, host: WorkspaceHost, name: str):
         super().__init__(host)
         self.host, self.name = host, name
-        self._previous = None
+        self._previous: str | None = None
         self._was = False
         host.changed.connect(self._on_changed)
 
@@ -290,9 +290,10 @@ class WorkspaceHandle(QObject):
 
     def hide(self) -> None:
         if self.host.current == self.name:
+            prev = self._previous
             back = (
-                self._previous
-                if self._previous in self.host.spaces and self._previous != self.name
+                prev
+                if prev is not None and prev in self.host.spaces and prev != self.name
                 else next(n for n in self.host.spaces if n != self.name)
             )
             self.host.activate(back)
