@@ -226,7 +226,11 @@ class InlineExecutor:
 
     def run(self, jobs, data, *, on_result, on_progress, should_cancel, source=None) -> None:
         for i, job in enumerate(jobs):
-            ctx = TaskContext(should_cancel, lambda m, i=i: on_progress(i, m))
+
+            def progress(message: str, i: int = i) -> None:
+                on_progress(i, message)
+
+            ctx = TaskContext(should_cancel, progress)
             ctx.check()
             t0 = time.perf_counter()
             result = job.task(data, job, ctx)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractButton, QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QPushButton,
+)
 
 from .. import logs
 
@@ -122,7 +128,7 @@ class Dialogs:
         name = os.path.basename(path)
         box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk", "", parent=self.parent)
         box.setObjectName("diskChangedBox")
-        buttons: dict[QAbstractButton, str] = {}
+        buttons: dict[QPushButton, str] = {}
         if status == "missing":
             box.setWindowTitle("File deleted or moved")
             box.setText(f"<b>{name}</b> was deleted or moved by another program.")
@@ -179,7 +185,8 @@ class Dialogs:
         box.setDefaultButton(default or cancel)
         box.setEscapeButton(cancel)
         box.exec()
-        return buttons.get(box.clickedButton(), "cancel")
+        clicked = box.clickedButton()
+        return next((v for b, v in buttons.items() if b == clicked), "cancel")
 
     def ask_locked(self, path: str, holder: str) -> str:
         """The corpus is open for writing in another window: 'save_as' or 'cancel'."""

@@ -70,8 +70,8 @@ class JobContext:
         """Report progress; in a planned pipeline the line names the stage among the others
         with the time left, and ``done`` / ``total`` count the whole pipeline."""
         p = self.pipeline
-        if p.planned and p.k >= 0:
-            frac = p.fraction(done, total)
+        frac = p.fraction(done, total) if p.planned else None  # None: k < 0
+        if frac is not None:
             message = p.describe(message, done, total)
             done, total = int(frac * SCALE), SCALE
         self._worker.push_progress(message, done, total)

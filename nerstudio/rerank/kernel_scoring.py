@@ -130,7 +130,7 @@ class _MistakeKernel:
         """With a global-feature part: ``lin`` is that part already computed (candidates × stored
         sequences ``first .. stop-1``), else ``Xq`` the candidates' feature rows (any scale);
         ``linear=False`` leaves that part out (the caller adds it)."""
-        if self.cache is not None:
+        if self.cache is not None and self.pool_ids is not None:  # the two come together
             K = self.cache.kernel(
                 words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick
             )
@@ -210,6 +210,7 @@ class _Tracker:
                         ),
                     )
                     block = kern.cosines(self.unit()[b0:b1], 2 * t0, 2 * t1)
+                assert block is not None  # made for the first sentence (rows.stop > b1 = 0)
                 lin = block[rows.start - b0 : rows.stop - b0]
             K = kern(
                 nb.words[s],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from string import ascii_uppercase
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -106,8 +107,8 @@ class AdjudicationView(QDialog):
         self.report.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         lay.addWidget(self.report, 1)
         self._keys = []
-        walk = {
-            **{ascii_uppercase[i]: (lambda i=i: self.take(i)) for i in range(len(self.adj.names))},
+        walk: dict[str, Callable[[], object]] = {
+            **{ascii_uppercase[i]: self._taker(i) for i in range(len(self.adj.names))},
             "E": self.start_edit,
             "S": self.skip,
             "Space": self.skip,
@@ -124,7 +125,9 @@ class AdjudicationView(QDialog):
         save.activated.connect(self.saveRequested)
         self.show_current()
 
-    confirm_close = None  # a callable saying whether the window may close (decisions not saved)
+    confirm_close: Callable[[], bool] | None = (
+        None  # a callable saying whether the window may close (decisions not saved)
+    )
 
     def reject(self) -> None:  # Esc, the title bar's close button
         if self.editing:
@@ -218,6 +221,10 @@ class AdjudicationView(QDialog):
         self.show_current()
 
     # -- deciding -------------------------------------------------------------------------
+    def _taker(self, who: int) -> Callable[[], None]:
+        """The key that takes annotator ``who``'s version."""
+        return lambda: self.take(who)
+
     def take(self, who: int) -> None:
         i = self.current()
         if i is not None and not self.editing and who < len(self.adj.names):
