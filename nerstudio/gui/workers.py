@@ -333,7 +333,8 @@ class TaskRunner(QObject):
 
     def _retire(self) -> str:
         """The job has ended (its thread is about to quit): accept a new job from now on."""
-        self._old.append((self._thread, self._worker))
+        if self._thread is not None and self._worker is not None:  # a job is running
+            self._old.append((self._thread, self._worker))
         self._thread = self._worker = None
         self._timer.stop()
         name, self._name = self._name, ""
