@@ -27,7 +27,7 @@ NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
 
 
-def tags_to_spans(tag_ids: Sequence[int], tagset: Sequence[str]) -> list[Span]:
+def tags_to_spans(tag_ids: Sequence[int] | np.ndarray, tagset: Sequence[str]) -> list[Span]:
     return decode([tagset[t] for t in tag_ids], "scn")[0]
 
 
