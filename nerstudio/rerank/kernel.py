@@ -232,12 +232,15 @@ class KernelPerceptron(Reranker):
             _require_nbest(dev)
         tick = _Ticker(should_cancel)
         self._start()
-        self._norm_cache = {}  # candidates' self-kernels, shared by the runs of the β search
+        self._norm_cache: (
+            dict | None
+        ) = {}  # candidates' self-kernels, shared by the runs of the β search
         self._kernel_cache = None  # raw kernel values, shared by the runs of the β search
         t0 = time.perf_counter()
         idx = self._training_sentences(train)
         use_dev = dev is not None and dev.has_gold
-        self.beta_scale_, self.beta_grid_, self.beta_at_edge_ = None, [], False
+        self.beta_grid_: list[tuple[float, float]] = []
+        self.beta_scale_, self.beta_at_edge_ = None, False
         if self.beta is not None:
             self._train(
                 train,
@@ -410,7 +413,11 @@ class KernelPerceptron(Reranker):
             counts[-1] = last
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
         if dev is not None and self.best_step_ is not None:
-            self._dev_memo = (weakref.ref(dev), self.mode, dev_scores[self.best_step_])
+            self._dev_memo: tuple[weakref.ref, str, np.ndarray] | None = (
+                weakref.ref(dev),
+                self.mode,
+                dev_scores[self.best_step_],
+            )
 
     def _set_learned(self, store, stored_L, mistake_sent, counts, beta, ids) -> None:
         self._dev_memo = None

@@ -81,7 +81,7 @@ class DocumentIndex:
             first[w].append(i)
         self._first = first
         self._found: dict[tuple, list[int]] = {}
-        self._ints = None
+        self._ints: tuple | None = None
 
     def integer_form(self, longest: int) -> tuple:
         """The document as the compiled counts read it (:mod:`._nonlocal_compiled`): string ids
