@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from .agreement import agreement
 from .corpus.model import Sentence, Span
-from .errors import FormatError
+from .errors import FormatError, SettingsError
 from .evaluation import check_aligned
 
 
@@ -114,7 +114,7 @@ class Adjudication:
         paths: Sequence[str | None] | None = None,
     ):
         if len(corpora) < 2:
-            raise ValueError("adjudication needs two or more annotations")
+            raise SettingsError("adjudication needs two or more annotations")
         paths = list(paths) if paths is not None else [None] * len(corpora)
         aligned_sentences(corpora, paths)
         self.names = list(names)

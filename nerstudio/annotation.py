@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from .corpus.formats import atomic_open
 from .corpus.model import Corpus, Span
+from .errors import DataError, NerstudioError
 
 RECOVERY_FORMAT = "nerstudio-recovery"
 RECOVERY_VERSION = 1
@@ -31,7 +32,7 @@ RECOVERY_VERSION = 1
 # span edits
 
 
-class EditRefused(ValueError):
+class EditRefused(NerstudioError, ValueError):
     """An edit that would lose an entity the user did not point at (say why, change nothing)."""
 
 
@@ -196,13 +197,13 @@ def write_recovery(
 
 
 def read_recovery(path: str) -> Recovery:
-    """Read a recovery file; raises ValueError when it is not one."""
+    """Read a recovery file; raises :class:`~nerstudio.errors.DataError` when it is not one."""
     with open(path, encoding="utf-8") as f:
         obj = json.load(f)
     if not isinstance(obj, dict) or obj.get("format") != RECOVERY_FORMAT:
-        raise ValueError(f"{path}: not a nerstudio recovery file")
+        raise DataError(f"{path}: not a nerstudio recovery file")
     if int(obj.get("version", 0)) > RECOVERY_VERSION:
-        raise ValueError(
+        raise DataError(
             f"{path}: recovery file version {obj.get('version')} is newer than this nerstudio"
         )
     edits, words = {}, {}

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import DataError, SettingsError
+
 
 @dataclass(frozen=True)
 class Entity:
@@ -109,7 +111,7 @@ def _as_tokens(text_or_tokens) -> tuple[str, list[str], list[tuple[int, int]]]:
         return text_or_tokens, tokens, offsets
     tokens = list(text_or_tokens)
     if not all(isinstance(t, str) and t for t in tokens):
-        raise ValueError("tokens must be non-empty strings (or give the text as one string)")
+        raise SettingsError("tokens must be non-empty strings (or give the text as one string)")
     offsets, pos = [], 0
     for t in tokens:
         offsets.append((pos, pos + len(t)))
@@ -123,7 +125,7 @@ class Pipeline:
 
     def __init__(self, tagger, reranker=None, n: int = 20):
         if n < 1:
-            raise ValueError("n must be at least 1")
+            raise SettingsError("n must be at least 1")
         self.tagger, self.reranker, self.n = tagger, reranker, int(n)
 
     def __repr__(self) -> str:
@@ -200,10 +202,10 @@ class Pipeline:
     def explain(self, text_or_tokens: str | Sequence[str]) -> Explanation:
         """Why the reranker picks its candidate over the tagger's best (see :class:`Explanation`)."""
         if self.reranker is None:
-            raise ValueError("explain needs a reranker: load a folder that holds one")
+            raise SettingsError("explain needs a reranker: load a folder that holds one")
         cands, chosen, data, _ = self._scored(text_or_tokens)
         if not cands:
-            raise ValueError("nothing to explain: the text holds no token")
+            raise DataError("nothing to explain: the text holds no token")
         start = int(data.offsets[0])
         if chosen == 0:
             ex = self.reranker.explain(data, start)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .corpus.model import Span
 from .corpus.schemes import check_spans, decode, encode, parse_tag
-from .errors import FormatError
+from .errors import DataError, FormatError
 from .persist import CORRUPT, json_array, json_value, load_npz, save_npz
 
 NBEST_FORMAT = "nerstudio-nbest"
@@ -40,7 +40,7 @@ def spans_to_tag_ids(
     try:
         return np.array([tag_index[t] for t in tags], dtype=np.int16)
     except KeyError as exc:
-        raise ValueError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
+        raise DataError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
 
 
 def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
@@ -175,7 +175,7 @@ class NBestList:
 
     def gold_tag_ids(self, i: int) -> np.ndarray:
         if self.gold is None:
-            raise ValueError("the N-best list has no gold spans")
+            raise DataError("the N-best list has no gold spans")
         index = {t: k for k, t in enumerate(self.tagset)}
         return spans_to_tag_ids(self.gold[i], len(self.words[i]), index, self.typed)
 
@@ -183,7 +183,7 @@ class NBestList:
         """Per sentence, the candidate closest to gold: most correct tags (or best span F),
         ties broken by the higher L(x), i.e. the earlier candidate."""
         if self.gold is None:
-            raise ValueError("the N-best list has no gold spans")
+            raise DataError("the N-best list has no gold spans")
         out = np.zeros(len(self), dtype=np.int64)
         for i in range(len(self)):
             c = self.candidates[i]

@@ -36,7 +36,7 @@ import numpy.lib.format as npformat
 
 from .corpus.atomic import atomic_open
 from .corpus.journal import settle
-from .errors import FormatError
+from .errors import FormatError, Msg
 
 MAX_INFLATION = 100  # declared bytes per stored byte above which a large member is refused
 LARGE_MEMBER = 64 << 20  # members declaring less than this are never refused for inflating
@@ -177,7 +177,7 @@ def _scan(path: str, what: str) -> dict[str, _Member]:
     """Every member's declared shape and type, checked (see the module docstring); no data read."""
     settle(path)  # an interrupted save (a hard-linked model copied in place) is finished first
     if not os.path.exists(path):
-        raise FormatError(path, None, "no such file")
+        raise FormatError(path, None, Msg.NO_SUCH_FILE.format())
     if os.path.isdir(path):
         raise FormatError(path, None, f"is a folder, not {what}")
     members: dict[str, _Member] = {}

@@ -47,6 +47,7 @@ if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never t
         tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json"
     )
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,22 @@ def window(empty_window):
     assert w.load_demo()
     assert w.runner.wait(60000)
     return w
+
+
+@pytest.fixture(autouse=True)
+def listener_failures():
+    """The document's listener failures of a test. A failing listener is only logged (the
+    others and the change go on, app.document): a test fails on such a record unless it takes
+    this fixture and clears the list it expected."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = records.append
+    log = logging.getLogger("nerstudio.document")
+    log.addHandler(handler)
+    try:
+        yield records
+    finally:
+        log.removeHandler(handler)
+    if records:
+        text = "\n".join(logging.Formatter().format(r) for r in records)
+        pytest.fail(f"a document listener failed:\n{text}", pytrace=False)

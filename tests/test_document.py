@@ -10,7 +10,7 @@ import pytest
 from nerstudio import annotation as ann
 from nerstudio.app.attachments import index_nbest
 from nerstudio.app.autosave import AutosavePolicy, Autosaver
-from nerstudio.app.document import Document
+from nerstudio.app.document import ChangeKind, Document
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
@@ -107,7 +107,9 @@ def test_history_and_dirty_state(tmp_path):
     assert doc.set_spans(k, [Span(0, 1, "PER")], "again") is None  # nothing changes: no step
     assert doc.history.count() == 1 and doc.is_dirty() and doc.unsaved() == [k]
     assert (
-        seen[-1].kind == "gold" and seen[-1].sentences == (k,) and seen[-1].revision == doc.revision
+        seen[-1].kind is ChangeKind.GOLD
+        and seen[-1].sentences == (k,)
+        and seen[-1].revision == doc.revision
     )
     doc.mark_saved()
     assert not doc.is_dirty()

@@ -428,7 +428,7 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
     ``nerstudio.write`` or any corpus write: one line naming the file and who holds it (exit 1);
     once that process is gone (killed: its lock stays behind, stale), the write goes through."""
     import nerstudio
-    from nerstudio.errors import FormatError
+    from nerstudio.errors import FileInUse
 
     script = tmp_path / "holder.py"
     script.write_text(_HOLDER, encoding="utf-8")
@@ -452,7 +452,7 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
         assert out.returncode == 1
         assert str(corpus_file) in out.stderr and f"process {proc.pid}" in out.stderr
         assert len(out.stderr.strip().splitlines()) == 1
-        with pytest.raises(FormatError, match="open for editing in nerstudio"):
+        with pytest.raises(FileInUse, match="open for editing in nerstudio"):
             nerstudio.write(nerstudio.read(str(source)), str(corpus_file))
         assert corpus_file.read_bytes() == before
         proc.send_signal(signal.SIGKILL)

@@ -48,11 +48,11 @@ def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, kee
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
     assert asked == [(1, "train.conll", "dev.conll")]
     if keep:
-        assert window.document.runs == [run] and run.other_corpus
+        assert window.document.runs == (run,) and run.other_corpus
         assert any(c is curve for c in window.curve_plot.runs)
         assert "train.conll (another corpus)" in curve.legend()
     else:
-        assert window.document.runs == []
+        assert window.document.runs == ()
         assert all(c is not curve for c in window.curve_plot.runs)
 
 

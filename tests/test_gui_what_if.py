@@ -58,3 +58,29 @@ def test_editing_the_sentence_updates_the_candidates_not_the_corpus(window, qtbo
     ) == before
     view.reset_button.click()
     assert view.edit.text() == " ".join(before[0]) and "as it is" in view.header.text()
+
+
+def test_a_user_error_is_a_message_and_a_bug_is_not_hidden(window, monkeypatch):
+    import nerstudio.experiments.what_if as what_if
+    from nerstudio.errors import DataError
+
+    w = window
+    w.select_sentence(0)
+    w.tabs.setCurrentWidget(w.views.what_if_view)
+
+    def needs_columns(*args, **kwargs):
+        raise DataError("the model uses 2 extra column(s) (POS/chunk) but the text has 0")
+
+    monkeypatch.setattr(what_if, "analyse", needs_columns)
+    w.what_if._forget()
+    assert w.what_if.update() is False
+    assert (
+        "Cannot analyse this sentence: the model uses 2 extra" in w.views.what_if_view.header.text()
+    )
+
+    def bug(*args, **kwargs):
+        raise KeyError("a table the code got wrong")
+
+    monkeypatch.setattr(what_if, "analyse", bug)
+    with pytest.raises(KeyError):  # reaches the application's bug report, not the message line
+        w.what_if._forget()  # forgets the analysis and analyses again

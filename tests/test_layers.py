@@ -90,7 +90,8 @@ def test_contracts_catch_violations(tmp_path):
 
 # -- readable module sizes -----------------------------------------------------------------------
 
-MAX_LINES = 600
+# 600 before the formatting commit (f7433eb), which spreads the same code over 20% more lines
+MAX_LINES = 720
 # Over the limit and owned by another part of issue 13 (remove each entry when its owner is done;
 # the test fails when an entry is no longer needed)
 PENDING: dict[str, str] = {}

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from nerstudio.app import review
-from nerstudio.app.document import Document
+from nerstudio.app.document import ChangeKind, Document
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Corpus, Sentence, Span
 from nerstudio.corpus.model import Document as CorpusDocument
@@ -55,7 +55,7 @@ def test_notes_and_flags_are_undoable_steps_that_make_the_document_dirty_and_fil
     d.subscribe(lambda ch: seen.append((ch.kind, ch.sentences)))
     assert d.set_note(1, "  is Blackburn a PER or a LOC?  ")
     assert d.notes == {1: "is Blackburn a PER or a LOC?"} and d.is_dirty()
-    assert ("marks", (1,)) in seen
+    assert (ChangeKind.MARKS, (1,)) in seen
     assert not d.set_note(1, "is Blackburn a PER or a LOC?")  # unchanged: no step
     assert d.set_flag(3, True) and not d.set_flag(3, True)
     f = d.flags()

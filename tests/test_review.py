@@ -56,7 +56,7 @@ def test_edits_and_acceptance_make_sentences_reviewed_and_undo_takes_it_back():
     assert not d.reviewed.any()
     d.set_spans(1, [Span(0, 1, "PER")])
     assert d.reviewed.tolist() == [False, True, False, False, False]
-    assert d.review_log == [(1, (Span(0, 2, "PER"),))]  # the suggestion it held
+    assert d.review_log == ((1, (Span(0, 2, "PER"),)),)  # the suggestion it held
     d.set_spans(1, [])  # a reviewed sentence edited again: logged once
     assert len(d.review_log) == 1
     assert d.set_reviewed([3, 1]) == [3]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
 from ..corpus.filelock import Instance
 from ..corpus.model import Span
-from .document import Change, Document
+from .document import Change, ChangeKind, Document
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0
@@ -129,10 +129,10 @@ class Autosaver:
         return recovery_path(c.path, self.folder, self.instance.tag)
 
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self.policy.written()
             self.adopted = []
-        elif ch.kind in ("gold", "saved"):
+        elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED):
             if self.document.is_dirty():
                 self.policy.edited()
             else:

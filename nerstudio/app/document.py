@@ -5,7 +5,9 @@ list (whose gold is a view of the corpus, see :mod:`~nerstudio.app.attachments`)
 reranker's scores, the models and the training runs. Every change goes through a method here
 (:meth:`~Document.set_spans`, :meth:`~Document.attach_nbest`, :meth:`~Document.install_model`,
 :meth:`~Document.record_run`, …): it bumps :attr:`~Document.revision` and tells the listeners
-with a :class:`Change` saying what changed. Gold edits go through the undo
+with a :class:`Change` whose :class:`ChangeKind` says what changed. From outside the state is
+read-only (assigning raises AttributeError); every span it takes passes one check,
+:func:`~.guards.checked_spans`; a listener that fails is logged and the others still hear. Gold edits go through the undo
 :class:`~nerstudio.app.history.History`, and the document records per sentence the revision of
 its last gold change, so every derived number (candidate quality counts, flags, type masks) is
 brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
@@ -21,9 +23,11 @@ states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note
 
 from __future__ import annotations
 
+import operator
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -31,20 +35,12 @@ import numpy as np
 from ..corpus.model import Corpus, Span
 from ..nbest import NBestList
 from .attachments import FileStamp, KTCandidates, NBestIndex, Scored
+from .events import Change, ChangeKind, notify
+from .flags import sentence_flags
+from .guards import ReadOnly, checked_spans, frozen, write
 from .history import History, SetSpans
 
-
-@dataclass(frozen=True)
-class Change:
-    """What changed: ``kind`` is one of ``corpus`` (a new corpus), ``gold`` (spans of
-    ``sentences``), ``nbest`` (a list attached), ``scores`` (a reranker's scores installed),
-    ``model``, ``tagger``, ``dev``, ``kt_model``, ``run`` (a training run recorded), ``saved``,
-    ``review`` (the review state of ``sentences``), ``marks`` (their notes or flags)."""
-
-    kind: str
-    revision: int
-    sentences: tuple[int, ...] = ()
-    text: str = ""
+__all__ = ["Change", "ChangeKind", "Document", "Run", "checked_spans", "type_masks_of"]
 
 
 @dataclass
@@ -63,59 +59,104 @@ class Run:
 
 
 class Document:
-    """See the module docstring."""
+    """See the module docstring. Its state is read-only from outside (assigning raises
+    AttributeError): every change goes through a method that checks it and tells the
+    listeners."""
 
-    def __init__(self):
-        self.corpus: Corpus | None = None
-        self.disk = (
-            None  # what the corpus's file held when read or last saved (app.ownership.Fingerprint)
-        )
-        self.revision = 0
-        self.history = History(self._apply)
+    corpus: ReadOnly[Corpus | None] = ReadOnly()
+    #: what the corpus's file held when read or last saved (app.ownership.Fingerprint)
+    disk: ReadOnly[Any] = ReadOnly()
+    revision: ReadOnly[int] = ReadOnly()
+    history: ReadOnly[History] = ReadOnly()
+    gold_revision: ReadOnly[int] = ReadOnly()
+    nbest_index: ReadOnly[NBestIndex | None] = ReadOnly()
+    nbest_path: ReadOnly[str | None] = ReadOnly()
+    nbest_file: ReadOnly[FileStamp | None] = ReadOnly()
+    scored: ReadOnly[Scored | None] = ReadOnly()
+    kt: ReadOnly[KTCandidates | None] = ReadOnly()
+    tagger: ReadOnly[Any] = ReadOnly()
+    tagger_path: ReadOnly[str | None] = ReadOnly()
+    model: ReadOnly[Any] = ReadOnly()  # RerankerModel
+    model_path: ReadOnly[str | None] = ReadOnly()
+    dev_nbest: ReadOnly[NBestList | None] = ReadOnly()
+    dev_nbest_path: ReadOnly[str | None] = ReadOnly()
+    dev_nbest_file: ReadOnly[FileStamp | None] = ReadOnly()
+    kt_model: ReadOnly[Any] = ReadOnly()  # PerceptronTagger or JointTagger
+    kt_model_path: ReadOnly[str | None] = ReadOnly()
+    #: per sentence: reviewed (True) or pre-annotated; a read-only array
+    reviewed: ReadOnly[np.ndarray] = ReadOnly()
+    #: per sentence: flagged by the annotator; a read-only array
+    flagged: ReadOnly[np.ndarray] = ReadOnly()
+
+    def __init__(self) -> None:
+        self._corpus: Corpus | None = None
+        self._disk: Any = None
+        self._revision = 0
+        self._history = History(self._apply)
         self._listeners: list[Callable[[Change], None]] = []
         self._sentence_rev = np.zeros(0, dtype=np.int64)
-        self.gold_revision = 0
+        self._gold_revision = 0
         self._saved_rev = 0
         self._cache: dict[str, tuple[int, Any]] = {}
         self._type_masks: dict[str, np.ndarray] = {}
         self._types_rev = 0
         self._clear_attachments()
-        self.tagger = self.tagger_path = None
-        self.model = self.model_path = None  # RerankerModel
-        self.dev_nbest: NBestList | None = None
-        self.dev_nbest_path: str | None = None
-        self.dev_nbest_file: FileStamp | None = None
-        self.kt_model = self.kt_model_path = None  # PerceptronTagger or JointTagger
-        self.runs: list[Run] = []
-        self.reviewed = np.zeros(0, dtype=bool)  # per sentence: reviewed (True) or pre-annotated
-        self.review_log: list[
-            tuple[int, tuple[Span, ...]]
-        ] = []  # (sentence, its spans as it became reviewed)
-        self.notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
-        self.flagged = np.zeros(0, dtype=bool)  # per sentence: flagged by the annotator
+        self._tagger: Any = None
+        self._tagger_path: str | None = None
+        self._model: Any = None
+        self._model_path: str | None = None
+        self._dev_nbest: NBestList | None = None
+        self._dev_nbest_path: str | None = None
+        self._dev_nbest_file: FileStamp | None = None
+        self._kt_model: Any = None
+        self._kt_model_path: str | None = None
+        self._runs: list[Run] = []
+        self._reviewed = frozen(np.zeros(0, dtype=bool))
+        self._review_log: list[tuple[int, tuple[Span, ...]]] = []
+        self._notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
+        self._flagged = frozen(np.zeros(0, dtype=bool))
+
+    @property
+    def runs(self) -> tuple[Run, ...]:
+        """The recorded training runs (:meth:`record_run`), oldest first."""
+        return tuple(self._runs)
+
+    @property
+    def review_log(self) -> tuple[tuple[int, tuple[Span, ...]], ...]:
+        """``(sentence, its spans as it became reviewed)``, in the order they did."""
+        return tuple(self._review_log)
+
+    @property
+    def notes(self) -> Mapping[int, str]:
+        """The annotator's note per sentence (never empty), read-only (:meth:`set_note`)."""
+        return MappingProxyType(self._notes)
 
     def _clear_attachments(self) -> None:
-        self.nbest_index: NBestIndex | None = None
-        self.nbest_path: str | None = None
-        self.nbest_file: FileStamp | None = None
+        self._nbest_index: NBestIndex | None = None
+        self._nbest_path: str | None = None
+        self._nbest_file: FileStamp | None = None
         self._attached_rev = 0
-        self.scored: Scored | None = None
+        self._scored: Scored | None = None
         self._scored_rev = self._data_rev = (
             0  # gold revision the scores were computed at / counted to
         )
-        self.kt: KTCandidates | None = None
+        self._kt: KTCandidates | None = None
 
     # -- listeners ------------------------------------------------------------------------
     def subscribe(self, fn: Callable[[Change], None]) -> Callable[[], None]:
         """Call ``fn(change)`` after every change; returns a function that unsubscribes."""
         self._listeners.append(fn)
-        return lambda: fn in self._listeners and self._listeners.remove(fn)
 
-    def _emit(self, kind: str, sentences=(), text: str = "") -> Change:
-        self.revision += 1
-        ch = Change(kind, self.revision, tuple(sentences), text)
-        for fn in list(self._listeners):
-            fn(ch)
+        def unsubscribe() -> None:
+            if fn in self._listeners:
+                self._listeners.remove(fn)
+
+        return unsubscribe
+
+    def _emit(self, kind: ChangeKind, sentences: Iterable[int] = (), text: str = "") -> Change:
+        self._revision += 1
+        ch = Change(kind, self._revision, tuple(sentences), text)
+        notify(self._listeners, ch)
         return ch
 
     # -- corpus and gold ------------------------------------------------------------------
@@ -145,24 +186,24 @@ class Document:
             raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
         if len(marks.flagged) != len(corpus):
             raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
-        self.reviewed, self.review_log = reviewed, []
-        self.notes, self.flagged = dict(marks.notes), np.array(marks.flagged, dtype=bool)
-        self.corpus = corpus
-        self.disk = disk
+        self._reviewed, self._review_log = frozen(reviewed), []
+        self._notes, self._flagged = dict(marks.notes), frozen(np.array(marks.flagged, bool))
+        self._corpus = corpus
+        self._disk = disk
         here = _same_file(corpus.path)
-        for r in self.runs:
+        for r in self._runs:
             r.other_corpus = _same_file(r.corpus_path) != here
         if not keep_runs:
-            self.runs = [r for r in self.runs if not r.other_corpus]
+            self._runs = [r for r in self._runs if not r.other_corpus]
         self._clear_attachments()
-        self.history.clear()
+        self._history.clear()
         self._sentence_rev = np.zeros(len(corpus), dtype=np.int64)
-        self.gold_revision = self.revision + 1  # the revision of the last gold change
+        self._gold_revision = self.revision + 1  # the revision of the last gold change
         self._cache.clear()
         self._type_masks = type_masks if type_masks is not None else type_masks_of(corpus)
         self._types_rev = self.revision + 1
         self._saved_rev = self.revision + 1
-        self._emit("corpus")
+        self._emit(ChangeKind.CORPUS)
 
     def spans(self, k: int) -> list[Span]:
         return list(self.corpus.sentences[k].spans)
@@ -170,17 +211,12 @@ class Document:
     def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
         """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
         the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
-        c = self.corpus
-        if c is None or not 0 <= k < len(c):
-            raise IndexError(f"no sentence {k}")
+        c = self._opened()
+        new = checked_spans(c, k, spans)
         old = list(c.sentences[k].spans)
-        new = sorted(Span(*s) for s in spans)
         if new == old:
             return None
-        for s in new:
-            if not 0 <= s.start < s.end <= len(c.sentences[k]):
-                raise ValueError(f"span {tuple(s)} outside sentence {k}")
-        self.history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
+        self._history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
         return old
 
     def set_many(
@@ -188,42 +224,45 @@ class Document:
     ) -> list[int]:
         """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
         those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
-        c = self.corpus
+        if not edits:
+            return []
+        c = self._opened()
+        new = {k: checked_spans(c, k, v) for k, v in edits.items()}  # all, or none
         todo = tuple(
-            (k, tuple(c.sentences[k].spans), tuple(sorted(v)))
-            for k, v in sorted(edits.items())
-            if sorted(v) != list(c.sentences[k].spans)
+            (k, tuple(c.sentences[k].spans), tuple(v))
+            for k, v in sorted(new.items())
+            if v != list(c.sentences[k].spans)
         )
         if todo:
-            reviews = tuple(k for k, _, _ in todo if not self.reviewed[k]) if reviewed else ()
-            self.history.push(SetSpans(todo, text, reviews))
+            reviews = tuple(k for k, _, _ in todo if not self._reviewed[k]) if reviewed else ()
+            self._history.push(SetSpans(todo, text, reviews))
         return [k for k, _, _ in todo]
 
     def set_reviewed(self, ks, value: bool = True, text: str | None = None) -> list[int]:
         """Mark sentences ``ks`` reviewed as they are (the annotator accepts them) or, with
         ``value=False``, pre-annotated again, as one undoable step; returns those whose state
         changes."""
-        ks = tuple(int(k) for k in dict.fromkeys(ks) if bool(self.reviewed[int(k)]) != value)
+        ks = tuple(k for k in dict.fromkeys(map(self._sentence, ks)) if self._reviewed[k] != value)
         if ks:
             what = "accept" if value else "mark pre-annotated"
-            self.history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
+            self._history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
         return list(ks)
 
     def marks(self):
         """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
         from .review import Marks
 
-        return Marks(dict(self.notes), self.flagged.copy())
+        return Marks(dict(self._notes), self._flagged.copy())
 
     def set_note(self, k: int, text: str) -> bool:
         """Make ``text`` the note of sentence ``k`` (blank: no note) as one undoable step;
         returns whether it changed."""
-        text = text.strip()
-        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        k, text = self._sentence(k), text.strip()
+        old = (self._notes.get(k, ""), bool(self._flagged[k]))
         if text == old[0]:
             return False
         what = "note on" if text else "remove the note of"
-        self.history.push(
+        self._history.push(
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),))
         )
         return True
@@ -231,20 +270,33 @@ class Document:
     def set_flag(self, k: int, value: bool) -> bool:
         """Flag sentence ``k`` (or, ``value=False``, take its flag away) as one undoable step;
         returns whether it changed."""
-        old = (self.notes.get(k, ""), bool(self.flagged[k]))
+        k = self._sentence(k)
+        old = (self._notes.get(k, ""), bool(self._flagged[k]))
         if old[1] == bool(value):
             return False
         what = "flag" if value else "unflag"
-        self.history.push(
+        self._history.push(
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
         )
         return True
 
+    def _opened(self) -> Corpus:
+        if self._corpus is None:
+            raise IndexError("no corpus open")
+        return self._corpus
+
+    def _sentence(self, k: int) -> int:
+        """``k`` as the index of a sentence of the corpus (IndexError when there is none)."""
+        k = operator.index(k)
+        if self._corpus is None or not 0 <= k < len(self._corpus):
+            raise IndexError(f"no sentence {k}")
+        return k
+
     def undo(self) -> SetSpans | None:
-        return self.history.undo()
+        return self._history.undo()
 
     def redo(self) -> SetSpans | None:
-        return self.history.redo()
+        return self._history.redo()
 
     def _apply(
         self,
@@ -254,28 +306,29 @@ class Document:
         value: bool = True,
         marks: dict | None = None,
     ) -> None:
+        """Put a history step in place (its spans were checked when the step was made)."""
         if marks:
             for k, (note, flag) in marks.items():
                 if note:
-                    self.notes[k] = note
+                    self._notes[k] = note
                 else:
-                    self.notes.pop(k, None)
-                self.flagged[k] = flag
-            self._emit("marks", sorted(marks), text)
+                    self._notes.pop(k, None)
+                write(self._flagged, k, flag)
+            self._emit(ChangeKind.MARKS, sorted(marks), text)
         if value:  # the suggestions: what the sentences hold before this step's spans
-            self.review_log.extend((k, tuple(self.corpus.sentences[k].spans)) for k in reviews)
+            self._review_log.extend((k, tuple(self._corpus.sentences[k].spans)) for k in reviews)
         else:
             gone = set(reviews)
-            self.review_log = [e for e in self.review_log if e[0] not in gone]
+            self._review_log = [e for e in self._review_log if e[0] not in gone]
         if reviews:  # first, so that the listeners of the gold change see the new states
-            self.reviewed[list(reviews)] = value
-            self._emit("review", sorted(reviews), text)
+            write(self._reviewed, list(reviews), value)
+            self._emit(ChangeKind.REVIEW, sorted(reviews), text)
         if spans:
             for k, sp in spans.items():
-                self.corpus.sentences[k].spans = list(sp)
+                self._corpus.sentences[k].spans = list(sp)
                 self._sentence_rev[k] = self.revision + 1
-            self.gold_revision = self.revision + 1
-            self._emit("gold", sorted(spans), text)
+            self._gold_revision = self.revision + 1
+            self._emit(ChangeKind.GOLD, sorted(spans), text)
 
     def changed_since(self, revision: int) -> np.ndarray:
         """Sentences whose gold changed after ``revision``."""
@@ -295,18 +348,23 @@ class Document:
         """The state now, for :meth:`mark_saved` once a background save of it is written."""
         return self.history.position(), self.revision
 
+    def set_disk(self, fingerprint: Any) -> None:
+        """Record what the corpus's file holds now (an app.ownership.Fingerprint, or None: no
+        file to compare). No event: the saver's bookkeeping, which nothing displays."""
+        self._disk = fingerprint
+
     def mark_saved(self, path: str | None = None, at: tuple | None = None) -> None:
         """The corpus was written (to ``path``, now its file); ``at``: as it was at that
         :meth:`save_point` (edits made since stay unsaved)."""
         if path:
-            self.corpus.path = path
+            self._corpus.path = path
         if at is None:
-            self.history.set_clean()
+            self._history.set_clean()
             self._saved_rev = self.revision
         else:
-            self.history.set_clean_at(at[0])
+            self._history.set_clean_at(at[0])
             self._saved_rev = at[1]
-        self._emit("saved")
+        self._emit(ChangeKind.SAVED)
 
     # -- attachments ----------------------------------------------------------------------
     def attach_nbest(
@@ -319,39 +377,49 @@ class Document:
     ) -> None:
         """Attach an N-best list (indexed by :func:`~nerstudio.app.attachments.index_nbest` at
         revision ``index.revision``); a previous list, its scores and candidates go."""
-        self.nbest_index, self.nbest_path, self.nbest_file, self.kt = index, path, stamp, kt
+        self._nbest_index, self._nbest_path, self._nbest_file, self._kt = index, path, stamp, kt
         self._attached_rev = index.revision
-        self.scored, self._scored_rev = scored, index.revision
+        self._scored, self._scored_rev = scored, index.revision
         self._data_rev = index.revision
-        self._emit("nbest")
+        self._emit(ChangeKind.NBEST)
 
     def install_scores(self, scored: Scored, revision: int | None = None) -> None:
         """A reranker's scores of the attached list, computed at ``revision``."""
-        self.scored = scored
+        self._scored = scored
         self._scored_rev = self._data_rev = self.revision if revision is None else revision
-        self._emit("scores")
+        self._emit(ChangeKind.SCORES)
 
     def install_model(self, model, path: str | None = None) -> None:
-        self.model, self.model_path = model, path
-        self._emit("model")
+        self._model, self._model_path = model, path
+        self._emit(ChangeKind.MODEL)
 
     def install_tagger(self, tagger, path: str | None = None) -> None:
-        self.tagger, self.tagger_path = tagger, path
-        self._emit("tagger")
+        self._tagger, self._tagger_path = tagger, path
+        self._emit(ChangeKind.TAGGER)
 
     def set_dev_nbest(
         self, nbest: NBestList | None, path: str | None = None, stamp: FileStamp | None = None
     ) -> None:
-        self.dev_nbest, self.dev_nbest_path, self.dev_nbest_file = nbest, path, stamp
-        self._emit("dev")
+        self._dev_nbest, self._dev_nbest_path, self._dev_nbest_file = nbest, path, stamp
+        self._emit(ChangeKind.DEV)
 
     def install_kt_model(self, model, path: str | None = None) -> None:
-        self.kt_model, self.kt_model_path = model, path
-        self._emit("kt_model")
+        self._kt_model, self._kt_model_path = model, path
+        self._emit(ChangeKind.KT_MODEL)
+
+    def model_saved(self, path: str, which: str = "model") -> None:
+        """The installed ``which`` — ``model`` (the reranker), ``tagger`` or ``kt_model`` (the
+        Kazama & Torisawa tagger) — was written to ``path``, now its file."""
+        if which not in ("model", "tagger", "kt_model"):
+            raise ValueError(f"no model kind {which!r}")
+        if getattr(self, "_" + which) is None:
+            raise ValueError(f"no {which} to have been saved")
+        setattr(self, f"_{which}_path", path)
+        self._emit(ChangeKind.MODEL_FILE, text=path)
 
     def record_run(self, run: Run) -> None:
-        self.runs.append(run)
-        self._emit("run")
+        self._runs.append(run)
+        self._emit(ChangeKind.RUN)
 
     def runs_from_other_corpora(self, path: str | None) -> list[Run]:
         """The recorded runs not trained on the corpus file ``path``."""
@@ -495,47 +563,7 @@ class Document:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
         picked another candidate), missing (gold not among the candidates), rerank_error,
         unreviewed (see :attr:`reviewed`), flagged and noted (the annotator's flags and notes)."""
-        return self._cached("flags", self._flags)
-
-    def _flags(self) -> dict[str, np.ndarray]:
-        n = len(self.corpus) if self.corpus else 0
-        out = {
-            "has_nbest": np.zeros(n, bool),
-            "error": np.zeros(n, bool),
-            "changed": np.zeros(n, bool),
-            "missing": np.zeros(n, bool),
-            "unreviewed": ~self.reviewed,
-            "flagged": self.flagged.copy(),
-            "noted": np.zeros(n, bool),
-        }
-        out["noted"][list(self.notes)] = True
-        ix = self.nbest_index
-        if ix is None or n == 0:
-            return out
-        has = ix.row_of >= 0
-        out["has_nbest"] = has
-        rows = np.where(has, ix.row_of, 0)
-        exact = self.exact()
-        sizes = np.diff(ix.offsets)
-        if exact is not None:
-            first_ok = np.zeros(len(ix.nbest), dtype=bool)
-            nz = sizes > 0
-            first_ok[nz] = exact[ix.offsets[:-1][nz]]
-            any_ok = np.zeros(len(ix.nbest), dtype=bool)
-            if len(exact):
-                any_ok[nz] = np.logical_or.reduceat(exact, ix.offsets[:-1][nz])
-            out["error"] = has & ~first_ok[rows]
-            out["missing"] = has & ~any_ok[rows]
-        if self.scored is not None:
-            choice = self.scored.choice
-            out["changed"] = has & (choice[rows] > 0)
-            if exact is not None:
-                pick = ix.offsets[:-1] + np.maximum(choice, 0)
-                ok = np.zeros(len(ix.nbest), dtype=bool)
-                valid = (choice >= 0) & (sizes > 0)
-                ok[valid] = exact[pick[valid]]
-                out["rerank_error"] = has & ~ok[rows]
-        return out
+        return self._cached("flags", lambda: sentence_flags(self))
 
 
 def _same_file(path: str | None) -> str:

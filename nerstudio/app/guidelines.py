@@ -34,6 +34,8 @@ import os
 import re
 from collections.abc import Iterable
 
+from ..errors import DataError
+
 MAX_BYTES = 2_000_000  # a guidelines file larger than this is not read (not a guidelines file)
 NAMES = ("guidelines.md",)
 
@@ -76,7 +78,7 @@ def read_guidelines(path: str) -> str:
     (the file cannot be read) or ValueError (larger than :data:`MAX_BYTES`)."""
     size = os.path.getsize(path)
     if size > MAX_BYTES:
-        raise ValueError(
+        raise DataError(
             f"{os.path.basename(path)} is {size:,} bytes: too large for a guidelines file"
         )
     with open(path, encoding="utf-8", errors="replace") as f:

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..corpus.model import Sentence, Span
-from ..errors import Cancelled
+from ..errors import Cancelled, SettingsError
 from ..evaluation import evaluate_spans
 from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
@@ -144,7 +144,7 @@ class OnlineLearner:
         n: int = N_CANDIDATES,
     ):
         if every < 1 or passes < 1 or n < 1:
-            raise ValueError("every, passes and n must be at least 1")
+            raise SettingsError("every, passes and n must be at least 1")
         self.tagger = tagger
         self.seed = [s for s in seed if len(s.words)]
         self.every, self.passes, self.n = int(every), int(passes), int(n)

@@ -27,9 +27,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..corpus.model import Corpus, Sentence, Span
-from ..errors import Cancelled
+from ..errors import Cancelled, SettingsError
 from ..experiments.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from ..nbest import NBestList
+from .guards import checked_spans
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
 N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
@@ -110,7 +111,7 @@ def predict(
     after each batch; ``should_cancel()`` is asked before each and stops the work with
     :class:`~nerstudio.errors.Cancelled`."""
     if batch < 1:
-        raise ValueError("batch must be at least 1")
+        raise SettingsError("batch must be at least 1")
     total = len(sentences)
     whole = needs_documents(model.reranker)  # the reranker chooses once, over the whole list
     out: list[list[Span]] = []
@@ -220,7 +221,10 @@ def preannotate(
 
 
 def apply(corpus: Corpus, result: Preannotation) -> Corpus:
-    """Write ``result``'s spans into ``corpus`` (in place; returned for convenience)."""
-    for k, spans in result.edits.items():
-        corpus.sentences[k].spans = list(spans)
+    """Write ``result``'s spans into ``corpus`` (in place; returned for convenience), checked
+    as the document checks every span it takes (:func:`~.guards.checked_spans`): all, or none
+    when one is wrong."""
+    checked = {k: checked_spans(corpus, k, spans) for k, spans in result.edits.items()}
+    for k, spans in checked.items():
+        corpus.sentences[k].spans = spans
     return corpus

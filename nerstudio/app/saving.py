@@ -24,8 +24,9 @@ from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
+from ..errors import DataError, SettingsError
 from . import keepboth
-from .document import Change, Document
+from .document import Change, ChangeKind, Document
 from .ownership import DiskState, Fingerprint, check, fingerprint
 from .review import save as save_with_review
 
@@ -78,7 +79,7 @@ class CorpusFile:
 
     # -- what was read ----------------------------------------------------------------------
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._opened()
 
     def _opened(self) -> None:
@@ -87,7 +88,7 @@ class CorpusFile:
         disk = getattr(self.document, "disk", None)
         if path and (disk is None or disk.path != path):
             disk = fingerprint(path)  # read by code that did not record it: what is there now
-        self.document.disk = disk if path else None
+        self.document.set_disk(disk if path else None)
         self.base = keepboth.snapshot(c)
         self.n_tokens = c.n_tokens  # tokens never change, only entities
         self._lock(path)
@@ -142,7 +143,7 @@ class CorpusFile:
     def acknowledge(self, state: DiskState) -> None:
         """A disk state with the same content as recorded (only touched): record its times."""
         if state.same:
-            self.document.disk = state.now
+            self.document.set_disk(state.now)
 
     # -- saving -----------------------------------------------------------------------------
     def target(self, path: str | None = None) -> tuple[str, str] | None:
@@ -173,7 +174,7 @@ class CorpusFile:
         c = self.document.corpus
         tf = self.target(path)
         if tf is None:
-            raise ValueError("choose a file to save to")
+            raise SettingsError("choose a file to save to")
         target, fmt = tf
         moved = not same_path(target, c.path)
         if not moved:
@@ -210,7 +211,7 @@ class CorpusFile:
         c.format = (
             pending.format
         )  # later saves write what was saved (no-op unless the format was read-only)
-        self.document.disk = pending.disk
+        self.document.set_disk(pending.disk)
         self.base = pending.base
         self.document.mark_saved(
             os.path.abspath(pending.target) if pending.moved else None, at=pending.point
@@ -246,13 +247,13 @@ class CorpusFile:
         step; the disk's version becomes the base. Returns the sentences that took theirs."""
         plan = plan or self.plan_keep_both(theirs)
         if not plan.aligned:
-            raise ValueError(keepboth.describe(plan))
+            raise DataError(keepboth.describe(plan))
         doc = self.document
         keepboth.adopt_file(doc.corpus, theirs)
         done = doc.set_many(
             plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk"
         )
-        doc.disk = state.now
+        doc.set_disk(state.now)
         self.base = keepboth.snapshot(theirs)
         if not plan.mine:
             doc.mark_saved()  # nothing of mine left to save: the document is the file on disk

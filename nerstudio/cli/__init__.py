@@ -2,8 +2,10 @@
 
 Exit status: 0 on success; 1 for every error the user can fix — a bad input file (reported as
 one line, ``nerstudio: error: FILE:LINE: message``), an output that cannot be written, a bad
-option value, and a command line argparse cannot parse (its usage line comes first); 3 for an
-internal error (a bug: one line saying so); 130 when interrupted. Every error is also recorded,
+option value, and a command line argparse cannot parse (its usage line comes first) — that is,
+a :class:`~nerstudio.errors.NerstudioError` or an ``OSError``; 3 for an internal error, any other
+exception (a bug: one line saying so, never ``error:``, so a stray ``ValueError`` cannot pass for
+bad input); 130 when interrupted. Every error is also recorded,
 with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
 ``NERSTUDIO_DEBUG=1``) shows the same on stderr.
 
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         log.error("out of memory (%s)", command, exc_info=True)
         print("nerstudio: error: out of memory", file=sys.stderr)
         return USER_ERROR
-    except (NerstudioError, ValueError, OSError) as exc:  # the user's input, options or files
+    except (NerstudioError, OSError) as exc:  # the user's input, options or files
         message = _user_message(exc)
         log.error("%s (%s)", message, command, exc_info=True)
         print(f"nerstudio: error: {message}", file=sys.stderr)

@@ -10,6 +10,7 @@ import os
 import sys
 from string import ascii_uppercase
 
+from ..errors import SettingsError
 from .common import _read
 
 
@@ -23,7 +24,7 @@ def annotator(which: str, paths: list[str]) -> int:
     for i, p in enumerate(paths):
         if w in (p, os.path.basename(p), os.path.splitext(os.path.basename(p))[0]):
             return i
-    raise ValueError(
+    raise SettingsError(
         f"--prefer: no annotator {which} (give A–{ascii_uppercase[len(paths) - 1]}, "
         f"1–{len(paths)} or a file name)"
     )
@@ -36,10 +37,10 @@ def cmd_adjudicate(args) -> int:
     from ..corpus.writing import Losses, write_corpus
 
     if len(args.files) > len(ascii_uppercase):
-        raise ValueError(f"at most {len(ascii_uppercase)} files")
+        raise SettingsError(f"at most {len(ascii_uppercase)} files")
     prefer = annotator(args.prefer, args.files) if args.prefer else None
     if prefer is None and not args.majority:
-        raise ValueError(
+        raise SettingsError(
             "give a policy for the disagreements: --majority, --prefer A (or both: the majority, "
             "else A); `nerstudio gui` walks them one by one"
         )
@@ -52,7 +53,7 @@ def cmd_adjudicate(args) -> int:
         s.spans = spans
     fmt = format_for_output(args.out, base.format) or base.format
     if not writable(fmt):
-        raise ValueError(
+        raise SettingsError(
             f"{args.out}: nerstudio does not write {fmt}; give a name ending in .jsonl, .conll, .tsv …"
         )
     losses = Losses()

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 
+from ..errors import SettingsError
+
 
 def cmd_rank_uncertain(args) -> int:
     from ..nbest import NBestList
     from ..rerank.uncertainty import uncertainty, uncertainty_order
 
     if args.top < 0:
-        raise ValueError("--top must be 0 (all) or more")
+        raise SettingsError("--top must be 0 (all) or more")
     if args.by == "disagreement" and not args.model:
-        raise ValueError("--by disagreement needs a reranker: give --model RERANKER")
+        raise SettingsError("--by disagreement needs a reranker: give --model RERANKER")
     nb = NBestList.load(args.nbest)
     model = None
     if args.model:
@@ -61,7 +63,7 @@ def cmd_agreement(args) -> int:
     from ..corpus.formats import Reader
 
     if args.list < 0:
-        raise ValueError("--list must be 0 (all) or more")
+        raise SettingsError("--list must be 0 (all) or more")
     a = Reader(args.a, None, None, args.encoding, args.strict)
     b = Reader(args.b, None, None, args.encoding, args.strict)
     result = agreement(a.sentences(), b.sentences(), a.path, b.path)

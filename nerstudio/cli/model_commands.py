@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import sys
 
+from ..errors import SettingsError
 from .common import Progress, _executor, _read, _summary
 
 
 def _tagger_params(args) -> dict:
     features = args.features or "paper"
     if features == "kt":
-        raise ValueError("--features kt belongs to the perceptron tagger (--model perceptron)")
+        raise SettingsError("--features kt belongs to the perceptron tagger (--model perceptron)")
     return {
         "task": args.task,
         "features": features,
@@ -35,7 +36,7 @@ def _train_perceptron_tagger(args) -> int:
     from ..tagging.perceptron import PerceptronTagger
 
     if args.features is not None and args.features.split("+")[0] != "kt":
-        raise ValueError(
+        raise SettingsError(
             "the perceptron tagger uses the kt feature set (K&T Table 1), with +rich, +clusters, +biglex"
         )
     t0 = _t.perf_counter()
@@ -87,7 +88,7 @@ def cmd_train_tagger(args) -> int:
 
     for opt in ("C", "epochs"):
         if getattr(args, opt) is not None:
-            raise ValueError(f"--{opt} belongs to the perceptron tagger (--model perceptron)")
+            raise SettingsError(f"--{opt} belongs to the perceptron tagger (--model perceptron)")
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None
@@ -137,7 +138,7 @@ def cmd_nbest(args) -> int:
             print(_summary(corpus.sentences, nb, args.input))
         return 0
     if args.documents:
-        raise ValueError("--documents needs a perceptron or joint tagger model")
+        raise SettingsError("--documents needs a perceptron or joint tagger model")
     bar = Progress("nbest", len(corpus))
     nb = tagger.nbest(
         corpus.sentences,

@@ -1,8 +1,8 @@
 """The command line's grammar: every command, its arguments and options (argparse).
 
 Kept apart from what the commands do (:mod:`.corpus_commands`, :mod:`.model_commands`,
-:mod:`.reranker_commands`) because it is long and read on its own: it is the reference of the
-options. Usage errors exit with status 1 like every other user error (:class:`ArgumentParser`).
+:mod:`.reranker_commands`) because it is read on its own: it is the reference of the options, and
+long because it declares every one of them, one argument per line. Usage errors exit with status 1 like every other user error (:class:`ArgumentParser`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ import argparse
 import sys
 
 from .. import __version__
+from ..corpus.detect import FORMATS
+from ..corpus.foreign import writable
+from ..corpus.schemes import SCHEMES
+from ..experiments.defaults import kazama_systems, registered, reranking_algorithms
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -38,19 +42,39 @@ def _feature_set(text: str) -> str:
     return text
 
 
+def _format_option(
+    p: argparse.ArgumentParser, *names: str, help: str, output: bool = False, **kw
+) -> None:
+    """A format option whose help lists the format table (corpus.detect.FORMATS: nerstudio's own
+    and corpus.foreign's handlers; for an ``output``, those it writes); a name it lacks is
+    refused with the same list when read."""
+    names_ = [f for f in FORMATS if writable(f)] if output else FORMATS
+    p.add_argument(*names, metavar="FORMAT", help=f"{help}: {', '.join(names_)}", **kw)
+
+
+def _scheme_option(p: argparse.ArgumentParser, *names: str, help: str, **kw) -> None:
+    """A tag-scheme option whose help lists the schemes registry (corpus.schemes.SCHEMES)."""
+    p.add_argument(
+        *names,
+        metavar="SCHEME",
+        help=f"{help}: {', '.join(SCHEMES)}",
+        **kw,
+    )
+
+
 def _add_read_options(p: argparse.ArgumentParser, prefix: str = "", what: str = "input") -> None:
     dest = prefix.replace("-", "_")
-    p.add_argument(
+    _format_option(
+        p,
         f"--{prefix}format" if prefix else "--from",
         dest=f"{dest}format",
-        metavar="FORMAT",
-        help=f"format of the {what} (conll2003, conll2002, columns, tsv, jsonl); detected if omitted",
+        help=f"format of the {what}, detected if omitted",
     )
-    p.add_argument(
+    _scheme_option(
+        p,
         f"--{prefix}scheme" if prefix else "--from-scheme",
         dest=f"{dest}in_scheme",
-        metavar="SCHEME",
-        help=f"tag scheme of the {what} (iob1, iob2, bioes, bilou, scn); detected if omitted",
+        help=f"tag scheme of the {what}, detected if omitted",
     )
 
 
@@ -101,10 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
     _add_read_options(p)
-    p.add_argument(
-        "--to", dest="to_format", metavar="FORMAT", help="output format (default: the input's)"
+    _format_option(
+        p, "--to", dest="to_format", output=True, help="output format (default: the input's)"
     )
-    p.add_argument("--scheme", metavar="SCHEME", help="output tag scheme (default: the input's)")
+    _scheme_option(p, "--scheme", help="output tag scheme (default: the input's)")
 
     p = sub.add_parser(
         "evaluate",
@@ -127,10 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="conlleval: invalid transitions are repaired (= seqeval default); strict: they form "
         "no entity (= seqeval strict mode for IOB2/BIOES)",
     )
-    p.add_argument("--gold-format", metavar="FORMAT")
-    p.add_argument("--pred-format", metavar="FORMAT")
-    p.add_argument("--gold-scheme", metavar="SCHEME")
-    p.add_argument("--pred-scheme", metavar="SCHEME")
+    _format_option(p, "--gold-format", help="format of GOLD, detected if omitted")
+    _format_option(p, "--pred-format", help="format of PRED, detected if omitted")
+    _scheme_option(p, "--gold-scheme", help="tag scheme of GOLD, detected if omitted")
+    _scheme_option(p, "--pred-scheme", help="tag scheme of PRED, detected if omitted")
 
     p = sub.add_parser(
         "stats", parents=[common], help="documents, sentences, tokens and entities of a corpus"
@@ -142,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = argparse.ArgumentParser(add_help=False)
     tagger.add_argument(
         "--task",
-        choices=("typed", "scn"),
+        choices=registered("nerstudio.tagging.maxent", "TASKS"),
         default="typed",
         help="typed entities (CoNLL types) or the paper's boundary-only SCN task",
     )
@@ -190,7 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Torisawa's structured perceptron on document sequences",
     )
     g = p.add_argument_group("perceptron tagger")
-    g.add_argument("--variant", choices=("perceptron", "averaged", "margin"), default="margin")
+    g.add_argument(
+        "--variant",
+        choices=registered("nerstudio.tagging.perceptron", "VARIANTS"),
+        default="margin",
+    )
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
     g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
     g.add_argument(
@@ -346,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--algo",
         required=True,
-        choices=("boost", "perceptron", "voted", "averaged", "margin", "kernel"),
+        choices=reranking_algorithms(),
     )
     p.add_argument("--out", required=True, metavar="MODEL", help="reranker model to write (.npz)")
 
@@ -375,10 +403,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL")
     p.add_argument("nbest", metavar="NBEST")
     p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
-    p.add_argument("--against", choices=("baseline", "runner-up"), default="baseline")
+    p.add_argument(
+        "--against",
+        choices=registered("nerstudio.rerank.importance", "AGAINST"),
+        default="baseline",
+    )
     p.add_argument(
         "--sort",
-        choices=("count", "contribution"),
+        choices=registered("nerstudio.rerank.importance", "SORTS"),
         default="count",
         help="rank by decisions moved (default) or by the contribution toward them",
     )
@@ -430,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--context-scope",
-        choices=("both", "document", "corpus"),
+        choices=registered("nerstudio.rerank.context", "SCOPES"),
         default=None,
         help="collins suite: which context the rerankers get: both (default), the document's only "
         "(DC) or the other documents' only (CC)",
@@ -452,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--preset",
-        choices=("collins2002",),
+        choices=registered("nerstudio.experiments.collins", "PRESETS"),
         default=None,
         help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
         "options given explicitly override it",
@@ -461,7 +493,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dev", required=True, metavar="D")
     p.add_argument("--test", required=True, metavar="E")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--task", choices=("typed", "scn"), default=None, help="default typed")
+    p.add_argument(
+        "--task",
+        choices=registered("nerstudio.tagging.maxent", "TASKS"),
+        default=None,
+        help="default typed",
+    )
     p.add_argument(
         "--features",
         type=_feature_set,
@@ -493,9 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--systems",
         default=None,
-        help="comma-separated systems; collins: boost, voted, averaged, perceptron, margin, kernel "
-        "(default boost,voted,averaged,kernel); kazama: perceptron, averaged, margin, candidate, "
-        "proposed, reranking1, reranking2 (default all)",
+        help=f"comma-separated systems; collins: {', '.join(reranking_algorithms())} "
+        f"(default boost,voted,averaged,kernel); kazama: {', '.join(kazama_systems())} "
+        "(default all)",
     )
     k = p.add_argument_group("kazama suite")
     k.add_argument(
@@ -566,7 +603,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--algo",
         required=True,
         metavar="ALGO",
-        help="boost, perceptron, voted, averaged, margin, kernel, maxent or perceptron-tagger",
+        help=f"a reranker ({', '.join(reranking_algorithms())}) or a tagger (maxent, "
+        "perceptron-tagger)",
     )
     p.add_argument(
         "--train",
@@ -611,7 +649,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--by",
-        choices=("mass", "margin", "disagreement"),
+        choices=registered("nerstudio.rerank.uncertainty", "MEASURES"),
         default="mass",
         help="order by (default mass; disagreement needs --model: disagreeing sentences first, "
         "then by mass)",

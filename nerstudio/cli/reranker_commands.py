@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from ..errors import FormatError
+from ..errors import FormatError, Msg, SettingsError
 from ..evaluation import relative_error_reduction
 from .common import Progress, _executor
 
@@ -59,7 +59,7 @@ def _check_learner_options(args, algos) -> None:
     if unused:
         flags = {"shuffle": "no-shuffle", "global_features": "feature-kernel"}
         opts = ", ".join("--" + flags.get(k, k.replace("_", "-")) for k in unused)
-        raise ValueError(
+        raise SettingsError(
             f"{opts} {'does' if len(unused) == 1 else 'do'} not apply to {', '.join(algos)}"
         )
 
@@ -186,7 +186,7 @@ def cmd_explain_model(args) -> int:
     from ..rerank.model import RerankerModel
 
     if args.top < 1:
-        raise ValueError("--top must be at least 1")
+        raise SettingsError("--top must be at least 1")
     model = RerankerModel.load(args.model)
     nb = NBestList.load(args.nbest)
     result = model_importance(model, model.data(nb), against=args.against, sort=args.sort)
@@ -211,7 +211,7 @@ def cmd_experiment(args) -> int:
             "global_biglex",
         ):
             if getattr(args, opt) is not None:
-                raise ValueError(f"--{opt.replace('_', '-')} applies to the collins suite only")
+                raise SettingsError(f"--{opt.replace('_', '-')} applies to the collins suite only")
         for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
             if getattr(args, k) is None:
                 setattr(args, k, v)
@@ -224,11 +224,11 @@ def cmd_experiment(args) -> int:
     )
     for a in algos or ():
         if a not in ALGORITHMS:
-            raise ValueError(f"unknown system {a!r} (choose from {', '.join(ALGORITHMS)})")
+            raise SettingsError(Msg.UNKNOWN.format(what="system", name=a, choices=ALGORITHMS))
     gazetteers = args.global_gazetteers
     if args.gazetteer_lists is not None:
         if gazetteers is False:
-            raise ValueError(
+            raise SettingsError(
                 "--gazetteer-lists chooses the lists of --global-gazetteers: drop --no-global-gazetteers"
             )
         from ..resources import select_lists
@@ -237,7 +237,9 @@ def cmd_experiment(args) -> int:
     context = args.context
     if args.context_scope is not None:
         if context is False:
-            raise ValueError("--context-scope chooses the context of --context: drop --no-context")
+            raise SettingsError(
+                "--context-scope chooses the context of --context: drop --no-context"
+            )
         context = True if args.context_scope == "both" else args.context_scope
     cfg = ExperimentConfig.from_preset(
         args.preset,
@@ -303,9 +305,9 @@ def _kazama_experiment(args) -> int:
     systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
     bad = [a for a in systems if a not in SYSTEMS]
     if bad:
-        raise ValueError(f"unknown system {bad[0]!r} (choose from {', '.join(SYSTEMS)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="system", name=bad[0], choices=SYSTEMS))
     if args.task != "typed" and args.task != "scn":
-        raise ValueError("--task must be typed or scn")
+        raise SettingsError("--task must be typed or scn")
     cfg = KazamaConfig(
         task=args.task,
         folds=args.folds,
@@ -318,7 +320,7 @@ def _kazama_experiment(args) -> int:
         cfg.gazetteer = None if args.gazetteer == "none" else args.gazetteer
     if args.features is not None:
         if args.features.split("+")[0] != "kt":
-            raise ValueError(
+            raise SettingsError(
                 f"--features {args.features}: the kazama suite's taggers use kt[+rich][+clusters][+biglex]"
             )
         cfg.features = args.features
@@ -342,15 +344,13 @@ def _kazama_experiment(args) -> int:
             name not in ("margin", "candidate", "proposed", "reranking1", "reranking2")
             or not values
         ):
-            raise ValueError(
+            raise SettingsError(
                 f"--C-grid {item!r}: expected SYSTEM=C1,C2,... with SYSTEM margin, candidate, "
                 "proposed, reranking1 or reranking2"
             )
-        cfg.C_grids = dict(
-            cfg.C_grids or {}, **{name: tuple(float(v) for v in values.split(",") if v.strip())}
-        )
+        cfg.C_grids = dict(cfg.C_grids or {}, **{name: _numbers("--C-grid", values, float)})
     if args.n_primes:
-        cfg.n_primes = tuple(int(x) for x in args.n_primes.split(",") if x.strip())
+        cfg.n_primes = _numbers("--n-primes", args.n_primes, int)
     if args.average:
         cfg.average_joint = True
     bar = Progress("experiment")
@@ -396,3 +396,11 @@ def cmd_sweep(args) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _numbers(option: str, text: str, kind) -> tuple:
+    """``1,2,3`` as numbers of ``kind``; anything else a :class:`SettingsError` naming ``option``."""
+    try:
+        return tuple(kind(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise SettingsError(f"{option} {text!r}: expected numbers joined by commas") from None

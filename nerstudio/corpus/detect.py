@@ -15,7 +15,7 @@ import os
 import stat
 import zipfile
 
-from ..errors import FormatError
+from ..errors import FormatError, Msg, SettingsError
 from . import foreign
 from .model import StrPath
 
@@ -70,7 +70,7 @@ def normalize_format(name: str) -> str:
     if h is not None:
         return h.name
     if key not in FORMATS:
-        raise ValueError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="format", name=name, choices=FORMATS))
     return key
 
 
@@ -103,7 +103,7 @@ def check_regular(path: str) -> None:
 
 def check_file(path: str) -> None:
     if not os.path.exists(path):
-        raise FormatError(path, None, "no such file")
+        raise FormatError(path, None, Msg.NO_SUCH_FILE.format())
     check_regular(path)
     if os.path.isdir(path):
         from .foreign.brat import is_collection

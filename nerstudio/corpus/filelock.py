@@ -308,11 +308,6 @@ def refuse_if_held(path: StrPath) -> None:
     editing it (its lock is live): writing it would overwrite that window's file under it."""
     holder = held_elsewhere(path)
     if holder is not None:
-        from ..errors import FormatError
+        from ..errors import FileInUse, Msg
 
-        raise FormatError(
-            os.fspath(path),
-            None,
-            f"open for editing in nerstudio by {holder.describe()}: save "
-            "it there, close it first, or write another file",
-        )
+        raise FileInUse(os.fspath(path), None, Msg.FILE_IN_USE.format(holder=holder.describe()))

@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..errors import FormatError
+from ..errors import FormatError, Msg
 from . import foreign
 from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
@@ -175,7 +175,9 @@ class Reader:
         try:
             return open(self.path, "rb")
         except OSError as exc:
-            raise FormatError(self.path, None, f"cannot read: {exc.strerror or exc}") from None
+            raise FormatError(
+                self.path, None, Msg.CANNOT_READ.format(why=exc.strerror or exc)
+            ) from None
 
     # -- lines ---------------------------------------------------------------------------
 

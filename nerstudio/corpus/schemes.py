@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from ..errors import DataError, Msg, SettingsError
 from .model import Span
 
 #: Canonical scheme names. ``bio`` is accepted for IOB2, ``iobes`` for BIOES.
@@ -30,7 +31,7 @@ _PREFIXES = {
 _OUTSIDE = {"iob1": "O", "iob2": "O", "bioes": "O", "bilou": "O", "scn": "N"}
 
 
-class SchemeError(ValueError):
+class SchemeError(DataError):
     """A tag that the scheme does not know, or (strict mode) an invalid transition.
 
     ``index`` is the position of the offending token within its sentence.
@@ -46,7 +47,7 @@ def normalize_scheme(name: str) -> str:
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key not in SCHEMES:
-        raise ValueError(f"unknown tag scheme {name!r} (choose from {', '.join(SCHEMES)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="tag scheme", name=name, choices=SCHEMES))
     return key
 
 
@@ -76,7 +77,7 @@ def parse_tag(tag: str, scheme: str) -> tuple[str, str]:
                 "bilou": "O, B-X, I-X, L-X, U-X",
                 "scn": "N, S, C, S-X, C-X",
             }[scheme]
-            raise ValueError(
+            raise DataError(
                 f"unknown tag {tag!r} for scheme {scheme.upper()} (expected {expected})"
             )
         result = (kind, label)
@@ -195,7 +196,7 @@ def check_spans(spans: Sequence[Span], n: int) -> None:
     last = 0
     for sp in spans:
         if not (0 <= sp.start < sp.end <= n) or sp.start < last:
-            raise ValueError(f"invalid or overlapping span {sp} in a sentence of {n} tokens")
+            raise DataError(f"invalid or overlapping span {sp} in a sentence of {n} tokens")
         last = sp.end
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
-from ..errors import Cancelled
+from ..errors import Cancelled, Msg, SettingsError
 from ..evaluation import relative_error_reduction
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
@@ -163,7 +163,7 @@ class ExperimentConfig:
         base: dict = {}
         if name is not None:
             if name not in PRESETS:
-                raise ValueError(f"unknown preset {name!r} (choose from {', '.join(PRESETS)})")
+                raise SettingsError(Msg.UNKNOWN.format(what="preset", name=name, choices=PRESETS))
             base = dict(PRESETS[name], preset=name)
         base.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**base)

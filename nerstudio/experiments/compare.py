@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import Cancelled
+from ..errors import Cancelled, DataError
 from ..evaluation import Evaluation, evaluate_spans, oracle
 from ..nbest import NBestList
 
@@ -84,7 +84,7 @@ def compare_outputs(
     ``should_cancel()`` is checked every 512 sentences (raises
     :class:`~nerstudio.errors.Cancelled`); ``progress(done, total)`` reports the sentences done."""
     if nbest.gold is None:
-        raise ValueError("the N-best list has no gold entities: nothing to compare against")
+        raise DataError("the N-best list has no gold entities: nothing to compare against")
     choice = np.asarray(choice, dtype=np.int64)
     if len(choice) != len(nbest):
         raise ValueError(f"{len(choice)} choices for {len(nbest)} sentences")

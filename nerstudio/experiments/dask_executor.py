@@ -45,7 +45,7 @@ import traceback
 import uuid
 
 from .. import __version__
-from ..errors import Cancelled, NerstudioError
+from ..errors import Cancelled, NerstudioError, SettingsError
 from .child_process import ChildProcessFailed, one_line
 from .folds import InlineExecutor, ProcessExecutor, TaskContext
 from .work_files import (
@@ -82,14 +82,14 @@ def _distributed():
 def executor_from_setting(text: str | None):
     """The executor a setting names (``SETTINGS_HELP``); ``None`` for ``local`` (the caller's
     default: the local process pool, or the caller's thread in the application). Raises
-    ValueError for a setting it does not know and :class:`NerstudioError` when a Dask setting is
-    given without the extra installed. Nothing connects or starts before the first run."""
+    :class:`SettingsError` for a setting it does not know and :class:`NerstudioError` when a Dask
+    setting is given without the extra installed. Nothing connects or starts before the first run."""
     t = (text or "local").strip()
     m = re.fullmatch(r"(local|dask-local)(?::(\d+))?", t)
     if m:
         n = int(m.group(2)) if m.group(2) else None
         if n is not None and n < 1:
-            raise ValueError(f"executor {t!r}: the number of workers must be at least 1")
+            raise SettingsError(f"executor {t!r}: the number of workers must be at least 1")
         if m.group(1) == "local":
             return None if n is None else (InlineExecutor() if n == 1 else ProcessExecutor(n))
         if not dask_available():
@@ -100,7 +100,7 @@ def executor_from_setting(text: str | None):
         if not dask_available():
             raise NerstudioError(f"executor {t!r}: {EXTRA_MISSING}")
         return DaskExecutor(f"tcp://{m.group(1)}:{m.group(2)}")
-    raise ValueError(f"unknown executor {t!r} (choose from {SETTINGS_HELP})")
+    raise SettingsError(f"unknown executor {t!r} (choose from {SETTINGS_HELP})")
 
 
 class DaskExecutor:
@@ -114,9 +114,9 @@ class DaskExecutor:
         self, address: str | None = None, local_workers: int | None = None, ship: str = "auto"
     ):
         if (address is None) == (local_workers is None):
-            raise ValueError("give a scheduler address or a number of local workers")
+            raise SettingsError("give a scheduler address or a number of local workers")
         if ship not in ("auto", "path", "bytes"):
-            raise ValueError("ship must be auto, path or bytes")
+            raise SettingsError("ship must be auto, path or bytes")
         self.address, self.local_workers, self.ship = address, local_workers, ship
         self._client = self._cluster = None
         self._lock = threading.Lock()

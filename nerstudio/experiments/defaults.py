@@ -18,6 +18,8 @@ import importlib
 import importlib.util
 import re
 
+from ..errors import Msg, SettingsError
+
 #: reranking algorithm → (module, class); :func:`nerstudio.rerank.model.learner_class` imports them
 RERANKERS = {
     "boost": ("nerstudio.rerank.boosting", "Boosting"),
@@ -157,23 +159,34 @@ def constructor_defaults(module: str, cls: str, names=None) -> dict:
     }
 
 
-def reranking_algorithms() -> tuple[str, ...]:
-    """``nerstudio.rerank.model.ALGORITHMS``, read from its source."""
-    tree = _tree("nerstudio.rerank.model")
+def registered(module: str, name: str) -> tuple[str, ...]:
+    """The names ``module.name`` registers, read from its source (importing the module, which
+    loads numpy and the learners, only when the source cannot be read)."""
+    tree = _tree(module)
     for node in tree.body if tree is not None else ():
         if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "ALGORITHMS" for t in node.targets
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
         ):
             value = _literal(node.value)
             if value is not _MISSING:
                 return tuple(value)
-    from ..rerank.model import ALGORITHMS
+    return tuple(getattr(importlib.import_module(module), name))
 
-    return tuple(ALGORITHMS)
+
+def reranking_algorithms() -> tuple[str, ...]:
+    """The reranking learners: ``nerstudio.rerank.model.ALGORITHMS``."""
+    return registered("nerstudio.rerank.model", "ALGORITHMS")
+
+
+def kazama_systems() -> tuple[str, ...]:
+    """The systems of the Kazama & Torisawa suite: ``nerstudio.experiments.kazama.SYSTEMS``."""
+    return registered("nerstudio.experiments.kazama", "SYSTEMS")
 
 
 def reranker_defaults(algo: str) -> dict:
     """What ``make_learner(algo).get_params()`` gives (its constructor's defaults)."""
     if algo not in RERANKERS:
-        raise ValueError(f"unknown reranking algorithm {algo!r}")
+        raise SettingsError(
+            Msg.UNKNOWN.format(what="reranking algorithm", name=algo, choices=RERANKERS)
+        )
     return constructor_defaults(*RERANKERS[algo])

@@ -45,7 +45,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..corpus.model import Corpus
-from ..errors import Cancelled
+from ..errors import Cancelled, SettingsError
 from .child_process import ChildProcessFailed, death_message, one_line, stop_process
 from .work_files import ResultFiles, SharedInput
 
@@ -63,7 +63,7 @@ def document_folds(corpus_or_docs, k: int) -> np.ndarray:
     sizes = np.array([len(d.sentences) for d in docs], dtype=np.int64)
     total = int(sizes.sum())
     if k < 2:
-        raise ValueError("jackknifing needs at least 2 folds")
+        raise SettingsError("jackknifing needs at least 2 folds")
     if len(docs) < k:
         # too few documents: fall back to contiguous runs of sentences
         return (np.arange(total) * k // max(total, 1)).astype(np.int64)
@@ -98,7 +98,7 @@ def split(corpus: Corpus, k: int, unit: str = "sentence") -> tuple[np.ndarray, l
         first = np.cumsum([0] + [len(d.sentences) for d in corpus.documents])[:-1]
         per_unit = fold_of[first] if len(corpus.documents) else np.zeros(0, np.int64)
     else:
-        raise ValueError(f"folds over 'sentence' or 'document', not {unit!r}")
+        raise SettingsError(f"folds over 'sentence' or 'document', not {unit!r}")
     return fold_of, [
         Fold(f, k, np.nonzero(per_unit != f)[0], np.nonzero(per_unit == f)[0]) for f in range(k)
     ]

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
+from ..errors import SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable, load_npz, save_npz
 from ..tagging.joint import JointTagger
@@ -261,7 +262,7 @@ def run_kazama(
     cfg = config or KazamaConfig()
     bad = sorted(set(cfg.systems) - set(SYSTEMS))
     if bad:
-        raise ValueError(f"unknown system {', '.join(bad)} (choose from {', '.join(SYSTEMS)})")
+        raise SettingsError(f"unknown system {', '.join(bad)} (choose from {', '.join(SYSTEMS)})")
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     t_all = time.perf_counter()
@@ -377,8 +378,9 @@ def run_kazama(
         jt, tried = _best_by_dev(
             cfg.C_values(algo),
             make,
-            # called at once, inside this iteration (002a1a4 had dropped these arguments)
-            lambda m: m.fit(train, dev, callback=stats_cb(algo), should_cancel=should_cancel),  # noqa: B023
+            lambda m, algo=algo: m.fit(
+                train, dev, callback=stats_cb(algo), should_cancel=should_cancel
+            ),
             check,
         )
         secs = time.perf_counter() - t

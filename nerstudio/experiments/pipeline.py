@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..corpus.model import Corpus
+from ..errors import DataError
 from ..nbest import NBestList
 from ..tagging.maxent import MaxEntTagger
 from .folds import (
@@ -195,7 +196,7 @@ def merge_nbest(
     tagset = parts[0][1].tagset
     for idx, nb in parts:
         if nb.tagset != tagset:
-            raise ValueError(
+            raise DataError(
                 "folds produced different tag sets (an entity type missing from a fold?)"
             )
         for k, i in enumerate(idx):

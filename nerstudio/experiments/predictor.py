@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..corpus.model import Corpus, Document, Sentence
+from ..errors import DataError, SettingsError
 from ..nbest import NBestList
 
 TAGGER_FILES = ("tagger.npz", "sequence-tagger.npz")
@@ -60,14 +61,14 @@ def _load_reranker(path: Path, system: str | None):
     if system is not None:
         if system not in by_system:
             have = ", ".join(by_system) or "none"
-            raise ValueError(f"{path}: no reranker-{system}.npz (systems here: {have})")
+            raise SettingsError(f"{path}: no reranker-{system}.npz (systems here: {have})")
         return RerankerModel.load(by_system[system])
     if (path / "reranker.npz").is_file():
         return RerankerModel.load(path / "reranker.npz")
     if len(by_system) == 1:
         return RerankerModel.load(next(iter(by_system.values())))
     if by_system:
-        raise ValueError(
+        raise SettingsError(
             f"{path} holds several rerankers ({', '.join(by_system)}): choose one with system="
         )
     return None
@@ -109,6 +110,6 @@ def choices(reranker, nb: NBestList, documents: Sequence[int] | None = None) -> 
     if needs_documents(reranker):
         docs = list(range(len(nb))) if documents is None else [int(d) for d in documents]
         if len(docs) != len(nb):
-            raise ValueError(f"{len(docs)} document numbers for {len(nb)} sentences")
+            raise DataError(f"{len(docs)} document numbers for {len(nb)} sentences")
         nb.meta["documents"] = docs
     return np.asarray(reranker.predict(reranker.data(nb)), dtype=np.int64)

@@ -19,6 +19,7 @@ import os
 import shutil
 
 from ..corpus.model import Corpus
+from ..errors import DataError
 from ..nbest import NBestList
 from ..tagging.maxent import MaxEntTagger
 
@@ -37,17 +38,17 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
     folder = os.fspath(folder)
     tagger_path = os.path.join(folder, "tagger.npz")
     if not os.path.isfile(tagger_path):
-        raise ValueError(f"{folder}: no tagger.npz (not an experiment's output directory)")
+        raise DataError(f"{folder}: no tagger.npz (not an experiment's output directory)")
     tagger = MaxEntTagger.load(tagger_path)
     lists = {}
     for name in LIST_NAMES:
         path = os.path.join(folder, f"{name}-nbest.npz")
         if not os.path.isfile(path):
-            raise ValueError(f"{path}: missing (not an experiment's output directory)")
+            raise DataError(f"{path}: missing (not an experiment's output directory)")
         nb = NBestList.load(path)
         got = nb.meta.get("made_by")
         if got is None:
-            raise ValueError(
+            raise DataError(
                 f"{path}: the list does not record the settings it was made with "
                 "(made by an older nerstudio): run the experiment without --lists-from"
             )
@@ -55,11 +56,11 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
             diff = ", ".join(
                 f"{k} {got.get(k)!r} (wanted {v!r})" for k, v in expected.items() if got.get(k) != v
             )
-            raise ValueError(f"{path}: made with other settings: {diff}")
+            raise DataError(f"{path}: made with other settings: {diff}")
         _check_sentences(path, nb, corpora[name], typed=expected["task"] == "typed")
         lists[name] = nb
     if tagger.task != expected["task"] or tagger.features != expected["features"]:
-        raise ValueError(
+        raise DataError(
             f"{tagger_path}: a {tagger.task}/{tagger.features} tagger, wanted "
             f"{expected['task']}/{expected['features']}"
         )
@@ -81,14 +82,12 @@ def copy_lists(folder, out_dir) -> None:
 def _check_sentences(path: str, nb: NBestList, corpus: Corpus, typed: bool) -> None:
     sentences = corpus.sentences
     if len(nb) != len(sentences):
-        raise ValueError(f"{path}: {len(nb)} sentences, the corpus has {len(sentences)}")
+        raise DataError(f"{path}: {len(nb)} sentences, the corpus has {len(sentences)}")
     for i, s in enumerate(sentences):
         if tuple(nb.words[i]) != tuple(s.words):
-            raise ValueError(f"{path}: sentence {i + 1} has other words than the corpus")
+            raise DataError(f"{path}: sentence {i + 1} has other words than the corpus")
         if nb.gold is not None:
             want = sorted((a, b, c if typed else "") for a, b, c in s.spans)
             have = sorted((a, b, c if typed else "") for a, b, c in nb.gold[i])
             if want != have:
-                raise ValueError(
-                    f"{path}: sentence {i + 1} has other gold entities than the corpus"
-                )
+                raise DataError(f"{path}: sentence {i + 1} has other gold entities than the corpus")

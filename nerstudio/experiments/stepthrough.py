@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import DataError, Msg
 from ..rerank.boosting import BoostingSession, RoundInfo
 from ..rerank.data import RankingData
 
@@ -183,7 +184,7 @@ class PerceptronStepper:
     def __post_init__(self):
         d = self.train
         if d.oracle is None or d.quality is None:
-            raise ValueError("training data needs gold (oracle candidates)")
+            raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         if self.names is None:
             self.names = list(d.feature_names)
         self.w = np.zeros(d.n_features)

@@ -36,6 +36,7 @@ from typing import Any
 
 from ..corpus.formats import atomic_open, read_corpus
 from ..corpus.model import Span
+from ..errors import DataError, Msg, SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
@@ -67,7 +68,7 @@ def setting_defaults(algo: str) -> dict[str, Any]:
     elif algo in ALGORITHMS:
         cls = learner_class(algo)
     else:
-        raise ValueError(f"unknown learner {algo!r} (choose from {', '.join(SWEEPABLE)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="learner", name=algo, choices=SWEEPABLE))
     out = {
         k: p.default
         for k, p in inspect.signature(cls.__init__).parameters.items()
@@ -96,7 +97,7 @@ def _typed(name: str, text: str, default):
             return float(t)
     except ValueError:
         kind = "true or false" if isinstance(default, bool) else type(default).__name__
-        raise ValueError(f"{name}={t!r}: expected {kind}") from None
+        raise SettingsError(f"{name}={t!r}: expected {kind}") from None
     if t.lower() == "none" and default is None:
         return None
     if default is None:  # an optional flag, number or name
@@ -118,19 +119,19 @@ def parse_settings(algo: str, text: str, single: bool = False) -> dict[str, list
     for item in text.split():
         name, sep, values = item.partition("=")
         if not sep or not name or not values:
-            raise ValueError(f"{item!r}: write NAME=VALUE{'' if single else ',VALUE,...'}")
+            raise SettingsError(f"{item!r}: write NAME=VALUE{'' if single else ',VALUE,...'}")
         if name not in defaults:
-            raise ValueError(
+            raise SettingsError(
                 f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})"
             )
         if name in out:
-            raise ValueError(f"setting {name!r} given twice")
+            raise SettingsError(f"setting {name!r} given twice")
         parts = [values] if single else values.split(",")
         if any(not p.strip() for p in parts):
-            raise ValueError(f"{item!r}: an empty value")
+            raise SettingsError(f"{item!r}: an empty value")
         out[name] = [_typed(name, p, defaults[name]) for p in parts]
         if len(set(map(repr, out[name]))) != len(out[name]):
-            raise ValueError(f"{item!r}: a value given twice")
+            raise SettingsError(f"{item!r}: a value given twice")
     return out
 
 
@@ -320,14 +321,14 @@ def run_sweep(
     fixed = dict(fixed or {})
     for name in list(grid) + list(fixed):
         if name not in defaults:
-            raise ValueError(
+            raise SettingsError(
                 f"{algo} has no setting {name!r} (it has {', '.join(sorted(defaults))})"
             )
     both = sorted(set(grid) & set(fixed))
     if both:
-        raise ValueError(f"{', '.join(both)}: both swept and fixed")
+        raise SettingsError(f"{', '.join(both)}: both swept and fixed")
     if not grid or any(not v for v in grid.values()):
-        raise ValueError("the grid is empty")
+        raise SettingsError("the grid is empty")
     t_all = time.perf_counter()
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
@@ -349,7 +350,7 @@ def run_sweep(
         data = RerankLists(NBestList.load(train_path), NBestList.load(dev_path))
         for what, nb in (("training", data.train), ("development", data.dev)):
             if nb.gold is None:
-                raise ValueError(
+                raise DataError(
                     f"{train_path if what == 'training' else dev_path}: the {what} list has no gold entities"
                 )
         task = reranker_point

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import Cancelled, FormatError
+from ..errors import Cancelled, FormatError, Msg, SettingsError
 from ..nbest import NBestList
 from ..persist import jsonable
 from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
@@ -80,7 +80,7 @@ def default_params(kind: str) -> dict:
             "n_test": 20,
             **feats,
         }
-    raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
+    raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
 
 
 def make_model(kind: str, params: dict, task: str = "typed"):
@@ -101,7 +101,7 @@ def make_model(kind: str, params: dict, task: str = "typed"):
 
         p.pop("n", None)
         return PerceptronTagger(task=task, variant=kind, documents=True, **p)
-    raise ValueError(f"unknown sequence tagger {kind!r} (choose from {', '.join(KINDS)})")
+    raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
 
 
 def shown_n(model) -> int:

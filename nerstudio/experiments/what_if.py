@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..corpus.model import Sentence
+from ..errors import SettingsError
 from ..nbest import NBestList
 
 
@@ -46,7 +47,7 @@ def analyse(tagger, model, words, n: int = 20) -> WhatIf:
     """The tagger's ``n`` best analyses of ``words``, their features and the reranker's scores."""
     words = [w for w in words if w]
     if not words:
-        raise ValueError("an empty sentence")
+        raise SettingsError("an empty sentence")
     nb = tagger.nbest([Sentence(list(words), [])], n=n, with_gold=False)
     data = model.data(nb)
     scores = np.asarray(model.scores(data), dtype=np.float64)

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
 from ..corpus.model import Corpus
+from ..errors import Msg, SettingsError
 from ..nbest import NBestList
 
 
@@ -179,7 +180,7 @@ def make_training_job(
             from ..tagging.maxent import MaxEntTagger
 
             if corpus is None or not len(corpus):
-                raise ValueError("open a training corpus first")
+                raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
             tparams = {
                 "task": settings.task,
                 "features": settings.tagger_features,
@@ -223,7 +224,7 @@ def make_training_job(
                 ctx.stage(STAGE_DEV, f"reading dev corpus {os.path.basename(dev_path)}…")
                 dev_corpus = read_corpus(dev_path)
                 if tg is None:
-                    raise ValueError(
+                    raise SettingsError(
                         "a dev corpus must be decoded by a tagger: load or train one, or give a "
                         "dev N-best file"
                     )
@@ -240,7 +241,7 @@ def make_training_job(
             res.baseline = dev_baseline(dev_nb)
             ctx.result("baseline", res.baseline)
         if train_nb is None:
-            raise ValueError(
+            raise SettingsError(
                 "no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline"
             )
         ctx.check()
@@ -388,9 +389,6 @@ def make_preannotate_job(
             raise
         except OSError as exc:  # the folder the user chose cannot be used: say why in one line
             raise NerstudioError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
-        except (ValueError, KeyError) as exc:  # e.g. a model that needs columns the corpus lacks
-            msg = str(exc)
-            raise NerstudioError(msg if str(folder) in msg else f"{folder}: {msg}") from None
         return PredictedSpans(list(ks), spans, model.describe(), folder)
 
     return job
@@ -460,7 +458,7 @@ def make_kt_training_job(
 
         t0 = time.perf_counter()
         if corpus is None or not len(corpus):
-            raise ValueError("open a training corpus first")
+            raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
         dev_path = (
             settings.dev_path
             if settings.dev_path and not settings.dev_path.lower().endswith(".npz")

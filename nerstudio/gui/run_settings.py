@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-FALLBACK_ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
 ALGO_TIPS = {
     "boost": "Boosting on the ranking ExpLoss (Collins 2002, §4.1): one feature weight updated per round",
     "perceptron": "Perceptron ranking: add the oracle's features, subtract the mistaken pick's",
@@ -21,21 +20,21 @@ ALGO_TIPS = {
 
 
 def algorithms() -> tuple[str, ...]:
-    try:  # read from the core's source: the learners (and scipy) load when a run starts
-        from ..experiments.defaults import reranking_algorithms
+    """The reranking learners, from the core's registry (read from its source: the learners,
+    and scipy, load when a run starts)."""
+    from ..experiments.defaults import reranking_algorithms
 
-        return reranking_algorithms()
-    except Exception:  # the reranker core may be absent in an older checkout
-        return FALLBACK_ALGORITHMS
+    return reranking_algorithms()
 
 
 def learner_defaults(algo: str) -> dict:
     """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
-    try:
-        from ..experiments.defaults import reranker_defaults
+    from ..errors import SettingsError
+    from ..experiments.defaults import reranker_defaults
 
+    try:
         return dict(reranker_defaults(algo))
-    except Exception:
+    except SettingsError:  # not a reranker (a run label of another kind of learner)
         return {}
 
 
@@ -112,11 +111,13 @@ KT_LOCAL_DEFAULTS = {
 
 
 def kt_defaults(kind: str) -> dict:
-    try:
-        from ..experiments.tagger_process import default_params
+    """The panel's settings for the sequence tagger ``kind`` ({} if there is none)."""
+    from ..errors import SettingsError
+    from ..experiments.tagger_process import default_params
 
+    try:
         return default_params(kind)
-    except (ImportError, ValueError):
+    except SettingsError:
         return {}
 
 

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import DataError, Msg
+
 # scipy.optimize and the numba-compiled kernels (_compiled) are imported where they are used:
 # importing this module (to list the learners, to read a model file) stays cheap
 from .base import Callback, CancelCheck, Reranker
@@ -47,7 +49,7 @@ from .data import RankingData
 def ranking_pairs(data: RankingData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(sentence, oracle_row, other_row)`` of every training pair (global row numbers)."""
     if data.oracle is None or data.quality is None:
-        raise ValueError("training data needs gold (oracle candidates)")
+        raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
     sizes = data.sizes
     group = data.group
     orow = data.offsets[:-1] + np.maximum(data.oracle, 0)

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from ..errors import Msg, SettingsError
 from ..nbest import NBestList
 from ..resources import Gazetteers, select_lists
 
@@ -60,7 +61,9 @@ def resource_options(gazetteers, context) -> tuple:
         gazetteers = bool(gazetteers)
     if isinstance(context, str):
         if context not in SCOPES:
-            raise ValueError(f"unknown context scope {context!r} (choose from {', '.join(SCOPES)})")
+            raise SettingsError(
+                Msg.UNKNOWN.format(what="context scope", name=context, choices=SCOPES)
+            )
         context = True if context == "both" else context
     else:
         context = bool(context)
@@ -85,7 +88,9 @@ class DocumentContext:
 
     def __init__(self, nbest: NBestList, documents: Sequence[int], scope: str = "both"):
         if scope not in SCOPES:
-            raise ValueError(f"unknown context scope {scope!r} (choose from {', '.join(SCOPES)})")
+            raise SettingsError(
+                Msg.UNKNOWN.format(what="context scope", name=scope, choices=SCOPES)
+            )
         self.scope = scope
         if len(documents) != len(nbest):
             raise ValueError(

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import DataError
 from ..nbest import NBestList
 
 
@@ -96,7 +97,7 @@ class RankingData:
     def informative(self) -> np.ndarray:
         """Sentences whose candidates are not all equally good (they carry ranking information)."""
         if self.quality is None:
-            raise ValueError("no gold: ranking information is unknown")
+            raise DataError("no gold: ranking information is unknown")
         q = self.quality
         sizes = self.sizes
         ok = sizes > 1
@@ -112,7 +113,7 @@ class RankingData:
         """Corpus precision, recall and F (percent) of one candidate per sentence."""
         correct, proposed, n_gold = self.correct, self.proposed, self.n_gold
         if correct is None or proposed is None or n_gold is None:
-            raise ValueError("no gold: cannot score")
+            raise DataError("no gold: cannot score")
         choice = np.asarray(choice)
         valid = choice >= 0
         rows = self.offsets[:-1][valid] + choice[valid]

@@ -60,7 +60,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import Cancelled
+from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources.clusters import cluster_path, large_lexicon
 from ..resources.clusters import fingerprint as cluster_fingerprint
@@ -360,7 +360,7 @@ class GlobalFeatures:
         """Ranking data of an N-best list with the fitted feature index (unknown features dropped)."""
         self._check_fitted()
         if entity_types(nbest.tagset) != self.types_:
-            raise ValueError(
+            raise DataError(
                 f"the N-best list's entity types {entity_types(nbest.tagset)} differ from the "
                 f"features' {self.types_}"
             )
@@ -439,7 +439,7 @@ class GlobalFeatures:
         if self.context:
             docs = nbest.meta.get("documents")
             if docs is None:
-                raise ValueError(
+                raise DataError(
                     "context features need the document of every sentence (meta 'documents' of the "
                     "N-best list)"
                 )
@@ -604,13 +604,9 @@ class GlobalFeatures:
 
         self = cls(**check_params(cls, head.get("params"), "features.params"))
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
-            raise ValueError(
-                "the model was trained with other gazetteer lists than this nerstudio's: retrain it"
-            )
+            raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
         if (self.clusters or self.biglex) and head.get("clusters") != cluster_fingerprint():
-            raise ValueError(
-                "the model was trained with other word clusters than this nerstudio's: retrain it"
-            )
+            raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
         self.types_ = list(header_field(head, "types", list[str], "features.types"))
         self.typed_ = header_field(head, "typed", bool, "features.typed")
         self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))
@@ -734,7 +730,7 @@ def set_oracle(data: RankingData, criterion: str = "tags") -> RankingData:
         # F first; among equal F, more correct tags (tags ≤ sentence length < 10^4)
         q = np.round(f, 9) * 1e4 + tags
     else:
-        raise ValueError(f"unknown oracle criterion {criterion!r} (tags or f)")
+        raise SettingsError(f"unknown oracle criterion {criterion!r} (tags or f)")
     data.quality = q
     data.oracle = data.argmax(q)
     return data

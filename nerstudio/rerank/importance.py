@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import Cancelled
+from ..errors import Cancelled, DataError, Msg, SettingsError
 from .data import RankingData, group_argmax
 from .glossary import describe, describe_template
 
@@ -117,7 +117,7 @@ def decisions(
     if against == "baseline":
         return np.where((pick > 0) & (sizes > 0), 0, -1).astype(np.int64)
     if against != "runner-up":
-        raise ValueError(f"unknown comparison {against!r} (choose from {', '.join(AGAINST)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="comparison", name=against, choices=AGAINST))
     masked = np.asarray(scores, dtype=np.float64).copy()
     ok = sizes > 1
     masked[(offsets[:-1] + np.maximum(pick, 0))[ok]] = -np.inf
@@ -141,11 +141,11 @@ def model_importance(
             raise Cancelled("feature ranking cancelled")
 
     if sort not in SORTS:
-        raise ValueError(f"unknown sort {sort!r} (choose from {', '.join(SORTS)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="sort", name=sort, choices=SORTS))
     try:
         a0, w = model.learner.linear_weights()
     except NotImplementedError:
-        raise ValueError(f"the {model.algo} reranker has no per-feature weights to rank") from None
+        raise DataError(f"the {model.algo} reranker has no per-feature weights to rank") from None
     w = np.asarray(w, dtype=np.float64)
     scores = model.scores(data)
     pick = data.argmax(scores)  # what model.predict does, without scoring twice

@@ -56,6 +56,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import DataError, Msg, SettingsError
 from ..persist import json_array, json_value
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
@@ -163,19 +164,19 @@ class KernelPerceptron(Reranker):
     # -- training ------------------------------------------------------------------------------
     def _validate(self) -> None:
         if not 0.0 < float(self.lam) <= 1.0:
-            raise ValueError(f"lam must be in (0, 1], got {self.lam}")
+            raise SettingsError(f"lam must be in (0, 1], got {self.lam}")
         if int(self.epochs) < 1:
-            raise ValueError(f"epochs must be at least 1, got {self.epochs}")
+            raise SettingsError(f"epochs must be at least 1, got {self.epochs}")
         if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+            raise SettingsError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.max_sentences is not None and int(self.max_sentences) < 1:
-            raise ValueError(f"max_sentences must be at least 1, got {self.max_sentences}")
+            raise SettingsError(f"max_sentences must be at least 1, got {self.max_sentences}")
         if self.beta is not None and float(self.beta) < 0:
-            raise ValueError(f"beta must be at least 0, got {self.beta}")
+            raise SettingsError(f"beta must be at least 0, got {self.beta}")
 
     def _training_sentences(self, train: RankingData) -> np.ndarray:
         if train.oracle is None or train.quality is None:
-            raise ValueError("training data needs gold (oracle candidates)")
+            raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         idx = np.flatnonzero(train.informative())
         if self.max_sentences is not None and len(idx) > int(self.max_sentences):
             rng = np.random.default_rng(self.seed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import FormatError
+from ..errors import DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList
 from ..persist import CORRUPT, check_params, header_field, jsonable, load_npz, save_npz
 from .base import Callback, CancelCheck, Reranker
@@ -53,8 +53,8 @@ def learner_class(algo: str) -> type[Reranker]:
     try:
         return classes[algo]
     except KeyError:
-        raise ValueError(
-            f"unknown reranking algorithm {algo!r} (choose from {', '.join(ALGORITHMS)})"
+        raise SettingsError(
+            Msg.UNKNOWN.format(what="reranking algorithm", name=algo, choices=ALGORITHMS)
         ) from None
 
 
@@ -66,7 +66,7 @@ def make_learner(algo: str, **params) -> Reranker:
     allowed = set(inspect.signature(cls.__init__).parameters) - {"self"}
     bad = sorted(set(params) - allowed)
     if bad:
-        raise ValueError(
+        raise SettingsError(
             f"{algo} has no parameter {', '.join(bad)} (it takes {', '.join(sorted(allowed))})"
         )
     return cls(**params)
@@ -146,7 +146,7 @@ class RerankerModel:
                     for d, c in pairs
                 ]
                 return Explanation(float(sum(t.contribution for t in terms)), terms)
-            raise ValueError(f"{self.algo} cannot explain its scores")
+            raise DataError(f"{self.algo} cannot explain its scores")
         a0, w = lin
         feats = data.features_of(row)
         terms = [Term("L(x)", "L", float(data.L[row]), float(a0), float(a0 * data.L[row]))]

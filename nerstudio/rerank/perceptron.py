@@ -40,6 +40,8 @@ import time
 
 import numpy as np
 
+from ..errors import DataError, Msg
+
 # the numba-compiled kernels (_compiled) are imported where they are used: importing this
 # module (to list the learners, to read a model file) stays cheap
 from .base import Callback, CancelCheck, Reranker
@@ -116,7 +118,7 @@ class PerceptronRanker(Reranker):
         should_cancel: CancelCheck = None,
     ) -> PerceptronRanker:
         if train.oracle is None or train.quality is None:
-            raise ValueError("training data needs gold (oracle candidates)")
+            raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         t0 = time.perf_counter()
         if self.beta is None and dev is not None and dev.has_gold and len(self.beta_grid) > 1:
             results = []
@@ -156,7 +158,7 @@ class PerceptronRanker(Reranker):
         run.reserve(len(order))
         X, oracle = train.X, train.oracle
         if oracle is None:
-            raise ValueError("training data needs gold (each sentence's oracle candidate)")
+            raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
             order,
             train.offsets,

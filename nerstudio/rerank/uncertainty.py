@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import Msg, SettingsError
 from ..nbest import NBestList
 
 MEASURES = ("mass", "margin", "disagreement")
@@ -70,11 +71,11 @@ def uncertainty_order(u: Uncertainty, by: str = "mass") -> np.ndarray:
     ``disagreement``, the sentences where the reranker overrules the tagger first, each group by
     ascending mass. Ties keep the list's order."""
     if by not in MEASURES:
-        raise ValueError(f"unknown measure {by!r} (choose from {', '.join(MEASURES)})")
+        raise SettingsError(Msg.UNKNOWN.format(what="measure", name=by, choices=MEASURES))
     if by == "mass":
         return np.argsort(u.mass, kind="stable")
     if by == "margin":
         return np.argsort(u.margin, kind="stable")
     if u.choice is None or u.disagreement is None:  # the two come together
-        raise ValueError("ranking by disagreement needs a reranker (--model)")
+        raise SettingsError("ranking by disagreement needs a reranker (--model)")
     return np.lexsort((u.mass, ~u.disagreement))

@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
+from ..errors import SettingsError
+
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
 
 
@@ -76,13 +78,13 @@ def select_lists(spec: str | Iterable[str]) -> tuple[str, ...]:
         elif key in known:
             names = {key}
         else:
-            raise ValueError(
+            raise SettingsError(
                 f"unknown gazetteer or family {key!r} (families: all, {', '.join(FAMILIES)}; "
                 f"lists: {', '.join(known)})"
             )
         chosen = chosen - names if drop else chosen | names
     if not chosen:
-        raise ValueError(
+        raise SettingsError(
             f"the gazetteer choice {spec if isinstance(spec, str) else ','.join(items)!r} "
             "leaves no list"
         )
@@ -141,7 +143,7 @@ class Gazetteers:
         self.names = sorted(known if names is None else set(names))
         bad = [n for n in self.names if n not in known]
         if bad:
-            raise ValueError(f"unknown gazetteer {bad[0]!r} (choose from {', '.join(known)})")
+            raise SettingsError(f"unknown gazetteer {bad[0]!r} (choose from {', '.join(known)})")
         meta = manifest()["lists"]
         self.fold = {n: meta[n]["match"] == "fold" for n in self.names}
         self.entries = {n: _entries(n) for n in self.names}

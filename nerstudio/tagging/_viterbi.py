@@ -16,6 +16,9 @@ so a path's score is bit-for-bit the same whichever routine computes it.
 
 Constraints (hard, not learned): tag ``y`` with ``is_c[y]`` (a C-X tag) may not start a sequence
 or a sentence (``starts[token]``), and may follow only the tags ``y'`` with ``allowed[y', y]``.
+
+The module is long because these kernels must share one summation order and one weight layout to
+stay bit-for-bit consistent, so they live together; each is a short numba function.
 """
 
 from __future__ import annotations

@@ -59,6 +59,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.model import Sentence
+from ..errors import SettingsError
 from ..resources import Gazetteers
 from ..resources.clusters import cluster_path, large_lexicon, path_prefix
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
@@ -93,7 +94,7 @@ def _parse(name: str):
 
     base, *extras = name.split("+")
     if base not in BASE_SETS:
-        raise ValueError(
+        raise SettingsError(
             f"unknown feature set {name!r} (choose from {', '.join(FEATURE_SETS)}, "
             "with +gaz[:LISTS], +rich, +clusters[:BITS] and +biglex)"
         )
@@ -110,14 +111,14 @@ def _parse(name: str):
             except ValueError:
                 bits = ()
             if not bits or min(bits) < 1:
-                raise ValueError(
+                raise SettingsError(
                     f"feature set {name!r}: clusters:BITS takes prefix lengths joined by /, "
                     "e.g. clusters:4/6/10/20"
                 )
         elif extra == "biglex" and not biglex:
             biglex = True
         else:
-            raise ValueError(
+            raise SettingsError(
                 f"feature set {name!r}: unknown or repeated part {extra!r} "
                 "(gaz, gaz:LISTS, rich, clusters, clusters:BITS, biglex)"
             )

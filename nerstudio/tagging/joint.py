@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..corpus.model import Span
-from ..errors import FormatError
+from ..errors import DataError, FormatError, Msg, SettingsError
 from ..evaluation import evaluate_spans
 from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
 from ..persist import CORRUPT, check_params, jsonable, load_npz, save_npz, scalar
@@ -237,11 +237,11 @@ class JointTagger:
         patience: int = 3,
     ):
         if algorithm not in ALGORITHMS:
-            raise ValueError(
-                f"unknown algorithm {algorithm!r} (choose from {', '.join(ALGORITHMS)})"
+            raise SettingsError(
+                Msg.UNKNOWN.format(what="algorithm", name=algorithm, choices=ALGORITHMS)
             )
         if n < 2 or n_test < 1:
-            raise ValueError("n must be at least 2 and n_test at least 1")
+            raise SettingsError("n must be at least 2 and n_test at least 1")
         self.algorithm, self.n, self.n_test, self.C, self.C_local = algorithm, n, n_test, C, C_local
         self.epochs, self.average, self.bpm, self.shuffle, self.seed = (
             epochs,
@@ -303,7 +303,7 @@ class JointTagger:
         self.tagset_ = list(self.tagger_.tagset_)
         seqs = self.tagger_.prepare(corpus)
         if seqs.gold is None:
-            raise ValueError("the training corpus has no gold labels")
+            raise DataError("the training corpus has no gold labels")
         if self.reranking:
             if first is None or train_lists is None or len(train_lists[0]) != len(seqs.words):
                 raise ValueError(

@@ -104,7 +104,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..corpus.model import Sentence
-from ..errors import Cancelled
+from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..resources import Gazetteers, longest_match_iob
 from ..resources.clusters import cluster_path, large_lexicon, path_prefix
 from ..resources.clusters import fingerprint as cluster_fingerprint
@@ -138,7 +138,7 @@ def parse_kt_features(name: str) -> tuple[bool, tuple[int, ...], bool]:
         or extras != sorted(set(extras), key=KT_EXTRAS.index)
         or ("biglex" in extras and "rich" not in extras)
     ):
-        raise ValueError(
+        raise SettingsError(
             f"unknown perceptron feature set {name!r} (kt, then +rich, +clusters, +biglex in that "
             "order; +biglex needs +rich)"
         )
@@ -360,7 +360,7 @@ class KTFeatures:
     def _patterns(spec) -> tuple[str, ...]:
         if isinstance(spec, str):
             if spec not in EDGE_PRESETS:
-                raise ValueError(
+                raise SettingsError(
                     f"unknown edge_templates preset {spec!r} (choose from {', '.join(EDGE_PRESETS)} "
                     "or give a list of template patterns)"
                 )
@@ -604,7 +604,7 @@ class KTFeatures:
         sents = [s for seq in sequences for s in seq if len(s.words)]
         have = min((len(s.extra) for s in sents), default=self.n_columns_)
         if have < self.n_columns_:
-            raise ValueError(
+            raise DataError(
                 f"the model uses {self.n_columns_} extra column(s) (POS/chunk) but the text has "
                 f"{have}: read a file with the same columns as the training data"
             )
@@ -699,15 +699,11 @@ class KTFeatures:
         if header.get("lists"):
             lists = Gazetteers()
             if lists.fingerprint != header["lists"]:
-                raise ValueError(
-                    "the model was trained with other gazetteer lists than this nerstudio's: retrain it"
-                )
+                raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
         if (header.get("clusters") or header.get("biglex")) and header.get(
             "resource"
         ) != cluster_fingerprint():
-            raise ValueError(
-                "the model was trained with other word clusters than this nerstudio's: retrain it"
-            )
+            raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
         f = cls(
             header["cutoff"],
             gazetteer,

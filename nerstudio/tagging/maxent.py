@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..corpus.model import Sentence, Span
-from ..errors import Cancelled, FormatError
+from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import (
     CORRUPT,
@@ -91,10 +91,10 @@ class MaxEntTagger:
         threads: int | None = None,
     ):
         if task not in TASKS:
-            raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
-        parse_feature_set(features)  # a ValueError naming what is wrong
+            raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
+        parse_feature_set(features)  # a SettingsError naming what is wrong
         if optimizer not in ("lbfgs", "gis"):
-            raise ValueError("optimizer must be 'lbfgs' or 'gis'")
+            raise SettingsError("optimizer must be 'lbfgs' or 'gis'")
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
         self.optimizer, self.max_iter, self.tol, self.dev_every = (
             optimizer,
@@ -106,7 +106,7 @@ class MaxEntTagger:
         # the paper counts (predicate, tag) pairs; the richer CoNLL set does better counting predicates
         cutoff_on = cutoff_on or ("pair" if str(features).split("+")[0] == "paper" else "predicate")
         if cutoff_on not in ("pair", "predicate"):
-            raise ValueError("cutoff_on must be 'pair' or 'predicate'")
+            raise SettingsError("cutoff_on must be 'pair' or 'predicate'")
         self.cutoff_on = cutoff_on
         self.maxcor = maxcor
         self.dtype = dtype  # of weights, residuals and L-BFGS history in training; float32 halves memory traffic
@@ -227,7 +227,7 @@ class MaxEntTagger:
         self.gis_slack_: np.ndarray | None = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
         if not sentences:
-            raise ValueError("no training sentences")
+            raise DataError("no training sentences")
         labels = (
             self.labels
             if self.labels is not None
@@ -626,15 +626,11 @@ class MaxEntTagger:
             m.extractor_ = FeatureExtractor(h["features"], set(lexicon))
             gz = m.extractor_.gazetteers
             if gz is not None and h.get("gazetteers") != gz.fingerprint:
-                raise ValueError(
-                    "it was trained with other gazetteer lists than this nerstudio's "
-                    f"({h.get('gazetteers')} against {gz.fingerprint}): retrain it"
-                )
+                detail = f" ({h.get('gazetteers')} against {gz.fingerprint})"
+                raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=detail))
             if m.extractor_.cluster_bits and h.get("clusters") != cluster_fingerprint():
-                raise ValueError(
-                    "it was trained with other word clusters than this nerstudio's "
-                    f"({h.get('clusters')} against {cluster_fingerprint()}): retrain it"
-                )
+                detail = f" ({h.get('clusters')} against {cluster_fingerprint()})"
+                raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=detail))
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             T = len(m.tagset_)
             if arrays.shape("W") != (

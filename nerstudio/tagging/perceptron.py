@@ -67,7 +67,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..corpus.model import Sentence, Span
-from ..errors import Cancelled, FormatError
+from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import (
     CORRUPT,
@@ -189,18 +189,18 @@ class PerceptronTagger:
         edge_templates="current",
     ):
         if task not in TASKS:
-            raise ValueError(f"unknown task {task!r} (choose from {', '.join(TASKS)})")
-        parse_kt_features(features)  # a ValueError naming what is wrong
+            raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
+        parse_kt_features(features)  # a SettingsError naming what is wrong
         if variant not in VARIANTS:
-            raise ValueError(f"unknown variant {variant!r} (choose from {', '.join(VARIANTS)})")
+            raise SettingsError(Msg.UNKNOWN.format(what="variant", name=variant, choices=VARIANTS))
         if gazetteer is not None and not (
             gazetteer in GAZETTEER_SPECS or isinstance(gazetteer, (Mapping, Gazetteer))
         ):
-            raise ValueError(
+            raise SettingsError(
                 "gazetteer must be None, 'train', 'lists', 'train+lists' or a mapping type → entity strings"
             )
         if epochs < 0 or bpm < 0 or cutoff < 1:
-            raise ValueError("epochs and bpm must be ≥ 0 and cutoff ≥ 1")
+            raise SettingsError("epochs and bpm must be ≥ 0 and cutoff ≥ 1")
         KTFeatures._patterns(edge_templates)  # validates
         self.task, self.features, self.cutoff, self.variant = task, features, int(cutoff), variant
         self.C, self.average, self.bpm, self.epochs = float(C), average, int(bpm), int(epochs)
@@ -329,7 +329,7 @@ class PerceptronTagger:
                     gold_parts.append(spans_to_tag_ids(spans, len(s.words), index, self.typed))
                 except ValueError as exc:
                     if strict_gold:
-                        raise ValueError(f"training sentence {s.text()[:60]!r}: {exc}") from None
+                        raise DataError(f"training sentence {s.text()[:60]!r}: {exc}") from None
                     known = [
                         sp for sp in spans if (f"S-{sp.label}" if self.typed else "S") in index
                     ]
@@ -709,7 +709,7 @@ class PerceptronTagger:
         units = as_units(corpus_or_documents)
         sentences = [s for _, ss in units for s in ss]
         if not any(len(s.words) for s in sentences):
-            raise ValueError("no training tokens")
+            raise DataError("no training tokens")
         labels = (
             self.labels
             if self.labels is not None

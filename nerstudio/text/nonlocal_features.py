@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from ..corpus.model import Span
+from ..errors import SettingsError
 
 TEMPLATES = ("phrase", "subphrase", "majority", "conjunction")
 COORDINATIONS = frozenset({(",",), ("and",), ("or",), (",", "and"), (",", "or")})
@@ -138,7 +139,7 @@ class NonLocalFeatures:
     def __init__(self, templates: Sequence[str] = TEMPLATES):
         bad = sorted(set(templates) - set(TEMPLATES))
         if bad:
-            raise ValueError(
+            raise SettingsError(
                 f"unknown non-local template {', '.join(bad)} (choose from {', '.join(TEMPLATES)})"
             )
         self.templates = tuple(t for t in TEMPLATES if t in templates)

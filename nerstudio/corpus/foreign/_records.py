@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from ...errors import FormatError
+from ...errors import FormatError, Msg
 from ..atomic import atomic_open
 from ..jsonl import check_strings, loads, may_hold_surrogates, parse_object, trimmed_example
 from ..model import Corpus, Document, Sentence, Span
@@ -49,7 +49,7 @@ def read_text(path: str, encoding: str) -> str:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        raise FormatError(path, None, Msg.CANNOT_READ.format(why=exc.strerror or exc)) from None
     if data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in ("utf-8", "utf-8-sig"):
         data = data[3:]
     try:

@@ -11,7 +11,7 @@ import codecs
 import os
 from collections.abc import Iterable
 
-from ...errors import FormatError
+from ...errors import FormatError, Msg
 from .. import segment
 from ..model import Document, Sentence, Span
 
@@ -27,7 +27,7 @@ def read_text(path: str, encoding: str) -> tuple[str, bool]:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as exc:
-        raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        raise FormatError(path, None, Msg.CANNOT_READ.format(why=exc.strerror or exc)) from None
     bom = data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name in (
         "utf-8",
         "utf-8-sig",

@@ -35,7 +35,7 @@ import os
 import zlib
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ...errors import FormatError
+from ...errors import FormatError, Msg
 from ..atomic import atomic_open
 from ..model import Corpus, Document, Sentence, Span
 from . import _records as R
@@ -184,7 +184,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             data = f.read()
         docs = list(DocBin().from_bytes(data).get_docs(Vocab()))
     except OSError as exc:
-        raise FormatError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        raise FormatError(path, None, Msg.CANNOT_READ.format(why=exc.strerror or exc)) from None
     except Exception as exc:  # a damaged file: zlib, msgpack, missing keys, array shapes
         raise FormatError(
             path, None, f"not a readable spaCy DocBin ({type(exc).__name__}: {exc})"

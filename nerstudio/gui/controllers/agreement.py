@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Slot
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ...corpus.model import Sentence
 from ..dialogs import CORPUS_FILTER
@@ -209,9 +209,9 @@ class AgreementController(QObject):
     def _on_change(self, ch: Change) -> None:
         if self.run is None or not self.run.a_is_corpus:
             return
-        if ch.kind == "gold" and self.a_is_open_corpus():
+        if ch.kind is ChangeKind.GOLD and self.a_is_open_corpus():
             self.view.mark_stale("the corpus was edited since: compare again")
-        elif ch.kind == "corpus":
+        elif ch.kind is ChangeKind.CORPUS:
             self.view.mark_stale("another corpus is open")
 
     @Slot(int)

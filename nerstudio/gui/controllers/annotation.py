@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.types import TypeScheme, document_types
 from ..actions import make_action
 from ..views.annotation_view import CARET_KEYS, NAV_COMMANDS
@@ -338,16 +338,22 @@ class AnnotationController(QObject):
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind not in ("gold", "saved", "corpus", "review", "marks"):  # all undoable or saved
+        if ch.kind not in (
+            ChangeKind.GOLD,
+            ChangeKind.SAVED,
+            ChangeKind.CORPUS,
+            ChangeKind.REVIEW,
+            ChangeKind.MARKS,
+        ):  # all undoable or saved
             return
-        if ch.kind in ("gold", "corpus"):
+        if ch.kind in (ChangeKind.GOLD, ChangeKind.CORPUS):
             self._set_scheme(document_types(self.doc))
             self._update_enabled()
         if (
-            ch.kind == "corpus"
+            ch.kind is ChangeKind.CORPUS
         ):  # the first key after opening a file goes to the sentence (issue 23)
             QTimer.singleShot(0, self.focus_sentence_view)
-        if ch.kind == "gold" and self.ctx.cursor.k not in ch.sentences and ch.sentences:
+        if ch.kind is ChangeKind.GOLD and self.ctx.cursor.k not in ch.sentences and ch.sentences:
             self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
         self._update_actions()
         self.dirtyChanged.emit(self.doc.is_dirty())

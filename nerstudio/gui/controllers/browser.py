@@ -23,7 +23,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QTableWidgetItem
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ...rerank.uncertainty import MEASURES
 from ..actions import make_action
@@ -64,14 +64,14 @@ class BrowserController(QObject):
     # -- the document ---------------------------------------------------------------------
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self.v.uncertainty_bar.reset()
             self._descending = False
             self._set_corpus()
             self._refresh_uncertainty()
-        elif ch.kind == "gold":
+        elif ch.kind is ChangeKind.GOLD:
             self._gold_edited(ch.sentences)
-        elif ch.kind in ("nbest", "scores"):
+        elif ch.kind in (ChangeKind.NBEST, ChangeKind.SCORES):
             self._refresh_marks()
             self._refresh_uncertainty()
 

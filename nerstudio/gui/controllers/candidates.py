@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...numfmt import num
 from ..describe import kt_kind
 from ..models.feature_model import TermRow, rows_from_terms
@@ -38,11 +38,11 @@ class CandidatesController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         k = self.ctx.cursor.k
-        if ch.kind == "gold" and k in ch.sentences:
+        if ch.kind is ChangeKind.GOLD and k in ch.sentences:
             self._gold_changed(k)
-        elif ch.kind == "nbest" and k >= 0:
+        elif ch.kind is ChangeKind.NBEST and k >= 0:
             self.show_sentence(k)
-        elif ch.kind in ("scores", "model") and k >= 0:
+        elif ch.kind in (ChangeKind.SCORES, ChangeKind.MODEL) and k >= 0:
             # in the next turn of the event loop: the browser repaints its marks first, and no
             # single turn does all the refreshing after a training run
             QTimer.singleShot(0, self, lambda: self.ctx.cursor.k == k and self.show_sentence(k))

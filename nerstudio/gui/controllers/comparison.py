@@ -18,7 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.attachments import score_nbest
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...experiments.breakdown import breakdown, training_strings
 from ...experiments.error_analysis import analysis, error_sentences
 from ..jobs import trained_on_list
@@ -57,20 +57,22 @@ class ComparisonController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "gold":
+        if ch.kind is ChangeKind.GOLD:
             if self.view.result is not None and self._revision >= 0 and not self.on_dev:
                 self.view.mark_stale("gold edited since: Recompute")
             return
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._revision = -1
             self.on_dev = self._want_dev = False
             self.ctx.jobs.cancel_view("comparison")
             self.view.show_message("Load an N-best list with gold (and a reranker) to compare.")
-        if ch.kind == "dev" and self._want_dev and self.doc.dev_nbest is not None:
+        if ch.kind is ChangeKind.DEV and self._want_dev and self.doc.dev_nbest is not None:
             self._want_dev = False
             self.on_dev = True
             self.refresh(force=True)
-        elif ch.kind in ("nbest", "scores") or (ch.kind in ("dev", "model") and self.on_dev):
+        elif ch.kind in (ChangeKind.NBEST, ChangeKind.SCORES) or (
+            ch.kind in (ChangeKind.DEV, ChangeKind.MODEL) and self.on_dev
+        ):
             self.refresh()
 
     @Slot(bool)

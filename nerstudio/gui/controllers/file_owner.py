@@ -30,6 +30,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QLabel
 
 from ...app import keepboth
+from ...app.document import ChangeKind
 from ...app.saving import CorpusFile, DiskChanged, Locked
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
@@ -78,7 +79,7 @@ class FileOwner(QObject):
 
     # -- the lock ---------------------------------------------------------------------------
     def _on_change(self, ch) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._asked = None
             self.reloading = False
             self._show_lock()

@@ -162,7 +162,7 @@ class FilesController(QObject):
         stamp = FileStamp.of(path)
         try:
             nb = NBestList.load(path)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:  # a bad file is a FormatError; the rest are bugs
             self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
             return False
         return self.attach_nbest(nb, path, stamp)
@@ -290,7 +290,7 @@ class FilesController(QObject):
         stamp = FileStamp.of(path)
         try:
             nb = NBestList.load(path)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:  # a bad file is a FormatError; the rest are bugs
             self.ctx.dialogs.critical("Cannot open N-best list", str(exc))
             return False
         self.doc.set_dev_nbest(nb, path, stamp)
@@ -358,13 +358,9 @@ class FilesController(QObject):
                 nd = doc.kt.doc_nbest
                 info["kt_n"] = max((nd.n_candidates(d) for d in range(len(nd))), default=0)
         (f / SESSION_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
-        for key, attr in (
-            ("tagger", "tagger_path"),
-            ("model", "model_path"),
-            ("kt_model", "kt_model_path"),
-        ):
+        for key in ("tagger", "model", "kt_model"):
             if key in info:  # saved now: quitting need not ask about it
-                setattr(doc, attr, str(f / info[key]))
+                doc.model_saved(str(f / info[key]), key)
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
     def load_demo(self) -> bool:
@@ -448,7 +444,7 @@ class FilesController(QObject):
             self.doc.model, "reranker", "Save reranker model", "reranker.npz", MODEL_FILTER
         )
         if path and self.doc.model is not None:
-            self.doc.model_path = path
+            self.doc.model_saved(path)
 
     # -- models never saved ---------------------------------------------------------------
     def unsaved_models(self) -> list[str]:

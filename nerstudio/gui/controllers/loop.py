@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from ...app import loop
 from ...app.attachments import index_nbest
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...corpus.formats import read_corpus
 from ...demo import DEMO_CORPUS, DEMO_MODEL_DIR
 from ...numfmt import num
@@ -184,16 +184,16 @@ class LoopController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self.stop()
-        elif ch.kind == "tagger":
+        elif ch.kind is ChangeKind.TAGGER:
             self._nbest_for = self.doc.tagger
             QTimer.singleShot(
                 0, self._on_idle
             )  # after whatever opened it (a demo, a results folder)
-        if ch.kind in ("corpus", "review", "gold"):
+        if ch.kind in (ChangeKind.CORPUS, ChangeKind.REVIEW, ChangeKind.GOLD):
             self._update()
-        if ch.kind == "review" and self.learner is not None:
+        if ch.kind is ChangeKind.REVIEW and self.learner is not None:
             QTimer.singleShot(0, self._on_idle)
 
     # -- the loop -------------------------------------------------------------------------

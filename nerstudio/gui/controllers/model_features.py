@@ -14,7 +14,7 @@ import os
 
 from PySide6.QtCore import QObject, Slot
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ..views.model_features import importance_job
 from . import Context
 
@@ -34,7 +34,7 @@ class ModelFeaturesController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind in ("corpus", "nbest", "scores", "model"):
+        if ch.kind in (ChangeKind.CORPUS, ChangeKind.NBEST, ChangeKind.SCORES, ChangeKind.MODEL):
             self._shown = None
             self.ctx.jobs.cancel_view("model-features")
             self.refresh()

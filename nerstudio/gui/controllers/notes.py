@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.guidelines import find_guidelines, label_descriptions, read_guidelines
 from ..actions import make_action
 from . import Context
@@ -182,18 +182,21 @@ class NotesController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self.find()
             self._update()
-        elif ch.kind in ("gold", "saved"):  # the legend's chips may be new (a new type)
+        elif ch.kind in (
+            ChangeKind.GOLD,
+            ChangeKind.SAVED,
+        ):  # the legend's chips may be new (a new type)
             self._describe_legend()
             if (
-                ch.kind == "saved"
+                ch.kind is ChangeKind.SAVED
                 and self.doc.corpus is not None
                 and self.doc.corpus.path != self._found_for
             ):
                 self.find()  # saved as another file: its folder's guidelines
-        elif ch.kind == "marks":
+        elif ch.kind is ChangeKind.MARKS:
             if ch.sentences and self.ctx.cursor.k not in ch.sentences:
                 self.ctx.cursor.go(ch.sentences[0])  # an undo elsewhere goes back there
             self._show_current()

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Slot
 
 from ... import annotation as ann
 from ...app import occurrences as occ
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ..actions import make_action
 from ..views.occurrences_dialog import OccurrencesDialog
@@ -46,7 +46,7 @@ class OccurrencesController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._update()
 
     def _update(self) -> None:

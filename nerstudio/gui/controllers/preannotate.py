@@ -17,7 +17,7 @@ import os
 
 from PySide6.QtCore import QObject, Slot
 
-from ...app.document import Change
+from ...app.document import Change, ChangeKind
 from ...app.preannotate import edits_for, targets
 from ...demo import DEMO_MODEL_DIR
 from ...experiments.predictor import TAGGER_FILES
@@ -48,7 +48,7 @@ class PreannotateController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._update()
 
     def _update(self) -> None:

@@ -18,12 +18,14 @@ import os
 
 from PySide6.QtCore import QObject, Slot
 
+from ...app.document import ChangeKind
+from ...errors import NerstudioError
 from ...nbest import NBestList
 from ..views.stepper import LARGE as STEPPER_LARGE
 from . import Context
 
 #: the changes after which the shown step-through is rebuilt
-REBUILD_ON = ("corpus", "nbest", "dev", "model")
+REBUILD_ON = (ChangeKind.CORPUS, ChangeKind.NBEST, ChangeKind.DEV, ChangeKind.MODEL)
 
 
 def plain_copy(nb: NBestList) -> NBestList:
@@ -82,9 +84,9 @@ class StepperController(QObject):
             self.panel.show_progress(message, done, total)
 
     def _on_change(self, ch) -> None:
-        if ch.kind == "nbest":
+        if ch.kind is ChangeKind.NBEST:
             self._remember_attached()
-        elif ch.kind == "corpus" and self._train is not None:
+        elif ch.kind is ChangeKind.CORPUS and self._train is not None:
             nb, name = self._train  # keep its gold of that corpus, not the corpus itself
             self._train = (plain_copy(nb), name)
         if ch.kind in REBUILD_ON and self.v.stepper_dock.isVisible():
@@ -121,7 +123,7 @@ class StepperController(QObject):
             if path is not None:
                 try:
                     nb = NBestList.load(path)
-                except (OSError, ValueError) as exc:
+                except (NerstudioError, OSError) as exc:
                     self.ctx.status(f"Teach: cannot read the training list {path}: {exc}", 8000)
                     nb = None
                 if nb is not None and nb.gold is not None:
@@ -232,7 +234,7 @@ class StepperController(QObject):
         if size <= STEPPER_LARGE:
             try:
                 done(compute())
-            except (ValueError, KeyError) as exc:
+            except NerstudioError as exc:  # e.g. context features without documents
                 failed(str(exc))
                 return False
             return True

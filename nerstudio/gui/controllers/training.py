@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ...app.document import Change, Run
+from ...app.document import Change, ChangeKind, Run
 from ..describe import describe_model, kt_kind
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
@@ -80,18 +80,18 @@ class TrainingController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind == "corpus" and not self.v.training_panel.dev_path.text():
+        if ch.kind is ChangeKind.CORPUS and not self.v.training_panel.dev_path.text():
             corpus = self.doc.corpus
             self.v.training_panel.dev_path.setText(sibling_dev(corpus.path if corpus else None))
         elif (
-            ch.kind == "dev"
+            ch.kind is ChangeKind.DEV
             and self.doc.dev_nbest_path
             and (self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running)
         ):
             self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
-        if ch.kind == "corpus":
+        if ch.kind is ChangeKind.CORPUS:
             self._follow_runs()
-        if ch.kind != "gold":
+        if ch.kind is not ChangeKind.GOLD:
             self.update_state()
 
     # -- reranker runs --------------------------------------------------------------------
@@ -385,7 +385,7 @@ class TrainingController(QObject):
             except (OSError, ValueError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
                 return
-            self.doc.kt_model_path = path
+            self.doc.model_saved(path, "kt_model")
             self.ctx.status(f"Saved {path}", 5000)
 
     # -- where the folds run ----------------------------------------------------------------
@@ -438,7 +438,7 @@ class TrainingController(QObject):
         text = text.strip() or "local"
         try:
             ex = executor_from_setting(text)  # checks the text; connects nothing
-        except (ValueError, NerstudioError) as exc:
+        except NerstudioError as exc:  # a SettingsError naming what is wrong
             self.ctx.dialogs.warning("Folds run on", str(exc))
             return False
         if hasattr(ex, "close"):
@@ -502,7 +502,12 @@ class TrainingController(QObject):
             return
         if os.environ.get("NERSTUDIO_DEBUG"):
             print(tb)
-        self.ctx.dialogs.failure("Job failed", f"{name}: {message}", tb)
+        self.ctx.dialogs.failure(
+            "Internal error",
+            f"{name}: {message}\n\nThis is a bug in nerstudio, not a problem with your input or "
+            "settings: the details are below and in the log file (Help ▸ Open log folder).",
+            tb,
+        )
 
     @Slot(str, str)
     def _on_cancelled(self, name: str, _message: str) -> None:

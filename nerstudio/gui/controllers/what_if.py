@@ -9,6 +9,8 @@ import time
 
 from PySide6.QtCore import QObject, QTimer
 
+from ...app.document import ChangeKind
+from ...errors import NerstudioError
 from . import Context
 
 DELAY_MS = 120  # after the last key press
@@ -29,7 +31,9 @@ class WhatIfController(QObject):
         self.view.edited.connect(lambda _t: self._timer.start())
         self.view.resetRequested.connect(self.reset)
         ctx.cursor.moved.connect(self._on_sentence)
-        ctx.events.changed.connect(lambda ch: ch.kind in ("model", "tagger") and self._forget())
+        ctx.events.changed.connect(
+            lambda ch: ch.kind in (ChangeKind.MODEL, ChangeKind.TAGGER) and self._forget()
+        )
         views.tabs.currentChanged.connect(lambda _i: self._shown() and self.update())
 
     def _shown(self) -> bool:
@@ -75,7 +79,7 @@ class WhatIfController(QObject):
                 self._models = (id(tagger), id(model))
             new = analyse(tagger, model, words)
             changes = compare(model, self._old, new)
-        except (ValueError, KeyError, IndexError) as exc:
+        except NerstudioError as exc:  # e.g. a tagger that needs POS columns; anything else a bug
             self.view.show_message(f"Cannot analyse this sentence: {exc}")
             return False
         self.last_ms = (time.perf_counter() - t0) * 1000

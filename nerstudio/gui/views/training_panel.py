@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...errors import SettingsError
 from ..run_settings import (  # noqa: F401 - re-exported
     ALGO_TIPS,
     KT_LOCAL_DEFAULTS,
@@ -405,7 +406,7 @@ class TrainingPanel(QWidget):
         if name == "edge_templates":
             k = self.kt_edges.findData(value)
             if k < 0:
-                raise ValueError(f"edge templates {value!r}: 'current' or 'all'")
+                raise SettingsError(f"edge templates {value!r}: 'current' or 'all'")
             self.kt_edges.setCurrentIndex(k)
             return
         _set_number(self._kt_numbers()[name], value)
