@@ -54,7 +54,7 @@ class AutosavePolicy:
 
     def deadline(self) -> float | None:
         """Clock time at which a write is due (None: nothing to write)."""
-        if self.first is None:
+        if self.first is None or self.last is None:  # set together
             return None
         return min(self.last + self.debounce, self.first + self.max_delay)
 
@@ -159,7 +159,7 @@ class Autosaver:
             self.discard()
             return None
         try:
-            write_recovery(path, self.document.corpus, edited, self.instance.to_dict())
+            write_recovery(path, self.document.opened(), edited, self.instance.to_dict())
         except OSError:
             return None
         self.written_path = path

@@ -248,7 +248,7 @@ def write_sidecar(
 
 def save(
     corpus: Corpus,
-    reviewed: Sequence[bool],
+    reviewed: Sequence[bool] | np.ndarray,
     path: StrPath,
     fmt: str | None = None,
     losses: Losses | None = None,
