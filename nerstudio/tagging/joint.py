@@ -350,8 +350,8 @@ class JointTagger:
                 st.dev_precision, st.dev_recall, st.dev_f1 = p, r, f
                 if f > best_f:
                     best_f, st.best = f, True
-                    wl, wg = self._fitted()
-                    best = (wl.copy(), wg.copy(), epoch)
+                    w_local, w_global = self._fitted()
+                    best = (w_local.copy(), w_global.copy(), epoch)
             self.history_.append(st)
             if callback is not None:
                 callback(st)
