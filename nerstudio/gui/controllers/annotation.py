@@ -235,7 +235,7 @@ class AnnotationController(QObject):
             + " (or 1–9) set the type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges; "
             "right-click for the menu. The keys also work from the corpus browser."
         )
-        self._keys_table = None
+        self._keys_table: dict[int, QAction] | None = None
         for m in self._menus:
             self.fill_menu(m)
         self._update_enabled()
@@ -282,14 +282,14 @@ class AnnotationController(QObject):
     def key_table(self) -> dict[int, QAction]:
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
-            table = {}
+            table: dict[int, QAction] = {}
             for a in [
                 *self.type_actions.values(),
                 *self.edit_actions.values(),
                 *self.nav_actions.values(),
             ]:
                 for seq in a.shortcuts():
-                    table[seq[0].toCombined()] = a
+                    table[seq[0].toCombined()] = a  # type: ignore[index]  # QKeySequence[i]: Qt's operator[]
             self._keys_table = table
         return self._keys_table
 
