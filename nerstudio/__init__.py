@@ -4,13 +4,20 @@ The core (everything outside :mod:`nerstudio.gui`) is free of Qt so that it can 
 the command line, from tests and from notebooks.
 """
 
-from importlib.metadata import PackageNotFoundError as _NotFound
-from importlib.metadata import version as _version
 
-try:  # one source for the version: pyproject.toml, through the installed metadata
-    __version__ = _version("nerstudio")
-except _NotFound:  # running from a checkout that was never installed
-    __version__ = "0+unknown"
+def __getattr__(name: str):
+    """``__version__``, read on first use (importlib.metadata costs a tenth of a second at
+    start-up, before the window)."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:  # one source for the version: pyproject.toml, through the installed metadata
+        value = version("nerstudio")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        value = "0+unknown"
+    globals()["__version__"] = value
+    return value
 
 
 # The Python API (nerstudio.api), imported on first use so that `import nerstudio` stays cheap

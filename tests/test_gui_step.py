@@ -71,11 +71,9 @@ def test_perceptron_steps_and_continuous_play(window, qtbot):
 def test_large_data_prepares_and_steps_in_the_background(window, qtbot, monkeypatch):
     """Above the size limit (eng.train), the features, the stepper and every step are computed in
     the window's background worker; the panel shows it is busy and the results are the same."""
-    from nerstudio.gui.controllers import stepper as mw
     from nerstudio.gui.views import stepper as sv
 
-    monkeypatch.setattr(mw, "STEPPER_LARGE", 0)
-    monkeypatch.setattr(sv, "LARGE", 0)
+    monkeypatch.setattr(sv, "LARGE", 0)  # the panel's limit, which the controller reads too
     panel = window.stepper_panel
     window.act_show_stepper.trigger()
     assert panel.busy and panel.stepper is None and not panel.step_button.isEnabled()

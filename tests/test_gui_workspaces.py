@@ -71,7 +71,9 @@ def test_each_workspace_shows_its_panels_and_hides_the_others(shown, qtbot):
         for other in OWN:
             for obj in OWN[other] + SHARED[other]:
                 w = shown.findChild(object, obj)
-                assert w is not None, obj
+                if w is None:  # built on first use (issue 26): not yet, so not shown either
+                    assert obj not in mine, f"{obj} should be built and shown in {name}"
+                    continue
                 if obj in mine:
                     assert _on_screen(w), f"{obj} should be on screen in {name}"
                 else:

@@ -38,6 +38,14 @@ HEAVY = (
     "nerstudio.tagging._viterbi",
     "nerstudio.tagging._maxent_compiled",
     "nerstudio.text.nonlocal_features",
+    # the views of the pages and tabs not shown first, built on first use (test_gui_lazy.py)
+    "nerstudio.gui.views.training_panel",
+    "nerstudio.gui.views.stepper",
+    "nerstudio.gui.views.comparison",
+    "nerstudio.gui.views.model_features",
+    "nerstudio.gui.views.what_if_view",
+    "nerstudio.gui.views.agreement_view",
+    "nerstudio.gui.views.adjudication_view",
 )
 
 CHILD = r"""

@@ -52,6 +52,7 @@ def normalize_scheme(name: str) -> str:
 
 
 _parse_cache: dict[tuple[str, str], tuple[str, str]] = {}
+_kinds: dict[str, dict[str, tuple[str, str]]] = {}  # decode's own cache, one per scheme
 
 
 def parse_tag(tag: str, scheme: str) -> tuple[str, str]:
@@ -108,13 +109,22 @@ def decode(
     start = -1  # start of the open entity, -1 if none
     label = ""
     prev, prev_label = "O", ""  # canonical kind and label of the previous tag
+    known = _kinds.setdefault(scheme, {})  # tag -> (kind, label), without parse_tag's call
+    bioes = scheme in ("bioes", "bilou")
     for i, tag in enumerate(tags):
-        try:
-            kind, lab = parse_tag(tag, scheme)
-        except ValueError as exc:
-            raise SchemeError(i, str(exc)) from None
+        hit = known.get(tag)
+        if hit is None:
+            try:
+                hit = parse_tag(tag, scheme)
+            except ValueError as exc:
+                raise SchemeError(i, str(exc)) from None
+            if len(known) < 10_000:
+                known[tag] = hit
+        kind, lab = hit
+        if kind == "O" and start < 0:  # outside, nothing open: the common case
+            prev, prev_label = kind, lab
+            continue
         bad = None
-        bioes = scheme in ("bioes", "bilou")
         if kind == "O":
             if start >= 0:
                 if bioes and prev in ("B", "I"):

@@ -21,7 +21,6 @@ from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QWidget
 
-from .. import __version__
 from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
 from . import icons, screen_fit
@@ -495,6 +494,8 @@ class MainWindow(WindowNames, QMainWindow):
         self.setWindowModified(self.document.is_dirty())
 
     def about(self) -> None:
+        from .. import __version__
+
         QMessageBox.about(self, "About nerstudio", ABOUT_HTML.format(version=__version__))
 
     def shortcuts(self) -> list[tuple[str, str]]:
@@ -596,7 +597,8 @@ class MainWindow(WindowNames, QMainWindow):
         ):
             event.ignore()
             return
-        self.views.stepper_panel.pause()
+        if self.views.built("stepper_panel") is not None:
+            self.views.stepper_panel.pause()
         self.jobs.shutdown()
         self.training.close_executor()
         self.annotation.close()  # the corpus's lock goes

@@ -15,7 +15,8 @@ per job —
 The browser, the sentence and the N-best table are one widget each, shared: they move into the
 active page. The sentence area is as tall as the sentence needs (within a share of the window's
 height, then it scrolls). Splitter positions, the workspace and panel options are restored from
-the settings here and saved by :meth:`Views.save`.
+the settings here and saved by :meth:`Views.save`. The views of what is not shown first are built
+on first use (:class:`Views`), so the window comes on screen sooner.
 """
 
 from __future__ import annotations
@@ -40,21 +41,15 @@ from PySide6.QtWidgets import (
 
 from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
-from .views.agreement_view import AgreementView
 from .views.annotation_view import AnnotationView
-from .views.comparison import ComparisonView
 from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.fitting import AdaptiveSplitter, narrow_combo
-from .views.model_features import ModelFeaturesView
 from .views.nbest_view import NBestPanel
 from .views.status_bar import ElidedLabel, ElidingStatusBar
-from .views.stepper import StepperPanel
-from .views.training_panel import TrainingPanel
 from .views.type_legend import TypeLegend
 from .views.uncertainty_bar import UncertaintyBar
-from .views.what_if_view import WhatIfView
-from .workspaces import PanelTabs, Slot, WorkspaceHost
+from .workspaces import LazyPart, PanelTabs, Slot, WorkspaceHost
 
 STATUS_FILTERS = (
     ("All sentences", None, "Show every sentence"),
@@ -174,6 +169,11 @@ def _splitter(orientation, name: str, *widgets, sizes=None, stretch=None) -> QSp
     return sp
 
 
+def _part(name: str):
+    """A view built on first use: reading the attribute builds it (see :class:`LazyPart`)."""
+    return property(lambda self: self.lazy[name].get())
+
+
 def _tabs(name: str, *pages) -> QTabWidget:
     t = QTabWidget()
     t.setObjectName(name)
@@ -184,7 +184,40 @@ def _tabs(name: str, *pages) -> QTabWidget:
 
 
 class Views:
-    """Every widget of the main window, as attributes (see the module docstring)."""
+    """Every widget of the main window, as attributes (see the module docstring).
+
+    The views of the pages and tabs not shown first — the training settings, the step-through
+    panel, the comparison, the model's features, What if and the agreement — are built on first
+    use (issue 26: the window comes first): reading the attribute, or their workspace or tab
+    coming forward, builds one; :meth:`when_built` runs a controller's wiring then."""
+
+    training_panel = _part("training_panel")
+    stepper_panel = _part("stepper_panel")
+    comparison_view = _part("comparison_view")
+    model_features_view = _part("model_features_view")
+    what_if_view = _part("what_if_view")
+    agreement_view = _part("agreement_view")
+
+    @property
+    def train_button(self):
+        return self.training_panel.train_button
+
+    @property
+    def cancel_button(self):
+        return self.training_panel.cancel_button
+
+    def when_built(self, name: str, fn) -> None:
+        """Call ``fn(view)`` once the view ``name`` is built (now, if it is)."""
+        self.lazy[name].when_built(fn)
+
+    def shows(self, name: str) -> bool:
+        """The view ``name`` is on the current tab of the active workspace (and so built)."""
+        current = self.tabs.currentWidget()
+        return current is not None and current is self.built(name)
+
+    def built(self, name: str):
+        """The view ``name`` if it is built, else None (nothing is built)."""
+        return self.lazy[name].part
 
     def __init__(self, window, settings):
         self._build_browser(window)
@@ -333,15 +366,17 @@ class Views:
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setMargin(8)
-        self.comparison_view = ComparisonView()
-        self.agreement_view = AgreementView()  # two annotators' files compared (Annotate workspace)
-        self.model_features_view = ModelFeaturesView()
-        self.model_features_view.setObjectName("modelFeaturesView")
-        self.what_if_view = WhatIfView()  # the sentence edited: candidates and choice, live
-        self.training_panel = TrainingPanel(settings)
-        self.train_button = self.training_panel.train_button
-        self.cancel_button = self.training_panel.cancel_button
-        self.stepper_panel = StepperPanel()
+        self.lazy = {
+            name: LazyPart(name, build)
+            for name, build in (
+                ("comparison_view", _comparison_view),
+                ("agreement_view", _agreement_view),  # two annotators' files compared
+                ("model_features_view", _model_features_view),
+                ("what_if_view", _what_if_view),  # the sentence edited: candidates, live
+                ("training_panel", lambda: self._training_panel(settings)),
+                ("stepper_panel", _stepper_panel),
+            )
+        }
 
     # -- the pages ------------------------------------------------------------------------
     def _with_browser(self, name: str, right: QWidget, width: int = 470) -> tuple[QSplitter, Slot]:
@@ -369,7 +404,7 @@ class Views:
                 "annotateTabs",
                 (self.entity_table, "Gold entities"),
                 (self.summary, "Corpus"),
-                (self.agreement_view, "Agreement"),
+                (self.lazy["agreement_view"], "Agreement"),
             )
         )
         rv.addWidget(self.annotate_tabs, 1)
@@ -386,9 +421,9 @@ class Views:
             _tabs(
                 "inspectTabs",
                 (self.feature_panel, "Features"),
-                (self.comparison_view, "Comparison"),
-                (self.model_features_view, "Model features"),
-                (self.what_if_view, "What if"),
+                (self.lazy["comparison_view"], "Comparison"),
+                (self.lazy["model_features_view"], "Model features"),
+                (self.lazy["what_if_view"], "What if"),
             )
         )
         # the candidates' "differs" column needs the width more than the feature names do
@@ -418,11 +453,10 @@ class Views:
     def _train_page(self):
         scroll = QScrollArea()  # a long list of settings must not force the window's height
         scroll.setObjectName("trainingScroll")
-        scroll.setWidget(self.training_panel)
+        scroll.setWidget(self.lazy["training_panel"])
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
         self.training_scroll = scroll
         nbest = Slot("nbest")
         right = _splitter(
@@ -440,16 +474,24 @@ class Views:
         self.splitters += [right, page]
         return page, [nbest]
 
+    def _training_panel(self, settings):
+        from .views.training_panel import TrainingPanel
+
+        panel = TrainingPanel(settings)
+        self.training_scroll.setMinimumWidth(panel.sizeHint().width() + 16)
+        return panel
+
     def _teach_page(self):
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.stepper_panel)
+        lay.addWidget(self.lazy["stepper_panel"])
         return page, []
 
     def after_zoom(self) -> None:
         """The zoom changed the font: the settings' column is as wide as they now need."""
-        self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+        if self.built("training_panel") is not None:
+            self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
 
     def add_inspect_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside the feature panel and the comparison in the Inspect workspace."""
@@ -462,3 +504,36 @@ class Views:
         settings.setValue("features/grouped", self.feature_panel.group.isChecked())
         settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
         settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
+
+
+# the views built on first use (their modules too are imported then)
+def _comparison_view():
+    from .views.comparison import ComparisonView
+
+    return ComparisonView()
+
+
+def _agreement_view():
+    from .views.agreement_view import AgreementView
+
+    return AgreementView()
+
+
+def _model_features_view():
+    from .views.model_features import ModelFeaturesView
+
+    view = ModelFeaturesView()
+    view.setObjectName("modelFeaturesView")
+    return view
+
+
+def _what_if_view():
+    from .views.what_if_view import WhatIfView
+
+    return WhatIfView()
+
+
+def _stepper_panel():
+    from .views.stepper import StepperPanel
+
+    return StepperPanel()

@@ -12,7 +12,9 @@ window), which widgets the active workspace holds (:meth:`WorkspaceHost.holds`),
 any widget forward (:meth:`WorkspaceHost.reveal`: the workspace that holds it, then every tab on
 the way down). :class:`PanelTabs` and :class:`WorkspaceHandle` give the controllers the small
 tab-widget and dock-widget vocabulary they use (``tabs.setCurrentWidget``,
-``training_dock.show()``) on top of that. No behaviour of the application lives here.
+``training_dock.show()``) on top of that. A :class:`LazyPart` holds the place of a view that is
+built on first use (when it is asked for, or its page or tab is first shown). No behaviour of
+the application lives here.
 """
 
 from __future__ import annotations
@@ -48,6 +50,48 @@ class Slot(QWidget):
         if widget.parentWidget() is not self:
             self._layout.addWidget(widget)
         widget.show()
+
+
+class LazyPart(QWidget):
+    """Where a part that is built on first use sits: empty until the part is asked for
+    (:meth:`get`) or the holder is first shown (its workspace or tab comes forward), then the
+    part, built by ``build``, fills it. ``when_built`` callbacks (the controllers' wiring) run
+    once, right after the part is built."""
+
+    def __init__(self, name: str, build, parent=None):
+        super().__init__(parent)
+        self.setObjectName(f"lazy_{name}")
+        self.name = name
+        self._build = build
+        self.part: QWidget | None = None
+        self._then: list = []
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def get(self) -> QWidget:
+        if self.part is None:
+            part = self._build()
+            self._layout.addWidget(part)
+            self.part = part
+            then, self._then = self._then, []
+            for fn in then:
+                fn(part)
+        return self.part
+
+    def when_built(self, fn) -> None:
+        if self.part is not None:
+            fn(self.part)
+        else:
+            self._then.append(fn)
+
+    def showEvent(self, event) -> None:
+        self.get()
+        super().showEvent(event)
+
+
+def unwrap(widget: QWidget | None) -> QWidget | None:
+    """The part a holder stands for (built now), or ``widget`` itself."""
+    return widget.get() if isinstance(widget, LazyPart) else widget
 
 
 @dataclass
@@ -329,7 +373,7 @@ class PanelTabs(QObject):
     def currentWidget(self) -> QWidget | None:
         for t in self._tabs:
             if self.host.holds(t):
-                return t.currentWidget()
+                return unwrap(t.currentWidget())
         return None
 
     def setCurrentWidget(self, widget: QWidget) -> None:

@@ -30,12 +30,12 @@ from ...app.types import TypeScheme
 from ...corpus.atomic import atomic_open
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
-from ..views.adjudication_view import AdjudicationView
 from . import Context
 
 if TYPE_CHECKING:
     from ...adjudication import Adjudication
     from ...corpus.model import Corpus
+    from ..views.adjudication_view import AdjudicationView
 
 JOB = "adjudication"
 JOB_SAVE = "adjudication-save"
@@ -69,7 +69,7 @@ class AdjudicationController(QObject):
         self._window = parent_widget
         self.adj: Adjudication | None = None
         self.base: Corpus | None = None  # the first file's corpus: the merged file's layout
-        self.view: AdjudicationView | None = None
+        self.view: AdjudicationView | None = None  # once a merge is opened
         self.saved: str | None = None
         self.unsaved = False  # decisions taken since the merged file was last saved
         self.saving = False
@@ -121,6 +121,8 @@ class AdjudicationController(QObject):
             if self.view is not None:
                 self.view.confirm_close = None  # asked before the files were read
                 self.view.close()
+            from ..views.adjudication_view import AdjudicationView  # on first use
+
             self.view = v = AdjudicationView(adj, scheme, self._window)
             v.takeRequested.connect(self._take)
             v.skipRequested.connect(self._skip)

@@ -23,7 +23,6 @@ from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ...corpus.model import Sentence
 from ..dialogs import CORPUS_FILTER
-from ..views.agreement_view import PairDialog
 from . import Context
 
 JOB = "agreement"
@@ -102,15 +101,21 @@ class AgreementController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.view = views.agreement_view
         self.run: AgreementRun | None = None
         self._corpus = None  # weak reference to the open corpus when it was A
         self._pending = 0  # increases with each request: a late result of an older one is dropped
-        self.view.compareRequested.connect(self.compare_dialog)
-        self.view.cancelRequested.connect(self.cancel)
-        self.view.sentenceActivated.connect(self._on_sentence)
+        views.when_built("agreement_view", self._wire)  # built on first use
         ctx.jobs.viewProgress.connect(self._on_progress)
         ctx.events.changed.connect(self._on_change)
+
+    @property
+    def view(self):
+        return self.v.agreement_view
+
+    def _wire(self, view) -> None:
+        view.compareRequested.connect(self.compare_dialog)
+        view.cancelRequested.connect(self.cancel)
+        view.sentenceActivated.connect(self._on_sentence)
 
     # -- asking ---------------------------------------------------------------------------
     def ask_files(self) -> tuple[str, str] | None:
@@ -119,6 +124,8 @@ class AgreementController(QObject):
         c = self.doc.corpus
         default = c.path if c is not None and c.path else ""
         start = self.ctx.settings.value("files/lastDir", "")
+        from ..views.agreement_view import PairDialog  # on first use
+
         dlg = PairDialog(self.parent(), default, start, CORPUS_FILTER)
         if not dlg.exec():
             return None

@@ -19,8 +19,6 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.attachments import score_nbest
 from ...app.document import Change, ChangeKind
-from ...experiments.breakdown import breakdown, training_strings
-from ...experiments.error_analysis import analysis, error_sentences
 from ..jobs import trained_on_list
 from . import Context
 
@@ -38,17 +36,23 @@ class ComparisonController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.view = views.comparison_view
         self._revision = -1  # the document revision of the result shown (or being computed)
         self.on_dev = False  # comparing on the dev list instead of the attached one
         self._want_dev = False  # waiting for a dev list the user is opening
-        self.view.sentenceActivated.connect(self._on_sentence)
-        self.view.refreshRequested.connect(lambda: self.refresh(force=True))
-        self.view.devRequested.connect(self.use_dev)
-        self.view.sentencesWanted.connect(self._show_only)
+        views.when_built("comparison_view", self._wire)  # built on first use
         views.tabs.currentChanged.connect(lambda _i: self.refresh())
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.viewProgress.connect(self._on_progress)
+
+    @property
+    def view(self):
+        return self.v.comparison_view
+
+    def _wire(self, view) -> None:
+        view.sentenceActivated.connect(self._on_sentence)
+        view.refreshRequested.connect(lambda: self.refresh(force=True))
+        view.devRequested.connect(self.use_dev)
+        view.sentencesWanted.connect(self._show_only)
 
     @Slot(str, str, int, int)
     def _on_progress(self, name: str, _message: str, done: int, total: int) -> None:
@@ -92,9 +96,7 @@ class ComparisonController(QObject):
         N-best list, or the dev list (when the tab is shown and the document changed, or on
         request). Scoring the list the reranker was trained on is flagged as optimistic."""
         doc = self.doc
-        if not force and (
-            self._revision == doc.revision or self.v.tabs.currentWidget() is not self.view
-        ):
+        if not force and (self._revision == doc.revision or not self.v.shows("comparison_view")):
             return False
         self._revision = doc.revision
         if self.on_dev and doc.dev_nbest is None:
@@ -132,6 +134,8 @@ class ComparisonController(QObject):
             )
         rev, gold_rev, on_dev = doc.revision, doc.gold_revision, self.on_dev
         # on the dev list the open corpus is the training corpus: its entities are the "seen" ones
+        from ...experiments.breakdown import training_strings
+
         seen = training_strings(doc.corpus.sentences) if on_dev and doc.corpus is not None else None
 
         def job(ctx):
@@ -227,6 +231,9 @@ class ComparisonController(QObject):
 
 
 def error_analysis(nb, choice, seen) -> tuple[dict, dict]:
+    from ...experiments.breakdown import breakdown
+    from ...experiments.error_analysis import analysis, error_sentences
+
     """The baseline (tagger's top) and reranked output of ``nb`` analysed as two systems."""
     gold = list(nb.gold)
     systems, cells = {}, {}

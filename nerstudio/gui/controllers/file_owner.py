@@ -176,8 +176,11 @@ class FileOwner(QObject):
             return False
         except DiskChanged as exc:
             return self.resolve(exc.state, saving=True, wait=wait)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
+            return False
+        except Exception as exc:  # a bug: the save did not happen, and the user is told why
+            self.ctx.dialogs.internal_error("Saving the corpus", exc)
             return False
         if wait or self.file.n_tokens < self.background_tokens:
             pending.run()
@@ -212,8 +215,11 @@ class FileOwner(QObject):
     def _saved(self, pending) -> bool:
         try:
             res = self.file.finish_save(pending)
-        except (NerstudioError, OSError, ValueError) as exc:
+        except (NerstudioError, OSError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
+            return False
+        except Exception as exc:  # a bug: the save did not happen, and the user is told why
+            self.ctx.dialogs.internal_error("Saving the corpus", exc)
             return False
         if res.moved:
             self.autosaver.discard()  # the old file's recovery file
@@ -254,7 +260,7 @@ class FileOwner(QObject):
                 theirs = self.file.read_theirs()
                 plan = self.file.plan_keep_both(theirs)
                 keep = keepboth.describe(plan)
-            except (NerstudioError, OSError, ValueError) as exc:
+            except (NerstudioError, OSError) as exc:
                 keep = f"Keep both is not possible: the file on disk cannot be read ({exc})."
         else:
             keep = ""

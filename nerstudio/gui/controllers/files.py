@@ -211,7 +211,7 @@ class FilesController(QObject):
             ctx.progress(f"reading the reranker {os.path.basename(path)}…")
             try:
                 return RerankerModel.load(path)
-            except (OSError, ValueError, KeyError) as exc:
+            except OSError as exc:  # a damaged file is already a FormatError naming it
                 raise FormatError(path, None, str(exc)) from None
 
         def failed(message, tb):
@@ -266,7 +266,7 @@ class FilesController(QObject):
             from ...rerank.model import RerankerModel
 
             model = RerankerModel.load(path)
-        except (ImportError, NerstudioError, OSError, ValueError, KeyError) as exc:
+        except (ImportError, NerstudioError, OSError) as exc:
             if quiet:
                 self.ctx.status(f"reranker not loaded: {exc}", 8000)
             else:
@@ -280,7 +280,7 @@ class FilesController(QObject):
 
         try:
             tagger = MaxEntTagger.load(path)
-        except (NerstudioError, OSError, ValueError, KeyError) as exc:
+        except (NerstudioError, OSError) as exc:
             self.ctx.dialogs.critical("Cannot open tagger", str(exc))
             return False
         self.doc.install_tagger(tagger, path)
@@ -415,8 +415,11 @@ class FilesController(QObject):
         if d:
             try:
                 written = self.save_results(d)
-            except (OSError, NerstudioError, ValueError) as exc:
+            except (OSError, NerstudioError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
+                return
+            except Exception as exc:  # a bug, said so
+                self.ctx.dialogs.internal_error("Saving the results", exc)
                 return
             self.ctx.status(f"Saved {', '.join(written) or 'nothing'} to {d}", 8000)
 
@@ -428,8 +431,11 @@ class FilesController(QObject):
         if path:
             try:
                 obj.save(path)
-            except (OSError, ValueError) as exc:
+            except (OSError, NerstudioError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
+                return None
+            except Exception as exc:  # a bug, said so
+                self.ctx.dialogs.internal_error(f"Saving the {what}", exc)
                 return None
             self.ctx.status(f"Saved {path}", 5000)
         return path
@@ -474,8 +480,11 @@ class FilesController(QObject):
             return False
         try:
             self.save_results(folder)
-        except (OSError, NerstudioError, ValueError) as exc:
+        except (OSError, NerstudioError) as exc:
             self.ctx.dialogs.critical("Cannot save", str(exc))
+            return False
+        except Exception as exc:  # a bug, said so
+            self.ctx.dialogs.internal_error("Saving the results", exc)
             return False
         return True
 

@@ -15,7 +15,6 @@ import os
 from PySide6.QtCore import QObject, Slot
 
 from ...app.document import Change, ChangeKind
-from ..views.model_features import importance_job
 from . import Context
 
 
@@ -23,14 +22,20 @@ class ModelFeaturesController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.view = views.model_features_view
         self._shown: tuple | None = (
             None  # (scored object, against) of the result shown or being computed
         )
-        self.view.refreshRequested.connect(lambda: self.refresh(force=True))
-        self.view.sentencesRequested.connect(self._show_sentences)
+        views.when_built("model_features_view", self._wire)  # built on first use
         views.tabs.currentChanged.connect(lambda _i: self.refresh())
         ctx.events.changed.connect(self._on_change)
+
+    @property
+    def view(self):
+        return self.v.model_features_view
+
+    def _wire(self, view) -> None:
+        view.refreshRequested.connect(lambda: self.refresh(force=True))
+        view.sentencesRequested.connect(self._show_sentences)
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
@@ -41,7 +46,7 @@ class ModelFeaturesController(QObject):
 
     def refresh(self, force: bool = False) -> bool:
         """Rank the scored list's features (when the tab is shown and the scores changed)."""
-        if self.v.tabs.currentWidget() is not self.view:
+        if not self.v.shows("model_features_view"):
             return False
         sc = self.doc.scored
         key = (id(sc), self.view.against())
@@ -66,6 +71,7 @@ class ModelFeaturesController(QObject):
             else "the N-best list of this session"
         )
         self.view.set_busy("Ranking the reranker's features…")
+        from ..views.model_features import importance_job  # the view's module: on first use
 
         def done(result):
             if self._shown == key:

@@ -14,6 +14,7 @@ entities replaced are counted there).
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
@@ -22,8 +23,10 @@ from ...app import occurrences as occ
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ..actions import make_action
-from ..views.occurrences_dialog import OccurrencesDialog
 from . import Context
+
+if TYPE_CHECKING:
+    from ..views.occurrences_dialog import OccurrencesDialog
 
 
 class OccurrencesController(QObject):
@@ -85,6 +88,8 @@ class OccurrencesController(QObject):
             exact = (o.exact() for o in occ.find(corpus.sentences, p))
             have = Counter(sp.label for sp in exact if sp is not None)
             lab = have.most_common(1)[0][0] if have else ""
+        from ..views.occurrences_dialog import OccurrencesDialog  # on first use
+
         d = self.dialog = OccurrencesDialog(
             self.doc.corpus.sentences,
             labels,

@@ -21,7 +21,6 @@ from PySide6.QtCore import QObject, Slot
 from ...app.document import ChangeKind
 from ...errors import NerstudioError
 from ...nbest import NBestList
-from ..views.stepper import LARGE as STEPPER_LARGE
 from . import Context
 
 #: the changes after which the shown step-through is rebuilt
@@ -68,15 +67,18 @@ class StepperController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.panel = views.stepper_panel
         self._source = None  # what the panel's data was made from
         self._train: tuple[NBestList, str] | None = (
             None  # the last training list seen (list, its name)
         )
-        self.panel.set_executor(self._run_work)
+        views.when_built("stepper_panel", lambda panel: panel.set_executor(self._run_work))
         views.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare())
         ctx.jobs.viewProgress.connect(self._on_progress)
         ctx.events.changed.connect(self._on_change)
+
+    @property
+    def panel(self):
+        return self.v.stepper_panel  # built on first use
 
     @Slot(str, str, int, int)
     def _on_progress(self, name: str, message: str, done: int, total: int) -> None:
@@ -231,6 +233,8 @@ class StepperController(QObject):
                 self.panel.set_failed(f"Cannot prepare the step-through: {message}")
 
         size = sum(len(c) for c in nb.candidates)
+        from ..views.stepper import LARGE as STEPPER_LARGE  # the panel's module: on first use
+
         if size <= STEPPER_LARGE:
             try:
                 done(compute())

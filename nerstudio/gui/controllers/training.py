@@ -18,6 +18,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.document import Change, ChangeKind, Run
+from ...errors import NerstudioError
 from ..describe import describe_model, kt_kind
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
@@ -66,8 +67,7 @@ class TrainingController(QObject):
         self._curve_corpus: dict[
             int, tuple
         ] = {}  # id(curve) -> (curve, corpus path it was trained on)
-        views.training_panel.trainRequested.connect(self.start_training)
-        views.training_panel.cancelRequested.connect(self.cancel_job)
+        views.when_built("training_panel", self._wire)  # built on first use
         j = ctx.jobs
         j.started.connect(self._on_started)
         j.progress.connect(self._on_progress)
@@ -77,6 +77,13 @@ class TrainingController(QObject):
         j.cancelled.connect(self._on_cancelled)
         j.idle.connect(self._on_idle)
         ctx.events.changed.connect(self._on_change)
+
+    def _wire(self, panel) -> None:
+        panel.trainRequested.connect(self.start_training)
+        panel.cancelRequested.connect(self.cancel_job)
+        if self.ctx.jobs.busy:  # built while a job runs
+            panel.set_running(True)
+        self.update_state()
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
@@ -382,8 +389,11 @@ class TrainingController(QObject):
         if path:
             try:
                 m.save(path)
-            except (OSError, ValueError) as exc:
+            except (OSError, NerstudioError) as exc:
                 self.ctx.dialogs.critical("Cannot save", str(exc))
+                return
+            except Exception as exc:  # a bug, said so
+                self.ctx.dialogs.internal_error("Saving the sequence tagger", exc)
                 return
             self.doc.model_saved(path, "kt_model")
             self.ctx.status(f"Saved {path}", 5000)
@@ -570,7 +580,9 @@ class TrainingController(QObject):
         if self.ctx.jobs.busy:
             parts.append(f"running: {self.ctx.jobs.name}")
         self.v.state_label.setText(" · ".join(parts))
-        self.v.training_panel.set_state_text("<br>".join(html))
+        panel = self.v.built("training_panel")  # else set when it is built (_wire)
+        if panel is not None:
+            panel.set_state_text("<br>".join(html))
 
 
 OTHER_CORPUS = " (another corpus)"

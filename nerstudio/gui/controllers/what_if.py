@@ -20,7 +20,6 @@ class WhatIfController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.view = views.what_if_view
         self._original: list[str] = []
         self._old = None  # analysis of the original sentence (same tagger and reranker)
         self._models = None
@@ -28,16 +27,23 @@ class WhatIfController(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
         self._timer.timeout.connect(self.update)
-        self.view.edited.connect(lambda _t: self._timer.start())
-        self.view.resetRequested.connect(self.reset)
+        views.when_built("what_if_view", self._wire)  # built on first use
         ctx.cursor.moved.connect(self._on_sentence)
         ctx.events.changed.connect(
             lambda ch: ch.kind in (ChangeKind.MODEL, ChangeKind.TAGGER) and self._forget()
         )
         views.tabs.currentChanged.connect(lambda _i: self._shown() and self.update())
 
+    @property
+    def view(self):
+        return self.v.what_if_view
+
+    def _wire(self, view) -> None:
+        view.edited.connect(lambda _t: self._timer.start())
+        view.resetRequested.connect(self.reset)
+
     def _shown(self) -> bool:
-        return self.v.tabs.currentWidget() is self.view
+        return self.v.shows("what_if_view")
 
     def _forget(self) -> None:
         self._old = None
