@@ -212,7 +212,7 @@ class Adjudication:
                 out += r.versions[0]
             else:
                 d = self.decisions.get(i)
-                if d is not None and d.kind == "take":
+                if d is not None and d.kind == "take" and d.who is not None:
                     out += r.versions[d.who]
         return sorted(out)
 
@@ -303,9 +303,9 @@ class Adjudication:
                 if d.kind == "skip"
                 else "edited by hand"
                 if d.kind == "edit"
-                else f"{self.names[d.who]} ({d.by})"
+                else f"{self.names[d.who or 0]} ({d.by})"  # a "take" names who
                 if d.by != "user"
-                else self.names[d.who]
+                else self.names[d.who or 0]
             ),
             "merged": self.region_text(
                 r, [s for s in self.merged_spans(r.k) if r.start <= s.start and s.end <= r.end]

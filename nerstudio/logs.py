@@ -86,14 +86,15 @@ def setup(debug: bool = False, stream=None) -> Path | None:
     log.setLevel(logging.DEBUG)
     log.propagate = False
     reset()
-    path: Path | None = log_path()
+    path = log_path()
+    written: Path | None = path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fh = _FileHandler(
             path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
         )
     except OSError:
-        path = None
+        written = None
     else:
         fh.setLevel(logging.INFO)
         fh.setFormatter(logging.Formatter(_FORMAT))
@@ -103,7 +104,7 @@ def setup(debug: bool = False, stream=None) -> Path | None:
         sh.setLevel(logging.DEBUG)
         sh.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
         log.addHandler(sh)
-    return path
+    return written
 
 
 def reset() -> None:

@@ -27,7 +27,7 @@ NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
 
 
-def tags_to_spans(tag_ids: Sequence[int], tagset: Sequence[str]) -> list[Span]:
+def tags_to_spans(tag_ids: Sequence[int] | np.ndarray, tagset: Sequence[str]) -> list[Span]:
     return decode([tagset[t] for t in tag_ids], "scn")[0]
 
 
@@ -109,7 +109,7 @@ class NBestList:
     words: list[tuple[str, ...]]
     candidates: list[np.ndarray]  # per sentence: (n_i, len_i) int16 tag ids, best first
     logprobs: list[np.ndarray]  # per sentence: (n_i,) float64
-    gold: list[list[Span]] | None = None
+    gold: Sequence[list[Span]] | None = None  # a list, or an attached list's view of the corpus
     ids: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
     _span_cache: dict = field(default_factory=dict, repr=False)
@@ -132,8 +132,11 @@ class NBestList:
         if len(lists) == 1:
             return lists[0]
         first = lists[0]
+        golds = [nb.gold for nb in lists]
         gold = (
-            None if any(nb.gold is None for nb in lists) else [g for nb in lists for g in nb.gold]
+            None
+            if any(g is None for g in golds)
+            else [s for g in golds if g is not None for s in g]
         )
         return cls(
             list(first.tagset),
@@ -171,6 +174,8 @@ class NBestList:
         return [self.spans(i, int(j)) for i, j in enumerate(choice)]
 
     def gold_tag_ids(self, i: int) -> np.ndarray:
+        if self.gold is None:
+            raise DataError("the N-best list has no gold spans")
         index = {t: k for k, t in enumerate(self.tagset)}
         return spans_to_tag_ids(self.gold[i], len(self.words[i]), index, self.typed)
 

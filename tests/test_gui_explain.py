@@ -268,6 +268,6 @@ def test_model_features_tab_ranks_the_demo_reranker_and_filters_the_browser(wind
     }
     assert rows_shown == set(wanted)
     assert "show all" in w.filter_count.text()
-    assert w.document.nbest_row(w.cursor.k) in set(wanted)
+    assert w.document.nbest_row(w.sentence_cursor.k) in set(wanted)
     w.filter_count.linkActivated.emit("all")
     assert all(w.views.proxy.accepts(k) for k in range(n))

@@ -95,7 +95,7 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     # the type key labels the sentence view's selection; the list stays where it is
     qtbot.keyClick(tree, Qt.Key_O)
     assert c.sentences[k].spans == [Span(1, 3, "ORG")]
-    assert tree.currentIndex() == here and w.cursor.k == k
+    assert tree.currentIndex() == here and w.sentence_cursor.k == k
     # a letter that is no annotation key does not jump the list to a sentence starting with it
     keys = set(view.keys)
     other = next(
@@ -107,7 +107,7 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     )
     letter = c.sentences[other].words[0][0].lower()
     qtbot.keyClicks(tree, letter)
-    assert tree.currentIndex() == here and w.cursor.k == k
+    assert tree.currentIndex() == here and w.sentence_cursor.k == k
     assert c.sentences[k].spans == [Span(1, 3, "ORG")]
     # a digit types by position, Delete clears
     view.select_tokens(0, 1)
@@ -118,7 +118,7 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     assert c.sentences[k].spans == []
     # arrows still move between sentences
     qtbot.keyClick(tree, Qt.Key_Down)
-    assert w.cursor.k != k
+    assert w.sentence_cursor.k != k
     # in the search box the same keys type text and edit nothing
     n_edits = w.document.history.count()
     w.search.setFocus()

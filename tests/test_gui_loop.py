@@ -66,7 +66,7 @@ def test_learn_from_corrections_rounds(window, qtbot, gold):
     assert lc.panel.table.rowCount() == 1 and lc.panel.table.item(0, 0).text() == "1–5"
     assert "round" in lc.panel.label.text()
     # Mark sentence reviewed: the shown sentence
-    w.cursor.set(7)
+    w.sentence_cursor.set(7)
     lc.act_review.trigger()
     assert doc.reviewed[7]
     lc.act_learn.trigger()  # off

@@ -15,15 +15,22 @@ the core (span counts from :func:`nerstudio.nbest.span_counts`, feature rows fro
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, overload
 
 import numpy as np
 
 from ..corpus.model import Corpus, Span
 from ..errors import Cancelled
 from ..nbest import NBestList
+
+#: a non-local feature of a K&T candidate: (name, family, count, weight, count·weight)
+Term: TypeAlias = tuple[str, str, float, float, float]
+#: :meth:`KTCandidates.explain`: (terms, total score, Σ count·weight, document, its candidate)
+Explanation: TypeAlias = tuple[list[Term], float, float, int, int]
+#: a feature of :meth:`KTCandidates.compare`: (name, family, count A, count B, weight, (A−B)·weight)
+TermPair: TypeAlias = tuple[str, str, float, float, float, float]
 
 
 def _check(should_cancel: Callable[[], bool] | None) -> None:
@@ -61,14 +68,15 @@ class NBestIndex:
 
     def exact(self) -> np.ndarray | None:
         """Per candidate: its entities are exactly the gold ones."""
-        if self.correct is None:
+        if self.correct is None or self.n_gold is None:
             return None
         g = np.repeat(self.n_gold, np.diff(self.offsets))
-        return (self.correct == self.proposed) & (self.correct == g)
+        same: np.ndarray = (self.correct == self.proposed) & (self.correct == g)
+        return same
 
     def recount(self, i: int) -> None:
         """Count sentence ``i``'s correct entities again (its gold changed)."""
-        if self.correct is None:
+        if self.correct is None or self.n_gold is None:
             return
         correct, _proposed, n_gold = sentence_counts(self.nbest, i)
         self.correct[int(self.offsets[i]) : int(self.offsets[i + 1])] = correct
@@ -92,20 +100,26 @@ def sentence_counts(nb: NBestList, i: int) -> tuple[np.ndarray, np.ndarray, int]
     return correct, proposed, int(n_gold[0])
 
 
-def list_gold(nb: NBestList, spans) -> list[Span]:
+def list_gold(nb: NBestList, spans: Iterable[Span]) -> list[Span]:
     """Gold spans as the N-best list holds them (untyped for an untyped list)."""
     if nb.typed:
         return list(spans)
     return [Span(sp[0], sp[1], "") for sp in spans]
 
 
-class CorpusGold(Sequence):
+class CorpusGold(Sequence[list[Span]]):
     """The gold of an attached N-best list, read from the corpus: ``gold[i]`` is the current
     gold of the corpus sentence matched with list sentence ``i`` (as the list holds spans), or
     the list's own gold for a sentence the corpus does not have. Read-only: gold is edited in
     the corpus, through the document."""
 
-    def __init__(self, corpus: Corpus, nbest: NBestList, row_of: np.ndarray, own):
+    def __init__(
+        self,
+        corpus: Corpus,
+        nbest: NBestList,
+        row_of: np.ndarray,
+        own: Sequence[list[Span]] | None,
+    ) -> None:
         self.corpus = corpus
         self.nbest = nbest
         self.sentence_of = np.full(len(nbest), -1, dtype=np.int64)
@@ -116,7 +130,11 @@ class CorpusGold(Sequence):
     def __len__(self) -> int:
         return len(self.sentence_of)
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> list[Span]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[list[Span]]: ...
+    def __getitem__(self, i: int | slice) -> list[Span] | list[list[Span]]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         k = int(self.sentence_of[i])
@@ -146,7 +164,10 @@ def align(corpus: Corpus, nbest: NBestList) -> np.ndarray:
 
 
 def index_nbest(
-    corpus: Corpus, nbest: NBestList, should_cancel=None, revision: int = 0
+    corpus: Corpus,
+    nbest: NBestList,
+    should_cancel: Callable[[], bool] | None = None,
+    revision: int = 0,
 ) -> NBestIndex:
     """Line up ``nbest`` with ``corpus``, give it the corpus's gold (a :class:`CorpusGold`
     view; the list's own gold is only kept for sentences the corpus lacks) and count every
@@ -183,7 +204,9 @@ class Scored:
     choice: np.ndarray  # per N-best sentence: index of the reranker's pick
 
 
-def score_nbest(model, nbest: NBestList, should_cancel=None) -> Scored:
+def score_nbest(
+    model: Any, nbest: NBestList, should_cancel: Callable[[], bool] | None = None
+) -> Scored:
     data = model.data(nbest)
     _check(should_cancel)
     scores = np.asarray(model.scores(data), dtype=np.float64)
@@ -205,7 +228,7 @@ class KTCandidates:
     start_of: np.ndarray
 
     @classmethod
-    def build(cls, model, doc_nbest: NBestList, origin: list) -> KTCandidates:
+    def build(cls, model: Any, doc_nbest: NBestList, origin: list) -> KTCandidates:
         doc_of, start_of = [], []
         for d, off in enumerate(doc_nbest.meta["sentence_offsets"]):
             for a in off[:-1]:
@@ -230,7 +253,7 @@ class KTCandidates:
     def document_candidate(self, i: int, j: int) -> tuple[int, int]:
         return int(self.doc_of[i]), int(self.origin[i][j])
 
-    def explain(self, i: int, j: int):
+    def explain(self, i: int, j: int) -> Explanation:
         """Non-local features of the document candidate behind candidate j of sentence i:
         ``(terms [(name, family, count, weight, count·weight)], total score, Σ count·weight,
         document, document candidate)``; terms sorted by |contribution|."""
@@ -239,28 +262,28 @@ class KTCandidates:
         d, jj = self.document_candidate(i, j)
         nb = self.doc_nbest
         total = float(nb.logprobs[d][jj])
-        terms = []
+        terms: list[Term] = []
         if self.joint:
             for name, c, w in self.model.nonlocal_terms(nb.words[d], nb.spans(d, jj)):
                 terms.append((name, template_of(name), c, w, c * w))
         terms.sort(key=lambda t: (-abs(t[4]), t[0]))
         return terms, total, sum(t[4] for t in terms), d, jj
 
-    def compare(self, i: int, a: int, b: int):
+    def compare(self, i: int, a: int, b: int) -> tuple[list[TermPair], Explanation, Explanation]:
         """Non-local features whose counts differ between the document candidates behind
         candidates a and b: ``(terms [(name, family, count A, count B, weight, (A−B)·weight)],
         explain(a), explain(b))``."""
         ea, eb = self.explain(i, a), self.explain(i, b)
         ca = {t[0]: t for t in ea[0]}
         cb = {t[0]: t for t in eb[0]}
-        terms = []
+        terms: list[TermPair] = []
         for name in set(ca) | set(cb):
             x = ca[name][2] if name in ca else 0.0
             y = cb[name][2] if name in cb else 0.0
             if x == y:
                 continue
-            w = (ca.get(name) or cb.get(name))[3]
-            fam = (ca.get(name) or cb.get(name))[1]
+            t = ca[name] if name in ca else cb[name]
+            w, fam = t[3], t[1]
             terms.append((name, fam, x, y, w, (x - y) * w))
         terms.sort(key=lambda t: (-abs(t[5]), t[0]))
         return terms, ea, eb
@@ -276,7 +299,7 @@ class FileStamp:
     size: int
 
     @classmethod
-    def of(cls, path) -> FileStamp | None:
+    def of(cls, path: str | os.PathLike[str]) -> FileStamp | None:
         try:
             st = os.stat(path)
         except OSError:
@@ -287,7 +310,7 @@ class FileStamp:
         return FileStamp.of(self.path) == self
 
 
-def span_diff(spans: list[Span], reference: list[Span], words) -> str:
+def span_diff(spans: list[Span], reference: list[Span], words: Sequence[str]) -> str:
     """``+TYPE text`` for entities only in ``spans``, ``−TYPE text`` for those only in ``reference``."""
     a, b = set(spans), set(reference)
     parts = [f"+{s.label or 'ENT'} {s.text(words)}" for s in sorted(a - b)]

@@ -60,7 +60,7 @@ class AutosavePolicy:
 
     def deadline(self) -> float | None:
         """Clock time at which a write is due (None: nothing to write)."""
-        if self.first is None:
+        if self.first is None or self.last is None:  # set together
             return None
         return min(self.last + self.debounce, self.first + self.max_delay)
 
@@ -208,7 +208,7 @@ class Autosaver:
         try:
             write_recovery(
                 path,
-                self.document.corpus,
+                self.document.opened(),
                 edited,
                 self.instance.to_dict(),
                 state_of(self.document),

@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from .events import Change, ChangeKind, notify
 from .flags import sentence_flags
 from .guards import ReadOnly, checked_spans, frozen, write
 from .history import History, SetSpans
+
+if TYPE_CHECKING:
+    from .review import Marks
 
 __all__ = ["Change", "ChangeKind", "Document", "Run", "checked_spans", "type_masks_of"]
 
@@ -164,10 +167,10 @@ class Document:
         self,
         corpus: Corpus,
         keep_runs: bool = True,
-        type_masks: dict | None = None,
-        reviewed=None,
-        disk=None,
-        marks=None,
+        type_masks: dict[str, np.ndarray] | None = None,
+        reviewed: Iterable[bool] | np.ndarray | None = None,
+        disk: Any = None,
+        marks: Marks | None = None,
     ) -> None:
         """A new corpus: attachments and undo history are dropped. Runs trained on another
         corpus are kept and marked ``other_corpus`` with ``keep_runs``, else dropped.
@@ -181,12 +184,12 @@ class Document:
             on_file = read(corpus)
             reviewed = on_file[0] if reviewed is None else reviewed
             marks = on_file[1] if marks is None else marks
-        reviewed = np.array(reviewed, dtype=bool)
-        if len(reviewed) != len(corpus):
-            raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
+        states = np.array(reviewed, dtype=bool)
+        if len(states) != len(corpus):
+            raise ValueError(f"{len(states)} review states for {len(corpus)} sentences")
         if len(marks.flagged) != len(corpus):
             raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
-        self._reviewed, self._review_log = frozen(reviewed), []
+        self._reviewed, self._review_log = frozen(states), []
         self._notes, self._flagged = dict(marks.notes), frozen(np.array(marks.flagged, bool))
         self._corpus = corpus
         self._disk = disk
@@ -206,9 +209,9 @@ class Document:
         self._emit(ChangeKind.CORPUS)
 
     def spans(self, k: int) -> list[Span]:
-        return list(self.corpus.sentences[k].spans)
+        return list(self._opened().sentences[k].spans)
 
-    def set_spans(self, k: int, spans, text: str = "edit") -> list[Span] | None:
+    def set_spans(self, k: int, spans: Iterable[Span], text: str = "edit") -> list[Span] | None:
         """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
         the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
         c = self._opened()
@@ -238,17 +241,21 @@ class Document:
             self._history.push(SetSpans(todo, text, reviews))
         return [k for k, _, _ in todo]
 
-    def set_reviewed(self, ks, value: bool = True, text: str | None = None) -> list[int]:
+    def set_reviewed(
+        self, ks: Iterable[int], value: bool = True, text: str | None = None
+    ) -> list[int]:
         """Mark sentences ``ks`` reviewed as they are (the annotator accepts them) or, with
         ``value=False``, pre-annotated again, as one undoable step; returns those whose state
         changes."""
-        ks = tuple(k for k in dict.fromkeys(map(self._sentence, ks)) if self._reviewed[k] != value)
-        if ks:
+        todo = tuple(
+            k for k in dict.fromkeys(map(self._sentence, ks)) if self._reviewed[k] != value
+        )
+        if todo:
             what = "accept" if value else "mark pre-annotated"
-            self._history.push(SetSpans((), text or f"{what} {len(ks)} sentence(s)", ks, value))
-        return list(ks)
+            self._history.push(SetSpans((), text or f"{what} {len(todo)} sentence(s)", todo, value))
+        return list(todo)
 
-    def marks(self):
+    def marks(self) -> Marks:
         """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
         from .review import Marks
 
@@ -279,6 +286,10 @@ class Document:
             SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
         )
         return True
+
+    def opened(self) -> Corpus:
+        """The open corpus, for code that runs only while there is one (IndexError if none)."""
+        return self._opened()
 
     def _opened(self) -> Corpus:
         if self._corpus is None:
@@ -316,7 +327,8 @@ class Document:
                 write(self._flagged, k, flag)
             self._emit(ChangeKind.MARKS, sorted(marks), text)
         if value:  # the suggestions: what the sentences hold before this step's spans
-            self._review_log.extend((k, tuple(self._corpus.sentences[k].spans)) for k in reviews)
+            c = self._opened()
+            self._review_log.extend((k, tuple(c.sentences[k].spans)) for k in reviews)
         else:
             gone = set(reviews)
             self._review_log = [e for e in self._review_log if e[0] not in gone]
@@ -324,8 +336,9 @@ class Document:
             write(self._reviewed, list(reviews), value)
             self._emit(ChangeKind.REVIEW, sorted(reviews), text)
         if spans:
+            c = self._opened()
             for k, sp in spans.items():
-                self._corpus.sentences[k].spans = list(sp)
+                c.sentences[k].spans = list(sp)
                 self._sentence_rev[k] = self.revision + 1
             self._gold_revision = self.revision + 1
             self._emit(ChangeKind.GOLD, sorted(spans), text)
@@ -357,7 +370,7 @@ class Document:
         """The corpus was written (to ``path``, now its file); ``at``: as it was at that
         :meth:`save_point` (edits made since stay unsaved)."""
         if path:
-            self._corpus.path = path
+            self._opened().path = path
         if at is None:
             self._history.set_clean()
             self._saved_rev = self.revision
@@ -389,11 +402,11 @@ class Document:
         self._scored_rev = self._data_rev = self.revision if revision is None else revision
         self._emit(ChangeKind.SCORES)
 
-    def install_model(self, model, path: str | None = None) -> None:
+    def install_model(self, model: Any, path: str | None = None) -> None:
         self._model, self._model_path = model, path
         self._emit(ChangeKind.MODEL)
 
-    def install_tagger(self, tagger, path: str | None = None) -> None:
+    def install_tagger(self, tagger: Any, path: str | None = None) -> None:
         self._tagger, self._tagger_path = tagger, path
         self._emit(ChangeKind.TAGGER)
 
@@ -403,7 +416,7 @@ class Document:
         self._dev_nbest, self._dev_nbest_path, self._dev_nbest_file = nbest, path, stamp
         self._emit(ChangeKind.DEV)
 
-    def install_kt_model(self, model, path: str | None = None) -> None:
+    def install_kt_model(self, model: Any, path: str | None = None) -> None:
         self._kt_model, self._kt_model_path = model, path
         self._emit(ChangeKind.KT_MODEL)
 
@@ -449,6 +462,7 @@ class Document:
             d.correct is not None
             and d.n_gold is not None
             and ix.correct is not None
+            and ix.n_gold is not None
             and len(d) == len(ix.nbest)
         ):
             for k in self.changed_since(self._data_rev):
@@ -473,9 +487,13 @@ class Document:
 
     def candidate_rows(self, i: int) -> slice:
         ix = self.nbest_index
+        if ix is None:
+            raise IndexError("no N-best list attached")
         return slice(int(ix.offsets[i]), int(ix.offsets[i + 1]))
 
     def span_f(self, i: int) -> np.ndarray | None:
+        if self.nbest_index is None:
+            return None
         self._sync()
         return self.nbest_index.span_f(i)
 
@@ -484,12 +502,14 @@ class Document:
         if self.nbest_index is None:
             return None
         self._sync()
-        return self._cached("exact", self.nbest_index.exact)
+        out: np.ndarray | None = self._cached("exact", self.nbest_index.exact)
+        return out
 
     def scores_of(self, i: int) -> np.ndarray | None:
         if self.scored is None:
             return None
-        return self.scored.scores[self.scored.data.rows(i)]
+        out: np.ndarray = self.scored.scores[self.scored.data.rows(i)]
+        return out
 
     def reranked_choice(self, i: int) -> int | None:
         return None if self.scored is None else int(self.scored.choice[i])
@@ -498,7 +518,7 @@ class Document:
         """Row of candidate ``j`` of N-best sentence ``i`` in the reranker's ranking data."""
         return None if self.scored is None else int(self.scored.data.offsets[i]) + j
 
-    def scored_data(self):
+    def scored_data(self) -> Any:
         """The scored ranking data, counted against the current gold."""
         self._sync()
         return None if self.scored is None else self.scored.data
@@ -513,11 +533,8 @@ class Document:
         nb = self.nbest
         if nb is None:
             return None
-        gold = (
-            nb.gold.snapshot()
-            if hasattr(nb.gold, "snapshot")
-            else (None if nb.gold is None else list(nb.gold))
-        )
+        snapshot = getattr(nb.gold, "snapshot", None)  # a CorpusGold: the corpus's gold now
+        gold = snapshot() if snapshot is not None else (None if nb.gold is None else list(nb.gold))
         return NBestList(
             nb.tagset,
             nb.words,
@@ -550,10 +567,11 @@ class Document:
         """Per entity type, the sentences whose gold has one."""
         ks = self.changed_since(self._types_rev)
         if len(ks):
+            c = self._opened()
             for k in ks:
-                labels = {sp.label for sp in self.corpus.sentences[k].spans}
+                labels = {sp.label for sp in c.sentences[k].spans}
                 for lab in labels - set(self._type_masks):
-                    self._type_masks[lab] = np.zeros(len(self.corpus), dtype=bool)
+                    self._type_masks[lab] = np.zeros(len(c), dtype=bool)
                 for lab, m in self._type_masks.items():
                     m[k] = lab in labels
         self._types_rev = self.revision
@@ -563,7 +581,8 @@ class Document:
         """Per corpus sentence: has_nbest, error (baseline top ≠ gold), changed (the reranker
         picked another candidate), missing (gold not among the candidates), rerank_error,
         unreviewed (see :attr:`reviewed`), flagged and noted (the annotator's flags and notes)."""
-        return self._cached("flags", lambda: sentence_flags(self))
+        out: dict[str, np.ndarray] = self._cached("flags", lambda: sentence_flags(self))
+        return out
 
 
 def _same_file(path: str | None) -> str:

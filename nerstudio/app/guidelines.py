@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
 from ..errors import DataError
 
@@ -88,7 +89,7 @@ def _plain(text: str) -> str:
     return " ".join(_EMPHASIS.sub(r"\2", text).split())
 
 
-def label_descriptions(markdown: str, labels=None) -> dict[str, str]:
+def label_descriptions(markdown: str, labels: Iterable[str] | None = None) -> dict[str, str]:
     """Label → description found in ``markdown`` (see the module docstring); with ``labels``,
     only those labels (without, any one-word heading with a paragraph counts as a label)."""
     wanted = set(labels) if labels is not None else None

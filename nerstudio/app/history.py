@@ -11,7 +11,7 @@ edit is made after an undo.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..corpus.model import Span
@@ -30,7 +30,14 @@ class SetSpans:
     marks: tuple[tuple[int, tuple[str, bool], tuple[str, bool]], ...] = ()
 
     @classmethod
-    def one(cls, k: int, old, new, text: str, reviews: tuple[int, ...] = ()) -> SetSpans:
+    def one(
+        cls,
+        k: int,
+        old: Iterable[Span],
+        new: Iterable[Span],
+        text: str,
+        reviews: tuple[int, ...] = (),
+    ) -> SetSpans:
         return cls(((k, tuple(old), tuple(new)),), text, reviews)
 
     @property

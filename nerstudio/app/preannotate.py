@@ -23,8 +23,12 @@ one undoable edit, after dropping the sentences the annotator edited while the m
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled, SettingsError
@@ -41,8 +45,8 @@ PLACEHOLDER = "ENT"  # the type given to a boundary-only model's entities
 class Model:
     """A loaded model folder: the tagger, the reranker (or None) and where they came from."""
 
-    tagger: object
-    reranker: object = None
+    tagger: Any
+    reranker: Any = None
     folder: str = ""
 
     def describe(self) -> str:
@@ -50,7 +54,7 @@ class Model:
         return f"{name} + {self.reranker.algo} reranker" if self.reranker is not None else name
 
 
-def load_model(folder, system: str | None = None) -> Model:
+def load_model(folder: str | os.PathLike[str], system: str | None = None) -> Model:
     """The model folder ``folder`` (see :func:`nerstudio.experiments.predictor.load_model_folder`)."""
     tagger, reranker = load_model_folder(folder, system)
     return Model(tagger, reranker, str(folder))
@@ -134,7 +138,7 @@ def predict(
     return out
 
 
-def _chosen_spans(nb, chosen) -> list[list[Span]]:
+def _chosen_spans(nb: NBestList, chosen: np.ndarray) -> list[list[Span]]:
     out = []
     for i, j in enumerate(chosen.tolist()):
         spans = nb.candidate_spans(i)[j]
@@ -185,12 +189,12 @@ def edits_for(
     and, without ``replace``, a sentence that has entities now are left alone; one whose gold
     already equals its prediction is no edit."""
     res = Preannotation(predicted=len(ks))
-    skip = {int(k) for k in skip}
+    skipped = {int(k) for k in skip}
     if not replace:  # the non-empty sentences not predicted had entities
         res.kept = sum(1 for s in sentences if len(s.words)) - len(ks)
     for k, spans in zip(ks, predicted):
         now = sentences[k].spans
-        if k in skip:
+        if k in skipped:
             res.skipped += 1
         elif now and not replace:
             res.kept += 1

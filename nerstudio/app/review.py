@@ -34,14 +34,14 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..corpus.atomic import atomic_open
 from ..corpus.jsonl import REVIEW_FIELD
-from ..corpus.model import Corpus
+from ..corpus.model import Corpus, Sentence, StrPath
 from ..corpus.writing import Losses, write_corpus
 
 SIDECAR_SUFFIX = ".nerstudio-review.json"
@@ -75,9 +75,9 @@ def in_file(fmt: str | None) -> bool:
     return fmt in ("jsonl", PRODIGY)
 
 
-def sidecar_path(corpus_path) -> str:
+def sidecar_path(corpus_path: StrPath) -> str:
     """``NAME.nerstudio-review.json`` beside the corpus file (or folder) ``corpus_path``."""
-    return os.fspath(corpus_path).rstrip("/\\") + SIDECAR_SUFFIX
+    return str(os.fspath(corpus_path)).rstrip("/\\") + SIDECAR_SUFFIX
 
 
 def words_checksum(corpus: Corpus) -> int:
@@ -131,7 +131,7 @@ def read(corpus: Corpus) -> tuple[np.ndarray, Marks]:
     return out, marks
 
 
-def _fields_of(s, fmt: str) -> dict | None:
+def _fields_of(s: Sentence, fmt: str) -> dict | None:
     """The object holding sentence ``s``'s fields in a file of ``fmt`` (None: none)."""
     if fmt == PRODIGY:
         kept = s.meta.get(PRODIGY) if s.meta else None
@@ -147,7 +147,7 @@ def _fields_of(s, fmt: str) -> dict | None:
 
 
 def _read_records(corpus: Corpus, out: np.ndarray, marks: Marks) -> None:
-    name = os.path.basename(corpus.path)
+    name = os.path.basename(corpus.path or "")
     bad_review = bad_mark = 0
     for k, s in enumerate(corpus.sentences):
         rec = _fields_of(s, corpus.format)
@@ -194,7 +194,7 @@ def _sidecar_marks(data: dict, n: int) -> tuple[dict[int, str], list[int]]:
     return notes, flagged
 
 
-def _check_sidecar(data, corpus: Corpus) -> np.ndarray:
+def _check_sidecar(data: object, corpus: Corpus) -> np.ndarray:
     if not isinstance(data, dict) or data.get("format") != SIDECAR_FORMAT:
         raise ValueError(f"not a {SIDECAR_FORMAT} file")
     if data.get("version") != SIDECAR_VERSION:
@@ -210,14 +210,17 @@ def _check_sidecar(data, corpus: Corpus) -> np.ndarray:
         isinstance(k, int) and not isinstance(k, bool) for k in ks
     ):
         raise ValueError('"reviewed" is not a list of sentence numbers')
-    ks = np.asarray(ks, dtype=np.int64)
-    if len(ks) and (ks.min() < 0 or ks.max() >= len(corpus)):
+    out = np.asarray(ks, dtype=np.int64)
+    if len(out) and (out.min() < 0 or out.max() >= len(corpus)):
         raise ValueError('"reviewed" names a sentence the corpus does not have')
-    return ks
+    return out
 
 
 def write_sidecar(
-    corpus: Corpus, reviewed: Sequence[bool], corpus_path, marks: Marks | None = None
+    corpus: Corpus,
+    reviewed: Sequence[bool] | np.ndarray,
+    corpus_path: StrPath,
+    marks: Marks | None = None,
 ) -> str | None:
     """Write the sidecar of ``corpus`` saved at ``corpus_path`` (atomically) with its review
     states and ``marks``; returns its path, or None when nothing is reviewed, noted or flagged
@@ -227,7 +230,7 @@ def write_sidecar(
     marked = marks is not None and marks.any()
     if not len(ks) and not marked and not os.path.exists(side):
         return None
-    data = {
+    data: dict[str, object] = {
         "format": SIDECAR_FORMAT,
         "version": SIDECAR_VERSION,
         "corpus": os.path.basename(os.fspath(corpus_path)),
@@ -235,7 +238,7 @@ def write_sidecar(
         "words_crc32": words_checksum(corpus),
         "reviewed": [int(k) for k in ks],
     }
-    if marked:
+    if marks is not None and marked:
         data["notes"] = {str(k): v for k, v in sorted(marks.notes.items())}
         data["flagged"] = [int(k) for k in np.flatnonzero(marks.flagged)]
     with atomic_open(side, encoding="utf-8") as f:
@@ -245,8 +248,8 @@ def write_sidecar(
 
 def save(
     corpus: Corpus,
-    reviewed: Sequence[bool],
-    path,
+    reviewed: Sequence[bool] | np.ndarray,
+    path: StrPath,
     fmt: str | None = None,
     losses: Losses | None = None,
     marks: Marks | None = None,
@@ -255,21 +258,21 @@ def save(
     the annotator's ``marks`` (notes and flags): in the file (JSONL) or in the sidecar (every
     other format). Both writes are atomic."""
     fmt = fmt or corpus.format
-    reviewed = np.asarray(reviewed, dtype=bool)
-    if len(reviewed) != len(corpus):
-        raise ValueError(f"{len(reviewed)} review states for {len(corpus)} sentences")
+    states = np.asarray(reviewed, dtype=bool)
+    if len(states) != len(corpus):
+        raise ValueError(f"{len(states)} review states for {len(corpus)} sentences")
     marks = marks if marks is not None else Marks.empty(len(corpus))
     if len(marks.flagged) != len(corpus):
         raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
     if in_file(fmt):
         index = {id(s): k for k, s in enumerate(corpus.sentences)}
 
-        def fields(s) -> dict:
+        def fields(s: Sentence) -> dict:
             k = index.get(id(s))
             if k is None:
                 return {REVIEW_FIELD: None, NOTE_FIELD: None, FLAG_FIELD: None}
             return {
-                REVIEW_FIELD: REVIEWED if reviewed[k] else None,
+                REVIEW_FIELD: REVIEWED if states[k] else None,
                 NOTE_FIELD: marks.notes.get(k),
                 FLAG_FIELD: True if marks.flagged[k] else None,
             }
@@ -280,10 +283,15 @@ def save(
             write_corpus(corpus, path, fmt, losses=losses, record_fields=fields)
         return
     write_corpus(corpus, path, fmt, losses=losses)
-    write_sidecar(corpus, reviewed, path, marks)
+    write_sidecar(corpus, states, path, marks)
 
 
-def _write_prodigy(corpus: Corpus, path, losses: Losses | None, fields) -> None:
+def _write_prodigy(
+    corpus: Corpus,
+    path: StrPath,
+    losses: Losses | None,
+    fields: Callable[[Sentence], dict],
+) -> None:
     """Write ``corpus`` as Prodigy tasks whose ``"meta"`` gets ``fields(sentence)`` (``None``:
     the key goes): the writer keeps each task's other fields (``Sentence.meta["prodigy"]``), so
     a copy of the corpus (the sentences shared, their ``meta`` replaced) carries them."""

@@ -20,6 +20,8 @@ import gc
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
@@ -28,6 +30,7 @@ from ..errors import DataError, SettingsError
 from . import keepboth
 from .document import Change, ChangeKind, Document
 from .ownership import DiskState, Fingerprint, check, fingerprint
+from .review import Marks
 from .review import save as save_with_review
 
 
@@ -61,7 +64,7 @@ class SaveResult:
 
 
 def same_path(a: str | None, b: str | None) -> bool:
-    return bool(a) and bool(b) and os.path.abspath(a) == os.path.abspath(b)
+    return bool(a and b and os.path.abspath(a) == os.path.abspath(b))
 
 
 class CorpusFile:
@@ -83,7 +86,7 @@ class CorpusFile:
             self._opened()
 
     def _opened(self) -> None:
-        c = self.document.corpus
+        c = self.document.opened()
         path = os.path.abspath(c.path) if c.path else None
         disk = getattr(self.document, "disk", None)
         if path and (disk is None or disk.path != path):
@@ -156,6 +159,8 @@ class CorpusFile:
         if not path and (not c.path or not kept):
             return None
         target = path or c.path
+        if not target:
+            return None
         return target, (c.format if kept else (format_for_output(target) or "jsonl"))
 
     def save(self, path: str | None = None, overwrite: bool = False) -> SaveResult:
@@ -169,7 +174,7 @@ class CorpusFile:
     def begin_save(self, path: str | None = None, overwrite: bool = False) -> PendingSave:
         """The checks of :meth:`save` and a snapshot of the corpus: :meth:`PendingSave.run`
         writes it (in any thread: later edits do not reach it), :meth:`finish_save` records it."""
-        c = self.document.corpus
+        c = self.document.opened()
         tf = self.target(path)
         if tf is None:
             raise SettingsError("choose a file to save to")
@@ -221,7 +226,9 @@ class CorpusFile:
     # -- their version ----------------------------------------------------------------------
     def read_theirs(self) -> Corpus:
         """The corpus as the disk holds it now (read like the open one)."""
-        c = self.document.corpus
+        c = self.document.opened()
+        if c.path is None:
+            raise DataError("the corpus was read from no file")
         return read_corpus(c.path, format=c.format, encoding=c.encoding)
 
     def edited(self) -> list[int]:
@@ -236,7 +243,7 @@ class CorpusFile:
         ]
 
     def plan_keep_both(self, theirs: Corpus) -> keepboth.MergePlan:
-        return keepboth.plan(self.base, self.document.corpus, theirs)
+        return keepboth.plan(self.base, self.document.opened(), theirs)
 
     def keep_both(
         self, theirs: Corpus, state: DiskState, plan: keepboth.MergePlan | None = None
@@ -247,7 +254,7 @@ class CorpusFile:
         if not plan.aligned:
             raise DataError(keepboth.describe(plan))
         doc = self.document
-        keepboth.adopt_file(doc.corpus, theirs)
+        keepboth.adopt_file(doc.opened(), theirs)
         done = doc.set_many(
             plan.take, f"keep both: {len(plan.take)} sentence(s) from the file on disk"
         )
@@ -271,9 +278,9 @@ class PendingSave:
         corpus: Corpus,
         spans: list,
         point: tuple,
-        reviewed=None,
-        marks=None,
-    ):
+        reviewed: np.ndarray | None = None,
+        marks: Marks | None = None,
+    ) -> None:
         self.target, self.format, self.moved = target, fmt, moved
         self.corpus, self._spans, self.point = corpus, spans, point
         self.reviewed = reviewed  # the review states of that moment (None: none written)

@@ -20,11 +20,16 @@ The legend, the sentence view, the corpus browser, the Edit menu and the context
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from .label_keys import label_orders
+
+if TYPE_CHECKING:
+    from .document import Document
 
 CONLL_TYPES = ("PER", "ORG", "LOC", "MISC")
 
@@ -45,7 +50,7 @@ PALETTE = (
 FIXED = {"PER": "#4e79a7", "ORG": "#f28e2b", "LOC": "#59a14f", "MISC": "#b07aa1", "": "#76b7b2"}
 
 
-def type_keys(labels) -> dict[str, str]:
+def type_keys(labels: Iterable[str]) -> dict[str, str]:
     """Single-letter keys (upper case) → type: each type's first letter not already taken."""
     keys: dict[str, str] = {}
     for lab in labels:
@@ -56,7 +61,7 @@ def type_keys(labels) -> dict[str, str]:
     return keys
 
 
-def _assign_colours(labels) -> dict[str, str]:
+def _assign_colours(labels: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for lab in labels:
         if lab in FIXED:
@@ -79,7 +84,7 @@ class TypeScheme:
     colours: dict[str, str] = field(compare=False)  # type → "#rrggbb"
 
     @staticmethod
-    def of(labels) -> TypeScheme:
+    def of(labels: Iterable[str]) -> TypeScheme:
         return _scheme(tuple(dict.fromkeys(labels)))
 
     def letter(self, label: str) -> str | None:
@@ -114,7 +119,7 @@ def _scheme(labels: tuple[str, ...]) -> TypeScheme:
     return TypeScheme(labels, type_keys(labels), _assign_colours(labels))
 
 
-def corpus_types(labels) -> tuple[str, ...]:
+def corpus_types(labels: Iterable[str]) -> tuple[str, ...]:
     """The types offered for a corpus with these labels (in this order); see the module doc."""
     labels = list(dict.fromkeys(labels))
     if not labels or all(lab in CONLL_TYPES for lab in labels):
@@ -125,7 +130,7 @@ def corpus_types(labels) -> tuple[str, ...]:
 _IN_USE: WeakKeyDictionary = WeakKeyDictionary()  # document → (its corpus, the order in use)
 
 
-def document_types(document) -> TypeScheme:
+def document_types(document: Document) -> TypeScheme:
     """The type scheme of a :class:`~nerstudio.app.document.Document`'s corpus: its labels (those of
     ``Document.type_masks``, none removed during the session) in the fixed order of their set;
     a type that appears during the session is appended to the order in use."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from .. import __version__
 from ..corpus.detect import FORMATS
@@ -24,7 +25,7 @@ INTERNAL_ERROR = 3
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with our exit status for usage errors (1, like every other user error)."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(USER_ERROR, f"{self.prog}: error: {message}\n")
 
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = ArgumentParser(add_help=False)
     common.add_argument(
         "--encoding",
         default=None,
@@ -163,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_read_options(p)
     p.add_argument("--json", action="store_true", help="print a JSON object")
 
-    tagger = argparse.ArgumentParser(add_help=False)
+    tagger = ArgumentParser(add_help=False)
     tagger.add_argument(
         "--task",
         choices=registered("nerstudio.tagging.maxent", "TASKS"),
@@ -289,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with the model trained on all of TRAIN, decode CORPUS into NBEST (repeatable)",
     )
 
-    learn = argparse.ArgumentParser(add_help=False)
+    learn = ArgumentParser(add_help=False)
     g = learn.add_argument_group("reranker settings")
     g.add_argument(
         "--rounds",

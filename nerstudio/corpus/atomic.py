@@ -43,10 +43,13 @@ import secrets
 import stat
 import time
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from . import journal
+
+if TYPE_CHECKING:
+    from .model import StrPath
 
 try:  # POSIX
     import fcntl
@@ -66,13 +69,13 @@ def temp_name(target_name: str) -> str:
     return f".{target_name}.nerstudio-{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
-def resolve_target(path) -> str:
+def resolve_target(path: StrPath) -> str:
     """The file a save of ``path`` must replace: ``path`` itself, or the file its chain of
     symbolic links ends at (which need not exist yet)."""
-    path = os.path.abspath(os.fspath(path))
-    if os.path.islink(path):
-        return os.path.realpath(path)
-    return path
+    full = os.path.abspath(os.fspath(path))
+    if os.path.islink(full):
+        return os.path.realpath(full)
+    return full
 
 
 def _unlocked(path: str) -> bool:
@@ -100,7 +103,7 @@ def remove_stale_temps(folder: str, now: float | None = None) -> list[str]:
     """
     now = time.time() if now is None else now
     protected = {os.path.basename(p) for p in journal.settle_folder(folder)}
-    removed = []
+    removed: list[str] = []
     try:
         names = os.listdir(folder)
     except OSError:
@@ -186,7 +189,7 @@ _KINDS = (
 )
 
 
-def check_target(path, target: str) -> None:
+def check_target(path: StrPath, target: str) -> None:
     """Refuse to replace what must not be replaced (see the module docstring)."""
     try:
         st = os.stat(target)
@@ -216,7 +219,7 @@ def check_target(path, target: str) -> None:
         )
 
 
-def _room_for(path, tmp: str, target: str) -> None:
+def _room_for(path: StrPath, tmp: str, target: str) -> None:
     """Before a copy into a hard-linked file: refuse (nothing changed yet) when the disk cannot
     hold the difference, instead of running out of space halfway through the copy."""
     try:
@@ -228,7 +231,7 @@ def _room_for(path, tmp: str, target: str) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-def _save_error(path, exc: BaseException, encoding: str | None = None) -> FormatError:
+def _save_error(path: StrPath, exc: BaseException, encoding: str | None = None) -> FormatError:
     """The one-line error for a failed save of ``path`` (the target left unchanged)."""
     if isinstance(exc, UnicodeEncodeError):
         bad = exc.object[exc.start : exc.end]
@@ -247,10 +250,11 @@ def _save_error(path, exc: BaseException, encoding: str | None = None) -> Format
     return FormatError(path, None, f"not saved: {exc.strerror or exc}; the file is unchanged")
 
 
-def _fdopen(fd: int, *args, **kwargs):
+def _fdopen(fd: int, *args: Any, **kwargs: Any) -> IO[Any]:
     """The temporary file's file object (``os.fdopen``, looked up at each call so that tests
     can put a fault-injecting writer there)."""
-    return os.fdopen(fd, *args, **kwargs)
+    f: IO[Any] = os.fdopen(fd, *args, **kwargs)
+    return f
 
 
 class AtomicFiles:
@@ -263,7 +267,7 @@ class AtomicFiles:
         self._listing: dict[str, list[str]] = {}  # folder -> its names, once cleaned by this save
 
     @contextlib.contextmanager
-    def open(self, path, encoding: str = "utf-8", mode: str = "w") -> Iterator[IO]:
+    def open(self, path: StrPath, encoding: str = "utf-8", mode: str = "w") -> Iterator[IO[Any]]:
         path = os.fspath(path)
         target = resolve_target(path)
         folder = os.path.dirname(target)
@@ -368,8 +372,8 @@ def atomic_files() -> Iterator[AtomicFiles]:
 
 @contextlib.contextmanager
 def atomic_open(
-    path, encoding: str = "utf-8", newline: str = "\n", mode: str = "w"
-) -> Iterator[IO]:
+    path: StrPath, encoding: str = "utf-8", newline: str = "\n", mode: str = "w"
+) -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``'s target; it replaces the target only if the
     block succeeds. Symbolic links are written through, permissions kept, protected targets
     refused, stale temporary files of killed saves removed (see the module docstring).

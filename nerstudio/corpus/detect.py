@@ -17,6 +17,7 @@ import zipfile
 
 from ..errors import FormatError, Msg, SettingsError
 from . import foreign
+from .model import StrPath
 
 OWN_FORMATS = ("conll2003", "conll2002", "columns", "tsv", "jsonl")
 FORMATS = OWN_FORMATS + tuple(h.name for h in foreign.HANDLERS)
@@ -116,7 +117,7 @@ def check_file(path: str) -> None:
             )
 
 
-def is_npz(path) -> bool:
+def is_npz(path: StrPath) -> bool:
     """Whether ``path`` is a zip archive (what numpy's ``.npz`` files are), whatever its name."""
     try:
         with open(path, "rb") as f:
@@ -125,7 +126,7 @@ def is_npz(path) -> bool:
         return False
 
 
-def npz_format(path) -> str | None:
+def npz_format(path: StrPath) -> str | None:
     """The ``format`` named in a nerstudio ``.npz`` file's JSON header, read without numpy and
     without trusting the file (``None`` when it has no readable header)."""
     import json
@@ -174,7 +175,7 @@ def _looks_binary(text: str) -> bool:
     return "\x00" in text
 
 
-def sniff_format(path, encoding: str = "utf-8") -> str:
+def sniff_format(path: StrPath, encoding: str = "utf-8") -> str:
     """The corpus format of ``path`` from its first token line (see the module docstring).
 
     JSONL when that line is a JSON object; TSV when it holds a tab; else by its number of
@@ -246,7 +247,7 @@ def sniff_format(path, encoding: str = "utf-8") -> str:
     return "tsv" if seen_tab else "conll2003"
 
 
-def format_for_output(path, input_format: str | None = None) -> str | None:
+def format_for_output(path: StrPath, input_format: str | None = None) -> str | None:
     """The format an output file's extension names (``.jsonl``, ``.tsv``, ``.conll``, ...), or
     ``None`` when it names none. ``.conll`` keeps a CoNLL-style input's own variant (conll2003,
     conll2002 or columns) and means conll2003 otherwise."""

@@ -32,6 +32,10 @@ import socket
 import time
 import weakref
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import StrPath
 
 LOCK_FORMAT = "nerstudio-lock"
 UNREADABLE_STALE_S = 30.0  # an unreadable lock (a crash while writing it?) older than this is stale
@@ -82,7 +86,7 @@ class Instance:
         return inst
 
     @classmethod
-    def from_dict(cls, obj) -> Instance | None:
+    def from_dict(cls, obj: Any) -> Instance | None:
         try:
             return cls(
                 int(obj["pid"]),
@@ -288,7 +292,7 @@ def _release_all() -> None:
         lock.release()
 
 
-def held_elsewhere(path) -> Instance | None:
+def held_elsewhere(path: StrPath) -> Instance | None:
     """The live instance of *another process* that holds the corpus at ``path`` (None: nobody,
     a stale lock, or this process: its windows ask each other through :class:`FileLock`)."""
     holder = read_holder(lock_path(os.fspath(path)))
@@ -299,7 +303,7 @@ def held_elsewhere(path) -> Instance | None:
     return holder
 
 
-def refuse_if_held(path) -> None:
+def refuse_if_held(path: StrPath) -> None:
     """Raise a one-line error naming ``path`` when a nerstudio window of another process is
     editing it (its lock is live): writing it would overwrite that window's file under it."""
     holder = held_elsewhere(path)

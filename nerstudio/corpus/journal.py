@@ -132,11 +132,11 @@ class Transaction:
         """Replace every target by its temporary file (``copy[target]``: copy in place instead)."""
         entries = [{"tmp": t, "target": g, "copy": bool(copy.get(g))} for t, g in self.members]
         if not self.journal and not any(e["copy"] for e in entries):
-            for e in entries:  # one file renamed: atomic by itself
-                step("rename", e["target"])
-                os.replace(e["tmp"], e["target"])
+            for tmp, target in self.members:  # one file renamed: atomic by itself
+                step("rename", target)
+                os.replace(tmp, target)
                 self.committed = True
-                fsync_folder(os.path.dirname(e["target"]))
+                fsync_folder(os.path.dirname(target))
             self.close()
             return
         for tmp, target in self.members:
@@ -234,7 +234,7 @@ def _what(commit: dict) -> str:
     return shown
 
 
-def _concerns(commit: dict | None, reserved: list[str], path: str | None) -> bool:
+def _concerns(commit: dict | None, reserved: list[str], path: str) -> bool:
     """Whether a journal's save involves ``path`` (a file: one of its targets, or the same file
     under another name; a folder: a target inside it)."""
     targets = [e.get("target") for e in commit["commit"]] if commit else []
@@ -278,7 +278,8 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
             if commit is None or path is None or not _concerns(commit, [], path):
                 return reserved  # a live save still writing its files (the old ones are intact), or another's
             if time.monotonic() >= deadline:
-                pid = JOURNAL_RE.match(os.path.basename(journal))["pid"]
+                m = JOURNAL_RE.match(os.path.basename(journal))
+                pid = m["pid"] if m else "?"
                 raise FormatError(
                     path,
                     None,
@@ -315,7 +316,7 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
         os.close(fd)
 
 
-def settle(path, wait: float | None = None) -> list[str]:
+def settle(path: str | os.PathLike[str], wait: float | None = None) -> list[str]:
     """Before reading ``path`` (a file or a folder): finish or roll back the interrupted saves
     of its folder (see the module docstring); a mix of old and new files is never left to be
     read. Returns the temporary files that live saves reserved (cleaners must leave them)."""

@@ -42,10 +42,12 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import FormatError
-from .model import Sentence, Span
+from .model import Sentence, Span, StrPath
 from .segment import tokens as segment_tokens
 
 SPAN_KEYS = ("spans", "entities", "label")
@@ -71,7 +73,7 @@ class Record:
     trimmed: tuple = ()  # (start, end, new start, new end) of spans read without the whitespace at their edges
 
 
-def loads(text: str, path, lineno: int):
+def loads(text: str, path: StrPath | None, lineno: int) -> Any:
     """``json.loads`` whose every failure is a :class:`FormatError` at ``path:lineno``."""
     try:
         return json.loads(text)
@@ -91,7 +93,7 @@ def loads(text: str, path, lineno: int):
         raise FormatError(path, lineno, f"invalid JSON: {exc}") from None
 
 
-def _offset(value, what: str, sp, path, lineno: int) -> int:
+def _offset(value: object, what: str, sp: object, path: StrPath | None, lineno: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(
             path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}"
@@ -101,11 +103,11 @@ def _offset(value, what: str, sp, path, lineno: int) -> int:
             raise FormatError(
                 path, lineno, f"span {_show(sp)}: {what} must be a whole number, not {_show(value)}"
             )
-        value = int(value)
+        return int(value)
     return value
 
 
-def _show(value, limit: int = 60) -> str:
+def _show(value: object, limit: int = 60) -> str:
     try:
         s = json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError, RecursionError):
@@ -114,7 +116,9 @@ def _show(value, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
-def _char_spans(raw, key: str, path, lineno: int) -> list[tuple[int, int, str]]:
+def _char_spans(
+    raw: object, key: str, path: StrPath | None, lineno: int
+) -> list[tuple[int, int, str]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -148,7 +152,7 @@ def _char_spans(raw, key: str, path, lineno: int) -> list[tuple[int, int, str]]:
     return out
 
 
-def _check_unicode(strings, path, lineno: int) -> None:
+def _check_unicode(strings: Iterable[str], path: StrPath | None, lineno: int) -> None:
     for s in strings:
         try:
             s.encode("utf-8")
@@ -160,7 +164,7 @@ def _check_unicode(strings, path, lineno: int) -> None:
             ) from None
 
 
-def check_strings(value, path, lineno: int) -> None:
+def check_strings(value: object, path: StrPath | None, lineno: int) -> None:
     """Refuse an unpaired surrogate anywhere in a JSON value (keys and strings of every field:
     what is read is what can be written back)."""
     stack = [value]
@@ -180,7 +184,7 @@ def may_hold_surrogates(line: str) -> bool:
     return "\\u" in line or "\\U" in line
 
 
-def parse_record(line: str, path, lineno: int) -> Record:
+def parse_record(line: str, path: StrPath | None, lineno: int) -> Record:
     """Read one JSONL line (see the module docstring); raises :class:`FormatError`."""
     obj = loads(line, path, lineno)
     if not isinstance(obj, dict):
@@ -190,7 +194,9 @@ def parse_record(line: str, path, lineno: int) -> Record:
     return parse_object(obj, path, lineno)
 
 
-def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> Record:
+def parse_object(
+    obj: dict, path: StrPath | None, lineno: int, check_unicode: bool = False
+) -> Record:
     text, tokens = obj.get("text"), obj.get("tokens")
     if text is None and tokens is None:
         raise FormatError(path, lineno, 'a JSONL record needs a "text" field (or "tokens")')
@@ -223,7 +229,7 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
     if tokens is not None:
         if text is None:
             text = " ".join(tokens)
-        offsets = []
+        offsets: list[tuple[int, int]] = []
         pos = 0
         exact = text == " ".join(tokens)  # what nerstudio writes: tokens joined by single spaces
         for t in tokens:
@@ -246,6 +252,7 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
             pos = k + len(t) + exact
         words = list(tokens)
     else:
+        assert text is not None  # a record without "text" has "tokens" (refused above if not)
         offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
         words = [text[a:b] for a, b in offsets]
     columns = _columns(obj.get("columns"), len(words), path, lineno)
@@ -256,12 +263,14 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
         if offset < 0:
             raise FormatError(path, lineno, f'"offset" must not be negative, not {offset}')
-    around = []
-    for k in ("before", "after"):
-        v = obj.get(k)
+    around: list[str | None] = []
+    for name in ("before", "after"):
+        v = obj.get(name)
         if v is not None and not isinstance(v, str):
             raise FormatError(
-                path, lineno, f'"{k}" must be a string (the text around the record), not {_show(v)}'
+                path,
+                lineno,
+                f'"{name}" must be a string (the text around the record), not {_show(v)}',
             )
         around.append(v)
     if check_unicode:
@@ -279,7 +288,8 @@ def parse_object(obj: dict, path, lineno: int, check_unicode: bool = False) -> R
         None if doc is None else str(doc),
         text,
         offset,
-        *around,
+        around[0],
+        around[1],
         trimmed=tuple(trimmed),
     )
 
@@ -292,7 +302,7 @@ def trimmed_example(text: str, t: tuple) -> str:
     return f"{shown!r} [{s0}, {e0}) read as {text[s:e]!r} [{s}, {e})"
 
 
-def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
+def _columns(raw: object, n: int, path: StrPath | None, lineno: int) -> tuple[tuple[str, ...], ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list) or not all(
@@ -307,7 +317,12 @@ def _columns(raw, n: int, path, lineno: int) -> tuple[tuple[str, ...], ...]:
 
 
 def _token_spans(
-    char_spans, text: str, offsets, path, lineno: int, trimmed: list | None = None
+    char_spans: list[tuple[int, int, str]],
+    text: str,
+    offsets: list[tuple[int, int]],
+    path: StrPath | None,
+    lineno: int,
+    trimmed: list | None = None,
 ) -> list[Span]:
     # an empty token shares its offset with a neighbour: the non-empty token owns the boundary
     order = sorted(range(len(offsets)), key=lambda i: offsets[i][0] < offsets[i][1])
@@ -351,7 +366,7 @@ def _token_spans(
     return spans
 
 
-def _span_objects(s: Sentence, offsets) -> list[dict]:
+def _span_objects(s: Sentence, offsets: list[tuple[int, int]]) -> list[dict]:
     return [
         {"start": offsets[sp.start][0], "end": offsets[sp.end - 1][1], "label": sp.label}
         for sp in s.spans
@@ -440,7 +455,7 @@ class TextCursor:
     line repeated), which :meth:`goes_back` tells the reader, which reports it. An ``offset``
     inside the previous record's text is an error at its line."""
 
-    def __init__(self, path=None):
+    def __init__(self, path: StrPath | None = None) -> None:
         self.path = path
         self.reset()
 
@@ -483,7 +498,7 @@ class TextCursor:
         return before, piece
 
 
-def document_text(sentences, path=None) -> str | None:
+def document_text(sentences: Sequence[Sentence], path: StrPath | None = None) -> str | None:
     """Give the sentences read from one document's JSONL records one shared source text, the
     document's (see the module docstring): each sentence's ``source`` and ``offsets`` are
     rebuilt in place; returns that text (``None`` when no record has spacing of its own or an

@@ -13,9 +13,12 @@ is written with its original tags, even where those tags were irregular.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeAlias
+
+#: a file name as the readers and writers take it
+StrPath: TypeAlias = "str | os.PathLike[str]"
 
 
 class _SpanFields(NamedTuple):
@@ -33,7 +36,8 @@ class Span(_SpanFields):
         return self.end - self.start
 
     @classmethod
-    def _make(cls, iterable) -> Span:
+    def _make(cls, iterable: Iterable[Any]) -> Span:  # type: ignore[override]
+        # (mypy cannot match a classmethod to the NamedTuple's synthesized _make)
         # namedtuple's _make (used by _replace) checks len(), which counts tokens here
         fields = tuple(iterable)
         if len(fields) != 3:
@@ -274,5 +278,5 @@ class Corpus:
         )
 
     @classmethod
-    def from_sentences(cls, sentences: Sequence[Sentence], **kw) -> Corpus:
+    def from_sentences(cls, sentences: Sequence[Sentence], **kw: Any) -> Corpus:
         return cls([Document(list(sentences))], **kw)

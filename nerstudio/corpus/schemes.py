@@ -138,7 +138,8 @@ def decode(
                 bad = f"B-{lab} does not follow an entity of type {lab} (IOB1)"
             if start >= 0:
                 if bioes and prev in ("B", "I"):
-                    bad = unclosed = f"entity {label or 'span'} not closed by E-/S- before {tag!r}"
+                    bad = f"entity {label or 'span'} not closed by E-/S- before {tag!r}"
+                    unclosed = True
                 if not (drop and unclosed):
                     spans.append(Span(start, i, label))
             start, label = i, lab
@@ -249,7 +250,7 @@ class SchemeDetector:
     """Evidence for :func:`detect_scheme`, gathered one tag sequence at a time (so that a
     streamed file and the same file read whole are judged on the same evidence)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.prefixes: set[str] = set()
         self.has_o = self.has_n = False
         self.b_starts = self.i_starts = 0

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import FormatError
 from . import foreign
@@ -31,7 +32,7 @@ from .atomic import atomic_open
 from .detect import DOCSTART, format_sep, normalize_format
 from .filelock import refuse_if_held
 from .jsonl import record_losses, render_record
-from .model import Corpus, Sentence
+from .model import Corpus, Sentence, StrPath
 from .schemes import SchemeError, decode, encode, normalize_scheme
 
 
@@ -140,11 +141,13 @@ def _bad_field(value: str, sep: str) -> str | None:
     return None
 
 
-def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -> None:
+def check_writable(
+    s: Sentence, fmt: str, src_path: StrPath | None, labels_only: bool = False
+) -> None:
     """Raise :class:`FormatError` for what a column format cannot hold (see the module docstring)."""
     sep = format_sep(fmt)
 
-    def where(i):  # the line of token i; JSONL: the record's line
+    def where(i: int) -> int | None:  # the line of token i; JSONL: the record's line
         return None if not s.line else s.line if s.raw is not None else s.line + i
 
     hint = "use --to jsonl" if sep == "\t" else "use --to tsv or --to jsonl"
@@ -185,7 +188,7 @@ def check_writable(s: Sentence, fmt: str, src_path, labels_only: bool = False) -
                 )
 
 
-def _check_jsonl_writable(s: Sentence, src_path) -> None:
+def _check_jsonl_writable(s: Sentence, src_path: StrPath | None) -> None:
     """JSONL spans are character ranges: an entity made only of empty tokens has none."""
     for sp in s.spans:
         if not any(s.words[sp.start : sp.end]):
@@ -197,7 +200,7 @@ def _check_jsonl_writable(s: Sentence, src_path) -> None:
             )
 
 
-def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
+def _token_lines(s: Sentence, tags: Sequence[str], sep: str, ncols: int) -> Iterator[str]:
     want = ncols - 2
     extra = s.extra
     if len(extra) != want:
@@ -210,21 +213,29 @@ def _token_lines(s: Sentence, tags, sep: str, ncols: int) -> Iterator[str]:
             yield w + sep + t
 
 
+def _text_after(s: Sentence) -> str | None:
+    """The running text after a sentence cut from it (None: not cut from running text)."""
+    return s.source[s.offsets[-1][1] :] if s.source is not None and s.offsets else None
+
+
 def render_lines(
-    corpus_like,
+    corpus_like: Any,  # a Corpus, or a reader's stream with the same attributes
     fmt: str,
     scheme: str,
     events: Iterable[tuple[str, object]],
     lossless: bool,
     losses: Losses | None = None,
     record_fields: Callable[[Sentence], dict] | None = None,
-    target=None,
+    target: StrPath | None = None,
 ) -> Iterator[str]:
     """Lines (without endings) of the output file for a stream of reader-style events; what
     the target cannot keep is counted in ``losses``. ``record_fields(sentence)``: fields to set
     in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`). Refusals
     name the source file and line, or ``target`` for a corpus read from no file."""
-    extra = record_fields or (lambda s: None)
+
+    def extra(s: Sentence) -> dict | None:
+        return record_fields(s) if record_fields is not None else None
+
     src = corpus_like.path or target
     losses = Losses(fmt) if losses is None else losses
     losses.target = fmt
@@ -235,46 +246,51 @@ def render_lines(
         own_ids = src_fmt == "jsonl" or foreign.handler(src_fmt or "") is not None
         doc_id = None
         n_doc = 0
-        held = None  # a sentence cut from running text waits for the next: what follows it
-        prev = None
+        # a sentence cut from running text waits for the next: what follows it
+        held: tuple[Sentence, str | None, str | None] | None = None
+        prev: Sentence | None = None
         for kind, obj in events:
             if held is not None:
                 s0, id0, before0 = held
                 nxt = (
-                    obj if kind == "sentence" and obj.offsets and obj.source is s0.source else None
+                    obj
+                    if isinstance(obj, Sentence) and obj.offsets and obj.source is s0.source
+                    else None
                 )
-                after = None if nxt is not None else s0.source[s0.offsets[-1][1] :]
+                after = None if nxt is not None else _text_after(s0)
                 yield render_record(s0, id0, before0, after, extra(s0))
                 held = None
             if kind == "docstart":
                 n_doc += 1
                 doc_id = str(obj) if own_ids and (obj or src_fmt == "jsonl") else str(n_doc)
-            elif kind == "sentence":
-                _check_jsonl_writable(obj, src)  # type: ignore[arg-type]
-                if obj.raw is None and obj.offsets:  # type: ignore[union-attr]
-                    start = obj.offsets[0][0]  # type: ignore[union-attr]
+            elif isinstance(obj, Sentence):  # kind "sentence"
+                _check_jsonl_writable(obj, src)
+                if obj.raw is None and obj.offsets and obj.source is not None:
+                    start = obj.offsets[0][0]
                     end = (
-                        prev.offsets[-1][1] if prev is not None and prev.source is obj.source else 0
+                        prev.offsets[-1][1]
+                        if prev is not None and prev.offsets and prev.source is obj.source
+                        else 0
                     )
-                    held = (obj, doc_id, obj.source[end:start] if end <= start else None)  # type: ignore[union-attr]
+                    held = (obj, doc_id, obj.source[end:start] if end <= start else None)
                     prev = obj
                     continue
                 prev = obj
-                yield render_record(obj, doc_id, fields=extra(obj))  # type: ignore[arg-type]
+                yield render_record(obj, doc_id, fields=extra(obj))
             elif lossless:
-                yield obj  # type: ignore[misc]
-            elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
+                yield str(obj)
+            elif src_fmt == "jsonl" and str(obj).strip():
                 losses.add("empty")
         if held is not None:
             s0, id0, before0 = held
-            yield render_record(s0, id0, before0, s0.source[s0.offsets[-1][1] :], extra(s0))
+            yield render_record(s0, id0, before0, _text_after(s0), extra(s0))
         return
     sep = format_sep(fmt)
     src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
     ncols = None
     for kind, obj in events:
-        if kind == "sentence":
-            s: Sentence = obj  # type: ignore[assignment]
+        if isinstance(obj, Sentence):  # kind "sentence"
+            s = obj
             if ncols is None:
                 ncols = (
                     corpus_like.ncols if lossless else _target_ncols(fmt, src_ncols, len(s.extra))
@@ -300,7 +316,7 @@ def render_lines(
             if not lossless:
                 yield ""
         elif lossless:
-            yield obj  # type: ignore[misc]
+            yield str(obj)
         elif kind == "docstart":
             if src_fmt == "jsonl":
                 losses.add("doc_id")
@@ -308,7 +324,7 @@ def render_lines(
             yield _docstart_line(fmt, n)
             if fmt != "conll2002":
                 yield ""
-        elif src_fmt == "jsonl" and obj.strip():  # type: ignore[union-attr]
+        elif src_fmt == "jsonl" and str(obj).strip():
             losses.add("empty")
 
 
@@ -337,12 +353,12 @@ def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]
 
 
 def write_lines(
-    path,
+    path: StrPath,
     lines: Iterable[str],
     encoding: str = "utf-8",
     newline: str = "\n",
     bom: bool = False,
-    final_newline=True,
+    final_newline: bool | Callable[[], bool] = True,
 ) -> None:
     """Atomically write lines; ``final_newline`` may be a callable read after the last line."""
     if codecs.lookup(encoding).name == "utf-8-sig":
@@ -379,7 +395,7 @@ def new_file_bom(encoding: str) -> bool:
 
 def write_corpus(
     corpus: Corpus,
-    path,
+    path: StrPath,
     format: str | None = None,
     scheme: str | None = None,
     encoding: str | None = None,

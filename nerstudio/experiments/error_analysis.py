@@ -82,7 +82,7 @@ def classify(
 ) -> list[tuple[str, Span | None, Span | None]]:
     """(kind, gold entity, proposed entity) for every gold entity and every spurious proposal of
     one sentence (see the module docstring)."""
-    out = []
+    out: list[tuple[str, Span | None, Span | None]] = []
     ps = list(dict.fromkeys(pred))
     for g in sorted(set(gold)):
         over = [p for p in ps if _overlap(g, p)]

@@ -125,6 +125,12 @@ class Job:
     done: str = "done"
     files: ResultFiles | None = None
 
+    def required_fold(self) -> Fold:
+        """The fold of a fold's job (an extra job has none: asking is a bug)."""
+        if self.fold is None:
+            raise RuntimeError(f"job {self.name!r} has no fold")
+        return self.fold
+
 
 class TaskContext:
     """What a running task sees: ``should_cancel()`` / ``check()`` and ``progress(message)``."""
@@ -220,7 +226,11 @@ class InlineExecutor:
 
     def run(self, jobs, data, *, on_result, on_progress, should_cancel, source=None) -> None:
         for i, job in enumerate(jobs):
-            ctx = TaskContext(should_cancel, lambda m, i=i: on_progress(i, m))
+
+            def progress(message: str, i: int = i) -> None:
+                on_progress(i, message)
+
+            ctx = TaskContext(should_cancel, progress)
             ctx.check()
             t0 = time.perf_counter()
             result = job.task(data, job, ctx)

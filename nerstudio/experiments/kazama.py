@@ -159,11 +159,12 @@ def first_model_fold(docs, job: Job, ctx: TaskContext):
     def epoch(st):
         ctx.progress(f"first model epoch {st.epoch}")
 
+    fold = job.required_fold()
     first = PerceptronTagger(**s["params"]).fit(
-        Corpus([docs[i] for i in job.fold.train]), callback=epoch, should_cancel=ctx.should_cancel
+        Corpus([docs[i] for i in fold.train]), callback=epoch, should_cancel=ctx.should_cancel
     )
     ctx.check()
-    held = Corpus([docs[i] for i in job.fold.test])
+    held = Corpus([docs[i] for i in fold.test])
     return first_model_lists(first, first.prepare(held), s["n"])
 
 
@@ -330,6 +331,7 @@ def run_kazama(
             tried[C] = m.best_dev_f1_
             if tagger is None or (m.best_dev_f1_ or -1) > (tagger.best_dev_f1_ or -1):
                 tagger, params = m, p
+        assert tagger is not None and params is not None  # one C value at least
         secs = time.perf_counter() - t
         tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
         settings = {
@@ -415,6 +417,7 @@ def run_kazama(
 
     rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
     if rerank:
+        assert margin_model is not None  # "margin" is trained whenever a reranking is wanted
         check()
         t = time.perf_counter()
         say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")

@@ -57,11 +57,11 @@ def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
 
 def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
     """A fold's task: train on ``job.fold.train``, list the N best of ``job.fold.test``."""
-    s = job.settings
-    tagger = _train([sentences[i] for i in job.fold.train], s["params"], ctx)
+    s, fold = job.settings, job.required_fold()
+    tagger = _train([sentences[i] for i in fold.train], s["params"], ctx)
     ctx.check()
     return tagger.nbest(
-        [sentences[i] for i in job.fold.test], n=s["n"], should_cancel=ctx.should_cancel
+        [sentences[i] for i in fold.test], n=s["n"], should_cancel=ctx.should_cancel
     )
 
 

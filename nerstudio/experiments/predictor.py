@@ -79,13 +79,13 @@ def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) 
     given, each sentence decoded on its own. A sentence is a token list or a
     :class:`~nerstudio.corpus.model.Sentence`, whose extra columns (POS, chunk) a model trained
     with them uses; its gold is not read."""
-    sentences = [
+    plain = [
         Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
         for s in sentences
     ]
     if hasattr(tagger, "static_scores"):  # max-ent: beam search, log-probabilities
-        return tagger.nbest(sentences, n=n, with_gold=False)
-    corpus = Corpus([Document([s]) for s in sentences], format="columns")
+        return tagger.nbest(plain, n=n, with_gold=False)
+    corpus = Corpus([Document([s]) for s in plain], format="columns")
     if hasattr(
         tagger, "sentence_nbest"
     ):  # joint (K&T): re-scored candidates of one-sentence documents

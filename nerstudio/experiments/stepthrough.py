@@ -87,7 +87,7 @@ class BoostingStepper:
             return None
         dev_rows = dev_before = None
         dev_f = None
-        if self.dev is not None:
+        if self._dev_cols is not None and self._dev_scores is not None:  # there is a dev set
             cols = self._dev_cols
             k = info.feature
             dev_rows = cols.indices[cols.indptr[k] : cols.indptr[k + 1]]
@@ -139,7 +139,7 @@ class BoostingStepper:
         s.rounds -= 1
         s.exhausted = False
         s._recompute()  # e, Z, W± and BestLoss from the restored margins, exactly
-        if dev_rows is not None:
+        if dev_rows is not None and self._dev_scores is not None:  # there is a dev set
             self._dev_scores[dev_rows] = dev_before
         del self.history[n_hist:]
         return True

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.formats import atomic_open, read_corpus
-from ..corpus.model import Span
+from ..corpus.model import Corpus, Span
 from ..errors import DataError, Msg, SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable
@@ -71,7 +71,7 @@ def setting_defaults(algo: str) -> dict[str, Any]:
         raise SettingsError(Msg.UNKNOWN.format(what="learner", name=algo, choices=SWEEPABLE))
     out = {
         k: p.default
-        for k, p in inspect.signature(cls.__init__).parameters.items()
+        for k, p in inspect.signature(cls).parameters.items()
         if k != "self" and k not in NOT_SETTINGS and p.kind is p.POSITIONAL_OR_KEYWORD
     }
     if algo in ALGORITHMS:
@@ -245,6 +245,7 @@ def tagger_point(data, job: Job, ctx: TaskContext) -> dict:
     params = {**s["fixed"], **s["point"], "labels": train.labels}
     t0 = time.perf_counter()
     curve: list = []
+    tagger: MaxEntTagger | PerceptronTagger
     if s["algo"] == "maxent":
 
         def said(st):
@@ -266,11 +267,12 @@ def tagger_point(data, job: Job, ctx: TaskContext) -> dict:
                 curve.append([st.epoch, st.dev_f1])
                 ctx.progress(f"epoch {st.epoch}: dev F {st.dev_f1:.2f}")
 
-        tagger = PerceptronTagger(**params).fit(
+        perceptron = PerceptronTagger(**params).fit(
             train, dev, callback=said, should_cancel=ctx.should_cancel
         )
         ctx.check()
-        spans, unit, best = tagger.predict_spans(dev), "epoch", tagger.best_epoch_
+        spans, unit, best = perceptron.predict_spans(dev), "epoch", perceptron.best_epoch_
+        tagger = perceptron
     gold = [
         sn.spans if tagger.typed else [Span(a, b, "") for a, b, _ in sn.spans]
         for sn in dev.sentences
@@ -338,8 +340,9 @@ def run_sweep(
             read_corpus(train_path, encoding=encoding),
             read_corpus(dev_path, encoding=encoding),
         )
-        data, task = (train, dev), tagger_point
-        source = (
+        data: tuple[Corpus, Corpus] | RerankLists = (train, dev)
+        task = tagger_point
+        source: CorpusPair | RerankInputs | None = (
             CorpusPair(CorpusFile.of(train, "corpus"), CorpusFile.of(dev, "corpus"))
             if remote
             else None
@@ -347,8 +350,8 @@ def run_sweep(
     else:
         from ..nbest import NBestList
 
-        data = RerankLists(NBestList.load(train_path), NBestList.load(dev_path))
-        for what, nb in (("training", data.train), ("development", data.dev)):
+        lists = data = RerankLists(NBestList.load(train_path), NBestList.load(dev_path))
+        for what, nb in (("training", lists.train), ("development", lists.dev)):
             if nb.gold is None:
                 raise DataError(
                     f"{train_path if what == 'training' else dev_path}: the {what} list has no gold entities"
@@ -358,7 +361,7 @@ def run_sweep(
         if (
             not remote and "min_sentences" not in grid
         ):  # built once here, shared by the local workers
-            data.features(fixed.get("min_sentences", 5), should_cancel)
+            lists.features(fixed.get("min_sentences", 5), should_cancel)
     points = grid_points(grid)
     jobs = [
         Job(

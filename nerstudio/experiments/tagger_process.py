@@ -123,7 +123,7 @@ def is_joint(model) -> bool:
 
 
 def model_kind(model) -> str:
-    return getattr(model, "algorithm", None) or getattr(model, "variant", "?")
+    return str(getattr(model, "algorithm", None) or getattr(model, "variant", "?"))
 
 
 CHUNK_TOKENS = 20_000  # tokens per batch of documents decoded between two progress reports

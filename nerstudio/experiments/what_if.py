@@ -13,6 +13,7 @@ touches a corpus.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,12 +21,15 @@ from ..corpus.model import Sentence
 from ..errors import SettingsError
 from ..nbest import NBestList
 
+if TYPE_CHECKING:
+    from ..rerank.data import RankingData
+
 
 @dataclass
 class WhatIf:
     words: list[str]
     nbest: NBestList  # one sentence
-    data: object  # RankingData
+    data: RankingData
     scores: np.ndarray  # per candidate
     choice: int  # the reranker's pick
 
@@ -71,7 +75,7 @@ def compare(model, old: WhatIf, new: WhatIf, top: int = 5) -> list[Change]:
     except NotImplementedError:
         a0, w = None, None
     names = list(old.data.feature_names) or list(getattr(model.features, "names_", []))
-    where = {}
+    where: dict[tuple[tuple[str, tuple[str, ...]], ...], int] = {}
     for j in range(len(old.scores)):
         where.setdefault(old.entities(j), j)
     out = []

@@ -10,7 +10,13 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFileDialog,
+    QInputDialog,
+    QMessageBox,
+    QPushButton,
+)
 
 from .. import logs
 
@@ -102,7 +108,8 @@ class Dialogs:
         box.addButton("Ask me later", QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(yes)
         box.exec()
-        return {yes: True, no: False}.get(box.clickedButton())
+        answers: dict[QAbstractButton, bool] = {yes: True, no: False}
+        return answers.get(box.clickedButton())
 
     def ask_disk_changed(
         self,
@@ -121,7 +128,7 @@ class Dialogs:
         name = os.path.basename(path)
         box = QMessageBox(QMessageBox.Icon.Warning, "File changed on disk", "", parent=self.parent)
         box.setObjectName("diskChangedBox")
-        buttons = {}
+        buttons: dict[QPushButton, str] = {}
         if status == "missing":
             box.setWindowTitle("File deleted or moved")
             box.setText(f"<b>{name}</b> was deleted or moved by another program.")
@@ -178,7 +185,8 @@ class Dialogs:
         box.setDefaultButton(default or cancel)
         box.setEscapeButton(cancel)
         box.exec()
-        return buttons.get(box.clickedButton(), "cancel")
+        clicked = box.clickedButton()
+        return next((v for b, v in buttons.items() if b == clicked), "cancel")
 
     def ask_locked(self, path: str, holder: str) -> str:
         """The corpus is open for writing in another window: 'save_as' or 'cancel'."""
@@ -231,10 +239,11 @@ class Dialogs:
         )
         box.setDefaultButton(QMessageBox.StandardButton.Save)
         r = box.exec()
-        return {
+        answers = {
             QMessageBox.StandardButton.Save: "save",
             QMessageBox.StandardButton.Discard: "discard",
-        }.get(r, "cancel")
+        }
+        return answers.get(QMessageBox.StandardButton(r), "cancel")
 
     def ask_reopen_encoding(self, path: str, message: str) -> str | None:
         """The file is not in the encoding it was read with: show why, offer to read it again in
@@ -284,7 +293,8 @@ class Dialogs:
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(empty)
         box.exec()
-        return {empty: "empty", every: "all"}.get(box.clickedButton())
+        answers: dict[QAbstractButton, str] = {empty: "empty", every: "all"}
+        return answers.get(box.clickedButton())
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         """One line of text (None when cancelled)."""

@@ -10,7 +10,7 @@ the only copy of its gold, and what is attached to it). The behaviour lives in t
 :mod:`nerstudio.gui.controllers`, one per feature; the window only connects the few signals that
 cross features (a corpus opened → recovery offered; a results folder naming a sequence tagger →
 the training controller opens it) and keeps the public names tests, benchmarks and
-``app.py --screenshot`` use, delegating them to the controller that owns each.
+``app.py --screenshot`` use, forwarded to the part that owns each (:mod:`.window_names`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 
 from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QWidget
 
 from ..app.document import Document
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
@@ -43,89 +43,12 @@ from .controllers.training import TrainingController, sibling_dev  # noqa: F401 
 from .controllers.what_if import WhatIfController
 from .dialogs import Dialogs
 from .job_service import JobService
+from .window_names import WindowNames
 from .window_views import Views
 from .zoom import Zoom
 
-# public names of the window, and the part that owns each
-_DELEGATED = {
-    "files": (
-        "load_corpus",
-        "set_corpus",
-        "load_nbest",
-        "attach_nbest",
-        "load_model",
-        "rescore",
-        "load_tagger",
-        "load_dev_nbest",
-        "load_results",
-        "save_results",
-        "load_demo",
-    ),
-    "browser": ("select_sentence", "current_sentence_index", "step_sentence", "step_matching"),
-    "candidates": ("show_sentence", "compare_with_top"),
-    "annotation": (
-        "accept_candidate",
-        "save_corpus",
-        "confirm_unsaved",
-        "autosave_now",
-        "offer_recovery",
-    ),
-    "training": (
-        "start_training",
-        "cancel_job",
-        "load_kt_model",
-        "train_in_child",
-        "child_pid",
-        "last_error",
-        "last_run_timings",
-        "last_install_ms",
-        "train_from_menu",
-    ),
-    "comparison": ("refresh_comparison:refresh",),
-    "stepper": ("prepare_stepper:prepare",),
-    "views": (
-        "search",
-        "status_filter",
-        "type_filter",
-        "tree_model",
-        "proxy",
-        "corpus_view",
-        "filter_count",
-        "sentence_header",
-        "sentence_view",
-        "legend",
-        "nbest_panel",
-        "nbest_view",
-        "feature_panel",
-        "feature_view",
-        "tabs",
-        "curve_plot",
-        "entity_table",
-        "summary",
-        "comparison_view",
-        "model_features_view",
-        "training_panel",
-        "training_dock",
-        "train_button",
-        "cancel_button",
-        "stepper_panel",
-        "stepper_dock",
-        "status",
-        "state_label",
-        "workspaces",
-    ),
-    "document": ("corpus", "flags"),
-}
 
-
-def _delegate(part: str, attr: str):
-    return property(
-        lambda self: getattr(getattr(self, part), attr),
-        lambda self, value: setattr(getattr(self, part), attr, value),
-    )
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowNames, QMainWindow):
     def __init__(self, settings: QSettings | None = None):
         super().__init__()
         self.setObjectName("mainWindow")
@@ -133,17 +56,22 @@ class MainWindow(QMainWindow):
         self.document = Document()
         self.jobs = JobService(self)
         self.dialogs = Dialogs(self, self.settings)
-        self.cursor = SentenceCursor(self)
+        # which sentence is shown (not "cursor": QWidget.cursor() is the mouse pointer's)
+        self.sentence_cursor = SentenceCursor(self)
         self.setAcceptDrops(True)
         self.views = v = Views(self, self.settings)
+
+        def status(msg: str, ms: int = 5000) -> None:
+            v.status.showMessage(msg, ms)
+
         ctx = Context(
             self.document,
             DocumentEvents(self.document, self),
             self.jobs,
             self.dialogs,
-            self.cursor,
+            self.sentence_cursor,
             self.settings,
-            lambda msg, ms=5000: v.status.showMessage(msg, ms),
+            status,
         )
         # the order matters where two react to one change: the browser selects, then the rest follow
         self.browser = BrowserController(ctx, v, self)
@@ -205,7 +133,7 @@ class MainWindow(QMainWindow):
 
     @property
     def last_switch_ms(self) -> float:
-        return self.cursor.last_ms
+        return self.sentence_cursor.last_ms
 
     # -- menus ----------------------------------------------------------------------------
     def _act(self, text, slot, shortcut=None, tip="", menu=None) -> QAction:
@@ -377,7 +305,7 @@ class MainWindow(QMainWindow):
         navm.addSeparator()
         self._act(
             "&Find…",
-            lambda: (self._focus(v.search), v.search.selectAll()),
+            lambda: self._focus(v.search, select_all=True),
             QKeySequence.StandardKey.Find,
             "Search the sentences",
             navm,
@@ -405,7 +333,7 @@ class MainWindow(QMainWindow):
         )
         self._act(
             "Focus f&eatures",
-            lambda: (self._focus(v.feature_panel.search), v.feature_panel.search.selectAll()),
+            lambda: self._focus(v.feature_panel.search, select_all=True),
             "Alt+3",
             "Filter the features",
             navm,
@@ -530,11 +458,14 @@ class MainWindow(QMainWindow):
             tb.widgetForAction(a).setObjectName(obj)
         self.toolbar = tb
 
-    def _focus(self, widget) -> None:
-        """Bring ``widget``'s workspace forward (if it is not showing it) and focus it."""
+    def _focus(self, widget: QWidget, select_all: bool = False) -> None:
+        """Bring ``widget``'s workspace forward (if it is not showing it) and focus it (and,
+        for a line edit, select its text)."""
         if not self.views.workspaces.holds(widget):
             self.views.workspaces.reveal(widget)
         widget.setFocus()
+        if select_all and isinstance(widget, QLineEdit):
+            widget.selectAll()
 
     def _step(self) -> None:
         self.views.stepper_dock.show()
@@ -599,14 +530,15 @@ class MainWindow(QMainWindow):
         }
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
-            if menu is None:
+            if not isinstance(menu, QMenu):
                 continue
             rows = []
             todo = list(menu.actions())
             while todo:
                 a = todo.pop(0)
-                if a.menu() is not None:
-                    todo.extend(a.menu().actions())
+                sub = a.menu()
+                if isinstance(sub, QMenu):
+                    todo.extend(sub.actions())
                 elif a.shortcuts() and a.text() and a not in mine and a not in seen:
                     seen.add(a)
                     keys = ", ".join(
@@ -675,11 +607,6 @@ class MainWindow(QMainWindow):
         self.views.save(self.settings)
         super().closeEvent(event)
 
-
-for _part, _names in _DELEGATED.items():
-    for _name in _names:
-        _attr, _, _target = _name.partition(":")
-        setattr(MainWindow, _attr, _delegate(_part, _target or _attr))
 
 SHORTCUTS_NOTE = (
     "In the candidate table: arrows move, Ctrl+click selects a second candidate to compare."

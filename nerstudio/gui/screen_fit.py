@@ -54,13 +54,13 @@ class ScreenFit(QObject):
     def __init__(self, window: QWidget):
         super().__init__(window)
         self.window = window
+        self.enabled = True  # off for --screenshot: a picture of a fixed size, whatever the screen
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(150)  # after the window manager has placed and framed it
         self._timer.timeout.connect(lambda: self.enabled and fit(self.window))
         window.installEventFilter(self)
         self._screen_hooked = False
-        self.enabled = True  # off for --screenshot: a picture of a fixed size, whatever the screen
 
     def eventFilter(self, obj, event) -> bool:
         if (

@@ -70,8 +70,8 @@ class JobContext:
         """Report progress; in a planned pipeline the line names the stage among the others
         with the time left, and ``done`` / ``total`` count the whole pipeline."""
         p = self.pipeline
-        if p.planned and p.k >= 0:
-            frac = p.fraction(done, total)
+        frac = p.fraction(done, total) if p.planned else None  # None: k < 0
+        if frac is not None:
             message = p.describe(message, done, total)
             done, total = int(frac * SCALE), SCALE
         self._worker.push_progress(message, done, total)
@@ -333,7 +333,8 @@ class TaskRunner(QObject):
 
     def _retire(self) -> str:
         """The job has ended (its thread is about to quit): accept a new job from now on."""
-        self._old.append((self._thread, self._worker))
+        if self._thread is not None and self._worker is not None:  # a job is running
+            self._old.append((self._thread, self._worker))
         self._thread = self._worker = None
         self._timer.stop()
         name, self._name = self._name, ""

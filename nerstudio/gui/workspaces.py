@@ -43,12 +43,12 @@ class Slot(QWidget):
         super().__init__(parent)
         self.part = part
         self.setObjectName(f"slot_{part}")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
 
     def take(self, widget: QWidget) -> None:
         if widget.parentWidget() is not self:
-            self.layout().addWidget(widget)
+            self._layout.addWidget(widget)
         widget.show()
 
 
@@ -65,13 +65,13 @@ class LazyPart(QWidget):
         self._build = build
         self.part: QWidget | None = None
         self._then: list = []
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
 
     def get(self) -> QWidget:
         if self.part is None:
             part = self._build()
-            self.layout().addWidget(part)
+            self._layout.addWidget(part)
             self.part = part
             then, self._then = self._then, []
             for fn in then:
@@ -99,8 +99,8 @@ class Workspace:
     name: str
     title: str
     page: QWidget
-    slots: dict[str, Slot] = field(default_factory=dict)
-    action: QAction | None = None
+    slots: dict[str, Slot]
+    action: QAction  # the mode bar's and the View menu's
     button: QToolButton | None = None
     on_enter: list = field(
         default_factory=list
@@ -260,14 +260,15 @@ class WorkspaceHost(QWidget):
     def workspace_of(self, widget: QWidget) -> str | None:
         """The workspace whose page holds ``widget`` now (shared parts: the active one, if it has
         a slot for them), else the first one with a slot for its shared part."""
-        w = widget
+        w: QWidget | None = widget
         while w is not None:
             for ws in self.spaces.values():
                 if w is ws.page:
                     return ws.name
             for part, shared in self.shared.items():
                 if w is shared:
-                    if part in self.spaces.get(self._current, Workspace("", "", self)).slots:
+                    current = self.spaces.get(self._current)
+                    if current is not None and part in current.slots:
                         return self._current
                     return next((ws.name for ws in self.spaces.values() if part in ws.slots), None)
             w = w.parentWidget()
@@ -278,7 +279,7 @@ class WorkspaceHost(QWidget):
         widget above it (whether or not the window is shown)."""
         if self.workspace_of(widget) != self._current:
             return False
-        w = widget
+        w: QWidget | None = widget
         while w is not None and w is not self.stack:
             parent = w.parentWidget()
             if isinstance(parent, QStackedWidget) and parent.currentWidget() is not w:
@@ -292,11 +293,12 @@ class WorkspaceHost(QWidget):
         if name is None:
             return
         self.activate(name)
-        w = widget
+        w: QWidget | None = widget
         while w is not None and w is not self.stack:
             parent = w.parentWidget()
-            if isinstance(parent, QStackedWidget) and isinstance(parent.parentWidget(), QTabWidget):
-                parent.parentWidget().setCurrentWidget(w)
+            tabs = parent.parentWidget() if isinstance(parent, QStackedWidget) else None
+            if isinstance(tabs, QTabWidget):
+                tabs.setCurrentWidget(w)
             w = parent
 
     def handle(self, name: str) -> WorkspaceHandle:
@@ -313,7 +315,7 @@ class WorkspaceHandle(QObject):
     def __init__(self, host: WorkspaceHost, name: str):
         super().__init__(host)
         self.host, self.name = host, name
-        self._previous = None
+        self._previous: str | None = None
         self._was = False
         host.changed.connect(self._on_changed)
 
@@ -332,9 +334,10 @@ class WorkspaceHandle(QObject):
 
     def hide(self) -> None:
         if self.host.current == self.name:
+            prev = self._previous
             back = (
-                self._previous
-                if self._previous in self.host.spaces and self._previous != self.name
+                prev
+                if prev is not None and prev in self.host.spaces and prev != self.name
                 else next(n for n in self.host.spaces if n != self.name)
             )
             self.host.activate(back)

@@ -101,7 +101,7 @@ class DocumentContext:
         self.doc: dict[int, Counter] = defaultdict(Counter)
         self.corpus: Counter = Counter()
         for i in range(len(nbest)):
-            c = Counter()
+            c: Counter = Counter()
             if nbest.n_candidates(i):
                 ws = nbest.words[i]
                 for sp in nbest.spans(i, 0):

@@ -111,14 +111,15 @@ class RankingData:
 
     def prf(self, choice: np.ndarray) -> tuple[float, float, float]:
         """Corpus precision, recall and F (percent) of one candidate per sentence."""
-        if not self.has_gold:
+        correct, proposed, n_gold = self.correct, self.proposed, self.n_gold
+        if correct is None or proposed is None or n_gold is None:
             raise DataError("no gold: cannot score")
         choice = np.asarray(choice)
         valid = choice >= 0
         rows = self.offsets[:-1][valid] + choice[valid]
-        C = int(self.correct[rows].sum())
-        P = int(self.proposed[rows].sum())
-        G = int(self.n_gold.sum())
+        C = int(correct[rows].sum())
+        P = int(proposed[rows].sum())
+        G = int(n_gold.sum())
         p = 100.0 * C / P if P else 0.0
         r = 100.0 * C / G if G else 0.0
         f = 200.0 * C / (G + P) if G + P else 0.0

@@ -233,12 +233,15 @@ class KernelPerceptron(Reranker):
             _require_nbest(dev)
         tick = _Ticker(should_cancel)
         self._start()
-        self._norm_cache = {}  # candidates' self-kernels, shared by the runs of the β search
+        self._norm_cache: (
+            dict | None
+        ) = {}  # candidates' self-kernels, shared by the runs of the β search
         self._kernel_cache = None  # raw kernel values, shared by the runs of the β search
         t0 = time.perf_counter()
         idx = self._training_sentences(train)
         use_dev = dev is not None and dev.has_gold
-        self.beta_scale_, self.beta_grid_, self.beta_at_edge_ = None, [], False
+        self.beta_grid_: list[tuple[float, float]] = []
+        self.beta_scale_, self.beta_at_edge_ = None, False
         if self.beta is not None:
             self._train(
                 train,
@@ -323,7 +326,7 @@ class KernelPerceptron(Reranker):
 
     def _train(self, train, idx, dev, beta, epochs, callback, tick) -> None:
         float(self.lam)
-        nb = train.nbest
+        nb = _require_nbest(train)
         store = SequenceStore(bool(self.word_features), threads=int(self.threads))
         mistake_sent: list[int] = []
         stored_L: list[float] = []
@@ -411,7 +414,11 @@ class KernelPerceptron(Reranker):
             counts[-1] = last
         self._set_learned(store, stored_L, mistake_sent, counts, beta, nb.ids)
         if dev is not None and self.best_step_ is not None:
-            self._dev_memo = (weakref.ref(dev), self.mode, dev_scores[self.best_step_])
+            self._dev_memo: tuple[weakref.ref, str, np.ndarray] | None = (
+                weakref.ref(dev),
+                self.mode,
+                dev_scores[self.best_step_],
+            )
 
     def _set_learned(self, store, stored_L, mistake_sent, counts, beta, ids) -> None:
         self._dev_memo = None
@@ -458,7 +465,7 @@ class KernelPerceptron(Reranker):
         out = self._base * data.L.copy()
         if M == 0:
             return out
-        nb = data.nbest
+        nb = _require_nbest(data)
         for s in np.flatnonzero(data.sizes > 1).tolist():
             rows = data.rows(s)
             K = kern(
@@ -495,7 +502,7 @@ class KernelPerceptron(Reranker):
         row = int(row)
         s = int(np.searchsorted(data.offsets, row, side="right") - 1)
         j = row - int(data.offsets[s])
-        nb = data.nbest
+        nb = _require_nbest(data)
         wL = self.weight_on_L()
         out = [(f"β·L(x) = {wL:.4g} × {data.L[row]:.4g}", float(wL * data.L[row]))]
         M = self.n_mistakes_
@@ -664,7 +671,7 @@ def beta_scale(
     scores by about ``k`` through the fragments; a fixed weight β on L(x) moves them by ``β·l``
     (unit ``k / l``), a learnt one through the kernel term ``β·L(a)·L(b)`` by about ``β·l²``
     (unit ``k / l²``)."""
-    nb = train.nbest
+    nb = _require_nbest(train)
     sel = [int(i) for i in idx if int(train.oracle[int(i)]) != 0][:sample]
     if not sel:
         return 1.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..nbest import NBestList
 from .data import RankingData
 from .kernel_cache import KernelCache
 from .tagging_kernel import SequenceStore, candidate_self_kernels, normalised
@@ -98,6 +99,8 @@ class _MistakeKernel:
     def cosines(self, unit: sp.csr_matrix, first: int, stop: int) -> np.ndarray:
         """The global-feature part: cosines of the rows of ``unit`` (unit length) with the stored
         sequences ``first .. stop-1``."""
+        if self.feats is None:
+            raise RuntimeError("no global-feature part in this kernel")  # callers check first
         return (unit @ self.feats.matrix()[first:stop].T).toarray()
 
     def query_norms(self, words, cands) -> np.ndarray | None:
@@ -127,7 +130,7 @@ class _MistakeKernel:
         """With a global-feature part: ``lin`` is that part already computed (candidates × stored
         sequences ``first .. stop-1``), else ``Xq`` the candidates' feature rows (any scale);
         ``linear=False`` leaves that part out (the caller adds it)."""
-        if self.cache is not None:
+        if self.cache is not None and self.pool_ids is not None:  # the two come together
             K = self.cache.kernel(
                 words, cands, np.asarray(self.pool_ids[first:stop], dtype=np.int64), tick
             )
@@ -186,7 +189,7 @@ class _Tracker:
         t0, t1 = self.done, n_mistakes
         if t1 <= t0:
             return
-        nb, data = self.data.nbest, self.data
+        nb, data = _require_nbest(self.data), self.data
         c = np.asarray(counts[t0:t1], dtype=np.float64)  # counts of models t0 .. t1-1 (all final)
         block, b0, b1 = None, 0, 0  # the global-feature part of candidate rows b0 .. b1-1
         for s in self.cur:
@@ -207,6 +210,7 @@ class _Tracker:
                         ),
                     )
                     block = kern.cosines(self.unit()[b0:b1], 2 * t0, 2 * t1)
+                assert block is not None  # made for the first sentence (rows.stop > b1 = 0)
                 lin = block[rows.start - b0 : rows.stop - b0]
             K = kern(
                 nb.words[s],
@@ -250,6 +254,8 @@ class _Tracker:
         return out
 
 
-def _require_nbest(data: RankingData) -> None:
+def _require_nbest(data: RankingData) -> NBestList:
+    """The N-best list of ``data``: the words and tag sequences the kernel compares."""
     if data.nbest is None:
         raise ValueError("the kernel perceptron needs the N-best list (words and tags) of the data")
+    return data.nbest

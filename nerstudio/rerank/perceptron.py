@@ -180,7 +180,9 @@ class PerceptronRanker(Reranker):
         from . import _compiled
 
         run.reserve(len(order))
-        X = train.X
+        X, oracle = train.X, train.oracle
+        if oracle is None:
+            raise DataError(Msg.TRAINING_NEEDS_GOLD.format())
         mistakes, _updates, n_log, t = _compiled.perceptron_epoch(
             order,
             train.offsets,
@@ -188,7 +190,7 @@ class PerceptronRanker(Reranker):
             X.indices,
             train.L,
             train.quality,
-            train.oracle.astype(np.int64),
+            oracle.astype(np.int64),
             beta,
             run.w,
             run.wL,

@@ -177,7 +177,7 @@ class SequenceStore:
         ids[:, margin : margin + n] = self._ids[:, self._margin : self._margin + n]
         self._tags, self._ids, self._margin = tags, ids, margin
 
-    def add(self, words: Sequence[str], tags: Sequence[int]) -> int:
+    def add(self, words: Sequence[str], tags: Sequence[int] | np.ndarray) -> int:
         """Append one tagged sequence; returns its index."""
         tags = np.asarray(tags, dtype=np.int16)
         n = len(words)

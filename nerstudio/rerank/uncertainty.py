@@ -76,6 +76,6 @@ def uncertainty_order(u: Uncertainty, by: str = "mass") -> np.ndarray:
         return np.argsort(u.mass, kind="stable")
     if by == "margin":
         return np.argsort(u.margin, kind="stable")
-    if u.choice is None:
+    if u.choice is None or u.disagreement is None:  # the two come together
         raise SettingsError("ranking by disagreement needs a reranker (--model)")
     return np.lexsort((u.mass, ~u.disagreement))

@@ -34,8 +34,8 @@ def load_tagger(path, kinds=tuple(KINDS), what: str | None = None):
     fmt = read_header(path, wanted).get("format")  # a missing or unreadable file: its own error
     if not isinstance(fmt, str):
         raise FormatError(str(path), None, f"not {wanted}: its header names no format")
-    kind, cls = by_format.get(fmt, (None, None))
-    if kind is not None and kind in kinds:
-        return cls.load(path)
-    found = KINDS[kind] + " model" if kind else f"a {fmt!r} file"
+    hit = by_format.get(fmt)
+    if hit is not None and hit[0] in kinds:
+        return hit[1].load(path)
+    found = KINDS[hit[0]] + " model" if hit else f"a {fmt!r} file"
     raise FormatError(str(path), None, f"not {wanted}: it is {found}")

@@ -93,7 +93,7 @@ def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
 
 
 def sentence_spans(
-    tags: np.ndarray, offsets: Sequence[int], tagset: Sequence[str]
+    tags: np.ndarray, offsets: Sequence[int] | np.ndarray, tagset: Sequence[str]
 ) -> list[list[Span]]:
     """Split a document labelling into per-sentence spans (``offsets``: sentence starts + end).
     An entity running over a sentence boundary is cut there, as scoring per sentence does."""
@@ -295,7 +295,8 @@ class JointTagger:
         ``train_lists`` = (candidates, scores, gold scores), per training document, from a first
         model that did not see it (cross-validation; see :func:`first_model_lists`)."""
         t0 = time.perf_counter()
-        self.wl_ = self.wg_ = None
+        self.wl_: np.ndarray | None = None
+        self.wg_: np.ndarray | None = None
         self.cancelled_ = False
         self.nl_ = NonLocalFeatures(self.templates)
         self.tagger_ = self._vocabulary_model(corpus, first)
@@ -349,7 +350,8 @@ class JointTagger:
                 st.dev_precision, st.dev_recall, st.dev_f1 = p, r, f
                 if f > best_f:
                     best_f, st.best = f, True
-                    best = (self.wl_.copy(), self.wg_.copy(), epoch)
+                    w_local, w_global = self._fitted()
+                    best = (w_local.copy(), w_global.copy(), epoch)
             self.history_.append(st)
             if callback is not None:
                 callback(st)
@@ -486,8 +488,8 @@ class JointTagger:
         self, docs: _Documents, i: int, n: int | None = None
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Candidates of document i, their total scores, and the index of the best."""
-        wg = self.wg_
-        Y, ls = docs.local.candidates(i, n or self.n_test, self.wl_)
+        wl, wg = self._fitted()
+        Y, ls = docs.local.candidates(i, n or self.n_test, wl)
         total = ls + np.array([_dot(wg, g) for g in docs.nonlocal_vectors(i, Y)])
         return Y, total, int(np.argmax(total)) if len(total) else -1
 
@@ -571,19 +573,27 @@ class JointTagger:
     ) -> list[tuple[str, float, float]]:
         """The non-local features of one document labelling: (name, count, weight), largest
         contribution first — what the feature panel shows."""
+        _, wg = self._fitted()
         out = []
         for s, c in self.nl_.strings(words, spans).items():
             j = self.nl_.vocabulary.get(s)
-            w = float(self.wg_[j]) if j is not None else 0.0
+            w = float(wg[j]) if j is not None else 0.0
             out.append((s, float(c), w))
         out.sort(key=lambda t: -abs(t[1] * t[2]))
         return out
+
+    def _fitted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The local and non-local weights (trained or loaded)."""
+        if self.wl_ is None or self.wg_ is None:
+            raise RuntimeError("the joint tagger has no weights: fit or load it first")
+        return self.wl_, self.wg_
 
     def save(self, path) -> None:
         """``.npz`` + JSON: the local feature map (and the first model's weights for the
         re-ranking baselines), the local and non-local weights, the non-local vocabulary."""
         th, ta = self.tagger_.state()
-        nl_ids = np.flatnonzero(self.wl_)
+        wl, wg = self._fitted()
+        nl_ids = np.flatnonzero(wl)
         header = {
             "format": MODEL_FORMAT,
             "version": MODEL_VERSION,
@@ -598,9 +608,9 @@ class JointTagger:
         arrays.update(
             {
                 "wl_index": nl_ids.astype(np.int64),
-                "wl_value": self.wl_[nl_ids].astype(np.float64),
-                "n_local": np.array([len(self.wl_)], dtype=np.int64),
-                "wg": self.wg_.astype(np.float64),
+                "wl_value": wl[nl_ids].astype(np.float64),
+                "n_local": np.array([len(wl)], dtype=np.int64),
+                "wg": wg.astype(np.float64),
             }
         )
         save_npz(path, jsonable(header), arrays)

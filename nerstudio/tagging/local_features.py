@@ -404,7 +404,8 @@ class KTFeatures:
         seq_lens, starts = [], []
         cols: list[list[int]] = [[] for _ in range(n_columns)]
         cdicts: list[dict[str, int]] = [{} for _ in range(n_columns)]
-        gaz_types = self.gazetteer.types if self.gazetteer is not None else []
+        gaz, lists = self.gazetteer, self.lists
+        gaz_types = [(gaz, typ) for typ in gaz.types] if gaz is not None else []
         gaz_codes: list[list[int]] = [[] for _ in gaz_types]
         list_names = self.lists.names if self.lists is not None else []
         list_codes: dict[str, list[int]] = {n: [] for n in list_names}
@@ -424,10 +425,10 @@ class KTFeatures:
                 for j in range(n_columns):
                     d = cdicts[j]
                     cols[j].extend(d.setdefault(v, len(d) + 1) for v in s.extra[j])
-                for j, typ in enumerate(gaz_types):
-                    gaz_codes[j].extend(bio[t] for t in self.gazetteer.match(s.words, typ, doc))
-                if list_names:
-                    for name, tags in self.lists.iob(s.words).items():
+                for j, (g, typ) in enumerate(gaz_types):
+                    gaz_codes[j].extend(bio[t] for t in g.match(s.words, typ, doc))
+                if lists is not None and list_names:
+                    for name, tags in lists.iob(s.words).items():
                         list_codes[name].extend(bio[t] for t in tags)
                 n += m
             seq_lens.append(n)
@@ -456,8 +457,8 @@ class KTFeatures:
             values[x] = ([NULL, "1"], arr[word_ids] if len(word_ids) else word_ids)
         for j in range(n_columns):
             values[COLUMN_TYPES[j]] = ([NULL] + list(cdicts[j]), np.array(cols[j], dtype=np.int64))
-        for j, typ in enumerate(gaz_types):
-            values[self.gazetteer.feature_name(typ)] = (
+        for j, (g, typ) in enumerate(gaz_types):
+            values[g.feature_name(typ)] = (
                 [NULL, "B", "I", "O"],
                 np.array(gaz_codes[j], dtype=np.int64),
             )

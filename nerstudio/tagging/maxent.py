@@ -224,7 +224,7 @@ class MaxEntTagger:
         init: MaxEntTagger | None = None,
     ) -> MaxEntTagger:
         t0 = time.perf_counter()
-        self.gis_slack_ = None  # set by GIS only
+        self.gis_slack_: np.ndarray | None = None  # set by GIS only
         sentences = [s for s in sentences if len(s.words)]
         if not sentences:
             raise DataError("no training sentences")

@@ -62,6 +62,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -84,6 +85,9 @@ from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_f
 from .maxent import TASKS, make_tagset
 from .sequences import Sequences, as_units
 from .weights import AveragedWeights, shuffled_order, sparse_weights
+
+if TYPE_CHECKING:
+    from ._viterbi import Buffers
 
 #: ``gazetteer`` settings by name: entities of the training data, the bundled lists, or both.
 GAZETTEER_SPECS = ("train", "lists", "train+lists")
@@ -257,7 +261,7 @@ class PerceptronTagger:
             )
         return np.ascontiguousarray(w[: self.n_weights_], dtype=np.float64)
 
-    def _buffers(self, L: int, k: int) -> K.Buffers:
+    def _buffers(self, L: int, k: int) -> Buffers:
         """Search buffers for sequences up to L tokens, reused per thread (``kbest`` is called once
         per document and epoch by joint training)."""
         local = self.__dict__.setdefault("_tls", threading.local())
@@ -390,7 +394,7 @@ class PerceptronTagger:
         _a, L = seqs.bounds(i)
         return self._kbest_with(seqs, i, self._buffers(L, max(int(k), 1)), w)
 
-    def _kbest_with(self, seqs: Sequences, i: int, b: K.Buffers, w: np.ndarray):
+    def _kbest_with(self, seqs: Sequences, i: int, b: Buffers, w: np.ndarray):
         a, L = seqs.bounds(i)
         T = len(self.tagset_)
         n = K.kbest_one(
@@ -613,7 +617,7 @@ class PerceptronTagger:
         return shuffled_order(n, self.seed, tag)
 
     def _run_pass(
-        self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: K.Buffers, should_cancel
+        self, seqs: Sequences, aw: AveragedWeights, order: np.ndarray, buf: Buffers, should_cancel
     ) -> tuple[np.ndarray, bool]:
         """One pass over ``order``; returns (stats, cancelled)."""
         T = len(self.tagset_)
@@ -676,7 +680,7 @@ class PerceptronTagger:
         )
 
     def one_pass(
-        self, seqs: Sequences, order: np.ndarray, buf: K.Buffers | None = None, should_cancel=None
+        self, seqs: Sequences, order: np.ndarray, buf: Buffers | None = None, should_cancel=None
     ) -> tuple[np.ndarray, np.ndarray, bool]:
         """A single pass from zero over ``order`` with this tagger's update rule (a BPM run).
 

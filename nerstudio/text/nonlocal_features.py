@@ -82,7 +82,7 @@ class DocumentIndex:
             first[w].append(i)
         self._first = first
         self._found: dict[tuple, list[int]] = {}
-        self._ints = None
+        self._ints: tuple | None = None
 
     def integer_form(self, longest: int) -> tuple:
         """The document as the compiled counts read it (:mod:`._nonlocal_compiled`): string ids
@@ -204,11 +204,11 @@ class NonLocalFeatures:
                             contains[e].append(f)
         if "subphrase" in want:
             for e, fs in contains.items():
-                a = ents[e][2]
+                inner = ents[e][2]
                 for f in fs:
-                    b = ents[f][2]
-                    out[f"SP:{a}<{b}"] += 1
-                    out["SP=same" if a == b else "SP=diff"] += 1
+                    outer = ents[f][2]
+                    out[f"SP:{inner}<{outer}"] += 1
+                    out["SP=same" if inner == outer else "SP=diff"] += 1
 
         if "majority" in want:
             token_labels: dict[str, dict[str, int]] = {}
@@ -219,8 +219,8 @@ class NonLocalFeatures:
             for k, (a, b, lab) in enumerate(ents):
                 members = by_key[keys[k]]
                 if len(members) > 1:
-                    m = _majority_of(ents[j][2] for j in members if j != k)
-                    out[f"MJ:{lab}~{m}"] += 1
+                    maj = _majority_of(ents[j][2] for j in members if j != k)
+                    out[f"MJ:{lab}~{maj}"] += 1
                 sup = contains.get(k)
                 if sup:
                     out[f"MJS:{lab}~{_majority_of(ents[f][2] for f in sup)}"] += 1
@@ -232,7 +232,7 @@ class NonLocalFeatures:
                     for l2, c in token_labels[w].items():
                         if l2 == lab:
                             c -= n_own
-                        if c > best_n or (c == best_n and c > 0 and l2 < best):
+                        if c > best_n or (c == best_n and c > 0 and best is not None and l2 < best):
                             best_n, best = c, l2
                     if best is not None:
                         out[f"MJT:{lab}~{best}"] += n_own

@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import os
 from dataclasses import dataclass
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Handler:
     aliases: tuple[str, ...] = ()
     writable: bool = True
 
-    def load(self):
+    def load(self) -> ModuleType:
         return importlib.import_module(f"{__name__}.{self.module}")
 
 
@@ -138,7 +139,7 @@ def sniff(path: str, head: str) -> str | None:
     return None
 
 
-def for_extension(path) -> str | None:
+def for_extension(path: str | os.PathLike[str]) -> str | None:
     """The handler named by ``path``'s extension (for output files), else ``None``; formats
     nerstudio does not write name none (a ``.txt`` output keeps meaning the input's format)."""
     name = os.fspath(path).lower()

@@ -26,13 +26,18 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from ...errors import FormatError, Msg
 from ..atomic import atomic_open
 from ..jsonl import check_strings, loads, may_hold_surrogates, parse_object, trimmed_example
 from ..model import Corpus, Document, Sentence, Span
+
+if TYPE_CHECKING:
+    from ..jsonl import Record
+    from ..writing import Losses
 
 
 def read_text(path: str, encoding: str) -> str:
@@ -103,10 +108,10 @@ def _json_items(
         seen[0] = pos
         return seen[1]
 
-    def fail(pos: int, message: str):
+    def fail(pos: int, message: str) -> NoReturn:
         raise FormatError(path, line_at(pos), message)
 
-    def value(pos: int):
+    def value(pos: int) -> tuple[Any, int]:
         try:
             return dec.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
@@ -236,7 +241,7 @@ class Tally:
         return out
 
 
-def show(value, limit: int = 60) -> str:
+def show(value: object, limit: int = 60) -> str:
     s = json.dumps(value, ensure_ascii=False, default=str)
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
@@ -262,13 +267,19 @@ class CorpusBuilder:
     notes: list = field(default_factory=list)
     _docs: list = field(default_factory=list)  # (doc id, [_Pending])
     empty: int = 0
-    tally: Tally | None = None  # what the records' reading changed (build() turns it into notes)
+    # what the records' reading changed (build() turns it into notes)
+    tally: Tally = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.tally = Tally(self.path)
 
     def add_text(
-        self, text: str, char_spans: list, line: int, doc_id=None, fields: dict | None = None
+        self,
+        text: str,
+        char_spans: list,
+        line: int,
+        doc_id: str | int | None = None,
+        fields: dict | None = None,
     ) -> None:
         """One record of running text with ``[start, end, label]`` character spans (checked and
         tokenised the way nerstudio's JSONL records are); ``fields``: the record's other fields,
@@ -278,7 +289,7 @@ class CorpusBuilder:
         self.trimmed(rec, line)
         self.add_tokens(rec.text, rec.words, rec.offsets, rec.spans, line, doc_id, fields)
 
-    def trimmed(self, rec, line: int) -> None:
+    def trimmed(self, rec: Record, line: int) -> None:
         """Count the spans of ``rec`` read without the whitespace at their edges."""
         if rec.trimmed:
             self.tally.add(
@@ -292,7 +303,7 @@ class CorpusBuilder:
         offsets: list,
         spans: list,
         line: int,
-        doc_id=None,
+        doc_id: str | int | None = None,
         fields: dict | None = None,
     ) -> None:
         if not words:
@@ -346,7 +357,7 @@ class CorpusBuilder:
 
 
 def sentence_records(
-    corpus: Corpus, losses=None
+    corpus: Corpus, losses: Losses | None = None
 ) -> Iterator[tuple[str | None, Sentence, str, list[tuple[int, int]]]]:
     """For writers: ``(document id, sentence, its text, its tokens' offsets in that text)`` for
     every sentence with tokens. Records without an id are read as documents of their own, so the
@@ -357,7 +368,7 @@ def sentence_records(
     multi = len(corpus.documents) > 1
     numbered = corpus.format in RECORD_FORMATS
 
-    def anonymous(d) -> bool:
+    def anonymous(d: Document) -> bool:
         if sum(1 for s in d.sentences if s.words) > 1:
             return False
         return not multi or (numbered and d.docstart is None)
@@ -388,7 +399,11 @@ def sentence_records(
             yield doc_id, s, text, offsets
 
 
-def document_ids(corpus: Corpus, losses=None, anonymous=None) -> list[str | None]:
+def document_ids(
+    corpus: Corpus,
+    losses: Losses | None = None,
+    anonymous: Callable[[Document], bool] | None = None,
+) -> list[str | None]:
     """One id per document for the records' ``doc_id``: its own, else its number; records with
     the same id in a row are read as one document, so an id that repeats (two documents read
     with one id) is made unique with ``#2``, ``#3``… and counted in ``losses``, never merged.
@@ -422,7 +437,9 @@ def char_spans(s: Sentence, offsets: list[tuple[int, int]]) -> list[tuple[int, i
     return [(offsets[sp.start][0], offsets[sp.end - 1][1], sp.label) for sp in s.spans]
 
 
-def check_spans_writable(s: Sentence, offsets, path, text: str | None = None) -> None:
+def check_spans_writable(
+    s: Sentence, offsets: list[tuple[int, int]], path: str, text: str | None = None
+) -> None:
     """An entity made only of empty tokens has no characters, and one made only of whitespace
     is refused by every reader of running text: no character-offset format holds them."""
     for sp in s.spans:
@@ -447,7 +464,9 @@ def check_spans_writable(s: Sentence, offsets, path, text: str | None = None) ->
 _ODD_SPACE = re.compile(r"[^\S \n]")  # whitespace other than a space or a line break
 
 
-def check_reads_back(s: Sentence, text: str, offsets, path, fmt: str) -> None:
+def check_reads_back(
+    s: Sentence, text: str, offsets: list[tuple[int, int]], path: str, fmt: str
+) -> None:
     """A record of running text is tokenised again when read: when its text holds whitespace
     that the tokeniser may see otherwise than Python (tabs, U+0085, U+2028, ``\\x1c``…), read
     the record as the reader will and refuse it, naming the sentence, if its entities would not
@@ -468,7 +487,7 @@ def check_reads_back(s: Sentence, text: str, offsets, path, fmt: str) -> None:
         ) from None
 
 
-def count_columns(corpus: Corpus, losses, fmt: str) -> None:
+def count_columns(corpus: Corpus, losses: Losses, fmt: str) -> None:
     """Report the extra columns (POS, chunk, ...) a JSON format does not hold."""
     for s in corpus.sentences:
         if s.extra:
@@ -484,7 +503,7 @@ def kept_fields(s: Sentence, fmt: str) -> dict:
 
 def spans_unchanged(s: Sentence, fmt: str) -> bool:
     """Whether the sentence still has the spans it was read with from ``fmt``."""
-    return bool(s.meta) and s.meta.get(f"{fmt}:spans") == tuple(s.spans)
+    return bool(s.meta) and s.meta is not None and s.meta.get(f"{fmt}:spans") == tuple(s.spans)
 
 
 def origin(fmt: str, fields: dict, spans: Iterable[Span]) -> dict:
@@ -497,7 +516,7 @@ def write_json_lines(path: str, objects: Iterable[dict], encoding: str = "utf-8"
         dump_json_lines(f, path, objects)
 
 
-def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
+def dump_json_lines(f: IO[str], path: str, objects: Iterable[dict]) -> None:
     """One JSON object per line into the open file ``f``; a string that cannot be written (an
     unpaired surrogate, a character the encoding lacks) is an error naming its line, and so is
     a file without any record (no reader reads it back)."""
@@ -510,13 +529,13 @@ def dump_json_lines(f, path: str, objects: Iterable[dict]) -> None:
                 path,
                 n,
                 f"not saved: {exc.object[exc.start : exc.end]!r} cannot be written in "
-                f"{f.encoding}{_surrogate(exc)}; the file is unchanged",
+                f"{getattr(f, 'encoding', 'its encoding')}{_surrogate(exc)}; the file is unchanged",
             ) from None
     if not n:
         _nothing(path)
 
 
-def _nothing(path: str):
+def _nothing(path: str) -> NoReturn:
     raise FormatError(
         path,
         None,
@@ -533,7 +552,7 @@ def _surrogate(exc: UnicodeEncodeError) -> str:
     )
 
 
-def write_json(path: str, value, encoding: str = "utf-8") -> None:
+def write_json(path: str, value: object, encoding: str = "utf-8") -> None:
     if isinstance(value, list) and not value:
         _nothing(path)
     with atomic_open(path, encoding=encoding) as f:

@@ -43,11 +43,15 @@ import bisect
 import itertools
 import os
 import re
+from typing import TYPE_CHECKING
 
 from ...errors import FormatError
-from ..atomic import atomic_files
-from ..model import Corpus
+from ..atomic import AtomicFiles, atomic_files
+from ..model import Corpus, Document
 from . import runtext
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 _T_LINE = re.compile(r"^T\d+\S*\t\S+ \d+ \d+(;\d+ \d+)*\t")
 _OTHER = re.compile(r"^([REAMN*]\d*\S*\t|#\d*\S*\t)")
@@ -81,7 +85,9 @@ def _flat(s: str) -> str:
     return s.replace("\r", " ").replace("\n", " ")
 
 
-def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None):
+def _entities(
+    lines: list[str], text: str, ann: str, trimmed: list | None = None
+) -> list[tuple[int, int, str, int, str, bool, bool]]:
     """``(start, end, label, lineno, id, discontinuous, joinable)`` of every T line, checked
     against the text; whitespace at an entity's edges is not part of it (``trimmed`` collects
     ``(lineno, the entity's text)`` of those that had some)."""
@@ -131,7 +137,7 @@ def _entities(lines: list[str], text: str, ann: str, trimmed: list | None = None
     return out
 
 
-def _choose(ents):
+def _choose(ents: list[tuple[int, int, str, int, str, bool, bool]]) -> tuple[list, dict]:
     """Non-overlapping entities (longest first) and what was set aside, by reason. The kept
     ones are held sorted by start, so each test looks at two neighbours (n log n, not n²)."""
     starts: list[int] = []
@@ -182,7 +188,9 @@ def is_collection(path: str) -> bool:
     return os.path.isdir(path) and bool(folder_pairs(path)[0])
 
 
-def _read_pair(txt: str, ann: str, encoding: str, raw: bool = False):
+def _read_pair(
+    txt: str, ann: str, encoding: str, raw: bool = False
+) -> tuple[Document | None, list[str], str, bool, list]:
     """``(document or None if the text is empty, .ann lines, text, bom, notes)`` of one pair;
     ``raw``: the notes as ``(ann, (kind, count, line, example))`` losses, for a folder's summary."""
     text, bom = runtext.read_text(txt, encoding)
@@ -292,7 +300,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
         docs.append(doc)
         layouts.append(lines)
         notes.extend(pair_losses)
-    if not docs:
+    if not docs or first_text is None:
         raise FormatError(folder, None, "no sentences: every .txt of the folder is empty")
     corpus = Corpus(
         docs,
@@ -317,7 +325,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     return corpus
 
 
-def _current(doc):
+def _current(doc: Document) -> tuple[str, list[tuple[int, int, str]]]:
     """``(start, end, label)`` of every entity of ``doc``, in its text."""
     text, offsets = doc.text_and_offsets()
     ents = []
@@ -338,7 +346,7 @@ def _layouts(corpus: Corpus) -> list:
     return [layout] if len(corpus.documents) == 1 else [None] * len(corpus.documents)
 
 
-def render(corpus: Corpus, losses, target: str = "") -> tuple[str, str]:
+def render(corpus: Corpus, losses: Losses, target: str = "") -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of a one-document ``corpus`` (see the module docstring)."""
     if len(corpus.documents) != 1:
         raise FormatError(
@@ -351,7 +359,9 @@ def render(corpus: Corpus, losses, target: str = "") -> tuple[str, str]:
     return render_document(corpus.documents[0], _layouts(corpus)[0], corpus.path or target, losses)
 
 
-def render_document(doc, old: list[str] | None, src: str, losses) -> tuple[str, str]:
+def render_document(
+    doc: Document, old: list[str] | None, src: str, losses: Losses
+) -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
     with (kept as the module docstring says), or None."""
     text, ents = _current(doc)
@@ -439,7 +449,7 @@ def _document_names(corpus: Corpus) -> list[str]:
     return [f"doc-{k + 1:0{width}d}" for k in range(len(ids))]
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     for label in {e.label for s in corpus.sentences for e in s.spans}:
         if any(c.isspace() for c in label):
             raise FormatError(
@@ -454,7 +464,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
         _write_pair(files, pair(path)[0], *render(corpus, losses, path), corpus)
 
 
-def _write_pair(files, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
+def _write_pair(files: AtomicFiles, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
     if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):

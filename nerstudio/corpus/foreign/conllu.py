@@ -31,12 +31,16 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
 from ...errors import FormatError
 from ..atomic import atomic_open
 from ..model import Corpus, Document, Sentence, Span
 from ..schemes import SchemeError, decode, detect_scheme, encode
 from . import runtext, ud_entity
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 _ID = re.compile(r"^\d+(?:-\d+|\.\d+)?$")
 KEYS = ("NE", "NER")
@@ -82,8 +86,8 @@ class _Block:
         self.lines: list[str] = []
         self.first = first
         self.word_rows: list[int] = []  # indices in lines of the syntactic words
-        self.newdoc = None
-        self.text = None
+        self.newdoc: str | None = None
+        self.text: str | None = None
 
 
 def _blocks(path: str, text: str) -> list[_Block]:
@@ -120,7 +124,7 @@ def _blocks(path: str, text: str) -> list[_Block]:
     return blocks
 
 
-def _offsets(text: str | None, words: list[str]):
+def _offsets(text: str | None, words: list[str]) -> list[tuple[int, int]] | None:
     """Each word's offsets in the sentence's ``# text``, or ``None`` when they do not all occur
     in order (e.g. the words of a contraction)."""
     if text is None:
@@ -144,7 +148,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     present = {a.partition("=")[0] for ms in miscs for m in ms for a in m if "=" in a}
     key = next((k for k in KEYS if k in present), None)
     other = next((k for k in KEYS if k in present and k != key), None)
-    notes, mixed = [], []
+    notes: list[str] = []
+    mixed: list[int] = []
     if key is None and "Entity" in present:
         tags_all = _entity_tags(blocks, miscs, notes)
         scheme = scheme or "iob2"
@@ -230,7 +235,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     )
 
 
-def _entity_tags(blocks, miscs, notes: list) -> list[list[str]]:
+def _entity_tags(
+    blocks: list[_Block], miscs: list[list[list[str]]], notes: list[str]
+) -> list[list[str]]:
     """IOB2 tags of every sentence from UD's ``Entity=`` brackets (:mod:`.ud_entity`)."""
     mentions = ud_entity.Mentions()
     tags_all = []
@@ -263,7 +270,7 @@ def _set_tag(misc_value: str, key: str, tag: str, explicit_o: bool) -> str:
     return "|".join(attrs) if attrs else "_"
 
 
-def _check_labels(s: Sentence, path) -> None:
+def _check_labels(s: Sentence, path: str) -> None:
     """A label becomes ``NE=B-LABEL`` in the MISC column, whose attributes are separated by
     ``|`` in a tab-separated line: a label holding those (or a line break) cannot be read back."""
     for sp in s.spans:
@@ -279,7 +286,7 @@ def _check_labels(s: Sentence, path) -> None:
 
 
 def _sentence_lines(
-    s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None, path
+    s: Sentence, scheme: str, src_scheme: str | None, k: int, doc: Document | None, path: str
 ) -> list[str]:
     meta = s.meta or {}
     _check_labels(s, path)
@@ -329,7 +336,7 @@ def _sentence_lines(
     return out
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     src_scheme = corpus.scheme if corpus.format == "conllu" else None
     multi = len(corpus.documents) > 1
     nl = corpus.newline if corpus.format == "conllu" else "\n"

@@ -27,9 +27,15 @@ metadata), and records with the same ``doc_id`` in a row are read as one documen
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypeGuard
+
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 NAME = "doccano"
 REL = "doccano-rel"
@@ -37,7 +43,7 @@ _LABEL_KEYS = ("label", "labels")
 _NERSTUDIO_KEYS = ("spans", "tokens", "columns")  # only nerstudio's own JSONL has these
 
 
-def _is_triples(value) -> bool:
+def _is_triples(value: object) -> TypeGuard[list[list[Any]]]:
     return isinstance(value, list) and all(isinstance(x, list) and len(x) == 3 for x in value)
 
 
@@ -85,7 +91,9 @@ def _triples(obj: dict, path: str, line: int) -> tuple[str | None, list]:
     return key, [list(x) for x in raw]
 
 
-def _entities(obj: dict, path: str, line: int, key: str = "entities", tally=None) -> list:
+def _entities(
+    obj: dict, path: str, line: int, key: str = "entities", tally: R.Tally | None = None
+) -> list:
     raw = obj.get(key, [])
     if not isinstance(raw, list):
         raise FormatError(path, line, f'"{key}" must be a list, not {R.show(raw)}')
@@ -109,10 +117,13 @@ def _entities(obj: dict, path: str, line: int, key: str = "entities", tally=None
     return out
 
 
-def _record_spans(obj: dict, path: str, line: int, mode: str, tally) -> tuple[str | None, list]:
+def _record_spans(
+    obj: dict, path: str, line: int, mode: str, tally: R.Tally
+) -> tuple[str | None, list]:
     """Every span of a record, whatever shape it has: ``label``/``labels`` triples, relation-mode
     ``entities`` or 1.x ``annotations``; a shape other than the file's (``mode``) is counted."""
-    key, spans = None, []
+    key: str | None = None
+    spans: list[list[Any]] = []
     if any(k in obj for k in _LABEL_KEYS):
         key, spans = _triples(obj, path, line)
         if mode == "rel":
@@ -190,12 +201,12 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return read_mode(path, encoding, scheme, "label")
 
 
-def write_mode(corpus: Corpus, path: str, losses, scheme: str, mode: str) -> None:
+def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str) -> None:
     fmt = REL if mode == "rel" else NAME
     R.count_columns(corpus, losses, fmt)
     n_ent = [0]
 
-    def records():
+    def records() -> Iterator[dict[str, object]]:
         for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
             R.check_spans_writable(s, offsets, corpus.path or path, text)
             R.check_reads_back(s, text, offsets, corpus.path or path, fmt)
@@ -222,5 +233,5 @@ def write_mode(corpus: Corpus, path: str, losses, scheme: str, mode: str) -> Non
     R.write_json_lines(path, records(), corpus.encoding if corpus.format == fmt else "utf-8")
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     write_mode(corpus, path, losses, scheme, "label")

@@ -5,8 +5,13 @@ is written back in it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..model import Corpus
 from . import doccano
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 
 def sniff(path: str, head: str) -> bool:
@@ -17,5 +22,5 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return doccano.read_mode(path, encoding, scheme, "rel")
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     doccano.write_mode(corpus, path, losses, scheme, "rel")

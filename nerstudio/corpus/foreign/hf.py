@@ -32,12 +32,17 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...errors import FormatError
 from ..atomic import atomic_files
 from ..model import Corpus, Document, Sentence
 from ..schemes import SchemeDetector, SchemeError, decode, encode, normalize_scheme
 from . import _records as R
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 NAME = "hf"
 TAG_KEYS = ("ner_tags", "tags")
@@ -107,13 +112,13 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
             else []
         )
         for one in infos:
-            names = _feature_names(one, key)
-            if names:
-                return names, full
+            found = _feature_names(one, key)
+            if found:
+                return found, full
     return None
 
 
-def _feature_names(info, key: str) -> list[str] | None:
+def _feature_names(info: object, key: str) -> list[str] | None:
     feats = info.get("features") if isinstance(info, dict) else None
     feat = feats.get(key) if isinstance(feats, dict) else None
     while isinstance(
@@ -126,7 +131,7 @@ def _feature_names(info, key: str) -> list[str] | None:
     return None
 
 
-def _examples(path: str, encoding: str):
+def _examples(path: str, encoding: str) -> Iterator[tuple[int, object]]:
     text_head = R.read_text(path, encoding).lstrip(" \t\r\n")
     first = R.first_json_object(text_head) if text_head.startswith("{") else None
     if first is not None and not (isinstance(first.get("data"), list) and "tokens" not in first):
@@ -156,7 +161,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             )
         if all(type(t) is int for t in tags) and tags:
             if names is None:
-                found = label_names(path, key)
+                found = label_names(path, key or "ner_tags")  # tags were found under key
                 if found is None:
                     raise FormatError(
                         path,
@@ -237,7 +242,7 @@ def _tag_order(tags: set[str], scheme: str) -> list[str]:
     return full + sorted(tags - set(full))
 
 
-def _check_writable(s: Sentence, tags, src) -> None:
+def _check_writable(s: Sentence, tags: list[str], src: str) -> None:
     """Refuse what the reader would read otherwise: a tag name that is not one line of the
     labels file as written (a line break of any kind inside it, whitespace at its ends, which
     the reader strips), and a sentence whose only token is ``-DOCSTART-`` (a document boundary)."""
@@ -259,7 +264,7 @@ def _check_writable(s: Sentence, tags, src) -> None:
         )
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     scheme = normalize_scheme(scheme)
     R.count_columns(corpus, losses, NAME)
     if len(corpus.documents) > 1:
@@ -280,7 +285,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
     names += [t for t in _tag_order(used, scheme) if t not in names]
     index = {t: i for i, t in enumerate(names)}
 
-    def examples():
+    def examples() -> Iterator[dict[str, object]]:
         for k, (s, tags) in enumerate(tagged):
             fields = R.kept_fields(s, NAME)
             key = fields.pop("_key", "ner_tags")

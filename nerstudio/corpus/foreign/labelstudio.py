@@ -35,10 +35,15 @@ and no score.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+
+if TYPE_CHECKING:
+    from ..writing import Losses
 
 NAME = "label-studio"
 
@@ -60,7 +65,7 @@ def sniff(path: str, head: str) -> bool:
 _DATA_KEY = re.compile(r'^\s*"data"\s*:\s*\{', re.M)
 
 
-def _tasks(path: str, encoding: str):
+def _tasks(path: str, encoding: str) -> Iterator[tuple[int, object]]:
     """The tasks of an export: a JSON array, one task object, or one task object per line."""
     head = R.read_text(path, encoding).lstrip(" \t\r\n")
     if head.startswith("{") and R.first_json_object(head) is not None and "\n" in head.rstrip():
@@ -116,7 +121,7 @@ def _latest(items: list) -> dict | None:
     return best
 
 
-def _text(data, path: str, line: int) -> tuple[str, str]:
+def _text(data: object, path: str, line: int) -> tuple[str, str]:
     if not isinstance(data, dict):
         raise FormatError(
             path, line, f'a Label Studio task needs a "data" object, not {R.show(data)}'
@@ -203,7 +208,7 @@ def _notes(c: dict) -> list[str]:
     return [f"{c[key]} {text}, first at line {c[key + '@']}" for key, text in _NOTES if c.get(key)]
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     R.count_columns(corpus, losses, NAME)
     tasks = []
     for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
@@ -225,7 +230,7 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             for j, (a, b, lab) in enumerate(R.char_spans(s, offsets))
         ]
         meta = s.meta or {}
-        pred = {"model_version": str(meta.get("model_version") or "nerstudio")}
+        pred: dict[str, object] = {"model_version": str(meta.get("model_version") or "nerstudio")}
         if isinstance(meta.get("score"), (int, float)) and not isinstance(meta.get("score"), bool):
             pred["score"] = float(meta["score"])
         pred["result"] = result

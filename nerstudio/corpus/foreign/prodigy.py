@@ -31,9 +31,16 @@ spans were edited (Prodigy recomputes it). Documents are kept as ``meta.doc_id``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+
+if TYPE_CHECKING:
+    from ..jsonl import Record
+    from ..writing import Losses
 
 NAME = "prodigy"
 _OWN = ("text", "tokens", "spans", "answer")
@@ -60,14 +67,17 @@ def sniff(path: str, head: str) -> bool:
     )
 
 
-def _tokens(raw, text: str, path: str, line: int) -> tuple[list[str], list[tuple[int, int]]] | None:
+def _tokens(
+    raw: object, text: str, path: str, line: int
+) -> tuple[list[str], list[tuple[int, int]]] | None:
     if raw is None:
         return None
     if not isinstance(raw, list):
         raise FormatError(
             path, line, f'"tokens" must be a list of token objects, not {R.show(raw)}'
         )
-    words, offsets = [], []
+    words: list[str] = []
+    offsets: list[tuple[int, int]] = []
     for k, t in enumerate(raw):
         if not isinstance(t, dict) or not isinstance(t.get("text"), str):
             raise FormatError(
@@ -102,7 +112,13 @@ def _tokens(raw, text: str, path: str, line: int) -> tuple[list[str], list[tuple
     return words, offsets
 
 
-def _spans(raw, text: str, path: str, line: int, tokens) -> list:
+def _spans(
+    raw: object,
+    text: str,
+    path: str,
+    line: int,
+    tokens: list[Any] | None,  # the task's token objects
+) -> list:
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -190,7 +206,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return b.build()
 
 
-def _relation_example(rel, text) -> str:
+def _relation_example(rel: object, text: Any) -> str:
     """A relation of a task, for a note: its label and the texts or tokens it joins."""
     if not isinstance(rel, dict):
         return R.show(rel)
@@ -203,7 +219,13 @@ def _relation_example(rel, text) -> str:
     return f"{R.show(rel.get('label'))} from {ends[0]} to {ends[1]}"
 
 
-def _checked(text: str, toks, char_spans, path: str, line: int):
+def _checked(
+    text: str,
+    toks: tuple[list[str], list[tuple[int, int]]],
+    char_spans: list,
+    path: str,
+    line: int,
+) -> Record:
     """The spans checked against the tokens the way nerstudio's JSONL records are."""
     from ..jsonl import parse_object
 
@@ -222,10 +244,10 @@ def _checked(text: str, toks, char_spans, path: str, line: int):
     return rec
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     R.count_columns(corpus, losses, NAME)
 
-    def tasks():
+    def tasks() -> Iterator[dict[str, object]]:
         for doc_id, s, text, offsets in R.sentence_records(corpus, losses):
             R.check_spans_writable(s, offsets, corpus.path or path, text)
             for i, w in enumerate(s.words):
@@ -241,8 +263,8 @@ def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
             if not R.spans_unchanged(s, NAME):
                 kept.pop("_task_hash", None)
             if doc_id is not None:
-                meta = kept.get("meta") if isinstance(kept.get("meta"), dict) else {}
-                kept["meta"] = {**meta, "doc_id": doc_id}
+                meta = kept.get("meta")
+                kept["meta"] = {**(meta if isinstance(meta, dict) else {}), "doc_id": doc_id}
             ws = [
                 offsets[i + 1][0] > b if i + 1 < len(offsets) else b < len(text)
                 for i, (_, b) in enumerate(offsets)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import os
+from collections.abc import Iterable
 
 from ...errors import FormatError, Msg
 from .. import segment
@@ -71,7 +72,12 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def document(text: str, entities=(), path: str | None = None, doc_id: str = "") -> Document:
+def document(
+    text: str,
+    entities: Iterable[tuple[int, int, str, int | None]] = (),
+    path: str | None = None,
+    doc_id: str = "",
+) -> Document:
     """``text`` split into sentences of tokens (:func:`nerstudio.corpus.segment.split`) carrying
     their offsets, with ``entities`` — ``(start, end, label, line)`` character ranges — as spans.
 

@@ -33,11 +33,18 @@ from __future__ import annotations
 
 import os
 import zlib
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ...errors import FormatError, Msg
 from ..atomic import atomic_open
 from ..model import Corpus, Document, Sentence, Span
 from . import _records as R
+
+if TYPE_CHECKING:
+    from ..writing import Losses
+
+#: words, trailing spaces, sentence starts, and each (sentence, token)'s index in the Doc
+_Built: TypeAlias = "tuple[list[str], list[bool], list[bool], dict[tuple[int, int], int]]"
 
 NAME = "spacy"
 EXTENSION = ".spacy"
@@ -76,7 +83,7 @@ def sniff(path: str, head: str) -> bool:
     return head[:1] == "x" and os.path.isfile(path) and is_docbin(path)
 
 
-def _spacy(path: str):
+def _spacy(path: str) -> tuple[Any, Any, Any, Any]:
     """spaCy's ``Doc``, ``DocBin``, ``Span`` and ``Vocab``, or one FormatError saying how to
     install it."""
     try:
@@ -104,7 +111,7 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _groups(doc) -> tuple[list[list[int]], int]:
+def _groups(doc: Any) -> tuple[list[list[int]], int]:  # doc: a spaCy Doc
     """Token index ranges ``[start, end)`` of the Doc's sentences, joined where an entity
     crosses a boundary, and how many joins that took."""
     if len(doc) > 1 and doc.has_annotation("SENT_START"):
@@ -123,7 +130,7 @@ def _groups(doc) -> tuple[list[list[int]], int]:
     return bounds, joins
 
 
-def _document(doc, k: int, counts: dict) -> Document:
+def _document(doc: Any, k: int, counts: dict) -> Document:  # doc: a spaCy Doc
     text = doc.text
     bounds, joins = _groups(doc)
     counts["joined"] += joins
@@ -263,15 +270,17 @@ def _refuse_empty(path: str, s: Sentence, i: int) -> None:
         )
 
 
-def _exact(doc: Document, path: str, losses):
+def _exact(doc: Document, path: str, losses: Losses) -> _Built | None:
     """Words, trailing spaces, sentence starts and each ``(sentence, token)``'s Doc index for a
     document with source text, reproducing that text exactly; ``None`` when its offsets do not
     run forward through it."""
     text = doc.text
+    if text is None:
+        return None
     words: list[str] = []
     spaces: list[bool] = []
     starts: list[bool] = []
-    index: dict = {}
+    index: dict[tuple[int, int], int] = {}
     gaps = 0
 
     def gap(stretch: str) -> None:
@@ -287,6 +296,8 @@ def _exact(doc: Document, path: str, losses):
 
     pos = 0
     for k, s in enumerate(doc.sentences):
+        if s.offsets is None:
+            return None
         for i, (a, b) in enumerate(s.offsets):
             _refuse_empty(path, s, i)
             if a < pos or b > len(text):
@@ -311,8 +322,11 @@ def _exact(doc: Document, path: str, losses):
     return words, spaces, starts, index
 
 
-def _joined(doc: Document, path: str):
-    words, spaces, starts, index = [], [], [], {}
+def _joined(doc: Document, path: str) -> _Built:
+    words: list[str] = []
+    spaces: list[bool] = []
+    starts: list[bool] = []
+    index: dict[tuple[int, int], int] = {}
     for k, s in enumerate(doc.sentences):
         for i, w in enumerate(s.words):
             _refuse_empty(path, s, i)
@@ -325,7 +339,9 @@ def _joined(doc: Document, path: str):
     return words, spaces, starts, index
 
 
-def _doc(spacy, vocab, doc: Document, path: str, losses):
+def _doc(
+    spacy: tuple[Any, Any, Any, Any], vocab: Any, doc: Document, path: str, losses: Losses
+) -> Any:
     Doc, _, SpacySpan, _ = spacy
     exact = doc.text is not None and all(s.offsets is not None for s in doc.sentences)
     built = _exact(doc, path, losses) if exact else None
@@ -356,7 +372,7 @@ def _doc(spacy, vocab, doc: Document, path: str, losses):
     return out
 
 
-def write(corpus: Corpus, path: str, losses, scheme: str) -> None:
+def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     spacy = _spacy(path)
     _, DocBin, _, Vocab = spacy
     vocab = Vocab()

@@ -41,7 +41,8 @@ def looks_like_columns(head: str) -> bool:
     rows = [ln for ln in lines if not ln.startswith("-DOCSTART-")]
     if not rows:
         return True
-    counts, tagged = {}, 0
+    counts: dict[int, int] = {}
+    tagged = 0
     for ln in rows:
         fields = ln.split("\t") if "\t" in ln else ln.split()
         counts[len(fields)] = counts.get(len(fields), 0) + 1

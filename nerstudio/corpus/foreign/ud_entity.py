@@ -62,8 +62,8 @@ def brackets(value: str) -> list[tuple[str, str]] | None:
 class Mentions:
     """Mentions of one file, collected sentence by sentence (see the module docstring)."""
 
-    def __init__(self):
-        self.fields = DEFAULT_FIELDS
+    def __init__(self) -> None:
+        self.fields: tuple[str, ...] = DEFAULT_FIELDS
         self.aside: dict[str, list[int]] = {}  # reason -> lines
         self.read = 0
 

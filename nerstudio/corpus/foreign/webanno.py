@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from ...errors import FormatError
 from ..model import Corpus, Document, Sentence, Span
@@ -101,7 +102,7 @@ def _split_values(cell: str) -> list[str]:
     return [v for v in re.split(r"(?<!\\)\|", cell) if v != ""]
 
 
-def _layout(lines, path):
+def _layout(lines: list[str], path: str) -> tuple[int | None, int]:
     """The column of the NamedEntity value feature (or ``None``) and the line after the header."""
     col, k, i = None, 3, 1
     while i < len(lines) and lines[i].startswith("#T_"):
@@ -133,8 +134,10 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             path, 1, "not WebAnno TSV 3: the first line must be '#FORMAT=WebAnno TSV 3.x'"
         )
     col, start = _layout(lines, path)
-    sentences: list[dict] = []  # {"text": [...], "tokens": [(s, e, form, cell, lineno)], "id": n}
-    cur = None
+    sentences: list[
+        dict[str, Any]
+    ] = []  # {"text": [...], "tokens": [(s, e, form, cell, lineno)], "id": n}
+    cur: dict[str, Any] | None = None
     subtokens = 0
     for lineno in range(start + 1, len(lines) + 1):
         line = lines[lineno - 1]
@@ -171,7 +174,16 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return _build(path, sentences, col, scheme, encoding, bom, raw, subtokens)
 
 
-def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpus:
+def _build(
+    path: str,
+    sentences: list[dict[str, Any]],
+    col: int | None,
+    scheme: str | None,
+    encoding: str,
+    bom: bool,
+    raw: str,
+    subtokens: int,
+) -> Corpus:
     text_parts: list[str] = []
     pos_py = 0  # length of the text so far (Python characters)
     prev_end = 0  # the previous sentence's end in the file's offsets
@@ -208,6 +220,7 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
         for i, (_, _, _, cell, lineno) in enumerate(s["tokens"]):
             for v in _split_values(cell):
                 m = _VALUE.match(v)
+                assert m is not None  # the pattern matches every string
                 label, ident = _unescape(m.group(1)), m.group(2)
                 if label in ("", "*"):
                     unlabelled += ident is None or ident not in groups
@@ -229,7 +242,8 @@ def _build(path, sentences, col, scheme, encoding, bom, raw, subtokens) -> Corpu
         ents.append(
             (toks[0][0], min(t[1] for t in toks), max(t[1] for t in toks), toks[0][2], toks[0][3])
         )
-    kept, aside = [], 0
+    kept: list[tuple[int, int, int, str, int]] = []
+    aside = 0
     for e in sorted(ents, key=lambda e: (-(e[2] - e[1]), e[0], e[1], e[4])):
         if any(k[0] == e[0] and e[1] <= k[2] and k[1] <= e[2] for k in kept):
             aside += 1

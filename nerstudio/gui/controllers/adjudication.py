@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from string import ascii_uppercase
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -30,6 +31,11 @@ from ...corpus.atomic import atomic_open
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 from . import Context
+
+if TYPE_CHECKING:
+    from ...adjudication import Adjudication
+    from ...corpus.model import Corpus
+    from ..views.adjudication_view import AdjudicationView
 
 JOB = "adjudication"
 JOB_SAVE = "adjudication-save"
@@ -61,9 +67,9 @@ class AdjudicationController(QObject):
         super().__init__(parent_widget)
         self.ctx = ctx
         self._window = parent_widget
-        self.adj = None
-        self.base = None  # the first file's corpus: the merged file's layout
-        self.view = None  # the AdjudicationView, once a merge is opened
+        self.adj: Adjudication | None = None
+        self.base: Corpus | None = None  # the first file's corpus: the merged file's layout
+        self.view: AdjudicationView | None = None  # once a merge is opened
         self.saved: str | None = None
         self.unsaved = False  # decisions taken since the merged file was last saved
         self.saving = False
@@ -105,9 +111,10 @@ class AdjudicationController(QObject):
             )
             return False
 
-        def done(result) -> None:
-            self.adj, self.base = result
-            labels = {s.label for c in self.adj.sentences for sent in c for s in sent.spans}
+        def done(result: tuple[Adjudication, Corpus]) -> None:
+            adj, self.base = result
+            self.adj = adj
+            labels = {s.label for c in adj.sentences for sent in c for s in sent.spans}
             scheme = TypeScheme.of(
                 label_orders().order(labels)
             )  # the same fixed keys as the main window
@@ -116,7 +123,7 @@ class AdjudicationController(QObject):
                 self.view.close()
             from ..views.adjudication_view import AdjudicationView  # on first use
 
-            self.view = v = AdjudicationView(self.adj, scheme, self._window)
+            self.view = v = AdjudicationView(adj, scheme, self._window)
             v.takeRequested.connect(self._take)
             v.skipRequested.connect(self._skip)
             v.editDone.connect(self._edit)
@@ -126,7 +133,7 @@ class AdjudicationController(QObject):
             v.show()
             v.raise_()
             v.sentence.setFocus()
-            n = len(self.adj.disagreements)
+            n = len(adj.disagreements)
             self.ctx.status(
                 f"Adjudicating {len(paths)} files: {n:,} disagreement{'s' if n != 1 else ''} to walk "
                 "(A/B… take, E edit, S skip)",
@@ -142,20 +149,26 @@ class AdjudicationController(QObject):
         return True
 
     # -- deciding -------------------------------------------------------------------------
+    # (the view's signals: there is an adjudication whenever there is a view)
     def _take(self, i: int, who: int) -> None:
-        self.adj.take(i, who)
-        self.unsaved = True
-        self.view.advance()
+        if self.adj is not None:
+            self.adj.take(i, who)
+            self._decided()
 
     def _skip(self, i: int) -> None:
-        self.adj.skip(i)
-        self.unsaved = True
-        self.view.advance()
+        if self.adj is not None:
+            self.adj.skip(i)
+            self._decided()
 
     def _edit(self, k: int, spans: list) -> None:
-        self.adj.edit(k, spans)
+        if self.adj is not None:
+            self.adj.edit(k, spans)
+            self._decided()
+
+    def _decided(self) -> None:
         self.unsaved = True
-        self.view.advance()
+        if self.view is not None:  # it is: its own signals bring us here
+            self.view.advance()
 
     def confirm_close(self) -> bool:
         """True when the adjudication window may close: nothing decided since the last save, or
@@ -180,10 +193,11 @@ class AdjudicationController(QObject):
         )
         box.setInformativeText("Save the merged file before closing?")
         box.setDefaultButton(QMessageBox.StandardButton.Save)
-        return {
+        answers = {
             QMessageBox.StandardButton.Save: "save",
             QMessageBox.StandardButton.Discard: "discard",
-        }.get(box.exec(), "cancel")
+        }
+        return answers.get(QMessageBox.StandardButton(box.exec()), "cancel")
 
     # -- saving ---------------------------------------------------------------------------
     def save_dialog(self, wait: bool = False) -> str | None:
@@ -206,7 +220,9 @@ class AdjudicationController(QObject):
         if self.saving:
             self.ctx.status("The merged file is being saved: wait a moment", 5000)
             return None
-        base = self.base
+        adj, base = self.adj, self.base
+        if adj is None or base is None:
+            return None
         fmt = format_for_output(path, base.format) or base.format
         if not writable(fmt):
             self.ctx.dialogs.critical(
@@ -215,16 +231,16 @@ class AdjudicationController(QObject):
                 "in .jsonl, .conll, .tsv …",
             )
             return None
-        for s, spans in zip(base.sentences, self.adj.merged()):
+        for s, spans in zip(base.sentences, adj.merged()):
             s.spans = spans
         report_path = path + ".report.json"
-        job = make_save_job(self.adj.snapshot(), base, path, fmt, report_path)
-        decided = len(self.adj.order), dict(self.adj.decisions)
+        job = make_save_job(adj.snapshot(), base, path, fmt, report_path)
+        decided = len(adj.order), dict(adj.decisions)
 
         def done(rep) -> None:
             self.saving = False
             self.saved = path
-            if (len(self.adj.order), self.adj.decisions) == decided:
+            if self.adj is adj and (len(adj.order), adj.decisions) == decided:
                 self.unsaved = False
             self.ctx.status(
                 f"Saved {path} ({fmt}): {rep.entities} entities, {rep.counts['undecided']} undecided; "

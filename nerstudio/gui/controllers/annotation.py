@@ -235,7 +235,7 @@ class AnnotationController(QObject):
             + " (or 1–9) set the type, Delete clears, Ctrl(+Shift)+arrows extend (shrink), / splits, + merges; "
             "right-click for the menu. The keys also work from the corpus browser."
         )
-        self._keys_table = None
+        self._keys_table: dict[int, QAction] | None = None
         for m in self._menus:
             self.fill_menu(m)
         self._update_enabled()
@@ -282,14 +282,14 @@ class AnnotationController(QObject):
     def key_table(self) -> dict[int, QAction]:
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
-            table = {}
+            table: dict[int, QAction] = {}
             for a in [
                 *self.type_actions.values(),
                 *self.edit_actions.values(),
                 *self.nav_actions.values(),
             ]:
                 for seq in a.shortcuts():
-                    table[seq[0].toCombined()] = a
+                    table[seq[0].toCombined()] = a  # type: ignore[index]  # QKeySequence[i]: Qt's operator[]
             self._keys_table = table
         return self._keys_table
 
@@ -394,8 +394,8 @@ class AnnotationController(QObject):
     def accept_candidate(self, j: int | None = None) -> bool:
         """Make candidate ``j`` (default: the selected one) the gold of the current sentence."""
         k = self.ctx.cursor.k
-        i = self.doc.nbest_row(k)
-        if k < 0 or i < 0:
+        i, nb = self.doc.nbest_row(k), self.doc.nbest
+        if k < 0 or i < 0 or nb is None:
             self.ctx.status("No candidates for this sentence", 4000)
             return False
         if j is None:
@@ -404,10 +404,7 @@ class AnnotationController(QObject):
         if j is None:
             self.ctx.status("Select a candidate in the N-best table first", 4000)
             return False
-        if (
-            self.doc.set_spans(k, self.doc.nbest.spans(i, j), f"accept candidate {j + 1} as gold")
-            is None
-        ):
+        if self.doc.set_spans(k, nb.spans(i, j), f"accept candidate {j + 1} as gold") is None:
             self.ctx.status(f"Candidate {j + 1} already equals the gold", 4000)
             return False
         return True

@@ -10,6 +10,7 @@ sentence recomputes its F column and marks from the document; the selection stay
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Slot
@@ -19,6 +20,10 @@ from ...numfmt import num
 from ..describe import kt_kind
 from ..models.feature_model import TermRow, rows_from_terms
 from . import Context
+
+if TYPE_CHECKING:
+    from ...app.attachments import KTCandidates
+    from ...nbest import NBestList
 
 
 class CandidatesController(QObject):
@@ -49,18 +54,17 @@ class CandidatesController(QObject):
         if doc.corpus is None or not 0 <= k < len(doc.corpus):
             return
         s = doc.corpus.sentences[k]
-        i = doc.nbest_row(k)
-        if i < 0:
+        i, nb = doc.nbest_row(k), doc.nbest
+        if i < 0 or nb is None:
             v.sentence_view.set_sentence(s.words, s.spans)
             v.nbest_panel.clear(
                 "No N-best list loaded — File ▸ Open N-best list… (Ctrl+Shift+O), or train one in "
                 "the Train workspace (Ctrl+3, then F5)"
-                if doc.nbest is None
+                if nb is None
                 else "This sentence has no candidates in the N-best list"
             )
             v.feature_panel.show_message("No candidates for this sentence")
             return
-        nb = doc.nbest
         spans = nb.candidate_spans(i)
         ex = self._exact(i)
         chosen = doc.reranked_choice(i)
@@ -80,12 +84,18 @@ class CandidatesController(QObject):
         else:
             v.sentence_view.set_sentence(nb.words[i], s.spans, [])
 
+    def _nbest(self) -> NBestList:
+        """The N-best list, attached whenever a sentence has a row in it (nbest_row ≥ 0)."""
+        nb = self.doc.nbest
+        assert nb is not None, "a sentence has candidates only while a list is attached"
+        return nb
+
     def _exact(self, i: int):
         exact = self.doc.exact()
         return None if exact is None else exact[self.doc.candidate_rows(i)]
 
     def _header(self, i: int, ex) -> str:
-        parts = [f"<b>{self.doc.nbest.n_candidates(i)} candidates</b>"]
+        parts = [f"<b>{self._nbest().n_candidates(i)} candidates</b>"]
         if ex is not None:
             gold_at = np.flatnonzero(ex)
             parts.append(
@@ -105,6 +115,8 @@ class CandidatesController(QObject):
     def _gold_changed(self, k: int) -> None:
         """The shown sentence's gold changed: redraw it with the same candidate, and the
         candidates' F and exact-match marks (the selection stays)."""
+        if self.doc.corpus is None:
+            return
         s = self.doc.corpus.sentences[k]
         self.v.sentence_view.set_gold(s.spans)
         i = self.doc.nbest_row(k)
@@ -120,7 +132,7 @@ class CandidatesController(QObject):
     def _draw(self, i: int, j: int, name: str, b: int | None = None) -> None:
         """Candidate j under the gold; with b, candidates j (A) and b (B) both (compare mode)."""
         k = self.ctx.cursor.k
-        nb = self.doc.nbest
+        nb = self._nbest()
         self.v.sentence_view.set_sentence(
             nb.words[i],
             self.doc.spans(k),
@@ -139,7 +151,7 @@ class CandidatesController(QObject):
         chosen = doc.reranked_choice(i)
         self._draw(i, j, f"candidate {j + 1}" + (" (reranker's pick)" if chosen == j else ""))
         if doc.kt is not None:
-            self._explain_kt(i, j)
+            self._explain_kt(doc.kt, i, j)
             return
         sc = doc.scored
         if sc is None:
@@ -166,7 +178,7 @@ class CandidatesController(QObject):
         doc, fp = self.doc, self.v.feature_panel
         self._draw(i, a, f"candidate {a + 1}", b)
         if doc.kt is not None:
-            self._compare_kt(i, a, b)
+            self._compare_kt(doc.kt, i, a, b)
             return
         sc = doc.scored
         if sc is None:
@@ -191,9 +203,8 @@ class CandidatesController(QObject):
             scores=(float(sc.scores[ra]), float(sc.scores[rb])),
         )
 
-    def _explain_kt(self, i: int, j: int) -> None:
+    def _explain_kt(self, kt: KTCandidates, i: int, j: int) -> None:
         """Candidate j of a K&T tagger: the non-local features of its document candidate."""
-        kt = self.doc.kt
         terms, total, nl, d, jj = kt.explain(i, j)
         kind = kt_kind(kt.model)
         doc_name = kt.doc_nbest.ids[d] if d < len(kt.doc_nbest.ids) else str(d + 1)
@@ -214,8 +225,7 @@ class CandidatesController(QObject):
             f"{kind})",
         )
 
-    def _compare_kt(self, i: int, a: int, b: int) -> None:
-        kt = self.doc.kt
+    def _compare_kt(self, kt: KTCandidates, i: int, a: int, b: int) -> None:
         if not kt.joint:
             ea, eb = kt.explain(i, a), kt.explain(i, b)
             self.v.feature_panel.show_message(

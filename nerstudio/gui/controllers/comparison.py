@@ -123,7 +123,9 @@ class ComparisonController(QObject):
             has = model is not None
         else:
             has = doc.scored is not None
-            scored_choice = doc.scored.choice if has else np.zeros(len(nb), dtype=np.int64)
+            scored_choice = (
+                doc.scored.choice if doc.scored is not None else np.zeros(len(nb), dtype=np.int64)
+            )
             snap = doc.nbest_snapshot()  # the gold as it is now, while the worker compares
             name = (
                 os.path.basename(doc.nbest_path)

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
@@ -26,6 +27,9 @@ from ..dialogs import CORPUS_FILTER, MODEL_FILTER, NBEST_FILTER
 from ..jobs import CorpusRead, dev_baseline, make_prepare_job, make_read_corpus_job
 from ..workers import release_in_background
 from . import Context
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMenu
 
 MAX_RECENT = 8
 RECENT_WIDTH_PX = 520  # a longer path is elided in the middle (its file name stays visible)
@@ -51,7 +55,7 @@ class FilesController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self.confirm_close = confirm_close  # () -> bool: may the open corpus be closed?
-        self.recent_menu = None
+        self.recent_menu: QMenu | None = None
         self._rescore_rev = 0
 
     def _busy(self) -> bool:
@@ -65,6 +69,10 @@ class FilesController(QObject):
         return False
 
     # -- corpus ---------------------------------------------------------------------------
+    def _opener(self, path: str) -> Callable[[], object]:
+        """Open Recent's action for ``path``."""
+        return lambda: self.open_corpus(path)
+
     def open_corpus(
         self,
         path: str,
@@ -162,6 +170,9 @@ class FilesController(QObject):
     def attach_nbest(
         self, nb: NBestList, path: str | None = None, stamp: FileStamp | None = None
     ) -> bool:
+        if self.doc.corpus is None:
+            self.ctx.dialogs.critical("Cannot open N-best list", "Open a corpus first")
+            return False
         job = make_prepare_job(self.doc.corpus, nb, self.doc.model, revision=self.doc.revision)
         return self.ctx.jobs.run(
             "prepare", job, lambda res: self._install_prepared(res, path, stamp)
@@ -223,7 +234,7 @@ class FilesController(QObject):
     def rescore(self) -> bool:
         """Score the attached N-best list with the document's reranker (in the worker)."""
         doc = self.doc
-        if doc.model is None or doc.nbest is None:
+        if doc.model is None or doc.nbest is None or doc.corpus is None:
             return True
         self._rescore_rev = doc.revision
         job = make_prepare_job(doc.corpus, None, doc.model, doc.nbest)
@@ -326,8 +337,9 @@ class FilesController(QObject):
             "corpus": os.path.abspath(c.path) if c and c.path else None,
         }
         stem = Path(c.path).stem if c and c.path else "corpus"
-        if doc.nbest is not None:
-            doc.nbest_snapshot().save(str(f / f"{stem}.nbest.npz"))
+        snap = doc.nbest_snapshot()  # None without a list
+        if snap is not None:
+            snap.save(str(f / f"{stem}.nbest.npz"))
             info["nbest"] = f"{stem}.nbest.npz"
         if doc.dev_nbest is not None:
             doc.dev_nbest.save(str(f / "dev.nbest.npz"))
@@ -496,10 +508,10 @@ class FilesController(QObject):
         rec = self.recent()
         fm = self.recent_menu.fontMetrics()
         for k, p in enumerate(rec, 1):
-            text = fm.elidedText(p, Qt.ElideMiddle, RECENT_WIDTH_PX).replace("&", "&&")
-            a = self.recent_menu.addAction(
-                f"&{k}  {text}" if k < 10 else text, lambda p=p: self.open_corpus(p)
+            text = fm.elidedText(p, Qt.TextElideMode.ElideMiddle, RECENT_WIDTH_PX).replace(
+                "&", "&&"
             )
+            a = self.recent_menu.addAction(f"&{k}  {text}" if k < 10 else text, self._opener(p))
             a.setToolTip(p)
             a.setStatusTip(p)
             a.setData(p)

@@ -102,14 +102,14 @@ class NotesController(QObject):
         views.annotate_tabs.addTab(self.panel, "Guidelines")
         self.path: str | None = None  # the guidelines file shown
         self.descriptions: dict[str, str] = {}
+        self._found_for: str | None = None  # the corpus path the guidelines were looked for
+        self._reload_soon = QTimer(self)  # an editor's save is several events
+        self._reload_soon.setSingleShot(True)
+        self._reload_soon.setInterval(200)
+        self._reload_soon.timeout.connect(self._on_disk_change)
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(lambda _p: self._reload_soon.start())
         self.watcher.directoryChanged.connect(lambda _p: self._reload_soon.start())
-        self._found_for = None  # the corpus path the guidelines were looked for
-        self._reload_soon = QTimer(
-            self, singleShot=True, interval=200
-        )  # an editor's save is several events
-        self._reload_soon.timeout.connect(self._on_disk_change)
         ctx.events.changed.connect(self._on_change)
         ctx.cursor.moved.connect(lambda _k: self._show_current())
         self._update()
@@ -125,7 +125,8 @@ class NotesController(QObject):
         return k if self.doc.corpus is not None and 0 <= k < len(self.doc.corpus) else -1
 
     def _ask_note(self, k: int, text: str) -> str | None:
-        dlg = QInputDialog(self.parent())
+        parent = self.parent()  # the window
+        dlg = QInputDialog(parent if isinstance(parent, QWidget) else None)
         dlg.setObjectName("noteDialog")
         dlg.setWindowTitle("Note on the sentence")
         dlg.setLabelText(f"Note on sentence {k + 1} (empty: no note). Tab moves to OK:")
@@ -276,7 +277,7 @@ class NotesController(QObject):
             except (OSError, ValueError) as exc:
                 self.panel.label.setText(f"Guidelines not read: {html.escape(str(exc))}")
                 self.panel.browser.clear()
-        if text is not None:
+        if text is not None and path:
             name, folder = html.escape(os.path.basename(path)), html.escape(os.path.dirname(path))
             self.panel.label.setText(f"<b>{name}</b> · {folder} · reloaded when the file changes")
             self.panel.label.setToolTip(path)

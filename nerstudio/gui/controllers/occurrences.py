@@ -78,17 +78,15 @@ class OccurrencesController(QObject):
         self, phrase: str | None = None, label: str | None = None
     ) -> OccurrencesDialog | None:
         """Open the preview (not blocking); it applies what the user chooses when it closes."""
-        if self.doc.corpus is None:
+        corpus = self.doc.corpus
+        if corpus is None:
             self.ctx.status("Open a corpus first", 4000)
             return None
         p, lab = self.default_phrase()
         labels = document_types(self.doc).labels
         if not lab:  # a search: the type most of the phrase's entities have already
-            have = Counter(
-                o.exact().label
-                for o in occ.find(self.doc.corpus.sentences, p)
-                if o.exact() is not None
-            )
+            exact = (o.exact() for o in occ.find(corpus.sentences, p))
+            have = Counter(sp.label for sp in exact if sp is not None)
             lab = have.most_common(1)[0][0] if have else ""
         from ..views.occurrences_dialog import OccurrencesDialog  # on first use
 

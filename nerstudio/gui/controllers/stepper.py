@@ -29,11 +29,8 @@ REBUILD_ON = (ChangeKind.CORPUS, ChangeKind.NBEST, ChangeKind.DEV, ChangeKind.MO
 
 def plain_copy(nb: NBestList) -> NBestList:
     """``nb`` with its gold as a plain list (an attached list reads its gold from the corpus)."""
-    gold = (
-        nb.gold.snapshot()
-        if hasattr(nb.gold, "snapshot")
-        else (None if nb.gold is None else list(nb.gold))
-    )
+    snapshot = getattr(nb.gold, "snapshot", None)  # an attached list's gold view
+    gold = snapshot() if snapshot is not None else (None if nb.gold is None else list(nb.gold))
     return NBestList(
         nb.tagset,
         nb.words,

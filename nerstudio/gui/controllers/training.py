@@ -88,7 +88,8 @@ class TrainingController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind is ChangeKind.CORPUS and not self.v.training_panel.dev_path.text():
-            self.v.training_panel.dev_path.setText(sibling_dev(self.doc.corpus.path))
+            corpus = self.doc.corpus
+            self.v.training_panel.dev_path.setText(sibling_dev(corpus.path if corpus else None))
         elif (
             ch.kind is ChangeKind.DEV
             and self.doc.dev_nbest_path

@@ -61,7 +61,8 @@ class CorpusTreeModel(QAbstractItemModel):
         self._order: np.ndarray | None = None  # flat mode: sentence of each row
         self._pos: np.ndarray | None = None  # flat mode: row of each sentence (-1: not listed)
         self._unc: np.ndarray | None = None  # per sentence: the uncertainty column (NaN: none)
-        self._unc_title, self._unc_tip, self._unc_marks = "p(top)", "", None
+        self._unc_title, self._unc_tip = "p(top)", ""
+        self._unc_marks: np.ndarray | None = None
         self.set_corpus(corpus)
 
     def set_corpus(self, corpus: Corpus | None) -> None:
@@ -230,7 +231,7 @@ class CorpusTreeModel(QAbstractItemModel):
         """Global sentence index of a sentence row, -1 for a document row."""
         if not index.isValid() or index.internalId() == _DOC:
             return -1
-        if index.internalId() == _FLAT:
+        if index.internalId() == _FLAT and self._order is not None:  # flat rows: an order
             return int(self._order[index.row()])
         return self._offsets[index.internalId()] + index.row()
 
@@ -247,7 +248,7 @@ class CorpusTreeModel(QAbstractItemModel):
         return bisect.bisect_right(self._offsets, k) - 1
 
     def index_of_sentence(self, k: int) -> QModelIndex:
-        if self._order is not None:
+        if self._order is not None and self._pos is not None:  # set together
             r = int(self._pos[k]) if 0 <= k < len(self._pos) else -1
             return self.createIndex(r, 0, _FLAT) if r >= 0 else QModelIndex()
         d = self.document_of(k)
@@ -359,11 +360,11 @@ def status_texts(flags: dict[str, np.ndarray]) -> list[str]:
     table = []
     for c in range(17):
         fl = {
-            "has_nbest": [c < 16],
-            "error": [bool(c & 1)],
-            "changed": [bool(c & 2)],
-            "rerank_error": [bool(c & 4)],
-            "missing": [bool(c & 8)],
+            "has_nbest": np.array([c < 16]),
+            "error": np.array([bool(c & 1)]),
+            "changed": np.array([bool(c & 2)]),
+            "rerank_error": np.array([bool(c & 4)]),
+            "missing": np.array([bool(c & 8)]),
         }
         table.append(status_text(fl, 0))
     return np.array(table, dtype=object)[code].tolist()
@@ -393,8 +394,12 @@ class SentenceFilterProxy(QSortFilterProxyModel):
 
     def _reset_cache(self) -> None:
         self._texts = None
-        src = self.sourceModel()
+        src = self._tree()
         self._offsets = list(src.offsets) if src is not None else []
+
+    def _tree(self) -> CorpusTreeModel | None:
+        src = self.sourceModel()
+        return src if isinstance(src, CorpusTreeModel) else None
 
     @property
     def active(self) -> bool:
@@ -403,7 +408,8 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def set_filter(self, needle: str = "", mask: np.ndarray | None = None) -> None:
         needle = needle.lower()
         if needle and self._texts is None:
-            corpus = self.sourceModel().corpus
+            src = self._tree()
+            corpus = src.corpus if src is not None else None
             self._texts = [s.text().lower() for s in corpus.sentences] if corpus is not None else []
         mask = None if mask is None else np.asarray(mask, dtype=bool)
 
@@ -424,5 +430,6 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def filterAcceptsRow(self, row, parent):
         if not self.active:
             return True
-        k = self.sourceModel().sentence_of_row(row, parent)
+        src = self._tree()
+        k = src.sentence_of_row(row, parent) if src is not None else -1
         return k >= 0 and self.accepts(k)  # a document stays when one of its sentences does

@@ -18,8 +18,15 @@ from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, U
 
 class NBestTableModel(QAbstractTableModel):
     RANK, LOGP, SCORE, RERANK, F, DIFF = range(6)
-    COLUMNS = ("Rank", "L(x)", "Score", "Rerank", "F", "Differs from top candidate")
-    TIPS = (
+    COLUMNS: tuple[str, ...] = (
+        "Rank",
+        "L(x)",
+        "Score",
+        "Rerank",
+        "F",
+        "Differs from top candidate",
+    )
+    TIPS: tuple[str, ...] = (
         "Rank of the candidate by the tagger (1 = its best guess)",
         "L(x): the tagger's log-probability of the candidate",
         "F(x): the reranker's score (higher is better)",

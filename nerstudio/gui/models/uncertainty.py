@@ -100,7 +100,7 @@ class DocumentUncertainty:
     def disagrees(self) -> np.ndarray | None:
         """Per corpus sentence: the reranker overrules the tagger (None without a reranker)."""
         u = self.measures()
-        if u is None or u.choice is None:
+        if u is None or u.choice is None or u.disagreement is None:
             return None
         row_of = self.doc.nbest_index.row_of
         out = np.zeros(len(row_of), dtype=bool)
@@ -115,6 +115,8 @@ class DocumentUncertainty:
         if self.why_unavailable(measure):
             return None
         u = self.measures()
+        if u is None:
+            return None
         hit = self._orders.get(measure)
         if hit is None:
             row_of = self.doc.nbest_index.row_of

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 from string import ascii_uppercase
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -51,7 +52,7 @@ class AdjudicationView(QDialog):
         self.resize(1100, 640)
         self.adj = adjudication
         self.scheme = scheme
-        self.pos = 0  # index into adj.disagreements
+        self.at = 0  # index into adj.disagreements
         self.editing = False
         lay = QVBoxLayout(self)
         self.header = QLabel()
@@ -106,8 +107,8 @@ class AdjudicationView(QDialog):
         self.report.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         lay.addWidget(self.report, 1)
         self._keys = []
-        walk = {
-            **{ascii_uppercase[i]: (lambda i=i: self.take(i)) for i in range(len(self.adj.names))},
+        walk: dict[str, Callable[[], object]] = {
+            **{ascii_uppercase[i]: self._taker(i) for i in range(len(self.adj.names))},
             "E": self.start_edit,
             "S": self.skip,
             "Space": self.skip,
@@ -124,7 +125,9 @@ class AdjudicationView(QDialog):
         save.activated.connect(self.saveRequested)
         self.show_current()
 
-    confirm_close = None  # a callable saying whether the window may close (decisions not saved)
+    confirm_close: Callable[[], bool] | None = (
+        None  # a callable saying whether the window may close (decisions not saved)
+    )
 
     def reject(self) -> None:  # Esc, the title bar's close button
         if self.editing:
@@ -142,7 +145,7 @@ class AdjudicationView(QDialog):
     def current(self) -> int | None:
         """The region shown (an index into ``adj.regions``), or None when there is none."""
         d = self.adj.disagreements
-        return d[self.pos] if 0 <= self.pos < len(d) else None
+        return d[self.at] if 0 <= self.at < len(d) else None
 
     def show_current(self) -> None:
         adj, i = self.adj, self.current()
@@ -173,7 +176,7 @@ class AdjudicationView(QDialog):
         )
         left = len(adj.undecided())
         self.where.setText(
-            f"Disagreement {self.pos + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
+            f"Disagreement {self.at + 1} of {len(adj.disagreements)} · sentence {r.k + 1}"
             + (f" (line {adj.lines[r.k]})" if adj.lines[r.k] else "")
             + f" · this one: {state} · {left} of {len(adj.disagreements)} undecided"
             + (
@@ -204,20 +207,24 @@ class AdjudicationView(QDialog):
     def step(self, direction: int) -> None:
         if self.editing or not self.adj.disagreements:
             return
-        self.pos = max(0, min(len(self.adj.disagreements) - 1, self.pos + direction))
+        self.at = max(0, min(len(self.adj.disagreements) - 1, self.at + direction))
         self.show_current()
 
     def advance(self) -> None:
         """To the next undecided disagreement after this one (else the next one)."""
         d, und = self.adj.disagreements, set(self.adj.undecided())
-        later = [p for p in range(self.pos + 1, len(d)) if d[p] in und] or [
+        later = [p for p in range(self.at + 1, len(d)) if d[p] in und] or [
             p for p in range(len(d)) if d[p] in und
         ]
         if later:
-            self.pos = later[0]
+            self.at = later[0]
         self.show_current()
 
     # -- deciding -------------------------------------------------------------------------
+    def _taker(self, who: int) -> Callable[[], None]:
+        """The key that takes annotator ``who``'s version."""
+        return lambda: self.take(who)
+
     def take(self, who: int) -> None:
         i = self.current()
         if i is not None and not self.editing and who < len(self.adj.names):

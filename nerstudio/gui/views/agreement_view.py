@@ -46,7 +46,7 @@ def kappa_text(k: float | None) -> str:
     return "n/a" if k is None else num(k, 3)
 
 
-def _entities(d) -> str:
+def _entities(d) -> tuple[str, str]:
     def one(spans):
         return ", ".join(f"[{' '.join(d.words[s.start : s.end])}]{s.label}" for s in spans)
 
@@ -231,7 +231,7 @@ class AgreementView(QWidget):
         self.compare_button.setEnabled(not busy)
         for w in (self.table, self.list):
             w.setEnabled(not busy)
-        if busy:
+        if text is not None:
             self.header.setText(f"<i>{html.escape(text)}</i>")
 
     def show_progress(self, done: int, total: int) -> None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from .figure_image import FigureImage
 
 if TYPE_CHECKING:  # matplotlib itself is imported where figures are made, not at start-up
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 COLORS = [
@@ -332,11 +333,9 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
     def label(text: str) -> str:
         return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
 
-    axes: dict[str, object] = {}
-    first = None
+    axes: dict[str, Axes] = {}
     for k, unit in enumerate(units or [""]):
-        ax = fig.add_subplot(rows, cols, k + 1, sharey=first)
-        first = first or ax
+        ax = fig.add_subplot(rows, cols, k + 1, sharey=next(iter(axes.values()), None))
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
         from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
@@ -413,6 +412,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
                 fontsize=8,
                 color="#555555",
             )
+    first = next(iter(axes.values()))  # one plot at least: units or [""]
     drawn = [r for r in runs if r.unit in axes]
     ys = [v for r in drawn for v in r.f if v is not None]
     if show_p:

@@ -20,7 +20,7 @@ import itertools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import shiboken6
 from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer, Signal, Slot
@@ -44,7 +44,11 @@ def set_zoom(factor: float) -> None:
 
 
 def render_rgba(
-    draw: DrawFn, width: int, height: int, dpi: float = DPI, layout: str | None = "constrained"
+    draw: DrawFn,
+    width: int,
+    height: int,
+    dpi: float = DPI,
+    layout: Literal["constrained", "compressed", "tight"] | None = "constrained",
 ):
     """Draw ``draw`` on a new ``width × height`` pixel figure: ``(rgba bytes, width, height)``."""
     width, height = max(1, int(width)), max(1, int(height))

@@ -37,7 +37,8 @@ class AdaptiveSplitter(QSplitter):
         self._balanced = False
 
     def threshold(self) -> int:
-        need = sum(self.widget(i).minimumSizeHint().width() for i in range(self.count()))
+        widgets = (self.widget(i) for i in range(self.count()))
+        need = sum(w.minimumSizeHint().width() for w in widgets if w is not None)
         need += self.handleWidth() * max(0, self.count() - 1) + 8
         return max(self.fontMetrics().averageCharWidth() * self.wide_chars, need)
 

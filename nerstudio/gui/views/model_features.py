@@ -159,7 +159,7 @@ class ModelFeaturesView(QWidget):
         self.progress.setVisible(self.busy)
         self.refresh_button.setEnabled(not self.busy)
         self.tree.setEnabled(not self.busy)
-        if self.busy:
+        if text is not None:
             self.header.setText(f"<i>{html.escape(text)}</i>")
 
     def set_result(self, result: ModelImportance, name: str = "") -> None:

@@ -44,8 +44,9 @@ def _status(o: occ.Occurrence, label: str, words) -> str:
     st = o.status(label)
     if st == "same":
         return f"already {label}"
-    if st == "relabel":
-        return f"{o.exact().label} → {label}"
+    exact = o.exact()
+    if st == "relabel" and exact is not None:  # relabel: an entity spans exactly the phrase
+        return f"{exact.label} → {label}"
     if st == "overlap":
         return (
             "overlaps "
@@ -75,10 +76,14 @@ class OccurrencesDialog(QDialog):
             self.type.addItem(lab or "entity", lab)
         if label in labels:
             self.type.setCurrentIndex(list(labels).index(label))
-        row.addWidget(QLabel("&Phrase:", buddy=self.phrase))
+        phrase_label = QLabel("&Phrase:")
+        phrase_label.setBuddy(self.phrase)
+        row.addWidget(phrase_label)
         row.addWidget(self.phrase, 1)
         row.addWidget(self.case)
-        row.addWidget(QLabel("&Type:", buddy=self.type))
+        type_label = QLabel("&Type:")
+        type_label.setBuddy(self.type)
+        row.addWidget(type_label)
         row.addWidget(self.type)
         lay.addLayout(row)
         self.summary = QLabel()

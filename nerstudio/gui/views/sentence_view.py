@@ -159,7 +159,8 @@ class SentenceView(QWidget):
         left = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
         xs = _MARGIN + left - (np.concatenate([[0.0], ends])[row_start][row_of] if n else 0.0)
         self._boxes = _Boxes(xs, row_top[row_of] if n else np.zeros(0), w, th)
-        self._row_start, self._row_top = row_start.tolist(), row_top.tolist()
+        self._row_start = [int(x) for x in row_start]
+        self._row_top = [float(y) for y in row_top]
         self._laid_out = (self.width(), len(self._cands))
         y = float(row_top[-1]) if len(row_top) else float(top)
         height = int(y + rowh + _MARGIN)

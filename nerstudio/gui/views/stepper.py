@@ -329,7 +329,7 @@ class StepperPanel(QWidget):
         self.pause()
         self.last = None
         self.stepper = None
-        self._shown = []
+        self._shown: list = []  # the steps shown, the last MAX_BACK of them
         self.table.setRowCount(0)
         self.pages.setCurrentWidget(self.intro_page)
         if self.train is None:

@@ -333,7 +333,7 @@ class TrainingPanel(QWidget):
         self._restore_params(algo)
 
     def params(self) -> dict:
-        out = {}
+        out: dict[str, object] = {}
         for name, w in self._param_widgets.items():
             if isinstance(w, QCheckBox):
                 out[name] = w.isChecked()
@@ -379,7 +379,7 @@ class TrainingPanel(QWidget):
     def kt_params(self) -> dict:
         """The K&T settings that apply to the chosen algorithm."""
         kind = self.kt_algo.currentData()
-        out = {
+        out: dict[str, object] = {
             "C": float(self.kt_C.value()),
             "epochs": int(self.kt_epochs.value()),
             "bpm": int(self.kt_bpm.value()),
@@ -409,21 +409,10 @@ class TrainingPanel(QWidget):
                 raise SettingsError(f"edge templates {value!r}: 'current' or 'all'")
             self.kt_edges.setCurrentIndex(k)
             return
-        {
-            "C": self.kt_C,
-            "epochs": self.kt_epochs,
-            "bpm": self.kt_bpm,
-            "n": self.kt_n,
-            "n_test": self.kt_ntest,
-            "cutoff": self.kt_cutoff,
-        }[name].setValue(value)
+        _set_number(self._kt_numbers()[name], value)
 
-    @Slot()
-    def _kt_defaults(self, *_args) -> None:
-        """The chosen algorithm's defaults (the constructor's), then the values last used with it."""
-        kind = self.kt_algo.currentData()
-        d = kt_defaults(kind)
-        widgets = {
+    def _kt_numbers(self) -> dict[str, QSpinBox | QDoubleSpinBox]:
+        return {
             "C": self.kt_C,
             "epochs": self.kt_epochs,
             "bpm": self.kt_bpm,
@@ -431,6 +420,13 @@ class TrainingPanel(QWidget):
             "n_test": self.kt_ntest,
             "cutoff": self.kt_cutoff,
         }
+
+    @Slot()
+    def _kt_defaults(self, *_args) -> None:
+        """The chosen algorithm's defaults (the constructor's), then the values last used with it."""
+        kind = self.kt_algo.currentData()
+        d = kt_defaults(kind)
+        widgets = self._kt_numbers()
         q = self.qsettings
         edges = d.get("edge_templates", "current")
         if q is not None and q.value(f"training/kt/{kind}/edge_templates") is not None:
@@ -445,7 +441,7 @@ class TrainingPanel(QWidget):
                 except (TypeError, ValueError):
                     pass
             if v is not None:
-                w.setValue(v if isinstance(w, QDoubleSpinBox) else int(v))
+                _set_number(w, v)
         joint = kind in ("candidate", "proposed")
         self.kt_n.setEnabled(joint)
         self.kt_C.setEnabled(kind != "perceptron" and kind != "averaged")
@@ -639,24 +635,36 @@ def _parse(text: str):
     return {"true": True, "false": False, "none": None}.get(text.lower(), text)
 
 
-def _param_widget(name: str, val) -> QWidget | None:
+def _set_number(w: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    if isinstance(w, QDoubleSpinBox):
+        w.setValue(float(value))
+    else:
+        w.setValue(int(value))
+
+
+def _param_widget(name: str, val: object) -> QWidget | None:
+    w: QWidget
     if isinstance(val, bool):
-        w = QCheckBox()
-        w.setChecked(val)
+        box = QCheckBox()
+        box.setChecked(val)
+        w = box
     elif isinstance(val, int):
-        w = QSpinBox()
-        w.setRange(-1 if val < 0 else 0, 10_000_000)
-        w.setValue(val)
-        w.setAccelerated(True)
+        spin = QSpinBox()
+        spin.setRange(-1 if val < 0 else 0, 10_000_000)
+        spin.setValue(val)
+        spin.setAccelerated(True)
+        w = spin
     elif isinstance(val, float):
-        w = QDoubleSpinBox()
-        w.setDecimals(6 if abs(val) < 0.01 and val != 0 else 4)
-        w.setRange(-1e9, 1e9)
-        w.setSingleStep(max(abs(val) / 10, 1e-4) if val else 0.1)
-        w.setValue(val)
+        dspin = QDoubleSpinBox()
+        dspin.setDecimals(6 if abs(val) < 0.01 and val != 0 else 4)
+        dspin.setRange(-1e9, 1e9)
+        dspin.setSingleStep(max(abs(val) / 10, 1e-4) if val else 0.1)
+        dspin.setValue(val)
+        w = dspin
     elif val is None or isinstance(val, str):
-        w = QLineEdit("" if val is None else val)
-        w.setPlaceholderText("default")
+        edit = QLineEdit("" if val is None else val)
+        edit.setPlaceholderText("default")
+        w = edit
     else:
         return None
     w.setObjectName(f"param_{name}")
