@@ -84,7 +84,7 @@ def _age(seconds: float) -> str:
 def state_of(document: Document) -> dict:
     """The document's review states, notes and flags as the recovery file keeps them."""
     return {
-        "sentences": len(document.corpus),
+        "sentences": len(document.opened()),
         "reviewed": np.flatnonzero(document.reviewed).tolist(),
         "notes": {str(k): text for k, text in sorted(document.notes.items())},
         "flagged": np.flatnonzero(document.flagged).tolist(),
@@ -310,7 +310,7 @@ def restore(document: Document, offer: RecoveryOffer) -> list[int]:
     as they were written, as one undoable step (and a second one when the file has sentences
     pre-annotated again that the corpus file has reviewed); returns the sentences changed."""
     text = f"recover {offer.n} sentence(s)"
-    sents = document.corpus.sentences
+    sents = document.opened().sentences
     edits = tuple(
         (k, tuple(sents[k].spans), tuple(sorted(v)))
         for k, v in sorted((offer.edits or {}).items())

@@ -222,6 +222,7 @@ class OnlineLearner:
         if train_rr:
             at = {k: i for i, k in enumerate(rows)}
             ks = [k for k in rnd.reviewed if k in at]
+            assert reranker is not None  # train_rr only with one
             reranker, note = loop_rerank.warm_start(
                 reranker, nb, [at[k] for k in ks], [rnd.reviewed[k] for k in ks], should_cancel
             )

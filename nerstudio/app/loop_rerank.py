@@ -25,7 +25,7 @@ from ..rerank.perceptron import PerceptronRanker
 from .attachments import Scored, score_nbest
 
 
-def why_not(reranker) -> str:
+def why_not(reranker: object) -> str:
     """Why ``reranker`` cannot learn in the loop ('' when it can)."""
     if reranker is None:
         return "no reranker"
@@ -57,7 +57,11 @@ def score(
     return score_nbest(reranker, nb, should_cancel)
 
 
-def choose(reranker: RerankerModel | None, nb: NBestList, should_cancel=None) -> np.ndarray:
+def choose(
+    reranker: RerankerModel | None,
+    nb: NBestList,
+    should_cancel: Callable[[], bool] | None = None,
+) -> np.ndarray:
     """Per sentence of ``nb`` the chosen candidate: the reranker's (:func:`score`), else the
     tagger's best."""
     scored = score(reranker, nb, should_cancel)
@@ -100,6 +104,8 @@ def warm_start(
         return reranker, "reranker not trained: the tagger's entity types differ from its own"
     sub, left = training_list(nb, rows, gold)
     data = reranker.features.transform(sub, should_cancel=should_cancel)
+    if not isinstance(reranker.learner, PerceptronRanker):  # why_not() let in no other
+        raise TypeError(f"{reranker.learner!r} does not learn in the loop")
     learner = reranker.learner.warm_start(data, should_cancel=should_cancel)
     meta = dict(reranker.meta, loop_sentences=len(sub))
     model = RerankerModel(reranker.features, learner, meta)

@@ -17,10 +17,16 @@ from __future__ import annotations
 import os
 
 from ..corpus.formats import read_corpus
+from ..corpus.model import Sentence
 from . import review
 
 
-def carry(src, dst, src_format: str | None = None, dst_format: str | None = None) -> str:
+def carry(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    src_format: str | None = None,
+    dst_format: str | None = None,
+) -> str:
     """Carry ``src``'s review states, notes and flags to the converted file ``dst``; returns a
     one-line note of what was done ('' when the input has none)."""
     if not review.in_file(src_format) and not os.path.isfile(review.sidecar_path(src)):
@@ -46,6 +52,6 @@ def carry(src, dst, src_format: str | None = None, dst_format: str | None = None
     return f"{dst}: {what} kept in {os.path.basename(side or '')}"
 
 
-def _text(sentence) -> str:
+def _text(sentence: Sentence) -> str:
     """A sentence's characters without the token boundaries."""
     return "".join(sentence.words)
