@@ -104,6 +104,7 @@ class MainWindow(WindowNames, QMainWindow):
             self, self.settings
         )  # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
         self._build_menus()
+        self.annotation.guard_menus(self.menuBar())  # a letter in an open menu is the menu's
         v.workspaces.restore(
             "inspect"
         )  # after the controllers: entering a workspace may prepare it

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QLineEdit,
     QMenu,
+    QMenuBar,
     QPlainTextEdit,
     QTextEdit,
 )
@@ -279,6 +280,16 @@ class AnnotationController(QObject):
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         return self.fill_menu(menu)
 
+    def guard_menus(self, menubar: QMenuBar) -> None:
+        """Keep the annotation keys out of the window's open menus: a letter typed in an open menu
+        is the menu's (a mnemonic), never a label for the tokens behind it. Qt would otherwise
+        fire the label actions' shortcuts from a popup that does not claim the key (found with
+        xdotool under openbox: Alt+A then L labelled the selected token LOC)."""
+        for a in menubar.actions():
+            menu = a.menu()
+            if isinstance(menu, QMenu):
+                menu.installEventFilter(self._keys)
+
     def key_table(self) -> dict[int, QAction]:
         """Key combination (as an int) → the action it triggers in the sentence view / browser."""
         if self._keys_table is None:
@@ -496,6 +507,10 @@ class _KeyRouter(QObject):
     def eventFilter(self, obj, ev) -> bool:
         t = ev.type()
         if t not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if isinstance(obj, QMenu):  # an open menu of the window (guard_menus)
+            if t == QEvent.Type.ShortcutOverride and self.c.key_table().get(self.combination(ev)):
+                ev.accept()  # the menu takes the key as a key press: no label shortcut fires
             return False
         if (
             QApplication.activePopupWidget() is not None
