@@ -143,24 +143,26 @@ def main() -> None:
         rows[name] = r
 
     def local() -> None:
+        # the caller's share and its children's
         run(
             "local",
             ProcessExecutor(args.workers),
             lambda: resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0,
             lambda: _cpu() + _cpu(resource.RUSAGE_CHILDREN),
-        )  # the caller's share and its children's
+        )
 
     def dask() -> float:
         t0 = time.perf_counter()
         with DaskExecutor(local_workers=args.workers) as ex:
             ex.client().wait_for_workers(args.workers)
             started = time.perf_counter() - t0
+            # the caller's share and the workers'
             run(
                 "dask",
                 ex,
                 lambda: max(ex.client().run(_peak_mb).values()),
                 lambda: _cpu() + sum(ex.client().run(_cpu).values()),
-            )  # the caller's share and the workers'
+            )
         return started
 
     if args.dask_first:

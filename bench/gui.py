@@ -426,9 +426,8 @@ def edits(win, picks, settle, tmp: Path) -> None:
     settle()
     out = tmp / "eng.train.saved"
     t = time.perf_counter()
-    ok = win.save_corpus(
-        str(out), wait=True
-    )  # the whole save (else in the background: bench/save.py)
+    # the whole save (else in the background: bench/save.py)
+    ok = win.save_corpus(str(out), wait=True)
     secs = time.perf_counter() - t
     print(
         f"save eng.train after an edit:       {secs:.2f} s ({out.stat().st_size / 1e6:.1f} MB, atomic)  "
@@ -526,9 +525,8 @@ def kt_open_cost(model: Path, data: Path, runs: int) -> int:
             app.processEvents()
             time.sleep(0.001)
         wall = time.perf_counter() - t
-        end = (
-            time.perf_counter() + 1.5
-        )  # the handler that installs the lists, and the panels after it
+        # the handler that installs the lists, and the panels after it
+        end = time.perf_counter() + 1.5
         while time.perf_counter() < end:
             app.processEvents()
             time.sleep(0.002)
@@ -619,9 +617,8 @@ def main() -> int:
     tmp = Path(tempfile.gettempdir()) / "nerstudio-bench-gui"
     tmp.mkdir(exist_ok=True)
     settings = QSettings(str(tmp / "settings.ini"), QSettings.IniFormat)
-    settings.setValue(
-        "annotation/recoveryDir", str(tmp / "recovery")
-    )  # never the user's recovery files
+    # never the user's recovery files
+    settings.setValue("annotation/recoveryDir", str(tmp / "recovery"))
     win = MainWindow(settings)
     win.dialogs.ask_unsaved = lambda: "discard"  # the edits below are measurements, not work
     win.dialogs.ask_recover = lambda path, summary="": False

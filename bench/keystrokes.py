@@ -97,11 +97,12 @@ def make_corpus():
     target = [sorted(s.spans) for s in picked]
     for k, _kind, _gold, wrong in errors:
         picked[k].spans = wrong
+    # as the demo files
     return (
         Corpus([Document(picked)], format="conll2003", scheme="iob1"),
         target,
         errors,
-    )  # as the demo files
+    )
 
 
 # -- the planner: what the keys do (as nerstudio/gui/views/annotation_view.py does it) ----------

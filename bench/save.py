@@ -151,9 +151,8 @@ def main() -> int:
                 time.sleep(0.002)
                 if edit is None and time.perf_counter() - t0 > 1.0:
                     e0 = time.perf_counter()
-                    win.document.set_spans(
-                        k, [Span(0, len(c.sentences[k]), "MISC")]
-                    )  # an edit while saving
+                    # an edit while saving
+                    win.document.set_spans(k, [Span(0, len(c.sentences[k]), "MISC")])
                     app.processEvents()
                     edit = (e0, time.perf_counter())
             secs = time.perf_counter() - t0

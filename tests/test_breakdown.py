@@ -98,12 +98,10 @@ def test_cli_preset_and_explicit_options_override_it(tmp_path):
         == 0
     )
     cfg = json.loads((out / "report.json").read_text())["config"]
-    assert (
-        cfg["preset"] == "collins2002" and cfg["tagger_features"] == "paper" and cfg["n"] == 20
-    )  # from the preset
-    assert (
-        cfg["task"] == "typed" and cfg["folds"] == 2 and cfg["boost_rounds"] == 200
-    )  # given explicitly
+    # from the preset
+    assert cfg["preset"] == "collins2002" and cfg["tagger_features"] == "paper" and cfg["n"] == 20
+    # given explicitly
+    assert cfg["task"] == "typed" and cfg["folds"] == 2 and cfg["boost_rounds"] == 200
     assert (
         main(
             [

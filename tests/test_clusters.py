@@ -88,13 +88,11 @@ def test_words_of_one_cluster_share_every_prefix_and_the_hierarchy_is_a_full_bin
 def test_the_issue_examples_and_the_lookup():
     assert cluster_path("London") == cluster_path("Paris")
     assert cluster_path("Berlin") == cluster_path("Germany") != cluster_path("London")
-    assert (
-        cluster_path("Berlin")[:8] == cluster_path("London")[:8]
-    )  # 678 and 934 share their low 8 bits
+    # 678 and 934 share their low 8 bits
+    assert cluster_path("Berlin")[:8] == cluster_path("London")[:8]
     assert cluster_path("xyzzyq-not-a-word") is None
-    lowered = next(
-        w for w in ("Giraffe", "Zebra", "Walrus") if w not in word_paths()
-    )  # found lower-cased
+    # found lower-cased
+    lowered = next(w for w in ("Giraffe", "Zebra", "Walrus") if w not in word_paths())
     assert cluster_path(lowered) == cluster_path(lowered.lower()) is not None
     assert "the" in large_lexicon() and "may" in large_lexicon() and "paris" not in large_lexicon()
 

@@ -116,9 +116,8 @@ def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_loca
         "fold 3/3",
         f"model on all {len(demo)} sentences",
     ]
-    assert any(
-        not e.final and "tagger iteration" in e.message for e in events
-    )  # progress from the workers
+    # progress from the workers
+    assert any(not e.final and "tagger iteration" in e.message for e in events)
 
 
 def test_cross_validated_lists_are_identical_on_dask(demo, dask_local):
@@ -185,9 +184,8 @@ def test_cancelling_a_sweep_stops_its_tasks(dask_local, tmp_path):
             progress=events.append,
             should_cancel=should_cancel,
         )
-    assert (
-        time.monotonic() - cancelled_at[0] < 1.0
-    )  # returned without waiting for the running points
+    # returned without waiting for the running points
+    assert time.monotonic() - cancelled_at[0] < 1.0
     deadline = time.monotonic() + 10
     while _busy_threads(dask_local) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -282,9 +280,8 @@ def test_inputs_go_as_paths_when_every_worker_sees_them_else_as_bytes(demo, dask
     with executor_from_setting(
         "dask://" + address.split("://")[1]
     ) as by_path:  # a running scheduler
-        assert (
-            by_path._ship(by_path.client(), {train: digest}) == {}
-        )  # the workers see it: only its path goes
+        # the workers see it: only its path goes
+        assert by_path._ship(by_path.client(), {train: digest}) == {}
     params = {"variant": "margin", "C": 50.0, "epochs": 1, "keep_best": False}
     want = cross_validated_lists(demo, params, 3, 2, workers=1)
     with DaskExecutor(
@@ -293,9 +290,8 @@ def test_inputs_go_as_paths_when_every_worker_sees_them_else_as_bytes(demo, dask
         shipped = by_bytes._ship(by_bytes.client(), {train: digest})
         assert list(shipped) == [train] and shipped[train][0] == digest
         del shipped
-        by_bytes.client().run(
-            clear_cache
-        )  # the workers must read the corpus again, from the shipped copy
+        # the workers must read the corpus again, from the shipped copy
+        by_bytes.client().run(clear_cache)
         got = cross_validated_lists(demo, params, 3, 2, executor=by_bytes)
     assert all(np.array_equal(x, y) for x, y in zip(got[0], want[0])) and got[2] == want[2]
     # the workers read the shipped copy, kept by content in their temporary folder

@@ -194,9 +194,8 @@ def test_window_descriptions_say_which_words_and_which_shapes():
     """Each BO/BE/TO/TO2/TE/TE2 description names, in order, the words the extractor puts in the
     value and whether each is the word itself or its shape."""
     lex = {"in", "the", "opened"}
-    tags = ["N", "N", "N", "S-ORG", "C-ORG", "C-ORG"] + ["N"] * (
-        len(WORDS) - 6
-    )  # one entity, s..e = 3..5
+    # one entity, s..e = 3..5
+    tags = ["N", "N", "N", "S-ORG", "C-ORG", "C-ORG"] + ["N"] * (len(WORDS) - 6)
     got = gfeat.GlobalFeatures(typed=False, quotes=False).candidate_strings(WORDS, tags, lex)
     s, e = ENTITY[0], ENTITY[1] - 1
     shape = {i: gfeat._Prims(lex).of(w)[1] for i, w in enumerate(WORDS)}

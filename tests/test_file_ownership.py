@@ -457,9 +457,8 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
         assert corpus_file.read_bytes() == before
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
-        nerstudio.write(
-            nerstudio.read(str(source)), str(corpus_file)
-        )  # the lock left behind is stale
+        # the lock left behind is stale
+        nerstudio.write(nerstudio.read(str(source)), str(corpus_file))
         assert corpus_file.read_bytes() != before
     finally:
         if proc.poll() is None:

@@ -245,9 +245,8 @@ def test_cancel_returns_within_a_second_without_waiting_for_running_folds(execut
         )
     waited = time.monotonic() - cancelled_at[0]
     assert waited < 1.0, f"cancel took {waited:.1f}s"
-    assert (
-        multiprocessing.active_children() == []
-    )  # the running folds were stopped, not left behind
+    # the running folds were stopped, not left behind
+    assert multiprocessing.active_children() == []
     pids = [int(p.split(".")[0]) for p in os.listdir(tmp_path)]
     for pid in pids if not isinstance(executor, InlineExecutor) else ():
         with pytest.raises(ProcessLookupError):

@@ -212,9 +212,8 @@ def test_a_folder_of_pairs_is_a_collection_of_documents(tmp_path, capsys):
     assert c.documents[0].sentences[0].spans == [Span(0, 2, "PER"), Span(4, 5, "LOC")]
     notes = " ".join(c.notes)
     assert "draft.txt" in notes and "empty.txt" in notes and "subfolder" in notes and "old" in notes
-    assert (
-        "not shown" in notes and "doc.ann" in notes
-    )  # the first pair's R/A/# lines, named by file
+    # the first pair's R/A/# lines, named by file
+    assert "not shown" in notes and "doc.ann" in notes
     assert cli_main(["stats", str(folder)]) == 0
     out = capsys.readouterr()
     assert "documents            2" in out.out and "draft.txt" in out.err
@@ -259,9 +258,8 @@ def test_a_corpus_of_documents_converts_into_a_folder_and_back(tmp_path, capsys)
     )
     out = tmp_path / "out"
     out.mkdir()
-    assert (
-        cli_main(["convert", str(src), str(out)]) == 1
-    )  # a folder takes a collection only when asked
+    # a folder takes a collection only when asked
+    assert cli_main(["convert", str(src), str(out)]) == 1
     assert "folder" in capsys.readouterr().err and not any(out.iterdir())
     assert cli_main(["convert", str(src), str(out), "--to", "brat"]) == 0
     assert sorted(p.name for p in out.iterdir()) == [

@@ -181,9 +181,8 @@ def test_export_as_predictions_and_round_trip(tmp_path):
         ),
         ("ner", "body", "labels", {"start": 23, "end": 32, "text": "Melbourne", "labels": ["LOC"]}),
     ]
-    assert (
-        len({r["id"] for t in tasks for r in t["predictions"][0]["result"]}) == 4
-    )  # region ids unique
+    # region ids unique
+    assert len({r["id"] for t in tasks for r in t["predictions"][0]["result"]}) == 4
     again = read_corpus(out)
     assert [s.words for s in again.sentences] == [s.words for s in c.sentences]
     assert [s.spans for s in again.sentences] == [s.spans for s in c.sentences]

@@ -23,9 +23,8 @@ pytestmark = pytest.mark.ux
 @pytest.fixture
 def w(make_window, qtbot):
     w = make_window()
-    w.adjudication.ask_unsaved = lambda: (
-        "discard"
-    )  # decisions left unsaved when the test closes the window
+    # decisions left unsaved when the test closes the window
+    w.adjudication.ask_unsaved = lambda: "discard"
     w.show()
     qtbot.waitExposed(w)
     return w

@@ -130,9 +130,8 @@ def test_a_click_shows_both_annotations_and_moves_the_browser(window, qtbot, fil
 def test_other_files_do_not_move_the_browser(window, qtbot, files):
     view = window.views.agreement_view
     window.select_sentence(5)
-    compare(
-        window, qtbot, files["a.txt"], files["b.txt"]
-    )  # the open corpus is the demo: A is not it
+    # the open corpus is the demo: A is not it
+    compare(window, qtbot, files["a.txt"], files["b.txt"])
     view.activate(1)
     assert view.shown_sentence() == 2 and window.current_sentence_index() == 5
 

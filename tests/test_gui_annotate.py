@@ -378,9 +378,8 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     src = DEMO_MODEL_DIR / "train.nbest.npz"
     if not src.exists():
         pytest.skip("demo N-best list not built")
-    shutil.copyfile(
-        src, corpus_file.with_name("train.nbest.npz")
-    )  # found as the corpus's companion
+    # found as the corpus's companion
+    shutil.copyfile(src, corpus_file.with_name("train.nbest.npz"))
     st = _settings(tmp_path)
     probe = MainWindow(st)
     qtbot.addWidget(probe)

@@ -126,9 +126,8 @@ def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, 
     k0 = window.current_sentence_index()
     view.activate(1)
     assert window.current_sentence_index() == k0  # not in train.conll: the cursor stays …
-    assert (
-        "not in the open corpus" in window.statusBar().currentMessage()
-    )  # … and the status bar says why
+    # … and the status bar says why
+    assert "not in the open corpus" in window.statusBar().currentMessage()
 
 
 def test_error_analysis_cells_filter_the_browser(window, qtbot):

@@ -28,9 +28,8 @@ from nerstudio.rerank.glossary import describe, describe_template
 from nerstudio.rerank.importance import model_importance
 from nerstudio.rerank.model import RerankerModel
 
-NEG_ZERO = re.compile(
-    r"(?<![\w.-])[-−]0(\.0+)?(?![\w.])"
-)  # "-0", "-0.000"; not "-0.0004" nor a shape "0-0-00"
+# "-0", "-0.000"; not "-0.0004" nor a shape "0-0-00"
+NEG_ZERO = re.compile(r"(?<![\w.-])[-−]0(\.0+)?(?![\w.])")
 needs_demo = pytest.mark.skipif(not (DEMO / "reranker.npz").exists(), reason="demo model not built")
 
 

@@ -46,9 +46,8 @@ def test_first_key_after_opening_reaches_the_sentence(opened, qtbot):
     w = opened
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sentence_view)
     k = w.current_sentence_index()
-    first = next(
-        s for s in sorted(w.corpus.sentences[k].spans) if s.start > 0 or s.end > 1
-    )  # not the caret's
+    # not the caret's
+    first = next(s for s in sorted(w.corpus.sentences[k].spans) if s.start > 0 or s.end > 1)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)  # the first key: next entity
     assert w.sentence_view.selection() == (first.start, first.end)
 

@@ -76,9 +76,8 @@ def test_case1_another_programs_change_is_not_overwritten(make_window, corpus_fi
     ]  # sed's change is there
     assert w.isWindowModified()
     assert "Not saved" in w.statusBar().currentMessage()
-    assert (
-        n_activation == 1 and asked[0][1] == "changed"
-    )  # asked on activation, once for one change
+    # asked on activation, once for one change
+    assert n_activation == 1 and asked[0][1] == "changed"
     assert len(asked) == 2 and asked[-1][2] == 1  # and on save; one sentence edited here
 
 

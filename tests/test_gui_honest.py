@@ -103,9 +103,8 @@ def test_a_large_file_is_read_in_the_worker_while_the_window_keeps_working(bare,
     bare.jobs.progress.connect(lambda m, d, n: progress.append((m, d, n)))
     opened = []
     assert bare.files.open_corpus(str(path), attach=False, then=opened.append)
-    assert (
-        bare.runner.busy and bare.corpus.n_tokens == 50
-    )  # reading in the worker: open_corpus returned at once
+    # reading in the worker: open_corpus returned at once
+    assert bare.runner.busy and bare.corpus.n_tokens == 50
     qtbot.waitUntil(lambda: bool(opened), timeout=120000)
     timer.stop()
     assert opened == [True] and bare.corpus.n_tokens == 1_000_000 and len(bare.corpus) == 1
@@ -138,9 +137,8 @@ def test_a_file_that_is_not_utf8_can_be_reopened_with_another_encoding(bare, qtb
     )
     assert not bare.load_corpus(str(path), attach=False)  # the first read fails...
     assert asked and asked[0][0] == str(path)
-    qtbot.waitUntil(
-        lambda: bare.corpus is not None, timeout=10000
-    )  # ...and the second one succeeds
+    # ...and the second one succeeds
+    qtbot.waitUntil(lambda: bare.corpus is not None, timeout=10000)
     assert bare.corpus.encoding == "latin-1"
     assert bare.corpus.sentences[0].words[0] == "Müller"
 
@@ -248,9 +246,8 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
     qtbot.mouseClick(view.dev_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
     assert not view.banner.isVisibleTo(view)
-    assert len(view.result.sentences) == len(
-        window.document.dev_nbest
-    )  # the dev list, scored by the reranker
+    # the dev list, scored by the reranker
+    assert len(view.result.sentences) == len(window.document.dev_nbest)
     from nerstudio.app.attachments import score_nbest
     from nerstudio.experiments.compare import compare_outputs
 

@@ -240,9 +240,8 @@ def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
         assert np.array_equal(ses.nbest.candidates[i], sent.candidates[i])
         assert np.allclose(ses.nbest.logprobs[i], sent.logprobs[i])
     kd = ses.kt.doc_nbest
-    assert max(kd.n_candidates(d) for d in range(len(kd))) == (
-        4 if key == "joint" else 20
-    )  # the model's n'
+    # the model's n'
+    assert max(kd.n_candidates(d) for d in range(len(kd))) == (4 if key == "joint" else 20)
     assert max(doc.n_candidates(d) for d in range(len(doc))) == (4 if key == "joint" else 20)
     assert "opened" in w.status.currentMessage()
     w.select_sentence(1)

@@ -115,9 +115,8 @@ def test_guidelines_tab_and_legend_tooltips_reload_when_the_file_changes(window,
     chips = window.views.legend.chips
     assert "Names of people" in chips["PER"].toolTip() and "Person" in chips["PER"].toolTip()
     assert "sports teams" in chips["ORG"].toolTip() and "*" not in chips["ORG"].toolTip()
-    assert (
-        "Set the selected tokens' type" in chips["MISC"].toolTip()
-    )  # no description: the chip's own tip
+    # no description: the chip's own tip
+    assert "Set the selected tokens' type" in chips["MISC"].toolTip()
     (tmp_path / "guidelines.md").write_text(
         GUIDELINES.replace("- LOC: places", "- LOC: cities, countries, rivers")
     )

@@ -155,9 +155,8 @@ def test_cancelling_changes_nothing(window, qtbot, monkeypatch):
 
         return real(model, sentences, n, 10, prog, should_cancel)
 
-    monkeypatch.setattr(
-        pa, "predict", gated
-    )  # the job takes predict from the module when it is made
+    # the job takes predict from the module when it is made
+    monkeypatch.setattr(pa, "predict", gated)
     w.dialogs.ask_model_folder = lambda start: str(DEMO_MODEL_DIR)
     seen = []
     w.jobs.progress.connect(lambda msg, d, n: seen.append(msg))

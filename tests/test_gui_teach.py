@@ -41,9 +41,8 @@ def test_teach_trains_on_the_training_list_with_dev_open(window, qtbot):
     pairs = panel.stepper.session.n_pairs
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.runner.wait(60000)
-    assert window.document.nbest_path.endswith(
-        "dev.nbest.npz"
-    )  # the dev corpus's own list is attached
+    # the dev corpus's own list is attached
+    assert window.document.nbest_path.endswith("dev.nbest.npz")
     _uses_training_list(panel)
     assert panel.stepper.session.n_pairs == pairs
     # back to the training corpus, then Reset: still the training list

@@ -41,9 +41,8 @@ def test_order_is_the_cores_for_every_measure(window):
     w, doc = window, window.document
     assert doc.nbest_index.matched == len(w.corpus)
     assert w.browser.measure() is None and not w.tree_model.flat  # the corpus order first
-    model = RerankerModel.load(
-        str(DEMO_MODEL_DIR / "reranker.npz")
-    )  # the reranker's own pick, not the window's
+    # the reranker's own pick, not the window's
+    model = RerankerModel.load(str(DEMO_MODEL_DIR / "reranker.npz"))
     orders = {}
     for m in MEASURES:
         w.views.uncertainty_bar.set_measure(m)

@@ -90,9 +90,8 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    qtbot.waitUntil(
-        lambda: QApplication.activeWindow() is window
-    )  # shortcuts go to the active window
+    # shortcuts go to the active window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
     qtbot.keyClick(window.sentence_view, Qt.Key_3, Qt.ControlModifier)
     assert window.workspaces.current == "train"
     qtbot.keyClick(window.training_panel, Qt.Key_1, Qt.ControlModifier)

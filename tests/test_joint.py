@@ -220,9 +220,8 @@ def test_split_document_lists_keeps_best_distinct_slices():
     from nerstudio.tagging.joint import split_document_lists
 
     tagset = ["N", "S-PER", "C-PER"]
-    Y = np.array(
-        [[1, 0, 0, 1], [1, 0, 1, 2], [0, 0, 0, 1]], dtype=np.int16
-    )  # sentences [0,2) and [2,4)
+    # sentences [0,2) and [2,4)
+    Y = np.array([[1, 0, 0, 1], [1, 0, 1, 2], [0, 0, 0, 1]], dtype=np.int16)
     doc = NBestList(
         tagset,
         [("a", "b", "c", "d")],

@@ -521,9 +521,8 @@ def test_beta_tuned_on_whole_dev_grid_not_at_its_edge(monkeypatch):
     assert dev.prf(tuned.predict(dev))[2] == pytest.approx(best_f)
     if tuned.beta_ in (grid[0], grid[-1]):  # only when the widening limit stopped it
         assert tuned.beta_at_edge_ and len(grid) == len(kmod.BETA_GRID) + kmod.BETA_LIMIT
-    assert (
-        [h.step for h in seen] == [h.step for h in tuned.history_] == [1, 2]
-    )  # the kept run's curve
+    # the kept run's curve
+    assert [h.step for h in seen] == [h.step for h in tuned.history_] == [1, 2]
     # a grid whose best value sits at its edge is widened until it no longer does
     calls = []
     real = KernelPerceptron._train
@@ -620,9 +619,8 @@ def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeyp
     """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the
     global-feature vectors: mistakes, counts, votes and averaged scores equal the literal dual
     perceptron with that kernel written out; the model survives its file."""
-    monkeypatch.setattr(
-        kmod._Tracker, "BLOCK_ROWS", block
-    )  # 5: the feature part in many small products
+    # 5: the feature part in many small products
+    monkeypatch.setattr(kmod._Tracker, "BLOCK_ROWS", block)
     train = with_features(make_problem(22, n_sent=10), 1)
     test = with_features(make_problem(23, n_sent=6), 2)
     beta, lam, epochs = 0.5, 0.5, 2

@@ -48,9 +48,8 @@ def test_keys_fixed_across_preannotation_and_reopening_as_jsonl(tmp_path):
     before = _keys(document_types(doc))
     assert before["PER"][0] == "1"  # the CoNLL order, PER ORG LOC MISC
     res = pa.preannotate(corpus, pa.load_model(DEMO_MODEL_DIR))
-    assert (
-        len({sp.label for v in res.edits.values() for sp in v}) >= 3
-    )  # several types arrive, in corpus order
+    # several types arrive, in corpus order
+    assert len({sp.label for v in res.edits.values() for sp in v}) >= 3
     doc.set_many(res.edits, "pre-annotate")
     assert _keys(document_types(doc)) == before
     out = tmp_path / "pre.jsonl"
@@ -70,16 +69,14 @@ def test_a_label_set_of_ones_own_keeps_its_keys(tmp_path, monkeypatch):
     doc = _opened(corpus)
     first = _keys(document_types(doc))
     assert list(first) == ["dose", "drug"]
-    doc.set_spans(
-        2, [Span(0, 1, "aaa-route")]
-    )  # sorts first, but arrives during the session: appended
+    # sorts first, but arrives during the session: appended
+    doc.set_spans(2, [Span(0, 1, "aaa-route")])
     during = _keys(document_types(doc))
     assert list(during) == ["dose", "drug", "aaa-route"] and {k: during[k] for k in first} == first
     out = tmp_path / "own.jsonl"
     write_corpus(doc.corpus, out, "jsonl")
-    assert (
-        _keys(document_types(_opened(read_corpus(out)))) == during
-    )  # the next session, another format
+    # the next session, another format
+    assert _keys(document_types(_opened(read_corpus(out)))) == during
     doc.undo()  # the type leaves the text, not the keyboard
     assert _keys(document_types(doc)) == during
 
@@ -87,12 +84,13 @@ def test_a_label_set_of_ones_own_keeps_its_keys(tmp_path, monkeypatch):
 def test_orders_remembered_in_the_file_and_known_sets(tmp_path):
     path = tmp_path / "k.json"
     a = LabelOrders(str(path))
+    # inside CoNLL: all four, fixed
     assert a.order(["MISC", "LOC"]) == (
         "PER",
         "ORG",
         "LOC",
         "MISC",
-    )  # inside CoNLL: all four, fixed
+    )
     assert a.order(["LOC", "PER", "MISC", "ORG", ""]) == ("PER", "ORG", "LOC", "MISC", "")
     assert a.order(["b", "a"]) == ("a", "b")
     assert a.order(["a", "b"], current=("a", "b")) == ("a", "b")

@@ -50,9 +50,8 @@ def model_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def expected(sentences, model_dir):
     pipe = nerstudio.load(model_dir)
-    assert _predict(pipe, sentences) == _predict(
-        nerstudio.load(DEMO_MODEL_DIR), sentences
-    )  # saved again: the same
+    # saved again: the same
+    assert _predict(pipe, sentences) == _predict(nerstudio.load(DEMO_MODEL_DIR), sentences)
     return _predict(pipe, sentences)
 
 

@@ -26,9 +26,8 @@ from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.perceptron import PerceptronTagger
 from nerstudio.text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 
-CONLL = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"
-)  # the repository's ../shared
+# the repository's ../shared
+CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"
 if not CONLL.exists():
     CONLL = Path("/work/shared/data/conll2003")
 

@@ -167,9 +167,8 @@ def test_label_descriptions_from_headings_and_list_items():
         "PER": "Person — Names of people, fictional ones too.",
         "LOC": "places",
     }
-    assert (
-        label_descriptions("## PER\n\n## LOC\n") == {}
-    )  # a heading without text describes nothing
+    # a heading without text describes nothing
+    assert label_descriptions("## PER\n\n## LOC\n") == {}
 
 
 def test_guidelines_file_beside_the_corpus(tmp_path):
@@ -181,9 +180,8 @@ def test_guidelines_file_beside_the_corpus(tmp_path):
     (tmp_path / "GUIDELINES.md").write_text("# g")
     assert find_guidelines(str(corpus)) == str(tmp_path / "GUIDELINES.md")
     (tmp_path / "news.guidelines.md").write_text("# own")
-    assert find_guidelines(str(corpus)) == str(
-        tmp_path / "news.guidelines.md"
-    )  # the corpus's own first
+    # the corpus's own first
+    assert find_guidelines(str(corpus)) == str(tmp_path / "news.guidelines.md")
     chosen = tmp_path / "team.md"
     chosen.write_text("# chosen")
     assert find_guidelines(str(corpus), str(chosen)) == str(chosen)
@@ -222,9 +220,8 @@ def test_prodigy_tasks_hold_them_in_meta_and_keep_their_other_fields(tmp_path):
         review.NOTE_FIELD: "far from what?",
         review.REVIEW_FIELD: "reviewed",
     }
-    assert (
-        first["_task_hash"] == 8 and first["_input_hash"] == 7
-    )  # spans unchanged: the task's own hash stays
+    # spans unchanged: the task's own hash stays
+    assert first["_task_hash"] == 8 and first["_input_hash"] == 7
     assert second["meta"] == {review.FLAG_FIELD: True}
     d2 = _doc(read_corpus(str(path), format="prodigy"))
     assert (

@@ -633,9 +633,8 @@ def test_kt_features_templates_cutoff_and_unseen_words():
     assert names[0] == "bias" and "w@-2" in names and "wl@-1,0" in names and "pos@0,1" in names
     assert "w@-1,0" not in names  # bigrams only for wl, pos, chk (and gazetteers)
     rows = f1.transform(seqs)
-    first = f1.predicate_names(
-        rows.ids[rows.indptr[0] : rows.indptr[1]]
-    )  # "Mr." opening document 1
+    # "Mr." opening document 1
+    first = f1.predicate_names(rows.ids[rows.indptr[0] : rows.indptr[1]])
     for p in (
         "bias",
         "w@0=Mr.",

@@ -59,10 +59,11 @@ def test_untyped_perceptron_tagger_matches_the_pipeline_and_gets_a_type():
     from nerstudio.tagging.perceptron import PerceptronTagger
 
     train = nerstudio.read(DEMO_DIR / "train.conll")
+    # no POS/chunk columns: the pipeline sees tokens only
     plain = Corpus(
         [Document([Sentence(s.words, s.spans) for s in d.sentences]) for d in train.documents],
         format="columns",
-    )  # no POS/chunk columns: the pipeline sees tokens only
+    )
     tagger = PerceptronTagger(
         task="scn", variant="averaged", epochs=3, cutoff=1, tol=-1.0, keep_best=False, seed=1
     ).fit(plain)

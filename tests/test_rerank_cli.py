@@ -362,12 +362,10 @@ def test_default_systems_include_the_kernel_with_training_and_test_seconds(
         assert s["seconds"] > 0 and s["test_seconds"] > 0
         assert rep["stages"][s["name"] + "_test"] == s["test_seconds"]
     kernel = rep["systems"][-1]
-    assert (
-        kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1
-    )  # one thread (see collins.py)
-    assert (
-        kernel["settings"]["global_features"] is True
-    )  # the typed default; the preset keeps the tagging kernel
+    # one thread (see collins.py)
+    assert kernel["settings"]["beta_grid"] and kernel["settings"]["threads"] == 1
+    # the typed default; the preset keeps the tagging kernel
+    assert kernel["settings"]["global_features"] is True
     from nerstudio.experiments.collins import ExperimentConfig
 
     assert (

@@ -495,9 +495,8 @@ def test_an_hf_pair_killed_at_each_step_of_the_journal_reads_old_or_new(tmp_path
     _killed(save)
     committed = step in ("rename", "unjournal")
     assert _content(data) == (after if committed else before)
-    assert (
-        _nerstudio_files(tmp_path) == []
-    )  # finished or rolled back, temporary files and journal gone
+    # finished or rolled back, temporary files and journal gone
+    assert _nerstudio_files(tmp_path) == []
     write_corpus(new, data, format="hf")  # and the folder saves normally again
     assert _content(data) == after
 

@@ -52,9 +52,8 @@ def test_window_templates_decode_each_position():
         == "capitalised; a word usually written in lower case · capitalised"
     )
     assert decode_value("WE=Meridia") == ""  # words need no decoding
-    assert (
-        decode_value("TO101=A1 IN") == ""
-    )  # a value that does not fit its template: nothing invented
+    # a value that does not fit its template: nothing invented
+    assert decode_value("TO101=A1 IN") == ""
 
 
 def test_explain_feature_keeps_the_template_line():

@@ -464,18 +464,16 @@ def test_strict_reports_the_documented_irregularity(data, name, line):
 
 def test_quirks(data):
     wnut = read_corpus(_path(data, "wnut17/wnut17train.conll"))
-    assert (
-        sum(1 for x in wnut.layout if isinstance(x, str) and x == "\t") == 2394
-    )  # TAB-only separators
+    # TAB-only separators
+    assert sum(1 for x in wnut.layout if isinstance(x, str) and x == "\t") == 2394
     h = read_corpus(_path(data, "btc/h.conll"))
     line_of = {}
     for s in h.sentences:
         for i, w in enumerate(s.words):
             line_of[s.line + i] = w
     assert line_of[22918] == "" and line_of[30879] == ""  # empty tokens (the line is just <TAB>O)
-    assert (
-        line_of[30881] == "" and line_of[30882] == "ke s" and line_of[30888] == " "
-    )  # split on TAB only
+    # split on TAB only
+    assert line_of[30881] == "" and line_of[30882] == "ke s" and line_of[30888] == " "
     e = read_corpus(_path(data, "btc/e.conll"))
     assert {"MH17 ", "PrayForMH17 "} <= {
         w for s in e.sentences for w in s.words

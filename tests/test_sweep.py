@@ -171,9 +171,8 @@ def test_sweep_command_errors_are_one_line(tmp_path, capsys, argv, message):
     ]
     code = main(base + argv)
     err = capsys.readouterr().err
-    assert (
-        code == 1 and message in err and len(err.strip().splitlines()) == 1
-    )  # a user error: exit status 1
+    # a user error: exit status 1
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
 
 
 def test_executor_settings():

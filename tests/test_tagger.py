@@ -488,9 +488,8 @@ def test_document_folds_partition_by_document():
     assert len(folds) == len(c)
     doc_of = c.sentence_document()
     for d in set(doc_of):
-        assert (
-            len({folds[i] for i, dd in enumerate(doc_of) if dd == d}) == 1
-        )  # a document stays whole
+        # a document stays whole
+        assert len({folds[i] for i, dd in enumerate(doc_of) if dd == d}) == 1
     assert set(folds) == {0, 1, 2}
 
 

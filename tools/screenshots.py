@@ -111,9 +111,8 @@ def annotate(wid: str, out: Path) -> None:
 
 def inspect(wid: str, out: Path) -> None:
     key("ctrl+2", "alt+1")
-    key(
-        "Home", "Down", pause=0.3
-    )  # sentence 1, then the second sentence after it the reranker changed
+    # sentence 1, then the second sentence after it the reranker changed
+    key("Home", "Down", pause=0.3)
     key("shift+F8", "shift+F8", pause=0.6)
     key("alt+2", "ctrl+d", pause=0.6)  # its pick against the tagger's top candidate
     shot(out / INSPECT_PNG)
@@ -132,9 +131,8 @@ def train(wid: str, out: Path, pos: dict) -> None:
 
 
 def teach(wid: str, out: Path) -> None:
-    key(
-        "ctrl+4", pause=5.0
-    )  # entering Teach computes the training list's features (seconds on a busy machine)
+    # entering Teach computes the training list's features (seconds on a busy machine)
+    key("ctrl+4", pause=5.0)
     for _ in range(5):
         key("F10", pause=0.5)
     time.sleep(1.5)
@@ -177,23 +175,20 @@ def uncertain(wid: str, out: Path) -> None:
 
 def agreement(wid: str, out: Path, other: Path) -> None:
     key("ctrl+1", "alt+1", "Home")
-    key(
-        "alt+f", "Up", "Up", "Return", pause=1.0
-    )  # File ▸ Compare annotations… (above Quit): A is the open corpus
+    # File ▸ Compare annotations… (above Quit): A is the open corpus
+    key("alt+f", "Up", "Up", "Return", pause=1.0)
     key("Tab", "Tab")  # to B
     xdo("type", "--delay", "5", str(other))
     key("Return", pause=4.0)  # Compare; the result shows in the Agreement tab
-    click(
-        wid, 950, 336
-    )  # the second sentence that differs: both annotations, and the browser moves there
+    # the second sentence that differs: both annotations, and the browser moves there
+    click(wid, 950, 336)
     shot(out / "screenshot-agreement.png")
 
 
 def preannotate(wid: str, out: Path) -> None:
     key("ctrl+1")
-    key(
-        "alt+a", "Return", pause=1.5
-    )  # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
+    # Annotate ▸ Pre-annotate with model…: the demo model folder is offered
+    key("alt+a", "Return", pause=1.5)
     key("Return", pause=6.0)
     key("alt+1", "Down", "Down", pause=0.5)
     shot(out / "screenshot-preannotate.png")

@@ -85,9 +85,8 @@ class Report:
     added: int = 0
     relabelled: int = 0
     unchanged: int = 0
-    replaced: list[tuple[int, Span]] = field(
-        default_factory=list
-    )  # (sentence, entity) removed for an overlap
+    # (sentence, entity) removed for an overlap
+    replaced: list[tuple[int, Span]] = field(default_factory=list)
     removed: int = 0
 
     def text(self, label: str = "") -> str:

@@ -211,9 +211,8 @@ class CorpusFile:
             c is not pending.corpus
         ):  # another corpus opened meanwhile: the file is written, nothing to record
             return SaveResult(pending.target, pending.format, pending.moved)
-        c.format = (
-            pending.format
-        )  # later saves write what was saved (no-op unless the format was read-only)
+        # later saves write what was saved (no-op unless the format was read-only)
+        c.format = pending.format
         self.document.set_disk(pending.disk)
         self.base = pending.base
         self.document.mark_saved(

@@ -13,9 +13,8 @@ def cmd_preannotate(args) -> int:
     from ..corpus.detect import format_for_output
     from ..corpus.writing import Losses, write_corpus
 
-    model = load_model(
-        args.model, args.system
-    )  # first: a wrong folder is reported before a long read
+    # first: a wrong folder is reported before a long read
+    model = load_model(args.model, args.system)
     corpus = _read(args.input, args)
     bar = Progress("preannotate")
     res = preannotate(corpus, model, replace=args.replace, progress=bar.update)

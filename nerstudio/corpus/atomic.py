@@ -299,9 +299,8 @@ class AtomicFiles:
         self._paths[target] = path
         try:
             if fcntl is not None:
-                fcntl.flock(
-                    fd, fcntl.LOCK_EX
-                )  # held until closed: tells cleaners this save is alive
+                # held until closed: tells cleaners this save is alive
+                fcntl.flock(fd, fcntl.LOCK_EX)
             _copy_metadata(fd, tmp, target)
             _copy_xattrs(target, tmp)
             f = (

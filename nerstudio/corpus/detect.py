@@ -237,9 +237,8 @@ def sniff_format(path: StrPath, encoding: str = "utf-8") -> str:
                 continue
             tab, spaces = "\t" in text, text.count(" ")
             while not tab and len(chunk) == SNIFF_BYTES and not chunk.endswith(b"\n"):
-                chunk = f.readline(
-                    SNIFF_BYTES
-                )  # a first token longer than 64 KiB: the rest of its line
+                # a first token longer than 64 KiB: the rest of its line
+                chunk = f.readline(SNIFF_BYTES)
                 tab, spaces = b"\t" in chunk, spaces + chunk.rstrip(b"\r\n").count(b" ")
             if tab:
                 return "tsv"

@@ -237,9 +237,8 @@ class FileLock:
             except (OSError, NotImplementedError) as exc:
                 if isinstance(exc, FileExistsError):
                     raise
-                fd = os.open(
-                    self.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644
-                )  # no hard links here
+                # no hard links here
+                fd = os.open(self.file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
                 with os.fdopen(fd, "w", encoding="utf-8") as f:
                     f.write(body)
         finally:

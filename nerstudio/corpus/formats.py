@@ -119,9 +119,8 @@ class Reader:
     repairs: int = 0
     mixed_newlines: bool = False
     n_lines: int = 0
-    notes: list = field(
-        default_factory=list
-    )  # what another tool's reader could not keep (Corpus.notes)
+    # what another tool's reader could not keep (Corpus.notes)
+    notes: list = field(default_factory=list)
     watch: Callable[[int], None] | None = (
         None  # called with the bytes read so far (progress; may raise Cancelled)
     )

@@ -67,9 +67,8 @@ def fsync_folder(folder: str) -> None:
             os.close(fd)
 
 
-UNLOCKED_DEAD_AFTER = (
-    24 * 3600.0
-)  # without file locks: a journal untouched for a day is a dead save's
+# without file locks: a journal untouched for a day is a dead save's
+UNLOCKED_DEAD_AFTER = 24 * 3600.0
 
 
 def try_lock(fd: int) -> bool:

@@ -401,9 +401,8 @@ def render_record(
                 return json.dumps(obj, ensure_ascii=False)
             obj[rec.span_key or "spans"] = _span_objects(s, rec.offsets)
             if "tokens" not in obj and parse_object(obj, None, 0).words != list(s.words):
-                obj["tokens"] = list(
-                    s.words
-                )  # old span boundaries split words: keep the tokens as they were
+                # old span boundaries split words: keep the tokens as they were
+                obj["tokens"] = list(s.words)
             return json.dumps(obj, ensure_ascii=False)
     text, offsets = s.char_offsets()
     obj = {}

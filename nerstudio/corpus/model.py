@@ -206,9 +206,8 @@ class Corpus:
     ncols: int | None = None  # columns per token line, tag included (column formats)
     layout: list | None = None
     repairs: int = 0  # invalid transitions repaired while decoding the tags
-    notes: list = field(
-        default_factory=list
-    )  # what reading could not keep or chose (one line each, for the user)
+    # what reading could not keep or chose (one line each, for the user)
+    notes: list = field(default_factory=list)
     _sentences: list[Sentence] | None = field(default=None, repr=False)
 
     @property

@@ -108,10 +108,11 @@ def _glue_joins(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
             and out[-1][1] - out[-1][0] == 1
             and text[a - 1].isalpha()
         ):
+            # O'Neill, D'Alema: a one-letter article and a capitalised name
             out[-1] = (
                 out[-1][0],
                 b,
-            )  # O'Neill, D'Alema: a one-letter article and a capitalised name
+            )
         else:
             out.append((a, b))
         i += 1

@@ -44,9 +44,8 @@ class Losses:
     counts: dict = field(default_factory=dict)
     first_line: dict = field(default_factory=dict)
     fields: set = field(default_factory=set)
-    texts: dict = field(
-        default_factory=dict
-    )  # kind -> message ({n}, {fmt}) for kinds a format's writer names
+    # kind -> message ({n}, {fmt}) for kinds a format's writer names
+    texts: dict = field(default_factory=dict)
 
     def add(self, kind: str, line: int | None = None, n: int = 1, text: str | None = None) -> None:
         if text is not None:
@@ -302,9 +301,8 @@ def render_lines(
             if len(s.extra) > ncols - 2:
                 losses.add("columns", s.line)
             if s.offsets is not None and not (src_fmt == "jsonl" and s.raw is not None):
-                losses.add(
-                    "text", s.line
-                )  # read from running text (plain text, brat, a tool's records)
+                # read from running text (plain text, brat, a tool's records)
+                losses.add("text", s.line)
             if src_fmt == "jsonl" and s.raw is not None:
                 spacing, other = record_losses(s.raw)
                 if spacing:
@@ -374,9 +372,8 @@ def write_lines(
                 if prev is not None:
                     f.write(prev + newline)
                 elif not bom and utf8 and line.startswith("\ufeff"):
-                    f.write(
-                        "\ufeff"
-                    )  # else a reader takes the first token's U+FEFF for a byte-order mark
+                    # else a reader takes the first token's U+FEFF for a byte-order mark
+                    f.write("\ufeff")
                 prev = line
                 n += 1
             if prev is not None:

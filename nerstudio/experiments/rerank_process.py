@@ -50,9 +50,8 @@ class ChildResult:
     data: Any  # RankingData of the training list (its nbest is the caller's list)
     scores: np.ndarray  # the model's score of every candidate of ``data``
     choice: np.ndarray  # the model's pick per sentence
-    timings: dict = field(
-        default_factory=dict
-    )  # seconds: start-up, work in the child, reading back
+    # seconds: start-up, work in the child, reading back
+    timings: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -63,9 +63,8 @@ def run(
         shot_dir = tempfile.mkdtemp(prefix="nerstudio-shot-")
         settings = QSettings(os.path.join(shot_dir, "settings.ini"), QSettings.Format.IniFormat)
         settings.clear()
-        settings.setValue(
-            "annotation/recoveryDir", os.path.join(shot_dir, "recovery")
-        )  # never offer a recovery
+        # never offer a recovery
+        settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))
     from .views.figure_image import RENDERER
 
     RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
@@ -314,9 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     from . import binding_problem
     from .platform_check import xcb_problem
 
-    offscreen_shot = args.screenshot and not os.environ.get(
-        "DISPLAY"
-    )  # run() picks the offscreen platform
+    # run() picks the offscreen platform
+    offscreen_shot = args.screenshot and not os.environ.get("DISPLAY")
     problem = binding_problem() or (None if offscreen_shot else xcb_problem())
     if problem:
         print(f"nerstudio: error: {problem}", file=sys.stderr)

@@ -100,14 +100,12 @@ class MainWindow(WindowNames, QMainWindow):
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.annotation.owner.lockChanged.connect(lambda _ro: self._update_title())
         self.training.busyChanged.connect(self._on_busy)
-        self.zoom = Zoom(
-            self, self.settings
-        )  # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
+        # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
+        self.zoom = Zoom(self, self.settings)
         self._build_menus()
         self.annotation.guard_menus(self.menuBar())  # a letter in an open menu is the menu's
-        v.workspaces.restore(
-            "inspect"
-        )  # after the controllers: entering a workspace may prepare it
+        # after the controllers: entering a workspace may prepare it
+        v.workspaces.restore("inspect")
         self._update_title()
         self.training.update_state()
         geo, state = self.settings.value("window/geometry"), self.settings.value("window/state")
@@ -255,9 +253,8 @@ class MainWindow(WindowNames, QMainWindow):
 
         editm = menu.addMenu("&Edit")
         self.act_undo, self.act_redo, self.act_accept = an.act_undo, an.act_redo, an.act_accept
-        an.fill_edit_menu(
-            editm
-        )  # every annotation command with its key (the annotation controller's)
+        # every annotation command with its key (the annotation controller's)
+        an.fill_edit_menu(editm)
         self.act_preannotate = self.preannotate.act
         annotatem = menu.addMenu("&Annotate")
         annotatem.addAction(self.act_preannotate)
@@ -488,9 +485,8 @@ class MainWindow(WindowNames, QMainWindow):
     def _update_title(self) -> None:
         c = self.document.corpus
         name = os.path.basename(c.path) if c is not None and c.path else "no corpus"
-        ro = (
-            " (read-only)" if self.annotation.owner.file.read_only else ""
-        )  # another window holds the file
+        # another window holds the file
+        ro = " (read-only)" if self.annotation.owner.file.read_only else ""
         self.setWindowTitle(f"nerstudio — {name}{ro}[*]")  # Qt shows the '*' while modified
         self.setWindowModified(self.document.is_dirty())
 

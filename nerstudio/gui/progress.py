@@ -84,9 +84,8 @@ class Pipeline:
         if f >= MIN_FRACTION and elapsed >= MIN_SECONDS:
             this_total = elapsed / min(f, 1.0)
         elif self.durations and total <= 0:
-            this_total = max(
-                sum(self.durations) / len(self.durations), elapsed
-            )  # no fraction: like the others
+            # no fraction: like the others
+            this_total = max(sum(self.durations) / len(self.durations), elapsed)
         else:
             return None
         left_here = max(this_total - elapsed, 0.0)

@@ -100,9 +100,8 @@ class Worker(QObject):
     stats = Signal(list)  # a batch of curve points (RerankStats / TrainStats), throttled
     partial = Signal(str, object)  # intermediate result, e.g. ("tagger", MaxEntTagger)
     finished = Signal(object)  # the job's return value
-    error = Signal(
-        str, str
-    )  # message, traceback ('' for a NerstudioError: the message says it all)
+    # message, traceback ('' for a NerstudioError: the message says it all)
+    error = Signal(str, str)
     cancelled = Signal(str)
     done = Signal()  # after finished / error / cancelled: the thread may quit
 

@@ -102,9 +102,8 @@ class Workspace:
     slots: dict[str, Slot]
     action: QAction  # the mode bar's and the View menu's
     button: QToolButton | None = None
-    on_enter: list = field(
-        default_factory=list
-    )  # callables run each time the workspace becomes active
+    # callables run each time the workspace becomes active
+    on_enter: list = field(default_factory=list)
     scroll: QScrollArea | None = (
         None  # what the stack holds: the page, scrollable when the window is small
     )
@@ -136,9 +135,8 @@ class ModeBar(QFrame):
         b.setIconSize(QSize(28, 28))
         b.setAutoRaise(True)
         b.setFixedWidth(self._button_width(b))
-        b.setFocusPolicy(
-            Qt.FocusPolicy.NoFocus
-        )  # the mode bar never takes the keys meant for the panels
+        # the mode bar never takes the keys meant for the panels
+        b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         b.setObjectName(f"mode_{action.objectName()}")
         pal = b.palette()
         for role in (pal.ColorRole.ButtonText, pal.ColorRole.WindowText):
@@ -168,9 +166,8 @@ def page_scroll(page: QWidget, name: str) -> QScrollArea:
     sc.setWidget(page)
     sc.setWidgetResizable(True)
     sc.setFrameShape(QFrame.Shape.NoFrame)
-    sc.setFocusPolicy(
-        Qt.FocusPolicy.NoFocus
-    )  # never the focus (a disabled button's focus must not land here)
+    # never the focus (a disabled button's focus must not land here)
+    sc.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     return sc
 
 

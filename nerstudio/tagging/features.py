@@ -147,9 +147,8 @@ class _Template:
         self.codes = codes
         self.value = value
         self.source = source
-        self.values = values or (
-            lambda codes: [value(c) for c in codes.tolist()]
-        )  # many codes at once
+        # many codes at once
+        self.values = values or (lambda codes: [value(c) for c in codes.tolist()])
         self.injective = injective  # distinct codes have distinct values
 
 

@@ -135,9 +135,8 @@ def feature_counts(
                 p = q
 
         if subphrase or majority:
-            sup = np.zeros(
-                (E, L), dtype=np.int64
-            )  # entity e -> labels of the entities containing it
+            # entity e -> labels of the entities containing it
+            sup = np.zeros((E, L), dtype=np.int64)
             seen = np.empty(MAX_SUBPHRASE * MAX_SUBPHRASE, dtype=np.int64)
             for f in range(E):
                 n = b[f] - a[f]
@@ -172,9 +171,8 @@ def feature_counts(
                                     counts[c, _code(SP_DIFF, 0, 0, L)] += 1
 
             if majority:
-                gl = np.zeros(
-                    (E, L), dtype=np.int64
-                )  # group (first sorted position) -> label counts
+                # group (first sorted position) -> label counts
+                gl = np.zeros((E, L), dtype=np.int64)
                 for k in range(E):
                     gl[group[k], lab[k]] += 1
                 row = np.empty(L, dtype=np.int64)

@@ -181,9 +181,8 @@ class NonLocalFeatures:
                     for lab in labels:
                         out[f"PC:{lab}~O"] += free
 
-        contains: dict[int, list[int]] = defaultdict(
-            list
-        )  # entity -> entities whose string contains it
+        # entity -> entities whose string contains it
+        contains: dict[int, list[int]] = defaultdict(list)
         if "subphrase" in want or "majority" in want:
             for f, key in enumerate(keys):
                 n = len(key)

@@ -412,9 +412,8 @@ def render_document(
     n = max(used, default=0)
     for a, b, label in sorted(todo):
         n += 1
-        surface = (
-            text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")
-        )  # one line, same length
+        # one line, same length
+        surface = text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")
         out.append(f"T{n}\t{label} {a} {b}\t{surface}")
     return text, "".join(ln + "\n" for ln in out)
 
@@ -440,9 +439,8 @@ def _document_names(corpus: Corpus) -> list[str]:
         and _file_name(i)
         for i in ids
     )
-    in_order = [i + ".ann" for i in ids] == sorted(
-        i + ".ann" for i in ids
-    )  # a folder is read in name order
+    # a folder is read in name order
+    in_order = [i + ".ann" for i in ids] == sorted(i + ".ann" for i in ids)
     if usable and in_order and len(set(ids)) == len(ids):
         return ids
     width = max(4, len(str(len(ids))))
@@ -468,9 +466,8 @@ def _write_pair(files: AtomicFiles, txt: str, text: str, ann_text: str, corpus: 
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
     if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):
-        text = (
-            "\ufeff" + text
-        )  # offsets count from after it, as when read (a first U+FEFF of the text is kept)
+        # offsets count from after it, as when read (a first U+FEFF of the text is kept)
+        text = "\ufeff" + text
     same = False
     try:
         with open(txt, encoding=corpus.encoding, newline="") as f:

@@ -62,9 +62,8 @@ def sniff(path: str, head: str) -> bool:
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
         return path.lower().endswith(".conllu") and bool(lines)
-    return all(
-        _fields(ln) for ln in words[:-1] or words
-    )  # the last line may be cut by the 64 KiB head
+    # the last line may be cut by the 64 KiB head
+    return all(_fields(ln) for ln in words[:-1] or words)
 
 
 def _misc(value: str) -> list[str]:
@@ -212,9 +211,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     for d in docs:  # a document's text: its sentences' texts, one per line
         text, pos, new = "", 0, []
         for s in d.sentences:
-            line, rel = (
-                s.char_offsets()
-            )  # the # text when the words are found in it, else the words
+            # the # text when the words are found in it, else the words
+            line, rel = s.char_offsets()
             new.append([(a + pos, b_ + pos) for a, b_ in rel])
             text += line + "\n"
             pos = len(text)

@@ -60,9 +60,8 @@ def sniff(path: str, head: str) -> bool:
         and obj["data"]
         and "tokens" not in obj
     ):
-        obj = (
-            obj["data"][0] if isinstance(obj["data"][0], dict) else None
-        )  # {"data": [...]} on one line
+        # {"data": [...]} on one line
+        obj = obj["data"][0] if isinstance(obj["data"][0], dict) else None
         if obj is None:
             return False
     if obj is not None:

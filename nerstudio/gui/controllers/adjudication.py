@@ -115,9 +115,8 @@ class AdjudicationController(QObject):
             adj, self.base = result
             self.adj = adj
             labels = {s.label for c in adj.sentences for sent in c for s in sent.spans}
-            scheme = TypeScheme.of(
-                label_orders().order(labels)
-            )  # the same fixed keys as the main window
+            # the same fixed keys as the main window
+            scheme = TypeScheme.of(label_orders().order(labels))
             if self.view is not None:
                 self.view.confirm_close = None  # asked before the files were read
                 self.view.close()

@@ -191,9 +191,8 @@ class AnnotationController(QObject):
         for name, text, keys, call, _why in EDIT_COMMANDS:
             a = QAction(text, self._window)
             a.setShortcuts([QKeySequence(k) for k in keys])
-            a.setShortcutContext(
-                Qt.ShortcutContext.WidgetShortcut
-            )  # keys reach it through _KeyRouter only
+            # keys reach it through _KeyRouter only
+            a.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             a.setStatusTip(text.replace("&", ""))
             a.triggered.connect(lambda _=False, call=call: call(view))
             self.edit_actions[name] = a
@@ -497,9 +496,8 @@ class _KeyRouter(QObject):
     @staticmethod
     def combination(ev) -> int:
         mods = ev.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        key = (
-            ev.key() if ev.key() != Qt.Key.Key_Backtab else Qt.Key.Key_Tab
-        )  # Shift+Tab arrives as Backtab
+        # Shift+Tab arrives as Backtab
+        key = ev.key() if ev.key() != Qt.Key.Key_Backtab else Qt.Key.Key_Tab
         if key < 0x01000000 and not (Qt.Key.Key_A <= key <= Qt.Key.Key_Z):
             mods &= ~Qt.KeyboardModifier.ShiftModifier  # "+", "/" … need Shift on many layouts
         return QKeyCombination(mods, Qt.Key(key)).toCombined()

@@ -71,9 +71,8 @@ class FileOwner(QObject):
         self._window = status_bar.window() if status_bar is not None else None
         if status_bar is not None:
             status_bar.addPermanentWidget(self.label)
-        self.doc.subscribe(
-            self._on_change
-        )  # after the CorpusFile's own subscription: it has taken the lock
+        # after the CorpusFile's own subscription: it has taken the lock
+        self.doc.subscribe(self._on_change)
         self._app = QApplication.instance()
         if self._app is not None:
             self._app.applicationStateChanged.connect(self._on_app_state)

@@ -206,9 +206,8 @@ class LoopController(QObject):
             self.stop()
         elif ch.kind is ChangeKind.TAGGER:
             self._nbest_for = self.doc.tagger
-            QTimer.singleShot(
-                0, self._on_idle
-            )  # after whatever opened it (a demo, a results folder)
+            # after whatever opened it (a demo, a results folder)
+            QTimer.singleShot(0, self._on_idle)
         if ch.kind in (ChangeKind.CORPUS, ChangeKind.REVIEW, ChangeKind.GOLD):
             self._update()
         if ch.kind is ChangeKind.REVIEW and self.learner is not None:

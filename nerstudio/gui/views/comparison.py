@@ -102,9 +102,8 @@ class ComparisonView(QWidget):
     sentenceActivated = Signal(int)  # N-best sentence
     refreshRequested = Signal()
     devRequested = Signal(bool)  # compare on the dev list (True) or on the attached list (False)
-    sentencesWanted = Signal(
-        object, str
-    )  # an error-analysis cell clicked: these list sentences, why
+    # an error-analysis cell clicked: these list sentences, why
+    sentencesWanted = Signal(object, str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -205,9 +204,8 @@ class ComparisonView(QWidget):
         narrow_combo(self.kind, 10)
         rv.addWidget(self.kind)
         rv.addWidget(self.list, 1)
-        split = AdaptiveSplitter(
-            140, shares=(0.42, 0.4)
-        )  # the per-type table above the list when narrow
+        # the per-type table above the list when narrow
+        split = AdaptiveSplitter(140, shares=(0.42, 0.4))
         split.setObjectName("comparisonSplitter")
         split.addWidget(left)
         split.addWidget(right)

@@ -103,12 +103,10 @@ class CurvePlot(QWidget):
             cb.toggled.connect(self.schedule)
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
-        self.info.setSizePolicy(
-            QSizePolicy.Ignored, QSizePolicy.Preferred
-        )  # never widens the window
-        self.info.setWordWrap(
-            True
-        )  # several runs' summaries wrap instead of being cut at the buttons
+        # never widens the window
+        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        # several runs' summaries wrap instead of being cut at the buttons
+        self.info.setWordWrap(True)
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")
@@ -340,9 +338,8 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
         from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
 
-        ax.xaxis.set_major_locator(
-            MaxNLocator(nbins="auto", integer=True)
-        )  # rounds and epochs are counts
+        # rounds and epochs are counts
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
         ax.grid(True, alpha=0.3)
         if k == 0 or rows > 1:
             ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")

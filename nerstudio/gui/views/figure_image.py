@@ -282,8 +282,7 @@ class FigureImage(QWidget):
             target = QRectF(self.rect())
             src = QRectF(0, 0, self._image.width(), self._image.height())
             if self._image.size() != QSize(*self._pixels()[:2]):
-                p.setRenderHint(
-                    QPainter.RenderHint.SmoothPixmapTransform
-                )  # the new size is on its way
+                # the new size is on its way
+                p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
             p.drawImage(target, self._image, src)
         p.end()

@@ -101,9 +101,8 @@ class ModelFeaturesView(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(True)
-        self.tree.sortByColumn(
-            -1, Qt.AscendingOrder
-        )  # the core's ranking until a header is clicked
+        # the core's ranking until a header is clicked
+        self.tree.sortByColumn(-1, Qt.AscendingOrder)
         self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
         self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.tree.clicked.connect(self._on_clicked)

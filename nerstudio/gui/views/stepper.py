@@ -142,9 +142,8 @@ class StepperPanel(QWidget):
             hdr.setSectionResizeMode(c, QHeaderView.Fixed)
             hdr.resizeSection(c, self.table.fontMetrics().horizontalAdvance("Margin before") + 24)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 8)
-        self.table.setWordWrap(
-            False
-        )  # one line per pair / candidate; the full text is in the tooltip
+        # one line per pair / candidate; the full text is in the tooltip
+        self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.ElideRight)
         self.canvas = FigureImage()  # drawn in the render thread: a step never waits for matplotlib
         self.canvas.setObjectName("stepperCurve")
@@ -157,9 +156,8 @@ class StepperPanel(QWidget):
         self.intro.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.intro.setMargin(12)
         self.pages = QStackedWidget()
-        self.intro_page = (
-            QScrollArea()
-        )  # a long text on a small screen scrolls, never pushes the curve away
+        # a long text on a small screen scrolls, never pushes the curve away
+        self.intro_page = QScrollArea()
         self.intro_page.setObjectName("stepperIntroPage")
         self.intro_page.setWidget(self.intro)
         self.intro_page.setWidgetResizable(True)

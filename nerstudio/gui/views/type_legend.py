@@ -59,9 +59,8 @@ class TypeLegend(QWidget):
                 + (f" (key {keys})" if keys else "")
             )
             b.setCursor(Qt.CursorShape.PointingHandCursor)
-            b.setFocusPolicy(
-                Qt.FocusPolicy.NoFocus
-            )  # a click keeps the focus (and the selection) where it is
+            # a click keeps the focus (and the selection) where it is
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             bg = type_color(lab, scheme)
             b.setStyleSheet(
                 f"QToolButton {{ background: {bg.name()}; color: {text_color_on(bg).name()}; "
