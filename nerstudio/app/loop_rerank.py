@@ -14,19 +14,24 @@ incrementally here: :func:`why_not` says so and the loop runs with the tagger al
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..corpus.model import Span
 from ..experiments.predictor import needs_documents
 from ..nbest import NBestList, entity_types
-from ..rerank.model import RerankerModel
-from ..rerank.perceptron import PerceptronRanker
 from .attachments import Scored, score_nbest
+
+if TYPE_CHECKING:  # the learners (and scipy) load with the first reranker, not with the window
+    from ..rerank.model import RerankerModel
 
 
 def why_not(reranker: object) -> str:
     """Why ``reranker`` cannot learn in the loop ('' when it can)."""
+    from ..rerank.model import RerankerModel
+    from ..rerank.perceptron import PerceptronRanker
+
     if reranker is None:
         return "no reranker"
     learner = getattr(reranker, "learner", None)
@@ -100,6 +105,9 @@ def warm_start(
 ) -> tuple[RerankerModel, str]:
     """A new reranker: ``reranker`` trained further, from its weights, on the candidates of
     ``rows`` of ``nb`` with ``gold`` (:meth:`PerceptronRanker.warm_start`); and a note."""
+    from ..rerank.model import RerankerModel
+    from ..rerank.perceptron import PerceptronRanker
+
     if not fits(reranker, nb):
         return reranker, "reranker not trained: the tagger's entity types differ from its own"
     sub, left = training_list(nb, rows, gold)
