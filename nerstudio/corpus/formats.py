@@ -39,6 +39,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from typing import BinaryIO, TypeVar
 
 from ..errors import FormatError, Msg
 from . import foreign
@@ -60,7 +61,7 @@ from .filelock import refuse_if_held
 from .foreign._records import TALLY_TEXTS, Tally
 from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
-from .model import Corpus, Document, Sentence
+from .model import Corpus, Document, Sentence, StrPath
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
@@ -72,6 +73,7 @@ _TALLY_TEXTS = {
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 _BLOCK = 1 << 20  # bytes read at a time (then cut after the last newline)
+_T = TypeVar("_T")
 
 
 def _block_safe(encoding: str) -> bool:
@@ -127,7 +129,7 @@ class Reader:
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.path = os.fspath(self.path)
         settle(self.path)  # an interrupted save is finished (or refused), never read half done
         self.encoding = self.encoding or "utf-8"
@@ -150,11 +152,32 @@ class Reader:
             self.scheme = normalize_scheme(self.scheme)
         self.sep = format_sep(self.format)
 
+    # the settings as they are once known (a reader's own code runs only after that)
+
+    @property
+    def known_format(self) -> str:
+        """The format, forced or sniffed: set by ``__post_init__``."""
+        assert self.format is not None, "the format is resolved when the reader is made"
+        return self.format
+
+    @property
+    def known_encoding(self) -> str:
+        """The encoding (UTF-8 unless given): set by ``__post_init__``."""
+        assert self.encoding is not None, "the encoding is resolved when the reader is made"
+        return self.encoding
+
+    @property
+    def known_scheme(self) -> str:
+        """The tag scheme, forced or detected: set before :meth:`events` yields anything (and
+        by :meth:`read_foreign`)."""
+        assert self.scheme is not None, "the scheme is known once the events have started"
+        return self.scheme
+
     def read_foreign(self) -> Corpus:
         """The whole file, read by the handler of another tool's format (see
         :mod:`nerstudio.corpus.foreign`); the reader's conventions are set from it."""
         assert self.foreign is not None
-        corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
+        corpus: Corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
         self.newline, self.bom, self.final_newline = (
             corpus.newline,
@@ -181,7 +204,7 @@ class Reader:
             for s in d.sentences:
                 yield "sentence", s
 
-    def _open(self):
+    def _open(self) -> BinaryIO:
         try:
             return open(self.path, "rb")
         except OSError as exc:
@@ -197,15 +220,18 @@ class Reader:
         check_file(self.path)
         self.n_lines = 0
         self.final_newline = True
-        return self._block_lines() if _block_safe(self.encoding) else self._each_line()
+        return self._block_lines() if _block_safe(self.known_encoding) else self._each_line()
 
-    def _each_line(self, data=None, first_line: int = 1) -> Iterator[tuple[int, str]]:
+    def _each_line(
+        self, data: Iterable[bytes] | None = None, first_line: int = 1
+    ) -> Iterator[tuple[int, str]]:
         """Line by line: each line is read and decoded on its own (any encoding). ``data``: the
         lines of a block already read (from line ``first_line``) instead of the file."""
-        enc = self.encoding
+        enc = self.known_encoding
         first = first_line == 1
-        with self._open() if data is None else nullcontext() as f:
-            for lineno, b in enumerate(f if data is None else data, first_line):
+        f = self._open() if data is None else None
+        with f if f is not None else nullcontext():
+            for lineno, b in enumerate(f if f is not None else data or (), first_line):
                 if first:
                     first = False
                     if b.startswith(b"\xef\xbb\xbf") and codecs.lookup(enc).name in (
@@ -232,7 +258,7 @@ class Reader:
                         f"pass --encoding with the file's encoding (e.g. --encoding latin-1)",
                     ) from None
                 self.n_lines = lineno
-                if self.watch is not None and data is None and not lineno & 0xFFF:
+                if self.watch is not None and f is not None and not lineno & 0xFFF:
                     self.watch(f.tell())
                 yield lineno, text
 
@@ -263,7 +289,7 @@ class Reader:
                     yield from self._each_line([block[:first]], 1)
                     lineno, offset, block = 1, first, block[first:]
                 try:
-                    text = block.decode(self.encoding)
+                    text = block.decode(self.known_encoding)
                 except UnicodeDecodeError:
                     rows = [x + b"\n" for x in block.split(b"\n")[:-1]]
                     yield from self._each_line(rows, lineno + 1)
@@ -425,7 +451,7 @@ class Reader:
             )
         try:
             spans, fixed = decode(
-                r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid
+                r.tags, self.known_scheme, on_invalid="raise" if self.strict else self.on_invalid
             )
         except SchemeError as exc:
             message = exc.message
@@ -473,22 +499,22 @@ class Reader:
         self._first_token_line = None
         raw = self._raw_events()
         if self.scheme is None and self.format != "jsonl":
-            buffer = []
+            buffer: list[tuple[str, object]] = []
             detector = SchemeDetector()
             n_sent = 0
             complete = True
             for ev in raw:
                 buffer.append(ev)
-                if ev[0] == "sentence":
+                if isinstance(ev[1], _Raw):  # a sentence
                     n_sent += 1
-                    detector.add(ev[1].tags)  # type: ignore[union-attr]
+                    detector.add(ev[1].tags)
                     if not detect_all and n_sent >= _DETECT_SENTENCES:
                         complete = False
                         break
             if not complete:
                 self._scan_tags(detector, n_sent)
             self.scheme = detector.result()
-            source: Iterable = _chain(buffer, raw)
+            source: Iterable[tuple[str, object]] = _chain(buffer, raw)
         else:
             if self.scheme is None:
                 self.scheme = "iob2"
@@ -496,19 +522,19 @@ class Reader:
         n = 0
         cursor = TextCursor(self.path) if self.format == "jsonl" else None
         for kind, obj in source:
-            if kind == "sentence":
+            if isinstance(obj, _Raw):  # a sentence
                 if n == 0:
-                    self._first_token_line = obj.line  # type: ignore[union-attr]
+                    self._first_token_line = obj.line
                 n += 1
-                s = self._decode(obj)  # type: ignore[arg-type]
-                if (
-                    cursor is not None
-                ):  # records placed in their document's text, as read_corpus does
-                    if cursor.goes_back(s):
+                s = self._decode(obj)
+                # records placed in their document's text, as read_corpus does
+                if cursor is not None:
+                    if cursor.goes_back(s):  # so s.meta holds an "offset"
+                        offset = (s.meta or {})["offset"]
                         self._tally.add(
                             "restart",
                             s.line,
-                            f'"offset" {s.meta["offset"]} after text ending at {cursor.pos}',
+                            f'"offset" {offset} after text ending at {cursor.pos}',
                         )
                         cursor.reset()
                         yield "docstart", None
@@ -534,14 +560,14 @@ class Reader:
                 yield obj  # type: ignore[misc]
 
 
-def _chain(buffer: list, rest: Iterator) -> Iterator:
+def _chain(buffer: list[_T], rest: Iterator[_T]) -> Iterator[_T]:
     yield from buffer
     buffer.clear()
     yield from rest
 
 
 def iter_sentences(
-    path,
+    path: StrPath,
     format: str | None = None,
     scheme: str | None = None,
     encoding: str | None = None,
@@ -549,11 +575,11 @@ def iter_sentences(
     on_invalid: str = "repair",
 ) -> Iterator[Sentence]:
     """Stream the sentences of a file without keeping them (for large files)."""
-    return Reader(path, format, scheme, encoding, strict, on_invalid).sentences()
+    return Reader(os.fspath(path), format, scheme, encoding, strict, on_invalid).sentences()
 
 
 def read_corpus(
-    path,
+    path: StrPath,
     format: str | None = None,
     scheme: str | None = None,
     encoding: str | None = None,
@@ -571,7 +597,7 @@ def read_corpus(
 
 
 @contextmanager
-def _collector_paused():
+def _collector_paused() -> Iterator[None]:
     was = gc.isenabled()
     gc.disable()
     try:
@@ -581,8 +607,15 @@ def _collector_paused():
             gc.enable()
 
 
-def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
-    reader = Reader(path, format, scheme, encoding, strict, watch=watch)
+def _read_corpus(
+    path: StrPath,
+    format: str | None,
+    scheme: str | None,
+    encoding: str | None,
+    strict: bool,
+    watch: Callable[[int], None] | None,
+) -> Corpus:
+    reader = Reader(os.fspath(path), format, scheme, encoding, strict, watch=watch)
     if reader.foreign is not None:
         return reader.read_foreign()
     docs: list[Document] = [Document()]
@@ -608,9 +641,9 @@ def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
     return Corpus(
         docs,
         path=reader.path,
-        format=reader.format,
-        scheme=reader.scheme,
-        encoding=reader.encoding,
+        format=reader.known_format,
+        scheme=reader.known_scheme,
+        encoding=reader.known_encoding,
         newline=reader.newline,
         bom=reader.bom,
         final_newline=reader.final_newline,
@@ -623,8 +656,8 @@ def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
 
 
 def convert_file(
-    src,
-    dst,
+    src: StrPath,
+    dst: StrPath,
     from_format: str | None = None,
     to_format: str | None = None,
     scheme: str | None = None,
@@ -643,8 +676,8 @@ def convert_file(
     target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
     target_format = normalize_format(to_format) if to_format else None
     losses = Losses() if losses is None else losses
-    reader = Reader(src, from_format, from_scheme, encoding, strict)
-    fmt = target_format or format_for_output(dst, reader.format) or reader.format
+    reader = Reader(os.fspath(src), from_format, from_scheme, encoding, strict)
+    fmt = target_format or format_for_output(dst, reader.format) or reader.known_format
     if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
         corpus = (
             reader.read_foreign()
@@ -659,10 +692,10 @@ def convert_file(
         return reader
     events = reader.events()
     first = next(events)  # fills in reader.scheme
-    sch = target_scheme or reader.scheme
+    sch = target_scheme or reader.known_scheme
     lossless = fmt == reader.format
 
-    def all_events():
+    def all_events() -> Iterator[tuple[str, object]]:
         yield first
         yield from events
 
@@ -672,21 +705,21 @@ def convert_file(
     write_lines(
         dst,
         lines,
-        reader.encoding,
+        reader.known_encoding,
         reader.newline if lossless else "\n",
-        reader.bom if lossless else _writing.new_file_bom(reader.encoding),
+        reader.bom if lossless else _writing.new_file_bom(reader.known_encoding),
         (lambda: reader.final_newline) if lossless else True,
     )
     return reader
 
 
-def _strict_lines(lines: Iterable[str], losses: Losses, dst) -> Iterator[str]:
+def _strict_lines(lines: Iterable[str], losses: Losses, dst: StrPath) -> Iterator[str]:
     """``lines``, then an error (the atomic write is abandoned) if the conversion lost anything."""
     yield from lines
     _raise_losses(losses, dst)
 
 
-def _raise_losses(losses: Losses, dst) -> None:
+def _raise_losses(losses: Losses, dst: StrPath) -> None:
     if losses:
         messages = losses.messages() or [
             f"{sum(losses.counts.values())} loss(es) of kind(s) {', '.join(losses.counts)}"
@@ -695,7 +728,7 @@ def _raise_losses(losses: Losses, dst) -> None:
         raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
 
 
-def _refuse_write_losses(corpus: Corpus, dst, fmt: str, scheme: str | None) -> None:
+def _refuse_write_losses(corpus: Corpus, dst: StrPath, fmt: str, scheme: str | None) -> None:
     """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
     import tempfile
 
