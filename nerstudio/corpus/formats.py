@@ -123,9 +123,8 @@ class Reader:
     n_lines: int = 0
     # what another tool's reader could not keep (Corpus.notes)
     notes: list = field(default_factory=list)
-    watch: Callable[[int], None] | None = (
-        None  # called with the bytes read so far (progress; may raise Cancelled)
-    )
+    # called with the bytes read so far (progress; may raise Cancelled)
+    watch: Callable[[int], None] | None = None
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
 
@@ -152,25 +151,21 @@ class Reader:
             self.scheme = normalize_scheme(self.scheme)
         self.sep = format_sep(self.format)
 
-    # the settings as they are once known (a reader's own code runs only after that)
-
+    # the settings once known: format and encoding are set by __post_init__, the scheme before
+    # events() yields anything (or by read_foreign); a reader's own code runs only after that
     @property
     def known_format(self) -> str:
-        """The format, forced or sniffed: set by ``__post_init__``."""
-        assert self.format is not None, "the format is resolved when the reader is made"
+        assert self.format is not None
         return self.format
 
     @property
     def known_encoding(self) -> str:
-        """The encoding (UTF-8 unless given): set by ``__post_init__``."""
-        assert self.encoding is not None, "the encoding is resolved when the reader is made"
+        assert self.encoding is not None
         return self.encoding
 
     @property
     def known_scheme(self) -> str:
-        """The tag scheme, forced or detected: set before :meth:`events` yields anything (and
-        by :meth:`read_foreign`)."""
-        assert self.scheme is not None, "the scheme is known once the events have started"
+        assert self.scheme is not None
         return self.scheme
 
     def read_foreign(self) -> Corpus:
@@ -179,11 +174,8 @@ class Reader:
         assert self.foreign is not None
         corpus: Corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
-        self.newline, self.bom, self.final_newline = (
-            corpus.newline,
-            corpus.bom,
-            corpus.final_newline,
-        )
+        self.newline, self.bom = corpus.newline, corpus.bom
+        self.final_newline = corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
         self._refuse_losses()
@@ -527,15 +519,11 @@ class Reader:
                     self._first_token_line = obj.line
                 n += 1
                 s = self._decode(obj)
-                # records placed in their document's text, as read_corpus does
-                if cursor is not None:
+                if cursor is not None:  # each record placed in its document's text (as read_corpus)
                     if cursor.goes_back(s):  # so s.meta holds an "offset"
                         offset = (s.meta or {})["offset"]
-                        self._tally.add(
-                            "restart",
-                            s.line,
-                            f'"offset" {offset} after text ending at {cursor.pos}',
-                        )
+                        where = f'"offset" {offset} after text ending at {cursor.pos}'
+                        self._tally.add("restart", s.line, where)
                         cursor.reset()
                         yield "docstart", None
                     cursor.place(s)
@@ -547,12 +535,11 @@ class Reader:
         self.notes.extend(self._tally.notes(_TALLY_TEXTS))
         self._refuse_losses()
         if n == 0:
+            empty = self.n_lines == 0
             what = (
-                "the file is empty"
-                if self.n_lines == 0
-                else "no token lines (only -DOCSTART- or blank lines)"
+                "the file is empty" if empty else "no token lines (only -DOCSTART- or blank lines)"
             )
-            raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
+            raise FormatError(self.path, None if empty else 1, f"no sentences: {what}")
 
     def sentences(self) -> Iterator[Sentence]:
         for kind, obj in self.events():
@@ -593,7 +580,7 @@ def read_corpus(
     objects that all stay (and no cycles), and each collection would walk all of them again —
     40 % of the time of a 1M-token file."""
     with _collector_paused():
-        return _read_corpus(path, format, scheme, encoding, strict, watch)
+        return _read_corpus(Reader(os.fspath(path), format, scheme, encoding, strict, watch=watch))
 
 
 @contextmanager
@@ -607,15 +594,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_corpus(
-    path: StrPath,
-    format: str | None,
-    scheme: str | None,
-    encoding: str | None,
-    strict: bool,
-    watch: Callable[[int], None] | None,
-) -> Corpus:
-    reader = Reader(os.fspath(path), format, scheme, encoding, strict, watch=watch)
+def _read_corpus(reader: Reader) -> Corpus:
     if reader.foreign is not None:
         return reader.read_foreign()
     docs: list[Document] = [Document()]
