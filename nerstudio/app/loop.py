@@ -37,6 +37,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,9 +46,18 @@ from ..errors import Cancelled, SettingsError
 from ..evaluation import evaluate_spans
 from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
+from ..rerank.model import RerankerModel
+from ..tagging.maxent import MaxEntTagger
+from ..tagging.perceptron import PerceptronTagger
 from . import loop_rerank
-from .attachments import index_nbest
+from .attachments import Scored, index_nbest
 from .preannotate import PLACEHOLDER
+
+if TYPE_CHECKING:
+    from .document import Document
+
+# the taggers the loop trains: a perceptron learns online, a max-ent one is trained again
+Tagger = PerceptronTagger | MaxEntTagger
 
 EVERY = 50  # max-ent: reviewed sentences between two trainings
 N_CANDIDATES = 10  # the N-best lists' size (the uncertainty order needs the top two)
@@ -88,7 +98,7 @@ def score_batch(suggested: Sequence[Sequence[Span]], kept: Sequence[Sequence[Spa
     return BatchScore(len(kept), ev.overall.f1, int(parts.sum()), *(int(x) for x in parts))
 
 
-def batch_scores(document, size: int = EVERY) -> list[BatchScore]:
+def batch_scores(document: Document, size: int = EVERY) -> list[BatchScore]:
     """Per batch of ``size`` reviewed sentences of ``document`` (in review order; the last batch
     may be smaller): see :class:`BatchScore`."""
     log = document.review_log
@@ -115,7 +125,7 @@ class RoundResult:
     """A finished round: the tagger it ends with, the N-best list of every non-empty sentence
     (in corpus order), their top candidates and what was learned."""
 
-    tagger: object
+    tagger: Tagger
     revision: int
     nbest: NBestList
     rows: list[int]  # corpus sentence of each list entry
@@ -123,14 +133,15 @@ class RoundResult:
     learned: dict[int, tuple[Span, ...]]
     trained: bool  # the tagger or the reranker changed in this round
     note: str = ""
-    reranker: object = None  # the reranker the round ends with (None: the tagger's best)
+    # the reranker the round ends with (None: the tagger's best)
+    reranker: RerankerModel | None = None
     reranked: dict[int, tuple[Span, ...]] = field(default_factory=dict)  # what it learned
-    scored: object = None  # the reranker's Scored of ``nbest`` (None: no reranker)
+    scored: Scored | None = None  # the reranker's Scored of ``nbest`` (None: no reranker)
 
 
-def snapshot(document) -> Round:
+def snapshot(document: Document) -> Round:
     """The round's input, taken on the main thread."""
-    sents = document.corpus.sentences
+    sents = document.opened().sentences  # a round runs only on an open corpus
     ks = np.flatnonzero(document.reviewed)
     reviewed = {int(k): tuple(sents[k].spans) for k in ks}
     return Round(document.revision, reviewed, list(sents), [sents[k].copy() for k in ks])
@@ -146,30 +157,30 @@ class OnlineLearner:
 
     def __init__(
         self,
-        tagger,
+        tagger: Tagger,
         seed: Sequence[Sentence] = (),
         every: int = EVERY,
         passes: int = 1,
         n: int = N_CANDIDATES,
-        reranker=None,
-    ):
+        reranker: RerankerModel | None = None,
+    ) -> None:
         if every < 1 or passes < 1 or n < 1:
             raise SettingsError("every, passes and n must be at least 1")
-        self.tagger = tagger
+        self.tagger: Tagger = tagger
         self.seed = [s for s in seed if len(s.words)]
         self.every, self.passes, self.n = int(every), int(passes), int(n)
         self.learned: dict[int, tuple[Span, ...]] = {}  # sentence -> the gold the model learned
         self.rounds = 0
         self.reranker_note = "" if reranker is None else loop_rerank.why_not(reranker)
-        self.reranker = None if self.reranker_note else reranker
+        self.reranker: RerankerModel | None = None if self.reranker_note else reranker
         self.reranked: dict[int, tuple[Span, ...]] = {}  # sentence -> the gold it learned
 
     @property
     def online(self) -> bool:
         """Updates per sentence (a perceptron tagger), rather than every ``every`` sentences."""
-        return hasattr(self.tagger, "learn")
+        return isinstance(self.tagger, PerceptronTagger)
 
-    def new(self, rnd: Round, of: dict | None = None) -> list[int]:
+    def new(self, rnd: Round, of: dict[int, tuple[Span, ...]] | None = None) -> list[int]:
         """Reviewed sentences of ``rnd`` the tagger (or what ``of`` records) has not learned as
         they are now."""
         of = self.learned if of is None else of
@@ -204,14 +215,16 @@ class OnlineLearner:
         learned = dict(self.learned)
         if train_tagger:
             new = self.new(rnd)
-            if self.online:
-                tagger = copy.deepcopy(self.tagger)
+            current = self.tagger
+            if isinstance(current, PerceptronTagger):  # online
+                tagger = copy.deepcopy(current)
                 train_of = dict(zip(rnd.reviewed, rnd.train))
                 updates = tagger.learn([train_of[k] for k in new], self.passes, should_cancel)
                 notes.append(f"{updates} update(s) on {len(new)} sentence(s)")
             else:
-                tagger = type(self.tagger)(**_params(self.tagger, self.seed + rnd.train))
-                tagger.fit(self.seed + rnd.train, should_cancel=should_cancel, init=self.tagger)
+                retrained = MaxEntTagger(**_params(current, self.seed + rnd.train))
+                retrained.fit(self.seed + rnd.train, should_cancel=should_cancel, init=current)
+                tagger = retrained
                 notes.append(
                     f"trained on {len(self.seed)} seed + {len(rnd.train)} reviewed sentence(s)"
                 )
@@ -230,7 +243,7 @@ class OnlineLearner:
             reranked.update({k: rnd.reviewed[k] for k in rnd.reviewed})
         scored = loop_rerank.score(reranker, nb, should_cancel)
         choice = np.zeros(len(nb), dtype=np.int64) if scored is None else scored.choice
-        suggestions = {}
+        suggestions: dict[int, list[Span]] = {}
         for i, k in enumerate(rows):
             if k not in rnd.reviewed:
                 spans = nb.spans(i, int(choice[i])) if nb.n_candidates(i) else []
@@ -259,7 +272,7 @@ class OnlineLearner:
             self.reranker, self.reranked = result.reranker, result.reranked
         self.rounds += 1
 
-    def save(self, folder) -> str:
+    def save(self, folder: str | os.PathLike[str]) -> str:
         """Write the current tagger (and reranker) as the model folder ``folder``
         (``tagger.npz``, ``reranker.npz``: what ``nerstudio.load`` and File ▸ Pre-annotate
         read); returns the tagger's file."""
@@ -271,10 +284,11 @@ class OnlineLearner:
         return path
 
 
-def _params(tagger, train: Sequence[Sentence]) -> dict:
+def _params(tagger: MaxEntTagger, train: Sequence[Sentence]) -> dict[str, Any]:
     """The constructor settings of a max-ent tagger (a loaded one knows them too); its entity
     types are its own and those of ``train`` (a reviewed sentence may bring a new one; a type
-    the reviewed sentences lack yet is kept, for the reranker and the next sentences)."""
+    the reviewed sentences lack yet is kept, for the reranker and the next sentences). The
+    values are the tagger's attributes, of as many types as the constructor's arguments."""
     keys = (
         "task",
         "features",
@@ -294,7 +308,11 @@ def _params(tagger, train: Sequence[Sentence]) -> dict:
 
 
 def decode(
-    tagger, sentences: Sequence[Sentence], n: int, progress=None, should_cancel=None
+    tagger: Tagger,
+    sentences: Sequence[Sentence],
+    n: int,
+    progress: Callable[[int, int], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
 ) -> NBestList:
     """The tagger's ``n`` best candidates of every sentence, in batches with progress and
     cancellation (:class:`~nerstudio.errors.Cancelled`)."""
@@ -311,7 +329,7 @@ def decode(
     return NBestList.concatenate(parts)
 
 
-def apply(document, result: RoundResult, text: str = "model in the loop") -> list[int]:
+def apply(document: Document, result: RoundResult, text: str = "model in the loop") -> list[int]:
     """Put a round's suggestions in place (one undoable edit of the sentences neither reviewed
     nor edited since the snapshot) and attach its N-best list; returns the sentences changed."""
     edited = set(document.changed_since(result.revision).tolist())
@@ -321,6 +339,6 @@ def apply(document, result: RoundResult, text: str = "model in the loop") -> lis
         if not document.reviewed[k] and k not in edited
     }
     changed = document.set_many(edits, text)
-    index = index_nbest(document.corpus, result.nbest, revision=document.revision)
+    index = index_nbest(document.opened(), result.nbest, revision=document.revision)
     document.attach_nbest(index, scored=result.scored)
     return changed

@@ -39,6 +39,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from typing import BinaryIO, TypeVar
 
 from ..errors import FormatError, Msg
 from . import foreign
@@ -60,7 +61,7 @@ from .filelock import refuse_if_held
 from .foreign._records import TALLY_TEXTS, Tally
 from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
-from .model import Corpus, Document, Sentence
+from .model import Corpus, Document, Sentence, StrPath
 from .schemes import SchemeDetector, SchemeError, decode, normalize_scheme
 from .writing import Losses, corpus_events, render_lines, write_corpus, write_lines  # noqa: F401
 
@@ -72,6 +73,7 @@ _TALLY_TEXTS = {
 _DETECT_SENTENCES = 5000  # sentences buffered while streaming before the rest is scanned for tags
 _INTERN_MAX = 100_000  # distinct strings shared between tokens; bounded so that streaming is too
 _BLOCK = 1 << 20  # bytes read at a time (then cut after the last newline)
+_T = TypeVar("_T")
 
 
 def _block_safe(encoding: str) -> bool:
@@ -121,13 +123,12 @@ class Reader:
     n_lines: int = 0
     # what another tool's reader could not keep (Corpus.notes)
     notes: list = field(default_factory=list)
-    watch: Callable[[int], None] | None = (
-        None  # called with the bytes read so far (progress; may raise Cancelled)
-    )
+    # called with the bytes read so far (progress; may raise Cancelled)
+    watch: Callable[[int], None] | None = None
     _intern: dict = field(default_factory=dict, repr=False)
     _sniffed: bool = field(default=False, repr=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.path = os.fspath(self.path)
         settle(self.path)  # an interrupted save is finished (or refused), never read half done
         self.encoding = self.encoding or "utf-8"
@@ -150,17 +151,31 @@ class Reader:
             self.scheme = normalize_scheme(self.scheme)
         self.sep = format_sep(self.format)
 
+    # the settings once known: format and encoding are set by __post_init__, the scheme before
+    # events() yields anything (or by read_foreign); a reader's own code runs only after that
+    @property
+    def known_format(self) -> str:
+        assert self.format is not None
+        return self.format
+
+    @property
+    def known_encoding(self) -> str:
+        assert self.encoding is not None
+        return self.encoding
+
+    @property
+    def known_scheme(self) -> str:
+        assert self.scheme is not None
+        return self.scheme
+
     def read_foreign(self) -> Corpus:
         """The whole file, read by the handler of another tool's format (see
         :mod:`nerstudio.corpus.foreign`); the reader's conventions are set from it."""
         assert self.foreign is not None
-        corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
+        corpus: Corpus = self.foreign.load().read(self.path, self.encoding, self.scheme)
         self.scheme = self.scheme or corpus.scheme
-        self.newline, self.bom, self.final_newline = (
-            corpus.newline,
-            corpus.bom,
-            corpus.final_newline,
-        )
+        self.newline, self.bom = corpus.newline, corpus.bom
+        self.final_newline = corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
         self._refuse_losses()
@@ -181,7 +196,7 @@ class Reader:
             for s in d.sentences:
                 yield "sentence", s
 
-    def _open(self):
+    def _open(self) -> BinaryIO:
         try:
             return open(self.path, "rb")
         except OSError as exc:
@@ -197,15 +212,18 @@ class Reader:
         check_file(self.path)
         self.n_lines = 0
         self.final_newline = True
-        return self._block_lines() if _block_safe(self.encoding) else self._each_line()
+        return self._block_lines() if _block_safe(self.known_encoding) else self._each_line()
 
-    def _each_line(self, data=None, first_line: int = 1) -> Iterator[tuple[int, str]]:
+    def _each_line(
+        self, data: Iterable[bytes] | None = None, first_line: int = 1
+    ) -> Iterator[tuple[int, str]]:
         """Line by line: each line is read and decoded on its own (any encoding). ``data``: the
         lines of a block already read (from line ``first_line``) instead of the file."""
-        enc = self.encoding
+        enc = self.known_encoding
         first = first_line == 1
-        with self._open() if data is None else nullcontext() as f:
-            for lineno, b in enumerate(f if data is None else data, first_line):
+        f = self._open() if data is None else None
+        with f if f is not None else nullcontext():
+            for lineno, b in enumerate(f if f is not None else data or (), first_line):
                 if first:
                     first = False
                     if b.startswith(b"\xef\xbb\xbf") and codecs.lookup(enc).name in (
@@ -232,7 +250,7 @@ class Reader:
                         f"pass --encoding with the file's encoding (e.g. --encoding latin-1)",
                     ) from None
                 self.n_lines = lineno
-                if self.watch is not None and data is None and not lineno & 0xFFF:
+                if self.watch is not None and f is not None and not lineno & 0xFFF:
                     self.watch(f.tell())
                 yield lineno, text
 
@@ -263,7 +281,7 @@ class Reader:
                     yield from self._each_line([block[:first]], 1)
                     lineno, offset, block = 1, first, block[first:]
                 try:
-                    text = block.decode(self.encoding)
+                    text = block.decode(self.known_encoding)
                 except UnicodeDecodeError:
                     rows = [x + b"\n" for x in block.split(b"\n")[:-1]]
                     yield from self._each_line(rows, lineno + 1)
@@ -425,7 +443,7 @@ class Reader:
             )
         try:
             spans, fixed = decode(
-                r.tags, self.scheme, on_invalid="raise" if self.strict else self.on_invalid
+                r.tags, self.known_scheme, on_invalid="raise" if self.strict else self.on_invalid
             )
         except SchemeError as exc:
             message = exc.message
@@ -473,22 +491,22 @@ class Reader:
         self._first_token_line = None
         raw = self._raw_events()
         if self.scheme is None and self.format != "jsonl":
-            buffer = []
+            buffer: list[tuple[str, object]] = []
             detector = SchemeDetector()
             n_sent = 0
             complete = True
             for ev in raw:
                 buffer.append(ev)
-                if ev[0] == "sentence":
+                if isinstance(ev[1], _Raw):  # a sentence
                     n_sent += 1
-                    detector.add(ev[1].tags)  # type: ignore[union-attr]
+                    detector.add(ev[1].tags)
                     if not detect_all and n_sent >= _DETECT_SENTENCES:
                         complete = False
                         break
             if not complete:
                 self._scan_tags(detector, n_sent)
             self.scheme = detector.result()
-            source: Iterable = _chain(buffer, raw)
+            source: Iterable[tuple[str, object]] = _chain(buffer, raw)
         else:
             if self.scheme is None:
                 self.scheme = "iob2"
@@ -496,20 +514,16 @@ class Reader:
         n = 0
         cursor = TextCursor(self.path) if self.format == "jsonl" else None
         for kind, obj in source:
-            if kind == "sentence":
+            if isinstance(obj, _Raw):  # a sentence
                 if n == 0:
-                    self._first_token_line = obj.line  # type: ignore[union-attr]
+                    self._first_token_line = obj.line
                 n += 1
-                s = self._decode(obj)  # type: ignore[arg-type]
-                if (
-                    cursor is not None
-                ):  # records placed in their document's text, as read_corpus does
-                    if cursor.goes_back(s):
-                        self._tally.add(
-                            "restart",
-                            s.line,
-                            f'"offset" {s.meta["offset"]} after text ending at {cursor.pos}',
-                        )
+                s = self._decode(obj)
+                if cursor is not None:  # each record placed in its document's text (as read_corpus)
+                    if cursor.goes_back(s):  # so s.meta holds an "offset"
+                        offset = (s.meta or {})["offset"]
+                        where = f'"offset" {offset} after text ending at {cursor.pos}'
+                        self._tally.add("restart", s.line, where)
                         cursor.reset()
                         yield "docstart", None
                     cursor.place(s)
@@ -521,12 +535,11 @@ class Reader:
         self.notes.extend(self._tally.notes(_TALLY_TEXTS))
         self._refuse_losses()
         if n == 0:
+            empty = self.n_lines == 0
             what = (
-                "the file is empty"
-                if self.n_lines == 0
-                else "no token lines (only -DOCSTART- or blank lines)"
+                "the file is empty" if empty else "no token lines (only -DOCSTART- or blank lines)"
             )
-            raise FormatError(self.path, None if self.n_lines == 0 else 1, f"no sentences: {what}")
+            raise FormatError(self.path, None if empty else 1, f"no sentences: {what}")
 
     def sentences(self) -> Iterator[Sentence]:
         for kind, obj in self.events():
@@ -534,14 +547,14 @@ class Reader:
                 yield obj  # type: ignore[misc]
 
 
-def _chain(buffer: list, rest: Iterator) -> Iterator:
+def _chain(buffer: list[_T], rest: Iterator[_T]) -> Iterator[_T]:
     yield from buffer
     buffer.clear()
     yield from rest
 
 
 def iter_sentences(
-    path,
+    path: StrPath,
     format: str | None = None,
     scheme: str | None = None,
     encoding: str | None = None,
@@ -549,11 +562,11 @@ def iter_sentences(
     on_invalid: str = "repair",
 ) -> Iterator[Sentence]:
     """Stream the sentences of a file without keeping them (for large files)."""
-    return Reader(path, format, scheme, encoding, strict, on_invalid).sentences()
+    return Reader(os.fspath(path), format, scheme, encoding, strict, on_invalid).sentences()
 
 
 def read_corpus(
-    path,
+    path: StrPath,
     format: str | None = None,
     scheme: str | None = None,
     encoding: str | None = None,
@@ -567,11 +580,11 @@ def read_corpus(
     objects that all stay (and no cycles), and each collection would walk all of them again —
     40 % of the time of a 1M-token file."""
     with _collector_paused():
-        return _read_corpus(path, format, scheme, encoding, strict, watch)
+        return _read_corpus(Reader(os.fspath(path), format, scheme, encoding, strict, watch=watch))
 
 
 @contextmanager
-def _collector_paused():
+def _collector_paused() -> Iterator[None]:
     was = gc.isenabled()
     gc.disable()
     try:
@@ -581,8 +594,7 @@ def _collector_paused():
             gc.enable()
 
 
-def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
-    reader = Reader(path, format, scheme, encoding, strict, watch=watch)
+def _read_corpus(reader: Reader) -> Corpus:
     if reader.foreign is not None:
         return reader.read_foreign()
     docs: list[Document] = [Document()]
@@ -608,9 +620,9 @@ def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
     return Corpus(
         docs,
         path=reader.path,
-        format=reader.format,
-        scheme=reader.scheme,
-        encoding=reader.encoding,
+        format=reader.known_format,
+        scheme=reader.known_scheme,
+        encoding=reader.known_encoding,
         newline=reader.newline,
         bom=reader.bom,
         final_newline=reader.final_newline,
@@ -623,8 +635,8 @@ def _read_corpus(path, format, scheme, encoding, strict, watch) -> Corpus:
 
 
 def convert_file(
-    src,
-    dst,
+    src: StrPath,
+    dst: StrPath,
     from_format: str | None = None,
     to_format: str | None = None,
     scheme: str | None = None,
@@ -643,8 +655,8 @@ def convert_file(
     target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
     target_format = normalize_format(to_format) if to_format else None
     losses = Losses() if losses is None else losses
-    reader = Reader(src, from_format, from_scheme, encoding, strict)
-    fmt = target_format or format_for_output(dst, reader.format) or reader.format
+    reader = Reader(os.fspath(src), from_format, from_scheme, encoding, strict)
+    fmt = target_format or format_for_output(dst, reader.format) or reader.known_format
     if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
         corpus = (
             reader.read_foreign()
@@ -659,10 +671,10 @@ def convert_file(
         return reader
     events = reader.events()
     first = next(events)  # fills in reader.scheme
-    sch = target_scheme or reader.scheme
+    sch = target_scheme or reader.known_scheme
     lossless = fmt == reader.format
 
-    def all_events():
+    def all_events() -> Iterator[tuple[str, object]]:
         yield first
         yield from events
 
@@ -672,21 +684,21 @@ def convert_file(
     write_lines(
         dst,
         lines,
-        reader.encoding,
+        reader.known_encoding,
         reader.newline if lossless else "\n",
-        reader.bom if lossless else _writing.new_file_bom(reader.encoding),
+        reader.bom if lossless else _writing.new_file_bom(reader.known_encoding),
         (lambda: reader.final_newline) if lossless else True,
     )
     return reader
 
 
-def _strict_lines(lines: Iterable[str], losses: Losses, dst) -> Iterator[str]:
+def _strict_lines(lines: Iterable[str], losses: Losses, dst: StrPath) -> Iterator[str]:
     """``lines``, then an error (the atomic write is abandoned) if the conversion lost anything."""
     yield from lines
     _raise_losses(losses, dst)
 
 
-def _raise_losses(losses: Losses, dst) -> None:
+def _raise_losses(losses: Losses, dst: StrPath) -> None:
     if losses:
         messages = losses.messages() or [
             f"{sum(losses.counts.values())} loss(es) of kind(s) {', '.join(losses.counts)}"
@@ -695,7 +707,7 @@ def _raise_losses(losses: Losses, dst) -> None:
         raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
 
 
-def _refuse_write_losses(corpus: Corpus, dst, fmt: str, scheme: str | None) -> None:
+def _refuse_write_losses(corpus: Corpus, dst: StrPath, fmt: str, scheme: str | None) -> None:
     """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
     import tempfile
 
