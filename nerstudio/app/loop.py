@@ -46,18 +46,18 @@ from ..errors import Cancelled, SettingsError
 from ..evaluation import evaluate_spans
 from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
-from ..rerank.model import RerankerModel
-from ..tagging.maxent import MaxEntTagger
-from ..tagging.perceptron import PerceptronTagger
 from . import loop_rerank
 from .attachments import Scored, index_nbest
 from .preannotate import PLACEHOLDER
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the learners (and scipy, numba) load with the first round, not the window
+    from ..rerank.model import RerankerModel
+    from ..tagging.maxent import MaxEntTagger
+    from ..tagging.perceptron import PerceptronTagger
     from .document import Document
 
-# the taggers the loop trains: a perceptron learns online, a max-ent one is trained again
-Tagger = PerceptronTagger | MaxEntTagger
+    # the taggers the loop trains: a perceptron learns online, a max-ent one is trained again
+    Tagger = PerceptronTagger | MaxEntTagger
 
 EVERY = 50  # max-ent: reviewed sentences between two trainings
 N_CANDIDATES = 10  # the N-best lists' size (the uncertainty order needs the top two)
@@ -178,6 +178,8 @@ class OnlineLearner:
     @property
     def online(self) -> bool:
         """Updates per sentence (a perceptron tagger), rather than every ``every`` sentences."""
+        from ..tagging.perceptron import PerceptronTagger
+
         return isinstance(self.tagger, PerceptronTagger)
 
     def new(self, rnd: Round, of: dict[int, tuple[Span, ...]] | None = None) -> list[int]:
@@ -216,6 +218,9 @@ class OnlineLearner:
         if train_tagger:
             new = self.new(rnd)
             current = self.tagger
+            from ..tagging.maxent import MaxEntTagger
+            from ..tagging.perceptron import PerceptronTagger
+
             if isinstance(current, PerceptronTagger):  # online
                 tagger = copy.deepcopy(current)
                 train_of = dict(zip(rnd.reviewed, rnd.train))
