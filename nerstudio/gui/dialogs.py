@@ -322,15 +322,20 @@ class Dialogs:
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()
 
-    def internal_error(self, what: str, exc: BaseException) -> None:
-        """A bug met while doing ``what`` ("Saving the corpus"): said to be a bug, with its traceback,
-        never shown as a problem with the user's input (those are NerstudioError/OSError)."""
-        import traceback
-
+    def bug(self, summary: str, details: str) -> None:
+        """The one report of a bug (``summary`` one line, ``details`` its traceback): said to be a
+        bug, never a problem with the user's input (those are NerstudioError/OSError)."""
         self.failure(
             "Internal error",
-            f"{what} failed: {type(exc).__name__}: {exc}\n\nThis is a bug in nerstudio, not a "
-            "problem with your input or settings: the details are below and in the log file "
-            "(Help ▸ Open log folder).",
-            "".join(traceback.format_exception(exc)),
+            f"{summary}\n\nThis is a bug in nerstudio, not a problem with your input or "
+            "settings: the details are below and in the log file (Help ▸ Open log folder).",
+            details,
+        )
+
+    def internal_error(self, what: str, exc: BaseException) -> None:
+        """A bug met while doing ``what`` ("Saving the corpus"), reported by :meth:`bug`."""
+        import traceback
+
+        self.bug(
+            f"{what} failed: {type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc))
         )

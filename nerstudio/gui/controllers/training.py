@@ -512,12 +512,7 @@ class TrainingController(QObject):
             return
         if os.environ.get("NERSTUDIO_DEBUG"):
             print(tb)
-        self.ctx.dialogs.failure(
-            "Internal error",
-            f"{name}: {message}\n\nThis is a bug in nerstudio, not a problem with your input or "
-            "settings: the details are below and in the log file (Help ▸ Open log folder).",
-            tb,
-        )
+        self.ctx.dialogs.bug(f"{name}: {message}", tb)
 
     @Slot(str, str)
     def _on_cancelled(self, name: str, _message: str) -> None:
