@@ -60,6 +60,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ..arrays import sorted_unique
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources.clusters import cluster_path, large_lexicon
@@ -342,7 +343,7 @@ class GlobalFeatures:
             s = self._base_names[b]
             names.append(s if c == 0 else _with_type(s, self.types_[c - 1]))
         # renumber the base vocabulary to the bases still in use; keys change accordingly
-        used = np.unique(base_ids)
+        used = sorted_unique(base_ids)
         remap = {int(old): new for new, old in enumerate(used.tolist())}
         old_index, old_names = self._base, self._base_names
         self._base = _ShardedIndex((old_names[old], new) for old, new in remap.items())
@@ -454,9 +455,9 @@ class GlobalFeatures:
                 r, k = self._sentence_keys(
                     nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow
                 )
-                comb = np.unique((r << _ROW_SHIFT) | k)
+                comb = sorted_unique((r << _ROW_SHIFT) | k)
                 if grow:
-                    sent_keys.append(np.unique(comb & _KEY_MASK))
+                    sent_keys.append(sorted_unique(comb & _KEY_MASK))
             per_sentence.append(comb)
             if (i & 127) == 127:
                 if should_cancel is not None and should_cancel():

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..arrays import sorted_unique
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from .data import RankingData, group_argmax
 from .glossary import describe, describe_template
@@ -195,7 +196,7 @@ def _aggregate(C: sp.csr_matrix, sent: np.ndarray, keys: list[tuple[str, str]]) 
     order = np.lexsort((coo.row, coo.col))  # by column, then decision (hence sentence) order
     cols, vals = coo.col[order].astype(np.int64), coo.data[order]
     sents = sent[coo.row[order]]
-    used = np.unique(cols)
+    used = sorted_unique(cols)
     pos, neg = vals > 0, vals < 0
     m = int(C.shape[1])
     n_for, n_against = np.bincount(cols[pos], minlength=m), np.bincount(cols[neg], minlength=m)

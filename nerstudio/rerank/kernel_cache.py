@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
 
+from ..arrays import sorted_unique
 from .tagging_kernel import SequenceStore
 
 
@@ -68,7 +69,7 @@ class KernelCache:
             grown[: len(entry[1])] = entry[1]
             entry[1] = grown
         cols = entry[1]
-        need = np.unique(pool_ids[cols[pool_ids] < 0])
+        need = sorted_unique(pool_ids[cols[pool_ids] < 0])
         self.computed += len(need)
         self.reused += len(pool_ids) - len(need)
         if len(need):

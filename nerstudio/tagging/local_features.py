@@ -103,6 +103,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..arrays import sorted_unique
 from ..corpus.model import Sentence
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..resources import Gazetteers, longest_match_iob
@@ -543,7 +544,7 @@ class KTFeatures:
         remap: dict[str, np.ndarray] = {}
         for x in self.types_:
             strings, _ = values[x]
-            u = np.unique(np.concatenate(used[x] + [np.zeros(1, dtype=np.int64)]))
+            u = sorted_unique(np.concatenate(used[x] + [np.zeros(1, dtype=np.int64)]))
             r = np.full(len(strings), -1, dtype=np.int64)
             r[u] = np.arange(len(u))
             remap[x] = r

@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..arrays import sorted_unique
 from ..corpus.model import Span
 from ..errors import SettingsError
 
@@ -364,7 +365,7 @@ class NonLocalFeatures:
                 [voc.get(n, -1) if n is not None else -1 for n in t["names"]], dtype=np.int64
             )
             known = ids[ids >= 0]
-            t["shared"] = len(np.unique(known)) < len(known)
+            t["shared"] = len(sorted_unique(known)) < len(known)
             t["stamp"] = stamp
         return t
 
