@@ -50,8 +50,6 @@ def run(
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from .main_window import MainWindow
-
     QCoreApplication.setOrganizationName("nerstudio")
     QCoreApplication.setApplicationName("nerstudio")
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
@@ -65,53 +63,108 @@ def run(
         settings.clear()
         # never offer a recovery
         settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))
+    from .main_window import MainWindow
     from .views.figure_image import RENDERER
 
     RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
+    if not screenshot:
+        return _run_for_user(app, settings, path, RENDERER.release)
     win = MainWindow(settings)
     release_on_first_expose(app, RENDERER.release)
-    ok = True
-    if not screenshot:
-        # the window first, then the corpus: the user sees the application at once
-        win.show()
-        app.processEvents()
-    if path:
-        ok = _open_from_command_line(win, path) if not screenshot else _load_or_fail(win, path)
-    elif default_corpus():
-        ok = win.load_demo()
-    if screenshot:
-        if not ok:
-            return 1
-        win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
-        win.resize(1280, 800)
-        win.show()
-        win.jobs.wait(60000)
-        if view == "training":
-            _stage_training(win)
-        elif view == "comparison":
-            _stage_comparison(win)
-        elif view == "stepper":
-            _stage_stepper(win)
-        else:
-            _stage_main(win)
-        for _ in range(5):
-            app.processEvents()
-        win.curve_plot.render_now()
-        for _ in range(5):
-            app.processEvents()
-        pix = win.grab()
-        if not pix.save(screenshot):
-            print(f"nerstudio: error: cannot write {screenshot}", file=sys.stderr)
-            return 1
-        print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
-        win.close()
-        settings.sync()
-        import shutil
-
-        shutil.rmtree(shot_dir, ignore_errors=True)
-        return 0
+    ok = _load_or_fail(win, path) if path else (win.load_demo() if default_corpus() else True)
+    if not ok:
+        return 1
+    win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
+    win.resize(1280, 800)
     win.show()
+    win.jobs.wait(60000)
+    if view == "training":
+        _stage_training(win)
+    elif view == "comparison":
+        _stage_comparison(win)
+    elif view == "stepper":
+        _stage_stepper(win)
+    else:
+        _stage_main(win)
+    for _ in range(5):
+        app.processEvents()
+    win.curve_plot.render_now()
+    for _ in range(5):
+        app.processEvents()
+    pix = win.grab()
+    if not pix.save(screenshot):
+        print(f"nerstudio: error: cannot write {screenshot}", file=sys.stderr)
+        return 1
+    print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
+    win.close()
+    settings.sync()
+    import shutil
+
+    shutil.rmtree(shot_dir, ignore_errors=True)
+    return 0
+
+
+def _run_for_user(app, settings, path: str | None, release) -> int:
+    """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
+    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures (``release``) and the
+    corpus (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
+    from .main_window import MainWindow
+
+    win = MainWindow(settings, shell=True)
+    win.show()
+    wait_until_exposed(app, win)
+    if not win.finish():
+        if win.failed is None:  # closed before it was built
+            return 0
+        from .. import logs
+
+        print(
+            f"nerstudio: internal error: {win.failed} (a bug; the details are in "
+            f"{logs.log_path()})",
+            file=sys.stderr,
+        )
+        app.exec()  # the window and the bug's report stay until the user closes them
+        return 1
+    release()
+    if path:
+        _open_from_command_line(win, path)
+    elif default_corpus():
+        win.load_demo()
+    if not win.isVisible():  # closed while the corpus was opening
+        return 0
     return app.exec()
+
+
+def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
+    """Run the event loop until ``win`` is on screen and painted (the event loop's turn after its
+    first Expose event), until it is closed, or for ``fallback_ms`` should it never be exposed
+    (another desktop, minimised)."""
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+
+    handle = win.windowHandle()
+    if handle is not None and handle.isExposed():
+        app.processEvents()
+        return
+    loop = QEventLoop()
+
+    class _Watch(QObject):
+        def eventFilter(self, obj, event):
+            kind = event.type()
+            if (
+                kind == QEvent.Type.Expose
+                and obj is win.windowHandle()
+                and win.windowHandle().isExposed()
+            ) or (kind == QEvent.Type.Close and obj is win):
+                QTimer.singleShot(0, loop, loop.quit)  # after the expose is painted
+            return False
+
+    watch = _Watch()
+    app.installEventFilter(watch)
+    QTimer.singleShot(fallback_ms, loop, loop.quit)
+    try:
+        loop.exec()
+    finally:
+        app.removeEventFilter(watch)
 
 
 def release_on_first_expose(app, release, fallback_ms: int = 3000) -> None:
