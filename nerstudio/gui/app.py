@@ -63,12 +63,12 @@ def run(
         settings.clear()
         # never offer a recovery
         settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))
+    if not screenshot:
+        return _run_for_user(app, settings, path)
     from .main_window import MainWindow
     from .views.figure_image import RENDERER
 
     RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
-    if not screenshot:
-        return _run_for_user(app, settings, path, RENDERER.release)
     win = MainWindow(settings)
     release_on_first_expose(app, RENDERER.release)
     ok = _load_or_fail(win, path) if path else (win.load_demo() if default_corpus() else True)
@@ -104,15 +104,19 @@ def run(
     return 0
 
 
-def _run_for_user(app, settings, path: str | None, release) -> int:
+def _run_for_user(app, settings, path: str | None) -> int:
     """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
-    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures (``release``) and the
-    corpus (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
+    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures and the corpus
+    (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
     from .main_window import MainWindow
 
     win = MainWindow(settings, shell=True)
     win.show()
     wait_until_exposed(app, win)
+    if win.isVisible():
+        from .views.figure_image import RENDERER
+
+        RENDERER.hold()  # matplotlib loads once the window is built, not while it is being built
     if not win.finish():
         if win.failed is None:  # closed before it was built
             return 0
@@ -125,7 +129,7 @@ def _run_for_user(app, settings, path: str | None, release) -> int:
         )
         app.exec()  # the window and the bug's report stay until the user closes them
         return 1
-    release()
+    RENDERER.release()
     if path:
         _open_from_command_line(win, path)
     elif default_corpus():

@@ -28,13 +28,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
 from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
 from . import screen_fit
-from .dialogs import Dialogs
 from .window_menus import WindowMenus
 
 if TYPE_CHECKING:  # annotations only: these load with the window's second phase
@@ -49,13 +48,12 @@ class MainWindow(WindowMenus):
         super().__init__()
         self.setObjectName("mainWindow")
         self.settings = settings or QSettings()
-        self.dialogs = Dialogs(self, self.settings)
         self.built = False  # the parts exist: at once, or once finish() has built them
         self.failed: str | None = None  # why finish() could not build them (a bug)
         self._closed = False  # closed as a shell: finish() builds nothing
         if shell:
             self.setWindowTitle("nerstudio")
-            self.setCentralWidget(_notice(self, STARTING))
+            self.setCentralWidget(_starting(self))
         else:
             self._build()
         geo = self.settings.value("window/geometry")
@@ -99,10 +97,12 @@ class MainWindow(WindowMenus):
         from .controllers.stepper import StepperController
         from .controllers.training import TrainingController
         from .controllers.what_if import WhatIfController
+        from .dialogs import Dialogs
         from .job_service import JobService
         from .window_views import Views
         from .zoom import Zoom
 
+        self.dialogs = Dialogs(self, self.settings)
         self.document = Document()
         self.jobs = JobService(self)
         # which sentence is shown (not "cursor": QWidget.cursor() is the mouse pointer's)
@@ -168,17 +168,19 @@ class MainWindow(WindowMenus):
         import traceback
 
         from .. import logs
+        from .dialogs import Dialogs
 
+        if getattr(self, "dialogs", None) is None:
+            self.dialogs = Dialogs(self, self.settings)
         self.failed = f"the window could not be built: {type(exc).__name__}: {exc}"
         self.dialogs.bug(
             f"Starting nerstudio failed: {type(exc).__name__}: {exc}",
             "".join(traceback.format_exception(exc)),
         )
-        notice = _notice(
+        notice = _failure(
             self,
             f"nerstudio could not start: {type(exc).__name__}: {exc}\n\nThis is a bug in "
             f"nerstudio; the details are in {logs.log_path()}",
-            quiet=False,
         )
         self.setCentralWidget(notice)
         notice.show()  # the window is on screen already
@@ -247,19 +249,35 @@ class MainWindow(WindowMenus):
         super().closeEvent(event)
 
 
-def _notice(parent: QWidget, text: str, quiet: bool = True) -> QLabel:
-    """The centre of the window before its parts exist: ``text`` centred, in the theme's
-    placeholder colour while starting (the window's text colour for a failure)."""
+def _starting(parent: QWidget) -> QWidget:
+    """The centre of the shell: "Starting nerstudio…" centred, in the theme's placeholder colour
+    (centred by stretches: no Qt enum, whose namespace would cost more than the window)."""
+    label = QLabel(STARTING)
+    label.setObjectName("startNotice")
+    pal = label.palette()
+    pal.setColor(QPalette.ColorRole.WindowText, pal.color(QPalette.ColorRole.PlaceholderText))
+    label.setPalette(pal)
+    centre = QWidget(parent)
+    rows = QBoxLayout(QBoxLayout.Direction.TopToBottom, centre)
+    row = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+    rows.addStretch(1)
+    rows.addLayout(row)
+    rows.addStretch(1)
+    row.addStretch(1)
+    row.addWidget(label)
+    row.addStretch(1)
+    return centre
+
+
+def _failure(parent: QWidget, text: str) -> QLabel:
+    """The centre of a window whose build failed: what happened, centred, selectable."""
+    from PySide6.QtCore import Qt
+
     label = QLabel(text, parent)
     label.setObjectName("startNotice")
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     label.setWordWrap(True)
     label.setMargin(24)
-    label.setAutoFillBackground(True)
-    pal = label.palette()
-    if quiet:
-        pal.setColor(QPalette.ColorRole.WindowText, pal.color(QPalette.ColorRole.PlaceholderText))
-    label.setPalette(pal)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
 

@@ -4,18 +4,17 @@ A base class of :class:`~nerstudio.gui.main_window.MainWindow`: the window calls
 :meth:`WindowMenus._build_menus` once its controllers exist (the actions call the controllers'
 methods), and Help ▸ Keyboard shortcuts reads the keys back from the menus. Kept apart from the
 window so that the window's module stays light (importing this one loads no numpy, no
-document model and no controller).
+document model and no controller; nor Qt's namespace of enums, nor the icons, which load with
+the toolbar).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QWidget
 
-from . import icons
 from .actions import make_action
 from .window_names import WindowNames
 
@@ -329,6 +328,10 @@ class WindowMenus(WindowNames, QMainWindow):
     def _build_toolbar(self) -> None:
         """One row of icons (the names are in the tooltips and the menus): it fits at 1280 px
         whatever the actions are called."""
+        from PySide6.QtCore import QSize, Qt  # Qt's namespace costs 40 ms: not before the shell
+
+        from . import icons
+
         tb = self.addToolBar("Main")
         tb.setObjectName("mainToolbar")
         tb.setMovable(False)
