@@ -363,3 +363,35 @@ def test_the_application_closed_before_its_window_is_built_exits_at_once(qapp, t
     (win,) = windows
     assert not win.built and not hasattr(win, "document")  # nothing was built
     win.deleteLater()
+
+
+def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
+    qapp, tmp_path, monkeypatch
+):
+    """The demo goes on starting jobs after the window was closed under it (its loading waits in
+    the event loop): the application stops them before it returns, instead of quitting with a
+    worker thread running (Qt aborts the process then)."""
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui import app
+    from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
+    from nerstudio.gui.workers import running_threads
+
+    windows = []
+
+    def load_demo(win):
+        windows.append(win)
+        assert win.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+        assert win.close()  # the user closes the window meanwhile
+        # what the demo does next: a job in a worker thread, after the window's shutdown
+        assert win.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+        assert [t.objectName() for t in running_threads(scan=False)] == ["nerstudio-prepare"]
+        return True
+
+    monkeypatch.setattr(MainWindow, "load_demo", load_demo)
+    monkeypatch.setattr(type(qapp), "exec", lambda _self: pytest.fail("the event loop ran"))
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    assert app._run_for_user(qapp, settings, None) == 0
+    (win,) = windows
+    assert running_threads(scan=False) == []
+    win.deleteLater()

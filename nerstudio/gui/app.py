@@ -134,7 +134,8 @@ def _run_for_user(app, settings, path: str | None) -> int:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo()
-    if not win.isVisible():  # closed while the corpus was opening
+    if not win.isVisible():  # closed while the corpus was opening: the jobs it went on to
+        win.jobs.shutdown()  # start after the window's own shutdown must not outlive it
         return 0
     return app.exec()
 
