@@ -395,3 +395,33 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
     (win,) = windows
     assert running_threads(scan=False) == []
     win.deleteLater()
+
+
+def test_the_application_whose_window_fails_to_build_says_so_and_exits_1(
+    qapp, tmp_path, monkeypatch, capsys
+):
+    from PySide6.QtCore import QSettings
+
+    from nerstudio import logs
+    from nerstudio.gui import app, dialogs, window_views
+
+    reports = []
+    monkeypatch.setattr(dialogs.Dialogs, "bug", lambda _self, summary, _tb: reports.append(summary))
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("views exploded")
+
+    monkeypatch.setattr(window_views, "Views", broken)
+    monkeypatch.setattr(type(qapp), "exec", lambda _self: 0)  # the user closes the window
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    assert app._run_for_user(qapp, settings, None) == 1
+    assert reports == ["Starting nerstudio failed: RuntimeError: views exploded"]
+    err = capsys.readouterr().err.splitlines()
+    assert [x for x in err if x.startswith("nerstudio:")] == [
+        "nerstudio: internal error: the window could not be built: RuntimeError: views exploded "
+        f"(a bug; the details are in {logs.log_path()})"
+    ]
+    for w in qapp.topLevelWidgets():
+        if w.objectName() == "mainWindow":
+            w.close()
+            w.deleteLater()
