@@ -425,3 +425,41 @@ def test_the_application_whose_window_fails_to_build_says_so_and_exits_1(
         if w.objectName() == "mainWindow":
             w.close()
             w.deleteLater()
+
+
+def test_waiting_for_the_first_expose_ends_on_expose_on_close_or_after_the_fallback(qapp, qtbot):
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMainWindow
+
+    from nerstudio.gui.app import wait_until_exposed
+
+    never_shown = QMainWindow()
+    qtbot.addWidget(never_shown)
+    t0 = time.monotonic()
+    wait_until_exposed(qapp, never_shown, fallback_ms=300)  # never exposed: the fallback
+    assert 0.25 <= time.monotonic() - t0 < 5
+
+    shown = QMainWindow()
+    qtbot.addWidget(shown)
+    shown.show()
+    wait_until_exposed(qapp, shown, fallback_ms=60000)
+    assert shown.windowHandle().isExposed()
+
+    closed = QMainWindow()  # never exposed, closed while waiting: the wait ends then
+    qtbot.addWidget(closed)
+    QTimer.singleShot(50, closed.close)
+    t0 = time.monotonic()
+    wait_until_exposed(qapp, closed, fallback_ms=60000)
+    assert time.monotonic() - t0 < 30
+
+
+def test_the_window_module_still_offers_the_names_it_re_exported():
+    import nerstudio.gui.main_window as mw
+    from nerstudio.gui.controllers.files import companion_nbest
+    from nerstudio.gui.controllers.training import sibling_dev
+
+    assert mw.companion_nbest is companion_nbest and mw.sibling_dev is sibling_dev
+    with pytest.raises(AttributeError):
+        _ = mw.no_such_name
