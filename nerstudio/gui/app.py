@@ -13,8 +13,6 @@ import os
 import sys
 import threading
 
-from ..demo import DEMO_CORPUS, DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 (re-exported for tests)
-
 
 def set_app_icon(app) -> None:
     """The application's icon (every window's, and the launcher's on Wayland through the desktop
@@ -31,7 +29,19 @@ def set_app_icon(app) -> None:
 
 
 def default_corpus() -> str | None:
+    from ..demo import DEMO_CORPUS
+
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
+
+
+def __getattr__(name: str):
+    """``DEMO_CORPUS``, ``DEMO_DIR``, ``DEMO_MODEL_DIR`` (re-exported for tests), read when asked
+    for: the demo module (:mod:`importlib.resources`, ≈ 14 ms) is not needed by the first window."""
+    if name in ("DEMO_CORPUS", "DEMO_DIR", "DEMO_MODEL_DIR"):
+        from .. import demo
+
+        return getattr(demo, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(
@@ -248,6 +258,8 @@ def _stage_training(win) -> None:
 def _stage_comparison(win) -> None:
     """Comparison tab: the demo's dev list, baseline against the reranked output, fixed sentences."""
     win.training_dock.hide()
+    from ..demo import DEMO_CORPUS
+
     dev = DEMO_CORPUS.with_name("dev.conll")
     if (
         win.corpus is not None

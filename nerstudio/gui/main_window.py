@@ -32,7 +32,6 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
-from ..demo import DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 - re-exported for tests and scripts
 from . import screen_fit
 from .window_menus import WindowMenus
 
@@ -283,7 +282,12 @@ def _failure(parent: QWidget, text: str) -> QLabel:
 
 
 def __getattr__(name: str):
-    """Names re-exported from the controllers for scripts, loaded when first asked for."""
+    """Names re-exported for tests and scripts (the demo's folders, two helpers of the
+    controllers), loaded when first asked for: not with the shell."""
+    if name in ("DEMO_DIR", "DEMO_MODEL_DIR"):
+        from .. import demo
+
+        return getattr(demo, name)
     if name == "companion_nbest":
         from .controllers.files import companion_nbest
 
