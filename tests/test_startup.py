@@ -463,3 +463,45 @@ def test_the_window_module_still_offers_the_names_it_re_exported():
     assert mw.companion_nbest is companion_nbest and mw.sibling_dev is sibling_dev
     with pytest.raises(AttributeError):
         _ = mw.no_such_name
+
+
+def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
+    qapp, tmp_path, monkeypatch
+):
+    """Quitting could abort the process ("QThread: Destroyed while thread 'nerstudio-tagger
+    N-best lists' is still running", seen on main under Xvfb): a controller started a job from
+    the job service's idle signal after the window's close had shut the jobs down."""
+    import time
+
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui import app
+    from nerstudio.gui.main_window import MainWindow
+    from nerstudio.gui.workers import running_threads
+
+    windows = []
+
+    def load_demo(win):
+        windows.append(win)
+        return True
+
+    def slow(ctx):
+        for _ in range(600):  # a minute, unless cancelled
+            if ctx.should_cancel():
+                return None
+            time.sleep(0.1)
+        return None
+
+    def the_user_quits(_self):
+        (win,) = windows
+        assert win.close()
+        assert win.jobs.run("late", slow)  # started after the close's shutdown
+        return 0
+
+    monkeypatch.setattr(MainWindow, "load_demo", load_demo)
+    monkeypatch.setattr(type(qapp), "exec", the_user_quits)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    t0 = time.monotonic()
+    assert app._run_for_user(qapp, settings, None) == 0
+    assert running_threads(scan=False) == [] and time.monotonic() - t0 < 30
+    windows[0].deleteLater()

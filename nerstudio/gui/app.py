@@ -147,7 +147,11 @@ def _run_for_user(app, settings, path: str | None) -> int:
     if not win.isVisible():  # closed while the corpus was opening: the jobs it went on to
         win.jobs.shutdown()  # start after the window's own shutdown must not outlive it
         return 0
-    return app.exec()
+    code = app.exec()
+    # a job started while the window was closing (the loop's N-best lists, once the jobs fall
+    # idle) would otherwise still run when the interpreter ends, and Qt aborts the process then
+    win.jobs.shutdown()
+    return code
 
 
 def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
