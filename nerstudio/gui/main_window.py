@@ -43,6 +43,8 @@ STARTING = "Starting nerstudio…"
 
 
 class MainWindow(WindowMenus):
+    """The main window; ``shell=True``: only its shell until :meth:`finish` (see the module)."""
+
     def __init__(self, settings: QSettings | None = None, *, shell: bool = False):
         super().__init__()
         self.setObjectName("mainWindow")
