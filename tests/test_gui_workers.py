@@ -136,12 +136,13 @@ def test_the_installed_qt_binding_keeps_none_and_true_alive():
 
 
 def test_a_known_broken_binding_is_named_with_its_fix(monkeypatch):
-    import importlib.metadata
     import sys
+
+    import PySide6
 
     import nerstudio.gui as gui
 
-    monkeypatch.setattr(importlib.metadata, "version", lambda _name: "6.12.0")
+    monkeypatch.setattr(PySide6, "__version__", "6.12.0")
     msg = gui.binding_problem()
     if sys.version_info >= (3, 12):
         assert msg is None

@@ -1,8 +1,10 @@
 """The application's first window comes before its heavy machinery (issue 26, point 1).
 
 The start-up runs in a fresh interpreter: an application-wide event filter notes which modules
-are loaded when a window is first exposed (on screen), then ends the process. matplotlib,
-scipy, numba and the learners must load on first use, after that. The learners' defaults that
+are loaded when a window is first exposed (on screen), then waits until the window is built
+and shows the demo's first sentence, and ends the process. The first window is the main
+window's shell (:class:`~nerstudio.gui.main_window.MainWindow` with ``shell=True``): numpy, the
+document model, the controllers, matplotlib, scipy, numba and the learners load after it. The learners' defaults that
 the training panel shows are read from their source for this (:mod:`nerstudio.experiments.defaults`):
 they must equal what the learners themselves say.
 """
@@ -21,6 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # loaded on first use, never before the first window
 HEAVY = (
+    # the window's second phase: the document model, its arrays and the controllers
+    "numpy",
+    "nerstudio.app.document",
+    "nerstudio.gui.controllers",
+    "nerstudio.gui.window_views",
     "matplotlib",
     "scipy",
     "numba",
@@ -50,29 +57,69 @@ HEAVY = (
 
 CHILD = r"""
 import json, os, sys
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QLabel
 
 HEAVY = json.loads(sys.argv[1])
 app = QApplication(sys.argv[:1])
+result = {"window": None, "loaded": [], "ready": None}
+
+
+def loaded():
+    return sorted({h for h in HEAVY for m in list(sys.modules) if m == h or m.startswith(h + ".")})
+
+
+def done():
+    print("RESULT " + json.dumps(result), flush=True)
+    os._exit(0)
+
+
+def poll():
+    win = next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"), None)
+    cursor = getattr(win, "sentence_cursor", None)
+    if not getattr(win, "built", False) or cursor is None or cursor.k < 0:
+        return
+    corpus = win.document.corpus
+    result["ready"] = {
+        "title": win.windowTitle(),
+        "corpus": os.path.basename(corpus.path),
+        "sentence": cursor.k,
+        "words_shown": win.sentence_view.words() == corpus.sentences[cursor.k].words,
+        "menus": [a.text().replace("&", "") for a in win.menuBar().actions()],
+        "notice_left": any(n.isVisible() for n in win.findChildren(QLabel, "startNotice")),
+        "central": win.centralWidget().objectName(),
+        "loaded": loaded(),
+    }
+    done()
+
 
 class FirstExpose(QObject):
     def eventFilter(self, obj, event):
-        if event.type() == QEvent.Expose:
-            loaded = sorted({h for h in HEAVY for m in list(sys.modules) if m == h or m.startswith(h + ".")})
-            print("RESULT " + json.dumps({"window": type(obj).__name__, "loaded": loaded}), flush=True)
-            os._exit(0)
+        if event.type() == QEvent.Expose and result["window"] is None:
+            top = next((w for w in app.topLevelWidgets() if w.windowHandle() is obj), None)
+            result["window"] = type(top).__name__ if top is not None else type(obj).__name__
+            result["notice"] = getattr(top.findChild(QLabel, "startNotice"), "text", lambda: None)()
+            result["loaded"] = loaded()
+            timer.start(5)
         return False
 
+
+timer = QTimer()
+timer.timeout.connect(poll)
+QTimer.singleShot(240000, done)  # never ready: say what was seen
 watch = FirstExpose()
 app.installEventFilter(watch)
 from nerstudio.gui.app import main
 main([])
-print("RESULT " + json.dumps({"window": None, "loaded": []}), flush=True)
+done()
 """
 
 
-def first_window_modules(tmp_path) -> dict:
+@pytest.fixture(scope="module")
+def start_up(tmp_path_factory) -> dict:
+    """``main.py`` (the demo) in a fresh interpreter: what was loaded at the first Expose
+    event, and the window once it is ready."""
+    tmp_path = tmp_path_factory.mktemp("startup")
     env = dict(
         os.environ,
         QT_QPA_PLATFORM="offscreen",
@@ -80,6 +127,7 @@ def first_window_modules(tmp_path) -> dict:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CACHE_HOME=str(tmp_path / "cache"),
+        NERSTUDIO_LOG_DIR=str(tmp_path / "logs"),
     )
     out = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(HEAVY)],
@@ -91,13 +139,29 @@ def first_window_modules(tmp_path) -> dict:
     )
     lines = [ln[len("RESULT ") :] for ln in out.stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines, f"the start-up child said nothing (exit {out.returncode}): {out.stderr[-2000:]}"
-    return json.loads(lines[-1])
+    got = json.loads(lines[-1])
+    got["stderr"] = out.stderr
+    return got
 
 
-def test_no_heavy_module_before_the_first_window(tmp_path):
-    got = first_window_modules(tmp_path)
-    assert got["window"] is not None, "no window was exposed"
-    assert got["loaded"] == [], f"loaded before the first window: {', '.join(got['loaded'])}"
+def test_no_heavy_module_before_the_first_window(start_up):
+    assert start_up["window"] == "MainWindow", "the main window was not the first exposed"
+    assert start_up["notice"] == "Starting nerstudio…"  # its shell
+    assert start_up["loaded"] == [], (
+        f"loaded before the first window: {', '.join(start_up['loaded'])}"
+    )
+
+
+def test_the_first_window_then_finishes_and_shows_the_demo(start_up):
+    ready = start_up["ready"]
+    assert ready is not None, f"the window never showed a sentence: {start_up['stderr'][-2000:]}"
+    assert ready["corpus"] == "train.conll" and ready["title"].startswith("nerstudio — train.conll")
+    assert ready["sentence"] == 0 and ready["words_shown"]
+    assert ready["menus"] == ["File", "Edit", "Annotate", "View", "Navigate", "Train", "Help"]
+    assert not ready["notice_left"] and ready["central"] != "startNotice"
+    # the second phase did load them: the list of heavy modules can fail
+    assert {"numpy", "nerstudio.app.document", "nerstudio.gui.controllers"} <= set(ready["loaded"])
+    assert "Traceback" not in start_up["stderr"]
 
 
 def test_reranker_defaults_read_from_source_are_the_learners_own():
@@ -183,3 +247,261 @@ def test_held_figures_are_drawn_once_released(qtbot, renderer, monkeypatch):
     assert img.renders == 0 and renderer._thread is None
     renderer.release()
     qtbot.waitUntil(lambda: img.renders == 1, timeout=30000)
+
+
+# -- the two phases, in this interpreter -------------------------------------------------------
+
+
+@pytest.fixture
+def shell(qtbot, tmp_path):
+    """The main window as the application first shows it: its shell, on screen."""
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    win = MainWindow(settings, shell=True)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def _notice(win):
+    from PySide6.QtWidgets import QLabel
+
+    shown = [n for n in win.findChildren(QLabel, "startNotice") if n.isVisible()]
+    return shown[0].text() if shown else None
+
+
+def _drag(win, path, drop: bool = False) -> bool:
+    """Drag ``path`` onto ``win`` (and drop it): True when the window takes it."""
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    how = (Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton)
+    enter = QDragEnterEvent(QPoint(20, 20), *how, Qt.KeyboardModifier.NoModifier)
+    enter.ignore()
+    win.dragEnterEvent(enter)
+    if drop:
+        win.dropEvent(QDropEvent(QPointF(20, 20), *how, Qt.KeyboardModifier.NoModifier))
+    return enter.isAccepted()
+
+
+def test_a_shell_closed_before_it_is_built_just_closes(shell, qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    assert not shell.built and _notice(shell) == "Starting nerstudio…"
+    # a drag is refused until the window can open what is dropped; a drop is ignored
+    assert not _drag(shell, tmp_path / "dropped.conll", drop=True)
+    qtbot.keyClick(shell, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # no shortcut yet
+    assert shell.close()  # nothing to confirm: nothing was opened
+    assert not shell.isVisible()
+    assert shell.finish() is False  # the second phase never comes
+    assert not shell.built and not hasattr(shell, "document") and not hasattr(shell, "files")
+    assert shell.settings.value("window/geometry") is not None  # where it was is kept
+    assert shell.settings.value("window/state") is None  # no docks were there to save
+
+
+def test_a_shell_finishes_into_the_full_window_in_place(shell, qtbot):
+    from PySide6.QtCore import Qt
+
+    from nerstudio.gui.main_window import DEMO_DIR
+
+    geometry = shell.geometry()
+    assert shell.finish() is True and shell.built and shell.finish() is True  # once
+    assert _notice(shell) is None and _drag(shell, DEMO_DIR / "train.conll")
+    assert shell.geometry() == geometry  # built in place: the window neither moved nor resized
+    assert shell.windowTitle() == "nerstudio — no corpus[*]"
+    assert shell.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+    assert shell.sentence_view.words() == shell.corpus.sentences[0].words
+    shell.activateWindow()
+    qtbot.keyClick(shell, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # the keys work
+    assert shell.views.workspaces.current == "annotate"
+    assert shell.close()
+
+
+def test_a_failing_build_is_reported_as_a_bug_not_an_empty_window(shell, monkeypatch):
+    from nerstudio.gui import dialogs, window_views
+
+    reports = []
+    monkeypatch.setattr(dialogs.Dialogs, "bug", lambda _self, _summary, tb: reports.append(tb))
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("views exploded")
+
+    monkeypatch.setattr(window_views, "Views", broken)
+    assert shell.finish() is False and not shell.built
+    assert shell.failed == "the window could not be built: RuntimeError: views exploded"
+    assert reports and "views exploded" in reports[0] and "Traceback" in reports[0]
+    assert "views exploded" in _notice(shell) and "a bug" in _notice(shell)
+    assert shell.finish() is False and len(reports) == 1  # not built twice
+    assert shell.close()  # the worker thread the build had started is stopped
+    assert not shell.jobs.busy
+
+
+def test_the_application_closed_before_its_window_is_built_exits_at_once(qapp, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui import app
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    windows = []
+
+    def close_while_waiting(_app, win, fallback_ms=3000):
+        windows.append(win)
+        win.close()
+
+    original = app.wait_until_exposed
+    app.wait_until_exposed = close_while_waiting
+    try:
+        assert app._run_for_user(qapp, settings, None) == 0  # at once: no event loop to quit
+    finally:
+        app.wait_until_exposed = original
+    (win,) = windows
+    assert not win.built and not hasattr(win, "document")  # nothing was built
+    win.deleteLater()
+
+
+def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
+    qapp, tmp_path, monkeypatch
+):
+    """The demo goes on starting jobs after the window was closed under it (its loading waits in
+    the event loop): the application stops them before it returns, instead of quitting with a
+    worker thread running (Qt aborts the process then)."""
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui import app
+    from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
+    from nerstudio.gui.workers import running_threads
+
+    windows = []
+
+    def load_demo(win):
+        windows.append(win)
+        assert win.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+        assert win.close()  # the user closes the window meanwhile
+        # what the demo does next: a job in a worker thread, after the window's shutdown
+        assert win.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+        assert [t.objectName() for t in running_threads(scan=False)] == ["nerstudio-prepare"]
+        return True
+
+    monkeypatch.setattr(MainWindow, "load_demo", load_demo)
+    monkeypatch.setattr(type(qapp), "exec", lambda _self: pytest.fail("the event loop ran"))
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    assert app._run_for_user(qapp, settings, None) == 0
+    (win,) = windows
+    assert running_threads(scan=False) == []
+    win.deleteLater()
+
+
+def test_the_application_whose_window_fails_to_build_says_so_and_exits_1(
+    qapp, tmp_path, monkeypatch, capsys
+):
+    from PySide6.QtCore import QSettings
+
+    from nerstudio import logs
+    from nerstudio.gui import app, dialogs, window_views
+
+    reports = []
+    monkeypatch.setattr(dialogs.Dialogs, "bug", lambda _self, summary, _tb: reports.append(summary))
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("views exploded")
+
+    monkeypatch.setattr(window_views, "Views", broken)
+    monkeypatch.setattr(type(qapp), "exec", lambda _self: 0)  # the user closes the window
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    assert app._run_for_user(qapp, settings, None) == 1
+    assert reports == ["Starting nerstudio failed: RuntimeError: views exploded"]
+    err = capsys.readouterr().err.splitlines()
+    assert [x for x in err if x.startswith("nerstudio:")] == [
+        "nerstudio: internal error: the window could not be built: RuntimeError: views exploded "
+        f"(a bug; the details are in {logs.log_path()})"
+    ]
+    for w in qapp.topLevelWidgets():
+        if w.objectName() == "mainWindow":
+            w.close()
+            w.deleteLater()
+
+
+def test_waiting_for_the_first_expose_ends_on_expose_on_close_or_after_the_fallback(qapp, qtbot):
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMainWindow
+
+    from nerstudio.gui.app import wait_until_exposed
+
+    never_shown = QMainWindow()
+    qtbot.addWidget(never_shown)
+    t0 = time.monotonic()
+    wait_until_exposed(qapp, never_shown, fallback_ms=300)  # never exposed: the fallback
+    assert 0.25 <= time.monotonic() - t0 < 5
+
+    shown = QMainWindow()
+    qtbot.addWidget(shown)
+    shown.show()
+    wait_until_exposed(qapp, shown, fallback_ms=60000)
+    assert shown.windowHandle().isExposed()
+
+    closed = QMainWindow()  # never exposed, closed while waiting: the wait ends then
+    qtbot.addWidget(closed)
+    QTimer.singleShot(50, closed.close)
+    t0 = time.monotonic()
+    wait_until_exposed(qapp, closed, fallback_ms=60000)
+    assert time.monotonic() - t0 < 30
+
+
+def test_the_window_module_still_offers_the_names_it_re_exported():
+    import nerstudio.gui.main_window as mw
+    from nerstudio.gui.controllers.files import companion_nbest
+    from nerstudio.gui.controllers.training import sibling_dev
+
+    assert mw.companion_nbest is companion_nbest and mw.sibling_dev is sibling_dev
+    with pytest.raises(AttributeError):
+        _ = mw.no_such_name
+
+
+def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
+    qapp, tmp_path, monkeypatch
+):
+    """Quitting could abort the process ("QThread: Destroyed while thread 'nerstudio-tagger
+    N-best lists' is still running", seen on main under Xvfb): a controller started a job from
+    the job service's idle signal after the window's close had shut the jobs down."""
+    import time
+
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui import app
+    from nerstudio.gui.main_window import MainWindow
+    from nerstudio.gui.workers import running_threads
+
+    windows = []
+
+    def load_demo(win):
+        windows.append(win)
+        return True
+
+    def slow(ctx):
+        for _ in range(600):  # a minute, unless cancelled
+            if ctx.should_cancel():
+                return None
+            time.sleep(0.1)
+        return None
+
+    def the_user_quits(_self):
+        (win,) = windows
+        assert win.close()
+        assert win.jobs.run("late", slow)  # started after the close's shutdown
+        return 0
+
+    monkeypatch.setattr(MainWindow, "load_demo", load_demo)
+    monkeypatch.setattr(type(qapp), "exec", the_user_quits)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    t0 = time.monotonic()
+    assert app._run_for_user(qapp, settings, None) == 0
+    assert running_threads(scan=False) == [] and time.monotonic() - t0 < 30
+    windows[0].deleteLater()

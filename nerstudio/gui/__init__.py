@@ -16,10 +16,10 @@ BROKEN_BINDINGS = {"6.12.0": (3, 12)}  # version -> first Python on which it is 
 
 def binding_problem() -> str | None:
     """One line saying why the installed PySide6 cannot be used, or ``None``."""
-    try:
-        from importlib.metadata import version
+    try:  # the package's own version (PySide6-Essentials'): importlib.metadata costs 50 ms
+        import PySide6
 
-        have = version("PySide6-Essentials")
+        have = PySide6.__version__
     except Exception:
         return None
     fixed_on = BROKEN_BINDINGS.get(have)

@@ -13,8 +13,6 @@ import os
 import sys
 import threading
 
-from ..demo import DEMO_CORPUS, DEMO_DIR, DEMO_MODEL_DIR  # noqa: F401 (re-exported for tests)
-
 
 def set_app_icon(app) -> None:
     """The application's icon (every window's, and the launcher's on Wayland through the desktop
@@ -31,7 +29,19 @@ def set_app_icon(app) -> None:
 
 
 def default_corpus() -> str | None:
+    from ..demo import DEMO_CORPUS
+
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
+
+
+def __getattr__(name: str):
+    """``DEMO_CORPUS``, ``DEMO_DIR``, ``DEMO_MODEL_DIR`` (re-exported for tests), read when asked
+    for: the demo module (:mod:`importlib.resources`, ≈ 14 ms) is not needed by the first window."""
+    if name in ("DEMO_CORPUS", "DEMO_DIR", "DEMO_MODEL_DIR"):
+        from .. import demo
+
+        return getattr(demo, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run(
@@ -50,8 +60,6 @@ def run(
     from PySide6.QtCore import QCoreApplication, QSettings
     from PySide6.QtWidgets import QApplication
 
-    from .main_window import MainWindow
-
     QCoreApplication.setOrganizationName("nerstudio")
     QCoreApplication.setApplicationName("nerstudio")
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
@@ -65,53 +73,117 @@ def run(
         settings.clear()
         # never offer a recovery
         settings.setValue("annotation/recoveryDir", os.path.join(shot_dir, "recovery"))
+    if not screenshot:
+        return _run_for_user(app, settings, path)
+    from .main_window import MainWindow
     from .views.figure_image import RENDERER
 
     RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
     win = MainWindow(settings)
     release_on_first_expose(app, RENDERER.release)
-    ok = True
-    if not screenshot:
-        # the window first, then the corpus: the user sees the application at once
-        win.show()
-        app.processEvents()
-    if path:
-        ok = _open_from_command_line(win, path) if not screenshot else _load_or_fail(win, path)
-    elif default_corpus():
-        ok = win.load_demo()
-    if screenshot:
-        if not ok:
-            return 1
-        win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
-        win.resize(1280, 800)
-        win.show()
-        win.jobs.wait(60000)
-        if view == "training":
-            _stage_training(win)
-        elif view == "comparison":
-            _stage_comparison(win)
-        elif view == "stepper":
-            _stage_stepper(win)
-        else:
-            _stage_main(win)
-        for _ in range(5):
-            app.processEvents()
-        win.curve_plot.render_now()
-        for _ in range(5):
-            app.processEvents()
-        pix = win.grab()
-        if not pix.save(screenshot):
-            print(f"nerstudio: error: cannot write {screenshot}", file=sys.stderr)
-            return 1
-        print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
-        win.close()
-        settings.sync()
-        import shutil
-
-        shutil.rmtree(shot_dir, ignore_errors=True)
-        return 0
+    ok = _load_or_fail(win, path) if path else (win.load_demo() if default_corpus() else True)
+    if not ok:
+        return 1
+    win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
+    win.resize(1280, 800)
     win.show()
-    return app.exec()
+    win.jobs.wait(60000)
+    if view == "training":
+        _stage_training(win)
+    elif view == "comparison":
+        _stage_comparison(win)
+    elif view == "stepper":
+        _stage_stepper(win)
+    else:
+        _stage_main(win)
+    for _ in range(5):
+        app.processEvents()
+    win.curve_plot.render_now()
+    for _ in range(5):
+        app.processEvents()
+    pix = win.grab()
+    if not pix.save(screenshot):
+        print(f"nerstudio: error: cannot write {screenshot}", file=sys.stderr)
+        return 1
+    print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
+    win.close()
+    settings.sync()
+    import shutil
+
+    shutil.rmtree(shot_dir, ignore_errors=True)
+    return 0
+
+
+def _run_for_user(app, settings, path: str | None) -> int:
+    """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
+    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures and the corpus
+    (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
+    from .main_window import MainWindow
+
+    win = MainWindow(settings, shell=True)
+    win.show()
+    wait_until_exposed(app, win)
+    if win.isVisible():
+        from .views.figure_image import RENDERER
+
+        RENDERER.hold()  # matplotlib loads once the window is built, not while it is being built
+    if not win.finish():
+        if win.failed is None:  # closed before it was built
+            return 0
+        from .. import logs
+
+        print(
+            f"nerstudio: internal error: {win.failed} (a bug; the details are in "
+            f"{logs.log_path()})",
+            file=sys.stderr,
+        )
+        app.exec()  # the window and the bug's report stay until the user closes them
+        return 1
+    RENDERER.release()
+    if path:
+        _open_from_command_line(win, path)
+    elif default_corpus():
+        win.load_demo()
+    if not win.isVisible():  # closed while the corpus was opening: the jobs it went on to
+        win.jobs.shutdown()  # start after the window's own shutdown must not outlive it
+        return 0
+    code = app.exec()
+    # a job started while the window was closing (the loop's N-best lists, once the jobs fall
+    # idle) would otherwise still run when the interpreter ends, and Qt aborts the process then
+    win.jobs.shutdown()
+    return code
+
+
+def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
+    """Run the event loop until ``win`` is on screen and painted (the event loop's turn after its
+    first Expose event), until it is closed, or for ``fallback_ms`` should it never be exposed
+    (another desktop, minimised)."""
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+
+    handle = win.windowHandle()
+    if handle is not None and handle.isExposed():
+        app.processEvents()
+        return
+    loop = QEventLoop()
+
+    class _Watch(QObject):
+        def eventFilter(self, obj, event):
+            kind = event.type()
+            if (
+                kind == QEvent.Type.Expose
+                and obj is win.windowHandle()
+                and win.windowHandle().isExposed()
+            ) or (kind == QEvent.Type.Close and obj is win):
+                QTimer.singleShot(0, loop, loop.quit)  # after the expose is painted
+            return False
+
+    watch = _Watch()
+    app.installEventFilter(watch)
+    QTimer.singleShot(fallback_ms, loop, loop.quit)
+    try:
+        loop.exec()
+    finally:
+        app.removeEventFilter(watch)
 
 
 def release_on_first_expose(app, release, fallback_ms: int = 3000) -> None:
@@ -190,6 +262,8 @@ def _stage_training(win) -> None:
 def _stage_comparison(win) -> None:
     """Comparison tab: the demo's dev list, baseline against the reranked output, fixed sentences."""
     win.training_dock.hide()
+    from ..demo import DEMO_CORPUS
+
     dev = DEMO_CORPUS.with_name("dev.conll")
     if (
         win.corpus is not None
