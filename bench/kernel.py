@@ -3,7 +3,7 @@
 linear learners, with training and test cost.
 
     python bench/kernel.py --nbest DIR [--sentences 3000] [--lam 0.5] [--word-features]
-                           [--raw] [--fixed-beta] [--beta B] [--threads 1] [--global-features] [--resources] [--json]
+                           [--raw] [--fixed-beta] [--beta B] [--threads 1] [--global-features] [--resources] [--clusters] [--json]
 
 DIR holds ``train-nbest.npz``, ``dev-nbest.npz`` and ``test-nbest.npz`` as written by
 ``nerstudio experiment``. Prints, measured in this run: the baseline's dev/test F, the kernel
@@ -59,11 +59,16 @@ def main(argv=None) -> int:
         help="global features with the bundled gazetteers and the document context, as the typed "
         "experiment's defaults",
     )
+    ap.add_argument(
+        "--clusters",
+        action="store_true",
+        help="global features with the Brown-cluster families too (--global-clusters)",
+    )
     ap.add_argument("--no-linear", action="store_true")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     nbs = {k: NBestList.load(a.nbest / f"{k}-nbest.npz") for k in ("train", "dev", "test")}
-    gf = GlobalFeatures(gazetteers=a.resources, context=a.resources)
+    gf = GlobalFeatures(gazetteers=a.resources, context=a.resources, clusters=a.clusters)
     d = {"train": gf.fit_transform(nbs["train"])}
     d["dev"], d["test"] = gf.transform(nbs["dev"]), gf.transform(nbs["test"])
     base = {k: d[k].prf(np.zeros(len(d[k]), int))[2] for k in ("dev", "test")}

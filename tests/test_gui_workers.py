@@ -176,3 +176,23 @@ def test_figures_destroyed_while_their_image_is_drawn_do_not_crash(qtbot):
         gc.collect()
     kept.request(draw)
     qtbot.waitUntil(lambda: RENDERER.idle() and kept.renders > 0, timeout=30000)
+
+
+def test_a_shut_down_job_service_starts_nothing_new(qtbot):
+    """The window's close shuts the service down; a controller reacting to the cancellations
+    it causes (the loop's idle handler listing N-best candidates) must not start a thread that
+    outlives the window (Qt aborts the process: 'QThread destroyed while still running')."""
+    from nerstudio.gui.job_service import JobService
+
+    svc = JobService()
+    ran = []
+    assert svc.run("before", lambda ctx: ran.append("before"))
+    assert svc.wait(5000)
+    svc.shutdown()
+    assert svc.closed
+    assert not svc.run("after", lambda ctx: ran.append("after"))
+    svc.view("view after", lambda ctx: ran.append("view"), lambda _r: ran.append("view done"))
+    qtbot.wait(100)
+    assert not svc.busy and svc.view_running() == ""
+    assert ran == ["before"]
+    assert not running_threads()

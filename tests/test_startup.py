@@ -369,8 +369,8 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
     qapp, tmp_path, monkeypatch
 ):
     """The demo goes on starting jobs after the window was closed under it (its loading waits in
-    the event loop): the application stops them before it returns, instead of quitting with a
-    worker thread running (Qt aborts the process then)."""
+    the event loop): they are refused, so the application never quits with a worker thread
+    running (Qt aborts the process then)."""
     from PySide6.QtCore import QSettings
 
     from nerstudio.gui import app
@@ -383,9 +383,10 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
         windows.append(win)
         assert win.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
         assert win.close()  # the user closes the window meanwhile
-        # what the demo does next: a job in a worker thread, after the window's shutdown
-        assert win.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
-        assert [t.objectName() for t in running_threads(scan=False)] == ["nerstudio-prepare"]
+        # what the demo does next: a job in a worker thread, after the window's shutdown —
+        # refused: nothing starts once the window's jobs are shut down
+        assert not win.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+        assert running_threads(scan=False) == []
         return True
 
     monkeypatch.setattr(MainWindow, "load_demo", load_demo)
@@ -470,7 +471,8 @@ def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
 ):
     """Quitting could abort the process ("QThread: Destroyed while thread 'nerstudio-tagger
     N-best lists' is still running", seen on main under Xvfb): a controller started a job from
-    the job service's idle signal after the window's close had shut the jobs down."""
+    the job service's idle signal after the window's close had shut the jobs down. The service
+    now refuses any job once shut down."""
     import time
 
     from PySide6.QtCore import QSettings
@@ -495,7 +497,7 @@ def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
     def the_user_quits(_self):
         (win,) = windows
         assert win.close()
-        assert win.jobs.run("late", slow)  # started after the close's shutdown
+        assert not win.jobs.run("late", slow)  # refused after the close's shutdown
         return 0
 
     monkeypatch.setattr(MainWindow, "load_demo", load_demo)

@@ -144,12 +144,13 @@ def _run_for_user(app, settings, path: str | None) -> int:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo()
-    if not win.isVisible():  # closed while the corpus was opening: the jobs it went on to
-        win.jobs.shutdown()  # start after the window's own shutdown must not outlive it
+    if not win.isVisible():  # closed while the corpus was opening (its jobs are shut down)
+        win.jobs.shutdown()
         return 0
     code = app.exec()
-    # a job started while the window was closing (the loop's N-best lists, once the jobs fall
-    # idle) would otherwise still run when the interpreter ends, and Qt aborts the process then
+    # the window's close shut its jobs down and the service refuses new ones after that; this
+    # second call only makes sure no worker thread is alive when the interpreter ends (Qt
+    # aborts the process then)
     win.jobs.shutdown()
     return code
 

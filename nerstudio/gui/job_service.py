@@ -36,6 +36,7 @@ class JobService(QObject):
         self._runner = TaskRunner(self)
         self.views = JobQueue(self)  # has wait() too (tests, screenshots)
         self._callbacks: dict[str, Callable | None] = {}
+        self._closed = False  # after shutdown(): nothing new starts (the window is going)
         r = self._runner
         r.started.connect(self.started)
         r.progress.connect(self.progress)
@@ -67,8 +68,10 @@ class JobService(QObject):
         on_failed: Callable[[str, str], None] | None = None,
         on_cancelled: Callable[[], None] | None = None,
     ) -> bool:
-        """Start ``job``; False (nothing started) while another work job runs."""
-        if self._runner.busy:
+        """Start ``job``; False (nothing started) while another work job runs or once the service
+        is shut down (a controller reacting to the close's own cancellations must not start
+        a thread that outlives the window)."""
+        if self._closed or self._runner.busy:
             return False
         self._callbacks = {
             "done": on_done,
@@ -129,7 +132,8 @@ class JobService(QObject):
         on_done: Callable[[Any], None],
         on_failed: Callable[[str], None] | None = None,
     ) -> None:
-        self.views.submit(name, job, on_done, on_failed)
+        if not self._closed:
+            self.views.submit(name, job, on_done, on_failed)
 
     def cancel_view(self, name: str | None = None) -> None:
         self.views.cancel(name)
@@ -137,7 +141,13 @@ class JobService(QObject):
     def view_running(self) -> str:
         return self.views.running()
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def shutdown(self) -> None:
+        """Cancel and wait for what runs; from now on nothing new starts."""
+        self._closed = True
         self._runner.cancel()
         self.views.shutdown()
         self._runner.shutdown()
