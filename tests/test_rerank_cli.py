@@ -375,3 +375,20 @@ def test_default_systems_include_the_kernel_with_training_and_test_seconds(
     md = (out / "report.md").read_text()
     assert "| training s | test scoring s |" in md
     assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md
+
+
+def test_the_collins2002_preset_keeps_the_papers_settings_whatever_the_defaults():
+    """The defaults moved to the Brown clusters and a larger kernel sample (chosen on dev,
+    docs/clusters.md); the preset's run must not move with them: every setting that
+    distinguishes the defaults is pinned by the preset."""
+    from nerstudio.experiments.collins import ExperimentConfig
+
+    default, paper = ExperimentConfig(), ExperimentConfig.from_preset("collins2002")
+    assert "clusters" in default.tagger_features and default.reranker_clusters
+    assert default.kernel_sentences == 6000
+    assert paper.tagger_features == "paper" and paper.task == "scn"
+    assert paper.reranker_clusters is False and paper.reranker_biglex is False
+    assert paper.reranker_gazetteers is False and paper.reranker_context is False
+    assert paper.learner_params("kernel")["max_sentences"] == 3000
+    assert paper.learner_params("kernel")["word_features"] is False
+    assert (paper.tagger_cutoff, paper.tagger_max_iter) == (5, 100)

@@ -445,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="collins suite: the Brown clusters of an entity's words (BC/BCL) as global features of the "
-        "rerankers (default off; docs/clusters.md)",
+        "rerankers (default on; off in the collins2002 preset; docs/clusters.md)",
     )
     p.add_argument(
         "--global-biglex",
@@ -505,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=_feature_set,
         default=None,
         metavar="SET",
-        help="tagger feature set (collins: default conll+rich+gaz; +gaz: with the bundled gazetteers, "
+        help="tagger feature set (collins: default conll+rich+gaz+clusters; +gaz: with the bundled gazetteers, "
         "+gaz:LISTS some of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix "
         "templates; +clusters: Brown-cluster prefixes; +biglex: large-corpus lowercase lexicon; kazama: "
         "kt (K&T Table 1), kt+rich, kt+rich+clusters[+biglex])",
