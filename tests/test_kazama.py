@@ -145,7 +145,7 @@ def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
     ] == "kazama"
     # the defaults are the dev-chosen features; --features/--gazetteer give K&T's Table 1 back
     margin = rep["systems"][0]["settings"]
-    assert (margin["features"], margin["gazetteer"]) == ("kt+rich", "lists")
+    assert (margin["features"], margin["gazetteer"]) == ("kt+rich+clusters", "lists")
     assert (
         main(
             [

@@ -508,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="tagger feature set (collins: default conll+rich+gaz+clusters; +gaz: with the bundled gazetteers, "
         "+gaz:LISTS some of them, e.g. +gaz:locations/nationalities; +rich: more shape and affix "
         "templates; +clusters: Brown-cluster prefixes; +biglex: large-corpus lowercase lexicon; kazama: "
-        "kt (K&T Table 1), kt+rich, kt+rich+clusters[+biglex])",
+        "kt (K&T Table 1), kt+rich, kt+rich+clusters (default)[+biglex])",
     )
     p.add_argument(
         "--tagger-l2",
