@@ -132,8 +132,8 @@ class ExperimentConfig:
     # they raise the best reranker's dev F from 92.25 to 92.43 (docs/clusters.md)
     reranker_clusters: bool | tuple = True  # --no-global-clusters turns them off
     reranker_biglex: bool = False
-    # the kernel perceptron is the slowest (71 s to train with its β search and 20 s to score the
-    # test list on CoNLL-2003 typed, on a shared machine: README, "Closing the typed gap")
+    # the kernel perceptron is the slowest (on CoNLL-2003 typed with the defaults, 301 s to train
+    # with its β search and 79 s to score the test list, on a shared machine: docs/clusters.md)
     systems: tuple = ("boost", "voted", "averaged", "kernel")
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025
