@@ -78,15 +78,15 @@ def run(
     from .main_window import MainWindow
     from .views.figure_image import RENDERER
 
-    RENDERER.hold()  # matplotlib loads once the window is on screen, not while it is being made
+    RENDERER.hold()  # matplotlib loads once the window is shown, not while it is being made
     win = MainWindow(settings)
-    release_on_first_expose(app, RENDERER.release)
     ok = _load_or_fail(win, path) if path else (win.load_demo() if default_corpus() else True)
     if not ok:
         return 1
     win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
     win.resize(1280, 800)
     win.show()
+    RENDERER.release()
     win.jobs.wait(60000)
     if view == "training":
         _stage_training(win)
@@ -123,10 +123,9 @@ def _run_for_user(app, settings, path: str | None) -> int:
     win = MainWindow(settings, shell=True)
     win.show()
     wait_until_exposed(app, win)
-    if win.isVisible():
-        from .views.figure_image import RENDERER
+    from .views.figure_image import RENDERER
 
-        RENDERER.hold()  # matplotlib loads once the window is built, not while it is being built
+    RENDERER.hold()  # matplotlib loads once the window is built, not while it is being built
     if not win.finish():
         if win.failed is None:  # closed before it was built
             return 0
@@ -144,13 +143,10 @@ def _run_for_user(app, settings, path: str | None) -> int:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo()
-    if not win.isVisible():  # closed while the corpus was opening (its jobs are shut down)
-        win.jobs.shutdown()
-        return 0
-    code = app.exec()
+    # not visible: closed while the corpus was opening
+    code = app.exec() if win.isVisible() else 0
     # the window's close shut its jobs down and the service refuses new ones after that; this
-    # second call only makes sure no worker thread is alive when the interpreter ends (Qt
-    # aborts the process then)
+    # makes sure no worker thread is alive when the interpreter ends (Qt aborts the process then)
     win.jobs.shutdown()
     return code
 
@@ -185,29 +181,6 @@ def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
         loop.exec()
     finally:
         app.removeEventFilter(watch)
-
-
-def release_on_first_expose(app, release, fallback_ms: int = 3000) -> None:
-    """Call ``release`` once, when any window of ``app`` is first exposed (on screen), or after
-    ``fallback_ms`` should no window ever be."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
-
-    class _Watch(QObject):
-        def eventFilter(self, obj, event):
-            if event.type() == QEvent.Expose:
-                self.fire()
-            return False
-
-        def fire(self):
-            if self.parent() is not None:
-                app.removeEventFilter(self)
-                self.setParent(None)
-                self.deleteLater()
-                release()
-
-    watch = _Watch(app)
-    app.installEventFilter(watch)
-    QTimer.singleShot(fallback_ms, watch, watch.fire)
 
 
 def _interesting_sentence(win) -> int:
