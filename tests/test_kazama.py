@@ -321,3 +321,75 @@ def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, mo
     )
     margin = next(s for s in report["systems"] if s["name"] == "margin")
     assert seen["C"] == margin["settings"]["C"] in (0.5, 80.0)
+
+
+def test_trainings_side_by_side_give_the_same_report(tmp_path):
+    """Every system and every C of a grid trained in two processes gives what one process gives:
+    the same figures, settings, choices of C and epoch, and byte-identical predictions."""
+    reports = {}
+    for workers in (1, 2):
+        cfg = KazamaConfig(
+            epochs=3,
+            joint_epochs=2,
+            n=4,
+            n_test=5,
+            n_primes=(4,),
+            folds=2,
+            workers=workers,
+            C_grids={"margin": (5, 50), "proposed": (2, 30), "reranking2": (1, 10)},
+        )
+        out = tmp_path / f"w{workers}"
+        reports[workers] = run_kazama(
+            f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", out, cfg
+        )
+    one, two = reports[1], reports[2]
+    assert [s["name"] for s in one["systems"]] == list(SYSTEMS)
+
+    def figures(report):
+        return [
+            (s["name"], s["dev"], s["test"], s["settings"], s["test_breakdown"])
+            for s in report["systems"]
+        ]
+
+    assert figures(one) == figures(two)
+    assert one["n_prime"] == two["n_prime"]
+    for s in one["systems"]:
+        name = f"pred-{s['name']}-test.conll"
+        assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes()
+    # no training's temporary folder is left behind
+    assert not [p for p in os.listdir(tmp_path / "w2") if p.startswith(".fits-")]
+
+
+def test_a_kept_model_predicts_what_the_trained_one_did(tmp_path):
+    """The suite keeps a model by saving and loading it (kazama_fits): the loaded margin perceptron
+    and proposed model predict exactly what the models fitted in this process predict."""
+    from nerstudio.tagging.joint import JointTagger
+    from nerstudio.tagging.perceptron import PerceptronTagger
+
+    cfg = KazamaConfig(epochs=3, joint_epochs=2, n=4, n_test=5, n_primes=(), workers=1)
+    cfg.systems = ("margin", "proposed")
+    report = run_kazama(
+        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
+    )
+    train, dev, test = (read_corpus(f"{DEMO}/{n}.conll") for n in ("train", "dev", "test"))
+    labels = train.labels
+    tagger = PerceptronTagger(
+        **cfg.local(variant="margin", C=cfg.C_margin, epochs=cfg.epochs, bpm=0, labels=labels)
+    ).fit(train, dev)
+    joint = JointTagger(
+        "proposed",
+        n=cfg.n,
+        n_test=cfg.n_test,
+        C=cfg.C_joint,
+        epochs=cfg.joint_epochs,
+        average=False,
+        bpm=0,
+        seed=cfg.seed,
+        local=cfg.local(labels=labels),
+    ).fit(train, dev)
+    by = {s["name"]: s for s in report["systems"]}
+    for name, model in (("margin", tagger), ("proposed", joint)):
+        pred = read_corpus(tmp_path / f"pred-{name}-test.conll")
+        assert [s.spans for s in pred.sentences] == model.predict_spans(test)
+        ev = evaluate_sentences(test.sentences, test.with_spans(model.predict_spans(test)).sentences)
+        assert abs(ev.overall.f1 - by[name]["test"]["f1"]) < 1e-9

@@ -26,6 +26,26 @@ def test_run_side_by_side_keeps_order_and_raises():
         run_side_by_side(f, [1, 2, 3, 4], 2)
 
 
+def test_the_longest_system_starts_first_and_results_keep_their_order():
+    """With two threads the kernel (listed last) starts with the first core free, not after
+    boosting ends; the results still come back in the order the systems are listed."""
+    started = []
+    lock = threading.Lock()
+    gate = threading.Event()
+
+    def f(x):
+        with lock:
+            started.append(x)
+            if len(started) == 2:
+                gate.set()
+        gate.wait(5)  # the first two run together
+        return x.upper()
+
+    items = ["boost", "voted", "averaged", "kernel"]
+    assert run_side_by_side(f, items, 2, first=("kernel",)) == [x.upper() for x in items]
+    assert set(started[:2]) == {"kernel", "boost"}
+
+
 def test_systems_side_by_side_equal_one_after_the_other(tmp_path):
     reports, models = [], []
     for k, workers in enumerate((1, 4)):

@@ -51,6 +51,7 @@ from .collins import (
     write_report,
 )
 from .folds import Job, TaskContext, is_remote, run_folds, split
+from .kazama_fits import Fit, train_all
 from .work_files import CorpusFile, ResultFiles
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
@@ -255,11 +256,13 @@ def run_kazama(
     config: KazamaConfig | None = None,
     progress: Callable[[str, str], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
-    on_stats: Callable | None = None,
     executor=None,
 ) -> dict:
-    """Run the suite (see the module docstring); returns report.json's dict. ``executor`` runs the
-    cross-validated folds (default: local processes, ``config.workers``)."""
+    """Run the suite (see the module docstring); returns report.json's dict. The trainings of
+    the systems and of their C values run side by side in up to ``config.workers`` local
+    processes (default: the cores; :mod:`.kazama_fits`); a system's ``seconds`` add up its
+    trainings. ``executor`` runs the cross-validated folds (default: local processes,
+    ``config.workers``)."""
     cfg = config or KazamaConfig()
     bad = sorted(set(cfg.systems) - set(SYSTEMS))
     if bad:
@@ -271,18 +274,6 @@ def run_kazama(
 
     say, check = stage_helpers(progress, should_cancel)
     typed = cfg.task == "typed"
-
-    def stats_cb(name):
-        def cb(st):
-            if on_stats is not None:
-                on_stats(name, st)
-            if getattr(st, "dev_f1", None) is not None:
-                say(
-                    name,
-                    f"epoch {getattr(st, 'epoch', getattr(st, 'step', '?'))}: dev F {st.dev_f1:.2f}",
-                )
-
-        return cb
 
     t = time.perf_counter()
     train, dev, test = (
@@ -315,26 +306,49 @@ def run_kazama(
     wanted = set(cfg.systems)
     if wanted & {"reranking1", "reranking2"}:
         wanted.add("margin")  # the first model
+    joint_params = {
+        "n": cfg.n,
+        "n_test": cfg.n_test,
+        "epochs": cfg.joint_epochs,
+        "average": cfg.average_joint,
+        "seed": cfg.seed,
+    }
+    # every independent training at once, the longest (joint) first: see .kazama_fits
+    fits = [
+        Fit(algo, C, "joint", dict(joint_params, C=C, bpm=cfg.bpm, local=cfg.local(labels=labels)))
+        for algo in ("candidate", "proposed")
+        if algo in wanted
+        for C in cfg.C_values(algo)
+    ]
+    fits += [
+        Fit(v, C, "local", cfg.local(variant=v, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels))
+        for v in ("perceptron", "averaged", "margin")
+        if v in wanted
+        for C in (cfg.C_values("margin") if v == "margin" else (cfg.C_margin,))
+    ]
+    check()
+    t = time.perf_counter()
+    for name in dict.fromkeys(f.system for f in fits):
+        say(name, "training")
+    chosen = train_all(
+        fits,
+        train,
+        dev,
+        workers=cfg.workers,
+        work_dir=out_dir,
+        say=say,
+        should_cancel=should_cancel,
+    )
+    stages["training"] = time.perf_counter() - t
     for variant in ("perceptron", "averaged", "margin"):
-        if variant not in wanted:
+        if variant not in chosen:
             continue
         check()
-        t = time.perf_counter()
-        say(variant, "training")
-        tried = {}
-        tagger = params = None
-        for C in cfg.C_values("margin") if variant == "margin" else (cfg.C_margin,):
-            p = cfg.local(variant=variant, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels)
-            m = PerceptronTagger(**p).fit(
-                train, dev, callback=stats_cb(variant), should_cancel=should_cancel
-            )
-            check()
-            tried[C] = m.best_dev_f1_
-            if tagger is None or (m.best_dev_f1_ or -1) > (tagger.best_dev_f1_ or -1):
-                tagger, params = m, p
-        assert tagger is not None and params is not None  # one C value at least
-        secs = time.perf_counter() - t
+        c = chosen[variant]
+        tagger = c.model
+        assert isinstance(tagger, PerceptronTagger)
         tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
+        params = next(f.params for f in fits if f.system == variant and f.C == c.C)
         settings = {
             k: params[k]
             for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")
@@ -342,49 +356,26 @@ def run_kazama(
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":
             settings.pop("C")
-        elif len(tried) > 1:
-            settings["C_dev_f1"] = tried
+        elif len(c.tried) > 1:
+            settings["C_dev_f1"] = c.tried
         record(
             variant,
             tagger.predict_spans(dev),
             tagger.predict_spans(test),
             settings,
-            secs,
+            c.seconds,
             tagger.history_,
         )
-        stages[variant] = secs
         if variant == "margin":
             margin_model = tagger
 
     for algo in ("candidate", "proposed"):
-        if algo not in wanted:
+        if algo not in chosen:
             continue
         check()
-        t = time.perf_counter()
-        say(algo, "training")
-
-        def make(C, algo=algo):
-            return JointTagger(
-                algo,
-                n=cfg.n,
-                n_test=cfg.n_test,
-                C=C,
-                epochs=cfg.joint_epochs,
-                average=cfg.average_joint,
-                bpm=cfg.bpm,
-                seed=cfg.seed,
-                local=cfg.local(labels=labels),
-            )
-
-        jt, tried = _best_by_dev(
-            cfg.C_values(algo),
-            make,
-            lambda m, algo=algo: m.fit(
-                train, dev, callback=stats_cb(algo), should_cancel=should_cancel
-            ),
-            check,
-        )
-        secs = time.perf_counter() - t
+        c = chosen[algo]
+        jt = c.model
+        assert isinstance(jt, JointTagger)
         jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
         settings = {
             "C": jt.C,
@@ -395,8 +386,8 @@ def run_kazama(
             "average": cfg.average_joint,
             "bpm": cfg.bpm,
         }
-        if len(tried) > 1:
-            settings["C_dev_f1"] = tried
+        if len(c.tried) > 1:
+            settings["C_dev_f1"] = c.tried
         # the dev and test documents once (features, non-local vectors), for every n' below too
         dev_docs, test_docs = jt.documents(dev), jt.documents(test)
         record(
@@ -404,10 +395,9 @@ def run_kazama(
             jt.predict_spans(dev, docs=dev_docs),
             jt.predict_spans(test, docs=test_docs),
             settings,
-            secs,
+            c.seconds,
             jt.history_,
         )
-        stages[algo] = secs
         if algo == "proposed":
             for k in cfg.n_primes:
                 check()
@@ -415,6 +405,7 @@ def run_kazama(
                 te = _prf(test, jt.predict_spans(test, n_test=k, docs=test_docs), typed)
                 n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
                 say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
+    stages["evaluation"] = time.perf_counter() - t - stages["training"]
 
     rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
     if rerank:
@@ -441,35 +432,28 @@ def run_kazama(
             executor=executor,
         )
         stages["cross_validation"] = cv = time.perf_counter() - t
+        check()
+        t = time.perf_counter()
+        first = os.path.join(out_dir, "tagger-margin.npz")
+        rerankers = train_all(
+            [
+                Fit(algo, C, "joint", dict(joint_params, C=C), first=first)
+                for algo in rerank
+                for C in cfg.C_values(algo)
+            ],
+            train,
+            dev,
+            lists=lists,
+            workers=cfg.workers,
+            work_dir=out_dir,
+            say=say,
+            should_cancel=should_cancel,
+        )
         for algo in rerank:
             check()
-            t = time.perf_counter()
-
-            def make(C, algo=algo):
-                return JointTagger(
-                    algo,
-                    n=cfg.n,
-                    n_test=cfg.n_test,
-                    C=C,
-                    epochs=cfg.joint_epochs,
-                    average=cfg.average_joint,
-                    seed=cfg.seed,
-                )
-
-            jt, tried = _best_by_dev(
-                cfg.C_values(algo),
-                make,
-                lambda m, algo=algo: m.fit(
-                    train,
-                    dev,
-                    callback=stats_cb(algo),
-                    should_cancel=should_cancel,
-                    first=margin_model,
-                    train_lists=lists,
-                ),
-                check,
-            )
-            secs = time.perf_counter() - t
+            c = rerankers[algo]
+            jt = c.model
+            assert isinstance(jt, JointTagger)
             jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
             settings = {
                 "C": jt.C,
@@ -480,18 +464,18 @@ def run_kazama(
                 "epochs_run": len(jt.history_),
                 "first_model": "margin",
             }
-            if len(tried) > 1:
-                settings["C_dev_f1"] = tried
+            if len(c.tried) > 1:
+                settings["C_dev_f1"] = c.tried
             # the paper's training time of a re-ranker includes making the first models
             record(
                 algo,
                 jt.predict_spans(dev),
                 jt.predict_spans(test),
                 settings,
-                secs + cv + stages["margin"],
+                c.seconds + cv + results["margin"]["seconds"],
                 jt.history_,
             )
-            stages[algo] = secs
+        stages["reranking"] = time.perf_counter() - t
 
     t = time.perf_counter()
     base = results.get("margin")
@@ -551,21 +535,6 @@ def run_kazama(
     }
     write_report(out_dir, report, report_markdown(report))
     return report
-
-
-def _best_by_dev(Cs, make, fit, check):
-    """Train one joint model per margin C (``make(C)``, then ``fit(model)``); the best dev F of
-    its kept epoch decides. Returns the best model and {C: dev F}."""
-    best, tried = None, {}
-    for C in Cs:
-        m = make(C)
-        fit(m)
-        check()
-        f = max((h.dev_f1 for h in m.history_ if h.dev_f1 is not None), default=-1.0)
-        tried[C] = f
-        if best is None or f > tried[best.C]:
-            best = m
-    return best, tried
 
 
 def _train_phase(h) -> bool:

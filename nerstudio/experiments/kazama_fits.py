@@ -1,0 +1,152 @@
+"""The K&T suite's independent trainings side by side: one job per system and margin C.
+
+Why this exists: every tagger of K&T's Table 2 and every C of a system's grid is trained from
+the same data independently of the others; only the choice among a system's C values (by dev F)
+and the re-ranking baselines (which need the chosen margin perceptron) wait for others. One
+after the other, they left the second core idle for most of an hour. Here each training is a
+:class:`~.folds.Job` run by :func:`~.folds.run_jobs`: child processes, at most ``workers`` at a
+time, or in the caller's thread for one worker. A job saves its model as the project's
+``.npz`` + JSON file and returns the path and its dev F; the caller loads the model each system
+keeps. A loaded model predicts exactly what the trained one did, so the report does not depend
+on the number of workers (tests/test_kazama.py compares the report and the predictions made with
+one worker and with two).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..tagging.joint import JointTagger
+from ..tagging.perceptron import PerceptronTagger
+from .folds import FoldProgress, Job, TaskContext, local_executor, run_jobs
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One training: ``system`` with margin ``C``. ``kind`` is ``"local"`` (a
+    :class:`PerceptronTagger` built from ``params``) or ``"joint"`` (a :class:`JointTagger` of
+    algorithm ``system`` built from ``params``); ``first`` is the path of the first model of a
+    re-ranking baseline."""
+
+    system: str
+    C: float
+    kind: str
+    params: dict = field(default_factory=dict)
+    first: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.system} C={self.C:g}"
+
+
+@dataclass
+class Trained:
+    """What a job hands back: the model file, its dev F (None without dev) and its seconds."""
+
+    path: str
+    dev_f1: float | None
+    seconds: float = 0.0
+
+
+def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
+    """Train ``job.settings["fit"]`` on ``data`` = (train, dev, cross-validated lists or None)
+    and save it in ``job.settings["folder"]``."""
+    train, dev, lists = data
+    fit: Fit = job.settings["fit"]
+    prefix = f"C={fit.C:g} " if job.settings.get("grid") else ""
+
+    def said(st) -> None:
+        f = getattr(st, "dev_f1", None)
+        if f is not None:
+            ctx.progress(f"{prefix}epoch {getattr(st, 'epoch', '?')}: dev F {f:.2f}")
+
+    model: PerceptronTagger | JointTagger
+    if fit.kind == "local":
+        tagger = PerceptronTagger(**fit.params).fit(
+            train, dev, callback=said, should_cancel=ctx.should_cancel
+        )
+        model, dev_f1 = tagger, tagger.best_dev_f1_
+    else:
+        joint = JointTagger(fit.system, **fit.params)
+        kw = {}
+        if fit.first is not None:
+            kw = {"first": PerceptronTagger.load(fit.first), "train_lists": lists}
+        joint.fit(train, dev, callback=said, should_cancel=ctx.should_cancel, **kw)
+        model = joint
+        dev_f1 = max((h.dev_f1 for h in joint.history_ if h.dev_f1 is not None), default=None)
+    ctx.check()
+    path = os.path.join(job.settings["folder"], f"{job.name.replace(' ', '_')}.npz")
+    model.save(path)
+    return Trained(path, dev_f1)
+
+
+@dataclass
+class Chosen:
+    """A system's kept model (loaded), its C, {C: dev F} over its grid, and the seconds of its
+    trainings added up (what training them one after the other takes)."""
+
+    model: PerceptronTagger | JointTagger
+    C: float
+    tried: dict
+    seconds: float
+
+
+def train_all(
+    fits: Sequence[Fit],
+    train,
+    dev,
+    *,
+    lists=None,
+    workers: int | None = None,
+    work_dir: str,
+    say: Callable[[str, str], None],
+    should_cancel: Callable[[], bool] | None = None,
+) -> dict[str, Chosen]:
+    """Train every fit (:func:`fit_task`, at most ``workers`` at a time) and keep, per system, the
+    C of the best dev F (the first of equals, in the order given). ``say(system, message)`` hears
+    each epoch's dev F and each finished training. The kept models' files stay in ``work_dir``'s
+    temporary folder only while this runs: the caller saves what it keeps."""
+    fits = list(fits)
+    grid = {f.system: sum(g.system == f.system for g in fits) > 1 for f in fits}
+    folder = tempfile.mkdtemp(prefix=".fits-", dir=work_dir)
+    try:
+        jobs = [
+            Job(f.name, fit_task, settings={"fit": f, "folder": folder, "grid": grid[f.system]})
+            for f in fits
+        ]
+        by_name = {f.name: f for f in fits}
+
+        def progress(p: FoldProgress) -> None:
+            system = by_name[p.job].system
+            if p.final:
+                say(system, f"C={by_name[p.job].C:g} trained ({p.done}/{p.total} trainings)")
+            else:
+                say(system, p.message.split(": ", 1)[1])
+
+        run = run_jobs(
+            jobs,
+            (train, dev, lists),
+            executor=local_executor(workers, len(jobs)),
+            progress=progress,
+            should_cancel=should_cancel,
+        )
+        chosen: dict[str, Chosen] = {}
+        best: dict[str, Trained] = {}
+        for f, t in zip(fits, run.results):
+            t.seconds = run.seconds[f.name]
+            c = chosen.setdefault(f.system, Chosen(None, f.C, {}, 0.0))  # type: ignore[arg-type]
+            c.tried[f.C] = t.dev_f1
+            c.seconds += t.seconds
+            if f.system not in best or (t.dev_f1 or -1.0) > (best[f.system].dev_f1 or -1.0):
+                best[f.system], c.C = t, f.C
+        for system, c in chosen.items():
+            kind = by_name[f"{system} C={c.C:g}"].kind
+            path = best[system].path
+            c.model = PerceptronTagger.load(path) if kind == "local" else JointTagger.load(path)
+        return chosen
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
