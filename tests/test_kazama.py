@@ -391,5 +391,34 @@ def test_a_kept_model_predicts_what_the_trained_one_did(tmp_path):
     for name, model in (("margin", tagger), ("proposed", joint)):
         pred = read_corpus(tmp_path / f"pred-{name}-test.conll")
         assert [s.spans for s in pred.sentences] == model.predict_spans(test)
-        ev = evaluate_sentences(test.sentences, test.with_spans(model.predict_spans(test)).sentences)
+        ev = evaluate_sentences(
+            test.sentences, test.with_spans(model.predict_spans(test)).sentences
+        )
         assert abs(ev.overall.f1 - by[name]["test"]["f1"]) < 1e-9
+
+
+def test_progress_names_each_trainings_epoch(tmp_path):
+    """Trainings running side by side say which C and which epoch a dev F belongs to."""
+    said = []
+    cfg = KazamaConfig(
+        epochs=2,
+        joint_epochs=2,
+        n=3,
+        n_test=3,
+        n_primes=(),
+        workers=1,
+        systems=("margin", "proposed"),
+        C_grids={"proposed": (2, 30)},
+    )
+    run_kazama(
+        f"{DEMO}/train.conll",
+        f"{DEMO}/dev.conll",
+        f"{DEMO}/test.conll",
+        tmp_path,
+        cfg,
+        progress=lambda stage, msg: said.append((stage, msg)),
+    )
+    assert ("margin", "epoch 1: dev F") in [(s, m[: len("epoch 1: dev F")]) for s, m in said]
+    proposed = [m for s, m in said if s == "proposed"]
+    for C in ("2", "30"):
+        assert any(m.startswith(f"C={C} epoch 2: dev F ") for m in proposed), proposed

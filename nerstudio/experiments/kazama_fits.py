@@ -62,7 +62,8 @@ def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
     def said(st) -> None:
         f = getattr(st, "dev_f1", None)
         if f is not None:
-            ctx.progress(f"{prefix}epoch {getattr(st, 'epoch', '?')}: dev F {f:.2f}")
+            epoch = getattr(st, "epoch", getattr(st, "step", "?"))  # joint stats count steps
+            ctx.progress(f"{prefix}epoch {epoch}: dev F {f:.2f}")
 
     model: PerceptronTagger | JointTagger
     if fit.kind == "local":
@@ -134,19 +135,19 @@ def train_all(
             progress=progress,
             should_cancel=should_cancel,
         )
-        chosen: dict[str, Chosen] = {}
-        best: dict[str, Trained] = {}
+        tried: dict[str, dict] = {}
+        seconds: dict[str, float] = {}
+        best: dict[str, tuple[Fit, Trained]] = {}
         for f, t in zip(fits, run.results):
             t.seconds = run.seconds[f.name]
-            c = chosen.setdefault(f.system, Chosen(None, f.C, {}, 0.0))  # type: ignore[arg-type]
-            c.tried[f.C] = t.dev_f1
-            c.seconds += t.seconds
-            if f.system not in best or (t.dev_f1 or -1.0) > (best[f.system].dev_f1 or -1.0):
-                best[f.system], c.C = t, f.C
-        for system, c in chosen.items():
-            kind = by_name[f"{system} C={c.C:g}"].kind
-            path = best[system].path
-            c.model = PerceptronTagger.load(path) if kind == "local" else JointTagger.load(path)
+            tried.setdefault(f.system, {})[f.C] = t.dev_f1
+            seconds[f.system] = seconds.get(f.system, 0.0) + t.seconds
+            if f.system not in best or (t.dev_f1 or -1.0) > (best[f.system][1].dev_f1 or -1.0):
+                best[f.system] = (f, t)
+        chosen: dict[str, Chosen] = {}
+        for system, (f, t) in best.items():
+            load = PerceptronTagger.load if f.kind == "local" else JointTagger.load
+            chosen[system] = Chosen(load(t.path), f.C, tried[system], seconds[system])
         return chosen
     finally:
         shutil.rmtree(folder, ignore_errors=True)
