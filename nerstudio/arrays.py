@@ -3,8 +3,9 @@
 ``np.unique`` of a plain integer array takes a hash-table path in numpy 2.3 and later that is
 15–20 times slower than sorting for the arrays the feature extractors make (hundreds to tens of
 thousands of int64 codes, once per sentence): the rerankers' feature extraction on the dev list
-of CoNLL-2003 took 13.7 s of CPU with it and takes 10.1 s with the sorting form. :func:`sorted_unique` is the sorting form, with
-exactly ``np.unique``'s result (sorted, each value once) for every numpy release.
+of CoNLL-2003 took 13.7 s of CPU with it and takes 10.1 s with the sorting form.
+:func:`sorted_unique` is the sorting form, with exactly ``np.unique``'s result (sorted, each
+value once) for every numpy release.
 """
 
 from __future__ import annotations

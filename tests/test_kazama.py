@@ -11,6 +11,13 @@ from nerstudio.experiments.kazama import SYSTEMS, KazamaConfig, run_kazama
 DEMO = str(DEMO_DIR)
 
 
+def on_demo(out, cfg, **kw):
+    """The suite on the bundled demo corpus (train / dev / test), written to ``out``."""
+    return run_kazama(
+        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", out, cfg, **kw
+    )
+
+
 def test_suite_on_demo(tmp_path):
     cfg = KazamaConfig(
         epochs=3,
@@ -25,9 +32,7 @@ def test_suite_on_demo(tmp_path):
         folds=2,
         workers=1,
     )
-    report = run_kazama(
-        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
-    )
+    report = on_demo(tmp_path, cfg)
     names = [s["name"] for s in report["systems"]]
     assert names == list(SYSTEMS)
     on_disk = json.loads((tmp_path / "report.json").read_text())
@@ -281,9 +286,7 @@ def test_C_chosen_per_system_on_dev(tmp_path):
         systems=("margin", "candidate", "proposed"),
         C_grids={"margin": (5, 50), "candidate": (1, 20), "proposed": (2, 30)},
     )
-    report = run_kazama(
-        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
-    )
+    report = on_demo(tmp_path, cfg)
     for s in report["systems"]:
         tried = {float(c): f for c, f in s["settings"]["C_dev_f1"].items()}
         assert set(tried) == set(cfg.C_grids[s["name"]])
@@ -316,9 +319,7 @@ def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, mo
         C_margin=7.0,
         C_grids={"margin": (0.5, 80.0)},
     )
-    report = run_kazama(
-        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
-    )
+    report = on_demo(tmp_path, cfg)
     margin = next(s for s in report["systems"] if s["name"] == "margin")
     assert seen["C"] == margin["settings"]["C"] in (0.5, 80.0)
 
@@ -339,9 +340,7 @@ def test_trainings_side_by_side_give_the_same_report(tmp_path):
             C_grids={"margin": (5, 50), "proposed": (2, 30), "reranking2": (1, 10)},
         )
         out = tmp_path / f"w{workers}"
-        reports[workers] = run_kazama(
-            f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", out, cfg
-        )
+        reports[workers] = on_demo(out, cfg)
     one, two = reports[1], reports[2]
     assert [s["name"] for s in one["systems"]] == list(SYSTEMS)
 
@@ -368,9 +367,7 @@ def test_a_kept_model_predicts_what_the_trained_one_did(tmp_path):
 
     cfg = KazamaConfig(epochs=3, joint_epochs=2, n=4, n_test=5, n_primes=(), workers=1)
     cfg.systems = ("margin", "proposed")
-    report = run_kazama(
-        f"{DEMO}/train.conll", f"{DEMO}/dev.conll", f"{DEMO}/test.conll", tmp_path, cfg
-    )
+    report = on_demo(tmp_path, cfg)
     train, dev, test = (read_corpus(f"{DEMO}/{n}.conll") for n in ("train", "dev", "test"))
     labels = train.labels
     tagger = PerceptronTagger(
@@ -410,14 +407,7 @@ def test_progress_names_each_trainings_epoch(tmp_path):
         systems=("margin", "proposed"),
         C_grids={"proposed": (2, 30)},
     )
-    run_kazama(
-        f"{DEMO}/train.conll",
-        f"{DEMO}/dev.conll",
-        f"{DEMO}/test.conll",
-        tmp_path,
-        cfg,
-        progress=lambda stage, msg: said.append((stage, msg)),
-    )
+    on_demo(tmp_path, cfg, progress=lambda stage, msg: said.append((stage, msg)))
     assert ("margin", "epoch 1: dev F") in [(s, m[: len("epoch 1: dev F")]) for s, m in said]
     proposed = [m for s, m in said if s == "proposed"]
     for C in ("2", "30"):

@@ -51,7 +51,7 @@ from .collins import (
     write_report,
 )
 from .folds import Job, TaskContext, is_remote, run_folds, split
-from .kazama_fits import Fit, train_all
+from .kazama_fits import KEPT_FILE, Fit, train_all
 from .work_files import CorpusFile, ResultFiles
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
@@ -337,11 +337,12 @@ def run_kazama(
         train,
         dev,
         workers=cfg.workers,
-        work_dir=out_dir,
+        out_dir=out_dir,
         say=say,
         should_cancel=should_cancel,
     )
     stages["training"] = time.perf_counter() - t
+    t = time.perf_counter()
     for variant in ("perceptron", "averaged", "margin"):
         if variant not in chosen:
             continue
@@ -349,10 +350,8 @@ def run_kazama(
         c = chosen[variant]
         tagger = c.model
         assert isinstance(tagger, PerceptronTagger)
-        tagger.save(os.path.join(out_dir, f"tagger-{variant}.npz"))
-        params = next(f.params for f in fits if f.system == variant and f.C == c.C)
         settings = {
-            k: params[k]
+            k: c.fit.params[k]
             for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")
         }
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
@@ -378,7 +377,6 @@ def run_kazama(
         c = chosen[algo]
         jt = c.model
         assert isinstance(jt, JointTagger)
-        jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
         settings = {
             "C": jt.C,
             "n": cfg.n,
@@ -407,7 +405,7 @@ def run_kazama(
                 te = _prf(test, jt.predict_spans(test, n_test=k, docs=test_docs), typed)
                 n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
                 say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
-    stages["evaluation"] = time.perf_counter() - t - stages["training"]
+    stages["evaluation"] = time.perf_counter() - t
 
     rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
     if rerank:
@@ -436,7 +434,7 @@ def run_kazama(
         stages["cross_validation"] = cv = time.perf_counter() - t
         check()
         t = time.perf_counter()
-        first = os.path.join(out_dir, "tagger-margin.npz")
+        first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
         rerankers = train_all(
             [
                 Fit(algo, C, "joint", dict(joint_params, C=C), first=first)
@@ -447,7 +445,7 @@ def run_kazama(
             dev,
             lists=lists,
             workers=cfg.workers,
-            work_dir=out_dir,
+            out_dir=out_dir,
             say=say,
             should_cancel=should_cancel,
         )
@@ -456,7 +454,6 @@ def run_kazama(
             c = rerankers[algo]
             jt = c.model
             assert isinstance(jt, JointTagger)
-            jt.save(os.path.join(out_dir, f"joint-{algo}.npz"))
             settings = {
                 "C": jt.C,
                 "n": cfg.n,

@@ -6,8 +6,9 @@ and the re-ranking baselines (which need the chosen margin perceptron) wait for 
 after the other, they left the second core idle for most of an hour. Here each training is a
 :class:`~.folds.Job` run by :func:`~.folds.run_jobs`: child processes, at most ``workers`` at a
 time, or in the caller's thread for one worker. A job saves its model as the project's
-``.npz`` + JSON file and returns the path and its dev F; the caller loads the model each system
-keeps. A loaded model predicts exactly what the trained one did, so the report does not depend
+``.npz`` + JSON file and returns the path and its dev F; the file of the model each system keeps
+is moved to its place in the output folder (``tagger-<system>.npz``, ``joint-<system>.npz``) and
+loaded from there. A loaded model predicts exactly what the trained one did, so the report does not depend
 on the number of workers (tests/test_kazama.py compares the report and the predictions made with
 one worker and with two).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -43,13 +45,16 @@ class Fit:
         return f"{self.system} C={self.C:g}"
 
 
-@dataclass
+#: the output file of a kept model, by kind of training
+KEPT_FILE = {"local": "tagger-{}.npz", "joint": "joint-{}.npz"}
+
+
+@dataclass(frozen=True)
 class Trained:
-    """What a job hands back: the model file, its dev F (None without dev) and its seconds."""
+    """What a job hands back: the model file and its dev F (None without dev)."""
 
     path: str
     dev_f1: float | None
-    seconds: float = 0.0
 
 
 def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
@@ -57,13 +62,12 @@ def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
     and save it in ``job.settings["folder"]``."""
     train, dev, lists = data
     fit: Fit = job.settings["fit"]
-    prefix = f"C={fit.C:g} " if job.settings.get("grid") else ""
 
     def said(st) -> None:
         f = getattr(st, "dev_f1", None)
         if f is not None:
             epoch = getattr(st, "epoch", getattr(st, "step", "?"))  # joint stats count steps
-            ctx.progress(f"{prefix}epoch {epoch}: dev F {f:.2f}")
+            ctx.progress(f"epoch {epoch}: dev F {f:.2f}")
 
     model: PerceptronTagger | JointTagger
     if fit.kind == "local":
@@ -87,11 +91,12 @@ def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
 
 @dataclass
 class Chosen:
-    """A system's kept model (loaded), its C, {C: dev F} over its grid, and the seconds of its
-    trainings added up (what training them one after the other takes)."""
+    """A system's kept model (loaded from its output file), the training that made it, {C: dev
+    F} over its grid, and the seconds of its trainings added up (what training them one after
+    the other takes)."""
 
     model: PerceptronTagger | JointTagger
-    C: float
+    fit: Fit
     tried: dict
     seconds: float
 
@@ -103,35 +108,32 @@ def train_all(
     *,
     lists=None,
     workers: int | None = None,
-    work_dir: str,
+    out_dir: str,
     say: Callable[[str, str], None],
     should_cancel: Callable[[], bool] | None = None,
 ) -> dict[str, Chosen]:
     """Train every fit (:func:`fit_task`, at most ``workers`` at a time) and keep, per system, the
-    C of the best dev F (the first of equals, in the order given). ``say(system, message)`` hears
-    each epoch's dev F and each finished training. The kept models' files stay in ``work_dir``'s
-    temporary folder only while this runs: the caller saves what it keeps."""
+    C of the best dev F (the first of equals, in the order given), its model file moved to
+    ``out_dir`` (:data:`KEPT_FILE`). ``say(system, message)`` hears each epoch's dev F (with its
+    C when the system has a grid) and each finished training."""
     fits = list(fits)
-    grid = {f.system: sum(g.system == f.system for g in fits) > 1 for f in fits}
-    folder = tempfile.mkdtemp(prefix=".fits-", dir=work_dir)
+    per_system = Counter(f.system for f in fits)
+    by_name = {f.name: f for f in fits}
+    folder = tempfile.mkdtemp(prefix=".fits-", dir=out_dir)  # same file system: moves are renames
     try:
-        jobs = [
-            Job(f.name, fit_task, settings={"fit": f, "folder": folder, "grid": grid[f.system]})
-            for f in fits
-        ]
-        by_name = {f.name: f for f in fits}
 
         def progress(p: FoldProgress) -> None:
-            system = by_name[p.job].system
+            fit = by_name[p.job]
             if p.final:
-                say(system, f"C={by_name[p.job].C:g} trained ({p.done}/{p.total} trainings)")
+                say(fit.system, f"C={fit.C:g} trained ({p.done}/{p.total} trainings)")
             else:
-                say(system, p.message.split(": ", 1)[1])
+                grid = f"C={fit.C:g} " if per_system[fit.system] > 1 else ""
+                say(fit.system, grid + p.message.removeprefix(f"{p.job}: "))
 
         run = run_jobs(
-            jobs,
+            [Job(f.name, fit_task, settings={"fit": f, "folder": folder}) for f in fits],
             (train, dev, lists),
-            executor=local_executor(workers, len(jobs)),
+            executor=local_executor(workers, len(fits)),
             progress=progress,
             should_cancel=should_cancel,
         )
@@ -139,15 +141,16 @@ def train_all(
         seconds: dict[str, float] = {}
         best: dict[str, tuple[Fit, Trained]] = {}
         for f, t in zip(fits, run.results):
-            t.seconds = run.seconds[f.name]
             tried.setdefault(f.system, {})[f.C] = t.dev_f1
-            seconds[f.system] = seconds.get(f.system, 0.0) + t.seconds
+            seconds[f.system] = seconds.get(f.system, 0.0) + run.seconds[f.name]
             if f.system not in best or (t.dev_f1 or -1.0) > (best[f.system][1].dev_f1 or -1.0):
                 best[f.system] = (f, t)
         chosen: dict[str, Chosen] = {}
         for system, (f, t) in best.items():
+            path = os.path.join(out_dir, KEPT_FILE[f.kind].format(system))
+            os.replace(t.path, path)
             load = PerceptronTagger.load if f.kind == "local" else JointTagger.load
-            chosen[system] = Chosen(load(t.path), f.C, tried[system], seconds[system])
+            chosen[system] = Chosen(load(path), f, tried[system], seconds[system])
         return chosen
     finally:
         shutil.rmtree(folder, ignore_errors=True)
