@@ -207,6 +207,53 @@ def test_results_come_back_in_fold_order(executor):
     assert sum(not e.final for e in events) == 4 and all(e.total == 4 for e in events)
 
 
+def _stamp(data, job, ctx):
+    """Note when the job started (a file per job) and return its name and value."""
+    with open(os.path.join(job.settings["dir"], job.name), "w") as f:
+        f.write(repr(time.monotonic()))
+    time.sleep(job.settings.get("sleep", 0.0))
+    return job.name, job.settings["value"] * 2
+
+
+@pytest.mark.parametrize(
+    "executor", [InlineExecutor(), ProcessExecutor(1)], ids=["inline", "process"]
+)
+def test_follow_up_jobs_run_before_the_jobs_still_waiting(executor, tmp_path):
+    """A job's follow-ups (``then``) run next, before the given jobs not yet started, and their
+    results follow the given jobs' in the order they were added."""
+    from nerstudio.experiments.folds import run_jobs
+
+    def job(name, value):
+        return Job(name, _stamp, settings={"dir": str(tmp_path), "value": value})
+
+    def then(j, result, seconds):
+        assert seconds >= 0
+        if j.name == "a":
+            return [job("a.1", result[1]), job("a.2", result[1] + 1)]
+        if j.name == "a.2":
+            return [job("a.2.1", result[1])]
+        return []
+
+    run = run_jobs([job("a", 1), job("b", 10), job("c", 20)], None, executor=executor, then=then)
+    assert run.results == [("a", 2), ("b", 20), ("c", 40), ("a.1", 4), ("a.2", 6), ("a.2.1", 12)]
+    started = {n: float((tmp_path / n).read_text()) for n in run.seconds}
+    assert sorted(started, key=started.get) == ["a", "a.1", "a.2", "a.2.1", "b", "c"]
+
+
+def test_follow_ups_need_unique_names_and_a_local_executor(tmp_path):
+    from nerstudio.experiments.folds import run_jobs
+
+    jobs = [Job("a", _stamp, settings={"dir": str(tmp_path), "value": 1})]
+    with pytest.raises(ValueError, match="'a' twice"):
+        run_jobs(jobs, None, executor=InlineExecutor(), then=lambda j, r, s: [j])
+
+    class Remote(InlineExecutor):
+        remote = True
+
+    with pytest.raises(ValueError, match="local executor"):
+        run_jobs(jobs, None, executor=Remote(), then=lambda j, r, s: [])
+
+
 @pytest.mark.parametrize("executor", EXECUTORS, ids=["inline", "processes"])
 def test_a_fold_error_reaches_the_caller(executor):
     with pytest.raises(ValueError, match="no entity of type MISC in this fold"):

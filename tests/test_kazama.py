@@ -297,16 +297,16 @@ def test_C_chosen_per_system_on_dev(tmp_path):
 def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, monkeypatch):
     """The cross-validated first models of re-ranking are the margin perceptron as dev chose it:
     its C from the grid, not the configured default."""
-    import nerstudio.experiments.kazama as kz
+    import nerstudio.experiments.kazama_fits as fits
 
-    seen = {}
-    real = kz.cross_validated_lists
+    seen = set()
+    real = fits.first_model_fold
 
-    def spy(train, params, *args, **kwargs):
-        seen["C"] = params["C"]
-        return real(train, params, *args, **kwargs)
+    def spy(data, job, ctx):
+        seen.add(job.settings["params"]["C"])
+        return real(data, job, ctx)
 
-    monkeypatch.setattr(kz, "cross_validated_lists", spy)
+    monkeypatch.setattr(fits, "first_model_fold", spy)
     cfg = KazamaConfig(
         epochs=2,
         joint_epochs=1,
@@ -321,7 +321,7 @@ def test_reranking_first_models_use_the_margin_perceptrons_chosen_C(tmp_path, mo
     )
     report = on_demo(tmp_path, cfg)
     margin = next(s for s in report["systems"] if s["name"] == "margin")
-    assert seen["C"] == margin["settings"]["C"] in (0.5, 80.0)
+    assert seen == {margin["settings"]["C"]} and margin["settings"]["C"] in (0.5, 80.0)
 
 
 def test_trainings_side_by_side_give_the_same_report(tmp_path):
@@ -412,3 +412,93 @@ def test_progress_names_each_trainings_epoch(tmp_path):
     proposed = [m for s, m in said if s == "proposed"]
     for C in ("2", "30"):
         assert any(m.startswith(f"C={C} epoch 2: dev F ") for m in proposed), proposed
+
+
+def test_rerankers_follow_the_margin_perceptron_in_one_run(tmp_path):
+    """The cross-validated lists and the re-rankers run as follow-ups of the margin perceptron's
+    trainings (kazama_fits.Reranking): the lists are those of the folds run on their own
+    (cross_validated_lists) with the kept margin perceptron's C and epoch, and the re-rankers
+    trained on them predict what re-rankers trained after the stages, one after the other, do."""
+    import numpy as np
+
+    from nerstudio.experiments.folds import split
+    from nerstudio.experiments.kazama import cross_validated_lists
+    from nerstudio.experiments.kazama_fits import KEPT_FILE, Fit, Reranking, train_all
+
+    train, dev, test = (read_corpus(f"{DEMO}/{n}.conll") for n in ("train", "dev", "test"))
+    cfg = KazamaConfig(epochs=3, n=4, n_test=5)
+    labels = train.labels
+    margin = [
+        Fit("margin", C, "local", cfg.local(variant="margin", C=C, epochs=3, bpm=0, labels=labels))
+        for C in (5.0, 50.0)
+    ]
+    joint = {"n": 4, "n_test": 5, "epochs": 2, "average": False, "seed": 0}
+
+    def params(m):
+        return cfg.local(
+            variant="margin", C=m.C, bpm=0, epochs=m.best_epoch_, keep_best=False, labels=labels
+        )
+
+    def rerankers(first):
+        return [Fit("reranking2", C, "joint", dict(joint, C=C), first=first) for C in (1.0, 10.0)]
+
+    said = []
+    out = tmp_path / "follow"
+    out.mkdir()
+    folds = split(train, 2, unit="document")[1]
+    follow = train_all(
+        margin,
+        train,
+        dev,
+        reranking=Reranking(folds, params, 4, rerankers, said.append),
+        workers=2,
+        out_dir=str(out),
+        say=lambda *a: None,
+    )
+    assert set(follow.chosen) == {"margin", "reranking2"}
+    assert [m for m in said if "listed" in m] and said[-1].endswith("(2/2 done)")
+    assert follow.fold_seconds > 0
+
+    stages_out = tmp_path / "stages"
+    stages_out.mkdir()
+    first = train_all(margin, train, dev, workers=1, out_dir=str(stages_out), say=lambda *a: None)
+    kept = first.chosen["margin"].model
+    assert kept.C == follow.chosen["margin"].model.C
+    lists = cross_validated_lists(train, params(kept), 4, 2, workers=1)
+    for got, want in zip(follow.lists, lists):
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    path = str(stages_out / KEPT_FILE["local"].format("margin"))
+    then = train_all(
+        rerankers(path),
+        train,
+        dev,
+        lists=lists,
+        workers=1,
+        out_dir=str(stages_out),
+        say=lambda *a: None,
+    ).chosen["reranking2"]
+    now = follow.chosen["reranking2"]
+    assert now.tried == then.tried and now.fit.C == then.fit.C
+    assert now.model.predict_spans(test) == then.model.predict_spans(test)
+
+
+def test_the_averaged_run_makes_the_plain_perceptron_as_alone(tmp_path):
+    """With both wanted, one run trains the averaged and the plain perceptron (a twin): each
+    system's figures, chosen epoch and test predictions are those of the system run alone, and
+    each hears its own epochs."""
+    cfg = dict(epochs=4, n_primes=(), workers=1)
+    said = []
+    both = on_demo(
+        tmp_path / "both",
+        KazamaConfig(systems=("perceptron", "averaged"), **cfg),
+        progress=lambda stage, msg: said.append((stage, msg)),
+    )
+    for name in ("perceptron", "averaged"):
+        alone = on_demo(tmp_path / name, KazamaConfig(systems=(name,), **cfg))
+        a, b = (next(s for s in r["systems"] if s["name"] == name) for r in (alone, both))
+        assert (a["dev"], a["test"], a["settings"]) == (b["dev"], b["test"], b["settings"])
+        pred = f"pred-{name}-test.conll"
+        assert (tmp_path / name / pred).read_bytes() == (tmp_path / "both" / pred).read_bytes()
+        assert any(s == name and m.startswith("epoch 4: dev F ") for s, m in said), said

@@ -211,7 +211,9 @@ class Executor(Protocol):
         message)`` from inside job i (``on_progress(i, message, True)``: a notice, see
         :class:`FoldProgress`). Raises :class:`Cancelled` promptly once ``should_cancel()``
         turns true, or the first job's error. A local executor passes ``data`` and ignores
-        ``source``; a remote one loads ``source`` on its workers instead."""
+        ``source``; a remote one loads ``source`` on its workers instead. A local executor also
+        runs the jobs that ``on_result`` appends to ``jobs`` (follow-ups, see :func:`run_jobs`),
+        before the jobs still waiting."""
 
 
 def is_remote(executor) -> bool:
@@ -225,7 +227,10 @@ class InlineExecutor:
     remote = False
 
     def run(self, jobs, data, *, on_result, on_progress, should_cancel, source=None) -> None:
-        for i, job in enumerate(jobs):
+        waiting = list(range(len(jobs)))
+        while waiting:
+            i = waiting.pop(0)
+            job = jobs[i]
 
             def progress(message: str, i: int = i) -> None:
                 on_progress(i, message)
@@ -235,7 +240,9 @@ class InlineExecutor:
             t0 = time.perf_counter()
             result = job.task(data, job, ctx)
             ctx.check()  # a task that stopped early on cancellation returns a partial result
+            known = len(jobs)
             on_result(i, result, time.perf_counter() - t0)
+            waiting[:0] = range(known, len(jobs))  # follow-ups first
 
 
 def _child(job: Job, data, conn) -> None:
@@ -322,7 +329,9 @@ class ProcessExecutor:
                         exc = msg[1]
                         exc.add_note(f"in the process of {jobs[i].name}:\n{msg[2]}")
                         raise exc
+                    known = len(jobs)
                     on_result(i, msg[1], time.perf_counter() - t0)
+                    waiting[:0] = range(known, len(jobs))  # follow-ups first
         finally:
             for recv, (_, proc, _) in running.items():  # cancelled or failed: abandon the rest
                 stop_process(proc, 0.1)
@@ -348,18 +357,27 @@ def run_jobs(
     progress: Callable[[FoldProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
     source: SharedInput | None = None,
+    then: Callable[[Job, Any, float], Sequence[Job]] | None = None,
 ) -> JobResults:
     """Run ``job.task(data, job, ctx)`` for every job on ``executor`` (default:
     :func:`local_executor` for ``workers``); results in job order. ``progress`` gets a
     :class:`FoldProgress` for every message from inside a job and for every job that finishes.
     Raises :class:`Cancelled` once ``should_cancel()`` turns true (without waiting for running
-    jobs in child processes or on other machines). A remote executor needs ``source``."""
+    jobs in child processes or on other machines). A remote executor needs ``source``.
+
+    ``then(job, result, seconds)``, called in the caller's process as each job finishes, may return
+    *follow-up* jobs: work that could not be described before that result (the cross-validated
+    lists of a model chosen on dev). They run as soon as a worker is free, before the jobs still
+    waiting, and their results follow the given jobs' in the order they were added. Local
+    executors only (a remote executor's workers are given their jobs at the start)."""
     t_start = time.perf_counter()
     jobs = list(jobs)
     names = [j.name for j in jobs]
     if len(set(names)) != len(names):
         raise ValueError(f"job names must differ: {names}")
     executor = executor if executor is not None else local_executor(workers, len(jobs))
+    if then is not None and is_remote(executor):
+        raise ValueError("follow-up jobs need a local executor")
     outcome: dict[int, Any] = {}
     seconds: dict[str, float] = {}
 
@@ -376,6 +394,14 @@ def run_jobs(
                     True,
                 )
             )
+        if then is not None:
+            more = list(then(jobs[i], result, secs))
+            taken = {j.name for j in jobs}
+            for job in more:
+                if job.name in taken:
+                    raise ValueError(f"job names must differ: {job.name!r} twice")
+                taken.add(job.name)
+            jobs.extend(more)  # the executor runs them next
 
     def on_progress(i: int, message: str, notice: bool = False) -> None:
         if progress is not None:

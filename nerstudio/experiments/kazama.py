@@ -29,17 +29,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-
-import numpy as np
+from dataclasses import asdict, dataclass, replace
 
 from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
 from ..errors import SettingsError
 from ..evaluation import evaluate_spans
-from ..persist import jsonable, load_npz, save_npz
+from ..persist import jsonable
 from ..tagging.joint import JointTagger
-from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .collins import (
@@ -50,9 +47,17 @@ from .collins import (
     with_placeholder_type,
     write_report,
 )
-from .folds import Job, TaskContext, is_remote, run_folds, split
-from .kazama_fits import KEPT_FILE, Fit, train_all
-from .work_files import CorpusFile, ResultFiles
+from .folds import is_remote, run_folds, split
+from .kazama_fits import (
+    KEPT_FILE,
+    LIST_FILES,
+    Fit,
+    Reranking,
+    first_model_fold,
+    merge_lists,
+    train_all,
+)
+from .work_files import CorpusFile
 
 SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
 
@@ -155,57 +160,6 @@ def _prf(gold: Corpus, spans, typed: bool) -> tuple[float, float, float]:
     return ev.overall.precision, ev.overall.recall, ev.overall.f1
 
 
-def first_model_fold(docs, job: Job, ctx: TaskContext):
-    """A fold's task: train the first model on the other folds' documents and list the held-out
-    documents' candidates."""
-    s = job.settings
-
-    def epoch(st):
-        ctx.progress(f"first model epoch {st.epoch}")
-
-    fold = job.required_fold()
-    first = PerceptronTagger(**s["params"]).fit(
-        Corpus([docs[i] for i in fold.train]), callback=epoch, should_cancel=ctx.should_cancel
-    )
-    ctx.check()
-    held = Corpus([docs[i] for i in fold.test])
-    return first_model_lists(first, first.prepare(held), s["n"])
-
-
-LISTS_FORMAT, LISTS_VERSION = "nerstudio-candidate-lists", 1
-
-
-def _save_lists(result, folder: str) -> None:
-    """A fold's candidate lists as one ``.npz``: the tags of every list flattened, with shapes."""
-    lists, scores, gold = result
-    shapes = np.array([x.shape for x in lists], dtype=np.int64).reshape(-1, 2)
-    save_npz(
-        os.path.join(folder, "lists.npz"),
-        {"format": LISTS_FORMAT, "version": LISTS_VERSION},
-        {
-            "shapes": shapes,
-            "tags": np.concatenate([x.reshape(-1) for x in lists] or [np.zeros(0, np.int16)]),
-            "scores": np.concatenate([np.asarray(x, np.float64) for x in scores] or [np.zeros(0)]),
-            "gold": np.asarray(gold, dtype=np.float64),
-        },
-    )
-
-
-def _load_lists(folder: str):
-    _, a = load_npz(
-        os.path.join(folder, "lists.npz"), LISTS_FORMAT, LISTS_VERSION, "candidate lists"
-    )
-    lists, scores, p, q = [], [], 0, 0
-    for k, L in a["shapes"]:
-        lists.append(a["tags"][p : p + k * L].reshape(k, L).astype(np.int16))
-        scores.append(a["scores"][q : q + k])
-        p, q = p + k * L, q + k
-    return lists, scores, a["gold"].tolist()
-
-
-LIST_FILES = ResultFiles(_save_lists, _load_lists)
-
-
 def cross_validated_lists(
     corpus: Corpus,
     params: dict,
@@ -243,11 +197,7 @@ def cross_validated_lists(
         source=source,
         files=LIST_FILES,
     )
-    out: list = [None] * len(docs)
-    for fold, (lists, scores, gold) in zip(parts, run.results):
-        for k, i in enumerate(fold.test):
-            out[int(i)] = (lists[k], scores[k], gold[k])
-    return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
+    return merge_lists(parts, run.results, len(docs))
 
 
 def run_kazama(
@@ -289,7 +239,6 @@ def run_kazama(
     curves: dict[str, list] = {}
     preds: dict[str, list] = {}
     n_prime: list[dict] = []
-    margin_model = None
 
     def record(name, dev_spans, test_spans, settings, seconds, history):
         results[name] = {
@@ -306,7 +255,8 @@ def run_kazama(
         )
 
     wanted = set(cfg.systems)
-    if wanted & {"reranking1", "reranking2"}:
+    rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
+    if rerank:
         wanted.add("margin")  # the first model
     joint_params = {
         "n": cfg.n,
@@ -315,32 +265,80 @@ def run_kazama(
         "average": cfg.average_joint,
         "seed": cfg.seed,
     }
-    # every independent training at once, the longest (joint) first: see .kazama_fits
-    fits = [
+
+    def fold_params(margin: PerceptronTagger) -> dict:
+        """The cross-validated first models: the margin perceptron as dev chose it (C, epoch)."""
+        return cfg.local(
+            variant="margin",
+            C=margin.C,
+            bpm=cfg.bpm,
+            epochs=margin.best_epoch_ or cfg.epochs,
+            keep_best=False,
+            labels=labels,
+        )
+
+    def rerank_fits(first: str) -> list[Fit]:
+        # re-ranking 2 (the full local feature set) is the longer: it starts first
+        return [
+            Fit(algo, C, "joint", dict(joint_params, C=C), first=first)
+            for algo in sorted(rerank, reverse=True)
+            for C in cfg.C_values(algo)
+        ]
+
+    # every training at once (.kazama_fits): the margin perceptron first, whose choice the
+    # re-rankers' cross-validated lists wait for, then the longest (joint)
+    local_fits = {
+        v: [
+            Fit(
+                v,
+                C,
+                "local",
+                cfg.local(variant=v, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels),
+            )
+            for C in (cfg.C_values("margin") if v == "margin" else (cfg.C_margin,))
+        ]
+        for v in ("perceptron", "averaged", "margin")
+        if v in wanted
+    }
+    fits = local_fits.pop("margin", [])
+    fits += [
         Fit(algo, C, "joint", dict(joint_params, C=C, bpm=cfg.bpm, local=cfg.local(labels=labels)))
         for algo in ("candidate", "proposed")
         if algo in wanted
         for C in cfg.C_values(algo)
     ]
-    fits += [
-        Fit(v, C, "local", cfg.local(variant=v, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels))
-        for v in ("perceptron", "averaged", "margin")
-        if v in wanted
-        for C in (cfg.C_values("margin") if v == "margin" else (cfg.C_margin,))
-    ]
+    if "perceptron" in local_fits and "averaged" in local_fits and not cfg.bpm:
+        # the averaged perceptron's run makes the plain one too (the same updates)
+        (plain,) = local_fits.pop("perceptron")
+        local_fits["averaged"] = [replace(f, twin=plain) for f in local_fits["averaged"]]
+    fits += [f for v in local_fits.values() for f in v]
+    # the lists follow the margin perceptron in the same run, unless their folds go elsewhere
+    follow = bool(rerank) and not is_remote(executor)
     check()
     t = time.perf_counter()
     for name in dict.fromkeys(f.system for f in fits):
         say(name, "training")
-    chosen = train_all(
+    if follow:
+        say("reranking", f"{cfg.folds}-fold candidate lists once the margin perceptron is chosen")
+    trainings = train_all(
         fits,
         train,
         dev,
+        reranking=Reranking(
+            split(train, cfg.folds, unit="document")[1],
+            fold_params,
+            cfg.n,
+            rerank_fits,
+            lambda m: say("reranking", m),
+        )
+        if follow
+        else None,
         workers=cfg.workers,
         out_dir=out_dir,
         say=say,
         should_cancel=should_cancel,
     )
+    chosen = trainings.chosen
     stages["training"] = time.perf_counter() - t
     t = time.perf_counter()
     for variant in ("perceptron", "averaged", "margin"):
@@ -367,8 +365,6 @@ def run_kazama(
             c.seconds,
             tagger.history_,
         )
-        if variant == "margin":
-            margin_model = tagger
 
     for algo in ("candidate", "proposed"):
         if algo not in chosen:
@@ -407,48 +403,38 @@ def run_kazama(
                 say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
     stages["evaluation"] = time.perf_counter() - t
 
-    rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
     if rerank:
-        assert margin_model is not None  # "margin" is trained whenever a reranking is wanted
-        check()
-        t = time.perf_counter()
-        say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
-        # the first models of the folds are the margin perceptron as chosen on dev (its C, its epoch)
-        fold_params = cfg.local(
-            variant="margin",
-            C=margin_model.C,
-            bpm=cfg.bpm,
-            epochs=margin_model.best_epoch_ or cfg.epochs,
-            keep_best=False,
-        )
-        lists = cross_validated_lists(
-            train,
-            fold_params,
-            cfg.n,
-            cfg.folds,
-            cfg.workers,
-            should_cancel,
-            lambda m: say("reranking", m),
-            executor=executor,
-        )
-        stages["cross_validation"] = cv = time.perf_counter() - t
-        check()
-        t = time.perf_counter()
-        first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
-        rerankers = train_all(
-            [
-                Fit(algo, C, "joint", dict(joint_params, C=C), first=first)
-                for algo in rerank
-                for C in cfg.C_values(algo)
-            ],
-            train,
-            dev,
-            lists=lists,
-            workers=cfg.workers,
-            out_dir=out_dir,
-            say=say,
-            should_cancel=should_cancel,
-        )
+        rerankers, cv = chosen, trainings.fold_seconds  # the folds' seconds added up
+        if not follow:  # the folds on the executor's machines, then the re-rankers here
+            margin = chosen["margin"].model
+            assert isinstance(margin, PerceptronTagger)
+            check()
+            t = time.perf_counter()
+            say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
+            lists = cross_validated_lists(
+                train,
+                fold_params(margin),
+                cfg.n,
+                cfg.folds,
+                cfg.workers,
+                should_cancel,
+                lambda m: say("reranking", m),
+                executor=executor,
+            )
+            stages["cross_validation"] = cv = time.perf_counter() - t  # elsewhere: the wall time
+            check()
+            t = time.perf_counter()
+            first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
+            rerankers = train_all(
+                rerank_fits(first),
+                train,
+                dev,
+                lists=lists,
+                workers=cfg.workers,
+                out_dir=out_dir,
+                say=say,
+                should_cancel=should_cancel,
+            ).chosen
         for algo in rerank:
             check()
             c = rerankers[algo]

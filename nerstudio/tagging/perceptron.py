@@ -61,7 +61,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -131,6 +131,50 @@ class EpochStats:
         return asdict(self)
 
 
+#: what each of the heads of one training run (:meth:`PerceptronTagger.fit` with ``plain``) has
+#: of its own; the rest of the fitted state is the run's
+_HEAD_STATE = frozenset(
+    {
+        "history_",
+        "best_epoch_",
+        "best_dev_f1_",
+        "weights_",
+        "epochs_run_",
+        "cancelled_",
+    }
+)
+
+
+class _Head:
+    """One model a training run makes: the tagger, whether its weights are the average, its
+    epochs' callback, history and best dev epoch."""
+
+    def __init__(self, tagger: PerceptronTagger, averaged: bool, callback) -> None:
+        self.tagger, self.averaged, self.callback = tagger, averaged, callback
+        self.history: list[EpochStats] = []
+        tagger.history_ = self.history  # the epochs so far, while it trains
+        self.best_f: float | None = None
+        self.best_w: np.ndarray | None = None
+        self.best_epoch: int | None = None
+
+    def said(self, st: EpochStats) -> None:
+        self.history.append(st)
+        if self.callback:
+            self.callback(st)
+
+    def finish(self, aw: AveragedWeights, cancelled: bool) -> None:
+        t = self.tagger
+        t.history_ = self.history
+        t.cancelled_ = cancelled
+        t.epochs_run_ = sum(1 for h in self.history if h.phase == "train" and not h.cancelled)
+        t.best_epoch_ = self.best_epoch
+        t.best_dev_f1_ = self.best_f
+        if self.best_w is not None:
+            t.weights_ = self.best_w
+        else:
+            t.weights_ = aw.averaged() if self.averaged else aw.w.copy()
+
+
 # ------------------------------------------------------------------------------------------
 # the tagger
 
@@ -167,6 +211,15 @@ class PerceptronTagger:
     * ``average=None``: the margin variant is not averaged, as in K&T (averaging it gave the same
       dev F, 89.1 against 89.2, with a smoother curve: use it when no dev set picks the epoch).
     """
+
+    # what a training run leaves in each model it makes (:class:`_Head`)
+    history_: list[EpochStats]
+    best_epoch_: int | None
+    best_dev_f1_: float | None
+    weights_: np.ndarray
+    epochs_run_: int
+    cancelled_: bool
+    train_seconds_: float
 
     def __init__(
         self,
@@ -699,11 +752,22 @@ class PerceptronTagger:
         dev=None,
         callback: Callable[[EpochStats], None] | None = None,
         should_cancel: Callable[[], bool] | None = None,
+        *,
+        plain: PerceptronTagger | None = None,
+        plain_callback: Callable[[EpochStats], None] | None = None,
     ) -> PerceptronTagger:
         """Train on a Corpus (its documents), a list of Documents or a list of Sentences.
 
         ``dev`` (same kinds) is scored after every epoch. Returns self.
+
+        ``plain``: for an averaging tagger, an unfitted tagger with the same settings but no
+        averaging (the plain perceptron beside the averaged one), fitted by the same run. Both
+        make the same updates in the same order, so one pass serves both: each epoch's dev F is
+        measured for each, each keeps its own best epoch, and each ends exactly as fitted alone
+        (tests/test_perceptron_twins.py); ``plain_callback`` hears its epochs.
         """
+        if plain is not None:
+            self._check_twin(plain)
         t_fit = time.perf_counter()
         self.cancelled_ = False
         units = as_units(corpus_or_documents)
@@ -745,10 +809,11 @@ class PerceptronTagger:
         T = len(self.tagset_)
         buf = K.Buffers(int(np.diff(train.seq_ptr).max(initial=1)), T, 2)
         n = len(train)
-        self.history_: list[EpochStats] = []
-        avg = self.averaging
+        heads = [_Head(self, self.averaging, callback)]
+        if plain is not None:
+            heads.append(_Head(plain, False, plain_callback))
         self.bpm_init_ = None
-        aw = AveragedWeights(self.n_weights_, track=avg)
+        aw = AveragedWeights(self.n_weights_, track=self.averaging)
         cancelled = False
         if self.bpm:
             acc = np.zeros(self.n_weights_)
@@ -762,17 +827,15 @@ class PerceptronTagger:
                 done += 1
                 st = self._stats(r + 1, "bpm", t_pass, t_fit, stats, cancelled)
                 st.sequences = n
-                self.history_.append(st)
-                if callback:
-                    callback(st)
+                for head in heads:
+                    head.said(replace(st))
                 if cancelled:
                     break
             w0 = acc / done
             self.bpm_init_ = w0
             aw.w[:] = w0
-            if avg:
+            if self.averaging:
                 aw.u[:] = w0  # the starting vector counts as an update at time 1
-        best_f, best_w, best_epoch = None, None, None
         errors: list[float] = []
         quiet = 0
         epoch = 0
@@ -782,46 +845,73 @@ class PerceptronTagger:
             t_pass = time.perf_counter()
             order = self._order(n, epoch)
             stats, cancelled = self._run_pass(train, aw, order, buf, should_cancel)
-            st = self._stats(epoch, "train", t_pass, t_fit, stats, cancelled)
-            st.sequences = int(n if not cancelled else 0)
-            cur, prf = None, None
-            if not cancelled and dev_seqs is not None:
-                cur = aw.averaged() if avg else aw.w
-                prf = self._evaluate_seqs(dev_seqs, cur, should_cancel)
-                if prf is None:  # cancelled while scoring dev: the epoch's weights stay unscored
-                    cancelled = st.cancelled = True
-            if prf is not None:
-                st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
-                if best_f is None or prf.f1 > best_f:
-                    st.best = True
-                    best_f, best_epoch = prf.f1, epoch
-                    if self.keep_best:
-                        best_w = cur.copy() if cur is aw.w else cur
-            st.seconds = time.perf_counter() - t_pass
-            self.history_.append(st)
-            if callback:
-                callback(st)
+            pass_stats = self._stats(epoch, "train", t_pass, t_fit, stats, cancelled)
+            pass_stats.sequences = int(n if not cancelled else 0)
+            for head in heads:
+                t_head = time.perf_counter()
+                st = replace(pass_stats)
+                cur, prf = None, None
+                if not cancelled and dev_seqs is not None:
+                    cur = aw.averaged() if head.averaged else aw.w
+                    prf = self._evaluate_seqs(dev_seqs, cur, should_cancel)
+                    if (
+                        prf is None
+                    ):  # cancelled while scoring dev: the epoch's weights stay unscored
+                        cancelled = st.cancelled = True
+                if prf is not None:
+                    st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
+                    if head.best_f is None or prf.f1 > head.best_f:
+                        st.best = True
+                        head.best_f, head.best_epoch = prf.f1, epoch
+                        if self.keep_best:
+                            head.best_w = cur.copy() if cur is aw.w else cur
+                st.seconds = pass_stats.seconds + time.perf_counter() - t_head
+                head.said(st)
+                if cancelled:
+                    break
             if cancelled:
                 break
             # K&T's stopping rule on the per-word training error, or no update at all
-            e = st.word_error
+            e = pass_stats.word_error
             if errors:
                 prev = errors[-1]
                 change = abs(e - prev) / prev if prev > 0 else (0.0 if e == 0 else np.inf)
                 quiet = quiet + 1 if change < self.tol else 0
             errors.append(e)
-            if st.updates == 0 or quiet >= self.patience:
+            if pass_stats.updates == 0 or quiet >= self.patience:
                 break
-        self.cancelled_ = cancelled
-        self.epochs_run_ = sum(1 for h in self.history_ if h.phase == "train" and not h.cancelled)
-        self.best_epoch_ = best_epoch
-        self.best_dev_f1_ = best_f
-        if best_w is not None:
-            self.weights_ = best_w
-        else:
-            self.weights_ = aw.averaged() if avg else aw.w.copy()
-        self.train_seconds_ = time.perf_counter() - t_fit
+        for head in heads:
+            if head.tagger is not self:  # the twin: this run's fitted state, its own weights
+                self._fitted_into(head.tagger)
+            head.finish(aw, cancelled)
+            head.tagger.train_seconds_ = time.perf_counter() - t_fit
         return self
+
+    def _check_twin(self, plain: PerceptronTagger) -> None:
+        """``plain`` must make this tagger's updates without averaging (see :meth:`fit`)."""
+        mine, theirs = dict(vars(self)), dict(vars(plain))
+        for d in (mine, theirs):
+            for k in ("variant", "average", "C", "_tls"):
+                d.pop(k, None)
+        same_rule = (self.variant == "margin") == (plain.variant == "margin") and (
+            self.variant != "margin" or self.C == plain.C
+        )
+        # BPM starts each from its own kind of weights: their runs part from the first epoch
+        if not (self.averaging and not plain.averaging and same_rule and not self.bpm) or (
+            mine != theirs
+        ):
+            raise SettingsError(
+                "fit(plain=...) needs this tagger averaging and the plain one not, with the "
+                "same update rule, no BPM and otherwise the same settings"
+            )
+
+    def _fitted_into(self, other: PerceptronTagger) -> None:
+        """Give ``other`` this tagger's fitted state (vocabulary, layout), copied where mutable."""
+        import copy
+
+        for k, v in vars(self).items():
+            if k.endswith("_") and k not in _HEAD_STATE:
+                setattr(other, k, copy.deepcopy(v))
 
     def learn(
         self,
