@@ -488,7 +488,7 @@ def test_the_averaged_run_makes_the_plain_perceptron_as_alone(tmp_path):
     """With both wanted, one run trains the averaged and the plain perceptron (a twin): each
     system's figures, chosen epoch and test predictions are those of the system run alone, and
     each hears its own epochs."""
-    cfg = dict(epochs=4, n_primes=(), workers=1)
+    cfg = {"epochs": 4, "n_primes": (), "workers": 1}
     said = []
     both = on_demo(
         tmp_path / "both",

@@ -27,7 +27,9 @@ passes ``source``, a :class:`~.work_files.SharedInput` naming the files the data
 which each worker loads once, and puts inputs into the settings as ``SharedInput`` too (they
 reach the task loaded); every job then has ``files``, how its result comes back as the
 project's ``.npz`` + JSON files. Nothing in a task may depend on running in the caller's
-process. :func:`run_jobs` runs any list of jobs this way (the sweep's grid points).
+process. :func:`run_jobs` runs any list of jobs this way (the sweep's grid points), and on the
+local executors the follow-ups a finished job's result calls for (the K&T suite's folds once
+its margin perceptron is chosen).
 """
 
 from __future__ import annotations

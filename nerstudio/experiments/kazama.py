@@ -318,6 +318,8 @@ def run_kazama(
     t = time.perf_counter()
     for name in dict.fromkeys(f.system for f in fits):
         say(name, "training")
+    for twin in dict.fromkeys(f.twin.system for f in fits if f.twin is not None):
+        say(twin, "training (in the averaged perceptron's run)")
     if follow:
         say("reranking", f"{cfg.folds}-fold candidate lists once the margin perceptron is chosen")
     trainings = train_all(
