@@ -77,3 +77,12 @@ def test_twins_that_would_part_are_refused(demo, averaged, plain):
         PerceptronTagger(**_settings(**averaged)).fit(
             train, dev, plain=PerceptronTagger(**_settings(**plain))
         )
+
+
+def test_a_fitted_tagger_can_be_fitted_again_with_a_twin(demo):
+    """The settings compared are the constructor's, not what an earlier fit left behind."""
+    train, dev = demo
+    avg = PerceptronTagger(**_settings(variant="averaged")).fit(train, dev)
+    twin = PerceptronTagger(**_settings(variant="perceptron"))
+    avg.fit(train, dev, plain=twin)
+    assert twin.best_epoch_ is not None

@@ -854,9 +854,8 @@ class PerceptronTagger:
                 if not cancelled and dev_seqs is not None:
                     cur = aw.averaged() if head.averaged else aw.w
                     prf = self._evaluate_seqs(dev_seqs, cur, should_cancel)
-                    if (
-                        prf is None
-                    ):  # cancelled while scoring dev: the epoch's weights stay unscored
+                    # None: cancelled while scoring dev, the epoch's weights stay unscored
+                    if prf is None:
                         cancelled = st.cancelled = True
                 if prf is not None:
                     st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
@@ -889,10 +888,14 @@ class PerceptronTagger:
 
     def _check_twin(self, plain: PerceptronTagger) -> None:
         """``plain`` must make this tagger's updates without averaging (see :meth:`fit`)."""
-        mine, theirs = dict(vars(self)), dict(vars(plain))
-        for d in (mine, theirs):
-            for k in ("variant", "average", "C", "_tls"):
-                d.pop(k, None)
+
+        def settings(t: PerceptronTagger) -> dict:  # the constructor's, not a fitted state
+            skip = {"variant", "average", "C"}
+            return {
+                k: v for k, v in vars(t).items() if k[0] != "_" and k[-1] != "_" and k not in skip
+            }
+
+        mine, theirs = settings(self), settings(plain)
         same_rule = (self.variant == "margin") == (plain.variant == "margin") and (
             self.variant != "margin" or self.C == plain.C
         )
