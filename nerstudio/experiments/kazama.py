@@ -406,12 +406,12 @@ def run_kazama(
     stages["evaluation"] = time.perf_counter() - t
 
     if rerank:
+        t = time.perf_counter()
         rerankers, cv = chosen, trainings.fold_seconds  # the folds' seconds added up
         if not follow:  # the folds on the executor's machines, then the re-rankers here
             margin = chosen["margin"].model
             assert isinstance(margin, PerceptronTagger)
             check()
-            t = time.perf_counter()
             say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
             lists = cross_validated_lists(
                 train,
