@@ -127,10 +127,7 @@ def fit_task(data, job: Job, ctx: TaskContext) -> Trained:
 
 def first_model_fold(docs, job: Job, ctx: TaskContext):
     """A fold's task: train the first model on the other folds' documents and list the held-out
-    documents' candidates. ``docs``: the training documents, or the training corpus first in a
-    tuple (the data of :func:`fit_task`, when the folds are follow-ups)."""
-    if isinstance(docs, tuple):
-        docs = docs[0].documents
+    documents' candidates."""
     s = job.settings
 
     def epoch(st):
@@ -183,6 +180,11 @@ def _load_lists(folder: str):
         scores.append(a["scores"][q : q + k])
         p, q = p + k * L, q + k
     return lists, scores, a["gold"].tolist()
+
+
+def follow_up_fold(data, job: Job, ctx: TaskContext):
+    """:func:`first_model_fold` as a follow-up, whose data is :func:`fit_task`'s (train first)."""
+    return first_model_fold(data[0].documents, job, ctx)
 
 
 #: how a fold's lists travel back from another machine
@@ -318,7 +320,7 @@ def train_all(
         margin = keep("margin").model  # the first models' C and epoch are the kept one's
         assert isinstance(margin, PerceptronTagger)
         settings = {"params": reranking.params(margin), "n": reranking.n}
-        return [Job(f.name, first_model_fold, f, settings, "listed") for f in reranking.folds]
+        return [Job(f.name, follow_up_fold, f, settings, "listed") for f in reranking.folds]
 
     try:
         run_jobs(
