@@ -155,10 +155,13 @@ def test_every_other_choice_list_is_its_registry():
     from nerstudio.rerank.uncertainty import MEASURES
     from nerstudio.tagging.maxent import TASKS
     from nerstudio.tagging.perceptron import VARIANTS
+    from nerstudio.tagging.tag_alphabets import ALPHABETS
 
     assert _choices("train-reranker", "--algo") == ALGORITHMS
     assert _choices("train-tagger", "--variant") == VARIANTS
     assert _choices("train-tagger", "--task") == TASKS
+    assert _choices("train-tagger", "--alphabet") == ALPHABETS
+    assert _choices("experiment", "--tagger-alphabet") == ALPHABETS
     assert _choices("experiment", "--task") == TASKS
     assert _choices("experiment", "--context-scope") == SCOPES
     assert _choices("experiment", "--preset") == tuple(PRESETS)

@@ -216,6 +216,10 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
         (["--features", "conll"], "made with other settings: features 'paper' (wanted 'conll')"),
         (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
         (["--tagger-l2", "3"], "made with other settings: l2 1.0 (wanted 3.0)"),
+        (
+            ["--tagger-alphabet", "bilou"],
+            "made with other settings: alphabet 'scn' (wanted 'bilou')",
+        ),
         (["--swap"], "other words than the corpus"),
         (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
         (["--gazetteer-lists", "people"], "unknown gazetteer or family 'people'"),
@@ -311,6 +315,50 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     rep = json.loads((out / "report.json").read_text())
     assert rep["config"]["reranker_context"] is False
     assert all(n.startswith("loc_") for n in rep["config"]["reranker_gazetteers"])
+
+
+def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_path):
+    """Lists whose settings do not name the tagger's alphabet were made by an SCN tagger: they
+    serve an SCN run and are refused to a BILOU one."""
+    from nerstudio.nbest import NBestList
+
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "tagger.npz").write_bytes((experiment_dir / "tagger.npz").read_bytes())
+    for name in ("train", "dev", "test"):
+        nb = NBestList.load(experiment_dir / f"{name}-nbest.npz")
+        assert nb.meta["made_by"].pop("alphabet") == "scn"
+        nb.save(old / f"{name}-nbest.npz")
+
+    def run(out, *more):
+        return main(
+            [
+                "experiment",
+                "--train",
+                os.path.join(DEMO, "train.conll"),
+                "--dev",
+                os.path.join(DEMO, "dev.conll"),
+                "--test",
+                os.path.join(DEMO, "test.conll"),
+                "--out",
+                str(tmp_path / out),
+                "--features",
+                "paper",
+                "--systems",
+                "averaged",
+                "--epochs",
+                "2",
+                "--folds",
+                "3",
+                "--lists-from",
+                str(old),
+                *more,
+            ]
+        )
+
+    assert run("scn") == 0
+    assert run("bilou", "--tagger-alphabet", "bilou") == 1
+    assert not (tmp_path / "bilou" / "report.json").exists()
 
 
 def test_default_systems_include_the_kernel_with_training_and_test_seconds(

@@ -10,7 +10,7 @@ number of parameters, marking the point the dev F picks.
         --point 'features=conll l2=1' --point 'features=conll l2=3 cutoff=2' ...
 
 A point is space-separated ``name=value`` settings of :class:`nerstudio.tagging.maxent.MaxEntTagger`
-(``features``, ``l2``, ``cutoff``, ``max_iter``, ``cutoff_on``); the others keep their defaults
+(``features``, ``l2``, ``cutoff``, ``max_iter``, ``cutoff_on``, ``alphabet``); the others keep their defaults
 (task ``typed``). Points already in DIR/grid.json are not trained again.
 """
 
@@ -33,6 +33,7 @@ TYPES = {
     "cutoff": int,
     "max_iter": int,
     "task": str,
+    "alphabet": str,
 }
 
 

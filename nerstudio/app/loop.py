@@ -305,6 +305,7 @@ def _params(tagger: MaxEntTagger, train: Sequence[Sentence]) -> dict[str, Any]:
         "cutoff_on",
         "maxcor",
         "threads",
+        "alphabet",
     )
     out = {k: getattr(tagger, k) for k in keys if hasattr(tagger, k)}
     old = [t.split("-", 1)[1] for t in getattr(tagger, "tagset_", []) if "-" in t]
@@ -330,7 +331,8 @@ def decode(
         if progress is not None:
             progress(min(total, start + DECODE_BATCH), total)
     if not parts:
-        return NBestList(list(getattr(tagger, "tagset_", [])), [], [], [])
+        tagset = getattr(tagger, "list_tagset_", None) or getattr(tagger, "tagset_", [])
+        return NBestList(list(tagset), [], [], [])
     return NBestList.concatenate(parts)
 
 

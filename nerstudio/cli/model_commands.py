@@ -21,6 +21,7 @@ def _tagger_params(args) -> dict:
         "l2": args.l2,
         "optimizer": args.optimizer,
         "max_iter": args.max_iter,
+        "alphabet": args.alphabet,
     }
 
 
@@ -35,6 +36,10 @@ def _train_perceptron_tagger(args) -> int:
 
     from ..tagging.perceptron import PerceptronTagger
 
+    if getattr(args, "alphabet", "scn") != "scn":
+        raise SettingsError(
+            "--alphabet applies to the max-ent tagger; the perceptron's tags are SCN"
+        )
     if args.features is not None and args.features.split("+")[0] != "kt":
         raise SettingsError(
             "the perceptron tagger uses the kt feature set (K&T Table 1), with +rich, +clusters, +biglex"

@@ -200,6 +200,12 @@ def build_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
     tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
     tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
+    tagger.add_argument(
+        "--alphabet",
+        choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
+        default="scn",
+        help="max-ent: the tags it predicts, scn (Collins') or bilou; its N-best lists are SCN",
+    )
 
     p = sub.add_parser(
         "train-tagger",
@@ -521,6 +527,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="collins suite: the max-ent tagger's (predicate, tag) cut-off (default 2; the preset: 5)",
+    )
+    p.add_argument(
+        "--tagger-alphabet",
+        choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
+        default=None,
+        help="collins suite: the tags the max-ent tagger predicts: scn (Collins', the preset's) "
+        "or bilou (begin, inside, last, unit); its N-best lists are SCN either way (default scn)",
     )
     p.add_argument(
         "--tagger-max-iter",

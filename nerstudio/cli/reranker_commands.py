@@ -207,6 +207,7 @@ def cmd_experiment(args) -> int:
             "tagger_l2",
             "tagger_cutoff",
             "tagger_max_iter",
+            "tagger_alphabet",
             "global_clusters",
             "global_biglex",
         ):
@@ -248,6 +249,7 @@ def cmd_experiment(args) -> int:
         tagger_l2=args.tagger_l2,
         tagger_cutoff=args.tagger_cutoff,
         tagger_max_iter=args.tagger_max_iter,
+        tagger_alphabet=args.tagger_alphabet,
         folds=args.folds,
         n=args.n,
         workers=args.workers,

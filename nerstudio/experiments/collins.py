@@ -67,6 +67,7 @@ PRESETS = {
         "tagger_cutoff": 5,
         "tagger_max_iter": 100,
         "tagger_l2": 1.0,
+        "tagger_alphabet": "scn",
         "n": 20,
         "folds": 5,
         "systems": ("boost", "voted", "kernel"),
@@ -116,6 +117,9 @@ class ExperimentConfig:
     tagger_l2: float = 1.0
     tagger_cutoff: int = 2
     tagger_max_iter: int = 300
+    # the tags the tagger predicts (scn: Collins'; bilou: nerstudio.tagging.tag_alphabets); its
+    # lists are SCN either way
+    tagger_alphabet: str = "scn"
     folds: int = 5
     n: int = 20
     workers: int | None = None
@@ -239,6 +243,7 @@ def run_experiment(
         "l2": cfg.tagger_l2,
         "cutoff": cfg.tagger_cutoff,
         "max_iter": cfg.tagger_max_iter,
+        "alphabet": cfg.tagger_alphabet,
     }
     origin = made_by(params, cfg.n, cfg.folds)
     if cfg.lists_from is not None:

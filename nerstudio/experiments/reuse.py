@@ -52,6 +52,7 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
                 f"{path}: the list does not record the settings it was made with "
                 "(made by an older nerstudio): run the experiment without --lists-from"
             )
+        got = {"alphabet": "scn", **got}  # lists made before the tagger had a choice were SCN
         if got != expected:
             diff = ", ".join(
                 f"{k} {got.get(k)!r} (wanted {v!r})" for k, v in expected.items() if got.get(k) != v

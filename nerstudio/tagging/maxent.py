@@ -9,7 +9,9 @@ predicate is conjoined with every tag, and only the (predicate, tag) pairs seen 
 
 Tags are the SCN encoding of the task: ``N``, ``S``, ``C`` for the boundary-only task (the
 paper's), ``N``, ``S-X``, ``C-X`` for the typed task; ``C`` may only follow ``S`` or ``C``
-of the same type, which the beam enforces.
+of the same type, which the beam enforces. With ``alphabet="bilou"`` the tagger predicts BILOU
+tags instead (:mod:`nerstudio.tagging.tag_alphabets`) and writes its N-best lists in SCN, so
+nothing after it sees the difference.
 
 Training maximises the L2-regularised conditional log-likelihood with L-BFGS, or with
 Generalized Iterative Scaling, the paper's own choice. ``fit(..., init=tagger)`` warm-starts
@@ -33,7 +35,7 @@ import scipy.sparse as sp
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
-from ..nbest import NBestList, spans_to_tag_ids
+from ..nbest import NBestList
 from ..persist import (
     CORRUPT,
     check_params,
@@ -48,6 +50,16 @@ from ..persist import (
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
+from .tag_alphabets import (
+    allowed_transitions,
+    alphabet_of,
+    check_alphabet,
+    final_allowed,
+    gold_tag_ids,
+    make_tagset,
+    scn_tagset,
+    to_scn,
+)
 
 MODEL_FORMAT = "nerstudio-maxent"
 MODEL_VERSION = 1
@@ -63,12 +75,6 @@ class TrainStats:
     seconds: float
     dev_f1: float | None = None
     message: str = ""
-
-
-def make_tagset(labels: Sequence[str], task: str) -> list[str]:
-    if task == "scn":
-        return ["N", "S", "C"]
-    return ["N"] + [f"{p}-{lab}" for lab in sorted(labels) for p in ("S", "C")]
 
 
 class MaxEntTagger:
@@ -89,6 +95,7 @@ class MaxEntTagger:
         maxcor: int = 10,
         dtype=np.float32,
         threads: int | None = None,
+        alphabet: str = "scn",
     ):
         if task not in TASKS:
             raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
@@ -111,6 +118,7 @@ class MaxEntTagger:
         self.maxcor = maxcor
         self.dtype = dtype  # of weights, residuals and L-BFGS history in training; float32 halves memory traffic
         self.threads = threads  # of the L-BFGS objective; None: one per available core (at most 8)
+        self.alphabet = check_alphabet(alphabet)  # the tags it predicts; its lists are SCN
 
     # -- helpers --------------------------------------------------------------------------
     def _threads(self) -> int:
@@ -129,7 +137,9 @@ class MaxEntTagger:
 
     def _gold_ids(self, sentences: Sequence[Sentence]) -> np.ndarray:
         idx = {t: k for k, t in enumerate(self.tagset_)}
-        parts = [spans_to_tag_ids(s.spans, len(s.words), idx, self.typed) for s in sentences]
+        parts = [
+            gold_tag_ids(s.spans, len(s.words), idx, self.typed, self.alphabet) for s in sentences
+        ]
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
 
     def _dynamic_ids(self, y: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -234,7 +244,7 @@ class MaxEntTagger:
             else sorted({sp.label for s in sentences for sp in s.spans})
         )
         labels = labels if self.typed else []
-        self.tagset_ = make_tagset(labels, self.task)
+        self.tagset_ = make_tagset(labels, self.task, self.alphabet)
         design, y, mask = self._training_design(sentences)
         self.mask_ = mask
         W0 = None if init is None else self.initial_weights(init, mask)
@@ -306,15 +316,13 @@ class MaxEntTagger:
         Fs = self.n_static_
         self.Wp1_ = self.W_[Fs : Fs + T + 1]
         self.Wp2_ = self.W_[Fs + T + 1 :]
-        # allowed transitions in SCN: C-X only after S-X or C-X
-        allowed = np.ones((T + 1, T), dtype=bool)
-        for j, t in enumerate(self.tagset_):
-            if t.startswith("C"):
-                lab = t[2:]
-                for i, prev in enumerate(self.tagset_ + ["<s>"]):
-                    allowed[i, j] = prev in (f"S-{lab}" if lab else "S", t)
+        allowed = allowed_transitions(self.tagset_)  # SCN: C-X only after S-X or C-X
         self.allowed_ = allowed
         self.trans_pen_ = np.where(allowed, 0.0, -np.inf)
+        final = final_allowed(self.tagset_)  # BILOU: not B or I at the end
+        self.final_pen_ = None if final.all() else np.where(final, 0.0, -np.inf)
+        self.to_scn_ = to_scn(self.tagset_)  # the lists' tags
+        self.list_tagset_ = scn_tagset(self.tagset_)
 
     def _loss_grad(self, X, XT, y, mask, theta):
         """Reference (numpy/scipy) objective: negative penalised log-likelihood and its gradient
@@ -472,7 +480,7 @@ class MaxEntTagger:
             else None
         )
         return NBestList(
-            list(self.tagset_),
+            list(self.list_tagset_),
             [s.words for s in sentences],
             cands,
             logps,
@@ -507,6 +515,8 @@ class MaxEntTagger:
             local -= local.max(axis=2, keepdims=True)
             local -= np.log(np.exp(local).sum(axis=2, keepdims=True))
             cand = score[:act, :, None] + local + pen[a1]
+            if self.final_pen_ is not None:  # sentences ending here end on a final tag
+                cand[lens[:act] == i + 1] += self.final_pen_
             flat = cand.reshape(act, K * T)
             if K * T > K:
                 part = np.argpartition(-flat, K - 1, axis=1)[:, :K]
@@ -534,7 +544,7 @@ class MaxEntTagger:
                 for i in range(m - 1, -1, -1):
                     seqs[:, i] = back_tag[i, b, ptr]
                     ptr = back_parent[i, b, ptr]
-                out.append((seqs, score[b, :kk].copy()))
+                out.append((self.to_scn_[seqs], score[b, :kk].copy()))
             else:
                 out.append((seqs, np.zeros(1)))
         return out
@@ -554,7 +564,8 @@ class MaxEntTagger:
         return evaluate_spans(gold, pred).f1
 
     def log_prob(self, sentence: Sentence, tag_ids: Sequence[int]) -> float:
-        """log p(tags | words) under the model (used by tests against the beam)."""
+        """log p(tags | words) under the model, ``tag_ids`` in its own tag set (not the lists'
+        SCN when it predicts BILOU); used by tests against the beam."""
         T = len(self.tagset_)
         st = self.static_scores([sentence])
         lp = 0.0
@@ -578,6 +589,7 @@ class MaxEntTagger:
             "l2": self.l2,
             "optimizer": self.optimizer,
             "max_iter": self.max_iter,
+            "alphabet": self.alphabet,
             "tagset": self.tagset_,
             "n_static": self.n_static_,
             "n_lexicon": len(self.extractor_.lexicon),
@@ -608,12 +620,14 @@ class MaxEntTagger:
         try:
             params = {
                 k: h[k]
-                for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter")
+                for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter", "alphabet")
                 if k in h
             }
             params["cutoff_on"] = h.get("cutoff_on")
             m = cls(**check_params(cls, params, "header"))
             m.tagset_ = list(header_field(h, "tagset", list[str]))
+            if alphabet_of(m.tagset_) != m.alphabet:
+                raise ValueError(f"the tag set is not in the {m.alphabet} alphabet")
             m.n_static_ = header_field(h, "n_static", int)
             names = json_strings(arrays, "predicates")
             if len(names) != m.n_static_:
