@@ -217,8 +217,8 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
         (["--n", "10"], "made with other settings: n 20 (wanted 10)"),
         (["--tagger-l2", "3"], "made with other settings: l2 1.0 (wanted 3.0)"),
         (
-            ["--tagger-alphabet", "bilou"],
-            "made with other settings: alphabet 'scn' (wanted 'bilou')",
+            ["--tagger-alphabet", "scn"],
+            "made with other settings: alphabet 'bilou' (wanted 'scn')",
         ),
         (["--swap"], "other words than the corpus"),
         (["--gazetteer-lists", "persons", "--no-global-gazetteers"], "drop --no-global-gazetteers"),
@@ -319,16 +319,8 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
 
 def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_path):
     """Lists whose settings do not name the tagger's alphabet were made by an SCN tagger: they
-    serve an SCN run and are refused to a BILOU one."""
+    serve an SCN run and are refused to a BILOU one (the default)."""
     from nerstudio.nbest import NBestList
-
-    old = tmp_path / "old"
-    old.mkdir()
-    (old / "tagger.npz").write_bytes((experiment_dir / "tagger.npz").read_bytes())
-    for name in ("train", "dev", "test"):
-        nb = NBestList.load(experiment_dir / f"{name}-nbest.npz")
-        assert nb.meta["made_by"].pop("alphabet") == "scn"
-        nb.save(old / f"{name}-nbest.npz")
 
     def run(out, *more):
         return main(
@@ -350,14 +342,19 @@ def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_p
                 "2",
                 "--folds",
                 "3",
-                "--lists-from",
-                str(old),
                 *more,
             ]
         )
 
-    assert run("scn") == 0
-    assert run("bilou", "--tagger-alphabet", "bilou") == 1
+    assert run("first", "--tagger-alphabet", "scn", "--min-sentences", "2") == 0
+    for name in ("train", "dev", "test"):  # as written before the option existed
+        path = tmp_path / "first" / f"{name}-nbest.npz"
+        nb = NBestList.load(path)
+        assert nb.meta["made_by"].pop("alphabet") == "scn"
+        nb.save(path)
+    old = ["--lists-from", str(tmp_path / "first")]
+    assert run("scn", "--tagger-alphabet", "scn", *old) == 0
+    assert run("bilou", *old) == 1
     assert not (tmp_path / "bilou" / "report.json").exists()
 
 
@@ -433,7 +430,8 @@ def test_the_collins2002_preset_keeps_the_papers_settings_whatever_the_defaults(
 
     default, paper = ExperimentConfig(), ExperimentConfig.from_preset("collins2002")
     assert "clusters" in default.tagger_features and default.reranker_clusters
-    assert default.kernel_sentences == 6000
+    assert default.kernel_sentences == 6000 and default.tagger_alphabet == "bilou"
+    assert paper.tagger_alphabet == "scn"  # Collins' start/continue tags
     assert paper.tagger_features == "paper" and paper.task == "scn"
     assert paper.reranker_clusters is False and paper.reranker_biglex is False
     assert paper.reranker_gazetteers is False and paper.reranker_context is False

@@ -532,8 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--tagger-alphabet",
         choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
         default=None,
-        help="collins suite: the tags the max-ent tagger predicts: scn (Collins', the preset's) "
-        "or bilou (begin, inside, last, unit); its N-best lists are SCN either way (default scn)",
+        help="collins suite: the tags the max-ent tagger predicts: bilou (begin, inside, last, "
+        "unit; the default) or scn (Collins', the preset's); its N-best lists are SCN either way",
     )
     p.add_argument(
         "--tagger-max-iter",

@@ -60,11 +60,10 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
             raise DataError(f"{path}: made with other settings: {diff}")
         _check_sentences(path, nb, corpora[name], typed=expected["task"] == "typed")
         lists[name] = nb
-    if tagger.task != expected["task"] or tagger.features != expected["features"]:
-        raise DataError(
-            f"{tagger_path}: a {tagger.task}/{tagger.features} tagger, wanted "
-            f"{expected['task']}/{expected['features']}"
-        )
+    made = (tagger.task, tagger.features, tagger.alphabet)
+    wanted = (expected["task"], expected["features"], expected.get("alphabet", "scn"))
+    if made != wanted:
+        raise DataError(f"{tagger_path}: a {'/'.join(made)} tagger, wanted {'/'.join(wanted)}")
     return tagger, lists
 
 
