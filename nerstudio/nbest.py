@@ -27,8 +27,19 @@ NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
 
 
+#: start/continue reading of a tag's prefix: a BILOU tagger's B and U open an entity as S does,
+#: I and L continue it as C does, so a valid sequence of either alphabet reads the same way
+_AS_SCN = {"S": "S", "B": "S", "U": "S", "C": "C", "I": "C", "L": "C"}
+
+
+def _scn_tag(tag: str) -> str:
+    prefix, dash, label = tag.partition("-")
+    return tag if tag == "N" else _AS_SCN.get(prefix, prefix) + dash + label
+
+
 def tags_to_spans(tag_ids: Sequence[int] | np.ndarray, tagset: Sequence[str]) -> list[Span]:
-    return decode([tagset[t] for t in tag_ids], "scn")[0]
+    """The spans of a valid tag sequence over ``tagset`` (SCN, or a BILOU tagger's tags)."""
+    return decode([_scn_tag(tagset[t]) for t in tag_ids], "scn")[0]
 
 
 def spans_to_tag_ids(
@@ -46,7 +57,7 @@ def spans_to_tag_ids(
 def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
     """Entities of every candidate of one sentence, vectorised.
 
-    ``cands`` is an ``(n_c, len)`` array of SCN tag ids. Returns arrays ``(cand, start, end,
+    ``cands`` is an ``(n_c, len)`` array of SCN tag ids (or of a BILOU tagger's, read the same way). Returns arrays ``(cand, start, end,
     label)`` with ``end`` exclusive and ``label`` an index into the sorted entity types ('' for
     the untyped task), ordered by candidate then start. Tags are those of a valid SCN sequence
     (a beam never proposes C after N); a stray C starts an entity, as conlleval would.
@@ -86,7 +97,7 @@ def _tag_kinds(tagset: tuple[str, ...]):
         types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
         tindex = {t: i for i, t in enumerate(types)}
         kinds = np.array(
-            [0 if t == "N" else (1 if t.startswith("S") else 2) for t in tagset], dtype=np.int8
+            [0 if t == "N" else (1 if _scn_tag(t)[0] == "S" else 2) for t in tagset], dtype=np.int8
         )
         labels = np.array(
             [tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64

@@ -502,3 +502,39 @@ def test_the_averaged_run_makes_the_plain_perceptron_as_alone(tmp_path):
         pred = f"pred-{name}-test.conll"
         assert (tmp_path / name / pred).read_bytes() == (tmp_path / "both" / pred).read_bytes()
         assert any(s == name and m.startswith("epoch 4: dev F ") for s, m in said), said
+
+
+def test_suite_with_bilou_taggers(tmp_path):
+    """With BILOU tags every system trains, its predictions score as reported, its models keep
+    their alphabet, and the lists they write are SCN."""
+    from nerstudio.nbest import tags_to_spans
+    from nerstudio.tagging.joint import JointTagger
+    from nerstudio.tagging.perceptron import PerceptronTagger
+    from nerstudio.tagging.tag_alphabets import scn_tagset
+
+    cfg = KazamaConfig(
+        epochs=3, joint_epochs=2, n=4, n_test=5, n_primes=(), folds=2, workers=1, alphabet="bilou"
+    )
+    report = on_demo(tmp_path, cfg)
+    assert [s["name"] for s in report["systems"]] == list(SYSTEMS)
+    gold = read_corpus(f"{DEMO}/test.conll")
+    for s in report["systems"]:
+        pred = read_corpus(tmp_path / f"pred-{s['name']}-test.conll")
+        ev = evaluate_sentences(gold.sentences, pred.sentences)
+        assert abs(ev.overall.f1 - s["test"]["f1"]) < 1e-9
+        if "alphabet" in s["settings"]:
+            assert s["settings"]["alphabet"] == "bilou"
+    margin = PerceptronTagger.load(tmp_path / "tagger-margin.npz")
+    joint = JointTagger.load(tmp_path / "joint-proposed.npz")
+    assert margin.alphabet == "bilou" and "U-PER" in margin.tagset_
+    for model in (margin, joint):
+        nb = model.nbest(gold, n=3)
+        assert nb.tagset == scn_tagset(margin.tagset_)
+        for words, cands in zip(nb.words, nb.candidates):
+            for c in cands:  # valid SCN: every C continues an entity of its own type
+                spans = tags_to_spans(c, nb.tagset)
+                assert all(0 <= sp.start < sp.end <= len(words) for sp in spans)
+                prev = "N"
+                for t in (nb.tagset[k] for k in c):
+                    assert not t.startswith("C") or (prev[2:] == t[2:] and prev != "N")
+                    prev = t

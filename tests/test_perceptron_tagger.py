@@ -84,14 +84,14 @@ def fitted(
 
 
 def valid(m: PerceptronTagger, seqs: Sequences, i: int, tags) -> bool:
-    a, _L = seqs.bounds(i)
+    """The tag set's rules, literally: what may start a sentence, follow a tag, end a sequence."""
+    a, L = seqs.bounds(i)
     for j, y in enumerate(tags):
-        if m.is_c_[y]:
-            if j == 0 or seqs.starts[a + j]:
-                return False
-            if not m.allowed_[tags[j - 1], y]:
-                return False
-    return True
+        if (j == 0 or seqs.starts[a + j]) and m.is_c_[y] & 1:
+            return False
+        if j > 0 and not m.allowed_[tags[j - 1], y]:
+            return False
+    return not (L and m.is_c_[tags[-1]] & 2)
 
 
 def brute(m, seqs, i, w):
@@ -115,12 +115,20 @@ def random_weights(m, rng, kind):
 
 
 @pytest.mark.parametrize(
-    "labels,task", [(("PER",), "typed"), (("LOC", "PER"), "typed"), ((), "scn")]
+    "labels,task,alphabet",
+    [
+        (("PER",), "typed", "scn"),
+        (("LOC", "PER"), "typed", "scn"),
+        ((), "scn", "scn"),
+        (("PER",), "typed", "bilou"),
+        ((), "scn", "bilou"),
+    ],
 )
 @pytest.mark.parametrize("documents,edges", [(True, "current"), (False, "current"), (True, "all")])
-def test_viterbi_and_kbest_equal_brute_force(labels, task, documents, edges):
-    m, corpus = fitted(labels or ("LOC",), task, documents, edge_templates=edges)
-    assert m.n_tags == (3 if task == "scn" or len(labels) == 1 else 5)
+def test_viterbi_and_kbest_equal_brute_force(labels, task, alphabet, documents, edges):
+    m, corpus = fitted(labels or ("LOC",), task, documents, edge_templates=edges, alphabet=alphabet)
+    per_type = 2 if alphabet == "scn" else 4
+    assert m.n_tags == 1 + per_type * (1 if task == "scn" else len(labels))
     seqs = m.prepare(corpus)
     rng = np.random.default_rng(len(labels) * 10 + documents)
     for trial in range(4):
@@ -165,9 +173,10 @@ def test_kbest_on_long_document_is_consistent():
 
 
 @pytest.mark.parametrize("kind", ["float", "int"])
-def test_lazy_kbest_equals_list_viterbi(kind):
+@pytest.mark.parametrize("alphabet", ["scn", "bilou"])
+def test_lazy_kbest_equals_list_viterbi(kind, alphabet):
     """The lazy k-best returns exactly the list Viterbi's taggings and scores, ties included."""
-    m, _ = fitted(("LOC", "ORG", "PER", "MISC"), edge_templates="all")
+    m, _ = fitted(("LOC", "ORG", "PER", "MISC"), edge_templates="all", alphabet=alphabet)
     corpus = Corpus(
         [
             Document([sent(t, s) for t, s in TEXT] * 3, id="long"),

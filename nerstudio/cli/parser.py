@@ -532,8 +532,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--tagger-alphabet",
         choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
         default=None,
-        help="collins suite: the tags the max-ent tagger predicts: bilou (begin, inside, last, "
-        "unit; the default) or scn (Collins', the preset's); its N-best lists are SCN either way",
+        help="the tags the taggers predict: bilou (begin, inside, last, unit) or scn (Collins' "
+        "start/continue); collins suite: the max-ent tagger's, default bilou (the preset: scn), "
+        "its N-best lists are SCN either way; kazama suite: the perceptron taggers', default scn",
     )
     p.add_argument(
         "--tagger-max-iter",

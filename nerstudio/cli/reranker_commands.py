@@ -207,7 +207,6 @@ def cmd_experiment(args) -> int:
             "tagger_l2",
             "tagger_cutoff",
             "tagger_max_iter",
-            "tagger_alphabet",
             "global_clusters",
             "global_biglex",
         ):
@@ -335,6 +334,7 @@ def _kazama_experiment(args) -> int:
         ("joint_epochs", "joint_epochs"),
         ("n_test", "n_test"),
         ("edge_templates", "edge_templates"),
+        ("tagger_alphabet", "alphabet"),
     ):
         if getattr(args, k, None) is not None:
             setattr(cfg, attr, getattr(args, k))

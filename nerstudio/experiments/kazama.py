@@ -107,6 +107,8 @@ class KazamaConfig:
     features: str = "kt+rich+clusters"
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
+    # the taggers' tags: "scn" (K&T's, Collins') or "bilou" (nerstudio.tagging.tag_alphabets)
+    alphabet: str = "scn"
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
     joint_epochs: int = 80  # at most, joint training and re-ranking
     # chosen on CoNLL-2003 dev (--C-grid); with kt+rich+clusters C = 2000 is ahead by 0.01 (margin)
@@ -148,6 +150,7 @@ class KazamaConfig:
             "cutoff": self.cutoff,
             "edge_templates": self.edge_templates,
             "seed": self.seed,
+            "alphabet": self.alphabet,
         }
         p.update(kw)
         return p
@@ -352,7 +355,16 @@ def run_kazama(
         assert isinstance(tagger, PerceptronTagger)
         settings = {
             k: c.fit.params[k]
-            for k in ("variant", "C", "bpm", "features", "gazetteer", "cutoff", "edge_templates")
+            for k in (
+                "variant",
+                "C",
+                "bpm",
+                "features",
+                "gazetteer",
+                "cutoff",
+                "edge_templates",
+                "alphabet",
+            )
         }
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":

@@ -14,8 +14,11 @@ where ``node(i, y)`` and ``edge(i, y', y)`` are sums over the token's predicates
 starting from 0.0. Viterbi, the k-best search and :func:`score_seq` all add in exactly this order,
 so a path's score is bit-for-bit the same whichever routine computes it.
 
-Constraints (hard, not learned): tag ``y`` with ``is_c[y]`` (a C-X tag) may not start a sequence
-or a sentence (``starts[token]``), and may follow only the tags ``y'`` with ``allowed[y', y]``.
+Constraints (hard, not learned): a tag ``y`` may follow only the tags ``y'`` with
+``allowed[y', y]``; ``is_c[y]`` holds flags: bit 1 (a C-X, I-X or L-X tag) says it may not start
+a sequence or a sentence (``starts[token]``), bit 2 (B-X or I-X of the BILOU alphabet) that it
+may not end a sequence. (Inside a sequence, a sentence cannot end on B or I either: the next
+sentence's first tag cannot follow them.)
 
 The module is long because these kernels must share one summation order and one weight layout to
 stay bit-for-bit consistent, so they live together; each is a short numba function.
@@ -107,7 +110,7 @@ def _kbest_core(
         return 1
     cur = 0
     for y in range(T):
-        if is_c[y]:
+        if is_c[y] & 1:
             cnt[0, y] = 0
         else:
             sc[0, y, 0] = node[0, y]
@@ -118,7 +121,7 @@ def _kbest_core(
         st = starts[a + i]
         for y in range(T):
             cnt[cur, y] = 0
-            if st and is_c[y]:
+            if st and is_c[y] & 1:
                 continue
             for yp in range(T):
                 heads[yp] = 0
@@ -149,7 +152,7 @@ def _kbest_core(
                 cnt[cur, y] = r + 1
     for y in range(T):
         heads[y] = 0
-        hv[y] = sc[cur, y, 0] if cnt[cur, y] > 0 else NEG
+        hv[y] = sc[cur, y, 0] if cnt[cur, y] > 0 and not is_c[y] & 2 else NEG
     n_out = 0
     for r in range(K):
         best = NEG
@@ -180,13 +183,13 @@ def _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back):
     """Viterbi forward pass: delta[i, y] best score of a valid prefix ending in y, back[i, y] its
     previous tag (ties: the smaller tag)."""
     for y in range(T):
-        delta[0, y] = NEG if is_c[y] else node[0, y]
+        delta[0, y] = NEG if is_c[y] & 1 else node[0, y]
         back[0, y] = -1
     for i in range(1, L):
         st = starts[a + i]
         for y in range(T):
             back[i, y] = -1
-            if st and is_c[y]:
+            if st and is_c[y] & 1:
                 delta[i, y] = NEG
                 continue
             best = NEG
@@ -206,6 +209,10 @@ def _forward(a, L, node, edge, T, allowed, is_c, starts, delta, back):
             else:
                 delta[i, y] = best + node[i, y]
                 back[i, y] = arg
+    if L > 0:
+        for y in range(T):  # the last tag must be one that may end a sequence
+            if is_c[y] & 2:
+                delta[L - 1, y] = NEG
 
 
 @njit(cache=True, nogil=True)

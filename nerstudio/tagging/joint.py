@@ -534,7 +534,7 @@ class JointTagger:
         for i in range(len(docs)):
             Y, total, _ = self._choose(docs, i, n)
             order = np.argsort(-total, kind="stable")
-            cands.append(np.asarray(Y[order], dtype=np.int16))
+            cands.append(self.tagger_.to_scn_[np.asarray(Y[order])])  # the lists are SCN
             scores.append(total[order].astype(np.float64))
             words.append(tuple(docs.seqs.words[i]))
             if docs.seqs.gold is not None:
@@ -546,7 +546,7 @@ class JointTagger:
             "sentence_offsets": [np.asarray(o).tolist() for o in docs.seqs.sentence_offsets],
         }
         return NBestList(
-            list(self.tagset_),
+            list(self.tagger_.list_tagset_),
             words,
             cands,
             scores,

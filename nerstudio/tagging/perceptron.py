@@ -4,9 +4,11 @@ Score(x, y) = Φ(x, y)·w with the local features of :mod:`nerstudio.tagging.loc
 (K&T Table 1): node features (predicate × y0) and edge features (predicate × y−1 × y0).
 Decoding is a first-order Viterbi; the k best taggings come from an exact list-Viterbi search
 (:mod:`nerstudio.tagging._viterbi`). Tags are the SCN encoding of
-:func:`nerstudio.tagging.maxent.make_tagset` (``N``, ``S-X``, ``C-X``); a ``C-X`` tag may follow
-only ``S-X`` or ``C-X`` and never opens a sequence or a sentence (hard constraints, so every
-output is a valid tagging of every sentence).
+:func:`nerstudio.tagging.tag_alphabets.make_tagset` (``N``, ``S-X``, ``C-X``); a ``C-X`` tag may
+follow only ``S-X`` or ``C-X`` and never opens a sequence or a sentence (hard constraints, so
+every output is a valid tagging of every sentence). ``alphabet="bilou"`` uses BILOU tags instead
+(``I-X``/``L-X`` only after ``B-X``/``I-X``, which must go on and may not end a sequence); its
+N-best lists are written in SCN tags all the same.
 
 Sequences (``documents=True``, K&T §6.1): the sentences of a document are concatenated into one
 sequence, plainly, as K&T do: feature windows, bigrams and tag transitions run across sentence
@@ -68,7 +70,7 @@ import numpy as np
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
-from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
+from ..nbest import NBestList, tags_to_spans
 from ..persist import (
     CORRUPT,
     check_params,
@@ -82,8 +84,18 @@ from ..persist import (
 from ..resources import Gazetteers
 from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
-from .maxent import TASKS, make_tagset
+from .maxent import TASKS
 from .sequences import Sequences, as_units
+from .tag_alphabets import (
+    allowed_transitions,
+    alphabet_of,
+    check_alphabet,
+    final_allowed,
+    gold_tag_ids,
+    make_tagset,
+    scn_tagset,
+    to_scn,
+)
 from .weights import AveragedWeights, shuffled_order, sparse_weights
 
 if TYPE_CHECKING:
@@ -240,6 +252,7 @@ class PerceptronTagger:
         tol: float = 1e-4,
         patience: int = 3,
         edge_templates="current",
+        alphabet: str = "scn",
     ):
         if task not in TASKS:
             raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
@@ -266,6 +279,7 @@ class PerceptronTagger:
         self.labels = None if labels is None else list(labels)
         self.shuffle, self.tol, self.patience = bool(shuffle), float(tol), int(patience)
         self.edge_templates = edge_templates
+        self.alphabet = check_alphabet(alphabet)
 
     def __getstate__(self):  # copy.deepcopy: the per-thread search buffers are not copied
         return {k: v for k, v in self.__dict__.items() if k != "_tls"}
@@ -294,14 +308,11 @@ class PerceptronTagger:
         self.E0_ = f.n_predicates_ * T
         self.n_weights_ = self.E0_ + f.n_edge_predicates_ * T * T
         self.edge_of_ = f.edge_of_
-        is_c = np.array([t.startswith("C") for t in self.tagset_], dtype=np.bool_)
-        allowed = np.ones((T, T), dtype=np.bool_)
-        for j, t in enumerate(self.tagset_):
-            if is_c[j]:
-                lab = t[2:]
-                for i, prev in enumerate(self.tagset_):
-                    allowed[i, j] = prev in ((f"S-{lab}" if lab else "S"), t)
-        self.is_c_, self.allowed_ = is_c, allowed
+        allowed = allowed_transitions(self.tagset_)  # its last row: the start of a sequence
+        # flags for the compiled search: 1 may not start a sentence, 2 may not end a sequence
+        is_c = np.where(allowed[T], 0, 1) + np.where(final_allowed(self.tagset_), 0, 2)
+        self.is_c_, self.allowed_ = is_c.astype(np.int8), np.ascontiguousarray(allowed[:T])
+        self.to_scn_, self.list_tagset_ = to_scn(self.tagset_), scn_tagset(self.tagset_)
 
     def _weights(self, weights) -> np.ndarray:
         """The local weights: ``weights_``, or the first ``n_weights_`` entries of ``weights``
@@ -379,14 +390,17 @@ class PerceptronTagger:
                 spans = self._gold_spans(s)
                 gold_spans.append(spans)
                 try:
-                    gold_parts.append(spans_to_tag_ids(spans, len(s.words), index, self.typed))
+                    gold_parts.append(
+                        gold_tag_ids(spans, len(s.words), index, self.typed, self.alphabet)
+                    )
                 except ValueError as exc:
                     if strict_gold:
                         raise DataError(f"training sentence {s.text()[:60]!r}: {exc}") from None
-                    known = [
-                        sp for sp in spans if (f"S-{sp.label}" if self.typed else "S") in index
-                    ]
-                    gold_parts.append(spans_to_tag_ids(known, len(s.words), index, self.typed))
+                    types = {t.partition("-")[2] for t in self.tagset_}
+                    known = [sp for sp in spans if (sp.label if self.typed else "") in types]
+                    gold_parts.append(
+                        gold_tag_ids(known, len(s.words), index, self.typed, self.alphabet)
+                    )
         gold_flat = (
             np.concatenate(gold_parts).astype(np.int16) if gold_parts else np.zeros(0, np.int16)
         )
@@ -661,7 +675,8 @@ class PerceptronTagger:
         else:
             gold = list(seqs.gold_spans)
             ids = list(seqs.names)
-        return NBestList(list(self.tagset_), list(seqs.words), cands, scores, gold, ids, meta)
+        cands = [self.to_scn_[c] for c in cands]  # the lists are SCN whatever the tagger's tags
+        return NBestList(list(self.list_tagset_), list(seqs.words), cands, scores, gold, ids, meta)
 
     # -- training --------------------------------------------------------------------------
     def _order(self, n: int, tag: int) -> np.ndarray:
@@ -779,7 +794,7 @@ class PerceptronTagger:
             if self.labels is not None
             else sorted({sp.label for s in sentences for sp in s.spans})
         )
-        self.tagset_ = make_tagset(labels if self.typed else [], self.task)
+        self.tagset_ = make_tagset(labels if self.typed else [], self.task, self.alphabet)
         gaz, lists = self.gazetteer, None
         if isinstance(gaz, str) and "lists" in gaz.split("+"):  # the bundled gazetteers
             lists = Gazetteers()
@@ -969,6 +984,7 @@ class PerceptronTagger:
             "edge_templates": self.edge_templates
             if isinstance(self.edge_templates, str)
             else list(self.edge_templates),
+            "alphabet": self.alphabet,
         }
 
     def state(self) -> tuple[dict, dict[str, np.ndarray]]:
@@ -1020,7 +1036,7 @@ class PerceptronTagger:
         gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
         m.gazetteer = gaz_spec if gaz_spec is None or gaz_spec in GAZETTEER_SPECS else gaz
         m.tagset_ = list(header_field(h, "tagset", list[str]))
-        if not m.tagset_ or m.tagset_[0] != "N":
+        if not m.tagset_ or m.tagset_[0] != "N" or alphabet_of(m.tagset_) != m.alphabet:
             raise ValueError("bad tag set")
         m.features_ = KTFeatures.from_state(
             h["feature_set"], arrays, json_value(arrays["values"]), gaz
