@@ -110,6 +110,25 @@ def test_maxent_trains_every_n_sentences_warm_and_saves_a_loadable_model(tmp_pat
     ]
 
 
+def test_a_bilou_tagger_is_retrained_with_its_alphabet():
+    """The loop retrains a model with its own settings: a BILOU tagger stays BILOU (warm-started
+    from its weights) and its suggestions are whole entities."""
+    from nerstudio.tagging.maxent import MaxEntTagger
+
+    doc, gold = _open_demo()
+    seed = read_corpus(str(DEMO_DIR / "train.conll")).sentences[:150]
+    tagger = MaxEntTagger(features="paper", cutoff=1, max_iter=30, alphabet="bilou").fit(seed)
+    learner = loop.OnlineLearner(tagger, seed, every=5)
+    for k in range(5):
+        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+    res = learner.run(loop.snapshot(doc))
+    assert res.trained
+    learner.adopt(res)
+    assert learner.tagger.alphabet == "bilou" and learner.tagger is not tagger
+    nb = loop.decode(learner.tagger, doc.corpus.sentences[:20], 5)
+    assert all(t[0] in "NSC" for t in nb.tagset)
+
+
 def test_cancelled_round_changes_nothing():
     doc, _ = _open_demo()
     tagger, _ = load_model_folder(DEMO_MODEL_DIR)
