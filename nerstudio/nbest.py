@@ -57,8 +57,8 @@ def spans_to_tag_ids(
 def scn_spans(cands: np.ndarray, tagset: Sequence[str]):
     """Entities of every candidate of one sentence, vectorised.
 
-    ``cands`` is an ``(n_c, len)`` array of SCN tag ids (or of a BILOU tagger's, read the same way). Returns arrays ``(cand, start, end,
-    label)`` with ``end`` exclusive and ``label`` an index into the sorted entity types ('' for
+    ``cands`` is an ``(n_c, len)`` array of SCN tag ids (or a BILOU tagger's, read the same
+    way). Returns arrays ``(cand, start, end, label)`` with ``end`` exclusive and ``label`` an index into the sorted entity types ('' for
     the untyped task), ordered by candidate then start. Tags are those of a valid SCN sequence
     (a beam never proposes C after N); a stray C starts an entity, as conlleval would.
     """

@@ -36,10 +36,6 @@ def _train_perceptron_tagger(args) -> int:
 
     from ..tagging.perceptron import PerceptronTagger
 
-    if getattr(args, "alphabet", "scn") != "scn":
-        raise SettingsError(
-            "--alphabet applies to the max-ent tagger; the perceptron's tags are SCN"
-        )
     if args.features is not None and args.features.split("+")[0] != "kt":
         raise SettingsError(
             "the perceptron tagger uses the kt feature set (K&T Table 1), with +rich, +clusters, +biglex"
@@ -54,6 +50,7 @@ def _train_perceptron_tagger(args) -> int:
         "bpm": args.bpm,
         "documents": not args.sentences,
         "gazetteer": None if args.gazetteer == "none" else args.gazetteer,
+        "alphabet": args.alphabet,
     }
     for k in ("C", "epochs", "cutoff"):
         if getattr(args, k) is not None:

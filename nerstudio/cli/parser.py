@@ -204,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--alphabet",
         choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
         default="scn",
-        help="max-ent: the tags it predicts, scn (Collins') or bilou; its N-best lists are SCN",
+        help="the tags the tagger predicts: scn (Collins' start/continue) or bilou (begin, inside, "
+        "last, unit); its N-best lists are SCN either way",
     )
 
     p = sub.add_parser(
