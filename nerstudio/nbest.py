@@ -12,6 +12,7 @@ read here, below the taggers and the rerankers that both need them.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,24 +33,33 @@ NBEST_VERSION = 1
 _AS_SCN = {"S": "S", "B": "S", "U": "S", "C": "C", "I": "C", "L": "C"}
 
 
-def _scn_tag(tag: str) -> str:
+def scn_tag(tag: str) -> str:
+    """The SCN tag a tag of either alphabet reads as (``B-PER`` → ``S-PER``, ``L-PER`` → ``C-PER``)."""
     prefix, dash, label = tag.partition("-")
     return tag if tag == "N" else _AS_SCN.get(prefix, prefix) + dash + label
 
 
+@functools.lru_cache(maxsize=64)
+def _scn_names(tagset: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(scn_tag(t) for t in tagset)
+
+
 def tags_to_spans(tag_ids: Sequence[int] | np.ndarray, tagset: Sequence[str]) -> list[Span]:
     """The spans of a valid tag sequence over ``tagset`` (SCN, or a BILOU tagger's tags)."""
-    return decode([_scn_tag(tagset[t]) for t in tag_ids], "scn")[0]
+    names = _scn_names(tuple(tagset))
+    return decode([names[t] for t in tag_ids], "scn")[0]
 
 
 def spans_to_tag_ids(
-    spans: Sequence[Span], n: int, tag_index: dict[str, int], typed: bool
+    spans: Sequence[Span], n: int, tag_index: dict[str, int], typed: bool, alphabet: str = "scn"
 ) -> np.ndarray:
+    """The ``n`` tag ids of a sentence with ``spans`` in ``tag_index``, whose tags are of
+    ``alphabet`` (``scn`` or ``bilou``; see :mod:`nerstudio.tagging.tag_alphabets`)."""
     if not typed:
         spans = [Span(s.start, s.end, "") for s in spans]
-    tags = encode(spans, n, "scn")
+    tags = encode(spans, n, alphabet)  # BILOU's outside tag is O, the tag sets' N
     try:
-        return np.array([tag_index[t] for t in tags], dtype=np.int16)
+        return np.array([tag_index["N" if t == "O" else t] for t in tags], dtype=np.int16)
     except KeyError as exc:
         raise DataError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
 
@@ -97,7 +107,7 @@ def _tag_kinds(tagset: tuple[str, ...]):
         types = sorted({t.split("-", 1)[1] for t in tagset if "-" in t})
         tindex = {t: i for i, t in enumerate(types)}
         kinds = np.array(
-            [0 if t == "N" else (1 if _scn_tag(t)[0] == "S" else 2) for t in tagset], dtype=np.int8
+            [0 if t == "N" else (1 if scn_tag(t)[0] == "S" else 2) for t in tagset], dtype=np.int8
         )
         labels = np.array(
             [tindex[t.split("-", 1)[1]] if "-" in t else 0 for t in tagset], dtype=np.int64

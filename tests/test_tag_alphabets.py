@@ -11,7 +11,7 @@ import pytest
 
 from nerstudio.corpus.model import Sentence, Span
 from nerstudio.errors import FormatError, SettingsError
-from nerstudio.nbest import tags_to_spans
+from nerstudio.nbest import spans_to_tag_ids, tags_to_spans
 from nerstudio.persist import load_npz, save_npz
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.tagging.perceptron import PerceptronTagger
@@ -19,7 +19,6 @@ from nerstudio.tagging.tag_alphabets import (
     allowed_transitions,
     alphabet_of,
     final_allowed,
-    gold_tag_ids,
     make_tagset,
     scn_tagset,
     to_scn,
@@ -67,7 +66,7 @@ def test_valid_sequences_are_exactly_the_segmentations(alphabet, labels):
         spans = tuple(tags_to_spans(to[list(seq)], scn))
         decoded.add(spans)
         # gold ids of the decoded spans give back the sequence: one sequence per segmentation
-        assert tuple(gold_tag_ids(list(spans), n, index, task == "typed", alphabet)) == seq
+        assert tuple(spans_to_tag_ids(list(spans), n, index, task == "typed", alphabet)) == seq
     assert decoded == set(segs)
 
 

@@ -35,7 +35,7 @@ import scipy.sparse as sp
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
-from ..nbest import NBestList
+from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import (
     CORRUPT,
     check_params,
@@ -50,16 +50,7 @@ from ..persist import (
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
-from .tag_alphabets import (
-    allowed_transitions,
-    alphabet_of,
-    check_alphabet,
-    final_allowed,
-    gold_tag_ids,
-    make_tagset,
-    scn_tagset,
-    to_scn,
-)
+from .tag_alphabets import alphabet_of, check_alphabet, make_tagset, rules
 
 MODEL_FORMAT = "nerstudio-maxent"
 MODEL_VERSION = 1
@@ -138,7 +129,8 @@ class MaxEntTagger:
     def _gold_ids(self, sentences: Sequence[Sentence]) -> np.ndarray:
         idx = {t: k for k, t in enumerate(self.tagset_)}
         parts = [
-            gold_tag_ids(s.spans, len(s.words), idx, self.typed, self.alphabet) for s in sentences
+            spans_to_tag_ids(s.spans, len(s.words), idx, self.typed, self.alphabet)
+            for s in sentences
         ]
         return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
 
@@ -316,13 +308,10 @@ class MaxEntTagger:
         Fs = self.n_static_
         self.Wp1_ = self.W_[Fs : Fs + T + 1]
         self.Wp2_ = self.W_[Fs + T + 1 :]
-        allowed = allowed_transitions(self.tagset_)  # SCN: C-X only after S-X or C-X
-        self.allowed_ = allowed
-        self.trans_pen_ = np.where(allowed, 0.0, -np.inf)
-        final = final_allowed(self.tagset_)  # BILOU: not B or I at the end
-        self.final_pen_ = None if final.all() else np.where(final, 0.0, -np.inf)
-        self.to_scn_ = to_scn(self.tagset_)  # the lists' tags
-        self.list_tagset_ = scn_tagset(self.tagset_)
+        r = rules(self.tagset_)  # SCN: C-X only after S-X or C-X; BILOU: no B or I at the end
+        self.allowed_, self.to_scn_, self.list_tagset_ = r.allowed, r.to_scn, r.list_tagset
+        self.trans_pen_ = np.where(r.allowed, 0.0, -np.inf)
+        self.final_pen_ = None if r.final.all() else np.where(r.final, 0.0, -np.inf)
 
     def _loss_grad(self, X, XT, y, mask, theta):
         """Reference (numpy/scipy) objective: negative penalised log-likelihood and its gradient

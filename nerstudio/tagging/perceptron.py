@@ -70,7 +70,7 @@ import numpy as np
 
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
-from ..nbest import NBestList, tags_to_spans
+from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import (
     CORRUPT,
     check_params,
@@ -86,16 +86,7 @@ from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
 from .maxent import TASKS
 from .sequences import Sequences, as_units
-from .tag_alphabets import (
-    allowed_transitions,
-    alphabet_of,
-    check_alphabet,
-    final_allowed,
-    gold_tag_ids,
-    make_tagset,
-    scn_tagset,
-    to_scn,
-)
+from .tag_alphabets import alphabet_of, check_alphabet, make_tagset, rules
 from .weights import AveragedWeights, shuffled_order, sparse_weights
 
 if TYPE_CHECKING:
@@ -308,11 +299,11 @@ class PerceptronTagger:
         self.E0_ = f.n_predicates_ * T
         self.n_weights_ = self.E0_ + f.n_edge_predicates_ * T * T
         self.edge_of_ = f.edge_of_
-        allowed = allowed_transitions(self.tagset_)  # its last row: the start of a sequence
+        r = rules(self.tagset_)  # r.allowed's last row: the start of a sequence
         # flags for the compiled search: 1 may not start a sentence, 2 may not end a sequence
-        is_c = np.where(allowed[T], 0, 1) + np.where(final_allowed(self.tagset_), 0, 2)
-        self.is_c_, self.allowed_ = is_c.astype(np.int8), np.ascontiguousarray(allowed[:T])
-        self.to_scn_, self.list_tagset_ = to_scn(self.tagset_), scn_tagset(self.tagset_)
+        is_c = np.where(r.allowed[T], 0, 1) + np.where(r.final, 0, 2)
+        self.is_c_, self.allowed_ = is_c.astype(np.int8), np.ascontiguousarray(r.allowed[:T])
+        self.to_scn_, self.list_tagset_ = r.to_scn, r.list_tagset
 
     def _weights(self, weights) -> np.ndarray:
         """The local weights: ``weights_``, or the first ``n_weights_`` entries of ``weights``
@@ -391,7 +382,7 @@ class PerceptronTagger:
                 gold_spans.append(spans)
                 try:
                     gold_parts.append(
-                        gold_tag_ids(spans, len(s.words), index, self.typed, self.alphabet)
+                        spans_to_tag_ids(spans, len(s.words), index, self.typed, self.alphabet)
                     )
                 except ValueError as exc:
                     if strict_gold:
@@ -399,7 +390,7 @@ class PerceptronTagger:
                     types = {t.partition("-")[2] for t in self.tagset_}
                     known = [sp for sp in spans if (sp.label if self.typed else "") in types]
                     gold_parts.append(
-                        gold_tag_ids(known, len(s.words), index, self.typed, self.alphabet)
+                        spans_to_tag_ids(known, len(s.words), index, self.typed, self.alphabet)
                     )
         gold_flat = (
             np.concatenate(gold_parts).astype(np.int16) if gold_parts else np.zeros(0, np.int16)

@@ -18,23 +18,23 @@ in.
 A valid sequence of either alphabet stands for exactly one segmentation and back, so mapping a
 BILOU candidate to SCN (``B``, ``U`` → ``S``; ``I``, ``L`` → ``C``) keeps the candidates of an
 N-best list distinct. The untyped task uses the bare prefixes (``N``, ``S``, ``C`` or ``N``,
-``B``, ``I``, ``L``, ``U``).
+``B``, ``I``, ``L``, ``U``). Gold tags come from :func:`nerstudio.nbest.spans_to_tag_ids` with the
+alphabet, and a tag's SCN reading from :func:`nerstudio.nbest.scn_tag`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-from ..corpus.model import Span
-from ..corpus.schemes import encode
-from ..errors import DataError, Msg, SettingsError
+from ..errors import Msg, SettingsError
+from ..nbest import scn_tag
 
 ALPHABETS = ("scn", "bilou")
 _PREFIXES = {"scn": ("S", "C"), "bilou": ("B", "I", "L", "U")}
 _OPEN = ("B", "I")  # BILOU tags after which the entity goes on
-_TO_SCN = {"S": "S", "C": "C", "B": "S", "U": "S", "I": "C", "L": "C"}
 
 
 def check_alphabet(name: str) -> str:
@@ -63,21 +63,6 @@ def make_tagset(labels: Sequence[str], task: str, alphabet: str = "scn") -> list
 def alphabet_of(tagset: Sequence[str]) -> str:
     """The alphabet a saved tag set is written in."""
     return "bilou" if any(_split(t)[0] in ("B", "I", "L", "U") for t in tagset) else "scn"
-
-
-def gold_tag_ids(
-    spans: Sequence[Span], n: int, index: dict[str, int], typed: bool, alphabet: str
-) -> np.ndarray:
-    """The ``n`` gold tag ids of a sentence with ``spans`` in the tag set ``index``."""
-    if not typed:
-        spans = [Span(s.start, s.end, "") for s in spans]
-    scheme = "scn" if alphabet == "scn" else "bilou"
-    try:
-        return np.array(
-            [index["N" if t == "O" else t] for t in encode(spans, n, scheme)], dtype=np.int16
-        )
-    except KeyError as exc:
-        raise DataError(f"entity type of tag {exc.args[0]!r} is not in the tag set") from None
 
 
 def allowed_transitions(tagset: Sequence[str]) -> np.ndarray:
@@ -109,8 +94,19 @@ def scn_tagset(tagset: Sequence[str]) -> list[str]:
 def to_scn(tagset: Sequence[str]) -> np.ndarray:
     """Tag id in ``tagset`` → tag id in :func:`scn_tagset` (the identity for an SCN tag set)."""
     index = {t: k for k, t in enumerate(scn_tagset(tagset))}
-    out = []
-    for tag in tagset:
-        p, lab = _split(tag)
-        out.append(0 if tag == "N" else index[_tag(_TO_SCN[p], lab)])
-    return np.array(out, dtype=np.int16)
+    return np.array([index[scn_tag(t)] for t in tagset], dtype=np.int16)
+
+
+class TagRules(NamedTuple):
+    """What a tagger's search and lists need to know of its tag set."""
+
+    allowed: np.ndarray  # (T + 1, T): allowed[i, j], tag j after tag i; row T: the start
+    final: np.ndarray  # (T,): which tags may end a sentence
+    to_scn: np.ndarray  # (T,): the tag's id in list_tagset
+    list_tagset: list[str]  # the SCN tag set its N-best lists are written in
+
+
+def rules(tagset: Sequence[str]) -> TagRules:
+    return TagRules(
+        allowed_transitions(tagset), final_allowed(tagset), to_scn(tagset), scn_tagset(tagset)
+    )
