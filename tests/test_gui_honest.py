@@ -353,6 +353,7 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
         th["features"],
         th["max_iter"],
     )
+    assert s.alphabet == th.get("alphabet", "scn") == "scn"  # the demo's tagger is the paper's
     assert (s.folds, s.n) == (5, 20)  # tools/demo/build_model.py: FOLDS, N
     assert s.algo == rh["algo"] == "boost"
     assert {k: s.params[k] for k in rh["params"]} == rh["params"]
@@ -391,3 +392,22 @@ def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(
     finally:
         QCoreApplication.setOrganizationName(names[0])
         QCoreApplication.setApplicationName(names[1])
+
+
+def test_the_tags_choice_is_remembered_and_offers_the_cores_alphabets(qtbot, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.gui.run_settings import ALPHABET_CHOICES
+    from nerstudio.gui.views.training_panel import TrainingPanel
+    from nerstudio.tagging.tag_alphabets import ALPHABETS
+
+    assert tuple(name for name, _, _ in ALPHABET_CHOICES) == tuple(ALPHABETS)
+    q = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    panel = TrainingPanel(q)
+    qtbot.addWidget(panel)
+    panel.set_start("tagger")
+    panel.alphabet.setCurrentIndex(panel.alphabet.findData("bilou"))
+    panel._save(panel.snapshot())  # what pressing Train does first
+    again = TrainingPanel(q)
+    qtbot.addWidget(again)
+    assert again.snapshot().alphabet == "bilou"

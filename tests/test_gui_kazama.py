@@ -356,10 +356,20 @@ def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
     s = p.snapshot()
     m = make_model(s.kt_algo, s.kt_params, s.task)
     assert (m.cutoff, m.task) == (4, "scn")
+    # the tags: one choice for both kinds of tagger, given to the local model of a joint one
+    p.alphabet.setCurrentIndex(p.alphabet.findData("bilou"))
+    s = p.snapshot()
+    assert s.alphabet == "bilou" and s.label().endswith("· scn · bilou")
+    assert make_model(s.kt_algo, s.kt_model_params(), s.task).alphabet == "bilou"
+    p.set_kt_algorithm("proposed")
+    m = make_model(p.snapshot().kt_algo, p.snapshot().kt_model_params(), s.task)
+    assert m.local["alphabet"] == "bilou"
     p.set_running(True)
-    assert not p.task.isEnabled() and not p.kt_box.isEnabled()
+    assert not p.task.isEnabled() and not p.kt_box.isEnabled() and not p.alphabet.isEnabled()
     p.set_running(False)
-    assert p.task.isEnabled()
+    assert p.task.isEnabled() and p.alphabet.isEnabled()
+    p.set_start("reranker")
+    assert not p.alphabet.isEnabled()  # a reranker-only run follows its N-best lists
 
 
 def test_status_bar_message_and_permanent_text_do_not_overlap(window, qtbot):

@@ -39,3 +39,41 @@ def test_full_pipeline_jackknifes_with_the_fold_driver(window, qtbot):
     i = doc.nbest_row(k)
     exact = doc.exact()[doc.candidate_rows(i)]
     assert list(exact) == [nb.spans(i, j) == [Span(0, 1, "ORG")] for j in range(nb.n_candidates(i))]
+
+
+def test_the_full_pipeline_trains_a_bilou_tagger_when_asked(window, qtbot, monkeypatch):
+    """The Tags choice reaches the tagger on the whole corpus and every fold's; the lists stay
+    Collins' start/continue segmentations."""
+    from nerstudio.tagging.maxent import MaxEntTagger
+
+    window.train_in_child = False
+    fitted = []
+    fit = MaxEntTagger.fit
+
+    def spy(self, *args, **kwargs):
+        fitted.append(self.alphabet)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(MaxEntTagger, "fit", spy)
+    p = window.training_panel
+    p.set_start("tagger")
+    p.alphabet.setCurrentIndex(p.alphabet.findData("bilou"))
+    s = p.snapshot()
+    assert s.alphabet == "bilou" and s.label().endswith("· bilou")
+    settings = RunSettings(
+        start="tagger",
+        alphabet=s.alphabet,
+        tagger_iter=5,
+        folds=2,
+        n=5,
+        algo="averaged",
+        params={"epochs": 1},
+        feature_params={"min_sentences": 2},
+    )
+    assert window.start_training(settings)
+    assert window.jobs.wait(180000)
+    assert window.last_error == ""
+    assert fitted == ["bilou"] * 3  # the whole corpus, then two folds
+    doc = window.document
+    assert doc.tagger.alphabet == "bilou"
+    assert {t.split("-")[0] for t in doc.nbest.tagset} <= {"N", "S", "C"}

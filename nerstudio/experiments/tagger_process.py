@@ -45,7 +45,8 @@ KIND_TIPS = {
 ORIGIN_FORMAT = "nerstudio-candidate-origin"
 
 
-LOCAL_SETTINGS = ("cutoff", "edge_templates")  # the local model's feature settings the panel offers
+#: the local model's settings the panel offers (for a joint tagger they go to its ``local``)
+LOCAL_SETTINGS = ("cutoff", "edge_templates", "alphabet")
 
 
 def default_params(kind: str) -> dict:

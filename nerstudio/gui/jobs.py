@@ -183,6 +183,7 @@ def make_training_job(
                 raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
             tparams = {
                 "task": settings.task,
+                "alphabet": settings.alphabet,
                 "features": settings.tagger_features,
                 "max_iter": settings.tagger_iter,
                 "labels": corpus.labels,
@@ -471,7 +472,7 @@ def make_kt_training_job(
                 cf = _corpus_file(ctx, corpus, corpus_file, folder)
                 out = tp.train_tagger_in_child(
                     settings.kt_algo,
-                    dict(settings.kt_params),
+                    settings.kt_model_params(),
                     cf,
                     dev_path,
                     settings.task,
@@ -489,7 +490,7 @@ def make_kt_training_job(
             dev = read_corpus(dev_path) if dev_path else None
             model = tp.train_tagger(
                 settings.kt_algo,
-                dict(settings.kt_params),
+                settings.kt_model_params(),
                 corpus,
                 dev,
                 settings.task,

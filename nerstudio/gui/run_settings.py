@@ -18,6 +18,17 @@ ALGO_TIPS = {
     "kernel": "Kernel (dual) perceptron over candidate structures (Collins & Duffy 2002)",
 }
 
+#: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
+ALPHABET_CHOICES = (
+    ("scn", "SCN", "Collins 2002: start, continue (the paper's tagger)"),
+    (
+        "bilou",
+        "BILOU",
+        "Begin, inside, last, unit: the tagger also decides where an entity ends "
+        "(the experiment's default on CoNLL-2003)",
+    ),
+)
+
 
 def algorithms() -> tuple[str, ...]:
     """The reranking learners, from the core's registry (read from its source: the learners,
@@ -55,6 +66,7 @@ def short_label(algo: str, params: dict) -> str:
 # what tools/demo/build_model.py used; folds and N are not recorded in the model files
 DEMO_FALLBACK = {
     "task": "typed",
+    "alphabet": "scn",
     "tagger_features": "paper",
     "tagger_iter": 100,
     "folds": 5,
@@ -83,7 +95,12 @@ def demo_settings() -> dict:
             return {}
 
     t = header("tagger.npz")
-    for key, hk in (("task", "task"), ("tagger_features", "features"), ("tagger_iter", "max_iter")):
+    for key, hk in (
+        ("task", "task"),
+        ("alphabet", "alphabet"),  # absent from models made before there was a choice: SCN
+        ("tagger_features", "features"),
+        ("tagger_iter", "max_iter"),
+    ):
         if t.get(hk) is not None:
             out[key] = t[hk]
     r = header("reranker.npz")
@@ -145,6 +162,7 @@ class RunSettings:
 
     start: str = "reranker"  # "tagger": tagger + jackknife + reranker; "reranker": reranker only
     task: str = "typed"
+    alphabet: str = "scn"  # the tagger's tags (full pipeline and sequence taggers): "scn", "bilou"
     tagger_features: str = "paper"
     tagger_iter: int = 100
     folds: int = 5
@@ -157,8 +175,9 @@ class RunSettings:
     kt_params: dict = field(default_factory=dict)  # C, epochs, bpm, n, n_test
 
     def label(self) -> str:
+        tags = "" if self.alphabet == "scn" else f" · {self.alphabet}"
         if self.start == "kt":
-            return kt_label(self.kt_algo, self.kt_params, self.task)
+            return kt_label(self.kt_algo, self.kt_params, self.task) + tags
         base = short_label(self.algo, self.params)
         fs = ", ".join(
             f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5)
@@ -166,5 +185,10 @@ class RunSettings:
         if fs:
             base += f" feats({fs})"
         if self.start == "tagger":
-            base += f" · tagger {self.task}/{self.tagger_features}, {self.folds} folds"
+            base += f" · tagger {self.task}/{self.tagger_features}, {self.folds} folds" + tags
         return base
+
+    def kt_model_params(self) -> dict:
+        """The sequence tagger's settings as :func:`~nerstudio.experiments.tagger_process.make_model`
+        takes them: the panel's K&T settings and the tag alphabet."""
+        return {**self.kt_params, "alphabet": self.alphabet}

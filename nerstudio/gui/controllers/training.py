@@ -547,7 +547,9 @@ class TrainingController(QObject):
         if doc.tagger is not None:
             html.append(
                 f"<b>Tagger</b>: {os.path.basename(doc.tagger_path) if doc.tagger_path else 'trained now'} "
-                f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')})"
+                f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')}"
+                + ("" if getattr(doc.tagger, "alphabet", "scn") == "scn" else ", BILOU tags")
+                + ")"
             )
         if doc.kt_model is not None:
             where = os.path.basename(doc.kt_model_path) if doc.kt_model_path else "trained now"

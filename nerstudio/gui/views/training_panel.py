@@ -5,8 +5,9 @@ structured perceptron (perceptron, averaged, margin; local features) and the joi
 (candidate = Alg. 4.1, proposed = Alg. 4.2; local + non-local features), with C, epochs, BPM
 passes, n and n' (defaults from the constructors, :func:`nerstudio.experiments.tagger_process.default_params`),
 and, under "Advanced", the local model's feature cut-off and edge templates. The task (typed /
-SCN) sits above the family boxes: it applies to the full pipeline's tagger and to sequence
-taggers; a sequence-tagger run hides the max-ent "Tagger and N-best" box.
+SCN) and the tags (Collins' SCN or BILOU, :mod:`nerstudio.tagging.tag_alphabets`) sit above the
+family boxes: they apply to the full pipeline's tagger and to sequence taggers; a sequence-tagger
+run hides the max-ent "Tagger and N-best" box.
 
 A reranker run goes through the core's stages — tagger training, jackknifed N-best lists of the training
 corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
@@ -43,6 +44,7 @@ from PySide6.QtWidgets import (
 from ...errors import SettingsError
 from ..run_settings import (  # noqa: F401 - re-exported
     ALGO_TIPS,
+    ALPHABET_CHOICES,
     KT_LOCAL_DEFAULTS,
     KT_NAMES,
     RunSettings,
@@ -98,6 +100,21 @@ class TrainingPanel(QWidget):
         self.task_label.setBuddy(self.task)
         task_row.addWidget(self.task_label)
         task_row.addWidget(self.task, 1)
+        # the tagger's tags, like the task one choice for both kinds of tagger
+        self.alphabet_label = QLabel("Tags")
+        self.alphabet = QComboBox()
+        self.alphabet.setObjectName("alphabetCombo")
+        for name, text, tip in ALPHABET_CHOICES:
+            self.alphabet.addItem(text, name)
+            self.alphabet.setItemData(self.alphabet.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+        self.alphabet.setCurrentIndex(max(0, self.alphabet.findData(demo["alphabet"])))
+        self.alphabet.setToolTip(
+            "The tags the tagger decides between. Its N-best lists are Collins' start/continue "
+            "segmentations either way, so the reranker and the views do not change"
+        )
+        self.alphabet_label.setBuddy(self.alphabet)
+        task_row.addWidget(self.alphabet_label)
+        task_row.addWidget(self.alphabet, 1)
         lay.addLayout(task_row)
 
         # tagger
@@ -363,6 +380,7 @@ class TrainingPanel(QWidget):
         return RunSettings(
             start=self.start_combo.currentData(),
             task=self.task.currentText(),
+            alphabet=str(self.alphabet.currentData()),
             tagger_features=self.tagger_feats.currentText(),
             tagger_iter=self.tagger_iter.value(),
             folds=self.folds.value(),
@@ -474,6 +492,7 @@ class TrainingPanel(QWidget):
         for w in (
             self.start_combo,
             self.task,
+            self.alphabet,
             self.tagger_box,
             self.rerank_box,
             self.kt_box,
@@ -521,8 +540,8 @@ class TrainingPanel(QWidget):
             start = self.start_combo.currentData()
             self.tagger_box.setEnabled(start == "tagger")
             self.tagger_box.setVisible(start != "kt")  # its task choice is above, shared with K&T
-            self.task.setEnabled(start != "reranker")
-            self.task_label.setEnabled(start != "reranker")
+            for w in (self.task, self.task_label, self.alphabet, self.alphabet_label):
+                w.setEnabled(start != "reranker")
             self.rerank_box.setVisible(start != "kt")
             self.rerank_box.setEnabled(start != "kt")
             self.kt_box.setVisible(start == "kt")
@@ -548,6 +567,7 @@ class TrainingPanel(QWidget):
             return
         q.setValue("training/start", s.start)
         q.setValue("training/task", s.task)
+        q.setValue("training/alphabet", s.alphabet)
         q.setValue("training/taggerFeatures", s.tagger_features)
         q.setValue("training/taggerIter", s.tagger_iter)
         q.setValue("training/folds", s.folds)
@@ -569,6 +589,9 @@ class TrainingPanel(QWidget):
             v = q.value(f"training/{key}")
             if v is not None and combo.findText(str(v)) >= 0:
                 combo.setCurrentText(str(v))
+        k = self.alphabet.findData(str(q.value("training/alphabet", "")))
+        if k >= 0:
+            self.alphabet.setCurrentIndex(k)
         for spin, key in (
             (self.tagger_iter, "taggerIter"),
             (self.folds, "folds"),
