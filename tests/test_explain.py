@@ -127,6 +127,14 @@ def emitted_feature_names() -> set[str]:
             train.words[i], tags, lex, context=DocumentContext(ctx_nb, [0, 0, 1]), sentence=0
         )
     )
+    from nerstudio.rerank.context import entity_posteriors
+
+    post = entity_posteriors(train.logprobs[i], train.candidates[i], train.tagset)
+    names.update(
+        gfeat.GlobalFeatures(posterior=True).candidate_strings(
+            train.words[i], tags, lex, posteriors=post
+        )
+    )
     words, labellings = _nonlocal_document()
     for spans in labellings:
         names.update(nlf.NonLocalFeatures().strings(words, spans))

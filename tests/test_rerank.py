@@ -681,3 +681,56 @@ def test_oracle_by_span_f_prefers_the_best_sentence_f():
     assert not np.array_equal(tags_oracle, d.oracle)  # the criteria do differ on this data
     with pytest.raises(ValueError, match="unknown oracle criterion"):
         set_oracle(d, "bleu")
+
+
+@pytest.mark.parametrize("typed", [True, False])
+def test_posterior_features_integer_path_equals_readable_strings(typed):
+    """EP / ES: the integer path gives exactly the readable strings given the sentence's
+    posteriors, and every entity of every candidate has its EP (and, typed, its ES)."""
+    from nerstudio.rerank.context import entity_posteriors
+
+    rng = np.random.default_rng(5)
+    nb = _random_nbest(rng, typed=typed)
+    gf = GlobalFeatures(min_sentences=1, posterior=True)
+    data = gf.fit_transform(nb)
+    for i in range(len(nb)):
+        post = entity_posteriors(nb.logprobs[i], nb.candidates[i], nb.tagset)
+        for j in range(nb.n_candidates(i)):
+            got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
+            tags = [nb.tagset[t] for t in nb.candidates[i][j]]
+            assert got == gf.candidate_strings(nb.words[i], tags, posteriors=post)
+            spans = nb.spans(i, j)
+            assert bool(spans) == any(x.startswith("EP=") for x in got)
+            assert any(x.startswith("ES=") for x in got) == (typed and bool(spans))
+
+
+def test_entity_posteriors_sum_the_candidates_probabilities():
+    from nerstudio.rerank.context import entity_posteriors, posterior_bucket, posterior_strings
+
+    tagset = ["N", "S-LOC", "C-LOC", "S-PER", "C-PER"]
+    ix = {t: k for k, t in enumerate(tagset)}
+    cands = np.array(
+        [
+            [ix["S-PER"], ix["C-PER"], ix["N"]],  # "A B" PER
+            [ix["S-LOC"], ix["C-LOC"], ix["N"]],  # "A B" LOC
+            [ix["S-PER"], ix["N"], ix["S-LOC"]],  # "A" PER, "C" LOC
+        ]
+    )
+    lps = np.log([0.5, 0.3, 0.2]) + 7.0  # any shift: the list is renormalised
+    post = entity_posteriors(lps, cands, tagset)
+    assert post[(0, 2, "PER")] == pytest.approx(0.5)
+    assert post[(0, 2, "LOC")] == pytest.approx(0.3)
+    assert post[(0, 2)] == pytest.approx(0.8)
+    assert post[(0, 1, "PER")] == pytest.approx(0.2) and post[(2, 3)] == pytest.approx(0.2)
+    assert (0, 1, "LOC") not in post
+    assert [posterior_bucket(p) for p in (0.0, 0.09, 0.1, 0.55, 0.994, 0.995, 1.0)] == [
+        "0.0",
+        "0.0",
+        "0.1",
+        "0.5",
+        "0.9",
+        "1.0",
+        "1.0",
+    ]
+    assert posterior_strings(post, 0, 2, "LOC") == ["EP=0.3", "ES=0.8"]
+    assert entity_posteriors(np.zeros(0), cands[:0], tagset) == {}

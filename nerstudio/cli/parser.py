@@ -455,6 +455,13 @@ def build_parser() -> argparse.ArgumentParser:
         "rerankers (default on; off in the collins2002 preset; docs/clusters.md)",
     )
     p.add_argument(
+        "--global-posterior",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="collins suite: how much of the tagger's N-best list holds each entity (EP/ES) as "
+        "global features of the rerankers (default off; docs/clusters.md)",
+    )
+    p.add_argument(
         "--global-biglex",
         action=argparse.BooleanOptionalAction,
         default=None,

@@ -209,6 +209,7 @@ def cmd_experiment(args) -> int:
             "tagger_max_iter",
             "global_clusters",
             "global_biglex",
+            "global_posterior",
         ):
             if getattr(args, opt) is not None:
                 raise SettingsError(f"--{opt.replace('_', '-')} applies to the collins suite only")
@@ -259,6 +260,7 @@ def cmd_experiment(args) -> int:
         reranker_context=context,
         reranker_clusters=args.global_clusters,
         reranker_biglex=args.global_biglex,
+        reranker_posterior=args.global_posterior,
         lists_from=None if args.lists_from is None else os.path.abspath(args.lists_from),
     )
     _check_learner_options(args, list(cfg.systems))

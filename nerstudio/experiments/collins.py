@@ -78,6 +78,7 @@ PRESETS = {
         "reranker_context": False,
         "reranker_clusters": False,
         "reranker_biglex": False,
+        "reranker_posterior": False,
         "kernel_word_features": False,
         "kernel_global_features": False,
         "kernel_sentences": 3000,
@@ -137,6 +138,8 @@ class ExperimentConfig:
     # they raise the best reranker's dev F from 92.25 to 92.43 (docs/clusters.md)
     reranker_clusters: bool | tuple = True  # --no-global-clusters turns them off
     reranker_biglex: bool = False
+    # EP/ES: how much of the sentence's N-best list holds each entity (rerank/context.py)
+    reranker_posterior: bool = False
     # the kernel perceptron is the slowest (on CoNLL-2003 typed with the defaults, 301 s to train
     # with its β search and 79 s to score the test list, on a shared machine: docs/clusters.md)
     systems: tuple = ("boost", "voted", "averaged", "kernel")
@@ -298,6 +301,7 @@ def run_experiment(
         context=cfg.reranker_context,
         clusters=cfg.reranker_clusters,
         biglex=cfg.reranker_biglex,
+        posterior=cfg.reranker_posterior,
     )
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)

@@ -1,7 +1,9 @@
 """What the rerankers know of an entity from outside its candidate: the bundled gazetteers
-(:func:`gazetteer_strings`) and the document and corpus context from the first stage's own
+(:func:`gazetteer_strings`), the document and corpus context from the first stage's own
 output (:class:`DocumentContext`, two-stage aggregation after Krishnan & Manning 2006 and Ratinov
-& Roth 2009).
+& Roth 2009), and how much of its sentence's N-best list agrees with it
+(:func:`entity_posteriors`: the tagger's confidence in one entity, where the candidate's
+log-probability L(x) is its confidence in the whole sentence).
 
 ``GZ=<list>`` when the entity's words are one whole entry of a list of
 :mod:`nerstudio.resources`, ``GZF=<list>`` / ``GZL=<list>`` when its first / last word alone is.
@@ -29,8 +31,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..errors import Msg, SettingsError
-from ..nbest import NBestList
+from ..nbest import NBestList, entity_types, scn_spans
 from ..resources import Gazetteers, select_lists
 
 
@@ -48,6 +52,39 @@ def gazetteer_strings(
 
     out = [f"GZ={n}" for n in gz.lists_of(words[s:e1])]
     return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
+
+
+def entity_posteriors(logprobs, cands: np.ndarray, tagset: Sequence[str]) -> dict:
+    """How much of the N-best list's mass holds each entity: the candidates' scores turned into
+    probabilities over the list (softmax), summed over the candidates that contain the entity.
+    Keys ``(start, end, type)`` (the labelled entity) and ``(start, end)`` (the same words as an
+    entity of any type); ``end`` exclusive."""
+    lp = np.asarray(logprobs, dtype=np.float64)
+    if not len(lp):
+        return {}
+    p = np.exp(lp - lp.max())
+    p = (p / p.sum()).tolist()
+    cc, ss, ee, ll = scn_spans(cands, tagset)
+    types = entity_types(tagset)
+    out: dict = {}
+    for c, s, e, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
+        for key in ((s, e, types[lab]), (s, e)):
+            out[key] = out.get(key, 0.0) + p[c]
+    return out
+
+
+def posterior_bucket(p: float) -> str:
+    """A posterior as a feature value: tenths (``0.0`` … ``0.9``), ``1.0`` from 0.995 on."""
+    return "1.0" if p >= 0.995 else f"0.{min(int(p * 10), 9)}"
+
+
+def posterior_strings(post: dict, s: int, e1: int, label: str) -> list[str]:
+    """``EP=<bucket>`` (the entity with its type) and, for typed entities, ``ES=<bucket>`` (its
+    words as an entity of any type) from :func:`entity_posteriors` of the entity's sentence."""
+    out = [f"EP={posterior_bucket(post[(s, e1, label)])}"]
+    if label:
+        out.append(f"ES={posterior_bucket(post[(s, e1)])}")
+    return out
 
 
 def resource_options(gazetteers, context) -> tuple:

@@ -25,7 +25,9 @@ lists or families of lists (:func:`nerstudio.resources.select_lists`), to use th
 also gets ``DC`` / ``CC``, the label the tagger's best candidates give the same words elsewhere in
 the document and in the rest of the list (:mod:`nerstudio.rerank.context`; the list's
 ``meta["documents"]`` gives each sentence's document); ``context="document"`` or ``"corpus"``
-gives only DC or only CC.
+gives only DC or only CC. With ``posterior=True`` every entity also gets ``EP`` / ``ES``, the
+share of its sentence's N-best list that holds it with its type / as an entity of any type, in
+tenths (:func:`~nerstudio.rerank.context.entity_posteriors`).
 
 With ``clusters=True`` (or a tuple of prefix lengths, default :data:`RERANK_CLUSTER_BITS`) every
 entity also gets its words' Brown clusters (:mod:`nerstudio.resources.clusters`), for each
@@ -66,7 +68,13 @@ from ..nbest import NBestList, entity_types, scn_spans, span_counts
 from ..resources.clusters import cluster_path, large_lexicon
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from ..text.shapes import build_lexicon, collapsed_shape
-from .context import DocumentContext, gazetteer_strings, resource_options
+from .context import (
+    DocumentContext,
+    entity_posteriors,
+    gazetteer_strings,
+    posterior_strings,
+    resource_options,
+)
 from .data import RankingData
 
 NULL = "NULL"
@@ -90,6 +98,7 @@ END_TEMPLATES = tuple(
 SPAN_TEMPLATES = ("WE", "FF", "GF", "PF", "PF2", "SF", "SF2")
 GAZETTEER_TEMPLATES = ("GZ", "GZF", "GZL")  # with gazetteers=True only
 CONTEXT_TEMPLATES = ("DC", "CC")  # with context=True only (nerstudio.rerank.context)
+POSTERIOR_TEMPLATES = ("EP", "ES")  # with posterior=True only (nerstudio.rerank.context)
 CLUSTER_TEMPLATES = ("BC", "BCL")  # with clusters=True only: BC<n>, BCL<n> per prefix length n
 RERANK_CLUSTER_BITS = (4, 10)
 QUOTE_TEMPLATES = ("Q", "Q2", "QF", "QF2")
@@ -150,7 +159,9 @@ class GlobalFeatures:
         context: bool | str = False,
         clusters: bool | Sequence[int] = False,
         biglex: bool = False,
+        posterior: bool = False,
     ):
+        self.posterior = bool(posterior)
         self.gazetteers, self.context, self._gz = resource_options(gazetteers, context)
         if clusters is True:
             clusters = RERANK_CLUSTER_BITS
@@ -174,6 +185,7 @@ class GlobalFeatures:
             "context": self.context,
             "clusters": self.clusters,
             "biglex": self.biglex,
+            "posterior": self.posterior,
         }
 
     def _cluster_strings(self, words: Sequence[str], s: int, e1: int) -> list[str]:
@@ -198,6 +210,10 @@ class GlobalFeatures:
         ctx = getattr(self, "_ctx", None)
         return [] if ctx is None else ctx.strings(self._ctx_i, words[s:e1])
 
+    def _posterior_strings(self, s: int, e1: int, label: str) -> list[str]:
+        post = getattr(self, "_post", None) if self.posterior else None
+        return [] if post is None else posterior_strings(post, s, e1, label)
+
     def _gazetteer_strings(
         self, words: Sequence[str], s: int, e1: int, single: dict | None = None
     ) -> list[str]:
@@ -211,20 +227,26 @@ class GlobalFeatures:
         lexicon: set[str] | None = None,
         context: DocumentContext | None = None,
         sentence: int | None = None,
+        posteriors: dict | None = None,
     ) -> list[str]:
         """All feature strings of one candidate tagging (SCN tags), before selection, sorted;
         ``context`` and ``sentence`` (the sentence's index in the context's list) give the DC/CC
-        features.
+        features, ``posteriors`` (:func:`~nerstudio.rerank.context.entity_posteriors` of the
+        sentence's N-best list) the EP/ES features.
 
         This is the readable, unoptimised path: it builds every string directly from the
         templates. The integer path used for training must agree with it (a test checks).
         """
-        saved = getattr(self, "_ctx", None), getattr(self, "_ctx_i", None)
-        self._ctx, self._ctx_i = context, sentence
+        saved = (
+            getattr(self, "_ctx", None),
+            getattr(self, "_ctx_i", None),
+            getattr(self, "_post", None),
+        )
+        self._ctx, self._ctx_i, self._post = context, sentence, posteriors
         try:
             return self._candidate_strings(words, tags, lexicon)
         finally:
-            self._ctx, self._ctx_i = saved
+            self._ctx, self._ctx_i, self._post = saved
 
     def _candidate_strings(
         self, words: Sequence[str], tags: Sequence[str], lexicon: set[str] | None = None
@@ -280,6 +302,7 @@ class GlobalFeatures:
             feats += self._gazetteer_strings(list(words), s, e + 1)
             feats += self._cluster_strings(list(words), s, e + 1)
             feats += self._context_strings(list(words), s, e + 1)
+            feats += self._posterior_strings(s, e + 1, types[lab])
             out += feats
             if typed:
                 t = types[lab]
@@ -436,7 +459,7 @@ class GlobalFeatures:
         per_sentence, sent_keys = [], []
         S = len(nbest)
         last = time.perf_counter()
-        self._ctx = None
+        self._ctx = self._post = None
         if self.context:
             docs = nbest.meta.get("documents")
             if docs is None:
@@ -452,6 +475,8 @@ class GlobalFeatures:
             cands = nbest.candidates[i]
             comb = None
             if cands.shape[0]:
+                if self.posterior:
+                    self._post = entity_posteriors(nbest.logprobs[i], cands, nbest.tagset)
                 r, k = self._sentence_keys(
                     nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow
                 )
@@ -468,7 +493,7 @@ class GlobalFeatures:
                     last = now
         if progress is not None:
             progress(S, S)
-        self._ctx = None
+        self._ctx = self._post = None
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
@@ -495,6 +520,7 @@ class GlobalFeatures:
             return i if 0 <= i < n else n
 
         cc, ss, ee, ll = scn_spans(cands, tagset)
+        type_names = entity_types(tagset)
         idf = self._id
         start_cache: dict[int, list[int]] = {}
         end_cache: dict[int, list[int]] = {}
@@ -554,6 +580,7 @@ class GlobalFeatures:
                 ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
                 ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
                 ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
+                ids += [idf(x, grow) for x in self._posterior_strings(s, e1, type_names[lab])]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
                 arr = np.concatenate([b, b + (lab + 1)]) if typed else b

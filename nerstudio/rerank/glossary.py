@@ -105,6 +105,10 @@ GLOSSARY: dict[str, str] = {
     # document context from the tagger's own best candidates (nerstudio.rerank.context)
     "DC": "the label the tagger gives the same words most often elsewhere in the document",
     "CC": "the label the tagger gives the same words most often in the other documents",
+    # the tagger's confidence in one entity: its N-best list's probability mass on it
+    "EP": "how much of the tagger's N-best list (its candidates' probabilities, summed) holds this "
+    "entity with this type, in tenths",
+    "ES": "how much of the tagger's N-best list holds these words as an entity of any type, in tenths",
     # quote-anchored global features
     "Q": "a short quotation: shape and tag of every word, quotes included",
     "Q2": "a short quotation with one word on each side: shape and tag of every word",
