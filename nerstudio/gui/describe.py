@@ -10,6 +10,13 @@ def kt_kind(model) -> str:
     return ("joint " if is_joint(model) else "") + model_kind(model)
 
 
+def tags_note(tagger) -> str:
+    """``", BILOU tags"`` for a tagger (max-ent, perceptron or joint: its local model's) that
+    predicts BILOU tags, else ``""`` (Collins' SCN tags, the paper's)."""
+    local = getattr(tagger, "tagger_", None) or tagger
+    return ", BILOU tags" if getattr(local, "alphabet", "scn") == "bilou" else ""
+
+
 def describe_model(model) -> str:
     """A reranker as its learner and settings, e.g. "boost rounds=300"."""
     learner = getattr(model, "learner", None)

@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.document import Change, ChangeKind, Run
 from ...errors import NerstudioError
-from ..describe import describe_model, kt_kind
+from ..describe import describe_model, kt_kind, tags_note
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
 from ..workers import release_in_background
@@ -548,13 +548,13 @@ class TrainingController(QObject):
             html.append(
                 f"<b>Tagger</b>: {os.path.basename(doc.tagger_path) if doc.tagger_path else 'trained now'} "
                 f"({getattr(doc.tagger, 'task', '?')}/{getattr(doc.tagger, 'features', '?')}"
-                + ("" if getattr(doc.tagger, "alphabet", "scn") == "scn" else ", BILOU tags")
+                + tags_note(doc.tagger)
                 + ")"
             )
         if doc.kt_model is not None:
             where = os.path.basename(doc.kt_model_path) if doc.kt_model_path else "trained now"
             html.append(
-                f"<b>Sequence tagger</b>: {kt_kind(doc.kt_model)} ({where})"
+                f"<b>Sequence tagger</b>: {kt_kind(doc.kt_model)} ({where}{tags_note(doc.kt_model)})"
                 + (" — its candidates are shown" if doc.kt is not None else "")
             )
             if doc.kt is not None:
