@@ -223,9 +223,21 @@ def test_a_finished_run_shows_a_full_bar_and_the_next_start_is_not_stale(window,
     _train_perceptron(window, qtbot, epochs=1)
     panel = window.training_panel
     assert panel.progress.text() == "done" and panel.progress.value() == panel.progress.maximum()
+    assert panel.message.text().startswith("Done in")  # the run's own ending stays
     panel.set_running(True)
     assert panel.progress.maximum() == 0  # busy, not the last run's 100 %
     panel.set_running(False)
+
+
+def test_a_progress_message_does_not_outlive_its_job(window, qtbot):
+    """Scoring the lists (opening the demo, a new model) says "computing …" while it runs; once it
+    is done the panel does not keep saying so."""
+    panel = window.training_panel
+    window.files.rescore()  # the job that scores the list on display with the loaded reranker
+    assert window.jobs.wait(60000)
+    qtbot.wait(50)
+    assert panel.progress.text() == "done"
+    assert "computing" not in panel.message.text() and "…" not in panel.message.text()
 
 
 # -- the comparison says when it is optimistic ------------------------------------------------

@@ -310,6 +310,7 @@ class TrainingPanel(QWidget):
         self.progress.setFormat("idle")
         lay.addWidget(self.progress)
         self.message = QLabel("Idle")
+        self._progress_text = False  # the message is a running job's progress (cleared at its end)
         self.message.setObjectName("trainingMessage")
         self.message.setWordWrap(True)
         self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
@@ -520,16 +521,21 @@ class TrainingPanel(QWidget):
             self.progress.setRange(0, 0)
         if message:
             self.message.setText(message)
+            self._progress_text = True
 
     def finish(self, how: str) -> None:
         """The job is over: ``done`` (a full bar), ``cancelled`` or ``failed`` (an empty bar
-        saying so)."""
+        saying so). A progress message ("computing …") does not outlive its job: unless the job's
+        own ending has said something since, it is cleared."""
         self.progress.setRange(0, 1)
         self.progress.setValue(1 if how == "done" else 0)
         self.progress.setFormat(how)
+        if self._progress_text:
+            self.set_message("")
 
     def set_message(self, text: str) -> None:
         self.message.setText(text)
+        self._progress_text = False
 
     def set_state_text(self, html: str) -> None:
         self.state.setText(html)
