@@ -12,19 +12,22 @@ from nerstudio.app.attachments import CorpusGold
 from nerstudio.corpus.model import Span
 from nerstudio.gui.run_settings import RunSettings
 
+#: a full pipeline small enough for a test: a few iterations, two folds, five candidates
+SMALL_RUN = {
+    "start": "tagger",
+    "tagger_iter": 5,
+    "folds": 2,
+    "n": 5,
+    "algo": "averaged",
+    "params": {"epochs": 1},
+    "feature_params": {"min_sentences": 2},
+}
+
 
 def test_full_pipeline_jackknifes_with_the_fold_driver(window, qtbot):
     window.train_in_child = False  # the reranker stage in this process: quicker to start
     doc = window.document
-    settings = RunSettings(
-        start="tagger",
-        tagger_iter=5,
-        folds=2,
-        n=5,
-        algo="averaged",
-        params={"epochs": 1},
-        feature_params={"min_sentences": 2},
-    )
+    settings = RunSettings(**SMALL_RUN)
     k = next(k for k, s in enumerate(doc.corpus.sentences) if not s.spans and len(s) >= 2)
     assert window.start_training(settings)
     doc.set_spans(k, [Span(0, 1, "ORG")], "an edit while the run starts")
@@ -60,16 +63,7 @@ def test_the_full_pipeline_trains_a_bilou_tagger_when_asked(window, qtbot, monke
     p.alphabet.setCurrentIndex(p.alphabet.findData("bilou"))
     s = p.snapshot()
     assert s.alphabet == "bilou" and s.label().endswith("· bilou")
-    settings = RunSettings(
-        start="tagger",
-        alphabet=s.alphabet,
-        tagger_iter=5,
-        folds=2,
-        n=5,
-        algo="averaged",
-        params={"epochs": 1},
-        feature_params={"min_sentences": 2},
-    )
+    settings = RunSettings(**SMALL_RUN, alphabet=s.alphabet)
     assert window.start_training(settings)
     assert window.jobs.wait(180000)
     assert window.last_error == ""
