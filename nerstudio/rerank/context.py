@@ -54,17 +54,20 @@ def gazetteer_strings(
     return out + [f"GZF={n}" for n in one(s)] + [f"GZL={n}" for n in one(e1 - 1)]
 
 
-def entity_posteriors(logprobs, cands: np.ndarray, tagset: Sequence[str]) -> dict:
+def entity_posteriors(
+    logprobs, cands: np.ndarray, tagset: Sequence[str], spans: tuple | None = None
+) -> dict:
     """How much of the N-best list's mass holds each entity: the candidates' scores turned into
     probabilities over the list (softmax), summed over the candidates that contain the entity.
     Keys ``(start, end, type)`` (the labelled entity) and ``(start, end)`` (the same words as an
-    entity of any type); ``end`` exclusive."""
+    entity of any type); ``end`` exclusive. ``spans``: ``scn_spans(cands, tagset)`` when the
+    caller has it already."""
     lp = np.asarray(logprobs, dtype=np.float64)
     if not len(lp):
         return {}
     p = np.exp(lp - lp.max())
     p = (p / p.sum()).tolist()
-    cc, ss, ee, ll = scn_spans(cands, tagset)
+    cc, ss, ee, ll = spans if spans is not None else scn_spans(cands, tagset)
     types = entity_types(tagset)
     out: dict = {}
     for c, s, e, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):

@@ -459,7 +459,7 @@ class GlobalFeatures:
         per_sentence, sent_keys = [], []
         S = len(nbest)
         last = time.perf_counter()
-        self._ctx = self._post = None
+        self._ctx = None
         if self.context:
             docs = nbest.meta.get("documents")
             if docs is None:
@@ -475,10 +475,8 @@ class GlobalFeatures:
             cands = nbest.candidates[i]
             comb = None
             if cands.shape[0]:
-                if self.posterior:
-                    self._post = entity_posteriors(nbest.logprobs[i], cands, nbest.tagset)
                 r, k = self._sentence_keys(
-                    nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow
+                    nbest.words[i], cands, nbest.tagset, prims, T1, typed, grow, nbest.logprobs[i]
                 )
                 comb = sorted_unique((r << _ROW_SHIFT) | k)
                 if grow:
@@ -493,7 +491,7 @@ class GlobalFeatures:
                     last = now
         if progress is not None:
             progress(S, S)
-        self._ctx = self._post = None
+        self._ctx = None
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
@@ -507,7 +505,15 @@ class GlobalFeatures:
         return b
 
     def _sentence_keys(
-        self, words, cands: np.ndarray, tagset, prims: _Prims, T1: int, typed: bool, grow: bool
+        self,
+        words,
+        cands: np.ndarray,
+        tagset,
+        prims: _Prims,
+        T1: int,
+        typed: bool,
+        grow: bool,
+        logprobs=None,
     ):
         n = len(words)
         P = [prims.of(x) for x in words]
@@ -520,6 +526,9 @@ class GlobalFeatures:
             return i if 0 <= i < n else n
 
         cc, ss, ee, ll = scn_spans(cands, tagset)
+        post = (
+            entity_posteriors(logprobs, cands, tagset, (cc, ss, ee, ll)) if self.posterior else None
+        )
         type_names = entity_types(tagset)
         idf = self._id
         start_cache: dict[int, list[int]] = {}
@@ -580,7 +589,8 @@ class GlobalFeatures:
                 ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
                 ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
                 ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
-                ids += [idf(x, grow) for x in self._posterior_strings(s, e1, type_names[lab])]
+                if post is not None:
+                    ids += [idf(x, grow) for x in posterior_strings(post, s, e1, type_names[lab])]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
                 arr = np.concatenate([b, b + (lab + 1)]) if typed else b
