@@ -371,6 +371,13 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
     assert {k: s.params[k] for k in rh["params"]} == rh["params"]
     assert s.params["rounds"] == 3000 and s.params["eval_every"] == 100
     assert s.feature_params["min_sentences"] == rh["features"]["params"]["min_sentences"] == 2
+    # the demo's reranker uses none of the resource families, so neither does the panel
+    assert not any(rh["features"]["params"].get(k) for k in ("gazetteers", "context", "clusters"))
+    assert {k: s.feature_params[k] for k in ("gazetteers", "context", "clusters")} == {
+        "gazetteers": False,
+        "context": False,
+        "clusters": False,
+    }
     # where they differ from the learner's own defaults, the panel says why
     assert "demo model" in panel._param_widgets["rounds"].toolTip()
     assert "demo model" in panel.defaults_note.text()
@@ -423,3 +430,66 @@ def test_the_tags_choice_is_remembered_and_offers_the_cores_alphabets(qtbot, tmp
     again = TrainingPanel(q)
     qtbot.addWidget(again)
     assert again.snapshot().alphabet == "bilou"
+
+
+def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
+    """Every feature set and resource the panel offers is one the core takes (the typed
+    experiment's defaults among them), and the choices survive a new session."""
+    import inspect
+
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.experiments.collins import ExperimentConfig
+    from nerstudio.experiments.kazama import KazamaConfig
+    from nerstudio.gui.run_settings import (
+        KT_FEATURE_CHOICES,
+        KT_GAZETTEER_CHOICES,
+        RERANK_RESOURCES,
+        TAGGER_FEATURE_CHOICES,
+    )
+    from nerstudio.gui.views.training_panel import TrainingPanel
+    from nerstudio.rerank.features import GlobalFeatures
+    from nerstudio.tagging.features import parse_feature_set
+    from nerstudio.tagging.local_features import FEATURE_SET_NAMES
+    from nerstudio.tagging.perceptron import GAZETTEER_SPECS
+
+    tagger_sets = [name for name, _ in TAGGER_FEATURE_CHOICES]
+    for name in tagger_sets:
+        parse_feature_set(name)  # raises on a set the tagger does not know
+    assert ExperimentConfig().tagger_features in tagger_sets
+    keywords = inspect.signature(GlobalFeatures).parameters
+    assert all(name in keywords for name, _, _ in RERANK_RESOURCES)
+    cfg = ExperimentConfig()
+    assert (cfg.reranker_gazetteers, cfg.reranker_context, cfg.reranker_clusters) == (True,) * 3
+    assert {name for name, _ in KT_FEATURE_CHOICES} <= set(FEATURE_SET_NAMES)
+    assert {g for g, _ in KT_GAZETTEER_CHOICES} == {None, *GAZETTEER_SPECS}
+    kt = KazamaConfig()
+    assert kt.features in dict(KT_FEATURE_CHOICES) and kt.gazetteer in dict(KT_GAZETTEER_CHOICES)
+
+    q = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    panel = TrainingPanel(q)
+    qtbot.addWidget(panel)
+    panel.set_start("tagger")
+    panel.tagger_feats.setCurrentText("conll+rich+gaz+clusters")
+    panel.resources["context"].setChecked(True)
+    panel.resources["clusters"].setChecked(True)
+    panel.set_kt_algorithm("margin")
+    panel.set_kt_param("features", "kt+rich+clusters")
+    panel.set_kt_param("gazetteer", "lists")
+    s = panel.snapshot()
+    assert s.tagger_features == "conll+rich+gaz+clusters"
+    assert "context" in s.label() and "clusters" in s.label() and "gazetteers" not in s.label()
+    panel._save(s)  # what pressing Train does first
+    again = TrainingPanel(q)
+    qtbot.addWidget(again)
+    t = again.snapshot()
+    assert t.tagger_features == "conll+rich+gaz+clusters"
+    assert {k: t.feature_params[k] for k in ("gazetteers", "context", "clusters")} == {
+        "gazetteers": False,
+        "context": True,
+        "clusters": True,
+    }
+    assert t.kt_algo == "margin"
+    assert (t.kt_params["features"], t.kt_params["gazetteer"]) == ("kt+rich+clusters", "lists")
+    again.set_kt_algorithm("proposed")  # another algorithm keeps its own (the constructor's)
+    assert (again.kt_params()["features"], again.kt_params()["gazetteer"]) == ("kt", None)

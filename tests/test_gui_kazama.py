@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from nerstudio.demo import DEMO_DIR
+from nerstudio.errors import SettingsError
 
 DEMO = DEMO_DIR
 pytestmark = pytest.mark.skipif(not (DEMO / "dev.conll").exists(), reason="demo corpus missing")
@@ -350,12 +351,30 @@ def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
     s = p.snapshot()
     assert "cut-off=3" in s.label() and "edges=all" in s.label()
     m = make_model(s.kt_algo, s.kt_params, s.task)
-    assert m.local == {"cutoff": 3, "edge_templates": "all", "task": "scn"}
+    assert m.local == {
+        "cutoff": 3,
+        "edge_templates": "all",
+        "features": "kt",
+        "gazetteer": None,
+        "task": "scn",
+    }
+    # the local features and gazetteer: the constructor's by default, the suite's on request
+    assert p.kt_features.isVisibleTo(p) and p.kt_gazetteer.isVisibleTo(p)
+    assert "features" not in s.label() and "gazetteer" not in s.label()
+    p.set_kt_param("features", "kt+rich+clusters")
+    p.set_kt_param("gazetteer", "lists")
+    s = p.snapshot()
+    assert "features=kt+rich+clusters" in s.label() and "gazetteer=lists" in s.label()
+    m = make_model(s.kt_algo, s.kt_params, s.task)
+    assert (m.local["features"], m.local["gazetteer"]) == ("kt+rich+clusters", "lists")
+    with pytest.raises(SettingsError):
+        p.set_kt_param("features", "kt+nonsense")
     p.set_kt_algorithm("margin")
     p.set_kt_param("cutoff", 4)
+    p.set_kt_param("gazetteer", None)
     s = p.snapshot()
     m = make_model(s.kt_algo, s.kt_params, s.task)
-    assert (m.cutoff, m.task) == (4, "scn")
+    assert (m.cutoff, m.task, m.features, m.gazetteer) == (4, "scn", "kt", None)
     # the tags: one choice for both kinds of tagger, given to the local model of a joint one
     p.alphabet.setCurrentIndex(p.alphabet.findData("bilou"))
     s = p.snapshot()

@@ -71,3 +71,38 @@ def test_the_full_pipeline_trains_a_bilou_tagger_when_asked(window, qtbot, monke
     doc = window.document
     assert doc.tagger.alphabet == "bilou"
     assert {t.split("-")[0] for t in doc.nbest.tagset} <= {"N", "S", "C"}
+
+
+def test_the_panel_can_run_the_typed_experiments_features(window, qtbot):
+    """The tagger's feature set with the bundled resources and the rerankers' resource families
+    (gazetteers, document context, clusters) go from the panel through a real run, the reranker
+    in its child process: the lists carry each sentence's document for the context features."""
+    from nerstudio.demo import DEMO_DIR
+
+    doc = window.document
+    p = window.training_panel
+    p.set_start("tagger")
+    p.tagger_feats.setCurrentText("conll+rich+gaz+clusters")
+    for box in p.resources.values():
+        box.setChecked(True)
+    s = p.snapshot()
+    assert s.tagger_features == "conll+rich+gaz+clusters"
+    settings = RunSettings(
+        **{
+            **SMALL_RUN,
+            "tagger_iter": 40,  # a tagger that finds entities: the context is its best candidates
+            "feature_params": {**s.feature_params, "min_sentences": 2},
+        },
+        tagger_features=s.tagger_features,
+        dev_path=str(DEMO_DIR / "dev.conll"),
+    )
+    assert window.start_training(settings)
+    assert window.jobs.wait(300000)
+    assert window.last_error == ""
+    assert doc.tagger.features == "conll+rich+gaz+clusters"
+    assert doc.nbest.meta["documents"] == doc.corpus.sentence_document()
+    assert len(set(doc.nbest.meta["documents"])) > 1  # the demo has several documents
+    assert doc.dev_nbest is not None and "documents" in doc.dev_nbest.meta
+    gf = doc.model.features
+    assert gf.gazetteers and gf.context is True and gf.clusters
+    assert {"GZ", "DC", "BC4"} <= set(gf.templates_)

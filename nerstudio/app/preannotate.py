@@ -215,7 +215,7 @@ def preannotate(
     """Predict the sentences the policy names (see the module docstring) and say what changes;
     ``corpus`` itself is not changed (:func:`apply` does that)."""
     ks = targets(corpus.sentences, replace)
-    documents = [d for d, doc in enumerate(corpus.documents) for _ in doc.sentences]
+    documents = corpus.sentence_document()
     spans = predict_corpus(
         model, corpus.sentences, documents, ks, n, batch, progress, should_cancel
     )

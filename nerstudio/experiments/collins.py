@@ -277,9 +277,7 @@ def run_experiment(
             (nb_test, test_path, test),
         ):
             nb.meta["source"] = os.path.abspath(path)
-            nb.meta["documents"] = [
-                d for d, doc in enumerate(corpus.documents) for _ in doc.sentences
-            ]
+            nb.meta["documents"] = corpus.sentence_document()
             nb.meta["made_by"] = origin
     stages["tagger_and_nbest"] = time.perf_counter() - t
     if (

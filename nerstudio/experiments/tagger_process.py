@@ -46,22 +46,28 @@ ORIGIN_FORMAT = "nerstudio-candidate-origin"
 
 
 #: the local model's settings the panel offers (for a joint tagger they go to its ``local``)
-LOCAL_SETTINGS = ("cutoff", "edge_templates", "alphabet")
+LOCAL_SETTINGS = ("cutoff", "edge_templates", "alphabet", "features", "gazetteer")
 
 
 def default_params(kind: str) -> dict:
     """The settings the training panel offers for ``kind``, with the constructors' defaults:
     C, epochs, bpm for every kind; n (training n-best) and n_test (n', also the size of the
     shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones;
-    the local model's ``cutoff`` and ``edge_templates`` for all (for a joint tagger they go to
-    its ``local`` settings)."""
+    the local model's ``cutoff``, ``edge_templates``, ``features`` and ``gazetteer`` for all (for
+    a joint tagger they go to its ``local`` settings)."""
     from .defaults import JOINT_TAGGER, PERCEPTRON_TAGGER, constructor_defaults
 
     # from the constructors' source: the taggers load when a run starts, not with the window
     local = constructor_defaults(
-        *PERCEPTRON_TAGGER, ("C", "epochs", "bpm", "cutoff", "edge_templates")
+        *PERCEPTRON_TAGGER,
+        ("C", "epochs", "bpm", "cutoff", "edge_templates", "features", "gazetteer"),
     )
-    feats = {"cutoff": int(local["cutoff"]), "edge_templates": local["edge_templates"]}
+    feats = {
+        "cutoff": int(local["cutoff"]),
+        "edge_templates": local["edge_templates"],
+        "features": local["features"],
+        "gazetteer": local["gazetteer"],
+    }
     if kind in JOINT_KINDS:
         p = constructor_defaults(*JOINT_TAGGER, ("C", "epochs", "bpm", "n", "n_test"))
         return {

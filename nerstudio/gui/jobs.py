@@ -205,6 +205,7 @@ def make_training_job(
             ctx.result("tagger", tg)
             ctx.stage(STAGE_JACKKNIFE, f"{settings.folds} folds…", 0, settings.folds)
             train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams, executor)
+            train_nb.meta["documents"] = corpus.sentence_document()  # for document context
             ctx.check()
             ctx.stage(STAGE_INDEX)
             res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
@@ -235,6 +236,7 @@ def make_training_job(
                     progress=_progress_adapter(ctx.progress, "decoding dev"),
                     should_cancel=ctx.should_cancel,
                 )
+                dev_nb.meta["documents"] = dev_corpus.sentence_document()
                 dev_file = None
         if dev_nb is not None:
             res.dev_nbest = dev_nb

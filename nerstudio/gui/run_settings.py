@@ -29,6 +29,57 @@ ALPHABET_CHOICES = (
     ),
 )
 
+#: the max-ent tagger's feature sets the panel offers (name, tip): Collins' set, the richer CoNLL
+#: set, and the typed experiment's default with the bundled resources (a test checks each is a
+#: set the core reads; ``nerstudio train-tagger --features`` takes every other combination)
+TAGGER_FEATURE_CHOICES = (
+    ("paper", "Collins 2002's templates (the demo model's)"),
+    (
+        "conll",
+        "The paper's templates and what CoNLL-2003 offers: a ±2 window, affixes, POS and chunks",
+    ),
+    (
+        "conll+rich+gaz+clusters",
+        "The typed experiment's default: the CoNLL set, more shapes and affixes, the bundled "
+        "gazetteers and Brown word clusters (about 90 points of dev F on CoNLL-2003 become 91.5)",
+    ),
+)
+
+#: the rerankers' resource families (GlobalFeatures keyword, label, tip); on in the typed
+#: experiment, off in the paper's features (docs/clusters.md has what each buys on CoNLL-2003)
+RERANK_RESOURCES = (
+    (
+        "gazetteers",
+        "Gazetteers",
+        "GZ, GZF, GZL: which bundled gazetteer lists hold the entity, its first or its last word",
+    ),
+    (
+        "context",
+        "Document",
+        "DC, CC: the label the tagger's best candidates give the same words elsewhere in the "
+        "document and in the rest of the list",
+    ),
+    (
+        "clusters",
+        "Clusters",
+        "BC, BCL: the Brown word clusters of the entity's words and of its last word",
+    ),
+)
+
+#: the perceptron taggers' local feature sets and gazetteers (K&T 2007; the suite's default is
+#: kt+rich+clusters with the gazetteer lists; a test checks them against the core's names)
+KT_FEATURE_CHOICES = (
+    ("kt", "K&T Table 1 as printed"),
+    ("kt+rich", "Table 1 with more shape and affix templates"),
+    ("kt+rich+clusters", "kt+rich with Brown word clusters (the K&T suite's default)"),
+)
+KT_GAZETTEER_CHOICES = (
+    (None, "none"),
+    ("train", "from the training text"),
+    ("lists", "the bundled lists (the K&T suite's default)"),
+    ("train+lists", "both"),
+)
+
 
 def algorithms() -> tuple[str, ...]:
     """The reranking learners, from the core's registry (read from its source: the learners,
@@ -74,6 +125,7 @@ DEMO_FALLBACK = {
     "algo": "boost",
     "params": {"rounds": 3000, "eval_every": 100},
     "min_sentences": 2,
+    "resources": (),  # the rerankers' resource families (RERANK_RESOURCES) switched on
 }
 
 
@@ -109,6 +161,8 @@ def demo_settings() -> dict:
     fp = (r.get("features") or {}).get("params") or {}
     if fp.get("min_sentences") is not None:
         out["min_sentences"] = int(fp["min_sentences"])
+    if fp:
+        out["resources"] = tuple(name for name, _, _ in RERANK_RESOURCES if fp.get(name))
     return out
 
 
@@ -120,10 +174,14 @@ KT_NAMES = {
     "n_test": "n'",
     "cutoff": "cut-off",
     "edge_templates": "edges",
+    "features": "features",
+    "gazetteer": "gazetteer",
 }
 KT_LOCAL_DEFAULTS = {
     "cutoff": 2,
     "edge_templates": "current",
+    "features": "kt",
+    "gazetteer": None,
 }  # shown in a run's label only when changed
 
 
@@ -142,7 +200,7 @@ def kt_label(kind: str, params: dict, task: str = "typed") -> str:
     """``proposed(C=100, epochs=2, n=3, n'=5)``: a K&T run's settings (BPM only when used;
     n' only for the joint trainers, where it is a model setting)."""
     parts = []
-    for k in ("C", "epochs", "bpm", "n", "n_test", "cutoff", "edge_templates"):
+    for k in KT_NAMES:
         if (
             k not in params
             or (k == "bpm" and not params[k])
@@ -180,7 +238,9 @@ class RunSettings:
             return kt_label(self.kt_algo, self.kt_params, self.task) + tags
         base = short_label(self.algo, self.params)
         fs = ", ".join(
-            f"{k}={v}" for k, v in self.feature_params.items() if (k, v) != ("min_sentences", 5)
+            k if v is True else f"{k}={v}"
+            for k, v in self.feature_params.items()
+            if (k, v) != ("min_sentences", 5) and v is not False
         )
         if fs:
             base += f" feats({fs})"

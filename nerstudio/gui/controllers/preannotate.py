@@ -103,7 +103,7 @@ class PreannotateController(QObject):
         # every sentence (a reranker with document context reads them all): words and columns are
         # immutable and shared, the spans left behind
         snapshot = [s.copy(spans=()) for s in corpus.sentences]
-        documents = [d for d, document in enumerate(corpus.documents) for _ in document.sentences]
+        documents = corpus.sentence_document()
         job = make_preannotate_job(folder, ks, snapshot, system, documents)
 
         def done(res: PredictedSpans) -> None:

@@ -1,17 +1,18 @@
 """The training panel: settings of a run, start / cancel, progress.
 
-A second family trains sequence taggers after Kazama & Torisawa 2007 (``start="kt"``): the
-structured perceptron (perceptron, averaged, margin; local features) and the joint trainers
-(candidate = Alg. 4.1, proposed = Alg. 4.2; local + non-local features), with C, epochs, BPM
-passes, n and n' (defaults from the constructors, :func:`nerstudio.experiments.tagger_process.default_params`),
-and, under "Advanced", the local model's feature cut-off and edge templates. The task (typed /
+A second family trains sequence taggers after Kazama & Torisawa 2007 (``start="kt"``), with
+their settings in :class:`~nerstudio.gui.views.kt_box.KTBox`. The task (typed /
 SCN) and the tags (Collins' SCN or BILOU, :mod:`nerstudio.tagging.tag_alphabets`) sit above the
 family boxes: they apply to the full pipeline's tagger and to sequence taggers; a sequence-tagger
 run hides the max-ent "Tagger and N-best" box.
 
 A reranker run goes through the core's stages — tagger training, jackknifed N-best lists of the training
 corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
-lists and trains only the reranker. The reranker's settings are read from the core's learner
+lists and trains only the reranker. The tagger's feature sets and the reranker's resource
+families (gazetteers, document context, word clusters) offered are those the command line's
+typed experiment uses (:data:`~nerstudio.gui.run_settings.TAGGER_FEATURE_CHOICES`,
+:data:`~nerstudio.gui.run_settings.RERANK_RESOURCES`), so a run in the window can be the
+experiment's. The reranker's settings are read from the core's learner
 (``make_learner(algo).get_params()``), so new hyper-parameters show up without GUI changes.
 While a run is in flight every setting is frozen; the run works on a snapshot
 (:class:`RunSettings`), so what it produces always matches its label.
@@ -41,12 +42,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...errors import SettingsError
 from ..run_settings import (  # noqa: F401 - re-exported
     ALGO_TIPS,
     ALPHABET_CHOICES,
     KT_LOCAL_DEFAULTS,
     KT_NAMES,
+    RERANK_RESOURCES,
+    TAGGER_FEATURE_CHOICES,
     RunSettings,
     algorithms,
     demo_settings,
@@ -55,6 +57,7 @@ from ..run_settings import (  # noqa: F401 - re-exported
     learner_defaults,
     short_label,
 )
+from .kt_box import KTBox
 
 
 class TrainingPanel(QWidget):
@@ -121,10 +124,19 @@ class TrainingPanel(QWidget):
         self.tagger_box = QGroupBox("Tagger and N-best")
         tf = QFormLayout(self.tagger_box)
         self.tagger_feats = QComboBox()
-        self.tagger_feats.addItems(["paper", "conll"])
+        self.tagger_feats.setObjectName("taggerFeatures")
+        for name, tip in TAGGER_FEATURE_CHOICES:
+            self.tagger_feats.addItem(name)
+            self.tagger_feats.setItemData(
+                self.tagger_feats.count() - 1, tip, Qt.ItemDataRole.ToolTipRole
+            )
+        if self.tagger_feats.findText(demo["tagger_features"]) < 0:  # a demo built otherwise
+            self.tagger_feats.addItem(demo["tagger_features"])
         self.tagger_feats.setCurrentText(demo["tagger_features"])
         self.tagger_feats.setToolTip(
-            "paper: the features of Collins 2002; conll: a richer CoNLL feature set"
+            "paper: the features of Collins 2002; conll: a richer CoNLL feature set; "
+            "conll+rich+gaz+clusters: the typed experiment's, with the bundled gazetteers and "
+            "word clusters"
         )
         self.tagger_iter = QSpinBox()
         self.tagger_iter.setRange(1, 1000)
@@ -168,6 +180,17 @@ class TrainingPanel(QWidget):
             f"(default {demo['min_sentences']}: the bundled demo model's setting)"
         )
         self.rerank_form.addRow("Feature cut-off", self.min_sent)
+        resources = QHBoxLayout()
+        resources.setContentsMargins(0, 0, 0, 0)
+        self.resources: dict[str, QCheckBox] = {}
+        for name, label, tip in RERANK_RESOURCES:
+            box = self.resources[name] = QCheckBox(label)
+            box.setObjectName(f"resource_{name}")
+            box.setToolTip(tip)
+            box.setChecked(name in demo["resources"])
+            resources.addWidget(box)
+        resources.addStretch(1)
+        self.rerank_form.addRow("Resources", resources)
         self._fixed_rows = self.rerank_form.rowCount()
         lay.addWidget(self.rerank_box)
         p = demo["params"]
@@ -183,89 +206,13 @@ class TrainingPanel(QWidget):
         lay.addWidget(self.defaults_note)
 
         # sequence taggers (K&T 2007)
-        self.kt_box = QGroupBox("Sequence tagger (Kazama && Torisawa 2007)")
-        self.kt_box.setObjectName("ktBox")
-        kf = QFormLayout(self.kt_box)
-        self.kt_algo = QComboBox()
-        self.kt_algo.setObjectName("ktAlgoCombo")
-        from ...experiments.tagger_process import KIND_TIPS, KINDS
-
-        for k, a in enumerate(KINDS):
-            self.kt_algo.addItem(
-                a + ("  (local + non-local)" if a in ("candidate", "proposed") else "  (local)"), a
-            )
-            self.kt_algo.setItemData(k, KIND_TIPS[a], Qt.ItemDataRole.ToolTipRole)
-        self.kt_algo.setCurrentIndex(len(KINDS) - 1)
-        self.kt_algo.setToolTip(
-            "perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
-            "proposed (Alg. 4.2): local and non-local (document) features learned together"
-        )
-        self.kt_algo.currentIndexChanged.connect(self._kt_defaults)
-        kf.addRow("Algorithm", self.kt_algo)
-        self.kt_C = QDoubleSpinBox()
-        self.kt_C.setObjectName("kt_C")
-        self.kt_C.setRange(0.0, 1e9)
-        self.kt_C.setDecimals(1)
-        self.kt_C.setToolTip("Margin C (margin perceptron; C = Cᵃ = Cˡ of Algorithms 4.1/4.2)")
-        self.kt_epochs = QSpinBox()
-        self.kt_epochs.setObjectName("kt_epochs")
-        self.kt_epochs.setRange(1, 100000)
-        self.kt_epochs.setToolTip(
-            "Maximum number of passes over the training documents (the best dev epoch is kept)"
-        )
-        self.kt_bpm = QSpinBox()
-        self.kt_bpm.setObjectName("kt_bpm")
-        self.kt_bpm.setRange(0, 1000)
-        self.kt_bpm.setToolTip(
-            "BPM initialisation: start from the mean of this many single shuffled passes (0: off)"
-        )
-        self.kt_n = QSpinBox()
-        self.kt_n.setObjectName("kt_n")
-        self.kt_n.setRange(2, 10000)
-        self.kt_n.setToolTip("n: size of the local n-best re-scored by the total model in training")
-        self.kt_ntest = QSpinBox()
-        self.kt_ntest.setObjectName("kt_ntest")
-        self.kt_ntest.setRange(1, 10000)
-        self.kt_ntest.setToolTip(
-            "n': candidates re-scored at test time (joint trainers) and shown in the N-best panel"
-        )
-        kf.addRow("C", self.kt_C)
-        kf.addRow("Epochs", self.kt_epochs)
-        kf.addRow("BPM passes", self.kt_bpm)
-        kf.addRow("n (training)", self.kt_n)
-        kf.addRow("n' (test, shown)", self.kt_ntest)
-        self.kt_advanced = QToolButton()
-        self.kt_advanced.setObjectName("ktAdvanced")
-        self.kt_advanced.setText("Advanced: local features")
-        self.kt_advanced.setCheckable(True)
-        self.kt_advanced.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.kt_advanced.setArrowType(Qt.ArrowType.RightArrow)
-        self.kt_advanced.setAutoRaise(True)
-        self.kt_advanced.toggled.connect(self._show_advanced)
-        kf.addRow(self.kt_advanced)
-        self.kt_cutoff = QSpinBox()
-        self.kt_cutoff.setObjectName("kt_cutoff")
-        self.kt_cutoff.setRange(1, 1000)
-        self.kt_cutoff.setToolTip(
-            "Feature cut-off of the local model: keep a feature seen at least this many times "
-            "in the training corpus"
-        )
-        self.kt_edges = QComboBox()
-        self.kt_edges.setObjectName("kt_edges")
-        self.kt_edges.addItem("current token", "current")
-        self.kt_edges.addItem("all templates (K&T)", "all")
-        self.kt_edges.setToolTip(
-            "Which local templates also get edge (previous tag × tag) features: the bias and "
-            "the current-token templates (default), or every template as in K&T 2007 "
-            "(about 4x the weights)"
-        )
-        self._kt_adv_rows = [("Feature cut-off", self.kt_cutoff), ("Edge features", self.kt_edges)]
-        self._kt_form = kf
-        for label, w in self._kt_adv_rows:
-            kf.addRow(label, w)
+        self.kt_box = box = KTBox(settings)
+        # the box's widgets under the panel's names (the same objects, not copies)
+        self.kt_algo, self.kt_C, self.kt_epochs, self.kt_bpm = box.algo, box.C, box.epochs, box.bpm
+        self.kt_n, self.kt_ntest, self.kt_advanced = box.n, box.ntest, box.advanced
+        self.kt_features, self.kt_gazetteer = box.features, box.gazetteer
+        self.kt_cutoff, self.kt_edges = box.cutoff, box.edges
         lay.addWidget(self.kt_box)
-        self._show_advanced(False)
-        self._kt_defaults()
 
         # dev set
         self.dev_box = QGroupBox("Development set")
@@ -388,7 +335,10 @@ class TrainingPanel(QWidget):
             n=self.nbest_n.value(),
             algo=self.algo.currentText(),
             params=self.params(),
-            feature_params={"min_sentences": self.min_sent.value()},
+            feature_params={
+                "min_sentences": self.min_sent.value(),
+                **{name: box.isChecked() for name, box in self.resources.items()},
+            },
             dev_path=self.dev_path.text().strip(),
             kt_algo=self.kt_algo.currentData(),
             kt_params=self.kt_params(),
@@ -397,73 +347,13 @@ class TrainingPanel(QWidget):
     # -- sequence taggers -----------------------------------------------------------------
     def kt_params(self) -> dict:
         """The K&T settings that apply to the chosen algorithm."""
-        kind = self.kt_algo.currentData()
-        out: dict[str, object] = {
-            "C": float(self.kt_C.value()),
-            "epochs": int(self.kt_epochs.value()),
-            "bpm": int(self.kt_bpm.value()),
-            "n_test": int(self.kt_ntest.value()),
-        }
-        if kind in ("candidate", "proposed"):
-            out["n"] = int(self.kt_n.value())
-        out["cutoff"] = int(self.kt_cutoff.value())
-        out["edge_templates"] = str(self.kt_edges.currentData())
-        return out
-
-    @Slot(bool)
-    def _show_advanced(self, on: bool) -> None:
-        self.kt_advanced.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
-        for _, w in self._kt_adv_rows:
-            self._kt_form.setRowVisible(w, on)
+        return self.kt_box.params()
 
     def set_kt_algorithm(self, kind: str) -> None:
-        k = self.kt_algo.findData(kind)
-        if k >= 0:
-            self.kt_algo.setCurrentIndex(k)
+        self.kt_box.set_algorithm(kind)
 
     def set_kt_param(self, name: str, value) -> None:
-        if name == "edge_templates":
-            k = self.kt_edges.findData(value)
-            if k < 0:
-                raise SettingsError(f"edge templates {value!r}: 'current' or 'all'")
-            self.kt_edges.setCurrentIndex(k)
-            return
-        _set_number(self._kt_numbers()[name], value)
-
-    def _kt_numbers(self) -> dict[str, QSpinBox | QDoubleSpinBox]:
-        return {
-            "C": self.kt_C,
-            "epochs": self.kt_epochs,
-            "bpm": self.kt_bpm,
-            "n": self.kt_n,
-            "n_test": self.kt_ntest,
-            "cutoff": self.kt_cutoff,
-        }
-
-    @Slot()
-    def _kt_defaults(self, *_args) -> None:
-        """The chosen algorithm's defaults (the constructor's), then the values last used with it."""
-        kind = self.kt_algo.currentData()
-        d = kt_defaults(kind)
-        widgets = self._kt_numbers()
-        q = self.qsettings
-        edges = d.get("edge_templates", "current")
-        if q is not None and q.value(f"training/kt/{kind}/edge_templates") is not None:
-            edges = str(q.value(f"training/kt/{kind}/edge_templates"))
-        if self.kt_edges.findData(edges) >= 0:
-            self.kt_edges.setCurrentIndex(self.kt_edges.findData(edges))
-        for name, w in widgets.items():
-            v = d.get(name)
-            if q is not None and q.value(f"training/kt/{kind}/{name}") is not None:
-                try:
-                    v = float(q.value(f"training/kt/{kind}/{name}"))
-                except (TypeError, ValueError):
-                    pass
-            if v is not None:
-                _set_number(w, v)
-        joint = kind in ("candidate", "proposed")
-        self.kt_n.setEnabled(joint)
-        self.kt_C.setEnabled(kind != "perceptron" and kind != "averaged")
+        self.kt_box.set_param(name, value)
 
     def set_start(self, start: str) -> None:
         k = self.start_combo.findData(start)
@@ -580,11 +470,12 @@ class TrainingPanel(QWidget):
         q.setValue("training/n", s.n)
         q.setValue("training/algo", s.algo)
         q.setValue("training/minSentences", self.min_sent.value())
+        for name, box in self.resources.items():
+            q.setValue(f"training/resources/{name}", box.isChecked())
         for k, v in s.params.items():
             q.setValue(f"training/params/{s.algo}/{k}", v)
         q.setValue("training/ktAlgo", s.kt_algo)
-        for k, v in s.kt_params.items():
-            q.setValue(f"training/kt/{s.kt_algo}/{k}", v)
+        self.kt_box.save(s.kt_algo, s.kt_params)
 
     def _restore(self) -> None:
         q = self.qsettings
@@ -610,13 +501,17 @@ class TrainingPanel(QWidget):
                     spin.setValue(int(v))
                 except (TypeError, ValueError):
                     pass
+        for name, box in self.resources.items():
+            v = q.value(f"training/resources/{name}")
+            if v is not None:
+                box.setChecked(str(v).lower() in ("true", "1"))
         algo = q.value("training/algo")
         if algo is not None:
             self.set_algorithm(str(algo))
         kt = q.value("training/ktAlgo")
         if kt is not None:
             self.set_kt_algorithm(str(kt))
-        self._kt_defaults()
+        self.kt_box.load_defaults()
 
     def _restore_params(self, algo: str) -> None:
         q = self.qsettings
@@ -662,13 +557,6 @@ def _parse(text: str):
         except ValueError:
             pass
     return {"true": True, "false": False, "none": None}.get(text.lower(), text)
-
-
-def _set_number(w: QSpinBox | QDoubleSpinBox, value: float) -> None:
-    if isinstance(w, QDoubleSpinBox):
-        w.setValue(float(value))
-    else:
-        w.setValue(int(value))
 
 
 def _param_widget(name: str, val: object) -> QWidget | None:
