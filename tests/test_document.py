@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
+import numpy as np
 import pytest
 
 from nerstudio import annotation as ann
@@ -156,6 +157,33 @@ def test_an_attached_list_takes_its_gold_from_the_corpus(tmp_path):
     assert doc.exact()[doc.candidate_rows(i0)][0] and not doc.flags()["error"][k0]
     assert doc.nbest_snapshot().gold[i0] == nb.spans(i0, 0)
     assert snap_before.gold[i0] == edited[k0]  # a snapshot does not move
+    # the demo list names no documents: a run's snapshot takes the corpus's
+    assert "documents" not in nb.meta and "documents" not in doc.nbest.meta
+    assert snap_before.meta["documents"] == [
+        c.sentence_document()[k] for k in doc.nbest.gold.sentence_of.tolist()
+    ]
+    assert len(set(snap_before.meta["documents"])) == len(c.documents) > 1
+
+
+def test_list_documents_from_the_list_the_corpus_or_neither(tmp_path):
+    """Each list sentence's document: the list's own, else the attached corpus's (a sentence
+    the corpus lacks a document of its own), else unknown."""
+    from nerstudio.app.attachments import list_documents
+    from nerstudio.corpus.model import Corpus, Sentence
+    from nerstudio.corpus.model import Document as CorpusDocument
+
+    def sent(*words):
+        return Sentence(list(words), [])
+
+    corpus = Corpus([CorpusDocument([sent("a"), sent("b")]), CorpusDocument([sent("c")])])
+    cands = [np.zeros((1, 1), dtype=np.int16)] * 3
+    nb = NBestList(["N"], [("c",), ("x",), ("a",)], cands, [np.zeros(1)] * 3)
+    assert list_documents(nb) is None
+    ix = index_nbest(corpus, nb)
+    assert list(ix.row_of) == [2, -1, 0]  # "b" is not in the list, "x" not in the corpus
+    assert list_documents(nb) == [1, 2 + 1, 0]
+    nb.meta["documents"] = [7, 7, 8]
+    assert list_documents(nb) == [7, 7, 8]
 
 
 @pytest.mark.data_integrity

@@ -462,9 +462,10 @@ def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
     cfg = ExperimentConfig()
     assert (cfg.reranker_gazetteers, cfg.reranker_context, cfg.reranker_clusters) == (True,) * 3
     assert {name for name, _ in KT_FEATURE_CHOICES} <= set(FEATURE_SET_NAMES)
-    assert {g for g, _ in KT_GAZETTEER_CHOICES} == {None, *GAZETTEER_SPECS}
+    assert {g for g, _, _ in KT_GAZETTEER_CHOICES} == {None, *GAZETTEER_SPECS}
     kt = KazamaConfig()
-    assert kt.features in dict(KT_FEATURE_CHOICES) and kt.gazetteer in dict(KT_GAZETTEER_CHOICES)
+    assert kt.features in dict(KT_FEATURE_CHOICES)
+    assert kt.gazetteer in {g for g, _, _ in KT_GAZETTEER_CHOICES}
 
     q = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
     panel = TrainingPanel(q)

@@ -106,3 +106,29 @@ def test_the_panel_can_run_the_typed_experiments_features(window, qtbot):
     gf = doc.model.features
     assert gf.gazetteers and gf.context is True and gf.clusters
     assert {"GZ", "DC", "BC4"} <= set(gf.templates_)
+
+
+def test_a_reranker_only_run_with_context_takes_the_documents_from_the_corpus(window, qtbot):
+    """The demo's lists name no documents; the training list is attached to the open corpus,
+    so a run with the context features takes each sentence's document from it, and says that
+    the dev list (a file of its own) has none."""
+    doc = window.document
+    assert doc.nbest is not None and "documents" not in doc.nbest.meta
+    p = window.training_panel
+    p.set_start("reranker")
+    p.resources["context"].setChecked(True)
+    s = p.snapshot()
+    settings = RunSettings(
+        start="reranker",
+        algo="averaged",
+        params={"epochs": 1},
+        feature_params={**s.feature_params, "min_sentences": 2},
+    )
+    assert window.start_training(settings)  # the reranker in its child process
+    assert window.jobs.wait(180000)
+    assert window.last_error == ""
+    gf = doc.model.features
+    assert gf.context is True and {"DC", "CC"} <= set(gf.templates_)
+    message = p.message.text()
+    assert "Done in" in message and "the dev list names no documents" in message
+    assert "training list" not in message

@@ -194,6 +194,21 @@ def index_nbest(
     return NBestIndex(nbest, row_of, offsets, correct, proposed, n_gold, differ, revision)
 
 
+def list_documents(nbest: NBestList) -> list[int] | None:
+    """The document of each sentence of ``nbest``: the list's own (``meta["documents"]``), else,
+    for a list attached to a corpus, the corpus's documents (a sentence the corpus does not hold
+    is a document of its own), else None. The context features of the rerankers read them."""
+    docs = nbest.meta.get("documents")
+    if docs is not None:
+        return [int(d) for d in docs]
+    gold = nbest.gold
+    if not isinstance(gold, CorpusGold):
+        return None
+    of = gold.corpus.sentence_document()
+    extra = len(gold.corpus.documents)
+    return [of[k] if k >= 0 else extra + i for i, k in enumerate(gold.sentence_of.tolist())]
+
+
 @dataclass
 class Scored:
     """A reranker applied to an N-best list."""

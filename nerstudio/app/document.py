@@ -34,7 +34,7 @@ import numpy as np
 
 from ..corpus.model import Corpus, Span
 from ..nbest import NBestList
-from .attachments import FileStamp, KTCandidates, NBestIndex, Scored
+from .attachments import FileStamp, KTCandidates, NBestIndex, Scored, list_documents
 from .events import Change, ChangeKind, notify
 from .flags import sentence_flags
 from .guards import ReadOnly, checked_spans, frozen, write
@@ -529,12 +529,14 @@ class Document:
 
     def nbest_snapshot(self) -> NBestList | None:
         """The attached list with the gold of this moment as a plain list (for a worker or a
-        training run: later edits do not reach it)."""
+        training run: later edits do not reach it), and each sentence's document
+        (:func:`~nerstudio.app.attachments.list_documents`) when the list or the corpus says."""
         nb = self.nbest
         if nb is None:
             return None
         snapshot = getattr(nb.gold, "snapshot", None)  # a CorpusGold: the corpus's gold now
         gold = snapshot() if snapshot is not None else (None if nb.gold is None else list(nb.gold))
+        docs = list_documents(nb)
         return NBestList(
             nb.tagset,
             nb.words,
@@ -542,7 +544,7 @@ class Document:
             nb.logprobs,
             gold,
             nb.ids,
-            nb.meta,
+            nb.meta if docs is None else {**nb.meta, "documents": docs},
             _span_cache=nb._span_cache,
         )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ class RunResult:
     scored: Scored | None = None  # the model applied to the displayed N-best list
     baseline: float | None = None
     seconds: float = 0.0
-    log: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said with the run's "Done in …" message
     timings: dict = field(default_factory=dict)  # the child process's stages (seconds)
 
 
@@ -248,7 +248,22 @@ def make_training_job(
                 "no training N-best list: open one (File ▸ Open N-best…) or run the full pipeline"
             )
         ctx.check()
-        ctx.stage(STAGE_FEATURES)
+        note = ""
+        if settings.feature_params.get("context"):
+            # the lists go to the child as copies that carry each sentence's document
+            train_file = dev_file = None
+            train_nb, none = with_documents(train_nb)
+            dev_none = False
+            if dev_nb is not None:
+                dev_nb, dev_none = with_documents(dev_nb)
+            missing = [name for name, m in (("training", none), ("dev", dev_none)) if m]
+            if missing:
+                note = (
+                    f"the {' and '.join(missing)} list names no documents: each of its sentences "
+                    "is a document of its own for the context features"
+                )
+                res.notes.append(note)
+        ctx.stage(STAGE_FEATURES, note)
         if in_child:
             # features and training in a child process: its interpreter lock is not the window's
             from ..experiments.rerank_process import train_in_child
@@ -294,6 +309,15 @@ def make_training_job(
         return res
 
     return job
+
+
+def with_documents(nb: NBestList) -> tuple[NBestList, bool]:
+    """``nb`` with each sentence's document in its meta, and whether none was known (then each
+    sentence is a document of its own, as :func:`nerstudio.experiments.predictor.choices` takes
+    a list without documents)."""
+    if "documents" in nb.meta:
+        return nb, False
+    return replace(nb, meta={**nb.meta, "documents": list(range(len(nb)))}), True
 
 
 def words_fingerprint(nb: NBestList) -> str:

@@ -55,7 +55,7 @@ RERANK_RESOURCES = (
     ),
     (
         "context",
-        "Document",
+        "Context",
         "DC, CC: the label the tagger's best candidates give the same words elsewhere in the "
         "document and in the rest of the list",
     ),
@@ -73,11 +73,11 @@ KT_FEATURE_CHOICES = (
     ("kt+rich", "Table 1 with more shape and affix templates"),
     ("kt+rich+clusters", "kt+rich with Brown word clusters (the K&T suite's default)"),
 )
-KT_GAZETTEER_CHOICES = (
-    (None, "none"),
-    ("train", "from the training text"),
-    ("lists", "the bundled lists (the K&T suite's default)"),
-    ("train+lists", "both"),
+KT_GAZETTEER_CHOICES = (  # (value, label, tip)
+    (None, "none", "No gazetteer features"),
+    ("train", "train", "Entity names of the training text, each document left out of its own"),
+    ("lists", "lists", "The bundled gazetteer lists (the K&T suite's default)"),
+    ("train+lists", "train+lists", "Both"),
 )
 
 

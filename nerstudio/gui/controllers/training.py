@@ -255,6 +255,7 @@ class TrainingController(QObject):
             b = res.baseline if res.baseline is not None else run.baseline
             if b is not None:
                 msg += f" (tagger baseline {b:.2f})"
+        msg += "".join(f". Note: {n}" for n in res.notes)
         self._record(res)
         res.model = res.scored = None
         self._installed(msg, old)

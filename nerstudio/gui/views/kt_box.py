@@ -100,11 +100,13 @@ class KTBox(QGroupBox):
         )
         self.gazetteer = QComboBox()
         self.gazetteer.setObjectName("kt_gazetteer")
-        for value, text in KT_GAZETTEER_CHOICES:
+        for value, text, tip in KT_GAZETTEER_CHOICES:
             self.gazetteer.addItem(text, value or NONE)
+            self.gazetteer.setItemData(self.gazetteer.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
         self.gazetteer.setToolTip(
             "Gazetteer features of the local model: entity names from the training text "
-            "(each document left out of its own), the bundled lists, both, or none"
+            "(each document left out of its own), the bundled lists (the K&T suite's default), "
+            "both, or none"
         )
         self.cutoff = QSpinBox()
         self.cutoff.setObjectName("kt_cutoff")

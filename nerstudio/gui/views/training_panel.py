@@ -206,12 +206,12 @@ class TrainingPanel(QWidget):
         lay.addWidget(self.defaults_note)
 
         # sequence taggers (K&T 2007)
-        self.kt_box = box = KTBox(settings)
+        self.kt_box = kt = KTBox(settings)
         # the box's widgets under the panel's names (the same objects, not copies)
-        self.kt_algo, self.kt_C, self.kt_epochs, self.kt_bpm = box.algo, box.C, box.epochs, box.bpm
-        self.kt_n, self.kt_ntest, self.kt_advanced = box.n, box.ntest, box.advanced
-        self.kt_features, self.kt_gazetteer = box.features, box.gazetteer
-        self.kt_cutoff, self.kt_edges = box.cutoff, box.edges
+        self.kt_algo, self.kt_C, self.kt_epochs, self.kt_bpm = kt.algo, kt.C, kt.epochs, kt.bpm
+        self.kt_n, self.kt_ntest, self.kt_advanced = kt.n, kt.ntest, kt.advanced
+        self.kt_features, self.kt_gazetteer = kt.features, kt.gazetteer
+        self.kt_cutoff, self.kt_edges = kt.cutoff, kt.edges
         lay.addWidget(self.kt_box)
 
         # dev set
@@ -439,6 +439,7 @@ class TrainingPanel(QWidget):
             for w in (self.task, self.task_label, self.alphabet, self.alphabet_label):
                 w.setEnabled(start != "reranker")
             self.rerank_box.setVisible(start != "kt")
+            self.defaults_note.setVisible(start != "kt")  # the K&T box's are the constructors'
             self.rerank_box.setEnabled(start != "kt")
             self.kt_box.setVisible(start == "kt")
             self.kt_box.setEnabled(start == "kt")
