@@ -105,3 +105,25 @@ def test_f1_groups_the_keys_by_task_and_fits_the_screen(shown, qtbot):
     avail = w.screen().availableGeometry()
     assert d.width() <= avail.width() and d.height() <= avail.height()
     assert "Zoom in" in d.text.toPlainText() and "Label as LOC" in d.text.toPlainText()
+
+
+@pytest.mark.parametrize("dpi", [100, 200])
+def test_a_curve_legend_fits_its_plot_at_any_screen_scale(dpi):
+    """At QT_SCALE_FACTOR=2 the figure's dpi doubles with its fonts: the legend's labels are
+    wrapped to the plot's width in points, so the legend stays inside its plot's width (it ran
+    past the axes and over the y label when the wrap counted pixels)."""
+    from matplotlib.figure import Figure
+
+    from nerstudio.gui.views.curve_plot import Run, draw_runs
+
+    fig = Figure(figsize=(5.0, 3.6), dpi=dpi, layout="constrained")
+    label = "boost(rounds=3000, eval_every=100) feats(min_sentences=2) [reranker.npz]"
+    run = Run(label, unit="round", steps=[0, 100, 200], f=[51.7, 60.0, 69.1], state="done")
+    axes = draw_runs(fig, [run], False, False, True)
+    fig.canvas.draw()
+    ax = axes["round"]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "\n" in texts[0]  # wrapped, at either dpi alike
+    assert texts[0].replace("\n", " ") == label
+    legend = ax.get_legend().get_window_extent()
+    assert legend.width <= ax.get_window_extent().width

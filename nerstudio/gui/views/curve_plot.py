@@ -325,8 +325,11 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
     rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
     plot_pt = h * 72 / rows  # the height of one plot, in points (the legend's unit)
     # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
-    # the constrained layout no room for the plot itself)
-    chars = max(16, int((w * fig.dpi / cols - 130) / 6))  # about 6 px a character at size 8
+    # the constrained layout no room for the plot itself), counted in points, which do not
+    # change with the screen's scale (the figure's dpi doubles at QT_SCALE_FACTOR=2, and so does
+    # the font in pixels): at most 5 pt a character at size 8, and 124 pt for the y axis's
+    # labels, the legend's line sample and its padding
+    chars = max(16, int((w * 72 / cols - 124) / 5.0))
 
     def label(text: str) -> str:
         return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
