@@ -212,3 +212,30 @@ def test_the_document_model_imports_no_qt():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_context_reranker_scores_an_attached_list_with_the_corpus_documents(tmp_path):
+    """A reranker with document context (trained in the window or by `nerstudio experiment`)
+    scores the demo's list, which names no documents, with the documents of the corpus it is
+    attached to; an unattached copy gets each sentence as its own document. Neither raises."""
+    if not NBEST.exists():
+        pytest.skip("demo N-best list not built")
+    from nerstudio.app.attachments import score_nbest
+    from nerstudio.rerank.model import train_reranker
+
+    doc = _doc(tmp_path)
+    nb = NBestList.load(str(NBEST))
+    doc.attach_nbest(index_nbest(doc.corpus, nb, revision=doc.revision), str(NBEST))
+    snap = doc.nbest_snapshot()  # carries the corpus's documents
+    model = train_reranker(snap, None, "averaged", {"epochs": 1}, {"context": True})
+    assert "documents" not in doc.nbest.meta
+    scored = score_nbest(model, doc.nbest)
+    explicit = model.scores(model.data(snap))
+    assert np.array_equal(scored.scores, explicit)
+    assert "documents" not in doc.nbest.meta  # the document's list is not changed
+    alone = NBestList.load(str(NBEST))  # no corpus: each sentence a document of its own
+    alone.meta["documents"] = list(range(len(alone)))
+    assert np.array_equal(
+        score_nbest(model, NBestList.load(str(NBEST))).scores, model.scores(model.data(alone))
+    )
+    assert not np.array_equal(scored.scores, model.scores(model.data(alone)))

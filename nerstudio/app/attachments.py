@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias, overload
 
 import numpy as np
 
 from ..corpus.model import Corpus, Span
 from ..errors import Cancelled
+from ..experiments.predictor import needs_documents
 from ..nbest import NBestList
 
 #: a non-local feature of a K&T candidate: (name, family, count, weight, count·weight)
@@ -209,6 +210,19 @@ def list_documents(nbest: NBestList) -> list[int] | None:
     return [of[k] if k >= 0 else extra + i for i, k in enumerate(gold.sentence_of.tolist())]
 
 
+def with_documents(nbest: NBestList) -> tuple[NBestList, bool]:
+    """``nbest`` with each sentence's document in its meta (:func:`list_documents`; a copy that
+    shares the candidates when the list had none), and whether they were unknown, so that each
+    sentence is a document of its own, as :func:`nerstudio.experiments.predictor.choices` takes
+    such a list."""
+    if "documents" in nbest.meta:
+        return nbest, False
+    docs = list_documents(nbest)
+    unknown = docs is None
+    docs = list(range(len(nbest))) if docs is None else docs
+    return replace(nbest, meta={**nbest.meta, "documents": docs}), unknown
+
+
 @dataclass
 class Scored:
     """A reranker applied to an N-best list."""
@@ -222,6 +236,8 @@ class Scored:
 def score_nbest(
     model: Any, nbest: NBestList, should_cancel: Callable[[], bool] | None = None
 ) -> Scored:
+    if needs_documents(model):  # the context features read each sentence's document
+        nbest, _ = with_documents(nbest)
     data = model.data(nbest)
     _check(should_cancel)
     scores = np.asarray(model.scores(data), dtype=np.float64)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest
+from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest, with_documents
 from ..corpus.model import Corpus
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList
@@ -309,15 +309,6 @@ def make_training_job(
         return res
 
     return job
-
-
-def with_documents(nb: NBestList) -> tuple[NBestList, bool]:
-    """``nb`` with each sentence's document in its meta, and whether none was known (then each
-    sentence is a document of its own, as :func:`nerstudio.experiments.predictor.choices` takes
-    a list without documents)."""
-    if "documents" in nb.meta:
-        return nb, False
-    return replace(nb, meta={**nb.meta, "documents": list(range(len(nb)))}), True
 
 
 def words_fingerprint(nb: NBestList) -> str:
