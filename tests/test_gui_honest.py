@@ -366,6 +366,7 @@ def test_training_defaults_are_the_demo_models_settings(qtbot):
         th["max_iter"],
     )
     assert s.alphabet == th.get("alphabet", "scn") == "scn"  # the demo's tagger is the paper's
+    assert s.tagger_cutoff == th["cutoff"] == 5
     assert (s.folds, s.n) == (5, 20)  # tools/demo/build_model.py: FOLDS, N
     assert s.algo == rh["algo"] == "boost"
     assert {k: s.params[k] for k in rh["params"]} == rh["params"]
@@ -472,6 +473,7 @@ def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
     qtbot.addWidget(panel)
     panel.set_start("tagger")
     panel.tagger_feats.setCurrentText("conll+rich+gaz+clusters")
+    panel.tagger_cutoff.setValue(2)  # the typed experiment's
     panel.resources["context"].setChecked(True)
     panel.resources["clusters"].setChecked(True)
     panel.set_kt_algorithm("margin")
@@ -484,7 +486,8 @@ def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
     again = TrainingPanel(q)
     qtbot.addWidget(again)
     t = again.snapshot()
-    assert t.tagger_features == "conll+rich+gaz+clusters"
+    assert t.tagger_features == "conll+rich+gaz+clusters" and t.tagger_cutoff == 2
+    assert "cut-off 2" in t.label()
     assert {k: t.feature_params[k] for k in ("gazetteers", "context", "clusters")} == {
         "gazetteers": False,
         "context": True,

@@ -94,12 +94,13 @@ def test_the_panel_can_run_the_typed_experiments_features(window, qtbot):
             "feature_params": {**s.feature_params, "min_sentences": 2},
         },
         tagger_features=s.tagger_features,
+        tagger_cutoff=2,
         dev_path=str(DEMO_DIR / "dev.conll"),
     )
     assert window.start_training(settings)
     assert window.jobs.wait(300000)
     assert window.last_error == ""
-    assert doc.tagger.features == "conll+rich+gaz+clusters"
+    assert (doc.tagger.features, doc.tagger.cutoff) == ("conll+rich+gaz+clusters", 2)
     assert doc.nbest.meta["documents"] == doc.corpus.sentence_document()
     assert len(set(doc.nbest.meta["documents"])) > 1  # the demo has several documents
     assert doc.dev_nbest is not None and "documents" in doc.dev_nbest.meta

@@ -186,6 +186,7 @@ def make_training_job(
                 "alphabet": settings.alphabet,
                 "features": settings.tagger_features,
                 "max_iter": settings.tagger_iter,
+                "cutoff": settings.tagger_cutoff,
                 "labels": corpus.labels,
             }
 

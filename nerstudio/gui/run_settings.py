@@ -120,6 +120,7 @@ DEMO_FALLBACK = {
     "alphabet": "scn",
     "tagger_features": "paper",
     "tagger_iter": 100,
+    "tagger_cutoff": 5,
     "folds": 5,
     "n": 20,
     "algo": "boost",
@@ -152,6 +153,7 @@ def demo_settings() -> dict:
         ("alphabet", "alphabet"),  # absent from models made before there was a choice: SCN
         ("tagger_features", "features"),
         ("tagger_iter", "max_iter"),
+        ("tagger_cutoff", "cutoff"),
     ):
         if t.get(hk) is not None:
             out[key] = t[hk]
@@ -223,6 +225,9 @@ class RunSettings:
     alphabet: str = "scn"  # the tagger's tags (full pipeline and sequence taggers): "scn", "bilou"
     tagger_features: str = "paper"
     tagger_iter: int = 100
+    tagger_cutoff: int = (
+        5  # keep a tagger feature seen at least this often (the typed experiment: 2)
+    )
     folds: int = 5
     n: int = 20
     algo: str = "perceptron"
@@ -245,7 +250,8 @@ class RunSettings:
         if fs:
             base += f" feats({fs})"
         if self.start == "tagger":
-            base += f" · tagger {self.task}/{self.tagger_features}, {self.folds} folds" + tags
+            cut = "" if self.tagger_cutoff == 5 else f", cut-off {self.tagger_cutoff}"
+            base += f" · tagger {self.task}/{self.tagger_features}{cut}, {self.folds} folds" + tags
         return base
 
     def kt_model_params(self) -> dict:

@@ -142,6 +142,14 @@ class TrainingPanel(QWidget):
         self.tagger_iter.setRange(1, 1000)
         self.tagger_iter.setValue(int(demo["tagger_iter"]))
         self.tagger_iter.setToolTip("Maximum number of L-BFGS iterations of the tagger")
+        self.tagger_cutoff = QSpinBox()
+        self.tagger_cutoff.setObjectName("taggerCutoff")
+        self.tagger_cutoff.setRange(1, 1000)
+        self.tagger_cutoff.setValue(int(demo["tagger_cutoff"]))
+        self.tagger_cutoff.setToolTip(
+            "Keep a tagger feature seen at least this many times in the training corpus "
+            f"(default {demo['tagger_cutoff']}: the demo model's; the typed experiment uses 2)"
+        )
         self.folds = QSpinBox()
         self.folds.setRange(2, 20)
         self.folds.setValue(int(demo["folds"]))
@@ -155,6 +163,7 @@ class TrainingPanel(QWidget):
         self.nbest_n.setToolTip("Number of candidates per sentence")
         tf.addRow("Features", self.tagger_feats)
         tf.addRow("Iterations", self.tagger_iter)
+        tf.addRow("Feature cut-off", self.tagger_cutoff)
         tf.addRow("Folds", self.folds)
         tf.addRow("N-best", self.nbest_n)
         lay.addWidget(self.tagger_box)
@@ -331,6 +340,7 @@ class TrainingPanel(QWidget):
             alphabet=str(self.alphabet.currentData()),
             tagger_features=self.tagger_feats.currentText(),
             tagger_iter=self.tagger_iter.value(),
+            tagger_cutoff=self.tagger_cutoff.value(),
             folds=self.folds.value(),
             n=self.nbest_n.value(),
             algo=self.algo.currentText(),
@@ -467,6 +477,7 @@ class TrainingPanel(QWidget):
         q.setValue("training/alphabet", s.alphabet)
         q.setValue("training/taggerFeatures", s.tagger_features)
         q.setValue("training/taggerIter", s.tagger_iter)
+        q.setValue("training/taggerCutoff", s.tagger_cutoff)
         q.setValue("training/folds", s.folds)
         q.setValue("training/n", s.n)
         q.setValue("training/algo", s.algo)
@@ -492,6 +503,7 @@ class TrainingPanel(QWidget):
             self.alphabet.setCurrentIndex(k)
         for spin, key in (
             (self.tagger_iter, "taggerIter"),
+            (self.tagger_cutoff, "taggerCutoff"),
             (self.folds, "folds"),
             (self.nbest_n, "n"),
             (self.min_sent, "minSentences"),
