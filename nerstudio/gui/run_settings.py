@@ -41,7 +41,8 @@ TAGGER_FEATURE_CHOICES = (
     (
         "conll+rich+gaz+clusters",
         "The typed experiment's default: the CoNLL set, more shapes and affixes, the bundled "
-        "gazetteers and Brown word clusters (about 90 points of dev F on CoNLL-2003 become 91.5)",
+        "gazetteers and Brown word clusters (CoNLL-2003 dev F 91.4, against 90.5 without the "
+        "clusters)",
     ),
 )
 
@@ -225,9 +226,7 @@ class RunSettings:
     alphabet: str = "scn"  # the tagger's tags (full pipeline and sequence taggers): "scn", "bilou"
     tagger_features: str = "paper"
     tagger_iter: int = 100
-    tagger_cutoff: int = (
-        5  # keep a tagger feature seen at least this often (the typed experiment: 2)
-    )
+    tagger_cutoff: int = 5  # the tagger's feature cut-off (the typed experiment's: 2)
     folds: int = 5
     n: int = 20
     algo: str = "perceptron"
