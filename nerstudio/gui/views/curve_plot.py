@@ -324,15 +324,20 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
     w, h = fig.get_size_inches()
     rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
     plot_pt = h * 72 / rows  # the height of one plot, in points (the legend's unit)
+
     # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
     # the constrained layout no room for the plot itself), counted in points, which do not
     # change with the screen's scale (the figure's dpi doubles at QT_SCALE_FACTOR=2, and so does
-    # the font in pixels): at most 5 pt a character at size 8, and 124 pt for the y axis's
-    # labels, the legend's line sample and its padding
-    chars = max(16, int((w * 72 / cols - 124) / 5.0))
+    # the font in pixels). Measured at size 8: about 4.4 pt a character; the y axis takes about
+    # 81 pt where it has its label (the first plot of a row) and 49 pt where not; the legend's
+    # line sample and padding 35 pt.
+    def chars(k: int) -> int:
+        axis = 81 if k == 0 or rows > 1 else 49
+        return max(16, int((w * 72 / cols - axis - 35) / 4.4))
 
-    def label(text: str) -> str:
-        return "\n".join(textwrap.wrap(text, chars, break_on_hyphens=False)) or text
+    def label(text: str, unit: str) -> str:
+        k = units.index(unit) if unit in units else 0
+        return "\n".join(textwrap.wrap(text, chars(k), break_on_hyphens=False)) or text
 
     axes: dict[str, Axes] = {}
     for k, unit in enumerate(units or [""]):
@@ -364,7 +369,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
                 color=color,
                 lw=1.6,
                 marker="." if len(xs) < 60 else None,
-                label=label(f"{r.legend()}{state}"),
+                label=label(f"{r.legend()}{state}", r.unit),
             )
             handles[r.unit].append(h)
             b = r.best()
@@ -388,7 +393,7 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
                     color=color,
                 )
         elif r.state == "running":
-            (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]"))
+            (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]", r.unit))
             handles[r.unit].append(h)
             if not any(x.steps for x in runs if x.unit == r.unit):
                 a.set_xlim(0, 1)  # no point yet: a plain axis rather than matplotlib's ±0.05
