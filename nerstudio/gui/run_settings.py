@@ -249,7 +249,11 @@ class RunSettings:
         if fs:
             base += f" feats({fs})"
         if self.start == "tagger":
-            cut = "" if self.tagger_cutoff == 5 else f", cut-off {self.tagger_cutoff}"
+            cut = (
+                ""
+                if self.tagger_cutoff == RunSettings.tagger_cutoff  # the field's default
+                else f", cut-off {self.tagger_cutoff}"
+            )
             base += f" · tagger {self.task}/{self.tagger_features}{cut}, {self.folds} folds" + tags
         return base
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from ...errors import SettingsError
 from ..run_settings import KT_FEATURE_CHOICES, KT_GAZETTEER_CHOICES, kt_defaults
+from .choice_combo import choice_combo
 
 JOINT = ("candidate", "proposed")
 NONE = "none"  # a combo's data for None (no gazetteer), also how the preferences store it
@@ -34,18 +35,18 @@ class KTBox(QGroupBox):
         self.setObjectName("ktBox")
         self.qsettings = settings
         kf = self.form = QFormLayout(self)
-        self.algo = QComboBox()
-        self.algo.setObjectName("ktAlgoCombo")
         from ...experiments.tagger_process import KIND_TIPS, KINDS
 
-        for k, a in enumerate(KINDS):
-            self.algo.addItem(a + ("  (local + non-local)" if a in JOINT else "  (local)"), a)
-            self.algo.setItemData(k, KIND_TIPS[a], Qt.ItemDataRole.ToolTipRole)
-        self.algo.setCurrentIndex(len(KINDS) - 1)
-        self.algo.setToolTip(
+        self.algo = choice_combo(
+            "ktAlgoCombo",
+            [
+                (a + ("  (local + non-local)" if a in JOINT else "  (local)"), a, KIND_TIPS[a])
+                for a in KINDS
+            ],
             "perceptron / averaged / margin: local features only; candidate (Alg. 4.1) and "
-            "proposed (Alg. 4.2): local and non-local (document) features learned together"
+            "proposed (Alg. 4.2): local and non-local (document) features learned together",
         )
+        self.algo.setCurrentIndex(len(KINDS) - 1)
         self.algo.currentIndexChanged.connect(self.load_defaults)
         kf.addRow("Algorithm", self.algo)
         self.C = QDoubleSpinBox()
@@ -89,24 +90,18 @@ class KTBox(QGroupBox):
         self.advanced.setAutoRaise(True)
         self.advanced.toggled.connect(self.show_advanced)
         kf.addRow(self.advanced)
-        self.features = QComboBox()
-        self.features.setObjectName("kt_features")
-        for name, tip in KT_FEATURE_CHOICES:
-            self.features.addItem(name, name)
-            self.features.setItemData(self.features.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.features.setToolTip(
+        self.features = choice_combo(
+            "kt_features",
+            [(name, name, tip) for name, tip in KT_FEATURE_CHOICES],
             "The local feature templates (K&T Table 1, richer shapes, word clusters); the K&T "
-            "suite's default is kt+rich+clusters with the bundled gazetteer lists"
+            "suite's default is kt+rich+clusters with the bundled gazetteer lists",
         )
-        self.gazetteer = QComboBox()
-        self.gazetteer.setObjectName("kt_gazetteer")
-        for value, text, tip in KT_GAZETTEER_CHOICES:
-            self.gazetteer.addItem(text, value or NONE)
-            self.gazetteer.setItemData(self.gazetteer.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.gazetteer.setToolTip(
+        self.gazetteer = choice_combo(
+            "kt_gazetteer",
+            [(text, value or NONE, tip) for value, text, tip in KT_GAZETTEER_CHOICES],
             "Gazetteer features of the local model: entity names from the training text "
             "(each document left out of its own), the bundled lists (the K&T suite's default), "
-            "both, or none"
+            "both, or none",
         )
         self.cutoff = QSpinBox()
         self.cutoff.setObjectName("kt_cutoff")
@@ -115,15 +110,19 @@ class KTBox(QGroupBox):
             "Feature cut-off of the local model: keep a feature seen at least this many times "
             "in the training corpus"
         )
-        self.edges = QComboBox()
-        self.edges.setObjectName("kt_edges")
-        self.edges.addItem("current token", "current")
-        self.edges.addItem("all templates (K&T)", "all")
-        self.edges.setToolTip(
+        self.edges = choice_combo(
+            "kt_edges",
+            [("current token", "current", None), ("all templates (K&T)", "all", None)],
             "Which local templates also get edge (previous tag × tag) features: the bias and "
             "the current-token templates (default), or every template as in K&T 2007 "
-            "(about 4x the weights)"
+            "(about 4x the weights)",
         )
+        # the settings chosen from a list: their box and the values it takes, for set_param's error
+        self.choices: dict[str, tuple[QComboBox, str]] = {
+            "edge_templates": (self.edges, "'current' or 'all'"),
+            "features": (self.features, ", ".join(n for n, _ in KT_FEATURE_CHOICES)),
+            "gazetteer": (self.gazetteer, "None, 'train', 'lists' or 'train+lists'"),
+        }
         self.adv_rows = [
             ("Features", self.features),
             ("Gazetteer", self.gazetteer),
@@ -165,16 +164,9 @@ class KTBox(QGroupBox):
         if k >= 0:
             self.algo.setCurrentIndex(k)
 
-    def _choices(self) -> dict[str, tuple[QComboBox, str]]:
-        return {
-            "edge_templates": (self.edges, "'current' or 'all'"),
-            "features": (self.features, ", ".join(n for n, _ in KT_FEATURE_CHOICES)),
-            "gazetteer": (self.gazetteer, "None, 'train', 'lists' or 'train+lists'"),
-        }
-
     def set_param(self, name: str, value) -> None:
-        if name in self._choices():
-            combo, allowed = self._choices()[name]
+        if name in self.choices:
+            combo, allowed = self.choices[name]
             k = combo.findData(value or NONE)
             if k < 0:
                 raise SettingsError(f"{name.replace('_', ' ')} {value!r}: {allowed}")
@@ -198,7 +190,7 @@ class KTBox(QGroupBox):
         kind = self.algo.currentData()
         d = kt_defaults(kind)
         q = self.qsettings
-        for name, (combo, _) in self._choices().items():
+        for name, (combo, _) in self.choices.items():
             value = d.get(name) or NONE
             if q is not None and q.contains(f"training/kt/{kind}/{name}"):
                 value = str(q.value(f"training/kt/{kind}/{name}") or NONE)

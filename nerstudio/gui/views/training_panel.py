@@ -57,6 +57,7 @@ from ..run_settings import (  # noqa: F401 - re-exported
     learner_defaults,
     short_label,
 )
+from .choice_combo import choice_combo
 from .kt_box import KTBox
 
 
@@ -105,16 +106,13 @@ class TrainingPanel(QWidget):
         task_row.addWidget(self.task, 1)
         # the tagger's tags, like the task one choice for both kinds of tagger
         self.alphabet_label = QLabel("Tags")
-        self.alphabet = QComboBox()
-        self.alphabet.setObjectName("alphabetCombo")
-        for name, text, tip in ALPHABET_CHOICES:
-            self.alphabet.addItem(text, name)
-            self.alphabet.setItemData(self.alphabet.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
-        self.alphabet.setCurrentIndex(max(0, self.alphabet.findData(demo["alphabet"])))
-        self.alphabet.setToolTip(
+        self.alphabet = choice_combo(
+            "alphabetCombo",
+            [(text, name, tip) for name, text, tip in ALPHABET_CHOICES],
             "The tags the tagger decides between. Its N-best lists are Collins' start/continue "
-            "segmentations either way, so the reranker and the views do not change"
+            "segmentations either way, so the reranker and the views do not change",
         )
+        self.alphabet.setCurrentIndex(max(0, self.alphabet.findData(demo["alphabet"])))
         self.alphabet_label.setBuddy(self.alphabet)
         task_row.addWidget(self.alphabet_label)
         task_row.addWidget(self.alphabet, 1)
@@ -123,21 +121,16 @@ class TrainingPanel(QWidget):
         # tagger
         self.tagger_box = QGroupBox("Tagger and N-best")
         tf = QFormLayout(self.tagger_box)
-        self.tagger_feats = QComboBox()
-        self.tagger_feats.setObjectName("taggerFeatures")
-        for name, tip in TAGGER_FEATURE_CHOICES:
-            self.tagger_feats.addItem(name)
-            self.tagger_feats.setItemData(
-                self.tagger_feats.count() - 1, tip, Qt.ItemDataRole.ToolTipRole
-            )
+        self.tagger_feats = choice_combo(
+            "taggerFeatures",
+            [(name, name, tip) for name, tip in TAGGER_FEATURE_CHOICES],
+            "paper: the features of Collins 2002; conll: a richer CoNLL feature set; "
+            "conll+rich+gaz+clusters: the typed experiment's, with the bundled gazetteers and "
+            "word clusters",
+        )
         if self.tagger_feats.findText(demo["tagger_features"]) < 0:  # a demo built otherwise
             self.tagger_feats.addItem(demo["tagger_features"])
         self.tagger_feats.setCurrentText(demo["tagger_features"])
-        self.tagger_feats.setToolTip(
-            "paper: the features of Collins 2002; conll: a richer CoNLL feature set; "
-            "conll+rich+gaz+clusters: the typed experiment's, with the bundled gazetteers and "
-            "word clusters"
-        )
         self.tagger_iter = QSpinBox()
         self.tagger_iter.setRange(1, 1000)
         self.tagger_iter.setValue(int(demo["tagger_iter"]))
@@ -171,12 +164,9 @@ class TrainingPanel(QWidget):
         # reranker
         self.rerank_box = QGroupBox("Reranker")
         self.rerank_form = QFormLayout(self.rerank_box)
-        self.algo = QComboBox()
-        self.algo.setObjectName("algoCombo")
-        for k, a in enumerate(algorithms()):
-            self.algo.addItem(a)
-            self.algo.setItemData(k, ALGO_TIPS.get(a, a), Qt.ItemDataRole.ToolTipRole)
-        self.algo.setToolTip("Reranking algorithm")
+        self.algo = choice_combo(
+            "algoCombo", [(a, a, ALGO_TIPS.get(a, a)) for a in algorithms()], "Reranking algorithm"
+        )
         if self.algo.findText(demo["algo"]) >= 0:
             self.algo.setCurrentText(demo["algo"])
         self.algo.currentTextChanged.connect(self._rebuild_params)
