@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .corpus.filelock import Instance
 from .corpus.formats import atomic_open
 from .corpus.model import Corpus, Span
-from .errors import DataError, NerstudioError
+from .corpus.schemes import check_spans
+from .errors import DataError, FormatError, NerstudioError
 
 RECOVERY_FORMAT = "nerstudio-recovery"
 RECOVERY_VERSION = 1
@@ -168,7 +171,8 @@ class Recovery:
     owner: dict | None = (
         None  # the instance that wrote it (corpus.filelock.Instance), None in old files
     )
-    state: dict | None = None  # review states, notes and flags of every sentence (app.autosave)
+    state: dict | None = None  # review states, notes and flags of every sentence (app.autosave),
+    # checked: "reviewed" and "flagged" sorted lists and "notes" keys below "sentences"
 
 
 def write_recovery(
@@ -204,29 +208,129 @@ def write_recovery(
         json.dump(obj, f, ensure_ascii=False)
 
 
+def plain_label(label: str) -> bool:
+    """A label every corpus format can write: printable, without white space or ``|``, at most
+    100 characters (a recovery file's other labels must be ones its corpus has already)."""
+    return len(label) <= 100 and all(
+        ch.isprintable() and not ch.isspace() and ch != "|" for ch in label
+    )
+
+
+def _bad(path: str, why: str) -> FormatError:
+    return FormatError(path, None, f"not a readable recovery file: {why}")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _indices(path: str, v: object, n: int, what: str) -> list[int]:
+    if not isinstance(v, list) or not all(_is_int(k) and 0 <= k < n for k in v):
+        raise _bad(path, f"{what} must be a list of sentence numbers below {n}")
+    return sorted(set(v))
+
+
+def _state(path: str, st: object) -> dict:
+    """A recovery file's ``state`` checked field by field (see app.autosave.state_of)."""
+    if not isinstance(st, dict) or not set(st) <= _STATE_KEYS or "sentences" not in st:
+        raise _bad(path, f"its state must be an object with the fields {sorted(_STATE_KEYS)}")
+    n = st["sentences"]
+    if not _is_int(n) or n < 0:
+        raise _bad(path, "its state's sentence count must be a whole number")
+    notes = st.get("notes", {})
+    if not isinstance(notes, dict) or not all(
+        isinstance(t, str) and k.isdecimal() and int(k) < n for k, t in notes.items()
+    ):
+        raise _bad(path, f"its notes must map sentence numbers below {n} to text")
+    return {
+        "sentences": n,
+        "reviewed": _indices(path, st.get("reviewed", []), n, "its reviewed sentences"),
+        "notes": {str(int(k)): t for k, t in notes.items()},
+        "flagged": _indices(path, st.get("flagged", []), n, "its flagged sentences"),
+    }
+
+
+def _sentence(path: str, i: int, rec: object) -> tuple[int, tuple[str, ...], list[Span]]:
+    """One entry of a recovery file's ``sentences``: its index, words and checked spans."""
+    if not isinstance(rec, dict) or set(rec) != {"index", "words", "spans"}:
+        raise _bad(path, f"sentence entry {i + 1} must have exactly index, words and spans")
+    k, words, spans = rec["index"], rec["words"], rec["spans"]
+    if not _is_int(k) or k < 0:
+        raise _bad(path, f"sentence entry {i + 1} has no valid index")
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise _bad(path, f"sentence {k + 1}: its words must be a list of strings")
+    if not isinstance(spans, list) or not all(
+        isinstance(sp, list)
+        and len(sp) == 3
+        and _is_int(sp[0])
+        and _is_int(sp[1])
+        and isinstance(sp[2], str)
+        for sp in spans
+    ):
+        raise _bad(path, f"sentence {k + 1}: each span must be [start, end, label]")
+    out = _sorted(spans)
+    try:
+        check_spans(out, len(words))
+    except DataError:
+        raise _bad(
+            path, f"sentence {k + 1}: its spans overlap or lie outside its {len(words)} words"
+        ) from None
+    return k, tuple(words), out
+
+
+_KEYS = {"format", "version", "corpus", "written", "owner", "sentences", "state"}
+_STATE_KEYS = {"sentences", "reviewed", "notes", "flagged"}
+
+
 def read_recovery(path: str) -> Recovery:
-    """Read a recovery file; raises :class:`~nerstudio.errors.DataError` when it is not one."""
-    with open(path, encoding="utf-8") as f:
-        obj = json.load(f)
+    """Read a recovery file, every field checked (it may be damaged, or not nerstudio's):
+    raises :class:`~nerstudio.errors.FormatError` naming the file and what is wrong, and
+    OSError when it cannot be read at all. Spans are sorted, inside their sentence and never
+    overlap, so a recovery never restores what cannot be saved."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            obj = json.load(f)
+    except UnicodeDecodeError:
+        raise _bad(path, "it is not UTF-8 text") from None
+    except (ValueError, RecursionError) as exc:
+        raise _bad(path, f"it is not JSON ({str(exc).splitlines()[0][:200]})") from None
     if not isinstance(obj, dict) or obj.get("format") != RECOVERY_FORMAT:
-        raise DataError(f"{path}: not a nerstudio recovery file")
-    if int(obj.get("version", 0)) > RECOVERY_VERSION:
-        raise DataError(
-            f"{path}: recovery file version {obj.get('version')} is newer than this nerstudio"
-        )
+        raise _bad(path, "it is not a nerstudio recovery file")
+    version = obj.get("version", 0)
+    if not _is_int(version) or version < 1:
+        raise _bad(path, f"its version {version!r} is not a version number")
+    if version > RECOVERY_VERSION:
+        raise DataError(f"{path}: recovery file version {version} is newer than this nerstudio")
+    if not set(obj) <= _KEYS:
+        raise _bad(path, f"unknown fields {sorted(set(obj) - _KEYS)}")
+    corpus, written, owner = obj.get("corpus"), obj.get("written", 0.0), obj.get("owner")
+    if corpus is not None and not isinstance(corpus, str):
+        raise _bad(path, "its corpus must be a file name")
+    if (
+        not isinstance(written, (int, float))
+        or isinstance(written, bool)
+        or not (math.isfinite(written) and written >= 0)
+    ):
+        raise _bad(path, "its time of writing must be a number of seconds")
+    if owner is not None and Instance.from_dict(owner) is None:
+        raise _bad(path, "its owner must name a process and host")
+    entries = obj.get("sentences", [])
+    if not isinstance(entries, list):
+        raise _bad(path, "its sentences must be a list")
     edits, words = {}, {}
-    for rec in obj.get("sentences", []):
-        k = int(rec["index"])
-        edits[k] = _sorted(Span(int(a), int(b), str(c)) for a, b, c in rec["spans"])
-        words[k] = tuple(rec["words"])
-    owner = obj.get("owner")
+    for i, rec in enumerate(entries):
+        k, ws, spans = _sentence(path, i, rec)
+        if k in edits:
+            raise _bad(path, f"sentence {k + 1} is listed twice")
+        edits[k], words[k] = spans, ws
+    state = obj.get("state")
     return Recovery(
-        obj.get("corpus") or "",
+        corpus or "",
         edits,
         words,
-        float(obj.get("written", 0.0)),
-        owner if isinstance(owner, dict) else None,
-        obj.get("state") if isinstance(obj.get("state"), dict) else None,
+        float(written),
+        owner,
+        None if state is None else _state(path, state),
     )
 
 

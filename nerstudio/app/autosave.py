@@ -21,14 +21,21 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..annotation import read_recovery, recovery_files, recovery_path, write_recovery
-from ..corpus.filelock import Instance
-from ..corpus.model import Span
+from ..annotation import (
+    plain_label,
+    read_recovery,
+    recovery_files,
+    recovery_path,
+    write_recovery,
+)
+from ..corpus.filelock import Instance, lock_path, read_holder
+from ..corpus.model import Sentence, Span
+from ..errors import NerstudioError
 from .document import Change, ChangeKind, Document
 from .history import SetSpans
 from .review import Marks
@@ -92,21 +99,29 @@ def state_of(document: Document) -> dict:
 
 
 def parse_state(state: dict | None, n: int) -> tuple[np.ndarray, Marks] | None:
-    """A recovery file's ``state`` for a corpus of ``n`` sentences (None: absent, or written
-    for another number of sentences)."""
-    if not state or int(state.get("sentences", -1)) != n:
+    """A recovery file's ``state`` (as :func:`~nerstudio.annotation.read_recovery` checked it)
+    for a corpus of ``n`` sentences (None: absent, or written for another number of sentences)."""
+    if not state or state["sentences"] != n:
         return None
     reviewed, flagged = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
-    reviewed[[int(k) for k in state.get("reviewed", []) if 0 <= int(k) < n]] = True
-    flagged[[int(k) for k in state.get("flagged", []) if 0 <= int(k) < n]] = True
-    notes = {
-        int(k): str(t) for k, t in dict(state.get("notes", {})).items() if 0 <= int(k) < n and t
-    }
+    reviewed[state["reviewed"]] = True
+    flagged[state["flagged"]] = True
+    notes = {int(k): t for k, t in state["notes"].items() if t}
     return reviewed, Marks(notes, flagged)
 
 
-def state_changes(document: Document, state: tuple[np.ndarray, Marks] | None) -> list[int]:
-    """Sentences whose review state, note or flag differ between the document and ``state``."""
+def own_changes(document: Document, edits: dict[int, list[Span]] | None) -> set[int]:
+    """Sentences of ``document`` changed since it was saved that a recovery does not edit: their
+    review state, note and flag stay the window's own (a window that took a killed holder's
+    file over may have unsaved changes of its own)."""
+    return set(document.unsaved()) - set(edits or ())
+
+
+def state_changes(
+    document: Document, state: tuple[np.ndarray, Marks] | None, keep: set[int] | None = None
+) -> list[int]:
+    """Sentences whose review state, note or flag differ between the document and ``state``
+    (but for the sentences of ``keep``)."""
     if state is None:
         return []
     reviewed, marks = state
@@ -117,7 +132,7 @@ def state_changes(document: Document, state: tuple[np.ndarray, Marks] | None) ->
         for k in set(marks.notes) | set(document.notes)
         if marks.notes.get(k) != document.notes.get(k)
     }
-    return sorted(ks)
+    return sorted(ks - (keep or set()))
 
 
 @dataclass
@@ -131,6 +146,7 @@ class RecoveryOffer:
     owner: Instance | None = None  # None: written by an earlier version
     state: tuple[np.ndarray, Marks] | None = None  # review states and marks (None: not kept)
     marked: tuple[int, ...] = ()  # sentences whose state or marks it changes
+    problem: str = ""  # why it cannot be recovered (edits is None then)
 
     @property
     def n(self) -> int:
@@ -139,7 +155,7 @@ class RecoveryOffer:
     def summary(self, now: float | None = None) -> str:
         """ "3 sentences of eng.testb edited 4 minutes ago by process 1234 on HOST"."""
         if self.edits is None:
-            return f"{self.path}: not a readable recovery file"
+            return self.problem or f"{self.path}: not a readable recovery file"
         age = _age((now or time.time()) - self.written) if self.written else "at an unknown time"
         who = f" by process {self.owner.pid} on {self.owner.host}" if self.owner else ""
         noun = "sentence" if self.n == 1 else "sentences"
@@ -160,7 +176,7 @@ class Autosaver:
         self.folder = folder
         self.policy = policy or AutosavePolicy()
         self.instance = instance or Instance.new()
-        self.written_path: str | None = None  # the last file written
+        self.written_path: str | None = None  # this instance's file on disk (None: none there)
         self.adopted: list[
             str
         ] = []  # recovered files of dead instances: removed once ours holds their edits
@@ -179,7 +195,10 @@ class Autosaver:
         if ch.kind is ChangeKind.CORPUS:
             self.policy.written()
             self.adopted = []
+            self.written_path = None  # the previous corpus's, if any, is left alone
         elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED, ChangeKind.REVIEW, ChangeKind.MARKS):
+            if ch.kind is ChangeKind.SAVED:
+                self._follow_move()
             if self.document.is_dirty():
                 self.policy.edited()
             else:
@@ -187,6 +206,17 @@ class Autosaver:
                 self.discard()
         if self.scheduled is not None:
             self.scheduled(self.policy.deadline())
+
+    def _follow_move(self) -> None:
+        """Saved under another name (Save as): the recovery file goes with the corpus. The new
+        name's file is written first, then the old one removed, so a crash in between leaves
+        both (the old one offering edits saved since, nothing lost) but never neither."""
+        old = self.written_path
+        if old is None or old == self.recovery_file():
+            return
+        if self.document.is_dirty() and self.write() is None:
+            return  # not written: the old file still holds the edits
+        self._remove(old)
 
     def deadline(self) -> float | None:
         return self.policy.deadline()
@@ -224,7 +254,9 @@ class Autosaver:
             try:
                 os.remove(path)
             except OSError:
-                pass
+                return
+        if path == self.written_path:
+            self.written_path = None
 
     def _drop_adopted(self) -> None:
         for p in self.adopted:
@@ -237,22 +269,39 @@ class Autosaver:
         self._remove(self.recovery_file())
         self._drop_adopted()
 
-    def offers(self) -> list[RecoveryOffer]:
-        """The recovery files of this corpus left by instances that are gone (a killed process,
-        an earlier version), oldest first, each with the edits that would change the corpus.
-        A file that changes nothing is removed; files of instances still running are left alone."""
+    def holds_file(self) -> bool:
+        """Whether this instance may take over other instances' recovery files of its corpus:
+        the corpus's lock names it, or there is no lock (a folder where none can be written, or
+        a document opened without :class:`~nerstudio.app.saving.CorpusFile`). A read-only
+        window (the lock names another instance, live or not yet taken over) may not: it could
+        not save what it recovered."""
         c = self.document.corpus
         if c is None or not c.path:
+            return False
+        lock = lock_path(c.path)
+        return not os.path.lexists(lock) or self.instance.is_me(read_holder(lock))
+
+    def offers(self) -> list[RecoveryOffer]:
+        """The recovery files of this corpus left by instances that are gone (a killed process,
+        an earlier version), oldest first, each with the edits that would change the corpus;
+        none unless this instance :meth:`holds_file`. A damaged file is offered as refused (its
+        ``problem`` says why, in one line). A file that changes nothing is removed (kept until
+        this instance's own file holds its edits, when the document has unsaved edits); files
+        of instances still running are left alone."""
+        c = self.document.corpus
+        if c is None or not c.path or not self.holds_file():
             return []
         mine, here = self.recovery_file(), os.path.abspath(c.path)
+        name = os.path.basename(here)
+        labels: set[str] | None = None  # the corpus's, computed when first needed
         out = []
         for path in recovery_files(c.path, self.folder):
             if path == mine:
                 continue
             try:
                 rec = read_recovery(path)
-            except (OSError, ValueError, KeyError, TypeError):
-                out.append(RecoveryOffer(path, os.path.basename(here), None))
+            except (OSError, NerstudioError) as exc:
+                out.append(RecoveryOffer(path, name, None, problem=_one_line(path, exc)))
                 continue
             owner = Instance.from_dict(rec.owner) if rec.owner else None
             if owner is not None and owner.alive():
@@ -260,30 +309,25 @@ class Autosaver:
             if rec.corpus_path and os.path.abspath(rec.corpus_path) != here:
                 continue  # another corpus of the same name and hash prefix
             sents = c.sentences
-            edits = {
-                k: spans
-                for k, spans in rec.edits.items()
-                if 0 <= k < len(sents)
-                and sents[k].words == rec.words.get(k)
-                and all(0 <= s.start < s.end <= len(sents[k]) for s in spans)
-                and spans != sents[k].spans
-            }
-            state = parse_state(rec.state, len(sents))
-            marked = state_changes(self.document, state)
-            if not edits and not marked:
-                self._remove(path)
+            if labels is None and any(
+                not plain_label(s.label) for spans in rec.edits.values() for s in spans
+            ):
+                labels = set(c.labels)
+            problem = _misfit(rec.edits, rec.words, sents, labels or set())
+            if problem:
+                why = f"{path}: not a recovery of this corpus: {problem}"
+                out.append(RecoveryOffer(path, name, None, rec.written, owner, problem=why))
                 continue
-            out.append(
-                RecoveryOffer(
-                    path,
-                    os.path.basename(here),
-                    edits,
-                    rec.written,
-                    owner,
-                    state,
-                    tuple(marked),
-                )
-            )
+            edits = {k: spans for k, spans in rec.edits.items() if spans != sents[k].spans}
+            state = parse_state(rec.state, len(sents))
+            marked = state_changes(self.document, state, own_changes(self.document, edits))
+            if not edits and not marked:
+                if self.document.is_dirty():
+                    self.adopted.append(path)  # ours will hold what it holds
+                else:
+                    self._remove(path)
+                continue
+            out.append(RecoveryOffer(path, name, edits, rec.written, owner, state, tuple(marked)))
         return sorted(out, key=lambda o: o.written)
 
     def adopt(self, offer: RecoveryOffer) -> None:
@@ -305,10 +349,38 @@ class Autosaver:
         return offer.path + ".unreadable"
 
 
+def _one_line(path: str, exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if path in text else f"{path}: {text}"
+
+
+def _misfit(
+    edits: dict[int, list[Span]],
+    words: dict[int, tuple[str, ...]],
+    sents: Sequence[Sentence],
+    labels: set[str],
+) -> str:
+    """Why a recovery file's sentences do not belong to the corpus ``sents`` ("" when they
+    do): a sentence beyond its end or with other words, a label it cannot hold."""
+    for k, spans in sorted(edits.items()):
+        if k >= len(sents):
+            return f"sentence {k + 1} is beyond the corpus's {len(sents):,} sentences"
+        if sents[k].words != words[k]:
+            return f"sentence {k + 1} has other words than the corpus's (changed since?)"
+        bad = next(
+            (s.label for s in spans if not plain_label(s.label) and s.label not in labels), None
+        )
+        if bad is not None:
+            return f"sentence {k + 1}: the label {bad!r} cannot be saved"
+    return ""
+
+
 def restore(document: Document, offer: RecoveryOffer) -> list[int]:
     """Put ``offer`` back into ``document``: its spans, review states, notes and flags exactly
     as they were written, as one undoable step (and a second one when the file has sentences
-    pre-annotated again that the corpus file has reviewed); returns the sentences changed."""
+    pre-annotated again that the corpus file has reviewed); returns the sentences changed. The
+    review state, note and flag of a sentence the document changed itself since it was saved
+    and ``offer`` does not edit stay the document's (:func:`own_changes`)."""
     text = f"recover {offer.n} sentence(s)"
     sents = document.opened().sentences
     edits = tuple(
@@ -321,9 +393,12 @@ def restore(document: Document, offer: RecoveryOffer) -> list[int]:
     unreview: list[int] = []
     if offer.state is not None:
         reviewed, m = offer.state
-        reviews = tuple(np.flatnonzero(reviewed & ~document.reviewed).tolist())
-        unreview = np.flatnonzero(~reviewed & document.reviewed).tolist()
-        for k in state_changes(document, offer.state):
+        keep = own_changes(document, offer.edits)
+        mine = np.zeros(len(reviewed), dtype=bool)
+        mine[sorted(keep)] = True
+        reviews = tuple(np.flatnonzero(reviewed & ~document.reviewed & ~mine).tolist())
+        unreview = np.flatnonzero(~reviewed & document.reviewed & ~mine).tolist()
+        for k in state_changes(document, offer.state, keep):
             old = (document.notes.get(k, ""), bool(document.flagged[k]))
             new = (m.notes.get(k, ""), bool(m.flagged[k]))
             if old != new:
