@@ -317,6 +317,84 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
 
 
 # --------------------------------------------------------------------------------------------
+# a killed holder's recovery file goes to the window that takes its lock over
+
+
+@pytest.mark.data_integrity
+@pytest.mark.parametrize("how", ["save", "activate"])
+def test_the_window_taking_a_killed_holders_lock_is_offered_its_edits(
+    make_window, corpus_file, how
+):
+    """Window 1 autosaves and is killed while window 2 has the file open read-only. Window 2
+    takes the lock over (on Save, or when the application is active again) and is offered
+    window 1's edits; a later window is read-only and offered nothing; window 2 saves both."""
+    w1 = _open(make_window, corpus_file)
+    w1.document.set_spans(1, MINE)
+    p1 = w1.annotation.autosave_now()
+    w2 = _open(make_window, corpus_file)  # read-only: fails on an offer
+    assert "(read-only)" in w2.windowTitle()
+    w2.document.set_spans(2, [])
+    w1.annotation.timer.stop()
+    w1.annotation.autosaver.instance.abandon()  # kill -9: its lock and recovery file stay
+    offered = []
+    w2.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
+    if how == "save":
+        assert not w2.save_corpus()  # the lock is taken, the edits recovered: look, then save
+        assert "Not saved yet" in w2.statusBar().currentMessage()
+    else:
+        _activate()
+    assert offered == [p1]
+    assert "(read-only)" not in w2.windowTitle()
+    assert w2.document.spans(1) == MINE and w2.document.spans(2) == []
+    w2.act_undo.trigger()  # the recovery is one undoable edit
+    assert w2.document.spans(1) == [Span(0, 2, "PER")] and w2.document.spans(2) == []
+    w2.act_redo.trigger()
+    w3 = _open(make_window, corpus_file)  # a later window: read-only, never offered
+    assert "(read-only)" in w3.windowTitle()
+    assert w2.save_corpus()
+    back = read_corpus(str(corpus_file))
+    assert back.sentences[1].spans == MINE and back.sentences[2].spans == []
+    assert not os.path.exists(p1)
+
+
+@pytest.mark.data_integrity
+def test_save_as_takes_the_windows_recovery_file_along(make_window, corpus_file, tmp_path):
+    """After Save as, the old name has no recovery file: reopening it offers nothing."""
+    w = _open(make_window, corpus_file)
+    w.document.set_spans(1, MINE)
+    old = w.annotation.autosave_now()
+    new = tmp_path / "copy.conll"
+    w.dialogs.ask_save = lambda *a: str(new)
+    assert w.annotation.save_corpus_as_dialog()
+    assert not os.path.exists(old)
+    w.close()
+    w2 = _open(make_window, corpus_file)  # fails on an offer
+    assert w2.document.spans(1) == [Span(0, 2, "PER")]
+
+
+def test_a_damaged_recovery_file_is_reported_in_one_line_and_kept(make_window, corpus_file):
+    """Overlapping spans in a recovery file: refused with one line naming it, set aside, the
+    corpus opens unchanged."""
+    w1 = _open(make_window, corpus_file)
+    w1.document.set_spans(1, MINE)
+    path = w1.annotation.autosave_now()
+    w1.annotation.timer.stop()
+    w1.annotation.autosaver.instance.abandon()
+    w1.annotation.owner.file.release()
+    text = open(path, encoding="utf-8").read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace('[[0, 2, "ORG"]]', '[[0, 2, "ORG"], [1, 2, "PER"]]'))
+    warned = []
+    w = make_window()
+    w.dialogs.ask_recover = lambda *a: pytest.fail("a damaged file was offered")
+    w.dialogs.warning = lambda title, msg: warned.append(msg)
+    assert w.load_corpus(str(corpus_file), attach=False)
+    (msg,) = warned
+    assert path in msg and "overlap" in msg and "\n" not in msg
+    assert os.path.exists(path + ".unreadable") and not w.isWindowModified()
+
+
+# --------------------------------------------------------------------------------------------
 # a large corpus is saved in a thread
 
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from ...app import keepboth
 from ...app.autosave import restore
 from ...app.document import ChangeKind
-from ...app.saving import CorpusFile, DiskChanged, Locked
+from ...app.saving import CorpusFile, DiskChanged, Locked, same_path
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
 
@@ -125,10 +125,7 @@ class FileOwner(QObject):
         if self._busy or self._pending is not None or self.doc.corpus is None:
             return
         if self.file.read_only and self.file.retry_lock():
-            self._show_lock()
-            self.ctx.status(
-                f"{self._name()} was closed in the other window: you can save it now", 10000
-            )
+            self._took_over()
         state = self.file.check()
         if state is None or state.same:
             if state is not None:
@@ -138,6 +135,16 @@ class FileOwner(QObject):
             return
         self._asked = state.now
         self.resolve(state, saving=False)
+
+    def _took_over(self) -> list[int]:
+        """The lock is this window's now (its holder closed, or was killed): say so, and offer
+        what a killed holder left in its recovery file (only the lock's holder is offered it);
+        returns the sentences recovered."""
+        self._show_lock()
+        self.ctx.status(
+            f"{self._name()} was closed in the other window: you can save it now", 10000
+        )
+        return self.offer_recovery()
 
     def note_disk(self) -> None:
         """At autosave: say in the status bar when the file changed on disk (no question while
@@ -165,8 +172,21 @@ class FileOwner(QObject):
                 self.ctx.status(f"Still saving {self._pending.target}…", 4000)
                 return False
             self.wait_save()
-        if self.file.target(path) is None:
+        target = self.file.target(path)
+        if target is None:
             return self.save_as(wait)
+        if (  # a read-only window saving the file: take the lock over first, if free now
+            same_path(target[0], self.file.path)
+            and self.file.read_only
+            and self.file.retry_lock()
+            and self._took_over()
+        ):
+            self.ctx.status(
+                "Not saved yet: edits of the window that held the file were recovered; "
+                "review them (Ctrl+Z undoes them), then save",
+                15000,
+            )
+            return False
         try:
             pending = self.file.begin_save(path, overwrite=overwrite)
         except Locked as exc:
@@ -221,8 +241,7 @@ class FileOwner(QObject):
         except Exception as exc:  # a bug: the save did not happen, and the user is told why
             self.ctx.dialogs.internal_error("Saving the corpus", exc)
             return False
-        if res.moved:
-            self.autosaver.discard()  # the old file's recovery file
+        if res.moved:  # (the recovery file moved with it: app.autosave)
             self._show_lock()
         self._asked = None
         self.ctx.status(f"Saved {res.path}", 5000)
