@@ -10,7 +10,10 @@ the spans of the sentences edited since the last save to the recovery file (atom
 again (saved, or undone back to the saved state), and finds a recovery file worth offering
 (changing something in it). Recovery files are per instance (a process and a window of it,
 :class:`~nerstudio.corpus.filelock.Instance`): two windows editing one corpus never share one, and
-a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone.
+a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone, and
+only to the instance holding the corpus's lock (a read-only window could not save what it
+recovered, so it neither restores nor removes another instance's file). Save as moves the file
+to the corpus's new name; a damaged file is refused whole, with one line naming it.
 The file also holds every sentence's review state, note and flag (:func:`state_of`), so that
 :func:`restore` brings them back exactly with the spans (a review, a note or a flag alone is an
 unsaved change too). No Qt here: after every change the window's timer is told the new deadline

@@ -14,7 +14,8 @@ part of the annotation controller (it is no controller of its own: only
 * A corpus another window holds is read-only: a permanent status-bar label says who holds it,
   Save offers Save as… (``ask_locked``), and the lock is taken as soon as its holder lets go.
 * Recovery files of instances that are gone are offered one by one, saying whose, how many
-  sentences, of which file and how long ago (``ask_recover``).
+  sentences, of which file and how long ago (``ask_recover``): when the corpus opens, and when
+  a read-only window takes the lock of a killed holder over (on activation or on Save).
 * A large corpus is saved in a thread, from a snapshot taken when Save was pressed
   (:class:`~nerstudio.app.saving.PendingSave`): the window goes on, edits made meanwhile stay
   unsaved; closing the window waits for it.
