@@ -435,7 +435,7 @@ class FileLock:
             return self.holder.describe()
         return (
             "another program (its lock file cannot be read)"
-            if os.path.exists(self.file)
+            if os.path.lexists(self.file)
             else "nobody"
         )
 
