@@ -356,10 +356,11 @@ def test_a_lock_with_an_invalid_record_field_is_no_holder(tmp_path, capsys, extr
     refuse_if_held(data)  # no error: not a valid lock
 
 
-def test_a_valid_lock_of_a_live_process_is_still_respected(tmp_path, capsys):
+@pytest.mark.parametrize("extra", [{}, {"written_by": "a later version"}])
+def test_a_valid_lock_of_a_live_process_is_still_respected(tmp_path, capsys, extra):
     data = tmp_path / "data.conll"
     data.write_text(OLD, encoding="utf-8")
-    _write_lock(data, _holder())
+    _write_lock(data, _holder(), **extra)
     with pytest.raises(FileInUse):
         refuse_if_held(data)
 
@@ -441,4 +442,17 @@ def test_a_brat_pair_with_a_long_name_is_saved_together(tmp_path):
     write_corpus(read_corpus(src), path, format="brat")
     assert (tmp_path / (stem + ".txt")).exists()
     assert _words(path) == [("Oslo", "is", "cold")]
+    assert not [n for n in os.listdir(tmp_path) if "nerstudio" in n]
+
+
+def test_a_hard_linked_file_with_a_long_name_is_copied_into_under_a_journal(tmp_path):
+    name = "c" * 245 + ".conll"
+    path, other = tmp_path / name, tmp_path / "other.conll"
+    path.write_text(OLD, encoding="utf-8")
+    os.link(path, other)
+    src = tmp_path / "new.conll"
+    src.write_text(NEW, encoding="utf-8")
+    write_corpus(read_corpus(src), path)
+    assert os.stat(path).st_ino == os.stat(other).st_ino
+    assert _words(other) == [("Oslo", "is", "cold")]
     assert not [n for n in os.listdir(tmp_path) if "nerstudio" in n]

@@ -59,7 +59,7 @@ UNREADABLE_STALE_S = 30.0  # an unreadable lock (a crash while writing it?) olde
 MAX_LOCK_BYTES = 64 * 1024  # a lock nerstudio writes is a few hundred bytes
 PID_MAX = 2**31 - 1  # process ids are positive 32-bit numbers
 LAST_TIME = 253402300799.0  # 9999-12-31: no lock was written later
-_ID_RE = re.compile(r"[0-9a-f]{1,64}")
+_ID_RE = re.compile(r"[0-9a-f]{0,64}")  # "": written before instances had ids
 _PROC_START_RE = re.compile(r"[0-9]{0,32}")
 
 _LIVE: set[str] = set()  # instance ids of this process that are still open
@@ -217,10 +217,9 @@ class LockInfo:
 
 
 def parse_lock(obj: Any) -> LockInfo | None:
-    """A lock's JSON, checked field by field (None: not a valid lock)."""
+    """A lock's JSON, checked field by field (None: not a valid lock). Fields it does not know
+    (written by a later version) are left alone."""
     if not isinstance(obj, dict) or obj.get("format") != LOCK_FORMAT:
-        return None
-    if not set(obj) <= {"format", "corpus", "holder", "locked", "file"}:
         return None
     holder = Instance.from_dict(obj.get("holder"))
     corpus, locked, file = obj.get("corpus", ""), obj.get("locked", 0), obj.get("file")
