@@ -456,3 +456,11 @@ def test_a_hard_linked_file_with_a_long_name_is_copied_into_under_a_journal(tmp_
     assert os.stat(path).st_ino == os.stat(other).st_ino
     assert _words(other) == [("Oslo", "is", "cold")]
     assert not [n for n in os.listdir(tmp_path) if "nerstudio" in n]
+
+
+def test_a_journal_too_large_to_be_one_is_refused_unread(folder, capsys):
+    corpus, _ = folder
+    with open(corpus / J, "wb") as f:
+        f.truncate(300 << 20)  # sparse: 300 MB that take no disk
+    _refused(capsys, corpus, corpus / J)
+    assert "too large" in read_error(corpus / "data.conll")

@@ -64,7 +64,7 @@ __all__ = ["JOURNAL_RE", "Transaction", "settle", "settle_folder"]
 
 WAIT_FOR_LIVE = 10.0  # seconds a reader waits for a live save to finish committing
 COPY_BLOCK = 1 << 20
-MAX_JOURNAL_BYTES = 64 << 20  # a journal of a brat collection of 100,000 files is about 40 MB
+MAX_JOURNAL_BYTES = 256 << 20  # a brat collection of 100,000 files journals about 40 MB
 
 #: for tests: a callable ``(step, path)`` called before every step of a save ("flush" of a new
 #: file, "journal" record, "rename", "copy-start", each "copy" block, "unjournal"), which may
