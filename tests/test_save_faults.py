@@ -564,3 +564,32 @@ def test_a_save_still_being_committed_is_waited_for_then_refused_not_read(tmp_pa
         os.close(fd)  # the process ends without finishing: the next reader finishes it
     assert [s.words for s in read_corpus(data).sentences] == [("Bob",)]
     assert _nerstudio_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("step,k", [("rename", 1), ("rename", 2), ("unjournal", 1)])
+def test_a_pair_saved_across_two_folders_is_finished_in_both(tmp_path, step, k):
+    """The data file is a symbolic link into another folder: the save journals both folders,
+    each journal finishes its own folder's files, and a read through the link finishes both."""
+    store, work = tmp_path / "store", tmp_path / "work"
+    store.mkdir()
+    work.mkdir()
+    _hf_old(store)
+    (work / "data.labels.txt").write_text("".join(n + "\n" for n in NAMES_OLD))
+    data = work / "data.jsonl"
+    data.symlink_to(store / "data.jsonl")
+    new = _corpus(["ORG", "MISC"])
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    write_corpus(new, ref / "data.jsonl", format="hf")
+    after = _content(ref / "data.jsonl")
+
+    def save():
+        _kill_at_step(step, k)
+        write_corpus(new, data, format="hf")
+
+    _killed(save)
+    journals = [n for f in (store, work) for n in os.listdir(f) if n.endswith(".journal")]
+    assert len(journals) == 2  # one per folder, each with the whole commit record
+    assert _content(data) == after
+    assert data.is_symlink()
+    assert _nerstudio_files(store) == [] and _nerstudio_files(work) == []

@@ -26,7 +26,9 @@ half-written file behind. Saving also respects the file it replaces:
   hold; the target is then unchanged;
 * **temporary files of earlier saves that were killed** are removed the next time a file is saved
   in the same folder. They are recognised by their name, ``.NAME.nerstudio-PID-RANDOM.tmp``, and
-  a save holds an exclusive lock on its temporary file while it writes; a temporary file is stale
+  a save holds an exclusive lock on its temporary file while it writes (for a name too long to
+  hold all that, ``NAME`` is cut short and ends with a hash of the whole name, so that every
+  name the system accepts can be saved); a temporary file is stale
   when nobody holds that lock any more (locks die with their process) and it has not been
   touched for :data:`STALE_AFTER` seconds. A concurrent save that is still running holds its
   lock, so its file is never removed. Where file locks are not available (Windows), only files
@@ -39,7 +41,6 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import stat
 import time
 from collections.abc import Iterator
@@ -47,6 +48,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import FormatError
 from . import journal
+from .fsnames import TEMP_RE, open_regular, temp_name
+
+__all__ = ["TEMP_RE", "AtomicFiles", "atomic_files", "atomic_open", "temp_name"]
 
 if TYPE_CHECKING:
     from .model import StrPath
@@ -60,13 +64,7 @@ STALE_AFTER = 60.0  # seconds without a write before an unlocked temporary file 
 STALE_AFTER_UNLOCKED = 24 * 3600.0  # without file locks: only files untouched for a day
 LEGACY_STALE_AFTER = 24 * 3600.0  # ``.NAME.XXXXXXXX.tmp`` files of older nerstudio versions
 
-TEMP_RE = re.compile(r"^\.(?P<name>.+)\.nerstudio-(?P<pid>\d+)-[0-9a-f]{8}\.tmp$")
 _LEGACY_RE = r"^\.{name}\.[a-z0-9_]{{8}}\.tmp$"  # what tempfile.mkstemp made before
-
-
-def temp_name(target_name: str) -> str:
-    """The name of a temporary file for ``target_name`` (recognised by :data:`TEMP_RE`)."""
-    return f".{target_name}.nerstudio-{os.getpid()}-{secrets.token_hex(4)}.tmp"
 
 
 def resolve_target(path: StrPath) -> str:
@@ -81,7 +79,7 @@ def resolve_target(path: StrPath) -> str:
 def _unlocked(path: str) -> bool:
     """Whether nobody holds the lock of a temporary file (so its writer is gone)."""
     try:
-        fd = os.open(path, os.O_RDWR)
+        fd = open_regular(path, os.O_RDWR)  # never a named pipe or a link named like ours
     except OSError:
         return False
     try:

@@ -20,8 +20,18 @@ journal whose process is gone finishes the save. Every reader calls :func:`settl
 or folder it reads before reading it, and every save does so in its folder, so a mix of old and
 new files is never read: it is completed first, or, when that is impossible (a folder one may
 read but not write), refused with an error naming the targets and where their complete new
-contents are. Journals are found in the folder of the file read: a hard-linked file whose other
-name lies in another folder is the one case a reader of that other name cannot see.
+contents are. Journals are found in the folder of the file read (and, for a symbolic link, of
+the file it points to): a hard-linked file whose other name lies in another folder is the one
+case a reader of that other name cannot see.
+
+A folder may come from someone else, so a journal found in it is checked before it is acted on
+(:func:`_read_journal`): it must be a regular file (a symbolic link is not followed, a named pipe
+not waited on), and its commit record must name, in this folder, only targets and the temporary
+files nerstudio makes for them (:func:`~nerstudio.corpus.fsnames.temp_of`); what it says about
+other folders is left to their own journals, and finishing it removes only itself. A journal
+that fails the checks may be a forgery or a damaged record of a real save: nothing it names is
+touched, and reading a file of its folder is refused with a message naming it (a save there
+goes ahead: it touches only its own files).
 """
 
 from __future__ import annotations
@@ -30,20 +40,31 @@ import contextlib
 import errno
 import json
 import os
-import re
-import secrets
+import stat
 import time
+from dataclasses import dataclass, field
 
 from ..errors import FormatError
+from .fsnames import (
+    JOURNAL_RE,
+    NotRegular,
+    is_bare,
+    journal_name,
+    nofollow_opener,
+    open_regular,
+    temp_of,
+)
 
 try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-JOURNAL_RE = re.compile(r"^\.(?P<name>.+)\.nerstudio-(?P<pid>\d+)-[0-9a-f]{8}\.journal$")
+__all__ = ["JOURNAL_RE", "Transaction", "settle", "settle_folder"]
+
 WAIT_FOR_LIVE = 10.0  # seconds a reader waits for a live save to finish committing
 COPY_BLOCK = 1 << 20
+MAX_JOURNAL_BYTES = 256 << 20  # a brat collection of 100,000 files journals about 40 MB
 
 #: for tests: a callable ``(step, path)`` called before every step of a save ("flush" of a new
 #: file, "journal" record, "rename", "copy-start", each "copy" block, "unjournal"), which may
@@ -84,8 +105,13 @@ def try_lock(fd: int) -> bool:
 
 
 def copy_into(src: str, target: str) -> None:
-    """Copy the file ``src`` into ``target`` in place (the same inode: every hard link sees it)."""
-    with open(src, "rb") as fin, open(target, "r+b" if os.path.exists(target) else "wb") as fout:
+    """Copy the file ``src`` into ``target`` in place (the same inode: every hard link sees it).
+    Both must be regular files; neither a symbolic link nor a named pipe is opened."""
+    exists = os.path.lexists(target)
+    with (
+        open(src, "rb", opener=nofollow_opener) as fin,
+        open(target, "r+b" if exists else "wb", opener=nofollow_opener) as fout,
+    ):
         while True:
             block = fin.read(COPY_BLOCK)
             if not block:
@@ -109,11 +135,11 @@ class Transaction:
 
     def _journal_of(self, folder: str, name: str) -> int:
         if folder not in self._journals:
-            path = os.path.join(
-                folder, f".{name}.nerstudio-{os.getpid()}-{secrets.token_hex(4)}.journal"
-            )
+            path = os.path.join(folder, journal_name(name))
             fd = os.open(
-                path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
+                path,
+                os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                0o600,
             )
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)  # held until the transaction ends: it is alive
@@ -153,7 +179,17 @@ class Transaction:
             fsync_folder(os.path.dirname(path))
         # committed: from here on the new set is what counts; a failure leaves it to replay
         self.committed = True
-        replay(entries, paths)
+        folders: dict[str, list[Entry]] = {}
+        for tmp, target in self.members:
+            folders.setdefault(os.path.dirname(target), []).append(
+                Entry(os.path.basename(tmp), os.path.basename(target), bool(copy.get(target)))
+            )
+        for folder, local in folders.items():
+            replay(folder, local)
+        for path in paths:
+            step("unjournal", path)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
         self.close()
 
     def abort(self) -> None:
@@ -173,33 +209,81 @@ class Transaction:
         self._journals = {}
 
 
-def replay(entries: list[dict], journals: list[str]) -> None:
-    """Finish a committed save: rename (or copy) each temporary file still there over its
-    target, then remove the journals. Doing it twice is harmless."""
-    folders = set()
+@dataclass(frozen=True)
+class Entry:
+    """One file of a committed save, in the journal's folder: bare names only."""
+
+    tmp: str
+    target: str
+    copy: bool
+
+
+@dataclass
+class Record:
+    """What a journal found in a folder says, once checked (see :func:`_read_journal`)."""
+
+    reserved: list[str] = field(default_factory=list)  # this folder's temporary files (names)
+    committed: bool = False
+    local: list[Entry] = field(default_factory=list)  # the commit's files in this folder
+    targets: list[str] = field(default_factory=list)  # every target, for messages
+    problem: str = ""  # why it cannot be trusted ("": it can)
+
+
+class Untrusted(Exception):
+    """A journal nerstudio cannot act on (see the module docstring); the message says why."""
+
+
+def replay(folder: str, entries: list[Entry]) -> None:
+    """Finish a committed save in ``folder``: rename (or copy) each temporary file still there
+    over its target. Doing it twice is harmless. A temporary file that is not a regular file is
+    not nerstudio's: :class:`Untrusted`."""
+    done = False
     for e in entries:
-        tmp, target = e["tmp"], e["target"]
-        if not os.path.lexists(tmp):
+        tmp, target = os.path.join(folder, e.tmp), os.path.join(folder, e.target)
+        try:
+            st = os.lstat(tmp)
+        except FileNotFoundError:
             continue  # done before
-        step("copy-start" if e["copy"] else "rename", target)
-        if e["copy"]:
+        if not stat.S_ISREG(st.st_mode):
+            raise Untrusted(f"{tmp} is not a file nerstudio wrote")
+        step("copy-start" if e.copy else "rename", target)
+        if e.copy:
             copy_into(tmp, target)
             os.unlink(tmp)
         else:
             os.replace(tmp, target)
-        folders.add(os.path.dirname(target))
-    for folder in folders:
+        done = True
+    if done:
         fsync_folder(folder)
-    for path in journals:
-        step("unjournal", path)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
 
 
-def _parse(data: bytes) -> tuple[list[str], dict | None]:
-    """The temporary files a journal reserved and its commit record (``None``: not committed).
-    A line cut short by a kill is not a record."""
-    reserved, commit = [], None
+def _same_folder(a: str, folder: str) -> bool:
+    if a == folder:
+        return True
+    try:
+        return os.path.samefile(a, folder)
+    except (OSError, ValueError):
+        return False
+
+
+def _path_in(value: object, folder: str) -> tuple[str, bool] | None:
+    """A path a journal records: its name and whether it lies in ``folder`` (None: not a path
+    nerstudio writes, which is absolute, normalised, and names a file)."""
+    if not isinstance(value, str) or not os.path.isabs(value) or "\0" in value:
+        return None
+    if os.path.normpath(value) != value or ".." in value.split(os.sep):
+        return None
+    name = os.path.basename(value)
+    if not is_bare(name):
+        return None
+    return name, _same_folder(os.path.dirname(value), folder)
+
+
+def _parse(data: bytes, folder: str) -> Record:
+    """Check a journal of ``folder`` (see :class:`Record`). A line cut short by a kill is not
+    a record; a commit record is trusted only whole."""
+    rec = Record()
+    commits = []
     for line in data.split(b"\n"):
         try:
             obj = json.loads(line)
@@ -207,16 +291,55 @@ def _parse(data: bytes) -> tuple[list[str], dict | None]:
             continue
         if not isinstance(obj, dict):
             continue
-        if isinstance(obj.get("tmp"), str):
-            reserved.append(obj["tmp"])
-        if isinstance(obj.get("commit"), list) and isinstance(obj.get("journals"), list):
-            commit = obj
-            reserved.extend(
-                e["tmp"]
-                for e in obj["commit"]
-                if isinstance(e, dict) and isinstance(e.get("tmp"), str)
-            )
-    return reserved, commit
+        if "commit" in obj:
+            commits.append(obj)
+            continue
+        tmp = _path_in(obj.get("tmp"), folder)
+        target = _path_in(obj.get("target"), folder)
+        if tmp and tmp[1] and (target is None or temp_of(tmp[0], target[0])):
+            rec.reserved.append(tmp[0])
+    if not commits:
+        return rec
+    rec.committed = True
+    if len(commits) > 1:
+        rec.problem = "it holds more than one commit record"
+        return rec
+    obj = commits[0]
+    if set(obj) != {"commit", "journals"} or not isinstance(obj["commit"], list):
+        rec.problem = "its commit record is not one nerstudio writes"
+        return rec
+    journals = obj["journals"]
+    if not isinstance(journals, list) or not all(_path_in(j, folder) for j in journals):
+        rec.problem = "its list of journals is not one nerstudio writes"
+        return rec
+    for e in obj["commit"]:
+        if not isinstance(e, dict) or set(e) != {"tmp", "target", "copy"}:
+            rec.problem = "an entry of its commit record is not one nerstudio writes"
+            return rec
+        tmp, target = _path_in(e["tmp"], folder), _path_in(e["target"], folder)
+        if (
+            tmp is None
+            or target is None
+            or not isinstance(e["copy"], bool)
+            or os.path.dirname(e["tmp"]) != os.path.dirname(e["target"])
+            or not temp_of(tmp[0], target[0])
+        ):
+            rec.problem = f"its entry for {e['target']!r} is not one nerstudio writes"
+            return rec
+        rec.targets.append(e["target"])
+        if target[1]:  # another folder's files are finished by that folder's own journal
+            rec.local.append(Entry(tmp[0], target[0], e["copy"]))
+            rec.reserved.append(tmp[0])
+    if not rec.local:
+        rec.problem = "its commit record names no file of this folder"
+    return rec
+
+
+def _read_journal(fd: int, folder: str) -> Record:
+    size = os.fstat(fd).st_size
+    if size > MAX_JOURNAL_BYTES:
+        return Record(committed=True, problem=f"it is too large ({size} bytes) to be one")
+    return _parse(os.pread(fd, size, 0), folder)
 
 
 def journals_in(folder: str) -> list[str]:
@@ -227,40 +350,54 @@ def journals_in(folder: str) -> list[str]:
     return sorted(os.path.join(folder, n) for n in names if JOURNAL_RE.match(n))
 
 
-def _what(commit: dict) -> str:
-    targets = [e.get("target", "?") for e in commit["commit"]]
+def _what(rec: Record) -> str:
+    targets = rec.targets
     shown = ", ".join(targets[:3]) + (f" and {len(targets) - 3} more" if len(targets) > 3 else "")
     return shown
 
 
-def _concerns(commit: dict | None, reserved: list[str], path: str) -> bool:
+def _concerns(rec: Record, folder: str, path: str) -> bool:
     """Whether a journal's save involves ``path`` (a file: one of its targets, or the same file
-    under another name; a folder: a target inside it)."""
-    targets = [e.get("target") for e in commit["commit"]] if commit else []
+    under another name; a folder: a file inside it)."""
     if os.path.isdir(path):
-        return any(isinstance(t, str) and os.path.dirname(t) == path for t in targets) or bool(
-            reserved
-        )
-    return any(isinstance(t, str) and (t == path or _same_file(t, path)) for t in targets)
+        return _same_folder(path, folder) and bool(rec.local or rec.reserved)
+    return any(
+        os.path.join(folder, e.target) == path or _same_file(os.path.join(folder, e.target), path)
+        for e in rec.local
+    )
 
 
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
-    except OSError:
+    except (OSError, ValueError):
         return False
+
+
+def _untrusted(journal: str, why: str) -> str:
+    return (
+        f"the save journal {journal} beside it cannot be trusted ({why}): nerstudio touches "
+        "nothing it names and does not read this folder while it is there; if no save of "
+        "yours was interrupted, remove it"
+    )
 
 
 def _handle(journal: str, path: str | None, wait: float) -> list[str]:
     """Finish (committed) or roll back (not committed) ``journal`` if its save is dead; return
-    the temporary files a live save reserved. For a journal that concerns ``path`` (see
-    :func:`_concerns`), raises FormatError when a dead committed save cannot be finished, or
-    a live one does not finish within ``wait`` seconds; other journals are finished when they
-    can be and otherwise left alone."""
+    the names of the temporary files a live save reserved. For a journal that concerns ``path``
+    (see :func:`_concerns`), raises FormatError when a dead committed save cannot be finished,
+    or a live one does not finish within ``wait`` seconds; a journal that cannot be trusted
+    (see the module docstring) raises it for any ``path``; other journals are finished when
+    they can be and otherwise left alone."""
+    folder = os.path.dirname(journal)
     try:
-        fd = os.open(journal, os.O_RDONLY)  # a lock needs no write access
+        fd = open_regular(journal)  # a lock needs no write access
     except FileNotFoundError:
         return []
+    except NotRegular as exc:
+        if path is None:
+            return []
+        raise FormatError(path, None, _untrusted(journal, f"it is {exc.kind}")) from None
     except OSError as exc:
         if path is None:
             return []
@@ -273,39 +410,56 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
     try:
         deadline = time.monotonic() + wait
         while not try_lock(fd):
-            reserved, commit = _parse(os.pread(fd, os.fstat(fd).st_size, 0))
-            if commit is None or path is None or not _concerns(commit, [], path):
-                return reserved  # a live save still writing its files (the old ones are intact), or another's
+            rec = _read_journal(fd, folder)
+            if rec.problem:
+                break  # a live save never writes such a record: judged below
+            if not rec.committed or path is None or not _concerns(rec, folder, path):
+                return rec.reserved  # a live save still writing its files, or another's
             if time.monotonic() >= deadline:
                 m = JOURNAL_RE.match(os.path.basename(journal))
                 pid = m["pid"] if m else "?"
                 raise FormatError(
                     path,
                     None,
-                    f"a save of {_what(commit)} by process {pid} is still being "
+                    f"a save of {_what(rec)} by process {pid} is still being "
                     "completed: try again in a moment",
                 )
             time.sleep(0.05)
         if not os.path.exists(journal):
             return []  # finished by someone else meanwhile
-        reserved, commit = _parse(os.pread(fd, os.fstat(fd).st_size, 0))
-        if commit is None:  # the save died before it counted: the old files are intact
-            for tmp in reserved:
+        rec = _read_journal(fd, folder)
+        if rec.problem:
+            if path is None:
+                return []
+            raise FormatError(path, None, _untrusted(journal, rec.problem))
+        if not rec.committed:  # the save died before it counted: the old files are intact
+            for tmp in rec.reserved:
                 with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+                    os.unlink(os.path.join(folder, tmp))
             with contextlib.suppress(OSError):
                 os.unlink(journal)
             return []
         try:
-            replay(commit["commit"], commit["journals"])
+            replay(folder, rec.local)
+            step("unjournal", journal)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal)
+        except Untrusted as exc:
+            if path is None:
+                return rec.reserved
+            raise FormatError(path, None, _untrusted(journal, str(exc))) from None
         except OSError as exc:
-            if path is None or not _concerns(commit, [], path):
-                return reserved  # its files stay protected until someone can finish it
-            left = ", ".join(e["tmp"] for e in commit["commit"] if os.path.lexists(e["tmp"]))
+            if path is None or not _concerns(rec, folder, path):
+                return rec.reserved  # its files stay protected until someone can finish it
+            left = ", ".join(
+                os.path.join(folder, e.tmp)
+                for e in rec.local
+                if os.path.lexists(os.path.join(folder, e.tmp))
+            )
             raise FormatError(
                 path,
                 None,
-                f"an interrupted save of {_what(commit)} left its complete new contents "
+                f"an interrupted save of {_what(rec)} left its complete new contents "
                 f"in {left} and nerstudio cannot finish it ({exc.strerror or exc}): the "
                 "files may mix old and new contents; rename (or copy) those files over "
                 f"their targets, then remove {journal}",
@@ -318,18 +472,30 @@ def _handle(journal: str, path: str | None, wait: float) -> list[str]:
 def settle(path: str | os.PathLike[str], wait: float | None = None) -> list[str]:
     """Before reading ``path`` (a file or a folder): finish or roll back the interrupted saves
     of its folder (see the module docstring); a mix of old and new files is never left to be
-    read. Returns the temporary files that live saves reserved (cleaners must leave them)."""
+    read. Returns the names of the temporary files that live saves reserved (cleaners must
+    leave them)."""
     path = os.path.abspath(os.fspath(path))
-    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    if os.path.isdir(path):
+        folders = [path]
+    else:  # a symbolic link's save journals the file it points to, in that file's folder
+        folders = list(dict.fromkeys([os.path.dirname(path), os.path.dirname(_real(path))]))
     protected = []
-    for journal in journals_in(folder):
-        protected.extend(_handle(journal, path, WAIT_FOR_LIVE if wait is None else wait))
+    for folder in folders:
+        for journal in journals_in(folder):
+            protected.extend(_handle(journal, path, WAIT_FOR_LIVE if wait is None else wait))
     return protected
+
+
+def _real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
 
 
 def settle_folder(folder: str) -> list[str]:
     """Before saving in ``folder``: finish the interrupted saves found there, wait for none.
-    Returns the temporary files that live (or unfinishable) saves reserved."""
+    Returns the names of the temporary files that live (or unfinishable) saves reserved."""
     protected = []
     for journal in journals_in(folder):
         protected.extend(_handle(journal, None, 0.0))
