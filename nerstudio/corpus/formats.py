@@ -178,6 +178,8 @@ class Reader:
         self.final_newline = corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
+        if self.strict and corpus.repairs:
+            _refuse_repairs(corpus, self.path)
         self._refuse_losses()
         return corpus
 
@@ -545,6 +547,23 @@ class Reader:
         for kind, obj in self.events():
             if kind == "sentence":
                 yield obj  # type: ignore[misc]
+
+
+def _refuse_repairs(corpus: Corpus, path: str) -> None:
+    """With ``strict``, an invalid tag transition that a foreign reader repaired (the conlleval
+    way) is an error at its token, as it is for column files."""
+    for s in corpus.sentences:
+        if s.tags is None:
+            continue
+        try:
+            decode(s.tags, corpus.scheme, on_invalid="raise")
+        except SchemeError as exc:
+            rows = (s.meta or {}).get("rows")  # CoNLL-U: the lines of the words in the block
+            line = s.line + rows[exc.index] - rows[0] if s.line and rows else s.line or None
+            raise FormatError(
+                path, line, f"--strict: token {exc.index + 1}: {exc.message}"
+            ) from None
+    raise FormatError(path, None, f"--strict: {corpus.repairs} invalid tag transition(s) repaired")
 
 
 def _chain(buffer: list[_T], rest: Iterator[_T]) -> Iterator[_T]:
