@@ -798,3 +798,18 @@ def test_a_sniffer_bug_is_not_hidden(tmp_path, monkeypatch):
     monkeypatch.setattr(prodigy, "sniff", buggy)
     with pytest.raises(KeyError):
         sniff_format(p)
+
+
+def test_jsonl_text_after_the_last_token_is_refused(tmp_path):
+    # six words, four given as tokens: the last two would be dropped without a word
+    p = tmp_path / "tail.jsonl"
+    rec = {"text": "Ann met Bob in Oslo today", "tokens": ["Ann", "met", "Bob", "in"], "spans": []}
+    p.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    for read in (lambda: read_corpus(p), lambda: list(iter_sentences(p))):
+        with pytest.raises(FormatError) as err:
+            read()
+        assert err.value.line == 1 and "'Oslo today'" in err.value.message
+    # trailing whitespace is no word: read as before
+    rec["text"] = "Ann met Bob in  \n"
+    p.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    assert read_corpus(p).sentences[0].words == ("Ann", "met", "Bob", "in")
