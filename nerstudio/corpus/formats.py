@@ -700,12 +700,14 @@ def convert_file(
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
     if strict:
         lines = _strict_lines(lines, losses, dst)
+    # JSON Lines is UTF-8 by definition: a Latin-1 column file is converted into UTF-8
+    enc = foreign.utf8(reader.known_encoding) if fmt == "jsonl" else reader.known_encoding
     write_lines(
         dst,
         lines,
-        reader.known_encoding,
+        enc,
         reader.newline if lossless else "\n",
-        reader.bom if lossless else _writing.new_file_bom(reader.known_encoding),
+        reader.bom if lossless and enc == reader.known_encoding else _writing.new_file_bom(enc),
         (lambda: reader.final_newline) if lossless else True,
     )
     return reader

@@ -425,6 +425,8 @@ def write_corpus(
         losses.target = fmt
         other.load().write(corpus, os.fspath(path), losses, sch)
         return
+    if fmt == "jsonl":  # JSON Lines is UTF-8 by definition, whatever the input was
+        enc = foreign.utf8(enc)
     lossless = fmt == corpus.format and corpus.layout is not None
     lines = render_lines(
         corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields, path

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from ...errors import FormatError
 from ..atomic import AtomicFiles, atomic_files
 from ..model import Corpus, Document
-from . import runtext
+from . import runtext, utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -465,17 +465,18 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
 def _write_pair(files: AtomicFiles, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
     ann = pair(txt)[1]
+    encoding = utf8(corpus.encoding)
     if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):
         # offsets count from after it, as when read (a first U+FEFF of the text is kept)
         text = "\ufeff" + text
     same = False
     try:
-        with open(txt, encoding=corpus.encoding, newline="") as f:
+        with open(txt, encoding=encoding, newline="") as f:
             same = f.read() == text
     except (OSError, UnicodeError):
         pass
     if not same:
-        with files.open(txt, encoding=corpus.encoding) as f:
+        with files.open(txt, encoding=encoding) as f:
             f.write(text)
-    with files.open(ann, encoding=corpus.encoding) as f:
+    with files.open(ann, encoding=encoding) as f:
         f.write(ann_text)

@@ -38,7 +38,7 @@ from ...errors import FormatError
 from ..atomic import atomic_open
 from ..model import Corpus, Document, Sentence, Span
 from ..schemes import SchemeError, decode, detect_scheme, encode
-from . import runtext, ud_entity
+from . import runtext, ud_entity, utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -355,7 +355,7 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     multi = len(corpus.documents) > 1
     nl = corpus.newline if corpus.format == "conllu" else "\n"
     k = 0
-    with atomic_open(path, encoding=corpus.encoding) as f:
+    with atomic_open(path, encoding=utf8(corpus.encoding)) as f:
         if corpus.bom and corpus.format == "conllu":
             f.write("\ufeff")
         for d in corpus.documents:

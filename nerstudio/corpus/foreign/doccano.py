@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+from . import utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -230,7 +231,7 @@ def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str
             rec.update(fields)
             yield rec
 
-    R.write_json_lines(path, records(), corpus.encoding if corpus.format == fmt else "utf-8")
+    R.write_json_lines(path, records(), utf8(corpus.encoding))
 
 
 def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+from . import utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -238,4 +239,4 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
         if "meta" in fields:
             task["meta"] = fields["meta"]
         tasks.append(task)
-    R.write_json(path, tasks, corpus.encoding if corpus.format == NAME else "utf-8")
+    R.write_json(path, tasks, utf8(corpus.encoding))
