@@ -356,3 +356,26 @@ def test_write_back_grows_linearly_with_the_entities(tmp_path):
     t_large = cost(large)
     assert len(read_corpus(large).layout) == 19999
     assert t_large < 40 * max(t_small, 0.01)
+
+
+def test_sentence_and_token_breaks_brat_cannot_hold_are_reported(tmp_path):
+    # two sentences without a final stop run together when the .txt is split again
+    from nerstudio.corpus import convert_file
+
+    src = tmp_path / "in.conll"
+    src.write_text("Ann B-PER\nmet O\nBob B-PER\n\nhe O\nleft O\ntoday O\n")
+    losses = Losses()
+    out = tmp_path / "out.ann"
+    write_corpus(read_corpus(src), out, "brat", losses=losses)
+    assert len(read_corpus(out).sentences) == 1
+    (msg,) = [m for m in losses.messages() if "breaks" in m]
+    assert msg.startswith("the sentence or token breaks of 2 sentence(s)")
+    with pytest.raises(FormatError, match="breaks"):
+        convert_file(src, tmp_path / "strict.ann", to_format="brat", strict=True)
+    assert not (tmp_path / "strict.ann").exists()
+    # sentences the reader finds again (and a brat document saved back): nothing to report
+    src.write_text("Ann B-PER\nmet O\nBob B-PER\n. O\n\nHe O\nleft O\n. O\n")
+    for corpus in (read_corpus(src), read_corpus(_basic(tmp_path))):
+        losses = Losses()
+        write_corpus(corpus, tmp_path / "again.ann", "brat", losses=losses)
+        assert not [m for m in losses.messages() if "breaks" in m]

@@ -352,14 +352,34 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     return corpus
 
 
-def _current(doc: Document) -> tuple[str, list[tuple[int, int, str]]]:
-    """``(start, end, label)`` of every entity of ``doc``, in its text."""
+def _current(
+    doc: Document,
+) -> tuple[str, list[tuple[int, int, str]], list[list[tuple[int, int]]]]:
+    """The text of ``doc``, ``(start, end, label)`` of every entity in it, and each sentence's
+    token offsets."""
     text, offsets = doc.text_and_offsets()
     ents = []
     for s, offs in zip(doc.sentences, offsets):
         for sp in s.spans:
             ents.append((offs[sp.start][0], offs[sp.end - 1][1], sp.label or "Entity"))
-    return text, ents
+    return text, ents, offsets
+
+
+def _count_breaks(
+    text: str, ents: list[tuple[int, int, str]], offsets: list, doc: Document, losses: Losses
+) -> None:
+    """Count the sentences whose sentence or token breaks the reader would not give back (it
+    splits the ``.txt`` again): brat holds running text, not tokens."""
+    again = {tuple(s) for s in runtext.split(text, [(a, b) for a, b, _ in ents])}
+    lost = [s for s, offs in zip(doc.sentences, offsets) if offs and tuple(offs) not in again]
+    if lost:
+        losses.add(
+            "breaks",
+            lost[0].line or None,
+            len(lost),
+            text="the sentence or token breaks of {n} sentence(s) not kept: {fmt} holds running "
+            "text, which is split into sentences and tokens again when read (jsonl keeps them)",
+        )
 
 
 def _layouts(corpus: Corpus) -> list:
@@ -391,7 +411,7 @@ def render_document(
 ) -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
     with (kept as the module docstring says), or None."""
-    text, ents = _current(doc)
+    text, ents, offsets = _current(doc)
     if not text.strip():
         raise FormatError(
             src,
@@ -408,6 +428,7 @@ def render_document(
                 f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
                 "cannot hold it; save as jsonl",
             )
+    _count_breaks(text, ents, offsets, doc, losses)
     out: list[str] = []
     todo = list(ents)
     if old is not None:

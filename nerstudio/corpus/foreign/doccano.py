@@ -210,6 +210,7 @@ def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str
     def records() -> Iterator[dict[str, object]]:
         for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
             R.check_spans_writable(s, offsets, corpus.path or path, text)
+            R.count_token_breaks(s, text, offsets, losses)
             R.check_reads_back(s, text, offsets, corpus.path or path, fmt)
             fields = R.kept_fields(s, fmt)
             key = fields.pop("_key", "label")

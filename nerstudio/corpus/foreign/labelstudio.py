@@ -214,6 +214,7 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     tasks = []
     for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
         R.check_spans_writable(s, offsets, corpus.path or path, text)
+        R.count_token_breaks(s, text, offsets, losses)
         R.check_reads_back(s, text, offsets, corpus.path or path, NAME)
         fields = R.kept_fields(s, NAME)
         from_name, to_name = fields.get("_names") or ("label", "text")
