@@ -700,8 +700,7 @@ def convert_file(
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
     if strict:
         lines = _strict_lines(lines, losses, dst)
-    # JSON Lines is UTF-8 by definition: a Latin-1 column file is converted into UTF-8
-    enc = foreign.utf8(reader.known_encoding) if fmt == "jsonl" else reader.known_encoding
+    enc = _writing.output_encoding(fmt, reader.known_encoding)  # JSONL: UTF-8 by definition
     write_lines(
         dst,
         lines,
