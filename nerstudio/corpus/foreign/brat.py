@@ -27,7 +27,10 @@ offsets (else the offsets are wrong: an error at the line). Choices, reported in
 Nothing set aside is lost: writing back to brat a corpus read from brat writes every original
 line of the ``.ann`` whose entities are unchanged (set-aside entities included), the lines that
 refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
-lines left referring to an entity that was removed are dropped and counted in the report.
+lines left referring to an entity that was removed are dropped and counted in the report. Old
+lines are matched one by one (an id used on two lines keeps both). brat holds the text, not its
+tokens: the sentences whose sentence or token breaks the reader would not find again in the
+written ``.txt`` are counted in the report (``--strict`` refuses them).
 Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
 and the ``.ann`` as one save (:func:`~nerstudio.corpus.atomic.atomic_files`: every file of a pair
 or a collection replaced, or none). Lines are split at ``\n`` only, as brat does: U+2028 and the
