@@ -280,3 +280,102 @@ def test_a_corpus_of_documents_converts_into_a_folder_and_back(tmp_path, capsys)
         for x in (tmp_path / "back.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     assert ids == ["reuters-1", "reuters-1", "reuters-2"]
+
+
+def test_folder_orphan_ann_and_upper_case_pairs(tmp_path):
+    # a.txt/a.ann, b.txt/b.ANN (upper case) and c.ann without its text: one entity each
+    i = TEXT.index
+    _pair(tmp_path, [_t(1, "ORG", 0, 5)], name="a")
+    (tmp_path / "b.txt").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "b.ANN").write_text(_t(1, "LOC", i("Munich"), i("Munich") + 6) + "\n")
+    (tmp_path / "c.ann").write_text(_t(1, "PER", i("Obama"), i("Obama") + 5) + "\n")
+    c = read_corpus(tmp_path)
+    assert [d.id for d in c.documents] == ["a", "b"]
+    assert sorted(sp.label for s in c.sentences for sp in s.spans) == ["LOC", "ORG"]
+    assert not any("without a .ann" in n for n in c.notes)  # b.ANN is b.txt's
+    (orphan,) = [n for n in c.notes if "without a .txt" in n]
+    assert orphan.startswith("1 ") and "c.ann" in orphan
+    with pytest.raises(FormatError):
+        read_corpus(tmp_path, strict=True)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    write_corpus(c, tmp_path)  # saved back: b.ANN rewritten in place, no b.ann beside it
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert len(read_corpus(tmp_path).documents) == 2
+
+
+def test_one_upper_case_pair_is_read_and_written_in_place(tmp_path):
+    (tmp_path / "d.TXT").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "d.ANN").write_text(_t(1, "ORG", 0, 5) + "\n")
+    c = read_corpus(tmp_path / "d.ANN")
+    assert c.sentences[0].spans == [Span(0, 1, "ORG")]
+    c.sentences[0].spans = []
+    write_corpus(c, tmp_path / "d.ANN")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.ANN", "d.TXT"]
+    assert (tmp_path / "d.ANN").read_text() == ""
+
+
+def test_a_repeated_t_id_gains_no_line_on_write_back(tmp_path):
+    # two lines share the id T1 (a hand-merged file): both entities are read, and written back
+    # as they were, without a third line for the one the old id lookup lost
+    i = TEXT.index
+    lines = [_t(1, "ORG", 0, 5), _t(1, "LOC", i("Munich"), i("Munich") + 6)]
+    ann = _pair(tmp_path, lines)
+    c = read_corpus(ann)
+    assert len([sp for s in c.sentences for sp in s.spans]) == 2
+    write_corpus(c, ann)
+    assert ann.read_text(encoding="utf-8") == "".join(x + "\n" for x in lines)
+
+
+def _long(tmp_path, n):
+    """A pair of ``n`` one-word entities, the .ann listing them last first."""
+    parts, ann, pos = [], [], 0
+    for k in range(3 * n):
+        w = ("Alpha", "beta", "Gamma")[k % 3]
+        if k % 3 == 0:
+            ann.append(f"T{k // 3 + 1}\tPER {pos} {pos + len(w)}\t{w}")
+        sep = ". " if k % 12 == 11 else " "
+        parts.append(w + sep)
+        pos += len(w) + len(sep)
+    return _pair(tmp_path, ann[::-1], "".join(parts), name=f"long{n}")
+
+
+def test_write_back_grows_linearly_with_the_entities(tmp_path):
+    # each old line was looked for in a list of the document's entities: 20,000 entities took
+    # over a minute to write back; ten times the entities must cost about ten times as much
+    import time
+
+    def cost(ann):
+        c = read_corpus(ann)
+        next(s for s in c.sentences if s.spans).spans.pop(0)  # one entity removed
+        t = time.process_time()
+        write_corpus(c, ann)
+        return time.process_time() - t
+
+    small, large = _long(tmp_path, 2000), _long(tmp_path, 20000)
+    t_small = min(cost(small), cost(small))
+    t_large = cost(large)
+    assert len(read_corpus(large).layout) == 19999
+    assert t_large < 40 * max(t_small, 0.01)
+
+
+def test_sentence_and_token_breaks_brat_cannot_hold_are_reported(tmp_path):
+    # two sentences without a final stop run together when the .txt is split again
+    from nerstudio.corpus import convert_file
+
+    src = tmp_path / "in.conll"
+    src.write_text("Ann B-PER\nmet O\nBob B-PER\n\nhe O\nleft O\ntoday O\n")
+    losses = Losses()
+    out = tmp_path / "out.ann"
+    write_corpus(read_corpus(src), out, "brat", losses=losses)
+    assert len(read_corpus(out).sentences) == 1
+    (msg,) = [m for m in losses.messages() if "breaks" in m]
+    assert msg.startswith("the sentence or token breaks of 2 sentence(s)")
+    with pytest.raises(FormatError, match="breaks"):
+        convert_file(src, tmp_path / "strict.ann", to_format="brat", strict=True)
+    assert not (tmp_path / "strict.ann").exists()
+    # sentences the reader finds again (and a brat document saved back): nothing to report
+    src.write_text("Ann B-PER\nmet O\nBob B-PER\n. O\n\nHe O\nleft O\n. O\n")
+    for corpus in (read_corpus(src), read_corpus(_basic(tmp_path))):
+        losses = Losses()
+        write_corpus(corpus, tmp_path / "again.ann", "brat", losses=losses)
+        assert not [m for m in losses.messages() if "breaks" in m]

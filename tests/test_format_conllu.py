@@ -174,3 +174,50 @@ def test_bad_lines_are_one_error(tmp_path, capsys, bad, line, fragment):
     assert info.value.line == line and fragment in info.value.message
     assert cli_main(["stats", str(p), "--from", "conllu"]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_strict_refuses_a_repaired_transition_at_its_line(tmp_path):
+    # I-PER after O is repaired into B-PER; --strict must refuse it, naming the word's line
+    text = "\n".join(
+        [
+            "# text = Paris a b",
+            _row(1, "Paris", misc="NE=B-LOC"),
+            "2-3\tab\t_\t_\t_\t_\t_\t_\t_\t_",
+            _row(2, "a"),
+            _row(3, "b", misc="NE=I-PER"),
+            "",
+            "",
+        ]
+    )
+    p = _file(tmp_path, text)
+    assert read_corpus(p).repairs == 1
+    with pytest.raises(FormatError) as e:
+        read_corpus(p, strict=True)
+    assert e.value.line == 5 and "I-PER" in str(e.value)
+
+
+def test_tags_on_ranges_and_empty_nodes_are_reported(tmp_path):
+    # two entities on syntactic words, one on a multiword token, one on an empty node
+    text = "\n".join(
+        [
+            "# text = Ana vámonos Bo",
+            _row(1, "Ana", misc="NE=B-PER"),
+            "2-3\tvámonos\t_\t_\t_\t_\t_\t_\t_\tNE=B-ORG",
+            _row(2, "vamos"),
+            _row(3, "nos"),
+            "3.1\tx\t_\t_\t_\t_\t_\t_\t_\tNE=B-LOC",
+            _row(4, "Bo", misc="NE=B-PER"),
+            "",
+            "",
+        ]
+    )
+    p = _file(tmp_path, text)
+    c = read_corpus(p)
+    assert [sp for s in c.sentences for sp in s.spans] == [Span(0, 1, "PER"), Span(3, 4, "PER")]
+    note = next(n for n in c.notes if "multiword" in n)
+    assert note.startswith("2 entity tag(s)") and "line 3" in note
+    with pytest.raises(FormatError):
+        read_corpus(p, strict=True)
+    out = tmp_path / "back.conllu"
+    write_corpus(c, out)
+    assert out.read_text(encoding="utf-8") == text

@@ -191,3 +191,27 @@ def test_cli(tmp_path, capsys):
         Span(0, 1, "ORG"),
         Span(5, 6, "LOC"),
     ]
+
+
+def test_token_breaks_the_reader_would_not_give_back_are_reported(tmp_path):
+    # "Bob's" is one token of the column file; doccano holds text, read back as Bob + 's
+    from nerstudio.corpus import convert_file
+
+    src = tmp_path / "in.conll"
+    src.write_text("Ann B-PER\nmet O\nBob's O\n\nAnn B-PER\nleft O\n. O\n")
+    losses = Losses()
+    out = tmp_path / "out.jsonl"
+    write_corpus(read_corpus(src), out, "doccano", losses=losses)
+    (msg,) = [m for m in losses.messages() if "token breaks" in m]
+    assert msg.startswith("the token breaks of 1 sentence(s)") and "line 1" in msg
+    back = read_corpus(out, "doccano")
+    assert list(back.sentences[0].words) == ["Ann", "met", "Bob", "'s"]
+    strict_out = tmp_path / "strict.jsonl"
+    with pytest.raises(FormatError, match="token breaks"):
+        convert_file(src, strict_out, to_format="doccano", strict=True)
+    assert not strict_out.exists()
+    # tokens the reader finds again: nothing to report
+    src.write_text("Ann B-PER\nmet O\nBob B-PER\n. O\n")
+    losses = Losses()
+    write_corpus(read_corpus(src), out, "doccano", losses=losses)
+    assert not [m for m in losses.messages() if "token breaks" in m]

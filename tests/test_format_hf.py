@@ -197,3 +197,35 @@ def test_own_jsonl_with_tokens_is_still_jsonl(tmp_path):
     p = tmp_path / "own.jsonl"
     p.write_text('{"tokens": ["Jan", "Peeters"], "spans": [[0, 11, "PER"]]}\n')
     assert sniff_format(p) == "jsonl"
+
+
+def test_strict_refuses_a_repaired_transition(tmp_path):
+    # I-PER after O is read as B-PER (the conlleval way); --strict refuses it at its example
+    p = tmp_path / "t.jsonl"
+    rows = [
+        {"tokens": ["Paris", "is", "big"], "ner_tags": ["B-LOC", "O", "O"]},
+        {"tokens": ["Bob", "and", "Al"], "ner_tags": ["B-PER", "O", "I-PER"]},
+    ]
+    _jsonl(p, rows)
+    assert read_corpus(p).repairs == 1
+    with pytest.raises(FormatError) as err:
+        read_corpus(p, strict=True)
+    assert err.value.line == 2 and "I-PER" in err.value.message
+
+
+def test_label_files_that_disagree_are_reported(tmp_path):
+    p = _jsonl(tmp_path / "train.jsonl")
+    (tmp_path / "labels.txt").write_text("\n".join(NAMES) + "\n")
+    swapped = NAMES[:1] + NAMES[3:5] + NAMES[1:3] + NAMES[5:]  # PER and ORG exchanged
+    info = json.loads(json.dumps(INFO))
+    info["features"]["ner_tags"]["feature"]["names"] = swapped
+    (tmp_path / "dataset_info.json").write_text(json.dumps(info))
+    c = read_corpus(p)
+    assert [s.spans for s in c.sentences] == SPANS  # labels.txt comes first
+    (note,) = [n for n in c.notes if "disagree" in n]
+    assert "labels.txt" in note and "dataset_info.json" in note and "tag 1" in note
+    with pytest.raises(FormatError):
+        read_corpus(p, strict=True)
+    # the same names in both files: nothing to say
+    (tmp_path / "dataset_info.json").write_text(json.dumps(INFO))
+    assert not read_corpus(p).notes

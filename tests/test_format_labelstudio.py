@@ -319,3 +319,16 @@ def test_python_api_reads_and_writes_the_tools_formats(tmp_path):
     assert back.format == "hf" and [s.spans for s in back.sentences] == [
         s.spans for s in c.sentences
     ]
+
+
+def test_token_breaks_the_reader_would_not_give_back_are_reported(tmp_path):
+    from nerstudio.corpus.formats import Losses
+
+    corpus = Corpus(
+        [Document([Sentence(["Bob's", "car"], [Span(0, 1, "PER")]), Sentence(["A", "b"], [])])]
+    )
+    losses = Losses()
+    out = tmp_path / "tasks.json"
+    write_corpus(corpus, out, "label-studio", losses=losses)
+    assert any(m.startswith("the token breaks of 1 sentence(s)") for m in losses.messages())
+    assert read_corpus(out, "label-studio").sentences[0].words == ("Bob", "'s", "car")

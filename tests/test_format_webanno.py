@@ -124,3 +124,67 @@ def test_offsets_in_utf16_units_around_characters_outside_the_bmp(tmp_path):
         "Oslo",
     ]
     assert s1.spans == [Span(0, 1, "PER")] and s2.spans == [Span(0, 1, "LOC")]
+
+
+def _tsv(tmp_path, rows, name="g.tsv"):
+    head = ["#FORMAT=WebAnno TSV 3.3", "#T_SP=" + NE + "|identifier|value", "", ""]
+    p = tmp_path / name
+    p.write_text("\n".join(head + rows + ["", ""]), encoding="utf-8")
+    return p
+
+
+NE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+
+
+def test_an_id_with_a_gap_or_two_labels_is_reported_not_merged(tmp_path):
+    rows = [
+        "#Text=Ann met Bob Smith in New York",
+        "1-1\t0-3\tAnn\t*[1]\tPER[1]\t",  # PER[1] on Ann and Bob: "met" left out
+        "1-2\t4-7\tmet\t_\t_\t",
+        "1-3\t8-11\tBob\t*[1]|*[2]\tPER[1]|PER[2]\t",
+        "1-4\t12-17\tSmith\t*[2]\tPER[2]\t",  # PER[2]: Bob Smith, read
+        "1-5\t18-20\tin\t_\t_\t",
+        "1-6\t21-24\tNew\t*[3]\tLOC[3]\t",  # LOC[3] then GPE[3]: one id, two labels
+        "1-7\t25-29\tYork\t*[3]\tGPE[3]\t",
+    ]
+    c = read_corpus(_tsv(tmp_path, rows))
+    assert c.sentences[0].spans == [Span(2, 4, "PER")]
+    notes = " | ".join(c.notes)
+    assert "1 discontinuous entity" in notes and "1 entity with two labels" in notes
+    with pytest.raises(FormatError):
+        read_corpus(_tsv(tmp_path, rows), strict=True)
+
+
+def _many(tmp_path, n):
+    """A file of ``n`` two-token entities in sentences of twelve tokens (four entities each)."""
+    rows, pos, k = [], 0, 0
+    for sent in range(1, n // 4 + 1):
+        rows.append("#Text=" + " ".join(["Ab"] * 12))
+        for i in range(12):
+            cell = "_"
+            if i % 3 != 2:
+                cell = f"PER[{k + 1}]"
+                if i % 3 == 1:
+                    k += 1
+            rows.append(f"{sent}-{i + 1}\t{pos}-{pos + 2}\tAb\t_\t{cell}\t")
+            pos += 3
+        rows.append("")
+    return _tsv(tmp_path, rows, f"many{n}.tsv")
+
+
+def test_reading_grows_linearly_with_the_entities(tmp_path):
+    # ten times the entities must cost about ten times as much, not a hundred (the stacked-entity
+    # check compared every entity with every kept one: 20,000 entities took a minute)
+    import time
+
+    def cost(p):
+        t = time.process_time()
+        c = read_corpus(p)
+        return time.process_time() - t, sum(len(s.spans) for s in c.sentences)
+
+    small, large = _many(tmp_path, 2000), _many(tmp_path, 20000)
+    cost(small)  # warm up (imports)
+    t_small, n_small = min(cost(small), cost(small))
+    t_large, n_large = cost(large)
+    assert (n_small, n_large) == (2000, 20000)
+    assert t_large < 40 * max(t_small, 0.01)

@@ -678,9 +678,13 @@ def test_unencodable_character_leaves_target_unchanged(tmp_path, where, fmt):
     words[k][-1] = "Zürich"
     corpus = Corpus.from_sentences([Sentence(w, []) for w in words])
     target = write_bytes(tmp_path / "target", "old contents\n")
+    if fmt == "jsonl":  # UTF-8 by definition: written in UTF-8 whatever the encoding asked
+        write_corpus(corpus, target, format=fmt, encoding="ascii")
+        assert "Zürich" in target.read_bytes().decode("utf-8")
+        return
     with pytest.raises(FormatError) as info:
         write_corpus(corpus, target, format=fmt, encoding="ascii")
-    line = {"conll2003": [3, 6, 8], "jsonl": [1, 2, 3]}[fmt][k]
+    line = [3, 6, 8][k]
     assert str(info.value).startswith(f"{target}:{line}: ") and "ascii" in str(info.value)
     assert "'ü'" in str(info.value)
     assert target.read_text() == "old contents\n"
@@ -798,3 +802,18 @@ def test_a_sniffer_bug_is_not_hidden(tmp_path, monkeypatch):
     monkeypatch.setattr(prodigy, "sniff", buggy)
     with pytest.raises(KeyError):
         sniff_format(p)
+
+
+def test_jsonl_text_after_the_last_token_is_refused(tmp_path):
+    # six words, four given as tokens: the last two would be dropped without a word
+    p = tmp_path / "tail.jsonl"
+    rec = {"text": "Ann met Bob in Oslo today", "tokens": ["Ann", "met", "Bob", "in"], "spans": []}
+    p.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    for read in (lambda: read_corpus(p), lambda: list(iter_sentences(p))):
+        with pytest.raises(FormatError) as err:
+            read()
+        assert err.value.line == 1 and "'Oslo today'" in err.value.message
+    # trailing whitespace is no word: read as before
+    rec["text"] = "Ann met Bob in  \n"
+    p.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    assert read_corpus(p).sentences[0].words == ("Ann", "met", "Bob", "in")

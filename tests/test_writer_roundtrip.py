@@ -276,3 +276,39 @@ def test_two_documents_read_with_one_id_stay_two_documents(tmp_path, fmt):
     write_corpus(c, out, format=fmt, losses=losses)
     back = read_corpus(out, format=fmt)
     assert [[s.words for s in d.sentences] for d in back.documents] == [[("a", "b")], [("c", "d")]]
+
+
+@pytest.mark.parametrize(
+    "fmt, name",
+    [
+        ("jsonl", "out.jsonl"),
+        ("conllu", "out.conllu"),
+        ("brat", "out.ann"),
+        ("doccano", "out.jsonl"),
+        ("label-studio", "out.json"),
+        ("prodigy", "out.jsonl"),
+        ("hf", "out.jsonl"),
+    ],
+)
+def test_utf8_formats_are_written_in_utf8_whatever_the_input(tmp_path, fmt, name):
+    # a Latin-1 column file: the formats defined as UTF-8 are written in UTF-8, not Latin-1
+    from nerstudio.corpus import convert_file
+
+    src = tmp_path / "latin1.conll"
+    src.write_bytes("José B-PER\nMünchen B-LOC\n".encode("latin-1"))
+    corpus = read_corpus(src, "columns", encoding="latin-1")
+    for k, write in enumerate(
+        (
+            lambda out: write_corpus(corpus, out, fmt),
+            lambda out: convert_file(src, out, "columns", fmt, encoding="latin-1"),
+        )
+    ):
+        folder = tmp_path / f"w{k}"
+        folder.mkdir()
+        out = folder / name
+        write(out)
+        written = [p for p in folder.iterdir() if not p.name.endswith(".labels.txt")]
+        text = "".join(p.read_bytes().decode("utf-8") for p in written)  # not Latin-1
+        assert "José" in text or "Jos\\u00e9" in text
+        back = read_corpus(out, fmt)
+        assert [w for s in back.sentences for w in s.words] == ["José", "München"]

@@ -178,6 +178,8 @@ class Reader:
         self.final_newline = corpus.final_newline
         self.ncols, self.repairs = corpus.ncols, corpus.repairs
         self.notes = list(corpus.notes)
+        if self.strict and corpus.repairs:
+            _refuse_repairs(corpus, self.path)
         self._refuse_losses()
         return corpus
 
@@ -547,6 +549,23 @@ class Reader:
                 yield obj  # type: ignore[misc]
 
 
+def _refuse_repairs(corpus: Corpus, path: str) -> None:
+    """With ``strict``, an invalid tag transition that a foreign reader repaired (the conlleval
+    way) is an error at its token, as it is for column files."""
+    for s in corpus.sentences:
+        if s.tags is None:
+            continue
+        try:
+            decode(s.tags, corpus.scheme, on_invalid="raise")
+        except SchemeError as exc:
+            rows = (s.meta or {}).get("rows")  # CoNLL-U: the lines of the words in the block
+            line = s.line + rows[exc.index] - rows[0] if s.line and rows else s.line or None
+            raise FormatError(
+                path, line, f"--strict: token {exc.index + 1}: {exc.message}"
+            ) from None
+    raise FormatError(path, None, f"--strict: {corpus.repairs} invalid tag transition(s) repaired")
+
+
 def _chain(buffer: list[_T], rest: Iterator[_T]) -> Iterator[_T]:
     yield from buffer
     buffer.clear()
@@ -681,12 +700,13 @@ def convert_file(
     lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
     if strict:
         lines = _strict_lines(lines, losses, dst)
+    enc = _writing.output_encoding(fmt, reader.known_encoding)  # JSONL: UTF-8 by definition
     write_lines(
         dst,
         lines,
-        reader.known_encoding,
+        enc,
         reader.newline if lossless else "\n",
-        reader.bom if lossless else _writing.new_file_bom(reader.known_encoding),
+        reader.bom if lossless and enc == reader.known_encoding else _writing.new_file_bom(enc),
         (lambda: reader.final_newline) if lossless else True,
     )
     return reader

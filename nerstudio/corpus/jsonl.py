@@ -21,8 +21,9 @@ an exception of another kind, nor a silently altered reading:
 * offsets are whole numbers (``3`` or ``3.0``); fractions, ``NaN``, infinities, booleans and
   strings are refused; a span must be non-empty and inside the text;
 * labels are strings (``null`` is refused, not read as ``"None"``);
-* with ``tokens``, the characters between them must be whitespace (a character no token covers
-  would become a token of its own when the text is written as running text: refused);
+* with ``tokens``, the characters between them and after the last one must be whitespace (a
+  character no token covers would be lost, or become a token of its own when the text is
+  written as running text: refused);
 * without ``tokens`` the text is split into words and punctuation by
   :mod:`~nerstudio.corpus.segment`, as plain text is (one tokeniser for all running text), and a
   span boundary that falls inside a word splits the word there (``"Obama's"`` with a span over ``Obama`` gives the tokens
@@ -250,6 +251,13 @@ def parse_object(
                 )
             offsets.append((k, k + len(t)))
             pos = k + len(t) + exact
+        if not exact and text[pos:].strip():  # else the words after the last token are lost
+            raise FormatError(
+                path,
+                lineno,
+                f"the text after the last token holds {text[pos:].strip()[:20]!r} (from "
+                f"{pos}), which no token covers: every word of the text must be a token",
+            )
         words = list(tokens)
     else:
         assert text is not None  # a record without "text" has "tokens" (refused above if not)

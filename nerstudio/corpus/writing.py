@@ -390,6 +390,17 @@ def new_file_bom(encoding: str) -> bool:
     return codecs.lookup(encoding).name == "utf-8-sig"
 
 
+def output_encoding(fmt: str, encoding: str) -> str:
+    """The encoding a file of format ``fmt`` is written in when ``encoding`` is asked (or was
+    read): column formats keep it; JSONL and the other tools' formats are UTF-8 by definition
+    (:func:`nerstudio.corpus.foreign.utf8`), so a Latin-1 input is written in UTF-8 there. A
+    caller that reads the file again after writing it reads it in this encoding."""
+    fmt = normalize_format(fmt)
+    if fmt == "jsonl" or foreign.handler(fmt) is not None:
+        return foreign.utf8(encoding)
+    return encoding
+
+
 def write_corpus(
     corpus: Corpus,
     path: StrPath,
@@ -425,6 +436,7 @@ def write_corpus(
         losses.target = fmt
         other.load().write(corpus, os.fspath(path), losses, sch)
         return
+    enc = output_encoding(fmt, enc)
     lossless = fmt == corpus.format and corpus.layout is not None
     lines = render_lines(
         corpus, fmt, sch, corpus_events(corpus, lossless), lossless, losses, record_fields, path

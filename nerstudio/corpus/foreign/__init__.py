@@ -21,7 +21,7 @@ A handler module (``nerstudio/corpus/foreign/<module>.py``) defines:
     atomically (:func:`~nerstudio.corpus.atomic.atomic_open`; several files as one save with
     :func:`~nerstudio.corpus.atomic.atomic_files`), in tag ``scheme`` where the format has tags,
     counting in ``losses`` what the format cannot keep, and refusing (naming the sentence) what
-    its reader would not read back.
+    its reader would not read back; in UTF-8 (:func:`utf8`), whatever the input's encoding.
 
 Modules are imported only when a file is sniffed, read or written in their format, so that
 start-up stays fast.
@@ -29,6 +29,7 @@ start-up stays fast.
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import os
 from dataclasses import dataclass
@@ -147,6 +148,14 @@ def for_extension(path: str | os.PathLike[str]) -> str | None:
         if h.writable and any(name.endswith(ext) for ext in h.extensions):
             return h.name
     return None
+
+
+def utf8(encoding: str) -> str:
+    """The encoding to write a format defined as UTF-8 in (JSON and JSON Lines, CoNLL-U, brat:
+    every handler here, and nerstudio's own JSONL): ``encoding`` when it is UTF-8 (with or
+    without a byte-order mark), else UTF-8. A corpus read from a Latin-1 file is written in
+    UTF-8 there, or the other tools would misread every accented letter."""
+    return encoding if codecs.lookup(encoding).name in ("utf-8", "utf-8-sig") else "utf-8"
 
 
 def describe() -> str:

@@ -34,6 +34,7 @@ from ...errors import FormatError, Msg
 from ..atomic import atomic_open
 from ..jsonl import check_strings, loads, may_hold_surrogates, parse_object, trimmed_example
 from ..model import Corpus, Document, Sentence, Span
+from ..segment import tokens as segment_tokens
 
 if TYPE_CHECKING:
     from ..jsonl import Record
@@ -485,6 +486,24 @@ def check_reads_back(
             f"{fmt}: its entities would not read back ({exc.message}); save as "
             "jsonl",
         ) from None
+
+
+def count_token_breaks(
+    s: Sentence, text: str, offsets: list[tuple[int, int]], losses: Losses
+) -> None:
+    """Count a sentence whose tokens the reader of a record of running text would not give
+    back: it tokenises the text again (:func:`~nerstudio.corpus.segment.tokens`, cut at the
+    entities' edges, as :func:`~nerstudio.corpus.jsonl.parse_object` does)."""
+    if any(not w.strip() for w in s.words):  # counted as blank tokens already
+        return
+    cuts = {c for a, b, _ in char_spans(s, offsets) for c in (a, b)}
+    if segment_tokens(text, cuts) != [tuple(o) for o in offsets]:
+        losses.add(
+            "token_breaks",
+            s.line or None,
+            text="the token breaks of {n} sentence(s) not kept: {fmt} holds running text, "
+            "which is split into tokens again when read (jsonl keeps them)",
+        )
 
 
 def count_columns(corpus: Corpus, losses: Losses, fmt: str) -> None:

@@ -2,8 +2,9 @@
 
 Either file may be named (``nerstudio stats doc.ann`` or ``doc.txt`` when ``doc.ann`` is beside
 it), or a **folder** of such pairs, as brat keeps a collection (``nerstudio stats collection/``):
-each pair is one document, in the order of the file names; a ``.txt`` without its ``.ann``, an
-empty ``.txt`` and subfolders are not read (reported). The ``.ann`` holds one annotation per line: text-bound ``T1<TAB>LABEL START END<TAB>text``
+each pair is one document, in the order of the file names (``NAME.TXT``/``NAME.ANN`` in upper
+case too); a ``.txt`` without its ``.ann``, a ``.ann`` without its ``.txt``, an empty ``.txt``
+and subfolders are not read (reported). The ``.ann`` holds one annotation per line: text-bound ``T1<TAB>LABEL START END<TAB>text``
 (character offsets into the ``.txt``), and relations ``R``, events ``E``, attributes ``A``/``M``,
 normalisations ``N``, notes ``#`` and equivalences ``*``.
 
@@ -26,7 +27,10 @@ offsets (else the offsets are wrong: an error at the line). Choices, reported in
 Nothing set aside is lost: writing back to brat a corpus read from brat writes every original
 line of the ``.ann`` whose entities are unchanged (set-aside entities included), the lines that
 refer only to entities still there, and new ``T`` lines (new ids) for new or changed entities;
-lines left referring to an entity that was removed are dropped and counted in the report.
+lines left referring to an entity that was removed are dropped and counted in the report. Old
+lines are matched one by one (an id used on two lines keeps both). brat holds the text, not its
+tokens: the sentences whose sentence or token breaks the reader would not find again in the
+written ``.txt`` are counted in the report (``--strict`` refuses them).
 Writing writes the ``.txt`` (the document's text, from :meth:`Document.text_and_offsets`)
 and the ``.ann`` as one save (:func:`~nerstudio.corpus.atomic.atomic_files`: every file of a pair
 or a collection replaced, or none). Lines are split at ``\n`` only, as brat does: U+2028 and the
@@ -43,12 +47,13 @@ import bisect
 import itertools
 import os
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from ...errors import FormatError
 from ..atomic import AtomicFiles, atomic_files
 from ..model import Corpus, Document
-from . import runtext
+from . import runtext, utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -60,9 +65,31 @@ _IDS = re.compile(r"(?<![\w])([TERAMN#]\d+)\b")
 
 
 def pair(path: str) -> tuple[str, str]:
-    """The ``(.txt, .ann)`` paths for either file of a pair."""
-    stem = os.path.splitext(path)[0]
-    return stem + ".txt", stem + ".ann"
+    """The ``(.txt, .ann)`` paths for either file of a pair (``NAME.ANN`` beside ``NAME.TXT``
+    too: the partner is the file that exists, in lower or upper case)."""
+    stem, ext = os.path.splitext(path)
+    low = ext.lower()
+    txt = path if low == ".txt" else _partner(stem, ".txt")
+    ann = path if low == ".ann" else _partner(stem, ".ann")
+    return txt, ann
+
+
+def _partner(stem: str, ext: str) -> str:
+    for cand in (stem + ext, stem + ext.upper()):
+        if os.path.isfile(cand):
+            return cand
+    return stem + ext
+
+
+def _members(names: list[str]) -> dict[str, dict[str, str]]:
+    """``stem -> {".txt" or ".ann": file name}`` of the names of one folder (the extension in
+    any case; hidden files left out; of two names differing in the extension's case, the first)."""
+    out: dict[str, dict[str, str]] = {}
+    for name in names:
+        stem, ext = os.path.splitext(name)
+        if not name.startswith(".") and ext.lower() in (".txt", ".ann"):
+            out.setdefault(stem, {}).setdefault(ext.lower(), name)
+    return out
 
 
 def sniff(path: str, head: str) -> bool:
@@ -156,31 +183,33 @@ def _choose(ents: list[tuple[int, int, str, int, str, bool, bool]]) -> tuple[lis
     return sorted(kept), aside
 
 
-def folder_pairs(folder: str) -> tuple[list[tuple[str, str]], list[str], list[str]]:
-    """The ``(.txt, .ann)`` pairs of a folder in name order, the ``.txt`` files without a
-    ``.ann`` and the subfolders (neither is read)."""
+def folder_pairs(folder: str) -> tuple[list[tuple[str, str]], list[str], list[str], list[str]]:
+    """The ``(.txt, .ann)`` pairs of a folder in name order (extensions in any case), the
+    ``.txt`` files without a ``.ann``, the ``.ann`` files without a ``.txt`` and the subfolders
+    (none of the three is read)."""
     try:
         names = sorted(os.listdir(folder))
     except OSError as exc:
         raise FormatError(folder, None, f"cannot read the folder: {exc.strerror or exc}") from None
-    pairs, lone, subfolders = [], [], []
-    for name in names:
-        full = os.path.join(folder, name)
-        if os.path.isdir(full):
-            if not name.startswith("."):
-                subfolders.append(name)
-            continue
-        if name.lower().endswith(".ann") and not name.startswith("."):
-            txt = pair(full)[0]
-            if os.path.isfile(txt):
-                pairs.append((txt, full))
-        elif (
-            name.lower().endswith(".txt")
-            and not name.startswith(".")
-            and not os.path.isfile(pair(full)[1])
-        ):
+    subfolders = [
+        n for n in names if not n.startswith(".") and os.path.isdir(os.path.join(folder, n))
+    ]
+    files = [n for n in names if not os.path.isdir(os.path.join(folder, n))]
+    members = _members(files)
+    pairs, lone, orphans = [], [], []
+    for name in files:
+        stem, ext = os.path.splitext(name)
+        found = members.get(stem, {})
+        if found.get(ext.lower()) != name:
+            continue  # not a member (another extension, hidden, or a second case of one)
+        if ext.lower() == ".ann":
+            if ".txt" in found:
+                pairs.append((os.path.join(folder, found[".txt"]), os.path.join(folder, name)))
+            else:
+                orphans.append(name)
+        elif ".ann" not in found:
             lone.append(name)
-    return pairs, lone, subfolders
+    return pairs, lone, orphans, subfolders
 
 
 def is_collection(path: str) -> bool:
@@ -284,7 +313,7 @@ def _notes(losses: list) -> list[str]:
 def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     """A brat collection: one document per pair; ``layout`` holds each document's ``.ann``
     lines (a list per document, in document order)."""
-    pairs, lone, subfolders = folder_pairs(folder)
+    pairs, lone, orphans, subfolders = folder_pairs(folder)
     if not pairs:
         raise FormatError(folder, None, "no brat pairs (NAME.txt with NAME.ann) in this folder")
     docs, layouts, notes, empty = [], [], [], []
@@ -317,6 +346,7 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     for what, names in (
         ("empty .txt file(s) not read (no sentence)", empty),
         (".txt file(s) without a .ann not read", lone),
+        (".ann file(s) without a .txt not read (their entities have no text)", orphans),
         ("subfolder(s) not read", subfolders),
     ):
         if names:
@@ -325,14 +355,34 @@ def _read_folder(folder: str, encoding: str, scheme: str | None) -> Corpus:
     return corpus
 
 
-def _current(doc: Document) -> tuple[str, list[tuple[int, int, str]]]:
-    """``(start, end, label)`` of every entity of ``doc``, in its text."""
+def _current(
+    doc: Document,
+) -> tuple[str, list[tuple[int, int, str]], list[list[tuple[int, int]]]]:
+    """The text of ``doc``, ``(start, end, label)`` of every entity in it, and each sentence's
+    token offsets."""
     text, offsets = doc.text_and_offsets()
     ents = []
     for s, offs in zip(doc.sentences, offsets):
         for sp in s.spans:
             ents.append((offs[sp.start][0], offs[sp.end - 1][1], sp.label or "Entity"))
-    return text, ents
+    return text, ents, offsets
+
+
+def _count_breaks(
+    text: str, ents: list[tuple[int, int, str]], offsets: list, doc: Document, losses: Losses
+) -> None:
+    """Count the sentences whose sentence or token breaks the reader would not give back (it
+    splits the ``.txt`` again): brat holds running text, not tokens."""
+    again = {tuple(s) for s in runtext.split(text, [(a, b) for a, b, _ in ents])}
+    lost = [s for s, offs in zip(doc.sentences, offsets) if offs and tuple(offs) not in again]
+    if lost:
+        losses.add(
+            "breaks",
+            lost[0].line or None,
+            len(lost),
+            text="the sentence or token breaks of {n} sentence(s) not kept: {fmt} holds running "
+            "text, which is split into sentences and tokens again when read (jsonl keeps them)",
+        )
 
 
 def _layouts(corpus: Corpus) -> list:
@@ -364,7 +414,7 @@ def render_document(
 ) -> tuple[str, str]:
     """The ``.txt`` and ``.ann`` contents of ``doc``; ``old``: the ``.ann`` lines it was read
     with (kept as the module docstring says), or None."""
-    text, ents = _current(doc)
+    text, ents, offsets = _current(doc)
     if not text.strip():
         raise FormatError(
             src,
@@ -381,33 +431,11 @@ def render_document(
                 f"covers {'no text' if a >= b else 'only whitespace'} ({text[a:b]!r}): brat "
                 "cannot hold it; save as jsonl",
             )
+    _count_breaks(text, ents, offsets, doc, losses)
     out: list[str] = []
     todo = list(ents)
     if old is not None:
-        was = {e[4]: e for e in _entities(old, text, src)} if text == doc.text else {}
-        kept_first, _ = _choose(list(was.values()))
-        shown = {e[4] for e in kept_first}
-        alive = set()
-        for tid, e in was.items():
-            key = (e[0], e[1], e[2])
-            if tid not in shown:
-                alive.add(tid)  # set aside when read: never shown, never edited
-            elif key in todo:
-                todo.remove(key)
-                alive.add(tid)
-        dropped = 0
-        for line in old:
-            if line.startswith("T"):
-                if line.split("\t", 1)[0] in alive:
-                    out.append(line)
-                continue
-            refs = [r for r in _IDS.findall("\t".join(line.split("\t")[1:])) if r[0] in "TE"]
-            if all(r in alive or not r.startswith("T") for r in refs):
-                out.append(line)
-            else:
-                dropped += 1
-        if dropped:
-            losses.add("brat_refs", None, dropped)
+        out, todo = _keep_old_lines(old, text, doc, src, todo, losses)
     used = {int(m.group(1)) for ln in out for m in [re.match(r"T(\d+)", ln)] if m}
     n = max(used, default=0)
     for a, b, label in sorted(todo):
@@ -416,6 +444,44 @@ def render_document(
         surface = text[a:b].replace("\r\n", "  ").replace("\n", " ").replace("\r", " ")
         out.append(f"T{n}\t{label} {a} {b}\t{surface}")
     return text, "".join(ln + "\n" for ln in out)
+
+
+def _keep_old_lines(
+    old: list[str], text: str, doc: Document, src: str, ents: list, losses: Losses
+) -> tuple[list[str], list]:
+    """The lines of ``old`` to write again and the entities of ``ents`` that no kept ``T`` line
+    holds. Lines are matched one by one (by line, not by id: an id may repeat), each current
+    entity with at most one old line of the same offsets and label (a multiset: linear, where
+    searching a list for each line was quadratic)."""
+    found = _entities(old, text, src) if text == doc.text else []
+    shown = {e[3] for e in _choose(found)[0]}  # the lines whose entities were shown
+    left = Counter((a, b, label) for a, b, label in ents)
+    alive = set()  # lines whose entity is still there (or was set aside: never shown, never edited)
+    for e in found:
+        key = (e[0], e[1], e[2])
+        if e[3] not in shown:
+            alive.add(e[3])
+        elif left[key] > 0:
+            left[key] -= 1
+            alive.add(e[3])
+    t_lines = {e[3] for e in found}
+    alive_ids = {e[4] for e in found if e[3] in alive}
+    out, dropped = [], 0
+    for lineno, line in enumerate(old, 1):
+        if lineno in t_lines:
+            if lineno in alive:
+                out.append(line)
+            continue
+        if line.startswith("T"):  # not an entity of this text (the text changed): not kept
+            continue
+        refs = [r for r in _IDS.findall("\t".join(line.split("\t")[1:])) if r[0] in "TE"]
+        if all(r in alive_ids or not r.startswith("T") for r in refs):
+            out.append(line)
+        else:
+            dropped += 1
+    if dropped:
+        losses.add("brat_refs", None, dropped)
+    return out, list(left.elements())
 
 
 def _file_name(name: str) -> bool:
@@ -455,27 +521,37 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
             )
     with atomic_files() as files:  # every file of the save replaced, or none
         if os.path.isdir(path):
+            try:  # a pair already there keeps its names (NAME.ANN is not doubled by a NAME.ann)
+                members = _members(os.listdir(path))
+            except OSError as exc:
+                raise FormatError(
+                    path, None, f"cannot read the folder: {exc.strerror or exc}"
+                ) from None
             for doc, stem, old in zip(corpus.documents, _document_names(corpus), _layouts(corpus)):
-                txt = os.path.join(path, stem + ".txt")
-                _write_pair(files, txt, *render_document(doc, old, txt, losses), corpus)
+                found = members.get(stem, {})
+                txt = os.path.join(path, found.get(".txt", stem + ".txt"))
+                ann = os.path.join(path, found.get(".ann", stem + ".ann"))
+                _write_pair(files, txt, ann, *render_document(doc, old, txt, losses), corpus)
             return
-        _write_pair(files, pair(path)[0], *render(corpus, losses, path), corpus)
+        _write_pair(files, *pair(path), *render(corpus, losses, path), corpus)
 
 
-def _write_pair(files: AtomicFiles, txt: str, text: str, ann_text: str, corpus: Corpus) -> None:
+def _write_pair(
+    files: AtomicFiles, txt: str, ann: str, text: str, ann_text: str, corpus: Corpus
+) -> None:
     """The ``.txt`` (only when it changed) and the ``.ann``, in the save ``files``."""
-    ann = pair(txt)[1]
+    encoding = utf8(corpus.encoding)
     if (corpus.bom and corpus.format in ("brat", "text")) or text.startswith("\ufeff"):
         # offsets count from after it, as when read (a first U+FEFF of the text is kept)
         text = "\ufeff" + text
     same = False
     try:
-        with open(txt, encoding=corpus.encoding, newline="") as f:
+        with open(txt, encoding=encoding, newline="") as f:
             same = f.read() == text
     except (OSError, UnicodeError):
         pass
     if not same:
-        with files.open(txt, encoding=corpus.encoding) as f:
+        with files.open(txt, encoding=encoding) as f:
             f.write(text)
-    with files.open(ann, encoding=corpus.encoding) as f:
+    with files.open(ann, encoding=encoding) as f:
         f.write(ann_text)

@@ -11,7 +11,8 @@ Dependencies' ``Entity=`` bracket annotation (CorefUD, GUM) is read from its bra
 file with none of them is read with no entities, and a note says so.
 
 * The tokens are the syntactic words (integer IDs). Multiword token ranges (``1-2 vámonos``) and
-  empty nodes (``8.1``) are not tokens, and are kept.
+  empty nodes (``8.1``) are not tokens, and are kept; an entity tag on one of their lines is not
+  read (a note counts them: which words it would cover is a guess).
 * ``# newdoc`` starts a new document. The UPOS column is the sentence's extra column (the
   tagger's part-of-speech).
 * A document's text is its sentences' texts, one per line: the ``# text`` comment when the
@@ -37,7 +38,7 @@ from ...errors import FormatError
 from ..atomic import atomic_open
 from ..model import Corpus, Document, Sentence, Span
 from ..schemes import SchemeError, decode, detect_scheme, encode
-from . import runtext, ud_entity
+from . import runtext, ud_entity, utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -168,6 +169,21 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     if key is None and "Entity" not in present:
         notes.append(
             "no NE= or NER= attribute in the MISC column (nor UD's Entity= brackets): no entities read"
+        )
+    beside = []  # lines of ranges and empty nodes that carry an entity tag
+    for b in blocks:
+        word_rows = set(b.word_rows)
+        for r, line in enumerate(b.lines):
+            if r in word_rows or line.startswith("#"):
+                continue
+            misc = _misc(line.split("\t")[9])
+            if any(_tag_of(misc, k) not in (None, "O") for k in KEYS):
+                beside.append(b.first + r)
+    if beside:
+        notes.append(
+            f"{len(beside)} entity tag(s) on multiword-token or empty-node lines (1-2, 1.1) not "
+            f"read: nerstudio's tokens are the syntactic words; kept when saved back as conllu, "
+            f"first at line {beside[0]}"
         )
     if mixed:
         notes.append(
@@ -339,7 +355,7 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     multi = len(corpus.documents) > 1
     nl = corpus.newline if corpus.format == "conllu" else "\n"
     k = 0
-    with atomic_open(path, encoding=corpus.encoding) as f:
+    with atomic_open(path, encoding=utf8(corpus.encoding)) as f:
         if corpus.bom and corpus.format == "conllu":
             f.write("\ufeff")
         for d in corpus.documents:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+from . import utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -209,6 +210,7 @@ def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str
     def records() -> Iterator[dict[str, object]]:
         for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
             R.check_spans_writable(s, offsets, corpus.path or path, text)
+            R.count_token_breaks(s, text, offsets, losses)
             R.check_reads_back(s, text, offsets, corpus.path or path, fmt)
             fields = R.kept_fields(s, fmt)
             key = fields.pop("_key", "label")
@@ -230,7 +232,7 @@ def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str
             rec.update(fields)
             yield rec
 
-    R.write_json_lines(path, records(), corpus.encoding if corpus.format == fmt else "utf-8")
+    R.write_json_lines(path, records(), utf8(corpus.encoding))
 
 
 def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:

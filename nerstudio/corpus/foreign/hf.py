@@ -12,6 +12,9 @@ names are looked for next to the file, in this order:
    feature's ``ClassLabel`` (``features.ner_tags.feature.names``); ``dataset_infos.json`` (one
    entry per configuration) too, from its first configuration that has them.
 
+When several of these are present and name the tags differently, the first is read and a note
+says which files disagree (``--strict`` refuses the file).
+
 A file with integer tags and none of these is **one error** naming them, never zero entities.
 String tags (``"B-PER"``) are read as tags directly. The tag key is ``ner_tags``, or ``tags``
 when there is no ``ner_tags``. The tag scheme is detected from all the tags, as for column files
@@ -83,7 +86,14 @@ def sidecar(path: str) -> str:
 def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | None:
     """The tag names for the data file ``path`` and the file they came from (see the module
     docstring), or ``None``. A labels file that cannot be read is an error naming it."""
+    found = all_label_names(path, key)
+    return found[0] if found else None
+
+
+def all_label_names(path: str, key: str = "ner_tags") -> list[tuple[list[str], str]]:
+    """Every ``(names, file)`` found for ``path``, in the order of the module docstring."""
     folder = os.path.dirname(os.path.abspath(path))
+    out = []
     for cand in (sidecar(path), os.path.join(folder, "labels.txt")):
         if os.path.isfile(cand):
             text = R.read_text(cand, "utf-8")
@@ -94,7 +104,7 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
                 raise FormatError(
                     cand, None, "a labels file holds one tag name per line, no blank lines"
                 )
-            return names, cand
+            out.append((names, cand))
     for cand in ("dataset_info.json", "dataset_infos.json"):
         full = os.path.join(folder, cand)
         if not os.path.isfile(full):
@@ -111,10 +121,28 @@ def label_names(path: str, key: str = "ner_tags") -> tuple[list[str], str] | Non
             else []
         )
         for one in infos:
-            found = _feature_names(one, key)
-            if found:
-                return found, full
-    return None
+            feature = _feature_names(one, key)
+            if feature:
+                out.append((feature, full))
+                break
+    return out
+
+
+def _disagreement(found: list[tuple[list[str], str]]) -> str | None:
+    """A note when the label files found name the tags differently (the first one is read)."""
+    names, source = found[0]
+    other = next(((n, f) for n, f in found[1:] if n != names), None)
+    if other is None:
+        return None
+    k = next((i for i, (a, b) in enumerate(zip(names, other[0])) if a != b), None)
+    if k is not None:
+        why = f"tag {k} is {names[k]!r} in one, {other[0][k]!r} in the other"
+    else:
+        why = f"{len(names)} names against {len(other[0])}"
+    return (
+        f"the tag names of {os.path.basename(source)} and {os.path.basename(other[1])} "
+        f"disagree ({why}): read with those of {os.path.basename(source)}"
+    )
 
 
 def _feature_names(info: object, key: str) -> list[str] | None:
@@ -141,6 +169,7 @@ def _examples(path: str, encoding: str) -> Iterator[tuple[int, object]]:
 
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     rows, empty, names, names_from = [], 0, None, None
+    conflict: str | None = None
     for line, ex in _examples(path, encoding):
         if not isinstance(ex, dict):
             raise FormatError(path, line, f"each example must be a JSON object, not {R.show(ex)}")
@@ -160,8 +189,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             )
         if all(type(t) is int for t in tags) and tags:
             if names is None:
-                found = label_names(path, key or "ner_tags")  # tags were found under key
-                if found is None:
+                every = all_label_names(path, key or "ner_tags")  # tags were found under key
+                if not every:
                     raise FormatError(
                         path,
                         line,
@@ -170,7 +199,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
                         "labels.txt next to the file, or put there the dataset_info.json "
                         "that datasets saves (features.ner_tags.feature.names)",
                     )
-                names, names_from = found
+                names, names_from = every[0]
+                conflict = _disagreement(every)
             bad = next((t for t in tags if not 0 <= t < len(names)), None)
             if bad is not None:
                 raise FormatError(
@@ -221,6 +251,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     for k, d in enumerate(docs):
         d.id = str(k + 1)
     notes = [f"{empty} example(s) without tokens skipped"] if empty else []
+    if conflict:
+        notes.append(conflict)
     return Corpus(
         docs,
         path=path,

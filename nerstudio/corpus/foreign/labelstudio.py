@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+from . import utf8
 
 if TYPE_CHECKING:
     from ..writing import Losses
@@ -213,6 +214,7 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
     tasks = []
     for k, (doc_id, s, text, offsets) in enumerate(R.sentence_records(corpus, losses), 1):
         R.check_spans_writable(s, offsets, corpus.path or path, text)
+        R.count_token_breaks(s, text, offsets, losses)
         R.check_reads_back(s, text, offsets, corpus.path or path, NAME)
         fields = R.kept_fields(s, NAME)
         from_name, to_name = fields.get("_names") or ("label", "text")
@@ -238,4 +240,4 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
         if "meta" in fields:
             task["meta"] = fields["meta"]
         tasks.append(task)
-    R.write_json(path, tasks, corpus.encoding if corpus.format == NAME else "utf-8")
+    R.write_json(path, tasks, utf8(corpus.encoding))

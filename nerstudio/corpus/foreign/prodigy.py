@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import FormatError
 from ..model import Corpus
 from . import _records as R
+from . import utf8
 
 if TYPE_CHECKING:
     from ..jsonl import Record
@@ -290,4 +291,4 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
             }
             yield task
 
-    R.write_json_lines(path, tasks(), corpus.encoding if corpus.format == NAME else "utf-8")
+    R.write_json_lines(path, tasks(), utf8(corpus.encoding))

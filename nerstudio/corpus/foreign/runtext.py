@@ -72,6 +72,14 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def split(text: str, ranges: Iterable[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """The sentences of ``text`` (lists of token offsets) as a reader of running text makes them
+    when the entities lie at ``ranges``: tokens cut at their edges, no sentence break inside one
+    (writers compare it with the tokens they write, to report breaks a reader would not give back)."""
+    ranges = list(ranges)
+    return segment.split(text, cuts=[c for s, e in ranges for c in (s, e)], merge=ranges)
+
+
 def document(
     text: str,
     entities: Iterable[tuple[int, int, str, int | None]] = (),
@@ -92,9 +100,7 @@ def document(
                 path, line, f"the entity {label} [{start}, {end}) covers only whitespace"
             )
         ents.append((s, e, label, line))
-    sentences = segment.split(
-        text, cuts=[c for s, e, _, _ in ents for c in (s, e)], merge=[(s, e) for s, e, _, _ in ents]
-    )
+    sentences = split(text, [(s, e) for s, e, _, _ in ents])
     starts, ends = {}, {}
     for k, sent in enumerate(sentences):
         for i, (a, b) in enumerate(sent):

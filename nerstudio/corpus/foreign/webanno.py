@@ -12,7 +12,9 @@ Choices, reported in ``Corpus.notes`` (never silent):
 
 * entities without a value (``*``, ``*[5]``) are not read (nerstudio's entities have a type);
 * stacked (overlapping or nested) entities: the longest is kept, as for brat;
-* an entity whose tokens lie in two sentences is not read;
+* an entity whose tokens lie in two sentences is not read, nor one whose tokens leave out
+  tokens between them (discontinuous), nor one whose id carries two labels (``PER[3]`` on one
+  token, ``LOC[3]`` on the next);
 * sub-token lines (``1-3.1``) are not tokens; the annotations on them are not read.
 
 Tokens keep their offsets in the document: the document's text is rebuilt from the sentences'
@@ -25,6 +27,7 @@ entities.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from typing import Any
@@ -115,6 +118,24 @@ def _layout(lines: list[str], path: str) -> tuple[int | None, int]:
         k += max(1, len(parts) - 1)
         i += 1
     return col, i
+
+
+def _choose(
+    ents: list[tuple[int, int, int, str, int]],
+) -> tuple[list[tuple[int, int, int, str, int]], int]:
+    """Non-overlapping entities, the longest first, and how many were set aside. The kept ones
+    of each sentence are held sorted, so each test looks at two neighbours (n log n)."""
+    kept: dict[int, list[tuple[int, int]]] = {}  # sentence -> sorted (first, last) token
+    out, aside = [], 0
+    for e in sorted(ents, key=lambda e: (-(e[2] - e[1]), e[0], e[1], e[4])):
+        row = kept.setdefault(e[0], [])
+        i = bisect.bisect_left(row, (e[1], e[2]))
+        if (i < len(row) and row[i][0] <= e[2]) or (i > 0 and row[i - 1][1] >= e[1]):
+            aside += 1
+            continue
+        row.insert(i, (e[1], e[2]))
+        out.append(e)
+    return out, aside
 
 
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
@@ -231,7 +252,7 @@ def _build(
                     singles.append((k, i, i, label, lineno))
                 else:
                     groups.setdefault(ident, []).append((k, i, label, lineno))
-    crossing = 0
+    crossing = gapped = mixed = 0
     ents = list(singles)
     for toks in groups.values():
         if any(t is None for t in toks):
@@ -239,16 +260,15 @@ def _build(
         if len({t[0] for t in toks}) > 1:
             crossing += 1
             continue
-        ents.append(
-            (toks[0][0], min(t[1] for t in toks), max(t[1] for t in toks), toks[0][2], toks[0][3])
-        )
-    kept: list[tuple[int, int, int, str, int]] = []
-    aside = 0
-    for e in sorted(ents, key=lambda e: (-(e[2] - e[1]), e[0], e[1], e[4])):
-        if any(k[0] == e[0] and e[1] <= k[2] and k[1] <= e[2] for k in kept):
-            aside += 1
-        else:
-            kept.append(e)
+        if len({t[2] for t in toks}) > 1:  # one id, two labels: which is meant is a guess
+            mixed += 1
+            continue
+        first, last = min(t[1] for t in toks), max(t[1] for t in toks)
+        if last - first + 1 != len({t[1] for t in toks}):  # tokens left out between its own
+            gapped += 1
+            continue
+        ents.append((toks[0][0], first, last, toks[0][2], toks[0][3]))
+    kept, aside = _choose(ents)
     spans: list[list[Span]] = [[] for _ in sents]
     for k, i, j, label, _ in kept:
         spans[k].append(Span(i, j + 1, label))
@@ -276,6 +296,8 @@ def _build(
         (unlabelled, "entit{} without a value (*) not read"),
         (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
         (crossing, "entit{} across two sentences not read"),
+        (gapped, "discontinuous entit{} (tokens left out between its own) not read"),
+        (mixed, "entit{} with two labels on one id (PER[3] and LOC[3]) not read"),
         (subtokens, "sub-token annotation{} not read"),
     ):
         if n:
