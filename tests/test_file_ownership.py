@@ -465,3 +465,24 @@ def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_pa
             proc.kill()
             proc.wait(10)
         proc.stdout.close()
+
+
+def test_a_latin1_file_of_a_utf8_format_is_read_back_as_saved(tmp_path):
+    # JSONL is UTF-8 by definition: a Latin-1 file is saved in UTF-8, and the window, which
+    # reads the file again to compare it with what it holds, must read it in UTF-8 then
+    path = tmp_path / "c.jsonl"
+    record = {"tokens": ["José", "met", "Zoë"], "ner_tags": ["B-PER", "O", "O"]}
+    path.write_bytes((json.dumps(record, ensure_ascii=False) + "\n").encode("latin-1"))
+    doc = Document()
+    f = CorpusFile(doc, Instance.new())
+    doc.open(read_corpus(str(path), encoding="latin-1"), disk=None)
+    assert doc.corpus.encoding == "latin-1"
+    doc.set_spans(0, [Span(0, 1, "PER"), Span(2, 3, "PER")])
+    f.save()
+    assert path.read_bytes().decode("utf-8")  # written in UTF-8
+    theirs = f.read_theirs()
+    assert list(theirs.sentences[0].words) == ["José", "met", "Zoë"]
+    assert theirs.sentences[0].spans == doc.corpus.sentences[0].spans
+    state = f.check()
+    assert state is None or state.same
+    f.close()

@@ -26,6 +26,7 @@ from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
+from ..corpus.writing import output_encoding
 from ..errors import DataError, SettingsError
 from . import keepboth
 from .document import Change, ChangeKind, Document
@@ -211,8 +212,11 @@ class CorpusFile:
             c is not pending.corpus
         ):  # another corpus opened meanwhile: the file is written, nothing to record
             return SaveResult(pending.target, pending.format, pending.moved)
-        # later saves write what was saved (no-op unless the format was read-only)
+        # later saves write what was saved (no-op unless the format was read-only), and the
+        # file is read back in the encoding it was written in (UTF-8 for the formats that are
+        # UTF-8 by definition, whatever the file was read in)
         c.format = pending.format
+        c.encoding = output_encoding(pending.format, c.encoding)
         self.document.set_disk(pending.disk)
         self.base = pending.base
         self.document.mark_saved(
