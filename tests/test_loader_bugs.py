@@ -193,6 +193,10 @@ def _repeat_json(name, i=0, j=1):
     return edit
 
 
+def _repeat_type(h):
+    h["features"]["types"][1] = h["features"]["types"][0]
+
+
 def _repeat_tag(h):
     h["tagset"][2] = h["tagset"][1]
 
@@ -203,6 +207,7 @@ def _repeat_tag(h):
         ("tagger", None, _repeat_json("predicates"), "'predicates' repeats"),
         ("tagger", _repeat_tag, None, "tagset"),
         ("reranker", None, _repeat_json("gf_base"), "'gf_base' repeats"),
+        ("reranker", _repeat_type, None, "features.types repeats"),
     ],
 )
 def test_a_model_that_repeats_a_name_is_refused(

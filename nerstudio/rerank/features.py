@@ -638,14 +638,16 @@ class GlobalFeatures:
 
     @classmethod
     def from_state(cls, head: dict, arrays: dict) -> GlobalFeatures:
-        from ..persist import Corrupt, construct, header_field, json_strings, vector
+        from ..persist import Corrupt, construct, distinct, header_field, json_strings, vector
 
         self = construct(cls, head.get("params"), "features.params")
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
             raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
         if (self.clusters or self.biglex) and head.get("clusters") != cluster_fingerprint():
             raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
-        self.types_ = list(header_field(head, "types", list[str], "features.types"))
+        self.types_ = list(
+            distinct(header_field(head, "types", list[str], "features.types"), "features.types")
+        )
         self.typed_ = header_field(head, "typed", bool, "features.typed")
         self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))
         n_lexicon = header_field(head, "n_lexicon", int, "features.n_lexicon", None)
