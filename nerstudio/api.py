@@ -124,9 +124,7 @@ class Pipeline:
     sentence the tagger proposes (the reranker chooses among them)."""
 
     def __init__(self, tagger, reranker=None, n: int = 20):
-        if n < 1:
-            raise SettingsError("n must be at least 1")
-        self.tagger, self.reranker, self.n = tagger, reranker, int(n)
+        self.tagger, self.reranker, self.n = tagger, reranker, _candidate_count(n)
 
     def __repr__(self) -> str:
         rr = f", reranker={self.reranker.algo}" if self.reranker is not None else ""
@@ -143,7 +141,7 @@ class Pipeline:
         text, tokens, offsets = _as_tokens(text_or_tokens)
         if not tokens:
             return [], 0, None, None
-        nb = self._list(tokens, n or self.n)
+        nb = self._list(tokens, self.n if n is None else _candidate_count(n))
         logp = np.asarray(nb.logprobs[0], dtype=np.float64)
         prob = np.exp(logp - logp.max())
         prob /= prob.sum()
@@ -212,6 +210,13 @@ class Pipeline:
             return Explanation(cands[0], cands[0], ex.score, ex.terms)
         cmp = self.reranker.compare(data, start + chosen, start)
         return Explanation(cands[chosen], cands[0], cmp.delta, cmp.terms)
+
+
+def _candidate_count(n) -> int:
+    """``n`` checked to be a number of candidates: a whole number (not a bool), at least 1."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise SettingsError(f"n must be a whole number of candidates, at least 1, not {n!r}")
+    return int(n)
 
 
 def load(folder, system: str | None = None, n: int = 20) -> Pipeline:

@@ -54,6 +54,12 @@ class FileInUse(FileError):
     live): writing it would overwrite that window's file under it."""
 
 
+class ResourceError(FileError):
+    """A data file bundled with nerstudio (word clusters, gazetteer lists) does not hold what
+    its manifest records: damaged or edited since it was built. Reinstalling restores it; used
+    as it is, it would silently change every feature made from it."""
+
+
 class SettingsError(NerstudioError, ValueError):
     """A bad option or setting: an unknown name (format, scheme, learner, feature set), a
     number out of range, an option that does not apply, an incomplete request."""

@@ -22,7 +22,7 @@ import numpy as np
 from .corpus.model import Span
 from .corpus.schemes import check_spans, decode, encode, parse_tag
 from .errors import DataError, FormatError
-from .persist import CORRUPT, json_array, json_value, load_npz, save_npz
+from .persist import Corrupt, json_array, json_value, load_npz, save_npz
 
 NBEST_FORMAT = "nerstudio-nbest"
 NBEST_VERSION = 1
@@ -258,9 +258,9 @@ class NBestList:
         against each other; a bad file is one :class:`FormatError` naming it."""
         path = os.fspath(path)
         header, arrays = load_npz(path, NBEST_FORMAT, NBEST_VERSION, "an N-best file")
-        try:
+        try:  # the checks raise Corrupt; anything else is a bug and propagates
             return cls._from_arrays(header, arrays)
-        except CORRUPT as exc:
+        except Corrupt as exc:
             raise FormatError(path, None, f"corrupt N-best file: {exc}") from None
 
     @classmethod
@@ -272,38 +272,45 @@ class NBestList:
             or not isinstance(tagset, list)
             or not all(isinstance(t, str) for t in tagset)
         ):
-            raise ValueError("the header's ids and tag set must be lists")
+            raise Corrupt("the header's ids and tag set must be lists")
         if not tagset or len(set(tagset)) != len(tagset):
-            raise ValueError("the tag set is empty or repeats a tag")
+            raise Corrupt("the tag set is empty or repeats a tag")
         for t in tagset:
-            parse_tag(t, "scn")  # ValueError: not an SCN tag
+            try:
+                parse_tag(t, "scn")
+            except DataError as exc:  # not an SCN tag
+                raise Corrupt(f"the header's tag set: {exc}") from None
         meta = header.get("meta", {})
         if not isinstance(meta, dict):
-            raise ValueError("the header's meta must be an object")
+            raise Corrupt("the header's meta must be an object")
         n = len(ids)
         for name in ("lengths", "n_candidates"):
             if arrays.shape(name) != (n,) or arrays.dtype(name).kind not in "iu":
-                raise ValueError(f"{name} must hold one integer per sentence ({n})")
+                raise Corrupt(f"{name} must hold one integer per sentence ({n})")
         lens, ncand = arrays["lengths"].astype(np.int64), arrays["n_candidates"].astype(np.int64)
         if n and (lens.min() < 0 or ncand.min() < 0):
-            raise ValueError("negative lengths or candidate counts")
+            raise Corrupt("negative lengths or candidate counts")
         n_tags, n_cand = int((lens * ncand).sum()), int(ncand.sum())
         if arrays.shape("tags") != (n_tags,) or arrays.dtype("tags").kind not in "iu":
-            raise ValueError(f"tags must hold {n_tags} integers (sentence lengths × candidates)")
+            raise Corrupt(f"tags must hold {n_tags} integers (sentence lengths × candidates)")
         if arrays.shape("logprobs") != (n_cand,) or arrays.dtype("logprobs").kind != "f":
-            raise ValueError(f"logprobs must hold {n_cand} numbers (one per candidate)")
+            raise Corrupt(f"logprobs must hold {n_cand} numbers (one per candidate)")
         words = json_value(arrays["words"])
-        if not isinstance(words, list) or len(words) != n:
-            raise ValueError("words must hold one list of tokens per sentence")
+        if (
+            not isinstance(words, list)
+            or len(words) != n
+            or not all(isinstance(w, list) for w in words)
+        ):
+            raise Corrupt("words must hold one list of tokens per sentence")
         words = [tuple(w) for w in words]
         if any(
             len(w) != k or not all(isinstance(t, str) for t in w)
             for w, k in zip(words, lens.tolist())
         ):
-            raise ValueError("the tokens do not match the sentence lengths")
+            raise Corrupt("the tokens do not match the sentence lengths")
         tags, lp = arrays["tags"], arrays["logprobs"].astype(np.float64, copy=False)
         if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
-            raise ValueError("tag ids out of range")
+            raise Corrupt("tag ids out of range")
         tags = tags.astype(np.int16, copy=False)
         cands, lps = [], []
         p = q = 0
@@ -313,7 +320,7 @@ class NBestList:
             p += k * m
             q += m
         if "oracle" in arrays and arrays.shape("oracle") != (n,):
-            raise ValueError("oracle indices do not match the sentences")
+            raise Corrupt("oracle indices do not match the sentences")
         gold = None
         if header.get("has_gold"):
             gold = [
@@ -324,18 +331,20 @@ class NBestList:
             labels = {t.partition("-")[2] for t in tagset if "-" in t}
             odd = sorted({sp.label for g in gold for sp in g if typed and sp.label not in labels})
             if odd:
-                raise ValueError(f"gold entity type {odd[0]!r} is not in the tag set")
+                raise Corrupt(f"gold entity type {odd[0]!r} is not in the tag set")
         return cls(list(tagset), words, cands, lps, gold, [str(i) for i in ids], dict(meta))
 
 
 def _list(obj, n: int, what: str) -> list:
     if not isinstance(obj, list) or len(obj) != n:
-        raise ValueError(f"{what} must hold one entry per sentence")
+        raise Corrupt(f"{what} must hold one entry per sentence")
     return obj
 
 
 def _gold_spans(g, n: int) -> list[Span]:
     """Gold spans of a sentence of ``n`` tokens: whole-number bounds, sorted, inside, disjoint."""
+    if not isinstance(g, list) or not all(isinstance(x, list) and len(x) == 3 for x in g):
+        raise Corrupt(f"gold spans {g!r:.40} are not a list of [start, end, label]")
     spans = []
     for a, b, c in g:
         if (
@@ -345,10 +354,13 @@ def _gold_spans(g, n: int) -> list[Span]:
             or not isinstance(b, int)
             or not isinstance(c, str)
         ):
-            raise ValueError(f"gold span {[a, b, c]!r} is not [start, end, label]")
+            raise Corrupt(f"gold span {[a, b, c]!r} is not [start, end, label]")
         spans.append(Span(a, b, c))
     spans.sort()
-    check_spans(spans, n)
+    try:
+        check_spans(spans, n)
+    except DataError as exc:
+        raise Corrupt(str(exc)) from None
     return spans
 
 

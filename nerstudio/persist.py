@@ -43,16 +43,30 @@ LARGE_MEMBER = 64 << 20  # members declaring less than this are never refused fo
 MAX_HEADER = 64 << 20  # the JSON header's declared size
 MAX_NPY_HEADER = 100_000  # bytes of a member's .npy header (numpy's own default is 10,000)
 
-#: the exceptions a loader turns into "corrupt file" errors (bad JSON shapes and values)
-CORRUPT = (
-    KeyError,
-    ValueError,
-    TypeError,
-    IndexError,
-    AttributeError,
-    OverflowError,
-    RecursionError,
-)
+
+class Corrupt(ValueError):
+    """What a loader's own check finds wrong in a file's content (a missing field, a value of
+    the wrong type, an array of the wrong shape, an index out of range).
+
+    Loaders catch exactly this and raise a :class:`FormatError` naming the file: any other
+    exception while loading is a bug in nerstudio and propagates as one (CLI exit status 3).
+    """
+
+
+class Missing(Corrupt, KeyError):
+    """A header field, JSON key or array that the loader needs is not in the file (a
+    ``KeyError`` too, so ``in`` and ``get`` on the mappings below work as on a dict)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "missing"
+
+
+class Fields(dict):
+    """A JSON object read from a file: looking up a key it lacks raises :class:`Missing`
+    naming the key, not a bare ``KeyError`` (which would read as a bug)."""
+
+    def __missing__(self, key):
+        raise Missing(f"field {key!r} is missing")
 
 
 def json_array(obj) -> np.ndarray:
@@ -61,13 +75,16 @@ def json_array(obj) -> np.ndarray:
 
 
 def json_value(arr: np.ndarray):
-    """The JSON document held by a uint8 array; ``ValueError`` for anything else (too deep too)."""
+    """The JSON document held by a uint8 array, its objects :class:`Fields`; :class:`Corrupt`
+    for anything else (too deep too)."""
     if not isinstance(arr, np.ndarray) or arr.dtype != np.uint8 or arr.ndim != 1:
-        raise ValueError("a JSON field is not stored as bytes")
+        raise Corrupt("a JSON field is not stored as bytes")
     try:
-        return json.loads(arr.tobytes().decode("utf-8"))
+        return json.loads(arr.tobytes().decode("utf-8"), object_hook=Fields)
     except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
+        raise Corrupt("JSON nested too deeply") from None
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise Corrupt(f"unreadable JSON ({exc})") from None
 
 
 def jsonable(obj):
@@ -253,48 +270,76 @@ def _read_header(path: str, members: dict[str, _Member]):
     arr = _read_member(path, members["header"], "file")
     try:
         return json_value(arr)
-    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+    except Corrupt as exc:
         raise FormatError(path, None, f"no readable header ({exc})") from None
 
 
 class NpzArrays(Mapping):
     """The arrays of a checked archive (the header excluded), each read when first asked for.
 
-    ``shape(name)`` and ``dtype(name)`` give what an array declares without reading it.
-    Reading refuses non-finite floating-point values (:class:`FormatError` naming the file).
+    ``shape(name)`` and ``dtype(name)`` give what an array declares without reading it; a
+    missing array is :class:`Missing`. Reading refuses non-finite floating-point values
+    (:class:`FormatError` naming the file). :meth:`prefixed` gives the arrays of one part of
+    the model (a learner's ``learner_*``) under their short names; messages give full names.
     """
 
-    def __init__(self, path: str, members: dict[str, _Member], what: str, nonfinite_ok=()):
+    def __init__(
+        self, path: str, members: dict[str, _Member], what: str, nonfinite_ok=(), prefix=""
+    ):
         self.path, self._members, self._what = path, members, what
         self._nonfinite_ok = set(nonfinite_ok)
+        self._prefix = prefix
         self._cache: dict[str, np.ndarray] = {}
+
+    def full_name(self, name: str) -> str:
+        """An array's name in the file."""
+        return self._prefix + name
+
+    def _member(self, name: str) -> _Member:
+        m = self._members.get(self._prefix + name)
+        if m is None:
+            raise Missing(f"array {self._prefix + name!r} is missing")
+        return m
 
     def __getitem__(self, name: str) -> np.ndarray:
         hit = self._cache.get(name)
         if hit is not None:
             return hit
-        m = self._members[name]  # KeyError for a missing array, as for a dict
-        arr = _read_member(self.path, m, self._what)
-        if arr.dtype.kind in "fc" and name not in self._nonfinite_ok and not np.isfinite(arr).all():
+        arr = _read_member(self.path, self._member(name), self._what)
+        full = self._prefix + name
+        if arr.dtype.kind in "fc" and full not in self._nonfinite_ok and not np.isfinite(arr).all():
             raise FormatError(
                 self.path,
                 None,
-                f"corrupt {self._what}: array {name!r} holds NaN or infinite values",
+                f"corrupt {self._what}: array {full!r} holds NaN or infinite values",
             )
         self._cache[name] = arr
         return arr
 
     def __iter__(self):
-        return iter(self._members)
+        n = len(self._prefix)
+        return (k[n:] for k in self._members if k.startswith(self._prefix))
 
     def __len__(self) -> int:
-        return len(self._members)
+        return sum(1 for _ in self)
 
     def shape(self, name: str) -> tuple:
-        return self._members[name].shape
+        return self._member(name).shape
 
     def dtype(self, name: str) -> np.dtype:
-        return self._members[name].dtype
+        return self._member(name).dtype
+
+    def prefixed(self, prefix: str) -> NpzArrays:
+        """The arrays whose names start with ``prefix``, named without it (read when asked)."""
+        return NpzArrays(
+            self.path, self._members, self._what, self._nonfinite_ok, self._prefix + prefix
+        )
+
+
+def _name(arrays, name: str) -> str:
+    """``name`` as the file spells it (``arrays`` may be a prefixed view)."""
+    full = getattr(arrays, "full_name", None)
+    return full(name) if full is not None else name
 
 
 def load_npz(path, fmt: str, version: int, what: str, nonfinite_ok=()) -> tuple[dict, NpzArrays]:
@@ -333,9 +378,9 @@ def _kind(what: str) -> str:
 
 
 # -- checking what a model file holds against what its loader expects ----------------------------
-# (issue 22: a lexicon that is a string, an alpha0 with 3 values, a parameter of the wrong type
-# would otherwise load and silently change every prediction). Loaders raise the ValueErrors
-# below inside their ``except CORRUPT`` block, which names the file.
+# (a lexicon that is a string, an alpha0 with 3 values, a parameter of the wrong type would
+# otherwise load and silently change every prediction). The checks raise :class:`Corrupt`,
+# which the loader turns into a FormatError naming the file.
 
 
 def _describe(hint) -> str:
@@ -398,7 +443,7 @@ def check_params(cls, params, field: str = "params") -> dict:
     import typing
 
     if not isinstance(params, dict):
-        raise ValueError(f"header field {field!r} must be an object, not {_show(params)}")
+        raise Corrupt(f"header field {field!r} must be an object, not {_show(params)}")
     try:
         hints = typing.get_type_hints(cls.__init__)
     except Exception:
@@ -406,52 +451,115 @@ def check_params(cls, params, field: str = "params") -> dict:
     names = set(inspect.signature(cls.__init__).parameters) - {"self"}
     for k, v in params.items():
         if k not in names:
-            raise ValueError(f"header field {field}.{k} is not a setting of this model")
+            raise Corrupt(f"header field {field}.{k} is not a setting of this model")
         if k in hints and not conforms(v, hints[k]):
-            raise ValueError(
-                f"header field {field}.{k} must be {_describe(hints[k])}, not {_show(v)}"
-            )
+            raise Corrupt(f"header field {field}.{k} must be {_describe(hints[k])}, not {_show(v)}")
     return params
 
 
-def header_field(h: dict, key: str, hint, field: str | None = None):
-    """``h[key]`` checked to have the type ``hint`` (see :func:`conforms`)."""
+_REQUIRED = object()
+
+
+def header_field(h: dict, key: str, hint, field: str | None = None, default=_REQUIRED):
+    """``h[key]`` checked to have the type ``hint`` (see :func:`conforms`); ``default`` when
+    given is what an absent field stands for."""
     if key not in h:
-        raise ValueError(f"header field {field or key!r} is missing")
+        if default is not _REQUIRED:
+            return default
+        raise Corrupt(f"header field {field or key!r} is missing")
     if not conforms(h[key], hint):
-        raise ValueError(
+        raise Corrupt(
             f"header field {field or key!r} must be {_describe(hint)}, not {_show(h[key])}"
         )
     return h[key]
 
 
-def json_strings(arrays, name: str) -> list[str]:
-    """The JSON list of strings stored in array ``name`` (a lexicon, feature names)."""
+def json_strings(arrays, name: str, unique: bool = False) -> list[str]:
+    """The JSON list of strings stored in array ``name`` (a lexicon, feature names); with
+    ``unique`` no string may be repeated (names that are numbered by their position)."""
     value = json_value(arrays[name])
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-        raise ValueError(f"array {name!r} must hold a list of strings, not {_show(value)}")
+        raise Corrupt(
+            f"array {_name(arrays, name)!r} must hold a list of strings, not {_show(value)}"
+        )
+    if unique:
+        distinct(value, f"array {_name(arrays, name)!r}")
     return value
+
+
+def distinct(names, where: str):
+    """``names``, checked to repeat none (a repeated feature, predicate or tag would take
+    another's number, silently changing every score)."""
+    seen: set = set()
+    for x in names:
+        if x in seen:
+            raise Corrupt(f"{where} repeats {_show(x)}")
+        seen.add(x)
+    return names
 
 
 def scalar(arrays, name: str, kind=float):
     """The one number stored in array ``name`` (shape ``(1,)`` or ``()``)."""
     arr = arrays[name]
     if np.shape(arr) not in ((1,), ()):
-        raise ValueError(f"array {name!r} must hold one number, not {np.size(arr):,}")
+        raise Corrupt(f"array {_name(arrays, name)!r} must hold one number, not {np.size(arr):,}")
     value = np.asarray(arr).reshape(-1)[0]
     return bool(value) if kind is bool else kind(value)
 
 
 def vector(arrays, name: str, n: int | None = None, dtype=np.float64) -> np.ndarray:
-    """Array ``name`` as a vector of ``n`` values (any length when ``n`` is None)."""
+    """Array ``name`` as a vector of ``n`` values (any length when ``n`` is None); for an
+    integer ``dtype`` the stored values must be integers."""
     arr = np.asarray(arrays[name])
     if arr.ndim != 1 or (n is not None and len(arr) != n):
-        raise ValueError(
-            f"array {name!r} has shape {arr.shape}, expected ({'any' if n is None else n},)"
+        raise Corrupt(
+            f"array {_name(arrays, name)!r} has shape {arr.shape}, expected ({'any' if n is None else n},)"
         )
+    if np.dtype(dtype).kind in "iu" and arr.dtype.kind not in "biu":
+        raise Corrupt(f"array {_name(arrays, name)!r} must hold integers, not {arr.dtype}")
     return arr.astype(dtype, copy=False)
 
 
 def _show(value, limit: int = 40) -> str:
     s = json.dumps(value, default=str)
     return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def construct(cls, params, field: str = "params"):
+    """``cls(**params)`` with ``params`` a header's constructor arguments, checked first
+    (:func:`check_params`); a setting the constructor refuses is :class:`Corrupt` too."""
+    from .errors import SettingsError
+
+    check_params(cls, params, field)
+    try:
+        return cls(**params)
+    except SettingsError as exc:
+        raise Corrupt(f"header field {field!r}: {exc}") from None
+
+
+def records(h: dict, key: str, cls) -> list:
+    """The list ``h[key]`` (absent: empty) of JSON objects, each made a ``cls`` (a dataclass:
+    a training history), every object checked to hold exactly the fields ``cls`` needs, each
+    of its annotated type."""
+    import dataclasses
+    import typing
+
+    items = h.get(key, [])
+    if not isinstance(items, list) or not all(isinstance(d, dict) for d in items):
+        raise Corrupt(f"header field {key!r} must be a list of objects")
+    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    names = {f.name for f in fields}
+    required = {
+        f.name
+        for f in fields
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    out = []
+    for d in items:
+        if not required <= d.keys() <= names or not all(
+            conforms(v, hints[k]) for k, v in d.items()
+        ):
+            raise Corrupt(f"header field {key!r} holds a record that is not a {cls.__name__}")
+        out.append(cls(**d))
+    return out

@@ -148,6 +148,18 @@ def test_empty_input_and_bad_tokens(pipe):
         pipe.predict(["Linz", ""])
 
 
+@pytest.mark.parametrize("n", [0, -1, 2.5, True, "3", None])
+def test_the_number_of_candidates_is_checked(pipe, n):
+    """n is a whole number of candidates, at least 1: anything else is one clear ValueError,
+    never a raw error from deep inside, nor (for 0) candidates anyway."""
+    if n is not None:
+        with pytest.raises(ValueError, match="n must be a whole number of candidates"):
+            pipe.nbest("Maria Lopez visited Linz .", n=n)
+    with pytest.raises(ValueError, match="n must be a whole number of candidates"):
+        Pipeline(pipe.tagger, n=0 if n is None else n)
+    assert len(pipe.nbest("Linz", n=np.int64(2))) <= 2
+
+
 def test_load_experiment_folder_layout(tmp_path):
     """`nerstudio experiment` writes reranker-<system>.npz: one is taken, several need system=."""
     import shutil

@@ -106,6 +106,69 @@ def test_hyphenated_words_and_elided_names_are_one_token():
     ]
 
 
+def test_words_with_a_capital_inside_are_one_token_and_clitics_apart():
+    """CoNLL-2003 writes ``McDonald``, ``McLaren``, ``VfB`` as one token and the clitic ``'s``
+    as a token of its own (``John`` ``'s``); syntok cuts before an inner capital, so segment
+    glues the word back, and the offsets still index the text exactly."""
+    from nerstudio.corpus.segment import tokens
+
+    text = "John's iPhone, McDonald's eBay shop and DeWitt's YouTube channel isn't JPMorgan's."
+    spans = tokens(text)
+    got = [text[a:b] for a, b in spans]
+    assert got == [
+        "John",
+        "'s",
+        "iPhone",
+        ",",
+        "McDonald",
+        "'s",
+        "eBay",
+        "shop",
+        "and",
+        "DeWitt",
+        "'s",
+        "YouTube",
+        "channel",
+        "is",
+        "n't",
+        "JPMorgan",
+        "'s",
+        ".",
+    ]
+    assert [text.index(w, a) for w, (a, _) in zip(got, spans)] == [a for a, _ in spans]
+    _check(text, segment.split(text))
+
+
+def _conll_tokens(path):
+    with open(path, encoding="utf-8") as f:
+        return [line.split()[0] for line in f if line.strip() and not line.startswith("-DOCSTART-")]
+
+
+def test_conll_2003_words_with_inner_capitals_stay_whole():
+    """Every token of CoNLL-2003's training file that is a word with a capital inside
+    (McLaren, VfB, DeWitt...) is one token of segment too, and ``'s`` after a word is apart."""
+    import pathlib
+
+    import pytest
+
+    path = pathlib.Path("/work/shared/data/conll2003/eng.train")
+    if not path.exists():
+        pytest.skip("CoNLL-2003 is not on this machine (/work/shared/data/conll2003/eng.train)")
+    from nerstudio.corpus.segment import tokens
+
+    words = sorted(
+        {
+            w
+            for w in _conll_tokens(path)
+            if w.isalpha() and any(c.isupper() for c in w[1:]) and any(c.islower() for c in w)
+        }
+    )
+    assert len(words) > 50
+    split_up = [w for w in words if [w[a:b] for a, b in tokens(w)] != [w]]
+    assert not split_up, split_up[:20]
+    assert [("Reuters's"[a:b]) for a, b in tokens("Reuters's")] == ["Reuters", "'s"]
+
+
 def test_api_jsonl_and_plain_text_tokenise_alike(tmp_path):
     """One tokeniser for running text: the API, a JSONL record without tokens and a plain-text
     file cut the same sentence into the same tokens."""

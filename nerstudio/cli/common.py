@@ -45,15 +45,27 @@ class Progress:
 
 
 def _read(path, args):
+    """The corpus at ``path`` read with the command's reading options; what the reader did not
+    keep as it was (its notes, the tag transitions it repaired) is said on stderr, one
+    ``note:`` line each, as ``convert`` and ``stats`` say it (``--strict`` refuses them)."""
     from ..corpus.formats import read_corpus
 
-    return read_corpus(
+    corpus = read_corpus(
         path,
         getattr(args, "format", None),
         getattr(args, "in_scheme", None),
         args.encoding,
         args.strict,
     )
+    for line in corpus.notes:
+        print(f"note: {path}: {line}", file=sys.stderr)
+    if corpus.repairs:
+        print(
+            f"note: {path}: {corpus.repairs} invalid tag transition(s) read the conlleval way "
+            f"(use --strict to reject them)",
+            file=sys.stderr,
+        )
+    return corpus
 
 
 def _summary(gold_sents, nb, label: str) -> str:

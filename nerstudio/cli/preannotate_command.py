@@ -20,18 +20,16 @@ def cmd_preannotate(args) -> int:
     res = preannotate(corpus, model, replace=args.replace, progress=bar.update)
     apply(corpus, res)
     fmt = format_for_output(args.out, corpus.format) or corpus.format
+    if args.strict:  # what the output format would not keep is an error, nothing written
+        from ..corpus.formats import _refuse_write_losses
+
+        _refuse_write_losses(corpus, args.out, fmt, None)
     losses = Losses()
     write_corpus(corpus, args.out, fmt, losses=losses)
     print(
         f"wrote {args.out} ({losses.target or fmt}): {res.summary()} by {res.model}",
         file=sys.stderr,
     )
-    if corpus.repairs:
-        print(
-            f"note: {args.input}: {corpus.repairs} invalid tag transition(s) read the conlleval way "
-            f"(use --strict to reject them)",
-            file=sys.stderr,
-        )
     for line in losses.messages():
         print(f"note: {args.out}: {line}", file=sys.stderr)
     return 0

@@ -22,8 +22,10 @@ What nerstudio adds on top of syntok:
   ``U.S.A.``); a dot that ends a sentence stays a token of its own;
 * words joined by inner hyphens, which syntok splits (``mother`` ``-`` ``in`` ``-`` ``law``), are
   one token again (``mother-in-law``, ``Smith-Jones``), and so are names with an elided article
-  (``O`` ``'Neill`` gives ``O'Neill``, ``D'Alema``), as CoNLL corpora write them, while clitics
-  stay apart (``Obama`` ``'s``, ``do`` ``n't``); the taggers are trained on such tokens;
+  (``O`` ``'Neill`` gives ``O'Neill``, ``D'Alema``), and so are words with a capital inside,
+  which syntok cuts before it (``Mc`` ``Donald`` gives ``McDonald``, ``iPhone``, ``eBay``), as
+  CoNLL corpora write them, while clitics stay apart (``John`` ``'s``, ``do`` ``n't``: CoNLL-2003
+  has ``'s`` as a token of its own); the taggers are trained on such tokens;
 * sentences never cross a blank line (syntok's paragraphs), and every non-whitespace character
   of the text belongs to exactly one token (checked by the tests, including tabs, CRLF line ends,
   non-ASCII letters and symbols);
@@ -81,7 +83,7 @@ _APOSTROPHES = "'\u2019"
 
 def _glue_joins(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``mother`` ``-`` ``in`` ``-`` ``law`` (no spaces) becomes ``mother-in-law``; ``O``
-    ``'Neill`` becomes ``O'Neill``."""
+    ``'Neill`` becomes ``O'Neill``; ``Mc`` ``Donald`` becomes ``McDonald``."""
     out: list[tuple[int, int]] = []
     n, i = len(spans), 0
     while i < n:
@@ -113,6 +115,14 @@ def _glue_joins(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
                 out[-1][0],
                 b,
             )
+        elif (
+            out
+            and out[-1][1] == a
+            and text[a - 1].isalpha()
+            and text[a].isupper()
+            and text[a:b].isalnum()
+        ):
+            out[-1] = (out[-1][0], b)  # McDonald, iPhone, eBay: syntok cuts before the capital
         else:
             out.append((a, b))
         i += 1

@@ -461,18 +461,15 @@ class Boosting(Reranker):
         }
 
     def set_state(self, arrays, n_features: int) -> None:
-        from ..persist import scalar, vector
+        from ..persist import Corrupt, scalar, vector
 
-        alpha = np.asarray(arrays["alpha"], dtype=np.float64)
-        if alpha.shape != (n_features,):
-            raise ValueError(f"boosting weights have shape {alpha.shape}, expected ({n_features},)")
         self.alpha0_ = scalar(arrays, "alpha0")
-        self.alpha_ = alpha
+        self.alpha_ = vector(arrays, "alpha", n_features)
         self.chosen_ = vector(arrays, "chosen", dtype=np.int64)
         self.deltas_ = vector(arrays, "deltas", len(self.chosen_))
         self.kept_rounds_ = scalar(arrays, "kept_rounds", int)
         if not 0 <= self.kept_rounds_ <= len(self.chosen_) or (
             len(self.chosen_) and (self.chosen_.min() < 0 or self.chosen_.max() >= n_features)
         ):
-            raise ValueError("the boosting rounds are out of range")
+            raise Corrupt("the boosting rounds are out of range")
         self.rounds_run_ = len(self.chosen_)

@@ -638,30 +638,33 @@ class GlobalFeatures:
 
     @classmethod
     def from_state(cls, head: dict, arrays: dict) -> GlobalFeatures:
-        from ..persist import check_params, header_field, json_strings
+        from ..persist import Corrupt, construct, distinct, header_field, json_strings, vector
 
-        self = cls(**check_params(cls, head.get("params"), "features.params"))
+        self = construct(cls, head.get("params"), "features.params")
         if self._gz is not None and head.get("gazetteers") != self._gz.fingerprint:
-            raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
+            raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
         if (self.clusters or self.biglex) and head.get("clusters") != cluster_fingerprint():
-            raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
-        self.types_ = list(header_field(head, "types", list[str], "features.types"))
+            raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
+        self.types_ = list(
+            distinct(header_field(head, "types", list[str], "features.types"), "features.types")
+        )
         self.typed_ = header_field(head, "typed", bool, "features.typed")
         self.lexicon_ = set(json_strings(arrays, "gf_lexicon"))
-        if "n_lexicon" in head and len(self.lexicon_) != head["n_lexicon"]:
-            raise ValueError(
-                f"array 'gf_lexicon' holds {len(self.lexicon_)} words, the header says {head['n_lexicon']}"
+        n_lexicon = header_field(head, "n_lexicon", int, "features.n_lexicon", None)
+        if n_lexicon is not None and len(self.lexicon_) != n_lexicon:
+            raise Corrupt(
+                f"array 'gf_lexicon' holds {len(self.lexicon_)} words, the header says {n_lexicon}"
             )
-        self._base_names = json_strings(arrays, "gf_base")
+        self._base_names = json_strings(arrays, "gf_base", unique=True)
         self._base = _ShardedIndex((s, i) for i, s in enumerate(self._base_names))
-        keys = np.asarray(arrays["gf_keys"], dtype=np.int64)
+        keys = vector(arrays, "gf_keys", dtype=np.int64)
         T1 = len(self.types_) + 1
         if len(keys) and (
             keys.min() < 0
             or keys.max() // T1 >= len(self._base_names)
             or np.any(np.diff(keys) <= 0)
         ):
-            raise ValueError("feature keys out of range or unsorted")
+            raise Corrupt("feature keys out of range or unsorted")
         self.keys_ = keys
         self.names_ = [
             self._base_names[k // T1]

@@ -582,48 +582,46 @@ class KernelPerceptron(Reranker):
     def set_state(self, arrays: dict[str, np.ndarray], n_features: int) -> None:
         """Restore from :meth:`state` arrays (``n_features``: the width of the global-feature
         vectors, used when the kernel has a global-feature part)."""
-        try:
-            counts = np.asarray(arrays["counts"], dtype=np.int64)
-            lengths = np.asarray(arrays["seq_lengths"], dtype=np.int64)
-            tags = np.asarray(arrays["seq_tags"])
-            words = np.asarray(arrays["seq_words"])
-            from ..persist import json_strings, scalar
+        from ..persist import Corrupt, json_strings, scalar, vector
 
-            vocab = json_strings(arrays, "vocab")
-            ids = [str(x) for x in json_value(arrays["mistake_ids"])]
-            beta = scalar(arrays, "beta")
-            lam = scalar(arrays, "lam")
-            wf = scalar(arrays, "word_features", bool)
-            # files written before normalisation and the learnt L weight: the raw kernel, fixed β
-            norm = scalar(arrays, "normalise", bool) if "normalise" in arrays else False
-            learn = scalar(arrays, "learn_beta", bool) if "learn_beta" in arrays else False
-            seq_L = (
-                np.asarray(arrays["seq_L"], dtype=np.float64)
-                if "seq_L" in arrays
-                else np.zeros(len(arrays["seq_lengths"]))
-            )
-            gf = scalar(arrays, "global_features", bool) if "global_features" in arrays else False
-            feats = None
-            if gf:
-                ptr = np.asarray(arrays["seq_feat_ptr"], dtype=np.int64)
-                fidx = np.asarray(arrays["seq_feat_idx"], dtype=np.int64)
-                fval = np.asarray(arrays["seq_feat_val"], dtype=np.float64)
-                if (
-                    len(ptr) != len(lengths) + 1
-                    or ptr[0] != 0
-                    or np.any(np.diff(ptr) < 0)
-                    or ptr[-1] != len(fidx)
-                    or len(fval) != len(fidx)
-                    or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features))
-                    or not np.all(np.isfinite(fval))
-                ):
-                    raise ValueError("inconsistent global-feature vectors")
-                feats = _StoredFeatures(n_features)
-                for k in range(len(ptr) - 1):
-                    feats.indices.append(fidx[ptr[k] : ptr[k + 1]].astype(np.int32))
-                    feats.values.append(fval[ptr[k] : ptr[k + 1]])
-        except (KeyError, IndexError, ValueError, TypeError) as exc:
-            raise ValueError(f"incomplete kernel perceptron state: {exc}") from None
+        counts = vector(arrays, "counts", dtype=np.int64)
+        lengths = vector(arrays, "seq_lengths", dtype=np.int64)
+        tags = vector(arrays, "seq_tags", dtype=np.int16)
+        words = vector(arrays, "seq_words", dtype=np.int64)
+        vocab = json_strings(arrays, "vocab")
+        ids = json_value(arrays["mistake_ids"])
+        if not isinstance(ids, list) or not all(isinstance(x, (str, int)) for x in ids):
+            raise Corrupt("array 'mistake_ids' must hold a list of sentence ids")
+        ids = [str(x) for x in ids]
+        beta = scalar(arrays, "beta")
+        lam = scalar(arrays, "lam")
+        wf = scalar(arrays, "word_features", bool)
+        # files written before normalisation and the learnt L weight: the raw kernel, fixed β
+        norm = scalar(arrays, "normalise", bool) if "normalise" in arrays else False
+        learn = scalar(arrays, "learn_beta", bool) if "learn_beta" in arrays else False
+        seq_L = (
+            vector(arrays, "seq_L") if "seq_L" in arrays else np.zeros(len(arrays["seq_lengths"]))
+        )
+        gf = scalar(arrays, "global_features", bool) if "global_features" in arrays else False
+        feats = None
+        if gf:
+            ptr = vector(arrays, "seq_feat_ptr", dtype=np.int64)
+            fidx = vector(arrays, "seq_feat_idx", dtype=np.int64)
+            fval = vector(arrays, "seq_feat_val")
+            if (
+                len(ptr) != len(lengths) + 1
+                or ptr[0] != 0
+                or np.any(np.diff(ptr) < 0)
+                or ptr[-1] != len(fidx)
+                or len(fval) != len(fidx)
+                or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features))
+                or not np.all(np.isfinite(fval))
+            ):
+                raise Corrupt("inconsistent global-feature vectors")
+            feats = _StoredFeatures(n_features)
+            for k in range(len(ptr) - 1):
+                feats.indices.append(fidx[ptr[k] : ptr[k + 1]].astype(np.int32))
+                feats.values.append(fval[ptr[k] : ptr[k + 1]])
         M = len(counts) - 1
         if (
             M < 0
@@ -635,9 +633,9 @@ class KernelPerceptron(Reranker):
             or (len(tags) and tags.min() < 0)
             or (len(lengths) and lengths.min() < 0)
         ):
-            raise ValueError("inconsistent kernel perceptron state")
+            raise Corrupt("inconsistent kernel perceptron state")
         if len(seq_L) != len(lengths) or not np.all(np.isfinite(seq_L)):
-            raise ValueError("inconsistent kernel perceptron state")
+            raise Corrupt("inconsistent kernel perceptron state")
         self.lam, self.word_features, self.normalise, self.learn_beta = lam, wf, norm, learn
         self.global_features, self.stored_feats_ = gf, feats
         self.stored_L_ = seq_L.tolist()

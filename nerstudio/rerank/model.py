@@ -17,7 +17,16 @@ import numpy as np
 
 from ..errors import DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList
-from ..persist import CORRUPT, check_params, header_field, jsonable, load_npz, save_npz
+from ..persist import (
+    Corrupt,
+    check_params,
+    construct,
+    header_field,
+    jsonable,
+    load_npz,
+    records,
+    save_npz,
+)
 from .base import Callback, CancelCheck, Reranker
 from .boosting import Boosting
 from .data import RankingData
@@ -198,23 +207,27 @@ class RerankerModel:
     def load(cls, path) -> RerankerModel:
         path = os.fspath(path)
         header, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a reranker model")
-        try:
+        from .base import RerankStats
+
+        try:  # the checks raise Corrupt; anything else is a bug and propagates
             features = GlobalFeatures.from_state(header_field(header, "features", dict), arrays)
             algo = header_field(header, "algo", str)
-            params = dict(check_params(learner_class(algo), header.get("params", {})))
+            try:
+                cls_ = learner_class(algo)
+            except SettingsError as exc:
+                raise Corrupt(f"header field 'algo': {exc}") from None
+            params = dict(check_params(cls_, header.get("params", {})))
             if "beta_grid" in params and params["beta_grid"] is not None:
                 params["beta_grid"] = tuple(params["beta_grid"])
-            learner = make_learner(algo, **params)
-            learner.set_state(
-                {k[len("learner_") :]: v for k, v in arrays.items() if k.startswith("learner_")},
-                features.n_features,
-            )
-            from .base import RerankStats
-
-            learner.history_ = [RerankStats(**h) for h in header.get("history", [])]
-            learner.best_step_ = header.get("best_step")
-            return cls(features, learner, header.get("meta", {}))
-        except CORRUPT as exc:
+            learner = construct(cls_, params)
+            learner.set_state(arrays.prefixed("learner_"), features.n_features)
+            learner.history_ = records(header, "history", RerankStats)
+            learner.best_step_ = header_field(header, "best_step", int | None, default=None)
+            meta = header.get("meta", {})
+            if not isinstance(meta, dict):
+                raise Corrupt("header field 'meta' must be an object")
+            return cls(features, learner, meta)
+        except Corrupt as exc:
             raise FormatError(path, None, f"corrupt reranker model: {exc}") from None
 
 

@@ -366,40 +366,40 @@ class PerceptronRanker(Reranker):
         return d
 
     def set_state(self, arrays, n_features: int) -> None:
-        w = np.asarray(arrays["w"], dtype=np.float64)
-        if w.shape != (n_features,):
-            raise ValueError(f"perceptron weights have shape {w.shape}, expected ({n_features},)")
-        from ..persist import scalar
+        from ..persist import Corrupt, scalar, vector
 
-        self.w_ = w
+        self.w_ = vector(arrays, "w", n_features)
         self.wL_ = scalar(arrays, "wL")
         self.beta_ = scalar(arrays, "beta")
         if self._voted:
-            for k in (
-                "upd_plus_ptr_",
-                "upd_plus_",
-                "upd_minus_ptr_",
-                "upd_minus_",
-                "upd_dL_",
-                "counts_",
-                "init_w_",
+            for k, dtype in (
+                ("upd_plus_ptr_", np.int64),
+                ("upd_plus_", np.int64),
+                ("upd_minus_ptr_", np.int64),
+                ("upd_minus_", np.int64),
+                ("upd_dL_", np.float64),
+                ("counts_", np.float64),
             ):
-                setattr(self, k, np.asarray(arrays[k.rstrip("_")]))
+                setattr(self, k, vector(arrays, k.rstrip("_"), dtype=dtype))
+            self.init_w_ = vector(arrays, "init_w", n_features)
             self.init_wL_ = scalar(arrays, "init_wL")
-            if self.init_w_.shape != (n_features,):
-                raise ValueError("the starting vector of the vote log has the wrong shape")
             n = len(self.counts_) - 1
             if (
-                len(self.upd_plus_ptr_) != n + 1
+                n < 0
+                or len(self.upd_plus_ptr_) != n + 1
                 or len(self.upd_minus_ptr_) != n + 1
                 or len(self.upd_dL_) != n
                 or self.upd_plus_ptr_[-1] != len(self.upd_plus_)
                 or self.upd_minus_ptr_[-1] != len(self.upd_minus_)
+                or any(p[0] != 0 or np.any(np.diff(p) < 0) for p in self._vote_ptrs())
             ):
-                raise ValueError("the vote log is inconsistent")
+                raise Corrupt("the vote log is inconsistent")
             for arr in (self.upd_plus_, self.upd_minus_):
                 if len(arr) and (arr.min() < 0 or arr.max() >= n_features):
-                    raise ValueError("feature ids in the vote log are out of range")
+                    raise Corrupt("feature ids in the vote log are out of range")
+
+    def _vote_ptrs(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.upd_plus_ptr_, self.upd_minus_ptr_
 
 
 class _VoteTally:

@@ -27,9 +27,24 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 
-from ..errors import SettingsError
+from ..errors import ResourceError, SettingsError
 
 LISTS_DIR = Path(__file__).resolve().parent / "lists"
+
+
+def read_verified(path: Path, sha256: str) -> str:
+    """The text of a bundled resource file, its bytes checked against the sha256 its manifest
+    records (:class:`ResourceError` naming the file when they differ): the checksum vouches for
+    the content only when it is compared with the content."""
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ResourceError(
+            path,
+            None,
+            "damaged: its content does not match the checksum recorded for it in "
+            f"{path.parent.name}/ (reinstall nerstudio)",
+        )
+    return data.decode("utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -124,13 +139,13 @@ def fold(word: str) -> str:
 
 @cache
 def _entries(name: str) -> frozenset:
-    mode = manifest()["lists"][name]["match"]
+    meta = manifest()["lists"][name]
+    mode = meta["match"]
     out = set()
-    with open(LISTS_DIR / f"{name}.txt", encoding="utf-8") as f:
-        for line in f:
-            words = line.split()
-            if words:
-                out.add(tuple(fold(w) for w in words) if mode == "fold" else tuple(words))
+    for line in read_verified(LISTS_DIR / f"{name}.txt", meta["sha256"]).split("\n"):
+        words = line.split()
+        if words:
+            out.add(tuple(fold(w) for w in words) if mode == "fold" else tuple(words))
     return frozenset(out)
 
 

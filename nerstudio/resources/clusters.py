@@ -21,6 +21,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from . import read_verified
+
 CLUSTERS_DIR = Path(__file__).resolve().parent / "clusters"
 
 
@@ -30,13 +32,18 @@ def manifest() -> dict:
         return json.load(f)
 
 
+def _text(name: str) -> str:
+    """A bundled file's text, checked against the sha256 ``clusters.json`` records for it."""
+    return read_verified(CLUSTERS_DIR / name, manifest()["sha256"][name])
+
+
 @lru_cache(maxsize=1)
 def word_paths() -> dict[str, str]:
     """Every clustered word → its bit path (a path string is shared, not copied, by its words)."""
     out: dict[str, str] = {}
-    with open(CLUSTERS_DIR / "brown.txt", encoding="utf-8") as f:
-        for line in f:
-            path, *words = line.rstrip("\n").split("\t")
+    for line in _text("brown.txt").split("\n"):
+        if line:
+            path, *words = line.split("\t")
             for w in words:
                 out[w] = path
     return out
@@ -56,15 +63,19 @@ def path_prefix(path: str | None, bits: int) -> str | None:
 
 @lru_cache(maxsize=1)
 def large_lexicon() -> frozenset[str]:
-    with open(CLUSTERS_DIR / "lowercase.txt", encoding="utf-8") as f:
-        return frozenset(line.rstrip("\n") for line in f if line.strip())
+    return frozenset(line for line in _text("lowercase.txt").split("\n") if line.strip())
 
 
+@lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """The first 16 hex digits of the sha256 of the two files' own sha256s."""
+    """The first 16 hex digits of the sha256 of the two files' own sha256s, each file checked
+    to hold what its sha256 says (:class:`~nerstudio.errors.ResourceError` if not): a model
+    saved or loaded with damaged clusters is refused, not silently worse."""
     import hashlib
 
     sums = manifest()["sha256"]
+    for name in sorted(sums):
+        _text(name)
     return hashlib.sha256("".join(f"{k}:{sums[k]};" for k in sorted(sums)).encode()).hexdigest()[
         :16
     ]

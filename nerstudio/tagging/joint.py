@@ -39,7 +39,18 @@ from ..corpus.model import Span
 from ..errors import DataError, FormatError, Msg, SettingsError
 from ..evaluation import evaluate_spans
 from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
-from ..persist import CORRUPT, check_params, jsonable, load_npz, save_npz, scalar
+from ..persist import (
+    Corrupt,
+    check_params,
+    construct,
+    distinct,
+    header_field,
+    jsonable,
+    load_npz,
+    records,
+    save_npz,
+    scalar,
+)
 from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, Local, first_model_lists
 from .perceptron import PerceptronTagger
@@ -619,20 +630,28 @@ class JointTagger:
     def load(cls, path) -> JointTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a joint (K&T) tagger model")
-        try:
+        try:  # the checks raise Corrupt; anything else is a bug and propagates
             p = dict(check_params(cls, h.get("params")))
-            p["templates"] = tuple(p["templates"])
-            m = cls(**p)
-            local = {k[len("local.") :]: v for k, v in arrays.items() if k.startswith("local.")}
-            m.tagger_ = PerceptronTagger.from_state(h["local_model"], local)
+            if "templates" in p:
+                p["templates"] = tuple(p["templates"])
+            m = construct(cls, p)
+            m.tagger_ = PerceptronTagger.from_state(
+                header_field(h, "local_model", dict), arrays.prefixed("local.")
+            )
             m.tagset_ = list(m.tagger_.tagset_)
             if m.reranking:
                 m.first_ = m.tagger_
             n_local = scalar(arrays, "n_local", int)
             if n_local != (1 if m.algorithm == "reranking1" else m.tagger_.n_weights_):
-                raise ValueError(f"{n_local} local weights do not fit the {m.algorithm} model")
-            m.wl_ = sparse_weights(arrays["wl_index"], arrays["wl_value"], n_local)
-            m.nl_ = NonLocalFeatures.from_state(h["nonlocal"])
+                raise Corrupt(f"{n_local} local weights do not fit the {m.algorithm} model")
+            m.wl_ = sparse_weights(arrays, "wl_index", "wl_value", n_local)
+            nl = header_field(h, "nonlocal", dict)
+            header_field(nl, "templates", list[str], "nonlocal.templates")
+            distinct(header_field(nl, "names", list[str], "nonlocal.names"), "nonlocal.names")
+            try:
+                m.nl_ = NonLocalFeatures.from_state(nl)
+            except SettingsError as exc:
+                raise Corrupt(f"header field 'nonlocal': {exc}") from None
             wg = arrays["wg"]
             if (
                 wg.ndim != 1
@@ -640,13 +659,13 @@ class JointTagger:
                 or len(wg) != m.nl_.n_features
                 or not np.all(np.isfinite(wg))
             ):
-                raise ValueError("non-local weights do not match the non-local features")
+                raise Corrupt("non-local weights do not match the non-local features")
             m.wg_ = wg
-            m.best_epoch_ = h.get("best_epoch")
-            m.seconds_ = h.get("seconds")
-            m.history_ = [JointStats(**d) for d in h.get("history", [])]
+            m.best_epoch_ = header_field(h, "best_epoch", int | None, default=None)
+            m.seconds_ = header_field(h, "seconds", float | None, default=None)
+            m.history_ = records(h, "history", JointStats)
             return m
-        except CORRUPT as exc:
+        except Corrupt as exc:
             raise FormatError(path, None, f"corrupt joint tagger model: {exc}") from None
 
 

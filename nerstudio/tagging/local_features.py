@@ -100,6 +100,7 @@ from __future__ import annotations
 import fnmatch
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TypeGuard
 
 import numpy as np
 
@@ -303,6 +304,11 @@ class FeatureRows:
         self, indptr: np.ndarray, ids: np.ndarray, seq_ptr: np.ndarray, starts: np.ndarray
     ):
         self.indptr, self.ids, self.seq_ptr, self.starts = indptr, ids, seq_ptr, starts
+
+
+def _strings(value: object) -> TypeGuard[list[str]]:
+    """Whether a JSON value is a list of strings."""
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
 class KTFeatures:
@@ -694,44 +700,85 @@ class KTFeatures:
         return header, arrays, values, gaz
 
     @classmethod
-    def from_state(cls, header: dict, arrays: dict, values: dict, gaz) -> KTFeatures:
+    def from_state(cls, header: dict, arrays: dict, values, gaz) -> KTFeatures:
+        """The inverse of :meth:`state`: every field checked before use (a :class:`Corrupt`
+        error says what is wrong)."""
+        from ..persist import Corrupt, distinct, header_field, vector
+
+        def field(key, hint, default=None):
+            return header_field(header, key, hint, f"feature_set.{key}", default)
+
+        if gaz is not None and not (
+            isinstance(gaz, dict)
+            and all(
+                isinstance(v, list) and all(isinstance(e, str) or _strings(e) for e in v)
+                for v in gaz.values()
+            )
+        ):
+            raise Corrupt("array 'gazetteer' must map entity types to lists of entries")
         gazetteer = Gazetteer(gaz) if gaz is not None else None
         lists = None
-        if header.get("lists"):
+        if field("lists", str | None):
             lists = Gazetteers()
             if lists.fingerprint != header["lists"]:
-                raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
-        if (header.get("clusters") or header.get("biglex")) and header.get(
-            "resource"
-        ) != cluster_fingerprint():
-            raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
-        f = cls(
-            header["cutoff"],
-            gazetteer,
-            header["edge_templates"],
-            lists,
-            bool(header.get("rich", False)),
-            header.get("clusters") or (),
-            bool(header.get("biglex", False)),
-        )
+                raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
+        clusters = field("clusters", list[int] | None)
+        biglex = field("biglex", bool, False)
+        if (clusters or biglex) and header.get("resource") != cluster_fingerprint():
+            raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
+        if clusters and min(clusters) < 1:
+            raise Corrupt("header field 'feature_set.clusters' must hold positive numbers")
+        try:
+            f = cls(
+                header_field(header, "cutoff", int, "feature_set.cutoff"),
+                gazetteer,
+                header_field(
+                    header, "edge_templates", str | list[str], "feature_set.edge_templates"
+                ),
+                lists,
+                field("rich", bool, False),
+                clusters or (),
+                biglex,
+            )
+        except SettingsError as exc:
+            raise Corrupt(f"header field 'feature_set': {exc}") from None
         if f.rich:
-            f.lexicon_ = {str(w) for w in values[LEXICON_KEY]}
-        f.n_columns_ = int(header["n_columns"])
-        f.types_ = list(header["types"])
-        f.templates_ = [(str(a), str(b), int(c), bool(d)) for a, b, c, d in header["templates"]]
-        if f.types_ != f._types(f.n_columns_) or f.templates_ != f._templates(f.types_):
-            raise ValueError("feature templates do not match this version of the kt feature set")
-        f.values_ = {x: [NULL] + list(values[x]) for x in f.types_}
-        kept, ptr = arrays["kept"], arrays["kept_ptr"]
-        if len(ptr) != len(f.templates_) + 1 or ptr[-1] != len(kept) or np.any(np.diff(ptr) < 0):
-            raise ValueError("kept-value table does not match the templates")
+            lexicon = values.get(LEXICON_KEY) if isinstance(values, dict) else None
+            if not _strings(lexicon):
+                raise Corrupt("array 'values' holds no lexicon (a list of strings)")
+            f.lexicon_ = set(lexicon)
+        f.n_columns_ = header_field(header, "n_columns", int, "feature_set.n_columns")
+        f.types_ = header_field(header, "types", list[str], "feature_set.types")
+        if not 0 <= f.n_columns_ <= len(f.types_) or f.types_ != f._types(f.n_columns_):
+            raise Corrupt("feature types do not match this version of the kt feature set")
+        f.templates_ = f._templates(f.types_)
+        if header_field(header, "templates", list, "feature_set.templates") != [
+            list(t) for t in f.templates_
+        ]:
+            raise Corrupt("feature templates do not match this version of the kt feature set")
+        if not isinstance(values, dict) or not all(_strings(values.get(x)) for x in f.types_):
+            raise Corrupt("array 'values' must hold a list of strings per feature type")
+        f.values_ = {
+            x: [NULL] + list(distinct(values[x], f"array 'values' ({x})")) for x in f.types_
+        }
+        kept, ptr = (
+            vector(arrays, "kept", dtype=np.int64),
+            vector(arrays, "kept_ptr", dtype=np.int64),
+        )
+        if (
+            len(ptr) != len(f.templates_) + 1
+            or ptr[0] != 0
+            or ptr[-1] != len(kept)
+            or np.any(np.diff(ptr) < 0)
+        ):
+            raise Corrupt("kept-value table does not match the templates")
         f.kept_ = [kept[ptr[j] : ptr[j + 1]] for j in range(len(f.templates_))]
         for t, u in zip(f.templates_, f.kept_):
             V = len(f.values_[t[1]]) if t[0] != "bias" else 1
             lim = V * V if t[3] else V
             if len(u) and (u.min() < 0 or u.max() >= lim or np.any(np.diff(u) <= 0)):
-                raise ValueError(f"template {t[0]} has out-of-range or unsorted values")
+                raise Corrupt(f"template {t[0]} has out-of-range or unsorted values")
         f._build_tables()
-        if f.n_predicates_ != int(header["n_predicates"]):
-            raise ValueError("predicate count does not match")
+        if f.n_predicates_ != header_field(header, "n_predicates", int, "feature_set.n_predicates"):
+            raise Corrupt("predicate count does not match")
         return f

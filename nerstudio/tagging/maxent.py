@@ -37,8 +37,8 @@ from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import (
-    CORRUPT,
-    check_params,
+    Corrupt,
+    construct,
     header_field,
     json_array,
     json_strings,
@@ -50,7 +50,7 @@ from ..persist import (
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
 from .maxent_training import Design, Objective, lbfgs
-from .tag_alphabets import alphabet_of, check_alphabet, make_tagset, rules
+from .tag_alphabets import check_alphabet, is_tagset, make_tagset, rules
 
 MODEL_FORMAT = "nerstudio-maxent"
 MODEL_VERSION = 1
@@ -606,52 +606,53 @@ class MaxEntTagger:
     def load(cls, path) -> MaxEntTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a tagger model")
-        try:
+        try:  # the checks raise Corrupt; anything else is a bug and propagates
             params = {
                 k: h[k]
                 for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter", "alphabet")
                 if k in h
             }
             params["cutoff_on"] = h.get("cutoff_on")
-            m = cls(**check_params(cls, params, "header"))
+            m = construct(cls, params, "header")
             m.tagset_ = list(header_field(h, "tagset", list[str]))
-            if alphabet_of(m.tagset_) != m.alphabet:
-                raise ValueError(f"the tag set is not in the {m.alphabet} alphabet")
-            m.n_static_ = header_field(h, "n_static", int)
-            names = json_strings(arrays, "predicates")
-            if len(names) != m.n_static_:
-                raise ValueError("predicate count does not match the weights")
-            lexicon = json_strings(arrays, "lexicon")
-            if "n_lexicon" in h and len(lexicon) != h["n_lexicon"]:
-                raise ValueError(
-                    f"array 'lexicon' holds {len(lexicon)} words, the header says {h['n_lexicon']}"
+            if not is_tagset(m.tagset_, m.alphabet):
+                raise Corrupt(
+                    f"header field 'tagset' is not a tag set of the {m.alphabet} alphabet"
                 )
-            m.extractor_ = FeatureExtractor(h["features"], set(lexicon))
+            m.n_static_ = header_field(h, "n_static", int)
+            names = json_strings(arrays, "predicates", unique=True)
+            if len(names) != m.n_static_:
+                raise Corrupt("predicate count does not match the weights")
+            lexicon = json_strings(arrays, "lexicon")
+            n_lexicon = header_field(h, "n_lexicon", int, default=None)
+            if n_lexicon is not None and len(lexicon) != n_lexicon:
+                raise Corrupt(
+                    f"array 'lexicon' holds {len(lexicon)} words, the header says {n_lexicon}"
+                )
+            m.extractor_ = FeatureExtractor(m.features, set(lexicon))
             gz = m.extractor_.gazetteers
             if gz is not None and h.get("gazetteers") != gz.fingerprint:
                 detail = f" ({h.get('gazetteers')} against {gz.fingerprint})"
-                raise ValueError(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=detail))
+                raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=detail))
             if m.extractor_.cluster_bits and h.get("clusters") != cluster_fingerprint():
                 detail = f" ({h.get('clusters')} against {cluster_fingerprint()})"
-                raise ValueError(Msg.OTHER_RESOURCE.format(what="word clusters", detail=detail))
+                raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=detail))
             m.extractor_.vocab = {k: i for i, k in enumerate(names)}
             T = len(m.tagset_)
             if arrays.shape("W") != (
                 m.n_static_ + (T + 1) + (T + 1) ** 2,
                 T,
             ):  # checked before it is read
-                raise ValueError(f"weight matrix has shape {arrays.shape('W')}")
+                raise Corrupt(f"weight matrix has shape {arrays.shape('W')}")
             W = arrays["W"].astype(np.float64)
             if "gis_slack" in arrays:
                 m.gis_slack_ = vector(arrays, "gis_slack", T)
                 m.gis_C_ = scalar(arrays, "gis_C")
             m._set_weights(W)
-            m.train_seconds_ = h.get("train_seconds")
-            m.n_iter_, m.n_evals_, m.stop_reason_ = (
-                h.get("n_iter"),
-                h.get("n_evals"),
-                h.get("stop_reason"),
-            )
+            m.train_seconds_ = header_field(h, "train_seconds", float | None, default=None)
+            m.n_iter_ = header_field(h, "n_iter", int | None, default=None)
+            m.n_evals_ = header_field(h, "n_evals", int | None, default=None)
+            m.stop_reason_ = header_field(h, "stop_reason", str | None, default=None)
             return m
-        except CORRUPT as exc:
+        except Corrupt as exc:
             raise FormatError(path, None, f"corrupt tagger model: {exc}") from None

@@ -72,13 +72,15 @@ from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
 from ..persist import (
-    CORRUPT,
+    Corrupt,
     check_params,
+    construct,
     header_field,
     json_array,
     json_value,
     jsonable,
     load_npz,
+    records,
     save_npz,
 )
 from ..resources import Gazetteers
@@ -86,7 +88,7 @@ from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
 from .maxent import TASKS
 from .sequences import Sequences, as_units
-from .tag_alphabets import alphabet_of, check_alphabet, make_tagset, rules
+from .tag_alphabets import check_alphabet, is_tagset, make_tagset, rules
 from .weights import AveragedWeights, shuffled_order, sparse_weights
 
 if TYPE_CHECKING:
@@ -242,7 +244,7 @@ class PerceptronTagger:
         shuffle: bool = True,
         tol: float = 1e-4,
         patience: int = 3,
-        edge_templates="current",
+        edge_templates: str | Sequence[str] = "current",
         alphabet: str = "scn",
     ):
         if task not in TASKS:
@@ -1013,35 +1015,39 @@ class PerceptronTagger:
     def load(cls, path) -> PerceptronTagger:
         path = os.fspath(path)
         h, arrays = load_npz(path, MODEL_FORMAT, MODEL_VERSION, "a perceptron tagger model")
-        try:
+        try:  # the checks raise Corrupt; anything else is a bug and propagates
             return cls.from_state(h, arrays)
-        except CORRUPT as exc:
+        except Corrupt as exc:
             raise FormatError(path, None, f"corrupt perceptron tagger model: {exc}") from None
 
     @classmethod
-    def from_state(cls, h: dict, arrays: dict) -> PerceptronTagger:
-        """The inverse of :meth:`state`; raises KeyError/ValueError/TypeError on bad input."""
+    def from_state(cls, h: dict, arrays) -> PerceptronTagger:
+        """The inverse of :meth:`state`; raises :class:`~nerstudio.persist.Corrupt` on bad
+        input (``arrays``: a :class:`~nerstudio.persist.NpzArrays`)."""
         p = dict(check_params(cls, h.get("params")))
+        if "gazetteer" not in p:
+            raise Corrupt("header field 'params.gazetteer' is missing")
         gaz_spec = p.pop("gazetteer")
-        m = cls(**p)
+        m = construct(cls, p)
         gaz = json_value(arrays["gazetteer"]) if "gazetteer" in arrays else None
         m.gazetteer = gaz_spec if gaz_spec is None or gaz_spec in GAZETTEER_SPECS else gaz
         m.tagset_ = list(header_field(h, "tagset", list[str]))
-        if not m.tagset_ or m.tagset_[0] != "N" or alphabet_of(m.tagset_) != m.alphabet:
-            raise ValueError("bad tag set")
+        if not is_tagset(m.tagset_, m.alphabet):
+            raise Corrupt(f"header field 'tagset' is not a tag set of the {m.alphabet} alphabet")
         m.features_ = KTFeatures.from_state(
-            h["feature_set"], arrays, json_value(arrays["values"]), gaz
+            header_field(h, "feature_set", dict), arrays, json_value(arrays["values"]), gaz
         )
         if m.features_.name != m.features:
-            raise ValueError(
+            raise Corrupt(
                 f"feature set {m.features_.name!r} stored, the parameters say {m.features!r}"
             )
         m._layout()
         if m.n_weights_ != header_field(h, "n_weights", int):
-            raise ValueError(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
-        m.weights_ = sparse_weights(arrays["w_index"], arrays["w_value"], m.n_weights_)
-        m.epochs_run_, m.best_epoch_ = h.get("epochs_run"), h.get("best_epoch")
-        m.train_seconds_ = h.get("train_seconds")
-        m.history_ = [EpochStats(**d) for d in h.get("history", [])]
+            raise Corrupt(f"{h['n_weights']} weights declared, the layout has {m.n_weights_}")
+        m.weights_ = sparse_weights(arrays, "w_index", "w_value", m.n_weights_)
+        m.epochs_run_ = header_field(h, "epochs_run", int | None, default=None)
+        m.best_epoch_ = header_field(h, "best_epoch", int | None, default=None)
+        m.train_seconds_ = header_field(h, "train_seconds", float | None, default=None)
+        m.history_ = records(h, "history", EpochStats)
         m.cancelled_ = False
         return m

@@ -52,6 +52,17 @@ def _split(tag: str) -> tuple[str, str]:
     return prefix, label
 
 
+def is_tagset(tags: Sequence[str], alphabet: str) -> bool:
+    """Whether ``tags`` is exactly a tag set :func:`make_tagset` makes in ``alphabet`` (a model
+    file's tag set, checked: no tag repeated, none missing, none foreign, in order)."""
+    if alphabet not in ALPHABETS:
+        return False
+    labels = sorted({_split(t)[1] for t in tags[1:]})
+    if labels == [""]:
+        return list(tags) == make_tagset([], "scn", alphabet)
+    return list(tags) == make_tagset(labels, "typed", alphabet)
+
+
 def make_tagset(labels: Sequence[str], task: str, alphabet: str = "scn") -> list[str]:
     """``N`` then, per entity type in sorted order, its tags (bare prefixes for ``scn`` task)."""
     prefixes = _PREFIXES[check_alphabet(alphabet)]

@@ -65,14 +65,23 @@ class AveragedWeights:
                 self.u = np.concatenate([self.u, np.zeros(extra)])
 
 
-def sparse_weights(idx: np.ndarray, val: np.ndarray, n: int) -> np.ndarray:
-    """A dense vector of n weights from stored (sorted indices, values), validated."""
-    if idx.ndim != 1 or idx.shape != val.shape or val.dtype != np.float64:
-        raise ValueError("weight arrays have the wrong shape or type")
+def sparse_weights(arrays, index: str, value: str, n: int) -> np.ndarray:
+    """A dense vector of n weights from a model file's arrays of (sorted indices, values),
+    validated (:class:`~nerstudio.persist.Corrupt` names what is wrong)."""
+    from ..persist import Corrupt
+
+    idx, val = arrays[index], arrays[value]
+    if (
+        idx.ndim != 1
+        or idx.shape != val.shape
+        or idx.dtype.kind not in "iu"
+        or val.dtype != np.float64
+    ):
+        raise Corrupt(f"weight arrays {index!r} and {value!r} have the wrong shape or type")
     if len(idx) and (idx.min() < 0 or idx.max() >= n or np.any(np.diff(idx) <= 0)):
-        raise ValueError("weight indices out of range or unsorted")
+        raise Corrupt(f"weight indices in {index!r} out of range or unsorted")
     if not np.all(np.isfinite(val)):
-        raise ValueError("weights are not finite")
+        raise Corrupt(f"weights in {value!r} are not finite")
     w = np.zeros(n)
     w[idx] = val
     return w
