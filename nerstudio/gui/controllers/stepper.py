@@ -16,10 +16,9 @@ Teach is ready once the demo's lists are attached).
 
 from __future__ import annotations
 
-import os
-
 from PySide6.QtCore import QObject, Slot
 
+from ...app.attachments import FileStamp
 from ...app.document import ChangeKind
 from ...app.list_roles import Held, TeachLists, pick_lists
 from ...errors import NerstudioError
@@ -52,7 +51,7 @@ class StepperController(QObject):
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._source = None  # what the panel's data was made from
         self._train: Held | None = None  # the last training list seen
-        self._found: dict[str, Held | None] = {}  # lists read from beside others, by path
+        self._found: dict[FileStamp, Held | None] = {}  # lists read from beside others
         views.when_built("stepper_panel", lambda panel: panel.set_executor(self._run_work))
         views.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare())
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -104,15 +103,17 @@ class StepperController(QObject):
             self._train = lists.train
 
     def _load_beside(self, path: str) -> Held | None:
-        """A list found beside another (read once per path and session)."""
-        key = os.path.abspath(path)
-        if key not in self._found:
+        """A list found beside another (read again only when its file changed)."""
+        stamp = FileStamp.of(path)
+        if stamp is None:
+            return None
+        if stamp not in self._found:
             try:
-                self._found[key] = Held.of(NBestList.load(path), path, "")
+                self._found[stamp] = Held.of(NBestList.load(path), path, "")
             except (NerstudioError, OSError) as exc:
                 self.ctx.status(f"Teach: cannot read {path}: {exc}", 8000)
-                self._found[key] = None
-        return self._found[key]
+                self._found[stamp] = None
+        return self._found[stamp]
 
     def teach_lists(self) -> TeachLists:
         """The training list and the dev list Teach uses now — see the module docstring."""
