@@ -49,7 +49,6 @@ if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never t
 
 import hashlib
 import logging
-import re
 import tempfile
 from pathlib import Path
 
@@ -80,9 +79,8 @@ def shared_data() -> Path:
 def own_demo_copy(request, monkeypatch):
     """The window's demo opens from a per-user copy (nerstudio.demo.user_copy): each test gets a
     folder of its own (made only when a test opens the demo), never the user's real one."""
-    nodeid = request.node.nodeid
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid)[-100:]
-    name += "-" + hashlib.sha1(nodeid.encode("utf-8")).hexdigest()[:10]
+    # short, as a user's folder would be: the corpus's path is shown whole in places
+    name = hashlib.sha1(request.node.nodeid.encode("utf-8")).hexdigest()[:10]
     monkeypatch.setenv("NERSTUDIO_DEMO_DIR", os.path.join(_DEMO_COPIES, name))
 
 

@@ -167,3 +167,19 @@ def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
     _uses_training_list(w.stepper_panel)
+
+
+def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
+    """A dev list with no training list open or beside it: nothing to step through, and the
+    panel says which list it is."""
+    import shutil
+
+    w = empty_window
+    shutil.copyfile(DEMO_MODEL_DIR / "dev.nbest.npz", tmp_path / "dev.nbest.npz")
+    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert w.load_nbest(str(tmp_path / "dev.nbest.npz"))
+    assert w.runner.wait(60000)
+    w.act_show_stepper.trigger()
+    panel = w.stepper_panel
+    assert panel.stepper is None and not panel.step_button.isEnabled()
+    assert "(dev.nbest.npz) is a dev list" in panel.info.text()

@@ -131,8 +131,9 @@ class StepperController(QObject):
         if lists.train is None:
             self._source = None
             self.panel.set_no_data(
-                "The open N-best list is a dev list: open the training corpus (its N-best list is "
-                "the training list) to step through training."
+                f"The open N-best list ({self._held()[0].name}) is a dev list, and no training "
+                "list is open or beside it: open the training corpus (its N-best list is the "
+                "training list) to step through training."
                 if doc.nbest is not None
                 else None
             )
