@@ -49,7 +49,7 @@ class StepperController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self._source = None  # what the panel's data was made from
+        self._source: tuple[int, int, int, int] | None = None  # what the data was made from
         self._train: Held | None = None  # the last training list seen
         self._found: dict[FileStamp, Held | None] = {}  # lists read from beside others
         views.when_built("stepper_panel", lambda panel: panel.set_executor(self._run_work))
@@ -130,11 +130,12 @@ class StepperController(QObject):
         lists = self.teach_lists()
         if lists.train is None:
             self._source = None
+            open_list = self._held()[0]
             self.panel.set_no_data(
-                f"The open N-best list ({self._held()[0].name}) is a dev list, and no training "
-                "list is open or beside it: open the training corpus (its N-best list is the "
-                "training list) to step through training."
-                if doc.nbest is not None
+                f"The open N-best list ({open_list.name}) is a dev list, and no training list is "
+                "open or beside it: open the training corpus (its N-best list is the training "
+                "list) to step through training."
+                if open_list is not None and open_list.nbest.gold is not None
                 else None
             )
             return False
