@@ -49,6 +49,7 @@ if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never t
 
 import hashlib
 import logging
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -78,10 +79,14 @@ def shared_data() -> Path:
 @pytest.fixture(autouse=True)
 def own_demo_copy(request, monkeypatch):
     """The window's demo opens from a per-user copy (nerstudio.demo.user_copy): each test gets a
-    folder of its own (made only when a test opens the demo), never the user's real one."""
+    folder of its own (made only when a test opens the demo, removed after it), never the user's
+    real one."""
     # short, as a user's folder would be: the corpus's path is shown whole in places
     name = hashlib.sha1(request.node.nodeid.encode("utf-8")).hexdigest()[:10]
-    monkeypatch.setenv("NERSTUDIO_DEMO_DIR", os.path.join(_DEMO_COPIES, name))
+    folder = os.path.join(_DEMO_COPIES, name)
+    monkeypatch.setenv("NERSTUDIO_DEMO_DIR", folder)
+    yield
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
