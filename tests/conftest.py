@@ -47,10 +47,15 @@ if not os.environ.get("NERSTUDIO_LABEL_KEYS"):  # remembered label keys: never t
         tempfile.mkdtemp(prefix="nerstudio-test-keys-"), "keys.json"
     )
 
+import hashlib
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+_DEMO_COPIES = tempfile.mkdtemp(prefix="nerstudio-test-demo-")
 
 SKIP_REASON = "../shared/data not present: real-corpus tests skipped"
 
@@ -69,6 +74,19 @@ def shared_data() -> Path:
     if path is None:
         pytest.skip(SKIP_REASON)
     return path
+
+
+@pytest.fixture(autouse=True)
+def own_demo_copy(request, monkeypatch):
+    """The window's demo opens from a per-user copy (nerstudio.demo.user_copy): each test gets a
+    folder of its own (made only when a test opens the demo, removed after it), never the user's
+    real one."""
+    # short, as a user's folder would be: the corpus's path is shown whole in places
+    name = hashlib.sha1(request.node.nodeid.encode("utf-8")).hexdigest()[:10]
+    folder = os.path.join(_DEMO_COPIES, name)
+    monkeypatch.setenv("NERSTUDIO_DEMO_DIR", folder)
+    yield
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

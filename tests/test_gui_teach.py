@@ -136,3 +136,50 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     ax = fig.axes[0]
     assert ax.get_xlabel() == "perceptron update" and ax.get_ylabel() == "dev F (%)"
     assert all(float(t).is_integer() for t in ax.get_xticks())
+
+
+@pytest.mark.parametrize("how", ["open N-best list", "beside the corpus"])
+def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(empty_window, qtbot, how):
+    """The dev corpus with its dev list attached as the corpus's own list (File ▸ Open N-best
+    list, or the list found beside the corpus), and no dev list opened as such: Teach still
+    trains on the training list beside it and scores on the dev list, and names both."""
+    w = empty_window
+    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=how == "beside the corpus")
+    if how == "open N-best list":
+        assert w.load_nbest(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
+    assert w.runner.wait(60000)
+    assert w.document.nbest_path.endswith("dev.nbest.npz") and w.document.dev_nbest is None
+    w.act_show_stepper.trigger()
+    panel = w.stepper_panel
+    _uses_training_list(panel)
+    text = panel.sources.text()
+    assert "Trains on <b>train.nbest.npz</b> (337 sentences)" in text
+    assert "dev F on <b>dev.nbest.npz</b> (78 sentences)" in text
+    assert len(panel.stepper.history) == 1  # the curve starts at round 0, on the dev list
+
+
+def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
+    """The training list opened with File ▸ Open N-best list and no dev list opened: the dev
+    list beside it draws the curve."""
+    w = empty_window
+    assert w.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+    assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+    assert w.runner.wait(60000)
+    w.act_show_stepper.trigger()
+    _uses_training_list(w.stepper_panel)
+
+
+def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
+    """A dev list with no training list open or beside it: nothing to step through, and the
+    panel says which list it is."""
+    import shutil
+
+    w = empty_window
+    shutil.copyfile(DEMO_MODEL_DIR / "dev.nbest.npz", tmp_path / "dev.nbest.npz")
+    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert w.load_nbest(str(tmp_path / "dev.nbest.npz"))
+    assert w.runner.wait(60000)
+    w.act_show_stepper.trigger()
+    panel = w.stepper_panel
+    assert panel.stepper is None and not panel.step_button.isEnabled()
+    assert "(dev.nbest.npz) is a dev list" in panel.info.text()

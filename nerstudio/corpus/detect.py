@@ -63,6 +63,12 @@ _EXTENSIONS = {
 }
 
 
+def own_extensions() -> dict[str, str]:
+    """The extensions that name one of nerstudio's own formats, and the format each names
+    (``conll``: a CoNLL variant); a copy, to read."""
+    return dict(_EXTENSIONS)
+
+
 def normalize_format(name: str) -> str:
     key = name.strip().lower()
     key = FORMAT_ALIASES.get(key, key)

@@ -29,6 +29,8 @@ def set_app_icon(app) -> None:
 
 
 def default_corpus() -> str | None:
+    """The bundled demo corpus, when the package has it (the window opens the user's copy of
+    it: :mod:`nerstudio.demo.user_copy`)."""
     from ..demo import DEMO_CORPUS
 
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
@@ -80,7 +82,11 @@ def run(
 
     RENDERER.hold()  # matplotlib loads once the window is shown, not while it is being made
     win = MainWindow(settings)
-    ok = _load_or_fail(win, path) if path else (win.load_demo() if default_corpus() else True)
+    ok = (
+        _load_or_fail(win, path)
+        if path
+        else (_load_shot_demo(win, shot_dir) if default_corpus() else True)
+    )
     if not ok:
         return 1
     win.screen_fit.enabled = False  # the picture is 1280×800 whatever the (offscreen) screen
@@ -112,6 +118,21 @@ def run(
 
     shutil.rmtree(shot_dir, ignore_errors=True)
     return 0
+
+
+def _load_shot_demo(win, shot_dir: str) -> bool:
+    """The demo for a picture: a copy of the bundled files in the picture's temporary folder
+    (reproducible whatever the user did to their copy, and nothing of theirs written)."""
+    from pathlib import Path
+
+    from ..demo.user_copy import prepare
+
+    try:
+        folder = prepare(Path(shot_dir) / "demo")
+    except OSError as exc:
+        print(f"nerstudio: error: cannot copy the demo to {shot_dir}: {exc}", file=sys.stderr)
+        return False
+    return win.load_demo(folder)
 
 
 def _run_for_user(app, settings, path: str | None) -> int:
@@ -236,11 +257,13 @@ def _stage_training(win) -> None:
 def _stage_comparison(win) -> None:
     """Comparison tab: the demo's dev list, baseline against the reranked output, fixed sentences."""
     win.training_dock.hide()
-    from ..demo import DEMO_CORPUS
+    from pathlib import Path
 
-    dev = DEMO_CORPUS.with_name("dev.conll")
+    # the dev corpus beside the open (demo) training corpus
+    c = win.corpus
+    dev = Path(c.path).with_name("dev.conll") if c is not None and c.path else None
     if (
-        win.corpus is not None
+        dev is not None
         and win.corpus.path != str(dev)
         and dev.exists()
         and win.load_corpus(str(dev))

@@ -19,13 +19,28 @@ from PySide6.QtWidgets import (
 )
 
 from .. import logs
+from ..corpus.file_kinds import all_extensions, file_kinds, format_names
 
-CORPUS_FILTER = (
-    "Corpora (*.conll *.txt *.tsv *.jsonl *.json *.ann *.conllu *.spacy *.train *.testa *.testb *.dev *.test);;"
-    "Plain text (*.txt *.text);;brat standoff (*.ann);;CoNLL-U (*.conllu);;"
-    "CoNLL, TSV, WebAnno TSV (*.conll *.tsv *.txt);;JSON Lines (*.jsonl *.json);;spaCy DocBin (*.spacy);;"
-    "All files (*)"
-)
+
+def _patterns(extensions) -> str:
+    return " ".join(f"*{e}" for e in extensions)
+
+
+def corpus_filter() -> str:
+    """The Open dialog's filter: every corpus extension, then each kind of corpus file, from the
+    format tables (:mod:`nerstudio.corpus.file_kinds`)."""
+    kinds = [f"{label} ({_patterns(exts)})" for label, exts in file_kinds()]
+    return ";;".join([f"Corpora ({_patterns(all_extensions())})", *kinds, "All files (*)"])
+
+
+def corpus_formats_in_words() -> str:
+    """Every format the readers take, in words, for a tooltip: ``CoNLL columns, TSV, … or plain
+    text``."""
+    names = format_names()
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+CORPUS_FILTER = corpus_filter()
 NBEST_FILTER = "N-best lists (*.npz);;All files (*)"
 MODEL_FILTER = "Models (*.npz);;All files (*)"
 ENCODINGS = (

@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QWidget
 
 from .actions import make_action
+from .dialogs import corpus_formats_in_words
 from .window_names import WindowNames
 
 if TYPE_CHECKING:  # annotations only: the controllers load with the window's second phase
@@ -51,8 +52,7 @@ class WindowMenus(WindowNames, QMainWindow):
             "&Open corpus…",
             f.open_dialog,
             QKeySequence.StandardKey.Open,
-            "Open a corpus file: CoNLL, TSV, JSONL, CoNLL-U, brat, WebAnno TSV, Prodigy, doccano, Label Studio, "
-            "Hugging Face or plain text",
+            f"Open a corpus file: {corpus_formats_in_words()}",
             filem,
         )
         self.act_open_folder = self._act(

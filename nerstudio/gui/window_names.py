@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: importing the views here would defeat their lazy import
+    from pathlib import Path
+
     import numpy as np
     from PySide6.QtWidgets import (
         QComboBox,
@@ -93,8 +95,8 @@ class WindowNames:
     def save_results(self, folder: str) -> list[str]:
         return self.files.save_results(folder)
 
-    def load_demo(self) -> bool:
-        return self.files.load_demo()
+    def load_demo(self, folder: Path | None = None) -> bool:
+        return self.files.load_demo(folder)
 
     # -- browser -------------------------------------------------------------------------
     def select_sentence(self, k: int) -> None:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ...app.attachments import FileStamp
-from ...demo import DEMO_DIR, DEMO_MODEL_DIR
 from ...errors import FormatError, NerstudioError
 from ...nbest import NBestList
 from ..describe import describe_model
@@ -363,11 +362,20 @@ class FilesController(QObject):
                 doc.model_saved(str(f / info[key]), key)
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
-    def load_demo(self) -> bool:
-        """The bundled demo: corpus, tagger, jackknifed N-best, dev N-best and reranker."""
-        if not self.load_corpus(str(DEMO_DIR / "train.conll"), attach=False):
+    def load_demo(self, folder: Path | None = None) -> bool:
+        """The demo: corpus, tagger, jackknifed N-best, dev N-best and reranker, from ``folder``,
+        by default the user's copy of the bundled files (:mod:`nerstudio.demo.user_copy`: the
+        installed package is never opened for writing)."""
+        if folder is None:
+            from ...demo.user_copy import user_demo
+
+            folder = user_demo()
+            if folder is None:
+                self.ctx.status("No folder to copy the demo to: it is not opened", 10000)
+                return False
+        if not self.load_corpus(str(folder / "train.conll"), attach=False):
             return False
-        md = DEMO_MODEL_DIR
+        md = folder / "model"
         if (md / "tagger.npz").is_file():
             self.load_tagger(str(md / "tagger.npz"))
         if (md / "dev.nbest.npz").is_file():

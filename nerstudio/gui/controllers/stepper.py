@@ -1,11 +1,13 @@
 """The Teach workspace: boosting one round, or the perceptron one update, at a time.
 
-Teach always trains on the *training* N-best list and draws its curve on the *dev* list, whatever
-corpus is open, and the panel says which lists those are. The training list is the attached list
-when it is not the dev list; with the dev corpus open (its attached list is the dev list) it is
-the last training list this session attached, else ``train*.nbest.npz`` found beside the dev list
-(``dev`` → ``train`` in its file name, as the demo's ``model/`` folder has them). The features are
-the loaded reranker's (or fitted on the training list), computed as a view job for large lists.
+Teach always trains on a *training* N-best list and draws its curve on a *dev* list, however they
+were opened, and the panel names both. Which list plays which role is read from the lists
+themselves (:mod:`nerstudio.app.list_roles`): a dev list attached with File ▸ Open N-best list
+(or found beside the dev corpus) is still the dev list, and the training list is then the last
+training list of this session, else ``train…`` beside it (``model/dev.nbest.npz`` →
+``model/train.nbest.npz``); a training list without a dev list finds ``dev…`` beside it the same
+way. The features are the loaded reranker's (or fitted on the training list), computed as a view
+job for large lists.
 
 The data is rebuilt whenever the lists, the reranker or the gold changed since, and — while Teach
 is showing — as soon as a list, the corpus or the reranker changes (so a window that starts in
@@ -14,11 +16,11 @@ Teach is ready once the demo's lists are attached).
 
 from __future__ import annotations
 
-import os
-
 from PySide6.QtCore import QObject, Slot
 
+from ...app.attachments import FileStamp
 from ...app.document import ChangeKind
+from ...app.list_roles import Held, TeachLists, pick_lists
 from ...errors import NerstudioError
 from ...nbest import NBestList
 from . import Context
@@ -43,34 +45,13 @@ def plain_copy(nb: NBestList) -> NBestList:
     )
 
 
-def same_sentences(a: NBestList | None, b: NBestList | None) -> bool:
-    return (
-        a is not None
-        and b is not None
-        and len(a) == len(b)
-        and all(list(x) == list(y) for x, y in zip(a.words, b.words))
-    )
-
-
-def training_sibling(dev_path: str | None) -> str | None:
-    """``train…`` beside a dev list named ``…dev…`` (``model/dev.nbest.npz`` → ``model/train.nbest.npz``)."""
-    if not dev_path:
-        return None
-    head, name = os.path.split(dev_path)
-    if "dev" not in name:
-        return None
-    cand = os.path.join(head, name.replace("dev", "train", 1))
-    return cand if os.path.isfile(cand) else None
-
-
 class StepperController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self._source = None  # what the panel's data was made from
-        self._train: tuple[NBestList, str] | None = (
-            None  # the last training list seen (list, its name)
-        )
+        self._source: tuple[int, int, int, int] | None = None  # what the data was made from
+        self._train: Held | None = None  # the last training list seen
+        self._found: dict[FileStamp, Held | None] = {}  # lists read from beside others
         views.when_built("stepper_panel", lambda panel: panel.set_executor(self._run_work))
         views.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare())
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -89,81 +70,84 @@ class StepperController(QObject):
         if ch.kind is ChangeKind.NBEST:
             self._remember_attached()
         elif ch.kind is ChangeKind.CORPUS and self._train is not None:
-            nb, name = self._train  # keep its gold of that corpus, not the corpus itself
-            self._train = (plain_copy(nb), name)
+            old = self._train  # keep its gold of that corpus, not the corpus itself
+            self._train = Held(plain_copy(old.nbest), old.path, old.name)
         if ch.kind in REBUILD_ON and self.v.stepper_dock.isVisible():
             self.prepare()
 
-    def _attached_is_dev(self) -> bool:
+    def _held(self) -> tuple[Held | None, Held | None]:
+        """The attached list and the list opened as the dev list, as Teach names them."""
         doc = self.doc
-        if doc.nbest is None or doc.dev_nbest is None:
-            return False
-        if (
-            doc.nbest_path
-            and doc.dev_nbest_path
-            and os.path.abspath(doc.nbest_path) == os.path.abspath(doc.dev_nbest_path)
-        ):
-            return True
-        return same_sentences(doc.nbest, doc.dev_nbest)
+        attached = (
+            Held.of(doc.nbest, doc.nbest_path, "the open N-best list")
+            if doc.nbest is not None
+            else None
+        )
+        dev = (
+            Held.of(doc.dev_nbest, doc.dev_nbest_path, "the dev list of this session")
+            if doc.dev_nbest is not None
+            else None
+        )
+        return attached, dev
+
+    def _corpus_path(self) -> str | None:
+        c = self.doc.corpus
+        return c.path if c is not None else None
 
     def _remember_attached(self) -> None:
-        doc = self.doc
-        if doc.nbest is not None and doc.nbest.gold is not None and not self._attached_is_dev():
-            self._train = (
-                doc.nbest,
-                os.path.basename(doc.nbest_path) if doc.nbest_path else "the open N-best list",
-            )
+        attached, dev = self._held()
+        if attached is None:
+            return
+        lists = pick_lists(attached, dev, [], self._corpus_path(), lambda path: None)
+        if lists.train_attached and lists.train is not None:
+            self._train = lists.train
 
-    def training_list(self) -> tuple[NBestList | None, str, bool]:
-        """(the training list, its name, whether it is the attached list) — see the module docstring."""
-        doc = self.doc
-        if doc.nbest is not None and doc.nbest.gold is not None and not self._attached_is_dev():
-            self._remember_attached()
-            return self._train[0], self._train[1], True
-        if self._train is None:
-            path = training_sibling(doc.dev_nbest_path)
-            if path is not None:
-                try:
-                    nb = NBestList.load(path)
-                except (NerstudioError, OSError) as exc:
-                    self.ctx.status(f"Teach: cannot read the training list {path}: {exc}", 8000)
-                    nb = None
-                if nb is not None and nb.gold is not None:
-                    self._train = (nb, os.path.basename(path))
-        if self._train is None:
-            return None, "", False
-        return self._train[0], self._train[1], False
+    def _load_beside(self, path: str) -> Held | None:
+        """A list found beside another (read again only when its file changed)."""
+        stamp = FileStamp.of(path)
+        if stamp is None:
+            return None
+        if stamp not in self._found:
+            try:
+                self._found[stamp] = Held.of(NBestList.load(path), path, "")
+            except (NerstudioError, OSError) as exc:
+                self.ctx.status(f"Teach: cannot read {path}: {exc}", 8000)
+                self._found[stamp] = None
+        return self._found[stamp]
+
+    def teach_lists(self) -> TeachLists:
+        """The training list and the dev list Teach uses now — see the module docstring."""
+        attached, dev = self._held()
+        remembered = [self._train] if self._train is not None else []
+        lists = pick_lists(attached, dev, remembered, self._corpus_path(), self._load_beside)
+        if lists.train_attached:
+            self._train = lists.train
+        return lists
 
     def prepare(self, force: bool = False) -> bool:
         """Give the panel the training list and the dev list as ranking data."""
         doc = self.doc
-        nb, train_name, attached = self.training_list()
-        if nb is None:
+        lists = self.teach_lists()
+        if lists.train is None:
             self._source = None
+            open_list = self._held()[0]
             self.panel.set_no_data(
-                "The open N-best list is the dev list: open the training corpus (its N-best list is the "
-                "training list) to step through training."
-                if doc.nbest is not None
+                f"The open N-best list ({open_list.name}) is a dev list, and no training list is "
+                "open or beside it: open the training corpus (its N-best list is the training "
+                "list) to step through training."
+                if open_list is not None and open_list.nbest.gold is not None
                 else None
             )
             return False
-        dev_nb = (
-            doc.dev_nbest if doc.dev_nbest is not None and doc.dev_nbest.gold is not None else None
-        )
-        key = (id(nb), id(dev_nb), id(doc.model), doc.gold_revision if attached else 0)
+        nb, train_name, attached = lists.train.nbest, lists.train.name, lists.train_attached
+        dev_nb = lists.dev.nbest if lists.dev is not None else None
+        dev_name = lists.dev.name if lists.dev is not None else ""
+        edits = doc.gold_revision if attached or lists.dev_attached else 0
+        key = (id(nb), id(dev_nb), id(doc.model), edits)
         if key == self._source and not force:
             return True
         self._source = key
         model = doc.model
-        dev_name = (
-            (
-                os.path.basename(doc.dev_nbest_path)
-                if doc.dev_nbest_path
-                else "the dev list of this session"
-            )
-            if dev_nb is not None
-            else ""
-        )
         # the scored list's ranking data is the same thing, unless the gold was edited since
         sc = doc.scored
         reuse = (
@@ -179,6 +163,8 @@ class StepperController(QObject):
             else None
         )
         snap = doc.nbest_snapshot() if attached else nb
+        if lists.dev_attached:  # the dev list's gold as it is now (a worker reads it)
+            dev_nb = doc.nbest_snapshot()
         eps = getattr(getattr(model, "learner", None), "epsilon", None)
         n_train, n_dev = len(nb), (len(dev_nb) if dev_nb is not None else 0)
         sources = f"Trains on <b>{train_name}</b> ({n_train:,} sentences)" + (
