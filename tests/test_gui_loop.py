@@ -200,6 +200,16 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     lc.act_learn.trigger()
     _idle(w, qtbot)
     assert lc.learner.rounds == 1
+    # the status counts what it says: every sentence with words predicted but the one shown
+    # (the annotator's while they are on it), those now with entities changed (all had none)
+    sents, shown = doc.corpus.sentences, w.sentence_cursor.k
+    assert shown >= 0 and len(sents[shown].words)
+    n_predicted = sum(1 for j, s in enumerate(sents) if len(s.words) and j != shown)
+    n_changed = sum(1 for s in sents if s.spans)
+    assert 0 < n_changed < n_predicted
+    assert lc.last == (
+        f"Predicted {n_predicted:,} sentence(s), {n_changed:,} changed; N-best lists attached."
+    )
     # the next round waits in the worker until the test has typed its first keys
     started, go = threading.Event(), threading.Event()
     real = loop.OnlineLearner.run
@@ -227,7 +237,7 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     _idle(w, qtbot)
     # the round re-predicted other sentences, and left this one and the annotator where they were
     assert lc.last.startswith("Last round:") and ", 0 changed" not in lc.last
-    assert "Predicted " in lc.last and " changed" in lc.last
+    assert "; predicted " in lc.last and " changed." in lc.last
     assert doc.history.undo_text() == "model in the loop: re-predict"
     assert w.current_sentence_index() == k and w.sentence_cursor.k == k
     assert view.words() == c.sentences[k].words and view.selection() == (0, 1)

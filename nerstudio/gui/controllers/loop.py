@@ -325,7 +325,7 @@ class LoopController(QObject):
             learner.adopt(res)
             self.last = f"Last round: {res.note + '; ' if res.note else ''}{applied.summary()}."
             if not res.trained:
-                self.last = f"{applied.summary()}; N-best lists attached."
+                self.last = f"{applied.summary().capitalize()}; N-best lists attached."
             self.ctx.status(self.last, 8000)
             self._update()
 
