@@ -317,3 +317,32 @@ def test_reading_the_same_file_again_keeps_the_view_on_its_sentence(window, qtbo
     other.write_bytes(open(path, "rb").read())
     assert w.load_corpus(str(other), attach=False)
     assert w.sentence_cursor.k == 0
+
+
+def test_f7_walks_the_not_reviewed_queue_through_a_round_that_reorders_it(window, qtbot):
+    """F7 over "not reviewed, most uncertain first" while the sentences walked are marked
+    reviewed: after the round that those reviews start (a new model, a new order), F7 goes on
+    with the first sentences of the new order it has not visited, skipping none."""
+    w, doc, lc = window, window.document, window.loop
+    v = w.views
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)
+    visited = [w.sentence_cursor.k]
+    for _ in range(5):  # the fifth review makes the model due
+        w.browser.act_next_uncertain.trigger()
+        visited.append(w.sentence_cursor.k)
+        assert lc.act_review.isEnabled()
+        lc.act_review.trigger()
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    assert w.sentence_cursor.k == visited[-1]  # the round moved nothing
+    assert all(doc.reviewed[k] for k in visited[1:])
+    order = [int(k) for k in w.browser.shown_order()]
+    todo = [k for k in order if k not in visited]
+    walked = []
+    for _ in range(3):
+        w.browser.act_next_uncertain.trigger()
+        walked.append(w.sentence_cursor.k)
+    assert walked == todo[:3]
