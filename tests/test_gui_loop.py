@@ -231,6 +231,10 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     qtbot.waitUntil(started.is_set, timeout=60000)
     view.select_tokens(0, 1)
     qtbot.keyClicks(view, letter["PER"])  # typed while the round runs
+    bar = w.corpus_view.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum() // 2)  # the annotator scrolled the browser
+    scrolled = bar.value()
     assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
     go.set()
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
@@ -242,6 +246,7 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     assert w.current_sentence_index() == k and w.sentence_cursor.k == k
     assert view.words() == c.sentences[k].words and view.selection() == (0, 1)
     assert QApplication.focusWidget() is view
+    assert bar.value() == scrolled
     assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
     view.select_tokens(2, 4)
     qtbot.keyClicks(view, letter["ORG"])  # after the round: still this sentence
