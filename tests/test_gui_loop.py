@@ -57,7 +57,8 @@ def test_learn_from_corrections_rounds(window, qtbot, gold):
     assert lc.learner.rounds == 1 and not lc.learner.learned
     # the annotator corrects five sentences: a round trains and re-predicts the others
     for k in range(5):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     _idle(w, qtbot)
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
     _idle(w, qtbot)
@@ -142,7 +143,8 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     k = next(k for k in range(len(doc.corpus)) if ix.row_of[k] >= 0 and top[ix.row_of[k]] > 0)
     assert doc.spans(k) == sorted(doc.nbest.spans(ix.row_of[k], int(top[ix.row_of[k]])))
     for k in range(5):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
     _idle(w, qtbot)
     learned = lc.learner.reranker
@@ -162,7 +164,8 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     monkeypatch.setattr(loop_rerank, "warm_start", held)
     before = [doc.spans(k) for k in range(len(doc.corpus))]
     for k in range(5, 10):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     qtbot.waitUntil(started.is_set, timeout=60000)
     w.jobs.cancel()
     go.set()
@@ -175,3 +178,176 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     pipe = nerstudio.load(tmp_path / "saved")
     assert np.array_equal(pipe.reranker.learner.w_, learned.learner.w_)
     assert w.files.unsaved_models() == []  # saved: quitting does not ask
+
+
+def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
+    window, qtbot, monkeypatch
+):
+    """The annotator types into a sentence while a round runs and after it ends: the round's
+    edit (the application's) moves neither the cursor, the browser's selection, the token
+    selection nor the focus, never changes that sentence, and every key lands there; the
+    sentence becomes reviewed when they leave it, not at the first key."""
+    import threading
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from nerstudio.app import loop
+    from nerstudio.corpus.model import Span
+
+    w, doc, lc = window, window.document, window.loop
+    w.activateWindow()
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    assert lc.learner.rounds == 1
+    # the status counts what it says: every sentence with words predicted but the one shown
+    # (the annotator's while they are on it), those now with entities changed (all had none)
+    sents, shown = doc.corpus.sentences, w.sentence_cursor.k
+    assert shown >= 0 and len(sents[shown].words)
+    n_predicted = sum(1 for j, s in enumerate(sents) if len(s.words) and j != shown)
+    n_changed = sum(1 for s in sents if s.spans)
+    assert 0 < n_changed < n_predicted
+    assert lc.last == (
+        f"Predicted {n_predicted:,} sentence(s), {n_changed:,} changed; N-best lists attached."
+    )
+    # the next round waits in the worker until the test has typed its first keys
+    started, go = threading.Event(), threading.Event()
+    real = loop.OnlineLearner.run
+
+    def held(self, *args, **kwargs):
+        started.set()
+        go.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(loop.OnlineLearner, "run", held)
+    c = doc.corpus
+    k = next(k for k in range(20, len(c)) if len(c.sentences[k]) >= 4 and not doc.spans(k))
+    view = w.sentence_view
+    w.select_sentence(k)
+    view.setFocus()
+    letter = {lab: w.annotation.scheme.letter(lab) for lab in ("PER", "ORG")}
+    assert all(letter.values())
+    doc.set_reviewed(range(5))  # five sentences accepted elsewhere: the model is due
+    qtbot.waitUntil(started.is_set, timeout=60000)
+    view.select_tokens(0, 1)
+    qtbot.keyClicks(view, letter["PER"])  # typed while the round runs
+    bar = w.corpus_view.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum() // 2)  # the annotator scrolled the browser
+    scrolled = bar.value()
+    assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
+    go.set()
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    # the round re-predicted other sentences, and left this one and the annotator where they were
+    assert lc.last.startswith("Last round:") and ", 0 changed" not in lc.last
+    assert "; predicted " in lc.last and " changed." in lc.last
+    assert doc.history.undo_text() == "model in the loop: re-predict"
+    assert w.current_sentence_index() == k and w.sentence_cursor.k == k
+    assert view.words() == c.sentences[k].words and view.selection() == (0, 1)
+    assert QApplication.focusWidget() is view
+    assert bar.value() == scrolled
+    assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
+    view.select_tokens(2, 4)
+    qtbot.keyClicks(view, letter["ORG"])  # after the round: still this sentence
+    assert doc.spans(k) == [Span(0, 1, "PER"), Span(2, 4, "ORG")]
+    assert not doc.reviewed[k]  # still being corrected
+    w.select_sentence(k + 1)  # the annotator leaves it: reviewed, with what they typed
+    assert doc.reviewed[k] and doc.spans(k) == [Span(0, 1, "PER"), Span(2, 4, "ORG")]
+    assert doc.review_log[-1] == (k, ())  # the suggestion it held before their keys
+    # a sentence edited before a round's snapshot and not left: the round leaves it alone too
+    monkeypatch.setattr(loop.OnlineLearner, "run", real)
+    suggested = {}
+    real_apply = loop.apply
+
+    def spy(document, res, *args):
+        suggested.update(res.suggestions)
+        return real_apply(document, res, *args)
+
+    monkeypatch.setattr(loop, "apply", spy)
+    k2 = next(j for j in range(k + 1, len(c)) if doc.spans(j) and len(c.sentences[j]) >= 3)
+    w.select_sentence(k2)
+    view.select_tokens(0, len(c.sentences[k2]))
+    qtbot.keyClick(view, Qt.Key_Delete)
+    view.select_tokens(1, 2)
+    qtbot.keyClicks(view, letter["PER"])
+    mine = doc.spans(k2)
+    assert mine == [Span(1, 2, "PER")]
+    doc.set_reviewed(range(5, 10))
+    qtbot.waitUntil(lambda: lc.learner.rounds == 3, timeout=60000)
+    _idle(w, qtbot)
+    assert suggested[k2] != mine  # the round would have changed it
+    assert doc.spans(k2) == mine and w.sentence_cursor.k == k2 and not doc.reviewed[k2]
+
+
+def test_marking_a_sentence_reviewed_under_the_not_reviewed_filter_keeps_the_view(window, qtbot):
+    """The annotator marks the shown sentence reviewed with the browser showing only the
+    sentences not reviewed: the round that follows, and its new N-best list filtering the
+    browser again, leave the view on that sentence."""
+    w, doc, lc = window, window.document, window.loop
+    v = w.views
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    doc.set_reviewed(range(4))
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)  # the round reorders the browser too
+    k = 30
+    w.select_sentence(k)
+    w.sentence_view.select_tokens(1, 2)
+    rounds = lc.learner.rounds
+    assert lc.act_review.isEnabled()
+    lc.act_review.trigger()  # the fifth: the model is due
+    assert doc.reviewed[k]
+    qtbot.waitUntil(lambda: lc.learner.rounds == rounds + 1, timeout=60000)
+    _idle(w, qtbot)
+    assert w.sentence_cursor.k == k and w.current_sentence_index() == k
+    assert w.views.sentence_view.words() == doc.corpus.sentences[k].words
+    assert w.sentence_view.selection() == (1, 2)
+    assert w.corpus_view.currentIndex() == w.proxy.mapFromSource(w.tree_model.index_of_sentence(k))
+    # the filter drops it once the annotator goes elsewhere
+    w.select_sentence(k + 1)
+    w.browser.apply_filter()
+    assert not w.proxy.accepts(k) and w.proxy.accepts(k + 1)
+
+
+def test_reading_the_same_file_again_keeps_the_view_on_its_sentence(window, qtbot, tmp_path):
+    """A reload (the file read again) shows the sentence the view showed; another file opens on
+    its first sentence."""
+    w, doc = window, window.document
+    path = doc.corpus.path
+    w.select_sentence(12)
+    assert w.load_corpus(path, attach=False)
+    assert w.sentence_cursor.k == 12 and w.current_sentence_index() == 12
+    other = tmp_path / "other.conll"
+    other.write_bytes(open(path, "rb").read())
+    assert w.load_corpus(str(other), attach=False)
+    assert w.sentence_cursor.k == 0
+
+
+def test_f7_walks_the_not_reviewed_queue_through_a_round_that_reorders_it(window, qtbot):
+    """F7 over "not reviewed, most uncertain first" while the sentences walked are marked
+    reviewed: after the round that those reviews start (a new model, a new order), F7 goes on
+    with the first sentences of the new order it has not visited, skipping none."""
+    w, doc, lc = window, window.document, window.loop
+    v = w.views
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)
+    visited = [w.sentence_cursor.k]
+    for _ in range(5):  # the fifth review makes the model due
+        w.browser.act_next_uncertain.trigger()
+        visited.append(w.sentence_cursor.k)
+        assert lc.act_review.isEnabled()
+        lc.act_review.trigger()
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    assert w.sentence_cursor.k == visited[-1]  # the round moved nothing
+    assert all(doc.reviewed[k] for k in visited[1:])
+    order = [int(k) for k in w.browser.shown_order()]
+    todo = [k for k in order if k not in visited]
+    walked = []
+    for _ in range(3):
+        w.browser.act_next_uncertain.trigger()
+        walked.append(w.sentence_cursor.k)
+    assert walked == todo[:3]

@@ -4,9 +4,11 @@ sentence header, the gold-entity table and the corpus summary.
 With an N-best list attached it also orders the sentences "most uncertain first" (by the
 tagger's top-candidate probability, its margin over the second, or — with a reranker's scores —
 the reranker overruling the tagger), keeps only the uncertain ones on request, shows the measure
-in a sortable column and goes to the next most uncertain sentence (F7). All of it derives from
-the document's attached list and scores (:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`)
-and is recomputed when either changes.
+in a sortable column and goes to the next most uncertain sentence (F7: a walk through that
+queue, which no reordering makes skip a sentence, :mod:`nerstudio.app.walk`). All of it derives
+from the document's attached list and scores
+(:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`) and is recomputed when either
+changes.
 
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
 (and selects the sentence someone asked the cursor for), and follows the document: a new
@@ -17,6 +19,7 @@ filter and the summary, a new N-best list or new scores refresh every mark.
 from __future__ import annotations
 
 import html
+import os
 from collections import Counter
 
 import numpy as np
@@ -25,6 +28,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
+from ...app.walk import Walk
 from ...rerank.uncertainty import MEASURES
 from ..actions import make_action
 from ..models.corpus_model import CorpusTreeModel, status_text
@@ -40,6 +44,7 @@ class BrowserController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._summary_stale = False
+        self._shown_path: str | None = None  # the file of the corpus shown (its real path)
         self._only: tuple | None = (
             None  # (mask, why): a set of sentences asked for by another feature
         )
@@ -65,15 +70,20 @@ class BrowserController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind is ChangeKind.CORPUS:
+            self.walk.reset()
             self.v.uncertainty_bar.reset()
             self._descending = False
-            self._set_corpus()
+            # the same file read again (a reload): the view stays on the sentence it showed
+            path = os.path.realpath(self.corpus.path) if self.corpus.path else None
+            again = path is not None and path == self._shown_path
+            self._shown_path = path
+            self._set_corpus(self.ctx.cursor.k if again else 0)
             self._refresh_uncertainty()
         elif ch.kind is ChangeKind.GOLD:
             self._gold_edited(ch.sentences)
         elif ch.kind in (ChangeKind.NBEST, ChangeKind.SCORES):
             self._refresh_marks()
-            self._refresh_uncertainty()
+            self._refresh_uncertainty(keep=True)
 
     @Slot(object, str)
     def show_only(self, sentences, why: str = "") -> None:
@@ -91,7 +101,8 @@ class BrowserController(QObject):
         if self._only is not None and ks:
             self.select_sentence(ks[0])
 
-    def _set_corpus(self) -> None:
+    def _set_corpus(self, k: int = 0) -> None:
+        """Show the new corpus, on sentence ``k`` (the first when it has no such sentence)."""
         self._only = None
         c, v = self.corpus, self.v
         v.tree_model.set_corpus(c)
@@ -115,7 +126,7 @@ class BrowserController(QObject):
         self._update_summary()
         self.ctx.cursor.k = -1
         if len(c):
-            self.select_sentence(0)
+            self.select_sentence(k if 0 <= k < len(c) else 0)
 
     def _gold_edited(self, ks) -> None:
         v = self.v
@@ -140,7 +151,7 @@ class BrowserController(QObject):
             return
         self.v.tree_model.set_status(self.doc.flags() if self.doc.nbest is not None else None)
         if self.v.status_filter.currentData():
-            self.apply_filter()
+            self.apply_filter(keep=True)
 
     # -- navigation -----------------------------------------------------------------------
     @Slot(int)
@@ -271,7 +282,11 @@ class BrowserController(QObject):
 
     # -- filters --------------------------------------------------------------------------
     @Slot()
-    def apply_filter(self, *_args) -> None:
+    def apply_filter(self, *_args, keep: bool = False) -> None:
+        """Filter the browser's sentences as the filters say. ``keep``: the document changed
+        (not the filters), so the sentence on display stays listed — the view never moves for
+        what the application does (a model's round, a new N-best list); it goes when the
+        annotator leaves it or changes a filter."""
         c, v = self.corpus, self.v
         if c is None:
             return
@@ -290,6 +305,10 @@ class BrowserController(QObject):
         only = self._only
         if only is not None and len(only[0]) == len(c):
             mask = only[0] if mask is None else (mask & only[0])
+        k = self.ctx.cursor.k
+        if keep and mask is not None and 0 <= k < len(c) and not mask[k]:
+            mask = mask.copy()
+            mask[k] = True
         v.proxy.set_filter(v.search.text(), mask)
         if v.proxy.active:
             n = int(self._visible_mask().sum())
@@ -311,6 +330,7 @@ class BrowserController(QObject):
     # -- most uncertain first -------------------------------------------------------------
     def _init_uncertainty(self, window) -> None:
         self.uncertainty = DocumentUncertainty(self.doc)
+        self.walk = Walk()  # F7's way through the queue
         self._descending = False  # the column clicked twice: most certain first
         self._last_measure = "mass"
         bar = self.v.uncertainty_bar
@@ -379,9 +399,9 @@ class BrowserController(QObject):
         else:
             self._sync_sort_indicator()
 
-    def _refresh_uncertainty(self) -> None:
+    def _refresh_uncertainty(self, keep: bool = False) -> None:
         """The attached list or the reranker's scores changed: which measures are available,
-        then the column, the order and the filter again."""
+        then the column, the order and the filter again (``keep``: see :meth:`apply_filter`)."""
         reasons = {m: self.uncertainty.why_unavailable(m) for m in MEASURES}
         bar = self.v.uncertainty_bar
         bar.set_available(reasons)
@@ -396,9 +416,9 @@ class BrowserController(QObject):
             )
         self.act_next_uncertain.setEnabled(not reasons["mass"])
         self.act_uncertain_first.setEnabled(not reasons["mass"])
-        self._apply_uncertainty()
+        self._apply_uncertainty(keep)
 
-    def _apply_uncertainty(self) -> None:
+    def _apply_uncertainty(self, keep: bool = False) -> None:
         c, v = self.corpus, self.v
         if c is None:
             return
@@ -420,7 +440,7 @@ class BrowserController(QObject):
         if was_flat and order is None and len(c.documents) <= 50:
             v.corpus_view.expandToDepth(0)
         self._sync_uncertainty_action()
-        self.apply_filter()
+        self.apply_filter(keep=keep)
         if 0 <= k < len(c):
             idx = v.proxy.mapFromSource(v.tree_model.index_of_sentence(k))
             if idx.isValid() and v.corpus_view.currentIndex() != idx:
@@ -463,9 +483,11 @@ class BrowserController(QObject):
         return mask
 
     def step_uncertain(self, delta: int = 1) -> None:
-        """Go to the next (``delta`` 1) or previous (-1) sentence in the most-uncertain-first
-        order of the browser's measure (top-candidate probability in corpus order), among the
-        sentences the filters show; from a sentence outside that order, to the most uncertain."""
+        """Go to the next (``delta`` 1) sentence of the review queue — the most-uncertain-first
+        order of the browser's measure (top-candidate probability in corpus order) among the
+        sentences the filters show — that this walk has not been through
+        (:class:`~nerstudio.app.walk.Walk`: a new order after a model's round, or the cursor
+        moved, skips nothing), or back (-1) to the one it went through before."""
         ranked = self.uncertainty.ranked(self.measure() or "mass")
         if ranked is None or not len(ranked):
             self.ctx.status(
@@ -476,17 +498,29 @@ class BrowserController(QObject):
         if not len(ranked):
             self.ctx.status("No sentence with candidates matches the filters", 4000)
             return
-        pos = np.flatnonzero(ranked == self.current_sentence_index())
-        j = int(pos[0]) + delta if len(pos) else (0 if delta > 0 else len(ranked) - 1)
-        if 0 <= j < len(ranked):
-            self.select_sentence(int(ranked[j]))
-        else:
+        k, key = self.current_sentence_index(), self._queue_key()
+        target = self.walk.next(ranked, k, key) if delta > 0 else self.walk.back(k, key)
+        if target is not None:
+            self.select_sentence(target)
+        elif delta > 0:
             self.ctx.status(
-                "No more uncertain sentences: this is the "
-                + ("least" if delta > 0 else "most")
-                + " uncertain one the filters show",
-                4000,
+                "No more uncertain sentences: every one the filters show was visited", 4000
             )
+        else:
+            self.ctx.status("This is the first sentence of the walk (F7)", 4000)
+
+    def _queue_key(self) -> tuple:
+        """What F7's queue is: its order and filters (another one starts a new walk)."""
+        v, only = self.v, self._only
+        return (
+            self.measure() or "mass",
+            self._descending,
+            v.status_filter.currentData(),
+            v.type_filter.currentData(),
+            v.search.text(),
+            v.uncertainty_bar.limit_value(),
+            None if only is None else only[1],
+        )
 
     # -- summary --------------------------------------------------------------------------
     @Slot(int)
