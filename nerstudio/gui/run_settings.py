@@ -9,14 +9,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-ALGO_TIPS = {
-    "boost": "Boosting on the ranking ExpLoss (Collins 2002, §4.1): one feature weight updated per round",
-    "perceptron": "Perceptron ranking: add the oracle's features, subtract the mistaken pick's",
-    "voted": "Voted perceptron (Freund & Schapire): every intermediate weight vector votes",
-    "averaged": "Averaged perceptron: the average of all intermediate weight vectors",
-    "margin": "Perceptron with a margin requirement",
-    "kernel": "Kernel (dual) perceptron over candidate structures (Collins & Duffy 2002)",
-}
+from ..learners import RERANKERS
 
 #: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
 ALPHABET_CHOICES = (
@@ -83,22 +76,22 @@ KT_GAZETTEER_CHOICES = (  # (value, label, tip)
 
 
 def algorithms() -> tuple[str, ...]:
-    """The reranking learners, from the core's registry (read from its source: the learners,
-    and scipy, load when a run starts)."""
-    from ..experiments.defaults import reranking_algorithms
+    """The reranking learners, from the registry (:mod:`nerstudio.learners`: data only, the
+    learners and scipy load when a run starts)."""
+    return tuple(RERANKERS)
 
-    return reranking_algorithms()
+
+def algorithm_tip(algo: str) -> str:
+    """The panel's tooltip for the reranker ``algo``."""
+    row = RERANKERS.get(algo)
+    return row.tip if row is not None else algo
 
 
 def learner_defaults(algo: str) -> dict:
-    """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
-    from ..errors import SettingsError
-    from ..experiments.defaults import reranker_defaults
-
-    try:
-        return dict(reranker_defaults(algo))
-    except SettingsError:  # not a reranker (a run label of another kind of learner)
-        return {}
+    """Hyper-parameters of the reranker ``algo`` with their defaults ({} if there is none:
+    a run label of another kind of learner)."""
+    row = RERANKERS.get(algo)
+    return dict(row.defaults) if row is not None else {}
 
 
 def short_label(algo: str, params: dict) -> str:

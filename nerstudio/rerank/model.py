@@ -15,47 +15,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError, FormatError, Msg, SettingsError
+from ..errors import DataError, FormatError, SettingsError
+from ..learners import RERANKERS, reranker
 from ..nbest import NBestList
 from ..persist import CORRUPT, check_params, header_field, jsonable, load_npz, save_npz
 from .base import Callback, CancelCheck, Reranker
-from .boosting import Boosting
 from .data import RankingData
 from .features import GlobalFeatures, template_of
-from .perceptron import AveragedPerceptron, MarginPerceptron, Perceptron, VotedPerceptron
 
 MODEL_FORMAT = "nerstudio-reranker"
 MODEL_VERSION = 1
 
-ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
-ALGORITHM_NAMES = {
-    "boost": "boosting",
-    "perceptron": "perceptron",
-    "voted": "voted perceptron",
-    "averaged": "averaged perceptron",
-    "margin": "margin perceptron",
-    "kernel": "kernel voted perceptron",
-}
+#: the rerankers' names, titles and classes: the registry's (:mod:`nerstudio.learners`)
+ALGORITHMS = tuple(RERANKERS)
+ALGORITHM_NAMES = {name: row.title for name, row in RERANKERS.items()}
 
 
 def learner_class(algo: str) -> type[Reranker]:
-    if algo == "kernel":
-        from .kernel import KernelPerceptron
-
-        return KernelPerceptron
-    classes = {
-        "boost": Boosting,
-        "perceptron": Perceptron,
-        "voted": VotedPerceptron,
-        "averaged": AveragedPerceptron,
-        "margin": MarginPerceptron,
-    }
-    try:
-        return classes[algo]
-    except KeyError:
-        raise SettingsError(
-            Msg.UNKNOWN.format(what="reranking algorithm", name=algo, choices=ALGORITHMS)
-        ) from None
+    """The class of the reranker ``algo`` (its registry row's, imported now)."""
+    cls: type[Reranker] = reranker(algo).cls()
+    return cls
 
 
 def make_learner(algo: str, **params) -> Reranker:

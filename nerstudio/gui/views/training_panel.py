@@ -43,13 +43,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..run_settings import (  # noqa: F401 - re-exported
-    ALGO_TIPS,
     ALPHABET_CHOICES,
     KT_LOCAL_DEFAULTS,
     KT_NAMES,
     RERANK_RESOURCES,
     TAGGER_FEATURE_CHOICES,
     RunSettings,
+    algorithm_tip,
     algorithms,
     demo_settings,
     kt_defaults,
@@ -165,7 +165,7 @@ class TrainingPanel(QWidget):
         self.rerank_box = QGroupBox("Reranker")
         self.rerank_form = QFormLayout(self.rerank_box)
         self.algo = choice_combo(
-            "algoCombo", [(a, a, ALGO_TIPS.get(a, a)) for a in algorithms()], "Reranking algorithm"
+            "algoCombo", [(a, a, algorithm_tip(a)) for a in algorithms()], "Reranking algorithm"
         )
         if self.algo.findText(demo["algo"]) >= 0:
             self.algo.setCurrentText(demo["algo"])
