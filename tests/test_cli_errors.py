@@ -118,7 +118,7 @@ def test_a_format_added_to_the_table_shows_in_help_and_choices(monkeypatch, gold
 
 
 def test_run_settings_learners_are_the_registry():
-    from nerstudio.gui import run_settings
+    from nerstudio.runs import spec as run_settings
 
     assert run_settings.algorithms() == ALGORITHMS
     assert run_settings.learner_defaults("not-a-learner") == {}

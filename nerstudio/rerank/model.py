@@ -208,6 +208,26 @@ def train_reranker(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> RerankerModel:
     """Features from the training list, then the learner; ``progress(stage, done, total)``."""
+    model, _ = fit_reranker(
+        train, dev, algo, params, feature_params, callback, should_cancel, progress
+    )
+    return model
+
+
+def fit_reranker(
+    train: NBestList,
+    dev: NBestList | None,
+    algo: str,
+    params: dict | None = None,
+    feature_params: dict | None = None,
+    callback: Callback = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[RerankerModel, RankingData]:
+    """:func:`train_reranker` returning the training list's ranking data too, so that scoring
+    that list needs no second feature pass. The learner is made first: bad settings fail before
+    the features are computed."""
+    learner = make_learner(algo, **(params or {}))
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
 
@@ -223,9 +243,8 @@ def train_reranker(
         else None
     )
     t1 = time.perf_counter()
-    learner = make_learner(algo, **(params or {}))
     if progress is not None:
-        progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
+        progress(f"training {reranker(algo).title}", 0, 1)
     learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
     meta = {
         "features_seconds": t1 - t0,
@@ -234,4 +253,4 @@ def train_reranker(
         "train_sentences": len(train),
         "dev_sentences": len(dev) if dev else 0,
     }
-    return RerankerModel(gf, learner, meta)
+    return RerankerModel(gf, learner, meta), train_data

@@ -1,13 +1,14 @@
 """What a training run does, as plain data: the learners on offer with their defaults and tips,
 the settings of one run (:class:`RunSettings`, the training panel's frozen snapshot) and the
-short labels that name a run in the curve legend. No widgets here (the panel is
-:mod:`nerstudio.gui.views.training_panel`).
+short labels that name a run in the curve legend. No widgets here (the window's panel is
+:mod:`nerstudio.gui.views.training_panel`); :mod:`.training` runs it.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..learners import RERANKERS
 
@@ -109,7 +110,7 @@ def short_label(algo: str, params: dict) -> str:
 
 
 # what tools/demo/build_model.py used; folds and N are not recorded in the model files
-DEMO_FALLBACK = {
+DEMO_FALLBACK: dict[str, Any] = {
     "task": "typed",
     "alphabet": "scn",
     "tagger_features": "paper",
