@@ -1,4 +1,5 @@
-"""Every learner nerstudio offers, as data: one row per reranker and per sequence tagger.
+"""Every learner nerstudio offers, as data: one row per reranker and per sequence tagger (and
+per family of the rerankers' global features).
 
 A row names its class (``module:Class``, imported only by :meth:`Learner.cls`), its title, the
 tip the training panel shows, the unit its training curve counts (round, epoch, iteration) and
@@ -241,6 +242,63 @@ TAGGERS: Mapping[str, Learner] = MappingProxyType(
             _kt_joint_row(
                 "proposed",
                 "K&T Alg. 4.2: as 4.1, plus local updates when the total model has nothing to fix",
+            ),
+        )
+    }
+)
+
+
+@dataclass(frozen=True)
+class FeatureFamily:
+    """A family of the rerankers' global features that a run switches on or off."""
+
+    keyword: str  # its GlobalFeatures argument
+    label: str  # the training panel's name of it
+    tip: str  # and its tooltip
+    experiment: str  # the ExperimentConfig field that sets it
+    window: bool = True  # offered by the training panel
+
+
+#: the global-feature families that draw on resources or on the rest of the list: on in the
+#: typed experiment, off in the paper's features (docs/clusters.md has what each buys)
+FEATURE_FAMILIES: Mapping[str, FeatureFamily] = MappingProxyType(
+    {
+        f.keyword: f
+        for f in (
+            FeatureFamily(
+                "gazetteers",
+                "Gazetteers",
+                "GZ, GZF, GZL: which bundled gazetteer lists hold the entity, its first or its "
+                "last word",
+                "reranker_gazetteers",
+            ),
+            FeatureFamily(
+                "context",
+                "Context",
+                "DC, CC: the label the tagger's best candidates give the same words elsewhere in "
+                "the document and in the rest of the list",
+                "reranker_context",
+            ),
+            FeatureFamily(
+                "clusters",
+                "Clusters",
+                "BC, BCL: the Brown word clusters of the entity's words and of its last word",
+                "reranker_clusters",
+            ),
+            FeatureFamily(
+                "biglex",
+                "Large lexicon",
+                "The g primitive's lowercase lexicon from a large corpus instead of the training "
+                "list",
+                "reranker_biglex",
+                window=False,
+            ),
+            FeatureFamily(
+                "posterior",
+                "Posterior",
+                "EP, ES: how much of the sentence's N-best list holds each entity",
+                "reranker_posterior",
+                window=False,
             ),
         )
     }

@@ -92,3 +92,15 @@ def test_the_registry_imports_no_learner():
     loaded = set(json.loads(out.stdout))
     heavy = {"numpy", "scipy", "numba", "nerstudio.rerank", "nerstudio.tagging"}
     assert not (heavy & loaded), heavy & loaded
+
+
+def test_each_feature_family_is_a_global_features_setting_the_experiment_sets():
+    from nerstudio.experiments.collins import ExperimentConfig
+    from nerstudio.learners import FEATURE_FAMILIES
+    from nerstudio.rerank.features import GlobalFeatures
+
+    keywords = set(inspect.signature(GlobalFeatures).parameters)
+    fields = {f.name for f in dataclasses.fields(ExperimentConfig)}
+    for family in FEATURE_FAMILIES.values():
+        assert family.keyword in keywords and family.experiment in fields, family.keyword
+        assert getattr(GlobalFeatures(), family.keyword) in (False, None), family.keyword

@@ -37,7 +37,7 @@ from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..evaluation import relative_error_reduction
-from ..learners import reranker
+from ..learners import FEATURE_FAMILIES, reranker
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import RerankerModel, make_learner
@@ -270,11 +270,7 @@ def run_experiment(
     t = time.perf_counter()
     gf = GlobalFeatures(
         min_sentences=cfg.min_sentences,
-        gazetteers=cfg.reranker_gazetteers,
-        context=cfg.reranker_context,
-        clusters=cfg.reranker_clusters,
-        biglex=cfg.reranker_biglex,
-        posterior=cfg.reranker_posterior,
+        **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
     )
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)

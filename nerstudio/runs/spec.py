@@ -10,7 +10,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..learners import RERANKERS
+from ..learners import FEATURE_FAMILIES, RERANKERS
 
 #: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
 ALPHABET_CHOICES = (
@@ -40,26 +40,9 @@ TAGGER_FEATURE_CHOICES = (
     ),
 )
 
-#: the rerankers' resource families (GlobalFeatures keyword, label, tip); on in the typed
-#: experiment, off in the paper's features (docs/clusters.md has what each buys on CoNLL-2003)
-RERANK_RESOURCES = (
-    (
-        "gazetteers",
-        "Gazetteers",
-        "GZ, GZF, GZL: which bundled gazetteer lists hold the entity, its first or its last word",
-    ),
-    (
-        "context",
-        "Context",
-        "DC, CC: the label the tagger's best candidates give the same words elsewhere in the "
-        "document and in the rest of the list",
-    ),
-    (
-        "clusters",
-        "Clusters",
-        "BC, BCL: the Brown word clusters of the entity's words and of its last word",
-    ),
-)
+#: the rerankers' resource families the panel offers (GlobalFeatures keyword, label, tip),
+#: from the registry
+RERANK_RESOURCES = tuple((f.keyword, f.label, f.tip) for f in FEATURE_FAMILIES.values() if f.window)
 
 #: the perceptron taggers' local feature sets and gazetteers (K&T 2007; the suite's default is
 #: kt+rich+clusters with the gazetteer lists; a test checks them against the core's names)
