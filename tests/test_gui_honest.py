@@ -418,8 +418,8 @@ def test_the_recovery_folder_is_not_nerstudio_nerstudio_and_old_files_move(
 def test_the_tags_choice_is_remembered_and_offers_the_cores_alphabets(qtbot, tmp_path):
     from PySide6.QtCore import QSettings
 
-    from nerstudio.gui.run_settings import ALPHABET_CHOICES
     from nerstudio.gui.views.training_panel import TrainingPanel
+    from nerstudio.runs.spec import ALPHABET_CHOICES
     from nerstudio.tagging.tag_alphabets import ALPHABETS
 
     assert tuple(name for name, _, _ in ALPHABET_CHOICES) == tuple(ALPHABETS)
@@ -443,14 +443,14 @@ def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
 
     from nerstudio.experiments.collins import ExperimentConfig
     from nerstudio.experiments.kazama import KazamaConfig
-    from nerstudio.gui.run_settings import (
+    from nerstudio.gui.views.training_panel import TrainingPanel
+    from nerstudio.rerank.features import GlobalFeatures
+    from nerstudio.runs.spec import (
         KT_FEATURE_CHOICES,
         KT_GAZETTEER_CHOICES,
         RERANK_RESOURCES,
         TAGGER_FEATURE_CHOICES,
     )
-    from nerstudio.gui.views.training_panel import TrainingPanel
-    from nerstudio.rerank.features import GlobalFeatures
     from nerstudio.tagging.features import parse_feature_set
     from nerstudio.tagging.local_features import FEATURE_SET_NAMES
     from nerstudio.tagging.perceptron import GAZETTEER_SPECS

@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 
 from nerstudio.app.attachments import CorpusGold
 from nerstudio.corpus.model import Span
-from nerstudio.gui.run_settings import RunSettings
+from nerstudio.runs.spec import RunSettings
 
 #: a full pipeline small enough for a test: a few iterations, two folds, five candidates
 SMALL_RUN = {

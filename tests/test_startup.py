@@ -164,66 +164,6 @@ def test_the_first_window_then_finishes_and_shows_the_demo(start_up):
     assert "Traceback" not in start_up["stderr"]
 
 
-def test_reranker_defaults_read_from_source_are_the_learners_own():
-    from nerstudio.experiments.defaults import RERANKERS, reranker_defaults, reranking_algorithms
-    from nerstudio.rerank.model import ALGORITHMS, learner_class, make_learner
-
-    assert reranking_algorithms() == tuple(ALGORITHMS)
-    assert set(RERANKERS) == set(ALGORITHMS)
-    for algo in ALGORITHMS:
-        cls = learner_class(algo)
-        assert RERANKERS[algo] == (cls.__module__, cls.__name__)
-        assert reranker_defaults(algo) == make_learner(algo).get_params(), algo
-
-
-def test_sequence_tagger_defaults_read_from_source_are_the_taggers_own():
-    from nerstudio.experiments.tagger_process import JOINT_KINDS, KINDS, default_params
-    from nerstudio.tagging.joint import JointTagger
-    from nerstudio.tagging.perceptron import PerceptronTagger
-
-    local = PerceptronTagger().get_params()
-    for kind in KINDS:
-        p = (
-            JointTagger(kind).get_params()
-            if kind in JOINT_KINDS
-            else PerceptronTagger(variant=kind).get_params()
-        )
-        want = {
-            "C": float(p["C"]),
-            "epochs": int(p["epochs"]),
-            "bpm": int(p["bpm"]),
-            "cutoff": int(local["cutoff"]),
-            "edge_templates": local["edge_templates"],
-        }
-        if kind in JOINT_KINDS:
-            want.update(n=int(p["n"]), n_test=int(p["n_test"]))
-        got = default_params(kind)
-        assert {k: got[k] for k in want} == want, kind
-
-
-def test_constructor_defaults_follow_base_classes_and_named_constants(tmp_path, monkeypatch):
-    from nerstudio.experiments import defaults
-
-    (tmp_path / "ns_defaults_probe.py").write_text(
-        "GRID = (1, 2)\n"
-        "def f():\n    return 3\n"
-        "class A:\n    def __init__(self, a=1, b=GRID, *, c='x'):\n        pass\n"
-        "class B(A):\n    pass\n"
-        "class C:\n    def __init__(self, d=f()):\n        self.d = d\n",
-        encoding="utf-8",
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert defaults.constructor_defaults("ns_defaults_probe", "B") == {
-        "a": 1,
-        "b": (1, 2),
-        "c": "x",
-    }
-    assert "ns_defaults_probe" not in sys.modules  # read, not imported
-    # a computed default: the class is asked
-    assert defaults.constructor_defaults("ns_defaults_probe", "C") == {"d": 3}
-    assert "ns_defaults_probe" in sys.modules
-
-
 @pytest.fixture
 def renderer():
     from nerstudio.gui.views.figure_image import _RenderThread

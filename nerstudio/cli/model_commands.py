@@ -125,14 +125,10 @@ def cmd_nbest(args) -> int:
 
     tagger = _load_tagger(args.model)
     corpus = _read(args.input, args)
-    if hasattr(tagger, "sentence_nbest"):  # a joint (K&T) tagger: re-scored document candidates
-        doc, sent, _ = tagger.sentence_nbest(corpus, n=args.n)
-        nb = doc if args.documents else sent
-        if not args.documents:
+    if not hasattr(tagger, "static_scores"):  # the perceptron and joint taggers: exact k-best
+        nb = tagger.candidate_lists(corpus, n=args.n, documents=args.documents)
+        if not args.documents and not nb.ids:  # the joint tagger's split names no sentences
             nb.ids = sentence_ids(corpus)
-    elif not hasattr(tagger, "static_scores"):  # the perceptron tagger: exact k-best
-        nb = tagger.nbest(corpus, n=args.n, documents=args.documents)
-    if not hasattr(tagger, "static_scores"):
         nb.meta["source"] = os.path.abspath(args.input)
         nb.save(args.out)
         print(f"wrote {args.out}", file=sys.stderr)

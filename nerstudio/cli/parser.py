@@ -15,7 +15,8 @@ from .. import __version__
 from ..corpus.detect import FORMATS
 from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
-from ..experiments.defaults import kazama_systems, registered, reranking_algorithms
+from ..experiments.defaults import kazama_systems, registered
+from ..learners import RERANKERS
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -382,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--algo",
         required=True,
-        choices=reranking_algorithms(),
+        choices=tuple(RERANKERS),
+        help="; ".join(f"{name}: {row.title}" for name, row in RERANKERS.items()),
     )
     p.add_argument("--out", required=True, metavar="MODEL", help="reranker model to write (.npz)")
 
@@ -553,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--systems",
         default=None,
-        help=f"comma-separated systems; collins: {', '.join(reranking_algorithms())} "
+        help=f"comma-separated systems; collins: {', '.join(RERANKERS)} "
         f"(default boost,voted,averaged,kernel); kazama: {', '.join(kazama_systems())} "
         "(default all)",
     )
@@ -626,8 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--algo",
         required=True,
         metavar="ALGO",
-        help=f"a reranker ({', '.join(reranking_algorithms())}) or a tagger (maxent, "
-        "perceptron-tagger)",
+        help=f"a reranker ({', '.join(RERANKERS)}) or a tagger (maxent, perceptron-tagger)",
     )
     p.add_argument(
         "--train",

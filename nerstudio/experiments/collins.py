@@ -37,21 +37,13 @@ from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..evaluation import relative_error_reduction
+from ..learners import FEATURE_FAMILIES, reranker
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
-from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
+from ..rerank.model import RerankerModel, make_learner
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife
 from .reuse import copy_lists, load_lists, made_by
-
-SYSTEM_NAMES = {
-    "boost": "boosting",
-    "voted": "voted",
-    "averaged": "averaged",
-    "perceptron": "perceptron",
-    "margin": "margin",
-    "kernel": "kernel",
-}
 
 #: Named sets of defaults (``nerstudio experiment --preset NAME``); options given explicitly still
 #: override them. ``collins2002`` is the paper's own setting: boundaries only (its task), its
@@ -179,26 +171,9 @@ class ExperimentConfig:
         return cls(**base)
 
     def learner_params(self, algo: str) -> dict:
-        if algo == "boost":
-            return {
-                "rounds": self.boost_rounds,
-                "epsilon": self.boost_epsilon,
-                "eval_every": self.boost_eval_every,
-            }
-        if algo == "kernel":
-            # one thread: split between two threads on a machine shared with other jobs, each call
-            # waited for the slower one and the kernel ran 4x slower (README, bench/kernel.py)
-            return {
-                "epochs": 1,
-                "max_sentences": self.kernel_sentences,
-                "seed": self.seed,
-                "word_features": self.kernel_word_features,
-                "global_features": self.kernel_global_features,
-            }
-        p = {"epochs": self.epochs, "beta": self.beta, "seed": self.seed}
-        if algo == "margin":
-            p["C"] = self.margin_C
-        return p
+        """The constructor arguments the reranker ``algo`` gets from these settings (which
+        settings each learner takes is its registry row's, :mod:`nerstudio.learners`)."""
+        return reranker(algo).experiment_params(self)
 
 
 Progress = Callable[[str, str], None] | None  # (stage, message)
@@ -295,11 +270,7 @@ def run_experiment(
     t = time.perf_counter()
     gf = GlobalFeatures(
         min_sentences=cfg.min_sentences,
-        gazetteers=cfg.reranker_gazetteers,
-        context=cfg.reranker_context,
-        clusters=cfg.reranker_clusters,
-        biglex=cfg.reranker_biglex,
-        posterior=cfg.reranker_posterior,
+        **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
     )
     d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
     d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
@@ -336,10 +307,11 @@ def run_experiment(
         """One reranker: trained, scored on dev and test, saved (run in a thread of its own when
         the systems train side by side; each has its own learner, the data are only read)."""
         check()
-        name = SYSTEM_NAMES.get(algo, algo)
+        row = reranker(algo)
+        name = row.system_name
         t = time.perf_counter()
         learner = make_learner(algo, **cfg.learner_params(algo))
-        say(name, f"training {ALGORITHM_NAMES.get(algo, algo)}")
+        say(name, f"training {row.title}")
 
         def cb(st, name=name):
             if on_stats is not None:

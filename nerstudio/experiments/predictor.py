@@ -83,14 +83,8 @@ def tagger_nbest(tagger, sentences: Sequence[Sentence | Sequence[str]], n: int) 
         Sentence(s.words, extra=s.extra) if isinstance(s, Sentence) else Sentence(list(s))
         for s in sentences
     ]
-    if hasattr(tagger, "static_scores"):  # max-ent: beam search, log-probabilities
-        return tagger.nbest(plain, n=n, with_gold=False)
     corpus = Corpus([Document([s]) for s in plain], format="columns")
-    if hasattr(
-        tagger, "sentence_nbest"
-    ):  # joint (K&T): re-scored candidates of one-sentence documents
-        return tagger.sentence_nbest(corpus, n=n)[1]
-    return tagger.nbest(corpus, n=n, documents=False)
+    return tagger.candidate_lists(corpus, n=n, with_gold=False)
 
 
 def needs_documents(reranker) -> bool:

@@ -55,54 +55,6 @@ class ChildResult:
 
 
 # ------------------------------------------------------------------------------------------------
-# training that keeps the training data
-
-
-def fit_with_data(
-    train: NBestList,
-    dev: NBestList | None,
-    algo: str,
-    params: dict | None = None,
-    feature_params: dict | None = None,
-    callback=None,
-    should_cancel=None,
-    progress=None,
-):
-    """:func:`nerstudio.rerank.model.train_reranker`, step for step, returning ``(model, data)``
-    with the training list's ranking data, so scoring that list needs no second feature pass."""
-    from ..rerank.features import GlobalFeatures
-    from ..rerank.model import ALGORITHM_NAMES, RerankerModel, make_learner
-
-    learner = make_learner(algo, **(params or {}))  # bad settings fail now, not after the features
-    t0 = time.perf_counter()
-    gf = GlobalFeatures(**(feature_params or {}))
-
-    def prog(stage):
-        return (lambda d, n: progress(stage, d, n)) if progress is not None else None
-
-    train_data = gf.fit_transform(
-        train, progress=prog("features (train)"), should_cancel=should_cancel
-    )
-    dev_data = (
-        gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel)
-        if dev is not None
-        else None
-    )
-    t1 = time.perf_counter()
-    if progress is not None:
-        progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
-    learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
-    meta = {
-        "features_seconds": t1 - t0,
-        "train_seconds": time.perf_counter() - t1,
-        "n_features": gf.n_features,
-        "train_sentences": len(train),
-        "dev_sentences": len(dev) if dev else 0,
-    }
-    return RerankerModel(gf, learner, meta), train_data
-
-
-# ------------------------------------------------------------------------------------------------
 # ranking data with scores as a file
 
 _OPTIONAL = ("oracle", "correct", "proposed", "n_gold", "quality")
@@ -190,7 +142,9 @@ def _child_work(spec: dict, out: Outbox, should_cancel: Callable[[], bool]) -> d
     t = time.perf_counter()
     if spec["task"] != "train":
         raise ValueError(f"unknown task {spec['task']!r}")
-    model, data = fit_with_data(
+    from ..rerank.model import fit_reranker
+
+    model, data = fit_reranker(
         train,
         dev,
         spec["algo"],

@@ -28,20 +28,17 @@ from typing import Any
 import numpy as np
 
 from ..errors import Cancelled, FormatError, Msg, SettingsError
+from ..learners import TAGGERS, sequence_taggers
 from ..nbest import NBestList
 from ..persist import jsonable
 from .child_process import ChildProcessFailed, Outbox, live_children, run_in_child, work_folder  # noqa: F401
 
-LOCAL_KINDS = ("perceptron", "averaged", "margin")
-JOINT_KINDS = ("candidate", "proposed")
-KINDS = LOCAL_KINDS + JOINT_KINDS
-KIND_TIPS = {
-    "perceptron": "Structured perceptron (Collins 2002), local features only",
-    "averaged": "Averaged structured perceptron, local features only",
-    "margin": "Margin perceptron (K&T Alg. 3.1, margin C), local features only",
-    "candidate": "K&T Alg. 4.1: local n-best re-scored with local + non-local features, total-model updates",
-    "proposed": "K&T Alg. 4.2: as 4.1, plus local updates when the total model has nothing to fix",
-}
+#: the sequence taggers: the registry's K&T rows (:mod:`nerstudio.learners`), local (the
+#: structured perceptrons) and joint (local + non-local features)
+KINDS = sequence_taggers()
+JOINT_KINDS = tuple(k for k in KINDS if TAGGERS[k].target.endswith(":JointTagger"))
+LOCAL_KINDS = tuple(k for k in KINDS if k not in JOINT_KINDS)
+KIND_TIPS = {k: TAGGERS[k].tip for k in KINDS}
 ORIGIN_FORMAT = "nerstudio-candidate-origin"
 
 
@@ -50,65 +47,32 @@ LOCAL_SETTINGS = ("cutoff", "edge_templates", "alphabet", "features", "gazetteer
 
 
 def default_params(kind: str) -> dict:
-    """The settings the training panel offers for ``kind``, with the constructors' defaults:
-    C, epochs, bpm for every kind; n (training n-best) and n_test (n', also the size of the
-    shown lists) for the joint ones; n_test alone (size of the shown lists) for local ones;
-    the local model's ``cutoff``, ``edge_templates``, ``features`` and ``gazetteer`` for all (for
-    a joint tagger they go to its ``local`` settings)."""
-    from .defaults import JOINT_TAGGER, PERCEPTRON_TAGGER, constructor_defaults
-
-    # from the constructors' source: the taggers load when a run starts, not with the window
-    local = constructor_defaults(
-        *PERCEPTRON_TAGGER,
-        ("C", "epochs", "bpm", "cutoff", "edge_templates", "features", "gazetteer"),
-    )
-    feats = {
-        "cutoff": int(local["cutoff"]),
-        "edge_templates": local["edge_templates"],
-        "features": local["features"],
-        "gazetteer": local["gazetteer"],
-    }
-    if kind in JOINT_KINDS:
-        p = constructor_defaults(*JOINT_TAGGER, ("C", "epochs", "bpm", "n", "n_test"))
-        return {
-            "C": float(p["C"]),
-            "epochs": int(p["epochs"]),
-            "bpm": int(p["bpm"]),
-            "n": int(p["n"]),
-            "n_test": int(p["n_test"]),
-            **feats,
-        }
-    if kind in LOCAL_KINDS:
-        p = local
-        return {
-            "C": float(p["C"]),
-            "epochs": int(p["epochs"]),
-            "bpm": int(p["bpm"]),
-            "n_test": 20,
-            **feats,
-        }
-    raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
+    """The settings the training panel offers for ``kind``, with the constructors' defaults
+    (its registry row's): C, epochs, bpm for every kind; n (training n-best) and n_test (n',
+    also the size of the shown lists) for the joint ones; n_test alone (size of the shown
+    lists) for local ones; the local model's ``cutoff``, ``edge_templates``, ``features`` and
+    ``gazetteer`` for all (for a joint tagger they go to its ``local`` settings)."""
+    if kind not in KINDS:
+        raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
+    return dict(TAGGERS[kind].defaults)
 
 
 def make_model(kind: str, params: dict, task: str = "typed"):
     """An untrained model of ``kind`` with the panel's ``params`` (see :func:`default_params`)."""
+    if kind not in KINDS:
+        raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
+    row = TAGGERS[kind]
     p = dict(params)
     shown = int(p.pop("n_test", 20))
     if kind in JOINT_KINDS:
-        from ..tagging.joint import JointTagger
-
         local = dict(p.pop("local", {}) or {})
         for k in LOCAL_SETTINGS:
             if k in p:
                 local[k] = p.pop(k)
         local.setdefault("task", task)
-        return JointTagger(kind, n_test=shown, local=local, **p)
-    if kind in LOCAL_KINDS:
-        from ..tagging.perceptron import PerceptronTagger
-
-        p.pop("n", None)
-        return PerceptronTagger(task=task, variant=kind, documents=True, **p)
-    raise SettingsError(Msg.UNKNOWN.format(what="sequence tagger", name=kind, choices=KINDS))
+        return row.cls()(**row.fixed, n_test=shown, local=local, **p)
+    p.pop("n", None)
+    return row.cls()(task=task, **row.fixed, **p)
 
 
 def shown_n(model) -> int:

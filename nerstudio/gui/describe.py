@@ -21,7 +21,7 @@ def describe_model(model) -> str:
     """A reranker as its learner and settings, e.g. "boost rounds=300"."""
     learner = getattr(model, "learner", None)
     if learner is not None and hasattr(learner, "get_params"):
-        from .run_settings import short_label
+        from ..runs.spec import short_label
 
         try:
             label = short_label(getattr(model, "algo", learner.algo), learner.get_params())

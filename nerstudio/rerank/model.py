@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError, FormatError, Msg, SettingsError
+from ..errors import DataError, FormatError, SettingsError
+from ..learners import RERANKERS, reranker
 from ..nbest import NBestList
 from ..persist import (
     Corrupt,
@@ -28,43 +29,21 @@ from ..persist import (
     save_npz,
 )
 from .base import Callback, CancelCheck, Reranker
-from .boosting import Boosting
 from .data import RankingData
 from .features import GlobalFeatures, template_of
-from .perceptron import AveragedPerceptron, MarginPerceptron, Perceptron, VotedPerceptron
 
 MODEL_FORMAT = "nerstudio-reranker"
 MODEL_VERSION = 1
 
-ALGORITHMS = ("boost", "perceptron", "voted", "averaged", "margin", "kernel")
-ALGORITHM_NAMES = {
-    "boost": "boosting",
-    "perceptron": "perceptron",
-    "voted": "voted perceptron",
-    "averaged": "averaged perceptron",
-    "margin": "margin perceptron",
-    "kernel": "kernel voted perceptron",
-}
+#: the rerankers' names, titles and classes: the registry's (:mod:`nerstudio.learners`)
+ALGORITHMS = tuple(RERANKERS)
+ALGORITHM_NAMES = {name: row.title for name, row in RERANKERS.items()}
 
 
 def learner_class(algo: str) -> type[Reranker]:
-    if algo == "kernel":
-        from .kernel import KernelPerceptron
-
-        return KernelPerceptron
-    classes = {
-        "boost": Boosting,
-        "perceptron": Perceptron,
-        "voted": VotedPerceptron,
-        "averaged": AveragedPerceptron,
-        "margin": MarginPerceptron,
-    }
-    try:
-        return classes[algo]
-    except KeyError:
-        raise SettingsError(
-            Msg.UNKNOWN.format(what="reranking algorithm", name=algo, choices=ALGORITHMS)
-        ) from None
+    """The class of the reranker ``algo`` (its registry row's, imported now)."""
+    cls: type[Reranker] = reranker(algo).cls()
+    return cls
 
 
 def make_learner(algo: str, **params) -> Reranker:
@@ -242,6 +221,26 @@ def train_reranker(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> RerankerModel:
     """Features from the training list, then the learner; ``progress(stage, done, total)``."""
+    model, _ = fit_reranker(
+        train, dev, algo, params, feature_params, callback, should_cancel, progress
+    )
+    return model
+
+
+def fit_reranker(
+    train: NBestList,
+    dev: NBestList | None,
+    algo: str,
+    params: dict | None = None,
+    feature_params: dict | None = None,
+    callback: Callback = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> tuple[RerankerModel, RankingData]:
+    """:func:`train_reranker` returning the training list's ranking data too, so that scoring
+    that list needs no second feature pass. The learner is made first: bad settings fail before
+    the features are computed."""
+    learner = make_learner(algo, **(params or {}))
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
 
@@ -257,9 +256,8 @@ def train_reranker(
         else None
     )
     t1 = time.perf_counter()
-    learner = make_learner(algo, **(params or {}))
     if progress is not None:
-        progress(f"training {ALGORITHM_NAMES.get(algo, algo)}", 0, 1)
+        progress(f"training {reranker(algo).title}", 0, 1)
     learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
     meta = {
         "features_seconds": t1 - t0,
@@ -268,4 +266,4 @@ def train_reranker(
         "train_sentences": len(train),
         "dev_sentences": len(dev) if dev else 0,
     }
-    return RerankerModel(gf, learner, meta)
+    return RerankerModel(gf, learner, meta), train_data

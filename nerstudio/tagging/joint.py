@@ -525,6 +525,22 @@ class JointTagger:
             grow=False,
         )
 
+    # -- the Tagger interface (nerstudio.tagging.protocol) ---------------------------------------
+    def fit_corpus(self, corpus, dev=None, callback=None, should_cancel=None) -> JointTagger:
+        """:meth:`fit` on ``corpus`` (its documents are the sequences)."""
+        return self.fit(corpus, dev, callback=callback, should_cancel=should_cancel)
+
+    def candidate_lists(
+        self, corpus, n: int = 20, *, documents: bool = False, with_gold: bool = True
+    ) -> NBestList:
+        """The re-scored candidates of ``corpus``'s documents (:meth:`nbest`), or (without
+        ``documents``) their per-sentence split (:meth:`sentence_nbest`)."""
+        doc, sent, _ = self.sentence_nbest(corpus, n)
+        nb = doc if documents else sent
+        if not with_gold:
+            nb.gold = None
+        return nb
+
     def predict_spans(
         self, corpus, n_test: int | None = None, docs: _Documents | None = None
     ) -> list[list[Span]]:

@@ -538,6 +538,31 @@ class MaxEntTagger:
                 out.append((seqs, np.zeros(1)))
         return out
 
+    # -- the Tagger interface (nerstudio.tagging.protocol) ---------------------------------------
+    def fit_corpus(self, corpus, dev=None, callback=None, should_cancel=None) -> MaxEntTagger:
+        """:meth:`fit` on the sentences of ``corpus`` (and of ``dev``)."""
+        return self.fit(
+            corpus.sentences,
+            dev.sentences if dev is not None else None,
+            callback=callback,
+            should_cancel=should_cancel,
+        )
+
+    def candidate_lists(
+        self, corpus, n: int = 20, *, documents: bool = False, with_gold: bool = True
+    ) -> NBestList:
+        """:meth:`nbest` of the sentences of ``corpus``; it decodes sentences only."""
+        if documents:
+            raise SettingsError("document lists need a perceptron or joint tagger model")
+        return self.nbest(corpus.sentences, n=n, with_gold=with_gold)
+
+    def get_params(self) -> dict:
+        """The constructor's settings."""
+        import inspect
+
+        sig = inspect.signature(type(self).__init__)
+        return {k: getattr(self, k) for k in sig.parameters if k != "self"}
+
     def predict_spans(self, sentences: Sequence[Sentence], beam: int = 20) -> list[list[Span]]:
         nb = self.nbest(sentences, n=1, beam=beam, with_gold=False)
         return nb.top()

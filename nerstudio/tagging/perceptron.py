@@ -606,6 +606,20 @@ class PerceptronTagger:
                 out[j] = tags_to_spans(part, self.tagset_) if len(part) else []
         return out
 
+    # -- the Tagger interface (nerstudio.tagging.protocol) ---------------------------------------
+    def fit_corpus(self, corpus, dev=None, callback=None, should_cancel=None) -> PerceptronTagger:
+        """:meth:`fit` on ``corpus`` (its documents)."""
+        return self.fit(corpus, dev, callback=callback, should_cancel=should_cancel)
+
+    def candidate_lists(
+        self, corpus, n: int = 20, *, documents: bool = False, with_gold: bool = True
+    ) -> NBestList:
+        """:meth:`nbest` of ``corpus``'s sentences (``documents``: of its documents)."""
+        nb = self.nbest(corpus, n=n, documents=documents)
+        if not with_gold:
+            nb.gold = None
+        return nb
+
     def predict_spans(self, corpus, weights=None) -> list[list[Span]]:
         """Predicted spans per sentence (corpus sentence order)."""
         seqs = self.prepare(corpus)

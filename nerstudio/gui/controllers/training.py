@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.document import Change, ChangeKind, Run
 from ...errors import NerstudioError
+from ...learners import RERANKERS
 from ..describe import describe_model, kt_kind, tags_note
 from ..dialogs import MODEL_FILTER
 from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
@@ -123,7 +124,9 @@ class TrainingController(QObject):
                 "list…) or choose the full pipeline.",
             )
             return False
-        unit = "round" if settings.algo.startswith("boost") else "epoch"
+        # what its curve counts (an unknown name fails with its own message when the run starts)
+        row = RERANKERS.get(settings.algo)
+        unit = row.unit if row is not None else "epoch"
         base = (
             dev_baseline(doc.dev_nbest)
             if (rerank and not settings.dev_path and doc.dev_nbest is not None)

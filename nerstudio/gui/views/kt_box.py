@@ -6,7 +6,7 @@ non-local features), C, epochs, BPM passes, n and n' (defaults from the construc
 :func:`nerstudio.experiments.tagger_process.default_params`, then the values last used with
 that algorithm), and, under "Advanced", the local model's features, gazetteer, feature cut-off
 and edge templates. The box holds the widgets; the panel reads :meth:`KTBox.params` into its
-:class:`~nerstudio.gui.run_settings.RunSettings` snapshot and saves them.
+:class:`~nerstudio.runs.spec.RunSettings` snapshot and saves them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...errors import SettingsError
-from ..run_settings import KT_FEATURE_CHOICES, KT_GAZETTEER_CHOICES, kt_defaults
+from ...runs.spec import KT_FEATURE_CHOICES, KT_GAZETTEER_CHOICES, kt_defaults
 from .choice_combo import choice_combo
 
 JOINT = ("candidate", "proposed")

@@ -10,8 +10,8 @@ A reranker run goes through the core's stages — tagger training, jackknifed N-
 corpus (plus the dev list), global features and the reranker — or starts from the loaded N-best
 lists and trains only the reranker. The tagger's feature sets and the reranker's resource
 families (gazetteers, document context, word clusters) offered are those the command line's
-typed experiment uses (:data:`~nerstudio.gui.run_settings.TAGGER_FEATURE_CHOICES`,
-:data:`~nerstudio.gui.run_settings.RERANK_RESOURCES`), so a run in the window can be the
+typed experiment uses (:data:`~nerstudio.runs.spec.TAGGER_FEATURE_CHOICES`,
+:data:`~nerstudio.runs.spec.RERANK_RESOURCES`), so a run in the window can be the
 experiment's. The reranker's settings are read from the core's learner
 (``make_learner(algo).get_params()``), so new hyper-parameters show up without GUI changes.
 While a run is in flight every setting is frozen; the run works on a snapshot
@@ -42,14 +42,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..run_settings import (  # noqa: F401 - re-exported
-    ALGO_TIPS,
+from ...runs.spec import (  # noqa: F401 - re-exported
     ALPHABET_CHOICES,
     KT_LOCAL_DEFAULTS,
     KT_NAMES,
     RERANK_RESOURCES,
     TAGGER_FEATURE_CHOICES,
     RunSettings,
+    algorithm_tip,
     algorithms,
     demo_settings,
     kt_defaults,
@@ -165,7 +165,7 @@ class TrainingPanel(QWidget):
         self.rerank_box = QGroupBox("Reranker")
         self.rerank_form = QFormLayout(self.rerank_box)
         self.algo = choice_combo(
-            "algoCombo", [(a, a, ALGO_TIPS.get(a, a)) for a in algorithms()], "Reranking algorithm"
+            "algoCombo", [(a, a, algorithm_tip(a)) for a in algorithms()], "Reranking algorithm"
         )
         if self.algo.findText(demo["algo"]) >= 0:
             self.algo.setCurrentText(demo["algo"])

@@ -1,22 +1,16 @@
 """What a training run does, as plain data: the learners on offer with their defaults and tips,
 the settings of one run (:class:`RunSettings`, the training panel's frozen snapshot) and the
-short labels that name a run in the curve legend. No widgets here (the panel is
-:mod:`nerstudio.gui.views.training_panel`).
+short labels that name a run in the curve legend. No widgets here (the window's panel is
+:mod:`nerstudio.gui.views.training_panel`); :mod:`.training` runs it.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
-ALGO_TIPS = {
-    "boost": "Boosting on the ranking ExpLoss (Collins 2002, §4.1): one feature weight updated per round",
-    "perceptron": "Perceptron ranking: add the oracle's features, subtract the mistaken pick's",
-    "voted": "Voted perceptron (Freund & Schapire): every intermediate weight vector votes",
-    "averaged": "Averaged perceptron: the average of all intermediate weight vectors",
-    "margin": "Perceptron with a margin requirement",
-    "kernel": "Kernel (dual) perceptron over candidate structures (Collins & Duffy 2002)",
-}
+from ..learners import FEATURE_FAMILIES, RERANKERS
 
 #: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
 ALPHABET_CHOICES = (
@@ -46,26 +40,9 @@ TAGGER_FEATURE_CHOICES = (
     ),
 )
 
-#: the rerankers' resource families (GlobalFeatures keyword, label, tip); on in the typed
-#: experiment, off in the paper's features (docs/clusters.md has what each buys on CoNLL-2003)
-RERANK_RESOURCES = (
-    (
-        "gazetteers",
-        "Gazetteers",
-        "GZ, GZF, GZL: which bundled gazetteer lists hold the entity, its first or its last word",
-    ),
-    (
-        "context",
-        "Context",
-        "DC, CC: the label the tagger's best candidates give the same words elsewhere in the "
-        "document and in the rest of the list",
-    ),
-    (
-        "clusters",
-        "Clusters",
-        "BC, BCL: the Brown word clusters of the entity's words and of its last word",
-    ),
-)
+#: the rerankers' resource families the panel offers (GlobalFeatures keyword, label, tip),
+#: from the registry
+RERANK_RESOURCES = tuple((f.keyword, f.label, f.tip) for f in FEATURE_FAMILIES.values() if f.window)
 
 #: the perceptron taggers' local feature sets and gazetteers (K&T 2007; the suite's default is
 #: kt+rich+clusters with the gazetteer lists; a test checks them against the core's names)
@@ -83,22 +60,22 @@ KT_GAZETTEER_CHOICES = (  # (value, label, tip)
 
 
 def algorithms() -> tuple[str, ...]:
-    """The reranking learners, from the core's registry (read from its source: the learners,
-    and scipy, load when a run starts)."""
-    from ..experiments.defaults import reranking_algorithms
+    """The reranking learners, from the registry (:mod:`nerstudio.learners`: data only, the
+    learners and scipy load when a run starts)."""
+    return tuple(RERANKERS)
 
-    return reranking_algorithms()
+
+def algorithm_tip(algo: str) -> str:
+    """The panel's tooltip for the reranker ``algo``."""
+    row = RERANKERS.get(algo)
+    return row.tip if row is not None else algo
 
 
 def learner_defaults(algo: str) -> dict:
-    """Hyper-parameters of the core's learner for ``algo`` with their defaults ({} if unknown)."""
-    from ..errors import SettingsError
-    from ..experiments.defaults import reranker_defaults
-
-    try:
-        return dict(reranker_defaults(algo))
-    except SettingsError:  # not a reranker (a run label of another kind of learner)
-        return {}
+    """Hyper-parameters of the reranker ``algo`` with their defaults ({} if there is none:
+    a run label of another kind of learner)."""
+    row = RERANKERS.get(algo)
+    return dict(row.defaults) if row is not None else {}
 
 
 def short_label(algo: str, params: dict) -> str:
@@ -116,7 +93,7 @@ def short_label(algo: str, params: dict) -> str:
 
 
 # what tools/demo/build_model.py used; folds and N are not recorded in the model files
-DEMO_FALLBACK = {
+DEMO_FALLBACK: dict[str, Any] = {
     "task": "typed",
     "alphabet": "scn",
     "tagger_features": "paper",

@@ -1,0 +1,113 @@
+"""A training run without a window: nerstudio.runs.training runs a RunSettings through its stages
+for any caller that gives it a context (here a plain recorder, no Qt)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.corpus.model import Corpus
+from nerstudio.demo import DEMO_DIR
+from nerstudio.errors import Cancelled
+from nerstudio.runs.spec import RunSettings
+from nerstudio.runs.training import (
+    STAGE_FEATURES,
+    STAGE_INDEX,
+    STAGE_JACKKNIFE,
+    STAGE_RERANKER,
+    STAGE_SCORE,
+    STAGE_TAGGER,
+    run_training,
+)
+
+
+class _Pipeline:
+    def __init__(self) -> None:
+        self.stages: list[str] = []
+        self.k = -1
+
+
+class Recorder:
+    """A RunContext that keeps what the run reports; ``cancel_at``: the stage at which the
+    caller asks it to stop."""
+
+    def __init__(self, cancel_at: str | None = None) -> None:
+        self.pipeline = _Pipeline()
+        self.entered: list[str] = []
+        self.results: dict = {}
+        self.curve: list = []
+        self.messages: list[str] = []
+        self.cancel_at = cancel_at
+
+    def should_cancel(self) -> bool:
+        return self.cancel_at is not None and self.cancel_at in self.entered
+
+    def check(self) -> None:
+        if self.should_cancel():
+            raise Cancelled("cancelled")
+
+    def plan(self, stages: list[str]) -> None:
+        self.pipeline.stages = list(stages)
+
+    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None:
+        if not self.entered or self.entered[-1] != name:
+            self.entered.append(name)
+        self.pipeline.k = self.pipeline.stages.index(name)
+        self.messages.append(message)
+
+    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
+        self.messages.append(message)
+
+    def result(self, key: str, value) -> None:
+        self.results[key] = value
+
+    def stats(self, st) -> None:
+        self.curve.append(st)
+
+
+SMALL = {
+    "start": "tagger",
+    "tagger_iter": 5,
+    "tagger_cutoff": 1,
+    "folds": 2,
+    "n": 4,
+    "algo": "averaged",
+    "params": {"epochs": 2, "beta": 0.5},
+    "feature_params": {"min_sentences": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    full = read_corpus(f"{DEMO_DIR}/train.conll")
+    return Corpus(full.documents[:4], format=full.format, scheme=full.scheme, path=full.path)
+
+
+def test_a_full_run_goes_through_its_stages_in_order(corpus):
+    ctx = Recorder()
+    res = run_training(ctx, RunSettings(**SMALL), 1, corpus, None, None, None, in_child=False)
+    want = [STAGE_TAGGER, STAGE_JACKKNIFE, STAGE_INDEX, STAGE_FEATURES, STAGE_RERANKER]
+    want.append(STAGE_SCORE)
+    assert ctx.pipeline.stages == want and ctx.entered == want
+    # each result reached the caller as soon as it existed
+    assert ctx.results["tagger"] is res.tagger and ctx.results["nbest"] is res.nbest_index
+    assert res.model is not None and res.model.algo == "averaged"
+    assert len(res.scored.choice) == len(corpus.sentences)
+    assert [st.step for st in ctx.curve] == [1, 2]
+    assert res.model.meta["train_words"]
+
+
+def test_a_reranker_run_starts_from_the_given_list_and_stops_when_cancelled(corpus):
+    first = Recorder()
+    full = run_training(first, RunSettings(**SMALL), 1, corpus, None, None, None, in_child=False)
+    nb = full.nbest_index.nbest
+    settings = RunSettings(**{**SMALL, "start": "reranker"})
+    again = Recorder()
+    res = run_training(again, settings, 2, corpus, nb, None, None, in_child=False)
+    assert again.entered == [STAGE_FEATURES, STAGE_RERANKER, STAGE_SCORE]
+    # the same list and settings: the same model
+    assert (res.scored.scores == full.scored.scores).all()
+    stopped = Recorder(cancel_at=STAGE_RERANKER)
+    with pytest.raises(Cancelled):
+        run_training(stopped, settings, 3, corpus, nb, None, None, in_child=False)
+    assert stopped.entered[-1] == STAGE_RERANKER and not stopped.curve
