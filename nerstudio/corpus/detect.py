@@ -63,6 +63,15 @@ _EXTENSIONS = {
 }
 
 
+def is_docstart(first: str) -> bool:
+    """Whether a line whose first field is ``first`` is a ``-DOCSTART-`` line: the field itself,
+    or, in a tab-separated file, the whole ``-DOCSTART- -X- -X- O`` kept with its spaces (AllenNLP's
+    and other tools' tab-separated CoNLL-2003 copies)."""
+    return first == DOCSTART or (
+        first.startswith(DOCSTART) and first[len(DOCSTART) : len(DOCSTART) + 1] == " "
+    )
+
+
 def normalize_format(name: str) -> str:
     key = name.strip().lower()
     key = FORMAT_ALIASES.get(key, key)

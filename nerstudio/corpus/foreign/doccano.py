@@ -134,14 +134,8 @@ def _record_spans(
             spans += _entities(obj, path, line, k, tally)
             if mode == "label" and k == "entities":
                 tally.add("other_mode", line, '"entities" objects in a label-mode file')
-    if (
-        "annotations" in obj
-    ):  # 1.x: every annotator's spans; the same span from several is one entity
-        unique = list(dict.fromkeys(map(tuple, spans)))
-        if len(unique) < len(spans):
-            tally.add("same_span", line, R.show(list(unique[0])), len(spans) - len(unique))
-            spans = [list(x) for x in unique]
-    return key, spans
+    # the same span twice (several 1.x annotators, or given twice: doccano imports it) is one entity
+    return key, R.unique_spans(spans, tally, line)
 
 
 def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus:
