@@ -5,6 +5,7 @@ streamed and whole alike, or refused in one line that names the format and says 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REAL = FIXTURES / "real"
 
 # the samples this file covers (test_real_samples checks that every sample is covered)
-OTHER_TOOLS = ["real/allennlp-conll2003.txt"]
+OTHER_TOOLS = [
+    "real/allennlp-conll2003.txt",
+    "shapes/label-studio-0x-completions.json",
+    "shapes/hf-words-ner.json",
+    "shapes/doccano-data-key.jsonl",
+]
 
 
 def read_both(path: Path):
@@ -76,3 +82,58 @@ def test_doccano_record_with_the_same_span_twice_is_read_once():
 def test_strict_refuses_the_repeated_span():
     with pytest.raises(FormatError, match="--strict: 1 entit"):
         read_corpus(REAL / "doccano-same-span-twice.jsonl", strict=True)
+
+
+def test_label_studio_0x_completions_are_read_as_annotations(tmp_path):
+    """Label Studio 0.x (label-studio-converter's ``completions/348.json`` in this shape): one
+    task object over many lines, its annotations under ``completions``; an array of them too."""
+    path = FIXTURES / "shapes" / "label-studio-0x-completions.json"
+    c, notes = read_both(path)
+    assert c.format == "label-studio"
+    assert entities(c) == [
+        ("Aqua ,", "INGREDIENT"),
+        ("Coco Glucoside", "INGREDIENT"),
+        ("Glycerin", "INGREDIENT"),
+        ("Citric Acid", "INGREDIENT"),
+    ]
+    assert [n for n in notes if "whitespace at their edges" in n]  # " Citric Acid", trimmed
+    array = tmp_path / "export.json"
+    text = path.read_text(encoding="utf-8")
+    array.write_text(f"[{text},{text}]", encoding="utf-8")
+    c2, _ = read_both(array)
+    assert len(c2.sentences) == 2 and len(entities(c2)) == 8
+
+
+def test_transformers_words_and_ner_sample(tmp_path):
+    """The transformers token-classification examples' ``{"words", "ner"}`` lines (string tags)."""
+    path = FIXTURES / "shapes" / "hf-words-ner.json"
+    c, notes = read_both(path)
+    assert c.format == "hf" and not notes
+    assert entities(c) == [
+        ("Maria Lopez", "PER"),
+        ("Acme Robotics", "ORG"),
+        ("Lisbon", "LOC"),
+        ("GENEVA", "LOC"),
+    ]
+    out = tmp_path / "out.hf.jsonl"
+    convert_file(path, out, to_format="hf")
+    first = json.loads(out.read_text(encoding="utf-8").split("\n")[0])
+    assert "words" in first and "ner" in first and "tokens" not in first
+    assert entities(nerstudio.read(str(out))) == entities(c)
+
+
+def test_doccano_records_with_data_instead_of_text(tmp_path):
+    path = FIXTURES / "shapes" / "doccano-data-key.jsonl"
+    c, notes = read_both(path)
+    assert c.format == "doccano" and not notes
+    assert entities(c) == [
+        ("Anna Berg", "PER"),
+        ("Oslo", "LOC"),
+        ("Paris", "LOC"),
+        ("Nordic Rail", "ORG"),
+    ]
+    out = tmp_path / "out.jsonl"
+    convert_file(path, out, to_format="doccano")
+    back = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    want = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert back == want
