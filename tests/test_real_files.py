@@ -26,6 +26,12 @@ OTHER_TOOLS = [
     "shapes/label-studio-0x-completions.json",
     "shapes/hf-words-ner.json",
     "shapes/doccano-data-key.jsonl",
+    "shapes/norne-name.conllu",
+    "real/flair-train.conllup",
+    "real/flair-5-columns.conllu",
+    "shapes/germeval2014.tsv",
+    "shapes/ontonotes.gold_conll",
+    "shapes/label-studio-export.tsv",
 ]
 
 
@@ -137,3 +143,98 @@ def test_doccano_records_with_data_instead_of_text(tmp_path):
     back = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     want = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert back == want
+
+
+def test_norne_name_attribute_in_misc(tmp_path):
+    """NorNE (ltgoslo/norne, Norwegian UD) tags entities as ``name=B-PER`` in MISC; saved back
+    unchanged, the file is the same bytes."""
+    path = FIXTURES / "shapes" / "norne-name.conllu"
+    c, notes = read_both(path)
+    assert c.format == "conllu" and not notes
+    assert entities(c) == [("Kari Nordmann", "PER"), ("Bergen", "GPE_LOC"), ("Statoil", "ORG")]
+    out = tmp_path / "out.conllu"
+    convert_file(path, out)
+    assert out.read_bytes() == path.read_bytes()
+
+
+def test_conllu_plus_with_a_declared_ner_column(tmp_path):
+    """Flair's ``train.conllup``: ``# global.columns = id form ner misc``; its relations comments
+    are reported; an edit is written into the declared column."""
+    path = REAL / "flair-train.conllup"
+    c, notes = read_both(path)
+    assert c.format == "conllu"
+    assert entities(c)[:3] == [("Larry Page", "PER"), ("Sergey Brin", "PER"), ("Google", "ORG")]
+    assert any("relation(s) in '# relations' comments" in n for n in notes)
+    out = tmp_path / "out.conllup"
+    convert_file(path, out, to_format="conllu")
+    # the same lines (CoNLL-U ends each sentence, the last too, with a blank line)
+    assert out.read_bytes().rstrip(b"\n") == path.read_bytes().rstrip(b"\n")
+    c.sentences[0].spans = c.sentences[0].spans[:1]  # Sergey Brin and Google no longer entities
+    from nerstudio.corpus import write_corpus
+
+    write_corpus(c, out, format="conllu")
+    lines = out.read_text(encoding="utf-8").split("\n")
+    assert lines[0].startswith("# global.columns") and "4\tSergey\tPROPN\tO\t_" in lines
+    assert entities(read_corpus(out)) == entities(c)
+    assert entities(c)[:2] == [("Larry Page", "PER"), ("Microsoft", "ORG")]
+
+
+def test_flair_five_column_conllu_is_refused_saying_what_to_declare():
+    for read in (lambda p: corpus_stats(Reader(p)), nerstudio.read):
+        with pytest.raises(FormatError, match="global.columns = ID FORM UPOS NER MISC") as exc:
+            read(str(REAL / "flair-5-columns.conllu"))
+        assert "ragged" not in str(exc.value)
+
+
+def test_germeval_2014_outer_level_read_inner_level_reported():
+    c, notes = read_both(FIXTURES / "shapes" / "germeval2014.tsv")
+    assert c.format == "germeval" and len(c.documents) == 2
+    assert entities(c) == [
+        ("Landesregierung von Hessen", "ORG"),
+        ("Wiesbaden", "LOC"),
+        ("deutsche", "LOCderiv"),
+        ("Jens Maier", "PER"),
+        ("Berliner Volksbank-Liga", "ORG"),
+    ]
+    (note,) = notes
+    assert note.startswith("3 inner-level entit(ies)") and "line 5" in note
+
+
+def test_ontonotes_conll_2012_named_entity_brackets():
+    c, notes = read_both(FIXTURES / "shapes" / "ontonotes.gold_conll")
+    assert c.format == "ontonotes"
+    assert [d.id for d in c.documents] == [
+        "nw/demo/00/demo_0001; part 000",
+        "nw/demo/00/demo_0002; part 000",
+    ]
+    assert entities(c) == [
+        ("Maria Lopez", "PERSON"),
+        ("Acme Robotics", "ORG"),
+        ("2019", "DATE"),
+        ("Lisbon", "GPE"),
+        ("Geneva", "GPE"),
+        ("Friday", "DATE"),
+    ]
+    assert any("coreference" in n for n in notes)
+
+
+def test_ontonotes_skeleton_file_is_refused_saying_so(tmp_path):
+    text = (FIXTURES / "shapes" / "ontonotes.gold_conll").read_text(encoding="utf-8")
+    path = tmp_path / "demo.v4_gold_skel"
+    path.write_text(
+        "\n".join(
+            " ".join(f[:3] + ["[WORD]"] + f[4:]) if len(f := line.split()) > 10 else line
+            for line in text.split("\n")
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(FormatError, match="skeleton file.*CoNLL-2012 scripts"):
+        nerstudio.read(str(path))
+
+
+def test_label_studio_tsv_export_is_refused_naming_it():
+    for read in (lambda p: corpus_stats(Reader(p)), nerstudio.read):
+        with pytest.raises(
+            FormatError, match="Label Studio's TSV export.*export the project as JSON"
+        ):
+            read(str(FIXTURES / "shapes" / "label-studio-export.tsv"))

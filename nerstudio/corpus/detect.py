@@ -180,6 +180,25 @@ def refuse_non_text(path: str, head: bytes) -> None:
             raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
 
 
+_LS_COLUMNS = ("annotation_id", "annotator", "lead_time", "created_at", "updated_at")
+
+
+def unread_format(head: str) -> str | None:
+    """What a file of another tool that nerstudio does not read is, and what to do, from its
+    first line (``None`` when it is none of them): such a file would otherwise be misread as a
+    broken corpus of nerstudio's own formats."""
+    first = head.split("\n", 1)[0].rstrip("\r")
+    for sep, name in (("\t", "TSV"), (",", "CSV")):
+        cells = {c.strip().strip('"') for c in first.split(sep)}
+        if len(cells) > 2 and "annotation_id" in cells and len(cells & set(_LS_COLUMNS)) >= 3:
+            return (
+                f"Label Studio's {name} export (a header row with annotation_id, annotator, ...; "
+                "its regions are JSON text in a column): export the project as JSON from Label "
+                "Studio and read that file"
+            )
+    return None
+
+
 def _looks_binary(text: str) -> bool:
     return "\x00" in text
 
@@ -203,6 +222,9 @@ def sniff_format(path: StrPath, encoding: str = "utf-8") -> str:
         if other is not None:
             return other
         refuse_non_text(path, head)
+        unread = unread_format(head.decode(encoding, errors="replace").lstrip("\ufeff"))
+        if unread is not None:
+            raise FormatError(path, 1, f"unrecognised format: {unread}")
         f.seek(0)
         first = True
         for _ in range(_SNIFF_LINES):
