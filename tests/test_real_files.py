@@ -238,3 +238,31 @@ def test_label_studio_tsv_export_is_refused_naming_it():
             FormatError, match="Label Studio's TSV export.*export the project as JSON"
         ):
             read(str(FIXTURES / "shapes" / "label-studio-export.tsv"))
+
+
+@pytest.mark.parametrize("name", ["train.txt", "train.tsv", "train"])
+def test_flair_five_columns_under_another_name_are_named_not_misread(tmp_path, name):
+    """Whatever its name, the file is not read as plain text or as ragged columns."""
+    path = tmp_path / name
+    path.write_bytes((REAL / "flair-5-columns.conllu").read_bytes())
+    with pytest.raises(FormatError, match="CoNLL-U in another tool's columns.*global.columns"):
+        nerstudio.read(str(path))
+
+
+def test_conllu_plus_without_an_entity_column_says_so(tmp_path):
+    """The CoNLL-U Plus example of Universal Dependencies' documentation declares PARSEME:MWE,
+    no entity column: read with no entities and a note naming the declared columns."""
+    path = tmp_path / "mwe.conllup"
+    path.write_text(
+        "# global.columns = ID FORM UPOS HEAD DEPREL MISC PARSEME:MWE\n"
+        "# text = She took the lead.\n"
+        "1\tShe\tPRON\t2\tnsubj\t_\t*\n"
+        "2\ttook\tVERB\t0\troot\t_\t1:VID\n"
+        "3\tthe\tDET\t4\tdet\t_\t*\n"
+        "4\tlead\tNOUN\t2\tobj\tSpaceAfter=No\t1\n"
+        "5\t.\tPUNCT\t2\tpunct\t_\t*\n\n",
+        encoding="utf-8",
+    )
+    c, notes = read_both(path)
+    assert c.format == "conllu" and c.sentences[0].words == ("She", "took", "the", "lead", ".")
+    assert not entities(c) and any("PARSEME:MWE" in n and "no entities read" in n for n in notes)

@@ -187,7 +187,23 @@ def unread_format(head: str) -> str | None:
     """What a file of another tool that nerstudio does not read is, and what to do, from its
     first line (``None`` when it is none of them): such a file would otherwise be misread as a
     broken corpus of nerstudio's own formats."""
-    first = head.split("\n", 1)[0].rstrip("\r")
+    lines = [x.rstrip("\r") for x in head.split("\n")[:200]]
+    first = lines[0]
+    words = [x for x in lines[:-1] if x.strip() and not x.startswith("#")]
+    widths = {len(x.split("\t")) for x in words}
+    if (
+        first.startswith("#")
+        and words
+        and all(x.split("\t", 1)[0].isdigit() for x in words)
+        and len(widths) == 1
+        and 2 < (n := widths.pop()) != 10
+    ):
+        return (
+            f"comment lines and numbered word lines of {n} tab-separated columns: CoNLL-U in "
+            "another tool's columns (Flair's five: ID FORM UPOS NER MISC?); nerstudio reads it "
+            "as CoNLL-U Plus when a first line names the columns, e.g. "
+            "'# global.columns = ID FORM UPOS NER MISC'"
+        )
     for sep, name in (("\t", "TSV"), (",", "CSV")):
         cells = {c.strip().strip('"') for c in first.split(sep)}
         if len(cells) > 2 and "annotation_id" in cells and len(cells & set(_LS_COLUMNS)) >= 3:
@@ -218,13 +234,16 @@ def sniff_format(path: StrPath, encoding: str = "utf-8") -> str:
     seen_tab = False
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
-        other = foreign.sniff(path, head.decode(encoding, errors="replace").lstrip("\ufeff"))
-        if other is not None:
+        decoded = head.decode(encoding, errors="replace").lstrip("\ufeff")
+        other = foreign.sniff(path, decoded)
+        if other is not None and other != "text":
             return other
         refuse_non_text(path, head)
-        unread = unread_format(head.decode(encoding, errors="replace").lstrip("\ufeff"))
+        unread = unread_format(decoded)  # before plain text: a .txt name says nothing of it
         if unread is not None:
             raise FormatError(path, 1, f"unrecognised format: {unread}")
+        if other is not None:
+            return other
         f.seek(0)
         first = True
         for _ in range(_SNIFF_LINES):
