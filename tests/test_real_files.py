@@ -266,3 +266,18 @@ def test_conllu_plus_without_an_entity_column_says_so(tmp_path):
     c, notes = read_both(path)
     assert c.format == "conllu" and c.sentences[0].words == ("She", "took", "the", "lead", ".")
     assert not entities(c) and any("PARSEME:MWE" in n and "no entities read" in n for n in notes)
+
+
+def test_label_studio_region_drawn_twice_is_read_once(tmp_path):
+    path = tmp_path / "ls.json"
+    region = {
+        "type": "labels",
+        "from_name": "label",
+        "to_name": "text",
+        "value": {"start": 0, "end": 4, "text": "Anna", "labels": ["PER"]},
+    }
+    task = {"data": {"text": "Anna sings."}, "annotations": [{"result": [region, region]}]}
+    path.write_text(json.dumps([task]), encoding="utf-8")
+    c, notes = read_both(path)
+    assert entities(c) == [("Anna", "PER")]
+    assert any(n.startswith("1 entit(ies) annotated again") for n in notes)

@@ -189,6 +189,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if "meta" in task:
             fields["meta"] = task["meta"]
         doc_id = data.get("doc_id")
+        spans = R.unique_spans(spans, b.tally, line)  # a region drawn twice is one entity
         b.add_text(
             text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields
         )
