@@ -281,3 +281,11 @@ def test_label_studio_region_drawn_twice_is_read_once(tmp_path):
     c, notes = read_both(path)
     assert entities(c) == [("Anna", "PER")]
     assert any(n.startswith("1 entit(ies) annotated again") for n in notes)
+
+
+def test_nerstudio_jsonl_span_given_twice_is_not_called_nested(tmp_path):
+    path = tmp_path / "twice.jsonl"
+    path.write_text('{"text": "Anna sings", "spans": [[0, 4, "PER"], [0, 4, "PER"]]}\n')
+    with pytest.raises(FormatError, match="given twice") as exc:
+        nerstudio.read(str(path))
+    assert "nested" not in str(exc.value)
