@@ -11,6 +11,12 @@ Dependencies' ``Entity=`` bracket annotation (CorefUD, GUM) is read from its bra
 :mod:`.ud_entity`: the type from the bracket, nested and discontinuous mentions reported); a
 file with none of them is read with no entities, and a note says so.
 
+* **CoNLL-U Plus**: a first line ``# global.columns = ID FORM UPOS NER MISC`` declares the
+  columns (Flair writes ``id form ner misc``). Their entity column is the one named ``NE`` or
+  ``NER`` (or ``PREFIX:NE(R)``; ``_`` and ``*`` are outside), written back into that column;
+  without one, MISC as above. A numbered, commented file of another width without the line is
+  refused (:mod:`..detect`), saying to declare its columns. Flair's ``# relations =`` comments
+  are counted in a note and kept as comments.
 * The tokens are the syntactic words (integer IDs). Multiword token ranges (``1-2 vámonos``) and
   empty nodes (``8.1``) are not tokens, and are kept; an entity tag on one of their lines is not
   read (a note counts them: which words it would cover is a guess).
