@@ -321,7 +321,7 @@ def test_case8_no_entity_attribute_at_all_is_said(tmp_path):
         encoding="utf-8",
     )
     _, _, labels, notes = both(p)
-    assert labels == {} and any("no NE= or NER= attribute" in n for n in notes)
+    assert labels == {} and any("no NE=, NER= or name= attribute" in n for n in notes)
 
 
 # -- case 9: records without ids are documents of their own -------------------------------------

@@ -26,6 +26,7 @@ import nerstudio
 from nerstudio.cli.corpus_commands import corpus_stats
 from nerstudio.corpus.formats import Reader
 from nerstudio.errors import FormatError
+from tests.test_real_files import OTHER_TOOLS
 
 pytestmark = pytest.mark.data_integrity
 
@@ -112,7 +113,13 @@ DOCCANO = [
     "real/doccano-1x-export.jsonl",
     "real/doccano-relation.jsonl",
     "real/doccano-seq-labeling.jsonl",
+    "real/doccano-same-span-twice.jsonl",
     "shapes/doccano-mixed.jsonl",
+]
+PRODIGY = [
+    "real/prodigy-ner-news-headlines.jsonl",
+    "real/prodigy-reddit-product-ner.jsonl",
+    "shapes/prodigy-rel-manual.jsonl",
 ]
 
 
@@ -132,15 +139,13 @@ def test_doccano_samples_keep_or_report_every_span_and_relation(name):
     )
 
 
-@pytest.mark.parametrize(
-    "name", ["real/prodigy-ner-news-headlines.jsonl", "shapes/prodigy-rel-manual.jsonl"]
-)
+@pytest.mark.parametrize("name", PRODIGY)
 def test_prodigy_samples_keep_or_report_every_span_relation_and_task(name):
     path = FIXTURES / name
     c, n_ents, notes = read_both(path)
     assert c.format == "prodigy"
     spans, rels, skipped = prodigy_counts(path)
-    assert n_ents == spans
+    assert n_ents + noted(notes, "annotated again") == spans
     assert noted(notes, "relation") == rels
     skip_notes = [n for n in notes if "skipped" in n]
     assert (
@@ -213,20 +218,26 @@ def test_every_sample_is_covered_by_a_test():
     names = {
         str(p.relative_to(FIXTURES))
         for p in list(REAL.glob("*")) + list(SHAPES.rglob("*"))
-        if p.is_file() and p.suffix not in (".md", ".txt")
+        if p.is_file()
+        and p.suffix != ".md"
+        and not p.name.endswith(".labels.txt")  # a sidecar
+        and not (p.parent.name == "brat" and p.suffix == ".txt")  # the text of an .ann
     }
-    covered = set(DOCCANO) | {
-        "real/prodigy-ner-news-headlines.jsonl",
-        "shapes/prodigy-rel-manual.jsonl",
-        "shapes/brat/visit.ann",
-        "shapes/ud-entity.conllu",
-        "shapes/label-studio-task.json",
-        "shapes/hf-data-wrapper.json",
-        "real/webanno-tsv3-stacked.tsv",
-        "real/webanno-tsv2-kappatest.tsv",
-        "real/webanno-tsv2-ne-stacked.tsv",
-        "shapes/webanno-tsv1.tsv",
-    }
+    covered = (
+        set(DOCCANO)
+        | set(PRODIGY)
+        | set(OTHER_TOOLS)
+        | {
+            "shapes/brat/visit.ann",
+            "shapes/ud-entity.conllu",
+            "shapes/label-studio-task.json",
+            "shapes/hf-data-wrapper.json",
+            "real/webanno-tsv3-stacked.tsv",
+            "real/webanno-tsv2-kappatest.tsv",
+            "real/webanno-tsv2-ne-stacked.tsv",
+            "shapes/webanno-tsv1.tsv",
+        }
+    )
     assert names == covered
 
 

@@ -69,6 +69,15 @@ def own_extensions() -> dict[str, str]:
     return dict(_EXTENSIONS)
 
 
+def is_docstart(first: str) -> bool:
+    """Whether a line whose first field is ``first`` is a ``-DOCSTART-`` line: the field itself,
+    or, in a tab-separated file, the whole ``-DOCSTART- -X- -X- O`` kept with its spaces (AllenNLP's
+    and other tools' tab-separated CoNLL-2003 copies)."""
+    return first == DOCSTART or (
+        first.startswith(DOCSTART) and first[len(DOCSTART) : len(DOCSTART) + 1] == " "
+    )
+
+
 def normalize_format(name: str) -> str:
     key = name.strip().lower()
     key = FORMAT_ALIASES.get(key, key)
@@ -177,6 +186,41 @@ def refuse_non_text(path: str, head: bytes) -> None:
             raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
 
 
+_LS_COLUMNS = ("annotation_id", "annotator", "lead_time", "created_at", "updated_at")
+
+
+def unread_format(head: str) -> str | None:
+    """What a file of another tool that nerstudio does not read is, and what to do, from its
+    first line (``None`` when it is none of them): such a file would otherwise be misread as a
+    broken corpus of nerstudio's own formats."""
+    lines = [x.rstrip("\r") for x in head.split("\n")[:200]]
+    first = lines[0]
+    words = [x for x in lines[:-1] if x.strip() and not x.startswith("#")]
+    widths = {len(x.split("\t")) for x in words}
+    if (
+        first.startswith("#")
+        and words
+        and all(x.split("\t", 1)[0].isdigit() for x in words)
+        and len(widths) == 1
+        and 2 < (n := widths.pop()) != 10
+    ):
+        return (
+            f"comment lines and numbered word lines of {n} tab-separated columns: CoNLL-U in "
+            "another tool's columns (Flair's five: ID FORM UPOS NER MISC?); nerstudio reads it "
+            "as CoNLL-U Plus when a first line names the columns, e.g. "
+            "'# global.columns = ID FORM UPOS NER MISC'"
+        )
+    for sep, name in (("\t", "TSV"), (",", "CSV")):
+        cells = {c.strip().strip('"') for c in first.split(sep)}
+        if len(cells) > 2 and "annotation_id" in cells and len(cells & set(_LS_COLUMNS)) >= 3:
+            return (
+                f"Label Studio's {name} export (a header row with annotation_id, annotator, ...; "
+                "its regions are JSON text in a column): export the project as JSON from Label "
+                "Studio and read that file"
+            )
+    return None
+
+
 def _looks_binary(text: str) -> bool:
     return "\x00" in text
 
@@ -196,10 +240,16 @@ def sniff_format(path: StrPath, encoding: str = "utf-8") -> str:
     seen_tab = False
     with open(path, "rb") as f:
         head = f.read(SNIFF_BYTES)
-        other = foreign.sniff(path, head.decode(encoding, errors="replace").lstrip("\ufeff"))
-        if other is not None:
+        decoded = head.decode(encoding, errors="replace").lstrip("\ufeff")
+        other = foreign.sniff(path, decoded)
+        if other is not None and other != "text":
             return other
         refuse_non_text(path, head)
+        unread = unread_format(decoded)  # before plain text: a .txt name says nothing of it
+        if unread is not None:
+            raise FormatError(path, 1, f"unrecognised format: {unread}")
+        if other is not None:
+            return other
         f.seek(0)
         first = True
         for _ in range(_SNIFF_LINES):

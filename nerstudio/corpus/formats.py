@@ -53,6 +53,7 @@ from .detect import (  # noqa: F401
     check_file,
     format_for_output,
     format_sep,
+    is_docstart,
     normalize_format,
     refuse_non_text,
     sniff_format,
@@ -345,7 +346,7 @@ class Reader:
                         "an empty column (a leading space, or two spaces in a row); "
                         "if the file is tab-separated, try --from tsv",
                     )
-            if fields[0] == DOCSTART:
+            if is_docstart(fields[0]):
                 if words:
                     yield "sentence", self._make_raw(words, start)
                     words = []
@@ -465,7 +466,7 @@ class Reader:
         sep = self.sep
         tags: list[str] = []
         for _, text in other._lines():  # sentences split as in _raw_columns, tags only
-            if not text.strip() or text.split(sep, 1)[0] == DOCSTART:
+            if not text.strip() or is_docstart(text.split(sep, 1)[0]):
                 if tags:
                     if skip:
                         skip -= 1

@@ -367,6 +367,8 @@ def _token_spans(
         spans.append(Span(starts[s], ends[e] + 1, lab))
     spans.sort()
     for a, b in itertools.pairwise(spans):
+        if a == b:
+            raise FormatError(path, lineno, f"the span {a} is given twice")
         if b.start < a.end:
             raise FormatError(
                 path, lineno, f"overlapping spans {a} and {b} (nested entities are not supported)"

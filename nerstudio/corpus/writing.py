@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import FormatError
 from . import foreign
 from .atomic import atomic_open
-from .detect import DOCSTART, format_sep, normalize_format
+from .detect import DOCSTART, format_sep, is_docstart, normalize_format
 from .filelock import refuse_if_held
 from .jsonl import record_losses, render_record
 from .model import Corpus, Sentence, StrPath
@@ -333,7 +333,7 @@ def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]
         for item in corpus.layout:
             if isinstance(item, int):
                 yield "sentence", sents[item]
-            elif corpus.format != "jsonl" and item.split(corpus.sep, 1)[0] == DOCSTART:
+            elif corpus.format != "jsonl" and is_docstart(item.split(corpus.sep, 1)[0]):
                 yield "docstart", item
             else:
                 yield "line", item

@@ -1,6 +1,6 @@
 """The formats of other annotation tools (Prodigy, doccano, Label Studio, Hugging Face, brat,
-CoNLL-U, WebAnno TSV, plain text, spaCy): one table of handlers, looked up by name, by content
-and by extension.
+GermEval 2014, OntoNotes, CoNLL-U, WebAnno TSV, plain text, spaCy): one table of handlers,
+looked up by name, by content and by extension.
 
 nerstudio's own formats (CoNLL columns, TSV, JSONL) are streamed line by line by
 :class:`~nerstudio.corpus.formats.Reader`; the formats here are read whole into a
@@ -83,6 +83,22 @@ HANDLERS: tuple[Handler, ...] = (
     # running text with standoff or token-level annotation (helper formats-text); after the JSON
     # formats, plain text last (it must not take a .txt that another format recognises)
     Handler("brat", "brat", "brat standoff: .ann beside a .txt", (".ann",)),
+    Handler(
+        "germeval",
+        "germeval",
+        "GermEval 2014 NER (import): the outer level read, the inner one reported",
+        (),
+        ("germeval2014", "germeval-2014"),
+        writable=False,
+    ),
+    Handler(
+        "ontonotes",
+        "ontonotes",
+        "OntoNotes / CoNLL-2012 *_conll files (import): the named-entity bracket column",
+        (),
+        ("conll2012", "conll-2012", "onto"),
+        writable=False,
+    ),
     Handler(
         "conllu", "conllu", "CoNLL-U, entities in MISC NE=/NER=", (".conllu",), ("conll-u", "ud")
     ),

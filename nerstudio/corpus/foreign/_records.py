@@ -208,8 +208,8 @@ TALLY_TEXTS = {
     "its other fields when written back as prodigy)",
     "label_ids": "{n} entit(ies) labelled with a doccano label id, not a name, read with the id as their "
     "label (a doccano 1.x export: rename the labels, or export with label names)",
-    "same_span": "{n} entit(ies) annotated again with the same offsets and label (several annotators of a "
-    "doccano 1.x project) read once",
+    "same_span": "{n} entit(ies) annotated again with the same offsets and label (a span given twice, or "
+    "several annotators of one project) read once",
     "other_mode": "{n} record(s) in the other doccano mode read (their entities kept; written back in the "
     "file's mode)",
     "trimmed": "{n} span(s) with whitespace at their edges read without it (an entity is a run of tokens: "
@@ -240,6 +240,22 @@ class Tally:
             at = f"first at line {line}" if line else "first"
             out.append(texts[kind].format(n=n) + f" ({at}{': ' + example if example else ''})")
         return out
+
+
+def unique_spans(spans: list, tally: Tally, line: int) -> list:
+    """``[start, end, label]`` spans with each repeat of an identical one left out (counted as
+    ``same_span``): a span given twice says nothing more than once, and the tools that wrote it
+    (Prodigy's binary answers, doccano's imports, several annotators' work merged) read it once."""
+    seen: set = set()
+    out = []
+    for x in spans:
+        key = json.dumps(x, sort_keys=True, default=str)  # any value (a bad label is refused later)
+        if key in seen:
+            tally.add("same_span", line, show(x))
+            continue
+        seen.add(key)
+        out.append(x)
+    return out
 
 
 def show(value: object, limit: int = 60) -> str:

@@ -2,7 +2,8 @@
 
 A sentence is a block of comment lines (``# sent_id = …``, ``# text = …``, ``# newdoc``) and
 ten tab-separated columns per word: ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC. The
-entity tag of a word is the ``NE=`` (or ``NER=``) attribute of its MISC column, ``B-PER``,
+entity tag of a word is the ``NE=`` (or ``NER=``, or NorNE's ``name=``) attribute of its MISC
+column, ``B-PER``,
 ``I-PER``… (IOB1, IOB2 or BIOES: detected from the whole file, ``--from-scheme`` forces it); a
 word without the attribute is outside any entity. A word of an ``NE=`` file tagged ``NER=``
 instead is read too (counted in a note). A file with neither attribute but with Universal
@@ -10,6 +11,12 @@ Dependencies' ``Entity=`` bracket annotation (CorefUD, GUM) is read from its bra
 :mod:`.ud_entity`: the type from the bracket, nested and discontinuous mentions reported); a
 file with none of them is read with no entities, and a note says so.
 
+* **CoNLL-U Plus**: a first line ``# global.columns = ID FORM UPOS NER MISC`` declares the
+  columns (Flair writes ``id form ner misc``). Their entity column is the one named ``NE`` or
+  ``NER`` (or ``PREFIX:NE(R)``; ``_`` and ``*`` are outside), written back into that column;
+  without one, MISC as above. A numbered, commented file of another width without the line is
+  refused (:mod:`..detect`), saying to declare its columns. Flair's ``# relations =`` comments
+  are counted in a note and kept as comments.
 * The tokens are the syntactic words (integer IDs). Multiword token ranges (``1-2 vámonos``) and
   empty nodes (``8.1``) are not tokens, and are kept; an entity tag on one of their lines is not
   read (a note counts them: which words it would cover is a guess).
@@ -44,12 +51,53 @@ if TYPE_CHECKING:
     from ..writing import Losses
 
 _ID = re.compile(r"^\d+(?:-\d+|\.\d+)?$")
-KEYS = ("NE", "NER")
+KEYS = ("NE", "NER", "name")  # name=: NorNE (Norwegian UD with entities)
 
 
-def _fields(line: str) -> list[str] | None:
+_PLUS = re.compile(r"^#\s*global\.columns\s*=\s*(.*)$")
+_NE_COLUMNS = ("NE", "NER")  # a CoNLL-U Plus column of entity tags (also PREFIX:NE, PREFIX:NER)
+
+
+class _Layout:
+    """Where a file keeps what nerstudio reads: CoNLL-U's ten columns, or the columns a CoNLL-U
+    Plus file declares on its first line (``# global.columns = ID FORM UPOS NER``)."""
+
+    __slots__ = ("form", "misc", "n", "names", "tag", "upos")
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        self.n = len(names)
+        upper = [x.upper() for x in names]
+        self.form = upper.index("FORM")
+        self.upos = upper.index("UPOS") if "UPOS" in upper else None
+        self.misc = upper.index("MISC") if "MISC" in upper else None
+        self.tag = next(
+            (i for i, x in enumerate(upper) if x.rpartition(":")[2] in _NE_COLUMNS), None
+        )
+
+
+_CONLLU = _Layout(
+    ["ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"]
+)
+
+
+def _plus_columns(first_line: str) -> list[str] | None:
+    """The columns a CoNLL-U Plus file declares, when they hold ID and FORM (else ``None``)."""
+    m = _PLUS.match(first_line.lstrip("\ufeff").rstrip("\r"))
+    names = m.group(1).split() if m else []
+    return (
+        names if {"ID", "FORM"} <= {x.upper() for x in names} and names[0].upper() == "ID" else None
+    )
+
+
+def _layout(path: str, raw: str) -> _Layout:
+    names = _plus_columns(raw.split("\n", 1)[0])
+    return _CONLLU if names is None else _Layout(names)
+
+
+def _fields(line: str, n: int = 10) -> list[str] | None:
     f = line.split("\t")
-    return f if len(f) == 10 and _ID.match(f[0]) else None
+    return f if len(f) == n and _ID.match(f[0]) else None
 
 
 def sniff(path: str, head: str) -> bool:
@@ -63,8 +111,19 @@ def sniff(path: str, head: str) -> bool:
     words = [ln for ln in lines if not ln.startswith("#")]
     if not words:
         return path.lower().endswith(".conllu") and bool(lines)
+    plus = _plus_columns(lines[0])
+    n = 10 if plus is None else len(plus)
     # the last line may be cut by the 64 KiB head
-    return all(_fields(ln) for ln in words[:-1] or words)
+    if all(_fields(ln, n) for ln in words[:-1] or words):
+        return True
+    # numbered tab-separated word lines after comments, not ten columns (Flair's five-column
+    # "CoNLL-U"): read() refuses them saying what to declare
+    return (
+        plus is None
+        and lines[0].startswith("#")
+        and path.lower().endswith((".conllu", ".conllup"))
+        and all(ln.split("\t", 1)[0].isdigit() and "\t" in ln for ln in words[:-1] or words)
+    )
 
 
 def _misc(value: str) -> list[str]:
@@ -90,7 +149,7 @@ class _Block:
         self.text: str | None = None
 
 
-def _blocks(path: str, text: str) -> list[_Block]:
+def _blocks(path: str, text: str, layout: _Layout = _CONLLU) -> list[_Block]:
     blocks, cur = [], None
     for lineno, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
@@ -110,9 +169,14 @@ def _blocks(path: str, text: str) -> list[_Block]:
             cur.lines.append(line)
             continue
         f = line.split("\t")
-        if len(f) != 10:
+        if len(f) != layout.n:
+            if layout is _CONLLU:
+                raise FormatError(path, lineno, _not_ten(len(f)))
             raise FormatError(
-                path, lineno, f"a CoNLL-U word line has 10 tab-separated columns, found {len(f)}"
+                path,
+                lineno,
+                f"a word line of this CoNLL-U Plus file has the {layout.n} columns its first "
+                f"line declares ({' '.join(layout.names)}), found {len(f)}",
             )
         if not _ID.match(f[0]):
             raise FormatError(path, lineno, f"bad word ID {f[0]!r} (expected 1, 2-3 or 4.1)")
@@ -122,6 +186,17 @@ def _blocks(path: str, text: str) -> list[_Block]:
     if cur is not None:
         blocks.append(cur)
     return blocks
+
+
+def _not_ten(n: int) -> str:
+    hint = (
+        ": if a column holds the entity tags (Flair's five columns: ID FORM UPOS NER MISC), "
+        "declare the columns on a first line, e.g. '# global.columns = ID FORM UPOS NER MISC', "
+        "and the file is read as CoNLL-U Plus"
+        if 2 <= n < 10
+        else ""
+    )
+    return f"a CoNLL-U word line has 10 tab-separated columns, found {n}{hint}"
 
 
 def _offsets(text: str | None, words: list[str]) -> list[tuple[int, int]] | None:
@@ -141,16 +216,29 @@ def _offsets(text: str | None, words: list[str]) -> list[tuple[int, int]] | None
 
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     raw, bom = runtext.read_text(path, encoding)
-    blocks = [b for b in _blocks(path, raw) if b.word_rows]
+    layout = _layout(path, raw)
+    blocks = [b for b in _blocks(path, raw, layout) if b.word_rows]
     if not blocks:
         raise FormatError(path, None, "no sentences: no CoNLL-U word lines")
-    miscs = [[_misc(b.lines[r].split("\t")[9]) for r in b.word_rows] for b in blocks]
+
+    def misc_of(line: str) -> list[str]:
+        return [] if layout.misc is None else _misc(line.split("\t")[layout.misc])
+
+    def column_tag(line: str) -> str:  # a CoNLL-U Plus entity column: "_" and "*" are outside
+        value = line.split("\t")[layout.tag]  # type: ignore[index]
+        return "O" if value in ("_", "*") else value
+
+    miscs = [[misc_of(b.lines[r]) for r in b.word_rows] for b in blocks]
     present = {a.partition("=")[0] for ms in miscs for m in ms for a in m if "=" in a}
     key = next((k for k in KEYS if k in present), None)
     other = next((k for k in KEYS if k in present and k != key), None)
     notes: list[str] = []
     mixed: list[int] = []
-    if key is None and "Entity" in present:
+    if layout.tag is not None:  # CoNLL-U Plus: the declared entity column
+        key, other = layout.names[layout.tag], None
+        tags_all = [[column_tag(b.lines[r]) for r in b.word_rows] for b in blocks]
+        scheme = scheme or detect_scheme(tags_all)
+    elif key is None and "Entity" in present:
         tags_all = _entity_tags(blocks, miscs, notes)
         scheme = scheme or "iob2"
     else:
@@ -168,7 +256,23 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         scheme = scheme or detect_scheme(tags_all)
     if key is None and "Entity" not in present:
         notes.append(
-            "no NE= or NER= attribute in the MISC column (nor UD's Entity= brackets): no entities read"
+            "no NE=, NER= or name= attribute in the MISC column (nor UD's Entity= brackets): "
+            "no entities read"
+            if layout is _CONLLU
+            else f"no entity column among the declared columns ({' '.join(layout.names)}: NE "
+            "or NER) nor NE=, NER= or name= in MISC: no entities read"
+        )
+    relations = [
+        (b.first + k, line.count("|") + 1)
+        for b in blocks
+        for k, line in enumerate(b.lines)
+        if re.match(r"#\s*relations\s*=\s*\S", line)
+    ]
+    if relations:
+        notes.append(
+            f"{sum(n for _, n in relations)} relation(s) in '# relations' comments (Flair) not "
+            f"read: nerstudio holds entities only (kept when saved back as conllu), first at line "
+            f"{relations[0][0]}"
         )
     beside = []  # lines of ranges and empty nodes that carry an entity tag
     for b in blocks:
@@ -176,8 +280,10 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         for r, line in enumerate(b.lines):
             if r in word_rows or line.startswith("#"):
                 continue
-            misc = _misc(line.split("\t")[9])
-            if any(_tag_of(misc, k) not in (None, "O") for k in KEYS):
+            misc = misc_of(line)
+            if any(_tag_of(misc, k) not in (None, "O") for k in KEYS) or (
+                layout.tag is not None and column_tag(line) != "O"
+            ):
                 beside.append(b.first + r)
     if beside:
         notes.append(
@@ -190,16 +296,14 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
             f"at line {mixed[0]}; written back, changed tags use {key}="
         )
-    explicit_o = any(
-        _tag_of(_misc(b.lines[r].split("\t")[9]), key) == "O" for b in blocks for r in b.word_rows
-    )
+    explicit_o = any(_tag_of(m, key) == "O" for ms in miscs for m in ms)
     docs: list[Document] = []
     repairs = 0
     for b, tags in zip(blocks, tags_all):
         if b.newdoc is not None or not docs:
             docs.append(Document(id=b.newdoc or str(len(docs) + 1)))
         rows = [b.lines[r].split("\t") for r in b.word_rows]
-        words = [f[1] for f in rows]
+        words = [f[layout.form] for f in rows]
         try:
             spans, fixed = decode(tags, scheme)
         except SchemeError as exc:
@@ -211,7 +315,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         s = Sentence(
             words,
             spans,
-            extra=[[f[3] for f in rows]],
+            extra=[[f[layout.upos] for f in rows]] if layout.upos is not None else [],
             tags=tags,
             line=b.first + b.word_rows[0],
             meta={
@@ -219,6 +323,8 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
                 "rows": b.word_rows,
                 "key": key or "NE",
                 "explicit_o": explicit_o,
+                "column": layout.tag,  # CoNLL-U Plus: the entity column, else MISC's attribute
+                "misc": layout.misc,
             },
             source=b.text if offs is not None else None,
             offsets=offs,
@@ -312,9 +418,20 @@ def _sentence_lines(
         if unchanged:
             return lines
         tags = encode(s.spans, len(s.words), scheme)
+        column, misc = meta.get("column"), meta.get("misc", 9)
+        if column is None and misc is None:
+            raise FormatError(
+                path,
+                s.line or None,
+                "this CoNLL-U Plus file declares neither an entity column (NE or NER) nor MISC: "
+                "its entities cannot be written back into it; save as jsonl",
+            )
         for r, tag in zip(meta["rows"], tags):
             f = lines[r].split("\t")
-            f[9] = _set_tag(f[9], meta["key"], tag, meta["explicit_o"])
+            if column is not None:
+                f[column] = tag
+            else:
+                f[misc] = _set_tag(f[misc], meta["key"], tag, meta["explicit_o"])
             lines[r] = "\t".join(f)
         return lines
     for i, w in enumerate(s.words):

@@ -1,7 +1,8 @@
 """doccano's JSONL for sequence labelling, in its two modes (import and export files alike).
 
 * **label triples** (format ``doccano``): ``{"text": ..., "label": [[start, end, "LABEL"], ...]}``
-  plus ``id`` and other fields (``Comments``, metadata); older exports call the key ``labels``;
+  plus ``id`` and other fields (``Comments``, metadata); older exports call the key ``labels``,
+  and some call the text ``data`` (read, and written back, under that name);
   doccano 1.x exports hold ``"annotations": [{"label": 2, "start_offset", "end_offset", "user"}]``
   where the label is the label's **id** in the project: read with the id as the label, counted
   in a note (the names are not in the file);
@@ -52,7 +53,7 @@ def sniff_mode(head: str) -> str | None:
     """``"label"``, ``"rel"`` or ``None`` from the first record; ``None`` too when a line of
     ``head`` has a key only nerstudio's own JSONL has (a file that mixes the two is nerstudio's)."""
     obj = R.first_json_object(head)
-    if obj is None or not isinstance(obj.get("text"), str):
+    if obj is None or _text_key(obj) is None:
         return None
     if any(f'"{k}"' in head for k in _NERSTUDIO_KEYS) and any(
         any(k in o for k in _NERSTUDIO_KEYS)
@@ -78,6 +79,11 @@ def sniff_mode(head: str) -> str | None:
 
 def sniff(path: str, head: str) -> bool:
     return sniff_mode(head) == "label"
+
+
+def _text_key(obj: dict) -> str | None:
+    """Where a record keeps its text: ``text``, or ``data`` (what some doccano exports call it)."""
+    return next((k for k in ("text", "data") if isinstance(obj.get(k), str)), None)
 
 
 def _triples(obj: dict, path: str, line: int) -> tuple[str | None, list]:
@@ -134,14 +140,8 @@ def _record_spans(
             spans += _entities(obj, path, line, k, tally)
             if mode == "label" and k == "entities":
                 tally.add("other_mode", line, '"entities" objects in a label-mode file')
-    if (
-        "annotations" in obj
-    ):  # 1.x: every annotator's spans; the same span from several is one entity
-        unique = list(dict.fromkeys(map(tuple, spans)))
-        if len(unique) < len(spans):
-            tally.add("same_span", line, R.show(list(unique[0])), len(spans) - len(unique))
-            spans = [list(x) for x in unique]
-    return key, spans
+    # the same span twice (several 1.x annotators, or given twice: doccano imports it) is one entity
+    return key, R.unique_spans(spans, tally, line)
 
 
 def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus:
@@ -150,11 +150,14 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
     relations = records_with = 0
     first_rel = None
     for line, obj in R.iter_jsonl(path, encoding):
-        text = obj.get("text")
-        if not isinstance(text, str):
+        text_key = _text_key(obj)
+        if text_key is None:
             raise FormatError(
-                path, line, f'a doccano record needs a "text" string, not {R.show(text)}'
+                path,
+                line,
+                f'a doccano record needs a "text" string (or "data"), not {R.show(obj.get("text"))}',
             )
+        text = obj[text_key]
         mixed = next((k for k in _NERSTUDIO_KEYS if k in obj), None)
         if mixed:
             raise FormatError(
@@ -175,15 +178,17 @@ def read_mode(path: str, encoding: str, scheme: str | None, mode: str) -> Corpus
             fields = {
                 k: v
                 for k, v in obj.items()
-                if k not in ("text", "entities", "relations", *_LABEL_KEYS)
+                if k not in (text_key, "entities", "relations", *_LABEL_KEYS)
             }
         else:
             fields = {
                 k: v
                 for k, v in obj.items()
-                if k not in ("text", "entities", "annotations", *_LABEL_KEYS)
+                if k not in (text_key, "entities", "annotations", *_LABEL_KEYS)
             }
             fields["_key"] = key or "label"
+        if text_key != "text":
+            fields["_text_key"] = text_key
         doc_id = obj.get("doc_id")
         if doc_id is not None and (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))):
             raise FormatError(
@@ -218,7 +223,7 @@ def write_mode(corpus: Corpus, path: str, losses: Losses, scheme: str, mode: str
             if doc_id is not None:
                 rec["doc_id"] = doc_id
                 fields.pop("doc_id", None)
-            rec["text"] = text
+            rec[fields.pop("_text_key", "text")] = text
             spans = R.char_spans(s, offsets)
             if mode == "rel":
                 ents = []

@@ -16,8 +16,9 @@ When several of these are present and name the tags differently, the first is re
 says which files disagree (``--strict`` refuses the file).
 
 A file with integer tags and none of these is **one error** naming them, never zero entities.
-String tags (``"B-PER"``) are read as tags directly. The tag key is ``ner_tags``, or ``tags``
-when there is no ``ner_tags``. The tag scheme is detected from all the tags, as for column files
+String tags (``"B-PER"``) are read as tags directly. The tag key is ``ner_tags``, else ``tags``,
+else ``ner``; the tokens are ``tokens``, else ``words`` (the ``{"words", "ner"}`` sample of the
+transformers token-classification examples), and are written back under the same keys. The tag scheme is detected from all the tags, as for column files
 (``--from-scheme`` forces it); invalid transitions are repaired the conlleval way and counted.
 An example whose only token is ``-DOCSTART-`` starts a new document (some conversions keep
 them); an example without tokens is skipped and counted.
@@ -48,10 +49,11 @@ if TYPE_CHECKING:
     from ..writing import Losses
 
 NAME = "hf"
-TAG_KEYS = ("ner_tags", "tags")
+TAG_KEYS = ("ner_tags", "tags", "ner")
+TOKEN_KEYS = ("tokens", "words")  # "words" + "ner": the transformers examples' CoNLL sample
 DOCSTART = "-DOCSTART-"
-_TOKENS = re.compile(r'"tokens"\s*:\s*\[\s*("|\])')
-_TAGS = re.compile(r'"(ner_tags|tags)"\s*:\s*\[')
+_TOKENS = re.compile(r'"(tokens|words)"\s*:\s*\[\s*("|\])')
+_TAGS = re.compile(r'"(ner_tags|tags|ner)"\s*:\s*\[')
 _ORDER = {"iob1": "IB", "iob2": "BI", "bioes": "BIES", "bilou": "BILU", "scn": "SC"}
 
 
@@ -68,10 +70,11 @@ def sniff(path: str, head: str) -> bool:
         if obj is None:
             return False
     if obj is not None:
+        tokens = next((obj[k] for k in TOKEN_KEYS if k in obj), None)
         return (
-            isinstance(obj.get("tokens"), list)
+            isinstance(tokens, list)
             and any(isinstance(obj.get(k), list) for k in TAG_KEYS)
-            and all(isinstance(t, str) for t in obj["tokens"])
+            and all(isinstance(t, str) for t in tokens)
         )
     h = head.lstrip("\ufeff \t\r\n")
     return h[:1] in "[{" and bool(_TOKENS.search(h)) and bool(_TAGS.search(h))
@@ -173,12 +176,13 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     for line, ex in _examples(path, encoding):
         if not isinstance(ex, dict):
             raise FormatError(path, line, f"each example must be a JSON object, not {R.show(ex)}")
-        tokens = ex.get("tokens")
+        words_key = next((k for k in TOKEN_KEYS if k in ex), "tokens")
+        tokens = ex.get(words_key)
         key = next((k for k in TAG_KEYS if k in ex), None)
         tags = ex.get(key) if key else None
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise FormatError(
-                path, line, f'"tokens" must be a list of strings, not {R.show(tokens)}'
+                path, line, f'"{words_key}" must be a list of strings, not {R.show(tokens)}'
             )
         if not isinstance(tags, list) or len(tags) != len(tokens):
             raise FormatError(
@@ -217,7 +221,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if not tokens:
             empty += 1
             continue
-        fields = {k: v for k, v in ex.items() if k not in ("tokens", key)}
+        fields = {k: v for k, v in ex.items() if k not in (words_key, key)}
+        if words_key != "tokens":
+            fields["_words_key"] = words_key
         rows.append((line, tokens, tags, fields, key))
     if not rows:
         raise FormatError(
@@ -322,7 +328,7 @@ def write(corpus: Corpus, path: str, losses: Losses, scheme: str) -> None:
             key = fields.pop("_key", "ner_tags")
             ex = {
                 "id": fields.pop("id", str(k)),
-                "tokens": list(s.words),
+                fields.pop("_words_key", "tokens"): list(s.words),
                 key: [index[t] for t in tags],
             }
             ex.update(fields)

@@ -20,6 +20,8 @@ Choices when reading, each counted in a ``note:`` line (:attr:`Corpus.notes`), n
   several labels keeps its first; whitespace at a region's edges is not part of the entity
   (trimmed and counted, as for every record format: :mod:`._records`);
 * the text is ``data.text``, or the task's only string in ``data`` under another name;
+* Label Studio 0.x exports (one file per task, or an array of them) call the annotations
+  ``completions``: read as annotations;
 * a region's ``value.text``, when given, must be the text at its offsets; offsets counted in
   UTF-16 units (what Label Studio versions before 1.4 stored for text with emoji) are
   recognised by that check and converted.
@@ -51,7 +53,7 @@ NAME = "label-studio"
 
 def sniff(path: str, head: str) -> bool:
     h = head.lstrip("\ufeff \t\r\n")
-    if not ('"data"' in h and ('"annotations"' in h or '"predictions"' in h)):
+    if not ('"data"' in h and any(f'"{k}"' in h for k in _RESULTS)):
         return False
     if h.startswith("["):
         return True
@@ -60,9 +62,11 @@ def sniff(path: str, head: str) -> bool:
     obj = R.first_json_object(h)  # one task object (what Label Studio imports too), or one per line
     if obj is None:  # one object spread over lines: a task when a "data" object is among its keys
         return bool(_DATA_KEY.search(h))
-    return isinstance(obj.get("data"), dict) and ("annotations" in obj or "predictions" in obj)
+    return isinstance(obj.get("data"), dict) and any(k in obj for k in _RESULTS)
 
 
+# where a task keeps its labelled results: "completions" is Label Studio 0.x's "annotations"
+_RESULTS = ("annotations", "completions", "predictions")
 _DATA_KEY = re.compile(r'^\s*"data"\s*:\s*\{', re.M)
 
 
@@ -142,14 +146,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if not isinstance(task, dict):
             raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
         key, text = _text(task.get("data"), path, line)
-        anns, preds = task.get("annotations") or [], task.get("predictions") or []
+        anns = task.get("annotations") or task.get("completions") or []
+        preds = task.get("predictions") or []
         if (
             not isinstance(anns, list)
             or not isinstance(preds, list)
             or not all(isinstance(a, dict) for a in anns + preds)
         ):
             raise FormatError(
-                path, line, '"annotations" and "predictions" must be lists of objects'
+                path,
+                line,
+                '"annotations" (or "completions") and "predictions" must be lists of objects',
             )
         live = [a for a in anns if not a.get("was_cancelled")]
         if len(live) > 1:
@@ -182,6 +189,7 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         if "meta" in task:
             fields["meta"] = task["meta"]
         doc_id = data.get("doc_id")
+        spans = R.unique_spans(spans, b.tally, line)  # a region drawn twice is one entity
         b.add_text(
             text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields
         )

@@ -179,7 +179,9 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
                 continue
             seen.add(key)
         toks = _tokens(obj.get("tokens"), text, path, line)
-        char_spans = _spans(obj.get("spans"), text, path, line, obj.get("tokens"))
+        char_spans = R.unique_spans(
+            _spans(obj.get("spans"), text, path, line, obj.get("tokens")), b.tally, line
+        )
         rels = obj.get("relations")
         if isinstance(rels, list) and rels:  # rel.manual / dep tasks: arcs between tokens or spans
             b.tally.add("relations", line, _relation_example(rels[0], text), len(rels))
