@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.corpus.model import Corpus  # noqa: E402
-from nerstudio.tagging import joint  # noqa: E402
+from nerstudio.tagging import joint, joint_documents  # noqa: E402
 from nerstudio.tagging.joint_local import first_model_lists  # noqa: E402
 from nerstudio.tagging.perceptron import PerceptronTagger  # noqa: E402
 
@@ -55,7 +55,7 @@ def main() -> int:
     if args.algo.startswith("reranking"):
         first = PerceptronTagger(variant="margin", C=1000, epochs=5, **local).fit(train)
         extra = {"first": first, "train_lists": first_model_lists(first, first.prepare(train), 20)}
-    timed = joint._Documents.nonlocal_vectors
+    timed = joint_documents.Documents.nonlocal_vectors
     spent = [0.0]
 
     def nonlocal_vectors(self, i, Y):
@@ -65,13 +65,13 @@ def main() -> int:
         finally:
             spent[0] += time.process_time() - t
 
-    joint._Documents.nonlocal_vectors = nonlocal_vectors
+    joint_documents.Documents.nonlocal_vectors = nonlocal_vectors
     print(
         f"K&T {args.algo}, {len(train.documents)} training documents ({sum(len(s) for s in train.sentences)} "
         f"tokens), dev F on {len(dev.documents)} every epoch, {args.epochs} epochs, n = 20, n' = 100, C = 1000:"
     )
     for compiled in (False, True):  # warm-up: gazetteer lists, numba caches, both paths
-        joint._Documents.compiled = compiled
+        joint_documents.Documents.compiled = compiled
         joint.JointTagger(args.algo, n=5, n_test=5, epochs=1, local=None if extra else local).fit(
             Corpus(train.documents[:3]),
             Corpus(dev.documents[:2]),
@@ -83,7 +83,7 @@ def main() -> int:
         )
     runs = {}
     for label, compiled in (("string form (before)", False), ("compiled, integer ids", True)):
-        joint._Documents.compiled = compiled
+        joint_documents.Documents.compiled = compiled
         spent[0] = 0.0
         jt = joint.JointTagger(
             args.algo,

@@ -16,8 +16,9 @@ import zlib
 import pytest
 
 from nerstudio.cli import main as cli_main
+from nerstudio.corpus.convert import convert_file
 from nerstudio.corpus.detect import sniff_format
-from nerstudio.corpus.formats import Losses, convert_file, read_corpus, write_corpus
+from nerstudio.corpus.formats import Losses, read_corpus, write_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.errors import FormatError
 

@@ -21,7 +21,8 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Corpus, Span
 from nerstudio.demo import DEMO_DIR
 from nerstudio.nbest import entity_types, scn_spans
-from nerstudio.tagging.joint import JointTagger, _Documents
+from nerstudio.tagging.joint import JointTagger
+from nerstudio.tagging.joint_documents import Documents
 from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.perceptron import PerceptronTagger
 from nerstudio.text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
@@ -145,7 +146,7 @@ def train_both(monkeypatch, algo, **kw):
     dev = read_corpus(f"{DEMO_DIR}/dev.conll")
     out = []
     for compiled in (True, False):
-        monkeypatch.setattr(_Documents, "compiled", compiled)
+        monkeypatch.setattr(Documents, "compiled", compiled)
         extra = {}
         if algo.startswith("reranking"):
             first = PerceptronTagger(variant="margin", C=50, epochs=3).fit(train)

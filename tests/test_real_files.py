@@ -12,7 +12,8 @@ import pytest
 
 import nerstudio
 from nerstudio.cli.corpus_commands import corpus_stats
-from nerstudio.corpus.formats import Reader, convert_file, read_corpus
+from nerstudio.corpus.convert import convert_file
+from nerstudio.corpus.formats import Reader, read_corpus
 from nerstudio.errors import FormatError
 
 pytestmark = pytest.mark.data_integrity

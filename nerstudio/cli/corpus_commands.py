@@ -10,7 +10,8 @@ from ..errors import FormatError
 
 
 def cmd_convert(args) -> int:
-    from ..corpus.formats import Losses, convert_file
+    from ..corpus.convert import convert_file
+    from ..corpus.formats import Losses
 
     losses = Losses()
     reader = convert_file(

@@ -21,9 +21,9 @@ def cmd_preannotate(args) -> int:
     apply(corpus, res)
     fmt = format_for_output(args.out, corpus.format) or corpus.format
     if args.strict:  # what the output format would not keep is an error, nothing written
-        from ..corpus.formats import _refuse_write_losses
+        from ..corpus.convert import refuse_write_losses
 
-        _refuse_write_losses(corpus, args.out, fmt, None)
+        refuse_write_losses(corpus, args.out, fmt, None)
     losses = Losses()
     write_corpus(corpus, args.out, fmt, losses=losses)
     print(

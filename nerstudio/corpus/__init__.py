@@ -1,10 +1,10 @@
 """Corpus model, tag schemes, and readers/writers (no Qt)."""
 
+from .convert import convert_file
 from .formats import (
     FORMATS,
     Reader,
     atomic_open,
-    convert_file,
     iter_sentences,
     normalize_format,
     read_corpus,

@@ -1,4 +1,4 @@
-"""Reading CoNLL-style column files and JSONL, and converting between formats (the entry point).
+"""Reading CoNLL-style column files and JSONL, and the other tools' formats (the entry point).
 
 Formats (detected from the file's content, see :mod:`nerstudio.corpus.detect`, or forced by name):
 
@@ -27,8 +27,9 @@ escapes a reader. What a reader did not keep as it was is a note (:attr:`Reader.
 :attr:`Corpus.notes`, one per kind, with its count and first line); the streamed and the whole
 reading produce the same notes (JSONL records are placed in their document's text by the one
 :class:`~nerstudio.corpus.jsonl.TextCursor` in both), and with ``strict`` any note is an error,
-as is any loss of :func:`convert_file`'s output (nothing is written). Writing lives in
-:mod:`nerstudio.corpus.writing`; :func:`convert_file` streams one file into another.
+as is any loss of a conversion's output (nothing is written). Writing lives in
+:mod:`nerstudio.corpus.writing`; :func:`~nerstudio.corpus.convert.convert_file` streams one file
+into another.
 """
 
 from __future__ import annotations
@@ -43,7 +44,6 @@ from typing import BinaryIO, TypeVar
 
 from ..errors import FormatError, Msg
 from . import foreign
-from . import writing as _writing
 from .atomic import atomic_open  # noqa: F401 (re-exported: the place callers know it from)
 from .detect import (  # noqa: F401
     DOCSTART,
@@ -58,7 +58,6 @@ from .detect import (  # noqa: F401
     refuse_non_text,
     sniff_format,
 )
-from .filelock import refuse_if_held
 from .foreign._records import TALLY_TEXTS, Tally
 from .journal import settle
 from .jsonl import TextCursor, document_text, parse_record, trimmed_example
@@ -652,90 +651,3 @@ def _read_corpus(reader: Reader) -> Corpus:
         repairs=reader.repairs,
         notes=list(reader.notes),
     )
-
-
-def convert_file(
-    src: StrPath,
-    dst: StrPath,
-    from_format: str | None = None,
-    to_format: str | None = None,
-    scheme: str | None = None,
-    from_scheme: str | None = None,
-    encoding: str | None = None,
-    strict: bool = False,
-    losses: Losses | None = None,
-) -> Reader:
-    """Stream ``src`` into ``dst`` (atomic), converting format and/or scheme. Returns the reader.
-
-    Without ``to_format`` the output format is the one ``dst``'s extension names (``.jsonl``,
-    ``.tsv``, ``.conll``; see :func:`~nerstudio.corpus.detect.format_for_output`), else the
-    input's. What the output format cannot keep is counted in ``losses``.
-    """
-    refuse_if_held(dst)  # a window of another nerstudio is editing it
-    target_scheme = normalize_scheme(scheme) if scheme else None  # bad names fail before any work
-    target_format = normalize_format(to_format) if to_format else None
-    losses = Losses() if losses is None else losses
-    reader = Reader(os.fspath(src), from_format, from_scheme, encoding, strict)
-    fmt = target_format or format_for_output(dst, reader.format) or reader.known_format
-    if reader.foreign is not None or foreign.handler(fmt) is not None:  # read whole, write whole
-        corpus = (
-            reader.read_foreign()
-            if reader.foreign is not None
-            else read_corpus(src, reader.format, from_scheme, encoding, strict)
-        )
-        if reader.foreign is None:
-            reader.scheme, reader.notes = corpus.scheme, list(corpus.notes)
-        if strict:  # the losses of the write are known once written: written aside first
-            _refuse_write_losses(corpus, dst, fmt, target_scheme)
-        write_corpus(corpus, dst, fmt, target_scheme, losses=losses)
-        return reader
-    events = reader.events()
-    first = next(events)  # fills in reader.scheme
-    sch = target_scheme or reader.known_scheme
-    lossless = fmt == reader.format
-
-    def all_events() -> Iterator[tuple[str, object]]:
-        yield first
-        yield from events
-
-    lines = _writing.render_lines(reader, fmt, sch, all_events(), lossless, losses)
-    if strict:
-        lines = _strict_lines(lines, losses, dst)
-    enc = _writing.output_encoding(fmt, reader.known_encoding)  # JSONL: UTF-8 by definition
-    write_lines(
-        dst,
-        lines,
-        enc,
-        reader.newline if lossless else "\n",
-        reader.bom if lossless and enc == reader.known_encoding else _writing.new_file_bom(enc),
-        (lambda: reader.final_newline) if lossless else True,
-    )
-    return reader
-
-
-def _strict_lines(lines: Iterable[str], losses: Losses, dst: StrPath) -> Iterator[str]:
-    """``lines``, then an error (the atomic write is abandoned) if the conversion lost anything."""
-    yield from lines
-    _raise_losses(losses, dst)
-
-
-def _raise_losses(losses: Losses, dst: StrPath) -> None:
-    if losses:
-        messages = losses.messages() or [
-            f"{sum(losses.counts.values())} loss(es) of kind(s) {', '.join(losses.counts)}"
-        ]
-        more = f" (and {len(messages) - 1} more)" if len(messages) > 1 else ""
-        raise FormatError(dst, None, f"--strict: {messages[0]}{more}; nothing written")
-
-
-def _refuse_write_losses(corpus: Corpus, dst: StrPath, fmt: str, scheme: str | None) -> None:
-    """Write ``corpus`` into a scratch folder to learn what ``fmt`` would lose; raise if anything."""
-    import tempfile
-
-    trial = Losses()
-    with tempfile.TemporaryDirectory(prefix="nerstudio-strict-") as tmp:
-        target = os.path.join(tmp, os.path.basename(os.path.normpath(os.fspath(dst))) or "out")
-        if os.path.isdir(dst):
-            os.mkdir(target)
-        write_corpus(corpus, target, fmt, scheme, losses=trial)
-    _raise_losses(trial, dst)

@@ -38,7 +38,7 @@ import numpy as np
 from ..corpus.model import Span
 from ..errors import DataError, FormatError, Msg, SettingsError
 from ..evaluation import evaluate_spans
-from ..nbest import NBestList, entity_types, scn_spans, tags_to_spans
+from ..nbest import NBestList, tags_to_spans
 from ..persist import (
     Corrupt,
     check_params,
@@ -51,10 +51,10 @@ from ..persist import (
     save_npz,
     scalar,
 )
-from ..text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
-from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, Local, first_model_lists
+from ..text.nonlocal_features import TEMPLATES, NonLocalFeatures
+from .joint_documents import Documents, sentence_spans
+from .joint_local import FirstScoreLocal, FixedLocal, KBestLocal, first_model_lists
 from .perceptron import PerceptronTagger
-from .sequences import Sequences
 from .weights import AveragedWeights, sparse_weights
 
 MODEL_FORMAT = "nerstudio-joint-tagger"
@@ -101,122 +101,6 @@ def _sparse_diff(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarr
 
 def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
     return float(w[v[0]] @ v[1]) if len(v[0]) else 0.0
-
-
-def sentence_spans(
-    tags: np.ndarray, offsets: Sequence[int] | np.ndarray, tagset: Sequence[str]
-) -> list[list[Span]]:
-    """Split a document labelling into per-sentence spans (``offsets``: sentence starts + end).
-    An entity running over a sentence boundary is cut there, as scoring per sentence does."""
-    offsets = np.asarray(offsets, dtype=np.int64)
-    _, a, b, lab = scn_spans(np.asarray(tags)[None, :], tagset)
-    types = entity_types(tagset)
-    out: list[list[Span]] = [[] for _ in range(len(offsets) - 1)]
-    for s, e, li in zip(a.tolist(), b.tolist(), lab.tolist()):
-        k = int(np.searchsorted(offsets, s, side="right")) - 1
-        while s < e:  # cut at every sentence end the entity runs over
-            end = min(e, int(offsets[k + 1]))
-            out[k].append(Span(s - int(offsets[k]), end - int(offsets[k]), types[li]))
-            s, k = end, k + 1
-    return out
-
-
-class _Documents:
-    """One set of documents: sequences, their local part, and non-local vectors (cached)."""
-
-    def __init__(self, seqs: Sequences, local: Local, nl: NonLocalFeatures, tagset, grow: bool):
-        self.seqs, self.local, self.nl, self.tagset, self.grow = seqs, local, nl, tagset, grow
-        self.index = [DocumentIndex(w) for w in seqs.words]
-        self._cache: list[dict] = [{} for _ in seqs.words]
-        self._gold: dict[int, tuple] = {}
-        self._types = entity_types(tagset) or [""]
-
-    def __len__(self) -> int:
-        return len(self.seqs.words)
-
-    def spans(self, Y: np.ndarray) -> list[list[Span]]:
-        """Entities of every candidate (rows of Y), vectorised."""
-        c, a, b, lab = scn_spans(np.asarray(Y), self.tagset)
-        types = self._types
-        out: list[list[Span]] = [[] for _ in range(len(Y))]
-        for ci, ai, bi, li in zip(c.tolist(), a.tolist(), b.tolist(), lab.tolist()):
-            out[ci].append(Span(ai, bi, types[li]))
-        return out
-
-    #: count the features with the compiled code on integer ids (False: the string form, the
-    #: reference the tests compare it with; the vectors are the same)
-    compiled = True
-
-    def nonlocal_vectors(self, i: int, Y: np.ndarray) -> list:
-        """Φ^g of every candidate of document i (see :meth:`nonlocal_vector`)."""
-        cache = self._cache[i]
-        if len(cache) > 5000:
-            cache.clear()
-        keys = [y.tobytes() for y in Y]
-        todo = [k for k, key in enumerate(keys) if key not in cache]
-        if todo and self.compiled:
-            self._count(i, Y[todo], [keys[k] for k in todo], cache)
-        elif todo:
-            for k, sp in zip(todo, self.spans(Y[todo])):
-                if self.grow:
-                    cache[keys[k]] = self.nl.vector(self.index[i], sp, grow=True)
-                else:
-                    cache[keys[k]] = [self.nl.strings(self.index[i], sp), None, None]
-        if self.grow:
-            return [cache[key] for key in keys]
-        return [self._ids(cache[key]) for key in keys]
-
-    def _count(self, i: int, Y: np.ndarray, keys: list, cache: dict) -> None:
-        """The compiled counts of the candidates Y of document i into the cache: ids for the
-        training documents, (codes, counts) for the others (their ids follow the vocabulary)."""
-        c, a, b, lab = scn_spans(np.asarray(Y), self.tagset)
-        cptr = np.searchsorted(c, np.arange(len(Y) + 1))
-        types, doc = self._types, self.index[i]
-        for k, (codes, counts) in enumerate(self.nl.code_vectors(doc, cptr, a, b, lab, types)):
-            if self.grow:
-                p, q = cptr[k], cptr[k + 1]
-                cache[keys[k]] = self.nl.ids_of(
-                    codes,
-                    counts,
-                    types,
-                    grow=True,
-                    doc=doc,
-                    spans=lambda p=p, q=q: [
-                        Span(int(x), int(y), types[z]) for x, y, z in zip(a[p:q], b[p:q], lab[p:q])
-                    ],
-                )
-            else:
-                cache[keys[k]] = [(codes, counts), None, None]
-
-    def nonlocal_vector(self, i: int, tags: np.ndarray):
-        """Φ^g of a candidate. Training documents grow the vocabulary, so their vectors are
-        complete and cached as ids; other documents cache feature strings and their ids under
-        the vocabulary's size at the time (the vocabulary only grows and never renumbers, so the
-        ids are mapped anew only when it has grown since)."""
-        return self.nonlocal_vectors(i, np.asarray(tags)[None, :])[0]
-
-    def _ids(self, entry):
-        voc = self.nl.vocabulary
-        stamp = (id(voc), len(voc))
-        if entry[2] != stamp and isinstance(entry[0], tuple):  # compiled counts: (codes, counts)
-            entry[1] = self.nl.ids_of(entry[0][0], entry[0][1], self._types, grow=False)
-            entry[2] = stamp
-        elif entry[2] != stamp:
-            pairs = sorted((voc[s], c) for s, c in entry[0].items() if s in voc)
-            entry[1] = (
-                np.array([p[0] for p in pairs], dtype=np.int64),
-                np.array([p[1] for p in pairs], dtype=np.float64),
-            )
-            entry[2] = stamp
-        return entry[1]
-
-    def gold(self, i: int):
-        """(gold tags, Φ^g(gold))."""
-        hit = self._gold.get(i)
-        if hit is None:
-            g = np.asarray(self.seqs.gold[i])
-            hit = self._gold[i] = (g, self.nonlocal_vector(i, g))
-        return hit
 
 
 class JointTagger:
@@ -321,13 +205,13 @@ class JointTagger:
                     f"{self.algorithm} needs the first model and one candidate list per training document"
                 )
             self.first_ = first
-        train = _Documents(
+        train = Documents(
             seqs, self._local_part(seqs, train_lists), self.nl_, self.tagset_, grow=True
         )
         dev_docs = None
         if dev is not None:
             dseqs = self.tagger_.prepare(dev)
-            dev_docs = _Documents(
+            dev_docs = Documents(
                 dseqs,
                 self._local_part(dseqs, self._test_lists(dseqs)),
                 self.nl_,
@@ -411,7 +295,7 @@ class JointTagger:
             return None
         return first_model_lists(self.first_, seqs, n or self.n_test)
 
-    def _initial_weights(self, train: _Documents, rng, should_cancel):
+    def _initial_weights(self, train: Documents, rng, should_cancel):
         n_local = train.local.n
         wl, wg = AveragedWeights(n_local), AveragedWeights(max(self.nl_.n_features, 1024))
         if self.bpm > 0:
@@ -437,7 +321,7 @@ class JointTagger:
             wg.grow(max(n, 2 * len(wg.w)))
 
     def _epoch(
-        self, docs: _Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel
+        self, docs: Documents, order, wl: AveragedWeights, wg: AveragedWeights, should_cancel
     ):
         """One pass of Algorithm 4.1/4.2 over ``docs`` in ``order``; returns the counts of (A)
         and (B) updates, of documents with gold among the candidates, whether cancelled, and the
@@ -496,7 +380,7 @@ class JointTagger:
 
     # -- prediction -------------------------------------------------------------------------------
     def _choose(
-        self, docs: _Documents, i: int, n: int | None = None
+        self, docs: Documents, i: int, n: int | None = None
     ) -> tuple[np.ndarray, np.ndarray, int]:
         """Candidates of document i, their total scores, and the index of the best."""
         wl, wg = self._fitted()
@@ -504,7 +388,7 @@ class JointTagger:
         total = ls + np.array([_dot(wg, g) for g in docs.nonlocal_vectors(i, Y)])
         return Y, total, int(np.argmax(total)) if len(total) else -1
 
-    def _evaluate(self, docs: _Documents) -> tuple[float, float, float]:
+    def _evaluate(self, docs: Documents) -> tuple[float, float, float]:
         gold, pred = [], []
         for i in range(len(docs)):
             Y, _, j = self._choose(docs, i)
@@ -514,10 +398,10 @@ class JointTagger:
         ev = evaluate_spans(gold, pred)
         return ev.overall.precision, ev.overall.recall, ev.overall.f1
 
-    def documents(self, corpus, n: int | None = None) -> _Documents:
+    def documents(self, corpus, n: int | None = None) -> Documents:
         """The documents of a corpus under this model (candidates from its local part)."""
         seqs = self.tagger_.prepare(corpus)
-        return _Documents(
+        return Documents(
             seqs,
             self._local_part(seqs, self._test_lists(seqs, n)),
             self.nl_,
@@ -542,7 +426,7 @@ class JointTagger:
         return nb
 
     def predict_spans(
-        self, corpus, n_test: int | None = None, docs: _Documents | None = None
+        self, corpus, n_test: int | None = None, docs: Documents | None = None
     ) -> list[list[Span]]:
         """Per sentence of ``corpus``, the spans of the best re-scored candidate. ``docs``:
         :meth:`documents` of ``corpus`` made earlier (its features and non-local vectors are
