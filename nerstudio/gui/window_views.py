@@ -241,6 +241,7 @@ class Views:
             ws = host.add(name, title, icons.icon(icon, Qt.white), tip, page, slots, key)
             if name in SENTENCE_SHARE:
                 ws.on_enter.append(lambda f=SENTENCE_SHARE[name]: self.sentence_scroll.set_share(f))
+            ws.focus = self._main_widget(name)
         window.setCentralWidget(host)
         for sp in self.splitters:
             st = settings.value(f"window/{sp.objectName()}")
@@ -473,6 +474,14 @@ class Views:
         )
         self.splitters += [right, page]
         return page, [nbest]
+
+    def _main_widget(self, name: str):
+        """What the keys go to when the workspace ``name`` becomes active."""
+        if name in ("annotate", "inspect"):
+            return lambda: self.sentence_view
+        if name == "train":
+            return lambda: self.training_panel
+        return lambda: self.stepper_panel
 
     def _training_panel(self, settings):
         from .views.training_panel import TrainingPanel

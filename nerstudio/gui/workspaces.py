@@ -107,6 +107,8 @@ class Workspace:
     scroll: QScrollArea | None = (
         None  # what the stack holds: the page, scrollable when the window is small
     )
+    # the widget the keys go to once the workspace is active (a callable: it may be built late)
+    focus: object = None
 
 
 class ModeBar(QFrame):
@@ -118,8 +120,16 @@ class ModeBar(QFrame):
         self.setFrameShape(QFrame.NoFrame)
         self.setAutoFillBackground(True)
         pal = self.palette()
-        pal.setColor(self.backgroundRole(), pal.color(pal.ColorRole.Mid).darker(160))
+        bar = pal.color(pal.ColorRole.Mid).darker(160)
+        pal.setColor(self.backgroundRole(), bar)
         self.setPalette(pal)
+        # the style's own hover and checked panels are light: white labels on them were unreadable
+        self.setStyleSheet(
+            "QToolButton { color: white; border: 1px solid transparent; border-radius: 4px; }"
+            f" QToolButton:hover {{ background: {bar.lighter(118).name()}; }}"
+            f" QToolButton:checked {{ background: {bar.darker(150).name()};"
+            f" border-color: {bar.lighter(170).name()}; }}"
+        )
         # no QButtonGroup: the actions' QActionGroup keeps one checked (a button group would
         # trigger the action of the button it unchecks)
         self._lay = QVBoxLayout(self)
@@ -248,7 +258,28 @@ class WorkspaceHost(QWidget):
         self.settings.setValue("window/workspace", name)
         for fn in ws.on_enter:
             fn()
+        self._focus_main(ws)
         self.changed.emit(name)
+
+    def _focus_main(self, ws: Workspace) -> None:
+        """The keys go to the workspace's main widget: the page that was left may have held the
+        focus (a hidden table would swallow the next key), and a shared part that moved keeps
+        none."""
+        target = ws.focus() if callable(ws.focus) else None
+        if isinstance(target, QWidget) and target.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            # a panel: its first field that takes the Tab key
+            target = next(
+                (
+                    w
+                    for w in target.findChildren(QWidget)
+                    if w.focusPolicy() & Qt.FocusPolicy.TabFocus
+                    and w.isEnabled()
+                    and not w.isHidden()
+                ),
+                None,
+            )
+        if isinstance(target, QWidget):
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def restore(self, default: str) -> None:
         name = self.settings.value("window/workspace", default)
