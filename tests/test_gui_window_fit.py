@@ -76,3 +76,90 @@ def test_the_mode_bar_labels_stay_readable_under_the_mouse_and_checked(shown, qt
     for b in buttons:
         corner = img.pixelColor(b.mapTo(bar, QPoint(5, b.height() - 5)))
         assert _contrast_with_white(corner) >= 3.0, (b.objectName(), corner.name())
+
+
+PRESENT_ON_SMALL_SCREEN = r"""
+import sys, tempfile
+from PySide6.QtCore import QRect, QSettings
+from PySide6.QtWidgets import QApplication, QPushButton
+app = QApplication([])
+from nerstudio.gui.main_window import MainWindow
+w = MainWindow(QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.Format.IniFormat))
+assert w.load_demo() and w.runner.wait(60000)
+w.show()
+app.processEvents()
+w.zoom.toggle_presentation()
+for _ in range(10):
+    app.processEvents()
+print("factor", w.zoom.factor)
+screen = w.screen().geometry()
+for name in ("annotate", "inspect", "train", "teach"):
+    w.workspaces.activate(name)
+    for _ in range(10):
+        app.processEvents()
+    ws = w.workspaces.spaces[name]
+    hint, room = ws.page.minimumSizeHint(), ws.scroll.viewport().size()
+    if hint.width() > room.width() or hint.height() > room.height():
+        print("overflow", name, hint.width() - room.width(), hint.height() - room.height())
+    if name == "train":
+        for b in w.views.curve_plot.findChildren(QPushButton):
+            r = QRect(b.mapToGlobal(b.rect().topLeft()), b.size())
+            if not screen.contains(r):
+                print("off-screen", b.text())
+w.zoom.toggle_presentation()
+"""
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (960, 540)])  # 960×540: 1920×1080 at scale 2
+def test_presentation_mode_fits_a_small_screen(size, tmp_path):
+    """F11 on a projector's 1024×768 (or 1920×1080 at scale 2): every workspace's page fits the
+    screen without scrolling, the plot's buttons are on it, and the type is not smaller than
+    before. Run in a process of its own: the screen's size is fixed when Qt starts."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cfg = tmp_path / "screen.json"
+    cfg.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "small",
+                        "x": 0,
+                        "y": 0,
+                        "width": size[0],
+                        "height": size[1],
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={cfg}",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", PRESENT_ON_SMALL_SCREEN],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    factor = float(next(x for x in lines if x.startswith("factor")).split()[1])
+    assert factor >= 1.0
+    if size[0] >= 1024:
+        assert factor > 1.0  # presentation still enlarges on a projector's screen
+    problems = [x for x in lines if x.startswith(("overflow", "off-screen"))]
+    assert problems == []

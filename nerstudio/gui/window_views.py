@@ -487,7 +487,7 @@ class Views:
         from .views.training_panel import TrainingPanel
 
         panel = TrainingPanel(settings)
-        self.training_scroll.setMinimumWidth(panel.sizeHint().width() + 16)
+        self.training_scroll.setMinimumWidth(_settings_width(panel))
         return panel
 
     def _teach_page(self):
@@ -500,7 +500,7 @@ class Views:
     def after_zoom(self) -> None:
         """The zoom changed the font: the settings' column is as wide as they now need."""
         if self.built("training_panel") is not None:
-            self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+            self.training_scroll.setMinimumWidth(_settings_width(self.training_panel))
 
     def add_inspect_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside the feature panel and the comparison in the Inspect workspace."""
@@ -513,6 +513,12 @@ class Views:
         settings.setValue("features/grouped", self.feature_panel.group.isChecked())
         settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
         settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
+
+
+def _settings_width(panel: QWidget) -> int:
+    """The training settings' column: the panel's minimum width (it never scrolls sideways;
+    rows that can wrap do) and its vertical scroll bar."""
+    return panel.minimumSizeHint().width() + 16
 
 
 # the views built on first use (their modules too are imported then)

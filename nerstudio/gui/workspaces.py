@@ -45,6 +45,15 @@ class Slot(QWidget):
         self.setObjectName(f"slot_{part}")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self.stands_for: QWidget | None = None  # the shared part (set by the host)
+
+    def minimumSizeHint(self) -> QSize:
+        """While another page holds the part, the room it will need here: a page's minimum
+        size is the same whichever page shows the shared parts now."""
+        part = self.stands_for
+        if part is None or part.parentWidget() is self:
+            return super().minimumSizeHint()
+        return part.minimumSizeHint().expandedTo(part.minimumSize())
 
     def take(self, widget: QWidget) -> None:
         if widget.parentWidget() is not self:
@@ -230,6 +239,8 @@ class WorkspaceHost(QWidget):
         a.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
         a.triggered.connect(lambda _on=False, n=name: self.activate(n))
         self.group.addAction(a)
+        for s in slots:
+            s.stands_for = self.shared.get(s.part)
         ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
         ws.button = self.bar.add(a)
         page.setObjectName(f"{name}Workspace")
@@ -328,6 +339,25 @@ class WorkspaceHost(QWidget):
             if isinstance(tabs, QTabWidget):
                 tabs.setCurrentWidget(w)
             w = parent
+
+    def room_needed(self) -> QSize:
+        """The size the host needs so that no page scrolls: the mode bar beside the largest
+        minimum of the pages. The parts placed on a page itself (not on a tab) are built for the
+        measure: a page not yet visited must fit too."""
+        width = height = 0
+        for ws in self.spaces.values():
+            for lazy in ws.page.findChildren(LazyPart):
+                holder = lazy.parentWidget()
+                while holder is not None and holder is not ws.page:
+                    if isinstance(holder, QTabWidget):
+                        break
+                    holder = holder.parentWidget()
+                else:
+                    lazy.get()
+            hint = ws.page.minimumSizeHint()
+            width, height = max(width, hint.width()), max(height, hint.height())
+        bar = self.bar.minimumSizeHint()
+        return QSize(width + bar.width(), max(height, bar.height()))
 
     def handle(self, name: str) -> WorkspaceHandle:
         return WorkspaceHandle(self, name)
