@@ -163,3 +163,29 @@ def test_presentation_mode_fits_a_small_screen(size, tmp_path):
         assert factor > 1.0  # presentation still enlarges on a projector's screen
     problems = [x for x in lines if x.startswith(("overflow", "off-screen"))]
     assert problems == []
+
+
+def test_the_adjudication_report_is_named_as_the_docs_say():
+    from pathlib import Path
+
+    from nerstudio.gui.controllers.adjudication import report_name
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "annotating-faster.md").read_text()
+    assert Path(report_name("/x/merged.conll")).name == "merged.conll.report.json"
+    assert "`merged.conll.report.json`" in docs and "NAME.report.json" not in docs
+
+
+def test_the_messages_say_what_happened_and_what_save_does():
+    from nerstudio.app.keepboth import MergePlan, describe
+    from nerstudio.gui.controllers.file_owner import disk_note
+
+    gone = disk_note("eng.testb", "missing")
+    assert gone.startswith("eng.testb was deleted or moved")
+    assert "Save writes this window's version there again" in gone
+    assert "both versions" not in gone  # nothing of the file is left to keep
+    changed = disk_note("eng.testb", "changed")
+    assert "changed by another program" in changed and "keep both" in changed
+    plan = MergePlan(True, conflicts=[1, 4, 6], mine=[1, 4, 6, 8])
+    text = describe(plan)
+    assert "3 sentences (2, 5, 7) were changed in both versions" in text
+    assert " it " not in text
