@@ -189,3 +189,26 @@ def test_the_messages_say_what_happened_and_what_save_does():
     text = describe(plan)
     assert "3 sentences (2, 5, 7) were changed in both versions" in text
     assert " it " not in text
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.5])
+def test_f1_never_breaks_a_key_name(shown, qtbot, factor):
+    """Each key cell of the F1 list is one line: "Ctrl+Shift+R" above "eturn" read as two keys."""
+    from nerstudio.gui.views.shortcuts_dialog import ShortcutsDialog
+
+    w = shown
+    w.zoom.set_factor(factor, remember=False)
+    groups = w.shortcut_groups()
+    d = ShortcutsDialog(groups, "", w)
+    qtbot.addWidget(d)
+    d.show()
+    qtbot.waitExposed(d)
+    keys = {k for _t, rows in groups for k, _what in rows}
+    split = []
+    block = d.text.document().begin()
+    while block.isValid():
+        if block.text() in keys and block.layout().lineCount() > 1:
+            split.append(block.text())
+        block = block.next()
+    assert split == []
+    assert d.text.horizontalScrollBar().maximum() == 0  # and the list still fits its width
