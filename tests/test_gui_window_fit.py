@@ -212,3 +212,23 @@ def test_f1_never_breaks_a_key_name(shown, qtbot, factor):
         block = block.next()
     assert split == []
     assert d.text.horizontalScrollBar().maximum() == 0  # and the list still fits its width
+
+
+def test_the_browser_shows_a_long_documents_counts_whole(shown, qtbot, tmp_path):
+    """A document of 1,200 tokens and 1,200 entities: its counts are not cut to "1…"."""
+    lines = ["-DOCSTART- -X- -X- O", ""]
+    for s in range(120):
+        lines += [f"Name{s}x{t} NNP B-NP B-PER" for t in range(10)] + [""]
+    path = tmp_path / "long.conll"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    w = shown
+    assert w.load_corpus(str(path))
+    view = w.corpus_view
+    model = view.model()
+    fm = view.fontMetrics()
+    doc = model.index(0, 0)
+    for c in (1, 2):
+        text = str(model.data(model.index(0, c)))
+        assert text == "1200"
+        assert view.header().sectionSize(c) >= fm.horizontalAdvance(text) + 8, c
+    assert doc.isValid()

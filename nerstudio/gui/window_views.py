@@ -316,10 +316,23 @@ class Views:
                 max(fm.horizontalAdvance(sample), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
                 + 10,
             )
+        # a long document's totals (thousands of tokens) must not be cut to "1…"
+        self.tree_model.modelReset.connect(self._fit_count_columns)
         lv.addWidget(view)
         self.filter_count = QLabel()
         self.filter_count.setObjectName("filterCount")
         lv.addWidget(self.filter_count)
+
+    def _fit_count_columns(self) -> None:
+        """The token and entity columns as wide as the corpus's largest count (a document's
+        total), at least three and two digits wide."""
+        m, hdr = self.tree_model, self.corpus_view.header()
+        fm = self.corpus_view.fontMetrics()
+        for c, floor in ((1, 3), (2, 2)):
+            most = max((int(m.data(m.index(r, c)) or 0) for r in range(m.rowCount())), default=0)
+            digits = "9" * max(floor, len(str(most)))
+            need = max(fm.horizontalAdvance(digits), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
+            hdr.resizeSection(c, need + 10)
 
     def _build_sentence(self) -> None:
         top = self.sentence_panel = QWidget()
@@ -498,7 +511,9 @@ class Views:
         return page, []
 
     def after_zoom(self) -> None:
-        """The zoom changed the font: the settings' column is as wide as they now need."""
+        """The zoom changed the font: the settings' column is as wide as they now need, the
+        browser's counts too."""
+        self._fit_count_columns()
         if self.built("training_panel") is not None:
             self.training_scroll.setMinimumWidth(_settings_width(self.training_panel))
 
