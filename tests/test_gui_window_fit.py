@@ -232,3 +232,21 @@ def test_the_browser_shows_a_long_documents_counts_whole(shown, qtbot, tmp_path)
         assert text == "1200"
         assert view.header().sectionSize(c) >= fm.horizontalAdvance(text) + 8, c
     assert doc.isValid()
+
+
+def test_after_save_as_the_header_and_title_name_the_new_file(empty_window, qtbot, tmp_path):
+    w = empty_window
+    src = tmp_path / "first.conll"
+    src.write_text(
+        "-DOCSTART- -X- -X- O\n\nJohn NNP B-NP B-PER\nruns VBZ B-VP O\n\nMary NNP B-NP B-PER\n\n",
+        encoding="utf-8",
+    )
+    assert w.load_corpus(str(src))
+    w.select_sentence(1)
+    assert "first.conll:6" in w.sentence_header.text()
+    w.dialogs.ask_save = lambda *_a: str(tmp_path / "second.conll")
+    assert w.annotation.owner.save_as(wait=True)
+    qtbot.waitUntil(lambda: not w.annotation.owner.saving, timeout=10000)
+    assert "second.conll:6" in w.sentence_header.text()
+    assert "first.conll" not in w.sentence_header.text()
+    assert "second.conll" in w.windowTitle()

@@ -48,6 +48,7 @@ class FileOwner(QObject):
 
     reloadWanted = Signal(str, str)
     lockChanged = Signal(bool)  # read-only now?
+    pathChanged = Signal(str)  # saved under another name (Save as…): the corpus's file now
     _written = Signal(object)  # a background save's PendingSave is written (emitted in its thread)
 
     def __init__(self, ctx, autosaver, status_bar, parent=None):
@@ -237,6 +238,7 @@ class FileOwner(QObject):
             return False
         if res.moved:  # (the recovery file moved with it: app.autosave)
             self._show_lock()
+            self.pathChanged.emit(res.path)
         self._asked = None
         self.ctx.status(f"Saved {res.path}", 5000)
         return True
