@@ -250,3 +250,30 @@ def test_after_save_as_the_header_and_title_name_the_new_file(empty_window, qtbo
     assert "second.conll:6" in w.sentence_header.text()
     assert "first.conll" not in w.sentence_header.text()
     assert "second.conll" in w.windowTitle()
+
+
+def _rows_shown(view) -> int:
+    vp, model = view.viewport().rect(), view.model()
+    return sum(
+        1
+        for r in range(model.rowCount())
+        if not view.visualRect(model.index(r, 0)).isEmpty()
+        and vp.contains(view.visualRect(model.index(r, 0)).adjusted(0, 0, -1, -1))
+    )
+
+
+def test_the_comparison_tables_show_several_rows_at_1280x800(shown, qtbot):
+    """The per-type scores, the error analysis and the sentence list each showed one or two rows
+    on a 1280×800 screen."""
+    w = shown
+    w.workspaces.activate("inspect")
+    w.select_sentence(0)
+    w.tabs.setCurrentWidget(w.comparison_view)
+    view = w.comparison_view
+    qtbot.waitUntil(lambda: view.result is not None, timeout=30000)
+    qtbot.wait(50)
+    assert _rows_shown(view.table) >= 4
+    assert _rows_shown(view.list) >= 4
+    view.left_tabs.setCurrentWidget(view.errors)
+    qtbot.wait(50)
+    assert _rows_shown(view.errors) >= 4

@@ -461,7 +461,7 @@ class Views:
     def _balance_inspect(self, mid: AdaptiveSplitter) -> None:
         # the comparison and the model's feature ranking are corpus-wide: they get more room
         wide = self.inspect_tabs.currentWidget() is not self.feature_panel
-        mid.shares = (0.35, 0.4) if wide else (0.6, 0.55)
+        mid.shares = (0.35, 0.2) if wide else (0.6, 0.55)
         mid.balance()
 
     def _train_page(self):
