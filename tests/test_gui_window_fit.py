@@ -277,3 +277,20 @@ def test_the_comparison_tables_show_several_rows_at_1280x800(shown, qtbot):
     view.left_tabs.setCurrentWidget(view.errors)
     qtbot.wait(50)
     assert _rows_shown(view.errors) >= 4
+
+
+def test_table_rows_follow_the_font_through_zoom_steps(shown, qtbot):
+    """Rows grew apart from the text: each step scaled every row and a fixed minimum, so after
+    presentation mode and back the candidates' rows were twice the text's height (two rows on a
+    screen at scale 2)."""
+    w = shown
+    w.workspaces.activate("inspect")
+    w.select_sentence(0)
+    view = w.nbest_view
+    start = view.rowHeight(0)
+    for factor in (1.5, 1.25, 1.1, 2.0):
+        w.zoom.set_factor(factor, remember=False)
+        assert view.rowHeight(0) <= view.fontMetrics().height() + 10, factor
+        assert view.rowHeight(3) == view.rowHeight(0)
+    w.zoom.set_factor(1.0, remember=False)
+    assert view.rowHeight(0) == start

@@ -152,8 +152,12 @@ class Zoom(QObject):
         """What was sized in pixels from the old font: columns, row heights, icons."""
         w = self.window
         for hdr in w.findChildren(QHeaderView):
-            hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
             hdr.setDefaultSectionSize(max(8, round(hdr.defaultSectionSize() * ratio)))
+            if hdr.orientation() == Qt.Orientation.Vertical:
+                # rows follow the default size (sized one by one, they grew apart), at least the
+                # font's (a fixed minimum, scaled step by step, kept them tall after zooming out)
+                continue
+            hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
             for c in range(hdr.count()):
                 if hdr.sectionResizeMode(c) in (
                     QHeaderView.ResizeMode.Fixed,
