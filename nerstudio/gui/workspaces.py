@@ -278,17 +278,14 @@ class WorkspaceHost(QWidget):
         none."""
         target = ws.focus() if callable(ws.focus) else None
         if isinstance(target, QWidget) and target.focusPolicy() == Qt.FocusPolicy.NoFocus:
-            # a panel: its first field that takes the Tab key
-            target = next(
-                (
-                    w
-                    for w in target.findChildren(QWidget)
-                    if w.focusPolicy() & Qt.FocusPolicy.TabFocus
-                    and w.isEnabled()
-                    and not w.isHidden()
-                ),
-                None,
-            )
+            # a panel: its first field in the Tab order
+            panel, w = target, target.nextInFocusChain()
+            target = None
+            while w is not None and w is not panel and panel.isAncestorOf(w):
+                if w.focusPolicy() & Qt.FocusPolicy.TabFocus and w.isEnabled() and not w.isHidden():
+                    target = w
+                    break
+                w = w.nextInFocusChain()
         if isinstance(target, QWidget):
             target.setFocus(Qt.FocusReason.OtherFocusReason)
 
