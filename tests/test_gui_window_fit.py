@@ -293,3 +293,22 @@ def test_table_rows_follow_the_font_through_zoom_steps(shown, qtbot):
         assert view.rowHeight(3) == view.rowHeight(0)
     w.zoom.set_factor(1.0, remember=False)
     assert view.rowHeight(0) == start
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.5])
+def test_the_gold_entities_column_gets_the_room(shown, qtbot, factor):
+    """The entity's words get what the type, tokens and length columns do not need ("ME…" in
+    presentation mode, when every column kept a scaled 100 px)."""
+    w = shown
+    w.workspaces.activate("annotate")
+    w.select_sentence(0)  # PRIME MINISTER CALLS EARLY ELECTION IN MERIDIA: MERIDIA is LOC
+    w.zoom.set_factor(factor, remember=False)
+    qtbot.wait(30)
+    t = w.entity_table
+    hdr = t.horizontalHeader()
+    assert t.item(0, 1).text() == "MERIDIA"
+    assert hdr.sectionSize(1) >= t.fontMetrics().horizontalAdvance("MERIDIA") + 8
+    assert hdr.sectionSize(1) >= max(hdr.sectionSize(c) for c in (0, 2, 3))
+    for c in range(4):  # no title cut either
+        title = t.horizontalHeaderItem(c).text()
+        assert hdr.sectionSize(c) >= hdr.fontMetrics().horizontalAdvance(title) + 6, title

@@ -323,6 +323,17 @@ class Views:
         self.filter_count.setObjectName("filterCount")
         lv.addWidget(self.filter_count)
 
+    def _fit_entity_columns(self) -> None:
+        """The gold entities' type, tokens and length as wide as their titles and values, the
+        entity's words the rest (a default 100 px each, scaled by the zoom, left "ME…")."""
+        hdr = self.entity_table.horizontalHeader()
+        fm = hdr.fontMetrics()
+        for c, sample in ((0, "MISC"), (2, "000–000"), (3, "Length")):
+            title = str(self.entity_table.horizontalHeaderItem(c).text())
+            hdr.resizeSection(
+                c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(title)) + 18
+            )
+
     def _fit_count_columns(self) -> None:
         """The token and entity columns as wide as the corpus's largest count (a document's
         total), at least three and two digits wide."""
@@ -375,6 +386,7 @@ class Views:
         self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.entity_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.entity_table.verticalHeader().setVisible(False)
+        self._fit_entity_columns()
         self.summary = QLabel()
         self.summary.setObjectName("corpusSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -514,6 +526,7 @@ class Views:
         """The zoom changed the font: the settings' column is as wide as they now need, the
         browser's counts too."""
         self._fit_count_columns()
+        self._fit_entity_columns()
         if self.built("training_panel") is not None:
             self.training_scroll.setMinimumWidth(_settings_width(self.training_panel))
 
