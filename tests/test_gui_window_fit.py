@@ -312,3 +312,32 @@ def test_the_gold_entities_column_gets_the_room(shown, qtbot, factor):
     for c in range(4):  # no title cut either
         title = t.horizontalHeaderItem(c).text()
         assert hdr.sectionSize(c) >= hdr.fontMetrics().horizontalAdvance(title) + 6, title
+
+
+def test_a_feature_templates_description_spans_the_empty_columns(shown, qtbot):
+    """At 1280×800 the feature panel beside the candidates cut a template's description after
+    two words ("TO101 · shape …"): its row spans the empty Value and Weight columns now."""
+    from PySide6.QtCore import QModelIndex
+
+    w = shown
+    w.workspaces.activate("inspect")
+    w.select_sentence(0)
+    qtbot.wait(50)
+    view = w.feature_panel.view
+    model, hdr = view.model(), view.header()
+    last = model.columnCount() - 1
+    rows = [r for r in range(model.rowCount()) if model.hasChildren(model.index(r, 0))]
+    assert rows
+    fm = view.fontMetrics()
+    for r in rows:
+        idx = model.index(r, 0)
+        text = str(idx.data())
+        spanned = view.isFirstColumnSpanned(r, QModelIndex())
+        right = hdr.sectionViewportPosition(last) if spanned else hdr.sectionSize(0)
+        shown_text = fm.elidedText(
+            text, Qt.TextElideMode.ElideRight, right - view.visualRect(idx).left() - 8
+        )
+        if text.startswith("TO101"):
+            assert shown_text.startswith("TO101 · shape of the word 2"), shown_text
+        # the total is still in the last column
+        assert model.index(r, last).data()

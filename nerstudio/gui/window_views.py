@@ -329,7 +329,8 @@ class Views:
         hdr = self.entity_table.horizontalHeader()
         fm = hdr.fontMetrics()
         for c, sample in ((0, "MISC"), (2, "000–000"), (3, "Length")):
-            title = str(self.entity_table.horizontalHeaderItem(c).text())
+            item = self.entity_table.horizontalHeaderItem(c)
+            title = item.text() if item is not None else ""
             hdr.resizeSection(
                 c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(title)) + 18
             )
