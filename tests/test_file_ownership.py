@@ -210,8 +210,8 @@ def test_keep_both_lists_conflicts_and_refuses_unaligned_versions(corpus_file):
     p = f.plan_keep_both(f.read_theirs())
     assert p.aligned and p.conflicts == [1] and not p.take
     assert describe(p) == (
-        "Keep both: 0 sentences take the file's entities, 1 sentence keeps this window's; it was "
-        "changed in both versions, and this window's is kept (conflict: sentence 2)."
+        "Keep both: 0 sentences take the file's entities, 1 sentence keeps this window's; sentence "
+        "2 was changed in both versions: this window's entities are kept there."
     )
     sed_i(corpus_file, "Commission NNP", "Commissioner NNP")
     p = f.plan_keep_both(f.read_theirs())

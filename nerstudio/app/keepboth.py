@@ -134,9 +134,6 @@ def describe(plan_: MergePlan, limit: int = 8, prefix: str = "Keep both: ") -> s
         shown = ", ".join(str(k + 1) for k in plan_.conflicts[:limit]) + (
             ", …" if n > limit else ""
         )
-        text += (
-            f"; {'it was' if n == 1 else f'{n:,} were'} changed in both versions, and this window's "
-            f"{'is' if n == 1 else 'are'} kept (conflict{'' if n == 1 else 's'}: sentence{'' if n == 1 else 's'} "
-            f"{shown})"
-        )
+        which = f"sentence {shown} was" if n == 1 else f"{n:,} sentences ({shown}) were"
+        text += f"; {which} changed in both versions: this window's entities are kept there"
     return text + "."

@@ -149,6 +149,7 @@ class MainWindow(WindowMenus):
         )
         self.annotation.dirtyChanged.connect(lambda _d: self._update_title())
         self.annotation.owner.lockChanged.connect(lambda _ro: self._update_title())
+        self.annotation.owner.pathChanged.connect(lambda _p: self._after_save_as())
         self.training.busyChanged.connect(self._on_busy)
         # Ctrl+= / Ctrl+- / Ctrl+0, F11: the saved zoom applies now
         self.zoom = Zoom(self, self.settings)
@@ -210,6 +211,12 @@ class MainWindow(WindowMenus):
         ro = " (read-only)" if self.annotation.owner.file.read_only else ""
         self.setWindowTitle(f"nerstudio — {name}{ro}[*]")  # Qt shows the '*' while modified
         self.setWindowModified(self.document.is_dirty())
+
+    def _after_save_as(self) -> None:
+        """The corpus is another file now: the title and the sentence's header name it."""
+        self._update_title()
+        if self.sentence_cursor.k >= 0:
+            self.sentence_cursor.set(self.sentence_cursor.k)
 
     def dragEnterEvent(self, event) -> None:
         if self.built and event.mimeData().hasUrls():

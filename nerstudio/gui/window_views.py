@@ -241,6 +241,7 @@ class Views:
             ws = host.add(name, title, icons.icon(icon, Qt.white), tip, page, slots, key)
             if name in SENTENCE_SHARE:
                 ws.on_enter.append(lambda f=SENTENCE_SHARE[name]: self.sentence_scroll.set_share(f))
+            ws.focus = self._main_widget(name)
         window.setCentralWidget(host)
         for sp in self.splitters:
             st = settings.value(f"window/{sp.objectName()}")
@@ -315,10 +316,35 @@ class Views:
                 max(fm.horizontalAdvance(sample), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
                 + 10,
             )
+        # a long document's totals (thousands of tokens) must not be cut to "1…"
+        self.tree_model.modelReset.connect(self._fit_count_columns)
         lv.addWidget(view)
         self.filter_count = QLabel()
         self.filter_count.setObjectName("filterCount")
         lv.addWidget(self.filter_count)
+
+    def _fit_entity_columns(self) -> None:
+        """The gold entities' type, tokens and length as wide as their titles and values, the
+        entity's words the rest (a default 100 px each, scaled by the zoom, left "ME…")."""
+        hdr = self.entity_table.horizontalHeader()
+        fm = hdr.fontMetrics()
+        for c, sample in ((0, "MISC"), (2, "000–000"), (3, "Length")):
+            item = self.entity_table.horizontalHeaderItem(c)
+            title = item.text() if item is not None else ""
+            hdr.resizeSection(
+                c, max(fm.horizontalAdvance(sample), fm.horizontalAdvance(title)) + 18
+            )
+
+    def _fit_count_columns(self) -> None:
+        """The token and entity columns as wide as the corpus's largest count (a document's
+        total), at least three and two digits wide."""
+        m, hdr = self.tree_model, self.corpus_view.header()
+        fm = self.corpus_view.fontMetrics()
+        for c, floor in ((1, 3), (2, 2)):
+            most = max((int(m.data(m.index(r, c)) or 0) for r in range(m.rowCount())), default=0)
+            digits = "9" * max(floor, len(str(most)))
+            need = max(fm.horizontalAdvance(digits), fm.horizontalAdvance(CorpusTreeModel.SHORT[c]))
+            hdr.resizeSection(c, need + 10)
 
     def _build_sentence(self) -> None:
         top = self.sentence_panel = QWidget()
@@ -361,6 +387,7 @@ class Views:
         self.entity_table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.entity_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.entity_table.verticalHeader().setVisible(False)
+        self._fit_entity_columns()
         self.summary = QLabel()
         self.summary.setObjectName("corpusSummary")
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -447,7 +474,7 @@ class Views:
     def _balance_inspect(self, mid: AdaptiveSplitter) -> None:
         # the comparison and the model's feature ranking are corpus-wide: they get more room
         wide = self.inspect_tabs.currentWidget() is not self.feature_panel
-        mid.shares = (0.35, 0.4) if wide else (0.6, 0.55)
+        mid.shares = (0.35, 0.2) if wide else (0.6, 0.55)
         mid.balance()
 
     def _train_page(self):
@@ -474,11 +501,19 @@ class Views:
         self.splitters += [right, page]
         return page, [nbest]
 
+    def _main_widget(self, name: str):
+        """What the keys go to when the workspace ``name`` becomes active."""
+        if name in ("annotate", "inspect"):
+            return lambda: self.sentence_view
+        if name == "train":
+            return lambda: self.training_panel
+        return lambda: self.stepper_panel
+
     def _training_panel(self, settings):
         from .views.training_panel import TrainingPanel
 
         panel = TrainingPanel(settings)
-        self.training_scroll.setMinimumWidth(panel.sizeHint().width() + 16)
+        self.training_scroll.setMinimumWidth(_settings_width(panel))
         return panel
 
     def _teach_page(self):
@@ -489,9 +524,12 @@ class Views:
         return page, []
 
     def after_zoom(self) -> None:
-        """The zoom changed the font: the settings' column is as wide as they now need."""
+        """The zoom changed the font: the settings' column is as wide as they now need, the
+        browser's counts too."""
+        self._fit_count_columns()
+        self._fit_entity_columns()
         if self.built("training_panel") is not None:
-            self.training_scroll.setMinimumWidth(self.training_panel.sizeHint().width() + 16)
+            self.training_scroll.setMinimumWidth(_settings_width(self.training_panel))
 
     def add_inspect_tab(self, widget: QWidget, title: str) -> None:
         """Another view beside the feature panel and the comparison in the Inspect workspace."""
@@ -504,6 +542,12 @@ class Views:
         settings.setValue("features/grouped", self.feature_panel.group.isChecked())
         settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
         settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
+
+
+def _settings_width(panel: QWidget) -> int:
+    """The training settings' column: the panel's minimum width (it never scrolls sideways;
+    rows that can wrap do) and its vertical scroll bar."""
+    return panel.minimumSizeHint().width() + 16
 
 
 # the views built on first use (their modules too are imported then)

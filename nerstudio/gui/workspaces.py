@@ -45,6 +45,15 @@ class Slot(QWidget):
         self.setObjectName(f"slot_{part}")
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self.stands_for: QWidget | None = None  # the shared part (set by the host)
+
+    def minimumSizeHint(self) -> QSize:
+        """While another page holds the part, the room it will need here: a page's minimum
+        size is the same whichever page shows the shared parts now."""
+        part = self.stands_for
+        if part is None or part.parentWidget() is self:
+            return super().minimumSizeHint()
+        return part.minimumSizeHint().expandedTo(part.minimumSize())
 
     def take(self, widget: QWidget) -> None:
         if widget.parentWidget() is not self:
@@ -107,6 +116,8 @@ class Workspace:
     scroll: QScrollArea | None = (
         None  # what the stack holds: the page, scrollable when the window is small
     )
+    # the widget the keys go to once the workspace is active (a callable: it may be built late)
+    focus: object = None
 
 
 class ModeBar(QFrame):
@@ -118,8 +129,16 @@ class ModeBar(QFrame):
         self.setFrameShape(QFrame.NoFrame)
         self.setAutoFillBackground(True)
         pal = self.palette()
-        pal.setColor(self.backgroundRole(), pal.color(pal.ColorRole.Mid).darker(160))
+        bar = pal.color(pal.ColorRole.Mid).darker(160)
+        pal.setColor(self.backgroundRole(), bar)
         self.setPalette(pal)
+        # the style's own hover and checked panels are light: white labels on them were unreadable
+        self.setStyleSheet(
+            "QToolButton { color: white; border: 1px solid transparent; border-radius: 4px; }"
+            f" QToolButton:hover {{ background: {bar.lighter(118).name()}; }}"
+            f" QToolButton:checked {{ background: {bar.darker(150).name()};"
+            f" border-color: {bar.lighter(170).name()}; }}"
+        )
         # no QButtonGroup: the actions' QActionGroup keeps one checked (a button group would
         # trigger the action of the button it unchecks)
         self._lay = QVBoxLayout(self)
@@ -220,6 +239,8 @@ class WorkspaceHost(QWidget):
         a.setToolTip(f"{tip} ({shortcut})" if shortcut else tip)
         a.triggered.connect(lambda _on=False, n=name: self.activate(n))
         self.group.addAction(a)
+        for s in slots:
+            s.stands_for = self.shared.get(s.part)
         ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
         ws.button = self.bar.add(a)
         page.setObjectName(f"{name}Workspace")
@@ -248,7 +269,25 @@ class WorkspaceHost(QWidget):
         self.settings.setValue("window/workspace", name)
         for fn in ws.on_enter:
             fn()
+        self._focus_main(ws)
         self.changed.emit(name)
+
+    def _focus_main(self, ws: Workspace) -> None:
+        """The keys go to the workspace's main widget: the page that was left may have held the
+        focus (a hidden table would swallow the next key), and a shared part that moved keeps
+        none."""
+        target = ws.focus() if callable(ws.focus) else None
+        if isinstance(target, QWidget) and target.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            # a panel: its first field in the Tab order
+            panel, w = target, target.nextInFocusChain()
+            target = None
+            while w is not None and w is not panel and panel.isAncestorOf(w):
+                if w.focusPolicy() & Qt.FocusPolicy.TabFocus and w.isEnabled() and not w.isHidden():
+                    target = w
+                    break
+                w = w.nextInFocusChain()
+        if isinstance(target, QWidget):
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def restore(self, default: str) -> None:
         name = self.settings.value("window/workspace", default)
@@ -297,6 +336,25 @@ class WorkspaceHost(QWidget):
             if isinstance(tabs, QTabWidget):
                 tabs.setCurrentWidget(w)
             w = parent
+
+    def room_needed(self) -> QSize:
+        """The size the host needs so that no page scrolls: the mode bar beside the largest
+        minimum of the pages. The parts placed on a page itself (not on a tab) are built for the
+        measure: a page not yet visited must fit too."""
+        width = height = 0
+        for ws in self.spaces.values():
+            for lazy in ws.page.findChildren(LazyPart):
+                holder = lazy.parentWidget()
+                while holder is not None and holder is not ws.page:
+                    if isinstance(holder, QTabWidget):
+                        break
+                    holder = holder.parentWidget()
+                else:
+                    lazy.get()
+            hint = ws.page.minimumSizeHint()
+            width, height = max(width, hint.width()), max(height, hint.height())
+        bar = self.bar.minimumSizeHint()
+        return QSize(width + bar.width(), max(height, bar.height()))
 
     def handle(self, name: str) -> WorkspaceHandle:
         return WorkspaceHandle(self, name)

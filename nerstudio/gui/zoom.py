@@ -7,12 +7,13 @@ view (which measures its words again), the tables' rows — then scales what was
 from the old font (table columns, row heights, the toolbar's and the mode bar's icons) by the
 same ratio, and draws the plots at the factor (:func:`~nerstudio.gui.views.figure_image.set_zoom`).
 A widget that sizes itself from its font defines ``after_zoom()``; it is called once the font
-changed. Presentation mode (F11) is full screen at :data:`PRESENT` × the zoom, and back.
+changed. Presentation mode (F11) is full screen at :data:`PRESENT` × the zoom — less on a small
+screen: the largest step at which every workspace's page fits the screen — and back.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QHeaderView, QToolBar, QWidget
 
@@ -82,8 +83,15 @@ class Zoom(QObject):
     def toggle_presentation(self) -> None:
         w = self.window
         if self._before_present is None:
-            self._before_present = self.factor
+            self._before_present = before = self.factor
             self.set_factor(min(STEPS[-1], self.factor * PRESENT), remember=False)
+            # a small screen (a 1024×768 projector, 1920×1080 at scale 2): the largest step
+            # at which every page fits it, so that nothing of a page is out of sight
+            while self.factor > before + 1e-6 and not self._fits_screen():
+                self.set_factor(
+                    max(before, next(s for s in reversed(STEPS) if s < self.factor - 1e-6)),
+                    remember=False,
+                )
             w.showFullScreen()
             self.act_present.setChecked(True)
         else:
@@ -91,6 +99,24 @@ class Zoom(QObject):
             w.showNormal()
             self.set_factor(back, remember=False)
             self.act_present.setChecked(False)
+
+    def _fits_screen(self) -> bool:
+        """Every workspace's page fits the full screen at the present factor, below the menus and
+        the tool bar and above the status bar."""
+        w = self.window
+        host = getattr(w, "workspaces", None)
+        if host is None:
+            return True
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        need = host.room_needed()
+        chrome = w.menuBar().sizeHint().height() + w.statusBar().sizeHint().height()
+        chrome += sum(
+            tb.sizeHint().height()
+            for tb in w.findChildren(QToolBar)
+            if not tb.isHidden() and w.toolBarArea(tb) == Qt.ToolBarArea.TopToolBarArea
+        )
+        screen = w.screen().geometry()
+        return need.width() <= screen.width() and need.height() + chrome <= screen.height()
 
     @property
     def presenting(self) -> bool:
@@ -126,8 +152,12 @@ class Zoom(QObject):
         """What was sized in pixels from the old font: columns, row heights, icons."""
         w = self.window
         for hdr in w.findChildren(QHeaderView):
-            hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
             hdr.setDefaultSectionSize(max(8, round(hdr.defaultSectionSize() * ratio)))
+            if hdr.orientation() == Qt.Orientation.Vertical:
+                # rows follow the default size (sized one by one, they grew apart), at least the
+                # font's (a fixed minimum, scaled step by step, kept them tall after zooming out)
+                continue
+            hdr.setMinimumSectionSize(max(8, round(hdr.minimumSectionSize() * ratio)))
             for c in range(hdr.count()):
                 if hdr.sectionResizeMode(c) in (
                     QHeaderView.ResizeMode.Fixed,

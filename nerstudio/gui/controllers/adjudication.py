@@ -232,7 +232,7 @@ class AdjudicationController(QObject):
             return None
         for s, spans in zip(base.sentences, adj.merged()):
             s.spans = spans
-        report_path = path + ".report.json"
+        report_path = report_name(path)
         job = make_save_job(adj.snapshot(), base, path, fmt, report_path)
         decided = len(adj.order), dict(adj.decisions)
 
@@ -276,6 +276,13 @@ class _Here:
 
     def check(self) -> None:
         pass
+
+
+def report_name(path: str) -> str:
+    """The report's file beside the merged file: its whole name with ``.report.json`` added
+    (``merged.conll`` → ``merged.conll.report.json``: merged files of two formats in one folder
+    keep a report each)."""
+    return path + ".report.json"
 
 
 def make_save_job(snapshot, base, path: str, fmt: str, report_path: str):

@@ -48,6 +48,7 @@ class FileOwner(QObject):
 
     reloadWanted = Signal(str, str)
     lockChanged = Signal(bool)  # read-only now?
+    pathChanged = Signal(str)  # saved under another name (Save as…): the corpus's file now
     _written = Signal(object)  # a background save's PendingSave is written (emitted in its thread)
 
     def __init__(self, ctx, autosaver, status_bar, parent=None):
@@ -152,14 +153,7 @@ class FileOwner(QObject):
         the user is typing; it is asked on activation and on Save)."""
         state = self.file.check()
         if state is not None and not state.same:
-            what = (
-                "was deleted or moved"
-                if state.status == "missing"
-                else "was changed by another program"
-            )
-            self.ctx.status(
-                f"{self._name()} {what}: Save asks what to do with both versions", 15000
-            )
+            self.ctx.status(disk_note(self._name(), state.status), 15000)
 
     # -- saving ---------------------------------------------------------------------------------
     def save(self, path: str | None = None, overwrite: bool = False, wait: bool = False) -> bool:
@@ -244,6 +238,7 @@ class FileOwner(QObject):
             return False
         if res.moved:  # (the recovery file moved with it: app.autosave)
             self._show_lock()
+            self.pathChanged.emit(res.path)
         self._asked = None
         self.ctx.status(f"Saved {res.path}", 5000)
         return True
@@ -361,3 +356,16 @@ class FileOwner(QObject):
                 15000,
             )
         return changed
+
+
+def disk_note(name: str, status: str) -> str:
+    """The status bar's line when the open file changed on disk: what happened, what Save does."""
+    if status == "missing":
+        return (
+            f"{name} was deleted or moved by another program: "
+            "Save writes this window's version there again (Save as… puts it elsewhere)"
+        )
+    return (
+        f"{name} was changed by another program: "
+        "Save asks whether to keep both versions, reload or overwrite"
+    )

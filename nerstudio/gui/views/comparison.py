@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -191,13 +192,15 @@ class ComparisonView(QWidget):
         h.setSectionResizeMode(6, QHeaderView.Stretch)
         h.moveSection(6, 1)  # the sentence right after its number: never scrolled out of sight
         self.list.selectionModel().currentRowChanged.connect(self._on_row)
-        left = QWidget()
-        lv = QVBoxLayout(left)
-        lv.setContentsMargins(0, 0, 0, 0)
-        lv.addWidget(self.table)
+        # the per-type scores and the error analysis take turns (tabs): one above the other,
+        # each showed a row or two on a 1280×800 screen
         self.errors = ErrorTable()  # F by entity and sentence length, seen / unseen, errors by kind
         self.errors.sentencesWanted.connect(self.sentencesWanted)
-        lv.addWidget(self.errors, 2)
+        left = self.left_tabs = QTabWidget()
+        left.setObjectName("comparisonTabs")
+        left.setDocumentMode(True)
+        left.addTab(self.table, "By type")
+        left.addTab(self.errors, "Error analysis")
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -205,7 +208,7 @@ class ComparisonView(QWidget):
         rv.addWidget(self.kind)
         rv.addWidget(self.list, 1)
         # the per-type table above the list when narrow
-        split = AdaptiveSplitter(140, shares=(0.42, 0.4))
+        split = AdaptiveSplitter(140, shares=(0.42, 0.5))
         split.setObjectName("comparisonSplitter")
         split.addWidget(left)
         split.addWidget(right)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from ...numfmt import num
 from ...rerank.explanation import why_sentence
 from ..models.feature_model import FeatureFilterProxy, FeatureTreeModel, TermRow
+from .group_rows import GroupRowDelegate, span_groups
 
 
 class FeaturePanel(QWidget):
@@ -74,6 +75,10 @@ class FeaturePanel(QWidget):
         self.view.sortByColumn(-1, Qt.AscendingOrder)
         self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
         self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        # a template's description over the empty number columns, not cut at the first
+        self.group_rows = GroupRowDelegate(self.view)
+        self.view.setItemDelegateForColumn(0, self.group_rows)
+        span_groups(self.view)
         self.view.header().setStretchLastSection(False)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

@@ -24,7 +24,8 @@ def groups_html(
             continue
         k = lengths.index(min(lengths))
         body = "".join(
-            f"<tr><td style='padding-right:10px'><b>{html.escape(key)}</b></td>"
+            # a key's name is never broken: "Ctrl+Shift+R / eturn" read as two keys
+            f"<tr><td style='padding-right:10px; white-space:nowrap'><b>{html.escape(key)}</b></td>"
             f"<td>{html.escape(what)}</td></tr>"
             for key, what in rows
         )

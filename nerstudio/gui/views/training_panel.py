@@ -58,6 +58,7 @@ from ...runs.spec import (  # noqa: F401 - re-exported
     short_label,
 )
 from .choice_combo import choice_combo
+from .flow_layout import FlowLayout
 from .kt_box import KTBox
 
 
@@ -179,8 +180,9 @@ class TrainingPanel(QWidget):
             f"(default {demo['min_sentences']}: the bundled demo model's setting)"
         )
         self.rerank_form.addRow("Feature cut-off", self.min_sent)
-        resources = QHBoxLayout()
-        resources.setContentsMargins(0, 0, 0, 0)
+        # wraps on a narrow panel (a small screen, presentation mode) instead of widening it
+        resources_box = QWidget()
+        resources = FlowLayout(resources_box, spacing=8)
         self.resources: dict[str, QCheckBox] = {}
         for name, label, tip in RERANK_RESOURCES:
             box = self.resources[name] = QCheckBox(label)
@@ -188,8 +190,7 @@ class TrainingPanel(QWidget):
             box.setToolTip(tip)
             box.setChecked(name in demo["resources"])
             resources.addWidget(box)
-        resources.addStretch(1)
-        self.rerank_form.addRow("Resources", resources)
+        self.rerank_form.addRow("Resources", resources_box)
         self._fixed_rows = self.rerank_form.rowCount()
         lay.addWidget(self.rerank_box)
         p = demo["params"]
