@@ -487,3 +487,20 @@ def test_a_latin1_file_of_a_utf8_format_is_read_back_as_saved(tmp_path):
     state = f.check()
     assert state is None or state.same
     f.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "first"),
+    [("b.jsonl", "jsonl", '{"'), ("b.tsv", "tsv", "-DOCSTART-\t"), ("b.conllu", "conllu", "# ")],
+)
+def test_save_as_writes_the_format_the_new_name_gives(corpus_file, tmp_path, name, fmt, first):
+    # Save as b.jsonl from a CoNLL corpus wrote CoNLL text into b.jsonl
+    doc, f = _open(corpus_file)
+    target = tmp_path / name
+    result = f.save(str(target))
+    assert result.format == fmt
+    assert target.read_text(encoding="utf-8").lstrip().startswith(first)
+    back = read_corpus(str(target))
+    assert [s.spans for s in back.sentences] == [s.spans for s in doc.corpus.sentences]
+    assert [list(s.words) for s in back.sentences] == [list(s.words) for s in doc.corpus.sentences]
+    f.close()

@@ -152,7 +152,8 @@ class CorpusFile:
     # -- saving -----------------------------------------------------------------------------
     def target(self, path: str | None = None) -> tuple[str, str] | None:
         """``(file, format)`` a save writes; None when the user must choose a file (no file
-        yet, or a format nerstudio reads but does not write: JSONL is proposed)."""
+        yet, or a format nerstudio reads but does not write: JSONL is proposed). Under another
+        name (``path``), the format that name's extension gives when nerstudio writes it."""
         c = self.document.corpus
         if c is None:
             return None
@@ -162,6 +163,12 @@ class CorpusFile:
         target = path or c.path
         if not target:
             return None
+        if path and not same_path(path, c.path):
+            # saved under another name: the format its extension names (b.jsonl is JSONL, not
+            # the CoNLL text of the corpus it came from), else the corpus's own
+            named = format_for_output(path, c.format)
+            if named is not None and writable(named):
+                return target, named
         return target, (c.format if kept else (format_for_output(target) or "jsonl"))
 
     def save(self, path: str | None = None, overwrite: bool = False) -> SaveResult:
