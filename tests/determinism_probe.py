@@ -38,6 +38,9 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from experiment import output_digests  # noqa: E402  (bench/experiment.py: what --twice compares)
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.experiments.collins import ExperimentConfig, run_experiment  # noqa: E402
@@ -52,34 +55,6 @@ DEMO = ROOT / "nerstudio" / "demo"
 def digest(a) -> str:
     a = np.ascontiguousarray(a)
     return hashlib.sha256(str(a.dtype).encode() + str(a.shape).encode() + a.tobytes()).hexdigest()
-
-
-def untimed(value):
-    """A model header without its wall-clock fields (seconds differ from run to run)."""
-    if isinstance(value, dict):
-        return {k: untimed(v) for k, v in value.items() if "seconds" not in k}
-    if isinstance(value, list):
-        return [untimed(v) for v in value]
-    return value
-
-
-def output_digests(out: Path) -> dict[str, str]:
-    """Every array of every model and N-best file, and every prediction file, of a run."""
-    res = {}
-    for f in sorted(out.iterdir()):
-        if f.suffix == ".npz":
-            with np.load(f, allow_pickle=False) as z:
-                for k in sorted(z.files):
-                    a = z[k]
-                    if k == "header":
-                        text = a.tobytes().decode() if a.dtype == np.uint8 else str(a)
-                        h = json.dumps(untimed(json.loads(text)), sort_keys=True)
-                        res[f"{f.name}:{k}"] = hashlib.sha256(h.encode()).hexdigest()
-                    else:
-                        res[f"{f.name}:{k}"] = digest(a)
-        elif f.suffix == ".conll":
-            res[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
-    return res
 
 
 def random_lists(rng: np.random.Generator, n_sent: int) -> NBestList:
