@@ -15,7 +15,7 @@ The thread counts are set before numpy and numba load (they read them once): num
 the process may use (its CPU affinity), which set the tagger's L-BFGS threads, the jackknife's
 worker processes and how many rerankers train side by side.
 
-    python tests/determinism_probe.py THREADS tagger|kernel|OUT_DIR
+    python tests/determinism_probe.py THREADS tagger,kernel|OUT_DIR
 """
 
 from __future__ import annotations
@@ -107,8 +107,11 @@ def tagger_only() -> dict[str, str]:
 
 
 def main() -> int:
-    if sys.argv[2] in ("kernel", "tagger"):
-        res = kernel_only() if sys.argv[2] == "kernel" else tagger_only()
+    parts = {"tagger": tagger_only, "kernel": kernel_only}
+    if set(sys.argv[2].split(",")) <= parts.keys():
+        res = {}
+        for name in sys.argv[2].split(","):
+            res.update({f"{name} {k}": v for k, v in parts[name]().items()})
         print(json.dumps(res, sort_keys=True))
         return 0
     out = Path(sys.argv[2])

@@ -195,13 +195,14 @@ def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_m
 
     zero where ``mask`` is false (when ``use_mask``). ``mtptr``/``mtind``: the token matrix
     transposed; ``btptr``/``btind``: the key matrix transposed; ``x``, ``d``, ``g`` flat
-    (predicate-major). Returns (Σ (x + step·d)², Σ g·d, max |g|) over the block.
+    (predicate-major). Returns (Σ (x + step·d)², Σ g·d, max |g|) over the block, the sums
+    taken per tag (one lane each, so the loop over tags vectorises), then over the tags.
     """
     T = R.shape[1]
     acc = np.empty(T, np.float64)
-    reg = 0.0
-    gd = 0.0
-    gmax = 0.0
+    reg_t = np.zeros(T, np.float64)
+    gd_t = np.zeros(T, np.float64)
+    gmax_t = np.zeros(T, np.float64)
     for f in range(lo, hi):
         for t in range(T):
             acc[t] = 0.0
@@ -220,11 +221,16 @@ def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_m
             if use_mask and not mask[j]:
                 v = 0.0
             g[j] = v
-            reg += xt * xt
-            gd += v * d[j]
-            a = abs(v)
-            if a > gmax:
-                gmax = a
+            reg_t[t] += xt * xt
+            gd_t[t] += v * d[j]
+            gmax_t[t] = max(gmax_t[t], abs(v))
+    reg = 0.0
+    gd = 0.0
+    gmax = 0.0
+    for t in range(T):
+        reg += reg_t[t]
+        gd += gd_t[t]
+        gmax = max(gmax, gmax_t[t])
     return reg, gd, gmax
 
 
