@@ -2,6 +2,7 @@
 """A whole experiment, stage by stage, next to an earlier commit run the same way (issue 26).
 
     python bench/experiment.py [--data ../shared/data/conll2003] [--docs N] [--before DIR]
+                               [--twice] [--threads A,B]
                                [--suite collins|kazama] [-- EXTRA EXPERIMENT OPTIONS]
 
 Runs ``nerstudio experiment`` on eng.train / eng.testa / eng.testb (``--docs N``: the first N
@@ -9,14 +10,19 @@ documents of each, written to a temporary folder, for a quick run) with this che
 ``--before DIR`` (``git archive COMMIT | tar -x -C DIR``), with that checkout, one after the
 other in fresh interpreters, and prints for each: wall and CPU seconds (the process and its
 children: the fold workers), the seconds of every stage from its ``report.json``, every
-system's dev and test F, and whether the two runs' test predictions (``pred-*-test.conll``) are
-identical byte for byte. Machine speed varies from day to day and with load, so only figures
-measured in one run compare; the load average is printed before and after.
+system's dev and test F, and whether the two runs' results are identical: every array of every
+model and N-best file (a header's wall-clock seconds left out) and every test prediction file
+(``pred-*-test.conll``), byte for byte, with a SHA-256 over them all. ``--twice`` runs this
+checkout a second time instead (is the same command reproducible?); ``--threads A,B`` gives
+the first run A and the second B threads of numba, OpenBLAS and OpenMP (e.g. ``1,2``). Machine
+speed varies from day to day and with load, so only figures measured in one run compare; the
+load average is printed before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -26,6 +32,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "conll2003"
@@ -45,8 +53,47 @@ def first_documents(src: Path, n: int, dst: Path) -> Path:
     return dst
 
 
-def run(checkout: Path, files: list[Path], out: Path, suite: str, extra: list[str]) -> dict:
+def untimed(value):
+    """A model header without its wall-clock fields (seconds differ from run to run)."""
+    if isinstance(value, dict):
+        return {k: untimed(v) for k, v in value.items() if "seconds" not in k}
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+def output_digests(out: Path) -> dict[str, str]:
+    """A SHA-256 of every array of every model and N-best file (``.npz``; their headers without
+    wall-clock seconds) and of every prediction file (``.conll``) in an experiment's folder."""
+    res = {}
+    for f in sorted(out.iterdir()):
+        if f.suffix == ".npz":
+            with np.load(f, allow_pickle=False) as z:
+                for k in sorted(z.files):
+                    a = np.ascontiguousarray(z[k])
+                    if k == "header":
+                        text = a.tobytes().decode() if a.dtype == np.uint8 else str(a)
+                        data = json.dumps(untimed(json.loads(text)), sort_keys=True).encode()
+                    else:
+                        data = f"{a.dtype}{a.shape}".encode() + a.tobytes()
+                    res[f"{f.name}:{k}"] = hashlib.sha256(data).hexdigest()
+        elif f.suffix == ".conll":
+            res[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return res
+
+
+def run(
+    checkout: Path,
+    files: list[Path],
+    out: Path,
+    suite: str,
+    extra: list[str],
+    threads: int | None = None,
+) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout))
+    if threads is not None:
+        for var in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+            env[var] = str(threads)
     cmd = [sys.executable, "-m", "nerstudio", "experiment", "--suite", suite]
     cmd += ["--train", str(files[0]), "--dev", str(files[1]), "--test", str(files[2])]
     cmd += ["--out", str(out), *extra]
@@ -62,13 +109,13 @@ def run(checkout: Path, files: list[Path], out: Path, suite: str, extra: list[st
     systems = {
         s["name"]: (s["dev"]["f1"], s["test"]["f1"]) for s in report["systems"] if "dev" in s
     }
-    preds = {p.name: p.read_bytes() for p in sorted(out.glob("pred-*-test.conll"))}
     return {
         "wall": wall,
         "cpu": cpu,
         "stages": report["stages"],
         "systems": systems,
-        "preds": preds,
+        "digests": output_digests(out),
+        "threads": threads,
     }
 
 
@@ -77,9 +124,18 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DATA, help="folder with eng.train/testa/testb")
     ap.add_argument("--docs", type=int, default=0, help="first N documents of each file only")
     ap.add_argument("--before", type=Path, help="a checkout of an earlier commit, run too")
+    ap.add_argument("--twice", action="store_true", help="run this checkout a second time")
+    ap.add_argument("--threads", help="A,B: numba/BLAS threads of the first and second run")
     ap.add_argument("--suite", default="collins", choices=("collins", "kazama"))
     ap.add_argument("extra", nargs="*", help="more `nerstudio experiment` options (after --)")
     args = ap.parse_args()
+    threads = [None, None]
+    if args.threads:
+        threads = [int(t) for t in args.threads.split(",")]
+        if len(threads) != 2 or min(threads) < 1:
+            ap.error("--threads takes two thread counts, e.g. 1,2")
+    if args.twice and args.before:
+        ap.error("--twice and --before compare this checkout with different things: give one")
     names = ("eng.train", "eng.testa", "eng.testb")
     if not all((args.data / n).exists() for n in names):
         print(f"skipped: {args.data} does not hold {', '.join(names)}", file=sys.stderr)
@@ -89,11 +145,16 @@ def main() -> int:
         files = [args.data / n for n in names]
         if args.docs:
             files = [first_documents(f, args.docs, tmp / f.name) for f in files]
-        checkouts = [("this checkout", ROOT)] + ([("before", args.before)] if args.before else [])
+        checkouts = [("this checkout", ROOT)]
+        if args.before:
+            checkouts.append(("before", args.before))
+        elif args.twice:
+            checkouts = [("first run", ROOT), ("second run", ROOT)]
         load0 = os.getloadavg()[0]
         res = {}
-        for label, path in checkouts:
-            res[label] = run(path, files, tmp / label.replace(" ", "_"), args.suite, args.extra)
+        for (label, path), th in zip(checkouts, threads):
+            out = tmp / label.replace(" ", "_")
+            res[label] = run(path, files, out, args.suite, args.extra, th)
         load1 = os.getloadavg()[0]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -103,19 +164,31 @@ def main() -> int:
         f"load average {load0:.1f} before, {load1:.1f} after"
     )
     for label, r in res.items():
-        print(f"  {label:<14} wall {r['wall']:7.1f} s   CPU {r['cpu']:7.1f} s (with its workers)")
+        th = "" if r["threads"] is None else f", {r['threads']} numba/BLAS thread(s)"
+        print(
+            f"  {label:<14} wall {r['wall']:7.1f} s   CPU {r['cpu']:7.1f} s (with its workers{th})"
+        )
         stages = ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items())
         print(f"    stages (s): {stages}")
         figs = ", ".join(f"{k} {d:.2f}/{t:.2f}" for k, (d, t) in r["systems"].items())
         print(f"    dev/test F: {figs}")
+        whole = hashlib.sha256(json.dumps(r["digests"], sort_keys=True).encode()).hexdigest()
+        print(f"    models, lists and predictions: {len(r['digests'])} items, sha256 {whole[:16]}")
     if len(res) == 2:
         a, b = res.values()
-        same = a["preds"] == b["preds"] and a["systems"] == b["systems"]
+        differ = sorted(
+            k
+            for k in a["digests"].keys() | b["digests"].keys()
+            if a["digests"].get(k) != b["digests"].get(k)
+        )
+        same = not differ and a["systems"] == b["systems"]
         print(f"  speed-up: wall {b['wall'] / a['wall']:.2f}×, CPU {b['cpu'] / a['cpu']:.2f}×")
         print(
-            "  results: "
-            + ("identical (every F, every test prediction file)" if same else "DIFFERENT")
+            "  identical: "
+            + ("yes (every F, model array, N-best list and test prediction file)" if same else "no")
         )
+        if differ:
+            print(f"    differing: {', '.join(differ[:20])}" + (" …" if len(differ) > 20 else ""))
     return 0
 
 

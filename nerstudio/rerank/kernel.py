@@ -56,6 +56,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from ..arrays import dot, rows_dot
 from ..errors import DataError, Msg, SettingsError
 from ..persist import json_array, json_value
 from .base import Callback, CancelCheck, Reranker
@@ -478,7 +479,7 @@ class KernelPerceptron(Reranker):
                 None,
                 data.X[rows] if kern.feats is not None else None,
             )
-            out[rows] += (K[:, 0::2] - K[:, 1::2]) @ w
+            out[rows] += rows_dot(K[:, 0::2] - K[:, 1::2], w)
         return out
 
     def weight_on_L(self) -> float:
@@ -488,7 +489,7 @@ class KernelPerceptron(Reranker):
             return self._base
         w = np.ones(M) if self.mode != "average" else self.mistake_weights()
         L = np.asarray(self.stored_L_, dtype=np.float64)
-        return float(self._gamma * (w @ (L[0::2] - L[1::2])))
+        return float(self._gamma * dot(w, L[0::2] - L[1::2]))
 
     def explain_row(self, data: RankingData, row: int, top: int = 20) -> list[tuple[str, float]]:
         """Terms of candidate ``row``'s score: the weight on L(x) times L(x), and the largest

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..arrays import rows_dot
 from ..nbest import NBestList
 from .data import RankingData
 from .kernel_cache import KernelCache
@@ -229,7 +230,7 @@ class _Tracker:
             F[:, 1:] += self.cur[s][:, None]
             top = np.argmax(F[:, :-1], axis=0)
             self.votes[s] += np.bincount(top, weights=c, minlength=F.shape[0])
-            self.wsum[s] += F[:, :-1] @ c
+            self.wsum[s] += rows_dot(F[:, :-1], c)
             self.cur[s] = F[:, -1]
             tick()
         self.closed_total += float(c.sum())

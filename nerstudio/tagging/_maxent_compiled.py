@@ -15,6 +15,14 @@ kernel releases the GIL) as they come free. The L-BFGS vector work (two-loop rec
 point, step acceptance) is one compiled call each, serial: it is memory-bound, and a second
 thread would only add synchronisation, which costs dearly when other programs share the cores.
 
+Same figures on every machine: no kernel is compiled with ``fastmath``. With it the compiler
+may reorder a sum to fit the processor's vector width and fuse a product and a sum into one
+instruction where the processor has one (FMA), so the trained weights depended on the machine
+(a model trained with the kernels compiled for a generic x86-64 differed from one compiled for
+this AVX2 machine, and after hundreds of L-BFGS iterations so did the tagger's F). A dot
+product here is summed in four lanes (element j into lane j mod 4, the lanes added at the
+end), a fixed order that still lets the compiler use vector instructions.
+
 ``tests/test_tagger.py`` checks the kernels against the numpy/scipy formulation, the gradient
 against finite differences, and the optimiser against scipy's L-BFGS-B.
 """
@@ -27,7 +35,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def _exp_nonpositive(v, out, n):
     """out[:n] = exp(v[:n]) for v ≤ 0, arguments below −40 taken as −40 (exp(−40) ≈ 4e−18).
 
@@ -179,7 +187,7 @@ def key_residuals(mtptr, mtind, R, P, lo, hi, U):
             U[r, t] = acc[t]
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_mask, lo, hi, g):
     """Gradient rows ``lo:hi`` (predicates f):
 
@@ -187,13 +195,14 @@ def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_m
 
     zero where ``mask`` is false (when ``use_mask``). ``mtptr``/``mtind``: the token matrix
     transposed; ``btptr``/``btind``: the key matrix transposed; ``x``, ``d``, ``g`` flat
-    (predicate-major). Returns (Σ (x + step·d)², Σ g·d, max |g|) over the block.
+    (predicate-major). Returns (Σ (x + step·d)², Σ g·d, max |g|) over the block, the sums
+    taken per tag (one lane each, so the loop over tags vectorises), then over the tags.
     """
     T = R.shape[1]
     acc = np.empty(T, np.float64)
-    reg = 0.0
-    gd = 0.0
-    gmax = 0.0
+    reg_t = np.zeros(T, np.float64)
+    gd_t = np.zeros(T, np.float64)
+    gmax_t = np.zeros(T, np.float64)
     for f in range(lo, hi):
         for t in range(T):
             acc[t] = 0.0
@@ -212,11 +221,16 @@ def backward_block(mtptr, mtind, R, btptr, btind, U, x, d, step, l2, mask, use_m
             if use_mask and not mask[j]:
                 v = 0.0
             g[j] = v
-            reg += xt * xt
-            gd += v * d[j]
-            a = abs(v)
-            if a > gmax:
-                gmax = a
+            reg_t[t] += xt * xt
+            gd_t[t] += v * d[j]
+            gmax_t[t] = max(gmax_t[t], abs(v))
+    reg = 0.0
+    gd = 0.0
+    gmax = 0.0
+    for t in range(T):
+        reg += reg_t[t]
+        gd += gd_t[t]
+        gmax = max(gmax, gmax_t[t])
     return reg, gd, gmax
 
 
@@ -246,40 +260,73 @@ def trial_point(x, d, step, out):
         out[j] = x[j] + step * d[j]
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def neg_copy_dot(q, g, w):
-    """q = −g, then return w·q (one pass)."""
-    acc = 0.0
-    for j in range(q.shape[0]):
-        val = -g[j]
-        q[j] = val
-        acc += w[j] * val
-    return acc
+    """q = −g, then return w·q (one pass; summed in four lanes, see the module docstring)."""
+    n = q.shape[0]
+    m = n - n % 4
+    a0 = a1 = a2 = a3 = 0.0
+    for j in range(0, m, 4):
+        v0, v1, v2, v3 = -g[j], -g[j + 1], -g[j + 2], -g[j + 3]
+        q[j], q[j + 1], q[j + 2], q[j + 3] = v0, v1, v2, v3
+        a0 += w[j] * v0
+        a1 += w[j + 1] * v1
+        a2 += w[j + 2] * v2
+        a3 += w[j + 3] * v3
+    for j in range(m, n):
+        v = -g[j]
+        q[j] = v
+        a0 += w[j] * v
+    return (a0 + a1) + (a2 + a3)
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def _axpy_dot(q, a, v, w):
-    """q += a·v, then return w·q (one pass)."""
-    acc = 0.0
-    for j in range(q.shape[0]):
-        val = q[j] + a * v[j]
-        q[j] = val
-        acc += w[j] * val
-    return acc
+    """q += a·v, then return w·q (one pass; four lanes)."""
+    n = q.shape[0]
+    m = n - n % 4
+    a0 = a1 = a2 = a3 = 0.0
+    for j in range(0, m, 4):
+        x0 = q[j] + a * v[j]
+        x1 = q[j + 1] + a * v[j + 1]
+        x2 = q[j + 2] + a * v[j + 2]
+        x3 = q[j + 3] + a * v[j + 3]
+        q[j], q[j + 1], q[j + 2], q[j + 3] = x0, x1, x2, x3
+        a0 += w[j] * x0
+        a1 += w[j + 1] * x1
+        a2 += w[j + 2] * x2
+        a3 += w[j + 3] * x3
+    for j in range(m, n):
+        x = q[j] + a * v[j]
+        q[j] = x
+        a0 += w[j] * x
+    return (a0 + a1) + (a2 + a3)
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def _axpy_scale_dot(q, a, v, gamma, w):
-    """q = gamma·(q + a·v), then return w·q (one pass)."""
-    acc = 0.0
-    for j in range(q.shape[0]):
-        val = gamma * (q[j] + a * v[j])
-        q[j] = val
-        acc += w[j] * val
-    return acc
+    """q = gamma·(q + a·v), then return w·q (one pass; four lanes)."""
+    n = q.shape[0]
+    m = n - n % 4
+    a0 = a1 = a2 = a3 = 0.0
+    for j in range(0, m, 4):
+        x0 = gamma * (q[j] + a * v[j])
+        x1 = gamma * (q[j + 1] + a * v[j + 1])
+        x2 = gamma * (q[j + 2] + a * v[j + 2])
+        x3 = gamma * (q[j + 3] + a * v[j + 3])
+        q[j], q[j + 1], q[j + 2], q[j + 3] = x0, x1, x2, x3
+        a0 += w[j] * x0
+        a1 += w[j + 1] * x1
+        a2 += w[j + 2] * x2
+        a3 += w[j + 3] * x3
+    for j in range(m, n):
+        x = gamma * (q[j] + a * v[j])
+        q[j] = x
+        a0 += w[j] * x
+    return (a0 + a1) + (a2 + a3)
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def two_loop(g, S, Y, rho, order, gamma, q):
     """q = −H·g, H the L-BFGS inverse-Hessian approximation (Nocedal & Wright, Alg. 7.4) of the
     pairs ``S[order[j]], Y[order[j]]`` (oldest first), initial matrix gamma·I.
@@ -298,18 +345,21 @@ def two_loop(g, S, Y, rho, order, gamma, q):
     return _axpy_dot(q, alpha[k - 1] - beta, S[order[k - 1]], g)
 
 
-@njit(nogil=True, cache=True, fastmath=True)
+@njit(nogil=True, cache=True)
 def accept_step(x, d, step, g_new, g, s_out, y_out):
-    """Take the step: s = step·d, x += s, y = g_new − g, g = g_new. Returns (s·y, y·y)."""
-    sy = 0.0
-    yy = 0.0
-    for j in range(x.shape[0]):
+    """Take the step: s = step·d, x += s, y = g_new − g, g = g_new. Returns (s·y, y·y), each
+    summed in four lanes."""
+    n = x.shape[0]
+    sy = np.zeros(4)
+    yy = np.zeros(4)
+    for j in range(n):
         s = step * d[j]
         x[j] += s
         yv = g_new[j] - g[j]
         g[j] = g_new[j]
         s_out[j] = s
         y_out[j] = yv
-        sy += s * yv
-        yy += yv * yv
-    return sy, yy
+        lane = j & 3
+        sy[lane] += s * yv
+        yy[lane] += yv * yv
+    return (sy[0] + sy[1]) + (sy[2] + sy[3]), (yy[0] + yy[1]) + (yy[2] + yy[3])
