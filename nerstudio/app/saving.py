@@ -26,11 +26,12 @@ from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
-from ..corpus.writing import output_encoding
+from ..corpus.writing import output_encoding, paced
 from ..errors import DataError, SettingsError
 from . import keepboth
 from .document import Change, ChangeKind, Document
 from .ownership import DiskState, Fingerprint, check, fingerprint
+from .pacing import Pacer
 from .review import Marks
 from .review import save as save_with_review
 
@@ -292,23 +293,27 @@ class PendingSave:
         self.base: list = []
         self.error: BaseException | None = None
 
-    def run(self) -> None:
+    def run(self, pace: Pacer | None = None) -> None:
+        """Write the snapshot (and fingerprint the file). ``pace``: a background save's
+        :class:`~.pacing.Pacer`, called as it goes, so that the window's thread has the
+        interpreter when it needs it; None (a save on the calling thread) writes flat out."""
         # the copy of every sentence would set off the cyclic garbage collector, whose full
         # passes over a large corpus hold the interpreter lock (and the window) for hundreds of
         # ms: paused while writing (the copies are freed by reference counting after)
         collecting = gc.isenabled()
         gc.disable()
         try:
-            frozen = keepboth.frozen(self.corpus, self._spans)
+            frozen = keepboth.frozen(self.corpus, self._spans, pace)
             try:
-                if self.reviewed is None:
-                    write_corpus(frozen, self.target, self.format)
-                else:  # review states: in the file (JSONL) or in its sidecar
-                    save_with_review(
-                        frozen, self.reviewed, self.target, self.format, marks=self.marks
-                    )
+                with paced(pace):
+                    if self.reviewed is None:
+                        write_corpus(frozen, self.target, self.format)
+                    else:  # review states: in the file (JSONL) or in its sidecar
+                        save_with_review(
+                            frozen, self.reviewed, self.target, self.format, marks=self.marks
+                        )
             finally:
-                keepboth.release(frozen)
+                keepboth.release(frozen, pace)
             self.disk = fingerprint(self.target)
             self.base = self._spans
         except Exception as exc:

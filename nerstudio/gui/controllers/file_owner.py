@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from ...app import keepboth
 from ...app.autosave import restore
 from ...app.document import ChangeKind
+from ...app.pacing import Pacer
 from ...app.saving import CorpusFile, DiskChanged, Locked, same_path
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
@@ -213,7 +214,7 @@ class FileOwner(QObject):
         return True
 
     def _write(self, pending) -> None:  # in the save thread
-        pending.run()
+        pending.run(Pacer())  # the window's thread keeps the interpreter when it needs it
         self._written.emit(pending)
 
     def _on_written(self, pending) -> None:
