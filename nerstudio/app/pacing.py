@@ -8,8 +8,9 @@ it only after asking for the switch interval (5 ms), and loses it again whenever
 A :class:`Pacer`, called often by the worker (every few hundred lines or sentences), lets go of
 the lock for a moment after every few milliseconds of work, and when taking it back was slow
 (another thread held it meanwhile: the window is busy) rests longer before going on. With the
-window idle the job loses little (a tenth of a millisecond per slice of work); with the window
-busy the window gets most of the interpreter. No Qt here.
+window idle the job loses about a tenth of its speed (a rest of 0.2 ms per 2 ms slice, and a
+longer rest now and then when the machine is loaded); with the window busy the window gets most
+of the interpreter (bench/save.py measures both). No Qt here.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class Pacer:
 
     def __init__(
         self,
-        work: float = 0.004,
+        work: float = 0.002,
         rest: float = 0.0002,
         busy: float = 0.002,
         backoff: float = 0.010,
