@@ -84,6 +84,18 @@ def test_write_lines_calls_the_pace_every_so_many_lines_only_inside_paced(tmp_pa
     assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "\n".join(lines) + "\n"
 
 
+def test_the_review_sidecars_checksum_is_paced_too(big_file):
+    from nerstudio.app.review import words_checksum
+
+    corpus = read_corpus(str(big_file))
+    calls: list[int] = []
+    with paced(lambda: calls.append(1)):
+        crc = words_checksum(corpus)
+    slices = -(-N_SENTENCES // PACE_LINES)
+    assert len(calls) == slices  # one per slice of sentences begun
+    assert crc == words_checksum(corpus) and len(calls) == slices  # the same sum; not paced outside
+
+
 class _Clock:
     """perf_counter and sleep of a pretend machine: a rest takes ``late`` longer than asked
     (another thread held the interpreter meanwhile) when ``busy``."""

@@ -369,6 +369,14 @@ def paced(pace: Callable[[], None] | None) -> Iterator[None]:
         _pacing.pace = before
 
 
+def pace_point() -> None:
+    """Call this thread's pace (see :func:`paced`), if any: for a long loop of a save outside
+    :func:`write_lines`."""
+    pace: Callable[[], None] | None = getattr(_pacing, "pace", None)
+    if pace is not None:
+        pace()
+
+
 def write_lines(
     path: StrPath,
     lines: Iterable[str],
