@@ -97,18 +97,26 @@ def test_the_review_sidecars_checksum_is_paced_too(big_file):
 
 
 class _Clock:
-    """perf_counter and sleep of a pretend machine: a rest takes ``late`` longer than asked
-    (another thread held the interpreter meanwhile) when ``busy``."""
+    """The clocks and sleep of a pretend machine: during a rest, another thread of the process
+    works ``others`` seconds of processor time, and the system gives the processor to other
+    programs for ``late`` seconds."""
 
     def __init__(self) -> None:
-        self.now, self.busy, self.slept = 0.0, False, []
+        self.now, self.cpu, self.others, self.late, self.slept = 0.0, 0.0, 0.0, 0.0, []
 
     def perf_counter(self) -> float:
         return self.now
 
+    def process_time(self) -> float:
+        return self.cpu
+
+    def thread_time(self) -> float:
+        return 0.0  # this thread's own time does not move while it sleeps
+
     def sleep(self, s: float) -> None:
         self.slept.append(s)
-        self.now += s + (0.005 if self.busy else 0.0)
+        self.now += s + self.others + self.late
+        self.cpu += self.others
 
 
 @pytest.fixture
@@ -116,21 +124,27 @@ def clock(monkeypatch):
     c = _Clock()
     monkeypatch.setattr(pacing.time, "perf_counter", c.perf_counter)
     monkeypatch.setattr(pacing.time, "sleep", c.sleep)
+    monkeypatch.setattr(pacing.time, "process_time", c.process_time)
+    monkeypatch.setattr(pacing.time, "thread_time", c.thread_time)
     return c
 
 
 def test_the_pacer_rests_after_each_slice_of_work_and_longer_when_the_window_is_busy(clock):
-    p = Pacer(work=0.004, rest=0.0002, busy=0.002, backoff=0.010)
+    p = Pacer(work=0.004, rest=0.0002, busy=0.001, backoff=0.010)
     clock.now += 0.003
     p()  # within the slice: goes on
     assert clock.slept == []
     clock.now += 0.002
     p()  # the slice is over, nobody else wanted the interpreter: a short rest only
     assert clock.slept == [0.0002] and (p.rests, p.backoffs) == (1, 0)
-    clock.busy = True
+    clock.late = 0.020
     clock.now += 0.005
-    p()  # the rest came back late: the window is busy, so it gets a longer turn
-    assert clock.slept[1:] == [0.0002, 0.010] and (p.rests, p.backoffs) == (2, 1)
+    p()  # back late, but only because the machine is loaded: no longer rest
+    assert clock.slept[1:] == [0.0002] and (p.rests, p.backoffs) == (2, 0)
+    clock.late, clock.others = 0.0, 0.005
+    clock.now += 0.005
+    p()  # the window worked meanwhile: it is busy, so it gets a longer turn
+    assert clock.slept[2:] == [0.0002, 0.010] and (p.rests, p.backoffs) == (3, 1)
     clock.now += 0.001
     p()  # a new slice started after the rest
-    assert len(clock.slept) == 3
+    assert len(clock.slept) == 4
