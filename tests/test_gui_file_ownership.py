@@ -454,3 +454,24 @@ def test_an_edit_made_while_the_save_thread_writes_stays_unsaved(
     w2.act_undo.trigger()
     assert not w2.isWindowModified()
     assert [list(s.spans) for s in w2.document.corpus.sentences] == shown
+
+
+def test_a_background_save_asks_when_its_write_finds_the_file_changed(
+    qtbot, make_window, corpus_file
+):
+    """A change the sizes and times do not show (same size) is found by the save thread, which
+    writes nothing; the window then asks, as for a change seen when Save was pressed."""
+    w = make_window()
+    w.settings.setValue("annotation/backgroundSaveTokens", 1)
+    asked: list = []
+    w2 = _open(make_window, corpus_file, asked, answer="cancel")
+    w.close()
+    w2.document.set_spans(1, MINE)
+    sed_i(corpus_file, "BRUSSELS NNP B-NP B-LOC", "BRUSSELS NNP B-NP B-ORG")  # same size
+    theirs = corpus_file.read_bytes()
+    assert w2.save_corpus()  # begun: Save cannot tell yet
+    qtbot.waitUntil(lambda: not w2.annotation.owner.saving, timeout=10000)
+    assert len(asked) == 1 and asked[0][1] == "changed"
+    assert "Not saved" in w2.statusBar().currentMessage()
+    assert corpus_file.read_bytes() == theirs
+    assert w2.isWindowModified() and w2.document.unsaved() == [1]

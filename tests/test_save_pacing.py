@@ -148,3 +148,62 @@ def test_the_pacer_rests_after_each_slice_of_work_and_longer_when_the_window_is_
     clock.now += 0.001
     p()  # a new slice started after the rest
     assert len(clock.slept) == 4
+
+
+# --------------------------------------------------------------------------------------------
+# the disk check: sizes and times when Save is pressed, the content in the write
+
+
+@pytest.fixture
+def hashed(monkeypatch):
+    """The files whose content the disk check reads, with the thread that read them."""
+    import threading
+
+    from nerstudio.app import ownership
+
+    calls: list[str] = []
+    real = ownership._hash
+
+    def spy(path: str) -> str:
+        calls.append(threading.current_thread().name)
+        return real(path)
+
+    monkeypatch.setattr(ownership, "_hash", spy)
+    return calls
+
+
+def test_a_touched_file_is_hashed_by_the_write_not_when_save_is_pressed(big_file, hashed):
+    doc, f = _open(big_file)
+    st = os.stat(big_file)
+    os.utime(big_file, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # same bytes, new time
+    doc.set_spans(0, [Span(0, 3, "MISC")])
+    hashed.clear()  # (opening fingerprinted the file)
+    pending = f.begin_save()
+    assert hashed == []  # the window's thread read no content
+    pending.run()
+    f.finish_save(pending)
+    assert hashed  # the write compared the content (and fingerprinted what it wrote)
+    assert read_corpus(str(big_file)).sentences[0].spans == [Span(0, 3, "MISC")]
+    assert not doc.is_dirty() and f.check().same
+    f.close()
+
+
+def test_a_file_changed_on_disk_is_not_overwritten_when_only_the_content_tells(big_file):
+    """Same size, new content (``sed -i`` of a tag): Save begins (sizes and times cannot tell),
+    the write finds the change and writes nothing, and the document stays unsaved."""
+    from _changed_on_disk import sed_i
+
+    from nerstudio.app.saving import DiskChanged
+
+    doc, f = _open(big_file)
+    doc.set_spans(0, [Span(0, 3, "MISC")])
+    sed_i(big_file, "Word5 NNP B-NP B-ORG", "Word5 NNP B-NP B-LOC")
+    theirs = big_file.read_bytes()
+    pending = f.begin_save()
+    pending.run()
+    with pytest.raises(DiskChanged) as exc:
+        f.finish_save(pending)
+    assert exc.value.state.status == "changed"
+    assert big_file.read_bytes() == theirs
+    assert doc.is_dirty() and doc.unsaved() == [0]
+    f.close()

@@ -206,7 +206,7 @@ class FileOwner(QObject):
             return False
         if wait or self.file.n_tokens < self.background_tokens:
             pending.run()
-            return self._saved(pending)
+            return self._saved(pending, wait)
         self._pending = pending
         self.ctx.status(f"Saving {pending.target}…", 0)
         self._thread = threading.Thread(target=self._write, args=(pending,), name="nerstudio-save")
@@ -219,24 +219,27 @@ class FileOwner(QObject):
 
     def _on_written(self, pending) -> None:
         if pending is self._pending:  # not already finished by wait_save
-            self.wait_save()
+            self.wait_save(wait=False)
 
-    def wait_save(self) -> None:
-        """Finish a background save (before closing, quitting, or another save)."""
+    def wait_save(self, wait: bool = True) -> None:
+        """Finish a background save (before closing, quitting, or another save); ``wait``: a
+        save that follows (the file had changed on disk) is written before this returns."""
         pending, self._pending = self._pending, None
         if pending is None:
             return
         self._thread.join()
         self._thread = None
-        self._saved(pending)
+        self._saved(pending, wait)
 
     @property
     def saving(self) -> bool:
         return self._pending is not None
 
-    def _saved(self, pending) -> bool:
+    def _saved(self, pending, wait: bool = False) -> bool:
         try:
             res = self.file.finish_save(pending)
+        except DiskChanged as exc:  # found by the write, which wrote nothing
+            return self.resolve(exc.state, saving=True, wait=wait)
         except (NerstudioError, OSError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
             return False
