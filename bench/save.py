@@ -34,7 +34,9 @@ run it with ``PYTHONPATH`` pointing at that checkout.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -140,6 +142,7 @@ def main() -> int:
 
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-save-"))
+    atexit.register(shutil.rmtree, tmp, True)  # the 16 MB copy goes, whatever happens
     big = tmp / "eng.big.conll"
     text = src.read_text(encoding="utf-8")
     big.write_text(text * args.copies, encoding="utf-8")
