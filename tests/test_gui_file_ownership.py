@@ -417,3 +417,61 @@ def test_a_large_corpus_is_saved_in_the_background(qtbot, make_window, corpus_fi
     assert w2.isWindowModified() and w2.document.unsaved() == [2]
     w2.act_undo.trigger()
     assert not w2.isWindowModified()
+
+
+def test_an_edit_made_while_the_save_thread_writes_stays_unsaved(
+    qtbot, make_window, corpus_file, monkeypatch
+):
+    """The save thread is held where it lets the window's thread in (its pacing) until the
+    window has made an edit: the file holds what was shown when Save was pressed, the edit stays
+    unsaved, and undoing it shows what the file holds."""
+    import threading
+
+    from nerstudio.gui.controllers import file_owner
+
+    edited = threading.Event()
+
+    class Held(file_owner.Pacer):
+        def __call__(self) -> None:
+            assert edited.wait(10)
+
+    monkeypatch.setattr(file_owner, "Pacer", Held)
+    w = make_window()
+    w.settings.setValue("annotation/backgroundSaveTokens", 1)
+    w2 = make_window()
+    w.close()
+    w2.dialogs.ask_recover = lambda path, summary="": pytest.fail("no recovery expected")
+    assert w2.load_corpus(str(corpus_file), attach=False)
+    w2.document.set_spans(1, MINE)
+    shown = [list(s.spans) for s in w2.document.corpus.sentences]
+    assert w2.save_corpus() and w2.annotation.owner.saving
+    w2.document.set_spans(2, [])  # the save thread is writing (held) meanwhile
+    edited.set()
+    qtbot.waitUntil(lambda: not w2.annotation.owner.saving, timeout=10000)
+    assert "Saved" in w2.statusBar().currentMessage()
+    assert [list(s.spans) for s in read_corpus(str(corpus_file)).sentences] == shown
+    assert w2.isWindowModified() and w2.document.unsaved() == [2]
+    w2.act_undo.trigger()
+    assert not w2.isWindowModified()
+    assert [list(s.spans) for s in w2.document.corpus.sentences] == shown
+
+
+def test_a_background_save_asks_when_its_write_finds_the_file_changed(
+    qtbot, make_window, corpus_file
+):
+    """A change the sizes and times do not show (same size) is found by the save thread, which
+    writes nothing; the window then asks, as for a change seen when Save was pressed."""
+    w = make_window()
+    w.settings.setValue("annotation/backgroundSaveTokens", 1)
+    asked: list = []
+    w2 = _open(make_window, corpus_file, asked, answer="cancel")
+    w.close()
+    w2.document.set_spans(1, MINE)
+    sed_i(corpus_file, "BRUSSELS NNP B-NP B-LOC", "BRUSSELS NNP B-NP B-ORG")  # same size
+    theirs = corpus_file.read_bytes()
+    assert w2.save_corpus()  # begun: Save cannot tell yet
+    qtbot.waitUntil(lambda: not w2.annotation.owner.saving, timeout=10000)
+    assert len(asked) == 1 and asked[0][1] == "changed"
+    assert "Not saved" in w2.statusBar().currentMessage()
+    assert corpus_file.read_bytes() == theirs
+    assert w2.isWindowModified() and w2.document.unsaved() == [1]

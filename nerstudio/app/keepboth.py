@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..corpus.model import Corpus, Sentence, Span
@@ -28,9 +29,10 @@ def snapshot(corpus: Corpus) -> list[list[Span]]:
     return [s.spans for s in corpus.sentences]
 
 
-def release(corpus: Corpus) -> None:
+def release(corpus: Corpus, pace: Callable[[], None] | None = None) -> None:
     """Free a :func:`frozen` copy a few thousand sentences at a time: freeing it in one go is
-    one long call that holds the interpreter lock (and the window's thread) for a large corpus."""
+    one long call that holds the interpreter lock (and the window's thread) for a large corpus.
+    ``pace``: called between the slices (:class:`~nerstudio.app.pacing.Pacer`)."""
     flat = corpus._sentences or [
         s for d in corpus.documents for s in d.sentences
     ]  # the cache holds them too
@@ -40,17 +42,21 @@ def release(corpus: Corpus) -> None:
     corpus.documents.clear()
     while flat:
         del flat[-2000:]
+        if pace is not None:
+            pace()
 
 
-def frozen(corpus: Corpus, spans: list) -> Corpus:
+def frozen(corpus: Corpus, spans: list, pace: Callable[[], None] | None = None) -> Corpus:
     """A copy of ``corpus`` whose sentences hold ``spans`` (one list per sentence, taken on the
     main thread) and share everything else with it: what a background save writes while the
-    document goes on changing."""
+    document goes on changing. ``pace``: called every few hundred sentences."""
     sentences = iter(spans)
     docs = []
     for d in corpus.documents:
         copies = []
-        for s in d.sentences:
+        for i, s in enumerate(d.sentences):
+            if pace is not None and not i % 256:
+                pace()
             t = Sentence.__new__(Sentence)
             for attr in Sentence.__slots__:
                 setattr(t, attr, getattr(s, attr))

@@ -115,17 +115,28 @@ class DiskState:
         return self.status == "same"
 
 
-def check(recorded: Fingerprint) -> DiskState:
-    """Does the disk still hold what ``recorded`` describes?"""
-    paths = _member_paths(recorded.path)
-    if paths is None:
-        return DiskState("missing", Fingerprint(recorded.path, (), recorded.folder))
+def _stats(paths: list[tuple[str, str]]) -> tuple:
     stats = []
     for name, full in paths:
         st = _stat(full)
         if st is not None:
             stats.append((name, *st))
-    if tuple(stats) == recorded.stats():
+    return tuple(stats)
+
+
+def unchanged(recorded: Fingerprint) -> bool:
+    """Every member's size and time are as recorded (the cheap first step of :func:`check`,
+    reading no content: False means only :func:`check` can tell)."""
+    paths = _member_paths(recorded.path)
+    return paths is not None and _stats(paths) == recorded.stats()
+
+
+def check(recorded: Fingerprint) -> DiskState:
+    """Does the disk still hold what ``recorded`` describes?"""
+    paths = _member_paths(recorded.path)
+    if paths is None:
+        return DiskState("missing", Fingerprint(recorded.path, (), recorded.folder))
+    if _stats(paths) == recorded.stats():
         return DiskState("same", recorded)
     known = {(m.name, m.size, m.mtime_ns): m.sha256 for m in recorded.members}
     now = fingerprint(recorded.path, known)

@@ -43,7 +43,7 @@ import numpy as np
 from ..corpus.atomic import atomic_open
 from ..corpus.jsonl import REVIEW_FIELD
 from ..corpus.model import Corpus, Sentence, StrPath
-from ..corpus.writing import Losses, write_corpus
+from ..corpus.writing import PACE_LINES, Losses, pace_point, write_corpus
 
 SIDECAR_SUFFIX = ".nerstudio-review.json"
 SIDECAR_FORMAT = "nerstudio-review"
@@ -84,8 +84,10 @@ def sidecar_path(corpus_path: StrPath) -> str:
 def words_checksum(corpus: Corpus) -> int:
     """CRC-32 of the corpus's words (a sentence per line, tokens separated by a tab)."""
     crc = 0
-    for s in corpus.sentences:
+    for k, s in enumerate(corpus.sentences):
         crc = zlib.crc32(("\t".join(s.words) + "\n").encode("utf-8"), crc)
+        if not k % PACE_LINES:
+            pace_point()  # a background save's sidecar: the window's thread gets its turns
     return crc
 
 

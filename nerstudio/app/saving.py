@@ -8,7 +8,10 @@ corpus is read-only: Save refuses with :class:`Locked`, Save as another file wor
 
 :meth:`CorpusFile.save` never overwrites silently: before writing to the file the corpus came
 from it checks the disk, and a file changed by another program (or deleted, or moved) raises
-:class:`DiskChanged`. The caller then asks the user, and calls :meth:`~CorpusFile.save` again
+:class:`DiskChanged`. When Save is pressed only sizes and times are compared
+(:meth:`~CorpusFile.begin_save`); when they differ the write itself compares the content first
+(:meth:`PendingSave.run`, off the window's thread for a large file) and writes nothing if it
+changed: :meth:`~CorpusFile.finish_save` raises :class:`DiskChanged` then. The caller then asks the user, and calls :meth:`~CorpusFile.save` again
 with ``overwrite=True``, or :meth:`~CorpusFile.reload_theirs` / :meth:`~CorpusFile.keep_both`
 (:mod:`nerstudio.app.keepboth`), or saves elsewhere. After a write the new fingerprint is
 recorded. The window, scripts and the tests share this; no Qt here.
@@ -26,11 +29,12 @@ from ..corpus.filelock import FileLock, Instance
 from ..corpus.foreign import writable
 from ..corpus.formats import format_for_output, read_corpus, write_corpus
 from ..corpus.model import Corpus
-from ..corpus.writing import output_encoding
+from ..corpus.writing import output_encoding, paced
 from ..errors import DataError, SettingsError
 from . import keepboth
 from .document import Change, ChangeKind, Document
-from .ownership import DiskState, Fingerprint, check, fingerprint
+from .ownership import DiskState, Fingerprint, check, fingerprint, unchanged
+from .pacing import Pacer
 from .review import Marks
 from .review import save as save_with_review
 
@@ -188,12 +192,15 @@ class CorpusFile:
             raise SettingsError("choose a file to save to")
         target, fmt = tf
         moved = not same_path(target, c.path)
+        expect: Fingerprint | None = None  # compared with the disk by the write, before writing
         if not moved:
             if self.read_only and not self.retry_lock():
                 raise Locked(target, self.holder())
-            state = self.check()
-            if state is not None and not state.same and not overwrite:
-                raise DiskChanged(target, state)
+            disk: Fingerprint | None = getattr(self.document, "disk", None)
+            if disk is not None and not overwrite and not unchanged(disk):
+                # touched or changed: only the content can tell, and hashing a large file here
+                # would hold the window; the write checks first (DiskChanged from finish_save)
+                expect = disk
         else:
             other = FileLock(target, self.instance)
             if os.path.exists(target) and not other.acquire() and not other.error:
@@ -208,6 +215,7 @@ class CorpusFile:
             self.document.save_point(),
             self.document.reviewed.copy(),
             self.document.marks(),
+            expect,
         )
 
     def finish_save(self, pending: PendingSave) -> SaveResult:
@@ -290,32 +298,43 @@ class PendingSave:
         point: tuple,
         reviewed: np.ndarray | None = None,
         marks: Marks | None = None,
+        expect: Fingerprint | None = None,
     ) -> None:
         self.target, self.format, self.moved = target, fmt, moved
         self.corpus, self._spans, self.point = corpus, spans, point
         self.reviewed = reviewed  # the review states of that moment (None: none written)
         self.marks = marks  # the notes and flags of that moment (app.review.Marks; None: none)
+        self.expect = expect  # what the file must still hold (None: not checked here)
         self.disk: Fingerprint | None = None
         self.base: list = []
         self.error: BaseException | None = None
 
-    def run(self) -> None:
+    def run(self, pace: Pacer | None = None) -> None:
+        """Write the snapshot (and fingerprint the file). ``pace``: a background save's
+        :class:`~.pacing.Pacer`, called as it goes, so that the window's thread has the
+        interpreter when it needs it; None (a save on the calling thread) writes flat out."""
         # the copy of every sentence would set off the cyclic garbage collector, whose full
         # passes over a large corpus hold the interpreter lock (and the window) for hundreds of
         # ms: paused while writing (the copies are freed by reference counting after)
+        if self.expect is not None:
+            state = check(self.expect)  # hashes the file when it was touched
+            if not state.same:
+                self.error = DiskChanged(self.target, state)
+                return
         collecting = gc.isenabled()
         gc.disable()
         try:
-            frozen = keepboth.frozen(self.corpus, self._spans)
+            frozen = keepboth.frozen(self.corpus, self._spans, pace)
             try:
-                if self.reviewed is None:
-                    write_corpus(frozen, self.target, self.format)
-                else:  # review states: in the file (JSONL) or in its sidecar
-                    save_with_review(
-                        frozen, self.reviewed, self.target, self.format, marks=self.marks
-                    )
+                with paced(pace):
+                    if self.reviewed is None:
+                        write_corpus(frozen, self.target, self.format)
+                    else:  # review states: in the file (JSONL) or in its sidecar
+                        save_with_review(
+                            frozen, self.reviewed, self.target, self.format, marks=self.marks
+                        )
             finally:
-                keepboth.release(frozen)
+                keepboth.release(frozen, pace)
             self.disk = fingerprint(self.target)
             self.base = self._spans
         except Exception as exc:

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import codecs
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -350,6 +352,31 @@ def corpus_events(corpus: Corpus, lossless: bool) -> Iterator[tuple[str, object]
                 yield "line", item
 
 
+_pacing = threading.local()  # .pace: what this thread's writes call every PACE_LINES lines
+PACE_LINES = 256
+
+
+@contextmanager
+def paced(pace: Callable[[], None] | None) -> Iterator[None]:
+    """Within it, this thread's :func:`write_lines` (every column format and JSONL) calls
+    ``pace()`` every :data:`PACE_LINES` lines: a background save lets the window's thread have
+    the interpreter (:class:`nerstudio.app.pacing.Pacer`); None: no pacing."""
+    before = getattr(_pacing, "pace", None)
+    _pacing.pace = pace
+    try:
+        yield
+    finally:
+        _pacing.pace = before
+
+
+def pace_point() -> None:
+    """Call this thread's pace (see :func:`paced`), if any: for a long loop of a save outside
+    :func:`write_lines`."""
+    pace: Callable[[], None] | None = getattr(_pacing, "pace", None)
+    if pace is not None:
+        pace()
+
+
 def write_lines(
     path: StrPath,
     lines: Iterable[str],
@@ -362,6 +389,7 @@ def write_lines(
     if codecs.lookup(encoding).name == "utf-8-sig":
         encoding = "utf-8"  # ``bom`` alone decides whether the file starts with one
     utf8 = codecs.lookup(encoding).name == "utf-8"
+    pace: Callable[[], None] | None = getattr(_pacing, "pace", None)
     with atomic_open(path, encoding=encoding) as f:
         prev = None
         n = 0  # number of the line held in prev
@@ -376,6 +404,8 @@ def write_lines(
                     f.write("\ufeff")
                 prev = line
                 n += 1
+                if pace is not None and not n % PACE_LINES:
+                    pace()
             if prev is not None:
                 last = final_newline() if callable(final_newline) else final_newline
                 f.write(prev + (newline if last else ""))

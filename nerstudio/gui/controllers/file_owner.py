@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from ...app import keepboth
 from ...app.autosave import restore
 from ...app.document import ChangeKind
+from ...app.pacing import Pacer
 from ...app.saving import CorpusFile, DiskChanged, Locked, same_path
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
@@ -199,7 +200,7 @@ class FileOwner(QObject):
             return False
         if wait or self.file.n_tokens < self.background_tokens:
             pending.run()
-            return self._saved(pending)
+            return self._saved(pending, wait)
         self._pending = pending
         self.ctx.status(f"Saving {pending.target}…", 0)
         self._thread = threading.Thread(target=self._write, args=(pending,), name="nerstudio-save")
@@ -207,29 +208,32 @@ class FileOwner(QObject):
         return True
 
     def _write(self, pending) -> None:  # in the save thread
-        pending.run()
+        pending.run(Pacer())  # the window's thread keeps the interpreter when it needs it
         self._written.emit(pending)
 
     def _on_written(self, pending) -> None:
         if pending is self._pending:  # not already finished by wait_save
-            self.wait_save()
+            self.wait_save(wait=False)
 
-    def wait_save(self) -> None:
-        """Finish a background save (before closing, quitting, or another save)."""
+    def wait_save(self, wait: bool = True) -> None:
+        """Finish a background save (before closing, quitting, or another save); ``wait``: a
+        save that follows (the file had changed on disk) is written before this returns."""
         pending, self._pending = self._pending, None
         if pending is None:
             return
         self._thread.join()
         self._thread = None
-        self._saved(pending)
+        self._saved(pending, wait)
 
     @property
     def saving(self) -> bool:
         return self._pending is not None
 
-    def _saved(self, pending) -> bool:
+    def _saved(self, pending, wait: bool = False) -> bool:
         try:
             res = self.file.finish_save(pending)
+        except DiskChanged as exc:  # found by the write, which wrote nothing
+            return self.resolve(exc.state, saving=True, wait=wait)
         except (NerstudioError, OSError) as exc:
             self.ctx.dialogs.critical("Cannot save corpus", str(exc))
             return False
