@@ -120,9 +120,9 @@ def simulate(args, loop: bool, reranker=None) -> tuple[list, list[float], float]
         batch = most_uncertain(doc, args.batch_size)
         if not batch:
             break
-        for k in batch:
-            if doc.set_spans(k, gold[k], "correct") is None:
-                doc.set_reviewed([k])
+        for k in batch:  # corrected, then left (or accepted as it is): reviewed
+            doc.set_spans(k, gold[k], "correct")
+            doc.set_reviewed([k])
         if loop and b + 1 < args.batches:
             rnd = snapshot(doc)
             if learner.due(rnd):

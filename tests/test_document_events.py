@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nerstudio.app.document import Change, ChangeKind, Document, Run
+from nerstudio.app.document import Change, ChangeKind, Document, Origin, Run
 from nerstudio.corpus.model import Corpus, Sentence, Span
 
 
@@ -31,7 +31,8 @@ def _doc() -> Document:
 def test_every_change_carries_a_change_kind_and_a_string_comparison_fails_loudly():
     d, seen = _doc(), []
     d.subscribe(seen.append)
-    d.set_spans(2, [Span(0, 1, "MISC")])  # unreviewed: a review change, then the gold
+    d.set_spans(2, [Span(0, 1, "MISC")])  # the gold only: an edit does not review
+    d.set_reviewed([2])
     d.set_note(0, "check")
     d.set_flag(0, True)
     d.mark_saved()
@@ -40,8 +41,8 @@ def test_every_change_carries_a_change_kind_and_a_string_comparison_fails_loudly
     d.record_run(Run(None, 0, 1.0, {}))
     kinds = [ch.kind for ch in seen]
     assert kinds == [
-        ChangeKind.REVIEW,
         ChangeKind.GOLD,
+        ChangeKind.REVIEW,
         ChangeKind.MARKS,
         ChangeKind.MARKS,
         ChangeKind.SAVED,
@@ -49,7 +50,11 @@ def test_every_change_carries_a_change_kind_and_a_string_comparison_fails_loudly
         ChangeKind.MODEL_FILE,
         ChangeKind.RUN,
     ]
-    assert seen[1].sentences == (2,) and seen[6].text == "/tmp/m.npz"
+    assert seen[0].sentences == (2,) and seen[6].text == "/tmp/m.npz"
+    # who made each: the annotator's edits and marks; the application's save, model, run
+    assert [ch.origin for ch in seen] == [Origin.USER] * 4 + [Origin.APP] * 4
+    d.undo()
+    assert seen[-1].kind is ChangeKind.MARKS and seen[-1].origin is Origin.HISTORY
     assert d.model_path == "/tmp/m.npz"
     assert [ch.revision for ch in seen] == list(range(seen[0].revision, d.revision + 1))
     with pytest.raises(TypeError, match="ChangeKind"):
@@ -135,7 +140,7 @@ def test_a_failing_listener_is_logged_and_the_others_still_hear(listener_failure
 
     d.subscribe(broken)
     d.subscribe(heard.append)
-    d.set_spans(0, [Span(1, 2, "MISC")])
+    d.set_many({0: [Span(1, 2, "MISC")]}, "label", reviewed=True)
     assert [ch.kind for ch in heard] == [ChangeKind.REVIEW, ChangeKind.GOLD]
     # the change itself is whole: spans, review state and the undo step
     assert d.spans(0) == [Span(1, 2, "MISC")] and d.reviewed[0] and d.history.count() == 1

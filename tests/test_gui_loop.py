@@ -57,7 +57,8 @@ def test_learn_from_corrections_rounds(window, qtbot, gold):
     assert lc.learner.rounds == 1 and not lc.learner.learned
     # the annotator corrects five sentences: a round trains and re-predicts the others
     for k in range(5):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     _idle(w, qtbot)
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
     _idle(w, qtbot)
@@ -142,7 +143,8 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     k = next(k for k in range(len(doc.corpus)) if ix.row_of[k] >= 0 and top[ix.row_of[k]] > 0)
     assert doc.spans(k) == sorted(doc.nbest.spans(ix.row_of[k], int(top[ix.row_of[k]])))
     for k in range(5):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
     _idle(w, qtbot)
     learned = lc.learner.reranker
@@ -162,7 +164,8 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     monkeypatch.setattr(loop_rerank, "warm_start", held)
     before = [doc.spans(k) for k in range(len(doc.corpus))]
     for k in range(5, 10):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     qtbot.waitUntil(started.is_set, timeout=60000)
     w.jobs.cancel()
     go.set()

@@ -46,7 +46,7 @@ def test_batch_scores_follow_the_review_log():
         if gold[3] and gold[3][0].start > 0
         else [Span(0, 1, "MISC")],
     )
-    doc.set_reviewed([5])
+    doc.set_reviewed([3, 5])  # 3 edited, then accepted: its suggestion is what it held before
     (b,) = loop.batch_scores(doc, 50)
     assert b.sentences == 2  # suggestions were empty: every kept entity is an addition
     assert b.edits == len(doc.spans(3)) + len(doc.spans(5)) == b.added
@@ -61,17 +61,22 @@ def test_a_round_never_touches_reviewed_or_edited_sentences():
     learner.adopt(first)
     assert any(doc.spans(k) for k in range(len(doc.corpus)))
     for k in range(10):  # reviewed: set to gold
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     rnd = loop.snapshot(doc)
     assert not learner.due(rnd)  # 10 of every 1000: no training
     res = learner.run(rnd, train=True)  # train anyway: a different model
     assert res.trained and res.tagger is not tagger and set(res.suggestions).isdisjoint(range(10))
-    doc.set_spans(20, [Span(0, 1, "PER")])  # edited while the round ran (and so reviewed)
+    doc.set_spans(20, [Span(0, 1, "PER")])  # edited while the round ran (not reviewed yet)
     doc.set_many({21: [Span(0, 1, "LOC")]}, "another edit")  # not reviewed, but changed meanwhile
     before = {k: doc.spans(k) for k in range(len(doc.corpus))}
     steps = doc.history.count()
-    changed = loop.apply(doc, res)
+    applied = loop.apply(doc, res)
+    changed = list(applied.changed)
     assert doc.history.count() == steps + (1 if changed else 0)  # one undoable edit
+    # predicted: every sentence of the round's suggestions neither reviewed nor edited since
+    assert set(applied.predicted) == set(res.suggestions) - {20, 21}
+    assert set(changed) <= set(applied.predicted) and len(changed) < len(applied.predicted)
     assert all(doc.spans(k) == before[k] for k in list(range(10)) + [20, 21])
     assert not set(changed) & (set(range(10)) | {20, 21})
     assert all(doc.spans(k) == res.suggestions[k] for k in changed)
@@ -90,9 +95,11 @@ def test_maxent_trains_every_n_sentences_warm_and_saves_a_loadable_model(tmp_pat
     seed = read_corpus(str(DEMO_DIR / "train.conll")).sentences[:100]
     learner = loop.OnlineLearner(tagger, seed, every=20)
     for k in range(19):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     assert not learner.due(loop.snapshot(doc))
-    doc.set_spans(19, gold[19]) or doc.set_reviewed([19])
+    doc.set_spans(19, gold[19])
+    doc.set_reviewed([19])
     rnd = loop.snapshot(doc)
     assert learner.due(rnd) and len(rnd.train) == 20
     res = learner.run(rnd)
@@ -120,7 +127,8 @@ def test_a_bilou_tagger_is_retrained_with_its_alphabet():
     tagger = MaxEntTagger(features="paper", cutoff=1, max_iter=30, alphabet="bilou").fit(seed)
     learner = loop.OnlineLearner(tagger, seed, every=5)
     for k in range(5):
-        doc.set_spans(k, gold[k]) or doc.set_reviewed([k])
+        doc.set_spans(k, gold[k])
+        doc.set_reviewed([k])
     res = learner.run(loop.snapshot(doc))
     assert res.trained
     learner.adopt(res)
@@ -148,6 +156,8 @@ def test_perceptron_learner_updates_per_sentence():
     assert learner.online
     k = next(k for k in range(len(gold)) if gold[k])
     doc.set_spans(k, gold[k])
+    assert not learner.due(loop.snapshot(doc))  # still being corrected: not reviewed yet
+    doc.set_reviewed([k])
     rnd = loop.snapshot(doc)
     assert learner.due(rnd)  # one sentence is enough
     before = copy.deepcopy(tagger.weights_)

@@ -51,16 +51,18 @@ def _doc(corpus) -> Document:
     return d
 
 
-def test_edits_and_acceptance_make_sentences_reviewed_and_undo_takes_it_back():
+def test_acceptance_makes_sentences_reviewed_an_edit_does_not_and_undo_takes_it_back():
     d = _doc(_corpus())
     assert not d.reviewed.any()
     d.set_spans(1, [Span(0, 1, "PER")])
-    assert d.reviewed.tolist() == [False, True, False, False, False]
-    assert d.review_log == ((1, (Span(0, 2, "PER"),)),)  # the suggestion it held
+    d.set_spans(1, [Span(0, 1, "ORG")])
+    assert not d.reviewed.any() and not d.review_log  # still being corrected
+    assert d.set_reviewed([3, 1]) == [3, 1]
+    assert d.reviewed.tolist() == [False, True, False, True, False]
+    # the suggestion each held before the annotator's edits
+    assert d.review_log == ((3, ()), (1, (Span(0, 2, "PER"),)))
     d.set_spans(1, [])  # a reviewed sentence edited again: logged once
-    assert len(d.review_log) == 1
-    assert d.set_reviewed([3, 1]) == [3]
-    assert d.reviewed.tolist() == [False, True, False, True, False] and d.review_log[-1] == (3, ())
+    assert len(d.review_log) == 2
     d.set_many({0: [], 2: []}, "pre-annotation")  # a model's edit: not reviewed
     assert not d.reviewed[[0, 2]].any()
     d.set_many({4: []}, "label all", reviewed=True)
@@ -70,8 +72,9 @@ def test_edits_and_acceptance_make_sentences_reviewed_and_undo_takes_it_back():
     d.undo()  # the label-all step
     assert not d.reviewed[4] and d.is_dirty()
     d.undo()  # pre-annotation
+    d.undo()  # the edit of 1
     d.undo()  # the acceptance
-    assert not d.reviewed[3] and [k for k, _ in d.review_log] == [1]
+    assert not d.reviewed[[1, 3]].any() and not d.review_log
     d.redo()
     assert d.reviewed[3]
     assert d.set_reviewed([3], False) == [3] and not d.reviewed[3]
@@ -83,7 +86,7 @@ def test_review_states_survive_save_and_reload(tmp_path, fmt):
         pytest.skip("spaCy DocBin needs the spacy extra, not installed")
     d = _doc(_corpus())
     d.set_spans(1, [Span(0, 2, "PER"), Span(2, 3, "MISC")])
-    d.set_reviewed([4])
+    d.set_reviewed([1, 4])
     path = tmp_path / WRITABLE[fmt]
     if fmt == "brat":
         path.mkdir()  # one .txt/.ann pair per document

@@ -12,10 +12,13 @@ read-only (assigning raises AttributeError); every span it takes passes one chec
 its last gold change, so every derived number (candidate quality counts, flags, type masks) is
 brought up to date lazily from :meth:`~Document.changed_since` — nothing is invalidated by hand.
 Each sentence also has a review state (:attr:`~Document.reviewed`: pre-annotated or reviewed,
-read from the corpus's file by :mod:`~nerstudio.app.review`): the annotator's edit
-(:meth:`~Document.set_spans`) or acceptance (:meth:`~Document.set_reviewed`) makes it reviewed,
-in the same undoable step, and :attr:`~Document.review_log` records what the sentence held then
-(the suggestion the annotation loop measures the model by). The annotator's notes and flags on
+read from the corpus's file by :mod:`~nerstudio.app.review`): the annotator's acceptance
+(:meth:`~Document.set_reviewed`) makes it reviewed, and so does leaving it after editing it
+(:meth:`~Document.review_on_leave`, see :mod:`~nerstudio.app.visit`) — an edit alone does not,
+so nothing learns from a sentence while it is being corrected — and
+:attr:`~Document.review_log` records what the sentence held before the annotator's edits (the
+suggestion the annotation loop measures the model by). Every change says who made it
+(:class:`~nerstudio.app.events.Origin`): the annotator, an undo or redo, or the application. The annotator's notes and flags on
 sentences (:attr:`~Document.notes`, :attr:`~Document.flagged`, read and saved with the review
 states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note` and
 :meth:`~Document.set_flag`, undoable steps like the edits. No Qt here.
@@ -35,7 +38,7 @@ import numpy as np
 from ..corpus.model import Corpus, Span
 from ..nbest import NBestList
 from .attachments import FileStamp, KTCandidates, NBestIndex, Scored, list_documents
-from .events import Change, ChangeKind, notify
+from .events import Change, ChangeKind, Origin, notify
 from .flags import sentence_flags
 from .guards import ReadOnly, checked_spans, frozen, write
 from .history import History, SetSpans
@@ -43,7 +46,7 @@ from .history import History, SetSpans
 if TYPE_CHECKING:
     from .review import Marks
 
-__all__ = ["Change", "ChangeKind", "Document", "Run", "checked_spans", "type_masks_of"]
+__all__ = ["Change", "ChangeKind", "Document", "Origin", "Run", "checked_spans", "type_masks_of"]
 
 
 @dataclass
@@ -116,6 +119,9 @@ class Document:
         self._runs: list[Run] = []
         self._reviewed = frozen(np.zeros(0, dtype=bool))
         self._review_log: list[tuple[int, tuple[Span, ...]]] = []
+        # per sentence not reviewed that the annotator edited: what it held before (the
+        # suggestion the review log records when it becomes reviewed)
+        self._suggested: dict[int, tuple[Span, ...]] = {}
         self._notes: dict[int, str] = {}  # the annotator's note per sentence (never empty)
         self._flagged = frozen(np.zeros(0, dtype=bool))
 
@@ -146,9 +152,13 @@ class Document:
         self._kt: KTCandidates | None = None
 
     # -- listeners ------------------------------------------------------------------------
-    def subscribe(self, fn: Callable[[Change], None]) -> Callable[[], None]:
-        """Call ``fn(change)`` after every change; returns a function that unsubscribes."""
-        self._listeners.append(fn)
+    def subscribe(self, fn: Callable[[Change], None], first: bool = False) -> Callable[[], None]:
+        """Call ``fn(change)`` after every change (``first``: before the listeners there are,
+        e.g. state the views' reactions read); returns a function that unsubscribes."""
+        if first:
+            self._listeners.insert(0, fn)
+        else:
+            self._listeners.append(fn)
 
         def unsubscribe() -> None:
             if fn in self._listeners:
@@ -156,9 +166,15 @@ class Document:
 
         return unsubscribe
 
-    def _emit(self, kind: ChangeKind, sentences: Iterable[int] = (), text: str = "") -> Change:
+    def _emit(
+        self,
+        kind: ChangeKind,
+        sentences: Iterable[int] = (),
+        text: str = "",
+        origin: Origin = Origin.APP,
+    ) -> Change:
         self._revision += 1
-        ch = Change(kind, self._revision, tuple(sentences), text)
+        ch = Change(kind, self._revision, tuple(sentences), text, origin)
         notify(self._listeners, ch)
         return ch
 
@@ -189,7 +205,7 @@ class Document:
             raise ValueError(f"{len(states)} review states for {len(corpus)} sentences")
         if len(marks.flagged) != len(corpus):
             raise ValueError(f"{len(marks.flagged)} flags for {len(corpus)} sentences")
-        self._reviewed, self._review_log = frozen(states), []
+        self._reviewed, self._review_log, self._suggested = frozen(states), [], {}
         self._notes, self._flagged = dict(marks.notes), frozen(np.array(marks.flagged, bool))
         self._corpus = corpus
         self._disk = disk
@@ -212,21 +228,27 @@ class Document:
         return list(self._opened().sentences[k].spans)
 
     def set_spans(self, k: int, spans: Iterable[Span], text: str = "edit") -> list[Span] | None:
-        """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit:
-        the sentence becomes reviewed); returns the spans it had, or None when nothing changes."""
+        """Make ``spans`` the gold of sentence ``k`` as one undoable step (the annotator's edit;
+        the sentence's review state stays: see :meth:`review_on_leave`); returns the spans it
+        had, or None when nothing changes."""
         c = self._opened()
         new = checked_spans(c, k, spans)
         old = list(c.sentences[k].spans)
         if new == old:
             return None
-        self._history.push(SetSpans.one(k, old, new, text, () if self.reviewed[k] else (k,)))
+        self._history.push(SetSpans.one(k, old, new, text, origin=Origin.USER))
         return old
 
     def set_many(
-        self, edits: dict[int, list[Span]], text: str, reviewed: bool = False
+        self,
+        edits: dict[int, list[Span]],
+        text: str,
+        reviewed: bool = False,
+        origin: Origin = Origin.APP,
     ) -> list[int]:
-        """Several sentences' gold as one undoable step (a recovery, a pre-annotation); returns
-        those changed. ``reviewed``: the annotator's own edit, which makes them reviewed."""
+        """Several sentences' gold as one undoable step (a recovery, a pre-annotation, a model's
+        round; ``origin`` :attr:`Origin.USER` for the annotator's own, e.g. label all
+        occurrences); returns those changed. ``reviewed``: they become reviewed too."""
         if not edits:
             return []
         c = self._opened()
@@ -238,7 +260,7 @@ class Document:
         )
         if todo:
             reviews = tuple(k for k, _, _ in todo if not self._reviewed[k]) if reviewed else ()
-            self._history.push(SetSpans(todo, text, reviews))
+            self._history.push(SetSpans(todo, text, reviews, origin=origin))
         return [k for k, _, _ in todo]
 
     def set_reviewed(
@@ -252,8 +274,42 @@ class Document:
         )
         if todo:
             what = "accept" if value else "mark pre-annotated"
-            self._history.push(SetSpans((), text or f"{what} {len(todo)} sentence(s)", todo, value))
+            text = text or f"{what} {len(todo)} sentence(s)"
+            self._history.push(
+                SetSpans((), text, todo, value, origin=Origin.USER, suggested=self._before(todo))
+            )
         return list(todo)
+
+    def _before(self, ks: Iterable[int]) -> tuple[tuple[int, tuple[Span, ...]], ...]:
+        """What sentences ``ks`` held before the annotator's edits (those they edited)."""
+        return tuple((k, self._suggested[k]) for k in ks if k in self._suggested)
+
+    def review_on_leave(self, k: int) -> bool:
+        """The annotator leaves sentence ``k`` after editing it: it becomes reviewed (what it
+        held before their edits goes to :attr:`review_log`). One step, undone and redone with
+        the one before it when that is the annotator's edit of ``k`` (so one undo takes back
+        the last edit and the review). Returns whether it changed."""
+        k = self._sentence(k)
+        if self._reviewed[k]:
+            return False
+        last = self._history.last()
+        joined = (
+            last is not None
+            and last.origin is Origin.USER
+            and last.sentences == (k,)
+            and not last.reviews
+        )
+        self._history.push(
+            SetSpans(
+                (),
+                f"review sentence {k + 1}",
+                (k,),
+                origin=Origin.USER,
+                joined=joined,
+                suggested=self._before((k,)),
+            )
+        )
+        return True
 
     def marks(self) -> Marks:
         """The notes and flags now, as a :class:`~.review.Marks` copy (for a save)."""
@@ -270,7 +326,12 @@ class Document:
             return False
         what = "note on" if text else "remove the note of"
         self._history.push(
-            SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (text, old[1])),))
+            SetSpans(
+                (),
+                f"{what} sentence {k + 1}",
+                marks=((k, old, (text, old[1])),),
+                origin=Origin.USER,
+            )
         )
         return True
 
@@ -283,7 +344,12 @@ class Document:
             return False
         what = "flag" if value else "unflag"
         self._history.push(
-            SetSpans((), f"{what} sentence {k + 1}", marks=((k, old, (old[0], bool(value))),))
+            SetSpans(
+                (),
+                f"{what} sentence {k + 1}",
+                marks=((k, old, (old[0], bool(value))),),
+                origin=Origin.USER,
+            )
         )
         return True
 
@@ -316,6 +382,8 @@ class Document:
         reviews: tuple[int, ...] = (),
         value: bool = True,
         marks: dict | None = None,
+        origin: Origin = Origin.APP,
+        suggested: dict[int, tuple[Span, ...]] | None = None,
     ) -> None:
         """Put a history step in place (its spans were checked when the step was made)."""
         if marks:
@@ -325,23 +393,29 @@ class Document:
                 else:
                     self._notes.pop(k, None)
                 write(self._flagged, k, flag)
-            self._emit(ChangeKind.MARKS, sorted(marks), text)
-        if value:  # the suggestions: what the sentences hold before this step's spans
-            c = self._opened()
-            self._review_log.extend((k, tuple(c.sentences[k].spans)) for k in reviews)
+            self._emit(ChangeKind.MARKS, sorted(marks), text, origin)
+        if value:  # the suggestions: what the sentences held before the annotator's edits
+            c, given = self._opened(), suggested or {}
+            self._review_log.extend((k, given.get(k, tuple(c.sentences[k].spans))) for k in reviews)
+            for k in reviews:
+                self._suggested.pop(k, None)
         else:
             gone = set(reviews)
             self._review_log = [e for e in self._review_log if e[0] not in gone]
         if reviews:  # first, so that the listeners of the gold change see the new states
             write(self._reviewed, list(reviews), value)
-            self._emit(ChangeKind.REVIEW, sorted(reviews), text)
+            self._emit(ChangeKind.REVIEW, sorted(reviews), text, origin)
         if spans:
             c = self._opened()
             for k, sp in spans.items():
+                if origin is Origin.APP:  # a new suggestion
+                    self._suggested.pop(k, None)
+                elif origin is Origin.USER and not self._reviewed[k]:
+                    self._suggested.setdefault(k, tuple(c.sentences[k].spans))
                 c.sentences[k].spans = list(sp)
                 self._sentence_rev[k] = self.revision + 1
             self._gold_revision = self.revision + 1
-            self._emit(ChangeKind.GOLD, sorted(spans), text)
+            self._emit(ChangeKind.GOLD, sorted(spans), text, origin)
 
     def changed_since(self, revision: int) -> np.ndarray:
         """Sentences whose gold changed after ``revision``."""

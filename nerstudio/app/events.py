@@ -3,7 +3,10 @@ reaches every listener even when one of them fails.
 
 :class:`~nerstudio.app.document.Document` emits one :class:`Change` per change of its state;
 :class:`ChangeKind` names every kind (what each carries is written beside it), so a listener
-compares members, never strings. :func:`notify` calls the listeners in order: one that raises
+compares members, never strings; :class:`Origin` says who made the change — the annotator, the
+annotator undoing or redoing a step, or the application by itself (a model in the loop, a job
+that finished, a reload) — so that a view moves to a changed sentence only for the user's own
+action, never for what the application does in the background. :func:`notify` calls the listeners in order: one that raises
 is logged with its name and traceback (:mod:`nerstudio.logs`) and the others, and the change
 itself, go on. No Qt here (the window relays the changes as a Qt signal).
 """
@@ -62,15 +65,35 @@ class ChangeKind(Enum):
     __hash__ = Enum.__hash__
 
 
+class Origin(Enum):
+    """Who made a :class:`Change`."""
+
+    #: the annotator's own edit, mark or acceptance (at the sentence they are on, or one they
+    #: chose, e.g. label all occurrences)
+    USER = "user"
+    #: the annotator undid or redid a step (whoever made the step): the view may go there
+    HISTORY = "history"
+    #: the application by itself: a model in the loop, a background job's result, a reload, a
+    #: recovery, a save; nothing the user is looking at or typing into may move for it
+    APP = "app"
+
+    @property
+    def by_user(self) -> bool:
+        """The user's own action (an edit or an undo / redo), which may move the view."""
+        return self is not Origin.APP
+
+
 @dataclass(frozen=True)
 class Change:
     """One change of the document: its ``kind`` (see :class:`ChangeKind` for what each carries),
-    the document's ``revision`` after it, the ``sentences`` it concerns and a ``text``."""
+    the document's ``revision`` after it, the ``sentences`` it concerns, a ``text`` and its
+    ``origin`` (:class:`Origin`)."""
 
     kind: ChangeKind
     revision: int
     sentences: tuple[int, ...] = ()
     text: str = ""
+    origin: Origin = Origin.APP
 
 
 def notify(listeners: Iterable[Callable[[Change], None]], change: Change) -> None:

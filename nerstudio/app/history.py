@@ -3,7 +3,8 @@
 Every gold edit (label, clear, resize, split, merge, accept a candidate, a recovery) replaces the
 spans of one or more sentences, so one command class keeps the spans before and after (and
 which sentences the step marks reviewed or pre-annotated, see ``Document.reviewed``, and the
-notes and flags it changes, ``Document.notes``). The
+notes and flags it changes, ``Document.notes``), and who made it (an
+:class:`~nerstudio.app.events.Origin`: an undo or a redo is always the user's). The
 history applies commands to the :class:`~nerstudio.app.document.Document` (never to a window),
 remembers which position is the saved state ("clean"), and forgets the redo branch when a new
 edit is made after an undo.
@@ -15,19 +16,27 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..corpus.model import Span
+from .events import Origin
 
 
 @dataclass(frozen=True)
 class SetSpans:
     """Replace the gold spans of sentences: ``edits`` is ``((k, old, new), ...)``; ``reviews``:
     sentences whose review state the step sets to ``review_value`` (undo sets the other);
-    ``marks``: ``((k, (old note, old flag), (new note, new flag)), ...)``."""
+    ``marks``: ``((k, (old note, old flag), (new note, new flag)), ...)``; ``origin``: who made
+    the step; ``joined``: undone and redone together with the step before it (a sentence
+    becoming reviewed as the annotator leaves it, after their edit of it); ``suggested``:
+    ``((k, spans), ...)``, what a sentence of ``reviews`` held before the annotator's edits (the
+    review log's suggestion; default: what it holds as the step is done)."""
 
     edits: tuple[tuple[int, tuple[Span, ...], tuple[Span, ...]], ...]
     text: str
     reviews: tuple[int, ...] = ()
     review_value: bool = True
     marks: tuple[tuple[int, tuple[str, bool], tuple[str, bool]], ...] = ()
+    origin: Origin = Origin.APP
+    joined: bool = False
+    suggested: tuple[tuple[int, tuple[Span, ...]], ...] = ()
 
     @classmethod
     def one(
@@ -37,21 +46,29 @@ class SetSpans:
         new: Iterable[Span],
         text: str,
         reviews: tuple[int, ...] = (),
+        origin: Origin = Origin.APP,
     ) -> SetSpans:
-        return cls(((k, tuple(old), tuple(new)),), text, reviews)
+        return cls(((k, tuple(old), tuple(new)),), text, reviews, origin=origin)
 
     @property
     def sentences(self) -> tuple[int, ...]:
         return tuple(k for k, _, _ in self.edits)
 
 
+#: ``apply(k_to_spans, text, reviews, value, k_to_mark, origin, k_to_suggestion)``
+Apply = Callable[
+    [dict[int, list[Span]], str, tuple[int, ...], bool, dict, Origin, dict[int, tuple[Span, ...]]],
+    None,
+]
+
+
 class History:
     """Undo / redo over :class:`SetSpans` commands; ``apply(k_to_spans, text, reviews, value,
-    k_to_mark)`` puts spans, review states, notes and flags in place (the document's own method)."""
+    k_to_mark, origin, k_to_suggestion)`` puts spans, review states, notes and flags in place
+    (the document's own method). A step marked ``joined`` is undone and redone with the one
+    before it."""
 
-    def __init__(
-        self, apply: Callable[[dict[int, list[Span]], str, tuple[int, ...], bool, dict], None]
-    ):
+    def __init__(self, apply: Apply):
         self._apply = apply
         self.commands: list[SetSpans] = []
         self.index = 0  # commands[:index] are done
@@ -95,6 +112,10 @@ class History:
     def redo_text(self) -> str:
         return self.commands[self.index].text if self.can_redo() else ""
 
+    def last(self) -> SetSpans | None:
+        """The step an undo would undo (None: none)."""
+        return self.commands[self.index - 1] if self.can_undo() else None
+
     def push(self, cmd: SetSpans) -> None:
         """Do ``cmd`` and make it the last step (the redo branch is dropped)."""
         if self.clean_index is not None and self.clean_index > self.index:
@@ -102,15 +123,22 @@ class History:
         del self.commands[self.index :]
         self.commands.append(cmd)
         self.index += 1
+        self._do(cmd, cmd.origin)
+
+    def _do(self, cmd: SetSpans, origin: Origin) -> None:
         self._apply(
             {k: list(new) for k, _, new in cmd.edits},
             cmd.text,
             cmd.reviews,
             cmd.review_value,
             {k: new for k, _, new in cmd.marks},
+            origin,
+            dict(cmd.suggested),
         )
 
     def undo(self) -> SetSpans | None:
+        """Undo the last step (and the one before when it is ``joined`` to it); returns the
+        first one undone."""
         if not self.can_undo():
             return None
         self.index -= 1
@@ -121,19 +149,21 @@ class History:
             cmd.reviews,
             not cmd.review_value,
             {k: old for k, old, _ in cmd.marks},
+            Origin.HISTORY,
+            {},
         )
+        if cmd.joined:
+            self.undo()
         return cmd
 
     def redo(self) -> SetSpans | None:
+        """Redo the next step (and the one after when that one is ``joined`` to it); returns
+        the first one redone."""
         if not self.can_redo():
             return None
         cmd = self.commands[self.index]
         self.index += 1
-        self._apply(
-            {k: list(new) for k, _, new in cmd.edits},
-            cmd.text,
-            cmd.reviews,
-            cmd.review_value,
-            {k: new for k, _, new in cmd.marks},
-        )
+        self._do(cmd, Origin.HISTORY)
+        if self.can_redo() and self.commands[self.index].joined:
+            self.redo()
         return cmd

@@ -18,8 +18,9 @@ a worker thread while the annotator goes on: :func:`snapshot` (main thread: the 
 sentences' gold, copied, and the document's revision), :meth:`OnlineLearner.run` (worker: learn,
 then decode every non-empty sentence: the ``n``-best lists, whose top candidates are the new
 suggestions and whose scores give the uncertainty order), :func:`apply` (main thread: one
-``Document.set_many`` edit of the sentences neither reviewed nor edited since the snapshot —
-never the annotator's work — and the new N-best list attached; then
+``Document.set_many`` edit of the sentences neither reviewed nor edited since the snapshot nor
+the one the annotator is on — never the annotator's work, and an edit of the application's, for
+which no view moves — and the new N-best list attached; then
 :meth:`OnlineLearner.adopt` makes the round's tagger the current one). A cancelled round changes
 nothing. :meth:`OnlineLearner.save` writes the current model as a model folder that
 ``nerstudio.load`` and the pre-annotation read.
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,7 @@ from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
 from . import loop_rerank
 from .attachments import Scored, index_nbest
+from .events import Origin
 from .preannotate import PLACEHOLDER
 
 if TYPE_CHECKING:  # the learners (and scipy, numba) load with the first round, not the window
@@ -336,16 +338,36 @@ def decode(
     return NBestList.concatenate(parts)
 
 
-def apply(document: Document, result: RoundResult, text: str = "model in the loop") -> list[int]:
+@dataclass(frozen=True)
+class Applied:
+    """What :func:`apply` did: the sentences it predicted (given the round's suggestion) and,
+    of those, the ones whose entities changed."""
+
+    predicted: tuple[int, ...]
+    changed: tuple[int, ...]
+
+    def summary(self) -> str:
+        """``Predicted N sentence(s), M changed``."""
+        return f"Predicted {len(self.predicted):,} sentence(s), {len(self.changed):,} changed"
+
+
+def apply(
+    document: Document,
+    result: RoundResult,
+    text: str = "model in the loop",
+    keep: Iterable[int] = (),
+) -> Applied:
     """Put a round's suggestions in place (one undoable edit of the sentences neither reviewed
-    nor edited since the snapshot) and attach its N-best list; returns the sentences changed."""
-    edited = set(document.changed_since(result.revision).tolist())
+    nor edited since the snapshot, nor in ``keep``: the sentence the annotator is on, which is
+    theirs while they are on it) and attach its N-best list. The edit is the application's
+    (``Origin.APP``): no view moves for it."""
+    edited = set(document.changed_since(result.revision).tolist()) | set(keep)
     edits = {
         k: spans
         for k, spans in result.suggestions.items()
         if not document.reviewed[k] and k not in edited
     }
-    changed = document.set_many(edits, text)
+    changed = document.set_many(edits, text, origin=Origin.APP)
     index = index_nbest(document.opened(), result.nbest, revision=document.revision)
     document.attach_nbest(index, scored=result.scored)
-    return changed
+    return Applied(tuple(sorted(edits)), tuple(changed))

@@ -363,8 +363,14 @@ class AnnotationController(QObject):
             ch.kind is ChangeKind.CORPUS
         ):  # the first key after opening a file goes to the sentence (issue 23)
             QTimer.singleShot(0, self.focus_sentence_view)
-        if ch.kind is ChangeKind.GOLD and self.ctx.cursor.k not in ch.sentences and ch.sentences:
-            self.ctx.cursor.go(ch.sentences[0])  # undo / redo of an edit elsewhere goes back there
+        if (
+            ch.kind is ChangeKind.GOLD
+            and ch.origin.by_user
+            and ch.sentences
+            and self.ctx.cursor.k not in ch.sentences
+        ):  # undo / redo of an edit elsewhere goes back there; the application's edits (a model
+            # in the loop, a job, a reload) never move the view
+            self.ctx.cursor.go(ch.sentences[0])
         self._update_actions()
         self.dirtyChanged.emit(self.doc.is_dirty())
 

@@ -4,7 +4,8 @@ sentence header, the gold-entity table and the corpus summary.
 With an N-best list attached it also orders the sentences "most uncertain first" (by the
 tagger's top-candidate probability, its margin over the second, or — with a reranker's scores —
 the reranker overruling the tagger), keeps only the uncertain ones on request, shows the measure
-in a sortable column and goes to the next most uncertain sentence (F7). All of it derives from
+in a sortable column and goes to the next most uncertain sentence (F7, a walk through that
+queue which nothing reordering it makes skip a sentence: :mod:`nerstudio.app.walk`). All of it derives from
 the document's attached list and scores (:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`)
 and is recomputed when either changes.
 
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
+from ...app.walk import Walk
 from ...rerank.uncertainty import MEASURES
 from ..actions import make_action
 from ..models.corpus_model import CorpusTreeModel, status_text
@@ -65,6 +67,7 @@ class BrowserController(QObject):
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
         if ch.kind is ChangeKind.CORPUS:
+            self.walk.reset()
             self.v.uncertainty_bar.reset()
             self._descending = False
             self._set_corpus()
@@ -311,6 +314,7 @@ class BrowserController(QObject):
     # -- most uncertain first -------------------------------------------------------------
     def _init_uncertainty(self, window) -> None:
         self.uncertainty = DocumentUncertainty(self.doc)
+        self.walk = Walk()  # F7's way through the queue
         self._descending = False  # the column clicked twice: most certain first
         self._last_measure = "mass"
         bar = self.v.uncertainty_bar
@@ -463,9 +467,11 @@ class BrowserController(QObject):
         return mask
 
     def step_uncertain(self, delta: int = 1) -> None:
-        """Go to the next (``delta`` 1) or previous (-1) sentence in the most-uncertain-first
-        order of the browser's measure (top-candidate probability in corpus order), among the
-        sentences the filters show; from a sentence outside that order, to the most uncertain."""
+        """Go to the next (``delta`` 1) sentence of the review queue — the most-uncertain-first
+        order of the browser's measure (top-candidate probability in corpus order) among the
+        sentences the filters show — that this walk has not been through (:class:`~nerstudio.app.walk.Walk`:
+        a new order after a model's round, or the cursor moved, skips nothing), or back (-1) to
+        the one it went through before."""
         ranked = self.uncertainty.ranked(self.measure() or "mass")
         if ranked is None or not len(ranked):
             self.ctx.status(
@@ -476,17 +482,29 @@ class BrowserController(QObject):
         if not len(ranked):
             self.ctx.status("No sentence with candidates matches the filters", 4000)
             return
-        pos = np.flatnonzero(ranked == self.current_sentence_index())
-        j = int(pos[0]) + delta if len(pos) else (0 if delta > 0 else len(ranked) - 1)
-        if 0 <= j < len(ranked):
-            self.select_sentence(int(ranked[j]))
-        else:
+        k, key = self.current_sentence_index(), self._queue_key()
+        target = self.walk.next(ranked, k, key) if delta > 0 else self.walk.back(k, key)
+        if target is not None:
+            self.select_sentence(target)
+        elif delta > 0:
             self.ctx.status(
-                "No more uncertain sentences: this is the "
-                + ("least" if delta > 0 else "most")
-                + " uncertain one the filters show",
-                4000,
+                "No more uncertain sentences: every one the filters show was visited", 4000
             )
+        else:
+            self.ctx.status("This is the first sentence of the walk (F7)", 4000)
+
+    def _queue_key(self) -> tuple:
+        """What F7's queue is: its order and filters (another one starts a new walk)."""
+        v, only = self.v, self._only
+        return (
+            self.measure() or "mass",
+            self._descending,
+            v.status_filter.currentData(),
+            v.type_filter.currentData(),
+            v.search.text(),
+            v.uncertainty_bar.limit_value(),
+            None if only is None else only[1],
+        )
 
     # -- summary --------------------------------------------------------------------------
     @Slot(int)

@@ -3,12 +3,13 @@ N-best lists of a tagger opened on a corpus.
 
 With **Learn from corrections** on, a model (the sequence tagger or the tagger already open,
 else the bundled demo model with the demo corpus as its seed) follows the annotator
-(:mod:`nerstudio.app.loop`): every sentence they edit or accept (**Mark sentence reviewed**)
-becomes reviewed; when the model is due to learn (a perceptron: each new reviewed sentence; a
+(:mod:`nerstudio.app.loop`): every sentence they edit becomes reviewed as they leave it
+(:mod:`nerstudio.app.visit`), one they accept (**Mark sentence reviewed**) at once; when the
+model is due to learn (a perceptron: each new reviewed sentence; a
 max-ent tagger: every ``annotation/loopEvery`` of them, default 50) a round runs in the worker —
 cancellable with Shift+F5, never blocking the window — then re-predicts the sentences not
-reviewed yet as one undoable edit (never a reviewed sentence nor one edited while the round
-ran) and attaches its N-best list, so the browser's "most uncertain first" follows the new
+reviewed yet as one undoable edit (never a reviewed sentence, one edited while the round ran,
+nor the one the annotator is on; the view does not move for it) and attaches its N-best list, so the browser's "most uncertain first" follows the new
 model. Turning it on runs a first round that only predicts (after asking, since it replaces the
 entities of the sentences not reviewed). The **Model in the loop** tab (beside the gold entities) shows, per batch of
 reviewed sentences, the entity F of the suggestions the annotator found against what they kept
@@ -44,6 +45,7 @@ from PySide6.QtWidgets import (
 from ...app import loop
 from ...app.attachments import index_nbest
 from ...app.document import Change, ChangeKind
+from ...app.visit import Visit, reviewing
 from ...corpus.formats import read_corpus
 from ...demo import DEMO_CORPUS, DEMO_MODEL_DIR
 from ...numfmt import num
@@ -144,6 +146,10 @@ class LoopController(QObject):
         self._nbest_for = (
             None  # a tagger just opened, whose N-best lists are wanted once no job runs
         )
+        # the sentence the annotator is on: edited, it becomes reviewed as they leave it (while
+        # the loop is on or some sentence is reviewed)
+        self.visit = Visit(self.doc, lambda: self.learner is not None or reviewing(self.doc))
+        ctx.cursor.moved.connect(self.visit.enter)
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.idle.connect(self._on_idle)
         self._update()
@@ -314,14 +320,12 @@ class LoopController(QObject):
                 return  # another corpus, or the loop turned off meanwhile
             if res.reranker is not None and res.reranker is not doc.model:
                 doc.install_model(res.reranker)  # the reranker that learned is the window's
-            changed = loop.apply(doc, res, "model in the loop: re-predict")
+            # never the sentence the annotator is on: it is theirs until they leave it
+            applied = loop.apply(doc, res, "model in the loop: re-predict", (self.ctx.cursor.k,))
             learner.adopt(res)
-            self.last = (
-                f"Last round: {res.note + '; ' if res.note else ''}{len(changed):,} sentence(s) "
-                "re-predicted."
-            )
+            self.last = f"Last round: {res.note + '; ' if res.note else ''}{applied.summary()}."
             if not res.trained:
-                self.last = f"Predicted {len(changed):,} sentence(s); N-best lists attached."
+                self.last = f"{applied.summary()}; N-best lists attached."
             self.ctx.status(self.last, 8000)
             self._update()
 

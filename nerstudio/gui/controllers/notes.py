@@ -198,7 +198,7 @@ class NotesController(QObject):
             ):
                 self.find()  # saved as another file: its folder's guidelines
         elif ch.kind is ChangeKind.MARKS:
-            if ch.sentences and self.ctx.cursor.k not in ch.sentences:
+            if ch.origin.by_user and ch.sentences and self.ctx.cursor.k not in ch.sentences:
                 self.ctx.cursor.go(ch.sentences[0])  # an undo elsewhere goes back there
             self._show_current()
 

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Slot
 
 from ... import annotation as ann
 from ...app import occurrences as occ
-from ...app.document import Change, ChangeKind
+from ...app.document import Change, ChangeKind, Origin
 from ...app.types import document_types
 from ..actions import make_action
 from . import Context
@@ -122,7 +122,7 @@ class OccurrencesController(QObject):
             edits, rep = occ.label_edit(c.sentences, chosen, d.label())
             text = f"label {len(chosen)} × “{phrase}” as {d.label() or 'entity'}"
             summary = rep.text(d.label())
-        done = self.doc.set_many(edits, text)
+        done = self.doc.set_many(edits, text, origin=Origin.USER)  # the annotator's edit
         self.last = f"“{phrase}”: {summary}"
         self.ctx.status(self.last + (" in one edit (Ctrl+Z undoes it)" if done else ""), 10000)
         return done
