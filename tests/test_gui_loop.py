@@ -178,3 +178,88 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     pipe = nerstudio.load(tmp_path / "saved")
     assert np.array_equal(pipe.reranker.learner.w_, learned.learner.w_)
     assert w.files.unsaved_models() == []  # saved: quitting does not ask
+
+
+def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
+    window, qtbot, monkeypatch
+):
+    """The annotator types into a sentence while a round runs and after it ends: the round's
+    edit (the application's) moves neither the cursor, the browser's selection, the token
+    selection nor the focus, never changes that sentence, and every key lands there; the
+    sentence becomes reviewed when they leave it, not at the first key."""
+    import threading
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from nerstudio.app import loop
+    from nerstudio.corpus.model import Span
+
+    w, doc, lc = window, window.document, window.loop
+    w.activateWindow()
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    assert lc.learner.rounds == 1
+    # the next round waits in the worker until the test has typed its first keys
+    started, go = threading.Event(), threading.Event()
+    real = loop.OnlineLearner.run
+
+    def held(self, *args, **kwargs):
+        started.set()
+        go.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(loop.OnlineLearner, "run", held)
+    c = doc.corpus
+    k = next(k for k in range(20, len(c)) if len(c.sentences[k]) >= 4 and not doc.spans(k))
+    view = w.sentence_view
+    w.select_sentence(k)
+    view.setFocus()
+    letter = {lab: w.annotation.scheme.letter(lab) for lab in ("PER", "ORG")}
+    assert all(letter.values())
+    doc.set_reviewed(range(5))  # five sentences accepted elsewhere: the model is due
+    qtbot.waitUntil(started.is_set, timeout=60000)
+    view.select_tokens(0, 1)
+    qtbot.keyClicks(view, letter["PER"])  # typed while the round runs
+    assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
+    go.set()
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    # the round re-predicted other sentences, and left this one and the annotator where they were
+    assert lc.last.startswith("Last round:") and ", 0 changed" not in lc.last
+    assert "Predicted " in lc.last and " changed" in lc.last
+    assert doc.history.undo_text() == "model in the loop: re-predict"
+    assert w.current_sentence_index() == k and w.sentence_cursor.k == k
+    assert view.words() == c.sentences[k].words and view.selection() == (0, 1)
+    assert QApplication.focusWidget() is view
+    assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
+    view.select_tokens(2, 4)
+    qtbot.keyClicks(view, letter["ORG"])  # after the round: still this sentence
+    assert doc.spans(k) == [Span(0, 1, "PER"), Span(2, 4, "ORG")]
+    assert not doc.reviewed[k]  # still being corrected
+    w.select_sentence(k + 1)  # the annotator leaves it: reviewed, with what they typed
+    assert doc.reviewed[k] and doc.spans(k) == [Span(0, 1, "PER"), Span(2, 4, "ORG")]
+    assert doc.review_log[-1] == (k, ())  # the suggestion it held before their keys
+    # a sentence edited before a round's snapshot and not left: the round leaves it alone too
+    monkeypatch.setattr(loop.OnlineLearner, "run", real)
+    suggested = {}
+    real_apply = loop.apply
+
+    def spy(document, res, *args):
+        suggested.update(res.suggestions)
+        return real_apply(document, res, *args)
+
+    monkeypatch.setattr(loop, "apply", spy)
+    k2 = next(j for j in range(k + 1, len(c)) if doc.spans(j) and len(c.sentences[j]) >= 3)
+    w.select_sentence(k2)
+    view.select_tokens(0, len(c.sentences[k2]))
+    qtbot.keyClick(view, Qt.Key_Delete)
+    view.select_tokens(1, 2)
+    qtbot.keyClicks(view, letter["PER"])
+    mine = doc.spans(k2)
+    assert mine == [Span(1, 2, "PER")]
+    doc.set_reviewed(range(5, 10))
+    qtbot.waitUntil(lambda: lc.learner.rounds == 3, timeout=60000)
+    _idle(w, qtbot)
+    assert suggested[k2] != mine  # the round would have changed it
+    assert doc.spans(k2) == mine and w.sentence_cursor.k == k2 and not doc.reviewed[k2]
