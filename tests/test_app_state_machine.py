@@ -28,7 +28,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 from _changed_on_disk import CONLL
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
@@ -338,6 +338,14 @@ class AppMachine(RuleBasedStateMachine):
         self.m = Model(start, words, start)
         self.round: tuple[loop.Round, int, list[int], tuple[bool, ...]] | None = None
         self.rounds = 0
+        self._show_first()
+
+    def _show_first(self) -> None:
+        """A corpus (re)opened: the view shows its first sentence."""
+        assert self.w.visit is not None
+        self.w.visit.enter(0)
+        self.m.enter(0, self.w.loop_on)
+        self._settle()
 
     def _window(self) -> Window:
         w = Window(self.path, self.rec)
@@ -487,6 +495,7 @@ class AppMachine(RuleBasedStateMachine):
             self.round = None
             self.m.opened(State(tuple(theirs), self.m.disk.reviewed))
             self.m.disk = self.m.state
+            self._show_first()
         elif choice == "overwrite":
             self.w.file.save(overwrite=True)
             self.m.saved()
@@ -527,10 +536,14 @@ class AppMachine(RuleBasedStateMachine):
         self.reader.close()
         self.reader = None
 
-    @rule()
-    def crash(self) -> None:
-        """The window holding the file is killed. The second window (reloading first if the
-        file changed since it read it), or a new one, takes the lock over and recovers."""
+    @rule(autosaved=st.booleans(), another=st.booleans())
+    def crash(self, autosaved: bool, another: bool) -> None:
+        """The window holding the file is killed (``autosaved``: just after its autosave timer
+        fired). The second window (reloading first if the file changed since it read it), or a
+        new one, takes the lock over and recovers; ``another``: then one more window opens the
+        file (read-only: offered nothing, even while the recovered files are still on disk)."""
+        if autosaved:
+            self.autosave()
         lost = self.m.durable
         assert lost is not None
         self.w.crash()
@@ -544,7 +557,11 @@ class AppMachine(RuleBasedStateMachine):
         else:
             w = self._window()
         assert not w.file.read_only
-        for offer in w.saver.offers():
+        offers = w.saver.offers()
+        event(
+            f"recovery: {len(offers)} offer(s), {sum(len(o.edits or ()) for o in offers)} edit(s)"
+        )
+        for offer in offers:
             assert offer.edits is not None, offer.problem
             restore(w.doc, offer)
             w.saver.adopt(offer)
@@ -555,7 +572,9 @@ class AppMachine(RuleBasedStateMachine):
         )
         assert tuple(w.doc.reviewed.tolist()) == lost.reviewed, "the recovery lost reviews"
         self.m.opened(lost, steps=w.doc.history.count())
-        self._settle()
+        self._show_first()
+        if another:
+            self.open_second_window()
 
     # -- invariants ---------------------------------------------------------------------------
     @invariant()
@@ -571,7 +590,11 @@ class AppMachine(RuleBasedStateMachine):
     def the_cursor_moves_only_for_the_user(self) -> None:
         if not hasattr(self, "m"):
             return
-        assert self.w.visit is not None and self.w.visit.k == self.m.cursor
+        visit = self.w.visit
+        assert visit is not None
+        assert visit.k == self.m.cursor, (
+            f"the cursor is on sentence {visit.k}; the annotator put it on {self.m.cursor}"
+        )
 
     @invariant()
     def a_second_window_is_read_only_and_offered_nothing(self) -> None:
@@ -583,7 +606,7 @@ class AppMachine(RuleBasedStateMachine):
 
 
 AppMachine.TestCase.settings = settings(
-    max_examples=60,
+    max_examples=100,
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
