@@ -368,6 +368,7 @@ class AppMachine(RuleBasedStateMachine):
         self.w.settle()
         target, self.m.target = self.m.target, None
         if target is not None:
+            event("the view follows an undo or redo")
             self.m.enter(target, self.w.loop_on)
         if not self.m.dirty:
             self.m.durable = self.m.state
@@ -382,11 +383,22 @@ class AppMachine(RuleBasedStateMachine):
         self.m.push(self.m.with_spans({k: spans}), user=True)
         self._settle()
 
+    @precondition(lambda self: self.m.cursor >= 0)
+    @rule(data=st.data(), k=st.integers(0, 3))
+    def edit_and_go_on(self, data, k: int) -> None:
+        """The annotator's usual pace: correct the sentence, go to another one."""
+        self.edit_at_cursor(data)
+        self.move(k)
+
     @rule(k=st.integers(0, 3))
     def move(self, k: int) -> None:
         assert self.w.visit is not None
-        self.w.visit.enter(k)
+        reviewed = self.w.visit.enter(k)
+        following = k in self.m.undone
         self.m.enter(k, self.w.loop_on)
+        event(
+            f"move: {'reviews on leaving' if reviewed else 'follows an undo' if following else 'plain'}"
+        )
         self._settle()
 
     @rule(k=st.integers(0, 3), value=st.booleans())
@@ -399,6 +411,9 @@ class AppMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.m.index > self.m.floor)
     @rule()
     def undo(self) -> None:
+        event(
+            f"undo: {'an edit and its review' if self.m.steps[self.m.index - 1].joined else 'one step'}"
+        )
         self.w.doc.undo()
         self.m.undo()
         self._settle()
@@ -444,7 +459,9 @@ class AppMachine(RuleBasedStateMachine):
             and self.m.touched[k] == touched[k]
             and k != self.m.cursor
         }
+        n = self.m.index
         self.m.push(self.m.with_spans(edits), user=False)
+        event(f"round: changed {len(self.m.steps[n].edited) if self.m.index > n else 0}")
         self._settle()
 
     # -- files ------------------------------------------------------------------------------
@@ -511,6 +528,7 @@ class AppMachine(RuleBasedStateMachine):
                 if self.m.state.spans[j] == base[j] and theirs[j] != base[j]
             }
             assert sorted(plan.take) == sorted(take) and plan.mine == mine
+            event(f"keep both: {len(take)} theirs, {len(plan.conflicts)} conflict(s)")
             self.m.push(self.m.with_spans(take), user=False)
             if not mine:
                 self.m.clean = self.m.index
