@@ -430,7 +430,8 @@ def test_the_save_service_writes_the_review_states(corpus_file):
     from nerstudio.app import review
 
     doc, f = _open(corpus_file)
-    doc.set_spans(1, [Span(0, 2, "ORG")])  # an edit marks sentence 1 reviewed
+    doc.set_spans(1, [Span(0, 2, "ORG")])
+    doc.set_reviewed([1])  # the edited sentence left or accepted: reviewed
     pending = f.begin_save()
     doc.set_spans(2, [])  # after the snapshot: not in this save
     pending.run()

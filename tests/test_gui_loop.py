@@ -263,3 +263,47 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     _idle(w, qtbot)
     assert suggested[k2] != mine  # the round would have changed it
     assert doc.spans(k2) == mine and w.sentence_cursor.k == k2 and not doc.reviewed[k2]
+
+
+def test_marking_a_sentence_reviewed_under_the_not_reviewed_filter_keeps_the_view(window, qtbot):
+    """The annotator marks the shown sentence reviewed with the browser showing only the
+    sentences not reviewed: the round that follows, and its new N-best list filtering the
+    browser again, leave the view on that sentence."""
+    w, doc, lc = window, window.document, window.loop
+    v = w.views
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    doc.set_reviewed(range(4))
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)  # the round reorders the browser too
+    k = 30
+    w.select_sentence(k)
+    w.sentence_view.select_tokens(1, 2)
+    rounds = lc.learner.rounds
+    assert lc.act_review.isEnabled()
+    lc.act_review.trigger()  # the fifth: the model is due
+    assert doc.reviewed[k]
+    qtbot.waitUntil(lambda: lc.learner.rounds == rounds + 1, timeout=60000)
+    _idle(w, qtbot)
+    assert w.sentence_cursor.k == k and w.current_sentence_index() == k
+    assert w.views.sentence_view.words() == doc.corpus.sentences[k].words
+    assert w.sentence_view.selection() == (1, 2)
+    assert w.corpus_view.currentIndex() == w.proxy.mapFromSource(w.tree_model.index_of_sentence(k))
+    # the filter drops it once the annotator goes elsewhere
+    w.select_sentence(k + 1)
+    w.browser.apply_filter()
+    assert not w.proxy.accepts(k) and w.proxy.accepts(k + 1)
+
+
+def test_reading_the_same_file_again_keeps_the_view_on_its_sentence(window, qtbot, tmp_path):
+    """A reload (the file read again) shows the sentence the view showed; another file opens on
+    its first sentence."""
+    w, doc = window, window.document
+    path = doc.corpus.path
+    w.select_sentence(12)
+    assert w.load_corpus(path, attach=False)
+    assert w.sentence_cursor.k == 12 and w.current_sentence_index() == 12
+    other = tmp_path / "other.conll"
+    other.write_bytes(open(path, "rb").read())
+    assert w.load_corpus(str(other), attach=False)
+    assert w.sentence_cursor.k == 0

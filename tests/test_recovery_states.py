@@ -43,8 +43,8 @@ def _same(a, b):
 
 
 def _edit(doc):
-    doc.set_spans(1, [Span(0, 1, "ORG")])  # an edit: the sentence becomes reviewed
-    doc.set_reviewed([4])  # accepted as it is
+    doc.set_spans(1, [Span(0, 1, "ORG")])  # an edit, then accepted (or left): reviewed
+    doc.set_reviewed([1, 4])  # 4 accepted as it is
     doc.set_note(6, "ask about the acronym")
     doc.set_flag(6, True)
     doc.set_flag(9, True)
@@ -121,7 +121,7 @@ assert w.load_corpus(sys.argv[2], attach=False)
 doc = w.document
 w.annotation.autosaved.connect(lambda p: print("AUTOSAVED", p, flush=True))
 doc.set_spans(1, [Span(0, 1, "ORG")])
-doc.set_reviewed([4])
+doc.set_reviewed([1, 4])
 doc.set_note(6, "ask about the acronym")
 doc.set_flag(6, True)
 doc.set_flag(9, True)

@@ -1,7 +1,8 @@
 """Review states, notes and flags on disk: what the annotator said of each sentence, kept through save and reload.
 
 A sentence is *pre-annotated* (its entities are a model's suggestion, or nobody looked at it)
-until the annotator edits it or accepts it; then it is *reviewed*. The states live in the
+until the annotator accepts it, or leaves it after editing it while review is in use
+(:mod:`~nerstudio.app.visit`); then it is *reviewed*. The states live in the
 :class:`~nerstudio.app.document.Document` (``Document.reviewed``); this module only reads them
 from and writes them to files:
 

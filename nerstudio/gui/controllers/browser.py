@@ -18,6 +18,7 @@ filter and the summary, a new N-best list or new scores refresh every mark.
 from __future__ import annotations
 
 import html
+import os
 from collections import Counter
 
 import numpy as np
@@ -42,6 +43,7 @@ class BrowserController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._summary_stale = False
+        self._shown_path: str | None = None  # the file of the corpus shown (its real path)
         self._only: tuple | None = (
             None  # (mask, why): a set of sentences asked for by another feature
         )
@@ -70,13 +72,17 @@ class BrowserController(QObject):
             self.walk.reset()
             self.v.uncertainty_bar.reset()
             self._descending = False
-            self._set_corpus()
+            # the same file read again (a reload): the view stays on the sentence it showed
+            path = os.path.realpath(self.corpus.path) if self.corpus.path else None
+            again = path is not None and path == self._shown_path
+            self._shown_path = path
+            self._set_corpus(self.ctx.cursor.k if again else 0)
             self._refresh_uncertainty()
         elif ch.kind is ChangeKind.GOLD:
             self._gold_edited(ch.sentences)
         elif ch.kind in (ChangeKind.NBEST, ChangeKind.SCORES):
             self._refresh_marks()
-            self._refresh_uncertainty()
+            self._refresh_uncertainty(keep=True)
 
     @Slot(object, str)
     def show_only(self, sentences, why: str = "") -> None:
@@ -94,7 +100,8 @@ class BrowserController(QObject):
         if self._only is not None and ks:
             self.select_sentence(ks[0])
 
-    def _set_corpus(self) -> None:
+    def _set_corpus(self, k: int = 0) -> None:
+        """Show the new corpus, on sentence ``k`` (the first when it has no such sentence)."""
         self._only = None
         c, v = self.corpus, self.v
         v.tree_model.set_corpus(c)
@@ -118,7 +125,7 @@ class BrowserController(QObject):
         self._update_summary()
         self.ctx.cursor.k = -1
         if len(c):
-            self.select_sentence(0)
+            self.select_sentence(k if 0 <= k < len(c) else 0)
 
     def _gold_edited(self, ks) -> None:
         v = self.v
@@ -143,7 +150,7 @@ class BrowserController(QObject):
             return
         self.v.tree_model.set_status(self.doc.flags() if self.doc.nbest is not None else None)
         if self.v.status_filter.currentData():
-            self.apply_filter()
+            self.apply_filter(keep=True)
 
     # -- navigation -----------------------------------------------------------------------
     @Slot(int)
@@ -274,7 +281,11 @@ class BrowserController(QObject):
 
     # -- filters --------------------------------------------------------------------------
     @Slot()
-    def apply_filter(self, *_args) -> None:
+    def apply_filter(self, *_args, keep: bool = False) -> None:
+        """Filter the browser's sentences as the filters say. ``keep``: the document changed
+        (not the filters), so the sentence on display stays listed — the view never moves for
+        what the application does (a model's round, a new N-best list); it goes when the
+        annotator leaves it or changes a filter."""
         c, v = self.corpus, self.v
         if c is None:
             return
@@ -293,6 +304,10 @@ class BrowserController(QObject):
         only = self._only
         if only is not None and len(only[0]) == len(c):
             mask = only[0] if mask is None else (mask & only[0])
+        k = self.ctx.cursor.k
+        if keep and mask is not None and 0 <= k < len(c) and not mask[k]:
+            mask = mask.copy()
+            mask[k] = True
         v.proxy.set_filter(v.search.text(), mask)
         if v.proxy.active:
             n = int(self._visible_mask().sum())
@@ -383,9 +398,9 @@ class BrowserController(QObject):
         else:
             self._sync_sort_indicator()
 
-    def _refresh_uncertainty(self) -> None:
+    def _refresh_uncertainty(self, keep: bool = False) -> None:
         """The attached list or the reranker's scores changed: which measures are available,
-        then the column, the order and the filter again."""
+        then the column, the order and the filter again (``keep``: see :meth:`apply_filter`)."""
         reasons = {m: self.uncertainty.why_unavailable(m) for m in MEASURES}
         bar = self.v.uncertainty_bar
         bar.set_available(reasons)
@@ -400,9 +415,9 @@ class BrowserController(QObject):
             )
         self.act_next_uncertain.setEnabled(not reasons["mass"])
         self.act_uncertain_first.setEnabled(not reasons["mass"])
-        self._apply_uncertainty()
+        self._apply_uncertainty(keep)
 
-    def _apply_uncertainty(self) -> None:
+    def _apply_uncertainty(self, keep: bool = False) -> None:
         c, v = self.corpus, self.v
         if c is None:
             return
@@ -424,7 +439,7 @@ class BrowserController(QObject):
         if was_flat and order is None and len(c.documents) <= 50:
             v.corpus_view.expandToDepth(0)
         self._sync_uncertainty_action()
-        self.apply_filter()
+        self.apply_filter(keep=keep)
         if 0 <= k < len(c):
             idx = v.proxy.mapFromSource(v.tree_model.index_of_sentence(k))
             if idx.isValid() and v.corpus_view.currentIndex() != idx:
