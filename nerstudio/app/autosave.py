@@ -202,7 +202,11 @@ class Autosaver:
         elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED, ChangeKind.REVIEW, ChangeKind.MARKS):
             if ch.kind is ChangeKind.SAVED:
                 self._follow_move()
-            if self.document.is_dirty():
+            if ch.kind is ChangeKind.SAVED and self.document.is_dirty():
+                # edited while a background save ran: the recovery files on disk hold the
+                # state before the save, which a crash would put back over the newer file
+                self.write()
+            elif self.document.is_dirty():
                 self.policy.edited()
             else:
                 self.policy.written()
