@@ -472,14 +472,34 @@ class AppMachine(RuleBasedStateMachine):
         self._settle()
         self._check_file()
 
-    def _check_file(self) -> None:
-        """The file read back holds the document: spans and review states."""
+    def _check_file(self, saved: State | None = None) -> None:
+        """The file read back holds the document (or the state ``saved``): spans and review
+        states."""
         back = read_corpus(self.path)
         doc = self.w.doc
-        assert [tuple(s.spans) for s in back.sentences] == [
-            tuple(doc.spans(k)) for k in range(self.n)
-        ]
-        assert read_review(back)[0].tolist() == doc.reviewed.tolist()
+        want = saved or State(
+            tuple(tuple(doc.spans(k)) for k in range(self.n)), tuple(doc.reviewed.tolist())
+        )
+        assert tuple(tuple(s.spans) for s in back.sentences) == want.spans
+        assert tuple(read_review(back)[0].tolist()) == want.reviewed
+
+    @precondition(lambda self: self.m.cursor >= 0)
+    @rule(data=st.data())
+    def save_in_the_background(self, data) -> None:
+        """The window's save: the document as it is now is written by a worker while the
+        annotator goes on editing; the file holds what was saved, the later edit stays
+        unsaved, and what a crash keeps is not older than the file."""
+        m = self.m
+        pending = self.w.file.begin_save()
+        index, last, saved = m.index, (m.steps[m.index - 1] if m.index else None), m.state
+        self.edit_at_cursor(data)
+        pending.run()
+        self.w.file.finish_save(pending)
+        reachable = index <= len(m.steps) and (index == 0 or m.steps[index - 1] is last)
+        m.clean, m.disk = (index if reachable else None), saved
+        self._check_file(saved)
+        self._settle()
+        m.durable = m.state
 
     @rule()
     def autosave(self) -> None:
