@@ -436,11 +436,15 @@ class AppMachine(RuleBasedStateMachine):
         assert set(rnd.reviewed) == {k for k, r in enumerate(self.m.state.reviewed) if r}
 
     @precondition(lambda self: self.round is not None)
-    @rule()
-    def finish_round(self) -> None:
+    @rule(data=st.data(), then_undo=st.booleans())
+    def finish_round(self, data, then_undo: bool) -> None:
         """The round's suggestions are applied: never to a reviewed sentence, one edited since
-        the snapshot, or the one the annotator is on."""
+        the snapshot, or the one the annotator is on (which they may be correcting right
+        now, ``data`` says). ``then_undo``: the annotator undoes the round at once (the view
+        goes to a sentence it changed, which must not review the one they leave)."""
         assert self.round is not None and self.w.visit is not None
+        if self.m.cursor >= 0 and data.draw(st.booleans(), label="edit meanwhile"):
+            self.edit_at_cursor(data)
         rnd, no, touched, reviewed_then = self.round
         self.round = None
         doc, cursor = self.w.doc, self.w.visit.k
@@ -463,6 +467,8 @@ class AppMachine(RuleBasedStateMachine):
         self.m.push(self.m.with_spans(edits), user=False)
         event(f"round: changed {len(self.m.steps[n].edited) if self.m.index > n else 0}")
         self._settle()
+        if then_undo and self.m.index > n:
+            self.undo()
 
     # -- files ------------------------------------------------------------------------------
     @rule()
