@@ -626,9 +626,13 @@ class AppMachine(RuleBasedStateMachine):
         if not hasattr(self, "m"):
             return
         doc = self.w.doc
-        assert [tuple(doc.spans(k)) for k in range(self.n)] == list(self.m.state.spans)
-        assert tuple(doc.reviewed.tolist()) == self.m.state.reviewed
-        assert doc.is_dirty() == self.m.dirty
+        assert [tuple(doc.spans(k)) for k in range(self.n)] == list(self.m.state.spans), (
+            "the entities are not what the annotator made"
+        )
+        assert tuple(doc.reviewed.tolist()) == self.m.state.reviewed, (
+            "the review states are not what the annotator made"
+        )
+        assert doc.is_dirty() == self.m.dirty, "unsaved is not what the annotator did"
 
     @invariant()
     def the_cursor_moves_only_for_the_user(self) -> None:
