@@ -200,6 +200,16 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     lc.act_learn.trigger()
     _idle(w, qtbot)
     assert lc.learner.rounds == 1
+    # the status counts what it says: every sentence with words predicted but the one shown
+    # (the annotator's while they are on it), those now with entities changed (all had none)
+    sents, shown = doc.corpus.sentences, w.sentence_cursor.k
+    assert shown >= 0 and len(sents[shown].words)
+    n_predicted = sum(1 for j, s in enumerate(sents) if len(s.words) and j != shown)
+    n_changed = sum(1 for s in sents if s.spans)
+    assert 0 < n_changed < n_predicted
+    assert lc.last == (
+        f"Predicted {n_predicted:,} sentence(s), {n_changed:,} changed; N-best lists attached."
+    )
     # the next round waits in the worker until the test has typed its first keys
     started, go = threading.Event(), threading.Event()
     real = loop.OnlineLearner.run
@@ -221,17 +231,22 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     qtbot.waitUntil(started.is_set, timeout=60000)
     view.select_tokens(0, 1)
     qtbot.keyClicks(view, letter["PER"])  # typed while the round runs
+    bar = w.corpus_view.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum() // 2)  # the annotator scrolled the browser
+    scrolled = bar.value()
     assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
     go.set()
     qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
     _idle(w, qtbot)
     # the round re-predicted other sentences, and left this one and the annotator where they were
     assert lc.last.startswith("Last round:") and ", 0 changed" not in lc.last
-    assert "Predicted " in lc.last and " changed" in lc.last
+    assert "; predicted " in lc.last and " changed." in lc.last
     assert doc.history.undo_text() == "model in the loop: re-predict"
     assert w.current_sentence_index() == k and w.sentence_cursor.k == k
     assert view.words() == c.sentences[k].words and view.selection() == (0, 1)
     assert QApplication.focusWidget() is view
+    assert bar.value() == scrolled
     assert doc.spans(k) == [Span(0, 1, "PER")] and not doc.reviewed[k]
     view.select_tokens(2, 4)
     qtbot.keyClicks(view, letter["ORG"])  # after the round: still this sentence
@@ -307,3 +322,32 @@ def test_reading_the_same_file_again_keeps_the_view_on_its_sentence(window, qtbo
     other.write_bytes(open(path, "rb").read())
     assert w.load_corpus(str(other), attach=False)
     assert w.sentence_cursor.k == 0
+
+
+def test_f7_walks_the_not_reviewed_queue_through_a_round_that_reorders_it(window, qtbot):
+    """F7 over "not reviewed, most uncertain first" while the sentences walked are marked
+    reviewed: after the round that those reviews start (a new model, a new order), F7 goes on
+    with the first sentences of the new order it has not visited, skipping none."""
+    w, doc, lc = window, window.document, window.loop
+    v = w.views
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)
+    visited = [w.sentence_cursor.k]
+    for _ in range(5):  # the fifth review makes the model due
+        w.browser.act_next_uncertain.trigger()
+        visited.append(w.sentence_cursor.k)
+        assert lc.act_review.isEnabled()
+        lc.act_review.trigger()
+    qtbot.waitUntil(lambda: lc.learner.rounds == 2, timeout=60000)
+    _idle(w, qtbot)
+    assert w.sentence_cursor.k == visited[-1]  # the round moved nothing
+    assert all(doc.reviewed[k] for k in visited[1:])
+    order = [int(k) for k in w.browser.shown_order()]
+    todo = [k for k in order if k not in visited]
+    walked = []
+    for _ in range(3):
+        w.browser.act_next_uncertain.trigger()
+        walked.append(w.sentence_cursor.k)
+    assert walked == todo[:3]

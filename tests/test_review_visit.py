@@ -147,7 +147,7 @@ def test_a_round_never_changes_the_sentence_being_edited_and_counts_what_it_says
     assert set(applied.changed) == set(todo) - {at}
     assert len(applied.changed) < len(applied.predicted)  # some were predicted empty, as they are
     assert applied.summary() == (
-        f"Predicted {len(applied.predicted):,} sentence(s), {len(applied.changed):,} changed"
+        f"predicted {len(applied.predicted):,} sentence(s), {len(applied.changed):,} changed"
     )
     gold = [ch for ch in seen if ch.kind is ChangeKind.GOLD]
     assert len(gold) == 1 and gold[0].origin is Origin.APP  # the application's: nothing moves

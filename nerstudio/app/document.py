@@ -18,10 +18,11 @@ read from the corpus's file by :mod:`~nerstudio.app.review`): the annotator's ac
 so nothing learns from a sentence while it is being corrected — and
 :attr:`~Document.review_log` records what the sentence held before the annotator's edits (the
 suggestion the annotation loop measures the model by). Every change says who made it
-(:class:`~nerstudio.app.events.Origin`): the annotator, an undo or redo, or the application. The annotator's notes and flags on
-sentences (:attr:`~Document.notes`, :attr:`~Document.flagged`, read and saved with the review
-states by :mod:`~nerstudio.app.review`) are changed by :meth:`~Document.set_note` and
-:meth:`~Document.set_flag`, undoable steps like the edits. No Qt here.
+(:class:`~nerstudio.app.events.Origin`): the annotator, an undo or redo, or the application.
+The annotator's notes and flags on sentences (:attr:`~Document.notes`, :attr:`~Document.flagged`,
+read and saved with the review states by :mod:`~nerstudio.app.review`) are changed by
+:meth:`~Document.set_note` and :meth:`~Document.set_flag`, undoable steps like the edits. No Qt
+here.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ reaches every listener even when one of them fails.
 compares members, never strings; :class:`Origin` says who made the change — the annotator, the
 annotator undoing or redoing a step, or the application by itself (a model in the loop, a job
 that finished, a reload) — so that a view moves to a changed sentence only for the user's own
-action, never for what the application does in the background. :func:`notify` calls the listeners in order: one that raises
-is logged with its name and traceback (:mod:`nerstudio.logs`) and the others, and the change
-itself, go on. No Qt here (the window relays the changes as a Qt signal).
+action, never for what the application does in the background. :func:`notify` calls the
+listeners in order: one that raises is logged with its name and traceback (:mod:`nerstudio.logs`)
+and the others, and the change itself, go on. No Qt here (the window relays the changes as a Qt
+signal).
 """
 
 from __future__ import annotations

@@ -347,8 +347,8 @@ class Applied:
     changed: tuple[int, ...]
 
     def summary(self) -> str:
-        """``Predicted N sentence(s), M changed``."""
-        return f"Predicted {len(self.predicted):,} sentence(s), {len(self.changed):,} changed"
+        """``predicted N sentence(s), M changed``."""
+        return f"predicted {len(self.predicted):,} sentence(s), {len(self.changed):,} changed"
 
 
 def apply(

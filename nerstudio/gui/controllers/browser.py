@@ -4,10 +4,11 @@ sentence header, the gold-entity table and the corpus summary.
 With an N-best list attached it also orders the sentences "most uncertain first" (by the
 tagger's top-candidate probability, its margin over the second, or — with a reranker's scores —
 the reranker overruling the tagger), keeps only the uncertain ones on request, shows the measure
-in a sortable column and goes to the next most uncertain sentence (F7, a walk through that
-queue which nothing reordering it makes skip a sentence: :mod:`nerstudio.app.walk`). All of it derives from
-the document's attached list and scores (:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`)
-and is recomputed when either changes.
+in a sortable column and goes to the next most uncertain sentence (F7: a walk through that
+queue, which no reordering makes skip a sentence, :mod:`nerstudio.app.walk`). All of it derives
+from the document's attached list and scores
+(:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`) and is recomputed when either
+changes.
 
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
 (and selects the sentence someone asked the cursor for), and follows the document: a new
@@ -484,9 +485,9 @@ class BrowserController(QObject):
     def step_uncertain(self, delta: int = 1) -> None:
         """Go to the next (``delta`` 1) sentence of the review queue — the most-uncertain-first
         order of the browser's measure (top-candidate probability in corpus order) among the
-        sentences the filters show — that this walk has not been through (:class:`~nerstudio.app.walk.Walk`:
-        a new order after a model's round, or the cursor moved, skips nothing), or back (-1) to
-        the one it went through before."""
+        sentences the filters show — that this walk has not been through
+        (:class:`~nerstudio.app.walk.Walk`: a new order after a model's round, or the cursor
+        moved, skips nothing), or back (-1) to the one it went through before."""
         ranked = self.uncertainty.ranked(self.measure() or "mass")
         if ranked is None or not len(ranked):
             self.ctx.status(

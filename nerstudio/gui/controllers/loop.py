@@ -5,15 +5,16 @@ With **Learn from corrections** on, a model (the sequence tagger or the tagger a
 else the bundled demo model with the demo corpus as its seed) follows the annotator
 (:mod:`nerstudio.app.loop`): every sentence they edit becomes reviewed as they leave it
 (:mod:`nerstudio.app.visit`), one they accept (**Mark sentence reviewed**) at once; when the
-model is due to learn (a perceptron: each new reviewed sentence; a
-max-ent tagger: every ``annotation/loopEvery`` of them, default 50) a round runs in the worker —
-cancellable with Shift+F5, never blocking the window — then re-predicts the sentences not
-reviewed yet as one undoable edit (never a reviewed sentence, one edited while the round ran,
-nor the one the annotator is on; the view does not move for it) and attaches its N-best list, so the browser's "most uncertain first" follows the new
-model. Turning it on runs a first round that only predicts (after asking, since it replaces the
-entities of the sentences not reviewed). The **Model in the loop** tab (beside the gold entities) shows, per batch of
-reviewed sentences, the entity F of the suggestions the annotator found against what they kept
-and the corrections they needed, so the annotator sees the model improve.
+model is due to learn (a perceptron: each new reviewed sentence; a max-ent tagger: every
+``annotation/loopEvery`` of them, default 50) a round runs in the worker — cancellable with
+Shift+F5, never blocking the window — then re-predicts the sentences not reviewed yet as one
+undoable edit (never a reviewed sentence, one edited while the round ran, nor the one the
+annotator is on; the view does not move for it) and attaches its N-best list, so the browser's
+"most uncertain first" follows the new model. Turning it on runs a first round that only
+predicts (after asking, since it replaces the entities of the sentences not reviewed). The
+**Model in the loop** tab (beside the gold entities) shows, per batch of reviewed sentences, the
+entity F of the suggestions the annotator found against what they kept and the corrections they
+needed, so the annotator sees the model improve.
 A reranker open in the window (File ▸ Open reranker model…) of the perceptron family learns
 too (:mod:`nerstudio.app.loop_rerank`): every ``annotation/loopEvery`` reviewed sentences it is
 warm-started on their N-best lists, and its choice among the tagger's candidates is the
@@ -325,7 +326,7 @@ class LoopController(QObject):
             learner.adopt(res)
             self.last = f"Last round: {res.note + '; ' if res.note else ''}{applied.summary()}."
             if not res.trained:
-                self.last = f"{applied.summary()}; N-best lists attached."
+                self.last = f"{applied.summary().capitalize()}; N-best lists attached."
             self.ctx.status(self.last, 8000)
             self._update()
 
