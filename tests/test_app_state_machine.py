@@ -589,6 +589,24 @@ class AppMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: self.reader is not None)
     @rule()
+    def close_first_window(self) -> None:
+        """The annotator saves and closes the first window and goes on in the second: told
+        the file changed since it read it (when it did), it reloads, then takes the lock."""
+        self.save()
+        self.w.close()
+        w, self.reader = self.reader, None
+        assert w is not None
+        state = w.file.check()
+        if state is not None and not state.same:
+            w.doc.open(read_corpus(self.path), disk=fingerprint(self.path))
+        assert w.file.retry_lock() and not w.file.read_only
+        w.edit_here()
+        self.w, self.round = w, None
+        self.m.opened(self.m.disk)
+        self._show_first()
+
+    @precondition(lambda self: self.reader is not None)
+    @rule()
     def close_second_window(self) -> None:
         assert self.reader is not None
         self.reader.close()
