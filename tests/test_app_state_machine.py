@@ -588,10 +588,14 @@ class AppMachine(RuleBasedStateMachine):
         assert [tuple(self.reader.doc.spans(k)) for k in range(self.n)] == list(self.m.disk.spans)
 
     @precondition(lambda self: self.reader is not None)
-    @rule()
-    def close_first_window(self) -> None:
-        """The annotator saves and closes the first window and goes on in the second: told
-        the file changed since it read it (when it did), it reloads, then takes the lock."""
+    @rule(accept_first=st.booleans())
+    def close_first_window(self, accept_first: bool) -> None:
+        """The annotator (``accept_first``: accepts the sentence they are on,) saves and closes
+        the first window and goes on in the second: told the file changed since it read it
+        (when it did), it reloads, then takes the lock."""
+        event("the first window closes, the second goes on")
+        if accept_first and self.m.cursor >= 0:
+            self.accept(self.m.cursor, True)
         self.save()
         self.w.close()
         w, self.reader = self.reader, None
