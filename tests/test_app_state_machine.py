@@ -1,8 +1,9 @@
 """The Qt-free application layer as one stateful, model-based test: the annotator's edits at the
 cursor, moves, acceptances, undo and redo, rounds of the model in the loop (snapshot, the
-annotator goes on, apply), saves (also in the background while the annotator edits), autosaves, another program changing the file (and the three
-ways out: reload, overwrite, keep both), a second window opening the file read-only (and going on once the first is
-closed), and a crash of the window holding the file followed by the recovery in the window that takes its lock.
+annotator goes on, apply), saves (also in the background while the annotator edits), autosaves,
+another program changing the file (and the three ways out: reload, overwrite, keep both), a
+second window opening the file read-only (and going on once the first is closed), and a crash
+of the window holding the file followed by the recovery in the window that takes its lock.
 
 A plain Python model of what the annotator did is the oracle: every sentence's spans and review
 state, the undo history as whole states, the cursor, what is on disk and what a crash keeps (the
