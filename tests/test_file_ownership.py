@@ -281,6 +281,24 @@ def test_a_second_instance_cannot_save_over_the_first(corpus_file):
     f2.close()
 
 
+@pytest.mark.data_integrity
+def test_review_states_saved_by_the_first_instance_are_a_change_on_disk(corpus_file):
+    """The first window saves only review states and a note (the corpus file's bytes stay, its
+    review sidecar changes) and closes: the second, read-only until then, must not save its
+    own stale states over them without being told the disk changed."""
+    d1, f1 = _open(corpus_file)
+    d2, f2 = _open(corpus_file)
+    d1.set_reviewed([0, 1])
+    d1.set_note(1, "check the surname")
+    f1.save()
+    f1.close()
+    d2.set_spans(3, [])
+    with pytest.raises(DiskChanged):
+        f2.save()
+    assert f2.check() is not None and not f2.check().same
+    f2.close()
+
+
 # --------------------------------------------------------------------------------------------
 # recovery files per instance
 

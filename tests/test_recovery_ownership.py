@@ -323,3 +323,26 @@ def test_a_label_the_corpus_already_has_is_recovered(tmp_path, rec):
     w.file.save()
     assert read_corpus(str(p)).sentences[1].spans == [Span(0, 2, "WORK OF ART")]
     w.close()
+
+
+@pytest.mark.data_integrity
+def test_a_recovery_file_never_puts_back_what_a_save_replaced(corpus_file, rec):
+    """Sentence 1 autosaved as ORG, then made LOC and saved in the background while the
+    annotator edits sentence 2: the file holds LOC. A crash right after must not restore the
+    recovery file's older ORG over it (the file written before the save held the state before
+    it); the edit made during the save is kept too."""
+    w = Window(corpus_file, rec)
+    w.doc.set_spans(1, MINE)
+    w.saver.write()
+    w.doc.set_spans(1, [Span(0, 2, "LOC")])
+    pending = w.file.begin_save()
+    w.doc.set_spans(2, [])  # while it is written
+    pending.run()
+    w.file.finish_save(pending)
+    assert read_corpus(str(corpus_file)).sentences[1].spans == [Span(0, 2, "LOC")]
+    w.kill()
+    again = Window(corpus_file, rec)
+    for offer in again.saver.offers():
+        restore(again.doc, offer)
+    assert again.doc.spans(1) == [Span(0, 2, "LOC")] and again.doc.spans(2) == []
+    again.close()

@@ -7,8 +7,10 @@ instead of being postponed forever. It reads a clock it is given, so tests drive
 one. :class:`Autosaver` does the rest for a :class:`~nerstudio.app.document.Document`: it writes
 the spans of the sentences edited since the last save to the recovery file (atomically, see
 :func:`nerstudio.annotation.write_recovery`), removes the file whenever the document is clean
-again (saved, or undone back to the saved state), and finds a recovery file worth offering
-(changing something in it). Recovery files are per instance (a process and a window of it,
+again (saved, or undone back to the saved state), writes it at once when a save leaves edits
+unsaved (made while it ran in the background: the recovery file then holds the state before
+the save, which a crash must not put back over the newer corpus file), and finds a recovery file
+worth offering (changing something in it). Recovery files are per instance (a process and a window of it,
 :class:`~nerstudio.corpus.filelock.Instance`): two windows editing one corpus never share one, and
 a file is offered (:meth:`Autosaver.offers`) only once the instance that wrote it is gone, and
 only to the instance holding the corpus's lock (a read-only window could not save what it
@@ -202,7 +204,11 @@ class Autosaver:
         elif ch.kind in (ChangeKind.GOLD, ChangeKind.SAVED, ChangeKind.REVIEW, ChangeKind.MARKS):
             if ch.kind is ChangeKind.SAVED:
                 self._follow_move()
-            if self.document.is_dirty():
+            if ch.kind is ChangeKind.SAVED and self.document.is_dirty():
+                # edited while a background save ran: the recovery files on disk hold the
+                # state before the save, which a crash would put back over the newer file
+                self.write()
+            elif self.document.is_dirty():
                 self.policy.edited()
             else:
                 self.policy.written()

@@ -1,11 +1,13 @@
 """What the document read from disk, and whether the disk still holds it.
 
 A :class:`Fingerprint` records, for the corpus file (or for each member of a brat folder: its
-``.txt`` and ``.ann`` files), the size, the modification time in nanoseconds and a SHA-256 of the
-bytes. :func:`check` compares the disk with a recorded fingerprint cheaply: when every member's
-size and time are unchanged the file is taken as unchanged (as editors do); otherwise the content
-is hashed, so a file only touched (same bytes, new time) is not reported as changed, while a
-change by another program (``sed -i``, another window's save) or a deleted or moved file is.
+``.txt`` and ``.ann`` files) and for its review sidecar (:func:`~.review.sidecar_path`: the
+review states, notes and flags, which another window's save may change alone), the size, the
+modification time in nanoseconds and a SHA-256 of the bytes. :func:`check` compares the disk
+with a recorded fingerprint cheaply: when every member's size and time are unchanged the file is
+taken as unchanged (as editors do); otherwise the content is hashed, so a file only touched
+(same bytes, new time) is not reported as changed, while a change by another program (``sed
+-i``, another window's save) or a deleted or moved file is.
 
 Taken *before* the corpus is read: a change made while reading shows up at the next check.
 No Qt here: the window, the command line and the tests share it.
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 from ..corpus.foreign.brat import folder_pairs
 from ..errors import FormatError
+from .review import sidecar_path
 
 CHUNK = 1 << 20
 
@@ -61,16 +64,22 @@ def _hash(path: str) -> str:
 
 
 def _member_paths(path: str) -> list[tuple[str, str]] | None:
-    """(name, full path) of what a corpus at ``path`` is read from; None when it is missing."""
+    """(name, full path) of what a corpus at ``path`` is read from, its review sidecar last
+    when there is one; None when the corpus is missing."""
     if os.path.isdir(path):
         try:
             pairs = folder_pairs(path)[0]
         except (FormatError, OSError):  # an unreadable folder: as if missing
             return None
-        return sorted((os.path.basename(p), p) for pair in pairs for p in pair)
-    if os.path.isfile(path):
-        return [("", path)]
-    return None
+        out = sorted((os.path.basename(p), p) for pair in pairs for p in pair)
+    elif os.path.isfile(path):
+        out = [("", path)]
+    else:
+        return None
+    side = sidecar_path(path)
+    if os.path.isfile(side):
+        out.append((os.path.basename(side), side))
+    return out
 
 
 def _stat(full: str) -> tuple[int, int] | None:
