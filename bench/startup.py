@@ -66,6 +66,7 @@ CHILD = r"""
 import json, os, sys, time
 t0 = float(os.environ["NERSTUDIO_BENCH_T0"])
 kind, corpus, heavy = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+want_nbest = sys.argv[4] == "1"  # wait for the N-best table's rows (the demo has a list)
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -81,8 +82,11 @@ def now():
 def ready():
     win = next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"), None)
     cursor = getattr(win, "sentence_cursor", None)  # the shell has none: not built yet
-    if cursor is not None and cursor.k >= 0:
+    if "ready" not in result and cursor is not None and cursor.k >= 0:
         result["ready"], result["ready_cpu"] = now()
+    if "ready" in result and (not want_nbest or win.nbest_panel.model.rowCount() > 0):
+        if want_nbest:  # the Inspect N-best table shows the first sentence's candidates
+            result["nbest"], result["nbest_cpu"] = now()
         print("RESULT " + json.dumps(result), flush=True)
         os._exit(0)
 
@@ -96,6 +100,7 @@ class FirstExpose(QObject):
             )
             if kind == "bare":  # on screen is all a bare window does
                 result["ready"], result["ready_cpu"] = result["seconds"], result["cpu"]
+                result["nbest"], result["nbest_cpu"] = result["seconds"], result["cpu"]
                 print("RESULT " + json.dumps(result), flush=True)
                 os._exit(0)
             poll.start(5)
@@ -117,7 +122,7 @@ else:
 """
 
 
-def once(kind: str, env: dict, corpus: str, before: str = "") -> dict:
+def once(kind: str, env: dict, corpus: str, before: str = "", nbest: bool = True) -> dict:
     env = dict(env, NERSTUDIO_BENCH_T0=repr(time.time()))
     if kind == "before":
         env["PYTHONPATH"] = before
@@ -129,6 +134,7 @@ def once(kind: str, env: dict, corpus: str, before: str = "") -> dict:
             "bare" if kind == "bare" else "app",
             corpus,
             json.dumps(HEAVY),
+            "1" if nbest else "0",
         ],
         env=env,
         capture_output=True,
@@ -153,6 +159,7 @@ def main() -> int:
     ap.add_argument("--before", default="", help="a checkout of an earlier commit, measured too")
     args = ap.parse_args()
     kinds = ("bare", "app") + (("before",) if args.before else ())
+    nbest = not args.corpus  # the demo opens with its N-best list; another corpus may have none
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-startup-"))
     env = dict(
         os.environ,
@@ -175,11 +182,11 @@ def main() -> int:
         where = "offscreen"
     try:
         for kind in kinds:  # warm-up, not counted
-            once(kind, env, args.corpus, args.before)
+            once(kind, env, args.corpus, args.before, nbest)
         res: dict[str, list[dict]] = {k: [] for k in kinds}
         for _ in range(max(1, args.runs)):
             for kind in kinds:
-                res[kind].append(once(kind, env, args.corpus, args.before))
+                res[kind].append(once(kind, env, args.corpus, args.before, nbest))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     med = {k: statistics.median(x["seconds"] for x in v) for k, v in res.items()}
@@ -228,6 +235,8 @@ def main() -> int:
                 else ""
             )
             print(f"  {labels[kind]:<36} {ready_cpu[kind]:5.2f} s{ratio}")
+    if nbest:
+        _nbest_lines(res, labels)
     for kind in ("app", "before"):
         if kind in res:
             heavy = sorted({h for x in res[kind] for h in x["heavy"]})
@@ -236,6 +245,30 @@ def main() -> int:
                 + (", ".join(heavy) if heavy else "none")
             )
     return 0
+
+
+def _nbest_lines(res: dict[str, list[dict]], labels: dict[str, str]) -> None:
+    """N-best shown: until the Inspect N-best table has the first sentence's candidates (the
+    bare window: on screen), wall and CPU time, medians, beside the bare window's."""
+    wall = {k: statistics.median(x["nbest"] for x in v) for k, v in res.items()}
+    cpu = {k: statistics.median(x["nbest_cpu"] for x in v) for k, v in res.items()}
+    print(
+        "N-best shown (the Inspect N-best table has the first sentence's candidates; the bare "
+        "window: on screen), median wall / CPU (all threads):"
+    )
+    for kind in ("app", "before", "bare"):
+        if kind in res:
+            runs = ", ".join(f"{x['nbest']:.2f}/{x['nbest_cpu']:.2f}" for x in res[kind])
+            ratio = (
+                f"  {wall[kind] / wall['bare']:.2f}× / {cpu[kind] / cpu['bare']:.2f}× the bare window"
+                if kind != "bare"
+                else ""
+            )
+            print(
+                f"  {labels[kind]:<36} {wall[kind]:5.2f} s / {cpu[kind]:5.2f} s CPU{ratio}"
+                f"  (runs {runs})"
+            )
+    print("  target: CPU ≤ 3× the bare window's")
 
 
 if __name__ == "__main__":

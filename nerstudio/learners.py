@@ -44,6 +44,8 @@ class Learner:
     # and the constructor arguments the experiment always gives it
     experiment_fixed: Mapping[str, Any] = field(default_factory=lambda: _NO_SETTINGS)
     family: str = ""  # taggers: "collins" (the reranking pipeline's), "kazama" (the K&T suite's)
+    # rerankers: one of the systems an experiment runs when ``--systems`` does not choose
+    in_default_experiment: bool = False
 
     @property
     def system_name(self) -> str:
@@ -60,7 +62,9 @@ class Learner:
         return {**out, **self.experiment_fixed}
 
 
-def _perceptron_row(name: str, title: str, tip: str, **extra: Any) -> Learner:
+def _perceptron_row(
+    name: str, title: str, tip: str, *, default_system: bool = False, **extra: Any
+) -> Learner:
     defaults = {
         "epochs": 10,
         **extra,
@@ -89,6 +93,7 @@ def _perceptron_row(name: str, title: str, tip: str, **extra: Any) -> Learner:
         "epoch",
         MappingProxyType(defaults),
         experiment=MappingProxyType(experiment),
+        in_default_experiment=default_system,
     )
 
 
@@ -108,6 +113,7 @@ RERANKERS: Mapping[str, Learner] = MappingProxyType(
                     {"rounds": 10000, "epsilon": 0.0025, "eval_every": 500, "keep_best": True}
                 ),
                 system="boosting",
+                in_default_experiment=True,
                 experiment=MappingProxyType(
                     {
                         "rounds": "boost_rounds",
@@ -125,11 +131,13 @@ RERANKERS: Mapping[str, Learner] = MappingProxyType(
                 "voted",
                 "voted perceptron",
                 "Voted perceptron (Freund & Schapire): every intermediate weight vector votes",
+                default_system=True,
             ),
             _perceptron_row(
                 "averaged",
                 "averaged perceptron",
                 "Averaged perceptron: the average of all intermediate weight vectors",
+                default_system=True,
             ),
             _perceptron_row(
                 "margin", "margin perceptron", "Perceptron with a margin requirement", C=1.0
@@ -167,9 +175,17 @@ RERANKERS: Mapping[str, Learner] = MappingProxyType(
                 # one thread: split between two threads on a machine shared with other jobs,
                 # each call waited for the slower one and the kernel ran 4x slower
                 experiment_fixed=MappingProxyType({"epochs": 1}),
+                # only on request (--systems, or the collins2002 preset): on CoNLL-2003 typed it
+                # took 418 s of a 1,144 s run and gave the smallest gain (docs/results.md)
+                in_default_experiment=False,
             ),
         )
     }
+)
+
+#: the systems an experiment runs when ``--systems`` does not choose, in the rerankers' order
+DEFAULT_SYSTEMS: tuple[str, ...] = tuple(
+    name for name, row in RERANKERS.items() if row.in_default_experiment
 )
 
 # the local model's settings every K&T tagger offers (a joint tagger gives them to its local

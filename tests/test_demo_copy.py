@@ -16,7 +16,13 @@ from nerstudio.demo import user_copy as uc
 def test_the_copy_holds_the_demo_and_keeps_the_users_edits(tmp_path):
     folder = uc.prepare(tmp_path / "demo")
     files = uc.bundled_files()
-    assert {"train.conll", "dev.conll", "test.conll", "model/train.nbest.npz"} <= set(files)
+    assert {
+        "train.conll",
+        "dev.conll",
+        "test.conll",
+        "model/train.nbest.npz",
+        "model/train.scored.npz",
+    } <= set(files)
     assert "README.md" in files and not any(f.endswith(".py") for f in files)
     for rel in files:
         assert (folder / rel).read_bytes() == (DEMO_DIR / rel).read_bytes()

@@ -358,16 +358,15 @@ def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_p
     assert not (tmp_path / "bilou" / "report.json").exists()
 
 
-def test_default_systems_include_the_kernel_with_training_and_test_seconds(
-    experiment_dir, tmp_path
-):
-    """Without --systems the experiment trains boosting, the voted and averaged perceptrons and
-    the kernel perceptron; every reranker's report entry gives its training and test-scoring
-    seconds, and report.md shows both columns."""
+def test_a_requested_kernel_run_reports_training_and_test_seconds(experiment_dir, tmp_path):
+    """With the kernel perceptron asked for beside the default systems, every reranker's report
+    entry gives its training and test-scoring seconds, and report.md shows both columns."""
     out = tmp_path / "defaults"
     rc = main(
         [
             "experiment",
+            "--systems",
+            "boost,voted,averaged,kernel",
             "--train",
             os.path.join(DEMO, "train.conll"),
             "--dev",
@@ -420,6 +419,27 @@ def test_default_systems_include_the_kernel_with_training_and_test_seconds(
     md = (out / "report.md").read_text()
     assert "| training s | test scoring s |" in md
     assert f"| {kernel['seconds']:.1f} | {kernel['test_seconds']:.1f} |" in md
+
+
+def _experiment_settings(*options):
+    from nerstudio.cli.parser import build_parser
+    from nerstudio.cli.reranker_commands import collins_config
+
+    files = ("--train", "t", "--dev", "d", "--test", "e", "--out", "o")
+    return collins_config(build_parser().parse_args(["experiment", *files, *options]))
+
+
+def test_the_kernel_perceptron_runs_only_when_asked_for():
+    """The default typed experiment leaves the kernel perceptron out (the slowest reranker, the
+    smallest gain); --systems naming it, or the collins2002 preset, runs it."""
+    assert _experiment_settings().systems == ("boost", "voted", "averaged")
+    asked = _experiment_settings("--systems", "boost,kernel")
+    assert asked.systems == ("boost", "kernel") and asked.task == "typed"
+    assert _experiment_settings("--preset", "collins2002").systems == ("boost", "voted", "kernel")
+    # an explicit list still overrides the preset's
+    assert _experiment_settings("--preset", "collins2002", "--systems", "voted").systems == (
+        "voted",
+    )
 
 
 def test_the_collins2002_preset_keeps_the_papers_settings_whatever_the_defaults():

@@ -234,11 +234,17 @@ class Scored:
 
 
 def score_nbest(
-    model: Any, nbest: NBestList, should_cancel: Callable[[], bool] | None = None
+    model: Any,
+    nbest: NBestList,
+    should_cancel: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Scored:
+    """``model``'s features and scores of every candidate of ``nbest``; ``progress(done,
+    total)`` hears of the sentences whose features are computed (the long part of a large
+    list), and ``should_cancel`` is asked between them."""
     if needs_documents(model):  # the context features read each sentence's document
         nbest, _ = with_documents(nbest)
-    data = model.data(nbest)
+    data = model.data(nbest, progress=progress, should_cancel=should_cancel)
     _check(should_cancel)
     scores = np.asarray(model.scores(data), dtype=np.float64)
     choice = np.asarray(data.argmax(scores))

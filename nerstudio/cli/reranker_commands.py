@@ -197,27 +197,10 @@ def cmd_explain_model(args) -> int:
     return 0
 
 
-def cmd_experiment(args) -> int:
-    if args.suite == "kazama":
-        for opt in (
-            "preset",
-            "gazetteer_lists",
-            "lists_from",
-            "context_scope",
-            "tagger_l2",
-            "tagger_cutoff",
-            "tagger_max_iter",
-            "global_clusters",
-            "global_biglex",
-            "global_posterior",
-        ):
-            if getattr(args, opt) is not None:
-                raise SettingsError(f"--{opt.replace('_', '-')} applies to the collins suite only")
-        for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
-            if getattr(args, k) is None:
-                setattr(args, k, v)
-        return _kazama_experiment(args)
-    from ..experiments.collins import ExperimentConfig, run_experiment
+def collins_config(args):
+    """The collins suite's settings from the parsed command line: the preset's, then the
+    options given (an unknown system, or an option its learner does not take, refused)."""
+    from ..experiments.collins import ExperimentConfig
     from ..rerank.model import ALGORITHMS
 
     algos = (
@@ -278,6 +261,32 @@ def cmd_experiment(args) -> int:
     ):
         if getattr(args, k, None) is not None:
             setattr(cfg, attr, getattr(args, k))
+    return cfg
+
+
+def cmd_experiment(args) -> int:
+    if args.suite == "kazama":
+        for opt in (
+            "preset",
+            "gazetteer_lists",
+            "lists_from",
+            "context_scope",
+            "tagger_l2",
+            "tagger_cutoff",
+            "tagger_max_iter",
+            "global_clusters",
+            "global_biglex",
+            "global_posterior",
+        ):
+            if getattr(args, opt) is not None:
+                raise SettingsError(f"--{opt.replace('_', '-')} applies to the collins suite only")
+        for k, v in (("task", "typed"), ("folds", 5), ("n", 20)):
+            if getattr(args, k) is None:
+                setattr(args, k, v)
+        return _kazama_experiment(args)
+    from ..experiments.collins import run_experiment
+
+    cfg = collins_config(args)
     bar = Progress("experiment")
     report = run_experiment(
         args.train,

@@ -60,8 +60,9 @@ def copy_dir() -> Path | None:
 
 def bundled_files() -> list[str]:
     """The demo's files, relative to :data:`DEMO_DIR`: its ``README.md``, its corpora
-    (``*.conll``) and its models (``model/*.npz``) — not the package's code, nor what a program
-    may have left beside them (lock files, review sidecars)."""
+    (``*.conll``) and its models with the scores shipped beside them (``model/*.npz``) — not
+    the package's code, nor what a program may have left beside them (lock files, review
+    sidecars)."""
     picked = [
         *DEMO_DIR.glob("*.conll"),
         *(DEMO_DIR / "model").glob("*.npz"),

@@ -37,7 +37,7 @@ from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..evaluation import relative_error_reduction
-from ..learners import FEATURE_FAMILIES, reranker
+from ..learners import DEFAULT_SYSTEMS, FEATURE_FAMILIES, reranker
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import RerankerModel, make_learner
@@ -132,9 +132,9 @@ class ExperimentConfig:
     reranker_biglex: bool = False
     # EP/ES: how much of the sentence's N-best list holds each entity (rerank/context.py)
     reranker_posterior: bool = False
-    # the kernel perceptron is the slowest (on CoNLL-2003 typed with the defaults, 301 s to train
-    # with its β search and 79 s to score the test list, on a shared machine: docs/clusters.md)
-    systems: tuple = ("boost", "voted", "averaged", "kernel")
+    # the rerankers' registry rows choose (nerstudio.learners.DEFAULT_SYSTEMS): the kernel
+    # perceptron, the slowest, runs only when asked for
+    systems: tuple = DEFAULT_SYSTEMS
     boost_rounds: int = 100000
     boost_epsilon: float = 0.0025
     boost_eval_every: int = 1000

@@ -84,8 +84,14 @@ def make_prepare_job(
             ix = index_nbest(corpus, nbest, ctx.should_cancel, revision)
         target = nbest if nbest is not None else score_target
         if model is not None and target is not None:
-            ctx.progress("computing global features and reranker scores…")
-            scored = score_nbest(model, target, ctx.should_cancel)
+            what = "computing global features and reranker scores…"
+            ctx.progress(what)
+            scored = score_nbest(
+                model,
+                target,
+                ctx.should_cancel,
+                lambda done, total: ctx.progress(what, done, total),
+            )
         return ix, scored
 
     return job

@@ -421,10 +421,20 @@ class GlobalFeatures:
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         indices = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+        return self.data_from_rows(nbest, indices, indptr, len(table))
+
+    def data_from_rows(
+        self, nbest: NBestList, indices: np.ndarray, indptr: np.ndarray, n_columns: int
+    ) -> RankingData:
+        """The ranking data of ``nbest`` whose candidates' feature columns are the CSR rows
+        ``indices``/``indptr`` (what :meth:`transform` computes, or a saved copy of it)."""
+        n = sum(nbest.n_candidates(i) for i in range(len(nbest)))
+        if len(indptr) != n + 1:
+            raise ValueError(f"{len(indptr) - 1} feature rows for {n} candidates")
         if indptr[-1] < 2**31 - 1:
             indptr = indptr.astype(np.int32)
         X = sp.csr_matrix(
-            (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, len(table))
+            (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n_columns)
         )
         offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
         np.cumsum([nbest.n_candidates(i) for i in range(len(nbest))], out=offsets[1:])

@@ -318,7 +318,12 @@ def run_training(
         )
         ctx.check()
         ctx.stage(STAGE_SCORE, "with the new model…")
-        res.scored = score_nbest(res.model, train_nb, ctx.should_cancel)
+        res.scored = score_nbest(
+            res.model,
+            train_nb,
+            ctx.should_cancel,
+            lambda done, total: ctx.progress("with the new model…", done, total),
+        )
     ctx.check()
     if res.model is not None and hasattr(
         res.model, "meta"

@@ -10,7 +10,9 @@ Outputs (deterministic: same corpus and code, same files):
   what the reranker learns from;
 * ``model/dev.nbest.npz`` — 20-best lists of dev.conll from the tagger above;
 * ``model/reranker.npz`` — a boosting reranker trained on train.nbest, dev.nbest choosing the
-  best round; the file keeps its dev-set curve (P, R, F every 100 rounds).
+  best round; the file keeps its dev-set curve (P, R, F every 100 rounds);
+* ``model/train.scored.npz`` — that reranker's features and scores of train.nbest, which the
+  window shows at once when it opens the demo (``build_scored.py``).
 
 Everything is computed by nerstudio itself (no external data or models).
 """
@@ -75,6 +77,9 @@ def main() -> int:
         print(
             f"reranker {model.learner.describe()}: best dev F {best.dev_f1:.2f} at {best.unit} {best.step} (baseline {base:.2f})"
         )
+    from build_scored import SCORED, build  # the window's scores of the demo list
+
+    build(DEMO, OUT / SCORED)
     for p in sorted(OUT.iterdir()):
         print(f"  {p.relative_to(DEMO)}  {p.stat().st_size / 1024:.0f} KiB")
     return 0

@@ -383,7 +383,40 @@ class FilesController(QObject):
         if (md / "reranker.npz").is_file():
             self._read_model(str(md / "reranker.npz"), quiet=True)
         if (md / "train.nbest.npz").is_file():
-            return self.load_nbest(str(md / "train.nbest.npz"))
+            return self._load_demo_nbest(folder)
+        return True
+
+    def _load_demo_nbest(self, folder: Path) -> bool:
+        """The demo's N-best list with the reranker's scores shipped beside it
+        (``model/train.scored.npz``: :mod:`nerstudio.app.saved_scores`), attached at once; when
+        they cannot be used (the user changed a file of their copy), scored in the worker as
+        any list."""
+        from ...app.saved_scores import attach_with_saved_scores
+
+        path = str(folder / "model" / "train.nbest.npz")
+        scores = folder / "model" / "train.scored.npz"
+        doc = self.doc
+        if (
+            doc.model is None
+            or not doc.model_path
+            or doc.corpus is None
+            or not doc.corpus.path
+            or not scores.is_file()
+            or self._busy()
+        ):
+            return self.load_nbest(path)
+        stamp = FileStamp.of(path)
+        try:
+            nb = NBestList.load(path)
+        except (NerstudioError, OSError):
+            return self.load_nbest(path)  # says why
+        sources = {"corpus": doc.corpus.path, "nbest": path, "model": doc.model_path}
+        prepared = attach_with_saved_scores(
+            doc.corpus, nb, doc.model, scores, sources, revision=doc.revision
+        )
+        if prepared is None:
+            return self.attach_nbest(nb, path, stamp)
+        self._install_prepared(prepared, path, stamp)
         return True
 
     # -- dialogs --------------------------------------------------------------------------
