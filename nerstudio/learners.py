@@ -276,7 +276,7 @@ class FeatureFamily:
 
 
 #: the global-feature families that draw on resources or on the rest of the list: on in the
-#: typed experiment, off in the paper's features (docs/clusters.md has what each buys)
+#: typed experiment, off in the paper's features (docs/results.md has what each buys)
 FEATURE_FAMILIES: Mapping[str, FeatureFamily] = MappingProxyType(
     {
         f.keyword: f

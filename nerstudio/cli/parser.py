@@ -454,14 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="collins suite: the Brown clusters of an entity's words (BC/BCL) as global features of the "
-        "rerankers (default on; off in the collins2002 preset; docs/clusters.md)",
+        "rerankers (default on; off in the collins2002 preset; docs/results.md)",
     )
     p.add_argument(
         "--global-posterior",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="collins suite: how much of the tagger's N-best list holds each entity (EP/ES) as "
-        "global features of the rerankers (default off; docs/clusters.md)",
+        "global features of the rerankers (default off; docs/results.md)",
     )
     p.add_argument(
         "--global-biglex",

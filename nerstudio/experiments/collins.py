@@ -105,14 +105,14 @@ class ExperimentConfig:
     # cut-off 2 and 300 iterations raise its dev F from 88.95 to 89.98, the gazetteers on top of
     # that to 90.54, and every reranker's dev F rises with each step. The Brown clusters
     # (+clusters, nerstudio.resources.clusters) raise it to 91.43, and the best reranker's from
-    # 91.62 to 92.43 (docs/clusters.md)
+    # 91.62 to 92.43 (docs/results.md)
     tagger_features: str = "conll+rich+gaz+clusters"
     tagger_l2: float = 1.0
     tagger_cutoff: int = 2
     tagger_max_iter: int = 300
     # the tags the tagger predicts (scn: Collins'; bilou: nerstudio.tagging.tag_alphabets); its
     # lists are SCN either way. BILOU raises the best reranker's dev F from 92.43 to 92.54 and the
-    # tagger's from 91.43 to 91.45 (docs/clusters.md, "Begin, inside, last, unit")
+    # tagger's from 91.43 to 91.45 (docs/results.md, "Begin, inside, last, unit")
     tagger_alphabet: str = "bilou"
     folds: int = 5
     n: int = 20
@@ -127,7 +127,7 @@ class ExperimentConfig:
     # BC/BCL: the Brown clusters of an entity's words (True: prefixes of 4 and 10 bits, or a tuple of
     # prefix lengths), and the g primitive's lowercase lexicon from the large corpus instead of the
     # training list (nerstudio.resources.clusters). On by default: over the cluster tagger's lists
-    # they raise the best reranker's dev F from 92.25 to 92.43 (docs/clusters.md)
+    # they raise the best reranker's dev F from 92.25 to 92.43 (docs/results.md)
     reranker_clusters: bool | tuple = True  # --no-global-clusters turns them off
     reranker_biglex: bool = False
     # EP/ES: how much of the sentence's N-best list holds each entity (rerank/context.py)

@@ -72,7 +72,7 @@ GAZ_VALUES = [NULL, "O", "B", "I"]
 
 
 #: the Brown-cluster prefix lengths of ``+clusters`` (on CoNLL-2003 dev none of five other sets
-#: gains 0.1 F over these, docs/clusters.md)
+#: gains 0.1 F over these, docs/results.md)
 CLUSTER_BITS = (4, 6, 10, 20)
 CLUSTER_OFFSETS = (-2, -1, 0, 1, 2)
 
