@@ -111,7 +111,6 @@ class _Decoder:
         self.repairs = 0
         self.start = -1
         self.label = ""
-        self.prev, self.prev_label = "O", ""  # canonical kind and label of the previous tag
 
     def handlers(self) -> dict[str, Callable[[int, str, str], None]]:
         """What each canonical kind other than ``O`` does: ``handler(index, tag, label)``."""
@@ -129,7 +128,6 @@ class _Decoder:
                 on[kind](i, tag, lab)
             elif self.start >= 0:
                 self.outside(i, tag)
-            self.prev, self.prev_label = kind, lab
         self.finish()
         return self.spans, self.repairs
 
@@ -211,8 +209,17 @@ class _IOB1(_IOB2):
     name = "iob1"
     strict_inside = False
 
+    def __init__(self, tags: Sequence[str], on_invalid: str) -> None:
+        super().__init__(tags, on_invalid)
+        self.last, self.last_label = -2, ""  # index and label of the last B-/I- tag
+
+    def inside(self, i: int, tag: str, lab: str) -> None:
+        super().inside(i, tag, lab)
+        self.last, self.last_label = i, lab
+
     def begin(self, i: int, tag: str, lab: str) -> None:
-        bad = not (self.prev in ("B", "I") and self.prev_label == lab)
+        bad = not (self.last == i - 1 and self.last_label == lab)
+        self.last, self.last_label = i, lab
         if bad:
             self.flag(i, f"B-{lab} does not follow an entity of type {lab} (IOB1)")
         if self.start >= 0:
