@@ -265,74 +265,105 @@ class NBestList:
 
     @classmethod
     def _from_arrays(cls, header: dict, arrays) -> NBestList:
-        ids = header["ids"]
-        tagset = header["tagset"]
-        if (
-            not isinstance(ids, list)
-            or not isinstance(tagset, list)
-            or not all(isinstance(t, str) for t in tagset)
-        ):
-            raise Corrupt("the header's ids and tag set must be lists")
-        if not tagset or len(set(tagset)) != len(tagset):
-            raise Corrupt("the tag set is empty or repeats a tag")
-        for t in tagset:
-            try:
-                parse_tag(t, "scn")
-            except DataError as exc:  # not an SCN tag
-                raise Corrupt(f"the header's tag set: {exc}") from None
-        meta = header.get("meta", {})
-        if not isinstance(meta, dict):
-            raise Corrupt("the header's meta must be an object")
+        """Check and assemble a loaded file, stage by stage (a bad file raises Corrupt)."""
+        ids, tagset, meta = _header_fields(header)
         n = len(ids)
-        for name in ("lengths", "n_candidates"):
-            if arrays.shape(name) != (n,) or arrays.dtype(name).kind not in "iu":
-                raise Corrupt(f"{name} must hold one integer per sentence ({n})")
-        lens, ncand = arrays["lengths"].astype(np.int64), arrays["n_candidates"].astype(np.int64)
-        if n and (lens.min() < 0 or ncand.min() < 0):
-            raise Corrupt("negative lengths or candidate counts")
-        n_tags, n_cand = int((lens * ncand).sum()), int(ncand.sum())
-        if arrays.shape("tags") != (n_tags,) or arrays.dtype("tags").kind not in "iu":
-            raise Corrupt(f"tags must hold {n_tags} integers (sentence lengths × candidates)")
-        if arrays.shape("logprobs") != (n_cand,) or arrays.dtype("logprobs").kind != "f":
-            raise Corrupt(f"logprobs must hold {n_cand} numbers (one per candidate)")
-        words = json_value(arrays["words"])
-        if (
-            not isinstance(words, list)
-            or len(words) != n
-            or not all(isinstance(w, list) for w in words)
-        ):
-            raise Corrupt("words must hold one list of tokens per sentence")
-        words = [tuple(w) for w in words]
-        if any(
-            len(w) != k or not all(isinstance(t, str) for t in w)
-            for w, k in zip(words, lens.tolist())
-        ):
-            raise Corrupt("the tokens do not match the sentence lengths")
-        tags, lp = arrays["tags"], arrays["logprobs"].astype(np.float64, copy=False)
-        if len(tags) and (tags.min() < 0 or tags.max() >= len(tagset)):
-            raise Corrupt("tag ids out of range")
-        tags = tags.astype(np.int16, copy=False)
-        cands, lps = [], []
-        p = q = 0
-        for k, m in zip(lens.tolist(), ncand.tolist()):
-            cands.append(tags[p : p + k * m].reshape(m, k))
-            lps.append(lp[q : q + m])
-            p += k * m
-            q += m
+        lens, ncand = _sizes(arrays, n)
+        words = _words(arrays, n, lens)
+        cands, lps = _candidates(arrays, lens, ncand, len(tagset))
         if "oracle" in arrays and arrays.shape("oracle") != (n,):
             raise Corrupt("oracle indices do not match the sentences")
-        gold = None
-        if header.get("has_gold"):
-            gold = [
-                _gold_spans(g, k)
-                for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())
-            ]
-            typed = any("-" in t for t in tagset)
-            labels = {t.partition("-")[2] for t in tagset if "-" in t}
-            odd = sorted({sp.label for g in gold for sp in g if typed and sp.label not in labels})
-            if odd:
-                raise Corrupt(f"gold entity type {odd[0]!r} is not in the tag set")
+        gold = _gold(arrays, n, lens, tagset) if header.get("has_gold") else None
         return cls(list(tagset), words, cands, lps, gold, [str(i) for i in ids], dict(meta))
+
+
+def _header_fields(header: dict) -> tuple[list, list[str], dict]:
+    """The header's sentence ids, SCN tag set (non-empty, no repeats) and metadata."""
+    ids = header["ids"]
+    tagset = header["tagset"]
+    if (
+        not isinstance(ids, list)
+        or not isinstance(tagset, list)
+        or not all(isinstance(t, str) for t in tagset)
+    ):
+        raise Corrupt("the header's ids and tag set must be lists")
+    if not tagset or len(set(tagset)) != len(tagset):
+        raise Corrupt("the tag set is empty or repeats a tag")
+    for t in tagset:
+        try:
+            parse_tag(t, "scn")
+        except DataError as exc:  # not an SCN tag
+            raise Corrupt(f"the header's tag set: {exc}") from None
+    meta = header.get("meta", {})
+    if not isinstance(meta, dict):
+        raise Corrupt("the header's meta must be an object")
+    return ids, tagset, meta
+
+
+def _sizes(arrays, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sentence lengths and candidate counts, checked against the tag and log-prob arrays'
+    declared sizes before those are read."""
+    for name in ("lengths", "n_candidates"):
+        if arrays.shape(name) != (n,) or arrays.dtype(name).kind not in "iu":
+            raise Corrupt(f"{name} must hold one integer per sentence ({n})")
+    lens, ncand = arrays["lengths"].astype(np.int64), arrays["n_candidates"].astype(np.int64)
+    if n and (lens.min() < 0 or ncand.min() < 0):
+        raise Corrupt("negative lengths or candidate counts")
+    n_tags, n_cand = int((lens * ncand).sum()), int(ncand.sum())
+    if arrays.shape("tags") != (n_tags,) or arrays.dtype("tags").kind not in "iu":
+        raise Corrupt(f"tags must hold {n_tags} integers (sentence lengths × candidates)")
+    if arrays.shape("logprobs") != (n_cand,) or arrays.dtype("logprobs").kind != "f":
+        raise Corrupt(f"logprobs must hold {n_cand} numbers (one per candidate)")
+    return lens, ncand
+
+
+def _words(arrays, n: int, lens: np.ndarray) -> list[tuple[str, ...]]:
+    """The tokens of each sentence, as many as its length."""
+    words = json_value(arrays["words"])
+    if (
+        not isinstance(words, list)
+        or len(words) != n
+        or not all(isinstance(w, list) for w in words)
+    ):
+        raise Corrupt("words must hold one list of tokens per sentence")
+    words = [tuple(w) for w in words]
+    if any(
+        len(w) != k or not all(isinstance(t, str) for t in w) for w, k in zip(words, lens.tolist())
+    ):
+        raise Corrupt("the tokens do not match the sentence lengths")
+    return words
+
+
+def _candidates(
+    arrays, lens: np.ndarray, ncand: np.ndarray, n_tagset: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each sentence's candidates (a candidates × length array of tag ids) and log-probs."""
+    tags, lp = arrays["tags"], arrays["logprobs"].astype(np.float64, copy=False)
+    if len(tags) and (tags.min() < 0 or tags.max() >= n_tagset):
+        raise Corrupt("tag ids out of range")
+    tags = tags.astype(np.int16, copy=False)
+    cands, lps = [], []
+    p = q = 0
+    for k, m in zip(lens.tolist(), ncand.tolist()):
+        cands.append(tags[p : p + k * m].reshape(m, k))
+        lps.append(lp[q : q + m])
+        p += k * m
+        q += m
+    return cands, lps
+
+
+def _gold(arrays, n: int, lens: np.ndarray, tagset: list[str]) -> list[list[Span]]:
+    """Each sentence's gold spans; in a typed tag set, of the set's entity types."""
+    gold = [
+        _gold_spans(g, k)
+        for g, k in zip(_list(json_value(arrays["gold"]), n, "gold"), lens.tolist())
+    ]
+    typed = any("-" in t for t in tagset)
+    labels = {t.partition("-")[2] for t in tagset if "-" in t}
+    odd = sorted({sp.label for g in gold for sp in g if typed and sp.label not in labels})
+    if odd:
+        raise Corrupt(f"gold entity type {odd[0]!r} is not in the tag set")
+    return gold
 
 
 def _list(obj, n: int, what: str) -> list:

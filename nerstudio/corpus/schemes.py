@@ -12,7 +12,7 @@ boundary-only task of Collins 2002) have the label ``""`` and are written as bar
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..errors import DataError, Msg, SettingsError
 from .model import Span
@@ -87,6 +87,200 @@ def parse_tag(tag: str, scheme: str) -> tuple[str, str]:
     return result
 
 
+class _Decoder:
+    """One left-to-right pass over a tag sequence of one scheme.
+
+    It owns the open entity (``start``/``label``, ``start`` is -1 when none is open), the spans
+    found so far and the count of invalid transitions. A subclass says what each kind of tag
+    does: how it begins, continues or ends an entity. Reporting an invalid transition, closing
+    an entity that a scheme requires to be ended explicitly, and the end of the sentence are
+    shared here.
+    """
+
+    name = ""
+    #: Entities must be ended explicitly (by ``E-``/``S-``); a missing end is invalid.
+    closes = False
+    #: An inside tag that does not continue an entity is invalid (it is not in IOB1).
+    strict_inside = True
+
+    def __init__(self, tags: Sequence[str], on_invalid: str) -> None:
+        self.tags = tags
+        self.on_invalid = on_invalid
+        self.drop = on_invalid == "drop"
+        self.spans: list[Span] = []
+        self.repairs = 0
+        self.start = -1
+        self.label = ""
+
+    def handlers(self) -> dict[str, Callable[[int, str, str], None]]:
+        """What each canonical kind other than ``O`` does: ``handler(index, tag, label)``."""
+        raise NotImplementedError
+
+    def run(self) -> tuple[list[Span], int]:
+        known = _kinds.setdefault(self.name, {})  # tag -> (kind, label), without parse_tag
+        on = self.handlers()
+        for i, tag in enumerate(self.tags):
+            hit = known.get(tag)
+            if hit is None:
+                hit = self._parse(i, tag, known)
+            kind, lab = hit
+            if kind != "O":
+                on[kind](i, tag, lab)
+            elif self.start >= 0:
+                self.outside(i, tag)
+        self.finish()
+        return self.spans, self.repairs
+
+    def _parse(self, i: int, tag: str, known: dict[str, tuple[str, str]]) -> tuple[str, str]:
+        try:
+            hit = parse_tag(tag, self.name)
+        except ValueError as exc:
+            raise SchemeError(i, str(exc)) from None
+        if len(known) < 10_000:
+            known[tag] = hit
+        return hit
+
+    def flag(self, i: int, what: str) -> None:
+        """An invalid transition at token ``i``: raise, or count it."""
+        if self.on_invalid == "raise":
+            raise SchemeError(i, f"invalid transition: {what}")
+        self.repairs += 1
+
+    def emit(self, end: int) -> None:
+        self.spans.append(Span(self.start, end, self.label))
+
+    def close_open(self, i: int, tag: str) -> None:
+        """End the open entity before token ``i`` (which is not part of it)."""
+        if self.closes:
+            self.flag(i, f"entity {self.label or 'span'} not closed by E-/S- before {tag!r}")
+            if self.drop:
+                return
+        self.emit(i)
+
+    def outside(self, i: int, tag: str) -> None:
+        """An outside tag while an entity is open."""
+        self.close_open(i, tag)
+        self.start = -1
+
+    def begin(self, i: int, tag: str, lab: str) -> None:
+        """A tag that always starts an entity, closing any open one."""
+        if self.start >= 0:
+            self.close_open(i, tag)
+        self.start, self.label = i, lab
+
+    def inside(self, i: int, tag: str, lab: str) -> None:
+        """A continuation tag; one that continues nothing starts an entity (repair)."""
+        if self.start >= 0 and self.label == lab:
+            return
+        bad = self.strict_inside
+        if bad:
+            after = self.tags[i - 1] if i else "sentence start"
+            self.flag(i, f"{tag!r} does not continue an entity (after {after!r})")
+        if self.start >= 0 and not (self.drop and self.closes):
+            self.emit(i)
+        self.start, self.label = i, lab
+        if self.drop and bad:
+            self.start = -1
+
+    def finish(self) -> None:
+        if self.start < 0:
+            return
+        n = len(self.tags)
+        if self.closes:
+            self.flag(n - 1, f"entity {self.label or 'span'} not closed at sentence end")
+            if self.drop:
+                return
+        self.emit(n)
+
+
+class _IOB2(_Decoder):
+    """``B-X`` begins an entity, ``I-X`` continues it."""
+
+    name = "iob2"
+
+    def handlers(self) -> dict[str, Callable[[int, str, str], None]]:
+        return {"B": self.begin, "I": self.inside}
+
+
+class _IOB1(_IOB2):
+    """``I-X`` begins or continues an entity; ``B-X`` only separates two adjacent entities of
+    type X, so a ``B-X`` anywhere else is irregular (counted, read as a start)."""
+
+    name = "iob1"
+    strict_inside = False
+
+    def __init__(self, tags: Sequence[str], on_invalid: str) -> None:
+        super().__init__(tags, on_invalid)
+        self.last, self.last_label = -2, ""  # index and label of the last B-/I- tag
+
+    def inside(self, i: int, tag: str, lab: str) -> None:
+        super().inside(i, tag, lab)
+        self.last, self.last_label = i, lab
+
+    def begin(self, i: int, tag: str, lab: str) -> None:
+        bad = not (self.last == i - 1 and self.last_label == lab)
+        self.last, self.last_label = i, lab
+        if bad:
+            self.flag(i, f"B-{lab} does not follow an entity of type {lab} (IOB1)")
+        if self.start >= 0:
+            self.emit(i)
+        self.start, self.label = i, lab
+        if self.drop and bad:
+            self.start = -1
+
+
+class _BIOES(_Decoder):
+    """``B-X`` begins, ``I-X`` continues, ``E-X`` ends an entity, ``S-X`` is one on its own.
+
+    An entity is open only between its ``B-``/``I-`` tags, so an open entity not ended by
+    ``E-`` is invalid.
+    """
+
+    name = "bioes"
+    closes = True
+
+    def handlers(self) -> dict[str, Callable[[int, str, str], None]]:
+        return {"B": self.begin, "I": self.inside, "E": self.end, "S": self.single}
+
+    def end(self, i: int, tag: str, lab: str) -> None:
+        if self.start >= 0 and self.label == lab:
+            self.emit(i + 1)
+        else:
+            self.flag(i, f"{tag!r} does not end an open entity")
+            if not self.drop:
+                if self.start >= 0:
+                    self.emit(i)
+                self.spans.append(Span(i, i + 1, lab))
+        self.start = -1
+
+    def single(self, i: int, tag: str, lab: str) -> None:
+        if self.start >= 0:
+            self.close_open(i, tag)
+            self.start = -1
+        self.spans.append(Span(i, i + 1, lab))
+
+
+class _BILOU(_BIOES):
+    """BIOES spelt ``B``/``I``/``L``/``U`` (:func:`parse_tag` maps them to B/I/E/S)."""
+
+    name = "bilou"
+
+
+class _SCN(_Decoder):
+    """The paper's scheme: ``S`` starts an entity, ``C`` continues it, ``N`` is outside."""
+
+    name = "scn"
+
+    def handlers(self) -> dict[str, Callable[[int, str, str], None]]:
+        return {"S": self.begin, "C": self.inside}
+
+
+#: The decoder of each name in :data:`SCHEMES`.
+_DECODERS: dict[str, type[_Decoder]] = {
+    cls.name: cls for cls in (_IOB1, _IOB2, _BIOES, _BILOU, _SCN)
+}
+
+
 def decode(
     tags: Sequence[str], scheme: str, strict: bool = False, on_invalid: str = "repair"
 ) -> tuple[list[Span], int]:
@@ -103,98 +297,7 @@ def decode(
     """
     if strict:
         on_invalid = "raise"
-    drop = on_invalid == "drop"
-    spans: list[Span] = []
-    repairs = 0
-    start = -1  # start of the open entity, -1 if none
-    label = ""
-    prev, prev_label = "O", ""  # canonical kind and label of the previous tag
-    known = _kinds.setdefault(scheme, {})  # tag -> (kind, label), without parse_tag's call
-    bioes = scheme in ("bioes", "bilou")
-    for i, tag in enumerate(tags):
-        hit = known.get(tag)
-        if hit is None:
-            try:
-                hit = parse_tag(tag, scheme)
-            except ValueError as exc:
-                raise SchemeError(i, str(exc)) from None
-            if len(known) < 10_000:
-                known[tag] = hit
-        kind, lab = hit
-        if kind == "O" and start < 0:  # outside, nothing open: the common case
-            prev, prev_label = kind, lab
-            continue
-        bad = None
-        if kind == "O":
-            if start >= 0:
-                if bioes and prev in ("B", "I"):
-                    bad = f"entity {label or 'span'} not closed by E-/S- before {tag!r}"
-                if not (drop and bad):
-                    spans.append(Span(start, i, label))
-                start = -1
-        elif kind == "B":
-            unclosed = False
-            if scheme == "iob1" and not (prev in ("B", "I") and prev_label == lab):
-                bad = f"B-{lab} does not follow an entity of type {lab} (IOB1)"
-            if start >= 0:
-                if bioes and prev in ("B", "I"):
-                    bad = f"entity {label or 'span'} not closed by E-/S- before {tag!r}"
-                    unclosed = True
-                if not (drop and unclosed):
-                    spans.append(Span(start, i, label))
-            start, label = i, lab
-            if drop and scheme == "iob1" and bad:
-                start = -1
-        elif kind in ("I", "C"):
-            continues = start >= 0 and label == lab and (not bioes or prev in ("B", "I"))
-            if not continues:
-                if scheme != "iob1":
-                    bad = f"{tag!r} does not continue an entity (after {tags[i - 1] if i else 'sentence start'!r})"
-                if start >= 0 and not (drop and bioes and prev in ("B", "I")):
-                    spans.append(Span(start, i, label))
-                start, label = i, lab
-                if drop and bad:
-                    start = -1
-        elif kind == "E":
-            if start >= 0 and label == lab and prev in ("B", "I"):
-                spans.append(Span(start, i + 1, label))
-            else:
-                bad = f"{tag!r} does not end an open entity"
-                if not drop:
-                    if start >= 0:
-                        spans.append(Span(start, i, label))
-                    spans.append(Span(i, i + 1, lab))
-            start = -1
-        elif kind == "S":
-            if scheme == "scn":
-                if start >= 0:
-                    spans.append(Span(start, i, label))
-                start, label = i, lab
-            else:
-                if start >= 0:
-                    if prev in ("B", "I"):
-                        bad = f"entity {label or 'span'} not closed by E-/S- before {tag!r}"
-                    if not (drop and bad):
-                        spans.append(Span(start, i, label))
-                    start = -1
-                spans.append(Span(i, i + 1, lab))
-        if bad:
-            if on_invalid == "raise":
-                raise SchemeError(i, f"invalid transition: {bad}")
-            repairs += 1
-        prev, prev_label = kind, lab
-    if start >= 0:
-        if scheme in ("bioes", "bilou") and prev in ("B", "I"):
-            if on_invalid == "raise":
-                raise SchemeError(
-                    len(tags) - 1,
-                    f"invalid transition: entity {label or 'span'} not closed at sentence end",
-                )
-            repairs += 1
-            if drop:
-                return spans, repairs
-        spans.append(Span(start, len(tags), label))
-    return spans, repairs
+    return _DECODERS[scheme](tags, on_invalid).run()
 
 
 def _tag(prefix: str, label: str) -> str:

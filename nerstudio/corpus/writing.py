@@ -233,60 +233,110 @@ def render_lines(
     the target cannot keep is counted in ``losses``. ``record_fields(sentence)``: fields to set
     in a sentence's JSONL record (see :func:`~nerstudio.corpus.jsonl.render_record`). Refusals
     name the source file and line, or ``target`` for a corpus read from no file."""
+    src = corpus_like.path or target
+    losses = Losses(fmt) if losses is None else losses
+    losses.target = fmt
+    if fmt == "jsonl":
+        yield from _jsonl_lines(corpus_like.format, events, lossless, losses, record_fields, src)
+    else:
+        yield from _column_lines(corpus_like, fmt, scheme, events, lossless, losses, src)
+
+
+#: A sentence cut from running text, held until the next event says what text follows it:
+#: the sentence, its document id and the text before it.
+_Held = tuple[Sentence, str | None, str | None]
+
+
+def _hold(s: Sentence, prev: Sentence | None, doc_id: str | None) -> _Held | None:
+    """Hold ``s`` if it was cut from running text (its record keeps the text around it)."""
+    if s.raw is not None or not s.offsets or s.source is None:
+        return None
+    start = s.offsets[0][0]
+    end = 0
+    if prev is not None and prev.offsets and prev.source is s.source:
+        end = prev.offsets[-1][1]
+    return (s, doc_id, s.source[end:start] if end <= start else None)
+
+
+def _release(held: _Held, nxt: object, fields: dict | None) -> str:
+    """The record of a held sentence, given the next event's object (None at the end): the
+    text after it is recorded unless the next sentence continues the same text."""
+    s, doc_id, before = held
+    continued = isinstance(nxt, Sentence) and nxt.offsets and nxt.source is s.source
+    return render_record(s, doc_id, before, None if continued else _text_after(s), fields)
+
+
+def _jsonl_lines(
+    src_fmt: str | None,
+    events: Iterable[tuple[str, object]],
+    lossless: bool,
+    losses: Losses,
+    record_fields: Callable[[Sentence], dict] | None,
+    src: StrPath | None,
+) -> Iterator[str]:
+    """:func:`render_lines` for a JSONL target: one record a sentence."""
 
     def extra(s: Sentence) -> dict | None:
         return record_fields(s) if record_fields is not None else None
 
-    src = corpus_like.path or target
-    losses = Losses(fmt) if losses is None else losses
-    losses.target = fmt
+    # a document's own id (JSONL, other tools' records, brat file names), else its number
+    own_ids = src_fmt == "jsonl" or foreign.handler(src_fmt or "") is not None
+    doc_id = None
+    n_doc = 0
+    held: _Held | None = None
+    prev: Sentence | None = None
+    for kind, obj in events:
+        if held is not None:
+            yield _release(held, obj, extra(held[0]))
+            held = None
+        if kind == "docstart":
+            n_doc += 1
+            doc_id = str(obj) if own_ids and (obj or src_fmt == "jsonl") else str(n_doc)
+        elif isinstance(obj, Sentence):  # kind "sentence"
+            _check_jsonl_writable(obj, src)
+            held = _hold(obj, prev, doc_id)
+            if held is None:
+                yield render_record(obj, doc_id, fields=extra(obj))
+            prev = obj
+        elif lossless:
+            yield str(obj)
+        elif src_fmt == "jsonl" and str(obj).strip():
+            losses.add("empty")
+    if held is not None:
+        yield _release(held, None, extra(held[0]))
+
+
+def _count_losses(s: Sentence, src_fmt: str | None, ncols: int, losses: Losses) -> None:
+    """What a column file of ``ncols`` columns cannot keep of a non-empty sentence."""
+    if len(s.extra) > ncols - 2:
+        losses.add("columns", s.line)
+    from_record = src_fmt == "jsonl" and s.raw is not None
+    if s.offsets is not None and not from_record:
+        # read from running text (plain text, brat, a tool's records)
+        losses.add("text", s.line)
+    if src_fmt == "jsonl" and s.raw is not None:
+        spacing, other = record_losses(s.raw)
+        if spacing:
+            losses.add("spacing", s.line)
+        if other:
+            losses.add("fields", s.line)
+            losses.fields.update(other)
+
+
+def _column_lines(
+    corpus_like: Any,
+    fmt: str,
+    scheme: str,
+    events: Iterable[tuple[str, object]],
+    lossless: bool,
+    losses: Losses,
+    src: StrPath | None,
+) -> Iterator[str]:
+    """:func:`render_lines` for a column target: one line a token, a blank line after each
+    sentence (unless ``lossless``: then the source's own blank and other lines)."""
+    sep = format_sep(fmt)
     src_fmt = corpus_like.format
     src_scheme = corpus_like.scheme
-    if fmt == "jsonl":
-        # a document's own id (JSONL, other tools' records, brat file names), else its number
-        own_ids = src_fmt == "jsonl" or foreign.handler(src_fmt or "") is not None
-        doc_id = None
-        n_doc = 0
-        # a sentence cut from running text waits for the next: what follows it
-        held: tuple[Sentence, str | None, str | None] | None = None
-        prev: Sentence | None = None
-        for kind, obj in events:
-            if held is not None:
-                s0, id0, before0 = held
-                nxt = (
-                    obj
-                    if isinstance(obj, Sentence) and obj.offsets and obj.source is s0.source
-                    else None
-                )
-                after = None if nxt is not None else _text_after(s0)
-                yield render_record(s0, id0, before0, after, extra(s0))
-                held = None
-            if kind == "docstart":
-                n_doc += 1
-                doc_id = str(obj) if own_ids and (obj or src_fmt == "jsonl") else str(n_doc)
-            elif isinstance(obj, Sentence):  # kind "sentence"
-                _check_jsonl_writable(obj, src)
-                if obj.raw is None and obj.offsets and obj.source is not None:
-                    start = obj.offsets[0][0]
-                    end = (
-                        prev.offsets[-1][1]
-                        if prev is not None and prev.offsets and prev.source is obj.source
-                        else 0
-                    )
-                    held = (obj, doc_id, obj.source[end:start] if end <= start else None)
-                    prev = obj
-                    continue
-                prev = obj
-                yield render_record(obj, doc_id, fields=extra(obj))
-            elif lossless:
-                yield str(obj)
-            elif src_fmt == "jsonl" and str(obj).strip():
-                losses.add("empty")
-        if held is not None:
-            s0, id0, before0 = held
-            yield render_record(s0, id0, before0, _text_after(s0), extra(s0))
-        return
-    sep = format_sep(fmt)
     src_ncols = corpus_like.ncols if src_fmt == fmt else None  # column count to keep, if any
     ncols = None
     for kind, obj in events:
@@ -300,18 +350,7 @@ def render_lines(
             if not s.words:
                 losses.add("empty", s.line)
                 continue
-            if len(s.extra) > ncols - 2:
-                losses.add("columns", s.line)
-            if s.offsets is not None and not (src_fmt == "jsonl" and s.raw is not None):
-                # read from running text (plain text, brat, a tool's records)
-                losses.add("text", s.line)
-            if src_fmt == "jsonl" and s.raw is not None:
-                spacing, other = record_losses(s.raw)
-                if spacing:
-                    losses.add("spacing", s.line)
-                if other:
-                    losses.add("fields", s.line)
-                    losses.fields.update(other)
+            _count_losses(s, src_fmt, ncols, losses)
             yield from _token_lines(s, _sentence_tags(s, scheme, src_scheme), sep, ncols)
             if not lossless:
                 yield ""

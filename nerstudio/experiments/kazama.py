@@ -227,166 +227,208 @@ def run_kazama(
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     t_all = time.perf_counter()
-    stages: dict[str, float] = {}
+    suite = _Suite(cfg, out_dir, progress, should_cancel, executor)
+    suite.read(train_path, dev_path, test_path)
+    trainings = suite.train()
+    suite.evaluate(trainings.chosen)
+    if suite.rerank:
+        suite.rerank_stage(trainings)
+    systems = suite.outputs()
+    report = {
+        "suite": "kazama",
+        "task": cfg.task,
+        "config": jsonable(asdict(cfg)),
+        "data": suite.data_summary(train_path, dev_path, test_path),
+        "baseline": "margin" if "margin" in suite.results else None,
+        "systems": systems,
+        "n_prime": suite.n_prime,
+        "paper": jsonable(PAPER),
+        "stages": suite.stages,
+        "seconds_total": time.perf_counter() - t_all,
+    }
+    write_report(out_dir, report, report_markdown(report))
+    return report
 
-    say, check = stage_helpers(progress, should_cancel)
-    typed = cfg.task == "typed"
 
-    t = time.perf_counter()
-    train, dev, test = (
-        read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path)
-    )
-    stages["read"] = time.perf_counter() - t
-    say("read", f"{len(train.documents)} / {len(dev.documents)} / {len(test.documents)} documents")
-    labels = train.labels
+class _Suite:
+    """One run of :func:`run_kazama`, stage by stage: read, train every system at once,
+    evaluate the local and joint systems, the re-rankers (their folds maybe elsewhere), the
+    output files. It owns the run's results as they come."""
 
-    results: dict[str, dict] = {}
-    curves: dict[str, list] = {}
-    preds: dict[str, list] = {}
-    n_prime: list[dict] = []
+    def __init__(self, cfg: KazamaConfig, out_dir: str, progress, should_cancel, executor):
+        self.cfg = cfg
+        self.out_dir = out_dir
+        self.should_cancel = should_cancel
+        self.executor = executor
+        self.say, self.check = stage_helpers(progress, should_cancel)
+        self.typed = cfg.task == "typed"
+        self.stages: dict[str, float] = {}
+        self.results: dict[str, dict] = {}
+        self.curves: dict[str, list] = {}
+        self.preds: dict[str, list] = {}
+        self.n_prime: list[dict] = []
+        self.wanted = set(cfg.systems)
+        self.rerank = [a for a in ("reranking1", "reranking2") if a in self.wanted]
+        if self.rerank:
+            self.wanted.add("margin")  # the first model
+        self.joint_params = {
+            "n": cfg.n,
+            "n_test": cfg.n_test,
+            "epochs": cfg.joint_epochs,
+            "average": cfg.average_joint,
+            "seed": cfg.seed,
+        }
+        # the lists follow the margin perceptron in the same run, unless their folds go elsewhere
+        self.follow = bool(self.rerank) and not is_remote(executor)
 
-    def record(name, dev_spans, test_spans, settings, seconds, history):
-        results[name] = {
-            "dev": _prf(dev, dev_spans, typed),
-            "test": _prf(test, test_spans, typed),
+    def read(self, train_path, dev_path, test_path) -> None:
+        t = time.perf_counter()
+        self.train_set, self.dev, self.test = (
+            read_corpus(p, encoding=self.cfg.encoding) for p in (train_path, dev_path, test_path)
+        )
+        self.stages["read"] = time.perf_counter() - t
+        self.say(
+            "read",
+            f"{len(self.train_set.documents)} / {len(self.dev.documents)} / "
+            f"{len(self.test.documents)} documents",
+        )
+        self.labels = self.train_set.labels
+
+    def record(self, name, dev_spans, test_spans, settings, seconds, history) -> None:
+        """A system's figures, test predictions and dev curve."""
+        r = self.results[name] = {
+            "dev": _prf(self.dev, dev_spans, self.typed),
+            "test": _prf(self.test, test_spans, self.typed),
             "settings": settings,
             "seconds": seconds,
         }
-        preds[name] = test_spans
-        curves[name] = [_Point(h) for h in history if _train_phase(h)]
-        say(
-            name,
-            f"dev F {results[name]['dev'][2]:.2f}, test F {results[name]['test'][2]:.2f} ({seconds:.0f}s)",
-        )
+        self.preds[name] = test_spans
+        self.curves[name] = [_Point(h) for h in history if _train_phase(h)]
+        self.say(name, f"dev F {r['dev'][2]:.2f}, test F {r['test'][2]:.2f} ({seconds:.0f}s)")
 
-    wanted = set(cfg.systems)
-    rerank = [a for a in ("reranking1", "reranking2") if a in wanted]
-    if rerank:
-        wanted.add("margin")  # the first model
-    joint_params = {
-        "n": cfg.n,
-        "n_test": cfg.n_test,
-        "epochs": cfg.joint_epochs,
-        "average": cfg.average_joint,
-        "seed": cfg.seed,
-    }
-
-    def fold_params(margin: PerceptronTagger) -> dict:
+    def fold_params(self, margin: PerceptronTagger) -> dict:
         """The cross-validated first models: the margin perceptron as dev chose it (C, epoch)."""
+        cfg = self.cfg
         return cfg.local(
             variant="margin",
             C=margin.C,
             bpm=cfg.bpm,
             epochs=margin.best_epoch_ or cfg.epochs,
             keep_best=False,
-            labels=labels,
+            labels=self.labels,
         )
 
-    def rerank_fits(first: str) -> list[Fit]:
+    def rerank_fits(self, first: str) -> list[Fit]:
         # re-ranking 2 (the full local feature set) is the longer: it starts first
         return [
-            Fit(algo, C, "joint", dict(joint_params, C=C), first=first)
-            for algo in sorted(rerank, reverse=True)
-            for C in cfg.C_values(algo)
+            Fit(algo, C, "joint", dict(self.joint_params, C=C), first=first)
+            for algo in sorted(self.rerank, reverse=True)
+            for C in self.cfg.C_values(algo)
         ]
 
-    # every training at once (.kazama_fits): the margin perceptron first, whose choice the
-    # re-rankers' cross-validated lists wait for, then the longest (joint)
-    local_fits = {
-        v: [
+    def fits(self) -> list[Fit]:
+        """Every training at once (.kazama_fits): the margin perceptron first, whose choice the
+        re-rankers' cross-validated lists wait for, then the longest (joint)."""
+        cfg, labels = self.cfg, self.labels
+        local_fits = {
+            v: [
+                Fit(
+                    v,
+                    C,
+                    "local",
+                    cfg.local(variant=v, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels),
+                )
+                for C in (cfg.C_values("margin") if v == "margin" else (cfg.C_margin,))
+            ]
+            for v in ("perceptron", "averaged", "margin")
+            if v in self.wanted
+        }
+        fits = local_fits.pop("margin", [])
+        fits += [
             Fit(
-                v,
+                algo,
                 C,
-                "local",
-                cfg.local(variant=v, C=C, epochs=cfg.epochs, bpm=cfg.bpm, labels=labels),
+                "joint",
+                dict(self.joint_params, C=C, bpm=cfg.bpm, local=cfg.local(labels=labels)),
             )
-            for C in (cfg.C_values("margin") if v == "margin" else (cfg.C_margin,))
+            for algo in ("candidate", "proposed")
+            if algo in self.wanted
+            for C in cfg.C_values(algo)
         ]
-        for v in ("perceptron", "averaged", "margin")
-        if v in wanted
-    }
-    fits = local_fits.pop("margin", [])
-    fits += [
-        Fit(algo, C, "joint", dict(joint_params, C=C, bpm=cfg.bpm, local=cfg.local(labels=labels)))
-        for algo in ("candidate", "proposed")
-        if algo in wanted
-        for C in cfg.C_values(algo)
-    ]
-    if "perceptron" in local_fits and "averaged" in local_fits and not cfg.bpm:
-        # the averaged perceptron's run makes the plain one too (the same updates)
-        (plain,) = local_fits.pop("perceptron")
-        local_fits["averaged"] = [replace(f, twin=plain) for f in local_fits["averaged"]]
-    fits += [f for v in local_fits.values() for f in v]
-    # the lists follow the margin perceptron in the same run, unless their folds go elsewhere
-    follow = bool(rerank) and not is_remote(executor)
-    check()
-    t = time.perf_counter()
-    for name in dict.fromkeys(f.system for f in fits):
-        say(name, "training")
-    for twin in dict.fromkeys(f.twin.system for f in fits if f.twin is not None):
-        say(twin, "training (in the averaged perceptron's run)")
-    if follow:
-        say("reranking", f"{cfg.folds}-fold candidate lists once the margin perceptron is chosen")
-    trainings = train_all(
-        fits,
-        train,
-        dev,
-        reranking=Reranking(
-            split(train, cfg.folds, unit="document")[1],
-            fold_params,
-            cfg.n,
-            rerank_fits,
-            lambda m: say("reranking", m),
+        if "perceptron" in local_fits and "averaged" in local_fits and not cfg.bpm:
+            # the averaged perceptron's run makes the plain one too (the same updates)
+            (plain,) = local_fits.pop("perceptron")
+            local_fits["averaged"] = [replace(f, twin=plain) for f in local_fits["averaged"]]
+        return fits + [f for v in local_fits.values() for f in v]
+
+    def train(self):
+        cfg, say = self.cfg, self.say
+        fits = self.fits()
+        self.check()
+        t = time.perf_counter()
+        for name in dict.fromkeys(f.system for f in fits):
+            say(name, "training")
+        for twin in dict.fromkeys(f.twin.system for f in fits if f.twin is not None):
+            say(twin, "training (in the averaged perceptron's run)")
+        if self.follow:
+            say(
+                "reranking",
+                f"{cfg.folds}-fold candidate lists once the margin perceptron is chosen",
+            )
+        trainings = train_all(
+            fits,
+            self.train_set,
+            self.dev,
+            reranking=Reranking(
+                split(self.train_set, cfg.folds, unit="document")[1],
+                self.fold_params,
+                cfg.n,
+                self.rerank_fits,
+                lambda m: say("reranking", m),
+            )
+            if self.follow
+            else None,
+            workers=cfg.workers,
+            out_dir=self.out_dir,
+            say=say,
+            should_cancel=self.should_cancel,
         )
-        if follow
-        else None,
-        workers=cfg.workers,
-        out_dir=out_dir,
-        say=say,
-        should_cancel=should_cancel,
-    )
-    chosen = trainings.chosen
-    stages["training"] = time.perf_counter() - t
-    t = time.perf_counter()
-    for variant in ("perceptron", "averaged", "margin"):
-        if variant not in chosen:
-            continue
-        check()
-        c = chosen[variant]
+        self.stages["training"] = time.perf_counter() - t
+        return trainings
+
+    def evaluate(self, chosen: dict) -> None:
+        """The local taggers, then the joint systems (the proposed one at every n' too)."""
+        t = time.perf_counter()
+        for variant in ("perceptron", "averaged", "margin"):
+            if variant in chosen:
+                self.check()
+                self.evaluate_local(variant, chosen[variant])
+        for algo in ("candidate", "proposed"):
+            if algo in chosen:
+                self.check()
+                self.evaluate_joint(algo, chosen[algo])
+        self.stages["evaluation"] = time.perf_counter() - t
+
+    def evaluate_local(self, variant: str, c) -> None:
         tagger = c.model
         assert isinstance(tagger, PerceptronTagger)
-        settings = {
-            k: c.fit.params[k]
-            for k in (
-                "variant",
-                "C",
-                "bpm",
-                "features",
-                "gazetteer",
-                "cutoff",
-                "edge_templates",
-                "alphabet",
-            )
-        }
+        settings = {k: c.fit.params[k] for k in _LOCAL_SETTINGS}
         settings.update(best_epoch=tagger.best_epoch_, epochs_run=tagger.epochs_run_)
         if variant != "margin":
             settings.pop("C")
         elif len(c.tried) > 1:
             settings["C_dev_f1"] = c.tried
-        record(
+        self.record(
             variant,
-            tagger.predict_spans(dev),
-            tagger.predict_spans(test),
+            tagger.predict_spans(self.dev),
+            tagger.predict_spans(self.test),
             settings,
             c.seconds,
             tagger.history_,
         )
 
-    for algo in ("candidate", "proposed"):
-        if algo not in chosen:
-            continue
-        check()
-        c = chosen[algo]
+    def evaluate_joint(self, algo: str, c) -> None:
+        cfg = self.cfg
         jt = c.model
         assert isinstance(jt, JointTagger)
         settings = {
@@ -401,122 +443,143 @@ def run_kazama(
         if len(c.tried) > 1:
             settings["C_dev_f1"] = c.tried
         # the dev and test documents once (features, non-local vectors), for every n' below too
-        dev_docs, test_docs = jt.documents(dev), jt.documents(test)
-        record(
+        dev_docs, test_docs = jt.documents(self.dev), jt.documents(self.test)
+        self.record(
             algo,
-            jt.predict_spans(dev, docs=dev_docs),
-            jt.predict_spans(test, docs=test_docs),
+            jt.predict_spans(self.dev, docs=dev_docs),
+            jt.predict_spans(self.test, docs=test_docs),
             settings,
             c.seconds,
             jt.history_,
         )
         if algo == "proposed":
-            for k in cfg.n_primes:
-                check()
-                d = _prf(dev, jt.predict_spans(dev, n_test=k, docs=dev_docs), typed)
-                te = _prf(test, jt.predict_spans(test, n_test=k, docs=test_docs), typed)
-                n_prime.append({"system": algo, "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]})
-                say(algo, f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
-    stages["evaluation"] = time.perf_counter() - t
+            self.n_primes(jt, dev_docs, test_docs)
 
-    if rerank:
+    def n_primes(self, jt: JointTagger, dev_docs, test_docs) -> None:
+        """The proposed system evaluated with every n' of ``n_primes`` (K&T Table 3)."""
+        for k in self.cfg.n_primes:
+            self.check()
+            d = _prf(self.dev, jt.predict_spans(self.dev, n_test=k, docs=dev_docs), self.typed)
+            te = _prf(self.test, jt.predict_spans(self.test, n_test=k, docs=test_docs), self.typed)
+            self.n_prime.append(
+                {"system": "proposed", "n_test": int(k), "dev_f1": d[2], "test_f1": te[2]}
+            )
+            self.say("proposed", f"n'={k}: dev F {d[2]:.2f}, test F {te[2]:.2f}")
+
+    def rerank_stage(self, trainings) -> None:
+        """The re-rankers: trained in the same run as the margin perceptron, or here after
+        their cross-validated lists are made on the executor's machines."""
         t = time.perf_counter()
-        rerankers, cv = chosen, trainings.fold_seconds  # the folds' seconds added up
-        if not follow:  # the folds on the executor's machines, then the re-rankers here
-            margin = chosen["margin"].model
-            assert isinstance(margin, PerceptronTagger)
-            check()
-            say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
-            lists = cross_validated_lists(
-                train,
-                fold_params(margin),
-                cfg.n,
-                cfg.folds,
-                cfg.workers,
-                should_cancel,
-                lambda m: say("reranking", m),
-                executor=executor,
-            )
-            stages["cross_validation"] = cv = time.perf_counter() - t  # elsewhere: the wall time
-            check()
-            t = time.perf_counter()
-            first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
-            rerankers = train_all(
-                rerank_fits(first),
-                train,
-                dev,
-                lists=lists,
-                workers=cfg.workers,
-                out_dir=out_dir,
-                say=say,
-                should_cancel=should_cancel,
-            ).chosen
-        for algo in rerank:
-            check()
-            c = rerankers[algo]
-            jt = c.model
-            assert isinstance(jt, JointTagger)
-            settings = {
-                "C": jt.C,
-                "n": cfg.n,
-                "n_test": cfg.n_test,
-                "folds": cfg.folds,
-                "best_epoch": jt.best_epoch_,
-                "epochs_run": len(jt.history_),
-                "first_model": "margin",
-            }
-            if len(c.tried) > 1:
-                settings["C_dev_f1"] = c.tried
-            # the paper's training time of a re-ranker includes making the first models
-            record(
-                algo,
-                jt.predict_spans(dev),
-                jt.predict_spans(test),
-                settings,
-                c.seconds + cv + results["margin"]["seconds"],
-                jt.history_,
-            )
-        stages["reranking"] = time.perf_counter() - t
+        rerankers, cv = trainings.chosen, trainings.fold_seconds  # the folds' seconds added up
+        if not self.follow:
+            rerankers, cv, t = self.rerank_after_folds(trainings.chosen, t)
+        for algo in self.rerank:
+            self.check()
+            self.evaluate_reranker(algo, rerankers[algo], cv)
+        self.stages["reranking"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    base = results.get("margin")
-    seen = training_strings(train.sentences)
-    systems = []
-    for name in SYSTEMS:
-        if name not in results:
-            continue
-        r = results[name]
-        b = base or r
-        systems.append(
-            _system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"])
+    def rerank_after_folds(self, chosen: dict, t: float) -> tuple[dict, float, float]:
+        """The folds on the executor's machines, then the re-rankers here: the chosen
+        re-rankers, the folds' wall time, and when their training started."""
+        cfg, say = self.cfg, self.say
+        margin = chosen["margin"].model
+        assert isinstance(margin, PerceptronTagger)
+        self.check()
+        say("reranking", f"{cfg.folds}-fold candidate lists from the margin perceptron")
+        lists = cross_validated_lists(
+            self.train_set,
+            self.fold_params(margin),
+            cfg.n,
+            cfg.folds,
+            cfg.workers,
+            self.should_cancel,
+            lambda m: say("reranking", m),
+            executor=self.executor,
         )
+        self.stages["cross_validation"] = cv = time.perf_counter() - t  # the wall time
+        self.check()
+        t = time.perf_counter()
+        first = os.path.join(self.out_dir, KEPT_FILE["local"].format("margin"))
+        rerankers = train_all(
+            self.rerank_fits(first),
+            self.train_set,
+            self.dev,
+            lists=lists,
+            workers=cfg.workers,
+            out_dir=self.out_dir,
+            say=say,
+            should_cancel=self.should_cancel,
+        ).chosen
+        return rerankers, cv, t
+
+    def evaluate_reranker(self, algo: str, c, cv: float) -> None:
+        cfg = self.cfg
+        jt = c.model
+        assert isinstance(jt, JointTagger)
+        settings = {
+            "C": jt.C,
+            "n": cfg.n,
+            "n_test": cfg.n_test,
+            "folds": cfg.folds,
+            "best_epoch": jt.best_epoch_,
+            "epochs_run": len(jt.history_),
+            "first_model": "margin",
+        }
+        if len(c.tried) > 1:
+            settings["C_dev_f1"] = c.tried
+        # the paper's training time of a re-ranker includes making the first models
+        self.record(
+            algo,
+            jt.predict_spans(self.dev),
+            jt.predict_spans(self.test),
+            settings,
+            c.seconds + cv + self.results["margin"]["seconds"],
+            jt.history_,
+        )
+
+    def outputs(self) -> list[dict]:
+        """report.json's systems, with the prediction files and the curves written."""
+        t = time.perf_counter()
+        base = self.results.get("margin")
+        test, out_dir = self.test, self.out_dir
+        seen = training_strings(self.train_set.sentences)
         gold_spans = [
-            s.spans if typed else [Span(a, e, "") for a, e, _ in s.spans] for s in test.sentences
+            s.spans if self.typed else [Span(a, e, "") for a, e, _ in s.spans]
+            for s in test.sentences
         ]
-        systems[-1]["test_breakdown"] = breakdown(
-            [s.words for s in test.sentences], gold_spans, preds[name], seen
+        systems = []
+        for name in SYSTEMS:
+            if name not in self.results:
+                continue
+            r = self.results[name]
+            b = base or r
+            systems.append(
+                _system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"])
+            )
+            systems[-1]["test_breakdown"] = breakdown(
+                [s.words for s in test.sentences], gold_spans, self.preds[name], seen
+            )
+            spans = self.preds[name]
+            if self.cfg.task == "scn":
+                spans = [with_placeholder_type(ss) for ss in spans]
+            write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
+        if self.cfg.task == "scn":
+            write_corpus(
+                test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
+                os.path.join(out_dir, "gold-test-untyped.conll"),
+            )
+        _plot_curves(
+            self.curves,
+            os.path.join(out_dir, "curves.png"),
+            base["dev"][2] if base else None,
+            "margin perceptron",
         )
-        spans = preds[name]
-        if cfg.task == "scn":
-            spans = [with_placeholder_type(ss) for ss in spans]
-        write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
-    if cfg.task == "scn":
-        write_corpus(
-            test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
-            os.path.join(out_dir, "gold-test-untyped.conll"),
-        )
-    _plot_curves(
-        curves,
-        os.path.join(out_dir, "curves.png"),
-        base["dev"][2] if base else None,
-        "margin perceptron",
-    )
-    stages["outputs"] = time.perf_counter() - t
-    report = {
-        "suite": "kazama",
-        "task": cfg.task,
-        "config": jsonable(asdict(cfg)),
-        "data": {
+        self.stages["outputs"] = time.perf_counter() - t
+        return systems
+
+    def data_summary(self, train_path, dev_path, test_path) -> dict:
+        train, dev, test = self.train_set, self.dev, self.test
+        return {
             "train": os.path.abspath(train_path),
             "dev": os.path.abspath(dev_path),
             "test": os.path.abspath(test_path),
@@ -526,16 +589,20 @@ def run_kazama(
             "train_sentences": len(train.sentences),
             "dev_sentences": len(dev.sentences),
             "test_sentences": len(test.sentences),
-        },
-        "baseline": "margin" if base else None,
-        "systems": systems,
-        "n_prime": n_prime,
-        "paper": jsonable(PAPER),
-        "stages": stages,
-        "seconds_total": time.perf_counter() - t_all,
-    }
-    write_report(out_dir, report, report_markdown(report))
-    return report
+        }
+
+
+#: A local tagger's settings in report.json, from its fit's parameters.
+_LOCAL_SETTINGS = (
+    "variant",
+    "C",
+    "bpm",
+    "features",
+    "gazetteer",
+    "cutoff",
+    "edge_templates",
+    "alphabet",
+)
 
 
 def _train_phase(h) -> bool:

@@ -525,81 +525,24 @@ class GlobalFeatures:
         grow: bool,
         logprobs=None,
     ):
-        n = len(words)
-        P = [prims.of(x) for x in words]
-        W = list(words) + [NULL, NULL]  # index -1 and -2 wrap to NULL
-        G = [p[1] for p in P] + [NULL, NULL]
-        Fs = [p[0] for p in P] + [NULL, NULL]
-        WG = (W, G)
-
-        def at(i):  # map out-of-range to the NULL slots
-            return i if 0 <= i < n else n
-
+        spans = _SpanIds(words, prims, self._id, grow)
         cc, ss, ee, ll = scn_spans(cands, tagset)
         post = (
             entity_posteriors(logprobs, cands, tagset, (cc, ss, ee, ll)) if self.posterior else None
         )
         type_names = entity_types(tagset)
-        idf = self._id
-        start_cache: dict[int, list[int]] = {}
-        end_cache: dict[int, list[int]] = {}
-        pre_cache: dict[tuple[int, int], list[int]] = {}
-        suf_cache: dict[tuple[int, int], list[int]] = {}
-        span_cache: dict[tuple[int, int, int], np.ndarray] = {}
         single: dict[int, list[str]] = {}
+        span_cache: dict[tuple[int, int, int], np.ndarray] = {}
         cand_rows: list[np.ndarray] = []
         cand_keys: list[np.ndarray] = []
         for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
             key = (s, e1, lab)
             arr = span_cache.get(key)
             if arr is None:
-                e = e1 - 1
-                st = start_cache.get(s)
-                if st is None:
-                    p2, p1, p0, q1 = at(s - 2), at(s - 1), s, at(s + 1)
-                    names = [f"BO{a}{b}={WG[a][p1]} {WG[b][p0]}" for a, b in _BITS2]
-                    names += [
-                        f"TO{a}{b}{c_}={WG[a][p2]} {WG[b][p1]} {WG[c_][p0]}" for a, b, c_ in _BITS3
-                    ]
-                    names += [
-                        f"TO2{a}{b}{c_}={WG[a][p1]} {WG[b][p0]} {WG[c_][q1]}" for a, b, c_ in _BITS3
-                    ]
-                    st = start_cache[s] = [idf(x, grow) for x in names]
-                en = end_cache.get(e)
-                if en is None:
-                    m2, m1, m0, n1 = at(e - 2), at(e - 1), e, at(e + 1)
-                    names = [f"LW={W[m0]}", f"LWLC={P[e][2]}"]
-                    names += [f"BE{a}{b}={WG[a][m0]} {WG[b][n1]}" for a, b in _BITS2]
-                    names += [
-                        f"TE{a}{b}{c_}={WG[a][m1]} {WG[b][m0]} {WG[c_][n1]}" for a, b, c_ in _BITS3
-                    ]
-                    names += [
-                        f"TE2{a}{b}{c_}={WG[a][m2]} {WG[b][m1]} {WG[c_][m0]}" for a, b, c_ in _BITS3
-                    ]
-                    en = end_cache[e] = [idf(x, grow) for x in names]
-                ids = st + en
-                ids.append(idf("WE=" + " ".join(W[s:e1]), grow))
-                ids.append(idf("FF=" + " ".join(Fs[s:e1]), grow))
-                ids.append(idf("GF=" + " ".join(G[s:e1]), grow))
-                for k in range(s, e1):
-                    pk = pre_cache.get((s, k))
-                    if pk is None:
-                        pk = pre_cache[(s, k)] = [
-                            idf("PF=" + " ".join(Fs[s : k + 1]), grow),
-                            idf("PF2=" + " ".join(G[s : k + 1]), grow),
-                        ]
-                    ids += pk
-                    sk = suf_cache.get((e, k))
-                    if sk is None:
-                        sk = suf_cache[(e, k)] = [
-                            idf("SF=" + " ".join(reversed(Fs[k:e1])), grow),
-                            idf("SF2=" + " ".join(reversed(G[k:e1])), grow),
-                        ]
-                    ids += sk
-                ids += [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
-                ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
-                ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
+                ids = spans.ids(s, e1)
+                ids += self._resource_ids(words, s, e1, single, grow)
                 if post is not None:
+                    idf = self._id
                     ids += [idf(x, grow) for x in posterior_strings(post, s, e1, type_names[lab])]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
@@ -608,21 +551,35 @@ class GlobalFeatures:
             cand_keys.append(arr)
             cand_rows.append(np.full(len(arr), c, dtype=np.int64))
         if self.quotes:
-            qpos = [i for i, x in enumerate(words) if x in QUOTES]
-            if len(qpos) >= 2:
-                for c in range(cands.shape[0]):
-                    tags = [tagset[t] for t in cands[c]]
-                    ids = [
-                        idf(x, grow)
-                        for x in _quote_strings(list(words), tags, G[:n], self.quote_max, qpos)
-                    ]
-                    b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
-                    cand_keys.append(b)
-                    cand_rows.append(np.full(len(b), c, dtype=np.int64))
+            self._quote_keys(
+                words, cands, tagset, spans.G[: len(words)], T1, grow, cand_rows, cand_keys
+            )
         if not cand_keys:
             z = np.zeros(0, dtype=np.int64)
             return z, z
         return np.concatenate(cand_rows), np.concatenate(cand_keys)
+
+    def _resource_ids(self, words, s: int, e1: int, single: dict, grow: bool) -> list[int]:
+        """Ids of a span's gazetteer, cluster and context features."""
+        idf = self._id
+        ids = [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
+        ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
+        ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
+        return ids
+
+    def _quote_keys(self, words, cands, tagset, G, T1: int, grow: bool, rows, keys) -> None:
+        """Each candidate's quote features (when the sentence has two quotes or more), added
+        to ``rows``/``keys``."""
+        qpos = [i for i, x in enumerate(words) if x in QUOTES]
+        if len(qpos) < 2:
+            return
+        idf = self._id
+        for c in range(cands.shape[0]):
+            tags = [tagset[t] for t in cands[c]]
+            ids = [idf(x, grow) for x in _quote_strings(list(words), tags, G, self.quote_max, qpos)]
+            b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
+            keys.append(b)
+            rows.append(np.full(len(b), c, dtype=np.int64))
 
     # -- persistence -------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict]:
@@ -684,6 +641,85 @@ class GlobalFeatures:
         ]
         self.templates_ = [template_of(x) for x in self.names_]
         return self
+
+
+class _SpanIds:
+    """The base-feature ids of one sentence's spans from its words alone (boundary n-grams,
+    the words, forms and shapes within, prefixes and suffixes). A span's start, end, prefix
+    and suffix features are computed once for all the spans that share them; ids are asked
+    of ``idf(name, grow)`` in the order the features are listed (it numbers new ones)."""
+
+    def __init__(self, words, prims: _Prims, idf: Callable[[str, bool], int], grow: bool):
+        self.n = len(words)
+        self.P = P = [prims.of(x) for x in words]
+        self.W = list(words) + [NULL, NULL]  # index -1 and -2 wrap to NULL
+        self.G = [p[1] for p in P] + [NULL, NULL]
+        self.Fs = [p[0] for p in P] + [NULL, NULL]
+        self.idf, self.grow = idf, grow
+        self.start_cache: dict[int, list[int]] = {}
+        self.end_cache: dict[int, list[int]] = {}
+        self.pre_cache: dict[tuple[int, int], list[int]] = {}
+        self.suf_cache: dict[tuple[int, int], list[int]] = {}
+
+    def at(self, i: int) -> int:  # map out-of-range to the NULL slots
+        return i if 0 <= i < self.n else self.n
+
+    def ids(self, s: int, e1: int) -> list[int]:
+        """The ids of span [s, e1) (a new list)."""
+        idf, grow, W, G, Fs = self.idf, self.grow, self.W, self.G, self.Fs
+        ids = self.start(s) + self.end(e1 - 1)
+        ids.append(idf("WE=" + " ".join(W[s:e1]), grow))
+        ids.append(idf("FF=" + " ".join(Fs[s:e1]), grow))
+        ids.append(idf("GF=" + " ".join(G[s:e1]), grow))
+        for k in range(s, e1):
+            ids += self.prefix(s, k)
+            ids += self.suffix(e1, k)
+        return ids
+
+    def start(self, s: int) -> list[int]:
+        st = self.start_cache.get(s)
+        if st is None:
+            at, WG = self.at, (self.W, self.G)
+            p2, p1, p0, q1 = at(s - 2), at(s - 1), s, at(s + 1)
+            names = [f"BO{a}{b}={WG[a][p1]} {WG[b][p0]}" for a, b in _BITS2]
+            names += [f"TO{a}{b}{c}={WG[a][p2]} {WG[b][p1]} {WG[c][p0]}" for a, b, c in _BITS3]
+            names += [f"TO2{a}{b}{c}={WG[a][p1]} {WG[b][p0]} {WG[c][q1]}" for a, b, c in _BITS3]
+            st = self.start_cache[s] = [self.idf(x, self.grow) for x in names]
+        return st
+
+    def end(self, e: int) -> list[int]:
+        en = self.end_cache.get(e)
+        if en is None:
+            at, W, WG = self.at, self.W, (self.W, self.G)
+            m2, m1, m0, n1 = at(e - 2), at(e - 1), e, at(e + 1)
+            names = [f"LW={W[m0]}", f"LWLC={self.P[e][2]}"]
+            names += [f"BE{a}{b}={WG[a][m0]} {WG[b][n1]}" for a, b in _BITS2]
+            names += [f"TE{a}{b}{c}={WG[a][m1]} {WG[b][m0]} {WG[c][n1]}" for a, b, c in _BITS3]
+            names += [f"TE2{a}{b}{c}={WG[a][m2]} {WG[b][m1]} {WG[c][m0]}" for a, b, c in _BITS3]
+            en = self.end_cache[e] = [self.idf(x, self.grow) for x in names]
+        return en
+
+    def prefix(self, s: int, k: int) -> list[int]:
+        pk = self.pre_cache.get((s, k))
+        if pk is None:
+            idf, grow = self.idf, self.grow
+            pk = self.pre_cache[(s, k)] = [
+                idf("PF=" + " ".join(self.Fs[s : k + 1]), grow),
+                idf("PF2=" + " ".join(self.G[s : k + 1]), grow),
+            ]
+        return pk
+
+    def suffix(self, e1: int, k: int) -> list[int]:
+        # keyed by the span's last token, as the span [s, e1) ends there
+        e = e1 - 1
+        sk = self.suf_cache.get((e, k))
+        if sk is None:
+            idf, grow = self.idf, self.grow
+            sk = self.suf_cache[(e, k)] = [
+                idf("SF=" + " ".join(reversed(self.Fs[k:e1])), grow),
+                idf("SF2=" + " ".join(reversed(self.G[k:e1])), grow),
+            ]
+        return sk
 
 
 class _ShardedIndex:

@@ -311,6 +311,103 @@ def _strings(value: object) -> TypeGuard[list[str]]:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
+_BIO = {"B": 1, "I": 2, "O": 3}
+
+
+class _TokenScan:
+    """One pass over the tokens of the training or input sequences for
+    :meth:`KTFeatures._values`: word ids, sequence starts and lengths, and per token the codes
+    of the extra columns, of the gazetteer matches and of the bundled lists."""
+
+    def __init__(self, n_columns: int, gaz_types: list, lists) -> None:
+        self.wdict: dict[str, int] = {}
+        self.wid: list[int] = []
+        self.seq_lens: list[int] = []
+        self.starts: list[int] = []
+        self.cols: list[list[int]] = [[] for _ in range(n_columns)]
+        self.cdicts: list[dict[str, int]] = [{} for _ in range(n_columns)]
+        self.gaz_types = gaz_types
+        self.gaz_codes: list[list[int]] = [[] for _ in gaz_types]
+        self.lists = lists
+        self.list_names = lists.names if lists is not None else []
+        self.list_codes: dict[str, list[int]] = {n: [] for n in self.list_names}
+
+    def sequence(self, seq: Sequence[Sentence], doc) -> None:
+        """Add a sequence's sentences (``doc``: its training document, for the gazetteer)."""
+        n = 0
+        for s in seq:
+            m = len(s.words)
+            if m:
+                self.sentence(s, m, doc)
+                n += m
+        self.seq_lens.append(n)
+
+    def sentence(self, s: Sentence, m: int, doc) -> None:
+        setdefault = self.wdict.setdefault
+        wdict = self.wdict
+        self.wid.extend(setdefault(w, len(wdict)) for w in s.words)
+        self.starts.append(1)
+        self.starts.extend([0] * (m - 1))
+        for j, d in enumerate(self.cdicts):
+            self.cols[j].extend(d.setdefault(v, len(d) + 1) for v in s.extra[j])
+        for j, (g, typ) in enumerate(self.gaz_types):
+            self.gaz_codes[j].extend(_BIO[t] for t in g.match(s.words, typ, doc))
+        if self.lists is not None and self.list_names:
+            for name, tags in self.lists.iob(s.words).items():
+                self.list_codes[name].extend(_BIO[t] for t in tags)
+
+    def code_values(self) -> dict[str, tuple[list[str], np.ndarray]]:
+        """The values of the extra columns, the gazetteer types and the lists, per token."""
+        values: dict[str, tuple[list[str], np.ndarray]] = {}
+        for j, d in enumerate(self.cdicts):
+            values[COLUMN_TYPES[j]] = ([NULL] + list(d), np.array(self.cols[j], dtype=np.int64))
+        for j, (g, typ) in enumerate(self.gaz_types):
+            values[g.feature_name(typ)] = (
+                [NULL, "B", "I", "O"],
+                np.array(self.gaz_codes[j], dtype=np.int64),
+            )
+        for name in self.list_names:
+            values[f"g:{name}"] = (
+                [NULL, "B", "I", "O"],
+                np.array(self.list_codes[name], dtype=np.int64),
+            )
+        return values
+
+
+def _state_gazetteer(gaz) -> Gazetteer | None:
+    """The gazetteer of a saved feature set (entity type -> entries), checked."""
+    from ..persist import Corrupt
+
+    if gaz is not None and not (
+        isinstance(gaz, dict)
+        and all(
+            isinstance(v, list) and all(isinstance(e, str) or _strings(e) for e in v)
+            for v in gaz.values()
+        )
+    ):
+        raise Corrupt("array 'gazetteer' must map entity types to lists of entries")
+    return Gazetteer(gaz) if gaz is not None else None
+
+
+def _state_resources(header: dict, field) -> tuple[Gazetteers | None, list[int] | None, bool]:
+    """The bundled resources a saved feature set uses (lists, clusters, the big lexicon):
+    they must be the ones installed."""
+    from ..persist import Corrupt
+
+    lists = None
+    if field("lists", str | None):
+        lists = Gazetteers()
+        if lists.fingerprint != header["lists"]:
+            raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
+    clusters = field("clusters", list[int] | None)
+    biglex = field("biglex", bool, False)
+    if (clusters or biglex) and header.get("resource") != cluster_fingerprint():
+        raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
+    if clusters and min(clusters) < 1:
+        raise Corrupt("header field 'feature_set.clusters' must hold positive numbers")
+    return lists, clusters, biglex
+
+
 class KTFeatures:
     """The ``"kt"`` feature set (``"kt+rich"`` with ``rich``, see the module docstring): vocabulary
     fitted on training sequences, then applied to any.
@@ -405,42 +502,26 @@ class KTFeatures:
         self, sequences: Sequence[Sequence[Sentence]], n_columns: int, documents=None, check=None
     ):
         """Per surface type: local value strings (index 0 = NULL) and a value id per token (−1 absent)."""
-        wdict: dict[str, int] = {}
-        setdefault = wdict.setdefault
-        wid: list[int] = []
-        seq_lens, starts = [], []
-        cols: list[list[int]] = [[] for _ in range(n_columns)]
-        cdicts: list[dict[str, int]] = [{} for _ in range(n_columns)]
-        gaz, lists = self.gazetteer, self.lists
+        gaz = self.gazetteer
         gaz_types = [(gaz, typ) for typ in gaz.types] if gaz is not None else []
-        gaz_codes: list[list[int]] = [[] for _ in gaz_types]
-        list_names = self.lists.names if self.lists is not None else []
-        list_codes: dict[str, list[int]] = {n: [] for n in list_names}
-        bio = {"B": 1, "I": 2, "O": 3}
+        scan = _TokenScan(n_columns, gaz_types, self.lists)
         for si, seq in enumerate(sequences):
             if check is not None and si % 64 == 0:
                 check()
-            doc = None if documents is None else documents[si]
-            n = 0
-            for s in seq:
-                m = len(s.words)
-                if m == 0:
-                    continue
-                wid.extend(setdefault(w, len(wdict)) for w in s.words)
-                starts.append(1)
-                starts.extend([0] * (m - 1))
-                for j in range(n_columns):
-                    d = cdicts[j]
-                    cols[j].extend(d.setdefault(v, len(d) + 1) for v in s.extra[j])
-                for j, (g, typ) in enumerate(gaz_types):
-                    gaz_codes[j].extend(bio[t] for t in g.match(s.words, typ, doc))
-                if lists is not None and list_names:
-                    for name, tags in lists.iob(s.words).items():
-                        list_codes[name].extend(bio[t] for t in tags)
-                n += m
-            seq_lens.append(n)
-        words = list(wdict)
-        word_ids = np.array(wid, dtype=np.int64)
+            scan.sequence(seq, None if documents is None else documents[si])
+        words = list(scan.wdict)
+        word_ids = np.array(scan.wid, dtype=np.int64)
+        values = self._word_values(words, word_ids, check)
+        values.update(self._flag_values(words, word_ids, check))
+        values.update(scan.code_values())
+        seq_ptr = np.zeros(len(scan.seq_lens) + 1, dtype=np.int64)
+        np.cumsum(scan.seq_lens, out=seq_ptr[1:])
+        return values, seq_ptr, np.array(scan.starts, dtype=np.uint8)
+
+    def _word_values(
+        self, words: list[str], word_ids: np.ndarray, check
+    ) -> dict[str, tuple[list[str], np.ndarray]]:
+        """The word types' values (affixes, shapes, …) per token, each word computed once."""
         values: dict[str, tuple[list[str], np.ndarray]] = {}
         for x in self.word_types:
             if check is not None:
@@ -451,6 +532,12 @@ class KTFeatures:
                 v = _word_value(x, w)
                 arr[i] = -1 if v is None else d.setdefault(v, len(d) + 1)
             values[x] = ([NULL] + list(d), arr[word_ids] if len(word_ids) else word_ids)
+        return values
+
+    def _flag_values(
+        self, words: list[str], word_ids: np.ndarray, check
+    ) -> dict[str, tuple[list[str], np.ndarray]]:
+        """The flag types' values per token: 1 when the word form has the flag, else −1."""
         forms = []
         for i in range(0, len(words), 8192):
             if check is not None:
@@ -459,24 +546,11 @@ class KTFeatures:
         if self.rich:
             lex = self.lexicon_
             forms = [dict(f, lex=w.lower() in lex) for f, w in zip(forms, words)]
+        values: dict[str, tuple[list[str], np.ndarray]] = {}
         for x in self.flag_types:
             arr = np.array([1 if f[x] else -1 for f in forms], dtype=np.int64)
             values[x] = ([NULL, "1"], arr[word_ids] if len(word_ids) else word_ids)
-        for j in range(n_columns):
-            values[COLUMN_TYPES[j]] = ([NULL] + list(cdicts[j]), np.array(cols[j], dtype=np.int64))
-        for j, (g, typ) in enumerate(gaz_types):
-            values[g.feature_name(typ)] = (
-                [NULL, "B", "I", "O"],
-                np.array(gaz_codes[j], dtype=np.int64),
-            )
-        for name in list_names:
-            values[f"g:{name}"] = (
-                [NULL, "B", "I", "O"],
-                np.array(list_codes[name], dtype=np.int64),
-            )
-        seq_ptr = np.zeros(len(seq_lens) + 1, dtype=np.int64)
-        np.cumsum(seq_lens, out=seq_ptr[1:])
-        return values, seq_ptr, np.array(starts, dtype=np.uint8)
+        return values
 
     @staticmethod
     def _shift_index(seq_ptr: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -703,38 +777,21 @@ class KTFeatures:
     def from_state(cls, header: dict, arrays: dict, values, gaz) -> KTFeatures:
         """The inverse of :meth:`state`: every field checked before use (a :class:`Corrupt`
         error says what is wrong)."""
-        from ..persist import Corrupt, distinct, header_field, vector
+        from ..persist import Corrupt, header_field
 
-        def field(key, hint, default=None):
+        def field(key, hint, default=None):  # absent: ``default``
             return header_field(header, key, hint, f"feature_set.{key}", default)
 
-        if gaz is not None and not (
-            isinstance(gaz, dict)
-            and all(
-                isinstance(v, list) and all(isinstance(e, str) or _strings(e) for e in v)
-                for v in gaz.values()
-            )
-        ):
-            raise Corrupt("array 'gazetteer' must map entity types to lists of entries")
-        gazetteer = Gazetteer(gaz) if gaz is not None else None
-        lists = None
-        if field("lists", str | None):
-            lists = Gazetteers()
-            if lists.fingerprint != header["lists"]:
-                raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
-        clusters = field("clusters", list[int] | None)
-        biglex = field("biglex", bool, False)
-        if (clusters or biglex) and header.get("resource") != cluster_fingerprint():
-            raise Corrupt(Msg.OTHER_RESOURCE.format(what="word clusters", detail=""))
-        if clusters and min(clusters) < 1:
-            raise Corrupt("header field 'feature_set.clusters' must hold positive numbers")
+        def required(key, hint):
+            return header_field(header, key, hint, f"feature_set.{key}")
+
+        gazetteer = _state_gazetteer(gaz)
+        lists, clusters, biglex = _state_resources(header, field)
         try:
             f = cls(
-                header_field(header, "cutoff", int, "feature_set.cutoff"),
+                required("cutoff", int),
                 gazetteer,
-                header_field(
-                    header, "edge_templates", str | list[str], "feature_set.edge_templates"
-                ),
+                required("edge_templates", str | list[str]),
                 lists,
                 field("rich", bool, False),
                 clusters or (),
@@ -747,38 +804,51 @@ class KTFeatures:
             if not _strings(lexicon):
                 raise Corrupt("array 'values' holds no lexicon (a list of strings)")
             f.lexicon_ = set(lexicon)
-        f.n_columns_ = header_field(header, "n_columns", int, "feature_set.n_columns")
-        f.types_ = header_field(header, "types", list[str], "feature_set.types")
-        if not 0 <= f.n_columns_ <= len(f.types_) or f.types_ != f._types(f.n_columns_):
+        f._load_types(required, values)
+        f._load_kept(arrays)
+        f._build_tables()
+        if f.n_predicates_ != required("n_predicates", int):
+            raise Corrupt("predicate count does not match")
+        return f
+
+    def _load_types(self, required, values) -> None:
+        """Feature types, templates and values from a state, checked against this version
+        (``required(key, hint)``: a header field that must be present)."""
+        from ..persist import Corrupt, distinct
+
+        self.n_columns_ = required("n_columns", int)
+        self.types_ = required("types", list[str])
+        if not 0 <= self.n_columns_ <= len(self.types_) or self.types_ != self._types(
+            self.n_columns_
+        ):
             raise Corrupt("feature types do not match this version of the kt feature set")
-        f.templates_ = f._templates(f.types_)
-        if header_field(header, "templates", list, "feature_set.templates") != [
-            list(t) for t in f.templates_
-        ]:
+        self.templates_ = self._templates(self.types_)
+        if required("templates", list) != [list(t) for t in self.templates_]:
             raise Corrupt("feature templates do not match this version of the kt feature set")
-        if not isinstance(values, dict) or not all(_strings(values.get(x)) for x in f.types_):
+        if not isinstance(values, dict) or not all(_strings(values.get(x)) for x in self.types_):
             raise Corrupt("array 'values' must hold a list of strings per feature type")
-        f.values_ = {
-            x: [NULL] + list(distinct(values[x], f"array 'values' ({x})")) for x in f.types_
+        self.values_ = {
+            x: [NULL] + list(distinct(values[x], f"array 'values' ({x})")) for x in self.types_
         }
+
+    def _load_kept(self, arrays: dict) -> None:
+        """Each template's kept values from a state: sorted, in range."""
+        from ..persist import Corrupt, vector
+
         kept, ptr = (
             vector(arrays, "kept", dtype=np.int64),
             vector(arrays, "kept_ptr", dtype=np.int64),
         )
         if (
-            len(ptr) != len(f.templates_) + 1
+            len(ptr) != len(self.templates_) + 1
             or ptr[0] != 0
             or ptr[-1] != len(kept)
             or np.any(np.diff(ptr) < 0)
         ):
             raise Corrupt("kept-value table does not match the templates")
-        f.kept_ = [kept[ptr[j] : ptr[j + 1]] for j in range(len(f.templates_))]
-        for t, u in zip(f.templates_, f.kept_):
-            V = len(f.values_[t[1]]) if t[0] != "bias" else 1
+        self.kept_ = [kept[ptr[j] : ptr[j + 1]] for j in range(len(self.templates_))]
+        for t, u in zip(self.templates_, self.kept_):
+            V = len(self.values_[t[1]]) if t[0] != "bias" else 1
             lim = V * V if t[3] else V
             if len(u) and (u.min() < 0 or u.max() >= lim or np.any(np.diff(u) <= 0)):
                 raise Corrupt(f"template {t[0]} has out-of-range or unsorted values")
-        f._build_tables()
-        if f.n_predicates_ != header_field(header, "n_predicates", int, "feature_set.n_predicates"):
-            raise Corrupt("predicate count does not match")
-        return f

@@ -792,6 +792,32 @@ class PerceptronTagger:
             self._check_twin(plain)
         t_fit = time.perf_counter()
         self.cancelled_ = False
+        self._fit_features(corpus_or_documents, should_cancel)
+        train = self.prepare(
+            corpus_or_documents, strict_gold=True, should_cancel=should_cancel, _training=True
+        )
+        dev_seqs = self.prepare(dev, should_cancel=should_cancel) if dev is not None else None
+        self.feature_seconds_ = time.perf_counter() - t_fit
+        buf = K.Buffers(int(np.diff(train.seq_ptr).max(initial=1)), len(self.tagset_), 2)
+        heads = [_Head(self, self.averaging, callback)]
+        if plain is not None:
+            heads.append(_Head(plain, False, plain_callback))
+        self.bpm_init_: np.ndarray | None = None  # BPM: the starting weights
+        aw = AveragedWeights(self.n_weights_, track=self.averaging)
+        cancelled = False
+        if self.bpm:
+            cancelled = self._bpm_start(train, aw, buf, heads, t_fit, should_cancel)
+        if not cancelled:
+            cancelled = self._epochs(train, dev_seqs, aw, buf, heads, t_fit, should_cancel)
+        for head in heads:
+            if head.tagger is not self:  # the twin: this run's fitted state, its own weights
+                self._fitted_into(head.tagger)
+            head.finish(aw, cancelled)
+            head.tagger.train_seconds_ = time.perf_counter() - t_fit
+        return self
+
+    def _fit_features(self, corpus_or_documents, should_cancel) -> None:
+        """The tag set, the gazetteers and the feature vocabulary of the training data."""
         units = as_units(corpus_or_documents)
         sentences = [s for _, ss in units for s in ss]
         if not any(len(s.words) for s in sentences):
@@ -823,76 +849,55 @@ class PerceptronTagger:
         seq_units, doc_of = self._units(corpus_or_documents, self.documents)
         self.features_.fit([u for _, u in seq_units], doc_of, should_cancel)
         self._layout()
-        train = self.prepare(
-            corpus_or_documents, strict_gold=True, should_cancel=should_cancel, _training=True
-        )
-        dev_seqs = self.prepare(dev, should_cancel=should_cancel) if dev is not None else None
-        self.feature_seconds_ = time.perf_counter() - t_fit
-        T = len(self.tagset_)
-        buf = K.Buffers(int(np.diff(train.seq_ptr).max(initial=1)), T, 2)
+
+    def _bpm_start(self, train, aw, buf, heads, t_fit, should_cancel) -> bool:
+        """BPM: start from the mean of ``bpm`` passes from zero over shuffled orders. Returns
+        whether it was cancelled."""
         n = len(train)
-        heads = [_Head(self, self.averaging, callback)]
-        if plain is not None:
-            heads.append(_Head(plain, False, plain_callback))
-        self.bpm_init_ = None
-        aw = AveragedWeights(self.n_weights_, track=self.averaging)
+        acc = np.zeros(self.n_weights_)
+        done = 0
         cancelled = False
-        if self.bpm:
-            acc = np.zeros(self.n_weights_)
-            done = 0
-            for r in range(self.bpm):
-                t_pass = time.perf_counter()
-                out, stats, cancelled = self.one_pass(
-                    train, shuffled_order(n, self.seed, 1000 + r), buf, should_cancel
-                )
-                acc += out
-                done += 1
-                st = self._stats(r + 1, "bpm", t_pass, t_fit, stats, cancelled)
-                st.sequences = n
-                for head in heads:
-                    head.said(replace(st))
-                if cancelled:
-                    break
-            w0 = acc / done
-            self.bpm_init_ = w0
-            aw.w[:] = w0
-            if self.averaging:
-                aw.u[:] = w0  # the starting vector counts as an update at time 1
-        errors: list[float] = []
-        quiet = 0
-        epoch = 0
-        for epoch in range(1, self.epochs + 1):
+        for r in range(self.bpm):
+            t_pass = time.perf_counter()
+            out, stats, cancelled = self.one_pass(
+                train, shuffled_order(n, self.seed, 1000 + r), buf, should_cancel
+            )
+            acc += out
+            done += 1
+            st = self._stats(r + 1, "bpm", t_pass, t_fit, stats, cancelled)
+            st.sequences = n
+            for head in heads:
+                head.said(replace(st))
             if cancelled:
                 break
+        w0 = acc / done
+        self.bpm_init_ = w0
+        aw.w[:] = w0
+        if self.averaging:
+            aw.u[:] = w0  # the starting vector counts as an update at time 1
+        return cancelled
+
+    def _epochs(self, train, dev_seqs, aw, buf, heads, t_fit, should_cancel) -> bool:
+        """The training epochs, each scored on dev for every head, until K&T's stopping rule
+        on the per-word training error, an epoch without update, or ``epochs``. Returns
+        whether it was cancelled."""
+        n = len(train)
+        errors: list[float] = []
+        quiet = 0
+        for epoch in range(1, self.epochs + 1):
             t_pass = time.perf_counter()
             order = self._order(n, epoch)
             stats, cancelled = self._run_pass(train, aw, order, buf, should_cancel)
             pass_stats = self._stats(epoch, "train", t_pass, t_fit, stats, cancelled)
             pass_stats.sequences = int(n if not cancelled else 0)
             for head in heads:
-                t_head = time.perf_counter()
-                st = replace(pass_stats)
-                cur, prf = None, None
-                if not cancelled and dev_seqs is not None:
-                    cur = aw.averaged() if head.averaged else aw.w
-                    prf = self._evaluate_seqs(dev_seqs, cur, should_cancel)
-                    # None: cancelled while scoring dev, the epoch's weights stay unscored
-                    if prf is None:
-                        cancelled = st.cancelled = True
-                if prf is not None:
-                    st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
-                    if head.best_f is None or prf.f1 > head.best_f:
-                        st.best = True
-                        head.best_f, head.best_epoch = prf.f1, epoch
-                        if self.keep_best:
-                            head.best_w = cur.copy() if cur is aw.w else cur
-                st.seconds = pass_stats.seconds + time.perf_counter() - t_head
-                head.said(st)
+                cancelled = self._score_head(
+                    head, epoch, pass_stats, aw, dev_seqs, cancelled, should_cancel
+                )
                 if cancelled:
                     break
             if cancelled:
-                break
-            # K&T's stopping rule on the per-word training error, or no update at all
+                return True
             e = pass_stats.word_error
             if errors:
                 prev = errors[-1]
@@ -901,12 +906,32 @@ class PerceptronTagger:
             errors.append(e)
             if pass_stats.updates == 0 or quiet >= self.patience:
                 break
-        for head in heads:
-            if head.tagger is not self:  # the twin: this run's fitted state, its own weights
-                self._fitted_into(head.tagger)
-            head.finish(aw, cancelled)
-            head.tagger.train_seconds_ = time.perf_counter() - t_fit
-        return self
+        return False
+
+    def _score_head(
+        self, head: _Head, epoch: int, pass_stats, aw, dev_seqs, cancelled: bool, should_cancel
+    ) -> bool:
+        """One head's view of an epoch: its weights scored on dev (its best epoch kept), its
+        callback told. Returns whether the run is cancelled."""
+        t_head = time.perf_counter()
+        st = replace(pass_stats)
+        cur, prf = None, None
+        if not cancelled and dev_seqs is not None:
+            cur = aw.averaged() if head.averaged else aw.w
+            prf = self._evaluate_seqs(dev_seqs, cur, should_cancel)
+            # None: cancelled while scoring dev, the epoch's weights stay unscored
+            if prf is None:
+                cancelled = st.cancelled = True
+        if prf is not None:
+            st.dev_precision, st.dev_recall, st.dev_f1 = prf.precision, prf.recall, prf.f1
+            if head.best_f is None or prf.f1 > head.best_f:
+                st.best = True
+                head.best_f, head.best_epoch = prf.f1, epoch
+                if self.keep_best:
+                    head.best_w = cur.copy() if cur is aw.w else cur
+        st.seconds = pass_stats.seconds + time.perf_counter() - t_head
+        head.said(st)
+        return cancelled
 
     def _check_twin(self, plain: PerceptronTagger) -> None:
         """``plain`` must make this tagger's updates without averaging (see :meth:`fit`)."""

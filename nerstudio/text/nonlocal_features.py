@@ -150,7 +150,8 @@ class NonLocalFeatures:
 
     # -- readable features ----------------------------------------------------------------
     def strings(self, doc: DocumentIndex | Sequence[str], spans: Iterable[Span]) -> Counter:
-        """The features of one candidate labelling of a document, as ``{string: count}``."""
+        """The features of one candidate labelling of a document, as ``{string: count}`` (in
+        the order the families are listed: :meth:`vector` numbers new strings in this order)."""
         if not isinstance(doc, DocumentIndex):
             doc = DocumentIndex(doc)
         words = doc.words
@@ -163,89 +164,18 @@ class NonLocalFeatures:
         for k, key in enumerate(keys):
             by_key[key].append(k)
         want = self.templates
-
         if "phrase" in want:
-            covered = np.zeros(len(words) + 1, dtype=np.int32)  # prefix count of entity tokens
-            inside = np.zeros(len(words), dtype=np.int8)
-            for a, b, _ in ents:
-                inside[a:b] = 1
-            np.cumsum(inside, out=covered[1:])
-            for key, members in by_key.items():
-                labels = [ents[k][2] for k in members]
-                for x in range(len(members)):
-                    for y in range(x + 1, len(members)):
-                        out["PC:" + _pair(labels[x], labels[y])] += 1
-                        out["PC=same" if labels[x] == labels[y] else "PC=diff"] += 1
-                n = len(key)
-                free = sum(1 for i in doc.occurrences(key) if covered[i + n] == covered[i])
-                if free:
-                    for lab in labels:
-                        out[f"PC:{lab}~O"] += free
-
+            _phrase_features(out, doc, ents, by_key)
         # entity -> entities whose string contains it
         contains: dict[int, list[int]] = defaultdict(list)
         if "subphrase" in want or "majority" in want:
-            for f, key in enumerate(keys):
-                n = len(key)
-                if n < 2 or n > MAX_SUBPHRASE:
-                    continue
-                seen = set()
-                for m in range(1, n):
-                    for i in range(n - m + 1):
-                        sub = key[i : i + m]
-                        if sub in seen or sub not in by_key:
-                            continue
-                        seen.add(sub)
-                        fa, fb, _ = ents[f]
-                        for e in by_key[sub]:
-                            ea, eb, _ = ents[e]
-                            if fa <= ea and eb <= fb:
-                                continue  # e lies inside f: the same mention, not another one
-                            contains[e].append(f)
+            contains = _containing(ents, keys, by_key)
         if "subphrase" in want:
-            for e, fs in contains.items():
-                inner = ents[e][2]
-                for f in fs:
-                    outer = ents[f][2]
-                    out[f"SP:{inner}<{outer}"] += 1
-                    out["SP=same" if inner == outer else "SP=diff"] += 1
-
+            _subphrase_features(out, ents, contains)
         if "majority" in want:
-            token_labels: dict[str, dict[str, int]] = {}
-            for a, b, lab in ents:
-                for i in range(a, b):
-                    d = token_labels.setdefault(words[i], {})
-                    d[lab] = d.get(lab, 0) + 1
-            for k, (a, b, lab) in enumerate(ents):
-                members = by_key[keys[k]]
-                if len(members) > 1:
-                    maj = _majority_of(ents[j][2] for j in members if j != k)
-                    out[f"MJ:{lab}~{maj}"] += 1
-                sup = contains.get(k)
-                if sup:
-                    out[f"MJS:{lab}~{_majority_of(ents[f][2] for f in sup)}"] += 1
-                own: dict[str, int] = {}
-                for i in range(a, b):
-                    own[words[i]] = own.get(words[i], 0) + 1
-                for w, n_own in own.items():
-                    best_n, best = 0, None
-                    for l2, c in token_labels[w].items():
-                        if l2 == lab:
-                            c -= n_own
-                        if c > best_n or (c == best_n and c > 0 and best is not None and l2 < best):
-                            best_n, best = c, l2
-                    if best is not None:
-                        out[f"MJT:{lab}~{best}"] += n_own
-
+            _majority_features(out, words, ents, keys, by_key, contains)
         if "conjunction" in want:
-            lower = doc.lower
-            for k in range(len(ents) - 1):
-                _a0, a1, la = ents[k]
-                b0, _b1, lb = ents[k + 1]
-                gap = b0 - a1
-                if 1 <= gap <= 2 and lower[a1:b0] in COORDINATIONS:
-                    out["CJ:" + _pair(la, lb)] += 1
-                    out["CJ=same" if la == lb else "CJ=diff"] += 1
+            _conjunction_features(out, doc, ents)
         return out
 
     # -- integer vectors ------------------------------------------------------------------
@@ -384,6 +314,123 @@ class NonLocalFeatures:
         nl.vocabulary = {s: j for j, s in enumerate(d["names"])}
         nl.frozen = True
         return nl
+
+
+# The families of NonLocalFeatures.strings. ``ents``: the candidate's (start, end, label)
+# sorted; ``keys[k]``: entity k's string; ``by_key``: string -> its entities, in order.
+_Ents = list[tuple[int, int, str]]
+
+
+def _phrase_features(out: Counter, doc: DocumentIndex, ents: _Ents, by_key: dict) -> None:
+    """PC: pairs of entities with the same string, and the string left unlabelled elsewhere."""
+    words = doc.words
+    covered = np.zeros(len(words) + 1, dtype=np.int32)  # prefix count of entity tokens
+    inside = np.zeros(len(words), dtype=np.int8)
+    for a, b, _ in ents:
+        inside[a:b] = 1
+    np.cumsum(inside, out=covered[1:])
+    for key, members in by_key.items():
+        labels = [ents[k][2] for k in members]
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                out["PC:" + _pair(labels[x], labels[y])] += 1
+                out["PC=same" if labels[x] == labels[y] else "PC=diff"] += 1
+        n = len(key)
+        free = sum(1 for i in doc.occurrences(key) if covered[i + n] == covered[i])
+        if free:
+            for lab in labels:
+                out[f"PC:{lab}~O"] += free
+
+
+def _containing(ents: _Ents, keys: list[tuple], by_key: dict) -> dict[int, list[int]]:
+    """Entity -> the entities whose string contains its string as a proper sub-sequence
+    (other mentions only: not the entities it lies inside)."""
+    contains: dict[int, list[int]] = defaultdict(list)
+    for f, key in enumerate(keys):
+        n = len(key)
+        if n < 2 or n > MAX_SUBPHRASE:
+            continue
+        seen = set()
+        for m in range(1, n):
+            for i in range(n - m + 1):
+                sub = key[i : i + m]
+                if sub in seen or sub not in by_key:
+                    continue
+                seen.add(sub)
+                fa, fb, _ = ents[f]
+                for e in by_key[sub]:
+                    ea, eb, _ = ents[e]
+                    if fa <= ea and eb <= fb:
+                        continue  # e lies inside f: the same mention, not another one
+                    contains[e].append(f)
+    return contains
+
+
+def _subphrase_features(out: Counter, ents: _Ents, contains: dict[int, list[int]]) -> None:
+    """SP: an entity's string inside another entity's string."""
+    for e, fs in contains.items():
+        inner = ents[e][2]
+        for f in fs:
+            outer = ents[f][2]
+            out[f"SP:{inner}<{outer}"] += 1
+            out["SP=same" if inner == outer else "SP=diff"] += 1
+
+
+def _majority_features(
+    out: Counter,
+    words: Sequence[str],
+    ents: _Ents,
+    keys: list[tuple],
+    by_key: dict,
+    contains: dict[int, list[int]],
+) -> None:
+    """MJ, MJS and MJT: an entity's label against the majority label of the other entities
+    with its string, of the entities containing its string, and of its words elsewhere."""
+    token_labels: dict[str, dict[str, int]] = {}
+    for a, b, lab in ents:
+        for i in range(a, b):
+            d = token_labels.setdefault(words[i], {})
+            d[lab] = d.get(lab, 0) + 1
+    for k, (a, b, lab) in enumerate(ents):
+        members = by_key[keys[k]]
+        if len(members) > 1:
+            maj = _majority_of(ents[j][2] for j in members if j != k)
+            out[f"MJ:{lab}~{maj}"] += 1
+        sup = contains.get(k)
+        if sup:
+            out[f"MJS:{lab}~{_majority_of(ents[f][2] for f in sup)}"] += 1
+        _token_majority(out, words[a:b], lab, token_labels)
+
+
+def _token_majority(
+    out: Counter, span_words: Sequence[str], lab: str, token_labels: dict[str, dict[str, int]]
+) -> None:
+    """MJT for one entity: per word, the majority label of its other entity tokens (the
+    entity's own tokens not counted; ties to the alphabetically first label)."""
+    own: dict[str, int] = {}
+    for w in span_words:
+        own[w] = own.get(w, 0) + 1
+    for w, n_own in own.items():
+        best_n, best = 0, None
+        for l2, c in token_labels[w].items():
+            if l2 == lab:
+                c -= n_own
+            if c > best_n or (c == best_n and c > 0 and best is not None and l2 < best):
+                best_n, best = c, l2
+        if best is not None:
+            out[f"MJT:{lab}~{best}"] += n_own
+
+
+def _conjunction_features(out: Counter, doc: DocumentIndex, ents: _Ents) -> None:
+    """CJ: consecutive entities joined by a coordination."""
+    lower = doc.lower
+    for k in range(len(ents) - 1):
+        _a0, a1, la = ents[k]
+        b0, _b1, lb = ents[k + 1]
+        gap = b0 - a1
+        if 1 <= gap <= 2 and lower[a1:b0] in COORDINATIONS:
+            out["CJ:" + _pair(la, lb)] += 1
+            out["CJ=same" if la == lb else "CJ=diff"] += 1
 
 
 def _code_names(labels: Sequence[str]) -> list[str]:
