@@ -444,7 +444,7 @@ def test_the_kernel_perceptron_runs_only_when_asked_for():
 
 def test_the_collins2002_preset_keeps_the_papers_settings_whatever_the_defaults():
     """The defaults moved to the Brown clusters and a larger kernel sample (chosen on dev,
-    docs/clusters.md); the preset's run must not move with them: every setting that
+    docs/results.md); the preset's run must not move with them: every setting that
     distinguishes the defaults is pinned by the preset."""
     from nerstudio.experiments.collins import ExperimentConfig
 

@@ -102,19 +102,19 @@ class KazamaConfig:
     # "kt+rich+clusters" ("kt": K&T's Table 1 as printed; "kt+rich": more shape and affix templates;
     # "+clusters": Brown-cluster prefixes in the ±2 window, nerstudio.resources.clusters, which
     # raise the margin perceptron's dev F from 90.63 to 91.33 and the proposed algorithm's from
-    # 91.51 to 91.91, docs/clusters.md; "+biglex": the large-corpus lowercase lexicon)
+    # 91.51 to 91.91, docs/results.md; "+biglex": the large-corpus lowercase lexicon)
     gazetteer: str | None = "lists"
     features: str = "kt+rich+clusters"
     cutoff: int = 2
     edge_templates: str = "current"  # the tagger's default (K&T's full set: "all")
     # the taggers' tags: "scn" (Collins') or "bilou" (nerstudio.tagging.tag_alphabets). BILOU raises
     # the margin perceptron's dev F by 0.50 and the proposed algorithm's by 0.76 for 1.7 times the
-    # CPU; the suite keeps SCN for its time (docs/clusters.md, "The K&T suite with BILOU tags")
+    # CPU; the suite keeps SCN for its time (docs/results.md, "The K&T suite with BILOU tags")
     alphabet: str = "scn"
     epochs: int = 100  # at most, local taggers (they stop early as K&T do)
     joint_epochs: int = 80  # at most, joint training and re-ranking
     # chosen on CoNLL-2003 dev (--C-grid); with kt+rich+clusters C = 2000 is ahead by 0.01 (margin)
-    # and 0.08 (proposed) dev F, less than the 0.1 a default must gain to change (docs/clusters.md)
+    # and 0.08 (proposed) dev F, less than the 0.1 a default must gain to change (docs/results.md)
     C_margin: float = 1000.0
     C_joint: float = 1000.0
     C_rerank1: float = 100.0
