@@ -229,6 +229,17 @@ def test_boosting_rounds_and_perceptron_epochs_never_share_an_axes():
 
 
 @pytest.mark.ux
+def test_a_curve_of_one_point_counts_in_whole_numbers():
+    """A run's first epoch alone: the x axis shows epochs 1 and 2, not 0.945 … 1.065."""
+    fig = Figure()
+    FigureCanvasAgg(fig)
+    run = Run("averaged", "epoch", None, [1], [None], [None], [80.5], [], "running", "train")
+    ax = draw_runs(fig, [run], False, False, False)["epoch"]
+    lo, hi = ax.get_xlim()
+    assert [t for t in ax.get_xticks() if lo <= t <= hi] == [1, 2]
+
+
+@pytest.mark.ux
 def test_curve_widget_keeps_its_old_calls_and_names_the_corpus(qtbot, tmp_path):
     plot = CurvePlot()
     qtbot.addWidget(plot)

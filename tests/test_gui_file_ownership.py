@@ -316,6 +316,50 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
     assert all(not os.path.exists(p) for p in saved)
 
 
+def test_a_read_only_window_names_the_window_that_took_the_lock_over(
+    tmp_path, make_window, corpus_file
+):
+    """Three windows on one file: another process's window holds it, two windows here open it
+    read-only. That process is killed; the first window here takes the lock over when the
+    application is active again. The other stays read-only, is offered nothing, and names the
+    window that holds the file now, not the killed one."""
+    w0 = make_window()  # its settings file names the recovery folder the child uses too
+    settings = w0.settings.fileName()
+    w0.close()
+    script = tmp_path / "editor.py"
+    script.write_text(_EDITOR, encoding="utf-8")
+    p = subprocess.Popen(
+        [sys.executable, str(script), settings, str(corpus_file), "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    try:
+        deadline = time.monotonic() + 90
+        line = ""
+        while time.monotonic() < deadline and not line.startswith("AUTOSAVED"):
+            line = p.stdout.readline() or "AUTOSAVED?"
+        assert line.startswith("AUTOSAVED "), "the other window never autosaved"
+        w2 = _open(make_window, corpus_file)
+        w3 = _open(make_window, corpus_file)  # fails on an offer
+        label = w3.findChild(QLabel, "readOnlyLabel")
+        assert f"process {p.pid}," in label.text()
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
+        p.stdout.close()
+    offered = []
+    w2.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
+    _activate()
+    assert len(offered) == 1 and "(read-only)" not in w2.windowTitle()
+    assert "(read-only)" in w3.windowTitle()
+    assert f"process {os.getpid()}," in label.text() and f"process {p.pid}," not in label.text()
+
+
 # --------------------------------------------------------------------------------------------
 # a killed holder's recovery file goes to the window that takes its lock over
 

@@ -310,6 +310,35 @@ def test_marking_a_sentence_reviewed_under_the_not_reviewed_filter_keeps_the_vie
     assert not w.proxy.accepts(k) and w.proxy.accepts(k + 1)
 
 
+def test_a_round_that_reorders_the_browser_keeps_the_current_row_in_place(window, qtbot):
+    """Most uncertain first under the "not reviewed" filter: a round sorts the browser again and
+    drops the sentences reviewed meanwhile; the annotator's row moves in the list but stays at
+    its place on the screen (the rows around it change), as a round moves nothing."""
+    w, doc, lc = window, window.document, window.loop
+    v, view = w.views, window.corpus_view
+    w.resize(1280, 800)
+    lc.act_learn.trigger()
+    _idle(w, qtbot)
+    v.status_filter.setCurrentIndex(v.status_filter.findData("unreviewed"))
+    w.browser.set_uncertain_first(True)
+    row = 12
+    view.setCurrentIndex(w.proxy.index(row, 0))
+    k = w.current_sentence_index()
+    y = view.visualRect(view.currentIndex()).top()
+    assert k >= 0 and 0 < y < view.viewport().height() - 40
+    above = [
+        w.tree_model.sentence_index(w.proxy.mapToSource(w.proxy.index(r, 0))) for r in range(5)
+    ]
+    rounds = lc.learner.rounds
+    doc.set_reviewed(above)  # five sentences above it reviewed: the model is due
+    qtbot.waitUntil(lambda: lc.learner.rounds == rounds + 1, timeout=60000)
+    _idle(w, qtbot)
+    cur = view.currentIndex()
+    assert w.current_sentence_index() == k and w.sentence_cursor.k == k
+    assert cur.row() != row  # the list changed around it...
+    assert view.visualRect(cur).top() == y  # ...and it did not move on the screen
+
+
 def test_reading_the_same_file_again_keeps_the_view_on_its_sentence(window, qtbot, tmp_path):
     """A reload (the file read again) shows the sentence the view showed; another file opens on
     its first sentence."""

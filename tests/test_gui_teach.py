@@ -136,6 +136,13 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     ax = fig.axes[0]
     assert ax.get_xlabel() == "perceptron update" and ax.get_ylabel() == "dev F (%)"
     assert all(float(t).is_integer() for t in ax.get_xticks())
+    # round 0 alone (before the first step): still whole rounds, not matplotlib's ±0.05
+    fig = Figure()
+    _draw_history(fig, [(0, 51.7)], "round")
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    shown = [t for t in ax.get_xticks() if lo <= t <= hi]
+    assert shown == [0, 1] and ax.get_xlabel() == "boosting round"
 
 
 @pytest.mark.parametrize("how", ["open N-best list", "beside the corpus"])

@@ -34,6 +34,7 @@ from ..actions import make_action
 from ..models.corpus_model import CorpusTreeModel, status_text
 from ..models.uncertainty import LABELS, TIPS, DocumentUncertainty
 from ..views.palette import type_color
+from ..views.row_kept import row_kept
 from . import Context
 
 MAX_ENTITY_ROWS = 2000  # rows of the gold-entity table (one item each per column)
@@ -82,8 +83,9 @@ class BrowserController(QObject):
         elif ch.kind is ChangeKind.GOLD:
             self._gold_edited(ch.sentences)
         elif ch.kind in (ChangeKind.NBEST, ChangeKind.SCORES):
-            self._refresh_marks()
-            self._refresh_uncertainty(keep=True)
+            with row_kept(self.v.corpus_view):  # the application's: nothing moves on screen
+                self._refresh_marks()
+                self._refresh_uncertainty(keep=True)
 
     @Slot(object, str)
     def show_only(self, sentences, why: str = "") -> None:

@@ -127,8 +127,11 @@ class FileOwner(QObject):
         """The window is active again: take the lock if it is free now, look at the disk."""
         if self._busy or self._pending is not None or self.doc.corpus is None:
             return
-        if self.file.read_only and self.file.retry_lock():
-            self._took_over()
+        if self.file.read_only:
+            if self.file.retry_lock():
+                self._took_over()
+            else:  # still read-only: the holder may be another window now (one was killed)
+                self._show_lock()
         state = self.file.check()
         if state is None or state.same:
             if state is not None:

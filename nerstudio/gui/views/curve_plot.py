@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .count_axis import count_axis
 from .figure_image import FigureImage
 
 if TYPE_CHECKING:  # matplotlib itself is imported where figures are made, not at start-up
@@ -344,10 +345,10 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         ax = fig.add_subplot(rows, cols, k + 1, sharey=next(iter(axes.values()), None))
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
-        from matplotlib.ticker import MaxNLocator  # in the render thread, not at start-up
-
         # rounds and epochs are counts
-        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True))
+        count_axis(
+            ax, [s for r in runs if r.unit == unit for s, f in zip(r.steps, r.f) if f is not None]
+        )
         ax.grid(True, alpha=0.3)
         if k == 0 or rows > 1:
             ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")

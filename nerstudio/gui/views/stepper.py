@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...numfmt import num
+from .count_axis import count_axis
 from .figure_image import FigureImage
 from .flow_layout import FlowLayout
 
@@ -637,12 +638,10 @@ def _item(text: str) -> QTableWidgetItem:
 
 def _draw_history(fig, hist: list, unit: str) -> None:
     """The dev F curve: whole-number rounds or updates, the axis names the Train curves use."""
-    from matplotlib.ticker import MaxNLocator
-
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)
         ax.plot(x, y, marker="." if len(hist) < 200 else None, color="#4e79a7")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    count_axis(ax, [x for x, _ in hist])
     ax.set_xlabel(UNIT_LABELS.get(unit, unit))
     ax.set_ylabel("dev F (%)")
