@@ -312,6 +312,9 @@ def test_a_boosting_step_shows_both_candidates_of_each_pair(window, qtbot):
     assert f"Worse: candidate {int(r.other_rows[p] - off[i]) + 1}" in text
     assert html.escape(r.feature_name) in text and "score" in text
     assert _in_view(table, 0)
+    # the pair gets the height it needs: nothing of it scrolled out of view
+    bar = panel.pair_scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=5000)
 
 
 @pytest.mark.parametrize("hist", [[], [(0, 83.1)]], ids=["no point", "round 0"])
@@ -334,3 +337,24 @@ def test_the_curve_before_the_first_step_has_whole_steps_and_percent(hist):
         assert (ylo, yhi) == (0, 100)  # a percentage, not matplotlib's 0–1
     for _, f in hist:
         assert ylo < f < yhi
+
+
+def test_the_first_curve_is_drawn_at_the_size_it_is_shown(window, qtbot):
+    """The first frame of the curve on entering Teach is drawn for the canvas's laid-out size,
+    never for a size it had before the panel was laid out (then shown stretched)."""
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    window.act_show_stepper.trigger()
+    canvas = window.stepper_panel.canvas
+    sizes = []
+    canvas.imageChanged.connect(lambda: sizes.append((canvas.image().size(), canvas.size())))
+    ready(window.stepper_panel, qtbot)
+    qtbot.waitUntil(lambda: bool(sizes), timeout=60000)
+    image, widget = sizes[0]
+    ratio = canvas.devicePixelRatioF()
+    assert (image.width(), image.height()) == (
+        round(widget.width() * ratio),
+        round(widget.height() * ratio),
+    )
+    assert widget.width() > 400 and widget.height() > 100  # laid out in the window

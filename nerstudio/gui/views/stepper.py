@@ -177,6 +177,7 @@ class StepperPanel(QWidget):
         self.pair.setWordWrap(True)
         self.pair.setTextFormat(Qt.RichText)
         self.pair.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.pair.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.pair.hide()
         self.step_page = QSplitter(Qt.Vertical)
         self.step_page.setObjectName("stepperStepPage")
@@ -448,7 +449,25 @@ class StepperPanel(QWidget):
             self._show_epoch(r)
         else:
             self._show_update(r)
+        if paired:  # once the splitter has laid the shown pair out
+            QTimer.singleShot(0, self._fit_pair)
         self._draw_curve()
+
+    @Slot()
+    def _fit_pair(self) -> None:
+        """Give the pair above the table the height its text needs (at most 3/5 of the space),
+        unless it has it already: a projector's large type must not cut the two candidates off."""
+        sizes = self.step_page.sizes()
+        total = sum(sizes)
+        if len(sizes) != 2 or total <= 0 or not self.pair_scroll.isVisible():
+            return
+        bar = self.pair_scroll.verticalScrollBar().sizeHint().width()
+        need = self.pair.heightForWidth(max(100, self.step_page.width() - bar))
+        # its own height for its width, not QLabel's guess for some narrower width
+        self.pair.setMinimumHeight(need)
+        top = min(need + 2 * self.pair_scroll.frameWidth() + 2, total * 3 // 5)
+        if sizes[0] < top:
+            self.step_page.setSizes([top, total - top])
 
     @Slot()
     def back(self) -> bool:
@@ -522,7 +541,7 @@ class StepperPanel(QWidget):
                 self._words(i)[:80],
                 f"{ro - int(off[i]) + 1}: {self._spans(ro, i)}",
                 f"{rw - int(off[i]) + 1}: {self._spans(rw, i)}",
-                f"{num(r.oracle_values[p])} / {num(r.other_values[p])}",
+                f"{r.oracle_values[p]:g} / {r.other_values[p]:g}",
                 num(inf.margins_before[p]),
                 num(inf.margins_after[p]),
             ]
@@ -554,7 +573,7 @@ class StepperPanel(QWidget):
             return (
                 f"<td valign='top' width='50%'><b>{title}: candidate "
                 f"{row - int(d.offsets[i]) + 1}</b><br>{html.escape(self._spans(row, i))}<br>"
-                f"correct tags {d.quality[row]:g} · {html.escape(r.feature_name)} = {num(value)}"
+                f"correct tags {d.quality[row]:g} · {html.escape(r.feature_name)} = {value:g}"
                 f"<br>score {num(score_before)} → <b>{num(score_after)}</b></td>"
             )
 
@@ -720,7 +739,9 @@ def _draw_history(fig, hist: list, unit: str) -> None:
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)
-        ax.plot(x, y, marker="." if len(hist) < 200 else None, color="#4e79a7")
+        # the point at step 0 sits on the axis: not clipped (the limits below hold every point)
+        ax.plot(x, y, marker="o" if len(hist) < 200 else None, markersize=4, color="#4e79a7")
+        ax.lines[-1].set_clip_on(False)
         lo, hi = min(y), max(y)
         pad = max(1.0, 0.1 * (hi - lo))
         ax.set_ylim(max(0.0, lo - pad), min(100.0, hi + pad))
