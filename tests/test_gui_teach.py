@@ -358,3 +358,21 @@ def test_the_first_curve_is_drawn_at_the_size_it_is_shown(window, qtbot):
         round(widget.height() * ratio),
     )
     assert widget.width() > 400 and widget.height() > 100  # laid out in the window
+
+
+@pytest.mark.parametrize("algo", [0, 1], ids=["boosting", "perceptron"])
+def test_teach_fits_a_projector_window_without_scrolling(window, qtbot, algo):
+    """A 960×540 window (1920×1080 at scale 2): the Teach page fills it and never scrolls, so
+    the curve stays in view, before and after a step."""
+    panel = _shown(window, qtbot, (960, 540))
+    panel.algo.setCurrentIndex(algo)
+    ws = window.workspaces.spaces["teach"]
+    bar = ws.scroll.verticalScrollBar()
+    qtbot.wait(50)
+    assert bar.maximum() == 0
+    panel.step()
+    qtbot.wait(50)
+    assert bar.maximum() == 0 and panel.canvas.height() >= 120
+    # the curve's bottom edge is inside the page's view
+    bottom = panel.canvas.mapTo(ws.scroll.viewport(), panel.canvas.rect().bottomLeft()).y()
+    assert bottom <= ws.scroll.viewport().height()

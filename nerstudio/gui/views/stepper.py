@@ -187,6 +187,8 @@ class StepperPanel(QWidget):
         pair_scroll.setWidgetResizable(True)
         pair_scroll.setFrameShape(QFrame.NoFrame)
         self.pair_scroll = pair_scroll
+        # it scrolls; on a small screen the table and the curve keep their room
+        pair_scroll.setMinimumHeight(self.fontMetrics().lineSpacing() * 2)
         pair_scroll.hide()
         self.step_page.addWidget(pair_scroll)
         self.step_page.addWidget(self.table)
@@ -204,6 +206,12 @@ class StepperPanel(QWidget):
         lay.addWidget(split, 1)
         self._set_enabled(False)
         self._on_algo(0)
+
+    def hasHeightForWidth(self) -> bool:
+        """No: the panel fills the height its page gives it. With the word-wrapped lines' height
+        for width, the page's scroll area made the page as tall as every part's preferred height
+        (the curve's too), and on a small screen or at a large zoom the curve scrolled away."""
+        return False
 
     def after_zoom(self) -> None:  # the zoom changed the font
         self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
@@ -455,7 +463,7 @@ class StepperPanel(QWidget):
 
     @Slot()
     def _fit_pair(self) -> None:
-        """Give the pair above the table the height its text needs (at most 3/5 of the space),
+        """Give the pair above the table the height its text needs (at most half the space),
         unless it has it already: a projector's large type must not cut the two candidates off."""
         sizes = self.step_page.sizes()
         total = sum(sizes)
@@ -465,7 +473,7 @@ class StepperPanel(QWidget):
         need = self.pair.heightForWidth(max(100, self.step_page.width() - bar))
         # its own height for its width, not QLabel's guess for some narrower width
         self.pair.setMinimumHeight(need)
-        top = min(need + 2 * self.pair_scroll.frameWidth() + 2, total * 3 // 5)
+        top = min(need + 2 * self.pair_scroll.frameWidth() + 2, total // 2)
         if sizes[0] < top:
             self.step_page.setSizes([top, total - top])
 
