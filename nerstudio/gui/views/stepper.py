@@ -753,7 +753,8 @@ def _draw_history(fig, hist: list, unit: str) -> None:
         lo, hi = min(y), max(y)
         pad = max(1.0, 0.1 * (hi - lo))
         ax.set_ylim(max(0.0, lo - pad), min(100.0, hi + pad))
-        ax.set_xlim(0, max(CURVE_MIN_STEPS, max(x)))
+        last = max(x)  # a little room after the newest point
+        ax.set_xlim(0, max(CURVE_MIN_STEPS, last + max(1, last // 20)))
     else:
         ax.set_ylim(0, 100)
         ax.set_xlim(0, CURVE_MIN_STEPS)
