@@ -227,6 +227,19 @@ def test_the_first_switch_to_teach_prepares_in_the_worker(window, qtbot, monkeyp
     assert panel.stepper is not None and built_in[-1] is threading.main_thread()
 
 
+def test_f10_from_another_workspace_steps_once_teach_is_ready(window, qtbot):
+    """F10 from Inspect the first time: Teach comes forward, prepares in the worker, and the
+    step pressed meanwhile is done once it is ready (once, not lost)."""
+    window.workspaces.activate("inspect")
+    window.act_step.trigger()
+    panel = window.stepper_panel
+    assert window.workspaces.current == "teach" and panel.busy
+    ready(panel, qtbot)
+    assert panel.stepper.rounds == 1 and "Round 1" in panel.info.text()
+    window.act_step.trigger()
+    assert panel.stepper.rounds == 2
+
+
 def _shown(window, qtbot, size=(1280, 800)):
     window.resize(*size)
     window.show()

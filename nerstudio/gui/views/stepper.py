@@ -71,6 +71,7 @@ class StepperPanel(QWidget):
         self._submit = None  # run(fn, on_done, on_fail) in the background (see set_executor)
         self._busy = False
         self._generation = 0  # bumped by every reset: a build that finishes late is dropped
+        self._step_when_ready = False  # Step pressed while the data or the learner was prepared
         self.algo = QComboBox()
         self.algo.setObjectName("stepperAlgorithm")
         self.algo.addItem("Boosting (one round per step)", "boost")
@@ -277,7 +278,7 @@ class StepperPanel(QWidget):
         def failed(message):
             if gen != self._generation:
                 return
-            self._busy = False
+            self._busy = self._step_when_ready = False
             self.pause()
             self.info.setText(f"Step-through failed: {message}")
             self._set_enabled(self.stepper is not None)
@@ -295,7 +296,7 @@ class StepperPanel(QWidget):
         self.info.setText(f"<i>{text}</i>")
 
     def set_failed(self, text: str) -> None:
-        self._busy = False
+        self._busy = self._step_when_ready = False
         self.stepper = None
         self._set_enabled(False)
         self.info.setText(text)
@@ -309,7 +310,7 @@ class StepperPanel(QWidget):
         self._generation += 1
         self.pause()
         self.train = self.dev = self.stepper = self.last = None
-        self._busy = False
+        self._busy = self._step_when_ready = False
         self._set_enabled(False)
         self.table.setRowCount(0)
         self.pages.setCurrentWidget(self.intro_page)
@@ -383,6 +384,9 @@ class StepperPanel(QWidget):
         self._ready_text(stepper)
         self._set_enabled(True)
         self._draw_curve()
+        if self._step_when_ready:
+            self._step_when_ready = False
+            self.step()
 
     def _ready_text(self, stepper) -> None:
         if _boosting(stepper):
@@ -425,6 +429,9 @@ class StepperPanel(QWidget):
         """One round / update. On large data it is computed in the background and shown when it
         arrives (returns None then); on small data it is done and shown now (and returned)."""
         st = self.stepper
+        if st is None and self._busy:  # F10 while it prepares: the step follows when it is ready
+            self._step_when_ready = True
+            return None
         if st is None or self._busy:
             return None
         out = []
