@@ -79,6 +79,7 @@ def main() -> int:
         if tab is not None:
             w.tabs.setCurrentWidget(tab)
         if name == "teach":
+            w.jobs.views.wait(60000)  # the step-through is set up in the window's worker
             for _ in range(3):
                 w.stepper_panel.step()
         settle()

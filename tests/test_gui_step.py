@@ -17,9 +17,15 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def ready(panel, qtbot) -> None:
+    """Wait for the step-through's set-up (always in the window's worker)."""
+    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=60000)
+
+
 def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
     window.act_show_stepper.trigger()
     panel = window.findChild(object, "stepperPanel")
+    ready(panel, qtbot)
     assert panel is window.stepper_panel and panel.stepper is not None
     eps = panel.param.value()
     assert eps == pytest.approx(window.document.model.learner.epsilon)
@@ -45,6 +51,7 @@ def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
 def test_perceptron_steps_and_continuous_play(window, qtbot):
     window.act_show_stepper.trigger()
     panel = window.stepper_panel
+    ready(panel, qtbot)
     panel.algo.setCurrentIndex(1)
     panel.param.setValue(0.3)
     r = panel.step()

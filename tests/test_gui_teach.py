@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pytest
 
 pytest.importorskip("PySide6")
@@ -25,7 +26,13 @@ def _train_words():
     return [list(w) for w in NBestList.load(str(DEMO_MODEL_DIR / "train.nbest.npz")).words]
 
 
-def _uses_training_list(panel) -> None:
+def ready(panel, qtbot) -> None:
+    """Wait for the step-through's set-up (always in the window's worker)."""
+    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=60000)
+
+
+def _uses_training_list(panel, qtbot) -> None:
+    ready(panel, qtbot)
     assert panel.stepper is not None and panel.step_button.isEnabled()
     assert [list(w) for w in panel.train.nbest.words] == _train_words()
     dev = NBestList.load(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
@@ -37,19 +44,19 @@ def _uses_training_list(panel) -> None:
 def test_teach_trains_on_the_training_list_with_dev_open(window, qtbot):
     panel = window.stepper_panel
     window.act_show_stepper.trigger()
-    _uses_training_list(panel)
+    _uses_training_list(panel, qtbot)
     pairs = panel.stepper.session.n_pairs
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.runner.wait(60000)
     # the dev corpus's own list is attached
     assert window.document.nbest_path.endswith("dev.nbest.npz")
-    _uses_training_list(panel)
+    _uses_training_list(panel, qtbot)
     assert panel.stepper.session.n_pairs == pairs
     # back to the training corpus, then Reset: still the training list
     assert window.load_corpus(str(DEMO_DIR / "train.conll"))
     assert window.runner.wait(60000)
     panel.reset_button.click()
-    _uses_training_list(panel)
+    _uses_training_list(panel, qtbot)
     assert panel.stepper.session.n_pairs == pairs
 
 
@@ -61,7 +68,7 @@ def test_teach_finds_the_training_list_when_the_session_starts_on_dev(empty_wind
     assert w.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
-    _uses_training_list(w.stepper_panel)
+    _uses_training_list(w.stepper_panel, qtbot)
 
 
 def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_path, qtbot):
@@ -78,7 +85,7 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     for b in (panel.step_button, panel.run_button, panel.reset_button):
         assert b.isEnabled()
     assert "Open an N-best list" not in panel.info.text()
-    _uses_training_list(panel)
+    _uses_training_list(panel, qtbot)
     panel.step_button.click()
     assert "Round 1" in panel.info.text()
     # the chosen feature's shape codes in words (issue 24, point 9)
@@ -95,6 +102,7 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     w = window
     w.act_show_stepper.trigger()
     panel = w.stepper_panel
+    ready(panel, qtbot)
     assert not panel.back_button.isEnabled()
     for _ in range(3):
         panel.step_button.click()
@@ -158,7 +166,7 @@ def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(empty_wind
     assert w.document.nbest_path.endswith("dev.nbest.npz") and w.document.dev_nbest is None
     w.act_show_stepper.trigger()
     panel = w.stepper_panel
-    _uses_training_list(panel)
+    _uses_training_list(panel, qtbot)
     text = panel.sources.text()
     assert "Trains on <b>train.nbest.npz</b> (337 sentences)" in text
     assert "dev F on <b>dev.nbest.npz</b> (78 sentences)" in text
@@ -173,7 +181,7 @@ def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
     assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
-    _uses_training_list(w.stepper_panel)
+    _uses_training_list(w.stepper_panel, qtbot)
 
 
 def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
@@ -190,3 +198,201 @@ def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
     panel = w.stepper_panel
     assert panel.stepper is None and not panel.step_button.isEnabled()
     assert "(dev.nbest.npz) is a dev list" in panel.info.text()
+
+
+def test_the_first_switch_to_teach_prepares_in_the_worker(window, qtbot, monkeypatch):
+    """Entering Teach shows the panel at once, saying it prepares, and hands the global features
+    and the first boosting set-up (scipy and the compiled code loading: seconds) to the window's
+    worker instead of freezing the window."""
+    import threading
+
+    from nerstudio.experiments import stepthrough
+    from nerstudio.gui.views import stepper as sv
+
+    monkeypatch.setattr(
+        sv, "_LOADED", set(), raising=False
+    )  # as in a new session: boosting not loaded yet
+    built_in = []
+    real = stepthrough.BoostingStepper.__init__
+
+    def init(self, *args, **kwargs):
+        built_in.append(threading.current_thread())
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(stepthrough.BoostingStepper, "__init__", init)
+    window.act_show_stepper.trigger()
+    panel = window.stepper_panel
+    # back in the event loop with nothing built yet: the panel says what it prepares
+    assert panel.stepper is None and panel.busy and not panel.step_button.isEnabled()
+    assert "Computing the global features of 337 sentences" in panel.info.text()
+    assert panel.pages.currentWidget() is panel.intro_page and "F10" in panel.intro.text()
+    ready(panel, qtbot)
+    assert built_in and threading.main_thread() not in built_in
+    assert "Boosting ready" in panel.info.text() and panel.step_button.isEnabled()
+    # later set-ups of the small demo lists are immediate (the code is loaded now)
+    panel.reset_button.click()
+    assert panel.stepper is not None and built_in[-1] is threading.main_thread()
+
+
+def test_f10_from_another_workspace_steps_once_teach_is_ready(window, qtbot):
+    """F10 from Inspect the first time: Teach comes forward, prepares in the worker, and the
+    step pressed meanwhile is done once it is ready (once, not lost)."""
+    window.workspaces.activate("inspect")
+    window.act_step.trigger()
+    panel = window.stepper_panel
+    assert window.workspaces.current == "teach" and panel.busy
+    ready(panel, qtbot)
+    assert panel.stepper.rounds == 1 and "Round 1" in panel.info.text()
+    window.act_step.trigger()
+    assert panel.stepper.rounds == 2
+
+
+def _shown(window, qtbot, size=(1280, 800)):
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.act_show_stepper.trigger()
+    panel = window.stepper_panel
+    ready(panel, qtbot)
+    return panel
+
+
+def _in_view(table, row: int) -> bool:
+    rect = table.visualItemRect(table.item(row, 0))
+    return rect.isValid() and table.viewport().rect().contains(rect)
+
+
+def test_a_perceptron_step_shows_both_compared_candidates_in_view(window, qtbot):
+    """The wrong top candidate and the oracle are both in the table's view after an update,
+    also when the oracle is far down the N-best list."""
+    panel = _shown(window, qtbot)
+    panel.algo.setCurrentIndex(1)
+    table = panel.table
+    # a small screen, or a large zoom: six rows in view
+    rows = table.verticalHeader().defaultSectionSize()
+    table.setMaximumHeight(table.horizontalHeader().sizeHint().height() + 6 * rows + 4)
+    far = 0
+    for _ in range(400):
+        u = panel.step()
+        if not isinstance(u, stepthrough_update()):
+            continue
+        jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
+        labels = [table.item(row, 0).text() for row in range(table.rowCount())]
+        top, oracle = labels.index(f"{jt + 1} (wrong top)"), labels.index(f"{jo + 1} (oracle)")
+        assert _in_view(table, top) and _in_view(table, oracle), (jt, jo)
+        # candidates are listed once each
+        nums = [int(t.split()[0]) for t in labels]
+        assert len(set(nums)) == len(nums) == min(len(u.scores_before), sv_max_rows())
+        # a pair further apart than the rows that fit in the view
+        if (abs(jt - jo) + 1) * table.rowHeight(0) > table.viewport().height():
+            far += 1
+            if far >= 3:
+                break
+    assert far >= 3, "no update whose candidates are further apart than the view"
+
+
+def sv_max_rows() -> int:
+    from nerstudio.gui.views.stepper import MAX_ROWS
+
+    return MAX_ROWS
+
+
+def stepthrough_update():
+    from nerstudio.experiments.stepthrough import PerceptronUpdate
+
+    return PerceptronUpdate
+
+
+def test_a_boosting_step_shows_both_candidates_of_each_pair(window, qtbot):
+    """A round lists its pairs with the better (oracle) and the worse candidate side by side,
+    the chosen feature's value on each and the margins; the pair it moved most is shown above
+    with both candidates' scores before and after."""
+    panel = _shown(window, qtbot)
+    for _ in range(2):
+        r = panel.step()
+    table = panel.table
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headers[:4] == ["Sentence", "Better (oracle)", "Worse", "Feature"]
+    inf = r.info
+    order = np.argsort(-np.abs(inf.margins_after - inf.margins_before), kind="stable")
+    off = panel.train.offsets
+    for row in range(table.rowCount()):
+        p = int(order[row])
+        i = int(r.sentences[p])
+        better = int(r.oracle_rows[p] - off[i]) + 1
+        worse = int(r.other_rows[p] - off[i]) + 1
+        assert table.item(row, 1).text().startswith(f"{better}: ")
+        assert table.item(row, 2).text().startswith(f"{worse}: ")
+        assert better != worse
+    assert panel.pair.isVisibleTo(panel)
+    text = panel.pair.text()
+    p = int(order[0])
+    i = int(r.sentences[p])
+    assert f"Better (oracle): candidate {int(r.oracle_rows[p] - off[i]) + 1}" in text
+    assert f"Worse: candidate {int(r.other_rows[p] - off[i]) + 1}" in text
+    assert html.escape(r.feature_name) in text and "score" in text
+    assert _in_view(table, 0)
+    # the pair gets the height it needs: nothing of it scrolled out of view
+    bar = panel.pair_scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=5000)
+
+
+@pytest.mark.parametrize("hist", [[], [(0, 83.1)]], ids=["no point", "round 0"])
+def test_the_curve_before_the_first_step_has_whole_steps_and_percent(hist):
+    """Before the first step: whole-number ticks from step 0, an F axis within 0–100."""
+    from matplotlib.figure import Figure
+
+    from nerstudio.gui.views.stepper import _draw_history
+
+    fig = Figure()
+    _draw_history(fig, hist, "round")
+    ax = fig.axes[0]
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+    assert lo == 0 and hi >= 1 and len(ticks) >= 2
+    assert all(float(t).is_integer() for t in ticks)
+    ylo, yhi = ax.get_ylim()
+    assert 0 <= ylo < yhi <= 100 and yhi - ylo >= 1
+    if not hist:
+        assert (ylo, yhi) == (0, 100)  # a percentage, not matplotlib's 0–1
+    for _, f in hist:
+        assert ylo < f < yhi
+
+
+def test_the_first_curve_is_drawn_at_the_size_it_is_shown(window, qtbot):
+    """The first frame of the curve on entering Teach is drawn for the canvas's laid-out size,
+    never for a size it had before the panel was laid out (then shown stretched)."""
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    window.act_show_stepper.trigger()
+    canvas = window.stepper_panel.canvas
+    sizes = []
+    canvas.imageChanged.connect(lambda: sizes.append((canvas.image().size(), canvas.size())))
+    ready(window.stepper_panel, qtbot)
+    qtbot.waitUntil(lambda: bool(sizes), timeout=60000)
+    image, widget = sizes[0]
+    ratio = canvas.devicePixelRatioF()
+    assert (image.width(), image.height()) == (
+        round(widget.width() * ratio),
+        round(widget.height() * ratio),
+    )
+    assert widget.width() > 400 and widget.height() > 100  # laid out in the window
+
+
+@pytest.mark.parametrize("algo", [0, 1], ids=["boosting", "perceptron"])
+def test_teach_fits_a_projector_window_without_scrolling(window, qtbot, algo):
+    """A 960×540 window (1920×1080 at scale 2): the Teach page fills it and never scrolls, so
+    the curve stays in view, before and after a step."""
+    panel = _shown(window, qtbot, (960, 540))
+    panel.algo.setCurrentIndex(algo)
+    ws = window.workspaces.spaces["teach"]
+    bar = ws.scroll.verticalScrollBar()
+    qtbot.wait(50)
+    assert bar.maximum() == 0
+    panel.step()
+    qtbot.wait(50)
+    assert bar.maximum() == 0 and panel.canvas.height() >= 120
+    # the curve's bottom edge is inside the page's view
+    bottom = panel.canvas.mapTo(ws.scroll.viewport(), panel.canvas.rect().bottomLeft()).y()
+    assert bottom <= ws.scroll.viewport().height()

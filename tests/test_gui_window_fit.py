@@ -94,6 +94,7 @@ print("factor", w.zoom.factor)
 screen = w.screen().geometry()
 for name in ("annotate", "inspect", "train", "teach"):
     w.workspaces.activate(name)
+    w.jobs.views.wait(60000)  # Teach prepares in the worker: never exit while it runs
     for _ in range(10):
         app.processEvents()
     ws = w.workspaces.spaces[name]

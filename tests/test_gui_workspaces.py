@@ -207,7 +207,7 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     panel = window.stepper_panel
     window.act_show_stepper.trigger()
     assert window.workspaces.current == "teach"
-    assert panel.stepper is not None
+    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=60000)
     assert panel.pages.currentWidget() is panel.intro_page
     assert "F10" in panel.intro.text() and "exponential loss" in panel.intro.text()
     assert panel.param_label.text() == "ε"

@@ -112,3 +112,28 @@ def test_boosting_steps_back_and_chooses_the_same_features_again(data):
     assert st.loss() == pytest.approx(st.session.exact_loss())
     assert [r for r, _f in st.history] == [r for r, _f in curve]
     assert [f for _r, f in st.history] == pytest.approx([f for _r, f in curve])
+
+
+def test_a_boosting_step_records_both_candidates_of_every_pair(data):
+    """Each touched pair's better (oracle) and worse candidate: the chosen feature's value on
+    each, and their scores before and after the round, which make the margins."""
+    train, dev = data
+    st = BoostingStepper(train, dev, epsilon=0.0025)
+    for _ in range(3):
+        r = st.step()
+        inf = r.info
+        k = inf.feature
+        X = train.X.tocsr()
+        assert np.array_equal(r.oracle_values, X[r.oracle_rows, k].toarray().ravel())
+        assert np.array_equal(r.other_values, X[r.other_rows, k].toarray().ravel())
+        # the round moved the margin by δ times the difference of the feature's values
+        moved = inf.margins_after - inf.margins_before
+        assert moved == pytest.approx(inf.delta * (r.oracle_values - r.other_values))
+        assert np.all(r.oracle_values != r.other_values)
+        # the scores are the reranker's, and their difference is the margin
+        alpha = st.session.alpha
+        F = st.session.alpha0 * train.L + X @ alpha
+        assert r.oracle_scores == pytest.approx(F[r.oracle_rows])
+        assert r.oracle_scores - r.other_scores == pytest.approx(inf.margins_after)
+        before = np.array([r.scores_before(p) for p in range(len(inf.pairs))])
+        assert before[:, 0] - before[:, 1] == pytest.approx(inf.margins_before)

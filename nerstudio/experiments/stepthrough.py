@@ -38,12 +38,30 @@ def _dev_f(dev: RankingData | None, scores) -> float | None:
 
 @dataclass
 class BoostingStep:
+    """One round, and per touched pair both candidates compared: the better one (the oracle,
+    ``oracle_rows``) and the worse one (``other_rows``), the chosen feature's value on each and
+    each one's score after the round (before it: the score minus δ times the value)."""
+
     info: RoundInfo
     feature_name: str
     sentences: np.ndarray  # sentence of every touched pair
     oracle_rows: np.ndarray
     other_rows: np.ndarray
     dev_f1: float | None
+    oracle_values: np.ndarray | None = None  # h_k of the better candidate of every touched pair
+    other_values: np.ndarray | None = None
+    oracle_scores: np.ndarray | None = None  # α0·L + α·h after the round
+    other_scores: np.ndarray | None = None
+
+    def scores_before(self, p: int) -> tuple[float, float]:
+        """The better and the worse candidate's score before the round (touched pair ``p``)."""
+        assert self.oracle_scores is not None and self.oracle_values is not None
+        assert self.other_scores is not None and self.other_values is not None
+        d = self.info.delta
+        return (
+            float(self.oracle_scores[p] - d * self.oracle_values[p]),
+            float(self.other_scores[p] - d * self.other_values[p]),
+        )
 
 
 class BoostingStepper:
@@ -61,6 +79,8 @@ class BoostingStepper:
         self.history: list[tuple[int, float]] = []  # (round, dev F)
         self._dev_scores = None if dev is None else self.session.alpha0 * dev.L
         self._dev_cols = None if dev is None else dev.X.tocsc()
+        self._X = train.X.tocsr()
+        self._cols = train.X.tocsc()
         f = _dev_f(dev, self._dev_scores) if dev is not None else None
         if f is not None:
             self.history.append((0, f))
@@ -115,14 +135,32 @@ class BoostingStepper:
             if info.feature < len(self.names)
             else f"feature {info.feature}"
         )
+        orows, others = s.pair_oracle[info.pairs], s.pair_other[info.pairs]
         return BoostingStep(
             info,
             name,
             s.pair_sentence[info.pairs],
-            s.pair_oracle[info.pairs],
-            s.pair_other[info.pairs],
+            orows,
+            others,
             dev_f,
+            self._value(info.feature, orows),
+            self._value(info.feature, others),
+            self.scores(orows),
+            self.scores(others),
         )
+
+    def _value(self, k: int, rows: np.ndarray) -> np.ndarray:
+        """Feature ``k``'s value on each of ``rows``."""
+        cols = self._cols
+        lo, hi = cols.indptr[k], cols.indptr[k + 1]
+        col = np.zeros(self.train.n_candidates)
+        col[cols.indices[lo:hi]] = cols.data[lo:hi]
+        return col[rows]
+
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """The reranker's score α0·L + α·h of candidates ``rows`` now."""
+        s = self.session
+        return s.alpha0 * self.train.L[rows] + self._X[rows] @ s.alpha
 
     def can_go_back(self) -> bool:
         return bool(self._undo)

@@ -7,7 +7,7 @@ themselves (:mod:`nerstudio.app.list_roles`): a dev list attached with File ▸ 
 training list of this session, else ``train…`` beside it (``model/dev.nbest.npz`` →
 ``model/train.nbest.npz``); a training list without a dev list finds ``dev…`` beside it the same
 way. The features are the loaded reranker's (or fitted on the training list), computed as a view
-job for large lists.
+job in the window's worker (for the demo's lists too: entering Teach never waits for them).
 
 The data is rebuilt whenever the lists, the reranker or the gold changed since, and — while Teach
 is showing — as soon as a list, the corpus or the reranker changes (so a window that starts in
@@ -218,16 +218,8 @@ class StepperController(QObject):
                 self._source = None
                 self.panel.set_failed(f"Cannot prepare the step-through: {message}")
 
-        size = sum(len(c) for c in nb.candidates)
-        from ..views.stepper import LARGE as STEPPER_LARGE  # the panel's module: on first use
-
-        if size <= STEPPER_LARGE:
-            try:
-                done(compute())
-            except NerstudioError as exc:  # e.g. context features without documents
-                failed(str(exc))
-                return False
-            return True
+        # always in the window's worker, the demo's lists too: entering Teach shows the panel at
+        # once, saying what it prepares, and returns to the event loop
         self.panel.set_sources(sources)
         self.panel.set_preparing(
             f"Computing the global features of {len(nb):,} sentences for the step-through…"

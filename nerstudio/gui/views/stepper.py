@@ -4,7 +4,9 @@ The panel drives a Qt-free stepper (:mod:`nerstudio.experiments.stepthrough`): S
 Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
 milliseconds on the demo corpus), Pause stops, Reset starts over. On large data (eng.train:
 seconds to set boosting up, up to a second a round) building the stepper and each step run in
-the window's background worker (:meth:`StepperPanel.set_executor`); on small data they run at once.
+the window's background worker (:meth:`StepperPanel.set_executor`); on small data they run at once,
+except the first set-up of a learner in the session (loading its compiled code takes seconds),
+which runs there too while the panel says it is preparing.
 The dev curve is drawn by the render thread of :mod:`.figure_image`. It shows
 what the step did — the feature chosen with its δ, W+ and W− and the loss before and after, or
 the sentence whose top candidate was wrong, which features moved and the mistake count — the
@@ -37,7 +39,6 @@ from PySide6.QtWidgets import (
 )
 
 from ...numfmt import num
-from .count_axis import count_axis
 from .figure_image import FigureImage
 from .flow_layout import FlowLayout
 
@@ -48,7 +49,13 @@ MAX_ROWS = 40  # affected pairs / candidates listed per step
 MAX_BACK = 1000  # steps shown again when going back (as many as the steppers can take back)
 PAIR_FEATURES = 8  # features listed per side of a perceptron update
 UNIT_LABELS = {"round": "boosting round", "update": "perceptron update"}  # as the Train curves say
+CURVE_MIN_STEPS = 5  # the curve's steps axis shows at least 0…5 (whole steps) from the start
 LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
+# the learners built once in this process: the first boosting set-up imports scipy and loads its
+# compiled code (seconds on a busy machine), so it runs in the background whatever the size (the
+# perceptron's is plain numpy)
+_LOADED: set[str] = set()
+SLOW_FIRST = ("boost",)
 
 
 class StepperPanel(QWidget):
@@ -64,6 +71,7 @@ class StepperPanel(QWidget):
         self._submit = None  # run(fn, on_done, on_fail) in the background (see set_executor)
         self._busy = False
         self._generation = 0  # bumped by every reset: a build that finishes late is dropped
+        self._step_when_ready = False  # Step pressed while the data or the learner was prepared
         self.algo = QComboBox()
         self.algo.setObjectName("stepperAlgorithm")
         self.algo.addItem("Boosting (one round per step)", "boost")
@@ -170,6 +178,7 @@ class StepperPanel(QWidget):
         self.pair.setWordWrap(True)
         self.pair.setTextFormat(Qt.RichText)
         self.pair.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.pair.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.pair.hide()
         self.step_page = QSplitter(Qt.Vertical)
         self.step_page.setObjectName("stepperStepPage")
@@ -179,6 +188,8 @@ class StepperPanel(QWidget):
         pair_scroll.setWidgetResizable(True)
         pair_scroll.setFrameShape(QFrame.NoFrame)
         self.pair_scroll = pair_scroll
+        # it scrolls; on a small screen the table and the curve keep their room
+        pair_scroll.setMinimumHeight(self.fontMetrics().lineSpacing() * 2)
         pair_scroll.hide()
         self.step_page.addWidget(pair_scroll)
         self.step_page.addWidget(self.table)
@@ -196,6 +207,12 @@ class StepperPanel(QWidget):
         lay.addWidget(split, 1)
         self._set_enabled(False)
         self._on_algo(0)
+
+    def hasHeightForWidth(self) -> bool:
+        """No: the panel fills the height its page gives it. With the word-wrapped lines' height
+        for width, the page's scroll area made the page as tall as every part's preferred height
+        (the curve's too), and on a small screen or at a large zoom the curve scrolled away."""
+        return False
 
     def after_zoom(self) -> None:  # the zoom changed the font
         self.speed.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 12)
@@ -240,8 +257,11 @@ class StepperPanel(QWidget):
         """A stepper is being built or a step computed in the background."""
         return self._busy
 
-    def _run(self, fn, done) -> None:
-        if self._submit is None or not self.large():
+    def _run(self, fn, done, background: bool | None = None) -> None:
+        """``done(fn())``: in the background on large data (or when ``background``), else now."""
+        if background is None:
+            background = self.large()
+        if self._submit is None or not background:
             done(fn())
             return
         self._busy = True
@@ -258,7 +278,7 @@ class StepperPanel(QWidget):
         def failed(message):
             if gen != self._generation:
                 return
-            self._busy = False
+            self._busy = self._step_when_ready = False
             self.pause()
             self.info.setText(f"Step-through failed: {message}")
             self._set_enabled(self.stepper is not None)
@@ -276,7 +296,7 @@ class StepperPanel(QWidget):
         self.info.setText(f"<i>{text}</i>")
 
     def set_failed(self, text: str) -> None:
-        self._busy = False
+        self._busy = self._step_when_ready = False
         self.stepper = None
         self._set_enabled(False)
         self.info.setText(text)
@@ -290,7 +310,7 @@ class StepperPanel(QWidget):
         self._generation += 1
         self.pause()
         self.train = self.dev = self.stepper = self.last = None
-        self._busy = False
+        self._busy = self._step_when_ready = False
         self._set_enabled(False)
         self.table.setRowCount(0)
         self.pages.setCurrentWidget(self.intro_page)
@@ -348,19 +368,25 @@ class StepperPanel(QWidget):
             def build():
                 return PerceptronStepper(train, dev, beta=beta, names=names)
 
-        if self.large():
+        mode = self.mode
+        background = self.large() or (mode in SLOW_FIRST and mode not in _LOADED)
+        if background:
             self.info.setText(
                 f"<i>Preparing the {self.algo.currentText().split(' (')[0].lower()} on "
                 f"{train.n_candidates:,} candidates…</i>"
             )
-        self._run(build, self._built)
+        self._run(build, lambda st: self._built(st, mode), background)
 
-    def _built(self, stepper) -> None:
+    def _built(self, stepper, mode: str) -> None:
+        _LOADED.add(mode)
         self.stepper = stepper
         self._shown = []
         self._ready_text(stepper)
         self._set_enabled(True)
         self._draw_curve()
+        if self._step_when_ready:
+            self._step_when_ready = False
+            self.step()
 
     def _ready_text(self, stepper) -> None:
         if _boosting(stepper):
@@ -403,6 +429,9 @@ class StepperPanel(QWidget):
         """One round / update. On large data it is computed in the background and shown when it
         arrives (returns None then); on small data it is done and shown now (and returned)."""
         st = self.stepper
+        if st is None and self._busy:  # F10 while it prepares: the step follows when it is ready
+            self._step_when_ready = True
+            return None
         if st is None or self._busy:
             return None
         out = []
@@ -426,16 +455,34 @@ class StepperPanel(QWidget):
         self.pages.setCurrentWidget(self.step_page)
         from ...experiments.stepthrough import EpochEnd
 
-        is_update = not _boosting(st) and not isinstance(r, EpochEnd)
-        self.pair_scroll.setVisible(is_update)
-        self.pair.setVisible(is_update)
+        paired = not isinstance(r, EpochEnd)  # a round's or an update's two candidates
+        self.pair_scroll.setVisible(paired)
+        self.pair.setVisible(paired)
         if _boosting(st):
             self._show_round(r)
         elif isinstance(r, EpochEnd):
             self._show_epoch(r)
         else:
             self._show_update(r)
+        if paired:  # once the splitter has laid the shown pair out
+            QTimer.singleShot(0, self._fit_pair)
         self._draw_curve()
+
+    @Slot()
+    def _fit_pair(self) -> None:
+        """Give the pair above the table the height its text needs (at most half the space),
+        unless it has it already: a projector's large type must not cut the two candidates off."""
+        sizes = self.step_page.sizes()
+        total = sum(sizes)
+        if len(sizes) != 2 or total <= 0 or not self.pair_scroll.isVisible():
+            return
+        bar = self.pair_scroll.verticalScrollBar().sizeHint().width()
+        need = self.pair.heightForWidth(max(100, self.step_page.width() - bar))
+        # its own height for its width, not QLabel's guess for some narrower width
+        self.pair.setMinimumHeight(need)
+        top = min(need + 2 * self.pair_scroll.frameWidth() + 2, total // 2)
+        if sizes[0] < top:
+            self.step_page.setSizes([top, total - top])
 
     @Slot()
     def back(self) -> bool:
@@ -491,24 +538,75 @@ class StepperPanel(QWidget):
             f"(W+ {num(inf.w_plus)}, W− {num(inf.w_minus)}, BestLoss {num(inf.best_loss)}) · ExpLoss "
             f"{num(inf.loss_before)} → <b>{num(inf.loss_after)}</b> · {len(inf.pairs):,} pairs affected{dev}"
         )
-        self.table.setColumnCount(4)
-        self.table.setHorizontalHeaderLabels(
-            ["Sentence", "Worse candidate", "Margin before", "Margin after"]
-        )
         n = min(MAX_ROWS, len(inf.pairs))
         order = np.argsort(-np.abs(inf.margins_after - inf.margins_before), kind="stable")[:n]
+        self.pair.setText(self._round_pair_html(r, int(order[0])) if n else "")
+        self._set_columns(
+            ["Sentence", "Better (oracle)", "Worse", "Feature", "Margin before", "Margin after"]
+        )
+        self.table.horizontalHeaderItem(3).setToolTip(
+            "The chosen feature's value on the better and on the worse candidate"
+        )
         self.table.setRowCount(n)
+        off = self.train.offsets
         for row, p in enumerate(order.tolist()):
             i = int(r.sentences[p])
-            j = int(r.other_rows[p] - self.train.offsets[i])
+            ro, rw = int(r.oracle_rows[p]), int(r.other_rows[p])
             vals = [
                 self._words(i)[:80],
-                f"{j + 1}: {self._spans(int(r.other_rows[p]), i)}",
+                f"{ro - int(off[i]) + 1}: {self._spans(ro, i)}",
+                f"{rw - int(off[i]) + 1}: {self._spans(rw, i)}",
+                f"{r.oracle_values[p]:g} / {r.other_values[p]:g}",
                 num(inf.margins_before[p]),
                 num(inf.margins_after[p]),
             ]
             for c, v in enumerate(vals):
                 self.table.setItem(row, c, _item(v))
+        self.table.scrollToTop()  # the pair moved most first
+
+    def _set_columns(self, labels: list[str]) -> None:
+        """The table's headers: the text columns share the width, the numbers get what they need."""
+        self.table.setColumnCount(len(labels))
+        self.table.setHorizontalHeaderLabels(labels)
+        hdr = self.table.horizontalHeader()
+        wide = self.table.fontMetrics().horizontalAdvance("Margin before") + 24
+        for c, label in enumerate(labels):
+            numeric = label.startswith(("Margin", "Score", "Feature"))
+            hdr.setSectionResizeMode(
+                c, QHeaderView.ResizeMode.Fixed if numeric else QHeaderView.ResizeMode.Stretch
+            )
+            if numeric:
+                hdr.resizeSection(c, wide)
+
+    def _round_pair_html(self, r, p: int) -> str:
+        """The pair a round moved most, its two candidates side by side: entities, correct tags,
+        the chosen feature's value and the score before and after the round."""
+        d, i = self.train, int(r.sentences[p])
+        before = r.scores_before(p)
+
+        def column(title, row, value, score_before, score_after):
+            return (
+                f"<td valign='top' width='50%'><b>{title}: candidate "
+                f"{row - int(d.offsets[i]) + 1}</b><br>{html.escape(self._spans(row, i))}<br>"
+                f"correct tags {d.quality[row]:g} · {html.escape(r.feature_name)} = {value:g}"
+                f"<br>score {num(score_before)} → <b>{num(score_after)}</b></td>"
+            )
+
+        inf = r.info
+        return (
+            f"<p>On “{html.escape(self._words(i)[:90])}”:</p>"
+            "<table width='100%' cellspacing='6'><tr>"
+            + column(
+                "Better (oracle)",
+                int(r.oracle_rows[p]),
+                r.oracle_values[p],
+                before[0],
+                r.oracle_scores[p],
+            )
+            + column("Worse", int(r.other_rows[p]), r.other_values[p], before[1], r.other_scores[p])
+            + f"</tr></table><p>margin {num(inf.margins_before[p])} → "
+            f"<b>{num(inf.margins_after[p])}</b> (above 0: the better candidate is ranked first)</p>"
+        )
 
     def _show_update(self, u) -> None:
         d = self.train
@@ -528,13 +626,13 @@ class StepperPanel(QWidget):
             + f"; wL {num(u.dwL, sign=True)}{dev}"
         )
         self.pair.setText(self._pair_html(u))
-        self.table.setColumnCount(4)
-        self.table.setHorizontalHeaderLabels(
-            ["Candidate", "Entities", "Score before", "Score after"]
-        )
-        n = min(MAX_ROWS, len(u.scores_before))
-        self.table.setRowCount(n)
-        for j in range(n):
+        self._set_columns(["Candidate", "Entities", "Score before", "Score after"])
+        # the two compared candidates first, in bold, whatever their places in the N-best list
+        # (an oracle far down would be out of view), then the others in order
+        others = [j for j in range(len(u.scores_before)) if j not in (jt, jo)]
+        order = [jt, jo] + others[: MAX_ROWS - 2]
+        self.table.setRowCount(len(order))
+        for row, j in enumerate(order):
             tag = " (oracle)" if j == jo else (" (wrong top)" if j == jt else "")
             vals = [
                 f"{j + 1}{tag}",
@@ -543,7 +641,13 @@ class StepperPanel(QWidget):
                 num(u.scores_after[j]),
             ]
             for c, v in enumerate(vals):
-                self.table.setItem(j, c, _item(v))
+                item = _item(v)
+                if row < 2:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(row, c, item)
+        self.table.scrollToTop()
 
     def _pair_html(self, u) -> str:
         """The wrong top candidate and the oracle side by side: entities, correct tags, scores
@@ -604,10 +708,12 @@ INTRO = {
         "<h3>Boosting, one round at a time</h3>"
         "<p>Each press of <b>Step</b> (<b>F10</b>) does one round of the boosting reranker (Collins 2002): it picks "
         "the one feature whose weight change lowers the exponential loss most, and changes that weight by δ.</p>"
-        "<p>After the step this space lists the pairs of candidates the round affected — a sentence's best "
-        "candidate against a worse one — with their margins before and after (a margin above 0 means the "
-        "reranker ranks the better candidate first). The line above names the feature, δ, W+ and W− and the "
-        "loss before and after; the curve below grows one dev-F point per round.</p>"
+        "<p>After the step this space shows the pair of candidates the round moved most side by side — "
+        "the better one (the oracle, with the most correct tags) and a worse one — with the chosen "
+        "feature's value on each and their scores before and after, and below it lists every pair the "
+        "round affected with both candidates and their margins before and after (a margin above 0 means "
+        "the reranker ranks the better candidate first). The line above names the feature, δ, W+ and W− "
+        "and the loss before and after; the curve below grows one dev-F point per round.</p>"
         "<p><b>Run</b> plays rounds continuously at the speed of the slider; <b>Reset</b> starts over. "
         "ε smooths δ when a feature is seen on one side only.</p>"
     ),
@@ -616,9 +722,10 @@ INTRO = {
         "<p>Each press of <b>Step</b> (<b>F10</b>) goes through training sentences until the reranker's top "
         "candidate is not the oracle (the candidate with the most correct tags), then updates the weights: the "
         "oracle's features go up, the wrong top candidate's go down.</p>"
-        "<p>After the step this space lists that sentence's candidates with their scores before and after the "
-        "update; the line above says which features moved and how many mistakes this epoch has had. The curve "
-        "below grows one dev-F point per update. β weighs the tagger's own score L(x).</p>"
+        "<p>After the step this space shows the wrong top candidate and the oracle side by side with the "
+        "features that moved, and lists that sentence's candidates — those two first, in bold — with "
+        "their scores before and after the update; the line above says how many mistakes this epoch has "
+        "had. The curve below grows one dev-F point per update. β weighs the tagger's own score L(x).</p>"
         "<p><b>Run</b> plays updates continuously; <b>Reset</b> starts over.</p>"
     ),
 }
@@ -637,11 +744,27 @@ def _item(text: str) -> QTableWidgetItem:
 
 
 def _draw_history(fig, hist: list, unit: str) -> None:
-    """The dev F curve: whole-number rounds or updates, the axis names the Train curves use."""
+    """The dev F curve: whole-number rounds or updates, the axis names the Train curves use.
+
+    Before the first step (no point, or the one at step 0) matplotlib would centre the axes on
+    that point with fractional ticks; the steps axis starts at 0 and shows a few whole steps
+    ahead, the F axis stays a percentage around the values (0–100 with none)."""
+    from matplotlib.ticker import MaxNLocator
+
     ax = fig.add_subplot(111)
     if hist:
         x, y = zip(*hist)
-        ax.plot(x, y, marker="." if len(hist) < 200 else None, color="#4e79a7")
-    count_axis(ax, [x for x, _ in hist])
+        # the point at step 0 sits on the axis: not clipped (the limits below hold every point)
+        ax.plot(x, y, marker="o" if len(hist) < 200 else None, markersize=4, color="#4e79a7")
+        ax.lines[-1].set_clip_on(False)
+        lo, hi = min(y), max(y)
+        pad = max(1.0, 0.1 * (hi - lo))
+        ax.set_ylim(max(0.0, lo - pad), min(100.0, hi + pad))
+        last = max(x)  # a little room after the newest point
+        ax.set_xlim(0, max(CURVE_MIN_STEPS, last + max(1, last // 20)))
+    else:
+        ax.set_ylim(0, 100)
+        ax.set_xlim(0, CURVE_MIN_STEPS)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(UNIT_LABELS.get(unit, unit))
     ax.set_ylabel("dev F (%)")
