@@ -126,7 +126,7 @@ class ModeBar(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("modeBar")
-        self.setFrameShape(QFrame.NoFrame)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAutoFillBackground(True)
         pal = self.palette()
         bar = pal.color(pal.ColorRole.Mid).darker(160)
@@ -145,7 +145,7 @@ class ModeBar(QFrame):
         self._lay.setContentsMargins(2, 6, 2, 6)
         self._lay.setSpacing(4)
         self._lay.addStretch(1)
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
 
     def add(self, action: QAction) -> QToolButton:
         b = QToolButton(self)

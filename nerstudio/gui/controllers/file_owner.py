@@ -64,7 +64,7 @@ class FileOwner(QObject):
         )
         self.background_tokens = int(val) if val not in (None, "") else BACKGROUND_TOKENS
         self._pending = self._thread = None  # a background save
-        self._written.connect(self._on_written, Qt.QueuedConnection)
+        self._written.connect(self._on_written, Qt.ConnectionType.QueuedConnection)
         self._asked = None  # the disk state last asked about on activation (not asked twice)
         self._busy = False
         self.label = QLabel()

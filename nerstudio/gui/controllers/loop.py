@@ -81,13 +81,13 @@ class LoopPanel(QWidget):
         for c, tip in enumerate(tips):
             self.table.horizontalHeaderItem(c).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(
             "Per batch of reviewed sentences (in review order): the entity F of the model's "
             "suggestions against what was kept, and the entity corrections they needed"
         )
-        self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         lay = QHBoxLayout(self)
         lay.addWidget(self.label, 2)
         lay.addWidget(self.table, 3)

@@ -216,9 +216,9 @@ class CorpusTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == Qt.Horizontal and role == DISPLAY:
+        if orientation == Qt.Orientation.Horizontal and role == DISPLAY:
             return self._unc_title if section == self.UNCERTAINTY else self.SHORT[section]
-        if orientation == Qt.Horizontal and role == TOOLTIP:
+        if orientation == Qt.Orientation.Horizontal and role == TOOLTIP:
             if section == self.UNCERTAINTY and self._unc_tip:
                 return (
                     f"{self._unc_tip} (click to sort most uncertain first, again for the reverse)"
@@ -380,7 +380,7 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setRecursiveFilteringEnabled(True)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
         self._needle = ""
         self._mask: np.ndarray | None = None

@@ -175,7 +175,7 @@ class FeatureTreeModel(QAbstractItemModel):
         return len(self._columns())
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation != Qt.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
             return None
         if role == DISPLAY:
             return self._columns()[section]
@@ -279,7 +279,7 @@ class FeatureFilterProxy(NeedleFilterProxy):
 
     def __init__(self, parent=None):
         super().__init__(FeatureTreeModel.SortRole, parent)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
 
     def matches(self, row, parent, needle):

@@ -98,7 +98,7 @@ class ImportanceTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation != Qt.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
             return None
         if role == DISPLAY:
             return self.COLUMNS[section]

@@ -47,7 +47,9 @@ class UncertaintyBar(QWidget):
         for k, (label, key) in enumerate(ORDERS):
             self.order.addItem(label, key)
             self.order.setItemData(
-                k, TIPS.get(key, "The corpus's own order, document by document"), Qt.ToolTipRole
+                k,
+                TIPS.get(key, "The corpus's own order, document by document"),
+                Qt.ItemDataRole.ToolTipRole,
             )
         self.order.setToolTip(
             "The order of the sentences: the corpus's, or the ones where the model is least "
@@ -57,7 +59,7 @@ class UncertaintyBar(QWidget):
         self.limit.setObjectName("uncertaintyLimit")
         for k, (label, key, tip) in enumerate(LIMITS):
             self.limit.addItem(label, key)
-            self.limit.setItemData(k, tip, Qt.ToolTipRole)
+            self.limit.setItemData(k, tip, Qt.ItemDataRole.ToolTipRole)
         self.limit.setToolTip("Show only the sentences the tagger is unsure of")
         self.threshold = QDoubleSpinBox()
         self.threshold.setObjectName("uncertaintyThreshold")

@@ -45,7 +45,7 @@ class WhatIfView(QWidget):
         self.header = QLabel()
         self.header.setObjectName("whatIfHeader")
         self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.RichText)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -57,18 +57,18 @@ class WhatIfView(QWidget):
             "The score change against the candidate of the sentence as it is with the same entities"
         )
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         h = self.table.horizontalHeader()
         fm = h.fontMetrics()
         for c in range(4):
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             h.resizeSection(
                 c, max(fm.horizontalAdvance(COLUMNS[c]), fm.horizontalAdvance("-00.000")) + 18
             )
-        h.setSectionResizeMode(4, QHeaderView.Interactive)
+        h.setSectionResizeMode(4, QHeaderView.ResizeMode.Interactive)
         h.resizeSection(4, fm.horizontalAdvance("MISC Northern Lakes Rail") + 18)
-        h.setSectionResizeMode(5, QHeaderView.Stretch)
+        h.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         h.setMinimumSectionSize(fm.horizontalAdvance("Rank") + 18)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
