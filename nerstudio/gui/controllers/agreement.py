@@ -123,7 +123,7 @@ class AgreementController(QObject):
         Tests replace this method."""
         c = self.doc.corpus
         default = c.path if c is not None and c.path else ""
-        start = self.ctx.settings.value("files/lastDir", "")
+        start = str(self.ctx.settings.value("files/lastDir", "") or "")
         from ..views.agreement_view import PairDialog  # on first use
 
         dlg = PairDialog(self.parent(), default, start, CORPUS_FILTER)

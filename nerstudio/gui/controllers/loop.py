@@ -164,9 +164,10 @@ class LoopController(QObject):
     # -- state ----------------------------------------------------------------------------
     @property
     def every(self) -> int:
+        raw = self.ctx.settings.value("annotation/loopEvery", loop.EVERY)
         try:
-            return max(1, int(self.ctx.settings.value("annotation/loopEvery", loop.EVERY)))
-        except (TypeError, ValueError):
+            return max(1, int(raw if isinstance(raw, (int, str)) else loop.EVERY))
+        except ValueError:
             return loop.EVERY
 
     def _update(self) -> None:
