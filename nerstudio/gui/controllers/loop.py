@@ -79,7 +79,8 @@ class LoopPanel(QWidget):
             "The corrections by kind",
         )
         for c, tip in enumerate(tips):
-            self.table.horizontalHeaderItem(c).setToolTip(tip)
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -372,7 +373,9 @@ class LoopController(QObject):
             self.ctx.status(f"Saved {path}", 6000)
 
     def _confirm(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self.parent(), title, text) == QMessageBox.StandardButton.Yes
+        window = self.parent()
+        parent = window if isinstance(window, QWidget) else None
+        return QMessageBox.question(parent, title, text) == QMessageBox.StandardButton.Yes
 
     # -- a tagger opened on a corpus: its N-best lists ----------------------------------------
     @Slot()

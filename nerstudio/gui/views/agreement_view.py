@@ -177,7 +177,8 @@ class AgreementView(QWidget):
                 "Entities in B",
             )
         ):
-            self.table.horizontalHeaderItem(c).setToolTip(tip)
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -170,7 +170,8 @@ class ComparisonView(QWidget):
             max(
                 hfm.horizontalAdvance(line)
                 for c in range(self.table.columnCount())
-                for line in self.table.horizontalHeaderItem(c).text().split("\n")
+                if (item := self.table.horizontalHeaderItem(c)) is not None
+                for line in item.text().split("\n")
             )
             + 14
         )

@@ -49,13 +49,20 @@ class WhatIfView(QWidget):
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.horizontalHeaderItem(5).setToolTip(
-            "What changed the candidate's score: the features it gained "
-            "(+) and lost (−) with their weights, and the L(x) term"
-        )
-        self.table.horizontalHeaderItem(3).setToolTip(
-            "The score change against the candidate of the sentence as it is with the same entities"
-        )
+        for c, tip in (
+            (
+                5,
+                "What changed the candidate's score: the features it gained "
+                "(+) and lost (−) with their weights, and the L(x) term",
+            ),
+            (
+                3,
+                "The score change against the candidate of the sentence as it is with the same "
+                "entities",
+            ),
+        ):
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
