@@ -15,10 +15,12 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 
 class TreeModel(QAbstractItemModel):
     @overload
-    def parent(self) -> QObject: ...
+    def parent(self, /) -> QObject: ...
     @overload
     def parent(self, child: QModelIndex | QPersistentModelIndex, /) -> QModelIndex: ...
-    def parent(self, child=None, /):
+    def parent(
+        self, child: QModelIndex | QPersistentModelIndex | None = None, /
+    ) -> QObject | QModelIndex | None:
         if child is None:
             return super().parent()
         return self.parent_of(child)
