@@ -379,7 +379,10 @@ def _remote_job(job, index: int, source, shipped: dict, run_id: str):
     try:
         ctx.check()
         local = _materialize(shipped)
-        resolve = lambda p: local.get(p, p)  # noqa: E731
+
+        def resolve(path: str) -> str:
+            return local.get(path, path)
+
         data = load_input(source, resolve)
         job = dataclasses.replace(job, settings=load_inputs(job.settings, resolve))
         result = job.task(data, job, ctx)
