@@ -183,7 +183,7 @@ def agreement(
             longer, path, other = (sb, b_path, a_path) if sa is None else (sa, a_path, b_path)
             raise FormatError(
                 path,
-                longer.line or None,
+                (longer.line or None) if longer is not None else None,
                 f"has more sentences than {other or 'the other file'} (which ends after {k - 1})",
             )
         check_aligned(sa, sb, k, a_path, b_path)

@@ -176,7 +176,7 @@ def evaluate_sentences(
             other = gold_path if g is None else pred_path
             raise FormatError(
                 path,
-                longer.line or None,
+                (longer.line or None) if longer is not None else None,
                 f"has more sentences than {other or 'the other file'} (which ends after {k - 1})",
             )
         check_aligned(g, p, k, gold_path, pred_path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 
-def num(x, digits: int = 3, sign: bool = False, spec: str = "f") -> str:
+def num(x, digits: int | None = 3, sign: bool = False, spec: str = "f") -> str:
     """``x`` with ``digits`` decimals (``spec="g"``: that many significant digits, default 6 when
     ``digits`` is None); ``sign`` adds ``+`` to positive values. A value that prints as zero is
     printed without a sign (``0.000``); ``None`` prints as ``''``; NaN as ``nan``."""

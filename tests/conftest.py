@@ -132,7 +132,7 @@ def make_window(qtbot, tmp_path):
     from nerstudio.gui.main_window import MainWindow
 
     def make():
-        st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+        st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
         st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
         st.sync()
         w = MainWindow(st)

@@ -24,7 +24,9 @@ def columns(view) -> list[dict]:
     for c in range(model.columnCount()):
         if hdr.isSectionHidden(c):
             continue
-        text = str(model.headerData(c, Qt.Horizontal, Qt.DisplayRole) or "")
+        text = str(
+            model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or ""
+        )
         out.append(
             {
                 "column": c,
@@ -44,7 +46,7 @@ def main() -> int:
 
     app = QApplication(sys.argv[:1])
     d = tempfile.mkdtemp(prefix="nerstudio-fit-")
-    st = QSettings(os.path.join(d, "settings.ini"), QSettings.IniFormat)
+    st = QSettings(os.path.join(d, "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", os.path.join(d, "recovery"))
     from nerstudio.gui.main_window import MainWindow
 

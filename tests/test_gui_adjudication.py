@@ -45,18 +45,18 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
     assert v.where.text().startswith("Disagreement 1 of 3 · sentence 1 (line 1)")
     assert "[New York]LOC" in v.versions.text() and "[New York]ORG" in v.versions.text()
     s = v.sentence
-    qtbot.keyClick(s, Qt.Key_A)  # New York: A's LOC
+    qtbot.keyClick(s, Qt.Key.Key_A)  # New York: A's LOC
     assert v.where.text().startswith("Disagreement 2 of 3")
-    qtbot.keyClick(s, Qt.Key_B)  # Mary: B's PER
+    qtbot.keyClick(s, Qt.Key.Key_B)  # Mary: B's PER
     assert v.where.text().startswith("Disagreement 3 of 3")
     # Paris Hilton: edited by hand — "Paris" as LOC (the digit of LOC is 3), Enter keeps it
-    qtbot.keyClick(s, Qt.Key_E)
+    qtbot.keyClick(s, Qt.Key.Key_E)
     assert v.editing and "EDITING" in v.where.text()
     s.select_tokens(0, 2)
-    qtbot.keyClick(s, Qt.Key_Delete)
+    qtbot.keyClick(s, Qt.Key.Key_Delete)
     s.select_tokens(1, 2)
-    qtbot.keyClick(s, Qt.Key_3)
-    qtbot.keyClick(s, Qt.Key_Return)
+    qtbot.keyClick(s, Qt.Key.Key_3)
+    qtbot.keyClick(s, Qt.Key.Key_Return)
     assert not v.editing
     adj = w.adjudication.adj
     assert adj.merged() == [
@@ -66,13 +66,13 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
     ]
     assert "edited by hand 1, undecided 0" in v.report.toPlainText()
     # back to the first and skip it: undecided again, no entity written there
-    qtbot.keyClick(s, Qt.Key_P)
-    qtbot.keyClick(s, Qt.Key_P)
-    qtbot.keyClick(s, Qt.Key_S)
+    qtbot.keyClick(s, Qt.Key.Key_P)
+    qtbot.keyClick(s, Qt.Key.Key_P)
+    qtbot.keyClick(s, Qt.Key.Key_S)
     assert len(adj.undecided()) == 1
     out = tmp_path / "merged.jsonl"
     w.dialogs.ask_save = lambda *_a: str(out)
-    qtbot.keyClick(s, Qt.Key_S, Qt.ControlModifier)  # written in a worker
+    qtbot.keyClick(s, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)  # written in a worker
     qtbot.waitUntil(
         lambda: w.adjudication.saved == str(out) and not w.adjudication.saving, timeout=20000
     )
@@ -101,11 +101,11 @@ def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
     v = _opened(w, qtbot, [a, b])
     asked = []
     w.adjudication.ask_unsaved = lambda: asked.append(1) or "cancel"
-    qtbot.keyClick(v.sentence, Qt.Key_Escape)  # nothing decided: closes without a question
+    qtbot.keyClick(v.sentence, Qt.Key.Key_Escape)  # nothing decided: closes without a question
     assert not v.isVisible() and not asked
     v = _opened(w, qtbot, [a, b])
-    qtbot.keyClick(v.sentence, Qt.Key_A)
-    qtbot.keyClick(v.sentence, Qt.Key_Escape)  # a decision: asked, cancelled, still open
+    qtbot.keyClick(v.sentence, Qt.Key.Key_A)
+    qtbot.keyClick(v.sentence, Qt.Key.Key_Escape)  # a decision: asked, cancelled, still open
     assert asked and v.isVisible()
     out = tmp_path / "m.conll"
     w.adjudication.ask_unsaved = lambda: "save"
@@ -120,7 +120,7 @@ def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
 def test_a_save_that_fails_says_why_and_keeps_the_decisions(w, qtbot, tmp_path):
     a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
     v = _opened(w, qtbot, [a, b])
-    qtbot.keyClick(v.sentence, Qt.Key_A)
+    qtbot.keyClick(v.sentence, Qt.Key.Key_A)
     said = []
     w.dialogs.critical = lambda title, text: said.append(text)
     assert w.adjudication.save(str(tmp_path / "missing-folder" / "m.jsonl"))

@@ -23,7 +23,7 @@ from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
 
 
 def _settings(tmp_path) -> QSettings:
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.setValue("annotation/autosaveMs", 150)
     st.sync()
@@ -55,8 +55,8 @@ def _click(qtbot, view, token: int, shift: bool = False) -> None:
     c = view._boxes[token].center()
     qtbot.mouseClick(
         view,
-        Qt.LeftButton,
-        Qt.ShiftModifier if shift else Qt.NoModifier,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.ShiftModifier if shift else Qt.KeyboardModifier.NoModifier,
         QPoint(int(c.x()), int(c.y())),
     )
 
@@ -117,18 +117,22 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     _click(qtbot, view, 1)
     _click(qtbot, view, 2, shift=True)
     assert view.selection() == (1, 3)
-    qtbot.keyClick(view, Qt.Key_O)
+    qtbot.keyClick(view, Qt.Key.Key_O)
     assert c.sentences[k].spans == [Span(1, 3, "ORG")]
     assert window.isWindowModified()
     # keyboard: caret on the span, P retypes it; Ctrl+Left extends it to token 0
-    qtbot.keyClick(view, Qt.Key_Left)
+    qtbot.keyClick(view, Qt.Key.Key_Left)
     assert view.selection() == (1, 2)
-    qtbot.keyClick(view, Qt.Key_P)
+    qtbot.keyClick(view, Qt.Key.Key_P)
     assert c.sentences[k].spans == [Span(1, 3, "PER")]
-    qtbot.keyClick(view, Qt.Key_Left, Qt.ControlModifier)
+    qtbot.keyClick(view, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     assert c.sentences[k].spans == [Span(0, 3, "PER")]
     # shrink from the right (the end moves left), split before the caret, merge back
-    qtbot.keyClick(view, Qt.Key_Left, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.keyClick(
+        view,
+        Qt.Key.Key_Left,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert c.sentences[k].spans == [Span(0, 2, "PER")]
     view.select_tokens(1, 2)
     qtbot.keyClicks(view, "/")
@@ -140,7 +144,7 @@ def test_keys_mouse_undo_redo_save_reload(window, qtbot, corpus_file):
     assert window.entity_table.rowCount() == 1
     assert view.gold() == [Span(0, 2, "PER")]
     # Delete clears
-    qtbot.keyClick(view, Qt.Key_Delete)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
     assert c.sentences[k].spans == []
     stack = window.document.history
     assert stack.count() == 7  # one command per edit

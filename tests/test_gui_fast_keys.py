@@ -48,7 +48,7 @@ def test_first_key_after_opening_reaches_the_sentence(opened, qtbot):
     k = w.current_sentence_index()
     # not the caret's
     first = next(s for s in sorted(w.corpus.sentences[k].spans) if s.start > 0 or s.end > 1)
-    qtbot.keyClick(QApplication.focusWidget(), Qt.Key_Tab)  # the first key: next entity
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)  # the first key: next entity
     assert w.sentence_view.selection() == (first.start, first.end)
 
 
@@ -60,28 +60,28 @@ def test_entity_and_token_keys_from_the_browser_and_the_view(opened, qtbot):
     for widget in (w.corpus_view, w.sentence_view):
         widget.setFocus()
         w.sentence_view.select_tokens(0, 1)
-        qtbot.keyClick(widget, Qt.Key_Tab)
-        qtbot.keyClick(widget, Qt.Key_Tab)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab)
         assert w.sentence_view.selection() == (spans[1].start, spans[1].end)
-        qtbot.keyClick(widget, Qt.Key_Tab, Qt.ShiftModifier)
+        qtbot.keyClick(widget, Qt.Key.Key_Tab, Qt.KeyboardModifier.ShiftModifier)
         assert w.sentence_view.selection() == (spans[0].start, spans[0].end)
-        qtbot.keyClick(widget, Qt.Key_Right)
+        qtbot.keyClick(widget, Qt.Key.Key_Right)
         assert w.sentence_view.selection() == (spans[0].end, spans[0].end + 1)
-        qtbot.keyClick(widget, Qt.Key_Right, Qt.ShiftModifier)
+        qtbot.keyClick(widget, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
         assert w.sentence_view.selection() == (spans[0].end, spans[0].end + 2)
-        qtbot.keyClick(widget, Qt.Key_Left)
+        qtbot.keyClick(widget, Qt.Key.Key_Left)
         assert w.sentence_view.selection() == (spans[0].end, spans[0].end + 1)
         assert w.current_sentence_index() == k  # the browser did not move
     # past the last entity: nothing moves, the status bar says why
     w.sentence_view.select_tokens(spans[-1].start, spans[-1].end)
-    qtbot.keyClick(w.sentence_view, Qt.Key_Tab)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_Tab)
     assert w.sentence_view.selection() == (spans[-1].start, spans[-1].end)
     assert "No entity after" in w.statusBar().currentMessage()
     # the digit after a Tab retypes the entity it selected: one undoable edit
-    qtbot.keyClick(w.sentence_view, Qt.Key_Tab, Qt.ShiftModifier)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_Tab, Qt.KeyboardModifier.ShiftModifier)
     target = sorted(w.corpus.sentences[k].spans)[-2]
     new = "MISC" if target.label != "MISC" else "PER"
-    qtbot.keyClick(w.sentence_view, {"PER": Qt.Key_1, "MISC": Qt.Key_4}[new])
+    qtbot.keyClick(w.sentence_view, {"PER": Qt.Key.Key_1, "MISC": Qt.Key.Key_4}[new])
     assert Span(target.start, target.end, new) in w.corpus.sentences[k].spans
 
 
@@ -92,7 +92,7 @@ def test_left_right_still_fold_a_document_in_the_browser(opened, qtbot):
     view.setCurrentIndex(doc)
     view.expand(doc)
     view.setFocus()
-    qtbot.keyClick(view, Qt.Key_Left)
+    qtbot.keyClick(view, Qt.Key.Key_Left)
     assert not view.isExpanded(doc)
 
 
@@ -100,7 +100,7 @@ def test_focus_key_and_legend_digits(opened, qtbot):
     w = opened
     w.views.search.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.views.search)
-    qtbot.keyClick(w.views.search, Qt.Key_S, Qt.AltModifier)
+    qtbot.keyClick(w.views.search, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.sentence_view)
     assert w.legend.text().startswith("1 PER P  2 ORG O  3 LOC L  4 MISC M")
     rows = {b: a for a, b in w.annotation.shortcut_rows()}
@@ -139,7 +139,7 @@ def test_legend_and_digits_fixed_across_preannotation_and_reopening(make_window,
     w.select_sentence(k)
     w.sentence_view.setFocus()
     w.sentence_view.select_tokens(0, 1)
-    qtbot.keyClick(w.sentence_view, Qt.Key_1)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_1)
     assert w.corpus.sentences[k].spans == [Span(0, 1, "PER")]
 
 
@@ -151,9 +151,9 @@ def test_moving_keys_from_the_nbest_table_but_not_the_type_keys(window, qtbot):
     before = list(spans)
     w.sentence_view.select_tokens(0, 1)
     w.nbest_view.setFocus()
-    qtbot.keyClick(w.nbest_view, Qt.Key_Tab)
+    qtbot.keyClick(w.nbest_view, Qt.Key.Key_Tab)
     assert w.sentence_view.selection() == (spans[0].start, spans[0].end)
-    qtbot.keyClick(w.nbest_view, Qt.Key_Right)
+    qtbot.keyClick(w.nbest_view, Qt.Key.Key_Right)
     assert w.sentence_view.selection() == (spans[0].end, spans[0].end + 1)
-    qtbot.keyClick(w.nbest_view, Qt.Key_4)  # a type key: not the table's to give
+    qtbot.keyClick(w.nbest_view, Qt.Key.Key_4)  # a type key: not the table's to give
     assert sorted(w.corpus.sentences[k].spans) == before

@@ -51,8 +51,8 @@ def _open(make_window, path, asked=None, answer="cancel"):
 def _activate() -> None:
     """The user switches away from the window and back."""
     app = QApplication.instance()
-    app.applicationStateChanged.emit(Qt.ApplicationInactive)
-    app.applicationStateChanged.emit(Qt.ApplicationActive)
+    app.applicationStateChanged.emit(Qt.ApplicationState.ApplicationInactive)
+    app.applicationStateChanged.emit(Qt.ApplicationState.ApplicationActive)
 
 
 # --------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def named_keys() -> dict[str, list[str]]:
 
 def test_the_keys_hints_name_exist(empty_window):
     keys = {
-        QKeySequence(s.toString()).toString(QKeySequence.PortableText)
+        QKeySequence(s.toString()).toString(QKeySequence.SequenceFormat.PortableText)
         for a in empty_window.findChildren(QAction)
         for s in a.shortcuts()
     }
@@ -44,6 +44,6 @@ def test_the_keys_hints_name_exist(empty_window):
     missing = {
         k: v
         for k, v in named.items()
-        if QKeySequence(k).toString(QKeySequence.PortableText) not in keys
+        if QKeySequence(k).toString(QKeySequence.SequenceFormat.PortableText) not in keys
     }
     assert not missing, f"hints name keys no action has: {missing}"

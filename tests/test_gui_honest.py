@@ -28,7 +28,7 @@ def _train_perceptron(window, qtbot, epochs=2):
     panel.set_algorithm("perceptron")
     panel.set_param("epochs", epochs)
     n = len(window.curve_plot.runs)
-    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    qtbot.mouseClick(window.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=120000)
     assert window.curve_plot.runs[n].state == "done", panel.message.text()
     return window.curve_plot.runs[n]
@@ -204,7 +204,7 @@ def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window
     lines = []
     window.jobs.progress.connect(lambda m, d, n: lines.append((m, d, n)))
     n_runs = len(window.curve_plot.runs)
-    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    qtbot.mouseClick(window.train_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.curve_plot.n_points(n_runs) >= 2, timeout=60000)
     qtbot.waitUntil(
         lambda: any(m.startswith("stage 2 of 3: training the reranker") for m, _, _ in lines),
@@ -214,7 +214,7 @@ def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window
     assert all(n == 1000 and 0 <= d <= 1000 for m, d, n in lines if m.startswith("stage"))
     assert panel.message.text().startswith("stage 2 of 3: training the reranker")
     assert "left" in panel.message.text() or "estimating…" in panel.message.text()
-    qtbot.mouseClick(window.cancel_button, Qt.LeftButton)
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=10000)
     assert panel.progress.text() == "cancelled" and panel.progress.value() == 0
     assert panel.message.text() == "Cancelled"
@@ -256,7 +256,7 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
     assert view.banner.isVisibleTo(view) and "optimistic" in view.banner.text().lower()
     train_f = view.result.reranked.f1
     assert view.dev_button.isEnabled() and window.document.dev_nbest is not None
-    qtbot.mouseClick(view.dev_button, Qt.LeftButton)
+    qtbot.mouseClick(view.dev_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
     assert not view.banner.isVisibleTo(view)
     # the dev list, scored by the reranker
@@ -271,7 +271,9 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
         and view.result.reranked.f1 < train_f
     )
     assert "dev.nbest.npz" in view.header.text()
-    qtbot.mouseClick(view.dev_button, Qt.LeftButton)  # back to the corpus's list: warned again
+    qtbot.mouseClick(
+        view.dev_button, Qt.MouseButton.LeftButton
+    )  # back to the corpus's list: warned again
     qtbot.waitUntil(lambda: view.result is not None and not view.busy, timeout=60000)
     assert view.banner.isVisibleTo(view) and len(view.result.sentences) == len(
         window.document.nbest
@@ -305,7 +307,7 @@ def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
     view = _compare(window, qtbot)
     assert view.dev_button.text() == "Open the dev list…"
     window.dialogs.ask_open = lambda *a: str(DEMO_MODEL_DIR / "dev.nbest.npz")
-    qtbot.mouseClick(view.dev_button, Qt.LeftButton)
+    qtbot.mouseClick(view.dev_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: view.result is not None and not view.busy and window.comparison.on_dev,
         timeout=60000,
@@ -423,7 +425,7 @@ def test_the_tags_choice_is_remembered_and_offers_the_cores_alphabets(qtbot, tmp
     from nerstudio.tagging.tag_alphabets import ALPHABETS
 
     assert tuple(name for name, _, _ in ALPHABET_CHOICES) == tuple(ALPHABETS)
-    q = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    q = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     panel = TrainingPanel(q)
     qtbot.addWidget(panel)
     panel.set_start("tagger")
@@ -469,7 +471,7 @@ def test_the_feature_choices_are_the_cores_and_are_remembered(qtbot, tmp_path):
     assert kt.features in dict(KT_FEATURE_CHOICES)
     assert kt.gazetteer in {g for g, _, _ in KT_GAZETTEER_CHOICES}
 
-    q = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    q = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     panel = TrainingPanel(q)
     qtbot.addWidget(panel)
     panel.set_start("tagger")

@@ -40,7 +40,7 @@ PER = Span(4, 8, "PER")
 
 
 def _settings(tmp_path, **values) -> QSettings:
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     for k, v in values.items():
         st.setValue(k, v)
@@ -112,7 +112,7 @@ def test_saved_gold_wins_over_the_nbest_lists_copy(qtbot, tmp_path, corpus_file)
     assert w.document.nbest_snapshot().gold[i] == accepted
     # another edit, another save: both edits are in the file
     w.sentence_view.select_tokens(TUESDAY, TUESDAY + 1)
-    qtbot.keyClick(w.sentence_view, Qt.Key_M)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_M)
     assert w.save_corpus()
     expect = sorted(accepted + [Span(TUESDAY, TUESDAY + 1, "MISC")])
     assert read_corpus(str(corpus_file)).sentences[K].spans == expect
@@ -250,20 +250,20 @@ def test_extending_into_a_neighbour_keeps_it(qtbot, tmp_path, corpus_file):
     view = w.sentence_view
     assert PER in w.corpus.sentences[K].spans
     view.select_tokens(*PRIME_MINISTER)
-    qtbot.keyClick(view, Qt.Key_O)
+    qtbot.keyClick(view, Qt.Key.Key_O)
     assert Span(2, 4, "ORG") in w.corpus.sentences[K].spans
-    qtbot.keyClick(view, Qt.Key_Right, Qt.ControlModifier)
+    qtbot.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     spans = w.corpus.sentences[K].spans
     # the boundary moved: the ORG took "Maria", the PER kept the rest
     assert Span(2, 5, "ORG") in spans and Span(5, 8, "PER") in spans
     # a one-token neighbour is never swallowed: the extension is refused, and said so
     view.select_tokens(0, 1)  # "Meridia" (LOC), next to "'s"
-    qtbot.keyClick(view, Qt.Key_O)
+    qtbot.keyClick(view, Qt.Key.Key_O)
     view.select_tokens(1, 2)
-    qtbot.keyClick(view, Qt.Key_L)  # "'s" LOC: a one-token entity right after the ORG
+    qtbot.keyClick(view, Qt.Key.Key_L)  # "'s" LOC: a one-token entity right after the ORG
     view.select_tokens(0, 1)
     before = list(w.corpus.sentences[K].spans)
-    qtbot.keyClick(view, Qt.Key_Right, Qt.ControlModifier)
+    qtbot.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     assert w.corpus.sentences[K].spans == before
     assert w.statusBar().currentMessage()
 

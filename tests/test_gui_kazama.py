@@ -103,7 +103,7 @@ def test_proposed_trained_through_the_gui(window, qtbot):
     m = w.nbest_panel.model
     from PySide6.QtCore import Qt
 
-    assert m.headerData(m.LOGP, Qt.Horizontal) == "score"
+    assert m.headerData(m.LOGP, Qt.Orientation.Horizontal) == "score"
     assert m.rowCount() == ses.nbest.n_candidates(ses.nbest_row(k))
     w.nbest_panel.select(0)
     fm = w.feature_panel.model
@@ -266,7 +266,7 @@ def test_session_folder_restores_the_sequence_tagger_and_its_candidates(
     out = tmp_path / "results"
     written = w.save_results(str(out))
     assert "kt_model" in written and (out / "sequence-tagger.npz").is_file()
-    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.IniFormat))
+    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w2)
     w2.ask_unsaved = lambda: "discard"
     assert w2.load_results(str(out))

@@ -25,7 +25,7 @@ WNUT_TYPES = ("corporation", "creative-work", "group", "location", "person", "pr
 
 
 def _open(qtbot, tmp_path, path) -> MainWindow:
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     w = MainWindow(st)
     qtbot.addWidget(w)
@@ -93,7 +93,7 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     qtbot.waitUntil(tree.hasFocus)
     here = tree.currentIndex()
     # the type key labels the sentence view's selection; the list stays where it is
-    qtbot.keyClick(tree, Qt.Key_O)
+    qtbot.keyClick(tree, Qt.Key.Key_O)
     assert c.sentences[k].spans == [Span(1, 3, "ORG")]
     assert tree.currentIndex() == here and w.sentence_cursor.k == k
     # a letter that is no annotation key does not jump the list to a sentence starting with it
@@ -111,20 +111,20 @@ def test_annotation_keys_work_from_the_browser(window, qtbot):
     assert c.sentences[k].spans == [Span(1, 3, "ORG")]
     # a digit types by position, Delete clears
     view.select_tokens(0, 1)
-    qtbot.keyClick(tree, Qt.Key_1)
+    qtbot.keyClick(tree, Qt.Key.Key_1)
     assert c.sentences[k].spans == [Span(0, 1, view.types[0]), Span(1, 3, "ORG")]
     view.select_tokens(0, 4)
-    qtbot.keyClick(tree, Qt.Key_Delete)
+    qtbot.keyClick(tree, Qt.Key.Key_Delete)
     assert c.sentences[k].spans == []
     # arrows still move between sentences
-    qtbot.keyClick(tree, Qt.Key_Down)
+    qtbot.keyClick(tree, Qt.Key.Key_Down)
     assert w.sentence_cursor.k != k
     # in the search box the same keys type text and edit nothing
     n_edits = w.document.history.count()
     w.search.setFocus()
     qtbot.waitUntil(w.search.hasFocus)
     qtbot.keyClicks(w.search, "o1")
-    qtbot.keyClick(w.search, Qt.Key_Backspace)
+    qtbot.keyClick(w.search, Qt.Key.Key_Backspace)
     assert w.search.text() == "o"
     assert w.document.history.count() == n_edits
 
@@ -155,9 +155,9 @@ def test_wnut_corpus_has_its_own_keys_and_colours(wnut, qtbot):
     w.select_sentence(k)
     view.setFocus()
     view.select_tokens(0, 2)
-    qtbot.keyClick(view, Qt.Key_M)
+    qtbot.keyClick(view, Qt.Key.Key_M)
     assert w.corpus.sentences[k].spans == []
-    qtbot.keyClick(view, Qt.Key_G)
+    qtbot.keyClick(view, Qt.Key.Key_G)
     assert w.corpus.sentences[k].spans == [Span(0, 2, "group")]
     # the sentence view draws it in the group's colour
     qtbot.waitUntil(lambda: view.gold() == [Span(0, 2, "group")])
@@ -289,7 +289,9 @@ def test_context_menu_holds_the_edit_menus_actions(window, qtbot, monkeypatch):
     w.show()
     qtbot.waitExposed(w)
     c = view.token_rect(3).center().toPoint()
-    QApplication.sendEvent(view, QContextMenuEvent(QContextMenuEvent.Mouse, c, view.mapToGlobal(c)))
+    QApplication.sendEvent(
+        view, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, c, view.mapToGlobal(c))
+    )
     assert view.selection() == (3, 4) and len(opened) == 1
 
 
@@ -303,7 +305,7 @@ def test_legend_chip_click_labels_the_selection(window, qtbot):
     chip = w.legend.chips["LOC"]
     assert chip.isVisible()
     qtbot.waitUntil(lambda: chip.height() > 0)  # laid out (the workspace was just shown)
-    qtbot.mouseClick(chip, Qt.LeftButton)
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
     assert w.corpus.sentences[k].spans == [Span(0, 2, "LOC")]
 
 
@@ -314,7 +316,10 @@ def test_f1_lists_every_annotation_key(window):
             continue
         assert a.text().replace("&", "") in text.replace("&amp;", "&")
         for seq in a.shortcuts():
-            assert seq.toString(QKeySequence.NativeText) in text, (a.text(), seq.toString())
+            assert seq.toString(QKeySequence.SequenceFormat.NativeText) in text, (
+                a.text(),
+                seq.toString(),
+            )
     for lab in window.sentence_view.types:
         assert f"Label as {lab}" in text
 
@@ -372,7 +377,7 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
     w.select_sentence(0)
     view.setFocus()
     assert view.height() > scroll.viewport().height()  # it wraps onto many rows
-    qtbot.keyClick(view, Qt.Key_End)
+    qtbot.keyClick(view, Qt.Key.Key_End)
     assert view.selection() == (999, 1000)
 
     def visible(i):
@@ -381,13 +386,13 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
         return top >= 0 and top + r.height() <= scroll.viewport().height()
 
     qtbot.waitUntil(lambda: visible(999))
-    qtbot.keyClick(view, Qt.Key_P)
+    qtbot.keyClick(view, Qt.Key.Key_P)
     assert Span(999, 1000, "PER") in w.corpus.sentences[0].spans
-    qtbot.keyClick(view, Qt.Key_Home)
+    qtbot.keyClick(view, Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: visible(0))
     # the mouse finds tokens on any row
     for i in (0, 517, 998):
-        qtbot.mouseClick(view, Qt.LeftButton, pos=view.token_rect(i).center().toPoint())
+        qtbot.mouseClick(view, Qt.MouseButton.LeftButton, pos=view.token_rect(i).center().toPoint())
         assert view.selection() == (i, i + 1)
 
 
@@ -407,11 +412,11 @@ def test_menu_mnemonics_never_reach_the_annotation_keys(window, qtbot):
     menu = w.menuBar().actions()[0].menu()
     menu.popup(w.mapToGlobal(QPoint(10, 10)))
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is menu)
-    for key in (Qt.Key_P, Qt.Key_O, Qt.Key_L):
+    for key in (Qt.Key.Key_P, Qt.Key.Key_O, Qt.Key.Key_L):
         qtbot.keyClick(view, key)  # what a window manager may deliver to the focus widget
     menu.close()
     assert c.sentences[k].spans == [] and w.document.history.count() == n_edits
-    qtbot.keyClick(view, Qt.Key_P)  # menu closed: the key types again
+    qtbot.keyClick(view, Qt.Key.Key_P)  # menu closed: the key types again
     assert c.sentences[k].spans == [Span(0, 1, "PER")]
 
 
@@ -430,8 +435,8 @@ def test_keys_typed_in_an_open_menu_are_the_menus(window, qtbot):
         menu = bar_action.menu()
         menu.popup(w.mapToGlobal(QPoint(10, 10)))
         qtbot.waitUntil(lambda menu=menu: QApplication.activePopupWidget() is menu)
-        for key, text in ((Qt.Key_L, "l"), (Qt.Key_3, "3"), (Qt.Key_Delete, "")):
-            ev = QKeyEvent(QEvent.ShortcutOverride, key, Qt.NoModifier, text)
+        for key, text in ((Qt.Key.Key_L, "l"), (Qt.Key.Key_3, "3"), (Qt.Key.Key_Delete, "")):
+            ev = QKeyEvent(QEvent.Type.ShortcutOverride, key, Qt.KeyboardModifier.NoModifier, text)
             ev.ignore()  # as Qt sends it: unclaimed until a receiver accepts it
             QApplication.sendEvent(menu, ev)
             assert ev.isAccepted(), f"{bar_action.text()}: {text or key} would fire a shortcut"

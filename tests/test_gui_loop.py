@@ -28,7 +28,7 @@ def window(qtbot, tmp_path):
         s.spans = []
     path = tmp_path / "todo.conll"
     nerstudio.write(corpus, path)
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.setValue("annotation/loopEvery", 5)
     st.sync()
@@ -268,7 +268,7 @@ def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     k2 = next(j for j in range(k + 1, len(c)) if doc.spans(j) and len(c.sentences[j]) >= 3)
     w.select_sentence(k2)
     view.select_tokens(0, len(c.sentences[k2]))
-    qtbot.keyClick(view, Qt.Key_Delete)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
     view.select_tokens(1, 2)
     qtbot.keyClicks(view, letter["PER"])
     mine = doc.spans(k2)

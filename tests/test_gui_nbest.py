@@ -107,7 +107,7 @@ def test_results_folder_round_trip(window, tmp_path, qtbot):
     assert "nbest" in written and "tagger" in written and "dev_nbest" in written
     nb = NBestList.load(out / "train.nbest.npz")
     assert len(nb) == len(window.document.nbest)
-    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.IniFormat))
+    w2 = MainWindow(QSettings(str(tmp_path / "s2.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w2)
     assert w2.load_results(str(out))
     assert w2.runner.wait(30000)

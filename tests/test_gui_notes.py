@@ -35,7 +35,7 @@ def window(qtbot, tmp_path):
     path = tmp_path / "demo.jsonl"
     nerstudio.write(nerstudio.read(DEMO_DIR / "test.conll"), path)
     (tmp_path / "guidelines.md").write_text(GUIDELINES)
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.sync()
     w = MainWindow(st)
@@ -65,9 +65,17 @@ def test_note_and_flag_in_the_window_undo_filter_and_save(window, qtbot):
     w, doc, nc = window, window.document, window.notes
     nc.ask_note = lambda k, text: "Is this an ORG or a LOC?"
     w.views.sentence_view.setFocus()
-    qtbot.keyClick(w.views.sentence_view, Qt.Key_N, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.keyClick(
+        w.views.sentence_view,
+        Qt.Key.Key_N,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert doc.notes == {2: "Is this an ORG or a LOC?"}
-    qtbot.keyClick(w.views.sentence_view, Qt.Key_F, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.keyClick(
+        w.views.sentence_view,
+        Qt.Key.Key_F,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     assert doc.flagged.nonzero()[0].tolist() == [2] and nc.act_flag.isChecked()
     assert (
         nc.note_line.isVisible()

@@ -44,7 +44,11 @@ def test_label_all_from_the_entity_under_the_caret_and_undo(w, qtbot):
     w.select_sentence(k)
     w.sentence_view.setFocus()
     w.sentence_view.select_tokens(sp.start, sp.start + 1)  # the caret on the entity
-    qtbot.keyClick(w.sentence_view, Qt.Key_A, Qt.ControlModifier | Qt.ShiftModifier)
+    qtbot.keyClick(
+        w.sentence_view,
+        Qt.Key.Key_A,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
     d = w.occurrences.dialog
     assert d is not None and d.isVisible()
     assert (
@@ -56,8 +60,8 @@ def test_label_all_from_the_entity_under_the_caret_and_undo(w, qtbot):
     new = "MISC" if sp.label != "MISC" else "ORG"
     d.type.setCurrentIndex(d.type.findData(new))
     d.tick_all(True)
-    d.list.item(d.list.count() - 1).setCheckState(Qt.Unchecked)
-    qtbot.mouseClick(d.label_button, Qt.LeftButton)
+    d.list.item(d.list.count() - 1).setCheckState(Qt.CheckState.Unchecked)
+    qtbot.mouseClick(d.label_button, Qt.MouseButton.LeftButton)
     assert not d.isVisible()
     for o in found[:-1]:
         assert Span(o.start, o.end, new) in w.corpus.sentences[o.k].spans
@@ -82,7 +86,7 @@ def test_remove_all_and_a_search_as_the_phrase(w, qtbot):
     d.case.setChecked(False)
     n_nocase = d.list.count()
     assert n_nocase >= len(found)
-    qtbot.mouseClick(d.remove_button, Qt.LeftButton)
+    qtbot.mouseClick(d.remove_button, Qt.MouseButton.LeftButton)
     for o in occ.find(w.corpus.sentences, phrase, case_sensitive=False):
         assert not any((s.start, s.end) == (o.start, o.end) for s in w.corpus.sentences[o.k].spans)
     assert "removed" in w.occurrences.last

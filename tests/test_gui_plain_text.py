@@ -21,7 +21,7 @@ TEXT = "Maria Lopez flew from Vienna to Linz.\r\nShe met Dr. Smith  there.\r\n\r
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     w = MainWindow(settings)
     qtbot.addWidget(w)
     w.dialogs.ask_unsaved = lambda: "discard"

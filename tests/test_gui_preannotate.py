@@ -31,7 +31,7 @@ def cleared_file(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path, cleared_file):
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.setValue("annotation/autosaveMs", 150)
     st.sync()

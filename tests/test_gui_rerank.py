@@ -106,7 +106,7 @@ def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
     updates = []
     window.curve_plot.pointsChanged.connect(updates.append)
     n_runs = len(window.curve_plot.runs)
-    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    qtbot.mouseClick(window.train_button, Qt.MouseButton.LeftButton)
     assert window.runner.busy
     # settings are frozen while the run is in flight
     assert not panel.rerank_box.isEnabled() and not window.train_button.isEnabled()
@@ -130,12 +130,12 @@ def test_cancel_a_boosting_run(window, qtbot):
     panel.set_algorithm("boost")
     _set_first(panel, ("rounds", "n_rounds", "iterations"), 1_000_000)
     n_runs = len(window.curve_plot.runs)
-    qtbot.mouseClick(window.train_button, Qt.LeftButton)
+    qtbot.mouseClick(window.train_button, Qt.MouseButton.LeftButton)
     assert window.runner.busy
     # let it get into the boosting rounds
     qtbot.waitUntil(lambda: window.curve_plot.n_points(n_runs) >= 2, timeout=60000)
     t0 = time.monotonic()
-    qtbot.mouseClick(window.cancel_button, Qt.LeftButton)
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
     assert time.monotonic() - t0 < 1.0
     from nerstudio.experiments.rerank_process import live_children

@@ -72,7 +72,7 @@ def test_teach_finds_the_training_list_when_the_session_starts_on_dev(empty_wind
 
 
 def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_path, qtbot):
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("window/workspace", "teach")
     st.sync()
     w = make_window()

@@ -57,7 +57,7 @@ def test_order_is_the_cores_for_every_measure(window):
     assert w.tree_model.index_of_sentence(k).siblingAtColumn(4).data() == num(
         u.margin[doc.nbest_row(k)], 3
     )
-    assert w.tree_model.headerData(4, Qt.Horizontal) == "margin"
+    assert w.tree_model.headerData(4, Qt.Orientation.Horizontal) == "margin"
     # the header sorts: the uncertainty column reverses the order, the sentence column restores the corpus's
     hdr = w.corpus_view.header()
     hdr.sectionClicked.emit(4)
@@ -174,9 +174,9 @@ def test_next_uncertain_key(window, qtbot):
     ranked = expected(doc, "mass")
     w.select_sentence(ranked[0])
     w.corpus_view.setFocus()
-    qtbot.keyClick(w.corpus_view, Qt.Key_F7)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F7)
     assert w.current_sentence_index() == ranked[1]
-    qtbot.keyClick(w.corpus_view, Qt.Key_F7)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F7)
     assert w.current_sentence_index() == ranked[2]
     # ordered by margin (another queue: a new walk), F7 follows the margin order from its start
     # and counts the sentence the annotator was on as seen
@@ -217,16 +217,16 @@ def test_next_error_follows_the_browser_order(window, qtbot):
     in_corpus = [int(k) for k in np.flatnonzero(wrong)]
     w.select_sentence(in_corpus[0])
     w.corpus_view.setFocus()
-    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F8)
     assert w.current_sentence_index() == in_corpus[1]
     w.views.uncertainty_bar.set_measure("margin")
     order = shown(w)
     in_order = [k for k in order if wrong[k]]
     assert in_order[:3] != in_corpus[:3]  # the two orders differ, so the test can tell them apart
     w.select_sentence(in_order[0])
-    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F8)
     assert w.current_sentence_index() == in_order[1]
-    qtbot.keyClick(w.corpus_view, Qt.Key_F8)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F8)
     assert w.current_sentence_index() == in_order[2]
     # from a sentence that is not wrong, F8 goes to the first wrong one after it in the order
     right = next(

@@ -38,7 +38,7 @@ def test_editing_the_sentence_updates_the_candidates_not_the_corpus(window, qtbo
     # delete the final " ." and type " today ." instead
     view.edit.setFocus()
     view.edit.end(False)
-    qtbot.keyClick(view.edit, Qt.Key_Backspace)
+    qtbot.keyClick(view.edit, Qt.Key.Key_Backspace)
     qtbot.keyClicks(view.edit, "today .")
     words = before[0][:-1] + ["today", "."]
     qtbot.waitUntil(lambda: w.what_if.last.words == words, timeout=5000)

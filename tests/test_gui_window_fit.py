@@ -28,7 +28,7 @@ def shown(window, qtbot):
 
 
 @pytest.mark.parametrize(
-    "keys", [("annotate", Qt.Key_2, "inspect"), ("inspect", Qt.Key_1, "annotate")]
+    "keys", [("annotate", Qt.Key.Key_2, "inspect"), ("inspect", Qt.Key.Key_1, "annotate")]
 )
 def test_after_a_workspace_switch_the_keys_go_to_the_sentence(shown, qtbot, keys):
     w = shown
@@ -37,7 +37,7 @@ def test_after_a_workspace_switch_the_keys_go_to_the_sentence(shown, qtbot, keys
     w.select_sentence(0)
     w.entity_table.setFocus() if start == "annotate" else w.sentence_view.setFocus()
     qtbot.wait(20)
-    qtbot.keyClick(QApplication.focusWidget() or w, key, Qt.ControlModifier)
+    qtbot.keyClick(QApplication.focusWidget() or w, key, Qt.KeyboardModifier.ControlModifier)
     qtbot.wait(20)
     assert w.workspaces.current == goal
     assert QApplication.focusWidget() is w.sentence_view
@@ -47,7 +47,7 @@ def test_after_switching_to_train_the_focus_is_on_its_page(shown, qtbot):
     w = shown
     w.workspaces.activate("annotate")
     w.entity_table.setFocus()
-    qtbot.keyClick(w.entity_table, Qt.Key_3, Qt.ControlModifier)
+    qtbot.keyClick(w.entity_table, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     qtbot.wait(20)
     assert QApplication.focusWidget() is w.training_panel.start_combo  # its first field
 

@@ -92,9 +92,9 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     window.activateWindow()
     # shortcuts go to the active window
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
-    qtbot.keyClick(window.sentence_view, Qt.Key_3, Qt.ControlModifier)
+    qtbot.keyClick(window.sentence_view, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
     assert window.workspaces.current == "train"
-    qtbot.keyClick(window.training_panel, Qt.Key_1, Qt.ControlModifier)
+    qtbot.keyClick(window.training_panel, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
     assert window.workspaces.current == "annotate"
     window.workspaces.activate("teach")
     window.close()
@@ -104,7 +104,7 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     qtbot.addWidget(again)
     assert again.workspaces.current == "teach"
     # a workspace name the settings hold but this version lacks falls back to Inspect
-    st = QSettings(str(tmp_path / "other.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "other.ini"), QSettings.Format.IniFormat)
     st.setValue("window/workspace", "cockpit")
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery2"))
     third = MainWindow(st)
@@ -180,7 +180,10 @@ def test_toolbar_fits_at_1280_and_undo_does_not_grow_it(shown, qtbot):
     assert shown.act_undo.toolTip().startswith("Undo ") and len(shown.act_undo.toolTip()) > len(
         "Undo (Ctrl+Z)"
     )
-    assert tb.sizeHint().width() == width and undo.toolButtonStyle() == Qt.ToolButtonIconOnly
+    assert (
+        tb.sizeHint().width() == width
+        and undo.toolButtonStyle() == Qt.ToolButtonStyle.ToolButtonIconOnly
+    )
     assert tb.width() <= shown.width()
 
 
@@ -195,12 +198,12 @@ def test_browser_gives_the_sentence_column_most_of_its_width(shown, qtbot):
     doc = model.index(0, 0)
     sent = model.index(0, 0, doc)
     k = sent.data(shown.tree_model.SentenceRole)
-    tip = sent.data(Qt.ToolTipRole)
+    tip = sent.data(Qt.ItemDataRole.ToolTipRole)
     # the tooltip holds the whole sentence (escaped for rich text)
     import html
 
     assert html.escape(shown.corpus.sentences[k].text()) in tip
-    assert model.headerData(1, Qt.Horizontal, Qt.ToolTipRole)
+    assert model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
 
 
 def test_teach_explains_itself_before_the_first_step(window, qtbot):

@@ -28,7 +28,7 @@ def shown(window, qtbot):
     QApplication.setFont(base)
 
 
-def _key(w, qtbot, key, mod=Qt.ControlModifier):
+def _key(w, qtbot, key, mod=Qt.KeyboardModifier.ControlModifier):
     qtbot.keyClick(w.sentence_view, key, mod)
 
 
@@ -41,8 +41,8 @@ def test_ctrl_plus_minus_zero_scale_the_whole_interface(shown, qtbot):
     nb = w.nbest_view.horizontalHeader()
     rank = nb.sectionSize(0)
     row = w.nbest_view.verticalHeader().defaultSectionSize()
-    _key(w, qtbot, Qt.Key_Equal)
-    _key(w, qtbot, Qt.Key_Equal)
+    _key(w, qtbot, Qt.Key.Key_Equal)
+    _key(w, qtbot, Qt.Key.Key_Equal)
     assert w.zoom.factor == pytest.approx(1.25)
     assert QApplication.font().pointSizeF() == pytest.approx(pt * 1.25)
     assert w.sentence_view.token_rect(0).width() > token * 1.15  # measured again in the larger font
@@ -52,9 +52,9 @@ def test_ctrl_plus_minus_zero_scale_the_whole_interface(shown, qtbot):
     )
     assert figure_image._ZOOM[0] == pytest.approx(1.25)  # plots drawn at 1.25 × their dpi
     assert float(w.settings.value("view/zoom")) == pytest.approx(1.25)
-    _key(w, qtbot, Qt.Key_Minus)
+    _key(w, qtbot, Qt.Key.Key_Minus)
     assert w.zoom.factor == pytest.approx(1.1)
-    _key(w, qtbot, Qt.Key_0)
+    _key(w, qtbot, Qt.Key.Key_0)
     assert w.zoom.factor == 1.0 and QApplication.font().pointSizeF() == pytest.approx(pt)
     assert abs(nb.sectionSize(0) - rank) <= 2 and figure_image._ZOOM[0] == 1.0
 
@@ -75,11 +75,11 @@ def test_the_zoom_is_remembered_between_sessions(shown, make_window, qtbot):
 
 def test_presentation_mode_is_full_screen_with_larger_type(shown, qtbot):
     w = shown
-    qtbot.keyClick(w.sentence_view, Qt.Key_F11)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_F11)
     qtbot.waitUntil(lambda: w.isFullScreen(), timeout=5000)
     assert w.zoom.presenting and w.zoom.factor == pytest.approx(1.5)
     assert float(w.settings.value("view/zoom", 1.0)) == 1.0  # presentation is not the saved zoom
-    qtbot.keyClick(w.sentence_view, Qt.Key_F11)
+    qtbot.keyClick(w.sentence_view, Qt.Key.Key_F11)
     qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=5000)
     assert not w.zoom.presenting and w.zoom.factor == 1.0
 

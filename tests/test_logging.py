@@ -192,7 +192,9 @@ def test_the_applications_bug_reports_are_logged(log_file, qtbot):
 
     parent = QWidget()
     qtbot.addWidget(parent)
-    Dialogs(parent, QSettings(str(log_file.parent / "settings.ini"), QSettings.IniFormat)).failure(
+    Dialogs(
+        parent, QSettings(str(log_file.parent / "settings.ini"), QSettings.Format.IniFormat)
+    ).failure(
         "Job failed",
         "train: ValueError: x",
         "Traceback (most recent call last):\n  in fit\nValueError: x",

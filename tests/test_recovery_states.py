@@ -136,7 +136,7 @@ def test_a_killed_window_recovers_review_states_notes_and_flags(qtbot, tmp_path,
 
     from nerstudio.gui.main_window import MainWindow
 
-    st = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
     st.setValue("annotation/autosaveMs", 150)
     st.sync()

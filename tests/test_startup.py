@@ -199,7 +199,7 @@ def shell(qtbot, tmp_path):
 
     from nerstudio.gui.main_window import MainWindow
 
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     win = MainWindow(settings, shell=True)
     qtbot.addWidget(win)
     win.show()
@@ -287,7 +287,7 @@ def test_the_application_closed_before_its_window_is_built_exits_at_once(qapp, t
 
     from nerstudio.gui import app
 
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     windows = []
 
     def close_while_waiting(_app, win, fallback_ms=3000):
@@ -331,7 +331,7 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
 
     monkeypatch.setattr(MainWindow, "load_demo", load_demo)
     monkeypatch.setattr(type(qapp), "exec", lambda _self: pytest.fail("the event loop ran"))
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     assert app._run_for_user(qapp, settings, None) == 0
     (win,) = windows
     assert running_threads(scan=False) == []
@@ -354,7 +354,7 @@ def test_the_application_whose_window_fails_to_build_says_so_and_exits_1(
 
     monkeypatch.setattr(window_views, "Views", broken)
     monkeypatch.setattr(type(qapp), "exec", lambda _self: 0)  # the user closes the window
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     assert app._run_for_user(qapp, settings, None) == 1
     assert reports == ["Starting nerstudio failed: RuntimeError: views exploded"]
     err = capsys.readouterr().err.splitlines()
@@ -442,7 +442,7 @@ def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
 
     monkeypatch.setattr(MainWindow, "load_demo", load_demo)
     monkeypatch.setattr(type(qapp), "exec", the_user_quits)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.IniFormat)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     t0 = time.monotonic()
     assert app._run_for_user(qapp, settings, None) == 0
     assert running_threads(scan=False) == [] and time.monotonic() - t0 < 30

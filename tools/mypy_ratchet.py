@@ -83,24 +83,24 @@ def load_baseline(path: Path | None = None) -> dict[str, int]:
     return {m: int(n) for m, n in data["modules"].items()}
 
 
-def save_baseline(counts: dict[str, int], path: Path | None = None) -> None:
+def save_baseline(counts: dict[str, int], path: Path | None = None, tool: str = "mypy") -> None:
     data = {
-        "about": "mypy errors per module, the most each may have (tools/mypy_ratchet.py)",
+        "about": f"{tool} errors per module, the most each may have (tools/{tool}_ratchet.py)",
         "total": sum(counts.values()),
         "modules": dict(sorted(counts.items())),
     }
     (path or BASELINE).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
-def guide_figure(text: str) -> int | None:
-    m = FIGURE.search(text)
+def guide_figure(text: str, figure: re.Pattern[str] = FIGURE) -> int | None:
+    m = figure.search(text)
     return int(m[2]) if m else None
 
 
-def set_guide_figure(text: str, total: int) -> str:
-    if not FIGURE.search(text):
-        raise SystemExit(f"{GUIDE}: no 'mypy ratchet: **N** errors' figure to update")
-    return FIGURE.sub(lambda m: f"{m[1]}{total}{m[3]}", text, count=1)
+def set_guide_figure(text: str, total: int, figure: re.Pattern[str] = FIGURE) -> str:
+    if not figure.search(text):
+        raise SystemExit(f"{GUIDE}: no '{figure.pattern}' figure to update")
+    return figure.sub(lambda m: f"{m[1]}{total}{m[3]}", text, count=1)
 
 
 def run_mypy() -> str:
@@ -112,17 +112,17 @@ def run_mypy() -> str:
     return proc.stdout
 
 
-def report(cmp: Comparison, errors: dict[str, list[str]]) -> list[str]:
+def report(cmp: Comparison, errors: dict[str, list[str]], tool: str = "mypy") -> list[str]:
     lines = []
     for mod, was, now in cmp.worse:
-        lines.append(f"{mod}: {now} mypy errors, the baseline allows {was}:")
+        lines.append(f"{mod}: {now} {tool} errors, the baseline allows {was}:")
         lines.extend(f"    {e}" for e in errors.get(mod, []))
     for mod, was, now in cmp.better:
-        lines.append(f"{mod}: {now} mypy errors, fewer than the baseline's {was}")
+        lines.append(f"{mod}: {now} {tool} errors, fewer than the baseline's {was}")
     verdict = "FAILED" if cmp.worse else "ok"
-    lines.append(f"mypy ratchet {verdict}: {cmp.total} errors (baseline {cmp.baseline_total})")
+    lines.append(f"{tool} ratchet {verdict}: {cmp.total} errors (baseline {cmp.baseline_total})")
     if cmp.better and not cmp.worse:
-        lines.append("lower the baseline: python tools/mypy_ratchet.py --update")
+        lines.append(f"lower the baseline: python tools/{tool}_ratchet.py --update")
     return lines
 
 

@@ -24,7 +24,7 @@ one undoable edit, after dropping the sentences the annotator edited while the m
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,7 +182,7 @@ def edits_for(
     ks: Sequence[int],
     predicted: Sequence[Sequence[Span]],
     replace: bool = False,
-    skip: Sequence[int] = (),
+    skip: Iterable[int] = (),
 ) -> Preannotation:
     """The :class:`Preannotation` of predictions ``predicted`` for sentences ``ks`` of
     ``sentences`` as they are now: a sentence in ``skip`` (edited since the prediction started)

@@ -139,14 +139,15 @@ class DaskExecutor:
             if self._client is None:
                 d = _distributed()
                 if self.address is None:
-                    import dask
+                    import dask.config
 
                     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
                         self._cluster = d.LocalCluster(
                             n_workers=self.local_workers,
                             threads_per_worker=1,
                             processes=True,
-                            dashboard_address=None,
+                            # None: no dashboard (dask's annotation says str only)
+                            dashboard_address=None,  # pyright: ignore[reportArgumentType]
                             silence_logs=logging.CRITICAL,
                         )
                     self._client = d.Client(self._cluster)
@@ -378,7 +379,10 @@ def _remote_job(job, index: int, source, shipped: dict, run_id: str):
     try:
         ctx.check()
         local = _materialize(shipped)
-        resolve = lambda p: local.get(p, p)  # noqa: E731
+
+        def resolve(path: str) -> str:
+            return local.get(path, path)
+
         data = load_input(source, resolve)
         job = dataclasses.replace(job, settings=load_inputs(job.settings, resolve))
         result = job.task(data, job, ctx)

@@ -278,9 +278,14 @@ class WindowMenus(WindowNames, QMainWindow):
             "One boosting round or perceptron update in the Teach workspace",
             trainm,
         )
+
+        def step_back() -> None:
+            v.stepper_dock.show()
+            v.stepper_panel.back()
+
         self.act_step_back = self._act(
             "Step &back",
-            lambda: (v.stepper_dock.show(), v.stepper_panel.back()),
+            step_back,
             "Shift+F10",
             "Take the last step back in the Teach workspace",
             trainm,

@@ -22,6 +22,7 @@ on first use (:class:`Views`), so the window comes on screen sooner.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -140,11 +141,12 @@ class FitScroll(QScrollArea):
         self.fit()
 
     def fit(self) -> None:
-        if self._fitting:
+        content = self.widget()
+        if self._fitting or content is None:
             return
         self._fitting = True
         try:
-            want = max(self.widget().minimumHeight(), self.widget().sizeHint().height())
+            want = max(content.minimumHeight(), content.sizeHint().height())
             top = self.window()
             limit = max(
                 90, int(self.share * (top.height() if top is not None and top is not self else 800))
@@ -238,7 +240,9 @@ class Views:
         }
         for name, title, icon, tip, key in WORKSPACES:
             page, slots = pages[name]
-            ws = host.add(name, title, icons.icon(icon, Qt.white), tip, page, slots, key)
+            ws = host.add(
+                name, title, icons.icon(icon, QColor(Qt.GlobalColor.white)), tip, page, slots, key
+            )
             if name in SENTENCE_SHARE:
                 ws.on_enter.append(lambda f=SENTENCE_SHARE[name]: self.sentence_scroll.set_share(f))
             ws.focus = self._main_widget(name)
@@ -482,12 +486,12 @@ class Views:
         scroll.setObjectName("trainingScroll")
         scroll.setWidget(self.lazy["training_panel"])
         scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.training_scroll = scroll
         nbest = Slot("nbest")
         right = _splitter(
-            Qt.Vertical,
+            Qt.Orientation.Vertical,
             "trainRightSplitter",
             self.curve_plot,
             nbest,
@@ -496,7 +500,12 @@ class Views:
         )
         # the settings give up some width on a small screen too (they scroll), the curve more
         page = _splitter(
-            Qt.Horizontal, "trainSplitter", scroll, right, sizes=[400, 806], stretch=(1, 3)
+            Qt.Orientation.Horizontal,
+            "trainSplitter",
+            scroll,
+            right,
+            sizes=[400, 806],
+            stretch=(1, 3),
         )
         self.splitters += [right, page]
         return page, [nbest]

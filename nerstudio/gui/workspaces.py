@@ -110,12 +110,10 @@ class Workspace:
     page: QWidget
     slots: dict[str, Slot]
     action: QAction  # the mode bar's and the View menu's
+    scroll: QScrollArea  # what the stack holds: the page, scrollable when the window is small
     button: QToolButton | None = None
     # callables run each time the workspace becomes active
     on_enter: list = field(default_factory=list)
-    scroll: QScrollArea | None = (
-        None  # what the stack holds: the page, scrollable when the window is small
-    )
     # the widget the keys go to once the workspace is active (a callable: it may be built late)
     focus: object = None
 
@@ -126,7 +124,7 @@ class ModeBar(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("modeBar")
-        self.setFrameShape(QFrame.NoFrame)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAutoFillBackground(True)
         pal = self.palette()
         bar = pal.color(pal.ColorRole.Mid).darker(160)
@@ -145,7 +143,7 @@ class ModeBar(QFrame):
         self._lay.setContentsMargins(2, 6, 2, 6)
         self._lay.setSpacing(4)
         self._lay.addStretch(1)
-        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
 
     def add(self, action: QAction) -> QToolButton:
         b = QToolButton(self)
@@ -241,10 +239,9 @@ class WorkspaceHost(QWidget):
         self.group.addAction(a)
         for s in slots:
             s.stands_for = self.shared.get(s.part)
-        ws = Workspace(name, title, page, {s.part: s for s in slots}, a)
-        ws.button = self.bar.add(a)
         page.setObjectName(f"{name}Workspace")
-        ws.scroll = page_scroll(page, name)
+        ws = Workspace(name, title, page, {s.part: s for s in slots}, a, page_scroll(page, name))
+        ws.button = self.bar.add(a)
         self.stack.addWidget(ws.scroll)
         self.spaces[name] = ws
         return ws

@@ -630,8 +630,8 @@ def add_update(a, L, gold, pred, indptr, ids, edge_of, w, u, track, stamp, scale
         p_ = np.int64(pred[i])
         node_diff = g != p_
         edge_diff = False
-        gp = 0
-        pp = 0
+        gp = np.int64(0)
+        pp = np.int64(0)
         if i > 0:
             gp = np.int64(gold[i - 1])
             pp = np.int64(pred[i - 1])

@@ -23,11 +23,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QSettings, Signal
 
 from ...app.document import Change, Document
+from ..dialogs import Dialogs
+from ..job_service import JobService
 
 
 class DocumentEvents(QObject):
@@ -72,10 +73,12 @@ class SentenceCursor(QObject):
 
 @dataclass
 class Context:
+    """What every controller shares; the window builds one and hands it to each."""
+
     document: Document
     events: DocumentEvents
-    jobs: Any  # JobService
-    dialogs: Any  # Dialogs
+    jobs: JobService  # the one background job at a time, and the views' own jobs
+    dialogs: Dialogs  # every question to the user goes through it (tests answer it)
     cursor: SentenceCursor
-    settings: Any  # QSettings
+    settings: QSettings
     status: Callable[[str, int], None]  # show a message in the status bar for so many ms

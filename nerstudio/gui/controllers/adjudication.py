@@ -82,7 +82,7 @@ class AdjudicationController(QObject):
     # -- opening --------------------------------------------------------------------------
     def ask_files(self) -> list[str] | None:
         """Two or more files (tests replace this method)."""
-        start = self.ctx.settings.value("files/lastDir", "")
+        start = str(self.ctx.settings.value("files/lastDir", "") or "")
         paths, _ = QFileDialog.getOpenFileNames(
             self._window,
             "Adjudicate: two or more annotations of the same text",

@@ -16,14 +16,18 @@ from __future__ import annotations
 import os
 import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
-from ...corpus.model import Sentence
+from ...corpus.model import Corpus, Sentence
 from ..dialogs import CORPUS_FILTER
 from . import Context
+
+if TYPE_CHECKING:
+    from ...agreement import Agreement
 
 JOB = "agreement"
 
@@ -33,7 +37,7 @@ class AgreementRun:
     """What comparing A and B gave: the :class:`~nerstudio.agreement.Agreement`, both files'
     spans of every differing sentence (by 1-based index), and whether A was the open corpus."""
 
-    result: object
+    result: Agreement
     details: dict
     path_a: str
     path_b: str
@@ -102,7 +106,7 @@ class AgreementController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self.run: AgreementRun | None = None
-        self._corpus = None  # weak reference to the open corpus when it was A
+        self._corpus: weakref.ref[Corpus] | None = None  # the open corpus when it was A
         self._pending = 0  # increases with each request: a late result of an older one is dropped
         views.when_built("agreement_view", self._wire)  # built on first use
         ctx.jobs.viewProgress.connect(self._on_progress)
@@ -123,7 +127,7 @@ class AgreementController(QObject):
         Tests replace this method."""
         c = self.doc.corpus
         default = c.path if c is not None and c.path else ""
-        start = self.ctx.settings.value("files/lastDir", "")
+        start = str(self.ctx.settings.value("files/lastDir", "") or "")
         from ..views.agreement_view import PairDialog  # on first use
 
         dlg = PairDialog(self.parent(), default, start, CORPUS_FILTER)
@@ -223,5 +227,6 @@ class AgreementController(QObject):
 
     @Slot(int)
     def _on_sentence(self, k: int) -> None:
-        if self.a_is_open_corpus() and 0 <= k < len(self.doc.corpus):
+        corpus = self.doc.corpus
+        if self.a_is_open_corpus() and corpus is not None and 0 <= k < len(corpus):
             self.ctx.cursor.go(k)

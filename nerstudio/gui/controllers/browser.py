@@ -433,8 +433,8 @@ class BrowserController(QObject):
             self.uncertainty.disagrees() if shown == "disagreement" else None,
         )
         order = self.uncertainty.order(m) if m is not None else None
-        if order is not None and self._descending:
-            ranked = self.uncertainty.ranked(m)
+        ranked = self.uncertainty.ranked(m) if m is not None and self._descending else None
+        if order is not None and ranked is not None:  # both, or neither (the same measure)
             order = np.concatenate([ranked[::-1], order[len(ranked) :]])
         k = self.ctx.cursor.k
         was_flat = v.tree_model.flat

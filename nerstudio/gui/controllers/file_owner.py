@@ -28,15 +28,18 @@ import threading
 import time
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel
 
 from ...app import keepboth
 from ...app.autosave import restore
 from ...app.document import ChangeKind
+from ...app.ownership import Fingerprint
 from ...app.pacing import Pacer
-from ...app.saving import CorpusFile, DiskChanged, Locked, same_path
+from ...app.saving import CorpusFile, DiskChanged, Locked, PendingSave, same_path
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
+from . import Context
 
 BACKGROUND_TOKENS = (
     200_000  # a corpus this large is saved in a thread (settings: annotation/backgroundSaveTokens)
@@ -52,20 +55,19 @@ class FileOwner(QObject):
     pathChanged = Signal(str)  # saved under another name (Save as…): the corpus's file now
     _written = Signal(object)  # a background save's PendingSave is written (emitted in its thread)
 
-    def __init__(self, ctx, autosaver, status_bar, parent=None):
+    def __init__(self, ctx: Context, autosaver, status_bar, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.autosaver = ctx, ctx.document, autosaver
         self.file = CorpusFile(self.doc, autosaver.instance)
         self.reloading = False  # the unsaved edits may go without asking (the user chose Reload)
-        val = (
-            ctx.settings.value("annotation/backgroundSaveTokens")
-            if ctx.settings is not None
-            else None
-        )
+        val = ctx.settings.value("annotation/backgroundSaveTokens")
         self.background_tokens = int(val) if val not in (None, "") else BACKGROUND_TOKENS
-        self._pending = self._thread = None  # a background save
-        self._written.connect(self._on_written, Qt.QueuedConnection)
-        self._asked = None  # the disk state last asked about on activation (not asked twice)
+        self._pending: PendingSave | None = None  # a background save, and its thread
+        self._thread: threading.Thread | None = None
+        self._written.connect(self._on_written, Qt.ConnectionType.QueuedConnection)
+        self._asked: Fingerprint | None = (
+            None  # the disk state last asked about on activation (not asked twice)
+        )
         self._busy = False
         self.label = QLabel()
         self.label.setObjectName("readOnlyLabel")
@@ -76,7 +78,8 @@ class FileOwner(QObject):
             status_bar.addPermanentWidget(self.label)
         # after the CorpusFile's own subscription: it has taken the lock
         self.doc.subscribe(self._on_change)
-        self._app = QApplication.instance()
+        app = QGuiApplication.instance()  # the application's state: a GUI application's
+        self._app = app if isinstance(app, QGuiApplication) else None
         if self._app is not None:
             self._app.applicationStateChanged.connect(self._on_app_state)
 
@@ -224,8 +227,9 @@ class FileOwner(QObject):
         pending, self._pending = self._pending, None
         if pending is None:
             return
-        self._thread.join()
-        self._thread = None
+        thread, self._thread = self._thread, None
+        if thread is not None:  # always, with a pending save
+            thread.join()
         self._saved(pending, wait)
 
     @property
@@ -273,7 +277,9 @@ class FileOwner(QObject):
             self._busy = False
 
     def _resolve(self, state, saving: bool, wait: bool) -> bool:
-        path = self.file.path
+        path, corpus = self.file.path, self.doc.corpus
+        if path is None or corpus is None:  # no corpus file open: nothing changed under it
+            return False
         self._asked = state.now
         n = len(self.file.edited())
         theirs, plan = None, None
@@ -303,9 +309,9 @@ class FileOwner(QObject):
         if choice == "reload":
             self.autosaver.discard()
             self.reloading = True
-            self.reloadWanted.emit(path, self.doc.corpus.encoding)
+            self.reloadWanted.emit(path, corpus.encoding)
             return False
-        if choice == "keep_both" and plan is not None and plan.aligned:
+        if choice == "keep_both" and theirs is not None and plan is not None and plan.aligned:
             done = self.file.keep_both(theirs, state, plan)
             if done:
                 self.ctx.cursor.go(done[0])

@@ -534,7 +534,7 @@ class FilesController(QObject):
         val = self.ctx.settings.value("files/recent", [])
         if isinstance(val, str):
             val = [val]
-        return [v for v in (val or []) if isinstance(v, str)]
+        return [v for v in val if isinstance(v, str)] if isinstance(val, list) else []
 
     def add_recent(self, path: str) -> None:
         path = os.path.abspath(path)

@@ -79,15 +79,16 @@ class LoopPanel(QWidget):
             "The corrections by kind",
         )
         for c, tip in enumerate(tips):
-            self.table.horizontalHeaderItem(c).setToolTip(tip)
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setToolTip(
             "Per batch of reviewed sentences (in review order): the entity F of the model's "
             "suggestions against what was kept, and the entity corrections they needed"
         )
-        self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         lay = QHBoxLayout(self)
         lay.addWidget(self.label, 2)
         lay.addWidget(self.table, 3)
@@ -164,9 +165,10 @@ class LoopController(QObject):
     # -- state ----------------------------------------------------------------------------
     @property
     def every(self) -> int:
+        raw = self.ctx.settings.value("annotation/loopEvery", loop.EVERY)
         try:
-            return max(1, int(self.ctx.settings.value("annotation/loopEvery", loop.EVERY)))
-        except (TypeError, ValueError):
+            return max(1, int(raw if isinstance(raw, (int, str)) else loop.EVERY))
+        except ValueError:
             return loop.EVERY
 
     def _update(self) -> None:
@@ -371,7 +373,9 @@ class LoopController(QObject):
             self.ctx.status(f"Saved {path}", 6000)
 
     def _confirm(self, title: str, text: str) -> bool:
-        return QMessageBox.question(self.parent(), title, text) == QMessageBox.StandardButton.Yes
+        window = self.parent()
+        parent = window if isinstance(window, QWidget) else None
+        return QMessageBox.question(parent, title, text) == QMessageBox.StandardButton.Yes
 
     # -- a tagger opened on a corpus: its N-best lists ----------------------------------------
     @Slot()

@@ -211,8 +211,9 @@ class NotesController(QObject):
     # -- guidelines -----------------------------------------------------------------------
     def _chosen_map(self) -> dict:
         try:
-            m = json.loads(self.ctx.settings.value(CHOSEN_KEY, "{}") or "{}")
-        except (TypeError, ValueError):
+            raw = self.ctx.settings.value(CHOSEN_KEY, "{}")
+            m = json.loads(raw if isinstance(raw, str) and raw else "{}")
+        except ValueError:
             return {}
         return m if isinstance(m, dict) else {}
 

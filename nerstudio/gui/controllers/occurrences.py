@@ -91,7 +91,7 @@ class OccurrencesController(QObject):
         from ..views.occurrences_dialog import OccurrencesDialog  # on first use
 
         d = self.dialog = OccurrencesDialog(
-            self.doc.corpus.sentences,
+            corpus.sentences,
             labels,
             p if phrase is None else phrase,
             (lab or labels[0]) if label is None else label,

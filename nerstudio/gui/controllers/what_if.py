@@ -6,12 +6,16 @@ demo model, so it runs in the main thread). Nothing reaches the corpus."""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from ...app.document import ChangeKind
+from ...app.document import Change, ChangeKind
 from ...errors import NerstudioError
 from . import Context
+
+if TYPE_CHECKING:
+    from ...experiments.what_if import WhatIf
 
 DELAY_MS = 120  # after the last key press
 
@@ -21,17 +25,16 @@ class WhatIfController(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._original: list[str] = []
-        self._old = None  # analysis of the original sentence (same tagger and reranker)
-        self._models = None
+        # analysis of the original sentence (by the tagger and the reranker of _models, their ids)
+        self._old: WhatIf | None = None
+        self._models: tuple[int, int] | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DELAY_MS)
         self._timer.timeout.connect(self.update)
         views.when_built("what_if_view", self._wire)  # built on first use
         ctx.cursor.moved.connect(self._on_sentence)
-        ctx.events.changed.connect(
-            lambda ch: ch.kind in (ChangeKind.MODEL, ChangeKind.TAGGER) and self._forget()
-        )
+        ctx.events.changed.connect(self._on_change)
         views.tabs.currentChanged.connect(lambda _i: self._shown() and self.update())
 
     @property
@@ -44,6 +47,10 @@ class WhatIfController(QObject):
 
     def _shown(self) -> bool:
         return self.v.shows("what_if_view")
+
+    def _on_change(self, ch: Change) -> None:
+        if ch.kind in (ChangeKind.MODEL, ChangeKind.TAGGER):
+            self._forget()
 
     def _forget(self) -> None:
         self._old = None

@@ -16,19 +16,20 @@ import html
 from typing import ClassVar
 
 import numpy as np
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
 from ...corpus.model import Corpus
 from ...numfmt import num
 from .proxy import refilter
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FOREGROUND, TOOLTIP, USER
+from .tree import TreeModel
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
 _FLAT = 0xFFFFFFFE  # internalId of the sentence rows of the flat (ordered) model
 
 
-class CorpusTreeModel(QAbstractItemModel):
+class CorpusTreeModel(TreeModel):
     COLUMNS = ("Sentence", "Tokens", "Entities", "N-best", "Uncertainty")
     # the counts get narrow columns (short titles, the full name in the tooltip) so that the
     # sentence column keeps most of the browser's width
@@ -196,7 +197,7 @@ class CorpusTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, d)
 
-    def parent(self, index):
+    def parent_of(self, index):
         if not index.isValid() or index.internalId() in (_DOC, _FLAT):
             return QModelIndex()
         return self.createIndex(index.internalId(), 0, _DOC)
@@ -216,9 +217,9 @@ class CorpusTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == Qt.Horizontal and role == DISPLAY:
+        if orientation == Qt.Orientation.Horizontal and role == DISPLAY:
             return self._unc_title if section == self.UNCERTAINTY else self.SHORT[section]
-        if orientation == Qt.Horizontal and role == TOOLTIP:
+        if orientation == Qt.Orientation.Horizontal and role == TOOLTIP:
             if section == self.UNCERTAINTY and self._unc_tip:
                 return (
                     f"{self._unc_tip} (click to sort most uncertain first, again for the reverse)"
@@ -270,8 +271,8 @@ class CorpusTreeModel(QAbstractItemModel):
                     return sum(len(s.spans) for s in doc.sentences)
                 if col == 3 and self._status is not None:
                     o = self._offsets[index.row()]
-                    st = self._status[o : o + len(doc.sentences)]
-                    bad = sum(1 for x in st if x.startswith("✗"))
+                    statuses = self._status[o : o + len(doc.sentences)]
+                    bad = sum(1 for x in statuses if x.startswith("✗"))
                     return f"{bad} ✗" if bad else "✓"
             if role == TOOLTIP and col == 0:
                 return f"Document {doc.id}: {len(doc.sentences):,} sentences"
@@ -380,7 +381,7 @@ class SentenceFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setRecursiveFilteringEnabled(True)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
         self._needle = ""
         self._mask: np.ndarray | None = None

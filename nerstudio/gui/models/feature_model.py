@@ -17,8 +17,9 @@ numbers go through :func:`nerstudio.numfmt.num` (never ``-0.000``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from ...numfmt import num
@@ -26,6 +27,7 @@ from ...rerank.explanation import group_terms, rank_terms
 from ...rerank.glossary import LEGEND, describe_template, explain_feature
 from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
+from .tree import TreeModel
 
 _TOP = 0xFFFFFFFF
 
@@ -73,7 +75,7 @@ def rows_from_terms(terms, compare: bool = False) -> list[TermRow]:
     return out
 
 
-class FeatureTreeModel(QAbstractItemModel):
+class FeatureTreeModel(TreeModel):
     SortRole = USER + 1
     EXPLAIN_COLUMNS = ("Feature", "Value", "Weight", "Contrib.")
     COMPARE_COLUMNS = ("Feature", "A", "B", "Weight", "Δ(A−B)")
@@ -159,7 +161,7 @@ class FeatureTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, g)
 
-    def parent(self, index):
+    def parent_of(self, index):
         if not index.isValid() or index.internalId() == _TOP:
             return QModelIndex()
         return self.createIndex(index.internalId(), 0, _TOP)
@@ -175,7 +177,7 @@ class FeatureTreeModel(QAbstractItemModel):
         return len(self._columns())
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation != Qt.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
             return None
         if role == DISPLAY:
             return self._columns()[section]
@@ -233,6 +235,7 @@ class FeatureTreeModel(QAbstractItemModel):
                     f"{num(total, 4, sign=True)}"
                 )
             return None
+        vals: tuple[str | float | None, ...]
         if self._compare:
             vals = (r.name, r.a, r.b, r.weight, r.contribution)
         else:
@@ -279,11 +282,11 @@ class FeatureFilterProxy(NeedleFilterProxy):
 
     def __init__(self, parent=None):
         super().__init__(FeatureTreeModel.SortRole, parent)
-        self.setFilterCaseSensitivity(Qt.CaseInsensitive)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(0)
 
     def matches(self, row, parent, needle):
-        src = self.sourceModel()
+        src = cast(FeatureTreeModel, self.sourceModel())
         term = src.term_at(src.index(row, 0, parent))
         if term is None:  # group: accepted through its children, or by its template name
             return needle == src._groups[row][0].lower() if src.grouped else False

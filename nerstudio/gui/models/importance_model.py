@@ -9,15 +9,16 @@ by text in the name or the meaning.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from ...numfmt import num
 from ...rerank.glossary import describe_template, explain_feature
 from .proxy import NeedleFilterProxy
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, TOOLTIP, USER
+from .tree import TreeModel
 
 if TYPE_CHECKING:  # the ranking's module (scipy) loads with the first ranking, not at start-up
     from ...rerank.importance import Impact, ModelImportance
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # the ranking's module (scipy) loads with the first ranking, 
 _TOP = 0xFFFFFFFF
 
 
-class ImportanceTreeModel(QAbstractItemModel):
+class ImportanceTreeModel(TreeModel):
     SortRole = USER + 1
     COLUMNS = ("Template / feature", "Meaning", "Moves", "Resists", "For", "Against")
     NAME, MEANING, MOVES, RESISTS, FOR, AGAINST = range(6)
@@ -82,7 +83,7 @@ class ImportanceTreeModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(row, column, g)
 
-    def parent(self, index):
+    def parent_of(self, index):
         if not index.isValid() or index.internalId() == _TOP:
             return QModelIndex()
         return self.createIndex(index.internalId(), 0, _TOP)
@@ -98,7 +99,7 @@ class ImportanceTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation != Qt.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
             return None
         if role == DISPLAY:
             return self.COLUMNS[section]
@@ -160,7 +161,7 @@ class ImportanceFilterProxy(NeedleFilterProxy):
         super().__init__(ImportanceTreeModel.SortRole, parent)
 
     def matches(self, row, parent, needle):
-        src = self.sourceModel()
+        src = cast(ImportanceTreeModel, self.sourceModel())
         x = src.impact_at(src.index(row, 0, parent))
         if x is None:
             return False

@@ -159,14 +159,14 @@ class NBestTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if orientation == Qt.Horizontal:
+        if orientation == Qt.Orientation.Horizontal:
             if role == DISPLAY:
                 return self.COLUMNS[section]
             if role == TOOLTIP:
                 return self.TIPS[section]
             if role == ALIGNMENT and section == self.DIFF:
                 # left: centred, a title wider than its column would lose both ends
-                return int(Qt.AlignLeft | Qt.AlignVCenter)
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         return None
 
     def data(self, index, role=DISPLAY):

@@ -73,13 +73,16 @@ class DifferenceModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()):
         return len(self.HEAD)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEAD[section]
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or role not in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+        ):
             return None
         d = self.rows[index.row()]
         col = index.column()
@@ -91,7 +94,7 @@ class DifferenceModel(QAbstractTableModel):
         if col in (3, 4):
             return _entities(d)[col - 3]
         text = " ".join(d.words)
-        return text if role == Qt.DisplayRole or len(text) < 600 else text[:600] + " …"
+        return text if role == Qt.ItemDataRole.DisplayRole or len(text) < 600 else text[:600] + " …"
 
 
 def annotated_html(words, spans, others, scheme: TypeScheme | None) -> str:
@@ -138,7 +141,7 @@ class AgreementView(QWidget):
         )
         self.header.setObjectName("agreementHeader")
         self.header.setWordWrap(True)
-        self.header.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()
         self.progress.setObjectName("agreementProgress")
         self.progress.setMaximumWidth(160)
@@ -174,11 +177,12 @@ class AgreementView(QWidget):
                 "Entities in B",
             )
         ):
-            self.table.horizontalHeaderItem(c).setToolTip(tip)
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.setToolTip(
             "Exact-span precision and recall of B against A, their F, and Cohen's kappa on the "
@@ -187,7 +191,7 @@ class AgreementView(QWidget):
         self.model = DifferenceModel(self)
         self.list = sentence_rows(self.model, "agreementList")
         h = self.list.horizontalHeader()
-        h.setSectionResizeMode(QHeaderView.Interactive)
+        h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         for c, w in enumerate((50, 60, 60, 140, 140)):
             h.resizeSection(c, w)
         h.setStretchLastSection(True)
@@ -195,14 +199,14 @@ class AgreementView(QWidget):
         self.detail = QLabel("Click a sentence that differs to see both annotations of it.")
         self.detail.setObjectName("agreementDetail")
         self.detail.setWordWrap(True)
-        self.detail.setTextFormat(Qt.RichText)
-        self.detail.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.detail.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        right = QSplitter(Qt.Vertical)
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.list)
         right.addWidget(self.detail)
         right.setSizes([300, 120])
-        split = self.split = QSplitter(Qt.Horizontal)
+        split = self.split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.table)
         split.addWidget(right)
         split.setStretchFactor(1, 1)

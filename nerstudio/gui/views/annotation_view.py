@@ -78,7 +78,7 @@ class AnnotationView(SentenceView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setFocusPolicy(Qt.StrongFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.editable = True
         self.anchor = -1
         self.caret = -1

@@ -63,17 +63,17 @@ class SentenceListModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()):
         return len(self.HEAD)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and role == Qt.DisplayRole:
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEAD[section]
         return None
 
-    def data(self, index, role=Qt.DisplayRole):
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         s = self.rows[index.row()]
         col = index.column()
-        if role == Qt.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return str(s.index + 1)
             if col == 1:
@@ -88,9 +88,9 @@ class SentenceListModel(QAbstractTableModel):
                 return f"{s.reranked_f:.1f}"
             if col == 6:
                 return " ".join(self.words[s.index])
-        elif role == Qt.ForegroundRole and col == 1 and s.verdict in _COLOURS:
+        elif role == Qt.ItemDataRole.ForegroundRole and col == 1 and s.verdict in _COLOURS:
             return QBrush(QColor(_COLOURS[s.verdict]))
-        elif role == Qt.ToolTipRole and col == 2:
+        elif role == Qt.ItemDataRole.ToolTipRole and col == 2:
             return (
                 "gold is not among the candidates"
                 if not s.gold_rank
@@ -162,15 +162,16 @@ class ComparisonView(QWidget):
             ]
         )
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Stretch)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         # every column at least as wide as its title's longer line ("Rerank"): never "6…" or "L…"
         hfm = self.table.horizontalHeader().fontMetrics()
         self.table.horizontalHeader().setMinimumSectionSize(
             max(
                 hfm.horizontalAdvance(line)
                 for c in range(self.table.columnCount())
-                for line in self.table.horizontalHeaderItem(c).text().split("\n")
+                if (item := self.table.horizontalHeaderItem(c)) is not None
+                for line in item.text().split("\n")
             )
             + 14
         )
@@ -187,9 +188,9 @@ class ComparisonView(QWidget):
         for c, sample in enumerate(
             ("00000", "broken", "Gold rank", "Pick", "Baseline F", "Reranked F")
         ):
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 16)
-        h.setSectionResizeMode(6, QHeaderView.Stretch)
+        h.setSectionResizeMode(6, QHeaderView.ResizeMode.Stretch)
         h.moveSection(6, 1)  # the sentence right after its number: never scrolled out of sight
         self.list.selectionModel().currentRowChanged.connect(self._on_row)
         # the per-type scores and the error analysis take turns (tabs): one above the other,

@@ -105,10 +105,10 @@ class CurvePlot(QWidget):
         self.info = QLabel("No training run yet")
         self.info.setObjectName("curveInfo")
         # never widens the window
-        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.info.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # several runs' summaries wrap instead of being cut at the buttons
         self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.show_p.setText("P")
         self.show_r.setText("R")
         b_png = QPushButton("Image…")

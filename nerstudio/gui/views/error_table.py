@@ -27,12 +27,12 @@ class ErrorTable(QTableWidget):
         self.setObjectName("errorTable")
         self.setHorizontalHeaderLabels(["Where", "Baseline", "Reranked"])
         self.verticalHeader().setVisible(False)
-        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         h = self.horizontalHeader()
-        h.setSectionResizeMode(0, QHeaderView.Stretch)
+        h.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for c in (1, 2):
-            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         self.setToolTip(
             "F of the tagger's top candidates (baseline) and of the reranker's picks by where the "
             "entities are, and the entities by kind of error. Click a cell: the browser shows only the "

@@ -170,7 +170,7 @@ class _Relay(QObject):
     def __init__(self):
         super().__init__()
         self.widgets: weakref.WeakValueDictionary[int, FigureImage] = weakref.WeakValueDictionary()
-        self.rendered.connect(self._deliver, Qt.QueuedConnection)
+        self.rendered.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @Slot(int, int, object, str)
     def _deliver(self, key: int, token: int, out, err: str) -> None:

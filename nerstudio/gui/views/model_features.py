@@ -102,13 +102,13 @@ class ModelFeaturesView(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(True)
         # the core's ranking until a header is clicked
-        self.tree.sortByColumn(-1, Qt.AscendingOrder)
-        self.tree.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.tree.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.clicked.connect(self._on_clicked)
         h = self.tree.header()
         h.setStretchLastSection(False)
-        h.setSectionResizeMode(ImportanceTreeModel.MEANING, QHeaderView.Stretch)
+        h.setSectionResizeMode(ImportanceTreeModel.MEANING, QHeaderView.ResizeMode.Stretch)
         # no column narrower than the "Meaning" title: on a narrow window the tree scrolls sideways
         h.setMinimumSectionSize(h.fontMetrics().horizontalAdvance("Meaning") + 20)
         fm = self.tree.fontMetrics()
@@ -116,7 +116,7 @@ class ModelFeaturesView(QWidget):
             ImportanceTreeModel.NAME, fm.horizontalAdvance("TE2011:ORG=NULL Aa0 Aa0") + 30
         )
         for c in range(ImportanceTreeModel.MOVES, len(ImportanceTreeModel.COLUMNS)):
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             h.resizeSection(c, fm.horizontalAdvance("+000.000") + 14)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)

@@ -34,20 +34,20 @@ class NBestPanel(QWidget):
         self.proxy.setSortRole(NBestTableModel.SortRole)
         self.header = QLabel("N-best candidates")
         self.header.setObjectName("nbestHeader")
-        self.header.setTextFormat(Qt.RichText)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
         self.header.setWordWrap(True)
         self.view = QTableView()
         self.view.setObjectName("nbestView")
         self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.view.setSortingEnabled(True)
-        self.view.sortByColumn(-1, Qt.AscendingOrder)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
         self.view.verticalHeader().setVisible(False)
         self.view.verticalHeader().setDefaultSectionSize(22)
-        self.view.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setToolTip(
             "Candidates of the sentence. Click one to draw it; Ctrl+click a second one to see "
             "why the reranker prefers one over the other."
@@ -57,9 +57,9 @@ class NBestPanel(QWidget):
         for c, sample in enumerate(("Rank", "-00.000", "-00.000", "Rerank", "100.0")):
             # fixed, tight widths (ResizeToContents would read every row on each sentence switch):
             # the "differs from top" column, the one to read, gets the rest
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             h.resizeSection(c, fm.horizontalAdvance(sample) + 12)
-        h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.Stretch)
+        h.setSectionResizeMode(NBestTableModel.DIFF, QHeaderView.ResizeMode.Stretch)
         self._fit_width()
         self.view.selectionModel().selectionChanged.connect(self._on_selection)
         self._order: list[int] = []  # selected source rows, in the order they were selected

@@ -36,7 +36,7 @@ class SentenceView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("sentenceView")
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMinimumHeight(90)
         self.setAutoFillBackground(True)
         self._words: tuple[str, ...] = ()

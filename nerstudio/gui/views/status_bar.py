@@ -22,8 +22,8 @@ class ElidedLabel(QLabel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
-        self.setTextFormat(Qt.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.setTextFormat(Qt.TextFormat.PlainText)
 
     def setText(self, text: str) -> None:
         super().setText(text)

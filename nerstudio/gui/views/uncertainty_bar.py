@@ -9,7 +9,10 @@ No behaviour: the browser controller reads :meth:`UncertaintyBar.measure` and
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QSpinBox, QWidget
 
 from ..models.uncertainty import LABELS, TIPS
@@ -47,7 +50,9 @@ class UncertaintyBar(QWidget):
         for k, (label, key) in enumerate(ORDERS):
             self.order.addItem(label, key)
             self.order.setItemData(
-                k, TIPS.get(key, "The corpus's own order, document by document"), Qt.ToolTipRole
+                k,
+                TIPS.get(key or "", "The corpus's own order, document by document"),
+                Qt.ItemDataRole.ToolTipRole,
             )
         self.order.setToolTip(
             "The order of the sentences: the corpus's, or the ones where the model is least "
@@ -57,7 +62,7 @@ class UncertaintyBar(QWidget):
         self.limit.setObjectName("uncertaintyLimit")
         for k, (label, key, tip) in enumerate(LIMITS):
             self.limit.addItem(label, key)
-            self.limit.setItemData(k, tip, Qt.ToolTipRole)
+            self.limit.setItemData(k, tip, Qt.ItemDataRole.ToolTipRole)
         self.limit.setToolTip("Show only the sentences the tagger is unsure of")
         self.threshold = QDoubleSpinBox()
         self.threshold.setObjectName("uncertaintyThreshold")
@@ -81,13 +86,14 @@ class UncertaintyBar(QWidget):
         row.addWidget(self.count, 1)
         self.order.currentIndexChanged.connect(self.changed)
         self.limit.currentIndexChanged.connect(self._on_limit)
-        self.threshold.valueChanged.connect(
-            lambda _v: self.limit.currentData() == "below" and self.changed.emit()
-        )
-        self.count.valueChanged.connect(
-            lambda _v: self.limit.currentData() == "top" and self.changed.emit()
-        )
+        self.threshold.valueChanged.connect(lambda _v: self._changed_if("below"))
+        self.count.valueChanged.connect(lambda _v: self._changed_if("top"))
         self._on_limit(emit=False)
+
+    def _changed_if(self, limit: str) -> None:
+        """A spin box changed: the choice changed if it is the limit in use."""
+        if self.limit.currentData() == limit:
+            self.changed.emit()
 
     def _on_limit(self, *_args, emit: bool = True) -> None:
         key = self.limit.currentData()
@@ -123,7 +129,7 @@ class UncertaintyBar(QWidget):
     def set_available(self, reasons: dict[str, str]) -> None:
         """Enable each measure whose reason is '' and disable the others, with the reason as
         their tooltip; the whole bar is disabled when no measure is available."""
-        model = self.order.model()
+        model = cast(QStandardItemModel, self.order.model())  # a combo box's own model
         for k in range(self.order.count()):
             key = self.order.itemData(k)
             if key is None:

@@ -45,30 +45,37 @@ class WhatIfView(QWidget):
         self.header = QLabel()
         self.header.setObjectName("whatIfHeader")
         self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.RichText)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("whatIfTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.horizontalHeaderItem(5).setToolTip(
-            "What changed the candidate's score: the features it gained "
-            "(+) and lost (−) with their weights, and the L(x) term"
-        )
-        self.table.horizontalHeaderItem(3).setToolTip(
-            "The score change against the candidate of the sentence as it is with the same entities"
-        )
+        for c, tip in (
+            (
+                5,
+                "What changed the candidate's score: the features it gained "
+                "(+) and lost (−) with their weights, and the L(x) term",
+            ),
+            (
+                3,
+                "The score change against the candidate of the sentence as it is with the same "
+                "entities",
+            ),
+        ):
+            if (item := self.table.horizontalHeaderItem(c)) is not None:
+                item.setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
         h = self.table.horizontalHeader()
         fm = h.fontMetrics()
         for c in range(4):
-            h.setSectionResizeMode(c, QHeaderView.Interactive)
+            h.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             h.resizeSection(
                 c, max(fm.horizontalAdvance(COLUMNS[c]), fm.horizontalAdvance("-00.000")) + 18
             )
-        h.setSectionResizeMode(4, QHeaderView.Interactive)
+        h.setSectionResizeMode(4, QHeaderView.ResizeMode.Interactive)
         h.resizeSection(4, fm.horizontalAdvance("MISC Northern Lakes Rail") + 18)
-        h.setSectionResizeMode(5, QHeaderView.Stretch)
+        h.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         h.setMinimumSectionSize(fm.horizontalAdvance("Rank") + 18)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
