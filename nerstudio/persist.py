@@ -29,14 +29,18 @@ import json
 import os
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import numpy.lib.format as npformat
+from numpy.typing import DTypeLike
 
 from .corpus.atomic import atomic_open
 from .corpus.journal import settle
 from .errors import FormatError, Msg
+
+_T = TypeVar("_T")
 
 MAX_INFLATION = 100  # declared bytes per stored byte above which a large member is refused
 LARGE_MEMBER = 64 << 20  # members declaring less than this are never refused for inflating
@@ -498,8 +502,12 @@ def distinct(names, where: str):
     return names
 
 
-def scalar(arrays, name: str, kind=float):
-    """The one number stored in array ``name`` (shape ``(1,)`` or ``()``)."""
+@overload
+def scalar(arrays: Any, name: str) -> float: ...
+@overload
+def scalar(arrays: Any, name: str, kind: Callable[[Any], _T]) -> _T: ...
+def scalar(arrays: Any, name: str, kind: Callable[[Any], Any] = float) -> Any:
+    """The one number stored in array ``name`` (shape ``(1,)`` or ``()``), as ``kind``."""
     arr = arrays[name]
     if np.shape(arr) not in ((1,), ()):
         raise Corrupt(f"array {_name(arrays, name)!r} must hold one number, not {np.size(arr):,}")
@@ -507,7 +515,9 @@ def scalar(arrays, name: str, kind=float):
     return bool(value) if kind is bool else kind(value)
 
 
-def vector(arrays, name: str, n: int | None = None, dtype=np.float64) -> np.ndarray:
+def vector(
+    arrays: Any, name: str, n: int | None = None, dtype: DTypeLike = np.float64
+) -> np.ndarray:
     """Array ``name`` as a vector of ``n`` values (any length when ``n`` is None); for an
     integer ``dtype`` the stored values must be integers."""
     arr = np.asarray(arrays[name])

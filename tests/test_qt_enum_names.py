@@ -24,9 +24,7 @@ _spec.loader.exec_module(qt_enum_names)
 
 # Files edited on another branch while the short names were rewritten: the most short names each
 # may still hold. Run `python tools/qt_enum_names.py --fix` on them and delete their entries.
-NOT_YET: dict[str, int] = {
-    "nerstudio/gui/views/stepper.py": 17,
-}
+NOT_YET: dict[str, int] = {}
 
 
 def test_no_short_enum_names_in_the_package_or_the_tests():
