@@ -498,29 +498,38 @@ def _sentence_lines(
     meta = s.meta or {}
     _check_labels(s, path)
     if "conllu" in meta:
-        lines = list(meta["conllu"])
-        unchanged = (
-            s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
-        )
-        if unchanged:
-            return lines
-        tags = encode(s.spans, len(s.words), scheme)
-        column, misc = meta.get("column"), meta.get("misc", 9)
-        if column is None and misc is None:
-            raise FormatError(
-                path,
-                s.line or None,
-                "this CoNLL-U Plus file declares neither an entity column (NE or NER) nor MISC: "
-                "its entities cannot be written back into it; save as jsonl",
-            )
-        for r, tag in zip(meta["rows"], tags):
-            f = lines[r].split("\t")
-            if column is not None:
-                f[column] = tag
-            else:
-                f[misc] = _set_tag(f[misc], meta["key"], tag, meta["explicit_o"])
-            lines[r] = "\t".join(f)
+        return _lines_kept(s, meta, scheme, src_scheme, path)
+    return _lines_new(s, scheme, k, doc, path)
+
+
+def _lines_kept(
+    s: Sentence, meta: dict, scheme: str, src_scheme: str | None, path: str
+) -> list[str]:
+    """A sentence read from CoNLL-U: its own lines, the entity tags rewritten when changed."""
+    lines = list(meta["conllu"])
+    unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
+    if unchanged:
         return lines
+    tags = encode(s.spans, len(s.words), scheme)
+    column, misc = meta.get("column"), meta.get("misc", 9)
+    if column is None and misc is None:
+        raise FormatError(
+            path,
+            s.line or None,
+            "this CoNLL-U Plus file declares neither an entity column (NE or NER) nor MISC: "
+            "its entities cannot be written back into it; save as jsonl",
+        )
+    for r, tag in zip(meta["rows"], tags):
+        f = lines[r].split("\t")
+        if column is not None:
+            f[column] = tag
+        else:
+            f[misc] = _set_tag(f[misc], meta["key"], tag, meta["explicit_o"])
+        lines[r] = "\t".join(f)
+    return lines
+
+
+def _check_forms(s: Sentence, path: str) -> None:
     for i, w in enumerate(s.words):
         if not w or "\t" in w or "\n" in w or "\r" in w:
             raise FormatError(
@@ -529,28 +538,38 @@ def _sentence_lines(
                 f"token {i + 1} {w!r} cannot be a CoNLL-U form "
                 "(empty, or holding a tab or line break)",
             )
+
+
+def _newdoc_line(s: Sentence, doc: Document, path: str) -> str:
+    if doc.id and doc.id.splitlines() != [doc.id]:
+        raise FormatError(
+            path,
+            s.line or None,
+            f"the document id {doc.id!r} holds a line break: it cannot be "
+            "a CoNLL-U '# newdoc id' comment; save as jsonl",
+        )
+    return f"# newdoc id = {doc.id}" if doc.id else "# newdoc"
+
+
+def _word_line(i: int, w: str, tag: str, space_after: bool, upos: str | None) -> str:
+    misc = [] if tag == "O" else [f"NE={tag}"]
+    if not space_after:
+        misc.append("SpaceAfter=No")
+    pos = upos if upos and not any(c.isspace() for c in upos) else "_"
+    return "\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"])
+
+
+def _lines_new(s: Sentence, scheme: str, k: int, doc: Document | None, path: str) -> list[str]:
+    """Minimal CoNLL-U for a sentence from another format (see the module docstring)."""
+    _check_forms(s, path)
     text, offs = s.char_offsets()
-    out = []
-    if doc is not None:
-        if doc.id and doc.id.splitlines() != [doc.id]:
-            raise FormatError(
-                path,
-                s.line or None,
-                f"the document id {doc.id!r} holds a line break: it cannot be "
-                "a CoNLL-U '# newdoc id' comment; save as jsonl",
-            )
-        out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
+    out = [] if doc is None else [_newdoc_line(s, doc, path)]
     out.append(f"# sent_id = {k}")
     out.append("# text = " + " ".join(text.split()))
     upos = s.extra[0] if s.extra else None
     for i, (w, tag) in enumerate(zip(s.words, encode(s.spans, len(s.words), scheme))):
-        misc = [] if tag == "O" else [f"NE={tag}"]
-        if i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]:
-            misc.append("SpaceAfter=No")
-        pos = upos[i] if upos and upos[i] and not any(c.isspace() for c in upos[i]) else "_"
-        out.append(
-            "\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"])
-        )
+        glued = i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]
+        out.append(_word_line(i, w, tag, not glued, upos[i] if upos else None))
     return out
 
 
