@@ -195,9 +195,10 @@ def parse_record(line: str, path: StrPath | None, lineno: int) -> Record:
     return parse_object(obj, path, lineno)
 
 
-def parse_object(
-    obj: dict, path: StrPath | None, lineno: int, check_unicode: bool = False
-) -> Record:
+def _text_and_tokens(
+    obj: dict, path: StrPath | None, lineno: int
+) -> tuple[str | None, list[str] | None]:
+    """The record's ``text`` and ``tokens`` (at least one of them), checked."""
     text, tokens = obj.get("text"), obj.get("tokens")
     if text is None and tokens is None:
         raise FormatError(path, lineno, 'a JSONL record needs a "text" field (or "tokens")')
@@ -207,70 +208,79 @@ def parse_object(
         not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens)
     ):
         raise FormatError(path, lineno, '"tokens" must be a list of strings')
+    return text, tokens
+
+
+def _doc_id(obj: dict, path: StrPath | None, lineno: int) -> object:
     doc = obj.get("doc_id")
     if doc is not None and (isinstance(doc, bool) or not isinstance(doc, (str, int))):
         raise FormatError(
             path, lineno, f'"doc_id" must be a string or an integer, not {_show(doc)}'
         )
+    return doc
+
+
+def _span_key(obj: dict, path: StrPath | None, lineno: int) -> str | None:
+    """The field holding the record's spans (``None``: no entities); a record with tags and no
+    spans is refused (never read as a record without entities)."""
     key = next((k for k in SPAN_KEYS if k in obj), None)
     if key is None:
         tag_key = next((k for k in ("ner_tags", "tags") if k in obj), None)
-        if tag_key is not None:  # never read as a record without entities
+        if tag_key is not None:
             raise FormatError(
                 path,
                 lineno,
                 f'a record with "{tag_key}" and no spans is a Hugging Face token-'
                 "classification record: read it with --from hf",
             )
-    char_spans = _char_spans(obj[key], key, path, lineno) if key else []
-    if check_unicode:
-        _check_unicode(
-            [text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno
-        )
-    if tokens is not None:
-        if text is None:
-            text = " ".join(tokens)
-        offsets: list[tuple[int, int]] = []
-        pos = 0
-        exact = text == " ".join(tokens)  # what nerstudio writes: tokens joined by single spaces
-        for t in tokens:
-            k = pos if exact else text.find(t, pos)
-            if k < 0:
-                raise FormatError(
-                    path, lineno, f"token {t!r} not found in the text after offset {pos}"
-                )
-            if (
-                not exact and text[pos:k].strip()
-            ):  # else a text target would make them tokens of their own
-                raise FormatError(
-                    path,
-                    lineno,
-                    f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
-                    f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
-                    "characters between tokens must be whitespace",
-                )
-            offsets.append((k, k + len(t)))
-            pos = k + len(t) + exact
-        if not exact and text[pos:].strip():  # else the words after the last token are lost
+    return key
+
+
+def _token_offsets(
+    text: str, tokens: list[str], path: StrPath | None, lineno: int
+) -> list[tuple[int, int]]:
+    """Where each token lies in the text; only whitespace may be left between and after them."""
+    offsets: list[tuple[int, int]] = []
+    pos = 0
+    exact = text == " ".join(tokens)  # what nerstudio writes: tokens joined by single spaces
+    for t in tokens:
+        k = pos if exact else text.find(t, pos)
+        if k < 0:
+            raise FormatError(path, lineno, f"token {t!r} not found in the text after offset {pos}")
+        if (
+            not exact and text[pos:k].strip()
+        ):  # else a text target would make them tokens of their own
             raise FormatError(
                 path,
                 lineno,
-                f"the text after the last token holds {text[pos:].strip()[:20]!r} (from "
-                f"{pos}), which no token covers: every word of the text must be a token",
+                f"the text between tokens holds {text[pos:k].strip()[:20]!r} (before "
+                f"token {len(offsets) + 1} {t!r} at {k}), which no token covers: "
+                "characters between tokens must be whitespace",
             )
-        words = list(tokens)
-    else:
-        assert text is not None  # a record without "text" has "tokens" (refused above if not)
-        offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
-        words = [text[a:b] for a, b in offsets]
-    columns = _columns(obj.get("columns"), len(words), path, lineno)
-    trimmed: list = []
-    spans = _token_spans(char_spans, text, offsets, path, lineno, trimmed)
+        offsets.append((k, k + len(t)))
+        pos = k + len(t) + exact
+    if not exact and text[pos:].strip():  # else the words after the last token are lost
+        raise FormatError(
+            path,
+            lineno,
+            f"the text after the last token holds {text[pos:].strip()[:20]!r} (from "
+            f"{pos}), which no token covers: every word of the text must be a token",
+        )
+    return offsets
+
+
+def _record_offset(obj: dict, path: StrPath | None, lineno: int) -> int | None:
     offset = obj.get("offset")
-    if offset is not None:
-        offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
-        if offset < 0:
-            raise FormatError(path, lineno, f'"offset" must not be negative, not {offset}')
+    if offset is None:
+        return None
+    offset = _offset(offset, "offset", obj.get("offset"), path, lineno)
+    if offset < 0:
+        raise FormatError(path, lineno, f'"offset" must not be negative, not {offset}')
+    return offset
+
+
+def _around(obj: dict, path: StrPath | None, lineno: int) -> list[str | None]:
+    """The record's ``before`` and ``after`` (the text around it in its document)."""
     around: list[str | None] = []
     for name in ("before", "after"):
         v = obj.get(name)
@@ -281,6 +291,34 @@ def parse_object(
                 f'"{name}" must be a string (the text around the record), not {_show(v)}',
             )
         around.append(v)
+    return around
+
+
+def parse_object(
+    obj: dict, path: StrPath | None, lineno: int, check_unicode: bool = False
+) -> Record:
+    text, tokens = _text_and_tokens(obj, path, lineno)
+    doc = _doc_id(obj, path, lineno)
+    key = _span_key(obj, path, lineno)
+    char_spans = _char_spans(obj[key], key, path, lineno) if key else []
+    if check_unicode:
+        _check_unicode(
+            [text or "", *(tokens or ()), *(lab for _, _, lab in char_spans)], path, lineno
+        )
+    if tokens is not None:
+        if text is None:
+            text = " ".join(tokens)
+        offsets = _token_offsets(text, tokens, path, lineno)
+        words = list(tokens)
+    else:
+        assert text is not None  # a record without "text" has "tokens" (refused above if not)
+        offsets = segment_tokens(text, {c for s, e, _ in char_spans for c in (s, e)})
+        words = [text[a:b] for a, b in offsets]
+    columns = _columns(obj.get("columns"), len(words), path, lineno)
+    trimmed: list = []
+    spans = _token_spans(char_spans, text, offsets, path, lineno, trimmed)
+    offset = _record_offset(obj, path, lineno)
+    around = _around(obj, path, lineno)
     if check_unicode:
         _check_unicode(
             [str(doc or ""), *(v for v in around if v), *(v for c in columns for v in c)],

@@ -214,133 +214,150 @@ def _offsets(text: str | None, words: list[str]) -> list[tuple[int, int]] | None
     return out
 
 
-def read(path: str, encoding: str, scheme: str | None) -> Corpus:
-    raw, bom = runtext.read_text(path, encoding)
-    layout = _layout(path, raw)
-    blocks = [b for b in _blocks(path, raw, layout) if b.word_rows]
-    if not blocks:
-        raise FormatError(path, None, "no sentences: no CoNLL-U word lines")
+def _misc_of(layout: _Layout, line: str) -> list[str]:
+    """The MISC attributes of a word line (none when the layout has no MISC column)."""
+    return [] if layout.misc is None else _misc(line.split("\t")[layout.misc])
 
-    def misc_of(line: str) -> list[str]:
-        return [] if layout.misc is None else _misc(line.split("\t")[layout.misc])
 
-    def column_tag(line: str) -> str:  # a CoNLL-U Plus entity column: "_" and "*" are outside
-        value = line.split("\t")[layout.tag]  # type: ignore[index]
-        return "O" if value in ("_", "*") else value
+def _column_tag(layout: _Layout, line: str) -> str:
+    """The tag in a CoNLL-U Plus entity column: ``_`` and ``*`` are outside."""
+    value = line.split("\t")[layout.tag]  # type: ignore[index]
+    return "O" if value in ("_", "*") else value
 
-    miscs = [[misc_of(b.lines[r]) for r in b.word_rows] for b in blocks]
-    present = {a.partition("=")[0] for ms in miscs for m in ms for a in m if "=" in a}
+
+class _Tags:
+    """The entity tags of every sentence, and where they were read from: ``key`` is the
+    attribute (or the declared column's name), ``other`` the second attribute read too,
+    ``mixed`` the lines of the words tagged with it."""
+
+    __slots__ = ("brackets", "key", "mixed", "other", "tags")
+
+    def __init__(self, key: str | None, other: str | None, tags: list[list[str]]):
+        self.key, self.other, self.tags = key, other, tags
+        self.mixed: list[int] = []
+        self.brackets = False  # read from UD's Entity= brackets (IOB2)
+
+    def scheme(self, forced: str | None) -> str:
+        if forced:
+            return forced
+        return "iob2" if self.brackets else detect_scheme(self.tags)
+
+
+def _read_tags(
+    blocks: list[_Block],
+    miscs: list[list[list[str]]],
+    present: set[str],
+    layout: _Layout,
+    notes: list[str],
+) -> _Tags:
     key = next((k for k in KEYS if k in present), None)
     other = next((k for k in KEYS if k in present and k != key), None)
-    notes: list[str] = []
-    mixed: list[int] = []
     if layout.tag is not None:  # CoNLL-U Plus: the declared entity column
-        key, other = layout.names[layout.tag], None
-        tags_all = [[column_tag(b.lines[r]) for r in b.word_rows] for b in blocks]
-        scheme = scheme or detect_scheme(tags_all)
-    elif key is None and "Entity" in present:
-        tags_all = _entity_tags(blocks, miscs, notes)
-        scheme = scheme or "iob2"
-    else:
-        tags_all = []
-        for b, ms in zip(blocks, miscs):
-            tags = []
-            for r, m in zip(b.word_rows, ms):
-                tag = _tag_of(m, key)
-                if tag is None and other is not None:  # NER= on a word of an NE= file: read too
-                    tag = _tag_of(m, other)
-                    if tag is not None:
-                        mixed.append(b.first + r)
-                tags.append(tag or "O")
-            tags_all.append(tags)
-        scheme = scheme or detect_scheme(tags_all)
-    if key is None and "Entity" not in present:
-        notes.append(
+        tags_all = [[_column_tag(layout, b.lines[r]) for r in b.word_rows] for b in blocks]
+        return _Tags(layout.names[layout.tag], None, tags_all)
+    if key is None and "Entity" in present:
+        found = _Tags(key, other, _entity_tags(blocks, miscs, notes))
+        found.brackets = True
+        return found
+    found = _Tags(key, other, [])
+    for b, ms in zip(blocks, miscs):
+        found.tags.append([_attribute_tag(found, b.first + r, m) for r, m in zip(b.word_rows, ms)])
+    return found
+
+
+def _attribute_tag(found: _Tags, lineno: int, misc: list[str]) -> str:
+    """A word's tag from its MISC attributes; NER= on a word of an NE= file is read too."""
+    tag = _tag_of(misc, found.key)
+    if tag is None and found.other is not None:
+        tag = _tag_of(misc, found.other)
+        if tag is not None:
+            found.mixed.append(lineno)
+    return tag or "O"
+
+
+def _no_entities_note(layout: _Layout) -> str:
+    if layout is _CONLLU:
+        return (
             "no NE=, NER= or name= attribute in the MISC column (nor UD's Entity= brackets): "
             "no entities read"
-            if layout is _CONLLU
-            else f"no entity column among the declared columns ({' '.join(layout.names)}: NE "
-            "or NER) nor NE=, NER= or name= in MISC: no entities read"
         )
+    return (
+        f"no entity column among the declared columns ({' '.join(layout.names)}: NE "
+        "or NER) nor NE=, NER= or name= in MISC: no entities read"
+    )
+
+
+def _relations_note(blocks: list[_Block]) -> str | None:
     relations = [
         (b.first + k, line.count("|") + 1)
         for b in blocks
         for k, line in enumerate(b.lines)
         if re.match(r"#\s*relations\s*=\s*\S", line)
     ]
-    if relations:
-        notes.append(
-            f"{sum(n for _, n in relations)} relation(s) in '# relations' comments (Flair) not "
-            f"read: nerstudio holds entities only (kept when saved back as conllu), first at line "
-            f"{relations[0][0]}"
-        )
-    beside = []  # lines of ranges and empty nodes that carry an entity tag
-    for b in blocks:
-        word_rows = set(b.word_rows)
-        for r, line in enumerate(b.lines):
-            if r in word_rows or line.startswith("#"):
-                continue
-            misc = misc_of(line)
-            if any(_tag_of(misc, k) not in (None, "O") for k in KEYS) or (
-                layout.tag is not None and column_tag(line) != "O"
-            ):
-                beside.append(b.first + r)
-    if beside:
-        notes.append(
-            f"{len(beside)} entity tag(s) on multiword-token or empty-node lines (1-2, 1.1) not "
-            f"read: nerstudio's tokens are the syntactic words; kept when saved back as conllu, "
-            f"first at line {beside[0]}"
-        )
-    if mixed:
-        notes.append(
-            f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
-            f"at line {mixed[0]}; written back, changed tags use {key}="
-        )
-    explicit_o = any(_tag_of(m, key) == "O" for ms in miscs for m in ms)
-    docs: list[Document] = []
-    repairs = 0
-    for b, tags in zip(blocks, tags_all):
-        if b.newdoc is not None or not docs:
-            docs.append(Document(id=b.newdoc or str(len(docs) + 1)))
-        rows = [b.lines[r].split("\t") for r in b.word_rows]
-        words = [f[layout.form] for f in rows]
-        try:
-            spans, fixed = decode(tags, scheme)
-        except SchemeError as exc:
-            raise FormatError(
-                path, b.first + b.word_rows[exc.index], f"MISC {key}: {exc.message}"
-            ) from None
-        repairs += fixed
-        offs = _offsets(b.text, words)
-        s = Sentence(
-            words,
-            spans,
-            extra=[[f[layout.upos] for f in rows]] if layout.upos is not None else [],
-            tags=tags,
-            line=b.first + b.word_rows[0],
-            meta={
-                "conllu": b.lines,
-                "rows": b.word_rows,
-                "key": key or "NE",
-                "explicit_o": explicit_o,
-                "column": layout.tag,  # CoNLL-U Plus: the entity column, else MISC's attribute
-                "misc": layout.misc,
-            },
-            source=b.text if offs is not None else None,
-            offsets=offs,
-        )
-        docs[-1].sentences.append(s)
-    for d in docs:  # a document's text: its sentences' texts, one per line
-        text, pos, new = "", 0, []
-        for s in d.sentences:
-            # the # text when the words are found in it, else the words
-            line, rel = s.char_offsets()
-            new.append([(a + pos, b_ + pos) for a, b_ in rel])
-            text += line + "\n"
-            pos = len(text)
-        for s, o in zip(d.sentences, new):
-            s.source, s.offsets = text, tuple(o)
-        d.text = text
+    if not relations:
+        return None
+    return (
+        f"{sum(n for _, n in relations)} relation(s) in '# relations' comments (Flair) not "
+        f"read: nerstudio holds entities only (kept when saved back as conllu), first at line "
+        f"{relations[0][0]}"
+    )
+
+
+def _tagged_beside(layout: _Layout, line: str) -> bool:
+    """Whether a multiword-token or empty-node line carries an entity tag."""
+    misc = _misc_of(layout, line)
+    return any(_tag_of(misc, k) not in (None, "O") for k in KEYS) or (
+        layout.tag is not None and _column_tag(layout, line) != "O"
+    )
+
+
+def _rows_beside(b: _Block) -> list[int]:
+    """The rows of a block's multiword-token and empty-node lines."""
+    words = set(b.word_rows)
+    return [r for r, line in enumerate(b.lines) if r not in words and not line.startswith("#")]
+
+
+def _beside_note(blocks: list[_Block], layout: _Layout) -> str | None:
+    beside = [  # lines of ranges and empty nodes that carry an entity tag
+        b.first + r for b in blocks for r in _rows_beside(b) if _tagged_beside(layout, b.lines[r])
+    ]
+    if not beside:
+        return None
+    return (
+        f"{len(beside)} entity tag(s) on multiword-token or empty-node lines (1-2, 1.1) not "
+        f"read: nerstudio's tokens are the syntactic words; kept when saved back as conllu, "
+        f"first at line {beside[0]}"
+    )
+
+
+def _mixed_note(found: _Tags) -> str | None:
+    if not found.mixed:
+        return None
+    key, other, mixed = found.key, found.other, found.mixed
+    return (
+        f"{len(mixed)} word(s) tagged with {other}= in a file that uses {key}= read as tags, first "
+        f"at line {mixed[0]}; written back, changed tags use {key}="
+    )
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    raw, bom = runtext.read_text(path, encoding)
+    layout = _layout(path, raw)
+    blocks = [b for b in _blocks(path, raw, layout) if b.word_rows]
+    if not blocks:
+        raise FormatError(path, None, "no sentences: no CoNLL-U word lines")
+    miscs = [[_misc_of(layout, b.lines[r]) for r in b.word_rows] for b in blocks]
+    present = {a.partition("=")[0] for ms in miscs for m in ms for a in m if "=" in a}
+    notes: list[str] = []
+    found = _read_tags(blocks, miscs, present, layout, notes)
+    scheme = found.scheme(scheme)
+    if found.key is None and "Entity" not in present:
+        notes.append(_no_entities_note(layout))
+    for note in (_relations_note(blocks), _beside_note(blocks, layout), _mixed_note(found)):
+        if note is not None:
+            notes.append(note)
+    explicit_o = any(_tag_of(m, found.key) == "O" for ms in miscs for m in ms)
+    docs, repairs = _documents(path, blocks, found, scheme, layout, explicit_o)
     return Corpus(
         docs,
         path=os.fspath(path),
@@ -353,6 +370,76 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
         repairs=repairs,
         notes=notes,
     )
+
+
+def _documents(
+    path: str, blocks: list[_Block], found: _Tags, scheme: str, layout: _Layout, explicit_o: bool
+) -> tuple[list[Document], int]:
+    """The documents (``# newdoc`` starts one) and the repairs made decoding their tags."""
+    docs: list[Document] = []
+    repairs = 0
+    for b, tags in zip(blocks, found.tags):
+        if b.newdoc is not None or not docs:
+            docs.append(Document(id=b.newdoc or str(len(docs) + 1)))
+        s, fixed = _sentence(path, b, tags, scheme, layout, found.key, explicit_o)
+        repairs += fixed
+        docs[-1].sentences.append(s)
+    for d in docs:
+        _share_text(d)
+    return docs, repairs
+
+
+def _sentence(
+    path: str,
+    b: _Block,
+    tags: list[str],
+    scheme: str,
+    layout: _Layout,
+    key: str | None,
+    explicit_o: bool,
+) -> tuple[Sentence, int]:
+    """One block's sentence (its lines kept to be written back) and the repairs decoding it."""
+    rows = [b.lines[r].split("\t") for r in b.word_rows]
+    words = [f[layout.form] for f in rows]
+    try:
+        spans, fixed = decode(tags, scheme)
+    except SchemeError as exc:
+        raise FormatError(
+            path, b.first + b.word_rows[exc.index], f"MISC {key}: {exc.message}"
+        ) from None
+    offs = _offsets(b.text, words)
+    s = Sentence(
+        words,
+        spans,
+        extra=[[f[layout.upos] for f in rows]] if layout.upos is not None else [],
+        tags=tags,
+        line=b.first + b.word_rows[0],
+        meta={
+            "conllu": b.lines,
+            "rows": b.word_rows,
+            "key": key or "NE",
+            "explicit_o": explicit_o,
+            "column": layout.tag,  # CoNLL-U Plus: the entity column, else MISC's attribute
+            "misc": layout.misc,
+        },
+        source=b.text if offs is not None else None,
+        offsets=offs,
+    )
+    return s, fixed
+
+
+def _share_text(d: Document) -> None:
+    """A document's text: its sentences' texts, one per line (each the ``# text`` when the words
+    are found in it, else the words); the sentences' offsets are moved into it."""
+    text, pos, new = "", 0, []
+    for s in d.sentences:
+        line, rel = s.char_offsets()
+        new.append([(a + pos, b_ + pos) for a, b_ in rel])
+        text += line + "\n"
+        pos = len(text)
+    for s, o in zip(d.sentences, new):
+        s.source, s.offsets = text, tuple(o)
+    d.text = text
 
 
 def _entity_tags(
@@ -411,29 +498,38 @@ def _sentence_lines(
     meta = s.meta or {}
     _check_labels(s, path)
     if "conllu" in meta:
-        lines = list(meta["conllu"])
-        unchanged = (
-            s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
-        )
-        if unchanged:
-            return lines
-        tags = encode(s.spans, len(s.words), scheme)
-        column, misc = meta.get("column"), meta.get("misc", 9)
-        if column is None and misc is None:
-            raise FormatError(
-                path,
-                s.line or None,
-                "this CoNLL-U Plus file declares neither an entity column (NE or NER) nor MISC: "
-                "its entities cannot be written back into it; save as jsonl",
-            )
-        for r, tag in zip(meta["rows"], tags):
-            f = lines[r].split("\t")
-            if column is not None:
-                f[column] = tag
-            else:
-                f[misc] = _set_tag(f[misc], meta["key"], tag, meta["explicit_o"])
-            lines[r] = "\t".join(f)
+        return _lines_kept(s, meta, scheme, src_scheme, path)
+    return _lines_new(s, scheme, k, doc, path)
+
+
+def _lines_kept(
+    s: Sentence, meta: dict, scheme: str, src_scheme: str | None, path: str
+) -> list[str]:
+    """A sentence read from CoNLL-U: its own lines, the entity tags rewritten when changed."""
+    lines = list(meta["conllu"])
+    unchanged = s.tags is not None and scheme == src_scheme and decode(s.tags, scheme)[0] == s.spans
+    if unchanged:
         return lines
+    tags = encode(s.spans, len(s.words), scheme)
+    column, misc = meta.get("column"), meta.get("misc", 9)
+    if column is None and misc is None:
+        raise FormatError(
+            path,
+            s.line or None,
+            "this CoNLL-U Plus file declares neither an entity column (NE or NER) nor MISC: "
+            "its entities cannot be written back into it; save as jsonl",
+        )
+    for r, tag in zip(meta["rows"], tags):
+        f = lines[r].split("\t")
+        if column is not None:
+            f[column] = tag
+        else:
+            f[misc] = _set_tag(f[misc], meta["key"], tag, meta["explicit_o"])
+        lines[r] = "\t".join(f)
+    return lines
+
+
+def _check_forms(s: Sentence, path: str) -> None:
     for i, w in enumerate(s.words):
         if not w or "\t" in w or "\n" in w or "\r" in w:
             raise FormatError(
@@ -442,28 +538,38 @@ def _sentence_lines(
                 f"token {i + 1} {w!r} cannot be a CoNLL-U form "
                 "(empty, or holding a tab or line break)",
             )
+
+
+def _newdoc_line(s: Sentence, doc: Document, path: str) -> str:
+    if doc.id and doc.id.splitlines() != [doc.id]:
+        raise FormatError(
+            path,
+            s.line or None,
+            f"the document id {doc.id!r} holds a line break: it cannot be "
+            "a CoNLL-U '# newdoc id' comment; save as jsonl",
+        )
+    return f"# newdoc id = {doc.id}" if doc.id else "# newdoc"
+
+
+def _word_line(i: int, w: str, tag: str, space_after: bool, upos: str | None) -> str:
+    misc = [] if tag == "O" else [f"NE={tag}"]
+    if not space_after:
+        misc.append("SpaceAfter=No")
+    pos = upos if upos and not any(c.isspace() for c in upos) else "_"
+    return "\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"])
+
+
+def _lines_new(s: Sentence, scheme: str, k: int, doc: Document | None, path: str) -> list[str]:
+    """Minimal CoNLL-U for a sentence from another format (see the module docstring)."""
+    _check_forms(s, path)
     text, offs = s.char_offsets()
-    out = []
-    if doc is not None:
-        if doc.id and doc.id.splitlines() != [doc.id]:
-            raise FormatError(
-                path,
-                s.line or None,
-                f"the document id {doc.id!r} holds a line break: it cannot be "
-                "a CoNLL-U '# newdoc id' comment; save as jsonl",
-            )
-        out.append(f"# newdoc id = {doc.id}" if doc.id else "# newdoc")
+    out = [] if doc is None else [_newdoc_line(s, doc, path)]
     out.append(f"# sent_id = {k}")
     out.append("# text = " + " ".join(text.split()))
     upos = s.extra[0] if s.extra else None
     for i, (w, tag) in enumerate(zip(s.words, encode(s.spans, len(s.words), scheme))):
-        misc = [] if tag == "O" else [f"NE={tag}"]
-        if i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]:
-            misc.append("SpaceAfter=No")
-        pos = upos[i] if upos and upos[i] and not any(c.isspace() for c in upos[i]) else "_"
-        out.append(
-            "\t".join([str(i + 1), w, "_", pos, "_", "_", "_", "_", "_", "|".join(misc) or "_"])
-        )
+        glued = i + 1 < len(offs) and offs[i][1] == offs[i + 1][0]
+        out.append(_word_line(i, w, tag, not glued, upos[i] if upos else None))
     return out
 
 

@@ -170,54 +170,89 @@ def _examples(path: str, encoding: str) -> Iterator[tuple[int, object]]:
         yield from R.iter_json_items(path, encoding, ("data",))
 
 
-def read(path: str, encoding: str, scheme: str | None) -> Corpus:
-    rows, empty, names, names_from = [], 0, None, None
-    conflict: str | None = None
-    for line, ex in _examples(path, encoding):
-        if not isinstance(ex, dict):
-            raise FormatError(path, line, f"each example must be a JSON object, not {R.show(ex)}")
-        words_key = next((k for k in TOKEN_KEYS if k in ex), "tokens")
-        tokens = ex.get(words_key)
-        key = next((k for k in TAG_KEYS if k in ex), None)
-        tags = ex.get(key) if key else None
-        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+class _Names:
+    """The names of a file's integer tags, looked for beside it at the first example that
+    needs them (see the module docstring)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.names: list[str] | None = None
+        self.source: str | None = None
+        self.conflict: str | None = None  # a note: the label files found disagree
+
+    def _find(self, key: str, line: int) -> list[str]:
+        every = all_label_names(self.path, key)  # tags were found under key
+        if not every:
             raise FormatError(
-                path, line, f'"{words_key}" must be a list of strings, not {R.show(tokens)}'
-            )
-        if not isinstance(tags, list) or len(tags) != len(tokens):
-            raise FormatError(
-                path,
+                self.path,
                 line,
-                f'"ner_tags" must be a list of one tag per token ({len(tokens)}), '
-                f"not {R.show(tags)}",
+                "integer ner_tags but no label names: write them one per line "
+                f"(line k names tag k) in {os.path.basename(sidecar(self.path))} or "
+                "labels.txt next to the file, or put there the dataset_info.json "
+                "that datasets saves (features.ner_tags.feature.names)",
             )
-        if all(type(t) is int for t in tags) and tags:
-            if names is None:
-                every = all_label_names(path, key or "ner_tags")  # tags were found under key
-                if not every:
-                    raise FormatError(
-                        path,
-                        line,
-                        "integer ner_tags but no label names: write them one per line "
-                        f"(line k names tag k) in {os.path.basename(sidecar(path))} or "
-                        "labels.txt next to the file, or put there the dataset_info.json "
-                        "that datasets saves (features.ner_tags.feature.names)",
-                    )
-                names, names_from = every[0]
-                conflict = _disagreement(every)
-            bad = next((t for t in tags if not 0 <= t < len(names)), None)
-            if bad is not None:
-                raise FormatError(
-                    path,
-                    line,
-                    f"tag {bad} has no name: {names_from} names {len(names)} tags "
-                    f"(0 to {len(names) - 1})",
-                )
-            tags = [names[t] for t in tags]
-        elif not all(isinstance(t, str) for t in tags):
+        self.names, self.source = every[0]
+        self.conflict = _disagreement(every)
+        return self.names
+
+    def of(self, tags: list[int], key: str, line: int) -> list[str]:
+        """The names of integer tags; a tag without a name is an error at its line."""
+        names = self.names if self.names is not None else self._find(key, line)
+        bad = next((t for t in tags if not 0 <= t < len(names)), None)
+        if bad is not None:
             raise FormatError(
-                path, line, f'"{key}" must be all integers or all strings, not {R.show(tags)}'
+                self.path,
+                line,
+                f"tag {bad} has no name: {self.source} names {len(names)} tags "
+                f"(0 to {len(names) - 1})",
             )
+        return [names[t] for t in tags]
+
+
+def _tokens_and_tags(
+    path: str, line: int, ex: object
+) -> tuple[dict, str, list[str], str | None, list]:
+    """An example, its tokens' key and tokens, and its tags' key and tags, checked."""
+    if not isinstance(ex, dict):
+        raise FormatError(path, line, f"each example must be a JSON object, not {R.show(ex)}")
+    words_key = next((k for k in TOKEN_KEYS if k in ex), "tokens")
+    tokens = ex.get(words_key)
+    key = next((k for k in TAG_KEYS if k in ex), None)
+    tags = ex.get(key) if key else None
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise FormatError(
+            path, line, f'"{words_key}" must be a list of strings, not {R.show(tokens)}'
+        )
+    if not isinstance(tags, list) or len(tags) != len(tokens):
+        raise FormatError(
+            path,
+            line,
+            f'"ner_tags" must be a list of one tag per token ({len(tokens)}), not {R.show(tags)}',
+        )
+    return ex, words_key, tokens, key, tags
+
+
+def _named_tags(path: str, line: int, tags: list, key: str | None, names: _Names) -> list[str]:
+    """String tags: integer tags named, string tags as they are; anything else an error."""
+    if all(type(t) is int for t in tags) and tags:
+        return names.of(tags, key or "ner_tags", line)
+    if not all(isinstance(t, str) for t in tags):
+        raise FormatError(
+            path, line, f'"{key}" must be all integers or all strings, not {R.show(tags)}'
+        )
+    return tags
+
+
+_Row = tuple[int, list[str], list[str], dict, "str | None"]  # line, tokens, tags, fields, key
+
+
+def _rows(path: str, encoding: str, names: _Names) -> tuple[list[_Row], int]:
+    """The examples with tokens, and the number of examples without."""
+    rows: list[_Row] = []
+    empty = 0
+    for line, raw in _examples(path, encoding):
+        ex, words_key, tokens, key, tags = _tokens_and_tags(path, line, raw)
+        tags = _named_tags(path, line, tags, key, names)
         if not tokens:
             empty += 1
             continue
@@ -232,13 +267,20 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
             "no sentences: "
             + (f"{empty} example(s), none with tokens" if empty else "no examples"),
         )
-    if scheme is None:
-        det = SchemeDetector()
-        for _, tokens, tags, _, _ in rows:
-            if tokens != [DOCSTART]:
-                det.add(tags)
-        scheme = det.result()
-    scheme = normalize_scheme(scheme)
+    return rows, empty
+
+
+def _detect(rows: list[_Row]) -> str:
+    det = SchemeDetector()
+    for _, tokens, tags, _, _ in rows:
+        if tokens != [DOCSTART]:
+            det.add(tags)
+    return det.result()
+
+
+def _documents(path: str, rows: list[_Row], scheme: str) -> tuple[list[Document], int]:
+    """The documents (an example whose only token is ``-DOCSTART-`` starts one) and the
+    repairs made decoding the tags."""
     docs, repairs = [Document()], 0
     for line, tokens, tags, fields, key in rows:
         if tokens == [DOCSTART]:
@@ -256,9 +298,17 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     docs = [d for d in docs if d.sentences]
     for k, d in enumerate(docs):
         d.id = str(k + 1)
+    return docs, repairs
+
+
+def read(path: str, encoding: str, scheme: str | None) -> Corpus:
+    names = _Names(path)
+    rows, empty = _rows(path, encoding, names)
+    scheme = normalize_scheme(_detect(rows) if scheme is None else scheme)
+    docs, repairs = _documents(path, rows, scheme)
     notes = [f"{empty} example(s) without tokens skipped"] if empty else []
-    if conflict:
-        notes.append(conflict)
+    if names.conflict:
+        notes.append(names.conflict)
     return Corpus(
         docs,
         path=path,

@@ -139,60 +139,87 @@ def _text(data: object, path: str, line: int) -> tuple[str, str]:
     raise FormatError(path, line, 'cannot tell which field of "data" is the text: name it "text"')
 
 
+def _annotation(task: dict, path: str, line: int, counts: dict) -> tuple[bool, dict | None]:
+    """Whether the task is read, and the annotation read: the most recent one not cancelled,
+    else the most recent prediction (``None``: neither, read with no entities)."""
+    anns = task.get("annotations") or task.get("completions") or []
+    preds = task.get("predictions") or []
+    if (
+        not isinstance(anns, list)
+        or not isinstance(preds, list)
+        or not all(isinstance(a, dict) for a in anns + preds)
+    ):
+        raise FormatError(
+            path,
+            line,
+            '"annotations" (or "completions") and "predictions" must be lists of objects',
+        )
+    live = [a for a in anns if not a.get("was_cancelled")]
+    if len(live) > 1:
+        _count(counts, "several", line)
+    chosen = _latest(live)
+    if chosen is None and preds:
+        chosen = _latest(preds)
+        _count(counts, "predictions", line)
+    if chosen is None and anns:
+        _count(counts, "cancelled", line)
+        return False, None
+    if chosen is None:
+        _count(counts, "unlabelled", line)
+    return True, chosen
+
+
+def _labelled_regions(
+    chosen: dict | None, text: str, path: str, line: int, counts: dict
+) -> tuple[list, tuple[object, object] | None]:
+    """The annotation's labelled regions as ``[start, end, label]`` and the ``from_name`` and
+    ``to_name`` of the first one; results of other types are counted."""
+    result = chosen.get("result", []) if chosen is not None else []
+    if not isinstance(result, list):
+        raise FormatError(path, line, f'"result" must be a list, not {R.show(result)}')
+    spans, names = [], None
+    for r in result:
+        if not isinstance(r, dict):
+            raise FormatError(path, line, f"each result must be an object, not {R.show(r)}")
+        if r.get("type") != "labels":
+            _count(counts, "other", line)
+            continue
+        names = names or (r.get("from_name"), r.get("to_name"))
+        spans.append(_region(r, text, path, line, counts))
+    return spans, names
+
+
+def _kept(task: dict, key: str, names: tuple[object, object] | None) -> dict:
+    """What a task keeps to be written back: its other data fields, its text's key, the
+    names of its labelling tags and its meta."""
+    data = {k: v for k, v in task["data"].items() if k != key}
+    fields: dict = {"data": data, "_text_key": key}
+    if names and all(isinstance(x, str) for x in names):
+        fields["_names"] = list(names)
+    if "meta" in task:
+        fields["meta"] = task["meta"]
+    return fields
+
+
+def _read_task(b: R.CorpusBuilder, counts: dict, path: str, line: int, task: object) -> None:
+    if not isinstance(task, dict):
+        raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
+    key, text = _text(task.get("data"), path, line)
+    read, chosen = _annotation(task, path, line, counts)
+    if not read:
+        return
+    spans, names = _labelled_regions(chosen, text, path, line, counts)
+    fields = _kept(task, key, names)
+    doc_id = fields["data"].get("doc_id")
+    spans = R.unique_spans(spans, b.tally, line)  # a region drawn twice is one entity
+    b.add_text(text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields)
+
+
 def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     b = R.CorpusBuilder(path, NAME, encoding, scheme)
     counts: dict = {}
     for line, task in _tasks(path, encoding):
-        if not isinstance(task, dict):
-            raise FormatError(path, line, f"each task must be a JSON object, not {R.show(task)}")
-        key, text = _text(task.get("data"), path, line)
-        anns = task.get("annotations") or task.get("completions") or []
-        preds = task.get("predictions") or []
-        if (
-            not isinstance(anns, list)
-            or not isinstance(preds, list)
-            or not all(isinstance(a, dict) for a in anns + preds)
-        ):
-            raise FormatError(
-                path,
-                line,
-                '"annotations" (or "completions") and "predictions" must be lists of objects',
-            )
-        live = [a for a in anns if not a.get("was_cancelled")]
-        if len(live) > 1:
-            _count(counts, "several", line)
-        chosen = _latest(live)
-        if chosen is None and preds:
-            chosen = _latest(preds)
-            _count(counts, "predictions", line)
-        if chosen is None and anns:
-            _count(counts, "cancelled", line)
-            continue
-        if chosen is None:
-            _count(counts, "unlabelled", line)
-        result = chosen.get("result", []) if chosen is not None else []
-        if not isinstance(result, list):
-            raise FormatError(path, line, f'"result" must be a list, not {R.show(result)}')
-        spans, names = [], None
-        for r in result:
-            if not isinstance(r, dict):
-                raise FormatError(path, line, f"each result must be an object, not {R.show(r)}")
-            if r.get("type") != "labels":
-                _count(counts, "other", line)
-                continue
-            names = names or (r.get("from_name"), r.get("to_name"))
-            spans.append(_region(r, text, path, line, counts))
-        data = {k: v for k, v in task["data"].items() if k != key}
-        fields = {"data": data, "_text_key": key}
-        if names and all(isinstance(x, str) for x in names):
-            fields["_names"] = list(names)
-        if "meta" in task:
-            fields["meta"] = task["meta"]
-        doc_id = data.get("doc_id")
-        spans = R.unique_spans(spans, b.tally, line)  # a region drawn twice is one entity
-        b.add_text(
-            text, spans, line, doc_id if isinstance(doc_id, (str, int)) else None, fields=fields
-        )
+        _read_task(b, counts, path, line, task)
     b.notes.extend(_notes(counts))
     return b.build()
 

@@ -195,16 +195,29 @@ def read(path: str, encoding: str, scheme: str | None) -> Corpus:
     return _build(path, sentences, col, scheme, encoding, bom, raw, subtokens)
 
 
-def _build(
-    path: str,
-    sentences: list[dict[str, Any]],
-    col: int | None,
-    scheme: str | None,
-    encoding: str,
-    bom: bool,
-    raw: str,
-    subtokens: int,
-) -> Corpus:
+def _sentence_offsets(
+    path: str, s: dict[str, Any], stext: str, start: int
+) -> list[tuple[int, int]]:
+    """Each token's offsets in the document's text, its sentence's text starting at ``start``."""
+    offs, at = [], 0
+    for _a, _b, form, _cell, lineno in s["tokens"]:
+        k = stext.find(form, at)
+        if k < 0:
+            raise FormatError(
+                path,
+                lineno,
+                f"token {form!r} is not in its sentence's #Text after character {at}",
+            )
+        offs.append((start + k, start + k + len(form)))
+        at = k + len(form)
+    return offs
+
+
+def _document_text(
+    path: str, sentences: list[dict[str, Any]]
+) -> tuple[str, list[tuple[list[tuple[int, int]], dict]]]:
+    """The document's text rebuilt from the sentences' texts (see the module docstring), and
+    each sentence with its tokens' offsets in it."""
     text_parts: list[str] = []
     pos_py = 0  # length of the text so far (Python characters)
     prev_end = 0  # the previous sentence's end in the file's offsets
@@ -216,59 +229,108 @@ def _build(
         if gap:
             text_parts.append((" " * (gap - 1) + "\n") if sents else " " * gap)
             pos_py += gap
-        offs, at = [], 0
-        for _a, _b, form, _cell, lineno in s["tokens"]:
-            k = stext.find(form, at)
-            if k < 0:
-                raise FormatError(
-                    path,
-                    lineno,
-                    f"token {form!r} is not in its sentence's #Text after character {at}",
-                )
-            offs.append((pos_py + k, pos_py + k + len(form)))
-            at = k + len(form)
+        offs = _sentence_offsets(path, s, stext, pos_py)
         text_parts.append(stext)
         pos_py += len(stext)
         # the file's offsets count UTF-16 code units (UIMA's Java strings): a character outside
         # the BMP counts two there, one in Python
         prev_end = max(prev_end, first + len(stext.encode("utf-16-le")) // 2)
         sents.append((offs, s))
-    text = "".join(text_parts) + "\n"
-    # entities: (sentence, first token, last token, label, line)
-    groups: dict[str, list] = {}
-    singles, unlabelled = [], 0
+    return "".join(text_parts) + "\n", sents
+
+
+class _Values:
+    """The entity values of the token cells: entities on one token (``PER``), tokens of
+    entities that span several (``PER[3]``, by id), and how many have no label."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, list] = {}
+        self.singles: list[tuple[int, int, int, str, int]] = []
+        self.unlabelled = 0
+
+    def add(self, k: int, i: int, cell: str, lineno: int) -> None:
+        for v in _split_values(cell):
+            m = _VALUE.match(v)
+            assert m is not None  # the pattern matches every string
+            label, ident = _unescape(m.group(1)), m.group(2)
+            if label in ("", "*"):
+                self.unlabelled += ident is None or ident not in self.groups
+                if ident is not None:
+                    self.groups.setdefault(ident, []).append(None)
+            elif ident is None:
+                self.singles.append((k, i, i, label, lineno))
+            else:
+                self.groups.setdefault(ident, []).append((k, i, label, lineno))
+
+
+def _group_problem(toks: list) -> str | None:
+    """Why the tokens of one id are not read as an entity (``None``: they are)."""
+    if any(t is None for t in toks):
+        return "unlabelled"
+    if len({t[0] for t in toks}) > 1:
+        return "crossing"
+    if len({t[2] for t in toks}) > 1:  # one id, two labels: which is meant is a guess
+        return "mixed"
+    first, last = min(t[1] for t in toks), max(t[1] for t in toks)
+    if last - first + 1 != len({t[1] for t in toks}):  # tokens left out between its own
+        return "gapped"
+    return None
+
+
+def _entities(sents: list[tuple[list[tuple[int, int]], dict]]) -> tuple[list, dict[str, int]]:
+    """The entities (sentence, first token, last token, label, line) and the counts of those
+    not read (``unlabelled``, ``crossing``, ``mixed``, ``gapped``)."""
+    values = _Values()
     for k, (_, s) in enumerate(sents):
         for i, (_, _, _, cell, lineno) in enumerate(s["tokens"]):
-            for v in _split_values(cell):
-                m = _VALUE.match(v)
-                assert m is not None  # the pattern matches every string
-                label, ident = _unescape(m.group(1)), m.group(2)
-                if label in ("", "*"):
-                    unlabelled += ident is None or ident not in groups
-                    if ident is not None:
-                        groups.setdefault(ident, []).append(None)
-                    continue
-                if ident is None:
-                    singles.append((k, i, i, label, lineno))
-                else:
-                    groups.setdefault(ident, []).append((k, i, label, lineno))
-    crossing = gapped = mixed = 0
-    ents = list(singles)
-    for toks in groups.values():
-        if any(t is None for t in toks):
+            values.add(k, i, cell, lineno)
+    counts = {"unlabelled": values.unlabelled, "crossing": 0, "gapped": 0, "mixed": 0}
+    ents: list = list(values.singles)
+    for toks in values.groups.values():
+        problem = _group_problem(toks)
+        if problem == "unlabelled":
             continue
-        if len({t[0] for t in toks}) > 1:
-            crossing += 1
-            continue
-        if len({t[2] for t in toks}) > 1:  # one id, two labels: which is meant is a guess
-            mixed += 1
+        if problem is not None:
+            counts[problem] += 1
             continue
         first, last = min(t[1] for t in toks), max(t[1] for t in toks)
-        if last - first + 1 != len({t[1] for t in toks}):  # tokens left out between its own
-            gapped += 1
-            continue
         ents.append((toks[0][0], first, last, toks[0][2], toks[0][3]))
-    kept, aside = _choose(ents)
+    return ents, counts
+
+
+def _notes(col: int | None, counts: dict[str, int]) -> list[str]:
+    notes = []
+    if col is None:
+        notes.append(f"no {NE_LAYER}|value layer in the header: no entities read")
+    for key, what in (
+        ("unlabelled", "entit{} without a value (*) not read"),
+        ("aside", "stacked (overlapping) entit{} set aside (the longest kept)"),
+        ("crossing", "entit{} across two sentences not read"),
+        ("gapped", "discontinuous entit{} (tokens left out between its own) not read"),
+        ("mixed", "entit{} with two labels on one id (PER[3] and LOC[3]) not read"),
+        ("subtokens", "sub-token annotation{} not read"),
+    ):
+        n = counts[key]
+        if n:
+            plural = ("ies" if n > 1 else "y") if "entit" in what else ("s" if n > 1 else "")
+            notes.append(f"{n} " + what.format(plural))
+    return notes
+
+
+def _build(
+    path: str,
+    sentences: list[dict[str, Any]],
+    col: int | None,
+    scheme: str | None,
+    encoding: str,
+    bom: bool,
+    raw: str,
+    subtokens: int,
+) -> Corpus:
+    text, sents = _document_text(path, sentences)
+    ents, counts = _entities(sents)
+    kept, counts["aside"] = _choose(ents)
+    counts["subtokens"] = subtokens
     spans: list[list[Span]] = [[] for _ in sents]
     for k, i, j, label, _ in kept:
         spans[k].append(Span(i, j + 1, label))
@@ -289,18 +351,5 @@ def _build(
         bom=bom,
         final_newline=raw.endswith("\n"),
     )
-    notes = corpus.notes
-    if col is None:
-        notes.append(f"no {NE_LAYER}|value layer in the header: no entities read")
-    for n, what in (
-        (unlabelled, "entit{} without a value (*) not read"),
-        (aside, "stacked (overlapping) entit{} set aside (the longest kept)"),
-        (crossing, "entit{} across two sentences not read"),
-        (gapped, "discontinuous entit{} (tokens left out between its own) not read"),
-        (mixed, "entit{} with two labels on one id (PER[3] and LOC[3]) not read"),
-        (subtokens, "sub-token annotation{} not read"),
-    ):
-        if n:
-            plural = ("ies" if n > 1 else "y") if "entit" in what else ("s" if n > 1 else "")
-            notes.append(f"{n} " + what.format(plural))
+    corpus.notes.extend(_notes(col, counts))
     return corpus
