@@ -91,14 +91,12 @@ def test_filters_use_the_nbest_status(window, qtbot):
     assert window.tree_model.status(expected_err[0]).startswith("✗")
 
 
-def test_sentence_switch_is_fast(window):
-    times = []
+def test_sentence_switch_shows_each_sentence(window):
+    # how fast a switch is belongs to bench/sentence_view.py, not to a unit test under load
     for k in range(60):
-        t0 = time.perf_counter()
         window.select_sentence(k)
-        times.append(time.perf_counter() - t0)
-    assert window.current_sentence_index() == 59
-    assert np.median(times) < 0.05, f"median switch {np.median(times) * 1000:.1f} ms"
+        assert window.current_sentence_index() == k
+        assert list(window.sentence_view.words()) == list(window.corpus.sentences[k].words)
 
 
 def test_results_folder_round_trip(window, tmp_path, qtbot):

@@ -15,7 +15,7 @@ from .. import __version__
 from ..corpus.detect import FORMATS
 from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
-from ..experiments.defaults import registered
+from ..experiments.defaults import kazama_systems, registered
 from ..learners import DEFAULT_SYSTEMS, RERANKERS
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
@@ -557,7 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"comma-separated systems; collins: {', '.join(RERANKERS)} "
         f"(default {','.join(DEFAULT_SYSTEMS)}; kernel only when named here or by the "
-        "collins2002 preset); kazama: {', '.join(kazama_systems())} "
+        f"collins2002 preset); kazama: {', '.join(kazama_systems())} "
         "(default all)",
     )
     k = p.add_argument_group("kazama suite")
