@@ -396,3 +396,28 @@ def test_trailing_space_names_the_problem(tmp_path):
     src.write_bytes(b"a NN O\nb NN O \n")
     with pytest.raises(FormatError, match=r"t.conll:2: the line ends with a column separator"):
         read_corpus(src)
+
+
+@pytest.mark.parametrize("first", ["%PDF", "BZh", "%PDF-x"])
+def test_a_corpus_whose_first_word_looks_like_a_magic_number_is_read(tmp_path, first):
+    # hypothesis found a TSV whose first token was "%PDF" refused as "a PDF document"
+    from nerstudio.corpus import read_corpus
+
+    path = tmp_path / "c.tsv"
+    path.write_text(f"{first}\tB-PER\nleft\tO\n", encoding="utf-8")
+    corpus = read_corpus(str(path))
+    assert list(corpus.sentences[0].words) == [first, "left"]
+
+
+@pytest.mark.parametrize(
+    ("head", "what"),
+    [(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "a PDF document"), (b"BZh91AY&SY\x00\x01", "bzip2")],
+)
+def test_real_binary_files_are_still_named(tmp_path, head, what):
+    from nerstudio.corpus import read_corpus
+    from nerstudio.errors import FormatError
+
+    path = tmp_path / "c.conll"
+    path.write_bytes(head + b"\x00" * 64)
+    with pytest.raises(FormatError, match=what):
+        read_corpus(str(path))

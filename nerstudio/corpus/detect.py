@@ -12,6 +12,7 @@ rules of detection are in one place.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import zipfile
 
@@ -41,12 +42,14 @@ DOCSTART = "-DOCSTART-"
 SNIFF_BYTES = 1 << 16  # at most this much of a line is looked at
 _SNIFF_LINES = 10_000  # blank and -DOCSTART- lines skipped before giving up
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+# the first bytes of binary files, as patterns: the printable ones in full (a bzip2 block
+# header, a PDF version), so that a corpus whose first word is "BZh" or "%PDF" is still read
 _BINARY_MAGIC = {
-    b"\x1f\x8b": "a gzip-compressed file (decompress it first)",
-    b"BZh": "a bzip2-compressed file (decompress it first)",
-    b"\xfd7zXZ": "an xz-compressed file (decompress it first)",
-    b"%PDF": "a PDF document",
-    b"\x7fELF": "a program",
+    re.compile(rb"\x1f\x8b"): "a gzip-compressed file (decompress it first)",
+    re.compile(rb"BZh[1-9]1AY&SY"): "a bzip2-compressed file (decompress it first)",
+    re.compile(rb"\xfd7zXZ"): "an xz-compressed file (decompress it first)",
+    re.compile(rb"%PDF-\d\.\d"): "a PDF document",
+    re.compile(rb"\x7fELF"): "a program",
 }
 
 # output extensions that name a format; "conll" keeps a CoNLL-style input's own variant
@@ -182,7 +185,7 @@ def refuse_non_text(path: str, head: bytes) -> None:
         )
         raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
     for magic, what in _BINARY_MAGIC.items():
-        if head.startswith(magic):
+        if magic.match(head):
             raise FormatError(path, None, f"unrecognised format: {what}; {SUPPORTED}")
 
 
