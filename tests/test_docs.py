@@ -41,7 +41,7 @@ def test_readme_holds_the_test_command_that_ci_runs():
     # grep -E on the README's lines, as .ci/run does (the pattern is also valid Python re)
     matches = [line for line in lines if re.search(pattern, line)]
     assert matches, f"no README line matches .ci/run's pattern {pattern!r}"
-    assert matches[0] == 'pip install -c constraints.txt -e ".[test]" && python -m pytest'
+    assert matches[0] == 'pip install -c constraints.txt -e ".[test]" && python -m pytest -n auto'
 
 
 def test_readme_keeps_the_run_the_app_command():
