@@ -165,6 +165,94 @@ def test_presentation_mode_fits_a_small_screen(size, tmp_path):
     assert problems == []
 
 
+INSPECT_ROWS = r"""
+import json, tempfile
+from PySide6.QtCore import QCoreApplication, QSettings
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from nerstudio.gui.main_window import MainWindow
+w = MainWindow(QSettings(tempfile.mkdtemp() + "/s.ini", QSettings.Format.IniFormat))
+w.show()
+assert w.load_demo() and w.runner.wait(60000)
+def settle():
+    for _ in range(5):
+        app.processEvents()
+        w.jobs.wait(60000)
+        w.jobs.views.wait(60000)
+        QCoreApplication.sendPostedEvents()
+w.workspaces.activate("inspect")
+settle()
+fp, nb = w.feature_panel, w.nbest_view
+longest = (-1, 0)  # the sentence whose two first candidates have the longest "why"
+for k in range(40):
+    w.select_sentence(k)
+    settle()
+    if nb.model().rowCount() >= 2:
+        w.nbest_panel.select(0, 1)
+        settle()
+        longest = max(longest, (len(fp.why_text()), k))
+w.select_sentence(longest[1])
+settle()
+w.nbest_panel.select(0, 1)
+settle()
+def shown(view):
+    return view.viewport().visibleRegion().boundingRect().height()
+label = fp.header
+box = getattr(fp, "header_box", label)  # the box that shows the label, if any
+print(json.dumps({
+    "why": len(fp.why_text()),
+    "nbest_rows": shown(nb) / nb.rowHeight(0),
+    "tree_rows": shown(fp.view) / fp.view.rowHeight(fp.proxy.index(0, 0)),
+    "label_needs": label.heightForWidth(label.width()),
+    "label_height": label.height(),
+    "box_height": box.height(),
+    "box_shown": label.visibleRegion().boundingRect().height(),
+    "page_scrolls": w.workspaces.spaces["inspect"].scroll.verticalScrollBar().maximum() > 0,
+}))
+"""
+
+
+@pytest.mark.parametrize("size", [(960, 540), (1024, 768), (1280, 800)])
+def test_inspect_keeps_four_rows_of_each_table_and_the_why_uncut(size, tmp_path):
+    """Inspect at 1920×1080 and scale 2 (960×540), or on a small laptop: the candidates and the
+    feature tree each show at least four rows, and the "why" sentence above the tree is never cut
+    (what its box cannot show scrolls); the sentence gives up its height for them, not the page's
+    scroll bar. Run in a process of its own: the screen's size is fixed when Qt starts."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    cfg = tmp_path / "screen.json"
+    screen = {"name": "s", "x": 0, "y": 0, "width": size[0], "height": size[1]}
+    screen.update(logicalDpi=96, logicalBaseDpi=96, dpr=1)
+    cfg.write_text(json.dumps({"screens": [screen]}))
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={cfg}",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", INSPECT_ROWS],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["why"] > 200  # a comparison with a long explanation is shown
+    assert got["nbest_rows"] >= 4, got
+    assert got["tree_rows"] >= 4, got
+    assert got["label_needs"] <= got["label_height"], got  # the label is never squeezed
+    assert got["box_shown"] == got["box_height"], got  # nor its box (what it shows is seen)
+    assert not got["page_scrolls"], got
+
+
 def test_the_adjudication_report_is_named_as_the_docs_say():
     from pathlib import Path
 

@@ -21,7 +21,7 @@ on first use (:class:`Views`), so the window comes on screen sooner.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -136,6 +136,11 @@ class FitScroll(QScrollArea):
         self.fit()
         super().showEvent(event)
 
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()  # before the first fit: the scroll area's own
+        h = self.maximumHeight()
+        return QSize(hint.width(), h if h < 100_000 else hint.height())
+
     def set_share(self, share: float) -> None:
         self.share = share
         self.fit()
@@ -152,10 +157,34 @@ class FitScroll(QScrollArea):
                 90, int(self.share * (top.height() if top is not None and top is not self else 800))
             )
             h = min(want, limit)
-            if h != self.height() or self.maximumHeight() != h:
-                self.setFixedHeight(h)
+            # it asks for ``h``; when the panels below need the room (a small screen, scale 2) the
+            # layout may take it down to about one row of the sentence, which then scrolls
+            low = min(h, 3 * self.fontMetrics().height() + 8)
+            if (self.minimumHeight(), self.maximumHeight()) != (low, h):
+                self.setMinimumHeight(low)
+                self.setMaximumHeight(h)
+                self.updateGeometry()
         finally:
             self._fitting = False
+
+
+class _SentencePanel(QWidget):
+    """The sentence, its header and the legend. It does not pass its wrapped header's
+    height-for-width up: a layout takes such a widget's height as fixed, so at scale 2 the sentence
+    kept its full height and the candidates and features below were squeezed under their minimum
+    rows. Its own layout still gives the header the lines it needs."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
+class _PanelSplitter(AdaptiveSplitter):
+    """The candidates and the tabs under the sentence. It asks for no more than its minimum (the
+    tables' least rows): the layout then gives the sentence the height it asks for first and these
+    panels the rest, instead of taking half of what is short from each."""
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSizeHint()
 
 
 def _splitter(orientation, name: str, *widgets, sizes=None, stretch=None) -> QSplitter:
@@ -351,7 +380,7 @@ class Views:
             hdr.resizeSection(c, need + 10)
 
     def _build_sentence(self) -> None:
-        top = self.sentence_panel = QWidget()
+        top = self.sentence_panel = _SentencePanel()
         top.setObjectName("sentencePanel")
         tv = QVBoxLayout(top)
         tv.setContentsMargins(4, 4, 4, 2)
@@ -459,7 +488,7 @@ class Views:
         )
         # the candidates' "differs" column needs the width more than the feature names do
         # side by side when there is room for both, else the candidates above the tabs (1024 px, scale 2)
-        mid = AdaptiveSplitter(110, shares=(0.6, 0.55))
+        mid = _PanelSplitter(110, shares=(0.6, 0.55))
         mid.setObjectName("candidateSplitter")
         mid.setChildrenCollapsible(False)
         mid.addWidget(nbest)

@@ -27,7 +27,9 @@ from PySide6.QtWidgets import (
 from ...numfmt import num
 from ...rerank.explanation import why_sentence
 from ..models.feature_model import FeatureFilterProxy, FeatureTreeModel, TermRow
+from .fitting import keep_rows
 from .group_rows import GroupRowDelegate, span_groups
+from .line_scroll import LineScroll
 
 
 class FeaturePanel(QWidget):
@@ -80,6 +82,7 @@ class FeaturePanel(QWidget):
         self.view.setItemDelegateForColumn(0, self.group_rows)
         span_groups(self.view)
         self.view.header().setStretchLastSection(False)
+        keep_rows(self.view, 4)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.search, 1)
@@ -87,7 +90,10 @@ class FeaturePanel(QWidget):
         row.addWidget(self.group)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.header)
+        # the why sentence takes the lines it needs (at least three when the room is short, then
+        # it scrolls): the tree keeps its rows
+        self.header_box = LineScroll(self.header, max_lines=3, parent=self)
+        lay.addWidget(self.header_box)
         lay.addLayout(row)
         lay.addWidget(self.view, 1)
         self.show_message("Select a candidate to see its global features")

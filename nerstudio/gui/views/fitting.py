@@ -8,8 +8,15 @@ let two panels go one above the other when they cannot both be read side by side
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QSizePolicy, QSplitter
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QTreeView,
+)
 
 
 def narrow_combo(combo: QComboBox, chars: int = 10) -> QComboBox:
@@ -66,3 +73,43 @@ class AdaptiveSplitter(QSplitter):
                 self._balanced = True
             finally:
                 self._flipping = False
+
+
+class _RowsKept(QObject):
+    """Keeps a table's minimum height at its header and ``rows`` rows as the font changes."""
+
+    def __init__(self, view: QAbstractItemView, rows: int):
+        super().__init__(view)
+        self.view, self.rows = view, rows
+        view.installEventFilter(self)
+        model = view.model()
+        if model is not None:  # the rows' real height once there are rows
+            model.modelReset.connect(self.apply)
+            model.rowsInserted.connect(self.apply)
+        self.apply()
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.apply()
+        return False
+
+    def apply(self) -> None:
+        v = self.view
+        row = v.fontMetrics().height() + 2
+        if v.model() is not None and v.model().rowCount() > 0:
+            row = max(row, v.sizeHintForRow(0))
+        if isinstance(v, QTableView):  # a table's rows are its vertical header's sections
+            row = max(row, v.verticalHeader().defaultSectionSize())
+            hh = v.horizontalHeader()
+        elif isinstance(v, QTreeView):
+            hh = v.header()
+        else:
+            hh = None
+        head = hh.sizeHint().height() if hh is not None and not hh.isHidden() else 0
+        v.setMinimumHeight(head + self.rows * row + 2 * v.frameWidth())
+
+
+def keep_rows(view: QAbstractItemView, rows: int) -> None:
+    """``view`` never gets less height than its header and ``rows`` rows: the layout takes the
+    room from what can scroll or shrink (the sentence above it) instead."""
+    _RowsKept(view, rows)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..models.nbest_model import NBestTableModel
+from .fitting import keep_rows
 
 
 class NBestPanel(QWidget):
@@ -68,6 +69,7 @@ class NBestPanel(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.header)
         lay.addWidget(self.view, 1)
+        keep_rows(self.view, 4)  # at scale 2 the candidates kept two rows and a half
 
     # -- content --------------------------------------------------------------------------
     def set_candidates(

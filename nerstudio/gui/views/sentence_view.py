@@ -166,11 +166,11 @@ class SentenceView(QWidget):
         height = int(y + rowh + _MARGIN)
         if height != self._height:
             self._height = height
-            self.setMinimumHeight(max(90, height))
+            self.setMinimumHeight(height)  # exactly its rows: no empty band under a short one
             self.updateGeometry()
 
     def sizeHint(self) -> QSize:
-        return QSize(600, max(90, self._height))
+        return QSize(600, self._height)
 
     def resizeEvent(self, event) -> None:
         if event.size().width() != event.oldSize().width():
