@@ -163,7 +163,11 @@ class FitScroll(QScrollArea):
             if (self.minimumHeight(), self.maximumHeight()) != (low, h):
                 self.setMinimumHeight(low)
                 self.setMaximumHeight(h)
-                self.updateGeometry()
+                # only the hint changed: the layouts above keep theirs cached unless told
+                w: QWidget | None = self
+                while w is not None and not w.isWindow():
+                    w.updateGeometry()
+                    w = w.parentWidget()
         finally:
             self._fitting = False
 
@@ -508,6 +512,8 @@ class Views:
         # the comparison and the model's feature ranking are corpus-wide: they get more room
         wide = self.inspect_tabs.currentWidget() is not self.feature_panel
         mid.shares = (0.35, 0.2) if wide else (0.6, 0.55)
+        # the candidates keep four rows beside the features, fewer beside a corpus-wide table
+        self.nbest_panel.kept.set_rows(2 if wide else 4)
         mid.balance()
 
     def _train_page(self):

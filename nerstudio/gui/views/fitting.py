@@ -93,6 +93,10 @@ class _RowsKept(QObject):
             self.apply()
         return False
 
+    def set_rows(self, rows: int) -> None:
+        self.rows = rows
+        self.apply()
+
     def apply(self) -> None:
         v = self.view
         row = v.fontMetrics().height() + 2
@@ -109,7 +113,8 @@ class _RowsKept(QObject):
         v.setMinimumHeight(head + self.rows * row + 2 * v.frameWidth())
 
 
-def keep_rows(view: QAbstractItemView, rows: int) -> None:
+def keep_rows(view: QAbstractItemView, rows: int) -> _RowsKept:
     """``view`` never gets less height than its header and ``rows`` rows: the layout takes the
-    room from what can scroll or shrink (the sentence above it) instead."""
-    _RowsKept(view, rows)
+    room from what can scroll or shrink (the sentence above it) instead. The returned keeper's
+    :meth:`~_RowsKept.set_rows` changes the number."""
+    return _RowsKept(view, rows)

@@ -69,7 +69,7 @@ class NBestPanel(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.header)
         lay.addWidget(self.view, 1)
-        keep_rows(self.view, 4)  # at scale 2 the candidates kept two rows and a half
+        self.kept = keep_rows(self.view, 4)  # at scale 2 the candidates kept two rows and a half
 
     # -- content --------------------------------------------------------------------------
     def set_candidates(
