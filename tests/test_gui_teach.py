@@ -137,7 +137,7 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     # the curve's axes
     from matplotlib.figure import Figure
 
-    from nerstudio.gui.views.stepper import _draw_history
+    from nerstudio.gui.views.step_curve import draw_history as _draw_history
 
     fig = Figure()
     _draw_history(fig, [(0, 50.0), (1, 51.0), (2, 52.5)], "update")
@@ -343,7 +343,7 @@ def test_the_curve_before_the_first_step_has_whole_steps_and_percent(hist):
     """Before the first step: whole-number ticks from step 0, an F axis within 0–100."""
     from matplotlib.figure import Figure
 
-    from nerstudio.gui.views.stepper import _draw_history
+    from nerstudio.gui.views.step_curve import draw_history as _draw_history
 
     fig = Figure()
     _draw_history(fig, hist, "round")

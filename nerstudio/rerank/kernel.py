@@ -58,11 +58,12 @@ import scipy.sparse as sp
 
 from ..arrays import dot, rows_dot
 from ..errors import DataError, Msg, SettingsError
-from ..persist import json_array, json_value
+from ..persist import json_array
 from .base import Callback, CancelCheck, Reranker
 from .data import RankingData
 from .kernel_cache import KernelCache
 from .kernel_scoring import _MistakeKernel, _require_nbest, _StoredFeatures, _Tracker, unit_rows
+from .kernel_state import check_sequences, flag, mistake_ids, stored_features
 from .tagging_kernel import SequenceStore, candidate_self_kernels, normalised
 
 #: The first β values tried on dev, in units of :func:`beta_scale`; the grid grows by factors of 2
@@ -590,19 +591,19 @@ class KernelPerceptron(Reranker):
         tags = vector(arrays, "seq_tags", dtype=np.int16)
         words = vector(arrays, "seq_words", dtype=np.int64)
         vocab = json_strings(arrays, "vocab")
-        ids = _mistake_ids(arrays)
+        ids = mistake_ids(arrays)
         beta = scalar(arrays, "beta")
         lam = scalar(arrays, "lam")
         wf = scalar(arrays, "word_features", bool)
         # files written before normalisation and the learnt L weight: the raw kernel, fixed β
-        norm = _flag(arrays, "normalise")
-        learn = _flag(arrays, "learn_beta")
+        norm = flag(arrays, "normalise")
+        learn = flag(arrays, "learn_beta")
         seq_L = (
             vector(arrays, "seq_L") if "seq_L" in arrays else np.zeros(len(arrays["seq_lengths"]))
         )
-        gf = _flag(arrays, "global_features")
-        feats = _stored_features(arrays, len(lengths), n_features) if gf else None
-        _check_sequences(counts, lengths, ids, tags, words, len(vocab), seq_L)
+        gf = flag(arrays, "global_features")
+        feats = stored_features(arrays, len(lengths), n_features) if gf else None
+        check_sequences(counts, lengths, ids, tags, words, len(vocab), seq_L)
         self.lam, self.word_features, self.normalise, self.learn_beta = lam, wf, norm, learn
         self.global_features, self.stored_feats_ = gf, feats
         self.stored_L_ = seq_L.tolist()
@@ -616,69 +617,6 @@ class KernelPerceptron(Reranker):
         self.mistake_ids_ = ids
         self.beta_ = beta
         self._dev_memo = None
-
-
-def _flag(arrays: dict[str, np.ndarray], name: str) -> bool:
-    """A boolean of a saved kernel perceptron; false in files written before it existed."""
-    from ..persist import scalar
-
-    return scalar(arrays, name, bool) if name in arrays else False
-
-
-def _mistake_ids(arrays: dict[str, np.ndarray]) -> list[str]:
-    """The ids of the sentences a saved kernel perceptron made its mistakes on."""
-    from ..persist import Corrupt
-
-    ids = json_value(arrays["mistake_ids"])
-    if not isinstance(ids, list) or not all(isinstance(x, (str, int)) for x in ids):
-        raise Corrupt("array 'mistake_ids' must hold a list of sentence ids")
-    return [str(x) for x in ids]
-
-
-def _stored_features(
-    arrays: dict[str, np.ndarray], n_seqs: int, n_features: int
-) -> _StoredFeatures:
-    """The saved global-feature vectors of the ``n_seqs`` stored sequences, checked."""
-    from ..persist import Corrupt, vector
-
-    ptr = vector(arrays, "seq_feat_ptr", dtype=np.int64)
-    fidx = vector(arrays, "seq_feat_idx", dtype=np.int64)
-    fval = vector(arrays, "seq_feat_val")
-    if (
-        len(ptr) != n_seqs + 1
-        or ptr[0] != 0
-        or np.any(np.diff(ptr) < 0)
-        or ptr[-1] != len(fidx)
-        or len(fval) != len(fidx)
-        or (len(fidx) and (fidx.min() < 0 or fidx.max() >= n_features))
-        or not np.all(np.isfinite(fval))
-    ):
-        raise Corrupt("inconsistent global-feature vectors")
-    feats = _StoredFeatures(n_features)
-    for k in range(len(ptr) - 1):
-        feats.indices.append(fidx[ptr[k] : ptr[k + 1]].astype(np.int32))
-        feats.values.append(fval[ptr[k] : ptr[k + 1]])
-    return feats
-
-
-def _check_sequences(counts, lengths, ids, tags, words, n_vocab: int, seq_L) -> None:
-    """The saved mistakes (two sequences each: oracle and prediction) agree with each other."""
-    from ..persist import Corrupt
-
-    M = len(counts) - 1
-    if (
-        M < 0
-        or len(lengths) != 2 * M
-        or len(ids) != M
-        or int(lengths.sum()) != len(tags)
-        or len(words) != len(tags)
-        or (len(words) and (words.min() < 0 or words.max() >= n_vocab))
-        or (len(tags) and tags.min() < 0)
-        or (len(lengths) and lengths.min() < 0)
-    ):
-        raise Corrupt("inconsistent kernel perceptron state")
-    if len(seq_L) != len(lengths) or not np.all(np.isfinite(seq_L)):
-        raise Corrupt("inconsistent kernel perceptron state")
 
 
 def beta_scale(

@@ -41,6 +41,8 @@ from PySide6.QtWidgets import (
 from ...numfmt import num
 from .figure_image import FigureImage
 from .flow_layout import FlowLayout
+from .step_curve import draw_history
+from .step_texts import INTRO, NO_DATA
 
 # the steppers (boosting, scipy, numba-compiled code) are imported when first needed, not when
 # the window starts: see the start-up figures in bench/gui.py
@@ -48,8 +50,6 @@ from .flow_layout import FlowLayout
 MAX_ROWS = 40  # affected pairs / candidates listed per step
 MAX_BACK = 1000  # steps shown again when going back (as many as the steppers can take back)
 PAIR_FEATURES = 8  # features listed per side of a perceptron update
-UNIT_LABELS = {"round": "boosting round", "update": "perceptron update"}  # as the Train curves say
-CURVE_MIN_STEPS = 5  # the curve's steps axis shows at least 0…5 (whole steps) from the start
 LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
 # the learners built once in this process: the first boosting set-up imports scipy and loads its
 # compiled code (seconds on a busy machine), so it runs in the background whatever the size (the
@@ -697,40 +697,7 @@ class StepperPanel(QWidget):
     def _draw_curve(self) -> None:
         hist = list(self.stepper.history) if self.stepper is not None else []
         unit = "round" if _boosting(self.stepper) else "update"
-        self.canvas.request(lambda fig: _draw_history(fig, hist, unit))
-
-
-NO_DATA = (
-    "Open an N-best list with gold (the demo has one) to step through training: File ▸ Open N-best "
-    "list…"
-)
-
-INTRO = {
-    "boost": (
-        "<h3>Boosting, one round at a time</h3>"
-        "<p>Each press of <b>Step</b> (<b>F10</b>) does one round of the boosting reranker (Collins 2002): it picks "
-        "the one feature whose weight change lowers the exponential loss most, and changes that weight by δ.</p>"
-        "<p>After the step this space shows the pair of candidates the round moved most side by side — "
-        "the better one (the oracle, with the most correct tags) and a worse one — with the chosen "
-        "feature's value on each and their scores before and after, and below it lists every pair the "
-        "round affected with both candidates and their margins before and after (a margin above 0 means "
-        "the reranker ranks the better candidate first). The line above names the feature, δ, W+ and W− "
-        "and the loss before and after; the curve below grows one dev-F point per round.</p>"
-        "<p><b>Run</b> plays rounds continuously at the speed of the slider; <b>Reset</b> starts over. "
-        "ε smooths δ when a feature is seen on one side only.</p>"
-    ),
-    "perceptron": (
-        "<h3>The perceptron, one update at a time</h3>"
-        "<p>Each press of <b>Step</b> (<b>F10</b>) goes through training sentences until the reranker's top "
-        "candidate is not the oracle (the candidate with the most correct tags), then updates the weights: the "
-        "oracle's features go up, the wrong top candidate's go down.</p>"
-        "<p>After the step this space shows the wrong top candidate and the oracle side by side with the "
-        "features that moved, and lists that sentence's candidates — those two first, in bold — with "
-        "their scores before and after the update; the line above says how many mistakes this epoch has "
-        "had. The curve below grows one dev-F point per update. β weighs the tagger's own score L(x).</p>"
-        "<p><b>Run</b> plays updates continuously; <b>Reset</b> starts over.</p>"
-    ),
-}
+        self.canvas.request(lambda fig: draw_history(fig, hist, unit))
 
 
 def _boosting(stepper) -> bool:
@@ -743,30 +710,3 @@ def _item(text: str) -> QTableWidgetItem:
     it = QTableWidgetItem(text)
     it.setToolTip(text)
     return it
-
-
-def _draw_history(fig, hist: list, unit: str) -> None:
-    """The dev F curve: whole-number rounds or updates, the axis names the Train curves use.
-
-    Before the first step (no point, or the one at step 0) matplotlib would centre the axes on
-    that point with fractional ticks; the steps axis starts at 0 and shows a few whole steps
-    ahead, the F axis stays a percentage around the values (0–100 with none)."""
-    from matplotlib.ticker import MaxNLocator
-
-    ax = fig.add_subplot(111)
-    if hist:
-        x, y = zip(*hist)
-        # the point at step 0 sits on the axis: not clipped (the limits below hold every point)
-        ax.plot(x, y, marker="o" if len(hist) < 200 else None, markersize=4, color="#4e79a7")
-        ax.lines[-1].set_clip_on(False)
-        lo, hi = min(y), max(y)
-        pad = max(1.0, 0.1 * (hi - lo))
-        ax.set_ylim(max(0.0, lo - pad), min(100.0, hi + pad))
-        last = max(x)  # a little room after the newest point
-        ax.set_xlim(0, max(CURVE_MIN_STEPS, last + max(1, last // 20)))
-    else:
-        ax.set_ylim(0, 100)
-        ax.set_xlim(0, CURVE_MIN_STEPS)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel(UNIT_LABELS.get(unit, unit))
-    ax.set_ylabel("dev F (%)")
