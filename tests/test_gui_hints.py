@@ -47,3 +47,31 @@ def test_the_keys_hints_name_exist(empty_window):
         if QKeySequence(k).toString(QKeySequence.SequenceFormat.PortableText) not in keys
     }
     assert not missing, f"hints name keys no action has: {missing}"
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_the_no_nbest_hint_is_shown_whole(qtbot, tmp_path, size):
+    # at 1280x800 the hint was seen cut after "…or train one in": a corpus with no N-best list,
+    # Inspect shown, the header's text must have the height its width needs
+    from PySide6.QtCore import QSettings
+
+    from nerstudio.demo import DEMO_DIR
+    from nerstudio.gui.main_window import MainWindow
+
+    corpus = tmp_path / "dev.conll"
+    corpus.write_bytes((DEMO_DIR / "dev.conll").read_bytes())  # no list beside it
+    st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    st.setValue("annotation/recoveryDir", str(tmp_path / "recovery"))
+    w = MainWindow(st)
+    qtbot.addWidget(w)
+    w.dialogs.ask_unsaved = lambda: "discard"
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.load_corpus(str(corpus), attach=False)
+    assert w.runner.wait(30000)
+    w.workspaces.activate("inspect")
+    qtbot.wait(50)
+    header = w.nbest_panel.header
+    assert header.isVisible() and "train one in the Train workspace" in header.text()
+    assert header.heightForWidth(header.width()) <= header.height()
