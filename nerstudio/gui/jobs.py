@@ -9,7 +9,9 @@ No Qt here.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..app.attachments import index_nbest, score_nbest
 from ..corpus.model import Corpus
@@ -32,37 +34,10 @@ from ..runs.training import (  # noqa: F401 - the window's names for the run ser
 )
 
 
-def make_training_job(
-    settings,
-    run_id: int,
-    corpus: Corpus | None,
-    nbest: NBestList | None,
-    dev_nbest: NBestList | None,
-    tagger,
-    in_child: bool = True,
-    files: tuple[str | None, str | None] = (None, None),
-    revision: int = 0,
-    executor=None,
-):
-    """A job running ``settings`` on the given inputs (see
-    :func:`~nerstudio.runs.training.run_training`)."""
-
-    def job(ctx) -> RunResult:
-        return run_training(
-            ctx,
-            settings,
-            run_id,
-            corpus,
-            nbest,
-            dev_nbest,
-            tagger,
-            in_child,
-            files,
-            revision,
-            executor,
-        )
-
-    return job
+def make_training_job(*args, **kwargs) -> Callable[[Any], RunResult]:
+    """A job running :func:`~nerstudio.runs.training.run_training` with these arguments (all but
+    its context, which the job service gives the job)."""
+    return lambda ctx: run_training(ctx, *args, **kwargs)
 
 
 def make_prepare_job(
