@@ -4,9 +4,9 @@ The start-up runs in a fresh interpreter: an application-wide event filter notes
 are loaded when a window is first exposed (on screen), then waits until the window is built
 and shows the demo's first sentence, and ends the process. The first window is the main
 window's shell (:class:`~nerstudio.gui.main_window.MainWindow` with ``shell=True``): numpy, the
-document model, the controllers, matplotlib, scipy, numba and the learners load after it. The learners' defaults that
-the training panel shows are read from their source for this (:mod:`nerstudio.experiments.defaults`):
-they must equal what the learners themselves say.
+document model, the controllers, matplotlib, scipy, numba and the learners load after it. The learners and the named
+choices the training panel shows are light data of their own (:mod:`nerstudio.learners`,
+:mod:`nerstudio.choices`).
 """
 
 from __future__ import annotations

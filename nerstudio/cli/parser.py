@@ -11,11 +11,10 @@ import argparse
 import sys
 from typing import NoReturn
 
-from .. import __version__
+from .. import __version__, choices
 from ..corpus.detect import FORMATS
 from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
-from ..experiments.defaults import kazama_systems, registered
 from ..learners import DEFAULT_SYSTEMS, RERANKERS
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
@@ -168,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     tagger = ArgumentParser(add_help=False)
     tagger.add_argument(
         "--task",
-        choices=registered("nerstudio.tagging.maxent", "TASKS"),
+        choices=choices.TASKS,
         default="typed",
         help="typed entities (CoNLL types) or the paper's boundary-only SCN task",
     )
@@ -203,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
     tagger.add_argument(
         "--alphabet",
-        choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
+        choices=choices.ALPHABETS,
         default="scn",
         help="the tags the tagger predicts: scn (Collins' start/continue) or bilou (begin, inside, "
         "last, unit); its N-best lists are SCN either way",
@@ -225,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("perceptron tagger")
     g.add_argument(
         "--variant",
-        choices=registered("nerstudio.tagging.perceptron", "VARIANTS"),
+        choices=choices.VARIANTS,
         default="margin",
     )
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
@@ -415,12 +414,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=30, help="rows per table (default 30)")
     p.add_argument(
         "--against",
-        choices=registered("nerstudio.rerank.importance", "AGAINST"),
+        choices=choices.AGAINST,
         default="baseline",
     )
     p.add_argument(
         "--sort",
-        choices=registered("nerstudio.rerank.importance", "SORTS"),
+        choices=choices.SORTS,
         default="count",
         help="rank by decisions moved (default) or by the contribution toward them",
     )
@@ -479,7 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--context-scope",
-        choices=registered("nerstudio.rerank.context", "SCOPES"),
+        choices=choices.SCOPES,
         default=None,
         help="collins suite: which context the rerankers get: both (default), the document's only "
         "(DC) or the other documents' only (CC)",
@@ -501,7 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--preset",
-        choices=registered("nerstudio.experiments.collins", "PRESETS"),
+        choices=tuple(choices.PRESETS),
         default=None,
         help="collins suite: a named set of defaults (collins2002: the paper's own setting); "
         "options given explicitly override it",
@@ -512,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument(
         "--task",
-        choices=registered("nerstudio.tagging.maxent", "TASKS"),
+        choices=choices.TASKS,
         default=None,
         help="default typed",
     )
@@ -540,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--tagger-alphabet",
-        choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
+        choices=choices.ALPHABETS,
         default=None,
         help="the tags the taggers predict: bilou (begin, inside, last, unit) or scn (Collins' "
         "start/continue); collins suite: the max-ent tagger's, default bilou (the preset: scn), "
@@ -557,7 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"comma-separated systems; collins: {', '.join(RERANKERS)} "
         f"(default {','.join(DEFAULT_SYSTEMS)}; kernel only when named here or by the "
-        f"collins2002 preset); kazama: {', '.join(kazama_systems())} "
+        f"collins2002 preset); kazama: {', '.join(choices.KAZAMA_SYSTEMS)} "
         "(default all)",
     )
     k = p.add_argument_group("kazama suite")
@@ -674,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--by",
-        choices=registered("nerstudio.rerank.uncertainty", "MEASURES"),
+        choices=choices.MEASURES,
         default="mass",
         help="order by (default mass; disagreement needs --model: disagreeing sentences first, "
         "then by mass)",

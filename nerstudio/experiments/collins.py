@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..choices import PRESETS
 from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
 from ..errors import Cancelled, DataError, Msg, SettingsError
@@ -44,38 +45,6 @@ from ..rerank.model import RerankerModel, make_learner
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .pipeline import jackknife
 from .reuse import copy_lists, load_lists, made_by
-
-#: Named sets of defaults (``nerstudio experiment --preset NAME``); options given explicitly still
-#: override them. ``collins2002`` is the paper's own setting: boundaries only (its task), its
-#: feature set, 20-best lists from a 5-fold jackknife, boosting for 300,000 rounds with the round
-#: picked on dev, the voted perceptron with its β and its number of passes picked on dev (§5:
-#: "the development set picks the tunable parameters of each algorithm"; with a single pass it
-#: reaches 9.7% relative error reduction on CoNLL-2003 against 15.0% with dev-chosen epochs),
-#: and Collins & Duffy's kernel voted perceptron over the same lists.
-PRESETS = {
-    "collins2002": {
-        "task": "scn",
-        "tagger_features": "paper",
-        "tagger_cutoff": 5,
-        "tagger_max_iter": 100,
-        "tagger_l2": 1.0,
-        "tagger_alphabet": "scn",
-        "n": 20,
-        "folds": 5,
-        "systems": ("boost", "voted", "kernel"),
-        "boost_rounds": 300000,
-        "boost_epsilon": 0.0025,
-        "epochs": 10,
-        "reranker_gazetteers": False,
-        "reranker_context": False,
-        "reranker_clusters": False,
-        "reranker_biglex": False,
-        "reranker_posterior": False,
-        "kernel_word_features": False,
-        "kernel_global_features": False,
-        "kernel_sentences": 3000,
-    },
-}
 
 #: Collins (2002), Figure 5: precision, recall and F on the test set, and in parentheses the
 #: relative error reductions against the max-ent tagger (his web data, 20-best lists).

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
+from ..choices import KAZAMA_SYSTEMS
 from ..corpus.formats import read_corpus, write_corpus
 from ..corpus.model import Corpus, Span
 from ..errors import SettingsError
@@ -59,7 +60,7 @@ from .kazama_fits import (
 )
 from .work_files import CorpusFile
 
-SYSTEMS = ("perceptron", "averaged", "margin", "candidate", "proposed", "reranking1", "reranking2")
+SYSTEMS = KAZAMA_SYSTEMS
 
 # K&T 2007 on CoNLL-2003 English (dev F, test F, C); Tables 2 and 3 use the CoNLL POS/chunk
 # columns, Tables 6 and 7 TagChunk's (a setting we cannot reproduce: see the report).

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..choices import SCOPES
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList, entity_types, scn_spans
 from ..resources import Gazetteers, select_lists
@@ -114,9 +115,6 @@ def resource_options(gazetteers, context) -> tuple:
 def _majority(c: Counter) -> str | None:
     best = [k for k, v in c.items() if v > 0 and v == max(c.values())]
     return min(best) if best else None
-
-
-SCOPES = ("both", "document", "corpus")  # which of DC / CC a DocumentContext gives
 
 
 class DocumentContext:

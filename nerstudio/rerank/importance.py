@@ -32,12 +32,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..arrays import sorted_unique
+from ..choices import AGAINST, SORTS
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from .data import RankingData, group_argmax
 from .glossary import describe, describe_template
 
-AGAINST = ("baseline", "runner-up")
-SORTS = ("count", "contribution")
 L_NAME, L_TEMPLATE = "L(x)", "L"
 
 

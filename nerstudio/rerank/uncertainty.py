@@ -23,10 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..choices import MEASURES
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList
-
-MEASURES = ("mass", "margin", "disagreement")
 
 
 @dataclass

@@ -10,18 +10,11 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..choices import ALPHABET_ROWS
 from ..learners import FEATURE_FAMILIES, RERANKERS
 
-#: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
-ALPHABET_CHOICES = (
-    ("scn", "SCN", "Collins 2002: start, continue (the paper's tagger)"),
-    (
-        "bilou",
-        "BILOU",
-        "Begin, inside, last, unit: the tagger also decides where an entity ends "
-        "(the experiment's default on CoNLL-2003)",
-    ),
-)
+#: the taggers' tag alphabets as the panel offers them (name, label, tip)
+ALPHABET_CHOICES = tuple((c.name, c.label, c.tip) for c in ALPHABET_ROWS)
 
 #: the max-ent tagger's feature sets the panel offers (name, tip): Collins' set, the richer CoNLL
 #: set, and the typed experiment's default with the bundled resources (a test checks each is a

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ..choices import TASKS
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids
@@ -54,7 +55,6 @@ from .tag_alphabets import check_alphabet, is_tagset, make_tagset, rules
 
 MODEL_FORMAT = "nerstudio-maxent"
 MODEL_VERSION = 1
-TASKS = ("typed", "scn")
 
 
 @dataclass

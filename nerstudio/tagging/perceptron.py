@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..choices import TASKS, VARIANTS
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
 from ..nbest import NBestList, spans_to_tag_ids, tags_to_spans
@@ -86,7 +87,6 @@ from ..persist import (
 from ..resources import Gazetteers
 from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
-from .maxent import TASKS
 from .sequences import Sequences, as_units
 from .tag_alphabets import check_alphabet, is_tagset, make_tagset, rules
 from .weights import AveragedWeights, shuffled_order, sparse_weights
@@ -101,7 +101,6 @@ K = LazyModule(__package__ + "._viterbi")  # numba kernels, imported on first us
 
 MODEL_FORMAT = "nerstudio-perceptron-tagger"
 MODEL_VERSION = 1
-VARIANTS = ("perceptron", "averaged", "margin")
 FEATURE_SETS = (
     FEATURE_SET_NAMES  # "kt" (K&T Table 1), "kt+rich", with +clusters, +biglex: see local_features
 )

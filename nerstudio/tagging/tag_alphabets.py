@@ -29,10 +29,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..choices import ALPHABETS
 from ..errors import Msg, SettingsError
 from ..nbest import scn_tag
 
-ALPHABETS = ("scn", "bilou")
 _PREFIXES = {"scn": ("S", "C"), "bilou": ("B", "I", "L", "U")}
 _OPEN = ("B", "I")  # BILOU tags after which the entity goes on
 
