@@ -188,7 +188,7 @@ class NBestList:
         k = self.n_candidates(i) if n is None else min(n, self.n_candidates(i))
         return [self.spans(i, j) for j in range(k)]
 
-    def top(self, choice: Sequence[int] | None = None) -> list[list[Span]]:
+    def top(self, choice: Sequence[int] | np.ndarray | None = None) -> list[list[Span]]:
         """Spans of the chosen candidate per sentence (the first by default)."""
         if choice is None:
             return [self.spans(i, 0) if self.n_candidates(i) else [] for i in range(len(self))]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nerstudio import __version__, cli
-from nerstudio.cli import main
+from nerstudio.cli import commands, main
 from nerstudio.corpus import read_corpus
 
 GOLD = """\
@@ -342,7 +342,7 @@ def test_internal_error(files, capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("bug here")
 
-    monkeypatch.setitem(cli.COMMANDS, "stats", boom)
+    monkeypatch.setattr(commands.module("stats"), "run", boom)
     monkeypatch.delenv("NERSTUDIO_DEBUG", raising=False)
     code, _, err = run(capsys, "stats", gold)
     assert code == 3

@@ -32,7 +32,7 @@ def gold(tmp_path):
 
 
 def test_a_value_error_from_deep_inside_is_an_internal_error(gold, capsys, monkeypatch):
-    import nerstudio.cli.corpus_commands as commands
+    import nerstudio.cli.commands.stats as commands
 
     def broken(reader):  # the counting of a corpus read without fault goes wrong
         raise ValueError("an index the code got wrong")
@@ -111,7 +111,7 @@ def test_learner_choices_and_help_come_from_the_registries(capsys):
 
 
 def test_a_format_added_to_the_table_shows_in_help_and_choices(monkeypatch, gold, tmp_path):
-    import nerstudio.cli.parser as parser_module
+    import nerstudio.cli.options as parser_module
 
     monkeypatch.setattr(parser_module, "FORMATS", (*FORMATS, "brandnew"))
     assert "brandnew" in " ".join(_help("convert").split())

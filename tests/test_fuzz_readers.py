@@ -388,7 +388,7 @@ def test_mutated_tool_files_read_alike_streamed_and_whole(workdir, seed, ops):
     """``stats``' streamed reading and the whole-file reading accept and refuse the same files,
     with the same documents, sentences, entities and notes; what is read holds no lone surrogate
     (every string can be written back), and writing it out fails only with a NerstudioError."""
-    from nerstudio.cli.corpus_commands import corpus_stats
+    from nerstudio.cli.commands.stats import corpus_stats
     from nerstudio.corpus.formats import Reader
 
     suffix = {"label-studio": ".json", "conllu": ".conllu", "webanno": ".tsv", "brat": ".ann"}.get(

@@ -19,7 +19,7 @@ import pytest
 
 import nerstudio
 from nerstudio.cli import main
-from nerstudio.cli.corpus_commands import corpus_stats
+from nerstudio.cli.commands.stats import corpus_stats
 from nerstudio.corpus import read_corpus, write_corpus
 from nerstudio.corpus.formats import Reader
 from nerstudio.errors import FormatError

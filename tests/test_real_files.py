@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import nerstudio
-from nerstudio.cli.corpus_commands import corpus_stats
+from nerstudio.cli.commands.stats import corpus_stats
 from nerstudio.corpus.convert import convert_file
 from nerstudio.corpus.formats import Reader, read_corpus
 from nerstudio.errors import FormatError

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import nerstudio
-from nerstudio.cli.corpus_commands import corpus_stats
+from nerstudio.cli.commands.stats import corpus_stats
 from nerstudio.corpus.formats import Reader
 from nerstudio.errors import FormatError
 from tests.test_real_files import OTHER_TOOLS

@@ -422,8 +422,8 @@ def test_a_requested_kernel_run_reports_training_and_test_seconds(experiment_dir
 
 
 def _experiment_settings(*options):
+    from nerstudio.cli.commands.experiment import collins_config
     from nerstudio.cli.parser import build_parser
-    from nerstudio.cli.reranker_commands import collins_config
 
     files = ("--train", "t", "--dev", "d", "--test", "e", "--out", "o")
     return collins_config(build_parser().parse_args(["experiment", *files, *options]))

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import SKIP_REASON, shared_data_dir
 
-from nerstudio.cli import corpus_stats, main
+from nerstudio.cli import main
+from nerstudio.cli.commands.stats import corpus_stats
 from nerstudio.corpus import Reader, Span, convert_file, iter_sentences, read_corpus, write_corpus
 from nerstudio.errors import FormatError
 

@@ -9,10 +9,10 @@ bad input); 130 when interrupted. Every error is also recorded,
 with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
 ``NERSTUDIO_DEBUG=1``) shows the same on stderr.
 
-The package: :mod:`.parser` (the options), :mod:`.corpus_commands`, :mod:`.model_commands`,
-:mod:`.reranker_commands`, :mod:`.analysis_commands`, :mod:`.preannotate_command`,
-:mod:`.errors_command`, :mod:`.adjudicate_command` (what the commands do) and :mod:`.common`; here, the dispatch with
-its exit statuses and logging.
+The package: :mod:`.commands` (one module per command: its options and what it does),
+:mod:`.options` (the options several commands share), :mod:`.parser` (the grammar built from
+them) and :mod:`.common` (progress, reading a corpus); here, the dispatch with its exit statuses
+and logging.
 """
 
 from __future__ import annotations
@@ -22,68 +22,8 @@ import sys
 
 from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
 from ..errors import NerstudioError
-from .adjudicate_command import cmd_adjudicate
-from .analysis_commands import cmd_agreement, cmd_rank_uncertain
-from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
-from .errors_command import cmd_errors
-from .model_commands import cmd_jackknife, cmd_nbest, cmd_tag, cmd_train_tagger
-from .parser import INTERNAL_ERROR, USER_ERROR, ArgumentParser, build_parser  # noqa: F401
-from .preannotate_command import cmd_preannotate
-from .reranker_commands import (
-    cmd_experiment,
-    cmd_explain_model,
-    cmd_rerank,
-    cmd_sweep,
-    cmd_train_reranker,
-)
-
-
-def cmd_gui(args) -> int:
-    from ..gui.app import run
-
-    return run(args.path, screenshot=args.screenshot)
-
-
-def cmd_install_desktop(args) -> int:
-    from ..resources import desktop
-
-    where = desktop.data_home() if args.prefix is None else args.prefix
-    if args.uninstall:
-        removed = desktop.uninstall(args.prefix)
-        print(f"removed {len(removed)} file(s) from {where}", file=sys.stderr)
-        return 0
-    written = desktop.install(args.prefix)
-    print(
-        f"installed the launcher entry, {len(desktop.ICON_SIZES) + 1} icons and the metainfo under {where}; "
-        f"the launcher runs {' '.join(desktop.gui_command())}",
-        file=sys.stderr,
-    )
-    for path in written:
-        print(path)
-    return 0
-
-
-COMMANDS = {
-    "convert": cmd_convert,
-    "evaluate": cmd_evaluate,
-    "stats": cmd_stats,
-    "gui": cmd_gui,
-    "train-tagger": cmd_train_tagger,
-    "nbest": cmd_nbest,
-    "tag": cmd_tag,
-    "jackknife": cmd_jackknife,
-    "train-reranker": cmd_train_reranker,
-    "rerank": cmd_rerank,
-    "experiment": cmd_experiment,
-    "explain-model": cmd_explain_model,
-    "sweep": cmd_sweep,
-    "rank-uncertain": cmd_rank_uncertain,
-    "agreement": cmd_agreement,
-    "preannotate": cmd_preannotate,
-    "install-desktop": cmd_install_desktop,
-    "errors": cmd_errors,
-    "adjudicate": cmd_adjudicate,
-}
+from . import commands
+from .parser import INTERNAL_ERROR, USER_ERROR, build_parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     log = logs.logger("cli")
     command = " ".join(["nerstudio", *(argv if argv is not None else sys.argv[1:])])
     try:
-        return COMMANDS[args.command](args) or 0
+        return commands.module(args.command).run(args) or 0
     except KeyboardInterrupt:
         print("nerstudio: interrupted", file=sys.stderr)
         return 130

@@ -1,17 +1,67 @@
-"""The ``adjudicate`` command: two or more annotators' files of one text merged into one, for
+"""``nerstudio adjudicate``: the ``adjudicate`` command: two or more annotators' files of one text merged into one, for
 scripts — agreements accepted, disagreements decided by a policy (``--majority``, ``--prefer``),
 the merged corpus written in any writable format and the report printed (see
-:mod:`nerstudio.adjudication`; the application walks the disagreements one by one instead)."""
+:mod:`nerstudio.adjudication`; the application walks the disagreements one by one instead).
+
+Its options and what it does, side by side.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
 from string import ascii_uppercase
 
-from ..errors import SettingsError
-from .common import _read
+from ...errors import SettingsError
+from ..common import _read
+from ..options import add_read_options
+
+
+def add_parser(sub, parents) -> argparse.ArgumentParser:
+    common = parents.common
+    p = sub.add_parser(
+        "adjudicate",
+        parents=[common],
+        help="merge two or more annotations of the same text",
+        description="Merge annotators' files of the same tokens (INCEpTION's curation): entities "
+        "all annotators agree on are kept; each disagreement (overlapping entities that "
+        "differ) is decided by the policy; what no policy decides gets no entity and is "
+        "listed. Prints the agreement before and the decisions. The files must hold the "
+        "same tokens: the first that differs is an error naming both lines.",
+    )
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="two or more annotations (A, B, C … in this order)"
+    )
+    p.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="OUTPUT",
+        help="merged corpus to write; its extension names the format as for convert, else A's",
+    )
+    p.add_argument(
+        "--majority",
+        action="store_true",
+        help="take the version more than half the annotators hold",
+    )
+    p.add_argument(
+        "--prefer",
+        metavar="WHO",
+        help="take this annotator's version (A, B, … or 1, 2, … or a file name); after --majority "
+        "when both are given",
+    )
+    p.add_argument("--report", metavar="JSON", help="also write the report as JSON")
+    p.add_argument(
+        "--list",
+        type=int,
+        default=20,
+        metavar="K",
+        help="disagreements listed (default 20; 0: all)",
+    )
+    add_read_options(p)
+    return p
 
 
 def annotator(which: str, paths: list[str]) -> int:
@@ -30,11 +80,11 @@ def annotator(which: str, paths: list[str]) -> int:
     )
 
 
-def cmd_adjudicate(args) -> int:
-    from ..adjudication import Adjudication
-    from ..corpus.detect import format_for_output
-    from ..corpus.foreign import writable
-    from ..corpus.writing import Losses, write_corpus
+def run(args) -> int:
+    from ...adjudication import Adjudication
+    from ...corpus.detect import format_for_output
+    from ...corpus.foreign import writable
+    from ...corpus.writing import Losses, write_corpus
 
     if len(args.files) > len(ascii_uppercase):
         raise SettingsError(f"at most {len(ascii_uppercase)} files")
@@ -62,7 +112,7 @@ def cmd_adjudicate(args) -> int:
     print("\n".join(f"{n} = {p}" for n, p in zip(names, args.files)))
     print(rep.text(args.list))
     if args.report:
-        from ..corpus.atomic import atomic_open
+        from ...corpus.atomic import atomic_open
 
         with atomic_open(args.report) as f:
             json.dump(

@@ -1,16 +1,47 @@
-"""The annotation-analysis commands: ``rank-uncertain`` (which sentences to annotate first) and
-``agreement`` (how two annotators' files of the same text agree)."""
+"""``nerstudio rank-uncertain``: the sentences of an N-best list, most uncertain first (which to annotate first).
+
+Its options and what it does, side by side.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 
-from ..errors import SettingsError
+from ... import choices
+from ...errors import SettingsError
 
 
-def cmd_rank_uncertain(args) -> int:
-    from ..nbest import NBestList
-    from ..rerank.uncertainty import uncertainty, uncertainty_order
+def add_parser(sub, parents) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "rank-uncertain",
+        help="the sentences of an N-best list, most uncertain first",
+        description="Annotation order by uncertainty. Per sentence: mass, the probability of the "
+        "tagger's top candidate (softmax of L(x) over the list); margin, the top "
+        "candidate's probability minus the second's; with --model, disagreement: whether "
+        "the reranker picks another candidate than the tagger's top.",
+    )
+    p.add_argument("nbest", metavar="NBEST")
+    p.add_argument(
+        "--model", metavar="RERANKER", help="a reranker model: adds the disagreement column"
+    )
+    p.add_argument(
+        "--by",
+        choices=choices.MEASURES,
+        default="mass",
+        help="order by (default mass; disagreement needs --model: disagreeing sentences first, "
+        "then by mass)",
+    )
+    p.add_argument(
+        "--top", type=int, default=20, metavar="K", help="sentences listed (default 20; 0: all)"
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    return p
+
+
+def run(args) -> int:
+    from ...nbest import NBestList
+    from ...rerank.uncertainty import uncertainty, uncertainty_order
 
     if args.top < 0:
         raise SettingsError("--top must be 0 (all) or more")
@@ -19,7 +50,7 @@ def cmd_rank_uncertain(args) -> int:
     nb = NBestList.load(args.nbest)
     model = None
     if args.model:
-        from ..rerank.model import RerankerModel
+        from ...rerank.model import RerankerModel
 
         model = RerankerModel.load(args.model)
     u = uncertainty(nb, model)
@@ -55,22 +86,4 @@ def cmd_rank_uncertain(args) -> int:
             mark = f"  {'#' + str(r['reranker_choice'] + 1) if r['disagreement'] else '=':>6}"
         text = r["text"] if len(r["text"]) <= 80 else r["text"][:77] + "..."
         print(f"{r['rank']:>4}  {r['mass']:6.3f}  {r['margin']:6.3f}{mark}  {r['id']}: {text}")
-    return 0
-
-
-def cmd_agreement(args) -> int:
-    from ..agreement import agreement
-    from ..corpus.formats import Reader
-
-    if args.list < 0:
-        raise SettingsError("--list must be 0 (all) or more")
-    a = Reader(args.a, None, None, args.encoding, args.strict)
-    b = Reader(args.b, None, None, args.encoding, args.strict)
-    result = agreement(a.sentences(), b.sentences(), a.path, b.path)
-    if args.json:
-        out = result.as_dict(args.list)
-        out.update({"file_a": a.path, "file_b": b.path})
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-    else:
-        print(result.table(args.list))
     return 0
