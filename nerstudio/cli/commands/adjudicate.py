@@ -1,9 +1,7 @@
-"""``nerstudio adjudicate``: the ``adjudicate`` command: two or more annotators' files of one text merged into one, for
+"""``nerstudio adjudicate``: two or more annotators' files of one text merged into one, for
 scripts — agreements accepted, disagreements decided by a policy (``--majority``, ``--prefer``),
 the merged corpus written in any writable format and the report printed (see
 :mod:`nerstudio.adjudication`; the application walks the disagreements one by one instead).
-
-Its options and what it does, side by side.
 """
 
 from __future__ import annotations

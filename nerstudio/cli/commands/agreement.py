@@ -1,7 +1,4 @@
-"""``nerstudio agreement``: agreement between two annotations of the same text: span F and Cohen's kappa.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio agreement``: agreement between two annotations of the same text: span F and Cohen's kappa."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio convert``: convert a corpus between formats and tag schemes.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio convert``: convert a corpus between formats and tag schemes."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
-"""``nerstudio errors``: ``nerstudio errors``: the error analysis of one or more systems' output against gold.
+"""``nerstudio errors``: the error analysis of one or more systems' output against gold.
 
 F by entity type, by entity length, by sentence length and (with ``--train``) over entities
 seen / unseen in training, and the entities by kind of error (type, boundary, missed,
 spurious: :mod:`nerstudio.experiments.error_analysis`), the systems side by side.
-
-Its options and what it does, side by side.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""``nerstudio evaluate``: score a prediction (a corpus or an N-best file) against gold: conlleval's exact spans.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio evaluate``: score a prediction (a corpus or an N-best file) against gold: conlleval's exact spans."""
 
 from __future__ import annotations
 

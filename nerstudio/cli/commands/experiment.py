@@ -1,7 +1,4 @@
-"""``nerstudio experiment``: a whole paper's pipeline with a report: the collins suite or the kazama suite.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio experiment``: a whole paper's pipeline with a report: the collins suite or the kazama suite."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio explain-model``: rank a reranker's features by the decisions they move on an N-best list.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio explain-model``: rank a reranker's features by the decisions they move on an N-best list."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio gui``: open the desktop application (the only command that loads Qt).
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio gui``: open the desktop application (the only command that loads Qt)."""
 
 from __future__ import annotations
 

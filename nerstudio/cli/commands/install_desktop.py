@@ -1,7 +1,4 @@
-"""``nerstudio install-desktop``: add nerstudio to the desktop's launcher: .desktop entry, icons, AppStream metainfo.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio install-desktop``: add nerstudio to the desktop's launcher: .desktop entry, icons, AppStream metainfo."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio jackknife``: k-fold N-best lists for a training corpus (each fold decoded by a tagger that did not see it).
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio jackknife``: k-fold N-best lists for a training corpus (each fold decoded by a tagger that did not see it)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio nbest``: decode a corpus into N-best lists with a tagger (beam search).
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio nbest``: decode a corpus into N-best lists with a tagger (beam search)."""
 
 from __future__ import annotations
 

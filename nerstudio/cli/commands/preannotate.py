@@ -1,7 +1,5 @@
-"""``nerstudio preannotate``: the ``preannotate`` command: a model's entities written into a corpus as its starting gold,
+"""``nerstudio preannotate``: a model's entities written into a corpus as its starting gold,
 for annotators who correct rather than start from nothing (see :mod:`nerstudio.app.preannotate`).
-
-Its options and what it does, side by side.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""``nerstudio rank-uncertain``: the sentences of an N-best list, most uncertain first (which to annotate first).
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio rank-uncertain``: the sentences of an N-best list, most uncertain first (which to annotate first)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio rerank``: pick a candidate per sentence with a reranker model and write the chosen entities.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio rerank``: pick a candidate per sentence with a reranker model and write the chosen entities."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio stats``: documents, sentences, tokens and entities of a corpus.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio stats``: documents, sentences, tokens and entities of a corpus."""
 
 from __future__ import annotations
 

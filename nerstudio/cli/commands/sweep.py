@@ -1,7 +1,4 @@
-"""``nerstudio sweep``: train a learner at every point of a grid of settings: the dev F table and plot.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio sweep``: train a learner at every point of a grid of settings: the dev F table and plot."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio tag``: tag a corpus with a tagger's 1-best analysis, in the input's format.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio tag``: tag a corpus with a tagger's 1-best analysis, in the input's format."""
 
 from __future__ import annotations
 

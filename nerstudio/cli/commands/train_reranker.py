@@ -1,7 +1,4 @@
-"""``nerstudio train-reranker``: train a reranker (boosting or a perceptron) on N-best lists.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio train-reranker``: train a reranker (boosting or a perceptron) on N-best lists."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""``nerstudio train-tagger``: train the maximum-entropy tagger or the structured perceptron tagger.
-
-Its options and what it does, side by side.
-"""
+"""``nerstudio train-tagger``: train the maximum-entropy tagger or the structured perceptron tagger."""
 
 from __future__ import annotations
 
