@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from nerstudio import annotation as ann
+from nerstudio.app import recovery
 from nerstudio.app.attachments import index_nbest
 from nerstudio.app.autosave import AutosavePolicy, Autosaver
 from nerstudio.app.document import ChangeKind, Document
@@ -78,10 +78,10 @@ def test_autosaver_follows_the_document(tmp_path):
     assert saver.poll() is None  # not due yet
     clock.t += 3
     path = saver.poll()
-    assert path and ann.read_recovery(path).edits == {k1: [Span(0, 1, "ORG")]}
+    assert path and recovery.read_recovery(path).edits == {k1: [Span(0, 1, "ORG")]}
     doc.set_spans(k2, [Span(0, 2, "LOC")], "mark")
     clock.t += 5
-    assert ann.read_recovery(saver.poll()).edits == {
+    assert recovery.read_recovery(saver.poll()).edits == {
         k1: [Span(0, 1, "ORG")],
         k2: [Span(0, 2, "LOC")],
     }

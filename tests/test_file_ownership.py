@@ -15,7 +15,7 @@ import time
 import pytest
 from _changed_on_disk import CONLL, sed_i
 
-from nerstudio import annotation as ann
+from nerstudio.app import recovery
 from nerstudio.app.autosave import Autosaver
 from nerstudio.app.document import Document
 from nerstudio.app.keepboth import describe
@@ -318,7 +318,7 @@ def test_two_instances_never_share_a_recovery_file(corpus_file, tmp_path):
         docs.append((doc, saver))
     paths = [s.recovery_file() for _, s in docs]
     assert len(set(paths)) == 2 and all(os.path.exists(p) for p in paths)
-    assert all(ann.read_recovery(p).corpus_path == str(corpus_file) for p in paths)
+    assert all(recovery.read_recovery(p).corpus_path == str(corpus_file) for p in paths)
     doc3 = Document()
     doc3.open(read_corpus(str(corpus_file)))
     saver3 = Autosaver(doc3, rec)
@@ -336,8 +336,8 @@ def test_a_recovery_file_of_an_earlier_version_is_still_offered(corpus_file, tmp
     rec = tmp_path / "recovery"
     c = read_corpus(str(corpus_file))
     c.sentences[1].spans = []
-    old = ann.recovery_path(str(corpus_file), str(rec))  # one per corpus, no owner
-    ann.write_recovery(old, c, [1])
+    old = recovery.recovery_path(str(corpus_file), str(rec))  # one per corpus, no owner
+    recovery.write_recovery(old, c, [1])
     doc = Document()
     doc.open(read_corpus(str(corpus_file)))
     (offer,) = Autosaver(doc, str(rec)).offers()
@@ -361,7 +361,7 @@ def test_adopted_recovery_files_go_once_this_instance_holds_their_edits(corpus_f
     s2.adopt(offer)
     assert os.path.exists(p1)  # until ours holds the edits
     p2 = s2.write()
-    assert not os.path.exists(p1) and ann.read_recovery(p2).edits == {1: []}
+    assert not os.path.exists(p1) and recovery.read_recovery(p2).edits == {1: []}
 
 
 def test_the_lock_names_its_holder(corpus_file):
@@ -412,7 +412,7 @@ def test_a_background_save_whose_state_was_undone_away_leaves_the_document_dirty
 def test_an_unreadable_recovery_file_is_reported_once_and_kept(corpus_file, tmp_path):
     rec = tmp_path / "recovery"
     rec.mkdir()
-    bad = ann.recovery_path(str(corpus_file), str(rec), "1-dead")
+    bad = recovery.recovery_path(str(corpus_file), str(rec), "1-dead")
     with open(bad, "w", encoding="utf-8") as f:
         f.write("{not json")
     doc = Document()

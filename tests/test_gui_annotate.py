@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QPoint, QSettings, Qt
 
-from nerstudio import annotation as ann
+from nerstudio.app import recovery, span_edits
 from nerstudio.corpus.formats import read_corpus, write_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
@@ -71,34 +71,37 @@ def _sentence_without_entities(corpus, n_min=4) -> int:
 
 def test_span_edit_functions():
     spans = [Span(0, 2, "PER"), Span(3, 4, "LOC"), Span(5, 7, "ORG")]
-    assert ann.set_label(spans, 1, 4, "MISC") == [Span(1, 4, "MISC"), Span(5, 7, "ORG")]
-    assert ann.clear(spans, 3, 6) == [Span(0, 2, "PER")]
+    assert span_edits.set_label(spans, 1, 4, "MISC") == [Span(1, 4, "MISC"), Span(5, 7, "ORG")]
+    assert span_edits.clear(spans, 3, 6) == [Span(0, 2, "PER")]
     # growing into a neighbour takes its tokens; a neighbour left with none is refused, not deleted
-    assert ann.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [
+    assert span_edits.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [
         Span(0, 2, "PER"),
         Span(2, 6, "LOC"),
         Span(6, 7, "ORG"),
     ]
-    with pytest.raises(ann.EditRefused):
-        ann.resize([Span(0, 1, "ORG"), Span(1, 2, "LOC")], Span(0, 1, "ORG"), 0, 2, 3)
+    with pytest.raises(span_edits.EditRefused):
+        span_edits.resize([Span(0, 1, "ORG"), Span(1, 2, "LOC")], Span(0, 1, "ORG"), 0, 2, 3)
     # '+' on the first token of an entity right after another merges the two (undoes '/')
     halves = [Span(0, 2, "PER"), Span(2, 4, "PER"), Span(6, 7, "LOC")]
-    assert ann.merge_pair(halves, 2) == (Span(0, 2, "PER"), Span(2, 4, "PER"))
-    assert ann.merge_pair(halves, 3) == (Span(2, 4, "PER"), Span(6, 7, "LOC"))
-    assert ann.merge_pair(halves, 6) is None and ann.merge_pair(halves, 5) is None
-    assert ann.resize(spans, Span(3, 4, "LOC"), 4, 4, 8) == [Span(0, 2, "PER"), Span(5, 7, "ORG")]
-    assert ann.split(spans, Span(5, 7, "ORG"), 6) == [
+    assert span_edits.merge_pair(halves, 2) == (Span(0, 2, "PER"), Span(2, 4, "PER"))
+    assert span_edits.merge_pair(halves, 3) == (Span(2, 4, "PER"), Span(6, 7, "LOC"))
+    assert span_edits.merge_pair(halves, 6) is None and span_edits.merge_pair(halves, 5) is None
+    assert span_edits.resize(spans, Span(3, 4, "LOC"), 4, 4, 8) == [
+        Span(0, 2, "PER"),
+        Span(5, 7, "ORG"),
+    ]
+    assert span_edits.split(spans, Span(5, 7, "ORG"), 6) == [
         Span(0, 2, "PER"),
         Span(3, 4, "LOC"),
         Span(5, 6, "ORG"),
         Span(6, 7, "ORG"),
     ]
-    assert ann.merge(spans, Span(3, 4, "LOC"), Span(5, 7, "ORG")) == [
+    assert span_edits.merge(spans, Span(3, 4, "LOC"), Span(5, 7, "ORG")) == [
         Span(0, 2, "PER"),
         Span(3, 7, "LOC"),
     ]
     with pytest.raises(ValueError):
-        ann.split(spans, Span(3, 4, "LOC"), 3)
+        span_edits.split(spans, Span(3, 4, "LOC"), 3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,7 +251,7 @@ def test_autosave_writes_a_recovery_file(window, qtbot):
     window.sentence_view.select_tokens(1, 3)
     with qtbot.waitSignal(window.annotation.autosaved, timeout=5000) as blocker:
         window.sentence_view.set_type("MISC")
-    rec = ann.read_recovery(blocker.args[0])
+    rec = recovery.read_recovery(blocker.args[0])
     assert rec.edits == {k: [Span(1, 3, "MISC")]}
     assert rec.corpus_path == os.path.abspath(c.path)
 
@@ -396,8 +399,8 @@ def test_recovered_edits_reach_the_nbest_list_attached_after_them(qtbot, tmp_pat
     # a recovery file with that edit, newer than the corpus
     c = read_corpus(str(corpus_file))
     c.sentences[k].spans = list(new)
-    rec = ann.recovery_path(str(corpus_file), str(tmp_path / "recovery"))
-    ann.write_recovery(rec, c, [k])
+    rec = recovery.recovery_path(str(corpus_file), str(tmp_path / "recovery"))
+    recovery.write_recovery(rec, c, [k])
     t = os.path.getmtime(corpus_file) + 10
     os.utime(rec, (t, t))
 

@@ -24,7 +24,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings, Qt
 
-from nerstudio import annotation as ann
+from nerstudio.app import recovery
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
@@ -219,7 +219,7 @@ def test_undo_to_clean_removes_the_recovery_file(qtbot, tmp_path, corpus_file):
     w.sentence_view.set_type("LOC")
     path = w.autosave_now()  # what the timer does a few seconds later
     assert path and os.path.exists(path)
-    assert ann.read_recovery(path).edits == {k: [Span(0, 2, "LOC")]}
+    assert recovery.read_recovery(path).edits == {k: [Span(0, 2, "LOC")]}
     w.act_undo.trigger()
     assert not w.isWindowModified()
     assert not os.path.exists(path)  # clean: nothing to recover
@@ -231,8 +231,8 @@ def test_undo_to_clean_removes_the_recovery_file(qtbot, tmp_path, corpus_file):
 def test_a_recovery_that_changes_nothing_is_not_offered(qtbot, tmp_path, corpus_file):
     st = _settings(tmp_path)
     c = read_corpus(str(corpus_file))
-    rec = ann.recovery_path(str(corpus_file), str(tmp_path / "recovery"))
-    ann.write_recovery(rec, c, [0, 1])  # the spans as saved
+    rec = recovery.recovery_path(str(corpus_file), str(tmp_path / "recovery"))
+    recovery.write_recovery(rec, c, [0, 1])  # the spans as saved
     t = os.path.getmtime(corpus_file) + 10
     os.utime(rec, (t, t))
     w = _open(qtbot, st, corpus_file)  # fails on an offer of recovery

@@ -11,8 +11,7 @@ import os
 import pytest
 from _changed_on_disk import CONLL
 
-from nerstudio import annotation as ann
-from nerstudio.app import autosave
+from nerstudio.app import autosave, recovery
 from nerstudio.app.autosave import Autosaver, restore
 from nerstudio.app.document import Document
 from nerstudio.app.saving import CorpusFile
@@ -110,8 +109,8 @@ def test_a_read_only_window_never_removes_another_instances_recovery_file(corpus
     the window holding the file may have edits it does not."""
     dead = Instance.new()
     dead.abandon()
-    same = ann.recovery_path(str(corpus_file), rec, dead.tag)
-    ann.write_recovery(same, read_corpus(str(corpus_file)), [1], dead.to_dict())  # as saved
+    same = recovery.recovery_path(str(corpus_file), rec, dead.tag)
+    recovery.write_recovery(same, read_corpus(str(corpus_file)), [1], dead.to_dict())  # as saved
     holder = Window(corpus_file, rec)
     reader = Window(corpus_file, rec)
     assert reader.file.read_only
@@ -129,7 +128,7 @@ def test_a_recovery_equal_to_unsaved_edits_goes_only_once_ours_holds_them(corpus
     w.doc.set_spans(1, MINE)
     assert w.saver.offers() == [] and os.path.exists(dead)
     mine = w.saver.write()
-    assert not os.path.exists(dead) and ann.read_recovery(mine).edits == {1: MINE}
+    assert not os.path.exists(dead) and recovery.read_recovery(mine).edits == {1: MINE}
     w.close()
 
 
@@ -146,7 +145,7 @@ def test_save_as_takes_the_recovery_file_along(corpus_file, rec, tmp_path):
     new = tmp_path / "copy.conll"
     w.file.save(str(new))
     assert not os.path.exists(old)
-    assert ann.recovery_files(str(corpus_file), rec) == []
+    assert recovery.recovery_files(str(corpus_file), rec) == []
     w.kill()
     w.file.release()
     again = Window(corpus_file, rec)
@@ -169,7 +168,9 @@ def test_edits_made_during_save_as_are_kept_under_the_new_name_first(
 
     def watched(path):
         if path == old:  # what a crash right now would leave
-            seen.append({p: ann.read_recovery(p).edits for p in ann.recovery_files(str(new), rec)})
+            seen.append(
+                {p: recovery.read_recovery(p).edits for p in recovery.recovery_files(str(new), rec)}
+            )
         remove(path)
 
     monkeypatch.setattr(autosave.os, "remove", watched)
@@ -179,7 +180,7 @@ def test_edits_made_during_save_as_are_kept_under_the_new_name_first(
     w.file.finish_save(pending)
     assert seen == [{w.saver.recovery_file(): {2: []}}]
     assert not os.path.exists(old) and w.doc.unsaved() == [2]
-    assert ann.read_recovery(w.saver.recovery_file()).corpus_path == str(new)
+    assert recovery.read_recovery(w.saver.recovery_file()).corpus_path == str(new)
     w.close()
 
 

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from nerstudio import annotation as ann
+from nerstudio.app import recovery
 from nerstudio.app.autosave import Autosaver, restore
 from nerstudio.app.document import Document
 from nerstudio.corpus.formats import read_corpus
@@ -59,7 +59,7 @@ def test_recovery_restores_review_states_notes_flags_and_spans(corpus_file, tmp_
     _edit(dead)
     want = _state(dead)
     path = saver.write()
-    assert path and ann.read_recovery(path).state["flagged"] == [6, 9]
+    assert path and recovery.read_recovery(path).state["flagged"] == [6, 9]
     saver.instance.abandon()  # the window is killed: nothing saved, nothing cleaned up
     doc = Document()
     doc.open(read_corpus(str(corpus_file)))
@@ -96,10 +96,10 @@ def test_a_state_written_for_another_corpus_length_is_ignored(corpus_file, tmp_p
     dead.set_spans(1, [Span(0, 1, "ORG")])
     path = saver.write()
     saver.instance.abandon()
-    r = ann.read_recovery(path)
+    r = recovery.read_recovery(path)
     c = read_corpus(str(corpus_file))
     state = dict(r.state, sentences=len(c) + 1)
-    ann.write_recovery(path, dead.corpus, [1], r.owner, state)
+    recovery.write_recovery(path, dead.corpus, [1], r.owner, state)
     doc = Document()
     doc.open(read_corpus(str(corpus_file)))
     (offer,) = Autosaver(doc, rec).offers()

@@ -6,7 +6,7 @@ editing (an edit every second, for minutes) is still written every ``max_delay``
 instead of being postponed forever. It reads a clock it is given, so tests drive it with a fake
 one. :class:`Autosaver` does the rest for a :class:`~nerstudio.app.document.Document`: it writes
 the spans of the sentences edited since the last save to the recovery file (atomically, see
-:func:`nerstudio.annotation.write_recovery`), removes the file whenever the document is clean
+:func:`nerstudio.app.recovery.write_recovery`), removes the file whenever the document is clean
 again (saved, or undone back to the saved state), writes it at once when a save leaves edits
 unsaved (made while it ran in the background: the recovery file then holds the state before
 the save, which a crash must not put back over the newer corpus file), and finds a recovery file
@@ -31,18 +31,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..annotation import (
+from ..corpus.filelock import Instance, lock_path, read_holder
+from ..corpus.model import Sentence, Span
+from ..errors import NerstudioError
+from .document import Change, ChangeKind, Document
+from .history import SetSpans
+from .recovery import (
     plain_label,
     read_recovery,
     recovery_files,
     recovery_path,
     write_recovery,
 )
-from ..corpus.filelock import Instance, lock_path, read_holder
-from ..corpus.model import Sentence, Span
-from ..errors import NerstudioError
-from .document import Change, ChangeKind, Document
-from .history import SetSpans
 from .review import Marks
 
 DEBOUNCE_S = 3.0
@@ -104,7 +104,7 @@ def state_of(document: Document) -> dict:
 
 
 def parse_state(state: dict | None, n: int) -> tuple[np.ndarray, Marks] | None:
-    """A recovery file's ``state`` (as :func:`~nerstudio.annotation.read_recovery` checked it)
+    """A recovery file's ``state`` (as :func:`~nerstudio.app.recovery.read_recovery` checked it)
     for a corpus of ``n`` sentences (None: absent, or written for another number of sentences)."""
     if not state or state["sentences"] != n:
         return None

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
-from ... import annotation as ann
 from ...app import occurrences as occ
+from ...app import span_edits
 from ...app.document import Change, ChangeKind, Origin
 from ...app.types import document_types
 from ..actions import make_action
@@ -65,7 +65,7 @@ class OccurrencesController(QObject):
         words, gold = view.words(), view.gold()
         a, b = view.selection()
         if words and a >= 0:
-            sp = ann.span_at(gold, view.caret)
+            sp = span_edits.span_at(gold, view.caret)
             if sp is not None and b - a == 1:
                 return " ".join(words[sp.start : sp.end]), sp.label
             inside = [s for s in gold if (s.start, s.end) == (a, b)]

@@ -32,7 +32,7 @@ from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea
 
-from ... import annotation as ann
+from ...app import span_edits
 from ...corpus.model import Span
 from .sentence_view import SentenceView
 
@@ -179,7 +179,7 @@ class AnnotationView(SentenceView):
 
     def mouseDoubleClickEvent(self, event) -> None:
         i = self.token_at(event.position())
-        sp = ann.span_at(self._gold, i) if i >= 0 else None
+        sp = span_edits.span_at(self._gold, i) if i >= 0 else None
         if sp is not None:
             self.select_tokens(sp.start, sp.end)
         super().mouseDoubleClickEvent(event)
@@ -255,7 +255,7 @@ class AnnotationView(SentenceView):
         """Which edits apply to the current selection (the actions' enabled state)."""
         a, b = self.selection()
         ok = self.editable and bool(self._words) and a >= 0
-        sp = ann.span_at(self._gold, self.caret) if ok else None
+        sp = span_edits.span_at(self._gold, self.caret) if ok else None
         n = len(self._words)
         return {
             "type": ok,
@@ -265,7 +265,7 @@ class AnnotationView(SentenceView):
             "shrink_left": sp is not None,
             "shrink_right": sp is not None,
             "split": sp is not None and sp.start < self.caret < sp.end,
-            "merge": ok and ann.merge_pair(self._gold, self.caret) is not None,
+            "merge": ok and span_edits.merge_pair(self._gold, self.caret) is not None,
         }
 
     # -- edits (also callable directly) ---------------------------------------------------
@@ -277,22 +277,22 @@ class AnnotationView(SentenceView):
         a, b = self.selection()
         if a < 0:
             return
-        sp = ann.span_at(self._gold, self.caret)
+        sp = span_edits.span_at(self._gold, self.caret)
         if b - a == 1 and sp is not None:
             self._request(
-                ann.set_label(self._gold, sp.start, sp.end, label),
+                span_edits.set_label(self._gold, sp.start, sp.end, label),
                 f"type “{sp.text(self._words)}” as {label}",
             )
         else:
             self._request(
-                ann.set_label(self._gold, a, b, label),
+                span_edits.set_label(self._gold, a, b, label),
                 f"mark “{' '.join(self._words[a:b])}” as {label}",
             )
 
     def clear_selection_spans(self) -> None:
         a, b = self.selection()
         if a >= 0:
-            self._request(ann.clear(self._gold, a, b), "clear entity")
+            self._request(span_edits.clear(self._gold, a, b), "clear entity")
 
     def extend(self, direction: int) -> None:
         """Grow the entity under the caret by one token to the left (-1) or right (+1)."""
@@ -303,7 +303,7 @@ class AnnotationView(SentenceView):
         self._resize(direction, shrink=True)
 
     def _resize(self, direction: int, shrink: bool) -> None:
-        sp = ann.span_at(self._gold, self.caret)
+        sp = span_edits.span_at(self._gold, self.caret)
         if sp is None:
             return
         n = len(self._words)
@@ -316,8 +316,8 @@ class AnnotationView(SentenceView):
         if start < 0 or end > n or (start, end) == (sp.start, sp.end):
             return
         try:
-            new = ann.resize(self._gold, sp, start, end, n)
-        except ann.EditRefused as exc:
+            new = span_edits.resize(self._gold, sp, start, end, n)
+        except span_edits.EditRefused as exc:
             self.editRefused.emit(
                 f"Cannot {what} the {sp.label or 'entity'}: {exc} (merge them instead)"
             )
@@ -328,19 +328,19 @@ class AnnotationView(SentenceView):
         self._request(new, f"{what} {sp.label} entity")
 
     def split_at_caret(self) -> None:
-        sp = ann.span_at(self._gold, self.caret)
+        sp = span_edits.span_at(self._gold, self.caret)
         if sp is not None and sp.start < self.caret < sp.end:
-            self._request(ann.split(self._gold, sp, self.caret), f"split {sp.label} entity")
+            self._request(span_edits.split(self._gold, sp, self.caret), f"split {sp.label} entity")
 
     def merge_with_next(self) -> None:
-        pair = ann.merge_pair(self._gold, self.caret)
+        pair = span_edits.merge_pair(self._gold, self.caret)
         if pair is None:
             self.editRefused.emit(
                 "Nothing to merge: put the caret on an entity that has a next entity, "
                 "or on the first token of one that follows another"
             )
             return
-        self._request(ann.merge(self._gold, *pair), f"merge {pair[0].label} entities")
+        self._request(span_edits.merge(self._gold, *pair), f"merge {pair[0].label} entities")
 
     # -- painting -------------------------------------------------------------------------
     def focusInEvent(self, event) -> None:
