@@ -64,10 +64,10 @@ from nerstudio.app.loop import OnlineLearner, apply, batch_scores, snapshot
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_CORPUS, DEMO_MODEL_DIR
 from nerstudio.evaluation import evaluate_spans
-from nerstudio.experiments.predictor import load_model_folder
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.model import RerankerModel, train_reranker
 from nerstudio.rerank.uncertainty import uncertainty
+from nerstudio.runtime.predictor import load_model_folder
 
 
 def most_uncertain(doc: Document, size: int) -> list[int]:

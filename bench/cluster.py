@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.experiments.dask_executor import DaskExecutor  # noqa: E402
-from nerstudio.experiments.folds import ProcessExecutor  # noqa: E402
-from nerstudio.experiments.pipeline import jackknife  # noqa: E402
 from nerstudio.experiments.sweep import parse_settings, run_sweep  # noqa: E402
+from nerstudio.runtime.dask_executor import DaskExecutor  # noqa: E402
+from nerstudio.runtime.folds import ProcessExecutor  # noqa: E402
+from nerstudio.runtime.pipeline import jackknife  # noqa: E402
 
 
 def _peak_mb() -> float:

@@ -36,7 +36,7 @@ Then it runs the real main window offscreen and prints:
   on eng.train, computed in the window's second worker: seconds, and the longest main-thread stall
   meanwhile;
 * **K&T model** (``--kt-model PATH``, only this): File ▸ Open sequence tagger (K&T) on eng.train
-  with the model's default n' — the path of ``nerstudio.experiments.tagger_process.candidates_in_child``: wall
+  with the model's default n' — the path of ``nerstudio.runtime.tagger_process.candidates_in_child``: wall
   time until the candidates are installed, the child's stages, the main-thread handler, the
   longest main-thread stall meanwhile (10 ms ticks, as above) and how many determinate progress
   updates the window got;

@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT))
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.evaluation import relative_error_reduction  # noqa: E402
-from nerstudio.experiments.pipeline import jackknife, sentence_ids  # noqa: E402
 from nerstudio.nbest import NBestList  # noqa: E402
 from nerstudio.rerank.boosting import Boosting  # noqa: E402
 from nerstudio.rerank.features import GlobalFeatures  # noqa: E402
 from nerstudio.rerank.perceptron import AveragedPerceptron, VotedPerceptron  # noqa: E402
+from nerstudio.runtime.pipeline import jackknife, sentence_ids  # noqa: E402
 
 
 def peak_mb() -> float:

@@ -132,7 +132,7 @@ class Pipeline:
 
     # -- the candidates of one sentence ------------------------------------------------------------
     def _list(self, tokens: list[str], n: int):
-        from .experiments.predictor import tagger_nbest
+        from .runtime.predictor import tagger_nbest
 
         return tagger_nbest(self.tagger, [tokens], n)
 
@@ -152,7 +152,7 @@ class Pipeline:
                 mass[sp] = mass.get(sp, 0.0) + p
         rscores, chosen, data = None, 0, None
         if self.reranker is not None:
-            from .experiments.predictor import needs_documents
+            from .runtime.predictor import needs_documents
 
             if needs_documents(self.reranker):  # one sentence: a document of its own, no context
                 nb.meta["documents"] = [0]
@@ -224,7 +224,7 @@ def load(folder, system: str | None = None, n: int = 20) -> Pipeline:
     when present, the reranker: ``reranker.npz`` (the demo model and the application's results
     folders) or ``reranker-<system>.npz`` (``nerstudio experiment``'s output; ``system`` picks
     one when there are several). A path to a tagger file loads the tagger alone."""
-    from .experiments.predictor import load_model_folder
+    from .runtime.predictor import load_model_folder
 
     return Pipeline(*load_model_folder(folder, system), n)
 

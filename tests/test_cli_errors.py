@@ -171,7 +171,7 @@ def test_every_other_choice_list_is_its_registry():
         ("nerstudio.tagging.features", "parse_feature_set", ("conll+nope",), {}),
         ("nerstudio.resources", "select_lists", ("nope",), {}),
         ("nerstudio.rerank.model", "learner_class", ("nope",), {}),
-        ("nerstudio.experiments.dask_executor", "executor_from_setting", ("local:0",), {}),
+        ("nerstudio.runtime.dask_executor", "executor_from_setting", ("local:0",), {}),
         ("nerstudio.corpus.detect", "normalize_format", ("xml",), {}),
     ],
 )

@@ -1,4 +1,4 @@
-"""Folds, cross-validated lists and sweeps on a Dask ``LocalCluster`` (nerstudio.experiments.dask_executor).
+"""Folds, cross-validated lists and sweeps on a Dask ``LocalCluster`` (nerstudio.runtime.dask_executor).
 
 The same lists as the local pool, bit for bit; a sweep's table and plot; cancellation that
 reaches the tasks running on the workers; a worker killed mid-task retried once, a second death
@@ -27,13 +27,13 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled, NerstudioError
-from nerstudio.experiments.child_process import ChildProcessFailed
-from nerstudio.experiments.dask_executor import DaskExecutor, executor_from_setting
-from nerstudio.experiments.folds import Job, run_jobs
 from nerstudio.experiments.kazama import cross_validated_lists
-from nerstudio.experiments.pipeline import jackknife
 from nerstudio.experiments.sweep import POINT_FILES, parse_settings, run_sweep
-from nerstudio.experiments.work_files import CorpusFile, clear_cache
+from nerstudio.runtime.child_process import ChildProcessFailed
+from nerstudio.runtime.dask_executor import DaskExecutor, executor_from_setting
+from nerstudio.runtime.folds import Job, run_jobs
+from nerstudio.runtime.pipeline import jackknife
+from nerstudio.runtime.work_files import CorpusFile, clear_cache
 
 DEMO_NBEST = DEMO_DIR / "model"
 WORKER_PROCESS = "Dask Worker process"
@@ -267,8 +267,8 @@ def test_a_task_error_reaches_the_caller_with_its_type(demo, dask_local, tmp_pat
 
 
 def test_inputs_go_as_paths_when_every_worker_sees_them_else_as_bytes(demo, dask_local, tmp_path):
-    from nerstudio.experiments.dask_executor import _worker_sees
-    from nerstudio.experiments.work_files import sha256_file
+    from nerstudio.runtime.dask_executor import _worker_sees
+    from nerstudio.runtime.work_files import sha256_file
 
     train = str(DEMO_DIR / "train.conll")
     digest = sha256_file(train)
@@ -316,7 +316,7 @@ def test_a_corpus_its_file_no_longer_holds_is_refused(dask_local, tmp_path):
 
 
 def test_an_unreachable_scheduler_is_one_line(monkeypatch):
-    import nerstudio.experiments.dask_executor as de
+    import nerstudio.runtime.dask_executor as de
 
     monkeypatch.setattr(de, "CONNECT_TIMEOUT", 1.0)
     ex = executor_from_setting("dask://127.0.0.1:9")  # discard port: nothing listens

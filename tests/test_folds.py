@@ -1,4 +1,4 @@
-"""The fold driver (nerstudio.experiments.folds): same lists as before, in fold order, with
+"""The fold driver (nerstudio.runtime.folds): same lists as before, in fold order, with
 progress per fold and from inside a fold, errors and dead workers reported, and cancellation
 that returns without waiting for running folds."""
 
@@ -17,8 +17,9 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
-from nerstudio.experiments.child_process import ChildProcessFailed
-from nerstudio.experiments.folds import (
+from nerstudio.experiments.kazama import cross_validated_lists
+from nerstudio.runtime.child_process import ChildProcessFailed
+from nerstudio.runtime.folds import (
     Fold,
     InlineExecutor,
     Job,
@@ -27,8 +28,7 @@ from nerstudio.experiments.folds import (
     run_folds,
     split,
 )
-from nerstudio.experiments.kazama import cross_validated_lists
-from nerstudio.experiments.pipeline import jackknife, merge_nbest, sentence_ids
+from nerstudio.runtime.pipeline import jackknife, merge_nbest, sentence_ids
 from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.tagging.perceptron import PerceptronTagger
@@ -221,7 +221,7 @@ def _stamp(data, job, ctx):
 def test_follow_up_jobs_run_before_the_jobs_still_waiting(executor, tmp_path):
     """A job's follow-ups (``then``) run next, before the given jobs not yet started, and their
     results follow the given jobs' in the order they were added."""
-    from nerstudio.experiments.folds import run_jobs
+    from nerstudio.runtime.folds import run_jobs
 
     def job(name, value):
         return Job(name, _stamp, settings={"dir": str(tmp_path), "value": value})
@@ -241,7 +241,7 @@ def test_follow_up_jobs_run_before_the_jobs_still_waiting(executor, tmp_path):
 
 
 def test_follow_ups_need_unique_names_and_a_local_executor(tmp_path):
-    from nerstudio.experiments.folds import run_jobs
+    from nerstudio.runtime.folds import run_jobs
 
     jobs = [Job("a", _stamp, settings={"dir": str(tmp_path), "value": 1})]
     with pytest.raises(ValueError, match="'a' twice"):

@@ -43,7 +43,7 @@ def test_a_bad_setting_is_refused_and_a_good_one_kept(window):
 def test_the_pipeline_jackknife_runs_on_a_dask_cluster_with_the_same_lists(window, qtbot):
     pytest.importorskip("distributed", reason="the dask extra is not installed")
     from nerstudio.corpus.formats import read_corpus
-    from nerstudio.experiments.pipeline import jackknife
+    from nerstudio.runtime.pipeline import jackknife
 
     w = window
     w.dialogs.ask_text = lambda *a: "dask-local:2"

@@ -39,7 +39,7 @@ def test_core_lists_and_origin_agree_with_the_model(tmp_path):
     document candidates whose restriction they are, and the explanation adds up."""
     from nerstudio.app.attachments import KTCandidates
     from nerstudio.corpus.formats import read_corpus
-    from nerstudio.experiments.tagger_process import (
+    from nerstudio.runtime.tagger_process import (
         display_lists,
         load_origin,
         save_origin,
@@ -172,7 +172,7 @@ def test_margin_run_cancelled(window):
 def saved_models(tmp_path_factory):
     """A tiny joint (proposed) and a tiny averaged perceptron tagger trained on the demo, saved."""
     from nerstudio.corpus.formats import read_corpus
-    from nerstudio.experiments.tagger_process import train_tagger
+    from nerstudio.runtime.tagger_process import train_tagger
 
     folder = tmp_path_factory.mktemp("kt-models")
     tr = read_corpus(DEMO / "train.conll")
@@ -188,7 +188,7 @@ def saved_models(tmp_path_factory):
 
 
 def test_decoding_in_batches_of_documents_gives_the_same_lists(saved_models):
-    from nerstudio.experiments.tagger_process import display_lists, document_chunks
+    from nerstudio.runtime.tagger_process import display_lists, document_chunks
 
     tr = saved_models["corpus"]
     chunks = document_chunks(tr, 500)
@@ -224,7 +224,7 @@ def _open_kt(w, path, n=None):
 def test_file_open_sequence_tagger(window, qtbot, saved_models, key):
     """File > Open sequence tagger: the model is read and the corpus decoded in a child process;
     the N-best panel shows the model's own candidates (as decoded in this process)."""
-    from nerstudio.experiments.tagger_process import display_lists
+    from nerstudio.runtime.tagger_process import display_lists
 
     w = window
     path, model = saved_models[key]
@@ -322,7 +322,7 @@ def test_a_corrupt_model_file_is_one_line_in_the_status_bar(window, qtbot, tmp_p
 
 
 def test_panel_in_kt_mode_task_and_advanced_local_settings(window):
-    from nerstudio.experiments.tagger_process import make_model
+    from nerstudio.runtime.tagger_process import make_model
 
     p = window.training_panel
     window.training_dock.show()

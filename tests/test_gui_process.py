@@ -1,5 +1,5 @@
 """Reranker training in a child process: same results as in the GUI process, cancellation,
-errors and crashes of the child (nerstudio.experiments.rerank_process and the window's training job)."""
+errors and crashes of the child (nerstudio.runtime.rerank_process and the window's training job)."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ def lists():
     "algo,params", [("perceptron", {"epochs": 2}), ("boost", {"rounds": 20, "eval_every": 5})]
 )
 def test_child_training_equals_training_in_this_process(lists, algo, params):
-    from nerstudio.experiments.rerank_process import live_children, train_in_child
     from nerstudio.rerank.model import train_reranker
+    from nerstudio.runtime.rerank_process import live_children, train_in_child
 
     train, dev = lists
     points, messages = [], []
@@ -74,7 +74,7 @@ def test_child_training_equals_training_in_this_process(lists, algo, params):
 
 
 def test_cancelling_stops_the_child_within_a_second(lists):
-    from nerstudio.experiments.rerank_process import live_children, train_in_child
+    from nerstudio.runtime.rerank_process import live_children, train_in_child
 
     train, dev = lists
     state = {"cancel_at": None}
@@ -100,7 +100,7 @@ def test_cancelling_stops_the_child_within_a_second(lists):
 
 def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(lists, monkeypatch):
     """The last resort: a child stuck where the core does not look at the cancel flag."""
-    from nerstudio.experiments import rerank_process as rp
+    from nerstudio.runtime import rerank_process as rp
 
     train, dev = lists
     t = {}
@@ -125,7 +125,7 @@ def test_a_child_that_ignores_cancellation_is_killed_after_the_grace_period(list
 
 
 def test_a_killed_child_is_reported_not_waited_for(lists):
-    from nerstudio.experiments.rerank_process import (
+    from nerstudio.runtime.rerank_process import (
         ChildProcessFailed,
         live_children,
         train_in_child,
@@ -155,7 +155,7 @@ def test_a_killed_child_is_reported_not_waited_for(lists):
 
 
 def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
-    from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child
+    from nerstudio.runtime.rerank_process import ChildProcessFailed, train_in_child
 
     train, dev = lists
     with pytest.raises(ChildProcessFailed) as info:
@@ -168,7 +168,7 @@ def test_an_error_in_the_child_comes_back_as_one_clear_line(lists):
 
 def test_ranking_files_refuse_other_files(tmp_path, lists):
     from nerstudio.errors import FormatError
-    from nerstudio.experiments.rerank_process import load_ranking
+    from nerstudio.runtime.rerank_process import load_ranking
 
     train, _dev = lists
     train.save(tmp_path / "list.npz")
@@ -240,7 +240,7 @@ def test_a_killed_child_shows_an_error_and_enables_training_again(window, qtbot)
 def test_an_unchanged_list_is_read_from_its_file_an_edited_one_is_handed_over(
     window, qtbot, monkeypatch
 ):
-    from nerstudio.experiments import rerank_process as rp
+    from nerstudio.runtime import rerank_process as rp
 
     ses = window.document
     copy = Path(os.environ["NERSTUDIO_DEMO_DIR"]) / "model"  # the window's demo: the tests' copy

@@ -138,7 +138,7 @@ def test_cancel_a_boosting_run(window, qtbot):
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.runner.busy, timeout=5000)
     assert time.monotonic() - t0 < 1.0
-    from nerstudio.experiments.rerank_process import live_children
+    from nerstudio.runtime.rerank_process import live_children
 
     assert not live_children()  # the training process is gone too
     assert window.curve_plot.runs[n_runs].state == "cancelled"

@@ -421,9 +421,9 @@ def test_rerankers_follow_the_margin_perceptron_in_one_run(tmp_path):
     trained on them predict what re-rankers trained after the stages, one after the other, do."""
     import numpy as np
 
-    from nerstudio.experiments.folds import split
     from nerstudio.experiments.kazama import cross_validated_lists
     from nerstudio.experiments.kazama_fits import KEPT_FILE, Fit, Reranking, train_all
+    from nerstudio.runtime.folds import split
 
     train, dev, test = (read_corpus(f"{DEMO}/{n}.conll") for n in ("train", "dev", "test"))
     cfg = KazamaConfig(epochs=3, n=4, n_test=5)

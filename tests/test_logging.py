@@ -103,8 +103,8 @@ def test_debug_shows_on_stderr_what_the_log_records(log_file, tmp_path, capsys):
 
 def test_a_child_process_traceback_is_logged(log_file):
     """The child's traceback used to be dropped unless NERSTUDIO_DEBUG was set."""
-    from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child
     from nerstudio.nbest import NBestList
+    from nerstudio.runtime.rerank_process import ChildProcessFailed, train_in_child
 
     train = NBestList.load(DEMO / "model" / "train.nbest.npz")
     with pytest.raises(ChildProcessFailed) as info:
@@ -118,7 +118,7 @@ def test_a_child_process_traceback_is_logged(log_file):
 
 
 def test_a_killed_child_is_logged_too(log_file, monkeypatch):
-    from nerstudio.experiments import child_process
+    from nerstudio.runtime import child_process
 
     with pytest.raises(child_process.ChildProcessFailed, match="exit status 7"):
         child_process.run_in_child(_exit_7, {}, name="nerstudio-test-child")

@@ -12,7 +12,7 @@ from nerstudio.app.document import Document
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
-from nerstudio.experiments.predictor import load_model_folder
+from nerstudio.runtime.predictor import load_model_folder
 from nerstudio.tagging.perceptron import PerceptronTagger
 
 

@@ -12,11 +12,11 @@ from nerstudio.app.document import Document
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
 from nerstudio.errors import Cancelled
-from nerstudio.experiments.predictor import load_model_folder
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.data import RankingData
 from nerstudio.rerank.model import train_reranker
 from nerstudio.rerank.perceptron import AveragedPerceptron, Perceptron, VotedPerceptron
+from nerstudio.runtime.predictor import load_model_folder
 
 
 def _tiny_data(seed: int = 3) -> RankingData:

@@ -228,7 +228,7 @@ def test_a_context_reranker_sees_the_whole_document(context_model, pipe):
     candidates elsewhere in its document: pre-annotation decodes every sentence and chooses over
     the whole list, exactly as the reranker does on the corpus's N-best list with its documents;
     the API (one sentence, a document of its own) and the command work with such a model too."""
-    from nerstudio.experiments.predictor import choices, needs_documents, tagger_nbest
+    from nerstudio.runtime.predictor import choices, needs_documents, tagger_nbest
 
     m = context_model
     assert needs_documents(m.reranker) and not needs_documents(pipe.reranker)

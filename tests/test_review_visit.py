@@ -124,7 +124,7 @@ def test_a_move_that_follows_an_undo_elsewhere_reviews_nothing_and_keeps_the_red
 @pytest.fixture(scope="module")
 def demo_round():
     """A real round of the bundled demo tagger on the demo test corpus, its gold removed."""
-    from nerstudio.experiments.predictor import load_model_folder
+    from nerstudio.runtime.predictor import load_model_folder
 
     corpus = read_corpus(str(DEMO_DIR / "test.conll"))
     for s in corpus.sentences:

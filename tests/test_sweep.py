@@ -1,5 +1,5 @@
 """Sweeps (nerstudio.experiments.sweep) on the local executors, the `sweep` command, and the
-executor settings (nerstudio.experiments.dask_executor.executor_from_setting) — none needs Dask."""
+executor settings (nerstudio.runtime.dask_executor.executor_from_setting) — none needs Dask."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import NerstudioError
 from nerstudio.evaluation import evaluate_spans
-from nerstudio.experiments import dask_executor
-from nerstudio.experiments.dask_executor import executor_from_setting
-from nerstudio.experiments.folds import InlineExecutor, ProcessExecutor
 from nerstudio.experiments.sweep import grid_points, parse_settings, run_sweep
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.model import train_reranker
+from nerstudio.runtime import dask_executor
+from nerstudio.runtime.dask_executor import executor_from_setting
+from nerstudio.runtime.folds import InlineExecutor, ProcessExecutor
 from nerstudio.tagging.maxent import MaxEntTagger
 
 TRAIN_NB, DEV_NB = DEMO_DIR / "model" / "train.nbest.npz", DEMO_DIR / "model" / "dev.nbest.npz"

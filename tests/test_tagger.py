@@ -10,8 +10,8 @@ import pytest
 
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import Cancelled, FormatError
-from nerstudio.experiments.pipeline import document_folds, jackknife
 from nerstudio.nbest import NBestList
+from nerstudio.runtime.pipeline import document_folds, jackknife
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.text.shapes import build_lexicon, collapsed_shape, shape
 

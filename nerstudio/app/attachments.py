@@ -23,8 +23,8 @@ import numpy as np
 
 from ..corpus.model import Corpus, Span
 from ..errors import Cancelled
-from ..experiments.predictor import needs_documents
 from ..nbest import NBestList
+from ..runtime.predictor import needs_documents
 
 #: a non-local feature of a K&T candidate: (name, family, count, weight, count·weight)
 Term: TypeAlias = tuple[str, str, float, float, float]
@@ -213,7 +213,7 @@ def list_documents(nbest: NBestList) -> list[int] | None:
 def with_documents(nbest: NBestList) -> tuple[NBestList, bool]:
     """``nbest`` with each sentence's document in its meta (:func:`list_documents`; a copy that
     shares the candidates when the list had none), and whether they were unknown, so that each
-    sentence is a document of its own, as :func:`nerstudio.experiments.predictor.choices` takes
+    sentence is a document of its own, as :func:`nerstudio.runtime.predictor.choices` takes
     such a list."""
     if "documents" in nbest.meta:
         return nbest, False

@@ -45,8 +45,8 @@ import numpy as np
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, SettingsError
 from ..evaluation import evaluate_spans
-from ..experiments.predictor import tagger_nbest
 from ..nbest import NBestList
+from ..runtime.predictor import tagger_nbest
 from . import loop_rerank
 from .attachments import Scored, index_nbest
 from .events import Origin

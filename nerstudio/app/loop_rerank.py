@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..corpus.model import Span
-from ..experiments.predictor import needs_documents
 from ..nbest import NBestList, entity_types
+from ..runtime.predictor import needs_documents
 from .attachments import Scored, score_nbest
 
 if TYPE_CHECKING:  # the learners (and scipy) load with the first reranker, not with the window

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..corpus.model import Corpus, Sentence, Span
 from ..errors import Cancelled, SettingsError
-from ..experiments.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from ..nbest import NBestList
+from ..runtime.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from .guards import checked_spans
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
@@ -55,7 +55,7 @@ class Model:
 
 
 def load_model(folder: str | os.PathLike[str], system: str | None = None) -> Model:
-    """The model folder ``folder`` (see :func:`nerstudio.experiments.predictor.load_model_folder`)."""
+    """The model folder ``folder`` (see :func:`nerstudio.runtime.predictor.load_model_folder`)."""
     tagger, reranker = load_model_folder(folder, system)
     return Model(tagger, reranker, str(folder))
 

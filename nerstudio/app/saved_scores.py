@@ -23,9 +23,9 @@ import numpy as np
 
 from ..corpus.model import Corpus
 from ..errors import FormatError
-from ..experiments.predictor import needs_documents
 from ..nbest import NBestList
 from ..persist import load_npz, save_npz
+from ..runtime.predictor import needs_documents
 from .attachments import NBestIndex, Scored, index_nbest, with_documents
 
 FORMAT = "nerstudio-scored-list"

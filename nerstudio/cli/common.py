@@ -85,7 +85,7 @@ def _executor(args):
     """The executor ``--executor`` names (None: the local default), closed when the command exits."""
     import atexit
 
-    from ..experiments.dask_executor import executor_from_setting
+    from ..runtime.dask_executor import executor_from_setting
 
     executor = executor_from_setting(args.executor)
     if hasattr(executor, "close"):

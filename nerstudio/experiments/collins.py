@@ -42,8 +42,8 @@ from ..learners import DEFAULT_SYSTEMS, FEATURE_FAMILIES, reranker
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import RerankerModel, make_learner
+from ..runtime.pipeline import jackknife
 from .breakdown import breakdown, breakdown_lines, training_strings
-from .pipeline import jackknife
 from .reuse import copy_lists, load_lists, made_by
 
 #: Collins (2002), Figure 5: precision, recall and F on the test set, and in parentheses the

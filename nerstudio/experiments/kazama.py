@@ -37,6 +37,8 @@ from ..corpus.model import Corpus, Span
 from ..errors import SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable
+from ..runtime.folds import is_remote, run_folds, split
+from ..runtime.work_files import CorpusFile
 from ..tagging.joint import JointTagger
 from ..tagging.perceptron import PerceptronTagger
 from .breakdown import breakdown, breakdown_lines, training_strings
@@ -48,7 +50,6 @@ from .collins import (
     with_placeholder_type,
     write_report,
 )
-from .folds import is_remote, run_folds, split
 from .kazama_fits import (
     KEPT_FILE,
     LIST_FILES,
@@ -58,7 +59,6 @@ from .kazama_fits import (
     merge_lists,
     train_all,
 )
-from .work_files import CorpusFile
 
 SYSTEMS = KAZAMA_SYSTEMS
 

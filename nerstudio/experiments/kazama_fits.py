@@ -33,11 +33,11 @@ import numpy as np
 
 from ..corpus.model import Corpus
 from ..persist import load_npz, save_npz
+from ..runtime.folds import Fold, FoldProgress, Job, TaskContext, local_executor, run_jobs
+from ..runtime.work_files import ResultFiles
 from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
-from .folds import Fold, FoldProgress, Job, TaskContext, local_executor, run_jobs
-from .work_files import ResultFiles
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,10 @@ from ..evaluation import evaluate_spans
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import ALGORITHMS, learner_class, make_learner
+from ..runtime.folds import FoldProgress, Job, TaskContext, is_remote, run_jobs
+from ..runtime.work_files import CorpusFile, NBestFile, ResultFiles, load_input
 from ..tagging.maxent import MaxEntTagger
 from ..tagging.perceptron import PerceptronTagger
-from .folds import FoldProgress, Job, TaskContext, is_remote, run_jobs
-from .work_files import CorpusFile, NBestFile, ResultFiles, load_input
 
 TAGGERS = {"maxent": MaxEntTagger, "perceptron-tagger": PerceptronTagger}
 SWEEPABLE = ALGORITHMS + tuple(TAGGERS)

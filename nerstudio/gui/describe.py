@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def kt_kind(model) -> str:
     """ "joint proposed", "margin", … for a K&T sequence tagger."""
-    from ..experiments.tagger_process import is_joint, model_kind
+    from ..runtime.tagger_process import is_joint, model_kind
 
     return ("joint " if is_joint(model) else "") + model_kind(model)
 

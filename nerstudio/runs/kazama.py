@@ -1,7 +1,7 @@
 """A Kazama & Torisawa run: a sequence tagger trained on the open corpus (or a saved one opened)
 and the corpus's candidates under it, lined up with the corpus.
 
-The training goes to a child process (:mod:`nerstudio.experiments.tagger_process`) unless told
+The training goes to a child process (:mod:`nerstudio.runtime.tagger_process`) unless told
 otherwise; :func:`run_kt_training` and :func:`open_kt_model` report to a
 :class:`~nerstudio.runs.training.RunContext` like the reranker run. No Qt here: the window's
 worker (:mod:`nerstudio.gui.jobs`) is one caller.
@@ -75,10 +75,10 @@ def run_kt_training(
 ) -> KTRunResult:
     """Train a K&T sequence tagger (``settings.kt_algo`` with ``settings.kt_params``) on the open
     corpus, dev F per epoch on the dev corpus ``settings.dev_path``, and compute the corpus's
-    candidates under it (:mod:`nerstudio.experiments.tagger_process`; in a child process unless
+    candidates under it (:mod:`nerstudio.runtime.tagger_process`; in a child process unless
     ``in_child`` is false). ``corpus_file``: a file holding exactly ``corpus`` (else a copy is
     written for the child)."""
-    from ..experiments import tagger_process as tp
+    from ..runtime import tagger_process as tp
 
     t0 = time.perf_counter()
     if corpus is None or not len(corpus):
@@ -142,7 +142,7 @@ def open_kt_model(
     """Open a saved sequence tagger and compute the open corpus's candidates under it (child);
     ``n``: candidates per document (default: the model's n', 20 for a perceptron tagger)."""
 
-    from ..experiments import tagger_process as tp
+    from ..runtime import tagger_process as tp
 
     t0 = time.perf_counter()
     ctx.progress(f"reading {os.path.basename(path)} and decoding the corpus…")

@@ -161,7 +161,7 @@ KT_LOCAL_DEFAULTS = {
 def kt_defaults(kind: str) -> dict:
     """The panel's settings for the sequence tagger ``kind`` ({} if there is none)."""
     from ..errors import SettingsError
-    from ..experiments.tagger_process import default_params
+    from ..runtime.tagger_process import default_params
 
     try:
         return default_params(kind)
@@ -203,7 +203,7 @@ class RunSettings:
     params: dict = field(default_factory=dict)
     feature_params: dict = field(default_factory=dict)
     dev_path: str = ""  # dev corpus (decoded by the tagger) or dev N-best list (.npz)
-    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.experiments.tagger_process.KINDS
+    kt_algo: str = "proposed"  # start == "kt": one of nerstudio.runtime.tagger_process.KINDS
     kt_params: dict = field(default_factory=dict)  # C, epochs, bpm, n, n_test
 
     def label(self) -> str:
@@ -228,6 +228,6 @@ class RunSettings:
         return base
 
     def kt_model_params(self) -> dict:
-        """The sequence tagger's settings as :func:`~nerstudio.experiments.tagger_process.make_model`
+        """The sequence tagger's settings as :func:`~nerstudio.runtime.tagger_process.make_model`
         takes them: the panel's K&T settings and the tag alphabet."""
         return {**self.kt_params, "alphabet": self.alphabet}

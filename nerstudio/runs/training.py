@@ -6,7 +6,7 @@ global features → reranker → scoring (the stages a run plans, then enters on
 the stages, progress, each result as soon as it exists, the training curve; it checks
 ``ctx.should_cancel`` between stages and passes it to every step of the core. The reranker
 stage (global features, training, scoring the training list) runs in a child process
-(:func:`nerstudio.experiments.rerank_process.train_in_child`) unless told otherwise, so a
+(:func:`nerstudio.runtime.rerank_process.train_in_child`) unless told otherwise, so a
 window that runs it keeps its interpreter lock. No Qt here: the window's worker
 (:mod:`nerstudio.gui.jobs`) is one caller.
 """
@@ -123,11 +123,11 @@ def jackknife_nbest(
     ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict, executor=None
 ) -> NBestList:
     """Jackknifed N-best lists of ``corpus``: the core's fold driver
-    (:func:`nerstudio.experiments.pipeline.jackknife`), by default in this worker thread one fold
+    (:func:`nerstudio.runtime.pipeline.jackknife`), by default in this worker thread one fold
     after the other (the window keeps the second core), with its progress and cancellation; with
     ``executor`` (the "Folds run on" setting, e.g. a Dask cluster) the folds go there and read the
     corpus from its file."""
-    from ..experiments.pipeline import jackknife
+    from ..runtime.pipeline import jackknife
 
     def progress(ev):
         ctx.progress(f"jackknife: {ev.message}", ev.done, ev.total)
@@ -168,7 +168,7 @@ def run_training(
 ) -> RunResult:
     """Run ``settings`` (a RunSettings snapshot) on the given inputs. With ``in_child`` the
     reranker stage (global features, training, scoring the training list) runs in a child
-    process (:mod:`nerstudio.experiments.rerank_process`); the tagger stages stay in this thread.
+    process (:mod:`nerstudio.runtime.rerank_process`); the tagger stages stay in this thread.
     ``files``: N-best files holding exactly ``nbest`` / ``dev_nbest``, which the child may read
     instead of being handed copies. ``executor``: where the jackknife's folds run (None: here)."""
     t0 = time.perf_counter()
@@ -285,7 +285,7 @@ def run_training(
     ctx.stage(STAGE_FEATURES, note)
     if in_child:
         # features and training in a child process: its interpreter lock is not the window's
-        from ..experiments.rerank_process import train_in_child
+        from ..runtime.rerank_process import train_in_child
 
         out = train_in_child(
             train_nb,

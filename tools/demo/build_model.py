@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE.parents[1]))  # run from a checkout without installi
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
 from nerstudio.evaluation import evaluate_spans  # noqa: E402
-from nerstudio.experiments.pipeline import jackknife  # noqa: E402
+from nerstudio.runtime.pipeline import jackknife  # noqa: E402
 from nerstudio.tagging.maxent import MaxEntTagger  # noqa: E402
 
 DEMO = HERE.parents[1] / "nerstudio" / "demo"  # the package carries corpus and models

@@ -39,7 +39,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from ...experiments.pipeline import jackknife
+    from ...runtime.pipeline import jackknife
 
     train = _read(args.train, args)
     decode = [

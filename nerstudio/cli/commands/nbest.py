@@ -29,7 +29,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from ...experiments.pipeline import sentence_ids
+    from ...runtime.pipeline import sentence_ids
 
     tagger = load_tagger(args.model)
     corpus = _read(args.input, args)

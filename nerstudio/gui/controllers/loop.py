@@ -240,7 +240,7 @@ class LoopController(QObject):
             return kt, [], "The sequence tagger"
         if self.doc.tagger is not None:
             return self.doc.tagger, [], "The open tagger"
-        from ...experiments.predictor import load_model_folder
+        from ...runtime.predictor import load_model_folder
 
         tagger, _ = load_model_folder(DEMO_MODEL_DIR)
         return (

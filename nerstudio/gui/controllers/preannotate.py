@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Slot
 from ...app.document import Change, ChangeKind
 from ...app.preannotate import edits_for, targets
 from ...demo import DEMO_MODEL_DIR
-from ...experiments.predictor import TAGGER_FILES
+from ...runtime.predictor import TAGGER_FILES
 from ..actions import make_action
 from ..jobs import PredictedSpans, make_preannotate_job
 from . import Context

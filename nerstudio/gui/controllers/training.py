@@ -363,7 +363,7 @@ class TrainingController(QObject):
             msg = f"{name} opened: candidates of the corpus in {res.seconds:.1f}s"
             hist = getattr(res.model, "history_", None)
             if hist:
-                from ...experiments.tagger_process import epoch_point
+                from ...runtime.tagger_process import epoch_point
 
                 pts = [p for p in (epoch_point(h) for h in hist) if p is not None]
                 if pts:
@@ -415,14 +415,14 @@ class TrainingController(QObject):
         if self._executor is not None and self._executor[0] == text:
             return self._executor[1]
         self.close_executor()
-        from ...experiments.dask_executor import executor_from_setting
+        from ...runtime.dask_executor import executor_from_setting
 
         try:
             ex = executor_from_setting(text)
         except Exception as exc:
             self.ctx.status(f"Folds run here: the setting {text!r} cannot be used ({exc})", 8000)
             return None
-        from ...experiments.folds import ProcessExecutor
+        from ...runtime.folds import ProcessExecutor
 
         if isinstance(ex, ProcessExecutor):  # never fork a process that runs Qt threads
             ex = ProcessExecutor(ex.workers, start_method="spawn")
@@ -437,7 +437,7 @@ class TrainingController(QObject):
     def choose_executor(self) -> bool:
         """Train ▸ Folds run on…: where the full pipeline's jackknife folds run."""
         from ...errors import NerstudioError
-        from ...experiments.dask_executor import SETTINGS_HELP, executor_from_setting
+        from ...runtime.dask_executor import SETTINGS_HELP, executor_from_setting
 
         text = self.ctx.dialogs.ask_text(
             "Folds run on",

@@ -3,7 +3,7 @@
 A group box of its own so that the training panel stays readable: the algorithm (perceptron,
 averaged, margin: local features; candidate = Alg. 4.1 and proposed = Alg. 4.2: local and
 non-local features), C, epochs, BPM passes, n and n' (defaults from the constructors,
-:func:`nerstudio.experiments.tagger_process.default_params`, then the values last used with
+:func:`nerstudio.runtime.tagger_process.default_params`, then the values last used with
 that algorithm), and, under "Advanced", the local model's features, gazetteer, feature cut-off
 and edge templates. The box holds the widgets; the panel reads :meth:`KTBox.params` into its
 :class:`~nerstudio.runs.spec.RunSettings` snapshot and saves them.
@@ -35,7 +35,7 @@ class KTBox(QGroupBox):
         self.setObjectName("ktBox")
         self.qsettings = settings
         kf = self.form = QFormLayout(self)
-        from ...experiments.tagger_process import KIND_TIPS, KINDS
+        from ...runtime.tagger_process import KIND_TIPS, KINDS
 
         self.algo = choice_combo(
             "ktAlgoCombo",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import multiprocessing.process
 import os
 import signal
 import tempfile

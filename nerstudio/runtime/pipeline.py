@@ -129,7 +129,7 @@ def jackknife(
     With ``full=True`` a model trained on the whole corpus is trained alongside the folds (by
     the same workers) and decodes ``decode`` (name -> a :class:`Corpus`, or (sentences, ids));
     it is returned in ``model`` and the lists in ``decoded``. ``workers``/``executor``,
-    ``progress`` and ``should_cancel`` go to :func:`~nerstudio.experiments.folds.run_folds`. A
+    ``progress`` and ``should_cancel`` go to :func:`~nerstudio.runtime.folds.run_folds`. A
     remote executor reads ``corpus`` and the ``decode`` corpora from their files (which must hold
     what the caller holds: an error says so otherwise).
     """
