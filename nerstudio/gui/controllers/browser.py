@@ -7,7 +7,7 @@ the reranker overruling the tagger), keeps only the uncertain ones on request, s
 in a sortable column and goes to the next most uncertain sentence (F7: a walk through that
 queue, which no reordering makes skip a sentence, :mod:`nerstudio.app.walk`). All of it derives
 from the document's attached list and scores
-(:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`) and is recomputed when either
+(:class:`~nerstudio.app.uncertainty.DocumentUncertainty`) and is recomputed when either
 changes.
 
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
@@ -28,13 +28,14 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
+from ...app.uncertainty import DocumentUncertainty
 from ...app.walk import Walk
 from ...rerank.uncertainty import MEASURES
 from ..actions import make_action
 from ..models.corpus_model import CorpusTreeModel, status_text
-from ..models.uncertainty import LABELS, TIPS, DocumentUncertainty
 from ..views.palette import type_color
 from ..views.row_kept import row_kept
+from ..views.uncertainty_bar import LABELS, TIPS
 from . import Context
 
 MAX_ENTITY_ROWS = 2000  # rows of the gold-entity table (one item each per column)
