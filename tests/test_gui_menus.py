@@ -1,0 +1,154 @@
+"""The window's menus, toolbar and keys, whole: every menu's items in order with their text,
+keys, tips, enabled and checked state, compared with tests/fixtures/menu_tree.json — with
+nothing open, on the demo, and while a job runs — and no key that two actions share.
+
+The file is the menus as they were built by hand before they became rows of data
+(nerstudio/gui/menu_rows.py): a change to the menus shows here as a difference to read. After
+changing them on purpose, write the file again with ``NERSTUDIO_WRITE_MENU_TREE=1`` and read
+its diff. A key of Qt's standard set (Open, Save, Undo …) is written by its name
+(``StandardKey.Open``), since the platform decides its keys (one with no key on the platform,
+as Quit offscreen, shows as none).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+GOLDEN = Path(__file__).parent / "fixtures" / "menu_tree.json"
+PORTABLE = QKeySequence.SequenceFormat.PortableText
+STANDARD = ("Open", "Save", "Quit", "Find", "HelpContents", "Undo", "Redo")
+
+
+def _keys(seqs) -> list[str]:
+    return [s.toString(PORTABLE) for s in seqs]
+
+
+def _standard_names() -> dict[tuple[str, ...], str]:
+    """The platform's key of each standard key the window uses -> its name (an action takes
+    the first of a standard key's bindings)."""
+    out = {}
+    for n in STANDARD:
+        key = QKeySequence(getattr(QKeySequence.StandardKey, n)).toString(PORTABLE)
+        if key:
+            out[(key,)] = f"StandardKey.{n}"
+    return out
+
+
+def _action(w, a: QAction, recent: QMenu) -> dict | str:
+    if a.isSeparator():
+        return "---"
+    keys = _keys(a.shortcuts())
+    out = {
+        "text": a.text(),
+        "keys": _standard_names().get(tuple(keys), keys),
+        "tip": a.toolTip(),
+        "status": a.statusTip(),
+        "enabled": a.isEnabled(),
+        "checkable": a.isCheckable(),
+        "checked": a.isChecked(),
+        "visible": a.isVisible(),
+        "context": a.shortcutContext().name,
+        "icon": not a.icon().isNull(),
+        "window_wide": a in w.actions(),
+    }
+    sub = a.menu()
+    if isinstance(sub, QMenu):  # the recent files are the user's, not the window's
+        out["menu"] = (
+            "recent files" if sub is recent else [_action(w, x, recent) for x in sub.actions()]
+        )
+    return out
+
+
+def menu_tree(w) -> dict:
+    """The menu bar and the toolbar of window ``w``."""
+    recent = w.files.recent_menu
+    menus = [
+        {"title": m.text(), "items": [_action(w, a, recent) for a in m.menu().actions()]}
+        for m in w.menuBar().actions()
+    ]
+    toolbar = [
+        "---"
+        if a.isSeparator()
+        else {
+            "name": w.toolbar.widgetForAction(a).objectName(),
+            "text": a.text(),
+            "tip": a.toolTip(),
+            "enabled": a.isEnabled(),
+        }
+        for a in w.toolbar.actions()
+    ]
+    return {"menus": menus, "toolbar": toolbar}
+
+
+@pytest.fixture(scope="module")
+def golden() -> dict:
+    if not GOLDEN.exists():
+        pytest.fail(f"{GOLDEN} is missing: write it with NERSTUDIO_WRITE_MENU_TREE=1")
+    return json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def _check(state: str, tree) -> None:
+    if os.environ.get("NERSTUDIO_WRITE_MENU_TREE"):
+        old = json.loads(GOLDEN.read_text(encoding="utf-8")) if GOLDEN.exists() else {}
+        old[state] = tree
+        GOLDEN.write_text(json.dumps(old, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        return
+    want = json.loads(GOLDEN.read_text(encoding="utf-8"))[state]
+    if state == "keys":
+        assert tree == want
+        return
+    assert [m["title"] for m in tree["menus"]] == [m["title"] for m in want["menus"]]
+    for got_menu, want_menu in zip(tree["menus"], want["menus"]):
+        assert got_menu == want_menu, got_menu["title"]
+    assert tree["toolbar"] == want["toolbar"]
+
+
+def test_the_menus_with_nothing_open(empty_window):
+    _check("empty", menu_tree(empty_window))
+
+
+def test_the_menus_on_the_demo(window):
+    _check("demo", menu_tree(window))
+
+
+def test_the_menus_while_a_job_runs(window):
+    window.training.busyChanged.emit(True)
+    try:
+        _check("busy", menu_tree(window))
+    finally:
+        window.training.busyChanged.emit(False)
+    assert menu_tree(window) == menu_tree(window)  # nothing left over from the busy state
+
+
+def test_the_key_reference_help_shows(window):
+    """Help ▸ Keyboard shortcuts (F1): the groups and their rows, from the menus."""
+    _check("keys", [[title, [list(r) for r in rows]] for title, rows in window.shortcut_groups()])
+
+
+def test_no_two_actions_share_a_key(window):
+    """A key two actions of the window answer to would do one of them, at Qt's choice. The
+    annotation keys (Delete, the type letters …) reach their actions through the sentence view's
+    and the browser's router only, never as the window's shortcuts, so they are kept apart."""
+    router = {id(a) for a in window.annotation.key_table().values()}
+    owners = Counter()
+    names: dict[str, list[str]] = {}
+    for a in window.findChildren(QAction):
+        if id(a) in router:
+            continue
+        for k in _keys(a.shortcuts()):
+            owners[k] += 1
+            names.setdefault(k, []).append(a.text())
+    shared = {k: names[k] for k, n in owners.items() if n > 1}
+    assert not shared, f"keys of more than one action: {shared}"
+    assert len(owners) > 30  # the scan sees the window's keys
