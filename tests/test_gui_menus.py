@@ -110,7 +110,10 @@ def _check(state: str, tree) -> None:
         return
     assert [m["title"] for m in tree["menus"]] == [m["title"] for m in want["menus"]]
     for got_menu, want_menu in zip(tree["menus"], want["menus"]):
-        assert got_menu == want_menu, got_menu["title"]
+        title = got_menu["title"]
+        for k, (got, wanted) in enumerate(zip(got_menu["items"], want_menu["items"])):
+            assert got == wanted, f"{title}, item {k}"
+        assert len(got_menu["items"]) == len(want_menu["items"]), title
     assert tree["toolbar"] == want["toolbar"]
 
 
@@ -152,3 +155,36 @@ def test_no_two_actions_share_a_key(window):
     shared = {k: names[k] for k, n in owners.items() if n > 1}
     assert not shared, f"keys of more than one action: {shared}"
     assert len(owners) > 30  # the scan sees the window's keys
+
+
+def test_every_row_is_built_shown_in_a_menu_and_in_the_key_reference(window):
+    """The rows are the menus: each row's action is where its id says, in the menu that lists
+    it, with the row's text and keys, and Help ▸ Keyboard shortcuts lists every row's keys."""
+    from nerstudio.gui.actions import resolve
+    from nerstudio.gui.menu_rows import ACTIONS, MENUS, ROWS, SEPARATOR
+
+    listed = [i for m in MENUS for i in m.items if i != SEPARATOR and not i.startswith("@")]
+    assert len(listed) == len(set(listed)) and set(listed) <= set(ROWS)
+    # the Edit menu is the annotation commands ("@annotation"), the rows' undo, redo and accept
+    # among them
+    rest = {"annotation.act_undo", "annotation.act_redo", "annotation.act_accept"}
+    assert set(ROWS) - set(listed) == rest
+    assert {resolve(window, i) for i in rest} <= set(window.annotation.annotation_actions())
+    bar = {m.text(): m.menu() for m in window.menuBar().actions()}
+    reference = {(keys, text) for _g, rows in window.shortcut_groups() for keys, text in rows}
+    for m in MENUS:
+        shown = bar[m.title].actions()
+        for item in m.items:
+            if item in ROWS:
+                a = resolve(window, item)
+                assert a in shown and a.text() == ROWS[item].text, item
+    for row in ACTIONS:
+        a = resolve(window, row.id)
+        keys = [QKeySequence(k) for k in row.keys]
+        assert a.shortcuts() == [k for k in keys if not k.isEmpty()], row.id
+        if a.shortcuts():
+            native = ", ".join(
+                k.toString(QKeySequence.SequenceFormat.NativeText) for k in a.shortcuts()
+            )
+            text = row.text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+            assert (native, text) in reference or row.id.startswith("annotation."), row.id

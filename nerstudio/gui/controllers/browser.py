@@ -31,7 +31,7 @@ from ...app.types import document_types
 from ...app.uncertainty import DocumentUncertainty
 from ...app.walk import Walk
 from ...rerank.uncertainty import MEASURES
-from ..actions import make_action
+from ..actions import build_action
 from ..models.corpus_model import CorpusTreeModel, status_text
 from ..views.palette import type_color
 from ..views.row_kept import row_kept
@@ -341,22 +341,8 @@ class BrowserController(QObject):
         hdr = self.v.corpus_view.header()
         hdr.setSectionsClickable(True)
         hdr.sectionClicked.connect(self._on_header_clicked)
-        self.act_uncertain_first = make_action(
-            window,
-            "Most &uncertain first",
-            self.set_uncertain_first,
-            None,
-            "Order the browser's sentences most uncertain first (by the top candidate's probability unless "
-            "another measure is chosen in the browser)",
-        )
-        self.act_uncertain_first.setCheckable(True)
-        self.act_next_uncertain = make_action(
-            window,
-            "Next most &uncertain",
-            lambda: self.step_uncertain(1),
-            "F7",
-            "Go to the next sentence in the most-uncertain-first order (among those the filters show)",
-        )
+        self.act_uncertain_first = build_action(window, "browser.act_uncertain_first", self)
+        self.act_next_uncertain = build_action(window, "browser.act_next_uncertain", self)
         self._refresh_uncertainty()
 
     def measure(self) -> str | None:

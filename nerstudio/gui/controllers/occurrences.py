@@ -22,7 +22,7 @@ from ... import annotation as ann
 from ...app import occurrences as occ
 from ...app.document import Change, ChangeKind, Origin
 from ...app.types import document_types
-from ..actions import make_action
+from ..actions import build_action
 from . import Context
 
 if TYPE_CHECKING:
@@ -34,14 +34,7 @@ class OccurrencesController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._window = parent_widget
-        self.act = make_action(
-            parent_widget,
-            "Label all &occurrences…",
-            lambda: self.open_dialog(),
-            "Ctrl+Shift+A",
-            "Find every occurrence of the selected entity's words (or the search text) in the "
-            "corpus and label or remove them in one undoable edit",
-        )
+        self.act = build_action(parent_widget, "occurrences.act", self)
         self.dialog: OccurrencesDialog | None = None
         self.last = ""  # the last result (tests, scripts)
         ctx.events.changed.connect(self._on_change)

@@ -21,7 +21,7 @@ from ...app.document import Change, ChangeKind
 from ...app.preannotate import PredictedSpans, edits_for, predict_folder, targets
 from ...demo import DEMO_MODEL_DIR
 from ...experiments.predictor import TAGGER_FILES
-from ..actions import make_action
+from ..actions import build_action
 from ..workers import job_of
 from . import Context
 
@@ -32,14 +32,7 @@ class PreannotateController(QObject):
     def __init__(self, ctx: Context, parent_widget):
         super().__init__(parent_widget)
         self.ctx, self.doc = ctx, ctx.document
-        self.act = make_action(
-            parent_widget,
-            "&Pre-annotate with model…",
-            self.ask_and_run,
-            None,
-            "Fill the corpus's sentences with a model's entities, to correct them (one undoable "
-            "edit)",
-        )
+        self.act = build_action(parent_widget, "preannotate.act", self)
         self.last: str = ""  # the last result's summary (tests, scripts)
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.started.connect(lambda _name: self._update())
