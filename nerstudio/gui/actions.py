@@ -37,7 +37,8 @@ def build_action(parent, row: ActionRow | str, keeper: Any, **values: str) -> QA
     tip = row.tip.format_map(values) if "{" in row.tip else row.tip
     if tip:
         a.setStatusTip(tip)
-        a.setToolTip(f"{tip} ({a.shortcut().toString()})" if row.keys else tip)
+        key = a.shortcut().toString()  # none for a standard key the platform has no key for
+        a.setToolTip(f"{tip} ({key})" if key else tip)
     if row.checkable:
         a.setCheckable(True)
     if row.enabled_when == "busy":  # no job runs while the window is built
