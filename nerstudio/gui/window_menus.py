@@ -123,9 +123,9 @@ class WindowMenus(WindowNames, QMainWindow):
         workspace."""
         self.views.stepper_dock.show()
         if delta > 0:
-            self.views.stepper_panel.step()
+            self.stepper.step()
         else:
-            self.views.stepper_panel.back()
+            self.stepper.back()
 
     def _on_busy(self, busy: bool) -> None:
         """A job started or ended: the actions the rows enable by the job state follow."""
