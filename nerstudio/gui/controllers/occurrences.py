@@ -90,7 +90,10 @@ class OccurrencesController(QObject):
             (lab or labels[0]) if label is None else label,
             self._window,
         )
-        corpus = self.doc.corpus
+        d.searchChanged.connect(
+            lambda text, case: d.show_found(occ.find(corpus.sentences, text, case))
+        )
+        d.show_found(occ.find(corpus.sentences, d.phrase.text(), d.case.isChecked()))
         d.accepted.connect(lambda: self.apply(d, corpus))
         d.open()
         return d
