@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -188,3 +189,50 @@ def test_every_row_is_built_shown_in_a_menu_and_in_the_key_reference(window):
             )
             text = row.text.replace("&&", "\0").replace("&", "").replace("\0", "&")
             assert (native, text) in reference or row.id.startswith("annotation."), row.id
+
+
+# keys the documentation names that are not the window's, with the reason
+NOT_THE_WINDOWS = {"Ctrl+C": "interrupts a command in the terminal (command-line.md)"}
+DOC_KEY = re.compile(r"\b(?:(?:Ctrl|Alt|Shift)\+)+[A-Za-z0-9=+\-]+(?:/[A-Za-z0-9]+)*|\bF1?\d\b")
+
+
+def _doc_keys() -> dict[str, set[str]]:
+    """Key -> the pages that name it ("Ctrl+Left/Right" names Ctrl+Left and Ctrl+Right)."""
+    root = Path(__file__).resolve().parent.parent
+    out: dict[str, set[str]] = {}
+    for page in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]:
+        for m in DOC_KEY.finditer(page.read_text(encoding="utf-8")):
+            first, *more = m.group(0).split("/")
+            head = first.rpartition("+")[0]
+            for key in [first, *(f"{head}+{k}" if head else k for k in more)]:
+                last = key.rpartition("+")[2]
+                if len(last) > 1 and last.islower():
+                    continue  # a gesture in words ("Shift+click", "Ctrl+arrows")
+                out.setdefault(key, set()).add(page.name)
+    return out
+
+
+def test_the_keys_the_docs_name_are_the_windows(window):
+    """Every key a page of the documentation names is a key of the window: of an action built
+    from the rows, an annotation command, a workspace, a caret key, or another binding of a
+    standard key a row uses (Redo is Ctrl+Y or Ctrl+Shift+Z by platform)."""
+    from nerstudio.gui.menu_rows import ACTIONS
+
+    portable = QKeySequence.SequenceFormat.PortableText
+    have = {s.toString(portable) for a in window.findChildren(QAction) for s in a.shortcuts()}
+    for row in ACTIONS:
+        for k in row.keys:
+            if isinstance(k, QKeySequence.StandardKey):
+                have |= {s.toString(portable) for s in QKeySequence.keyBindings(k)}
+    for keys, _what in window.annotation.shortcut_rows():
+        have |= {k.strip() for k in re.split(r",| / ", keys)}
+    named = _doc_keys()
+    assert {"Ctrl+Shift+A", "F7", "Alt+2", "Ctrl+Right"} <= set(named)  # the scan finds them
+    wrong = {
+        key: sorted(pages)
+        for key, pages in named.items()
+        if key not in NOT_THE_WINDOWS
+        and QKeySequence(key).toString(portable) not in have
+        and key not in have
+    }
+    assert not wrong, f"the docs name keys the window does not have: {wrong}"
