@@ -96,9 +96,10 @@ class JobContext:
         self._worker.partial.emit(key, value)
 
 
-def job_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[JobContext], Any]:
+def job_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
     """A job calling ``fn(ctx, *args, **kwargs)`` in the worker: the arguments are taken now, on
-    the main thread (snapshots of the document), the call runs with the worker's context."""
+    the main thread (snapshots of the document), the call runs with the worker's context (or
+    any context with the same methods: a save done at once passes one that reports nothing)."""
     return lambda ctx: fn(ctx, *args, **kwargs)
 
 
