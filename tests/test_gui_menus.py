@@ -1,6 +1,8 @@
 """The window's menus, toolbar and keys, whole: every menu's items in order with their text,
 keys, tips, enabled and checked state, compared with tests/fixtures/menu_tree.json — with
-nothing open, on the demo, and while a job runs — and no key that two actions share.
+nothing open, on the demo, and while a job runs — no key that two actions share, every row
+built, shown and listed in the key reference, and every key the documentation names one of the
+window's.
 
 The file is the menus as they were built by hand before they became rows of data
 (nerstudio/gui/menu_rows.py): a change to the menus shows here as a difference to read. After
