@@ -101,11 +101,38 @@ def golden() -> dict:
     return json.loads(GOLDEN.read_text(encoding="utf-8"))
 
 
+def _golden_text(data: dict) -> str:
+    """The record as JSON with one line per menu item, toolbar button and key row, so that a
+    change to one reads as one line of its diff."""
+
+    def line(x) -> str:
+        return json.dumps(x, ensure_ascii=False)
+
+    def block(xs: list, ind: str) -> str:
+        return "[\n" + ",\n".join(ind + line(x) for x in xs) + f"\n{ind[:-1]}]"
+
+    parts = []
+    for state, tree in data.items():
+        if state == "keys":
+            groups = ",\n".join(f"  [{line(t)}, {block(rows, '   ')}]" for t, rows in tree)
+            parts.append(f' "keys": [\n{groups}\n ]')
+            continue
+        menus = ",\n".join(
+            f'  {{"title": {line(m["title"])}, "items": {block(m["items"], "   ")}}}'
+            for m in tree["menus"]
+        )
+        toolbar = block(tree["toolbar"], "  ")
+        parts.append(f' {line(state)}: {{"menus": [\n{menus}\n ], "toolbar": {toolbar}}}')
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def _check(state: str, tree) -> None:
     if os.environ.get("NERSTUDIO_WRITE_MENU_TREE"):
         old = json.loads(GOLDEN.read_text(encoding="utf-8")) if GOLDEN.exists() else {}
         old[state] = tree
-        GOLDEN.write_text(json.dumps(old, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        text = _golden_text(old)
+        assert json.loads(text) == old
+        GOLDEN.write_text(text, encoding="utf-8")
         return
     want = json.loads(GOLDEN.read_text(encoding="utf-8"))[state]
     if state == "keys":
