@@ -380,14 +380,14 @@ def background_views(win, app) -> None:
         lambda: win.tabs.setCurrentWidget(view),
         lambda: view.result is not None and not view.busy,
     )
-    panel = win.stepper_panel
+    teach = win.stepper  # the Teach controller: the stepper and its steps
     run(
         "step-through setup on eng.train:",
         lambda: win.stepper_dock.show(),
-        lambda: panel.stepper is not None and not panel.busy,
+        lambda: teach.learner is not None and not teach.busy,
     )
     for _ in range(3):
-        run("  one boosting round:", panel.step, lambda: not panel.busy)
+        run("  one boosting round:", teach.step, lambda: not teach.busy)
     win.stepper_dock.hide()
     win.tabs.setCurrentWidget(win.curve_plot)
 

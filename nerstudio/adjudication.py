@@ -16,19 +16,28 @@ report, never dropped silently.
 
 The :class:`Report` gives the agreement before (span F1 and Cohen's kappa of every pair, from
 :func:`nerstudio.agreement.agreement`), the regions, the decisions taken and how each annotator
-compares with the merged result. No Qt: ``nerstudio adjudicate`` and the application share it.
+compares with the merged result. No Qt: ``nerstudio adjudicate`` and the application share it,
+and the report file (:func:`write_report`); the application's worker reads and aligns the files
+(:func:`read_and_align`) and writes the merged file with its report (:func:`write_merged`).
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from string import ascii_uppercase
+from typing import TYPE_CHECKING, Any
 
 from .agreement import agreement
 from .corpus.model import Sentence, Span
 from .errors import FormatError, SettingsError
 from .evaluation import check_aligned
+
+if TYPE_CHECKING:
+    from .corpus.model import Corpus
 
 
 @dataclass(frozen=True)
@@ -380,3 +389,65 @@ class Report:
                 + f" → {r['decision']}: {r['merged']}"
             )
         return "\n".join(lines)
+
+
+def read_and_align(ctx: Any, paths: Sequence[str]) -> tuple[Adjudication, Corpus]:
+    """Read the annotators' files ``paths`` (A, B, … in that order) and align them; returns the
+    adjudication (its agreement before computed) and the first file's corpus, the merged
+    file's layout. ``ctx`` is a job's context: ``check()`` between files, ``progress``."""
+    from .corpus.formats import read_corpus
+
+    corpora = []
+    for n, p in enumerate(paths):
+        ctx.check()
+        ctx.progress(f"reading {os.path.basename(p)}", n, len(paths))
+        corpora.append(read_corpus(p))
+    names = list(ascii_uppercase[: len(paths)])
+    ctx.progress("comparing the annotations", len(paths), len(paths))
+    adj = Adjudication([c.sentences for c in corpora], names, list(paths))
+    adj.agreement_before()  # here, not when the first decision is shown
+    return adj, corpora[0]
+
+
+def report_name(path: str) -> str:
+    """The report's file beside the merged file: its whole name with ``.report.json`` added
+    (``merged.conll`` → ``merged.conll.report.json``: merged files of two formats in one folder
+    keep a report each)."""
+    return path + ".report.json"
+
+
+def write_report(
+    path: str, rep: Report, names: Sequence[str], paths: Sequence[str | None], output: str
+) -> None:
+    """The report as JSON, written atomically: the figures, which file each annotator's is and
+    the merged file."""
+    from .corpus.atomic import atomic_open
+
+    with atomic_open(path) as f:
+        json.dump(
+            {**rep.as_dict(), "files": dict(zip(names, paths)), "output": output},
+            f,
+            indent=2,
+            ensure_ascii=False,
+        )
+
+
+def write_merged(
+    ctx: Any, snapshot: Adjudication, base: Corpus, path: str, fmt: str, report_path: str
+) -> Report:
+    """Write ``base`` (the merged entities in the first file's corpus) to ``path`` as ``fmt``
+    and the report of ``snapshot`` (the decisions of the moment Save was pressed) to
+    ``report_path``, reporting both steps to ``ctx``. A file that cannot be written is a
+    :class:`~nerstudio.errors.NerstudioError`."""
+    from .corpus.writing import write_corpus
+    from .errors import NerstudioError
+
+    ctx.progress("writing the merged file", 0, 2)
+    try:
+        write_corpus(base, path, fmt)
+        ctx.progress("the report", 1, 2)
+        rep = snapshot.report()
+        write_report(report_path, rep, snapshot.names, snapshot.paths, path)
+    except (OSError, ValueError) as exc:
+        raise NerstudioError(str(exc)) from None
+    return rep

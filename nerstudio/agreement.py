@@ -13,14 +13,18 @@ Two annotators' files of the same tokens are compared sentence by sentence:
 
 Files that do not hold the same tokens are refused at the first differing token, naming both
 lines (:func:`nerstudio.evaluation.check_aligned`): comparing shifted files would give wrong
-figures without a word. No Qt: the command line and an application view share it.
+figures without a word. No Qt: the command line and an application view share it; the
+application's worker compares two files with :func:`agreement_of_files` (the bytes read as
+progress, cancellable, each differing sentence's spans kept for display).
 """
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .corpus.model import Sentence, Span
 from .corpus.schemes import encode
@@ -202,3 +206,69 @@ def agreement(
                     sorted(set_b - set_a),
                 )
             )
+
+
+@dataclass
+class FilesAgreement:
+    """Two files compared: the :class:`Agreement`, both files' spans of every differing
+    sentence (by 1-based index), and whether A was given as sentences (the open corpus)."""
+
+    result: Agreement
+    details: dict[int, tuple[list[Span], list[Span]]]
+    path_a: str
+    path_b: str
+    a_is_corpus: bool
+
+
+def agreement_of_files(
+    ctx: Any, path_a: str, path_b: str, a_sentences: list[Sentence] | None = None
+) -> FilesAgreement:
+    """Compare the files ``path_a`` and ``path_b`` (or the sentences ``a_sentences`` in place of
+    A's file), streamed. ``ctx`` is a job's context: ``check()`` raises when the job is cancelled
+    and ``progress(message, done, total)`` hears of the bytes read (in thousandths). A file
+    that cannot be read is a :class:`~nerstudio.errors.NerstudioError` naming it."""
+    from .corpus.formats import Reader
+    from .errors import NerstudioError
+
+    files = [p for p in ((path_a if a_sentences is None else None), path_b) if p]
+    try:
+        sizes = {p: max(os.path.getsize(p), 1) for p in files}
+    except OSError as exc:
+        raise NerstudioError(f"{exc.filename}: {exc.strerror}") from None
+    read = dict.fromkeys(files, 0)
+    total = sum(sizes.values())
+
+    def watcher(path: str):
+        def watch(pos: int) -> None:
+            ctx.check()
+            read[path] = pos
+            done = sum(read.values())
+            ctx.progress(
+                f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB read", int(done * 1000 / total), 1000
+            )
+
+        return watch
+
+    rec_a: dict[int, list[Span]] = {}
+    rec_b: dict[int, list[Span]] = {}
+
+    def recorded(sentences: Iterable[Sentence], rec: dict[int, list[Span]]) -> Iterator[Sentence]:
+        for k, s in enumerate(sentences, 1):
+            rec[k] = s.spans
+            if not k & 0x3FF:
+                ctx.check()
+            yield s
+
+    ctx.progress("comparing…", 0, 1000)
+    try:
+        a = (
+            iter(a_sentences)
+            if a_sentences is not None
+            else Reader(path_a, watch=watcher(path_a)).sentences()
+        )
+        b = Reader(path_b, watch=watcher(path_b)).sentences()
+        result = agreement(recorded(a, rec_a), recorded(b, rec_b), path_a, path_b)
+    except OSError as exc:
+        raise NerstudioError(f"{exc.filename or path_b}: {exc.strerror or exc}") from None
+    details = {d.index: (rec_a[d.index], rec_b[d.index]) for d in result.differences}
+    return FilesAgreement(result, details, path_a, path_b, a_sentences is not None)

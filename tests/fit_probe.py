@@ -83,7 +83,7 @@ def main() -> int:
         if name == "teach":
             w.jobs.views.wait(60000)  # the step-through is set up in the window's worker
             for _ in range(3):
-                w.stepper_panel.step()
+                w.stepper.step()
         settle()
         ws = host.spaces[name]
         f = w.frameGeometry()

@@ -190,3 +190,55 @@ def test_snapshot_keeps_the_decisions_of_its_moment(tmp_path):
         "edit": 1,
         "undecided": 1,
     }
+
+
+class _Ctx:
+    """A job's context that records its progress (the window's worker gives one)."""
+
+    def __init__(self):
+        self.reports = []
+
+    def check(self):
+        pass
+
+    def progress(self, message="", done=0, total=0):
+        self.reports.append((message, done, total))
+
+
+def test_the_windows_jobs_read_align_and_write_the_merged_file_and_report(tmp_path):
+    from nerstudio.adjudication import read_and_align, report_name, write_merged
+
+    a, b, c = (_write(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B), ("c", C)))
+    ctx = _Ctx()
+    adj, base = read_and_align(ctx, [a, b, c])
+    assert adj.names == ["A", "B", "C"] and base.path == a
+    assert [m for m, _d, _n in ctx.reports] == [
+        "reading a.conll",
+        "reading b.conll",
+        "reading c.conll",
+        "comparing the annotations",
+    ]
+    adj.resolve(majority=True)
+    for s, spans in zip(base.sentences, adj.merged()):
+        s.spans = spans
+    out = str(tmp_path / "merged.jsonl")
+    rep = write_merged(_Ctx(), adj.snapshot(), base, out, "jsonl", report_name(out))
+    assert [sorted(s.spans) for s in read_corpus(out).sentences] == [
+        [Span(0, 1, "PER"), Span(3, 5, "LOC")],
+        [Span(0, 1, "ORG"), Span(2, 3, "PER")],
+        [Span(0, 2, "PER")],
+    ]
+    # the report is the command line's: the same figures, files and output
+    cli_report = tmp_path / "cli.json"
+    cli_out = tmp_path / "cli.jsonl"
+    assert (
+        main(["adjudicate", a, b, c, "-o", str(cli_out), "--majority", "--report", str(cli_report)])
+        == 0
+    )
+    mine = json.loads((tmp_path / "merged.jsonl.report.json").read_text(encoding="utf-8"))
+    theirs = json.loads(cli_report.read_text(encoding="utf-8"))
+    assert mine["files"] == theirs["files"] == {"A": a, "B": b, "C": c} and mine["output"] == out
+    assert {k: v for k, v in mine.items() if k != "output"} == {
+        k: v for k, v in theirs.items() if k != "output"
+    }
+    assert rep.counts == mine["regions"]

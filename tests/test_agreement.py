@@ -103,3 +103,56 @@ def test_misaligned_files_name_the_first_differing_line(tmp_path, capsys):
     b.write_text(A + "\nextra O\n", encoding="utf-8")
     assert main(["agreement", str(a), str(b)]) == 1
     assert "more sentences" in capsys.readouterr().err
+
+
+class _Ctx:
+    """A job's context that records its progress and cancels when told."""
+
+    def __init__(self, cancel=False):
+        self.reports, self.cancel = [], cancel
+
+    def check(self):
+        if self.cancel:
+            from nerstudio.errors import Cancelled
+
+            raise Cancelled("cancelled")
+
+    def progress(self, message="", done=0, total=0):
+        self.reports.append((message, done, total))
+
+
+def test_the_windows_job_compares_two_files_and_keeps_the_differing_spans(files):
+    from nerstudio.agreement import agreement_of_files
+    from nerstudio.corpus.formats import read_corpus
+    from nerstudio.corpus.model import Span
+
+    a, b = map(str, files)
+    ctx = _Ctx()
+    run = agreement_of_files(ctx, a, b)
+    want = agreement(read_corpus(a).sentences, read_corpus(b).sentences)
+    assert run.result.spans.overall.f1 == pytest.approx(want.spans.overall.f1)
+    assert not run.a_is_corpus and (run.path_a, run.path_b) == (a, b)
+    assert run.details == {
+        1: ([Span(0, 2, "PER"), Span(4, 5, "LOC")], [Span(0, 2, "PER"), Span(4, 5, "ORG")]),
+        2: ([Span(0, 1, "ORG"), Span(2, 3, "PER")], [Span(0, 1, "ORG")]),
+    }
+    mb = [r for r in ctx.reports if r[0].endswith("MB read")]
+    assert mb and mb[-1][1:] == (1000, 1000)
+    # A as sentences (the open corpus, with its edits): only B is read
+    edited = read_corpus(b).sentences
+    same = agreement_of_files(_Ctx(), a, b, edited)
+    assert same.a_is_corpus and same.details == {} and same.result.spans.overall.f1 == 100
+
+
+def test_the_windows_job_says_in_one_line_which_file_is_missing_and_can_be_cancelled(
+    files, tmp_path
+):
+    from nerstudio.agreement import agreement_of_files
+    from nerstudio.errors import Cancelled, NerstudioError
+
+    a, _b = map(str, files)
+    with pytest.raises(NerstudioError) as err:
+        agreement_of_files(_Ctx(), a, str(tmp_path / "absent.txt"))
+    assert "absent.txt" in str(err.value) and "\n" not in str(err.value)
+    with pytest.raises(Cancelled):
+        agreement_of_files(_Ctx(cancel=True), a, a)

@@ -103,16 +103,14 @@ def test_the_window_shows_the_demos_candidates_without_a_scoring_job(
 ):
     pytest.importorskip("pytestqt")
     import nerstudio.app.attachments as attachments
-    import nerstudio.gui.jobs as jobs
 
     scored_by_job = []
-    real = jobs.score_nbest
+    real = attachments.score_nbest
 
     def counting(*a, **k):
         scored_by_job.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(jobs, "score_nbest", counting)
     monkeypatch.setattr(attachments, "score_nbest", counting)
     if edited:  # the user's copy of the corpus differs: its list is scored in the worker
         from nerstudio.demo.user_copy import user_demo

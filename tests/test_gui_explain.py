@@ -16,13 +16,14 @@ from matplotlib.figure import Figure
 from PySide6.QtCore import QModelIndex
 
 from nerstudio.demo import DEMO_MODEL_DIR as DEMO
+from nerstudio.gui.controllers.model_features import importance_job
 from nerstudio.gui.models.feature_model import TermRow, rows_from_terms
 from nerstudio.gui.models.importance_model import ImportanceTreeModel
 from nerstudio.gui.models.nbest_model import NBestTableModel
 from nerstudio.gui.models.roles import DISPLAY, TOOLTIP
 from nerstudio.gui.views.curve_plot import CurvePlot, Run, draw_runs
 from nerstudio.gui.views.feature_view import FeaturePanel
-from nerstudio.gui.views.model_features import ModelFeaturesView, importance_job
+from nerstudio.gui.views.model_features import ModelFeaturesView
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.glossary import describe, describe_template
 from nerstudio.rerank.importance import model_importance

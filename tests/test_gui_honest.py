@@ -170,31 +170,7 @@ def test_open_recent_shows_paths(bare, tmp_path):
     )
 
 
-# -- progress of the whole pipeline -----------------------------------------------------------
-def test_pipeline_progress_names_the_stage_and_estimates_the_time_left():
-    from nerstudio.gui.progress import Pipeline
-
-    now = [0.0]
-    p = Pipeline(clock=lambda: now[0])
-    p.plan(["tagger", "jackknife", "reranker"])
-    p.stage("tagger")
-    assert (
-        p.describe("iteration 0/100", 0, 100)
-        == "stage 1 of 3: tagger — iteration 0/100 · estimating…"
-    )
-    now[0] = 10.0  # a quarter of the first stage in 10 s: 30 s left here, 2 stages of 40 s to come
-    assert p.eta(25, 100) == pytest.approx(30 + 2 * 40)
-    assert p.describe("", 25, 100).endswith("about 1 min 50 s left")
-    assert p.fraction(25, 100) == pytest.approx(0.25 / 3)
-    now[0] = 40.0
-    p.stage("jackknife")  # the first took 40 s
-    now[0] = 50.0  # half of the second in 10 s: 10 s left, the last at the mean of 40 and 20
-    assert p.eta(50, 100) == pytest.approx(10 + 30)
-    assert p.describe("fold 3/5", 50, 100).startswith(
-        "stage 2 of 3: jackknife — fold 3/5 · about 40 s"
-    )
-
-
+# -- progress of the whole pipeline (the Pipeline's words: tests/test_app_progress.py) -------
 def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window, qtbot):
     panel = window.training_panel
     panel.set_start("reranker")
@@ -282,7 +258,7 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
 
 def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
     _train_perceptron(window, qtbot, epochs=1)
-    from nerstudio.gui.jobs import trained_on_list
+    from nerstudio.runs.training import trained_on_list
 
     doc = window.document
     assert trained_on_list(doc.model, doc.nbest) == "same"

@@ -410,19 +410,3 @@ def test_status_bar_message_and_permanent_text_do_not_overlap(window, qtbot):
     shown = bar.elided_message()
     assert shown.endswith("…") and bar.fontMetrics().horizontalAdvance(shown) <= r.width()
     bar.grab()  # paints without error
-
-
-def test_the_state_line_names_a_bilou_tagger_whatever_its_kind():
-    from types import SimpleNamespace
-
-    from nerstudio.gui.describe import tags_note
-    from nerstudio.tagging.maxent import MaxEntTagger
-    from nerstudio.tagging.perceptron import PerceptronTagger
-
-    assert tags_note(MaxEntTagger()) == "" and tags_note(PerceptronTagger()) == ""
-    assert tags_note(MaxEntTagger(alphabet="bilou")) == ", BILOU tags"
-    bilou = PerceptronTagger(alphabet="bilou")
-    assert tags_note(bilou) == ", BILOU tags"
-    assert (
-        tags_note(SimpleNamespace(tagger_=bilou)) == ", BILOU tags"
-    )  # a joint tagger's local model

@@ -26,38 +26,41 @@ def _train_words():
     return [list(w) for w in NBestList.load(str(DEMO_MODEL_DIR / "train.nbest.npz")).words]
 
 
-def ready(panel, qtbot) -> None:
-    """Wait for the step-through's set-up (always in the window's worker)."""
-    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=60000)
+def ready(teach, qtbot) -> None:
+    """Wait for the step-through's set-up (always in the window's worker): ``teach`` is the
+    window's Teach controller, which owns the stepper."""
+    qtbot.waitUntil(lambda: teach.learner is not None and not teach.busy, timeout=60000)
 
 
-def _uses_training_list(panel, qtbot) -> None:
-    ready(panel, qtbot)
-    assert panel.stepper is not None and panel.step_button.isEnabled()
-    assert [list(w) for w in panel.train.nbest.words] == _train_words()
+def _uses_training_list(w, qtbot) -> None:
+    panel, teach = w.stepper_panel, w.stepper
+    ready(teach, qtbot)
+    assert teach.learner is not None and panel.step_button.isEnabled()
+    assert [list(w) for w in teach.train.nbest.words] == _train_words()
     dev = NBestList.load(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
-    assert len(panel.dev) == len(dev)
+    assert len(teach.dev) == len(dev)
     text = panel.sources.text()
     assert "train.nbest.npz" in text and "dev.nbest.npz" in text
 
 
 def test_teach_trains_on_the_training_list_with_dev_open(window, qtbot):
     panel = window.stepper_panel
+    teach = window.stepper
     window.act_show_stepper.trigger()
-    _uses_training_list(panel, qtbot)
-    pairs = panel.stepper.session.n_pairs
+    _uses_training_list(window, qtbot)
+    pairs = teach.learner.session.n_pairs
     assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert window.runner.wait(60000)
     # the dev corpus's own list is attached
     assert window.document.nbest_path.endswith("dev.nbest.npz")
-    _uses_training_list(panel, qtbot)
-    assert panel.stepper.session.n_pairs == pairs
+    _uses_training_list(window, qtbot)
+    assert teach.learner.session.n_pairs == pairs
     # back to the training corpus, then Reset: still the training list
     assert window.load_corpus(str(DEMO_DIR / "train.conll"))
     assert window.runner.wait(60000)
     panel.reset_button.click()
-    _uses_training_list(panel, qtbot)
-    assert panel.stepper.session.n_pairs == pairs
+    _uses_training_list(window, qtbot)
+    assert teach.learner.session.n_pairs == pairs
 
 
 def test_teach_finds_the_training_list_when_the_session_starts_on_dev(empty_window, qtbot):
@@ -68,7 +71,7 @@ def test_teach_finds_the_training_list_when_the_session_starts_on_dev(empty_wind
     assert w.load_corpus(str(DEMO_DIR / "dev.conll"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
-    _uses_training_list(w.stepper_panel, qtbot)
+    _uses_training_list(w, qtbot)
 
 
 def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_path, qtbot):
@@ -80,18 +83,19 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     w.show()
     assert w.load_demo()
     assert w.runner.wait(60000)
-    qtbot.waitUntil(lambda: w.stepper_panel.stepper is not None, timeout=30000)
+    qtbot.waitUntil(lambda: w.stepper.learner is not None, timeout=30000)
     panel = w.stepper_panel
+    teach = w.stepper
     for b in (panel.step_button, panel.run_button, panel.reset_button):
         assert b.isEnabled()
     assert "Open an N-best list" not in panel.info.text()
-    _uses_training_list(panel, qtbot)
+    _uses_training_list(w, qtbot)
     panel.step_button.click()
     assert "Round 1" in panel.info.text()
     # the chosen feature's shape codes in words (issue 24, point 9)
     from nerstudio.rerank.glossary import decode_value
 
-    value = decode_value(panel.last.feature_name)
+    value = decode_value(teach.last.feature_name)
     assert value and html.escape(value) in panel.info.text()
 
 
@@ -102,38 +106,39 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     w = window
     w.act_show_stepper.trigger()
     panel = w.stepper_panel
-    ready(panel, qtbot)
+    teach = w.stepper
+    ready(teach, qtbot)
     assert not panel.back_button.isEnabled()
     for _ in range(3):
         panel.step_button.click()
-    assert panel.back_button.isEnabled() and panel.stepper.rounds == 3
+    assert panel.back_button.isEnabled() and teach.learner.rounds == 3
     third = panel.info.text()
     panel.back_button.click()
     assert (
-        panel.stepper.rounds == 2
+        teach.learner.rounds == 2
         and "Round 2" in panel.info.text()
-        and len(panel.stepper.history) == 3
+        and len(teach.learner.history) == 3
     )
     panel.step_button.click()
     assert panel.info.text() == third  # the same round again
     w.act_step_back.trigger()
     w.act_step_back.trigger()
     w.act_step_back.trigger()
-    assert panel.stepper.rounds == 0 and not panel.back_button.isEnabled()
+    assert teach.learner.rounds == 0 and not panel.back_button.isEnabled()
     assert panel.pages.currentWidget() is panel.intro_page and "Boosting ready" in panel.info.text()
     # the perceptron: one update, its pair side by side
     panel.algo.setCurrentIndex(1)
-    u = panel.step()
+    u = teach.step()
     assert panel.pair.isVisibleTo(panel)
     text = panel.pair.text()
     jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
     assert f"Wrong top: candidate {jt + 1}" in text and f"Oracle: candidate {jo + 1}" in text
-    names = [panel.names[f] for f in u.plus[:3].tolist() + u.minus[:3].tolist()]
+    names = [teach.names[f] for f in u.plus[:3].tolist() + u.minus[:3].tolist()]
     assert names and all(html.escape(n) in text for n in names)
-    w_before = panel.stepper.w.copy()
-    panel.step()
-    panel.back()
-    assert (panel.stepper.w == w_before).all() and panel.pair.text() == text
+    w_before = teach.learner.w.copy()
+    teach.step()
+    teach.back()
+    assert (teach.learner.w == w_before).all() and panel.pair.text() == text
     # the curve's axes
     from matplotlib.figure import Figure
 
@@ -167,11 +172,12 @@ def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(empty_wind
     assert w.document.nbest_path.endswith("dev.nbest.npz") and w.document.dev_nbest is None
     w.act_show_stepper.trigger()
     panel = w.stepper_panel
-    _uses_training_list(panel, qtbot)
+    teach = w.stepper
+    _uses_training_list(w, qtbot)
     text = panel.sources.text()
     assert "Trains on <b>train.nbest.npz</b> (337 sentences)" in text
     assert "dev F on <b>dev.nbest.npz</b> (78 sentences)" in text
-    assert len(panel.stepper.history) == 1  # the curve starts at round 0, on the dev list
+    assert len(teach.learner.history) == 1  # the curve starts at round 0, on the dev list
 
 
 def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
@@ -182,7 +188,7 @@ def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
     assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
-    _uses_training_list(w.stepper_panel, qtbot)
+    _uses_training_list(w, qtbot)
 
 
 def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
@@ -197,7 +203,8 @@ def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
     panel = w.stepper_panel
-    assert panel.stepper is None and not panel.step_button.isEnabled()
+    teach = w.stepper
+    assert teach.learner is None and not panel.step_button.isEnabled()
     assert "(dev.nbest.npz) is a dev list" in panel.info.text()
 
 
@@ -208,10 +215,10 @@ def test_the_first_switch_to_teach_prepares_in_the_worker(window, qtbot, monkeyp
     import threading
 
     from nerstudio.experiments import stepthrough
-    from nerstudio.gui.views import stepper as sv
+    from nerstudio.gui.controllers import stepper as sc
 
     monkeypatch.setattr(
-        sv, "_LOADED", set(), raising=False
+        sc, "_LOADED", set(), raising=False
     )  # as in a new session: boosting not loaded yet
     built_in = []
     real = stepthrough.BoostingStepper.__init__
@@ -223,16 +230,17 @@ def test_the_first_switch_to_teach_prepares_in_the_worker(window, qtbot, monkeyp
     monkeypatch.setattr(stepthrough.BoostingStepper, "__init__", init)
     window.act_show_stepper.trigger()
     panel = window.stepper_panel
+    teach = window.stepper
     # back in the event loop with nothing built yet: the panel says what it prepares
-    assert panel.stepper is None and panel.busy and not panel.step_button.isEnabled()
+    assert teach.learner is None and teach.busy and not panel.step_button.isEnabled()
     assert "Computing the global features of 337 sentences" in panel.info.text()
     assert panel.pages.currentWidget() is panel.intro_page and "F10" in panel.intro.text()
-    ready(panel, qtbot)
+    ready(teach, qtbot)
     assert built_in and threading.main_thread() not in built_in
     assert "Boosting ready" in panel.info.text() and panel.step_button.isEnabled()
     # later set-ups of the small demo lists are immediate (the code is loaded now)
     panel.reset_button.click()
-    assert panel.stepper is not None and built_in[-1] is threading.main_thread()
+    assert teach.learner is not None and built_in[-1] is threading.main_thread()
 
 
 def test_f10_from_another_workspace_steps_once_teach_is_ready(window, qtbot):
@@ -241,11 +249,12 @@ def test_f10_from_another_workspace_steps_once_teach_is_ready(window, qtbot):
     window.workspaces.activate("inspect")
     window.act_step.trigger()
     panel = window.stepper_panel
-    assert window.workspaces.current == "teach" and panel.busy
-    ready(panel, qtbot)
-    assert panel.stepper.rounds == 1 and "Round 1" in panel.info.text()
+    teach = window.stepper
+    assert window.workspaces.current == "teach" and teach.busy
+    ready(teach, qtbot)
+    assert teach.learner.rounds == 1 and "Round 1" in panel.info.text()
     window.act_step.trigger()
-    assert panel.stepper.rounds == 2
+    assert teach.learner.rounds == 2
 
 
 def _shown(window, qtbot, size=(1280, 800)):
@@ -253,9 +262,8 @@ def _shown(window, qtbot, size=(1280, 800)):
     window.show()
     qtbot.waitExposed(window)
     window.act_show_stepper.trigger()
-    panel = window.stepper_panel
-    ready(panel, qtbot)
-    return panel
+    ready(window.stepper, qtbot)
+    return window.stepper_panel
 
 
 def _in_view(table, row: int) -> bool:
@@ -266,6 +274,7 @@ def _in_view(table, row: int) -> bool:
 def test_a_perceptron_step_shows_both_compared_candidates_in_view(window, qtbot):
     """The wrong top candidate and the oracle are both in the table's view after an update,
     also when the oracle is far down the N-best list."""
+    teach = window.stepper
     panel = _shown(window, qtbot)
     panel.algo.setCurrentIndex(1)
     table = panel.table
@@ -274,7 +283,7 @@ def test_a_perceptron_step_shows_both_compared_candidates_in_view(window, qtbot)
     table.setMaximumHeight(table.horizontalHeader().sizeHint().height() + 6 * rows + 4)
     far = 0
     for _ in range(400):
-        u = panel.step()
+        u = teach.step()
         if not isinstance(u, stepthrough_update()):
             continue
         jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
@@ -308,15 +317,16 @@ def test_a_boosting_step_shows_both_candidates_of_each_pair(window, qtbot):
     """A round lists its pairs with the better (oracle) and the worse candidate side by side,
     the chosen feature's value on each and the margins; the pair it moved most is shown above
     with both candidates' scores before and after."""
+    teach = window.stepper
     panel = _shown(window, qtbot)
     for _ in range(2):
-        r = panel.step()
+        r = teach.step()
     table = panel.table
     headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
     assert headers[:4] == ["Sentence", "Better (oracle)", "Worse", "Feature"]
     inf = r.info
     order = np.argsort(-np.abs(inf.margins_after - inf.margins_before), kind="stable")
-    off = panel.train.offsets
+    off = teach.train.offsets
     for row in range(table.rowCount()):
         p = int(order[row])
         i = int(r.sentences[p])
@@ -370,7 +380,7 @@ def test_the_first_curve_is_drawn_at_the_size_it_is_shown(window, qtbot):
     canvas = window.stepper_panel.canvas
     sizes = []
     canvas.imageChanged.connect(lambda: sizes.append((canvas.image().size(), canvas.size())))
-    ready(window.stepper_panel, qtbot)
+    ready(window.stepper, qtbot)
     qtbot.waitUntil(lambda: bool(sizes), timeout=60000)
     image, widget = sizes[0]
     ratio = canvas.devicePixelRatioF()
@@ -385,13 +395,14 @@ def test_the_first_curve_is_drawn_at_the_size_it_is_shown(window, qtbot):
 def test_teach_fits_a_projector_window_without_scrolling(window, qtbot, algo):
     """A 960×540 window (1920×1080 at scale 2): the Teach page fills it and never scrolls, so
     the curve stays in view, before and after a step."""
+    teach = window.stepper
     panel = _shown(window, qtbot, (960, 540))
     panel.algo.setCurrentIndex(algo)
     ws = window.workspaces.spaces["teach"]
     bar = ws.scroll.verticalScrollBar()
     qtbot.wait(50)
     assert bar.maximum() == 0
-    panel.step()
+    teach.step()
     qtbot.wait(50)
     assert bar.maximum() == 0 and panel.canvas.height() >= 120
     # the curve's bottom edge is inside the page's view

@@ -256,7 +256,7 @@ def test_inspect_keeps_four_rows_of_each_table_and_the_why_uncut(size, tmp_path)
 def test_the_adjudication_report_is_named_as_the_docs_say():
     from pathlib import Path
 
-    from nerstudio.gui.controllers.adjudication import report_name
+    from nerstudio.adjudication import report_name
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "annotating-faster.md").read_text()
     assert Path(report_name("/x/merged.conll")).name == "merged.conll.report.json"

@@ -208,9 +208,10 @@ def test_browser_gives_the_sentence_column_most_of_its_width(shown, qtbot):
 
 def test_teach_explains_itself_before_the_first_step(window, qtbot):
     panel = window.stepper_panel
+    teach = window.stepper
     window.act_show_stepper.trigger()
     assert window.workspaces.current == "teach"
-    qtbot.waitUntil(lambda: panel.stepper is not None and not panel.busy, timeout=60000)
+    qtbot.waitUntil(lambda: teach.learner is not None and not teach.busy, timeout=60000)
     assert panel.pages.currentWidget() is panel.intro_page
     assert "F10" in panel.intro.text() and "exponential loss" in panel.intro.text()
     assert panel.param_label.text() == "ε"
@@ -218,7 +219,7 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     # perceptron mode: its own parameter β, never boosting's ε
     panel.algo.setCurrentIndex(1)
     assert panel.param_label.text() == "β" and "ε" not in panel.param.toolTip()
-    assert panel.param.value() == pytest.approx(1.0) and panel.stepper.beta == pytest.approx(1.0)
+    assert panel.param.value() == pytest.approx(1.0) and teach.learner.beta == pytest.approx(1.0)
     assert "oracle" in panel.intro.text()
     panel.algo.setCurrentIndex(0)
     assert panel.param.value() == pytest.approx(eps)
@@ -227,11 +228,11 @@ def test_teach_explains_itself_before_the_first_step(window, qtbot):
     window.act_step.trigger()
     assert window.workspaces.current == "teach"
     assert (
-        panel.stepper.rounds == 1
+        teach.learner.rounds == 1
         and panel.pages.currentWidget() is panel.step_page
         and panel.table.isVisibleTo(panel)
     )
-    panel.reset()
+    teach.reset()
     assert panel.pages.currentWidget() is panel.intro_page
 
 

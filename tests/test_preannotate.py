@@ -133,6 +133,48 @@ def test_cancel_stops_between_batches(model):
     assert seen == [(0, len(corpus)), (10, len(corpus)), (20, len(corpus))]
 
 
+class _Recorder:
+    """A job's context (nerstudio.app.progress.Progress) that records what it hears."""
+
+    def __init__(self):
+        self.plans, self.stages, self.reports = [], [], []
+
+    def should_cancel(self) -> bool:
+        return False
+
+    def check(self) -> None:
+        pass
+
+    def plan(self, stages):
+        self.plans.append(list(stages))
+
+    def stage(self, name, message="", done=0, total=0):
+        self.stages.append(name)
+
+    def progress(self, message="", done=0, total=0):
+        self.reports.append((message, done, total))
+
+
+def test_the_windows_job_reads_the_folder_then_predicts(model):
+    corpus = _cleared()
+    ks = pa.targets(corpus.sentences)[:30]
+    ctx = _Recorder()
+    got = pa.predict_folder(ctx, str(DEMO_MODEL_DIR), ks, corpus.sentences)
+    assert ctx.plans == [[pa.STAGE_LOAD_MODEL, pa.STAGE_PREDICT]] and ctx.stages == ctx.plans[0]
+    assert ctx.reports[-1] == (f"{len(ks)}/{len(ks)} sentences", len(ks), len(ks))
+    assert got.sentences == ks and got.folder == str(DEMO_MODEL_DIR)
+    assert got.model == model.describe()
+    assert got.spans == pa.predict_corpus(model, corpus.sentences, [0] * len(corpus), ks)
+
+
+def test_the_windows_job_says_in_one_line_why_a_folder_cannot_be_used(tmp_path):
+    from nerstudio.errors import NerstudioError
+
+    with pytest.raises(NerstudioError) as err:
+        pa.predict_folder(_Recorder(), str(tmp_path / "absent"), [0], _cleared().sentences)
+    assert "\n" not in str(err.value) and "absent" in str(err.value)
+
+
 # -- the command -------------------------------------------------------------------------------
 
 

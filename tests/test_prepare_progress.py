@@ -11,8 +11,6 @@ from nerstudio.errors import Cancelled
 from nerstudio.nbest import NBestList
 from nerstudio.rerank.model import RerankerModel
 
-pytest.importorskip("PySide6")
-
 
 class _Ctx:
     def __init__(self, cancel_after: int | None = None):
@@ -29,12 +27,12 @@ class _Ctx:
 
 
 def _job():
-    from nerstudio.gui.jobs import make_prepare_job
+    from nerstudio.app.attachments import prepare
 
     corpus = read_corpus(str(DEMO_DIR / "train.conll"))
     nbest = NBestList.load(str(DEMO_DIR / "model" / "train.nbest.npz"))
     model = RerankerModel.load(str(DEMO_DIR / "model" / "reranker.npz"))
-    return make_prepare_job(corpus, nbest, model), len(nbest)
+    return (lambda ctx: prepare(ctx, corpus, nbest, model)), len(nbest)
 
 
 def test_scoring_a_list_reports_the_sentences_done():

@@ -141,3 +141,36 @@ def test_dynamic_cli_runs_without_qt(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def _qt_free_lines_tool():
+    import importlib.util
+
+    path = PACKAGE.parent / "tools" / "qt_free_lines.py"
+    spec = importlib.util.spec_from_file_location("qt_free_lines", path)
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    sys.modules["qt_free_lines"] = tool  # its dataclass looks itself up there
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_gui_holds_no_qt_free_module_but_view_helpers():
+    """nerstudio/gui is views and controllers: a module of it that imports no Qt belongs in the
+    core (tools/qt_free_lines.py counts them; view helpers aside)."""
+    tool = _qt_free_lines_tool()
+    mods = tool.modules()
+    assert {m.rel for m in mods} >= {"nerstudio/gui/main_window.py", "nerstudio/gui/workers.py"}
+    assert [m.rel for m in mods if m.counted] == [] and tool.qt_free_lines(mods) == 0
+    assert all(path in {m.rel for m in mods if m.qt_free} for path in tool.QT_STARTUP)
+
+
+def test_the_qt_free_count_sees_a_module_without_qt(tmp_path):
+    tool = _qt_free_lines_tool()
+    (tmp_path / "views").mkdir()
+    (tmp_path / "logic.py").write_text("import os\n\n\ndef f():\n    return os.sep\n")
+    (tmp_path / "widget.py").write_text("def f():\n    from PySide6.QtWidgets import QLabel\n")
+    (tmp_path / "views" / "drawing.py").write_text("X = 1\n")
+    mods = {m.path.name: m for m in tool.modules(tmp_path, root=tmp_path)}
+    assert mods["logic.py"].counted and not mods["widget.py"].qt_free
+    assert mods["drawing.py"].view_helper and tool.qt_free_lines(list(mods.values())) == 5

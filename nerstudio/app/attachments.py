@@ -8,7 +8,7 @@ whose stored gold differs from the corpus is re-scored against it (:attr:`NBestI
 says how many sentences differed). The per-candidate numbers the panels display are computed by
 the core (span counts from :func:`nerstudio.nbest.span_counts`, feature rows from
 ``RerankerModel.data``, scores from ``RerankerModel.scores``). Heavy steps (:func:`index_nbest`,
-:func:`score_nbest`) are plain functions run in a worker; the
+:func:`score_nbest`, both in :func:`prepare`) are plain functions run in a worker; the
 :class:`~nerstudio.app.document.Document` installs their results. No Qt here.
 """
 
@@ -25,6 +25,7 @@ from ..corpus.model import Corpus, Span
 from ..errors import Cancelled
 from ..nbest import NBestList
 from ..runtime.predictor import needs_documents
+from .progress import Progress
 
 #: a non-local feature of a K&T candidate: (name, family, count, weight, count·weight)
 Term: TypeAlias = tuple[str, str, float, float, float]
@@ -249,6 +250,35 @@ def score_nbest(
     scores = np.asarray(model.scores(data), dtype=np.float64)
     choice = np.asarray(data.argmax(scores))
     return Scored(model, data, scores, choice)
+
+
+def prepare(
+    ctx: Progress,
+    corpus: Corpus,
+    nbest: NBestList | None,
+    model: Any,
+    score_target: NBestList | None = None,
+    revision: int = 0,
+) -> tuple[NBestIndex | None, Scored | None]:
+    """Line up a new N-best list with the corpus (if ``nbest``; its gold becomes the corpus's,
+    counted at document ``revision``) and score the list on display (``nbest`` or else
+    ``score_target``) with the reranker (if ``model``), reporting to ``ctx``. Returns the
+    index and the scores, each ``None`` when not asked for."""
+    ix = scored = None
+    if nbest is not None:
+        ctx.progress("lining up the N-best list with the corpus…")
+        ix = index_nbest(corpus, nbest, ctx.should_cancel, revision)
+    target = nbest if nbest is not None else score_target
+    if model is not None and target is not None:
+        what = "computing global features and reranker scores…"
+        ctx.progress(what)
+        scored = score_nbest(
+            model,
+            target,
+            ctx.should_cancel,
+            lambda done, total: ctx.progress(what, done, total),
+        )
+    return ix, scored
 
 
 @dataclass

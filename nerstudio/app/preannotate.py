@@ -18,7 +18,8 @@ The result is a plain :class:`Preannotation` — the sentences whose gold change
 spans. ``nerstudio preannotate`` writes it into the corpus it saves (:func:`apply`); the
 application hands it to :meth:`Document.set_many <nerstudio.app.document.Document.set_many>` as
 one undoable edit, after dropping the sentences the annotator edited while the model ran
-(:func:`edits_for` with ``skip``). No Qt here.
+(:func:`edits_for` with ``skip``); its worker runs :func:`predict_folder`, which reads the
+folder and predicts in two stages it reports. No Qt here.
 """
 
 from __future__ import annotations
@@ -31,14 +32,17 @@ from typing import Any
 import numpy as np
 
 from ..corpus.model import Corpus, Sentence, Span
-from ..errors import Cancelled, SettingsError
+from ..errors import Cancelled, NerstudioError, SettingsError
 from ..nbest import NBestList
 from ..runtime.predictor import choices, load_model_folder, needs_documents, tagger_nbest
 from .guards import checked_spans
+from .progress import Progress
 
 BATCH_SENTENCES = 100  # sentences decoded together: progress and cancellation come between batches
 N_CANDIDATES = 20  # the tagger's candidates the reranker chooses from (as nerstudio.load's default)
 PLACEHOLDER = "ENT"  # the type given to a boundary-only model's entities
+STAGE_LOAD_MODEL = "reading the model"
+STAGE_PREDICT = "predicting the entities"
 
 
 @dataclass
@@ -175,6 +179,51 @@ def predict_corpus(
     )
     at = {k: i for i, k in enumerate(every)}
     return [spans[at[k]] for k in ks]
+
+
+@dataclass
+class PredictedSpans:
+    """What :func:`predict_folder` found: ``spans[i]`` is the prediction for corpus sentence
+    ``sentences[i]``; ``model`` says what predicted (a tagger, and its reranker)."""
+
+    sentences: list[int]
+    spans: list[list[Span]]
+    model: str
+    folder: str
+
+
+def predict_folder(
+    ctx: Progress,
+    folder: str,
+    ks: Sequence[int],
+    sentences: Sequence[Sentence],
+    system: str | None = None,
+    documents: Sequence[int] | None = None,
+) -> PredictedSpans:
+    """Read the model folder ``folder`` and predict the entities of the corpus sentences ``ks``
+    with :func:`predict_corpus`, reporting both stages to ``ctx``. ``sentences`` are copies of
+    every corpus sentence (a reranker with document context reads them all) and ``documents``
+    the document of each. A folder or model that cannot be used is a
+    :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
+    docs = list(documents) if documents is not None else [0] * len(sentences)
+    ctx.plan([STAGE_LOAD_MODEL, STAGE_PREDICT])
+    ctx.stage(STAGE_LOAD_MODEL, os.path.basename(os.path.normpath(folder)))
+    try:
+        model = load_model(folder, system)
+        ctx.stage(STAGE_PREDICT, "", 0, len(ks))
+        spans = predict_corpus(
+            model,
+            sentences,
+            docs,
+            ks,
+            progress=lambda d, n: ctx.progress(f"{d:,}/{n:,} sentences", d, n),
+            should_cancel=ctx.should_cancel,
+        )
+    except NerstudioError:
+        raise
+    except OSError as exc:  # the folder the user chose cannot be used: say why in one line
+        raise NerstudioError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
+    return PredictedSpans(list(ks), spans, model.describe(), folder)
 
 
 def edits_for(

@@ -282,7 +282,7 @@ def _stage_stepper(win) -> None:
     win.stepper_dock.show()
     win.jobs.views.wait(60000)
     for _ in range(6):
-        win.stepper_panel.step()
+        win.stepper.step()
     win.jobs.views.wait(60000)
     win.stepper_panel.canvas.render_now()
 

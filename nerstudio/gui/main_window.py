@@ -246,8 +246,7 @@ class MainWindow(WindowMenus):
         ):
             event.ignore()
             return
-        if self.views.built("stepper_panel") is not None:
-            self.views.stepper_panel.pause()
+        self.stepper.pause()  # Run stops
         self.jobs.shutdown()
         self.training.close_executor()
         self.annotation.close()  # the corpus's lock goes

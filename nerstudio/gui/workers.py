@@ -1,7 +1,8 @@
 """Long work off the main thread: a :class:`Worker` QObject moved to a QThread per run.
 
 A *job* is a plain Python callable ``job(ctx) -> result`` that calls the core (tagger training,
-jackknife N-best, global features, reranker training). ``ctx`` (a :class:`JobContext`) gives it
+jackknife N-best, global features, reranker training); :func:`job_of` makes one of a core
+function whose first parameter is the context. ``ctx`` (a :class:`JobContext`) gives it
 ``should_cancel()`` for the core's cancellation checks, ``progress(message, done, total)`` and
 ``stats(obj)`` for curve points. The worker turns those into Qt signals, throttled so the GUI
 sees at most ~20 updates per second: progress keeps only the latest message, curve points are
@@ -26,8 +27,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from ..app.progress import SCALE, Pipeline
 from ..errors import Cancelled, NerstudioError
-from .progress import SCALE, Pipeline
 
 MIN_INTERVAL = 0.05  # seconds between two GUI updates from one worker (≤ 20 per second)
 
@@ -52,7 +53,9 @@ def running_threads(scan: bool = True) -> list[QThread]:
 
 
 class JobContext:
-    """What a job sees of its worker: cancellation flag and throttled reporting."""
+    """What a job sees of its worker: cancellation flag and throttled reporting (a
+    :class:`~nerstudio.app.progress.Progress`, and a run's
+    :class:`~nerstudio.runs.training.RunContext`)."""
 
     def __init__(self, worker: Worker):
         self._worker = worker
@@ -77,7 +80,7 @@ class JobContext:
         self._worker.push_progress(message, done, total)
 
     def plan(self, stages: list[str]) -> None:
-        """The stages this job will go through (see :class:`~nerstudio.gui.progress.Pipeline`)."""
+        """The stages this job will go through (see :class:`~nerstudio.app.progress.Pipeline`)."""
         self.pipeline.plan(stages)
 
     def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None:
@@ -91,6 +94,13 @@ class JobContext:
     def result(self, key: str, value: Any) -> None:
         """Hand an intermediate result (e.g. a trained tagger) to the GUI right away."""
         self._worker.partial.emit(key, value)
+
+
+def job_of(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+    """A job calling ``fn(ctx, *args, **kwargs)`` in the worker: the arguments are taken now, on
+    the main thread (snapshots of the document), the call runs with the worker's context (or
+    any context with the same methods: a save done at once passes one that reports nothing)."""
+    return lambda ctx: fn(ctx, *args, **kwargs)
 
 
 class Worker(QObject):

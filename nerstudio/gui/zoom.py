@@ -14,9 +14,10 @@ screen: the largest step at which every workspace's page fits the screen — and
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QAbstractButton, QApplication, QHeaderView, QToolBar, QWidget
 
+from .actions import build_action
 from .views import figure_image
 
 STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -34,38 +35,16 @@ class Zoom(QObject):
         self.factor = 1.0
         self._before_present: float | None = None
         self._icon_sizes: dict[int, QSize] = {}
-        self.act_in = self._action(
-            "Zoom &in",
-            self.zoom_in,
-            ("Ctrl+=", "Ctrl++"),
-            "Larger text, tables and plots (remembered)",
-        )
-        self.act_out = self._action(
-            "Zoom &out", self.zoom_out, ("Ctrl+-",), "Smaller text, tables and plots"
-        )
-        self.act_reset = self._action("&Actual size", self.reset, ("Ctrl+0",), "Back to 100 %")
-        self.act_present = self._action(
-            "&Presentation mode",
-            self.toggle_presentation,
-            ("F11",),
-            "Full screen with larger type, for a projector (F11 again to leave)",
-        )
-        self.act_present.setCheckable(True)
+        self.act_in = build_action(window, "zoom.act_in", self)
+        self.act_out = build_action(window, "zoom.act_out", self)
+        self.act_reset = build_action(window, "zoom.act_reset", self)
+        self.act_present = build_action(window, "zoom.act_present", self)
         try:
             saved = float(settings.value(KEY, 1.0))
         except (TypeError, ValueError):
             saved = 1.0
         if abs(saved - 1.0) > 1e-6:
             self.set_factor(saved, remember=False)
-
-    def _action(self, text: str, slot, keys, tip: str) -> QAction:
-        a = QAction(text, self.window)
-        a.setShortcuts([QKeySequence(k) for k in keys])
-        a.setStatusTip(tip)
-        a.setToolTip(f"{tip} ({keys[0]})")
-        a.triggered.connect(lambda _on=False: slot())
-        self.window.addAction(a)  # the keys work whatever has the focus, with or without a menu
-        return a
 
     def actions(self) -> list[QAction]:
         return [self.act_in, self.act_out, self.act_reset, self.act_present]

@@ -4,7 +4,7 @@ and the corpus's candidates under it, lined up with the corpus.
 The training goes to a child process (:mod:`nerstudio.runtime.tagger_process`) unless told
 otherwise; :func:`run_kt_training` and :func:`open_kt_model` report to a
 :class:`~nerstudio.runs.training.RunContext` like the reranker run. No Qt here: the window's
-worker (:mod:`nerstudio.gui.jobs`) is one caller.
+worker (:func:`nerstudio.gui.workers.job_of`) is one caller.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the stages, progress, each result as soon as it exists, the training curve; it c
 stage (global features, training, scoring the training list) runs in a child process
 (:func:`nerstudio.runtime.rerank_process.train_in_child`) unless told otherwise, so a
 window that runs it keeps its interpreter lock. No Qt here: the window's worker
-(:mod:`nerstudio.gui.jobs`) is one caller.
+(:func:`nerstudio.gui.workers.job_of`) is one caller.
 """
 
 from __future__ import annotations
@@ -22,25 +22,17 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest, with_documents
+from ..app.progress import Progress
 from ..corpus.model import Corpus
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList
 
 
-class RunContext(Protocol):
-    """What a run reports to and asks (the window's worker gives its JobContext)."""
+class RunContext(Progress, Protocol):
+    """What a run reports to and asks (the window's worker gives its JobContext): a job's
+    :class:`~nerstudio.app.progress.Progress`, its pipeline, its results and its curve."""
 
     pipeline: Any  # the planned stages (``stages``) and the current one's index (``k``)
-
-    def should_cancel(self) -> bool: ...
-
-    def check(self) -> None: ...
-
-    def plan(self, stages: list[str]) -> None: ...
-
-    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None: ...
-
-    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None: ...
 
     def result(self, key: str, value: Any) -> None: ...
 

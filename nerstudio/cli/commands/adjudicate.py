@@ -7,7 +7,6 @@ the merged corpus written in any writable format and the report printed (see
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from string import ascii_uppercase
@@ -79,7 +78,7 @@ def annotator(which: str, paths: list[str]) -> int:
 
 
 def run(args) -> int:
-    from ...adjudication import Adjudication
+    from ...adjudication import Adjudication, write_report
     from ...corpus.detect import format_for_output
     from ...corpus.foreign import writable
     from ...corpus.writing import Losses, write_corpus
@@ -110,15 +109,7 @@ def run(args) -> int:
     print("\n".join(f"{n} = {p}" for n, p in zip(names, args.files)))
     print(rep.text(args.list))
     if args.report:
-        from ...corpus.atomic import atomic_open
-
-        with atomic_open(args.report) as f:
-            json.dump(
-                {**rep.as_dict(), "files": dict(zip(names, args.files)), "output": args.out},
-                f,
-                indent=2,
-                ensure_ascii=False,
-            )
+        write_report(args.report, rep, names, args.files, args.out)
     print(
         f"wrote {args.out} ({losses.target or fmt}): {rep.entities} entities, "
         f"{rep.counts['undecided']} disagreement(s) undecided",

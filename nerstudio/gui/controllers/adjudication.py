@@ -17,7 +17,6 @@ saved asks first: save, discard or cancel.
 
 from __future__ import annotations
 
-import json
 import os
 from string import ascii_uppercase
 from typing import TYPE_CHECKING
@@ -25,11 +24,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ...adjudication import read_and_align, report_name, write_merged
 from ...app.label_keys import label_orders
 from ...app.types import TypeScheme
-from ...corpus.atomic import atomic_open
 from ...errors import NerstudioError
 from ..dialogs import CORPUS_FILTER
+from ..workers import job_of
 from . import Context
 
 if TYPE_CHECKING:
@@ -39,27 +39,6 @@ if TYPE_CHECKING:
 
 JOB = "adjudication"
 JOB_SAVE = "adjudication-save"
-
-
-def make_adjudication_job(paths: list[str]):
-    """A job reading the files and aligning them: (Adjudication, the first file's corpus)."""
-
-    def job(ctx):
-        from ...adjudication import Adjudication
-        from ...corpus.formats import read_corpus
-
-        corpora = []
-        for n, p in enumerate(paths):
-            ctx.check()
-            ctx.progress(f"reading {os.path.basename(p)}", n, len(paths))
-            corpora.append(read_corpus(p))
-        names = list(ascii_uppercase[: len(paths)])
-        ctx.progress("comparing the annotations", len(paths), len(paths))
-        adj = Adjudication([c.sentences for c in corpora], names, paths)
-        adj.agreement_before()  # here, not on the first key
-        return adj, corpora[0]
-
-    return job
 
 
 class AdjudicationController(QObject):
@@ -144,7 +123,7 @@ class AdjudicationController(QObject):
             self.ctx.dialogs.critical("Cannot adjudicate these files", message)
 
         self.ctx.status(f"Reading {len(paths)} annotation files…", 5000)
-        self.ctx.jobs.view(JOB, make_adjudication_job(list(paths)), done, failed)
+        self.ctx.jobs.view(JOB, job_of(read_and_align, list(paths)), done, failed)
         return True
 
     # -- deciding -------------------------------------------------------------------------
@@ -233,7 +212,7 @@ class AdjudicationController(QObject):
         for s, spans in zip(base.sentences, adj.merged()):
             s.spans = spans
         report_path = report_name(path)
-        job = make_save_job(adj.snapshot(), base, path, fmt, report_path)
+        job = job_of(write_merged, adj.snapshot(), base, path, fmt, report_path)
         decided = len(adj.order), dict(adj.decisions)
 
         def done(rep) -> None:
@@ -276,40 +255,3 @@ class _Here:
 
     def check(self) -> None:
         pass
-
-
-def report_name(path: str) -> str:
-    """The report's file beside the merged file: its whole name with ``.report.json`` added
-    (``merged.conll`` → ``merged.conll.report.json``: merged files of two formats in one folder
-    keep a report each)."""
-    return path + ".report.json"
-
-
-def make_save_job(snapshot, base, path: str, fmt: str, report_path: str):
-    """A job writing the merged corpus ``base`` and the report of ``snapshot`` (the decisions of
-    the moment Save was pressed)."""
-
-    def job(ctx):
-        from ...corpus.writing import write_corpus
-
-        ctx.progress("writing the merged file", 0, 2)
-        try:
-            write_corpus(base, path, fmt)
-            ctx.progress("the report", 1, 2)
-            rep = snapshot.report()
-            with atomic_open(report_path) as f:
-                json.dump(
-                    {
-                        **rep.as_dict(),
-                        "files": dict(zip(snapshot.names, snapshot.paths)),
-                        "output": path,
-                    },
-                    f,
-                    indent=2,
-                    ensure_ascii=False,
-                )
-        except (OSError, ValueError) as exc:
-            raise NerstudioError(str(exc)) from None
-        return rep
-
-    return job

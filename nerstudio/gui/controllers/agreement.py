@@ -1,8 +1,8 @@
 """Annotator agreement: File ▸ Compare annotations… (issue 16).
 
-Two annotation files of the same text are compared by :func:`nerstudio.agreement.agreement`
-(the figures ``nerstudio agreement A B`` prints) in a view job of the
-:class:`~nerstudio.gui.job_service.JobService`, with progress (the bytes read) and a Cancel
+Two annotation files of the same text are compared by
+:func:`nerstudio.agreement.agreement_of_files` (the figures ``nerstudio agreement A B`` prints)
+in a view job of the :class:`~nerstudio.gui.job_service.JobService`, with progress (the bytes read) and a Cancel
 button, and shown in the agreement panel of the Annotate workspace. When A is the open corpus's
 file, A is the corpus as the window holds it (with any unsaved edits, copied for the worker),
 clicking a differing sentence also moves the browser there, and a later gold edit marks the
@@ -15,97 +15,25 @@ from __future__ import annotations
 
 import os
 import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Slot
 
+from ...agreement import FilesAgreement, agreement_of_files
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
 from ...corpus.model import Corpus, Sentence
 from ..dialogs import CORPUS_FILTER
+from ..workers import job_of
 from . import Context
 
-if TYPE_CHECKING:
-    from ...agreement import Agreement
-
 JOB = "agreement"
-
-
-@dataclass
-class AgreementRun:
-    """What comparing A and B gave: the :class:`~nerstudio.agreement.Agreement`, both files'
-    spans of every differing sentence (by 1-based index), and whether A was the open corpus."""
-
-    result: Agreement
-    details: dict
-    path_a: str
-    path_b: str
-    a_is_corpus: bool
-
-
-def make_agreement_job(path_a: str, path_b: str, a_sentences: list[Sentence] | None = None):
-    """A job comparing the files ``path_a`` and ``path_b`` (or the sentences ``a_sentences`` in
-    place of A's file), streamed, reporting the bytes read and honouring cancellation."""
-
-    def job(ctx) -> AgreementRun:
-        from ...agreement import agreement
-        from ...corpus.formats import Reader
-        from ...errors import NerstudioError
-
-        files = [p for p in ((path_a if a_sentences is None else None), path_b) if p]
-        try:
-            sizes = {p: max(os.path.getsize(p), 1) for p in files}
-        except OSError as exc:
-            raise NerstudioError(f"{exc.filename}: {exc.strerror}") from None
-        read = dict.fromkeys(files, 0)
-        total = sum(sizes.values())
-
-        def watcher(path):
-            def watch(pos: int) -> None:
-                ctx.check()
-                read[path] = pos
-                done = sum(read.values())
-                ctx.progress(
-                    f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB read",
-                    int(done * 1000 / total),
-                    1000,
-                )
-
-            return watch
-
-        rec_a: dict[int, list] = {}
-        rec_b: dict[int, list] = {}
-
-        def recorded(sentences, rec):
-            for k, s in enumerate(sentences, 1):
-                rec[k] = s.spans
-                if not k & 0x3FF:
-                    ctx.check()
-                yield s
-
-        ctx.progress("comparing…", 0, 1000)
-        try:
-            a = (
-                iter(a_sentences)
-                if a_sentences is not None
-                else Reader(path_a, watch=watcher(path_a)).sentences()
-            )
-            b = Reader(path_b, watch=watcher(path_b)).sentences()
-            result = agreement(recorded(a, rec_a), recorded(b, rec_b), path_a, path_b)
-        except OSError as exc:
-            raise NerstudioError(f"{exc.filename or path_b}: {exc.strerror or exc}") from None
-        details = {d.index: (rec_a[d.index], rec_b[d.index]) for d in result.differences}
-        return AgreementRun(result, details, path_a, path_b, a_sentences is not None)
-
-    return job
 
 
 class AgreementController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
-        self.run: AgreementRun | None = None
+        self.run: FilesAgreement | None = None
         self._corpus: weakref.ref[Corpus] | None = None  # the open corpus when it was A
         self._pending = 0  # increases with each request: a late result of an older one is dropped
         views.when_built("agreement_view", self._wire)  # built on first use
@@ -163,7 +91,7 @@ class AgreementController(QObject):
         ticket, gold_rev = self._pending, self.doc.gold_revision
         scheme = document_types(self.doc)
 
-        def done(run: AgreementRun) -> None:
+        def done(run: FilesAgreement) -> None:
             if ticket != self._pending:
                 return
             self.run = run
@@ -184,7 +112,8 @@ class AgreementController(QObject):
 
         self.view.set_busy(f"Comparing {os.path.basename(path_a)} with {os.path.basename(path_b)}…")
         self.v.tabs.setCurrentWidget(self.view)
-        self.ctx.jobs.view(JOB, make_agreement_job(path_a, path_b, a_sentences), done, failed)
+        job = job_of(agreement_of_files, path_a, path_b, a_sentences)
+        self.ctx.jobs.view(JOB, job, done, failed)
         return True
 
     def _fail(self, message: str) -> None:

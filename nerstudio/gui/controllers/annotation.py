@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change, ChangeKind
 from ...app.types import TypeScheme, document_types
-from ..actions import make_action
+from ..actions import build_action
 from ..views.annotation_view import CARET_KEYS, NAV_COMMANDS
 from ..views.palette import type_icon
 from . import Context
@@ -145,29 +145,11 @@ class AnnotationController(QObject):
         views.sentence_view.editRefused.connect(lambda msg: ctx.status(msg, 6000))
         ctx.events.changed.connect(self._on_change)
         w = self._window = parent_widget
-        self.act_undo = make_action(w, "&Undo", self.undo, QKeySequence.StandardKey.Undo)
-        self.act_redo = make_action(w, "&Redo", self.redo, QKeySequence.StandardKey.Redo)
-        self.act_accept = make_action(
-            w,
-            "&Accept candidate as gold",
-            lambda: self.accept_candidate(),
-            "Ctrl+Return",
-            "Make the selected candidate's entities the gold of this sentence",
-        )
-        self.act_save = make_action(
-            w,
-            "&Save corpus",
-            lambda: self.save_corpus(),
-            QKeySequence.StandardKey.Save,
-            "Save the gold annotations to the corpus file (its own format)",
-        )
-        self.act_save_as = make_action(
-            w,
-            "Save corpus &as…",
-            self.save_corpus_as_dialog,
-            None,
-            "Save the gold annotations to another file",
-        )
+        self.act_undo = build_action(w, "annotation.act_undo", self)
+        self.act_redo = build_action(w, "annotation.act_redo", self)
+        self.act_accept = build_action(w, "annotation.act_accept", self)
+        self.act_save = build_action(w, "annotation.act_save", self)
+        self.act_save_as = build_action(w, "annotation.act_save_as", self)
         self._build_edit_actions()
         views.sentence_view.selectionChanged.connect(lambda *_: self._update_enabled())
         views.sentence_view.contextMenuWanted.connect(lambda pos: self.context_menu().exec(pos))

@@ -7,7 +7,7 @@ the reranker overruling the tagger), keeps only the uncertain ones on request, s
 in a sortable column and goes to the next most uncertain sentence (F7: a walk through that
 queue, which no reordering makes skip a sentence, :mod:`nerstudio.app.walk`). All of it derives
 from the document's attached list and scores
-(:class:`~nerstudio.gui.models.uncertainty.DocumentUncertainty`) and is recomputed when either
+(:class:`~nerstudio.app.uncertainty.DocumentUncertainty`) and is recomputed when either
 changes.
 
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
@@ -28,13 +28,14 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change, ChangeKind
 from ...app.types import document_types
+from ...app.uncertainty import DocumentUncertainty
 from ...app.walk import Walk
 from ...rerank.uncertainty import MEASURES
-from ..actions import make_action
+from ..actions import build_action
 from ..models.corpus_model import CorpusTreeModel, status_text
-from ..models.uncertainty import LABELS, TIPS, DocumentUncertainty
 from ..views.palette import type_color
 from ..views.row_kept import row_kept
+from ..views.uncertainty_bar import LABELS, TIPS
 from . import Context
 
 MAX_ENTITY_ROWS = 2000  # rows of the gold-entity table (one item each per column)
@@ -340,22 +341,8 @@ class BrowserController(QObject):
         hdr = self.v.corpus_view.header()
         hdr.setSectionsClickable(True)
         hdr.sectionClicked.connect(self._on_header_clicked)
-        self.act_uncertain_first = make_action(
-            window,
-            "Most &uncertain first",
-            self.set_uncertain_first,
-            None,
-            "Order the browser's sentences most uncertain first (by the top candidate's probability unless "
-            "another measure is chosen in the browser)",
-        )
-        self.act_uncertain_first.setCheckable(True)
-        self.act_next_uncertain = make_action(
-            window,
-            "Next most &uncertain",
-            lambda: self.step_uncertain(1),
-            "F7",
-            "Go to the next sentence in the most-uncertain-first order (among those the filters show)",
-        )
+        self.act_uncertain_first = build_action(window, "browser.act_uncertain_first", self)
+        self.act_next_uncertain = build_action(window, "browser.act_next_uncertain", self)
         self._refresh_uncertainty()
 
     def measure(self) -> str | None:

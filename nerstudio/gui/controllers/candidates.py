@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 
 from ...app.document import Change, ChangeKind
 from ...numfmt import num
-from ..describe import kt_kind
+from ...runs.describe import kt_kind
 from ..models.feature_model import TermRow, rows_from_terms
 from . import Context
 

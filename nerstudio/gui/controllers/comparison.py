@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...app.attachments import score_nbest
 from ...app.document import Change, ChangeKind
-from ..jobs import trained_on_list
+from ...runs.training import trained_on_list
 from . import Context
 
 _OPTIMISTIC = {

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ...app.attachments import FileStamp
+from ...app.attachments import FileStamp, prepare
+from ...app.reading import CorpusRead, read_corpus_file
 from ...errors import FormatError, NerstudioError
 from ...nbest import NBestList
-from ..describe import describe_model
+from ...runs.describe import describe_model
+from ...runs.training import dev_baseline
 from ..dialogs import CORPUS_FILTER, MODEL_FILTER, NBEST_FILTER
-from ..jobs import CorpusRead, dev_baseline, make_prepare_job, make_read_corpus_job
-from ..workers import release_in_background
+from ..workers import job_of, release_in_background
 from . import Context
 
 if TYPE_CHECKING:
@@ -98,7 +99,11 @@ class FilesController(QObject):
                 then(False)
 
         return self.ctx.jobs.run(
-            "open", make_read_corpus_job(path, encoding), done, on_failed=over, on_cancelled=over
+            "open",
+            job_of(read_corpus_file, path, encoding),
+            done,
+            on_failed=over,
+            on_cancelled=over,
         )
 
     def load_corpus(self, path: str, attach: bool = True, encoding: str | None = None) -> bool:
@@ -172,7 +177,7 @@ class FilesController(QObject):
         if self.doc.corpus is None:
             self.ctx.dialogs.critical("Cannot open N-best list", "Open a corpus first")
             return False
-        job = make_prepare_job(self.doc.corpus, nb, self.doc.model, revision=self.doc.revision)
+        job = job_of(prepare, self.doc.corpus, nb, self.doc.model, revision=self.doc.revision)
         return self.ctx.jobs.run(
             "prepare", job, lambda res: self._install_prepared(res, path, stamp)
         )
@@ -236,7 +241,7 @@ class FilesController(QObject):
         if doc.model is None or doc.nbest is None or doc.corpus is None:
             return True
         self._rescore_rev = doc.revision
-        job = make_prepare_job(doc.corpus, None, doc.model, doc.nbest)
+        job = job_of(prepare, doc.corpus, None, doc.model, doc.nbest)
         return self.ctx.jobs.run(
             "prepare", job, lambda res: self._install_prepared(res, doc.nbest_path)
         )

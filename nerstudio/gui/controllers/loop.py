@@ -50,7 +50,7 @@ from ...app.visit import Visit, reviewing
 from ...corpus.formats import read_corpus
 from ...demo import DEMO_CORPUS, DEMO_MODEL_DIR
 from ...numfmt import num
-from ..actions import make_action
+from ..actions import build_action
 from . import Context
 
 JOB_NAME = "model in the loop"
@@ -116,28 +116,9 @@ class LoopController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         w = parent_widget
-        self.act_learn = make_action(
-            w,
-            "&Learn from corrections",
-            self.toggle,
-            None,
-            "A model learns from every sentence you review and re-predicts the others",
-        )
-        self.act_learn.setCheckable(True)
-        self.act_review = make_action(
-            w,
-            "&Mark sentence reviewed",
-            self.mark_reviewed,
-            "Ctrl+Shift+Return",
-            "Accept the shown sentence as it is: it becomes reviewed (the model learns it)",
-        )
-        self.act_save = make_action(
-            w,
-            "Save loop &model…",
-            self.save_dialog,
-            None,
-            "Save the model in the loop as a model folder (nerstudio.load reads it)",
-        )
+        self.act_learn = build_action(w, "loop.act_learn", self)
+        self.act_review = build_action(w, "loop.act_review", self)
+        self.act_save = build_action(w, "loop.act_save", self)
         self.panel = LoopPanel()
         views.annotate_tabs.addTab(self.panel, "Model in the loop")  # beside the gold entities
         self.learner: loop.OnlineLearner | None = None
@@ -155,12 +136,6 @@ class LoopController(QObject):
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.idle.connect(self._on_idle)
         self._update()
-
-    def add_to(self, menu) -> None:
-        """Put the actions in ``menu``."""
-        menu.addSeparator()
-        for a in (self.act_learn, self.act_review, self.act_save):
-            menu.addAction(a)
 
     # -- state ----------------------------------------------------------------------------
     @property

@@ -18,6 +18,18 @@ from ...app.document import Change, ChangeKind
 from . import Context
 
 
+def importance_job(model, data, against: str):
+    """A view job: the ranking of ``model``'s features over ``data`` (scipy loads in the
+    worker), cancellable."""
+
+    def job(ctx):
+        from ...rerank.importance import model_importance
+
+        return model_importance(model, data, against, should_cancel=ctx.should_cancel)
+
+    return job
+
+
 class ModelFeaturesController(QObject):
     def __init__(self, ctx: Context, views, parent=None):
         super().__init__(parent)
@@ -71,7 +83,6 @@ class ModelFeaturesController(QObject):
             else "the N-best list of this session"
         )
         self.view.set_busy("Ranking the reranker's features…")
-        from ..views.model_features import importance_job  # the view's module: on first use
 
         def done(result):
             if self._shown == key:

@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 
 from ...app.document import Change, ChangeKind
 from ...app.guidelines import find_guidelines, label_descriptions, read_guidelines
-from ..actions import make_action
+from ..actions import build_action
+from ..menu_rows import ROWS
 from . import Context
 
-NOTE_KEY = "Ctrl+Shift+N"
-FLAG_KEY = "Ctrl+Shift+F"
+NOTE_KEY = str(ROWS["notes.act_note"].keys[0])  # the rows' keys, named for the tests
+FLAG_KEY = str(ROWS["notes.act_flag"].keys[0])
 CHOSEN_KEY = "guidelines/chosen"  # settings: JSON object, corpus path → guidelines file
 GUIDELINES_FILTER = "Markdown (*.md *.markdown *.txt);;All files (*)"
 NO_GUIDELINES = (
@@ -67,29 +68,9 @@ class NotesController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         w = parent_widget
-        self.act_note = make_action(
-            w,
-            "Add &note…",
-            self.edit_note,
-            NOTE_KEY,
-            "Write a note on the shown sentence (saved with the corpus)",
-        )
-        self.act_flag = make_action(
-            w,
-            "Toggle &flag",
-            self.toggle_flag,
-            FLAG_KEY,
-            "Flag the shown sentence (or take its flag away): the browser's Flagged filter "
-            "finds it again",
-        )
-        self.act_flag.setCheckable(True)
-        self.act_choose = make_action(
-            w,
-            "Choose &guidelines file…",
-            self.choose_dialog,
-            None,
-            "Show this Markdown file as the open corpus's guidelines",
-        )
+        self.act_note = build_action(w, "notes.act_note", self)
+        self.act_flag = build_action(w, "notes.act_flag", self)
+        self.act_choose = build_action(w, "notes.act_choose", self)
         self.ask_note = self._ask_note  # replaced in tests
         self.note_line = QLabel()
         self.note_line.setObjectName("sentenceNote")
@@ -113,11 +94,6 @@ class NotesController(QObject):
         ctx.events.changed.connect(self._on_change)
         ctx.cursor.moved.connect(lambda _k: self._show_current())
         self._update()
-
-    def add_to(self, menu) -> None:
-        menu.addSeparator()
-        for a in (self.act_note, self.act_flag, self.act_choose):
-            menu.addAction(a)
 
     # -- notes and flags ------------------------------------------------------------------
     def _current(self) -> int:

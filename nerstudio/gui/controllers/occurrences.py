@@ -22,7 +22,7 @@ from ...app import occurrences as occ
 from ...app import span_edits
 from ...app.document import Change, ChangeKind, Origin
 from ...app.types import document_types
-from ..actions import make_action
+from ..actions import build_action
 from . import Context
 
 if TYPE_CHECKING:
@@ -34,14 +34,7 @@ class OccurrencesController(QObject):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v = ctx, ctx.document, views
         self._window = parent_widget
-        self.act = make_action(
-            parent_widget,
-            "Label all &occurrences…",
-            lambda: self.open_dialog(),
-            "Ctrl+Shift+A",
-            "Find every occurrence of the selected entity's words (or the search text) in the "
-            "corpus and label or remove them in one undoable edit",
-        )
+        self.act = build_action(parent_widget, "occurrences.act", self)
         self.dialog: OccurrencesDialog | None = None
         self.last = ""  # the last result (tests, scripts)
         ctx.events.changed.connect(self._on_change)
@@ -97,7 +90,10 @@ class OccurrencesController(QObject):
             (lab or labels[0]) if label is None else label,
             self._window,
         )
-        corpus = self.doc.corpus
+        d.searchChanged.connect(
+            lambda text, case: d.show_found(occ.find(corpus.sentences, text, case))
+        )
+        d.show_found(occ.find(corpus.sentences, d.phrase.text(), d.case.isChecked()))
         d.accepted.connect(lambda: self.apply(d, corpus))
         d.open()
         return d

@@ -3,7 +3,7 @@ model's entities, so the annotator corrects them instead of starting from nothin
 
 The model folder (a tagger, optionally a reranker) defaults to the folder of the tagger already
 loaded, else the bundled demo model. The model is read and run in the worker
-(:func:`~nerstudio.gui.jobs.make_preannotate_job`: "stage k of n", cancellable with Shift+F5)
+(:func:`~nerstudio.app.preannotate.predict_folder`: "stage k of n", cancellable with Shift+F5)
 over copies of the sentences taken when it starts; its result reaches the corpus only through
 :meth:`Document.set_many <nerstudio.app.document.Document.set_many>`, as one undoable edit, so
 the dirty flag, autosave, the browser's counts and Ctrl+Z follow as for any edit. Sentences the
@@ -18,11 +18,11 @@ import os
 from PySide6.QtCore import QObject, Slot
 
 from ...app.document import Change, ChangeKind
-from ...app.preannotate import edits_for, targets
+from ...app.preannotate import PredictedSpans, edits_for, predict_folder, targets
 from ...demo import DEMO_MODEL_DIR
 from ...runtime.predictor import TAGGER_FILES
-from ..actions import make_action
-from ..jobs import PredictedSpans, make_preannotate_job
+from ..actions import build_action
+from ..workers import job_of
 from . import Context
 
 JOB_NAME = "preannotate"
@@ -32,14 +32,7 @@ class PreannotateController(QObject):
     def __init__(self, ctx: Context, parent_widget):
         super().__init__(parent_widget)
         self.ctx, self.doc = ctx, ctx.document
-        self.act = make_action(
-            parent_widget,
-            "&Pre-annotate with model…",
-            self.ask_and_run,
-            None,
-            "Fill the corpus's sentences with a model's entities, to correct them (one undoable "
-            "edit)",
-        )
+        self.act = build_action(parent_widget, "preannotate.act", self)
         self.last: str = ""  # the last result's summary (tests, scripts)
         ctx.events.changed.connect(self._on_change)
         ctx.jobs.started.connect(lambda _name: self._update())
@@ -104,7 +97,7 @@ class PreannotateController(QObject):
         # immutable and shared, the spans left behind
         snapshot = [s.copy(spans=()) for s in corpus.sentences]
         documents = corpus.sentence_document()
-        job = make_preannotate_job(folder, ks, snapshot, system, documents)
+        job = job_of(predict_folder, folder, ks, snapshot, system, documents)
 
         def done(res: PredictedSpans) -> None:
             if doc.corpus is not corpus:

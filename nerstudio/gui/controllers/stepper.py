@@ -12,11 +12,23 @@ job in the window's worker (for the demo's lists too: entering Teach never waits
 The data is rebuilt whenever the lists, the reranker or the gold changed since, and — while Teach
 is showing — as soon as a list, the corpus or the reranker changes (so a window that starts in
 Teach is ready once the demo's lists are attached).
+
+The controller drives the Qt-free stepper (:mod:`nerstudio.experiments.stepthrough`; the panel,
+:class:`~nerstudio.gui.views.stepper.StepperPanel`, only shows): Step does one round / update,
+Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
+milliseconds on the demo corpus), Back takes the last step back, Reset starts over. On large
+data (eng.train: seconds to set boosting up, up to a second a round) building the stepper and
+each step run as view jobs in the window's worker; on small data they run at once, except the
+first set-up of a learner in the session (loading its compiled code takes seconds), which runs
+there too while the panel says it is preparing.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Slot
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Slot
 
 from ...app.attachments import FileStamp
 from ...app.document import ChangeKind
@@ -27,6 +39,13 @@ from . import Context
 
 #: the changes after which the shown step-through is rebuilt
 REBUILD_ON = (ChangeKind.CORPUS, ChangeKind.NBEST, ChangeKind.DEV, ChangeKind.MODEL)
+MAX_BACK = 1000  # steps shown again when going back (as many as the steppers can take back)
+LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
+# the learners built once in this process: the first boosting set-up imports scipy and loads its
+# compiled code (seconds on a busy machine), so it runs in the background whatever the size (the
+# perceptron's is plain numpy)
+_LOADED: set[str] = set()
+SLOW_FIRST = ("boost",)
 
 
 def plain_copy(nb: NBestList) -> NBestList:
@@ -52,7 +71,19 @@ class StepperController(QObject):
         self._source: tuple[int, int, int, int] | None = None  # what the data was made from
         self._train: Held | None = None  # the last training list seen
         self._found: dict[FileStamp, Held | None] = {}  # lists read from beside others
-        views.when_built("stepper_panel", lambda panel: panel.set_executor(self._run_work))
+        # the step-through: its data, the stepper (boosting's or the perceptron's) and its steps
+        self.train: Any = None  # RankingData of the training list
+        self.dev: Any = None  # and of the dev list (None: no curve)
+        self.names: list[str] = []  # of the features
+        self.learner: Any = None  # the stepper, once built
+        self.last: Any = None  # the step shown
+        self._shown: list = []  # the steps shown, the last MAX_BACK of them
+        self._busy = False  # building the data or the stepper, or a step, in the background
+        self._generation = 0  # bumped by every reset: a build that finishes late is dropped
+        self._step_when_ready = False  # Step pressed while the data or the stepper was prepared
+        self.timer = QTimer(self)  # Run: one step a tick
+        self.timer.timeout.connect(self.step)
+        views.when_built("stepper_panel", self._connect)
         views.stepper_dock.visibilityChanged.connect(lambda vis: vis and self.prepare())
         ctx.jobs.viewProgress.connect(self._on_progress)
         ctx.events.changed.connect(self._on_change)
@@ -61,10 +92,18 @@ class StepperController(QObject):
     def panel(self):
         return self.v.stepper_panel  # built on first use
 
+    def _connect(self, panel) -> None:
+        panel.stepRequested.connect(self.step)
+        panel.backRequested.connect(self.back)
+        panel.resetRequested.connect(self.reset)
+        panel.runToggled.connect(self._on_run)
+        panel.speed.valueChanged.connect(lambda _v: self.timer.setInterval(panel.interval()))
+        self.timer.setInterval(panel.interval())
+
     @Slot(str, str, int, int)
     def _on_progress(self, name: str, message: str, done: int, total: int) -> None:
-        if name == "stepper":
-            self.panel.show_progress(message, done, total)
+        if name == "stepper" and self._busy and message:
+            self.panel.set_note(message + (f" ({done:,}/{total:,})" if total > 1 else ""))
 
     def _on_change(self, ch) -> None:
         if ch.kind is ChangeKind.NBEST:
@@ -131,7 +170,7 @@ class StepperController(QObject):
         if lists.train is None:
             self._source = None
             open_list = self._held()[0]
-            self.panel.set_no_data(
+            self._no_data(
                 f"The open N-best list ({open_list.name}) is a dev list, and no training list is "
                 "open or beside it: open the training corpus (its N-best list is the training "
                 "list) to step through training."
@@ -211,17 +250,18 @@ class StepperController(QObject):
         def done(res):
             if key == self._source:
                 self.panel.set_sources(sources)
-                self.panel.set_data(*res, eps)
+                train, dev, names = res
+                self.set_data(train, dev, names, eps)
 
         def failed(message):
             if key == self._source:
                 self._source = None
-                self.panel.set_failed(f"Cannot prepare the step-through: {message}")
+                self._failed(f"Cannot prepare the step-through: {message}")
 
         # always in the window's worker, the demo's lists too: entering Teach shows the panel at
         # once, saying what it prepares, and returns to the event loop
         self.panel.set_sources(sources)
-        self.panel.set_preparing(
+        self._preparing(
             f"Computing the global features of {len(nb):,} sentences for the step-through…"
         )
         self.ctx.jobs.view(
@@ -229,6 +269,213 @@ class StepperController(QObject):
         )
         return True
 
-    def _run_work(self, fn, on_done, on_fail) -> None:
-        """The panel's executor: its setup and steps on large data."""
-        self.ctx.jobs.view("stepper", lambda ctx: fn(), on_done, on_fail)
+    # -- the step-through's states --------------------------------------------------------
+    def _preparing(self, text: str) -> None:
+        """The data is being computed (a view job)."""
+        self._generation += 1
+        self.pause()
+        self.train = self.dev = self.learner = self.last = None
+        self._busy = True
+        self.panel.set_buttons(False)
+        self.panel.table.setRowCount(0)
+        self.panel.set_note(text)
+
+    def _failed(self, text: str) -> None:
+        self._busy = self._step_when_ready = False
+        self.learner = None
+        self.panel.set_buttons(False)
+        self.panel.set_info(text)
+
+    def _no_data(self, text: str | None = None) -> None:
+        """Nothing to step through: why (``text``, else the panel's hint)."""
+        self._generation += 1
+        self.pause()
+        self.train = self.dev = self.learner = self.last = None
+        self._busy = self._step_when_ready = False
+        self.panel.set_buttons(False)
+        self.panel.show_no_data(text)
+
+    def set_data(self, train, dev=None, names=None, epsilon: float | None = None) -> None:
+        """Training (and dev) RankingData to step through; ``names`` of the features;
+        ``epsilon``: boosting's (the loaded reranker's)."""
+        self.train, self.dev = train, dev
+        self.names = list(names if names is not None else getattr(train, "feature_names", []))
+        if epsilon is not None:
+            self.panel.set_epsilon(epsilon)
+        self.reset()
+
+    @property
+    def busy(self) -> bool:
+        """The data, the stepper or a step is being computed in the background."""
+        return self._busy
+
+    def large(self) -> bool:
+        return self.train is not None and self.train.n_candidates > LARGE
+
+    def _enable(self) -> None:
+        st = self.learner
+        on = st is not None and not self._busy
+        self.panel.set_buttons(on, st is not None and on and st.can_go_back())
+
+    def _run(self, fn: Callable[[], Any], done, background: bool | None = None) -> None:
+        """``done(fn())``: in the background on large data (or when ``background``), else now."""
+        if background is None:
+            background = self.large()
+        if not background:
+            done(fn())
+            return
+        self._busy = True
+        self.panel.set_buttons(False)
+        gen = self._generation
+
+        def ok(result):
+            if gen != self._generation:
+                return  # reset meanwhile
+            self._busy = False
+            self.panel.set_buttons(True, self.learner is not None and self.learner.can_go_back())
+            done(result)
+
+        def failed(message, *_tb):
+            if gen != self._generation:
+                return
+            self._busy = self._step_when_ready = False
+            self.pause()
+            self.panel.set_info(f"Step-through failed: {message}")
+            self._enable()
+
+        self.ctx.jobs.view("stepper", lambda _ctx: fn(), ok, failed)
+
+    # -- stepping -------------------------------------------------------------------------
+    @Slot()
+    def reset(self) -> None:
+        """Start over: a new stepper of the panel's algorithm and parameter on the data."""
+        self._generation += 1
+        self._busy = False
+        self.pause()
+        self.last = self.learner = None
+        self._shown = []
+        panel = self.panel
+        panel.show_start()
+        if self.train is None:
+            panel.set_buttons(False)
+            return
+        train, dev, names = self.train, self.dev, self.names
+        from ...experiments.stepthrough import BoostingStepper, PerceptronStepper
+
+        mode, value = panel.mode, panel.value
+
+        def build():
+            if mode == "boost":
+                return BoostingStepper(train, dev, epsilon=value, names=names)
+            return PerceptronStepper(train, dev, beta=value or 1.0, names=names)
+
+        background = self.large() or (mode in SLOW_FIRST and mode not in _LOADED)
+        if background:
+            panel.set_note(
+                f"Preparing the {panel.algo.currentText().split(' (')[0].lower()} on "
+                f"{train.n_candidates:,} candidates…"
+            )
+        self._run(build, lambda st: self._built(st, mode), background)
+
+    def _built(self, stepper, mode: str) -> None:
+        _LOADED.add(mode)
+        self.learner = stepper
+        self._shown = []
+        self._ready_text(stepper)
+        self.panel.set_buttons(True, stepper.can_go_back())
+        self._draw_curve()
+        if self._step_when_ready:
+            self._step_when_ready = False
+            self.step()
+
+    def _ready_text(self, stepper) -> None:
+        if _boosting(stepper):
+            self.panel.show_ready_boosting(
+                stepper.session.n_pairs, stepper.loss(), stepper.session.alpha0
+            )
+        else:
+            self.panel.show_ready_perceptron(len(stepper.sentences), stepper.beta)
+
+    @Slot(bool)
+    def _on_run(self, on: bool) -> None:
+        if on and self.learner is not None:
+            self.panel.set_running(True)
+            self.timer.start()
+        else:
+            self.pause()
+
+    def pause(self) -> None:
+        self.timer.stop()
+        panel = self.v.built("stepper_panel")
+        if panel is not None:
+            panel.set_running(False)
+
+    @property
+    def running(self) -> bool:
+        return self.timer.isActive()
+
+    @Slot()
+    def step(self):
+        """One round / update. On large data it is computed in the background and shown when it
+        arrives (returns None then); on small data it is done and shown now (and returned)."""
+        st = self.learner
+        if st is None and self._busy:  # F10 while it prepares: the step follows when it is ready
+            self._step_when_ready = True
+            return None
+        if st is None or self._busy:
+            return None
+        out = []
+        self._run(st.step, lambda r: out.append(self._show_step(st, r)))
+        return out[0] if out else None
+
+    def _show_step(self, st, r):
+        if r is None:
+            self.pause()
+            self.panel.show_exhausted(st.rounds)
+            return None
+        self._shown.append(r)
+        del self._shown[:-MAX_BACK]
+        self._display(st, r)
+        self._enable()
+        return r
+
+    def _display(self, st, r) -> None:
+        self.last = r
+        self.panel.show_step(r, _boosting(st), self.train, self.names)
+        self._draw_curve()
+
+    @Slot()
+    def back(self) -> bool:
+        """Take the last step back: the learner as it was before it, the step before it shown
+        again (or the start). On large data the learner is restored in the background."""
+        st = self.learner
+        if st is None or self._busy or not st.can_go_back():
+            return False
+        self.pause()
+
+        def shown(ok) -> None:
+            if not ok:
+                return
+            if self._shown:
+                self._shown.pop()
+            if self._shown:
+                self._display(st, self._shown[-1])
+            else:
+                self.last = None
+                self.panel.show_start()
+                self._ready_text(st)
+                self._draw_curve()
+            self._enable()
+
+        self._run(st.back, shown)
+        return True
+
+    def _draw_curve(self) -> None:
+        hist = list(self.learner.history) if self.learner is not None else []
+        self.panel.draw_curve(hist, "round" if _boosting(self.learner) else "update")
+
+
+def _boosting(stepper) -> bool:
+    from ...experiments.stepthrough import BoostingStepper
+
+    return isinstance(stepper, BoostingStepper)

@@ -20,10 +20,11 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...app.document import Change, ChangeKind, Run
 from ...errors import NerstudioError
 from ...learners import RERANKERS
-from ..describe import describe_model, kt_kind, tags_note
+from ...runs.describe import describe_model, kt_kind, tags_note
+from ...runs.kazama import open_kt_model, run_kt_training
+from ...runs.training import dev_baseline, run_training
 from ..dialogs import MODEL_FILTER
-from ..jobs import dev_baseline, make_kt_open_job, make_kt_training_job, make_training_job
-from ..workers import release_in_background
+from ..workers import job_of, release_in_background
 from . import Context
 
 
@@ -148,7 +149,8 @@ class TrainingController(QObject):
         )
         self._rev = doc.revision
         executor = None if rerank else self.fold_executor()
-        job = make_training_job(
+        job = job_of(
+            run_training,
             settings,
             self.run_curve,
             doc.corpus,
@@ -292,7 +294,8 @@ class TrainingController(QObject):
                 note = " (no dev corpus: no curve; give one in the training panel)"
         self.run_curve = self._start_curve(settings.label(), "epoch", None)
         self._rev = self.doc.revision
-        job = make_kt_training_job(
+        job = job_of(
+            run_kt_training,
             settings,
             self.run_curve,
             c,
@@ -334,7 +337,8 @@ class TrainingController(QObject):
             )
             return False
         self.run_curve = None
-        job = make_kt_open_job(
+        job = job_of(
+            open_kt_model,
             path,
             self.doc.corpus,
             self._corpus_source(),

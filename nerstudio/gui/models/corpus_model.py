@@ -3,7 +3,7 @@
 Rows are computed from the corpus on demand (no item per cell), so eng.train-sized corpora
 (15k sentences) stay fast. A status column summarises the N-best list (baseline right/wrong,
 reranker right/wrong, gold missing) when one is attached, an uncertainty column the tagger's
-doubt about it (:mod:`.uncertainty`). Given an order (``set_order``: "most uncertain first"), the
+doubt about it (:mod:`nerstudio.app.uncertainty`). Given an order (``set_order``: "most uncertain first"), the
 model is flat instead: one row per sentence, in that order, no document rows. The filter proxy
 combines a text search with a boolean mask over sentences (has errors, reranker changed, entity
 type, uncertain, ...).
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import bisect
 import html
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
@@ -27,6 +28,8 @@ from .tree import TreeModel
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
 _FLAT = 0xFFFFFFFE  # internalId of the sentence rows of the flat (ordered) model
+# data() for one role of a document or sentence row: (model, corpus, document or sentence, column)
+_RowData = Callable[["CorpusTreeModel", Corpus, int, int], Any]
 
 
 class CorpusTreeModel(TreeModel):
@@ -258,79 +261,124 @@ class CorpusTreeModel(TreeModel):
     def data(self, index, role=DISPLAY):
         if not index.isValid() or self._corpus is None:
             return None
-        col = index.column()
+        corpus = self._corpus
         if index.internalId() == _DOC:
-            doc = self._corpus.documents[index.row()]
-            if role == DISPLAY:
-                if col == 0:
-                    first = doc.sentences[0].text() if doc.sentences else ""
-                    return f"Document {doc.id} — {first[:60]}"
-                if col == 1:
-                    return sum(len(s) for s in doc.sentences)
-                if col == 2:
-                    return sum(len(s.spans) for s in doc.sentences)
-                if col == 3 and self._status is not None:
-                    o = self._offsets[index.row()]
-                    statuses = self._status[o : o + len(doc.sentences)]
-                    bad = sum(1 for x in statuses if x.startswith("✗"))
-                    return f"{bad} ✗" if bad else "✓"
-            if role == TOOLTIP and col == 0:
-                return f"Document {doc.id}: {len(doc.sentences):,} sentences"
-            if role == self.SentenceRole:
-                return -1
+            of_document = self._DOCUMENT_DATA.get(role)
+            if of_document is None:
+                return None
+            return of_document(self, corpus, index.row(), index.column())
+        of_sentence = self._SENTENCE_DATA.get(role)
+        if of_sentence is None:
             return None
-        k = self.sentence_index(index)
-        s = self._corpus.sentences[k]
-        if role == DISPLAY:
-            if col == 0:
-                return s.text()
-            if col == 1:
-                return len(s)
-            if col == 2:
-                return len(s.spans)
-            if col == 3:
-                return self.status(k)
-            if col == 4:
-                return self.uncertainty_text(k)
-        elif role == ALIGNMENT and col == 4:
-            return ALIGN_RIGHT
-        elif role == TOOLTIP and col == 4:
-            t = self.uncertainty_text(k)
-            if not t:
-                return "no N-best list for this sentence"
-            return f"{self._unc_tip}: {t}" + (
-                "\n≠: the reranker picks another candidate than the tagger's top one"
-                if t.startswith("≠")
-                else ""
-            )
-        elif role == TOOLTIP and col == 3:
-            st = self.status(k)
-            if not st:
-                return "no N-best list for this sentence"
-            tip = self.STATUS_TIPS.get(st.replace(" ∉", ""), st)
-            return tip + (
-                "\n∉: the gold entities are not among the candidates" if "∉" in st else ""
-            )
-        elif role == FOREGROUND and col == 3:
-            st = self.status(k)
-            if st.endswith("✓"):
-                return QBrush(QColor("#2e7d32"))
-            if "✗" in st:
-                return QBrush(QColor("#c62828"))
-        elif role == TOOLTIP and col == 0:
-            ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
-            where = self._corpus.location(k, self.document_of(k))
-            text = s.text()
-            if len(text) > 600:  # a tooltip, not a reader: the sentence view shows all of it
-                text = text[:600] + " …"
-            # rich text, so that Qt wraps a long sentence instead of making one screen-wide line
-            return (
-                f"<p style='white-space:normal'>{html.escape(text)}</p>"
-                f"<p><i>{html.escape(ents)}</i><br>{html.escape(where)}</p>"
-            )
-        elif role == self.SentenceRole:
-            return k
+        return of_sentence(self, corpus, self.sentence_index(index), index.column())
+
+    # -- data() of a document row by role: (document, column) -> value -------------------------
+    def _document_display(self, corpus: Corpus, d: int, col: int):
+        doc = corpus.documents[d]
+        if col == 0:
+            first = doc.sentences[0].text() if doc.sentences else ""
+            return f"Document {doc.id} — {first[:60]}"
+        if col == 1:
+            return sum(len(s) for s in doc.sentences)
+        if col == 2:
+            return sum(len(s.spans) for s in doc.sentences)
+        if col == 3 and self._status is not None:
+            o = self._offsets[d]
+            statuses = self._status[o : o + len(doc.sentences)]
+            bad = sum(1 for x in statuses if x.startswith("✗"))
+            return f"{bad} ✗" if bad else "✓"
         return None
+
+    def _document_tooltip(self, corpus: Corpus, d: int, col: int):
+        if col != 0:
+            return None
+        doc = corpus.documents[d]
+        return f"Document {doc.id}: {len(doc.sentences):,} sentences"
+
+    def _document_sentence(self, corpus: Corpus, d: int, col: int) -> int:
+        return -1
+
+    # -- data() of a sentence row by role: (sentence, column) -> value -------------------------
+    def _sentence_display(self, corpus: Corpus, k: int, col: int):
+        if col == 0:
+            return corpus.sentences[k].text()
+        if col == 1:
+            return len(corpus.sentences[k])
+        if col == 2:
+            return len(corpus.sentences[k].spans)
+        if col == 3:
+            return self.status(k)
+        if col == 4:
+            return self.uncertainty_text(k)
+        return None
+
+    def _sentence_alignment(self, corpus: Corpus, k: int, col: int):
+        return ALIGN_RIGHT if col == 4 else None
+
+    def _sentence_tooltip(self, corpus: Corpus, k: int, col: int):
+        if col == 4:
+            return self._uncertainty_tip(k)
+        if col == 3:
+            return self._status_tip(k)
+        if col == 0:
+            return self._sentence_tip(corpus, k)
+        return None
+
+    def _uncertainty_tip(self, k: int) -> str:
+        t = self.uncertainty_text(k)
+        if not t:
+            return "no N-best list for this sentence"
+        return f"{self._unc_tip}: {t}" + (
+            "\n≠: the reranker picks another candidate than the tagger's top one"
+            if t.startswith("≠")
+            else ""
+        )
+
+    def _status_tip(self, k: int) -> str:
+        st = self.status(k)
+        if not st:
+            return "no N-best list for this sentence"
+        tip = self.STATUS_TIPS.get(st.replace(" ∉", ""), st)
+        return tip + ("\n∉: the gold entities are not among the candidates" if "∉" in st else "")
+
+    def _sentence_tip(self, corpus: Corpus, k: int) -> str:
+        s = corpus.sentences[k]
+        ents = "; ".join(f"{lab}: {txt}" for lab, txt in s.entity_texts()) or "no entities"
+        where = corpus.location(k, self.document_of(k))
+        text = s.text()
+        if len(text) > 600:  # a tooltip, not a reader: the sentence view shows all of it
+            text = text[:600] + " …"
+        # rich text, so that Qt wraps a long sentence instead of making one screen-wide line
+        return (
+            f"<p style='white-space:normal'>{html.escape(text)}</p>"
+            f"<p><i>{html.escape(ents)}</i><br>{html.escape(where)}</p>"
+        )
+
+    def _sentence_foreground(self, corpus: Corpus, k: int, col: int):
+        if col != 3:
+            return None
+        st = self.status(k)
+        if st.endswith("✓"):
+            return QBrush(QColor("#2e7d32"))
+        if "✗" in st:
+            return QBrush(QColor("#c62828"))
+        return None
+
+    def _sentence_sentence(self, corpus: Corpus, k: int, col: int) -> int:
+        return k
+
+    _DOCUMENT_DATA: ClassVar[dict[int, _RowData]] = {
+        DISPLAY: _document_display,
+        TOOLTIP: _document_tooltip,
+        SentenceRole: _document_sentence,
+    }
+    _SENTENCE_DATA: ClassVar[dict[int, _RowData]] = {
+        DISPLAY: _sentence_display,
+        ALIGNMENT: _sentence_alignment,
+        TOOLTIP: _sentence_tooltip,
+        FOREGROUND: _sentence_foreground,
+        SentenceRole: _sentence_sentence,
+    }
 
 
 def status_text(flags: dict[str, np.ndarray], k: int) -> str:

@@ -16,8 +16,9 @@ numbers go through :func:`nerstudio.numfmt.num` (never ``-0.000``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, ClassVar, cast
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -40,6 +41,9 @@ class TermRow:
     b: float | None  # value in B when comparing
     weight: float
     contribution: float
+
+
+_Group = tuple[str, list[TermRow], float]  # a template, its rows, the sum of their contributions
 
 
 def _get(obj, *names, default=None):
@@ -87,7 +91,7 @@ class FeatureTreeModel(TreeModel):
         self._hide_zero = False
         self._shown: list[TermRow] = []  # rows after the zero-weight filter
         self._rows: list[TermRow] = []
-        self._groups: list[tuple[str, list[TermRow], float]] = []  # template, rows, sum
+        self._groups: list[_Group] = []  # template, rows, sum
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -211,58 +215,90 @@ class FeatureTreeModel(TreeModel):
         if not index.isValid():
             return None
         c = index.column()
-        ncol = len(self._columns())
+        last = len(self._columns()) - 1
         r = self._row_of(index)
         if r is None:  # a template group
-            t, rs, total = self._groups[index.row()]
-            if role == DISPLAY:
-                if c == 0:
-                    return f"{_code_label(t)} · {describe_template(t)}  ({len(rs)})"
-                if c == ncol - 1:
-                    return num(total, sign=True)
-                return None
-            if role == self.SortRole:
-                return t if c == 0 else (total if c == ncol - 1 else 0.0)
-            if role == FONT:
-                return self._bold
-            if role == FOREGROUND and c == ncol - 1:
-                return _sign_brush(total)
-            if role == ALIGNMENT and c > 0:
-                return ALIGN_RIGHT
-            if role == TOOLTIP:
-                return (
-                    f"{_code_label(t)}: {describe_template(t)}\n{len(rs)} feature(s), total "
-                    f"{num(total, 4, sign=True)}"
-                )
-            return None
-        vals: tuple[str | float | None, ...]
+            of_group = self._GROUP_DATA.get(role)
+            return None if of_group is None else of_group(self, self._groups[index.row()], c, last)
+        of_term = self._TERM_DATA.get(role)
+        return None if of_term is None else of_term(self, r, c, last)
+
+    # -- data() of a template group by role: (group, column, last column) -> value ------------
+    def _group_display(self, g: _Group, c: int, last: int):
+        t, rs, total = g
+        if c == 0:
+            return f"{_code_label(t)} · {describe_template(t)}  ({len(rs)})"
+        return num(total, sign=True) if c == last else None
+
+    def _group_sort_key(self, g: _Group, c: int, last: int):
+        t, _rs, total = g
+        return t if c == 0 else (total if c == last else 0.0)
+
+    def _group_font(self, g: _Group, c: int, last: int):
+        return self._bold
+
+    def _group_foreground(self, g: _Group, c: int, last: int):
+        return _sign_brush(g[2]) if c == last else None
+
+    def _group_tooltip(self, g: _Group, c: int, last: int) -> str:
+        t, rs, total = g
+        return (
+            f"{_code_label(t)}: {describe_template(t)}\n{len(rs)} feature(s), total "
+            f"{num(total, 4, sign=True)}"
+        )
+
+    # -- data() of a feature by role: (row, column, last column) -> value -----------------------
+    def _values(self, r: TermRow) -> tuple[str | float | None, ...]:
         if self._compare:
-            vals = (r.name, r.a, r.b, r.weight, r.contribution)
-        else:
-            vals = (r.name, r.a, r.weight, r.contribution)
-        if role == DISPLAY:
-            v = vals[c]
-            if c == 0:
-                return v
-            if (self._compare and c in (1, 2)) or (not self._compare and c == 1):
-                return num(v, None, spec="g") if r.name != "L(x)" else num(v)
-            return num(v, sign=True) if c == ncol - 1 else num(v)
-        if role == self.SortRole:
-            return vals[c]
-        if role == FOREGROUND and c == ncol - 1:
-            return _sign_brush(r.contribution)
-        if role == ALIGNMENT and c > 0:
-            return ALIGN_RIGHT
-        if role == TOOLTIP:
-            return (
-                f"{explain_feature(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
-                f"contribution {num(r.contribution, 4, sign=True)}"
-            )
-        if role == FONT and r.name == "L(x)":
-            f = QFont()
-            f.setItalic(True)
-            return f
-        return None
+            return (r.name, r.a, r.b, r.weight, r.contribution)
+        return (r.name, r.a, r.weight, r.contribution)
+
+    def _term_display(self, r: TermRow, c: int, last: int):
+        v = self._values(r)[c]
+        if c == 0:
+            return v
+        if (self._compare and c in (1, 2)) or (not self._compare and c == 1):  # a value
+            return num(v, None, spec="g") if r.name != "L(x)" else num(v)
+        return num(v, sign=True) if c == last else num(v)
+
+    def _term_sort_key(self, r: TermRow, c: int, last: int):
+        return self._values(r)[c]
+
+    def _term_foreground(self, r: TermRow, c: int, last: int):
+        return _sign_brush(r.contribution) if c == last else None
+
+    def _term_tooltip(self, r: TermRow, c: int, last: int) -> str:
+        return (
+            f"{explain_feature(r.name, r.template)}\n{r.name}\nweight {num(r.weight, 4)} · "
+            f"contribution {num(r.contribution, 4, sign=True)}"
+        )
+
+    def _term_font(self, r: TermRow, c: int, last: int):
+        if r.name != "L(x)":
+            return None
+        f = QFont()
+        f.setItalic(True)
+        return f
+
+    def _right_after_first(self, _row, c: int, last: int):
+        return ALIGN_RIGHT if c > 0 else None
+
+    _GROUP_DATA: ClassVar[dict[int, Callable[[FeatureTreeModel, _Group, int, int], Any]]] = {
+        DISPLAY: _group_display,
+        SortRole: _group_sort_key,
+        FONT: _group_font,
+        FOREGROUND: _group_foreground,
+        ALIGNMENT: _right_after_first,
+        TOOLTIP: _group_tooltip,
+    }
+    _TERM_DATA: ClassVar[dict[int, Callable[[FeatureTreeModel, TermRow, int, int], Any]]] = {
+        DISPLAY: _term_display,
+        SortRole: _term_sort_key,
+        FOREGROUND: _term_foreground,
+        ALIGNMENT: _right_after_first,
+        TOOLTIP: _term_tooltip,
+        FONT: _term_font,
+    }
 
 
 def _code_label(template: str) -> str:

@@ -7,6 +7,9 @@ reranker is loaded (the view hides them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ClassVar
+
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -173,40 +176,51 @@ class NBestTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         j, c = index.row(), index.column()
-        if role == DISPLAY:
+        if role == DISPLAY:  # the most frequent question: answered here, from the row's strings
             return self._text[j][c]
-        elif role == self.SortRole:
-            if c == self.RANK:
-                return j
-            if c == self.LOGP:
-                return float(self._logp[j])
-            if c == self.SCORE:
-                return None if self._scores is None else float(self._scores[j])
-            if c == self.RERANK:
-                return None if self._rerank is None else int(self._rerank[j])
-            if c == self.F:
-                return None if self._f is None else float(self._f[j])
+        answer = self._ROLE_DATA.get(role)
+        return None if answer is None else answer(self, j, c)
+
+    # -- data() by role: (row, column) -> value ---------------------------------------------
+    def _sort_key(self, j: int, c: int):
+        if c == self.RANK:
+            return j
+        if c == self.DIFF:
             return self._diff[j]
-        elif role == ALIGNMENT:
-            if c != self.DIFF:
-                return ALIGN_RIGHT
-        elif role == FONT:
-            if self._chosen is not None and j == self._chosen:
-                return self._bold
-        elif role == FOREGROUND:
-            if c == self.F and self._exact is not None and self._exact[j]:
-                return QBrush(QColor("#2e7d32"))
-            if c == self.DIFF and j > 0:
-                return QBrush(QColor("#555555"))
-        elif role == TOOLTIP:
-            ents = (
-                "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j])
-                or "no entities"
-            )
-            tip = f"Candidate {j + 1}: {ents}"
-            if self._exact is not None and self._exact[j]:
-                tip += "\n(exactly the gold entities)"
-            if self._chosen is not None and j == self._chosen:
-                tip += "\n(the reranker's choice)"
-            return tip
+        values = (None, self._logp, self._scores, self._rerank, self._f)[c]
+        if values is None:
+            return None
+        return int(values[j]) if c == self.RERANK else float(values[j])
+
+    def _alignment(self, j: int, c: int):
+        return ALIGN_RIGHT if c != self.DIFF else None
+
+    def _font(self, j: int, c: int):
+        return self._bold if self._chosen is not None and j == self._chosen else None
+
+    def _foreground(self, j: int, c: int):
+        if c == self.F and self._exact is not None and self._exact[j]:
+            return QBrush(QColor("#2e7d32"))
+        if c == self.DIFF and j > 0:
+            return QBrush(QColor("#555555"))
         return None
+
+    def _tooltip(self, j: int, c: int) -> str:
+        ents = (
+            "; ".join(f"{s.label or 'ENT'}: {s.text(self._words)}" for s in self._spans[j])
+            or "no entities"
+        )
+        tip = f"Candidate {j + 1}: {ents}"
+        if self._exact is not None and self._exact[j]:
+            tip += "\n(exactly the gold entities)"
+        if self._chosen is not None and j == self._chosen:
+            tip += "\n(the reranker's choice)"
+        return tip
+
+    _ROLE_DATA: ClassVar[dict[int, Callable[[NBestTableModel, int, int], Any]]] = {
+        SortRole: _sort_key,
+        ALIGNMENT: _alignment,
+        FONT: _font,
+        FOREGROUND: _foreground,
+        TOOLTIP: _tooltip,
+    }

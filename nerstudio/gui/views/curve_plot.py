@@ -316,15 +316,21 @@ def units_of(runs: list[Run]) -> list[str]:
     return out
 
 
-def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> dict:
-    """Draw every run on ``fig``: one plot per unit (boosting rounds, perceptron epochs), side by
-    side (stacked when the figure is taller than wide), each with its own x axis labelled with
-    its unit. Returns ``{unit: axes}``."""
-    units = units_of(runs)
-    n = max(len(units), 1)
-    w, h = fig.get_size_inches()
-    rows, cols = (n, 1) if n > 1 and w < 1.2 * h else (1, n)  # side by side unless the area is tall
-    plot_pt = h * 72 / rows  # the height of one plot, in points (the legend's unit)
+class _Layout:
+    """Where a figure's plots go (one per unit: side by side unless the area is tall) and how
+    their legend labels wrap."""
+
+    def __init__(self, fig: Figure, units: list[str]):
+        self.units = units
+        n = max(len(units), 1)
+        self.w, h = fig.get_size_inches()
+        # side by side unless the area is tall
+        self.rows, self.cols = (n, 1) if n > 1 and self.w < 1.2 * h else (1, n)
+        self.plot_pt = h * 72 / self.rows  # the height of one plot, in points (the legend's unit)
+
+    def has_ylabel(self, k: int) -> bool:
+        """Plot ``k`` names the y axis: the first of a row."""
+        return k == 0 or self.rows > 1
 
     # legend labels wrapped to the width of one plot (a legend wider than its plot would leave
     # the constrained layout no room for the plot itself), counted in points, which do not
@@ -332,17 +338,24 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
     # the font in pixels). Measured at size 8: about 4.4 pt a character; the y axis takes about
     # 81 pt where it has its label (the first plot of a row) and 49 pt where not; the legend's
     # line sample and padding 35 pt.
-    def chars(k: int) -> int:
-        axis = 81 if k == 0 or rows > 1 else 49
-        return max(16, int((w * 72 / cols - axis - 35) / 4.4))
+    def chars(self, k: int) -> int:
+        axis = 81 if self.has_ylabel(k) else 49
+        return max(16, int((self.w * 72 / self.cols - axis - 35) / 4.4))
 
-    def label(text: str, unit: str) -> str:
-        k = units.index(unit) if unit in units else 0
-        return "\n".join(textwrap.wrap(text, chars(k), break_on_hyphens=False)) or text
+    def label(self, text: str, unit: str) -> str:
+        k = self.units.index(unit) if unit in self.units else 0
+        return "\n".join(textwrap.wrap(text, self.chars(k), break_on_hyphens=False)) or text
 
+
+def _make_axes(
+    fig: Figure, runs: list[Run], layout: _Layout, show_p: bool, show_r: bool
+) -> dict[str, Axes]:
+    """One plot per unit (one unnamed plot without any), sharing the dev-F axis."""
     axes: dict[str, Axes] = {}
-    for k, unit in enumerate(units or [""]):
-        ax = fig.add_subplot(rows, cols, k + 1, sharey=next(iter(axes.values()), None))
+    for k, unit in enumerate(layout.units or [""]):
+        ax = fig.add_subplot(
+            layout.rows, layout.cols, k + 1, sharey=next(iter(axes.values()), None)
+        )
         axes[unit] = ax
         ax.set_xlabel(UNIT_NAMES.get(unit, unit or "round / epoch"))
         # rounds and epochs are counts
@@ -350,76 +363,91 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
             ax, [s for r in runs if r.unit == unit for s, f in zip(r.steps, r.f) if f is not None]
         )
         ax.grid(True, alpha=0.3)
-        if k == 0 or rows > 1:
+        if layout.has_ylabel(k):
             ax.set_ylabel("dev F / P / R (%)" if (show_p or show_r) else "dev F (%)")
-    handles: dict[str, list] = {u: [] for u in axes}
-    bases: dict[str, set] = {u: set() for u in axes}
-    for k, r in enumerate(runs):
-        a = axes.get(r.unit)
-        if a is None:  # a finished run without points: nothing to draw
-            continue
-        color = COLORS[k % len(COLORS)]
-        xs = [s for s, f in zip(r.steps, r.f) if f is not None]
-        fs = [f for f in r.f if f is not None]
-        state = "" if r.state == "done" else f" [{r.state}]"
-        if xs:
-            (h,) = a.plot(
-                xs,
-                fs,
-                "-",
-                color=color,
-                lw=1.6,
-                marker="." if len(xs) < 60 else None,
-                label=label(f"{r.legend()}{state}", r.unit),
-            )
-            handles[r.unit].append(h)
-            b = r.best()
-            if b is not None:
-                a.plot(
-                    [r.steps[b]],
-                    [r.f[b]],
-                    marker="*",
-                    ms=13,
-                    color=color,
-                    mec="black",
-                    mew=0.6,
-                    linestyle="none",
-                )
-                a.annotate(
-                    f"{r.f[b]:.2f}",
-                    (r.steps[b], r.f[b]),
-                    textcoords="offset points",
-                    xytext=(4, 6),
-                    fontsize=8,
-                    color=color,
-                )
-        elif r.state == "running":
-            (h,) = a.plot([], [], "-", color=color, label=label(f"{r.legend()} [waiting]", r.unit))
-            handles[r.unit].append(h)
-            if not any(x.steps for x in runs if x.unit == r.unit):
-                a.set_xlim(0, 1)  # no point yet: a plain axis rather than matplotlib's ±0.05
-        if show_p:
-            pts = [(st, v) for st, v in zip(r.steps, r.p) if v is not None]
+    return axes
+
+
+def _mark_best(a: Axes, r: Run, color: str) -> None:
+    """The run's best point: a star and its F."""
+    b = r.best()
+    if b is None:
+        return
+    a.plot(
+        [r.steps[b]],
+        [r.f[b]],
+        marker="*",
+        ms=13,
+        color=color,
+        mec="black",
+        mew=0.6,
+        linestyle="none",
+    )
+    a.annotate(
+        f"{r.f[b]:.2f}",
+        (r.steps[b], r.f[b]),
+        textcoords="offset points",
+        xytext=(4, 6),
+        fontsize=8,
+        color=color,
+    )
+
+
+def _draw_f(a: Axes, r: Run, color: str, runs: list[Run], layout: _Layout):
+    """The run's dev F curve (or, running without a point yet, its legend entry); returns the
+    legend's handle, or None for a run that has nothing to show."""
+    xs = [s for s, f in zip(r.steps, r.f) if f is not None]
+    fs = [f for f in r.f if f is not None]
+    state = "" if r.state == "done" else f" [{r.state}]"
+    if xs:
+        (h,) = a.plot(
+            xs,
+            fs,
+            "-",
+            color=color,
+            lw=1.6,
+            marker="." if len(xs) < 60 else None,
+            label=layout.label(f"{r.legend()}{state}", r.unit),
+        )
+        _mark_best(a, r, color)
+        return h
+    if r.state == "running":
+        (h,) = a.plot(
+            [], [], "-", color=color, label=layout.label(f"{r.legend()} [waiting]", r.unit)
+        )
+        if not any(x.steps for x in runs if x.unit == r.unit):
+            a.set_xlim(0, 1)  # no point yet: a plain axis rather than matplotlib's ±0.05
+        return h
+    return None
+
+
+def _draw_p_r(a: Axes, r: Run, color: str, show_p: bool, show_r: bool) -> None:
+    """Precision dashed, recall dotted, when asked for."""
+    for shown, values, style, lw, alpha in (
+        (show_p, r.p, "--", 1, 0.8),
+        (show_r, r.r, ":", 1.2, 0.9),
+    ):
+        if shown:
+            pts = [(st, v) for st, v in zip(r.steps, values) if v is not None]
             if pts:
-                a.plot(*zip(*pts), "--", color=color, lw=1, alpha=0.8)
-        if show_r:
-            pts = [(st, v) for st, v in zip(r.steps, r.r) if v is not None]
-            if pts:
-                a.plot(*zip(*pts), ":", color=color, lw=1.2, alpha=0.9)
-        if show_base and r.baseline is not None and round(r.baseline, 6) not in bases[r.unit]:
-            bases[r.unit].add(round(r.baseline, 6))
-            a.axhline(r.baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
-            a.annotate(
-                f"tagger baseline {r.baseline:.2f}",
-                (0, r.baseline),
-                xycoords=("axes fraction", "data"),
-                xytext=(4, 3),
-                textcoords="offset points",
-                fontsize=8,
-                color="#555555",
-            )
-    first = next(iter(axes.values()))  # one plot at least: units or [""]
-    drawn = [r for r in runs if r.unit in axes]
+                a.plot(*zip(*pts), style, color=color, lw=lw, alpha=alpha)
+
+
+def _draw_baseline(a: Axes, baseline: float) -> None:
+    a.axhline(baseline, color="#555555", lw=1, ls="-.", alpha=0.7)
+    a.annotate(
+        f"tagger baseline {baseline:.2f}",
+        (0, baseline),
+        xycoords=("axes fraction", "data"),
+        xytext=(4, 3),
+        textcoords="offset points",
+        fontsize=8,
+        color="#555555",
+    )
+
+
+def _set_ylim(first: Axes, drawn: list[Run], show_p: bool, show_r: bool, show_base: bool) -> None:
+    """The shared dev-F axis spans every value drawn, with a margin."""
     ys = [v for r in drawn for v in r.f if v is not None]
     if show_p:
         ys += [v for r in drawn for v in r.p if v is not None]
@@ -431,23 +459,51 @@ def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_bas
         lo, hi = min(ys), max(ys)
         pad = max(1.0, 0.08 * (hi - lo))
         first.set_ylim(lo - pad, hi + pad)  # shared by every plot
+
+
+def _legend(ax: Axes, handles: list, plot_pt: float) -> None:
+    """Inside where it fits; below the plot (outside: the constrained layout makes room) when
+    its lines would cover much of a short plot, as on a projector at scale 2."""
+    lines = sum(line.get_label().count("\n") + 1 for line in handles)
+    if lines * 13 + 12 > 0.25 * plot_pt:
+        # under the tick labels and the axis label (the pad is in font sizes: 4.6 × 8 pt)
+        ax.legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0),
+            fontsize=8,
+            framealpha=0.85,
+            borderaxespad=4.6,
+        )
+    else:
+        ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.85)
+
+
+def draw_runs(fig: Figure, runs: list[Run], show_p: bool, show_r: bool, show_base: bool) -> dict:
+    """Draw every run on ``fig``: one plot per unit (boosting rounds, perceptron epochs), side by
+    side (stacked when the figure is taller than wide), each with its own x axis labelled with
+    its unit. Returns ``{unit: axes}``."""
+    layout = _Layout(fig, units_of(runs))
+    axes = _make_axes(fig, runs, layout, show_p, show_r)
+    handles: dict[str, list] = {u: [] for u in axes}
+    bases: dict[str, set] = {u: set() for u in axes}
+    for k, r in enumerate(runs):
+        a = axes.get(r.unit)
+        if a is None:  # a finished run without points: nothing to draw
+            continue
+        color = COLORS[k % len(COLORS)]
+        h = _draw_f(a, r, color, runs, layout)
+        if h is not None:
+            handles[r.unit].append(h)
+        _draw_p_r(a, r, color, show_p, show_r)
+        if show_base and r.baseline is not None and round(r.baseline, 6) not in bases[r.unit]:
+            bases[r.unit].add(round(r.baseline, 6))
+            _draw_baseline(a, r.baseline)
+    first = next(iter(axes.values()))  # one plot at least: units or [""]
+    _set_ylim(first, [r for r in runs if r.unit in axes], show_p, show_r, show_base)
     for unit, ax in axes.items():
         if handles[unit]:
-            # inside where it fits; below the plot (outside: the constrained layout makes room)
-            # when its lines would cover much of a short plot, as on a projector at scale 2
-            lines = sum(line.get_label().count("\n") + 1 for line in handles[unit])
-            if lines * 13 + 12 > 0.25 * plot_pt:
-                # under the tick labels and the axis label (the pad is in font sizes: 4.6 × 8 pt)
-                ax.legend(
-                    handles=handles[unit],
-                    loc="upper center",
-                    bbox_to_anchor=(0.5, 0),
-                    fontsize=8,
-                    framealpha=0.85,
-                    borderaxespad=4.6,
-                )
-            else:
-                ax.legend(handles=handles[unit], loc="best", fontsize=8, framealpha=0.85)
+            _legend(ax, handles[unit], layout.plot_pt)
     if not any(handles.values()):
         first.text(
             0.5,

@@ -1,7 +1,7 @@
 """The "what has this reranker learned?" view: its templates and features ranked over a corpus.
 
 It shows a :class:`~nerstudio.rerank.importance.ModelImportance` (computed off the main thread by
-whoever owns the model and the ranking data; :func:`importance_job` makes that job): templates
+its controller, :mod:`nerstudio.gui.controllers.model_features`): templates
 with the decisions they move and resist and the contributions summed over them, each template's
 features under it, every name explained in words. Clicking a row emits ``sentencesRequested``
 with the sentences (indices into the N-best list) where that template or feature moves the
@@ -40,17 +40,6 @@ AGAINST_CHOICES = (
     ("changes from the tagger's top candidate", "baseline"),
     ("the pick against its runner-up", "runner-up"),
 )
-
-
-def importance_job(model, data, against: str):
-    """A job for :class:`~nerstudio.gui.workers.JobQueue`: the ranking, cancellable."""
-
-    def job(ctx):
-        from ...rerank.importance import model_importance
-
-        return model_importance(model, data, against, should_cancel=ctx.should_cancel)
-
-    return job
 
 
 class ModelFeaturesView(QWidget):

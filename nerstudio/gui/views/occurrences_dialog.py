@@ -4,13 +4,18 @@ The phrase (prefilled from the selected entity or the search box), "Match case" 
 are at the top; the list below shows each occurrence in its sentence with what the gold has there
 now — nothing, already this type, another type (relabelled), or entities it overlaps (replaced,
 so those are unticked until the user ticks them). "Label ticked" and "Remove all" close the
-dialog with :attr:`action` set; the annotation itself is the occurrences controller's (one
-undoable edit). The occurrences come from :func:`nerstudio.app.occurrences.find`.
+dialog with :attr:`action` set. No behaviour: the occurrences controller finds the phrase
+(:func:`nerstudio.app.occurrences.find`) whenever the phrase or the case option changes
+(:attr:`OccurrencesDialog.searchChanged`) and hands the dialog what it found
+(:meth:`~OccurrencesDialog.show_found`); the annotation itself is the controller's too (one
+undoable edit).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,7 +30,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from ...app import occurrences as occ
+if TYPE_CHECKING:  # the occurrences are found by the controller; here they are shown
+    from ...app import occurrences as occ
 
 CONTEXT = 6  # tokens shown on each side of an occurrence
 
@@ -57,6 +63,8 @@ def _status(o: occ.Occurrence, label: str, words) -> str:
 
 
 class OccurrencesDialog(QDialog):
+    searchChanged = Signal(str, bool)  # the phrase, match case
+
     def __init__(self, sentences, labels, phrase: str = "", label: str = "", parent=None):
         super().__init__(parent)
         self.setObjectName("occurrencesDialog")
@@ -113,17 +121,21 @@ class OccurrencesDialog(QDialog):
         box.rejected.connect(self.reject)
         lay.addWidget(box)
         self.label_button.setDefault(True)
-        self.phrase.textChanged.connect(self.refresh)
-        self.case.toggled.connect(self.refresh)
+        self.phrase.textChanged.connect(self._search)
+        self.case.toggled.connect(self._search)
         self.type.currentIndexChanged.connect(self._restatus)
-        self.refresh()
+        self._restatus()  # nothing found yet: the controller shows what it finds
 
     def label(self) -> str:
         return self.type.currentData()
 
-    def refresh(self) -> None:
-        """Find the phrase again (its text or the case option changed)."""
-        self.found = occ.find(self.sentences, self.phrase.text(), self.case.isChecked())
+    def _search(self, *_args) -> None:
+        self.searchChanged.emit(self.phrase.text(), self.case.isChecked())
+
+    def show_found(self, found: list[occ.Occurrence]) -> None:
+        """The occurrences of the phrase, as found now, each ticked unless it overlaps another
+        entity."""
+        self.found = list(found)
         self.list.clear()
         for _o in self.found:
             it = QListWidgetItem()

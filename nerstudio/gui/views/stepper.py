@@ -1,17 +1,15 @@
-"""Step-through panel: boosting one round, or the perceptron one update, at a time.
+"""Step-through panel: what boosting's round, or the perceptron's update, did.
 
-The panel drives a Qt-free stepper (:mod:`nerstudio.experiments.stepthrough`): Step does one round / update,
-Run plays continuously at the speed of the slider (a QTimer; each tick is one step, a few
-milliseconds on the demo corpus), Pause stops, Reset starts over. On large data (eng.train:
-seconds to set boosting up, up to a second a round) building the stepper and each step run in
-the window's background worker (:meth:`StepperPanel.set_executor`); on small data they run at once,
-except the first set-up of a learner in the session (loading its compiled code takes seconds),
-which runs there too while the panel says it is preparing.
-The dev curve is drawn by the render thread of :mod:`.figure_image`. It shows
-what the step did — the feature chosen with its δ, W+ and W− and the loss before and after, or
-the sentence whose top candidate was wrong, which features moved and the mistake count — the
-margins or scores of the affected candidates before and after, and the dev F curve growing one
-point per step.
+No behaviour: the Teach controller (:class:`~nerstudio.gui.controllers.stepper.StepperController`)
+owns the stepper of :mod:`nerstudio.experiments.stepthrough` — it builds it, steps it, takes
+steps back, plays them while Run is down and decides what runs in the background — and shows
+the results here. The panel says what the user asked (:attr:`StepperPanel.stepRequested`,
+``backRequested``, ``resetRequested`` for Reset or another algorithm or parameter,
+``runToggled``) and shows what it is given: the step — the feature chosen with its δ, W+ and W−
+and the loss before and after, or the sentence whose top candidate was wrong, which features
+moved and the mistake count — the margins or scores of the affected candidates before and
+after, and the dev F curve growing one point per step, drawn by the render thread of
+:mod:`.figure_image`.
 """
 
 from __future__ import annotations
@@ -44,39 +42,25 @@ from .flow_layout import FlowLayout
 from .step_curve import draw_history
 from .step_texts import INTRO, NO_DATA
 
-# the steppers (boosting, scipy, numba-compiled code) are imported when first needed, not when
-# the window starts: see the start-up figures in bench/gui.py
-
 MAX_ROWS = 40  # affected pairs / candidates listed per step
-MAX_BACK = 1000  # steps shown again when going back (as many as the steppers can take back)
 PAIR_FEATURES = 8  # features listed per side of a perceptron update
-LARGE = 20_000  # candidates: above this, setup and steps run in the background (eng.train has 278k)
-# the learners built once in this process: the first boosting set-up imports scipy and loads its
-# compiled code (seconds on a busy machine), so it runs in the background whatever the size (the
-# perceptron's is plain numpy)
-_LOADED: set[str] = set()
-SLOW_FIRST = ("boost",)
 
 
 class StepperPanel(QWidget):
-    stepped = Signal(object)
+    stepRequested = Signal()
+    backRequested = Signal()
+    resetRequested = Signal()  # Reset pressed, or another algorithm or parameter chosen
+    runToggled = Signal(bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("stepperPanel")
-        self.train = self.dev = None
-        self.names: list[str] = []
-        self.stepper = None
-        self.last = None
-        self._submit = None  # run(fn, on_done, on_fail) in the background (see set_executor)
-        self._busy = False
-        self._generation = 0  # bumped by every reset: a build that finishes late is dropped
-        self._step_when_ready = False  # Step pressed while the data or the learner was prepared
+        self._train = None  # the ranking data and feature names the shown step refers to
+        self._names: list[str] = []
         self.algo = QComboBox()
         self.algo.setObjectName("stepperAlgorithm")
         self.algo.addItem("Boosting (one round per step)", "boost")
         self.algo.addItem("Perceptron (one update per step)", "perceptron")
-        self.algo.currentIndexChanged.connect(lambda _i: self.reset())
         # one spin box, two meanings: boosting's smoothing ε or the perceptron's β; each mode keeps
         # its own value and its own label, so the perceptron never shows (or uses) boosting's ε
         self._values = {"boost": 0.0025, "perceptron": 1.0}
@@ -90,12 +74,11 @@ class StepperPanel(QWidget):
         self.param.setValue(0.0025)
         self.param_label.setBuddy(self.param)
         self.param.valueChanged.connect(self._on_param)
-        self.algo.currentIndexChanged.disconnect()
         self.algo.currentIndexChanged.connect(self._on_algo)
         self.step_button = QPushButton("Step")
         self.step_button.setObjectName("stepButton")
         self.step_button.setToolTip("One boosting round / one perceptron update (F10)")
-        self.step_button.clicked.connect(self.step)
+        self.step_button.clicked.connect(lambda: self.stepRequested.emit())
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
         self.run_button.setCheckable(True)
@@ -105,19 +88,15 @@ class StepperPanel(QWidget):
         self.back_button.setToolTip(
             "Take the last step back: the learner as it was before it (Shift+F10)"
         )
-        self.back_button.clicked.connect(self.back)
+        self.back_button.clicked.connect(lambda: self.backRequested.emit())
         self.reset_button = QPushButton("Reset")
         self.reset_button.setObjectName("resetButton")
-        self.reset_button.clicked.connect(self.reset)
+        self.reset_button.clicked.connect(lambda: self.resetRequested.emit())
         self.speed = QSlider(Qt.Orientation.Horizontal)
         self.speed.setObjectName("speedSlider")
         self.speed.setRange(1, 50)
         self.speed.setValue(5)
         self.speed.setToolTip("Steps per second while running")
-        self.speed.valueChanged.connect(self._on_speed)
-        self.timer = QTimer(self)
-        self.timer.timeout.connect(self.step)
-        self._on_speed(self.speed.value())
         row = FlowLayout()  # wraps on a narrow window (1024 px, scale 2) instead of widening it
         for w in (
             self.algo,
@@ -207,8 +186,8 @@ class StepperPanel(QWidget):
         lay.addWidget(self.sources)
         lay.addWidget(self.info)
         lay.addWidget(split, 1)
-        self._set_enabled(False)
-        self._on_algo(0)
+        self.set_buttons(False)
+        self._show_mode()
 
     def hasHeightForWidth(self) -> bool:
         """No: the panel fills the height its page gives it. With the word-wrapped lines' height
@@ -225,8 +204,20 @@ class StepperPanel(QWidget):
     def mode(self) -> str:
         return self.algo.currentData()
 
-    @Slot(int)
-    def _on_algo(self, _i: int) -> None:
+    @property
+    def value(self) -> float:
+        """The parameter of the algorithm shown: boosting's ε or the perceptron's β."""
+        return self._values[self.mode]
+
+    def set_epsilon(self, epsilon: float) -> None:
+        """Boosting's ε (the loaded reranker's), shown when boosting is."""
+        self._values["boost"] = float(epsilon)
+        if self.mode == "boost":
+            self.param.blockSignals(True)
+            self.param.setValue(float(epsilon))
+            self.param.blockSignals(False)
+
+    def _show_mode(self) -> None:
         boost = self.mode == "boost"
         self.param.blockSignals(True)
         self.param.setValue(self._values[self.mode])
@@ -238,229 +229,87 @@ class StepperPanel(QWidget):
             else "β, the weight of the tagger's score L(x) in the perceptron's representation"
         )
         self.intro.setText(INTRO[self.mode])
-        self.reset()
+
+    @Slot(int)
+    def _on_algo(self, _i: int) -> None:
+        self._show_mode()
+        self.resetRequested.emit()
 
     @Slot(float)
     def _on_param(self, v: float) -> None:
         self._values[self.mode] = float(v)
-        self.reset()
+        self.resetRequested.emit()
 
-    # -- background work ------------------------------------------------------------------
-    def set_executor(self, submit) -> None:
-        """``submit(fn, on_done, on_fail)`` runs ``fn()`` off the main thread and calls back in it.
-        On large data (more than LARGE candidates) building a stepper and each step go there."""
-        self._submit = submit
+    @Slot(bool)
+    def _on_run(self, on: bool) -> None:
+        self.run_button.setText("Pause" if on else "Run")
+        self.runToggled.emit(on)
 
-    def large(self) -> bool:
-        return self.train is not None and self.train.n_candidates > LARGE
+    def interval(self) -> int:
+        """Milliseconds between two steps while running (the speed slider: steps a second)."""
+        return max(1, int(1000 / max(1, self.speed.value())))
 
-    @property
-    def busy(self) -> bool:
-        """A stepper is being built or a step computed in the background."""
-        return self._busy
+    # -- states ---------------------------------------------------------------------------
+    def set_buttons(self, on: bool, can_go_back: bool = False) -> None:
+        for w in (self.step_button, self.run_button, self.reset_button):
+            w.setEnabled(on)
+        self.back_button.setEnabled(on and can_go_back)
 
-    def _run(self, fn, done, background: bool | None = None) -> None:
-        """``done(fn())``: in the background on large data (or when ``background``), else now."""
-        if background is None:
-            background = self.large()
-        if self._submit is None or not background:
-            done(fn())
-            return
-        self._busy = True
-        self._set_enabled(False)
-        gen = self._generation
+    def set_running(self, on: bool) -> None:
+        """Run down (playing) or up, without asking for it again."""
+        self.run_button.blockSignals(True)
+        self.run_button.setChecked(on)
+        self.run_button.blockSignals(False)
+        self.run_button.setText("Pause" if on else "Run")
 
-        def ok(result):
-            if gen != self._generation:
-                return  # reset meanwhile
-            self._busy = False
-            self._set_enabled(True)
-            done(result)
-
-        def failed(message):
-            if gen != self._generation:
-                return
-            self._busy = self._step_when_ready = False
-            self.pause()
-            self.info.setText(f"Step-through failed: {message}")
-            self._set_enabled(self.stepper is not None)
-
-        self._submit(fn, ok, failed)
-
-    def set_preparing(self, text: str) -> None:
-        """The data is being computed elsewhere (the window's worker)."""
-        self._generation += 1
-        self.pause()
-        self.train = self.dev = self.stepper = self.last = None
-        self._busy = True
-        self._set_enabled(False)
-        self.table.setRowCount(0)
+    def set_note(self, text: str) -> None:
+        """A line about work going on (in italics)."""
         self.info.setText(f"<i>{text}</i>")
 
-    def set_failed(self, text: str) -> None:
-        self._busy = self._step_when_ready = False
-        self.stepper = None
-        self._set_enabled(False)
+    def set_info(self, text: str) -> None:
         self.info.setText(text)
 
     def set_sources(self, text: str) -> None:
         """Say which lists the steps train on and score on (rich text)."""
         self.sources.setText(text)
 
-    def set_no_data(self, text: str | None = None) -> None:
-        """Nothing to step through: why (``text``, else the default hint); the buttons go grey."""
-        self._generation += 1
-        self.pause()
-        self.train = self.dev = self.stepper = self.last = None
-        self._busy = self._step_when_ready = False
-        self._set_enabled(False)
+    def show_start(self) -> None:
+        """Before the first step: the introduction in the table's place."""
         self.table.setRowCount(0)
         self.pages.setCurrentWidget(self.intro_page)
+
+    def show_no_data(self, text: str | None = None) -> None:
+        """Nothing to step through: why (``text``, else the default hint)."""
+        self.show_start()
         self.sources.setText("")
         self.info.setText(text or NO_DATA)
 
-    def show_progress(self, message: str, done: int, total: int) -> None:
-        if self._busy and message:
-            self.info.setText(
-                f"<i>{message}" + (f" ({done:,}/{total:,})" if total > 1 else "") + "</i>"
-            )
+    def show_ready_boosting(self, pairs: int, loss: float, alpha0: float) -> None:
+        self.info.setText(
+            f"Boosting ready: {pairs:,} pairs, ExpLoss {num(loss, 2)}, α0 = {num(alpha0)}. "
+            "Press Step (F10)."
+        )
 
-    # -- data -----------------------------------------------------------------------------
-    def set_data(self, train, dev=None, names=None, epsilon: float | None = None) -> None:
-        """Training (and dev) RankingData to step through; ``names`` of the features."""
-        self.train, self.dev = train, dev
-        self.names = list(names if names is not None else getattr(train, "feature_names", []))
-        if epsilon is not None:
-            self._values["boost"] = float(epsilon)
-            if self.mode == "boost":
-                self.param.blockSignals(True)
-                self.param.setValue(float(epsilon))
-                self.param.blockSignals(False)
-        self.reset()
+    def show_ready_perceptron(self, sentences: int, beta: float) -> None:
+        self.info.setText(
+            f"Perceptron ready: {sentences:,} informative sentences, β = {beta:g}. "
+            "Press Step (F10)."
+        )
 
-    def _set_enabled(self, on: bool) -> None:
-        for w in (self.step_button, self.run_button, self.reset_button):
-            w.setEnabled(on)
-        self.back_button.setEnabled(on and self.stepper is not None and self.stepper.can_go_back())
+    def show_exhausted(self, rounds: int) -> None:
+        self.info.setText(f"No feature can reduce the loss any more after {rounds} rounds.")
 
-    @Slot()
-    def reset(self) -> None:
-        self._generation += 1
-        self._busy = False
-        self.pause()
-        self.last = None
-        self.stepper = None
-        self._shown: list = []  # the steps shown, the last MAX_BACK of them
-        self.table.setRowCount(0)
-        self.pages.setCurrentWidget(self.intro_page)
-        if self.train is None:
-            self._set_enabled(False)
-            return
-        train, dev, names = self.train, self.dev, self.names
-        from ...experiments.stepthrough import BoostingStepper, PerceptronStepper
-
-        if self.mode == "boost":
-            eps = self._values["boost"]
-
-            def build():
-                return BoostingStepper(train, dev, epsilon=eps, names=names)
-        else:
-            beta = self._values["perceptron"] or 1.0
-
-            def build():
-                return PerceptronStepper(train, dev, beta=beta, names=names)
-
-        mode = self.mode
-        background = self.large() or (mode in SLOW_FIRST and mode not in _LOADED)
-        if background:
-            self.info.setText(
-                f"<i>Preparing the {self.algo.currentText().split(' (')[0].lower()} on "
-                f"{train.n_candidates:,} candidates…</i>"
-            )
-        self._run(build, lambda st: self._built(st, mode), background)
-
-    def _built(self, stepper, mode: str) -> None:
-        _LOADED.add(mode)
-        self.stepper = stepper
-        self._shown = []
-        self._ready_text(stepper)
-        self._set_enabled(True)
-        self._draw_curve()
-        if self._step_when_ready:
-            self._step_when_ready = False
-            self.step()
-
-    def _ready_text(self, stepper) -> None:
-        if _boosting(stepper):
-            self.info.setText(
-                f"Boosting ready: {stepper.session.n_pairs:,} pairs, ExpLoss "
-                f"{num(stepper.loss(), 2)}, α0 = {num(stepper.session.alpha0)}. Press Step (F10)."
-            )
-        else:
-            self.info.setText(
-                f"Perceptron ready: {len(stepper.sentences):,} informative sentences, β = "
-                f"{stepper.beta:g}. Press Step (F10)."
-            )
-
-    # -- running --------------------------------------------------------------------------
-    @Slot(int)
-    def _on_speed(self, v: int) -> None:
-        self.timer.setInterval(max(1, int(1000 / max(1, v))))
-
-    @Slot(bool)
-    def _on_run(self, on: bool) -> None:
-        if on and self.stepper is not None:
-            self.run_button.setText("Pause")
-            self.timer.start()
-        else:
-            self.timer.stop()
-            self.run_button.setText("Run")
-            if self.run_button.isChecked():
-                self.run_button.setChecked(False)
-
-    def pause(self) -> None:
-        self.run_button.setChecked(False)
-        self.timer.stop()
-
-    @property
-    def running(self) -> bool:
-        return self.timer.isActive()
-
-    @Slot()
-    def step(self):
-        """One round / update. On large data it is computed in the background and shown when it
-        arrives (returns None then); on small data it is done and shown now (and returned)."""
-        st = self.stepper
-        if st is None and self._busy:  # F10 while it prepares: the step follows when it is ready
-            self._step_when_ready = True
-            return None
-        if st is None or self._busy:
-            return None
-        out = []
-        self._run(st.step, lambda r: out.append(self._show_step(st, r)))
-        return out[0] if out else None
-
-    def _show_step(self, st, r):
-        if r is None:
-            self.pause()
-            self.info.setText(f"No feature can reduce the loss any more after {st.rounds} rounds.")
-            return None
-        self._shown.append(r)
-        del self._shown[:-MAX_BACK]
-        self._display(st, r)
-        self._set_enabled(not self._busy)
-        self.stepped.emit(r)
-        return r
-
-    def _display(self, st, r) -> None:
-        self.last = r
-        self.pages.setCurrentWidget(self.step_page)
+    def show_step(self, r, boosting: bool, train, names: list[str]) -> None:
+        """What step ``r`` did (a boosting round, a perceptron update or an epoch's end) on the
+        ranking data ``train`` whose features are ``names``."""
         from ...experiments.stepthrough import EpochEnd
 
+        self._train, self._names = train, names
+        self.pages.setCurrentWidget(self.step_page)
         paired = not isinstance(r, EpochEnd)  # a round's or an update's two candidates
         self.pair_scroll.setVisible(paired)
         self.pair.setVisible(paired)
-        if _boosting(st):
+        if boosting:
             self._show_round(r)
         elif isinstance(r, EpochEnd):
             self._show_epoch(r)
@@ -468,7 +317,6 @@ class StepperPanel(QWidget):
             self._show_update(r)
         if paired:  # once the splitter has laid the shown pair out
             QTimer.singleShot(0, self._fit_pair)
-        self._draw_curve()
 
     @Slot()
     def _fit_pair(self) -> None:
@@ -486,42 +334,20 @@ class StepperPanel(QWidget):
         if sizes[0] < top:
             self.step_page.setSizes([top, total - top])
 
-    @Slot()
-    def back(self) -> bool:
-        """Take the last step back: the learner as it was before it, the step before it shown
-        again (or the start). On large data the learner is restored in the background."""
-        st = self.stepper
-        if st is None or self._busy or not st.can_go_back():
-            return False
-        self.pause()
-
-        def shown(ok) -> None:
-            if not ok:
-                return
-            if self._shown:
-                self._shown.pop()
-            if self._shown:
-                self._display(st, self._shown[-1])
-            else:
-                self.last = None
-                self.pages.setCurrentWidget(self.intro_page)
-                self._ready_text(st)
-                self._draw_curve()
-            self._set_enabled(True)
-
-        self._run(st.back, shown)
-        return True
+    def draw_curve(self, history: list, unit: str) -> None:
+        """The dev F curve: (step, F) points of rounds or updates."""
+        self.canvas.request(lambda fig: draw_history(fig, history, unit))
 
     # -- display --------------------------------------------------------------------------
     def _words(self, i: int) -> str:
-        nb = getattr(self.train, "nbest", None)
+        nb = getattr(self._train, "nbest", None)
         return " ".join(nb.words[i]) if nb is not None else f"sentence {i + 1}"
 
     def _spans(self, row: int, i: int) -> str:
-        nb = getattr(self.train, "nbest", None)
+        nb = getattr(self._train, "nbest", None)
         if nb is None:
             return ""
-        j = row - int(self.train.offsets[i])
+        j = row - int(self._train.offsets[i])
         return (
             ", ".join(f"{s.label} {s.text(nb.words[i])}" for s in nb.spans(i, j)) or "(no entities)"
         )
@@ -550,7 +376,7 @@ class StepperPanel(QWidget):
             "The chosen feature's value on the better and on the worse candidate"
         )
         self.table.setRowCount(n)
-        off = self.train.offsets
+        off = self._train.offsets
         for row, p in enumerate(order.tolist()):
             i = int(r.sentences[p])
             ro, rw = int(r.oracle_rows[p]), int(r.other_rows[p])
@@ -583,7 +409,7 @@ class StepperPanel(QWidget):
     def _round_pair_html(self, r, p: int) -> str:
         """The pair a round moved most, its two candidates side by side: entities, correct tags,
         the chosen feature's value and the score before and after the round."""
-        d, i = self.train, int(r.sentences[p])
+        d, i = self._train, int(r.sentences[p])
         before = r.scores_before(p)
 
         def column(title, row, value, score_before, score_after):
@@ -611,11 +437,11 @@ class StepperPanel(QWidget):
         )
 
     def _show_update(self, u) -> None:
-        d = self.train
+        d = self._train
         i = u.sentence
         jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
-        moved = [f"+{html.escape(self.names[f])}" for f in u.plus[:6].tolist()] + [
-            f"−{html.escape(self.names[f])}" for f in u.minus[:6].tolist()
+        moved = [f"+{html.escape(self._names[f])}" for f in u.plus[:6].tolist()] + [
+            f"−{html.escape(self._names[f])}" for f in u.minus[:6].tolist()
         ]
         more = len(u.plus) + len(u.minus) - len(moved)
         dev = f" · dev F {u.dev_f1:.2f}" if u.dev_f1 is not None else ""
@@ -657,12 +483,12 @@ class StepperPanel(QWidget):
         (only in the oracle), each in words."""
         from ...rerank.glossary import explain_feature
 
-        d, i = self.train, u.sentence
+        d, i = self._train, u.sentence
         jt, jo = u.top_row - u.rows.start, u.oracle_row - u.rows.start
 
         def feats(ids, sign):
             lines = [
-                f"{sign}1 <b>{html.escape(self.names[f])}</b><br><i>{html.escape(explain_feature(self.names[f]))}</i>"
+                f"{sign}1 <b>{html.escape(self._names[f])}</b><br><i>{html.escape(explain_feature(self._names[f]))}</i>"
                 for f in ids[:PAIR_FEATURES].tolist()
             ]
             more = len(ids) - len(lines)
@@ -693,17 +519,6 @@ class StepperPanel(QWidget):
             f"<b>End of epoch {e.epoch}</b>: {e.mistakes} mistakes, {e.updates} updates in all{dev}. "
             "Step again to start the next epoch."
         )
-
-    def _draw_curve(self) -> None:
-        hist = list(self.stepper.history) if self.stepper is not None else []
-        unit = "round" if _boosting(self.stepper) else "update"
-        self.canvas.request(lambda fig: draw_history(fig, hist, unit))
-
-
-def _boosting(stepper) -> bool:
-    from ...experiments.stepthrough import BoostingStepper
-
-    return isinstance(stepper, BoostingStepper)
 
 
 def _item(text: str) -> QTableWidgetItem:

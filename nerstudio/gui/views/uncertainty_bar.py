@@ -15,8 +15,21 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QSpinBox, QWidget
 
-from ..models.uncertainty import LABELS, TIPS
 from .fitting import narrow_combo
+
+# the measures of nerstudio.app.uncertainty in words: the order's choices, the column's tooltip
+LABELS = {
+    "mass": "top-candidate probability",
+    "margin": "margin over the second candidate",
+    "disagreement": "reranker overrules the tagger",
+}
+TIPS = {
+    "mass": "The probability of the tagger's top candidate (softmax of L(x) over the N-best list): low when the "
+    "tagger spreads its belief over several analyses",
+    "margin": "The top candidate's probability minus the second's: low when the two are nearly tied",
+    "disagreement": "Sentences where the reranker picks another candidate than the tagger's top one first, each "
+    "group by ascending top-candidate probability",
+}
 
 ORDERS = (("Corpus order", None),) + tuple(
     (f"Most uncertain first: {LABELS[m]}", m) for m in ("mass", "margin", "disagreement")

@@ -1,4 +1,9 @@
-"""One-line descriptions of models for the status line and the curve legend (no behaviour)."""
+"""One-line descriptions of trained models, for the window's status line and curve legend.
+
+A reranker reads as its learner and settings in the run labels' words
+(:func:`~nerstudio.runs.spec.short_label`), a K&T sequence tagger as its kind, a tagger that
+predicts BILOU tags says so. No Qt: words only.
+"""
 
 from __future__ import annotations
 

@@ -8,37 +8,33 @@ list (``Document.scored``, the same pick ``RerankerModel.rerank`` makes) — and
 sentences. Nothing is copied to go stale: every call compares the document's current list and
 scores with the ones the cached measures were made from and recomputes when either was replaced
 (a new list, a new model's scores). Gold edits change no measure (they depend on the candidates'
-scores only). No Qt, though only the application uses it.
+scores only). The window's corpus browser orders and filters by these; the measures' names in
+words are its view's (:mod:`nerstudio.gui.views.uncertainty_bar`).
 """
 
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...rerank.uncertainty import MEASURES, Uncertainty, top_probabilities, uncertainty_order
+from ..rerank.uncertainty import MEASURES, Uncertainty, top_probabilities, uncertainty_order
 
-LABELS = {
-    "mass": "top-candidate probability",
-    "margin": "margin over the second candidate",
-    "disagreement": "reranker overrules the tagger",
-}
-TIPS = {
-    "mass": "The probability of the tagger's top candidate (softmax of L(x) over the N-best list): low when the "
-    "tagger spreads its belief over several analyses",
-    "margin": "The top candidate's probability minus the second's: low when the two are nearly tied",
-    "disagreement": "Sentences where the reranker picks another candidate than the tagger's top one first, each "
-    "group by ascending top-candidate probability",
-}
+if TYPE_CHECKING:
+    from .attachments import NBestIndex, Scored
+    from .document import Document
+
+# the index and the scores the cached measures were made from (weakly: see _made_from)
+_Key = tuple["weakref.ref[NBestIndex]", "weakref.ref[Scored] | None"]
 
 
 class DocumentUncertainty:
     """The uncertainty of the document's attached N-best list, per corpus sentence."""
 
-    def __init__(self, document):
+    def __init__(self, document: Document) -> None:
         self.doc = document
-        self._key: tuple | None = None
+        self._key: _Key | None = None
         self._u: Uncertainty | None = None
         self._orders: dict[str, np.ndarray] = {}
 
@@ -52,7 +48,7 @@ class DocumentUncertainty:
             return "Needs a reranker: open one (File ▸ Open reranker model…) or train one"
         return ""
 
-    def _scored(self):
+    def _scored(self) -> Scored | None:
         s, nb = self.doc.scored, self.doc.nbest
         if s is None or nb is None or len(s.choice) != len(nb):
             return None
@@ -75,7 +71,7 @@ class DocumentUncertainty:
             self._key = (weakref.ref(ix), None if scored is None else weakref.ref(scored))
         return self._u
 
-    def _made_from(self, ix, scored) -> bool:
+    def _made_from(self, ix: NBestIndex, scored: Scored | None) -> bool:
         """The cached measures were made from this very index and these very scores (weak
         references: a replaced list is not kept alive, and a new one never passes for it)."""
         if self._key is None:
@@ -87,11 +83,11 @@ class DocumentUncertainty:
         """Per corpus sentence, the number the browser's column shows for ``measure`` (the
         margin for ``margin``, the top-candidate probability otherwise); NaN where the sentence
         has no candidates."""
-        u = self.measures()
-        if u is None:
+        u, ix = self.measures(), self.doc.nbest_index
+        if u is None or ix is None:
             return None
         per_row = u.margin if measure == "margin" else u.mass
-        row_of = self.doc.nbest_index.row_of
+        row_of = ix.row_of
         out = np.full(len(row_of), np.nan)
         has = row_of >= 0
         out[has] = per_row[row_of[has]]
@@ -99,10 +95,10 @@ class DocumentUncertainty:
 
     def disagrees(self) -> np.ndarray | None:
         """Per corpus sentence: the reranker overrules the tagger (None without a reranker)."""
-        u = self.measures()
-        if u is None or u.choice is None or u.disagreement is None:
+        u, ix = self.measures(), self.doc.nbest_index
+        if u is None or ix is None or u.choice is None or u.disagreement is None:
             return None
-        row_of = self.doc.nbest_index.row_of
+        row_of = ix.row_of
         out = np.zeros(len(row_of), dtype=bool)
         has = row_of >= 0
         out[has] = u.disagreement[row_of[has]]
@@ -114,12 +110,12 @@ class DocumentUncertainty:
         the measure is unavailable."""
         if self.why_unavailable(measure):
             return None
-        u = self.measures()
-        if u is None:
+        u, ix = self.measures(), self.doc.nbest_index
+        if u is None or ix is None:
             return None
         hit = self._orders.get(measure)
         if hit is None:
-            row_of = self.doc.nbest_index.row_of
+            row_of = ix.row_of
             sentence_of = np.full(len(u.mass), -1, dtype=np.int64)
             has = np.flatnonzero(row_of >= 0)
             sentence_of[row_of[has]] = has
@@ -131,7 +127,8 @@ class DocumentUncertainty:
 
     def ranked(self, measure: str) -> np.ndarray | None:
         """:meth:`order` without the sentences that have no candidates."""
-        o = self.order(measure)
-        if o is None:
+        o, ix = self.order(measure), self.doc.nbest_index
+        if o is None or ix is None:
             return None
-        return o[self.doc.nbest_index.row_of[o] >= 0]
+        kept: np.ndarray = o[ix.row_of[o] >= 0]
+        return kept

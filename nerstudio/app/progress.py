@@ -6,21 +6,41 @@ of the current stage (``done`` of ``total``) becomes one line naming the stage a
 among the others, with an estimate of the time left: the current stage's remaining time
 projected from its elapsed time and fraction done, plus the stages still to come at the mean
 duration of the stages seen so far (this one's projected total included). Until that can be
-estimated (no fraction yet, or too little of it done) it says "estimating…". No Qt here: the
-worker's :class:`~nerstudio.gui.workers.JobContext` owns one and the clock is injectable.
+estimated (no fraction yet, or too little of it done) it says "estimating…".
+
+:class:`Progress` is what a job of the document model or a training run reports to and asks
+(the window's worker, :class:`~nerstudio.gui.workers.JobContext`, gives one, which owns a
+:class:`Pipeline`); the clock is injectable.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 MIN_FRACTION = 0.02  # of the current stage, before its end is projected
 MIN_SECONDS = 1.0  # of the current stage, likewise
 SCALE = 1000  # the pipeline's progress bar counts in thousandths
 
 
+class Progress(Protocol):
+    """What a long job reports to and asks: cancellation, its stages, progress within them."""
+
+    def should_cancel(self) -> bool: ...
+
+    def check(self) -> None:
+        """Raise :class:`~nerstudio.errors.Cancelled` once a cancel was asked for."""
+
+    def plan(self, stages: list[str]) -> None: ...
+
+    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None: ...
+
+    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None: ...
+
+
 def format_duration(seconds: float) -> str:
+    """``"5 s"``, ``"3 min 07 s"``, ``"12 min"``, ``"1 h 05 min"``."""
     s = round(seconds)
     if s < 60:
         return f"{max(s, 1)} s"
@@ -34,7 +54,7 @@ def format_duration(seconds: float) -> str:
 class Pipeline:
     """See the module docstring."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.stages: list[str] = []
         self.k = -1  # index of the current stage
