@@ -178,6 +178,8 @@ def test_the_queue_survives_save_close_and_reopen(opened, path):
         assert q2.statuses() == shown == [Status.ACCEPTED, Status.DISMISSED] + [Status.OPEN] * 2
         assert doc2.reviewed[0] and doc2.reviewed[1]
         assert doc2.history.count() == 0  # what was read is not undone
+        said = "data.conll.nerstudio-suspects.json: 4 suspects: 2 open, 1 accepted, 1 dismissed"
+        assert said in doc2.corpus.notes
     finally:
         file2.close()
 

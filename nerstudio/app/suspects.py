@@ -197,6 +197,27 @@ class SuspectQueue:
     def statuses(self) -> list[Status]:
         return [self.status(i) for i in range(len(self._suspects))]
 
+    def counts(self) -> dict[Status, int]:
+        """How many suspects have each status."""
+        out = dict.fromkeys(Status, 0)
+        for st in self.statuses():
+            out[st] += 1
+        return out
+
+    def summary(self) -> str:
+        """The queue in words: "20 suspects: 12 open, 5 accepted, 3 dismissed"."""
+        n = len(self._suspects)
+        if not n:
+            return "no suspects"
+        parts = [f"{c} {st.value}" for st, c in self.counts().items() if c or st is Status.OPEN]
+        return f"{n} suspect{'s' if n != 1 else ''}: " + ", ".join(parts)
+
+    def why_none(self) -> str:
+        """Why no suspect is open, in words."""
+        if not self._mine:
+            return "No suspects list for this corpus"
+        return f"No open suspect left ({self.summary()})"
+
     def current(self, k: int) -> int | None:
         """The suspect of sentence ``k`` the keys act on: its most suspect open one."""
         return next((i for i in self.of_sentence(k) if self.status(i) is Status.OPEN), None)
@@ -299,6 +320,8 @@ class SuspectQueue:
         if stored is not None:
             self._set(stored.suspects, stored.source, stored.dismissed)
             self._mine = True
+            name = os.path.basename(suspects_file.path_for(c.path))
+            c.notes.append(f"{name}: {self.summary()}")  # shown with the reading's other notes
 
     def _words(self) -> int:
         if self._checksum is None:

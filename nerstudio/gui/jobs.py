@@ -222,3 +222,48 @@ def make_read_corpus_job(path: str, encoding: str | None = None):
         return CorpusRead(path, encoding, corpus, masks, disk=disk)
 
     return job
+
+
+STAGE_SUSPECTS = "finding suspect annotations"
+
+
+def make_suspects_job(
+    corpus: Corpus,
+    n: int,
+    folds: int,
+    more: tuple[str, ...] = (),
+    model: str | None = None,
+):
+    """Rank the sentences of ``corpus`` (a copy taken on the main thread: later edits do not
+    reach it) by the evidence that their gold is wrong, with
+    :func:`nerstudio.label_errors.find_suspects`: ``n`` suspects, judged by ``folds`` folds
+    (and the corpora in the files ``more``, read here) or by the model folder ``model``.
+    Returns the suspects, most suspect first; a file that cannot be used is a
+    :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
+
+    def job(ctx) -> list:
+        from ..corpus.formats import read_corpus
+        from ..errors import NerstudioError
+
+        # the ranking is the core's (merged from its branch: the ignore is then unused)
+        from ..label_errors import find_suspects  # type: ignore[attr-defined, unused-ignore]
+
+        extra = []
+        for path in more:
+            ctx.progress(f"reading {os.path.basename(path)}")
+            try:
+                extra.append(read_corpus(path))
+            except OSError as exc:
+                raise NerstudioError(f"{path}: {exc.strerror or exc}") from None
+            ctx.check()
+        return find_suspects(
+            corpus,
+            more=tuple(extra),
+            folds=folds,
+            model=model,
+            n=n,
+            progress=lambda done, total, text: ctx.progress(text, done, total),
+            cancel=ctx.should_cancel,
+        )
+
+    return job

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # annotations only: the controllers load with the window's se
     from .controllers.notes import NotesController
     from .controllers.occurrences import OccurrencesController
     from .controllers.preannotate import PreannotateController
+    from .controllers.suspects import SuspectsController
     from .zoom import Zoom
 
 
@@ -38,6 +39,7 @@ class WindowMenus(WindowNames, QMainWindow):
     notes: NotesController
     adjudication: AdjudicationController
     agreement: AgreementController
+    suspects: SuspectsController
     zoom: Zoom
 
     # -- menus ----------------------------------------------------------------------------
@@ -166,6 +168,7 @@ class WindowMenus(WindowNames, QMainWindow):
         annotatem.addAction(self.occurrences.act)  # Label all occurrences…
         self.loop.add_to(annotatem)  # Learn from corrections
         self.notes.add_to(annotatem)  # notes, flags, guidelines
+        self.suspects.add_to(annotatem)  # suspect annotations: find, open, accept, dismiss
 
         viewm = self.view_menu = menu.addMenu("&View")
         for a in v.workspaces.actions():
