@@ -217,3 +217,29 @@ def test_a_bad_list_is_refused_in_one_line(make_window, qtbot, files, tmp_path):
     w.suspects.act_open.trigger()
     assert said and said[0][0] == "Cannot open suspects list" and f"{bad}:2:" in said[0][1]
     assert "\n" not in said[0][1] and not w.suspect_queue.active
+
+
+def test_the_options_dialog_says_how_the_sentences_are_judged(qtbot, tmp_path):
+    from nerstudio.gui.views.suspects_dialog import SuspectsDialog
+
+    asked = iter([str(tmp_path / "a.conll"), str(tmp_path / "b.conll")])
+    d = SuspectsDialog(lambda: next(asked), lambda start: str(tmp_path / "model"), "")
+    qtbot.addWidget(d)
+    assert d.options() == SuspectOptions(20, 5, ())
+    d.folds.setValue(3)
+    d.count.setValue(50)
+    d._add()
+    d._add()
+    assert d.options() == SuspectOptions(
+        50, 3, (str(tmp_path / "a.conll"), str(tmp_path / "b.conll"))
+    )
+    assert not d.model.isEnabled()
+    d.by_model.setChecked(True)
+    assert d.model.isEnabled() and not d.folds.isEnabled()
+    d.accept()  # no folder yet: refused
+    assert d.result() == 0 and "choose the model folder" in d.model.placeholderText()
+    d._browse()
+    d.accept()
+    assert d.result() == 1
+    assert d.options() == SuspectOptions(50, model=str(tmp_path / "model"))
+    assert d.options().describe() == "judged by the model in model"

@@ -325,7 +325,10 @@ class Dialogs:
             model,
             self.parent,
         )
-        return d.options() if d.exec() == QDialog.DialogCode.Accepted else None
+        try:
+            return d.options() if d.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            d.deleteLater()
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         """One line of text (None when cancelled)."""

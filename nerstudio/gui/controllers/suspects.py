@@ -131,8 +131,7 @@ class SuspectsController(QObject):
             return
         self.panel.show_summary(
             f"<b>{q.summary()}</b> · {q.source} · the browser's <i>Suspects</i> filter lists "
-            f"the open ones, most suspect first: F7 goes to the next, {ACCEPT_KEY} accepts the "
-            f"suggestion, {DISMISS_KEY} keeps the gold"
+            "the open ones, most suspect first; F7 goes to the next"
         )
         if c is None or not 0 <= k < len(c):
             self.panel.show_sentence(k, [], [], 0, document_types(self.doc))
