@@ -243,3 +243,34 @@ def test_the_options_dialog_says_how_the_sentences_are_judged(qtbot, tmp_path):
     assert d.result() == 1
     assert d.options() == SuspectOptions(50, model=str(tmp_path / "model"))
     assert d.options().describe() == "judged by the model in model"
+
+
+def test_the_browser_filters_again_only_when_its_filter_changed(qtbot, files):
+    """Deciding a suspect re-applies the Suspects filter twice (its review, its entities): on a
+    large corpus each filtering held the window for a while, so the same filter is not applied
+    again; a mask changed in place since (the document's type masks are) still is."""
+    import numpy as np
+
+    from nerstudio.gui.models.corpus_model import CorpusTreeModel, SentenceFilterProxy
+
+    class Counting(SentenceFilterProxy):
+        calls = 0
+
+        def filterAcceptsRow(self, row, parent):
+            Counting.calls += 1
+            return super().filterAcceptsRow(row, parent)
+
+    corpus = read_corpus(files[0])
+    model, proxy = CorpusTreeModel(corpus), Counting()
+    proxy.setSourceModel(model)
+    mask = np.array([True, False, True, False])
+    proxy.set_filter("", mask)
+    shown = [k for k in range(4) if proxy.accepts(k)]
+    assert shown == [0, 2] and Counting.calls > 0
+    Counting.calls = 0
+    proxy.set_filter("", mask.copy())
+    assert Counting.calls == 0
+    mask[1] = True  # changed in place by its owner
+    proxy.set_filter("", mask)
+    assert Counting.calls > 0 and [k for k in range(4) if proxy.accepts(k)] == [0, 1, 2]
+    assert proxy.rowCount() == 1 and proxy.rowCount(proxy.index(0, 0)) == 3

@@ -239,13 +239,8 @@ class SuspectQueue:
         return out
 
     def order(self) -> np.ndarray:
-        """Every sentence: those with suspects first, most suspect first, then the others in
-        corpus order."""
-        c = self.document.corpus
-        first = list(dict.fromkeys(s.sentence for s in self._suspects))
-        rest = np.ones(len(c) if c is not None else 0, dtype=bool)
-        rest[first] = False
-        return np.concatenate([np.asarray(first, dtype=np.int64), np.flatnonzero(rest)])
+        """The sentences with suspects, most suspect first."""
+        return np.asarray(list(dict.fromkeys(s.sentence for s in self._suspects)), dtype=np.int64)
 
     # -- decisions --------------------------------------------------------------------------
     def _refuse(self, i: int, verb: str) -> None:

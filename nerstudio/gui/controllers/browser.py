@@ -97,10 +97,13 @@ class BrowserController(QObject):
 
     def _on_queue(self, ch: QueueChange) -> None:
         """The suspects queue changed: its filter and order follow (the sentence shown stays)."""
+        if self.corpus is None:
+            return
         if ch.kind is QueueKind.LIST:
             self.walk.reset()  # another list: F7 starts from its top
-        if ch.kind is not QueueKind.NOTE and self.corpus is not None:
             self._refresh_uncertainty(keep=True)
+        elif ch.kind is QueueKind.STATUS and self._suspects_shown():
+            self.apply_filter(keep=True)  # the order and the scores are the list's
 
     def _moved_on(self, _k: int) -> None:
         """A suspect decided stays listed while it is shown, and goes when the annotator leaves."""
