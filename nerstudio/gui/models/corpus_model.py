@@ -417,11 +417,11 @@ class SentenceFilterProxy(QSortFilterProxyModel):
             self._texts = [s.text().lower() for s in corpus.sentences] if corpus is not None else []
         mask = None if mask is None else np.array(mask, dtype=bool)  # a copy: the caller's changes
         was = self._mask
-        if not fresh and needle == self._needle:
-            if (mask is None and was is None) or (
-                mask is not None and was is not None and np.array_equal(mask, was)
-            ):
-                return
+        same_mask = (mask is None and was is None) or (
+            mask is not None and was is not None and np.array_equal(mask, was)
+        )
+        if same_mask and not fresh and needle == self._needle:
+            return
 
         def change():
             self._needle = needle
