@@ -208,6 +208,16 @@ def test_no_queue_no_file(path):
         file.close()
 
 
+def test_an_empty_list_replaces_the_one_before(opened, path):
+    _doc, q, file = opened
+    q.install([], "judged by 5 folds of the corpus")  # a ranking that found nothing
+    assert not q.active and q.has_list and "empty" in q.why_none()
+    file.close()
+    _doc2, q2, file2 = _open(path)
+    file2.close()
+    assert not q2.active and q2.has_list  # the former list does not come back
+
+
 @pytest.mark.parametrize(
     "content, why",
     [

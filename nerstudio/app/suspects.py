@@ -76,6 +76,9 @@ class QueueKind(Enum):
 
 @dataclass(frozen=True)
 class QueueChange:
+    """One change of the queue: its ``kind``, the ``sentences`` it concerns, a message
+    (``text``, for :attr:`QueueKind.NOTE`) and who made it (an undo: :attr:`Origin.HISTORY`)."""
+
     kind: QueueKind
     sentences: tuple[int, ...] = ()
     text: str = ""
@@ -140,8 +143,13 @@ class SuspectQueue:
 
     @property
     def active(self) -> bool:
-        """Whether there is a list (it may be all decided)."""
+        """Whether there are suspects (they may be all decided)."""
         return bool(self._suspects)
+
+    @property
+    def has_list(self) -> bool:
+        """Whether a list was made or read for this corpus (it may be empty)."""
+        return self._mine
 
     def _set(self, suspects: Sequence[Suspect], source: str, dismissed: frozenset[int]) -> None:
         c = self.document.corpus
@@ -216,6 +224,8 @@ class SuspectQueue:
         """Why no suspect is open, in words."""
         if not self._mine:
             return "No suspects list for this corpus"
+        if not self._suspects:
+            return f"The suspects list is empty ({self._source})"
         return f"No open suspect left ({self.summary()})"
 
     def current(self, k: int) -> int | None:

@@ -126,7 +126,9 @@ class SuspectsController(QObject):
         n = q.counts()[Status.OPEN] if q.active else 0
         tabs.setTabText(tabs.indexOf(self.panel), f"Suspects ({n})" if n else "Suspects")
         if not q.active:
-            self.panel.show_summary(NO_LIST if c is not None else "No corpus open")
+            self.panel.show_summary(
+                "No corpus open" if c is None else q.why_none() if q.has_list else NO_LIST
+            )
             self.panel.show_sentence(k, [], [], 0, document_types(self.doc))
             return
         self.panel.show_summary(
