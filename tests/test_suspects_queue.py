@@ -104,10 +104,15 @@ def test_the_queue_is_ordered_most_suspect_first_with_its_masks(opened):
 
 def test_accepting_is_one_undoable_edit_of_the_annotators_that_reviews_the_sentence(opened):
     doc, q, _ = opened
-    heard = []
+    heard, changes = [], []
     q.subscribe(heard.append)
+    doc.subscribe(changes.append)
     before = doc.spans(0)
     assert q.accept(0) == [0]
+    assert [(c.kind.value, c.origin) for c in changes] == [
+        ("review", Origin.USER),  # the annotator's own edit, one step
+        ("gold", Origin.USER),
+    ]
     assert doc.spans(0) == [Span(0, 1, "ORG"), Span(2, 3, "ORG"), Span(4, 5, "LOC")]
     assert doc.reviewed[0] and doc.history.count() == 1 and doc.is_dirty()
     assert q.status(0) is Status.ACCEPTED and q.current(0) == 3  # the other one of sentence 0
