@@ -12,6 +12,7 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QDialog,
     QFileDialog,
     QInputDialog,
     QMessageBox,
@@ -310,6 +311,24 @@ class Dialogs:
         box.exec()
         answers: dict[QAbstractButton, str] = {empty: "empty", every: "all"}
         return answers.get(box.clickedButton())
+
+    def ask_suspect_options(self, model: str = ""):
+        """How to find suspect annotations (a SuspectOptions; None when cancelled); ``model``:
+        the model folder proposed."""
+        from .views.suspects_dialog import SuspectsDialog
+
+        d = SuspectsDialog(
+            lambda: self.ask_open("Add a training corpus", CORPUS_FILTER, "suspectsCorpus"),
+            lambda start: (
+                QFileDialog.getExistingDirectory(self.parent, "Model folder", start) or None
+            ),
+            model,
+            self.parent,
+        )
+        try:
+            return d.options() if d.exec() == QDialog.DialogCode.Accepted else None
+        finally:
+            d.deleteLater()
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         """One line of text (None when cancelled)."""

@@ -82,6 +82,7 @@ class MainWindow(WindowMenus):
 
     def _build(self) -> None:
         from ..app.document import Document
+        from ..app.suspects import SuspectQueue
         from .controllers import Context, DocumentEvents, SentenceCursor
         from .controllers.adjudication import AdjudicationController
         from .controllers.agreement import AgreementController
@@ -96,6 +97,7 @@ class MainWindow(WindowMenus):
         from .controllers.occurrences import OccurrencesController
         from .controllers.preannotate import PreannotateController
         from .controllers.stepper import StepperController
+        from .controllers.suspects import SuspectsController
         from .controllers.training import TrainingController
         from .controllers.what_if import WhatIfController
         from .dialogs import Dialogs
@@ -105,6 +107,8 @@ class MainWindow(WindowMenus):
 
         self.dialogs = Dialogs(self, self.settings)
         self.document = Document()
+        # before every other listener: a corpus's queue is read before the views hear of it
+        self.suspect_queue = SuspectQueue(self.document)
         self.jobs = JobService(self)
         # which sentence is shown (not "cursor": QWidget.cursor() is the mouse pointer's)
         self.sentence_cursor = SentenceCursor(self)
@@ -122,6 +126,7 @@ class MainWindow(WindowMenus):
             self.sentence_cursor,
             self.settings,
             status,
+            self.suspect_queue,
         )
         # the order matters where two react to one change: the browser selects, then the rest follow
         self.browser = BrowserController(ctx, v, self)
@@ -139,6 +144,7 @@ class MainWindow(WindowMenus):
         self.notes = NotesController(ctx, v, self)
         self.occurrences = OccurrencesController(ctx, v, self)
         self.adjudication = AdjudicationController(ctx, self)
+        self.suspects = SuspectsController(ctx, v, self)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.annotation.owner.reloadWanted.connect(
             lambda path, enc: self.files.open_corpus(path, True, enc)

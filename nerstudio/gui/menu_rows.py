@@ -233,6 +233,39 @@ ACTIONS: tuple[ActionRow, ...] = (
         checkable=True,
     ),
     ActionRow(
+        "suspects.act_find",
+        "Find &suspect annotations…",
+        "find_dialog",
+        tip="Rank the sentences by the evidence that their gold annotation is wrong (a tagger "
+        "that did not see a sentence judges it); the browser's Suspects filter lists them",
+        args=(),
+        enabled_when="idle",
+    ),
+    ActionRow(
+        "suspects.act_open",
+        "Open suspects l&ist…",
+        "open_dialog",
+        tip="Open a list of suspect annotations written by nerstudio suspects --out",
+        args=(),
+    ),
+    ActionRow(
+        "suspects.act_accept",
+        "&Accept suggestion",
+        "accept",
+        ("F9",),
+        "Put the suspect's suggestion in the sentence (one undoable edit; the sentence "
+        "becomes reviewed)",
+        args=(),
+    ),
+    ActionRow(
+        "suspects.act_dismiss",
+        "&Dismiss suspect",
+        "dismiss",
+        ("Shift+F9",),
+        "Keep the gold of the suspect's region and mark the sentence reviewed",
+        args=(),
+    ),
+    ActionRow(
         "notes.act_choose",
         "Choose &guidelines file…",
         "choose_dialog",
@@ -504,6 +537,11 @@ MENUS: tuple[Menu, ...] = (
             "notes.act_note",
             "notes.act_flag",
             "notes.act_choose",
+            SEPARATOR,
+            "suspects.act_find",
+            "suspects.act_open",
+            "suspects.act_accept",
+            "suspects.act_dismiss",
         ),
     ),
     Menu(

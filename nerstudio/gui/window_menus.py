@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # annotations only: the controllers load with the window's se
     from .controllers.notes import NotesController
     from .controllers.occurrences import OccurrencesController
     from .controllers.preannotate import PreannotateController
+    from .controllers.suspects import SuspectsController
     from .zoom import Zoom
 
 
@@ -41,6 +42,7 @@ class WindowMenus(WindowNames, QMainWindow):
     notes: NotesController
     adjudication: AdjudicationController
     agreement: AgreementController
+    suspects: SuspectsController
     zoom: Zoom
 
     # -- menus ----------------------------------------------------------------------------

@@ -52,6 +52,7 @@ from .views.type_legend import TypeLegend
 from .views.uncertainty_bar import UncertaintyBar
 from .workspaces import LazyPart, PanelTabs, Slot, WorkspaceHost
 
+SUSPECTS_FILTER = "suspect"  # the suspects queue's filter (app.suspects), not a document flag
 STATUS_FILTERS = (
     ("All sentences", None, "Show every sentence"),
     (
@@ -79,6 +80,12 @@ STATUS_FILTERS = (
     ),
     ("Flagged", "flagged", "Sentences you flagged (Annotate ▸ Toggle flag)"),
     ("Has a note", "noted", "Sentences with a note (Annotate ▸ Add note…)"),
+    (
+        "Suspects (most suspect first)",
+        SUSPECTS_FILTER,
+        "Sentences whose gold annotation is probably wrong and not decided yet, most suspect "
+        "first (Annotate ▸ Find suspect annotations…); F7 walks them",
+    ),
 )
 
 # the share of the window's height the sentence may take before it scrolls, per workspace

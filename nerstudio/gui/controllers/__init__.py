@@ -14,7 +14,8 @@ sequence taggers, installing results, state display) · ``comparison`` · ``step
 ``model_features`` (what a reranker has learned, over the whole list) · ``agreement`` (two
 annotation files of the same text compared) · ``preannotate`` (a model's entities as the
 starting gold, one undoable edit) · ``occurrences`` (label all occurrences of a phrase, one
-undoable edit) · ``adjudication`` (annotators' files merged, disagreements walked one by one).
+undoable edit) · ``adjudication`` (annotators' files merged, disagreements walked one by one) ·
+``suspects`` (suspect annotations: the ranking, the Suspects tab, accept and dismiss).
 An import-linter contract keeps these modules independent of one another.
 """
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QSettings, Signal
 
 from ...app.document import Change, Document
+from ...app.suspects import SuspectQueue
 from ..dialogs import Dialogs
 from ..job_service import JobService
 
@@ -82,3 +84,4 @@ class Context:
     cursor: SentenceCursor
     settings: QSettings
     status: Callable[[str, int], None]  # show a message in the status bar for so many ms
+    suspects: SuspectQueue  # the open corpus's suspect annotations (app.suspects)

@@ -8,7 +8,9 @@ in a sortable column and goes to the next most uncertain sentence (F7: a walk th
 queue, which no reordering makes skip a sentence, :mod:`nerstudio.app.walk`). All of it derives
 from the document's attached list and scores
 (:class:`~nerstudio.app.uncertainty.DocumentUncertainty`) and is recomputed when either
-changes.
+changes. Its "Suspects" filter shows the sentences with an open suspect annotation
+(:mod:`nerstudio.app.suspects`), most suspect first, the score in the measure's column, and F7
+walks them; it follows the queue's changes.
 
 It moves the :class:`~nerstudio.gui.controllers.SentenceCursor` when the user picks a sentence
 (and selects the sentence someone asked the cursor for), and follows the document: a new
@@ -27,6 +29,7 @@ from PySide6.QtCore import QObject, Qt, Slot
 from PySide6.QtWidgets import QTableWidgetItem
 
 from ...app.document import Change, ChangeKind
+from ...app.suspects import QueueChange, QueueKind
 from ...app.types import document_types
 from ...app.uncertainty import DocumentUncertainty
 from ...app.walk import Walk
@@ -36,9 +39,11 @@ from ..models.corpus_model import CorpusTreeModel, status_text
 from ..views.palette import type_color
 from ..views.row_kept import row_kept
 from ..views.uncertainty_bar import LABELS, TIPS
+from ..window_views import SUSPECTS_FILTER as SUSPECTS
 from . import Context
 
 MAX_ENTITY_ROWS = 2000  # rows of the gold-entity table (one item each per column)
+SUSPECT_TIP = "The evidence that the sentence's gold is wrong (its most suspect region)"
 
 
 class BrowserController(QObject):
@@ -52,16 +57,19 @@ class BrowserController(QObject):
         )
         v = views
         v.search.textChanged.connect(self.apply_filter)
-        v.status_filter.currentIndexChanged.connect(self.apply_filter)
+        v.status_filter.currentIndexChanged.connect(lambda _i: self._apply_uncertainty())
         v.type_filter.currentIndexChanged.connect(self.apply_filter)
         v.corpus_view.selectionModel().currentChanged.connect(self._on_current_changed)
         v.tree_model.statusChanged.connect(v.corpus_view.viewport().update)
         v.tabs.currentChanged.connect(self._on_tab_changed)
         ctx.cursor.requested.connect(self.select_sentence)
         ctx.cursor.moved.connect(self._show_header)
+        ctx.cursor.moved.connect(self._moved_on)
         ctx.cursor.showOnly.connect(self.show_only)
         v.filter_count.linkActivated.connect(lambda _link: self.show_only(None))
         ctx.events.changed.connect(self._on_change)
+        self.suspects = ctx.suspects
+        self.suspects.subscribe(self._on_queue)
         self._init_uncertainty(parent)
 
     @property
@@ -87,6 +95,24 @@ class BrowserController(QObject):
             with row_kept(self.v.corpus_view):  # the application's: nothing moves on screen
                 self._refresh_marks()
                 self._refresh_uncertainty(keep=True)
+
+    def _on_queue(self, ch: QueueChange) -> None:
+        """The suspects queue changed: its filter and order follow (the sentence shown stays)."""
+        if self.corpus is None:
+            return
+        if ch.kind is QueueKind.LIST:
+            self.walk.reset()  # another list: F7 starts from its top
+            self._refresh_uncertainty(keep=True)
+        elif ch.kind is QueueKind.STATUS and self._suspects_shown():
+            self.apply_filter(keep=True)  # the order and the scores are the list's
+
+    def _moved_on(self, _k: int) -> None:
+        """A suspect decided stays listed while it is shown, and goes when the annotator leaves."""
+        if self._suspects_shown():
+            self.apply_filter(keep=True)
+
+    def _suspects_shown(self) -> bool:
+        return self.v.status_filter.currentData() == SUSPECTS
 
     @Slot(object, str)
     def show_only(self, sentences, why: str = "") -> None:
@@ -296,7 +322,7 @@ class BrowserController(QObject):
         mask = None
         key = v.status_filter.currentData()
         if key:
-            m = self.doc.flags().get(key)
+            m = self.suspects.open_mask() if key == SUSPECTS else self.doc.flags().get(key)
             mask = m if m is not None else np.zeros(len(c), dtype=bool)
         lab = v.type_filter.currentData()
         masks = self.doc.type_masks
@@ -403,7 +429,7 @@ class BrowserController(QObject):
                 f"Ordered by {LABELS['mass'] if bar.measure() else 'the corpus'}: {reasons[m]}",
                 6000,
             )
-        self.act_next_uncertain.setEnabled(not reasons["mass"])
+        self.act_next_uncertain.setEnabled(not reasons["mass"] or self.suspects.active)
         self.act_uncertain_first.setEnabled(not reasons["mass"])
         self._apply_uncertainty(keep)
 
@@ -413,16 +439,21 @@ class BrowserController(QObject):
             return
         m = self.measure()
         shown = m or "mass"
-        v.tree_model.set_uncertainty(
-            self.uncertainty.values(shown),
-            "margin" if shown == "margin" else "p(top)",
-            TIPS[shown] if shown != "disagreement" else TIPS["mass"],
-            self.uncertainty.disagrees() if shown == "disagreement" else None,
-        )
-        order = self.uncertainty.order(m) if m is not None else None
-        ranked = self.uncertainty.ranked(m) if m is not None and self._descending else None
-        if order is not None and ranked is not None:  # both, or neither (the same measure)
-            order = np.concatenate([ranked[::-1], order[len(ranked) :]])
+        order: np.ndarray | None = None
+        if self._suspects_shown():  # most suspect first
+            v.tree_model.set_uncertainty(self.suspects.scores(), "suspect", SUSPECT_TIP)
+            order = self.suspects.order()
+        else:
+            v.tree_model.set_uncertainty(
+                self.uncertainty.values(shown),
+                "margin" if shown == "margin" else "p(top)",
+                TIPS[shown] if shown != "disagreement" else TIPS["mass"],
+                self.uncertainty.disagrees() if shown == "disagreement" else None,
+            )
+            order = self.uncertainty.order(m) if m is not None else None
+            ranked = self.uncertainty.ranked(m) if m is not None and self._descending else None
+            if order is not None and ranked is not None:  # both, or neither (the same measure)
+                order = np.concatenate([ranked[::-1], order[len(ranked) :]])
         k = self.ctx.cursor.k
         was_flat = v.tree_model.flat
         v.tree_model.set_order(order)
@@ -476,8 +507,17 @@ class BrowserController(QObject):
         order of the browser's measure (top-candidate probability in corpus order) among the
         sentences the filters show — that this walk has not been through
         (:class:`~nerstudio.app.walk.Walk`: a new order after a model's round, or the cursor
-        moved, skips nothing), or back (-1) to the one it went through before."""
-        ranked = self.uncertainty.ranked(self.measure() or "mass")
+        moved, skips nothing), or back (-1) to the one it went through before. With the
+        Suspects filter, the queue is the open suspects, most suspect first."""
+        what = "uncertain sentences"
+        if self._suspects_shown():
+            order, what = self.suspects.order(), "open suspects"
+            ranked = order[self.suspects.open_mask()[order]]
+            if not len(ranked):
+                self.ctx.status(self.suspects.why_none(), 5000)
+                return
+        else:
+            ranked = self.uncertainty.ranked(self.measure() or "mass")
         if ranked is None or not len(ranked):
             self.ctx.status(
                 self.uncertainty.why_unavailable() or "No sentence has candidates", 5000
@@ -485,16 +525,14 @@ class BrowserController(QObject):
             return
         ranked = ranked[self._visible_mask()[ranked]]
         if not len(ranked):
-            self.ctx.status("No sentence with candidates matches the filters", 4000)
+            self.ctx.status(f"No {what} match the filters", 4000)
             return
         k, key = self.current_sentence_index(), self._queue_key()
         target = self.walk.next(ranked, k, key) if delta > 0 else self.walk.back(k, key)
         if target is not None:
             self.select_sentence(target)
         elif delta > 0:
-            self.ctx.status(
-                "No more uncertain sentences: every one the filters show was visited", 4000
-            )
+            self.ctx.status(f"No more {what}: every one the filters show was visited", 4000)
         else:
             self.ctx.status("This is the first sentence of the walk (F7)", 4000)
 

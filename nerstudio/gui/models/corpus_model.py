@@ -455,12 +455,21 @@ class SentenceFilterProxy(QSortFilterProxyModel):
         return bool(self._needle) or self._mask is not None
 
     def set_filter(self, needle: str = "", mask: np.ndarray | None = None) -> None:
+        """Keep the sentences containing ``needle`` that ``mask`` keeps. The same filter again
+        costs nothing: filtering a large corpus's rows takes the window's thread for a while."""
         needle = needle.lower()
-        if needle and self._texts is None:
+        fresh = needle and self._texts is None  # (a new corpus: its texts, then a filtering)
+        if fresh:
             src = self._tree()
             corpus = src.corpus if src is not None else None
             self._texts = [s.text().lower() for s in corpus.sentences] if corpus is not None else []
-        mask = None if mask is None else np.asarray(mask, dtype=bool)
+        mask = None if mask is None else np.array(mask, dtype=bool)  # a copy: the caller's changes
+        was = self._mask
+        same_mask = (mask is None and was is None) or (
+            mask is not None and was is not None and np.array_equal(mask, was)
+        )
+        if same_mask and not fresh and needle == self._needle:
+            return
 
         def change():
             self._needle = needle
