@@ -22,6 +22,7 @@ import sys
 
 from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
 from ..errors import NerstudioError
+from . import suspects_command
 from .adjudicate_command import cmd_adjudicate
 from .analysis_commands import cmd_agreement, cmd_rank_uncertain
 from .corpus_commands import cmd_convert, cmd_evaluate, cmd_stats, corpus_stats  # noqa: F401
@@ -83,6 +84,7 @@ COMMANDS = {
     "install-desktop": cmd_install_desktop,
     "errors": cmd_errors,
     "adjudicate": cmd_adjudicate,
+    "suspects": suspects_command.run,
 }
 
 

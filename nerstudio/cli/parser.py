@@ -17,6 +17,7 @@ from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
 from ..experiments.defaults import kazama_systems, registered
 from ..learners import DEFAULT_SYSTEMS, RERANKERS
+from . import suspects_command
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -792,6 +793,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="corpus to write; its extension names the format as for convert, else the input's",
     )
     _add_read_options(p)
+
+    suspects_command.add_parser(sub, common)
 
     p = sub.add_parser("gui", help="open the desktop application")
     p.add_argument(
