@@ -23,8 +23,14 @@ from nerstudio.label_errors import (
     read_tsv,
     write_tsv,
 )
+from nerstudio.label_errors.readings import fixed, stretches
 from nerstudio.tagging.maxent import MaxEntTagger
-from nerstudio.tagging.maxent_probs import sequence_log_probs, tag_ids, token_marginals
+from nerstudio.tagging.maxent_probs import (
+    alternatives_log_probs,
+    sequence_log_probs,
+    tag_ids,
+    token_marginals,
+)
 
 PEOPLE = ["John Smith", "Mary Jones", "Peter Brown", "Anna Berg", "Paul Klee", "Ruth Lane"]
 PLACES = ["Paris", "London", "Berlin", "Madrid", "Vienna", "Oslo"]
@@ -142,6 +148,7 @@ def test_forced_decoding_and_marginals_match_brute_force(tiny_tagger):
     cands = nb.candidate_spans(0)
     forced = sequence_log_probs(t, [s] * len(cands), cands)
     assert forced == pytest.approx(np.asarray(nb.logprobs[0]), abs=1e-6)
+    assert alternatives_log_probs(t, s, cands) == pytest.approx(forced, abs=1e-9)
     # the marginals: each token's tags weighted by the valid sequences' probabilities
     Z = sum(p for _, p in seqs)
     expect = np.zeros((4, T))
@@ -213,6 +220,15 @@ def test_bad_settings_are_refused(noisy_file):
         find_suspects(corpus, folds=1)
     with pytest.raises(SettingsError):
         find_suspects(corpus, model=MaxEntTagger(**dict(SMALL, task="scn")).fit(corpus.sentences))
+
+
+def test_a_fix_takes_one_stretch_of_the_other_tagging():
+    gold = [Span(0, 2, "PER"), Span(4, 5, "LOC"), Span(7, 9, "ORG")]
+    other = [Span(0, 2, "PER"), Span(3, 5, "LOC"), Span(7, 8, "ORG"), Span(8, 9, "LOC")]
+    assert stretches(gold, other) == [(3, 5), (7, 9)]
+    assert fixed(gold, other, 3, 5) == (Span(0, 2, "PER"), Span(3, 5, "LOC"), Span(7, 9, "ORG"))
+    assert fixed(gold, other, 7, 9)[-2:] == (Span(7, 8, "ORG"), Span(8, 9, "LOC"))
+    assert stretches(gold, gold) == []
 
 
 def test_apply_suggestion_replaces_what_overlaps_the_region():

@@ -65,7 +65,7 @@ def find_suspects(
     cancel: Callable[[], bool] | None = None,
     tagger_params: dict | None = None,
     workers: int | None = None,
-    measure: str = "ratio",
+    measure: str = MEASURES[0],
 ) -> list[Suspect]:
     """Every sentence of ``corpus`` as a :class:`Suspect`, most suspect first.
 

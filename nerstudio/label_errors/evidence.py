@@ -1,26 +1,31 @@
 """How suspect one sentence's gold annotation is, given a model that never trained on it.
 
-The model's view of a sentence is its N-best list — the most probable taggings, each with its
-log-probability — and gold's own log-probability, found by forced decoding whether or not the
-beam kept gold (:func:`nerstudio.tagging.maxent_probs.sequence_log_probs`). The *suggestion* is
-the most probable tagging that differs from gold; the *region* is the stretch of tokens where
-the two differ (from the first differing entity's start to the last one's end, so the entities
-of both sides are either wholly inside it or wholly outside).
+What the model reads in the sentence (:mod:`.readings`) gives two kinds of evidence, both in
+natural-log units ("nats"):
 
-The score is a log-likelihood ratio: how many times more probable the model finds its
-suggestion than gold, in natural-log units (``log p(suggestion) − log p(gold)``). It is positive
-when the model prefers another annotation, and the larger, the stronger the evidence; where the
-model itself picks gold, it is the (negative) ratio of its runner-up. The parts of the sentence
-outside the region are tagged alike on both sides and cancel, so the score is not lowered by the
-rest of a long sentence, nor raised by it. Other measures were tried on the benchmark
-(``bench/suspects.py``: the list's mass outside gold, the ratio over the region only); this one
-ranks injected errors best (docs/benchmarks.md).
+*doubt*
+    at the token where the model believes gold least, ``−ln`` of its belief that the token has
+    the entity type gold gives it (or is outside every entity, if gold says so): 4.6 means the
+    model gives gold's type there 1%. Summed over all taggings, so a model torn between two
+    boundaries of the same entity does not doubt its type.
+*fix*
+    the best single fix of gold the model proposes — one stretch of tokens re-annotated as in one
+    of its N best taggings, gold elsewhere — and ``ln p(fixed) − ln p(gold)``: how many times more
+    probable the model finds the sentence with that fix (forced decoding of both). The fix shown
+    is the best one covering the doubted token, else the best one.
+
+The score is ``doubt + ¼ · max(fix, 0)``: the doubt ranks, the fix's strength moves sentences
+with a clear, preferred correction ahead of equally doubted ones. The other measures of
+:data:`MEASURES` are what the benchmark (``bench/suspects.py``, docs/benchmarks.md) compared it
+with: the doubt alone (what cleanlab computes from token probabilities), the fix alone, and the
+whole sentence's ratio (its best tagging against gold). The suspect's *region* is the fix's
+stretch; its gold and suggested entities are both sides' entities there.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,95 +59,87 @@ def apply_suggestion(spans: Sequence[Span], suspect: Suspect) -> list[Span]:
     return sorted([*kept, *suspect.suggested])
 
 
-def region(gold: Sequence[Span], other: Sequence[Span]) -> tuple[int, int]:
-    """``[start, end)`` covering every entity that is on one side only (``(0, 0)`` if none)."""
-    g, o = set(gold), set(other)
-    diff = (g - o) | (o - g)
-    if not diff:
-        return 0, 0
-    return min(s.start for s in diff), max(s.end for s in diff)
-
-
 def inside(spans: Sequence[Span], start: int, end: int) -> tuple[Span, ...]:
     return tuple(sorted(s for s in spans if start <= s.start and s.end <= end))
-
-
-def _restricted(spans: Iterable[Span], start: int, end: int) -> frozenset:
-    """The entities touching ``[start, end)``: what a tagging says about that region."""
-    return frozenset(s for s in spans if s.start < end and s.end > start)
 
 
 @dataclass(frozen=True)
 class SentenceView:
     """What the model says about one sentence: its candidates (entity lists, most probable
-    first) with their log-probabilities, and gold's log-probability (``None``: gold holds a
-    type the model does not know: ``unknown`` names them)."""
+    first) with their log-probabilities, and its reading of gold (:mod:`.readings`; ``None``
+    for a sentence without tokens, or whose gold holds a type the model does not know: then
+    ``unknown`` names them)."""
 
     words: Sequence[str]
     gold: Sequence[Span]
     candidates: Sequence[Sequence[Span]]
     logprobs: np.ndarray
-    gold_logprob: float | None
+    reading: dict | None
     unknown: tuple[str, ...] = ()
 
 
-def _pool(view: SentenceView) -> tuple[list[frozenset], np.ndarray, int | None]:
-    """The candidates and gold as sets of entities with their log-probabilities, gold added when
-    the list lacks it; and gold's place in the pool (``None``: gold cannot be scored)."""
-    sets = [frozenset(c) for c in view.candidates]
-    lps = [float(x) for x in view.logprobs]
-    gold = frozenset(view.gold)
-    if gold in sets:
-        k = sets.index(gold)
-        if view.gold_logprob is not None:
-            lps[k] = view.gold_logprob  # exact either way; forced decoding has no beam
-        return sets, np.array(lps), k
-    if view.gold_logprob is None:
-        return sets, np.array(lps), None
-    return [*sets, gold], np.array([*lps, view.gold_logprob]), len(sets)
+#: the measures the benchmark compares; the first is the one find_suspects uses
+MEASURES = ("combined", "doubt", "fix", "ratio")
+FIX_WEIGHT = 0.25  # of the fix's ratio in the combined score (bench/suspects.py chose it)
 
 
-def _shares(lps: np.ndarray) -> np.ndarray:
-    w = np.exp(lps - lps.max())
-    return w / w.sum()
+def _chosen_fix(reading: dict) -> list | None:
+    """The fix covering the doubted token, else the best (``[start, end, spans, ratio]``)."""
+    fixes = reading["fixes"]
+    token = reading["token"]
+    return next((f for f in fixes if f[0] <= token < f[1]), fixes[0] if fixes else None)
 
 
-#: the measures the benchmark compares; ``ratio`` is the one find_suspects uses
-MEASURES = ("ratio", "mass", "region")
-
-
-def judge(k: int, view: SentenceView, measure: str = "ratio") -> Suspect:
-    """Sentence ``k``'s :class:`Suspect` under ``measure`` (see the module docstring and
-    :data:`MEASURES`)."""
-    sets, lps, g = _pool(view)
-    gold = frozenset(view.gold)
-    alt = next((j for j in range(len(sets)) if sets[j] != gold), None)
-    if alt is None:  # the model sees nothing but gold
-        return Suspect(k, -math.inf, 0, 0, (), (), "the model proposes nothing but gold")
-    sugg = sorted(sets[alt])
-    start, end = region(view.gold, sugg)
-    gold_in, sugg_in = inside(view.gold, start, end), inside(sugg, start, end)
-    w = _shares(lps)
-    here_gold = _restricted(view.gold, start, end)
-    here_sugg = _restricted(sugg, start, end)
-    p_gold_here = float(
-        sum(w[j] for j in range(len(sets)) if _restricted(sets[j], start, end) == here_gold)
-    )
-    p_sugg_here = float(
-        sum(w[j] for j in range(len(sets)) if _restricted(sets[j], start, end) == here_sugg)
-    )
-    if g is None:
-        score = math.inf
-    elif measure == "ratio":
-        score = float(lps[alt] - lps[g])
-    elif measure == "mass":
-        score = 1.0 - float(w[g])
-    elif measure == "region":
-        score = math.log(max(p_sugg_here, 1e-300)) - math.log(max(p_gold_here, 1e-300))
-    else:
+def judge(k: int, view: SentenceView, measure: str = MEASURES[0]) -> Suspect:
+    """Sentence ``k``'s :class:`Suspect` under ``measure`` (see the module docstring)."""
+    if measure not in MEASURES:
         raise ValueError(f"unknown measure {measure!r}")
-    text = _evidence(view, gold_in, sugg_in, p_gold_here, p_sugg_here, lps, alt, g)
+    r = view.reading
+    if r is None:
+        if view.unknown:
+            sugg = tuple(view.candidates[0]) if view.candidates else ()
+            start, end = _cover([*view.gold, *sugg])
+            return Suspect(
+                k,
+                math.inf,
+                start,
+                end,
+                inside(view.gold, start, end),
+                inside(sugg, start, end),
+                f"the model knows no type {', '.join(view.unknown)}; it proposes "
+                f"{describe(inside(sugg, start, end), view.words)} here",
+            )
+        return Suspect(k, -math.inf, 0, 0, (), (), "nothing to doubt: the sentence has no token")
+    fix = _chosen_fix(r)
+    ratio = fix[3] if fix is not None else -math.inf
+    if measure == "combined":
+        score = r["doubt"] + FIX_WEIGHT * max(ratio, 0.0)
+    elif measure == "doubt":
+        score = r["doubt"]
+    elif measure == "fix":
+        score = max((f[3] for f in r["fixes"]), default=-math.inf)
+    else:
+        top = float(view.logprobs[0]) if len(view.logprobs) else r["gold_logprob"]
+        score = top - r["gold_logprob"]
+    if fix is None:
+        return Suspect(
+            k,
+            round(score, 4),
+            0,
+            0,
+            (),
+            (),
+            _doubt_words(view, r) + "; it proposes nothing but gold",
+        )
+    start, end = fix[0], fix[1]
+    gold_in = inside(view.gold, start, end)
+    sugg_in = tuple(sorted(Span(a, b, t) for a, b, t in fix[2]))
+    text = f"{_doubt_words(view, r)}; {_fix_words(view.words, gold_in, sugg_in, ratio)}"
     return Suspect(k, round(score, 4), start, end, gold_in, sugg_in, text)
+
+
+def _cover(spans: Sequence[Span]) -> tuple[int, int]:
+    return (min(s.start for s in spans), max(s.end for s in spans)) if spans else (0, 0)
 
 
 def describe(spans: Sequence[Span], words: Sequence[str]) -> str:
@@ -152,27 +149,37 @@ def describe(spans: Sequence[Span], words: Sequence[str]) -> str:
     return ", ".join(f"{s.label} '{s.text(words)}'" for s in spans)
 
 
-def _percent(p: float) -> str:
+def percent(p: float) -> str:
     if p >= 0.995:
-        return "over 99%" if p < 1 else "all"
+        return "over 99%" if p < 1 else "100%"
     if p < 0.005:
-        return "under 1%" if p > 0 else "none"
+        return "under 1%" if p > 0 else "0%"
     return f"{100 * p:.0f}%"
 
 
-def _evidence(view, gold_in, sugg_in, p_gold, p_sugg, lps, alt, g) -> str:
-    """One sentence for the annotator: what the model prefers here, and how strongly."""
-    words = view.words
-    if g is None:
-        types = ", ".join(view.unknown)
-        return f"the model knows no type {types}; it proposes {describe(sugg_in, words)} here"
+def _type_words(t: str) -> str:
+    return "outside any entity" if t == "O" else t
+
+
+def _doubt_words(view: SentenceView, r: dict) -> str:
+    """Where the model doubts gold most: the token, gold's type there, and what it believes."""
+    token = r["token"]
+    said = next((s.label for s in view.gold if s.start <= token < s.end), "O")
+    beliefs = r["beliefs"]
+    best = max(beliefs, key=lambda t: beliefs[t])
     head = (
-        f"the model puts {_percent(p_sugg)} of its belief on {describe(sugg_in, words)} "
-        f"(gold: {describe(gold_in, words)}, {_percent(p_gold)})"
+        f"the model believes '{view.words[token]}' is {_type_words(said)} at "
+        f"{percent(math.exp(-r['doubt']))}"
     )
-    ratio = float(lps[alt] - lps[g])
-    if ratio > 0:
-        times = math.exp(min(ratio, 700.0))
-        how = f"{times:,.0f} times" if times < 1e6 else "over a million times"
-        return f"{head}; it finds its tagging {how} as probable as gold's"
-    return f"{head}; the model's own best tagging is gold's"
+    if best == said:
+        return head
+    return f"{head} ({_type_words(best)}: {percent(beliefs[best])})"
+
+
+def _fix_words(words: Sequence[str], gold_in, sugg_in, ratio: float) -> str:
+    change = f"{describe(gold_in, words)} → {describe(sugg_in, words)}"
+    if ratio <= 0:
+        return f"its best fix, {change}, is no more probable than gold"
+    times = math.exp(min(ratio, 700.0))
+    how = f"{times:,.0f} times" if times < 1e6 else "over a million times"
+    return f"the fix {change} makes the sentence {how} as probable"

@@ -1,5 +1,5 @@
-"""What a model that never saw a sentence says about it: its N best taggings and gold's own
-probability, by the jackknife or by a given model.
+"""What a model that never saw a sentence says about it: its N best taggings and its reading of
+gold (:mod:`.readings`), by the jackknife or by a given model.
 
 Each sentence must be judged by a model that did not train on it, or the model has learnt the
 very errors it should point at. :func:`jackknife_views` cuts the corpus into K folds by document
@@ -12,7 +12,6 @@ the whole corpus with a given model instead (one trained elsewhere, which never 
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -67,19 +66,13 @@ def decode(
     should_cancel: ShouldCancel = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> NBestList:
-    """The tagger's ``n`` best taggings of ``sentences`` with gold's log-probability in
-    ``meta["gold_logprob"]`` (``None`` for a sentence whose gold holds a type the tagger does
-    not know)."""
-    from ..tagging.maxent_probs import sequence_log_probs
+    """The tagger's ``n`` best taggings of ``sentences``, with each sentence's reading of its
+    gold (:mod:`.readings`) in ``meta["readings"]``."""
+    from .readings import read_sentences
 
     nb = tagger.nbest(sentences, n=n, should_cancel=should_cancel, progress=progress)
-    known = set(entity_types(tagger.list_tagset_))
-    scorable = [k for k, s in enumerate(sentences) if {sp.label for sp in s.spans} <= known]
-    lp = sequence_log_probs(tagger, [sentences[k] for k in scorable])
-    gold: list[float | None] = [None] * len(sentences)
-    for k, v in zip(scorable, lp.tolist()):
-        gold[k] = v
-    nb.meta["gold_logprob"] = gold
+    cands = [nb.candidate_spans(k) for k in range(len(nb))]
+    nb.meta["readings"] = read_sentences(tagger, sentences, cands, should_cancel)
     return nb
 
 
@@ -101,12 +94,11 @@ def fold_task(sentences: Sequence[Sentence], job: Job, ctx: TaskContext) -> NBes
 
 
 def views_of(
-    corpus: Corpus, nb: NBestList, gold_logprob: Sequence[float | None], known: set
+    corpus: Corpus, nb: NBestList, readings: Sequence[dict | None], known: set
 ) -> list[SentenceView]:
-    """One :class:`SentenceView` per sentence of ``corpus`` from its list ``nb``."""
+    """One :class:`SentenceView` per sentence of ``corpus`` from its list ``nb`` and readings."""
     out = []
     for k, s in enumerate(corpus.sentences):
-        lp = gold_logprob[k]
         unknown = tuple(sorted({sp.label for sp in s.spans} - known))
         out.append(
             SentenceView(
@@ -114,7 +106,7 @@ def views_of(
                 list(s.spans),
                 nb.candidate_spans(k),
                 np.asarray(nb.logprobs[k], dtype=np.float64),
-                None if lp is None or not math.isfinite(lp) else float(lp),
+                readings[k],
                 unknown,
             )
         )
@@ -135,7 +127,7 @@ def model_views(
     nb = decode(tagger, corpus.sentences, n, cancel, step)
     if progress is not None and total == 0:
         progress(0, 0, "no sentence")
-    return views_of(corpus, nb, nb.meta["gold_logprob"], set(entity_types(tagger.list_tagset_)))
+    return views_of(corpus, nb, nb.meta["readings"], set(entity_types(tagger.list_tagset_)))
 
 
 def jackknife_views(
@@ -186,11 +178,11 @@ def jackknife_views(
         files=NBEST_FILES,
     )
     total = len(corpus.sentences)
-    gold: list[float | None] = [None] * total
+    readings: list[dict | None] = [None] * total
     for f, nb in zip(parts, run.results):
-        for i, v in zip(f.test.tolist(), nb.meta["gold_logprob"]):
-            gold[i] = v
+        for i, v in zip(f.test.tolist(), nb.meta["readings"]):
+            readings[i] = v
     merged = merge_nbest(
         [(f.test, nb) for f, nb in zip(parts, run.results)], total, sentence_ids(corpus)
     )
-    return views_of(corpus, merged, gold, set(labels))
+    return views_of(corpus, merged, readings, set(labels))

@@ -66,18 +66,49 @@ def sequence_log_probs(
     return out
 
 
-def token_marginals(tagger: Any, sentences: Sequence[Sentence]) -> list[np.ndarray]:
+def alternatives_log_probs(
+    tagger: Any,
+    sentence: Sentence,
+    taggings: Sequence[Sequence[Span]],
+    static: np.ndarray | None = None,
+) -> np.ndarray:
+    """log p(tags | words) of one sentence under each of ``taggings`` (entity lists), as
+    :func:`sequence_log_probs` gives them, reading the sentence's features once (``static``:
+    its :meth:`~nerstudio.tagging.maxent.MaxEntTagger.static_scores`, when already known)."""
+    n = len(sentence.words)
+    if n == 0 or not taggings:
+        return np.zeros(len(taggings))
+    T = len(tagger.tagset_)
+    y = np.stack([tag_ids(tagger, spans, n) for spans in taggings]).astype(np.int64)  # (m, n)
+    a1 = np.full_like(y, T)
+    a2 = np.full_like(y, T)
+    a1[:, 1:] = y[:, :-1]
+    a2[:, 2:] = y[:, :-2]
+    if static is None:
+        static = tagger.static_scores([sentence])  # (n, T)
+    logits = static[None, :, :] + tagger.Wp1_[a1] + tagger.Wp2_[a2 * (T + 1) + a1]  # (m, n, T)
+    m = logits.max(axis=2, keepdims=True)
+    lse = m[..., 0] + np.log(np.exp(logits - m).sum(axis=2))
+    chosen = np.take_along_axis(logits, y[..., None], axis=2)[..., 0]
+    return (chosen - lse).sum(axis=1)
+
+
+def token_marginals(
+    tagger: Any, sentences: Sequence[Sentence], static: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Per sentence, an ``(n_tokens, T)`` array: the probability the model gives each tag of its
     own tag set at each token, over the taggings the beam may propose (the tag set's transition
     rules and, for BILOU, its final tags), each weighted by its probability and the whole
-    renormalised. Rows sum to 1; an empty sentence gives a ``(0, T)`` array."""
+    renormalised. Rows sum to 1; an empty sentence gives a ``(0, T)`` array. ``static``: the
+    static scores of the non-empty sentences' tokens, when already known."""
     sentences = list(sentences)
     T = len(tagger.tagset_)
     keep = [k for k, s in enumerate(sentences) if len(s.words)]
     out = [np.zeros((0, T)) for _ in sentences]
     if not keep:
         return out
-    static = tagger.static_scores([sentences[k] for k in keep])
+    if static is None:
+        static = tagger.static_scores([sentences[k] for k in keep])
     allowed = tagger.allowed_.astype(np.float64)  # (T + 1, T): row T is the start
     final = (
         np.ones(T) if tagger.final_pen_ is None else np.isfinite(tagger.final_pen_).astype(float)
