@@ -96,11 +96,6 @@ def run(args) -> int:
             f"note: {unknown:,} sentence(s) hold entity types the model does not know; they rank first",
             file=sys.stderr,
         )
-    preferred = sum(1 for s in suspects if s.score > 0)
     how = f"model {args.model}" if args.model else f"{args.folds} folds"
-    print(
-        f"wrote {args.out}: {len(suspects):,} sentences ranked ({how}); the model prefers another "
-        f"annotation in {preferred:,}",
-        file=sys.stderr,
-    )
+    print(f"wrote {args.out}: {len(suspects):,} sentences ranked ({how})", file=sys.stderr)
     return 0
