@@ -208,6 +208,19 @@ def test_types_the_model_does_not_know_rank_first(noisy_file):
     assert "LCO" in sus[0].evidence
 
 
+def test_a_model_reports_progress_and_is_cancelled(noisy_file):
+    corpus = read_corpus(noisy_file[0])
+    tagger = MaxEntTagger(**SMALL).fit(small_corpus(seed=5).sentences)
+    seen = []
+    find_suspects(
+        corpus, model=tagger, progress=lambda done, total, text: seen.append((done, total))
+    )
+    assert seen[-1] == (2 * len(corpus.sentences),) * 2
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    with pytest.raises(Cancelled):
+        find_suspects(corpus, model=tagger, cancel=lambda: True)
+
+
 def test_cancel_stops_the_folds(noisy_file):
     corpus = read_corpus(noisy_file[0])
     with pytest.raises(Cancelled):
@@ -381,3 +394,21 @@ def test_command_bad_input_is_one_line_and_exit_1(noisy_file, tmp_path, capsys, 
     assert rc == 1
     assert err[-1].startswith("nerstudio: error:") and says in err[-1]
     assert not (tmp_path / "x.tsv").exists()
+
+
+def test_the_folds_rank_alike_on_a_dask_cluster(noisy_file, tmp_path):
+    """The folds' jobs read the corpus and the extra training data from their files there."""
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    from nerstudio.experiments.dask_executor import executor_from_setting
+
+    corpus = read_corpus(noisy_file[0])
+    write_conll(small_corpus(docs=2, seed=11), tmp_path / "more.conll")
+    more = [read_corpus(tmp_path / "more.conll")]
+    local = find_suspects(corpus, more=more, folds=2, workers=1, tagger_params=SMALL)
+    executor = executor_from_setting("dask-local:2")
+    try:
+        remote = find_suspects(corpus, more=more, folds=2, executor=executor, tagger_params=SMALL)
+    finally:
+        executor.close()
+    assert remote == local
+    assert remote[0].sentence == noisy_file[1]

@@ -117,9 +117,11 @@ def read_sentences(
     sentences: Sequence[Sentence],
     candidates: Sequence[Sequence[Sequence[Span]]],
     should_cancel: Any = None,
+    progress: Any = None,
 ) -> list[dict | None]:
     """:func:`read_sentence` for each sentence (``None`` for one whose gold holds a type the
-    tagger does not know, or that has no token)."""
+    tagger does not know, or that has no token); ``progress(done, total)`` now and then,
+    ``should_cancel()`` polled as often (:class:`~nerstudio.errors.Cancelled`)."""
     from ..errors import Cancelled
     from ..nbest import entity_types
     from ..tagging.maxent_probs import token_marginals
@@ -135,11 +137,16 @@ def read_sentences(
     marginals = token_marginals(tagger, [sentences[k] for k in keep], static)
     pos = 0
     for j, k in enumerate(keep):
-        if j % 200 == 0 and should_cancel is not None and should_cancel():
-            raise Cancelled("cancelled")
+        if j % 200 == 0:
+            if should_cancel is not None and should_cancel():
+                raise Cancelled("cancelled")
+            if progress is not None:
+                progress(j, len(keep))
         m = len(sentences[k].words)
         out[k] = read_sentence(
             tagger, sentences[k], candidates[k], static[pos : pos + m], marginals[j]
         )
         pos += m
+    if progress is not None:
+        progress(len(keep), len(keep))
     return out

@@ -64,15 +64,26 @@ def decode(
     sentences: Sequence[Sentence],
     n: int,
     should_cancel: ShouldCancel = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> NBestList:
     """The tagger's ``n`` best taggings of ``sentences``, with each sentence's reading of its
-    gold (:mod:`.readings`) in ``meta["readings"]``."""
+    gold (:mod:`.readings`) in ``meta["readings"]``. ``progress(done, total, text)`` counts the
+    sentences decoded, then those read (``total`` is twice the sentences)."""
     from .readings import read_sentences
 
-    nb = tagger.nbest(sentences, n=n, should_cancel=should_cancel, progress=progress)
+    total = 2 * len(sentences)
+
+    def decoded(done: int, _: int) -> None:
+        if progress is not None:
+            progress(done, total, f"decoded {done:,}/{len(sentences):,} sentences")
+
+    def read(done: int, of: int) -> None:
+        if progress is not None:
+            progress(total - of + done, total, f"read gold in {done:,}/{of:,} sentences")
+
+    nb = tagger.nbest(sentences, n=n, should_cancel=should_cancel, progress=decoded)
     cands = [nb.candidate_spans(k) for k in range(len(nb))]
-    nb.meta["readings"] = read_sentences(tagger, sentences, cands, should_cancel)
+    nb.meta["readings"] = read_sentences(tagger, sentences, cands, should_cancel, read)
     return nb
 
 
@@ -118,15 +129,7 @@ def model_views(
 ) -> list[SentenceView]:
     """Every sentence of ``corpus`` as ``tagger`` sees it (a model that never trained on it)."""
     check_tagger(tagger)
-    total = len(corpus.sentences)
-
-    def step(done: int, total: int) -> None:
-        if progress is not None:
-            progress(done, total, f"decoded {done:,}/{total:,} sentences")
-
-    nb = decode(tagger, corpus.sentences, n, cancel, step)
-    if progress is not None and total == 0:
-        progress(0, 0, "no sentence")
+    nb = decode(tagger, corpus.sentences, n, cancel, progress)
     return views_of(corpus, nb, nb.meta["readings"], set(entity_types(tagger.list_tagset_)))
 
 
