@@ -7,15 +7,17 @@ natural-log units ("nats"):
     at the token where the model believes gold least, ``−ln`` of its belief that the token has
     the entity type gold gives it (or is outside every entity, if gold says so): 4.6 means the
     model gives gold's type there 1%. Summed over all taggings, so a model torn between two
-    boundaries of the same entity does not doubt its type.
+    boundaries of an entity still believes in its type on the tokens both include.
 *fix*
     the best single fix of gold the model proposes — one stretch of tokens re-annotated as in one
     of its N best taggings, gold elsewhere — and ``ln p(fixed) − ln p(gold)``: how many times more
     probable the model finds the sentence with that fix (forced decoding of both). The fix shown
     is the best one covering the doubted token, else the best one.
 
-The score is ``doubt + ¼ · max(fix, 0)``: the doubt ranks, the fix's strength moves sentences
-with a clear, preferred correction ahead of equally doubted ones. The other measures of
+The score is ``doubt + ½ · min(max(fix, 0), doubt)``: the doubt ranks; a fix the model prefers
+to gold adds half its strength, but never more than half the doubt, so it moves sentences with a
+clear correction ahead of equally doubted ones without raising a sentence whose types the model
+believes (with a model trained on less data, its exact taggings are the less reliable part). The other measures of
 :data:`MEASURES` are what the benchmark (``bench/suspects.py``, docs/benchmarks.md) compared it
 with: the doubt alone (what cleanlab computes from token probabilities), the fix alone, and the
 whole sentence's ratio (its best tagging against gold). The suspect's *region* is the fix's
@@ -80,7 +82,7 @@ class SentenceView:
 
 #: the measures the benchmark compares; the first is the one find_suspects uses
 MEASURES = ("combined", "doubt", "fix", "ratio")
-FIX_WEIGHT = 0.25  # of the fix's ratio in the combined score (bench/suspects.py chose it)
+FIX_WEIGHT = 0.5  # of the fix's strength in the combined score (bench/suspects.py chose it)
 
 
 def _chosen_fix(reading: dict) -> list | None:
@@ -113,7 +115,7 @@ def judge(k: int, view: SentenceView, measure: str = MEASURES[0]) -> Suspect:
     fix = _chosen_fix(r)
     ratio = fix[3] if fix is not None else -math.inf
     if measure == "combined":
-        score = r["doubt"] + FIX_WEIGHT * max(ratio, 0.0)
+        score = r["doubt"] + FIX_WEIGHT * min(max(ratio, 0.0), r["doubt"])
     elif measure == "doubt":
         score = r["doubt"]
     elif measure == "fix":
