@@ -22,7 +22,9 @@ from typing import Any
 from ..corpus.model import Corpus
 from .evidence import MEASURES, Suspect, apply_suggestion, judge
 from .tsv import read_tsv, write_tsv
-from .views import check_tagger, jackknife_views, model_views
+
+# the folds and the taggers (.views) are imported when suspects are looked for: a window that only
+# shows a ranking read from a file does not load them
 
 __all__ = [
     "MEASURES",
@@ -40,6 +42,7 @@ def load_tagger_model(path: Any) -> Any:
     """The tagger of a model folder (``tagger.npz``, as ``nerstudio experiment`` writes it; a
     reranker beside it is not used) or of a tagger file; it must be a typed max-ent tagger."""
     from ..experiments.predictor import load_model_folder
+    from .views import check_tagger
 
     tagger, _ = load_model_folder(path)
     check_tagger(tagger, os.fspath(path))
@@ -84,6 +87,8 @@ def find_suspects(
         from ..errors import SettingsError
 
         raise SettingsError("n must be at least 1")
+    from .views import jackknife_views, model_views
+
     if model is not None:
         tagger = load_tagger_model(model) if isinstance(model, (str, os.PathLike)) else model
         views = model_views(corpus, tagger, n, progress, cancel)
