@@ -412,3 +412,17 @@ def test_the_folds_rank_alike_on_a_dask_cluster(noisy_file, tmp_path):
         executor.close()
     assert remote == local
     assert remote[0].sentence == noisy_file[1]
+
+
+def test_reading_a_ranking_loads_no_tagger():
+    """A window that shows a ranking from a file imports the package without scipy or the taggers."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, nerstudio.label_errors; "
+        "print(sorted(m for m in sys.modules if m.startswith(('scipy', 'nerstudio.tagging', "
+        "'nerstudio.experiments'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
