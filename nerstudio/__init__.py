@@ -41,3 +41,35 @@ def write(corpus, path, format: str | None = None, scheme: str | None = None) ->
     from .api import write as _write
 
     _write(corpus, path, format, scheme)
+
+
+def suspects(
+    corpus,
+    *,
+    more=(),
+    folds: int = 5,
+    model=None,
+    n: int = 20,
+    executor=None,
+    progress=None,
+    cancel=None,
+    tagger_params: dict | None = None,
+):
+    """The sentences of ``corpus`` (a Corpus or a file) whose gold annotation is most likely
+    wrong, most suspect first, as :class:`~nerstudio.label_errors.Suspect` (each with the model's
+    suggested fix); ``more``: corpora or files added to every fold's training data; ``model``: a
+    model folder, a tagger file or a loaded max-ent tagger to judge with instead of the folds.
+    See :func:`nerstudio.api.suspects`."""
+    from .api import suspects as _suspects
+
+    return _suspects(
+        corpus,
+        more=more,
+        folds=folds,
+        model=model,
+        n=n,
+        executor=executor,
+        progress=progress,
+        cancel=cancel,
+        tagger_params=tagger_params,
+    )

@@ -247,3 +247,41 @@ def write(corpus, path, format: str | None = None, scheme: str | None = None) ->
     if format is None:
         format = format_for_output(path, corpus.format) or corpus.format
     write_corpus(corpus, path, format, scheme)
+
+
+def suspects(
+    corpus,
+    *,
+    more=(),
+    folds: int = 5,
+    model=None,
+    n: int = 20,
+    executor=None,
+    progress=None,
+    cancel=None,
+    tagger_params: dict | None = None,
+):
+    """The sentences of ``corpus`` (a Corpus or a corpus file) ranked by the evidence that their
+    gold annotation is wrong, most suspect first: a list of
+    :class:`nerstudio.label_errors.Suspect` (sentence index, score, the span where gold and the
+    model's suggestion differ, both sides' entities there, the evidence in words). Each sentence
+    is judged by a max-ent tagger that never trained on it: one trained on the other ``folds`` − 1
+    folds plus ``more`` (corpora or files), or ``model`` (a model folder, a tagger file or a
+    loaded max-ent tagger). ``progress(done, total, text)``; a true ``cancel()`` stops with
+    :class:`nerstudio.errors.Cancelled`. See :func:`nerstudio.label_errors.find_suspects`."""
+    from .label_errors import find_suspects
+
+    def as_corpus(c):
+        return c if hasattr(c, "sentences") else read(c)
+
+    return find_suspects(
+        as_corpus(corpus),
+        more=[as_corpus(m) for m in more],
+        folds=folds,
+        model=model,
+        n=n,
+        executor=executor,
+        progress=progress,
+        cancel=cancel,
+        tagger_params=tagger_params,
+    )

@@ -210,7 +210,9 @@ def test_a_bad_list_is_refused_in_one_line(make_window, qtbot, files, tmp_path):
     w = _open(make_window, qtbot, files)
     bad = tmp_path / "bad.tsv"
     lines = open(files[1], encoding="utf-8").read().splitlines()
-    bad.write_text(lines[0] + "\n" + "99\t" + lines[1].split("\t", 1)[1] + "\n", encoding="utf-8")
+    cells = lines[1].split("\t")
+    cells[1] = "99999"  # a sentence the corpus does not have
+    bad.write_text(lines[0] + "\n" + "\t".join(cells) + "\n", encoding="utf-8")
     said = []
     w.dialogs.critical = lambda title, text: said.append((title, text))
     w.dialogs.ask_open = lambda *a: str(bad)

@@ -326,7 +326,9 @@ def test_the_tsv_of_a_ranking_round_trips_and_a_bad_line_is_named(opened, tmp_pa
     write_tsv(out, doc.corpus, q.suspects)
     assert read_tsv(out, doc.corpus) == list(q.suspects)
     lines = out.read_text(encoding="utf-8").splitlines()
-    lines[2] = "99\t" + lines[2].split("\t", 1)[1]
+    cells = lines[2].split("\t")
+    cells[1] = "99"  # a sentence the corpus does not have
+    lines[2] = "\t".join(cells)
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(FormatError) as err:
         read_tsv(out, doc.corpus)

@@ -26,6 +26,7 @@ NAMES = (
     "explain-model",
     "sweep",
     "rank-uncertain",
+    "suspects",
     "agreement",
     "errors",
     "adjudicate",
