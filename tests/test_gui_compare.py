@@ -9,7 +9,7 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from nerstudio.experiments.compare import compare_outputs
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR
+from nerstudio.gui.main_window import DEMO_MODEL_DIR
 
 pytestmark = pytest.mark.skipif(
     not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
@@ -17,9 +17,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_comparison_tab_on_the_dev_list(window, qtbot):
+def test_comparison_tab_on_the_dev_list(demo_files, window, qtbot):
     # opening dev.conll attaches model/dev.nbest.npz and scores it with the demo reranker
-    assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
+    assert window.load_corpus(str(demo_files / "dev.conll"))
     assert window.runner.wait(30000)
     ses = window.document
     assert ses.scored is not None and ses.nbest_index.matched == len(window.corpus)

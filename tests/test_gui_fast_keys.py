@@ -20,7 +20,7 @@ pytestmark = pytest.mark.ux
 
 
 @pytest.fixture
-def opened(make_window, qtbot):
+def opened(demo_files, make_window, qtbot):
     w = make_window()
     w.resize(1280, 800)
     w.show()
@@ -29,7 +29,7 @@ def opened(make_window, qtbot):
     w.views.feature_panel.search.setFocus()  # focus somewhere else, as a window opened by hand has it
     qtbot.waitUntil(lambda: QApplication.focusWidget() is w.views.feature_panel.search)
     w.views.feature_panel.search.clearFocus()
-    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert w.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert w.runner.wait(30000)
     return w
 

@@ -11,8 +11,6 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
-from nerstudio.gui.main_window import DEMO_DIR
-
 pytestmark = pytest.mark.ux
 
 
@@ -36,7 +34,7 @@ def _train_perceptron(window, qtbot, epochs=2):
 
 # -- runs belong to a corpus ----------------------------------------------------------------
 @pytest.mark.parametrize("keep", [True, False])
-def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, keep):
+def test_opening_another_corpus_asks_whether_to_keep_the_runs(demo_files, window, qtbot, keep):
     curve = _train_perceptron(window, qtbot)
     run = window.document.runs[-1]
     # the demo opens from the tests' own copy of it (conftest)
@@ -46,7 +44,7 @@ def test_opening_another_corpus_asks_whether_to_keep_the_runs(window, qtbot, kee
     assert "train.conll" in curve.legend()
     asked = []
     window.dialogs.ask_keep_runs = lambda n, corpora, new: asked.append((n, corpora, new)) or keep
-    assert window.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert window.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert asked == [(1, "train.conll", "dev.conll")]
     if keep:
         assert window.document.runs == (run,) and run.other_corpus
@@ -65,12 +63,12 @@ def test_reopening_the_same_corpus_does_not_ask(window, qtbot):
 
 
 # -- stale filters ----------------------------------------------------------------------------
-def test_filters_and_search_are_cleared_when_another_corpus_opens(window):
+def test_filters_and_search_are_cleared_when_another_corpus_opens(demo_files, window):
     window.search.setText("Germany")
     window.status_filter.setCurrentIndex(1)
     window.type_filter.setCurrentIndex(1)
     assert window.proxy.active
-    assert window.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert window.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert window.search.text() == "" and window.status_filter.currentIndex() == 0
     assert window.type_filter.currentIndex() == 0
     assert not window.proxy.active
@@ -155,18 +153,18 @@ def test_a_file_in_another_format_error_is_a_plain_message(bare, tmp_path):
 
 
 # -- Open Recent ----------------------------------------------------------------------------
-def test_open_recent_shows_paths(bare, tmp_path):
+def test_open_recent_shows_paths(demo_files, bare, tmp_path):
     deep = tmp_path / ("a-rather-long-folder-name-" * 4) / "sub" / "corpus.conll"
     deep.parent.mkdir(parents=True)
     deep.write_text("Paris B-LOC\n", encoding="utf-8")
-    assert bare.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert bare.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert bare.load_corpus(str(deep), attach=False)
     acts = bare.files.recent_menu.actions()
     texts = [a.text() for a in acts]
-    assert os.path.abspath(DEMO_DIR / "dev.conll") in texts[1]  # short: the whole path
+    assert os.path.abspath(demo_files / "dev.conll") in texts[1]  # short: the whole path
     assert texts[0].endswith("corpus.conll") and "…" in texts[0]  # long: elided in the middle
     assert acts[0].toolTip() == str(deep) and acts[1].toolTip() == os.path.abspath(
-        DEMO_DIR / "dev.conll"
+        demo_files / "dev.conll"
     )
 
 
@@ -293,8 +291,8 @@ def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
     )
 
 
-def test_no_warning_on_a_list_the_reranker_did_not_learn_from(window, qtbot):
-    assert window.load_corpus(str(DEMO_DIR / "dev.conll"))  # attaches model/dev.nbest.npz, scored
+def test_no_warning_on_a_list_the_reranker_did_not_learn_from(demo_files, window, qtbot):
+    assert window.load_corpus(str(demo_files / "dev.conll"))  # attaches model/dev.nbest.npz, scored
     assert window.runner.wait(30000)
     view = _compare(window, qtbot)
     assert not view.banner.isVisibleTo(view)

@@ -12,18 +12,17 @@ from PySide6.QtCore import Qt
 
 from nerstudio.app import occurrences as occ
 from nerstudio.corpus.model import Span
-from nerstudio.demo import DEMO_DIR
 
 pytestmark = pytest.mark.ux
 
 
 @pytest.fixture
-def w(make_window, qtbot):
+def w(demo_files, make_window, qtbot):
     w = make_window()
     w.resize(1280, 800)
     w.show()
     qtbot.waitExposed(w)
-    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    assert w.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert w.runner.wait(30000)
     return w
 

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QSettings
 
-from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
+from nerstudio.demo import DEMO_MODEL_DIR
 from nerstudio.nbest import NBestList
 
 pytestmark = pytest.mark.skipif(
@@ -41,31 +41,33 @@ def _uses_training_list(panel, qtbot) -> None:
     assert "train.nbest.npz" in text and "dev.nbest.npz" in text
 
 
-def test_teach_trains_on_the_training_list_with_dev_open(window, qtbot):
+def test_teach_trains_on_the_training_list_with_dev_open(demo_files, window, qtbot):
     panel = window.stepper_panel
     window.act_show_stepper.trigger()
     _uses_training_list(panel, qtbot)
     pairs = panel.stepper.session.n_pairs
-    assert window.load_corpus(str(DEMO_DIR / "dev.conll"))
+    assert window.load_corpus(str(demo_files / "dev.conll"))
     assert window.runner.wait(60000)
     # the dev corpus's own list is attached
     assert window.document.nbest_path.endswith("dev.nbest.npz")
     _uses_training_list(panel, qtbot)
     assert panel.stepper.session.n_pairs == pairs
     # back to the training corpus, then Reset: still the training list
-    assert window.load_corpus(str(DEMO_DIR / "train.conll"))
+    assert window.load_corpus(str(demo_files / "train.conll"))
     assert window.runner.wait(60000)
     panel.reset_button.click()
     _uses_training_list(panel, qtbot)
     assert panel.stepper.session.n_pairs == pairs
 
 
-def test_teach_finds_the_training_list_when_the_session_starts_on_dev(empty_window, qtbot):
+def test_teach_finds_the_training_list_when_the_session_starts_on_dev(
+    demo_files, empty_window, qtbot
+):
     w = empty_window
-    w.load_dev_nbest(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
-    assert w.load_model(str(DEMO_MODEL_DIR / "reranker.npz"))
+    w.load_dev_nbest(str(demo_files / "model" / "dev.nbest.npz"))
+    assert w.load_model(str(demo_files / "model" / "reranker.npz"))
     assert w.runner.wait(60000)
-    assert w.load_corpus(str(DEMO_DIR / "dev.conll"))
+    assert w.load_corpus(str(demo_files / "dev.conll"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
     _uses_training_list(w.stepper_panel, qtbot)
@@ -155,14 +157,16 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
 
 
 @pytest.mark.parametrize("how", ["open N-best list", "beside the corpus"])
-def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(empty_window, qtbot, how):
+def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(
+    demo_files, empty_window, qtbot, how
+):
     """The dev corpus with its dev list attached as the corpus's own list (File ▸ Open N-best
     list, or the list found beside the corpus), and no dev list opened as such: Teach still
     trains on the training list beside it and scores on the dev list, and names both."""
     w = empty_window
-    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=how == "beside the corpus")
+    assert w.load_corpus(str(demo_files / "dev.conll"), attach=how == "beside the corpus")
     if how == "open N-best list":
-        assert w.load_nbest(str(DEMO_MODEL_DIR / "dev.nbest.npz"))
+        assert w.load_nbest(str(demo_files / "model" / "dev.nbest.npz"))
     assert w.runner.wait(60000)
     assert w.document.nbest_path.endswith("dev.nbest.npz") and w.document.dev_nbest is None
     w.act_show_stepper.trigger()
@@ -174,25 +178,25 @@ def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(empty_wind
     assert len(panel.stepper.history) == 1  # the curve starts at round 0, on the dev list
 
 
-def test_teach_finds_the_dev_list_beside_the_training_list(empty_window, qtbot):
+def test_teach_finds_the_dev_list_beside_the_training_list(demo_files, empty_window, qtbot):
     """The training list opened with File ▸ Open N-best list and no dev list opened: the dev
     list beside it draws the curve."""
     w = empty_window
-    assert w.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
-    assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+    assert w.load_corpus(str(demo_files / "train.conll"), attach=False)
+    assert w.load_nbest(str(demo_files / "model" / "train.nbest.npz"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()
     _uses_training_list(w.stepper_panel, qtbot)
 
 
-def test_a_dev_list_alone_is_not_trained_on(empty_window, tmp_path, qtbot):
+def test_a_dev_list_alone_is_not_trained_on(demo_files, empty_window, tmp_path, qtbot):
     """A dev list with no training list open or beside it: nothing to step through, and the
     panel says which list it is."""
     import shutil
 
     w = empty_window
-    shutil.copyfile(DEMO_MODEL_DIR / "dev.nbest.npz", tmp_path / "dev.nbest.npz")
-    assert w.load_corpus(str(DEMO_DIR / "dev.conll"), attach=False)
+    shutil.copyfile(demo_files / "model" / "dev.nbest.npz", tmp_path / "dev.nbest.npz")
+    assert w.load_corpus(str(demo_files / "dev.conll"), attach=False)
     assert w.load_nbest(str(tmp_path / "dev.nbest.npz"))
     assert w.runner.wait(60000)
     w.act_show_stepper.trigger()

@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt
 
-from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR
+from nerstudio.gui.main_window import DEMO_MODEL_DIR
 from nerstudio.nbest import NBestList
 from nerstudio.numfmt import num
 from nerstudio.rerank.model import RerankerModel
@@ -125,12 +125,12 @@ def test_order_follows_a_new_list(window):
 
 
 @pytest.fixture
-def bare(empty_window):
+def bare(demo_files, empty_window):
     """The demo corpus with its N-best list but no reranker."""
     w = empty_window
-    assert w.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+    assert w.load_corpus(str(demo_files / "train.conll"), attach=False)
     assert w.runner.wait(60000)
-    assert w.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+    assert w.load_nbest(str(demo_files / "model" / "train.nbest.npz"))
     assert w.runner.wait(60000)
     return w
 

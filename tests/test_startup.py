@@ -245,17 +245,15 @@ def test_a_shell_closed_before_it_is_built_just_closes(shell, qtbot, tmp_path):
     assert shell.settings.value("window/state") is None  # no docks were there to save
 
 
-def test_a_shell_finishes_into_the_full_window_in_place(shell, qtbot):
+def test_a_shell_finishes_into_the_full_window_in_place(shell, qtbot, demo_files):
     from PySide6.QtCore import Qt
-
-    from nerstudio.gui.main_window import DEMO_DIR
 
     geometry = shell.geometry()
     assert shell.finish() is True and shell.built and shell.finish() is True  # once
-    assert _notice(shell) is None and _drag(shell, DEMO_DIR / "train.conll")
+    assert _notice(shell) is None and _drag(shell, demo_files / "train.conll")
     assert shell.geometry() == geometry  # built in place: the window neither moved nor resized
     assert shell.windowTitle() == "nerstudio — no corpus[*]"
-    assert shell.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+    assert shell.load_corpus(str(demo_files / "train.conll"), attach=False)
     assert shell.sentence_view.words() == shell.corpus.sentences[0].words
     shell.activateWindow()
     qtbot.keyClick(shell, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # the keys work
@@ -306,7 +304,7 @@ def test_the_application_closed_before_its_window_is_built_exits_at_once(qapp, t
 
 
 def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
-    qapp, tmp_path, monkeypatch
+    qapp, tmp_path, monkeypatch, demo_files
 ):
     """The demo goes on starting jobs after the window was closed under it (its loading waits in
     the event loop): they are refused, so the application never quits with a worker thread
@@ -314,18 +312,18 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
     from PySide6.QtCore import QSettings
 
     from nerstudio.gui import app
-    from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
+    from nerstudio.gui.main_window import MainWindow
     from nerstudio.gui.workers import running_threads
 
     windows = []
 
     def load_demo(win):
         windows.append(win)
-        assert win.load_corpus(str(DEMO_DIR / "train.conll"), attach=False)
+        assert win.load_corpus(str(demo_files / "train.conll"), attach=False)
         assert win.close()  # the user closes the window meanwhile
         # what the demo does next: a job in a worker thread, after the window's shutdown —
         # refused: nothing starts once the window's jobs are shut down
-        assert not win.load_nbest(str(DEMO_MODEL_DIR / "train.nbest.npz"))
+        assert not win.load_nbest(str(demo_files / "model" / "train.nbest.npz"))
         assert running_threads(scan=False) == []
         return True
 
