@@ -190,6 +190,7 @@ def test_import_nerstudio_is_cheap():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_boosting_example_runs():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "boosting_one_round.py"), "2"],

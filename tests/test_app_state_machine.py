@@ -52,7 +52,7 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.nbest import NBestList
 
-pytestmark = pytest.mark.data_integrity
+pytestmark = [pytest.mark.data_integrity, pytest.mark.slow]  # one long stateful run
 
 Spans = tuple[Span, ...]
 LABELS = ("PER", "ORG", "LOC")

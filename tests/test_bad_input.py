@@ -243,6 +243,7 @@ def test_strict_rejects_with_file_and_line_in_cli(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"nerstudio: error: {path}:5: invalid transition")
 
 
+@pytest.mark.slow
 def test_subprocess_exit_code_and_single_line(tmp_path):
     path = _write(tmp_path, "bad.txt", b"a B C O\nb B C\n")
     proc = subprocess.run(
@@ -323,6 +324,7 @@ def _can_reset_peak_rss() -> bool:
         return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not _can_reset_peak_rss(), reason="needs Linux /proc/self/clear_refs to measure peak RSS"
 )
@@ -352,6 +354,7 @@ def test_streaming_peak_memory_is_bounded(big_file, tmp_path, what):
         assert first["spans"][0] == {"start": 0, "end": 17, "label": "PER"}
 
 
+@pytest.mark.slow
 def test_iter_sentences_tracemalloc(big_file):
     """Every Python allocation traced while streaming: the peak is small, and once the scheme is
     detected (first 5,000 sentences) memory held stops growing. Tracing costs ~10x, so this

@@ -31,6 +31,7 @@ def test_seen_unseen_counts_by_hand():
     assert b["per_type"]["LOC"]["f1"] == pytest.approx(ev.per_type["LOC"].f1)
 
 
+@pytest.mark.slow
 def test_experiment_report_has_the_breakdown(tmp_path):
     from nerstudio.demo import DEMO_DIR
     from nerstudio.experiments.collins import ExperimentConfig, run_experiment
@@ -62,6 +63,7 @@ def test_experiment_report_has_the_breakdown(tmp_path):
         ExperimentConfig.from_preset("nope")
 
 
+@pytest.mark.slow
 def test_cli_preset_and_explicit_options_override_it(tmp_path):
     from nerstudio.cli import main
     from nerstudio.demo import DEMO_DIR

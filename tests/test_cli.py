@@ -369,6 +369,7 @@ def test_os_error_exit_1(files, tmp_path, capsys):
     assert target.is_dir()
 
 
+@pytest.mark.slow
 def test_a_closed_output_pipe_is_no_error():
     """`nerstudio stats FILE | head -1`: when the reader of the output has gone, the command stops
     quietly (status 141, as for SIGPIPE) instead of printing 'error: Broken pipe'."""

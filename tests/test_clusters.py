@@ -144,6 +144,7 @@ def test_maxent_cluster_templates_on_a_tiny_sentence_by_hand():
         FeatureExtractor("conll+clusters:x")
 
 
+@pytest.mark.slow
 def test_feature_sets_without_the_new_parts_are_unchanged():
     """Fingerprints of the predicate names and the token × predicate matrix on the demo training
     text, as the code before the clusters gave them (commit 477b3ee): ``paper`` (Collins' set, the
@@ -194,6 +195,7 @@ def test_biglex_changes_only_the_lexicon():
     assert strip(big.names()) == strip(small.names())  # the same templates, other values
 
 
+@pytest.mark.slow
 def test_perceptron_tagger_with_clusters_round_trips(tmp_path):
     from nerstudio.tagging.local_features import parse_kt_features
     from nerstudio.tagging.perceptron import PerceptronTagger
@@ -214,6 +216,7 @@ def test_perceptron_tagger_with_clusters_round_trips(tmp_path):
             parse_kt_features(bad)
 
 
+@pytest.mark.slow
 def test_maxent_tagger_with_clusters_round_trips_and_refuses_other_clusters(tmp_path):
     from nerstudio.errors import FormatError
     from nerstudio.persist import json_array, json_value

@@ -46,6 +46,7 @@ def _check(path, fmt, want):
     assert marks.notes == want[1].notes and np.array_equal(marks.flagged, want[1].flagged)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(TARGETS))
 def test_convert_from_jsonl_keeps_review_states_notes_and_flags(tmp_path, fmt):
     c = nerstudio.read(DEMO_DIR / "dev.conll")
@@ -58,6 +59,7 @@ def test_convert_from_jsonl_keeps_review_states_notes_and_flags(tmp_path, fmt):
         assert "2 reviewed sentence(s), 2 note(s), 2 flag(s) kept in " in r.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "prodigy", "conllu"])
 def test_convert_from_a_sidecar(tmp_path, fmt):
     c = nerstudio.read(DEMO_DIR / "dev.conll")
@@ -75,6 +77,7 @@ def test_nothing_to_carry_writes_no_sidecar(tmp_path):
     assert not (tmp_path / "out.conllu.nerstudio-review.json").exists()
 
 
+@pytest.mark.slow
 def test_a_target_that_resplits_sentences_gets_a_note(tmp_path):
     c = nerstudio.read(DEMO_DIR / "dev.conll")
     want = _states(len(c))

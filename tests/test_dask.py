@@ -37,6 +37,7 @@ from nerstudio.experiments.work_files import CorpusFile, clear_cache
 
 DEMO_NBEST = DEMO_DIR / "model"
 WORKER_PROCESS = "Dask Worker process"
+pytestmark = pytest.mark.slow  # a local Dask cluster and the demo's folds on it
 
 
 @pytest.fixture(scope="module")

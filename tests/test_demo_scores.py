@@ -47,6 +47,7 @@ def _attached(folder: Path):
     return nbest, RerankerModel.load(str(src["model"])), src
 
 
+@pytest.mark.slow
 def test_rebuilding_the_shipped_scores_gives_the_same_arrays(tmp_path):
     out = tmp_path / "train.scored.npz"
     _builder().build(DEMO_DIR, out)
@@ -58,6 +59,7 @@ def test_rebuilding_the_shipped_scores_gives_the_same_arrays(tmp_path):
         assert np.array_equal(a1[name], a2[name]), name
 
 
+@pytest.mark.slow
 def test_the_shipped_scores_are_what_scoring_the_list_gives():
     nbest, model, src = _attached(DEMO_DIR)
     fresh = score_nbest(model, nbest)
@@ -73,6 +75,7 @@ def test_the_shipped_scores_are_what_scoring_the_list_gives():
     assert model.explain(saved.data, row) == model.explain(fresh.data, row)
 
 
+@pytest.mark.slow
 def test_scores_of_other_files_or_a_damaged_file_are_not_used(tmp_path):
     folder = tmp_path / "demo"
     shutil.copytree(DEMO_DIR, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
@@ -97,6 +100,7 @@ def test_scores_of_other_files_or_a_damaged_file_are_not_used(tmp_path):
     assert load_scored(scored, model, nbest, src) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edited", [False, True])
 def test_the_window_shows_the_demos_candidates_without_a_scoring_job(
     make_window, monkeypatch, edited

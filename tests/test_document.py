@@ -214,6 +214,7 @@ def test_the_document_model_imports_no_qt():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_a_context_reranker_scores_an_attached_list_with_the_corpus_documents(tmp_path):
     """A reranker with document context (trained in the window or by `nerstudio experiment`)
     scores the demo's list, which names no documents, with the documents of the corpus it is

@@ -145,6 +145,7 @@ def emitted_codes(names) -> set[str]:
     return {template_code(n) for n in names}
 
 
+@pytest.mark.slow
 @pytest.mark.ux
 def test_every_template_the_extractors_emit_has_a_description():
     names = emitted_feature_names()
@@ -164,6 +165,7 @@ def test_every_template_the_extractors_emit_has_a_description():
     assert len(set(GLOSSARY.values())) == len(GLOSSARY)
 
 
+@pytest.mark.slow
 @pytest.mark.ux
 def test_kernel_and_linear_explanations_use_described_templates(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
@@ -341,6 +343,7 @@ def test_importance_equals_brute_force_on_the_demo_model(demo, against):
     )
 
 
+@pytest.mark.slow
 def test_importance_of_a_perceptron_and_refusal_of_the_kernel(demo):
     from nerstudio.rerank.kernel import KernelPerceptron
     from nerstudio.rerank.perceptron import AveragedPerceptron

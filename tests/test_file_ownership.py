@@ -441,6 +441,7 @@ def test_the_save_service_writes_the_review_states(corpus_file):
     f.close()
 
 
+@pytest.mark.slow
 @pytest.mark.data_integrity
 def test_the_command_line_and_the_api_respect_a_windows_lock(corpus_file, tmp_path):
     """A corpus another nerstudio process is editing is not overwritten by ``convert``,

@@ -87,6 +87,7 @@ def _reference_cross_validated_lists(corpus, params, n, folds):
     return [o[0] for o in out], [o[1] for o in out], [o[2] for o in out]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
     dev = read_corpus(DEMO_DIR / "dev.conll")
@@ -120,6 +121,7 @@ def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
         assert any(not e.final and "tagger iteration" in e.message for e in events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_cross_validated_lists_are_those_of_the_former_recipe(demo, workers):
     params = {"variant": "margin", "C": 50.0, "epochs": 2, "keep_best": False}

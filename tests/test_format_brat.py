@@ -339,6 +339,7 @@ def _long(tmp_path, n):
     return _pair(tmp_path, ann[::-1], "".join(parts), name=f"long{n}")
 
 
+@pytest.mark.slow
 def test_write_back_grows_linearly_with_the_entities(tmp_path):
     # each old line was looked for in a list of the document's entities: 20,000 entities took
     # over a minute to write back; ten times the entities must cost about ten times as much

@@ -172,6 +172,7 @@ def _many(tmp_path, n):
     return _tsv(tmp_path, rows, f"many{n}.tsv")
 
 
+@pytest.mark.slow
 def test_reading_grows_linearly_with_the_entities(tmp_path):
     # ten times the entities must cost about ten times as much, not a hundred (the stacked-entity
     # check compared every entity with every kept one: 20,000 entities took a minute)

@@ -754,6 +754,7 @@ def corpora(draw):
     return Corpus([Document(d) for d in docs])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["conll2003", "conll2002", "columns", "tsv", "jsonl"])
 @settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -217,6 +217,7 @@ _record = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=80 * SCALE, **SETTINGS)
 @given(records=st.lists(st.one_of(_record, _json), min_size=1, max_size=5))
 def test_generated_jsonl_records_are_read_or_refused(workdir, records):

@@ -15,6 +15,8 @@ CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2
 if not CONLL.exists():
     CONLL = Path("/work/shared/data/conll2003")
 
+pytestmark = pytest.mark.slow  # the bundled lists against every word of a real corpus
+
 
 def literal_iob(g: Gazetteers, words):
     out = {}

@@ -272,6 +272,7 @@ app.exec()
 """
 
 
+@pytest.mark.slow
 def test_killed_app_recovers_the_edit(qtbot, tmp_path, corpus_file):
     st = _settings(tmp_path)
     k = _sentence_without_entities(read_corpus(str(corpus_file)))

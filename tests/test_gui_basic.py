@@ -71,6 +71,7 @@ def test_bad_file_shows_an_error_not_a_traceback(window, tmp_path, monkeypatch):
     assert window.corpus is None
 
 
+@pytest.mark.slow
 def test_screenshot_command_renders_the_demo_corpus(tmp_path):
     out = tmp_path / "demo.png"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")

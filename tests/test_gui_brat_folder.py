@@ -59,6 +59,7 @@ def test_a_brat_folder_is_opened_edited_and_saved_pair_by_pair(qtbot, tmp_path, 
     assert read_corpus(folder).sentences[k].spans == [Span(0, 2, "PER"), Span(i, i + 1, "LOC")]
 
 
+@pytest.mark.slow
 def test_an_unsaved_edit_in_a_brat_folder_is_recovered(qtbot, tmp_path, make_window):
     """Autosave covers a folder like a file: the recovery file is written after an edit, and a
     new window opening the folder offers it and gets the edit back."""

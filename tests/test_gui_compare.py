@@ -17,6 +17,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 def test_comparison_tab_on_the_dev_list(demo_files, window, qtbot):
     # opening dev.conll attaches model/dev.nbest.npz and scores it with the demo reranker
     assert window.load_corpus(str(demo_files / "dev.conll"))
@@ -67,6 +68,7 @@ def test_comparison_tab_on_the_dev_list(demo_files, window, qtbot):
             assert set(ses.nbest.spans(s.index, s.gold_rank - 1)) == set(ses.nbest.gold[s.index])
 
 
+@pytest.mark.slow
 def test_comparison_follows_gold_edits(window, qtbot):
     window.tabs.setCurrentWidget(window.comparison_view)
     qtbot.waitUntil(lambda: window.comparison_view.result is not None, timeout=30000)
@@ -105,6 +107,7 @@ def test_a_newer_request_replaces_a_running_comparison(window, qtbot):
     assert len(shown) == 1 and view.result is shown[0] and not view.busy
 
 
+@pytest.mark.slow
 def test_dev_list_rows_show_their_sentence_and_a_click_says_where_it_is(window, qtbot):
     """Issue 24, point 5: on the dev list (train.conll open) every row shows its words, and a click
     either goes to the same sentence in the open corpus or says in the status bar where it is."""

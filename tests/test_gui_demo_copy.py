@@ -25,6 +25,7 @@ def _package_state() -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.data_integrity
 def test_the_window_opens_and_saves_the_copy_never_the_package(make_window, tmp_path):
     before = _package_state()

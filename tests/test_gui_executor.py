@@ -40,6 +40,7 @@ def test_a_bad_setting_is_refused_and_a_good_one_kept(window):
     assert ex.context.get_start_method() == "spawn"  # never fork a process running Qt threads
 
 
+@pytest.mark.slow
 def test_the_pipeline_jackknife_runs_on_a_dask_cluster_with_the_same_lists(window, qtbot):
     pytest.importorskip("distributed", reason="the dask extra is not installed")
     from nerstudio.corpus.formats import read_corpus

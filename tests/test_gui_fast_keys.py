@@ -109,6 +109,7 @@ def test_focus_key_and_legend_digits(opened, qtbot):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.data_integrity
 def test_legend_and_digits_fixed_across_preannotation_and_reopening(make_window, qtbot, tmp_path):
     """The issue's report, in the window: a blank file, pre-annotated by the demo model, saved as

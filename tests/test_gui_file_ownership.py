@@ -261,6 +261,7 @@ app.exec()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.data_integrity
 def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_window, corpus_file):
     """Two instances edit the same file, autosave, and are killed with kill -9: the next one
@@ -316,6 +317,7 @@ def test_case3_two_killed_windows_are_both_recovered(qtbot, tmp_path, make_windo
     assert all(not os.path.exists(p) for p in saved)
 
 
+@pytest.mark.slow
 def test_a_read_only_window_names_the_window_that_took_the_lock_over(
     tmp_path, make_window, corpus_file
 ):
@@ -364,6 +366,7 @@ def test_a_read_only_window_names_the_window_that_took_the_lock_over(
 # a killed holder's recovery file goes to the window that takes its lock over
 
 
+@pytest.mark.slow
 @pytest.mark.data_integrity
 @pytest.mark.parametrize("how", ["save", "activate"])
 def test_the_window_taking_a_killed_holders_lock_is_offered_its_edits(

@@ -19,6 +19,7 @@ pytest.importorskip("PySide6")
 from nerstudio.demo import DEMO_MODEL_DIR
 
 pytestmark = [
+    pytest.mark.slow,  # a child process per screen, every workspace walked
     pytest.mark.ux,
     pytest.mark.skipif(
         not (DEMO_MODEL_DIR / "train.nbest.npz").exists(),

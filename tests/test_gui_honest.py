@@ -33,6 +33,7 @@ def _train_perceptron(window, qtbot, epochs=2):
 
 
 # -- runs belong to a corpus ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("keep", [True, False])
 def test_opening_another_corpus_asks_whether_to_keep_the_runs(demo_files, window, qtbot, keep):
     curve = _train_perceptron(window, qtbot)
@@ -55,6 +56,7 @@ def test_opening_another_corpus_asks_whether_to_keep_the_runs(demo_files, window
         assert all(c is not curve for c in window.curve_plot.runs)
 
 
+@pytest.mark.slow
 def test_reopening_the_same_corpus_does_not_ask(window, qtbot):
     _train_perceptron(window, qtbot, epochs=1)
     window.dialogs.ask_keep_runs = lambda *a: pytest.fail("asked about runs of this very corpus")
@@ -84,6 +86,7 @@ def _one_sentence_file(path, tokens: int) -> None:
             f.write(f"w{i % 997} {tags[i % len(tags)]}\n")
 
 
+@pytest.mark.slow
 def test_a_large_file_is_read_in_the_worker_while_the_window_keeps_working(bare, qtbot, tmp_path):
     # a small file first: what the first opening imports (once per process) is not what is measured
     warm = tmp_path / "warm.conll"
@@ -193,6 +196,7 @@ def test_pipeline_progress_names_the_stage_and_estimates_the_time_left():
     )
 
 
+@pytest.mark.slow
 def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window, qtbot):
     panel = window.training_panel
     panel.set_start("reranker")
@@ -218,6 +222,7 @@ def test_training_progress_says_stage_k_of_n_and_cancelled_after_a_cancel(window
     assert panel.message.text() == "Cancelled"
 
 
+@pytest.mark.slow
 def test_a_finished_run_shows_a_full_bar_and_the_next_start_is_not_stale(window, qtbot):
     _train_perceptron(window, qtbot, epochs=1)
     panel = window.training_panel
@@ -228,6 +233,7 @@ def test_a_finished_run_shows_a_full_bar_and_the_next_start_is_not_stale(window,
     panel.set_running(False)
 
 
+@pytest.mark.slow
 def test_a_progress_message_does_not_outlive_its_job(window, qtbot):
     """Scoring the lists (opening the demo, a new model) says "computing …" while it runs; once it
     is done the panel does not keep saying so."""
@@ -248,6 +254,7 @@ def _compare(window, qtbot):
     return view
 
 
+@pytest.mark.slow
 def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(window, qtbot):
     # the demo: train.conll with its jackknifed list, the reranker trained on those 337 sentences
     view = _compare(window, qtbot)
@@ -278,6 +285,7 @@ def test_the_comparison_warns_on_the_training_list_and_offers_the_dev_list(windo
     )
 
 
+@pytest.mark.slow
 def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
     _train_perceptron(window, qtbot, epochs=1)
     from nerstudio.gui.jobs import trained_on_list
@@ -291,6 +299,7 @@ def test_a_model_trained_in_the_window_knows_its_training_list(window, qtbot):
     )
 
 
+@pytest.mark.slow
 def test_no_warning_on_a_list_the_reranker_did_not_learn_from(demo_files, window, qtbot):
     assert window.load_corpus(str(demo_files / "dev.conll"))  # attaches model/dev.nbest.npz, scored
     assert window.runner.wait(30000)
@@ -298,6 +307,7 @@ def test_no_warning_on_a_list_the_reranker_did_not_learn_from(demo_files, window
     assert not view.banner.isVisibleTo(view)
 
 
+@pytest.mark.slow
 def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
     from nerstudio.gui.main_window import DEMO_MODEL_DIR
 
@@ -316,6 +326,7 @@ def test_the_dev_button_opens_a_dev_list_when_none_is_loaded(window, qtbot):
 
 
 # -- quitting with a model never saved --------------------------------------------------------
+@pytest.mark.slow
 def test_quitting_with_a_trained_model_never_saved_asks_first(window, qtbot, tmp_path):
     window.show()
     window.dialogs.ask_unsaved_models = lambda what: pytest.fail(
@@ -336,6 +347,7 @@ def test_quitting_with_a_trained_model_never_saved_asks_first(window, qtbot, tmp
     assert window.close()
 
 
+@pytest.mark.slow
 def test_quitting_can_save_the_session_first(window, qtbot, tmp_path):
     window.show()
     _train_perceptron(window, qtbot, epochs=1)

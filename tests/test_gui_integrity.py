@@ -84,6 +84,7 @@ def _f_column(w) -> list[str]:
 # 1. saved edits stay visible and on disk when the corpus reopens with its N-best list
 
 
+@pytest.mark.slow
 def test_saved_gold_wins_over_the_nbest_lists_copy(qtbot, tmp_path, corpus_file):
     if not NBEST.exists():
         pytest.skip("demo N-best list not built")
@@ -153,6 +154,7 @@ STEADY_EDITS = 15
 MAX_LOST_EDITS = 6  # one edit a second: at most the last ~6 seconds may be lost
 
 
+@pytest.mark.slow
 def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
     st = _settings(tmp_path)  # the default autosave policy
     c = read_corpus(str(corpus_file))
@@ -210,6 +212,7 @@ def test_steady_editing_survives_sigkill(qtbot, tmp_path, corpus_file):
 # 3. back to the saved state: no recovery file, no recovery offer
 
 
+@pytest.mark.slow
 def test_undo_to_clean_removes_the_recovery_file(qtbot, tmp_path, corpus_file):
     st = _settings(tmp_path)
     w = _open(qtbot, st, corpus_file)

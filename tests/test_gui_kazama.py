@@ -13,7 +13,10 @@ from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import SettingsError
 
 DEMO = DEMO_DIR
-pytestmark = pytest.mark.skipif(not (DEMO / "dev.conll").exists(), reason="demo corpus missing")
+pytestmark = [
+    pytest.mark.slow,  # the sequence taggers trained in the window: most tests take over 5 s
+    pytest.mark.skipif(not (DEMO / "dev.conll").exists(), reason="demo corpus missing"),
+]
 
 
 def _choose(w, kind, **params):

@@ -81,6 +81,7 @@ def _close(a: QColor, b: QColor, tol: int = 24) -> bool:
 # keys with the focus in the corpus browser
 
 
+@pytest.mark.slow
 def test_annotation_keys_work_from_the_browser(window, qtbot):
     w = window
     w.show()
@@ -295,6 +296,7 @@ def test_context_menu_holds_the_edit_menus_actions(window, qtbot, monkeypatch):
     assert view.selection() == (3, 4) and len(opened) == 1
 
 
+@pytest.mark.slow
 def test_legend_chip_click_labels_the_selection(window, qtbot):
     w = window
     w.show()
@@ -309,6 +311,7 @@ def test_legend_chip_click_labels_the_selection(window, qtbot):
     assert w.corpus.sentences[k].spans == [Span(0, 2, "LOC")]
 
 
+@pytest.mark.slow
 def test_f1_lists_every_annotation_key(window):
     text = window.shortcuts_html()
     for a in window.annotation.annotation_actions():
@@ -328,6 +331,7 @@ def test_f1_lists_every_annotation_key(window):
 # compare mode, long sentences
 
 
+@pytest.mark.slow
 def test_compare_mode_draws_both_candidates(window, qtbot):
     w = window
     w.show()
@@ -396,6 +400,7 @@ def test_long_sentence_keeps_the_caret_in_view(qtbot, tmp_path):
         assert view.selection() == (i, i + 1)
 
 
+@pytest.mark.slow
 def test_menu_mnemonics_never_reach_the_annotation_keys(window, qtbot):
     """With a menu open (Alt+F, then a letter), the letter is the menu's, not a type key: it
     edits no gold (found driving the real window with xdotool: File ▸ Com&pare typed PER)."""

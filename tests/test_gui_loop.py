@@ -124,6 +124,7 @@ def averaged():
     return train_reranker(nb, None, "averaged", {"epochs": 2, "beta": 0.1})
 
 
+@pytest.mark.slow
 def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path, monkeypatch):
     import threading
 
@@ -180,6 +181,7 @@ def test_the_reranker_learns_in_the_loop(window, qtbot, gold, averaged, tmp_path
     assert w.files.unsaved_models() == []  # saved: quitting does not ask
 
 
+@pytest.mark.slow
 def test_keys_typed_while_a_round_finishes_stay_in_the_sentence_being_edited(
     window, qtbot, monkeypatch
 ):

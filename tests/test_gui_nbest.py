@@ -99,6 +99,7 @@ def test_sentence_switch_shows_each_sentence(window):
         assert list(window.sentence_view.words()) == list(window.corpus.sentences[k].words)
 
 
+@pytest.mark.slow
 def test_results_folder_round_trip(window, tmp_path, qtbot):
     out = tmp_path / "results"
     written = window.save_results(str(out))

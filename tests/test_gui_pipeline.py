@@ -12,6 +12,8 @@ from nerstudio.app.attachments import CorpusGold
 from nerstudio.corpus.model import Span
 from nerstudio.runs.spec import RunSettings
 
+pytestmark = pytest.mark.slow  # full pipelines trained in the window
+
 #: a full pipeline small enough for a test: a few iterations, two folds, five candidates
 SMALL_RUN = {
     "start": "tagger",

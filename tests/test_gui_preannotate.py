@@ -53,6 +53,7 @@ def _run_action(w, qtbot):
     qtbot.waitUntil(lambda: not w.jobs.busy and bool(w.preannotate.last), timeout=60000)
 
 
+@pytest.mark.slow
 def test_preannotate_action_fills_the_document_as_one_undoable_edit(window, qtbot, cleared_file):
     w, doc = window, window.document
     offered = []
@@ -89,6 +90,7 @@ def test_preannotate_action_fills_the_document_as_one_undoable_edit(window, qtbo
     qtbot.waitUntil(lambda: not os.path.exists(rec), timeout=10000)  # clean again: no recovery file
 
 
+@pytest.mark.slow
 def test_annotators_entities_are_kept_unless_replace_is_chosen(window, qtbot, cleared_file):
     w, doc = window, window.document
     mine = [Span(0, 1, "MISC")]

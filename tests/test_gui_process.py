@@ -15,10 +15,13 @@ from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 
 DEMO_MODEL_DIR = DEMO_DIR / "model"
-pytestmark = pytest.mark.skipif(
-    not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
-    reason="demo N-best lists not built (tools/demo/build_model.py)",
-)
+pytestmark = [
+    pytest.mark.slow,  # training in a child process: most tests take over 5 s
+    pytest.mark.skipif(
+        not (DEMO_MODEL_DIR / "dev.nbest.npz").exists(),
+        reason="demo N-best lists not built (tools/demo/build_model.py)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

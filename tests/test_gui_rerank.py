@@ -97,6 +97,7 @@ def test_two_candidates_show_the_features_that_separate_them(window, qtbot):
     assert window.sentence_view.candidate()[0] == window.document.nbest.spans(i, chosen)
 
 
+@pytest.mark.slow
 def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
     panel = window.training_panel
     window.training_dock.show()
@@ -124,6 +125,7 @@ def test_perceptron_training_in_the_worker_draws_a_live_curve(window, qtbot):
     assert not window.nbest_view.isColumnHidden(NBestTableModel.SCORE)
 
 
+@pytest.mark.slow
 def test_cancel_a_boosting_run(window, qtbot):
     panel = window.training_panel
     panel.set_start("reranker")

@@ -48,6 +48,7 @@ def test_three_boosting_steps_choose_the_batch_features(window, qtbot):
     assert panel.stepper.rounds == 0 and len(panel.stepper.history) == 1
 
 
+@pytest.mark.slow
 def test_perceptron_steps_and_continuous_play(window, qtbot):
     window.act_show_stepper.trigger()
     panel = window.stepper_panel

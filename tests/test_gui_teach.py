@@ -41,6 +41,7 @@ def _uses_training_list(panel, qtbot) -> None:
     assert "train.nbest.npz" in text and "dev.nbest.npz" in text
 
 
+@pytest.mark.slow
 def test_teach_trains_on_the_training_list_with_dev_open(demo_files, window, qtbot):
     panel = window.stepper_panel
     window.act_show_stepper.trigger()
@@ -73,6 +74,7 @@ def test_teach_finds_the_training_list_when_the_session_starts_on_dev(
     _uses_training_list(w.stepper_panel, qtbot)
 
 
+@pytest.mark.slow
 def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_path, qtbot):
     st = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     st.setValue("window/workspace", "teach")
@@ -97,6 +99,7 @@ def test_teach_is_ready_when_the_application_starts_in_teach(make_window, tmp_pa
     assert value and html.escape(value) in panel.info.text()
 
 
+@pytest.mark.slow
 def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     """Issue 24, point 6: Back (Shift+F10) restores the learner and shows the step before; a
     perceptron update shows the wrong top candidate and the oracle side by side with the features
@@ -156,6 +159,7 @@ def test_teach_steps_back_and_shows_the_pair_side_by_side(window, qtbot):
     assert ax.get_xlabel() == "boosting round"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["open N-best list", "beside the corpus"])
 def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(
     demo_files, empty_window, qtbot, how
@@ -178,6 +182,7 @@ def test_teach_never_trains_on_a_dev_list_attached_as_the_corpus_list(
     assert len(panel.stepper.history) == 1  # the curve starts at round 0, on the dev list
 
 
+@pytest.mark.slow
 def test_teach_finds_the_dev_list_beside_the_training_list(demo_files, empty_window, qtbot):
     """The training list opened with File ▸ Open N-best list and no dev list opened: the dev
     list beside it draws the curve."""
@@ -205,6 +210,7 @@ def test_a_dev_list_alone_is_not_trained_on(demo_files, empty_window, tmp_path, 
     assert "(dev.nbest.npz) is a dev list" in panel.info.text()
 
 
+@pytest.mark.slow
 def test_the_first_switch_to_teach_prepares_in_the_worker(window, qtbot, monkeypatch):
     """Entering Teach shows the panel at once, saying it prepares, and hands the global features
     and the first boosting set-up (scipy and the compiled code loading: seconds) to the window's

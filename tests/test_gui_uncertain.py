@@ -37,6 +37,7 @@ def expected(doc, measure: str, model=None) -> list[int]:
     return [sentence_of[int(i)] for i in uncertainty_order(u, measure)]
 
 
+@pytest.mark.slow
 def test_order_is_the_cores_for_every_measure(window):
     w, doc = window, window.document
     assert doc.nbest_index.matched == len(w.corpus)
@@ -101,6 +102,7 @@ def shown_sentences(w) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_order_follows_a_new_list(window):
     w, doc = window, window.document
     w.views.uncertainty_bar.set_measure("mass")
@@ -135,6 +137,7 @@ def bare(demo_files, empty_window):
     return w
 
 
+@pytest.mark.slow
 def test_disagreement_needs_a_reranker_and_follows_the_one_loaded(bare):
     w, doc = bare, bare.document
     bar = w.views.uncertainty_bar
@@ -165,6 +168,7 @@ def test_disagreement_needs_a_reranker_and_follows_the_one_loaded(bare):
     assert shown(w) == expected(doc, "disagreement", doc.model)
 
 
+@pytest.mark.slow
 def test_next_uncertain_key(window, qtbot):
     w, doc = window, window.document
     w.show()
@@ -204,6 +208,7 @@ def test_next_uncertain_key(window, qtbot):
     assert "F7" in w.shortcuts_html() and "Next most uncertain" in w.shortcuts_html()
 
 
+@pytest.mark.slow
 def test_next_error_follows_the_browser_order(window, qtbot):
     """F8 goes to the next wrong sentence in the order the browser shows: most uncertain first
     when it is so ordered, corpus order otherwise (and so does the step back)."""

@@ -27,6 +27,7 @@ def shown(window, qtbot):
     QApplication.setFont(base)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "keys", [("annotate", Qt.Key.Key_2, "inspect"), ("inspect", Qt.Key.Key_1, "annotate")]
 )
@@ -43,6 +44,7 @@ def test_after_a_workspace_switch_the_keys_go_to_the_sentence(shown, qtbot, keys
     assert QApplication.focusWidget() is w.sentence_view
 
 
+@pytest.mark.slow
 def test_after_switching_to_train_the_focus_is_on_its_page(shown, qtbot):
     w = shown
     w.workspaces.activate("annotate")
@@ -110,6 +112,7 @@ w.zoom.toggle_presentation()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(1024, 768), (960, 540)])  # 960×540: 1920×1080 at scale 2
 def test_presentation_mode_fits_a_small_screen(size, tmp_path):
     """F11 on a projector's 1024×768 (or 1920×1080 at scale 2): every workspace's page fits the
@@ -212,6 +215,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(960, 540), (1024, 768), (1280, 800)])
 def test_inspect_keeps_four_rows_of_each_table_and_the_why_uncut(size, tmp_path):
     """Inspect at 1920×1080 and scale 2 (960×540), or on a small laptop: the candidates and the
@@ -279,6 +283,7 @@ def test_the_messages_say_what_happened_and_what_save_does():
     assert " it " not in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factor", [1.0, 1.5])
 def test_f1_never_breaks_a_key_name(shown, qtbot, factor):
     """Each key cell of the F1 list is one line: "Ctrl+Shift+R" above "eturn" read as two keys."""
@@ -350,6 +355,7 @@ def _rows_shown(view) -> int:
     )
 
 
+@pytest.mark.slow
 def test_the_comparison_tables_show_several_rows_at_1280x800(shown, qtbot):
     """The per-type scores, the error analysis and the sentence list each showed one or two rows
     on a 1280×800 screen."""
@@ -367,6 +373,7 @@ def test_the_comparison_tables_show_several_rows_at_1280x800(shown, qtbot):
     assert _rows_shown(view.errors) >= 4
 
 
+@pytest.mark.slow
 def test_table_rows_follow_the_font_through_zoom_steps(shown, qtbot):
     """Rows grew apart from the text: each step scaled every row and a fixed minimum, so after
     presentation mode and back the candidates' rows were twice the text's height (two rows on a
@@ -384,6 +391,7 @@ def test_table_rows_follow_the_font_through_zoom_steps(shown, qtbot):
     assert view.rowHeight(0) == start
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("factor", [1.0, 1.5])
 def test_the_gold_entities_column_gets_the_room(shown, qtbot, factor):
     """The entity's words get what the type, tokens and length columns do not need ("ME…" in

@@ -150,6 +150,7 @@ def test_a_known_broken_binding_is_named_with_its_fix(monkeypatch):
         assert "6.12.0" in msg and "PySide6-Essentials!=6.12.0" in msg
 
 
+@pytest.mark.slow
 def test_figures_destroyed_while_their_image_is_drawn_do_not_crash(qtbot):
     """The render thread hands images over through a relay that outlives every widget: deleting
     widgets while their figures are being drawn (as closing a window does) is harmless. Emitting

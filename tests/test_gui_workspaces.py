@@ -62,6 +62,7 @@ def _on_screen(w) -> bool:
     return top.rect().contains(r)
 
 
+@pytest.mark.slow
 def test_each_workspace_shows_its_panels_and_hides_the_others(shown, qtbot):
     host = shown.workspaces
     for name in OWN:
@@ -84,6 +85,7 @@ def test_each_workspace_shows_its_panels_and_hides_the_others(shown, qtbot):
     assert not shown.corpus_view.isVisible() and not shown.sentence_view.isVisible()
 
 
+@pytest.mark.slow
 def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_path):
     keys = {a.objectName(): a.shortcut().toString() for a in window.workspaces.actions()}
     assert keys == {"annotate": "Ctrl+1", "inspect": "Ctrl+2", "train": "Ctrl+3", "teach": "Ctrl+4"}
@@ -112,6 +114,7 @@ def test_workspace_shortcuts_and_the_choice_is_remembered(window, qtbot, tmp_pat
     assert third.workspaces.current == "inspect"
 
 
+@pytest.mark.slow
 def test_inspect_shows_at_least_12_nbest_rows_and_the_whole_sentence(shown, qtbot):
     shown.workspaces.activate("inspect")
     for k in range(len(shown.corpus)):  # a sentence with a full 20-best list
@@ -135,6 +138,7 @@ def _assert_sentence_fits(win) -> None:
     assert scroll.height() - need <= 4
 
 
+@pytest.mark.slow
 def test_sentence_area_follows_the_sentence_within_limits(shown, qtbot):
     shown.workspaces.activate("annotate")
     lengths = [len(s) for s in shown.corpus.sentences]
@@ -156,6 +160,7 @@ def test_sentence_area_follows_the_sentence_within_limits(shown, qtbot):
     assert _on_screen(shown.entity_table) and shown.entity_table.height() >= 100
 
 
+@pytest.mark.slow
 def test_toolbar_fits_at_1280_and_undo_does_not_grow_it(shown, qtbot):
     tb = shown.findChild(object, "mainToolbar")
     ext = [b for b in tb.findChildren(QToolButton) if b.objectName() == "qt_toolbar_ext_button"]

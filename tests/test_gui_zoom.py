@@ -32,6 +32,7 @@ def _key(w, qtbot, key, mod=Qt.KeyboardModifier.ControlModifier):
     qtbot.keyClick(w.sentence_view, key, mod)
 
 
+@pytest.mark.slow
 def test_ctrl_plus_minus_zero_scale_the_whole_interface(shown, qtbot):
     w = shown
     w.workspaces.activate("inspect")
@@ -59,6 +60,7 @@ def test_ctrl_plus_minus_zero_scale_the_whole_interface(shown, qtbot):
     assert abs(nb.sectionSize(0) - rank) <= 2 and figure_image._ZOOM[0] == 1.0
 
 
+@pytest.mark.slow
 def test_the_zoom_is_remembered_between_sessions(shown, make_window, qtbot):
     pt = QApplication.font().pointSizeF()
     shown.zoom.set_factor(1.5)
@@ -73,6 +75,7 @@ def test_the_zoom_is_remembered_between_sessions(shown, make_window, qtbot):
         again.zoom.reset()
 
 
+@pytest.mark.slow
 def test_presentation_mode_is_full_screen_with_larger_type(shown, qtbot):
     w = shown
     qtbot.keyClick(w.sentence_view, Qt.Key.Key_F11)

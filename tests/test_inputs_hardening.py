@@ -618,6 +618,7 @@ def _bomb(path: Path, arrays: dict, name: str, nbytes: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not _can_measure_peak(), reason="needs Linux /proc/self/clear_refs to measure peak memory"
 )
@@ -757,6 +758,7 @@ def test_load_npz_reads_arrays_lazily_and_reports_declared_shapes(tmp_path):
 # The application's command line
 
 
+@pytest.mark.slow
 def test_main_py_with_a_bad_corpus_shows_one_message_not_a_traceback(tmp_path):
     bad = _write(tmp_path / "bad.jsonl", '{"text": "a b", "spans": 5}\n')
     script = (

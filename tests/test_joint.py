@@ -159,6 +159,7 @@ def test_averaged_weights_are_the_mean_over_documents(monkeypatch):
     )
 
 
+@pytest.mark.slow
 def test_demo_corpus_all_algorithms(tmp_path):
     train = read_corpus(f"{DEMO}/train.conll")
     dev = read_corpus(f"{DEMO}/dev.conll")
@@ -238,6 +239,7 @@ def test_split_document_lists_keeps_best_distinct_slices():
     assert nb.words == [("a", "b"), ("c", "d")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["proposed", "reranking1", "reranking2"])
 def test_save_load_predicts_the_same(tmp_path, algorithm):
     from nerstudio.errors import FormatError

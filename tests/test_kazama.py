@@ -3,12 +3,15 @@
 import json
 import os
 
+import pytest
+
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_sentences
 from nerstudio.experiments.kazama import SYSTEMS, KazamaConfig, run_kazama
 
 DEMO = str(DEMO_DIR)
+pytestmark = pytest.mark.slow  # the suite trained on the demo, test after test
 
 
 def on_demo(out, cfg, **kw):

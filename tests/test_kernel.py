@@ -99,6 +99,7 @@ def test_kernel_by_hand():
     # ^ plus the cross singles: x0 vs y1 and x1 vs y0 share the tag only (c = 1 each)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seq_strategy(4), seq_strategy(4), st.sampled_from([0.25, 0.5, 0.8, 1.0]), st.booleans())
 def test_dp_equals_fragment_enumeration(x, y, lam, wf):
@@ -123,6 +124,7 @@ def test_kernel_symmetric_and_positive_semidefinite(wf):
     assert np.all(np.diag(G)[[len(s[0]) > 0 for s in seqs]] > 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wf", [False, True])
 @pytest.mark.parametrize("chunk", [1, 16, 1 << 14])
 def test_batched_kernel_equals_reference(wf, chunk):
@@ -155,6 +157,7 @@ def test_batched_kernel_equals_reference(wf, chunk):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wf", [False, True])
 def test_threaded_kernel_identical_to_serial_and_subsets(wf):
     """Stored sequences split between numba threads give exactly the serial values, and a kernel
@@ -614,6 +617,7 @@ def test_dev_scores_of_fit_are_those_of_the_kept_model(epochs):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("learn,block", [(True, 8192), (False, 8192), (True, 5)])
 def test_global_feature_kernel_equals_literal_figure4_loop(learn, block, monkeypatch):
     """With ``global_features`` the kernel is the normalised tagging kernel plus the cosine of the

@@ -102,6 +102,7 @@ def test_debug_shows_on_stderr_what_the_log_records(log_file, tmp_path, capsys):
     assert "Traceback (most recent call last)" in log_file.read_text()
 
 
+@pytest.mark.slow
 def test_a_child_process_traceback_is_logged(log_file):
     """The child's traceback used to be dropped unless NERSTUDIO_DEBUG was set."""
     from nerstudio.experiments.rerank_process import ChildProcessFailed, train_in_child

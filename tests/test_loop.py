@@ -167,6 +167,7 @@ def test_perceptron_learner_updates_per_sentence():
     assert learner.tagger is res.tagger and list(learner.learned) == [k]
 
 
+@pytest.mark.slow
 def test_bench_prints_the_last_line(tmp_path):
     import re
     import subprocess

@@ -107,6 +107,7 @@ def test_other_rerankers_are_not_used():
     assert learner.reranker is None and "boost" in learner.reranker_note
 
 
+@pytest.mark.slow
 def test_reranker_in_the_loop_on_a_tiny_corpus(reranker, tmp_path):
     doc, gold = _open_demo()
     tagger, _ = load_model_folder(DEMO_MODEL_DIR)
@@ -182,6 +183,7 @@ def test_reranker_round_honours_cancel(reranker, monkeypatch):
     assert doc.history.count() == steps and doc.nbest is None
 
 
+@pytest.mark.slow
 def test_bench_prints_the_reranker_loop_beside_the_tagger_loop(tmp_path):
     import re
     import subprocess

@@ -148,6 +148,7 @@ def doc_and_spans(draw):
     return words, spans
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(doc_and_spans())
 def test_matches_literal_definitions(ds):

@@ -75,6 +75,7 @@ def doc_and_candidates(draw):
     return words, cands, labels, templates
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(doc_and_candidates())
 def test_compiled_counts_equal_the_string_form_on_random_documents(d):
@@ -159,6 +160,7 @@ def train_both(monkeypatch, algo, **kw):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algo", ["proposed", "candidate", "reranking2"])
 def test_joint_training_is_identical_to_the_string_form(monkeypatch, algo):
     (a, pa, na), (b, pb, nb) = train_both(monkeypatch, algo, average=algo == "proposed")
@@ -173,6 +175,7 @@ def test_joint_training_is_identical_to_the_string_form(monkeypatch, algo):
     assert all(np.array_equal(x, y) for x, y in zip(na.candidates, nb.candidates))
 
 
+@pytest.mark.slow
 def test_predictions_from_reused_documents_equal_fresh_ones():
     """The K&T suite decodes dev and test at every n' from one set of documents."""
     train = read_corpus(f"{DEMO_DIR}/train.conll")

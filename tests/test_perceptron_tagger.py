@@ -172,6 +172,7 @@ def test_kbest_on_long_document_is_consistent():
     assert np.array_equal(tags[0], m.decode(seqs, w)[0]) or sc[0] == sc[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["float", "int"])
 @pytest.mark.parametrize("alphabet", ["scn", "bilou"])
 def test_lazy_kbest_equals_list_viterbi(kind, alphabet):

@@ -35,6 +35,7 @@ def _same(a: PerceptronTagger, b: PerceptronTagger, dev) -> None:
     assert a.predict_spans(dev) == b.predict_spans(dev)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "averaged, plain",
     [
@@ -79,6 +80,7 @@ def test_twins_that_would_part_are_refused(demo, averaged, plain):
         )
 
 
+@pytest.mark.slow
 def test_a_fitted_tagger_can_be_fitted_again_with_a_twin(demo):
     """The settings compared are the constructor's, not what an earlier fit left behind."""
     train, dev = demo

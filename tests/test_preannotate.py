@@ -142,6 +142,7 @@ def _run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow
 def test_cli_writes_the_predicted_spans(tmp_path, capsys, pipe):
     corpus = _cleared()
     corpus.sentences[0].spans = [
@@ -223,6 +224,7 @@ def context_model(model):
     return pa.Model(model.tagger, rr, "context")
 
 
+@pytest.mark.slow
 def test_a_context_reranker_sees_the_whole_document(context_model, pipe):
     """With document context the reranker's choice for a sentence depends on the tagger's best
     candidates elsewhere in its document: pre-annotation decodes every sentence and chooses over

@@ -37,6 +37,7 @@ def _job():
     return make_prepare_job(corpus, nbest, model), len(nbest)
 
 
+@pytest.mark.slow
 def test_scoring_a_list_reports_the_sentences_done():
     job, n = _job()
     ctx = _Ctx()

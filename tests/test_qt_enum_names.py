@@ -27,6 +27,7 @@ _spec.loader.exec_module(qt_enum_names)
 NOT_YET: dict[str, int] = {}
 
 
+@pytest.mark.slow
 def test_no_short_enum_names_in_the_package_or_the_tests():
     found = qt_enum_names.scan([ROOT / p for p in qt_enum_names.DEFAULT_PATHS])
     per_file: dict[str, list[str]] = {}

@@ -526,6 +526,7 @@ def cli_bounded(*argv):
     return p.returncode, p.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_case14_a_fifo_is_refused_not_waited_on(tmp_path):
     fifo = tmp_path / "pipe.conll"

@@ -130,6 +130,7 @@ app.exec()
 """
 
 
+@pytest.mark.slow
 def test_a_killed_window_recovers_review_states_notes_and_flags(qtbot, tmp_path, corpus_file):
     pytest.importorskip("PySide6")
     from PySide6.QtCore import QSettings

@@ -55,6 +55,7 @@ def experiment_dir(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_experiment_writes_the_report_and_scorable_predictions(experiment_dir):
     rep = json.loads((experiment_dir / "report.json").read_text())
     names = [s["name"] for s in rep["systems"]]
@@ -79,6 +80,7 @@ def test_experiment_writes_the_report_and_scorable_predictions(experiment_dir):
     assert all(s["dev"]["f1"] > base for s in rep["systems"][1:])
 
 
+@pytest.mark.slow
 def test_rerank_writes_the_same_prediction_as_the_experiment(experiment_dir, tmp_path, capsys):
     out = tmp_path / "pred.conll"
     rc = main(
@@ -98,6 +100,7 @@ def test_rerank_writes_the_same_prediction_as_the_experiment(experiment_dir, tmp
     assert scores["reranked"]["f1"] == pytest.approx(rep["systems"][1]["test"]["f1"])
 
 
+@pytest.mark.slow
 def test_train_reranker_command(experiment_dir, tmp_path, capsys):
     model = tmp_path / "m.npz"
     rc = main(
@@ -127,6 +130,7 @@ def test_train_reranker_command(experiment_dir, tmp_path, capsys):
     assert m.algo == "margin" and m.learner.C == 3.0 and len(m.learner.history_) == 2
 
 
+@pytest.mark.slow
 def test_reranker_options_that_do_not_apply_are_refused(experiment_dir, tmp_path, capsys):
     rc = main(
         [
@@ -146,6 +150,7 @@ def test_reranker_options_that_do_not_apply_are_refused(experiment_dir, tmp_path
     assert not (tmp_path / "m.npz").exists()
 
 
+@pytest.mark.slow
 def test_rerank_with_a_broken_model_is_one_clear_line(tmp_path, capsys, experiment_dir):
     bad = tmp_path / "model.npz"
     bad.write_bytes(b"PK\x03\x04garbage")
@@ -163,6 +168,7 @@ def test_rerank_with_a_broken_model_is_one_clear_line(tmp_path, capsys, experime
     assert not (tmp_path / "p.conll").exists()
 
 
+@pytest.mark.slow
 def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_path, capsys):
     """--lists-from takes the tagger and lists of a run with the same settings: every figure of
     the report is the full run's (the tagger stage is the only one skipped)."""
@@ -210,6 +216,7 @@ def test_lists_from_an_earlier_run_gives_the_same_figures(experiment_dir, tmp_pa
     ).read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -277,6 +284,7 @@ def test_kazama_suite_refuses_the_collins_only_options(tmp_path, capsys):
     assert rc == 1 and "--lists-from applies to the collins suite only" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     out = tmp_path / "copy"
     rc = main(
@@ -317,6 +325,7 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
     assert all(n.startswith("loc_") for n in rep["config"]["reranker_gazetteers"])
 
 
+@pytest.mark.slow
 def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_path):
     """Lists whose settings do not name the tagger's alphabet were made by an SCN tagger: they
     serve an SCN run and are refused to a BILOU one (the default)."""
@@ -358,6 +367,7 @@ def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_p
     assert not (tmp_path / "bilou" / "report.json").exists()
 
 
+@pytest.mark.slow
 def test_a_requested_kernel_run_reports_training_and_test_seconds(experiment_dir, tmp_path):
     """With the kernel perceptron asked for beside the default systems, every reranker's report
     entry gives its training and test-scoring seconds, and report.md shows both columns."""

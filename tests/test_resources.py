@@ -104,6 +104,7 @@ def test_longest_match_equals_literal_scan():
         Gazetteers(["no_such_list"])
 
 
+@pytest.mark.slow
 def test_maxent_tagger_with_gazetteers_round_trips(tmp_path):
     from nerstudio.errors import FormatError
     from nerstudio.tagging.maxent import MaxEntTagger
@@ -131,6 +132,7 @@ def test_maxent_tagger_with_gazetteers_round_trips(tmp_path):
         MaxEntTagger.load(tmp_path / "bad.npz")
 
 
+@pytest.mark.slow
 def test_perceptron_tagger_with_lists_round_trips(tmp_path):
     from nerstudio.tagging.perceptron import PerceptronTagger
 

@@ -143,6 +143,7 @@ def _case(draw: st.DrawFn) -> tuple[str, list[str], str]:
     return scheme, tags, mode
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_case())
 def test_decoders_equal_the_reference(case: tuple[str, list[str], str]) -> None:

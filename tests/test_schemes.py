@@ -290,6 +290,7 @@ def span_lists(draw, labels=LABELS, max_len=14):
     return n, spans
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=span_lists())
 def test_property_encode_decode_round_trip(data):
@@ -314,6 +315,7 @@ def tag_sequences(scheme: str, labels=("PER", "LOC")):
     return st.lists(st.sampled_from(_tag_alphabet(scheme, labels)), max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_property_reencoding_is_valid(data):
@@ -337,6 +339,7 @@ def _as_bioes(tags):
     return [{"L": "E", "U": "S"}.get(t[0], t[0]) + t[1:] for t in tags]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["iob1", "iob2", "bioes", "bilou"])
 def test_property_repair_equals_seqeval_default(scheme):
     seq = pytest.importorskip("seqeval.metrics.sequence_labeling")
@@ -370,6 +373,7 @@ def test_property_drop_equals_seqeval_strict(scheme):
     check()
 
 
+@pytest.mark.slow
 def test_seqeval_examples_from_its_docs():
     """Fixed cross-checks, so a seqeval upgrade that changes semantics is noticed."""
     seq = pytest.importorskip("seqeval.metrics.sequence_labeling")

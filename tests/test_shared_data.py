@@ -20,6 +20,7 @@ from nerstudio.corpus import Reader, Span, convert_file, iter_sentences, read_co
 from nerstudio.errors import FormatError
 
 DATA = shared_data_dir()
+pytestmark = pytest.mark.slow  # real corpora, read whole
 
 
 def _data_files() -> list[str]:

@@ -46,6 +46,7 @@ def test_the_longest_system_starts_first_and_results_keep_their_order():
     assert set(started[:2]) == {"kernel", "boost"}
 
 
+@pytest.mark.slow
 def test_systems_side_by_side_equal_one_after_the_other(tmp_path):
     reports, models = [], []
     for k, workers in enumerate((1, 4)):

@@ -144,6 +144,7 @@ def start_up(tmp_path_factory) -> dict:
     return got
 
 
+@pytest.mark.slow
 def test_no_heavy_module_before_the_first_window(start_up):
     assert start_up["window"] == "MainWindow", "the main window was not the first exposed"
     assert start_up["notice"] == "Starting nerstudio…"  # its shell
@@ -152,6 +153,7 @@ def test_no_heavy_module_before_the_first_window(start_up):
     )
 
 
+@pytest.mark.slow
 def test_the_first_window_then_finishes_and_shows_the_demo(start_up):
     ready = start_up["ready"]
     assert ready is not None, f"the window never showed a sentence: {start_up['stderr'][-2000:]}"

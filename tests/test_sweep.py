@@ -72,6 +72,7 @@ def test_grid_points_are_every_combination_first_setting_slowest():
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2], ids=["inline", "processes"])
 def test_a_reranker_sweep_scores_each_point_as_train_reranker_does(tmp_path, workers):
     grid = parse_settings("averaged", "epochs=1,3")

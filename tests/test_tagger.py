@@ -89,6 +89,7 @@ def test_fast_shapes_equal_the_helpers():
         assert fast_shape(w) == shape(w) and fast_collapsed_shape(w) == collapsed_shape(w), w
 
 
+@pytest.mark.slow
 def test_gradient_matches_finite_differences():
     m = MaxEntTagger(task="typed", features="paper", cutoff=1, l2=0.7, max_iter=1, dtype=np.float64)
     sents = tiny_sentences(1)
@@ -255,6 +256,7 @@ def _np_fun(f_and_g):
     return fun
 
 
+@pytest.mark.slow
 def test_lbfgs_reaches_scipys_optimum():
     """Our L-BFGS against scipy's L-BFGS-B on an L2-penalised logistic regression and on the
     tagger's own objective: same minimum, same minimiser."""

@@ -18,6 +18,7 @@ from nerstudio.tagging.maxent import MaxEntTagger
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_tagger_grid_scores_each_point_on_dev_and_test(tmp_path):
     files = {k: str(DEMO_DIR / f"{k}.conll") for k in ("train", "dev", "test")}
     cmd = (

@@ -261,6 +261,7 @@ def test_a_named_pipe_named_like_a_journal_blocks_nothing(folder):
     assert data.read_text(encoding="utf-8") == OLD
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
 def test_a_named_pipe_named_like_a_lock_blocks_nothing(folder):
     corpus, _ = folder

@@ -179,6 +179,7 @@ def corpora(draw):
     return Corpus(docs, format="conll2003")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(KEEPS))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(corpus=corpora())
