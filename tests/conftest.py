@@ -54,17 +54,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers.shared_data import SKIP_REASON, shared_data_dir
 
 _DEMO_COPIES = tempfile.mkdtemp(prefix="nerstudio-test-demo-")
-
-SKIP_REASON = "../shared/data not present: real-corpus tests skipped"
-
-
-def shared_data_dir() -> Path | None:
-    """The real-corpus folder, or ``None`` if it is not there."""
-    env = os.environ.get("NERSTUDIO_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-    return path if path.is_dir() else None
 
 
 @pytest.fixture(scope="session")

@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio.demo import DEMO_DIR
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow

@@ -10,16 +10,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 import nerstudio
 from nerstudio.api import Pipeline, tokenize
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import hypothesis.strategies as st
 import numpy as np
 import pytest
-from _changed_on_disk import CONLL
+from helpers.changed_on_disk import CONLL
 from hypothesis import HealthCheck, event, settings
 from hypothesis.stateful import (
     RuleBasedStateMachine,

@@ -10,10 +10,10 @@ import itertools
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Sentence
@@ -26,9 +26,8 @@ from nerstudio.resources.clusters import (
     word_paths,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "resources"))
-import build_clusters  # noqa: E402  (the build script's restore_paths, tested on synthetic trees)
+import build_clusters
 
 
 def _h(items) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.app.attachments import index_nbest, score_nbest
 from nerstudio.app.saved_scores import load_scored, save_scored
@@ -24,7 +25,7 @@ SHIPPED = DEMO_DIR / "model" / "train.scored.npz"
 
 
 def _builder():
-    path = Path(__file__).resolve().parents[1] / "tools" / "demo" / "build_scored.py"
+    path = ROOT / "tools" / "demo" / "build_scored.py"
     spec = importlib.util.spec_from_file_location("build_scored", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

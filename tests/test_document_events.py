@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import logging
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.app.document import Change, ChangeKind, Document, Origin, Run
 from nerstudio.corpus.model import Corpus, Sentence, Span
@@ -65,7 +65,7 @@ def test_every_change_carries_a_change_kind_and_a_string_comparison_fails_loudly
 
 def test_no_listener_compares_a_change_kind_with_a_string():
     """The TypeError above catches a comparison that runs; this one, those no test reaches."""
-    package = Path(__file__).resolve().parents[1] / "nerstudio"
+    package = ROOT / "nerstudio"
     pattern = re.compile(r"\bch(ange)?\.kind\s*(==|!=|is|in|not in)\s*\(?\s*[\"']")
     found = [
         f"{path.relative_to(package)}:{n}"

@@ -13,7 +13,7 @@ import textwrap
 import time
 
 import pytest
-from _changed_on_disk import CONLL, sed_i
+from helpers.changed_on_disk import CONLL, sed_i
 
 from nerstudio import annotation as ann
 from nerstudio.app.autosave import Autosaver

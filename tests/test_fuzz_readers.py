@@ -20,13 +20,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
+from helpers.samples import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nerstudio.corpus import convert_file, iter_sentences, read_corpus, write_corpus
 from nerstudio.errors import NerstudioError
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
 SETTINGS = {
     "deadline": None,
@@ -231,7 +232,6 @@ def test_generated_jsonl_records_are_read_or_refused(workdir, records):
 # --------------------------------------------------------------------------------------------
 # Other tools' files (issue 22): line-level and field-level mutators on real-shaped samples
 
-FIXTURES = ROOT / "tests" / "fixtures"
 FOREIGN_SEEDS = {
     "prodigy": FIXTURES / "shapes" / "prodigy-rel-manual.jsonl",
     "prodigy-ner": FIXTURES / "real" / "prodigy-ner-news-headlines.jsonl",

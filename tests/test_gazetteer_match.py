@@ -3,17 +3,15 @@ lists, against the plain left-to-right longest match over every list and word (i
 taggers' feature extraction spends much of its time here)."""
 
 import random
-from pathlib import Path
 
 import pytest
+from helpers.shared_data import SHARED_DATA
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.resources import Gazetteers, fold
 
-CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"
-if not CONLL.exists():
-    CONLL = Path("/work/shared/data/conll2003")
+CONLL = SHARED_DATA / "conll2003"
 
 pytestmark = pytest.mark.slow  # the bundled lists against every word of a real corpus
 

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from helpers.adjudication_example import TEXT, A, B, write_conll
 from PySide6.QtCore import Qt
-from test_adjudication import TEXT, A, B, _write
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
@@ -39,7 +39,7 @@ def _opened(w, qtbot, paths):
 
 
 def test_walk_with_keys_and_save(w, qtbot, tmp_path):
-    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
+    a, b = write_conll(tmp_path / "a.conll", A), write_conll(tmp_path / "b.conll", B)
     v = _opened(w, qtbot, [a, b])
     assert "A–B span F1 44.44, kappa 0.351" in v.header.text()
     assert v.where.text().startswith("Disagreement 1 of 3 · sentence 1 (line 1)")
@@ -88,7 +88,7 @@ def test_walk_with_keys_and_save(w, qtbot, tmp_path):
 def test_different_tokens_refused_naming_the_line(w, qtbot, tmp_path):
     other = [list(x) for x in TEXT]
     other[2][1] = "Hylton"
-    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B, other)
+    a, b = write_conll(tmp_path / "a.conll", A), write_conll(tmp_path / "b.conll", B, other)
     said = []
     w.dialogs.critical = lambda title, text: said.append(text)
     assert w.adjudication.open([a, b])
@@ -97,7 +97,7 @@ def test_different_tokens_refused_naming_the_line(w, qtbot, tmp_path):
 
 
 def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
-    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
+    a, b = write_conll(tmp_path / "a.conll", A), write_conll(tmp_path / "b.conll", B)
     v = _opened(w, qtbot, [a, b])
     asked = []
     w.adjudication.ask_unsaved = lambda: asked.append(1) or "cancel"
@@ -118,7 +118,7 @@ def test_decisions_not_saved_are_asked_about(w, qtbot, tmp_path):
 
 
 def test_a_save_that_fails_says_why_and_keeps_the_decisions(w, qtbot, tmp_path):
-    a, b = _write(tmp_path / "a.conll", A), _write(tmp_path / "b.conll", B)
+    a, b = write_conll(tmp_path / "a.conll", A), write_conll(tmp_path / "b.conll", B)
     v = _opened(w, qtbot, [a, b])
     qtbot.keyClick(v.sentence, Qt.Key.Key_A)
     said = []

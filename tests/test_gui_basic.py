@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
@@ -16,8 +16,6 @@ from PySide6.QtCore import QSettings
 
 from nerstudio.gui.app import DEMO_CORPUS
 from nerstudio.gui.main_window import MainWindow
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture

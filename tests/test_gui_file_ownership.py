@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from _changed_on_disk import CONLL, sed_i
+from helpers.changed_on_disk import CONLL, sed_i
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 

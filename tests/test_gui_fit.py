@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("PySide6")
 
@@ -28,7 +29,6 @@ pytestmark = [
 ]
 
 PROBE = Path(__file__).with_name("fit_probe.py")
-ROOT = Path(__file__).resolve().parents[1]
 SCREENS = {
     "1024x768": (1024, 768, "1"),
     "1280x800": (1280, 800, "1"),

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("PySide6")
 
-from _changed_on_disk import CONLL
+from helpers.changed_on_disk import CONLL
 
 from nerstudio.corpus.model import Span
 from nerstudio.errors import FormatError

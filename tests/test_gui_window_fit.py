@@ -5,6 +5,7 @@ shown offscreen."""
 from __future__ import annotations
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
@@ -122,7 +123,6 @@ def test_presentation_mode_fits_a_small_screen(size, tmp_path):
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     cfg = tmp_path / "screen.json"
     cfg.write_text(
@@ -149,7 +149,7 @@ def test_presentation_mode_fits_a_small_screen(size, tmp_path):
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
     )
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     out = subprocess.run(
         [sys.executable, "-c", PRESENT_ON_SMALL_SCREEN],
         cwd=root,
@@ -226,7 +226,6 @@ def test_inspect_keeps_four_rows_of_each_table_and_the_why_uncut(size, tmp_path)
     import os
     import subprocess
     import sys
-    from pathlib import Path
 
     cfg = tmp_path / "screen.json"
     screen = {"name": "s", "x": 0, "y": 0, "width": size[0], "height": size[1]}
@@ -238,7 +237,7 @@ def test_inspect_keeps_four_rows_of_each_table_and_the_why_uncut(size, tmp_path)
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
     )
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     out = subprocess.run(
         [sys.executable, "-c", INSPECT_ROWS],
         cwd=root,
@@ -262,7 +261,7 @@ def test_the_adjudication_report_is_named_as_the_docs_say():
 
     from nerstudio.gui.controllers.adjudication import report_name
 
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "annotating-faster.md").read_text()
+    docs = (ROOT / "docs" / "annotating-faster.md").read_text()
     assert Path(report_name("/x/merged.conll")).name == "merged.conll.report.json"
     assert "`merged.conll.report.json`" in docs and "NAME.report.json" not in docs
 

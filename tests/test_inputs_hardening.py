@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.cli import main
 from nerstudio.corpus import Span, convert_file, formats, iter_sentences, read_corpus, write_corpus
@@ -23,7 +24,6 @@ from nerstudio.errors import FormatError, NerstudioError
 from nerstudio.nbest import NBestList
 from nerstudio.persist import load_npz
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
 DEMO_MODEL = DEMO / "model"
 

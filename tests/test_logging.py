@@ -9,11 +9,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio import logs
 from nerstudio.cli import main
 
-DEMO = Path(__file__).resolve().parents[1] / "nerstudio" / "demo"
+DEMO = ROOT / "nerstudio" / "demo"
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ import copy
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 import nerstudio
 from nerstudio.app import loop
@@ -172,9 +173,8 @@ def test_bench_prints_the_last_line(tmp_path):
     import re
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     out = subprocess.run(
         [
             sys.executable,

@@ -5,6 +5,7 @@ sentences are never changed, the model folder saved holds the reranker, cancel c
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import ROOT
 
 import nerstudio
 from nerstudio.app import loop, loop_rerank
@@ -188,9 +189,8 @@ def test_bench_prints_the_reranker_loop_beside_the_tagger_loop(tmp_path):
     import re
     import subprocess
     import sys
-    from pathlib import Path
 
-    bench = Path(__file__).resolve().parent.parent / "bench" / "annotation_loop.py"
+    bench = ROOT / "bench" / "annotation_loop.py"
     args = [sys.executable, str(bench), "--corpus", str(DEMO_DIR / "test.conll")]
     args += ["--batches", "2", "--batch-size", "10", "--reranker", "averaged"]
     out = subprocess.run(args, capture_output=True, text=True, timeout=600, cwd=tmp_path)

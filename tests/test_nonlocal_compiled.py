@@ -10,10 +10,10 @@ same vocabulary ids in the same order, the same weights and the same outputs.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.shared_data import SHARED_DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +28,7 @@ from nerstudio.tagging.perceptron import PerceptronTagger
 from nerstudio.text.nonlocal_features import TEMPLATES, DocumentIndex, NonLocalFeatures
 
 # the repository's ../shared
-CONLL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "conll2003"
-if not CONLL.exists():
-    CONLL = Path("/work/shared/data/conll2003")
+CONLL = SHARED_DATA / "conll2003"
 
 
 def compiled_counters(nl, words, candidates, labels):

@@ -8,7 +8,7 @@ import zipfile
 
 import numpy as np
 import pytest
-from conftest import shared_data_dir
+from helpers.shared_data import shared_data_dir
 
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
 from nerstudio.errors import FormatError

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("PySide6")
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("qt_enum_names", ROOT / "tools" / "qt_enum_names.py")
 assert _spec and _spec.loader
 qt_enum_names = importlib.util.module_from_spec(_spec)

@@ -8,18 +8,14 @@ block's edge somewhere — and the corpora, the file's conventions and the error
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
+from helpers.shared_data import SHARED_DATA
 
 from nerstudio.corpus import formats
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.errors import FormatError
 
-DATA = Path(
-    os.environ.get("NERSTUDIO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
+DATA = SHARED_DATA
 
 
 def snapshot(path, **kw):

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.samples import FIXTURES, REAL
 
 import nerstudio
 from nerstudio.cli.corpus_commands import corpus_stats
@@ -17,23 +18,6 @@ from nerstudio.corpus.formats import Reader, read_corpus
 from nerstudio.errors import FormatError
 
 pytestmark = pytest.mark.data_integrity
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-REAL = FIXTURES / "real"
-
-# the samples this file covers (test_real_samples checks that every sample is covered)
-OTHER_TOOLS = [
-    "real/allennlp-conll2003.txt",
-    "shapes/label-studio-0x-completions.json",
-    "shapes/hf-words-ner.json",
-    "shapes/doccano-data-key.jsonl",
-    "shapes/norne-name.conllu",
-    "real/flair-train.conllup",
-    "real/flair-5-columns.conllu",
-    "shapes/germeval2014.tsv",
-    "shapes/ontonotes.gold_conll",
-    "shapes/label-studio-export.tsv",
-]
 
 
 def read_both(path: Path):

@@ -21,18 +21,14 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers.samples import FIXTURES, OTHER_TOOLS, REAL, SHAPES
 
 import nerstudio
 from nerstudio.cli.corpus_commands import corpus_stats
 from nerstudio.corpus.formats import Reader
 from nerstudio.errors import FormatError
-from tests.test_real_files import OTHER_TOOLS
 
 pytestmark = pytest.mark.data_integrity
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
-REAL = FIXTURES / "real"
-SHAPES = FIXTURES / "shapes"
 
 
 def noted(notes, *words) -> int:

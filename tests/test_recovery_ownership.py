@@ -9,7 +9,7 @@ import json
 import os
 
 import pytest
-from _changed_on_disk import CONLL
+from helpers.changed_on_disk import CONLL
 
 from nerstudio import annotation as ann
 from nerstudio.app import autosave

@@ -6,16 +6,15 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.resources import LISTS_DIR, Gazetteers, fold, list_names, manifest
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO = str(DEMO_DIR)
 
 

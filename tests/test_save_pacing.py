@@ -191,7 +191,7 @@ def test_a_touched_file_is_hashed_by_the_write_not_when_save_is_pressed(big_file
 def test_a_file_changed_on_disk_is_not_overwritten_when_only_the_content_tells(big_file):
     """Same size, new content (``sed -i`` of a tag): Save begins (sizes and times cannot tell),
     the write finds the change and writes nothing, and the document stays unsaved."""
-    from _changed_on_disk import sed_i
+    from helpers.changed_on_disk import sed_i
 
     from nerstudio.app.saving import DiskChanged
 

@@ -3,6 +3,7 @@ exact and every visible character is in exactly one token, whatever the spacing.
 
 import itertools
 
+from helpers import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,9 +55,8 @@ def test_merge_keeps_an_entity_in_one_sentence():
 
 
 def test_real_file_offsets(tmp_path):
-    import pathlib
 
-    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
     _check(text, segment.split(text))
 
 

@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import SKIP_REASON, shared_data_dir
+from helpers.shared_data import SKIP_REASON, shared_data_dir
 
 from nerstudio.cli import corpus_stats, main
 from nerstudio.corpus import Reader, Span, convert_file, iter_sentences, read_corpus, write_corpus

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers.tiny_corpus import tiny_sentences
 
 from nerstudio.corpus.model import Sentence, Span
 from nerstudio.errors import FormatError, SettingsError
@@ -23,7 +24,6 @@ from nerstudio.tagging.tag_alphabets import (
     scn_tagset,
     to_scn,
 )
-from tests.test_tagger import tiny_sentences
 
 
 def valid(tagset, seq) -> bool:

@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_spans
 from nerstudio.tagging.maxent import MaxEntTagger
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio.cli import main
 from nerstudio.corpus import read_corpus, write_corpus
@@ -28,7 +29,6 @@ from nerstudio.errors import FileInUse, FormatError
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="links, named pipes: POSIX")
 
-ROOT = Path(__file__).resolve().parents[1]
 OLD = "Greta B-PER\nLind I-PER\nlives O\n\n"
 NEW = "Oslo B-LOC\nis O\ncold O\n\n"
 SECRET = "the user's own file, outside the corpus folder\n"

@@ -1,5 +1,5 @@
 """A small CoNLL-2003 corpus and what ``sed -i`` does to a file, for the tests of a corpus file
-changed on disk by another program (tests/test_file_ownership.py, tests/test_gui_file_ownership.py)."""
+changed on disk by another program (test_file_ownership, test_gui_file_ownership and others)."""
 
 from __future__ import annotations
 
