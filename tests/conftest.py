@@ -86,7 +86,7 @@ def demo_files(own_demo_copy) -> Path:
     """This test's copy of the bundled demo (corpora, models, N-best lists; the folder the
     window's demo opens too). A test opens these, never the package's own files: a window
     leaves its lock file beside the corpus it opens, and the package's folder must stay as
-    shipped (tests/test_gui_demo_copy.py checks it, in parallel with the others)."""
+    shipped (tests/gui/test_gui_demo_copy.py checks it, in parallel with the others)."""
     from nerstudio.demo.user_copy import copy_dir, prepare
 
     folder = copy_dir()

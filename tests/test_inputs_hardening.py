@@ -351,7 +351,8 @@ def test_nbest_file_without_its_extension_is_recognised_by_evaluate(tmp_path, ca
 def test_an_unknown_file_is_unrecognised_and_the_supported_formats_are_listed(
     tmp_path, capsys, content, fragment
 ):
-    # a .txt of prose is plain text (tests/test_format_text.py); without the extension it is no corpus
+    # a .txt of prose is plain text (tests/corpus/foreign/test_format_text.py); without the
+    # extension it is no corpus
     path = tmp_path / (
         "mystery" if content.rstrip().isalpha() or b"prose" in content else "mystery.txt"
     )

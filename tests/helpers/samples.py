@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from helpers import ROOT
 
-FIXTURES = ROOT / "tests" / "fixtures"
+FIXTURES = ROOT / "tests" / "corpus" / "fixtures"
 REAL = FIXTURES / "real"
 SHAPES = FIXTURES / "shapes"
 

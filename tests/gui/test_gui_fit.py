@@ -1,5 +1,5 @@
 """The window fits its screen (issue 24, point 3): at 1024×768 (scale 1), 1280×800 and 1920×1080
-with ``QT_SCALE_FACTOR=2`` every workspace and Inspect tab is walked (by tests/fit_probe.py, in a
+with ``QT_SCALE_FACTOR=2`` every workspace and Inspect tab is walked (by fit_probe.py, beside this file, in a
 child process with that offscreen screen) and checked: the window's frame never leaves the
 screen (so the status bar is visible), no page needs sideways scrolling, no table column is
 narrower than its header's text, and the N-best table shows its "Differs" column."""

@@ -1,4 +1,4 @@
-"""Files from other tools' public repositories (tests/fixtures/real, see its SOURCES.md; shapes
+"""Files from other tools' public repositories (fixtures/real here, see its SOURCES.md; shapes
 written for nerstudio where a licence does not allow a copy): each is read as its tool meant it,
 streamed and whole alike, or refused in one line that names the format and says what to do.
 """

@@ -1,5 +1,5 @@
-"""Every sample of every format, real (tests/fixtures/real, from the tools' own repositories, see
-its SOURCES.md) or written in their shapes (tests/fixtures/shapes): read streamed (what ``stats``
+"""Every sample of every format, real (fixtures/real here, from the tools' own repositories, see
+its SOURCES.md) or written in their shapes (fixtures/shapes): read streamed (what ``stats``
 and ``convert`` do) and whole (``nerstudio.read``, the application), the two agree, and whatever is
 not kept is reported: the annotations in the file, counted here by an independent reading of its
 raw text, equal the entities read plus those the notes say were set aside, and every other kind

@@ -5,7 +5,7 @@ application) agree. One test per numbered case; each failed on the code before t
 
 The files are written here in our own words, in the shapes the tools' own repositories show
 (doccano 1.x export examples, Prodigy rel.manual tasks, Label Studio tasks, WebAnno TSV 1/2 test
-files, UD treebanks with ``Entity=`` brackets); real samples are in tests/fixtures/real
+files, UD treebanks with ``Entity=`` brackets); real samples are in tests/corpus/fixtures/real
 (test_real_samples.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Run by tests/test_gui_fit.py in a child process with its own screen (offscreen platform with a
-screen size, ``QT_SCALE_FACTOR``): opens the demo, walks every workspace and tab, and prints as
+"""Run by test_gui_fit.py (beside it) in a child process with its own screen (offscreen
+platform with a screen size, ``QT_SCALE_FACTOR``): opens the demo, walks every workspace and tab, and prints as
 JSON what the test checks — the window's frame against the screen, whether a page had to scroll,
 and every visible table column's width against its header's text."""
 
