@@ -30,8 +30,8 @@ def test_demo_corpus_is_bundled():
     assert DEMO_CORPUS.exists(), "nerstudio/demo/train.conll is missing"
 
 
-def test_open_corpus_and_select_sentences(window, qtbot):
-    assert window.load_corpus(str(DEMO_CORPUS))
+def test_open_corpus_and_select_sentences(window, qtbot, demo_files):
+    assert window.load_corpus(str(demo_files / "train.conll"))
     c = window.corpus
     assert len(c.documents) > 10 and len(c) > 100
     assert window.findChild(object, "corpusView") is window.corpus_view
@@ -48,8 +48,8 @@ def test_open_corpus_and_select_sentences(window, qtbot):
     assert window.current_sentence_index() == k + 1
 
 
-def test_search_filters_sentences(window):
-    window.load_corpus(str(DEMO_CORPUS))
+def test_search_filters_sentences(window, demo_files):
+    window.load_corpus(str(demo_files / "train.conll"))
     window.search.setText("Port Albury")
     proxy = window.proxy
     shown = sum(proxy.rowCount(proxy.index(d, 0)) for d in range(proxy.rowCount()))
