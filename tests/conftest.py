@@ -54,17 +54,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers.shared_data import SKIP_REASON, shared_data_dir
 
 _DEMO_COPIES = tempfile.mkdtemp(prefix="nerstudio-test-demo-")
-
-SKIP_REASON = "../shared/data not present: real-corpus tests skipped"
-
-
-def shared_data_dir() -> Path | None:
-    """The real-corpus folder, or ``None`` if it is not there."""
-    env = os.environ.get("NERSTUDIO_SHARED_DATA")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-    return path if path.is_dir() else None
 
 
 @pytest.fixture(scope="session")
@@ -87,6 +79,19 @@ def own_demo_copy(request, monkeypatch):
     monkeypatch.setenv("NERSTUDIO_DEMO_DIR", folder)
     yield
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def demo_files(own_demo_copy) -> Path:
+    """This test's copy of the bundled demo (corpora, models, N-best lists; the folder the
+    window's demo opens too). A test opens these, never the package's own files: a window
+    leaves its lock file beside the corpus it opens, and the package's folder must stay as
+    shipped (tests/gui/test_gui_demo_copy.py checks it, in parallel with the others)."""
+    from nerstudio.demo.user_copy import copy_dir, prepare
+
+    folder = copy_dir()
+    assert folder is not None
+    return prepare(folder)
 
 
 @pytest.fixture(autouse=True)

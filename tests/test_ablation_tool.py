@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
+
+import pytest
+from helpers import ROOT
 
 from nerstudio.demo import DEMO_DIR
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
+@pytest.mark.slow
 def test_ablation_rows_are_experiment_runs_and_the_table_is_their_reports(tmp_path):
     out = tmp_path / "abl"
     small = "--features paper --folds 3 --workers 1 --rounds 300 --eval-every 50 --epochs 2 --beta 0.3 --min-sentences 2"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers.adjudication_example import TEXT, A, B, C, write_conll
 
 from nerstudio.adjudication import Adjudication, regions_of
 from nerstudio.cli import main
@@ -31,27 +32,9 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.errors import FormatError
 
-TEXT = [["John", "lives", "in", "New", "York"], ["Acme", "hired", "Mary"], ["Paris", "Hilton"]]
-A = [[(0, 1, "PER"), (3, 5, "LOC")], [(0, 1, "ORG")], [(0, 2, "PER")]]
-B = [[(0, 1, "PER"), (3, 5, "ORG")], [(0, 1, "ORG"), (2, 3, "PER")], [(0, 1, "LOC")]]
-C = [[(0, 1, "PER"), (3, 5, "LOC")], [(0, 1, "ORG"), (2, 3, "PER")], [(0, 2, "PER")]]
-
-
-def _write(path, spans_per_sentence, text=TEXT):
-    lines = []
-    for words, spans in zip(text, spans_per_sentence):
-        tags = ["O"] * len(words)
-        for s, e, lab in spans:
-            tags[s] = f"B-{lab}"
-            for i in range(s + 1, e):
-                tags[i] = f"I-{lab}"
-        lines += [f"{w} {t}" for w, t in zip(words, tags)] + [""]
-    path.write_text("\n".join(lines), encoding="utf-8")
-    return str(path)
-
 
 def _corpus(tmp_path, name, spans):
-    return read_corpus(_write(tmp_path / f"{name}.conll", spans)).sentences
+    return read_corpus(write_conll(tmp_path / f"{name}.conll", spans)).sentences
 
 
 def test_regions_figures_and_decisions_by_hand(tmp_path):
@@ -128,14 +111,14 @@ def test_regions_join_overlapping_entities():
 
 
 def test_different_tokens_are_refused_naming_the_line(tmp_path):
-    a = _write(tmp_path / "a.conll", A)
+    a = write_conll(tmp_path / "a.conll", A)
     other = [list(w) for w in TEXT]
     other[1][2] = "Marie"
-    b = _write(tmp_path / "b.conll", B, other)
+    b = write_conll(tmp_path / "b.conll", B, other)
     with pytest.raises(FormatError) as e:
         Adjudication([read_corpus(a).sentences, read_corpus(b).sentences], ["A", "B"], [a, b])
     assert f"{b}:9" in str(e.value) and f"{a}:9" in str(e.value) and "'Marie'" in str(e.value)
-    short = _write(tmp_path / "c.conll", B[:2], TEXT[:2])
+    short = write_conll(tmp_path / "c.conll", B[:2], TEXT[:2])
     with pytest.raises(FormatError, match="more sentences"):
         Adjudication(
             [read_corpus(a).sentences, read_corpus(short).sentences], ["A", "B"], [a, short]
@@ -143,7 +126,7 @@ def test_different_tokens_are_refused_naming_the_line(tmp_path):
 
 
 def test_command_line(tmp_path, capsys):
-    a, b, c = (_write(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B), ("c", C)))
+    a, b, c = (write_conll(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B), ("c", C)))
     out = tmp_path / "merged.jsonl"
     report = tmp_path / "report.json"
     assert main(["adjudicate", a, b, c, "-o", str(out), "--majority", "--report", str(report)]) == 0
@@ -170,7 +153,7 @@ def test_command_line(tmp_path, capsys):
     # different tokens: one line naming the file and line, exit 1
     other = [list(w) for w in TEXT]
     other[0][0] = "Jon"
-    bad = _write(tmp_path / "bad.conll", B, other)
+    bad = write_conll(tmp_path / "bad.conll", B, other)
     assert main(["adjudicate", a, bad, "-o", str(out2), "--majority"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{bad}:1" in err
@@ -208,7 +191,7 @@ class _Ctx:
 def test_the_windows_jobs_read_align_and_write_the_merged_file_and_report(tmp_path):
     from nerstudio.adjudication import read_and_align, report_name, write_merged
 
-    a, b, c = (_write(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B), ("c", C)))
+    a, b, c = (write_conll(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B), ("c", C)))
     ctx = _Ctx()
     adj, base = read_and_align(ctx, [a, b, c])
     assert adj.names == ["A", "B", "C"] and base.path == a

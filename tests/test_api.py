@@ -10,16 +10,14 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 import nerstudio
 from nerstudio.api import Pipeline, tokenize
 from nerstudio.demo import DEMO_DIR, DEMO_MODEL_DIR
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +188,7 @@ def test_import_nerstudio_is_cheap():
     assert out.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_boosting_example_runs():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "boosting_one_round.py"), "2"],

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import hypothesis.strategies as st
 import numpy as np
 import pytest
-from _changed_on_disk import CONLL
+from helpers.changed_on_disk import CONLL
 from hypothesis import HealthCheck, event, settings
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -52,7 +52,7 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.nbest import NBestList
 
-pytestmark = pytest.mark.data_integrity
+pytestmark = [pytest.mark.data_integrity, pytest.mark.slow]  # one long stateful run
 
 Spans = tuple[Span, ...]
 LABELS = ("PER", "ORG", "LOC")

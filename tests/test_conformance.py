@@ -152,6 +152,7 @@ def fitted(corpora):
     return {name: _tagger(name).fit_corpus(train) for name in TAGGERS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TAGGERS))
 def test_a_tagger_lists_candidates_of_every_sentence(name, fitted, corpora):
     _, dev = corpora

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # whole experiments, each run in child processes
+
 PROBE = Path(__file__).with_name("determinism_probe.py")
 
 
@@ -63,7 +65,6 @@ def test_tagger_and_kernel_perceptron_do_not_depend_on_the_processor():
     assert differences(tagger_and_kernel(2), tagger_and_kernel(2, other)) == []
 
 
-@pytest.mark.slow
 def test_experiment_does_not_depend_on_thread_counts(tmp_path):
     """The typed experiment on the demo corpus with one thread of everything (numba, BLAS, one
     core: one L-BFGS thread, one jackknife worker, the rerankers one after the other) and with

@@ -14,8 +14,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 MAX_README_BYTES = 15 * 1024
 

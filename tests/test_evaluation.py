@@ -208,6 +208,7 @@ SPAN_POOL = [
 span_sets = st.lists(st.sampled_from(SPAN_POOL), max_size=3, unique=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     data=st.lists(st.tuples(span_sets, st.lists(span_sets, max_size=4)), min_size=1, max_size=4),

@@ -20,13 +20,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
+from helpers.samples import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nerstudio.corpus import convert_file, iter_sentences, read_corpus, write_corpus
 from nerstudio.errors import NerstudioError
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
 SETTINGS = {
     "deadline": None,
@@ -217,6 +218,7 @@ _record = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=80 * SCALE, **SETTINGS)
 @given(records=st.lists(st.one_of(_record, _json), min_size=1, max_size=5))
 def test_generated_jsonl_records_are_read_or_refused(workdir, records):
@@ -230,7 +232,6 @@ def test_generated_jsonl_records_are_read_or_refused(workdir, records):
 # --------------------------------------------------------------------------------------------
 # Other tools' files (issue 22): line-level and field-level mutators on real-shaped samples
 
-FIXTURES = ROOT / "tests" / "fixtures"
 FOREIGN_SEEDS = {
     "prodigy": FIXTURES / "shapes" / "prodigy-rel-manual.jsonl",
     "prodigy-ner": FIXTURES / "real" / "prodigy-ner-news-headlines.jsonl",

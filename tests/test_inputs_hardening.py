@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import ROOT
 
 from nerstudio.cli import main
 from nerstudio.corpus import Span, convert_file, formats, iter_sentences, read_corpus, write_corpus
@@ -23,7 +24,6 @@ from nerstudio.errors import FormatError, NerstudioError
 from nerstudio.nbest import NBestList
 from nerstudio.persist import load_npz
 
-ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "nerstudio" / "demo"
 DEMO_MODEL = DEMO / "model"
 
@@ -351,7 +351,8 @@ def test_nbest_file_without_its_extension_is_recognised_by_evaluate(tmp_path, ca
 def test_an_unknown_file_is_unrecognised_and_the_supported_formats_are_listed(
     tmp_path, capsys, content, fragment
 ):
-    # a .txt of prose is plain text (tests/test_format_text.py); without the extension it is no corpus
+    # a .txt of prose is plain text (tests/corpus/foreign/test_format_text.py); without the
+    # extension it is no corpus
     path = tmp_path / (
         "mystery" if content.rstrip().isalpha() or b"prose" in content else "mystery.txt"
     )
@@ -618,6 +619,7 @@ def _bomb(path: Path, arrays: dict, name: str, nbytes: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not _can_measure_peak(), reason="needs Linux /proc/self/clear_refs to measure peak memory"
 )
@@ -757,6 +759,7 @@ def test_load_npz_reads_arrays_lazily_and_reports_declared_shapes(tmp_path):
 # The application's command line
 
 
+@pytest.mark.slow
 def test_main_py_with_a_bad_corpus_shows_one_message_not_a_traceback(tmp_path):
     bad = _write(tmp_path / "bad.jsonl", '{"text": "a b", "spans": 5}\n')
     script = (

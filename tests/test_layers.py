@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 import nerstudio
 
-ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 PACKAGE = Path(nerstudio.__file__).resolve().parent
 

@@ -9,11 +9,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio import logs
 from nerstudio.cli import commands, main
 
-DEMO = Path(__file__).resolve().parents[1] / "nerstudio" / "demo"
+DEMO = ROOT / "nerstudio" / "demo"
 
 
 @pytest.fixture
@@ -101,6 +102,7 @@ def test_debug_shows_on_stderr_what_the_log_records(log_file, tmp_path, capsys):
     assert "Traceback (most recent call last)" in log_file.read_text()
 
 
+@pytest.mark.slow
 def test_a_child_process_traceback_is_logged(log_file):
     """The child's traceback used to be dropped unless NERSTUDIO_DEBUG was set."""
     from nerstudio.nbest import NBestList

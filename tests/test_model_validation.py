@@ -140,6 +140,7 @@ def perceptron_dir(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(
     tmp_path, perceptron_dir, sentences
 ):
@@ -154,6 +155,7 @@ def test_a_perceptron_tagger_with_wrong_content_is_refused_or_predicts_the_same(
     assert not bad, f"{len(bad)} of {n} wrong perceptron tagger files accepted:\n" + "\n".join(bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["tagger", "reranker"])
 def test_a_model_with_wrong_content_is_refused_or_predicts_the_same(
     tmp_path, which, model_dir, sentences, expected

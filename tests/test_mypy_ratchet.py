@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 _spec = importlib.util.spec_from_file_location("mypy_ratchet", ROOT / "tools" / "mypy_ratchet.py")
 assert _spec and _spec.loader
 ratchet = importlib.util.module_from_spec(_spec)
@@ -110,7 +110,7 @@ def test_every_marker_used_is_declared():
     builtin = {"parametrize", "skip", "skipif", "xfail", "usefixtures", "filterwarnings"}
     used = {
         m
-        for p in (ROOT / "tests").glob("*.py")
+        for p in (ROOT / "tests").rglob("*.py")
         for m in re.findall(r"pytest\.mark\.(\w+)", p.read_text(encoding="utf-8"))
     }
     assert used - builtin <= declared

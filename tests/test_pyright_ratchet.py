@@ -11,9 +11,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import ROOT
+
 _spec = importlib.util.spec_from_file_location(
     "pyright_ratchet", ROOT / "tools" / "pyright_ratchet.py"
 )

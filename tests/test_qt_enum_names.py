@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 pytest.importorskip("PySide6")
 
-ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("qt_enum_names", ROOT / "tools" / "qt_enum_names.py")
 assert _spec and _spec.loader
 qt_enum_names = importlib.util.module_from_spec(_spec)
@@ -27,6 +27,7 @@ _spec.loader.exec_module(qt_enum_names)
 NOT_YET: dict[str, int] = {}
 
 
+@pytest.mark.slow
 def test_no_short_enum_names_in_the_package_or_the_tests():
     found = qt_enum_names.scan([ROOT / p for p in qt_enum_names.DEFAULT_PATHS])
     per_file: dict[str, list[str]] = {}

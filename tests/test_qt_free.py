@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import nerstudio
 
 PACKAGE = Path(nerstudio.__file__).resolve().parent
@@ -42,6 +44,7 @@ def test_core_files_found():
     assert not any(n.startswith("gui/") for n in names)
 
 
+@pytest.mark.slow
 def test_static_no_qt_imports():
     offenders = []
     for path in _core_files():
@@ -108,6 +111,7 @@ print("\n".join(names))
 """
 
 
+@pytest.mark.slow
 def test_dynamic_core_imports_without_qt():
     proc = subprocess.run(
         [sys.executable, "-c", _DYNAMIC],

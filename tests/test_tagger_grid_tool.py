@@ -6,18 +6,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_spans
 from nerstudio.tagging.maxent import MaxEntTagger
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
+@pytest.mark.slow
 def test_tagger_grid_scores_each_point_on_dev_and_test(tmp_path):
     files = {k: str(DEMO_DIR / f"{k}.conll") for k in ("train", "dev", "test")}
     cmd = (

@@ -17,7 +17,7 @@ The lists no longer wait for the joint trainings, which have nothing to do with 
 
 A loaded model predicts exactly what the trained one did and every job is deterministic, so the
 report does not depend on the number of workers or on the order the jobs ran in
-(tests/test_kazama.py compares one worker with two, and the follow-ups with stages one after
+(tests/experiments/test_kazama.py compares one worker with two, and the follow-ups with stages one after
 the other).
 """
 

@@ -15,7 +15,7 @@ commands, whose type actions follow the corpus, from the annotation controller's
 ``"@workspaces"``: the workspaces' actions, from their table in
 :mod:`~nerstudio.gui.window_views`). :data:`TOOLBAR` is the toolbar's row of icons.
 Help ▸ Keyboard shortcuts reads the keys back from the menus built from these rows, grouped
-under each menu's ``keys_title``; tests/test_gui_menus.py compares the menus with a record and
+under each menu's ``keys_title``; tests/gui/test_gui_menus.py compares the menus with a record and
 checks that no two actions share a key.
 """
 

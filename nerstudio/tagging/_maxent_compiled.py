@@ -23,7 +23,7 @@ this AVX2 machine, and after hundreds of L-BFGS iterations so did the tagger's F
 product here is summed in four lanes (element j into lane j mod 4, the lanes added at the
 end), a fixed order that still lets the compiler use vector instructions.
 
-``tests/test_tagger.py`` checks the kernels against the numpy/scipy formulation, the gradient
+``tests/tagging/test_tagger.py`` checks the kernels against the numpy/scipy formulation, the gradient
 against finite differences, and the optimiser against scipy's L-BFGS-B.
 """
 

@@ -785,7 +785,7 @@ class PerceptronTagger:
         averaging (the plain perceptron beside the averaged one), fitted by the same run. Both
         make the same updates in the same order, so one pass serves both: each epoch's dev F is
         measured for each, each keeps its own best epoch, and each ends exactly as fitted alone
-        (tests/test_perceptron_twins.py); ``plain_callback`` hears its epochs.
+        (tests/tagging/test_perceptron_twins.py); ``plain_callback`` hears its epochs.
         """
         if plain is not None:
             self._check_twin(plain)

@@ -38,7 +38,7 @@ fixed afterwards) and gives each candidate a sparse count vector. Documents are 
 :meth:`NonLocalFeatures.strings` is the readable definition. Training and decoding count the
 same features with compiled code over integer ids instead (:meth:`NonLocalFeatures.code_vectors`,
 :mod:`._nonlocal_compiled`): all candidates of a document in one call, the same counts, ids and
-vocabulary order (tests/test_nonlocal_compiled.py checks them against the strings).
+vocabulary order (tests/text/test_nonlocal_compiled.py checks them against the strings).
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ class NonLocalFeatures:
         counts) per candidate, counted by compiled code (:mod:`._nonlocal_compiled`) on integer ids.
         Candidate c's entities are ``start/end/label[cptr[c]:cptr[c + 1]]``, ordered by (start,
         end), ``label`` indexing ``labels``. :meth:`ids_of` turns a pair into :meth:`vector`'s
-        result; the counts are exactly those of :meth:`strings` (tests/test_nonlocal_compiled.py)."""
+        result; the counts are exactly those of :meth:`strings` (tests/text/test_nonlocal_compiled.py)."""
         from . import _nonlocal_compiled as nc
 
         table = self._table(tuple(labels))

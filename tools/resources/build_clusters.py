@@ -9,7 +9,7 @@ never from any corpus of ours, so no development or test text can leak into them
 ``en_lexeme_cluster.json.gz`` maps 1,000,001 cased English word types to the Brown cluster
 of spaCy's older English models, and ``en_lexeme_prob.json.gz`` gives the same types' unigram
 log-probabilities. What is known of the data is in docs/clusters.md; the encoding, worked out
-from the data itself (tests/test_clusters.py checks it on the bundled file):
+from the data itself (tests/resources/test_clusters.py checks it on the bundled file):
 
 * the integer is the cluster's bit path read from the least significant bit: path bit i is
   ``(v >> i) & 1``, so the first decisions of the hierarchy are the low bits (``London`` 678 and
