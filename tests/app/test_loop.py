@@ -53,6 +53,7 @@ def test_batch_scores_follow_the_review_log():
     assert b.edits == len(doc.spans(3)) + len(doc.spans(5)) == b.added
 
 
+@pytest.mark.slow
 def test_a_round_never_touches_reviewed_or_edited_sentences():
     doc, gold = _open_demo()
     tagger, _ = load_model_folder(DEMO_MODEL_DIR)

@@ -467,4 +467,4 @@ QueueMachine.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-test_queue_interleavings = QueueMachine.TestCase
+test_queue_interleavings = pytest.mark.slow(QueueMachine.TestCase)

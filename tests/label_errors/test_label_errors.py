@@ -396,6 +396,7 @@ def test_command_bad_input_is_one_line_and_exit_1(noisy_file, tmp_path, capsys, 
     assert not (tmp_path / "x.tsv").exists()
 
 
+@pytest.mark.slow
 def test_the_folds_rank_alike_on_a_dask_cluster(noisy_file, tmp_path):
     """The folds' jobs read the corpus and the extra training data from their files there."""
     pytest.importorskip("distributed", reason="the dask extra is not installed")
