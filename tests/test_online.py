@@ -1,0 +1,146 @@
+"""The max-ent tagger's online optimiser (nerstudio.tagging.online): the lazily applied penalty
+gives the weights of applying it at every step, the optimum it approaches is L-BFGS's, and the
+number of epochs is chosen as documented."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nerstudio.errors import Cancelled
+from nerstudio.tagging.maxent import MaxEntTagger
+from nerstudio.tagging.online import G0, held_out, run_epochs
+from tests.test_tagger import _training_parts, conll_like
+
+
+def _eager(X, y, mask, tokens, *, l2, eta, epochs, seed):
+    """The optimiser written plainly: after every token's step, every row of W shrinks by
+    exp(−c/√G) (c = η·l2/N), G the row's squared-gradient sum as it is after the step."""
+    P, T = mask.shape
+    W = np.zeros((P, T))
+    G = np.full(P, G0)
+    n = len(tokens)
+    c = eta * l2 / n
+    rng = np.random.default_rng(seed)
+    for _ in range(epochs):
+        for i in tokens[rng.permutation(n)]:
+            s = X[i] @ W
+            p = np.exp(s - s.max())
+            r = p / p.sum()
+            r[y[i]] -= 1.0
+            rows = np.nonzero(X[i])[0]
+            m = mask[rows]
+            G[rows] += (r * r * m).sum(axis=1) / m.sum(axis=1)
+            W[rows] -= eta * (r * m) / np.sqrt(G[rows])[:, None]
+            W *= np.exp(-c / np.sqrt(G))[:, None]
+    return W
+
+
+@pytest.mark.parametrize("features", ["paper", "conll"])
+def test_lazy_penalty_gives_the_weights_of_the_eager_one(features):
+    """A strong penalty (every skipped step shrinks a row by a third), tokens left out (the
+    held-out case), keys in the design, and with ``paper`` a mask of (predicate, tag) pairs:
+    applying the shrinking only when a row is read, catching up the steps it missed, ends on the
+    weights of shrinking every row at every step."""
+    m = MaxEntTagger(features=features, cutoff=1, dtype=np.float64)
+    design, y, mask, X = _training_parts(m, conll_like(1))
+    X = X.toarray()
+    assert X.max() == 1 and design.n_keys > 0
+    partial = ~mask.all(axis=1) & mask.any(axis=1)  # rows with some tags' weights only
+    assert (features == "paper") == bool(partial.any())
+    tokens = np.arange(0, len(y), dtype=np.int64)
+    tokens = tokens[tokens % 7 != 3]
+    settings = {"l2": 4.0, "eta": 0.5, "epochs": 3, "seed": 5}
+    lazy = run_epochs(design, y, mask, tokens, dtype=np.float64, **settings).W
+    eager = _eager(X, y, mask, tokens, **settings)
+    assert np.abs(eager).max() > 0.1
+    np.testing.assert_allclose(lazy, eager, rtol=1e-9, atol=1e-12)
+
+
+def test_it_approaches_the_lbfgs_optimum():
+    """On a small problem the objective closes in on the optimum that scipy's L-BFGS-B finds as
+    the epochs go on (AdaGrad's steps shrink as its squared gradients add up): within 0.1% after
+    1,600 epochs, the weights near the minimiser."""
+    import scipy.optimize
+
+    m = MaxEntTagger(task="typed", features="conll", cutoff=2, l2=0.5, dtype=np.float64)
+    design, y, mask, X = _training_parts(m, conll_like(2))
+    XT = X.T.tocsr()
+    ref = scipy.optimize.minimize(
+        lambda th: m._loss_grad(X, XT, y, mask, th),
+        np.zeros(int(mask.sum())),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-8},
+    )
+    gaps = []
+    for epochs in (100, 400, 1600):
+        res = run_epochs(
+            design,
+            y,
+            mask,
+            np.arange(len(y)),
+            l2=m.l2,
+            eta=0.1,
+            epochs=epochs,
+            seed=0,
+            dtype=np.float64,
+        )
+        f, _ = m._loss_grad(X, XT, y, mask, res.W[mask])
+        gaps.append(f / ref.fun - 1)
+        # the objective it reports for an epoch: that of the weights it went through
+        assert res.objectives[-1] == pytest.approx(f, rel=0.05)
+    assert 0 <= gaps[2] < gaps[1] < gaps[0] and gaps[2] < 1e-3
+    assert np.abs(res.W[mask] - ref.x).max() < 0.02 * np.abs(ref.x).max()
+
+
+def test_the_best_epoch_on_dev_is_kept():
+    train, dev = conll_like(6), conll_like(1)
+    a = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=6).fit(train, dev)
+    assert a.stop_reason_ == "best on dev" and a.n_evals_ == 6 and len(a.epoch_scores_) == 6
+    assert a.n_iter_ == 1 + int(np.argmax(a.epoch_scores_))
+    # the same first epochs, stopped at the best one: the same weights
+    b = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=a.n_iter_).fit(
+        train, dev
+    )
+    assert b.n_iter_ == a.n_iter_ and np.array_equal(a.W_, b.W_)
+
+
+def test_without_dev_a_tenth_is_held_out_to_choose_the_epochs():
+    sents = conll_like(25)  # 200 sentences: 20 held out
+    assert held_out(len(sents), 0) is not None and len(held_out(len(sents), 0)) == 20
+    assert held_out(199, 0) is None
+    m = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=4).fit(sents)
+    assert m.stop_reason_ == "best on held-out" and len(m.epoch_scores_) == 4
+    assert m.n_iter_ == 1 + int(np.argmax(m.epoch_scores_))
+    assert m.n_evals_ == 4 + m.n_iter_
+    few = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=3).fit(sents[:150])
+    assert (few.stop_reason_, few.n_iter_, few.epoch_scores_) == ("epochs", 3, [])
+
+
+def test_the_held_out_sentences_depend_on_the_seed_only():
+    assert np.array_equal(held_out(1000, 3), held_out(1000, 3))
+    assert not np.array_equal(held_out(1000, 3), held_out(1000, 4))
+
+
+def test_online_training_can_be_cancelled():
+    asked = []
+
+    def cancel() -> bool:
+        asked.append(1)
+        return len(asked) > 1
+
+    m = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=50)
+    with pytest.raises(Cancelled):
+        m.fit(conll_like(3), should_cancel=cancel)
+    assert asked
+
+
+def test_an_online_model_file_keeps_its_settings(tmp_path):
+    m = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=2, eta=0.1, seed=3)
+    m.fit(conll_like(2))
+    m.save(tmp_path / "m.npz")
+    back = MaxEntTagger.load(tmp_path / "m.npz")
+    assert (back.optimizer, back.epochs, back.eta, back.seed) == ("adagrad", 2, 0.1, 3)
+    assert (back.n_iter_, back.stop_reason_) == (2, "epochs")
+    np.testing.assert_array_equal(back.W_, m.W_.astype(np.float32))
