@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.tagging.online import G0, held_out, run_epochs
@@ -144,3 +145,72 @@ def test_an_online_model_file_keeps_its_settings(tmp_path):
     assert (back.optimizer, back.epochs, back.eta, back.seed) == ("adagrad", 2, 0.1, 3)
     assert (back.n_iter_, back.stop_reason_) == (2, "epochs")
     np.testing.assert_array_equal(back.W_, m.W_.astype(np.float32))
+
+
+# ------------------------------------------------------------------------------------------------
+# the --optimizer option: the registry's names and default, through the command line and the file
+
+
+def _option(parser, command: str, flag: str):
+    import argparse
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return next(a for a in sub.choices[command]._actions if flag in a.option_strings)
+
+
+def test_every_command_that_trains_the_tagger_offers_the_registrys_optimizers():
+    from nerstudio.cli.parser import build_parser
+    from nerstudio.learners import TAGGERS
+
+    row = TAGGERS["maxent"]
+    names, default = row.choices["optimizer"].values, row.defaults["optimizer"]
+    assert {"adagrad", "lbfgs"} <= set(names)
+    parser = build_parser()
+    for command, flag in (
+        ("train-tagger", "--optimizer"),
+        ("jackknife", "--optimizer"),
+        ("experiment", "--tagger-optimizer"),
+    ):
+        action = _option(parser, command, flag)
+        assert tuple(action.choices) == names, command
+        assert (
+            f"(default {default})" in action.help and row.choices["optimizer"].help in action.help
+        )
+        assert action.default == (None if command == "experiment" else default)
+    from nerstudio.experiments.collins import ExperimentConfig
+    from nerstudio.runs.spec import RunSettings
+
+    assert ExperimentConfig().tagger_optimizer == default == RunSettings().tagger_optimizer
+    assert MaxEntTagger().optimizer == default
+
+
+@pytest.mark.parametrize("optimizer", ["adagrad", "lbfgs"])
+def test_the_optimizer_goes_from_the_command_line_into_the_model_file(optimizer, tmp_path):
+    from nerstudio.cli import main
+    from nerstudio.persist import read_header
+
+    out = tmp_path / "m.npz"
+    steps = ["--epochs", "2"] if optimizer == "adagrad" else ["--max-iter", "3"]
+    argv = ["train-tagger", f"{DEMO_DIR}/train.conll", "--optimizer", optimizer, *steps]
+    assert main([*argv, "--out", str(out)]) == 0
+    header = read_header(out)
+    assert header["optimizer"] == optimizer
+    back = MaxEntTagger.load(out)
+    assert back.optimizer == optimizer
+    if optimizer == "adagrad":
+        assert back.epochs == 2 and back.stop_reason_ == "best on held-out"
+        assert 1 <= back.n_iter_ <= 2
+    else:
+        assert back.max_iter == 3 and back.n_iter_ <= 3
+
+
+def test_a_wrong_optimizer_or_epochs_without_adagrad_is_refused(tmp_path, capsys):
+    from nerstudio.cli import main
+
+    base = ["train-tagger", f"{DEMO_DIR}/train.conll", "--out", str(tmp_path / "m.npz")]
+    with pytest.raises(SystemExit) as exc:
+        main([*base, "--optimizer", "sgd"])
+    assert exc.value.code == 1 and "adagrad" in capsys.readouterr().err
+    assert main([*base, "--optimizer", "lbfgs", "--epochs", "2"]) == 1
+    assert "--epochs" in capsys.readouterr().err
+    assert not (tmp_path / "m.npz").exists()

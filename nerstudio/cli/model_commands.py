@@ -13,7 +13,11 @@ def _tagger_params(args) -> dict:
     features = args.features or "paper"
     if features == "kt":
         raise SettingsError("--features kt belongs to the perceptron tagger (--model perceptron)")
-    return {
+    if args.epochs is not None and args.optimizer != "adagrad":
+        raise SettingsError(
+            "--epochs counts the passes of --optimizer adagrad (lbfgs and gis: --max-iter)"
+        )
+    params = {
         "task": args.task,
         "features": features,
         "cutoff": 5 if args.cutoff is None else args.cutoff,
@@ -23,6 +27,9 @@ def _tagger_params(args) -> dict:
         "max_iter": args.max_iter,
         "alphabet": args.alphabet,
     }
+    if args.epochs is not None:
+        params["epochs"] = args.epochs
+    return params
 
 
 def _load_tagger(path):
@@ -88,13 +95,16 @@ def cmd_train_tagger(args) -> int:
 
     from ..tagging.maxent import MaxEntTagger
 
-    for opt in ("C", "epochs"):
-        if getattr(args, opt) is not None:
-            raise SettingsError(f"--{opt} belongs to the perceptron tagger (--model perceptron)")
+    if args.C is not None:
+        raise SettingsError("--C belongs to the perceptron tagger (--model perceptron)")
+    params = _tagger_params(args)
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None
-    bar = Progress("train-tagger", args.max_iter)
+    tagger = MaxEntTagger(dev_every=args.dev_every if dev else 0, **params)
+    online = tagger.optimizer == "adagrad"
+    steps = tagger.epochs if online else tagger.max_iter
+    bar = Progress("train-tagger", steps)
 
     def cb(st):
         if st.message:
@@ -105,13 +115,17 @@ def cmd_train_tagger(args) -> int:
             )
             bar.update(st.iteration, note=note)
 
-    tagger = MaxEntTagger(dev_every=args.dev_every if dev else 0, **_tagger_params(args))
     tagger.fit(train.sentences, dev=dev.sentences if dev else None, callback=cb)
-    bar.update(args.max_iter, note="done")
+    bar.update(steps, note="done")
     tagger.save(args.out)
+    done = (
+        f"{tagger.n_iter_} epochs ({tagger.stop_reason_})"
+        if online
+        else f"{tagger.n_iter_} iterations"
+    )
     line = (
         f"wrote {args.out}: {tagger.n_static_} predicates, {int(tagger.mask_.sum())} parameters, "
-        f"{tagger.n_iter_} iterations, {_t.perf_counter() - t0:.1f}s"
+        f"{done}, {_t.perf_counter() - t0:.1f}s"
     )
     print(line, file=sys.stderr)
     if dev:

@@ -16,7 +16,7 @@ from ..corpus.detect import FORMATS
 from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
 from ..experiments.defaults import kazama_systems, registered
-from ..learners import DEFAULT_SYSTEMS, RERANKERS
+from ..learners import DEFAULT_SYSTEMS, RERANKERS, TAGGERS
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -61,6 +61,23 @@ def _scheme_option(p: argparse.ArgumentParser, *names: str, help: str, **kw) -> 
         metavar="SCHEME",
         help=f"{help}: {', '.join(SCHEMES)}",
         **kw,
+    )
+
+
+def _registry_choice(
+    p, flag: str, learner: str, key: str, *, dest: str | None = None, given_only: bool = False
+) -> None:
+    """An option whose names, default and help are the registry row's (:mod:`nerstudio.learners`:
+    the tagger ``learner``'s setting ``key``); with ``given_only`` its default is None (a preset
+    or a configuration fills it in), the help still naming the row's."""
+    row = TAGGERS[learner]
+    choice, default = row.choices[key], row.defaults[key]
+    p.add_argument(
+        flag,
+        dest=dest or key,
+        choices=choice.values,
+        default=None if given_only else default,
+        help=f"{choice.help} (default {default})",
     )
 
 
@@ -198,9 +215,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="count (predicate, tag) pairs (the paper; default for --features paper) or "
         "predicates (default for --features conll)",
     )
-    tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
-    tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
-    tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
+    tagger.add_argument(
+        "--l2", type=float, default=1.0, help="L2 penalty of the max-ent tagger's objective"
+    )
+    _registry_choice(tagger, "--optimizer", "maxent", "optimizer")
+    tagger.add_argument(
+        "--max-iter", type=int, default=100, help="iterations of --optimizer lbfgs or gis"
+    )
+    tagger.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="at most this many epochs: of the max-ent tagger's --optimizer adagrad (default "
+        f"{TAGGERS['maxent'].defaults['epochs']}), of the perceptron tagger (default 30)",
+    )
     tagger.add_argument(
         "--alphabet",
         choices=registered("nerstudio.tagging.tag_alphabets", "ALPHABETS"),
@@ -229,7 +257,6 @@ def build_parser() -> argparse.ArgumentParser:
         default="margin",
     )
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
-    g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
     g.add_argument(
         "--bpm", type=int, default=0, help="BPM initialisation: number of shuffled single passes"
     )
@@ -250,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--dev-every",
         type=int,
         default=25,
-        help="evaluate on DEV every K iterations (0: only at the end)",
+        help="evaluate on DEV every K iterations of lbfgs or gis (0: only at the end; adagrad "
+        "evaluates after every epoch)",
     )
 
     p = sub.add_parser(
@@ -546,11 +574,21 @@ def build_parser() -> argparse.ArgumentParser:
         "start/continue); collins suite: the max-ent tagger's, default bilou (the preset: scn), "
         "its N-best lists are SCN either way; kazama suite: the perceptron taggers', default scn",
     )
+    _registry_choice(
+        p, "--tagger-optimizer", "maxent", "optimizer", dest="tagger_optimizer", given_only=True
+    )
     p.add_argument(
         "--tagger-max-iter",
         type=int,
         default=None,
         help="collins suite: the max-ent tagger's L-BFGS iterations (default 300; the preset: 100)",
+    )
+    p.add_argument(
+        "--tagger-epochs",
+        type=int,
+        default=None,
+        help="collins suite: at most this many epochs of the max-ent tagger's online optimiser "
+        f"(default {TAGGERS['maxent'].defaults['epochs']})",
     )
     p.add_argument(
         "--systems",

@@ -10,7 +10,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..learners import FEATURE_FAMILIES, RERANKERS
+from ..learners import FEATURE_FAMILIES, RERANKERS, TAGGERS
 
 #: the taggers' tag alphabets (nerstudio.tagging.tag_alphabets.ALPHABETS) as the panel offers them
 ALPHABET_CHOICES = (
@@ -202,8 +202,11 @@ class RunSettings:
     task: str = "typed"
     alphabet: str = "scn"  # the tagger's tags (full pipeline and sequence taggers): "scn", "bilou"
     tagger_features: str = "paper"
-    tagger_iter: int = 100
+    tagger_iter: int = 100  # L-BFGS iterations
     tagger_cutoff: int = 5  # the tagger's feature cut-off (the typed experiment's: 2)
+    # how the max-ent tagger is trained, and the online optimiser's epochs (the registry's)
+    tagger_optimizer: str = TAGGERS["maxent"].defaults["optimizer"]
+    tagger_epochs: int = TAGGERS["maxent"].defaults["epochs"]
     folds: int = 5
     n: int = 20
     algo: str = "perceptron"
