@@ -94,8 +94,10 @@ def adagrad_epoch(indptr, indices, bptr, bind, P, y, order, W, Q, mask, row_n, e
             if a != 1.0:
                 for t in range(T):
                     W[f, t] = W[f, t] * a
-            for t in range(T):
-                sc[t] += W[f, t]
+                    sc[t] += W[f, t]
+            else:
+                for t in range(T):
+                    sc[t] += W[f, t]
         m = sc[0]
         for t in range(1, T):
             if sc[t] > m:
@@ -112,25 +114,25 @@ def adagrad_epoch(indptr, indices, bptr, bind, P, y, order, W, Q, mask, row_n, e
         for t in range(T):
             r[t] = ex[t] * inv - (1.0 if t == yi else 0.0)
         # the step: AdaGrad per row; this step's shrinking stays pending (Q[f, 1] unchanged)
+        g2_all = 0.0
+        for t in range(T):
+            g2_all += r[t] * r[t]
+        g2_all /= T
         for j in range(nr):
             f = rows[j]
             n_in = row_n[f]
-            if n_in == 0:
-                continue
-            g2 = 0.0
             if n_in == T:
+                Q[f, 0] += g2_all
+                step = eta / math.sqrt(Q[f, 0])
                 for t in range(T):
-                    g2 += r[t] * r[t]
-            else:
+                    W[f, t] = W[f, t] - step * r[t]
+            elif n_in > 0:
+                g2 = 0.0
                 for t in range(T):
                     if mask[f, t]:
                         g2 += r[t] * r[t]
-            Q[f, 0] += g2 / n_in
-            step = eta / math.sqrt(Q[f, 0])
-            if n_in == T:
-                for t in range(T):
-                    W[f, t] = W[f, t] - step * r[t]
-            else:
+                Q[f, 0] += g2 / n_in
+                step = eta / math.sqrt(Q[f, 0])
                 for t in range(T):
                     if mask[f, t]:
                         W[f, t] = W[f, t] - step * r[t]
