@@ -189,14 +189,14 @@ def main() -> None:
     extra["load_after"] = load()
 
     def fmt(v, spec):
-        return format(v, spec) if isinstance(v, (int, float)) else "n/a"
+        return "n/a" if v is None else format(v, spec) if isinstance(v, (int, float)) else str(v)
 
     cols = [
         ("fit_s", "fit s", ".1f"),
         ("fit_cpu_s", "fit CPU s", ".1f"),
         ("optimiser_s", "optimiser s", ".1f"),
         ("optimiser_cpu_s", "optim. CPU s", ".1f"),
-        ("steps", "steps", ""),
+        ("steps", "steps", "s"),
         ("dev_f", "dev F", ".2f"),
         ("test_f", "test F", ".2f"),
     ]
@@ -206,9 +206,19 @@ def main() -> None:
         f"tags; {os.cpu_count()} cores, load average {extra['load_before']} before, "
         f"{extra['load_after']} after"
     )
-    print(f"{'system':<46}" + "".join(f"{h:>15}" for _, h, _ in cols))
+    print(
+        f"{'system':<46}"
+        + "".join(f"{h:>15}" for _, h, _ in cols[:4])
+        + f"  {'steps':<22}"
+        + "".join(f"{h:>8}" for _, h, _ in cols[5:])
+    )
     for r in rows:
-        print(f"{r['system']:<46}" + "".join(f"{fmt(r.get(k), s):>15}" for k, _, s in cols))
+        print(
+            f"{r['system']:<46}"
+            + "".join(f"{fmt(r.get(k), s):>15}" for k, _, s in cols[:4])
+            + f"  {r['steps']:<22}"
+            + "".join(f"{fmt(r.get(k), s):>8}" for k, _, s in cols[5:])
+        )
     lb = next((r for r in rows if r["system"].startswith("L-BFGS")), None)
     if lb:
         on = rows[0]

@@ -249,7 +249,7 @@ TAGGERS: Mapping[str, Learner] = MappingProxyType(
                         "features": "paper",
                         "cutoff": 5,
                         "l2": 1.0,
-                        "optimizer": "lbfgs",
+                        "optimizer": "adagrad",
                         "max_iter": 100,
                         "epochs": 5,
                         "alphabet": "scn",

@@ -96,7 +96,12 @@ def kernel_only() -> dict[str, str]:
 def tagger_only() -> dict[str, str]:
     train, dev = (read_corpus(DEMO / f"{name}.conll").sentences for name in ("train", "dev"))
     m = MaxEntTagger(
-        features="conll+rich+gaz+clusters", cutoff=2, max_iter=60, threads=THREADS, alphabet="bilou"
+        features="conll+rich+gaz+clusters",
+        cutoff=2,
+        optimizer="lbfgs",
+        max_iter=60,
+        threads=THREADS,
+        alphabet="bilou",
     ).fit(train)
     nb = m.nbest(dev, n=10)
     res = {

@@ -324,8 +324,10 @@ def test_lbfgs_on_a_nonconvex_function():
 
 def test_training_does_not_depend_on_the_number_of_threads():
     sents = conll_like()
-    a = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=1).fit(sents)
-    b = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=2).fit(sents)
+    a = MaxEntTagger(features="conll", cutoff=1, optimizer="lbfgs", max_iter=25, threads=1)
+    b = MaxEntTagger(features="conll", cutoff=1, optimizer="lbfgs", max_iter=25, threads=2)
+    a.fit(sents)
+    b.fit(sents)
     assert a.n_iter_ == b.n_iter_ and np.array_equal(a.W_, b.W_)
 
 
@@ -473,7 +475,7 @@ def test_cancel_stops_training():
         MaxEntTagger(cutoff=1, max_iter=50).fit(tiny_sentences(), should_cancel=lambda: True)
     calls = []
     with pytest.raises(Cancelled):  # cancelled in the middle of the optimisation
-        MaxEntTagger(cutoff=1, max_iter=50, threads=2).fit(
+        MaxEntTagger(cutoff=1, optimizer="lbfgs", max_iter=50, threads=2).fit(
             tiny_sentences(), should_cancel=lambda: calls.append(1) or len(calls) > 5
         )
     assert len(calls) > 5

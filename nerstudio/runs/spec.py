@@ -99,6 +99,7 @@ DEMO_FALLBACK: dict[str, Any] = {
     "tagger_features": "paper",
     "tagger_iter": 100,
     "tagger_cutoff": 5,
+    "tagger_optimizer": "lbfgs",
     "folds": 5,
     "n": 20,
     "algo": "boost",
@@ -132,6 +133,7 @@ def demo_settings() -> dict:
         ("tagger_features", "features"),
         ("tagger_iter", "max_iter"),
         ("tagger_cutoff", "cutoff"),
+        ("tagger_optimizer", "optimizer"),
     ):
         if t.get(hk) is not None:
             out[key] = t[hk]

@@ -82,7 +82,7 @@ class MaxEntTagger:
         features: str = "paper",
         cutoff: int = 5,
         l2: float = 1.0,
-        optimizer: str = "lbfgs",
+        optimizer: str = "adagrad",
         max_iter: int = 100,
         epochs: int = 5,
         eta: float = 0.05,
