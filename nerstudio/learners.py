@@ -263,7 +263,7 @@ TAGGERS: Mapping[str, Learner] = MappingProxyType(
                             "how the max-ent tagger is trained: adagrad, online in a few epochs "
                             "(their number chosen on the development data or, without it, on a "
                             "tenth of the training sentences held out); lbfgs, batch L-BFGS "
-                            "(its iterations); gis, Generalized Iterative Scaling (the paper's)",
+                            "(its iterations); gis, the paper's Generalized Iterative Scaling",
                         )
                     }
                 ),

@@ -220,7 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _registry_choice(tagger, "--optimizer", "maxent", "optimizer")
     tagger.add_argument(
-        "--max-iter", type=int, default=100, help="iterations of --optimizer lbfgs or gis"
+        "--max-iter",
+        type=int,
+        default=100,
+        help="iterations of --optimizer lbfgs or gis (default 100)",
     )
     tagger.add_argument(
         "--epochs",
