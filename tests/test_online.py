@@ -95,16 +95,36 @@ def test_it_approaches_the_lbfgs_optimum():
     assert np.abs(res.W[mask] - ref.x).max() < 0.02 * np.abs(ref.x).max()
 
 
+def _last_best(scores) -> int:
+    """The epoch (from 1) of the highest score, the latest of equals."""
+    return max(range(len(scores)), key=lambda k: (scores[k], k)) + 1
+
+
 def test_the_best_epoch_on_dev_is_kept():
     train, dev = conll_like(6), conll_like(1)
     a = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=6).fit(train, dev)
     assert a.stop_reason_ == "best on dev" and a.n_evals_ == 6 and len(a.epoch_scores_) == 6
-    assert a.n_iter_ == 1 + int(np.argmax(a.epoch_scores_))
+    assert a.n_iter_ == _last_best(a.epoch_scores_)
     # the same first epochs, stopped at the best one: the same weights
+    assert _last_best([1.0, 2.0, 2.0, 0.5]) == 3
     b = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=a.n_iter_).fit(
         train, dev
     )
     assert b.n_iter_ == a.n_iter_ and np.array_equal(a.W_, b.W_)
+
+
+def test_a_dev_set_without_entities_keeps_every_epoch_and_an_empty_one_is_none():
+    """F cannot tell the epochs apart on sentences with no entity: the latest of equals is kept,
+    all the epochs; no development sentence at all is no development data."""
+    from nerstudio.corpus.model import Sentence
+
+    train = conll_like(6)  # 48 sentences: too few to hold a tenth out
+    blank = [Sentence(s.words, [], extra=s.extra) for s in conll_like(1)]
+    m = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=3).fit(train, blank)
+    assert (m.stop_reason_, m.n_iter_) == ("best on dev", 3)
+    assert len(set(m.epoch_scores_)) == 1
+    e = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=3).fit(train, [])
+    assert (e.stop_reason_, e.n_iter_) == ("epochs", 3)
 
 
 def test_without_dev_a_tenth_is_held_out_to_choose_the_epochs():
@@ -113,7 +133,7 @@ def test_without_dev_a_tenth_is_held_out_to_choose_the_epochs():
     assert held_out(199, 0) is None
     m = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=4).fit(sents)
     assert m.stop_reason_ == "best on held-out" and len(m.epoch_scores_) == 4
-    assert m.n_iter_ == 1 + int(np.argmax(m.epoch_scores_))
+    assert m.n_iter_ == _last_best(m.epoch_scores_)
     assert m.n_evals_ == 4 + m.n_iter_
     few = MaxEntTagger(features="conll", cutoff=1, optimizer="adagrad", epochs=3).fit(sents[:150])
     assert (few.stop_reason_, few.n_iter_, few.epoch_scores_) == ("epochs", 3, [])

@@ -11,7 +11,7 @@ weights are the same whatever the machine's threads.
 How many epochs (at most ``epochs``; :func:`fit_online`):
 
 * with development sentences, F of the tagger's 1-best on them after every epoch, and the
-  weights of the best epoch are kept (the first of equals);
+  weights of the best epoch are kept (the latest of equals);
 * without, one training sentence in ten (a seeded random choice) is held out: the tagger trains
   on the rest, F on the held-out sentences after every epoch picks the number of epochs, and the
   tagger then trains that many epochs on all the sentences;
@@ -69,7 +69,7 @@ def run_epochs(
     the held-out ones), minimising Σ log-loss + l2/2·‖W‖² over them; W starts at ``W0`` (or 0).
 
     After each epoch ``select(W)`` (if given) scores the weights; the best epoch's weights are
-    returned (the first of equals), else the last. ``report(epoch, objective, score)`` after
+    returned (the latest of equals: with no entity to find, all the epochs), else the last. ``report(epoch, objective, score)`` after
     each epoch, the objective being the epoch's log-loss summed as it went (each token at the
     weights it met) plus the penalty at the end of the epoch.
     """
@@ -117,7 +117,7 @@ def run_epochs(
         if select is not None:
             score = float(select(W))
             out.scores.append(score)
-            if score > best_score:
+            if score >= best_score:  # the later of equals: nearer the optimum
                 best_score, out.best, out.W = score, epoch, W.copy()
         if report:
             report(epoch, objective, score)
@@ -195,8 +195,9 @@ def fit_online(tagger, design, y, mask, sentences, dev, callback, should_cancel,
             should_cancel=should_cancel,
         )
 
-    held = None if dev is not None else held_out(len(sentences), tagger.seed)
-    if dev is not None:
+    dev = [s for s in dev if len(s.words)] if dev is not None else []
+    held = None if dev else held_out(len(sentences), tagger.seed)
+    if dev:
         res = run(every, tagger.epochs, Selection(tagger, dev))
         total, reason, scores = tagger.epochs, "best on dev", res.scores
     elif held is not None:
