@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A whole experiment, stage by stage, next to an earlier commit run the same way (issue 26).
 
-    python bench/experiment.py [--data ../shared/data/conll2003] [--docs N] [--before DIR]
+    python bench/experiment.py [--data ../shared/data/conll2003] [--docs N|N,N,N] [--before DIR]
                                [--twice] [--threads A,B]
                                [--suite collins|kazama] [-- EXTRA EXPERIMENT OPTIONS]
 
 Runs ``nerstudio experiment`` on eng.train / eng.testa / eng.testb (``--docs N``: the first N
-documents of each, written to a temporary folder, for a quick run) with this checkout and, with
+documents of each, written to a temporary folder, for a quick run; ``--docs 150,50,50``: of each
+its own number) with this checkout and, with
 ``--before DIR`` (``git archive COMMIT | tar -x -C DIR``), with that checkout, one after the
 other in fresh interpreters, and prints for each: wall and CPU seconds (the process and its
 children: the fold workers), the seconds of every stage from its ``report.json``, every
@@ -122,13 +123,24 @@ def run(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DATA, help="folder with eng.train/testa/testb")
-    ap.add_argument("--docs", type=int, default=0, help="first N documents of each file only")
+    ap.add_argument(
+        "--docs",
+        default="0",
+        help="first N documents of each file only, or N_TRAIN,N_DEV,N_TEST (0: the whole file)",
+    )
     ap.add_argument("--before", type=Path, help="a checkout of an earlier commit, run too")
     ap.add_argument("--twice", action="store_true", help="run this checkout a second time")
     ap.add_argument("--threads", help="A,B: numba/BLAS threads of the first and second run")
     ap.add_argument("--suite", default="collins", choices=("collins", "kazama"))
     ap.add_argument("extra", nargs="*", help="more `nerstudio experiment` options (after --)")
     args = ap.parse_args()
+    try:
+        counts = [int(n) for n in args.docs.split(",")]
+    except ValueError:
+        ap.error("--docs takes a number of documents, or three joined by commas")
+    counts = counts * 3 if len(counts) == 1 else counts
+    if len(counts) != 3 or min(counts) < 0:
+        ap.error("--docs takes a number of documents, or three joined by commas")
     threads = [None, None]
     if args.threads:
         threads = [int(t) for t in args.threads.split(",")]
@@ -143,8 +155,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="nerstudio-bench-experiment-"))
     try:
         files = [args.data / n for n in names]
-        if args.docs:
-            files = [first_documents(f, args.docs, tmp / f.name) for f in files]
+        files = [first_documents(f, n, tmp / f.name) if n else f for f, n in zip(files, counts)]
         checkouts = [("this checkout", ROOT)]
         if args.before:
             checkouts.append(("before", args.before))
@@ -158,7 +169,12 @@ def main() -> int:
         load1 = os.getloadavg()[0]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    what = f"first {args.docs} documents of each file" if args.docs else "the whole files"
+    what = (
+        "the first "
+        + ", ".join(f"{n} documents of {f}" if n else f"all of {f}" for f, n in zip(names, counts))
+        if any(counts)
+        else "the whole files"
+    )
     print(
         f"nerstudio experiment --suite {args.suite} {' '.join(args.extra)} on {what}; "
         f"load average {load0:.1f} before, {load1:.1f} after"

@@ -83,6 +83,7 @@ PRESETS = MappingProxyType(
                 "task": "scn",
                 "tagger_features": "paper",
                 "tagger_cutoff": 5,
+                "tagger_optimizer": "lbfgs",
                 "tagger_max_iter": 100,
                 "tagger_l2": 1.0,
                 "tagger_alphabet": "scn",

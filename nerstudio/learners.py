@@ -2,8 +2,9 @@
 per family of the rerankers' global features).
 
 A row names its class (``module:Class``, imported only by :meth:`Learner.cls`), its title, the
-tip the training panel shows, the unit its training curve counts (round, epoch, iteration) and
-its constructor's defaults. Everything that lists learners derives from these tables: the
+tip the training panel shows, the unit its training curve counts (round, epoch, iteration),
+its constructor's defaults and, for a setting that takes one of a few names, those names and
+the help of the option. Everything that lists learners derives from these tables: the
 command line's choices and help, the training panel's choices, tips and run labels, the
 experiment's systems and their names in its report, the sweep's learners.
 
@@ -27,6 +28,15 @@ _NO_SETTINGS: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
+class Choice:
+    """A setting that takes one of a few names: the names (in the order offered) and what the
+    command line's help says of it. Its default is the row's ``defaults`` entry."""
+
+    values: tuple[str, ...]
+    help: str
+
+
+@dataclass(frozen=True)
 class Learner:
     """One learner: what lists, labels and builds it (see the module docstring)."""
 
@@ -44,6 +54,8 @@ class Learner:
     # and the constructor arguments the experiment always gives it
     experiment_fixed: Mapping[str, Any] = field(default_factory=lambda: _NO_SETTINGS)
     family: str = ""  # taggers: "collins" (the reranking pipeline's), "kazama" (the K&T suite's)
+    # the settings among ``defaults`` that take one of a few names, with their help
+    choices: Mapping[str, Choice] = field(default_factory=lambda: _NO_SETTINGS)
     # rerankers: one of the systems an experiment runs when ``--systems`` does not choose
     in_default_experiment: bool = False
 
@@ -237,11 +249,24 @@ TAGGERS: Mapping[str, Learner] = MappingProxyType(
                         "features": "paper",
                         "cutoff": 5,
                         "l2": 1.0,
+                        "optimizer": "adagrad",
                         "max_iter": 100,
+                        "epochs": 5,
                         "alphabet": "scn",
                     }
                 ),
                 family="collins",
+                choices=MappingProxyType(
+                    {
+                        "optimizer": Choice(
+                            ("adagrad", "lbfgs", "gis"),
+                            "how the max-ent tagger is trained: adagrad, online in a few epochs "
+                            "(their number chosen on the development data or, without it, on a "
+                            "tenth of the training sentences held out); lbfgs, batch L-BFGS "
+                            "(its iterations); gis, the paper's Generalized Iterative Scaling",
+                        )
+                    }
+                ),
             ),
             _kt_local_row(
                 "perceptron", "Structured perceptron (Collins 2002), local features only"

@@ -2,7 +2,8 @@
 as JSON a SHA-256 of every array and file that a re-run must reproduce. What it runs:
 
 - ``tagger``: the max-ent tagger (the typed experiment's features) trained on the bundled demo
-  corpus, and its N-best lists of the demo's dev set;
+  corpus with L-BFGS, and its N-best lists of the demo's dev set; and trained online, its
+  epochs chosen on the dev set and on held-out training sentences;
 - an output folder: the whole typed experiment on the demo corpus (reduced settings: tagger,
   jackknifed lists, features, boosting, voted and averaged perceptron, kernel perceptron), then
   the kernel perceptron again with its compiled kernel on that many numba threads (the
@@ -95,15 +96,32 @@ def kernel_only() -> dict[str, str]:
 def tagger_only() -> dict[str, str]:
     train, dev = (read_corpus(DEMO / f"{name}.conll").sentences for name in ("train", "dev"))
     m = MaxEntTagger(
-        features="conll+rich+gaz+clusters", cutoff=2, max_iter=60, threads=THREADS, alphabet="bilou"
+        features="conll+rich+gaz+clusters",
+        cutoff=2,
+        optimizer="lbfgs",
+        max_iter=60,
+        threads=THREADS,
+        alphabet="bilou",
     ).fit(train)
     nb = m.nbest(dev, n=10)
-    return {
+    res = {
         "weights": digest(m.W_),
         "iterations": str(m.n_iter_),
         "candidates": digest(np.concatenate([c.ravel() for c in nb.candidates])),
         "logprobs": digest(np.concatenate(nb.logprobs)),
     }
+    # the online optimiser, its epochs chosen on the dev set and on held-out training sentences
+    for how, select in (("on dev", dev), ("held out", None)):
+        online = MaxEntTagger(
+            features="conll+rich+gaz+clusters",
+            cutoff=2,
+            optimizer="adagrad",
+            epochs=3,
+            alphabet="bilou",
+        ).fit(train, select)
+        res[f"online {how} weights"] = digest(online.W_)
+        res[f"online {how} epochs"] = f"{online.n_iter_} {online.epoch_scores_}"
+    return res
 
 
 def main() -> int:

@@ -21,6 +21,7 @@ from ..corpus.detect import FORMATS
 from ..corpus.foreign import writable
 from ..corpus.schemes import SCHEMES
 from ..errors import SettingsError
+from ..learners import TAGGERS
 
 USER_ERROR = 1  # every error the user can fix, usage errors included
 
@@ -65,6 +66,23 @@ def scheme_option(p: argparse.ArgumentParser, *names: str, help: str, **kw) -> N
         metavar="SCHEME",
         help=f"{help}: {', '.join(SCHEMES)}",
         **kw,
+    )
+
+
+def registry_choice(
+    p, flag: str, learner: str, key: str, *, dest: str | None = None, given_only: bool = False
+) -> None:
+    """An option whose names, default and help are the registry row's (:mod:`nerstudio.learners`:
+    the tagger ``learner``'s setting ``key``); with ``given_only`` its default is None (a preset
+    or a configuration fills it in), the help still naming the row's."""
+    row = TAGGERS[learner]
+    choice, default = row.choices[key], row.defaults[key]
+    p.add_argument(
+        flag,
+        dest=dest or key,
+        choices=choice.values,
+        default=None if given_only else default,
+        help=f"{choice.help} (default {default})",
     )
 
 
@@ -161,9 +179,23 @@ def _tagger() -> argparse.ArgumentParser:
         help="count (predicate, tag) pairs (the paper; default for --features paper) or "
         "predicates (default for --features conll)",
     )
-    tagger.add_argument("--l2", type=float, default=1.0, help="L2 regularisation strength (L-BFGS)")
-    tagger.add_argument("--optimizer", choices=("lbfgs", "gis"), default="lbfgs")
-    tagger.add_argument("--max-iter", type=int, default=100, help="optimiser iterations")
+    tagger.add_argument(
+        "--l2", type=float, default=1.0, help="L2 penalty of the max-ent tagger's objective"
+    )
+    registry_choice(tagger, "--optimizer", "maxent", "optimizer")
+    tagger.add_argument(
+        "--max-iter",
+        type=int,
+        default=100,
+        help="iterations of --optimizer lbfgs or gis (default 100)",
+    )
+    tagger.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="at most this many epochs: of the max-ent tagger's --optimizer adagrad (default "
+        f"{TAGGERS['maxent'].defaults['epochs']}), of the perceptron tagger (default 30)",
+    )
     tagger.add_argument(
         "--alphabet",
         choices=choices.ALPHABETS,
@@ -252,7 +284,11 @@ def tagger_params(args) -> dict:
     features = args.features or "paper"
     if features == "kt":
         raise SettingsError("--features kt belongs to the perceptron tagger (--model perceptron)")
-    return {
+    if args.epochs is not None and args.optimizer != "adagrad":
+        raise SettingsError(
+            "--epochs counts the passes of --optimizer adagrad (lbfgs and gis: --max-iter)"
+        )
+    params = {
         "task": args.task,
         "features": features,
         "cutoff": 5 if args.cutoff is None else args.cutoff,
@@ -262,6 +298,9 @@ def tagger_params(args) -> dict:
         "max_iter": args.max_iter,
         "alphabet": args.alphabet,
     }
+    if args.epochs is not None:
+        params["epochs"] = args.epochs
+    return params
 
 
 # reranker settings the command line offers (argparse destinations)

@@ -38,7 +38,7 @@ from ..corpus.formats import atomic_open, read_corpus, write_corpus
 from ..corpus.model import Span
 from ..errors import Cancelled, DataError, Msg, SettingsError
 from ..evaluation import relative_error_reduction
-from ..learners import DEFAULT_SYSTEMS, FEATURE_FAMILIES, reranker
+from ..learners import DEFAULT_SYSTEMS, FEATURE_FAMILIES, TAGGERS, reranker
 from ..persist import jsonable
 from ..rerank.features import GlobalFeatures
 from ..rerank.model import RerankerModel, make_learner
@@ -78,7 +78,12 @@ class ExperimentConfig:
     tagger_features: str = "conll+rich+gaz+clusters"
     tagger_l2: float = 1.0
     tagger_cutoff: int = 2
+    # how the tagger is trained (nerstudio.learners: the registry row's default): the online
+    # optimiser, its epochs chosen on the dev set (the folds' on a held-out tenth of their
+    # training sentences), or L-BFGS for tagger_max_iter iterations
+    tagger_optimizer: str = TAGGERS["maxent"].defaults["optimizer"]
     tagger_max_iter: int = 300
+    tagger_epochs: int = TAGGERS["maxent"].defaults["epochs"]
     # the tags the tagger predicts (scn: Collins'; bilou: nerstudio.tagging.tag_alphabets); its
     # lists are SCN either way. BILOU raises the best reranker's dev F from 92.43 to 92.54 and the
     # tagger's from 91.43 to 91.45 (docs/results.md, "Begin, inside, last, unit")
@@ -190,7 +195,9 @@ def run_experiment(
         "features": cfg.tagger_features,
         "l2": cfg.tagger_l2,
         "cutoff": cfg.tagger_cutoff,
+        "optimizer": cfg.tagger_optimizer,
         "max_iter": cfg.tagger_max_iter,
+        "epochs": cfg.tagger_epochs,
         "alphabet": cfg.tagger_alphabet,
     }
     origin = made_by(params, cfg.n, cfg.folds)
@@ -211,6 +218,7 @@ def run_experiment(
             should_cancel=should_cancel,
             full=True,
             decode={"dev": dev, "test": test},
+            select_on="dev",
             executor=executor,
         )
         decoded = jk.decoded or {}  # full=True with decode=: both are there

@@ -28,8 +28,11 @@ LIST_NAMES = ("train", "dev", "test")
 
 def made_by(tagger_params: dict, n: int, folds: int) -> dict:
     """What a run's N-best lists depend on (the tagger's settings, N, the folds), as recorded in
-    their ``meta["made_by"]``."""
-    return {**tagger_params, "n": int(n), "folds": int(folds)}
+    their ``meta["made_by"]``: of the tagger's number of iterations and of epochs, only its
+    optimiser's (the online one counts epochs, L-BFGS and GIS iterations)."""
+    params = dict(tagger_params)
+    params.pop("max_iter" if params.get("optimizer") == "adagrad" else "epochs", None)
+    return {**params, "n": int(n), "folds": int(folds)}
 
 
 def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
@@ -52,7 +55,8 @@ def load_lists(folder, expected: dict, corpora: dict[str, Corpus]):
                 f"{path}: the list does not record the settings it was made with "
                 "(made by an older nerstudio): run the experiment without --lists-from"
             )
-        got = {"alphabet": "scn", **got}  # lists made before the tagger had a choice were SCN
+        # lists made before the tagger had a choice of tags were SCN, of optimiser L-BFGS's
+        got = {"alphabet": "scn", "optimizer": "lbfgs", **got}
         if got != expected:
             diff = ", ".join(
                 f"{k} {got.get(k)!r} (wanted {v!r})" for k, v in expected.items() if got.get(k) != v

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..choices import ALPHABET_ROWS
-from ..learners import FEATURE_FAMILIES, RERANKERS
+from ..learners import FEATURE_FAMILIES, RERANKERS, TAGGERS
 
 #: the taggers' tag alphabets as the panel offers them (name, label, tip)
 ALPHABET_CHOICES = tuple((c.name, c.label, c.tip) for c in ALPHABET_ROWS)
@@ -92,6 +92,7 @@ DEMO_FALLBACK: dict[str, Any] = {
     "tagger_features": "paper",
     "tagger_iter": 100,
     "tagger_cutoff": 5,
+    "tagger_optimizer": "lbfgs",
     "folds": 5,
     "n": 20,
     "algo": "boost",
@@ -125,6 +126,7 @@ def demo_settings() -> dict:
         ("tagger_features", "features"),
         ("tagger_iter", "max_iter"),
         ("tagger_cutoff", "cutoff"),
+        ("tagger_optimizer", "optimizer"),
     ):
         if t.get(hk) is not None:
             out[key] = t[hk]
@@ -195,8 +197,11 @@ class RunSettings:
     task: str = "typed"
     alphabet: str = "scn"  # the tagger's tags (full pipeline and sequence taggers): "scn", "bilou"
     tagger_features: str = "paper"
-    tagger_iter: int = 100
+    tagger_iter: int = 100  # L-BFGS iterations
     tagger_cutoff: int = 5  # the tagger's feature cut-off (the typed experiment's: 2)
+    # how the max-ent tagger is trained, and the online optimiser's epochs (the registry's)
+    tagger_optimizer: str = TAGGERS["maxent"].defaults["optimizer"]
+    tagger_epochs: int = TAGGERS["maxent"].defaults["epochs"]
     folds: int = 5
     n: int = 20
     algo: str = "perceptron"

@@ -198,19 +198,28 @@ def run_training(
             "alphabet": settings.alphabet,
             "features": settings.tagger_features,
             "max_iter": settings.tagger_iter,
+            "optimizer": settings.tagger_optimizer,
+            "epochs": settings.tagger_epochs,
             "cutoff": settings.tagger_cutoff,
             "labels": corpus.labels,
         }
+        online = settings.tagger_optimizer == "adagrad"
+        unit, steps = (
+            ("epoch", settings.tagger_epochs) if online else ("iteration", settings.tagger_iter)
+        )
 
         def cb(st):
+            if st.message:
+                ctx.progress(st.message, 0, steps)
+                return
             ctx.progress(
-                f"tagger iteration {st.iteration}/{settings.tagger_iter}"
+                f"tagger {unit} {st.iteration}/{steps}"
                 + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
                 st.iteration,
-                settings.tagger_iter,
+                steps,
             )
 
-        ctx.stage(STAGE_TAGGER, "on the whole corpus…", 0, settings.tagger_iter)
+        ctx.stage(STAGE_TAGGER, "on the whole corpus…", 0, steps)
         tg = MaxEntTagger(**tparams).fit(
             corpus.sentences, callback=cb, should_cancel=ctx.should_cancel
         )

@@ -46,13 +46,14 @@ class JackknifeResult:
     )
 
 
-def _train(sentences, params: dict, ctx: TaskContext) -> MaxEntTagger:
-    def iteration(st):
-        ctx.progress(f"tagger iteration {st.iteration}")
+def _train(sentences, params: dict, ctx: TaskContext, dev=None) -> MaxEntTagger:
+    tagger = MaxEntTagger(**params)
+    unit = "epoch" if tagger.optimizer == "adagrad" else "iteration"
 
-    return MaxEntTagger(**params).fit(
-        sentences, callback=iteration, should_cancel=ctx.should_cancel
-    )
+    def iteration(st):
+        ctx.progress(st.message or f"tagger {unit} {st.iteration}")
+
+    return tagger.fit(sentences, dev, callback=iteration, should_cancel=ctx.should_cancel)
 
 
 def fold_nbest(sentences, job: Job, ctx: TaskContext) -> NBestList:
@@ -75,9 +76,16 @@ def _load_nbest(folder: str) -> NBestList:
 
 def full_model(sentences, job: Job, ctx: TaskContext) -> tuple[MaxEntTagger, dict]:
     """The extra job: train on every sentence, decode ``settings["decode"]`` (name ->
-    (sentences, ids) or a :class:`Corpus`)."""
+    (sentences, ids) or a :class:`Corpus`); the one named ``settings["select_on"]``, if any, is
+    the tagger's development data (the online optimiser's epochs are chosen on it)."""
     s = job.settings
-    tagger = _train(sentences, s["params"], ctx)
+
+    def sentences_of(what):
+        return what.sentences if isinstance(what, Corpus) else what[0]
+
+    select = s.get("select_on")
+    dev = None if select is None else sentences_of(s["decode"][select])
+    tagger = _train(sentences, s["params"], ctx, dev)
     out = {}
     for name, what in s["decode"].items():
         ctx.check()
@@ -122,13 +130,17 @@ def jackknife(
     should_cancel: Callable[[], bool] | None = None,
     full: bool = False,
     decode: dict | None = None,
+    select_on: str | None = None,
     executor: Executor | None = None,
 ) -> JackknifeResult:
     """N-best lists for every training sentence, each decoded by a model that never saw it.
 
     With ``full=True`` a model trained on the whole corpus is trained alongside the folds (by
     the same workers) and decodes ``decode`` (name -> a :class:`Corpus`, or (sentences, ids));
-    it is returned in ``model`` and the lists in ``decoded``. ``workers``/``executor``,
+    it is returned in ``model`` and the lists in ``decoded``; ``select_on`` names the ``decode``
+    corpus that is its development data (the online optimiser chooses its epochs on it; the
+    folds' taggers, which have none, hold out part of their training sentences instead).
+    ``workers``/``executor``,
     ``progress`` and ``should_cancel`` go to :func:`~nerstudio.runtime.folds.run_folds`. A
     remote executor reads ``corpus`` and the ``decode`` corpora from their files (which must hold
     what the caller holds: an error says so otherwise).
@@ -153,7 +165,7 @@ def jackknife(
                 f"model on all {len(sentences)} sentences",
                 full_model,
                 None,
-                {"params": params, "n": n, "decode": decode},
+                {"params": params, "n": n, "decode": decode, "select_on": select_on},
                 "trained and decoded",
                 FULL_MODEL_FILES,
             )

@@ -13,7 +13,8 @@ of the same type, which the beam enforces. With ``alphabet="bilou"`` the tagger 
 tags instead (:mod:`nerstudio.tagging.tag_alphabets`) and writes its N-best lists in SCN, so
 nothing after it sees the difference.
 
-Training maximises the L2-regularised conditional log-likelihood with L-BFGS, or with
+Training maximises the L2-regularised conditional log-likelihood online, with AdaGrad in a few
+epochs chosen on development data (:mod:`nerstudio.tagging.online`), or with L-BFGS, or with
 Generalized Iterative Scaling, the paper's own choice. ``fit(..., init=tagger)`` warm-starts
 from another tagger's weights (the annotation loop retrains on a growing set of sentences):
 each (predicate, tag) parameter both models have starts at the old weight, matched by the
@@ -36,6 +37,7 @@ import scipy.sparse as sp
 from ..choices import TASKS
 from ..corpus.model import Sentence, Span
 from ..errors import Cancelled, DataError, FormatError, Msg, SettingsError
+from ..learners import tagger as tagger_row
 from ..nbest import NBestList, spans_to_tag_ids
 from ..persist import (
     Corrupt,
@@ -50,7 +52,8 @@ from ..persist import (
 )
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from .features import FeatureExtractor, _unique_inverse, parse_feature_set
-from .maxent_training import Design, Objective, lbfgs
+from .maxent_training import Design, Objective, fit_gis, lbfgs
+from .online import fit_online
 from .tag_alphabets import check_alphabet, is_tagset, make_tagset, rules
 
 MODEL_FORMAT = "nerstudio-maxent"
@@ -71,14 +74,19 @@ class TrainStats:
 class MaxEntTagger:
     """Maximum-entropy tagger. ``fit`` returns self; learned state ends in ``_``."""
 
+    gis_C_: float  # GIS only: the constant every design row sums to with its slack predicate
+
     def __init__(
         self,
         task: str = "typed",
         features: str = "paper",
         cutoff: int = 5,
         l2: float = 1.0,
-        optimizer: str = "lbfgs",
+        optimizer: str = "adagrad",
         max_iter: int = 100,
+        epochs: int = 5,
+        eta: float = 0.05,
+        seed: int = 0,
         tol: float = 1e-5,
         dev_every: int = 0,
         labels: Sequence[str] | None = None,
@@ -91,8 +99,11 @@ class MaxEntTagger:
         if task not in TASKS:
             raise SettingsError(Msg.UNKNOWN.format(what="task", name=task, choices=TASKS))
         parse_feature_set(features)  # a SettingsError naming what is wrong
-        if optimizer not in ("lbfgs", "gis"):
-            raise SettingsError("optimizer must be 'lbfgs' or 'gis'")
+        optimizers = tagger_row("maxent").choices["optimizer"].values
+        if optimizer not in optimizers:
+            raise SettingsError(
+                Msg.UNKNOWN.format(what="optimizer", name=optimizer, choices=optimizers)
+            )
         self.task, self.features, self.cutoff, self.l2 = task, features, cutoff, l2
         self.optimizer, self.max_iter, self.tol, self.dev_every = (
             optimizer,
@@ -100,6 +111,8 @@ class MaxEntTagger:
             tol,
             dev_every,
         )
+        # the online optimiser's: at most ``epochs`` passes, step size, order and held-out seed
+        self.epochs, self.eta, self.seed = epochs, eta, seed
         self.labels = None if labels is None else list(labels)
         # the paper counts (predicate, tag) pairs; the richer CoNLL set does better counting predicates
         cutoff_on = cutoff_on or ("pair" if str(features).split("+")[0] == "paper" else "predicate")
@@ -250,10 +263,12 @@ class MaxEntTagger:
                     f"{int(mask.sum())} parameters",
                 )
             )
-        if self.optimizer == "lbfgs":
+        if self.optimizer == "adagrad":
+            W = fit_online(self, design, y, mask, sentences, dev, callback, should_cancel, t0, W0)
+        elif self.optimizer == "lbfgs":
             W = self._fit_lbfgs(design, y, mask, dev, callback, should_cancel, t0, W0)
         else:
-            W = self._fit_gis(design.to_csr(), y, mask, dev, callback, should_cancel, t0, W0)
+            W = fit_gis(self, design.to_csr(), y, mask, dev, callback, should_cancel, t0, W0)
         self._set_weights(W)
         self.train_seconds_ = time.perf_counter() - t0
         return self
@@ -274,7 +289,7 @@ class MaxEntTagger:
         ]
         if pairs and cols:
             new_rows, old_rows = (np.array(x, dtype=np.int64) for x in zip(*pairs))
-            W0[np.ix_(new_rows, cols)] = init.W_[np.ix_(old_rows, old_cols)]
+            W0[np.ix_(new_rows, np.asarray(cols))] = init.W_[np.ix_(old_rows, np.asarray(old_cols))]
         prev = {
             T: To,
             **{j: old_tag[t] for j, t in enumerate(self.tagset_) if t in old_tag},
@@ -366,56 +381,15 @@ class MaxEntTagger:
         self.stop_reason_ = res.reason
         return res.x.reshape(mask.shape)
 
-    def _fit_gis(self, X, y, mask, dev, callback, should_cancel, t0, W0=None):
-        """Generalized Iterative Scaling with a slack predicate making every row sum to C.
-
-        Regularisation is not applied (plain GIS, as in the paper); ``max_iter`` bounds it.
-        """
-        n = X.shape[0]
-        row_counts = np.asarray(X.sum(axis=1)).ravel()
-        C = float(row_counts.max())
-        slack = C - row_counts
-        Xa = sp.hstack([X, sp.csr_matrix(slack.reshape(-1, 1))], format="csr").astype(np.float64)
-        mask_a = np.vstack([mask, np.ones((1, mask.shape[1]), dtype=bool)])
-        Y = sp.csr_matrix((np.ones(n), y, np.arange(n + 1)), shape=(n, mask.shape[1]))
-        emp = (Xa.T @ Y).toarray()
-        W = np.zeros(mask_a.shape)
-        if W0 is not None:
-            W[:-1] = W0
-        XaT = Xa.T.tocsr()
-        # the slack predicate (value C − number of active predicates) is part of the model
-        self.gis_C_ = C
-        self.gis_slack_ = W[-1]  # a view: follows the updates
-        for it in range(1, self.max_iter + 1):
-            if should_cancel and should_cancel():
-                raise Cancelled("tagger training cancelled")
-            S = Xa @ W
-            S -= S.max(axis=1, keepdims=True)
-            P = np.exp(S)
-            P /= P.sum(axis=1, keepdims=True)
-            ll = float(np.log(P[np.arange(n), y]).sum())
-            model = XaT @ P
-            with np.errstate(divide="ignore", invalid="ignore"):
-                upd = np.where(mask_a & (emp > 0) & (model > 0), np.log(emp / model) / C, 0.0)
-            W += upd
-            dev_f = None
-            if dev is not None and self.dev_every and it % self.dev_every == 0:
-                self._set_weights(W[:-1] * mask)
-                dev_f = self.evaluate(dev, beam=3)
-            if callback:
-                callback(TrainStats(it, -ll, time.perf_counter() - t0, dev_f))
-        self.n_iter_ = self.n_evals_ = self.max_iter
-        self.stop_reason_ = "max_iter"
-        return W[:-1] * mask
-
     # -- decoding -------------------------------------------------------------------------
     def static_scores(self, sentences: Sequence[Sentence]) -> np.ndarray:
         """Score of every (token, tag) from the static predicates: (n_tokens, T)."""
         Xs = self.extractor_.transform(sentences)
         S = np.asarray(Xs @ self.W_[: self.n_static_])
-        if getattr(self, "gis_slack_", None) is not None:
+        slack_w = getattr(self, "gis_slack_", None)
+        if slack_w is not None:
             slack = self.gis_C_ - np.asarray(Xs.sum(axis=1)).ravel() - 2.0
-            S = S + slack[:, None] * self.gis_slack_[None, :]
+            S = S + slack[:, None] * slack_w[None, :]
         return S
 
     def nbest(
@@ -428,11 +402,13 @@ class MaxEntTagger:
         with_gold: bool = True,
         progress: Callable[[int, int], None] | None = None,
         should_cancel: Callable[[], bool] | None = None,
+        static: np.ndarray | None = None,
     ) -> NBestList:
         """Beam search: the N most probable distinct valid tag sequences per sentence.
 
         The beam keeps ``beam`` (default ``n``) hypotheses per position. Sentences are decoded in
-        batches of similar length, all sentences of a batch advancing together.
+        batches of similar length, all sentences of a batch advancing together. ``static``: the
+        sentences' :meth:`static_scores`, if already computed.
         """
         beam = max(beam or n, n)
         sentences = list(sentences)
@@ -441,6 +417,7 @@ class MaxEntTagger:
         cands: list = [None] * N
         logps: list = [None] * N
         order = np.argsort(-lens, kind="stable")
+        offsets = np.concatenate([[0], np.cumsum(lens)])
         done = 0
         k = 0
         while k < N:
@@ -453,7 +430,12 @@ class MaxEntTagger:
                 j += 1
             idx = order[k:j]
             batch = [sentences[i] for i in idx]
-            out = self._beam_batch(batch, lens[idx], n, beam)
+            rows = (
+                None
+                if static is None
+                else static[np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in idx])]
+            )
+            out = self._beam_batch(batch, lens[idx], n, beam, rows)
             for i, (c, lp) in zip(idx, out):
                 cands[i], logps[i] = c, lp
             done += len(idx)
@@ -478,11 +460,12 @@ class MaxEntTagger:
             {"task": self.task, "features": self.features, "n": n},
         )
 
-    def _beam_batch(self, batch, lens, n, beam):
+    def _beam_batch(self, batch, lens, n, beam, static=None):
         T = len(self.tagset_)
         B = len(batch)
-        nonempty = [s for s in batch if len(s.words)]
-        static = self.static_scores(nonempty) if nonempty else np.zeros((0, T))
+        if static is None:
+            nonempty = [s for s in batch if len(s.words)]
+            static = self.static_scores(nonempty) if nonempty else np.zeros((0, T))
         starts = np.zeros(B + 1, dtype=np.int64)
         np.cumsum(lens, out=starts[1:])
         L = int(lens.max()) if B else 0
@@ -603,6 +586,9 @@ class MaxEntTagger:
             "l2": self.l2,
             "optimizer": self.optimizer,
             "max_iter": self.max_iter,
+            "epochs": self.epochs,
+            "eta": self.eta,
+            "seed": self.seed,
             "alphabet": self.alphabet,
             "tagset": self.tagset_,
             "n_static": self.n_static_,
@@ -622,8 +608,9 @@ class MaxEntTagger:
             "lexicon": json_array(sorted(self.extractor_.lexicon)),
             "W": self.W_.astype(np.float32),
         }
-        if getattr(self, "gis_slack_", None) is not None:
-            payload["gis_slack"] = self.gis_slack_
+        slack_w = getattr(self, "gis_slack_", None)
+        if slack_w is not None:
+            payload["gis_slack"] = slack_w
             payload["gis_C"] = np.array([self.gis_C_])
         save_npz(path, header, payload)
 
@@ -634,7 +621,18 @@ class MaxEntTagger:
         try:  # the checks raise Corrupt; anything else is a bug and propagates
             params = {
                 k: h[k]
-                for k in ("task", "features", "cutoff", "l2", "optimizer", "max_iter", "alphabet")
+                for k in (
+                    "task",
+                    "features",
+                    "cutoff",
+                    "l2",
+                    "optimizer",
+                    "max_iter",
+                    "epochs",
+                    "eta",
+                    "seed",
+                    "alphabet",
+                )
                 if k in h
             }
             params["cutoff_on"] = h.get("cutoff_on")

@@ -1,4 +1,4 @@
-"""How the maximum-entropy tagger is trained: its objective and the L-BFGS that minimises it.
+"""How the maximum-entropy tagger is trained in batch: its objective, L-BFGS and GIS.
 
 :class:`Design` is the training design matrix in factored form (a token's static predicates,
 plus keys standing for groups of predicates shared by many tokens); :class:`Objective` is the
@@ -7,8 +7,10 @@ compiled kernels of :mod:`nerstudio.tagging._maxent_compiled`, on one or more th
 (:class:`_Blocks`), whichever is faster at the moment. :func:`lbfgs` is our own limited-memory
 BFGS: scipy's L-BFGS-B spent 40–50 ms per iteration on its bookkeeping at 600k parameters, more
 than an evaluation of the objective; ours is the plain two-loop recursion with a backtracking
-line search, its vector work in compiled loops, and the tests hold it to scipy's optimum. The
-tagger itself (features, decoding, model files) is :mod:`nerstudio.tagging.maxent`.
+line search, its vector work in compiled loops, and the tests hold it to scipy's optimum.
+:func:`fit_gis` is Generalized Iterative Scaling, the paper's own optimiser. The online
+optimiser is :mod:`nerstudio.tagging.online`; the tagger itself (features, decoding, model
+files) is :mod:`nerstudio.tagging.maxent`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ import scipy.sparse as sp
 from ..errors import Cancelled
 from .lazy import LazyModule
 
-_mc = LazyModule(__package__ + "._maxent_compiled")  # numba kernels, imported on first use
+_mc = LazyModule(
+    __name__.rpartition(".")[0] + "._maxent_compiled"
+)  # numba kernels, imported on first use
 
 
 @dataclass
@@ -325,3 +329,49 @@ class Objective:
 
     def close(self) -> None:
         self.blocks.close()
+
+
+def fit_gis(tagger, X, y, mask, dev, callback, should_cancel, t0, W0=None):
+    """The max-ent tagger ``tagger``'s weights by Generalized Iterative Scaling, with a slack
+    predicate making every row of the design ``X`` sum to C.
+
+    Regularisation is not applied (plain GIS, as in the paper); ``max_iter`` bounds it.
+    """
+    from .maxent import TrainStats
+
+    n = X.shape[0]
+    row_counts = np.asarray(X.sum(axis=1)).ravel()
+    C = float(row_counts.max())
+    slack = C - row_counts
+    Xa = sp.hstack([X, sp.csr_matrix(slack.reshape(-1, 1))], format="csr").astype(np.float64)
+    mask_a = np.vstack([mask, np.ones((1, mask.shape[1]), dtype=bool)])
+    Y = sp.csr_matrix((np.ones(n), y, np.arange(n + 1)), shape=(n, mask.shape[1]))
+    emp = (Xa.T @ Y).toarray()
+    W = np.zeros(mask_a.shape)
+    if W0 is not None:
+        W[:-1] = W0
+    XaT = Xa.T.tocsr()
+    # the slack predicate (value C − number of active predicates) is part of the model
+    tagger.gis_C_ = C
+    tagger.gis_slack_ = W[-1]  # a view: follows the updates
+    for it in range(1, tagger.max_iter + 1):
+        if should_cancel and should_cancel():
+            raise Cancelled("tagger training cancelled")
+        S = Xa @ W
+        S -= S.max(axis=1, keepdims=True)
+        P = np.exp(S)
+        P /= P.sum(axis=1, keepdims=True)
+        ll = float(np.log(P[np.arange(n), y]).sum())
+        model = XaT @ P
+        with np.errstate(divide="ignore", invalid="ignore"):
+            upd = np.where(mask_a & (emp > 0) & (model > 0), np.log(emp / model) / C, 0.0)
+        W += upd
+        dev_f = None
+        if dev is not None and tagger.dev_every and it % tagger.dev_every == 0:
+            tagger._set_weights(W[:-1] * mask)
+            dev_f = tagger.evaluate(dev, beam=3)
+        if callback:
+            callback(TrainStats(it, -ll, time.perf_counter() - t0, dev_f))
+    tagger.n_iter_ = tagger.n_evals_ = tagger.max_iter
+    tagger.stop_reason_ = "max_iter"
+    return W[:-1] * mask

@@ -327,8 +327,9 @@ def test_lists_from_copies_the_inputs_byte_for_byte(experiment_dir, tmp_path):
 
 @pytest.mark.slow
 def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_path):
-    """Lists whose settings do not name the tagger's alphabet were made by an SCN tagger: they
-    serve an SCN run and are refused to a BILOU one (the default)."""
+    """Lists whose settings do not name the tagger's alphabet were made by an SCN tagger, and
+    those that do not name its optimiser by L-BFGS: they serve an SCN L-BFGS run and are refused
+    to a BILOU one (the default) and to one whose tagger is trained online."""
     from nerstudio.nbest import NBestList
 
     def run(out, *more):
@@ -355,16 +356,21 @@ def test_lists_made_before_the_tag_alphabet_option_are_scn(experiment_dir, tmp_p
             ]
         )
 
-    assert run("first", "--tagger-alphabet", "scn", "--min-sentences", "2") == 0
-    for name in ("train", "dev", "test"):  # as written before the option existed
+    lbfgs = ("--tagger-optimizer", "lbfgs")
+    assert run("first", "--tagger-alphabet", "scn", *lbfgs, "--min-sentences", "2") == 0
+    for name in ("train", "dev", "test"):  # as written before either option existed
         path = tmp_path / "first" / f"{name}-nbest.npz"
         nb = NBestList.load(path)
         assert nb.meta["made_by"].pop("alphabet") == "scn"
+        assert nb.meta["made_by"].pop("optimizer") == "lbfgs"
+        assert "epochs" not in nb.meta["made_by"]  # only the iterations count for L-BFGS
         nb.save(path)
     old = ["--lists-from", str(tmp_path / "first")]
-    assert run("scn", "--tagger-alphabet", "scn", *old) == 0
-    assert run("bilou", *old) == 1
+    assert run("scn", "--tagger-alphabet", "scn", *lbfgs, *old) == 0
+    assert run("bilou", *lbfgs, *old) == 1
     assert not (tmp_path / "bilou" / "report.json").exists()
+    # nor do they serve a run whose tagger is trained online
+    assert run("online", "--tagger-alphabet", "scn", "--tagger-optimizer", "adagrad", *old) == 1
 
 
 @pytest.mark.slow

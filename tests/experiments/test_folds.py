@@ -117,8 +117,8 @@ def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
         "fold 3/3",
         f"model on all {len(demo)} sentences",
     }
-    if workers == 1 or FORK:  # the tagger's iterations reach the caller from inside each fold
-        assert any(not e.final and "tagger iteration" in e.message for e in events)
+    if workers == 1 or FORK:  # the tagger's epochs reach the caller from inside each fold
+        assert any(not e.final and "tagger epoch" in e.message for e in events)
 
 
 @pytest.mark.slow
@@ -303,12 +303,12 @@ def test_cancel_returns_within_a_second_without_waiting_for_running_folds(execut
 
 
 def test_jackknife_in_process_reports_iterations_and_cancels_inside_a_fold(demo):
-    """What the application's job needs: per-fold and per-iteration progress on the caller's
+    """What the application's job needs: per-fold and per-epoch progress on the caller's
     thread, and cancellation inside a fold's training."""
     events = []
 
     def should_cancel():
-        return any("fold 2/3: tagger iteration 3" in e.message for e in events)
+        return any("fold 2/3: tagger epoch 3" in e.message for e in events)
 
     with pytest.raises(Cancelled):
         jackknife(
@@ -321,4 +321,4 @@ def test_jackknife_in_process_reports_iterations_and_cancels_inside_a_fold(demo)
             should_cancel=should_cancel,
         )
     assert [e.job for e in events if e.final] == ["fold 1/3"]
-    assert not any("fold 2/3: tagger iteration 5" in e.message for e in events)
+    assert not any("fold 2/3: tagger epoch 5" in e.message for e in events)

@@ -3,7 +3,10 @@ enough to check against brute force, varied enough to train on."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from nerstudio.corpus.model import Corpus, Document, Sentence, Span
+from nerstudio.tagging.maxent import MaxEntTagger
 
 TEXT = [
     ("Mr. John Smith visited Paris on Monday .", [(1, 3, "PER"), (4, 5, "LOC")]),
@@ -29,3 +32,29 @@ def tiny_corpus(docs: int = 6) -> Corpus:
     sents = tiny_sentences(docs)
     per = len(sents) // docs
     return Corpus([Document(sents[k * per : (k + 1) * per], id=str(k + 1)) for k in range(docs)])
+
+
+def conll_like(repeat: int = 3) -> list[Sentence]:
+    """Tiny sentences with POS and chunk columns (the CoNLL set's groups by column)."""
+    out = []
+    for s in tiny_sentences(repeat):
+        pos = [
+            "NNP" if w[:1].isupper() else "CD" if w.isdigit() else "." if w == "." else "VBD"
+            for w in s.words
+        ]
+        chk = ["I-NP" if p in ("NNP", "CD") else "O" for p in pos]
+        out.append(Sentence(s.words, s.spans, extra=[pos, chk]))
+    return out
+
+
+def _training_parts(m: MaxEntTagger, sents):
+    """The factored design as ``fit`` builds it, and the plain (scipy) design it must equal."""
+    from nerstudio.tagging.maxent import make_tagset
+
+    labels = sorted({sp.label for s in sents for sp in s.spans})
+    m.tagset_ = make_tagset(labels if m.typed else [], m.task)
+    design, y, mask = m._training_design(sents)
+    lens = np.array([len(s.words) for s in sents])
+    p1, pair = m._dynamic_ids(y, lens)
+    X = m._design(m.extractor_.transform(sents), p1, pair).astype(np.float64)
+    return design, y, mask, X

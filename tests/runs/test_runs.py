@@ -111,3 +111,17 @@ def test_a_reranker_run_starts_from_the_given_list_and_stops_when_cancelled(corp
     with pytest.raises(Cancelled):
         run_training(stopped, settings, 3, corpus, nb, None, None, in_child=False)
     assert stopped.entered[-1] == STAGE_RERANKER and not stopped.curve
+
+
+@pytest.mark.parametrize("optimizer", ["adagrad", "lbfgs"])
+def test_a_run_trains_its_tagger_with_the_optimizer_of_its_settings(corpus, optimizer):
+    """The window's run settings choose the max-ent tagger's optimiser (the panel gives the demo
+    model's, as it does its number of iterations); the progress counts its epochs or iterations."""
+    ctx = Recorder()
+    settings = RunSettings(**{**SMALL, "tagger_optimizer": optimizer, "tagger_epochs": 2})
+    res = run_training(ctx, settings, 1, corpus, None, None, None, in_child=False)
+    assert res.tagger.optimizer == optimizer
+    unit = "epoch" if optimizer == "adagrad" else "iteration"
+    assert any(m.startswith(f"tagger {unit} 1/") for m in ctx.messages)
+    if optimizer == "adagrad":
+        assert res.tagger.epochs == 2 and res.tagger.n_iter_ <= 2

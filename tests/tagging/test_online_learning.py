@@ -18,7 +18,16 @@ def demo():
 
 
 def _maxent(**kw):
-    return MaxEntTagger(features="paper", cutoff=1, l2=1.0, max_iter=500, tol=1e-9, threads=1, **kw)
+    return MaxEntTagger(
+        features="paper",
+        cutoff=1,
+        l2=1.0,
+        optimizer="lbfgs",
+        max_iter=500,
+        tol=1e-9,
+        threads=1,
+        **kw,
+    )
 
 
 def test_warm_start_from_the_optimum_starts_at_the_optimum(demo):

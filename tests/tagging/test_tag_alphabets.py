@@ -119,7 +119,13 @@ def test_bilou_wide_beam_equals_brute_force_ranking(task):
 def test_bilou_tagger_learns_saves_and_loads(tmp_path):
     sents = tiny_sentences()
     m = MaxEntTagger(
-        task="typed", features="paper", cutoff=1, l2=0.5, max_iter=60, alphabet="bilou"
+        task="typed",
+        features="paper",
+        cutoff=1,
+        l2=0.5,
+        optimizer="lbfgs",
+        max_iter=60,
+        alphabet="bilou",
     ).fit(sents)
     assert m.evaluate(tiny_sentences(1)) > 90.0
     path = tmp_path / "bilou.npz"

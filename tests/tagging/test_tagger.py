@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers.tiny_corpus import tiny_corpus, tiny_sentences
+from helpers.tiny_corpus import _training_parts, conll_like, tiny_corpus, tiny_sentences
 
 from nerstudio.corpus.model import Sentence
 from nerstudio.errors import Cancelled, FormatError
@@ -87,32 +87,6 @@ def test_gradient_matches_finite_differences():
         fp, _ = m._loss_grad(X, XT, y, m.mask_, theta + e)
         fm, _ = m._loss_grad(X, XT, y, m.mask_, theta - e)
         assert grad[k] == pytest.approx((fp - fm) / (2 * eps), rel=1e-4, abs=1e-6)
-
-
-def conll_like(repeat: int = 3) -> list[Sentence]:
-    """Tiny sentences with POS and chunk columns (the CoNLL set's groups by column)."""
-    out = []
-    for s in tiny_sentences(repeat):
-        pos = [
-            "NNP" if w[:1].isupper() else "CD" if w.isdigit() else "." if w == "." else "VBD"
-            for w in s.words
-        ]
-        chk = ["I-NP" if p in ("NNP", "CD") else "O" for p in pos]
-        out.append(Sentence(s.words, s.spans, extra=[pos, chk]))
-    return out
-
-
-def _training_parts(m: MaxEntTagger, sents):
-    """The factored design as ``fit`` builds it, and the plain (scipy) design it must equal."""
-    from nerstudio.tagging.maxent import make_tagset
-
-    labels = sorted({sp.label for s in sents for sp in s.spans})
-    m.tagset_ = make_tagset(labels if m.typed else [], m.task)
-    design, y, mask = m._training_design(sents)
-    lens = np.array([len(s.words) for s in sents])
-    p1, pair = m._dynamic_ids(y, lens)
-    X = m._design(m.extractor_.transform(sents), p1, pair).astype(np.float64)
-    return design, y, mask, X
 
 
 @pytest.mark.parametrize(
@@ -302,8 +276,10 @@ def test_lbfgs_on_a_nonconvex_function():
 
 def test_training_does_not_depend_on_the_number_of_threads():
     sents = conll_like()
-    a = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=1).fit(sents)
-    b = MaxEntTagger(features="conll", cutoff=1, max_iter=25, threads=2).fit(sents)
+    a = MaxEntTagger(features="conll", cutoff=1, optimizer="lbfgs", max_iter=25, threads=1)
+    b = MaxEntTagger(features="conll", cutoff=1, optimizer="lbfgs", max_iter=25, threads=2)
+    a.fit(sents)
+    b.fit(sents)
     assert a.n_iter_ == b.n_iter_ and np.array_equal(a.W_, b.W_)
 
 
@@ -451,7 +427,7 @@ def test_cancel_stops_training():
         MaxEntTagger(cutoff=1, max_iter=50).fit(tiny_sentences(), should_cancel=lambda: True)
     calls = []
     with pytest.raises(Cancelled):  # cancelled in the middle of the optimisation
-        MaxEntTagger(cutoff=1, max_iter=50, threads=2).fit(
+        MaxEntTagger(cutoff=1, optimizer="lbfgs", max_iter=50, threads=2).fit(
             tiny_sentences(), should_cancel=lambda: calls.append(1) or len(calls) > 5
         )
     assert len(calls) > 5

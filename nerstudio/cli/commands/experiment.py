@@ -9,9 +9,9 @@ import sys
 
 from ... import choices
 from ...errors import Msg, SettingsError
-from ...learners import DEFAULT_SYSTEMS, RERANKERS
+from ...learners import DEFAULT_SYSTEMS, RERANKERS, TAGGERS
 from ..common import Progress, _executor
-from ..options import add_executor_option, check_learner_options, feature_set
+from ..options import add_executor_option, check_learner_options, feature_set, registry_choice
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -132,11 +132,21 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
         "start/continue); collins suite: the max-ent tagger's, default bilou (the preset: scn), "
         "its N-best lists are SCN either way; kazama suite: the perceptron taggers', default scn",
     )
+    registry_choice(
+        p, "--tagger-optimizer", "maxent", "optimizer", dest="tagger_optimizer", given_only=True
+    )
     p.add_argument(
         "--tagger-max-iter",
         type=int,
         default=None,
         help="collins suite: the max-ent tagger's L-BFGS iterations (default 300; the preset: 100)",
+    )
+    p.add_argument(
+        "--tagger-epochs",
+        type=int,
+        default=None,
+        help="collins suite: at most this many epochs of the max-ent tagger's online optimiser "
+        f"(default {TAGGERS['maxent'].defaults['epochs']})",
     )
     p.add_argument(
         "--systems",
@@ -239,7 +249,9 @@ def collins_config(args):
         tagger_features=args.features,
         tagger_l2=args.tagger_l2,
         tagger_cutoff=args.tagger_cutoff,
+        tagger_optimizer=args.tagger_optimizer,
         tagger_max_iter=args.tagger_max_iter,
+        tagger_epochs=args.tagger_epochs,
         tagger_alphabet=args.tagger_alphabet,
         folds=args.folds,
         n=args.n,
@@ -281,7 +293,9 @@ def run(args) -> int:
             "context_scope",
             "tagger_l2",
             "tagger_cutoff",
+            "tagger_optimizer",
             "tagger_max_iter",
+            "tagger_epochs",
             "global_clusters",
             "global_biglex",
             "global_posterior",

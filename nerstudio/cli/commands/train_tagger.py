@@ -34,7 +34,6 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
         default="margin",
     )
     g.add_argument("--C", dest="C", type=float, default=None, help="margin of the margin variant")
-    g.add_argument("--epochs", type=int, default=None, help="at most this many epochs (default 30)")
     g.add_argument(
         "--bpm", type=int, default=0, help="BPM initialisation: number of shuffled single passes"
     )
@@ -55,7 +54,8 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
         "--dev-every",
         type=int,
         default=25,
-        help="evaluate on DEV every K iterations (0: only at the end)",
+        help="evaluate on DEV every K iterations of lbfgs or gis (0: only at the end; adagrad "
+        "evaluates after every epoch)",
     )
     return p
 
@@ -117,13 +117,16 @@ def run(args) -> int:
 
     from ...tagging.maxent import MaxEntTagger
 
-    for opt in ("C", "epochs"):
-        if getattr(args, opt) is not None:
-            raise SettingsError(f"--{opt} belongs to the perceptron tagger (--model perceptron)")
+    if args.C is not None:
+        raise SettingsError("--C belongs to the perceptron tagger (--model perceptron)")
+    params = tagger_params(args)
     t0 = _t.perf_counter()
     train = _read(args.train, args)
     dev = _read(args.dev, args) if args.dev else None
-    bar = Progress("train-tagger", args.max_iter)
+    tagger = MaxEntTagger(dev_every=args.dev_every if dev else 0, **params)
+    online = tagger.optimizer == "adagrad"
+    steps = tagger.epochs if online else tagger.max_iter
+    bar = Progress("train-tagger", steps)
 
     def cb(st):
         if st.message:
@@ -134,13 +137,17 @@ def run(args) -> int:
             )
             bar.update(st.iteration, note=note)
 
-    tagger = MaxEntTagger(dev_every=args.dev_every if dev else 0, **tagger_params(args))
     tagger.fit(train.sentences, dev=dev.sentences if dev else None, callback=cb)
-    bar.update(args.max_iter, note="done")
+    bar.update(steps, note="done")
     tagger.save(args.out)
+    done = (
+        f"{tagger.n_iter_} epochs ({tagger.stop_reason_})"
+        if online
+        else f"{tagger.n_iter_} iterations"
+    )
     line = (
         f"wrote {args.out}: {tagger.n_static_} predicates, {int(tagger.mask_.sum())} parameters, "
-        f"{tagger.n_iter_} iterations, {_t.perf_counter() - t0:.1f}s"
+        f"{done}, {_t.perf_counter() - t0:.1f}s"
     )
     print(line, file=sys.stderr)
     if dev:

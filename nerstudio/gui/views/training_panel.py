@@ -331,6 +331,7 @@ class TrainingPanel(QWidget):
             alphabet=str(self.alphabet.currentData()),
             tagger_features=self.tagger_feats.currentText(),
             tagger_iter=self.tagger_iter.value(),
+            tagger_optimizer=self.demo["tagger_optimizer"],  # the demo's, as its iterations box
             tagger_cutoff=self.tagger_cutoff.value(),
             folds=self.folds.value(),
             n=self.nbest_n.value(),
