@@ -357,16 +357,17 @@ class SuspectQueue:
 def rank_suspects(
     ctx: Progress,
     corpus: Corpus,
-    n: int,
+    count: int,
     folds: int,
     more: tuple[str, ...] = (),
     model: str | None = None,
 ) -> list[Suspect]:
     """Rank the sentences of ``corpus`` (a copy taken on the main thread: later edits do not
     reach it) by the evidence that their gold is wrong, with
-    :func:`nerstudio.label_errors.find_suspects`: ``n`` suspects, judged by ``folds`` folds
-    (and the corpora in the files ``more``, read here) or by the model folder ``model``; in the
-    worker, reporting to ``ctx``. A file that cannot be used is a
+    :func:`nerstudio.label_errors.find_suspects`, judged by ``folds`` folds (and the corpora in
+    the files ``more``, read here) or by the model folder ``model``; in the worker, reporting to
+    ``ctx``. The queue gets the ``count`` most suspect sentences that have a suggestion to accept
+    (a sentence the model doubts without proposing anything else is no work for the queue). A file that cannot be used is a
     :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
     from ..corpus.formats import read_corpus
     from ..label_errors import find_suspects
@@ -379,12 +380,12 @@ def rank_suspects(
         except OSError as exc:
             raise NerstudioError(f"{path}: {exc.strerror or exc}") from None
         ctx.check()
-    return find_suspects(
+    ranked = find_suspects(
         corpus,
         more=tuple(extra),
         folds=folds,
         model=model,
-        n=n,
         progress=lambda done, total, text: ctx.progress(text, done, total),
         cancel=ctx.should_cancel,
     )
+    return [s for s in ranked if s.suggested != s.gold][:count]

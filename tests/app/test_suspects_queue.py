@@ -468,3 +468,39 @@ QueueMachine.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_queue_interleavings = pytest.mark.slow(QueueMachine.TestCase)
+
+
+class _Quiet:
+    """A worker context that reports nothing and is never cancelled."""
+
+    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
+        pass
+
+    def should_cancel(self) -> bool:
+        return False
+
+    def check(self) -> None:
+        pass
+
+
+def test_the_window_lists_at_most_count_suspects_each_with_a_suggestion(path, monkeypatch):
+    """The ranking returns every sentence; the queue gets the ``count`` most suspect that have
+    something to accept, in the ranking's order."""
+    from nerstudio import label_errors
+    from nerstudio.app.suspects import rank_suspects
+
+    corpus = read_corpus(path)
+    four = suspects_of(corpus)
+    nothing = Suspect(2, 0.8, 0, 0, (), (), "the model doubts it but proposes nothing else")
+    ranked = [four[0], nothing, *four[1:]]
+    seen = {}
+
+    def find_suspects(corpus, **kw):
+        seen.update(kw)
+        return ranked
+
+    monkeypatch.setattr(label_errors, "find_suspects", find_suspects)
+    got = rank_suspects(_Quiet(), corpus, 2, 5)
+    assert got == [four[0], four[1]]
+    assert "n" not in seen and seen["folds"] == 5  # n: the core's taggings per sentence
+    assert rank_suspects(_Quiet(), corpus, 10, 5) == four

@@ -153,7 +153,8 @@ def test_the_ranking_runs_in_the_worker_with_progress_and_cancel(
     gate.set()
     qtbot.waitUntil(lambda: not w.jobs.busy, timeout=20000)
     thread, corpus, extra, folds, model, n = calls[0]
-    assert thread is not threading.main_thread() and (folds, model, n) == (3, None, 7)
+    # n is the taggings per sentence (the core's default), not the count of suspects asked for
+    assert thread is not threading.main_thread() and (folds, model, n) == (3, None, 20)
     assert corpus is not doc.corpus and len(extra) == 1 and len(extra[0]) == len(corpus)
     q = w.suspect_queue
     assert (
@@ -276,3 +277,31 @@ def test_the_browser_filters_again_only_when_its_filter_changed(qtbot, files):
     proxy.set_filter("", mask)
     assert Counting.calls > 0 and [k for k in range(4) if proxy.accepts(k)] == [0, 1, 2]
     assert proxy.rowCount() == 1 and proxy.rowCount(proxy.index(0, 0)) == 3
+
+
+def test_the_real_ranking_fills_the_queue_and_f9_takes_its_first_suggestion(
+    make_window, qtbot, demo_files
+):
+    """No stand-in: the demo's model judges the demo's dev corpus through the window's job, and
+    the first suspect's suggestion is taken and undone."""
+    w = make_window()
+    assert w.load_corpus(str(demo_files / "dev.conll"))
+    qtbot.waitUntil(lambda: not w.jobs.busy, timeout=60000)
+    doc, q = w.document, w.suspect_queue
+    w.dialogs.ask_suspect_options = lambda model: SuspectOptions(
+        n=5, model=str(demo_files / "model")
+    )
+    w.suspects.act_find.trigger()
+    qtbot.waitUntil(lambda: not w.jobs.busy, timeout=60000)
+    assert len(q.suspects) == 5 and all(s.suggested != s.gold for s in q.suspects)
+    scores = [s.score for s in q.suspects]
+    assert scores == sorted(scores, reverse=True)
+    first = q.suspects[0]
+    assert w.sentence_cursor.k == first.sentence
+    before = doc.spans(first.sentence)
+    w.suspects.accept()
+    after = doc.spans(first.sentence)
+    assert after != before and set(first.suggested) <= set(after)
+    assert doc.reviewed[first.sentence]
+    doc.undo()
+    assert doc.spans(first.sentence) == before
