@@ -433,7 +433,9 @@ class MaxEntTagger:
             rows = (
                 None
                 if static is None
-                else static[np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in idx])]
+                else static[
+                    np.concatenate([np.arange(int(offsets[i]), int(offsets[i + 1])) for i in idx])
+                ]
             )
             out = self._beam_batch(batch, lens[idx], n, beam, rows)
             for i, (c, lp) in zip(idx, out):

@@ -357,7 +357,7 @@ def fit_gis(tagger, X, y, mask, dev, callback, should_cancel, t0, W0=None):
     for it in range(1, tagger.max_iter + 1):
         if should_cancel and should_cancel():
             raise Cancelled("tagger training cancelled")
-        S = Xa @ W
+        S = np.asarray(Xa @ W)
         S -= S.max(axis=1, keepdims=True)
         P = np.exp(S)
         P /= P.sum(axis=1, keepdims=True)

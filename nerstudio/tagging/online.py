@@ -29,9 +29,7 @@ import numpy as np
 from ..errors import Cancelled
 from .lazy import LazyModule
 
-_oc = LazyModule(
-    __name__.rpartition(".")[0] + "._online_compiled"
-)  # numba kernels, imported on first use
+_oc = LazyModule(f"{__package__}._online_compiled")  # numba kernels, imported on first use
 
 G0 = 0.01  # every row's squared-gradient sum starts here: the first step is at most η/√G0
 CHUNK = 20_000  # tokens per kernel call; cancellation is looked at between two

@@ -118,7 +118,8 @@ def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_loca
         f"model on all {len(demo)} sentences",
     ]
     # progress from the workers
-    assert any(not e.final and "tagger iteration" in e.message for e in events)
+    # (the tagger's epochs, or how it chooses them: a child sends only its latest message)
+    assert any(not e.final and "epoch" in e.message for e in events)
 
 
 def test_cross_validated_lists_are_identical_on_dask(demo, dask_local):

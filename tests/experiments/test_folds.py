@@ -33,8 +33,6 @@ from nerstudio.tagging.joint_local import first_model_lists
 from nerstudio.tagging.maxent import MaxEntTagger
 from nerstudio.tagging.perceptron import PerceptronTagger
 
-FORK = "fork" in multiprocessing.get_all_start_methods()
-
 
 @pytest.fixture(scope="module")
 def demo() -> Corpus:
@@ -117,8 +115,10 @@ def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
         "fold 3/3",
         f"model on all {len(demo)} sentences",
     }
-    if workers == 1 or FORK:  # the tagger's epochs reach the caller from inside each fold
-        assert any(not e.final and "tagger epoch" in e.message for e in events)
+    if workers == 1:  # the tagger's progress reaches the caller from inside each fold
+        # (from child processes it is sampled, the latest message only: whether one falls
+        # within a fold of this size depends on the machine's load, so it is not asserted there)
+        assert any(not e.final and "epoch" in e.message for e in events)
 
 
 @pytest.mark.slow

@@ -110,8 +110,8 @@ def test_cli_perceptron_tagger_and_suite(tmp_path, capsys):
     )
     nb = NBestList.load(tmp_path / "d.npz")
     assert len(nb) == len(gold.documents) and nb.meta["unit"] == "document"
-    # usage error (exit 1): maxent has no epochs
-    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--epochs", "2"]) == 1
+    # usage error (exit 1): the margin C is the perceptron tagger's, not the max-ent tagger's
+    assert main(["train-tagger", f"{DEMO}/train.conll", "--out", str(model), "--C", "2"]) == 1
     out = tmp_path / "kz"
     assert (
         main(

@@ -66,6 +66,8 @@ def test_the_pipeline_jackknife_runs_on_a_dask_cluster_with_the_same_lists(windo
             "task": settings.task,
             "features": settings.tagger_features,
             "max_iter": settings.tagger_iter,
+            "optimizer": settings.tagger_optimizer,
+            "epochs": settings.tagger_epochs,
             "labels": corpus.labels,
         }
         ref = jackknife(corpus, 2, 3, tparams, workers=1).nbest
