@@ -91,10 +91,3 @@ def _executor(args):
     if hasattr(executor, "close"):
         atexit.register(executor.close)
     return executor
-
-
-def load_tagger(path):
-    """A tagger model file, whichever tagger wrote it."""
-    from ..tagging import load_tagger as _load
-
-    return _load(path)

@@ -7,7 +7,7 @@ import os
 import sys
 
 from ...errors import SettingsError
-from ..common import Progress, _read, _summary, load_tagger
+from ..common import Progress, _read, _summary
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -30,6 +30,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from ...runtime.pipeline import sentence_ids
+    from ...tagging import load_tagger
 
     tagger = load_tagger(args.model)
     corpus = _read(args.input, args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..common import Progress, _read, _summary, load_tagger
+from ..common import Progress, _read, _summary
 
 
 def add_parser(sub, parents) -> argparse.ArgumentParser:
@@ -22,6 +22,7 @@ def add_parser(sub, parents) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from ...corpus.formats import write_corpus
+    from ...tagging import load_tagger
 
     tagger = load_tagger(args.model)
     corpus = _read(args.input, args)

@@ -238,27 +238,27 @@ class SuspectsController(QObject):
         return i
 
     def accept(self) -> bool:
-        i = self._current()
-        if i is None:
-            return False
-        try:
-            self.queue.accept(i)
-        except DataError as exc:
-            self.ctx.status(str(exc), 6000)
-            return False
-        self.ctx.status("Suggestion accepted (Ctrl+Z takes it back); F7: the next suspect", 5000)
-        return True
+        return self._decide(
+            self.queue.accept, "Suggestion accepted (Ctrl+Z takes it back); F7: the next suspect"
+        )
 
     def dismiss(self) -> bool:
+        return self._decide(
+            self.queue.dismiss, "Suspect dismissed: the gold is kept; F7: the next suspect"
+        )
+
+    def _decide(self, act, done: str) -> bool:
+        """Apply ``act`` (the queue's accept or dismiss) to the shown sentence's current suspect
+        and say so; a refusal is said in the status bar."""
         i = self._current()
         if i is None:
             return False
         try:
-            self.queue.dismiss(i)
+            act(i)
         except DataError as exc:
             self.ctx.status(str(exc), 6000)
             return False
-        self.ctx.status("Suspect dismissed: the gold is kept; F7: the next suspect", 5000)
+        self.ctx.status(done, 5000)
         return True
 
 
