@@ -44,10 +44,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 from experiment import output_digests  # noqa: E402  (bench/experiment.py: what --twice compares)
 
 from nerstudio.corpus.formats import read_corpus  # noqa: E402
-from nerstudio.experiments.collins import ExperimentConfig, run_experiment  # noqa: E402
+from nerstudio.experiments.collins import ExperimentConfig  # noqa: E402
 from nerstudio.nbest import NBestList, tags_to_spans  # noqa: E402
 from nerstudio.rerank.features import GlobalFeatures  # noqa: E402
 from nerstudio.rerank.kernel import KernelPerceptron  # noqa: E402
+from nerstudio.runs.experiment import run_experiment  # noqa: E402
 from nerstudio.tagging.maxent import MaxEntTagger  # noqa: E402
 
 DEMO = ROOT / "nerstudio" / "demo"

@@ -10,7 +10,8 @@ estimated (no fraction yet, or too little of it done) it says "estimating…".
 
 :class:`Progress` is what a job of the document model or a training run reports to and asks
 (the window's worker, :class:`~nerstudio.gui.workers.JobContext`, gives one, which owns a
-:class:`Pipeline`); the clock is injectable.
+:class:`Pipeline`); :class:`Reporter` is the one for callers without a window (the command
+line, scripts). The clock is injectable.
 """
 
 from __future__ import annotations
@@ -122,3 +123,40 @@ class Pipeline:
             head += f" — {message}"
         eta = self.eta(done, total)
         return head + (" · estimating…" if eta is None else f" · about {format_duration(eta)} left")
+
+
+class Reporter:
+    """A :class:`Progress` for a caller without a window (the command line, a script, a test):
+    a :class:`Pipeline` of its own, each report described in one line
+    (:meth:`Pipeline.describe`) and handed to ``say(line, done, total)``, and cancellation asked
+    by ``should_cancel()``."""
+
+    def __init__(
+        self,
+        say: Callable[[str, int, int], None] | None = None,
+        should_cancel: Callable[[], bool] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.pipeline = Pipeline(clock)
+        self._say = say
+        self._cancel = should_cancel
+
+    def should_cancel(self) -> bool:
+        return self._cancel is not None and bool(self._cancel())
+
+    def check(self) -> None:
+        if self.should_cancel():
+            from ..errors import Cancelled
+
+            raise Cancelled("cancelled")
+
+    def plan(self, stages: list[str]) -> None:
+        self.pipeline.plan(stages)
+
+    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None:
+        self.pipeline.stage(name)
+        self.progress(message, done, total)
+
+    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
+        if self._say is not None:
+            self._say(self.pipeline.describe(message, done, total), done, total)

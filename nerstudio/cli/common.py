@@ -44,6 +44,32 @@ class Progress:
         sys.stderr.flush()
 
 
+class StageLines:
+    """``say(line, done, total)`` for a :class:`~nerstudio.app.progress.Reporter`: a line on
+    stderr each time the stage or the count of finished steps changes, and in between, on a
+    terminal, the latest report on one line rewritten at most ten times a second."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.tty = sys.stderr.isatty()
+        self._key: tuple | None = None
+        self._last = 0.0
+
+    def __call__(self, line: str, done: int = 0, total: int = 0) -> None:
+        import time as _t
+
+        key = (line.split(" — ")[0], done)
+        now = _t.monotonic()
+        text = f"{self.label}: {line}"
+        if key != self._key:
+            self._key, self._last = key, now
+            sys.stderr.write(("\r" + " " * 80 + "\r" if self.tty else "") + text + "\n")
+        elif self.tty and now - self._last >= 0.1:
+            self._last = now
+            sys.stderr.write("\r" + text[:160].ljust(80))
+        sys.stderr.flush()
+
+
 def _read(path, args):
     """The corpus at ``path`` read with the command's reading options; what the reader did not
     keep as it was (its notes, the tag transitions it repaired) is said on stderr, one

@@ -1,4 +1,5 @@
-"""The whole Collins 2002 pipeline as one reproducible run, with a report.
+"""The Collins 2002 experiment's settings (:class:`ExperimentConfig`, the presets) and its
+report; :func:`nerstudio.runs.experiment.run_experiment` runs it.
 
 Stages: read the corpora; jackknife the training corpus into N-best lists while a tagger trained
 on all of it decodes the development and test corpora (one worker pool); global features; each
@@ -26,25 +27,20 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..choices import PRESETS
-from ..corpus.formats import atomic_open, read_corpus, write_corpus
+from ..corpus.formats import atomic_open
 from ..corpus.model import Span
-from ..errors import Cancelled, DataError, Msg, SettingsError
+from ..errors import Cancelled, Msg, SettingsError
 from ..evaluation import relative_error_reduction
-from ..learners import DEFAULT_SYSTEMS, FEATURE_FAMILIES, TAGGERS, reranker
+from ..learners import DEFAULT_SYSTEMS, TAGGERS, reranker
 from ..persist import jsonable
-from ..rerank.features import GlobalFeatures
-from ..rerank.model import RerankerModel, make_learner
-from ..runtime.pipeline import jackknife
-from .breakdown import breakdown, breakdown_lines, training_strings
-from .reuse import copy_lists, load_lists, made_by
+from .breakdown import breakdown_lines
 
 #: Collins (2002), Figure 5: precision, recall and F on the test set, and in parentheses the
 #: relative error reductions against the max-ent tagger (his web data, 20-best lists).
@@ -144,6 +140,20 @@ class ExperimentConfig:
         base.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**base)
 
+    def tagger_params(self) -> dict:
+        """The max-ent tagger's settings (:class:`~nerstudio.tagging.maxent.MaxEntTagger`'s
+        keywords)."""
+        return {
+            "task": self.task,
+            "features": self.tagger_features,
+            "l2": self.tagger_l2,
+            "cutoff": self.tagger_cutoff,
+            "optimizer": self.tagger_optimizer,
+            "max_iter": self.tagger_max_iter,
+            "epochs": self.tagger_epochs,
+            "alphabet": self.tagger_alphabet,
+        }
+
     def learner_params(self, algo: str) -> dict:
         """The constructor arguments the reranker ``algo`` gets from these settings (which
         settings each learner takes is its registry row's, :mod:`nerstudio.learners`)."""
@@ -156,229 +166,6 @@ Progress = Callable[[str, str], None] | None  # (stage, message)
 def with_placeholder_type(spans):
     """Boundary-only spans with the placeholder type ``ENT``, so column files stay valid."""
     return [Span(s[0], s[1], "ENT") for s in spans]
-
-
-def run_experiment(
-    train_path,
-    dev_path,
-    test_path,
-    out_dir,
-    config: ExperimentConfig | None = None,
-    progress: Progress = None,
-    should_cancel: Callable[[], bool] | None = None,
-    on_stats: Callable | None = None,
-    executor=None,
-) -> dict:
-    """Run every stage and write the report (see the module docstring); returns report.json's dict.
-    ``executor`` runs the jackknife (default: local processes, ``config.workers``)."""
-    cfg = config or ExperimentConfig()
-    out_dir = os.fspath(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
-    t_all = time.perf_counter()
-    stages: dict[str, float] = {}
-
-    say, check = stage_helpers(progress, should_cancel)
-
-    # -- corpora ---------------------------------------------------------------------------------
-    t = time.perf_counter()
-    train, dev, test = (
-        read_corpus(p, encoding=cfg.encoding) for p in (train_path, dev_path, test_path)
-    )
-    stages["read"] = time.perf_counter() - t
-    say("read", f"{len(train.sentences)} / {len(dev.sentences)} / {len(test.sentences)} sentences")
-    check()
-
-    # -- tagger, jackknife, N-best -----------------------------------------------------------------
-    t = time.perf_counter()
-    params = {
-        "task": cfg.task,
-        "features": cfg.tagger_features,
-        "l2": cfg.tagger_l2,
-        "cutoff": cfg.tagger_cutoff,
-        "optimizer": cfg.tagger_optimizer,
-        "max_iter": cfg.tagger_max_iter,
-        "epochs": cfg.tagger_epochs,
-        "alphabet": cfg.tagger_alphabet,
-    }
-    origin = made_by(params, cfg.n, cfg.folds)
-    if cfg.lists_from is not None:
-        tagger, lists = load_lists(
-            cfg.lists_from, origin, {"train": train, "dev": dev, "test": test}
-        )
-        nb_train, nb_dev, nb_test = lists["train"], lists["dev"], lists["test"]
-        say("tagger", f"tagger and N-best lists taken from {cfg.lists_from}")
-    else:
-        jk = jackknife(
-            train,
-            folds=cfg.folds,
-            n=cfg.n,
-            tagger_params=params,
-            workers=cfg.workers,
-            progress=lambda p: say("tagger", p.message) if p.final or p.notice else None,
-            should_cancel=should_cancel,
-            full=True,
-            decode={"dev": dev, "test": test},
-            select_on="dev",
-            executor=executor,
-        )
-        decoded = jk.decoded or {}  # full=True with decode=: both are there
-        tagger, nb_train, nb_dev, nb_test = jk.model, jk.nbest, decoded["dev"], decoded["test"]
-        for nb, path, corpus in (
-            (nb_train, train_path, train),
-            (nb_dev, dev_path, dev),
-            (nb_test, test_path, test),
-        ):
-            nb.meta["source"] = os.path.abspath(path)
-            nb.meta["documents"] = corpus.sentence_document()
-            nb.meta["made_by"] = origin
-    stages["tagger_and_nbest"] = time.perf_counter() - t
-    if (
-        cfg.lists_from is not None
-    ):  # the files themselves, byte for byte (the tagger's header included)
-        copy_lists(cfg.lists_from, out_dir)
-    else:
-        tagger.save(os.path.join(out_dir, "tagger.npz"))
-        for name, nb in (("train", nb_train), ("dev", nb_dev), ("test", nb_test)):
-            nb.save(os.path.join(out_dir, f"{name}-nbest.npz"))
-    say("tagger", f"N-best lists ready in {stages['tagger_and_nbest']:.0f}s")
-    check()
-
-    # -- features ----------------------------------------------------------------------------------
-    t = time.perf_counter()
-    gf = GlobalFeatures(
-        min_sentences=cfg.min_sentences,
-        **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
-    )
-    d_train = gf.fit_transform(nb_train, should_cancel=should_cancel)
-    d_dev = gf.transform(nb_dev, should_cancel=should_cancel)
-    d_test = gf.transform(nb_test, should_cancel=should_cancel)
-    if d_dev.oracle is None or d_test.oracle is None:  # dev and test F need their gold
-        raise DataError("the development and test lists need gold entities")
-    stages["features"] = time.perf_counter() - t
-    say(
-        "features",
-        f"{gf.n_features} global features, {d_train.X.nnz} active in training, "
-        f"{stages['features']:.1f}s",
-    )
-
-    # -- systems -------------------------------------------------------------------------------------
-    def scores_of(choice_dev, choice_test):
-        return d_dev.prf(choice_dev), d_test.prf(choice_test)
-
-    base_dev, base_test = scores_of(np.zeros(len(d_dev), int), np.zeros(len(d_test), int))
-    systems = [
-        _system(
-            "baseline",
-            base_dev,
-            base_test,
-            base_dev,
-            base_test,
-            {"tagger": params, "n": cfg.n, "folds": cfg.folds},
-            stages["tagger_and_nbest"],
-        )
-    ]
-    choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
-    curves = {}
-
-    def train_system(algo):
-        """One reranker: trained, scored on dev and test, saved (run in a thread of its own when
-        the systems train side by side; each has its own learner, the data are only read)."""
-        check()
-        row = reranker(algo)
-        name = row.system_name
-        t = time.perf_counter()
-        learner = make_learner(algo, **cfg.learner_params(algo))
-        say(name, f"training {row.title}")
-
-        def cb(st, name=name):
-            if on_stats is not None:
-                on_stats(name, st)
-            if st.dev_f1 is not None:
-                say(name, f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
-
-        learner.fit(d_train, d_dev, callback=cb, should_cancel=should_cancel)
-        secs = time.perf_counter() - t
-        c_dev = learner.predict(d_dev)
-        t = time.perf_counter()
-        c_test = learner.predict(d_test)
-        test_secs = time.perf_counter() - t
-        sd, st_ = scores_of(c_dev, c_test)
-        settings = dict(learner.get_params())
-        for extra in (
-            "beta_",
-            "kept_rounds_",
-            "best_step_",
-            "alpha0_",
-            "beta_grid_",
-            "beta_at_edge_",
-            "n_mistakes_",
-        ):
-            if hasattr(learner, extra) and getattr(learner, extra) is not None:
-                settings[extra.rstrip("_")] = getattr(learner, extra)
-        if hasattr(learner, "weight_on_L"):
-            settings["weight_on_L"] = learner.weight_on_L()
-        RerankerModel(gf, learner, {"system": name}).save(
-            os.path.join(out_dir, f"reranker-{name}.npz")
-        )
-        say(name, f"dev F {sd[2]:.2f}, test F {st_[2]:.2f} ({secs:.1f}s)")
-        return (
-            name,
-            _system(name, sd, st_, base_dev, base_test, settings, secs, test_secs),
-            c_test,
-            learner.history_,
-            secs,
-            test_secs,
-        )
-
-    t = time.perf_counter()
-    for name, sysd, c_test, history, secs, test_secs in run_side_by_side(
-        train_system, cfg.systems, system_threads(cfg), first=LONGEST_FIRST
-    ):
-        stages[name], stages[name + "_test"] = secs, test_secs
-        systems.append(sysd)
-        choices[name] = c_test
-        curves[name] = history
-    stages["systems_wall"] = time.perf_counter() - t
-
-    # -- outputs -------------------------------------------------------------------------------------
-    t = time.perf_counter()
-    seen = training_strings(train.sentences)
-    for sysd in systems:
-        sysd["test_breakdown"] = breakdown(
-            nb_test.words, nb_test.gold, nb_test.top(choices[sysd["name"]]), seen
-        )
-    for name, choice in choices.items():
-        spans = nb_test.top(choice)
-        if cfg.task == "scn":
-            spans = [with_placeholder_type(s) for s in spans]
-        write_corpus(test.with_spans(spans), os.path.join(out_dir, f"pred-{name}-test.conll"))
-    if cfg.task == "scn":
-        write_corpus(
-            test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
-            os.path.join(out_dir, "gold-test-untyped.conll"),
-        )
-    _plot_curves(curves, os.path.join(out_dir, "curves.png"), base_dev[2])
-    stages["outputs"] = time.perf_counter() - t
-    report = {
-        "task": cfg.task,
-        "config": jsonable(asdict(cfg)),
-        "data": {
-            "train": os.path.abspath(train_path),
-            "dev": os.path.abspath(dev_path),
-            "test": os.path.abspath(test_path),
-            "train_sentences": len(train.sentences),
-            "dev_sentences": len(dev.sentences),
-            "test_sentences": len(test.sentences),
-            "candidates_train": int(d_train.n_candidates),
-            "features": gf.n_features,
-            "oracle_f1": {"dev": d_dev.prf(d_dev.oracle)[2], "test": d_test.prf(d_test.oracle)[2]},
-        },
-        "systems": systems,
-        "stages": stages,
-        "seconds_total": time.perf_counter() - t_all,
-    }
-    write_report(out_dir, report, report_markdown(report))
-    return report
 
 
 def system_threads(cfg) -> int:
@@ -433,7 +220,9 @@ def write_report(out_dir: str, report: dict, markdown: str) -> None:
         f.write(markdown)
 
 
-def _system(name, dev, test, base_dev, base_test, settings, seconds, test_seconds=None) -> dict:
+def system_entry(
+    name, dev, test, base_dev, base_test, settings, seconds, test_seconds=None
+) -> dict:
     """One system's entry of report.json: ``seconds`` to train it (the baseline: the tagger and its
     lists), ``test_seconds`` (when measured) to score the test list with it."""
 
@@ -552,9 +341,7 @@ def settings_and_stages(report: dict) -> list[str]:
     ]
 
 
-def _plot_curves(
-    curves: dict, path: str, base_f: float | None, base_name: str = "baseline"
-) -> None:
+def plot_curves(curves: dict, path: str, base_f: float | None, base_name: str = "baseline") -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator

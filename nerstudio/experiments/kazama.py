@@ -43,10 +43,10 @@ from ..tagging.joint import JointTagger
 from ..tagging.perceptron import PerceptronTagger
 from .breakdown import breakdown, breakdown_lines, training_strings
 from .collins import (
-    _plot_curves,
-    _system,
+    plot_curves,
     settings_and_stages,
     stage_helpers,
+    system_entry,
     with_placeholder_type,
     write_report,
 )
@@ -555,7 +555,9 @@ class _Suite:
             r = self.results[name]
             b = base or r
             systems.append(
-                _system(name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"])
+                system_entry(
+                    name, r["dev"], r["test"], b["dev"], b["test"], r["settings"], r["seconds"]
+                )
             )
             systems[-1]["test_breakdown"] = breakdown(
                 [s.words for s in test.sentences], gold_spans, self.preds[name], seen
@@ -569,7 +571,7 @@ class _Suite:
                 test.with_spans([with_placeholder_type(s.spans) for s in test.sentences]),
                 os.path.join(out_dir, "gold-test-untyped.conll"),
             )
-        _plot_curves(
+        plot_curves(
             self.curves,
             os.path.join(out_dir, "curves.png"),
             base["dev"][2] if base else None,
@@ -611,7 +613,7 @@ def _train_phase(h) -> bool:
 
 
 class _Point:
-    """A curve point in the shape :func:`nerstudio.experiments.collins._plot_curves` draws."""
+    """A curve point in the shape :func:`nerstudio.experiments.collins.plot_curves` draws."""
 
     unit = "epoch"
 

@@ -1,3 +1,4 @@
-"""Training runs without a window: what a run is (:mod:`.spec`), the stages of a reranker run
-(:mod:`.training`) and of a K&T tagger run (:mod:`.kazama`). The window's worker thread calls
-them; so can any other front end."""
+"""The run service: training runs without a window. What a run is (:mod:`.spec`), the stages
+every front end shares (:mod:`.stages`), the window's reranker run (:mod:`.training`),
+``nerstudio experiment`` (:mod:`.experiment`) and a K&T tagger run (:mod:`.kazama`). The
+window's worker thread and the command line call them; so can any other front end."""

@@ -232,6 +232,20 @@ class RunSettings:
             base += f" · tagger {self.task}/{self.tagger_features}{cut}, {self.folds} folds" + tags
         return base
 
+    def tagger_params(self, labels) -> dict:
+        """The max-ent tagger's settings (:class:`~nerstudio.tagging.maxent.MaxEntTagger`'s
+        keywords) for a full-pipeline run over a corpus whose entity types are ``labels``."""
+        return {
+            "task": self.task,
+            "alphabet": self.alphabet,
+            "features": self.tagger_features,
+            "max_iter": self.tagger_iter,
+            "optimizer": self.tagger_optimizer,
+            "epochs": self.tagger_epochs,
+            "cutoff": self.tagger_cutoff,
+            "labels": labels,
+        }
+
     def kt_model_params(self) -> dict:
         """The sequence tagger's settings as :func:`~nerstudio.runtime.tagger_process.make_model`
         takes them: the panel's K&T settings and the tag alphabet."""

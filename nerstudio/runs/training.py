@@ -26,6 +26,16 @@ from ..app.progress import Progress
 from ..corpus.model import Corpus
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList
+from .stages import (
+    STAGE_DEV,
+    STAGE_FEATURES,
+    STAGE_INDEX,
+    STAGE_JACKKNIFE,
+    STAGE_RERANKER,
+    STAGE_SCORE,
+    STAGE_TAGGER,
+    tagger_and_lists,
+)
 
 
 class RunContext(Progress, Protocol):
@@ -81,15 +91,6 @@ def _progress_adapter(report, what: str = ""):
     return prog
 
 
-STAGE_TAGGER = "training the tagger"
-STAGE_JACKKNIFE = "jackknifing N-best lists"
-STAGE_INDEX = "lining up the N-best list"
-STAGE_DEV = "the development set"
-STAGE_FEATURES = "global features"
-STAGE_RERANKER = "training the reranker"
-STAGE_SCORE = "scoring the candidates"
-
-
 def training_stages(settings) -> list[str]:
     """The stages a reranker run goes through with ``settings``."""
     out = [STAGE_TAGGER, STAGE_JACKKNIFE, STAGE_INDEX] if settings.start == "tagger" else []
@@ -109,40 +110,6 @@ def _reranker_stage(message: str, pipeline) -> str:
     if m.startswith(("scoring", "handing the scores", "reading the model")):
         return STAGE_SCORE
     return pipeline.stages[pipeline.k] if pipeline.k >= 0 else STAGE_FEATURES
-
-
-def jackknife_nbest(
-    ctx, corpus: Corpus, folds: int, n: int, tagger_params: dict, executor=None
-) -> NBestList:
-    """Jackknifed N-best lists of ``corpus``: the core's fold driver
-    (:func:`nerstudio.runtime.pipeline.jackknife`), by default in this worker thread one fold
-    after the other (the window keeps the second core), with its progress and cancellation; with
-    ``executor`` (the "Folds run on" setting, e.g. a Dask cluster) the folds go there and read the
-    corpus from its file."""
-    from ..runtime.pipeline import jackknife
-
-    def progress(ev):
-        ctx.progress(f"jackknife: {ev.message}", ev.done, ev.total)
-
-    if executor is None:
-        return jackknife(
-            corpus,
-            folds,
-            n,
-            tagger_params,
-            workers=1,
-            progress=progress,
-            should_cancel=ctx.should_cancel,
-        ).nbest
-    return jackknife(
-        corpus,
-        folds,
-        n,
-        tagger_params,
-        progress=progress,
-        should_cancel=ctx.should_cancel,
-        executor=executor,
-    ).nbest
 
 
 def run_training(
@@ -188,76 +155,63 @@ def run_training(
                 int(limit),
             )
 
-    if settings.start == "tagger":
-        from ..tagging.maxent import MaxEntTagger
+    dev_path = settings.dev_path
+    dev_corpus = None
+    if dev_path and not dev_path.lower().endswith(".npz"):
+        from ..corpus.formats import read_corpus
 
+        ctx.stage(
+            STAGE_TAGGER if settings.start == "tagger" else STAGE_DEV,
+            f"reading dev corpus {os.path.basename(dev_path)}…",
+        )
+        dev_corpus = read_corpus(dev_path)
+    if settings.start == "tagger":
         if corpus is None or not len(corpus):
             raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
-        tparams = {
-            "task": settings.task,
-            "alphabet": settings.alphabet,
-            "features": settings.tagger_features,
-            "max_iter": settings.tagger_iter,
-            "optimizer": settings.tagger_optimizer,
-            "epochs": settings.tagger_epochs,
-            "cutoff": settings.tagger_cutoff,
-            "labels": corpus.labels,
-        }
-        online = settings.tagger_optimizer == "adagrad"
-        unit, steps = (
-            ("epoch", settings.tagger_epochs) if online else ("iteration", settings.tagger_iter)
+        # the experiment's tagger stage: the tagger's epochs chosen on the dev corpus if any,
+        # the folds one after the other in this thread unless the "Folds run on" setting says
+        lists = tagger_and_lists(
+            ctx,
+            corpus,
+            settings.tagger_params(corpus.labels),
+            settings.folds,
+            settings.n,
+            decode={"dev": dev_corpus} if dev_corpus is not None else None,
+            select_on="dev" if dev_corpus is not None else None,
+            workers=1,
+            executor=executor,
         )
-
-        def cb(st):
-            if st.message:
-                ctx.progress(st.message, 0, steps)
-                return
-            ctx.progress(
-                f"tagger {unit} {st.iteration}/{steps}"
-                + (f", objective {st.objective:.1f}" if st.objective == st.objective else ""),
-                st.iteration,
-                steps,
-            )
-
-        ctx.stage(STAGE_TAGGER, "on the whole corpus…", 0, steps)
-        tg = MaxEntTagger(**tparams).fit(
-            corpus.sentences, callback=cb, should_cancel=ctx.should_cancel
-        )
-        res.tagger = tg
+        tg = res.tagger = lists.model
         ctx.result("tagger", tg)
-        ctx.stage(STAGE_JACKKNIFE, f"{settings.folds} folds…", 0, settings.folds)
-        train_nb = jackknife_nbest(ctx, corpus, settings.folds, settings.n, tparams, executor)
-        train_nb.meta["documents"] = corpus.sentence_document()  # for document context
+        train_nb = lists.nbest
         ctx.check()
         ctx.stage(STAGE_INDEX)
         res.nbest_index = index_nbest(corpus, train_nb, ctx.should_cancel, revision)
         ctx.result("nbest", res.nbest_index)
         dev_nb = dev_file = train_file = None  # a new tagger: the old dev list no longer matches
-    # the development set
-    dev_path = settings.dev_path
-    if dev_path:
-        if dev_path.lower().endswith(".npz"):
-            ctx.stage(STAGE_DEV, f"reading dev N-best {os.path.basename(dev_path)}…")
-            dev_nb = NBestList.load(dev_path)
-            dev_file = dev_path
-        else:
-            from ..corpus.formats import read_corpus
-
-            ctx.stage(STAGE_DEV, f"reading dev corpus {os.path.basename(dev_path)}…")
-            dev_corpus = read_corpus(dev_path)
-            if tg is None:
-                raise SettingsError(
-                    "a dev corpus must be decoded by a tagger: load or train one, or give a "
-                    "dev N-best file"
-                )
-            dev_nb = tg.nbest(
-                dev_corpus.sentences,
-                n=settings.n,
-                progress=_progress_adapter(ctx.progress, "decoding dev"),
-                should_cancel=ctx.should_cancel,
+        if dev_corpus is not None:
+            ctx.stage(STAGE_DEV, "decoded by the new tagger")
+            dev_nb = (lists.decoded or {})["dev"]
+            dev_corpus = None
+    # the development set (decoded above when the run trained its tagger)
+    if dev_path and dev_path.lower().endswith(".npz"):
+        ctx.stage(STAGE_DEV, f"reading dev N-best {os.path.basename(dev_path)}…")
+        dev_nb = NBestList.load(dev_path)
+        dev_file = dev_path
+    elif dev_corpus is not None:
+        if tg is None:
+            raise SettingsError(
+                "a dev corpus must be decoded by a tagger: load or train one, or give a "
+                "dev N-best file"
             )
-            dev_nb.meta["documents"] = dev_corpus.sentence_document()
-            dev_file = None
+        dev_nb = tg.nbest(
+            dev_corpus.sentences,
+            n=settings.n,
+            progress=_progress_adapter(ctx.progress, "decoding dev"),
+            should_cancel=ctx.should_cancel,
+        )
+        dev_nb.meta["documents"] = dev_corpus.sentence_document()
+        dev_file = None
     if dev_nb is not None:
         res.dev_nbest = dev_nb
         ctx.result("dev_nbest", dev_nb)

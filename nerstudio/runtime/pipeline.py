@@ -31,7 +31,14 @@ from .folds import (
 )
 from .work_files import CorpusFile, ResultFiles
 
-__all__ = ["JackknifeResult", "document_folds", "jackknife", "merge_nbest", "sentence_ids"]
+__all__ = [
+    "JackknifeResult",
+    "document_folds",
+    "full_model_job",
+    "jackknife",
+    "merge_nbest",
+    "sentence_ids",
+]
 
 
 @dataclass
@@ -120,6 +127,12 @@ NBEST_FILES = ResultFiles(_save_nbest, _load_nbest)
 FULL_MODEL_FILES = ResultFiles(_save_full, _load_full)
 
 
+def full_model_job(n_sentences: int) -> str:
+    """The name of the job that trains the tagger on all ``n_sentences`` (``full=True``): what
+    its progress events carry in ``job``."""
+    return f"model on all {n_sentences} sentences"
+
+
 def jackknife(
     corpus: Corpus,
     folds: int = 5,
@@ -143,13 +156,15 @@ def jackknife(
     ``workers``/``executor``,
     ``progress`` and ``should_cancel`` go to :func:`~nerstudio.runtime.folds.run_folds`. A
     remote executor reads ``corpus`` and the ``decode`` corpora from their files (which must hold
-    what the caller holds: an error says so otherwise).
+    what the caller holds: an error says so otherwise). Every list made from a :class:`Corpus`
+    carries its sentences' documents and its file in ``meta`` (``documents``, ``source``).
     """
     params = dict(tagger_params or {})
     params.setdefault("labels", corpus.labels)  # every fold gets the same tag set
     sentences = corpus.sentences
     fold_of, parts = split(corpus, folds)
     decode = dict(decode or {})
+    corpora = {name: what for name, what in decode.items() if isinstance(what, Corpus)}
     source = None
     if is_remote(executor):
         source = CorpusFile.of(corpus, "sentences")
@@ -162,7 +177,7 @@ def jackknife(
     extra = (
         [
             Job(
-                f"model on all {len(sentences)} sentences",
+                full_model_job(len(sentences)),
                 full_model,
                 None,
                 {"params": params, "n": n, "decode": decode, "select_on": select_on},
@@ -193,8 +208,20 @@ def jackknife(
         ids=sentence_ids(corpus),
     )
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
+    _describe(merged, corpus)
     model, decoded = run.extra[extra[0].name] if full else (None, None)
+    for name, what in corpora.items():
+        assert decoded is not None  # full=True: the model decoded every corpus
+        _describe(decoded[name], what)
     return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded, run.seconds)
+
+
+def _describe(nb: NBestList, corpus: Corpus) -> None:
+    """What a list made from ``corpus`` carries about it whoever made it: its sentences'
+    documents (the rerankers' document-context features need them) and the corpus file."""
+    nb.meta["documents"] = corpus.sentence_document()
+    if corpus.path:
+        nb.meta["source"] = os.path.abspath(corpus.path)
 
 
 def merge_nbest(

@@ -50,3 +50,24 @@ def test_an_unplanned_stage_is_inserted_and_skipped_stages_count_as_done_in_no_t
     assert p.durations == [5.0, 0.0] and p.k == 2
     p.stage("extra")
     assert p.stages == ["a", "b", "c", "extra"] and p.k == 3
+
+
+def test_a_reporter_describes_each_report_and_asks_whether_to_stop():
+    """The Progress of a caller without a window: one line per report, with the stage's place."""
+    from nerstudio.app.progress import Reporter
+    from nerstudio.errors import Cancelled
+
+    lines: list = []
+    stop = [False]
+    r = Reporter(lambda line, d, n: lines.append((line, d, n)), lambda: stop[0], clock=lambda: 0.0)
+    r.plan(["read", "train"])
+    r.stage("read", "3 files", 1, 3)
+    r.progress("epoch 2", 2, 3)
+    assert [x[0].split(" · ")[0] for x in lines] == [
+        "stage 1 of 2: read — 3 files",
+        "stage 1 of 2: read — epoch 2",
+    ]
+    r.check()
+    stop[0] = True
+    with pytest.raises(Cancelled):
+        r.check()

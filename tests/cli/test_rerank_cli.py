@@ -474,3 +474,39 @@ def test_the_collins2002_preset_keeps_the_papers_settings_whatever_the_defaults(
     assert paper.learner_params("kernel")["max_sentences"] == 3000
     assert paper.learner_params("kernel")["word_features"] is False
     assert (paper.tagger_cutoff, paper.tagger_max_iter) == (5, 100)
+
+
+def test_jackknife_lists_carry_their_documents_for_the_context_features(tmp_path, capsys):
+    """The lists ``nerstudio jackknife`` writes name each sentence's document, as the window's
+    and the experiment's do, so the rerankers' document-context features see real documents."""
+    out, dev_out = tmp_path / "train.npz", tmp_path / "dev.npz"
+    assert (
+        main(
+            [
+                "jackknife",
+                str(DEMO_DIR / "dev.conll"),
+                "--folds",
+                "2",
+                "--n",
+                "3",
+                "--workers",
+                "1",
+                "--features",
+                "paper",
+                "--out",
+                str(out),
+                "--decode",
+                str(DEMO_DIR / "test.conll"),
+                str(dev_out),
+            ]
+        )
+        == 0
+    )
+    from nerstudio.nbest import NBestList
+
+    for path, corpus in ((out, "dev.conll"), (dev_out, "test.conll")):
+        nb = NBestList.load(path)
+        c = read_corpus(DEMO_DIR / corpus)
+        assert nb.meta["documents"] == c.sentence_document()
+        assert len(set(nb.meta["documents"])) == len(c.documents) > 1
+        assert nb.meta["source"] == os.path.abspath(DEMO_DIR / corpus)

@@ -34,7 +34,8 @@ def test_seen_unseen_counts_by_hand():
 @pytest.mark.slow
 def test_experiment_report_has_the_breakdown(tmp_path):
     from nerstudio.demo import DEMO_DIR
-    from nerstudio.experiments.collins import ExperimentConfig, run_experiment
+    from nerstudio.experiments.collins import ExperimentConfig
+    from nerstudio.runs.experiment import run_experiment
 
     cfg = ExperimentConfig.from_preset(
         "collins2002", boost_rounds=300, boost_eval_every=100, workers=1, systems=("boost",)

@@ -4,66 +4,22 @@ for any caller that gives it a context (here a plain recorder, no Qt)."""
 from __future__ import annotations
 
 import pytest
+from helpers.recorder import Recorder
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 from nerstudio.runs.spec import RunSettings
-from nerstudio.runs.training import (
+from nerstudio.runs.stages import (
     STAGE_FEATURES,
     STAGE_INDEX,
     STAGE_JACKKNIFE,
     STAGE_RERANKER,
     STAGE_SCORE,
     STAGE_TAGGER,
-    run_training,
 )
-
-
-class _Pipeline:
-    def __init__(self) -> None:
-        self.stages: list[str] = []
-        self.k = -1
-
-
-class Recorder:
-    """A RunContext that keeps what the run reports; ``cancel_at``: the stage at which the
-    caller asks it to stop."""
-
-    def __init__(self, cancel_at: str | None = None) -> None:
-        self.pipeline = _Pipeline()
-        self.entered: list[str] = []
-        self.results: dict = {}
-        self.curve: list = []
-        self.messages: list[str] = []
-        self.cancel_at = cancel_at
-
-    def should_cancel(self) -> bool:
-        return self.cancel_at is not None and self.cancel_at in self.entered
-
-    def check(self) -> None:
-        if self.should_cancel():
-            raise Cancelled("cancelled")
-
-    def plan(self, stages: list[str]) -> None:
-        self.pipeline.stages = list(stages)
-
-    def stage(self, name: str, message: str = "", done: int = 0, total: int = 0) -> None:
-        if not self.entered or self.entered[-1] != name:
-            self.entered.append(name)
-        self.pipeline.k = self.pipeline.stages.index(name)
-        self.messages.append(message)
-
-    def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
-        self.messages.append(message)
-
-    def result(self, key: str, value) -> None:
-        self.results[key] = value
-
-    def stats(self, st) -> None:
-        self.curve.append(st)
-
+from nerstudio.runs.training import run_training
 
 SMALL = {
     "start": "tagger",
@@ -122,6 +78,6 @@ def test_a_run_trains_its_tagger_with_the_optimizer_of_its_settings(corpus, opti
     res = run_training(ctx, settings, 1, corpus, None, None, None, in_child=False)
     assert res.tagger.optimizer == optimizer
     unit = "epoch" if optimizer == "adagrad" else "iteration"
-    assert any(m.startswith(f"tagger {unit} 1/") for m in ctx.messages)
+    assert any(f"tagger {unit} 1" in m for m in ctx.messages)
     if optimizer == "adagrad":
         assert res.tagger.epochs == 2 and res.tagger.n_iter_ <= 2

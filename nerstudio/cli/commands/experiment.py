@@ -10,7 +10,7 @@ import sys
 from ... import choices
 from ...errors import Msg, SettingsError
 from ...learners import DEFAULT_SYSTEMS, RERANKERS, TAGGERS
-from ..common import Progress, _executor
+from ..common import Progress, StageLines, _executor
 from ..options import add_executor_option, check_learner_options, feature_set, registry_choice
 
 
@@ -306,17 +306,17 @@ def run(args) -> int:
             if getattr(args, k) is None:
                 setattr(args, k, v)
         return _kazama_experiment(args)
-    from ...experiments.collins import run_experiment
+    from ...app.progress import Reporter
+    from ...runs.experiment import run_experiment
 
     cfg = collins_config(args)
-    bar = Progress("experiment")
     report = run_experiment(
         args.train,
         args.dev,
         args.test,
         args.out,
         cfg,
-        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"),
+        Reporter(StageLines("experiment")),
         executor=_executor(args),
     )
     if args.json:

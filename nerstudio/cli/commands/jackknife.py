@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..common import Progress, _executor, _read, _summary
@@ -58,7 +57,6 @@ def run(args) -> int:
         decode={str(k): c for k, (_, _, c) in enumerate(decode)},
         executor=_executor(args),
     )
-    res.nbest.meta["source"] = os.path.abspath(args.train)
     res.nbest.save(args.out)
     print(f"wrote {args.out} ({args.folds} folds, {res.seconds:.1f}s)", file=sys.stderr)
     print(_summary(train.sentences, res.nbest, f"{args.train} (jackknifed)"))
@@ -68,7 +66,6 @@ def run(args) -> int:
     decoded = res.decoded or {}
     for k, (src, dst, corpus) in enumerate(decode):
         nb = decoded[str(k)]
-        nb.meta["source"] = os.path.abspath(src)
         nb.save(dst)
         print(f"wrote {dst}", file=sys.stderr)
         print(_summary(corpus.sentences, nb, src))
