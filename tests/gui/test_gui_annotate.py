@@ -16,7 +16,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QPoint, QSettings, Qt
 
-from nerstudio.app import recovery, span_edits
+from nerstudio.app import recovery
 from nerstudio.corpus.formats import read_corpus, write_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.gui.main_window import DEMO_DIR, DEMO_MODEL_DIR, MainWindow
@@ -67,41 +67,6 @@ def _sentence_without_entities(corpus, n_min=4) -> int:
 
 # --------------------------------------------------------------------------------------------
 # Qt-free edit functions
-
-
-def test_span_edit_functions():
-    spans = [Span(0, 2, "PER"), Span(3, 4, "LOC"), Span(5, 7, "ORG")]
-    assert span_edits.set_label(spans, 1, 4, "MISC") == [Span(1, 4, "MISC"), Span(5, 7, "ORG")]
-    assert span_edits.clear(spans, 3, 6) == [Span(0, 2, "PER")]
-    # growing into a neighbour takes its tokens; a neighbour left with none is refused, not deleted
-    assert span_edits.resize(spans, Span(3, 4, "LOC"), 2, 6, 8) == [
-        Span(0, 2, "PER"),
-        Span(2, 6, "LOC"),
-        Span(6, 7, "ORG"),
-    ]
-    with pytest.raises(span_edits.EditRefused):
-        span_edits.resize([Span(0, 1, "ORG"), Span(1, 2, "LOC")], Span(0, 1, "ORG"), 0, 2, 3)
-    # '+' on the first token of an entity right after another merges the two (undoes '/')
-    halves = [Span(0, 2, "PER"), Span(2, 4, "PER"), Span(6, 7, "LOC")]
-    assert span_edits.merge_pair(halves, 2) == (Span(0, 2, "PER"), Span(2, 4, "PER"))
-    assert span_edits.merge_pair(halves, 3) == (Span(2, 4, "PER"), Span(6, 7, "LOC"))
-    assert span_edits.merge_pair(halves, 6) is None and span_edits.merge_pair(halves, 5) is None
-    assert span_edits.resize(spans, Span(3, 4, "LOC"), 4, 4, 8) == [
-        Span(0, 2, "PER"),
-        Span(5, 7, "ORG"),
-    ]
-    assert span_edits.split(spans, Span(5, 7, "ORG"), 6) == [
-        Span(0, 2, "PER"),
-        Span(3, 4, "LOC"),
-        Span(5, 6, "ORG"),
-        Span(6, 7, "ORG"),
-    ]
-    assert span_edits.merge(spans, Span(3, 4, "LOC"), Span(5, 7, "ORG")) == [
-        Span(0, 2, "PER"),
-        Span(3, 7, "LOC"),
-    ]
-    with pytest.raises(ValueError):
-        span_edits.split(spans, Span(3, 4, "LOC"), 3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -231,7 +196,7 @@ def test_close_asks_before_losing_edits(window, qtbot):
     k = _sentence_without_entities(c)
     window.select_sentence(k)
     window.sentence_view.select_tokens(0, 1)
-    window.sentence_view.set_type("LOC")
+    window.annotation.type_selection("LOC")
     assert window.document.is_dirty()
     asked = []
     window.dialogs.ask_unsaved = lambda: asked.append(1) or "cancel"
@@ -250,7 +215,7 @@ def test_autosave_writes_a_recovery_file(window, qtbot):
     window.select_sentence(k)
     window.sentence_view.select_tokens(1, 3)
     with qtbot.waitSignal(window.annotation.autosaved, timeout=5000) as blocker:
-        window.sentence_view.set_type("MISC")
+        window.annotation.type_selection("MISC")
     rec = recovery.read_recovery(blocker.args[0])
     assert rec.edits == {k: [Span(1, 3, "MISC")]}
     assert rec.corpus_path == os.path.abspath(c.path)
@@ -269,7 +234,7 @@ k = int(sys.argv[3])
 w.select_sentence(k)
 w.annotation.autosaved.connect(lambda p: print("AUTOSAVED", p, flush=True))
 w.sentence_view.select_tokens(0, 2)
-w.sentence_view.set_type("ORG")
+w.annotation.type_selection("ORG")
 print("EDITED", flush=True)
 app.exec()
 """

@@ -137,7 +137,7 @@ def edit():
     k = targets[state["n"]]
     w.select_sentence(k)
     w.sentence_view.select_tokens(0, 1)
-    w.sentence_view.set_type("ORG")
+    w.annotation.type_selection("ORG")
     print("EDIT", state["n"], k, flush=True)
     state["n"] += 1
     if state["n"] == len(targets):
@@ -219,7 +219,7 @@ def test_undo_to_clean_removes_the_recovery_file(qtbot, tmp_path, corpus_file):
     k = next(k for k, s in enumerate(w.corpus.sentences) if not s.spans and len(s) >= 3)
     w.select_sentence(k)
     w.sentence_view.select_tokens(0, 2)
-    w.sentence_view.set_type("LOC")
+    w.annotation.type_selection("LOC")
     path = w.autosave_now()  # what the timer does a few seconds later
     assert path and os.path.exists(path)
     assert recovery.read_recovery(path).edits == {k: [Span(0, 2, "LOC")]}

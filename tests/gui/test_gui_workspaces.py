@@ -178,7 +178,7 @@ def test_toolbar_fits_at_1280_and_undo_does_not_grow_it(shown, qtbot):
     shown.select_sentence(3)
     view = shown.sentence_view
     view.select_tokens(0, 2)
-    view.set_type(shown.corpus.labels[0])
+    shown.annotation.type_selection(shown.corpus.labels[0])
     settle(qtbot)
     assert shown.act_undo.isEnabled()
     assert shown.act_undo.text() == text

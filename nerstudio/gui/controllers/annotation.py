@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
 )
 
+from ...app import span_edits
 from ...app.autosave import DEBOUNCE_S, MAX_DELAY_S, AutosavePolicy, Autosaver
 from ...app.document import Change, ChangeKind
 from ...app.types import TypeScheme, document_types
@@ -51,58 +52,50 @@ from ..views.palette import type_icon
 from . import Context
 from .file_owner import FileOwner
 
-# the edit commands other than "label as <type>": name, menu text, keys, the view's method, and
-# what to say when the key is pressed while the command cannot apply
+# the edit commands other than "label as <type>" (nerstudio.app.span_edits.COMMANDS): name, menu
+# text, keys, and what to say when the key is pressed while the command cannot apply
 EDIT_COMMANDS = (
     (
         "clear",
         "&Clear entities in the selection",
         ("Delete", "Backspace"),
-        lambda v: v.clear_selection_spans(),
         "No entity under the selection",
     ),
     (
         "extend_left",
         "Extend entity to the &left",
         ("Ctrl+Left",),
-        lambda v: v.extend(-1),
         "Put the caret on an entity that does not start the sentence",
     ),
     (
         "extend_right",
         "Extend entity to the &right",
         ("Ctrl+Right",),
-        lambda v: v.extend(1),
         "Put the caret on an entity that does not end the sentence",
     ),
     (
         "shrink_left",
         "Shrink entity (end moves left)",
         ("Ctrl+Shift+Left",),
-        lambda v: v.shrink(-1),
         "Put the caret on an entity first",
     ),
     (
         "shrink_right",
         "Shrink entity (start moves right)",
         ("Ctrl+Shift+Right",),
-        lambda v: v.shrink(1),
         "Put the caret on an entity first",
     ),
     (
         "split",
         "S&plit entity before the caret",
         ("/",),
-        lambda v: v.split_at_caret(),
         "Put the caret inside an entity, after its first token",
     ),
     (
         "merge",
         "&Merge with the adjacent entity",
         ("+", "="),
-        lambda v: v.merge_with_next(),
-        "Nothing to merge: put the caret on an entity that has a next entity, or on the first token of one "
-        "that follows another",
+        span_edits.NOTHING_TO_MERGE,
     ),
 )
 
@@ -170,13 +163,13 @@ class AnnotationController(QObject):
         self._menus: list[QMenu] = []
         self.scheme: TypeScheme | None = None
         view = self.v.sentence_view
-        for name, text, keys, call, _why in EDIT_COMMANDS:
+        for name, text, keys, _why in EDIT_COMMANDS:
             a = QAction(text, self._window)
             a.setShortcuts([QKeySequence(k) for k in keys])
             # keys reach it through _KeyRouter only
             a.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             a.setStatusTip(text.replace("&", ""))
-            a.triggered.connect(lambda _=False, call=call: call(view))
+            a.triggered.connect(lambda _=False, name=name: self.run_command(name))
             self.edit_actions[name] = a
         self.nav_actions: dict[str, QAction] = {}  # next / previous entity and token (issue 23)
         for name, text, keys, call in NAV_COMMANDS:
@@ -202,7 +195,7 @@ class AnnotationController(QObject):
             a.setStatusTip(
                 f"Set the type of the selected tokens (or of the entity under the caret) to {name}"
             )
-            a.triggered.connect(lambda _=False, lab=lab: self.v.sentence_view.set_type(lab))
+            a.triggered.connect(lambda _=False, lab=lab: self.type_selection(lab))
             self.type_actions[lab] = a
         self.v.sentence_view.set_scheme(scheme)
         self.v.legend.set_scheme(scheme)
@@ -302,6 +295,24 @@ class AnnotationController(QObject):
         ]
         return rows + list(CARET_KEYS)
 
+    def run_command(self, name: str) -> None:
+        """The annotation command ``name`` on the sentence view's selection (an Edit action)."""
+        view = self.v.sentence_view
+        try:
+            edit = span_edits.command(name, view.gold(), view.selection_state())
+        except span_edits.EditRefused as exc:
+            self.ctx.status(str(exc), 6000)
+            return
+        if edit is not None:
+            view.apply(edit)
+
+    def type_selection(self, label: str) -> None:
+        """Type the sentence view's selection ``label`` (a type action)."""
+        view = self.v.sentence_view
+        edit = span_edits.type_selection(view.gold(), view.words(), view.selection_state(), label)
+        if edit is not None:
+            view.apply(edit)
+
     def label_selection(self, label: str) -> None:
         """Set ``label`` on the sentence view's selection (a legend chip)."""
         a = self.type_actions.get(label)
@@ -313,13 +324,14 @@ class AnnotationController(QObject):
     def why_disabled(self, action: QAction) -> str:
         if self.ctx.cursor.k < 0 or not self.v.sentence_view.words():
             return "No sentence shown: open a corpus and pick a sentence"
-        for name, _text, _keys, _call, why in EDIT_COMMANDS:
+        for name, _text, _keys, why in EDIT_COMMANDS:
             if self.edit_actions[name] is action:
                 return why
         return "Select tokens in the sentence view first"
 
     def _update_enabled(self) -> None:
-        can = self.v.sentence_view.available()
+        view = self.v.sentence_view
+        can = span_edits.available(view.gold(), view.selection_state())
         for a in self.type_actions.values():
             a.setEnabled(can["type"])
         for name, a in self.edit_actions.items():

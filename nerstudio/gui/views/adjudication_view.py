@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from ...app import span_edits
 from ...app.types import TypeScheme
 from .annotation_view import AnnotationView
 
@@ -264,8 +265,19 @@ class AdjudicationView(QDialog):
         if self.editing:
             self.sentence.set_gold(spans)
 
+    def _command(self, name: str) -> None:
+        """An annotation command on the sentence being edited (what cannot be done changes
+        nothing)."""
+        v = self.sentence
+        try:
+            edit = span_edits.command(name, v.gold(), v.selection_state())
+        except span_edits.EditRefused:
+            return
+        if edit is not None:
+            v.apply(edit)
+
     def eventFilter(self, obj, ev) -> bool:
-        """While editing, the annotation keys reach the sentence view's edits."""
+        """While editing, the annotation keys run the annotation commands on the sentence."""
         if obj is not self.sentence or ev.type() != QEvent.Type.KeyPress:
             return False
         if not self.editing:
@@ -285,14 +297,16 @@ class AdjudicationView(QDialog):
         elif key == Qt.Key.Key_Escape:
             self.finish_edit(False)
         elif key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
-            v.clear_selection_spans()
+            self._command("clear")
         elif ctrl and key in (Qt.Key.Key_Left, Qt.Key.Key_Right):
             d = -1 if key == Qt.Key.Key_Left else 1
-            v.shrink(d) if shift else v.extend(d)
+            self._command(("shrink_" if shift else "extend_") + ("left" if d < 0 else "right"))
         elif key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
             v.step_entity(-1 if shift or key == Qt.Key.Key_Backtab else 1)
-        elif not ctrl and ev.text() and self.scheme.type_for_key(ev.text()) is not None:
-            v.set_type(self.scheme.type_for_key(ev.text()))
+        elif not ctrl and (label := self.scheme.type_for_key(ev.text())) is not None:
+            edit = span_edits.type_selection(v.gold(), v.words(), v.selection_state(), label)
+            if edit is not None:
+                v.apply(edit)
         else:
             return False
         return True

@@ -7,23 +7,11 @@ extend the selection, Home/End jump, Esc collapses the selection; the caret is k
 :meth:`step_token` and :meth:`step_entity` (the annotation controller's next / previous token and
 entity, which also work with the focus in the corpus browser) move it.
 
-The edits are methods; the annotation controller's actions call them (one QAction per command,
-shared by the Edit menu, the context menu, the legend chips and the keys, which work with the
-focus here or in the corpus browser). Each edit is one undoable step, emitted as
-``editRequested(new_spans, description)``:
-
-* :meth:`set_type` types the selection; with only the caret inside an entity, it retypes that
-  entity;
-* :meth:`clear_selection_spans` clears the entities under the selection;
-* :meth:`extend` grows the entity under the caret by one token on that side, :meth:`shrink`
-  moves its end (direction -1) or its start (direction +1) in the direction of the arrow;
-* :meth:`split_at_caret` splits the entity under the caret before the caret token;
-  :meth:`merge_with_next` merges it with the entity ending right before it when the caret is on
-  its first token (so split then merge gives the entity back), else with the next entity.
-
-:meth:`available` says which of them can apply now (the actions are enabled from it). An edit
-that cannot be made (extending into a one-token neighbour, merging with nothing) changes nothing
-and says why with ``editRefused(message)``.
+The annotation commands themselves (type, clear, extend / shrink, split, merge, and which of
+them apply now) are Qt-free (:mod:`nerstudio.app.span_edits`): the annotation controller runs
+them on :meth:`selection_state` and hands the outcome to :meth:`apply`, which moves the caret and
+asks for the change with ``editRequested(new_spans, description)`` (one undoable step). Moving
+the caret to the next entity when there is none says why with ``editRefused(message)``.
 """
 
 from __future__ import annotations
@@ -250,97 +238,22 @@ class AnnotationView(SentenceView):
             return
         self.select_tokens(target.start, target.end)
 
-    # -- what can be done now -------------------------------------------------------------
-    def available(self) -> dict[str, bool]:
-        """Which edits apply to the current selection (the actions' enabled state)."""
+    # -- the annotation commands' selection and their outcome ----------------------------
+    def selection_state(self) -> span_edits.Selection:
+        """The selection as the annotation commands take it (:mod:`nerstudio.app.span_edits`);
+        empty when the view is read-only."""
         a, b = self.selection()
-        ok = self.editable and bool(self._words) and a >= 0
-        sp = span_edits.span_at(self._gold, self.caret) if ok else None
-        n = len(self._words)
-        return {
-            "type": ok,
-            "clear": ok and any(s.start < b and a < s.end for s in self._gold),
-            "extend_left": sp is not None and sp.start > 0,
-            "extend_right": sp is not None and sp.end < n,
-            "shrink_left": sp is not None,
-            "shrink_right": sp is not None,
-            "split": sp is not None and sp.start < self.caret < sp.end,
-            "merge": ok and span_edits.merge_pair(self._gold, self.caret) is not None,
-        }
+        if not self.editable:
+            a = b = -1
+        return span_edits.Selection(a, b, self.caret, len(self._words))
 
-    # -- edits (also callable directly) ---------------------------------------------------
-    def _request(self, new: list[Span], text: str) -> None:
-        if sorted(new) != sorted(self._gold):
-            self.editRequested.emit(list(new), text)
-
-    def set_type(self, label: str) -> None:
-        a, b = self.selection()
-        if a < 0:
-            return
-        sp = span_edits.span_at(self._gold, self.caret)
-        if b - a == 1 and sp is not None:
-            self._request(
-                span_edits.set_label(self._gold, sp.start, sp.end, label),
-                f"type “{sp.text(self._words)}” as {label}",
-            )
-        else:
-            self._request(
-                span_edits.set_label(self._gold, a, b, label),
-                f"mark “{' '.join(self._words[a:b])}” as {label}",
-            )
-
-    def clear_selection_spans(self) -> None:
-        a, b = self.selection()
-        if a >= 0:
-            self._request(span_edits.clear(self._gold, a, b), "clear entity")
-
-    def extend(self, direction: int) -> None:
-        """Grow the entity under the caret by one token to the left (-1) or right (+1)."""
-        self._resize(direction, shrink=False)
-
-    def shrink(self, direction: int) -> None:
-        """Shrink the entity under the caret: its end moves left (-1) or its start right (+1)."""
-        self._resize(direction, shrink=True)
-
-    def _resize(self, direction: int, shrink: bool) -> None:
-        sp = span_edits.span_at(self._gold, self.caret)
-        if sp is None:
-            return
-        n = len(self._words)
-        if not shrink:
-            start, end = (sp.start - 1, sp.end) if direction < 0 else (sp.start, sp.end + 1)
-            what = "extend"
-        else:
-            start, end = (sp.start, sp.end - 1) if direction < 0 else (sp.start + 1, sp.end)
-            what = "shrink"
-        if start < 0 or end > n or (start, end) == (sp.start, sp.end):
-            return
-        try:
-            new = span_edits.resize(self._gold, sp, start, end, n)
-        except span_edits.EditRefused as exc:
-            self.editRefused.emit(
-                f"Cannot {what} the {sp.label or 'entity'}: {exc} (merge them instead)"
-            )
-            return
-        if end > start:
-            c = max(start, min(self.caret, end - 1))
-            self._select(c, c)
-        self._request(new, f"{what} {sp.label} entity")
-
-    def split_at_caret(self) -> None:
-        sp = span_edits.span_at(self._gold, self.caret)
-        if sp is not None and sp.start < self.caret < sp.end:
-            self._request(span_edits.split(self._gold, sp, self.caret), f"split {sp.label} entity")
-
-    def merge_with_next(self) -> None:
-        pair = span_edits.merge_pair(self._gold, self.caret)
-        if pair is None:
-            self.editRefused.emit(
-                "Nothing to merge: put the caret on an entity that has a next entity, "
-                "or on the first token of one that follows another"
-            )
-            return
-        self._request(span_edits.merge(self._gold, *pair), f"merge {pair[0].label} entities")
+    def apply(self, edit: span_edits.Edit) -> None:
+        """Show a command's outcome: the caret moves where the edit puts it, and a change of
+        the spans is asked for (``editRequested``: the document makes it one undoable step)."""
+        if edit.caret is not None:
+            self._select(edit.caret, edit.caret)
+        if edit.changes(self._gold):
+            self.editRequested.emit(list(edit.spans), edit.text)
 
     # -- painting -------------------------------------------------------------------------
     def focusInEvent(self, event) -> None:
