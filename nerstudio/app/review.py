@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..corpus.atomic import atomic_open
+from ..corpus.fsnames import nofollow_opener
 from ..corpus.jsonl import REVIEW_FIELD
 from ..corpus.model import Corpus, Sentence, StrPath
 from ..corpus.writing import PACE_LINES, Losses, pace_point, write_corpus
@@ -113,10 +114,10 @@ def read(corpus: Corpus) -> tuple[np.ndarray, Marks]:
         _read_records(corpus, out, marks)
         return out, marks
     side = sidecar_path(corpus.path)
-    if not os.path.isfile(side):
+    if not os.path.lexists(side):
         return out, marks
-    try:
-        with open(side, encoding="utf-8") as f:
+    try:  # someone else's folder: a link is not followed, a pipe not waited on
+        with open(side, encoding="utf-8", opener=nofollow_opener) as f:
             data = json.load(f)
         ks = _check_sidecar(data, corpus)
     except (OSError, ValueError, RecursionError) as exc:

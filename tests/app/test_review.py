@@ -165,3 +165,25 @@ def test_sidecar_out_of_range_is_refused(tmp_path):
     json.dump(data, open(side, "w"))
     back = read_corpus(str(path))
     assert not _doc(back).reviewed.any() and "does not have" in back.notes[0]
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_sidecar_that_is_not_a_regular_file_is_not_followed(tmp_path, kind):
+    """A corpus folder from someone else: a sidecar that is a link to a file elsewhere is not
+    read (its states would be a file outside the folder's), and a named pipe is not waited on."""
+    d = _doc(_corpus())
+    path = tmp_path / "c.conll"
+    d.set_reviewed([0, 1])
+    review.save(d.corpus, d.reviewed, path, "conll2003")
+    side = review.sidecar_path(path)
+    elsewhere = tmp_path / "elsewhere.json"
+    os.replace(side, elsewhere)
+    if kind == "link":
+        os.symlink(elsewhere, side)
+    else:
+        os.mkfifo(side)
+    back = read_corpus(str(path))
+    assert not _doc(back).reviewed.any()
+    assert (
+        "not a regular file" in back.notes[0] and "c.conll.nerstudio-review.json" in back.notes[0]
+    )
