@@ -35,7 +35,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -361,14 +361,17 @@ def rank_suspects(
     folds: int,
     more: tuple[str, ...] = (),
     model: str | None = None,
+    executor: Any = None,
 ) -> list[Suspect]:
     """Rank the sentences of ``corpus`` (a copy taken on the main thread: later edits do not
     reach it) by the evidence that their gold is wrong, with
     :func:`nerstudio.label_errors.find_suspects`, judged by ``folds`` folds (and the corpora in
     the files ``more``, read here) or by the model folder ``model``; in the worker, reporting to
     ``ctx``. The queue gets the ``count`` most suspect sentences that have a suggestion to accept
-    (a sentence the model doubts without proposing anything else is no work for the queue). A file that cannot be used is a
-    :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
+    (a sentence the model doubts without proposing anything else is no work for the queue).
+    The folds run on ``executor`` (the window's "Folds run on" setting), else one after the
+    other in this thread: a process that runs Qt threads is never forked. A file that cannot
+    be used is a :class:`~nerstudio.errors.NerstudioError` (one clear line)."""
     from ..corpus.formats import read_corpus
     from ..label_errors import find_suspects
 
@@ -387,5 +390,7 @@ def rank_suspects(
         model=model,
         progress=lambda done, total, text: ctx.progress(text, done, total),
         cancel=ctx.should_cancel,
+        executor=executor,
+        workers=1 if executor is None else None,
     )
     return [s for s in ranked if s.suggested != s.gold][:count]

@@ -144,7 +144,8 @@ class MainWindow(WindowMenus):
         self.notes = NotesController(ctx, v, self)
         self.occurrences = OccurrencesController(ctx, v, self)
         self.adjudication = AdjudicationController(ctx, self)
-        self.suspects = SuspectsController(ctx, v, self)
+        # the folds of a ranking run where the training's do (the "Folds run on" setting)
+        self.suspects = SuspectsController(ctx, v, self, self.training.fold_executor)
         self.files.corpusOpened.connect(self.annotation.offer_recovery)
         self.annotation.owner.reloadWanted.connect(
             lambda path, enc: self.files.open_corpus(path, True, enc)

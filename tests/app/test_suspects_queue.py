@@ -504,3 +504,30 @@ def test_the_window_lists_at_most_count_suspects_each_with_a_suggestion(path, mo
     assert got == [four[0], four[1]]
     assert "n" not in seen and seen["folds"] == 5  # n: the core's taggings per sentence
     assert rank_suspects(_Quiet(), corpus, 10, 5) == four
+
+
+def test_the_window_ranking_never_forks_and_takes_the_folds_executor(monkeypatch):
+    """The window's ranking runs its folds one after the other in the worker thread (a process
+    that runs Qt threads must not fork), or on the executor the "Folds run on" setting names."""
+    from helpers.tiny_corpus import tiny_corpus
+
+    from nerstudio.app.suspects import rank_suspects
+    from nerstudio.runtime import folds as folds_mod
+
+    def forks(*a, **kw):
+        raise AssertionError("the window's ranking started processes")
+
+    monkeypatch.setattr(folds_mod, "ProcessExecutor", forks)
+    corpus = tiny_corpus()
+    here = rank_suspects(_Quiet(), corpus, 50, 2)
+    inline = folds_mod.InlineExecutor()
+    used = []
+    real = inline.run
+
+    def run(*a, **kw):
+        used.append(True)
+        return real(*a, **kw)
+
+    inline.run = run
+    there = rank_suspects(_Quiet(), corpus, 50, 2, executor=inline)
+    assert used and there == here

@@ -38,9 +38,10 @@ TSV_FILTER = "Suspects lists (*.tsv *.txt);;All files (*)"
 
 
 class SuspectsController(QObject):
-    def __init__(self, ctx: Context, views, parent_widget):
+    def __init__(self, ctx: Context, views, parent_widget, fold_executor=lambda: None):
         super().__init__(parent_widget)
         self.ctx, self.doc, self.v, self.queue = ctx, ctx.document, views, ctx.suspects
+        self.fold_executor = fold_executor  # where the folds run (None: the worker thread)
         w = parent_widget
         self.act_find = build_action(w, "suspects.act_find", self)
         self.act_open = build_action(w, "suspects.act_open", self)
@@ -162,7 +163,16 @@ class SuspectsController(QObject):
         corpus: Corpus = doc.corpus
         snapshot = _copy(corpus)
         start, where = doc.revision, self.ctx.cursor.k
-        job = job_of(rank_suspects, snapshot, options.n, options.folds, options.more, options.model)
+        executor = None if options.model else self.fold_executor()
+        job = job_of(
+            rank_suspects,
+            snapshot,
+            options.n,
+            options.folds,
+            options.more,
+            options.model,
+            executor,
+        )
 
         def done(found: list) -> None:
             if doc.corpus is not corpus:
