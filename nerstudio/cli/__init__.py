@@ -5,7 +5,8 @@ one line, ``nerstudio: error: FILE:LINE: message``), an output that cannot be wr
 option value, and a command line argparse cannot parse (its usage line comes first) — that is,
 a :class:`~nerstudio.errors.NerstudioError` or an ``OSError``; 3 for an internal error, any other
 exception (a bug: one line saying so, never ``error:``, so a stray ``ValueError`` cannot pass for
-bad input); 130 when interrupted. Every error is also recorded,
+bad input); 130 when interrupted, 143 when terminated (SIGTERM: the worker processes a command
+started are stopped first, as on Ctrl+C). Every error is also recorded,
 with its traceback, in the log file (:mod:`nerstudio.logs`); ``--debug`` (or
 ``NERSTUDIO_DEBUG=1``) shows the same on stderr.
 
@@ -18,7 +19,11 @@ and logging.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from .. import __version__, logs  # noqa: F401 (the version is part of the command line's API)
 from ..errors import NerstudioError
@@ -37,7 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     log = logs.logger("cli")
     command = " ".join(["nerstudio", *(argv if argv is not None else sys.argv[1:])])
     try:
-        return commands.module(args.command).run(args) or 0
+        with _terminate_as_exception():
+            return commands.module(args.command).run(args) or 0
+    except Terminated:
+        print("nerstudio: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("nerstudio: interrupted", file=sys.stderr)
         return 130
@@ -63,6 +72,28 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return INTERNAL_ERROR
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the command: unwound like Ctrl+C, so every ``finally`` runs (the fold
+    driver's stops its worker processes, which would otherwise run on, orphaned)."""
+
+
+@contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While a command runs in the main thread, SIGTERM raises :class:`Terminated`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    before = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def _silence_stdout() -> None:

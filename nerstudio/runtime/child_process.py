@@ -169,6 +169,8 @@ def _listen(ctl, cancel: threading.Event) -> None:
 
 def _child_main(work: Work, spec: dict, conn, ctl) -> None:
     """Entry point of the child process: run ``work`` and report its outcome."""
+    # a forked child: the command line's SIGTERM handler is the parent's, not its own
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     t_start = time.perf_counter()
     if CHILD_NICE and hasattr(os, "nice"):
         try:

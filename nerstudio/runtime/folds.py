@@ -37,6 +37,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import sys
 import time
 import traceback
@@ -250,6 +251,8 @@ class InlineExecutor:
 def _child(job: Job, data, conn) -> None:
     """A worker process: run one job, send ``("progress", message)`` messages, then exactly one
     ``("done", result)`` or ``("error", exception, traceback)``."""
+    # a forked child: the command line's SIGTERM handler is the parent's, not its own
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     last = [0.0]
 
     def report(message: str) -> None:
