@@ -70,7 +70,7 @@ def shared_data() -> Path:
 
 @pytest.fixture(autouse=True)
 def own_demo_copy(request, monkeypatch):
-    """The window's demo opens from a per-user copy (nerstudio.demo.user_copy): each test gets a
+    """The window's demo opens from a per-user copy (nerstudio.app.demo_copy): each test gets a
     folder of its own (made only when a test opens the demo, removed after it), never the user's
     real one."""
     # short, as a user's folder would be: the corpus's path is shown whole in places
@@ -87,7 +87,7 @@ def demo_files(own_demo_copy) -> Path:
     window's demo opens too). A test opens these, never the package's own files: a window
     leaves its lock file beside the corpus it opens, and the package's folder must stay as
     shipped (tests/gui/test_gui_demo_copy.py checks it, in parallel with the others)."""
-    from nerstudio.demo.user_copy import copy_dir, prepare
+    from nerstudio.app.demo_copy import copy_dir, prepare
 
     folder = copy_dir()
     assert folder is not None

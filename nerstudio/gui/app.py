@@ -30,7 +30,7 @@ def set_app_icon(app) -> None:
 
 def default_corpus() -> str | None:
     """The bundled demo corpus, when the package has it (the window opens the user's copy of
-    it: :mod:`nerstudio.demo.user_copy`)."""
+    it: :mod:`nerstudio.app.demo_copy`)."""
     from ..demo import DEMO_CORPUS
 
     return str(DEMO_CORPUS) if DEMO_CORPUS.exists() else None
@@ -125,7 +125,7 @@ def _load_shot_demo(win, shot_dir: str) -> bool:
     (reproducible whatever the user did to their copy, and nothing of theirs written)."""
     from pathlib import Path
 
-    from ..demo.user_copy import prepare
+    from ..app.demo_copy import prepare
 
     try:
         folder = prepare(Path(shot_dir) / "demo")

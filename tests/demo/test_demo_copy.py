@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from nerstudio.app import demo_copy as uc
 from nerstudio.demo import DEMO_DIR
-from nerstudio.demo import user_copy as uc
 
 
 def test_the_copy_holds_the_demo_and_keeps_the_users_edits(tmp_path):
@@ -72,3 +72,18 @@ def test_a_folder_that_cannot_be_written_falls_back_to_a_private_one(tmp_path, m
     # nothing can be written at all: no demo, no error
     monkeypatch.setattr(uc.tempfile, "tempdir", str(blocker))
     assert uc.user_demo() is None
+
+
+def test_the_copy_gets_the_mode_of_a_new_file_of_the_users(tmp_path):
+    """The copy's files are the user's to open in other programs: the mode a new file gets
+    under their umask, not a temporary file's 0600."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        folder = uc.prepare(tmp_path / "demo")
+    finally:
+        os.umask(old)
+    for rel in ("train.conll", "model/train.nbest.npz"):
+        assert stat.S_IMODE(os.stat(folder / rel).st_mode) == 0o644, rel

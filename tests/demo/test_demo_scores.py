@@ -118,7 +118,7 @@ def test_the_window_shows_the_demos_candidates_without_a_scoring_job(
 
     monkeypatch.setattr(attachments, "score_nbest", counting)
     if edited:  # the user's copy of the corpus differs: its list is scored in the worker
-        from nerstudio.demo.user_copy import user_demo
+        from nerstudio.app.demo_copy import user_demo
 
         corpus = user_demo() / "train.conll"
         corpus.write_text(corpus.read_text(encoding="utf-8") + "\n", encoding="utf-8")

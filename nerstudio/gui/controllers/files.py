@@ -369,10 +369,10 @@ class FilesController(QObject):
 
     def load_demo(self, folder: Path | None = None) -> bool:
         """The demo: corpus, tagger, jackknifed N-best, dev N-best and reranker, from ``folder``,
-        by default the user's copy of the bundled files (:mod:`nerstudio.demo.user_copy`: the
+        by default the user's copy of the bundled files (:mod:`nerstudio.app.demo_copy`: the
         installed package is never opened for writing)."""
         if folder is None:
-            from ...demo.user_copy import user_demo
+            from ...app.demo_copy import user_demo
 
             folder = user_demo()
             if folder is None:

@@ -32,7 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import DEMO_DIR
+from ..corpus.atomic import atomic_open
+from ..demo import DEMO_DIR
 
 ENV = "NERSTUDIO_DEMO_DIR"
 MANIFEST = ".nerstudio-demo.json"  # relative path -> SHA-256 of the bundled file copied there
@@ -79,18 +80,11 @@ def _digest(path: Path) -> str | None:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    """The project's atomic save (the mode a new file of the user's gets, not a temporary
+    file's 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path, mode="wb") as f:
+        f.write(data)
 
 
 def _manifest(folder: Path) -> dict[str, str]:
