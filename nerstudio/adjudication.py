@@ -448,6 +448,6 @@ def write_merged(
         ctx.progress("the report", 1, 2)
         rep = snapshot.report()
         write_report(report_path, rep, snapshot.names, snapshot.paths, path)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:  # a format's own refusals are FormatErrors already; a bug propagates
         raise NerstudioError(str(exc)) from None
     return rep

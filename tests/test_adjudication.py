@@ -225,3 +225,29 @@ def test_the_windows_jobs_read_align_and_write_the_merged_file_and_report(tmp_pa
         k: v for k, v in theirs.items() if k != "output"
     }
     assert rep.counts == mine["regions"]
+
+
+def test_a_bug_while_writing_the_merged_file_is_not_reported_as_the_users_error(
+    tmp_path, monkeypatch
+):
+    """A file that cannot be written is the user's to fix; a bug in nerstudio is not, and
+    reaches the bug dialog as itself."""
+    from nerstudio import adjudication
+    from nerstudio.adjudication import read_and_align, report_name, write_merged
+    from nerstudio.errors import NerstudioError
+
+    a, b = (write_conll(tmp_path / f"{n}.conll", s) for n, s in (("a", A), ("b", B)))
+    adj, base = read_and_align(_Ctx(), [a, b])
+    out = str(tmp_path / "merged.jsonl")
+
+    def planted(*args, **kw):
+        raise ValueError("a planted bug")
+
+    monkeypatch.setattr(adjudication, "write_report", planted)
+    with pytest.raises(ValueError, match="planted") as info:
+        write_merged(_Ctx(), adj.snapshot(), base, out, "jsonl", report_name(out))
+    assert not isinstance(info.value, NerstudioError)
+    with pytest.raises(NerstudioError, match="merged"):
+        write_merged(
+            _Ctx(), adj.snapshot(), base, str(tmp_path / "no" / "merged.jsonl"), "jsonl", out
+        )
