@@ -57,13 +57,28 @@ ENCODINGS = (
 
 
 class Dialogs:
-    def __init__(self, parent, settings):
+    def __init__(self, parent, settings, near=lambda: ""):
         self.parent = parent
         self.settings = settings
+        self.near = near  # the open corpus's folder ("" without one): where files start
 
     # -- files ----------------------------------------------------------------------------
+    def start_dir(self, key: str) -> str:
+        """Where an Open dialog for files of kind ``key`` starts: where the last one of that
+        kind came from, else the open corpus's folder (its lists and models are usually
+        beside it), else the last folder opened, else the home folder; never the folder
+        nerstudio happened to be started from."""
+        for where in (
+            self.settings.value(f"files/{key}Dir", ""),
+            self.near(),
+            self.settings.value("files/lastDir", ""),
+        ):
+            if where and os.path.isdir(str(where)):
+                return str(where)
+        return os.path.expanduser("~")
+
     def ask_open(self, title: str, filt: str, key: str) -> str | None:
-        start = self.settings.value(f"files/{key}Dir", self.settings.value("files/lastDir", ""))
+        start = self.start_dir(key)
         path, _ = QFileDialog.getOpenFileName(self.parent, title, start, filt)
         if path:
             self.settings.setValue(f"files/{key}Dir", os.path.dirname(path))

@@ -105,7 +105,7 @@ class MainWindow(WindowMenus):
         from .window_views import Views
         from .zoom import Zoom
 
-        self.dialogs = Dialogs(self, self.settings)
+        self.dialogs = Dialogs(self, self.settings, self._corpus_folder)
         self.document = Document()
         # before every other listener: a corpus's queue is read before the views hear of it
         self.suspect_queue = SuspectQueue(self.document)
@@ -218,6 +218,11 @@ class MainWindow(WindowMenus):
         ro = " (read-only)" if self.annotation.owner.file.read_only else ""
         self.setWindowTitle(f"nerstudio — {name}{ro}[*]")  # Qt shows the '*' while modified
         self.setWindowModified(self.document.is_dirty())
+
+    def _corpus_folder(self) -> str:
+        """The open corpus's folder ("" without a corpus file): where Open dialogs start."""
+        c = self.document.corpus if getattr(self, "document", None) is not None else None
+        return os.path.dirname(os.path.abspath(c.path)) if c is not None and c.path else ""
 
     def _after_save_as(self) -> None:
         """The corpus is another file now: the title and the sentence's header name it."""

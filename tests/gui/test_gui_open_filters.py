@@ -58,3 +58,34 @@ def test_the_open_action_names_every_format(empty_window):
         assert handler_label(h) in tip, h.name
     for name in ("CoNLL", "TSV", "JSON Lines"):
         assert name in tip
+
+
+def test_open_dialogs_start_beside_the_open_corpus_not_where_nerstudio_started(
+    window, tmp_path, monkeypatch
+):
+    """The first Open N-best list… starts in the open corpus's folder (its lists and models are
+    usually beside it); a folder the user chose for that kind of file is remembered; without a
+    corpus and a memory, the home folder, never the folder nerstudio was started from."""
+    import os
+
+    from PySide6.QtWidgets import QFileDialog
+
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    monkeypatch.setattr(
+        QFileDialog,
+        "getOpenFileName",
+        lambda parent, title, start, filt: (seen.append(start), ("", ""))[1],
+    )
+    window.files.open_nbest_dialog()
+    corpus_dir = os.path.dirname(os.path.abspath(window.corpus.path))
+    assert seen[-1] == corpus_dir != str(tmp_path)
+    window.settings.setValue("files/nbestDir", str(tmp_path))
+    window.files.open_nbest_dialog()
+    assert seen[-1] == str(tmp_path)
+    window.settings.remove("files/nbestDir")
+    window.settings.remove("files/lastDir")
+    monkeypatch.setattr(window, "_corpus_folder", lambda: "")
+    window.dialogs.near = window._corpus_folder
+    window.files.open_nbest_dialog()
+    assert seen[-1] == os.path.expanduser("~")
