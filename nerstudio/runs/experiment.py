@@ -138,7 +138,7 @@ def run_experiment(
         raise DataError("the development and test lists need gold entities")
     stages["features"] = time.perf_counter() - t
     ctx.progress(
-        f"{gf.n_features} global features, {d_train.X.nnz} active in training, "
+        f"{gf.n_features:,} global features, {d_train.X.nnz:,} active in training, "
         f"{stages['features']:.1f}s",
         3,
         3,

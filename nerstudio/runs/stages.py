@@ -52,7 +52,8 @@ def tagger_and_lists(
         if not jackknifing and ev.job != full:
             jackknifing = True
             ctx.stage(STAGE_JACKKNIFE, f"{folds} folds…", ev.done, ev.total)
-        ctx.progress(f"{ev.job}: {ev.message}", ev.done, ev.total)
+        # a finished job's message names it; a running job's says what it is doing
+        ctx.progress(ev.message if ev.final else f"{ev.job}: {ev.message}", ev.done, ev.total)
 
     return jackknife(
         corpus,
