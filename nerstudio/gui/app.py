@@ -165,6 +165,8 @@ def _run_for_user(app, settings, path: str | None) -> int:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo()
+    from .painted import after_next_paint
+
     after_next_paint(win, RENDERER.release)
     # not visible: closed while the corpus was opening
     code = app.exec() if win.isVisible() else 0
@@ -172,31 +174,6 @@ def _run_for_user(app, settings, path: str | None) -> int:
     # makes sure no worker thread is alive when the interpreter ends (Qt aborts the process then)
     win.jobs.shutdown()
     return code
-
-
-def after_next_paint(win, fn, fallback_ms: int = 3000) -> None:
-    """Call ``fn`` in the main thread once ``win`` has painted what it shows now (the event
-    loop's turn after its next update), or after ``fallback_ms`` should it not paint (hidden,
-    minimised)."""
-    from PySide6.QtCore import QEvent, QObject, QTimer
-
-    called = [False]
-
-    def call() -> None:
-        if not called[0]:
-            called[0] = True
-            win.removeEventFilter(watch)
-            fn()
-
-    class _Watch(QObject):
-        def eventFilter(self, obj, event):
-            if obj is win and event.type() == QEvent.Type.UpdateRequest:
-                QTimer.singleShot(0, call)  # after this update is painted
-            return False
-
-    watch = _Watch(win)
-    win.installEventFilter(watch)
-    QTimer.singleShot(fallback_ms, call)
 
 
 def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:

@@ -486,6 +486,7 @@ class TrainingController(QObject):
             {
                 "train": "Training…",
                 "model": "Opening the reranker…",
+                "tagger": "Opening the tagger…",
                 "kt": "Opening the sequence tagger…",
                 "open": "Opening the corpus…",
                 "preannotate": "Pre-annotating…",
@@ -510,6 +511,7 @@ class TrainingController(QObject):
         what = {
             "train": "Training",
             "model": "Opening the reranker",
+            "tagger": "Opening the tagger",
             "kt": "Opening the sequence tagger",
         }.get(name, name.capitalize())
         self.v.training_panel.finish("failed")
@@ -595,6 +597,7 @@ _JOB_NAMES = {
     "train": "Training",
     "open": "Opening the corpus",
     "model": "Opening the reranker",
+    "tagger": "Opening the tagger",
     "kt": "Opening the sequence tagger",
     "prepare": "Preparing the N-best list",
     "preannotate": "Pre-annotation",
