@@ -24,9 +24,8 @@ def test_comparison_tab_on_the_dev_list(demo_files, window, qtbot):
     assert window.runner.wait(30000)
     ses = window.document
     assert ses.scored is not None and ses.nbest_index.matched == len(window.corpus)
-    assert window.findChild(object, "comparisonView") is None  # not built while not shown
-    view = window.comparison_view
-    assert window.findChild(object, "comparisonView") is view and view.result is None
+    view = window.findChild(object, "comparisonView")
+    assert view is window.comparison_view and view.result is None
     window.tabs.setCurrentWidget(view)  # computed when shown, in a worker thread
     assert view.busy and not view.refresh_button.isEnabled()
     assert not view.findChild(object, "comparisonProgress").isHidden()

@@ -182,9 +182,8 @@ NOT_BEFORE_THE_NBEST = (
     "numba",
     "nerstudio.tagging.maxent",
     "nerstudio.tagging.perceptron",
-    # views on pages not shown first: the start's jobs and changes do not build them
+    # the training settings, on the Train page: the start's jobs do not build them
     "nerstudio.gui.views.training_panel",
-    "nerstudio.gui.views.comparison",
 )
 
 

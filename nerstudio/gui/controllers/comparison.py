@@ -61,19 +61,15 @@ class ComparisonController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        # a view not built yet (its tab never shown) is left so: refresh() fills it once shown
-        view = self.v.built("comparison_view")
         if ch.kind is ChangeKind.GOLD:
-            shown = view is not None and view.result is not None
-            if shown and self._revision >= 0 and not self.on_dev:
-                view.mark_stale("gold edited since: Recompute")
+            if self.view.result is not None and self._revision >= 0 and not self.on_dev:
+                self.view.mark_stale("gold edited since: Recompute")
             return
         if ch.kind is ChangeKind.CORPUS:
             self._revision = -1
             self.on_dev = self._want_dev = False
             self.ctx.jobs.cancel_view("comparison")
-            if view is not None:
-                view.show_message("Load an N-best list with gold (and a reranker) to compare.")
+            self.view.show_message("Load an N-best list with gold (and a reranker) to compare.")
         if ch.kind is ChangeKind.DEV and self._want_dev and self.doc.dev_nbest is not None:
             self._want_dev = False
             self.on_dev = True

@@ -404,8 +404,7 @@ class FilesController(QObject):
         def job(ctx):
             from ...tagging.maxent import MaxEntTagger
 
-            ctx.progress(f"reading the tagger {os.path.basename(path)}…")
-            try:
+            try:  # no progress line: the status bar keeps what the N-best list's opening said
                 return MaxEntTagger.load(path)
             except OSError as exc:  # a damaged file is already a FormatError naming it
                 raise FormatError(path, None, str(exc)) from None
