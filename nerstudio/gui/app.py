@@ -137,8 +137,9 @@ def _load_shot_demo(win, shot_dir: str) -> bool:
 
 def _run_for_user(app, settings, path: str | None) -> int:
     """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
-    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures and the corpus
-    (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
+    once it is exposed, its parts (:meth:`MainWindow.finish`) and the corpus (``path``, else the
+    demo), and the figures' renderer (matplotlib) once the window has painted them. Exit status
+    1 when the window could not be built (a bug)."""
     from .main_window import MainWindow
 
     win = MainWindow(settings, shell=True)
