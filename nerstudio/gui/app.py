@@ -137,8 +137,9 @@ def _load_shot_demo(win, shot_dir: str) -> bool:
 
 def _run_for_user(app, settings, path: str | None) -> int:
     """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
-    once it is exposed, its parts (:meth:`MainWindow.finish`), the figures and the corpus
-    (``path``, else the demo). Exit status 1 when the window could not be built (a bug)."""
+    once it is exposed, its parts (:meth:`MainWindow.finish`) and the corpus (``path``, else the
+    demo), and the figures' renderer (matplotlib) once the window has painted them. Exit status
+    1 when the window could not be built (a bug)."""
     from .main_window import MainWindow
 
     win = MainWindow(settings, shell=True)
@@ -146,7 +147,9 @@ def _run_for_user(app, settings, path: str | None) -> int:
     wait_until_exposed(app, win)
     from .views.figure_image import RENDERER
 
-    RENDERER.hold()  # matplotlib loads once the window is built, not while it is being built
+    # matplotlib (the figures' render thread) loads once the corpus and its N-best list are on
+    # screen: no figure is on the first page, and a second of importing would compete with them
+    RENDERER.hold()
     if not win.finish():
         if win.failed is None:  # closed before it was built
             return 0
@@ -159,11 +162,13 @@ def _run_for_user(app, settings, path: str | None) -> int:
         )
         app.exec()  # the window and the bug's report stay until the user closes them
         return 1
-    RENDERER.release()
     if path:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo()
+    from .painted import after_next_paint
+
+    after_next_paint(win, RENDERER.release)
     # not visible: closed while the corpus was opening
     code = app.exec() if win.isVisible() else 0
     # the window's close shut its jobs down and the service refuses new ones after that; this

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QHeaderView, QToolB
 
 from .actions import build_action
 from .views import figure_image
+from .workspaces import LazyPart
 
 STEPS = (0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 PRESENT = 1.5  # presentation mode's type, relative to the zoom before it
@@ -62,6 +63,10 @@ class Zoom(QObject):
     def toggle_presentation(self) -> None:
         w = self.window
         if self._before_present is None:
+            # the views built on first use count too: a page measured without them (the Train
+            # page without its settings) would seem to fit at a step too large for it
+            for part in w.findChildren(LazyPart):
+                part.get()
             self._before_present = before = self.factor
             self.set_factor(min(STEPS[-1], self.factor * PRESENT), remember=False)
             # a small screen (a 1024×768 projector, 1920×1080 at scale 2): the largest step

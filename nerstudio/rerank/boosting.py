@@ -34,11 +34,14 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import DataError, Msg
+
+if TYPE_CHECKING:  # annotations only: the matrices come with the data
+    import scipy.sparse as sp
 
 # scipy.optimize and the numba-compiled kernels (_compiled) are imported where they are used:
 # importing this module (to list the learners, to read a model file) stays cheap

@@ -22,17 +22,24 @@
 
 The N-best list it was built from is kept in ``nbest`` (words and tags, for display, for the
 kernel perceptron and for writing predictions).
+
+:class:`RowsData` is the same data made from the CSR rows of ``X`` (what a reranker's feature
+index computes, or a saved copy of them): its ``X`` is built when first read, so showing
+saved scores and explaining them (:meth:`RankingData.features_of`) does not import scipy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import DataError
 from ..nbest import NBestList
+
+if TYPE_CHECKING:  # scipy is imported where a matrix is made: reading saved rows needs none
+    import scipy.sparse as sp
 
 
 @dataclass
@@ -53,8 +60,11 @@ class RankingData:
     def __post_init__(self):
         self.offsets = np.asarray(self.offsets, dtype=np.int64)
         self.L = np.asarray(self.L, dtype=np.float64)
-        if self.X.shape[0] != len(self.L) or self.offsets[-1] != len(self.L):
+        if self._n_rows() != len(self.L) or self.offsets[-1] != len(self.L):
             raise ValueError("X, L and offsets disagree on the number of candidates")
+
+    def _n_rows(self) -> int:
+        return int(self.X.shape[0])
 
     # -- shape ------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -165,6 +175,57 @@ class RankingData:
             nb,
             self.feature_names,
         )
+
+
+class RowsData(RankingData):
+    """Ranking data given as the CSR rows of its binary ``X`` — ``indices`` (int32 feature
+    columns) and ``indptr`` (``n + 1`` row starts) over ``n_columns`` columns — which becomes a
+    scipy matrix when ``X`` is first read (a learner scoring or training on it); the rest is
+    :class:`RankingData`'s. The rows are taken as they are: check them before."""
+
+    def __init__(
+        self,
+        indices: np.ndarray,
+        indptr: np.ndarray,
+        n_columns: int,
+        L: np.ndarray,
+        offsets: np.ndarray,
+        **rest,
+    ):
+        self._rows = (np.asarray(indices), np.asarray(indptr), int(n_columns))
+        self._X: sp.csr_matrix | None = None
+        # X: made from the rows when read (the property below), never stored
+        super().__init__(None, L, offsets, **rest)  # pyright: ignore[reportArgumentType]
+
+    @property  # a field of RankingData, computed here
+    def X(self) -> sp.csr_matrix:
+        if self._X is None:
+            import scipy.sparse as sp
+
+            indices, indptr, n_columns = self._rows
+            if indptr[-1] < 2**31 - 1:
+                indptr = indptr.astype(np.int32)
+            self._X = sp.csr_matrix(
+                (np.ones(len(indices), dtype=np.int8), indices, indptr),
+                shape=(len(indptr) - 1, n_columns),
+            )
+        return self._X
+
+    @X.setter
+    def X(self, value: None) -> None:  # RankingData's __init__ passes None: the rows stand for it
+        if value is not None:
+            raise AttributeError("the matrix of a RowsData is made from its rows")
+
+    def _n_rows(self) -> int:
+        return len(self._rows[1]) - 1
+
+    @property
+    def n_features(self) -> int:
+        return self._rows[2]
+
+    def features_of(self, row: int) -> np.ndarray:
+        indices, indptr, _ = self._rows
+        return indices[indptr[row] : indptr[row + 1]]
 
 
 def group_argmax(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:

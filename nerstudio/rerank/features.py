@@ -60,7 +60,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..arrays import sorted_unique
 from ..errors import Cancelled, DataError, Msg, SettingsError
@@ -75,7 +74,7 @@ from .context import (
     posterior_strings,
     resource_options,
 )
-from .data import RankingData
+from .data import RankingData, RowsData
 
 NULL = "NULL"
 _ROW_SHIFT = 40  # a sentence's (candidate, key) pairs are coded as candidate << 40 | key
@@ -431,15 +430,13 @@ class GlobalFeatures:
         n = sum(nbest.n_candidates(i) for i in range(len(nbest)))
         if len(indptr) != n + 1:
             raise ValueError(f"{len(indptr) - 1} feature rows for {n} candidates")
-        if indptr[-1] < 2**31 - 1:
-            indptr = indptr.astype(np.int32)
-        X = sp.csr_matrix(
-            (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n_columns)
-        )
         offsets = np.zeros(len(nbest) + 1, dtype=np.int64)
         np.cumsum([nbest.n_candidates(i) for i in range(len(nbest))], out=offsets[1:])
         L = np.concatenate(nbest.logprobs) if len(nbest) else np.zeros(0)
-        data = RankingData(X, L, offsets, nbest=nbest, feature_names=self.names_)
+        # X is made (scipy) when a learner first reads it: shown and explained, none is needed
+        data = RowsData(
+            indices, indptr, n_columns, L, offsets, nbest=nbest, feature_names=self.names_
+        )
         if nbest.gold is not None:
             data.correct, data.proposed, data.n_gold = span_counts(nbest)
             set_oracle(data, self.oracle)

@@ -130,12 +130,15 @@ def test_the_window_shows_the_demos_candidates_without_a_scoring_job(
     )
     assert w.load_demo()
     if not edited:
-        # at once: no job after the corpus's reading, the table shows sentence 0's candidates
-        assert started == ["open"] and not scored_by_job
+        # at once: no scoring job (after the corpus's reading, only the tagger's, which nothing
+        # on the page shows), the table shows sentence 0's candidates
+        assert started == ["open", "tagger"] and not scored_by_job
         assert w.document.scored is not None and w.nbest_panel.model.rowCount() > 0
         assert w.document.reranked_choice(w.document.nbest_row(0)) is not None
+        assert w.runner.wait(60000) and w.document.tagger_path.endswith("tagger.npz")
     else:
         assert w.runner.wait(60000)
+        # the tagger was read while the list was scored: no job of its own
         assert started == ["open", "prepare"] and scored_by_job == [1]
-        assert w.document.scored is not None
+        assert w.document.scored is not None and w.document.tagger is not None
     w.close()

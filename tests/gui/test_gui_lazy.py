@@ -62,3 +62,44 @@ def test_built_late_it_is_wired_to_its_controller(empty_window):
     w.training_panel.trainRequested.emit("settings")
     w.comparison_view.refreshRequested.emit()
     assert asked == ["settings", ("refresh", True)]
+
+
+def _panel_state(w) -> dict:
+    p = w.training_panel
+    bar = p.progress
+    return {
+        "message": p.message.text(),
+        "bar": (bar.minimum(), bar.maximum(), bar.value(), bar.format()),
+        "running": p.running,
+        "train": p.train_button.isEnabled(),
+        "cancel": p.cancel_button.isEnabled(),
+        "dev": p.dev_path.text(),
+        "state": p.state.text(),
+    }
+
+
+@pytest.mark.slow
+def test_the_jobs_of_the_start_do_not_build_the_panel_nor_change_what_it_shows(
+    make_window, tmp_path
+):
+    """Opening the demo (its jobs, their progress, a corpus and a dev list) does not build the
+    training panel; built afterwards, it says what it would have said had it been there all
+    along, and so after a job that failed."""
+    eager, lazy = make_window(), make_window()
+    assert eager.training_panel is not None  # built first
+    for w in (eager, lazy):
+        assert w.load_demo() and w.runner.wait(60000)
+    assert lazy.views.built("training_panel") is None
+    assert _panel_state(lazy) == _panel_state(eager)
+    assert _panel_state(eager)["dev"].endswith("dev.nbest.npz")
+    # a reranker file that cannot be read: its job fails, the panel says so the same way
+    bad = tmp_path / "reranker.npz"
+    bad.write_bytes(b"not a reranker")
+    eager, lazy = make_window(), make_window()  # (reading the state above built the panel)
+    assert eager.training_panel is not None
+    for w in (eager, lazy):
+        w.dialogs.critical = lambda *a: None
+        assert w.files.load_model(str(bad)) and w.runner.wait(60000)
+    assert lazy.views.built("training_panel") is None
+    assert _panel_state(lazy) == _panel_state(eager)
+    assert _panel_state(lazy)["message"].startswith("Failed: ")

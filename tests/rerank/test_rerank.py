@@ -226,6 +226,35 @@ def test_integer_path_equals_readable_strings(typed):
     assert (again.X != data.X).nnz == 0
 
 
+def test_rows_data_is_its_rows_and_makes_the_matrix_when_read():
+    """Ranking data from feature rows (a list scored now, or saved scores) answers from the
+    rows — features, sizes — and its matrix, made when read, holds exactly those rows."""
+    from nerstudio.rerank.data import RowsData
+
+    rng = np.random.default_rng(5)
+    nb = _random_nbest(rng)
+    gf = GlobalFeatures(min_sentences=1)
+    data = gf.fit_transform(nb)
+    assert isinstance(data, RowsData)
+    indices, indptr, n_columns = data._rows
+    assert data._X is None  # not made yet
+    assert data.n_features == n_columns == len(gf.names_) and data.n_candidates == len(indptr) - 1
+    rows = [data.features_of(r).tolist() for r in range(data.n_candidates)]
+    X = data.X
+    assert isinstance(X, sp.csr_matrix) and X.shape == (data.n_candidates, n_columns)
+    assert X.dtype == np.int8 and set(X.data.tolist()) <= {1}
+    assert [X.indices[X.indptr[r] : X.indptr[r + 1]].tolist() for r in range(len(rows))] == rows
+    assert data.X is X  # made once
+    with pytest.raises(AttributeError):
+        data.X = X  # the rows are its only source
+    # as the matrix it makes: a subset, and a learner's scores
+    part = data.subset(np.array([2, 0]))
+    want = sp.vstack([X[data.rows(2)], X[data.rows(0)]])
+    assert (want != part.X).nnz == 0
+    with pytest.raises(ValueError):
+        RowsData(indices, indptr[:-1], n_columns, data.L, data.offsets)
+
+
 @pytest.mark.parametrize("typed", [True, False])
 def test_gazetteer_features_integer_path_equals_readable_strings(typed):
     """GZ / GZF / GZL: the integer path gives exactly the readable strings, on sentences whose

@@ -25,6 +25,7 @@ from ...nbest import NBestList
 from ...runs.describe import describe_model
 from ...runs.training import dev_baseline
 from ..dialogs import CORPUS_FILTER, MODEL_FILTER, NBEST_FILTER
+from ..painted import after_next_paint
 from ..workers import job_of, release_in_background
 from . import Context
 
@@ -368,9 +369,11 @@ class FilesController(QObject):
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
     def load_demo(self, folder: Path | None = None) -> bool:
-        """The demo: corpus, tagger, jackknifed N-best, dev N-best and reranker, from ``folder``,
+        """The demo: corpus, jackknifed N-best, dev N-best, reranker and tagger, from ``folder``,
         by default the user's copy of the bundled files (:mod:`nerstudio.app.demo_copy`: the
-        installed package is never opened for writing)."""
+        installed package is never opened for writing). The candidates come first: the tagger
+        (which nothing shows; its module and scipy take a quarter of a second) is read in the
+        worker once the N-best list is in (wait for the job service to have it)."""
         if folder is None:
             from ...app.demo_copy import user_demo
 
@@ -381,15 +384,45 @@ class FilesController(QObject):
         if not self.load_corpus(str(folder / "train.conll"), attach=False):
             return False
         md = folder / "model"
-        if (md / "tagger.npz").is_file():
-            self.load_tagger(str(md / "tagger.npz"))
         if (md / "dev.nbest.npz").is_file():
             self.load_dev_nbest(str(md / "dev.nbest.npz"))
         if (md / "reranker.npz").is_file():
             self._read_model(str(md / "reranker.npz"), quiet=True)
-        if (md / "train.nbest.npz").is_file():
-            return self._load_demo_nbest(folder)
-        return True
+        ok = self._load_demo_nbest(folder) if (md / "train.nbest.npz").is_file() else True
+        if (md / "tagger.npz").is_file():
+            self._read_tagger(str(md / "tagger.npz"))
+        return ok
+
+    def _read_tagger(self, path: str) -> None:
+        """Read the tagger ``path`` in the worker, once the window has painted the candidates
+        (:func:`~nerstudio.gui.painted.after_next_paint`; at once in a window not shown), and
+        install it; here and now when the worker is busy (scoring the N-best list)."""
+        if self.ctx.jobs.busy:
+            self.load_tagger(path)
+            return
+
+        def job(ctx):
+            from ...tagging.maxent import MaxEntTagger
+
+            try:  # no progress line: the status bar keeps what the N-best list's opening said
+                return MaxEntTagger.load(path)
+            except OSError as exc:  # a damaged file is already a FormatError naming it
+                raise FormatError(path, None, str(exc)) from None
+
+        def failed(message, tb):
+            if not tb:
+                self.ctx.dialogs.critical("Cannot open tagger", message)
+
+        def start() -> None:
+            if not self.ctx.jobs.run(
+                "tagger",
+                job,
+                lambda tagger: self.doc.install_tagger(tagger, path),
+                on_failed=failed,
+            ):  # the user started a job meanwhile
+                self.load_tagger(path)
+
+        after_next_paint(self.v.nbest_panel.window(), start)
 
     def _load_demo_nbest(self, folder: Path) -> bool:
         """The demo's N-best list with the reranker's scores shipped beside it

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
@@ -26,6 +28,9 @@ from ...runs.training import dev_baseline, run_training
 from ..dialogs import MODEL_FILTER
 from ..workers import job_of, release_in_background
 from . import Context
+
+if TYPE_CHECKING:  # built on first use, with its module
+    from ..views.training_panel import TrainingPanel
 
 
 def sibling_dev(path: str | None) -> str:
@@ -69,12 +74,15 @@ class TrainingController(QObject):
         self._curve_corpus: dict[
             int, tuple
         ] = {}  # id(curve) -> (curve, corpus path it was trained on)
+        # what the training panel says of the latest job while it is not built yet (first used:
+        # another page is shown): said to it, in order, once it is (_wire)
+        self._job_calls: list[tuple[str, Callable[[TrainingPanel], object]]] = []
         views.when_built("training_panel", self._wire)  # built on first use
         j = ctx.jobs
         j.started.connect(self._on_started)
         j.progress.connect(self._on_progress)
         j.stats.connect(self._on_stats)
-        j.finished.connect(lambda _name: self.v.training_panel.finish("done"))
+        j.finished.connect(lambda _name: self._tell_panel(lambda p: p.finish("done")))
         j.failed.connect(self._on_failed)
         j.cancelled.connect(self._on_cancelled)
         j.idle.connect(self._on_idle)
@@ -83,21 +91,46 @@ class TrainingController(QObject):
     def _wire(self, panel) -> None:
         panel.trainRequested.connect(self.start_training)
         panel.cancelRequested.connect(self.cancel_job)
+        calls, self._job_calls = self._job_calls, []
+        for _kind, call in calls:  # what it would have said of the latest job
+            call(panel)
         if self.ctx.jobs.busy:  # built while a job runs
             panel.set_running(True)
         self.update_state()
 
+    def _tell_panel(self, call: Callable[[TrainingPanel], object], kind: str = "") -> None:
+        """Show a job's state in the training panel: now if it is built, else once it is (a
+        new job's ``started`` drops the previous job's calls; a ``progress`` replaces the
+        previous one): the jobs of the start-up do not build it."""
+        panel = self.v.built("training_panel")
+        if panel is not None:
+            call(panel)
+            return
+        if kind == "started":
+            self._job_calls.clear()
+        elif kind == "progress" and self._job_calls and self._job_calls[-1][0] == "progress":
+            self._job_calls.pop()
+        self._job_calls.append((kind, call))
+
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
-        if ch.kind is ChangeKind.CORPUS and not self.v.training_panel.dev_path.text():
+        if ch.kind is ChangeKind.CORPUS:
             corpus = self.doc.corpus
-            self.v.training_panel.dev_path.setText(sibling_dev(corpus.path if corpus else None))
-        elif (
-            ch.kind is ChangeKind.DEV
-            and self.doc.dev_nbest_path
-            and (self.v.training_panel.dev_path.text() == "" or not self.v.training_panel.running)
-        ):
-            self.v.training_panel.dev_path.setText(self.doc.dev_nbest_path)
+            sibling = sibling_dev(corpus.path if corpus else None)
+
+            def dev_beside(panel) -> None:
+                if not panel.dev_path.text():
+                    panel.dev_path.setText(sibling)
+
+            self.v.when_built("training_panel", dev_beside)  # not built for it
+        elif ch.kind is ChangeKind.DEV and self.doc.dev_nbest_path:
+            path = self.doc.dev_nbest_path
+
+            def dev_list(panel) -> None:
+                if panel.dev_path.text() == "" or not panel.running:
+                    panel.dev_path.setText(path)
+
+            self.v.when_built("training_panel", dev_list)
         if ch.kind is ChangeKind.CORPUS:
             self._follow_runs()
         if ch.kind is not ChangeKind.GOLD:
@@ -267,7 +300,7 @@ class TrainingController(QObject):
         self.last_install_ms = (time.perf_counter() - t0) * 1000
 
     def _installed(self, msg: str, old: list) -> None:
-        self.v.training_panel.set_message(msg)
+        self._tell_panel(lambda p: p.set_message(msg))
         self.ctx.status(msg, 10000)
         release_in_background(old)
 
@@ -471,7 +504,7 @@ class TrainingController(QObject):
     def cancel_job(self) -> None:
         if self.ctx.jobs.busy:
             self.ctx.jobs.cancel()
-            self.v.training_panel.set_message("Cancelling…")
+            self._tell_panel(lambda p: p.set_message("Cancelling…"))
             self.ctx.status("Cancelling…", 3000)
 
     @Slot(str)
@@ -481,22 +514,26 @@ class TrainingController(QObject):
         # Everything the window holds now lives for long: out of the collector's sight, so a
         # full collection triggered by the worker does not hold the interpreter lock for 100+ ms
         gc.freeze()
-        self.v.training_panel.set_running(True)
-        self.v.training_panel.set_message(
-            {
-                "train": "Training…",
-                "model": "Opening the reranker…",
-                "kt": "Opening the sequence tagger…",
-                "open": "Opening the corpus…",
-                "preannotate": "Pre-annotating…",
-            }.get(name, "Preparing the N-best list…")
-        )
+        message = {
+            "train": "Training…",
+            "model": "Opening the reranker…",
+            "tagger": "Opening the tagger…",
+            "kt": "Opening the sequence tagger…",
+            "open": "Opening the corpus…",
+            "preannotate": "Pre-annotating…",
+        }.get(name, "Preparing the N-best list…")
+
+        def started(panel) -> None:
+            panel.set_running(True)
+            panel.set_message(message)
+
+        self._tell_panel(started, "started")
         self.busyChanged.emit(True)
         self.update_state()
 
     @Slot(str, int, int)
     def _on_progress(self, message: str, done: int, total: int) -> None:
-        self.v.training_panel.show_progress(message, done, total)
+        self._tell_panel(lambda p: p.show_progress(message, done, total), "progress")
         if message:
             self.ctx.status(message, 2000)
 
@@ -510,10 +547,10 @@ class TrainingController(QObject):
         what = {
             "train": "Training",
             "model": "Opening the reranker",
+            "tagger": "Opening the tagger",
             "kt": "Opening the sequence tagger",
         }.get(name, name.capitalize())
-        self.v.training_panel.finish("failed")
-        self.v.training_panel.set_message(f"Failed: {message}")
+        self._tell_panel(lambda p: _ended(p, "failed", f"Failed: {message}"))
         self.ctx.status(f"{what} failed: {message}", 30000)
         self.last_error = message
         if not tb:  # a clear message (bad input, a failed or killed child process): no dialog
@@ -524,13 +561,12 @@ class TrainingController(QObject):
 
     @Slot(str, str)
     def _on_cancelled(self, name: str, _message: str) -> None:
-        self.v.training_panel.finish("cancelled")
-        self.v.training_panel.set_message("Cancelled")
+        self._tell_panel(lambda p: _ended(p, "cancelled", "Cancelled"))
         self.ctx.status(f"{_JOB_NAMES.get(name, name)} cancelled", 5000)
 
     @Slot()
     def _on_idle(self) -> None:
-        self.v.training_panel.set_running(False)
+        self._tell_panel(lambda p: p.set_running(False))
         self.busyChanged.emit(False)
         self.update_state()
 
@@ -595,10 +631,16 @@ _JOB_NAMES = {
     "train": "Training",
     "open": "Opening the corpus",
     "model": "Opening the reranker",
+    "tagger": "Opening the tagger",
     "kt": "Opening the sequence tagger",
     "prepare": "Preparing the N-best list",
     "preannotate": "Pre-annotation",
 }
+
+
+def _ended(panel: TrainingPanel, how: str, message: str) -> None:
+    panel.finish(how)
+    panel.set_message(message)
 
 
 def _mark_curve(curve, name: str, other: bool) -> None:

@@ -81,8 +81,9 @@ class _RenderThread:
 
     def hold(self) -> None:
         """Keep requests waiting (the thread is not started) until :meth:`release`: the
-        application holds them until its first window is on screen, so that importing matplotlib
-        (a second or more) does not compete with the window's start."""
+        application holds them until its window shows the corpus it opened (and the demo's
+        N-best list), so that importing matplotlib (a second or more) does not compete with
+        that."""
         with self._cond:
             self._held = True
 
