@@ -155,6 +155,8 @@ def run_training(
                 int(limit),
             )
 
+    if settings.start == "tagger" and (corpus is None or not len(corpus)):
+        raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
     dev_path = settings.dev_path
     dev_corpus = None
     if dev_path and not dev_path.lower().endswith(".npz"):
@@ -166,8 +168,7 @@ def run_training(
         )
         dev_corpus = read_corpus(dev_path)
     if settings.start == "tagger":
-        if corpus is None or not len(corpus):
-            raise SettingsError(Msg.OPEN_TRAINING_FIRST.format())
+        assert corpus is not None  # checked above
         # the experiment's tagger stage: the tagger's epochs chosen on the dev corpus if any,
         # the folds one after the other in this thread unless the "Folds run on" setting says
         lists = tagger_and_lists(
