@@ -37,6 +37,7 @@ from ..choices import SCOPES
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList, entity_types, scn_spans
 from ..resources import Gazetteers, select_lists
+from ..resources import gazetteers as shared_gazetteers
 
 
 def gazetteer_strings(
@@ -108,7 +109,7 @@ def resource_options(gazetteers, context) -> tuple:
         context = True if context == "both" else context
     else:
         context = bool(context)
-    gz = Gazetteers(None if gazetteers is True else gazetteers) if gazetteers else None
+    gz = shared_gazetteers(None if gazetteers is True else gazetteers) if gazetteers else None
     return gazetteers, context, gz
 
 

@@ -505,7 +505,7 @@ class GlobalFeatures:
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
-        shard = self._base.shard(s)
+        shard = self._base.shards[hash(s) & _ShardedIndex.MASK]
         b = shard.get(s)
         if b is None:
             if not grow:
@@ -532,24 +532,32 @@ class GlobalFeatures:
         )
         type_names = entity_types(tagset)
         single: dict[int, list[str]] = {}
+        # a span's features but EP/ES depend on its words and position, not on its type: the
+        # candidates of an N-best list give the same span several types
+        span_ids: dict[tuple[int, int], list[int]] = {}
         span_cache: dict[tuple[int, int, int], np.ndarray] = {}
-        cand_rows: list[np.ndarray] = []
+        cand_rows: list[int] = []  # the candidate of each array of cand_keys
         cand_keys: list[np.ndarray] = []
         for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
             key = (s, e1, lab)
             arr = span_cache.get(key)
             if arr is None:
-                ids = spans.ids(s, e1)
-                ids += self._resource_ids(words, s, e1, single, grow)
+                ids = span_ids.get((s, e1))
+                if ids is None:
+                    ids = spans.ids(s, e1)
+                    ids += self._resource_ids(words, s, e1, single, grow)
+                    span_ids[(s, e1)] = ids
                 if post is not None:
                     idf = self._id
-                    ids += [idf(x, grow) for x in posterior_strings(post, s, e1, type_names[lab])]
+                    ids = ids + [
+                        idf(x, grow) for x in posterior_strings(post, s, e1, type_names[lab])
+                    ]
                 b = np.array(ids, dtype=np.int64)
                 b = b[b >= 0] * T1
                 arr = np.concatenate([b, b + (lab + 1)]) if typed else b
                 span_cache[key] = arr
             cand_keys.append(arr)
-            cand_rows.append(np.full(len(arr), c, dtype=np.int64))
+            cand_rows.append(c)
         if self.quotes:
             self._quote_keys(
                 words, cands, tagset, spans.G[: len(words)], T1, grow, cand_rows, cand_keys
@@ -557,7 +565,8 @@ class GlobalFeatures:
         if not cand_keys:
             z = np.zeros(0, dtype=np.int64)
             return z, z
-        return np.concatenate(cand_rows), np.concatenate(cand_keys)
+        sizes = np.fromiter(map(len, cand_keys), dtype=np.int64, count=len(cand_keys))
+        return np.repeat(np.array(cand_rows, dtype=np.int64), sizes), np.concatenate(cand_keys)
 
     def _resource_ids(self, words, s: int, e1: int, single: dict, grow: bool) -> list[int]:
         """Ids of a span's gazetteer, cluster and context features."""
@@ -569,7 +578,7 @@ class GlobalFeatures:
 
     def _quote_keys(self, words, cands, tagset, G, T1: int, grow: bool, rows, keys) -> None:
         """Each candidate's quote features (when the sentence has two quotes or more), added
-        to ``rows``/``keys``."""
+        to ``keys`` (an array of keys per candidate) and ``rows`` (the candidate's index)."""
         qpos = [i for i, x in enumerate(words) if x in QUOTES]
         if len(qpos) < 2:
             return
@@ -579,7 +588,7 @@ class GlobalFeatures:
             ids = [idf(x, grow) for x in _quote_strings(list(words), tags, G, self.quote_max, qpos)]
             b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
             keys.append(b)
-            rows.append(np.full(len(b), c, dtype=np.int64))
+            rows.append(c)
 
     # -- persistence -------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict]:
@@ -728,14 +737,15 @@ class _ShardedIndex:
     that holds the interpreter lock for tens of milliseconds (a GUI thread would stutter)."""
 
     N = 64
+    MASK = N - 1  # a key's shard: ``shards[hash(key) & MASK]``
 
     def __init__(self, items=()):
         self.shards: list[dict[str, int]] = [{} for _ in range(self.N)]
         for k, v in items:
-            self.shards[hash(k) & (self.N - 1)][k] = v
+            self.shards[hash(k) & self.MASK][k] = v
 
     def shard(self, key: str) -> dict[str, int]:
-        return self.shards[hash(key) & (self.N - 1)]
+        return self.shards[hash(key) & self.MASK]
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.shards)

@@ -316,6 +316,48 @@ def test_context_features_integer_path_equals_readable_strings(typed):
         )
 
 
+def test_a_spans_features_are_built_once_whatever_types_the_candidates_give_it(monkeypatch):
+    """The candidates of an N-best list often give the same words different types; apart from
+    EP/ES a span's features do not depend on its type, so its words, boundaries, gazetteer,
+    cluster and context features are built once per span of a sentence (the integer path still
+    equal to the readable strings, EP/ES included)."""
+    rng = np.random.default_rng(11)
+    nb = _random_nbest(rng, typed=True, n_sent=30)
+    nb.meta["documents"] = sorted(rng.integers(0, 3, len(nb)).tolist())
+    built: list[tuple[int, int, int]] = []
+    gf = GlobalFeatures(min_sentences=1, gazetteers=True, context=True, posterior=True)
+    real = gf._resource_ids
+
+    def counted(words, s, e1, single, grow):
+        built.append((gf._ctx_i, s, e1))
+        return real(words, s, e1, single, grow)
+
+    monkeypatch.setattr(gf, "_resource_ids", counted)
+    data = gf.fit_transform(nb)
+    spans = {
+        (i, s, e)
+        for i in range(len(nb))
+        for _, s, e, _ in zip(*scn_spans(nb.candidates[i], nb.tagset))
+    }
+    typed = {
+        (i, s, e, t)
+        for i in range(len(nb))
+        for _, s, e, t in zip(*scn_spans(nb.candidates[i], nb.tagset))
+    }
+    assert len(typed) > len(spans)  # some spans have several types
+    assert sorted(built) == sorted(spans)
+    from nerstudio.rerank.context import DocumentContext, entity_posteriors
+
+    ctx = DocumentContext(nb, nb.meta["documents"])
+    for i in range(len(nb)):
+        post = entity_posteriors(nb.logprobs[i], nb.candidates[i], nb.tagset)
+        for j in range(nb.n_candidates(i)):
+            got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
+            tags = [nb.tagset[t] for t in nb.candidates[i][j]]
+            want = gf.candidate_strings(nb.words[i], tags, context=ctx, sentence=i, posteriors=post)
+            assert got == want
+
+
 def test_document_context_by_hand():
     from nerstudio.rerank.context import DocumentContext
 
@@ -456,6 +498,35 @@ def test_boosting_compiled_rounds_equal_the_reference_step():
     assert np.array_equal(a.chosen, b.chosen)
     assert np.allclose(a.deltas, b.deltas)
     assert np.allclose(a.alpha, b.alpha)
+
+
+def test_boosting_rounds_are_the_same_whether_touched_features_are_kept_or_not():
+    """The compiled rounds keep, per chosen feature, the features its rounds touch (up to
+    ``max_kept`` of them) and skip looking them up when it is chosen again; and they rescan a
+    block of BestLoss only when its maximum fell. Neither may change a single bit: the same
+    rounds with nothing kept, with room for some lists and with room for all, and the block
+    maxima those rounds leave equal to maxima computed afresh (several blocks, ties kept to
+    the first feature)."""
+    from nerstudio.rerank import _compiled
+
+    data = tiny_data(8, n_sent=120, m=3 * _compiled.BLOCK + 17, density=0.05)
+    runs = []
+    for kept in (0, 3000, 1 << 20):
+        sess = BoostingSession(data, epsilon=0.002, max_kept=kept)
+        sess.run(1000)
+        bmax = sess._scratch[0]
+        fresh = np.empty_like(bmax)
+        _compiled.block_max(sess.BL, fresh, _compiled.BLOCK)
+        assert np.array_equal(bmax, fresh)
+        runs.append(sess)
+    first, *others = runs
+    assert first.rounds == 1000 and len(np.unique(first.chosen)) < 500  # features chosen again
+    stored = [int(s._scratch[-1][0]) for s in runs]
+    assert stored[0] == 0 and 0 < stored[1] <= 3000 < stored[2]
+    for sess in others:
+        assert np.array_equal(sess.chosen, first.chosen)
+        for name in ("deltas", "alpha", "M", "e", "W", "BL"):
+            assert np.array_equal(getattr(sess, name), getattr(first, name)), name
 
 
 def test_boosting_delta_formula_and_first_choice():
