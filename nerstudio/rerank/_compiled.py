@@ -54,22 +54,23 @@ def _argmax_blocks(BL, bmax, block):
 
 
 @njit(cache=True, nogil=True)
-def _best_loss_of(feats, W, BL, bmax, block, dirty, dirty_list):
-    """BestLoss of the features ``feats`` from their W± (clamped at zero), and the block maxima
-    that change with it: a block's maximum is raised at once, and a block whose maximum fell
-    (or became NaN) is rescanned (``dirty``; the same maxima as rescanning every block
-    touched)."""
+def _best_loss_of(slots, feature, W, BL, bmax, block, dirty, dirty_list):
+    """BestLoss of the features in W's ``slots`` (``feature[g]``: the feature of slot g) from
+    their W± (clamped at zero), and the block maxima that change with it: a block's maximum is
+    raised at once, and a block whose maximum fell (or became NaN) is rescanned (``dirty``;
+    the same maxima as rescanning every block touched)."""
     nd = 0
-    for q in range(feats.shape[0]):
-        f = feats[q]
-        a = W[2 * f]
+    for q in range(slots.shape[0]):
+        g = slots[q]
+        f = feature[g]
+        a = W[2 * g]
         if a < 0.0:
             a = 0.0
-            W[2 * f] = 0.0
-        b = W[2 * f + 1]
+            W[2 * g] = 0.0
+        b = W[2 * g + 1]
         if b < 0.0:
             b = 0.0
-            W[2 * f + 1] = 0.0
+            W[2 * g + 1] = 0.0
         was = BL[f]
         now = abs(math.sqrt(a) - math.sqrt(b))
         BL[f] = now
@@ -118,16 +119,20 @@ def boost_rounds(
     T_len,
     pool,
     pool_state,
+    slot,
+    feature,
 ):
     """Run up to ``n_rounds`` rounds of Figure 2; returns how many ran.
 
-    ``B_code`` holds D's rows as codes 2f (+1 in feature f) and 2f + 1 (−1), and ``W`` the
-    weights W+ of feature f at 2f and W− at 2f + 1: one array read and no branch per update,
-    W+ and W− of a feature side by side. The features whose BestLoss a round changes are those
-    of the B rows of the chosen feature's pairs, the same every time it is chosen: found once
-    (``touched``, ``touched_mark``: scratch) and kept in ``pool[T_start[k]:][:T_len[k]]``
-    while ``pool`` has room (``pool_state[0]``: its entries in use; ``T_start[k] < 0``: not
-    kept). ``bmax`` holds the maximum of each block of ``block`` BestLoss values. ``state[0]``
+    Feature f's W+ and W− are ``W[2g]`` and ``W[2g + 1]``, g = ``slot[f]`` (``feature[g]`` = f):
+    :func:`slots_by_first_use` numbers the slots so that the features of a pair lie near each
+    other. ``B_code`` holds D's rows as codes 2g (+1 in the feature of slot g) and 2g + 1 (−1):
+    one array read and no branch per update. The slots whose BestLoss a round changes are
+    those of the B rows of the chosen feature's pairs, the same every time it is chosen: found
+    once (``touched``, ``touched_mark``: scratch, by slot) and kept in
+    ``pool[T_start[k]:][:T_len[k]]`` while ``pool`` has room (``pool_state[0]``: its entries
+    in use; ``T_start[k] < 0``: not kept). ``bmax`` holds the maximum of each block of
+    ``block`` BestLoss values (by feature: the first feature of the largest BestLoss wins). ``state[0]``
     holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
     ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on the
     dev rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in CSC).
@@ -140,8 +145,8 @@ def boost_rounds(
         k, bl = _argmax_blocks(BL, bmax, block)
         if not bl > 0.0:
             break
-        wp = W[2 * k]
-        wm = W[2 * k + 1]
+        wp = W[2 * slot[k]]
+        wm = W[2 * slot[k] + 1]
         ez = eps * Z
         if wp + ez <= 0.0 or wm + ez <= 0.0:
             ez = 1e-6 * Z
@@ -174,7 +179,7 @@ def boost_rounds(
                         nt += 1
         if known:
             a = T_start[k]
-            _best_loss_of(pool[a : a + T_len[k]], W, BL, bmax, block, dirty, dirty_list)
+            _best_loss_of(pool[a : a + T_len[k]], feature, W, BL, bmax, block, dirty, dirty_list)
         else:
             for q in range(nt):
                 touched_mark[touched[q]] = False
@@ -184,7 +189,7 @@ def boost_rounds(
                 T_start[k] = used
                 T_len[k] = nt
                 pool_state[0] = used + nt
-            _best_loss_of(touched[:nt], W, BL, bmax, block, dirty, dirty_list)
+            _best_loss_of(touched[:nt], feature, W, BL, bmax, block, dirty, dirty_list)
         alpha[k] += delta
         chosen[offset + r] = k
         deltas[offset + r] = delta
@@ -419,9 +424,35 @@ def transpose_signed(ptr, code, m):
 
 
 @njit(cache=True, nogil=True)
-def pair_weights(M, c, ptr, code, m, e, W, BL):
-    """e = exp(−(M − c)), W± (``W``: W+ of feature f at 2f, W− at 2f + 1) and BestLoss from
-    scratch; returns Z."""
+def slots_by_first_use(code, m):
+    """Renumber D's columns in the order the rows first use them (then the unused ones), in
+    place: ``code`` (as :func:`pair_differences` gives it) then codes slots instead of
+    features. Returns ``(slot, feature)``: the slot of every feature and its inverse. The
+    features of one pair, and of the pairs of one sentence, get neighbouring slots, so a
+    boosting round's scattered weight updates fall on fewer cache lines."""
+    slot = np.full(m, -1, dtype=np.int64)
+    feature = np.empty(m, dtype=np.int64)
+    g = 0
+    for q in range(code.shape[0]):
+        f = code[q] >> 1
+        if slot[f] < 0:
+            slot[f] = g
+            feature[g] = f
+            g += 1
+    for f in range(m):
+        if slot[f] < 0:
+            slot[f] = g
+            feature[g] = f
+            g += 1
+    for q in range(code.shape[0]):
+        code[q] = 2 * slot[code[q] >> 1] + (code[q] & 1)
+    return slot, feature
+
+
+@njit(cache=True, nogil=True)
+def pair_weights(M, c, ptr, code, m, e, W, BL, slot):
+    """e = exp(−(M − c)), W± (``W``: W+ of the feature of slot g at 2g, W− at 2g + 1; ``code``
+    by slot) and BestLoss (by feature, ``slot[f]`` its slot) from scratch; returns Z."""
     for q in range(2 * m):
         W[q] = 0.0
     Z = 0.0
@@ -432,5 +463,5 @@ def pair_weights(M, c, ptr, code, m, e, W, BL):
         for q in range(ptr[p], ptr[p + 1]):
             W[code[q]] += v
     for f in range(m):
-        BL[f] = abs(math.sqrt(W[2 * f]) - math.sqrt(W[2 * f + 1]))
+        BL[f] = abs(math.sqrt(W[2 * slot[f]]) - math.sqrt(W[2 * slot[f] + 1]))
     return Z

@@ -130,6 +130,8 @@ class BoostingSession:
         # responsive while a large session is set up
         self.B_ptr, self.B_code = _compiled.pair_differences(X.indptr, X.indices, orow, other)
         self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(self.B_ptr, self.B_code, m)
+        # W± live in slots numbered by first use (B's codes too, from here on): see boost_rounds
+        self.slot, self.feature = _compiled.slots_by_first_use(self.B_code, m)
         self.dL = data.L[orow] - data.L[other]
         self.alpha0 = line_search_alpha0(self.dL) if alpha0 is None else float(alpha0)
         self.alpha = np.zeros(m, dtype=np.float64)
@@ -143,13 +145,13 @@ class BoostingSession:
 
     @property
     def Wp(self) -> np.ndarray:
-        """W+ of every feature (a view of ``W``, which holds W+ and W− side by side)."""
-        return self.W[0::2]
+        """W+ of every feature (a copy: ``W`` holds W+ and W− side by side, by slot)."""
+        return self.W[2 * self.slot]
 
     @property
     def Wm(self) -> np.ndarray:
-        """W− of every feature (a view of ``W``)."""
-        return self.W[1::2]
+        """W− of every feature (a copy)."""
+        return self.W[2 * self.slot + 1]
 
     @property
     def chosen(self) -> np.ndarray:
@@ -183,7 +185,7 @@ class BoostingSession:
             self.W, self.BL = np.empty(2 * m), np.empty(m)
         self.Z = float(
             _compiled.pair_weights(
-                self.M, self.c, self.B_ptr, self.B_code, m, self.e, self.W, self.BL
+                self.M, self.c, self.B_ptr, self.B_code, m, self.e, self.W, self.BL, self.slot
             )
         )
         self._bmax_valid = False
@@ -207,7 +209,8 @@ class BoostingSession:
         if not bl > 0.0:
             self.exhausted = True
             return None
-        wp, wm, Z = float(self.Wp[k]), float(self.Wm[k]), self.Z
+        g = self.slot[k]
+        wp, wm, Z = float(self.W[2 * g]), float(self.W[2 * g + 1]), self.Z
         ez = self.epsilon * Z
         if wp + ez <= 0.0 or wm + ez <= 0.0:
             # ε = 0 and the feature separates perfectly: the optimum is infinite; take a
@@ -234,12 +237,12 @@ class BoostingSession:
             idx = np.arange(tot, dtype=np.int64) + np.repeat(starts - (ends - lens), lens)
             codes = self.B_code[idx]
             np.add.at(self.W, codes, np.repeat(d, lens))
-            feats = codes >> 1
-            wpf = np.maximum(self.Wp[feats], 0.0)
-            wmf = np.maximum(self.Wm[feats], 0.0)
-            self.Wp[feats] = wpf
-            self.Wm[feats] = wmf
-            self.BL[feats] = np.abs(np.sqrt(wpf) - np.sqrt(wmf))
+            plus = codes & ~1  # W+ of each touched slot, then W− beside it
+            wpf = np.maximum(self.W[plus], 0.0)
+            wmf = np.maximum(self.W[plus + 1], 0.0)
+            self.W[plus] = wpf
+            self.W[plus + 1] = wmf
+            self.BL[self.feature[codes >> 1]] = np.abs(np.sqrt(wpf) - np.sqrt(wmf))
         self._bmax_valid = False
         self.alpha[k] += delta
         self._reserve(1)
@@ -347,6 +350,8 @@ class BoostingSession:
                 touched_mark,
                 self.max_work,
                 *kept,
+                self.slot,
+                self.feature,
             )
             self.Z = float(st[0])
             self.rounds += done

@@ -628,6 +628,46 @@ def test_averaged_weights_equal_the_explicit_average():
     assert np.allclose(got, w) and a0 == pytest.approx(0.3 * wL)
 
 
+def test_voted_update_log_is_the_same_from_sorted_and_unsorted_rows():
+    """The voted perceptron's updates (the features of the oracle and not of the wrong
+    candidate, and the other way round) come from compiled code when the rows' features are
+    sorted, one update at a time otherwise: the same features, and from sorted rows the same
+    arrays as the literal set differences."""
+    from nerstudio.rerank.perceptron import _Run
+
+    data = tiny_data(3, n_sent=40, m=25)
+    rng = np.random.default_rng(5)
+    run = _Run(data.n_features)
+    n = 150
+    run.reserve(n)
+    run.log_sent[:n] = rng.integers(0, len(data.offsets) - 1, n)
+    run.log_wrong[:n] = data.offsets[run.log_sent[:n]] + rng.integers(0, 2, n)
+    run.log_time[:n] = np.arange(n)
+    run.n_log, run.t = n, n + 3
+    X = data.X.tocsr()
+    assert X.has_sorted_indices
+    rows = [X.indices[X.indptr[i] : X.indptr[i + 1]][::-1] for i in range(X.shape[0])]
+    unsorted = sp.csr_matrix(
+        (np.ones(X.nnz, dtype=np.int8), np.concatenate(rows), X.indptr), shape=X.shape
+    )
+    assert not unsorted.has_sorted_indices
+    a, b = VotedPerceptron(), VotedPerceptron()
+    a.beta_ = b.beta_ = 0.5
+    a._make_votes(run, data)
+    b._make_votes(run, RankingData(unsorted, data.L, data.offsets, data.oracle))
+    starts = data.offsets[run.log_sent[:n]] + data.oracle[run.log_sent[:n]]
+    for side in ("plus", "minus"):
+        ptr, feats = getattr(a, f"upd_{side}_ptr_"), getattr(a, f"upd_{side}_")
+        ptr_b, feats_b = getattr(b, f"upd_{side}_ptr_"), getattr(b, f"upd_{side}_")
+        assert np.array_equal(ptr, ptr_b) and feats.dtype == ptr.dtype == np.int64
+        for k, (o, r) in enumerate(zip(starts, run.log_wrong[:n])):
+            one, other = (o, r) if side == "plus" else (r, o)
+            want = np.setdiff1d(X.indices[X.indptr[one] : X.indptr[one + 1]], X[other].indices)
+            assert np.array_equal(feats[ptr[k] : ptr[k + 1]], want)
+            assert sorted(feats_b[ptr[k] : ptr[k + 1]]) == want.tolist()
+    assert np.array_equal(a.upd_dL_, b.upd_dL_) and np.array_equal(a.counts_, b.counts_)
+
+
 def test_voted_decoding_equals_the_literal_figure4_loop():
     train, test = tiny_data(13, n_sent=40), tiny_data(14, n_sent=30)
     model = VotedPerceptron(epochs=3, beta=0.7, seed=2, keep_best=False).fit(train)
