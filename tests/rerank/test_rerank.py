@@ -358,6 +358,35 @@ def test_a_spans_features_are_built_once_whatever_types_the_candidates_give_it(m
             assert got == want
 
 
+def test_feature_rows_are_the_same_by_index_or_search_in_any_chunks(monkeypatch):
+    """A (candidate, key) code's column comes from a table indexed by key when the keys are
+    small enough, else from a binary search, and the codes are looked up some hundred thousand
+    at a time: the same matrices either way, and the same columns as the sorted table says."""
+    from nerstudio.rerank import features
+
+    rng = np.random.default_rng(12)
+    table = np.unique(rng.integers(0, 5000, 700))
+    keys = rng.integers(0, 6000, 3000)
+    want = np.array([int(np.searchsorted(table, k)) if k in set(table) else -1 for k in keys])
+    assert np.array_equal(features._Columns(table)(keys), want)
+    monkeypatch.setattr(features, "_DIRECT_KEYS", 100)
+    assert features._Columns(table).direct is None
+    assert np.array_equal(features._Columns(table)(keys), want)
+    monkeypatch.undo()
+
+    train, dev = _random_nbest(rng, n_sent=40), _random_nbest(rng, n_sent=25)
+    gf = GlobalFeatures(min_sentences=2)
+    a_train, a_dev = gf.fit_transform(train), gf.transform(dev)
+    monkeypatch.setattr(features, "_DIRECT_KEYS", 0)
+    monkeypatch.setattr(features, "_CHUNK_CODES", 50)
+    gf2 = GlobalFeatures(min_sentences=2)
+    b_train, b_dev = gf2.fit_transform(train), gf2.transform(dev)
+    for a, b in ((a_train, b_train), (a_dev, b_dev)):
+        assert a.X.shape == b.X.shape and (a.X != b.X).nnz == 0
+        assert np.array_equal(a.X.indptr, b.X.indptr) and np.array_equal(a.X.indices, b.X.indices)
+    assert gf2.names_ == gf.names_
+
+
 def test_document_context_by_hand():
     from nerstudio.rerank.context import DocumentContext
 
