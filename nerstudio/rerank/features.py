@@ -170,6 +170,7 @@ class GlobalFeatures:
         self.clusters = [int(b) for b in clusters] if clusters else False
         self.biglex = bool(biglex)
         self._bc_cache: dict[str, list[str]] = {}
+        self._by_words: dict[tuple[str, ...], list[int]] = {}  # while a list is read
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
@@ -467,9 +468,11 @@ class GlobalFeatures:
         the interpreter lock for a long time (a GUI thread would freeze)."""
         enabled = gc.isenabled()
         gc.disable()
+        self._by_words = {}
         try:
             return self._all_keys_loop(nbest, grow, progress, should_cancel)
         finally:
+            self._by_words = {}
             if enabled:
                 gc.enable()
 
@@ -559,50 +562,61 @@ class GlobalFeatures:
         type_names = entity_types(tagset)
         single: dict[int, list[str]] = {}
         # a span's features but EP/ES depend on its words and position, not on its type: the
-        # candidates of an N-best list give the same span several types
+        # candidates of an N-best list give the same span several types, the typed copies are
+        # made for all the sentence's spans at once at the end
         span_ids: dict[tuple[int, int], list[int]] = {}
-        span_base: dict[tuple[int, int], np.ndarray] = {}  # their keys (untyped)
-        span_cache: dict[tuple[int, int, int], np.ndarray] = {}
-        cand_rows: list[int] = []  # the candidate of each array of cand_keys
-        cand_keys: list[np.ndarray] = []
+        span_keys: dict[tuple, np.ndarray] = {}  # untyped keys by (s, e1) (and type, with EP/ES)
+        rows: list[int] = []  # per entity of every candidate: its candidate, type, keys
+        labs: list[int] = []
+        keys: list[np.ndarray] = []
         for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
-            key = (s, e1, lab)
-            arr = span_cache.get(key)
-            if arr is None:
+            key = (s, e1) if post is None else (s, e1, lab)
+            b = span_keys.get(key)
+            if b is None:
                 ids = span_ids.get((s, e1))
                 if ids is None:
-                    ids = spans.ids(s, e1)
-                    ids += self._resource_ids(words, s, e1, single, grow)
+                    ids = spans.bounds(s, e1)
+                    ids += self._words_ids(words, s, e1, spans, single, grow)
+                    ids += self._ids(self._context_strings(words, s, e1), grow)
                     span_ids[(s, e1)] = ids
                 if post is not None:
                     ids = ids + self._ids(posterior_strings(post, s, e1, type_names[lab]), grow)
-                    b = _base_keys(ids, T1)
-                else:
-                    b = span_base.get((s, e1))
-                    if b is None:
-                        b = span_base[(s, e1)] = _base_keys(ids, T1)
-                arr = np.concatenate([b, b + (lab + 1)]) if typed else b
-                span_cache[key] = arr
-            cand_keys.append(arr)
-            cand_rows.append(c)
-        if self.quotes:
-            self._quote_keys(
-                words, cands, tagset, spans.G[: len(words)], T1, grow, cand_rows, cand_keys
-            )
-        if not cand_keys:
+                b = span_keys[key] = _base_keys(ids, T1)
+            rows.append(c)
+            labs.append(lab + 1)
+            keys.append(b)
+        n_entities = len(keys)
+        if self.quotes:  # untyped: the quote features are not an entity's
+            self._quote_keys(words, cands, tagset, spans.G[: len(words)], T1, grow, rows, keys)
+        if not keys:
             z = np.zeros(0, dtype=np.int64)
             return z, z
-        sizes = np.fromiter(map(len, cand_keys), dtype=np.int64, count=len(cand_keys))
-        return np.repeat(np.array(cand_rows, dtype=np.int64), sizes), np.concatenate(cand_keys)
+        sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+        r = np.repeat(np.array(rows, dtype=np.int64), sizes)
+        k = np.concatenate(keys)
+        if typed and n_entities:
+            m = int(sizes[:n_entities].sum())  # the entities' keys come first
+            r = np.concatenate([r, r[:m]])
+            k = np.concatenate(
+                [k, k[:m] + np.repeat(np.array(labs, dtype=np.int64), sizes[:n_entities])]
+            )
+        return r, k
 
-    def _resource_ids(self, words, s: int, e1: int, single: dict, grow: bool) -> list[int]:
-        """Ids of a span's gazetteer, cluster and context features."""
-        return self._ids(
-            self._gazetteer_strings(words, s, e1, single)
-            + self._cluster_strings(words, s, e1)
-            + self._context_strings(words, s, e1),
-            grow,
-        )
+    def _words_ids(
+        self, words, s: int, e1: int, spans: _SpanIds, single: dict, grow: bool
+    ) -> list[int]:
+        """Ids of the features of span [s, e1) that depend on its words alone (WE, FF, GF,
+        prefixes and suffixes, gazetteers, clusters): the same for the same words in any
+        sentence of the list, so kept by words while a list is read (names the first time
+        they are met, so the numbering is that of building them every time)."""
+        key = tuple(words[s:e1])
+        ids = self._by_words.get(key)
+        if ids is None:
+            ids = self._by_words[key] = spans.inner(s, e1) + self._ids(
+                self._gazetteer_strings(words, s, e1, single) + self._cluster_strings(words, s, e1),
+                grow,
+            )
+        return ids
 
     def _quote_keys(self, words, cands, tagset, G, T1: int, grow: bool, rows, keys) -> None:
         """Each candidate's quote features (when the sentence has two quotes or more), added
@@ -702,11 +716,15 @@ class _SpanIds:
     def at(self, i: int) -> int:  # map out-of-range to the NULL slots
         return i if 0 <= i < self.n else self.n
 
-    def ids(self, s: int, e1: int) -> list[int]:
-        """The ids of span [s, e1) (a new list)."""
+    def bounds(self, s: int, e1: int) -> list[int]:
+        """The ids of the start- and end-side features of span [s, e1) (a new list)."""
+        return self.start(s) + self.end(e1 - 1)
+
+    def inner(self, s: int, e1: int) -> list[int]:
+        """The ids of the features of span [s, e1) within it (WE, FF, GF, prefixes, suffixes;
+        a new list)."""
         W, G, Fs = self.W, self.G, self.Fs
-        ids = self.start(s) + self.end(e1 - 1)
-        ids += self.ids_of(
+        ids = self.ids_of(
             (
                 "WE=" + " ".join(W[s:e1]),
                 "FF=" + " ".join(Fs[s:e1]),

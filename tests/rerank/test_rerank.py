@@ -317,22 +317,30 @@ def test_context_features_integer_path_equals_readable_strings(typed):
 
 
 def test_a_spans_features_are_built_once_whatever_types_the_candidates_give_it(monkeypatch):
-    """The candidates of an N-best list often give the same words different types; apart from
-    EP/ES a span's features do not depend on its type, so its words, boundaries, gazetteer,
-    cluster and context features are built once per span of a sentence (the integer path still
-    equal to the readable strings, EP/ES included)."""
+    """The candidates of an N-best list often give the same words different types, and the
+    same words come back in other sentences. Apart from EP/ES a span's features do not depend
+    on its type: its boundary and context features are built once per span of a sentence, and
+    those of its words alone (the words, forms and shapes within, gazetteers, clusters) once
+    per words of the list; the integer path stays equal to the readable strings, EP/ES
+    included, whatever words, sentences and types share."""
     rng = np.random.default_rng(11)
     nb = _random_nbest(rng, typed=True, n_sent=30)
     nb.meta["documents"] = sorted(rng.integers(0, 3, len(nb)).tolist())
-    built: list[tuple[int, int, int]] = []
+    at: list[tuple[int, int, int]] = []
+    by_words: list[tuple[str, ...]] = []
     gf = GlobalFeatures(min_sentences=1, gazetteers=True, context=True, posterior=True)
-    real = gf._resource_ids
+    context, gazetteer = gf._context_strings, gf._gazetteer_strings
 
-    def counted(words, s, e1, single, grow):
-        built.append((gf._ctx_i, s, e1))
-        return real(words, s, e1, single, grow)
+    def counted_context(words, s, e1):
+        at.append((gf._ctx_i, s, e1))
+        return context(words, s, e1)
 
-    monkeypatch.setattr(gf, "_resource_ids", counted)
+    def counted_gazetteer(words, s, e1, single=None):
+        by_words.append(tuple(words[s:e1]))
+        return gazetteer(words, s, e1, single)
+
+    monkeypatch.setattr(gf, "_context_strings", counted_context)
+    monkeypatch.setattr(gf, "_gazetteer_strings", counted_gazetteer)
     data = gf.fit_transform(nb)
     spans = {
         (i, s, e)
@@ -344,8 +352,10 @@ def test_a_spans_features_are_built_once_whatever_types_the_candidates_give_it(m
         for i in range(len(nb))
         for _, s, e, t in zip(*scn_spans(nb.candidates[i], nb.tagset))
     }
-    assert len(typed) > len(spans)  # some spans have several types
-    assert sorted(built) == sorted(spans)
+    words = {tuple(nb.words[i][s:e]) for i, s, e in spans}
+    assert len(typed) > len(spans) > len(words)  # types and words shared
+    assert sorted(at) == sorted(spans)
+    assert sorted(by_words) == sorted(words)
     from nerstudio.rerank.context import DocumentContext, entity_posteriors
 
     ctx = DocumentContext(nb, nb.meta["documents"])
