@@ -301,7 +301,9 @@ class BoostingSession:
                 np.zeros(1, dtype=np.int64),
             )
             self._bmax_valid = False
-        bmax, dirty, dirty_list, touched, touched_mark, *kept = self._scratch
+        bmax, dirty, dirty_list, touched, touched_mark, t_start, t_len, pool, pool_used = (
+            self._scratch
+        )
         if not self._bmax_valid:
             _compiled.block_max(self.BL, bmax, block)
             self._bmax_valid = True
@@ -349,7 +351,10 @@ class BoostingSession:
                 touched,
                 touched_mark,
                 self.max_work,
-                *kept,
+                t_start,
+                t_len,
+                pool,
+                pool_used,
                 self.slot,
                 self.feature,
             )

@@ -165,10 +165,17 @@ class Gazetteers:
         self.entries = {n: _entries(n) for n in self.names}
         self._lengths: dict[str, dict[str, list[int]]] = {}
         for n, es in self.entries.items():
-            idx: dict[str, set[int]] = defaultdict(set)
+            idx: dict[str, list[int]] = {}  # most first words start entries of one length
             for e in es:
-                idx[e[0]].add(len(e))
-            self._lengths[n] = {k: sorted(v, reverse=True) for k, v in idx.items()}
+                have = idx.get(e[0])
+                if have is None:
+                    idx[e[0]] = [len(e)]
+                elif len(e) not in have:
+                    have.append(len(e))
+            for v in idx.values():
+                if len(v) > 1:
+                    v.sort(reverse=True)
+            self._lengths[n] = idx
         # key -> the lists an entry may start with it, per match mode: one look-up per word
         self._starting: dict[bool, dict[str, list[str]]] = {
             True: defaultdict(list),
