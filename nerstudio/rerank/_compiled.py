@@ -127,15 +127,17 @@ def boost_rounds(
     Feature f's W+ and W− are ``W[2g]`` and ``W[2g + 1]``, g = ``slot[f]`` (``feature[g]`` = f):
     :func:`slots_by_first_use` numbers the slots so that the features of a pair lie near each
     other. ``B_code`` holds D's rows as codes 2g (+1 in the feature of slot g) and 2g + 1 (−1):
-    one array read and no branch per update. The slots whose BestLoss a round changes are
-    those of the B rows of the chosen feature's pairs, the same every time it is chosen: found
-    once (``touched``, ``touched_mark``: scratch, by slot) and kept in
-    ``pool[T_start[k]:][:T_len[k]]`` while ``pool`` has room (``pool_state[0]``: its entries
-    in use; ``T_start[k] < 0``: not kept). ``bmax`` holds the maximum of each block of
-    ``block`` BestLoss values (by feature: the first feature of the largest BestLoss wins). ``state[0]``
-    holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
-    ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on the
-    dev rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in CSC).
+    one array read and no branch per update (``B_code`` and ``A_idx`` are unsigned: an index
+    read from them is not tested for being negative, a quarter of the rounds' time). The slots
+    whose BestLoss a round changes are those of the B rows of the chosen feature's pairs, the
+    same every time it is chosen: found once (``touched``, ``touched_mark``: scratch, by slot)
+    and kept in ``pool[T_start[k]:][:T_len[k]]`` while ``pool`` has room (``pool_state[0]``:
+    its entries in use; ``T_start[k] < 0``: not kept). ``bmax`` holds the maximum of each
+    block of ``block`` BestLoss values (by feature: the first feature of the largest BestLoss
+    wins). ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]``
+    and ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on
+    the dev rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in
+    CSC).
     """
     Z = state[0]
     done = 0
@@ -382,7 +384,7 @@ def pair_differences(indptr, indices, orow, other):
                 c += 1
         c += (a_end - a) + (b_end - b)
         ptr[p + 1] = ptr[p] + c
-    code = np.empty(ptr[n], dtype=np.int32)
+    code = np.empty(ptr[n], dtype=np.uint32)  # unsigned: indexing with it tests no sign
     for p in range(n):
         a, a_end = indptr[orow[p]], indptr[orow[p] + 1]
         b, b_end = indptr[other[p]], indptr[other[p] + 1]
@@ -412,7 +414,7 @@ def transpose_signed(ptr, code, m):
     for f in range(m):
         cptr[f + 1] += cptr[f]
     fill = cptr[:-1].copy()
-    cidx = np.empty(ptr[n], dtype=np.int32)
+    cidx = np.empty(ptr[n], dtype=np.uint32)
     csgn = np.empty(ptr[n], dtype=np.float64)
     for p in range(n):
         for q in range(ptr[p], ptr[p + 1]):

@@ -237,7 +237,7 @@ class BoostingSession:
             idx = np.arange(tot, dtype=np.int64) + np.repeat(starts - (ends - lens), lens)
             codes = self.B_code[idx]
             np.add.at(self.W, codes, np.repeat(d, lens))
-            plus = codes & ~1  # W+ of each touched slot, then W− beside it
+            plus = codes - (codes & 1)  # W+ of each touched slot, then W− beside it
             wpf = np.maximum(self.W[plus], 0.0)
             wmf = np.maximum(self.W[plus + 1], 0.0)
             self.W[plus] = wpf
