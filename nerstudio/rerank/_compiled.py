@@ -54,18 +54,50 @@ def _argmax_blocks(BL, bmax, block):
 
 
 @njit(cache=True, nogil=True)
+def _best_loss_of(slots, feature, W, BL, bmax, block, dirty, dirty_list):
+    """BestLoss of the features in W's ``slots`` (``feature[g]``: the feature of slot g) from
+    their W± (clamped at zero), and the block maxima that change with it: a block's maximum is
+    raised at once, and a block whose maximum fell (or became NaN) is rescanned (``dirty``;
+    the same maxima as rescanning every block touched)."""
+    nd = 0
+    for q in range(slots.shape[0]):
+        g = slots[q]
+        f = feature[g]
+        a = W[2 * g]
+        if a < 0.0:
+            a = 0.0
+            W[2 * g] = 0.0
+        b = W[2 * g + 1]
+        if b < 0.0:
+            b = 0.0
+            W[2 * g + 1] = 0.0
+        was = BL[f]
+        now = abs(math.sqrt(a) - math.sqrt(b))
+        BL[f] = now
+        blk = f // block
+        if now > bmax[blk]:
+            bmax[blk] = now
+        elif was == bmax[blk] and not now >= was and not dirty[blk]:
+            dirty[blk] = True
+            dirty_list[nd] = blk
+            nd += 1
+    for q in range(nd):
+        blk = dirty_list[q]
+        dirty[blk] = False
+        _one_block_max(BL, bmax, blk, block)
+
+
+@njit(cache=True, nogil=True)
 def boost_rounds(
     n_rounds,
     A_ptr,
     A_idx,
     A_sgn,
     B_ptr,
-    B_idx,
-    B_pos,
+    B_code,
     M,
     e,
-    Wp,
-    Wm,
+    W,
     BL,
     bmax,
     block,
@@ -83,12 +115,29 @@ def boost_rounds(
     touched,
     touched_mark,
     max_work,
+    T_start,
+    T_len,
+    pool,
+    pool_state,
+    slot,
+    feature,
 ):
     """Run up to ``n_rounds`` rounds of Figure 2; returns how many ran.
 
-    ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]`` and
-    ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on the dev
-    rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in CSC).
+    Feature f's W+ and W− are ``W[2g]`` and ``W[2g + 1]``, g = ``slot[f]`` (``feature[g]`` = f):
+    :func:`slots_by_first_use` numbers the slots so that the features of a pair lie near each
+    other. ``B_code`` holds D's rows as codes 2g (+1 in the feature of slot g) and 2g + 1 (−1):
+    one array read and no branch per update (``B_code`` and ``A_idx`` are unsigned: an index
+    read from them is not tested for being negative, a quarter of the rounds' time). The slots
+    whose BestLoss a round changes are those of the B rows of the chosen feature's pairs, the
+    same every time it is chosen: found once (``touched``, ``touched_mark``: scratch, by slot)
+    and kept in ``pool[T_start[k]:][:T_len[k]]`` while ``pool`` has room (``pool_state[0]``:
+    its entries in use; ``T_start[k] < 0``: not kept). ``bmax`` holds the maximum of each
+    block of ``block`` BestLoss values (by feature: the first feature of the largest BestLoss
+    wins). ``state[0]`` holds Z. Chosen features and steps are written to ``chosen[offset + r]``
+    and ``deltas[offset + r]``. ``dev_scores`` (if ``dev_ptr`` is non-empty) gets δ added on
+    the dev rows that have the chosen feature (``dev_ptr``/``dev_idx`` is the dev matrix in
+    CSC).
     """
     Z = state[0]
     done = 0
@@ -98,15 +147,15 @@ def boost_rounds(
         k, bl = _argmax_blocks(BL, bmax, block)
         if not bl > 0.0:
             break
-        wp = Wp[k]
-        wm = Wm[k]
+        wp = W[2 * slot[k]]
+        wm = W[2 * slot[k] + 1]
         ez = eps * Z
         if wp + ez <= 0.0 or wm + ez <= 0.0:
             ez = 1e-6 * Z
         delta = 0.5 * math.log((wp + ez) / (wm + ez))
         up = math.exp(-delta)
         down = math.exp(delta)
-        nd = 0
+        known = T_start[k] >= 0
         nt = 0
         for t in range(A_ptr[k], A_ptr[k + 1]):
             p = A_idx[t]
@@ -118,37 +167,31 @@ def boost_rounds(
             d = new - old
             Z += d
             work += B_ptr[p + 1] - B_ptr[p]
-            for u in range(B_ptr[p], B_ptr[p + 1]):
-                f = B_idx[u]
-                if B_pos[u]:
-                    Wp[f] += d
-                else:
-                    Wm[f] += d
-                if not touched_mark[f]:
-                    touched_mark[f] = True
-                    touched[nt] = f
-                    nt += 1
-        for q in range(nt):
-            f = touched[q]
-            touched_mark[f] = False
-            a = Wp[f]
-            if a < 0.0:
-                a = 0.0
-                Wp[f] = 0.0
-            b = Wm[f]
-            if b < 0.0:
-                b = 0.0
-                Wm[f] = 0.0
-            BL[f] = abs(math.sqrt(a) - math.sqrt(b))
-            blk = f // block
-            if not dirty[blk]:
-                dirty[blk] = True
-                dirty_list[nd] = blk
-                nd += 1
-        for q in range(nd):
-            blk = dirty_list[q]
-            dirty[blk] = False
-            _one_block_max(BL, bmax, blk, block)
+            if known:
+                for u in range(B_ptr[p], B_ptr[p + 1]):
+                    W[B_code[u]] += d
+            else:
+                for u in range(B_ptr[p], B_ptr[p + 1]):
+                    c = B_code[u]
+                    W[c] += d
+                    f = c >> 1
+                    if not touched_mark[f]:
+                        touched_mark[f] = True
+                        touched[nt] = f
+                        nt += 1
+        if known:
+            a = T_start[k]
+            _best_loss_of(pool[a : a + T_len[k]], feature, W, BL, bmax, block, dirty, dirty_list)
+        else:
+            for q in range(nt):
+                touched_mark[touched[q]] = False
+            used = pool_state[0]
+            if used + nt <= pool.shape[0]:
+                pool[used : used + nt] = touched[:nt]
+                T_start[k] = used
+                T_len[k] = nt
+                pool_state[0] = used + nt
+            _best_loss_of(touched[:nt], feature, W, BL, bmax, block, dirty, dirty_list)
         alpha[k] += delta
         chosen[offset + r] = k
         deltas[offset + r] = delta
@@ -319,8 +362,9 @@ def vote_range(
 def pair_differences(indptr, indices, orow, other):
     """Rows of D = h(x_i1) − h(x_ij) for every pair: the features in one row and not the other.
 
-    ``indptr``/``indices`` is a CSR matrix with sorted indices. Returns ``(ptr, idx, pos)``: the
-    CSR structure of D with ``pos`` true for +1 (feature only in the oracle) and false for −1.
+    ``indptr``/``indices`` is a CSR matrix with sorted indices. Returns ``(ptr, code)``: the
+    CSR structure of D, each entry coded 2f for +1 in feature f (only in the oracle) and
+    2f + 1 for −1, in increasing order of f within a row.
     """
     n = orow.shape[0]
     ptr = np.zeros(n + 1, dtype=np.int64)
@@ -340,66 +384,86 @@ def pair_differences(indptr, indices, orow, other):
                 c += 1
         c += (a_end - a) + (b_end - b)
         ptr[p + 1] = ptr[p] + c
-    idx = np.empty(ptr[n], dtype=np.int32)
-    pos = np.empty(ptr[n], dtype=np.bool_)
+    code = np.empty(ptr[n], dtype=np.uint32)  # unsigned: indexing with it tests no sign
     for p in range(n):
         a, a_end = indptr[orow[p]], indptr[orow[p] + 1]
         b, b_end = indptr[other[p]], indptr[other[p] + 1]
         q = ptr[p]
         while a < a_end or b < b_end:
             if b >= b_end or (a < a_end and indices[a] < indices[b]):
-                idx[q] = indices[a]
-                pos[q] = True
+                code[q] = 2 * indices[a]
                 a += 1
                 q += 1
             elif a >= a_end or indices[b] < indices[a]:
-                idx[q] = indices[b]
-                pos[q] = False
+                code[q] = 2 * indices[b] + 1
                 b += 1
                 q += 1
             else:
                 a += 1
                 b += 1
-    return ptr, idx, pos
+    return ptr, code
 
 
 @njit(cache=True, nogil=True)
-def transpose_signed(ptr, idx, pos, m):
+def transpose_signed(ptr, code, m):
     """Column-wise copy of D (the A± indices): pairs per feature, with the sign of the entry."""
     n = ptr.shape[0] - 1
     cptr = np.zeros(m + 1, dtype=np.int64)
     for q in range(ptr[n]):
-        cptr[idx[q] + 1] += 1
+        cptr[(code[q] >> 1) + 1] += 1
     for f in range(m):
         cptr[f + 1] += cptr[f]
     fill = cptr[:-1].copy()
-    cidx = np.empty(ptr[n], dtype=np.int32)
+    cidx = np.empty(ptr[n], dtype=np.uint32)
     csgn = np.empty(ptr[n], dtype=np.float64)
     for p in range(n):
         for q in range(ptr[p], ptr[p + 1]):
-            f = idx[q]
+            f = code[q] >> 1
             cidx[fill[f]] = p
-            csgn[fill[f]] = 1.0 if pos[q] else -1.0
+            csgn[fill[f]] = -1.0 if code[q] & 1 else 1.0
             fill[f] += 1
     return cptr, cidx, csgn
 
 
 @njit(cache=True, nogil=True)
-def pair_weights(M, c, ptr, idx, pos, m, e, Wp, Wm, BL):
-    """e = exp(−(M − c)), W± and BestLoss from scratch; returns Z."""
+def slots_by_first_use(code, m):
+    """Renumber D's columns in the order the rows first use them (then the unused ones), in
+    place: ``code`` (as :func:`pair_differences` gives it) then codes slots instead of
+    features. Returns ``(slot, feature)``: the slot of every feature and its inverse. The
+    features of one pair, and of the pairs of one sentence, get neighbouring slots, so a
+    boosting round's scattered weight updates fall on fewer cache lines."""
+    slot = np.full(m, -1, dtype=np.int64)
+    feature = np.empty(m, dtype=np.int64)
+    g = 0
+    for q in range(code.shape[0]):
+        f = code[q] >> 1
+        if slot[f] < 0:
+            slot[f] = g
+            feature[g] = f
+            g += 1
     for f in range(m):
-        Wp[f] = 0.0
-        Wm[f] = 0.0
+        if slot[f] < 0:
+            slot[f] = g
+            feature[g] = f
+            g += 1
+    for q in range(code.shape[0]):
+        code[q] = 2 * slot[code[q] >> 1] + (code[q] & 1)
+    return slot, feature
+
+
+@njit(cache=True, nogil=True)
+def pair_weights(M, c, ptr, code, m, e, W, BL, slot):
+    """e = exp(−(M − c)), W± (``W``: W+ of the feature of slot g at 2g, W− at 2g + 1; ``code``
+    by slot) and BestLoss (by feature, ``slot[f]`` its slot) from scratch; returns Z."""
+    for q in range(2 * m):
+        W[q] = 0.0
     Z = 0.0
     for p in range(M.shape[0]):
         v = math.exp(-(M[p] - c))
         e[p] = v
         Z += v
         for q in range(ptr[p], ptr[p + 1]):
-            if pos[q]:
-                Wp[idx[q]] += v
-            else:
-                Wm[idx[q]] += v
+            W[code[q]] += v
     for f in range(m):
-        BL[f] = abs(math.sqrt(Wp[f]) - math.sqrt(Wm[f]))
+        BL[f] = abs(math.sqrt(W[2 * slot[f]]) - math.sqrt(W[2 * slot[f] + 1]))
     return Z

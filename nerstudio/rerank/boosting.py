@@ -111,11 +111,15 @@ class BoostingSession:
         alpha0: float | None = None,
         refresh: int = 20000,
         max_work: int = 4_000_000,
+        max_kept: int = 1 << 23,
     ):
         from . import _compiled
 
         self.data = data
         self.max_work = int(max_work)  # weight updates per compiled call (~10-30 ms of work)
+        # at most this many features (4 bytes each) kept of the rounds' touched sets, which
+        # saves a look-up per weight update in the rounds of a feature chosen again
+        self.max_kept = int(max_kept)
         self.epsilon = float(epsilon)
         self.refresh = int(refresh)
         sent, orow, other = ranking_pairs(data)
@@ -124,14 +128,13 @@ class BoostingSession:
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         m = data.n_features
-        # D's rows (B± indices) and columns (A± indices), built in compiled code that releases
-        # the GIL, so a GUI thread stays responsive while a large session is set up
-        self.B_ptr, self.B_idx, self.B_pos = _compiled.pair_differences(
-            X.indptr, X.indices, orow, other
-        )
-        self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(
-            self.B_ptr, self.B_idx, self.B_pos, m
-        )
+        # D's rows (B± indices: codes 2f for +1 in feature f, 2f + 1 for −1) and columns (A±
+        # indices), built in compiled code that releases the GIL, so a GUI thread stays
+        # responsive while a large session is set up
+        self.B_ptr, self.B_code = _compiled.pair_differences(X.indptr, X.indices, orow, other)
+        self.A_ptr, self.A_idx, self.A_sgn = _compiled.transpose_signed(self.B_ptr, self.B_code, m)
+        # W± live in slots numbered by first use (B's codes too, from here on): see boost_rounds
+        self.slot, self.feature = _compiled.slots_by_first_use(self.B_code, m)
         self.dL = data.L[orow] - data.L[other]
         self.alpha0 = line_search_alpha0(self.dL) if alpha0 is None else float(alpha0)
         self.alpha = np.zeros(m, dtype=np.float64)
@@ -142,6 +145,16 @@ class BoostingSession:
         self._chosen = np.zeros(1024, dtype=np.int64)
         self._deltas = np.zeros(1024, dtype=np.float64)
         self._recompute()
+
+    @property
+    def Wp(self) -> np.ndarray:
+        """W+ of every feature (a copy: ``W`` holds W+ and W− side by side, by slot)."""
+        return self.W[2 * self.slot]
+
+    @property
+    def Wm(self) -> np.ndarray:
+        """W− of every feature (a copy)."""
+        return self.W[2 * self.slot + 1]
 
     @property
     def chosen(self) -> np.ndarray:
@@ -172,19 +185,10 @@ class BoostingSession:
         m = len(self.alpha)
         if not hasattr(self, "e"):
             self.e = np.empty(self.n_pairs)
-            self.Wp, self.Wm, self.BL = np.empty(m), np.empty(m), np.empty(m)
+            self.W, self.BL = np.empty(2 * m), np.empty(m)
         self.Z = float(
             _compiled.pair_weights(
-                self.M,
-                self.c,
-                self.B_ptr,
-                self.B_idx,
-                self.B_pos,
-                m,
-                self.e,
-                self.Wp,
-                self.Wm,
-                self.BL,
+                self.M, self.c, self.B_ptr, self.B_code, m, self.e, self.W, self.BL, self.slot
             )
         )
         self._bmax_valid = False
@@ -208,7 +212,8 @@ class BoostingSession:
         if not bl > 0.0:
             self.exhausted = True
             return None
-        wp, wm, Z = float(self.Wp[k]), float(self.Wm[k]), self.Z
+        g = self.slot[k]
+        wp, wm, Z = float(self.W[2 * g]), float(self.W[2 * g + 1]), self.Z
         ez = self.epsilon * Z
         if wp + ez <= 0.0 or wm + ez <= 0.0:
             # ε = 0 and the feature separates perfectly: the optimum is infinite; take a
@@ -233,16 +238,14 @@ class BoostingSession:
         if tot:
             ends = np.cumsum(lens)
             idx = np.arange(tot, dtype=np.int64) + np.repeat(starts - (ends - lens), lens)
-            feats = self.B_idx[idx]
-            vals = np.repeat(d, lens)
-            pos = self.B_pos[idx]
-            np.add.at(self.Wp, feats[pos], vals[pos])
-            np.add.at(self.Wm, feats[~pos], vals[~pos])
-            wpf = np.maximum(self.Wp[feats], 0.0)
-            wmf = np.maximum(self.Wm[feats], 0.0)
-            self.Wp[feats] = wpf
-            self.Wm[feats] = wmf
-            self.BL[feats] = np.abs(np.sqrt(wpf) - np.sqrt(wmf))
+            codes = self.B_code[idx]
+            np.add.at(self.W, codes, np.repeat(d, lens))
+            plus = codes - (codes & 1)  # W+ of each touched slot, then W− beside it
+            wpf = np.maximum(self.W[plus], 0.0)
+            wmf = np.maximum(self.W[plus + 1], 0.0)
+            self.W[plus] = wpf
+            self.W[plus + 1] = wmf
+            self.BL[self.feature[codes >> 1]] = np.abs(np.sqrt(wpf) - np.sqrt(wmf))
         self._bmax_valid = False
         self.alpha[k] += delta
         self._reserve(1)
@@ -292,11 +295,18 @@ class BoostingSession:
                 np.empty(nb, dtype=np.float64),
                 np.zeros(nb, dtype=np.bool_),
                 np.zeros(nb, dtype=np.int64),
-                np.zeros(m, dtype=np.int64),
+                np.zeros(m, dtype=np.int32),
                 np.zeros(m, dtype=np.bool_),
+                # the features each chosen feature's rounds touch, kept once found
+                np.full(m, -1, dtype=np.int64),
+                np.zeros(m, dtype=np.int64),
+                np.empty(min(len(self.B_code), self.max_kept), dtype=np.int32),
+                np.zeros(1, dtype=np.int64),
             )
             self._bmax_valid = False
-        bmax, dirty, dirty_list, touched, touched_mark = self._scratch
+        bmax, dirty, dirty_list, touched, touched_mark, t_start, t_len, pool, pool_used = (
+            self._scratch
+        )
         if not self._bmax_valid:
             _compiled.block_max(self.BL, bmax, block)
             self._bmax_valid = True
@@ -323,12 +333,10 @@ class BoostingSession:
                 self.A_idx,
                 self.A_sgn,
                 self.B_ptr,
-                self.B_idx,
-                self.B_pos,
+                self.B_code,
                 self.M,
                 self.e,
-                self.Wp,
-                self.Wm,
+                self.W,
                 self.BL,
                 bmax,
                 block,
@@ -346,6 +354,12 @@ class BoostingSession:
                 touched,
                 touched_mark,
                 self.max_work,
+                t_start,
+                t_len,
+                pool,
+                pool_used,
+                self.slot,
+                self.feature,
             )
             self.Z = float(st[0])
             self.rounds += done

@@ -37,6 +37,7 @@ from ..choices import SCOPES
 from ..errors import Msg, SettingsError
 from ..nbest import NBestList, entity_types, scn_spans
 from ..resources import Gazetteers, select_lists
+from ..resources import gazetteers as shared_gazetteers
 
 
 def gazetteer_strings(
@@ -108,7 +109,7 @@ def resource_options(gazetteers, context) -> tuple:
         context = True if context == "both" else context
     else:
         context = bool(context)
-    gz = Gazetteers(None if gazetteers is True else gazetteers) if gazetteers else None
+    gz = shared_gazetteers(None if gazetteers is True else gazetteers) if gazetteers else None
     return gazetteers, context, gz
 
 
@@ -149,10 +150,14 @@ class DocumentContext:
             self.corpus.update(c)
         labels = sorted({lab for (_, lab) in self.corpus})
         self.labels = labels
+        # the words the first stage labels anywhere: any other entity has no context at all
+        self.labelled = {words for (words, _) in self.corpus}
 
     def strings(self, i: int, words: Sequence[str]) -> list[str]:
         """``DC=…`` / ``CC=…`` of the entity ``words`` in sentence ``i`` (see the module docstring)."""
         key = tuple(words)
+        if key not in self.labelled:
+            return []
         d = self.documents[i]
         doc_c = Counter(
             {lab: self.doc[d][(key, lab)] - self.own[i][(key, lab)] for lab in self.labels}

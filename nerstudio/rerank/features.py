@@ -57,7 +57,7 @@ from __future__ import annotations
 import gc
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -79,6 +79,8 @@ from .data import RankingData, RowsData
 NULL = "NULL"
 _ROW_SHIFT = 40  # a sentence's (candidate, key) pairs are coded as candidate << 40 | key
 _KEY_MASK = (1 << _ROW_SHIFT) - 1
+_CHUNK_CODES = 1 << 19  # (candidate, key) codes looked up in the feature table at once
+_DIRECT_KEYS = 1 << 24  # the largest key table looked up by index (4 bytes per key below it)
 QUOTES = frozenset({'"', "“", "”", "``", "''", "„"})
 _BITS2 = list(itertools.product((0, 1), repeat=2))
 _BITS3 = list(itertools.product((0, 1), repeat=3))
@@ -167,6 +169,7 @@ class GlobalFeatures:
         self.clusters = [int(b) for b in clusters] if clusters else False
         self.biglex = bool(biglex)
         self._bc_cache: dict[str, list[str]] = {}
+        self._by_words: dict[tuple[str, ...], list[int]] = {}  # while a list is read
         self.min_sentences = min_sentences
         self.typed = typed
         self.quote_max = quote_max
@@ -403,20 +406,29 @@ class GlobalFeatures:
     def _to_data(self, nbest: NBestList, per_sentence: list, table: np.ndarray) -> RankingData:
         """CSR rows from each sentence's sorted (candidate, key) codes; a key's column is its
         position in the sorted ``table`` (keys not in it are dropped)."""
-        n = sum(nbest.n_candidates(i) for i in range(len(nbest)))
+        sizes = [nbest.n_candidates(i) for i in range(len(nbest))]
+        n = sum(sizes)
+        first = np.cumsum([0] + sizes)  # the global row of each sentence's first candidate
         counts = np.zeros(n, dtype=np.int64)
         parts = []
-        base = 0
-        for i, comb in enumerate(per_sentence):
-            m = nbest.n_candidates(i)
+        columns = _Columns(table)
+        # sentences a few hundred thousand codes at a time: few numpy calls, little memory
+        chunk: list[np.ndarray] = []
+        rows0: list[np.ndarray] = []
+        held = 0
+        for i, comb in enumerate([*per_sentence, None]):
             if comb is not None and len(comb):
-                cols = _lookup(table, comb & _KEY_MASK)
+                chunk.append(comb)
+                rows0.append(np.full(len(comb), first[i], dtype=np.int64))
+                held += len(comb)
+            if chunk and (held >= _CHUNK_CODES or i == len(per_sentence)):
+                codes = np.concatenate(chunk)
+                cols = columns(codes & _KEY_MASK)
                 ok = cols >= 0
                 parts.append(cols[ok].astype(np.int32))
-                counts[base : base + m] = np.bincount(
-                    (comb[ok] >> _ROW_SHIFT).astype(np.int64), minlength=m
-                )
-            base += m
+                rows = np.concatenate(rows0)[ok] + (codes[ok] >> _ROW_SHIFT)
+                counts += np.bincount(rows, minlength=n)
+                chunk, rows0, held = [], [], 0
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
         indices = np.concatenate(parts) if parts else np.zeros(0, np.int32)
@@ -453,9 +465,11 @@ class GlobalFeatures:
         the interpreter lock for a long time (a GUI thread would freeze)."""
         enabled = gc.isenabled()
         gc.disable()
+        self._by_words = {}
         try:
             return self._all_keys_loop(nbest, grow, progress, should_cancel)
         finally:
+            self._by_words = {}
             if enabled:
                 gc.enable()
 
@@ -502,7 +516,7 @@ class GlobalFeatures:
         return per_sentence, sent_keys
 
     def _id(self, s: str, grow: bool) -> int:
-        shard = self._base.shard(s)
+        shard = self._base.shards[hash(s) & _ShardedIndex.MASK]
         b = shard.get(s)
         if b is None:
             if not grow:
@@ -510,6 +524,21 @@ class GlobalFeatures:
             b = shard[s] = len(self._base_names)
             self._base_names.append(s)
         return b
+
+    def _ids(self, names: Iterable[str], grow: bool) -> list[int]:
+        """``[self._id(s, grow) for s in names]``, in one loop (the hottest of the extraction)."""
+        shards, mask, out = self._base.shards, _ShardedIndex.MASK, []
+        for s in names:
+            shard = shards[hash(s) & mask]
+            b = shard.get(s)
+            if b is None:
+                if grow:
+                    b = shard[s] = len(self._base_names)
+                    self._base_names.append(s)
+                else:
+                    b = -1
+            out.append(b)
+        return out
 
     def _sentence_keys(
         self,
@@ -522,61 +551,82 @@ class GlobalFeatures:
         grow: bool,
         logprobs=None,
     ):
-        spans = _SpanIds(words, prims, self._id, grow)
+        spans = _SpanIds(words, prims, self._ids, grow)
         cc, ss, ee, ll = scn_spans(cands, tagset)
         post = (
             entity_posteriors(logprobs, cands, tagset, (cc, ss, ee, ll)) if self.posterior else None
         )
         type_names = entity_types(tagset)
         single: dict[int, list[str]] = {}
-        span_cache: dict[tuple[int, int, int], np.ndarray] = {}
-        cand_rows: list[np.ndarray] = []
-        cand_keys: list[np.ndarray] = []
+        # a span's features but EP/ES depend on its words and position, not on its type: the
+        # candidates of an N-best list give the same span several types, the typed copies are
+        # made for all the sentence's spans at once at the end
+        span_ids: dict[tuple[int, int], list[int]] = {}
+        span_keys: dict[tuple, np.ndarray] = {}  # untyped keys by (s, e1) (and type, with EP/ES)
+        rows: list[int] = []  # per entity of every candidate: its candidate, type, keys
+        labs: list[int] = []
+        keys: list[np.ndarray] = []
         for c, s, e1, lab in zip(cc.tolist(), ss.tolist(), ee.tolist(), ll.tolist()):
-            key = (s, e1, lab)
-            arr = span_cache.get(key)
-            if arr is None:
-                ids = spans.ids(s, e1)
-                ids += self._resource_ids(words, s, e1, single, grow)
+            key = (s, e1) if post is None else (s, e1, lab)
+            b = span_keys.get(key)
+            if b is None:
+                ids = span_ids.get((s, e1))
+                if ids is None:
+                    ids = spans.bounds(s, e1)
+                    ids += self._words_ids(words, s, e1, spans, single, grow)
+                    ids += self._ids(self._context_strings(words, s, e1), grow)
+                    span_ids[(s, e1)] = ids
                 if post is not None:
-                    idf = self._id
-                    ids += [idf(x, grow) for x in posterior_strings(post, s, e1, type_names[lab])]
-                b = np.array(ids, dtype=np.int64)
-                b = b[b >= 0] * T1
-                arr = np.concatenate([b, b + (lab + 1)]) if typed else b
-                span_cache[key] = arr
-            cand_keys.append(arr)
-            cand_rows.append(np.full(len(arr), c, dtype=np.int64))
-        if self.quotes:
-            self._quote_keys(
-                words, cands, tagset, spans.G[: len(words)], T1, grow, cand_rows, cand_keys
-            )
-        if not cand_keys:
+                    ids = ids + self._ids(posterior_strings(post, s, e1, type_names[lab]), grow)
+                b = span_keys[key] = _base_keys(ids, T1)
+            rows.append(c)
+            labs.append(lab + 1)
+            keys.append(b)
+        n_entities = len(keys)
+        if self.quotes:  # untyped: the quote features are not an entity's
+            self._quote_keys(words, cands, tagset, spans.G[: len(words)], T1, grow, rows, keys)
+        if not keys:
             z = np.zeros(0, dtype=np.int64)
             return z, z
-        return np.concatenate(cand_rows), np.concatenate(cand_keys)
+        sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+        r = np.repeat(np.array(rows, dtype=np.int64), sizes)
+        k = np.concatenate(keys)
+        if typed and n_entities:
+            m = int(sizes[:n_entities].sum())  # the entities' keys come first
+            r = np.concatenate([r, r[:m]])
+            k = np.concatenate(
+                [k, k[:m] + np.repeat(np.array(labs, dtype=np.int64), sizes[:n_entities])]
+            )
+        return r, k
 
-    def _resource_ids(self, words, s: int, e1: int, single: dict, grow: bool) -> list[int]:
-        """Ids of a span's gazetteer, cluster and context features."""
-        idf = self._id
-        ids = [idf(x, grow) for x in self._gazetteer_strings(words, s, e1, single)]
-        ids += [idf(x, grow) for x in self._cluster_strings(words, s, e1)]
-        ids += [idf(x, grow) for x in self._context_strings(words, s, e1)]
+    def _words_ids(
+        self, words, s: int, e1: int, spans: _SpanIds, single: dict, grow: bool
+    ) -> list[int]:
+        """Ids of the features of span [s, e1) that depend on its words alone (WE, FF, GF,
+        prefixes and suffixes, gazetteers, clusters): the same for the same words in any
+        sentence of the list, so kept by words while a list is read (names the first time
+        they are met, so the numbering is that of building them every time)."""
+        key = tuple(words[s:e1])
+        ids = self._by_words.get(key)
+        if ids is None:
+            ids = self._by_words[key] = spans.inner(s, e1) + self._ids(
+                self._gazetteer_strings(words, s, e1, single) + self._cluster_strings(words, s, e1),
+                grow,
+            )
         return ids
 
     def _quote_keys(self, words, cands, tagset, G, T1: int, grow: bool, rows, keys) -> None:
         """Each candidate's quote features (when the sentence has two quotes or more), added
-        to ``rows``/``keys``."""
+        to ``keys`` (an array of keys per candidate) and ``rows`` (the candidate's index)."""
         qpos = [i for i, x in enumerate(words) if x in QUOTES]
         if len(qpos) < 2:
             return
-        idf = self._id
         for c in range(cands.shape[0]):
             tags = [tagset[t] for t in cands[c]]
-            ids = [idf(x, grow) for x in _quote_strings(list(words), tags, G, self.quote_max, qpos)]
+            ids = self._ids(_quote_strings(list(words), tags, G, self.quote_max, qpos), grow)
             b = np.array([x for x in ids if x >= 0], dtype=np.int64) * T1
             keys.append(b)
-            rows.append(np.full(len(b), c, dtype=np.int64))
+            rows.append(c)
 
     # -- persistence -------------------------------------------------------------------------
     def state(self) -> tuple[dict, dict]:
@@ -644,15 +694,17 @@ class _SpanIds:
     """The base-feature ids of one sentence's spans from its words alone (boundary n-grams,
     the words, forms and shapes within, prefixes and suffixes). A span's start, end, prefix
     and suffix features are computed once for all the spans that share them; ids are asked
-    of ``idf(name, grow)`` in the order the features are listed (it numbers new ones)."""
+    of ``ids_of(names, grow)`` in the order the features are listed (it numbers new ones)."""
 
-    def __init__(self, words, prims: _Prims, idf: Callable[[str, bool], int], grow: bool):
+    def __init__(
+        self, words, prims: _Prims, ids_of: Callable[[Iterable[str], bool], list[int]], grow: bool
+    ):
         self.n = len(words)
         self.P = P = [prims.of(x) for x in words]
         self.W = list(words) + [NULL, NULL]  # index -1 and -2 wrap to NULL
         self.G = [p[1] for p in P] + [NULL, NULL]
         self.Fs = [p[0] for p in P] + [NULL, NULL]
-        self.idf, self.grow = idf, grow
+        self.ids_of, self.grow = ids_of, grow
         self.start_cache: dict[int, list[int]] = {}
         self.end_cache: dict[int, list[int]] = {}
         self.pre_cache: dict[tuple[int, int], list[int]] = {}
@@ -661,13 +713,22 @@ class _SpanIds:
     def at(self, i: int) -> int:  # map out-of-range to the NULL slots
         return i if 0 <= i < self.n else self.n
 
-    def ids(self, s: int, e1: int) -> list[int]:
-        """The ids of span [s, e1) (a new list)."""
-        idf, grow, W, G, Fs = self.idf, self.grow, self.W, self.G, self.Fs
-        ids = self.start(s) + self.end(e1 - 1)
-        ids.append(idf("WE=" + " ".join(W[s:e1]), grow))
-        ids.append(idf("FF=" + " ".join(Fs[s:e1]), grow))
-        ids.append(idf("GF=" + " ".join(G[s:e1]), grow))
+    def bounds(self, s: int, e1: int) -> list[int]:
+        """The ids of the start- and end-side features of span [s, e1) (a new list)."""
+        return self.start(s) + self.end(e1 - 1)
+
+    def inner(self, s: int, e1: int) -> list[int]:
+        """The ids of the features of span [s, e1) within it (WE, FF, GF, prefixes, suffixes;
+        a new list)."""
+        W, G, Fs = self.W, self.G, self.Fs
+        ids = self.ids_of(
+            (
+                "WE=" + " ".join(W[s:e1]),
+                "FF=" + " ".join(Fs[s:e1]),
+                "GF=" + " ".join(G[s:e1]),
+            ),
+            self.grow,
+        )
         for k in range(s, e1):
             ids += self.prefix(s, k)
             ids += self.suffix(e1, k)
@@ -676,34 +737,28 @@ class _SpanIds:
     def start(self, s: int) -> list[int]:
         st = self.start_cache.get(s)
         if st is None:
-            at, WG = self.at, (self.W, self.G)
+            at, W, G = self.at, self.W, self.G
             p2, p1, p0, q1 = at(s - 2), at(s - 1), s, at(s + 1)
-            names = [f"BO{a}{b}={WG[a][p1]} {WG[b][p0]}" for a, b in _BITS2]
-            names += [f"TO{a}{b}{c}={WG[a][p2]} {WG[b][p1]} {WG[c][p0]}" for a, b, c in _BITS3]
-            names += [f"TO2{a}{b}{c}={WG[a][p1]} {WG[b][p0]} {WG[c][q1]}" for a, b, c in _BITS3]
-            st = self.start_cache[s] = [self.idf(x, self.grow) for x in names]
+            names = _start_names(W[p2], W[p1], W[p0], W[q1], G[p2], G[p1], G[p0], G[q1])
+            st = self.start_cache[s] = self.ids_of(names, self.grow)
         return st
 
     def end(self, e: int) -> list[int]:
         en = self.end_cache.get(e)
         if en is None:
-            at, W, WG = self.at, self.W, (self.W, self.G)
+            at, W, G = self.at, self.W, self.G
             m2, m1, m0, n1 = at(e - 2), at(e - 1), e, at(e + 1)
-            names = [f"LW={W[m0]}", f"LWLC={self.P[e][2]}"]
-            names += [f"BE{a}{b}={WG[a][m0]} {WG[b][n1]}" for a, b in _BITS2]
-            names += [f"TE{a}{b}{c}={WG[a][m1]} {WG[b][m0]} {WG[c][n1]}" for a, b, c in _BITS3]
-            names += [f"TE2{a}{b}{c}={WG[a][m2]} {WG[b][m1]} {WG[c][m0]}" for a, b, c in _BITS3]
-            en = self.end_cache[e] = [self.idf(x, self.grow) for x in names]
+            names = _end_names(W[m2], W[m1], W[m0], W[n1], G[m2], G[m1], G[m0], G[n1], self.P[e][2])
+            en = self.end_cache[e] = self.ids_of(names, self.grow)
         return en
 
     def prefix(self, s: int, k: int) -> list[int]:
         pk = self.pre_cache.get((s, k))
         if pk is None:
-            idf, grow = self.idf, self.grow
-            pk = self.pre_cache[(s, k)] = [
-                idf("PF=" + " ".join(self.Fs[s : k + 1]), grow),
-                idf("PF2=" + " ".join(self.G[s : k + 1]), grow),
-            ]
+            pk = self.pre_cache[(s, k)] = self.ids_of(
+                ("PF=" + " ".join(self.Fs[s : k + 1]), "PF2=" + " ".join(self.G[s : k + 1])),
+                self.grow,
+            )
         return pk
 
     def suffix(self, e1: int, k: int) -> list[int]:
@@ -711,12 +766,71 @@ class _SpanIds:
         e = e1 - 1
         sk = self.suf_cache.get((e, k))
         if sk is None:
-            idf, grow = self.idf, self.grow
-            sk = self.suf_cache[(e, k)] = [
-                idf("SF=" + " ".join(reversed(self.Fs[k:e1])), grow),
-                idf("SF2=" + " ".join(reversed(self.G[k:e1])), grow),
-            ]
+            sk = self.suf_cache[(e, k)] = self.ids_of(
+                (
+                    "SF=" + " ".join(reversed(self.Fs[k:e1])),
+                    "SF2=" + " ".join(reversed(self.G[k:e1])),
+                ),
+                self.grow,
+            )
         return sk
+
+
+def _start_names(w2, w1, w0, x1, g2, g1, g0, y1) -> tuple[str, ...]:
+    """BO, TO and TO2 of an entity starting at word 0 (words w, their ``g`` forms g at offsets
+    −2, −1, 0 and +1 as w2, w1, w0, x1): the templates of :data:`START_TEMPLATES`, in that
+    order, written out (the digits say which of w and g each position takes)."""
+    return (
+        f"BO00={w1} {w0}",
+        f"BO01={w1} {g0}",
+        f"BO10={g1} {w0}",
+        f"BO11={g1} {g0}",
+        f"TO000={w2} {w1} {w0}",
+        f"TO001={w2} {w1} {g0}",
+        f"TO010={w2} {g1} {w0}",
+        f"TO011={w2} {g1} {g0}",
+        f"TO100={g2} {w1} {w0}",
+        f"TO101={g2} {w1} {g0}",
+        f"TO110={g2} {g1} {w0}",
+        f"TO111={g2} {g1} {g0}",
+        f"TO2000={w1} {w0} {x1}",
+        f"TO2001={w1} {w0} {y1}",
+        f"TO2010={w1} {g0} {x1}",
+        f"TO2011={w1} {g0} {y1}",
+        f"TO2100={g1} {w0} {x1}",
+        f"TO2101={g1} {w0} {y1}",
+        f"TO2110={g1} {g0} {x1}",
+        f"TO2111={g1} {g0} {y1}",
+    )
+
+
+def _end_names(w2, w1, w0, x1, g2, g1, g0, y1, lc) -> tuple[str, ...]:
+    """LW, LWLC, BE, TE and TE2 of an entity ending at word 0 (as :func:`_start_names`; ``lc``
+    the last word's lowercase flag): the templates of :data:`END_TEMPLATES`, in that order."""
+    return (
+        f"LW={w0}",
+        f"LWLC={lc}",
+        f"BE00={w0} {x1}",
+        f"BE01={w0} {y1}",
+        f"BE10={g0} {x1}",
+        f"BE11={g0} {y1}",
+        f"TE000={w1} {w0} {x1}",
+        f"TE001={w1} {w0} {y1}",
+        f"TE010={w1} {g0} {x1}",
+        f"TE011={w1} {g0} {y1}",
+        f"TE100={g1} {w0} {x1}",
+        f"TE101={g1} {w0} {y1}",
+        f"TE110={g1} {g0} {x1}",
+        f"TE111={g1} {g0} {y1}",
+        f"TE2000={w2} {w1} {w0}",
+        f"TE2001={w2} {w1} {g0}",
+        f"TE2010={w2} {g1} {w0}",
+        f"TE2011={w2} {g1} {g0}",
+        f"TE2100={g2} {w1} {w0}",
+        f"TE2101={g2} {w1} {g0}",
+        f"TE2110={g2} {g1} {w0}",
+        f"TE2111={g2} {g1} {g0}",
+    )
 
 
 class _ShardedIndex:
@@ -725,14 +839,15 @@ class _ShardedIndex:
     that holds the interpreter lock for tens of milliseconds (a GUI thread would stutter)."""
 
     N = 64
+    MASK = N - 1  # a key's shard: ``shards[hash(key) & MASK]``
 
     def __init__(self, items=()):
         self.shards: list[dict[str, int]] = [{} for _ in range(self.N)]
         for k, v in items:
-            self.shards[hash(k) & (self.N - 1)][k] = v
+            self.shards[hash(k) & self.MASK][k] = v
 
     def shard(self, key: str) -> dict[str, int]:
-        return self.shards[hash(key) & (self.N - 1)]
+        return self.shards[hash(key) & self.MASK]
 
     def __len__(self) -> int:
         return sum(len(d) for d in self.shards)
@@ -750,12 +865,39 @@ def _release_list(items: list, chunk: int = 65536) -> None:
         del items[-chunk:]
 
 
+def _base_keys(ids: list[int], T1: int) -> np.ndarray:
+    """The untyped keys of the known ids among ``ids`` (−1: unknown), in order."""
+    b = np.array(ids, dtype=np.int64)
+    return b[b >= 0] * T1
+
+
 def _lookup(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """Position of each key in the sorted ``table``, or -1 when absent."""
     if len(table) == 0:
         return np.full(len(keys), -1, dtype=np.int64)
     pos = np.minimum(np.searchsorted(table, keys), len(table) - 1)
     return np.where(table[pos] == keys, pos, -1).astype(np.int64)
+
+
+class _Columns:
+    """Position of keys in a sorted table of distinct non-negative keys, or −1 when absent
+    (:func:`_lookup`), by one array read per key when the largest key is small enough for a
+    table indexed by key (at most :data:`_DIRECT_KEYS` entries), else by binary search."""
+
+    def __init__(self, table: np.ndarray):
+        self.table = table
+        self.direct: np.ndarray | None = None
+        top = int(table[-1]) + 1 if len(table) else 0
+        if 0 < top <= _DIRECT_KEYS:
+            self.direct = np.full(top, -1, dtype=np.int32)
+            self.direct[table] = np.arange(len(table), dtype=np.int32)
+
+    def __call__(self, keys: np.ndarray) -> np.ndarray:
+        d = self.direct
+        if d is None:
+            return _lookup(self.table, keys)
+        inside = keys < len(d)
+        return np.where(inside, d[np.where(inside, keys, 0)], -1)
 
 
 def _with_type(name: str, t: str) -> str:

@@ -272,21 +272,33 @@ class PerceptronRanker(Reranker):
     def _make_votes(self, run: _Run, train: RankingData) -> None:
         n = run.n_log
         X = train.X
-        plus_l, minus_l = [], []
         starts = train.offsets[run.log_sent[:n]] + train.oracle[run.log_sent[:n]]
-        for o, r in zip(starts.tolist(), run.log_wrong[:n].tolist()):
-            a = X.indices[X.indptr[o] : X.indptr[o + 1]]
-            b = X.indices[X.indptr[r] : X.indptr[r + 1]]
-            plus_l.append(np.setdiff1d(a, b, assume_unique=True))
-            minus_l.append(np.setdiff1d(b, a, assume_unique=True))
-        self.upd_plus_ptr_ = np.cumsum([0] + [len(p) for p in plus_l]).astype(np.int64)
-        self.upd_minus_ptr_ = np.cumsum([0] + [len(p) for p in minus_l]).astype(np.int64)
-        self.upd_plus_ = (
-            np.concatenate(plus_l).astype(np.int64) if plus_l else np.zeros(0, np.int64)
-        )
-        self.upd_minus_ = (
-            np.concatenate(minus_l).astype(np.int64) if minus_l else np.zeros(0, np.int64)
-        )
+        wrong = run.log_wrong[:n]
+        if X.has_sorted_indices:  # every update's features at once, in compiled code
+            from . import _compiled
+
+            ptr, code = _compiled.pair_differences(X.indptr, X.indices, starts, wrong)
+            plus = (code & 1) == 0
+            row = np.repeat(np.arange(n), np.diff(ptr))
+            for name, keep in (("plus", plus), ("minus", ~plus)):
+                counts = np.bincount(row[keep], minlength=n)
+                setattr(self, f"upd_{name}_ptr_", np.concatenate([[0], np.cumsum(counts)]))
+                setattr(self, f"upd_{name}_", (code[keep] >> 1).astype(np.int64))
+        else:  # the same, one update at a time, each row's features in its own order
+            plus_l, minus_l = [], []
+            for o, r in zip(starts.tolist(), wrong.tolist()):
+                a = X.indices[X.indptr[o] : X.indptr[o + 1]]
+                b = X.indices[X.indptr[r] : X.indptr[r + 1]]
+                plus_l.append(np.setdiff1d(a, b, assume_unique=True))
+                minus_l.append(np.setdiff1d(b, a, assume_unique=True))
+            self.upd_plus_ptr_ = np.cumsum([0] + [len(p) for p in plus_l]).astype(np.int64)
+            self.upd_minus_ptr_ = np.cumsum([0] + [len(p) for p in minus_l]).astype(np.int64)
+            self.upd_plus_ = (
+                np.concatenate(plus_l).astype(np.int64) if plus_l else np.zeros(0, np.int64)
+            )
+            self.upd_minus_ = (
+                np.concatenate(minus_l).astype(np.int64) if minus_l else np.zeros(0, np.int64)
+            )
         self.upd_dL_ = self.beta_ * (train.L[starts] - train.L[run.log_wrong[:n]])
         times = run.log_time[:n]
         # vector k (after k updates) survives from update k to update k+1

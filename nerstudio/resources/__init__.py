@@ -11,7 +11,8 @@ of every token in the *longest-match* segmentation of a sentence (scanning left 
 each position the longest entry starting there is taken, else ``O``), the form of Kazama &
 Torisawa's gazetteer features; lists marked ``fold`` in ``lists/lists.json`` compare lower-cased
 words with full stops removed (``Inc.`` = ``inc``), the others compare words exactly.
-:meth:`Gazetteers.lists_of` says which lists hold a given word sequence as a whole entry.
+:meth:`Gazetteers.lists_of` says which lists hold a given word sequence as a whole entry;
+:func:`gazetteers` gives the one shared :class:`Gazetteers` of some lists.
 :attr:`Gazetteers.fingerprint` identifies the lists' contents, so a model trained with them can
 refuse lists that have changed since. :func:`select_lists` turns a user's choice (list names or
 the families of :data:`FAMILIES`, e.g. ``persons,locations``) into list names, for ablations that
@@ -164,10 +165,17 @@ class Gazetteers:
         self.entries = {n: _entries(n) for n in self.names}
         self._lengths: dict[str, dict[str, list[int]]] = {}
         for n, es in self.entries.items():
-            idx: dict[str, set[int]] = defaultdict(set)
+            idx: dict[str, list[int]] = {}  # most first words start entries of one length
             for e in es:
-                idx[e[0]].add(len(e))
-            self._lengths[n] = {k: sorted(v, reverse=True) for k, v in idx.items()}
+                have = idx.get(e[0])
+                if have is None:
+                    idx[e[0]] = [len(e)]
+                elif len(e) not in have:
+                    have.append(len(e))
+            for v in idx.values():
+                if len(v) > 1:
+                    v.sort(reverse=True)
+            self._lengths[n] = idx
         # key -> the lists an entry may start with it, per match mode: one look-up per word
         self._starting: dict[bool, dict[str, list[str]]] = {
             True: defaultdict(list),
@@ -178,9 +186,6 @@ class Gazetteers:
                 self._starting[self.fold[n]][k].append(n)
         digest = hashlib.sha256("".join(f"{n}:{meta[n]['sha256']};" for n in self.names).encode())
         self.fingerprint = digest.hexdigest()[:16]
-
-    def _keys(self, name: str, words: Sequence[str]) -> list[str]:
-        return [fold(w) for w in words] if self.fold[name] else list(words)
 
     def iob(self, words: Sequence[str]) -> dict[str, list[str]]:
         """Per list, the IOB2 tag (``B``/``I``/``O``) of each word under longest match."""
@@ -208,4 +213,20 @@ class Gazetteers:
 
     def lists_of(self, words: Sequence[str]) -> list[str]:
         """The lists that hold ``words`` as one whole entry."""
-        return [n for n in self.names if tuple(self._keys(n, words)) in self.entries[n]]
+        keys = {False: tuple(words)}
+        if any(self.fold.values()):
+            keys[True] = tuple(fold(w) for w in words)
+        return [n for n in self.names if keys[self.fold[n]] in self.entries[n]]
+
+
+def gazetteers(names: Iterable[str] | None = None) -> Gazetteers:
+    """:class:`Gazetteers` of ``names`` (default all), built once per process and shared: a
+    :class:`Gazetteers` is never changed once built, and building one (indexing some 100,000
+    entries) takes a good part of a second, which every tagger trained and every reranker's
+    features would otherwise pay again (and every worker process forked after the first)."""
+    return _shared_gazetteers(tuple(sorted(set(list_names() if names is None else names))))
+
+
+@lru_cache(maxsize=16)
+def _shared_gazetteers(names: tuple[str, ...]) -> Gazetteers:
+    return Gazetteers(names)

@@ -343,6 +343,12 @@ class ProcessExecutor:
                 recv.close()
 
 
+def forks(executor) -> bool:
+    """Whether ``executor`` runs its jobs in child processes forked from this one (which then
+    start with everything this process has loaded)."""
+    return isinstance(executor, ProcessExecutor) and executor.context.get_start_method() == "fork"
+
+
 def local_executor(workers: int | None, n_jobs: int) -> Executor:
     """In-process for one worker, else a process per job up to ``workers`` (default: the cores)."""
     workers = workers or min(n_jobs, os.cpu_count() or 1)

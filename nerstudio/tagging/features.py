@@ -60,7 +60,7 @@ import scipy.sparse as sp
 
 from ..corpus.model import Sentence
 from ..errors import SettingsError
-from ..resources import Gazetteers
+from ..resources import gazetteers
 from ..resources.clusters import cluster_path, large_lexicon, path_prefix
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
 
@@ -183,7 +183,7 @@ class FeatureExtractor:
     def __init__(self, feature_set: str = "paper", lexicon: set[str] | None = None):
         self.base_set, lists, self.rich, self.cluster_bits, self.biglex = _parse(feature_set)
         self.feature_set = feature_set
-        self.gazetteers = Gazetteers(lists) if lists is not None else None
+        self.gazetteers = gazetteers(lists) if lists is not None else None
         self.lexicon: set[str] = set(lexicon or ())
         if self.biglex and not self.lexicon:
             self.lexicon = set(large_lexicon())
@@ -302,12 +302,13 @@ class FeatureExtractor:
 
         T.append(_Template("cmp", compound_codes, compound_value, ("w", 0)))
         for bits in self.cluster_bits:
+            # one function per prefix length: the offsets share its table of word types
+
+            def prefix(w: str, bits: int = bits) -> str:
+                return path_prefix(cluster_path(w), bits) or NULL
+
             for k in CLUSTER_OFFSETS:
-                word_t(
-                    f"bc{bits}{k:+d}" if k else f"bc{bits}",
-                    k,
-                    lambda w, bits=bits: path_prefix(cluster_path(w), bits) or NULL,
-                )
+                word_t(f"bc{bits}{k:+d}" if k else f"bc{bits}", k, prefix)
         for name in self.gazetteers.names if self.gazetteers is not None else ():
             for k in (0, -1, 1):
                 T.append(
@@ -334,14 +335,18 @@ class FeatureExtractor:
         for m in (1, 2, 3, 4):
             word_t(f"p{m}", 0, lambda w, m=m: w[:m] if len(w) >= m else NULL)
             word_t(f"s{m}", 0, lambda w, m=m: w[-m:] if len(w) >= m else NULL)
-        word_t("lex", 0, lambda w: "1" if w.lower() in lex else "0")
+
+        def in_lex(w: str) -> str:
+            return "1" if w.lower() in lex else "0"
+
+        word_t("lex", 0, in_lex)
         word_t("hyph", 0, lambda w: "1" if "-" in w[1:] else "0")
         if self.rich:
             word_t("p5", 0, lambda w: w[:5] if len(w) >= 5 else NULL)
             word_t("s5", 0, lambda w: w[-5:] if len(w) >= 5 else NULL)
             for k in (-1, 1):
                 word_t(f"shape{k:+d}", k, fast_shape)
-                word_t(f"lex{k:+d}", k, lambda w: "1" if w.lower() in lex else "0")
+                word_t(f"lex{k:+d}", k, in_lex)
             fct = table(first_char_type)
 
             def cap_codes(c):

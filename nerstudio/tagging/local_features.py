@@ -107,7 +107,7 @@ import numpy as np
 from ..arrays import sorted_unique
 from ..corpus.model import Sentence
 from ..errors import Cancelled, DataError, Msg, SettingsError
-from ..resources import Gazetteers, longest_match_iob
+from ..resources import Gazetteers, gazetteers, longest_match_iob
 from ..resources.clusters import cluster_path, large_lexicon, path_prefix
 from ..resources.clusters import fingerprint as cluster_fingerprint
 from ..text.shapes import build_lexicon, fast_collapsed_shape, fast_shape, first_char_type
@@ -396,7 +396,7 @@ def _state_resources(header: dict, field) -> tuple[Gazetteers | None, list[int] 
 
     lists = None
     if field("lists", str | None):
-        lists = Gazetteers()
+        lists = gazetteers()
         if lists.fingerprint != header["lists"]:
             raise Corrupt(Msg.OTHER_RESOURCE.format(what="gazetteer lists", detail=""))
     clusters = field("clusters", list[int] | None)

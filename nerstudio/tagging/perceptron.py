@@ -84,7 +84,7 @@ from ..persist import (
     records,
     save_npz,
 )
-from ..resources import Gazetteers
+from ..resources import gazetteers
 from .lazy import LazyModule
 from .local_features import FEATURE_SET_NAMES, Gazetteer, KTFeatures, parse_kt_features
 from .sequences import Sequences, as_units
@@ -829,7 +829,7 @@ class PerceptronTagger:
         self.tagset_ = make_tagset(labels if self.typed else [], self.task, self.alphabet)
         gaz, lists = self.gazetteer, None
         if isinstance(gaz, str) and "lists" in gaz.split("+"):  # the bundled gazetteers
-            lists = Gazetteers()
+            lists = gazetteers()
             gaz = "train" if gaz == "train+lists" else None
         if gaz == "train":  # leave-one-document-out on the training text, see local_features
             gaz = Gazetteer.from_documents([ss for _, ss in units])

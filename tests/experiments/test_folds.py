@@ -7,6 +7,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -18,6 +21,7 @@ from nerstudio.corpus.model import Corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
 from nerstudio.experiments.kazama import cross_validated_lists
+from nerstudio.runtime import pipeline
 from nerstudio.runtime.child_process import ChildProcessFailed
 from nerstudio.runtime.folds import (
     Fold,
@@ -25,6 +29,7 @@ from nerstudio.runtime.folds import (
     Job,
     ProcessExecutor,
     document_folds,
+    forks,
     run_folds,
     split,
 )
@@ -136,6 +141,68 @@ def test_cross_validated_lists_are_those_of_the_former_recipe(demo, workers):
     assert all(np.array_equal(x, y) for x, y in zip(scores, want[1]))
     assert gold == want[2]
     assert sorted(m.split(" listed")[0] for m in said) == ["fold 1/2", "fold 2/2"]
+
+
+PRELOAD_PROBE = """
+import sys
+from nerstudio.corpus.formats import read_corpus
+from nerstudio.demo import DEMO_DIR
+from nerstudio.resources import _shared_gazetteers
+from nerstudio.resources.clusters import word_paths
+from nerstudio.runtime.pipeline import preload
+from nerstudio.tagging.maxent import MaxEntTagger
+
+corpus = read_corpus(DEMO_DIR / "train.conll")
+params = dict(features="conll+rich+gaz+clusters", cutoff=2, epochs=2, labels=corpus.labels)
+assert "numba" not in sys.modules
+preload(corpus.sentences, params)
+from nerstudio.tagging import _online_compiled as oc
+
+def loaded():
+    return (
+        {name: len(getattr(oc, name).overloads) for name in ("adagrad_epoch", "catch_up")},
+        _shared_gazetteers.cache_info().misses,
+        word_paths.cache_info().misses,
+    )
+
+before = loaded()
+MaxEntTagger(**params).fit(corpus.sentences).nbest(corpus.sentences[:5])
+assert loaded() == before, (before, loaded())
+assert min(before[0].values()) == 1 and before[1:] == (1, 1), before
+print("preloaded")
+"""
+
+
+def test_preload_loads_what_training_and_decoding_load():
+    """After :func:`preload`, training and decoding a tagger with the same settings load
+    nothing more: no compiled kernel, no gazetteer list, no word cluster (a fresh interpreter,
+    where nothing was loaded before), so the fold workers forked afterwards load nothing
+    either."""
+    env = dict(os.environ)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(PRELOAD_PROBE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "preloaded"
+
+
+def test_jackknife_preloads_only_for_workers_it_forks(demo, monkeypatch):
+    """Worker processes forked from this one share what it loaded; one thread, or workers
+    started afresh (spawn, other machines), would gain nothing from a preload."""
+    assert forks(ProcessExecutor(2, "fork")) and not forks(ProcessExecutor(2, "spawn"))
+    assert not forks(InlineExecutor())
+    calls = []
+    monkeypatch.setattr(pipeline, "preload", lambda sentences, params: calls.append(params))
+    small = Corpus(demo.documents[:4])
+    jackknife(small, folds=2, n=2, tagger_params={"epochs": 1}, workers=1)
+    assert calls == []
+    jackknife(small, folds=2, n=2, tagger_params={"epochs": 1}, executor=ProcessExecutor(2))
+    assert calls == [{"epochs": 1, "labels": small.labels}]
 
 
 def test_split_by_document_keeps_documents_whole(demo):

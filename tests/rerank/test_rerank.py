@@ -345,6 +345,87 @@ def test_context_features_integer_path_equals_readable_strings(typed):
         )
 
 
+def test_a_spans_features_are_built_once_whatever_types_the_candidates_give_it(monkeypatch):
+    """The candidates of an N-best list often give the same words different types, and the
+    same words come back in other sentences. Apart from EP/ES a span's features do not depend
+    on its type: its boundary and context features are built once per span of a sentence, and
+    those of its words alone (the words, forms and shapes within, gazetteers, clusters) once
+    per words of the list; the integer path stays equal to the readable strings, EP/ES
+    included, whatever words, sentences and types share."""
+    rng = np.random.default_rng(11)
+    nb = _random_nbest(rng, typed=True, n_sent=30)
+    nb.meta["documents"] = sorted(rng.integers(0, 3, len(nb)).tolist())
+    at: list[tuple[int, int, int]] = []
+    by_words: list[tuple[str, ...]] = []
+    gf = GlobalFeatures(min_sentences=1, gazetteers=True, context=True, posterior=True)
+    context, gazetteer = gf._context_strings, gf._gazetteer_strings
+
+    def counted_context(words, s, e1):
+        at.append((gf._ctx_i, s, e1))
+        return context(words, s, e1)
+
+    def counted_gazetteer(words, s, e1, single=None):
+        by_words.append(tuple(words[s:e1]))
+        return gazetteer(words, s, e1, single)
+
+    monkeypatch.setattr(gf, "_context_strings", counted_context)
+    monkeypatch.setattr(gf, "_gazetteer_strings", counted_gazetteer)
+    data = gf.fit_transform(nb)
+    spans = {
+        (i, s, e)
+        for i in range(len(nb))
+        for _, s, e, _ in zip(*scn_spans(nb.candidates[i], nb.tagset))
+    }
+    typed = {
+        (i, s, e, t)
+        for i in range(len(nb))
+        for _, s, e, t in zip(*scn_spans(nb.candidates[i], nb.tagset))
+    }
+    words = {tuple(nb.words[i][s:e]) for i, s, e in spans}
+    assert len(typed) > len(spans) > len(words)  # types and words shared
+    assert sorted(at) == sorted(spans)
+    assert sorted(by_words) == sorted(words)
+    from nerstudio.rerank.context import DocumentContext, entity_posteriors
+
+    ctx = DocumentContext(nb, nb.meta["documents"])
+    for i in range(len(nb)):
+        post = entity_posteriors(nb.logprobs[i], nb.candidates[i], nb.tagset)
+        for j in range(nb.n_candidates(i)):
+            got = sorted(gf.names_[k] for k in data.features_of(data.offsets[i] + j))
+            tags = [nb.tagset[t] for t in nb.candidates[i][j]]
+            want = gf.candidate_strings(nb.words[i], tags, context=ctx, sentence=i, posteriors=post)
+            assert got == want
+
+
+def test_feature_rows_are_the_same_by_index_or_search_in_any_chunks(monkeypatch):
+    """A (candidate, key) code's column comes from a table indexed by key when the keys are
+    small enough, else from a binary search, and the codes are looked up some hundred thousand
+    at a time: the same matrices either way, and the same columns as the sorted table says."""
+    from nerstudio.rerank import features
+
+    rng = np.random.default_rng(12)
+    table = np.unique(rng.integers(0, 5000, 700))
+    keys = rng.integers(0, 6000, 3000)
+    want = np.array([int(np.searchsorted(table, k)) if k in set(table) else -1 for k in keys])
+    assert np.array_equal(features._Columns(table)(keys), want)
+    monkeypatch.setattr(features, "_DIRECT_KEYS", 100)
+    assert features._Columns(table).direct is None
+    assert np.array_equal(features._Columns(table)(keys), want)
+    monkeypatch.undo()
+
+    train, dev = _random_nbest(rng, n_sent=40), _random_nbest(rng, n_sent=25)
+    gf = GlobalFeatures(min_sentences=2)
+    a_train, a_dev = gf.fit_transform(train), gf.transform(dev)
+    monkeypatch.setattr(features, "_DIRECT_KEYS", 0)
+    monkeypatch.setattr(features, "_CHUNK_CODES", 50)
+    gf2 = GlobalFeatures(min_sentences=2)
+    b_train, b_dev = gf2.fit_transform(train), gf2.transform(dev)
+    for a, b in ((a_train, b_train), (a_dev, b_dev)):
+        assert a.X.shape == b.X.shape and (a.X != b.X).nnz == 0
+        assert np.array_equal(a.X.indptr, b.X.indptr) and np.array_equal(a.X.indices, b.X.indices)
+    assert gf2.names_ == gf.names_
+
+
 def test_document_context_by_hand():
     from nerstudio.rerank.context import DocumentContext
 
@@ -487,6 +568,35 @@ def test_boosting_compiled_rounds_equal_the_reference_step():
     assert np.allclose(a.alpha, b.alpha)
 
 
+def test_boosting_rounds_are_the_same_whether_touched_features_are_kept_or_not():
+    """The compiled rounds keep, per chosen feature, the features its rounds touch (up to
+    ``max_kept`` of them) and skip looking them up when it is chosen again; and they rescan a
+    block of BestLoss only when its maximum fell. Neither may change a single bit: the same
+    rounds with nothing kept, with room for some lists and with room for all, and the block
+    maxima those rounds leave equal to maxima computed afresh (several blocks, ties kept to
+    the first feature)."""
+    from nerstudio.rerank import _compiled
+
+    data = tiny_data(8, n_sent=120, m=3 * _compiled.BLOCK + 17, density=0.05)
+    runs = []
+    for kept in (0, 3000, 1 << 20):
+        sess = BoostingSession(data, epsilon=0.002, max_kept=kept)
+        sess.run(1000)
+        bmax = sess._scratch[0]
+        fresh = np.empty_like(bmax)
+        _compiled.block_max(sess.BL, fresh, _compiled.BLOCK)
+        assert np.array_equal(bmax, fresh)
+        runs.append(sess)
+    first, *others = runs
+    assert first.rounds == 1000 and len(np.unique(first.chosen)) < 500  # features chosen again
+    stored = [int(s._scratch[-1][0]) for s in runs]
+    assert stored[0] == 0 and 0 < stored[1] <= 3000 < stored[2]
+    for sess in others:
+        assert np.array_equal(sess.chosen, first.chosen)
+        for name in ("deltas", "alpha", "M", "e", "W", "BL"):
+            assert np.array_equal(getattr(sess, name), getattr(first, name)), name
+
+
 def test_boosting_delta_formula_and_first_choice():
     data = tiny_data(6)
     sess = BoostingSession(data, epsilon=0.05)
@@ -584,6 +694,46 @@ def test_averaged_weights_equal_the_explicit_average():
     wL = np.mean([h[1] for h in hist])
     a0, got = model.linear_weights()
     assert np.allclose(got, w) and a0 == pytest.approx(0.3 * wL)
+
+
+def test_voted_update_log_is_the_same_from_sorted_and_unsorted_rows():
+    """The voted perceptron's updates (the features of the oracle and not of the wrong
+    candidate, and the other way round) come from compiled code when the rows' features are
+    sorted, one update at a time otherwise: the same features, and from sorted rows the same
+    arrays as the literal set differences."""
+    from nerstudio.rerank.perceptron import _Run
+
+    data = tiny_data(3, n_sent=40, m=25)
+    rng = np.random.default_rng(5)
+    run = _Run(data.n_features)
+    n = 150
+    run.reserve(n)
+    run.log_sent[:n] = rng.integers(0, len(data.offsets) - 1, n)
+    run.log_wrong[:n] = data.offsets[run.log_sent[:n]] + rng.integers(0, 2, n)
+    run.log_time[:n] = np.arange(n)
+    run.n_log, run.t = n, n + 3
+    X = data.X.tocsr()
+    assert X.has_sorted_indices
+    rows = [X.indices[X.indptr[i] : X.indptr[i + 1]][::-1] for i in range(X.shape[0])]
+    unsorted = sp.csr_matrix(
+        (np.ones(X.nnz, dtype=np.int8), np.concatenate(rows), X.indptr), shape=X.shape
+    )
+    assert not unsorted.has_sorted_indices
+    a, b = VotedPerceptron(), VotedPerceptron()
+    a.beta_ = b.beta_ = 0.5
+    a._make_votes(run, data)
+    b._make_votes(run, RankingData(unsorted, data.L, data.offsets, data.oracle))
+    starts = data.offsets[run.log_sent[:n]] + data.oracle[run.log_sent[:n]]
+    for side in ("plus", "minus"):
+        ptr, feats = getattr(a, f"upd_{side}_ptr_"), getattr(a, f"upd_{side}_")
+        ptr_b, feats_b = getattr(b, f"upd_{side}_ptr_"), getattr(b, f"upd_{side}_")
+        assert np.array_equal(ptr, ptr_b) and feats.dtype == ptr.dtype == np.int64
+        for k, (o, r) in enumerate(zip(starts, run.log_wrong[:n])):
+            one, other = (o, r) if side == "plus" else (r, o)
+            want = np.setdiff1d(X.indices[X.indptr[one] : X.indptr[one + 1]], X[other].indices)
+            assert np.array_equal(feats[ptr[k] : ptr[k + 1]], want)
+            assert sorted(feats_b[ptr[k] : ptr[k + 1]]) == want.tolist()
+    assert np.array_equal(a.upd_dL_, b.upd_dL_) and np.array_equal(a.counts_, b.counts_)
 
 
 def test_voted_decoding_equals_the_literal_figure4_loop():

@@ -13,7 +13,8 @@ from helpers import ROOT
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
-from nerstudio.resources import LISTS_DIR, Gazetteers, fold, list_names, manifest
+from nerstudio.errors import SettingsError
+from nerstudio.resources import LISTS_DIR, Gazetteers, fold, gazetteers, list_names, manifest
 
 DEMO = str(DEMO_DIR)
 
@@ -101,6 +102,19 @@ def test_longest_match_equals_literal_scan():
     assert "loc_country" in g.lists_of(["Germany"]) and "misc_demonym" in g.lists_of(["Germans"])
     with pytest.raises(ValueError, match="unknown gazetteer"):
         Gazetteers(["no_such_list"])
+
+
+def test_shared_gazetteers_are_built_once_per_choice_of_lists():
+    """Every tagger and reranker asking for the same lists (in any order, with repeats) gets
+    the one object, built once; all lists and no choice are the same choice."""
+    some = gazetteers(["per_first", "loc_country"])
+    assert gazetteers(("loc_country", "per_first", "loc_country")) is some
+    assert some.names == ["loc_country", "per_first"]
+    assert gazetteers() is gazetteers(list_names()) and gazetteers() is not some
+    assert gazetteers().lists_of(["Germany"]) == Gazetteers().lists_of(["Germany"])
+    assert "org_suffix" in gazetteers().lists_of(["INC."])  # a list matched folded
+    with pytest.raises(SettingsError, match="unknown gazetteer"):
+        gazetteers(["no_such_list"])
 
 
 @pytest.mark.slow

@@ -583,3 +583,37 @@ def test_rich_templates_equal_their_literal_definitions():
             )
             assert got == want, (w, i)
             row += 1
+
+
+def test_cluster_tables_are_built_once_per_prefix_length(monkeypatch):
+    """A word type's cluster path is looked up once per prefix length, not once per template
+    (offsets −2..+2 of one prefix length share its table of word types); the predicates stay
+    those of the literal definition (``cluster_path`` of the word at each offset)."""
+    from nerstudio.resources import clusters
+    from nerstudio.tagging import features
+    from nerstudio.tagging.features import CLUSTER_BITS, CLUSTER_OFFSETS, FeatureExtractor
+
+    calls: list[str] = []
+
+    def counted(word):
+        calls.append(word)
+        return clusters.cluster_path(word)
+
+    monkeypatch.setattr(features, "cluster_path", counted)
+    sents = conll_like()
+    ext = FeatureExtractor("conll+rich+clusters")
+    X = ext.fit_transform(sents)
+    types = {w for s in sents for w in s.words}
+    assert sorted(calls) == sorted(list(types) * len(CLUSTER_BITS))
+    names = ext.names()
+    row = 0
+    for s in sents:
+        w = s.words
+        for i in range(len(w)):
+            got = {names[j] for j in X[row].indices}
+            for bits, k in itertools.product(CLUSTER_BITS, CLUSTER_OFFSETS):
+                x = w[i + k] if 0 <= i + k < len(w) else None
+                path = None if x is None else clusters.cluster_path(x)
+                name = f"bc{bits}{k:+d}" if k else f"bc{bits}"
+                assert f"{name}=" + ("NULL" if path is None else path[:bits]) in got
+            row += 1
