@@ -46,22 +46,27 @@ def _lists_equal(a: NBestList, b: NBestList) -> None:
     assert a.meta["documents"] == b.meta["documents"]
 
 
-@pytest.mark.slow
-def test_the_window_and_the_experiment_make_the_same_tagger_and_lists(files, tmp_path):
-    cfg = ExperimentConfig(
+def _small(**kw) -> ExperimentConfig:
+    """A small typed experiment: the paper's tagger features, SCN tags, two folds, one worker,
+    the averaged perceptron without resources."""
+    return ExperimentConfig(
         task="typed",
         tagger_features=TAGGER["tagger_features"],
-        tagger_cutoff=TAGGER["tagger_cutoff"],
-        tagger_epochs=TAGGER["tagger_epochs"],
         tagger_alphabet="scn",
         folds=2,
-        n=5,
         workers=1,
         systems=("averaged",),
-        epochs=2,
         reranker_gazetteers=False,
         reranker_context=False,
         reranker_clusters=False,
+        **kw,
+    )
+
+
+@pytest.mark.slow
+def test_the_window_and_the_experiment_make_the_same_tagger_and_lists(files, tmp_path):
+    cfg = _small(
+        tagger_cutoff=TAGGER["tagger_cutoff"], tagger_epochs=TAGGER["tagger_epochs"], n=5, epochs=2
     )
     out = tmp_path / "exp"
     run_experiment(files["train"], files["dev"], files["test"], out, cfg)
@@ -88,19 +93,7 @@ def test_the_window_and_the_experiment_make_the_same_tagger_and_lists(files, tmp
 
 
 def test_the_experiment_goes_through_its_stages_and_stops_when_asked(files, tmp_path):
-    cfg = ExperimentConfig(
-        tagger_features="paper",
-        tagger_alphabet="scn",
-        tagger_epochs=2,
-        folds=2,
-        n=3,
-        workers=1,
-        systems=("averaged",),
-        epochs=1,
-        reranker_gazetteers=False,
-        reranker_context=False,
-        reranker_clusters=False,
-    )
+    cfg = _small(tagger_epochs=2, n=3, epochs=1)
     lines: list[str] = []
     run_experiment(
         files["train"],
