@@ -42,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     log = logs.logger("cli")
     command = " ".join(["nerstudio", *(argv if argv is not None else sys.argv[1:])])
     try:
-        with _terminate_as_exception():
+        # not for the window: Qt's event loop would hold the exception back, and SIGTERM must
+        # end it at once as before (its recovery file is already on disk)
+        with _terminate_as_exception(args.command != "gui"):
             return commands.module(args.command).run(args) or 0
     except Terminated:
         print("nerstudio: terminated", file=sys.stderr)
@@ -80,9 +82,9 @@ class Terminated(BaseException):
 
 
 @contextmanager
-def _terminate_as_exception() -> Iterator[None]:
+def _terminate_as_exception(wanted: bool = True) -> Iterator[None]:
     """While a command runs in the main thread, SIGTERM raises :class:`Terminated`."""
-    if threading.current_thread() is not threading.main_thread():
+    if not wanted or threading.current_thread() is not threading.main_thread():
         yield
         return
 

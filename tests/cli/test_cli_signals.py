@@ -75,3 +75,23 @@ def test_sigterm_stops_the_fold_workers_and_exits_143(tmp_path):
     assert err.strip().endswith("nerstudio: terminated")
     time.sleep(0.5)
     assert not [w for w in workers if _alive(w)], "workers outlived the command"
+
+
+def test_the_window_keeps_the_default_sigterm(monkeypatch):
+    """``nerstudio gui`` hands over to Qt's event loop, which would hold an exception back:
+    SIGTERM keeps ending it at once, as before."""
+    from nerstudio import cli
+    from nerstudio.cli.commands import gui
+
+    seen = []
+    monkeypatch.setattr(gui, "run", lambda args: seen.append(signal.getsignal(signal.SIGTERM)) or 0)
+    assert cli.main(["gui"]) == 0
+    assert seen == [signal.SIG_DFL]
+    monkeypatch.setattr(
+        cli.commands.module("stats"),
+        "run",
+        lambda args: seen.append(signal.getsignal(signal.SIGTERM)) or 0,
+    )
+    assert cli.main(["stats", str(DEMO_DIR / "dev.conll")]) == 0
+    assert seen[-1] not in (signal.SIG_DFL, signal.SIG_IGN)
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # put back after the command
