@@ -46,12 +46,12 @@ class Progress:
 
 class StageLines:
     """``say(line, done, total)`` for a :class:`~nerstudio.app.progress.Reporter`: a line on
-    stderr each time the stage or the count of finished steps changes, and in between, on a
-    terminal, the latest report on one line rewritten at most ten times a second."""
+    stderr (:meth:`Progress.message`) each time the stage or the count of finished steps
+    changes, and in between, on a terminal, the latest report on one line rewritten at most ten
+    times a second."""
 
     def __init__(self, label: str):
-        self.label = label
-        self.tty = sys.stderr.isatty()
+        self.bar = Progress(label)
         self._key: tuple | None = None
         self._last = 0.0
 
@@ -60,14 +60,13 @@ class StageLines:
 
         key = (line.split(" — ")[0], done)
         now = _t.monotonic()
-        text = f"{self.label}: {line}"
         if key != self._key:
             self._key, self._last = key, now
-            sys.stderr.write(("\r" + " " * 80 + "\r" if self.tty else "") + text + "\n")
-        elif self.tty and now - self._last >= 0.1:
+            self.bar.message(line)
+        elif self.bar.tty and now - self._last >= 0.1:
             self._last = now
-            sys.stderr.write("\r" + text[:160].ljust(80))
-        sys.stderr.flush()
+            sys.stderr.write("\r" + f"{self.bar.label}: {line}"[:160].ljust(80))
+            sys.stderr.flush()
 
 
 def _read(path, args):

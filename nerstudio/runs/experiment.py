@@ -14,6 +14,7 @@ directory holds). Progress, stages and cancellation go through a
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -163,7 +164,8 @@ def run_experiment(
     ]
     choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
     curves = {}
-    finished = 0
+    finished = 0  # systems done (they train in threads: counted under the lock)
+    counting = threading.Lock()
 
     def train_system(algo):
         """One reranker: trained, scored on dev and test, saved (run in a thread of its own when
@@ -208,12 +210,14 @@ def run_experiment(
 
     def trained(result):
         nonlocal finished
-        finished += 1
+        with counting:
+            finished += 1
+            done = finished
         name, sysd, *_ = result
         ctx.progress(
             f"{name}: dev F {sysd['dev']['f1']:.2f}, test F {sysd['test']['f1']:.2f} "
             f"({sysd['seconds']:.1f}s)",
-            finished,
+            done,
             len(cfg.systems),
         )
         return result

@@ -211,7 +211,9 @@ def run_training(
             progress=_progress_adapter(ctx.progress, "decoding dev"),
             should_cancel=ctx.should_cancel,
         )
-        dev_nb.meta["documents"] = dev_corpus.sentence_document()
+        from ..runtime.pipeline import describe_list  # the tagger's module: not at start-up
+
+        describe_list(dev_nb, dev_corpus)  # its documents, as the fold driver's lists carry
         dev_file = None
     if dev_nb is not None:
         res.dev_nbest = dev_nb

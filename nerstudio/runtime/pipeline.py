@@ -35,6 +35,7 @@ from .work_files import CorpusFile, ResultFiles
 
 __all__ = [
     "JackknifeResult",
+    "describe_list",
     "document_folds",
     "full_model_job",
     "jackknife",
@@ -234,15 +235,15 @@ def jackknife(
         ids=sentence_ids(corpus),
     )
     merged.meta.update({"jackknife_folds": folds, "fold": fold_of.tolist()})
-    _describe(merged, corpus)
+    describe_list(merged, corpus)
     model, decoded = run.extra[extra[0].name] if full else (None, None)
     for name, what in corpora.items():
         assert decoded is not None  # full=True: the model decoded every corpus
-        _describe(decoded[name], what)
+        describe_list(decoded[name], what)
     return JackknifeResult(merged, fold_of, run.total_seconds, model, decoded, run.seconds)
 
 
-def _describe(nb: NBestList, corpus: Corpus) -> None:
+def describe_list(nb: NBestList, corpus: Corpus) -> None:
     """What a list made from ``corpus`` carries about it whoever made it: its sentences'
     documents (the rerankers' document-context features need them) and the corpus file."""
     nb.meta["documents"] = corpus.sentence_document()
