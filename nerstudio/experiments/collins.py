@@ -168,32 +168,10 @@ def with_placeholder_type(spans):
     return [Span(s[0], s[1], "ENT") for s in spans]
 
 
-def system_threads(cfg) -> int:
-    """How many rerankers train side by side: one per core (``workers`` if set), at most one
-    per system. They share the ranking data (threads, not processes: no copy of the training
-    matrix), and their compiled loops release the GIL."""
-    return max(1, min(len(cfg.systems), cfg.workers or os.cpu_count() or 1))
-
-
 #: the systems that start first when they train side by side: the kernel perceptron takes
 #: several times as long as the three others together, so it gets a core from the start
 #: (started after boosting, it ran alone for its last minutes with the other core idle)
 LONGEST_FIRST = ("kernel",)
-
-
-def run_side_by_side(fn, items, threads: int, first: tuple = ()) -> list:
-    """``[fn(x) for x in items]``, in order, with up to ``threads`` running at once, the items
-    in ``first`` started before the others; the first exception (a cancellation, an error) is
-    raised once every started call has ended."""
-    items = list(items)
-    if threads <= 1 or len(items) <= 1:
-        return [fn(x) for x in items]
-    from concurrent.futures import ThreadPoolExecutor
-
-    start = sorted(range(len(items)), key=lambda i: items[i] not in first)
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nerstudio-system") as pool:
-        futures = {i: pool.submit(fn, items[i]) for i in start}
-        return [futures[i].result() for i in range(len(items))]
 
 
 def stage_helpers(progress, should_cancel):

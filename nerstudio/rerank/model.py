@@ -9,7 +9,6 @@ Files are ``.npz`` + JSON (:mod:`nerstudio.persist`); loading never runs code.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -238,32 +237,18 @@ def fit_reranker(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[RerankerModel, RankingData]:
     """:func:`train_reranker` returning the training list's ranking data too, so that scoring
-    that list needs no second feature pass. The learner is made first: bad settings fail before
-    the features are computed."""
-    learner = make_learner(algo, **(params or {}))
-    t0 = time.perf_counter()
-    gf = GlobalFeatures(**(feature_params or {}))
+    that list needs no second feature pass: the run's reranker stage
+    (:func:`~nerstudio.rerank.fitting.fit_rerankers`) with one system."""
+    from .fitting import System, fit_rerankers
 
-    def prog(stage):
-        return (lambda d, n: progress(stage, d, n)) if progress is not None else None
-
-    train_data = gf.fit_transform(
-        train, progress=prog("features (train)"), should_cancel=should_cancel
+    system = System(reranker(algo).system_name, algo, dict(params or {}))
+    fitted = fit_rerankers(
+        train,
+        dev,
+        [system],
+        feature_params,
+        callback=(lambda _name, st: callback(st)) if callback is not None else None,
+        should_cancel=should_cancel,
+        progress=progress,
     )
-    dev_data = (
-        gf.transform(dev, progress=prog("features (dev)"), should_cancel=should_cancel)
-        if dev is not None
-        else None
-    )
-    t1 = time.perf_counter()
-    if progress is not None:
-        progress(f"training {reranker(algo).title}", 0, 1)
-    learner.fit(train_data, dev_data, callback=callback, should_cancel=should_cancel)
-    meta = {
-        "features_seconds": t1 - t0,
-        "train_seconds": time.perf_counter() - t1,
-        "n_features": gf.n_features,
-        "train_sentences": len(train),
-        "dev_sentences": len(dev) if dev else 0,
-    }
-    return RerankerModel(gf, learner, meta), train_data
+    return fitted.models[system.name], fitted.data["train"]

@@ -30,17 +30,15 @@ from ..experiments.collins import (
     ExperimentConfig,
     plot_curves,
     report_markdown,
-    run_side_by_side,
     system_entry,
-    system_threads,
     with_placeholder_type,
     write_report,
 )
 from ..experiments.reuse import copy_lists, load_lists, made_by
 from ..learners import FEATURE_FAMILIES, reranker
 from ..persist import jsonable
-from ..rerank.features import GlobalFeatures
-from ..rerank.model import RerankerModel, make_learner
+from ..rerank.fitting import System, fit_rerankers, system_threads
+from ..rerank.model import RerankerModel
 from .stages import STAGE_FEATURES, STAGE_JACKKNIFE, STAGE_TAGGER, tagger_and_lists
 
 STAGE_READ = "reading the corpora"
@@ -125,33 +123,79 @@ def run_experiment(
     ctx.progress(f"N-best lists ready in {stages['tagger_and_nbest']:.0f}s", 1, 1)
     ctx.check()
 
-    # -- features ----------------------------------------------------------------------------------
+    # -- features and rerankers: the reranker stage of every run -----------------------------------
+    if nb_dev.gold is None or nb_test.gold is None:  # dev and test F need their gold
+        raise DataError("the development and test lists need gold entities")
+    systems_of = {reranker(algo).system_name: algo for algo in cfg.systems}
+    total = len(systems_of)
+    systems = []
+    curves = {}
+    finished = 0  # systems done (they train in threads: counted under the lock)
+    counting = threading.Lock()
     t = time.perf_counter()
     ctx.stage(STAGE_FEATURES, "training, dev and test lists…", 0, 3)
-    gf = GlobalFeatures(
-        min_sentences=cfg.min_sentences,
-        **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
-    )
-    d_train = gf.fit_transform(nb_train, should_cancel=ctx.should_cancel)
-    d_dev = gf.transform(nb_dev, should_cancel=ctx.should_cancel)
-    d_test = gf.transform(nb_test, should_cancel=ctx.should_cancel)
-    if d_dev.oracle is None or d_test.oracle is None:  # dev and test F need their gold
-        raise DataError("the development and test lists need gold entities")
-    stages["features"] = time.perf_counter() - t
-    ctx.progress(
-        f"{gf.n_features:,} global features, {d_train.X.nnz:,} active in training, "
-        f"{stages['features']:.1f}s",
-        3,
-        3,
-    )
-    ctx.check()
 
-    # -- systems -------------------------------------------------------------------------------------
-    def scores_of(choice_dev, choice_test):
-        return d_dev.prf(choice_dev), d_test.prf(choice_test)
+    training = False  # whether the first learner has started (the stage after the features)
 
-    base_dev, base_test = scores_of(np.zeros(len(d_dev), int), np.zeros(len(d_test), int))
-    systems = [
+    def progress(message: str, done: int, n: int) -> None:
+        nonlocal training
+        if message.startswith("features"):
+            ctx.progress(message, done, n)
+            return
+        with counting:
+            first, training = not training, True
+        if first:
+            ctx.stage(STAGE_SYSTEMS, ", ".join(systems_of), 0, total)
+        ctx.progress(message, finished, total)
+
+    def curve(name: str, st) -> None:
+        if on_stats is not None:
+            on_stats(name, st)
+        if st.dev_f1 is not None:
+            ctx.progress(f"{name}: {st.unit} {st.step}: dev F {st.dev_f1:.2f}", finished, total)
+
+    def scored(system: System, model: RerankerModel, data: dict) -> tuple:
+        """A trained system scored on dev and test, and saved (in its own thread)."""
+        nonlocal finished
+        c_dev = model.predict(data["dev"])
+        t = time.perf_counter()
+        c_test = model.predict(data["test"])
+        test_secs = time.perf_counter() - t
+        model.save(os.path.join(out_dir, f"reranker-{system.name}.npz"))
+        sd, st_ = data["dev"].prf(c_dev), data["test"].prf(c_test)
+        with counting:
+            finished += 1
+            done = finished
+        ctx.progress(f"{system.name}: dev F {sd[2]:.2f}, test F {st_[2]:.2f}", done, total)
+        return sd, st_, c_test, test_secs
+
+    fitted = fit_rerankers(
+        nb_train,
+        nb_dev,
+        [System(name, algo, cfg.learner_params(algo)) for name, algo in systems_of.items()],
+        {
+            "min_sentences": cfg.min_sentences,
+            **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
+        },
+        others={"test": nb_test},
+        threads=system_threads(len(systems_of), cfg.workers),
+        first=LONGEST_FIRST,
+        callback=curve,
+        should_cancel=ctx.should_cancel,
+        progress=progress,
+        then=scored,
+    )
+    gf, d_train, d_dev, d_test = (
+        fitted.features,
+        fitted.data["train"],
+        fitted.data["dev"],
+        fitted.data["test"],
+    )
+    stages["features"] = fitted.seconds["features"]
+    stages["systems_wall"] = time.perf_counter() - t - stages["features"]
+    base_dev = d_dev.prf(np.zeros(len(d_dev), int))
+    base_test = d_test.prf(np.zeros(len(d_test), int))
+    systems.append(
         system_entry(
             "baseline",
             base_dev,
@@ -161,80 +205,20 @@ def run_experiment(
             {"tagger": params, "n": cfg.n, "folds": cfg.folds},
             stages["tagger_and_nbest"],
         )
-    ]
+    )
     choices = {"baseline": np.zeros(len(d_test), dtype=np.int64)}
-    curves = {}
-    finished = 0  # systems done (they train in threads: counted under the lock)
-    counting = threading.Lock()
-
-    def train_system(algo):
-        """One reranker: trained, scored on dev and test, saved (run in a thread of its own when
-        the systems train side by side; each has its own learner, the data are only read)."""
-        ctx.check()
-        row = reranker(algo)
-        name = row.system_name
-        t = time.perf_counter()
-        learner = make_learner(algo, **cfg.learner_params(algo))
-        ctx.progress(f"{name}: training {row.title}", finished, len(cfg.systems))
-
-        def cb(st, name=name):
-            if on_stats is not None:
-                on_stats(name, st)
-            if st.dev_f1 is not None:
-                ctx.progress(
-                    f"{name}: {st.unit} {st.step}: dev F {st.dev_f1:.2f}",
-                    finished,
-                    len(cfg.systems),
-                )
-
-        learner.fit(d_train, d_dev, callback=cb, should_cancel=ctx.should_cancel)
-        secs = time.perf_counter() - t
-        c_dev = learner.predict(d_dev)
-        t = time.perf_counter()
-        c_test = learner.predict(d_test)
-        test_secs = time.perf_counter() - t
-        sd, st_ = scores_of(c_dev, c_test)
-        RerankerModel(gf, learner, {"system": name}).save(
-            os.path.join(out_dir, f"reranker-{name}.npz")
-        )
-        return (
-            name,
-            system_entry(
-                name, sd, st_, base_dev, base_test, learned_settings(learner), secs, test_secs
-            ),
-            c_test,
-            learner.history_,
-            secs,
-            test_secs,
-        )
-
-    def trained(result):
-        nonlocal finished
-        with counting:
-            finished += 1
-            done = finished
-        name, sysd, *_ = result
-        ctx.progress(
-            f"{name}: dev F {sysd['dev']['f1']:.2f}, test F {sysd['test']['f1']:.2f} "
-            f"({sysd['seconds']:.1f}s)",
-            done,
-            len(cfg.systems),
-        )
-        return result
-
-    t = time.perf_counter()
-    ctx.stage(STAGE_SYSTEMS, ", ".join(cfg.systems), 0, len(cfg.systems))
-    for name, sysd, c_test, history, secs, test_secs in run_side_by_side(
-        lambda algo: trained(train_system(algo)),
-        cfg.systems,
-        system_threads(cfg),
-        first=LONGEST_FIRST,
-    ):
+    for name, model in fitted.models.items():
+        sd, st_, c_test, test_secs = fitted.outcomes[name]
+        secs = fitted.seconds[name]
         stages[name], stages[name + "_test"] = secs, test_secs
-        systems.append(sysd)
+        systems.append(
+            system_entry(
+                name, sd, st_, base_dev, base_test, learned_settings(model.learner), secs, test_secs
+            )
+        )
         choices[name] = c_test
-        curves[name] = history
-    stages["systems_wall"] = time.perf_counter() - t
+        curves[name] = model.learner.history_
+    ctx.check()
 
     # -- outputs -------------------------------------------------------------------------------------
     t = time.perf_counter()
@@ -268,7 +252,7 @@ def run_experiment(
             "test_sentences": len(test.sentences),
             "candidates_train": int(d_train.n_candidates),
             "features": gf.n_features,
-            "oracle_f1": {"dev": d_dev.prf(d_dev.oracle)[2], "test": d_test.prf(d_test.oracle)[2]},
+            "oracle_f1": {"dev": oracle_f(d_dev), "test": oracle_f(d_test)},
         },
         "systems": systems,
         "stages": stages,
@@ -276,6 +260,12 @@ def run_experiment(
     }
     write_report(out_dir, report, report_markdown(report))
     return report
+
+
+def oracle_f(data) -> float:
+    """F of the best candidate of every sentence (data with gold: checked before the features)."""
+    assert data.oracle is not None
+    return data.prf(data.oracle)[2]
 
 
 #: what a trained learner chose or found, reported beside its settings

@@ -5,7 +5,8 @@ global features → reranker → scoring (the stages a run plans, then enters on
 (its corpus, the N-best lists and the tagger it holds) and reports to a :class:`RunContext`:
 the stages, progress, each result as soon as it exists, the training curve; it checks
 ``ctx.should_cancel`` between stages and passes it to every step of the core. The reranker
-stage (global features, training, scoring the training list) runs in a child process
+stage is every run's (:func:`nerstudio.rerank.fitting.fit_rerankers`, here with one learner),
+followed by scoring the training list; it runs in a child process
 (:func:`nerstudio.runtime.rerank_process.train_in_child`) unless told otherwise, so a
 window that runs it keeps its interpreter lock. No Qt here: the window's worker
 (:func:`nerstudio.gui.workers.job_of`) is one caller.
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..app.attachments import NBestIndex, Scored, index_nbest, score_nbest, with_documents
+from ..app.attachments import NBestIndex, Scored, index_nbest, with_documents
 from ..app.progress import Progress
 from ..corpus.model import Corpus
 from ..errors import Msg, SettingsError
@@ -261,10 +262,10 @@ def run_training(
         res.model = out.model
         res.scored = Scored(out.model, out.data, out.scores, out.choice)
         res.timings = out.timings
-    else:
-        from ..rerank.model import train_reranker
+    else:  # the same stage in this thread
+        from ..rerank.model import fit_reranker
 
-        res.model = train_reranker(
+        res.model, data = fit_reranker(
             train_nb,
             dev_nb,
             settings.algo,
@@ -276,12 +277,8 @@ def run_training(
         )
         ctx.check()
         ctx.stage(STAGE_SCORE, "with the new model…")
-        res.scored = score_nbest(
-            res.model,
-            train_nb,
-            ctx.should_cancel,
-            lambda done, total: ctx.progress("with the new model…", done, total),
-        )
+        scores = np.asarray(res.model.scores(data), dtype=np.float64)
+        res.scored = Scored(res.model, data, scores, np.asarray(data.argmax(scores)))
     ctx.check()
     if res.model is not None and hasattr(
         res.model, "meta"

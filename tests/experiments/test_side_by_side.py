@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from nerstudio.demo import DEMO_DIR
-from nerstudio.experiments.collins import ExperimentConfig, run_side_by_side
+from nerstudio.experiments.collins import ExperimentConfig
+from nerstudio.rerank.fitting import run_side_by_side
 from nerstudio.runs.experiment import run_experiment
 
 

@@ -119,3 +119,43 @@ def test_the_experiment_goes_through_its_stages_and_stops_when_asked(files, tmp_
         run_experiment(files["train"], files["dev"], files["test"], tmp_path / "b", cfg, ctx)
     assert ctx.entered[-1] == STAGE_FEATURES and STAGE_OUTPUTS not in ctx.entered
     assert ctx.entered[1:3] == [STAGE_TAGGER, STAGE_JACKKNIFE]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("in_child", [False, True], ids=["here", "child"])
+def test_the_window_and_the_experiment_train_the_same_reranker(files, tmp_path, in_child):
+    """The reranker stage is one function (:func:`nerstudio.rerank.fitting.fit_rerankers`): the
+    window's run, in its thread or in a child process, trains from the experiment's lists the
+    model the experiment saved, array for array."""
+    from nerstudio.learners import FEATURE_FAMILIES
+    from nerstudio.rerank.model import RerankerModel
+
+    cfg = _small(tagger_epochs=2, n=4, epochs=2)
+    out = tmp_path / "exp"
+    run_experiment(files["train"], files["dev"], files["test"], out, cfg)
+    settings = RunSettings(
+        start="reranker",
+        task="typed",
+        algo="averaged",
+        params=cfg.learner_params("averaged"),
+        feature_params={
+            "min_sentences": cfg.min_sentences,
+            **{f.keyword: getattr(cfg, f.experiment) for f in FEATURE_FAMILIES.values()},
+        },
+    )
+    train = NBestList.load(out / "train-nbest.npz")
+    dev = NBestList.load(out / "dev-nbest.npz")
+    res = run_training(Recorder(), settings, 1, None, train, dev, None, in_child=in_child)
+    ours = tmp_path / "window.npz"
+    res.model.save(ours)
+    theirs = RerankerModel.load(out / "reranker-averaged.npz")
+    assert res.model.features.names_ == theirs.features.names_
+    a = np.load(ours, allow_pickle=False)
+    b = np.load(out / "reranker-averaged.npz", allow_pickle=False)
+    assert sorted(a) == sorted(b)
+    for key in a:
+        if key != "header":  # the window's model also records its list's words
+            assert np.array_equal(a[key], b[key]), key
+    assert [h.dev_f1 for h in res.model.learner.history_] == [
+        h.dev_f1 for h in theirs.learner.history_
+    ]
