@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +35,7 @@ import numpy as np
 from ..choices import PRESETS
 from ..corpus.formats import atomic_open
 from ..corpus.model import Span
-from ..errors import Cancelled, Msg, SettingsError
+from ..errors import Msg, SettingsError
 from ..evaluation import relative_error_reduction
 from ..learners import DEFAULT_SYSTEMS, TAGGERS, reranker
 from ..persist import jsonable
@@ -160,9 +159,6 @@ class ExperimentConfig:
         return reranker(algo).experiment_params(self)
 
 
-Progress = Callable[[str, str], None] | None  # (stage, message)
-
-
 def with_placeholder_type(spans):
     """Boundary-only spans with the placeholder type ``ENT``, so column files stay valid."""
     return [Span(s[0], s[1], "ENT") for s in spans]
@@ -194,21 +190,6 @@ def run_side_by_side(fn, items, threads: int, first: tuple = ()) -> list:
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="nerstudio-system") as pool:
         futures = {i: pool.submit(fn, items[i]) for i in start}
         return [futures[i].result() for i in range(len(items))]
-
-
-def stage_helpers(progress, should_cancel):
-    """``say(stage, message)`` to the progress callback and ``check()`` that raises
-    :class:`Cancelled` once ``should_cancel()`` turns true."""
-
-    def say(stage, msg):
-        if progress is not None:
-            progress(stage, msg)
-
-    def check():
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("experiment cancelled")
-
-    return say, check
 
 
 def write_report(out_dir: str, report: dict, markdown: str) -> None:
