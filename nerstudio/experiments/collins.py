@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +35,7 @@ import numpy as np
 from ..choices import PRESETS
 from ..corpus.formats import atomic_open
 from ..corpus.model import Span
-from ..errors import Cancelled, Msg, SettingsError
+from ..errors import Msg, SettingsError
 from ..evaluation import relative_error_reduction
 from ..learners import DEFAULT_SYSTEMS, TAGGERS, reranker
 from ..persist import jsonable
@@ -160,9 +159,6 @@ class ExperimentConfig:
         return reranker(algo).experiment_params(self)
 
 
-Progress = Callable[[str, str], None] | None  # (stage, message)
-
-
 def with_placeholder_type(spans):
     """Boundary-only spans with the placeholder type ``ENT``, so column files stay valid."""
     return [Span(s[0], s[1], "ENT") for s in spans]
@@ -172,21 +168,6 @@ def with_placeholder_type(spans):
 #: several times as long as the three others together, so it gets a core from the start
 #: (started after boosting, it ran alone for its last minutes with the other core idle)
 LONGEST_FIRST = ("kernel",)
-
-
-def stage_helpers(progress, should_cancel):
-    """``say(stage, message)`` to the progress callback and ``check()`` that raises
-    :class:`Cancelled` once ``should_cancel()`` turns true."""
-
-    def say(stage, msg):
-        if progress is not None:
-            progress(stage, msg)
-
-    def check():
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("experiment cancelled")
-
-    return say, check
 
 
 def write_report(out_dir: str, report: dict, markdown: str) -> None:

@@ -9,7 +9,8 @@ thread for one worker. A job saves its model as the project's ``.npz`` + JSON fi
 the path and its dev F; the file of the model each system keeps is moved to its place in the
 output folder (``tagger-<system>.npz``, ``joint-<system>.npz``) and loaded from there.
 
-The re-ranking baselines (:class:`Reranking`) are follow-ups in the same run: as soon as every
+The re-ranking baselines (:class:`Reranking`) are follow-ups in the same run (their folds on a
+remote executor are :func:`cross_validated_lists`, before the re-rankers): as soon as every
 margin C has trained, dev chooses the margin perceptron, and the folds that list the training
 documents with first models of that C and epoch start on the next free worker, ahead of the
 trainings still waiting; when the last fold is in, the re-rankers' trainings start the same way.
@@ -33,8 +34,18 @@ import numpy as np
 
 from ..corpus.model import Corpus
 from ..persist import load_npz, save_npz
-from ..runtime.folds import Fold, FoldProgress, Job, TaskContext, local_executor, run_jobs
-from ..runtime.work_files import ResultFiles
+from ..runtime.folds import (
+    Fold,
+    FoldProgress,
+    Job,
+    TaskContext,
+    is_remote,
+    local_executor,
+    run_folds,
+    run_jobs,
+    split,
+)
+from ..runtime.work_files import CorpusFile, ResultFiles
 from ..tagging.joint import JointTagger
 from ..tagging.joint_local import first_model_lists
 from ..tagging.perceptron import PerceptronTagger
@@ -191,6 +202,46 @@ def follow_up_fold(data, job: Job, ctx: TaskContext):
 LIST_FILES = ResultFiles(_save_lists, _load_lists)
 
 
+def cross_validated_lists(
+    corpus: Corpus,
+    params: dict,
+    n: int,
+    folds: int,
+    workers: int | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    executor=None,
+):
+    """Per training document (corpus order): candidates, their scores and the gold score from a
+    first model trained on the other folds (folds by document, :func:`run_folds`;
+    ``progress(message, done, total)`` hears every fold that finishes, ``done`` of ``total``
+    folds; a remote ``executor`` reads the corpus from its file)."""
+    docs = corpus.documents
+    params = dict(params)
+    params.setdefault("labels", corpus.labels)
+    _, parts = split(corpus, folds, unit="document")
+
+    def said(p: FoldProgress) -> None:
+        if (p.final or p.notice) and progress is not None:
+            progress(p.message, p.done, p.total)
+
+    source = CorpusFile.of(corpus, "documents") if is_remote(executor) else None
+    run = run_folds(
+        first_model_fold,
+        docs,
+        parts,
+        {"params": params, "n": n},
+        done="listed",
+        executor=executor,
+        workers=workers,
+        progress=said,
+        should_cancel=should_cancel,
+        source=source,
+        files=LIST_FILES,
+    )
+    return merge_lists(parts, run.results, len(docs))
+
+
 @dataclass
 class Chosen:
     """A system's kept model (loaded from its output file), the training that made it, {C: dev
@@ -209,13 +260,17 @@ class Reranking:
 
     ``folds``: the document folds; ``params(margin)``: the first models' settings from the chosen
     margin perceptron; ``n``: candidates per list; ``fits(first)``: the re-rankers' trainings,
-    given the kept margin perceptron's file; ``say(message)``: hears each fold that finishes."""
+    given the kept margin perceptron's file. :func:`train_all` says each fold that finishes as
+    system :data:`LISTS_SAID_AS`."""
 
     folds: Sequence[Fold]
     params: Callable[[PerceptronTagger], dict]
     n: int
     fits: Callable[[str], Sequence[Fit]]
-    say: Callable[[str], None]
+
+
+#: the system that the re-rankers' cross-validated lists are said as, fold by fold
+LISTS_SAID_AS = "reranking"
 
 
 @dataclass
@@ -237,16 +292,21 @@ def train_all(
     reranking: Reranking | None = None,
     workers: int | None = None,
     out_dir: str,
-    say: Callable[[str, str], None],
+    say: Callable[[str, str, int, int], None],
     should_cancel: Callable[[], bool] | None = None,
 ) -> Trainings:
     """Train every fit (:func:`fit_task`, at most ``workers`` at a time) and keep, per system, the
     C of the best dev F (the first of equals, in the order given), its model file moved to
-    ``out_dir`` (:data:`KEPT_FILE`). ``say(system, message)`` hears each epoch's dev F (with its
-    C when the system has a grid) and each finished training. With ``reranking``, the folds and
-    the re-rankers follow the margin perceptron's trainings in the same run (module docstring);
-    the margin perceptron's fits must then be among ``fits``."""
+    ``out_dir`` (:data:`KEPT_FILE`). ``say(system, message, done, total)`` hears each epoch's dev
+    F (with its C when the system has a grid), each finished training and each finished fold,
+    with ``done`` of the ``total`` jobs (trainings, folds, follow-ups) finished. With
+    ``reranking``, the folds and the re-rankers follow the margin perceptron's trainings in the
+    same run (module docstring); the margin perceptron's fits must then be among ``fits``."""
     fits = list(fits)
+    first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
+    follow = list(reranking.fits(first)) if reranking is not None else []
+    total = len(fits) + (len(reranking.folds) + len(follow) if reranking is not None else 0)
+    finished = [0]  # jobs, as run_jobs last counted them
     by_name = {f.name: f for f in fits}  # every fit, in the order given (follow-ups last)
     folder = tempfile.mkdtemp(prefix=".fits-", dir=out_dir)  # same file system: moves are renames
     done: dict[str, list[tuple[Fit, Trained, float]]] = {}
@@ -282,20 +342,24 @@ def train_all(
             Job(f.name, fit_task, settings={"fit": f, "folder": folder, **settings}) for f in more
         ]
 
+    def said(system: str, message: str) -> None:
+        say(system, message, finished[0], total)
+
     def progress(p: FoldProgress) -> None:
+        finished[0] = p.done
         fit = by_name.get(p.job)
         if fit is None:  # a fold of the re-rankers' lists: said when it finishes, or a notice
-            if p.notice and reranking is not None:
-                reranking.say(p.message)
+            if p.notice:
+                said(LISTS_SAID_AS, p.message)
         elif p.final:
             for f in (fit, fit.twin) if fit.twin is not None else (fit,):
-                say(f.system, f"C={f.C:g} trained")
+                said(f.system, f"C={f.C:g} trained")
         else:
             message, twin = p.message.removeprefix(f"{p.job}: "), fit.twin
             if twin is not None and message.startswith(TWIN_SAYS.format(twin.system)):
                 fit, message = twin, message.removeprefix(TWIN_SAYS.format(twin.system))
             grid = f"C={fit.C:g} " if count(fit.system) > 1 else ""
-            say(fit.system, grid + message)
+            said(fit.system, grid + message)
 
     def then(job: Job, result, seconds: float) -> list[Job]:
         fit = by_name.get(job.name)
@@ -303,15 +367,14 @@ def train_all(
             assert reranking is not None and job.fold is not None
             fold_results[job.fold.index] = result
             made["fold_seconds"] = made.get("fold_seconds", 0.0) + seconds
-            k, total = len(fold_results), len(reranking.folds)
-            reranking.say(f"{job.name} listed in {seconds:.1f}s ({k}/{total} done)")
-            if k < total:
+            k, n_folds = len(fold_results), len(reranking.folds)
+            said(LISTS_SAID_AS, f"{job.name} listed in {seconds:.1f}s ({k}/{n_folds} done)")
+            if k < n_folds:
                 return []
             made["lists"] = merge_lists(
-                reranking.folds, [fold_results[i] for i in range(total)], len(train.documents)
+                reranking.folds, [fold_results[i] for i in range(n_folds)], len(train.documents)
             )
-            first = os.path.join(out_dir, KEPT_FILE["local"].format("margin"))
-            return fit_jobs(reranking.fits(first), lists=made["lists"])
+            return fit_jobs(follow, lists=made["lists"])
         done.setdefault(fit.system, []).append((fit, result, seconds))
         if fit.twin is not None:
             done.setdefault(fit.twin.system, []).append((fit.twin, result.twin, seconds))

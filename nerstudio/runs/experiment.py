@@ -39,11 +39,16 @@ from ..learners import FEATURE_FAMILIES, reranker
 from ..persist import jsonable
 from ..rerank.fitting import System, fit_rerankers, system_threads
 from ..rerank.model import RerankerModel
-from .stages import STAGE_FEATURES, STAGE_JACKKNIFE, STAGE_TAGGER, tagger_and_lists
+from .stages import (
+    STAGE_FEATURES,
+    STAGE_JACKKNIFE,
+    STAGE_OUTPUTS,
+    STAGE_READ,
+    STAGE_TAGGER,
+    tagger_and_lists,
+)
 
-STAGE_READ = "reading the corpora"
 STAGE_SYSTEMS = "training the rerankers"
-STAGE_OUTPUTS = "writing the report"
 
 
 def experiment_stages(cfg: ExperimentConfig) -> list[str]:

@@ -1,6 +1,6 @@
 """The stages every front end's training run shares, so that a run means the same whoever
-started it (the window's worker, ``nerstudio experiment``): their names, and the tagger stage
-itself.
+started it (the window's worker, ``nerstudio experiment`` and its K&T suite): their names, and
+the tagger stage itself.
 
 :func:`tagger_and_lists` is the one way a run makes its tagger and N-best lists: one run of the
 fold driver (:func:`nerstudio.runtime.pipeline.jackknife` with ``full=True``) that trains the
@@ -15,6 +15,7 @@ from __future__ import annotations
 from ..app.progress import Progress
 from ..corpus.model import Corpus
 
+STAGE_READ = "reading the corpora"
 STAGE_TAGGER = "training the tagger"
 STAGE_JACKKNIFE = "jackknifing N-best lists"
 STAGE_INDEX = "lining up the N-best list"
@@ -22,6 +23,7 @@ STAGE_DEV = "the development set"
 STAGE_FEATURES = "global features"
 STAGE_RERANKER = "training the reranker"
 STAGE_SCORE = "scoring the candidates"
+STAGE_OUTPUTS = "writing the report"
 
 
 def tagger_and_lists(

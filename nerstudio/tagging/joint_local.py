@@ -11,7 +11,7 @@ features; the local part (:class:`Local`: candidates, local score, local update)
   (``reranking1``).
 
 The fixed lists come from :func:`first_model_lists` (cross-validated over document folds for
-training documents: :func:`nerstudio.experiments.kazama.cross_validated_lists`).
+training documents: :func:`nerstudio.experiments.kazama_fits.cross_validated_lists`).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled, NerstudioError
-from nerstudio.experiments.kazama import cross_validated_lists
+from nerstudio.experiments.kazama_fits import cross_validated_lists
 from nerstudio.experiments.sweep import POINT_FILES, parse_settings, run_sweep
 from nerstudio.runtime.child_process import ChildProcessFailed
 from nerstudio.runtime.dask_executor import DaskExecutor, executor_from_setting
@@ -120,6 +120,46 @@ def test_jackknife_lists_are_identical_with_local_and_dask_local(demo, dask_loca
     # progress from the workers
     # (the tagger's epochs, or how it chooses them: a child sends only its latest message)
     assert any(not e.final and "epoch" in e.message for e in events)
+
+
+def test_the_kazama_suite_on_dask_has_its_folds_and_rerankers_as_stages(dask_local, tmp_path):
+    """With a remote executor the re-rankers' folds cannot follow the margin perceptron in the
+    same run: the suite plans them as stages of their own, enters them in order, hears each fold,
+    and reports what the suite on local processes reports, predictions byte for byte."""
+    from helpers.recorder import Recorder
+
+    from nerstudio.experiments.kazama import KazamaConfig
+    from nerstudio.runs import stages as st
+    from nerstudio.runs.kazama_suite import STAGE_SCORING, STAGE_TRAINING, kazama_stages, run_kazama
+
+    cfg = KazamaConfig(
+        epochs=2,
+        joint_epochs=2,
+        n=3,
+        n_test=3,
+        n_primes=(),
+        folds=2,
+        workers=1,
+        systems=("margin", "reranking2"),
+    )
+    paths = [DEMO_DIR / f"{name}.conll" for name in ("train", "dev", "test")]
+    ctx = Recorder()
+    remote = run_kazama(*paths, tmp_path / "dask", cfg, ctx, executor=dask_local)
+    stages = [STAGE_TRAINING, STAGE_SCORING, st.STAGE_JACKKNIFE, st.STAGE_RERANKER]
+    assert (
+        ctx.entered == kazama_stages(cfg, remote=True) == [st.STAGE_READ, *stages, st.STAGE_OUTPUTS]
+    )
+    folds = [(d, t) for s, m, d, t in ctx.reports if s == st.STAGE_JACKKNIFE and "listed" in m]
+    assert sorted(folds) == [(1, 2), (2, 2)]
+    local = run_kazama(*paths, tmp_path / "local", cfg)
+
+    def figures(report):
+        return [(s["name"], s["dev"], s["test"], s["settings"]) for s in report["systems"]]
+
+    assert figures(remote) == figures(local)
+    for s in local["systems"]:
+        pred = f"pred-{s['name']}-test.conll"
+        assert (tmp_path / "dask" / pred).read_bytes() == (tmp_path / "local" / pred).read_bytes()
 
 
 def test_cross_validated_lists_are_identical_on_dask(demo, dask_local):

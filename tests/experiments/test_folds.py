@@ -20,7 +20,7 @@ from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.errors import Cancelled
-from nerstudio.experiments.kazama import cross_validated_lists
+from nerstudio.experiments.kazama_fits import cross_validated_lists
 from nerstudio.runtime import pipeline
 from nerstudio.runtime.child_process import ChildProcessFailed
 from nerstudio.runtime.folds import (
@@ -133,14 +133,17 @@ def test_jackknife_lists_are_those_of_the_former_recipe(demo, workers):
 def test_cross_validated_lists_are_those_of_the_former_recipe(demo, workers):
     params = {"variant": "margin", "C": 50.0, "epochs": 2, "keep_best": False}
     said = []
-    got = cross_validated_lists(demo, params, 5, 2, workers=workers, progress=said.append)
+    got = cross_validated_lists(
+        demo, params, 5, 2, workers=workers, progress=lambda *a: said.append(a)
+    )
     want = _reference_cross_validated_lists(demo, params, 5, 2)
     assert len(got[0]) == len(demo.documents)
     lists, scores, gold = got
     assert all(np.array_equal(x, y) for x, y in zip(lists, want[0]))
     assert all(np.array_equal(x, y) for x, y in zip(scores, want[1]))
     assert gold == want[2]
-    assert sorted(m.split(" listed")[0] for m in said) == ["fold 1/2", "fold 2/2"]
+    assert sorted(m.split(" listed")[0] for m, _, _ in said) == ["fold 1/2", "fold 2/2"]
+    assert [(done, total) for _, done, total in said] == [(1, 2), (2, 2)]
 
 
 PRELOAD_PROBE = """

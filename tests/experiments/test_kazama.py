@@ -4,11 +4,13 @@ import json
 import os
 
 import pytest
+from helpers.recorder import Recorder
 
 from nerstudio.corpus.formats import read_corpus
 from nerstudio.demo import DEMO_DIR
 from nerstudio.evaluation import evaluate_sentences
-from nerstudio.experiments.kazama import SYSTEMS, KazamaConfig, run_kazama
+from nerstudio.experiments.kazama import SYSTEMS, KazamaConfig
+from nerstudio.runs.kazama_suite import STAGE_TRAINING, run_kazama
 
 DEMO = str(DEMO_DIR)
 pytestmark = pytest.mark.slow  # the suite trained on the demo, test after test
@@ -399,7 +401,7 @@ def test_a_kept_model_predicts_what_the_trained_one_did(tmp_path):
 
 def test_progress_names_each_trainings_epoch(tmp_path):
     """Trainings running side by side say which C and which epoch a dev F belongs to."""
-    said = []
+    ctx = Recorder()
     cfg = KazamaConfig(
         epochs=2,
         joint_epochs=2,
@@ -410,11 +412,11 @@ def test_progress_names_each_trainings_epoch(tmp_path):
         systems=("margin", "proposed"),
         C_grids={"proposed": (2, 30)},
     )
-    on_demo(tmp_path, cfg, progress=lambda stage, msg: said.append((stage, msg)))
-    assert ("margin", "epoch 1: dev F") in [(s, m[: len("epoch 1: dev F")]) for s, m in said]
-    proposed = [m for s, m in said if s == "proposed"]
+    on_demo(tmp_path, cfg, ctx=ctx)
+    said = [m for stage, m, _, _ in ctx.reports if stage == STAGE_TRAINING]
+    assert any(m.startswith("margin: epoch 1: dev F ") for m in said), said
     for C in ("2", "30"):
-        assert any(m.startswith(f"C={C} epoch 2: dev F ") for m in proposed), proposed
+        assert any(m.startswith(f"proposed: C={C} epoch 2: dev F ") for m in said), said
 
 
 def test_rerankers_follow_the_margin_perceptron_in_one_run(tmp_path):
@@ -424,8 +426,14 @@ def test_rerankers_follow_the_margin_perceptron_in_one_run(tmp_path):
     trained on them predict what re-rankers trained after the stages, one after the other, do."""
     import numpy as np
 
-    from nerstudio.experiments.kazama import cross_validated_lists
-    from nerstudio.experiments.kazama_fits import KEPT_FILE, Fit, Reranking, train_all
+    from nerstudio.experiments.kazama_fits import (
+        KEPT_FILE,
+        LISTS_SAID_AS,
+        Fit,
+        Reranking,
+        cross_validated_lists,
+        train_all,
+    )
     from nerstudio.runtime.folds import split
 
     train, dev, test = (read_corpus(f"{DEMO}/{n}.conll") for n in ("train", "dev", "test"))
@@ -453,13 +461,18 @@ def test_rerankers_follow_the_margin_perceptron_in_one_run(tmp_path):
         margin,
         train,
         dev,
-        reranking=Reranking(folds, params, 4, rerankers, said.append),
+        reranking=Reranking(folds, params, 4, rerankers),
         workers=2,
         out_dir=str(out),
-        say=lambda *a: None,
+        say=lambda *a: said.append(a),
     )
     assert set(follow.chosen) == {"margin", "reranking2"}
-    assert [m for m in said if "listed" in m] and said[-1].endswith("(2/2 done)")
+    listed = [m for system, m, _, _ in said if system == LISTS_SAID_AS]
+    assert [m for m in listed if "listed" in m] and listed[-1].endswith("(2/2 done)")
+    # six jobs: two margin perceptrons, two folds, two re-rankers; the last one counts them all
+    assert {total for *_, total in said} == {6}
+    assert said[-1][0] == "reranking2" and said[-1][1].endswith(" trained")
+    assert said[-1][2:] == (6, 6)
     assert follow.fold_seconds > 0
 
     stages_out = tmp_path / "stages"
@@ -492,11 +505,9 @@ def test_the_averaged_run_makes_the_plain_perceptron_as_alone(tmp_path):
     system's figures, chosen epoch and test predictions are those of the system run alone, and
     each hears its own epochs."""
     cfg = {"epochs": 4, "n_primes": (), "workers": 1}
-    said = []
+    ctx = Recorder()
     both = on_demo(
-        tmp_path / "both",
-        KazamaConfig(systems=("perceptron", "averaged"), **cfg),
-        progress=lambda stage, msg: said.append((stage, msg)),
+        tmp_path / "both", KazamaConfig(systems=("perceptron", "averaged"), **cfg), ctx=ctx
     )
     for name in ("perceptron", "averaged"):
         alone = on_demo(tmp_path / name, KazamaConfig(systems=(name,), **cfg))
@@ -504,7 +515,7 @@ def test_the_averaged_run_makes_the_plain_perceptron_as_alone(tmp_path):
         assert (a["dev"], a["test"], a["settings"]) == (b["dev"], b["test"], b["settings"])
         pred = f"pred-{name}-test.conll"
         assert (tmp_path / name / pred).read_bytes() == (tmp_path / "both" / pred).read_bytes()
-        assert any(s == name and m.startswith("epoch 4: dev F ") for s, m in said), said
+        assert any(m.startswith(f"{name}: epoch 4: dev F ") for m in ctx.messages), ctx.messages
 
 
 def test_suite_with_bilou_taggers(tmp_path):

@@ -22,6 +22,8 @@ class Recorder:
         self.results: dict = {}
         self.curve: list = []
         self.messages: list[str] = []
+        #: every report: (the stage it came in, its message, done, total)
+        self.reports: list[tuple[str, str, int, int]] = []
         self.cancel_at = cancel_at
 
     def should_cancel(self) -> bool:
@@ -39,9 +41,12 @@ class Recorder:
             self.entered.append(name)
         self.pipeline.k = self.pipeline.stages.index(name)
         self.messages.append(message)
+        self.reports.append((name, message, done, total))
 
     def progress(self, message: str = "", done: int = 0, total: int = 0) -> None:
         self.messages.append(message)
+        stage = self.entered[-1] if self.entered else ""
+        self.reports.append((stage, message, done, total))
 
     def result(self, key: str, value) -> None:
         self.results[key] = value

@@ -10,7 +10,7 @@ import sys
 from ... import choices
 from ...errors import Msg, SettingsError
 from ...learners import DEFAULT_SYSTEMS, RERANKERS, TAGGERS
-from ..common import Progress, StageLines, _executor
+from ..common import StageLines, _executor
 from ..options import add_executor_option, check_learner_options, feature_set, registry_choice
 
 
@@ -334,7 +334,9 @@ def run(args) -> int:
 
 
 def _kazama_experiment(args) -> int:
-    from ...experiments.kazama import SYSTEMS, KazamaConfig, report_markdown, run_kazama
+    from ...app.progress import Reporter
+    from ...experiments.kazama import SYSTEMS, KazamaConfig, report_markdown
+    from ...runs.kazama_suite import run_kazama
 
     systems = tuple(a.strip() for a in (args.systems or ",".join(SYSTEMS)).split(",") if a.strip())
     bad = [a for a in systems if a not in SYSTEMS]
@@ -388,14 +390,13 @@ def _kazama_experiment(args) -> int:
         cfg.n_primes = _numbers("--n-primes", args.n_primes, int)
     if args.average:
         cfg.average_joint = True
-    bar = Progress("experiment")
     report = run_kazama(
         args.train,
         args.dev,
         args.test,
         args.out,
         cfg,
-        progress=lambda stage, msg: bar.message(f"[{stage}] {msg}"),
+        Reporter(StageLines("experiment")),
         executor=_executor(args),
     )
     print(json.dumps(report, indent=2) if args.json else report_markdown(report))
