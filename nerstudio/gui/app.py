@@ -16,7 +16,7 @@ import threading
 
 def set_app_icon(app) -> None:
     """The application's icon (every window's, and the launcher's on Wayland through the desktop
-    file name) from the PNG sizes shipped in nerstudio/resources/desktop."""
+    file name) from the PNG sizes shipped in resources/desktop."""
     from PySide6.QtGui import QIcon
 
     from ..resources import desktop

@@ -30,7 +30,25 @@ from pathlib import Path
 
 from ..errors import ResourceError, SettingsError
 
-LISTS_DIR = Path(__file__).resolve().parent / "lists"
+
+def _files_dir() -> Path:
+    """The data files' folder: the package ``nerstudio.resources.files``, which is the source
+    tree's top-level ``resources/`` (setup.py maps it; an editable install finds it there, a
+    wheel carries it), or that folder itself in a checkout run without installing."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(__name__ + ".files")
+    except ImportError:
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations))).resolve()
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+#: the folder of the bundled data files (lists/, clusters/, desktop/)
+FILES_DIR = _files_dir()
+LISTS_DIR = FILES_DIR / "lists"
 
 
 def read_verified(path: Path, sha256: str) -> str:

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
 
-from . import read_verified
+from . import FILES_DIR, read_verified
 
-CLUSTERS_DIR = Path(__file__).resolve().parent / "clusters"
+CLUSTERS_DIR = FILES_DIR / "clusters"
 
 
 @lru_cache(maxsize=1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Build nerstudio's word clusters and large-corpus lowercase lexicon (nerstudio/resources/clusters/).
+"""Build nerstudio's word clusters and large-corpus lowercase lexicon (resources/clusters/).
 
     pip install -c constraints.txt -e ".[resources]"
-    python tools/resources/build_clusters.py [--out nerstudio/resources/clusters] [--check]
+    python tools/resources/build_clusters.py [--out resources/clusters] [--check]
 
 Both come from one package pinned in constraints.txt, ``spacy-lookups-data`` (MIT, Explosion),
 never from any corpus of ours, so no development or test text can leak into them. Its
@@ -46,7 +46,7 @@ from pathlib import Path
 from rebuild import build_main
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "nerstudio" / "resources" / "clusters"
+OUT = ROOT / "resources" / "clusters"
 PACKAGE = "spacy-lookups-data"
 LEXICON_MIN_LOGPROB = -16.0
 

