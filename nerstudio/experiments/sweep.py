@@ -39,8 +39,8 @@ from ..corpus.model import Corpus, Span
 from ..errors import DataError, Msg, SettingsError
 from ..evaluation import evaluate_spans
 from ..persist import jsonable
-from ..rerank.features import GlobalFeatures
-from ..rerank.model import ALGORITHMS, learner_class, make_learner
+from ..rerank.fitting import Fitted, System, build_features, make_learners, train_systems
+from ..rerank.model import ALGORITHMS, learner_class
 from ..runtime.folds import FoldProgress, Job, TaskContext, is_remote, run_jobs
 from ..runtime.work_files import CorpusFile, NBestFile, ResultFiles, load_input
 from ..tagging.maxent import MaxEntTagger
@@ -164,14 +164,15 @@ class RerankLists:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
-    def features(self, min_sentences: int, should_cancel=None):
+    def features(self, min_sentences: int, should_cancel=None) -> Fitted:
+        """The reranker stage's features at this cut-off (built once, shared by the points)."""
         with self._lock:
             if min_sentences not in self._features:
-                gf = GlobalFeatures(min_sentences=min_sentences)
-                d_train = gf.fit_transform(self.train, should_cancel=should_cancel)
-                self._features[min_sentences] = (
-                    d_train,
-                    gf.transform(self.dev, should_cancel=should_cancel),
+                self._features[min_sentences] = build_features(
+                    self.train,
+                    self.dev,
+                    {"min_sentences": min_sentences},
+                    should_cancel=should_cancel,
                 )
             return self._features[min_sentences]
 
@@ -219,16 +220,22 @@ def reranker_point(data: RerankLists, job: Job, ctx: TaskContext) -> dict:
     params = {**s["fixed"], **s["point"]}
     min_sentences = params.pop("min_sentences", 5)
     t0 = time.perf_counter()
+    system = System(point_name(s["point"]) or s["algo"], s["algo"], params)
+    learners = make_learners([system])
     ctx.progress(f"global features (min_sentences={min_sentences})")
-    d_train, d_dev = data.features(min_sentences, ctx.should_cancel)
-    learner = make_learner(s["algo"], **params)
+    built = data.features(min_sentences, ctx.should_cancel)
 
-    def said(st):
+    def said(_name, st):
         if st.dev_f1 is not None:
             ctx.progress(f"{st.unit} {st.step}: dev F {st.dev_f1:.2f}")
 
-    learner.fit(d_train, d_dev, callback=said, should_cancel=ctx.should_cancel)
-    p, r, f = d_dev.prf(learner.predict(d_dev))
+    # the reranker stage of every run, its features shared by the points at this cut-off
+    fitted = train_systems(
+        built, learners, [system], callback=said, should_cancel=ctx.should_cancel
+    )
+    learner = learners[system.name]
+    d_dev = built.data["dev"]
+    p, r, f = d_dev.prf(fitted.models[system.name].predict(d_dev))
     return {
         "dev": {"precision": p, "recall": r, "f1": f},
         "unit": learner.unit,

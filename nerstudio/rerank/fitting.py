@@ -4,7 +4,8 @@ trained on them.
 The window's run (one learner, in a child process so that its interpreter lock is not the
 window's), ``nerstudio train-reranker`` (one learner, here) and ``nerstudio experiment`` (every
 reranker of the run, side by side in threads) all call :func:`fit_rerankers`; only where it runs
-differs. The learners are made before the features are computed, so that bad settings fail at
+differs. ``nerstudio sweep`` calls its two halves apart, :func:`build_features` once per
+cut-off and :func:`train_systems` once per point of its grid. The learners are made before the features are computed, so that bad settings fail at
 once; the features are fitted on the training list and applied to the development list and any
 other list the caller names (the experiment's test list); each learner is trained on the same
 ranking data (threads share it: no copy of the training matrix), the development set giving
@@ -74,31 +75,26 @@ def run_side_by_side(fn, items, threads: int, first: tuple = ()) -> list:
         return [futures[i].result() for i in range(len(items))]
 
 
-def fit_rerankers(
-    train: NBestList,
-    dev: NBestList | None,
-    systems: Sequence[System],
-    feature_params: dict | None = None,
-    *,
-    others: dict[str, NBestList] | None = None,
-    threads: int = 1,
-    first: tuple = (),
-    callback: Callable[[str, Any], None] | None = None,
-    should_cancel: CancelCheck = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    then: Callable[[System, Any, dict[str, RankingData]], Any] | None = None,
-) -> Fitted:
-    """Features once, then every system (see the module docstring). ``callback(name, stats)``
-    hears each system's curve points; ``progress(message, done, total)`` the features' sentences
-    and each system's start; ``then(system, model, data)`` runs in the system's own thread once
-    it is trained (the experiment scores and saves there), its value kept in
-    :attr:`Fitted.outcomes`. ``first``: the systems (by algorithm) that start before the others
-    when they train side by side."""
-    from .model import RerankerModel, make_learner
+def make_learners(systems: Sequence[System]) -> dict[str, Reranker]:
+    """A new learner per system, by name: bad settings fail here, before any feature is built."""
+    from .model import make_learner
 
     if not systems:
         raise ValueError("no reranker to train")
-    learners = {s.name: make_learner(s.algo, **s.params) for s in systems}
+    return {s.name: make_learner(s.algo, **s.params) for s in systems}
+
+
+def build_features(
+    train: NBestList,
+    dev: NBestList | None,
+    feature_params: dict | None = None,
+    *,
+    others: dict[str, NBestList] | None = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Fitted:
+    """The first half of the stage: the features fitted on ``train`` and the ranking data of
+    every list (no model yet)."""
     t0 = time.perf_counter()
     gf = GlobalFeatures(**(feature_params or {}))
 
@@ -121,17 +117,39 @@ def fit_rerankers(
         data[name] = gf.transform(
             nb, progress=prog(f"features ({name})"), should_cancel=should_cancel
         )
-    out = Fitted(gf, data, {}, {"features": time.perf_counter() - t0})
     if should_cancel is not None and should_cancel():
         raise Cancelled("cancelled")
+    return Fitted(gf, data, {}, {"features": time.perf_counter() - t0})
+
+
+def train_systems(
+    built: Fitted,
+    learners: dict[str, Reranker],
+    systems: Sequence[System],
+    *,
+    threads: int = 1,
+    first: tuple = (),
+    callback: Callable[[str, Any], None] | None = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    then: Callable[[System, Any, dict[str, RankingData]], Any] | None = None,
+) -> Fitted:
+    """The second half: every system's learner (from :func:`make_learners`) trained on
+    ``built``'s data, the development data (if any) giving its curve. Returns a new
+    :class:`Fitted` with the models, the seconds and what ``then`` returned (see
+    :func:`fit_rerankers`); ``built`` is only read, so several calls may share it."""
+    from .model import RerankerModel
+
+    data, gf = built.data, built.features
+    out = Fitted(gf, data, {}, dict(built.seconds))
     meta = {
         "n_features": gf.n_features,
-        "train_sentences": len(train),
-        "dev_sentences": len(dev) if dev is not None else 0,
+        "train_sentences": len(data["train"]),
+        "dev_sentences": len(data["dev"]) if "dev" in data else 0,
     }
 
     def fit(system: System) -> None:
-        learner: Reranker = learners[system.name]
+        learner = learners[system.name]
         t = time.perf_counter()
         if progress is not None:
             progress(f"training {reranker(system.algo).title}", 0, 1)
@@ -139,7 +157,8 @@ def fit_rerankers(
         cb = (lambda st: hear(system.name, st)) if hear is not None else None
         learner.fit(data["train"], data.get("dev"), callback=cb, should_cancel=should_cancel)
         out.seconds[system.name] = time.perf_counter() - t
-        model = out.models[system.name] = RerankerModel(gf, learner, dict(meta, system=system.name))
+        model = RerankerModel(gf, learner, dict(meta, system=system.name))
+        out.models[system.name] = model
         if then is not None:
             out.outcomes[system.name] = then(system, model, data)
 
@@ -147,3 +166,40 @@ def fit_rerankers(
     out.models = {s.name: out.models[s.name] for s in systems}  # the caller's order
     out.outcomes = {s.name: out.outcomes[s.name] for s in systems if s.name in out.outcomes}
     return out
+
+
+def fit_rerankers(
+    train: NBestList,
+    dev: NBestList | None,
+    systems: Sequence[System],
+    feature_params: dict | None = None,
+    *,
+    others: dict[str, NBestList] | None = None,
+    threads: int = 1,
+    first: tuple = (),
+    callback: Callable[[str, Any], None] | None = None,
+    should_cancel: CancelCheck = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    then: Callable[[System, Any, dict[str, RankingData]], Any] | None = None,
+) -> Fitted:
+    """Features once, then every system (see the module docstring). ``callback(name, stats)``
+    hears each system's curve points; ``progress(message, done, total)`` the features' sentences
+    and each system's start; ``then(system, model, data)`` runs in the system's own thread once
+    it is trained (the experiment scores and saves there), its value kept in
+    :attr:`Fitted.outcomes`. ``first``: the systems (by algorithm) that start before the others
+    when they train side by side."""
+    learners = make_learners(systems)
+    built = build_features(
+        train, dev, feature_params, others=others, should_cancel=should_cancel, progress=progress
+    )
+    return train_systems(
+        built,
+        learners,
+        systems,
+        threads=threads,
+        first=first,
+        callback=callback,
+        should_cancel=should_cancel,
+        progress=progress,
+        then=then,
+    )
