@@ -17,6 +17,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -57,6 +58,26 @@ def path_for(corpus_path: StrPath) -> str:
 
 def _span_list(spans: Iterable[Span]) -> list[list[Any]]:
     return [[sp.start, sp.end, sp.label] for sp in spans]
+
+
+def fingerprint(suspects: Sequence[Suspect]) -> str:
+    """A name for the list ``suspects`` (in its order): the same list read back from its file
+    has the same one, any other list another. A recovery file names the list its dismissals
+    (indices into it) are for with it."""
+    items = [
+        [
+            s.sentence,
+            float(s.score),
+            s.start,
+            s.end,
+            _span_list(sorted(s.gold)),
+            _span_list(sorted(s.suggested)),
+            s.evidence,
+        ]
+        for s in suspects
+    ]
+    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def write(
