@@ -22,8 +22,8 @@ unsaved change too), and, given the window's suspects queue (:mod:`.suspects`), 
 are dismissed: the queue owns them, so the autosaver asks it when it writes, writes again when
 a decision changes them (on the same timer as an edit), and at once when the queue's own file
 was written meanwhile (a dismissal of a reviewed sentence is kept there at once, and an older
-recovery file would take it back). No Qt here: after every change the window's timer is told the new deadline
-(:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
+recovery file would take it back). No Qt here: after every change the window's timer is told
+the new deadline (:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
 """
 
 from __future__ import annotations
@@ -370,10 +370,11 @@ class Autosaver:
                 continue
             edits = {k: spans for k, spans in rec.edits.items() if spans != sents[k].spans}
             state = parse_state(rec.state, len(sents))
-            marked = state_changes(self.document, state, own_changes(self.document, edits))
+            keep = own_changes(self.document, edits)
+            marked = state_changes(self.document, state, keep)
             queue, note = self._queue_of(rec.queue)
             if queue is not None and self.queue is not None:
-                marked = sorted(set(marked) | set(self.queue.recovery_changes(queue)))
+                marked = sorted(set(marked) | set(self.queue.recovery_changes(queue, keep)))
             if not edits and not marked:
                 if self.document.is_dirty():
                     self.adopted.append(path)  # ours will hold what it holds
@@ -447,11 +448,11 @@ def restore(
     as they were written, as one undoable step (and a second one when the file has sentences
     pre-annotated again that the corpus file has reviewed), and into ``queue`` (the document's
     suspects) its dismissals, undone with those steps (:meth:`~.suspects.SuspectQueue.recover`);
-    returns the sentences changed. The review state, note and flag of a sentence the document
-    changed itself since it was saved and ``offer`` does not edit stay the document's
+    returns the sentences changed. The review state, note, flag and suspects of a sentence the
+    document changed itself since it was saved and ``offer`` does not edit stay the document's
     (:func:`own_changes`)."""
     text = f"recover {offer.n} sentence(s)"
-    start = document.history.index
+    start, keep = document.history.index, own_changes(document, offer.edits)
     sents = document.opened().sentences
     edits = tuple(
         (k, tuple(sents[k].spans), tuple(sorted(v)))
@@ -463,7 +464,6 @@ def restore(
     unreview: list[int] = []
     if offer.state is not None:
         reviewed, m = offer.state
-        keep = own_changes(document, offer.edits)
         mine = np.zeros(len(reviewed), dtype=bool)
         mine[sorted(keep)] = True
         reviews = tuple(np.flatnonzero(reviewed & ~document.reviewed & ~mine).tolist())
@@ -480,5 +480,5 @@ def restore(
     changed = {k for k, _, _ in edits} | set(reviews) | {k for k, _, _ in marks} | set(unreview)
     if queue is not None and offer.queue is not None and queue.fits(offer.queue):
         h = document.history
-        changed |= set(queue.recover(offer.queue, h.commands[start : h.index]))
+        changed |= set(queue.recover(offer.queue, h.commands[start : h.index], keep))
     return sorted(changed)

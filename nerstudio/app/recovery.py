@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..corpus.filelock import Instance
 from ..corpus.formats import atomic_open
+from ..corpus.fsnames import nofollow_opener
 from ..corpus.model import Corpus, Span
 from ..corpus.schemes import check_spans
 from ..errors import DataError, FormatError
@@ -225,10 +226,11 @@ _FINGERPRINT = re.compile("[0-9a-f]{64}")
 def read_recovery(path: str) -> Recovery:
     """Read a recovery file, every field checked (it may be damaged, or not nerstudio's):
     raises :class:`~nerstudio.errors.FormatError` naming the file and what is wrong, and
-    OSError when it cannot be read at all. Spans are sorted, inside their sentence and never
+    OSError when it cannot be read at all (also when it is a symbolic link or not a regular
+    file). Spans are sorted, inside their sentence and never
     overlap, so a recovery never restores what cannot be saved."""
-    try:
-        with open(path, encoding="utf-8") as f:
+    try:  # a symbolic link is not followed, a named pipe not waited on (NotRegular, an OSError)
+        with open(path, encoding="utf-8", opener=nofollow_opener) as f:
             obj = json.load(f)
     except UnicodeDecodeError:
         raise _bad(path, "it is not UTF-8 text") from None

@@ -39,7 +39,7 @@ an undo) and when the queue's file could not be written. No Qt here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -341,25 +341,34 @@ class SuspectQueue:
             and state.fingerprint == self._list_fingerprint()
         )
 
-    def _differences(self, state: QueueState) -> tuple[set[int], set[int]]:
-        """The suspects ``state`` dismisses that are not dismissed now, and the other way."""
-        now = {i for i in range(len(self._suspects)) if self.dismissed(i)}
-        return set(state.dismissed) - now, now - set(state.dismissed)
+    def _differences(
+        self, state: QueueState, keep: Collection[int] = ()
+    ) -> tuple[set[int], set[int]]:
+        """The suspects ``state`` dismisses that are not dismissed now, and the other way (but
+        for the suspects of the sentences ``keep``)."""
+        n = len(self._suspects)
+        mine = {i for i in range(n) if self._suspects[i].sentence not in keep}
+        now = {i for i in mine if self.dismissed(i)}
+        return (set(state.dismissed) & mine) - now, now - set(state.dismissed)
 
-    def recovery_changes(self, state: QueueState) -> list[int]:
+    def recovery_changes(self, state: QueueState, keep: Collection[int] = ()) -> list[int]:
         """The sentences whose suspects :meth:`recover` would change (``state`` must fit)."""
-        add, lift = self._differences(state)
+        add, lift = self._differences(state, keep)
         return sorted({self._suspects[i].sentence for i in add | lift})
 
-    def recover(self, state: QueueState, steps: Sequence[object]) -> list[int]:
+    def recover(
+        self, state: QueueState, steps: Sequence[object], keep: Collection[int] = ()
+    ) -> list[int]:
         """Make the dismissals those of ``state`` (a recovery file's, which :meth:`fits`);
         ``steps``: the undo steps the recovery of the document made, in order. A dismissal it
         brings back holds while the first is done, one it takes back (made before the last
         save, undone since) is lifted while the last is done: undoing the recovery takes
         both back. Without a step (the recovery changed nothing else) they hold for good and
         the queue's file is written at once, like a dismissal of a sentence reviewed already.
-        Returns the sentences whose suspects changed."""
-        add, lift = self._differences(state)
+        The suspects of the sentences ``keep`` (changed in this window and not by the
+        recovery, :func:`~.autosave.own_changes`) stay as they are. Returns the sentences whose
+        suspects changed."""
+        add, lift = self._differences(state, keep)
         if not add and not lift:
             return []
         if steps:

@@ -6,6 +6,8 @@ every save (Save as writes it beside the new file), atomically, and only while t
 queue. It holds the number of sentences and a checksum of their words (the queue is for these
 sentences only), where the list came from, and each suspect with whether the annotator
 dismissed it. Whether a suggestion was accepted is not stored: the corpus's entities say it.
+Dismissals made since the last save are in the recovery file with the unsaved edits (named
+by :func:`fingerprint`, the list they belong to).
 
 The folder may come from someone else, so reading is defensive: the file is opened without
 following a symbolic link or waiting on a named pipe (:func:`~nerstudio.corpus.fsnames.open_regular`),

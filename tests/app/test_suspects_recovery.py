@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import hypothesis.strategies as st
 import pytest
 from helpers.suspects_example import TEXT, suspects_of
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings, target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from nerstudio.app import recovery, suspects_file
@@ -173,6 +173,25 @@ def test_a_recovery_that_changes_only_the_queue_keeps_it_for_good(listed, path, 
     after.close()
 
 
+def test_a_window_taking_a_killed_holders_file_over_keeps_its_own_decisions(listed, path, rec):
+    """A second window, read-only, edits sentence 0 (outside its suspects' regions) and
+    dismisses one of them; the first is killed, the second takes the lock and recovers: it gets
+    the first window's decisions and keeps its own (as it keeps its own review states)."""
+    w1 = listed
+    w1.queue.dismiss(1)
+    w2 = Window(path, rec)
+    assert w2.file.read_only
+    w2.doc.set_spans(0, [Span(0, 1, "LOC"), Span(2, 3, "ORG")])  # London is not an entity
+    w2.queue.dismiss(0)
+    w1.saver.write()
+    w1.crash()
+    assert w2.file.retry_lock() and not w2.file.read_only
+    w2.recover()
+    assert w2.queue.statuses() == [DISMISSED, DISMISSED, OPEN, OPEN]
+    assert w2.doc.spans(0) == [Span(0, 1, "LOC"), Span(2, 3, "ORG")] and w2.doc.reviewed[0]
+    w2.close()
+
+
 def test_dismissals_for_another_list_are_not_restored_and_the_edits_are(listed, path, rec):
     w = listed
     w.queue.dismiss(1)
@@ -261,6 +280,29 @@ def test_a_newer_recovery_file_is_refused_in_one_line(listed, path, rec):
     after.close()
 
 
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links and named pipes: POSIX")
+def test_a_link_or_a_pipe_in_a_recovery_files_place_is_not_read(listed, path, rec, tmp_path):
+    """Refused in one line and set aside: a link's target (outside the folder) is never read
+    nor touched, and a named pipe is never waited on."""
+    w = listed
+    w.queue.dismiss(1)
+    written = w.saver.write()
+    w.crash()
+    elsewhere = tmp_path / "elsewhere.json"
+    os.replace(written, elsewhere)
+    before = elsewhere.read_bytes()
+    os.symlink(elsewhere, written)
+    after = Window(path, rec)
+    (offer,) = after.saver.offers()
+    assert offer.edits is None and "symbolic link" in offer.summary() and written in offer.summary()
+    assert after.saver.set_aside(offer) and elsewhere.read_bytes() == before
+    assert after.queue.statuses() == [OPEN] * 4 and not after.doc.is_dirty()
+    os.mkfifo(written)
+    (offer,) = after.saver.offers()  # never waits on the pipe
+    assert offer.edits is None and "named pipe" in offer.summary()
+    after.close()
+
+
 # --------------------------------------------------------------------------------------------
 # interleavings
 
@@ -339,9 +381,11 @@ class CrashMachine(RuleBasedStateMachine):
         c = self.w.doc.corpus
         first = State(tuple(tuple(s.spans) for s in c.sentences), (False,) * len(c), frozenset())
         self.m = Model(self.w.queue.suspects, [first], first)
+        self.lifted = 0
 
     def teardown(self) -> None:
         if hasattr(self, "w"):
+            target(float(self.lifted), label="dismissals taken back by a recovery")
             self.w.close()
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -418,6 +462,14 @@ class CrashMachine(RuleBasedStateMachine):
         self.m.clean = self.m.index
         self._after()
 
+    @precondition(lambda self: self.m.index > 0)
+    @rule(n=st.integers(1, 3))
+    def save_and_undo(self, n: int) -> None:
+        """Saved, then Ctrl+Z ``n`` times: the files hold what is no longer shown."""
+        self.save()
+        for _ in range(min(n, self.m.index)):
+            self.undo()
+
     @rule()
     def autosave(self) -> None:
         self.w.saver.write()
@@ -433,14 +485,20 @@ class CrashMachine(RuleBasedStateMachine):
         self.m.restart(State(d.spans, d.reviewed, d.dismissed), clean=True)
         self._after()
 
-    @rule()
-    def crash(self) -> None:
-        """Killed; a new window opens the corpus and recovers what the recovery file holds."""
+    @rule(autosaved=st.booleans())
+    def crash(self, autosaved: bool) -> None:
+        """Killed (``autosaved``: just after the autosave timer fired); a new window opens the
+        corpus and recovers what the recovery file holds."""
+        if autosaved:
+            self.autosave()
         self.w.crash()
         self.w = Window(self.path, self.rec)
         self.w.recover()
         d, lost = self.m.disk, self.m.durable
         want = lost if lost is not None else d
+        taken_back, brought_back = d.dismissed - want.dismissed, want.dismissed - d.dismissed
+        event(f"crash: dismissals brought back {bool(brought_back)}, taken back {bool(taken_back)}")
+        self.lifted += len(taken_back)  # the rarest case: hypothesis looks for more of it
         clean = want.spans == d.spans and want.reviewed == d.reviewed
         if clean:  # only the queue differed: kept for good, beside the corpus
             self.m.disk = State(d.spans, d.reviewed, want.dismissed)
@@ -475,7 +533,7 @@ class CrashMachine(RuleBasedStateMachine):
 
 
 CrashMachine.TestCase.settings = settings(
-    max_examples=80,
+    max_examples=200,
     stateful_step_count=30,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
