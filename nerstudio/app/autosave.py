@@ -18,8 +18,12 @@ recovered, so it neither restores nor removes another instance's file). Save as 
 to the corpus's new name; a damaged file is refused whole, with one line naming it.
 The file also holds every sentence's review state, note and flag (:func:`state_of`), so that
 :func:`restore` brings them back exactly with the spans (a review, a note or a flag alone is an
-unsaved change too). No Qt here: after every change the window's timer is told the new deadline
-(:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
+unsaved change too), and, given the window's suspects queue (:mod:`.suspects`), which suspects
+are dismissed: the queue owns them, so the autosaver asks it when it writes, writes again when
+a decision changes them (on the same timer as an edit), and at once when the queue's own file
+was written meanwhile (a dismissal of a reviewed sentence is kept there at once, and an older
+recovery file would take it back). No Qt here: after every change the window's timer is told
+the new deadline (:attr:`Autosaver.scheduled`) and calls :meth:`Autosaver.poll` then.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ..errors import NerstudioError
 from .document import Change, ChangeKind, Document
 from .history import SetSpans
 from .recovery import (
+    QueueState,
     plain_label,
     read_recovery,
     recovery_files,
@@ -44,6 +49,7 @@ from .recovery import (
     write_recovery,
 )
 from .review import Marks
+from .suspects import QueueChange, QueueKind, SuspectQueue
 
 DEBOUNCE_S = 3.0
 MAX_DELAY_S = 5.0
@@ -150,8 +156,10 @@ class RecoveryOffer:
     written: float = 0.0  # time.time() of its last write
     owner: Instance | None = None  # None: written by an earlier version
     state: tuple[np.ndarray, Marks] | None = None  # review states and marks (None: not kept)
-    marked: tuple[int, ...] = ()  # sentences whose state or marks it changes
+    marked: tuple[int, ...] = ()  # sentences whose state, marks or suspects it changes
     problem: str = ""  # why it cannot be recovered (edits is None then)
+    queue: QueueState | None = None  # the suspects dismissed (None: not kept, or another list)
+    note: str = ""  # what of it cannot be restored (the rest can)
 
     @property
     def n(self) -> int:
@@ -164,7 +172,8 @@ class RecoveryOffer:
         age = _age((now or time.time()) - self.written) if self.written else "at an unknown time"
         who = f" by process {self.owner.pid} on {self.owner.host}" if self.owner else ""
         noun = "sentence" if self.n == 1 else "sentences"
-        return f"{self.n:,} {noun} of {self.corpus_name} edited {age}{who}"
+        note = f"; {self.note}" if self.note else ""
+        return f"{self.n:,} {noun} of {self.corpus_name} edited {age}{who}{note}"
 
 
 class Autosaver:
@@ -176,8 +185,12 @@ class Autosaver:
         folder: str,
         policy: AutosavePolicy | None = None,
         instance: Instance | None = None,
+        queue: SuspectQueue | None = None,
     ):
         self.document = document
+        self.queue = queue  # its dismissals are kept with the edits
+        # queue.writes when this instance's recovery state was last in step with the queue's file
+        self._queue_writes = queue.writes if queue is not None else 0
         self.folder = folder
         self.policy = policy or AutosavePolicy()
         self.instance = instance or Instance.new()
@@ -189,6 +202,8 @@ class Autosaver:
             None  # told the new deadline after a change
         )
         document.subscribe(self._on_change)
+        if queue is not None:
+            queue.subscribe(self._on_queue)
 
     def recovery_file(self) -> str | None:
         c = self.document.corpus
@@ -198,6 +213,7 @@ class Autosaver:
 
     def _on_change(self, ch: Change) -> None:
         if ch.kind is ChangeKind.CORPUS:
+            self._in_step()
             self.policy.written()
             self.adopted = []
             self.written_path = None  # the previous corpus's, if any, is left alone
@@ -215,6 +231,27 @@ class Autosaver:
                 self.discard()
         if self.scheduled is not None:
             self.scheduled(self.policy.deadline())
+
+    def _on_queue(self, ch: QueueChange) -> None:
+        """A suspect decided, taken back or a new list, while there are unsaved edits: written
+        like an edit, or at once when the queue's file changed since the recovery file was
+        (that file holds the dismissals at the time; recovered, it would take the newer back)."""
+        if ch.kind is QueueKind.NOTE or self.queue is None:
+            return
+        if not self.document.is_dirty():
+            self._in_step()  # nothing unsaved: no recovery file to be out of step
+            return
+        if self.queue.writes != self._queue_writes:
+            self.write()
+        else:
+            self.policy.edited()
+        if self.scheduled is not None:
+            self.scheduled(self.policy.deadline())
+
+    def _in_step(self) -> None:
+        """What is on disk for this instance agrees with the queue's file as it is now."""
+        if self.queue is not None:
+            self._queue_writes = self.queue.writes
 
     def _follow_move(self) -> None:
         """Saved under another name (Save as): the recovery file goes with the corpus. The new
@@ -244,6 +281,7 @@ class Autosaver:
         if not self.document.is_dirty():
             self.discard()
             return None
+        queue = self.queue.recovery_state() if self.queue is not None else None
         try:
             write_recovery(
                 path,
@@ -251,9 +289,11 @@ class Autosaver:
                 edited,
                 self.instance.to_dict(),
                 state_of(self.document),
+                queue,
             )
         except OSError:
             return None
+        self._in_step()
         self.written_path = path
         self._drop_adopted()  # their edits are in ours now
         return path
@@ -277,6 +317,7 @@ class Autosaver:
         it recovered go."""
         self._remove(self.recovery_file())
         self._drop_adopted()
+        self._in_step()
 
     def holds_file(self) -> bool:
         """Whether this instance may take over other instances' recovery files of its corpus:
@@ -329,15 +370,31 @@ class Autosaver:
                 continue
             edits = {k: spans for k, spans in rec.edits.items() if spans != sents[k].spans}
             state = parse_state(rec.state, len(sents))
-            marked = state_changes(self.document, state, own_changes(self.document, edits))
+            keep = own_changes(self.document, edits)
+            marked = state_changes(self.document, state, keep)
+            queue, note = self._queue_of(rec.queue)
+            if queue is not None and self.queue is not None:
+                marked = sorted(set(marked) | set(self.queue.recovery_changes(queue, keep)))
             if not edits and not marked:
                 if self.document.is_dirty():
                     self.adopted.append(path)  # ours will hold what it holds
                 else:
                     self._remove(path)
                 continue
-            out.append(RecoveryOffer(path, name, edits, rec.written, owner, state, tuple(marked)))
+            out.append(
+                RecoveryOffer(
+                    path, name, edits, rec.written, owner, state, tuple(marked), "", queue, note
+                )
+            )
         return sorted(out, key=lambda o: o.written)
+
+    def _queue_of(self, kept: QueueState | None) -> tuple[QueueState | None, str]:
+        """A recovery file's suspect dismissals, if they can be restored here; else why not."""
+        if kept is None or self.queue is None:
+            return None, ""  # none kept, or a document without a queue (nothing to restore)
+        if not self.queue.fits(kept):
+            return None, "its suspect dismissals are for another suspects list: not restored"
+        return kept, ""
 
     def adopt(self, offer: RecoveryOffer) -> None:
         """``offer``'s edits are in the document now: its file goes once this instance's own
@@ -384,13 +441,18 @@ def _misfit(
     return ""
 
 
-def restore(document: Document, offer: RecoveryOffer) -> list[int]:
+def restore(
+    document: Document, offer: RecoveryOffer, queue: SuspectQueue | None = None
+) -> list[int]:
     """Put ``offer`` back into ``document``: its spans, review states, notes and flags exactly
     as they were written, as one undoable step (and a second one when the file has sentences
-    pre-annotated again that the corpus file has reviewed); returns the sentences changed. The
-    review state, note and flag of a sentence the document changed itself since it was saved
-    and ``offer`` does not edit stay the document's (:func:`own_changes`)."""
+    pre-annotated again that the corpus file has reviewed), and into ``queue`` (the document's
+    suspects) its dismissals, undone with those steps (:meth:`~.suspects.SuspectQueue.recover`);
+    returns the sentences changed. The review state, note, flag and suspects of a sentence the
+    document changed itself since it was saved and ``offer`` does not edit stay the document's
+    (:func:`own_changes`)."""
     text = f"recover {offer.n} sentence(s)"
+    start, keep = document.history.index, own_changes(document, offer.edits)
     sents = document.opened().sentences
     edits = tuple(
         (k, tuple(sents[k].spans), tuple(sorted(v)))
@@ -402,7 +464,6 @@ def restore(document: Document, offer: RecoveryOffer) -> list[int]:
     unreview: list[int] = []
     if offer.state is not None:
         reviewed, m = offer.state
-        keep = own_changes(document, offer.edits)
         mine = np.zeros(len(reviewed), dtype=bool)
         mine[sorted(keep)] = True
         reviews = tuple(np.flatnonzero(reviewed & ~document.reviewed & ~mine).tolist())
@@ -417,4 +478,7 @@ def restore(document: Document, offer: RecoveryOffer) -> list[int]:
     if unreview:
         document.set_reviewed(unreview, False, text)
     changed = {k for k, _, _ in edits} | set(reviews) | {k for k, _, _ in marks} | set(unreview)
+    if queue is not None and offer.queue is not None and queue.fits(offer.queue):
+        h = document.history
+        changed |= set(queue.recover(offer.queue, h.commands[start : h.index], keep))
     return sorted(changed)

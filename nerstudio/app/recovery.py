@@ -1,11 +1,16 @@
 """The recovery journal: every sentence edited since the last save, written beside the corpus.
 
 A JSON file holding, for every sentence edited since the last save, its spans now (plus its
-words, to check it still belongs to the corpus it is applied to) and the review state. It is
-written atomically; after a crash, :func:`read_recovery` reads the edits back and the document
-re-applies them as one undoable step (:class:`nerstudio.app.autosave.Autosaver`). It may come
-from someone else's folder: every field is validated, and a bad file is a one-line
-:class:`~nerstudio.errors.FormatError` naming it.
+words, to check it still belongs to the corpus it is applied to) and the review state, and,
+while the corpus has a suspects list (:mod:`.suspects`), which of its suspects are dismissed
+(:class:`QueueState`: the queue owns them, not the document, so they would otherwise be lost
+with the window). It is written atomically; after a crash, :func:`read_recovery` reads it back
+and the document re-applies the edits as one undoable step, the queue its dismissals with it
+(:class:`nerstudio.app.autosave.Autosaver`). It may come from someone else's folder: every field
+is validated, and a bad file is a one-line :class:`~nerstudio.errors.FormatError` naming it.
+
+Version 2 added the ``suspects`` field; a file without it is written as version 1, so that an
+earlier nerstudio still recovers it, and files of version 1 are read as before.
 """
 
 from __future__ import annotations
@@ -14,19 +19,22 @@ import hashlib
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..corpus.filelock import Instance
 from ..corpus.formats import atomic_open
+from ..corpus.fsnames import nofollow_opener
 from ..corpus.model import Corpus, Span
 from ..corpus.schemes import check_spans
 from ..errors import DataError, FormatError
 from .span_edits import _sorted
 
 RECOVERY_FORMAT = "nerstudio-recovery"
-RECOVERY_VERSION = 1
+RECOVERY_VERSION = 2  # 2: the suspects queue's dismissals ("suspects")
+QUEUE_SINCE = 2  # the first version with the "suspects" field
 
 
 RECOVERY_SUFFIX = ".recovery.json"
@@ -58,6 +66,17 @@ def recovery_files(corpus_path: str, folder: str) -> list[str]:
     )
 
 
+@dataclass(frozen=True)
+class QueueState:
+    """The suspects queue as a recovery file keeps it: which list (``fingerprint``, of its
+    suspects in order, :func:`~nerstudio.app.suspects_file.fingerprint`), how many suspects it
+    has, and the indices of those dismissed when the file was written."""
+
+    fingerprint: str
+    count: int
+    dismissed: frozenset[int]
+
+
 @dataclass
 class Recovery:
     corpus_path: str
@@ -69,6 +88,7 @@ class Recovery:
     )
     state: dict | None = None  # review states, notes and flags of every sentence (app.autosave),
     # checked: "reviewed" and "flagged" sorted lists and "notes" keys below "sentences"
+    queue: QueueState | None = None  # the suspects queue's dismissals (None: no list, old files)
 
 
 def write_recovery(
@@ -77,14 +97,16 @@ def write_recovery(
     sentences: Sequence[int],
     owner: dict | None = None,
     state: dict | None = None,
+    queue: QueueState | None = None,
 ) -> None:
     """Write the current spans of ``sentences`` of ``corpus`` to ``path`` (atomically);
     ``owner``: the instance writing it (whether it still runs decides whether it is offered);
-    ``state``: the document's review states, notes and flags (kept as given, JSON)."""
+    ``state``: the document's review states, notes and flags (kept as given, JSON);
+    ``queue``: the suspects queue's dismissals (the file is version 1 without them)."""
     sents = corpus.sentences
     obj = {
         "format": RECOVERY_FORMAT,
-        "version": RECOVERY_VERSION,
+        "version": 1 if queue is None else QUEUE_SINCE,
         "corpus": os.path.abspath(corpus.path) if corpus.path else None,
         "written": time.time(),
         "owner": owner,
@@ -99,6 +121,12 @@ def write_recovery(
     }
     if state is not None:
         obj["state"] = state
+    if queue is not None:
+        obj["suspects"] = {
+            "list": queue.fingerprint,
+            "count": queue.count,
+            "dismissed": sorted(queue.dismissed),
+        }
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False)
@@ -146,6 +174,21 @@ def _state(path: str, st: object) -> dict:
     }
 
 
+def _queue(path: str, q: object) -> QueueState:
+    """A recovery file's ``suspects`` checked field by field (see :class:`QueueState`)."""
+    if not isinstance(q, dict) or set(q) != _QUEUE_KEYS:
+        raise _bad(path, f"its suspects must be an object with the fields {sorted(_QUEUE_KEYS)}")
+    fp, n = q["list"], q["count"]
+    if not isinstance(fp, str) or not _FINGERPRINT.fullmatch(fp):
+        raise _bad(path, "its suspects list must be named by 64 hexadecimal digits")
+    if not _is_int(n) or n < 0:
+        raise _bad(path, "its suspects count must be a whole number")
+    dismissed = q["dismissed"]
+    if not isinstance(dismissed, list) or not all(_is_int(i) and 0 <= i < n for i in dismissed):
+        raise _bad(path, f"its dismissed suspects must be a list of numbers below {n}")
+    return QueueState(fp, n, frozenset(dismissed))
+
+
 def _sentence(path: str, i: int, rec: object) -> tuple[int, tuple[str, ...], list[Span]]:
     """One entry of a recovery file's ``sentences``: its index, words and checked spans."""
     if not isinstance(rec, dict) or set(rec) != {"index", "words", "spans"}:
@@ -174,17 +217,20 @@ def _sentence(path: str, i: int, rec: object) -> tuple[int, tuple[str, ...], lis
     return k, tuple(words), out
 
 
-_KEYS = {"format", "version", "corpus", "written", "owner", "sentences", "state"}
+_KEYS = {"format", "version", "corpus", "written", "owner", "sentences", "state", "suspects"}
 _STATE_KEYS = {"sentences", "reviewed", "notes", "flagged"}
+_QUEUE_KEYS = {"list", "count", "dismissed"}
+_FINGERPRINT = re.compile("[0-9a-f]{64}")
 
 
 def read_recovery(path: str) -> Recovery:
     """Read a recovery file, every field checked (it may be damaged, or not nerstudio's):
     raises :class:`~nerstudio.errors.FormatError` naming the file and what is wrong, and
-    OSError when it cannot be read at all. Spans are sorted, inside their sentence and never
+    OSError when it cannot be read at all (also when it is a symbolic link or not a regular
+    file). Spans are sorted, inside their sentence and never
     overlap, so a recovery never restores what cannot be saved."""
-    try:
-        with open(path, encoding="utf-8") as f:
+    try:  # a symbolic link is not followed, a named pipe not waited on (NotRegular, an OSError)
+        with open(path, encoding="utf-8", opener=nofollow_opener) as f:
             obj = json.load(f)
     except UnicodeDecodeError:
         raise _bad(path, "it is not UTF-8 text") from None
@@ -199,6 +245,8 @@ def read_recovery(path: str) -> Recovery:
         raise DataError(f"{path}: recovery file version {version} is newer than this nerstudio")
     if not set(obj) <= _KEYS:
         raise _bad(path, f"unknown fields {sorted(set(obj) - _KEYS)}")
+    if "suspects" in obj and version < QUEUE_SINCE:
+        raise _bad(path, f"version {version} has no suspects field")
     corpus, written, owner = obj.get("corpus"), obj.get("written", 0.0), obj.get("owner")
     if corpus is not None and not isinstance(corpus, str):
         raise _bad(path, "its corpus must be a file name")
@@ -219,7 +267,7 @@ def read_recovery(path: str) -> Recovery:
         if k in edits:
             raise _bad(path, f"sentence {k + 1} is listed twice")
         edits[k], words[k] = spans, ws
-    state = obj.get("state")
+    state, queue = obj.get("state"), obj.get("suspects")
     return Recovery(
         corpus or "",
         edits,
@@ -227,6 +275,7 @@ def read_recovery(path: str) -> Recovery:
         float(written),
         owner,
         None if state is None else _state(path, state),
+        None if queue is None else _queue(path, queue),
     )
 
 

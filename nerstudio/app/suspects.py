@@ -24,6 +24,13 @@ and written to ``NAME.nerstudio-suspects.json`` beside the corpus (:mod:`.suspec
 read when the corpus opens (before the document's other listeners hear of it), written when a
 list is installed and whenever the corpus is saved, with the dismissals as of the saved state.
 
+Between saves the dismissals live only here, so the recovery file keeps them with the unsaved
+edits (:meth:`SuspectQueue.recovery_state`, written by :class:`~.autosave.Autosaver`); after a
+crash :meth:`SuspectQueue.recover` makes them what they were, tied to the recovery's undo steps
+so that undoing the recovery undoes them too. The decisions on a suspect are therefore kept as
+a value for good and, over it, the values undo steps gave it (:meth:`SuspectQueue.dismissed`:
+the latest one whose step is done wins).
+
 Listeners (:meth:`SuspectQueue.subscribe`) hear a :class:`QueueChange` when a list is installed,
 when statuses may have changed (a dismissal, an edit or review change of a suspect's sentence,
 an undo) and when the queue's file could not be written. No Qt here.
@@ -32,7 +39,7 @@ an undo) and when the queue's file could not be written. No Qt here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -45,6 +52,7 @@ from ..logs import logger
 from . import suspects_file
 from .events import Change, ChangeKind, Origin
 from .progress import Progress
+from .recovery import QueueState
 from .review import words_checksum
 
 if TYPE_CHECKING:
@@ -101,8 +109,13 @@ class SuspectQueue:
         self._source = ""
         self._by_sentence: dict[int, list[int]] = {}
         self._for_good: set[int] = set()  # dismissals that hold whatever the history does
-        self._steps: dict[int, object] = {}  # dismissals held by an undo step (while it is done)
+        # per suspect, oldest first: (an undo step, dismissed or not while it is done)
+        self._steps: dict[int, list[tuple[object, bool]]] = {}
         self._written: frozenset[int] = frozenset()  # the dismissals in the queue's file
+        self._fingerprint = ""  # of the list (suspects_file.fingerprint), when first needed
+        #: how many times the queue's file was written (a recovery file written before the last
+        #: time must be written again: it would put back older decisions)
+        self.writes = 0
         self._mine = False  # a queue was read or made: its file is ours to write
         self._pending: int | None = None  # the suspect a review step is being made for
         self._checksum: int | None = None  # the corpus's words (they never change)
@@ -164,6 +177,7 @@ class SuspectQueue:
         self._for_good = {back[i] for i in dismissed if i in back}
         self._written = frozenset(self._for_good)
         self._steps = {}
+        self._fingerprint = ""
         self._source = source
         self._by_sentence = {}
         for j, s in enumerate(self._suspects):
@@ -191,8 +205,15 @@ class SuspectQueue:
         return self._done[1]
 
     def dismissed(self, i: int) -> bool:
-        step = self._steps.get(i)
-        return i in self._for_good or (step is not None and id(step) in self._done_steps())
+        """Whether suspect ``i`` is dismissed (its status may be accepted all the same)."""
+        return self._held(i, self._done_steps())
+
+    def _held(self, i: int, done: set[int]) -> bool:
+        """Whether suspect ``i`` is dismissed when the steps whose ids are ``done`` are done."""
+        for step, value in reversed(self._steps.get(i, ())):
+            if id(step) in done:
+                return value
+        return i in self._for_good
 
     def status(self, i: int) -> Status:
         s = self._suspects[i]
@@ -292,8 +313,77 @@ class SuspectQueue:
         finally:
             self._pending = None
         self._for_good.add(i)
+        self._steps.pop(i, None)  # it holds whatever the history does
         self._write(self._written | {i})
         self._tell(QueueKind.STATUS, (k,), o=Origin.USER)
+
+    # -- recovery ---------------------------------------------------------------------------
+    def recovery_state(self) -> QueueState | None:
+        """The dismissals now, as the recovery file keeps them (None: no list kept beside the
+        corpus, nothing to keep)."""
+        if not self._suspects or not self._mine or not self.store:
+            return None
+        n = len(self._suspects)
+        dismissed = frozenset(i for i in range(n) if self.dismissed(i))
+        return QueueState(self._list_fingerprint(), n, dismissed)
+
+    def _list_fingerprint(self) -> str:
+        if not self._fingerprint:
+            self._fingerprint = suspects_file.fingerprint(self._suspects)
+        return self._fingerprint
+
+    def fits(self, state: QueueState) -> bool:
+        """Whether ``state`` (a recovery file's) was written for this very list."""
+        return (
+            bool(self._suspects)
+            and self._mine
+            and state.count == len(self._suspects)
+            and state.fingerprint == self._list_fingerprint()
+        )
+
+    def _differences(
+        self, state: QueueState, keep: Collection[int] = ()
+    ) -> tuple[set[int], set[int]]:
+        """The suspects ``state`` dismisses that are not dismissed now, and the other way (but
+        for the suspects of the sentences ``keep``)."""
+        n = len(self._suspects)
+        mine = {i for i in range(n) if self._suspects[i].sentence not in keep}
+        now = {i for i in mine if self.dismissed(i)}
+        return (set(state.dismissed) & mine) - now, now - set(state.dismissed)
+
+    def recovery_changes(self, state: QueueState, keep: Collection[int] = ()) -> list[int]:
+        """The sentences whose suspects :meth:`recover` would change (``state`` must fit)."""
+        add, lift = self._differences(state, keep)
+        return sorted({self._suspects[i].sentence for i in add | lift})
+
+    def recover(
+        self, state: QueueState, steps: Sequence[object], keep: Collection[int] = ()
+    ) -> list[int]:
+        """Make the dismissals those of ``state`` (a recovery file's, which :meth:`fits`);
+        ``steps``: the undo steps the recovery of the document made, in order. A dismissal it
+        brings back holds while the first is done, one it takes back (made before the last
+        save, undone since) is lifted while the last is done: undoing the recovery takes
+        both back. Without a step (the recovery changed nothing else) they hold for good and
+        the queue's file is written at once, like a dismissal of a sentence reviewed already.
+        The suspects of the sentences ``keep`` (changed in this window and not by the
+        recovery, :func:`~.autosave.own_changes`) stay as they are. Returns the sentences whose
+        suspects changed."""
+        add, lift = self._differences(state, keep)
+        if not add and not lift:
+            return []
+        if steps:
+            for i in sorted(add):
+                self._steps.setdefault(i, []).append((steps[0], True))
+            for i in sorted(lift):
+                self._steps.setdefault(i, []).append((steps[-1], False))
+        else:
+            for i in add | lift:
+                self._steps.pop(i, None)
+            self._for_good = (self._for_good | add) - lift
+            self._write((self._written | add) - lift)
+        ks = sorted({self._suspects[i].sentence for i in add | lift})
+        self._tell(QueueKind.STATUS, ks)
+        return ks
 
     # -- the document -----------------------------------------------------------------------
     def _on_change(self, ch: Change) -> None:
@@ -303,7 +393,8 @@ class SuspectQueue:
             self._write(self._saved_dismissals())
         elif ch.kind in (ChangeKind.GOLD, ChangeKind.REVIEW):
             if self._pending is not None and ch.kind is ChangeKind.REVIEW:
-                self._steps[self._pending] = self.document.history.last()
+                step = self.document.history.last()
+                self._steps.setdefault(self._pending, []).append((step, True))
             ks = [k for k in ch.sentences if k in self._by_sentence]
             if ks:
                 self._tell(QueueKind.STATUS, ks, o=ch.origin)
@@ -339,8 +430,7 @@ class SuspectQueue:
         h = self.document.history
         at = h.index if h.clean_index is None else h.clean_index
         saved = {id(c) for c in h.commands[:at]}
-        held = {i for i, step in self._steps.items() if id(step) in saved}
-        return frozenset(self._for_good | held)
+        return frozenset(i for i in range(len(self._suspects)) if self._held(i, saved))
 
     def _write(self, dismissed: frozenset[int]) -> None:
         c = self.document.corpus
@@ -352,6 +442,7 @@ class SuspectQueue:
             self._tell(QueueKind.NOTE, text=f"The suspects list was not saved: {exc}")
             return
         self._written = dismissed
+        self.writes += 1
 
 
 def rank_suspects(

@@ -6,6 +6,8 @@ every save (Save as writes it beside the new file), atomically, and only while t
 queue. It holds the number of sentences and a checksum of their words (the queue is for these
 sentences only), where the list came from, and each suspect with whether the annotator
 dismissed it. Whether a suggestion was accepted is not stored: the corpus's entities say it.
+Dismissals made since the last save are in the recovery file with the unsaved edits (named
+by :func:`fingerprint`, the list they belong to).
 
 The folder may come from someone else, so reading is defensive: the file is opened without
 following a symbolic link or waiting on a named pipe (:func:`~nerstudio.corpus.fsnames.open_regular`),
@@ -17,6 +19,7 @@ No Qt here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -57,6 +60,26 @@ def path_for(corpus_path: StrPath) -> str:
 
 def _span_list(spans: Iterable[Span]) -> list[list[Any]]:
     return [[sp.start, sp.end, sp.label] for sp in spans]
+
+
+def fingerprint(suspects: Sequence[Suspect]) -> str:
+    """A name for the list ``suspects`` (in its order): the same list read back from its file
+    has the same one, any other list another. A recovery file names the list its dismissals
+    (indices into it) are for with it."""
+    items = [
+        [
+            s.sentence,
+            float(s.score),
+            s.start,
+            s.end,
+            _span_list(sorted(s.gold)),
+            _span_list(sorted(s.suggested)),
+            s.evidence,
+        ]
+        for s in suspects
+    ]
+    text = json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def write(

@@ -1,7 +1,8 @@
 """Suspect annotations in the window (offscreen): a list opened or found by the ranking in the
 worker becomes the browser's Suspects filter, most suspect first; F7 walks it, F9 accepts a
 suggestion as one undoable edit, Shift+F9 dismisses and reviews; a region the annotator changed
-is never applied; the queue and the review states survive save, close and reopen."""
+is never applied; the queue and the review states survive save, close and reopen, and a crash
+(recovered with the unsaved edits)."""
 
 from __future__ import annotations
 
@@ -205,6 +206,36 @@ def test_the_queue_and_review_states_survive_save_close_and_reopen(
         assert _listed(w2) == [0, 3]
     finally:
         w2.close()
+
+
+@pytest.mark.data_integrity
+def test_dismissals_survive_a_crash(window, make_window, qtbot, files):
+    """Decided in the window, autosaved, then the process is killed: the window that opens the
+    corpus next recovers the decisions with the edits, the queue as it was shown."""
+    w, q = window, window.suspect_queue
+    _activate(w, qtbot)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)  # sentence 1
+    w.select_sentence(1)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
+    w.select_sentence(3)
+    qtbot.keyClick(w.corpus_view, Qt.Key.Key_F9)  # accepted: Paris is PER
+    shown = q.statuses()
+    assert shown == [Status.DISMISSED, Status.DISMISSED, Status.ACCEPTED, Status.OPEN]
+    saved = w.annotation.autosave_now()
+    w.annotation.timer.stop()
+    w.annotation.autosaver.instance.abandon()  # kill -9: its lock and recovery file stay
+    w2 = make_window()
+    offered = []
+    w2.dialogs.ask_recover = lambda path, summary="": offered.append(path) or True
+    assert w2.load_corpus(files[0], attach=False)
+    assert offered == [saved]
+    q2 = w2.suspect_queue
+    assert q2.statuses() == shown and w2.isWindowModified()
+    assert "4 suspects: 1 open, 1 accepted, 2 dismissed" in w2.suspects.panel.text()
+    w2.status_filter.setCurrentIndex(w2.status_filter.findData("suspect"))
+    assert _listed(w2) == [0]  # its other suspect is still open
+    w2.act_undo.trigger()  # the recovery, the queue's part with it
+    assert q2.statuses() == [Status.OPEN] * 4
 
 
 def test_a_bad_list_is_refused_in_one_line(make_window, qtbot, files, tmp_path):

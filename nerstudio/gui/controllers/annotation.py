@@ -128,7 +128,9 @@ class AnnotationController(QObject):
             _seconds(ctx.settings, "annotation/autosaveMs", DEBOUNCE_S),
             _seconds(ctx.settings, "annotation/autosaveMaxMs", MAX_DELAY_S),
         )
-        self.autosaver = Autosaver(self.doc, default_recovery_dir(ctx.settings), policy)
+        self.autosaver = Autosaver(
+            self.doc, default_recovery_dir(ctx.settings), policy, queue=ctx.suspects
+        )
         self.autosaver.scheduled = self._arm
         self.owner = FileOwner(ctx, self.autosaver, views.status, self)
         self.timer = QTimer(self)

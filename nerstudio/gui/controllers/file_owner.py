@@ -354,7 +354,8 @@ class FileOwner(QObject):
             if not answer:
                 self.autosaver.reject(offer)
                 continue
-            done = restore(self.doc, offer)  # spans, review states, notes and flags
+            # spans, review states, notes and flags; the suspects dismissed
+            done = restore(self.doc, offer, self.autosaver.queue)
             self.autosaver.adopt(offer)
             changed += [k for k in done if k not in changed]
         if changed:
