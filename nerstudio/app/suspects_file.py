@@ -112,7 +112,7 @@ def write(
         "suspects": [
             {
                 "sentence": s.sentence,
-                "score": float(s.score),
+                "score": _score_out(s.score),
                 "start": s.start,
                 "end": s.end,
                 "gold": _span_list(s.gold),
@@ -124,8 +124,17 @@ def write(
         ],
     }
     with atomic_open(path, encoding="utf-8") as f:
-        f.write(json.dumps(data, ensure_ascii=False) + "\n")
+        f.write(json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n")
     return path
+
+
+def _score_out(score: float) -> float | str:
+    """A score as JSON: a number, or ``"inf"`` / ``"-inf"`` as the TSV spells them (a gold type
+    the model does not know; nothing but gold proposed), since JSON has no infinity."""
+    value = float(score)
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
 
 
 def read(corpus: Corpus, checksum: int | None = None) -> Stored | None:
@@ -195,13 +204,15 @@ def _suspect(x: object, corpus: Corpus, i: int) -> tuple[Suspect, bool]:
         raise ValueError(f"{where}: region {start!r}-{end!r} is not two token positions")
     assert isinstance(start, int) and isinstance(end, int)
     _need(0 <= start < end <= n, f"{where}: region {start}-{end} is not inside sentence {k + 1}")
+    if score in ("inf", "-inf"):  # see _score_out
+        score = float(score)
     if isinstance(score, bool) or not isinstance(score, (int, float)):
         raise ValueError(f"{where}: score {score!r} is not a number")
     try:
         value = float(score)  # a whole number too large for a float: OverflowError
     except OverflowError:
-        value = math.inf
-    _need(math.isfinite(value), f"{where}: score {score!r} is not a finite number")
+        value = math.nan
+    _need(not math.isnan(value), f"{where}: score {score!r} is not a number")
     evidence, dismissed = x.get("evidence"), x.get("dismissed")
     _need(isinstance(evidence, str), f"{where}: evidence is not a text")
     _need(isinstance(dismissed, bool), f"{where}: dismissed is not true or false")

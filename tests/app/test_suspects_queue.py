@@ -237,6 +237,8 @@ def test_every_field_of_the_queue_file_is_checked(opened, path):
         {"end": 9},
         {"score": "high"},
         {"score": 10**400},
+        {"score": float("nan")},
+        {"score": "Infinity"},
         {"gold": [[0, 1]]},
         {"gold": [[0, 5, "LOC"]]},
         {"suggested": [[0, 1, "LOC"]]},  # the same as gold
@@ -252,6 +254,27 @@ def test_every_field_of_the_queue_file_is_checked(opened, path):
         file2.close()
         assert not q2.active, change
         assert sum("suspects list not read" in n for n in doc2.corpus.notes) == 1, change
+
+
+def test_a_score_of_infinity_survives_save_and_reopen(path):
+    """A gold type the model does not know scores inf (it ranks first), nothing but gold -inf:
+    the file spells them as the TSV does, stays standard JSON, and reads them back."""
+    doc, q, file = _open(path)
+    ranked = suspects_of(doc.corpus)
+    ranked[0] = Suspect(**{**ranked[0].__dict__, "score": float("inf")})
+    ranked[-1] = Suspect(**{**ranked[-1].__dict__, "score": float("-inf")})
+    q.install(ranked, "a ranking with infinities")
+    file.save()
+    file.close()
+    with open(suspects_file.path_for(path), encoding="utf-8") as f:
+        text = f.read()
+    assert "Infinity" not in text  # standard JSON: other programs read it too
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    doc2, q2, file2 = _open(path)
+    try:
+        assert q2.active and [s.score for s in q2.suspects] == [s.score for s in ranked]
+    finally:
+        file2.close()
 
 
 @pytest.mark.skipif(os.name != "posix", reason="symbolic links and named pipes: POSIX")
