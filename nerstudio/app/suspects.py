@@ -121,6 +121,10 @@ class SuspectQueue:
         self._checksum: int | None = None  # the corpus's words (they never change)
         self._done: tuple[int, set[int]] = (-1, set())  # revision, ids of the done steps
         self._listeners: list[Callable[[QueueChange], None]] = []
+        #: whether this window may write the corpus's files (the owner of the corpus's lock says:
+        #: a window that opened it read-only keeps its queue to itself until it saves elsewhere)
+        self.may_write: Callable[[], bool] = lambda: True
+        self._held_back = False  # a write was held back (said once per corpus)
         document.subscribe(self._on_change, first=True)
         if document.corpus is not None:
             self._opened()
@@ -182,6 +186,13 @@ class SuspectQueue:
         self._by_sentence = {}
         for j, s in enumerate(self._suspects):
             self._by_sentence.setdefault(s.sentence, []).append(j)
+
+    def follow(self, file: Any) -> None:
+        """Write the queue's file only while ``file`` (the corpus's
+        :class:`~nerstudio.app.saving.CorpusFile`) may be saved: a window that opened the
+        corpus read-only keeps its list and decisions to itself until it holds the corpus or
+        saves it elsewhere."""
+        self.may_write = lambda: not file.read_only
 
     def install(self, suspects: Sequence[Suspect], source: str) -> None:
         """Make ``suspects`` (of the open corpus; none: an empty queue) the queue, none decided,
@@ -403,7 +414,7 @@ class SuspectQueue:
         """A corpus opened: its queue, as its file holds it (a file that cannot be used is a
         note on the corpus, shown with the other notes of the reading)."""
         self._set((), "", frozenset())
-        self._checksum, self._mine = None, False
+        self._checksum, self._mine, self._held_back = None, False, False
         c = self.document.corpus
         if c is None or not self.store or not c.path:
             return
@@ -435,6 +446,15 @@ class SuspectQueue:
     def _write(self, dismissed: frozenset[int]) -> None:
         c = self.document.corpus
         if c is None or not self.store or not c.path or not self._mine:
+            return
+        if not self.may_write():
+            if not self._held_back:
+                self._held_back = True
+                self._tell(
+                    QueueKind.NOTE,
+                    text="The suspects list is kept in this window only: another window holds "
+                    "the corpus (Save as… writes it beside the new file)",
+                )
             return
         try:
             suspects_file.write(c.path, c, self._suspects, dismissed, self._source, self._words())

@@ -270,7 +270,7 @@ def test_a_score_of_infinity_survives_save_and_reopen(path):
         text = f.read()
     assert "Infinity" not in text  # standard JSON: other programs read it too
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
-    doc2, q2, file2 = _open(path)
+    _doc2, q2, file2 = _open(path)
     try:
         assert q2.active and [s.score for s in q2.suspects] == [s.score for s in ranked]
     finally:

@@ -50,6 +50,7 @@ class Window:
         self.saver = Autosaver(self.doc, rec, instance=self.instance, queue=self.queue)
         self.doc.open(read_corpus(path))
         self.file = CorpusFile(self.doc, self.instance)
+        self.queue.follow(self.file)  # as the window's file owner does
 
     def crash(self) -> None:
         """``kill -9``: nothing saved, nothing cleaned up; the lock and recovery file stay."""
@@ -189,6 +190,34 @@ def test_a_window_taking_a_killed_holders_file_over_keeps_its_own_decisions(list
     w2.recover()
     assert w2.queue.statuses() == [DISMISSED, DISMISSED, OPEN, OPEN]
     assert w2.doc.spans(0) == [Span(0, 1, "LOC"), Span(2, 3, "ORG")] and w2.doc.reviewed[0]
+    w2.close()
+
+
+def test_a_read_only_window_keeps_its_list_to_itself_until_it_holds_the_corpus(listed, path, rec):
+    """Another window's list beside the corpus is not overwritten by a window that opened it
+    read-only: its own ranking and its decisions stay in it (said once) until it takes the
+    corpus over and saves."""
+    side = suspects_file.path_for(path)
+    w1 = listed
+    with open(side, "rb") as f:
+        before = f.read()
+    w2 = Window(path, rec)
+    assert w2.file.read_only and w2.queue.statuses() == [OPEN] * 4  # it reads the holder's list
+    notes: list[str] = []
+    w2.queue.subscribe(lambda ch: notes.append(ch.text) if ch.text else None)
+    mine = suspects_of(w2.doc.corpus)[:2]
+    w2.queue.install(mine, "the second window's ranking")
+    w2.doc.set_reviewed([mine[1].sentence])
+    w2.queue.dismiss(1)  # a reviewed sentence: written at once by a window that may write
+    with open(side, "rb") as f:
+        assert f.read() == before
+    assert len([n for n in notes if "kept in this window only" in n]) == 1
+    w1.close()
+    assert w2.file.retry_lock() and not w2.file.read_only
+    w2.file.save()
+    stored = suspects_file.read(w2.doc.corpus)
+    assert stored is not None and stored.source == "the second window's ranking"
+    assert stored.dismissed == {1}
     w2.close()
 
 

@@ -59,6 +59,7 @@ class FileOwner(QObject):
         super().__init__(parent)
         self.ctx, self.doc, self.autosaver = ctx, ctx.document, autosaver
         self.file = CorpusFile(self.doc, autosaver.instance)
+        ctx.suspects.follow(self.file)  # its list beside the corpus: written by the holder only
         self.reloading = False  # the unsaved edits may go without asking (the user chose Reload)
         val = ctx.settings.value("annotation/backgroundSaveTokens")
         self.background_tokens = int(val) if val not in (None, "") else BACKGROUND_TOKENS
