@@ -213,8 +213,9 @@ class _Suite:
         ctx.check()
         t = time.perf_counter()
         what = ", ".join(dict.fromkeys(f.system for f in fits))
-        for twin in dict.fromkeys(f.twin.system for f in fits if f.twin is not None):
-            what += f" ({twin} in the averaged perceptron's run)"
+        twins = list(dict.fromkeys(f.twin.system for f in fits if f.twin is not None))
+        if twins:  # the plain perceptron: the averaged perceptron's run trains it too
+            what += f"; {', '.join(twins)} trained alongside the averaged perceptron, in its run"
         if self.follow:
             what += f"; {cfg.folds}-fold candidate lists once the margin perceptron is chosen"
         ctx.stage(STAGE_TRAINING, what)
