@@ -26,6 +26,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from screenshots import ROOT, key, shot, xdo  # tools/screenshots.py
@@ -96,18 +97,60 @@ def walk(tmp: Path, out: Path, name: str) -> None:
     print(f"suspects: the first suggestion saved in {path.name}, the second suspect dismissed")
 
 
+def walk_crash(tmp: Path, out: Path) -> None:
+    """Decisions, then ``kill -9`` before any save: the next start offers them back, and
+    Recover brings the queue back as it was (the first suspect dismissed, the second's
+    suggestion accepted)."""
+    path, tsv, suspects = make_files(tmp)
+    proc, _wid = launch(tmp, str(path))
+    try:
+        key("alt+a", "i", pause=1.5)  # Annotate ▸ Open suspects list…
+        xdo("type", "--delay", "20", str(tsv))
+        key("Return", pause=2.0)
+        key("shift+F9", pause=0.6)  # the most suspect dismissed
+        key("F7", "F9", pause=0.6)  # the next one's suggestion accepted
+        time.sleep(8.0)  # autosave writes within a few seconds of the last decision
+    finally:
+        proc.kill()  # SIGKILL: nothing saved, nothing cleaned up
+        proc.wait()
+    with open(suspects_file.path_for(path), encoding="utf-8") as f:
+        assert not any(s["dismissed"] for s in json.load(f)["suspects"])  # nothing saved
+    proc, _wid = launch(tmp, str(path))
+    try:
+        time.sleep(1.0)
+        shot(out / "walk-suspects-recover-offer.png")  # the question
+        key("Return", pause=2.0)  # Recover (the default button)
+        key("ctrl+1", pause=0.5)
+        shot(out / "walk-suspects-recovered.png")
+        key("ctrl+s", pause=1.5)
+    finally:
+        quit_app(proc)
+    saved = read_corpus(path)
+    second = suspects[1]
+    assert set(second.suggested) <= set(saved.sentences[second.sentence].spans), second
+    with open(suspects_file.path_for(path), encoding="utf-8") as f:
+        stored = json.load(f)
+    assert [s["dismissed"] for s in stored["suspects"]] == [True] + [False] * 5, stored
+    print("suspects after kill -9: the dismissal and the accepted suggestion recovered and saved")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
     ap.add_argument("--name", default="screenshot-suspects.png")
+    ap.add_argument("--crash", action="store_true", help="walk kill -9 and recovery instead")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if not os.environ.get("DISPLAY"):
         print("walk_suspects.py: no DISPLAY (start Xvfb and openbox)", file=sys.stderr)
         return 1
-    walk(Path(tempfile.mkdtemp(prefix="nerstudio-suspects-")), args.out, args.name)
+    tmp = Path(tempfile.mkdtemp(prefix="nerstudio-suspects-"))
+    if args.crash:
+        walk_crash(tmp, args.out)
+    else:
+        walk(tmp, args.out, args.name)
     return 0
 
 
