@@ -174,6 +174,7 @@ def _run_for_user(app, settings, path: str | None) -> int:
         _open_from_command_line(win, path)
     elif default_corpus():
         win.load_demo(start=start)
+    start = None  # the document has the corpus the first screen read
     from .painted import after_next_paint
 
     after_next_paint(win, RENDERER.release)

@@ -69,8 +69,7 @@ class MainWindow(WindowMenus):
         else:
             self.resize(screen_fit.first_size(self))
         self.screen_fit = screen_fit.install(self)  # the frame never leaves the screen
-        if not shell:
-            self._restore_state()
+        self._restore_state()  # a shell's: its tool bar shown or hidden as the user left it
 
     def first_screen(self) -> DemoStart | None:
         """The application's start with the demo, between the shell and :meth:`finish`: the

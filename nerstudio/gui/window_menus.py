@@ -121,9 +121,11 @@ class WindowMenus(WindowNames, QMainWindow):
         return tb
 
     def _reserve_bars(self) -> None:
-        """The shell's menu bar and tool bar: the menus' titles (disabled until the build fills
-        the menus) and an empty tool bar as tall as its buttons will make it, so that nothing in
-        the window moves when it is built."""
+        """The shell's menu bar, tool bar and status bar: the menus' titles (disabled until the
+        build fills the menus), an empty tool bar as tall as its buttons will make it and an
+        empty status bar (the views bring theirs), so that nothing in the window moves when it is
+        built."""
+        self.statusBar()
         bar = self.menuBar()
         for m in MENUS:
             bar.addMenu(m.title).setEnabled(False)

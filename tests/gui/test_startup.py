@@ -315,6 +315,33 @@ def test_a_shell_finishes_into_the_full_window_in_place(shell, qtbot, demo_files
     assert shell.close()
 
 
+def test_the_shell_makes_room_for_the_menus_and_the_tool_bar(shell, qapp, tmp_path):
+    """The built window's menu bar, tool bar and status bar take no room from the centre: the
+    shell holds the menus' titles (disabled until they are filled), a tool bar as tall as it will
+    be, shown or hidden as the user left it, and a status bar."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QToolBar
+
+    from nerstudio.gui.main_window import MainWindow
+
+    titles = [a.text() for a in shell.menuBar().actions()]
+    assert len(titles) == 7 and not any(a.isEnabled() for a in shell.menuBar().actions())
+    qapp.processEvents()
+    centre = shell.centralWidget().geometry()
+    assert shell.finish()
+    qapp.processEvents()
+    assert [a.text() for a in shell.menuBar().actions()] == titles  # the same menus, filled
+    assert all(a.isEnabled() and a.menu().actions() for a in shell.menuBar().actions())
+    assert len(shell.findChildren(QToolBar)) == 1 and shell.toolbar.actions()
+    assert shell.centralWidget().geometry() == centre
+
+    shell.toolbar.hide()  # the user hid it: the next start's shell has none
+    assert shell.close()
+    again = MainWindow(QSettings(shell.settings.fileName(), QSettings.Format.IniFormat), shell=True)
+    assert again.findChild(QToolBar, "mainToolbar").isHidden()
+    again.deleteLater()
+
+
 def test_a_failing_build_is_reported_as_a_bug_not_an_empty_window(shell, monkeypatch):
     from nerstudio.gui import dialogs, window_views
 
