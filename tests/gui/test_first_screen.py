@@ -105,3 +105,17 @@ def test_no_first_screen_over_a_review_file_a_zoom_or_another_workspace(
     settings.setValue("view/zoom", 1.0)
     settings.setValue("window/workspace", "annotate")
     _no_first_screen(qtbot, settings)
+
+
+def test_a_bug_in_the_first_screen_is_logged_and_the_demo_opens_as_usual(
+    qtbot, settings, monkeypatch, caplog
+):
+    from nerstudio.gui.views import screen
+
+    def broken(*_args):
+        raise RuntimeError("screen exploded")
+
+    monkeypatch.setattr(screen, "show", broken)
+    win = _no_first_screen(qtbot, settings)
+    assert "the demo's first screen failed: RuntimeError: screen exploded" in caplog.text
+    assert win.built and win.windowTitle().startswith("nerstudio — train.conll")
