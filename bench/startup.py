@@ -14,16 +14,20 @@ appeared (none expected: numpy, the document model, the controllers, matplotlib,
 the learners load after the window's shell is on screen).
 
 The application's first window is its shell (``MainWindow(shell=True)``); the run goes on until
-the window is *ready*: built, and the corpus's first sentence shown (polled every 5 ms: the
-window has a sentence cursor at a sentence). That time and CPU are printed too, beside the
-bare window's first expose (a bare window is ready when it is on screen). The CPU until ready
-counts every thread of the process: the worker reading the corpus included.
+the window is *ready*: built (its controllers and menus: everything works), and the corpus's
+first sentence shown (polled every 5 ms: the window has a sentence cursor at a sentence). That
+time and CPU are printed too, beside the bare window's first expose (a bare window is ready when
+it is on screen). The CPU until ready counts every thread of the process: the worker reading the
+corpus included.
 
-For the demo the run goes on until the *N-best is shown*: the Inspect N-best table holds the
-first sentence's candidates (the demo's list, with the reranker's scores shipped beside it);
-that time and CPU (all threads) are printed beside the bare window's, with the heavy modules
-loaded by then (expected: numpy, the document model, the controllers and the reranker's
-module; matplotlib, scipy and the demo's tagger load once the table is painted).
+For the demo the run also times the moment the *N-best is shown*: the Inspect N-best table paints
+its rows holding the first sentence's candidates (the demo's list, with the reranker's scores
+shipped beside it) — a Paint event of the table's viewport while its model has rows; the
+window's first screen (``MainWindow.first_screen``) shows them before the window is built.
+That time and CPU (all threads) are printed beside the bare window's, with the heavy modules
+loaded by then (expected: only the Comparison tab's view, which the Inspect page's split makes
+room for; numpy, the document model and the controllers load once the first screen is painted,
+matplotlib, scipy and the demo's tagger once the built window has painted the demo again).
 
 ``--before DIR`` adds a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``),
 measured the same way in the same run, alternating with the others.
@@ -90,21 +94,35 @@ def now():
     return time.time() - t0, time.process_time()
 
 
+def main_window():
+    return next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"), None)
+
+
 def ready():
-    win = next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"), None)
-    cursor = getattr(win, "sentence_cursor", None)  # the shell has none: not built yet
-    if "ready" not in result and cursor is not None and cursor.k >= 0:
+    win = main_window()
+    cursor = getattr(win, "sentence_cursor", None)  # none until the window is built
+    built = getattr(win, "built", False)
+    if "ready" not in result and built and cursor is not None and cursor.k >= 0:
         result["ready"], result["ready_cpu"] = now()
-    if "ready" in result and (not want_nbest or win.nbest_panel.model.rowCount() > 0):
-        if want_nbest:  # the Inspect N-best table shows the first sentence's candidates
-            result["nbest"], result["nbest_cpu"] = now()
-            result["nbest_heavy"] = loaded()
+    if "ready" in result and (not want_nbest or "nbest" in result):
         print("RESULT " + json.dumps(result), flush=True)
         os._exit(0)
 
 
+def nbest_painted(obj):
+    # the Inspect N-best table's rows painted with the first sentence's candidates
+    views = getattr(main_window(), "views", None)  # the window's widgets, once built
+    if views is None or obj is not views.nbest_view.viewport():
+        return False
+    return views.nbest_panel.model.rowCount() > 0
+
+
 class FirstExpose(QObject):
     def eventFilter(self, obj, event):
+        if want_nbest and event.type() == QEvent.Paint and "nbest" not in result:
+            if nbest_painted(obj):
+                result["nbest"], result["nbest_cpu"] = now()
+                result["nbest_heavy"] = loaded()
         if event.type() == QEvent.Expose and "seconds" not in result:
             result["seconds"], result["cpu"] = now()
             result["heavy"] = loaded()

@@ -20,7 +20,6 @@ application's Help ▸ Open log folder opens :func:`log_dir`.
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import sys
 from pathlib import Path
@@ -69,8 +68,42 @@ def logger(name: str | None = None) -> logging.Logger:
     return logging.getLogger(LOGGER if not name else f"{LOGGER}.{name}")
 
 
-class _FileHandler(logging.handlers.RotatingFileHandler):
-    """Marks the handler :func:`setup` installed (so that calling it again adds no other)."""
+class _FileHandler(logging.Handler):
+    """The log file, rotated at ``max_bytes`` with ``backups`` older files: Python's rotating
+    handler, made when the first record comes (its module costs every start some 10 ms, and most
+    runs log nothing). Also marks the handler :func:`setup` installed (so that calling it again
+    adds no other)."""
+
+    def __init__(self, path: Path, max_bytes: int, backups: int):
+        super().__init__()
+        self.path, self.max_bytes, self.backups = path, max_bytes, backups
+        self._file: logging.Handler | None = None
+
+    def _opened(self) -> logging.Handler:
+        if self._file is None:
+            import logging.handlers
+
+            self._file = logging.handlers.RotatingFileHandler(
+                self.path,
+                maxBytes=self.max_bytes,
+                backupCount=self.backups,
+                encoding="utf-8",
+                delay=True,
+            )
+            self._file.setFormatter(self.formatter)
+        return self._file
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._opened().handle(record)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        super().close()
 
 
 class _DebugHandler(logging.StreamHandler):
@@ -90,9 +123,7 @@ def setup(debug: bool = False, stream=None) -> Path | None:
     written: Path | None = path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fh = _FileHandler(
-            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True
-        )
+        fh = _FileHandler(path, MAX_BYTES, BACKUPS)
     except OSError:
         written = None
     else:

@@ -375,11 +375,3 @@ class FileStamp:
 
     def unchanged(self) -> bool:
         return FileStamp.of(self.path) == self
-
-
-def span_diff(spans: list[Span], reference: list[Span], words: Sequence[str]) -> str:
-    """``+TYPE text`` for entities only in ``spans``, ``−TYPE text`` for those only in ``reference``."""
-    a, b = set(spans), set(reference)
-    parts = [f"+{s.label or 'ENT'} {s.text(words)}" for s in sorted(a - b)]
-    parts += [f"−{s.label or 'ENT'} {s.text(words)}" for s in sorted(b - a)]
-    return "  ".join(parts)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..corpus.atomic import atomic_open
 from ..demo import DEMO_DIR
+from .digest import digest
 
 ENV = "NERSTUDIO_DEMO_DIR"
 MANIFEST = ".nerstudio-demo.json"  # relative path -> SHA-256 of the bundled file copied there
@@ -72,13 +73,6 @@ def bundled_files() -> list[str]:
     return sorted(p.relative_to(DEMO_DIR).as_posix() for p in picked if p.is_file())
 
 
-def _digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
 def _write_atomically(path: Path, data: bytes) -> None:
     """The project's atomic save (the mode a new file of the user's gets, not a temporary
     file's 0600)."""
@@ -106,14 +100,14 @@ def prepare(folder: Path) -> Path:
     for rel in bundled_files():
         target = folder / rel
         data = (DEMO_DIR / rel).read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
+        shipped = hashlib.sha256(data).hexdigest()
         if target.exists() or target.is_symlink():
-            if copied.get(rel) == digest:
+            if copied.get(rel) == shipped:
                 continue  # as shipped
-            if copied.get(rel) is None or _digest(target) != copied[rel]:
+            if copied.get(rel) is None or digest(target) != copied[rel]:
                 continue  # the user's own version (or a copy of unknown origin): kept
         _write_atomically(target, data)
-        copied[rel] = digest
+        copied[rel] = shipped
         changed = True
     if changed:
         _write_atomically(folder / MANIFEST, json.dumps(copied, indent=1).encode("utf-8"))

@@ -1,7 +1,7 @@
 """What the document read from disk, and whether the disk still holds it.
 
 A :class:`Fingerprint` records, for the corpus file (or for each member of a brat folder: its
-``.txt`` and ``.ann`` files) and for its review sidecar (:func:`~.review.sidecar_path`: the
+``.txt`` and ``.ann`` files) and for its review sidecar (:func:`~.sidecar.sidecar_path`: the
 review states, notes and flags, which another window's save may change alone), the size, the
 modification time in nanoseconds and a SHA-256 of the bytes. :func:`check` compares the disk
 with a recorded fingerprint cheaply: when every member's size and time are unchanged the file is
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..corpus.foreign.brat import folder_pairs
 from ..errors import FormatError
-from .review import sidecar_path
+from .sidecar import sidecar_path
 
 CHUNK = 1 << 20
 

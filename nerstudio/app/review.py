@@ -45,8 +45,8 @@ from ..corpus.fsnames import nofollow_opener
 from ..corpus.jsonl import REVIEW_FIELD
 from ..corpus.model import Corpus, Sentence, StrPath
 from ..corpus.writing import PACE_LINES, Losses, pace_point, write_corpus
+from .sidecar import SIDECAR_SUFFIX, sidecar_path  # noqa: F401 (re-exported: review.sidecar_path)
 
-SIDECAR_SUFFIX = ".nerstudio-review.json"
 SIDECAR_FORMAT = "nerstudio-review"
 SIDECAR_VERSION = 1
 REVIEWED = "reviewed"
@@ -75,11 +75,6 @@ PRODIGY = "prodigy"  # its tasks' "meta" object holds the same fields as a JSONL
 def in_file(fmt: str | None) -> bool:
     """Whether format ``fmt`` holds the review states (and notes and flags) in the corpus file itself."""
     return fmt in ("jsonl", PRODIGY)
-
-
-def sidecar_path(corpus_path: StrPath) -> str:
-    """``NAME.nerstudio-review.json`` beside the corpus file (or folder) ``corpus_path``."""
-    return str(os.fspath(corpus_path)).rstrip("/\\") + SIDECAR_SUFFIX
 
 
 def words_checksum(corpus: Corpus) -> int:

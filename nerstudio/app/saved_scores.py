@@ -14,7 +14,6 @@ The format is :mod:`nerstudio.persist`'s (arrays and a JSON header, never pickle
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -27,20 +26,12 @@ from ..nbest import NBestList
 from ..persist import load_npz, save_npz
 from ..runtime.predictor import needs_documents
 from .attachments import NBestIndex, Scored, index_nbest, with_documents
+from .digest import digest
 
 FORMAT = "nerstudio-scored-list"
 VERSION = 1
 #: what a saved file is checked against: role -> the file it was computed from
 Sources = Mapping[str, "str | os.PathLike[str]"]
-
-
-def digest(path: str | os.PathLike[str]) -> str | None:
-    """SHA-256 of a file's bytes (None when it cannot be read)."""
-    try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
-        return None
 
 
 def save_scored(path: str | os.PathLike[str], scored: Scored, sources: Sources) -> None:

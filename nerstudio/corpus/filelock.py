@@ -36,13 +36,10 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import getpass
 import json
 import math
 import os
 import re
-import secrets
-import socket
 import stat
 import time
 import weakref
@@ -75,7 +72,17 @@ def _proc_start(pid: int) -> str:
         return ""
 
 
+def _host() -> str:
+    """This machine's name (:mod:`socket`, with its ``selectors``, loads when a lock is first
+    taken or read: not with every reader of a corpus file)."""
+    import socket
+
+    return socket.gethostname()
+
+
 def _user() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):  # no user name for this uid (containers)
@@ -96,9 +103,11 @@ class Instance:
     @classmethod
     def new(cls) -> Instance:
         """A new live instance of this process."""
+        import secrets
+
         inst = cls(
             os.getpid(),
-            socket.gethostname(),
+            _host(),
             _user(),
             time.time(),
             secrets.token_hex(4),
@@ -148,7 +157,7 @@ class Instance:
     def alive(self) -> bool:
         """Whether this instance may still be running. Another host's: assumed so (it cannot be
         asked)."""
-        if self.host != socket.gethostname():
+        if self.host != _host():
             return True
         if self.pid == os.getpid() and (
             not self.proc_start or self.proc_start == _proc_start(self.pid)
@@ -455,7 +464,7 @@ def held_elsewhere(path: StrPath) -> Instance | None:
     for holder in holders:
         if holder is None or not holder.alive():
             continue
-        if holder.host == socket.gethostname() and holder.pid == os.getpid():
+        if holder.host == _host() and holder.pid == os.getpid():
             continue
         return holder
     return None

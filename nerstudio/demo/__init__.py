@@ -1,22 +1,19 @@
 """The bundled demo: an original CC0 corpus (train/dev/test) and the models trained on it.
 
 It lives inside the package so that an installed nerstudio (a wheel, outside any checkout) can
-open it; the files are found with :mod:`importlib.resources`. The scripts that build them are in
-a checkout's ``tools/demo/``.
+open it; the files are found beside this module (nerstudio is installed on the file system, never
+zipped; :mod:`importlib.resources` would find the same folder for 10 ms of the window's start).
+The scripts that build them are in a checkout's ``tools/demo/``.
 """
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 
 def demo_dir() -> Path:
     """The folder holding ``train.conll``, ``dev.conll``, ``test.conll`` and ``model/``."""
-    root = files(__name__)
-    if not isinstance(root, Path):  # a zipped install: nerstudio is never installed that way
-        raise RuntimeError(f"the demo files are not on the file system ({root!r})")
-    return root
+    return Path(__file__).parent
 
 
 DEMO_DIR = demo_dir()

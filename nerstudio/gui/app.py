@@ -38,7 +38,7 @@ def default_corpus() -> str | None:
 
 def __getattr__(name: str):
     """``DEMO_CORPUS``, ``DEMO_DIR``, ``DEMO_MODEL_DIR`` (re-exported for tests), read when asked
-    for: the demo module (:mod:`importlib.resources`, ≈ 14 ms) is not needed by the first window."""
+    for: the demo module is not needed by the first window."""
     if name in ("DEMO_CORPUS", "DEMO_DIR", "DEMO_MODEL_DIR"):
         from .. import demo
 
@@ -136,10 +136,13 @@ def _load_shot_demo(win, shot_dir: str) -> bool:
 
 
 def _run_for_user(app, settings, path: str | None) -> int:
-    """The window in two phases: its shell on screen at once (nothing heavy imported yet), then,
-    once it is exposed, its parts (:meth:`MainWindow.finish`) and the corpus (``path``, else the
-    demo), and the figures' renderer (matplotlib) once the window has painted them. Exit status
-    1 when the window could not be built (a bug)."""
+    """The window in phases: its shell on screen at once (nothing heavy imported yet); once it
+    is exposed, for the demo, its views with the demo's first screen
+    (:meth:`MainWindow.first_screen`: the first sentence, its candidates and features, before
+    numpy and the document model load), painted; then the rest of the window
+    (:meth:`MainWindow.finish`) and the corpus (``path``, else the demo), and the figures'
+    renderer (matplotlib) once the window has painted them. Exit status 1 when the window could
+    not be built (a bug)."""
     from .main_window import MainWindow
 
     win = MainWindow(settings, shell=True)
@@ -150,6 +153,11 @@ def _run_for_user(app, settings, path: str | None) -> int:
     # matplotlib (the figures' render thread) loads once the corpus and its N-best list are on
     # screen: no figure is on the first page, and a second of importing would compete with them
     RENDERER.hold()
+    start = None
+    if not path and default_corpus():
+        start = win.first_screen()
+        if start is not None and start.corpus is not None:
+            wait_until_painted(app, win)
     if not win.finish():
         if win.failed is None:  # closed before it was built
             return 0
@@ -165,7 +173,8 @@ def _run_for_user(app, settings, path: str | None) -> int:
     if path:
         _open_from_command_line(win, path)
     elif default_corpus():
-        win.load_demo()
+        win.load_demo(start=start)
+    start = None  # the document has the corpus the first screen read
     from .painted import after_next_paint
 
     after_next_paint(win, RENDERER.release)
@@ -207,6 +216,37 @@ def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
         loop.exec()
     finally:
         app.removeEventFilter(watch)
+
+
+def wait_until_painted(app, win, fallback_ms: int = 3000) -> None:
+    """Run the event loop until ``win`` has painted what it shows now
+    (:func:`~.painted.after_next_paint`), until it is closed, or for ``fallback_ms``."""
+    from PySide6.QtCore import QEvent, QEventLoop, QObject
+
+    from .painted import after_next_paint
+
+    loop = QEventLoop()
+    over = False
+
+    def stop() -> None:
+        nonlocal over
+        over = True
+        loop.quit()
+
+    class _Watch(QObject):
+        def eventFilter(self, obj, event):
+            if obj is win and event.type() == QEvent.Type.Close:
+                stop()
+            return False
+
+    watch = _Watch()
+    win.installEventFilter(watch)
+    after_next_paint(win, stop, fallback_ms)
+    try:
+        if not over:
+            loop.exec()
+    finally:
+        win.removeEventFilter(watch)
 
 
 def _interesting_sentence(win) -> int:

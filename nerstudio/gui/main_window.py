@@ -2,13 +2,16 @@
 the controllers, wired together, with the menus and the toolbar.
 
 ``MainWindow(settings)`` builds everything in its constructor (tests, scripts, ``--screenshot``).
-The application (:func:`nerstudio.gui.app.run`) opens it in two phases instead, so that the user
+The application (:func:`nerstudio.gui.app.run`) opens it in phases instead, so that the user
 sees the window before the heavy parts load: ``MainWindow(settings, shell=True)`` is the window
-with its title, its saved (or first) geometry and a quiet "Starting nerstudio…" in the centre —
-importing this module loads no numpy, no document model, no controller and no view — and
-:meth:`MainWindow.finish`, called once the shell is on screen, builds the rest in place. Closed
-before that, the shell just closes; a build that fails is reported as a bug (log, dialog, and
-the centre of the window says so), never an empty window.
+with its title, its saved (or first) geometry, its menu bar's titles and a tool bar's room (so
+that nothing moves later) and a quiet "Starting nerstudio…" in the centre — importing this module
+loads no numpy, no document model, no controller and no view; :meth:`MainWindow.first_screen`,
+once the shell is on screen, builds the views and, for the demo, shows its first screen
+(:mod:`.views.screen`: numpy, the document model and the controllers still unloaded); and
+:meth:`MainWindow.finish` builds the rest in place. Closed before that, the shell just closes; a
+build that fails is reported as a bug (log, dialog, and the centre of the window says so), never
+an empty window.
 
 The views are laid out in four workspaces (:mod:`.workspaces`, built in :mod:`.window_views`):
 Annotate, Inspect, Train and Teach, chosen with the mode bar, the View menu or Ctrl+1…4; the
@@ -37,7 +40,9 @@ from .window_menus import WindowMenus
 
 if TYPE_CHECKING:  # annotations only: these load with the window's second phase
     from ..app.document import Document
+    from ..app.first_screen import DemoStart
     from .job_service import JobService
+    from .window_views import Views
 
 STARTING = "Starting nerstudio…"
 
@@ -54,6 +59,7 @@ class MainWindow(WindowMenus):
         self._closed = False  # closed as a shell: finish() builds nothing
         if shell:
             self.setWindowTitle("nerstudio")
+            self._reserve_bars()
             self.setCentralWidget(_starting(self))
         else:
             self._build()
@@ -63,8 +69,49 @@ class MainWindow(WindowMenus):
         else:
             self.resize(screen_fit.first_size(self))
         self.screen_fit = screen_fit.install(self)  # the frame never leaves the screen
-        if not shell:
-            self._restore_state()
+        self._restore_state()  # a shell's: its tool bar shown or hidden as the user left it
+
+    def first_screen(self) -> DemoStart | None:
+        """The application's start with the demo, between the shell and :meth:`finish`: the
+        views, and the demo's first screen when it can be shown (shown, painted at the next turn
+        of the event loop): its first sentence, candidates, scores and features, shipped with it
+        (:mod:`nerstudio.app.first_screen`), over the corpus of the user's copy — before numpy,
+        the document model and the controllers load. Only at the window's usual look (the
+        Inspect workspace, 100 % zoom); a bug in it is logged and the demo opens as usual. None
+        when the window was closed or its views could not be built (a bug, as in
+        :meth:`finish`)."""
+        if self.built or self._closed or self.failed:
+            return None
+        try:
+            v = self._build_views()
+        except Exception as exc:
+            self._build_failed(exc)
+            return None
+        from ..app import first_screen
+        from ..app.demo_copy import user_demo
+        from .zoom import saved_factor
+
+        folder = user_demo()
+        if folder is None or v.workspaces.current != "inspect" or saved_factor(self.settings) != 1:
+            return first_screen.DemoStart(folder)
+        try:
+            start = first_screen.read(folder)
+            if start.screen is not None and start.corpus is not None:
+                from .views.screen import show
+
+                show(self, v, start.screen, start.corpus)
+        except Exception as exc:  # a shortcut's bug must not cost the user the window
+            import traceback
+
+            from .. import logs
+
+            logs.log_error(
+                f"the demo's first screen failed: {type(exc).__name__}: {exc}",
+                "".join(traceback.format_exception(exc)),
+                name="app",
+            )
+            return first_screen.DemoStart(folder)
+        return start
 
     def finish(self) -> bool:
         """The second phase of a shell: build the parts in place. True once the window is built;
@@ -102,7 +149,6 @@ class MainWindow(WindowMenus):
         from .controllers.what_if import WhatIfController
         from .dialogs import Dialogs
         from .job_service import JobService
-        from .window_views import Views
         from .zoom import Zoom
 
         self.dialogs = Dialogs(self, self.settings, self._corpus_folder)
@@ -113,7 +159,7 @@ class MainWindow(WindowMenus):
         # which sentence is shown (not "cursor": QWidget.cursor() is the mouse pointer's)
         self.sentence_cursor = SentenceCursor(self)
         self.setAcceptDrops(True)
-        self.views = v = Views(self, self.settings)
+        v = self._build_views()
 
         def status(msg: str, ms: int = 5000) -> None:
             v.status.showMessage(msg, ms)
@@ -167,6 +213,15 @@ class MainWindow(WindowMenus):
         self._update_title()
         self.training.update_state()
         self.built = True
+
+    def _build_views(self) -> Views:
+        """The window's widgets (:mod:`.window_views`), once: the first screen may have built
+        them before the rest."""
+        if getattr(self, "views", None) is None:
+            from .window_views import Views
+
+            self.views = Views(self, self.settings)
+        return self.views
 
     def _restore_state(self) -> None:
         state = self.settings.value("window/state")

@@ -9,7 +9,6 @@ pick the xcb plugin (no ``QT_QPA_PLATFORM`` other than ``xcb``); it imports no Q
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 
@@ -31,6 +30,8 @@ XCB_LIBRARIES = {
 
 
 def _loads(soname: str) -> bool:
+    import ctypes  # only where Qt would use xcb
+
     try:
         ctypes.CDLL(soname)
     except OSError:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMainWindow, QMenu, QMessageBox, QToolBar
 
 from .actions import build_action, resolve
 from .dialogs import corpus_formats_in_words
@@ -56,8 +57,10 @@ class WindowMenus(WindowNames, QMainWindow):
         for name, path in ALIASES.items():
             setattr(self, name, resolve(self, path))
         bar = self.menuBar()
+        reserved = {a.text(): held for a in bar.actions() if isinstance(held := a.menu(), QMenu)}
         for m in MENUS:
-            menu = bar.addMenu(m.title)
+            menu = reserved.get(m.title) or bar.addMenu(m.title)  # the shell's, or a new one
+            menu.setEnabled(True)
             if m.attr:
                 setattr(self, m.attr, menu)
             for item in m.items:
@@ -86,13 +89,12 @@ class WindowMenus(WindowNames, QMainWindow):
     def _build_toolbar(self) -> None:
         """One row of icons (the names are in the tooltips and the menus): it fits at 1280 px
         whatever the actions are called."""
-        from PySide6.QtCore import QSize, Qt  # Qt's namespace costs 40 ms: not before the shell
+        from PySide6.QtCore import Qt  # Qt's namespace costs 40 ms: not before the shell
 
         from . import icons
 
-        tb = self.addToolBar("Main")
-        tb.setObjectName("mainToolbar")
-        tb.setMovable(False)
+        tb = self._main_toolbar()
+        tb.clear()  # the shell's placeholder
         tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         tb.setIconSize(QSize(22, 22))
         for e in TOOLBAR:
@@ -108,6 +110,30 @@ class WindowMenus(WindowNames, QMainWindow):
             tb.addAction(a)
             tb.widgetForAction(a).setObjectName(obj)
         self.toolbar = tb
+
+    def _main_toolbar(self) -> QToolBar:
+        """The tool bar (the shell's, if it made one)."""
+        tb = self.findChild(QToolBar, "mainToolbar")
+        if tb is None:
+            tb = self.addToolBar("Main")
+            tb.setObjectName("mainToolbar")
+            tb.setMovable(False)
+        return tb
+
+    def _reserve_bars(self) -> None:
+        """The shell's menu bar, tool bar and status bar: the menus' titles (disabled until the
+        build fills the menus), an empty tool bar as tall as its buttons will make it and an
+        empty status bar (the views bring theirs), so that nothing in the window moves when it is
+        built."""
+        self.statusBar()
+        bar = self.menuBar()
+        for m in MENUS:
+            bar.addMenu(m.title).setEnabled(False)
+        tb = self._main_toolbar()
+        tb.setIconSize(QSize(22, 22))  # the icons' size: a button without one is as tall
+        placeholder = QAction(tb)
+        placeholder.setEnabled(False)
+        tb.addAction(placeholder)
 
     def focus_part(self, part: str) -> None:
         """Navigate ▸ Find… and Focus …: bring the part's workspace forward (if it is not

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # annotations only: importing the views here would defeat the
 
     from ..app.attachments import FileStamp
     from ..app.document import Document
+    from ..app.first_screen import DemoStart
     from ..corpus.model import Corpus
     from ..nbest import NBestList
     from .controllers.annotation import AnnotationController
@@ -95,8 +96,8 @@ class WindowNames:
     def save_results(self, folder: str) -> list[str]:
         return self.files.save_results(folder)
 
-    def load_demo(self, folder: Path | None = None) -> bool:
-        return self.files.load_demo(folder)
+    def load_demo(self, folder: Path | None = None, start: DemoStart | None = None) -> bool:
+        return self.files.load_demo(folder, start)
 
     # -- browser -------------------------------------------------------------------------
     def select_sentence(self, k: int) -> None:

@@ -21,6 +21,8 @@ on first use (:class:`Views`), so the window comes on screen sooner.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -43,7 +45,6 @@ from PySide6.QtWidgets import (
 from . import icons
 from .models.corpus_model import CorpusTreeModel, SentenceFilterProxy
 from .views.annotation_view import AnnotationView
-from .views.curve_plot import CurvePlot
 from .views.feature_view import FeaturePanel
 from .views.fitting import AdaptiveSplitter, narrow_combo
 from .views.nbest_view import NBestPanel
@@ -51,6 +52,9 @@ from .views.status_bar import ElidedLabel, ElidingStatusBar
 from .views.type_legend import TypeLegend
 from .views.uncertainty_bar import UncertaintyBar
 from .workspaces import LazyPart, PanelTabs, Slot, WorkspaceHost
+
+if TYPE_CHECKING:  # built on first use: its module loads then
+    from .views.curve_plot import CurvePlot
 
 SUSPECTS_FILTER = "suspect"  # the suspects queue's filter (app.suspects), not a document flag
 STATUS_FILTERS = (
@@ -228,10 +232,11 @@ def _tabs(name: str, *pages) -> QTabWidget:
 class Views:
     """Every widget of the main window, as attributes (see the module docstring).
 
-    The views of the pages and tabs not shown first — the training settings, the step-through
-    panel, the comparison, the model's features, What if and the agreement — are built on first
-    use (issue 26: the window comes first): reading the attribute, or their workspace or tab
-    coming forward, builds one; :meth:`when_built` runs a controller's wiring then."""
+    The views of the pages and tabs not shown first — the training settings and the curves, the
+    step-through panel, the comparison, the model's features, What if and the agreement — are
+    built on first use (issue 26: the window comes first): reading the attribute, or their
+    workspace or tab coming forward, builds one; :meth:`when_built` runs a controller's wiring
+    then."""
 
     training_panel = _part("training_panel")
     stepper_panel = _part("stepper_panel")
@@ -239,6 +244,7 @@ class Views:
     model_features_view = _part("model_features_view")
     what_if_view = _part("what_if_view")
     agreement_view = _part("agreement_view")
+    curve_plot = _part("curve_plot")
 
     @property
     def train_button(self):
@@ -418,13 +424,6 @@ class Views:
         self.feature_panel.group.setChecked(
             settings.value("features/grouped", "true") in ("true", True)
         )
-        self.curve_plot = CurvePlot()
-        self.curve_plot.show_p.setChecked(
-            settings.value("curves/precision", "false") in ("true", True)
-        )
-        self.curve_plot.show_r.setChecked(
-            settings.value("curves/recall", "false") in ("true", True)
-        )
         self.entity_table = QTableWidget(0, 4)  # a handful of rows per sentence
         self.entity_table.setObjectName("entityTable")
         self.entity_table.setHorizontalHeaderLabels(["Type", "Entity", "Tokens", "Length"])
@@ -446,6 +445,7 @@ class Views:
                 ("what_if_view", _what_if_view),  # the sentence edited: candidates, live
                 ("training_panel", lambda: self._training_panel(settings)),
                 ("stepper_panel", _stepper_panel),
+                ("curve_plot", lambda: _curve_plot(settings)),  # the Train page's curves
             )
         }
 
@@ -535,7 +535,7 @@ class Views:
         right = _splitter(
             Qt.Orientation.Vertical,
             "trainRightSplitter",
-            self.curve_plot,
+            self.lazy["curve_plot"],
             nbest,
             sizes=[520, 180],
             stretch=(3, 1),
@@ -591,8 +591,10 @@ class Views:
         for sp in self.splitters:
             settings.setValue(f"window/{sp.objectName()}", sp.saveState())
         settings.setValue("features/grouped", self.feature_panel.group.isChecked())
-        settings.setValue("curves/precision", self.curve_plot.show_p.isChecked())
-        settings.setValue("curves/recall", self.curve_plot.show_r.isChecked())
+        plot = cast("CurvePlot | None", self.built("curve_plot"))  # unbuilt: settings as they were
+        if plot is not None:
+            settings.setValue("curves/precision", plot.show_p.isChecked())
+            settings.setValue("curves/recall", plot.show_r.isChecked())
 
 
 def _settings_width(panel: QWidget) -> int:
@@ -626,6 +628,15 @@ def _what_if_view():
     from .views.what_if_view import WhatIfView
 
     return WhatIfView()
+
+
+def _curve_plot(settings):
+    from .views.curve_plot import CurvePlot
+
+    plot = CurvePlot()
+    plot.show_p.setChecked(settings.value("curves/precision", "false") in ("true", True))
+    plot.show_r.setChecked(settings.value("curves/recall", "false") in ("true", True))
+    return plot
 
 
 def _stepper_panel():

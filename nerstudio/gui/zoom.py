@@ -26,6 +26,15 @@ PRESENT = 1.5  # presentation mode's type, relative to the zoom before it
 KEY = "view/zoom"
 
 
+def saved_factor(settings) -> float:
+    """The zoom the settings keep (1.0: none, or not a number)."""
+    try:
+        saved = float(settings.value(KEY, 1.0))
+    except (TypeError, ValueError):
+        return 1.0
+    return saved if abs(saved - 1.0) > 1e-6 else 1.0
+
+
 class Zoom(QObject):
     changed = Signal(float)
 
@@ -40,11 +49,8 @@ class Zoom(QObject):
         self.act_out = build_action(window, "zoom.act_out", self)
         self.act_reset = build_action(window, "zoom.act_reset", self)
         self.act_present = build_action(window, "zoom.act_present", self)
-        try:
-            saved = float(settings.value(KEY, 1.0))
-        except (TypeError, ValueError):
-            saved = 1.0
-        if abs(saved - 1.0) > 1e-6:
+        saved = saved_factor(settings)
+        if saved != 1.0:
             self.set_factor(saved, remember=False)
 
     def actions(self) -> list[QAction]:

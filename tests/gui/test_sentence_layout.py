@@ -52,3 +52,27 @@ def test_a_huge_sentence_is_laid_out(qtbot):
     assert len(view._boxes) == 300_000
     last = view.token_rect(299_999)
     assert last.top() == view._row_top[-1]
+
+
+def test_the_token_under_a_point_is_the_one_drawn_there(qtbot):
+    """A click finds the token whose box holds the point (edges included), none between two
+    tokens, between two rows or beyond the last token."""
+    view = sv.SentenceView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    words = [("word" * (1 + i % 4))[: 3 + i % 9] for i in range(120)]
+    words[5] = ""  # an empty token is drawn as ␣
+    view.set_sentence(words)
+    boxes = view._boxes
+    assert len(view._row_start) > 3
+    for i in range(len(words)):
+        r = view.token_rect(i)
+        assert boxes.index_at(r.center().x(), r.center().y()) == i
+        assert boxes.index_at(r.left(), r.top()) == i
+        assert boxes.index_at(r.right(), r.bottom()) == i
+        if i + 1 < len(words) and view.token_rect(i + 1).top() == r.top():  # the gap after it
+            assert boxes.index_at(r.right() + sv._GAP / 2, r.center().y()) == -1
+    first, last = view.token_rect(0), view.token_rect(len(words) - 1)
+    assert boxes.index_at(first.left() - 1, first.center().y()) == -1
+    assert boxes.index_at(first.center().x(), first.bottom() + 2) == -1  # under the words
+    assert boxes.index_at(last.right() + 40, last.center().y()) == -1

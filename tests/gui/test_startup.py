@@ -1,14 +1,14 @@
 """The application's first window comes before its heavy machinery (issue 26, point 1).
 
 The start-up runs in a fresh interpreter: an application-wide event filter notes which modules
-are loaded when a window is first exposed (on screen), then waits until the window is built
-and shows the demo's first sentence, then until the Inspect N-best table shows that sentence's
-candidates (noting what is loaded then), then until the demo's tagger is in, and ends the
-process. The first window is the main
-window's shell (:class:`~nerstudio.gui.main_window.MainWindow` with ``shell=True``): numpy, the
-document model, the controllers, matplotlib, scipy, numba and the learners load after it. The learners and the named
-choices the training panel shows are light data of their own (:mod:`nerstudio.learners`,
-:mod:`nerstudio.choices`).
+are loaded when a window is first exposed (on screen) and when the Inspect N-best table first
+paints the demo's candidates (the window's first screen, before it is built), then waits until
+the window is built and shows the demo's first sentence, then until the demo's tagger is in, and
+ends the process. The first window is the main window's shell
+(:class:`~nerstudio.gui.main_window.MainWindow` with ``shell=True``): numpy, the document model,
+the controllers, matplotlib, scipy, numba and the learners load after it; the first screen
+needs only the views. The learners and the named choices the training panel shows are light
+data of their own (:mod:`nerstudio.learners`, :mod:`nerstudio.choices`).
 """
 
 from __future__ import annotations
@@ -79,14 +79,11 @@ def poll():
     cursor = getattr(win, "sentence_cursor", None)
     if not getattr(win, "built", False) or cursor is None or cursor.k < 0:
         return
-    if result["nbest"] is not None:
-        if win.document.tagger is not None:  # then the demo's tagger, read in the worker
+    if result["ready"] is not None:
+        if result["nbest"] is not None and win.document.tagger is not None:
+            # then the demo's tagger, read in the worker
             result["tagger"] = {"path": os.path.basename(win.document.tagger_path or "")}
             done()
-        return
-    if result["ready"] is not None:
-        if win.nbest_panel.model.rowCount():  # the demo's candidates of the first sentence
-            result["nbest"] = {"sentence": cursor.k, "loaded": loaded()}
         return
     corpus = win.document.corpus
     result["ready"] = {
@@ -95,14 +92,34 @@ def poll():
         "sentence": cursor.k,
         "words_shown": win.sentence_view.words() == corpus.sentences[cursor.k].words,
         "menus": [a.text().replace("&", "") for a in win.menuBar().actions()],
+        "enabled": [a.isEnabled() for a in win.menuBar().actions()],
         "notice_left": any(n.isVisible() for n in win.findChildren(QLabel, "startNotice")),
         "central": win.centralWidget().objectName(),
+        "candidates": win.nbest_panel.model.candidates(),
         "loaded": loaded(),
     }
 
 
+def nbest_painted(obj):
+    # the N-best table's rows painted, holding candidates
+    win = next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"), None)
+    views = getattr(win, "views", None)
+    if views is None or obj is not views.nbest_view.viewport():
+        return
+    if views.nbest_panel.model.rowCount():
+        result["nbest"] = {
+            "built": win.built,  # the window's controllers and menus
+            "words": list(views.sentence_view.words()),
+            "header": views.sentence_header.text(),
+            "candidates": views.nbest_panel.model.candidates(),
+            "loaded": loaded(),
+        }
+
+
 class FirstExpose(QObject):
     def eventFilter(self, obj, event):
+        if event.type() == QEvent.Paint and result["nbest"] is None:
+            nbest_painted(obj)
         if event.type() == QEvent.Expose and result["window"] is None:
             top = next((w for w in app.topLevelWidgets() if w.windowHandle() is obj), None)
             result["window"] = type(top).__name__ if top is not None else type(obj).__name__
@@ -168,33 +185,35 @@ def test_the_first_window_then_finishes_and_shows_the_demo(start_up):
     assert ready["corpus"] == "train.conll" and ready["title"].startswith("nerstudio — train.conll")
     assert ready["sentence"] == 0 and ready["words_shown"]
     assert ready["menus"] == ["File", "Edit", "Annotate", "View", "Navigate", "Train", "Help"]
+    assert all(ready["enabled"])  # the shell's titles, filled and enabled
     assert not ready["notice_left"] and ready["central"] != "startNotice"
     # the second phase did load them: the list of heavy modules can fail
     assert {"numpy", "nerstudio.app.document", "nerstudio.gui.controllers"} <= set(ready["loaded"])
     assert "Traceback" not in start_up["stderr"]
 
 
-# not needed to show the demo's candidates (their scores ship with the demo): loaded once they
-# are on screen (the figures' matplotlib, the demo's tagger), or when a job first needs them
-NOT_BEFORE_THE_NBEST = (
-    "matplotlib",
-    "scipy",
-    "numba",
-    "nerstudio.tagging.maxent",
-    "nerstudio.tagging.perceptron",
-    # the training settings, on the Train page: the start's jobs do not build them
-    "nerstudio.gui.views.training_panel",
-)
+# not needed to show the demo's candidates: the window's first screen (MainWindow.first_screen)
+# shows them with its views alone, from the screen shipped with the demo; the document model, the
+# controllers and the rest load once it is painted, the figures' matplotlib and the demo's tagger
+# once the built window has painted the demo again, the other views when first shown. Built for
+# the first screen: the views, and the Comparison tab's (the Inspect page's split follows it)
+FIRST_SCREEN = ("nerstudio.gui.window_views", "nerstudio.gui.views.comparison")
+NOT_BEFORE_THE_NBEST = tuple(m for m in HEAVY if m not in FIRST_SCREEN)
 
 
 @pytest.mark.slow
 def test_the_demo_candidates_show_before_what_they_do_not_need(start_up):
     shown = start_up["nbest"]
     assert shown is not None, f"the N-best table stayed empty: {start_up['stderr'][-2000:]}"
-    assert shown["sentence"] == 0
+    assert not shown["built"]  # before the window's controllers and menus
+    assert shown["header"].startswith("<b>Sentence 1</b> of 337")
     early = sorted(set(shown["loaded"]) & set(NOT_BEFORE_THE_NBEST))
     assert early == [], f"loaded before the demo's candidates were shown: {', '.join(early)}"
-    assert "nerstudio.rerank.model" in shown["loaded"]  # the list can fail: its scores' owner is
+    assert "nerstudio.gui.window_views" in shown["loaded"]  # the list can fail
+    # the built window shows the same candidates, words and scores
+    ready = start_up["ready"]
+    assert ready is not None and ready["candidates"] == shown["candidates"]
+    assert shown["words"] == shown["candidates"]["words"] and len(shown["candidates"]["spans"]) > 1
     # the tagger, which nothing on the page shows, comes after them all the same
     assert start_up["tagger"] == {"path": "tagger.npz"}, start_up["stderr"][-2000:]
 
@@ -296,6 +315,33 @@ def test_a_shell_finishes_into_the_full_window_in_place(shell, qtbot, demo_files
     assert shell.close()
 
 
+def test_the_shell_makes_room_for_the_menus_and_the_tool_bar(shell, qapp, tmp_path):
+    """The built window's menu bar, tool bar and status bar take no room from the centre: the
+    shell holds the menus' titles (disabled until they are filled), a tool bar as tall as it will
+    be, shown or hidden as the user left it, and a status bar."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QToolBar
+
+    from nerstudio.gui.main_window import MainWindow
+
+    titles = [a.text() for a in shell.menuBar().actions()]
+    assert len(titles) == 7 and not any(a.isEnabled() for a in shell.menuBar().actions())
+    qapp.processEvents()
+    centre = shell.centralWidget().geometry()
+    assert shell.finish()
+    qapp.processEvents()
+    assert [a.text() for a in shell.menuBar().actions()] == titles  # the same menus, filled
+    assert all(a.isEnabled() and a.menu().actions() for a in shell.menuBar().actions())
+    assert len(shell.findChildren(QToolBar)) == 1 and shell.toolbar.actions()
+    assert shell.centralWidget().geometry() == centre
+
+    shell.toolbar.hide()  # the user hid it: the next start's shell has none
+    assert shell.close()
+    again = MainWindow(QSettings(shell.settings.fileName(), QSettings.Format.IniFormat), shell=True)
+    assert again.findChild(QToolBar, "mainToolbar").isHidden()
+    again.deleteLater()
+
+
 def test_a_failing_build_is_reported_as_a_bug_not_an_empty_window(shell, monkeypatch):
     from nerstudio.gui import dialogs, window_views
 
@@ -352,7 +398,7 @@ def test_the_application_closed_while_its_corpus_opens_stops_what_it_started(
 
     windows = []
 
-    def load_demo(win):
+    def load_demo(win, folder=None, start=None):
         windows.append(win)
         assert win.load_corpus(str(demo_files / "train.conll"), attach=False)
         assert win.close()  # the user closes the window meanwhile
@@ -456,7 +502,7 @@ def test_a_job_started_while_the_window_closes_does_not_outlive_the_application(
 
     windows = []
 
-    def load_demo(win):
+    def load_demo(win, folder=None, start=None):
         windows.append(win)
         return True
 

@@ -32,6 +32,8 @@ from . import Context
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
+    from ...app.first_screen import DemoStart
+
 MAX_RECENT = 8
 RECENT_WIDTH_PX = 520  # a longer path is elided in the middle (its file name stays visible)
 SESSION_FILE = "session.json"
@@ -368,12 +370,17 @@ class FilesController(QObject):
                 doc.model_saved(str(f / info[key]), key)
         return [k for k in ("nbest", "dev_nbest", "tagger", "model", "kt_model") if k in info]
 
-    def load_demo(self, folder: Path | None = None) -> bool:
+    def load_demo(self, folder: Path | None = None, start: DemoStart | None = None) -> bool:
         """The demo: corpus, jackknifed N-best, dev N-best, reranker and tagger, from ``folder``,
         by default the user's copy of the bundled files (:mod:`nerstudio.app.demo_copy`: the
         installed package is never opened for writing). The candidates come first: the tagger
         (which nothing shows; its module and scipy take a quarter of a second) is read in the
-        worker once the N-best list is in (wait for the job service to have it)."""
+        worker once the N-best list is in (wait for the job service to have it). ``start``: the
+        demo as the window's first screen found it (``MainWindow.first_screen``); its corpus,
+        read then, is opened here in one go (no turn of the event loop shows a half-open demo
+        over that screen)."""
+        if folder is None and start is not None:
+            folder = start.folder
         if folder is None:
             from ...app.demo_copy import user_demo
 
@@ -381,7 +388,14 @@ class FilesController(QObject):
             if folder is None:
                 self.ctx.status("No folder to copy the demo to: it is not opened", 10000)
                 return False
-        if not self.load_corpus(str(folder / "train.conll"), attach=False):
+        path = str(folder / "train.conll")
+        if start is not None and start.corpus is not None:
+            if not self.confirm_close() or self.ctx.jobs.busy:
+                return False
+            read = CorpusRead(path, None, start.corpus, disk=start.disk)
+            if not self._opened(read, attach=False):
+                return False
+        elif not self.load_corpus(path, attach=False):
             return False
         md = folder / "model"
         if (md / "dev.nbest.npz").is_file():

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Callable
-from typing import Any, ClassVar
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 
@@ -25,6 +25,9 @@ from ...numfmt import num
 from .proxy import refilter
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FOREGROUND, TOOLTIP, USER
 from .tree import TreeModel
+
+if TYPE_CHECKING:  # the arrays come from the document: numpy loads with it, not with the window
+    import numpy as np
 
 _DOC = 0xFFFFFFFF  # internalId of document rows; sentence rows store their document index
 _FLAT = 0xFFFFFFFE  # internalId of the sentence rows of the flat (ordered) model
@@ -64,9 +67,10 @@ class CorpusTreeModel(TreeModel):
         self._status: list[str] | None = None
         self._order: np.ndarray | None = None  # flat mode: sentence of each row
         self._pos: np.ndarray | None = None  # flat mode: row of each sentence (-1: not listed)
-        self._unc: np.ndarray | None = None  # per sentence: the uncertainty column (NaN: none)
+        # per sentence: the uncertainty column (NaN: none)
+        self._unc: np.ndarray | Sequence[float] | None = None
         self._unc_title, self._unc_tip = "p(top)", ""
-        self._unc_marks: np.ndarray | None = None
+        self._unc_marks: np.ndarray | Sequence[bool] | None = None
         self.set_corpus(corpus)
 
     def set_corpus(self, corpus: Corpus | None) -> None:
@@ -86,10 +90,14 @@ class CorpusTreeModel(TreeModel):
         """Per-sentence N-best status from :meth:`Session.flags` (None: no N-best list)."""
         if self._corpus is None:
             return
-        if not flags or not flags["has_nbest"].any():
-            self._status = None
-        else:
-            self._status = status_texts(flags)
+        self.set_status_texts(status_texts(flags) if flags and flags["has_nbest"].any() else None)
+
+    def set_status_texts(self, texts: list[str] | None) -> None:
+        """The N-best column of every sentence, as :func:`status_texts` gives it (None: no N-best
+        list)."""
+        if self._corpus is None:
+            return
+        self._status = texts
         n = self.rowCount()
         if n:
             # One signal for the document rows. The sentence rows get no per-document signal: 946
@@ -103,6 +111,8 @@ class CorpusTreeModel(TreeModel):
         """Show the sentences flat, in ``order`` (corpus indices); None: the document tree."""
         if self._corpus is None:
             return
+        import numpy as np  # an order is the document's array: numpy is loaded
+
         same = (order is None and self._order is None) or (
             order is not None and self._order is not None and np.array_equal(order, self._order)
         )
@@ -126,10 +136,10 @@ class CorpusTreeModel(TreeModel):
 
     def set_uncertainty(
         self,
-        values: np.ndarray | None,
+        values: np.ndarray | Sequence[float] | None,
         title: str = "p(top)",
         tip: str = "",
-        marks: np.ndarray | None = None,
+        marks: np.ndarray | Sequence[bool] | None = None,
     ) -> None:
         """The uncertainty column: one number per sentence (NaN or None: blank), its header and
         what it measures; ``marks``: sentences whose reranker overrules the tagger (a ≠)."""
@@ -142,9 +152,14 @@ class CorpusTreeModel(TreeModel):
             )
         self.statusChanged.emit()
 
+    def uncertainty(self) -> tuple[Any, str, str, Any]:
+        """The uncertainty column as :meth:`set_uncertainty` was given it: (values, title, tip,
+        marks)."""
+        return self._unc, self._unc_title, self._unc_tip, self._unc_marks
+
     def uncertainty_text(self, k: int) -> str:
         v = self._unc
-        if v is None or k >= len(v) or np.isnan(v[k]):
+        if v is None or k >= len(v) or math.isnan(v[k]):
             return ""
         mark = "≠ " if self._unc_marks is not None and self._unc_marks[k] else ""
         return mark + num(v[k], 3)
@@ -169,6 +184,10 @@ class CorpusTreeModel(TreeModel):
 
     def has_status(self) -> bool:
         return self._status is not None
+
+    def statuses(self) -> list[str] | None:
+        """The N-best column of every sentence (None: no N-best list)."""
+        return None if self._status is None else list(self._status)
 
     def status(self, k: int) -> str:
         return self._status[k] if self._status is not None else ""
@@ -397,6 +416,8 @@ def status_text(flags: dict[str, np.ndarray], k: int) -> str:
 
 def status_texts(flags: dict[str, np.ndarray]) -> list[str]:
     """:func:`status_text` of every sentence, through a table of the 13 possible texts."""
+    import numpy as np  # the flags are the document's arrays: numpy is loaded
+
     has = flags["has_nbest"]
     n = len(has)
     rer = flags.get("rerank_error")
@@ -463,11 +484,14 @@ class SentenceFilterProxy(QSortFilterProxyModel):
             src = self._tree()
             corpus = src.corpus if src is not None else None
             self._texts = [s.text().lower() for s in corpus.sentences] if corpus is not None else []
-        mask = None if mask is None else np.array(mask, dtype=bool)  # a copy: the caller's changes
         was = self._mask
-        same_mask = (mask is None and was is None) or (
-            mask is not None and was is not None and np.array_equal(mask, was)
-        )
+        if mask is None:
+            same_mask = was is None
+        else:
+            import numpy as np  # a mask is the browser's array: numpy is loaded
+
+            mask = np.array(mask, dtype=bool)  # a copy: the caller's changes
+            same_mask = was is not None and np.array_equal(mask, was)
         if same_mask and not fresh and needle == self._needle:
             return
 

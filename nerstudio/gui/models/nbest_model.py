@@ -7,16 +7,40 @@ reranker is loaded (the view hides them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from ...app.attachments import span_diff
+from ...corpus.model import Span
 from ...numfmt import num
 from .roles import ALIGN_RIGHT, ALIGNMENT, DISPLAY, FONT, FOREGROUND, TOOLTIP, USER
+
+
+def span_diff(spans: list[Span], reference: list[Span], words: Sequence[str]) -> str:
+    """``+TYPE text`` for entities only in ``spans``, ``−TYPE text`` for those only in ``reference``."""
+    a, b = set(spans), set(reference)
+    parts = [f"+{s.label or 'ENT'} {s.text(words)}" for s in sorted(a - b)]
+    parts += [f"−{s.label or 'ENT'} {s.text(words)}" for s in sorted(b - a)]
+    return "  ".join(parts)
+
+
+def _floats(values) -> list[float] | None:
+    """A row per candidate as Python floats (the document gives numpy arrays; a sentence has a
+    few dozen candidates at most, and the table needs no numpy of its own)."""
+    return None if values is None else [float(x) for x in values]
+
+
+def _ranks(scores: list[float]) -> list[int]:
+    """Each candidate's rank after reranking: by score, best first, ties in the tagger's order,
+    a score that is not a number last."""
+    order = sorted(range(len(scores)), key=lambda j: (math.isnan(scores[j]), -scores[j]))
+    ranks = [0] * len(scores)
+    for rank, j in enumerate(order, 1):
+        ranks[j] = rank
+    return ranks
 
 
 class NBestTableModel(QAbstractTableModel):
@@ -43,13 +67,13 @@ class NBestTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._words: tuple = ()
         self._spans: list = []
-        self._logp = np.zeros(0)
-        self._scores: np.ndarray | None = None
-        self._rerank: np.ndarray | None = None
-        self._f: np.ndarray | None = None
+        self._logp: list[float] = []
+        self._scores: list[float] | None = None
+        self._rerank: list[int] | None = None
+        self._f: list[float] | None = None
         self._diff: list[str] = []
         self._text: list[tuple] = []
-        self._exact: np.ndarray | None = None
+        self._exact: list[bool] | None = None
         self._chosen: int | None = None
         self.score_label = "L(x)"
         self._bold = QFont()
@@ -70,17 +94,11 @@ class NBestTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._words = tuple(words)
         self._spans = list(spans)
-        self._logp = np.asarray(logprobs, dtype=np.float64)
-        self._scores = None if scores is None else np.asarray(scores, dtype=np.float64)
-        if self._scores is not None and len(self._scores):
-            order = np.argsort(-self._scores, kind="stable")
-            rr = np.empty(len(order), dtype=np.int64)
-            rr[order] = np.arange(1, len(order) + 1)
-            self._rerank = rr
-        else:
-            self._rerank = None
-        self._f = None if f is None else np.asarray(f, dtype=np.float64)
-        self._exact = None if exact is None else np.asarray(exact, dtype=bool)
+        self._logp = _floats(logprobs) or []
+        self._scores = _floats(scores)
+        self._rerank = _ranks(self._scores) if self._scores else None
+        self._f = _floats(f)
+        self._exact = None if exact is None else [bool(x) for x in exact]
         self._chosen = chosen
         top = self._spans[0] if self._spans else []
         self._diff = [
@@ -111,8 +129,8 @@ class NBestTableModel(QAbstractTableModel):
 
     def set_quality(self, f=None, exact=None) -> None:
         """New span F and exact-match marks (the gold changed); rows and selection stay."""
-        self._f = None if f is None else np.asarray(f, dtype=np.float64)
-        self._exact = None if exact is None else np.asarray(exact, dtype=bool)
+        self._f = _floats(f)
+        self._exact = None if exact is None else [bool(x) for x in exact]
         self._text = [self._row_text(j) for j in range(len(self._spans))]
         if self._spans:
             self.dataChanged.emit(
@@ -146,7 +164,19 @@ class NBestTableModel(QAbstractTableModel):
 
     def exact_marks(self) -> list[bool] | None:
         """Per candidate: its entities are exactly the gold (None: no gold)."""
-        return None if self._exact is None else [bool(x) for x in self._exact]
+        return None if self._exact is None else list(self._exact)
+
+    def candidates(self) -> dict[str, Any]:
+        """What the table shows, as :meth:`set_candidates` was given it (as plain values)."""
+        return {
+            "words": list(self._words),
+            "spans": [list(s) for s in self._spans],
+            "logprobs": list(self._logp),
+            "scores": None if self._scores is None else list(self._scores),
+            "f": None if self._f is None else list(self._f),
+            "chosen": self._chosen,
+            "exact": None if self._exact is None else list(self._exact),
+        }
 
     def spans(self, j: int) -> list:
         return self._spans[j]

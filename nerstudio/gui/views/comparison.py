@@ -9,6 +9,8 @@ sentence emits ``sentenceActivated(nbest_row)``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -26,10 +28,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...experiments.compare import OutputComparison
 from .error_table import ErrorTable
 from .fitting import AdaptiveSplitter, narrow_combo
 from .row_list import sentence_rows
+
+if TYPE_CHECKING:  # its result only: the comparison itself (numpy) runs in the controller's job
+    from ...experiments.compare import OutputComparison
 
 KINDS = (
     ("Fixed by the reranker", "fixed"),

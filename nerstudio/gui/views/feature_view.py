@@ -202,8 +202,17 @@ class FeaturePanel(QWidget):
 
     def show_message(self, html: str) -> None:
         self._why = None
+        self._base_header = ""
         self.model.clear()
         self.header.setText(html)
+
+    def shown(self) -> tuple[list[TermRow], str, bool] | None:
+        """The terms shown with :meth:`show_terms` (or :meth:`show_explanation`) and their header
+        (HTML, before the hidden count), and whether they compare two candidates; None when the
+        panel shows a message or a comparison's "why" sentence."""
+        if self._why is not None or not self._base_header:
+            return None
+        return list(self.model.terms()), self._base_header, self.model.compare_mode
 
     def _layout_columns(self) -> None:
         # fixed widths for the numbers: ResizeToContents would read every row on each change

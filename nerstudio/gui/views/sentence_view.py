@@ -15,8 +15,9 @@ change of selection repaints only the tokens involved (see :mod:`.annotation_vie
 from __future__ import annotations
 
 import bisect
+from array import array
+from itertools import accumulate
 
-import numpy as np
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
@@ -42,10 +43,10 @@ class SentenceView(QWidget):
         self._words: tuple[str, ...] = ()
         self._gold: list[Span] = []
         self._cands: list[tuple[list[Span], str]] = []  # (spans, name): none, one, or two (compare)
-        self._boxes = _Boxes(np.zeros(0), np.zeros(0), np.zeros(0), 0)
+        self._boxes = _Boxes([], array("d"), [0], [0.0], 0)
         self._row_start: list[int] = [0]  # first token of each visual row
         self._row_top: list[float] = [0.0]  # and its top
-        self._widths = np.zeros(0, dtype=np.float64)
+        self._widths = array("d")
         self._laid_out = (0, 0)  # (width, number of candidate rows) of the current layout
         self.scheme = TypeScheme.of(CONLL_TYPES)
         self._set_fonts()
@@ -139,30 +140,23 @@ class SentenceView(QWidget):
         top = _MARGIN + self._sm.height()
         rowh = self._row_height()
         th = self._fm.height() + 2 * _PAD_X
-        w = np.asarray(self._widths, dtype=np.float64)
+        w = self._widths
         # a row ends where the next token would cross the right margin (a token wider than the
         # row still gets a row of its own): one search per row, not one step per token
-        ends = np.cumsum(w + _GAP)  # right edge (+ gap) of token i when its row starts at token 0
+        ends = list(accumulate(x + _GAP for x in w))  # right edge (+ gap) of token i, from 0
         starts, i, n = [], 0, len(w)
         while i < n:
             starts.append(i)
             base = ends[i - 1] if i else 0.0
-            j = int(np.searchsorted(ends, base + width + _GAP, side="right"))
+            j = bisect.bisect_right(ends, base + width + _GAP)
             i = max(j, i + 1)
-        row_start = np.asarray(starts or [0], dtype=np.int64)
-        row_top = top + np.arange(len(row_start)) * (rowh + _LINE_GAP)
-        row_of = (
-            np.repeat(np.arange(len(row_start)), np.diff(np.append(row_start, n)))
-            if n
-            else np.zeros(0, int)
-        )
-        left = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
-        xs = _MARGIN + left - (np.concatenate([[0.0], ends])[row_start][row_of] if n else 0.0)
-        self._boxes = _Boxes(xs, row_top[row_of] if n else np.zeros(0), w, th)
-        self._row_start = [int(x) for x in row_start]
-        self._row_top = [float(y) for y in row_top]
+        row_start = starts or [0]
+        row_top = [float(top + r * (rowh + _LINE_GAP)) for r in range(len(row_start))]
+        self._boxes = _Boxes(ends, w, row_start, row_top, th)
+        self._row_start = row_start
+        self._row_top = row_top
         self._laid_out = (self.width(), len(self._cands))
-        y = float(row_top[-1]) if len(row_top) else float(top)
+        y = float(row_top[-1])
         height = int(y + rowh + _MARGIN)
         if height != self._height:
             self._height = height
@@ -317,44 +311,61 @@ class SentenceView(QWidget):
         self.update(r.adjusted(-6, -6, 6, 6).toAlignedRect())
 
 
-def _token_widths(fm: QFontMetrics, words) -> np.ndarray:
+def _token_widths(fm: QFontMetrics, words) -> array:
     """Box width of every token: each distinct word measured once (a 1,000,000-token sentence
     has far fewer distinct words)."""
-    if not words:
-        return np.zeros(0, dtype=np.float64)
-    uniq, inverse = np.unique(
-        np.asarray([w if w else "␣" for w in words], dtype=object), return_inverse=True
-    )
-    per = np.fromiter(
-        (fm.horizontalAdvance(w) + 2 * _PAD_X for w in uniq), dtype=np.float64, count=len(uniq)
-    )
-    return per[inverse]
+    measured: dict[str, float] = {}
+    out = array("d")
+    for w in words:
+        x = measured.get(w)
+        if x is None:
+            x = measured[w] = float(fm.horizontalAdvance(w or "␣") + 2 * _PAD_X)
+        out.append(x)
+    return out
 
 
 class _Boxes:
-    """Where each token is drawn, as arrays (left, top, width; one height): a QRectF is made only
-    for the token asked for, so laying out a huge sentence costs a few array operations."""
+    """Where each token is drawn, from the layout's running right edges and rows (a token's left
+    is its row's left margin plus the widths and gaps before it in the row): a QRectF is made only
+    for the token asked for, so laying out a huge sentence costs one running sum and one search
+    per row."""
 
-    def __init__(self, x: np.ndarray, y: np.ndarray, w: np.ndarray, h: float):
-        self.x, self.y, self.w, self.h = x, y, w, float(h)
+    def __init__(
+        self, ends: list[float], w: array, row_start: list[int], row_top: list[float], h: float
+    ):
+        self.ends, self.w, self.h = ends, w, float(h)
+        self.row_start, self.row_top = row_start, row_top
 
     def __len__(self) -> int:
-        return len(self.x)
+        return len(self.w)
 
     def __bool__(self) -> bool:
-        return len(self.x) > 0
+        return len(self.w) > 0
+
+    def _left(self, i: int, row: int) -> float:
+        s = self.row_start[row]
+        return _MARGIN + (self.ends[i - 1] if i else 0.0) - (self.ends[s - 1] if s else 0.0)
 
     def __getitem__(self, i: int) -> QRectF:
         i = int(i)
         if i < 0:
-            i += len(self.x)
-        if not 0 <= i < len(self.x):
+            i += len(self.w)
+        if not 0 <= i < len(self.w):
             raise IndexError(i)
-        return QRectF(float(self.x[i]), float(self.y[i]), float(self.w[i]), self.h)
+        row = bisect.bisect_right(self.row_start, i) - 1
+        return QRectF(self._left(i, row), self.row_top[row], self.w[i], self.h)
 
     def index_at(self, px: float, py: float) -> int:
         """The token whose box contains the point, or -1."""
-        hit = np.flatnonzero(
-            (self.x <= px) & (px <= self.x + self.w) & (self.y <= py) & (py <= self.y + self.h)
-        )
-        return int(hit[0]) if len(hit) else -1
+        row = bisect.bisect_right(self.row_top, py) - 1
+        if not self or row < 0 or py > self.row_top[row] + self.h:
+            return -1
+        s = self.row_start[row]
+        e = self.row_start[row + 1] if row + 1 < len(self.row_start) else len(self.w)
+        # the token whose running right edge (+ gap) is the first past the point
+        base = self.ends[s - 1] if s else 0.0
+        i = bisect.bisect_right(self.ends, px - _MARGIN + base, s, e)
+        if i >= e:
+            return -1
+        left = self._left(i, row)
+        return i if left <= px <= left + self.w[i] else -1

@@ -101,6 +101,7 @@ class UncertaintyBar(QWidget):
         self.limit.currentIndexChanged.connect(self._on_limit)
         self.threshold.valueChanged.connect(lambda _v: self._changed_if("below"))
         self.count.valueChanged.connect(lambda _v: self._changed_if("top"))
+        self._reasons: dict[str, str] | None = None  # what set_available was told
         self._on_limit(emit=False)
 
     def _changed_if(self, limit: str) -> None:
@@ -150,9 +151,14 @@ class UncertaintyBar(QWidget):
             why = reasons.get(key, "")
             model.item(k).setEnabled(not why)
             self.order.setItemData(k, why or TIPS[key], Qt.ItemDataRole.ToolTipRole)
+        self._reasons = dict(reasons)
         usable = any(not w for w in reasons.values())
         self.setEnabled(usable)
         self.setToolTip("" if usable else next(iter(reasons.values()), ""))
+
+    def availability(self) -> dict[str, str] | None:
+        """The reasons :meth:`set_available` was given (None: never told)."""
+        return None if self._reasons is None else dict(self._reasons)
 
     def reset(self) -> None:
         """Corpus order, no limit (a new corpus), without signalling."""
