@@ -85,9 +85,38 @@ def find_window(proc: subprocess.Popen, timeout: float = 60) -> str:
     raise SystemExit("no nerstudio window appeared")
 
 
+def _geometry(wid: str) -> tuple[int, int, int, int]:
+    """The window's absolute x, y, width and height (xwininfo; xdotool's position counts the
+    window manager's frame twice)."""
+    out = subprocess.run(["xwininfo", "-id", wid], capture_output=True, text=True).stdout
+    field = {
+        line.split(":")[0].strip(): line.split(":")[1].strip()
+        for line in out.splitlines()
+        if ":" in line
+    }
+    return (
+        int(field["Absolute upper-left X"]),
+        int(field["Absolute upper-left Y"]),
+        int(field["Width"]),
+        int(field["Height"]),
+    )
+
+
+def _screen() -> tuple[int, int]:
+    out = subprocess.run(["xdotool", "getdisplaygeometry"], capture_output=True, text=True)
+    w, h = out.stdout.split()
+    return int(w), int(h)
+
+
 def maximise(wid: str) -> None:
-    """Double-click the title bar (openbox maximises), unless the window already fills the screen."""
+    """Double-click the title bar (openbox maximises), unless the window already fills the
+    screen below its title bar (as the application sizes itself on a small screen): moving it
+    there would push the title bar off the screen."""
     xdo("windowactivate", "--sync", wid)
+    x, y, w, h = _geometry(wid)
+    sw, sh = _screen()
+    if x <= 8 and w >= sw - 16 and y + h >= sh - 16:
+        return
     xdo("windowmove", "--sync", wid, "0", "0")
     time.sleep(0.3)
     xdo("mousemove", "400", "6")
@@ -262,7 +291,7 @@ def main() -> int:
 
 def _demo_tasks(wid: str, out: Path, todo: list[str], other: Path) -> None:
     # training panel widgets, in the window's client coordinates at 1280×800 maximised
-    pos = {"algorithm": (325, 313), "epochs": (320, 371)}
+    pos = {"algorithm": (325, 342), "epochs": (320, 425)}
     for name in todo:
         xdo("windowactivate", "--sync", wid)
         if name == "train":

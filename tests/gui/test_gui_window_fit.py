@@ -437,3 +437,20 @@ def test_a_feature_templates_description_spans_the_empty_columns(shown, qtbot):
             assert shown_text.startswith("TO101 · shape of the word 2"), shown_text
         # the total is still in the last column
         assert model.index(r, last).data()
+
+
+def test_the_resources_checkboxes_stay_whole_whatever_the_algorithm(shown, qtbot):
+    """The training panel's Resources row wraps on a narrow panel; when the algorithm's rows
+    were rebuilt, the form gave it one line and cut the wrapped checkboxes off (Clusters
+    vanished with the perceptron at 1280 × 800)."""
+    shown.workspaces.activate("train")
+    shown.resize(1024, 768)  # narrow enough that the row wraps
+    qtbot.wait(200)
+    panel = shown.training_panel
+    for algo in ("boost", "perceptron", "averaged", "voted", "boost"):
+        panel.set_algorithm(algo)
+        qtbot.wait(100)
+        assert any(b.geometry().top() > 0 for b in panel.resources.values()), "no wrap"
+        for name, box in panel.resources.items():
+            row = box.parentWidget()
+            assert box.isVisible() and row.rect().contains(box.geometry()), (algo, name)

@@ -8,7 +8,7 @@ wider than the screen: on a narrow window or at a large zoom they wrap instead. 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QSizePolicy, QWidgetItem
+from PySide6.QtWidgets import QLayout, QSizePolicy, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -91,3 +91,22 @@ class FlowLayout(QLayout):
             x += w + self._gap
             line = max(line, hint.height())
         return y + line - rect.y() + m.bottom()
+
+
+class FlowBox(QWidget):
+    """A widget holding a :class:`FlowLayout` that keeps the height its lines need at its width.
+
+    A QFormLayout row does not always ask its field for height-for-width: once the form's rows
+    change (the training panel's parameters follow the algorithm), it gave the resources row one
+    line and the checkboxes wrapped onto a second line were cut off. The box sets its minimum
+    height from its width instead, which every layout respects."""
+
+    def __init__(self, spacing: int = 4, parent=None):
+        super().__init__(parent)
+        self.flow = FlowLayout(self, spacing=spacing)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        need = self.flow.heightForWidth(self.width())
+        if need != self.minimumHeight():
+            self.setMinimumHeight(need)

@@ -58,7 +58,7 @@ from ...runs.spec import (  # noqa: F401 - re-exported
     short_label,
 )
 from .choice_combo import choice_combo
-from .flow_layout import FlowLayout
+from .flow_layout import FlowBox
 from .kt_box import KTBox
 
 
@@ -181,8 +181,8 @@ class TrainingPanel(QWidget):
         )
         self.rerank_form.addRow("Feature cut-off", self.min_sent)
         # wraps on a narrow panel (a small screen, presentation mode) instead of widening it
-        resources_box = QWidget()
-        resources = FlowLayout(resources_box, spacing=8)
+        resources_box = FlowBox(spacing=8)
+        resources = resources_box.flow
         self.resources: dict[str, QCheckBox] = {}
         for name, label, tip in RERANK_RESOURCES:
             box = self.resources[name] = QCheckBox(label)
