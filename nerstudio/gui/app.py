@@ -112,6 +112,9 @@ def run(
         print(f"nerstudio: error: cannot write {screenshot}", file=sys.stderr)
         return 1
     print(f"wrote {screenshot} ({pix.width()}x{pix.height()})", file=sys.stderr)
+    # the picture's window holds nothing of the user's (a temporary copy of the demo, runs made
+    # for the picture): it closes without the unsaved-work questions, which nobody could answer
+    win.dialogs.unattended = True
     win.close()
     settings.sync()
     import shutil

@@ -61,6 +61,9 @@ class Dialogs:
         self.parent = parent
         self.settings = settings
         self.near = near  # the open corpus's folder ("" without one): where files start
+        #: set for a window nobody watches (a picture taken with --screenshot): unsaved work is
+        #: discarded without asking, since no one could answer
+        self.unattended = False
 
     # -- files ----------------------------------------------------------------------------
     def start_dir(self, key: str) -> str:
@@ -261,6 +264,8 @@ class Dialogs:
 
     def _save_discard_cancel(self, title: str, text: str, question: str) -> str:
         """A warning with Save (the default), Discard and Cancel: 'save', 'discard' or 'cancel'."""
+        if self.unattended:
+            return "discard"
         box = QMessageBox(QMessageBox.Icon.Warning, title, text, parent=self.parent)
         box.setInformativeText(question)
         box.setStandardButtons(

@@ -70,11 +70,20 @@ def test_bad_file_shows_an_error_not_a_traceback(window, tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_screenshot_command_renders_the_demo_corpus(tmp_path):
+@pytest.mark.parametrize("view", ["main", "training"])
+def test_screenshot_command_renders_the_demo_corpus(tmp_path, view):
+    """Every view's picture is written and the process ends: the training view's runs are
+    unsaved models, and their question at closing waited for an answer nobody could give."""
     out = tmp_path / "demo.png"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM="offscreen",
+        HOME=str(tmp_path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+    )
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "--screenshot", str(out)],
+        [sys.executable, str(ROOT / "main.py"), "--screenshot", str(out), "--view", view],
         env=env,
         capture_output=True,
         text=True,
