@@ -4,12 +4,14 @@ trained on them.
 The window's run (one learner, in a child process so that its interpreter lock is not the
 window's), ``nerstudio train-reranker`` (one learner, here) and ``nerstudio experiment`` (every
 reranker of the run, side by side in threads) all call :func:`fit_rerankers`; only where it runs
-differs. ``nerstudio sweep`` calls its two halves apart, :func:`build_features` once per
-cut-off and :func:`train_systems` once per point of its grid. The learners are made before the features are computed, so that bad settings fail at
-once; the features are fitted on the training list and applied to the development list and any
-other list the caller names (the experiment's test list); each learner is trained on the same
-ranking data (threads share it: no copy of the training matrix), the development set giving
-its curve and choosing its round or epoch.
+differs. ``nerstudio sweep`` calls its two halves apart: :func:`build_features` once per
+cut-off and :func:`train_systems` once per point of its grid.
+
+The learners are made before the features are computed, so that bad settings fail at once; the
+features are fitted on the training list and applied to the development list and any other list
+the caller names (the experiment's test list); each learner is trained on the same ranking data
+(threads share it: no copy of the training matrix), the development set giving its curve and
+choosing its round or epoch.
 
 A model's ``meta`` records what it learnt from (the sentences of its lists, the number of
 features, the system's name), never how long it took: the same inputs give the same model file.
