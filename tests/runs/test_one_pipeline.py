@@ -159,3 +159,23 @@ def test_the_window_and_the_experiment_train_the_same_reranker(files, tmp_path, 
     assert [h.dev_f1 for h in res.model.learner.history_] == [
         h.dev_f1 for h in theirs.learner.history_
     ]
+
+
+def test_an_experiment_without_rerankers_reports_the_tagger_alone(files, tmp_path):
+    """``--systems ,`` names no reranker: the reranker stage builds the features (the baseline's
+    figures need them) and trains nothing, as before the stage was shared."""
+    cfg = ExperimentConfig(
+        task="typed",
+        tagger_features="paper",
+        tagger_epochs=1,
+        folds=2,
+        n=3,
+        workers=1,
+        systems=(),
+        reranker_gazetteers=False,
+        reranker_context=False,
+        reranker_clusters=False,
+    )
+    report = run_experiment(files["train"], files["dev"], files["test"], tmp_path / "out", cfg)
+    assert [s["name"] for s in report["systems"]] == ["baseline"]
+    assert (tmp_path / "out" / "pred-baseline-test.conll").exists()
