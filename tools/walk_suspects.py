@@ -69,13 +69,18 @@ def make_files(tmp: Path) -> tuple[Path, Path, list[Suspect]]:
     return path, tsv, suspects
 
 
+def open_list(tsv: Path) -> None:
+    """Annotate ▸ Open suspects list…, the file's name typed in the dialog."""
+    key("alt+a", "i", pause=1.5)
+    xdo("type", "--delay", "20", str(tsv))
+    key("Return", pause=2.0)
+
+
 def walk(tmp: Path, out: Path, name: str) -> None:
     path, tsv, suspects = make_files(tmp)
     proc, _wid = launch(tmp, str(path))
     try:
-        key("alt+a", "i", pause=1.5)  # Annotate ▸ Open suspects list…
-        xdo("type", "--delay", "20", str(tsv))
-        key("Return", pause=2.0)
+        open_list(tsv)
         shot(out / name)  # the most suspect sentence, gold and suggestion side by side
         key("F9", pause=0.6)  # accepted
         key("F7", "shift+F9", pause=0.6)  # the next one dismissed
@@ -104,9 +109,7 @@ def walk_crash(tmp: Path, out: Path) -> None:
     path, tsv, suspects = make_files(tmp)
     proc, _wid = launch(tmp, str(path))
     try:
-        key("alt+a", "i", pause=1.5)  # Annotate ▸ Open suspects list…
-        xdo("type", "--delay", "20", str(tsv))
-        key("Return", pause=2.0)
+        open_list(tsv)
         key("shift+F9", pause=0.6)  # the most suspect dismissed
         key("F7", "F9", pause=0.6)  # the next one's suggestion accepted
         time.sleep(8.0)  # autosave writes within a few seconds of the last decision

@@ -247,9 +247,14 @@ def score_nbest(
         nbest, _ = with_documents(nbest)
     data = model.data(nbest, progress=progress, should_cancel=should_cancel)
     _check(should_cancel)
+    return scored_data(model, data)
+
+
+def scored_data(model: Any, data: Any) -> Scored:
+    """``model``'s scores and picks on ranking ``data`` it has computed already (the training
+    list's, which the reranker stage returns: no second feature pass)."""
     scores = np.asarray(model.scores(data), dtype=np.float64)
-    choice = np.asarray(data.argmax(scores))
-    return Scored(model, data, scores, choice)
+    return Scored(model, data, scores, np.asarray(data.argmax(scores)))
 
 
 def prepare(

@@ -5,14 +5,14 @@ No Qt, no numpy here.
 
 from __future__ import annotations
 
-import hashlib
 import os
+
+from ..runtime.work_files import sha256_file
 
 
 def digest(path: str | os.PathLike[str]) -> str | None:
     """SHA-256 of a file's bytes (None when it cannot be read)."""
     try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
+        return sha256_file(os.fspath(path))
     except OSError:
         return None

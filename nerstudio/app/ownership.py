@@ -15,15 +15,13 @@ No Qt here: the window, the command line and the tests share it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 
 from ..corpus.foreign.brat import folder_pairs
 from ..errors import FormatError
+from ..runtime.work_files import sha256_file
 from .sidecar import sidecar_path
-
-CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -53,14 +51,6 @@ class Fingerprint:
     @property
     def mtime_ns(self) -> int:
         return max((m.mtime_ns for m in self.members), default=0)
-
-
-def _hash(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _member_paths(path: str) -> list[tuple[str, str]] | None:
@@ -103,7 +93,7 @@ def fingerprint(path: str, hashes: dict[tuple, str] | None = None) -> Fingerprin
         digest = (hashes or {}).get(key)
         if digest is None:
             try:
-                digest = _hash(full)
+                digest = sha256_file(full)
             except OSError:
                 continue
         members.append(Member(name, st[0], st[1], digest))

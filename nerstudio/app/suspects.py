@@ -123,7 +123,7 @@ class SuspectQueue:
         self._listeners: list[Callable[[QueueChange], None]] = []
         #: whether this window may write the corpus's files (the owner of the corpus's lock says:
         #: a window that opened it read-only keeps its queue to itself until it saves elsewhere)
-        self.may_write: Callable[[], bool] = lambda: True
+        self._may_write: Callable[[], bool] = lambda: True
         self._held_back = False  # a write was held back (said once per corpus)
         document.subscribe(self._on_change, first=True)
         if document.corpus is not None:
@@ -192,7 +192,7 @@ class SuspectQueue:
         :class:`~nerstudio.app.saving.CorpusFile`) may be saved: a window that opened the
         corpus read-only keeps its list and decisions to itself until it holds the corpus or
         saves it elsewhere."""
-        self.may_write = lambda: not file.read_only
+        self._may_write = lambda: not file.read_only
 
     def install(self, suspects: Sequence[Suspect], source: str) -> None:
         """Make ``suspects`` (of the open corpus; none: an empty queue) the queue, none decided,
@@ -447,7 +447,7 @@ class SuspectQueue:
         c = self.document.corpus
         if c is None or not self.store or not c.path or not self._mine:
             return
-        if not self.may_write():
+        if not self._may_write():
             if not self._held_back:
                 self._held_back = True
                 self._tell(

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..app.attachments import NBestIndex, Scored, index_nbest, with_documents
+from ..app.attachments import NBestIndex, Scored, index_nbest, scored_data, with_documents
 from ..app.progress import Progress
 from ..corpus.model import Corpus
 from ..errors import Msg, SettingsError
@@ -277,8 +277,7 @@ def run_training(
         )
         ctx.check()
         ctx.stage(STAGE_SCORE, "with the new model…")
-        scores = np.asarray(res.model.scores(data), dtype=np.float64)
-        res.scored = Scored(res.model, data, scores, np.asarray(data.argmax(scores)))
+        res.scored = scored_data(res.model, data)
     ctx.check()
     if res.model is not None and hasattr(
         res.model, "meta"

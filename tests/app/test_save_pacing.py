@@ -162,13 +162,13 @@ def hashed(monkeypatch):
     from nerstudio.app import ownership
 
     calls: list[str] = []
-    real = ownership._hash
+    real = ownership.sha256_file
 
     def spy(path: str) -> str:
         calls.append(threading.current_thread().name)
         return real(path)
 
-    monkeypatch.setattr(ownership, "_hash", spy)
+    monkeypatch.setattr(ownership, "sha256_file", spy)
     return calls
 
 
