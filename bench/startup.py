@@ -118,12 +118,39 @@ def nbest_painted(obj):
 
 
 class FirstExpose(QObject):
+    # Watches the main window, its native window and the N-best table's viewport. It starts
+    # application-wide only until the main window shows up, then moves onto those objects: an
+    # application-wide filter is handed every object that gets an event, Qt's private ones too,
+    # and PySide then resolves every lazily loaded class looking for a wrapper (~35 ms), which
+    # the application itself does not do.
+
+    def __init__(self):
+        super().__init__()
+        self.win = None
+        self.handle = None
+        self.viewport = None
+
+    def attach(self, obj):
+        if self.win is None and obj.isWidgetType() and obj.objectName() in ("mainWindow", "bare"):
+            self.win = obj
+            obj.installEventFilter(self)
+        if self.win is not None and self.handle is None and self.win.windowHandle() is not None:
+            self.handle = self.win.windowHandle()
+            self.handle.installEventFilter(self)
+            app.removeEventFilter(self)
+        views = getattr(self.win, "views", None)  # the window's widgets, once built
+        if want_nbest and self.viewport is None and views is not None:
+            self.viewport = views.nbest_view.viewport()
+            self.viewport.installEventFilter(self)
+
     def eventFilter(self, obj, event):
+        if self.handle is None or (self.viewport is None and obj is self.win):
+            self.attach(obj)
         if want_nbest and event.type() == QEvent.Paint and "nbest" not in result:
             if nbest_painted(obj):
                 result["nbest"], result["nbest_cpu"] = now()
                 result["nbest_heavy"] = loaded()
-        if event.type() == QEvent.Expose and "seconds" not in result:
+        if event.type() == QEvent.Expose and "seconds" not in result and obj is self.handle:
             result["seconds"], result["cpu"] = now()
             result["heavy"] = loaded()
             if kind == "bare":  # on screen is all a bare window does
@@ -142,6 +169,7 @@ watch = FirstExpose()
 app.installEventFilter(watch)
 if kind == "bare":
     win = QMainWindow()
+    win.setObjectName("bare")
     win.resize(1280, 800)
     win.show()
     app.exec()

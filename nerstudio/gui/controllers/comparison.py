@@ -61,15 +61,20 @@ class ComparisonController(QObject):
 
     @Slot(object)
     def _on_change(self, ch: Change) -> None:
+        # a view not built yet shows nothing to update: it is built, with its opening message,
+        # when its tab first comes forward (building it here would cost every start the view)
+        built = self.v.built("comparison_view")
         if ch.kind is ChangeKind.GOLD:
-            if self.view.result is not None and self._revision >= 0 and not self.on_dev:
-                self.view.mark_stale("gold edited since: Recompute")
+            if built is not None and built.result is not None and self._revision >= 0:
+                if not self.on_dev:
+                    built.mark_stale("gold edited since: Recompute")
             return
         if ch.kind is ChangeKind.CORPUS:
             self._revision = -1
             self.on_dev = self._want_dev = False
             self.ctx.jobs.cancel_view("comparison")
-            self.view.show_message("Load an N-best list with gold (and a reranker) to compare.")
+            if built is not None:
+                built.show_message(built.OPENING)
         if ch.kind is ChangeKind.DEV and self._want_dev and self.doc.dev_nbest is not None:
             self._want_dev = False
             self.on_dev = True

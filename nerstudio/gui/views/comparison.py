@@ -110,11 +110,14 @@ class ComparisonView(QWidget):
     # an error-analysis cell clicked: these list sentences, why
     sentencesWanted = Signal(object, str)
 
+    #: what the view says until it has something to compare
+    OPENING = "Load an N-best list with gold (and a reranker) to compare."
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("comparisonView")
         self.result: OutputComparison | None = None
-        self.header = QLabel("Load an N-best list with gold (and a reranker) to compare.")
+        self.header = QLabel(self.OPENING)
         self.header.setObjectName("comparisonHeader")
         self.header.setWordWrap(True)
         self.refresh_button = QPushButton("Recompute")

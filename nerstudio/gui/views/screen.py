@@ -84,9 +84,6 @@ def show(win: MainWindow, v: Views, screen: dict[str, Any], corpus: Corpus) -> N
     from ...app.types import TypeScheme
     from ..models.feature_model import TermRow
 
-    # the Comparison tab's view, which the built window has (its controller builds it when a
-    # corpus opens): the Inspect page's split follows the tab's widest view
-    v.lazy["comparison_view"].get()
     tree = v.tree_model
     tree.set_corpus(corpus)
     v.type_filter.blockSignals(True)
