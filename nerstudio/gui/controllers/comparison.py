@@ -65,9 +65,9 @@ class ComparisonController(QObject):
         # when its tab first comes forward (building it here would cost every start the view)
         built = self.v.built("comparison_view")
         if ch.kind is ChangeKind.GOLD:
-            if built is not None and built.result is not None and self._revision >= 0:
-                if not self.on_dev:
-                    built.mark_stale("gold edited since: Recompute")
+            shown = built is not None and built.result is not None and self._revision >= 0
+            if shown and not self.on_dev:
+                built.mark_stale("gold edited since: Recompute")
             return
         if ch.kind is ChangeKind.CORPUS:
             self._revision = -1
