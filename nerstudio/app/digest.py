@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from ..runtime.work_files import sha256_file
+from ..runtime.file_hash import sha256_file
 
 
 def digest(path: str | os.PathLike[str]) -> str | None:

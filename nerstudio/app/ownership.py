@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..corpus.foreign.brat import folder_pairs
 from ..errors import FormatError
-from ..runtime.work_files import sha256_file
+from ..runtime.file_hash import sha256_file
 from .sidecar import sidecar_path
 
 

@@ -151,16 +151,16 @@ def _run_for_user(app, settings, path: str | None) -> int:
     win = MainWindow(settings, shell=True)
     win.show()
     wait_until_exposed(app, win)
+    start = None
+    if not path and default_corpus():
+        start = win.first_screen()  # no figure in it
+        if start is not None and start.corpus is not None:
+            wait_until_painted(app, win)
     from .views.figure_image import RENDERER
 
     # matplotlib (the figures' render thread) loads once the corpus and its N-best list are on
     # screen: no figure is on the first page, and a second of importing would compete with them
     RENDERER.hold()
-    start = None
-    if not path and default_corpus():
-        start = win.first_screen()
-        if start is not None and start.corpus is not None:
-            wait_until_painted(app, win)
     if not win.finish():
         if win.failed is None:  # closed before it was built
             return 0

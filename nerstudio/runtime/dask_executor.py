@@ -47,13 +47,13 @@ import uuid
 from .. import __version__
 from ..errors import Cancelled, NerstudioError, SettingsError
 from .child_process import ChildProcessFailed, one_line
+from .file_hash import sha256_file
 from .folds import InlineExecutor, ProcessExecutor, TaskContext
 from .work_files import (
     find_inputs,
     load_input,
     load_inputs,
     pack_folder,
-    sha256_file,
     unpack_folder,
 )
 

@@ -32,6 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..corpus.formats import read_corpus
 from ..corpus.model import Corpus
 from ..errors import NerstudioError
+from .file_hash import sha256_file
 
 CACHE_SIZE = 3  # inputs kept per worker process (a corpus of eng.train's size is about 200 MB)
 
@@ -49,14 +50,6 @@ class SharedInput(Protocol):
 
 def _same_path(path: str) -> str:
     return path
-
-
-def sha256_file(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def corpus_fingerprint(corpus: Corpus) -> str:

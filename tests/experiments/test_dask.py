@@ -310,7 +310,7 @@ def test_a_task_error_reaches_the_caller_with_its_type(demo, dask_local, tmp_pat
 
 def test_inputs_go_as_paths_when_every_worker_sees_them_else_as_bytes(demo, dask_local, tmp_path):
     from nerstudio.runtime.dask_executor import _worker_sees
-    from nerstudio.runtime.work_files import sha256_file
+    from nerstudio.runtime.file_hash import sha256_file
 
     train = str(DEMO_DIR / "train.conll")
     digest = sha256_file(train)
