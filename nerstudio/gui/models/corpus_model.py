@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from PySide6.QtCore import QModelIndex, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QColor
 
 from ...corpus.model import Corpus
 from ...numfmt import num
@@ -378,9 +378,9 @@ class CorpusTreeModel(TreeModel):
             return None
         st = self.status(k)
         if st.endswith("✓"):
-            return QBrush(QColor("#2e7d32"))
+            return QColor("#2e7d32")
         if "✗" in st:
-            return QBrush(QColor("#c62828"))
+            return QColor("#c62828")
         return None
 
     def _sentence_sentence(self, corpus: Corpus, k: int, col: int) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 
 from ...numfmt import num
 from ...rerank.explanation import group_terms, rank_terms
@@ -307,9 +307,9 @@ def _code_label(template: str) -> str:
 
 def _sign_brush(v: float):
     if v > 0:
-        return QBrush(QColor("#2e7d32"))
+        return QColor("#2e7d32")
     if v < 0:
-        return QBrush(QColor("#c62828"))
+        return QColor("#c62828")
     return None
 
 

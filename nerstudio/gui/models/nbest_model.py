@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 
 from ...corpus.model import Span
 from ...numfmt import num
@@ -230,9 +230,9 @@ class NBestTableModel(QAbstractTableModel):
 
     def _foreground(self, j: int, c: int):
         if c == self.F and self._exact is not None and self._exact[j]:
-            return QBrush(QColor("#2e7d32"))
+            return QColor("#2e7d32")
         if c == self.DIFF and j > 0:
-            return QBrush(QColor("#555555"))
+            return QColor("#555555")
         return None
 
     def _tooltip(self, j: int, c: int) -> str:

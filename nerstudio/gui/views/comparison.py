@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -93,7 +93,7 @@ class SentenceListModel(QAbstractTableModel):
             if col == 6:
                 return " ".join(self.words[s.index])
         elif role == Qt.ItemDataRole.ForegroundRole and col == 1 and s.verdict in _COLOURS:
-            return QBrush(QColor(_COLOURS[s.verdict]))
+            return QColor(_COLOURS[s.verdict])
         elif role == Qt.ItemDataRole.ToolTipRole and col == 2:
             return (
                 "gold is not among the candidates"

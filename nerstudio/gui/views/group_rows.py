@@ -53,9 +53,9 @@ class GroupRowDelegate(QStyledItemDelegate):
             room, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), shown
         )
         total = model.index(index.row(), last, index.parent())
-        brush = total.data(Qt.ItemDataRole.ForegroundRole)
-        if brush is not None and not selected:
-            painter.setPen(brush.color())
+        colour = total.data(Qt.ItemDataRole.ForegroundRole)  # a QColor, as the models give it
+        if colour is not None and not selected:
+            painter.setPen(colour)
         cell = QRect(x_last, opt.rect.top(), header.sectionSize(last) - pad, opt.rect.height())
         painter.drawText(
             cell,
