@@ -204,7 +204,7 @@ def wait_until_exposed(app, win, fallback_ms: int = 3000) -> None:
     class _Watch(QObject):
         def eventFilter(self, obj, event):
             kind = event.type()
-            if (kind == QEvent.Type.Expose and obj is handle and handle.isExposed()) or (
+            if (kind == QEvent.Type.Expose and obj is handle and obj.isExposed()) or (
                 kind == QEvent.Type.Close and obj is win
             ):
                 QTimer.singleShot(0, loop, loop.quit)  # after the expose is painted

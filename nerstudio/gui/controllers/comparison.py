@@ -65,8 +65,12 @@ class ComparisonController(QObject):
         # when its tab first comes forward (building it here would cost every start the view)
         built = self.v.built("comparison_view")
         if ch.kind is ChangeKind.GOLD:
-            shown = built is not None and built.result is not None and self._revision >= 0
-            if shown and not self.on_dev:
+            if (
+                built is not None
+                and built.result is not None
+                and self._revision >= 0
+                and not self.on_dev
+            ):
                 built.mark_stale("gold edited since: Recompute")
             return
         if ch.kind is ChangeKind.CORPUS:
