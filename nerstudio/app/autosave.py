@@ -445,8 +445,9 @@ def restore(
     document: Document, offer: RecoveryOffer, queue: SuspectQueue | None = None
 ) -> list[int]:
     """Put ``offer`` back into ``document``: its spans, review states, notes and flags exactly
-    as they were written, as one undoable step (and a second one when the file has sentences
-    pre-annotated again that the corpus file has reviewed), and into ``queue`` (the document's
+    as they were written, as one undoable step (sentences it has pre-annotated again that the
+    corpus file has reviewed are a second command, joined to the first: one undo takes both
+    back), and into ``queue`` (the document's
     suspects) its dismissals, undone with those steps (:meth:`~.suspects.SuspectQueue.recover`);
     returns the sentences changed. The review state, note, flag and suspects of a sentence the
     document changed itself since it was saved and ``offer`` does not edit stay the document's
@@ -473,10 +474,11 @@ def restore(
             new = (m.notes.get(k, ""), bool(m.flagged[k]))
             if old != new:
                 marks.append((k, old, new))
-    if edits or reviews or marks:
+    first = bool(edits or reviews or marks)
+    if first:
         document.history.push(SetSpans(edits, text, reviews, True, tuple(marks)))
     if unreview:
-        document.set_reviewed(unreview, False, text)
+        document.set_reviewed(unreview, False, text, joined=first)
     changed = {k for k, _, _ in edits} | set(reviews) | {k for k, _, _ in marks} | set(unreview)
     if queue is not None and offer.queue is not None and queue.fits(offer.queue):
         h = document.history

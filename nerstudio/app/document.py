@@ -265,11 +265,11 @@ class Document:
         return [k for k, _, _ in todo]
 
     def set_reviewed(
-        self, ks: Iterable[int], value: bool = True, text: str | None = None
+        self, ks: Iterable[int], value: bool = True, text: str | None = None, joined: bool = False
     ) -> list[int]:
         """Mark sentences ``ks`` reviewed as they are (the annotator accepts them) or, with
-        ``value=False``, pre-annotated again, as one undoable step; returns those whose state
-        changes."""
+        ``value=False``, pre-annotated again, as one undoable step (with ``joined``, part of the
+        step before it: undone and redone with it); returns those whose state changes."""
         todo = tuple(
             k for k in dict.fromkeys(map(self._sentence, ks)) if self._reviewed[k] != value
         )
@@ -277,7 +277,15 @@ class Document:
             what = "accept" if value else "mark pre-annotated"
             text = text or f"{what} {len(todo)} sentence(s)"
             self._history.push(
-                SetSpans((), text, todo, value, origin=Origin.USER, suggested=self._before(todo))
+                SetSpans(
+                    (),
+                    text,
+                    todo,
+                    value,
+                    origin=Origin.USER,
+                    joined=joined and self._history.can_undo(),
+                    suggested=self._before(todo),
+                )
             )
         return list(todo)
 

@@ -73,6 +73,34 @@ def test_recovery_restores_review_states_notes_flags_and_spans(corpus_file, tmp_
     assert _same(_state(doc), fresh) and doc.undo() is None
 
 
+def test_a_recovery_that_takes_a_review_back_is_still_one_undo_step(corpus_file, tmp_path):
+    """The killed window had marked a sentence that the file has reviewed pre-annotated again:
+    that is a second command of the recovery, joined to the first, so one undo (and one redo)
+    takes the whole recovery."""
+    rec = str(tmp_path / "recovery")
+    n = len(read_corpus(str(corpus_file)))
+    on_file = np.zeros(n, dtype=bool)
+    on_file[[2, 3]] = True  # what the corpus file's review says
+    dead = Document()
+    dead.open(read_corpus(str(corpus_file)), reviewed=on_file.copy())
+    saver = Autosaver(dead, rec)
+    dead.set_spans(1, [Span(0, 1, "ORG")])
+    dead.set_reviewed([3], False)
+    want = _state(dead)
+    assert saver.write()
+    saver.instance.abandon()
+    doc = Document()
+    doc.open(read_corpus(str(corpus_file)), reviewed=on_file.copy())
+    fresh = _state(doc)
+    (offer,) = Autosaver(doc, rec).offers()
+    assert restore(doc, offer) == [1, 3]
+    assert _same(_state(doc), want)
+    assert doc.undo() is not None
+    assert _same(_state(doc), fresh) and doc.undo() is None
+    assert doc.redo() is not None
+    assert _same(_state(doc), want) and doc.redo() is None
+
+
 def test_a_note_alone_is_autosaved_and_offered(corpus_file, tmp_path):
     rec = str(tmp_path / "recovery")
     dead = Document()
