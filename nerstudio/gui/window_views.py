@@ -531,6 +531,14 @@ class Views:
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.training_scroll = scroll
+        # the run's buttons, progress and messages go below the scrolling settings once the panel
+        # is built (_training_panel): in sight whatever the window's height
+        column = QWidget()
+        column.setObjectName("trainingColumn")
+        self._training_column = QVBoxLayout(column)
+        self._training_column.setContentsMargins(0, 0, 0, 0)
+        self._training_column.setSpacing(0)
+        self._training_column.addWidget(scroll, 1)
         nbest = Slot("nbest")
         right = _splitter(
             Qt.Orientation.Vertical,
@@ -544,7 +552,7 @@ class Views:
         page = _splitter(
             Qt.Orientation.Horizontal,
             "trainSplitter",
-            scroll,
+            column,
             right,
             sizes=[400, 806],
             stretch=(1, 3),
@@ -564,6 +572,8 @@ class Views:
         from .views.training_panel import TrainingPanel
 
         panel = TrainingPanel(settings)
+        panel.layout().removeWidget(panel.footer)
+        self._training_column.addWidget(panel.footer)
         self.training_scroll.setMinimumWidth(_settings_width(panel))
         return panel
 

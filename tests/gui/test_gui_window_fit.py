@@ -454,3 +454,25 @@ def test_the_resources_checkboxes_stay_whole_whatever_the_algorithm(shown, qtbot
         for name, box in panel.resources.items():
             row = box.parentWidget()
             assert box.isVisible() and row.rect().contains(box.geometry()), (algo, name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 768)])
+def test_the_run_controls_stay_in_sight_below_the_training_settings(shown, qtbot, size):
+    """The Train and Cancel buttons, the progress bar and its message are what an instructor
+    watches during a run: below the settings, which scroll, never scrolled away with them (the
+    bar and its "done" sat below the fold at 1280 × 800)."""
+    shown.resize(*size)
+    shown.workspaces.activate("train")
+    panel = shown.training_panel
+    panel.set_start("tagger")  # the longest settings: the full pipeline's
+    panel.set_algorithm("perceptron")
+    qtbot.wait(200)
+    scroll = shown.views.training_scroll
+    assert scroll.verticalScrollBar().maximum() > 0, "the settings fit: nothing is tested"
+    for bar_at in (0, scroll.verticalScrollBar().maximum()):
+        scroll.verticalScrollBar().setValue(bar_at)
+        qtbot.wait(50)
+        for w in (panel.train_button, panel.cancel_button, panel.progress, panel.message):
+            seen = w.visibleRegion().boundingRect()
+            assert w.isVisible() and seen == w.rect(), (w.objectName(), bar_at, seen, w.rect())

@@ -233,7 +233,12 @@ class TrainingPanel(QWidget):
         dl.addWidget(browse)
         lay.addWidget(self.dev_box)
 
-        # run
+        # run: the buttons, the progress and its message, in a footer of their own, which the
+        # window keeps in sight below the settings (they scroll); alone, the panel shows it last
+        self.footer = QWidget()
+        self.footer.setObjectName("trainingFooter")
+        foot = QVBoxLayout(self.footer)
+        foot.setContentsMargins(6, 4, 6, 6)
         row = QHBoxLayout()
         self.train_button = QPushButton("Train")
         self.train_button.setObjectName("trainButton")
@@ -241,33 +246,33 @@ class TrainingPanel(QWidget):
         self.train_button.clicked.connect(self._on_train)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setObjectName("cancelButton")
-        self.cancel_button.setToolTip(
-            "Stop the running job (Esc in this panel); it stops within a second"
-        )
+        self.cancel_button.setToolTip("Stop the running job (Shift+F5); it stops within a second")
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancelRequested)
         row.addWidget(self.train_button)
         row.addWidget(self.cancel_button)
-        lay.addLayout(row)
+        foot.addLayout(row)
         self.progress = QProgressBar()
         self.progress.setObjectName("trainingProgress")
         self.progress.setTextVisible(True)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("idle")
-        lay.addWidget(self.progress)
+        foot.addWidget(self.progress)
         self.message = QLabel("Idle")
         self._progress_text = False  # the message is a running job's progress (cleared at its end)
         self.message.setObjectName("trainingMessage")
         self.message.setWordWrap(True)
         self.message.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
-        lay.addWidget(self.message)
+        foot.addWidget(self.message)
+        # what the session has loaded (several lines): with the settings, not in the footer
         self.state = QLabel()
         self.state.setObjectName("sessionState")
         self.state.setWordWrap(True)
         self.state.setTextFormat(Qt.TextFormat.RichText)
         lay.addWidget(self.state)
         lay.addStretch(1)
+        lay.addWidget(self.footer)
 
         self._rebuild_params(self.algo.currentText())
         self._restore()
