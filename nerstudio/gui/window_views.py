@@ -572,8 +572,7 @@ class Views:
         from .views.training_panel import TrainingPanel
 
         panel = TrainingPanel(settings)
-        panel.layout().removeWidget(panel.footer)
-        self._training_column.addWidget(panel.footer)
+        self._training_column.addWidget(panel.detach_footer())
         self.training_scroll.setMinimumWidth(_settings_width(panel))
         return panel
 

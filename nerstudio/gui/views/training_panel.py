@@ -273,10 +273,17 @@ class TrainingPanel(QWidget):
         lay.addWidget(self.state)
         lay.addStretch(1)
         lay.addWidget(self.footer)
+        self._lay = lay
 
         self._rebuild_params(self.algo.currentText())
         self._restore()
         self._sync_enabled()
+
+    def detach_footer(self) -> QWidget:
+        """The footer (Train, Cancel, the progress and its message), taken out of the panel for
+        its host to place: the window keeps it in sight below the scrolling settings."""
+        self._lay.removeWidget(self.footer)
+        return self.footer
 
     # -- reranker parameters --------------------------------------------------------------
     @Slot(str)
