@@ -25,9 +25,13 @@ its rows holding the first sentence's candidates (the demo's list, with the rera
 shipped beside it) — a Paint event of the table's viewport while its model has rows; the
 window's first screen (``MainWindow.first_screen``) shows them before the window is built.
 That time and CPU (all threads) are printed beside the bare window's, with the heavy modules
-loaded by then (expected: only the Comparison tab's view, which the Inspect page's split makes
-room for; numpy, the document model and the controllers load once the first screen is painted,
-matplotlib, scipy and the demo's tagger once the built window has painted the demo again).
+loaded by then (expected: none; numpy, the document model and the controllers load once the
+first screen is painted, matplotlib, scipy and the demo's tagger once the built window has
+painted the demo again, the Comparison tab's view when its tab first comes forward).
+
+The probe watches the application's events only until the main window exists, then the window,
+its native window and the N-best table's viewport: an application-wide event filter makes
+PySide6 load classes the application never uses, a cost the application does not pay.
 
 ``--before DIR`` adds a checkout of an earlier commit (``git archive COMMIT | tar -x -C DIR``),
 measured the same way in the same run, alternating with the others.
