@@ -99,6 +99,11 @@ def _sparse_diff(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarr
     return u[keep], s[keep]
 
 
+def _padded(w: np.ndarray, n: int) -> np.ndarray:
+    """``w`` with zeros up to length ``n`` (``w`` itself when it is that long)."""
+    return w if len(w) >= n else np.concatenate([w, np.zeros(n - len(w), dtype=w.dtype)])
+
+
 def _dot(w: np.ndarray, v: tuple[np.ndarray, np.ndarray]) -> float:
     return float(w[v[0]] @ v[1]) if len(v[0]) else 0.0
 
@@ -269,7 +274,10 @@ class JointTagger:
             self._set_weights(wl, wg)
         self.best_epoch_ = len(self.history_)
         if self.keep_best and best is not None:
-            self.wl_, self.wg_, self.best_epoch_ = best
+            self.wl_, wg_best, self.best_epoch_ = best
+            # the non-local vocabulary grows while training (later epochs meet new candidates);
+            # the features it gained after the kept epoch had no weight then, and have none now
+            self.wg_ = _padded(wg_best, self.nl_.n_features)
         self.nl_.frozen = True
         self.seconds_ = time.perf_counter() - t0
         return self
@@ -556,11 +564,13 @@ class JointTagger:
             if (
                 wg.ndim != 1
                 or wg.dtype != np.float64
-                or len(wg) != m.nl_.n_features
+                or len(wg) > m.nl_.n_features
                 or not np.all(np.isfinite(wg))
             ):
                 raise Corrupt("non-local weights do not match the non-local features")
-            m.wg_ = wg
+            # fewer weights than features: a model kept from an earlier epoch and saved by a
+            # version that did not pad its weights (the features found later weigh nothing)
+            m.wg_ = _padded(wg, m.nl_.n_features)
             m.best_epoch_ = header_field(h, "best_epoch", int | None, default=None)
             m.seconds_ = header_field(h, "seconds", float | None, default=None)
             m.history_ = records(h, "history", JointStats)

@@ -313,3 +313,45 @@ def test_cached_dev_vectors_follow_the_growing_vocabulary():
     for s in dropped:
         voc[s] = len(voc)
     assert cached() == fresh()
+
+
+@pytest.mark.parametrize("algorithm", ["candidate", "proposed"])
+def test_a_model_kept_from_an_earlier_epoch_predicts_saves_and_loads(tmp_path, algorithm):
+    """The non-local vocabulary grows while training; the model kept from an earlier epoch (the
+    best on dev) had fewer weights than the final vocabulary has features, so predicting a
+    document with a feature found later raised IndexError and its file could not be read back."""
+    train, dev = toy_corpus(3, docs=4), toy_corpus(103, docs=3)
+    jt = JointTagger(algorithm, n=3, C=1.0, epochs=6, tol=0).fit(train, dev)
+    assert jt.best_epoch_ < len(jt.history_)  # the scenario: an earlier epoch kept …
+    assert jt.nl_.n_features > int(np.flatnonzero(jt.wg_).max(initial=-1)) + 1  # … features after
+    assert len(jt.wg_) == jt.nl_.n_features
+    pred = jt.predict_spans(train)  # the training documents hold the later features
+    path = tmp_path / "joint.npz"
+    jt.save(path)
+    back = JointTagger.load(path)
+    assert back.predict_spans(train) == pred and back.predict_spans(dev) == jt.predict_spans(dev)
+    np.testing.assert_array_equal(back.wg_, jt.wg_)
+
+
+def test_a_model_file_with_fewer_non_local_weights_than_features_is_read(tmp_path):
+    """Files written before the weights were padded to the vocabulary: the missing weights are
+    the features found after the kept epoch, which weigh nothing; more weights than features is
+    still refused."""
+    from nerstudio.errors import FormatError
+    from nerstudio.persist import load_npz, save_npz
+    from nerstudio.tagging import joint
+
+    jt = JointTagger("proposed", n=3, C=1.0, epochs=2).fit(toy_corpus(3, docs=4))
+    path = tmp_path / "joint.npz"
+    jt.save(path)
+    head, arrays = load_npz(path, joint.MODEL_FORMAT, joint.MODEL_VERSION, "a joint model")
+    wg = arrays["wg"]
+    short = {k: arrays[k] for k in arrays}
+    short["wg"] = wg[: len(wg) // 2]
+    save_npz(path, head, short)
+    back = JointTagger.load(path)
+    assert len(back.wg_) == len(wg) and not back.wg_[len(wg) // 2 :].any()
+    short["wg"] = np.concatenate([wg, [1.0]])
+    save_npz(path, head, short)
+    with pytest.raises(FormatError, match="non-local weights"):
+        JointTagger.load(path)
