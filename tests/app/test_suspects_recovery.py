@@ -396,7 +396,8 @@ EDITS = st.sampled_from(
 
 
 class CrashMachine(RuleBasedStateMachine):
-    """Accept, dismiss, edit, undo, redo, save, reopen, autosave and crash in any order."""
+    """Accept, dismiss, edit, mark reviewed or not, undo, redo, save, reopen, autosave and crash
+    in any order; a recovery is one step that one undo takes back."""
 
     @initialize()
     def start(self) -> None:
@@ -411,10 +412,13 @@ class CrashMachine(RuleBasedStateMachine):
         first = State(tuple(tuple(s.spans) for s in c.sentences), (False,) * len(c), frozenset())
         self.m = Model(self.w.queue.suspects, [first], first)
         self.lifted = 0
+        self.recovery: State | None = None  # the state a recovery pushed, if any
+        self.undone = 0  # recoveries taken back by an undo
 
     def teardown(self) -> None:
         if hasattr(self, "w"):
             target(float(self.lifted), label="dismissals taken back by a recovery")
+            target(float(self.undone), label="recoveries taken back by one undo")
             self.w.close()
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -470,10 +474,26 @@ class CrashMachine(RuleBasedStateMachine):
         self.m.push(State(tuple(all_spans), st_.reviewed, st_.dismissed))
         self._after()
 
+    @rule(k=st.sampled_from([0, 1, 3]), value=st.booleans())
+    def mark(self, k: int, value: bool) -> None:
+        """The annotator accepts sentence ``k`` as it is, or marks it pre-annotated again."""
+        st_ = self.m.state
+        changed = self.w.doc.set_reviewed([k], value)
+        if st_.reviewed[k] == value:
+            assert changed == []
+            return
+        assert changed == [k]
+        reviewed = list(st_.reviewed)
+        reviewed[k] = value
+        self.m.push(State(st_.spans, tuple(reviewed), st_.dismissed))
+        self._after()
+
     @precondition(lambda self: self.m.index > 0)
     @rule()
     def undo(self) -> None:
         assert self.w.doc.undo() is not None
+        if self.m.state is self.recovery:
+            self.undone += 1
         self.m.index -= 1
         self._after()
 
@@ -531,7 +551,11 @@ class CrashMachine(RuleBasedStateMachine):
         clean = want.spans == d.spans and want.reviewed == d.reviewed
         if clean:  # only the queue differed: kept for good, beside the corpus
             self.m.disk = State(d.spans, d.reviewed, want.dismissed)
-        self.m.restart(want, clean)
+            self.m.restart(want, clean)
+        else:  # the recovery is one undoable step on top of the file's state
+            self.m.restart(State(d.spans, d.reviewed, d.dismissed), clean=True)
+            self.m.push(want)
+            self.recovery = self.m.state
         assert self.w.doc.is_dirty() == (not clean)
         self._after()
 
