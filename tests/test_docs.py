@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, tool
 
 README = ROOT / "README.md"
 MAX_README_BYTES = 15 * 1024
@@ -107,15 +107,10 @@ def test_every_docs_page_is_in_the_site_or_said_to_be_left_out():
 def test_the_cli_reference_lists_every_command_and_option():
     """The page the site's hook writes from build_parser() names every command and option."""
     import argparse
-    import importlib.util
 
     from nerstudio.cli.parser import build_parser
 
-    spec = importlib.util.spec_from_file_location(
-        "cli_reference", ROOT / "tools" / "docs" / "cli_reference.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = tool("tools/docs/cli_reference.py")
     parser = build_parser()
     page = module.cli_markdown(parser)
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

@@ -6,17 +6,11 @@ synthetic mypy output, and check that the developer guide's figure is the baseli
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
-from helpers import ROOT
+from helpers import ROOT, tool
 
-_spec = importlib.util.spec_from_file_location("mypy_ratchet", ROOT / "tools" / "mypy_ratchet.py")
-assert _spec and _spec.loader
-ratchet = importlib.util.module_from_spec(_spec)
-sys.modules["mypy_ratchet"] = ratchet  # its dataclass looks itself up there
-_spec.loader.exec_module(ratchet)
+ratchet = tool("tools/mypy_ratchet.py")
 
 OUTPUT = """\
 nerstudio/gui/main_window.py:60: error: Cannot assign to a method  [method-assign]

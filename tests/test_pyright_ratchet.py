@@ -8,19 +8,11 @@ baseline's total.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
-from helpers import ROOT
+from helpers import ROOT, tool
 
-_spec = importlib.util.spec_from_file_location(
-    "pyright_ratchet", ROOT / "tools" / "pyright_ratchet.py"
-)
-assert _spec and _spec.loader
-ratchet = importlib.util.module_from_spec(_spec)
-sys.modules["pyright_ratchet"] = ratchet
-_spec.loader.exec_module(ratchet)
+ratchet = tool("tools/pyright_ratchet.py")
 
 
 def diag(path: str, line: int, message: str, rule: str, severity: str = "error") -> dict:

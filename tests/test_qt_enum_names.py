@@ -7,20 +7,14 @@ API rather than a list kept by hand.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, tool
 
 pytest.importorskip("PySide6")
 
-_spec = importlib.util.spec_from_file_location("qt_enum_names", ROOT / "tools" / "qt_enum_names.py")
-assert _spec and _spec.loader
-qt_enum_names = importlib.util.module_from_spec(_spec)
-sys.modules["qt_enum_names"] = qt_enum_names  # its dataclass looks itself up there
-_spec.loader.exec_module(qt_enum_names)
+qt_enum_names = tool("tools/qt_enum_names.py")
 
 # Files edited on another branch while the short names were rewritten: the most short names each
 # may still hold. Run `python tools/qt_enum_names.py --fix` on them and delete their entries.

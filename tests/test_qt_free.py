@@ -148,15 +148,9 @@ def test_dynamic_cli_runs_without_qt(tmp_path):
 
 
 def _qt_free_lines_tool():
-    import importlib.util
+    from helpers import tool
 
-    path = PACKAGE.parent / "tools" / "qt_free_lines.py"
-    spec = importlib.util.spec_from_file_location("qt_free_lines", path)
-    assert spec and spec.loader
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules["qt_free_lines"] = tool  # its dataclass looks itself up there
-    spec.loader.exec_module(tool)
-    return tool
+    return tool("tools/qt_free_lines.py")
 
 
 def test_gui_holds_no_qt_free_module_but_view_helpers():

@@ -90,9 +90,7 @@ def walk(tmp: Path, out: Path, name: str) -> None:
     saved = read_corpus(path)
     first = suspects[0]
     assert set(first.suggested) <= set(saved.sentences[first.sentence].spans), first
-    with open(suspects_file.path_for(path), encoding="utf-8") as f:
-        stored = json.load(f)
-    assert [s["dismissed"] for s in stored["suspects"]] == [False, True] + [False] * 4
+    assert dismissals(path) == [False, True] + [False] * 4
     proc, _wid = launch(tmp, str(path))  # the queue is there again
     try:
         key("ctrl+1", pause=0.5)
@@ -100,6 +98,12 @@ def walk(tmp: Path, out: Path, name: str) -> None:
     finally:
         quit_app(proc)
     print(f"suspects: the first suggestion saved in {path.name}, the second suspect dismissed")
+
+
+def dismissals(corpus: Path) -> list[bool]:
+    """Whether each suspect is dismissed, as the suspects file beside ``corpus`` says."""
+    with open(suspects_file.path_for(corpus), encoding="utf-8") as f:
+        return [s["dismissed"] for s in json.load(f)["suspects"]]
 
 
 def walk_crash(tmp: Path, out: Path) -> None:
@@ -116,8 +120,7 @@ def walk_crash(tmp: Path, out: Path) -> None:
     finally:
         proc.kill()  # SIGKILL: nothing saved, nothing cleaned up
         proc.wait()
-    with open(suspects_file.path_for(path), encoding="utf-8") as f:
-        assert not any(s["dismissed"] for s in json.load(f)["suspects"])  # nothing saved
+    assert not any(dismissals(path))  # nothing saved
     proc, _wid = launch(tmp, str(path))
     try:
         time.sleep(1.0)
@@ -131,9 +134,7 @@ def walk_crash(tmp: Path, out: Path) -> None:
     saved = read_corpus(path)
     second = suspects[1]
     assert set(second.suggested) <= set(saved.sentences[second.sentence].spans), second
-    with open(suspects_file.path_for(path), encoding="utf-8") as f:
-        stored = json.load(f)
-    assert [s["dismissed"] for s in stored["suspects"]] == [True] + [False] * 5, stored
+    assert dismissals(path) == [True] + [False] * 5
     print("suspects after kill -9: the dismissal and the accepted suggestion recovered and saved")
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 import pytest
-from helpers.suspects_example import TEXT, suspects_of
+from helpers.suspects_example import TEXT, open_read_only, suspects_of
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -451,7 +451,7 @@ class QueueMachine(RuleBasedStateMachine):
         self.file.save()
         self.m.disk = self.m.state
         self.m.disk_dismissed = self.m.state.dismissed | frozenset(self.m.forever)
-        doc, q, _file = _open_read_only(self.path)
+        doc, q = open_read_only(self.path)
         assert q.statuses() == [self.m.status(i) for i in range(4)]  # saved = shown
         assert [tuple(s.spans) for s in doc.corpus.sentences] == list(self.m.state.spans)
 
@@ -475,13 +475,6 @@ class QueueMachine(RuleBasedStateMachine):
         assert list(self.q.open_mask()) == [
             any(self.m.status(i) is Status.OPEN for i in self.q.of_sentence(k)) for k in range(4)
         ]
-
-
-def _open_read_only(path: str) -> tuple[Document, SuspectQueue, None]:
-    doc = Document()
-    queue = SuspectQueue(doc)
-    doc.open(read_corpus(path))
-    return doc, queue, None
 
 
 QueueMachine.TestCase.settings = settings(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import hypothesis.strategies as st
 import pytest
-from helpers.suspects_example import TEXT, suspects_of
+from helpers.suspects_example import TEXT, open_read_only, suspects_of
 from hypothesis import HealthCheck, event, settings, target
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -576,9 +576,7 @@ class CrashMachine(RuleBasedStateMachine):
         """A window opening the corpus read-only now shows what was saved."""
         if not hasattr(self, "m"):
             return
-        doc = Document()
-        q = SuspectQueue(doc)
-        doc.open(read_corpus(self.path))
+        doc, q = open_read_only(self.path)
         d = self.m.disk
         assert [tuple(s.spans) for s in doc.corpus.sentences] == list(d.spans)
         assert tuple(bool(r) for r in doc.reviewed) == d.reviewed

@@ -5,13 +5,12 @@ sources is not used, and the window shows the demo's candidates without a scorin
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import ROOT
+from helpers import tool
 
 from nerstudio.app.attachments import index_nbest, score_nbest
 from nerstudio.app.saved_scores import load_scored, save_scored
@@ -25,11 +24,7 @@ SHIPPED = DEMO_DIR / "model" / "train.scored.npz"
 
 
 def _builder():
-    path = ROOT / "tools" / "demo" / "build_scored.py"
-    spec = importlib.util.spec_from_file_location("build_scored", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool("tools/demo/build_scored.py")
 
 
 def _sources(folder: Path) -> dict[str, Path]:

@@ -5,12 +5,11 @@ files it was computed from."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 
 import pytest
-from helpers import ROOT
+from helpers import tool
 
 from nerstudio.app import first_screen
 from nerstudio.app.demo_copy import prepare
@@ -20,11 +19,7 @@ SHIPPED = DEMO_DIR / first_screen.SHIPPED
 
 
 def _builder():
-    path = ROOT / "tools" / "demo" / "build_first_screen.py"
-    spec = importlib.util.spec_from_file_location("build_first_screen", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool("tools/demo/build_first_screen.py")
 
 
 @pytest.mark.slow

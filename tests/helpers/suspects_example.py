@@ -3,6 +3,9 @@ window)."""
 
 from __future__ import annotations
 
+from nerstudio.app.document import Document
+from nerstudio.app.suspects import SuspectQueue
+from nerstudio.corpus.formats import read_corpus
 from nerstudio.corpus.model import Span
 from nerstudio.label_errors import Suspect
 
@@ -45,3 +48,12 @@ def suspects_of(corpus) -> list[Suspect]:
         Suspect(3, 0.5, 0, 1, (S(0, 1, "LOC"),), (S(0, 1, "PER"),), "PER for 'Paris'"),
         Suspect(0, 0.3, 2, 3, (S(2, 3, "ORG"),), (), "no entity on 'Chelsea'"),
     ]
+
+
+def open_read_only(path: str) -> tuple[Document, SuspectQueue]:
+    """The corpus at ``path`` and its suspects queue as another window would read them now,
+    holding nothing: what the files hold."""
+    doc = Document()
+    queue = SuspectQueue(doc)
+    doc.open(read_corpus(path))
+    return doc, queue
